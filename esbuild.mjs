@@ -1,0 +1,38 @@
+// Bundles the project with esbuild. Type checking is `tsc --noEmit` (esbuild does not type-check).
+//   node esbuild.mjs               development build
+//   node esbuild.mjs --production  minified, no source maps
+//   node esbuild.mjs --watch       rebuild on change
+import * as esbuild from 'esbuild';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** Node-side bundles: CommonJS for the extension host and for `require()` by library users. */
+const nodeCommon = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  sourcemap: !production,
+  minify: production,
+  // better-sqlite3 is a native addon and must be loaded from node_modules; vscode is provided by the host.
+  external: ['vscode', 'better-sqlite3'],
+  logLevel: 'warning',
+};
+
+const contexts = [
+  // The session store as a library: dist/store.js exports exactly src/store/index.ts.
+  { ...nodeCommon, entryPoints: { store: 'src/store/index.ts' }, outdir: 'dist' },
+  // Command-line tools: the demo (`npm start`) and the benchmark (`npm run bench`).
+  { ...nodeCommon, entryPoints: { demo: 'scripts/demo.ts', bench: 'scripts/bench.ts' }, outdir: 'dist' },
+];
+
+if (watch) {
+  for (const options of contexts) {
+    const ctx = await esbuild.context(options);
+    await ctx.watch();
+  }
+  console.log('esbuild: watching for changes');
+} else {
+  await Promise.all(contexts.map((options) => esbuild.build(options)));
+}

@@ -1,0 +1,733 @@
+import type { AgentInputItem, Session } from '@openai/agents';
+import { contentMatcher, contentPreview } from './conversationText';
+import { BranchError, InvalidArgumentError, SessionClosedError } from './errors';
+import { classifyItem } from './itemClassification';
+import { pythonJsonDumps, pythonJsonLoads } from './pythonJson';
+import {
+  BRANCH_RESERVATIONS_DDL,
+  CLEAR_GENERATIONS_DDL,
+  DEFAULT_TABLE_NAMES,
+  STRUCTURE_INDEX_DDL,
+  baseSchemaDdl,
+  messageStructureDdl,
+  tableExists,
+  turnUsageDdl,
+  type TableNames,
+} from './schema';
+import { openSessionConnection } from './sessionConnection';
+import { checkSessionSettings } from './sessionSettings';
+import { decodeAll, takeNewestValid } from './sqliteSession';
+import { immediateTransaction, readTransaction, type SqliteDatabase, type SqliteStatement } from './sqliteDatabase';
+import { claimTableOwnership } from './tableOwnership';
+import type {
+  AdvancedSQLiteSessionOptions,
+  BranchInfo,
+  ConversationTurn,
+  RunUsageSource,
+  SessionLogger,
+  SessionSettings,
+  SessionUsage,
+  ToolUsage,
+  TurnItem,
+  TurnUsage,
+  TurnUsageRow,
+} from './types';
+import { usageColumns } from './usageRecord';
+
+/** Message types counted by `getToolUsage` (spec §10.2). */
+const TOOL_CALL_TYPES = [
+  'tool_call',
+  'function_call',
+  'computer_call',
+  'file_search_call',
+  'web_search_call',
+  'code_interpreter_call',
+  'tool_search_call',
+  'custom_tool_call',
+  'mcp_call',
+  'mcp_approval_request',
+];
+
+const defaultLogger: SessionLogger = {
+  error: (message, err) => console.error(message, err),
+  warn: (message) => console.warn(message),
+};
+
+interface TurnCounters {
+  branch: string;
+  dataVersion: number;
+  maxUserTurn: number;
+  maxBranchTurn: number;
+}
+
+/**
+ * A SQLite session with conversation branches, per-turn usage and structured queries, file-compatible with the
+ * Python SDK's `AdvancedSQLiteSession` (see the format spec). Implements the `Session` interface of
+ * `@openai/agents`, so it can be passed to `run(agent, input, { session })`.
+ *
+ * The current branch lives only in this instance; every write is one immediate transaction.
+ */
+export class AdvancedSQLiteSession implements Session {
+  readonly sessionId: string;
+  readonly sessionSettings: SessionSettings;
+  /** The path as passed (used verbatim in error messages). */
+  readonly dbPath: string;
+  private readonly db: SqliteDatabase;
+  private readonly tables: TableNames;
+  private readonly logger: SessionLogger;
+  private readonly clock: () => number;
+  private readonly statements = new Map<string, SqliteStatement>();
+  private currentBranch = 'main';
+  private clearGeneration: number;
+  private closed = false;
+  private hasReservationsTable = false;
+  private hasGenerationsTable = false;
+  /** Turn maxima of the current branch after our last insert, valid while no other connection has written. */
+  private counters: TurnCounters | undefined;
+
+  constructor(options: AdvancedSQLiteSessionOptions) {
+    this.sessionId = options.sessionId;
+    this.sessionSettings = checkSessionSettings(options.sessionSettings);
+    this.dbPath = options.dbPath ?? ':memory:';
+    this.tables = {
+      sessions: options.sessionsTable ?? DEFAULT_TABLE_NAMES.sessions,
+      messages: options.messagesTable ?? DEFAULT_TABLE_NAMES.messages,
+    };
+    this.logger = options.logger ?? defaultLogger;
+    this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
+    if (options.readonly && options.createTables) {
+      throw new InvalidArgumentError('createTables cannot be combined with readonly: a read-only session never writes');
+    }
+    this.db = openSessionConnection(this.dbPath, options);
+    try {
+      if (options.createTables) this.createAndClaimTables();
+      else {
+        claimTableOwnership(this.db, this.dbPath, this.tables);
+        if (!this.db.readonly) {
+          immediateTransaction(this.db, () => {
+            for (const ddl of baseSchemaDdl(this.tables)) this.db.exec(ddl);
+          });
+        }
+      }
+      this.clearGeneration = this.readGeneration();
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Session interface
+
+  async getSessionId(): Promise<string> {
+    return this.sessionId;
+  }
+
+  async getItems(limit?: number | null, branchId?: string | null): Promise<AgentInputItem[]> {
+    this.assertOpen();
+    const effective = limit ?? this.sessionSettings.limit ?? null;
+    return readTransaction(this.db, () => {
+      const branch = branchId ?? this.currentBranchForRead();
+      if (effective === 0) return [];
+      const m = this.tables.messages;
+      if (effective === null || effective < 0) {
+        const rows = this.stmt(
+          'itemsAsc',
+          `SELECT m.message_data FROM message_structure s JOIN ${m} m ON m.id = s.message_id
+           WHERE s.session_id = ? AND s.branch_id = ? AND m.session_id = ? ORDER BY s.sequence_number ASC`,
+        ).iterate<{ message_data: string }>(this.sessionId, branch, this.sessionId);
+        return decodeAll(rows);
+      }
+      const rows = this.stmt(
+        'itemsDesc',
+        `SELECT m.message_data FROM message_structure s JOIN ${m} m ON m.id = s.message_id
+         WHERE s.session_id = ? AND s.branch_id = ? AND m.session_id = ? ORDER BY s.sequence_number DESC`,
+      ).iterate<{ message_data: string }>(this.sessionId, branch, this.sessionId);
+      return takeNewestValid(rows, effective);
+    });
+  }
+
+  async addItems(items: AgentInputItem[]): Promise<void> {
+    this.assertOpen();
+    if (items.length === 0) return;
+    // Encode everything first: an unserialisable item rejects the batch before anything is written.
+    const rows = items.map((item) => ({ text: pythonJsonDumps(item), ...classifyItem(item) }));
+    const { sessions, messages } = this.tables;
+    immediateTransaction(this.db, () => {
+      this.checkGenerationForWrite();
+      const branch = this.currentBranch;
+      this.stmt('ensureSession', `INSERT OR IGNORE INTO ${sessions} (session_id) VALUES (?)`).run(this.sessionId);
+      const insertMessage = this.stmt('insertMessage', `INSERT INTO ${messages} (session_id, message_data) VALUES (?, ?)`);
+      const ids = rows.map((r) => insertMessage.run(this.sessionId, r.text).lastInsertRowid);
+      this.stmt('touchSession', `UPDATE ${sessions} SET updated_at = CURRENT_TIMESTAMP WHERE session_id = ?`).run(this.sessionId);
+
+      const seqBase = this.maxSequence();
+      const { maxUserTurn, maxBranchTurn } = this.turnMaxima(branch);
+      const insertStructure = this.stmt(
+        'insertStructure',
+        `INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number,
+           user_turn_number, branch_turn_number, tool_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      let turnsOpened = 0;
+      rows.forEach((r, i) => {
+        if (r.messageType === 'user') turnsOpened++;
+        insertStructure.run(
+          this.sessionId,
+          ids[i] as number | bigint,
+          branch,
+          r.messageType,
+          seqBase + i + 1,
+          maxUserTurn + turnsOpened,
+          maxBranchTurn + turnsOpened,
+          r.toolName,
+        );
+      });
+      this.counters = {
+        branch,
+        dataVersion: this.dataVersion(),
+        maxUserTurn: maxUserTurn + turnsOpened,
+        maxBranchTurn: maxBranchTurn + turnsOpened,
+      };
+    });
+  }
+
+  async popItem(): Promise<AgentInputItem | undefined> {
+    this.assertOpen();
+    return immediateTransaction(this.db, () => {
+      this.counters = undefined;
+      this.checkGenerationForWrite();
+      this.backfillReservations();
+      const branch = this.currentBranch;
+      for (;;) {
+        const last = this.stmt(
+          'lastStructure',
+          `SELECT id, message_id, user_turn_number FROM message_structure
+           WHERE session_id = ? AND branch_id = ? ORDER BY sequence_number DESC LIMIT 1`,
+        ).get<{ id: number; message_id: number; user_turn_number: number | null }>(this.sessionId, branch);
+        if (!last) return undefined;
+        this.stmt('deleteStructure', 'DELETE FROM message_structure WHERE id = ?').run(last.id);
+        const message = this.stmt('messageById', `SELECT message_data FROM ${this.tables.messages} WHERE id = ?`).get<{
+          message_data: string;
+        }>(last.message_id);
+        this.deleteOrphanMessages();
+        if (last.user_turn_number !== null) {
+          const left = this.stmt(
+            'turnHasRows',
+            'SELECT 1 FROM message_structure WHERE session_id = ? AND branch_id = ? AND user_turn_number = ? LIMIT 1',
+          ).get(this.sessionId, branch, last.user_turn_number);
+          if (!left) {
+            this.stmt('deleteTurnUsage', 'DELETE FROM turn_usage WHERE session_id = ? AND branch_id = ? AND user_turn_number = ?').run(
+              this.sessionId,
+              branch,
+              last.user_turn_number,
+            );
+          }
+        }
+        if (message) {
+          const decoded = pythonJsonLoads(message.message_data);
+          if (decoded.ok) return decoded.value as AgentInputItem;
+        }
+        // A missing or corrupt message: it is gone now; pop the next one, as Python does.
+      }
+    });
+  }
+
+  async clearSession(): Promise<void> {
+    this.assertOpen();
+    const generation = immediateTransaction(this.db, () => {
+      this.counters = undefined;
+      this.backfillReservations();
+      this.checkGenerationForWrite();
+      const sid = this.sessionId;
+      this.db.prepare('DELETE FROM message_structure WHERE session_id = ?').run(sid);
+      this.db.prepare('DELETE FROM turn_usage WHERE session_id = ?').run(sid);
+      this.db.prepare(`DELETE FROM ${this.tables.messages} WHERE session_id = ?`).run(sid);
+      this.db.prepare(`DELETE FROM ${this.tables.sessions} WHERE session_id = ?`).run(sid);
+      this.db.prepare('UPDATE session_clear_generations SET generation = generation + 1 WHERE session_id = ?').run(sid);
+      return this.generationRow() ?? 0;
+    });
+    this.clearGeneration = generation;
+    this.currentBranch = 'main';
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Usage
+
+  /** Records the run's usage on the current branch's latest turn. Never throws; failures are logged. */
+  async storeRunUsage(result: RunUsageSource | null | undefined): Promise<void> {
+    try {
+      const usage = result?.state?.usage ?? result?.runContext?.usage;
+      if (!usage) return;
+      this.assertOpen();
+      const columns = usageColumns(usage);
+      const written = immediateTransaction(this.db, () => {
+        const branch = this.currentBranchForRead();
+        const latest = this.stmt(
+          'latestTurn',
+          'SELECT MAX(user_turn_number) AS turn FROM message_structure WHERE session_id = ? AND branch_id = ?',
+        ).get<{ turn: number | null }>(this.sessionId, branch)?.turn;
+        if (latest === null || latest === undefined || latest < 1) return branch;
+        this.stmt(
+          'replaceUsage',
+          `INSERT OR REPLACE INTO turn_usage (session_id, branch_id, user_turn_number, requests, input_tokens,
+             output_tokens, total_tokens, input_tokens_details, output_tokens_details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(
+          this.sessionId,
+          branch,
+          latest,
+          columns.requests,
+          columns.inputTokens,
+          columns.outputTokens,
+          columns.totalTokens,
+          columns.inputTokensDetails,
+          columns.outputTokensDetails,
+        );
+        return undefined;
+      });
+      if (written !== undefined) {
+        this.logger.warn?.(`No usage stored for session ${this.sessionId}: branch '${written}' has no user turn yet`);
+      }
+    } catch (err) {
+      this.logger.error('Failed to store session usage', err);
+    }
+  }
+
+  async getSessionUsage(branchId?: string | null): Promise<SessionUsage | null> {
+    this.assertOpen();
+    const sql = `SELECT SUM(requests) AS requests, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
+      SUM(total_tokens) AS total, COUNT(*) AS turns FROM turn_usage WHERE session_id = ?`;
+    type Row = { requests: number | null; input: number | null; output: number | null; total: number | null; turns: number };
+    // Truthiness, as in Python: '' means every branch, like an omitted id.
+    const row = branchId
+      ? this.stmt('usageBranch', `${sql} AND branch_id = ?`).get<Row>(this.sessionId, branchId)
+      : this.stmt('usageAll', sql).get<Row>(this.sessionId);
+    if (!row || row.requests === null) return null;
+    return {
+      requests: row.requests,
+      inputTokens: row.input ?? 0,
+      outputTokens: row.output ?? 0,
+      totalTokens: row.total ?? 0,
+      totalTurns: row.turns,
+    };
+  }
+
+  getTurnUsage(userTurnNumber: number, branchId?: string | null): Promise<TurnUsage | Record<string, never>>;
+  getTurnUsage(userTurnNumber?: null, branchId?: string | null): Promise<TurnUsageRow[]>;
+  async getTurnUsage(userTurnNumber?: number | null, branchId?: string | null): Promise<TurnUsage | Record<string, never> | TurnUsageRow[]> {
+    this.assertOpen();
+    const branch = branchId ?? this.currentBranchForRead();
+    const columns = `requests, input_tokens, output_tokens, total_tokens, input_tokens_details, output_tokens_details`;
+    type Row = {
+      user_turn_number: number;
+      requests: number | null;
+      input_tokens: number | null;
+      output_tokens: number | null;
+      total_tokens: number | null;
+      input_tokens_details: string | null;
+      output_tokens_details: string | null;
+    };
+    const usage = (r: Row): TurnUsage => ({
+      requests: r.requests,
+      inputTokens: r.input_tokens,
+      outputTokens: r.output_tokens,
+      totalTokens: r.total_tokens,
+      inputTokensDetails: decodeDetails(r.input_tokens_details),
+      outputTokensDetails: decodeDetails(r.output_tokens_details),
+    });
+    if (userTurnNumber !== undefined && userTurnNumber !== null) {
+      const row = this.stmt(
+        'turnUsageOne',
+        `SELECT ${columns} FROM turn_usage WHERE session_id = ? AND branch_id = ? AND user_turn_number = ?`,
+      ).get<Row>(this.sessionId, branch, userTurnNumber);
+      return row ? usage(row) : {};
+    }
+    return this.stmt(
+      'turnUsageAll',
+      `SELECT user_turn_number, ${columns} FROM turn_usage WHERE session_id = ? AND branch_id = ? ORDER BY user_turn_number`,
+    )
+      .all<Row>(this.sessionId, branch)
+      .map((r) => ({ userTurnNumber: r.user_turn_number, ...usage(r) }));
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Structured queries
+
+  async getConversationTurns(branchId?: string | null): Promise<ConversationTurn[]> {
+    this.assertOpen();
+    return this.userTurns(branchId ?? null, null);
+  }
+
+  async findTurnsByContent(searchTerm: string, branchId?: string | null): Promise<ConversationTurn[]> {
+    this.assertOpen();
+    return this.userTurns(branchId ?? null, String(searchTerm));
+  }
+
+  async getConversationByTurns(branchId?: string | null): Promise<Map<number | null, TurnItem[]>> {
+    this.assertOpen();
+    const branch = branchId ?? this.currentBranchForRead();
+    const rows = this.stmt(
+      'byTurns',
+      `SELECT user_turn_number, message_type, tool_name FROM message_structure
+       WHERE session_id = ? AND branch_id = ? ORDER BY sequence_number`,
+    ).all<{ user_turn_number: number | null; message_type: string; tool_name: string | null }>(this.sessionId, branch);
+    const out = new Map<number | null, TurnItem[]>();
+    for (const r of rows) {
+      let list = out.get(r.user_turn_number);
+      if (!list) out.set(r.user_turn_number, (list = []));
+      list.push({ type: r.message_type, toolName: r.tool_name });
+    }
+    return out;
+  }
+
+  async getToolUsage(branchId?: string | null): Promise<ToolUsage[]> {
+    this.assertOpen();
+    const branch = branchId ?? this.currentBranchForRead();
+    const types = TOOL_CALL_TYPES.map((t) => `'${t}'`).join(', ');
+    // Order spelled out (turn, then name, binary, NULL first) so no SQLite version changes it.
+    const rows = this.stmt(
+      'toolUsage',
+      `SELECT s.tool_name, COUNT(*) AS count, s.user_turn_number AS turn FROM message_structure s
+       WHERE s.session_id = ? AND s.branch_id = ? AND (s.message_type IN (${types})
+         OR (s.message_type = 'tool_search_output' AND NOT EXISTS (
+           SELECT 1 FROM message_structure c WHERE c.session_id = s.session_id AND c.branch_id = s.branch_id
+             AND c.user_turn_number = s.user_turn_number AND c.message_type = 'tool_search_call'
+             AND c.tool_name = s.tool_name)))
+       GROUP BY s.user_turn_number, s.tool_name
+       ORDER BY s.user_turn_number ASC, s.tool_name COLLATE BINARY ASC`,
+    ).all<{ tool_name: string | null; count: number; turn: number }>(this.sessionId, branch);
+    return rows.map((r) => ({ toolName: r.tool_name, count: r.count, turn: r.turn }));
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Branches
+
+  async createBranchFromTurn(turnNumber: number, branchName?: string | null): Promise<string> {
+    this.assertOpen();
+    checkTurnNumber(turnNumber);
+    checkBranchName(branchName);
+    let moved = true;
+    const id = immediateTransaction(this.db, () => {
+      this.counters = undefined;
+      this.backfillReservations();
+      moved = !this.checkGenerationForWrite();
+      const source = this.currentBranch;
+      const hasUser = this.stmt(
+        'userAtTurn',
+        `SELECT 1 FROM message_structure s JOIN ${this.tables.messages} m ON s.message_id = m.id
+         WHERE s.session_id = ? AND s.branch_id = ? AND s.branch_turn_number = ? AND s.message_type = 'user' LIMIT 1`,
+      ).get(this.sessionId, source, turnNumber);
+      if (!hasUser) throw new BranchError(`Turn ${turnNumber} does not contain a user message in branch '${source}'`);
+      const newId = this.reserveBranchId(turnNumber, branchName ?? null);
+      this.stmt(
+        'copyPrefix',
+        `INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number,
+           user_turn_number, branch_turn_number, tool_name)
+         SELECT session_id, message_id, ?, message_type,
+           (SELECT COALESCE(MAX(sequence_number), 0) FROM message_structure WHERE session_id = ?)
+             + ROW_NUMBER() OVER (ORDER BY sequence_number),
+           user_turn_number, branch_turn_number, tool_name
+         FROM message_structure WHERE session_id = ? AND branch_id = ? AND branch_turn_number < ?
+         ORDER BY sequence_number`,
+      ).run(newId, this.sessionId, this.sessionId, source, turnNumber);
+      return newId;
+    });
+    if (moved) this.currentBranch = id;
+    return id;
+  }
+
+  async createBranchFromContent(searchTerm: string, branchName?: string | null): Promise<string> {
+    this.assertOpen();
+    checkBranchName(branchName);
+    const matches = this.userTurns(null, String(searchTerm));
+    const first = matches[0];
+    if (!first) throw new BranchError(`No user turns found containing '${searchTerm}'`);
+    return this.createBranchFromTurn(first.turn, branchName);
+  }
+
+  async switchToBranch(branchId: string): Promise<void> {
+    this.assertOpen();
+    const moved = immediateTransaction(this.db, () => {
+      const changed = this.checkGenerationForWrite();
+      if (!this.branchHasRows(branchId)) throw new BranchError(`Branch '${branchId}' does not exist`);
+      return !changed;
+    });
+    if (moved) {
+      this.currentBranch = branchId;
+      this.counters = undefined;
+    }
+  }
+
+  async deleteBranch(branchId: string, force = false): Promise<void> {
+    if (typeof branchId !== 'string' || branchId.trim() === '') throw new BranchError('Branch ID cannot be empty');
+    const id = branchId.trim();
+    if (id === 'main') throw new BranchError("Cannot delete the 'main' branch");
+    this.assertOpen();
+    const isCurrent = id === this.currentBranch;
+    if (isCurrent && !force) {
+      throw new BranchError(`Cannot delete current branch '${id}'. Use force=True or switch branches first`);
+    }
+    // Every check runs before anything changes (spec §12 d): a failed delete leaves the pointer where it was.
+    immediateTransaction(this.db, () => {
+      this.counters = undefined;
+      if (isCurrent) {
+        this.ensureGenerationRow();
+        if (!this.branchHasRows('main')) throw new BranchError("Branch 'main' does not exist");
+      }
+      this.backfillReservations();
+      if (!this.branchHasRows(id)) throw new BranchError(`Branch '${id}' does not exist`);
+      this.db.prepare('DELETE FROM turn_usage WHERE session_id = ? AND branch_id = ?').run(this.sessionId, id);
+      this.db.prepare('DELETE FROM message_structure WHERE session_id = ? AND branch_id = ?').run(this.sessionId, id);
+      this.deleteOrphanMessages();
+    });
+    if (isCurrent) this.currentBranch = 'main';
+  }
+
+  async listBranches(): Promise<BranchInfo[]> {
+    this.assertOpen();
+    return readTransaction(this.db, () => {
+      const current = this.currentBranchForRead();
+      const rows = this.stmt(
+        'listBranches',
+        `SELECT branch_id, COUNT(*) AS message_count,
+           COUNT(CASE WHEN message_type = 'user' THEN 1 END) AS user_turns, MIN(created_at) AS created_at
+         FROM message_structure WHERE session_id = ? GROUP BY branch_id
+         ORDER BY created_at ASC, branch_id COLLATE BINARY ASC`,
+      ).all<{ branch_id: string; message_count: number; user_turns: number; created_at: string | null }>(this.sessionId);
+      return rows.map((r) => ({
+        branchId: r.branch_id,
+        messageCount: r.message_count,
+        userTurns: r.user_turns,
+        isCurrent: r.branch_id === current,
+        createdAt: r.created_at,
+      }));
+    });
+  }
+
+  /** The in-memory current branch, unchecked. */
+  getCurrentBranchId(): string {
+    return this.currentBranch;
+  }
+
+  /** Closes the connection; idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.statements.clear();
+    this.db.close();
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Internals
+
+  private assertOpen(): void {
+    if (this.closed) throw new SessionClosedError();
+  }
+
+  /** A statement prepared once per instance (tables may appear later, so preparation is lazy). */
+  private stmt(key: string, sql: string): SqliteStatement {
+    let s = this.statements.get(key);
+    if (!s) this.statements.set(key, (s = this.db.prepare(sql)));
+    return s;
+  }
+
+  private createAndClaimTables(): void {
+    immediateTransaction(this.db, () => {
+      for (const ddl of baseSchemaDdl(this.tables)) this.db.exec(ddl);
+      this.db.exec(messageStructureDdl(this.tables));
+      this.db.exec(turnUsageDdl(this.tables));
+      claimTableOwnership(this.db, this.dbPath, this.tables);
+      this.backfillReservations();
+      this.ensureGenerationRow();
+      for (const ddl of STRUCTURE_INDEX_DDL) this.db.exec(ddl);
+    });
+  }
+
+  /** Turns of user rows on a branch: all (`term` null, previews cut) or those matching `term` (uncut). */
+  private userTurns(branchId: string | null, term: string | null): ConversationTurn[] {
+    return readTransaction(this.db, () => {
+      const branch = branchId ?? this.currentBranchForRead();
+      const rows = this.stmt(
+        'userRows',
+        `SELECT s.branch_turn_number AS turn, m.message_data, s.created_at FROM message_structure s
+         JOIN ${this.tables.messages} m ON s.message_id = m.id
+         WHERE s.session_id = ? AND s.branch_id = ? AND s.message_type = 'user'
+         ORDER BY s.branch_turn_number, s.sequence_number`,
+      ).iterate<{ turn: number; message_data: string; created_at: string | null }>(this.sessionId, branch);
+      const matcher = term === null ? null : contentMatcher(term);
+      const out: ConversationTurn[] = [];
+      for (const r of rows) {
+        if (matcher && !matcher.couldMatchRaw(r.message_data)) continue;
+        const decoded = pythonJsonLoads(r.message_data);
+        if (!decoded.ok || typeof decoded.value !== 'object' || decoded.value === null || Array.isArray(decoded.value)) continue;
+        const item = decoded.value as Record<string, unknown>;
+        const content = 'content' in item ? item.content : '';
+        if (matcher && !matcher.matches(content)) continue;
+        out.push({
+          turn: r.turn,
+          content: contentPreview(content, matcher === null),
+          fullContent: content,
+          timestamp: r.created_at,
+          canBranch: true,
+        });
+      }
+      return out;
+    });
+  }
+
+  private maxSequence(): number {
+    return (
+      this.stmt('maxSeq', 'SELECT MAX(sequence_number) AS seq FROM message_structure WHERE session_id = ?').get<{ seq: number | null }>(
+        this.sessionId,
+      )?.seq ?? 0
+    );
+  }
+
+  private dataVersion(): number {
+    return this.stmt('dataVersion', 'PRAGMA data_version').get<{ data_version: number }>()?.data_version ?? 0;
+  }
+
+  /**
+   * The largest turn numbers on `branch`. MAX(user_turn_number) is one index seek; MAX(branch_turn_number) has no
+   * index and would scan the branch on every add (what makes the Python session slow), so it comes from the
+   * counters our last insert left, which are valid while no other connection has committed (data_version) and the
+   * user-turn maximum still agrees. Otherwise it is computed exactly.
+   */
+  private turnMaxima(branch: string): { maxUserTurn: number; maxBranchTurn: number } {
+    const maxUserTurn =
+      this.stmt(
+        'maxUserTurn',
+        'SELECT MAX(user_turn_number) AS turn FROM message_structure WHERE session_id = ? AND branch_id = ?',
+      ).get<{ turn: number | null }>(this.sessionId, branch)?.turn ?? 0;
+    const c = this.counters;
+    if (c && c.branch === branch && c.maxUserTurn === maxUserTurn && c.dataVersion === this.dataVersion()) {
+      return { maxUserTurn, maxBranchTurn: c.maxBranchTurn };
+    }
+    const maxBranchTurn =
+      this.stmt(
+        'maxBranchTurn',
+        'SELECT MAX(branch_turn_number) AS turn FROM message_structure WHERE session_id = ? AND branch_id = ?',
+      ).get<{ turn: number | null }>(this.sessionId, branch)?.turn ?? 0;
+    return { maxUserTurn, maxBranchTurn };
+  }
+
+  private branchHasRows(branch: string): boolean {
+    return (
+      this.stmt('branchExists', 'SELECT 1 AS one FROM message_structure WHERE session_id = ? AND branch_id = ? LIMIT 1').get(
+        this.sessionId,
+        branch,
+      ) !== undefined
+    );
+  }
+
+  /** Deletes every message of this session that no structure row references (a shared message survives). */
+  private deleteOrphanMessages(): void {
+    this.stmt(
+      'deleteOrphans',
+      `DELETE FROM ${this.tables.messages} WHERE session_id = ?
+       AND id NOT IN (SELECT message_id FROM message_structure WHERE message_id IS NOT NULL)`,
+    ).run(this.sessionId);
+  }
+
+  private ensureReservationsTable(): void {
+    if (this.hasReservationsTable) return;
+    if (!tableExists(this.db, 'branch_reservations')) this.db.exec(BRANCH_RESERVATIONS_DDL);
+    this.hasReservationsTable = true;
+  }
+
+  private generationsTablePresent(): boolean {
+    if (!this.hasGenerationsTable) this.hasGenerationsTable = tableExists(this.db, 'session_clear_generations');
+    return this.hasGenerationsTable;
+  }
+
+  /**
+   * Reserves every branch id that has structure rows but no reservation (spec §8.1), in ascending binary order.
+   * Runs only when something is unreserved, so the common case is one indexed probe.
+   */
+  private backfillReservations(): void {
+    this.ensureReservationsTable();
+    const missing = this.stmt(
+      'unreserved',
+      `SELECT DISTINCT s.branch_id FROM message_structure s WHERE s.session_id = ? AND NOT EXISTS (
+         SELECT 1 FROM branch_reservations r WHERE r.session_id = s.session_id AND r.branch_id = s.branch_id)
+       ORDER BY s.branch_id COLLATE BINARY`,
+    ).all<{ branch_id: string }>(this.sessionId);
+    const reserve = this.stmt('reserve', 'INSERT OR IGNORE INTO branch_reservations (session_id, branch_id) VALUES (?, ?)');
+    for (const r of missing) reserve.run(this.sessionId, r.branch_id);
+  }
+
+  /** Reserves `name`, or the first free auto id for `turn`; throws when a given name was ever used. */
+  private reserveBranchId(turn: number, name: string | null): string {
+    const reserve = this.stmt('reserveNew', 'INSERT OR IGNORE INTO branch_reservations (session_id, branch_id) VALUES (?, ?)');
+    if (name !== null) {
+      if (reserve.run(this.sessionId, name).changes !== 1) {
+        throw new BranchError(`Branch ID '${name}' has already been used. Choose a new branch ID.`);
+      }
+      return name;
+    }
+    const base = `branch_from_turn_${turn}_${Math.floor(this.clock())}`;
+    for (let n = 1; ; n++) {
+      const candidate = n === 1 ? base : `${base}_${n}`;
+      if (reserve.run(this.sessionId, candidate).changes === 1) return candidate;
+    }
+  }
+
+  private ensureGenerationRow(): void {
+    if (!this.generationsTablePresent()) {
+      this.db.exec(CLEAR_GENERATIONS_DDL);
+      this.hasGenerationsTable = true;
+    }
+    this.stmt('ensureGeneration', 'INSERT OR IGNORE INTO session_clear_generations (session_id, generation) VALUES (?, 0)').run(
+      this.sessionId,
+    );
+  }
+
+  private generationRow(): number | undefined {
+    return this.stmt('generation', 'SELECT generation FROM session_clear_generations WHERE session_id = ?').get<{ generation: number }>(
+      this.sessionId,
+    )?.generation;
+  }
+
+  /** The stored clear generation without writing (no table or row → 0). */
+  private readGeneration(): number {
+    return this.generationsTablePresent() ? (this.generationRow() ?? 0) : 0;
+  }
+
+  /** Adopts a changed generation: another instance cleared the session, so our branch is gone. */
+  private adoptGeneration(generation: number): boolean {
+    if (generation === this.clearGeneration) return false;
+    this.clearGeneration = generation;
+    this.currentBranch = 'main';
+    this.counters = undefined;
+    return true;
+  }
+
+  /** The write-side generation check (spec §8.4); true when it moved the pointer back to `main`. */
+  private checkGenerationForWrite(): boolean {
+    this.ensureGenerationRow();
+    return this.adoptGeneration(this.generationRow() ?? 0);
+  }
+
+  /** The current branch after the read-side generation check. */
+  private currentBranchForRead(): string {
+    this.adoptGeneration(this.readGeneration());
+    return this.currentBranch;
+  }
+}
+
+function decodeDetails(text: string | null): unknown {
+  if (text === null || text === '') return null;
+  const d = pythonJsonLoads(text);
+  return d.ok ? d.value : null;
+}
+
+function checkTurnNumber(value: unknown): void {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    throw new BranchError(`Turn number must be a non-negative integer, got ${String(value)}`);
+  }
+}
+
+function checkBranchName(name: unknown): void {
+  if (name === undefined || name === null) return;
+  if (typeof name !== 'string') throw new InvalidArgumentError(`Branch name must be a string, got ${typeof name}`);
+  if (name.trim() === '') throw new BranchError('Branch ID cannot be empty');
+}

@@ -1,0 +1,71 @@
+import type { DriverName, RunInfo, SqlValue, SqliteDatabase, SqliteStatement } from '../sqliteDatabase';
+import type { OpenOptions } from './openOptions';
+
+type BetterSqlite3Module = typeof import('better-sqlite3');
+type BetterStatement = import('better-sqlite3').Statement<unknown[], unknown>;
+type BetterDatabase = import('better-sqlite3').Database;
+
+/**
+ * Loads the better-sqlite3 addon. Throws when it cannot be loaded (not installed, or built for another Node ABI,
+ * as inside an editor whose Electron differs from the Node that built it).
+ */
+export function loadBetterSqlite3(): BetterSqlite3Module {
+  // A plain require keeps the addon external to bundles and defers loading until a database is opened.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const mod = require('better-sqlite3') as BetterSqlite3Module;
+  // Loading the JS wrapper succeeds even when the native part would not; opening a memory database proves it.
+  new mod(':memory:').close();
+  return mod;
+}
+
+class BetterStatementAdapter implements SqliteStatement {
+  constructor(private readonly stmt: BetterStatement) {}
+  run(...params: SqlValue[]): RunInfo {
+    return this.stmt.run(...params);
+  }
+  get<T>(...params: SqlValue[]): T | undefined {
+    return this.stmt.get(...params) as T | undefined;
+  }
+  all<T>(...params: SqlValue[]): T[] {
+    return this.stmt.all(...params) as T[];
+  }
+  iterate<T>(...params: SqlValue[]): IterableIterator<T> {
+    return this.stmt.iterate(...params) as IterableIterator<T>;
+  }
+}
+
+class BetterDatabaseAdapter implements SqliteDatabase {
+  readonly driver: DriverName = 'better-sqlite3';
+  constructor(
+    private readonly db: BetterDatabase,
+    readonly path: string,
+  ) {}
+  get readonly(): boolean {
+    return this.db.readonly;
+  }
+  get isOpen(): boolean {
+    return this.db.open;
+  }
+  get inTransaction(): boolean {
+    return this.db.inTransaction;
+  }
+  prepare(sql: string): SqliteStatement {
+    return new BetterStatementAdapter(this.db.prepare(sql));
+  }
+  exec(sql: string): void {
+    this.db.exec(sql);
+  }
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+/** Opens `path` with better-sqlite3. */
+export function openWithBetterSqlite3(mod: BetterSqlite3Module, path: string, options: OpenOptions): SqliteDatabase {
+  const db = new mod(path, {
+    readonly: options.readonly,
+    fileMustExist: options.fileMustExist || options.readonly,
+    timeout: options.busyTimeoutMs,
+  });
+  return new BetterDatabaseAdapter(db, path);
+}

@@ -1,0 +1,105 @@
+import { accessSync, constants, existsSync } from 'node:fs';
+import type { DriverName, RunInfo, SqlValue, SqliteDatabase, SqliteStatement } from '../sqliteDatabase';
+import type { OpenOptions } from './openOptions';
+
+/** The parts of `node:sqlite` we use (typed here because @types/node for Node 20 does not describe it). */
+interface NodeSqliteStatement {
+  run(...params: SqlValue[]): { changes: number | bigint; lastInsertRowid: number | bigint };
+  get(...params: SqlValue[]): unknown;
+  all(...params: SqlValue[]): unknown[];
+  iterate(...params: SqlValue[]): IterableIterator<unknown>;
+}
+interface NodeSqliteDatabase {
+  prepare(sql: string): NodeSqliteStatement;
+  exec(sql: string): void;
+  close(): void;
+  readonly isOpen?: boolean;
+  readonly isTransaction?: boolean;
+}
+export interface NodeSqliteModule {
+  DatabaseSync: new (path: string, options?: Record<string, unknown>) => NodeSqliteDatabase;
+}
+
+/** Loads Node's built-in SQLite (Node ≥ 22.5). Throws on older Node. */
+export function loadNodeSqlite(): NodeSqliteModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('node:sqlite') as NodeSqliteModule;
+}
+
+class NodeStatementAdapter implements SqliteStatement {
+  constructor(private readonly stmt: NodeSqliteStatement) {}
+  run(...params: SqlValue[]): RunInfo {
+    const r = this.stmt.run(...params);
+    return { changes: Number(r.changes), lastInsertRowid: r.lastInsertRowid };
+  }
+  get<T>(...params: SqlValue[]): T | undefined {
+    return this.stmt.get(...params) as T | undefined;
+  }
+  all<T>(...params: SqlValue[]): T[] {
+    return this.stmt.all(...params) as T[];
+  }
+  iterate<T>(...params: SqlValue[]): IterableIterator<T> {
+    return this.stmt.iterate(...params) as IterableIterator<T>;
+  }
+}
+
+class NodeDatabaseAdapter implements SqliteDatabase {
+  readonly driver: DriverName = 'node:sqlite';
+  private open = true;
+  /** Tracked by us as a fallback for Node versions without `isTransaction`. */
+  private txDepth = 0;
+  constructor(
+    private readonly db: NodeSqliteDatabase,
+    readonly path: string,
+    readonly readonly: boolean,
+  ) {}
+  get isOpen(): boolean {
+    return this.db.isOpen ?? this.open;
+  }
+  get inTransaction(): boolean {
+    return this.db.isTransaction ?? this.txDepth > 0;
+  }
+  prepare(sql: string): SqliteStatement {
+    return new NodeStatementAdapter(this.db.prepare(sql));
+  }
+  exec(sql: string): void {
+    this.db.exec(sql);
+    if (this.db.isTransaction === undefined) {
+      if (/^\s*BEGIN/i.test(sql)) this.txDepth = 1;
+      else if (/^\s*(COMMIT|END|ROLLBACK)\s*$/i.test(sql)) this.txDepth = 0;
+    }
+  }
+  close(): void {
+    if (this.open) {
+      this.open = false;
+      this.db.close();
+    }
+  }
+}
+
+/** Opens `path` with node:sqlite. */
+export function openWithNodeSqlite(mod: NodeSqliteModule, path: string, options: OpenOptions): SqliteDatabase {
+  const memory = path === ':memory:' || path === '';
+  if ((options.fileMustExist || options.readonly) && !memory && !existsSync(path)) {
+    // better-sqlite3 says this itself; node:sqlite would create the file (or fail vaguely when read-only).
+    throw Object.assign(new Error(`unable to open database file: ${path} does not exist`), { errcode: 14 });
+  }
+  const db = new mod.DatabaseSync(path, {
+    readOnly: options.readonly,
+    enableForeignKeyConstraints: false,
+    timeout: options.busyTimeoutMs,
+  });
+  // node:sqlite cannot report whether SQLite fell back to read-only, so ask the file system.
+  let readonly = options.readonly;
+  if (!readonly && !memory) {
+    try {
+      accessSync(path, constants.W_OK);
+    } catch {
+      readonly = true;
+    }
+  }
+  const adapter = new NodeDatabaseAdapter(db, path, readonly);
+  // Older node:sqlite builds ignore the timeout option; the pragma works everywhere and writes nothing.
+  adapter.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
+  return adapter;
+}

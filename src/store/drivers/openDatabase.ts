@@ -1,0 +1,78 @@
+import { SessionDatabaseError } from '../errors';
+import type { DriverName, SqliteDatabase } from '../sqliteDatabase';
+import { loadBetterSqlite3, openWithBetterSqlite3 } from './betterSqlite3Driver';
+import { loadNodeSqlite, openWithNodeSqlite } from './nodeSqliteDriver';
+import type { OpenOptions } from './openOptions';
+
+export type { OpenOptions } from './openOptions';
+
+/** The environment variable that forces a driver when no option does (`better-sqlite3` or `node:sqlite`). */
+export const DRIVER_ENV_VAR = 'AGENT_SESSION_SQLITE_DRIVER';
+
+/** Python's and better-sqlite3's default busy timeout (spec §3.1). */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+type Loaded =
+  | { name: 'better-sqlite3'; mod: ReturnType<typeof loadBetterSqlite3> }
+  | { name: 'node:sqlite'; mod: ReturnType<typeof loadNodeSqlite> };
+
+const cache = new Map<DriverName, Loaded | Error>();
+
+function load(name: DriverName): Loaded | Error {
+  let entry = cache.get(name);
+  if (!entry) {
+    try {
+      entry = name === 'better-sqlite3' ? { name, mod: loadBetterSqlite3() } : { name, mod: loadNodeSqlite() };
+    } catch (err) {
+      entry = err instanceof Error ? err : new Error(String(err));
+    }
+    cache.set(name, entry);
+  }
+  return entry;
+}
+
+function requestedDriver(option: DriverName | 'auto' | undefined): DriverName | 'auto' {
+  const value = option && option !== 'auto' ? option : (process.env[DRIVER_ENV_VAR] ?? 'auto');
+  if (value === 'auto' || value === 'better-sqlite3' || value === 'node:sqlite') return value;
+  throw new SessionDatabaseError(
+    'driver-unavailable',
+    `Unknown SQLite driver '${value}' (from ${DRIVER_ENV_VAR}); use 'better-sqlite3', 'node:sqlite' or 'auto'.`,
+  );
+}
+
+/**
+ * The driver a new connection would use, after the automatic choice: better-sqlite3 when its addon loads,
+ * otherwise node:sqlite. Throws `SessionDatabaseError('driver-unavailable')` with the reasons when neither works.
+ */
+export function resolveDriver(option?: DriverName | 'auto'): DriverName {
+  return pick(requestedDriver(option)).name;
+}
+
+function pick(wanted: DriverName | 'auto'): Loaded {
+  const order: DriverName[] = wanted === 'auto' ? ['better-sqlite3', 'node:sqlite'] : [wanted];
+  const failures: string[] = [];
+  for (const name of order) {
+    const loaded = load(name);
+    if (!(loaded instanceof Error)) return loaded;
+    failures.push(`${name}: ${loaded.message.split('\n')[0]}`);
+  }
+  throw new SessionDatabaseError(
+    'driver-unavailable',
+    `No SQLite driver could be loaded (${failures.join('; ')}). ` +
+      `Rebuild better-sqlite3 for this runtime (npm rebuild better-sqlite3), or run on Node.js 22.5 or later, whose built-in node:sqlite needs no build.`,
+  );
+}
+
+/** Opens a SQLite connection with the chosen (or automatically picked) driver. */
+export function openDatabase(path: string, options: Partial<OpenOptions> = {}): SqliteDatabase {
+  const full: OpenOptions = {
+    readonly: options.readonly ?? false,
+    fileMustExist: options.fileMustExist ?? false,
+    busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
+    driver: options.driver ?? 'auto',
+  };
+  const loaded = pick(requestedDriver(full.driver));
+  return loaded.name === 'better-sqlite3'
+    ? openWithBetterSqlite3(loaded.mod, path, full)
+    : openWithNodeSqlite(loaded.mod, path, full);
+}

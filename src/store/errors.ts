@@ -1,0 +1,117 @@
+/**
+ * Error classes of the session store. The session API's classes and messages follow the Python SDK verbatim
+ * (spec §11); `pythonType` names the Python exception so conformance tests can compare. The inspector's open errors
+ * (`SessionDatabaseError`) say what is wrong with a file and what to do about it.
+ */
+
+/** Base class of every error the session API raises itself (SQLite's own errors pass through unchanged). */
+export class SessionError extends Error {
+  readonly pythonType: string = 'Exception';
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A session method was called after `close()`. */
+export class SessionClosedError extends SessionError {
+  override readonly pythonType = 'RuntimeError';
+  constructor() {
+    super('SQLiteSession is closed');
+  }
+}
+
+/** Any branch-method failure; nothing was changed. */
+export class BranchError extends SessionError {
+  override readonly pythonType = 'ValueError';
+}
+
+/** The file's structure tables belong to other base tables, or are missing (spec §3.3). */
+export class TableOwnershipError extends SessionError {
+  override readonly pythonType = 'ValueError';
+}
+
+/** An argument the API cannot accept (unknown settings, unserialisable items). */
+export class InvalidArgumentError extends SessionError {
+  override readonly pythonType = 'TypeError';
+}
+
+/** What is wrong with a database file, for the inspector to show. */
+export type SessionDatabaseProblem =
+  | 'not-found'
+  | 'not-sqlite'
+  | 'corrupt'
+  | 'not-session-database'
+  | 'locked'
+  | 'read-only'
+  | 'driver-unavailable'
+  | 'io';
+
+/** A database could not be opened or read; `problem` classifies it and the message says what to do. */
+export class SessionDatabaseError extends SessionError {
+  override readonly pythonType = 'Exception';
+  constructor(
+    readonly problem: SessionDatabaseProblem,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message);
+    if (options && 'cause' in options) (this as { cause?: unknown }).cause = options.cause;
+  }
+}
+
+/** SQLite result codes we translate (primary codes; extended codes reduce to these by `& 0xff`). */
+const SQLITE_CODES: Record<number, string> = { 5: 'SQLITE_BUSY', 6: 'SQLITE_LOCKED', 8: 'SQLITE_READONLY', 10: 'SQLITE_IOERR', 11: 'SQLITE_CORRUPT', 14: 'SQLITE_CANTOPEN', 26: 'SQLITE_NOTADB' };
+
+/** The primary SQLite code name of a driver error (`SQLITE_BUSY`, …), or undefined for non-SQLite errors. */
+export function sqliteCodeOf(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const e = err as { code?: unknown; errcode?: unknown };
+  // better-sqlite3: code is the (extended) name, e.g. SQLITE_BUSY_SNAPSHOT.
+  if (typeof e.code === 'string' && e.code.startsWith('SQLITE_')) {
+    const name = e.code.replace(/^(SQLITE_[A-Z]+)(_.*)?$/, '$1');
+    return name;
+  }
+  // node:sqlite: code is ERR_SQLITE_ERROR and errcode the numeric (extended) code.
+  if (typeof e.errcode === 'number') return SQLITE_CODES[e.errcode & 0xff] ?? `SQLITE_${e.errcode & 0xff}`;
+  return undefined;
+}
+
+/**
+ * Turns a driver error met while opening or reading `path` into a `SessionDatabaseError` with a remedy, or returns
+ * the error unchanged when it is not one of the cases a user can act on.
+ */
+export function describeDatabaseError(err: unknown, path: string): unknown {
+  if (err instanceof SessionDatabaseError) return err;
+  const code = sqliteCodeOf(err);
+  const detail = err instanceof Error ? err.message : String(err);
+  switch (code) {
+    case 'SQLITE_NOTADB':
+      return new SessionDatabaseError('not-sqlite', `${path} is not a SQLite database (${detail}).`, { cause: err });
+    case 'SQLITE_CORRUPT':
+      return new SessionDatabaseError(
+        'corrupt',
+        `${path} is corrupt or truncated (${detail}). Restore it from a backup, or recover what is left with the sqlite3 shell's .recover command.`,
+        { cause: err },
+      );
+    case 'SQLITE_BUSY':
+    case 'SQLITE_LOCKED':
+      return new SessionDatabaseError(
+        'locked',
+        `${path} is locked by another connection beyond the busy timeout (${detail}). Try again when the writer has finished, or open the database read-only.`,
+        { cause: err },
+      );
+    case 'SQLITE_READONLY':
+      return new SessionDatabaseError(
+        'read-only',
+        `${path} cannot be written (${detail}). Open it read-only to inspect it, or make the file and its folder writable.`,
+        { cause: err },
+      );
+    case 'SQLITE_CANTOPEN':
+      return new SessionDatabaseError('io', `${path} cannot be opened (${detail}). Check that the file and its folder exist and are accessible.`, { cause: err });
+    case 'SQLITE_IOERR':
+      return new SessionDatabaseError('io', `Reading ${path} failed (${detail}).`, { cause: err });
+    default:
+      return err;
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * The session store: SQLite sessions for `@openai/agents`, file-compatible with the Python SDK, plus the read-side
+ * helpers the inspector uses. This file is the package's one public entry (bundled as `dist/store.js`).
+ */
+export { AdvancedSQLiteSession } from './advancedSqliteSession';
+export { SQLiteSession } from './sqliteSession';
+export {
+  BranchError,
+  InvalidArgumentError,
+  SessionClosedError,
+  SessionDatabaseError,
+  SessionError,
+  TableOwnershipError,
+  type SessionDatabaseProblem,
+} from './errors';
+export { DRIVER_ENV_VAR, openDatabase, resolveDriver } from './drivers/openDatabase';
+export type { DriverName, SqliteDatabase, SqliteStatement, SqlValue } from './sqliteDatabase';
+export { pythonJsonDumps, pythonJsonLoads } from './pythonJson';
+export { messageTypeOf, toolNameOf } from './itemClassification';
+export type * from './types';
