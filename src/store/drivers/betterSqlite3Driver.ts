@@ -67,5 +67,8 @@ export function openWithBetterSqlite3(mod: BetterSqlite3Module, path: string, op
     fileMustExist: options.fileMustExist || options.readonly,
     timeout: options.busyTimeoutMs,
   });
+  // better-sqlite3 is compiled with SQLITE_DEFAULT_FOREIGN_KEYS=1; session files declare keys that Python never
+  // enforces (usage rows may exist without a sessions row), so enforcement is off on every connection.
+  db.pragma('foreign_keys = OFF');
   return new BetterDatabaseAdapter(db, path);
 }
