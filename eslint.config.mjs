@@ -1,0 +1,53 @@
+// Lint, including the layer boundaries of docs/house-style: a wrong import fails `npm test`, not a review.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const restrict = (patterns, paths = []) => ({
+  'no-restricted-imports': ['error', { paths, patterns }],
+});
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.cache/**', 'test-results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { console: 'readonly', process: 'readonly', require: 'readonly', __dirname: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['src/shared/**/*.ts'],
+    rules: restrict(
+      [
+        { group: ['node:*', 'vscode', 'better-sqlite3', '**/store/**', '**/extension/**', '**/agents/**'], message: 'src/shared is imported by the webview too: plain TypeScript only.' },
+      ],
+    ),
+  },
+  {
+    files: ['src/store/**/*.ts'],
+    ignores: ['src/store/drivers/**'],
+    rules: restrict([
+      { group: ['vscode', '**/extension/**', '**/agents/**', '**/webview/**'], message: 'The store is a library: no editor or agent-runner code.' },
+      { group: ['better-sqlite3', 'node:sqlite'], message: 'Only src/store/drivers may load a SQLite driver; use the SqliteDatabase interface.' },
+    ]),
+  },
+  {
+    files: ['src/store/drivers/**/*.ts'],
+    rules: restrict([{ group: ['vscode', '**/extension/**', '**/agents/**', '**/webview/**'], message: 'The store is a library.' }]),
+  },
+  {
+    files: ['src/agents/**/*.ts'],
+    rules: restrict([{ group: ['vscode', '**/extension/**', '**/webview/**'], message: 'src/agents runs without VS Code.' }]),
+  },
+  {
+    files: ['webview/**/*.ts'],
+    rules: restrict([
+      { group: ['vscode', 'node:*', '**/src/store/**', '**/src/extension/**', '**/src/agents/**', 'better-sqlite3'], message: 'The webview sees only src/shared.' },
+    ]),
+  },
+  {
+    files: ['test/**/*.ts', 'scripts/**/*.ts'],
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+);
