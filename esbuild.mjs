@@ -21,6 +21,15 @@ const nodeCommon = {
 };
 
 const contexts = [
+  // The extension host bundle.
+  { ...nodeCommon, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist' },
+  // The integration suite, loaded by the extension host as extensionTestsPath (mocha stays in node_modules).
+  {
+    ...nodeCommon,
+    entryPoints: { 'test/integration': 'test/integration/index.ts' },
+    outdir: 'dist',
+    external: [...nodeCommon.external, 'mocha'],
+  },
   // The session store as a library: dist/store.js exports exactly src/store/index.ts.
   { ...nodeCommon, entryPoints: { store: 'src/store/index.ts' }, outdir: 'dist' },
   // Command-line tools: the demo (`npm start`) and the benchmark (`npm run bench`).

@@ -31,6 +31,11 @@ function load(name: DriverName): Loaded | Error {
   return entry;
 }
 
+/** Forgets which drivers loaded, so the next open tries again (for tests that simulate a missing addon). */
+export function forgetLoadedDrivers(): void {
+  cache.clear();
+}
+
 function requestedDriver(option: DriverName | 'auto' | undefined): DriverName | 'auto' {
   const value = option && option !== 'auto' ? option : (process.env[DRIVER_ENV_VAR] ?? 'auto');
   if (value === 'auto' || value === 'better-sqlite3' || value === 'node:sqlite') return value;

@@ -1,0 +1,184 @@
+/**
+ * Starts and stops code-server (VS Code's web workbench with the normal Node extension host) for tests, with
+ * throwaway state: its own user-data, extensions, XDG config/data/cache folders under one temp folder, bound to
+ * 127.0.0.1 on a free port, no gallery, no telemetry, in its own process group so stopping it kills the extension
+ * host too. Nothing is written to the home folder.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const CODE_SERVER_VERSION = '4.100.3';
+const ROOT = resolve(__dirname, '..', '..');
+
+/** Where scripts/host/installCodeServer.sh puts code-server, unless CODE_SERVER_BIN names another binary. */
+export function codeServerBin(): string {
+  if (process.env.CODE_SERVER_BIN) return process.env.CODE_SERVER_BIN;
+  const home = process.env.CODE_SERVER_HOME ?? join(ROOT, '.cache', 'code-server');
+  return join(home, CODE_SERVER_VERSION, 'node_modules', '.bin', 'code-server');
+}
+
+/** A port on 127.0.0.1 that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolvePort(port));
+    });
+  });
+}
+
+const USER_SETTINGS = {
+  'telemetry.telemetryLevel': 'off',
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'extensions.ignoreRecommendations': true,
+  'update.mode': 'none',
+  'security.workspace.trust.enabled': false,
+  'chat.commandCenter.enabled': false,
+  'window.commandCenter': false,
+  'workbench.reduceMotion': 'on',
+  'git.enabled': false,
+};
+
+export interface CodeServerOptions {
+  /** The workspace folder to open (a fresh empty one when omitted). */
+  folder?: string;
+  /** VSIX files to install before starting (the packaged extension). */
+  installVsix?: string[];
+  /** Extra user settings. */
+  settings?: Record<string, unknown>;
+  /** Environment for the server and its extension host. */
+  env?: Record<string, string>;
+  /** Milliseconds to wait for /healthz. */
+  startTimeoutMs?: number;
+}
+
+/** A running code-server; `stop()` kills its process group and removes its state unless asked to keep it. */
+export class CodeServer {
+  private exited = false;
+  private constructor(
+    readonly port: number,
+    readonly stateDir: string,
+    readonly folder: string,
+    readonly logPath: string,
+    private readonly child: ChildProcess,
+  ) {
+    child.on('exit', () => (this.exited = true));
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** `vscode-remote://` URI of a server-side path, with the authority the browser uses. */
+  remoteUri(path: string): string {
+    return `vscode-remote://127.0.0.1:${this.port}${resolve(path)}`;
+  }
+
+  /** The workbench URL for `folder`, optionally with a launch payload (extension development and tests paths). */
+  workbenchUrl(payload?: [string, string][]): string {
+    let url = `${this.url}/?folder=${encodeURIComponent(this.folder)}`;
+    if (payload) url += `&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+    return url;
+  }
+
+  static async start(options: CodeServerOptions = {}): Promise<CodeServer> {
+    const bin = codeServerBin();
+    if (!existsSync(bin)) {
+      throw new Error(`code-server is not installed at ${bin}. Run scripts/host/installCodeServer.sh first (it needs the npm registry and Debian packages).`);
+    }
+    const stateDir = mkdtempSync(join(tmpdir(), 'asi-code-server-'));
+    const dirs = Object.fromEntries(
+      ['ud/User', 'exts', 'ws', 'xdg-config', 'xdg-data', 'xdg-cache'].map((d) => {
+        const p = join(stateDir, d);
+        mkdirSync(p, { recursive: true });
+        return [d, p];
+      }),
+    ) as Record<string, string>;
+    const port = await freePort();
+    const config = join(stateDir, 'config.yaml');
+    writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+    writeFileSync(join(dirs['ud/User']!, 'settings.json'), JSON.stringify({ ...USER_SETTINGS, ...options.settings }, null, 1));
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...options.env,
+      XDG_CONFIG_HOME: dirs['xdg-config'],
+      XDG_DATA_HOME: dirs['xdg-data'],
+      XDG_CACHE_HOME: dirs['xdg-cache'],
+      // An empty gallery: the marketplace is unreachable here and lookups would only fail and slow the workbench.
+      EXTENSIONS_GALLERY: '{}',
+    };
+    const common = ['--config', config, '--user-data-dir', join(stateDir, 'ud'), '--extensions-dir', dirs.exts!, '--disable-telemetry', '--disable-update-check'];
+    for (const vsix of options.installVsix ?? []) {
+      const r = spawnSync(bin, [...common, '--install-extension', vsix], { env, encoding: 'utf8', timeout: 120_000 });
+      if (r.status !== 0) throw new Error(`Installing ${vsix} into code-server failed: ${r.stderr || r.stdout || r.error?.message}`);
+    }
+    const folder = options.folder ?? dirs.ws!;
+    const logPath = join(stateDir, 'code-server.log');
+    const log = createWriteStream(logPath);
+    const child = spawn(
+      bin,
+      [...common, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-workspace-trust', '--disable-getting-started-override', folder],
+      { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env },
+    );
+    child.stdout?.pipe(log);
+    child.stderr?.pipe(log);
+    const server = new CodeServer(port, stateDir, folder, logPath, child);
+    try {
+      await server.waitHealthy(options.startTimeoutMs ?? 60_000);
+    } catch (err) {
+      await server.stop({ keepState: true });
+      throw err;
+    }
+    return server;
+  }
+
+  private async waitHealthy(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.exited) throw new Error(`code-server exited while starting (port ${this.port}); see ${this.logPath}`);
+      const ok = await new Promise<boolean>((r) =>
+        get(`${this.url}/healthz`, (res) => {
+          res.resume();
+          r(res.statusCode === 200);
+        }).on('error', () => r(false)),
+      );
+      if (ok) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`code-server did not answer on ${this.url}/healthz within ${timeoutMs} ms; see ${this.logPath}`);
+  }
+
+  /** Kills the server and its extension host (the whole process group); removes the state folder unless kept. */
+  async stop(options: { keepState?: boolean } = {}): Promise<void> {
+    if (!this.exited && this.child.pid) {
+      try {
+        process.kill(-this.child.pid, 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
+      const deadline = Date.now() + 5000;
+      while (!this.exited && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      if (!this.exited) {
+        try {
+          process.kill(-this.child.pid, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
+      }
+    }
+    if (!options.keepState) rmSync(this.stateDir, { recursive: true, force: true });
+  }
+}

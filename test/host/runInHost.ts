@@ -1,0 +1,91 @@
+/**
+ * Launcher B for the integration suite: runs test/integration (bundled as dist/test/integration.js) inside
+ * code-server's real Node extension host, the way @vscode/test-electron runs it in desktop VS Code: the workbench
+ * URL's payload names the extension development path and the tests path; the workbench calls back with the exit
+ * code. Exit code = result; 2 on timeout (logs kept), 3 when code-server cannot start.
+ *   node --import tsx test/host/runInHost.ts [--timeout 300]
+ */
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { launchBrowser, type Browser } from './browser';
+import { CodeServer } from './codeServer';
+
+const ROOT = resolve(__dirname, '..', '..');
+const arg = (name: string, fallback: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? (process.argv[i + 1] ?? fallback) : fallback;
+};
+const timeoutS = Number(arg('timeout', '300'));
+const testsPath = resolve(ROOT, arg('tests', 'dist/test/integration.js'));
+const t0 = Date.now();
+// The workbench's own start-up chatter, relayed through the same hook as the tests' output.
+const WORKBENCH_NOISE = /^(Resolving connection token|Resolved connection token|Creating a socket|Ignoring fetching additional builtin|\[Service Worker\]|ChatSessionStore)/;
+const elapsed = (): string => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
+
+async function main(): Promise<number> {
+  if (!existsSync(testsPath)) {
+    console.error(`${testsPath} is missing: run \`node esbuild.mjs\` first.`);
+    return 3;
+  }
+  // The folder the workbench opens; tests create their own databases in temp folders.
+  const folder = mkdtempSync(join(tmpdir(), 'asi-host-ws-'));
+  writeFileSync(join(folder, 'README.txt'), 'Workspace for the in-host integration tests.\n');
+  let server: CodeServer;
+  try {
+    server = await CodeServer.start({
+      folder,
+      env: {
+        ASI_TEST_COUNTS: process.env.ASI_TEST_COUNTS ?? '',
+        ASI_TEST_PHASE: 'integration (extension host)',
+        ASI_FIXTURES: join(ROOT, 'test', 'fixtures'),
+      },
+    });
+  } catch (err) {
+    console.error(`code-server could not start: ${err instanceof Error ? err.message : String(err)}`);
+    return 3;
+  }
+  console.log(`[${elapsed()}] code-server ${server.url} (state ${server.stateDir})`);
+  let browser: Browser | undefined;
+  try {
+    browser = await launchBrowser();
+    const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    const done = new Promise<number>((resolveExit) => {
+      // The workbench calls these two hooks when it runs extension tests (VS Code's own web test hooks).
+      void page.exposeFunction('codeAutomationLog', (type: string, args: unknown) => {
+        const list = Array.isArray(args) ? args : [args];
+        if (WORKBENCH_NOISE.test(String(list[0]))) return;
+        (type === 'error' ? console.error : console.log)(...list);
+      });
+      void page.exposeFunction('codeAutomationExit', (code: number) => resolveExit(code));
+    });
+    page.on('pageerror', (e) => console.log(`[pageerror] ${e.message}`));
+    const payload: [string, string][] = [
+      ['extensionDevelopmentPath', server.remoteUri(ROOT)],
+      ['extensionTestsPath', server.remoteUri(testsPath)],
+      ['skipWelcome', 'true'],
+    ];
+    await page.goto(server.workbenchUrl(payload));
+    console.log(`[${elapsed()}] workbench opened; waiting for the extension host tests`);
+    const timeout = new Promise<number>((r) => setTimeout(() => r(-1), timeoutS * 1000).unref());
+    const code = await Promise.race([done, timeout]);
+    if (code === -1) {
+      console.error(`[${elapsed()}] the workbench did not report a result within ${timeoutS}s; code-server log: ${server.logPath}`);
+      await browser.close();
+      await server.stop({ keepState: true });
+      return 2;
+    }
+    console.log(`[${elapsed()}] extension host tests exited with ${code}`);
+    await browser.close();
+    await server.stop({ keepState: code !== 0 });
+    if (code !== 0) console.error(`code-server state and log kept in ${server.stateDir}`);
+    return code;
+  } catch (err) {
+    console.error(`in-host run failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    await browser?.close().catch(() => undefined);
+    await server.stop({ keepState: true });
+    return 4;
+  }
+}
+
+main().then((code) => process.exit(code));

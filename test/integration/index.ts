@@ -1,0 +1,23 @@
+/**
+ * The integration suite's entry, loaded by the extension host as `extensionTestsPath` (by code-server through
+ * test/host/runInHost.ts, or by @vscode/test-electron through test/host/runElectron.ts). Must export `run()`.
+ */
+import Mocha from 'mocha';
+
+export function run(): Promise<void> {
+  const mocha = new Mocha({
+    ui: 'bdd',
+    timeout: 30_000,
+    color: false,
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    reporter: require('../support/countingReporter.js'),
+  });
+  // Test files are bundled into this file; requiring them after `pre-require` gives them mocha's globals.
+  mocha.suite.emit('pre-require', globalThis, 'integration', mocha);
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  require('./storeCanary.test');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return new Promise((resolve, reject) => {
+    mocha.run((failures) => (failures > 0 ? reject(new Error(`${failures} integration test(s) failed`)) : resolve()));
+  });
+}

@@ -1,0 +1,18 @@
+// Mocha's spec reporter, plus a JSON line with this run's counts appended to $ASI_TEST_COUNTS (when set), so the
+// test orchestrator can print one total over unit, node:sqlite, in-host and UI runs.
+'use strict';
+const { appendFileSync } = require('node:fs');
+const Mocha = require('mocha');
+
+class CountingReporter extends Mocha.reporters.Spec {
+  constructor(runner, options) {
+    super(runner, options);
+    const phase = (options && options.reporterOptions && options.reporterOptions.phase) || process.env.ASI_TEST_PHASE || 'tests';
+    runner.once('end', () => {
+      const s = runner.stats || {};
+      const line = JSON.stringify({ phase, passed: s.passes || 0, failed: s.failures || 0, skipped: s.pending || 0 });
+      if (process.env.ASI_TEST_COUNTS) appendFileSync(process.env.ASI_TEST_COUNTS, line + '\n');
+    });
+  }
+}
+module.exports = CountingReporter;
