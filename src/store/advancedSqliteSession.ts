@@ -104,7 +104,7 @@ export class AdvancedSQLiteSession implements Session {
       else {
         claimTableOwnership(this.db, this.dbPath, this.tables);
         if (!this.db.readonly) {
-          immediateTransaction(this.db, () => {
+          this.write(() => {
             for (const ddl of baseSchemaDdl(this.tables)) this.db.exec(ddl);
           });
         }
@@ -135,7 +135,7 @@ export class AdvancedSQLiteSession implements Session {
           'itemsAsc',
           `SELECT m.message_data FROM message_structure s JOIN ${m} m ON m.id = s.message_id
            WHERE s.session_id = ? AND s.branch_id = ? AND m.session_id = ? ORDER BY s.sequence_number ASC`,
-        ).iterate<{ message_data: string }>(this.sessionId, branch, this.sessionId);
+        ).all<{ message_data: string }>(this.sessionId, branch, this.sessionId);
         return decodeAll(rows);
       }
       const rows = this.stmt(
@@ -153,7 +153,7 @@ export class AdvancedSQLiteSession implements Session {
     // Encode everything first: an unserialisable item rejects the batch before anything is written.
     const rows = items.map((item) => ({ text: pythonJsonDumps(item), ...classifyItem(item) }));
     const { sessions, messages } = this.tables;
-    immediateTransaction(this.db, () => {
+    this.write(() => {
       this.checkGenerationForWrite();
       const branch = this.currentBranch;
       this.stmt('ensureSession', `INSERT OR IGNORE INTO ${sessions} (session_id) VALUES (?)`).run(this.sessionId);
@@ -193,7 +193,7 @@ export class AdvancedSQLiteSession implements Session {
 
   async popItem(): Promise<AgentInputItem | undefined> {
     this.assertOpen();
-    return immediateTransaction(this.db, () => {
+    return this.write(() => {
       this.counters = undefined;
       this.checkGenerationForWrite();
       this.backfillReservations();
@@ -234,7 +234,7 @@ export class AdvancedSQLiteSession implements Session {
 
   async clearSession(): Promise<void> {
     this.assertOpen();
-    const generation = immediateTransaction(this.db, () => {
+    const generation = this.write(() => {
       this.counters = undefined;
       this.backfillReservations();
       this.checkGenerationForWrite();
@@ -260,7 +260,7 @@ export class AdvancedSQLiteSession implements Session {
       if (!usage) return;
       this.assertOpen();
       const columns = usageColumns(usage);
-      const written = immediateTransaction(this.db, () => {
+      const written = this.write(() => {
         const branch = this.currentBranchForRead();
         const latest = this.stmt(
           'latestTurn',
@@ -406,7 +406,7 @@ export class AdvancedSQLiteSession implements Session {
     checkTurnNumber(turnNumber);
     checkBranchName(branchName);
     let moved = true;
-    const id = immediateTransaction(this.db, () => {
+    const id = this.write(() => {
       this.counters = undefined;
       this.backfillReservations();
       moved = !this.checkGenerationForWrite();
@@ -446,7 +446,7 @@ export class AdvancedSQLiteSession implements Session {
 
   async switchToBranch(branchId: string): Promise<void> {
     this.assertOpen();
-    const moved = immediateTransaction(this.db, () => {
+    const moved = this.write(() => {
       const changed = this.checkGenerationForWrite();
       if (!this.branchHasRows(branchId)) throw new BranchError(`Branch '${branchId}' does not exist`);
       return !changed;
@@ -467,7 +467,7 @@ export class AdvancedSQLiteSession implements Session {
       throw new BranchError(`Cannot delete current branch '${id}'. Use force=True or switch branches first`);
     }
     // Every check runs before anything changes (spec §12 d): a failed delete leaves the pointer where it was.
-    immediateTransaction(this.db, () => {
+    this.write(() => {
       this.counters = undefined;
       if (isCurrent) {
         this.ensureGenerationRow();
@@ -523,6 +523,21 @@ export class AdvancedSQLiteSession implements Session {
     if (this.closed) throw new SessionClosedError();
   }
 
+  /**
+   * One immediate transaction. On rollback the caches that the transaction may have filled (tables it created,
+   * turn counters) are forgotten, since the rollback undid what they describe.
+   */
+  private write<T>(fn: () => T): T {
+    try {
+      return immediateTransaction(this.db, fn);
+    } catch (err) {
+      this.hasReservationsTable = false;
+      this.hasGenerationsTable = false;
+      this.counters = undefined;
+      throw err;
+    }
+  }
+
   /** A statement prepared once per instance (tables may appear later, so preparation is lazy). */
   private stmt(key: string, sql: string): SqliteStatement {
     let s = this.statements.get(key);
@@ -531,7 +546,7 @@ export class AdvancedSQLiteSession implements Session {
   }
 
   private createAndClaimTables(): void {
-    immediateTransaction(this.db, () => {
+    this.write(() => {
       for (const ddl of baseSchemaDdl(this.tables)) this.db.exec(ddl);
       this.db.exec(messageStructureDdl(this.tables));
       this.db.exec(turnUsageDdl(this.tables));
@@ -546,17 +561,24 @@ export class AdvancedSQLiteSession implements Session {
   private userTurns(branchId: string | null, term: string | null): ConversationTurn[] {
     return readTransaction(this.db, () => {
       const branch = branchId ?? this.currentBranchForRead();
-      const rows = this.stmt(
-        'userRows',
-        `SELECT s.branch_turn_number AS turn, m.message_data, s.created_at FROM message_structure s
-         JOIN ${this.tables.messages} m ON s.message_id = m.id
-         WHERE s.session_id = ? AND s.branch_id = ? AND s.message_type = 'user'
-         ORDER BY s.branch_turn_number, s.sequence_number`,
-      ).iterate<{ turn: number; message_data: string; created_at: string | null }>(this.sessionId, branch);
       const matcher = term === null ? null : contentMatcher(term);
+      const select = `SELECT s.branch_turn_number AS turn, m.message_data, s.created_at FROM message_structure s
+         JOIN ${this.tables.messages} m ON s.message_id = m.id
+         WHERE s.session_id = ? AND s.branch_id = ? AND s.message_type = 'user'`;
+      const order = 'ORDER BY s.branch_turn_number, s.sequence_number';
+      type Row = { turn: number; message_data: string; created_at: string | null };
+      let rows: Row[];
+      if (matcher?.likePattern) {
+        // Let SQLite drop rows whose raw JSON cannot contain the term (see ContentMatcher); rows with non-ASCII
+        // text or \u escapes always pass, since their text may fold into the term.
+        rows = this.stmt(
+          'userRowsFiltered',
+          `${select} AND (m.message_data LIKE ? ESCAPE '\\' OR instr(m.message_data, '\\u') > 0
+             OR length(m.message_data) <> length(CAST(m.message_data AS BLOB))) ${order}`,
+        ).all<Row>(this.sessionId, branch, matcher.likePattern);
+      } else rows = this.stmt('userRows', `${select} ${order}`).all<Row>(this.sessionId, branch);
       const out: ConversationTurn[] = [];
       for (const r of rows) {
-        if (matcher && !matcher.couldMatchRaw(r.message_data)) continue;
         const decoded = pythonJsonLoads(r.message_data);
         if (!decoded.ok || typeof decoded.value !== 'object' || decoded.value === null || Array.isArray(decoded.value)) continue;
         const item = decoded.value as Record<string, unknown>;
@@ -641,18 +663,22 @@ export class AdvancedSQLiteSession implements Session {
 
   /**
    * Reserves every branch id that has structure rows but no reservation (spec §8.1), in ascending binary order.
-   * Runs only when something is unreserved, so the common case is one indexed probe.
+   * The distinct ids come from hopping along idx_structure_branch (one seek per branch), so the cost follows the
+   * number of branches, not of rows.
    */
   private backfillReservations(): void {
     this.ensureReservationsTable();
-    const missing = this.stmt(
-      'unreserved',
-      `SELECT DISTINCT s.branch_id FROM message_structure s WHERE s.session_id = ? AND NOT EXISTS (
-         SELECT 1 FROM branch_reservations r WHERE r.session_id = s.session_id AND r.branch_id = s.branch_id)
-       ORDER BY s.branch_id COLLATE BINARY`,
-    ).all<{ branch_id: string }>(this.sessionId);
+    const first = this.stmt('firstBranchId', 'SELECT MIN(branch_id) AS id FROM message_structure WHERE session_id = ?');
+    const next = this.stmt('nextBranchId', 'SELECT MIN(branch_id) AS id FROM message_structure WHERE session_id = ? AND branch_id > ?');
+    const reserved = this.stmt('isReserved', 'SELECT 1 AS one FROM branch_reservations WHERE session_id = ? AND branch_id = ?');
     const reserve = this.stmt('reserve', 'INSERT OR IGNORE INTO branch_reservations (session_id, branch_id) VALUES (?, ?)');
-    for (const r of missing) reserve.run(this.sessionId, r.branch_id);
+    const missing: string[] = [];
+    let id = first.get<{ id: string | null }>(this.sessionId)?.id ?? null;
+    while (id !== null) {
+      if (!reserved.get(this.sessionId, id)) missing.push(id);
+      id = next.get<{ id: string | null }>(this.sessionId, id)?.id ?? null;
+    }
+    for (const b of missing) reserve.run(this.sessionId, b);
   }
 
   /** Reserves `name`, or the first free auto id for `turn`; throws when a given name was ever used. */

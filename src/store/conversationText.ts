@@ -11,6 +11,9 @@ export function contentPreview(content: unknown, cut: boolean): string {
   const text = typeof content === 'string' ? content : previewJson(content);
   // Code units ≥ code points, so a string of ≤ 100 units never needs cutting.
   if (!cut || text.length <= PREVIEW_CODE_POINTS) return text;
+  // Without surrogates in the first 100 units, those units are the first 100 code points, and more follow.
+  const head = text.slice(0, PREVIEW_CODE_POINTS);
+  if (!/[\ud800-\udfff]/.test(head)) return head + '...';
   let units = 0;
   let points = 0;
   for (const ch of text) {
@@ -45,6 +48,11 @@ export function userTexts(content: unknown): string[] {
  */
 export interface ContentMatcher {
   couldMatchRaw(raw: string): boolean;
+  /**
+   * The same pre-filter as a `LIKE` pattern (escape character `\`) for SQL, or null when every row must be decoded.
+   * SQLite's LIKE folds ASCII case only, which is exactly what the raw-text shortcut needs.
+   */
+  readonly likePattern: string | null;
   matches(content: unknown): boolean;
 }
 
@@ -55,6 +63,7 @@ export function contentMatcher(term: string): ContentMatcher {
   // ASCII without \u escapes (non-ASCII text may fold into ASCII: ß → ss, K (Kelvin) → k).
   const simple = /^[\x20-\x7e]*$/.test(folded) && !/["\\/]/.test(folded);
   return {
+    likePattern: simple && folded !== '' ? '%' + folded.replace(/[\\%_]/g, (c) => '\\' + c) + '%' : null,
     couldMatchRaw(raw: string): boolean {
       if (!simple || folded === '') return true;
       // eslint-disable-next-line no-control-regex

@@ -1,3 +1,5 @@
+import { formatNumber } from './pythonJson';
+
 /**
  * The `message_type` and `tool_name` columns computed for each stored item (spec §6), by the same rules Python
  * applies, so a file holds the same `message_structure` rows whichever SDK wrote it.
@@ -17,7 +19,7 @@ export function pythonStr(v: unknown): string {
   if (typeof v === 'string') return v;
   if (typeof v === 'boolean') return v ? 'True' : 'False';
   if (v === null || v === undefined) return 'None';
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(v);
+  if (typeof v === 'number') return formatNumber(v);
   return JSON.stringify(v) ?? String(v);
 }
 
@@ -65,11 +67,30 @@ export function toolNameOf(item: unknown): string | null {
   return null;
 }
 
-/** Both columns for an item, classifying the value as it will be stored (after `toJSON`). */
+const CLASSIFYING_KEYS = ['role', 'type', 'name', 'namespace', 'server_label'] as const;
+
+/** A property's value as encoding stores it: `toJSON` applied, wrappers unwrapped; undefined when dropped. */
+function storedValue(v: unknown, key: string): unknown {
+  let value = v;
+  if (typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    value = (value as { toJSON: (k: string) => unknown }).toJSON(key);
+  }
+  if (value instanceof Number || value instanceof String || value instanceof Boolean) value = value.valueOf();
+  return typeof value === 'function' || typeof value === 'symbol' ? undefined : value;
+}
+
+/**
+ * Both columns for an item, classified on the value as it will be stored. Only the keys the rules read are
+ * normalised (toJSON, dropped functions and symbols), which is exact and avoids re-parsing every item on write.
+ */
 export function classifyItem(item: unknown): { messageType: string; toolName: string | null } {
-  const stored =
-    typeof item === 'object' && item !== null && typeof (item as { toJSON?: unknown }).toJSON === 'function'
-      ? (JSON.parse(JSON.stringify(item)) as unknown)
-      : item;
-  return { messageType: messageTypeOf(stored), toolName: toolNameOf(stored) };
+  const top = storedValue(item, '');
+  if (typeof top !== 'object' || top === null || Array.isArray(top)) return { messageType: messageTypeOf(top), toolName: null };
+  const view: Record<string, unknown> = {};
+  for (const key of CLASSIFYING_KEYS) {
+    if (!Object.prototype.hasOwnProperty.call(top, key)) continue;
+    const v = storedValue((top as Record<string, unknown>)[key], key);
+    if (v !== undefined) view[key] = v;
+  }
+  return { messageType: messageTypeOf(view), toolName: toolNameOf(view) };
 }

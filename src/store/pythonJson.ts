@@ -95,7 +95,15 @@ function makeEncoder(quoteFn: (s: string) => string): Encoder {
 }
 
 const encodeAscii = makeEncoder(quote);
-const encodeRaw = makeEncoder((s) => JSON.stringify(s));
+// ensure_ascii=False: only '"', '\\', the short escapes and other code units below 0x20 are escaped; everything
+// else, lone surrogates included, stays raw (JSON.stringify would escape lone surrogates).
+const SHORT_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };
+// eslint-disable-next-line no-control-regex
+const RAW_NEEDS_ESCAPE = /["\\\u0000-\u001f]/g;
+function quoteRaw(s: string): string {
+  return '"' + s.replace(RAW_NEEDS_ESCAPE, (ch) => SHORT_ESCAPES[ch] ?? escapeUnit(ch)) + '"';
+}
+const encodeRaw = makeEncoder(quoteRaw);
 
 /**
  * `json.dumps(value)` with Python's defaults. Throws `InvalidArgumentError` for a BigInt or a cycle, as Python
@@ -240,7 +248,8 @@ class LenientParser {
       const key = this.string();
       this.ws();
       if (this.text[this.pos++] !== ':') this.fail("Expecting ':' delimiter");
-      out[key] = this.value();
+      // defineProperty, not assignment: a "__proto__" key must become a key, as it does with JSON.parse.
+      Object.defineProperty(out, key, { value: this.value(), enumerable: true, writable: true, configurable: true });
       this.ws();
       const c = this.text[this.pos++];
       if (c === '}') return out;

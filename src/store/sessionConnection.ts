@@ -14,6 +14,11 @@ export interface ConnectionOptions {
   fileMustExist?: boolean;
   driver?: DriverName | 'auto';
   busyTimeoutMs?: number;
+  /**
+   * Durability of commits in WAL mode. FULL (default, as Python's sqlite3 leaves it) syncs the WAL on every commit,
+   * so a committed turn survives a power cut; NORMAL may lose the last commits then, never corrupting the file.
+   */
+  synchronous?: 'FULL' | 'NORMAL';
 }
 
 /** Opens `dbPath`, translating the errors a user can act on into `SessionDatabaseError`. */
@@ -41,9 +46,15 @@ export function openSessionConnection(dbPath: string, options: ConnectionOptions
       );
     }
     db.exec('PRAGMA foreign_keys = OFF');
-    // journal_mode=WAL writes the file header once; a read-only connection must not (and need not) set it.
-    if (!readonly) db.prepare('PRAGMA journal_mode = WAL').get();
-    else db.prepare('SELECT count(*) FROM sqlite_master').get(); // fail now on a file that is not SQLite
+    if (readonly) {
+      db.prepare('SELECT count(*) FROM sqlite_master').get(); // fail now on a file that is not SQLite
+    } else {
+      // journal_mode=WAL writes the file header once; a read-only connection must not (and need not) set it.
+      db.prepare('PRAGMA journal_mode = WAL').get();
+    }
+    // Set explicitly: better-sqlite3 is built with SQLITE_DEFAULT_WAL_SYNCHRONOUS=1, which would silently turn a
+    // WAL connection to NORMAL at its first transaction. The pragma is per connection and writes nothing.
+    db.exec(`PRAGMA synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
     return db;
   } catch (err) {
     db?.close();

@@ -26,6 +26,8 @@ export interface SQLiteSessionOptions {
   driver?: DriverName | 'auto';
   /** How long to wait for another writer's lock (default 5000 ms, as Python). */
   busyTimeoutMs?: number;
+  /** Commit durability in WAL mode: FULL (default) survives a power cut; NORMAL is faster. */
+  synchronous?: 'FULL' | 'NORMAL';
 }
 
 export interface AdvancedSQLiteSessionOptions extends SQLiteSessionOptions {
