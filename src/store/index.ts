@@ -18,3 +18,7 @@ export type { DriverName, SqliteDatabase, SqliteStatement, SqlValue } from './sq
 export { pythonJsonDumps, pythonJsonLoads } from './pythonJson';
 export { messageTypeOf, toolNameOf } from './itemClassification';
 export type * from './types';
+export { SessionDatabase, openSessionDatabase } from './inspector/sessionDatabase';
+export { createChangeWatcher, type ChangeWatcher } from './inspector/changeWatcher';
+export { deriveBranchTree, type BranchRows } from './inspector/branchTree';
+export type * from './inspector/inspectorTypes';

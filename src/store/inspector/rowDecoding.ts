@@ -1,0 +1,52 @@
+/** Decoding of stored values for display: corrupt rows are reported, not skipped. */
+import { InvalidArgumentError } from '../errors';
+import { pythonJsonLoads } from '../pythonJson';
+
+/** The outcome of decoding one `message_data` value. */
+export type DecodedMessage = { ok: true; value: unknown } | { ok: false; raw: string; error: string };
+
+/**
+ * Decodes `message_data` as Python's `json.loads` would. Other writers may have stored a BLOB (json.loads accepts
+ * UTF-8 bytes) or a number, so those are read as text rather than rejected.
+ */
+export function decodeMessageData(value: unknown): DecodedMessage {
+  const raw =
+    typeof value === 'string' ? value : value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : String(value);
+  const decoded = pythonJsonLoads(raw);
+  return decoded.ok ? decoded : { ok: false, raw, error: decoded.error };
+}
+
+/** A timestamp or other text column as text (other writers may store numbers), or null. */
+export function textOrNull(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  return typeof value === 'string' ? value : String(value);
+}
+
+/** An integer column as a number (node:sqlite may hand back a bigint), or null. */
+export function numberOrNull(value: unknown): number | null {
+  if (value === null || value === undefined) return null;
+  return typeof value === 'number' ? value : Number(value);
+}
+
+/** The `content` of a decoded user item as `getConversationTurns` reads it: missing → `""`, non-objects → `""`. */
+export function userContentOf(item: unknown): unknown {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return '';
+  return 'content' in item ? (item as { content: unknown }).content : '';
+}
+
+/** Checks a page size: a positive integer. */
+export function checkLimit(limit: unknown): number {
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
+    throw new InvalidArgumentError(`limit must be a positive integer, got ${String(limit)}`);
+  }
+  return limit;
+}
+
+/** Checks an optional cursor: a finite number, or null/undefined for "from the start". */
+export function checkCursor(name: string, value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new InvalidArgumentError(`${name} must be a finite number, got ${String(value)}`);
+  }
+  return value;
+}

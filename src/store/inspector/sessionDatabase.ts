@@ -1,0 +1,268 @@
+/**
+ * `SessionDatabase`: the inspector's read-side view of a session file. It finds the session tables whatever they are
+ * called, lists sessions, derives branch trees, pages through items and turns, and tells cheaply whether the file
+ * changed. It never writes when opened read-only (the default).
+ */
+import { InvalidArgumentError, SessionClosedError, describeDatabaseError } from '../errors';
+import { openSessionConnection } from '../sessionConnection';
+import { readTransaction, type DriverName, type SqliteDatabase, type SqliteStatement } from '../sqliteDatabase';
+import { readBranchTree } from './branchTree';
+import { createChangeWatcher, type ChangeWatcher } from './changeWatcher';
+import type {
+  BranchNode,
+  ItemEntry,
+  ItemPage,
+  ItemPageRequest,
+  OpenSessionDatabaseOptions,
+  SessionSummary,
+  SessionTables,
+  TurnPage,
+  TurnPageRequest,
+} from './inspectorTypes';
+import { readItemsPage, readTurnItems } from './itemPages';
+import type { QueryContext } from './queryContext';
+import { readSessionSummaries } from './sessionList';
+import { discoverSessionTables, quoteIdentifier, type DiscoveredTables } from './tableDiscovery';
+import { readTurnsPage } from './turnPages';
+import { readUsedBranchIds } from './usedBranchIds';
+
+/**
+ * Opens a session database for inspection. Errors are `SessionDatabaseError`s whose `problem` says what is wrong:
+ * `not-found` (no such file), `not-sqlite`, `not-session-database` (SQLite, but no messages table; the message names
+ * what is missing), `corrupt` (truncated or damaged), `locked` (another connection held a lock beyond the busy
+ * timeout), `driver-unavailable`, `io`.
+ *
+ * Read-only (the default) issues no schema statements and no `journal_mode` pragma, so the database file's bytes
+ * never change. SQLite itself may create an empty `-wal` and a `-shm` file next to a WAL-mode database, as any reader
+ * does, to coordinate with writers.
+ */
+export function openSessionDatabase(path: string, options: OpenSessionDatabaseOptions = {}): SessionDatabase {
+  return SessionDatabase.open(path, options);
+}
+
+/** A session file opened for inspection; see `openSessionDatabase`. Methods are synchronous, as the drivers are. */
+export class SessionDatabase {
+  /** The path as passed. */
+  readonly path: string;
+  /** True when the connection cannot write (asked for, or SQLite opened the file read-only). */
+  readonly readonly: boolean;
+  readonly driver: DriverName;
+  private readonly db: SqliteDatabase;
+  private discovered: DiscoveredTables;
+  private schemaVersion: number;
+  private readonly statements = new Map<string, SqliteStatement>();
+  private readonly context: QueryContext;
+  private readonly watcher: ChangeWatcher;
+  private closed = false;
+
+  private constructor(path: string, db: SqliteDatabase, tables: DiscoveredTables, schemaVersion: number) {
+    this.path = path;
+    this.db = db;
+    this.readonly = db.readonly;
+    this.driver = db.driver;
+    this.discovered = tables;
+    this.schemaVersion = schemaVersion;
+    // A getter, because the tables are re-discovered when the schema changes.
+    const currentTables = (): DiscoveredTables => this.discovered;
+    this.context = {
+      db,
+      get tables() {
+        return currentTables();
+      },
+      stmt: (sql) => this.stmt(sql),
+    };
+    this.watcher = createChangeWatcher(db);
+  }
+
+  /** See `openSessionDatabase`. */
+  static open(path: string, options: OpenSessionDatabaseOptions = {}): SessionDatabase {
+    const readonly = options.readonly ?? true;
+    // fileMustExist: the inspector never creates files, not even when opened for writing.
+    const connect = (ro: boolean) =>
+      translateOpen(path, ro, () =>
+        openSessionConnection(path, { readonly: ro, fileMustExist: true, driver: options.driver, busyTimeoutMs: options.busyTimeoutMs }),
+      );
+    if (!readonly) {
+      // A writable connection switches the file to WAL as it opens (spec §3.1). Check read-only first that the file
+      // is a session database, so a wrong pick in the file dialog never has its header rewritten.
+      const probe = connect(true);
+      try {
+        readTransaction(probe, () => discoverSessionTables(probe, path));
+      } catch (err) {
+        throw translate(err, path, true);
+      } finally {
+        probe.close();
+      }
+    }
+    const db = connect(readonly);
+    try {
+      const { tables, schemaVersion } = readTransaction(db, () => {
+        const found = discoverSessionTables(db, path);
+        probeTables(db, found);
+        return { tables: found, schemaVersion: readSchemaVersion(db) };
+      });
+      return new SessionDatabase(path, db, tables, schemaVersion);
+    } catch (err) {
+      db.close();
+      throw translate(err, path, readonly);
+    }
+  }
+
+  /** The session tables found in the file (re-read when another connection changes the schema). */
+  get tables(): SessionTables {
+    const t = this.discovered;
+    return {
+      sessions: t.sessions,
+      messages: t.messages,
+      messageStructure: t.messageStructure,
+      turnUsage: t.turnUsage,
+      branchReservations: t.branchReservations,
+      sessionClearGenerations: t.sessionClearGenerations,
+      warnings: [...t.warnings],
+    };
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  /**
+   * Every session in the file with its times, counts and usage totals; see `SessionSummary`. Sessions known only
+   * from messages, structure or usage rows are included (with null times): counting them costs nothing extra, since
+   * the counts already scan those tables' session indexes. Most recently updated first.
+   */
+  listSessions(): SessionSummary[] {
+    return this.read(() => readSessionSummaries(this.context));
+  }
+
+  /**
+   * The session's branches (those with rows) in creation order, each with its parent and fork turn derived from
+   * shared message rows (the file does not record them); see `deriveBranchTree` for the heuristic. A plain session
+   * (no structure rows) is one branch, `main`. Unknown session → `[]`.
+   */
+  getBranchTree(sessionId: string): BranchNode[] {
+    return this.read(() => readBranchTree(this.context, sessionId));
+  }
+
+  /**
+   * Up to `limit` items of a branch after `afterSequence`, in sequence order, read by an index range scan (never the
+   * whole branch). Each entry carries its structure metadata and either the decoded `item` or, when the stored JSON
+   * does not decode or the message row is gone, `corrupt: true` with the raw text and the error. For a plain session
+   * the branch is `main` and the cursor is the message id. Unknown session or branch → an empty page.
+   */
+  getItemsPage(sessionId: string, branchId: string, request: ItemPageRequest): ItemPage {
+    return this.read(() => readItemsPage(this.context, sessionId, branchId, request));
+  }
+
+  /** The items of one turn (`user_turn_number`; 0 = items before the first user message), as `getItemsPage` shapes them. */
+  getTurnItems(sessionId: string, branchId: string, turn: number): ItemEntry[] {
+    if (typeof turn !== 'number' || !Number.isInteger(turn)) {
+      throw new InvalidArgumentError(`turn must be an integer, got ${String(turn)}`);
+    }
+    return this.read(() => readTurnItems(this.context, sessionId, branchId, turn));
+  }
+
+  /**
+   * Up to `limit` user turns of a branch after `afterTurn`, each with the user message's preview (as
+   * `getConversationTurns` cuts it) and the turn's `total_tokens` from `turn_usage` (null without a row).
+   */
+  getTurnsPage(sessionId: string, branchId: string, request: TurnPageRequest): TurnPage {
+    return this.read(() => readTurnsPage(this.context, sessionId, branchId, request));
+  }
+
+  /**
+   * Every branch id the session can no longer give to a new branch: reserved ids (deleted branches' included), ids
+   * with rows, and `main`. Sorted. For validating a new branch name before trying to create it.
+   */
+  usedBranchIds(sessionId: string): string[] {
+    return this.read(() => readUsedBranchIds(this.context, sessionId));
+  }
+
+  /**
+   * Whether the file changed since the previous call (or since opening); see `ChangeWatcher.hasChanged`. Costs
+   * microseconds and holds no transaction. Call it before re-reading.
+   */
+  hasChanged(): boolean {
+    this.assertOpen();
+    return this.watcher.hasChanged();
+  }
+
+  /** An independent watcher on this connection, for a consumer that keeps its own "last looked" mark. */
+  createChangeWatcher(): ChangeWatcher {
+    this.assertOpen();
+    const watcher = createChangeWatcher(this.db);
+    return {
+      hasChanged: () => {
+        this.assertOpen();
+        return watcher.hasChanged();
+      },
+    };
+  }
+
+  /** Closes the connection; idempotent. Every other method then throws `SessionClosedError`. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.statements.clear();
+    this.db.close();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new SessionClosedError();
+  }
+
+  private stmt(sql: string): SqliteStatement {
+    let s = this.statements.get(sql);
+    if (!s) this.statements.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
+
+  /**
+   * Runs a read in one snapshot (so the several queries of a call agree while another process writes), first
+   * re-discovering the tables if the schema changed since the last look (e.g. a plain file that an
+   * `AdvancedSQLiteSession` has since upgraded). Driver errors become `SessionDatabaseError`s.
+   */
+  private read<T>(fn: () => T): T {
+    this.assertOpen();
+    try {
+      return readTransaction(this.db, () => {
+        const version = Number(this.stmt('PRAGMA schema_version').get<{ schema_version: number }>()?.schema_version ?? 0);
+        if (version !== this.schemaVersion) {
+          this.discovered = discoverSessionTables(this.db, this.path);
+          this.schemaVersion = version;
+        }
+        return fn();
+      });
+    } catch (err) {
+      throw translate(err, this.path, this.readonly);
+    }
+  }
+}
+
+/** `PRAGMA schema_version`: bumped by every schema change, from any connection. */
+function readSchemaVersion(db: SqliteDatabase): number {
+  return Number(db.prepare('PRAGMA schema_version').get<{ schema_version: number }>()?.schema_version ?? 0);
+}
+
+/**
+ * Reads the first row of every table the inspector will query, so a file whose tables' root pages are damaged or
+ * cut off fails at open with `corrupt` rather than at the first click. Damage deeper in a table surfaces, as the
+ * same error, from the call that reads it; a full `PRAGMA quick_check` would read the whole file.
+ */
+function probeTables(db: SqliteDatabase, t: DiscoveredTables): void {
+  const tables = [t.messages, t.sessions, t.messageStructure ? 'message_structure' : null, t.turnUsage ? 'turn_usage' : null];
+  for (const table of tables) if (table !== null) db.prepare(`SELECT * FROM ${quoteIdentifier(table)} LIMIT 1`).get();
+}
+
+function translateOpen<T>(path: string, readonly: boolean, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw translate(err, path, readonly);
+  }
+}
+
+/** Driver errors → `SessionDatabaseError`, with advice that fits how the connection was opened. */
+function translate(err: unknown, path: string, readonly: boolean): unknown {
+  return describeDatabaseError(err, path, { readonly });
+}
