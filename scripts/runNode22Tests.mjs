@@ -31,9 +31,11 @@ if (!existsSync(node22) || !version(node22)?.startsWith('v22.')) {
 console.log(`Running the store suites on ${version(node22)} with the node:sqlite driver`);
 const mocha = join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
 const specs = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['test/unit/store/**/*.test.ts', 'test/unit/inspector/**/*.test.ts'];
-const r = spawnSync(node22, ['--no-warnings=ExperimentalWarning', mocha, ...specs], {
+// --no-config: run only the store suites named here, not every spec .mocharc.json lists.
+const options = ['--no-config', '--extension', 'ts', '--node-option', 'import=tsx', '--timeout', '30000', '--reporter', 'test/support/countingReporter.js'];
+const r = spawnSync(node22, [mocha, ...options, ...specs], {
   stdio: 'inherit',
   cwd: root,
-  env: { ...process.env, AGENT_SESSION_SQLITE_DRIVER: 'node:sqlite' },
+  env: { ...process.env, AGENT_SESSION_SQLITE_DRIVER: 'node:sqlite', ASI_TEST_PHASE: 'store on Node 22 (node:sqlite)', NODE_NO_WARNINGS: '1' },
 });
 process.exit(r.status ?? 1);

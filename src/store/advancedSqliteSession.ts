@@ -1,6 +1,6 @@
 import type { AgentInputItem, Session } from '@openai/agents';
 import { contentMatcher, contentPreview } from './conversationText';
-import { BranchError, InvalidArgumentError, SessionClosedError } from './errors';
+import { BranchError, InvalidArgumentError, SessionClosedError, describeDatabaseError } from './errors';
 import { classifyItem } from './itemClassification';
 import { pythonJsonDumps, pythonJsonLoads } from './pythonJson';
 import {
@@ -112,7 +112,9 @@ export class AdvancedSQLiteSession implements Session {
       this.clearGeneration = this.readGeneration();
     } catch (err) {
       this.db.close();
-      throw err;
+      // A lock held past the busy timeout, or damage found while claiming, gets a message with a remedy;
+      // ownership errors and other SQLite errors pass through as they are.
+      throw describeDatabaseError(err, this.dbPath);
     }
   }
 

@@ -81,7 +81,7 @@ export function sqliteCodeOf(err: unknown): string | undefined {
  * Turns a driver error met while opening or reading `path` into a `SessionDatabaseError` with a remedy, or returns
  * the error unchanged when it is not one of the cases a user can act on.
  */
-export function describeDatabaseError(err: unknown, path: string): unknown {
+export function describeDatabaseError(err: unknown, path: string, options: { readonly?: boolean } = {}): unknown {
   if (err instanceof SessionDatabaseError) return err;
   const code = sqliteCodeOf(err);
   const detail = err instanceof Error ? err.message : String(err);
@@ -98,17 +98,29 @@ export function describeDatabaseError(err: unknown, path: string): unknown {
     case 'SQLITE_LOCKED':
       return new SessionDatabaseError(
         'locked',
-        `${path} is locked by another connection beyond the busy timeout (${detail}). Try again when the writer has finished, or open the database read-only.`,
+        `${path} is locked by another connection beyond the busy timeout (${detail}). Try again when the writer has finished` +
+          (options.readonly ? '.' : ', or open the database read-only.'),
         { cause: err },
       );
     case 'SQLITE_READONLY':
+    case 'SQLITE_CANTOPEN':
+      if (options.readonly && (code === 'SQLITE_READONLY' || /wal|shm|shared memory/i.test(detail) || /unable to open/i.test(detail))) {
+        // A reader of a WAL database needs its -shm file, and creates it when missing; in a folder it cannot write
+        // that is impossible, even read-only.
+        return new SessionDatabaseError(
+          'read-only',
+          `${path} cannot be read here (${detail}): SQLite needs to create ${path}-shm next to a WAL database to read it, and its folder cannot be written. Copy the file to a writable folder, or make the folder writable.`,
+          { cause: err },
+        );
+      }
+      if (code === 'SQLITE_CANTOPEN') {
+        return new SessionDatabaseError('io', `${path} cannot be opened (${detail}). Check that the file and its folder exist and are accessible.`, { cause: err });
+      }
       return new SessionDatabaseError(
         'read-only',
         `${path} cannot be written (${detail}). Open it read-only to inspect it, or make the file and its folder writable.`,
         { cause: err },
       );
-    case 'SQLITE_CANTOPEN':
-      return new SessionDatabaseError('io', `${path} cannot be opened (${detail}). Check that the file and its folder exist and are accessible.`, { cause: err });
     case 'SQLITE_IOERR':
       return new SessionDatabaseError('io', `Reading ${path} failed (${detail}).`, { cause: err });
     default:

@@ -3,7 +3,8 @@
  * inspector: WAL (persisted in the file), foreign keys off (better-sqlite3 builds enable them by default), a busy
  * timeout, and a read-only mode that issues nothing that writes.
  */
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { openDatabase } from './drivers/openDatabase';
 import { SessionDatabaseError, describeDatabaseError } from './errors';
 import type { DriverName, SqliteDatabase } from './sqliteDatabase';
@@ -28,6 +29,9 @@ export function openSessionConnection(dbPath: string, options: ConnectionOptions
   if ((readonly || options.fileMustExist) && !memory && !existsSync(dbPath)) {
     throw new SessionDatabaseError('not-found', `${dbPath} does not exist.`);
   }
+  if (!memory && !existsSync(dirname(dbPath))) {
+    throw new SessionDatabaseError('not-found', `${dbPath} cannot be opened: the folder ${dirname(dbPath)} does not exist.`);
+  }
   if (readonly && memory) {
     throw new SessionDatabaseError('io', 'A read-only session needs a database file; :memory: starts empty.');
   }
@@ -39,6 +43,14 @@ export function openSessionConnection(dbPath: string, options: ConnectionOptions
       driver: options.driver,
       busyTimeoutMs: options.busyTimeoutMs,
     });
+    // SQLite silently falls back to read-only for a file it cannot write, and better-sqlite3 then still reports the
+    // mode we asked for; ask the file system too, so the problem shows at open and not at the first write.
+    if (!readonly && !db.readonly && !memory && existsSync(dbPath) && !canWrite(dbPath)) {
+      throw new SessionDatabaseError(
+        'read-only',
+        `${dbPath} is read-only, so it cannot be opened for writing. Open it with readonly: true to inspect it.`,
+      );
+    }
     if (!readonly && db.readonly) {
       throw new SessionDatabaseError(
         'read-only',
@@ -58,6 +70,15 @@ export function openSessionConnection(dbPath: string, options: ConnectionOptions
     return db;
   } catch (err) {
     db?.close();
-    throw describeDatabaseError(err, dbPath);
+    throw describeDatabaseError(err, dbPath, { readonly });
+  }
+}
+
+function canWrite(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
   }
 }

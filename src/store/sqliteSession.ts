@@ -1,5 +1,5 @@
 import type { AgentInputItem, Session } from '@openai/agents';
-import { SessionClosedError } from './errors';
+import { SessionClosedError, describeDatabaseError } from './errors';
 import { pythonJsonDumps, pythonJsonLoads } from './pythonJson';
 import { DEFAULT_TABLE_NAMES, baseSchemaDdl, type TableNames } from './schema';
 import { openSessionConnection } from './sessionConnection';
@@ -33,7 +33,7 @@ export class SQLiteSession implements Session {
         });
       } catch (err) {
         this.db.close();
-        throw err;
+        throw describeDatabaseError(err, options.dbPath ?? ':memory:');
       }
     }
   }
