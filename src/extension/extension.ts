@@ -1,5 +1,41 @@
 import * as vscode from 'vscode';
+import { ViewId } from './commandIds';
+import { registerCommands } from './commands';
+import { DatabaseRegistry } from './databaseRegistry';
+import { WorkspaceDiscovery } from './discovery';
+import { onDidFailCommand, type CommandFailure } from './registerCommand';
+import { SessionTreeProvider } from './sessionTree';
+import { SessionStatusBar } from './statusBar';
+import type { TreeNode } from './treeNodes';
 
-export function activate(_context: vscode.ExtensionContext): void {}
+/** What `activate` returns: used by the integration tests to read the tree and follow failures. */
+export interface AgentSessionsApi {
+  registry: DatabaseRegistry;
+  tree: SessionTreeProvider;
+  treeView: vscode.TreeView<TreeNode>;
+  statusBar: SessionStatusBar;
+  discovery: WorkspaceDiscovery;
+  /** Every command failure since activation, oldest first. */
+  failures: CommandFailure[];
+  /** Resolves when remembered databases are reopened and the workspace scanned. */
+  ready: Promise<void>;
+}
+
+export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
+  const registry = new DatabaseRegistry(context.workspaceState);
+  const tree = new SessionTreeProvider(registry);
+  const treeView = vscode.window.createTreeView(ViewId.sessions, { treeDataProvider: tree, showCollapseAll: true });
+  const statusBar = new SessionStatusBar(registry, treeView);
+  const discovery = new WorkspaceDiscovery(registry);
+  const failures: CommandFailure[] = [];
+  context.subscriptions.push(registry, tree, treeView, statusBar, discovery, onDidFailCommand((f) => failures.push(f)));
+  registerCommands(context, { registry, tree, treeView });
+  // Reopening and scanning run after activation returns, so start-up is never held up by file I/O.
+  const ready = (async () => {
+    await registry.restore();
+    await discovery.scan();
+  })().catch((err: unknown) => console.error('Agent Sessions: start-up failed', err));
+  return { registry, tree, treeView, statusBar, discovery, failures, ready };
+}
 
 export function deactivate(): void {}

@@ -16,6 +16,10 @@ export function run(): Promise<void> {
   mocha.suite.emit('pre-require', globalThis, 'integration', mocha);
   /* eslint-disable @typescript-eslint/no-require-imports */
   require('./storeCanary.test');
+  require('./sessionTree.test');
+  require('./branchActions.test');
+  require('./readOnlyAndBadInput.test');
+  require('./liveRefresh.test');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return new Promise((resolve, reject) => {
     mocha.run((failures) => (failures > 0 ? reject(new Error(`${failures} integration test(s) failed`)) : resolve()));

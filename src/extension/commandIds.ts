@@ -1,0 +1,22 @@
+/** Every command the extension contributes (package.json lists the same ids; test/unit/manifest.test.ts checks). */
+export const CommandId = {
+  openDatabase: 'agentSessions.openDatabase',
+  closeDatabase: 'agentSessions.closeDatabase',
+  refresh: 'agentSessions.refresh',
+  branchFromTurn: 'agentSessions.branchFromTurn',
+  branchFromContent: 'agentSessions.branchFromContent',
+  switchBranch: 'agentSessions.switchBranch',
+  deleteBranch: 'agentSessions.deleteBranch',
+  copyItemJson: 'agentSessions.copyItemJson',
+  openConversationView: 'agentSessions.openConversationView',
+  revealInConversationView: 'agentSessions.revealInConversationView',
+  toggleReadOnly: 'agentSessions.toggleReadOnly',
+} as const;
+
+export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];
+
+/** The view and container ids. */
+export const ViewId = { container: 'agentSessions', sessions: 'agentSessions.sessions' } as const;
+
+/** Setting keys under the `agentSessions` section. */
+export const Setting = { section: 'agentSessions', discoveryGlobs: 'discoveryGlobs', openReadOnly: 'openReadOnly' } as const;

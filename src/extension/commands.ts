@@ -1,0 +1,214 @@
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import { branchNameProblem } from '../shared/branchNames';
+import { CommandId } from './commandIds';
+import type { DatabaseRegistry } from './databaseRegistry';
+import { registerCommand } from './registerCommand';
+import { openConversationDocument } from './conversationDocument';
+import type { SessionTreeProvider } from './sessionTree';
+import { asNode, type BranchNodeRef, type TreeNode } from './treeNodes';
+import { UserFacingError } from './userError';
+
+export interface CommandDeps {
+  registry: DatabaseRegistry;
+  tree: SessionTreeProvider;
+  treeView: vscode.TreeView<TreeNode>;
+}
+
+function badArgument(command: string, expected: string): never {
+  throw new UserFacingError(`${command} needs ${expected}; run it from the Agent Sessions view.`);
+}
+
+async function usedBranchIds(registry: DatabaseRegistry, path: string, sessionId: string): Promise<Set<string>> {
+  const db = registry.require(path).db;
+  if (!db) return new Set();
+  return new Set(await db.usedBranchIds(sessionId));
+}
+
+/** Asks for a new branch name, validated against every name the session ever used; undefined when cancelled. */
+async function askBranchName(registry: DatabaseRegistry, path: string, sessionId: string, suggestion: string): Promise<string | undefined> {
+  const used = await usedBranchIds(registry, path, sessionId);
+  return vscode.window.showInputBox({
+    title: 'New branch name',
+    prompt: `Session ${sessionId}`,
+    value: suggestion,
+    validateInput: (value) => branchNameProblem(value, used),
+  });
+}
+
+function checkName(name: string, used: Set<string>): string {
+  const problem = branchNameProblem(name, used);
+  if (problem) throw new UserFacingError(problem);
+  return name;
+}
+
+/** Picks a database, then a session, with quick picks (for palette invocations without a tree node). */
+async function pickSession(registry: DatabaseRegistry): Promise<{ dbPath: string; sessionId: string } | undefined> {
+  const entries = registry.list().filter((e) => e.db);
+  if (entries.length === 0) throw new UserFacingError('No session database is open. Run "Open Session Database…" first.');
+  const entry =
+    entries.length === 1
+      ? entries[0]
+      : (await vscode.window.showQuickPick(entries.map((e) => ({ label: basename(e.path), description: e.path, entry: e })), { title: 'Database' }))?.entry;
+  if (!entry?.db) return undefined;
+  const sessions = await entry.db.listSessions();
+  if (sessions.length === 0) throw new UserFacingError(`${basename(entry.path)} has no sessions.`);
+  const pick =
+    sessions.length === 1
+      ? sessions[0]
+      : (await vscode.window.showQuickPick(sessions.map((s) => ({ label: s.sessionId, description: `${s.messageCount} items`, s })), { title: 'Session' }))?.s;
+  return pick ? { dbPath: entry.path, sessionId: pick.sessionId } : undefined;
+}
+
+export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
+  const { registry, tree, treeView } = deps;
+
+  const revealBranch = async (dbPath: string, sessionId: string, branchId: string): Promise<void> => {
+    const node: BranchNodeRef = { kind: 'branch', dbPath, sessionId, branchId };
+    await tree.getChildren({ kind: 'session', dbPath, sessionId });
+    try {
+      await treeView.reveal(node, { select: true, focus: false, expand: false });
+    } catch {
+      /* the view may be hidden; the branch is there all the same */
+    }
+  };
+
+  registerCommand(context, CommandId.openDatabase, async (arg?: unknown, options?: unknown) => {
+    let path: string | undefined;
+    if (arg instanceof vscode.Uri) path = arg.fsPath;
+    else if (typeof arg === 'string' && arg) path = arg;
+    else if (arg !== undefined && arg !== null) badArgument('Open Session Database', 'a file');
+    if (!path) {
+      const picked = await vscode.window.showOpenDialog({
+        title: 'Open Session Database',
+        canSelectMany: false,
+        filters: { 'Session databases': ['db', 'sqlite', 'sqlite3'], 'All files': ['*'] },
+      });
+      path = picked?.[0]?.fsPath;
+      if (!path) return undefined;
+    }
+    const readonly = typeof options === 'object' && options !== null && 'readonly' in options ? Boolean((options as { readonly: unknown }).readonly) : undefined;
+    const entry = await registry.open(path, { readonlyChoice: readonly });
+    try {
+      await treeView.reveal({ kind: 'database', dbPath: entry.path }, { select: true, expand: true });
+    } catch {
+      /* the view is not visible */
+    }
+    return entry.path;
+  });
+
+  registerCommand(context, CommandId.closeDatabase, async (arg?: unknown) => {
+    const node = asNode(arg, 'database') ?? badArgument('Close Database', 'a database');
+    await registry.close(node.dbPath);
+  });
+
+  registerCommand(context, CommandId.refresh, async () => {
+    await registry.refreshAll();
+    tree.refresh();
+  });
+
+  registerCommand(context, CommandId.toggleReadOnly, async (arg?: unknown) => {
+    const node = asNode(arg, 'database') ?? badArgument('Toggle Read-Only', 'a database');
+    const entry = await registry.toggleReadOnly(node.dbPath);
+    return entry.readonly;
+  });
+
+  registerCommand(context, CommandId.branchFromTurn, async (arg?: unknown, nameArg?: unknown) => {
+    const node = asNode(arg, 'turn') ?? badArgument('Branch from Turn', 'a turn');
+    if (node.branchTurnNumber === null) throw new UserFacingError(`Turn ${node.turn} has no branch turn number, so it cannot be branched from.`);
+    const used = await usedBranchIds(registry, node.dbPath, node.sessionId);
+    const name =
+      typeof nameArg === 'string' ? checkName(nameArg, used) : await askBranchName(registry, node.dbPath, node.sessionId, `${node.branchId}-turn-${node.branchTurnNumber}`);
+    if (name === undefined) return undefined;
+    const turn = node.branchTurnNumber;
+    const id = await registry.withWritableSession(node.dbPath, node.sessionId, node.branchId, (s) => s.createBranchFromTurn(turn, name));
+    registry.setCurrentBranch(node.dbPath, node.sessionId, id);
+    await revealBranch(node.dbPath, node.sessionId, id);
+    return id;
+  });
+
+  registerCommand(context, CommandId.branchFromContent, async (arg?: unknown, termArg?: unknown, nameArg?: unknown) => {
+    const node = asNode(arg, 'session', 'branch') ?? (arg === undefined ? undefined : badArgument('Branch from Content', 'a session or branch'));
+    const target = node ?? (await pickSession(registry));
+    if (!target) return undefined;
+    const branchId = node?.kind === 'branch' ? node.branchId : registry.currentBranch(target.dbPath, target.sessionId);
+    const term =
+      typeof termArg === 'string'
+        ? termArg
+        : await vscode.window.showInputBox({ title: 'Branch from Content', prompt: `Find the first user message on '${branchId}' containing…` });
+    if (term === undefined) return undefined;
+    const used = await usedBranchIds(registry, target.dbPath, target.sessionId);
+    const name = typeof nameArg === 'string' ? checkName(nameArg, used) : await askBranchName(registry, target.dbPath, target.sessionId, '');
+    if (name === undefined) return undefined;
+    const id = await registry.withWritableSession(target.dbPath, target.sessionId, branchId, (s) => s.createBranchFromContent(term, name));
+    registry.setCurrentBranch(target.dbPath, target.sessionId, id);
+    await revealBranch(target.dbPath, target.sessionId, id);
+    return id;
+  });
+
+  registerCommand(context, CommandId.switchBranch, async (arg?: unknown, branchArg?: unknown) => {
+    const node = asNode(arg, 'session', 'branch') ?? (arg === undefined ? undefined : badArgument('Switch Branch', 'a session or branch'));
+    const target = node ?? (await pickSession(registry));
+    if (!target) return undefined;
+    let branchId = node?.kind === 'branch' ? node.branchId : typeof branchArg === 'string' ? branchArg : undefined;
+    const db = registry.require(target.dbPath).db;
+    const branches = db ? await db.getBranchTree(target.sessionId) : [];
+    if (branchId === undefined) {
+      const current = registry.currentBranch(target.dbPath, target.sessionId);
+      const pick = await vscode.window.showQuickPick(
+        branches.map((b) => ({
+          label: b.branchId,
+          description: [b.branchId === current ? 'current' : '', `${b.userTurns} turns`, b.parentBranchId ? `from ${b.parentBranchId} @ turn ${b.forkTurn}` : ''].filter(Boolean).join(' · '),
+        })),
+        { title: `Switch branch of ${target.sessionId}` },
+      );
+      branchId = pick?.label;
+      if (branchId === undefined) return undefined;
+    }
+    if (!branches.some((b) => b.branchId === branchId)) throw new UserFacingError(`Branch '${branchId}' does not exist in session ${target.sessionId}.`);
+    registry.setCurrentBranch(target.dbPath, target.sessionId, branchId);
+    return branchId;
+  });
+
+  registerCommand(context, CommandId.deleteBranch, async (arg?: unknown, confirmArg?: unknown) => {
+    const node = asNode(arg, 'branch') ?? badArgument('Delete Branch', 'a branch');
+    if (node.branchId === 'main') throw new UserFacingError("The 'main' branch cannot be deleted.");
+    if (confirmArg !== true) {
+      const answer = await vscode.window.showWarningMessage(
+        `Delete branch '${node.branchId}' of session ${node.sessionId}?`,
+        { modal: true, detail: 'Its items and usage rows are removed (items shared with other branches stay). Its name stays reserved. This cannot be undone.' },
+        'Delete',
+      );
+      if (answer !== 'Delete') return false;
+    }
+    // A fresh session instance is on 'main', so the branch is never its current one and no pointer move is needed.
+    await registry.withWritableSession(node.dbPath, node.sessionId, 'main', (s) => s.deleteBranch(node.branchId));
+    if (registry.currentBranch(node.dbPath, node.sessionId) === node.branchId) registry.setCurrentBranch(node.dbPath, node.sessionId, 'main');
+    return true;
+  });
+
+  registerCommand(context, CommandId.copyItemJson, async (arg?: unknown) => {
+    const node = asNode(arg, 'item') ?? badArgument('Copy Item JSON', 'an item');
+    const db = registry.require(node.dbPath).db ?? badArgument('Copy Item JSON', 'an open database');
+    const page = await db.getItemsPage(node.sessionId, node.branchId, { afterSequence: node.sequenceNumber - 1, limit: 1 });
+    const entry = page.items[0];
+    if (!entry || entry.sequenceNumber !== node.sequenceNumber) throw new UserFacingError('The item is no longer in the database; refresh the view.');
+    const text = entry.corrupt ? (entry.raw ?? '') : JSON.stringify(entry.item, null, 2);
+    await vscode.env.clipboard.writeText(text);
+    return text;
+  });
+
+  const openView = async (arg?: unknown): Promise<unknown> => {
+    const node = asNode(arg, 'session', 'branch', 'turn', 'item') ?? (arg === undefined ? undefined : badArgument('Open Conversation View', 'a session, branch, turn or item'));
+    const target = node ?? (await pickSession(registry));
+    if (!target) return undefined;
+    const branchId = node && 'branchId' in node ? node.branchId : registry.currentBranch(target.dbPath, target.sessionId);
+    const turn = node && 'turn' in node ? node.turn : undefined;
+    return openConversationDocument(registry, target.dbPath, target.sessionId, branchId, turn);
+  };
+  registerCommand(context, CommandId.openConversationView, openView);
+  registerCommand(context, CommandId.revealInConversationView, (arg?: unknown) => {
+    if (!asNode(arg, 'turn', 'item')) badArgument('Reveal in Conversation View', 'a turn or item');
+    return openView(arg);
+  });
+}

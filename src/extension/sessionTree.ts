@@ -1,0 +1,122 @@
+import * as vscode from 'vscode';
+import type { DatabaseRegistry } from './databaseRegistry';
+import { branchItem, databaseItem, entryItem, moreTurnsItem, sessionItem, turnItem } from './treeItems';
+import { nodeId, type TreeNode } from './treeNodes';
+
+/** Turns per page under a branch, so a branch of 10,000 turns expands without reading them all. */
+export const TURN_PAGE = 200;
+
+/**
+ * A thin TreeDataProvider over the registry: every level reads one page from the database when it is expanded,
+ * nothing more. It refreshes when the registry reports a change.
+ */
+export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<TreeNode | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  private readonly subscription: vscode.Disposable;
+  /** Tree items built by the last getChildren, by node id: nodes are plain data, rebuilt on every read. */
+  private readonly items = new Map<string, vscode.TreeItem>();
+
+  constructor(private readonly registry: DatabaseRegistry) {
+    this.subscription = registry.onDidChange(() => this.emitter.fire(undefined));
+  }
+
+  async getTreeItem(node: TreeNode): Promise<vscode.TreeItem> {
+    const id = nodeId(node);
+    if (!this.items.has(id)) await this.getChildren(this.getParent(node));
+    return this.items.get(id) ?? new vscode.TreeItem('(gone)');
+  }
+
+  /** The parent, derived from the node's own fields (needed by `TreeView.reveal`). */
+  getParent(node: TreeNode): TreeNode | undefined {
+    switch (node.kind) {
+      case 'database':
+        return undefined;
+      case 'session':
+        return { kind: 'database', dbPath: node.dbPath };
+      case 'branch':
+        return { kind: 'session', dbPath: node.dbPath, sessionId: node.sessionId };
+      case 'turn':
+      case 'moreTurns':
+        return { kind: 'branch', dbPath: node.dbPath, sessionId: node.sessionId, branchId: node.branchId };
+      case 'item':
+        return { kind: 'turn', dbPath: node.dbPath, sessionId: node.sessionId, branchId: node.branchId, turn: node.turn, branchTurnNumber: null };
+    }
+  }
+
+  async getChildren(node?: TreeNode): Promise<TreeNode[]> {
+    let pairs: [TreeNode, vscode.TreeItem][];
+    try {
+      pairs = await this.children(node);
+    } catch (err) {
+      // A read failed (file damaged or locked beyond the timeout): show it on the database, never as an empty tree.
+      if (node) this.registry.reportProblem(node.dbPath, err);
+      return [];
+    }
+    for (const [n, item] of pairs) this.items.set(nodeId(n), item);
+    return pairs.map(([n]) => n);
+  }
+
+  /** The children with their tree items (used by getChildren and by tests). */
+  async children(node?: TreeNode): Promise<[TreeNode, vscode.TreeItem][]> {
+    if (!node) {
+      return this.registry.list().map((e) => {
+        const n: TreeNode = { kind: 'database', dbPath: e.path };
+        return [n, databaseItem(n, e)];
+      });
+    }
+    if (node.kind === 'item') return [];
+    const entry = this.registry.get(node.dbPath);
+    const db = entry?.db;
+    if (!entry || !db) return [];
+    const canWrite = !entry.readonly;
+    const structured = db.tables.messageStructure;
+    switch (node.kind) {
+      case 'database': {
+        const sessions = await db.listSessions();
+        return sessions.map((s) => {
+          const n: TreeNode = { kind: 'session', dbPath: node.dbPath, sessionId: s.sessionId };
+          return [n, sessionItem(n, s, canWrite)];
+        });
+      }
+      case 'session': {
+        const current = this.registry.currentBranch(node.dbPath, node.sessionId);
+        const branches = await db.getBranchTree(node.sessionId);
+        return branches.map((b) => {
+          const n: TreeNode = { kind: 'branch', dbPath: node.dbPath, sessionId: node.sessionId, branchId: b.branchId };
+          return [n, branchItem(n, b, b.branchId === current, canWrite, structured)];
+        });
+      }
+      case 'branch':
+      case 'moreTurns': {
+        const after = node.kind === 'moreTurns' ? node.afterTurn : null;
+        const page = await db.getTurnsPage(node.sessionId, node.branchId, { afterTurn: after, limit: TURN_PAGE });
+        const out: [TreeNode, vscode.TreeItem][] = page.turns.map((t) => {
+          const n: TreeNode = { kind: 'turn', dbPath: node.dbPath, sessionId: node.sessionId, branchId: node.branchId, turn: t.turn, branchTurnNumber: t.branchTurnNumber };
+          return [n, turnItem(n, t, canWrite, structured)];
+        });
+        if (page.nextAfterTurn !== null) {
+          const n: TreeNode = { kind: 'moreTurns', dbPath: node.dbPath, sessionId: node.sessionId, branchId: node.branchId, afterTurn: page.nextAfterTurn };
+          out.push([n, moreTurnsItem(n)]);
+        }
+        return out;
+      }
+      case 'turn': {
+        const entries = await db.getTurnItems(node.sessionId, node.branchId, node.turn);
+        return entries.map((e) => {
+          const n: TreeNode = { kind: 'item', dbPath: node.dbPath, sessionId: node.sessionId, branchId: node.branchId, turn: node.turn, sequenceNumber: e.sequenceNumber };
+          return [n, entryItem(n, e)];
+        });
+      }
+    }
+  }
+
+  refresh(): void {
+    this.emitter.fire(undefined);
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.emitter.dispose();
+  }
+}

@@ -1,0 +1,57 @@
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import { CommandId } from './commandIds';
+import type { DatabaseRegistry } from './databaseRegistry';
+import type { TreeNode } from './treeNodes';
+
+/** Shows the active database, session and branch (from the tree selection); clicking switches the branch. */
+export class SessionStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('agentSessions.active', vscode.StatusBarAlignment.Left, 50);
+  private active: { dbPath: string; sessionId?: string } | undefined;
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly registry: DatabaseRegistry,
+    treeView: vscode.TreeView<TreeNode>,
+  ) {
+    this.item.name = 'Agent Sessions';
+    this.subscriptions.push(
+      treeView.onDidChangeSelection((e) => {
+        const node = e.selection[0];
+        if (node) this.active = { dbPath: node.dbPath, sessionId: node.kind === 'database' ? undefined : node.sessionId };
+        this.update();
+      }),
+      registry.onDidChange(() => this.update()),
+    );
+    this.update();
+  }
+
+  /** The text shown (for tests). */
+  get text(): string {
+    return this.item.text;
+  }
+
+  private update(): void {
+    if (this.active && !this.registry.get(this.active.dbPath)) this.active = undefined;
+    const first = this.registry.list()[0];
+    const active = this.active ?? (first ? { dbPath: first.path } : undefined);
+    if (!active) {
+      this.item.hide();
+      return;
+    }
+    const entry = this.registry.get(active.dbPath);
+    const parts = [basename(active.dbPath)];
+    if (active.sessionId) parts.push(active.sessionId, this.registry.currentBranch(active.dbPath, active.sessionId));
+    this.item.text = `$(${entry?.problem ? 'error' : entry?.readonly ? 'lock' : 'database'}) ${parts.join(' › ')}`;
+    this.item.tooltip = `${active.dbPath}${entry?.readonly ? ' (read-only)' : ''}${active.sessionId ? `\nSession ${active.sessionId}, branch ${parts[2]}\nClick to switch branch` : ''}`;
+    this.item.command = active.sessionId
+      ? { title: 'Switch Branch', command: CommandId.switchBranch, arguments: [{ kind: 'session', dbPath: active.dbPath, sessionId: active.sessionId }] }
+      : undefined;
+    this.item.show();
+  }
+
+  dispose(): void {
+    for (const d of this.subscriptions) d.dispose();
+    this.item.dispose();
+  }
+}

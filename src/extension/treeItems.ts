@@ -1,0 +1,116 @@
+/**
+ * TreeItem classes for each node kind. `contextValue` is the kind plus capability flags (`turn;canBranch`), which the
+ * menus match with regular expressions, so adding a capability never breaks an existing `when` clause.
+ */
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import { displayType, itemPreview, oneLine } from '../shared/itemText';
+import type { BranchNode, ItemEntry, SessionSummary, TurnEntry } from '../store';
+import type { DatabaseEntry } from './databaseRegistry';
+import { nodeId, type TreeNode } from './treeNodes';
+
+const C = vscode.TreeItemCollapsibleState;
+
+function contextValue(kind: string, flags: Record<string, boolean>): string {
+  return [kind, ...Object.entries(flags).filter(([, on]) => on).map(([f]) => f)].join(';');
+}
+
+function tokens(n: number | null | undefined): string {
+  return n === null || n === undefined ? '' : `${n.toLocaleString('en-US')} tokens`;
+}
+
+export function databaseItem(node: TreeNode, entry: DatabaseEntry): vscode.TreeItem {
+  const item = new vscode.TreeItem(basename(entry.path), entry.problem ? C.None : C.Collapsed);
+  item.id = nodeId(node);
+  item.resourceUri = vscode.Uri.file(entry.path);
+  item.iconPath = new vscode.ThemeIcon(entry.problem ? 'error' : entry.readonly ? 'lock' : 'database');
+  const mode = entry.readonly ? `read-only${entry.readonlyReason === 'file' ? ' (file)' : ''}` : '';
+  item.description = entry.problem ? `⚠ ${oneLine(entry.problem, 60)}` : mode;
+  item.tooltip = new vscode.MarkdownString();
+  item.tooltip.appendText(entry.path);
+  if (entry.problem) item.tooltip.appendText(`\n\n${entry.problem}`);
+  else if (entry.readonly) item.tooltip.appendText(`\n\nOpen read-only (${entry.readonlyReason}): nothing is written to this file.`);
+  item.contextValue = contextValue('database', { canWrite: !entry.readonly && !entry.problem, hasProblem: !!entry.problem, readOnly: entry.readonly });
+  return item;
+}
+
+export function sessionItem(node: TreeNode, s: SessionSummary, canWrite: boolean): vscode.TreeItem {
+  const item = new vscode.TreeItem(s.sessionId, C.Collapsed);
+  item.id = nodeId(node);
+  item.iconPath = new vscode.ThemeIcon('comment-discussion');
+  const parts = [s.updatedAt ?? '', `${s.messageCount} items`, tokens(s.usage?.totalTokens)].filter(Boolean);
+  item.description = parts.join(' · ');
+  const md = new vscode.MarkdownString();
+  md.appendText(`Session ${s.sessionId}\n\nCreated: ${s.createdAt ?? 'unknown'} UTC\nUpdated: ${s.updatedAt ?? 'unknown'} UTC\n`);
+  md.appendText(`Items: ${s.messageCount}, branches: ${s.branchCount}\n`);
+  if (s.usage) {
+    md.appendText(`Usage: ${s.usage.requests} requests, ${s.usage.inputTokens} input + ${s.usage.outputTokens} output = ${s.usage.totalTokens} tokens over ${s.usage.totalTurns} turns`);
+  } else md.appendText('No usage recorded (the agent never called storeRunUsage).');
+  item.tooltip = md;
+  item.contextValue = contextValue('session', { canWrite: canWrite && s.structured, structured: s.structured });
+  return item;
+}
+
+export function branchItem(node: TreeNode, b: BranchNode, isCurrent: boolean, canWrite: boolean, structured: boolean): vscode.TreeItem {
+  const item = new vscode.TreeItem(b.branchId, C.Collapsed);
+  item.id = nodeId(node);
+  item.iconPath = new vscode.ThemeIcon(isCurrent ? 'git-branch' : 'source-control', isCurrent ? new vscode.ThemeColor('charts.green') : undefined);
+  const fork = b.parentBranchId !== null && b.forkTurn !== null ? `from ${b.parentBranchId} @ turn ${b.forkTurn}` : b.forkTurn !== null ? `forked @ turn ${b.forkTurn}` : '';
+  item.description = [isCurrent ? '● current' : '', `${b.userTurns} turns`, fork].filter(Boolean).join(' · ');
+  const md = new vscode.MarkdownString();
+  md.appendText(`Branch ${b.branchId}${isCurrent ? ' (current)' : ''}\n\n${b.messageCount} items, ${b.userTurns} user turns\nCreated: ${b.createdAt ?? 'unknown'} UTC\n`);
+  if (fork) md.appendText(`Forked ${fork} (${b.sharedItemCount} shared items)`);
+  item.tooltip = md;
+  item.contextValue = contextValue('branch', {
+    canWrite: canWrite && structured,
+    canSwitch: structured && !isCurrent,
+    canDelete: canWrite && structured && b.branchId !== 'main',
+  });
+  return item;
+}
+
+export function turnItem(node: TreeNode, t: TurnEntry, canWrite: boolean, structured: boolean): vscode.TreeItem {
+  const label = `Turn ${t.turn}`;
+  const item = new vscode.TreeItem(label, C.Collapsed);
+  item.id = nodeId(node);
+  item.iconPath = new vscode.ThemeIcon(t.error ? 'warning' : 'account');
+  item.description = [t.preview !== null ? oneLine(t.preview, 60) : `unreadable: ${t.error ?? ''}`, tokens(t.totalTokens)].filter(Boolean).join(' · ');
+  const md = new vscode.MarkdownString();
+  md.appendText(`Turn ${t.turn} · ${t.createdAt ?? 'unknown'} UTC\n\n${t.preview ?? t.error ?? ''}\n\n`);
+  md.appendText(t.totalTokens === null ? 'No usage row for this turn.' : `${t.totalTokens} tokens`);
+  item.tooltip = md;
+  item.contextValue = contextValue('turn', { canBranch: canWrite && structured && t.branchTurnNumber !== null && t.error === null });
+  return item;
+}
+
+const TYPE_ICONS: Record<string, string> = {
+  user: 'account',
+  assistant: 'hubot',
+  function_call: 'tools',
+  function_call_output: 'output',
+  reasoning: 'lightbulb',
+  message: 'comment',
+};
+
+export function entryItem(node: TreeNode, e: ItemEntry): vscode.TreeItem {
+  const type = displayType(e.type);
+  const label = e.corrupt ? 'unreadable' : e.toolName ? `${type} · ${e.toolName}` : type;
+  const item = new vscode.TreeItem(label, C.None);
+  item.id = nodeId(node);
+  item.iconPath = new vscode.ThemeIcon(e.corrupt ? 'warning' : (TYPE_ICONS[type] ?? 'symbol-misc'));
+  item.description = e.corrupt ? oneLine(e.raw ?? e.error, 60) : itemPreview(e.item);
+  const md = new vscode.MarkdownString();
+  md.appendText(`${label} · #${e.sequenceNumber} · ${e.createdAt ?? 'unknown'} UTC\n\n`);
+  md.appendText(e.corrupt ? `This row cannot be read: ${e.error}\n\n${e.raw ?? '(message row missing)'}` : itemPreview(e.item));
+  item.tooltip = md;
+  item.contextValue = contextValue('item', { corrupt: e.corrupt });
+  return item;
+}
+
+export function moreTurnsItem(node: TreeNode): vscode.TreeItem {
+  const item = new vscode.TreeItem('Show more turns…', C.Collapsed);
+  item.id = nodeId(node);
+  item.iconPath = new vscode.ThemeIcon('ellipsis');
+  item.contextValue = 'moreTurns';
+  return item;
+}

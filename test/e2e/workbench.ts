@@ -1,0 +1,216 @@
+/**
+ * A helper layer over the code-server workbench with stable selectors, so UI tests read like user stories:
+ * `await wb.runCommand('Agent Sessions: Open Session Database…')`, `await wb.treeRow('alice').expand()`.
+ * Selectors follow VS Code 1.100's DOM (code-server 4.100.3).
+ */
+import { mkdirSync, writeFileSync, copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Frame, FrameLocator, Locator, Page } from 'playwright-core';
+import { launchBrowser, type Browser } from '../host/browser';
+import { CodeServer, type CodeServerOptions } from '../host/codeServer';
+
+export const CONTAINER_TITLE = 'Agent Sessions';
+export const VIEW_TITLE = 'Session Databases';
+
+export interface WorkbenchOptions extends CodeServerOptions {
+  /** Load the extension from this folder (development mode) instead of an installed VSIX. */
+  extensionDevelopmentPath?: string;
+}
+
+export class Workbench {
+  readonly console: string[] = [];
+  private constructor(
+    readonly server: CodeServer,
+    private readonly browser: Browser,
+    readonly page: Page,
+  ) {}
+
+  static async open(options: WorkbenchOptions): Promise<Workbench> {
+    const server = await CodeServer.start(options);
+    let browser: Browser | undefined;
+    try {
+      browser = await launchBrowser();
+      const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+      const wb = new Workbench(server, browser, page);
+      page.on('console', (m) => wb.console.push(`[${m.type()}] ${m.text()}`));
+      page.on('pageerror', (e) => wb.console.push(`[pageerror] ${e.message}`));
+      const payload: [string, string][] | undefined = options.extensionDevelopmentPath
+        ? [['extensionDevelopmentPath', server.remoteUri(options.extensionDevelopmentPath)], ['skipWelcome', 'true']]
+        : undefined;
+      await page.goto(server.workbenchUrl(payload));
+      await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      await wb.activityBarIcon().waitFor({ timeout: 60_000 });
+      return wb;
+    } catch (err) {
+      await browser?.close();
+      await server.stop({ keepState: true });
+      throw err;
+    }
+  }
+
+  activityBarIcon(): Locator {
+    return this.page.locator(`.activitybar .action-item a[aria-label^="${CONTAINER_TITLE}"]`);
+  }
+
+  /** Opens the extension's sidebar container (if it is not already showing). */
+  async openSidebar(): Promise<void> {
+    const pane = this.viewPane();
+    if (!(await pane.isVisible())) await this.activityBarIcon().click();
+    await pane.waitFor();
+  }
+
+  viewPane(): Locator {
+    return this.page.locator('.pane').filter({ has: this.page.locator('.pane-header', { hasText: VIEW_TITLE }) });
+  }
+
+  /** Runs a command from the palette by its full title ("Category: Title"). */
+  async runCommand(title: string): Promise<void> {
+    await this.page.keyboard.press('F1');
+    const input = this.page.locator('.quick-input-widget input.input');
+    await input.waitFor();
+    await input.fill(`>${title}`);
+    await this.page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title }).waitFor();
+    await this.page.keyboard.press('Enter');
+  }
+
+  /** The visible quick input (input box, quick pick, simple file dialog). */
+  quickInput(): Locator {
+    return this.page.locator('.quick-input-widget:visible input.input');
+  }
+
+  /** Types into the open quick input and accepts. */
+  async answer(text: string): Promise<void> {
+    const input = this.quickInput();
+    await input.waitFor();
+    await input.fill(text);
+    await this.page.keyboard.press('Enter');
+  }
+
+  /** Picks a file in the workbench's own file dialog (a quick input on remote and web workbenches). */
+  async chooseFile(path: string): Promise<void> {
+    const input = this.quickInput();
+    await input.waitFor();
+    // The dialog fills in its starting folder once it has read it; typing before that is overwritten.
+    await this.until(async () => (await input.inputValue()).endsWith('/'), 'the file dialog to show its folder');
+    const name = path.split('/').pop() as string;
+    const listed = this.page.locator('.quick-input-widget:visible .quick-input-list .monaco-list-row', { hasText: name }).first();
+    await this.until(async () => {
+      if ((await input.inputValue()) !== path) await input.fill(path);
+      return (await input.inputValue()) === path && (await listed.isVisible());
+    }, `the file dialog to list ${name}`);
+    await this.page.keyboard.press('Enter');
+    await this.page.locator('.quick-input-widget:visible').waitFor({ state: 'hidden' });
+  }
+
+  /** Polls `check` every 100 ms until it holds, or fails after `timeoutMs` naming `what`. */
+  private async until(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await this.page.waitForTimeout(100);
+    }
+  }
+
+  /** The validation message the quick input shows. */
+  quickInputMessage(): Locator {
+    return this.page.locator('.quick-input-widget:visible .quick-input-message');
+  }
+
+  /** A row of the sessions tree whose label is exactly `label`. */
+  treeRow(label: string): TreeRow {
+    const row = this.viewPane()
+      .locator('.monaco-list-row')
+      .filter({ has: this.page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(label)}$`) }) })
+      .first();
+    return new TreeRow(this, row);
+  }
+
+  /** The toast whose text matches. */
+  notification(text: string | RegExp): Locator {
+    return this.page.locator('.notifications-toasts .notification-toast', { hasText: text });
+  }
+
+  /** The frame of the extension's webview content (inside the workbench's webview host iframe). */
+  webview(): FrameLocator {
+    return this.page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+  }
+
+  /** Frames of all webviews (for checks that nothing ran in them). */
+  frames(): Frame[] {
+    return this.page.frames();
+  }
+
+  /** Back to a neutral state: dialogs, menus and quick inputs closed, editors closed, toasts cleared. */
+  async reset(): Promise<void> {
+    for (let i = 0; i < 3; i++) await this.page.keyboard.press('Escape');
+    const dialog = this.page.locator('.monaco-dialog-box');
+    if (await dialog.isVisible()) await dialog.locator('.monaco-button', { hasText: 'Cancel' }).click();
+    await this.runCommand('View: Close All Editors');
+    await this.runCommand('Notifications: Clear All Notifications');
+  }
+
+  /** Saves a screenshot, the browser console and the code-server log under `dir`. */
+  async saveArtifacts(dir: string): Promise<void> {
+    mkdirSync(dir, { recursive: true });
+    await this.page.screenshot({ path: join(dir, 'screenshot.png') }).catch(() => undefined);
+    writeFileSync(join(dir, 'browser-console.log'), this.console.join('\n'));
+    try {
+      copyFileSync(this.server.logPath, join(dir, 'code-server.log'));
+    } catch {
+      /* no log */
+    }
+  }
+
+  async screenshot(path: string): Promise<void> {
+    await this.page.screenshot({ path });
+  }
+
+  async close(options: { keepState?: boolean } = {}): Promise<void> {
+    await this.browser.close().catch(() => undefined);
+    await this.server.stop(options);
+  }
+}
+
+export class TreeRow {
+  constructor(
+    private readonly wb: Workbench,
+    readonly locator: Locator,
+  ) {}
+
+  async waitFor(timeout = 15_000): Promise<this> {
+    await this.locator.waitFor({ timeout });
+    return this;
+  }
+
+  /** Expands the row (no-op when already expanded). */
+  async expand(): Promise<this> {
+    await this.waitFor();
+    if ((await this.locator.getAttribute('aria-expanded')) !== 'true') await this.locator.click();
+    return this;
+  }
+
+  async description(): Promise<string> {
+    return (await this.locator.locator('.label-description').first().textContent()) ?? '';
+  }
+
+  /** Right-clicks the row and runs the context-menu entry `title`. */
+  async contextMenu(title: string): Promise<void> {
+    await this.waitFor();
+    await this.locator.click({ button: 'right' });
+    const menu = this.wb.page.locator('.context-view .monaco-menu');
+    await menu.locator('.action-item', { hasText: title }).first().waitFor();
+    // Mouse clicks on menu entries race the menu's opening animation; the keyboard is deterministic: move the
+    // focus to the entry, then accept it.
+    const entries = await menu.locator('.action-item:not(.disabled) .action-label').allTextContents();
+    const index = entries.findIndex((t) => t.trim() === title);
+    if (index < 0) throw new Error(`no context-menu entry '${title}' (entries: ${entries.join(', ')})`);
+    for (let i = 0; i <= index; i++) await this.wb.page.keyboard.press('ArrowDown');
+    await menu.locator('.action-item.focused', { hasText: title }).waitFor();
+    await this.wb.page.keyboard.press('Enter');
+    await menu.waitFor({ state: 'hidden' });
+  }
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,137 @@
+/** Branch actions from the tree (the arguments a context menu passes), checked in the database afterwards. */
+import { strict as assert } from 'node:assert';
+import * as vscode from 'vscode';
+import { AdvancedSQLiteSession } from '../../src/store';
+import type { TurnNode } from '../../src/extension/treeNodes';
+import { api, child, childRows, closeAll, scratch, type Scratch } from './helpers';
+
+async function branchesInFile(path: string, sessionId: string): Promise<string[]> {
+  const s = new AdvancedSQLiteSession({ sessionId, dbPath: path, readonly: true });
+  try {
+    return (await s.listBranches()).map((b) => b.branchId).sort();
+  } finally {
+    s.close();
+  }
+}
+
+describe('branch actions', () => {
+  let s: Scratch;
+  let path: string;
+  beforeEach(async () => {
+    s = scratch();
+    await closeAll(await api());
+    path = s.copy('conformance/ref-multisession.db');
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+  });
+  afterEach(async () => {
+    await closeAll(await api());
+    s.cleanup();
+  });
+
+  async function turnNode(session: string, branch: string, turn: string): Promise<TurnNode> {
+    const a = await api();
+    const node = await child(a, await child(a, await child(a, await child(a, undefined, 'ref-multisession.db'), session), branch), turn);
+    assert.equal(node.kind, 'turn');
+    return node as TurnNode;
+  }
+
+  it('Branch from Turn creates the branch in the file, makes it current and shows it', async () => {
+    const a = await api();
+    const turn = await turnNode('alice', 'main', 'Turn 2');
+    const id = await vscode.commands.executeCommand('agentSessions.branchFromTurn', turn, 'second-try');
+    assert.equal(id, 'second-try');
+    assert.deepEqual(await branchesInFile(path, 'alice'), ['alt', 'main', 'second-try']);
+    const alice = await child(a, await child(a, undefined, 'ref-multisession.db'), 'alice');
+    const rows = await childRows(a, alice);
+    const created = rows.find((r) => r.label === 'second-try');
+    assert.ok(created, 'new branch in the tree');
+    assert.match(created.description, /current/);
+    assert.match(created.description, /from main @ turn 2/);
+    assert.equal(a.registry.currentBranch(path, 'alice'), 'second-try');
+  });
+
+  it('rejects empty, padded and already-used names before writing anything', async () => {
+    const a = await api();
+    const turn = await turnNode('alice', 'main', 'Turn 2');
+    for (const [name, why] of [
+      ['', /cannot be empty/],
+      ['   ', /cannot be empty/],
+      [' x ', /spaces/],
+      ['alt', /already been used/],
+      ['main', /'main'/],
+    ] as const) {
+      a.failures.length = 0;
+      const result = await vscode.commands.executeCommand('agentSessions.branchFromTurn', turn, name);
+      assert.equal(result, undefined);
+      assert.match(a.failures[0]?.message ?? '', why, `name ${JSON.stringify(name)}`);
+    }
+    assert.deepEqual(await branchesInFile(path, 'alice'), ['alt', 'main']);
+  });
+
+  it('rejects a name that was used by a deleted branch (names are reserved forever)', async () => {
+    const a = await api();
+    // bob's 'alt' was emptied by pops and a clear, but stays reserved.
+    const turn = await turnNode('bob', 'main', 'Turn 1');
+    await vscode.commands.executeCommand('agentSessions.branchFromTurn', turn, 'alt');
+    assert.match(a.failures[0]?.message ?? '', /already been used/);
+  });
+
+  it('Branch from Content branches at the first matching user turn', async () => {
+    const alice = { kind: 'session', dbPath: path, sessionId: 'alice' };
+    const id = await vscode.commands.executeCommand('agentSessions.branchFromContent', alice, 'SHORTER', 'by-content');
+    assert.equal(id, 'by-content');
+    const session = new AdvancedSQLiteSession({ sessionId: 'alice', dbPath: path, readonly: true });
+    try {
+      const turns = await session.getConversationTurns('by-content');
+      assert.deepEqual(turns.map((t) => t.turn), [1], 'copied the turns before turn 2');
+    } finally {
+      session.close();
+    }
+  });
+
+  it('Switch Branch changes the current branch shown in the tree and the status bar', async () => {
+    const a = await api();
+    const branch = { kind: 'branch', dbPath: path, sessionId: 'alice', branchId: 'alt' };
+    assert.equal(await vscode.commands.executeCommand('agentSessions.switchBranch', branch), 'alt');
+    const rows = await childRows(a, await child(a, await child(a, undefined, 'ref-multisession.db'), 'alice'));
+    assert.match(rows.find((r) => r.label === 'alt')!.description, /current/);
+    assert.doesNotMatch(rows.find((r) => r.label === 'main')!.description, /current/);
+    await a.treeView.reveal(branch as never, { select: true });
+    assert.match(a.statusBar.text, /ref-multisession\.db › alice › alt/);
+  });
+
+  it('Delete Branch removes the branch but never main', async () => {
+    const a = await api();
+    const alt = { kind: 'branch', dbPath: path, sessionId: 'alice', branchId: 'alt' };
+    assert.equal(await vscode.commands.executeCommand('agentSessions.deleteBranch', alt, true), true);
+    assert.deepEqual(await branchesInFile(path, 'alice'), ['main']);
+    const main = { kind: 'branch', dbPath: path, sessionId: 'alice', branchId: 'main' };
+    await vscode.commands.executeCommand('agentSessions.deleteBranch', main, true);
+    assert.match(a.failures.at(-1)?.message ?? '', /'main' branch cannot be deleted/);
+    assert.deepEqual(await branchesInFile(path, 'alice'), ['main']);
+  });
+
+  it('Copy Item JSON puts the stored item on the clipboard', async () => {
+    const turn = await turnNode('alice', 'main', 'Turn 1');
+    const a = await api();
+    const items = await childRows(a, turn);
+    const text = await vscode.commands.executeCommand<string>('agentSessions.copyItemJson', items[0]!.node);
+    assert.deepEqual(JSON.parse(text), { content: "Hi, I'm Alice. Recommend a book?", role: 'user' });
+  });
+
+  it('refuses context-menu commands invoked with an unexpected argument', async () => {
+    const a = await api();
+    for (const [command, arg] of [
+      ['agentSessions.branchFromTurn', { kind: 'branch', dbPath: path, sessionId: 'alice', branchId: 'main' }],
+      ['agentSessions.branchFromTurn', 'not a node'],
+      ['agentSessions.deleteBranch', { kind: 'turn', dbPath: path }],
+      ['agentSessions.copyItemJson', 42],
+      ['agentSessions.closeDatabase', null],
+    ] as const) {
+      a.failures.length = 0;
+      assert.equal(await vscode.commands.executeCommand(command, arg), undefined);
+      assert.match(a.failures[0]?.message ?? '', /needs an? /, command);
+    }
+    assert.deepEqual(await branchesInFile(path, 'alice'), ['alt', 'main']);
+  });
+});

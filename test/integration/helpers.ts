@@ -1,0 +1,79 @@
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { AgentSessionsApi } from '../../src/extension/extension';
+import type { TreeNode } from '../../src/extension/treeNodes';
+
+export const EXTENSION_ID = 'agent-session-inspector.agent-session-inspector';
+export const fixtures = process.env.ASI_FIXTURES ?? join(__dirname, '..', '..', 'test', 'fixtures');
+
+/** The activated extension's API (activating it if needed), after start-up work finished. */
+export async function api(): Promise<AgentSessionsApi> {
+  const ext = vscode.extensions.getExtension<AgentSessionsApi>(EXTENSION_ID);
+  if (!ext) throw new Error(`${EXTENSION_ID} is not loaded`);
+  const a = ext.isActive ? ext.exports : await ext.activate();
+  await a.ready;
+  return a;
+}
+
+export function extensionPath(): string {
+  const ext = vscode.extensions.getExtension(EXTENSION_ID);
+  if (!ext) throw new Error(`${EXTENSION_ID} is not loaded`);
+  return ext.extensionPath;
+}
+
+export interface Scratch {
+  dir: string;
+  copy(fixture: string): string;
+  cleanup(): void;
+}
+
+export function scratch(): Scratch {
+  const dir = mkdtempSync(join(tmpdir(), 'asi-int-'));
+  return {
+    dir,
+    copy(fixture: string) {
+      const target = join(dir, fixture.split('/').pop() as string);
+      copyFileSync(join(fixtures, fixture), target);
+      return target;
+    },
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Labels and descriptions of a node's children, as the tree shows them. */
+export async function childRows(a: AgentSessionsApi, node?: TreeNode): Promise<{ node: TreeNode; label: string; description: string; contextValue: string }[]> {
+  const pairs = await a.tree.children(node);
+  return pairs.map(([n, item]) => ({
+    node: n,
+    label: typeof item.label === 'string' ? item.label : (item.label?.label ?? ''),
+    description: typeof item.description === 'string' ? item.description : '',
+    contextValue: item.contextValue ?? '',
+  }));
+}
+
+/** The child whose label is `label`, or a failed assertion naming what was there. */
+export async function child(a: AgentSessionsApi, node: TreeNode | undefined, label: string): Promise<TreeNode> {
+  const rows = await childRows(a, node);
+  const row = rows.find((r) => r.label === label);
+  if (!row) throw new Error(`no '${label}' under ${JSON.stringify(node)}; found ${rows.map((r) => r.label).join(', ')}`);
+  return row.node;
+}
+
+/** Polls `fn` until it returns a truthy value or `timeoutMs` passes. */
+export async function waitFor<T>(fn: () => Promise<T> | T, timeoutMs = 5000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Closes every open database, so each test starts from an empty view. */
+export async function closeAll(a: AgentSessionsApi): Promise<void> {
+  for (const e of a.registry.list()) await a.registry.close(e.path);
+  a.failures.length = 0;
+}

@@ -1,0 +1,112 @@
+/** Read-only databases and files that are not what they claim: each failure is a clear notification. */
+import { strict as assert } from 'node:assert';
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { AdvancedSQLiteSession, openDatabase } from '../../src/store';
+import { api, child, childRows, closeAll, scratch, waitFor, type Scratch } from './helpers';
+
+const sha = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
+
+describe('read-only mode and bad input', () => {
+  let s: Scratch;
+  beforeEach(async () => {
+    s = scratch();
+    await closeAll(await api());
+  });
+  afterEach(async () => {
+    await closeAll(await api());
+    s.cleanup();
+  });
+
+  it('a database toggled read-only refuses writes, hides write actions and is never written', async () => {
+    const a = await api();
+    const path = s.copy('conformance/ref-multisession.db');
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path, { readonly: true });
+    const before = sha(path);
+    const dbNode = await child(a, undefined, 'ref-multisession.db');
+    const alice = await child(a, dbNode, 'alice');
+    const mainBranch = await child(a, alice, 'main');
+    const turns = await childRows(a, mainBranch);
+    assert.doesNotMatch(turns[0]!.contextValue, /canBranch/, 'no Branch from Turn on a read-only database');
+    assert.doesNotMatch((await childRows(a, alice)).find((r) => r.label === 'alt')!.contextValue, /canDelete/);
+    await vscode.commands.executeCommand('agentSessions.branchFromTurn', turns[1]!.node, 'not-allowed');
+    assert.match(a.failures[0]?.message ?? '', /read-only/);
+    assert.equal(sha(path), before);
+    // Toggling makes it writable again.
+    assert.equal(await vscode.commands.executeCommand('agentSessions.toggleReadOnly', dbNode), false);
+    assert.equal(await vscode.commands.executeCommand('agentSessions.branchFromTurn', turns[1]!.node, 'allowed'), 'allowed');
+  });
+
+  it('the openReadOnly setting opens databases read-only', async () => {
+    const a = await api();
+    const config = vscode.workspace.getConfiguration('agentSessions');
+    await config.update('openReadOnly', true, vscode.ConfigurationTarget.Global);
+    try {
+      const path = s.copy('conformance/ref-basic.db');
+      await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+      assert.equal(a.registry.get(path)?.readonly, true);
+      assert.equal(a.registry.get(path)?.readonlyReason, 'setting');
+    } finally {
+      await config.update('openReadOnly', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  const badFiles: [string, (dir: string) => string, RegExp][] = [
+    ['a missing file', (dir) => join(dir, 'missing.db'), /does not exist/],
+    ['a text file', (dir) => (writeFileSync(join(dir, 'notes.db'), 'just some text, not a database\n'.repeat(200)), join(dir, 'notes.db')), /not a SQLite database/],
+    [
+      'a SQLite file without session tables',
+      (dir) => {
+        const db = openDatabase(join(dir, 'other.db'));
+        db.exec('CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)');
+        db.close();
+        return join(dir, 'other.db');
+      },
+      /not an? (agent )?session database/i,
+    ],
+  ];
+  for (const [what, make, message] of badFiles) {
+    it(`opening ${what} shows why, and adds nothing`, async () => {
+      const a = await api();
+      const path = make(s.dir);
+      assert.equal(await vscode.commands.executeCommand('agentSessions.openDatabase', path), undefined);
+      assert.match(a.failures[0]?.message ?? '', message);
+      assert.equal(a.registry.get(path), undefined);
+    });
+  }
+
+  it('a truncated database reports corruption, on open or when read', async () => {
+    const a = await api();
+    const path = join(s.dir, 'big.db');
+    const session = new AdvancedSQLiteSession({ sessionId: 'big', dbPath: path, createTables: true });
+    for (let t = 0; t < 200; t++) await session.addItems([{ role: 'user', content: `question ${t} ${'x'.repeat(300)}` }]);
+    session.close();
+    truncateSync(path, Math.floor(readFileSync(path).length / 2));
+    const opened = await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    if (opened !== undefined) {
+      // The header survived: the damage shows when the tree reads the rows.
+      const dbNode = await child(a, undefined, 'big.db');
+      try {
+        const sessions = await childRows(a, dbNode);
+        for (const sess of sessions) for (const b of await childRows(a, sess.node)) await childRows(a, b.node);
+      } catch {
+        /* reported below */
+      }
+    }
+    const problem = a.failures.map((f) => f.message).join('\n') + (a.registry.get(path)?.problem ?? '');
+    assert.match(problem, /corrupt|malformed|not a SQLite database/i);
+  });
+
+  it('a database deleted while open shows the problem on its item; nothing crashes', async () => {
+    const a = await api();
+    const path = s.copy('conformance/ref-basic.db');
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+    await waitFor(() => a.registry.get(path)?.problem, 3000, 'the deleted file to be noticed');
+    const rows = await childRows(a);
+    assert.match(rows[0]!.description, /deleted or moved/);
+    assert.deepEqual(await childRows(a, rows[0]!.node), []);
+  });
+});

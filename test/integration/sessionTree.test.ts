@@ -1,0 +1,88 @@
+/** Opening databases and browsing them in the sidebar tree, inside the real extension host. */
+import { strict as assert } from 'node:assert';
+import * as vscode from 'vscode';
+import { AdvancedSQLiteSession } from '../../src/store';
+import { api, child, childRows, closeAll, scratch, type Scratch } from './helpers';
+
+describe('session tree', () => {
+  let s: Scratch;
+  beforeEach(async () => {
+    s = scratch();
+    await closeAll(await api());
+  });
+  afterEach(async () => {
+    await closeAll(await api());
+    s.cleanup();
+  });
+
+  it('opens a Python-written database and shows database → session → branch → turn → item', async () => {
+    const a = await api();
+    const path = s.copy('conformance/ref-multisession.db');
+    const opened = await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    assert.equal(opened, path);
+    const db = await child(a, undefined, 'ref-multisession.db');
+    const sessions = await childRows(a, db);
+    assert.deepEqual(sessions.map((r) => r.label).sort(), ['alice', 'bob']);
+    const alice = await child(a, db, 'alice');
+    const branches = await childRows(a, alice);
+    assert.deepEqual(branches.map((r) => r.label), ['main', 'alt']);
+    assert.match(branches[0]!.description, /current/);
+    assert.match(branches[1]!.description, /from main @ turn 2/);
+    const turns = await childRows(a, await child(a, alice, 'alt'));
+    assert.deepEqual(turns.map((r) => r.label), ['Turn 1', 'Turn 2']);
+    assert.match(turns[1]!.description, /Something sci-fi but short\?/);
+    assert.match(turns[0]!.contextValue, /\bcanBranch\b/);
+    const items = await childRows(a, turns[1]!.node);
+    assert.deepEqual(items.map((r) => r.label), ['user', 'assistant']);
+    assert.match(items[1]!.description, /Flowers for Algernon/);
+  });
+
+  it('shows tool calls with their tool names, and outputs by kind', async () => {
+    const a = await api();
+    const path = `${s.dir}/tools.db`;
+    const session = new AdvancedSQLiteSession({ sessionId: 'tools', dbPath: path, createTables: true });
+    await session.addItems([
+      { role: 'user', content: 'What is 17 * 23?' },
+      { type: 'function_call', name: 'calculator', callId: 'c1', arguments: '{"expression":"17*23"}', status: 'completed' },
+      { type: 'function_call_result', name: 'calculator', callId: 'c1', status: 'completed', output: { type: 'text', text: '391' } },
+      { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: '17 * 23 = 391' }] },
+    ] as never);
+    session.close();
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    const turn = await child(a, await child(a, await child(a, await child(a, undefined, 'tools.db'), 'tools'), 'main'), 'Turn 1');
+    const items = await childRows(a, turn);
+    assert.deepEqual(items.map((r) => r.label), ['user', 'function_call · calculator', 'function_call_output · calculator', 'assistant']);
+    assert.equal(items[1]!.description, 'calculator({"expression":"17*23"})');
+    assert.equal(items[2]!.description, '391');
+  });
+
+  it('remembers opened databases and reopens them after a restore', async () => {
+    const a = await api();
+    const path = s.copy('conformance/ref-basic.db');
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    const saved = a.registry.list().map((e) => e.path);
+    assert.ok(saved.includes(path));
+    await a.registry.close(path);
+    assert.ok(!a.registry.get(path));
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    await a.registry.restore();
+    assert.ok(a.registry.get(path)?.db, 'reopened');
+  });
+
+  it('marks unreadable rows instead of hiding them', async () => {
+    const a = await api();
+    const path = `${s.dir}/broken.db`;
+    const session = new AdvancedSQLiteSession({ sessionId: 'x', dbPath: path, createTables: true });
+    await session.addItems([{ role: 'user', content: 'hello' }, { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'hi' }] } as never]);
+    session.close();
+    const { openDatabase } = await import('../../src/store');
+    const raw = openDatabase(path);
+    raw.prepare("UPDATE agent_messages SET message_data = '{broken json' WHERE id = 2").run();
+    raw.close();
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    const turn = await child(a, await child(a, await child(a, await child(a, undefined, 'broken.db'), 'x'), 'main'), 'Turn 1');
+    const items = await childRows(a, turn);
+    assert.deepEqual(items.map((r) => r.label), ['user', 'unreadable']);
+    assert.match(items[1]!.description, /\{broken json/);
+  });
+});

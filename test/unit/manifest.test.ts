@@ -1,0 +1,77 @@
+/**
+ * Lints the extension manifest against the code: every contributed command has the prefix, a title, a category
+ * and a registration; every menu entry names a declared command; context-only commands stay out of the palette.
+ */
+import { strict as assert } from 'node:assert';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CommandId, Setting, ViewId } from '../../src/extension/commandIds';
+
+const root = join(__dirname, '..', '..');
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  main: string;
+  contributes: {
+    commands: { command: string; title?: string; category?: string }[];
+    menus: Record<string, { command: string; when?: string }[]>;
+    views: Record<string, { id: string }[]>;
+    viewsContainers: { activitybar: { id: string; icon: string }[] };
+    viewsWelcome: { view: string; contents: string }[];
+    configuration: { properties: Record<string, unknown> };
+  };
+};
+const contributed = manifest.contributes.commands;
+const declared = new Set(contributed.map((c) => c.command));
+const extensionSources = readdirSync(join(root, 'src', 'extension'))
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => readFileSync(join(root, 'src', 'extension', f), 'utf8'))
+  .join('\n');
+
+describe('extension manifest', () => {
+  it('contributes exactly the commands the code knows, each with the prefix, a title and a category', () => {
+    assert.deepEqual([...declared].sort(), Object.values(CommandId).sort());
+    for (const c of contributed) {
+      assert.match(c.command, /^agentSessions\.[a-z][A-Za-z]+$/, c.command);
+      assert.ok(c.title && c.title.trim(), `${c.command} has a title`);
+      assert.equal(c.category, 'Agent Sessions', `${c.command} has the category`);
+    }
+  });
+
+  it('registers every contributed command', () => {
+    for (const [key, id] of Object.entries(CommandId)) {
+      assert.ok(
+        new RegExp(`registerCommand\\(context, CommandId\\.${key}\\b`).test(extensionSources),
+        `${id} is registered with registerCommand(context, CommandId.${key}, …)`,
+      );
+    }
+  });
+
+  it('names only declared commands in menus, and hides context-only commands from the palette', () => {
+    for (const [menu, entries] of Object.entries(manifest.contributes.menus)) {
+      for (const e of entries) assert.ok(declared.has(e.command), `${menu} names undeclared ${e.command}`);
+    }
+    const palette = new Map(manifest.contributes.menus.commandPalette?.map((e) => [e.command, e.when]) ?? []);
+    const itemMenus = manifest.contributes.menus['view/item/context'] ?? [];
+    const contextOnly = [CommandId.closeDatabase, CommandId.branchFromTurn, CommandId.deleteBranch, CommandId.copyItemJson, CommandId.revealInConversationView, CommandId.toggleReadOnly];
+    for (const id of contextOnly) {
+      assert.equal(palette.get(id), 'false', `${id} is hidden from the palette`);
+      assert.ok(itemMenus.some((e) => e.command === id), `${id} is reachable from a context menu`);
+    }
+  });
+
+  it('matches context values by capability flags, never by the whole string', () => {
+    for (const e of manifest.contributes.menus['view/item/context'] ?? []) {
+      assert.ok(e.when?.includes(`view == ${ViewId.sessions}`), `${e.command} is scoped to the view`);
+      assert.ok(!/viewItem ==/.test(e.when ?? ''), `${e.command} matches viewItem with =~`);
+    }
+  });
+
+  it('declares the view, its container, the welcome content and prefixed settings', () => {
+    assert.deepEqual(manifest.contributes.viewsContainers.activitybar.map((c) => c.id), [ViewId.container]);
+    assert.deepEqual(manifest.contributes.views[ViewId.container]?.map((v) => v.id), [ViewId.sessions]);
+    assert.ok(manifest.contributes.viewsWelcome.some((w) => w.view === ViewId.sessions && w.contents.includes(`command:${CommandId.openDatabase}`)));
+    for (const key of Object.keys(manifest.contributes.configuration.properties)) assert.match(key, new RegExp(`^${Setting.section}\\.`));
+    assert.ok(`${Setting.section}.${Setting.discoveryGlobs}` in manifest.contributes.configuration.properties);
+    assert.ok(`${Setting.section}.${Setting.openReadOnly}` in manifest.contributes.configuration.properties);
+    assert.equal(manifest.main, './dist/extension.js');
+  });
+});

@@ -1,0 +1,29 @@
+import { strict as assert } from 'node:assert';
+import { branchNameProblem } from '../../../src/shared/branchNames';
+
+describe('branchNameProblem', () => {
+  const used = new Set(['main', 'alt', 'branch_from_turn_2_1700000000']);
+  const cases: [string, RegExp | undefined][] = [
+    ['', /cannot be empty/],
+    ['   ', /cannot be empty/],
+    ['\t', /cannot be empty/],
+    [' padded', /start or end with spaces/],
+    ['padded ', /start or end with spaces/],
+    ['main', /'main'/],
+    ['alt', /already been used/],
+    ['branch_from_turn_2_1700000000', /already been used/],
+    ['line\nbreak', /control characters/],
+    ['x'.repeat(201), /at most 200/],
+    ['new-idea', undefined],
+    ['Alt', undefined], // ids are case-sensitive in the store
+    ['straße ✓', undefined],
+    ['x'.repeat(200), undefined],
+  ];
+  for (const [name, problem] of cases) {
+    it(`${JSON.stringify(name.length > 20 ? name.slice(0, 20) + '…' : name)} → ${problem ?? 'accepted'}`, () => {
+      const got = branchNameProblem(name, used);
+      if (problem) assert.match(got ?? '', problem);
+      else assert.equal(got, undefined);
+    });
+  }
+});
