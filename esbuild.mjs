@@ -32,6 +32,18 @@ const contexts = [
   },
   // The session store as a library: dist/store.js exports exactly src/store/index.ts.
   { ...nodeCommon, entryPoints: { store: 'src/store/index.ts' }, outdir: 'dist' },
+  // The conversation view: one browser bundle and its stylesheet (the webview sees only src/shared).
+  {
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    sourcemap: !production,
+    minify: production,
+    logLevel: 'warning',
+    entryPoints: { 'webview/main': 'webview/main.ts', 'webview/style': 'webview/styles/main.css' },
+    outdir: 'dist',
+  },
   // Command-line tools: the demo (`npm start`) and the benchmark (`npm run bench`).
   { ...nodeCommon, entryPoints: { demo: 'scripts/demo.ts', bench: 'scripts/bench.ts' }, outdir: 'dist' },
 ];

@@ -42,9 +42,19 @@ export default tseslint.config(
   },
   {
     files: ['webview/**/*.ts'],
-    rules: restrict([
+    rules: {
+      // Database text must never become markup: no HTML-string sinks anywhere in the view.
+      'no-restricted-properties': [
+        'error',
+        { property: 'innerHTML', message: 'Insert text with textContent (webview/dom.ts).' },
+        { property: 'outerHTML', message: 'Insert text with textContent (webview/dom.ts).' },
+        { property: 'insertAdjacentHTML', message: 'Insert text with textContent (webview/dom.ts).' },
+        { object: 'document', property: 'write', message: 'Not in the webview.' },
+      ],
+      ...restrict([
       { group: ['vscode', 'node:*', '**/src/store/**', '**/src/extension/**', '**/src/agents/**', 'better-sqlite3'], message: 'The webview sees only src/shared.' },
-    ]),
+      ]),
+    },
   },
   {
     // CommonJS helpers loaded by mocha by path.

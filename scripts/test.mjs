@@ -17,7 +17,7 @@ const only = process.argv.slice(2);
 const npx = (...args) => ['npx', ['--no-install', ...args]];
 const phases = [
   { name: 'lint', cmd: npx('eslint', '.'), tests: false },
-  { name: 'types', cmd: npx('tsc', '--noEmit', '-p', 'tsconfig.json'), tests: false },
+  { name: 'types', cmd: ['npm', ['run', '--silent', 'typecheck']], tests: false },
   { name: 'build', cmd: ['npm', ['run', '--silent', 'package']], tests: false, gate: true },
   { name: 'unit', cmd: npx('mocha'), env: { ASI_TEST_PHASE: 'unit (Node 20, better-sqlite3)' } },
   { name: 'node22', cmd: ['node', ['scripts/runNode22Tests.mjs']] },

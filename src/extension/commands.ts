@@ -4,7 +4,7 @@ import { branchNameProblem } from '../shared/branchNames';
 import { CommandId } from './commandIds';
 import type { DatabaseRegistry } from './databaseRegistry';
 import { registerCommand } from './registerCommand';
-import { openConversationDocument } from './conversationDocument';
+import type { ConversationPanels } from './conversationPanel';
 import type { SessionTreeProvider } from './sessionTree';
 import { asNode, type BranchNodeRef, type TreeNode } from './treeNodes';
 import { UserFacingError } from './userError';
@@ -13,6 +13,7 @@ export interface CommandDeps {
   registry: DatabaseRegistry;
   tree: SessionTreeProvider;
   treeView: vscode.TreeView<TreeNode>;
+  panels: ConversationPanels;
 }
 
 function badArgument(command: string, expected: string): never {
@@ -61,7 +62,7 @@ async function pickSession(registry: DatabaseRegistry): Promise<{ dbPath: string
 }
 
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
-  const { registry, tree, treeView } = deps;
+  const { registry, tree, treeView, panels } = deps;
 
   const revealBranch = async (dbPath: string, sessionId: string, branchId: string): Promise<void> => {
     const node: BranchNodeRef = { kind: 'branch', dbPath, sessionId, branchId };
@@ -204,7 +205,10 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     if (!target) return undefined;
     const branchId = node && 'branchId' in node ? node.branchId : registry.currentBranch(target.dbPath, target.sessionId);
     const turn = node && 'turn' in node ? node.turn : undefined;
-    return openConversationDocument(registry, target.dbPath, target.sessionId, branchId, turn);
+    const db = registry.require(target.dbPath);
+    if (!db.db) throw new UserFacingError(db.problem ?? `${basename(target.dbPath)} cannot be read.`);
+    panels.open({ dbPath: target.dbPath, sessionId: target.sessionId, branchId, turn });
+    return true;
   };
   registerCommand(context, CommandId.openConversationView, openView);
   registerCommand(context, CommandId.revealInConversationView, (arg?: unknown) => {

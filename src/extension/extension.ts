@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { ViewId } from './commandIds';
 import { registerCommands } from './commands';
+import { ConversationPanels } from './conversationPanel';
 import { DatabaseRegistry } from './databaseRegistry';
 import { WorkspaceDiscovery } from './discovery';
 import { onDidFailCommand, type CommandFailure } from './registerCommand';
@@ -14,6 +15,7 @@ export interface AgentSessionsApi {
   tree: SessionTreeProvider;
   treeView: vscode.TreeView<TreeNode>;
   statusBar: SessionStatusBar;
+  panels: ConversationPanels;
   discovery: WorkspaceDiscovery;
   /** Every command failure since activation, oldest first. */
   failures: CommandFailure[];
@@ -27,15 +29,16 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const treeView = vscode.window.createTreeView(ViewId.sessions, { treeDataProvider: tree, showCollapseAll: true });
   const statusBar = new SessionStatusBar(registry, treeView);
   const discovery = new WorkspaceDiscovery(registry);
+  const panels = new ConversationPanels(registry, context.extensionUri);
   const failures: CommandFailure[] = [];
-  context.subscriptions.push(registry, tree, treeView, statusBar, discovery, onDidFailCommand((f) => failures.push(f)));
-  registerCommands(context, { registry, tree, treeView });
+  context.subscriptions.push(panels, registry, tree, treeView, statusBar, discovery, onDidFailCommand((f) => failures.push(f)));
+  registerCommands(context, { registry, tree, treeView, panels });
   // Reopening and scanning run after activation returns, so start-up is never held up by file I/O.
   const ready = (async () => {
     await registry.restore();
     await discovery.scan();
   })().catch((err: unknown) => console.error('Agent Sessions: start-up failed', err));
-  return { registry, tree, treeView, statusBar, discovery, failures, ready };
+  return { registry, tree, treeView, statusBar, panels, discovery, failures, ready };
 }
 
 export function deactivate(): void {}

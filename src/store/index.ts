@@ -22,3 +22,4 @@ export { SessionDatabase, openSessionDatabase } from './inspector/sessionDatabas
 export { createChangeWatcher, type ChangeWatcher } from './inspector/changeWatcher';
 export { deriveBranchTree, type BranchRows } from './inspector/branchTree';
 export type * from './inspector/inspectorTypes';
+export type { ToolTotal, TurnSummary, UsageRow } from './inspector/usageTables';

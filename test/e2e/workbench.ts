@@ -143,8 +143,13 @@ export class Workbench {
   /** Back to a neutral state: dialogs, menus and quick inputs closed, editors closed, toasts cleared. */
   async reset(): Promise<void> {
     for (let i = 0; i < 3; i++) await this.page.keyboard.press('Escape');
+    // A modal dialog left open by a test (confirmation, error) blocks every click: dismiss it.
     const dialog = this.page.locator('.monaco-dialog-box');
-    if (await dialog.isVisible()) await dialog.locator('.monaco-button', { hasText: 'Cancel' }).click();
+    for (let i = 0; i < 3 && (await dialog.isVisible()); i++) {
+      const cancel = dialog.locator('.monaco-button', { hasText: /^(Cancel|OK|Close)$/ }).first();
+      if (await cancel.isVisible()) await cancel.click();
+      else await this.page.keyboard.press('Escape');
+    }
     await this.runCommand('View: Close All Editors');
     await this.runCommand('Notifications: Clear All Notifications');
   }
@@ -208,6 +213,8 @@ export class TreeRow {
     await menu.locator('.action-item.focused', { hasText: title }).waitFor();
     await this.wb.page.keyboard.press('Enter');
     await menu.waitFor({ state: 'hidden' });
+    // The row's hover tooltip would otherwise stay over whatever opens next.
+    await this.wb.page.mouse.move(700, 2);
   }
 }
 

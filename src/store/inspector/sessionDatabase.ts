@@ -25,6 +25,7 @@ import { readSessionSummaries } from './sessionList';
 import { discoverSessionTables, quoteIdentifier, type DiscoveredTables } from './tableDiscovery';
 import { readTurnsPage } from './turnPages';
 import { readUsedBranchIds } from './usedBranchIds';
+import { readToolTotals, readTurnSummaries, readUsageRows, type ToolTotal, type TurnSummary, type UsageRow } from './usageTables';
 
 /**
  * Opens a session database for inspection. Errors are `SessionDatabaseError`s whose `problem` says what is wrong:
@@ -176,6 +177,21 @@ export class SessionDatabase {
    */
   usedBranchIds(sessionId: string): string[] {
     return this.read(() => readUsedBranchIds(this.context, sessionId));
+  }
+
+  /** `turn_usage` rows of a branch, or of every branch when `branchId` is null, with cached and reasoning counts. */
+  getUsageRows(sessionId: string, branchId: string | null): UsageRow[] {
+    return this.read(() => readUsageRows(this.context, sessionId, branchId));
+  }
+
+  /** Item counts and tool names of the turns `fromTurn`..`toTurn` of a branch. */
+  getTurnSummaries(sessionId: string, branchId: string, fromTurn: number, toTurn: number): TurnSummary[] {
+    return this.read(() => readTurnSummaries(this.context, sessionId, branchId, fromTurn, toTurn));
+  }
+
+  /** Tool calls per tool for a branch, or the whole session (each stored call counted once) when `branchId` is null. */
+  getToolTotals(sessionId: string, branchId: string | null): ToolTotal[] {
+    return this.read(() => readToolTotals(this.context, sessionId, branchId));
   }
 
   /**

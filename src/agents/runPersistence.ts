@@ -1,0 +1,193 @@
+/**
+ * What a run wrote to its session, and putting the branch right when the run did not complete.
+ *
+ * What `@openai/agents` 0.20 persists in a streamed run (observed in test/unit/agents, and in its runner's
+ * `#runStreamLoop`): nothing before the model is called; when the run completes, ONE `addItems` with the user
+ * input and every item of every turn (calls, outputs, the answer); when it fails or is cancelled after the request
+ * was sent, ONE `addItems` with the user input only (from the loop's `finally`), never partial outputs; when it
+ * stops for a tool approval, the input and the pending call without its output. If the final `addItems` itself
+ * fails (a locked database), nothing of the run is stored.
+ *
+ * What we then do, so that no half-written turn stays behind:
+ *  1. A call of this run without its output (the approval case) is popped, with everything of this run after it:
+ *     the Responses API rejects a history with such a call, and Python sessions would send it.
+ *  2. A run that did not complete and spent no tokens is rolled back entirely (its user message popped), so the
+ *     branch is as it was and the user can simply send again.
+ *  3. A run that did not complete but spent tokens keeps its user message as its turn, so the usage row has a turn
+ *     to belong to (the tokens were billed); the outputs the SDK did not store are reported as not saved.
+ * Only items this run wrote are ever popped, and each is compared with the branch's newest item first, so a
+ * concurrent writer's items are never removed (the cleanup stops and says so instead).
+ */
+import type { AgentInputItem, Session } from '@openai/agents';
+import type { AdvancedSQLiteSession } from '../store';
+import { itemPreview } from '../shared/itemText';
+
+/**
+ * A `Session` that forwards to an `AdvancedSQLiteSession` and records what the runner wrote. It never forwards a
+ * run context (our `getItems` takes a branch id as its second argument) and refuses `clearSession`, which would
+ * delete every branch of the session (the SDK calls it only to compact history).
+ */
+export class RecordingSession implements Session {
+  /** Items of each successful `addItems`, copied as passed. */
+  readonly written: AgentInputItem[][] = [];
+  /** Errors of failed `addItems` calls (their transaction was rolled back: nothing of them is stored). */
+  readonly failedWrites: unknown[] = [];
+  /** Items the runner popped itself. */
+  readonly popped: AgentInputItem[] = [];
+
+  constructor(readonly inner: AdvancedSQLiteSession) {}
+
+  getSessionId(): Promise<string> {
+    return this.inner.getSessionId();
+  }
+
+  getItems(limit?: number): Promise<AgentInputItem[]> {
+    return this.inner.getItems(limit);
+  }
+
+  async addItems(items: AgentInputItem[]): Promise<void> {
+    const copy = items.map((i) => plain(i));
+    try {
+      await this.inner.addItems(items);
+    } catch (err) {
+      this.failedWrites.push(err);
+      throw err;
+    }
+    if (copy.length > 0) this.written.push(copy);
+  }
+
+  async popItem(): Promise<AgentInputItem | undefined> {
+    const item = await this.inner.popItem();
+    if (item !== undefined) this.popped.push(item);
+    return item;
+  }
+
+  async clearSession(): Promise<void> {
+    throw new Error(
+      'Clearing the session during a run is refused: it would delete every branch of the session. (The SDK clears a session only to compact its history, which branched sessions do not support yet.)',
+    );
+  }
+
+  /** Every item written, in order. */
+  writtenItems(): AgentInputItem[] {
+    return this.written.flat();
+  }
+}
+
+/** The result of `settleRun`. */
+export interface SettleResult {
+  kept: AgentInputItem[];
+  removed: AgentInputItem[];
+  /** Why the cleanup stopped early (another writer, a locked database), or undefined. */
+  problem?: string;
+}
+
+/** Item types that need a matching output in the same history, and the types of their outputs. */
+const OUTPUT_TYPES: Record<string, string[]> = {
+  function_call: ['function_call_result', 'function_call_output'],
+  custom_tool_call: ['custom_tool_call_output'],
+  computer_call: ['computer_call_result', 'computer_call_output'],
+  shell_call: ['shell_call_output'],
+  local_shell_call: ['local_shell_call_output'],
+  apply_patch_call: ['apply_patch_call_output'],
+};
+
+function callIdOf(item: AgentInputItem): string | undefined {
+  const i = item as { callId?: unknown; call_id?: unknown };
+  const id = i.callId ?? i.call_id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+function typeOf(item: AgentInputItem): string {
+  const t = (item as { type?: unknown }).type;
+  if (typeof t === 'string') return t;
+  return 'role' in item ? 'message' : 'item';
+}
+
+/** Index of the first call in `items` whose output is not in `items`, or -1. */
+export function firstUnansweredCall(items: readonly AgentInputItem[]): number {
+  return items.findIndex((item, i) => {
+    const outputs = OUTPUT_TYPES[typeOf(item)];
+    const id = callIdOf(item);
+    if (!outputs || id === undefined) return false;
+    return !items.slice(i + 1).some((o) => outputs.includes(typeOf(o)) && callIdOf(o) === id);
+  });
+}
+
+/**
+ * Puts the branch right after a run (see the module comment). `completed`: the run finished normally; `spent`:
+ * the run used tokens. Pops only items of `written`, newest first, each after checking it is the branch's newest.
+ */
+export async function settleRun(
+  session: AdvancedSQLiteSession,
+  written: readonly AgentInputItem[],
+  outcome: { completed: boolean; spent: boolean },
+): Promise<SettleResult> {
+  let keepCount = written.length;
+  const unanswered = firstUnansweredCall(written);
+  if (unanswered >= 0) keepCount = unanswered;
+  if (!outcome.completed && !outcome.spent) keepCount = 0;
+  const removed: AgentInputItem[] = [];
+  for (let i = written.length - 1; i >= keepCount; i--) {
+    const expected = written[i] as AgentInputItem;
+    try {
+      const [newest] = await session.getItems(1);
+      if (newest === undefined || canonical(newest) !== canonical(expected)) {
+        return {
+          kept: written.slice(0, i + 1),
+          removed,
+          problem: `the branch changed while the run was cleaning up (another writer added items), so ${i + 1 - keepCount} item(s) of this run were left in place`,
+        };
+      }
+      await session.popItem();
+      removed.unshift(expected);
+    } catch (err) {
+      return {
+        kept: written.slice(0, i + 1),
+        removed,
+        problem: `removing the run's unfinished items failed (${err instanceof Error ? err.message : String(err)})`,
+      };
+    }
+  }
+  return { kept: written.slice(0, keepCount), removed };
+}
+
+/** One line per item for people: `user: "…"`, `function_call get_weather({…})`, `function_call_result get_weather: …`. */
+export function describeItem(item: AgentInputItem): string {
+  const i = item as { role?: unknown; name?: unknown };
+  const type = typeOf(item);
+  if (typeof i.role === 'string') return `${i.role}: "${itemPreview(item)}"`;
+  if (type.endsWith('_result') || type.endsWith('_output')) return `${type}${typeof i.name === 'string' ? ` ${i.name}` : ''}: ${itemPreview(item)}`;
+  return `${type} ${itemPreview(item)}`;
+}
+
+/** A key that identifies an item across the SDK's normalisation (ids dropped, provider data added). */
+export function itemKey(item: AgentInputItem): string {
+  const type = typeOf(item);
+  const id = callIdOf(item);
+  if (id !== undefined) return `${type}:${id}`;
+  const i = item as { role?: unknown };
+  if (typeof i.role === 'string') return `${i.role}:${itemPreview(item)}`;
+  return `${type}:${itemPreview(item)}`;
+}
+
+/** A JSON copy: what the store will hold, and immune to later mutation by the runner. */
+export function plain<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** JSON with sorted keys, so two encodings of the same item compare equal. */
+export function canonical(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value).sort()) {
+    const v = (value as Record<string, unknown>)[k];
+    if (v !== undefined) out[k] = sortKeys(v);
+  }
+  return out;
+}

@@ -1,0 +1,269 @@
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import { branchNameProblem } from '../shared/branchNames';
+import { isWebviewMessage, type HostMessage, type RequestMethod, type Requests, type WebviewMessage } from '../shared/protocol';
+import { itemView, snapshot, tables, turnPage } from './conversationData';
+import type { DatabaseRegistry } from './databaseRegistry';
+import { describeError, UserFacingError } from './userError';
+import { webviewHtml } from './webviewHtml';
+
+export const CONVERSATION_VIEW_TYPE = 'agentSessions.conversation';
+
+/** What a panel shows; also its persisted state, so a window reload restores it. */
+export interface PanelTarget {
+  dbPath: string;
+  sessionId: string;
+  branchId?: string;
+  turn?: number;
+}
+
+function isTarget(v: unknown): v is PanelTarget {
+  if (typeof v !== 'object' || v === null) return false;
+  const t = v as Record<string, unknown>;
+  return typeof t.dbPath === 'string' && typeof t.sessionId === 'string' && (t.branchId === undefined || typeof t.branchId === 'string');
+}
+
+const str = (v: unknown, what: string): string => {
+  if (typeof v !== 'string') throw new UserFacingError(`Invalid request: ${what} must be a string.`);
+  return v;
+};
+const int = (v: unknown, what: string): number => {
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw new UserFacingError(`Invalid request: ${what} must be an integer.`);
+  return v;
+};
+
+/**
+ * One conversation view (a webview panel) for one session. It queues nothing: the webview says `ready`, then gets
+ * a full snapshot, and again after every change to the database, so a recreated iframe never depends on earlier
+ * messages.
+ */
+class ConversationPanel implements vscode.Disposable {
+  private ready = false;
+  private selectedBranch: string | undefined;
+  private revealTurn: number | null;
+  private readonly subscriptions: vscode.Disposable[] = [];
+  /** Timing marks the view reported (for the scale benchmark). */
+  readonly marks: { name: string; ms: number }[] = [];
+
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    readonly target: PanelTarget,
+    private readonly registry: DatabaseRegistry,
+    private readonly extensionUri: vscode.Uri,
+    private readonly onDispose: () => void,
+  ) {
+    this.selectedBranch = target.branchId;
+    this.revealTurn = target.turn ?? null;
+    panel.webview.options = {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(extensionUri, 'media')],
+    };
+    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'sessions.svg');
+    panel.title = `${target.sessionId} · ${basename(target.dbPath)}`;
+    panel.webview.html = webviewHtml(panel.webview, extensionUri, {
+      title: panel.title,
+      script: 'dist/webview/main.js',
+      styles: ['dist/webview/style.css'],
+    });
+    this.subscriptions.push(
+      panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
+      panel.onDidDispose(() => this.dispose()),
+      registry.onDidChange((entry) => {
+        if (!entry || entry.path === target.dbPath) this.sendSnapshot();
+      }),
+    );
+  }
+
+  /** Shows another branch or turn in this panel. */
+  show(target: PanelTarget): void {
+    if (target.branchId) this.selectedBranch = target.branchId;
+    this.revealTurn = target.turn ?? null;
+    this.panel.reveal();
+    this.sendSnapshot();
+  }
+
+  private post(message: HostMessage): void {
+    void this.panel.webview.postMessage(message);
+  }
+
+  sendSnapshot(): void {
+    if (!this.ready) return;
+    const entry = this.registry.get(this.target.dbPath);
+    let snap;
+    try {
+      snap = snapshot({
+        db: entry?.db,
+        dbPath: this.target.dbPath,
+        sessionId: this.target.sessionId,
+        readonly: entry?.readonly ?? true,
+        currentBranch: this.registry.currentBranch(this.target.dbPath, this.target.sessionId),
+        selectedBranch: this.selectedBranch,
+        revealTurn: this.revealTurn,
+        problem: entry ? entry.problem : `${this.target.dbPath} is not open.`,
+      });
+    } catch (err) {
+      this.registry.reportProblem(this.target.dbPath, err);
+      return;
+    }
+    this.selectedBranch = snap.selectedBranchId;
+    this.revealTurn = null;
+    this.post({ kind: 'snapshot/didChange', snapshot: snap });
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    if (!isWebviewMessage(raw)) return; // messages come from a frame: ignore anything malformed
+    const m: WebviewMessage = raw;
+    switch (m.kind) {
+      case 'ready':
+        this.ready = true;
+        this.sendSnapshot();
+        return;
+      case 'selection/set':
+        this.selectedBranch = m.branchId;
+        return;
+      case 'perf/mark':
+        this.marks.push({ name: m.name, ms: m.ms });
+        return;
+      case 'link/open':
+        return this.openLink(m.url);
+      case 'request':
+        try {
+          const result = await this.handle(m.method, m.params as Record<string, unknown>);
+          this.post({ kind: 'response', id: m.id, ok: true, result });
+        } catch (err) {
+          this.post({ kind: 'response', id: m.id, ok: false, error: describeError(err) });
+        }
+        return;
+    }
+  }
+
+  private db() {
+    const entry = this.registry.require(this.target.dbPath);
+    if (!entry.db) throw new UserFacingError(entry.problem ?? 'The database cannot be read.');
+    return entry.db;
+  }
+
+  private async handle(method: RequestMethod, p: Record<string, unknown>): Promise<Requests[RequestMethod]['result']> {
+    const { dbPath, sessionId } = this.target;
+    switch (method) {
+      case 'turns/get':
+        return turnPage(this.db(), sessionId, str(p.branchId, 'branchId'), p.afterTurn === null ? null : int(p.afterTurn, 'afterTurn'), int(p.limit, 'limit'));
+      case 'turn/items':
+        return this.db().getTurnItems(sessionId, str(p.branchId, 'branchId'), int(p.turn, 'turn')).map(itemView);
+      case 'tables/get': {
+        const db = this.db();
+        const branchId = p.branchId === null ? null : str(p.branchId, 'branchId');
+        const current = this.registry.currentBranch(dbPath, sessionId);
+        const branches = db.getBranchTree(sessionId).map((b) => ({ ...b, isCurrent: b.branchId === current }));
+        return tables(db, sessionId, branchId, branches);
+      }
+      case 'branch/create': {
+        const from = str(p.fromBranchId, 'fromBranchId');
+        const turn = int(p.branchTurnNumber, 'branchTurnNumber');
+        const name = str(p.name, 'name');
+        const problem = branchNameProblem(name, new Set(this.db().usedBranchIds(sessionId)));
+        if (problem) throw new UserFacingError(problem);
+        const branchId = await this.registry.withWritableSession(dbPath, sessionId, from, (s) => s.createBranchFromTurn(turn, name));
+        this.selectedBranch = branchId;
+        this.registry.setCurrentBranch(dbPath, sessionId, branchId);
+        return { branchId };
+      }
+      case 'branch/switch': {
+        const branchId = str(p.branchId, 'branchId');
+        if (!this.db().getBranchTree(sessionId).some((b) => b.branchId === branchId)) throw new UserFacingError(`Branch '${branchId}' does not exist.`);
+        this.selectedBranch = branchId;
+        this.registry.setCurrentBranch(dbPath, sessionId, branchId);
+        return { branchId };
+      }
+      case 'branch/delete': {
+        const branchId = str(p.branchId, 'branchId');
+        if (branchId === 'main') throw new UserFacingError("The 'main' branch cannot be deleted.");
+        const answer = await vscode.window.showWarningMessage(
+          `Delete branch '${branchId}' of session ${sessionId}?`,
+          { modal: true, detail: 'Its items and usage rows are removed (items shared with other branches stay). Its name stays reserved. This cannot be undone.' },
+          'Delete',
+        );
+        if (answer !== 'Delete') return { deleted: false };
+        await this.registry.withWritableSession(dbPath, sessionId, 'main', (s) => s.deleteBranch(branchId));
+        if (this.registry.currentBranch(dbPath, sessionId) === branchId) this.registry.setCurrentBranch(dbPath, sessionId, 'main');
+        if (this.selectedBranch === branchId) this.selectedBranch = 'main';
+        return { deleted: true };
+      }
+    }
+  }
+
+  /** Links come from database text: only http(s), and only after the user confirms the exact address. */
+  private async openLink(url: string): Promise<void> {
+    let parsed: vscode.Uri;
+    try {
+      parsed = vscode.Uri.parse(url, true);
+    } catch {
+      return;
+    }
+    if (parsed.scheme !== 'http' && parsed.scheme !== 'https') {
+      void vscode.window.showWarningMessage(`Links of this kind are not opened from session data: ${url.slice(0, 200)}`);
+      return;
+    }
+    const answer = await vscode.window.showWarningMessage('Open this link from the session data?', { modal: true, detail: url.slice(0, 2000) }, 'Open');
+    if (answer === 'Open') await vscode.env.openExternal(parsed);
+  }
+
+  dispose(): void {
+    for (const d of this.subscriptions) d.dispose();
+    this.subscriptions.length = 0;
+    this.onDispose();
+  }
+}
+
+/** All conversation views, one per session, restored after a window reload by the serializer. */
+export class ConversationPanels implements vscode.Disposable {
+  private readonly panels = new Map<string, ConversationPanel>();
+  private readonly serializer: vscode.Disposable;
+
+  constructor(
+    private readonly registry: DatabaseRegistry,
+    private readonly extensionUri: vscode.Uri,
+  ) {
+    this.serializer = vscode.window.registerWebviewPanelSerializer(CONVERSATION_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel, state: unknown) => {
+        if (!isTarget(state)) {
+          panel.dispose();
+          return;
+        }
+        if (!registry.get(state.dbPath)) await registry.open(state.dbPath, { quiet: true });
+        this.attach(panel, state);
+      },
+    });
+  }
+
+  /** Opens (or reveals) the view of a session, on a branch and optionally at a turn. */
+  open(target: PanelTarget): ConversationPanel {
+    const key = JSON.stringify([target.dbPath, target.sessionId]);
+    const existing = this.panels.get(key);
+    if (existing) {
+      existing.show(target);
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel(CONVERSATION_VIEW_TYPE, target.sessionId, vscode.ViewColumn.Active, {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview')],
+    });
+    return this.attach(panel, target);
+  }
+
+  get(dbPath: string, sessionId: string): ConversationPanel | undefined {
+    return this.panels.get(JSON.stringify([dbPath, sessionId]));
+  }
+
+  private attach(panel: vscode.WebviewPanel, target: PanelTarget): ConversationPanel {
+    const key = JSON.stringify([target.dbPath, target.sessionId]);
+    const p = new ConversationPanel(panel, target, this.registry, this.extensionUri, () => this.panels.delete(key));
+    this.panels.set(key, p);
+    return p;
+  }
+
+  dispose(): void {
+    for (const p of this.panels.values()) p.panel.dispose();
+    this.serializer.dispose();
+  }
+}

@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+
+/**
+ * The one place webview HTML is written. Its Content-Security-Policy allows nothing by default; scripts only with
+ * this page's nonce (so no inline script and nothing injected can run), styles, fonts and images only from the
+ * extension's own resources (no inline styles, no remote content), and no network access at all. The page itself
+ * holds no data: everything arrives as messages and is inserted as text.
+ */
+export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, options: { title: string; script: string; styles: string[] }): string {
+  const nonce = randomBytes(16).toString('base64');
+  const asset = (path: string): string => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...path.split('/'))).toString();
+  const csp = [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src ${webview.cspSource}`,
+    `font-src ${webview.cspSource}`,
+    `img-src ${webview.cspSource}`,
+    "connect-src 'none'",
+    "frame-src 'none'",
+    "form-action 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+  const styles = options.styles.map((s) => `<link rel="stylesheet" href="${asset(s)}">`).join('\n    ');
+  return `<!DOCTYPE html>
+<html lang="en">
+  <head>
+    <meta charset="UTF-8">
+    <meta http-equiv="Content-Security-Policy" content="${csp}">
+    <meta name="viewport" content="width=device-width, initial-scale=1.0">
+    ${styles}
+    <title>${escapeHtml(options.title)}</title>
+  </head>
+  <body>
+    <div id="app" aria-live="polite"></div>
+    <script nonce="${nonce}" src="${asset(options.script)}"></script>
+  </body>
+</html>`;
+}
+
+/** Escapes text for an HTML text or attribute context (used only for the constant-ish title above). */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+}

@@ -1,0 +1,58 @@
+/**
+ * The one protocol between the extension host and the conversation view. Messages are discriminated unions per
+ * direction; requests are keys of one `Requests` map, so parameter and result types flow from the key.
+ * Names: notifications host→webview in past tense (`snapshot/didChange`), commands imperative, requests `noun/verb`.
+ */
+import type { ItemView, SnapshotView, TablesView, TurnPageView } from './viewModels';
+
+/** Requests the webview makes, with their parameters and results. */
+export interface Requests {
+  'turns/get': { params: { branchId: string; afterTurn: number | null; limit: number }; result: TurnPageView };
+  'turn/items': { params: { branchId: string; turn: number }; result: ItemView[] };
+  'tables/get': { params: { branchId: string | null }; result: TablesView };
+  'branch/create': { params: { fromBranchId: string; branchTurnNumber: number; name: string }; result: { branchId: string } };
+  'branch/switch': { params: { branchId: string }; result: { branchId: string } };
+  /** The host asks for confirmation; `deleted` is false when the user declined. */
+  'branch/delete': { params: { branchId: string }; result: { deleted: boolean } };
+}
+export type RequestMethod = keyof Requests;
+
+/** webview → host */
+export type WebviewMessage =
+  | { kind: 'ready' }
+  | { kind: 'request'; id: number; method: RequestMethod; params: unknown }
+  /** The branch the user is looking at, so the next full snapshot shows the same one. */
+  | { kind: 'selection/set'; branchId: string }
+  /** A link in rendered Markdown; the host asks before opening it. */
+  | { kind: 'link/open'; url: string }
+  /** Timing marks for the scale benchmark (first screen drawn). */
+  | { kind: 'perf/mark'; name: string; ms: number };
+
+/** host → webview */
+export type HostMessage =
+  | { kind: 'snapshot/didChange'; snapshot: SnapshotView }
+  | { kind: 'response'; id: number; ok: true; result: unknown }
+  | { kind: 'response'; id: number; ok: false; error: string };
+
+/** How long the webview waits for a response before failing the request. */
+export const REQUEST_TIMEOUT_MS = 15_000;
+
+/** Type guard for messages arriving at the host (they come from a frame: validate before use). */
+export function isWebviewMessage(value: unknown): value is WebviewMessage {
+  if (typeof value !== 'object' || value === null) return false;
+  const m = value as Record<string, unknown>;
+  switch (m.kind) {
+    case 'ready':
+      return true;
+    case 'request':
+      return typeof m.id === 'number' && typeof m.method === 'string' && typeof m.params === 'object' && m.params !== null;
+    case 'link/open':
+      return typeof m.url === 'string';
+    case 'selection/set':
+      return typeof m.branchId === 'string';
+    case 'perf/mark':
+      return typeof m.name === 'string' && typeof m.ms === 'number';
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * Events of one agent run on a session branch, as the host forwards them to the conversation view. Plain JSON
+ * only (no class instances, no functions), so they cross `postMessage` unchanged. Every string in them may come
+ * from a model, a tool or a database: render it as text. No event ever carries an API key (the runner redacts
+ * error text before it builds an event).
+ *
+ * Order of one run: `run/started`, then any number of `text/delta`, `tool/called`, `tool/output`, `item/added`
+ * as the model and tools produce them, then exactly one of `run/completed` or `run/failed`.
+ */
+
+/** Token counts of a run (or of what a failed run spent before it failed). */
+export interface RunUsageView {
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  /** Sums over the run's requests of `input_tokens_details.cached_tokens`. */
+  cachedTokens: number;
+  /** Sums over the run's requests of `output_tokens_details.reasoning_tokens`. */
+  reasoningTokens: number;
+}
+
+/** Why a run failed; the view picks an icon and a remedy by it. */
+export type RunFailureKind = 'no-key' | 'unreachable' | 'http' | 'tool' | 'cancelled' | 'locked' | 'other';
+
+/**
+ * What a run left in the database. `kept` and `removed` list items of *this run* (one line each, e.g.
+ * `user: "What's the weather?"`, `function_call get_weather({"city":"Paris"})`); items written by others are
+ * never touched.
+ */
+export interface RunPersistenceView {
+  /** One sentence for people: what is stored now, what was rolled back, what was never stored. */
+  summary: string;
+  kept: string[];
+  removed: string[];
+  /** Produced during the run but never stored (the SDK stores a streamed run's outputs only when it completes). */
+  notSaved: string[];
+  /** The branch turn number the run's user message has now, or null when no turn of this run is stored. */
+  turn: number | null;
+  /** True when a usage row was written for `turn`. */
+  usageStored: boolean;
+}
+
+export interface RunStartedEvent {
+  kind: 'run/started';
+  runId: string;
+  sessionId: string;
+  /** The branch the run writes to (for a fork, the new branch). */
+  branchId: string;
+  /** Set when the run started a new branch: where it forked (its turns before `turn` are shared). */
+  forkedFrom?: { branchId: string; turn: number };
+  /** The user message as sent. */
+  input: string;
+  /** Name of the agent that runs. */
+  agentName: string;
+  /** Things the user should know before reading the output (e.g. MCP servers skipped in an untrusted workspace). */
+  warnings: string[];
+}
+
+export interface TextDeltaEvent {
+  kind: 'text/delta';
+  runId: string;
+  delta: string;
+}
+
+export interface ToolCalledEvent {
+  kind: 'tool/called';
+  runId: string;
+  callId: string | null;
+  name: string;
+  /** The arguments as the model wrote them (a JSON text, usually). */
+  arguments: string;
+}
+
+export interface ToolOutputEvent {
+  kind: 'tool/output';
+  runId: string;
+  callId: string | null;
+  name: string;
+  /** The tool's output as text (non-text outputs as JSON). */
+  output: string;
+}
+
+/** A produced item other than a tool call or output: an assistant message, reasoning, a handoff, … */
+export interface ItemAddedEvent {
+  kind: 'item/added';
+  runId: string;
+  /** The item's `type` (`message`, `reasoning`, `handoff_call`, …). */
+  itemType: string;
+  role: string | null;
+  /** A one-line preview of the item. */
+  preview: string;
+  /** The raw item as plain JSON. */
+  item: unknown;
+}
+
+export interface RunCompletedEvent {
+  kind: 'run/completed';
+  runId: string;
+  /** The final output as text (structured outputs as JSON). */
+  finalOutput: string;
+  usage: RunUsageView;
+  written: RunPersistenceView;
+}
+
+export interface RunFailedEvent {
+  kind: 'run/failed';
+  runId: string;
+  failure: RunFailureKind;
+  /** What went wrong, with the remedy when there is one. Never contains a secret. */
+  message: string;
+  /** The HTTP status, for `http` failures. */
+  status?: number;
+  /** What the run spent before it failed (null when nothing was requested). */
+  usage: RunUsageView | null;
+  written: RunPersistenceView;
+}
+
+/** Every event of a run. */
+export type RunEvent =
+  | RunStartedEvent
+  | TextDeltaEvent
+  | ToolCalledEvent
+  | ToolOutputEvent
+  | ItemAddedEvent
+  | RunCompletedEvent
+  | RunFailedEvent;
+
+/** The event that ends a run. */
+export type RunOutcome = RunCompletedEvent | RunFailedEvent;
+
+/** True for the two events that end a run. */
+export function isRunOutcome(event: RunEvent): event is RunOutcome {
+  return event.kind === 'run/completed' || event.kind === 'run/failed';
+}

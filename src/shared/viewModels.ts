@@ -1,0 +1,98 @@
+/**
+ * Plain-JSON view models the conversation view renders. The host builds them from the store; the webview only
+ * reads them. Every string in them is untrusted text from a database: render it as text.
+ */
+
+/** One branch on the map, with where it forked. */
+export interface BranchView {
+  branchId: string;
+  parentBranchId: string | null;
+  forkTurn: number | null;
+  userTurns: number;
+  messageCount: number;
+  createdAt: string | null;
+  isCurrent: boolean;
+}
+
+/** One user turn in the list. */
+export interface TurnView {
+  turn: number;
+  /** What `createBranchFromTurn` takes; null when the file records none (plain sessions). */
+  branchTurnNumber: number | null;
+  preview: string;
+  /** Why the turn's user message cannot be read (shown instead of a preview), or null. */
+  error: string | null;
+  createdAt: string | null;
+  totalTokens: number | null;
+  itemCount: number;
+  /** Distinct tools called in the turn, by name. */
+  tools: string[];
+}
+
+/** A page of turns of one branch. */
+export interface TurnPageView {
+  branchId: string;
+  turns: TurnView[];
+  nextAfterTurn: number | null;
+}
+
+/** One item of a turn, decoded or unreadable. */
+export type ItemView =
+  | {
+      sequenceNumber: number;
+      type: string;
+      toolName: string | null;
+      createdAt: string | null;
+      corrupt: false;
+      /** The stored item as JSON text (pretty-printed), for "raw JSON". */
+      json: string;
+      item: unknown;
+    }
+  | { sequenceNumber: number; type: string; toolName: string | null; createdAt: string | null; corrupt: true; raw: string | null; error: string };
+
+/** Token usage of one turn of one branch. */
+export interface TurnUsageView {
+  branchId: string;
+  turn: number;
+  requests: number | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  totalTokens: number | null;
+  cachedTokens: number | null;
+  reasoningTokens: number | null;
+}
+
+/** Tool usage: one row per tool. */
+export interface ToolUsageView {
+  toolName: string;
+  calls: number;
+  turns: number[];
+}
+
+/** The usage and tool tables of one branch, or of the whole session (`branchId` null). */
+export interface TablesView {
+  branchId: string | null;
+  usage: TurnUsageView[];
+  /** Own turns (not copied from a parent branch) without a usage row: the agent never called storeRunUsage. */
+  turnsWithoutUsage: { branchId: string; turn: number }[];
+  tools: ToolUsageView[];
+}
+
+/** Everything the view needs to draw its first screen. Sent in full after every `ready` and every change. */
+export interface SnapshotView {
+  dbPath: string;
+  dbName: string;
+  sessionId: string;
+  readonly: boolean;
+  /** Branches in creation order. */
+  branches: BranchView[];
+  /** Names the session can never use again (for validating a new branch's name). */
+  usedBranchIds: string[];
+  /** The branch to show, and the first page of its turns. */
+  selectedBranchId: string;
+  firstPage: TurnPageView;
+  /** A turn to select and reveal, when the view was opened for one. */
+  revealTurn: number | null;
+  /** Set when the database cannot be read; the view shows it instead of the conversation. */
+  problem: string | null;
+}

@@ -1,0 +1,226 @@
+/**
+ * The conversation view in the real workbench: branches of a fixture session, turn selection, branching from a
+ * message, the token and tool tables against the store's own numbers, hostile message content, and a live update
+ * from another process. Screenshots in the light and the dark theme.
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Frame } from 'playwright-core';
+import { AdvancedSQLiteSession } from '../../src/store';
+import { Workbench } from './workbench';
+
+const ROOT = resolve(__dirname, '..', '..');
+const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
+const FIXTURES = join(ROOT, 'test', 'fixtures', 'conformance');
+const RESULTS = join(ROOT, 'test-results');
+
+/** Hostile content, and the plain text each must show as. */
+const XSS_MESSAGES: [string, string][] = [
+  ['<script>window.__xss = "script"</script> plain script tag', '<script>window.__xss = "script"</script> plain script tag'],
+  ['<img src="x" onerror="window.__xss = \'img\'"> image with onerror', '<img src="x" onerror="window.__xss = \'img\'"> image with onerror'],
+  ['[click me](javascript:window.__xss="link") a javascript: link', '[click me](javascript:window.__xss="link") a javascript: link'],
+  ['<style>body { display: none !important }</style> style injection', '<style>body { display: none !important }</style> style injection'],
+  ['![remote](https://example.invalid/pixel.png) remote image', '[image: remote] remote image'],
+  ['[a web link](https://example.invalid/page) asks first', 'a web link asks first'],
+];
+
+async function writeXssSession(path: string): Promise<void> {
+  const s = new AdvancedSQLiteSession({ sessionId: 'hostile', dbPath: path, createTables: true });
+  try {
+    for (const text of XSS_MESSAGES) {
+      await s.addItems([
+        { role: 'user', content: text[0] },
+        { type: 'function_call', name: '<b>tool</b>', callId: 'c', arguments: '{"html":"<script>window.__xss=\\"args\\"</script>"}', status: 'completed' },
+        { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: `Echo: ${text[0]}` }] },
+      ] as never);
+    }
+  } finally {
+    s.close();
+  }
+}
+
+/** The frame that holds the extension's page: the newest webview host iframe, then its active content frame. */
+async function viewFrame(wb: Workbench): Promise<Frame> {
+  const host = wb.page.locator('iframe.webview.ready').last();
+  await host.waitFor({ state: 'attached', timeout: 20_000 });
+  const outer = await (await host.elementHandle())?.contentFrame();
+  if (!outer) throw new Error('the webview host frame has no content');
+  const inner = outer.locator('iframe#active-frame');
+  await inner.waitFor({ state: 'attached', timeout: 20_000 });
+  const frame = await (await inner.elementHandle())?.contentFrame();
+  if (!frame) throw new Error('the conversation view frame did not appear');
+  await frame.locator('#app').waitFor({ state: 'attached' });
+  return frame;
+}
+
+async function openView(wb: Workbench, db: string, session: string): Promise<Frame> {
+  await wb.openSidebar();
+  await wb.treeRow(db).expand();
+  await wb.treeRow(session).contextMenu('Open Conversation View');
+  const frame = await viewFrame(wb);
+  await frame.locator('.turn-row').first().waitFor({ timeout: 20_000 });
+  return frame;
+}
+
+for (const theme of ['light', 'dark'] as const) {
+  describe(`conversation view (${theme} theme)`, function () {
+    let wb: Workbench;
+    let workspace: string;
+    const remote: string[] = [];
+
+    before(async function () {
+      if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
+      workspace = mkdtempSync(join(tmpdir(), `asi-e2e-view-${theme}-`));
+      copyFileSync(join(FIXTURES, 'ref-multisession.db'), join(workspace, 'conversations.db'));
+      await writeXssSession(join(workspace, 'hostile.db'));
+      wb = await Workbench.open({
+        folder: workspace,
+        installVsix: [VSIX],
+        settings: { 'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' },
+      });
+      wb.page.on('request', (r) => {
+        const url = r.url();
+        if (!url.startsWith(wb.server.url) && !url.startsWith('data:') && !url.startsWith('blob:') && !/^https?:\/\/[^/]*\.vscode-cdn\.net/.test(url) && !url.startsWith('vscode-')) remote.push(url);
+      });
+      wb.page.on('dialog', (d) => {
+        remote.push(`dialog: ${d.message()}`);
+        void d.dismiss();
+      });
+    });
+
+    afterEach(async function () {
+      if (this.currentTest?.state === 'failed') {
+        const dir = join(RESULTS, 'failures', `${theme}-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`);
+        await wb?.saveArtifacts(dir);
+        console.log(`      artifacts: ${dir}`);
+      }
+      await wb?.reset().catch(() => undefined);
+    });
+
+    after(async function () {
+      await wb?.close();
+      rmSync(workspace, { recursive: true, force: true });
+    });
+
+    const shot = async (name: string): Promise<void> => {
+      mkdirSync(join(RESULTS, 'screens'), { recursive: true });
+      await wb.screenshot(join(RESULTS, 'screens', `${name}-${theme}.png`));
+    };
+
+    it('shows the branches of a session with their fork points, and a turn’s items', async () => {
+      const f = await openView(wb, 'conversations.db', 'alice');
+      const lanes = f.locator('.lane');
+      await lanes.nth(1).waitFor();
+      assert.deepEqual(await f.locator('.lane-name').allTextContents(), ['main', 'alt']);
+      assert.match((await lanes.nth(1).textContent()) ?? '', /from main @ turn 2/);
+      await f.locator('.turn-row[data-turn="2"]').click();
+      await f.locator('.turn-title', { hasText: 'Turn 2' }).waitFor();
+      assert.deepEqual(await f.locator('.item-type').allTextContents(), ['user', 'assistant']);
+      assert.match((await f.locator('.item-assistant .markdown').textContent()) ?? '', /The Little Prince/);
+      // Keyboard: up moves to turn 1, right moves to the branch that forked after it.
+      await f.locator('.turn-list').focus();
+      await f.locator('.turn-list').press('ArrowUp');
+      await f.locator('.turn-title', { hasText: 'Turn 1' }).waitFor();
+      await f.locator('.turn-list').press('ArrowRight');
+      await f.locator('.lane.selected .lane-name', { hasText: 'alt' }).waitFor();
+      await shot('10-conversation-view');
+    });
+
+    it('branches from a selected user message, and the new branch appears selected and in the file', async () => {
+      const f = await openView(wb, 'conversations.db', 'alice');
+      await f.locator('.lane', { hasText: 'main' }).first().click();
+      await f.locator('.turn-row[data-turn="2"]').click();
+      await f.locator('.item-user .branch-here-button').click();
+      const field = f.locator('vscode-text-field.branch-name');
+      await field.locator('input').fill('alt');
+      await f.locator('.validation', { hasText: 'already been used' }).waitFor();
+      const name = `view-${theme}`;
+      await field.locator('input').fill(name);
+      await f.locator('vscode-button.branch-create').click();
+      await f.locator('.lane.selected .lane-name', { hasText: name }).waitFor();
+      const s = new AdvancedSQLiteSession({ sessionId: 'alice', dbPath: join(workspace, 'conversations.db'), readonly: true });
+      try {
+        const branches = (await s.listBranches()).map((b) => b.branchId);
+        assert.ok(branches.includes(name), `${name} in ${branches.join(', ')}`);
+      } finally {
+        s.close();
+      }
+      // The sidebar follows the same change.
+      await wb.openSidebar();
+      await wb.treeRow('conversations.db').expand();
+      await wb.treeRow('alice').expand();
+      await wb.treeRow(name).waitFor();
+      await shot('11-branched-in-view');
+    });
+
+    it('shows token and tool tables that match the store', async () => {
+      const f = await openView(wb, 'conversations.db', 'bob');
+      await f.locator('vscode-panel-tab#tab-tokens').click();
+      await f.locator('.usage-table vscode-data-grid-row').nth(1).waitFor();
+      const s = new AdvancedSQLiteSession({ sessionId: 'bob', dbPath: join(workspace, 'conversations.db'), readonly: true });
+      try {
+        const usage = await s.getSessionUsage('main');
+        const totals = await f.locator('.usage-table .totals vscode-data-grid-cell').allTextContents();
+        assert.ok(usage);
+        assert.equal(totals[1], String(usage.requests));
+        assert.equal(totals[4], usage.totalTokens.toLocaleString('en-US'));
+        await f.locator('vscode-button[data-scope="session"]').click();
+        await f.locator('.usage-table vscode-data-grid-cell', { hasText: 'Branch' }).waitFor();
+        const all = await s.getSessionUsage();
+        const sessionTotals = await f.locator('.usage-table .totals vscode-data-grid-cell').allTextContents();
+        assert.equal(sessionTotals[5], all?.totalTokens.toLocaleString('en-US'));
+      } finally {
+        s.close();
+      }
+      await shot('12-token-table');
+      await f.locator('vscode-panel-tab#tab-tools').click();
+      await f.locator('.tool-table').waitFor();
+      await shot('13-tool-table');
+    });
+
+    it('renders hostile message content as text: nothing runs, nothing loads', async () => {
+      const f = await openView(wb, 'hostile.db', 'hostile');
+      for (let turn = 1; turn <= XSS_MESSAGES.length; turn++) {
+        await f.locator(`.turn-row[data-turn="${turn}"]`).click();
+        await f.locator('.turn-title', { hasText: `Turn ${turn}` }).waitFor();
+        const shown = (await f.locator('.item-user .markdown').textContent()) ?? '';
+        assert.equal(shown.trim(), XSS_MESSAGES[turn - 1]![1], `turn ${turn} shows its text literally`);
+        assert.match((await f.locator('.item-function_call .tool-badge').textContent()) ?? '', /^<b>tool<\/b>$/);
+      }
+      // A web link opens nothing by itself: the workbench asks first (and we decline).
+      await f.locator(`.turn-row[data-turn="6"]`).click();
+      await f.locator('.item-user .markdown a', { hasText: 'a web link' }).click();
+      const dialog = wb.page.locator('.monaco-dialog-box', { hasText: 'https://example.invalid/page' });
+      await dialog.waitFor();
+      await dialog.locator('.monaco-button', { hasText: 'Cancel' }).click();
+      await wb.page.waitForTimeout(300);
+      assert.equal(await f.evaluate(() => (globalThis as unknown as { __xss?: string }).__xss ?? null), null, 'no injected script ran');
+      assert.equal(await f.locator('[onerror], [onclick], [onload]').count(), 0, 'no event-handler attribute from data');
+      const scripts = await f.locator('script').evaluateAll((list) => list.map((e) => (e.textContent ?? '') + (e.getAttribute('src') ?? '')));
+      assert.ok(scripts.every((t) => !t.includes('__xss')), 'no script element from data');
+      assert.equal(await f.locator('#app img, #app style, #app iframe, #app link, #app object').count(), 0, 'no image, style or frame element from data');
+      assert.equal(await f.locator('body').isVisible(), true, 'the style injection did not hide the page');
+      assert.deepEqual(remote, [], 'no request left the machine and no dialog opened');
+      await shot('14-hostile-content');
+    });
+
+    it('shows a turn another process appends while the view is open', async () => {
+      const f = await openView(wb, 'conversations.db', 'alice');
+      await f.locator('.lane', { hasText: 'main' }).first().click();
+      await f.locator('.lane.selected .lane-name', { hasText: /^main$/ }).waitFor();
+      await f.locator('.turn-row[data-turn="2"]').waitFor();
+      const before = await f.locator('.turn-row').count();
+      const store = join(ROOT, 'dist', 'store.js');
+      const script = `const { AdvancedSQLiteSession } = require(${JSON.stringify(store)});
+        (async () => { const s = new AdvancedSQLiteSession({ sessionId: 'alice', dbPath: ${JSON.stringify(join(workspace, 'conversations.db'))} });
+        await s.addItems([{ role: 'user', content: 'Written by another process (${theme})' }]); s.close(); })();`;
+      const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      await f.locator('.turn-row .turn-preview', { hasText: `Written by another process (${theme})` }).waitFor({ timeout: 5000 });
+      assert.equal(await f.locator('.turn-row').count(), before + 1);
+    });
+  });
+}
