@@ -15,6 +15,9 @@ const nodeCommon = {
   target: 'node20',
   sourcemap: !production,
   minify: production,
+  // Error classification reads class names (the openai client's APIError, APIConnectionError, …); minifying must
+  // not rename them.
+  keepNames: true,
   // better-sqlite3 is a native addon and must be loaded from node_modules; vscode is provided by the host.
   external: ['vscode', 'better-sqlite3'],
   logLevel: 'warning',

@@ -4,12 +4,13 @@
  */
 import type { ItemView, SnapshotView, TablesView, TurnView } from '../src/shared/viewModels';
 import { renderBranchMap } from './components/branchMap';
+import { Composer } from './components/composer';
 import { renderToolTable, renderUsageTable } from './components/tables';
 import { renderTurnDetail } from './components/turnDetail';
 import { TurnList } from './components/turnList';
 import { el, replaceChildren } from './dom';
 import { branchAtFork } from './logic/branchLayout';
-import { onSnapshot, post, request, state } from './messenger';
+import { onRunEvent, onSnapshot, post, request, state } from './messenger';
 import { registerToolkit } from './ui/toolkit';
 
 const PAGE = 100;
@@ -49,13 +50,30 @@ const turnList = new TurnList({
   onNeedMore: () => void loadMore(),
 });
 
+let runId: string | undefined;
+let selectLastTurn = false;
+const composer = new Composer({
+  send: async (input) => {
+    const started = await request('run/start', { branchId: view.branchId, input });
+    runId = started.runId;
+  },
+  stop: async () => {
+    if (runId) await request('run/stop', { runId });
+  },
+});
+onRunEvent((e) => {
+  composer.show(e);
+  // When the run has written its turn, the next snapshot shows it: select it.
+  if (e.kind === 'run/completed' || e.kind === 'run/failed') selectLastTurn = true;
+});
+
 const panels = el(
   'vscode-panels',
   { class: 'tabs', 'aria-label': 'Conversation view' },
   el('vscode-panel-tab', { id: 'tab-conversation' }, 'Conversation'),
   el('vscode-panel-tab', { id: 'tab-tokens' }, 'Tokens'),
   el('vscode-panel-tab', { id: 'tab-tools' }, 'Tools'),
-  el('vscode-panel-view', { id: 'view-conversation' }, el('div', { class: 'conversation' }, mapSlot, turnList.element, detail)),
+  el('vscode-panel-view', { id: 'view-conversation' }, el('div', { class: 'conversation' }, mapSlot, turnList.element, el('div', { class: 'detail-column' }, detail, composer.element))),
   el('vscode-panel-view', { id: 'view-tokens' }, el('div', { class: 'tables' }, scopeButtons, usageSlot)),
   el('vscode-panel-view', { id: 'view-tools' }, el('div', { class: 'tables' }, toolSlot)),
 );
@@ -199,6 +217,7 @@ function renderHeader(): void {
     request('branch/delete', { branchId: view.branchId }).catch((err: Error) => showError(err.message));
   });
   replaceChildren(actions, switchButton, deleteButton);
+  composer.setEnabled(!s.readonly && !s.problem && !!b, view.branchId, s.readonly ? 'Read-only: open it writable to continue the conversation.' : undefined);
 }
 
 function renderMap(): void {
@@ -244,7 +263,12 @@ onSnapshot((s) => {
     requestAnimationFrame(() => post({ kind: 'perf/mark', name: 'firstScreen', ms: performance.now() - started }));
   }
   void (async () => {
-    const wanted = s.revealTurn ?? (view.branchId === previousBranch ? previousTurn : undefined);
+    let wanted = s.revealTurn ?? (view.branchId === previousBranch ? previousTurn : undefined);
+    if (selectLastTurn) {
+      selectLastTurn = false;
+      while (view.nextAfterTurn !== null) await loadMore();
+      wanted = view.turns[view.turns.length - 1]?.turn;
+    }
     // After a live update keep as many turns loaded as before, so the list does not jump.
     while (view.turns.length < previousCount && view.nextAfterTurn !== null) await loadMore();
     const index = wanted !== undefined ? await loadUntil(wanted) : 0;

@@ -3,6 +3,7 @@
  * by id and fails after a timeout, `onSnapshot` receives the host's full snapshots.
  */
 import { REQUEST_TIMEOUT_MS, type HostMessage, type RequestMethod, type Requests, type WebviewMessage } from '../src/shared/protocol';
+import type { RunEvent } from '../src/shared/runEvents';
 import type { SnapshotView } from '../src/shared/viewModels';
 
 interface VsCodeApi {
@@ -16,6 +17,7 @@ const vscode = acquireVsCodeApi();
 let nextId = 1;
 const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: number }>();
 let snapshotListener: ((s: SnapshotView) => void) | undefined;
+let runListener: ((e: RunEvent) => void) | undefined;
 
 export function post(message: WebviewMessage): void {
   vscode.postMessage(message);
@@ -37,6 +39,10 @@ export function onSnapshot(listener: (s: SnapshotView) => void): void {
   snapshotListener = listener;
 }
 
+export function onRunEvent(listener: (e: RunEvent) => void): void {
+  runListener = listener;
+}
+
 export const state = {
   get: (): unknown => vscode.getState(),
   set: (s: unknown): void => vscode.setState(s),
@@ -46,6 +52,7 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
   const m = event.data;
   if (typeof m !== 'object' || m === null) return;
   if (m.kind === 'snapshot/didChange') snapshotListener?.(m.snapshot);
+  else if (m.kind === 'run/didEvent') runListener?.(m.event);
   else if (m.kind === 'response') {
     const p = pending.get(m.id);
     if (!p) return;

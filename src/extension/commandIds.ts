@@ -11,6 +11,8 @@ export const CommandId = {
   openConversationView: 'agentSessions.openConversationView',
   revealInConversationView: 'agentSessions.revealInConversationView',
   toggleReadOnly: 'agentSessions.toggleReadOnly',
+  sendMessage: 'agentSessions.sendMessage',
+  setApiKey: 'agentSessions.setApiKey',
 } as const;
 
 export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];

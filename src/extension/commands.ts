@@ -4,6 +4,7 @@ import { branchNameProblem } from '../shared/branchNames';
 import { CommandId } from './commandIds';
 import type { DatabaseRegistry } from './databaseRegistry';
 import { registerCommand } from './registerCommand';
+import type { AgentRunner } from './agentRunner';
 import type { ConversationPanels } from './conversationPanel';
 import type { SessionTreeProvider } from './sessionTree';
 import { asNode, type BranchNodeRef, type TreeNode } from './treeNodes';
@@ -14,6 +15,7 @@ export interface CommandDeps {
   tree: SessionTreeProvider;
   treeView: vscode.TreeView<TreeNode>;
   panels: ConversationPanels;
+  runner: AgentRunner;
 }
 
 function badArgument(command: string, expected: string): never {
@@ -62,7 +64,7 @@ async function pickSession(registry: DatabaseRegistry): Promise<{ dbPath: string
 }
 
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
-  const { registry, tree, treeView, panels } = deps;
+  const { registry, tree, treeView, panels, runner } = deps;
 
   const revealBranch = async (dbPath: string, sessionId: string, branchId: string): Promise<void> => {
     const node: BranchNodeRef = { kind: 'branch', dbPath, sessionId, branchId };
@@ -211,6 +213,38 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     return true;
   };
   registerCommand(context, CommandId.openConversationView, openView);
+  registerCommand(context, CommandId.setApiKey, async (arg?: unknown) => {
+    const key =
+      typeof arg === 'string'
+        ? arg
+        : await vscode.window.showInputBox({
+            title: 'Agent Sessions: API key',
+            prompt: 'Stored in VS Code secret storage, never in settings. Leave empty to remove the stored key.',
+            password: true,
+            ignoreFocusOut: true,
+          });
+    if (key === undefined) return false;
+    await runner.setApiKey(key);
+    void vscode.window.showInformationMessage(key.trim() ? 'API key stored in secret storage.' : 'Stored API key removed.');
+    return true;
+  });
+
+  registerCommand(context, CommandId.sendMessage, async (arg?: unknown, inputArg?: unknown) => {
+    const node = asNode(arg, 'session', 'branch') ?? (arg === undefined ? undefined : badArgument('Send Message to Branch', 'a session or branch'));
+    const target = node ?? (await pickSession(registry));
+    if (!target) return undefined;
+    const branchId = node?.kind === 'branch' ? node.branchId : registry.currentBranch(target.dbPath, target.sessionId);
+    const input =
+      typeof inputArg === 'string' ? inputArg : await vscode.window.showInputBox({ title: `Message to ${target.sessionId} · ${branchId}`, prompt: 'The agent continues this branch.', ignoreFocusOut: true });
+    if (input === undefined) return undefined;
+    // The run streams into the conversation view of the session.
+    const panel = panels.open({ dbPath: target.dbPath, sessionId: target.sessionId, branchId });
+    await panels.whenReady(panel);
+    const outcome = await panel.startRun(branchId, input).outcome;
+    if (outcome.kind === 'run/failed') void vscode.window.showErrorMessage(`${outcome.message} ${outcome.written.summary}`);
+    return outcome;
+  });
+
   registerCommand(context, CommandId.revealInConversationView, (arg?: unknown) => {
     if (!asNode(arg, 'turn', 'item')) badArgument('Reveal in Conversation View', 'a turn or item');
     return openView(arg);

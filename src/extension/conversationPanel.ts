@@ -3,6 +3,9 @@ import * as vscode from 'vscode';
 import { branchNameProblem } from '../shared/branchNames';
 import { isWebviewMessage, type HostMessage, type RequestMethod, type Requests, type WebviewMessage } from '../shared/protocol';
 import { itemView, snapshot, tables, turnPage } from './conversationData';
+import { randomUUID } from 'node:crypto';
+import type { RunOutcome } from '../shared/runEvents';
+import type { AgentRunner } from './agentRunner';
 import type { DatabaseRegistry } from './databaseRegistry';
 import { describeError, UserFacingError } from './userError';
 import { webviewHtml } from './webviewHtml';
@@ -49,6 +52,7 @@ class ConversationPanel implements vscode.Disposable {
     readonly panel: vscode.WebviewPanel,
     readonly target: PanelTarget,
     private readonly registry: DatabaseRegistry,
+    private readonly runner: AgentRunner,
     private readonly extensionUri: vscode.Uri,
     private readonly onDispose: () => void,
   ) {
@@ -82,8 +86,22 @@ class ConversationPanel implements vscode.Disposable {
     this.sendSnapshot();
   }
 
+  /**
+   * Runs the agent on `branchId` with `input`, streaming every event into the view. Resolves with the outcome (a
+   * failure is an outcome, not an exception).
+   */
+  startRun(branchId: string, input: string, runId: string = randomUUID()): { runId: string; outcome: Promise<RunOutcome> } {
+    this.selectedBranch = branchId;
+    const outcome = this.runner.run({ dbPath: this.target.dbPath, sessionId: this.target.sessionId, branchId }, input, (event) => this.post({ kind: 'run/didEvent', event }), runId);
+    return { runId, outcome };
+  }
+
   private post(message: HostMessage): void {
     void this.panel.webview.postMessage(message);
+  }
+
+  get isReady(): boolean {
+    return this.ready;
   }
 
   sendSnapshot(): void {
@@ -175,6 +193,16 @@ class ConversationPanel implements vscode.Disposable {
         this.registry.setCurrentBranch(dbPath, sessionId, branchId);
         return { branchId };
       }
+      case 'run/start': {
+        const { runId, outcome } = this.startRun(str(p.branchId, 'branchId'), str(p.input, 'input'));
+        // Failures reach the view as run/failed events; an error before the run starts is reported here too.
+        outcome.catch((err: unknown) =>
+          this.post({ kind: 'run/didEvent', event: { kind: 'run/failed', runId, failure: 'other', message: describeError(err), usage: null, written: { summary: 'Nothing was written.', kept: [], removed: [], notSaved: [], turn: null, usageStored: false } } as never }),
+        );
+        return { runId };
+      }
+      case 'run/stop':
+        return { stopped: this.runner.stop(str(p.runId, 'runId')) };
       case 'branch/delete': {
         const branchId = str(p.branchId, 'branchId');
         if (branchId === 'main') throw new UserFacingError("The 'main' branch cannot be deleted.");
@@ -222,6 +250,7 @@ export class ConversationPanels implements vscode.Disposable {
 
   constructor(
     private readonly registry: DatabaseRegistry,
+    private readonly runner: AgentRunner,
     private readonly extensionUri: vscode.Uri,
   ) {
     this.serializer = vscode.window.registerWebviewPanelSerializer(CONVERSATION_VIEW_TYPE, {
@@ -251,13 +280,22 @@ export class ConversationPanels implements vscode.Disposable {
     return this.attach(panel, target);
   }
 
+  /** Resolves once the view of the target has said `ready` (for commands that drive it). */
+  async whenReady(panel: ConversationPanel, timeoutMs = 20_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!panel.isReady) {
+      if (Date.now() > deadline) throw new UserFacingError('The conversation view did not start.');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   get(dbPath: string, sessionId: string): ConversationPanel | undefined {
     return this.panels.get(JSON.stringify([dbPath, sessionId]));
   }
 
   private attach(panel: vscode.WebviewPanel, target: PanelTarget): ConversationPanel {
     const key = JSON.stringify([target.dbPath, target.sessionId]);
-    const p = new ConversationPanel(panel, target, this.registry, this.extensionUri, () => this.panels.delete(key));
+    const p = new ConversationPanel(panel, target, this.registry, this.runner, this.extensionUri, () => this.panels.delete(key));
     this.panels.set(key, p);
     return p;
   }

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { ViewId } from './commandIds';
 import { registerCommands } from './commands';
+import { AgentRunner } from './agentRunner';
 import { ConversationPanels } from './conversationPanel';
 import { DatabaseRegistry } from './databaseRegistry';
 import { WorkspaceDiscovery } from './discovery';
@@ -16,6 +17,7 @@ export interface AgentSessionsApi {
   treeView: vscode.TreeView<TreeNode>;
   statusBar: SessionStatusBar;
   panels: ConversationPanels;
+  runner: AgentRunner;
   discovery: WorkspaceDiscovery;
   /** Every command failure since activation, oldest first. */
   failures: CommandFailure[];
@@ -29,16 +31,17 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const treeView = vscode.window.createTreeView(ViewId.sessions, { treeDataProvider: tree, showCollapseAll: true });
   const statusBar = new SessionStatusBar(registry, treeView);
   const discovery = new WorkspaceDiscovery(registry);
-  const panels = new ConversationPanels(registry, context.extensionUri);
+  const runner = new AgentRunner(registry, context.secrets);
+  const panels = new ConversationPanels(registry, runner, context.extensionUri);
   const failures: CommandFailure[] = [];
-  context.subscriptions.push(panels, registry, tree, treeView, statusBar, discovery, onDidFailCommand((f) => failures.push(f)));
-  registerCommands(context, { registry, tree, treeView, panels });
+  context.subscriptions.push(panels, runner, registry, tree, treeView, statusBar, discovery, onDidFailCommand((f) => failures.push(f)));
+  registerCommands(context, { registry, tree, treeView, panels, runner });
   // Reopening and scanning run after activation returns, so start-up is never held up by file I/O.
   const ready = (async () => {
     await registry.restore();
     await discovery.scan();
   })().catch((err: unknown) => console.error('Agent Sessions: start-up failed', err));
-  return { registry, tree, treeView, statusBar, panels, discovery, failures, ready };
+  return { registry, tree, treeView, statusBar, panels, runner, discovery, failures, ready };
 }
 
 export function deactivate(): void {}

@@ -3,6 +3,7 @@
  * direction; requests are keys of one `Requests` map, so parameter and result types flow from the key.
  * Names: notifications host→webview in past tense (`snapshot/didChange`), commands imperative, requests `noun/verb`.
  */
+import type { RunEvent } from './runEvents';
 import type { ItemView, SnapshotView, TablesView, TurnPageView } from './viewModels';
 
 /** Requests the webview makes, with their parameters and results. */
@@ -14,6 +15,9 @@ export interface Requests {
   'branch/switch': { params: { branchId: string }; result: { branchId: string } };
   /** The host asks for confirmation; `deleted` is false when the user declined. */
   'branch/delete': { params: { branchId: string }; result: { deleted: boolean } };
+  /** Starts an agent run on a branch; its events arrive as `run/didEvent`. Resolves once the run has started. */
+  'run/start': { params: { branchId: string; input: string }; result: { runId: string } };
+  'run/stop': { params: { runId: string }; result: { stopped: boolean } };
 }
 export type RequestMethod = keyof Requests;
 
@@ -31,6 +35,7 @@ export type WebviewMessage =
 /** host → webview */
 export type HostMessage =
   | { kind: 'snapshot/didChange'; snapshot: SnapshotView }
+  | { kind: 'run/didEvent'; event: RunEvent }
   | { kind: 'response'; id: number; ok: true; result: unknown }
   | { kind: 'response'; id: number; ok: false; error: string };
 

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { AdvancedSQLiteSession } from '../../src/store';
+import { lastUserText, startLoopbackOpenAI, type LoopbackOpenAI } from '../support/loopbackOpenAI';
 import { Workbench } from './workbench';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -69,9 +70,13 @@ for (const theme of ['light', 'dark'] as const) {
   describe(`conversation view (${theme} theme)`, function () {
     let wb: Workbench;
     let workspace: string;
+    let model: LoopbackOpenAI;
     const remote: string[] = [];
 
     before(async function () {
+      model = await startLoopbackOpenAI({
+        script: (req) => ({ kind: 'text', text: `Streaming reply to: ${lastUserText(req.body)}`, chunks: ['Streaming ', 'reply ', 'to: ', lastUserText(req.body)], delayMs: 80 }),
+      });
       if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
       workspace = mkdtempSync(join(tmpdir(), `asi-e2e-view-${theme}-`));
       copyFileSync(join(FIXTURES, 'ref-multisession.db'), join(workspace, 'conversations.db'));
@@ -79,7 +84,12 @@ for (const theme of ['light', 'dark'] as const) {
       wb = await Workbench.open({
         folder: workspace,
         installVsix: [VSIX],
-        settings: { 'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' },
+        settings: {
+          'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern',
+          // A loopback model server: no API key is needed for a local server.
+          'agentSessions.agent.baseUrl': model.baseUrl,
+          'agentSessions.agent.model': 'loopback-model',
+        },
       });
       wb.page.on('request', (r) => {
         const url = r.url();
@@ -102,6 +112,7 @@ for (const theme of ['light', 'dark'] as const) {
 
     after(async function () {
       await wb?.close();
+      await model?.close();
       rmSync(workspace, { recursive: true, force: true });
     });
 
@@ -205,6 +216,26 @@ for (const theme of ['light', 'dark'] as const) {
       assert.equal(await f.locator('body').isVisible(), true, 'the style injection did not hide the page');
       assert.deepEqual(remote, [], 'no request left the machine and no dialog opened');
       await shot('14-hostile-content');
+    });
+
+    it('continues the branch from the composer, streaming the answer into the view', async () => {
+      const f = await openView(wb, 'conversations.db', 'bob');
+      await f.locator('.lane', { hasText: 'main' }).first().click();
+      await f.locator('.turn-row[data-turn="1"]').waitFor();
+      await f.locator('textarea.composer-input').fill(`Composer question (${theme})`);
+      await f.locator('vscode-button.composer-send').click();
+      await f.locator('.run-text', { hasText: 'Streaming reply' }).waitFor();
+      await f.locator('.run-done').waitFor({ timeout: 20_000 });
+      await f.locator('.turn-row .turn-preview', { hasText: `Composer question (${theme})` }).waitFor();
+      await f.locator('.turn-title', { hasText: 'Turn 2' }).waitFor();
+      assert.match((await f.locator('.item-assistant .markdown').textContent()) ?? '', new RegExp(`Streaming reply to: Composer question \\(${theme}\\)`));
+      await shot('15-composer-run');
+      const s = new AdvancedSQLiteSession({ sessionId: 'bob', dbPath: join(workspace, 'conversations.db'), readonly: true });
+      try {
+        assert.deepEqual((await s.getTurnUsage(undefined, 'main')).map((u) => u.userTurnNumber), [1, 2]);
+      } finally {
+        s.close();
+      }
     });
 
     it('shows a turn another process appends while the view is open', async () => {

@@ -20,6 +20,7 @@ export function run(): Promise<void> {
   require('./branchActions.test');
   require('./readOnlyAndBadInput.test');
   require('./liveRefresh.test');
+  require('./agentRuns.test');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return new Promise((resolve, reject) => {
     mocha.run((failures) => (failures > 0 ? reject(new Error(`${failures} integration test(s) failed`)) : resolve()));

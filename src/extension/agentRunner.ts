@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import * as vscode from 'vscode';
+import { createConfiguredAgent, type AgentConfig, type ConfiguredAgent } from '../agents/agentConfig';
+import { API_KEY_SECRET_ID, redactSecrets, resolveApiKey } from '../agents/apiKey';
+import { runOnBranch } from '../agents/branchRun';
+import { UserAgentModuleCache } from '../agents/userAgentModule';
+import type { RunEvent, RunOutcome } from '../shared/runEvents';
+import type { DatabaseRegistry } from './databaseRegistry';
+import { UserFacingError } from './userError';
+
+/** What a run continues: a session's branch, or a new branch forked from one at a turn. */
+export interface RunTarget {
+  dbPath: string;
+  sessionId: string;
+  branchId: string;
+  fork?: { fromTurn: number; name?: string };
+}
+
+/** Reads the `agentSessions.agent.*` settings. Restricted ones are ignored by VS Code in untrusted workspaces. */
+export function readAgentConfig(): AgentConfig {
+  const c = vscode.workspace.getConfiguration('agentSessions.agent');
+  const baseUrl = c.get<string>('baseUrl', '').trim();
+  const module = c.get<string>('module', '').trim();
+  const timeout = c.get<number>('requestTimeoutSeconds', 0);
+  return {
+    model: c.get<string>('model', 'gpt-4.1-mini'),
+    instructions: c.get<string>('instructions', 'You are a helpful assistant.'),
+    baseUrl: baseUrl || undefined,
+    mcpServers: c.get<string[]>('mcpServers', []),
+    agentModule: module || undefined,
+    maxRetries: c.get<number>('maxRetries', 2),
+    timeoutMs: timeout > 0 ? timeout * 1000 : undefined,
+  };
+}
+
+/**
+ * Runs agents on branches for the extension: builds the configured agent (cached until settings, trust or the key
+ * change), resolves the key from secret storage or OPENAI_API_KEY, runs one run per branch at a time, and cancels
+ * on request. The key is only ever handed to the OpenAI client: logs and messages are redacted.
+ */
+export class AgentRunner implements vscode.Disposable {
+  private configured: { key: string; agent: Promise<ConfiguredAgent> } | undefined;
+  private readonly modules = new UserAgentModuleCache();
+  private readonly runs = new Map<string, AbortController>();
+  private readonly subscriptions: vscode.Disposable[] = [];
+  readonly log = vscode.window.createOutputChannel('Agent Sessions: Agent Runs');
+  /** What was written to the log this session (already redacted), so tests can check no secret reaches it. */
+  readonly logLines: string[] = [];
+
+  constructor(
+    private readonly registry: DatabaseRegistry,
+    private readonly secrets: vscode.SecretStorage,
+  ) {
+    this.subscriptions.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('agentSessions.agent')) void this.invalidate();
+      }),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => void this.invalidate()),
+      secrets.onDidChange((e) => {
+        if (e.key === API_KEY_SECRET_ID) void this.invalidate();
+      }),
+      this.log,
+    );
+  }
+
+  /** Stores (or with an empty value deletes) the API key in VS Code's secret storage. */
+  async setApiKey(key: string): Promise<void> {
+    if (key.trim() === '') await this.secrets.delete(API_KEY_SECRET_ID);
+    else await this.secrets.store(API_KEY_SECRET_ID, key.trim());
+    await this.invalidate();
+  }
+
+  private async invalidate(): Promise<void> {
+    const old = this.configured;
+    this.configured = undefined;
+    this.modules.clear();
+    if (old) await (await old.agent.catch(() => undefined))?.close();
+  }
+
+  private async agent(): Promise<ConfiguredAgent> {
+    const config = readAgentConfig();
+    const stored = await this.secrets.get(API_KEY_SECRET_ID);
+    // Throws NoApiKeyError with the remedy; runOnBranch reports it as a 'no-key' failure.
+    const { key } = resolveApiKey({ stored, baseUrl: config.baseUrl });
+    const trusted = vscode.workspace.isTrusted;
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const cacheKey = JSON.stringify([config, trusted, folder, key.length, key.slice(-4)]);
+    if (this.configured?.key !== cacheKey) {
+      await this.invalidate();
+      const agent = createConfiguredAgent(config, key, { trusted, cwd: folder, allowedRoot: folder, moduleCache: this.modules });
+      this.configured = { key: cacheKey, agent };
+      agent.catch(() => {
+        if (this.configured?.agent === agent) this.configured = undefined;
+      });
+    }
+    return this.configured.agent;
+  }
+
+  /** Starts a run; resolves with its outcome. Events (text deltas, tool calls, …) go to `onEvent` as they happen. */
+  async run(target: RunTarget, input: string, onEvent: (e: RunEvent) => void, runId: string = randomUUID()): Promise<RunOutcome> {
+    const entry = this.registry.require(target.dbPath);
+    if (entry.readonly) throw new UserFacingError('This database is open read-only; runs would write to it. Use "Toggle Read-Only" first.');
+    const tables = entry.db?.tables;
+    if (!tables?.messageStructure || !tables.sessions) throw new UserFacingError('This file has no branch tables; agents can only continue AdvancedSQLiteSession files.');
+    if (input.trim() === '') throw new UserFacingError('The message is empty.');
+    const controller = new AbortController();
+    this.runs.set(runId, controller);
+    try {
+      return await runOnBranch({
+        dbPath: target.dbPath,
+        sessionId: target.sessionId,
+        branchId: target.branchId,
+        fork: target.fork,
+        tables: { sessions: tables.sessions, messages: tables.messages },
+        agent: () => this.agent(),
+        input,
+        signal: controller.signal,
+        onEvent,
+        runId,
+        log: (line) => {
+          this.logLines.push(line);
+          this.log.appendLine(line);
+        },
+      });
+    } finally {
+      this.runs.delete(runId);
+      this.registry.checkNow(target.dbPath);
+    }
+  }
+
+  /** Cancels a run; false when it already ended. */
+  stop(runId: string): boolean {
+    const c = this.runs.get(runId);
+    if (!c) return false;
+    c.abort();
+    return true;
+  }
+
+  /** Text safe to show: the stored key removed. */
+  async redact(text: string): Promise<string> {
+    const stored = await this.secrets.get(API_KEY_SECRET_ID);
+    return redactSecrets(text, stored ? [stored] : []);
+  }
+
+  dispose(): void {
+    for (const c of this.runs.values()) c.abort();
+    for (const d of this.subscriptions) d.dispose();
+    void this.invalidate();
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * Agent runs from VS Code, in the real extension host: the real @openai/agents + openai client path against a
+ * loopback Responses API server this test starts (no real API is ever called).
+ */
+import { strict as assert } from 'node:assert';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { AdvancedSQLiteSession, openDatabase } from '../../src/store';
+import type { RunOutcome } from '../../src/shared/runEvents';
+import { closedPort, lastUserText, startLoopbackOpenAI, type LoopbackOpenAI } from '../support/loopbackOpenAI';
+import { api, closeAll, scratch, type Scratch } from './helpers';
+
+const KEY = 'sk-test-never-leaks-4f9d1c';
+
+async function setAgent(settings: Record<string, unknown>): Promise<void> {
+  const c = vscode.workspace.getConfiguration('agentSessions.agent');
+  for (const [k, v] of Object.entries(settings)) await c.update(k, v, vscode.ConfigurationTarget.Global);
+}
+
+async function turns(path: string, sessionId: string, branch: string): Promise<{ byTurn: Record<string, string[]>; usageTurns: number[] }> {
+  const s = new AdvancedSQLiteSession({ sessionId, dbPath: path, readonly: true });
+  try {
+    const byTurn = Object.fromEntries([...(await s.getConversationByTurns(branch))].map(([t, items]) => [String(t), items.map((i) => i.type)]));
+    const usageTurns = (await s.getTurnUsage(undefined, branch)).map((u) => u.userTurnNumber);
+    return { byTurn, usageTurns };
+  } finally {
+    s.close();
+  }
+}
+
+describe('agent runs', () => {
+  let s: Scratch;
+  let server: LoopbackOpenAI;
+  let path: string;
+
+  before(async () => {
+    server = await startLoopbackOpenAI({
+      script: (req) => (/weather/i.test(lastUserText(req.body)) && !JSON.stringify(req.body.input).includes('function_call_output') ? { kind: 'calls', calls: [{ name: 'lookup_weather', arguments: { city: 'Oslo' } }] } : { kind: 'text', text: `You said: ${lastUserText(req.body)}`, chunks: ['You ', 'said: ', lastUserText(req.body)] }),
+    });
+  });
+  after(async () => {
+    await server.close();
+    await setAgent({ baseUrl: undefined, model: undefined, module: undefined });
+    await vscode.commands.executeCommand('agentSessions.setApiKey', '');
+  });
+  beforeEach(async () => {
+    s = scratch();
+    const a = await api();
+    await closeAll(a);
+    path = s.copy('conformance/ref-multisession.db');
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    await setAgent({ baseUrl: server.baseUrl, model: 'loopback-model', module: undefined });
+    await vscode.commands.executeCommand('agentSessions.setApiKey', KEY);
+  });
+  afterEach(async () => {
+    await closeAll(await api());
+    s.cleanup();
+  });
+
+  const send = (branchId: string, input: string): Thenable<RunOutcome | undefined> =>
+    vscode.commands.executeCommand<RunOutcome | undefined>('agentSessions.sendMessage', { kind: 'branch', dbPath: path, sessionId: 'alice', branchId }, input);
+
+  it('continues main: the turn lands on main with the next turn number and a usage row', async () => {
+    const outcome = await send('main', 'Continue, please');
+    assert.equal(outcome?.kind, 'run/completed', JSON.stringify(outcome));
+    const t = await turns(path, 'alice', 'main');
+    assert.deepEqual(t.byTurn['3'], ['user', 'assistant']);
+    assert.deepEqual(t.usageTurns, [1, 2, 3]);
+    const last = server.requests[server.requests.length - 1]!;
+    assert.equal(last.authorization, `Bearer ${KEY}`);
+    assert.equal(last.body.model, 'loopback-model');
+  });
+
+  it('branches at a turn, then continues the branch: items on the branch, turn numbers from the fork', async () => {
+    const a = await api();
+    const turn = { kind: 'turn', dbPath: path, sessionId: 'alice', branchId: 'main', turn: 2, branchTurnNumber: 2 };
+    assert.equal(await vscode.commands.executeCommand('agentSessions.branchFromTurn', turn, 'agent-alt'), 'agent-alt');
+    const outcome = await send('agent-alt', 'A different second question');
+    assert.equal(outcome?.kind, 'run/completed', JSON.stringify(outcome));
+    const t = await turns(path, 'alice', 'agent-alt');
+    assert.deepEqual(Object.keys(t.byTurn), ['1', '2']);
+    assert.deepEqual(t.byTurn['2'], ['user', 'assistant']);
+    assert.deepEqual(t.usageTurns, [2]);
+    assert.deepEqual((await turns(path, 'alice', 'main')).usageTurns, [1, 2], 'main is untouched');
+    assert.equal(a.failures.length, 0);
+  });
+
+  it("runs the user's own agent module with a tool round trip", async () => {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    assert.ok(folder, 'a workspace folder is open');
+    writeFileSync(
+      join(folder, 'weatherAgent.js'),
+      `module.exports = ({ sdk, z }) => new sdk.Agent({
+        name: 'Module weather agent',
+        instructions: 'Use the tool.',
+        tools: [sdk.tool({ name: 'lookup_weather', description: 'weather', parameters: z.object({ city: z.string() }),
+          execute: async ({ city }) => city + ': 7 degrees, overcast' })],
+      });`,
+    );
+    await setAgent({ module: 'weatherAgent.js' });
+    const outcome = await send('main', 'What is the weather in Oslo?');
+    assert.equal(outcome?.kind, 'run/completed', JSON.stringify(outcome));
+    const t = await turns(path, 'alice', 'main');
+    assert.deepEqual(t.byTurn['3'], ['user', 'function_call', 'function_call_result', 'assistant']);
+    const toolOutput = JSON.stringify(server.requests[server.requests.length - 1]!.body.input);
+    assert.match(toolOutput, /Oslo: 7 degrees, overcast/);
+  });
+
+  it('stops a run mid-stream and leaves the branch as it was', async () => {
+    const a = await api();
+    server.setScript(() => ({ kind: 'text', text: 'slow answer', chunks: Array.from({ length: 40 }, (_, i) => `w${i} `), delayMs: 100 }));
+    try {
+      const panel = a.panels.open({ dbPath: path, sessionId: 'alice', branchId: 'main' });
+      await a.panels.whenReady(panel);
+      const before = await turns(path, 'alice', 'main');
+      const { runId, outcome } = panel.startRun('main', 'This will be stopped');
+      await new Promise((r) => setTimeout(r, 600));
+      assert.equal(a.runner.stop(runId), true);
+      const result = await outcome;
+      assert.equal(result.kind, 'run/failed');
+      assert.equal(result.kind === 'run/failed' && result.failure, 'cancelled');
+      assert.deepEqual(await turns(path, 'alice', 'main'), before, 'nothing half-written');
+    } finally {
+      server.setScript((req) => ({ kind: 'text', text: `You said: ${lastUserText(req.body)}` }));
+    }
+  });
+
+  const failures: [string, () => Promise<void>, string, RegExp][] = [
+    ['no key', async () => (await vscode.commands.executeCommand('agentSessions.setApiKey', ''), setAgent({ baseUrl: 'https://models.example.invalid/v1' })), 'no-key', /Set API Key/],
+    ['an unreachable server', async () => setAgent({ baseUrl: `http://127.0.0.1:${await closedPort()}/v1`, maxRetries: 0 }), 'unreachable', /127\.0\.0\.1/],
+    ['an HTTP error from the model', async () => server.setScript(() => ({ kind: 'error', status: 500, message: 'model exploded' })), 'http', /500/],
+  ];
+  for (const [what, arrange, kind, message] of failures) {
+    it(`reports ${what} with what was written, and leaves no half turn`, async () => {
+      await arrange();
+      try {
+        const before = await turns(path, 'alice', 'main');
+        const outcome = await send('main', 'Will this fail?');
+        assert.equal(outcome?.kind, 'run/failed', JSON.stringify(outcome));
+        assert.equal(outcome?.kind === 'run/failed' && outcome.failure, kind);
+        assert.match(outcome?.kind === 'run/failed' ? outcome.message : '', message);
+        assert.ok(outcome?.written.summary, 'says what was written');
+        assert.deepEqual(await turns(path, 'alice', 'main'), before);
+      } finally {
+        server.setScript((req) => ({ kind: 'text', text: `You said: ${lastUserText(req.body)}` }));
+        await setAgent({ maxRetries: undefined });
+      }
+    });
+  }
+
+  it('reports a database locked by another writer', async () => {
+    // Another writer (say, a Python agent) holds the write lock for longer than the 5 s busy timeout.
+    const blocker = openDatabase(path);
+    blocker.exec('BEGIN IMMEDIATE');
+    try {
+      const before = await turns(path, 'alice', 'main');
+      const outcome = await send('main', 'Locked?');
+      assert.equal(outcome?.kind === 'run/failed' && outcome.failure, 'locked', JSON.stringify(outcome));
+      assert.match(outcome?.kind === 'run/failed' ? outcome.written.summary : '', /./);
+      assert.deepEqual(await turns(path, 'alice', 'main'), before);
+    } finally {
+      blocker.exec('ROLLBACK');
+      blocker.close();
+    }
+  });
+
+  it('never writes the API key to settings, logs, the database or the view', async () => {
+    const a = await api();
+    await send('main', 'Remember nothing secret');
+    server.setScript(() => ({ kind: 'error', status: 401, message: 'bad key', echoAuthorization: true }));
+    try {
+      const outcome = await send('main', 'Echo my key back');
+      assert.equal(outcome?.kind, 'run/failed');
+      assert.ok(!JSON.stringify(outcome).includes(KEY), 'not in the run outcome');
+    } finally {
+      server.setScript((req) => ({ kind: 'text', text: `You said: ${lastUserText(req.body)}` }));
+    }
+    const settings = JSON.stringify(vscode.workspace.getConfiguration('agentSessions'));
+    assert.ok(!settings.includes(KEY), 'not in settings');
+    assert.ok(!a.runner.logLines.join('\n').includes(KEY), 'not in the log');
+    assert.ok(!a.failures.map((f) => f.message).join('\n').includes(KEY), 'not in notifications');
+    for (const suffix of ['', '-wal']) {
+      let bytes = '';
+      try {
+        bytes = readFileSync(path + suffix).toString('latin1');
+      } catch {
+        /* no -wal */
+      }
+      assert.ok(!bytes.includes(KEY), `not in the database file${suffix}`);
+    }
+  });
+});
