@@ -48,7 +48,13 @@ export function weatherPolicy(input: AgentInputItem[]): ScriptedReply {
   const since = input.slice(lastUser + 1);
   const outputs = since
     .filter((i) => i.type === 'function_call_result')
-    .map((i) => ('output' in i ? (typeof i.output === 'string' ? i.output : JSON.stringify(i.output)) : ''));
+    .map((i) => {
+      if (!('output' in i)) return '';
+      const o: unknown = i.output;
+      // SDK 0.20 stores text outputs as { type: 'text', text }.
+      if (typeof o === 'object' && o !== null && typeof (o as { text?: unknown }).text === 'string') return (o as { text: string }).text;
+      return typeof o === 'string' ? o : JSON.stringify(o);
+    });
   const called = new Set(since.filter((i) => i.type === 'function_call').map((i) => ('name' in i ? i.name : '')));
   const city = Object.keys(FORECASTS).find((c) => question.toLowerCase().includes(c));
   const wantsFahrenheit = /fahrenheit|°f/i.test(question);

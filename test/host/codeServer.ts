@@ -5,14 +5,22 @@
  * host too. Nothing is written to the home folder.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 export const CODE_SERVER_VERSION = '4.100.3';
-const ROOT = resolve(__dirname, '..', '..');
+/** The project folder: the nearest package.json of this project above this file (bundles move __dirname). */
+export function projectRoot(): string {
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'agent-session-inspector') return dir;
+    if (dirname(dir) === dir) return resolve(__dirname, '..', '..');
+  }
+}
+const ROOT = projectRoot();
 
 /** Where scripts/host/installCodeServer.sh puts code-server, unless CODE_SERVER_BIN names another binary. */
 export function codeServerBin(): string {
