@@ -14,6 +14,7 @@ import { onRunEvent, onSnapshot, post, request, state } from './messenger';
 import { registerToolkit } from './ui/toolkit';
 
 const PAGE = 100;
+// Time origin of the first-screen measurement: this script starts as the panel becomes ready.
 const started = performance.now();
 registerToolkit();
 
@@ -48,6 +49,13 @@ const turnList = new TurnList({
   },
   onFork: (direction) => void fork(direction),
   onNeedMore: () => void loadMore(),
+  onEnd: () => {
+    void (async () => {
+      while (view.nextAfterTurn !== null) await loadMore(500);
+      turnList.select(view.turns.length - 1);
+      await selectTurn(view.turns.length - 1);
+    })();
+  },
 });
 
 let runId: string | undefined;
@@ -136,12 +144,15 @@ async function selectTurn(index: number): Promise<void> {
   saveState();
 }
 
-async function loadMore(): Promise<void> {
-  if (view.loadingMore || view.nextAfterTurn === null) return;
+async function loadMore(limit = PAGE): Promise<void> {
+  if (view.nextAfterTurn === null) return;
+  // One page at a time: a second caller waits for the page in flight instead of requesting it again.
+  while (view.loadingMore) await new Promise((r) => setTimeout(r, 10));
+  if (view.nextAfterTurn === null) return;
   view.loadingMore = true;
   const branch = view.branchId;
   try {
-    const page = await request('turns/get', { branchId: branch, afterTurn: view.nextAfterTurn, limit: PAGE });
+    const page = await request('turns/get', { branchId: branch, afterTurn: view.nextAfterTurn, limit });
     if (view.branchId !== branch) return;
     view.turns = view.turns.concat(page.turns);
     view.nextAfterTurn = page.nextAfterTurn;
@@ -260,7 +271,11 @@ onSnapshot((s) => {
   if (!view.firstScreenReported && view.turns.length > 0) {
     view.firstScreenReported = true;
     // The first screen is drawn once the browser has laid the rows out.
-    requestAnimationFrame(() => post({ kind: 'perf/mark', name: 'firstScreen', ms: performance.now() - started }));
+    requestAnimationFrame(() => {
+      const ms = performance.now() - started;
+      app.setAttribute('data-first-screen-ms', ms.toFixed(1));
+      post({ kind: 'perf/mark', name: 'firstScreen', ms });
+    });
   }
   void (async () => {
     let wanted = s.revealTurn ?? (view.branchId === previousBranch ? previousTurn : undefined);

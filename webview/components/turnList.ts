@@ -10,6 +10,8 @@ export interface TurnListCallbacks {
   onFork(direction: 'left' | 'right'): void;
   /** Called when the rows near the end of what is loaded come into view. */
   onNeedMore(): void;
+  /** End: go to the branch's last turn (loading what is not loaded yet). */
+  onEnd(): void;
 }
 
 /**
@@ -62,12 +64,13 @@ export class TurnList {
       const next = Math.max(0, Math.min(this.turns.length - 1, this.selected + (moves[ev.key] as number)));
       this.select(next);
       this.callbacks.onSelect(next);
-    } else if (ev.key === 'Home' || ev.key === 'End') {
+    } else if (ev.key === 'Home') {
       ev.preventDefault();
-      const next = ev.key === 'Home' ? 0 : this.turns.length - 1;
-      this.select(next);
-      this.callbacks.onSelect(next);
-      if (ev.key === 'End') this.callbacks.onNeedMore();
+      this.select(0);
+      this.callbacks.onSelect(0);
+    } else if (ev.key === 'End') {
+      ev.preventDefault();
+      this.callbacks.onEnd();
     } else if (ev.key === 'Enter') {
       ev.preventDefault();
       if (this.selected >= 0) this.callbacks.onOpen(this.selected);
