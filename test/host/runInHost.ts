@@ -5,7 +5,7 @@
  * code. Exit code = result; 2 on timeout (logs kept), 3 when code-server cannot start.
  *   node --import tsx test/host/runInHost.ts [--timeout 300]
  */
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { launchBrowser, type Browser } from './browser';
@@ -30,6 +30,7 @@ async function main(): Promise<number> {
   }
   // The folder the workbench opens; tests create their own databases in temp folders.
   const folder = mkdtempSync(join(tmpdir(), 'asi-host-ws-'));
+  workspaceToRemove = folder;
   writeFileSync(join(folder, 'README.txt'), 'Workspace for the in-host integration tests.\n');
   let server: CodeServer;
   try {
@@ -88,4 +89,9 @@ async function main(): Promise<number> {
   }
 }
 
-main().then((code) => process.exit(code));
+let workspaceToRemove: string | undefined;
+main().then((code) => {
+  // The workspace holds only what the tests wrote there (agent modules); keep it only when something failed.
+  if (workspaceToRemove && code === 0) rmSync(workspaceToRemove, { recursive: true, force: true });
+  process.exit(code);
+});

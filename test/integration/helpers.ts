@@ -77,3 +77,23 @@ export async function closeAll(a: AgentSessionsApi): Promise<void> {
   for (const e of a.registry.list()) await a.registry.close(e.path);
   a.failures.length = 0;
 }
+
+/**
+ * Registers hooks that give each test a fresh scratch folder and an empty view (no open databases), and clean up
+ * after it. Returns a getter for the current test's scratch folder.
+ */
+export function freshScratchPerTest(): () => Scratch {
+  let current: Scratch | undefined;
+  beforeEach(async () => {
+    current = scratch();
+    await closeAll(await api());
+  });
+  afterEach(async () => {
+    await closeAll(await api());
+    current?.cleanup();
+  });
+  return () => {
+    if (!current) throw new Error('no scratch folder outside a test');
+    return current;
+  };
+}

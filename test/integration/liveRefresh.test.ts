@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession } from '../../src/store';
-import { api, child, childRows, closeAll, extensionPath, scratch, waitFor, type Scratch } from './helpers';
+import { api, child, childRows, extensionPath, freshScratchPerTest, waitFor, type Scratch } from './helpers';
 
 /** Runs a Node child that writes `turns` turns through the bundled store, printing the time after each commit. */
 function writer(path: string, turns: number, pauseMs: number): { times: number[]; done: Promise<number> } {
@@ -36,15 +36,9 @@ function writer(path: string, turns: number, pauseMs: number): { times: number[]
 }
 
 describe('live refresh', () => {
+  const scratchOf = freshScratchPerTest();
   let s: Scratch;
-  beforeEach(async () => {
-    s = scratch();
-    await closeAll(await api());
-  });
-  afterEach(async () => {
-    await closeAll(await api());
-    s.cleanup();
-  });
+  beforeEach(() => (s = scratchOf()));
 
   it('shows turns another process appends, within a second of each commit', async () => {
     const a = await api();

@@ -5,20 +5,14 @@ import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession, openDatabase } from '../../src/store';
-import { api, child, childRows, closeAll, scratch, waitFor, type Scratch } from './helpers';
+import { api, child, childRows, freshScratchPerTest, waitFor, type Scratch } from './helpers';
 
 const sha = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
 
 describe('read-only mode and bad input', () => {
+  const scratchOf = freshScratchPerTest();
   let s: Scratch;
-  beforeEach(async () => {
-    s = scratch();
-    await closeAll(await api());
-  });
-  afterEach(async () => {
-    await closeAll(await api());
-    s.cleanup();
-  });
+  beforeEach(() => (s = scratchOf()));
 
   it('a database toggled read-only refuses writes, hides write actions and is never written', async () => {
     const a = await api();

@@ -2,18 +2,12 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession } from '../../src/store';
-import { api, child, childRows, closeAll, scratch, type Scratch } from './helpers';
+import { api, child, childRows, freshScratchPerTest, type Scratch } from './helpers';
 
 describe('session tree', () => {
+  const scratchOf = freshScratchPerTest();
   let s: Scratch;
-  beforeEach(async () => {
-    s = scratch();
-    await closeAll(await api());
-  });
-  afterEach(async () => {
-    await closeAll(await api());
-    s.cleanup();
-  });
+  beforeEach(() => (s = scratchOf()));
 
   it('opens a Python-written database and shows database → session → branch → turn → item', async () => {
     const a = await api();
