@@ -238,6 +238,20 @@ for (const theme of ['light', 'dark'] as const) {
       }
     });
 
+    it('restores the view after the window reloads', async () => {
+      const f = await openView(wb, 'conversations.db', 'alice');
+      await f.locator('.lane', { hasText: 'alt' }).first().click();
+      await f.locator('.lane.selected .lane-name', { hasText: /^alt$/ }).waitFor();
+      // The workbench saves its editor state (and the view's setState) on a debounce: let it save before reloading.
+      await wb.page.waitForTimeout(3000);
+      await wb.page.reload();
+      await wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      const restored = await viewFrame(wb);
+      await restored.locator('.turn-row').first().waitFor({ timeout: 30_000 });
+      assert.match((await restored.locator('.title').textContent()) ?? '', /^alice · conversations\.db$/);
+      await restored.locator('.lane.selected .lane-name', { hasText: /^alt$/ }).waitFor();
+    });
+
     it('shows a turn another process appends while the view is open', async () => {
       const f = await openView(wb, 'conversations.db', 'alice');
       await f.locator('.lane', { hasText: 'main' }).first().click();
