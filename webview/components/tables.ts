@@ -15,13 +15,20 @@ const n = (v: number | null): string => (v === null ? '–' : v.toLocaleString('
 function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string[]): HTMLElement {
   let sortKey: keyof T | undefined;
   let direction: SortDirection = 'asc';
-  const table = el('vscode-data-grid', { 'aria-label': label, 'grid-template-columns': columns.map(() => '1fr').join(' '), class: 'grid' });
+  // Rows built by hand (not from rowsData) do not inherit the grid's template: every row gets it, or the header and
+  // the data rows size their columns differently.
+  // Fixed widths, not fractions: the header row is laid out narrower than the data rows, so fractions of each row's
+  // own width would not line up.
+  const template = columns.map((c) => (c.numeric ? '110px' : '170px')).join(' ');
+  const table = el('vscode-data-grid', { 'aria-label': label, 'grid-template-columns': template, class: 'grid', 'generate-header': 'none' });
   const draw = (): void => {
     table.replaceChildren();
-    const head = el('vscode-data-grid-row', { 'row-type': 'header' });
+    // An ordinary row styled as the header: the toolkit lays out row-type="header" rows on its own, ignoring the
+    // column template, so they would not line up with the data.
+    const head = el('vscode-data-grid-row', { class: 'header-row', 'grid-template-columns': template });
     columns.forEach((c, i) => {
       const mark = sortKey === c.key ? (direction === 'asc' ? ' ▲' : ' ▼') : '';
-      const cell = el('vscode-data-grid-cell', { 'cell-type': 'columnheader', 'grid-column': i + 1, class: 'sortable', 'aria-sort': sortKey === c.key ? (direction === 'asc' ? 'ascending' : 'descending') : 'none' }, c.title + mark);
+      const cell = el('vscode-data-grid-cell', { 'grid-column': i + 1, class: `sortable${c.numeric ? ' num' : ''}`, title: `Sort by ${c.title}`, 'aria-sort': sortKey === c.key ? (direction === 'asc' ? 'ascending' : 'descending') : 'none' }, c.title + mark);
       cell.addEventListener('click', () => {
         direction = sortKey === c.key && direction === 'asc' ? 'desc' : 'asc';
         sortKey = c.key;
@@ -31,12 +38,12 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
     });
     table.appendChild(head);
     for (const row of sortKey ? sortRows(rows, sortKey, direction) : rows) {
-      const r = el('vscode-data-grid-row', {});
+      const r = el('vscode-data-grid-row', { 'grid-template-columns': template });
       columns.forEach((c, i) => r.appendChild(el('vscode-data-grid-cell', { 'grid-column': i + 1, class: c.numeric ? 'num' : '' }, c.format ? c.format(row) : String(row[c.key] ?? ''))));
       table.appendChild(r);
     }
     if (totals) {
-      const t = el('vscode-data-grid-row', { class: 'totals' });
+      const t = el('vscode-data-grid-row', { class: 'totals', 'grid-template-columns': template });
       totals.forEach((v, i) => t.appendChild(el('vscode-data-grid-cell', { 'grid-column': i + 1, class: i > 0 ? 'num' : '' }, v)));
       table.appendChild(t);
     }
