@@ -67,6 +67,20 @@ describe('sessions view in the workbench (packaged extension)', function () {
     await shot('01-discovered');
   });
 
+  // These two run in order: the first leaves a modal dialog open, the second starts from the state `reset()` left.
+  it('leaves a confirmation dialog open (the next test must not see it)', async () => {
+    await wb.openSidebar();
+    await wb.treeRow('conversations.db').expand();
+    await wb.treeRow('alice').expand();
+    await wb.treeRow('alt').contextMenu('Delete Branch');
+    await wb.page.locator('.monaco-dialog-box', { hasText: "Delete branch 'alt'" }).waitFor();
+  });
+
+  it('starts from fresh state after a test left a dialog open', async () => {
+    assert.equal(await wb.page.locator('.monaco-dialog-box').isVisible(), false, 'no dialog left over');
+    assert.deepEqual(await branches(join(workspace, 'conversations.db'), 'alice'), ['alt', 'main'], 'nothing was deleted');
+  });
+
   it('opens a database chosen through the command palette', async () => {
     await wb.openSidebar();
     await wb.runCommand('Agent Sessions: Open Session Database…');

@@ -71,6 +71,8 @@ export interface CodeServerOptions {
   env?: Record<string, string>;
   /** Milliseconds to wait for /healthz. */
   startTimeoutMs?: number;
+  /** A fixed port (default: a free one). */
+  port?: number;
 }
 
 /** A running code-server; `stop()` kills its process group and removes its state unless asked to keep it. */
@@ -115,7 +117,7 @@ export class CodeServer {
         return [d, p];
       }),
     ) as Record<string, string>;
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
     const config = join(stateDir, 'config.yaml');
     writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
     writeFileSync(join(dirs['ud/User']!, 'settings.json'), JSON.stringify({ ...USER_SETTINGS, ...options.settings }, null, 1));
@@ -157,12 +159,16 @@ export class CodeServer {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (this.exited) throw new Error(`code-server exited while starting (port ${this.port}); see ${this.logPath}`);
-      const ok = await new Promise<boolean>((r) =>
-        get(`${this.url}/healthz`, (res) => {
+      // Each probe has its own timeout: a port held by something that accepts connections but never answers
+      // would otherwise leave this await pending forever.
+      const ok = await new Promise<boolean>((r) => {
+        const req = get(`${this.url}/healthz`, { timeout: 1000 }, (res) => {
           res.resume();
           r(res.statusCode === 200);
-        }).on('error', () => r(false)),
-      );
+        });
+        req.on('timeout', () => req.destroy());
+        req.on('error', () => r(false));
+      });
       if (ok) return;
       await new Promise((r) => setTimeout(r, 100));
     }

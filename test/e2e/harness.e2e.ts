@@ -1,0 +1,59 @@
+/**
+ * The harness's own bad cases: each must end in a clear message and a failed run, never a hang.
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { CodeServer } from '../host/codeServer';
+
+const ROOT = resolve(__dirname, '..', '..');
+
+describe('test harness bad cases', function () {
+  it('reports a missing code-server install with the remedy, without starting anything', async () => {
+    const saved = process.env.CODE_SERVER_BIN;
+    process.env.CODE_SERVER_BIN = '/nonexistent/code-server';
+    try {
+      await assert.rejects(CodeServer.start(), /not installed at \/nonexistent\/code-server\. Run scripts\/host\/installCodeServer\.sh/);
+    } finally {
+      if (saved === undefined) delete process.env.CODE_SERVER_BIN;
+      else process.env.CODE_SERVER_BIN = saved;
+    }
+  });
+
+  it('fails clearly, and fast, when its port is taken', async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as { port: number }).port;
+    const started = Date.now();
+    try {
+      await assert.rejects(CodeServer.start({ port, startTimeoutMs: 30_000 }), /code-server (exited while starting|did not answer)/);
+      assert.ok(Date.now() - started < 30_000, 'not a hang');
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('fails the run with its logs kept when the workbench never reports a result', function () {
+    this.timeout(90_000);
+    const dir = mkdtempSync(join(tmpdir(), 'asi-never-'));
+    try {
+      const tests = join(dir, 'never.js');
+      writeFileSync(tests, 'exports.run = () => new Promise(() => {});\n');
+      const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/host/runInHost.ts', '--tests', tests, '--timeout', '15'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 80_000,
+        env: { ...process.env, ASI_TEST_COUNTS: '' },
+      });
+      assert.equal(r.status, 2, `exit code 2 on timeout; got ${r.status}\n${r.stdout}\n${r.stderr}`);
+      assert.match(r.stderr, /did not report a result within 15s; code-server log: (\S+)/);
+      const kept = /state and log kept in (\S+)|code-server log: (\S+)/.exec(r.stderr);
+      assert.ok(kept, 'says where the logs are');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
