@@ -44,9 +44,9 @@ async function writeXssSession(path: string): Promise<void> {
 }
 
 /** The frame that holds the extension's page: the newest webview host iframe, then its active content frame. */
-async function viewFrame(wb: Workbench): Promise<Frame> {
+async function viewFrame(wb: Workbench, timeout = 20_000): Promise<Frame> {
   const host = wb.page.locator('iframe.webview.ready').last();
-  await host.waitFor({ state: 'attached', timeout: 20_000 });
+  await host.waitFor({ state: 'attached', timeout });
   const outer = await (await host.elementHandle())?.contentFrame();
   if (!outer) throw new Error('the webview host frame has no content');
   const inner = outer.locator('iframe#active-frame');
@@ -242,11 +242,14 @@ for (const theme of ['light', 'dark'] as const) {
       const f = await openView(wb, 'conversations.db', 'alice');
       await f.locator('.lane', { hasText: 'alt' }).first().click();
       await f.locator('.lane.selected .lane-name', { hasText: /^alt$/ }).waitFor();
-      // The workbench saves its editor state (and the view's setState) on a debounce: let it save before reloading.
-      await wb.page.waitForTimeout(3000);
-      await wb.page.reload();
+      // Reload the way a user does: the workbench saves its editor state (and the view's setState) while shutting
+      // down, which a bare page reload can outrun.
+      // Listen before acting: a fast reload can fire `load` before a listener added afterwards exists.
+      const reloaded = wb.page.waitForEvent('load', { timeout: 60_000 });
+      await wb.runCommand('Developer: Reload Window');
+      await reloaded;
       await wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-      const restored = await viewFrame(wb);
+      const restored = await viewFrame(wb, 60_000);
       await restored.locator('.turn-row').first().waitFor({ timeout: 30_000 });
       assert.match((await restored.locator('.title').textContent()) ?? '', /^alice · conversations\.db$/);
       await restored.locator('.lane.selected .lane-name', { hasText: /^alt$/ }).waitFor();
