@@ -1,7 +1,7 @@
 import type { AgentInputItem, Session } from '@openai/agents';
 import { contentMatcher, contentPreview } from './conversationText';
 import { BranchError, InvalidArgumentError, SessionClosedError, describeDatabaseError } from './errors';
-import { classifyItem } from './itemClassification';
+import { TOOL_CALL_TYPES_SQL, classifyItem } from './itemClassification';
 import { pythonJsonDumps, pythonJsonLoads } from './pythonJson';
 import {
   BRANCH_RESERVATIONS_DDL,
@@ -34,19 +34,6 @@ import type {
 } from './types';
 import { usageColumns } from './usageRecord';
 
-/** Message types counted by `getToolUsage` (spec §10.2). */
-const TOOL_CALL_TYPES = [
-  'tool_call',
-  'function_call',
-  'computer_call',
-  'file_search_call',
-  'web_search_call',
-  'code_interpreter_call',
-  'tool_search_call',
-  'custom_tool_call',
-  'mcp_call',
-  'mcp_approval_request',
-];
 
 const defaultLogger: SessionLogger = {
   error: (message, err) => console.error(message, err),
@@ -384,12 +371,11 @@ export class AdvancedSQLiteSession implements Session {
   async getToolUsage(branchId?: string | null): Promise<ToolUsage[]> {
     this.assertOpen();
     const branch = branchId ?? this.currentBranchForRead();
-    const types = TOOL_CALL_TYPES.map((t) => `'${t}'`).join(', ');
     // Order spelled out (turn, then name, binary, NULL first) so no SQLite version changes it.
     const rows = this.stmt(
       'toolUsage',
       `SELECT s.tool_name, COUNT(*) AS count, s.user_turn_number AS turn FROM message_structure s
-       WHERE s.session_id = ? AND s.branch_id = ? AND (s.message_type IN (${types})
+       WHERE s.session_id = ? AND s.branch_id = ? AND (s.message_type IN (${TOOL_CALL_TYPES_SQL})
          OR (s.message_type = 'tool_search_output' AND NOT EXISTS (
            SELECT 1 FROM message_structure c WHERE c.session_id = s.session_id AND c.branch_id = s.branch_id
              AND c.user_turn_number = s.user_turn_number AND c.message_type = 'tool_search_call'

@@ -94,3 +94,20 @@ export function classifyItem(item: unknown): { messageType: string; toolName: st
   }
   return { messageType: messageTypeOf(view), toolName: toolNameOf(view) };
 }
+
+/** Message types `getToolUsage` counts as tool calls (spec §10.2); `tool_search_output` counts only conditionally. */
+export const TOOL_CALL_MESSAGE_TYPES: readonly string[] = [
+  'tool_call',
+  'function_call',
+  'computer_call',
+  'file_search_call',
+  'web_search_call',
+  'code_interpreter_call',
+  'tool_search_call',
+  'custom_tool_call',
+  'mcp_call',
+  'mcp_approval_request',
+];
+
+/** The same list as an SQL `IN (...)` body (constants only, never data). */
+export const TOOL_CALL_TYPES_SQL = TOOL_CALL_MESSAGE_TYPES.map((t) => `'${t}'`).join(', ');

@@ -3,6 +3,7 @@
  * copied between branches, so session totals are plain sums; tool calls are shared by the branches that copied
  * them, so session tool counts count each stored call once (distinct message).
  */
+import { TOOL_CALL_TYPES_SQL } from '../itemClassification';
 import { pythonJsonLoads } from '../pythonJson';
 import type { QueryContext } from './queryContext';
 
@@ -25,9 +26,6 @@ export interface ToolTotal {
   turns: number[];
 }
 
-/** The tool-call message types `getToolUsage` counts (spec §10.2). */
-const TOOL_CALL_TYPES = `'tool_call', 'function_call', 'computer_call', 'file_search_call', 'web_search_call',
-  'code_interpreter_call', 'tool_search_call', 'custom_tool_call', 'mcp_call', 'mcp_approval_request'`;
 
 function detail(text: unknown, key: string): number | null {
   if (typeof text !== 'string' || text === '') return null;
@@ -68,7 +66,7 @@ export function readToolTotals(ctx: QueryContext, sessionId: string, branchId: s
   const rows = ctx
     .stmt(
       `SELECT COALESCE(tool_name, '') AS tool, user_turn_number AS turn, COUNT(DISTINCT message_id) AS calls
-       FROM message_structure WHERE ${where} AND message_type IN (${TOOL_CALL_TYPES})
+       FROM message_structure WHERE ${where} AND message_type IN (${TOOL_CALL_TYPES_SQL})
        GROUP BY tool, turn ORDER BY tool, turn`,
     )
     .all<{ tool: string; turn: number | null; calls: number }>(...params);
@@ -97,7 +95,7 @@ export function readTurnSummaries(ctx: QueryContext, sessionId: string, branchId
   const rows = ctx
     .stmt(
       `SELECT user_turn_number AS turn, COUNT(*) AS items,
-         GROUP_CONCAT(DISTINCT CASE WHEN message_type IN (${TOOL_CALL_TYPES}) THEN tool_name END) AS tools
+         GROUP_CONCAT(DISTINCT CASE WHEN message_type IN (${TOOL_CALL_TYPES_SQL}) THEN tool_name END) AS tools
        FROM message_structure WHERE session_id = ? AND branch_id = ? AND user_turn_number BETWEEN ? AND ?
        GROUP BY user_turn_number ORDER BY user_turn_number`,
     )
