@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { createConfiguredAgent, type AgentConfig, type ConfiguredAgent } from '../agents/agentConfig';
+import type { AgentConfig, ConfiguredAgent } from '../agents/agentConfig';
 import { API_KEY_SECRET_ID, redactSecrets, resolveApiKey } from '../agents/apiKey';
-import { runOnBranch } from '../agents/branchRun';
-import { UserAgentModuleCache } from '../agents/userAgentModule';
+import type { UserAgentModuleCache } from '../agents/userAgentModule';
 import type { RunEvent, RunOutcome } from '../shared/runEvents';
 import type { DatabaseRegistry } from './databaseRegistry';
 import { UserFacingError } from './userError';
@@ -14,6 +13,16 @@ export interface RunTarget {
   sessionId: string;
   branchId: string;
   fork?: { fromTurn: number; name?: string };
+}
+
+/**
+ * The agents SDK and the modules built on it, loaded on the first run: the SDK takes about a third of a second to
+ * load, which would otherwise be paid at every VS Code start (activation is onStartupFinished) by users who only
+ * browse. (esbuild keeps dynamically imported modules lazy in the CommonJS bundle.)
+ */
+async function loadAgents() {
+  const [config, run, modules] = await Promise.all([import('../agents/agentConfig'), import('../agents/branchRun'), import('../agents/userAgentModule')]);
+  return { createConfiguredAgent: config.createConfiguredAgent, runOnBranch: run.runOnBranch, UserAgentModuleCache: modules.UserAgentModuleCache };
 }
 
 /** Reads the `agentSessions.agent.*` settings. Restricted ones are ignored by VS Code in untrusted workspaces. */
@@ -40,7 +49,7 @@ export function readAgentConfig(): AgentConfig {
  */
 export class AgentRunner implements vscode.Disposable {
   private configured: { key: string; agent: Promise<ConfiguredAgent> } | undefined;
-  private readonly modules = new UserAgentModuleCache();
+  private modules: UserAgentModuleCache | undefined;
   private readonly runs = new Map<string, AbortController>();
   private readonly subscriptions: vscode.Disposable[] = [];
   readonly log = vscode.window.createOutputChannel('Agent Sessions: Agent Runs');
@@ -73,7 +82,7 @@ export class AgentRunner implements vscode.Disposable {
   private async invalidate(): Promise<void> {
     const old = this.configured;
     this.configured = undefined;
-    this.modules.clear();
+    this.modules?.clear();
     if (old) await (await old.agent.catch(() => undefined))?.close();
   }
 
@@ -87,6 +96,8 @@ export class AgentRunner implements vscode.Disposable {
     const cacheKey = JSON.stringify([config, trusted, folder, key.length, key.slice(-4)]);
     if (this.configured?.key !== cacheKey) {
       await this.invalidate();
+      const { createConfiguredAgent, UserAgentModuleCache } = await loadAgents();
+      this.modules ??= new UserAgentModuleCache();
       const agent = createConfiguredAgent(config, key, { trusted, cwd: folder, allowedRoot: folder, moduleCache: this.modules });
       this.configured = { key: cacheKey, agent };
       agent.catch(() => {
@@ -106,6 +117,7 @@ export class AgentRunner implements vscode.Disposable {
     const controller = new AbortController();
     this.runs.set(runId, controller);
     try {
+      const { runOnBranch } = await loadAgents();
       return await runOnBranch({
         dbPath: target.dbPath,
         sessionId: target.sessionId,
