@@ -50,6 +50,24 @@ describe('session tree', () => {
     assert.equal(items[2]!.description, '391');
   });
 
+  it('pages a long branch: 200 turns at a time, then "Show more turns…"', async () => {
+    const a = await api();
+    const path = `${s.dir}/long.db`;
+    const session = new AdvancedSQLiteSession({ sessionId: 'long', dbPath: path, createTables: true, synchronous: 'NORMAL' });
+    for (let t = 1; t <= 450; t++) await session.addItems([{ role: 'user', content: `question ${t}` }]);
+    session.close();
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    const branch = await child(a, await child(a, await child(a, undefined, 'long.db'), 'long'), 'main');
+    const first = await childRows(a, branch);
+    assert.equal(first.length, 201);
+    assert.equal(first[199]!.label, 'Turn 200');
+    assert.equal(first[200]!.label, 'Show more turns…');
+    const second = await childRows(a, first[200]!.node);
+    assert.deepEqual([second[0]!.label, second[199]!.label, second[200]!.label], ['Turn 201', 'Turn 400', 'Show more turns…']);
+    const third = await childRows(a, second[200]!.node);
+    assert.deepEqual([third.length, third[0]!.label, third[49]!.label], [50, 'Turn 401', 'Turn 450']);
+  });
+
   it('remembers opened databases and reopens them after a restore', async () => {
     const a = await api();
     const path = s.copy('conformance/ref-basic.db');
