@@ -88,22 +88,13 @@ export function snapshot(input: SnapshotInput): SnapshotView {
 export function tables(db: SessionDatabase, sessionId: string, branchId: string | null, branches: BranchView[]): TablesView {
   const usage = db.getUsageRows(sessionId, branchId);
   const tools = db.getToolTotals(sessionId, branchId);
-  // Own turns (not copied from the parent) that have no usage row: the agent never called storeRunUsage for them.
-  const missing: { branchId: string; turn: number }[] = [];
-  const scope = branchId === null ? branches : branches.filter((b) => b.branchId === branchId);
-  for (const b of scope) {
-    const withUsage = new Set(usage.filter((u) => u.branchId === b.branchId).map((u) => u.turn));
-    let after: number | null = null;
-    for (;;) {
-      const page = db.getTurnsPage(sessionId, b.branchId, { afterTurn: after, limit: 500 });
-      for (const t of page.turns) {
-        const copied = b.forkTurn !== null && t.turn < b.forkTurn;
-        if (!copied && !withUsage.has(t.turn)) missing.push({ branchId: b.branchId, turn: t.turn });
-      }
-      if (page.nextAfterTurn === null) break;
-      after = page.nextAfterTurn;
-    }
-  }
+  // Own turns (not copied from the parent) that have no usage row: the agent never called storeRunUsage. Copied
+  // turns have their usage on the parent branch.
+  const forkOf = new Map(branches.map((b) => [b.branchId, b.parentBranchId !== null ? b.forkTurn : null]));
+  const missing = db.getTurnsWithoutUsage(sessionId, branchId).filter((m) => {
+    const fork = forkOf.get(m.branchId);
+    return fork === null || fork === undefined || m.turn >= fork;
+  });
   return {
     branchId,
     usage: usage.map((u) => ({ ...u })),

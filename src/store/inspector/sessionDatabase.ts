@@ -25,7 +25,7 @@ import { readSessionSummaries } from './sessionList';
 import { discoverSessionTables, quoteIdentifier, type DiscoveredTables } from './tableDiscovery';
 import { readTurnsPage } from './turnPages';
 import { readUsedBranchIds } from './usedBranchIds';
-import { readToolTotals, readTurnSummaries, readUsageRows, type ToolTotal, type TurnSummary, type UsageRow } from './usageTables';
+import { readToolTotals, readTurnSummaries, readTurnsWithoutUsage, readUsageRows, type ToolTotal, type TurnSummary, type UsageRow } from './usageTables';
 
 /**
  * Opens a session database for inspection. Errors are `SessionDatabaseError`s whose `problem` says what is wrong:
@@ -187,6 +187,11 @@ export class SessionDatabase {
   /** Item counts and tool names of the turns `fromTurn`..`toTurn` of a branch. */
   getTurnSummaries(sessionId: string, branchId: string, fromTurn: number, toTurn: number): TurnSummary[] {
     return this.read(() => readTurnSummaries(this.context, sessionId, branchId, fromTurn, toTurn));
+  }
+
+  /** User turns with no usage row, per branch (one branch, or all when `branchId` is null). */
+  getTurnsWithoutUsage(sessionId: string, branchId: string | null): { branchId: string; turn: number }[] {
+    return this.read(() => readTurnsWithoutUsage(this.context, sessionId, branchId));
   }
 
   /** Tool calls per tool for a branch, or the whole session (each stored call counted once) when `branchId` is null. */

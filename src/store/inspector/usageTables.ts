@@ -103,3 +103,25 @@ export function readTurnSummaries(ctx: QueryContext, sessionId: string, branchId
   // GROUP_CONCAT joins with ','. Tool names are function identifiers (optionally namespace.name), never commas.
   return rows.map((r) => ({ turn: r.turn, itemCount: r.items, tools: r.tools ? r.tools.split(',').sort() : [] }));
 }
+
+/**
+ * User turns without a `turn_usage` row, per branch (one branch, or all when `branchId` is null): one anti-join
+ * over the structure rows, without decoding any message.
+ */
+export function readTurnsWithoutUsage(ctx: QueryContext, sessionId: string, branchId: string | null): { branchId: string; turn: number }[] {
+  if (!ctx.tables.messageStructure) return [];
+  const noUsage = ctx.tables.turnUsage
+    ? `AND NOT EXISTS (SELECT 1 FROM turn_usage u WHERE u.session_id = s.session_id AND u.branch_id = s.branch_id
+         AND u.user_turn_number = s.user_turn_number)`
+    : '';
+  const where = branchId === null ? 's.session_id = ?' : 's.session_id = ? AND s.branch_id = ?';
+  const params = branchId === null ? [sessionId] : [sessionId, branchId];
+  return ctx
+    .stmt(
+      `SELECT DISTINCT s.branch_id AS branch, s.user_turn_number AS turn FROM message_structure s
+       WHERE ${where} AND s.message_type = 'user' AND s.user_turn_number IS NOT NULL ${noUsage}
+       ORDER BY s.branch_id, s.user_turn_number`,
+    )
+    .all<{ branch: string; turn: number }>(...params)
+    .map((r) => ({ branchId: String(r.branch), turn: r.turn }));
+}
