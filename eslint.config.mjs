@@ -1,4 +1,5 @@
-// Lint, including the layer boundaries of docs/house-style: a wrong import fails `npm test`, not a review.
+// Lint, including the layer boundaries of docs/architecture.md#import-rules: a wrong import fails `npm test`,
+// not a review.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
