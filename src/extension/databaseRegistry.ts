@@ -2,6 +2,7 @@ import { constants, existsSync, promises as fsp, watch, type FSWatcher } from 'n
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession, SessionDatabaseError, openSessionDatabase, type SessionDatabase } from '../store';
+import type { SqliteDriverCheck } from './sqliteDriver';
 import { UserFacingError, describeError } from './userError';
 
 /** Why a database is open read-only. */
@@ -58,7 +59,10 @@ export class DatabaseRegistry implements vscode.Disposable {
   /** Fires with the entry that changed, or undefined when the list itself changed. */
   readonly onDidChange = this.changeEmitter.event;
 
-  constructor(private readonly state: vscode.Memento) {}
+  constructor(
+    private readonly state: vscode.Memento,
+    private readonly driver: SqliteDriverCheck,
+  ) {}
 
   list(): DatabaseEntry[] {
     return [...this.entries.values()];
@@ -124,6 +128,7 @@ export class DatabaseRegistry implements vscode.Disposable {
         entry.readonly = setting;
         entry.readonlyReason = setting ? 'setting' : undefined;
       }
+      this.driver.ensure();
       entry.db = await openSessionDatabase(entry.path, { readonly: true });
       entry.problem = undefined;
     } catch (err) {

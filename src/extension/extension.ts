@@ -7,6 +7,7 @@ import { DatabaseRegistry } from './databaseRegistry';
 import { WorkspaceDiscovery } from './discovery';
 import { onDidFailCommand, type CommandFailure } from './registerCommand';
 import { SessionTreeProvider } from './sessionTree';
+import { SqliteDriverCheck } from './sqliteDriver';
 import { SessionStatusBar } from './statusBar';
 import type { TreeNode } from './treeNodes';
 
@@ -26,7 +27,9 @@ export interface AgentSessionsApi {
 }
 
 export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
-  const registry = new DatabaseRegistry(context.workspaceState);
+  // General log (driver choice, start-up problems); agent runs keep their own channel.
+  const log = vscode.window.createOutputChannel('Agent Sessions', { log: true });
+  const registry = new DatabaseRegistry(context.workspaceState, new SqliteDriverCheck(log));
   const tree = new SessionTreeProvider(registry);
   const treeView = vscode.window.createTreeView(ViewId.sessions, { treeDataProvider: tree, showCollapseAll: true });
   const statusBar = new SessionStatusBar(registry, treeView);
@@ -34,13 +37,13 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const runner = new AgentRunner(registry, context.secrets);
   const panels = new ConversationPanels(registry, runner, context.extensionUri);
   const failures: CommandFailure[] = [];
-  context.subscriptions.push(panels, runner, registry, tree, treeView, statusBar, discovery, onDidFailCommand((f) => failures.push(f)));
+  context.subscriptions.push(log, panels, runner, registry, tree, treeView, statusBar, discovery, onDidFailCommand((f) => failures.push(f)));
   registerCommands(context, { registry, tree, treeView, panels, runner });
   // Reopening and scanning run after activation returns, so start-up is never held up by file I/O.
   const ready = (async () => {
     await registry.restore();
     await discovery.scan();
-  })().catch((err: unknown) => console.error('Agent Sessions: start-up failed', err));
+  })().catch((err: unknown) => log.error('start-up failed', err instanceof Error ? (err.stack ?? err.message) : String(err)));
   return { registry, tree, treeView, statusBar, panels, runner, discovery, failures, ready };
 }
 

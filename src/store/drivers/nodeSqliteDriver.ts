@@ -20,10 +20,25 @@ export interface NodeSqliteModule {
   DatabaseSync: new (path: string, options?: Record<string, unknown>) => NodeSqliteDatabase;
 }
 
-/** Loads Node's built-in SQLite (Node ≥ 22.5). Throws on older Node. */
+/**
+ * Loads Node's built-in SQLite (Node ≥ 22.13 without a flag; 22.5–22.12 throw `ERR_UNKNOWN_BUILTIN_MODULE`).
+ * Node 22 emits "ExperimentalWarning: SQLite is an experimental feature" on first load; an editor's extension host
+ * logs warnings as errors, so that one warning (and only it) is swallowed while the module loads.
+ */
 export function loadNodeSqlite(): NodeSqliteModule {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('node:sqlite') as NodeSqliteModule;
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function (warning: string | Error, ...rest: unknown[]): void {
+    const text = typeof warning === 'string' ? warning : warning.message;
+    const type = typeof rest[0] === 'string' ? rest[0] : typeof warning === 'string' ? (rest[0] as { type?: string } | undefined)?.type : warning.name;
+    if (type === 'ExperimentalWarning' && /SQLite/i.test(text)) return;
+    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  } as typeof process.emitWarning;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('node:sqlite') as NodeSqliteModule;
+  } finally {
+    process.emitWarning = emitWarning;
+  }
 }
 
 class NodeStatementAdapter implements SqliteStatement {

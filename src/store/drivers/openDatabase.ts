@@ -53,19 +53,55 @@ export function resolveDriver(option?: DriverName | 'auto'): DriverName {
   return pick(requestedDriver(option)).name;
 }
 
-function pick(wanted: DriverName | 'auto'): Loaded {
+/** Node's error text on one line: an ABI mismatch spreads the reason (`NODE_MODULE_VERSION 115` vs `137`) over lines. */
+function reasonOf(err: Error): string {
+  return err.message.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+/** The first Node.js release whose built-in node:sqlite loads without a flag. */
+export const NODE_SQLITE_MIN_NODE = '22.13.0';
+
+/** True when this Node's version is at least `min` (`major.minor.patch`). */
+export function nodeAtLeast(min: string, version = process.versions.node): boolean {
+  const a = version.split('.').map(Number);
+  const b = min.split('.').map(Number);
+  for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
+  return true;
+}
+
+/** Which driver the automatic choice takes, and why each one before it was skipped. */
+export interface DriverChoice {
+  driver: DriverName;
+  skipped: { driver: DriverName; reason: string }[];
+}
+
+function pick(wanted: DriverName | 'auto'): Loaded & { skipped: DriverChoice['skipped'] } {
   const order: DriverName[] = wanted === 'auto' ? ['better-sqlite3', 'node:sqlite'] : [wanted];
-  const failures: string[] = [];
+  const skipped: DriverChoice['skipped'] = [];
   for (const name of order) {
     const loaded = load(name);
-    if (!(loaded instanceof Error)) return loaded;
-    failures.push(`${name}: ${loaded.message.split('\n')[0]}`);
+    if (!(loaded instanceof Error)) return { ...loaded, skipped };
+    skipped.push({ driver: name, reason: reasonOf(loaded) });
+  }
+  // Advise only what can help on this runtime: a newer Node cannot help when this one already has node:sqlite.
+  const remedies = ['rebuild better-sqlite3 for this runtime (npm rebuild better-sqlite3)'];
+  if (!nodeAtLeast(NODE_SQLITE_MIN_NODE)) {
+    remedies.push(`run on Node.js ${NODE_SQLITE_MIN_NODE.replace(/\.0$/, '')} or later (this is ${process.versions.node}), whose built-in node:sqlite needs no build`);
   }
   throw new SessionDatabaseError(
     'driver-unavailable',
-    `No SQLite driver could be loaded (${failures.join('; ')}). ` +
-      `Rebuild better-sqlite3 for this runtime (npm rebuild better-sqlite3), or run on Node.js 22.5 or later, whose built-in node:sqlite needs no build.`,
+    `No SQLite driver could be loaded (${skipped.map((s) => `${s.driver}: ${s.reason}`).join('; ')}). To fix it, ${remedies.join(', or ')}.`,
   );
+}
+
+/**
+ * What `openDatabase` would use now, with the reasons the drivers before it were skipped (for a log line: an editor
+ * host whose Node ABI differs from the one better-sqlite3 was built for skips it, and that is worth saying once).
+ * Throws `SessionDatabaseError('driver-unavailable')` like `openDatabase` when no driver loads.
+ */
+export function describeDriverChoice(option?: DriverName | 'auto'): DriverChoice {
+  const { name, skipped } = pick(requestedDriver(option));
+  return { driver: name, skipped };
 }
 
 /** Opens a SQLite connection with the chosen (or automatically picked) driver. */

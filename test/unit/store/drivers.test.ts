@@ -4,11 +4,14 @@
  * here. Runs on Node 20 (better-sqlite3) and on Node 22 with AGENT_SESSION_SQLITE_DRIVER=node:sqlite.
  */
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   AdvancedSQLiteSession,
   DRIVER_ENV_VAR,
   SessionDatabaseError,
+  describeDriverChoice,
   openDatabase,
   resolveDriver,
   type DriverName,
@@ -16,8 +19,8 @@ import {
 import { Workspace, mk } from '../../support/sessionHelpers';
 
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-/** node:sqlite ships with Node 22.5 and later (spec'd fallback driver). */
-const NODE_SQLITE_EXPECTED = major > 22 || (major === 22 && minor >= 5);
+/** node:sqlite loads without a flag from Node 22.13 (22.5–22.12 have it behind --experimental-sqlite only). */
+const NODE_SQLITE_EXPECTED = major > 22 || (major === 22 && minor >= 13);
 const FORCED = process.env[DRIVER_ENV_VAR];
 
 function tryResolve(name: DriverName): boolean {
@@ -45,9 +48,11 @@ function assertDriverUnavailable(fn: () => unknown): void {
   assert.throws(fn, (e: unknown) => {
     assert.ok(e instanceof SessionDatabaseError, `expected SessionDatabaseError, got ${String(e)}`);
     assert.equal(e.problem, 'driver-unavailable');
-    // Both remedies: rebuild the addon, or use a Node with the built-in driver.
+    // The remedies that can help here: rebuild the addon, and a Node with the built-in driver only when this one
+    // lacks it (advising "Node 22.13 or later" on Node 24 would send the user in a circle).
     assert.match(e.message, /npm rebuild better-sqlite3/);
-    assert.match(e.message, /Node\.js 22\.5/);
+    if (NODE_SQLITE_EXPECTED) assert.doesNotMatch(e.message, /Node\.js 22/);
+    else assert.match(e.message, new RegExp(`Node\\.js 22\\.13 or later \\(this is ${process.versions.node.replace(/\./g, '\\.')}\\)`));
     return true;
   });
 }
@@ -84,7 +89,7 @@ describe('SQLite drivers', () => {
       });
     });
 
-    it('forcing node:sqlite works from Node 22.5, and before fails with driver-unavailable naming both remedies', () => {
+    it('forcing node:sqlite works from Node 22.13, and before fails with driver-unavailable naming both remedies', () => {
       const p = ws.path('forced.db');
       if (NODE_SQLITE_EXPECTED) {
         const db = openDatabase(p, { driver: 'node:sqlite' });
@@ -121,6 +126,41 @@ describe('SQLite drivers', () => {
         return;
       }
       assertDriverUnavailable(() => new AdvancedSQLiteSession({ sessionId: 's', dbPath: ws.path(), createTables: true, driver: missing }));
+    });
+
+    it('says which driver the automatic choice took and keeps the whole reason the other was skipped', () => {
+      withEnv(undefined, () => {
+        const choice = describeDriverChoice();
+        assert.equal(choice.driver, resolveDriver());
+        if (choice.driver === 'better-sqlite3') {
+          assert.deepEqual(choice.skipped, []);
+          return;
+        }
+        // The desktop case: better-sqlite3 is installed but built for another Node ABI (this repository builds it
+        // for Node 20, and this suite runs on Node 22/24). Node spreads that reason over several lines; the whole
+        // of it, both ABI numbers included, must survive.
+        assert.equal(choice.skipped.length, 1);
+        assert.equal(choice.skipped[0]?.driver, 'better-sqlite3');
+        assert.match(choice.skipped[0]?.reason ?? '', new RegExp(`NODE_MODULE_VERSION \\d+\\. This version of Node\\.js requires NODE_MODULE_VERSION ${process.versions.modules}`));
+        assert.doesNotMatch(choice.skipped[0]?.reason ?? '', /\n/);
+      });
+    });
+
+    it('loads node:sqlite without an ExperimentalWarning reaching the process, and lets other warnings through', function () {
+      if (!NODE_SQLITE_EXPECTED) this.skip(); // no node:sqlite on this Node: nothing to load (the Node 22/24 runs cover it)
+      // A fresh process: a module loads (and warns) once per process.
+      const script = [
+        "const seen = [];",
+        "process.on('warning', (w) => seen.push(w.name + ': ' + w.message));",
+        "const { loadNodeSqlite } = require('./src/store/drivers/nodeSqliteDriver.ts');",
+        "loadNodeSqlite();",
+        "process.emitWarning('still here', 'ExperimentalWarning');",
+        "setTimeout(() => console.log(JSON.stringify(seen)), 20);",
+      ].join('\n');
+      const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: join(__dirname, '..', '..', '..'), encoding: 'utf8', env: { ...process.env, NODE_NO_WARNINGS: '' } });
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout.trim().split('\n').pop() ?? '[]'), ['ExperimentalWarning: still here']);
+      assert.doesNotMatch(r.stderr, /SQLite is an experimental feature/);
     });
 
     it('rejects an unknown driver name in the environment', () => {
