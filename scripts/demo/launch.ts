@@ -1,8 +1,9 @@
 /** Opens the demo database in an editor with the extension loaded: VS Code if available, else code-server. */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { CodeServer, codeServerBin, projectRoot } from '../../test/host/codeServer';
+import { dirname } from 'node:path';
+import { ensureHost } from '../host/hostTools.mjs';
+import { CodeServer, codeServerBin, currentHost, projectRoot } from '../../test/host/codeServer';
 
 const ROOT = projectRoot();
 
@@ -18,10 +19,12 @@ export async function openDemo(dbPath: string): Promise<void> {
     return;
   }
   if (!existsSync(codeServerBin())) {
-    console.log('\nVS Code is not on the PATH; installing code-server 4.100.3 to open the demo in a browser…');
-    const r = spawnSync('bash', [resolve(ROOT, 'scripts', 'host', 'installCodeServer.sh')], { stdio: 'inherit' });
-    if (r.status !== 0) {
-      console.log(`\nCould not install code-server. Open ${dbPath} from VS Code with "Agent Sessions: Open Session Database…".`);
+    const host = currentHost();
+    console.log(`\nVS Code is not on the PATH; installing code-server ${host.codeServer} (VS Code ${host.vscode}) to open the demo in a browser…`);
+    try {
+      ensureHost(host);
+    } catch (err) {
+      console.log(`\n${err instanceof Error ? err.message : String(err)}\nCould not install code-server. Open ${dbPath} from VS Code with "Agent Sessions: Open Session Database…".`);
       return;
     }
   }

@@ -10,8 +10,8 @@ import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { HOSTS, codeServerPaths, hostById, hostEnv, type Host } from '../../scripts/host/hostTools.mjs';
 
-export const CODE_SERVER_VERSION = '4.100.3';
 /** The project folder: the nearest package.json of this project above this file (bundles move __dirname). */
 export function projectRoot(): string {
   for (let dir = __dirname; ; dir = dirname(dir)) {
@@ -20,13 +20,19 @@ export function projectRoot(): string {
     if (dirname(dir) === dir) return resolve(__dirname, '..', '..');
   }
 }
-const ROOT = projectRoot();
 
-/** Where scripts/host/installCodeServer.sh puts code-server, unless CODE_SERVER_BIN names another binary. */
+/**
+ * The host the suites run in: `ASI_HOST` names one of hostTools' HOSTS (scripts/test.mjs runs each in turn);
+ * by default the newest.
+ */
+export function currentHost(): Host {
+  const id = process.env.ASI_HOST;
+  return id ? hostById(id) : (HOSTS[HOSTS.length - 1] as Host);
+}
+
+/** The installed code-server of the current host, unless CODE_SERVER_BIN names another binary. */
 export function codeServerBin(): string {
-  if (process.env.CODE_SERVER_BIN) return process.env.CODE_SERVER_BIN;
-  const home = process.env.CODE_SERVER_HOME ?? join(ROOT, '.cache', 'code-server');
-  return join(home, CODE_SERVER_VERSION, 'node_modules', '.bin', 'code-server');
+  return process.env.CODE_SERVER_BIN ?? codeServerPaths(currentHost()).bin;
 }
 
 /** A port on 127.0.0.1 that was free a moment ago. */
@@ -107,7 +113,7 @@ export class CodeServer {
   static async start(options: CodeServerOptions = {}): Promise<CodeServer> {
     const bin = codeServerBin();
     if (!existsSync(bin)) {
-      throw new Error(`code-server is not installed at ${bin}. Run scripts/host/installCodeServer.sh first (it needs the npm registry and Debian packages).`);
+      throw new Error(`code-server is not installed at ${bin}. Run \`node scripts/host/hostTools.mjs host ${currentHost().id}\` first (npm test does this itself; it needs the npm registry and Debian packages).`);
     }
     const stateDir = mkdtempSync(join(tmpdir(), 'asi-code-server-'));
     const dirs = Object.fromEntries(
@@ -121,9 +127,14 @@ export class CodeServer {
     const config = join(stateDir, 'config.yaml');
     writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
     writeFileSync(join(dirs['ud/User']!, 'settings.json'), JSON.stringify({ ...USER_SETTINGS, ...options.settings }, null, 1));
+    const host = currentHost();
+    // The host's Node first on PATH: code-server starts with `#!/usr/bin/env node` and forks its extension host
+    // from the same binary, so that is the Node the extension runs on.
     const env: NodeJS.ProcessEnv = {
-      ...process.env,
+      ...hostEnv(host),
       ...options.env,
+      ASI_HOST_VSCODE: host.vscode,
+      ASI_HOST_NODE: host.node,
       XDG_CONFIG_HOME: dirs['xdg-config'],
       XDG_DATA_HOME: dirs['xdg-data'],
       XDG_CACHE_HOME: dirs['xdg-cache'],
@@ -140,7 +151,7 @@ export class CodeServer {
     const log = createWriteStream(logPath);
     const child = spawn(
       bin,
-      [...common, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-workspace-trust', '--disable-getting-started-override', folder],
+      [...common, ...(host.serverArgs ?? []), '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-workspace-trust', '--disable-getting-started-override', folder],
       { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env },
     );
     child.stdout?.pipe(log);

@@ -38,7 +38,7 @@ async function main(): Promise<number> {
       folder,
       env: {
         ASI_TEST_COUNTS: process.env.ASI_TEST_COUNTS ?? '',
-        ASI_TEST_PHASE: 'integration (extension host)',
+        ASI_TEST_PHASE: process.env.ASI_TEST_PHASE ?? 'integration (extension host)',
         ASI_FIXTURES: join(ROOT, 'test', 'fixtures'),
       },
     });

@@ -1,0 +1,215 @@
+// Installs, on first use, what the test phases and `npm start` need beyond `npm install`: exact Node versions (the
+// npm `node` package ships the real binary and its headers), code-server builds that match VS Code desktop releases,
+// and Debian packages (Chromium, native build tools). Everything lands under .cache/ and a second call is a fast
+// no-op. Plain .mjs so scripts/test.mjs and the TypeScript harness can both import it without a build.
+//
+// Why these versions: VS Code desktop runs extensions on Electron's Node, whose ABI no better-sqlite3 built here
+// matches, so desktop users always run on node:sqlite. The hosts below are the oldest and newest code-server
+// releases on npm whose Node has node:sqlite, run on the exact Node the matching desktop release ships.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// import.meta.url is absent when esbuild bundles this file into a CommonJS tool (the demo): that runs from the root.
+const here = import.meta.url ? dirname(fileURLToPath(import.meta.url)) : undefined;
+export const ROOT = process.env.ASI_ROOT ?? (here ? join(here, '..', '..') : process.cwd());
+export const CACHE = process.env.ASI_CACHE_DIR ?? join(ROOT, '.cache');
+
+/** Node versions the store suites run on: the extension-host Node of VS Code 1.101–1.102, 1.103, 1.107–1.122, 1.123+. */
+export const STORE_NODE_VERSIONS = ['22.15.1', '22.17.0', '22.22.1', '24.15.0'];
+
+/**
+ * Real extension hosts the integration and UI suites run in. `vscode` is the VS Code release code-server embeds;
+ * `node` the Node that desktop release runs extensions on (code-server runs on whatever `node` is first on PATH).
+ */
+export const HOSTS = [
+  // 4.103.2's @vscode/ripgrep downloads rg from GitHub in its postinstall unless its cache holds the archive.
+  { id: 'vscode-1.103', codeServer: '4.103.2', vscode: '1.103.2', node: '22.17.0', ripgrep: { pkg: '1.15.14', tag: 'v13.0.0-13' } },
+  // Newer workbenches honour the URL payload's extensionDevelopmentPath/extensionTestsPath only with VS Code's
+  // smoke-test driver enabled; 4.139 passes that flag through with --vscode-option.
+  { id: 'vscode-1.139', codeServer: '4.139.1', vscode: '1.139.1', node: '24.15.0', serverArgs: ['--vscode-option', 'enable-smoke-test-driver'] },
+];
+
+export function hostById(id) {
+  const host = HOSTS.find((h) => h.id === id);
+  if (!host) throw new Error(`Unknown host '${id}'; known: ${HOSTS.map((h) => h.id).join(', ')}`);
+  return host;
+}
+
+/** Thrown when something a phase needs cannot be installed; the message says what and how to fix it. */
+export class InstallError extends Error {}
+
+function run(cmd, args, options = {}) {
+  return spawnSync(cmd, args, { encoding: 'utf8', ...options });
+}
+
+function versionOf(bin) {
+  const r = run(bin, ['--version']);
+  return r.status === 0 ? r.stdout.trim() : undefined;
+}
+
+/** Where `ensureNode(version)` keeps that Node: its binary and the folder with `include/node` (for node-gyp). */
+export function nodePaths(version) {
+  const prefix = join(CACHE, 'node', version);
+  const pkg = join(prefix, 'node_modules', 'node');
+  // The `node` package installs the platform package (binary + headers) under its own node_modules.
+  const platformDir = join(pkg, 'node_modules', `node-${process.platform}-${process.arch}`);
+  return { prefix, bin: join(platformDir, 'bin', 'node'), binDir: join(platformDir, 'bin'), headersDir: platformDir };
+}
+
+/** Installs Node `version` from the npm registry into .cache/node/<version> unless it is there; returns its paths. */
+export function ensureNode(version, log = console.log) {
+  const paths = nodePaths(version);
+  if (existsSync(paths.bin) && versionOf(paths.bin) === `v${version}`) return paths;
+  log(`Installing Node ${version} from the npm registry into ${paths.prefix} (once) …`);
+  rmSync(paths.prefix, { recursive: true, force: true });
+  mkdirSync(paths.prefix, { recursive: true });
+  writeFileSync(join(paths.prefix, 'package.json'), '{"name":"asi-node","private":true}\n');
+  const r = run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', paths.prefix, `node@${version}`], {
+    cwd: paths.prefix,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (r.status !== 0 || versionOf(paths.bin) !== `v${version}`) {
+    throw new InstallError(
+      `Could not install Node ${version} from the npm registry (npm exit ${r.status}): ${(r.stderr || r.stdout || '').trim().split('\n').slice(-5).join(' | ')}. ` +
+        'The phase needs the npm registry once; afterwards it runs from .cache/.',
+    );
+  }
+  return paths;
+}
+
+/** Debian packages missing on this machine (of `names`). */
+function missingDebianPackages(names) {
+  return names.filter((p) => run('dpkg', ['-s', p]).status !== 0);
+}
+
+/** Installs Debian packages that are missing (needs root and Debian's repositories). */
+export function ensureDebianPackages(names, log = console.log) {
+  const need = missingDebianPackages(names);
+  if (need.length === 0) return;
+  if (process.getuid?.() !== 0) {
+    throw new InstallError(`These Debian packages are missing: ${need.join(' ')}. Install them (sudo apt-get install -y ${need.join(' ')}) and run again.`);
+  }
+  log(`Installing Debian packages: ${need.join(' ')} …`);
+  const update = run('apt-get', ['update', '-qq'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const r = run('apt-get', ['install', '-y', '-qq', ...need], {
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const still = missingDebianPackages(need);
+  if (r.status !== 0 || still.length > 0) {
+    throw new InstallError(`apt-get could not install ${still.join(' ') || need.join(' ')}: ${(r.stderr || update.stderr || '').trim().split('\n').slice(-3).join(' | ')}`);
+  }
+}
+
+/** Chromium for the UI suites (Debian's, driven by playwright-core: never a downloaded browser). */
+export function ensureBrowser(log = console.log) {
+  ensureDebianPackages(['chromium', 'fonts-dejavu-core'], log);
+  return '/usr/bin/chromium';
+}
+
+/** What code-server's native modules need to build (node-gyp against the host Node's own headers). */
+const CODE_SERVER_BUILD_PACKAGES = ['build-essential', 'python3', 'pkg-config', 'libkrb5-dev', 'libx11-dev', 'libxkbfile-dev', 'libsecret-1-dev'];
+
+export function codeServerPaths(host) {
+  const dir = join(CACHE, 'code-server', host.codeServer);
+  return { dir, bin: join(dir, 'node_modules', '.bin', 'code-server'), entry: join(dir, 'node_modules', 'code-server', 'out', 'node', 'entry.js') };
+}
+
+/** PATH with the host's Node first: code-server's launcher is `#!/usr/bin/env node`, and its extension host forks it. */
+export function hostEnv(host, env = process.env) {
+  const node = nodePaths(host.node);
+  return { ...env, PATH: `${node.binDir}:${env.PATH ?? ''}` };
+}
+
+function codeServerVersion(host) {
+  const { bin } = codeServerPaths(host);
+  if (!existsSync(bin)) return undefined;
+  const t = mkdtempSync(join(tmpdir(), 'asi-cs-version-'));
+  try {
+    const r = run(bin, ['--version'], { env: { ...hostEnv(host), XDG_CONFIG_HOME: t, XDG_DATA_HOME: t, XDG_CACHE_HOME: t } });
+    // Some releases print a banner (i18next's) before the version line.
+    return r.status === 0 ? r.stdout.split('\n').find((l) => /^\d+\.\d+\.\d+ [0-9a-f]+ with Code/.test(l)) : undefined;
+  } finally {
+    rmSync(t, { recursive: true, force: true });
+  }
+}
+
+/**
+ * @vscode/ripgrep's postinstall asks GitHub for rg (unreachable here) unless its download cache already holds the
+ * release archive, which it then just unpacks: put Debian's rg there, under the name that package version expects.
+ */
+function seedRipgrepCache({ pkg, tag }) {
+  const target = { x64: 'x86_64-unknown-linux-musl', arm64: 'aarch64-unknown-linux-musl' }[process.arch];
+  if (!target) throw new InstallError(`No ripgrep target known for ${process.arch}`);
+  const rg = run('sh', ['-c', 'command -v rg']).stdout.trim();
+  if (!rg) throw new InstallError('ripgrep (Debian package ripgrep) is needed to seed code-server\'s ripgrep cache');
+  const cacheDir = join(tmpdir(), `vscode-ripgrep-cache-${pkg}`);
+  const seed = mkdtempSync(join(tmpdir(), 'asi-rg-'));
+  try {
+    mkdirSync(cacheDir, { recursive: true });
+    run('cp', [rg, join(seed, 'rg')]);
+    const r = run('tar', ['czf', join(cacheDir, `ripgrep-${tag}-${target}.tar.gz`), '-C', seed, 'rg']);
+    if (r.status !== 0) throw new InstallError(`Could not seed the ripgrep cache: ${r.stderr}`);
+  } finally {
+    rmSync(seed, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Installs code-server for `host` (and the Node it runs on) unless present; returns the binary. Takes one to two
+ * minutes on 2 cores the first time (native modules build from source against the host Node's headers).
+ */
+export function ensureCodeServer(host, log = console.log) {
+  const node = ensureNode(host.node, log);
+  const paths = codeServerPaths(host);
+  if (codeServerVersion(host)?.startsWith(host.codeServer)) return paths.bin;
+  ensureDebianPackages(host.ripgrep ? [...CODE_SERVER_BUILD_PACKAGES, 'ripgrep'] : CODE_SERVER_BUILD_PACKAGES, log);
+  if (host.ripgrep) seedRipgrepCache(host.ripgrep);
+  log(`Installing code-server ${host.codeServer} (VS Code ${host.vscode}) on Node ${host.node} into ${paths.dir} (once, 1–2 minutes) …`);
+  rmSync(paths.dir, { recursive: true, force: true });
+  mkdirSync(paths.dir, { recursive: true });
+  writeFileSync(join(paths.dir, 'package.json'), '{"name":"asi-code-server-host","private":true}\n');
+  const logFile = join(paths.dir, 'install.log');
+  // unsafe_perm: code-server's postinstall refuses to run as root without it. yes: node-pty's postinstall calls npx,
+  // which must not prompt. nodedir: node-gyp builds against the host Node's headers instead of downloading them.
+  const r = run('sh', ['-c', `npm install --no-audit --no-fund --loglevel=error code-server@${host.codeServer} >"${logFile}" 2>&1`], {
+    cwd: paths.dir,
+    env: { ...hostEnv(host), npm_config_unsafe_perm: 'true', npm_config_yes: 'true', npm_config_nodedir: node.headersDir },
+    stdio: 'inherit',
+  });
+  const version = codeServerVersion(host);
+  if (r.status !== 0 || !version?.startsWith(host.codeServer)) {
+    const tail = run('tail', ['-20', logFile]).stdout;
+    throw new InstallError(`Could not install code-server ${host.codeServer} (npm exit ${r.status}); last lines of ${logFile}:\n${tail}`);
+  }
+  log(`code-server ${version}`);
+  return paths.bin;
+}
+
+/** Everything a host phase needs: its Node, code-server, and Chromium. */
+export function ensureHost(host, log = console.log) {
+  ensureBrowser(log);
+  return ensureCodeServer(host, log);
+}
+
+// CLI: node scripts/host/hostTools.mjs node 22.15.1 | host vscode-1.103 | all
+if (import.meta.url && process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const [what, arg] = process.argv.slice(2);
+  try {
+    if (what === 'node') console.log(ensureNode(arg).bin);
+    else if (what === 'host') console.log(ensureHost(hostById(arg)));
+    else if (what === 'all') {
+      for (const v of STORE_NODE_VERSIONS) ensureNode(v);
+      for (const h of HOSTS) ensureHost(h);
+    } else {
+      console.error('usage: node scripts/host/hostTools.mjs node <version> | host <id> | all');
+      process.exit(64);
+    }
+  } catch (err) {
+    console.error(err instanceof InstallError ? err.message : err);
+    process.exit(1);
+  }
+}

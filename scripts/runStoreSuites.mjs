@@ -1,0 +1,31 @@
+// Runs the store's test suites (store + inspector, or the spec files given) on an exact Node version with the
+// built-in node:sqlite driver: the driver every VS Code desktop user runs, on the Node their VS Code ships. That Node
+// comes from the npm registry on first use (scripts/host/hostTools.mjs), cached under .cache/node/<version>.
+//   node scripts/runStoreSuites.mjs 22.15.1 [spec …]
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { InstallError, ROOT, ensureNode } from './host/hostTools.mjs';
+
+const [version, ...specs] = process.argv.slice(2);
+if (!version) {
+  console.error('usage: node scripts/runStoreSuites.mjs <node version> [spec …]');
+  process.exit(64);
+}
+let node;
+try {
+  node = ensureNode(version).bin;
+} catch (err) {
+  console.error(`store suites on Node ${version}: ${err instanceof InstallError ? err.message : String(err)}`);
+  process.exit(1);
+}
+console.log(`Running the store suites on Node ${version} with the node:sqlite driver`);
+const mocha = join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
+const files = specs.length > 0 ? specs : ['test/unit/store/**/*.test.ts', 'test/unit/inspector/**/*.test.ts'];
+// --no-config: run only the store suites named here, not every spec .mocharc.json lists.
+const options = ['--no-config', '--extension', 'ts', '--node-option', 'import=tsx', '--timeout', '30000', '--reporter', 'test/support/countingReporter.js'];
+const r = spawnSync(node, [mocha, ...options, ...files], {
+  stdio: 'inherit',
+  cwd: ROOT,
+  env: { ...process.env, AGENT_SESSION_SQLITE_DRIVER: 'node:sqlite', ASI_TEST_PHASE: `store on Node ${version} (node:sqlite)` },
+});
+process.exit(r.status ?? 1);
