@@ -11,6 +11,8 @@ import { join, resolve } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { AdvancedSQLiteSession } from '../../src/store';
 import { lastUserText, startLoopbackOpenAI, type LoopbackOpenAI } from '../support/loopbackOpenAI';
+import { HOSTS } from '../../scripts/host/hostTools.mjs';
+import { currentHost } from '../host/codeServer';
 import { Workbench } from './workbench';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -138,6 +140,11 @@ for (const theme of ['light', 'dark'] as const) {
       await f.locator('.turn-list').press('ArrowRight');
       await f.locator('.lane.selected .lane-name', { hasText: 'alt' }).waitFor();
       await shot('10-conversation-view');
+      // The README's first screenshot is this one, from the newest host in the light theme: kept current by this run.
+      if (theme === 'light' && currentHost().id === HOSTS[HOSTS.length - 1]?.id) {
+        mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
+        await wb.screenshot(join(ROOT, 'docs', 'images', 'conversation-view.png'));
+      }
     });
 
     it('branches from a selected user message, and the new branch appears selected and in the file', async () => {
@@ -269,6 +276,11 @@ for (const theme of ['light', 'dark'] as const) {
       assert.equal(r.status, 0, r.stderr);
       await f.locator('.turn-row .turn-preview', { hasText: `Written by another process (${theme})` }).waitFor({ timeout: 5000 });
       assert.equal(await f.locator('.turn-row').count(), before + 1);
+    });
+
+    it('logs no Content-Security-Policy violation in any frame', () => {
+      // Runs last: every view above (branches, tables, hostile content, composer, reload) had its chance to trip it.
+      assert.deepEqual(wb.cspViolations(), []);
     });
   });
 }

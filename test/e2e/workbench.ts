@@ -1,7 +1,7 @@
 /**
  * A helper layer over the code-server workbench with stable selectors, so UI tests read like user stories:
  * `await wb.runCommand('Agent Sessions: Open Session Database…')`, `await wb.treeRow('alice').expand()`.
- * Selectors follow VS Code 1.100's DOM (code-server 4.100.3).
+ * Selectors follow the DOM of VS Code 1.103 and 1.139 (code-server 4.103.2 and 4.139.1; see hostTools' HOSTS).
  */
 import { mkdirSync, writeFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -152,6 +152,11 @@ export class Workbench {
     }
     await this.runCommand('View: Close All Editors');
     await this.runCommand('Notifications: Clear All Notifications');
+  }
+
+  /** Console lines (from every frame, the webviews' included) that report a Content-Security-Policy violation. */
+  cspViolations(): string[] {
+    return this.console.filter((l) => /Content Security Policy|Refused to (apply|load|execute|connect|frame)/i.test(l));
   }
 
   /** Saves a screenshot, the browser console and the code-server log under `dir`. */

@@ -64,6 +64,9 @@ const USER_SETTINGS = {
   'window.commandCenter': false,
   'workbench.reduceMotion': 'on',
   'git.enabled': false,
+  // Newer workbenches (1.139) open a chat side bar by default; it takes a third of every screenshot.
+  'chat.disableAIFeatures': true,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
 };
 
 export interface CodeServerOptions {
