@@ -2,7 +2,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ensureHost } from '../host/hostTools.mjs';
+import { ensureCodeServer } from '../host/hostTools.mjs';
 import { CodeServer, codeServerBin, currentHost, projectRoot } from '../../test/host/codeServer';
 
 const ROOT = projectRoot();
@@ -22,7 +22,7 @@ export async function openDemo(dbPath: string): Promise<void> {
     const host = currentHost();
     console.log(`\nVS Code is not on the PATH; installing code-server ${host.codeServer} (VS Code ${host.vscode}) to open the demo in a browser…`);
     try {
-      ensureHost(host);
+      ensureCodeServer(host);
     } catch (err) {
       console.log(`\n${err instanceof Error ? err.message : String(err)}\nCould not install code-server. Open ${dbPath} from VS Code with "Agent Sessions: Open Session Database…".`);
       return;
