@@ -12,6 +12,7 @@ import { el, replaceChildren } from './dom';
 import { branchAtFork } from './logic/branchLayout';
 import { onRunEvent, onSnapshot, post, request, state } from './messenger';
 import { registerToolkit } from './ui/toolkit';
+import { errorMessage } from '../src/shared/errorMessage';
 
 const PAGE = 100;
 // Time origin of the first-screen measurement: this script starts as the panel becomes ready.
@@ -122,7 +123,7 @@ function renderDetail(): void {
         await request('branch/create', { fromBranchId: view.branchId, branchTurnNumber: turn.branchTurnNumber as number, name });
         return undefined; // the host sends a new snapshot with the branch selected
       } catch (err) {
-        return err instanceof Error ? err.message : String(err);
+        return errorMessage(err);
       }
     },
   });
@@ -138,7 +139,7 @@ async function selectTurn(index: number): Promise<void> {
     const items = await request('turn/items', { branchId: branch, turn: turn.turn });
     if (view.branchId === branch && selectedTurn() === turn) view.items = items;
   } catch (err) {
-    view.items = err instanceof Error ? err.message : String(err);
+    view.items = errorMessage(err);
   }
   renderDetail();
   saveState();
@@ -158,7 +159,7 @@ async function loadMore(limit = PAGE): Promise<void> {
     view.nextAfterTurn = page.nextAfterTurn;
     drawTurns();
   } catch (err) {
-    showError(err instanceof Error ? err.message : String(err));
+    showError(errorMessage(err));
   } finally {
     view.loadingMore = false;
   }
@@ -196,7 +197,7 @@ async function showBranch(branchId: string, keepTurn?: number): Promise<void> {
     view.turns = page.turns;
     view.nextAfterTurn = page.nextAfterTurn;
   } catch (err) {
-    showError(err instanceof Error ? err.message : String(err));
+    showError(errorMessage(err));
   }
   drawTurns();
   const index = keepTurn !== undefined ? await loadUntil(keepTurn) : 0;
@@ -221,11 +222,11 @@ function renderHeader(): void {
   const b = s.branches.find((x) => x.branchId === view.branchId);
   const switchButton = el('vscode-button', { appearance: 'secondary', class: 'switch-branch', disabled: !b || b.isCurrent }, b?.isCurrent ? `${view.branchId} is current` : `Switch to ${view.branchId}`);
   switchButton.addEventListener('click', () => {
-    request('branch/switch', { branchId: view.branchId }).catch((err: Error) => showError(err.message));
+    request('branch/switch', { branchId: view.branchId }).catch((err: unknown) => showError(errorMessage(err)));
   });
   const deleteButton = el('vscode-button', { appearance: 'secondary', class: 'delete-branch', disabled: s.readonly || view.branchId === 'main' || !b }, `Delete ${view.branchId}`);
   deleteButton.addEventListener('click', () => {
-    request('branch/delete', { branchId: view.branchId }).catch((err: Error) => showError(err.message));
+    request('branch/delete', { branchId: view.branchId }).catch((err: unknown) => showError(errorMessage(err)));
   });
   replaceChildren(actions, switchButton, deleteButton);
   composer.setEnabled(!s.readonly && !s.problem && !!b, view.branchId, s.readonly ? 'Read-only: open it writable to continue the conversation.' : undefined);
@@ -247,7 +248,7 @@ async function loadTables(): Promise<void> {
     replaceChildren(usageSlot, renderUsageTable(t));
     replaceChildren(toolSlot, renderToolTable(t));
   } catch (err) {
-    showError(err instanceof Error ? err.message : String(err));
+    showError(errorMessage(err));
   }
 }
 

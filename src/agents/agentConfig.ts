@@ -11,6 +11,7 @@ import OpenAI from 'openai';
 import { basename } from 'node:path';
 import { describeBaseUrl, redactSecrets } from './apiKey';
 import { UntrustedWorkspaceError, UserAgentModuleCache, loadUserAgentModule, type LoadedUserAgent } from './userAgentModule';
+import { errorMessage } from '../shared/errorMessage';
 
 /** The OpenAI API, used when no base URL is configured. */
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -186,7 +187,7 @@ async function startMcpServer(line: string, index: number, options: CreateAgentO
     await server.connect();
   } catch (err) {
     await server.close().catch(() => undefined);
-    const detail = err instanceof Error ? err.message : String(err);
+    const detail = errorMessage(err);
     throw new McpServerStartError(redactSecrets(`The MCP server '${line}' did not start: ${detail}`, secrets), { cause: err });
   }
   return server;

@@ -22,6 +22,7 @@ import { redactSecrets } from './apiKey';
 import type { ConfiguredAgent } from './agentConfig';
 import { classify } from './runFailures';
 import { RecordingSession, describeItem, itemKey, plain, settleRun, type SettleResult } from './runPersistence';
+import { errorMessage } from '../shared/errorMessage';
 
 /** Custom table names of a session database (the structure tables have fixed names). */
 export interface SessionTables {
@@ -164,8 +165,9 @@ export async function runOnBranch(options: RunOnBranchOptions): Promise<RunOutco
     const storeProblems: string[] = [];
     const logger: SessionLogger = {
       error: (message, err) => {
-        storeProblems.push(`${message}: ${err instanceof Error ? err.message : String(err)}`);
-        log(`${message}: ${err instanceof Error ? err.message : String(err)}`);
+        const line = `${message}: ${errorMessage(err)}`;
+        storeProblems.push(line);
+        log(line);
       },
       warn: (message) => {
         storeProblems.push(message);
@@ -269,7 +271,7 @@ async function runAndSettle(ctx: RunContext): Promise<RunOutcome> {
   try {
     settled = await settleRun(session, written, { completed, spent });
   } catch (err) {
-    settled = { kept: written, removed: [], problem: `checking the branch failed (${err instanceof Error ? err.message : String(err)})` };
+    settled = { kept: written, removed: [], problem: `checking the branch failed (${errorMessage(err)})` };
   }
   // A branch forked for this run that ends up with nothing of it goes too: it was part of the run. (Its name
   // stays used, as every branch name does; a branch forked at turn 1 has no rows left to delete.)
@@ -280,7 +282,7 @@ async function runAndSettle(ctx: RunContext): Promise<RunOutcome> {
       forkDeleted = true;
     } catch (err) {
       if (!(err instanceof BranchError && /does not exist/.test(err.message))) {
-        settled = { ...settled, problem: `deleting the branch made for this run failed (${err instanceof Error ? err.message : String(err)})` };
+        settled = { ...settled, problem: `deleting the branch made for this run failed (${errorMessage(err)})` };
       } else forkDeleted = true;
     }
   }

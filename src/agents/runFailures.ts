@@ -7,6 +7,7 @@ import { SessionDatabaseError } from '../store';
 import type { RunFailureKind } from '../shared/runEvents';
 import { NoApiKeyError, SET_API_KEY_REMEDY } from './apiKey';
 import { McpServerStartError } from './agentConfig';
+import { errorMessage } from '../shared/errorMessage';
 
 /** A classified failure. */
 export interface ClassifiedFailure {
@@ -32,8 +33,6 @@ function codesOf(err: unknown): string[] {
   return codes;
 }
 
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
 /**
  * Sorts an error into a failure kind with a message that says what to do. Works on the openai client's errors by
  * shape as well as by class, since a module agent may bring its own copy of the client.
@@ -52,17 +51,17 @@ export function classify(err: unknown, context: { endpoint?: string; cancelled: 
   ) {
     return {
       failure: 'locked',
-      message: `The session database is locked by another writer (${messageOf(err)}). Try again when it has finished writing.`,
+      message: `The session database is locked by another writer (${errorMessage(err)}). Try again when it has finished writing.`,
     };
   }
   if (err instanceof McpServerStartError) return { failure: 'tool', message: err.message };
   if (err instanceof ToolCallError || err instanceof ToolTimeoutError) {
-    const cause = err instanceof ToolCallError && err.error ? messageOf(err.error) : messageOf(err);
+    const cause = err instanceof ToolCallError && err.error ? errorMessage(err.error) : errorMessage(err);
     return { failure: 'tool', message: `A tool failed, so the run stopped: ${cause}` };
   }
   const status = (err as { status?: unknown } | null)?.status;
   if (typeof status === 'number' && /Error$/.test(name)) {
-    const detail = messageOf(err).replace(/^\d{3}\s*/, '');
+    const detail = errorMessage(err).replace(/^\d{3}\s*/, '');
     const remedy =
       status === 401 || status === 403
         ? ` The server did not accept the API key. ${SET_API_KEY_REMEDY} with a valid key.`
@@ -92,5 +91,5 @@ export function classify(err: unknown, context: { endpoint?: string; cancelled: 
   }
   if (err instanceof MaxTurnsExceededError) return { failure: 'other', message: `${err.message} The agent kept calling tools; the run was stopped.` };
   if (err instanceof ModelBehaviorError) return { failure: 'other', message: `The model's answer could not be used: ${err.message}` };
-  return { failure: 'other', message: messageOf(err) };
+  return { failure: 'other', message: errorMessage(err) };
 }

@@ -21,6 +21,7 @@
 import type { AgentInputItem, Session } from '@openai/agents';
 import type { AdvancedSQLiteSession } from '../store';
 import { itemPreview } from '../shared/itemText';
+import { errorMessage } from '../shared/errorMessage';
 
 /**
  * A `Session` that forwards to an `AdvancedSQLiteSession` and records what the runner wrote. It never forwards a
@@ -145,7 +146,7 @@ export async function settleRun(
       return {
         kept: written.slice(0, i + 1),
         removed,
-        problem: `removing the run's unfinished items failed (${err instanceof Error ? err.message : String(err)})`,
+        problem: `removing the run's unfinished items failed (${errorMessage(err)})`,
       };
     }
   }

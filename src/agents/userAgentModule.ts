@@ -22,6 +22,7 @@ import { createRequire } from 'node:module';
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import { errorMessage } from '../shared/errorMessage';
 
 /** The workspace is not trusted, so no workspace code may run. */
 export class UntrustedWorkspaceError extends Error {
@@ -88,7 +89,7 @@ export async function loadUserAgentModule(modulePath: string, options: LoadUserA
   try {
     exports = format === 'commonjs' ? requireFresh(path) : await import(`${pathToFileURL(path).href}?mtime=${mtimeMs}`);
   } catch (err) {
-    throw new UserAgentModuleError(`Loading the agent module ${path} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new UserAgentModuleError(`Loading the agent module ${path} failed: ${errorMessage(err)}`, { cause: err });
   }
   const { agent, exportName } = await findAgent(exports, path);
   return { agent, path, mtimeMs, format, exportName, sameSdk: agent instanceof Agent };
@@ -204,7 +205,7 @@ async function findAgent(exports: unknown, path: string): Promise<{ agent: Agent
     try {
       made = await (value as (context: UserAgentFactoryContext) => unknown)({ sdk, z });
     } catch (err) {
-      throw new UserAgentModuleError(`The agent factory '${name}' in ${path} threw: ${err instanceof Error ? err.message : String(err)}`, {
+      throw new UserAgentModuleError(`The agent factory '${name}' in ${path} threw: ${errorMessage(err)}`, {
         cause: err,
       });
     }

@@ -1,9 +1,10 @@
 import { constants, existsSync, promises as fsp, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
-import { AdvancedSQLiteSession, SessionDatabaseError, openSessionDatabase, type SessionDatabase } from '../store';
+import { AdvancedSQLiteSession, openSessionDatabase, type SessionDatabase } from '../store';
 import type { SqliteDriverCheck } from './sqliteDriver';
 import { UserFacingError, describeError } from './userError';
+import { errorMessage } from '../shared/errorMessage';
 
 /** Why a database is open read-only. */
 export type ReadOnlyReason = 'setting' | 'toggle' | 'file';
@@ -132,7 +133,7 @@ export class DatabaseRegistry implements vscode.Disposable {
       entry.db = await openSessionDatabase(entry.path, { readonly: true });
       entry.problem = undefined;
     } catch (err) {
-      entry.problem = err instanceof Error ? err.message : String(err);
+      entry.problem = errorMessage(err);
       throw err;
     }
   }
@@ -287,7 +288,7 @@ export class DatabaseRegistry implements vscode.Disposable {
     try {
       if (entry.db.hasChanged()) this.changeEmitter.fire(entry);
     } catch (err) {
-      entry.problem = err instanceof SessionDatabaseError || err instanceof Error ? err.message : String(err);
+      entry.problem = errorMessage(err);
       entry.db.close();
       entry.db = undefined;
       this.changeEmitter.fire(entry);

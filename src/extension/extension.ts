@@ -10,6 +10,7 @@ import { SessionTreeProvider } from './sessionTree';
 import { SqliteDriverCheck } from './sqliteDriver';
 import { SessionStatusBar } from './statusBar';
 import type { TreeNode } from './treeNodes';
+import { errorMessage } from '../shared/errorMessage';
 
 /** What `activate` returns: used by the integration tests to read the tree and follow failures. */
 export interface AgentSessionsApi {
@@ -43,7 +44,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const ready = (async () => {
     await registry.restore();
     await discovery.scan();
-  })().catch((err: unknown) => log.error('start-up failed', err instanceof Error ? (err.stack ?? err.message) : String(err)));
+  })().catch((err: unknown) => log.error('start-up failed', errorMessage(err, { stack: true })));
   return { registry, tree, treeView, statusBar, panels, runner, discovery, failures, ready };
 }
 

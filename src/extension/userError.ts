@@ -1,4 +1,5 @@
 import { SessionDatabaseError, SessionError } from '../store';
+import { errorMessage } from '../shared/errorMessage';
 
 /**
  * An error whose message is meant for the user as is (a reason and, where there is one, a remedy). Commands throw
@@ -10,6 +11,6 @@ export class UserFacingError extends Error {}
 export function describeError(err: unknown): string {
   if (err instanceof UserFacingError || err instanceof SessionDatabaseError || err instanceof SessionError) return err.message;
   const code = (err as { code?: unknown } | null)?.code;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   return typeof code === 'string' && code.startsWith('SQLITE_') ? `SQLite error (${code}): ${message}` : message;
 }

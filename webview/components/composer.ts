@@ -1,5 +1,6 @@
 import type { RunEvent } from '../../src/shared/runEvents';
 import { el, replaceChildren } from '../dom';
+import { errorMessage } from '../../src/shared/errorMessage';
 
 export interface ComposerCallbacks {
   send(input: string): Promise<void>;
@@ -54,7 +55,7 @@ export class Composer {
       this.input.value = '';
     } catch (err) {
       this.setRunning(false);
-      replaceChildren(this.log, el('p', { class: 'run-error', role: 'alert' }, err instanceof Error ? err.message : String(err)));
+      replaceChildren(this.log, el('p', { class: 'run-error', role: 'alert' }, errorMessage(err)));
     }
   }
 
