@@ -3,6 +3,7 @@
  * N copies the source branch's structure rows with `branch_turn_number < N`, keeping their `message_id` (spec §8.3),
  * so a branch starts with rows whose messages its parent also holds, and continues with messages of its own.
  */
+import { exactTextSql, textFromSql } from '../exactText';
 import type { BranchNode } from './inspectorTypes';
 import { plainBranchNode } from './plainSessions';
 import { isStructuredSession, type QueryContext } from './queryContext';
@@ -75,7 +76,7 @@ export function deriveBranchTree(branches: readonly BranchRows[]): BranchNode[] 
 
 interface TreeRecord {
   id: number;
-  branch_id: string;
+  branch: unknown;
   message_id: number;
   message_type: unknown;
   branch_turn_number: unknown;
@@ -89,14 +90,14 @@ interface TreeRecord {
 export function loadBranchRows(ctx: QueryContext, sessionId: string): BranchRows[] {
   const rows = ctx
     .stmt(
-      `SELECT id, branch_id, message_id, message_type, branch_turn_number, created_at FROM message_structure
-       WHERE session_id = ? ORDER BY branch_id, sequence_number`,
+      `SELECT id, ${exactTextSql('branch_id')} AS branch, message_id, message_type, branch_turn_number, created_at
+       FROM message_structure WHERE session_id = ? ORDER BY branch_id, sequence_number`,
     )
     .iterate<TreeRecord>(sessionId);
   const out: BranchRows[] = [];
   let current: { branchId: string; firstRowId: number; createdAt: string | null; rows: BranchRows['rows'][number][] } | undefined;
   for (const r of rows) {
-    const branchId = String(r.branch_id);
+    const branchId = textFromSql(r.branch);
     if (!current || current.branchId !== branchId) {
       current = { branchId, firstRowId: Number(r.id), createdAt: null, rows: [] };
       out.push(current);

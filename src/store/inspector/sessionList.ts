@@ -1,4 +1,5 @@
 /** The session list: one grouped query per table, merged by session id. */
+import { exactTextSql, textFromSql } from '../exactText';
 import type { SessionUsage } from '../types';
 import type { SessionSummary } from './inspectorTypes';
 import type { QueryContext } from './queryContext';
@@ -25,8 +26,10 @@ interface Accumulator {
 export function readSessionSummaries(ctx: QueryContext): SessionSummary[] {
   const t = ctx.tables;
   const all = new Map<string, Accumulator>();
+  // Ids are selected through exactTextSql: node:sqlite would cut an id holding U+0000 and merge it with another.
+  const sid = exactTextSql('session_id');
   const entry = (id: unknown): Accumulator => {
-    const key = String(id);
+    const key = textFromSql(id);
     let acc = all.get(key);
     if (!acc) all.set(key, (acc = { createdAt: null, updatedAt: null, messageCount: 0, structureBranches: 0, usage: null }));
     return acc;
@@ -36,7 +39,7 @@ export function readSessionSummaries(ctx: QueryContext): SessionSummary[] {
     const createdAt = t.sessionsHasCreatedAt ? 'created_at' : 'NULL';
     const updatedAt = t.sessionsHasUpdatedAt ? 'updated_at' : 'NULL';
     for (const r of ctx
-      .stmt(`SELECT session_id, ${createdAt} AS created_at, ${updatedAt} AS updated_at FROM ${quoteIdentifier(t.sessions)}`)
+      .stmt(`SELECT ${sid} AS session_id, ${createdAt} AS created_at, ${updatedAt} AS updated_at FROM ${quoteIdentifier(t.sessions)}`)
       .iterate<{ session_id: unknown; created_at: unknown; updated_at: unknown }>()) {
       if (r.session_id === null) continue;
       const acc = entry(r.session_id);
@@ -46,16 +49,16 @@ export function readSessionSummaries(ctx: QueryContext): SessionSummary[] {
   }
 
   for (const r of ctx
-    .stmt(`SELECT session_id, COUNT(*) AS n FROM ${quoteIdentifier(t.messages)} WHERE session_id IS NOT NULL GROUP BY session_id`)
-    .iterate<{ session_id: unknown; n: number }>()) {
-    entry(r.session_id).messageCount = Number(r.n);
+    .stmt(`SELECT ${sid} AS sid, COUNT(*) AS n FROM ${quoteIdentifier(t.messages)} WHERE session_id IS NOT NULL GROUP BY session_id`)
+    .iterate<{ sid: unknown; n: number }>()) {
+    entry(r.sid).messageCount = Number(r.n);
   }
 
   if (t.messageStructure) {
     for (const r of ctx
-      .stmt('SELECT session_id, COUNT(DISTINCT branch_id) AS n FROM message_structure WHERE session_id IS NOT NULL GROUP BY session_id')
-      .iterate<{ session_id: unknown; n: number }>()) {
-      entry(r.session_id).structureBranches = Number(r.n);
+      .stmt(`SELECT ${sid} AS sid, COUNT(DISTINCT branch_id) AS n FROM message_structure WHERE session_id IS NOT NULL GROUP BY session_id`)
+      .iterate<{ sid: unknown; n: number }>()) {
+      entry(r.sid).structureBranches = Number(r.n);
     }
   }
 
@@ -63,12 +66,12 @@ export function readSessionSummaries(ctx: QueryContext): SessionSummary[] {
     // The sums getSessionUsage() computes, with its rule: null when SUM(requests) is NULL, other NULL sums → 0.
     for (const r of ctx
       .stmt(
-        `SELECT session_id, SUM(requests) AS requests, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
+        `SELECT ${sid} AS sid, SUM(requests) AS requests, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
            SUM(total_tokens) AS total, COUNT(*) AS turns FROM turn_usage WHERE session_id IS NOT NULL GROUP BY session_id`,
       )
-      .iterate<{ session_id: unknown; requests: unknown; input: unknown; output: unknown; total: unknown; turns: number }>()) {
+      .iterate<{ sid: unknown; requests: unknown; input: unknown; output: unknown; total: unknown; turns: number }>()) {
       const requests = numberOrNull(r.requests);
-      entry(r.session_id).usage =
+      entry(r.sid).usage =
         requests === null
           ? null
           : {

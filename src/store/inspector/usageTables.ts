@@ -3,6 +3,7 @@
  * copied between branches, so session totals are plain sums; tool calls are shared by the branches that copied
  * them, so session tool counts count each stored call once (distinct message).
  */
+import { exactTextSql, textFromSql } from '../exactText';
 import { TOOL_CALL_TYPES_SQL } from '../itemClassification';
 import { pythonJsonLoads } from '../pythonJson';
 import type { QueryContext } from './queryContext';
@@ -38,7 +39,7 @@ function detail(text: unknown, key: string): number | null {
 /** Usage rows of a branch (or of every branch when `branchId` is null), by branch then turn. */
 export function readUsageRows(ctx: QueryContext, sessionId: string, branchId: string | null): UsageRow[] {
   if (!ctx.tables.turnUsage) return [];
-  const sql = `SELECT branch_id, user_turn_number, requests, input_tokens, output_tokens, total_tokens,
+  const sql = `SELECT ${exactTextSql('branch_id')} AS branch, user_turn_number, requests, input_tokens, output_tokens, total_tokens,
       input_tokens_details, output_tokens_details FROM turn_usage WHERE session_id = ?`;
   type Row = Record<string, unknown>;
   const rows =
@@ -47,7 +48,7 @@ export function readUsageRows(ctx: QueryContext, sessionId: string, branchId: st
       : ctx.stmt(`${sql} AND branch_id = ? ORDER BY user_turn_number`).all<Row>(sessionId, branchId);
   const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
   return rows.map((r) => ({
-    branchId: String(r.branch_id),
+    branchId: textFromSql(r.branch),
     turn: Number(r.user_turn_number),
     requests: num(r.requests),
     inputTokens: num(r.input_tokens),
@@ -118,10 +119,10 @@ export function readTurnsWithoutUsage(ctx: QueryContext, sessionId: string, bran
   const params = branchId === null ? [sessionId] : [sessionId, branchId];
   return ctx
     .stmt(
-      `SELECT DISTINCT s.branch_id AS branch, s.user_turn_number AS turn FROM message_structure s
+      `SELECT DISTINCT ${exactTextSql('s.branch_id')} AS branch, s.user_turn_number AS turn FROM message_structure s
        WHERE ${where} AND s.message_type = 'user' AND s.user_turn_number IS NOT NULL ${noUsage}
        ORDER BY s.branch_id, s.user_turn_number`,
     )
-    .all<{ branch: string; turn: number }>(...params)
-    .map((r) => ({ branchId: String(r.branch), turn: r.turn }));
+    .all<{ branch: unknown; turn: number }>(...params)
+    .map((r) => ({ branchId: textFromSql(r.branch), turn: r.turn }));
 }

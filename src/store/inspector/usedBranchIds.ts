@@ -1,4 +1,5 @@
 /** The branch ids a session can no longer give to a new branch. */
+import { exactTextSql, textFromSql } from '../exactText';
 import type { QueryContext } from './queryContext';
 
 /**
@@ -11,14 +12,16 @@ export function readUsedBranchIds(ctx: QueryContext, sessionId: string): string[
   const ids = new Set<string>(['main']);
   if (ctx.tables.messageStructure) {
     for (const r of ctx
-      .stmt('SELECT DISTINCT branch_id FROM message_structure WHERE session_id = ?')
+      .stmt(`SELECT DISTINCT ${exactTextSql('branch_id')} AS branch_id FROM message_structure WHERE session_id = ?`)
       .iterate<{ branch_id: unknown }>(sessionId)) {
-      if (r.branch_id !== null) ids.add(String(r.branch_id));
+      if (r.branch_id !== null) ids.add(textFromSql(r.branch_id));
     }
   }
   if (ctx.tables.branchReservations) {
-    for (const r of ctx.stmt('SELECT branch_id FROM branch_reservations WHERE session_id = ?').iterate<{ branch_id: unknown }>(sessionId)) {
-      if (r.branch_id !== null) ids.add(String(r.branch_id));
+    for (const r of ctx
+      .stmt(`SELECT ${exactTextSql('branch_id')} AS branch_id FROM branch_reservations WHERE session_id = ?`)
+      .iterate<{ branch_id: unknown }>(sessionId)) {
+      if (r.branch_id !== null) ids.add(textFromSql(r.branch_id));
     }
   }
   return [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
