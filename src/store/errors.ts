@@ -45,7 +45,11 @@ export type SessionDatabaseProblem =
   | 'locked'
   | 'read-only'
   | 'driver-unavailable'
-  | 'io';
+  | 'io'
+  /** The file was deleted (or moved away) while open; a write would have gone to the unlinked file. */
+  | 'deleted'
+  /** Another file now sits at the path (renamed or copied over it) while the connection still reads the old one. */
+  | 'replaced';
 
 /** A database could not be opened or read; `problem` classifies it and the message says what to do. */
 export class SessionDatabaseError extends SessionError {

@@ -19,6 +19,7 @@ export { pythonJsonDumps, pythonJsonLoads } from './pythonJson';
 export { messageTypeOf, toolNameOf } from './itemClassification';
 export type * from './types';
 export { SessionDatabase, openSessionDatabase } from './inspector/sessionDatabase';
+export type { FileState } from './fileIdentity';
 export { createChangeWatcher, type ChangeWatcher } from './inspector/changeWatcher';
 export { deriveBranchTree, type BranchRows } from './inspector/branchTree';
 export type * from './inspector/inspectorTypes';

@@ -4,6 +4,7 @@
  * changed. It never writes when opened read-only (the default).
  */
 import { InvalidArgumentError, SessionClosedError, describeDatabaseError } from '../errors';
+import { assertSameFile, captureFileIdentity, fileStateOf, type FileIdentity, type FileState } from '../fileIdentity';
 import { openSessionConnection } from '../sessionConnection';
 import { readTransaction, type DriverName, type SqliteDatabase, type SqliteStatement } from '../sqliteDatabase';
 import { readBranchTree } from './branchTree';
@@ -31,7 +32,8 @@ import { readToolTotals, readTurnSummaries, readTurnsWithoutUsage, readUsageRows
  * Opens a session database for inspection. Errors are `SessionDatabaseError`s whose `problem` says what is wrong:
  * `not-found` (no such file), `not-sqlite`, `not-session-database` (SQLite, but no messages table; the message names
  * what is missing), `corrupt` (truncated or damaged), `locked` (another connection held a lock beyond the busy
- * timeout), `driver-unavailable`, `io`.
+ * timeout), `driver-unavailable`, `io`. Once open, calls throw `deleted` or `replaced` when the path no longer names the
+ * file that was opened (see `fileState`).
  *
  * Read-only (the default) issues no schema statements and no `journal_mode` pragma, so the database file's bytes
  * never change. SQLite itself may create an empty `-wal` and a `-shm` file next to a WAL-mode database, as any reader
@@ -54,11 +56,13 @@ export class SessionDatabase {
   private readonly statements = new Map<string, SqliteStatement>();
   private readonly context: QueryContext;
   private readonly watcher: ChangeWatcher;
+  private readonly file: FileIdentity | undefined;
   private closed = false;
 
-  private constructor(path: string, db: SqliteDatabase, tables: DiscoveredTables, schemaVersion: number) {
+  private constructor(path: string, db: SqliteDatabase, file: FileIdentity | undefined, tables: DiscoveredTables, schemaVersion: number) {
     this.path = path;
     this.db = db;
+    this.file = file;
     this.readonly = db.readonly;
     this.driver = db.driver;
     this.discovered = tables;
@@ -97,12 +101,13 @@ export class SessionDatabase {
     }
     const db = connect(readonly);
     try {
+      const file = captureFileIdentity(path);
       const { tables, schemaVersion } = readTransaction(db, () => {
         const found = discoverSessionTables(db, path);
         probeTables(db, found);
         return { tables: found, schemaVersion: readSchemaVersion(db) };
       });
-      return new SessionDatabase(path, db, tables, schemaVersion);
+      return new SessionDatabase(path, db, file, tables, schemaVersion);
     } catch (err) {
       db.close();
       throw translate(err, path, readonly);
@@ -201,11 +206,25 @@ export class SessionDatabase {
 
   /**
    * Whether the file changed since the previous call (or since opening); see `ChangeWatcher.hasChanged`. Costs
-   * microseconds and holds no transaction. Call it before re-reading.
+   * microseconds (one `stat` and one prepared statement) and holds no transaction. Call it before re-reading.
+   *
+   * Throws `SessionDatabaseError` with problem `deleted` or `replaced` when the path no longer names the file that was
+   * opened (deleted or moved away, or another file renamed over it): the connection would go on reading the old file,
+   * so close this `SessionDatabase` and open the path again (once it exists). Every read method throws the same.
    */
   hasChanged(): boolean {
     this.assertOpen();
+    assertSameFile(this.file, 'read');
     return this.watcher.hasChanged();
+  }
+
+  /**
+   * Whether the path still names the file that was opened: `ok`, `deleted` (nothing at the path any more) or
+   * `replaced` (another file is there now). One `stat`; never throws (except `SessionClosedError`).
+   */
+  fileState(): FileState {
+    this.assertOpen();
+    return fileStateOf(this.file);
   }
 
   /** An independent watcher on this connection, for a consumer that keeps its own "last looked" mark. */
@@ -215,6 +234,7 @@ export class SessionDatabase {
     return {
       hasChanged: () => {
         this.assertOpen();
+        assertSameFile(this.file, 'read');
         return watcher.hasChanged();
       },
     };
@@ -245,6 +265,7 @@ export class SessionDatabase {
    */
   private read<T>(fn: () => T): T {
     this.assertOpen();
+    assertSameFile(this.file, 'read');
     try {
       return readTransaction(this.db, () => {
         const version = Number(this.stmt('PRAGMA schema_version').get<{ schema_version: number }>()?.schema_version ?? 0);
