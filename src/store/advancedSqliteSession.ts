@@ -1,6 +1,9 @@
 import type { AgentInputItem, Session } from '@openai/agents';
+import { checkLimitArgument, checkNewBranchName, checkTurnNumber } from './argumentChecks';
 import { contentMatcher, contentPreview } from './conversationText';
-import { BranchError, InvalidArgumentError, SessionClosedError, describeDatabaseError } from './errors';
+import { BranchError, InvalidArgumentError, SessionClosedError, SessionDatabaseError, describeDatabaseError } from './errors';
+import { exactTextSql, textFromSql } from './exactText';
+import { assertSameFile, captureFileIdentity, type FileIdentity } from './fileIdentity';
 import { TOOL_CALL_TYPES_SQL, classifyItem } from './itemClassification';
 import { pythonJsonDumps, pythonJsonLoads } from './pythonJson';
 import {
@@ -10,11 +13,10 @@ import {
   STRUCTURE_INDEX_DDL,
   baseSchemaDdl,
   messageStructureDdl,
-  tableExists,
   turnUsageDdl,
   type TableNames,
 } from './schema';
-import { openSessionConnection } from './sessionConnection';
+import { enableWal, openSessionConnection, retryWhileBusy } from './sessionConnection';
 import { checkSessionSettings } from './sessionSettings';
 import { decodeAll, takeNewestValid } from './sqliteSession';
 import { immediateTransaction, readTransaction, type SqliteDatabase, type SqliteStatement } from './sqliteDatabase';
@@ -65,10 +67,15 @@ export class AdvancedSQLiteSession implements Session {
   private readonly clock: () => number;
   private readonly statements = new Map<string, SqliteStatement>();
   private currentBranch = 'main';
+  /**
+   * Whether the current branch had rows when this instance last wrote or read it (spec §12 g): if it has none at the
+   * next `addItems`, another connection deleted it.
+   */
+  private currentBranchHadRows = false;
   private clearGeneration: number;
   private closed = false;
-  private hasReservationsTable = false;
-  private hasGenerationsTable = false;
+  /** The file opened (undefined for `:memory:`), checked before every write (spec: deleted or replaced files). */
+  private readonly file: FileIdentity | undefined;
   /** Turn maxima of the current branch after our last insert, valid while no other connection has written. */
   private counters: TurnCounters | undefined;
 
@@ -85,18 +92,26 @@ export class AdvancedSQLiteSession implements Session {
     if (options.readonly && options.createTables) {
       throw new InvalidArgumentError('createTables cannot be combined with readonly: a read-only session never writes');
     }
-    this.db = openSessionConnection(this.dbPath, options);
+    // WAL is switched on only after the ownership checks passed (spec §12 h): a file that belongs to another program
+    // keeps its header when opening fails.
+    this.db = openSessionConnection(this.dbPath, { ...options, deferWal: true });
     try {
-      if (options.createTables) this.createAndClaimTables();
-      else {
-        claimTableOwnership(this.db, this.dbPath, this.tables);
-        if (!this.db.readonly) {
+      this.file = captureFileIdentity(this.dbPath);
+      const timeout = options.busyTimeoutMs;
+      if (this.db.readonly) {
+        retryWhileBusy(timeout, () => claimTableOwnership(this.db, this.dbPath, this.tables, { readonly: true }));
+      } else if (options.createTables) {
+        this.createAndClaimTables(timeout);
+      } else {
+        retryWhileBusy(timeout, () => claimTableOwnership(this.db, this.dbPath, this.tables));
+        enableWal(this.db, timeout);
+        retryWhileBusy(timeout, () =>
           this.write(() => {
             for (const ddl of baseSchemaDdl(this.tables)) this.db.exec(ddl);
-          });
-        }
+          }),
+        );
       }
-      this.clearGeneration = this.readGeneration();
+      this.clearGeneration = this.readGeneration() ?? 0;
     } catch (err) {
       this.db.close();
       // A lock held past the busy timeout, or damage found while claiming, gets a message with a remedy;
@@ -114,7 +129,7 @@ export class AdvancedSQLiteSession implements Session {
 
   async getItems(limit?: number | null, branchId?: string | null): Promise<AgentInputItem[]> {
     this.assertOpen();
-    const effective = limit ?? this.sessionSettings.limit ?? null;
+    const effective = checkLimitArgument('limit', limit) ?? this.sessionSettings.limit ?? null;
     return readTransaction(this.db, () => {
       const branch = branchId ?? this.currentBranchForRead();
       if (effective === 0) return [];
@@ -125,6 +140,7 @@ export class AdvancedSQLiteSession implements Session {
           `SELECT m.message_data FROM message_structure s JOIN ${m} m ON m.id = s.message_id
            WHERE s.session_id = ? AND s.branch_id = ? AND m.session_id = ? ORDER BY s.sequence_number ASC`,
         ).all<{ message_data: string }>(this.sessionId, branch, this.sessionId);
+        if (rows.length > 0) this.sawRowsOn(branch);
         return decodeAll(rows);
       }
       const rows = this.stmt(
@@ -132,7 +148,9 @@ export class AdvancedSQLiteSession implements Session {
         `SELECT m.message_data FROM message_structure s JOIN ${m} m ON m.id = s.message_id
          WHERE s.session_id = ? AND s.branch_id = ? AND m.session_id = ? ORDER BY s.sequence_number DESC`,
       ).iterate<{ message_data: string }>(this.sessionId, branch, this.sessionId);
-      return takeNewestValid(rows, effective);
+      const items = takeNewestValid(rows, effective);
+      if (items.length > 0) this.sawRowsOn(branch);
+      return items;
     });
   }
 
@@ -145,6 +163,10 @@ export class AdvancedSQLiteSession implements Session {
     this.write(() => {
       this.checkGenerationForWrite();
       const branch = this.currentBranch;
+      // Spec §12 g: Python would silently start a prefix-less branch under the deleted branch's name.
+      if (branch !== 'main' && this.currentBranchHadRows && !this.branchHasRows(branch)) {
+        throw new BranchError(`Branch '${branch}' was deleted by another connection; switch to an existing branch`);
+      }
       this.stmt('ensureSession', `INSERT OR IGNORE INTO ${sessions} (session_id) VALUES (?)`).run(this.sessionId);
       const insertMessage = this.stmt('insertMessage', `INSERT INTO ${messages} (session_id, message_data) VALUES (?, ?)`);
       const ids = rows.map((r) => insertMessage.run(this.sessionId, r.text).lastInsertRowid);
@@ -178,6 +200,7 @@ export class AdvancedSQLiteSession implements Session {
         maxBranchTurn: maxBranchTurn + turnsOpened,
       };
     });
+    this.currentBranchHadRows = true;
   }
 
   async popItem(): Promise<AgentInputItem | undefined> {
@@ -199,6 +222,7 @@ export class AdvancedSQLiteSession implements Session {
           message_data: string;
         }>(last.message_id);
         this.deleteOrphanMessages();
+        this.currentBranchHadRows = this.branchHasRows(branch);
         if (last.user_turn_number !== null) {
           const left = this.stmt(
             'turnHasRows',
@@ -237,6 +261,7 @@ export class AdvancedSQLiteSession implements Session {
     });
     this.clearGeneration = generation;
     this.currentBranch = 'main';
+    this.currentBranchHadRows = false;
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -392,12 +417,14 @@ export class AdvancedSQLiteSession implements Session {
   async createBranchFromTurn(turnNumber: number, branchName?: string | null): Promise<string> {
     this.assertOpen();
     checkTurnNumber(turnNumber);
-    checkBranchName(branchName);
-    let moved = true;
+    checkNewBranchName(branchName);
+    let copied = 0;
     const id = this.write(() => {
       this.counters = undefined;
       this.backfillReservations();
-      moved = !this.checkGenerationForWrite();
+      // Spec §8.4: read the generation in this transaction (an external clear moves the source to main), then move to
+      // the new branch whatever the cache said before the call.
+      this.checkGenerationForWrite();
       const source = this.currentBranch;
       const hasUser = this.stmt(
         'userAtTurn',
@@ -406,7 +433,7 @@ export class AdvancedSQLiteSession implements Session {
       ).get(this.sessionId, source, turnNumber);
       if (!hasUser) throw new BranchError(`Turn ${turnNumber} does not contain a user message in branch '${source}'`);
       const newId = this.reserveBranchId(turnNumber, branchName ?? null);
-      this.stmt(
+      copied = this.stmt(
         'copyPrefix',
         `INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number,
            user_turn_number, branch_turn_number, tool_name)
@@ -416,16 +443,19 @@ export class AdvancedSQLiteSession implements Session {
            user_turn_number, branch_turn_number, tool_name
          FROM message_structure WHERE session_id = ? AND branch_id = ? AND branch_turn_number < ?
          ORDER BY sequence_number`,
-      ).run(newId, this.sessionId, this.sessionId, source, turnNumber);
+      ).run(newId, this.sessionId, this.sessionId, source, turnNumber).changes;
       return newId;
     });
-    if (moved) this.currentBranch = id;
+    this.currentBranch = id;
+    this.counters = undefined;
+    // A branch from turn 1 copies nothing and has no rows until its first item (quirk 6).
+    this.currentBranchHadRows = copied > 0;
     return id;
   }
 
   async createBranchFromContent(searchTerm: string, branchName?: string | null): Promise<string> {
     this.assertOpen();
-    checkBranchName(branchName);
+    checkNewBranchName(branchName);
     const matches = this.userTurns(null, String(searchTerm));
     const first = matches[0];
     if (!first) throw new BranchError(`No user turns found containing '${searchTerm}'`);
@@ -434,15 +464,14 @@ export class AdvancedSQLiteSession implements Session {
 
   async switchToBranch(branchId: string): Promise<void> {
     this.assertOpen();
-    const moved = this.write(() => {
-      const changed = this.checkGenerationForWrite();
+    this.write(() => {
+      // Spec §8.4: an external clear seen here resets the pointer to main first; the switch then still happens.
+      this.checkGenerationForWrite();
       if (!this.branchHasRows(branchId)) throw new BranchError(`Branch '${branchId}' does not exist`);
-      return !changed;
     });
-    if (moved) {
-      this.currentBranch = branchId;
-      this.counters = undefined;
-    }
+    this.currentBranch = branchId;
+    this.counters = undefined;
+    this.currentBranchHadRows = true;
   }
 
   async deleteBranch(branchId: string, force = false): Promise<void> {
@@ -467,27 +496,36 @@ export class AdvancedSQLiteSession implements Session {
       this.db.prepare('DELETE FROM message_structure WHERE session_id = ? AND branch_id = ?').run(this.sessionId, id);
       this.deleteOrphanMessages();
     });
-    if (isCurrent) this.currentBranch = 'main';
+    if (isCurrent) {
+      this.currentBranch = 'main';
+      this.currentBranchHadRows = true; // the check above found rows on main
+    }
   }
 
   async listBranches(): Promise<BranchInfo[]> {
     this.assertOpen();
     return readTransaction(this.db, () => {
       const current = this.currentBranchForRead();
+      // The id through exactTextSql: node:sqlite would cut 'a\u0000b' to 'a' (see exactText.ts).
       const rows = this.stmt(
         'listBranches',
-        `SELECT branch_id, COUNT(*) AS message_count,
+        `SELECT ${exactTextSql('branch_id')} AS branch_id, COUNT(*) AS message_count,
            COUNT(CASE WHEN message_type = 'user' THEN 1 END) AS user_turns, MIN(created_at) AS created_at
-         FROM message_structure WHERE session_id = ? GROUP BY branch_id
-         ORDER BY created_at ASC, branch_id COLLATE BINARY ASC`,
-      ).all<{ branch_id: string; message_count: number; user_turns: number; created_at: string | null }>(this.sessionId);
-      return rows.map((r) => ({
-        branchId: r.branch_id,
-        messageCount: r.message_count,
-        userTurns: r.user_turns,
-        isCurrent: r.branch_id === current,
-        createdAt: r.created_at,
-      }));
+         FROM message_structure WHERE session_id = ? GROUP BY message_structure.branch_id
+         ORDER BY created_at ASC, message_structure.branch_id COLLATE BINARY ASC`,
+      ).all<{ branch_id: unknown; message_count: number; user_turns: number; created_at: string | null }>(this.sessionId);
+      const branches = rows.map((r) => {
+        const branchId = textFromSql(r.branch_id);
+        return {
+          branchId,
+          messageCount: r.message_count,
+          userTurns: r.user_turns,
+          isCurrent: branchId === current,
+          createdAt: r.created_at,
+        };
+      });
+      if (branches.some((b) => b.isCurrent)) this.sawRowsOn(current);
+      return branches;
     });
   }
 
@@ -512,15 +550,25 @@ export class AdvancedSQLiteSession implements Session {
   }
 
   /**
-   * One immediate transaction. On rollback the caches that the transaction may have filled (tables it created,
-   * turn counters) are forgotten, since the rollback undid what they describe.
+   * One immediate transaction. Refused before anything is touched on a read-only session, and when the path no longer
+   * names the file that was opened (deleted, or another file moved over it): checked before BEGIN and again once the
+   * write lock is held, so a write never lands in a file nobody will see. On rollback the turn counters are
+   * forgotten, since the rollback undid what they describe.
    */
   private write<T>(fn: () => T): T {
+    if (this.db.readonly) {
+      throw new SessionDatabaseError(
+        'read-only',
+        `This session was opened with readonly: true, so it cannot write to ${this.dbPath}. Open another session without readonly to write.`,
+      );
+    }
+    assertSameFile(this.file, 'write');
     try {
-      return immediateTransaction(this.db, fn);
+      return immediateTransaction(this.db, () => {
+        assertSameFile(this.file, 'write');
+        return fn();
+      });
     } catch (err) {
-      this.hasReservationsTable = false;
-      this.hasGenerationsTable = false;
       this.counters = undefined;
       throw err;
     }
@@ -533,16 +581,32 @@ export class AdvancedSQLiteSession implements Session {
     return s;
   }
 
-  private createAndClaimTables(): void {
-    this.write(() => {
-      for (const ddl of baseSchemaDdl(this.tables)) this.db.exec(ddl);
-      this.db.exec(messageStructureDdl(this.tables));
-      this.db.exec(turnUsageDdl(this.tables));
-      claimTableOwnership(this.db, this.dbPath, this.tables);
-      this.backfillReservations();
-      this.ensureGenerationRow();
-      for (const ddl of STRUCTURE_INDEX_DDL) this.db.exec(ddl);
-    });
+  /**
+   * The `createTables: true` transaction (spec §3.2). A new, empty file is switched to WAL first, as Python does, so
+   * its pages are laid out the same. A file with content is claimed in the journal mode it has and switched to WAL only
+   * after the claim committed: when the claim fails, the rollback leaves its bytes and journal mode as they were
+   * (spec §12 h). Both steps wait out other connections (see `retryWhileBusy`).
+   */
+  private createAndClaimTables(busyTimeoutMs: number | undefined): void {
+    const empty = retryWhileBusy(busyTimeoutMs, () => this.db.prepare('PRAGMA page_count').get<{ page_count: number }>())?.page_count === 0;
+    if (empty) enableWal(this.db, busyTimeoutMs);
+    retryWhileBusy(busyTimeoutMs, () =>
+      this.write(() => {
+        for (const ddl of baseSchemaDdl(this.tables)) this.db.exec(ddl);
+        this.db.exec(messageStructureDdl(this.tables));
+        this.db.exec(turnUsageDdl(this.tables));
+        claimTableOwnership(this.db, this.dbPath, this.tables);
+        this.backfillReservations();
+        this.ensureGenerationRow();
+        for (const ddl of STRUCTURE_INDEX_DDL) this.db.exec(ddl);
+      }),
+    );
+    if (!empty) enableWal(this.db, busyTimeoutMs);
+  }
+
+  /** Notes that a read found rows on `branch`; for the current branch that arms the §12 g check. */
+  private sawRowsOn(branch: string): void {
+    if (branch === this.currentBranch) this.currentBranchHadRows = true;
   }
 
   /** Turns of user rows on a branch: all (`term` null, previews cut) or those matching `term` (uncut). */
@@ -640,35 +704,43 @@ export class AdvancedSQLiteSession implements Session {
     ).run(this.sessionId);
   }
 
-  private ensureReservationsTable(): void {
-    if (this.hasReservationsTable) return;
-    if (!tableExists(this.db, 'branch_reservations')) this.db.exec(BRANCH_RESERVATIONS_DDL);
-    this.hasReservationsTable = true;
+  /**
+   * Whether a table exists now (ASCII case-insensitive, as SQLite resolves names; temp tables included). Asked on
+   * every call, never cached: another connection may drop or create the optional tables at any time (spec §8.4).
+   */
+  private tablePresent(name: string): boolean {
+    return (
+      this.stmt(
+        'tablePresent',
+        `SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE
+         UNION ALL SELECT 1 FROM sqlite_temp_master WHERE type = 'table' AND name = ? COLLATE NOCASE`,
+      ).get(name, name) !== undefined
+    );
   }
 
-  private generationsTablePresent(): boolean {
-    if (!this.hasGenerationsTable) this.hasGenerationsTable = tableExists(this.db, 'session_clear_generations');
-    return this.hasGenerationsTable;
+  private ensureReservationsTable(): void {
+    if (!this.tablePresent('branch_reservations')) this.db.exec(BRANCH_RESERVATIONS_DDL);
   }
 
   /**
-   * Reserves every branch id that has structure rows but no reservation (spec §8.1), in ascending binary order.
-   * The distinct ids come from hopping along idx_structure_branch (one seek per branch), so the cost follows the
-   * number of branches, not of rows.
+   * Reserves every branch id that has structure rows but no reservation (spec §8.1), in ascending binary order, in
+   * one statement. The recursive query hops along idx_structure_branch (one seek per distinct id), so the cost follows
+   * the number of branches, not of rows; and the ids never leave SQLite, so an id that does not read back whole
+   * (node:sqlite cuts TEXT at U+0000, spec §12 f) cannot make the walk repeat itself. Each step is strictly greater
+   * than the last, so it ends.
    */
   private backfillReservations(): void {
     this.ensureReservationsTable();
-    const first = this.stmt('firstBranchId', 'SELECT MIN(branch_id) AS id FROM message_structure WHERE session_id = ?');
-    const next = this.stmt('nextBranchId', 'SELECT MIN(branch_id) AS id FROM message_structure WHERE session_id = ? AND branch_id > ?');
-    const reserved = this.stmt('isReserved', 'SELECT 1 AS one FROM branch_reservations WHERE session_id = ? AND branch_id = ?');
-    const reserve = this.stmt('reserve', 'INSERT OR IGNORE INTO branch_reservations (session_id, branch_id) VALUES (?, ?)');
-    const missing: string[] = [];
-    let id = first.get<{ id: string | null }>(this.sessionId)?.id ?? null;
-    while (id !== null) {
-      if (!reserved.get(this.sessionId, id)) missing.push(id);
-      id = next.get<{ id: string | null }>(this.sessionId, id)?.id ?? null;
-    }
-    for (const b of missing) reserve.run(this.sessionId, b);
+    this.stmt(
+      'backfill',
+      `WITH RECURSIVE ids(id) AS (
+         SELECT (SELECT MIN(branch_id) FROM message_structure WHERE session_id = ?)
+         UNION ALL
+         SELECT (SELECT MIN(s.branch_id) FROM message_structure s WHERE s.session_id = ? AND s.branch_id > ids.id)
+         FROM ids WHERE ids.id IS NOT NULL
+       )
+       INSERT OR IGNORE INTO branch_reservations (session_id, branch_id) SELECT ?, id FROM ids WHERE id IS NOT NULL`,
+    ).run(this.sessionId, this.sessionId, this.sessionId);
   }
 
   /** Reserves `name`, or the first free auto id for `turn`; throws when a given name was ever used. */
@@ -688,10 +760,7 @@ export class AdvancedSQLiteSession implements Session {
   }
 
   private ensureGenerationRow(): void {
-    if (!this.generationsTablePresent()) {
-      this.db.exec(CLEAR_GENERATIONS_DDL);
-      this.hasGenerationsTable = true;
-    }
+    if (!this.tablePresent('session_clear_generations')) this.db.exec(CLEAR_GENERATIONS_DDL);
     this.stmt('ensureGeneration', 'INSERT OR IGNORE INTO session_clear_generations (session_id, generation) VALUES (?, 0)').run(
       this.sessionId,
     );
@@ -703,9 +772,16 @@ export class AdvancedSQLiteSession implements Session {
     )?.generation;
   }
 
-  /** The stored clear generation without writing (no table or row → 0). */
-  private readGeneration(): number {
-    return this.generationsTablePresent() ? (this.generationRow() ?? 0) : 0;
+  /** The stored clear generation without writing: undefined without the table, 0 without a row (spec §8.4). */
+  private readGeneration(): number | undefined {
+    if (!this.tablePresent('session_clear_generations')) return undefined;
+    try {
+      return this.generationRow() ?? 0;
+    } catch (err) {
+      // Outside a transaction another connection may drop the table between the check and the read.
+      if (!this.tablePresent('session_clear_generations')) return undefined;
+      throw err;
+    }
   }
 
   /** Adopts a changed generation: another instance cleared the session, so our branch is gone. */
@@ -713,6 +789,7 @@ export class AdvancedSQLiteSession implements Session {
     if (generation === this.clearGeneration) return false;
     this.clearGeneration = generation;
     this.currentBranch = 'main';
+    this.currentBranchHadRows = false;
     this.counters = undefined;
     return true;
   }
@@ -723,9 +800,10 @@ export class AdvancedSQLiteSession implements Session {
     return this.adoptGeneration(this.generationRow() ?? 0);
   }
 
-  /** The current branch after the read-side generation check. */
+  /** The current branch after the read-side generation check (no table → no check). */
   private currentBranchForRead(): string {
-    this.adoptGeneration(this.readGeneration());
+    const generation = this.readGeneration();
+    if (generation !== undefined) this.adoptGeneration(generation);
     return this.currentBranch;
   }
 }
@@ -736,14 +814,3 @@ function decodeDetails(text: string | null): unknown {
   return d.ok ? d.value : null;
 }
 
-function checkTurnNumber(value: unknown): void {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    throw new BranchError(`Turn number must be a non-negative integer, got ${String(value)}`);
-  }
-}
-
-function checkBranchName(name: unknown): void {
-  if (name === undefined || name === null) return;
-  if (typeof name !== 'string') throw new InvalidArgumentError(`Branch name must be a string, got ${typeof name}`);
-  if (name.trim() === '') throw new BranchError('Branch ID cannot be empty');
-}

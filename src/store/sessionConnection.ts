@@ -5,8 +5,8 @@
  */
 import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { openDatabase } from './drivers/openDatabase';
-import { SessionDatabaseError, describeDatabaseError } from './errors';
+import { DEFAULT_BUSY_TIMEOUT_MS, openDatabase } from './drivers/openDatabase';
+import { SessionDatabaseError, describeDatabaseError, sqliteCodeOf } from './errors';
 import type { DriverName, SqliteDatabase } from './sqliteDatabase';
 
 export interface ConnectionOptions {
@@ -20,6 +20,11 @@ export interface ConnectionOptions {
    * so a committed turn survives a power cut; NORMAL may lose the last commits then, never corrupting the file.
    */
   synchronous?: 'FULL' | 'NORMAL';
+  /**
+   * Leave the journal mode alone; the caller switches to WAL with `enableWal` once its checks passed (spec §12 h: a
+   * constructor that fails must not have rewritten the file's header).
+   */
+  deferWal?: boolean;
 }
 
 /** Opens `dbPath`, translating the errors a user can act on into `SessionDatabaseError`. */
@@ -60,9 +65,9 @@ export function openSessionConnection(dbPath: string, options: ConnectionOptions
     db.exec('PRAGMA foreign_keys = OFF');
     if (readonly) {
       db.prepare('SELECT count(*) FROM sqlite_master').get(); // fail now on a file that is not SQLite
-    } else {
+    } else if (!options.deferWal) {
       // journal_mode=WAL writes the file header once; a read-only connection must not (and need not) set it.
-      db.prepare('PRAGMA journal_mode = WAL').get();
+      enableWal(db, options.busyTimeoutMs);
     }
     // Set explicitly: better-sqlite3 is built with SQLITE_DEFAULT_WAL_SYNCHRONOUS=1, which would silently turn a
     // WAL connection to NORMAL at its first transaction. The pragma is per connection and writes nothing.
@@ -81,4 +86,43 @@ function canWrite(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Switches the connection to WAL (a no-op when the file already is), waiting out other connections like every write
+ * does. SQLite does not always run the busy handler here: when several connections open a new file at once, the switch
+ * can fail with SQLITE_BUSY at once (deadlock avoidance between connections upgrading their locks), so it is retried.
+ */
+export function enableWal(db: SqliteDatabase, busyTimeoutMs: number | undefined): void {
+  retryWhileBusy(busyTimeoutMs, () => db.prepare('PRAGMA journal_mode = WAL').get());
+}
+
+/**
+ * Runs `fn` again while it fails with SQLITE_BUSY/SQLITE_LOCKED, with a growing pause, until the busy timeout has
+ * elapsed; then the last error is thrown. For steps that SQLite may fail without consulting the busy handler (the WAL
+ * switch of a new file; the first read of a file another connection is switching to WAL). `fn` must be atomic: a
+ * failed attempt must have changed nothing.
+ */
+export function retryWhileBusy<T>(busyTimeoutMs: number | undefined, fn: () => T): T {
+  const timeout = Math.max(0, busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return fn();
+    } catch (err) {
+      const code = sqliteCodeOf(err);
+      const waited = Date.now() - started;
+      if ((code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED') || waited >= timeout) throw err;
+      // 1, 2, 4 … 64 ms, with jitter so connections that collided do not collide again in step.
+      const pause = Math.min(64, 2 ** Math.min(attempt, 6)) * (0.5 + Math.random());
+      sleepSync(Math.min(pause, timeout - waited));
+    }
+  }
+}
+
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+
+/** Blocks the thread for `ms` (the drivers are synchronous, as SQLite's own busy handler is). */
+function sleepSync(ms: number): void {
+  if (ms > 0) Atomics.wait(sleepCell, 0, 0, ms);
 }

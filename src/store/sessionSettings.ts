@@ -1,3 +1,4 @@
+import { checkLimitArgument } from './argumentChecks';
 import { InvalidArgumentError } from './errors';
 import type { SessionSettings } from './types';
 
@@ -11,10 +12,13 @@ function byCodePoint(a: string, b: string): number {
   return x.length - y.length;
 }
 
-/** Validates session settings as Python's `SessionSettings` does: unknown keys are an error. */
+/**
+ * Validates session settings as Python's `SessionSettings` does: unknown keys are an error. `limit` must be an
+ * integer, null or undefined (spec §12 i).
+ */
 export function checkSessionSettings(settings: SessionSettings | null | undefined): SessionSettings {
   if (settings == null) return { limit: null };
   const unknown = Object.keys(settings).filter((k) => !KNOWN.has(k)).sort(byCodePoint);
   if (unknown.length > 0) throw new InvalidArgumentError(`Unknown session settings: ${unknown.join(', ')}`);
-  return { limit: settings.limit ?? null };
+  return { limit: checkLimitArgument('sessionSettings.limit', settings.limit) };
 }

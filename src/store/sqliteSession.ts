@@ -1,8 +1,10 @@
 import type { AgentInputItem, Session } from '@openai/agents';
-import { SessionClosedError, describeDatabaseError } from './errors';
-import { pythonJsonDumps, pythonJsonLoads } from './pythonJson';
+import { checkLimitArgument } from './argumentChecks';
+import { SessionClosedError, SessionDatabaseError, describeDatabaseError } from './errors';
+import { assertSameFile, captureFileIdentity, type FileIdentity } from './fileIdentity';
+import { pythonJsonDumps, pythonJsonLoads, type Decoded } from './pythonJson';
 import { DEFAULT_TABLE_NAMES, baseSchemaDdl, type TableNames } from './schema';
-import { openSessionConnection } from './sessionConnection';
+import { openSessionConnection, retryWhileBusy } from './sessionConnection';
 import { checkSessionSettings } from './sessionSettings';
 import { immediateTransaction, type SqliteDatabase } from './sqliteDatabase';
 import type { SQLiteSessionOptions, SessionSettings } from './types';
@@ -16,6 +18,9 @@ export class SQLiteSession implements Session {
   readonly sessionSettings: SessionSettings;
   protected readonly db: SqliteDatabase;
   protected readonly tables: TableNames;
+  private readonly dbPath: string;
+  /** The file opened (undefined for `:memory:`), checked before every write. */
+  private readonly file: FileIdentity | undefined;
   private closed = false;
 
   constructor(options: SQLiteSessionOptions) {
@@ -25,15 +30,19 @@ export class SQLiteSession implements Session {
       sessions: options.sessionsTable ?? DEFAULT_TABLE_NAMES.sessions,
       messages: options.messagesTable ?? DEFAULT_TABLE_NAMES.messages,
     };
-    this.db = openSessionConnection(options.dbPath ?? ':memory:', options);
+    this.dbPath = options.dbPath ?? ':memory:';
+    this.db = openSessionConnection(this.dbPath, options);
+    this.file = captureFileIdentity(this.dbPath);
     if (!this.db.readonly) {
       try {
-        immediateTransaction(this.db, () => {
-          for (const ddl of baseSchemaDdl(this.tables)) this.db.exec(ddl);
-        });
+        retryWhileBusy(options.busyTimeoutMs, () =>
+          this.write(() => {
+            for (const ddl of baseSchemaDdl(this.tables)) this.db.exec(ddl);
+          }),
+        );
       } catch (err) {
         this.db.close();
-        throw describeDatabaseError(err, options.dbPath ?? ':memory:');
+        throw describeDatabaseError(err, this.dbPath);
       }
     }
   }
@@ -44,7 +53,7 @@ export class SQLiteSession implements Session {
 
   async getItems(limit?: number | null): Promise<AgentInputItem[]> {
     this.assertOpen();
-    const effective = limit ?? this.sessionSettings.limit ?? null;
+    const effective = checkLimitArgument('limit', limit) ?? this.sessionSettings.limit ?? null;
     const m = this.tables.messages;
     if (effective === null || effective < 0) {
       const rows = this.db.prepare(`SELECT message_data FROM ${m} WHERE session_id = ? ORDER BY id ASC`).all<{ message_data: string }>(this.sessionId);
@@ -62,7 +71,7 @@ export class SQLiteSession implements Session {
     if (items.length === 0) return;
     const encoded = items.map((item) => pythonJsonDumps(item));
     const { sessions, messages } = this.tables;
-    immediateTransaction(this.db, () => {
+    this.write(() => {
       this.db.prepare(`INSERT OR IGNORE INTO ${sessions} (session_id) VALUES (?)`).run(this.sessionId);
       const insert = this.db.prepare(`INSERT INTO ${messages} (session_id, message_data) VALUES (?, ?)`);
       for (const text of encoded) insert.run(this.sessionId, text);
@@ -70,23 +79,29 @@ export class SQLiteSession implements Session {
     });
   }
 
+  /**
+   * Removes and returns the newest item. As in Python 0.22.0, rows whose JSON does not decode are deleted on the way
+   * and the newest valid item below them is popped (undefined when none is left).
+   */
   async popItem(): Promise<AgentInputItem | undefined> {
     this.assertOpen();
     const m = this.tables.messages;
-    const row = immediateTransaction(this.db, () => {
-      const last = this.db.prepare(`SELECT id, message_data FROM ${m} WHERE session_id = ? ORDER BY id DESC LIMIT 1`).get<{ id: number; message_data: string }>(this.sessionId);
-      if (last) this.db.prepare(`DELETE FROM ${m} WHERE id = ?`).run(last.id);
-      return last;
+    return this.write(() => {
+      const newest = this.db.prepare(`SELECT id, message_data FROM ${m} WHERE session_id = ? ORDER BY id DESC LIMIT 1`);
+      const remove = this.db.prepare(`DELETE FROM ${m} WHERE id = ?`);
+      for (;;) {
+        const last = newest.get<{ id: number; message_data: unknown }>(this.sessionId);
+        if (!last) return undefined;
+        remove.run(last.id);
+        const decoded = decodeStored(last.message_data);
+        if (decoded.ok) return decoded.value as AgentInputItem;
+      }
     });
-    if (!row) return undefined;
-    // As in Python, a corrupt row is deleted and reported as nothing to pop.
-    const decoded = pythonJsonLoads(row.message_data);
-    return decoded.ok ? (decoded.value as AgentInputItem) : undefined;
   }
 
   async clearSession(): Promise<void> {
     this.assertOpen();
-    immediateTransaction(this.db, () => {
+    this.write(() => {
       this.db.prepare(`DELETE FROM ${this.tables.messages} WHERE session_id = ?`).run(this.sessionId);
       this.db.prepare(`DELETE FROM ${this.tables.sessions} WHERE session_id = ?`).run(this.sessionId);
     });
@@ -106,6 +121,32 @@ export class SQLiteSession implements Session {
   protected assertOpen(): void {
     if (this.closed) throw new SessionClosedError();
   }
+
+  /**
+   * One immediate transaction; refused before anything is touched on a read-only session, or when the path no longer
+   * names the file that was opened (checked before BEGIN and again under the write lock).
+   */
+  private write<T>(fn: () => T): T {
+    if (this.db.readonly) {
+      throw new SessionDatabaseError(
+        'read-only',
+        `This session was opened with readonly: true, so it cannot write to ${this.dbPath}. Open another session without readonly to write.`,
+      );
+    }
+    assertSameFile(this.file, 'write');
+    return immediateTransaction(this.db, () => {
+      assertSameFile(this.file, 'write');
+      return fn();
+    });
+  }
+}
+
+/** Python's `json.loads` on a stored value: text, or UTF-8 bytes (a BLOB another writer stored). */
+function decodeStored(value: unknown): Decoded {
+  if (typeof value === 'string') return pythonJsonLoads(value);
+  if (value instanceof Uint8Array) return pythonJsonLoads(Buffer.from(value).toString('utf8'));
+  // Python: json.loads(None or a number) raises TypeError, which it treats as corrupt.
+  return { ok: false, error: `not JSON text: ${typeof value}` };
 }
 
 /** Decodes rows in order, skipping corrupt ones as Python does. */

@@ -18,13 +18,20 @@ function keysOn(keys: ForeignKey[], column: string): ForeignKey[] {
   return keys.filter((k) => k.from.some((c) => eq(c, column)));
 }
 
+/** How the claim is made: a read-only session cannot follow advice to create tables, so it gets other messages. */
+export interface ClaimOptions {
+  readonly?: boolean;
+}
+
 /** The table an identifier resolves to, as SQLite would resolve it. */
-function resolve(tables: string[], identifier: string, dbPath: string): string {
+function resolve(tables: string[], identifier: string, dbPath: string, options: ClaimOptions): string {
   const wanted = foldIdentifier(unquoteIdentifier(identifier));
   const matches = tables.filter((t) => foldIdentifier(t) === wanted);
   if (matches.length === 0) {
     throw new TableOwnershipError(
-      `The configured base tables in ${dbPath} are missing. Construct an AdvancedSQLiteSession with create_tables=True to initialize and claim the database before opening it without table creation.`,
+      options.readonly
+        ? `The configured base tables in ${dbPath} are missing. A read-only session never creates tables; check that the path and the sessionsTable/messagesTable names are those of a session database.`
+        : `The configured base tables in ${dbPath} are missing. Construct an AdvancedSQLiteSession with create_tables=True to initialize and claim the database before opening it without table creation.`,
     );
   }
   if (matches.length > 1) throw new TableOwnershipError(`The configured table identifier '${identifier}' is ambiguous.`);
@@ -36,8 +43,11 @@ function describeKey(k: ForeignKey, column: string): string {
   return `${k.table}(${k.to[i] ?? 'None'})`;
 }
 
-/** Checks that the structure tables in `db` belong to `names`; throws `TableOwnershipError` otherwise. */
-export function claimTableOwnership(db: SqliteDatabase, dbPath: string, names: TableNames): void {
+/**
+ * Checks that the structure tables in `db` belong to `names`; throws `TableOwnershipError` otherwise. Reads only, so
+ * it can run before anything is written (spec §12 h).
+ */
+export function claimTableOwnership(db: SqliteDatabase, dbPath: string, names: TableNames, options: ClaimOptions = {}): void {
   // 1. Each owner column of each structure table is covered by exactly one foreign key.
   const keysByTable = new Map<string, ForeignKey[]>();
   for (const { table, columns } of STRUCTURE_OWNERS) {
@@ -45,15 +55,17 @@ export function claimTableOwnership(db: SqliteDatabase, dbPath: string, names: T
     keysByTable.set(table, keys);
     if (!columns.every((c) => keysOn(keys, c).length === 1)) {
       throw new TableOwnershipError(
-        `The \`${table}\` table in ${dbPath} does not record exactly one owner foreign key for each required base-table column. Construct an AdvancedSQLiteSession with create_tables=True to create and claim the structure tables before opening the database without them.`,
+        options.readonly
+          ? `${dbPath} holds no session tables a read-only AdvancedSQLiteSession can open: the \`${table}\` table is missing or does not record exactly one owner foreign key for each required base-table column. A read-only session never creates tables; check that the path names a session database.`
+          : `The \`${table}\` table in ${dbPath} does not record exactly one owner foreign key for each required base-table column. Construct an AdvancedSQLiteSession with create_tables=True to create and claim the structure tables before opening the database without them.`,
       );
     }
   }
 
   // 2. The configured names resolve to existing tables.
   const tables = listTables(db);
-  const sessions = resolve(tables, names.sessions, dbPath);
-  const messages = resolve(tables, names.messages, dbPath);
+  const sessions = resolve(tables, names.sessions, dbPath, options);
+  const messages = resolve(tables, names.messages, dbPath, options);
 
   // 3. The messages table belongs to the configured sessions table.
   const messageKeys = keysOn(foreignKeys(db, messages), 'session_id');

@@ -186,8 +186,9 @@ describe('AdvancedSQLiteSession branches', () => {
         [1.5, '1.5'],
         [NaN, 'NaN'],
         [Infinity, 'Infinity'],
-        ['2', '2'],
-        ['2.0', '2.0'],
+        ['2', "'2' (string)"],
+        ['2.0', "'2.0' (string)"],
+        [2n, '2n (bigint)'],
         [null, 'null'],
       ];
       for (const [value, shown] of bad) {
@@ -503,22 +504,20 @@ describe('AdvancedSQLiteSession branches', () => {
       assert.equal(a.getCurrentBranchId(), 'alt');
     });
 
-    it('creation after an external clear returns the id but leaves the pointer on main', async () => {
+    it('creation after an external clear branches from main and moves the pointer to the new branch', async () => {
       const { a, b } = await twoInstances();
       await b.clearSession();
       await b.addItems([mk.user('q1'), mk.user('q2')]);
       assert.equal(await a.createBranchFromTurn(2, 'x'), 'x');
-      assert.equal(a.getCurrentBranchId(), 'main');
+      assert.equal(a.getCurrentBranchId(), 'x');
       assert.equal(structure(ws.path(), 's1', 'x').length, 1);
     });
 
-    it('a switch after an external clear succeeds but leaves the pointer on main', async () => {
+    it('a switch after an external clear moves the pointer to the target at once', async () => {
       const { a, b } = await twoInstances();
       await b.clearSession();
       await b.addItems([mk.user('q1'), mk.user('q2')]);
       await b.createBranchFromTurn(2, 'y');
-      await a.switchToBranch('y');
-      assert.equal(a.getCurrentBranchId(), 'main');
       await a.switchToBranch('y');
       assert.equal(a.getCurrentBranchId(), 'y');
     });
