@@ -17,11 +17,11 @@ import {
 } from '@openai/agents';
 import { AdvancedSQLiteSession, BranchError, type SessionLogger } from '../store';
 import type { RunEvent, RunFailureKind, RunOutcome, RunPersistenceView, RunUsageView } from '../shared/runEvents';
-import { itemPreview } from '../shared/itemText';
+import { callArguments, itemLabel, itemPreview, runValueText, toolName } from '../shared/itemText';
 import { redactSecrets } from './apiKey';
 import type { ConfiguredAgent } from './agentConfig';
 import { classify } from './runFailures';
-import { RecordingSession, describeItem, itemKey, plain, settleRun, type SettleResult } from './runPersistence';
+import { RecordingSession, callIdOf, itemKey, plain, settleRun, type SettleResult } from './runPersistence';
 import { errorMessage } from '../shared/errorMessage';
 
 /** Custom table names of a session database (the structure tables have fixed names). */
@@ -311,7 +311,7 @@ async function runAndSettle(ctx: RunContext): Promise<RunOutcome> {
     const outcome: RunOutcome = {
       kind: 'run/completed',
       runId,
-      finalOutput: outputText(result.finalOutput),
+      finalOutput: runValueText(result.finalOutput),
       usage: usage ?? usageView(undefined),
       written: written_,
     };
@@ -324,7 +324,7 @@ async function runAndSettle(ctx: RunContext): Promise<RunOutcome> {
       : interruptions.length > 0
         ? {
             failure: 'tool' as const,
-            message: `The tool ${interruptions.map((i) => `'${toolNameOf(i.rawItem)}'`).join(', ')} asks for approval before it runs, and approving tool calls is not supported here yet, so the run stopped before calling it.`,
+            message: `The tool ${interruptions.map((i) => `'${toolName(i.rawItem)}'`).join(', ')} asks for approval before it runs, and approving tool calls is not supported here yet, so the run stopped before calling it.`,
           }
         : { failure: 'cancelled' as const, message: 'The run was cancelled.' };
   const outcome: RunOutcome = {
@@ -355,19 +355,19 @@ function forward(event: RunStreamEvent, ctx: RunContext, produced: Produced): vo
   if (event.type !== 'run_item_stream_event') return;
   const raw = plain(event.item.rawItem) as AgentInputItem & Record<string, unknown>;
   produced.items.push(raw);
-  const callId = typeof raw.callId === 'string' ? raw.callId : typeof raw.call_id === 'string' ? raw.call_id : null;
+  const callId = callIdOf(raw) ?? null;
   switch (event.name) {
     case 'tool_called': {
-      const name = toolNameOf(raw);
+      const name = toolName(raw);
       if (callId) produced.toolNames.set(callId, name);
-      const args = typeof raw.arguments === 'string' ? raw.arguments : typeof raw.input === 'string' ? raw.input : JSON.stringify(raw.arguments ?? raw.action ?? {});
+      const args = callArguments(raw) ?? JSON.stringify(raw.arguments ?? raw.action ?? {});
       ctx.emit({ kind: 'tool/called', runId, callId, name, arguments: args });
       return;
     }
     case 'tool_output': {
-      const name = (callId && produced.toolNames.get(callId)) || toolNameOf(raw);
+      const name = (callId && produced.toolNames.get(callId)) || toolName(raw);
       const output = 'output' in event.item ? (event.item as { output: unknown }).output : raw.output;
-      ctx.emit({ kind: 'tool/output', runId, callId, name, output: redactSecrets(outputText(output), ctx.secrets) });
+      ctx.emit({ kind: 'tool/output', runId, callId, name, output: redactSecrets(runValueText(output), ctx.secrets) });
       return;
     }
     case 'tool_approval_requested':
@@ -386,11 +386,6 @@ function forward(event: RunStreamEvent, ctx: RunContext, produced: Produced): vo
   }
 }
 
-function toolNameOf(raw: unknown): string {
-  const r = raw as { name?: unknown; type?: unknown };
-  return typeof r.name === 'string' ? r.name : typeof r.type === 'string' ? r.type : 'tool';
-}
-
 function persistenceView(args: {
   ctx: RunContext;
   settled: SettleResult;
@@ -405,10 +400,10 @@ function persistenceView(args: {
 }): RunPersistenceView {
   const { ctx, settled, produced, turn, usageStored, completed, usage, spent, writeFailed, forkDeleted } = args;
   const keptKeys = new Set(settled.kept.map(itemKey));
-  const notSaved = produced.items.filter((i) => !keptKeys.has(itemKey(i))).map(describeItem);
+  const notSaved = produced.items.filter((i) => !keptKeys.has(itemKey(i))).map(itemLabel);
   if (produced.pendingText !== '') notSaved.push(`${Array.from(produced.pendingText).length} characters of streamed text (the answer was cut off)`);
-  const kept = settled.kept.map(describeItem);
-  const removed = settled.removed.map(describeItem);
+  const kept = settled.kept.map(itemLabel);
+  const removed = settled.removed.map(itemLabel);
   const branch = `branch '${ctx.branchId}'`;
   const parts: string[] = [];
   if (completed) {
@@ -469,13 +464,4 @@ export function usageView(
     cachedTokens: sum(usage?.inputTokensDetails, 'cached_tokens'),
     reasoningTokens: sum(usage?.outputTokensDetails, 'reasoning_tokens'),
   };
-}
-
-function outputText(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'object' && (value as { type?: unknown }).type === 'text' && typeof (value as { text?: unknown }).text === 'string') {
-    return (value as { text: string }).text;
-  }
-  return JSON.stringify(value) ?? String(value);
 }

@@ -20,7 +20,7 @@
  */
 import type { AgentInputItem, Session } from '@openai/agents';
 import type { AdvancedSQLiteSession } from '../store';
-import { itemPreview } from '../shared/itemText';
+import { itemPreview, itemType } from '../shared/itemText';
 import { errorMessage } from '../shared/errorMessage';
 
 /**
@@ -93,25 +93,20 @@ const OUTPUT_TYPES: Record<string, string[]> = {
   apply_patch_call: ['apply_patch_call_output'],
 };
 
-function callIdOf(item: AgentInputItem): string | undefined {
+/** The call id an item carries (`callId` in the JS SDK, `call_id` in Python's encoding), if any. */
+export function callIdOf(item: AgentInputItem): string | undefined {
   const i = item as { callId?: unknown; call_id?: unknown };
   const id = i.callId ?? i.call_id;
   return typeof id === 'string' ? id : undefined;
 }
 
-function typeOf(item: AgentInputItem): string {
-  const t = (item as { type?: unknown }).type;
-  if (typeof t === 'string') return t;
-  return 'role' in item ? 'message' : 'item';
-}
-
 /** Index of the first call in `items` whose output is not in `items`, or -1. */
 export function firstUnansweredCall(items: readonly AgentInputItem[]): number {
   return items.findIndex((item, i) => {
-    const outputs = OUTPUT_TYPES[typeOf(item)];
+    const outputs = OUTPUT_TYPES[itemType(item)];
     const id = callIdOf(item);
     if (!outputs || id === undefined) return false;
-    return !items.slice(i + 1).some((o) => outputs.includes(typeOf(o)) && callIdOf(o) === id);
+    return !items.slice(i + 1).some((o) => outputs.includes(itemType(o)) && callIdOf(o) === id);
   });
 }
 
@@ -153,18 +148,9 @@ export async function settleRun(
   return { kept: written.slice(0, keepCount), removed };
 }
 
-/** One line per item for people: `user: "…"`, `function_call get_weather({…})`, `function_call_result get_weather: …`. */
-export function describeItem(item: AgentInputItem): string {
-  const i = item as { role?: unknown; name?: unknown };
-  const type = typeOf(item);
-  if (typeof i.role === 'string') return `${i.role}: "${itemPreview(item)}"`;
-  if (type.endsWith('_result') || type.endsWith('_output')) return `${type}${typeof i.name === 'string' ? ` ${i.name}` : ''}: ${itemPreview(item)}`;
-  return `${type} ${itemPreview(item)}`;
-}
-
 /** A key that identifies an item across the SDK's normalisation (ids dropped, provider data added). */
 export function itemKey(item: AgentInputItem): string {
-  const type = typeOf(item);
+  const type = itemType(item);
   const id = callIdOf(item);
   if (id !== undefined) return `${type}:${id}`;
   const i = item as { role?: unknown };

@@ -1,9 +1,18 @@
 /**
- * Short, plain-text descriptions of stored items for the tree and the conversation view. Items are untrusted data
- * from a database: these functions only read them and return text, which callers must insert as text.
+ * Plain-text descriptions of items (stored or produced by a run) for the tree, the conversation view and the run
+ * events: previews, one-line labels, tool names, tool output. Items are untrusted data from a database or a
+ * model: these functions only read them and return text, which callers must insert as text.
  */
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A plain object (not null, not an array). */
+export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const MESSAGE_ROLES = new Set(['user', 'assistant', 'system', 'developer']);
+
+/** A message item (user, assistant, system or developer), whose text is its `content`. */
+export function isMessageItem(item: unknown): item is Record<string, unknown> & { role: string } {
+  return isRecord(item) && typeof item.role === 'string' && MESSAGE_ROLES.has(item.role);
+}
 
 /** The text parts of a message's content (string, or list parts with `text`/`refusal`/`transcript`). */
 export function messageText(content: unknown): string {
@@ -11,7 +20,7 @@ export function messageText(content: unknown): string {
   if (!Array.isArray(content)) return '';
   const parts: string[] = [];
   for (const part of content) {
-    if (!isObj(part)) continue;
+    if (!isRecord(part)) continue;
     if (typeof part.text === 'string') parts.push(part.text);
     else if (typeof part.refusal === 'string') parts.push(`[refusal] ${part.refusal}`);
     else if (typeof part.transcript === 'string') parts.push(part.transcript);
@@ -20,11 +29,57 @@ export function messageText(content: unknown): string {
   return parts.join(' ');
 }
 
-function outputText(output: unknown): string {
+/** JSON indented by two spaces; a string that holds JSON is re-indented, any other string is returned as is. */
+export function prettyJson(value: unknown): string {
+  if (typeof value === 'string') {
+    try {
+      return JSON.stringify(JSON.parse(value), null, 2);
+    } catch {
+      return value;
+    }
+  }
+  return JSON.stringify(value, null, 2) ?? String(value);
+}
+
+/**
+ * The text of a tool call's `output` as items store it: a string, a `{ text }` part, or a list of content parts;
+ * anything else as JSON (compact, or indented with `pretty`; nothing at all is '' when compact).
+ */
+export function outputText(output: unknown, options: { pretty?: boolean } = {}): string {
   if (typeof output === 'string') return output;
-  if (isObj(output) && typeof output.text === 'string') return output.text;
+  if (isRecord(output) && typeof output.text === 'string') return output.text;
   if (Array.isArray(output)) return messageText(output);
-  return output === undefined ? '' : JSON.stringify(output) ?? '';
+  if (options.pretty) return prettyJson(output);
+  return output === undefined ? '' : (JSON.stringify(output) ?? '');
+}
+
+/**
+ * A value a run returns (its final output, a tool's return value) as text: strings as they are, a `{ type: 'text' }`
+ * part as its text, nothing as '', anything else (structured output) as compact JSON.
+ */
+export function runValueText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (isRecord(value) && value.type === 'text' && typeof value.text === 'string') return value.text;
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** The arguments of a tool call as the model wrote them (`arguments`, or `input` for custom tools), if text. */
+export function callArguments(item: Record<string, unknown>): string | undefined {
+  return typeof item.arguments === 'string' ? item.arguments : typeof item.input === 'string' ? item.input : undefined;
+}
+
+/** The name of the tool an item calls or answers: its `name`, else its `type` (a hosted tool), else 'tool'. */
+export function toolName(item: unknown): string {
+  const r = isRecord(item) ? item : {};
+  return typeof r.name === 'string' ? r.name : typeof r.type === 'string' ? r.type : 'tool';
+}
+
+/** An item's type: its `type`, else `message` for an item with a role, else `item`. */
+export function itemType(item: unknown): string {
+  if (!isRecord(item)) return 'item';
+  if (typeof item.type === 'string') return item.type;
+  return 'role' in item ? 'message' : 'item';
 }
 
 /** Collapses whitespace and cuts to `max` code points with an ellipsis. */
@@ -36,14 +91,12 @@ export function oneLine(text: string, max = 80): string {
 
 /** A one-line preview of an item, by its kind. */
 export function itemPreview(item: unknown): string {
-  if (!isObj(item)) return oneLine(JSON.stringify(item) ?? String(item));
-  if (item.role === 'user' || item.role === 'assistant' || item.role === 'system' || item.role === 'developer') {
-    return oneLine(messageText(item.content));
-  }
+  if (!isRecord(item)) return oneLine(JSON.stringify(item) ?? String(item));
+  if (isMessageItem(item)) return oneLine(messageText(item.content));
   switch (item.type) {
     case 'function_call':
     case 'custom_tool_call':
-      return oneLine(`${String(item.name ?? '')}(${typeof item.arguments === 'string' ? item.arguments : typeof item.input === 'string' ? item.input : ''})`);
+      return oneLine(`${String(item.name ?? '')}(${callArguments(item) ?? ''})`);
     case 'function_call_output':
     case 'function_call_result':
     case 'custom_tool_call_output':
@@ -57,6 +110,15 @@ export function itemPreview(item: unknown): string {
     default:
       return oneLine(typeof item.name === 'string' ? item.name : String(item.type ?? 'item'));
   }
+}
+
+/** One line per item for people: `user: "…"`, `function_call get_weather({…})`, `function_call_result get_weather: …`. */
+export function itemLabel(item: unknown): string {
+  const i = isRecord(item) ? item : {};
+  const type = itemType(item);
+  if (typeof i.role === 'string') return `${i.role}: "${itemPreview(item)}"`;
+  if (type.endsWith('_result') || type.endsWith('_output')) return `${type}${typeof i.name === 'string' ? ` ${i.name}` : ''}: ${itemPreview(item)}`;
+  return `${type} ${itemPreview(item)}`;
 }
 
 /** The display kind of a stored `message_type`: the JS SDK's result types shown like Python's outputs. */

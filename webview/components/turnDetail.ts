@@ -1,5 +1,5 @@
 import { branchNameProblem } from '../../src/shared/branchNames';
-import { displayType, messageText } from '../../src/shared/itemText';
+import { displayType, isMessageItem, isRecord, messageText, outputText, prettyJson } from '../../src/shared/itemText';
 import type { ItemView, TurnView } from '../../src/shared/viewModels';
 import { el, replaceChildren } from '../dom';
 import { renderMarkdown } from './markdown';
@@ -11,26 +11,6 @@ export interface TurnDetailCallbacks {
   openLink(url: string): void;
   /** Creates a branch from this turn; resolves with an error message, or undefined on success. */
   branchHere(turn: TurnView, name: string): Promise<string | undefined>;
-}
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function pretty(value: unknown): string {
-  if (typeof value === 'string') {
-    try {
-      return JSON.stringify(JSON.parse(value), null, 2);
-    } catch {
-      return value;
-    }
-  }
-  return JSON.stringify(value, null, 2) ?? String(value);
-}
-
-function outputText(output: unknown): string {
-  if (typeof output === 'string') return output;
-  if (isObj(output) && typeof output.text === 'string') return output.text;
-  if (Array.isArray(output)) return messageText(output);
-  return pretty(output);
 }
 
 function collapsible(text: string): HTMLElement {
@@ -51,18 +31,16 @@ function itemBody(item: ItemView, cb: TurnDetailCallbacks): HTMLElement {
     return el('div', { class: 'unreadable' }, el('p', {}, `This row cannot be read: ${item.error}`), el('pre', { class: 'raw' }, item.raw ?? '(the message row is missing)'));
   }
   const it = item.item;
-  if (isObj(it) && (it.role === 'user' || it.role === 'assistant' || it.role === 'system' || it.role === 'developer')) {
-    return renderMarkdown(messageText(it.content), cb.openLink);
-  }
-  if (isObj(it)) {
+  if (isMessageItem(it)) return renderMarkdown(messageText(it.content), cb.openLink);
+  if (isRecord(it)) {
     switch (displayType(item.type)) {
       case 'function_call':
       case 'custom_tool_call':
-        return el('pre', { class: 'arguments', 'aria-label': 'Arguments' }, pretty(it.arguments ?? it.input ?? ''));
+        return el('pre', { class: 'arguments', 'aria-label': 'Arguments' }, prettyJson(it.arguments ?? it.input ?? ''));
       case 'function_call_output':
       case 'computer_call_output':
       case 'custom_tool_call_output':
-        return collapsible(outputText(it.output));
+        return collapsible(outputText(it.output, { pretty: true }));
       case 'reasoning': {
         const summary = Array.isArray(it.summary) ? messageText(it.summary) : messageText(it.content);
         return el('p', { class: 'reasoning' }, summary || '(no summary)');
