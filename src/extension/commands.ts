@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { branchNameProblem } from '../shared/branchNames';
+import { askBranchName, createBranch, deleteBranch, switchBranch } from './branchActions';
 import { CommandId } from './commandIds';
 import type { DatabaseRegistry } from './databaseRegistry';
 import { registerCommand } from './registerCommand';
@@ -20,29 +20,6 @@ export interface CommandDeps {
 
 function badArgument(command: string, expected: string): never {
   throw new UserFacingError(`${command} needs ${expected}; run it from the Agent Sessions view.`);
-}
-
-async function usedBranchIds(registry: DatabaseRegistry, path: string, sessionId: string): Promise<Set<string>> {
-  const db = registry.require(path).db;
-  if (!db) return new Set();
-  return new Set(await db.usedBranchIds(sessionId));
-}
-
-/** Asks for a new branch name, validated against every name the session ever used; undefined when cancelled. */
-async function askBranchName(registry: DatabaseRegistry, path: string, sessionId: string, suggestion: string): Promise<string | undefined> {
-  const used = await usedBranchIds(registry, path, sessionId);
-  return vscode.window.showInputBox({
-    title: 'New branch name',
-    prompt: `Session ${sessionId}`,
-    value: suggestion,
-    validateInput: (value) => branchNameProblem(value, used),
-  });
-}
-
-function checkName(name: string, used: Set<string>): string {
-  const problem = branchNameProblem(name, used);
-  if (problem) throw new UserFacingError(problem);
-  return name;
 }
 
 /** Picks a database, then a session, with quick picks (for palette invocations without a tree node). */
@@ -119,13 +96,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerCommand(context, CommandId.branchFromTurn, async (arg?: unknown, nameArg?: unknown) => {
     const node = asNode(arg, 'turn') ?? badArgument('Branch from Turn', 'a turn');
     if (node.branchTurnNumber === null) throw new UserFacingError(`Turn ${node.turn} has no branch turn number, so it cannot be branched from.`);
-    const used = await usedBranchIds(registry, node.dbPath, node.sessionId);
-    const name =
-      typeof nameArg === 'string' ? checkName(nameArg, used) : await askBranchName(registry, node.dbPath, node.sessionId, `${node.branchId}-turn-${node.branchTurnNumber}`);
+    const name = typeof nameArg === 'string' ? nameArg : await askBranchName(registry, node, `${node.branchId}-turn-${node.branchTurnNumber}`);
     if (name === undefined) return undefined;
-    const turn = node.branchTurnNumber;
-    const id = await registry.withWritableSession(node.dbPath, node.sessionId, node.branchId, (s) => s.createBranchFromTurn(turn, name));
-    registry.setCurrentBranch(node.dbPath, node.sessionId, id);
+    const id = await createBranch(registry, node, node.branchId, { turn: node.branchTurnNumber }, name);
     await revealBranch(node.dbPath, node.sessionId, id);
     return id;
   });
@@ -140,11 +113,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
         ? termArg
         : await vscode.window.showInputBox({ title: 'Branch from Content', prompt: `Find the first user message on '${branchId}' containing…` });
     if (term === undefined) return undefined;
-    const used = await usedBranchIds(registry, target.dbPath, target.sessionId);
-    const name = typeof nameArg === 'string' ? checkName(nameArg, used) : await askBranchName(registry, target.dbPath, target.sessionId, '');
+    const name = typeof nameArg === 'string' ? nameArg : await askBranchName(registry, target, '');
     if (name === undefined) return undefined;
-    const id = await registry.withWritableSession(target.dbPath, target.sessionId, branchId, (s) => s.createBranchFromContent(term, name));
-    registry.setCurrentBranch(target.dbPath, target.sessionId, id);
+    const id = await createBranch(registry, target, branchId, { content: term }, name);
     await revealBranch(target.dbPath, target.sessionId, id);
     return id;
   });
@@ -168,26 +139,13 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       branchId = pick?.label;
       if (branchId === undefined) return undefined;
     }
-    if (!branches.some((b) => b.branchId === branchId)) throw new UserFacingError(`Branch '${branchId}' does not exist in session ${target.sessionId}.`);
-    registry.setCurrentBranch(target.dbPath, target.sessionId, branchId);
+    await switchBranch(registry, target, branchId);
     return branchId;
   });
 
   registerCommand(context, CommandId.deleteBranch, async (arg?: unknown, confirmArg?: unknown) => {
     const node = asNode(arg, 'branch') ?? badArgument('Delete Branch', 'a branch');
-    if (node.branchId === 'main') throw new UserFacingError("The 'main' branch cannot be deleted.");
-    if (confirmArg !== true) {
-      const answer = await vscode.window.showWarningMessage(
-        `Delete branch '${node.branchId}' of session ${node.sessionId}?`,
-        { modal: true, detail: 'Its items and usage rows are removed (items shared with other branches stay). Its name stays reserved. This cannot be undone.' },
-        'Delete',
-      );
-      if (answer !== 'Delete') return false;
-    }
-    // A fresh session instance is on 'main', so the branch is never its current one and no pointer move is needed.
-    await registry.withWritableSession(node.dbPath, node.sessionId, 'main', (s) => s.deleteBranch(node.branchId));
-    if (registry.currentBranch(node.dbPath, node.sessionId) === node.branchId) registry.setCurrentBranch(node.dbPath, node.sessionId, 'main');
-    return true;
+    return deleteBranch(registry, node, node.branchId, { confirmed: confirmArg === true });
   });
 
   registerCommand(context, CommandId.copyItemJson, async (arg?: unknown) => {

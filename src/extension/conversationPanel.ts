@@ -1,11 +1,11 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { branchNameProblem } from '../shared/branchNames';
 import { isWebviewMessage, type HostMessage, type RequestMethod, type Requests, type WebviewMessage } from '../shared/protocol';
 import { itemView, snapshot, tables, turnPage } from './conversationData';
 import { randomUUID } from 'node:crypto';
 import type { RunOutcome } from '../shared/runEvents';
 import type { AgentRunner } from './agentRunner';
+import { createBranch, deleteBranch, switchBranch } from './branchActions';
 import type { DatabaseRegistry } from './databaseRegistry';
 import { describeError, UserFacingError } from './userError';
 import { webviewHtml } from './webviewHtml';
@@ -155,6 +155,11 @@ class ConversationPanel implements vscode.Disposable {
     }
   }
 
+  /** Shows a branch the user created or switched to (before the change event that sends the next snapshot). */
+  private readonly select = (branchId: string): void => {
+    this.selectedBranch = branchId;
+  };
+
   private db() {
     const entry = this.registry.require(this.target.dbPath);
     if (!entry.db) throw new UserFacingError(entry.problem ?? 'The database cannot be read.');
@@ -178,19 +183,12 @@ class ConversationPanel implements vscode.Disposable {
       case 'branch/create': {
         const from = str(p.fromBranchId, 'fromBranchId');
         const turn = int(p.branchTurnNumber, 'branchTurnNumber');
-        const name = str(p.name, 'name');
-        const problem = branchNameProblem(name, new Set(this.db().usedBranchIds(sessionId)));
-        if (problem) throw new UserFacingError(problem);
-        const branchId = await this.registry.withWritableSession(dbPath, sessionId, from, (s) => s.createBranchFromTurn(turn, name));
-        this.selectedBranch = branchId;
-        this.registry.setCurrentBranch(dbPath, sessionId, branchId);
+        const branchId = await createBranch(this.registry, this.target, from, { turn }, str(p.name, 'name'), this.select);
         return { branchId };
       }
       case 'branch/switch': {
         const branchId = str(p.branchId, 'branchId');
-        if (!this.db().getBranchTree(sessionId).some((b) => b.branchId === branchId)) throw new UserFacingError(`Branch '${branchId}' does not exist.`);
-        this.selectedBranch = branchId;
-        this.registry.setCurrentBranch(dbPath, sessionId, branchId);
+        await switchBranch(this.registry, this.target, branchId, this.select);
         return { branchId };
       }
       case 'run/start': {
@@ -205,17 +203,9 @@ class ConversationPanel implements vscode.Disposable {
         return { stopped: this.runner.stop(str(p.runId, 'runId')) };
       case 'branch/delete': {
         const branchId = str(p.branchId, 'branchId');
-        if (branchId === 'main') throw new UserFacingError("The 'main' branch cannot be deleted.");
-        const answer = await vscode.window.showWarningMessage(
-          `Delete branch '${branchId}' of session ${sessionId}?`,
-          { modal: true, detail: 'Its items and usage rows are removed (items shared with other branches stay). Its name stays reserved. This cannot be undone.' },
-          'Delete',
-        );
-        if (answer !== 'Delete') return { deleted: false };
-        await this.registry.withWritableSession(dbPath, sessionId, 'main', (s) => s.deleteBranch(branchId));
-        if (this.registry.currentBranch(dbPath, sessionId) === branchId) this.registry.setCurrentBranch(dbPath, sessionId, 'main');
-        if (this.selectedBranch === branchId) this.selectedBranch = 'main';
-        return { deleted: true };
+        const deleted = await deleteBranch(this.registry, this.target, branchId);
+        if (deleted && this.selectedBranch === branchId) this.selectedBranch = 'main';
+        return { deleted };
       }
     }
   }

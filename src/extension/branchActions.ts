@@ -1,0 +1,87 @@
+/**
+ * The branch actions, written once for both callers: the tree commands (commands.ts) and the conversation view's
+ * requests (conversationPanel.ts). Each checks its input, writes through a short-lived session
+ * (`registry.withWritableSession`) and moves the extension's current branch; the callers only add their own UI
+ * (input boxes and the tree for commands, the selected branch for a panel).
+ */
+import * as vscode from 'vscode';
+import { branchNameProblem } from '../shared/branchNames';
+import type { DatabaseRegistry } from './databaseRegistry';
+import { UserFacingError } from './userError';
+
+/** A session of an open database. */
+export interface SessionRef {
+  dbPath: string;
+  sessionId: string;
+}
+
+/** Called with the branch to show before the current branch moves, so views that redraw on that change show it. */
+export type ShowBranch = (branchId: string) => void;
+
+/** Every branch id the session ever used: a new branch may not take any of them (empty when the file is unreadable). */
+export async function usedBranchIds(registry: DatabaseRegistry, ref: SessionRef): Promise<Set<string>> {
+  const db = registry.require(ref.dbPath).db;
+  return new Set(db ? await db.usedBranchIds(ref.sessionId) : []);
+}
+
+/** Asks for a new branch name, validated as it is typed against every name the session ever used; undefined when cancelled. */
+export async function askBranchName(registry: DatabaseRegistry, ref: SessionRef, suggestion: string): Promise<string | undefined> {
+  const used = await usedBranchIds(registry, ref);
+  return vscode.window.showInputBox({
+    title: 'New branch name',
+    prompt: `Session ${ref.sessionId}`,
+    value: suggestion,
+    validateInput: (value) => branchNameProblem(value, used),
+  });
+}
+
+/**
+ * Creates a branch from `fromBranchId`, either at a branch turn number or at the first user message containing a
+ * text, after checking the name; makes it the current branch. Returns its id.
+ */
+export async function createBranch(
+  registry: DatabaseRegistry,
+  ref: SessionRef,
+  fromBranchId: string,
+  at: { turn: number } | { content: string },
+  name: string,
+  show?: ShowBranch,
+): Promise<string> {
+  const problem = branchNameProblem(name, await usedBranchIds(registry, ref));
+  if (problem) throw new UserFacingError(problem);
+  const branchId = await registry.withWritableSession(ref.dbPath, ref.sessionId, fromBranchId, (s) =>
+    'turn' in at ? s.createBranchFromTurn(at.turn, name) : s.createBranchFromContent(at.content, name),
+  );
+  show?.(branchId);
+  registry.setCurrentBranch(ref.dbPath, ref.sessionId, branchId);
+  return branchId;
+}
+
+/** Makes an existing branch the extension's current branch of the session (nothing is written to the file). */
+export async function switchBranch(registry: DatabaseRegistry, ref: SessionRef, branchId: string, show?: ShowBranch): Promise<void> {
+  const db = registry.require(ref.dbPath).db;
+  const branches = db ? await db.getBranchTree(ref.sessionId) : [];
+  if (!branches.some((b) => b.branchId === branchId)) throw new UserFacingError(`Branch '${branchId}' does not exist in session ${ref.sessionId}.`);
+  show?.(branchId);
+  registry.setCurrentBranch(ref.dbPath, ref.sessionId, branchId);
+}
+
+/**
+ * Deletes a branch after the user confirms in a modal dialog (unless `confirmed`); `main` is refused. Returns false
+ * when the user declined. The current branch moves to `main` if it was the deleted one.
+ */
+export async function deleteBranch(registry: DatabaseRegistry, ref: SessionRef, branchId: string, options: { confirmed?: boolean } = {}): Promise<boolean> {
+  if (branchId === 'main') throw new UserFacingError("The 'main' branch cannot be deleted.");
+  if (!options.confirmed) {
+    const answer = await vscode.window.showWarningMessage(
+      `Delete branch '${branchId}' of session ${ref.sessionId}?`,
+      { modal: true, detail: 'Its items and usage rows are removed (items shared with other branches stay). Its name stays reserved. This cannot be undone.' },
+      'Delete',
+    );
+    if (answer !== 'Delete') return false;
+  }
+  // A fresh session instance is on 'main', so the branch is never its current one and no pointer move is needed.
+  await registry.withWritableSession(ref.dbPath, ref.sessionId, 'main', (s) => s.deleteBranch(branchId));
+  if (registry.currentBranch(ref.dbPath, ref.sessionId) === branchId) registry.setCurrentBranch(ref.dbPath, ref.sessionId, 'main');
+  return true;
+}
