@@ -16,7 +16,7 @@ import {
   type StreamedRunResult,
 } from '@openai/agents';
 import { AdvancedSQLiteSession, BranchError, type SessionLogger } from '../store';
-import type { RunEvent, RunFailureKind, RunOutcome, RunPersistenceView, RunUsageView } from '../shared/runEvents';
+import { failedBeforeWriting, type RunEvent, type RunFailureKind, type RunOutcome, type RunPersistenceView, type RunUsageView } from '../shared/runEvents';
 import { callArguments, itemLabel, itemPreview, runValueText, toolName } from '../shared/itemText';
 import { redactSecrets } from './apiKey';
 import type { ConfiguredAgent } from './agentConfig';
@@ -120,15 +120,7 @@ export async function runOnBranch(options: RunOnBranchOptions): Promise<RunOutco
   };
   const failEarly = (failure: RunFailureKind, message: string, status?: number): RunOutcome => {
     start('', []);
-    const outcome: RunOutcome = {
-      kind: 'run/failed',
-      runId,
-      failure,
-      message: redactSecrets(message, secrets),
-      ...(status !== undefined ? { status } : {}),
-      usage: null,
-      written: { summary: `Nothing was written; branch '${branchId}' is as it was.`, kept: [], removed: [], notSaved: [], turn: null, usageStored: false },
-    };
+    const outcome = failedBeforeWriting(runId, failure, redactSecrets(message, secrets), `Nothing was written; branch '${branchId}' is as it was.`, status);
     emit(outcome);
     return outcome;
   };

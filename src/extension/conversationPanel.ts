@@ -1,13 +1,14 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { isWebviewMessage, type HostMessage, type RequestMethod, type Requests, type WebviewMessage } from '../shared/protocol';
+import { isWebviewMessage, type HostMessage } from '../shared/protocol';
 import { itemView, snapshot, tables, turnPage } from './conversationData';
 import { randomUUID } from 'node:crypto';
-import type { RunOutcome } from '../shared/runEvents';
+import { failedBeforeWriting, type RunOutcome } from '../shared/runEvents';
 import type { AgentRunner } from './agentRunner';
 import { createBranch, deleteBranch, switchBranch } from './branchActions';
 import type { DatabaseRegistry } from './databaseRegistry';
 import { describeError, UserFacingError } from './userError';
+import { handleRequest, type RequestHandlers } from './webviewRequests';
 import { webviewHtml } from './webviewHtml';
 
 export const CONVERSATION_VIEW_TYPE = 'agentSessions.conversation';
@@ -25,15 +26,6 @@ function isTarget(v: unknown): v is PanelTarget {
   const t = v as Record<string, unknown>;
   return typeof t.dbPath === 'string' && typeof t.sessionId === 'string' && (t.branchId === undefined || typeof t.branchId === 'string');
 }
-
-const str = (v: unknown, what: string): string => {
-  if (typeof v !== 'string') throw new UserFacingError(`Invalid request: ${what} must be a string.`);
-  return v;
-};
-const int = (v: unknown, what: string): number => {
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new UserFacingError(`Invalid request: ${what} must be an integer.`);
-  return v;
-};
 
 /**
  * One conversation view (a webview panel) for one session. It queues nothing: the webview says `ready`, then gets
@@ -128,9 +120,8 @@ class ConversationPanel implements vscode.Disposable {
     this.post({ kind: 'snapshot/didChange', snapshot: snap });
   }
 
-  private async receive(raw: unknown): Promise<void> {
-    if (!isWebviewMessage(raw)) return; // messages come from a frame: ignore anything malformed
-    const m: WebviewMessage = raw;
+  private async receive(m: unknown): Promise<void> {
+    if (!isWebviewMessage(m)) return; // messages come from a frame: ignore anything malformed
     switch (m.kind) {
       case 'ready':
         this.ready = true;
@@ -146,7 +137,7 @@ class ConversationPanel implements vscode.Disposable {
         return this.openLink(m.url);
       case 'request':
         try {
-          const result = await this.handle(m.method, m.params as Record<string, unknown>);
+          const result = await handleRequest(this.handlers, m.method, m.params);
           this.post({ kind: 'response', id: m.id, ok: true, result });
         } catch (err) {
           this.post({ kind: 'response', id: m.id, ok: false, error: describeError(err) });
@@ -166,49 +157,35 @@ class ConversationPanel implements vscode.Disposable {
     return entry.db;
   }
 
-  private async handle(method: RequestMethod, p: Record<string, unknown>): Promise<Requests[RequestMethod]['result']> {
-    const { dbPath, sessionId } = this.target;
-    switch (method) {
-      case 'turns/get':
-        return turnPage(this.db(), sessionId, str(p.branchId, 'branchId'), p.afterTurn === null ? null : int(p.afterTurn, 'afterTurn'), int(p.limit, 'limit'));
-      case 'turn/items':
-        return this.db().getTurnItems(sessionId, str(p.branchId, 'branchId'), int(p.turn, 'turn')).map(itemView);
-      case 'tables/get': {
-        const db = this.db();
-        const branchId = p.branchId === null ? null : str(p.branchId, 'branchId');
-        const current = this.registry.currentBranch(dbPath, sessionId);
-        const branches = db.getBranchTree(sessionId).map((b) => ({ ...b, isCurrent: b.branchId === current }));
-        return tables(db, sessionId, branchId, branches);
-      }
-      case 'branch/create': {
-        const from = str(p.fromBranchId, 'fromBranchId');
-        const turn = int(p.branchTurnNumber, 'branchTurnNumber');
-        const branchId = await createBranch(this.registry, this.target, from, { turn }, str(p.name, 'name'), this.select);
-        return { branchId };
-      }
-      case 'branch/switch': {
-        const branchId = str(p.branchId, 'branchId');
-        await switchBranch(this.registry, this.target, branchId, this.select);
-        return { branchId };
-      }
-      case 'run/start': {
-        const { runId, outcome } = this.startRun(str(p.branchId, 'branchId'), str(p.input, 'input'));
-        // Failures reach the view as run/failed events; an error before the run starts is reported here too.
-        outcome.catch((err: unknown) =>
-          this.post({ kind: 'run/didEvent', event: { kind: 'run/failed', runId, failure: 'other', message: describeError(err), usage: null, written: { summary: 'Nothing was written.', kept: [], removed: [], notSaved: [], turn: null, usageStored: false } } as never }),
-        );
-        return { runId };
-      }
-      case 'run/stop':
-        return { stopped: this.runner.stop(str(p.runId, 'runId')) };
-      case 'branch/delete': {
-        const branchId = str(p.branchId, 'branchId');
-        const deleted = await deleteBranch(this.registry, this.target, branchId);
-        if (deleted && this.selectedBranch === branchId) this.selectedBranch = 'main';
-        return { deleted };
-      }
-    }
-  }
+  /** The answer to each request of the view, with its parameters already checked (webviewRequests.ts). */
+  private readonly handlers: RequestHandlers = {
+    'turns/get': (p) => turnPage(this.db(), this.target.sessionId, p.branchId, p.afterTurn, p.limit),
+    'turn/items': (p) => this.db().getTurnItems(this.target.sessionId, p.branchId, p.turn).map(itemView),
+    'tables/get': (p) => {
+      const { dbPath, sessionId } = this.target;
+      const db = this.db();
+      const current = this.registry.currentBranch(dbPath, sessionId);
+      const branches = db.getBranchTree(sessionId).map((b) => ({ ...b, isCurrent: b.branchId === current }));
+      return tables(db, sessionId, p.branchId, branches);
+    },
+    'branch/create': async (p) => ({ branchId: await createBranch(this.registry, this.target, p.fromBranchId, { turn: p.branchTurnNumber }, p.name, this.select) }),
+    'branch/switch': async (p) => {
+      await switchBranch(this.registry, this.target, p.branchId, this.select);
+      return { branchId: p.branchId };
+    },
+    'branch/delete': async (p) => {
+      const deleted = await deleteBranch(this.registry, this.target, p.branchId);
+      if (deleted && this.selectedBranch === p.branchId) this.selectedBranch = 'main';
+      return { deleted };
+    },
+    'run/start': (p) => {
+      const { runId, outcome } = this.startRun(p.branchId, p.input);
+      // Failures reach the view as run/failed events; an error before the run starts is reported here too.
+      outcome.catch((err: unknown) => this.post({ kind: 'run/didEvent', event: failedBeforeWriting(runId, 'other', describeError(err), 'Nothing was written.') }));
+      return { runId };
+    },
+    'run/stop': (p) => ({ stopped: this.runner.stop(p.runId) }),
+  };
 
   /** Links come from database text: only http(s), and only after the user confirms the exact address. */
   private async openLink(url: string): Promise<void> {

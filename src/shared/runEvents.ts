@@ -133,3 +133,16 @@ export type RunOutcome = RunCompletedEvent | RunFailedEvent;
 export function isRunOutcome(event: RunEvent): event is RunOutcome {
   return event.kind === 'run/completed' || event.kind === 'run/failed';
 }
+
+/** The `run/failed` event of a run that ended before it wrote anything; `summary` says so for people. */
+export function failedBeforeWriting(runId: string, failure: RunFailureKind, message: string, summary: string, status?: number): RunFailedEvent {
+  return {
+    kind: 'run/failed',
+    runId,
+    failure,
+    message,
+    ...(status !== undefined ? { status } : {}),
+    usage: null,
+    written: { summary, kept: [], removed: [], notSaved: [], turn: null, usageStored: false },
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * The webview's requests as the host receives them: one zod schema per method for its parameters, and a typed map
+ * of handlers, `{ [M in RequestMethod]: handler }`, so each handler gets its method's parameters and must return
+ * its method's result (docs/webview-protocol.md#requests). Messages come from a frame: the method name and every
+ * parameter are checked here before a handler runs. No vscode import, so the checks are unit-tested.
+ */
+import { z } from 'zod';
+import type { RequestMethod, Requests } from '../shared/protocol';
+import { UserFacingError } from './userError';
+
+const str = z.string({ error: 'must be a string' });
+// Any integer the number type holds (z.int() would also refuse integers beyond 2^53, which the checks never did).
+const int = z.number({ error: 'must be an integer' }).refine(Number.isInteger, { error: 'must be an integer' });
+
+/** The parameter schema of every method, each typed by the protocol's parameters of that method. */
+export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['params']> } = {
+  'turns/get': z.object({ branchId: str, afterTurn: int.nullable(), limit: int }),
+  'turn/items': z.object({ branchId: str, turn: int }),
+  'tables/get': z.object({ branchId: z.string({ error: 'must be a string or null' }).nullable() }),
+  'branch/create': z.object({ fromBranchId: str, branchTurnNumber: int, name: str }),
+  'branch/switch': z.object({ branchId: str }),
+  'branch/delete': z.object({ branchId: str }),
+  'run/start': z.object({ branchId: str, input: str }),
+  'run/stop': z.object({ runId: str }),
+};
+
+/** One handler per method, taking its checked parameters and returning (or resolving to) its result. */
+export type RequestHandlers = { [M in RequestMethod]: (params: Requests[M]['params']) => Requests[M]['result'] | Promise<Requests[M]['result']> };
+
+export function isRequestMethod(method: string): method is RequestMethod {
+  return Object.hasOwn(requestParams, method);
+}
+
+/**
+ * Checks a request's method and parameters and runs its handler. Throws `UserFacingError` with `Invalid request: …`
+ * for an unknown method or a parameter of the wrong type (naming the parameter), before any handler runs.
+ */
+export async function handleRequest(handlers: RequestHandlers, method: string, params: unknown): Promise<unknown> {
+  if (!isRequestMethod(method)) throw new UserFacingError(`Invalid request: unknown method '${method.slice(0, 100)}'.`);
+  return run(handlers, method, params);
+}
+
+function run<M extends RequestMethod>(handlers: RequestHandlers, method: M, params: unknown): Requests[M]['result'] | Promise<Requests[M]['result']> {
+  const parsed = requestParams[method].safeParse(params);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const what = issue && issue.path.length > 0 ? issue.path.join('.') : 'params';
+    throw new UserFacingError(`Invalid request: ${what} ${issue?.path.length ? issue.message : 'must be an object'}.`);
+  }
+  const handler = handlers[method];
+  return handler(parsed.data);
+}

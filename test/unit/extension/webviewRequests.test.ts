@@ -1,0 +1,99 @@
+/** The host's checks of webview requests: method names and parameter types, before any handler runs. */
+import { strict as assert } from 'node:assert';
+import type { RequestMethod } from '../../../src/shared/protocol';
+import { UserFacingError } from '../../../src/extension/userError';
+import { handleRequest, isRequestMethod, requestParams, type RequestHandlers } from '../../../src/extension/webviewRequests';
+
+/** Handlers that record what they were called with and answer with a fixed result. */
+function recordingHandlers(): { handlers: RequestHandlers; calls: [RequestMethod, unknown][] } {
+  const calls: [RequestMethod, unknown][] = [];
+  const record =
+    <R>(method: RequestMethod, result: R) =>
+    (params: unknown): R => {
+      calls.push([method, params]);
+      return result;
+    };
+  const page = { branchId: 'main', turns: [], nextAfterTurn: null };
+  const handlers: RequestHandlers = {
+    'turns/get': record('turns/get', page),
+    'turn/items': record('turn/items', []),
+    'tables/get': record('tables/get', { branchId: null, usage: [], turnsWithoutUsage: [], tools: [] }),
+    'branch/create': record('branch/create', { branchId: 'new' }),
+    'branch/switch': record('branch/switch', { branchId: 'alt' }),
+    'branch/delete': record('branch/delete', { deleted: true }),
+    'run/start': record('run/start', { runId: 'r1' }),
+    'run/stop': async (params) => {
+      calls.push(['run/stop', params]);
+      return { stopped: false };
+    },
+  };
+  return { handlers, calls };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (err) {
+    assert.ok(err instanceof UserFacingError, `a UserFacingError, got ${String(err)}`);
+    return err;
+  }
+  assert.fail('the request succeeded');
+}
+
+describe('webview requests', () => {
+  it('knows exactly the methods of the protocol', () => {
+    const methods: Record<RequestMethod, true> = {
+      'turns/get': true,
+      'turn/items': true,
+      'tables/get': true,
+      'branch/create': true,
+      'branch/switch': true,
+      'branch/delete': true,
+      'run/start': true,
+      'run/stop': true,
+    };
+    assert.deepEqual(Object.keys(requestParams).sort(), Object.keys(methods).sort());
+    assert.ok(isRequestMethod('turns/get'));
+    assert.ok(!isRequestMethod('toString'), 'not an inherited property');
+    assert.ok(!isRequestMethod('turns/GET'));
+  });
+
+  it('runs the handler of a known method with its checked parameters and returns its result', async () => {
+    const { handlers, calls } = recordingHandlers();
+    assert.deepEqual(await handleRequest(handlers, 'turns/get', { branchId: 'main', afterTurn: null, limit: 100 }), { branchId: 'main', turns: [], nextAfterTurn: null });
+    assert.deepEqual(await handleRequest(handlers, 'run/stop', { runId: 'r1', extra: 'ignored' }), { stopped: false });
+    assert.deepEqual(calls, [
+      ['turns/get', { branchId: 'main', afterTurn: null, limit: 100 }],
+      ['run/stop', { runId: 'r1' }],
+    ]);
+  });
+
+  it('rejects an unknown method with an error, without calling any handler', async () => {
+    const { handlers, calls } = recordingHandlers();
+    for (const method of ['branch/rename', '', '__proto__', 'constructor']) {
+      const err = await rejection(handleRequest(handlers, method, {}));
+      assert.match(err.message, /^Invalid request: unknown method '.*'\.$/);
+    }
+    assert.deepEqual(calls, []);
+  });
+
+  it('rejects parameters of the wrong type, naming the parameter', async () => {
+    const { handlers, calls } = recordingHandlers();
+    const cases: [RequestMethod, unknown, string][] = [
+      ['turns/get', { branchId: 7, afterTurn: null, limit: 10 }, 'Invalid request: branchId must be a string.'],
+      ['turns/get', { branchId: 'main', afterTurn: 1.5, limit: 10 }, 'Invalid request: afterTurn must be an integer.'],
+      ['turns/get', { branchId: 'main', afterTurn: null }, 'Invalid request: limit must be an integer.'],
+      ['turn/items', { branchId: 'main', turn: '2' }, 'Invalid request: turn must be an integer.'],
+      ['tables/get', { branchId: 1 }, 'Invalid request: branchId must be a string or null.'],
+      ['branch/create', { fromBranchId: 'main', branchTurnNumber: 2 }, 'Invalid request: name must be a string.'],
+      ['branch/delete', {}, 'Invalid request: branchId must be a string.'],
+      ['run/start', { branchId: 'main', input: null }, 'Invalid request: input must be a string.'],
+      ['run/stop', [], 'Invalid request: params must be an object.'],
+    ];
+    for (const [method, params, message] of cases) {
+      const err = await rejection(handleRequest(handlers, method, params));
+      assert.equal(err.message, message, `${method} ${JSON.stringify(params)}`);
+    }
+    assert.deepEqual(calls, []);
+  });
+});
