@@ -31,8 +31,3 @@ export function replaceChildren(parent: Element, ...children: Child[]): void {
   parent.replaceChildren();
   append(parent, ...children);
 }
-
-export function on<K extends keyof HTMLElementEventMap>(e: HTMLElement, type: K, handler: (ev: HTMLElementEventMap[K]) => void): HTMLElement {
-  e.addEventListener(type, handler);
-  return e;
-}

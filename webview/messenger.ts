@@ -43,8 +43,8 @@ export function onRunEvent(listener: (e: RunEvent) => void): void {
   runListener = listener;
 }
 
+/** The view's persisted state (restored after a window reload through the host's serializer, not read here). */
 export const state = {
-  get: (): unknown => vscode.getState(),
   set: (s: unknown): void => vscode.setState(s),
 };
 

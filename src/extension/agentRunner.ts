@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { AgentConfig, ConfiguredAgent } from '../agents/agentConfig';
-import { API_KEY_SECRET_ID, redactSecrets, resolveApiKey } from '../agents/apiKey';
+import { API_KEY_SECRET_ID, resolveApiKey } from '../agents/apiKey';
 import type { UserAgentModuleCache } from '../agents/userAgentModule';
 import type { RunEvent, RunOutcome } from '../shared/runEvents';
+import { pushBounded } from './boundedList';
+import { Setting } from './commandIds';
 import type { DatabaseRegistry } from './databaseRegistry';
+import { affectsSetting, setting } from './settings';
 import { UserFacingError } from './userError';
 
 /** What a run continues: a session's branch, or a new branch forked from one at a turn. */
@@ -27,17 +30,16 @@ async function loadAgents() {
 
 /** Reads the `agentSessions.agent.*` settings. Restricted ones are ignored by VS Code in untrusted workspaces. */
 export function readAgentConfig(): AgentConfig {
-  const c = vscode.workspace.getConfiguration('agentSessions.agent');
-  const baseUrl = c.get<string>('baseUrl', '').trim();
-  const module = c.get<string>('module', '').trim();
-  const timeout = c.get<number>('requestTimeoutSeconds', 0);
+  const baseUrl = setting(Setting.agentBaseUrl).trim();
+  const module = setting(Setting.agentModule).trim();
+  const timeout = setting(Setting.agentRequestTimeoutSeconds);
   return {
-    model: c.get<string>('model', 'gpt-4.1-mini'),
-    instructions: c.get<string>('instructions', 'You are a helpful assistant.'),
+    model: setting(Setting.agentModel),
+    instructions: setting(Setting.agentInstructions),
     baseUrl: baseUrl || undefined,
-    mcpServers: c.get<string[]>('mcpServers', []),
+    mcpServers: setting(Setting.agentMcpServers),
     agentModule: module || undefined,
-    maxRetries: c.get<number>('maxRetries', 2),
+    maxRetries: setting(Setting.agentMaxRetries),
     timeoutMs: timeout > 0 ? timeout * 1000 : undefined,
   };
 }
@@ -53,7 +55,7 @@ export class AgentRunner implements vscode.Disposable {
   private readonly runs = new Map<string, AbortController>();
   private readonly subscriptions: vscode.Disposable[] = [];
   readonly log = vscode.window.createOutputChannel('Agent Sessions: Agent Runs');
-  /** What was written to the log this session (already redacted), so tests can check no secret reaches it. */
+  /** The newest lines written to the log (already redacted), so tests can check no secret reaches it. */
   readonly logLines: string[] = [];
 
   constructor(
@@ -62,7 +64,7 @@ export class AgentRunner implements vscode.Disposable {
   ) {
     this.subscriptions.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('agentSessions.agent')) void this.invalidate();
+        if (affectsSetting(e, Setting.agent)) void this.invalidate();
       }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.invalidate()),
       secrets.onDidChange((e) => {
@@ -130,7 +132,7 @@ export class AgentRunner implements vscode.Disposable {
         onEvent,
         runId,
         log: (line) => {
-          this.logLines.push(line);
+          pushBounded(this.logLines, line);
           this.log.appendLine(line);
         },
       });
@@ -146,12 +148,6 @@ export class AgentRunner implements vscode.Disposable {
     if (!c) return false;
     c.abort();
     return true;
-  }
-
-  /** Text safe to show: the stored key removed. */
-  async redact(text: string): Promise<string> {
-    const stored = await this.secrets.get(API_KEY_SECRET_ID);
-    return redactSecrets(text, stored ? [stored] : []);
   }
 
   dispose(): void {

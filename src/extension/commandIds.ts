@@ -20,5 +20,18 @@ export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];
 /** The view and container ids. */
 export const ViewId = { container: 'agentSessions', sessions: 'agentSessions.sessions' } as const;
 
-/** Setting keys under the `agentSessions` section. */
-export const Setting = { section: 'agentSessions', discoveryGlobs: 'discoveryGlobs', openReadOnly: 'openReadOnly' } as const;
+/** Setting keys under the `agentSessions` section (package.json contributes each; read them with `setting()` in settings.ts). */
+export const Setting = {
+  section: 'agentSessions',
+  discoveryGlobs: 'discoveryGlobs',
+  openReadOnly: 'openReadOnly',
+  /** The group of the agent settings below (for change events). */
+  agent: 'agent',
+  agentModel: 'agent.model',
+  agentInstructions: 'agent.instructions',
+  agentBaseUrl: 'agent.baseUrl',
+  agentMcpServers: 'agent.mcpServers',
+  agentModule: 'agent.module',
+  agentMaxRetries: 'agent.maxRetries',
+  agentRequestTimeoutSeconds: 'agent.requestTimeoutSeconds',
+} as const;

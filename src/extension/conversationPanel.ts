@@ -37,8 +37,6 @@ class ConversationPanel implements vscode.Disposable {
   private selectedBranch: string | undefined;
   private revealTurn: number | null;
   private readonly subscriptions: vscode.Disposable[] = [];
-  /** Timing marks the view reported (for the scale benchmark). */
-  readonly marks: { name: string; ms: number }[] = [];
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -129,9 +127,6 @@ class ConversationPanel implements vscode.Disposable {
         return;
       case 'selection/set':
         this.selectedBranch = m.branchId;
-        return;
-      case 'perf/mark':
-        this.marks.push({ name: m.name, ms: m.ms });
         return;
       case 'link/open':
         return this.openLink(m.url);

@@ -2,6 +2,8 @@ import { constants, existsSync, promises as fsp, watch, type FSWatcher } from 'n
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession, openSessionDatabase, type SessionDatabase } from '../store';
+import { Setting } from './commandIds';
+import { setting } from './settings';
 import type { SqliteDriverCheck } from './sqliteDriver';
 import { UserFacingError, describeError } from './userError';
 import { errorMessage } from '../shared/errorMessage';
@@ -116,7 +118,7 @@ export class DatabaseRegistry implements vscode.Disposable {
   private async connect(entry: DatabaseEntry): Promise<void> {
     entry.db?.close();
     entry.db = undefined;
-    const setting = vscode.workspace.getConfiguration('agentSessions').get<boolean>('openReadOnly', false);
+    const readonlySetting = setting(Setting.openReadOnly);
     try {
       const fileWritable = existsSync(entry.path) && (await writable(entry.path));
       if (!fileWritable && existsSync(entry.path)) {
@@ -126,8 +128,8 @@ export class DatabaseRegistry implements vscode.Disposable {
         entry.readonly = entry.readonlyChoice;
         entry.readonlyReason = entry.readonlyChoice ? 'toggle' : undefined;
       } else {
-        entry.readonly = setting;
-        entry.readonlyReason = setting ? 'setting' : undefined;
+        entry.readonly = readonlySetting;
+        entry.readonlyReason = readonlySetting ? 'setting' : undefined;
       }
       this.driver.ensure();
       entry.db = await openSessionDatabase(entry.path, { readonly: true });

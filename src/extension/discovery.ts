@@ -1,7 +1,9 @@
 import { open } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { openSessionDatabase } from '../store';
+import { Setting } from './commandIds';
 import type { DatabaseRegistry } from './databaseRegistry';
+import { affectsSetting, setting } from './settings';
 
 const SQLITE_HEADER = 'SQLite format 3\u0000';
 /** At most this many files are checked per pattern, so a huge workspace cannot stall start-up. */
@@ -44,14 +46,14 @@ export class WorkspaceDiscovery implements vscode.Disposable {
 
   constructor(private readonly registry: DatabaseRegistry) {
     this.config = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('agentSessions.discoveryGlobs')) void this.scan();
+      if (affectsSetting(e, Setting.discoveryGlobs)) void this.scan();
     });
   }
 
   async scan(): Promise<string[]> {
     for (const w of this.watchers) w.dispose();
     this.watchers = [];
-    const globs = vscode.workspace.getConfiguration('agentSessions').get<string[]>('discoveryGlobs', []);
+    const globs = setting(Setting.discoveryGlobs);
     const found: string[] = [];
     for (const glob of globs) {
       const files = await vscode.workspace.findFiles(glob, '**/node_modules/**', MAX_FILES);

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { ViewId } from './commandIds';
 import { registerCommands } from './commands';
 import { AgentRunner } from './agentRunner';
+import { pushBounded } from './boundedList';
 import { ConversationPanels } from './conversationPanel';
 import { DatabaseRegistry } from './databaseRegistry';
 import { WorkspaceDiscovery } from './discovery';
@@ -21,7 +22,7 @@ export interface AgentSessionsApi {
   panels: ConversationPanels;
   runner: AgentRunner;
   discovery: WorkspaceDiscovery;
-  /** Every command failure since activation, oldest first. */
+  /** The newest command failures (at most 200), oldest first. */
   failures: CommandFailure[];
   /** Resolves when remembered databases are reopened and the workspace scanned. */
   ready: Promise<void>;
@@ -38,7 +39,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const runner = new AgentRunner(registry, context.secrets);
   const panels = new ConversationPanels(registry, runner, context.extensionUri);
   const failures: CommandFailure[] = [];
-  context.subscriptions.push(log, panels, runner, registry, tree, treeView, statusBar, discovery, onDidFailCommand((f) => failures.push(f)));
+  context.subscriptions.push(log, panels, runner, registry, tree, treeView, statusBar, discovery, onDidFailCommand((f) => pushBounded(failures, f)));
   registerCommands(context, { registry, tree, treeView, panels, runner });
   // Reopening and scanning run after activation returns, so start-up is never held up by file I/O.
   const ready = (async () => {

@@ -28,9 +28,7 @@ export type WebviewMessage =
   /** The branch the user is looking at, so the next full snapshot shows the same one. */
   | { kind: 'selection/set'; branchId: string }
   /** A link in rendered Markdown; the host asks before opening it. */
-  | { kind: 'link/open'; url: string }
-  /** Timing marks for the scale benchmark (first screen drawn). */
-  | { kind: 'perf/mark'; name: string; ms: number };
+  | { kind: 'link/open'; url: string };
 
 /** host → webview */
 export type HostMessage =
@@ -61,8 +59,6 @@ export function isWebviewMessage(value: unknown): value is ReceivedWebviewMessag
       return typeof m.url === 'string';
     case 'selection/set':
       return typeof m.branchId === 'string';
-    case 'perf/mark':
-      return typeof m.name === 'string' && typeof m.ms === 'number';
     default:
       return false;
   }

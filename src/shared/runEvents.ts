@@ -129,11 +129,6 @@ export type RunEvent =
 /** The event that ends a run. */
 export type RunOutcome = RunCompletedEvent | RunFailedEvent;
 
-/** True for the two events that end a run. */
-export function isRunOutcome(event: RunEvent): event is RunOutcome {
-  return event.kind === 'run/completed' || event.kind === 'run/failed';
-}
-
 /** The `run/failed` event of a run that ended before it wrote anything; `summary` says so for people. */
 export function failedBeforeWriting(runId: string, failure: RunFailureKind, message: string, summary: string, status?: number): RunFailedEvent {
   return {

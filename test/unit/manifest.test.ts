@@ -70,8 +70,11 @@ describe('extension manifest', () => {
     assert.deepEqual(manifest.contributes.views[ViewId.container]?.map((v) => v.id), [ViewId.sessions]);
     assert.ok(manifest.contributes.viewsWelcome.some((w) => w.view === ViewId.sessions && w.contents.includes(`command:${CommandId.openDatabase}`)));
     for (const key of Object.keys(manifest.contributes.configuration.properties)) assert.match(key, new RegExp(`^${Setting.section}\\.`));
-    assert.ok(`${Setting.section}.${Setting.discoveryGlobs}` in manifest.contributes.configuration.properties);
-    assert.ok(`${Setting.section}.${Setting.openReadOnly}` in manifest.contributes.configuration.properties);
+    // Every setting the code reads is contributed, and every contributed one is read (the group `agent` is not a setting).
+    const read = Object.entries(Setting)
+      .filter(([name]) => name !== 'section' && name !== 'agent')
+      .map(([, key]) => `${Setting.section}.${key}`);
+    assert.deepEqual(read.sort(), Object.keys(manifest.contributes.configuration.properties).sort());
     assert.equal(manifest.main, './dist/extension.js');
   });
 });
