@@ -24,12 +24,13 @@ interface ViewState {
   branchId: string;
   turns: TurnView[];
   nextAfterTurn: number | null;
-  loadingMore: boolean;
+  /** The page being loaded, if any: loads wait for it instead of polling. */
+  pageInFlight: Promise<void> | undefined;
   items: ItemView[] | string | undefined;
   tablesScope: 'branch' | 'session';
   firstScreenReported: boolean;
 }
-const view: ViewState = { snapshot: undefined, branchId: 'main', turns: [], nextAfterTurn: null, loadingMore: false, items: undefined, tablesScope: 'branch', firstScreenReported: false };
+const view: ViewState = { snapshot: undefined, branchId: 'main', turns: [], nextAfterTurn: null, pageInFlight: undefined, items: undefined, tablesScope: 'branch', firstScreenReported: false };
 
 // ---- layout --------------------------------------------------------------------------------------------------
 const app = document.getElementById('app') as HTMLElement;
@@ -148,20 +149,23 @@ async function selectTurn(index: number): Promise<void> {
 async function loadMore(limit = PAGE): Promise<void> {
   if (view.nextAfterTurn === null) return;
   // One page at a time: a second caller waits for the page in flight instead of requesting it again.
-  while (view.loadingMore) await new Promise((r) => setTimeout(r, 10));
+  while (view.pageInFlight) await view.pageInFlight;
   if (view.nextAfterTurn === null) return;
-  view.loadingMore = true;
+  view.pageInFlight = loadPage(view.nextAfterTurn, limit).finally(() => (view.pageInFlight = undefined));
+  await view.pageInFlight;
+}
+
+/** Requests the page after `afterTurn` and appends it, unless the user moved to another branch meanwhile. */
+async function loadPage(afterTurn: number, limit: number): Promise<void> {
   const branch = view.branchId;
   try {
-    const page = await request('turns/get', { branchId: branch, afterTurn: view.nextAfterTurn, limit });
+    const page = await request('turns/get', { branchId: branch, afterTurn, limit });
     if (view.branchId !== branch) return;
     view.turns = view.turns.concat(page.turns);
     view.nextAfterTurn = page.nextAfterTurn;
     drawTurns();
   } catch (err) {
     showError(errorMessage(err));
-  } finally {
-    view.loadingMore = false;
   }
 }
 

@@ -298,14 +298,14 @@ async function runAndSettle(ctx: RunContext): Promise<RunOutcome> {
     }
   }
 
-  const written_ = persistenceView({ ctx, settled, produced, turn, usageStored, completed, usage, spent, writeFailed: recording.failedWrites.length > 0, forkDeleted });
+  const persistence = persistenceView({ ctx, settled, produced, turn, usageStored, completed, usage, spent, writeFailed: recording.failedWrites.length > 0, forkDeleted });
   if (completed && result) {
     const outcome: RunOutcome = {
       kind: 'run/completed',
       runId,
       finalOutput: runValueText(result.finalOutput),
       usage: usage ?? usageView(undefined),
-      written: written_,
+      written: persistence,
     };
     emit(outcome);
     return outcome;
@@ -326,7 +326,7 @@ async function runAndSettle(ctx: RunContext): Promise<RunOutcome> {
     message: redactSecrets(c.message, ctx.secrets),
     ...(c.status !== undefined ? { status: c.status } : {}),
     usage: spent ? usage : null,
-    written: written_,
+    written: persistence,
   };
   emit(outcome);
   return outcome;

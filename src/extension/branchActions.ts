@@ -7,13 +7,8 @@
 import * as vscode from 'vscode';
 import { branchNameProblem } from '../shared/branchNames';
 import type { DatabaseRegistry } from './databaseRegistry';
+import type { SessionRef } from './sessionRef';
 import { UserFacingError } from './userError';
-
-/** A session of an open database. */
-export interface SessionRef {
-  dbPath: string;
-  sessionId: string;
-}
 
 /** Called with the branch to show before the current branch moves, so views that redraw on that change show it. */
 export type ShowBranch = (branchId: string) => void;

@@ -7,6 +7,7 @@ import { failedBeforeWriting, type RunOutcome } from '../shared/runEvents';
 import type { AgentRunner } from './agentRunner';
 import { createBranch, deleteBranch, switchBranch } from './branchActions';
 import type { DatabaseRegistry } from './databaseRegistry';
+import { sessionKey, type SessionRef } from './sessionRef';
 import { describeError, UserFacingError } from './userError';
 import { handleRequest, type RequestHandlers } from './webviewRequests';
 import { webviewHtml } from './webviewHtml';
@@ -14,9 +15,7 @@ import { webviewHtml } from './webviewHtml';
 export const CONVERSATION_VIEW_TYPE = 'agentSessions.conversation';
 
 /** What a panel shows; also its persisted state, so a window reload restores it. */
-export interface PanelTarget {
-  dbPath: string;
-  sessionId: string;
+export interface PanelTarget extends SessionRef {
   branchId?: string;
   turn?: number;
 }
@@ -34,6 +33,9 @@ function isTarget(v: unknown): v is PanelTarget {
  */
 class ConversationPanel implements vscode.Disposable {
   private ready = false;
+  private markReady: () => void = () => undefined;
+  /** Resolves when the view has said `ready`. */
+  readonly whenReady = new Promise<void>((resolve) => (this.markReady = resolve));
   private selectedBranch: string | undefined;
   private revealTurn: number | null;
   private readonly subscriptions: vscode.Disposable[] = [];
@@ -90,10 +92,6 @@ class ConversationPanel implements vscode.Disposable {
     void this.panel.webview.postMessage(message);
   }
 
-  get isReady(): boolean {
-    return this.ready;
-  }
-
   sendSnapshot(): void {
     if (!this.ready) return;
     const entry = this.registry.get(this.target.dbPath);
@@ -123,6 +121,7 @@ class ConversationPanel implements vscode.Disposable {
     switch (m.kind) {
       case 'ready':
         this.ready = true;
+        this.markReady();
         this.sendSnapshot();
         return;
       case 'selection/set':
@@ -229,8 +228,7 @@ export class ConversationPanels implements vscode.Disposable {
 
   /** Opens (or reveals) the view of a session, on a branch and optionally at a turn. */
   open(target: PanelTarget): ConversationPanel {
-    const key = JSON.stringify([target.dbPath, target.sessionId]);
-    const existing = this.panels.get(key);
+    const existing = this.get(target.dbPath, target.sessionId);
     if (existing) {
       existing.show(target);
       return existing;
@@ -244,19 +242,23 @@ export class ConversationPanels implements vscode.Disposable {
 
   /** Resolves once the view of the target has said `ready` (for commands that drive it). */
   async whenReady(panel: ConversationPanel, timeoutMs = 20_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!panel.isReady) {
-      if (Date.now() > deadline) throw new UserFacingError('The conversation view did not start.');
-      await new Promise((r) => setTimeout(r, 50));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new UserFacingError('The conversation view did not start.')), timeoutMs);
+    });
+    try {
+      await Promise.race([panel.whenReady, timeout]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
   get(dbPath: string, sessionId: string): ConversationPanel | undefined {
-    return this.panels.get(JSON.stringify([dbPath, sessionId]));
+    return this.panels.get(sessionKey(dbPath, sessionId));
   }
 
   private attach(panel: vscode.WebviewPanel, target: PanelTarget): ConversationPanel {
-    const key = JSON.stringify([target.dbPath, target.sessionId]);
+    const key = sessionKey(target.dbPath, target.sessionId);
     const p = new ConversationPanel(panel, target, this.registry, this.runner, this.extensionUri, () => this.panels.delete(key));
     this.panels.set(key, p);
     return p;

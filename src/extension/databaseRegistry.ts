@@ -3,6 +3,7 @@ import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession, openSessionDatabase, type SessionDatabase } from '../store';
 import { Setting } from './commandIds';
+import { sessionKey } from './sessionRef';
 import { setting } from './settings';
 import type { SqliteDriverCheck } from './sqliteDriver';
 import { UserFacingError, describeError } from './userError';
@@ -186,11 +187,11 @@ export class DatabaseRegistry implements vscode.Disposable {
 
   /** The extension's current branch of a session (the file does not record one; `main` until switched). */
   currentBranch(path: string, sessionId: string): string {
-    return this.currentBranches.get(JSON.stringify([path, sessionId])) ?? 'main';
+    return this.currentBranches.get(sessionKey(path, sessionId)) ?? 'main';
   }
 
   setCurrentBranch(path: string, sessionId: string, branchId: string): void {
-    this.currentBranches.set(JSON.stringify([path, sessionId]), branchId);
+    this.currentBranches.set(sessionKey(path, sessionId), branchId);
     const e = this.entries.get(path);
     if (e) this.changeEmitter.fire(e);
   }
