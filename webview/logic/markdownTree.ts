@@ -21,13 +21,19 @@ export function safeHref(href: string | null | undefined): string | undefined {
   return /^https?:\/\//i.test(href.trim()) ? href.trim() : undefined;
 }
 
-function inline(tokens: Token[]): MdNode[] {
+/** A tree built from open/close tokens: `push` adds a node to the innermost open element (or the root). */
+function treeBuilder<Open extends { children: MdNode[] }>(): { root: MdNode[]; stack: Open[]; push: (n: MdNode) => void } {
   const root: MdNode[] = [];
-  const stack: { tag: MdTag; children: MdNode[]; href?: string }[] = [];
+  const stack: Open[] = [];
   const push = (n: MdNode): void => {
     const top = stack[stack.length - 1];
     (top ? top.children : root).push(n);
   };
+  return { root, stack, push };
+}
+
+function inline(tokens: Token[]): MdNode[] {
+  const { root, stack, push } = treeBuilder<{ tag: MdTag; children: MdNode[]; href?: string }>();
   for (const t of tokens) {
     if (t.type === 'text' || t.type === 'html_inline') push({ text: t.content });
     else if (t.type === 'code_inline') push({ tag: 'code', children: [{ text: t.content }] });
@@ -50,12 +56,7 @@ function inline(tokens: Token[]): MdNode[] {
 /** Parses Markdown into the element tree. */
 export function markdownTree(source: string): MdNode[] {
   const tokens = md.parse(source, {});
-  const root: MdNode[] = [];
-  const stack: { tag: MdTag; children: MdNode[]; start?: number }[] = [];
-  const push = (n: MdNode): void => {
-    const top = stack[stack.length - 1];
-    (top ? top.children : root).push(n);
-  };
+  const { root, stack, push } = treeBuilder<{ tag: MdTag; children: MdNode[]; start?: number }>();
   for (const t of tokens) {
     if (t.type === 'inline') {
       for (const n of inline(t.children ?? [])) push(n);
