@@ -7,7 +7,8 @@ import { registerCommand } from './registerCommand';
 import type { AgentRunner } from './agentRunner';
 import type { ConversationPanels } from './conversationPanel';
 import type { SessionTreeProvider } from './sessionTree';
-import { asNode, type BranchNodeRef, type TreeNode } from './treeNodes';
+import type { SessionRef } from './sessionRef';
+import { asNode, type BranchNodeRef, type SessionNode, type TreeNode } from './treeNodes';
 import { UserFacingError } from './userError';
 
 export interface CommandDeps {
@@ -23,7 +24,7 @@ function badArgument(command: string, expected: string): never {
 }
 
 /** Picks a database, then a session, with quick picks (for palette invocations without a tree node). */
-async function pickSession(registry: DatabaseRegistry): Promise<{ dbPath: string; sessionId: string } | undefined> {
+async function pickSession(registry: DatabaseRegistry): Promise<SessionRef | undefined> {
   const entries = registry.list().filter((e) => e.db);
   if (entries.length === 0) throw new UserFacingError('No session database is open. Run "Open Session Database…" first.');
   const entry =
@@ -38,6 +39,21 @@ async function pickSession(registry: DatabaseRegistry): Promise<{ dbPath: string
       ? sessions[0]
       : (await vscode.window.showQuickPick(sessions.map((s) => ({ label: s.sessionId, description: `${s.messageCount} items`, s })), { title: 'Session' }))?.s;
   return pick ? { dbPath: entry.path, sessionId: pick.sessionId } : undefined;
+}
+
+/**
+ * The session a command acts on: the session or branch node it was run on, else one the user picks (undefined when
+ * cancelled). `branchId` is the node's branch, else the session's current branch.
+ */
+async function sessionTarget(
+  registry: DatabaseRegistry,
+  arg: unknown,
+  command: string,
+): Promise<{ node: SessionNode | BranchNodeRef | undefined; target: SessionRef; branchId: string } | undefined> {
+  const node = asNode(arg, 'session', 'branch') ?? (arg === undefined ? undefined : badArgument(command, 'a session or branch'));
+  const target = node ?? (await pickSession(registry));
+  if (!target) return undefined;
+  return { node, target, branchId: node?.kind === 'branch' ? node.branchId : registry.currentBranch(target.dbPath, target.sessionId) };
 }
 
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
@@ -104,10 +120,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   });
 
   registerCommand(context, CommandId.branchFromContent, async (arg?: unknown, termArg?: unknown, nameArg?: unknown) => {
-    const node = asNode(arg, 'session', 'branch') ?? (arg === undefined ? undefined : badArgument('Branch from Content', 'a session or branch'));
-    const target = node ?? (await pickSession(registry));
-    if (!target) return undefined;
-    const branchId = node?.kind === 'branch' ? node.branchId : registry.currentBranch(target.dbPath, target.sessionId);
+    const picked = await sessionTarget(registry, arg, 'Branch from Content');
+    if (!picked) return undefined;
+    const { target, branchId } = picked;
     const term =
       typeof termArg === 'string'
         ? termArg
@@ -121,9 +136,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   });
 
   registerCommand(context, CommandId.switchBranch, async (arg?: unknown, branchArg?: unknown) => {
-    const node = asNode(arg, 'session', 'branch') ?? (arg === undefined ? undefined : badArgument('Switch Branch', 'a session or branch'));
-    const target = node ?? (await pickSession(registry));
-    if (!target) return undefined;
+    const picked = await sessionTarget(registry, arg, 'Switch Branch');
+    if (!picked) return undefined;
+    const { node, target } = picked;
     let branchId = node?.kind === 'branch' ? node.branchId : typeof branchArg === 'string' ? branchArg : undefined;
     const db = registry.require(target.dbPath).db;
     const branches = db ? await db.getBranchTree(target.sessionId) : [];
@@ -188,10 +203,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   });
 
   registerCommand(context, CommandId.sendMessage, async (arg?: unknown, inputArg?: unknown) => {
-    const node = asNode(arg, 'session', 'branch') ?? (arg === undefined ? undefined : badArgument('Send Message to Branch', 'a session or branch'));
-    const target = node ?? (await pickSession(registry));
-    if (!target) return undefined;
-    const branchId = node?.kind === 'branch' ? node.branchId : registry.currentBranch(target.dbPath, target.sessionId);
+    const picked = await sessionTarget(registry, arg, 'Send Message to Branch');
+    if (!picked) return undefined;
+    const { target, branchId } = picked;
     const input =
       typeof inputArg === 'string' ? inputArg : await vscode.window.showInputBox({ title: `Message to ${target.sessionId} · ${branchId}`, prompt: 'The agent continues this branch.', ignoreFocusOut: true });
     if (input === undefined) return undefined;
