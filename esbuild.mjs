@@ -50,7 +50,12 @@ const contexts = [
   // Command-line tools: the demo (`npm start`) and the benchmark (`npm run bench`).
   // scripts/host/hostTools.mjs (which the demo uses to install code-server) finds the project from import.meta.url
   // when run as ESM; in these CommonJS bundles it has none and falls back to the working folder (npm runs at the root).
-  { ...nodeCommon, entryPoints: { demo: 'scripts/demo.ts', bench: 'scripts/bench.ts' }, outdir: 'dist', define: { 'import.meta.url': 'undefined' } },
+  {
+    ...nodeCommon,
+    entryPoints: { demo: 'scripts/demo.ts', bench: 'scripts/bench.ts' },
+    outdir: 'dist',
+    define: { 'import.meta.url': 'undefined' },
+  },
 ];
 
 if (watch) {

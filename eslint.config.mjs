@@ -12,25 +12,42 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { console: 'readonly', process: 'readonly', require: 'readonly', __dirname: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly' } },
+    languageOptions: {
+      globals: {
+        console: 'readonly',
+        process: 'readonly',
+        require: 'readonly',
+        __dirname: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        Buffer: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
   {
     files: ['src/shared/**/*.ts'],
-    rules: restrict(
-      [
-        { group: ['node:*', 'vscode', 'better-sqlite3', '**/store/**', '**/extension/**', '**/agents/**'], message: 'src/shared is imported by the webview too: plain TypeScript only.' },
-      ],
-    ),
+    rules: restrict([
+      {
+        group: ['node:*', 'vscode', 'better-sqlite3', '**/store/**', '**/extension/**', '**/agents/**'],
+        message: 'src/shared is imported by the webview too: plain TypeScript only.',
+      },
+    ]),
   },
   {
     files: ['src/store/**/*.ts'],
     ignores: ['src/store/drivers/**'],
     rules: restrict([
-      { group: ['vscode', '**/extension/**', '**/agents/**', '**/webview/**'], message: 'The store is a library: no editor or agent-runner code.' },
-      { group: ['better-sqlite3', 'node:sqlite'], message: 'Only src/store/drivers may load a SQLite driver; use the SqliteDatabase interface.' },
+      {
+        group: ['vscode', '**/extension/**', '**/agents/**', '**/webview/**'],
+        message: 'The store is a library: no editor or agent-runner code.',
+      },
+      {
+        group: ['better-sqlite3', 'node:sqlite'],
+        message: 'Only src/store/drivers may load a SQLite driver; use the SqliteDatabase interface.',
+      },
     ]),
   },
   {
@@ -53,7 +70,10 @@ export default tseslint.config(
         { object: 'document', property: 'write', message: 'Not in the webview.' },
       ],
       ...restrict([
-      { group: ['vscode', 'node:*', '**/src/store/**', '**/src/extension/**', '**/src/agents/**', 'better-sqlite3'], message: 'The webview sees only src/shared.' },
+        {
+          group: ['vscode', 'node:*', '**/src/store/**', '**/src/extension/**', '**/src/agents/**', 'better-sqlite3'],
+          message: 'The webview sees only src/shared.',
+        },
       ]),
     },
   },

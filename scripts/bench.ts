@@ -286,12 +286,42 @@ async function runCase(ctx: CaseContext): Promise<Record<string, unknown>> {
       progress(`T=${T} ${sync}: ${name}`);
       queries[name] = await compareReads(reps, ctx.gc, s, f, agree);
     };
-    await read('getItems()', () => store.getItems(), () => floor.getItems(), sameJson);
-    await read('getItems(20)', () => store.getItems(20), () => floor.getItems(20), sameJson);
-    await read('getConversationTurns()', () => store.getConversationTurns(), () => floor.getConversationTurns(), sameTurns);
-    await read('getToolUsage()', () => store.getToolUsage(), () => floor.getToolUsage(), sameJson);
-    await read('getSessionUsage()', () => store.getSessionUsage(), () => floor.getSessionUsage(), sameJson);
-    await read(`findTurnsByContent('${RARE_TERM}')`, () => store.findTurnsByContent(RARE_TERM), () => floor.findTurnsByContent(RARE_TERM), sameTurns);
+    await read(
+      'getItems()',
+      () => store.getItems(),
+      () => floor.getItems(),
+      sameJson,
+    );
+    await read(
+      'getItems(20)',
+      () => store.getItems(20),
+      () => floor.getItems(20),
+      sameJson,
+    );
+    await read(
+      'getConversationTurns()',
+      () => store.getConversationTurns(),
+      () => floor.getConversationTurns(),
+      sameTurns,
+    );
+    await read(
+      'getToolUsage()',
+      () => store.getToolUsage(),
+      () => floor.getToolUsage(),
+      sameJson,
+    );
+    await read(
+      'getSessionUsage()',
+      () => store.getSessionUsage(),
+      () => floor.getSessionUsage(),
+      sameJson,
+    );
+    await read(
+      `findTurnsByContent('${RARE_TERM}')`,
+      () => store.findTurnsByContent(RARE_TERM),
+      () => floor.findTurnsByContent(RARE_TERM),
+      sameTurns,
+    );
     const expectedMatches = work.filter((_, i) => hasRareTerm(i + 1)).length;
     const found = (await store.findTurnsByContent(RARE_TERM)).length;
 
@@ -321,7 +351,12 @@ async function runCase(ctx: CaseContext): Promise<Record<string, unknown>> {
       ...(notComparable ? { notComparable } : {}),
     };
     // listBranches runs right after a creation, as in W(T): the new branch is current on both sides.
-    await read('listBranches()', () => store.listBranches(), () => floor.listBranches(), sameBranches);
+    await read(
+      'listBranches()',
+      () => store.listBranches(),
+      () => floor.listBranches(),
+      sameBranches,
+    );
     await store.switchToBranch('main');
     floor.switchToMain();
 
@@ -332,8 +367,18 @@ async function runCase(ctx: CaseContext): Promise<Record<string, unknown>> {
     const floorCheck = new FloorChangeCheck(floorPath);
     let changeCheck: Record<string, unknown>;
     try {
-      const cmp = await compareReads(reps, ctx.gc, () => watcher.check(), () => floorCheck.check());
-      const viaAdapter = await compareReads(reps, ctx.gc, () => pragma.check(), () => floorCheck.check());
+      const cmp = await compareReads(
+        reps,
+        ctx.gc,
+        () => watcher.check(),
+        () => floorCheck.check(),
+      );
+      const viaAdapter = await compareReads(
+        reps,
+        ctx.gc,
+        () => pragma.check(),
+        () => floorCheck.check(),
+      );
       // Functional check after timing: a commit by the session must be reported by the watcher.
       watcher.check();
       const quiet = watcher.check();
@@ -458,7 +503,12 @@ function evaluateTargets(cases: CaseResult[]): Record<string, unknown> {
       .map(([name, q]) => ({ turns: c.turns, sync: c.sync, query: name, ratio: q.ratio })),
   );
   const overs = others.filter((o) => o.ratio === null || o.ratio > 1.5);
-  const checks = cases.map((c) => ({ turns: c.turns, sync: c.sync, ratio: c.changeCheck.ratio ?? null, medianMs: c.changeCheck.store?.medianMs ?? null }));
+  const checks = cases.map((c) => ({
+    turns: c.turns,
+    sync: c.sync,
+    ratio: c.changeCheck.ratio ?? null,
+    medianMs: c.changeCheck.store?.medianMs ?? null,
+  }));
   const checkAt = (T: number): number[] => checks.filter((c) => c.turns === T && c.medianMs !== null).map((c) => c.medianMs as number);
   const check10k = checkAt(10000);
   const check100 = checkAt(100);
@@ -478,8 +528,15 @@ function evaluateTargets(cases: CaseResult[]): Record<string, unknown> {
     // The issue's target for the change check: under 1 ms at T = 10000, and flat (T = 10000 within 2x of T = 100).
     // The ratio to a bare PRAGMA data_version is shown for information: the store's check also counts its own
     // writes and never waits on a lock, which a bare pragma does not do.
-    changeCheckUnder1msAtT10000: { pass: check10k.length ? Math.max(...check10k) < 1 : null, worstMedianMs: check10k.length ? Math.max(...check10k) : null },
-    changeCheckAtT10000Within2xOfT100: { pass: checkScale === null ? null : checkScale <= 2, ratio: checkScale, ratiosToBarePragma: checks },
+    changeCheckUnder1msAtT10000: {
+      pass: check10k.length ? Math.max(...check10k) < 1 : null,
+      worstMedianMs: check10k.length ? Math.max(...check10k) : null,
+    },
+    changeCheckAtT10000Within2xOfT100: {
+      pass: checkScale === null ? null : checkScale <= 2,
+      ratio: checkScale,
+      ratiosToBarePragma: checks,
+    },
     changeCheckReportsCommits: { pass: cases.every((c) => c.changeCheck.storeReportsCommit === true) },
     note:
       'Ratios compare warm medians (store/floor). Writes and branch creation count only where both sides committed ' +
@@ -525,7 +582,9 @@ async function main(): Promise<void> {
     const startedAt = new Date().toISOString();
     const machine = machineInfo(how);
     const probe = { FULL: probeStoreSynchronous(dir, 'FULL'), NORMAL: probeStoreSynchronous(dir, 'NORMAL') };
-    progress(`store synchronous when asked for FULL: ${probe.FULL.newFileAfterFirstTransaction}; for NORMAL: ${probe.NORMAL.newFileAfterFirstTransaction}`);
+    progress(
+      `store synchronous when asked for FULL: ${probe.FULL.newFileAfterFirstTransaction}; for NORMAL: ${probe.NORMAL.newFileAfterFirstTransaction}`,
+    );
     const cases: Record<string, unknown>[] = [];
     let queryPlans: Record<string, unknown> | undefined;
     for (const turns of config.turns) {
@@ -545,7 +604,7 @@ async function main(): Promise<void> {
       storeSynchronous: {
         ...probe,
         how:
-          'The store sets PRAGMA synchronous explicitly (default FULL, option `synchronous`), so better-sqlite3\'s ' +
+          "The store sets PRAGMA synchronous explicitly (default FULL, option `synchronous`), so better-sqlite3's " +
           'build default SQLITE_DEFAULT_WAL_SYNCHRONOUS=1 does not apply; each case runs the store and the floor in ' +
           'the same mode. A case whose probed mode differs from the requested one reports null write ratios.',
       },

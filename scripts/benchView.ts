@@ -14,7 +14,10 @@ import { Workbench } from '../test/e2e/workbench';
 
 const TURNS = Number(process.argv.find((a) => /^--turns=\d+$/.test(a))?.split('=')[1] ?? 10_000);
 const word = (i: number): string => ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'][i % 8] as string;
-const text = (n: number, seed: number): string => Array.from({ length: Math.ceil(n / 6) }, (_, i) => word(seed + i)).join(' ').slice(0, n);
+const text = (n: number, seed: number): string =>
+  Array.from({ length: Math.ceil(n / 6) }, (_, i) => word(seed + i))
+    .join(' ')
+    .slice(0, n);
 
 async function writeSession(path: string): Promise<void> {
   const s = new AdvancedSQLiteSession({ sessionId: 'big', dbPath: path, createTables: true, synchronous: 'NORMAL' });
@@ -22,8 +25,20 @@ async function writeSession(path: string): Promise<void> {
     for (let t = 1; t <= TURNS; t++) {
       await s.addItems([
         { role: 'user', content: `Question ${t}: ${text(200, t)}` },
-        { type: 'function_call', name: 'get_weather', callId: `c${t}`, arguments: JSON.stringify({ city: 'Paris', turn: t }), status: 'completed' },
-        { type: 'function_call_result', name: 'get_weather', callId: `c${t}`, status: 'completed', output: { type: 'text', text: text(500, t + 3) } },
+        {
+          type: 'function_call',
+          name: 'get_weather',
+          callId: `c${t}`,
+          arguments: JSON.stringify({ city: 'Paris', turn: t }),
+          status: 'completed',
+        },
+        {
+          type: 'function_call_result',
+          name: 'get_weather',
+          callId: `c${t}`,
+          status: 'completed',
+          output: { type: 'text', text: text(500, t + 3) },
+        },
         { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: text(400, t + 5) }] },
       ] as never);
       await s.storeRunUsage({ state: { usage: { requests: 1, inputTokens: 1000 + t, outputTokens: 200, totalTokens: 1200 + t } } });

@@ -36,7 +36,12 @@ export async function writeDemoDatabase(path: string): Promise<void> {
   for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
 
   const trip = new AdvancedSQLiteSession({ sessionId: 'weather-trip', dbPath: path, createTables: true });
-  await converse(trip, ['Hi! What can you do?', "What's the weather in Paris?", 'And in Tokyo, in Fahrenheit please?', 'Is it colder in Oslo?']);
+  await converse(trip, [
+    'Hi! What can you do?',
+    "What's the weather in Paris?",
+    'And in Tokyo, in Fahrenheit please?',
+    'Is it colder in Oslo?',
+  ]);
   // Fork at turn 3: ask about Lisbon instead of Tokyo, and go on from there.
   await nextSecond();
   await trip.createBranchFromTurn(3, 'lisbon-instead');

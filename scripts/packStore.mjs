@@ -82,17 +82,26 @@ while (queue.length > 0) {
   if (!existsSync(file)) fail(`declaration ${relative(root, file)} is missing`);
   const text = readFileSync(file, 'utf8').replace(/\r\n/g, '\n');
   // .d.ts files are CommonJS declarations (the package has no "type"), .d.mts files ESM ones.
-  for (const [ext, jsExt] of [['.d.ts', '.js'], ['.d.mts', '.mjs']]) {
+  for (const [ext, jsExt] of [
+    ['.d.ts', '.js'],
+    ['.d.mts', '.mjs'],
+  ]) {
     let out = text.replace(SPECIFIER, (whole, lead, quote, spec) => {
-      if (lead.startsWith('///')) fail(`${id}.d.ts has a triple-slash reference (${spec}); declarations must not point outside the package`);
+      if (lead.startsWith('///'))
+        fail(`${id}.d.ts has a triple-slash reference (${spec}); declarations must not point outside the package`);
       if (!spec.startsWith('.')) {
-        if (!ALLOWED_TYPE_IMPORTS.some((re) => re.test(spec))) fail(`${id}.d.ts imports types from '${spec}', which the package does not provide`);
+        if (!ALLOWED_TYPE_IMPORTS.some((re) => re.test(spec)))
+          fail(`${id}.d.ts imports types from '${spec}', which the package does not provide`);
         return whole;
       }
       const target = posix.normalize(posix.join(posix.dirname(id), spec));
       if (target.startsWith('..')) fail(`${id}.d.ts imports '${spec}', outside src/store`);
       const asIndex = posix.join(target, 'index');
-      const resolved = existsSync(join(rawTypes, `${target}.d.ts`)) ? target : existsSync(join(rawTypes, `${asIndex}.d.ts`)) ? asIndex : undefined;
+      const resolved = existsSync(join(rawTypes, `${target}.d.ts`))
+        ? target
+        : existsSync(join(rawTypes, `${asIndex}.d.ts`))
+          ? asIndex
+          : undefined;
       if (!resolved) fail(`${id}.d.ts imports '${spec}', which has no declaration`);
       queue.push(resolved);
       let rel = posix.relative(posix.dirname(id), resolved);
@@ -100,7 +109,11 @@ while (queue.length > 0) {
       return `${lead}${quote}${rel}${jsExt}${quote}`;
     });
     // The entry's comment describes this repository's layout; say what the file is in the package instead.
-    if (id === 'index') out = out.replace(/^\/\*\*[\s\S]*?\*\/\n/, `/** ${PACKAGE_NAME}: SQLite sessions for @openai/agents, file-compatible with the Python SDK. */\n`);
+    if (id === 'index')
+      out = out.replace(
+        /^\/\*\*[\s\S]*?\*\/\n/,
+        `/** ${PACKAGE_NAME}: SQLite sessions for @openai/agents, file-compatible with the Python SDK. */\n`,
+      );
     const dest = join(stage, 'dist', 'types', `${id}${ext}`);
     mkdirSync(dirname(dest), { recursive: true });
     writeFileSync(dest, out);
@@ -118,7 +131,19 @@ const manifest = {
   description:
     'SQLite sessions for the OpenAI Agents SDK for JavaScript (@openai/agents): AdvancedSQLiteSession with branches and per-turn usage, file-compatible with the Python SDK, plus a read-only inspector API.',
   license: rootPackage.license,
-  keywords: ['openai', 'openai-agents', 'agents', 'agents-sdk', 'session', 'memory', 'sqlite', 'better-sqlite3', 'node-sqlite', 'conversation', 'branching'],
+  keywords: [
+    'openai',
+    'openai-agents',
+    'agents',
+    'agents-sdk',
+    'session',
+    'memory',
+    'sqlite',
+    'better-sqlite3',
+    'node-sqlite',
+    'conversation',
+    'branching',
+  ],
   repository: { ...rootPackage.repository, directory: 'src/store' },
   ...(rootPackage.homepage ? { homepage: rootPackage.homepage } : {}),
   ...(rootPackage.bugs ? { bugs: rootPackage.bugs } : {}),

@@ -22,7 +22,17 @@ console.log(`Running the store suites on Node ${version} with the node:sqlite dr
 const mocha = join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
 const files = specs.length > 0 ? specs : ['test/unit/store/**/*.test.ts', 'test/unit/inspector/**/*.test.ts'];
 // --no-config: run only the store suites named here, not every spec .mocharc.json lists.
-const options = ['--no-config', '--extension', 'ts', '--node-option', 'import=tsx', '--timeout', '30000', '--reporter', 'test/support/countingReporter.js'];
+const options = [
+  '--no-config',
+  '--extension',
+  'ts',
+  '--node-option',
+  'import=tsx',
+  '--timeout',
+  '30000',
+  '--reporter',
+  'test/support/countingReporter.js',
+];
 const r = spawnSync(node, [mocha, ...options, ...files], {
   stdio: 'inherit',
   cwd: ROOT,

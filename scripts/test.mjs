@@ -69,7 +69,13 @@ for (const phase of phases) {
     } catch (err) {
       const why = err instanceof InstallError ? err.message : String(err?.stack ?? err);
       console.error(`${phase.name}: cannot run: ${why}`);
-      results.push({ name: phase.name, status: `FAILED (could not install what it needs: ${why.split('\n')[0]})`, failed: 1, passed: 0, skipped: 0 });
+      results.push({
+        name: phase.name,
+        status: `FAILED (could not install what it needs: ${why.split('\n')[0]})`,
+        failed: 1,
+        passed: 0,
+        skipped: 0,
+      });
       continue;
     }
     const s = (Date.now() - t) / 1000;
@@ -85,10 +91,22 @@ for (const phase of phases) {
   });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const lines = existsSync(countsFile) ? readFileSync(countsFile, 'utf8').split('\n').filter(Boolean).slice(before) : [];
-  const counts = lines.map((l) => JSON.parse(l)).reduce((a, c) => ({ passed: a.passed + c.passed, failed: a.failed + c.failed, skipped: a.skipped + c.skipped }), { passed: 0, failed: 0, skipped: 0 });
+  const counts = lines
+    .map((l) => JSON.parse(l))
+    .reduce((a, c) => ({ passed: a.passed + c.passed, failed: a.failed + c.failed, skipped: a.skipped + c.skipped }), {
+      passed: 0,
+      failed: 0,
+      skipped: 0,
+    });
   const ok = r.status === 0;
   if (phase.tests === false) {
-    results.push({ name: phase.name, status: ok ? `ok (${seconds} s)` : `FAILED (exit ${r.status ?? r.signal}, ${seconds} s)`, failed: ok ? 0 : 1, passed: 0, skipped: 0 });
+    results.push({
+      name: phase.name,
+      status: ok ? `ok (${seconds} s)` : `FAILED (exit ${r.status ?? r.signal}, ${seconds} s)`,
+      failed: ok ? 0 : 1,
+      passed: 0,
+      skipped: 0,
+    });
     if (!ok && phase.gate) gateFailed = true;
     continue;
   }
@@ -106,6 +124,9 @@ rmSync(countsDir, { recursive: true, force: true });
 
 console.log('\n━━━ summary ━━━');
 for (const r of results) console.log(`${r.name.padEnd(26)} ${r.status}`);
-const total = results.reduce((a, r) => ({ passed: a.passed + (r.passed ?? 0), failed: a.failed + (r.failed ?? 0), skipped: a.skipped + (r.skipped ?? 0) }), { passed: 0, failed: 0, skipped: 0 });
+const total = results.reduce(
+  (a, r) => ({ passed: a.passed + (r.passed ?? 0), failed: a.failed + (r.failed ?? 0), skipped: a.skipped + (r.skipped ?? 0) }),
+  { passed: 0, failed: 0, skipped: 0 },
+);
 console.log(`total: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
 process.exit(total.failed > 0 || total.passed === 0 ? 1 : 0);

@@ -30,7 +30,16 @@ interface ViewState {
   tablesScope: 'branch' | 'session';
   firstScreenReported: boolean;
 }
-const view: ViewState = { snapshot: undefined, branchId: 'main', turns: [], nextAfterTurn: null, pageInFlight: undefined, items: undefined, tablesScope: 'branch', firstScreenReported: false };
+const view: ViewState = {
+  snapshot: undefined,
+  branchId: 'main',
+  turns: [],
+  nextAfterTurn: null,
+  pageInFlight: undefined,
+  items: undefined,
+  tablesScope: 'branch',
+  firstScreenReported: false,
+};
 
 // ---- layout --------------------------------------------------------------------------------------------------
 const app = document.getElementById('app') as HTMLElement;
@@ -83,7 +92,11 @@ const panels = el(
   el('vscode-panel-tab', { id: 'tab-conversation' }, 'Conversation'),
   el('vscode-panel-tab', { id: 'tab-tokens' }, 'Tokens'),
   el('vscode-panel-tab', { id: 'tab-tools' }, 'Tools'),
-  el('vscode-panel-view', { id: 'view-conversation' }, el('div', { class: 'conversation' }, mapSlot, turnList.element, el('div', { class: 'detail-column' }, detail, composer.element))),
+  el(
+    'vscode-panel-view',
+    { id: 'view-conversation' },
+    el('div', { class: 'conversation' }, mapSlot, turnList.element, el('div', { class: 'detail-column' }, detail, composer.element)),
+  ),
   el('vscode-panel-view', { id: 'view-tokens' }, el('div', { class: 'tables' }, scopeButtons, usageSlot)),
   el('vscode-panel-view', { id: 'view-tools' }, el('div', { class: 'tables' }, toolSlot)),
 );
@@ -91,7 +104,11 @@ panels.addEventListener('change', () => void loadTables());
 replaceChildren(app, el('header', { class: 'header' }, title, badges, actions), banner, panels);
 
 for (const scope of ['branch', 'session'] as const) {
-  const b = el('vscode-button', { appearance: scope === 'branch' ? 'primary' : 'secondary', 'data-scope': scope, role: 'radio' }, scope === 'branch' ? 'This branch' : 'Whole session');
+  const b = el(
+    'vscode-button',
+    { appearance: scope === 'branch' ? 'primary' : 'secondary', 'data-scope': scope, role: 'radio' },
+    scope === 'branch' ? 'This branch' : 'Whole session',
+  );
   b.addEventListener('click', () => {
     view.tablesScope = scope;
     for (const other of Array.from(scopeButtons.children)) other.setAttribute('appearance', other === b ? 'primary' : 'secondary');
@@ -224,22 +241,37 @@ function renderHeader(): void {
   title.textContent = `${s.sessionId} · ${s.dbName}`;
   replaceChildren(badges, s.readonly ? el('vscode-badge', { title: 'Opened read-only: nothing is written' }, 'read-only') : null);
   const b = s.branches.find((x) => x.branchId === view.branchId);
-  const switchButton = el('vscode-button', { appearance: 'secondary', class: 'switch-branch', disabled: !b || b.isCurrent }, b?.isCurrent ? `${view.branchId} is current` : `Switch to ${view.branchId}`);
+  const switchButton = el(
+    'vscode-button',
+    { appearance: 'secondary', class: 'switch-branch', disabled: !b || b.isCurrent },
+    b?.isCurrent ? `${view.branchId} is current` : `Switch to ${view.branchId}`,
+  );
   switchButton.addEventListener('click', () => {
     request('branch/switch', { branchId: view.branchId }).catch((err: unknown) => showError(errorMessage(err)));
   });
-  const deleteButton = el('vscode-button', { appearance: 'secondary', class: 'delete-branch', disabled: s.readonly || view.branchId === 'main' || !b }, `Delete ${view.branchId}`);
+  const deleteButton = el(
+    'vscode-button',
+    { appearance: 'secondary', class: 'delete-branch', disabled: s.readonly || view.branchId === 'main' || !b },
+    `Delete ${view.branchId}`,
+  );
   deleteButton.addEventListener('click', () => {
     request('branch/delete', { branchId: view.branchId }).catch((err: unknown) => showError(errorMessage(err)));
   });
   replaceChildren(actions, switchButton, deleteButton);
-  composer.setEnabled(!s.readonly && !s.problem && !!b, view.branchId, s.readonly ? 'Read-only: open it writable to continue the conversation.' : undefined);
+  composer.setEnabled(
+    !s.readonly && !s.problem && !!b,
+    view.branchId,
+    s.readonly ? 'Read-only: open it writable to continue the conversation.' : undefined,
+  );
 }
 
 function renderMap(): void {
   const s = view.snapshot;
   if (!s) return;
-  replaceChildren(mapSlot, renderBranchMap(s.branches, view.branchId, (id) => void showBranch(id)));
+  replaceChildren(
+    mapSlot,
+    renderBranchMap(s.branches, view.branchId, (id) => void showBranch(id)),
+  );
 }
 
 async function loadTables(): Promise<void> {

@@ -15,9 +15,19 @@ type Statement = Database.Statement<unknown[], unknown>;
 
 /** The message types getToolUsage counts (spec §10.2), as SQL literals. */
 const TOOL_TYPES_SQL = [
-  'tool_call', 'function_call', 'computer_call', 'file_search_call', 'web_search_call', 'code_interpreter_call',
-  'tool_search_call', 'custom_tool_call', 'mcp_call', 'mcp_approval_request',
-].map((t) => `'${t}'`).join(', ');
+  'tool_call',
+  'function_call',
+  'computer_call',
+  'file_search_call',
+  'web_search_call',
+  'code_interpreter_call',
+  'tool_search_call',
+  'custom_tool_call',
+  'mcp_call',
+  'mcp_approval_request',
+]
+  .map((t) => `'${t}'`)
+  .join(', ');
 
 interface UserRow {
   turn: number;
@@ -116,7 +126,10 @@ export class FloorSession {
       u.inputTokens ?? 0,
       u.outputTokens ?? 0,
       u.totalTokens ?? 0,
-      JSON.stringify({ cache_write_tokens: sumDetail(u.inputTokensDetails, 'cache_write_tokens'), cached_tokens: sumDetail(u.inputTokensDetails, 'cached_tokens') }),
+      JSON.stringify({
+        cache_write_tokens: sumDetail(u.inputTokensDetails, 'cache_write_tokens'),
+        cached_tokens: sumDetail(u.inputTokensDetails, 'cached_tokens'),
+      }),
       JSON.stringify({ reasoning_tokens: sumDetail(u.outputTokensDetails, 'reasoning_tokens') }),
     ]);
   }
@@ -165,7 +178,9 @@ export class FloorSession {
        ORDER BY s.branch_turn_number, s.sequence_number`,
     ).all(this.sessionId, this.branch, `%${term}%`) as UserRow[];
     const folded = term.toLowerCase();
-    return rows.map((r) => turnOf(r, false)).filter((t) => typeof t.fullContent === 'string' && t.fullContent.toLowerCase().includes(folded));
+    return rows
+      .map((r) => turnOf(r, false))
+      .filter((t) => typeof t.fullContent === 'string' && t.fullContent.toLowerCase().includes(folded));
   }
 
   getToolUsage(): ToolUsage[] {
@@ -229,14 +244,16 @@ export class FloorSession {
        FROM message_structure WHERE session_id = ? AND branch_id = ? AND branch_turn_number < ?
        ORDER BY sequence_number`,
     );
-    const id = this.db.transaction(() => {
-      if (!hasUser.get(this.sessionId, this.branch, turn)) throw new Error(`turn ${turn} has no user message`);
-      const base = `branch_from_turn_${turn}_${Math.floor(Date.now() / 1000)}`;
-      let name = base;
-      for (let n = 2; reserve.run(this.sessionId, name).changes !== 1; n++) name = `${base}_${n}`;
-      copy.run(name, this.sessionId, this.sessionId, this.branch, turn);
-      return name;
-    }).immediate();
+    const id = this.db
+      .transaction(() => {
+        if (!hasUser.get(this.sessionId, this.branch, turn)) throw new Error(`turn ${turn} has no user message`);
+        const base = `branch_from_turn_${turn}_${Math.floor(Date.now() / 1000)}`;
+        let name = base;
+        for (let n = 2; reserve.run(this.sessionId, name).changes !== 1; n++) name = `${base}_${n}`;
+        copy.run(name, this.sessionId, this.sessionId, this.branch, turn);
+        return name;
+      })
+      .immediate();
     this.branch = id;
     return id;
   }

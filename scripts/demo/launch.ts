@@ -20,17 +20,26 @@ export async function openDemo(dbPath: string): Promise<void> {
   }
   if (!existsSync(codeServerBin())) {
     const host = currentHost();
-    console.log(`\nVS Code is not on the PATH; installing code-server ${host.codeServer} (VS Code ${host.vscode}) to open the demo in a browser…`);
+    console.log(
+      `\nVS Code is not on the PATH; installing code-server ${host.codeServer} (VS Code ${host.vscode}) to open the demo in a browser…`,
+    );
     try {
       ensureCodeServer(host);
     } catch (err) {
-      console.log(`\n${err instanceof Error ? err.message : String(err)}\nCould not install code-server. Open ${dbPath} from VS Code with "Agent Sessions: Open Session Database…".`);
+      console.log(
+        `\n${err instanceof Error ? err.message : String(err)}\nCould not install code-server. Open ${dbPath} from VS Code with "Agent Sessions: Open Session Database…".`,
+      );
       return;
     }
   }
   const server = await CodeServer.start({ folder, startTimeoutMs: 60_000 });
-  const url = server.workbenchUrl([['extensionDevelopmentPath', server.remoteUri(ROOT)], ['skipWelcome', 'true']]);
-  console.log(`\ncode-server is serving the demo on 127.0.0.1 (the database appears in the Agent Sessions view):\n\n  ${url}\n\nPress Ctrl+C to stop.`);
+  const url = server.workbenchUrl([
+    ['extensionDevelopmentPath', server.remoteUri(ROOT)],
+    ['skipWelcome', 'true'],
+  ]);
+  console.log(
+    `\ncode-server is serving the demo on 127.0.0.1 (the database appears in the Agent Sessions view):\n\n  ${url}\n\nPress Ctrl+C to stop.`,
+  );
   const stop = async (): Promise<void> => {
     await server.stop();
     process.exit(0);

@@ -11,7 +11,9 @@ export async function printDatabaseReport(path: string): Promise<void> {
       const sid = summary.sessionId;
       const u = summary.usage;
       line();
-      line(`Session ${sid}: ${summary.messageCount} items, ${summary.branchCount} branches, ${u ? `${u.totalTokens} tokens in ${u.requests} requests over ${u.totalTurns} turns` : 'no usage'}`);
+      line(
+        `Session ${sid}: ${summary.messageCount} items, ${summary.branchCount} branches, ${u ? `${u.totalTokens} tokens in ${u.requests} requests over ${u.totalTurns} turns` : 'no usage'}`,
+      );
       const s = new AdvancedSQLiteSession({ sessionId: sid, dbPath: path, readonly: true });
       try {
         for (const b of db.getBranchTree(sid)) {

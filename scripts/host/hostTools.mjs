@@ -29,7 +29,13 @@ export const HOSTS = [
   { id: 'vscode-1.103', codeServer: '4.103.2', vscode: '1.103.2', node: '22.17.0', ripgrep: { pkg: '1.15.14', tag: 'v13.0.0-13' } },
   // Newer workbenches honour the URL payload's extensionDevelopmentPath/extensionTestsPath only with VS Code's
   // smoke-test driver enabled; 4.139 passes that flag through with --vscode-option.
-  { id: 'vscode-1.139', codeServer: '4.139.1', vscode: '1.139.1', node: '24.15.0', serverArgs: ['--vscode-option', 'enable-smoke-test-driver'] },
+  {
+    id: 'vscode-1.139',
+    codeServer: '4.139.1',
+    vscode: '1.139.1',
+    node: '24.15.0',
+    serverArgs: ['--vscode-option', 'enable-smoke-test-driver'],
+  },
 ];
 
 export function hostById(id) {
@@ -67,10 +73,14 @@ export function ensureNode(version, log = console.log) {
   rmSync(paths.prefix, { recursive: true, force: true });
   mkdirSync(paths.prefix, { recursive: true });
   writeFileSync(join(paths.prefix, 'package.json'), '{"name":"asi-node","private":true}\n');
-  const r = run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', paths.prefix, `node@${version}`], {
-    cwd: paths.prefix,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const r = run(
+    'npm',
+    ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', paths.prefix, `node@${version}`],
+    {
+      cwd: paths.prefix,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   if (r.status !== 0 || versionOf(paths.bin) !== `v${version}`) {
     throw new InstallError(
       `Could not install Node ${version} from the npm registry (npm exit ${r.status}): ${(r.stderr || r.stdout || '').trim().split('\n').slice(-5).join(' | ')}. ` +
@@ -90,7 +100,9 @@ export function ensureDebianPackages(names, log = console.log) {
   const need = missingDebianPackages(names);
   if (need.length === 0) return;
   if (process.getuid?.() !== 0) {
-    throw new InstallError(`These Debian packages are missing: ${need.join(' ')}. Install them (sudo apt-get install -y ${need.join(' ')}) and run again.`);
+    throw new InstallError(
+      `These Debian packages are missing: ${need.join(' ')}. Install them (sudo apt-get install -y ${need.join(' ')}) and run again.`,
+    );
   }
   log(`Installing Debian packages: ${need.join(' ')} …`);
   const update = run('apt-get', ['update', '-qq'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -100,7 +112,9 @@ export function ensureDebianPackages(names, log = console.log) {
   });
   const still = missingDebianPackages(need);
   if (r.status !== 0 || still.length > 0) {
-    throw new InstallError(`apt-get could not install ${still.join(' ') || need.join(' ')}: ${(r.stderr || update.stderr || '').trim().split('\n').slice(-3).join(' | ')}`);
+    throw new InstallError(
+      `apt-get could not install ${still.join(' ') || need.join(' ')}: ${(r.stderr || update.stderr || '').trim().split('\n').slice(-3).join(' | ')}`,
+    );
   }
 }
 
@@ -111,11 +125,23 @@ export function ensureBrowser(log = console.log) {
 }
 
 /** What code-server's native modules need to build (node-gyp against the host Node's own headers). */
-const CODE_SERVER_BUILD_PACKAGES = ['build-essential', 'python3', 'pkg-config', 'libkrb5-dev', 'libx11-dev', 'libxkbfile-dev', 'libsecret-1-dev'];
+const CODE_SERVER_BUILD_PACKAGES = [
+  'build-essential',
+  'python3',
+  'pkg-config',
+  'libkrb5-dev',
+  'libx11-dev',
+  'libxkbfile-dev',
+  'libsecret-1-dev',
+];
 
 export function codeServerPaths(host) {
   const dir = join(CACHE, 'code-server', host.codeServer);
-  return { dir, bin: join(dir, 'node_modules', '.bin', 'code-server'), entry: join(dir, 'node_modules', 'code-server', 'out', 'node', 'entry.js') };
+  return {
+    dir,
+    bin: join(dir, 'node_modules', '.bin', 'code-server'),
+    entry: join(dir, 'node_modules', 'code-server', 'out', 'node', 'entry.js'),
+  };
 }
 
 /** PATH with the host's Node first: code-server's launcher is `#!/usr/bin/env node`, and its extension host forks it. */
@@ -145,7 +171,7 @@ function seedRipgrepCache({ pkg, tag }) {
   const target = { x64: 'x86_64-unknown-linux-musl', arm64: 'aarch64-unknown-linux-musl' }[process.arch];
   if (!target) throw new InstallError(`No ripgrep target known for ${process.arch}`);
   const rg = run('sh', ['-c', 'command -v rg']).stdout.trim();
-  if (!rg) throw new InstallError('ripgrep (Debian package ripgrep) is needed to seed code-server\'s ripgrep cache');
+  if (!rg) throw new InstallError("ripgrep (Debian package ripgrep) is needed to seed code-server's ripgrep cache");
   const cacheDir = join(tmpdir(), `vscode-ripgrep-cache-${pkg}`);
   const seed = mkdtempSync(join(tmpdir(), 'asi-rg-'));
   try {

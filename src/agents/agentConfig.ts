@@ -131,9 +131,12 @@ export async function createConfiguredAgent(config: AgentConfig, apiKey: string,
       ? await options.moduleCache.get(config.agentModule, undefined, loadOptions)
       : await loadUserAgentModule(config.agentModule, loadOptions);
     if (!loaded.sameSdk) {
-      warnings.push(`The agent in ${basename(loaded.path)} was built with another copy of @openai/agents; export a factory ({ sdk, z }) => Agent to use the extension's.`);
+      warnings.push(
+        `The agent in ${basename(loaded.path)} was built with another copy of @openai/agents; export a factory ({ sdk, z }) => Agent to use the extension's.`,
+      );
     }
-    if ((config.mcpServers?.length ?? 0) > 0) warnings.push('agentSessions.agent.mcpServers apply to the built-in agent only; the module agent brings its own tools.');
+    if ((config.mcpServers?.length ?? 0) > 0)
+      warnings.push('agentSessions.agent.mcpServers apply to the built-in agent only; the module agent brings its own tools.');
     return { agent: loaded.agent, modelProvider, source: 'module', endpoint, secrets, warnings, module: loaded, close: async () => {} };
   }
 

@@ -16,7 +16,14 @@ import {
   type StreamedRunResult,
 } from '@openai/agents';
 import { AdvancedSQLiteSession, BranchError, type SessionLogger } from '../store';
-import { failedBeforeWriting, type RunEvent, type RunFailureKind, type RunOutcome, type RunPersistenceView, type RunUsageView } from '../shared/runEvents';
+import {
+  failedBeforeWriting,
+  type RunEvent,
+  type RunFailureKind,
+  type RunOutcome,
+  type RunPersistenceView,
+  type RunUsageView,
+} from '../shared/runEvents';
 import { callArguments, itemLabel, itemPreview, runValueText, toolName } from '../shared/itemText';
 import { redactSecrets } from './apiKey';
 import type { ConfiguredAgent } from './agentConfig';
@@ -120,15 +127,25 @@ export async function runOnBranch(options: RunOnBranchOptions): Promise<RunOutco
   };
   const failEarly = (failure: RunFailureKind, message: string, status?: number): RunOutcome => {
     start('', []);
-    const outcome = failedBeforeWriting(runId, failure, redactSecrets(message, secrets), `Nothing was written; branch '${branchId}' is as it was.`, status);
+    const outcome = failedBeforeWriting(
+      runId,
+      failure,
+      redactSecrets(message, secrets),
+      `Nothing was written; branch '${branchId}' is as it was.`,
+      status,
+    );
     emit(outcome);
     return outcome;
   };
 
   // A fork without a name gets a new id, so nothing can be in flight on it.
-  const key = options.fork && !options.fork.name ? `fork\u0000${runId}` : `${resolve(options.dbPath)}\u0000${options.sessionId}\u0000${branchId}`;
+  const key =
+    options.fork && !options.fork.name ? `fork\u0000${runId}` : `${resolve(options.dbPath)}\u0000${options.sessionId}\u0000${branchId}`;
   if (inFlight.has(key)) {
-    return failEarly('other', `A run is already in progress on branch '${branchId}' of session '${options.sessionId}'. Stop it or wait for it to finish.`);
+    return failEarly(
+      'other',
+      `A run is already in progress on branch '${branchId}' of session '${options.sessionId}'. Stop it or wait for it to finish.`,
+    );
   }
   inFlight.add(key);
   try {
@@ -298,7 +315,18 @@ async function runAndSettle(ctx: RunContext): Promise<RunOutcome> {
     }
   }
 
-  const persistence = persistenceView({ ctx, settled, produced, turn, usageStored, completed, usage, spent, writeFailed: recording.failedWrites.length > 0, forkDeleted });
+  const persistence = persistenceView({
+    ctx,
+    settled,
+    produced,
+    turn,
+    usageStored,
+    completed,
+    usage,
+    spent,
+    writeFailed: recording.failedWrites.length > 0,
+    forkDeleted,
+  });
   if (completed && result) {
     const outcome: RunOutcome = {
       kind: 'run/completed',
@@ -393,7 +421,8 @@ function persistenceView(args: {
   const { ctx, settled, produced, turn, usageStored, completed, usage, spent, writeFailed, forkDeleted } = args;
   const keptKeys = new Set(settled.kept.map(itemKey));
   const notSaved = produced.items.filter((i) => !keptKeys.has(itemKey(i))).map(itemLabel);
-  if (produced.pendingText !== '') notSaved.push(`${Array.from(produced.pendingText).length} characters of streamed text (the answer was cut off)`);
+  if (produced.pendingText !== '')
+    notSaved.push(`${Array.from(produced.pendingText).length} characters of streamed text (the answer was cut off)`);
   const kept = settled.kept.map(itemLabel);
   const removed = settled.removed.map(itemLabel);
   const branch = `branch '${ctx.branchId}'`;
@@ -412,7 +441,9 @@ function persistenceView(args: {
       `Nothing is stored: the SDK had saved your message before calling the model, and it was removed${forkDeleted ? '' : `, so ${branch} is as it was`}.`,
     );
   } else if (writeFailed) {
-    parts.push(`Nothing was stored: saving the turn failed, so ${branch} is as it was${spent ? ` (the ${usage?.totalTokens ?? 0} tokens spent are not recorded)` : ''}.`);
+    parts.push(
+      `Nothing was stored: saving the turn failed, so ${branch} is as it was${spent ? ` (the ${usage?.totalTokens ?? 0} tokens spent are not recorded)` : ''}.`,
+    );
   } else {
     parts.push(`Nothing was written; ${branch} is as it was.`);
   }
@@ -422,7 +453,8 @@ function persistenceView(args: {
   }
   if (notSaved.length > 0 && !completed) parts.push(`Not saved: ${notSaved.join('; ')}.`);
   if (settled.problem) parts.push(`Could not finish cleaning up: ${settled.problem}.`);
-  if (!usageStored && settled.kept.some((i) => 'role' in i && i.role === 'user') && ctx.storeProblems.length > 0) parts.push('The usage could not be stored.');
+  if (!usageStored && settled.kept.some((i) => 'role' in i && i.role === 'user') && ctx.storeProblems.length > 0)
+    parts.push('The usage could not be stored.');
   return {
     summary: redactSecrets(parts.join(' '), ctx.secrets),
     kept: kept.map((l) => redactSecrets(l, ctx.secrets)),
@@ -440,7 +472,14 @@ function isConfiguredAgent(value: Agent | ConfiguredAgent): value is ConfiguredA
 /** Sums a run's usage into the view (details are one record per request, with the API's snake_case keys). */
 export function usageView(
   usage:
-    | { requests?: number; inputTokens?: number; outputTokens?: number; totalTokens?: number; inputTokensDetails?: unknown; outputTokensDetails?: unknown }
+    | {
+        requests?: number;
+        inputTokens?: number;
+        outputTokens?: number;
+        totalTokens?: number;
+        inputTokensDetails?: unknown;
+        outputTokensDetails?: unknown;
+      }
     | undefined,
 ): RunUsageView {
   const sum = (details: unknown, key: string): number =>

@@ -16,7 +16,18 @@ export interface ClassifiedFailure {
   status?: number;
 }
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** Error codes along an error's cause chain. */
 function codesOf(err: unknown): string[] {
@@ -39,7 +50,7 @@ function codesOf(err: unknown): string[] {
  */
 export function classify(err: unknown, context: { endpoint?: string; cancelled: boolean }): ClassifiedFailure {
   const where = context.endpoint ? ` at ${context.endpoint}` : '';
-  const name = typeof err === 'object' && err !== null ? (err as { constructor?: { name?: string } }).constructor?.name ?? '' : '';
+  const name = typeof err === 'object' && err !== null ? ((err as { constructor?: { name?: string } }).constructor?.name ?? '') : '';
   const codes = codesOf(err);
   if (context.cancelled || name === 'APIUserAbortError' || (err instanceof Error && err.name === 'AbortError')) {
     return { failure: 'cancelled', message: 'The run was cancelled.' };
@@ -89,7 +100,8 @@ export function classify(err: unknown, context: { endpoint?: string; cancelled: 
         : `The model server${where} cannot be reached${code ? ` (${code})` : ''}${name === 'APIConnectionTimeoutError' ? ' (timed out)' : ''}. Check agentSessions.agent.baseUrl and that the server is running.`,
     };
   }
-  if (err instanceof MaxTurnsExceededError) return { failure: 'other', message: `${err.message} The agent kept calling tools; the run was stopped.` };
+  if (err instanceof MaxTurnsExceededError)
+    return { failure: 'other', message: `${err.message} The agent kept calling tools; the run was stopped.` };
   if (err instanceof ModelBehaviorError) return { failure: 'other', message: `The model's answer could not be used: ${err.message}` };
   return { failure: 'other', message: errorMessage(err) };
 }

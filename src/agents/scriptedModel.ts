@@ -7,8 +7,7 @@ import type { StreamEvent } from '@openai/agents-core/types';
 
 /** What the model does for one request: call tools, or answer with text. */
 export type ScriptedReply =
-  | { kind: 'text'; text: string }
-  | { kind: 'tools'; calls: { name: string; arguments: Record<string, unknown> }[] };
+  { kind: 'text'; text: string } | { kind: 'tools'; calls: { name: string; arguments: Record<string, unknown> }[] };
 
 /** Decides the reply from the request's input items (history + new input + tool outputs). */
 export type ScriptPolicy = (input: AgentInputItem[], request: ModelRequest) => ScriptedReply;

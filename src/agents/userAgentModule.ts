@@ -184,7 +184,8 @@ function requireFresh(path: string): unknown {
 }
 
 async function findAgent(exports: unknown, path: string): Promise<{ agent: Agent; exportName: string }> {
-  const mod = (typeof exports === 'object' || typeof exports === 'function') && exports !== null ? (exports as Record<string, unknown>) : {};
+  const mod =
+    (typeof exports === 'object' || typeof exports === 'function') && exports !== null ? (exports as Record<string, unknown>) : {};
   const def = mod.default as Record<string, unknown> | undefined;
   const candidates: [string, unknown][] = [
     ['agent', mod.agent],

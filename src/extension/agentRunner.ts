@@ -24,8 +24,16 @@ export interface RunTarget {
  * browse. (esbuild keeps dynamically imported modules lazy in the CommonJS bundle.)
  */
 async function loadAgents() {
-  const [config, run, modules] = await Promise.all([import('../agents/agentConfig'), import('../agents/branchRun'), import('../agents/userAgentModule')]);
-  return { createConfiguredAgent: config.createConfiguredAgent, runOnBranch: run.runOnBranch, UserAgentModuleCache: modules.UserAgentModuleCache };
+  const [config, run, modules] = await Promise.all([
+    import('../agents/agentConfig'),
+    import('../agents/branchRun'),
+    import('../agents/userAgentModule'),
+  ]);
+  return {
+    createConfiguredAgent: config.createConfiguredAgent,
+    runOnBranch: run.runOnBranch,
+    UserAgentModuleCache: modules.UserAgentModuleCache,
+  };
 }
 
 /** Reads the `agentSessions.agent.*` settings. Restricted ones are ignored by VS Code in untrusted workspaces. */
@@ -114,7 +122,8 @@ export class AgentRunner implements vscode.Disposable {
     const entry = this.registry.require(target.dbPath);
     if (entry.readonly) throw new UserFacingError('This database is open read-only; runs would write to it. Use "Toggle Read-Only" first.');
     const tables = entry.db?.tables;
-    if (!tables?.messageStructure || !tables.sessions) throw new UserFacingError('This file has no branch tables; agents can only continue AdvancedSQLiteSession files.');
+    if (!tables?.messageStructure || !tables.sessions)
+      throw new UserFacingError('This file has no branch tables; agents can only continue AdvancedSQLiteSession files.');
     if (input.trim() === '') throw new UserFacingError('The message is empty.');
     const controller = new AbortController();
     this.runs.set(runId, controller);

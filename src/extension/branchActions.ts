@@ -56,7 +56,8 @@ export async function createBranch(
 export async function switchBranch(registry: DatabaseRegistry, ref: SessionRef, branchId: string, show?: ShowBranch): Promise<void> {
   const db = registry.require(ref.dbPath).db;
   const branches = db ? await db.getBranchTree(ref.sessionId) : [];
-  if (!branches.some((b) => b.branchId === branchId)) throw new UserFacingError(`Branch '${branchId}' does not exist in session ${ref.sessionId}.`);
+  if (!branches.some((b) => b.branchId === branchId))
+    throw new UserFacingError(`Branch '${branchId}' does not exist in session ${ref.sessionId}.`);
   show?.(branchId);
   registry.setCurrentBranch(ref.dbPath, ref.sessionId, branchId);
 }
@@ -65,12 +66,21 @@ export async function switchBranch(registry: DatabaseRegistry, ref: SessionRef, 
  * Deletes a branch after the user confirms in a modal dialog (unless `confirmed`); `main` is refused. Returns false
  * when the user declined. The current branch moves to `main` if it was the deleted one.
  */
-export async function deleteBranch(registry: DatabaseRegistry, ref: SessionRef, branchId: string, options: { confirmed?: boolean } = {}): Promise<boolean> {
+export async function deleteBranch(
+  registry: DatabaseRegistry,
+  ref: SessionRef,
+  branchId: string,
+  options: { confirmed?: boolean } = {},
+): Promise<boolean> {
   if (branchId === 'main') throw new UserFacingError("The 'main' branch cannot be deleted.");
   if (!options.confirmed) {
     const answer = await vscode.window.showWarningMessage(
       `Delete branch '${branchId}' of session ${ref.sessionId}?`,
-      { modal: true, detail: 'Its items and usage rows are removed (items shared with other branches stay). Its name stays reserved. This cannot be undone.' },
+      {
+        modal: true,
+        detail:
+          'Its items and usage rows are removed (items shared with other branches stay). Its name stays reserved. This cannot be undone.',
+      },
       'Delete',
     );
     if (answer !== 'Delete') return false;

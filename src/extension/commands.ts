@@ -30,14 +30,24 @@ async function pickSession(registry: DatabaseRegistry): Promise<SessionRef | und
   const entry =
     entries.length === 1
       ? entries[0]
-      : (await vscode.window.showQuickPick(entries.map((e) => ({ label: basename(e.path), description: e.path, entry: e })), { title: 'Database' }))?.entry;
+      : (
+          await vscode.window.showQuickPick(
+            entries.map((e) => ({ label: basename(e.path), description: e.path, entry: e })),
+            { title: 'Database' },
+          )
+        )?.entry;
   if (!entry?.db) return undefined;
   const sessions = await entry.db.listSessions();
   if (sessions.length === 0) throw new UserFacingError(`${basename(entry.path)} has no sessions.`);
   const pick =
     sessions.length === 1
       ? sessions[0]
-      : (await vscode.window.showQuickPick(sessions.map((s) => ({ label: s.sessionId, description: `${s.messageCount} items`, s })), { title: 'Session' }))?.s;
+      : (
+          await vscode.window.showQuickPick(
+            sessions.map((s) => ({ label: s.sessionId, description: `${s.messageCount} items`, s })),
+            { title: 'Session' },
+          )
+        )?.s;
   return pick ? { dbPath: entry.path, sessionId: pick.sessionId } : undefined;
 }
 
@@ -83,7 +93,10 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       path = picked?.[0]?.fsPath;
       if (!path) return undefined;
     }
-    const readonly = typeof options === 'object' && options !== null && 'readonly' in options ? Boolean((options as { readonly: unknown }).readonly) : undefined;
+    const readonly =
+      typeof options === 'object' && options !== null && 'readonly' in options
+        ? Boolean((options as { readonly: unknown }).readonly)
+        : undefined;
     const entry = await registry.open(path, { readonlyChoice: readonly });
     try {
       await treeView.reveal({ kind: 'database', dbPath: entry.path }, { select: true, expand: true });
@@ -111,8 +124,10 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
 
   registerCommand(context, CommandId.branchFromTurn, async (arg?: unknown, nameArg?: unknown) => {
     const node = asNode(arg, 'turn') ?? badArgument('Branch from Turn', 'a turn');
-    if (node.branchTurnNumber === null) throw new UserFacingError(`Turn ${node.turn} has no branch turn number, so it cannot be branched from.`);
-    const name = typeof nameArg === 'string' ? nameArg : await askBranchName(registry, node, `${node.branchId}-turn-${node.branchTurnNumber}`);
+    if (node.branchTurnNumber === null)
+      throw new UserFacingError(`Turn ${node.turn} has no branch turn number, so it cannot be branched from.`);
+    const name =
+      typeof nameArg === 'string' ? nameArg : await askBranchName(registry, node, `${node.branchId}-turn-${node.branchTurnNumber}`);
     if (name === undefined) return undefined;
     const id = await createBranch(registry, node, node.branchId, { turn: node.branchTurnNumber }, name);
     await revealBranch(node.dbPath, node.sessionId, id);
@@ -126,7 +141,10 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     const term =
       typeof termArg === 'string'
         ? termArg
-        : await vscode.window.showInputBox({ title: 'Branch from Content', prompt: `Find the first user message on '${branchId}' containing…` });
+        : await vscode.window.showInputBox({
+            title: 'Branch from Content',
+            prompt: `Find the first user message on '${branchId}' containing…`,
+          });
     if (term === undefined) return undefined;
     const name = typeof nameArg === 'string' ? nameArg : await askBranchName(registry, target, '');
     if (name === undefined) return undefined;
@@ -147,7 +165,13 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       const pick = await vscode.window.showQuickPick(
         branches.map((b) => ({
           label: b.branchId,
-          description: [b.branchId === current ? 'current' : '', `${b.userTurns} turns`, b.parentBranchId ? `from ${b.parentBranchId} @ turn ${b.forkTurn}` : ''].filter(Boolean).join(' · '),
+          description: [
+            b.branchId === current ? 'current' : '',
+            `${b.userTurns} turns`,
+            b.parentBranchId ? `from ${b.parentBranchId} @ turn ${b.forkTurn}` : '',
+          ]
+            .filter(Boolean)
+            .join(' · '),
         })),
         { title: `Switch branch of ${target.sessionId}` },
       );
@@ -168,14 +192,17 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     const db = registry.require(node.dbPath).db ?? badArgument('Copy Item JSON', 'an open database');
     const page = await db.getItemsPage(node.sessionId, node.branchId, { afterSequence: node.sequenceNumber - 1, limit: 1 });
     const entry = page.items[0];
-    if (!entry || entry.sequenceNumber !== node.sequenceNumber) throw new UserFacingError('The item is no longer in the database; refresh the view.');
+    if (!entry || entry.sequenceNumber !== node.sequenceNumber)
+      throw new UserFacingError('The item is no longer in the database; refresh the view.');
     const text = entry.corrupt ? (entry.raw ?? '') : JSON.stringify(entry.item, null, 2);
     await vscode.env.clipboard.writeText(text);
     return text;
   });
 
   const openView = async (arg?: unknown): Promise<unknown> => {
-    const node = asNode(arg, 'session', 'branch', 'turn', 'item') ?? (arg === undefined ? undefined : badArgument('Open Conversation View', 'a session, branch, turn or item'));
+    const node =
+      asNode(arg, 'session', 'branch', 'turn', 'item') ??
+      (arg === undefined ? undefined : badArgument('Open Conversation View', 'a session, branch, turn or item'));
     const target = node ?? (await pickSession(registry));
     if (!target) return undefined;
     const branchId = node && 'branchId' in node ? node.branchId : registry.currentBranch(target.dbPath, target.sessionId);
@@ -207,7 +234,13 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     if (!picked) return undefined;
     const { target, branchId } = picked;
     const input =
-      typeof inputArg === 'string' ? inputArg : await vscode.window.showInputBox({ title: `Message to ${target.sessionId} · ${branchId}`, prompt: 'The agent continues this branch.', ignoreFocusOut: true });
+      typeof inputArg === 'string'
+        ? inputArg
+        : await vscode.window.showInputBox({
+            title: `Message to ${target.sessionId} · ${branchId}`,
+            prompt: 'The agent continues this branch.',
+            ignoreFocusOut: true,
+          });
     if (input === undefined) return undefined;
     // The run streams into the conversation view of the session.
     const panel = panels.open({ dbPath: target.dbPath, sessionId: target.sessionId, branchId });

@@ -30,7 +30,9 @@ export function turnPage(db: SessionDatabase, sessionId: string, branchId: strin
 
 export function itemView(e: ItemEntry): ItemView {
   const base = { sequenceNumber: e.sequenceNumber, type: e.type ?? 'unknown', toolName: e.toolName, createdAt: e.createdAt };
-  return e.corrupt ? { ...base, corrupt: true, raw: e.raw, error: e.error } : { ...base, corrupt: false, json: JSON.stringify(e.item, null, 2) ?? 'null', item: e.item };
+  return e.corrupt
+    ? { ...base, corrupt: true, raw: e.raw, error: e.error }
+    : { ...base, corrupt: false, json: JSON.stringify(e.item, null, 2) ?? 'null', item: e.item };
 }
 
 export function branchViews(db: SessionDatabase, sessionId: string, current: string): BranchView[] {
@@ -73,7 +75,11 @@ export function snapshot(input: SnapshotInput): SnapshotView {
   if (!db) return { ...empty, problem: input.problem ?? 'The database is not open.' };
   const branches = branchViews(db, input.sessionId, input.currentBranch);
   const has = (id: string | undefined): id is string => id !== undefined && branches.some((b) => b.branchId === id);
-  const selected = has(input.selectedBranch) ? input.selectedBranch : has(input.currentBranch) ? input.currentBranch : (branches[0]?.branchId ?? 'main');
+  const selected = has(input.selectedBranch)
+    ? input.selectedBranch
+    : has(input.currentBranch)
+      ? input.currentBranch
+      : (branches[0]?.branchId ?? 'main');
   // Start the first page a little before a turn to reveal, so it is on the first screen.
   const after = input.revealTurn !== null ? Math.max(0, input.revealTurn - 10) : null;
   return {

@@ -84,7 +84,12 @@ class ConversationPanel implements vscode.Disposable {
    */
   startRun(branchId: string, input: string, runId: string = randomUUID()): { runId: string; outcome: Promise<RunOutcome> } {
     this.selectedBranch = branchId;
-    const outcome = this.runner.run({ dbPath: this.target.dbPath, sessionId: this.target.sessionId, branchId }, input, (event) => this.post({ kind: 'run/didEvent', event }), runId);
+    const outcome = this.runner.run(
+      { dbPath: this.target.dbPath, sessionId: this.target.sessionId, branchId },
+      input,
+      (event) => this.post({ kind: 'run/didEvent', event }),
+      runId,
+    );
     return { runId, outcome };
   }
 
@@ -162,7 +167,9 @@ class ConversationPanel implements vscode.Disposable {
       const branches = db.getBranchTree(sessionId).map((b) => ({ ...b, isCurrent: b.branchId === current }));
       return tables(db, sessionId, p.branchId, branches);
     },
-    'branch/create': async (p) => ({ branchId: await createBranch(this.registry, this.target, p.fromBranchId, { turn: p.branchTurnNumber }, p.name, this.select) }),
+    'branch/create': async (p) => ({
+      branchId: await createBranch(this.registry, this.target, p.fromBranchId, { turn: p.branchTurnNumber }, p.name, this.select),
+    }),
     'branch/switch': async (p) => {
       await switchBranch(this.registry, this.target, p.branchId, this.select);
       return { branchId: p.branchId };
@@ -175,7 +182,9 @@ class ConversationPanel implements vscode.Disposable {
     'run/start': (p) => {
       const { runId, outcome } = this.startRun(p.branchId, p.input);
       // Failures reach the view as run/failed events; an error before the run starts is reported here too.
-      outcome.catch((err: unknown) => this.post({ kind: 'run/didEvent', event: failedBeforeWriting(runId, 'other', describeError(err), 'Nothing was written.') }));
+      outcome.catch((err: unknown) =>
+        this.post({ kind: 'run/didEvent', event: failedBeforeWriting(runId, 'other', describeError(err), 'Nothing was written.') }),
+      );
       return { runId };
     },
     'run/stop': (p) => ({ stopped: this.runner.stop(p.runId) }),
@@ -193,7 +202,11 @@ class ConversationPanel implements vscode.Disposable {
       void vscode.window.showWarningMessage(`Links of this kind are not opened from session data: ${url.slice(0, 200)}`);
       return;
     }
-    const answer = await vscode.window.showWarningMessage('Open this link from the session data?', { modal: true, detail: url.slice(0, 2000) }, 'Open');
+    const answer = await vscode.window.showWarningMessage(
+      'Open this link from the session data?',
+      { modal: true, detail: url.slice(0, 2000) },
+      'Open',
+    );
     if (answer === 'Open') await vscode.env.openExternal(parsed);
   }
 

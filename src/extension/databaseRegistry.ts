@@ -97,7 +97,15 @@ export class DatabaseRegistry implements vscode.Disposable {
   async open(path: string, options: { readonlyChoice?: boolean; discovered?: boolean; quiet?: boolean } = {}): Promise<DatabaseEntry> {
     let entry = this.entries.get(path);
     if (!entry) {
-      entry = { path, readonlyChoice: options.readonlyChoice, readonly: true, readonlyReason: undefined, db: undefined, problem: undefined, discovered: !!options.discovered };
+      entry = {
+        path,
+        readonlyChoice: options.readonlyChoice,
+        readonly: true,
+        readonlyReason: undefined,
+        db: undefined,
+        problem: undefined,
+        discovered: !!options.discovered,
+      };
       this.entries.set(path, entry);
     } else if (options.readonlyChoice !== undefined) entry.readonlyChoice = options.readonlyChoice;
     if (!options.discovered) entry.discovered = false;
@@ -200,7 +208,12 @@ export class DatabaseRegistry implements vscode.Disposable {
    * Runs a write through a short-lived session on `branchId` (the file is locked only inside the store's own
    * transactions), then refreshes. Refused for read-only databases and for files without branch tables.
    */
-  async withWritableSession<T>(path: string, sessionId: string, branchId: string, fn: (s: AdvancedSQLiteSession) => Promise<T>): Promise<T> {
+  async withWritableSession<T>(
+    path: string,
+    sessionId: string,
+    branchId: string,
+    fn: (s: AdvancedSQLiteSession) => Promise<T>,
+  ): Promise<T> {
     const entry = this.require(path);
     if (entry.readonly) {
       throw new UserFacingError(`${basename(path)} is open read-only. Use "Toggle Read-Only" on the database to allow changes.`);

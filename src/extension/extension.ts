@@ -39,7 +39,17 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const runner = new AgentRunner(registry, context.secrets);
   const panels = new ConversationPanels(registry, runner, context.extensionUri);
   const failures: CommandFailure[] = [];
-  context.subscriptions.push(log, panels, runner, registry, tree, treeView, statusBar, discovery, onDidFailCommand((f) => pushBounded(failures, f)));
+  context.subscriptions.push(
+    log,
+    panels,
+    runner,
+    registry,
+    tree,
+    treeView,
+    statusBar,
+    discovery,
+    onDidFailCommand((f) => pushBounded(failures, f)),
+  );
   registerCommands(context, { registry, tree, treeView, panels, runner });
   // Reopening and scanning run after activation returns, so start-up is never held up by file I/O.
   const ready = (async () => {

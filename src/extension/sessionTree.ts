@@ -40,7 +40,14 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       case 'moreTurns':
         return { kind: 'branch', dbPath: node.dbPath, sessionId: node.sessionId, branchId: node.branchId };
       case 'item':
-        return { kind: 'turn', dbPath: node.dbPath, sessionId: node.sessionId, branchId: node.branchId, turn: node.turn, branchTurnNumber: null };
+        return {
+          kind: 'turn',
+          dbPath: node.dbPath,
+          sessionId: node.sessionId,
+          branchId: node.branchId,
+          turn: node.turn,
+          branchTurnNumber: null,
+        };
     }
   }
 
@@ -92,11 +99,24 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         const after = node.kind === 'moreTurns' ? node.afterTurn : null;
         const page = await db.getTurnsPage(node.sessionId, node.branchId, { afterTurn: after, limit: TURN_PAGE });
         const out: [TreeNode, vscode.TreeItem][] = page.turns.map((t) => {
-          const n: TreeNode = { kind: 'turn', dbPath: node.dbPath, sessionId: node.sessionId, branchId: node.branchId, turn: t.turn, branchTurnNumber: t.branchTurnNumber };
+          const n: TreeNode = {
+            kind: 'turn',
+            dbPath: node.dbPath,
+            sessionId: node.sessionId,
+            branchId: node.branchId,
+            turn: t.turn,
+            branchTurnNumber: t.branchTurnNumber,
+          };
           return [n, turnItem(n, t, canWrite, structured)];
         });
         if (page.nextAfterTurn !== null) {
-          const n: TreeNode = { kind: 'moreTurns', dbPath: node.dbPath, sessionId: node.sessionId, branchId: node.branchId, afterTurn: page.nextAfterTurn };
+          const n: TreeNode = {
+            kind: 'moreTurns',
+            dbPath: node.dbPath,
+            sessionId: node.sessionId,
+            branchId: node.branchId,
+            afterTurn: page.nextAfterTurn,
+          };
           out.push([n, moreTurnsItem(n)]);
         }
         return out;
@@ -104,7 +124,14 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       case 'turn': {
         const entries = await db.getTurnItems(node.sessionId, node.branchId, node.turn);
         return entries.map((e) => {
-          const n: TreeNode = { kind: 'item', dbPath: node.dbPath, sessionId: node.sessionId, branchId: node.branchId, turn: node.turn, sequenceNumber: e.sequenceNumber };
+          const n: TreeNode = {
+            kind: 'item',
+            dbPath: node.dbPath,
+            sessionId: node.sessionId,
+            branchId: node.branchId,
+            turn: node.turn,
+            sequenceNumber: e.sequenceNumber,
+          };
           return [n, entryItem(n, e)];
         });
       }

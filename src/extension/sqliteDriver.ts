@@ -40,7 +40,10 @@ export class SqliteDriverCheck {
  * The error to show when no driver loads. On a Node without node:sqlite (VS Code 1.100 and older, or an old remote
  * server) only a newer VS Code helps, so that is what it says; otherwise the store's own reasons stand.
  */
-export function missingDriverError(err: SessionDatabaseError, host: { node: string; remoteName?: string | undefined }): SessionDatabaseError {
+export function missingDriverError(
+  err: SessionDatabaseError,
+  host: { node: string; remoteName?: string | undefined },
+): SessionDatabaseError {
   if (nodeAtLeast(NODE_SQLITE_MIN_NODE, host.node)) return err;
   const where = host.remoteName ? 'remote extension host' : 'VS Code';
   return new SessionDatabaseError(

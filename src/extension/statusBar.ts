@@ -45,7 +45,11 @@ export class SessionStatusBar implements vscode.Disposable {
     this.item.text = `$(${entry?.problem ? 'error' : entry?.readonly ? 'lock' : 'database'}) ${parts.join(' › ')}`;
     this.item.tooltip = `${active.dbPath}${entry?.readonly ? ' (read-only)' : ''}${active.sessionId ? `\nSession ${active.sessionId}, branch ${parts[2]}\nClick to switch branch` : ''}`;
     this.item.command = active.sessionId
-      ? { title: 'Switch Branch', command: CommandId.switchBranch, arguments: [{ kind: 'session', dbPath: active.dbPath, sessionId: active.sessionId }] }
+      ? {
+          title: 'Switch Branch',
+          command: CommandId.switchBranch,
+          arguments: [{ kind: 'session', dbPath: active.dbPath, sessionId: active.sessionId }],
+        }
       : undefined;
     this.item.show();
   }

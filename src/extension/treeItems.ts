@@ -12,7 +12,12 @@ import { nodeId, type TreeNode } from './treeNodes';
 const C = vscode.TreeItemCollapsibleState;
 
 function contextValue(kind: string, flags: Record<string, boolean>): string {
-  return [kind, ...Object.entries(flags).filter(([, on]) => on).map(([f]) => f)].join(';');
+  return [
+    kind,
+    ...Object.entries(flags)
+      .filter(([, on]) => on)
+      .map(([f]) => f),
+  ].join(';');
 }
 
 function tokens(n: number | null | undefined): string {
@@ -30,7 +35,11 @@ export function databaseItem(node: TreeNode, entry: DatabaseEntry): vscode.TreeI
   item.tooltip.appendText(entry.path);
   if (entry.problem) item.tooltip.appendText(`\n\n${entry.problem}`);
   else if (entry.readonly) item.tooltip.appendText(`\n\nOpen read-only (${entry.readonlyReason}): nothing is written to this file.`);
-  item.contextValue = contextValue('database', { canWrite: !entry.readonly && !entry.problem, hasProblem: !!entry.problem, readOnly: entry.readonly });
+  item.contextValue = contextValue('database', {
+    canWrite: !entry.readonly && !entry.problem,
+    hasProblem: !!entry.problem,
+    readOnly: entry.readonly,
+  });
   return item;
 }
 
@@ -44,7 +53,9 @@ export function sessionItem(node: TreeNode, s: SessionSummary, canWrite: boolean
   md.appendText(`Session ${s.sessionId}\n\nCreated: ${s.createdAt ?? 'unknown'} UTC\nUpdated: ${s.updatedAt ?? 'unknown'} UTC\n`);
   md.appendText(`Items: ${s.messageCount}, branches: ${s.branchCount}\n`);
   if (s.usage) {
-    md.appendText(`Usage: ${s.usage.requests} requests, ${s.usage.inputTokens} input + ${s.usage.outputTokens} output = ${s.usage.totalTokens} tokens over ${s.usage.totalTurns} turns`);
+    md.appendText(
+      `Usage: ${s.usage.requests} requests, ${s.usage.inputTokens} input + ${s.usage.outputTokens} output = ${s.usage.totalTokens} tokens over ${s.usage.totalTurns} turns`,
+    );
   } else md.appendText('No usage recorded (the agent never called storeRunUsage).');
   item.tooltip = md;
   item.contextValue = contextValue('session', { canWrite: canWrite && s.structured, structured: s.structured });
@@ -54,11 +65,21 @@ export function sessionItem(node: TreeNode, s: SessionSummary, canWrite: boolean
 export function branchItem(node: TreeNode, b: BranchNode, isCurrent: boolean, canWrite: boolean, structured: boolean): vscode.TreeItem {
   const item = new vscode.TreeItem(b.branchId, C.Collapsed);
   item.id = nodeId(node);
-  item.iconPath = new vscode.ThemeIcon(isCurrent ? 'git-branch' : 'source-control', isCurrent ? new vscode.ThemeColor('charts.green') : undefined);
-  const fork = b.parentBranchId !== null && b.forkTurn !== null ? `from ${b.parentBranchId} @ turn ${b.forkTurn}` : b.forkTurn !== null ? `forked @ turn ${b.forkTurn}` : '';
+  item.iconPath = new vscode.ThemeIcon(
+    isCurrent ? 'git-branch' : 'source-control',
+    isCurrent ? new vscode.ThemeColor('charts.green') : undefined,
+  );
+  const fork =
+    b.parentBranchId !== null && b.forkTurn !== null
+      ? `from ${b.parentBranchId} @ turn ${b.forkTurn}`
+      : b.forkTurn !== null
+        ? `forked @ turn ${b.forkTurn}`
+        : '';
   item.description = [isCurrent ? '● current' : '', `${b.userTurns} turns`, fork].filter(Boolean).join(' · ');
   const md = new vscode.MarkdownString();
-  md.appendText(`Branch ${b.branchId}${isCurrent ? ' (current)' : ''}\n\n${b.messageCount} items, ${b.userTurns} user turns\nCreated: ${b.createdAt ?? 'unknown'} UTC\n`);
+  md.appendText(
+    `Branch ${b.branchId}${isCurrent ? ' (current)' : ''}\n\n${b.messageCount} items, ${b.userTurns} user turns\nCreated: ${b.createdAt ?? 'unknown'} UTC\n`,
+  );
   if (fork) md.appendText(`Forked ${fork} (${b.sharedItemCount} shared items)`);
   item.tooltip = md;
   item.contextValue = contextValue('branch', {
@@ -74,7 +95,9 @@ export function turnItem(node: TreeNode, t: TurnEntry, canWrite: boolean, struct
   const item = new vscode.TreeItem(label, C.Collapsed);
   item.id = nodeId(node);
   item.iconPath = new vscode.ThemeIcon(t.error ? 'warning' : 'account');
-  item.description = [t.preview !== null ? oneLine(t.preview, 60) : `unreadable: ${t.error ?? ''}`, tokens(t.totalTokens)].filter(Boolean).join(' · ');
+  item.description = [t.preview !== null ? oneLine(t.preview, 60) : `unreadable: ${t.error ?? ''}`, tokens(t.totalTokens)]
+    .filter(Boolean)
+    .join(' · ');
   const md = new vscode.MarkdownString();
   md.appendText(`Turn ${t.turn} · ${t.createdAt ?? 'unknown'} UTC\n\n${t.preview ?? t.error ?? ''}\n\n`);
   md.appendText(t.totalTokens === null ? 'No usage row for this turn.' : `${t.totalTokens} tokens`);

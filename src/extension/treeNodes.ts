@@ -84,7 +84,12 @@ export function asNode<K extends TreeNode['kind']>(value: unknown, ...kinds: K[]
       case 'branch':
         return isStr(value.sessionId) && typeof value.branchId === 'string';
       case 'turn':
-        return isStr(value.sessionId) && typeof value.branchId === 'string' && isInt(value.turn) && (value.branchTurnNumber === null || isInt(value.branchTurnNumber));
+        return (
+          isStr(value.sessionId) &&
+          typeof value.branchId === 'string' &&
+          isInt(value.turn) &&
+          (value.branchTurnNumber === null || isInt(value.branchTurnNumber))
+        );
       case 'item':
         return isStr(value.sessionId) && typeof value.branchId === 'string' && isInt(value.turn) && isInt(value.sequenceNumber);
       case 'moreTurns':

@@ -10,7 +10,11 @@ const EMPTY_STYLE_HASH = `sha256-${createHash('sha256').update('').digest('base6
  * extension's own resources (no inline styles but an empty one, no remote content), and no network access at all. The page itself
  * holds no data: everything arrives as messages and is inserted as text.
  */
-export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, options: { title: string; script: string; styles: string[] }): string {
+export function webviewHtml(
+  webview: vscode.Webview,
+  extensionUri: vscode.Uri,
+  options: { title: string; script: string; styles: string[] },
+): string {
   const nonce = randomBytes(16).toString('base64');
   const asset = (path: string): string => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...path.split('/'))).toString();
   const csp = [

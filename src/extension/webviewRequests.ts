@@ -25,7 +25,9 @@ export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['param
 };
 
 /** One handler per method, taking its checked parameters and returning (or resolving to) its result. */
-export type RequestHandlers = { [M in RequestMethod]: (params: Requests[M]['params']) => Requests[M]['result'] | Promise<Requests[M]['result']> };
+export type RequestHandlers = {
+  [M in RequestMethod]: (params: Requests[M]['params']) => Requests[M]['result'] | Promise<Requests[M]['result']>;
+};
 
 export function isRequestMethod(method: string): method is RequestMethod {
   return Object.hasOwn(requestParams, method);
@@ -40,7 +42,11 @@ export async function handleRequest(handlers: RequestHandlers, method: string, p
   return run(handlers, method, params);
 }
 
-function run<M extends RequestMethod>(handlers: RequestHandlers, method: M, params: unknown): Requests[M]['result'] | Promise<Requests[M]['result']> {
+function run<M extends RequestMethod>(
+  handlers: RequestHandlers,
+  method: M,
+  params: unknown,
+): Requests[M]['result'] | Promise<Requests[M]['result']> {
   const parsed = requestParams[method].safeParse(params);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

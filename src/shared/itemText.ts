@@ -117,7 +117,8 @@ export function itemLabel(item: unknown): string {
   const i = isRecord(item) ? item : {};
   const type = itemType(item);
   if (typeof i.role === 'string') return `${i.role}: "${itemPreview(item)}"`;
-  if (type.endsWith('_result') || type.endsWith('_output')) return `${type}${typeof i.name === 'string' ? ` ${i.name}` : ''}: ${itemPreview(item)}`;
+  if (type.endsWith('_result') || type.endsWith('_output'))
+    return `${type}${typeof i.name === 'string' ? ` ${i.name}` : ''}: ${itemPreview(item)}`;
   return `${type} ${itemPreview(item)}`;
 }
 

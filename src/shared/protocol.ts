@@ -44,7 +44,8 @@ export const REQUEST_TIMEOUT_MS = 15_000;
  * A webview message as the host receives it: the same kinds, but a request's method is any string until the host
  * checks it against `Requests` (an unknown method gets an error response, not silence).
  */
-export type ReceivedWebviewMessage = Exclude<WebviewMessage, { kind: 'request' }> | { kind: 'request'; id: number; method: string; params: object };
+export type ReceivedWebviewMessage =
+  Exclude<WebviewMessage, { kind: 'request' }> | { kind: 'request'; id: number; method: string; params: object };
 
 /** Type guard for messages arriving at the host (they come from a frame: validate before use). */
 export function isWebviewMessage(value: unknown): value is ReceivedWebviewMessage {

@@ -118,19 +118,19 @@ export interface RunFailedEvent {
 
 /** Every event of a run. */
 export type RunEvent =
-  | RunStartedEvent
-  | TextDeltaEvent
-  | ToolCalledEvent
-  | ToolOutputEvent
-  | ItemAddedEvent
-  | RunCompletedEvent
-  | RunFailedEvent;
+  RunStartedEvent | TextDeltaEvent | ToolCalledEvent | ToolOutputEvent | ItemAddedEvent | RunCompletedEvent | RunFailedEvent;
 
 /** The event that ends a run. */
 export type RunOutcome = RunCompletedEvent | RunFailedEvent;
 
 /** The `run/failed` event of a run that ended before it wrote anything; `summary` says so for people. */
-export function failedBeforeWriting(runId: string, failure: RunFailureKind, message: string, summary: string, status?: number): RunFailedEvent {
+export function failedBeforeWriting(
+  runId: string,
+  failure: RunFailureKind,
+  message: string,
+  summary: string,
+  status?: number,
+): RunFailedEvent {
   return {
     kind: 'run/failed',
     runId,

@@ -48,7 +48,15 @@ export type ItemView =
       json: string;
       item: unknown;
     }
-  | { sequenceNumber: number; type: string; toolName: string | null; createdAt: string | null; corrupt: true; raw: string | null; error: string };
+  | {
+      sequenceNumber: number;
+      type: string;
+      toolName: string | null;
+      createdAt: string | null;
+      corrupt: true;
+      raw: string | null;
+      error: string;
+    };
 
 /** Token usage of one turn of one branch. */
 export interface TurnUsageView {

@@ -36,7 +36,6 @@ import type {
 } from './types';
 import { usageColumns } from './usageRecord';
 
-
 const defaultLogger: SessionLogger = {
   error: (message, err) => console.error(message, err),
   warn: (message) => console.warn(message),
@@ -327,7 +326,10 @@ export class AdvancedSQLiteSession implements Session {
 
   getTurnUsage(userTurnNumber: number, branchId?: string | null): Promise<TurnUsage | Record<string, never>>;
   getTurnUsage(userTurnNumber?: null, branchId?: string | null): Promise<TurnUsageRow[]>;
-  async getTurnUsage(userTurnNumber?: number | null, branchId?: string | null): Promise<TurnUsage | Record<string, never> | TurnUsageRow[]> {
+  async getTurnUsage(
+    userTurnNumber?: number | null,
+    branchId?: string | null,
+  ): Promise<TurnUsage | Record<string, never> | TurnUsageRow[]> {
     this.assertOpen();
     const branch = branchId ?? this.currentBranchForRead();
     const columns = `requests, input_tokens, output_tokens, total_tokens, input_tokens_details, output_tokens_details`;
@@ -670,10 +672,9 @@ export class AdvancedSQLiteSession implements Session {
    */
   private turnMaxima(branch: string): { maxUserTurn: number; maxBranchTurn: number } {
     const maxUserTurn =
-      this.stmt(
-        'maxUserTurn',
-        'SELECT MAX(user_turn_number) AS turn FROM message_structure WHERE session_id = ? AND branch_id = ?',
-      ).get<{ turn: number | null }>(this.sessionId, branch)?.turn ?? 0;
+      this.stmt('maxUserTurn', 'SELECT MAX(user_turn_number) AS turn FROM message_structure WHERE session_id = ? AND branch_id = ?').get<{
+        turn: number | null;
+      }>(this.sessionId, branch)?.turn ?? 0;
     const c = this.counters;
     if (c && c.branch === branch && c.maxUserTurn === maxUserTurn && c.dataVersion === this.dataVersion()) {
       return { maxUserTurn, maxBranchTurn: c.maxBranchTurn };
@@ -813,4 +814,3 @@ function decodeDetails(text: string | null): unknown {
   const d = pythonJsonLoads(text);
   return d.ok ? d.value : null;
 }
-

@@ -65,7 +65,15 @@ export class SessionDatabaseError extends SessionError {
 }
 
 /** SQLite result codes we translate (primary codes; extended codes reduce to these by `& 0xff`). */
-const SQLITE_CODES: Record<number, string> = { 5: 'SQLITE_BUSY', 6: 'SQLITE_LOCKED', 8: 'SQLITE_READONLY', 10: 'SQLITE_IOERR', 11: 'SQLITE_CORRUPT', 14: 'SQLITE_CANTOPEN', 26: 'SQLITE_NOTADB' };
+const SQLITE_CODES: Record<number, string> = {
+  5: 'SQLITE_BUSY',
+  6: 'SQLITE_LOCKED',
+  8: 'SQLITE_READONLY',
+  10: 'SQLITE_IOERR',
+  11: 'SQLITE_CORRUPT',
+  14: 'SQLITE_CANTOPEN',
+  26: 'SQLITE_NOTADB',
+};
 
 /** The primary SQLite code name of a driver error (`SQLITE_BUSY`, …), or undefined for non-SQLite errors. */
 export function sqliteCodeOf(err: unknown): string | undefined {
@@ -118,7 +126,11 @@ export function describeDatabaseError(err: unknown, path: string, options: { rea
         );
       }
       if (code === 'SQLITE_CANTOPEN') {
-        return new SessionDatabaseError('io', `${path} cannot be opened (${detail}). Check that the file and its folder exist and are accessible.`, { cause: err });
+        return new SessionDatabaseError(
+          'io',
+          `${path} cannot be opened (${detail}). Check that the file and its folder exist and are accessible.`,
+          { cause: err },
+        );
       }
       return new SessionDatabaseError(
         'read-only',

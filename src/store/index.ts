@@ -13,7 +13,15 @@ export {
   TableOwnershipError,
   type SessionDatabaseProblem,
 } from './errors';
-export { DRIVER_ENV_VAR, NODE_SQLITE_MIN_NODE, describeDriverChoice, nodeAtLeast, openDatabase, resolveDriver, type DriverChoice } from './drivers/openDatabase';
+export {
+  DRIVER_ENV_VAR,
+  NODE_SQLITE_MIN_NODE,
+  describeDriverChoice,
+  nodeAtLeast,
+  openDatabase,
+  resolveDriver,
+  type DriverChoice,
+} from './drivers/openDatabase';
 export type { DriverName, SqliteDatabase, SqliteStatement, SqlValue } from './sqliteDatabase';
 export { pythonJsonDumps, pythonJsonLoads } from './pythonJson';
 export { messageTypeOf, toolNameOf } from './itemClassification';

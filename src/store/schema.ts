@@ -139,9 +139,7 @@ export function unquoteIdentifier(identifier: string): string {
 /** Names of the tables in the main and temp schemas. */
 export function listTables(db: SqliteDatabase): string[] {
   return db
-    .prepare(
-      "SELECT name FROM sqlite_master WHERE type = 'table' UNION ALL SELECT name FROM sqlite_temp_master WHERE type = 'table'",
-    )
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' UNION ALL SELECT name FROM sqlite_temp_master WHERE type = 'table'")
     .all<{ name: string }>()
     .map((r) => r.name);
 }

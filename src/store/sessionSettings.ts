@@ -18,7 +18,9 @@ function byCodePoint(a: string, b: string): number {
  */
 export function checkSessionSettings(settings: SessionSettings | null | undefined): SessionSettings {
   if (settings == null) return { limit: null };
-  const unknown = Object.keys(settings).filter((k) => !KNOWN.has(k)).sort(byCodePoint);
+  const unknown = Object.keys(settings)
+    .filter((k) => !KNOWN.has(k))
+    .sort(byCodePoint);
   if (unknown.length > 0) throw new InvalidArgumentError(`Unknown session settings: ${unknown.join(', ')}`);
   return { limit: checkLimitArgument('sessionSettings.limit', settings.limit) };
 }

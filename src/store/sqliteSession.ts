@@ -56,7 +56,9 @@ export class SQLiteSession implements Session {
     const effective = checkLimitArgument('limit', limit) ?? this.sessionSettings.limit ?? null;
     const m = this.tables.messages;
     if (effective === null || effective < 0) {
-      const rows = this.db.prepare(`SELECT message_data FROM ${m} WHERE session_id = ? ORDER BY id ASC`).all<{ message_data: string }>(this.sessionId);
+      const rows = this.db
+        .prepare(`SELECT message_data FROM ${m} WHERE session_id = ? ORDER BY id ASC`)
+        .all<{ message_data: string }>(this.sessionId);
       return decodeAll(rows);
     }
     if (effective === 0) return [];

@@ -23,7 +23,10 @@ const RESULTS = join(ROOT, 'test-results');
 /** Hostile content, and the plain text each must show as. */
 const XSS_MESSAGES: [string, string][] = [
   ['<script>window.__xss = "script"</script> plain script tag', '<script>window.__xss = "script"</script> plain script tag'],
-  ['<img src="x" onerror="window.__xss = \'img\'"> image with onerror', '<img src="x" onerror="window.__xss = \'img\'"> image with onerror'],
+  [
+    '<img src="x" onerror="window.__xss = \'img\'"> image with onerror',
+    '<img src="x" onerror="window.__xss = \'img\'"> image with onerror',
+  ],
   ['[click me](javascript:window.__xss="link") a javascript: link', '[click me](javascript:window.__xss="link") a javascript: link'],
   ['<style>body { display: none !important }</style> style injection', '<style>body { display: none !important }</style> style injection'],
   ['![remote](https://example.invalid/pixel.png) remote image', '[image: remote] remote image'],
@@ -36,7 +39,13 @@ async function writeXssSession(path: string): Promise<void> {
     for (const text of XSS_MESSAGES) {
       await s.addItems([
         { role: 'user', content: text[0] },
-        { type: 'function_call', name: '<b>tool</b>', callId: 'c', arguments: '{"html":"<script>window.__xss=\\"args\\"</script>"}', status: 'completed' },
+        {
+          type: 'function_call',
+          name: '<b>tool</b>',
+          callId: 'c',
+          arguments: '{"html":"<script>window.__xss=\\"args\\"</script>"}',
+          status: 'completed',
+        },
         { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: `Echo: ${text[0]}` }] },
       ] as never);
     }
@@ -77,7 +86,12 @@ for (const theme of ['light', 'dark'] as const) {
 
     before(async function () {
       model = await startLoopbackOpenAI({
-        script: (req) => ({ kind: 'text', text: `Streaming reply to: ${lastUserText(req.body)}`, chunks: ['Streaming ', 'reply ', 'to: ', lastUserText(req.body)], delayMs: 80 }),
+        script: (req) => ({
+          kind: 'text',
+          text: `Streaming reply to: ${lastUserText(req.body)}`,
+          chunks: ['Streaming ', 'reply ', 'to: ', lastUserText(req.body)],
+          delayMs: 80,
+        }),
       });
       if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
       workspace = mkdtempSync(join(tmpdir(), `asi-e2e-view-${theme}-`));
@@ -95,7 +109,14 @@ for (const theme of ['light', 'dark'] as const) {
       });
       wb.page.on('request', (r) => {
         const url = r.url();
-        if (!url.startsWith(wb.server.url) && !url.startsWith('data:') && !url.startsWith('blob:') && !/^https?:\/\/[^/]*\.vscode-cdn\.net/.test(url) && !url.startsWith('vscode-')) remote.push(url);
+        if (
+          !url.startsWith(wb.server.url) &&
+          !url.startsWith('data:') &&
+          !url.startsWith('blob:') &&
+          !/^https?:\/\/[^/]*\.vscode-cdn\.net/.test(url) &&
+          !url.startsWith('vscode-')
+        )
+          remote.push(url);
       });
       wb.page.on('dialog', (d) => {
         remote.push(`dialog: ${d.message()}`);
@@ -217,9 +238,18 @@ for (const theme of ['light', 'dark'] as const) {
       await wb.page.waitForTimeout(300);
       assert.equal(await f.evaluate(() => (globalThis as unknown as { __xss?: string }).__xss ?? null), null, 'no injected script ran');
       assert.equal(await f.locator('[onerror], [onclick], [onload]').count(), 0, 'no event-handler attribute from data');
-      const scripts = await f.locator('script').evaluateAll((list) => list.map((e) => (e.textContent ?? '') + (e.getAttribute('src') ?? '')));
-      assert.ok(scripts.every((t) => !t.includes('__xss')), 'no script element from data');
-      assert.equal(await f.locator('#app img, #app style, #app iframe, #app link, #app object').count(), 0, 'no image, style or frame element from data');
+      const scripts = await f
+        .locator('script')
+        .evaluateAll((list) => list.map((e) => (e.textContent ?? '') + (e.getAttribute('src') ?? '')));
+      assert.ok(
+        scripts.every((t) => !t.includes('__xss')),
+        'no script element from data',
+      );
+      assert.equal(
+        await f.locator('#app img, #app style, #app iframe, #app link, #app object').count(),
+        0,
+        'no image, style or frame element from data',
+      );
       assert.equal(await f.locator('body').isVisible(), true, 'the style injection did not hide the page');
       assert.deepEqual(remote, [], 'no request left the machine and no dialog opened');
       await shot('14-hostile-content');
@@ -235,11 +265,17 @@ for (const theme of ['light', 'dark'] as const) {
       await f.locator('.run-done').waitFor({ timeout: 20_000 });
       await f.locator('.turn-row .turn-preview', { hasText: `Composer question (${theme})` }).waitFor();
       await f.locator('.turn-title', { hasText: 'Turn 2' }).waitFor();
-      assert.match((await f.locator('.item-assistant .markdown').textContent()) ?? '', new RegExp(`Streaming reply to: Composer question \\(${theme}\\)`));
+      assert.match(
+        (await f.locator('.item-assistant .markdown').textContent()) ?? '',
+        new RegExp(`Streaming reply to: Composer question \\(${theme}\\)`),
+      );
       await shot('15-composer-run');
       const s = new AdvancedSQLiteSession({ sessionId: 'bob', dbPath: join(workspace, 'conversations.db'), readonly: true });
       try {
-        assert.deepEqual((await s.getTurnUsage(undefined, 'main')).map((u) => u.userTurnNumber), [1, 2]);
+        assert.deepEqual(
+          (await s.getTurnUsage(undefined, 'main')).map((u) => u.userTurnNumber),
+          [1, 2],
+        );
       } finally {
         s.close();
       }

@@ -16,7 +16,10 @@ describe('test harness bad cases', function () {
     const saved = process.env.CODE_SERVER_BIN;
     process.env.CODE_SERVER_BIN = '/nonexistent/code-server';
     try {
-      await assert.rejects(CodeServer.start(), /not installed at \/nonexistent\/code-server\. Run `node scripts\/host\/hostTools\.mjs host vscode-1\.\d+`/);
+      await assert.rejects(
+        CodeServer.start(),
+        /not installed at \/nonexistent\/code-server\. Run `node scripts\/host\/hostTools\.mjs host vscode-1\.\d+`/,
+      );
     } finally {
       if (saved === undefined) delete process.env.CODE_SERVER_BIN;
       else process.env.CODE_SERVER_BIN = saved;

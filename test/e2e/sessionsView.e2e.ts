@@ -15,7 +15,11 @@ const FIXTURES = join(ROOT, 'test', 'fixtures', 'conformance');
 export const RESULTS = join(ROOT, 'test-results');
 
 function slug(title: string): string {
-  return title.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase().slice(0, 80);
+  return title
+    .replace(/[^a-z0-9]+/gi, '-')
+    .replace(/^-|-$/g, '')
+    .toLowerCase()
+    .slice(0, 80);
 }
 
 async function branches(path: string, sessionId: string): Promise<string[]> {

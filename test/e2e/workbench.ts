@@ -35,7 +35,10 @@ export class Workbench {
       page.on('console', (m) => wb.console.push(`[${m.type()}] ${m.text()}`));
       page.on('pageerror', (e) => wb.console.push(`[pageerror] ${e.message}`));
       const payload: [string, string][] | undefined = options.extensionDevelopmentPath
-        ? [['extensionDevelopmentPath', server.remoteUri(options.extensionDevelopmentPath)], ['skipWelcome', 'true']]
+        ? [
+            ['extensionDevelopmentPath', server.remoteUri(options.extensionDevelopmentPath)],
+            ['skipWelcome', 'true'],
+          ]
         : undefined;
       await page.goto(server.workbenchUrl(payload));
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });

@@ -116,7 +116,9 @@ export class CodeServer {
   static async start(options: CodeServerOptions = {}): Promise<CodeServer> {
     const bin = codeServerBin();
     if (!existsSync(bin)) {
-      throw new Error(`code-server is not installed at ${bin}. Run \`node scripts/host/hostTools.mjs host ${currentHost().id}\` first (npm test does this itself; it needs the npm registry and Debian packages).`);
+      throw new Error(
+        `code-server is not installed at ${bin}. Run \`node scripts/host/hostTools.mjs host ${currentHost().id}\` first (npm test does this itself; it needs the npm registry and Debian packages).`,
+      );
     }
     const stateDir = mkdtempSync(join(tmpdir(), 'asi-code-server-'));
     const dirs = Object.fromEntries(
@@ -144,7 +146,16 @@ export class CodeServer {
       // An empty gallery: the marketplace is unreachable here and lookups would only fail and slow the workbench.
       EXTENSIONS_GALLERY: '{}',
     };
-    const common = ['--config', config, '--user-data-dir', join(stateDir, 'ud'), '--extensions-dir', dirs.exts!, '--disable-telemetry', '--disable-update-check'];
+    const common = [
+      '--config',
+      config,
+      '--user-data-dir',
+      join(stateDir, 'ud'),
+      '--extensions-dir',
+      dirs.exts!,
+      '--disable-telemetry',
+      '--disable-update-check',
+    ];
     for (const vsix of options.installVsix ?? []) {
       const r = spawnSync(bin, [...common, '--install-extension', vsix], { env, encoding: 'utf8', timeout: 120_000 });
       if (r.status !== 0) throw new Error(`Installing ${vsix} into code-server failed: ${r.stderr || r.stdout || r.error?.message}`);
@@ -154,7 +165,17 @@ export class CodeServer {
     const log = createWriteStream(logPath);
     const child = spawn(
       bin,
-      [...common, ...(host.serverArgs ?? []), '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-workspace-trust', '--disable-getting-started-override', folder],
+      [
+        ...common,
+        ...(host.serverArgs ?? []),
+        '--auth',
+        'none',
+        '--bind-addr',
+        `127.0.0.1:${port}`,
+        '--disable-workspace-trust',
+        '--disable-getting-started-override',
+        folder,
+      ],
       { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env },
     );
     child.stdout?.pipe(log);

@@ -16,7 +16,12 @@ async function main(): Promise<void> {
   await runTests({
     extensionDevelopmentPath: root,
     extensionTestsPath: join(root, 'dist', 'test', 'integration.js'),
-    launchArgs: [workspace, '--disable-extensions', '--disable-workspace-trust', `--user-data-dir=${mkdtempSync(join(tmpdir(), 'asi-electron-ud-'))}`],
+    launchArgs: [
+      workspace,
+      '--disable-extensions',
+      '--disable-workspace-trust',
+      `--user-data-dir=${mkdtempSync(join(tmpdir(), 'asi-electron-ud-'))}`,
+    ],
     extensionTestsEnv: { ASI_FIXTURES: join(root, 'test', 'fixtures') },
   });
 }

@@ -20,7 +20,8 @@ const timeoutS = Number(arg('timeout', '300'));
 const testsPath = resolve(ROOT, arg('tests', 'dist/test/integration.js'));
 const t0 = Date.now();
 // The workbench's own start-up chatter, relayed through the same hook as the tests' output.
-const WORKBENCH_NOISE = /^(Resolving connection token|Resolved connection token|Creating a socket|Ignoring fetching additional builtin|\[Service Worker\]|ChatSessionStore)/;
+const WORKBENCH_NOISE =
+  /^(Resolving connection token|Resolved connection token|Creating a socket|Ignoring fetching additional builtin|\[Service Worker\]|ChatSessionStore)/;
 const elapsed = (): string => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
 
 async function main(): Promise<number> {

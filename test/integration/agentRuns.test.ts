@@ -21,7 +21,9 @@ async function setAgent(settings: Record<string, unknown>): Promise<void> {
 async function turns(path: string, sessionId: string, branch: string): Promise<{ byTurn: Record<string, string[]>; usageTurns: number[] }> {
   const s = new AdvancedSQLiteSession({ sessionId, dbPath: path, readonly: true });
   try {
-    const byTurn = Object.fromEntries([...(await s.getConversationByTurns(branch))].map(([t, items]) => [String(t), items.map((i) => i.type)]));
+    const byTurn = Object.fromEntries(
+      [...(await s.getConversationByTurns(branch))].map(([t, items]) => [String(t), items.map((i) => i.type)]),
+    );
     const usageTurns = (await s.getTurnUsage(undefined, branch)).map((u) => u.userTurnNumber);
     return { byTurn, usageTurns };
   } finally {
@@ -36,7 +38,10 @@ describe('agent runs', () => {
 
   before(async () => {
     server = await startLoopbackOpenAI({
-      script: (req) => (/weather/i.test(lastUserText(req.body)) && !JSON.stringify(req.body.input).includes('function_call_output') ? { kind: 'calls', calls: [{ name: 'lookup_weather', arguments: { city: 'Oslo' } }] } : { kind: 'text', text: `You said: ${lastUserText(req.body)}`, chunks: ['You ', 'said: ', lastUserText(req.body)] }),
+      script: (req) =>
+        /weather/i.test(lastUserText(req.body)) && !JSON.stringify(req.body.input).includes('function_call_output')
+          ? { kind: 'calls', calls: [{ name: 'lookup_weather', arguments: { city: 'Oslo' } }] }
+          : { kind: 'text', text: `You said: ${lastUserText(req.body)}`, chunks: ['You ', 'said: ', lastUserText(req.body)] },
     });
   });
   after(async () => {
@@ -59,7 +64,11 @@ describe('agent runs', () => {
   });
 
   const send = (branchId: string, input: string): Thenable<RunOutcome | undefined> =>
-    vscode.commands.executeCommand<RunOutcome | undefined>('agentSessions.sendMessage', { kind: 'branch', dbPath: path, sessionId: 'alice', branchId }, input);
+    vscode.commands.executeCommand<RunOutcome | undefined>(
+      'agentSessions.sendMessage',
+      { kind: 'branch', dbPath: path, sessionId: 'alice', branchId },
+      input,
+    );
 
   it('continues main: the turn lands on main with the next turn number and a usage row', async () => {
     const outcome = await send('main', 'Continue, please');
@@ -127,9 +136,27 @@ describe('agent runs', () => {
   });
 
   const failures: [string, () => Promise<void>, string, RegExp][] = [
-    ['no key', async () => (await vscode.commands.executeCommand('agentSessions.setApiKey', ''), setAgent({ baseUrl: 'https://models.example.invalid/v1' })), 'no-key', /Set API Key/],
-    ['an unreachable server', async () => setAgent({ baseUrl: `http://127.0.0.1:${await closedPort()}/v1`, maxRetries: 0 }), 'unreachable', /127\.0\.0\.1/],
-    ['an HTTP error from the model', async () => server.setScript(() => ({ kind: 'error', status: 500, message: 'model exploded' })), 'http', /500/],
+    [
+      'no key',
+      async () => (
+        await vscode.commands.executeCommand('agentSessions.setApiKey', ''),
+        setAgent({ baseUrl: 'https://models.example.invalid/v1' })
+      ),
+      'no-key',
+      /Set API Key/,
+    ],
+    [
+      'an unreachable server',
+      async () => setAgent({ baseUrl: `http://127.0.0.1:${await closedPort()}/v1`, maxRetries: 0 }),
+      'unreachable',
+      /127\.0\.0\.1/,
+    ],
+    [
+      'an HTTP error from the model',
+      async () => server.setScript(() => ({ kind: 'error', status: 500, message: 'model exploded' })),
+      'http',
+      /500/,
+    ],
   ];
   for (const [what, arrange, kind, message] of failures) {
     it(`reports ${what} with what was written, and leaves no half turn`, async () => {
@@ -179,7 +206,13 @@ describe('agent runs', () => {
     const settings = JSON.stringify(vscode.workspace.getConfiguration('agentSessions'));
     assert.ok(!settings.includes(KEY), 'not in settings');
     assert.ok(!a.runner.logLines.join('\n').includes(KEY), 'not in the log');
-    assert.ok(!a.failures.map((f) => f.message).join('\n').includes(KEY), 'not in notifications');
+    assert.ok(
+      !a.failures
+        .map((f) => f.message)
+        .join('\n')
+        .includes(KEY),
+      'not in notifications',
+    );
     for (const suffix of ['', '-wal']) {
       let bytes = '';
       try {

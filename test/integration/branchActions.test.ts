@@ -83,7 +83,11 @@ describe('branch actions', () => {
     const session = new AdvancedSQLiteSession({ sessionId: 'alice', dbPath: path, readonly: true });
     try {
       const turns = await session.getConversationTurns('by-content');
-      assert.deepEqual(turns.map((t) => t.turn), [1], 'copied the turns before turn 2');
+      assert.deepEqual(
+        turns.map((t) => t.turn),
+        [1],
+        'copied the turns before turn 2',
+      );
     } finally {
       session.close();
     }

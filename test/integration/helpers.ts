@@ -43,7 +43,10 @@ export function scratch(): Scratch {
 }
 
 /** Labels and descriptions of a node's children, as the tree shows them. */
-export async function childRows(a: AgentSessionsApi, node?: TreeNode): Promise<{ node: TreeNode; label: string; description: string; contextValue: string }[]> {
+export async function childRows(
+  a: AgentSessionsApi,
+  node?: TreeNode,
+): Promise<{ node: TreeNode; label: string; description: string; contextValue: string }[]> {
   const pairs = await a.tree.children(node);
   return pairs.map(([n, item]) => ({
     node: n,

@@ -31,7 +31,9 @@ function writer(path: string, turns: number, pauseMs: number): { times: number[]
   });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const done = new Promise<number>((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve(code) : reject(new Error(`writer failed: ${err}`)))));
+  const done = new Promise<number>((resolve, reject) =>
+    child.on('exit', (code) => (code === 0 ? resolve(code) : reject(new Error(`writer failed: ${err}`)))),
+  );
   return { times, done };
 }
 
@@ -68,11 +70,16 @@ describe('live refresh', () => {
       sub.dispose();
     }
     const rows = await childRows(a, branch);
-    assert.deepEqual(rows.map((r) => r.label), Array.from({ length: 11 }, (_, i) => `Turn ${i + 1}`));
+    assert.deepEqual(
+      rows.map((r) => r.label),
+      Array.from({ length: 11 }, (_, i) => `Turn ${i + 1}`),
+    );
     assert.match(rows[10]!.description, /external question 9 · 15 tokens/);
     assert.ok(latencies.length >= 5, `observed ${latencies.length} updates`);
     const max = Math.max(...latencies);
-    console.log(`      external write → tree update: median ${latencies.sort((x, y) => x - y)[latencies.length >> 1]} ms, max ${max} ms over ${latencies.length} commits`);
+    console.log(
+      `      external write → tree update: median ${latencies.sort((x, y) => x - y)[latencies.length >> 1]} ms, max ${max} ms over ${latencies.length} commits`,
+    );
     assert.ok(max < 1000, `every update within 1 s (max ${max} ms)`);
   });
 });

@@ -49,7 +49,11 @@ describe('read-only mode and bad input', () => {
 
   const badFiles: [string, (dir: string) => string, RegExp][] = [
     ['a missing file', (dir) => join(dir, 'missing.db'), /does not exist/],
-    ['a text file', (dir) => (writeFileSync(join(dir, 'notes.db'), 'just some text, not a database\n'.repeat(200)), join(dir, 'notes.db')), /not a SQLite database/],
+    [
+      'a text file',
+      (dir) => (writeFileSync(join(dir, 'notes.db'), 'just some text, not a database\n'.repeat(200)), join(dir, 'notes.db')),
+      /not a SQLite database/,
+    ],
     [
       'a SQLite file without session tables',
       (dir) => {

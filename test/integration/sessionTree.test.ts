@@ -19,15 +19,24 @@ describe('session tree', () => {
     assert.deepEqual(sessions.map((r) => r.label).sort(), ['alice', 'bob']);
     const alice = await child(a, db, 'alice');
     const branches = await childRows(a, alice);
-    assert.deepEqual(branches.map((r) => r.label), ['main', 'alt']);
+    assert.deepEqual(
+      branches.map((r) => r.label),
+      ['main', 'alt'],
+    );
     assert.match(branches[0]!.description, /current/);
     assert.match(branches[1]!.description, /from main @ turn 2/);
     const turns = await childRows(a, await child(a, alice, 'alt'));
-    assert.deepEqual(turns.map((r) => r.label), ['Turn 1', 'Turn 2']);
+    assert.deepEqual(
+      turns.map((r) => r.label),
+      ['Turn 1', 'Turn 2'],
+    );
     assert.match(turns[1]!.description, /Something sci-fi but short\?/);
     assert.match(turns[0]!.contextValue, /\bcanBranch\b/);
     const items = await childRows(a, turns[1]!.node);
-    assert.deepEqual(items.map((r) => r.label), ['user', 'assistant']);
+    assert.deepEqual(
+      items.map((r) => r.label),
+      ['user', 'assistant'],
+    );
     assert.match(items[1]!.description, /Flowers for Algernon/);
   });
 
@@ -45,7 +54,10 @@ describe('session tree', () => {
     await vscode.commands.executeCommand('agentSessions.openDatabase', path);
     const turn = await child(a, await child(a, await child(a, await child(a, undefined, 'tools.db'), 'tools'), 'main'), 'Turn 1');
     const items = await childRows(a, turn);
-    assert.deepEqual(items.map((r) => r.label), ['user', 'function_call · calculator', 'function_call_output · calculator', 'assistant']);
+    assert.deepEqual(
+      items.map((r) => r.label),
+      ['user', 'function_call · calculator', 'function_call_output · calculator', 'assistant'],
+    );
     assert.equal(items[1]!.description, 'calculator({"expression":"17*23"})');
     assert.equal(items[2]!.description, '391');
   });
@@ -85,7 +97,10 @@ describe('session tree', () => {
     const a = await api();
     const path = `${s.dir}/broken.db`;
     const session = new AdvancedSQLiteSession({ sessionId: 'x', dbPath: path, createTables: true });
-    await session.addItems([{ role: 'user', content: 'hello' }, { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'hi' }] } as never]);
+    await session.addItems([
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'hi' }] } as never,
+    ]);
     session.close();
     const { openDatabase } = await import('../../src/store');
     const raw = openDatabase(path);
@@ -94,7 +109,10 @@ describe('session tree', () => {
     await vscode.commands.executeCommand('agentSessions.openDatabase', path);
     const turn = await child(a, await child(a, await child(a, await child(a, undefined, 'broken.db'), 'x'), 'main'), 'Turn 1');
     const items = await childRows(a, turn);
-    assert.deepEqual(items.map((r) => r.label), ['user', 'unreadable']);
+    assert.deepEqual(
+      items.map((r) => r.label),
+      ['user', 'unreadable'],
+    );
     assert.match(items[1]!.description, /\{broken json/);
   });
 });

@@ -35,9 +35,15 @@ describe('store canary (extension host)', () => {
     const choice = describeDriverChoice();
     assert.equal(choice.driver, 'node:sqlite');
     // The development copy carries better-sqlite3 built for Node 20: present, but for another ABI.
-    assert.ok(existsSync(join(__dirname, '..', '..', 'node_modules', 'better-sqlite3')), 'better-sqlite3 is installed beside the extension');
+    assert.ok(
+      existsSync(join(__dirname, '..', '..', 'node_modules', 'better-sqlite3')),
+      'better-sqlite3 is installed beside the extension',
+    );
     assert.equal(choice.skipped[0]?.driver, 'better-sqlite3');
-    assert.match(choice.skipped[0]?.reason ?? '', new RegExp(`NODE_MODULE_VERSION \\d+\\. This version of Node\\.js requires NODE_MODULE_VERSION ${process.versions.modules}`));
+    assert.match(
+      choice.skipped[0]?.reason ?? '',
+      new RegExp(`NODE_MODULE_VERSION \\d+\\. This version of Node\\.js requires NODE_MODULE_VERSION ${process.versions.modules}`),
+    );
     // The extension's own connections run on it too.
     const api = await activatedApi();
     const path = join(dir, 'ref-basic.db');
@@ -57,7 +63,10 @@ describe('store canary (extension host)', () => {
     const s = new AdvancedSQLiteSession({ sessionId: 'basic_session', dbPath: path });
     try {
       assert.equal((await s.getItems()).length, 4);
-      assert.deepEqual((await s.listBranches()).map((b) => b.branchId), ['main']);
+      assert.deepEqual(
+        (await s.listBranches()).map((b) => b.branchId),
+        ['main'],
+      );
       await s.addItems([{ role: 'user', content: 'from the extension host' }]);
       assert.equal((await s.getItems()).length, 5);
     } finally {
@@ -69,7 +78,8 @@ describe('store canary (extension host)', () => {
     const mod = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown };
     const original = mod._load;
     mod._load = function (request: string, ...rest: unknown[]) {
-      if (request === 'node:sqlite') throw Object.assign(new Error('No such built-in module: node:sqlite'), { code: 'ERR_UNKNOWN_BUILTIN_MODULE' });
+      if (request === 'node:sqlite')
+        throw Object.assign(new Error('No such built-in module: node:sqlite'), { code: 'ERR_UNKNOWN_BUILTIN_MODULE' });
       return original.call(this, request, ...rest);
     };
     forgetLoadedDrivers();
@@ -86,7 +96,10 @@ describe('store canary (extension host)', () => {
           // What the extension says on a VS Code 1.100 host (Node 20.19) or an old remote server.
           const old = missingDriverError(err, { node: '20.19.0' });
           assert.match(old.message, /needs VS Code 1\.101 or later: this VS Code runs extensions on Node\.js 20\.19\.0/);
-          assert.match(missingDriverError(err, { node: '20.19.0', remoteName: 'ssh-remote' }).message, /remote extension host.*server on the remote/);
+          assert.match(
+            missingDriverError(err, { node: '20.19.0', remoteName: 'ssh-remote' }).message,
+            /remote extension host.*server on the remote/,
+          );
           assert.equal(missingDriverError(err, { node: process.versions.node }), err);
           return true;
         },

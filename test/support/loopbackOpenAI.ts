@@ -198,7 +198,11 @@ function buildOutput(reply: Extract<LoopbackReply, { kind: 'text' | 'calls' }>, 
       sent.callIds.push(callId);
       const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
       const done = { id, type: 'function_call', status: 'completed', call_id: callId, name: call.name, arguments: args };
-      events.push({ type: 'response.output_item.added', output_index: outputIndex, item: { ...done, status: 'in_progress', arguments: '' } });
+      events.push({
+        type: 'response.output_item.added',
+        output_index: outputIndex,
+        item: { ...done, status: 'in_progress', arguments: '' },
+      });
       // Arguments arrive in pieces, as a real model streams them.
       for (const piece of args.match(/.{1,8}/gs) ?? []) {
         events.push({ type: 'response.function_call_arguments.delta', item_id: id, output_index: outputIndex, delta: piece });
@@ -252,9 +256,7 @@ export async function startLoopbackOpenAI(options: LoopbackOptions): Promise<Loo
     requests.push(recorded);
 
     const pairProblem = validate ? toolPairProblem(body.input) : undefined;
-    const reply: LoopbackReply = pairProblem
-      ? { kind: 'error', status: 400, message: pairProblem }
-      : await script(recorded);
+    const reply: LoopbackReply = pairProblem ? { kind: 'error', status: 400, message: pairProblem } : await script(recorded);
     const responseId = nextId('resp');
     const sent: SentReply = { requestIndex: recorded.index, responseId, reply, deltas: [], callIds: [], clientAborted: false };
     replies.push(sent);
@@ -272,9 +274,19 @@ export async function startLoopbackOpenAI(options: LoopbackOptions): Promise<Loo
     }
     if (reply.kind === 'error') {
       const token = typeof auth === 'string' ? auth.replace(/^Bearer\s+/i, '') : '';
-      const message = (reply.message ?? `Loopback error ${reply.status}`) + (reply.echoAuthorization ? ` Incorrect API key provided: ${token}.` : '');
+      const message =
+        (reply.message ?? `Loopback error ${reply.status}`) + (reply.echoAuthorization ? ` Incorrect API key provided: ${token}.` : '');
       res.writeHead(reply.status, { 'content-type': 'application/json', 'x-request-id': `req_${recorded.index}` });
-      res.end(JSON.stringify({ error: { message, type: reply.status === 401 ? 'invalid_request_error' : 'server_error', code: reply.status === 401 ? 'invalid_api_key' : null, param: null } }));
+      res.end(
+        JSON.stringify({
+          error: {
+            message,
+            type: reply.status === 401 ? 'invalid_request_error' : 'server_error',
+            code: reply.status === 401 ? 'invalid_api_key' : null,
+            param: null,
+          },
+        }),
+      );
       sent.finishedAt = Date.now();
       return;
     }
@@ -364,7 +376,8 @@ export function lastUserText(body: ResponsesRequestBody): string {
     if (item && item.role === 'user') {
       const c = item.content;
       if (typeof c === 'string') return c;
-      if (Array.isArray(c)) return c.map((p) => (typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join('');
+      if (Array.isArray(c))
+        return c.map((p) => (typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join('');
     }
   }
   return '';
@@ -373,6 +386,8 @@ export function lastUserText(body: ResponsesRequestBody): string {
 /** The function_call_output items of a request's input, in order. */
 export function toolOutputsIn(body: ResponsesRequestBody): { call_id: string; output: unknown }[] {
   return Array.isArray(body.input)
-    ? (body.input as Record<string, unknown>[]).filter((i) => i && i.type === 'function_call_output').map((i) => ({ call_id: String(i.call_id), output: i.output }))
+    ? (body.input as Record<string, unknown>[])
+        .filter((i) => i && i.type === 'function_call_output')
+        .map((i) => ({ call_id: String(i.call_id), output: i.output }))
     : [];
 }

@@ -25,7 +25,13 @@ export const py = {
       total_turns: u.totalTurns,
     },
   turns: (list: ConversationTurn[]) =>
-    list.map((t) => ({ turn: t.turn, content: t.content, full_content: t.fullContent, timestamp: mask(t.timestamp), can_branch: t.canBranch })),
+    list.map((t) => ({
+      turn: t.turn,
+      content: t.content,
+      full_content: t.fullContent,
+      timestamp: mask(t.timestamp),
+      can_branch: t.canBranch,
+    })),
   byTurns: (map: Map<number | null, TurnItem[]>) =>
     Object.fromEntries([...map].map(([k, v]) => [String(k), v.map((i) => ({ type: i.type, tool_name: i.toolName }))])),
   toolUsage: (list: ToolUsage[]) => list.map((t) => [t.toolName, t.count, t.turn]),

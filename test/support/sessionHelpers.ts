@@ -75,7 +75,12 @@ export function execSql(path: string, sql: string, ...params: SqlValue[]): void 
 
 /** Rows of a query, read through a read-only connection. */
 export function query<T = Record<string, unknown>>(path: string, sql: string, ...params: SqlValue[]): T[] {
-  return inspect(path, (db) => db.prepare(sql).all<T>(...params).map((r) => ({ ...(r as object) }) as T));
+  return inspect(path, (db) =>
+    db
+      .prepare(sql)
+      .all<T>(...params)
+      .map((r) => ({ ...(r as object) }) as T),
+  );
 }
 
 export function tableNames(path: string): string[] {

@@ -16,7 +16,10 @@ export function dumpTables(db: SqliteDatabase): Record<string, TableDump> {
     .map((r) => r.name);
   const out: Record<string, TableDump> = {};
   for (const t of tables) {
-    const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all<{ name: string }>(t).map((r) => r.name);
+    const columns = db
+      .prepare('SELECT name FROM pragma_table_info(?)')
+      .all<{ name: string }>(t)
+      .map((r) => r.name);
     const rows = db
       .prepare(`SELECT * FROM "${t.replace(/"/g, '""')}" ORDER BY rowid`)
       .all<Record<string, unknown>>()
@@ -32,7 +35,10 @@ export function dumpTables(db: SqliteDatabase): Record<string, TableDump> {
 
 /** `sqlite_master` rows (type, name, tbl_name, sql) in rowid order. */
 export function dumpSchema(db: SqliteDatabase): Record<string, unknown>[] {
-  return db.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid').all<Record<string, unknown>>().map((r) => ({ ...r }));
+  return db
+    .prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid')
+    .all<Record<string, unknown>>()
+    .map((r) => ({ ...r }));
 }
 
 /** The pragmas the conformance files record. */

@@ -51,10 +51,20 @@ describe('extension manifest', () => {
     }
     const palette = new Map(manifest.contributes.menus.commandPalette?.map((e) => [e.command, e.when]) ?? []);
     const itemMenus = manifest.contributes.menus['view/item/context'] ?? [];
-    const contextOnly = [CommandId.closeDatabase, CommandId.branchFromTurn, CommandId.deleteBranch, CommandId.copyItemJson, CommandId.revealInConversationView, CommandId.toggleReadOnly];
+    const contextOnly = [
+      CommandId.closeDatabase,
+      CommandId.branchFromTurn,
+      CommandId.deleteBranch,
+      CommandId.copyItemJson,
+      CommandId.revealInConversationView,
+      CommandId.toggleReadOnly,
+    ];
     for (const id of contextOnly) {
       assert.equal(palette.get(id), 'false', `${id} is hidden from the palette`);
-      assert.ok(itemMenus.some((e) => e.command === id), `${id} is reachable from a context menu`);
+      assert.ok(
+        itemMenus.some((e) => e.command === id),
+        `${id} is reachable from a context menu`,
+      );
     }
   });
 
@@ -66,9 +76,17 @@ describe('extension manifest', () => {
   });
 
   it('declares the view, its container, the welcome content and prefixed settings', () => {
-    assert.deepEqual(manifest.contributes.viewsContainers.activitybar.map((c) => c.id), [ViewId.container]);
-    assert.deepEqual(manifest.contributes.views[ViewId.container]?.map((v) => v.id), [ViewId.sessions]);
-    assert.ok(manifest.contributes.viewsWelcome.some((w) => w.view === ViewId.sessions && w.contents.includes(`command:${CommandId.openDatabase}`)));
+    assert.deepEqual(
+      manifest.contributes.viewsContainers.activitybar.map((c) => c.id),
+      [ViewId.container],
+    );
+    assert.deepEqual(
+      manifest.contributes.views[ViewId.container]?.map((v) => v.id),
+      [ViewId.sessions],
+    );
+    assert.ok(
+      manifest.contributes.viewsWelcome.some((w) => w.view === ViewId.sessions && w.contents.includes(`command:${CommandId.openDatabase}`)),
+    );
     for (const key of Object.keys(manifest.contributes.configuration.properties)) assert.match(key, new RegExp(`^${Setting.section}\\.`));
     // Every setting the code reads is contributed, and every contributed one is read (the group `agent` is not a setting).
     const read = Object.entries(Setting)

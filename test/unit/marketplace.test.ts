@@ -33,7 +33,28 @@ describe('Marketplace manifest and package', () => {
   });
 
   it('has the listing fields: categories, keywords, repository, bugs, homepage, banner', () => {
-    const allowed = new Set(['AI', 'Chat', 'Azure', 'Data Science', 'Debuggers', 'Education', 'Extension Packs', 'Formatters', 'Keymaps', 'Language Packs', 'Linters', 'Machine Learning', 'Notebooks', 'Programming Languages', 'SCM Providers', 'Snippets', 'Testing', 'Themes', 'Visualization', 'Other']);
+    const allowed = new Set([
+      'AI',
+      'Chat',
+      'Azure',
+      'Data Science',
+      'Debuggers',
+      'Education',
+      'Extension Packs',
+      'Formatters',
+      'Keymaps',
+      'Language Packs',
+      'Linters',
+      'Machine Learning',
+      'Notebooks',
+      'Programming Languages',
+      'SCM Providers',
+      'Snippets',
+      'Testing',
+      'Themes',
+      'Visualization',
+      'Other',
+    ]);
     assert.ok(pkg.categories.length > 0 && pkg.categories.every((c) => allowed.has(c)), `categories: ${pkg.categories.join(', ')}`);
     assert.ok(pkg.categories.includes('AI'));
     for (const word of ['openai', 'agents', 'sqlite', 'session']) assert.ok(pkg.keywords.includes(word), `keyword ${word}`);
@@ -63,8 +84,15 @@ describe('Marketplace manifest and package', () => {
     const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
     const r = spawnSync(process.execPath, [vsce, 'ls', '--no-dependencies'], { cwd: root, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    const files = r.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
-    for (const f of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'dist/extension.js', 'media/icon.png']) assert.ok(files.includes(f), `${f} in ${files.join(', ')}`);
-    assert.deepEqual(files.filter((f) => f.endsWith('.node') || f.startsWith('node_modules/')), []);
+    const files = r.stdout
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
+    for (const f of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'dist/extension.js', 'media/icon.png'])
+      assert.ok(files.includes(f), `${f} in ${files.join(', ')}`);
+    assert.deepEqual(
+      files.filter((f) => f.endsWith('.node') || f.startsWith('node_modules/')),
+      [],
+    );
   });
 });

@@ -11,7 +11,12 @@ export function renderBranchMap(branches: BranchView[], selected: string, onSele
   const list = el('ul', { role: 'tree', 'aria-label': 'Branches and where they forked' });
   for (const lane of branchLanes(branches)) {
     const b = lane.branch;
-    const fork = b.parentBranchId !== null && b.forkTurn !== null ? `from ${b.parentBranchId} @ turn ${b.forkTurn}` : b.forkTurn !== null ? `forked @ turn ${b.forkTurn}` : '';
+    const fork =
+      b.parentBranchId !== null && b.forkTurn !== null
+        ? `from ${b.parentBranchId} @ turn ${b.forkTurn}`
+        : b.forkTurn !== null
+          ? `forked @ turn ${b.forkTurn}`
+          : '';
     const button = el(
       'button',
       {
@@ -25,7 +30,9 @@ export function renderBranchMap(branches: BranchView[], selected: string, onSele
       el('span', { class: 'lane-meta' }, `${b.userTurns} turns${fork ? ` · ${fork}` : ''}`),
     );
     button.addEventListener('click', () => onSelect(b.branchId));
-    list.appendChild(el('li', { role: 'treeitem', 'aria-level': lane.depth + 1, 'aria-selected': b.branchId === selected ? 'true' : 'false' }, button));
+    list.appendChild(
+      el('li', { role: 'treeitem', 'aria-level': lane.depth + 1, 'aria-selected': b.branchId === selected ? 'true' : 'false' }, button),
+    );
   }
   nav.appendChild(list);
   return nav;

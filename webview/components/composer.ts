@@ -21,11 +21,22 @@ export class Composer {
   private running = false;
 
   constructor(private readonly cb: ComposerCallbacks) {
-    this.input = el('textarea', { class: 'composer-input', rows: 3, placeholder: 'Message the agent on this branch (Ctrl+Enter to send)', 'aria-label': 'Message to the agent' });
+    this.input = el('textarea', {
+      class: 'composer-input',
+      rows: 3,
+      placeholder: 'Message the agent on this branch (Ctrl+Enter to send)',
+      'aria-label': 'Message to the agent',
+    });
     this.send = el('vscode-button', { class: 'composer-send' }, 'Send');
     this.stop = el('vscode-button', { class: 'composer-stop', appearance: 'secondary', disabled: true }, 'Stop');
     this.log = el('div', { class: 'run-log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Agent run' });
-    this.element = el('section', { class: 'composer', 'aria-label': 'Continue this branch' }, this.log, this.input, el('div', { class: 'composer-actions' }, this.send, this.stop));
+    this.element = el(
+      'section',
+      { class: 'composer', 'aria-label': 'Continue this branch' },
+      this.log,
+      this.input,
+      el('div', { class: 'composer-actions' }, this.send, this.stop),
+    );
     this.send.addEventListener('click', () => void this.submit());
     this.stop.addEventListener('click', () => void this.cb.stop());
     this.input.addEventListener('keydown', (ev) => {
@@ -39,7 +50,9 @@ export class Composer {
   /** Read-only databases and plain sessions cannot be continued. */
   setEnabled(enabled: boolean, branchId: string, why?: string): void {
     this.input.disabled = !enabled;
-    this.input.placeholder = enabled ? `Message the agent on '${branchId}' (Ctrl+Enter to send)` : (why ?? 'This session cannot be continued here.');
+    this.input.placeholder = enabled
+      ? `Message the agent on '${branchId}' (Ctrl+Enter to send)`
+      : (why ?? 'This session cannot be continued here.');
     if (enabled && !this.running) this.send.removeAttribute('disabled');
     else this.send.setAttribute('disabled', '');
     this.send.textContent = `Send to ${branchId}`;
@@ -77,7 +90,11 @@ export class Composer {
         this.setRunning(true);
         replaceChildren(
           this.log,
-          el('p', { class: 'run-status' }, `${e.agentName} is answering on ${e.branchId}${e.forkedFrom ? ` (forked from ${e.forkedFrom.branchId} @ turn ${e.forkedFrom.turn})` : ''}…`),
+          el(
+            'p',
+            { class: 'run-status' },
+            `${e.agentName} is answering on ${e.branchId}${e.forkedFrom ? ` (forked from ${e.forkedFrom.branchId} @ turn ${e.forkedFrom.turn})` : ''}…`,
+          ),
           el('p', { class: 'run-user' }, e.input),
           ...e.warnings.map((w) => el('p', { class: 'run-warning' }, w)),
         );
@@ -95,17 +112,27 @@ export class Composer {
         this.log.appendChild(el('p', { class: 'run-tool' }, `→ ${e.name}(${e.arguments})`));
         return;
       case 'tool/output':
-        this.log.appendChild(el('pre', { class: 'run-tool-output' }, `← ${e.name}: ${e.output.length > 600 ? e.output.slice(0, 600) + '…' : e.output}`));
+        this.log.appendChild(
+          el('pre', { class: 'run-tool-output' }, `← ${e.name}: ${e.output.length > 600 ? e.output.slice(0, 600) + '…' : e.output}`),
+        );
         return;
       case 'item/added':
         return;
       case 'run/completed':
         this.setRunning(false);
-        this.log.appendChild(el('p', { class: 'run-done' }, `Done · ${e.usage.totalTokens.toLocaleString('en-US')} tokens · ${e.written.summary}`));
+        this.log.appendChild(
+          el('p', { class: 'run-done' }, `Done · ${e.usage.totalTokens.toLocaleString('en-US')} tokens · ${e.written.summary}`),
+        );
         return;
       case 'run/failed':
         this.setRunning(false);
-        this.log.appendChild(el('p', { class: `run-error failure-${e.failure}`, role: 'alert' }, `${e.failure === 'cancelled' ? 'Stopped' : 'Failed'}: ${e.message}`));
+        this.log.appendChild(
+          el(
+            'p',
+            { class: `run-error failure-${e.failure}`, role: 'alert' },
+            `${e.failure === 'cancelled' ? 'Stopped' : 'Failed'}: ${e.message}`,
+          ),
+        );
         this.log.appendChild(el('p', { class: 'run-written' }, e.written.summary));
         return;
     }

@@ -20,7 +20,12 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
   // Fixed widths, not fractions: the header row is laid out narrower than the data rows, so fractions of each row's
   // own width would not line up.
   const template = columns.map((c) => (c.numeric ? '110px' : '170px')).join(' ');
-  const table = el('vscode-data-grid', { 'aria-label': label, 'grid-template-columns': template, class: 'grid', 'generate-header': 'none' });
+  const table = el('vscode-data-grid', {
+    'aria-label': label,
+    'grid-template-columns': template,
+    class: 'grid',
+    'generate-header': 'none',
+  });
   const draw = (): void => {
     table.replaceChildren();
     // An ordinary row styled as the header: the toolkit lays out row-type="header" rows on its own, ignoring the
@@ -28,7 +33,16 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
     const head = el('vscode-data-grid-row', { class: 'header-row', 'grid-template-columns': template });
     columns.forEach((c, i) => {
       const mark = sortKey === c.key ? (direction === 'asc' ? ' ▲' : ' ▼') : '';
-      const cell = el('vscode-data-grid-cell', { 'grid-column': i + 1, class: `sortable${c.numeric ? ' num' : ''}`, title: `Sort by ${c.title}`, 'aria-sort': sortKey === c.key ? (direction === 'asc' ? 'ascending' : 'descending') : 'none' }, c.title + mark);
+      const cell = el(
+        'vscode-data-grid-cell',
+        {
+          'grid-column': i + 1,
+          class: `sortable${c.numeric ? ' num' : ''}`,
+          title: `Sort by ${c.title}`,
+          'aria-sort': sortKey === c.key ? (direction === 'asc' ? 'ascending' : 'descending') : 'none',
+        },
+        c.title + mark,
+      );
       cell.addEventListener('click', () => {
         direction = sortKey === c.key && direction === 'asc' ? 'desc' : 'asc';
         sortKey = c.key;
@@ -39,7 +53,15 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
     table.appendChild(head);
     for (const row of sortKey ? sortRows(rows, sortKey, direction) : rows) {
       const r = el('vscode-data-grid-row', { 'grid-template-columns': template });
-      columns.forEach((c, i) => r.appendChild(el('vscode-data-grid-cell', { 'grid-column': i + 1, class: c.numeric ? 'num' : '' }, c.format ? c.format(row) : String(row[c.key] ?? ''))));
+      columns.forEach((c, i) =>
+        r.appendChild(
+          el(
+            'vscode-data-grid-cell',
+            { 'grid-column': i + 1, class: c.numeric ? 'num' : '' },
+            c.format ? c.format(row) : String(row[c.key] ?? ''),
+          ),
+        ),
+      );
       table.appendChild(r);
     }
     if (totals) {
@@ -68,13 +90,19 @@ export function renderUsageTable(t: TablesView): HTMLElement {
   ];
   const totals = [
     ...(session ? ['Total', ''] : ['Total']),
-    ...(['requests', 'inputTokens', 'outputTokens', 'totalTokens', 'cachedTokens', 'reasoningTokens'] as const).map((k) => n(sum(t.usage, k))),
+    ...(['requests', 'inputTokens', 'outputTokens', 'totalTokens', 'cachedTokens', 'reasoningTokens'] as const).map((k) =>
+      n(sum(t.usage, k)),
+    ),
   ];
   const parts: HTMLElement[] = [grid('Token usage per turn', columns, t.usage, totals)];
   if (t.turnsWithoutUsage.length > 0) {
     const list = t.turnsWithoutUsage.map((m) => (session ? `${m.branchId} turn ${m.turn}` : `turn ${m.turn}`));
     parts.push(
-      el('p', { class: 'note', role: 'note' }, `No usage recorded for ${list.length} turn${list.length === 1 ? '' : 's'} (${list.slice(0, 20).join(', ')}${list.length > 20 ? ', …' : ''}): the agent did not call storeRunUsage after those runs.`),
+      el(
+        'p',
+        { class: 'note', role: 'note' },
+        `No usage recorded for ${list.length} turn${list.length === 1 ? '' : 's'} (${list.slice(0, 20).join(', ')}${list.length > 20 ? ', …' : ''}): the agent did not call storeRunUsage after those runs.`,
+      ),
     );
   }
   if (t.usage.length === 0) parts.push(el('p', { class: 'note' }, 'This scope has no usage rows.'));
@@ -87,6 +115,11 @@ export function renderToolTable(t: TablesView): HTMLElement {
     { key: 'calls', title: 'Calls', numeric: true },
     { key: 'turns', title: 'Turns it ran in', format: (r) => r.turns.join(', ') },
   ];
-  if (t.tools.length === 0) return el('div', { class: 'table-block tool-table' }, el('p', { class: 'note' }, 'No tool calls in this scope.'));
-  return el('div', { class: 'table-block tool-table' }, grid('Tool usage', columns, t.tools, ['Total', String(t.tools.reduce((a, r) => a + r.calls, 0)), '']));
+  if (t.tools.length === 0)
+    return el('div', { class: 'table-block tool-table' }, el('p', { class: 'note' }, 'No tool calls in this scope.'));
+  return el(
+    'div',
+    { class: 'table-block tool-table' },
+    grid('Tool usage', columns, t.tools, ['Total', String(t.tools.reduce((a, r) => a + r.calls, 0)), '']),
+  );
 }

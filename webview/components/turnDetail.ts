@@ -16,7 +16,11 @@ export interface TurnDetailCallbacks {
 function collapsible(text: string): HTMLElement {
   const pre = el('pre', { class: 'output' }, text.length > LONG_OUTPUT_CHARS ? text.slice(0, LONG_OUTPUT_CHARS) + '…' : text);
   if (text.length <= LONG_OUTPUT_CHARS) return pre;
-  const toggle = el('vscode-button', { appearance: 'secondary', class: 'expand' }, `Show all (${text.length.toLocaleString('en-US')} characters)`);
+  const toggle = el(
+    'vscode-button',
+    { appearance: 'secondary', class: 'expand' },
+    `Show all (${text.length.toLocaleString('en-US')} characters)`,
+  );
   let open = false;
   toggle.addEventListener('click', () => {
     open = !open;
@@ -28,7 +32,12 @@ function collapsible(text: string): HTMLElement {
 
 function itemBody(item: ItemView, cb: TurnDetailCallbacks): HTMLElement {
   if (item.corrupt) {
-    return el('div', { class: 'unreadable' }, el('p', {}, `This row cannot be read: ${item.error}`), el('pre', { class: 'raw' }, item.raw ?? '(the message row is missing)'));
+    return el(
+      'div',
+      { class: 'unreadable' },
+      el('p', {}, `This row cannot be read: ${item.error}`),
+      el('pre', { class: 'raw' }, item.raw ?? '(the message row is missing)'),
+    );
   }
   const it = item.item;
   if (isMessageItem(it)) return renderMarkdown(messageText(it.content), cb.openLink);
@@ -53,7 +62,14 @@ function itemBody(item: ItemView, cb: TurnDetailCallbacks): HTMLElement {
 }
 
 /** The items of the selected turn, in order, with "Branch here" on its user message. */
-export function renderTurnDetail(container: HTMLElement, turn: TurnView | undefined, items: ItemView[] | string | undefined, canBranch: boolean, usedIds: Set<string>, cb: TurnDetailCallbacks): void {
+export function renderTurnDetail(
+  container: HTMLElement,
+  turn: TurnView | undefined,
+  items: ItemView[] | string | undefined,
+  canBranch: boolean,
+  usedIds: Set<string>,
+  cb: TurnDetailCallbacks,
+): void {
   if (!turn) {
     replaceChildren(container, el('p', { class: 'placeholder' }, 'Select a turn to see its items.'));
     return;
@@ -77,7 +93,11 @@ export function renderTurnDetail(container: HTMLElement, turn: TurnView | undefi
       el('span', { class: 'item-time' }, item.createdAt ?? ''),
     );
     const body = el('div', { class: 'item-body' }, itemBody(item, cb));
-    const rawToggle = el('vscode-button', { appearance: 'icon', class: 'raw-toggle', 'aria-label': 'Show raw JSON', title: 'Raw JSON' }, '{ }');
+    const rawToggle = el(
+      'vscode-button',
+      { appearance: 'icon', class: 'raw-toggle', 'aria-label': 'Show raw JSON', title: 'Raw JSON' },
+      '{ }',
+    );
     let raw = false;
     rawToggle.addEventListener('click', () => {
       raw = !raw;
@@ -97,7 +117,11 @@ function branchForm(turn: TurnView, usedIds: Set<string>, cb: TurnDetailCallback
   const open = el('vscode-button', { appearance: 'secondary', class: 'branch-here-button' }, 'Branch here');
   wrap.appendChild(open);
   open.addEventListener('click', () => {
-    const field = el('vscode-text-field', { class: 'branch-name', placeholder: 'New branch name', 'aria-label': 'New branch name' }) as HTMLElement & { value: string };
+    const field = el('vscode-text-field', {
+      class: 'branch-name',
+      placeholder: 'New branch name',
+      'aria-label': 'New branch name',
+    }) as HTMLElement & { value: string };
     const message = el('div', { class: 'validation', role: 'status' });
     const create = el('vscode-button', { class: 'branch-create', disabled: true }, 'Create branch');
     const cancel = el('vscode-button', { appearance: 'secondary' }, 'Cancel');
@@ -123,7 +147,11 @@ function branchForm(turn: TurnView, usedIds: Set<string>, cb: TurnDetailCallback
     });
     create.addEventListener('click', () => void submit());
     cancel.addEventListener('click', () => replaceChildren(wrap, open));
-    replaceChildren(wrap, el('div', { class: 'branch-form' }, el('label', {}, `New branch from turn ${turn.branchTurnNumber}:`), field, create, cancel), message);
+    replaceChildren(
+      wrap,
+      el('div', { class: 'branch-form' }, el('label', {}, `New branch from turn ${turn.branchTurnNumber}:`), field, create, cancel),
+      message,
+    );
     window.setTimeout(() => field.focus(), 0);
   });
   return wrap;

@@ -8,11 +8,54 @@ import MarkdownIt from 'markdown-it';
 import type Token from 'markdown-it/lib/token.mjs';
 
 export type MdNode = { tag: MdTag; children: MdNode[]; href?: string; start?: number } | { text: string };
-export type MdTag = 'p' | 'h1' | 'h2' | 'h3' | 'h4' | 'h5' | 'h6' | 'ul' | 'ol' | 'li' | 'blockquote' | 'pre' | 'code' | 'em' | 'strong' | 's' | 'a' | 'br' | 'hr' | 'table' | 'thead' | 'tbody' | 'tr' | 'th' | 'td';
+export type MdTag =
+  | 'p'
+  | 'h1'
+  | 'h2'
+  | 'h3'
+  | 'h4'
+  | 'h5'
+  | 'h6'
+  | 'ul'
+  | 'ol'
+  | 'li'
+  | 'blockquote'
+  | 'pre'
+  | 'code'
+  | 'em'
+  | 'strong'
+  | 's'
+  | 'a'
+  | 'br'
+  | 'hr'
+  | 'table'
+  | 'thead'
+  | 'tbody'
+  | 'tr'
+  | 'th'
+  | 'td';
 
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false, breaks: true });
 
-const BLOCK_TAGS = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'blockquote', 'table', 'thead', 'tbody', 'tr', 'th', 'td']);
+const BLOCK_TAGS = new Set([
+  'p',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'li',
+  'blockquote',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+]);
 const INLINE_TAGS: Record<string, MdTag> = { em_open: 'em', strong_open: 'strong', s_open: 's', link_open: 'a' };
 
 /** Only web links survive as links; anything else (javascript:, data:, file:, command:) is shown as plain text. */

@@ -29,7 +29,8 @@ export function loadNodeSqlite(): NodeSqliteModule {
   const emitWarning = process.emitWarning;
   process.emitWarning = function (warning: string | Error, ...rest: unknown[]): void {
     const text = typeof warning === 'string' ? warning : warning.message;
-    const type = typeof rest[0] === 'string' ? rest[0] : typeof warning === 'string' ? (rest[0] as { type?: string } | undefined)?.type : warning.name;
+    const type =
+      typeof rest[0] === 'string' ? rest[0] : typeof warning === 'string' ? (rest[0] as { type?: string } | undefined)?.type : warning.name;
     if (type === 'ExperimentalWarning' && /SQLite/i.test(text)) return;
     (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
   } as typeof process.emitWarning;

@@ -13,8 +13,7 @@ export const DRIVER_ENV_VAR = 'AGENT_SESSION_SQLITE_DRIVER';
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
 type Loaded =
-  | { name: 'better-sqlite3'; mod: ReturnType<typeof loadBetterSqlite3> }
-  | { name: 'node:sqlite'; mod: ReturnType<typeof loadNodeSqlite> };
+  { name: 'better-sqlite3'; mod: ReturnType<typeof loadBetterSqlite3> } | { name: 'node:sqlite'; mod: ReturnType<typeof loadNodeSqlite> };
 
 const cache = new Map<DriverName, Loaded | Error>();
 
@@ -86,7 +85,9 @@ function pick(wanted: DriverName | 'auto'): Loaded & { skipped: DriverChoice['sk
   // Advise only what can help on this runtime: a newer Node cannot help when this one already has node:sqlite.
   const remedies = ['rebuild better-sqlite3 for this runtime (npm rebuild better-sqlite3)'];
   if (!nodeAtLeast(NODE_SQLITE_MIN_NODE)) {
-    remedies.push(`run on Node.js ${NODE_SQLITE_MIN_NODE.replace(/\.0$/, '')} or later (this is ${process.versions.node}), whose built-in node:sqlite needs no build`);
+    remedies.push(
+      `run on Node.js ${NODE_SQLITE_MIN_NODE.replace(/\.0$/, '')} or later (this is ${process.versions.node}), whose built-in node:sqlite needs no build`,
+    );
   }
   throw new SessionDatabaseError(
     'driver-unavailable',
@@ -113,7 +114,5 @@ export function openDatabase(path: string, options: Partial<OpenOptions> = {}): 
     driver: options.driver ?? 'auto',
   };
   const loaded = pick(requestedDriver(full.driver));
-  return loaded.name === 'better-sqlite3'
-    ? openWithBetterSqlite3(loaded.mod, path, full)
-    : openWithNodeSqlite(loaded.mod, path, full);
+  return loaded.name === 'better-sqlite3' ? openWithBetterSqlite3(loaded.mod, path, full) : openWithNodeSqlite(loaded.mod, path, full);
 }

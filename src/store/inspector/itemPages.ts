@@ -70,9 +70,7 @@ function structureEntry(r: StructureItemRecord, messagesTable: string): ItemEntr
     };
   }
   const decoded = decodeMessageData(r.message_data);
-  return decoded.ok
-    ? { ...meta, corrupt: false, item: decoded.value }
-    : { ...meta, corrupt: true, raw: decoded.raw, error: decoded.error };
+  return decoded.ok ? { ...meta, corrupt: false, item: decoded.value } : { ...meta, corrupt: true, raw: decoded.raw, error: decoded.error };
 }
 
 /** See `SessionDatabase.getItemsPage`. */

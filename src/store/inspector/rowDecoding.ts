@@ -10,8 +10,7 @@ export type DecodedMessage = { ok: true; value: unknown } | { ok: false; raw: st
  * UTF-8 bytes) or a number, so those are read as text rather than rejected.
  */
 export function decodeMessageData(value: unknown): DecodedMessage {
-  const raw =
-    typeof value === 'string' ? value : value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : String(value);
+  const raw = typeof value === 'string' ? value : value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : String(value);
   const decoded = pythonJsonLoads(raw);
   return decoded.ok ? decoded : { ok: false, raw, error: decoded.error };
 }

@@ -26,7 +26,15 @@ import { readSessionSummaries } from './sessionList';
 import { discoverSessionTables, quoteIdentifier, type DiscoveredTables } from './tableDiscovery';
 import { readTurnsPage } from './turnPages';
 import { readUsedBranchIds } from './usedBranchIds';
-import { readToolTotals, readTurnSummaries, readTurnsWithoutUsage, readUsageRows, type ToolTotal, type TurnSummary, type UsageRow } from './usageTables';
+import {
+  readToolTotals,
+  readTurnSummaries,
+  readTurnsWithoutUsage,
+  readUsageRows,
+  type ToolTotal,
+  type TurnSummary,
+  type UsageRow,
+} from './usageTables';
 
 /**
  * Opens a session database for inspection. Errors are `SessionDatabaseError`s whose `problem` says what is wrong:

@@ -73,7 +73,9 @@ export function discoverSessionTables(db: SqliteDatabase, path: string): Discove
     if (typeof owner === 'string') warnings.push(`${structure} is ignored: ${owner}.`);
     else if (missing.length > 0) warnings.push(`${structure} is ignored: it lacks the column(s) ${missing.join(', ')}.`);
     else if (missingColumns(owner.messages, MESSAGE_COLUMNS).length > 0) {
-      warnings.push(`${structure} is ignored: its messages table ${owner.messages} lacks ${missingColumns(owner.messages, MESSAGE_COLUMNS).join(', ')}.`);
+      warnings.push(
+        `${structure} is ignored: its messages table ${owner.messages} lacks ${missingColumns(owner.messages, MESSAGE_COLUMNS).join(', ')}.`,
+      );
     } else {
       messages = owner.messages;
       messageStructure = true;
@@ -94,8 +96,7 @@ export function discoverSessionTables(db: SqliteDatabase, path: string): Discove
         `${path} is a SQLite database but not an agent session database: no table with session_id and message_data columns (${found}).`,
       );
     }
-    const chosen =
-      candidates.length === 1 ? candidates[0] : candidates.find((n) => foldIdentifier(n) === DEFAULT_MESSAGES_TABLE);
+    const chosen = candidates.length === 1 ? candidates[0] : candidates.find((n) => foldIdentifier(n) === DEFAULT_MESSAGES_TABLE);
     if (chosen === undefined) {
       throw new SessionDatabaseError(
         'not-session-database',

@@ -27,7 +27,6 @@ export interface ToolTotal {
   turns: number[];
 }
 
-
 function detail(text: unknown, key: string): number | null {
   if (typeof text !== 'string' || text === '') return null;
   const d = pythonJsonLoads(text);

@@ -40,9 +40,23 @@ rl.on('line', (line) => {
 describe('agentConfig', () => {
   describe('parseCommandLine', () => {
     it('splits words and honours quotes and escapes without a shell', () => {
-      assert.deepEqual(parseCommandLine('npx -y @modelcontextprotocol/server-filesystem /tmp'), ['npx', '-y', '@modelcontextprotocol/server-filesystem', '/tmp']);
-      assert.deepEqual(parseCommandLine(`node "/path with spaces/server.js" --name 'it''s' a\\ b`), ['node', '/path with spaces/server.js', '--name', 'its', 'a b']);
-      assert.deepEqual(parseCommandLine('"C:\\Program Files\\node.exe" C:\\srv\\mcp.js'), ['C:\\Program Files\\node.exe', 'C:\\srv\\mcp.js']);
+      assert.deepEqual(parseCommandLine('npx -y @modelcontextprotocol/server-filesystem /tmp'), [
+        'npx',
+        '-y',
+        '@modelcontextprotocol/server-filesystem',
+        '/tmp',
+      ]);
+      assert.deepEqual(parseCommandLine(`node "/path with spaces/server.js" --name 'it''s' a\\ b`), [
+        'node',
+        '/path with spaces/server.js',
+        '--name',
+        'its',
+        'a b',
+      ]);
+      assert.deepEqual(parseCommandLine('"C:\\Program Files\\node.exe" C:\\srv\\mcp.js'), [
+        'C:\\Program Files\\node.exe',
+        'C:\\srv\\mcp.js',
+      ]);
       assert.deepEqual(parseCommandLine(`cmd "say \\"hi\\"" '$HOME' ""`), ['cmd', 'say "hi"', '$HOME', '']);
       assert.deepEqual(parseCommandLine('  tool   --flag=1  '), ['tool', '--flag=1']);
       assert.deepEqual(parseCommandLine('echo "a|b" \'x;y\' \\$(z)'), ['echo', 'a|b', 'x;y', '$(z)']);
@@ -88,7 +102,9 @@ describe('agentConfig', () => {
       try {
         const dbPath = ws.path('db.sqlite');
         await seedSession(dbPath, [['q', 'a']]);
-        agent = await createConfiguredAgent({ model: 'm', instructions: 'i', baseUrl: server.baseUrl, maxRetries: 0 }, TEST_KEY, { trusted: false });
+        agent = await createConfiguredAgent({ model: 'm', instructions: 'i', baseUrl: server.baseUrl, maxRetries: 0 }, TEST_KEY, {
+          trusted: false,
+        });
         const outcome = await runOnBranch({ dbPath, sessionId: 's1', agent, input: 'hi' });
         assert.equal(outcome.kind, 'run/completed');
         const [req] = server.requests;
@@ -129,7 +145,11 @@ describe('agentConfig', () => {
 
     it('starts no MCP server in an untrusted workspace, and says so', async () => {
       const log = join(ws.dir, 'mcp.log');
-      const agent = await createConfiguredAgent({ model: 'm', instructions: 'i', baseUrl: server.baseUrl, mcpServers: [mcpLine(log)] }, 'k', { trusted: false, cwd: ws.dir });
+      const agent = await createConfiguredAgent(
+        { model: 'm', instructions: 'i', baseUrl: server.baseUrl, mcpServers: [mcpLine(log)] },
+        'k',
+        { trusted: false, cwd: ws.dir },
+      );
       opened.push(agent);
       assert.equal(agent.agent.mcpServers.length, 0);
       assert.match(agent.warnings[0] ?? '', /1 MCP server\(s\) not started: this workspace is not trusted/);
@@ -157,16 +177,23 @@ describe('agentConfig', () => {
       const events = eventLog();
       const outcome = await runOnBranch({ dbPath, sessionId: 's1', agent, input: 'What is 2+3?', onEvent: events.onEvent });
       assert.equal(outcome.kind, 'run/completed', JSON.stringify(outcome));
-      assert.deepEqual(server.requests[0]!.body.tools?.map((t) => t.name), ['add'], 'the MCP tool was offered to the model');
+      assert.deepEqual(
+        server.requests[0]!.body.tools?.map((t) => t.name),
+        ['add'],
+        'the MCP tool was offered to the model',
+      );
       const output = events.events.find((e) => e.kind === 'tool/output');
       assert.deepEqual(output && output.kind === 'tool/output' && [output.name, output.output], ['add', '5']);
       const main = await readBranch(dbPath, 'main');
-      assert.deepEqual(main.byTurns.get(2)?.map((i) => [i.type, i.toolName]), [
-        ['user', null],
-        ['function_call', 'add'],
-        ['function_call_result', 'add'],
-        ['assistant', null],
-      ]);
+      assert.deepEqual(
+        main.byTurns.get(2)?.map((i) => [i.type, i.toolName]),
+        [
+          ['user', null],
+          ['function_call', 'add'],
+          ['function_call_result', 'add'],
+          ['assistant', null],
+        ],
+      );
       const methods = readFileSync(log, 'utf8').trim().split('\n');
       assert.ok(methods.includes('initialize'), methods.join(','));
       assert.ok(methods.includes('tools/list'));
@@ -176,9 +203,19 @@ describe('agentConfig', () => {
     it('an MCP server that cannot start: McpServerStartError, reported as a tool failure with nothing written', async () => {
       const dbPath = ws.path('db.sqlite');
       await seedSession(dbPath, [['q', 'a']]);
-      const config = { model: 'm', instructions: 'i', baseUrl: server.baseUrl, mcpServers: [`"${join(ws.dir, 'no-such-program')}" --stdio`] };
+      const config = {
+        model: 'm',
+        instructions: 'i',
+        baseUrl: server.baseUrl,
+        mcpServers: [`"${join(ws.dir, 'no-such-program')}" --stdio`],
+      };
       await assert.rejects(createConfiguredAgent(config, 'k', { trusted: true, cwd: ws.dir }), McpServerStartError);
-      const outcome = await runOnBranch({ dbPath, sessionId: 's1', agent: () => createConfiguredAgent(config, 'k', { trusted: true, cwd: ws.dir }), input: 'hi' });
+      const outcome = await runOnBranch({
+        dbPath,
+        sessionId: 's1',
+        agent: () => createConfiguredAgent(config, 'k', { trusted: true, cwd: ws.dir }),
+        input: 'hi',
+      });
       assert.equal(outcome.kind, 'run/failed');
       assert.equal(outcome.kind === 'run/failed' && outcome.failure, 'tool');
       assert.match(outcome.kind === 'run/failed' ? outcome.message : '', /The MCP server '.*no-such-program" --stdio' did not start/);

@@ -90,7 +90,11 @@ export function captureOutput(): { lines: string[]; restore: () => void } {
   const lines: string[] = [];
   const methods = ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const;
   const saved = methods.map((m) => console[m]);
-  for (const m of methods) console[m] = (...args: unknown[]) => void lines.push(args.map((a) => (a instanceof Error ? `${a.message}\n${a.stack}` : typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
+  for (const m of methods)
+    console[m] = (...args: unknown[]) =>
+      void lines.push(
+        args.map((a) => (a instanceof Error ? `${a.message}\n${a.stack}` : typeof a === 'string' ? a : JSON.stringify(a))).join(' '),
+      );
   const out = process.stdout.write.bind(process.stdout);
   const err = process.stderr.write.bind(process.stderr);
   process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {

@@ -12,7 +12,10 @@ import {
 describe('apiKey', () => {
   describe('resolveApiKey', () => {
     it('prefers the stored key, then OPENAI_API_KEY', () => {
-      assert.deepEqual(resolveApiKey({ stored: 'sk-stored', env: { OPENAI_API_KEY: 'sk-env' } }), { key: 'sk-stored', source: 'secret-storage' });
+      assert.deepEqual(resolveApiKey({ stored: 'sk-stored', env: { OPENAI_API_KEY: 'sk-env' } }), {
+        key: 'sk-stored',
+        source: 'secret-storage',
+      });
       assert.deepEqual(resolveApiKey({ stored: '  ', env: { OPENAI_API_KEY: 'sk-env' } }), { key: 'sk-env', source: 'environment' });
       assert.deepEqual(resolveApiKey({ stored: null, env: { OPENAI_API_KEY: 'sk-env' }, baseUrl: 'http://localhost:11434/v1' }), {
         key: 'sk-env',
@@ -21,7 +24,10 @@ describe('apiKey', () => {
     });
 
     it('uses a placeholder for a local server without a key', () => {
-      assert.deepEqual(resolveApiKey({ env: {}, baseUrl: 'http://127.0.0.1:11434/v1' }), { key: PLACEHOLDER_API_KEY, source: 'placeholder' });
+      assert.deepEqual(resolveApiKey({ env: {}, baseUrl: 'http://127.0.0.1:11434/v1' }), {
+        key: PLACEHOLDER_API_KEY,
+        source: 'placeholder',
+      });
     });
 
     it('fails with the remedy for the OpenAI API or a remote server without a key', () => {
@@ -68,7 +74,14 @@ describe('apiKey', () => {
       'http://ollama:11434/v1',
       'http://api.localhost/v1',
     ];
-    const remote = ['https://api.openai.com/v1', 'http://172.32.0.1/v1', 'http://8.8.8.8/v1', 'http://[2001:db8::1]/v1', 'https://example.com/v1', 'not a url'];
+    const remote = [
+      'https://api.openai.com/v1',
+      'http://172.32.0.1/v1',
+      'http://8.8.8.8/v1',
+      'http://[2001:db8::1]/v1',
+      'https://example.com/v1',
+      'not a url',
+    ];
     for (const u of local) assert.equal(isLocalBaseUrl(u), true, u);
     for (const u of remote) assert.equal(isLocalBaseUrl(u), false, u);
   });

@@ -50,7 +50,9 @@ function lastInput(r: RecordedRequest): Record<string, unknown> {
 
 /** Roles/types of a request's input items, e.g. ['user', 'assistant', 'function_call']. */
 function inputShape(r: RecordedRequest): string[] {
-  return (r.body.input as Record<string, unknown>[]).map((i) => (typeof i.role === 'string' ? `${i.role}:${lastUserTextOf(i)}` : String(i.type)));
+  return (r.body.input as Record<string, unknown>[]).map((i) =>
+    typeof i.role === 'string' ? `${i.role}:${lastUserTextOf(i)}` : String(i.type),
+  );
 }
 function lastUserTextOf(item: Record<string, unknown>): string {
   const c = item.content;
@@ -178,7 +180,10 @@ describe('runOnBranch end to end (real SDK + openai client, loopback server)', f
       main.usage.map((u) => [u.userTurnNumber, u.requests, u.inputTokens, u.outputTokens, u.totalTokens]),
       [[3, 1, sent.usage!.input_tokens, sent.usage!.output_tokens, sent.usage!.total_tokens]],
     );
-    assert.deepEqual(main.usage[0]!.inputTokensDetails, { cache_write_tokens: 0, cached_tokens: sent.usage!.input_tokens_details.cached_tokens });
+    assert.deepEqual(main.usage[0]!.inputTokensDetails, {
+      cache_write_tokens: 0,
+      cached_tokens: sent.usage!.input_tokens_details.cached_tokens,
+    });
     assert.deepEqual(main.usage[0]!.outputTokensDetails, { reasoning_tokens: sent.usage!.output_tokens_details.reasoning_tokens });
     assert.deepEqual(done.written, {
       summary: "Saved turn 3 on branch 'main': 2 item(s) and its usage.",
@@ -203,7 +208,11 @@ describe('runOnBranch end to end (real SDK + openai client, loopback server)', f
 
     const first = await run({ branchId: 'madrid', input: 'Make it Madrid instead' });
     completed(first.outcome);
-    assert.deepEqual(inputShape(server.requests[0]!), ['user:Plan a trip to Paris', 'assistant:Sure: Paris.', 'user:Make it Madrid instead']);
+    assert.deepEqual(inputShape(server.requests[0]!), [
+      'user:Plan a trip to Paris',
+      'assistant:Sure: Paris.',
+      'user:Make it Madrid instead',
+    ]);
 
     const madrid = await readBranch(dbPath, 'madrid');
     assert.deepEqual(madrid.turns, [1, 2]);
@@ -211,13 +220,20 @@ describe('runOnBranch end to end (real SDK + openai client, loopback server)', f
       { type: 'user', toolName: null },
       { type: 'assistant', toolName: null },
     ]);
-    assert.deepEqual(madrid.usage.map((u) => [u.userTurnNumber, u.totalTokens]), [[2, server.replies[0]!.usage!.total_tokens]]);
+    assert.deepEqual(
+      madrid.usage.map((u) => [u.userTurnNumber, u.totalTokens]),
+      [[2, server.replies[0]!.usage!.total_tokens]],
+    );
     assert.deepEqual(await readBranch(dbPath, 'main'), mainBefore, 'main is untouched');
 
     // Continue the branch once more, then main: each run stays on its branch with the next turn number.
     const second = await run({ branchId: 'madrid', input: 'Two days there' });
     assert.equal(completed(second.outcome).written.turn, 3);
-    assert.deepEqual(inputShape(server.requests[1]!).slice(-3), ['user:Make it Madrid instead', 'assistant:Reply to: Make it Madrid instead', 'user:Two days there']);
+    assert.deepEqual(inputShape(server.requests[1]!).slice(-3), [
+      'user:Make it Madrid instead',
+      'assistant:Reply to: Make it Madrid instead',
+      'user:Two days there',
+    ]);
     const third = await run({ branchId: 'main', input: 'Back to Florence' });
     assert.equal(completed(third.outcome).written.turn, 4);
     assert.equal(inputShape(server.requests[2]!).length, 7, 'main sends its own 3 turns plus the new message');
@@ -225,19 +241,22 @@ describe('runOnBranch end to end (real SDK + openai client, loopback server)', f
     const check = new AdvancedSQLiteSession({ sessionId: 's1', dbPath, readonly: true });
     const branches = await check.listBranches();
     check.close();
+    assert.deepEqual(branches.map((b) => [b.branchId, b.userTurns, b.messageCount]).sort(), [
+      ['madrid', 3, 6],
+      ['main', 4, 8],
+    ]);
+    const madridAfter = await readBranch(dbPath, 'madrid');
     assert.deepEqual(
-      branches.map((b) => [b.branchId, b.userTurns, b.messageCount]).sort(),
+      madridAfter.usage.map((u) => [u.userTurnNumber, u.totalTokens]),
       [
-        ['madrid', 3, 6],
-        ['main', 4, 8],
+        [2, server.replies[0]!.usage!.total_tokens],
+        [3, server.replies[1]!.usage!.total_tokens],
       ],
     );
-    const madridAfter = await readBranch(dbPath, 'madrid');
-    assert.deepEqual(madridAfter.usage.map((u) => [u.userTurnNumber, u.totalTokens]), [
-      [2, server.replies[0]!.usage!.total_tokens],
-      [3, server.replies[1]!.usage!.total_tokens],
-    ]);
-    assert.deepEqual((await readBranch(dbPath, 'main')).usage.map((u) => [u.userTurnNumber, u.totalTokens]), [[4, server.replies[2]!.usage!.total_tokens]]);
+    assert.deepEqual(
+      (await readBranch(dbPath, 'main')).usage.map((u) => [u.userTurnNumber, u.totalTokens]),
+      [[4, server.replies[2]!.usage!.total_tokens]],
+    );
   });
 
   it('runs a tool round trip with an agent from a workspace module (its tool, our client)', async () => {
@@ -267,17 +286,29 @@ exports.agent = new Agent({
     for (const r of server.requests) {
       assert.equal(r.body.model, 'module-default-model', 'a module agent without a model uses the configured one');
       assert.equal(r.authorization, `Bearer ${TEST_KEY}`);
-      assert.deepEqual(r.body.tools?.map((t) => t.name), ['lookup_capital']);
+      assert.deepEqual(
+        r.body.tools?.map((t) => t.name),
+        ['lookup_capital'],
+      );
     }
     const callId = server.replies[0]!.callIds[0]!;
     const sentOutput = (server.requests[1]!.body.input as Record<string, unknown>[]).find((i) => i.type === 'function_call_output');
     assert.deepEqual({ call_id: sentOutput?.call_id, output: sentOutput?.output }, { call_id: callId, output: 'Paris' });
 
     const kinds = log.kinds();
-    assert.deepEqual(kinds.filter((k) => k !== 'text/delta'), ['run/started', 'tool/called', 'tool/output', 'item/added', 'run/completed']);
+    assert.deepEqual(
+      kinds.filter((k) => k !== 'text/delta'),
+      ['run/started', 'tool/called', 'tool/output', 'item/added', 'run/completed'],
+    );
     assert.ok(kinds.indexOf('tool/output') < kinds.indexOf('text/delta'), 'tool events come before the answer streams');
     const called = log.events.find((e) => e.kind === 'tool/called');
-    assert.deepEqual(called, { kind: 'tool/called', runId: outcome.runId, callId, name: 'lookup_capital', arguments: '{"country":"France"}' });
+    assert.deepEqual(called, {
+      kind: 'tool/called',
+      runId: outcome.runId,
+      callId,
+      name: 'lookup_capital',
+      arguments: '{"country":"France"}',
+    });
     const out = log.events.find((e) => e.kind === 'tool/output');
     assert.deepEqual(out, { kind: 'tool/output', runId: outcome.runId, callId, name: 'lookup_capital', output: 'Paris' });
     assert.equal((log.events[0] as { agentName: string }).agentName, 'Capitals agent');
@@ -292,7 +323,10 @@ exports.agent = new Agent({
       { type: 'function_call_result', toolName: 'lookup_capital' },
       { type: 'assistant', toolName: null },
     ]);
-    assert.deepEqual(main.usage.map((u) => [u.userTurnNumber, u.requests, u.totalTokens]), [[2, 2, done.usage.totalTokens]]);
+    assert.deepEqual(
+      main.usage.map((u) => [u.userTurnNumber, u.requests, u.totalTokens]),
+      [[2, 2, done.usage.totalTokens]],
+    );
   });
 
   it('streams deltas in order while the server is still sending', async () => {
@@ -333,7 +367,10 @@ exports.agent = new Agent({
     assert.deepEqual(f.written.removed, ['user: "Tell me a long story"'], 'the SDK had stored the message; it was removed');
     assert.deepEqual(f.written.kept, []);
     assert.equal(f.written.turn, null);
-    assert.ok(f.written.notSaved.some((l) => /characters of streamed text/.test(l)), f.written.notSaved.join('|'));
+    assert.ok(
+      f.written.notSaved.some((l) => /characters of streamed text/.test(l)),
+      f.written.notSaved.join('|'),
+    );
     assert.match(f.written.summary, /Nothing is stored/);
     assert.deepEqual(content(dbPath), before, 'every conversation table is as before the run');
     await new Promise((r) => setTimeout(r, 100));
@@ -382,7 +419,10 @@ exports.agent = new Agent({
     );
     const main = await readBranch(dbPath, 'main');
     assert.deepEqual(main.byTurns.get(2), [{ type: 'user', toolName: null }]);
-    assert.deepEqual(main.usage.map((u) => [u.userTurnNumber, u.requests, u.totalTokens]), [[2, 1, firstUsage.total_tokens]]);
+    assert.deepEqual(
+      main.usage.map((u) => [u.userTurnNumber, u.requests, u.totalTokens]),
+      [[2, 1, firstUsage.total_tokens]],
+    );
 
     server.setScript(echoScript);
     const next = await run({ input: 'Never mind' });
@@ -482,7 +522,10 @@ exports.agent = new Agent({
     assert.deepEqual(f.written.notSaved, ['function_call explode({})']);
     const main = await readBranch(dbPath, 'main');
     assert.deepEqual(main.byTurns.get(2), [{ type: 'user', toolName: null }]);
-    assert.deepEqual(main.usage.map((u) => [u.userTurnNumber, u.totalTokens]), [[2, sent.total_tokens]]);
+    assert.deepEqual(
+      main.usage.map((u) => [u.userTurnNumber, u.totalTokens]),
+      [[2, sent.total_tokens]],
+    );
 
     const next = await run({ agent, input: 'are you ok?' });
     completed(next.outcome);
@@ -498,7 +541,9 @@ exports.agent = new Agent({
   tools: [tool({ name: 'flaky', description: 'd', parameters: z.object({}), execute: async () => { throw new Error('service down'); } })] });`,
     );
     server.setScript((r) =>
-      lastInput(r).type === 'function_call_output' ? { kind: 'text', text: 'Sorry, the tool failed.' } : { kind: 'calls', calls: [{ name: 'flaky', arguments: {} }] },
+      lastInput(r).type === 'function_call_output'
+        ? { kind: 'text', text: 'Sorry, the tool failed.' }
+        : { kind: 'calls', calls: [{ name: 'flaky', arguments: {} }] },
     );
     const { outcome, log } = await run({ agent: await agentFor({ agentModule: modulePath }), input: 'try it' });
     completed(outcome);
@@ -506,7 +551,10 @@ exports.agent = new Agent({
     // The SDK's default error function hides the error from the model; the output says a tool failed.
     assert.equal(out.output, 'An error occurred while running the tool. Please try again.');
     const main = await readBranch(dbPath, 'main');
-    assert.deepEqual(main.byTurns.get(2)?.map((i) => i.type), ['user', 'function_call', 'function_call_result', 'assistant']);
+    assert.deepEqual(
+      main.byTurns.get(2)?.map((i) => i.type),
+      ['user', 'function_call', 'function_call_result', 'assistant'],
+    );
   });
 
   it('a tool that needs approval: the dangling call the SDK stored is popped, and the next run is accepted', async () => {
@@ -519,7 +567,9 @@ exports.agent = new Agent({
     execute: async () => 'deleted' })] });`,
     );
     server.setScript((r) =>
-      lastUserText(r.body) === 'clean up' ? { kind: 'calls', calls: [{ name: 'delete_files', arguments: { glob: '*.tmp' } }] } : echoScript(r),
+      lastUserText(r.body) === 'clean up'
+        ? { kind: 'calls', calls: [{ name: 'delete_files', arguments: { glob: '*.tmp' } }] }
+        : echoScript(r),
     );
     const agent = await agentFor({ agentModule: modulePath });
     const { outcome } = await run({ agent, input: 'clean up' });
@@ -613,6 +663,10 @@ exports.agent = new Agent({
     const everything = [JSON.stringify(allEvents), lines.join('\n'), output.lines.join('\n'), databaseBytes(dbPath)].join('\n');
     assert.ok(!everything.includes(TEST_KEY));
     assert.ok(!everything.includes(TEST_KEY.slice(3)), 'not even without its prefix');
-    assert.equal(server.requests.filter((r) => r.authorization === `Bearer ${TEST_KEY}`).length, server.requests.length, 'the key was sent each time');
+    assert.equal(
+      server.requests.filter((r) => r.authorization === `Bearer ${TEST_KEY}`).length,
+      server.requests.length,
+      'the key was sent each time',
+    );
   });
 });

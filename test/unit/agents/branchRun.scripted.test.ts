@@ -56,15 +56,19 @@ describe('runOnBranch with the scripted model', () => {
     assert.equal(done.usage.requests, 2);
 
     const main = await readBranch(dbPath, 'main');
-    assert.deepEqual(main.byTurns.get(2)?.map((i) => [i.type, i.toolName]), [
-      ['user', null],
-      ['function_call', 'get_weather'],
-      ['function_call_result', 'get_weather'],
-      ['assistant', null],
-    ]);
-    assert.deepEqual(main.usage.map((u) => [u.userTurnNumber, u.requests, u.inputTokens, u.outputTokens, u.totalTokens]), [
-      [2, 2, done.usage.inputTokens, done.usage.outputTokens, done.usage.totalTokens],
-    ]);
+    assert.deepEqual(
+      main.byTurns.get(2)?.map((i) => [i.type, i.toolName]),
+      [
+        ['user', null],
+        ['function_call', 'get_weather'],
+        ['function_call_result', 'get_weather'],
+        ['assistant', null],
+      ],
+    );
+    assert.deepEqual(
+      main.usage.map((u) => [u.userTurnNumber, u.requests, u.inputTokens, u.outputTokens, u.totalTokens]),
+      [[2, 2, done.usage.inputTokens, done.usage.outputTokens, done.usage.totalTokens]],
+    );
     assert.equal(done.written.turn, 2);
     assert.equal(done.written.kept.length, 4);
   });
@@ -182,7 +186,13 @@ describe('runOnBranch with the scripted model', () => {
 
   it('creates the tables of a new file when asked', async () => {
     const fresh = ws.path('fresh.db');
-    const { outcome } = await run({ agent: createDemoAgent(), input: 'Weather in Oslo?', dbPath: fresh, createTables: true, sessionId: 'new' });
+    const { outcome } = await run({
+      agent: createDemoAgent(),
+      input: 'Weather in Oslo?',
+      dbPath: fresh,
+      createTables: true,
+      sessionId: 'new',
+    });
     assert.equal(asCompleted(outcome).written.turn, 1);
     assert.equal((await readBranch(fresh, 'main', { sessionId: 'new' })).items.length, 4);
   });
@@ -206,7 +216,10 @@ describe('runOnBranch with the scripted model', () => {
     const after = tables(dbPath);
     // Rolled back: only bookkeeping moved (see the loopback suite's `content`).
     for (const t of ['message_structure', 'agent_messages', 'turn_usage', 'agent_sessions']) assert.deepEqual(after[t], before[t], t);
-    assert.deepEqual((await readBranch(dbPath, 'main')).usage.map((u) => [u.userTurnNumber, u.totalTokens]), [[1, 15]]);
+    assert.deepEqual(
+      (await readBranch(dbPath, 'main')).usage.map((u) => [u.userTurnNumber, u.totalTokens]),
+      [[1, 15]],
+    );
   });
 
   it('a model failing after a tool round: the message stays as the turn, with the usage of the first request', async () => {
@@ -228,7 +241,10 @@ describe('runOnBranch with the scripted model', () => {
     assert.deepEqual(f.written.notSaved, ['function_call note({"text":"x"})', 'function_call_result note: noted']);
     assert.equal(f.written.usageStored, true);
     const main = await readBranch(dbPath, 'main');
-    assert.deepEqual(main.usage.map((u) => [u.userTurnNumber, u.requests, u.totalTokens]), [[2, 1, f.usage!.totalTokens]]);
+    assert.deepEqual(
+      main.usage.map((u) => [u.userTurnNumber, u.requests, u.totalTokens]),
+      [[2, 1, f.usage!.totalTokens]],
+    );
   });
 
   it('max turns exceeded: other, the message kept with the usage', async () => {
@@ -252,7 +268,8 @@ describe('run persistence rules', () => {
   afterEach(() => ws.cleanup());
 
   const call = (id: string) => ({ type: 'function_call', name: 't', callId: id, arguments: '{}' }) as unknown as AgentInputItem;
-  const result = (id: string) => ({ type: 'function_call_result', name: 't', callId: id, status: 'completed', output: 'ok' }) as unknown as AgentInputItem;
+  const result = (id: string) =>
+    ({ type: 'function_call_result', name: 't', callId: id, status: 'completed', output: 'ok' }) as unknown as AgentInputItem;
 
   it('what @openai/agents writes in a streamed run (the facts settleRun relies on)', async () => {
     const typesOf = (batches: AgentInputItem[][]) => batches.map((b) => b.map((i) => ('role' in i ? String(i.role) : String(i.type))));
@@ -262,7 +279,11 @@ describe('run persistence rules', () => {
       const agent = new Agent({ name: 'a', instructions: 'x', model: new ScriptedModel(policy), tools });
       let error: unknown;
       try {
-        const result = await new Runner({ tracingDisabled: true }).run(agent, 'go', { session: recording, stream: true, signal: controller.signal });
+        const result = await new Runner({ tracingDisabled: true }).run(agent, 'go', {
+          session: recording,
+          stream: true,
+          signal: controller.signal,
+        });
         for await (const e of result) if (e.type === 'run_item_stream_event' && e.name === abortOn) controller.abort();
         await result.completed;
       } catch (err) {
@@ -273,7 +294,9 @@ describe('run persistence rules', () => {
     const echo = tool({ name: 'echo', description: 'e', parameters: z.object({}), execute: async () => 'echoed' });
     const guarded = tool({ name: 'guarded', description: 'g', parameters: z.object({}), needsApproval: true, execute: async () => 'x' });
     const toolThenText: ScriptPolicy = (input) =>
-      input[input.length - 1]?.type === 'function_call_result' ? { kind: 'text', text: 'done' } : { kind: 'tools', calls: [{ name: 'echo', arguments: {} }] };
+      input[input.length - 1]?.type === 'function_call_result'
+        ? { kind: 'text', text: 'done' }
+        : { kind: 'tools', calls: [{ name: 'echo', arguments: {} }] };
     // Completed: one write, with the input and every turn's items, at the end.
     assert.deepEqual((await streamed(toolThenText, [echo])).batches, [['user', 'function_call', 'function_call_result', 'assistant']]);
     // Failed after the model was called: the input only.
@@ -288,7 +311,9 @@ describe('run persistence rules', () => {
     // Cancelled after a tool call: the input only.
     assert.deepEqual((await streamed(toolThenText, [echo], 'tool_called')).batches, [['user']]);
     // Stopped for an approval: the input and the call, without an output.
-    assert.deepEqual((await streamed(() => ({ kind: 'tools', calls: [{ name: 'guarded', arguments: {} }] }), [guarded])).batches, [['user', 'function_call']]);
+    assert.deepEqual((await streamed(() => ({ kind: 'tools', calls: [{ name: 'guarded', arguments: {} }] }), [guarded])).batches, [
+      ['user', 'function_call'],
+    ]);
   });
 
   it('finds the first call without an output', () => {
@@ -296,7 +321,10 @@ describe('run persistence rules', () => {
     assert.equal(firstUnansweredCall([mk.user('q'), call('a')]), 1);
     assert.equal(firstUnansweredCall([mk.user('q'), call('a'), call('b'), result('b')]), 1);
     assert.equal(firstUnansweredCall([mk.user('q'), call('a'), mk.output('a')]), -1, 'Python-shaped outputs count');
-    assert.equal(firstUnansweredCall([mk.user('q'), { type: 'web_search_call', id: 'w', status: 'completed' } as unknown as AgentInputItem]), -1);
+    assert.equal(
+      firstUnansweredCall([mk.user('q'), { type: 'web_search_call', id: 'w', status: 'completed' } as unknown as AgentInputItem]),
+      -1,
+    );
   });
 
   it('pops a trailing unanswered call (and what follows it) but keeps completed items', async () => {
@@ -334,15 +362,32 @@ describe('run persistence rules', () => {
 
   it('usageView sums the per-request detail records', () => {
     assert.deepEqual(
-      usageView({ requests: 2, inputTokens: 30, outputTokens: 8, totalTokens: 38, inputTokensDetails: [{ cached_tokens: 4 }, { cached_tokens: 6 }], outputTokensDetails: [{ reasoning_tokens: 1 }, {}] }),
+      usageView({
+        requests: 2,
+        inputTokens: 30,
+        outputTokens: 8,
+        totalTokens: 38,
+        inputTokensDetails: [{ cached_tokens: 4 }, { cached_tokens: 6 }],
+        outputTokensDetails: [{ reasoning_tokens: 1 }, {}],
+      }),
       { requests: 2, inputTokens: 30, outputTokens: 8, totalTokens: 38, cachedTokens: 10, reasoningTokens: 1 },
     );
-    assert.deepEqual(usageView(undefined), { requests: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0, cachedTokens: 0, reasoningTokens: 0 });
+    assert.deepEqual(usageView(undefined), {
+      requests: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      totalTokens: 0,
+      cachedTokens: 0,
+      reasoningTokens: 0,
+    });
   });
 
   it('classifies SQLite busy errors from either driver as locked', () => {
     assert.equal(classify(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }), { cancelled: false }).failure, 'locked');
-    assert.equal(classify(Object.assign(new Error('database is locked'), { code: 'ERR_SQLITE_ERROR', errcode: 5 }), { cancelled: false }).failure, 'locked');
+    assert.equal(
+      classify(Object.assign(new Error('database is locked'), { code: 'ERR_SQLITE_ERROR', errcode: 5 }), { cancelled: false }).failure,
+      'locked',
+    );
     assert.equal(classify(new Error('whatever'), { cancelled: true }).failure, 'cancelled');
     assert.equal(classify(new Error('whatever'), { cancelled: false }).failure, 'other');
   });

@@ -14,17 +14,38 @@ describe('npm start demo database', function () {
       await writeDemoDatabase(path);
       const db = openSessionDatabase(path);
       try {
-        assert.deepEqual(db.listSessions().map((s) => s.sessionId).sort(), ['support-chat', 'weather-trip']);
+        assert.deepEqual(
+          db
+            .listSessions()
+            .map((s) => s.sessionId)
+            .sort(),
+          ['support-chat', 'weather-trip'],
+        );
         const tree = db.getBranchTree('weather-trip').map((b) => [b.branchId, b.parentBranchId, b.forkTurn]);
-        assert.deepEqual(tree, [['main', null, null], ['lisbon-instead', 'main', 3], ['oslo-retry', 'main', 4]]);
+        assert.deepEqual(tree, [
+          ['main', null, null],
+          ['lisbon-instead', 'main', 3],
+          ['oslo-retry', 'main', 4],
+        ]);
       } finally {
         db.close();
       }
       const s = new AdvancedSQLiteSession({ sessionId: 'weather-trip', dbPath: path, readonly: true });
       try {
         const tools = await s.getToolUsage('main');
-        assert.deepEqual(tools.map((t) => [t.toolName, t.turn]), [['get_weather', 2], ['convert_temperature', 3], ['get_weather', 3], ['get_weather', 4]]);
-        assert.deepEqual((await s.getTurnUsage(undefined, 'lisbon-instead')).map((u) => u.userTurnNumber), [3, 4]);
+        assert.deepEqual(
+          tools.map((t) => [t.toolName, t.turn]),
+          [
+            ['get_weather', 2],
+            ['convert_temperature', 3],
+            ['get_weather', 3],
+            ['get_weather', 4],
+          ],
+        );
+        assert.deepEqual(
+          (await s.getTurnUsage(undefined, 'lisbon-instead')).map((u) => u.userTurnNumber),
+          [3, 4],
+        );
         const usage = await s.getSessionUsage();
         assert.ok(usage && usage.totalTurns === 7 && usage.totalTokens > 0);
         const answer = (await s.getItems(1, 'lisbon-instead'))[0] as { content: { text: string }[] };

@@ -52,7 +52,10 @@ describe('loopback OpenAI server', () => {
       'response.output_item.done',
       'response.completed',
     ]);
-    assert.deepEqual(events.map((e) => e.sequence_number), events.map((_, i) => i));
+    assert.deepEqual(
+      events.map((e) => e.sequence_number),
+      events.map((_, i) => i),
+    );
   });
 
   it('streams function calls with argument deltas that add up', async () => {
@@ -67,7 +70,14 @@ describe('loopback OpenAI server', () => {
     }
     assert.equal(args, '{"city":"Paris"}');
     assert.equal(done, args);
-    assert.deepEqual(item, { id: (item as { id: string }).id, type: 'function_call', status: 'completed', call_id: 'call_fixed', name: 'get_weather', arguments: args });
+    assert.deepEqual(item, {
+      id: (item as { id: string }).id,
+      type: 'function_call',
+      status: 'completed',
+      call_id: 'call_fixed',
+      name: 'get_weather',
+      arguments: args,
+    });
   });
 
   it('rejects input with a call but no output, as the API does, and returns scripted HTTP errors', async () => {

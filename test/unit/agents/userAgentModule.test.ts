@@ -61,7 +61,10 @@ describe('userAgentModule', () => {
     const pkg = join(ws.dir, 'pkg');
     mkdirSync(pkg);
     writeFileSync(join(pkg, 'package.json'), JSON.stringify({ type: 'module' }));
-    writeFileSync(join(pkg, 'agent.js'), `import { Agent } from ${JSON.stringify(SDK_PATH)};\nexport const agent = new Agent({ name: 'ESM named' });`);
+    writeFileSync(
+      join(pkg, 'agent.js'),
+      `import { Agent } from ${JSON.stringify(SDK_PATH)};\nexport const agent = new Agent({ name: 'ESM named' });`,
+    );
     const named = await loadUserAgentModule(join(pkg, 'agent.js'), trusted);
     assert.equal(named.format, 'module');
     assert.equal(named.exportName, 'agent');
@@ -100,7 +103,11 @@ describe('userAgentModule', () => {
 
   it('refuses to load anything in an untrusted workspace (the module never runs)', async () => {
     const marker = join(ws.dir, 'ran');
-    const path = writeAgentModule(ws.dir, 'evil.js', `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'x');\nexports.agent = new Agent({ name: 'x' });`);
+    const path = writeAgentModule(
+      ws.dir,
+      'evil.js',
+      `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'x');\nexports.agent = new Agent({ name: 'x' });`,
+    );
     await assert.rejects(loadUserAgentModule(path, { trusted: false }), UntrustedWorkspaceError);
     await assert.rejects(new UserAgentModuleCache().get(path, undefined, { trusted: false }), /only used in a trusted workspace/);
     assert.equal(existsSync(marker), false);
@@ -108,7 +115,10 @@ describe('userAgentModule', () => {
 
   it('reports modules without an agent, broken modules, bad factories, missing files and files outside the workspace', async () => {
     const none = writeAgentModule(ws.dir, 'none.js', `exports.helper = 1; exports.other = 'x';`);
-    await assert.rejects(loadUserAgentModule(none, trusted), (e: unknown) => e instanceof UserAgentModuleError && /exports no Agent.*It exports: helper, other/.test(e.message));
+    await assert.rejects(
+      loadUserAgentModule(none, trusted),
+      (e: unknown) => e instanceof UserAgentModuleError && /exports no Agent.*It exports: helper, other/.test(e.message),
+    );
     const broken = join(ws.dir, 'broken.js');
     writeFileSync(broken, 'module.exports = {');
     await assert.rejects(loadUserAgentModule(broken, trusted), /Loading the agent module .*broken\.js failed/);
@@ -136,7 +146,9 @@ describe('userAgentModule', () => {
     );
     const loaded = await loadUserAgentModule(path, trusted);
     assert.equal(loaded.sameSdk, false);
-    const configured = await createConfiguredAgent({ model: 'm', instructions: 'i', agentModule: path, mcpServers: ['ignored'] }, 'k', { trusted: true });
+    const configured = await createConfiguredAgent({ model: 'm', instructions: 'i', agentModule: path, mcpServers: ['ignored'] }, 'k', {
+      trusted: true,
+    });
     assert.equal(configured.source, 'module');
     assert.match(configured.warnings.join('\n'), /another copy of @openai\/agents/);
     assert.match(configured.warnings.join('\n'), /mcpServers apply to the built-in agent only/);

@@ -5,7 +5,18 @@ import { branchViews, tables } from '../../../src/extension/conversationData';
 import { AdvancedSQLiteSession, openSessionDatabase } from '../../../src/store';
 import { tempDir } from '../../support/tempFiles';
 
-const usage = (total: number) => ({ state: { usage: { requests: 1, inputTokens: total - 1, outputTokens: 1, totalTokens: total, inputTokensDetails: [{ cached_tokens: 4 }], outputTokensDetails: [{ reasoning_tokens: 2 }] } } });
+const usage = (total: number) => ({
+  state: {
+    usage: {
+      requests: 1,
+      inputTokens: total - 1,
+      outputTokens: 1,
+      totalTokens: total,
+      inputTokensDetails: [{ cached_tokens: 4 }],
+      outputTokensDetails: [{ reasoning_tokens: 2 }],
+    },
+  },
+});
 
 describe('conversation view tables', () => {
   it('lists own turns without usage rows, never turns copied from the parent', async () => {
@@ -31,9 +42,18 @@ describe('conversation view tables', () => {
         assert.deepEqual(alt.tools, [{ toolName: 'lookup', calls: 1, turns: [3] }]);
         const main = tables(db, 's', 'main', branches);
         assert.deepEqual(main.turnsWithoutUsage, [{ branchId: 'main', turn: 2 }]);
-        assert.deepEqual(main.usage.map((u) => [u.turn, u.totalTokens, u.cachedTokens, u.reasoningTokens]), [[1, 10, 4, 2], [3, 30, 4, 2]]);
+        assert.deepEqual(
+          main.usage.map((u) => [u.turn, u.totalTokens, u.cachedTokens, u.reasoningTokens]),
+          [
+            [1, 10, 4, 2],
+            [3, 30, 4, 2],
+          ],
+        );
         const all = tables(db, 's', null, branches);
-        assert.deepEqual(all.turnsWithoutUsage, [{ branchId: 'alt', turn: 3 }, { branchId: 'main', turn: 2 }]);
+        assert.deepEqual(all.turnsWithoutUsage, [
+          { branchId: 'alt', turn: 3 },
+          { branchId: 'main', turn: 2 },
+        ]);
       } finally {
         db.close();
       }

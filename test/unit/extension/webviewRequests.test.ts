@@ -60,7 +60,11 @@ describe('webview requests', () => {
 
   it('runs the handler of a known method with its checked parameters and returns its result', async () => {
     const { handlers, calls } = recordingHandlers();
-    assert.deepEqual(await handleRequest(handlers, 'turns/get', { branchId: 'main', afterTurn: null, limit: 100 }), { branchId: 'main', turns: [], nextAfterTurn: null });
+    assert.deepEqual(await handleRequest(handlers, 'turns/get', { branchId: 'main', afterTurn: null, limit: 100 }), {
+      branchId: 'main',
+      turns: [],
+      nextAfterTurn: null,
+    });
     assert.deepEqual(await handleRequest(handlers, 'run/stop', { runId: 'r1', extra: 'ignored' }), { stopped: false });
     assert.deepEqual(calls, [
       ['turns/get', { branchId: 'main', afterTurn: null, limit: 100 }],

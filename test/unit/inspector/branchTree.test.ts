@@ -100,7 +100,8 @@ describe('SessionDatabase.getBranchTree', () => {
   });
 
   describe('deriveBranchTree (the heuristic on its own)', () => {
-    const rows = (ids: number[], turns: number[]) => ids.map((messageId, i) => ({ messageId, branchTurnNumber: turns[i] ?? null, isUser: false }));
+    const rows = (ids: number[], turns: number[]) =>
+      ids.map((messageId, i) => ({ messageId, branchTurnNumber: turns[i] ?? null, isUser: false }));
 
     it('orders by first row id, not by input order, and never gives main or the first branch a parent', () => {
       const tree = deriveBranchTree([

@@ -93,7 +93,13 @@ describe('change detection', () => {
     assert.equal(db.hasChanged(), true);
     assert.ok(Date.now() - started < 1000, `took ${Date.now() - started} ms`);
     locker.exec('COMMIT');
-    assert.deepEqual(db.listSessions().map((s) => s.sessionId).sort(), ['branched', 'other']);
+    assert.deepEqual(
+      db
+        .listSessions()
+        .map((s) => s.sessionId)
+        .sort(),
+      ['branched', 'other'],
+    );
   });
 
   it("restores the connection's busy timeout after looking", () => {

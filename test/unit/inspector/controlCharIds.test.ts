@@ -28,7 +28,13 @@ describe('inspector: ids holding U+0000 (spec §12 f)', () => {
   it('branch trees, used ids, usage rows and turns without usage keep a\\u0000b apart from a', () => {
     const db = folder.inspect();
     for (const sid of ['s1', NUL_SESSION]) {
-      assert.deepEqual(db.getBranchTree(sid).map((b) => b.branchId).sort(), ['a', NUL_BRANCH, 'main'].sort());
+      assert.deepEqual(
+        db
+          .getBranchTree(sid)
+          .map((b) => b.branchId)
+          .sort(),
+        ['a', NUL_BRANCH, 'main'].sort(),
+      );
       assert.ok(db.usedBranchIds(sid).includes(NUL_BRANCH));
       assert.deepEqual(
         db.getUsageRows(sid, null).map((r) => [r.branchId, r.turn, r.totalTokens]),
@@ -38,7 +44,10 @@ describe('inspector: ids holding U+0000 (spec §12 f)', () => {
         ],
       );
       assert.deepEqual(
-        db.getTurnsWithoutUsage(sid, null).filter((t) => t.branchId === NUL_BRANCH).map((t) => t.turn),
+        db
+          .getTurnsWithoutUsage(sid, null)
+          .filter((t) => t.branchId === NUL_BRANCH)
+          .map((t) => t.turn),
         [1, 3],
       );
       assert.equal(db.getItemsPage(sid, NUL_BRANCH, { limit: 50 }).items.length, 5);

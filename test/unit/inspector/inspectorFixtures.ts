@@ -61,7 +61,8 @@ export const mk = {
     ({ role: 'assistant', type: 'message', status: 'completed', content: [{ type: 'output_text', text }] }) as unknown as AgentInputItem,
   call: (name: string, callId: string): AgentInputItem =>
     ({ type: 'function_call', name, call_id: callId, arguments: '{}' }) as unknown as AgentInputItem,
-  output: (callId: string): AgentInputItem => ({ type: 'function_call_output', call_id: callId, output: 'ok' }) as unknown as AgentInputItem,
+  output: (callId: string): AgentInputItem =>
+    ({ type: 'function_call_output', call_id: callId, output: 'ok' }) as unknown as AgentInputItem,
 };
 
 /** What a written item should look like to the inspector. */
@@ -93,7 +94,8 @@ export class SessionModel {
     let turn = list.reduce((m, i) => Math.max(m, i.turn), 0);
     for (const item of items) {
       const rec = item as unknown as Record<string, unknown>;
-      const type = rec.role === 'user' ? 'user' : rec.role === 'assistant' ? 'assistant' : typeof rec.type === 'string' ? rec.type : 'other';
+      const type =
+        rec.role === 'user' ? 'user' : rec.role === 'assistant' ? 'assistant' : typeof rec.type === 'string' ? rec.type : 'other';
       if (type === 'user') turn++;
       const toolName = type === 'function_call' ? String(rec.name) : null;
       list.push({ item, turn, type, toolName });

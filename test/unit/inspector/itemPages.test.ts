@@ -41,7 +41,11 @@ describe('SessionDatabase.getItemsPage / getTurnItems', () => {
       const expected = m.branch(branch);
       for (const limit of [1, 3, 100]) {
         const entries = readAll(db, 'branched', branch, limit);
-        assert.deepEqual(decoded(entries), expected.map((i) => i.item), `${branch}, pages of ${limit}`);
+        assert.deepEqual(
+          decoded(entries),
+          expected.map((i) => i.item),
+          `${branch}, pages of ${limit}`,
+        );
         assert.deepEqual(
           entries.map((e) => [e.type, e.toolName, e.userTurnNumber, e.branchTurnNumber]),
           expected.map((i) => [i.type, i.toolName, i.turn, i.turn]),
@@ -92,7 +96,10 @@ describe('SessionDatabase.getItemsPage / getTurnItems', () => {
     const all = readAll(db, 'branched', 'main', 100);
     const third = all[2]?.sequenceNumber ?? -1;
     const page = db.getItemsPage('branched', 'main', { afterSequence: third, limit: 2 });
-    assert.deepEqual(page.items.map((e) => e.sequenceNumber), all.slice(3, 5).map((e) => e.sequenceNumber));
+    assert.deepEqual(
+      page.items.map((e) => e.sequenceNumber),
+      all.slice(3, 5).map((e) => e.sequenceNumber),
+    );
     // A cursor between two sequence numbers (branches' numbers are gappy) starts at the next one.
     const gap = db.getItemsPage('branched', 'alt', { afterSequence: 0.5, limit: 1 });
     assert.equal(gap.items[0]?.sequenceNumber, readAll(db, 'branched', 'alt', 100)[0]?.sequenceNumber);
@@ -162,7 +169,10 @@ describe('SessionDatabase.getItemsPage / getTurnItems', () => {
         const entries = db.getTurnItems('branched', branch, turn);
         assert.deepEqual(
           decoded(entries),
-          m.branch(branch).filter((i) => i.turn === turn).map((i) => i.item),
+          m
+            .branch(branch)
+            .filter((i) => i.turn === turn)
+            .map((i) => i.item),
           `${branch} turn ${turn}`,
         );
       }

@@ -49,8 +49,13 @@ describe('SessionDatabase.listSessions', () => {
       `INSERT INTO turn_usage (session_id, branch_id, user_turn_number, requests, input_tokens, output_tokens, total_tokens)
        VALUES ('ghost', 'main', 1, 3, 4, 5, 9)`,
     );
-    sql(path, "INSERT INTO agent_messages (session_id, message_data) VALUES ('orphan', '{\"role\": \"user\", \"content\": \"hi\"}')");
-    const byId = new Map(folder.inspect().listSessions().map((s) => [s.sessionId, s]));
+    sql(path, 'INSERT INTO agent_messages (session_id, message_data) VALUES (\'orphan\', \'{"role": "user", "content": "hi"}\')');
+    const byId = new Map(
+      folder
+        .inspect()
+        .listSessions()
+        .map((s) => [s.sessionId, s]),
+    );
     assert.deepEqual(byId.get('ghost'), {
       sessionId: 'ghost',
       createdAt: null,
@@ -83,7 +88,10 @@ describe('SessionDatabase.listSessions', () => {
     sql(path, "UPDATE agent_sessions SET updated_at = '2030-01-01 00:00:00' WHERE session_id = 'aaa'");
     sql(path, "INSERT INTO turn_usage (session_id, branch_id, user_turn_number) VALUES ('zzz', 'main', 1), ('yyy', 'main', 1)");
     assert.deepEqual(
-      folder.inspect().listSessions().map((s) => s.sessionId),
+      folder
+        .inspect()
+        .listSessions()
+        .map((s) => s.sessionId),
       ['aaa', 'branched', 'other', 'yyy', 'zzz'],
     );
   });

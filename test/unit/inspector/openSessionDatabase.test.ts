@@ -43,7 +43,7 @@ describe('openSessionDatabase', () => {
       const path = folder.path('other.db');
       const db = openDatabase(path);
       db.exec('CREATE TABLE foo (a INTEGER, b TEXT)');
-      db.exec("CREATE TABLE half (session_id TEXT, payload TEXT)"); // session_id alone is not enough
+      db.exec('CREATE TABLE half (session_id TEXT, payload TEXT)'); // session_id alone is not enough
       db.close();
       const err = expectDatabaseError(() => openSessionDatabase(path), 'not-session-database');
       assert.match(err.message, /no table with session_id and message_data columns/);
@@ -73,7 +73,9 @@ describe('openSessionDatabase', () => {
     it('not-session-database: several plain messages tables and no structure table to choose between them', async () => {
       const path = folder.path();
       for (const prefix of ['alpha', 'beta']) {
-        const s = folder.track(new SQLiteSession({ sessionId: 'x', dbPath: path, sessionsTable: `${prefix}_sessions`, messagesTable: `${prefix}_messages` }));
+        const s = folder.track(
+          new SQLiteSession({ sessionId: 'x', dbPath: path, sessionsTable: `${prefix}_sessions`, messagesTable: `${prefix}_messages` }),
+        );
         await s.addItems([mk.user(prefix)]);
         s.close();
       }
@@ -107,7 +109,8 @@ describe('openSessionDatabase', () => {
     it('corrupt: garbage in the middle of a large file surfaces as corrupt, from open or from the read that meets it', async () => {
       const path = folder.path();
       const s = folder.session({ sessionId: 'big', dbPath: path });
-      for (let i = 0; i < 60; i++) await s.addItems([mk.user(`question ${i} ${'x'.repeat(400)}`), mk.assistant(`answer ${i} ${'y'.repeat(400)}`)]);
+      for (let i = 0; i < 60; i++)
+        await s.addItems([mk.user(`question ${i} ${'x'.repeat(400)}`), mk.assistant(`answer ${i} ${'y'.repeat(400)}`)]);
       s.close();
       const size = sizeOf(path) ?? 0;
       const pageSize = sql<{ page_size: number }>(path, 'PRAGMA page_size')[0]?.page_size ?? 4096;
@@ -121,7 +124,7 @@ describe('openSessionDatabase', () => {
         const db = folder.inspect(path);
         db.listSessions();
         db.getBranchTree('big');
-        for (let after: number | null = null; ; ) {
+        for (let after: number | null = null; ;) {
           const page = db.getItemsPage('big', 'main', { afterSequence: after, limit: 7 });
           if (page.nextAfterSequence === null) break;
           after = page.nextAfterSequence;
@@ -170,7 +173,10 @@ describe('openSessionDatabase', () => {
       expectDatabaseError(() => db.getItemsPage('branched', 'main', { limit: 5 }), 'locked');
       locker.exec('COMMIT');
       assert.deepEqual(
-        db.listSessions().map((s) => s.sessionId).sort(),
+        db
+          .listSessions()
+          .map((s) => s.sessionId)
+          .sort(),
         ['branched', 'other'],
       );
     });
@@ -230,7 +236,10 @@ describe('openSessionDatabase', () => {
       const db = folder.inspect(path);
       assert.equal(db.tables.messages, 'v2_messages');
       assert.equal(db.tables.sessions, 'v2_sessions');
-      assert.deepEqual(db.listSessions().map((s) => s.sessionId), ['new']);
+      assert.deepEqual(
+        db.listSessions().map((s) => s.sessionId),
+        ['new'],
+      );
     });
 
     it('finds a plain SQLiteSession file by its columns (default and custom names)', async () => {
@@ -283,13 +292,10 @@ describe('openSessionDatabase', () => {
       adv.close();
       const summaries = db.listSessions();
       assert.equal(db.tables.messageStructure, true);
-      assert.deepEqual(
-        summaries.map((s) => [s.sessionId, s.structured]).sort(),
-        [
-          ['new', true],
-          ['old', false],
-        ],
-      );
+      assert.deepEqual(summaries.map((s) => [s.sessionId, s.structured]).sort(), [
+        ['new', true],
+        ['old', false],
+      ]);
     });
   });
 
@@ -373,7 +379,10 @@ describe('openSessionDatabase', () => {
     const db = folder.inspect(path);
     assert.deepEqual(db.listSessions(), []);
     await s.addItems([mk.user('now')]);
-    assert.deepEqual(db.listSessions().map((x) => [x.sessionId, x.messageCount]), [['live', 1]]);
+    assert.deepEqual(
+      db.listSessions().map((x) => [x.sessionId, x.messageCount]),
+      [['live', 1]],
+    );
   });
 });
 

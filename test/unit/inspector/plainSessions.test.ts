@@ -38,7 +38,7 @@ describe('SessionDatabase on plain SQLiteSession files', () => {
 
   function readAll(db: SessionDatabase, limit: number): ItemEntry[] {
     const out: ItemEntry[] = [];
-    for (let after: number | null = null; ; ) {
+    for (let after: number | null = null; ;) {
       const page = db.getItemsPage('plain', 'main', { afterSequence: after, limit });
       out.push(...page.items);
       if (page.nextAfterSequence === null) return out;
@@ -69,9 +69,18 @@ describe('SessionDatabase on plain SQLiteSession files', () => {
     const ids = sql<{ id: number }>(folder.path(), "SELECT id FROM agent_messages WHERE session_id = 'plain' ORDER BY id").map((r) => r.id);
     for (const limit of [1, 3, 50]) {
       const entries = readAll(db, limit);
-      assert.deepEqual(entries.map((e) => (e.corrupt ? null : e.item)), written.map((w) => w.item));
-      assert.deepEqual(entries.map((e) => [e.messageId, e.sequenceNumber]), ids.map((id) => [id, id]));
-      assert.deepEqual(entries.map((e) => [e.type, e.toolName]), written.map((w) => [w.type, w.toolName]));
+      assert.deepEqual(
+        entries.map((e) => (e.corrupt ? null : e.item)),
+        written.map((w) => w.item),
+      );
+      assert.deepEqual(
+        entries.map((e) => [e.messageId, e.sequenceNumber]),
+        ids.map((id) => [id, id]),
+      );
+      assert.deepEqual(
+        entries.map((e) => [e.type, e.toolName]),
+        written.map((w) => [w.type, w.toolName]),
+      );
       assert.ok(entries.every((e) => e.structureId === null && e.userTurnNumber === null && e.branchTurnNumber === null));
     }
     assert.deepEqual(db.getItemsPage('plain', 'other-branch', { limit: 5 }), { items: [], nextAfterSequence: null });
@@ -83,15 +92,29 @@ describe('SessionDatabase on plain SQLiteSession files', () => {
     assert.deepEqual(rest, []);
     assert.deepEqual(
       { ...main, createdAt: undefined },
-      { branchId: 'main', messageCount: written.length, userTurns: 3, createdAt: undefined, parentBranchId: null, forkTurn: null, sharedItemCount: 0 },
+      {
+        branchId: 'main',
+        messageCount: written.length,
+        userTurns: 3,
+        createdAt: undefined,
+        parentBranchId: null,
+        forkTurn: null,
+        sharedItemCount: 0,
+      },
     );
     const turns = db.getTurnsPage('plain', 'main', { limit: 2 });
-    assert.deepEqual(turns.turns.map((t) => [t.turn, t.preview, t.totalTokens]), [
-      [1, 'first question', null],
-      [2, 'second question', null],
-    ]);
+    assert.deepEqual(
+      turns.turns.map((t) => [t.turn, t.preview, t.totalTokens]),
+      [
+        [1, 'first question', null],
+        [2, 'second question', null],
+      ],
+    );
     assert.equal(turns.nextAfterTurn, 2);
-    assert.deepEqual(db.getTurnsPage('plain', 'main', { afterTurn: 2, limit: 2 }).turns.map((t) => t.preview), ['third question']);
+    assert.deepEqual(
+      db.getTurnsPage('plain', 'main', { afterTurn: 2, limit: 2 }).turns.map((t) => t.preview),
+      ['third question'],
+    );
     for (const turn of [0, 1, 2, 3, 4]) {
       assert.deepEqual(
         db.getTurnItems('plain', 'main', turn).map((e) => (e.corrupt ? null : e.item)),
@@ -110,6 +133,9 @@ describe('SessionDatabase on plain SQLiteSession files', () => {
     assert.ok(entry?.corrupt);
     assert.deepEqual([entry.raw, entry.type, entry.toolName], ['not json', null, null]);
     // That was the first user message: the derived turns now start at the next one.
-    assert.deepEqual(db.getTurnsPage('plain', 'main', { limit: 5 }).turns.map((t) => t.preview), ['second question', 'third question']);
+    assert.deepEqual(
+      db.getTurnsPage('plain', 'main', { limit: 5 }).turns.map((t) => t.preview),
+      ['second question', 'third question'],
+    );
   });
 });

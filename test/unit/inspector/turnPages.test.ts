@@ -43,9 +43,15 @@ describe('SessionDatabase.getTurnsPage', () => {
   it("carries each turn's total_tokens from turn_usage (null without a row)", () => {
     const turns = readAllTurns(folder.inspect(), 'branched', 'main', 10);
     // storeRunUsage ran after turn 2 (10 + 5) and after turn 4 (30 + 10), on main only.
-    assert.deepEqual(turns.map((t) => t.totalTokens), [null, 15, null, 40]);
+    assert.deepEqual(
+      turns.map((t) => t.totalTokens),
+      [null, 15, null, 40],
+    );
     // Branching copies no usage (spec §8.3).
-    assert.deepEqual(readAllTurns(folder.inspect(), 'branched', 'alt', 10).map((t) => t.totalTokens), [null, null, null, null]);
+    assert.deepEqual(
+      readAllTurns(folder.inspect(), 'branched', 'alt', 10).map((t) => t.totalTokens),
+      [null, null, null, null],
+    );
   });
 
   it('agrees with getConversationTurns() (preview, time, structure row)', async () => {
@@ -89,7 +95,7 @@ describe('SessionDatabase.getTurnsPage', () => {
     const db = folder.inspect(path);
     const target = db.getTurnsPage('branched', 'main', { limit: 1 }).turns[0];
     assert.ok(target);
-    sql(path, "UPDATE agent_messages SET message_data = '{\"role\": \"user\", ' WHERE id = ?", target.messageId);
+    sql(path, 'UPDATE agent_messages SET message_data = \'{"role": "user", \' WHERE id = ?', target.messageId);
     const [first, second] = db.getTurnsPage('branched', 'main', { limit: 2 }).turns;
     assert.equal(first?.preview, null);
     assert.ok((first?.error ?? '').length > 0);

@@ -16,7 +16,10 @@ describe('SessionDatabase.usedBranchIds', () => {
     assert.deepEqual(used, [...m.branches.keys()].sort());
     assert.ok(used.includes('late'), 'a deleted branch keeps its reservation');
     for (const id of used) {
-      await assert.rejects(s.createBranchFromTurn(1, id), (err: unknown) => err instanceof BranchError && /has already been used/.test(err.message));
+      await assert.rejects(
+        s.createBranchFromTurn(1, id),
+        (err: unknown) => err instanceof BranchError && /has already been used/.test(err.message),
+      );
     }
   });
 
@@ -24,9 +27,11 @@ describe('SessionDatabase.usedBranchIds', () => {
     const s = folder.session({ sessionId: 'x' });
     await s.addItems([mk.user('one')]);
     // A branch written only by addItems (as another writer could): rows, no reservation.
-    folder.raw().exec(
-      "INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number) SELECT 'x', id, 'side', 'user', 99 FROM agent_messages LIMIT 1",
-    );
+    folder
+      .raw()
+      .exec(
+        "INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number) SELECT 'x', id, 'side', 'user', 99 FROM agent_messages LIMIT 1",
+      );
     const db = folder.inspect();
     assert.deepEqual(db.usedBranchIds('x'), ['main', 'side']);
     assert.deepEqual(db.usedBranchIds('nobody'), ['main']);

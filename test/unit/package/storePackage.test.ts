@@ -36,7 +36,9 @@ function exec(cmd: string, args: string[], cwd: string, env = childEnv(), timeou
   const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
   log(`$ ${[cmd, ...args].join(' ')}  (${((Date.now() - started) / 1000).toFixed(1)} s, exit ${r.status ?? r.signal})`);
   if (r.status !== 0) {
-    throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status ?? r.signal}${r.error ? `, ${r.error.message}` : ''}):\n${r.stdout}\n${r.stderr}`);
+    throw new Error(
+      `${cmd} ${args.join(' ')} failed (exit ${r.status ?? r.signal}${r.error ? `, ${r.error.message}` : ''}):\n${r.stdout}\n${r.stderr}`,
+    );
   }
   return r;
 }
@@ -45,7 +47,9 @@ function exec(cmd: string, args: string[], cwd: string, env = childEnv(), timeou
 async function node22(): Promise<string> {
   const tools = join(ROOT, 'scripts', 'host', 'hostTools.mjs');
   if (existsSync(tools)) {
-    const { ensureNode } = (await import(pathToFileURL(tools).href)) as { ensureNode(v: string, log?: (l: string) => void): { bin: string } };
+    const { ensureNode } = (await import(pathToFileURL(tools).href)) as {
+      ensureNode(v: string, log?: (l: string) => void): { bin: string };
+    };
     return ensureNode(NODE22_VERSION, log).bin;
   }
   const prefix = join(ROOT, '.cache', 'node', NODE22_VERSION);
@@ -53,7 +57,13 @@ async function node22(): Promise<string> {
   if (spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout?.trim() !== `v${NODE22_VERSION}`) {
     mkdirSync(prefix, { recursive: true });
     writeFileSync(join(prefix, 'package.json'), '{"name":"asi-node","private":true}\n');
-    exec('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', prefix, `node@${NODE22_VERSION}`], prefix, childEnv(), 300_000);
+    exec(
+      'npm',
+      ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', prefix, `node@${NODE22_VERSION}`],
+      prefix,
+      childEnv(),
+      300_000,
+    );
   }
   return bin;
 }
@@ -207,7 +217,13 @@ describe('the store as an npm package (pack, install, run in a fresh project)', 
     // Packing, installing (better-sqlite3 may compile from source) and fetching Node 22 once for the whole suite.
     this.timeout(900_000);
     work = mkdtempSync(join(tmpdir(), 'asi-store-package-'));
-    const packOut = exec(process.execPath, [join(ROOT, 'scripts', 'packStore.mjs'), '--out-dir', join(work, 'pack')], ROOT, childEnv(), 300_000);
+    const packOut = exec(
+      process.execPath,
+      [join(ROOT, 'scripts', 'packStore.mjs'), '--out-dir', join(work, 'pack')],
+      ROOT,
+      childEnv(),
+      300_000,
+    );
     tarball = packOut.stdout.trim().split('\n').pop()!;
     assert.ok(tarball.endsWith('.tgz') && existsSync(tarball), `packStore.mjs printed the tarball's path last: ${tarball}`);
 
@@ -216,7 +232,17 @@ describe('the store as an npm package (pack, install, run in a fresh project)', 
     writeFileSync(join(project, 'package.json'), '{ "name": "store-consumer", "version": "1.0.0", "private": true }\n');
     exec(
       'npm',
-      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--prefix', project, tarball, `@openai/agents@${AGENTS_VERSION}`, `zod@${ZOD_VERSION}`],
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+        '--prefix',
+        project,
+        tarball,
+        `@openai/agents@${AGENTS_VERSION}`,
+        `zod@${ZOD_VERSION}`,
+      ],
       project,
       childEnv(),
       600_000,
@@ -254,7 +280,10 @@ describe('the store as an npm package (pack, install, run in a fresh project)', 
       const text = readFileSync(join(dir, 'dist', 'types', f), 'utf8');
       for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)['"]([^'"]+)['"]/g)) {
         const spec = m[1]!;
-        assert.ok(/^\.\.?\//.test(spec) ? /\.m?js$/.test(spec) : spec === '@openai/agents' || spec.startsWith('node:'), `${f} imports '${spec}'`);
+        assert.ok(
+          /^\.\.?\//.test(spec) ? /\.m?js$/.test(spec) : spec === '@openai/agents' || spec.startsWith('node:'),
+          `${f} imports '${spec}'`,
+        );
       }
     }
   });
@@ -293,7 +322,13 @@ describe('the store as an npm package (pack, install, run in a fresh project)', 
     const f = out.fromFile;
     assert.equal(f.readonly, true);
     assert.deepEqual(f.sessions, [
-      { sessionId: 'trip', messageCount: 6, branchCount: 2, structured: true, usage: { requests: 3, inputTokens: 70, outputTokens: 15, totalTokens: 85, totalTurns: 3 } },
+      {
+        sessionId: 'trip',
+        messageCount: 6,
+        branchCount: 2,
+        structured: true,
+        usage: { requests: 3, inputTokens: 70, outputTokens: 15, totalTokens: 85, totalTurns: 3 },
+      },
     ]);
     assert.deepEqual(f.tree, [
       { branchId: 'main', parentBranchId: null, forkTurn: null, sharedItemCount: 0 },
@@ -357,7 +392,15 @@ describe('the store as an npm package (pack, install, run in a fresh project)', 
     writeFileSync(
       join(project, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: true, types: [] },
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: [],
+        },
         files: ['check.mts', 'check.cts'],
       }),
     );
@@ -371,6 +414,10 @@ describe('the store as an npm package (pack, install, run in a fresh project)', 
     // between them failed to resolve (which skipLibCheck would not report, leaving some types `any`).
     const shipped = readdirSync(typesDir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.d\.m?ts$/.test(f));
     assert.ok(shipped.length > 10, `declarations shipped: ${shipped.join(', ')}`);
-    assert.deepEqual(shipped.filter((f) => !files.includes(join(typesDir, f))), [], 'declarations tsc did not reach');
+    assert.deepEqual(
+      shipped.filter((f) => !files.includes(join(typesDir, f))),
+      [],
+      'declarations tsc did not reach',
+    );
   });
 });

@@ -1,5 +1,15 @@
 import { strict as assert } from 'node:assert';
-import { callArguments, isMessageItem, itemLabel, itemPreview, itemType, outputText, prettyJson, runValueText, toolName } from '../../../src/shared/itemText';
+import {
+  callArguments,
+  isMessageItem,
+  itemLabel,
+  itemPreview,
+  itemType,
+  outputText,
+  prettyJson,
+  runValueText,
+  toolName,
+} from '../../../src/shared/itemText';
 
 describe('itemText', () => {
   it('reads tool output as stored: text, a text part, content parts, else JSON', () => {
@@ -41,9 +51,15 @@ describe('itemText', () => {
 
   it('previews and labels items', () => {
     assert.equal(itemPreview({ role: 'user', content: 'What is\n the weather?' }), 'What is the weather?');
-    assert.equal(itemPreview({ type: 'function_call', name: 'get_weather', arguments: '{"city":"Paris"}' }), 'get_weather({"city":"Paris"})');
+    assert.equal(
+      itemPreview({ type: 'function_call', name: 'get_weather', arguments: '{"city":"Paris"}' }),
+      'get_weather({"city":"Paris"})',
+    );
     assert.equal(itemLabel({ role: 'user', content: 'hi' }), 'user: "hi"');
-    assert.equal(itemLabel({ type: 'function_call_result', name: 'get_weather', output: { type: 'text', text: 'sunny' } }), 'function_call_result get_weather: sunny');
+    assert.equal(
+      itemLabel({ type: 'function_call_result', name: 'get_weather', output: { type: 'text', text: 'sunny' } }),
+      'function_call_result get_weather: sunny',
+    );
     assert.equal(itemLabel({ type: 'function_call', name: 'get_weather', arguments: '{}' }), 'function_call get_weather({})');
   });
 });

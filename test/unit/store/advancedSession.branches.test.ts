@@ -25,7 +25,9 @@ describe('AdvancedSQLiteSession branches', () => {
     return s;
   }
   const reservations = (sid = 's1') =>
-    query<{ branch_id: string }>(ws.path(), 'SELECT branch_id FROM branch_reservations WHERE session_id = ? ORDER BY rowid', sid).map((r) => r.branch_id);
+    query<{ branch_id: string }>(ws.path(), 'SELECT branch_id FROM branch_reservations WHERE session_id = ? ORDER BY rowid', sid).map(
+      (r) => r.branch_id,
+    );
 
   describe('createBranchFromTurn (§8.1–8.3)', () => {
     it('copies the prefix below turn N, sharing message rows, with new sequence numbers; moves the pointer', async () => {
@@ -42,7 +44,14 @@ describe('AdvancedSQLiteSession branches', () => {
       );
       assert.deepEqual(
         (await s.getItems()).map((i) => (i as { content?: unknown }).content ?? (i as { type: string }).type),
-        ['first question', 'function_call', 'function_call_output', [{ type: 'output_text', text: 'first answer' }], 'second question', [{ type: 'output_text', text: 'second answer' }]],
+        [
+          'first question',
+          'function_call',
+          'function_call_output',
+          [{ type: 'output_text', text: 'first answer' }],
+          'second question',
+          [{ type: 'output_text', text: 'second answer' }],
+        ],
       );
       await s.addItems([mk.user('alt third')]);
       assert.deepEqual(structure(ws.path(), 's1', 'alt').at(-1)?.user_turn_number, 3);
@@ -51,7 +60,7 @@ describe('AdvancedSQLiteSession branches', () => {
     it('copies turn-0 rows but not rows with NULL turns', async () => {
       const s = ws.open();
       await s.addItems([mk.raw({ role: 'system', content: 'sys' }), mk.user('q1'), mk.user('q2')]);
-      execSql(ws.path(), "INSERT INTO agent_messages (session_id, message_data) VALUES ('s1', '{\"type\": \"reasoning\"}')");
+      execSql(ws.path(), 'INSERT INTO agent_messages (session_id, message_data) VALUES (\'s1\', \'{"type": "reasoning"}\')');
       execSql(
         ws.path(),
         "INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number, user_turn_number, branch_turn_number) VALUES ('s1', 4, 'main', 'reasoning', 4, NULL, NULL)",
@@ -72,7 +81,9 @@ describe('AdvancedSQLiteSession branches', () => {
       await s.storeRunUsage({ state: { usage: { requests: 1, inputTokens: 2, outputTokens: 3, totalTokens: 5 } } });
       await s.createBranchFromTurn(3, 'alt');
       assert.deepEqual(await s.getTurnUsage(), []);
-      assert.deepEqual(query(ws.path(), 'SELECT branch_id, user_turn_number FROM turn_usage'), [{ branch_id: 'main', user_turn_number: 3 }]);
+      assert.deepEqual(query(ws.path(), 'SELECT branch_id, user_turn_number FROM turn_usage'), [
+        { branch_id: 'main', user_turn_number: 3 },
+      ]);
     });
 
     it('from turn 1: the branch is current but unlisted and has no items until its first add', async () => {
@@ -85,11 +96,11 @@ describe('AdvancedSQLiteSession branches', () => {
         [['main', false]],
       );
       await s.addItems([mk.user('new start')]);
-      assert.deepEqual(structure(ws.path(), 's1', 'fresh').map((r) => [r.sequence_number, r.user_turn_number]), [[8, 1]]);
       assert.deepEqual(
-        (await s.listBranches()).map((b) => b.branchId).sort(),
-        ['fresh', 'main'],
+        structure(ws.path(), 's1', 'fresh').map((r) => [r.sequence_number, r.user_turn_number]),
+        [[8, 1]],
       );
+      assert.deepEqual((await s.listBranches()).map((b) => b.branchId).sort(), ['fresh', 'main']);
     });
 
     it('a branch from turn 1 without items cannot be switched back to', async () => {
@@ -216,7 +227,13 @@ describe('AdvancedSQLiteSession branches', () => {
       await s.switchToBranch('main');
       await failsWithoutChange(ws.path(), s, () => s.createBranchFromTurn(9, 'used'), BranchError, NO_TURN(9, 'main'));
       await failsWithoutChange(ws.path(), s, () => s.createBranchFromTurn(9, 'main'), BranchError, NO_TURN(9, 'main'));
-      await failsWithoutChange(ws.path(), s, () => s.createBranchFromTurn(-3, ' '), BranchError, 'Turn number must be a non-negative integer, got -3');
+      await failsWithoutChange(
+        ws.path(),
+        s,
+        () => s.createBranchFromTurn(-3, ' '),
+        BranchError,
+        'Turn number must be a non-negative integer, got -3',
+      );
     });
 
     it('names the current branch in the missing-turn error', async () => {
@@ -249,13 +266,25 @@ describe('AdvancedSQLiteSession branches', () => {
       const s = ws.open();
       await s.addItems([mk.user('one'), mk.user('two'), mk.user('three')]);
       await s.createBranchFromTurn(2, 'short');
-      await failsWithoutChange(ws.path(), s, () => s.createBranchFromContent('three'), BranchError, "No user turns found containing 'three'");
+      await failsWithoutChange(
+        ws.path(),
+        s,
+        () => s.createBranchFromContent('three'),
+        BranchError,
+        "No user turns found containing 'three'",
+      );
     });
 
     it('fails without a match, changing nothing', async () => {
       const s = await threeTurns();
       await failsWithoutChange(ws.path(), s, () => s.createBranchFromContent('xyz'), BranchError, "No user turns found containing 'xyz'");
-      await failsWithoutChange(ws.path(), s, () => s.createBranchFromContent('answer'), BranchError, "No user turns found containing 'answer'");
+      await failsWithoutChange(
+        ws.path(),
+        s,
+        () => s.createBranchFromContent('answer'),
+        BranchError,
+        "No user turns found containing 'answer'",
+      );
       await failsWithoutChange(ws.path(), s, () => s.createBranchFromContent('role'), BranchError, "No user turns found containing 'role'");
     });
 
@@ -403,7 +432,10 @@ describe('AdvancedSQLiteSession branches', () => {
       await s.addItems([mk.user('alt 3')]);
       execSql(ws.path(), "UPDATE message_structure SET created_at = '2024-01-01 00:00:05' WHERE branch_id = 'main'");
       execSql(ws.path(), "UPDATE message_structure SET created_at = '2024-01-01 00:00:09' WHERE branch_id = 'alt'");
-      execSql(ws.path(), "UPDATE message_structure SET created_at = '2024-01-01 00:00:02' WHERE branch_id = 'main' AND sequence_number = 7");
+      execSql(
+        ws.path(),
+        "UPDATE message_structure SET created_at = '2024-01-01 00:00:02' WHERE branch_id = 'main' AND sequence_number = 7",
+      );
       const list = await s.listBranches();
       assert.deepEqual(list, [
         { branchId: 'main', messageCount: 7, userTurns: 3, isCurrent: false, createdAt: '2024-01-01 00:00:02' },

@@ -53,10 +53,7 @@ describe('AdvancedSQLiteSession browsing', () => {
 
     it('previews list content as Python-style JSON with raw non-ASCII; missing content → "", null → "null"', async () => {
       const s = ws.open();
-      const parts = [
-        { type: 'input_text', text: 'Convert 22°C "now"\n' },
-        { type: 'input_image' },
-      ];
+      const parts = [{ type: 'input_text', text: 'Convert 22°C "now"\n' }, { type: 'input_image' }];
       await s.addItems([mk.user(parts), mk.raw({ role: 'user' }), mk.user(null), mk.user({ a: 1, b: [true, null] }), mk.user(7)]);
       const turns = await s.getConversationTurns();
       assert.deepEqual(
@@ -125,7 +122,8 @@ describe('AdvancedSQLiteSession browsing', () => {
       await s.addItems([mk.user('x'.repeat(150) + ' needle')]);
       return s;
     }
-    const turnsOf = async (s: AdvancedSQLiteSession, term: string, branch?: string) => (await s.findTurnsByContent(term, branch)).map((t) => t.turn);
+    const turnsOf = async (s: AdvancedSQLiteSession, term: string, branch?: string) =>
+      (await s.findTurnsByContent(term, branch)).map((t) => t.turn);
 
     it('matches case-insensitively, Unicode-aware', async () => {
       const s = await corpus();

@@ -4,14 +4,25 @@
  */
 import { strict as assert } from 'node:assert';
 import { InvalidArgumentError, SessionClosedError, SessionError } from '../../../src/store';
-import { Workspace, captureLogger, execSql, failsWithoutChange, mk, query, rejectsWith, structure, tables } from '../../support/sessionHelpers';
+import {
+  Workspace,
+  captureLogger,
+  execSql,
+  failsWithoutChange,
+  mk,
+  query,
+  rejectsWith,
+  structure,
+  tables,
+} from '../../support/sessionHelpers';
 
 describe('AdvancedSQLiteSession items', () => {
   let ws: Workspace;
   beforeEach(() => (ws = new Workspace()));
   afterEach(() => ws.cleanup());
 
-  const messageData = () => query<{ message_data: string }>(ws.path(), 'SELECT message_data FROM agent_messages ORDER BY id').map((r) => r.message_data);
+  const messageData = () =>
+    query<{ message_data: string }>(ws.path(), 'SELECT message_data FROM agent_messages ORDER BY id').map((r) => r.message_data);
 
   describe('JSON encoding in message_data (§5)', () => {
     it('stores the spec example exactly', async () => {
@@ -23,7 +34,14 @@ describe('AdvancedSQLiteSession items', () => {
     it('keeps key order, escapes astral characters as surrogate pairs, drops undefined, writes Python numbers', async () => {
       const s = ws.open();
       await s.addItems([
-        mk.raw({ role: 'user', content: 'smile 😀 a/b "q" \\ \n\u0001\u007f', extra: undefined, n: 1.0, small: 0.00001, x: [undefined, NaN, Infinity, true, null] }),
+        mk.raw({
+          role: 'user',
+          content: 'smile 😀 a/b "q" \\ \n\u0001\u007f',
+          extra: undefined,
+          n: 1.0,
+          small: 0.00001,
+          x: [undefined, NaN, Infinity, true, null],
+        }),
       ]);
       assert.deepEqual(messageData(), [
         '{"role": "user", "content": "smile \\ud83d\\ude00 a/b \\"q\\" \\\\ \\n\\u0001\\u007f", "n": 1, "small": 1e-05, "x": [null, NaN, Infinity, true, null]}',
@@ -66,7 +84,13 @@ describe('AdvancedSQLiteSession items', () => {
       await s.addItems([mk.user('b2'), mk.assistant('b2a')]);
       await s.switchToBranch('main');
       await s.addItems([mk.user('u3')]);
-      const rows = structure(ws.path()).map((r) => [r.branch_id, r.sequence_number, r.user_turn_number, r.branch_turn_number, r.message_type]);
+      const rows = structure(ws.path()).map((r) => [
+        r.branch_id,
+        r.sequence_number,
+        r.user_turn_number,
+        r.branch_turn_number,
+        r.message_type,
+      ]);
       assert.deepEqual(rows, [
         ['main', 1, 1, 1, 'user'],
         ['main', 2, 1, 1, 'assistant'],
@@ -103,7 +127,9 @@ describe('AdvancedSQLiteSession items', () => {
       await s.addItems([mk.assistant('more')]);
       await s.addItems([mk.user('d')]);
       assert.deepEqual(
-        structure(ws.path()).slice(6).map((r) => [r.sequence_number, r.user_turn_number]),
+        structure(ws.path())
+          .slice(6)
+          .map((r) => [r.sequence_number, r.user_turn_number]),
         [
           [7, 3],
           [8, 4],
@@ -241,7 +267,7 @@ describe('AdvancedSQLiteSession items', () => {
     it('decodes any top-level JSON value, NaN included', async () => {
       const s = await five();
       execSql(ws.path(), "UPDATE agent_messages SET message_data = '[1, NaN, -Infinity]' WHERE id = 1");
-      execSql(ws.path(), "UPDATE agent_messages SET message_data = '\"text\"' WHERE id = 2");
+      execSql(ws.path(), 'UPDATE agent_messages SET message_data = \'"text"\' WHERE id = 2');
       const items = (await s.getItems()) as unknown[];
       assert.deepEqual(items.slice(0, 2), [[1, NaN, -Infinity], 'text']);
     });
@@ -345,7 +371,10 @@ describe('AdvancedSQLiteSession items', () => {
       execSql(ws.path(), "UPDATE agent_messages SET message_data = 'garbage' WHERE id = 4");
       execSql(ws.path(), 'DELETE FROM agent_messages WHERE id = 3');
       assert.deepEqual(await s.popItem(), mk.assistant('2'));
-      assert.deepEqual(structure(ws.path()).map((r) => r.message_id), [1]);
+      assert.deepEqual(
+        structure(ws.path()).map((r) => r.message_id),
+        [1],
+      );
       assert.deepEqual(query(ws.path(), 'SELECT id FROM agent_messages'), [{ id: 1 }]);
     });
 
@@ -364,7 +393,10 @@ describe('AdvancedSQLiteSession items', () => {
       await s.storeRunUsage({ state: { usage: { requests: 1, inputTokens: 1, outputTokens: 1, totalTokens: 2 } } });
       await s.addItems([mk.user('2'), mk.assistant('2a')]);
       await s.storeRunUsage({ state: { usage: { requests: 2, inputTokens: 1, outputTokens: 1, totalTokens: 2 } } });
-      const turns = () => query<{ user_turn_number: number }>(ws.path(), 'SELECT user_turn_number FROM turn_usage ORDER BY user_turn_number').map((r) => r.user_turn_number);
+      const turns = () =>
+        query<{ user_turn_number: number }>(ws.path(), 'SELECT user_turn_number FROM turn_usage ORDER BY user_turn_number').map(
+          (r) => r.user_turn_number,
+        );
       await s.popItem();
       assert.deepEqual(turns(), [1, 2]);
       await s.popItem();
@@ -394,7 +426,9 @@ describe('AdvancedSQLiteSession items', () => {
       const s = ws.open();
       await s.addItems([mk.user('1'), mk.user('2')]);
       await s.popItem();
-      assert.deepEqual(query(ws.path(), 'SELECT session_id, branch_id FROM branch_reservations'), [{ session_id: 's1', branch_id: 'main' }]);
+      assert.deepEqual(query(ws.path(), 'SELECT session_id, branch_id FROM branch_reservations'), [
+        { session_id: 's1', branch_id: 'main' },
+      ]);
     });
   });
 
@@ -418,10 +452,10 @@ describe('AdvancedSQLiteSession items', () => {
         { session_id: 'other', generation: 0 },
         { session_id: 's1', generation: 1 },
       ]);
-      assert.deepEqual(
-        query(ws.path(), "SELECT branch_id FROM branch_reservations WHERE session_id = 's1' ORDER BY branch_id"),
-        [{ branch_id: 'b' }, { branch_id: 'main' }],
-      );
+      assert.deepEqual(query(ws.path(), "SELECT branch_id FROM branch_reservations WHERE session_id = 's1' ORDER BY branch_id"), [
+        { branch_id: 'b' },
+        { branch_id: 'main' },
+      ]);
       assert.deepEqual(await other.getItems(), [mk.user('keep me')]);
       await rejectsWith(() => s.createBranchFromTurn(1, 'b'), Error, /does not contain a user message/);
       await s.addItems([mk.user('new')]);

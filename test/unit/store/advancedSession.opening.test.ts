@@ -114,7 +114,10 @@ describe('AdvancedSQLiteSession opening (spec §3)', () => {
     });
 
     it('fails on :memory: (explicit and by default) with O1 naming :memory:', () => {
-      assert.throws(construct({ sessionId: 's1', dbPath: ':memory:' }), { name: 'TableOwnershipError', message: O1('message_structure', ':memory:') });
+      assert.throws(construct({ sessionId: 's1', dbPath: ':memory:' }), {
+        name: 'TableOwnershipError',
+        message: O1('message_structure', ':memory:'),
+      });
       assert.throws(construct({ sessionId: 's1' }), { name: 'TableOwnershipError', message: O1('message_structure', ':memory:') });
       assert.throws(construct({ sessionId: 's1', createTables: false }), TableOwnershipError);
     });
@@ -139,7 +142,10 @@ describe('AdvancedSQLiteSession opening (spec §3)', () => {
     it('reports O1 for turn_usage when only message_structure records its owners', () => {
       ws.open().close();
       execSql(ws.path(), 'DROP TABLE turn_usage');
-      assert.throws(construct({ sessionId: 's1', dbPath: ws.path() }), { name: 'TableOwnershipError', message: O1('turn_usage', ws.path()) });
+      assert.throws(construct({ sessionId: 's1', dbPath: ws.path() }), {
+        name: 'TableOwnershipError',
+        message: O1('turn_usage', ws.path()),
+      });
     });
 
     it('uses the path exactly as passed in messages', () => {
@@ -185,10 +191,10 @@ describe('AdvancedSQLiteSession opening (spec §3)', () => {
         name: 'TableOwnershipError',
         message: O3('m_one', ws.path(), 's_one', 's_two'),
       });
-      assert.throws(
-        construct({ sessionId: 's1', dbPath: ws.path(), sessionsTable: 's_two', messagesTable: 'm_one', createTables: true }),
-        { name: 'TableOwnershipError', message: O3('m_one', ws.path(), 's_one', 's_two') },
-      );
+      assert.throws(construct({ sessionId: 's1', dbPath: ws.path(), sessionsTable: 's_two', messagesTable: 'm_one', createTables: true }), {
+        name: 'TableOwnershipError',
+        message: O3('m_one', ws.path(), 's_one', 's_two'),
+      });
       assert.deepEqual(tables(ws.path()), before);
     });
 
@@ -197,7 +203,13 @@ describe('AdvancedSQLiteSession opening (spec §3)', () => {
       const before = tables(ws.path());
       const schemaBefore = query(ws.path(), 'SELECT name, sql FROM sqlite_master ORDER BY rowid');
       assert.throws(
-        construct({ sessionId: 's1', dbPath: ws.path(), sessionsTable: 'second_sessions', messagesTable: 'second_messages', createTables: true }),
+        construct({
+          sessionId: 's1',
+          dbPath: ws.path(),
+          sessionsTable: 'second_sessions',
+          messagesTable: 'second_messages',
+          createTables: true,
+        }),
         {
           name: 'TableOwnershipError',
           message: O4('message_structure', ws.path(), 'first_sessions(session_id)/first_messages(id)', 'second_sessions/second_messages'),
@@ -420,7 +432,11 @@ describe('older files without branch_reservations / session_clear_generations (s
     const fresh = () => ws.open({ createTables: false });
     await rejectsWith(() => fresh().switchToBranch('nope'), Error, "Branch 'nope' does not exist");
     await rejectsWith(() => fresh().createBranchFromTurn(9, 'x'), Error, "Turn 9 does not contain a user message in branch 'main'");
-    await rejectsWith(() => fresh().createBranchFromTurn(1, 'alt'), Error, "Branch ID 'alt' has already been used. Choose a new branch ID.");
+    await rejectsWith(
+      () => fresh().createBranchFromTurn(1, 'alt'),
+      Error,
+      "Branch ID 'alt' has already been used. Choose a new branch ID.",
+    );
     await rejectsWith(() => fresh().deleteBranch('nope'), Error, "Branch 'nope' does not exist");
     await rejectsWith(() => fresh().createBranchFromContent('no such text'), Error, "No user turns found containing 'no such text'");
     assert.deepEqual(optionalTables(p), []);

@@ -49,7 +49,10 @@ describe('AdvancedSQLiteSession usage', () => {
         input_tokens: 100,
         output_tokens: 40,
         total_tokens: 140,
-        input_tokens_details: [{ cached_tokens: 10, cache_write_tokens: 1 }, { cached_tokens: 22, other: 99 }],
+        input_tokens_details: [
+          { cached_tokens: 10, cache_write_tokens: 1 },
+          { cached_tokens: 22, other: 99 },
+        ],
         output_tokens_details: [{ reasoning_tokens: 5 }, { reasoning_tokens: 7 }],
       } as ConstructorParameters<typeof Usage>[0]);
       await s.storeRunUsage({ state: { usage } });
@@ -252,7 +255,10 @@ describe('AdvancedSQLiteSession usage', () => {
 
     it('is null when the requests sum is NULL; other NULL sums read 0', async () => {
       const s = await twoTurns();
-      execSql(ws.path(), "INSERT INTO turn_usage (session_id, branch_id, user_turn_number, requests, input_tokens) VALUES ('s1', 'main', 1, NULL, 5)");
+      execSql(
+        ws.path(),
+        "INSERT INTO turn_usage (session_id, branch_id, user_turn_number, requests, input_tokens) VALUES ('s1', 'main', 1, NULL, 5)",
+      );
       assert.equal(await s.getSessionUsage(), null);
       execSql(
         ws.path(),
@@ -290,7 +296,15 @@ describe('AdvancedSQLiteSession usage', () => {
          VALUES ('s1', 'main', 1, 1, 2, 3, 5, NULL, '')`,
       );
       sameJson(await s.getTurnUsage(), [
-        { userTurnNumber: 1, requests: 1, inputTokens: 2, outputTokens: 3, totalTokens: 5, inputTokensDetails: null, outputTokensDetails: null },
+        {
+          userTurnNumber: 1,
+          requests: 1,
+          inputTokens: 2,
+          outputTokens: 3,
+          totalTokens: 5,
+          inputTokensDetails: null,
+          outputTokensDetails: null,
+        },
         {
           userTurnNumber: 2,
           requests: 2,

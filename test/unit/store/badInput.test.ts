@@ -30,7 +30,10 @@ function expectDatabaseError(fn: () => unknown, problems: SessionDatabaseProblem
   }
   assert.ok(caught !== undefined, 'expected an error');
   const e = caught as { name?: string; message?: string; code?: unknown };
-  assert.ok(caught instanceof SessionDatabaseError, `expected SessionDatabaseError (${problems.join('|')}), got ${e.name} ${String(e.code ?? '')}: ${e.message}`);
+  assert.ok(
+    caught instanceof SessionDatabaseError,
+    `expected SessionDatabaseError (${problems.join('|')}), got ${e.name} ${String(e.code ?? '')}: ${e.message}`,
+  );
   assert.ok(problems.includes(caught.problem), `problem '${caught.problem}', expected ${problems.join('|')}: ${caught.message}`);
   assert.ok(caught.message.includes(path), `the message names the path: ${caught.message}`);
   return caught;
@@ -126,9 +129,13 @@ describe('bad input', () => {
         try {
           session = new AdvancedSQLiteSession({ sessionId: 's1', dbPath: p, readonly });
         } catch (err) {
-          expectDatabaseError(() => {
-            throw err;
-          }, ['corrupt'], p);
+          expectDatabaseError(
+            () => {
+              throw err;
+            },
+            ['corrupt'],
+            p,
+          );
           continue;
         }
         try {
@@ -173,7 +180,11 @@ describe('bad input', () => {
       const { p } = await lockedFile();
       for (const createTables of [false, true]) {
         const started = Date.now();
-        expectDatabaseError(() => new AdvancedSQLiteSession({ sessionId: 's1', dbPath: p, createTables, busyTimeoutMs: 200 }), ['locked'], p);
+        expectDatabaseError(
+          () => new AdvancedSQLiteSession({ sessionId: 's1', dbPath: p, createTables, busyTimeoutMs: 200 }),
+          ['locked'],
+          p,
+        );
         const waited = Date.now() - started;
         assert.ok(waited >= 150 && waited < 4000, `waited ${waited} ms`);
       }

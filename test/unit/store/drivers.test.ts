@@ -118,7 +118,11 @@ describe('SQLite drivers', () => {
     });
 
     it('a session constructed with a forced unavailable driver fails the same way', () => {
-      const missing: DriverName | undefined = !NODE_SQLITE_EXPECTED ? 'node:sqlite' : !tryResolve('better-sqlite3') ? 'better-sqlite3' : undefined;
+      const missing: DriverName | undefined = !NODE_SQLITE_EXPECTED
+        ? 'node:sqlite'
+        : !tryResolve('better-sqlite3')
+          ? 'better-sqlite3'
+          : undefined;
       if (missing === undefined) {
         // Both load here: a forced driver is used by the session.
         const s = ws.track(new AdvancedSQLiteSession({ sessionId: 's', createTables: true, driver: 'node:sqlite' }));
@@ -141,7 +145,10 @@ describe('SQLite drivers', () => {
         // of it, both ABI numbers included, must survive.
         assert.equal(choice.skipped.length, 1);
         assert.equal(choice.skipped[0]?.driver, 'better-sqlite3');
-        assert.match(choice.skipped[0]?.reason ?? '', new RegExp(`NODE_MODULE_VERSION \\d+\\. This version of Node\\.js requires NODE_MODULE_VERSION ${process.versions.modules}`));
+        assert.match(
+          choice.skipped[0]?.reason ?? '',
+          new RegExp(`NODE_MODULE_VERSION \\d+\\. This version of Node\\.js requires NODE_MODULE_VERSION ${process.versions.modules}`),
+        );
         assert.doesNotMatch(choice.skipped[0]?.reason ?? '', /\n/);
       });
     });
@@ -150,14 +157,18 @@ describe('SQLite drivers', () => {
       if (!NODE_SQLITE_EXPECTED) this.skip(); // no node:sqlite on this Node: nothing to load (the Node 22/24 runs cover it)
       // A fresh process: a module loads (and warns) once per process.
       const script = [
-        "const seen = [];",
+        'const seen = [];',
         "process.on('warning', (w) => seen.push(w.name + ': ' + w.message));",
         "const { loadNodeSqlite } = require('./src/store/drivers/nodeSqliteDriver.ts');",
-        "loadNodeSqlite();",
+        'loadNodeSqlite();',
         "process.emitWarning('still here', 'ExperimentalWarning');",
-        "setTimeout(() => console.log(JSON.stringify(seen)), 20);",
+        'setTimeout(() => console.log(JSON.stringify(seen)), 20);',
       ].join('\n');
-      const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: join(__dirname, '..', '..', '..'), encoding: 'utf8', env: { ...process.env, NODE_NO_WARNINGS: '' } });
+      const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+        cwd: join(__dirname, '..', '..', '..'),
+        encoding: 'utf8',
+        env: { ...process.env, NODE_NO_WARNINGS: '' },
+      });
       assert.equal(r.status, 0, r.stderr);
       assert.deepEqual(JSON.parse(r.stdout.trim().split('\n').pop() ?? '[]'), ['ExperimentalWarning: still here']);
       assert.doesNotMatch(r.stderr, /SQLite is an experimental feature/);
@@ -165,12 +176,15 @@ describe('SQLite drivers', () => {
 
     it('rejects an unknown driver name in the environment', () => {
       withEnv('sqlite-9000', () => {
-        assert.throws(() => openDatabase(':memory:'), (e: unknown) => {
-          assert.ok(e instanceof SessionDatabaseError);
-          assert.equal(e.problem, 'driver-unavailable');
-          assert.match(e.message, /sqlite-9000/);
-          return true;
-        });
+        assert.throws(
+          () => openDatabase(':memory:'),
+          (e: unknown) => {
+            assert.ok(e instanceof SessionDatabaseError);
+            assert.equal(e.problem, 'driver-unavailable');
+            assert.match(e.message, /sqlite-9000/);
+            return true;
+          },
+        );
       });
     });
   });
@@ -228,7 +242,10 @@ describe('SQLite drivers', () => {
           assert.deepEqual({ ...db.prepare('SELECT v FROM t WHERE id = ?').get<{ v: string }>(2) }, { v: 'b' });
           assert.equal(db.prepare('SELECT v FROM t WHERE id = ?').get(99), undefined);
           assert.deepEqual(
-            db.prepare('SELECT id, v FROM t ORDER BY id').all().map((r) => ({ ...r })),
+            db
+              .prepare('SELECT id, v FROM t ORDER BY id')
+              .all()
+              .map((r) => ({ ...r })),
             [
               { id: 1, v: 'a' },
               { id: 2, v: 'b' },

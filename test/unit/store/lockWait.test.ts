@@ -14,7 +14,10 @@ const holder = join(__dirname, '..', '..', 'support', 'lockHolder.ts');
 
 /** Starts a child that holds the write lock for `ms`; resolves once it holds it, with its exit as a promise. */
 async function holdLock(dbPath: string, ms: number): Promise<{ child: ChildProcess; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', holder, dbPath, String(ms)], { stdio: ['ignore', 'pipe', 'pipe'], cwd: join(__dirname, '..', '..', '..') });
+  const child = spawn(process.execPath, ['--import', 'tsx', holder, dbPath, String(ms)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: join(__dirname, '..', '..', '..'),
+  });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
@@ -65,14 +68,11 @@ describe(`a write while another process holds the lock for ${HOLD_MS} ms (Node $
     const s = new AdvancedSQLiteSession({ sessionId: 's', dbPath: path, busyTimeoutMs: 20 });
     try {
       const { exited } = await holdLock(path, HOLD_MS);
-      await assert.rejects(
-        s.addItems([{ role: 'user', content: 'never' }] as never),
-        (err: unknown) => {
-          const text = String((err as Error).message);
-          assert.ok(err instanceof SessionDatabaseError ? err.problem === 'locked' : /locked|busy/i.test(text), `a lock error: ${text}`);
-          return true;
-        },
-      );
+      await assert.rejects(s.addItems([{ role: 'user', content: 'never' }] as never), (err: unknown) => {
+        const text = String((err as Error).message);
+        assert.ok(err instanceof SessionDatabaseError ? err.problem === 'locked' : /locked|busy/i.test(text), `a lock error: ${text}`);
+        return true;
+      });
       assert.equal(await exited, 0);
       assert.equal((await s.getItems()).length, 1);
     } finally {

@@ -113,7 +113,11 @@ describe('pythonJson', () => {
 
   describe('pythonJsonDumps: structure and separators', () => {
     const cases: [string, unknown, string][] = [
-      ['spec §5.1 example', { content: 'Convert 22°C to Fahrenheit', role: 'user' }, '{"content": "Convert 22\\u00b0C to Fahrenheit", "role": "user"}'],
+      [
+        'spec §5.1 example',
+        { content: 'Convert 22°C to Fahrenheit', role: 'user' },
+        '{"content": "Convert 22\\u00b0C to Fahrenheit", "role": "user"}',
+      ],
       ['empty object', {}, '{}'],
       ['empty array', [], '[]'],
       ['null', null, 'null'],
@@ -211,10 +215,13 @@ describe('pythonJson', () => {
         x = 1;
         y = 'é';
       }
-      assert.equal(pythonJsonDumps({ m: new Map([[1, 2]]), s: new Set([1]), p: new Point() }), '{"m": {}, "s": {}, "p": {"x": 1, "y": "\\u00e9"}}');
+      assert.equal(
+        pythonJsonDumps({ m: new Map([[1, 2]]), s: new Set([1]), p: new Point() }),
+        '{"m": {}, "s": {}, "p": {"x": 1, "y": "\\u00e9"}}',
+      );
     });
 
-    it('rejects BigInt anywhere with Python\'s message', () => {
+    it("rejects BigInt anywhere with Python's message", () => {
       const msg = 'Object of type bigint is not JSON serializable';
       assertInvalid(() => pythonJsonDumps(1n), msg);
       assertInvalid(() => pythonJsonDumps({ a: 1, b: 2n }), msg);
@@ -222,7 +229,7 @@ describe('pythonJson', () => {
       assertInvalid(() => pythonJsonDumps({ content: [{ type: 'input_text', text: 'x', n: 10n }], role: 'user' }), msg);
     });
 
-    it('rejects cycles with Python\'s message', () => {
+    it("rejects cycles with Python's message", () => {
       const msg = 'Circular reference detected';
       const a: Record<string, unknown> = { x: 1 };
       a.self = a;
@@ -285,14 +292,22 @@ describe('pythonJson', () => {
       ['array with odd whitespace', '\t[NaN ,Infinity,-Infinity ]\r', [NaN, Infinity, -Infinity]],
       ['nested NaN', '{"a": {"b": [1, NaN]}}', { a: { b: [1, NaN] } }],
       ['nested with spaces', '{"a" : { "b" : [ 1 , NaN ] } }', { a: { b: [1, NaN] } }],
-      ['NaN next to every kind', '[NaN, true, false, null, "s", 1.5, -2, 1e-05, 1E5, {}, []]', [NaN, true, false, null, 's', 1.5, -2, 1e-5, 1e5, {}, []]],
+      [
+        'NaN next to every kind',
+        '[NaN, true, false, null, "s", 1.5, -2, 1e-05, 1E5, {}, []]',
+        [NaN, true, false, null, 's', 1.5, -2, 1e-5, 1e5, {}, []],
+      ],
       ['string containing NaN next to a real NaN', '{"a": "NaN", "b": NaN}', { a: 'NaN', b: NaN }],
       ['string containing Infinity', '["x Infinity -Infinity y", -Infinity]', ['x Infinity -Infinity y', -Infinity]],
       ['escapes in lenient mode', '["\\"NaN\\\\", NaN]', ['"NaN\\', NaN]],
       ['unicode escapes in lenient mode', '["\\u00e9\\ud83d\\ude00\\ud800", NaN]', ['é😀\ud800', NaN]],
       ['empty containers in lenient mode', '[[], {}, [ ], { }, NaN]', [[], {}, [], {}, NaN]],
       ['string NaN only (no lenient parse needed)', '"NaN"', 'NaN'],
-      ['plain object', '{"content": "Convert 22\\u00b0C to Fahrenheit", "role": "user"}', { content: 'Convert 22°C to Fahrenheit', role: 'user' }],
+      [
+        'plain object',
+        '{"content": "Convert 22\\u00b0C to Fahrenheit", "role": "user"}',
+        { content: 'Convert 22°C to Fahrenheit', role: 'user' },
+      ],
       ['top-level number', '42', 42],
       ['top-level string', '"x"', 'x'],
       ['top-level null', 'null', null],

@@ -87,7 +87,10 @@ describe('Python parity and the §12 differences', () => {
     function plain(): SQLiteSession {
       return ws.track(new SQLiteSession({ sessionId: 'p', dbPath: ws.path() }));
     }
-    const messages = () => query<{ message_data: string }>(ws.path(), "SELECT message_data FROM agent_messages WHERE session_id = 'p' ORDER BY id").map((r) => r.message_data);
+    const messages = () =>
+      query<{ message_data: string }>(ws.path(), "SELECT message_data FROM agent_messages WHERE session_id = 'p' ORDER BY id").map(
+        (r) => r.message_data,
+      );
 
     it('deletes the corrupt newest rows and pops the next valid item', async () => {
       const s = plain();
@@ -277,9 +280,27 @@ describe('Python parity and the §12 differences', () => {
   describe('argument and open errors say what they got and what helps', () => {
     it('createBranchFromTurn shows the type of a non-number turn', async () => {
       const s = await threeTurns();
-      await failsWithoutChange(ws.path(), s, () => s.createBranchFromTurn('3' as never), BranchError, "Turn number must be a non-negative integer, got '3' (string)");
-      await failsWithoutChange(ws.path(), s, () => s.createBranchFromTurn(3n as never), BranchError, 'Turn number must be a non-negative integer, got 3n (bigint)');
-      await failsWithoutChange(ws.path(), s, () => s.createBranchFromTurn(-1), BranchError, 'Turn number must be a non-negative integer, got -1');
+      await failsWithoutChange(
+        ws.path(),
+        s,
+        () => s.createBranchFromTurn('3' as never),
+        BranchError,
+        "Turn number must be a non-negative integer, got '3' (string)",
+      );
+      await failsWithoutChange(
+        ws.path(),
+        s,
+        () => s.createBranchFromTurn(3n as never),
+        BranchError,
+        'Turn number must be a non-negative integer, got 3n (bigint)',
+      );
+      await failsWithoutChange(
+        ws.path(),
+        s,
+        () => s.createBranchFromTurn(-1),
+        BranchError,
+        'Turn number must be a non-negative integer, got -1',
+      );
     });
 
     it('readonly: true on a file without session tables does not advise create_tables=True', () => {
@@ -305,7 +326,14 @@ describe('Python parity and the §12 differences', () => {
     it('readonly: true with missing configured base tables says so without create_tables=True', async () => {
       (await threeTurns()).close();
       assert.throws(
-        () => new AdvancedSQLiteSession({ sessionId: 's1', dbPath: ws.path(), readonly: true, sessionsTable: 'nope_sessions', messagesTable: 'nope_messages' }),
+        () =>
+          new AdvancedSQLiteSession({
+            sessionId: 's1',
+            dbPath: ws.path(),
+            readonly: true,
+            sessionsTable: 'nope_sessions',
+            messagesTable: 'nope_messages',
+          }),
         (err: unknown) => {
           assert.ok(err instanceof TableOwnershipError, String(err));
           assert.doesNotMatch(err.message, /create_tables=True/);

@@ -34,7 +34,12 @@ function journalMode(p: string): string {
   }
 }
 
-async function expectProblem(fn: () => unknown, problem: SessionDatabaseProblem, path: string, remedy: RegExp): Promise<SessionDatabaseError> {
+async function expectProblem(
+  fn: () => unknown,
+  problem: SessionDatabaseProblem,
+  path: string,
+  remedy: RegExp,
+): Promise<SessionDatabaseError> {
   const err = await rejectsWith(fn, SessionDatabaseError, /./);
   const e = err as SessionDatabaseError;
   assert.equal(e.problem, problem, e.message);
@@ -77,7 +82,9 @@ describe('store reliability', () => {
       await s.addItems([mk.user('q4')]);
       execSql(ws.path(), 'DROP TABLE session_clear_generations');
       await s.addItems([mk.user('q5')]);
-      assert.deepEqual(query(ws.path(), 'SELECT session_id, generation FROM session_clear_generations'), [{ session_id: 's1', generation: 0 }]);
+      assert.deepEqual(query(ws.path(), 'SELECT session_id, generation FROM session_clear_generations'), [
+        { session_id: 's1', generation: 0 },
+      ]);
       await s.switchToBranch('main');
       await s.clearSession();
       assert.deepEqual(query(ws.path(), 'SELECT generation FROM session_clear_generations'), [{ generation: 1 }]);
@@ -139,7 +146,11 @@ describe('store reliability', () => {
         );
         const branches = done.find((r) => r.step === 'listBranches')?.value as string[];
         assert.deepEqual([...branches].sort(), ['a', NUL_BRANCH, 'main'].sort(), 'listBranches shows the ids whole');
-        const reserved = query<{ h: string }>(p, 'SELECT hex(branch_id) AS h FROM branch_reservations WHERE session_id = CAST(? AS TEXT)', Buffer.from(sessionId)).map((r) => r.h);
+        const reserved = query<{ h: string }>(
+          p,
+          'SELECT hex(branch_id) AS h FROM branch_reservations WHERE session_id = CAST(? AS TEXT)',
+          Buffer.from(sessionId),
+        ).map((r) => r.h);
         assert.ok(reserved.includes(hex(NUL_BRANCH)), `the backfill reserved ${JSON.stringify(NUL_BRANCH)} whole: ${reserved.join(', ')}`);
         assert.ok(reserved.includes(hex('a')), 'and a');
       });
@@ -298,13 +309,26 @@ describe('store reliability', () => {
 
     it('createTables: true on a file claimed by other base tables: TableOwnershipError, same bytes, same journal mode', () => {
       const p = ws.path('claimed.db');
-      new AdvancedSQLiteSession({ sessionId: 's1', dbPath: p, createTables: true, sessionsTable: 'first_sessions', messagesTable: 'first_messages' }).close();
+      new AdvancedSQLiteSession({
+        sessionId: 's1',
+        dbPath: p,
+        createTables: true,
+        sessionsTable: 'first_sessions',
+        messagesTable: 'first_messages',
+      }).close();
       const db = openDatabase(p);
       db.prepare('PRAGMA journal_mode = DELETE').get();
       db.close();
       const hash = sha256(p);
       assert.throws(
-        () => new AdvancedSQLiteSession({ sessionId: 's1', dbPath: p, createTables: true, sessionsTable: 'second_sessions', messagesTable: 'second_messages' }),
+        () =>
+          new AdvancedSQLiteSession({
+            sessionId: 's1',
+            dbPath: p,
+            createTables: true,
+            sessionsTable: 'second_sessions',
+            messagesTable: 'second_messages',
+          }),
         TableOwnershipError,
       );
       assert.equal(sha256(p), hash);
@@ -346,7 +370,12 @@ describe('store reliability', () => {
         results.forEach((r, i) => {
           assert.ok(!r.timedOut, `child ${i} did not finish`);
           assert.equal(r.code, 0, r.stderr);
-          const outcomes = JSON.parse(r.stdout.trim().split('\n').pop() as string) as { round: number; ok: boolean; ms: number; error?: string }[];
+          const outcomes = JSON.parse(r.stdout.trim().split('\n').pop() as string) as {
+            round: number;
+            ok: boolean;
+            ms: number;
+            error?: string;
+          }[];
           assert.equal(outcomes.length, ROUNDS);
           for (const o of outcomes) if (!o.ok) failures.push(`p${i} round ${o.round} after ${o.ms} ms: ${o.error}`);
         });

@@ -42,13 +42,17 @@ describe('checkSessionSettings', () => {
       ['one unknown key', { foo: 1 }, 'Unknown session settings: foo'],
       ['unknown key next to limit', { limit: 3, max_items: 2 }, 'Unknown session settings: max_items'],
       ['sorted, joined by ", "', { zeta: 1, alpha: 2, limit: 3, mid: 4 }, 'Unknown session settings: alpha, mid, zeta'],
-      ['binary order: upper case before underscore before lower case', { b: 1, a: 1, _x: 1, B: 1 }, 'Unknown session settings: B, _x, a, b'],
+      [
+        'binary order: upper case before underscore before lower case',
+        { b: 1, a: 1, _x: 1, B: 1 },
+        'Unknown session settings: B, _x, a, b',
+      ],
       ['key with a null value still unknown', { foo: null }, 'Unknown session settings: foo'],
       ['integer-like keys sorted as strings', { 9: 1, 10: 1, x: 1 }, 'Unknown session settings: 10, 9, x'],
       ['keys differing only in case', { Limit: 1, LIMIT: 1 }, 'Unknown session settings: LIMIT, Limit'],
       ['non-ASCII keys by code point', { é: 1, z: 1, ß: 1 }, 'Unknown session settings: z, ß, é'],
       // Python sorts by code point: U+FF21 (fullwidth A) < U+1F600; a UTF-16 code-unit sort puts the emoji (0xD83D…) first.
-      ['astral vs BMP keys by code point (Python sorted())', { '😀': 1, 'Ａ': 1 }, 'Unknown session settings: Ａ, 😀'],
+      ['astral vs BMP keys by code point (Python sorted())', { '😀': 1, Ａ: 1 }, 'Unknown session settings: Ａ, 😀'],
     ];
     for (const [name, settings, message] of cases) {
       it(name, () => assertUnknown(settings, message));

@@ -48,7 +48,11 @@ describe('SQLiteSession', () => {
 
   it('rejects a batch with a BigInt or a cycle before writing anything', async () => {
     const s = plain();
-    await rejectsWith(() => s.addItems([mk.user('ok'), mk.raw({ n: 1n })]), InvalidArgumentError, 'Object of type bigint is not JSON serializable');
+    await rejectsWith(
+      () => s.addItems([mk.user('ok'), mk.raw({ n: 1n })]),
+      InvalidArgumentError,
+      'Object of type bigint is not JSON serializable',
+    );
     const cyclic: Record<string, unknown> = {};
     cyclic.me = cyclic;
     await rejectsWith(() => s.addItems([mk.user('ok'), mk.raw(cyclic)]), InvalidArgumentError, 'Circular reference detected');
@@ -108,7 +112,13 @@ describe('SQLiteSession', () => {
     const s = plain();
     s.close();
     s.close();
-    for (const call of [() => s.getItems(), () => s.addItems([]), () => s.addItems([mk.user('x')]), () => s.popItem(), () => s.clearSession()]) {
+    for (const call of [
+      () => s.getItems(),
+      () => s.addItems([]),
+      () => s.addItems([mk.user('x')]),
+      () => s.popItem(),
+      () => s.clearSession(),
+    ]) {
       await rejectsWith(call, SessionClosedError, 'SQLiteSession is closed');
     }
     assert.equal(await s.getSessionId(), 's1');
@@ -157,7 +167,7 @@ describe('SQLiteSession', () => {
       assert.deepEqual(await adv.getItems(), [mk.user('q')]);
     });
 
-    it("a plain clearSession leaves the advanced structure rows, whose messages are then missing", async () => {
+    it('a plain clearSession leaves the advanced structure rows, whose messages are then missing', async () => {
       const adv = ws.open();
       await adv.addItems([mk.user('q')]);
       const p = plain();

@@ -88,7 +88,13 @@ describe('usageColumns (spec §9)', () => {
       ],
       [
         'non-numeric values count 0',
-        [{ cached_tokens: '5', cache_write_tokens: true }, { cached_tokens: null }, { cached_tokens: [3] }, { cached_tokens: { n: 1 } }, { cached_tokens: 4 }],
+        [
+          { cached_tokens: '5', cache_write_tokens: true },
+          { cached_tokens: null },
+          { cached_tokens: [3] },
+          { cached_tokens: { n: 1 } },
+          { cached_tokens: 4 },
+        ],
         [{ reasoning_tokens: '12' }, { reasoning_tokens: false }, { reasoning_tokens: 1 }],
         '{"cache_write_tokens": 0, "cached_tokens": 4}',
         '{"reasoning_tokens": 1}',

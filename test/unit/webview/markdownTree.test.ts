@@ -18,7 +18,33 @@ function flatten(nodes: MdNode[]): { text: string; tags: string[]; hrefs: string
   return out;
 }
 
-const ALLOWED = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'blockquote', 'pre', 'code', 'em', 'strong', 's', 'a', 'br', 'hr', 'table', 'thead', 'tbody', 'tr', 'th', 'td']);
+const ALLOWED = new Set([
+  'p',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'li',
+  'blockquote',
+  'pre',
+  'code',
+  'em',
+  'strong',
+  's',
+  'a',
+  'br',
+  'hr',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+]);
 
 describe('markdownTree (safe Markdown for the conversation view)', () => {
   const hostile = [
@@ -32,14 +58,24 @@ describe('markdownTree (safe Markdown for the conversation view)', () => {
   for (const source of hostile) {
     it(`keeps raw HTML as text: ${source.slice(0, 30)}`, () => {
       const f = flatten(markdownTree(source));
-      assert.ok(f.tags.every((t) => ALLOWED.has(t)), `tags ${f.tags.join(',')}`);
+      assert.ok(
+        f.tags.every((t) => ALLOWED.has(t)),
+        `tags ${f.tags.join(',')}`,
+      );
       assert.ok(f.text.includes(source.split('\n')[0]!.slice(0, 10)), `text shows the source: ${f.text}`);
       assert.deepEqual(f.hrefs, []);
     });
   }
 
   it('drops link targets that are not web links, keeping the link text', () => {
-    for (const target of ['javascript:alert(1)', 'JAVASCRIPT:alert(1)', 'data:text/html,<b>x</b>', 'vbscript:x', 'file:///etc/passwd', 'command:workbench.action.quit']) {
+    for (const target of [
+      'javascript:alert(1)',
+      'JAVASCRIPT:alert(1)',
+      'data:text/html,<b>x</b>',
+      'vbscript:x',
+      'file:///etc/passwd',
+      'command:workbench.action.quit',
+    ]) {
       const f = flatten(markdownTree(`[click](${target})`));
       assert.deepEqual(f.hrefs, [], target);
       assert.match(f.text, /click/);

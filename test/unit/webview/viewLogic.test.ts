@@ -29,7 +29,13 @@ describe('view logic', () => {
   });
 
   it('lays branches out under their parents, children by fork turn', () => {
-    const lanes = branchLanes([branch('main', null, null), branch('late', 'main', 5), branch('early', 'main', 2), branch('nested', 'early', 3), branch('orphan', 'gone', 4)]);
+    const lanes = branchLanes([
+      branch('main', null, null),
+      branch('late', 'main', 5),
+      branch('early', 'main', 2),
+      branch('nested', 'early', 3),
+      branch('orphan', 'gone', 4),
+    ]);
     assert.deepEqual(
       lanes.map((l) => `${'  '.repeat(l.depth)}${l.branch.branchId}`),
       ['main', '  early', '    nested', '  late', 'orphan'],
@@ -52,7 +58,13 @@ describe('view logic', () => {
       { turn: 3, total: 10 },
       { turn: 4, total: 30 },
     ];
-    assert.deepEqual(sortRows(rows, 'total', 'asc').map((r) => r.turn), [3, 1, 4, 2]);
-    assert.deepEqual(sortRows(rows, 'total', 'desc').map((r) => r.turn), [1, 4, 3, 2]);
+    assert.deepEqual(
+      sortRows(rows, 'total', 'asc').map((r) => r.turn),
+      [3, 1, 4, 2],
+    );
+    assert.deepEqual(
+      sortRows(rows, 'total', 'desc').map((r) => r.turn),
+      [1, 4, 3, 2],
+    );
   });
 });
