@@ -1,6 +1,6 @@
 // `npm test`: every check the project has, in order, with one summary at the end.
-//   lint → types → build + package (VSIX) → unit (Node 20, better-sqlite3) → store suites on node:sqlite on each
-//   extension-host Node (22.15.1, 22.17.0, 22.22.1, 24.15.0) → for each real host (code-server 4.103.2 = VS Code
+//   lint → format (Prettier) → types → build + package (VSIX) → unit (Node 20, better-sqlite3) → store suites on
+//   node:sqlite on each extension-host Node (22.15.1, 22.17.0, 22.22.1, 24.15.0) → for each real host (code-server 4.103.2 = VS Code
 //   1.103 on Node 22.17.0, 4.139.1 = VS Code 1.139 on Node 24.15.0): integration inside its extension host, then
 //   UI tests in Chromium against the packaged extension.
 // Whatever a phase needs beyond `npm install` (Node versions, code-server, Chromium, build tools) is installed on
@@ -24,6 +24,7 @@ const only = process.argv.slice(2);
 const npx = (...args) => ['npx', ['--no-install', ...args]];
 const phases = [
   { name: 'lint', cmd: npx('eslint', '.'), tests: false },
+  { name: 'format', cmd: npx('prettier', '--check', '.'), tests: false },
   { name: 'types', cmd: ['npm', ['run', '--silent', 'typecheck']], tests: false },
   { name: 'build', cmd: ['npm', ['run', '--silent', 'package']], tests: false, gate: true },
   { name: 'unit', cmd: npx('mocha'), env: { ASI_TEST_PHASE: 'unit (Node 20, better-sqlite3)' } },
