@@ -12,6 +12,20 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    // Type-aware rules for the TypeScript sources. The project service finds each file's nearest tsconfig.json:
+    // the root one (src, test, scripts, webview/logic) or webview/tsconfig.json (the DOM view).
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // A promise nobody awaits loses its rejection (an unhandled rejection, or a failure the user never sees).
+      '@typescript-eslint/no-floating-promises': 'error',
+      // An async callback where a void one is expected (event handlers, forEach) drops its rejection the same way.
+      '@typescript-eslint/no-misused-promises': 'error',
+      // A new union member (a protocol message, a tree node kind) must be handled wherever its union is switched on.
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+    },
+  },
+  {
     languageOptions: {
       globals: {
         console: 'readonly',

@@ -91,8 +91,15 @@ async function main(): Promise<number> {
 }
 
 let workspaceToRemove: string | undefined;
-main().then((code) => {
-  // The workspace holds only what the tests wrote there (agent modules); keep it only when something failed.
-  if (workspaceToRemove && code === 0) rmSync(workspaceToRemove, { recursive: true, force: true });
-  process.exit(code);
-});
+main().then(
+  (code) => {
+    // The workspace holds only what the tests wrote there (agent modules); keep it only when something failed.
+    if (workspaceToRemove && code === 0) rmSync(workspaceToRemove, { recursive: true, force: true });
+    process.exit(code);
+  },
+  (err: unknown) => {
+    // A failure before main's own try (starting code-server): say why and fail, as an unhandled rejection would.
+    console.error(`in-host run failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  },
+);
