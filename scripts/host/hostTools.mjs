@@ -47,6 +47,15 @@ export function hostById(id) {
 /** Thrown when something a phase needs cannot be installed; the message says what and how to fix it. */
 export class InstallError extends Error {}
 
+/**
+ * The environment for a nested npm: without the npm_* variables `npm test` sets. A nested npm reads them as its own
+ * configuration, and code-server's postinstall reads the Node version from npm_config_user_agent, which would name
+ * the outer npm's Node 20 instead of the host's.
+ */
+function cleanEnv(env = process.env) {
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !/^npm_/i.test(k)));
+}
+
 function run(cmd, args, options = {}) {
   return spawnSync(cmd, args, { encoding: 'utf8', ...options });
 }
@@ -78,6 +87,7 @@ export function ensureNode(version, log = console.log) {
     ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', paths.prefix, `node@${version}`],
     {
       cwd: paths.prefix,
+      env: cleanEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -155,7 +165,7 @@ function codeServerVersion(host) {
   if (!existsSync(bin)) return undefined;
   const t = mkdtempSync(join(tmpdir(), 'asi-cs-version-'));
   try {
-    const r = run(bin, ['--version'], { env: { ...hostEnv(host), XDG_CONFIG_HOME: t, XDG_DATA_HOME: t, XDG_CACHE_HOME: t } });
+    const r = run(bin, ['--version'], { env: { ...cleanEnv(hostEnv(host)), XDG_CONFIG_HOME: t, XDG_DATA_HOME: t, XDG_CACHE_HOME: t } });
     // Some releases print a banner (i18next's) before the version line.
     return r.status === 0 ? r.stdout.split('\n').find((l) => /^\d+\.\d+\.\d+ [0-9a-f]+ with Code/.test(l)) : undefined;
   } finally {
@@ -203,7 +213,7 @@ export function ensureCodeServer(host, log = console.log) {
   // which must not prompt. nodedir: node-gyp builds against the host Node's headers instead of downloading them.
   const r = run('sh', ['-c', `npm install --no-audit --no-fund --loglevel=error code-server@${host.codeServer} >"${logFile}" 2>&1`], {
     cwd: paths.dir,
-    env: { ...hostEnv(host), npm_config_unsafe_perm: 'true', npm_config_yes: 'true', npm_config_nodedir: node.headersDir },
+    env: { ...cleanEnv(hostEnv(host)), npm_config_unsafe_perm: 'true', npm_config_yes: 'true', npm_config_nodedir: node.headersDir },
     stdio: 'inherit',
   });
   const version = codeServerVersion(host);
