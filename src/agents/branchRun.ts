@@ -15,7 +15,7 @@ import {
   type RunStreamEvent,
   type StreamedRunResult,
 } from '@openai/agents';
-import { AdvancedSQLiteSession, BranchError, type SessionLogger } from '../store';
+import { AdvancedSQLiteSession, BranchError, type SessionLogger, type TableNames } from '../store';
 import {
   failedBeforeWriting,
   type RunEvent,
@@ -30,12 +30,6 @@ import type { ConfiguredAgent } from './agentConfig';
 import { classify } from './runFailures';
 import { RecordingSession, callIdOf, itemKey, plain, settleRun, type SettleResult } from './runPersistence';
 import { errorMessage } from '../shared/errorMessage';
-
-/** Custom table names of a session database (the structure tables have fixed names). */
-export interface SessionTables {
-  sessions?: string;
-  messages?: string;
-}
 
 /** Where the agent comes from: an agent, a configured agent, or a factory run first (its errors become failures). */
 export type AgentSource = Agent | ConfiguredAgent | (() => Agent | ConfiguredAgent | Promise<Agent | ConfiguredAgent>);
@@ -54,7 +48,8 @@ export interface RunOnBranchOptions {
    * branch empty (and its name used, as every branch name is used once).
    */
   fork?: { fromTurn: number; name?: string };
-  tables?: SessionTables;
+  /** The base tables' names, when they are not the default ones (the structure tables have fixed names). */
+  tables?: TableNames;
   /** The agent. The caller owns it: `runOnBranch` never closes a configured agent (its MCP servers). */
   agent: AgentSource;
   /** Resolves model names; a `ConfiguredAgent` brings its own. Without one, string model names use the SDK default. */

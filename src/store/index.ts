@@ -24,6 +24,7 @@ export {
 } from './drivers/openDatabase';
 export type { DriverName, SqliteDatabase, SqliteStatement, SqlValue } from './sqliteDatabase';
 export { pythonJsonDumps, pythonJsonLoads } from './pythonJson';
+export type { TableNames } from './schema';
 export { messageTypeOf, toolNameOf } from './itemClassification';
 export type * from './types';
 export { SessionDatabase, openSessionDatabase } from './inspector/sessionDatabase';

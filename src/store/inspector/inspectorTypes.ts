@@ -4,6 +4,7 @@
  * models without another query.
  */
 import type { DriverName } from '../sqliteDatabase';
+import type { TableNames } from '../schema';
 import type { SessionUsage } from '../types';
 
 /** How `openSessionDatabase` opens a file. */
@@ -20,13 +21,12 @@ export interface OpenSessionDatabaseOptions {
 }
 
 /**
- * The session tables found in a file. Names are as stored in `sqlite_master` (custom names included, spec §3.4).
+ * The session tables found in a file: the base tables' names (as stored in `sqlite_master`, custom names included,
+ * spec §3.4) and which other tables can be used.
  */
-export interface SessionTables {
+export interface SessionTables extends Omit<TableNames, 'sessions'> {
   /** The sessions table, or null when the messages table names none that exists (sessions then come from rows). */
   sessions: string | null;
-  /** The messages table (`session_id` + `message_data` columns). */
-  messages: string;
   /** True when `message_structure` exists and belongs to `messages`, so sessions can have branches and turns. */
   messageStructure: boolean;
   /** True when `turn_usage` exists with the columns the usage totals need. */
