@@ -1,9 +1,9 @@
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentSessionsApi } from '../../src/extension/extension';
 import type { TreeNode } from '../../src/extension/treeNodes';
+import { tempDir } from '../support/tempFiles';
 
 export const EXTENSION_ID = 'agent-session-inspector.agent-session-inspector';
 export const fixtures = process.env.ASI_FIXTURES ?? join(__dirname, '..', '..', 'test', 'fixtures');
@@ -30,7 +30,7 @@ export interface Scratch {
 }
 
 export function scratch(): Scratch {
-  const dir = mkdtempSync(join(tmpdir(), 'asi-int-'));
+  const { dir, cleanup } = tempDir('asi-int-');
   return {
     dir,
     copy(fixture: string) {
@@ -38,7 +38,7 @@ export function scratch(): Scratch {
       copyFileSync(join(fixtures, fixture), target);
       return target;
     },
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    cleanup,
   };
 }
 

@@ -5,22 +5,23 @@
  * say why it skipped better-sqlite3, and work on Python-written files.
  */
 import { strict as assert } from 'node:assert';
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync } from 'node:fs';
 import Module from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { missingDriverError } from '../../src/extension/sqliteDriver';
 import { AdvancedSQLiteSession, SessionDatabaseError, describeDriverChoice, resolveDriver } from '../../src/store';
 import { forgetLoadedDrivers } from '../../src/store/drivers/openDatabase';
 import { api as activatedApi } from './helpers';
+import { tempDir } from '../support/tempFiles';
 
 const fixtures = process.env.ASI_FIXTURES ?? join(__dirname, '..', '..', 'test', 'fixtures');
 
 describe('store canary (extension host)', () => {
   let dir: string;
-  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'asi-canary-'))));
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = tempDir('asi-canary-')));
+  afterEach(() => cleanup());
 
   it('runs inside the real VS Code extension host the harness started, on the Node that VS Code release ships', () => {
     assert.ok(vscode.version, 'vscode API available');

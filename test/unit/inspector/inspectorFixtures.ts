@@ -5,8 +5,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentInputItem } from '@openai/agents';
 import {
@@ -21,10 +20,12 @@ import {
   type SqliteDatabase,
   type SqlValue,
 } from '../../../src/store';
+import { tempDir } from '../../support/tempFiles';
 
 /** A temp folder; everything opened through it is closed, and the folder removed, by `cleanup()`. */
 export class TempFolder {
-  readonly dir = mkdtempSync(join(tmpdir(), 'asi-inspector-'));
+  private readonly folder = tempDir('asi-inspector-');
+  readonly dir = this.folder.dir;
   private readonly closables: { close(): void }[] = [];
   path(name = 'sessions.db'): string {
     return join(this.dir, name);
@@ -50,7 +51,7 @@ export class TempFolder {
         // already closed
       }
     }
-    rmSync(this.dir, { recursive: true, force: true });
+    this.folder.cleanup();
   }
 }
 

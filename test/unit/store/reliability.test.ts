@@ -6,8 +6,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   AdvancedSQLiteSession,
@@ -20,6 +19,7 @@ import {
 import { runSupportScript } from '../../support/childProcess';
 import { NUL_BRANCH, NUL_SESSION, writeControlCharFile } from '../../support/controlCharFile';
 import { Workspace, captureLogger, execSql, mk, query, rejectsWith } from '../../support/sessionHelpers';
+import { tempDir } from '../../support/tempFiles';
 
 const sha256 = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
 const hex = (text: string) => Buffer.from(text, 'utf8').toString('hex').toUpperCase();
@@ -357,7 +357,7 @@ describe('store reliability', () => {
     const GAP_MS = 150;
 
     it(`${CHILDREN} processes × ${ROUNDS} rounds, each round a fresh file opened with createTables: true: all succeed`, async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'asi-open-race-'));
+      const { dir, cleanup } = tempDir('asi-open-race-');
       try {
         const runs = Array.from({ length: CHILDREN }, (_, i) =>
           runSupportScript('concurrentOpener.ts', [dir, String(ROUNDS), String(GAP_MS), `p${i}`], 100000),
@@ -389,7 +389,7 @@ describe('store reliability', () => {
           );
         }
       } finally {
-        rmSync(dir, { recursive: true, force: true });
+        cleanup();
       }
     });
   });
