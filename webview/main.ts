@@ -13,8 +13,8 @@ import { branchAtFork } from './logic/branchLayout';
 import { onRunEvent, onSnapshot, post, request, state } from './messenger';
 import { registerToolkit } from './ui/toolkit';
 import { errorMessage } from '../src/shared/errorMessage';
+import { MAX_TURN_REQUEST, VIEW_TURN_PAGE } from '../src/shared/pageSizes';
 
-const PAGE = 100;
 // Time origin of the first-screen measurement: this script starts as the panel becomes ready.
 const started = performance.now();
 registerToolkit();
@@ -62,7 +62,7 @@ const turnList = new TurnList({
   onNeedMore: () => void loadMore(),
   onEnd: () => {
     void (async () => {
-      while (view.nextAfterTurn !== null) await loadMore(500);
+      while (view.nextAfterTurn !== null) await loadMore(MAX_TURN_REQUEST);
       turnList.select(view.turns.length - 1);
       await selectTurn(view.turns.length - 1);
     })();
@@ -163,7 +163,7 @@ async function selectTurn(index: number): Promise<void> {
   saveState();
 }
 
-async function loadMore(limit = PAGE): Promise<void> {
+async function loadMore(limit = VIEW_TURN_PAGE): Promise<void> {
   if (view.nextAfterTurn === null) return;
   // One page at a time: a second caller waits for the page in flight instead of requesting it again.
   while (view.pageInFlight) await view.pageInFlight;
@@ -213,7 +213,7 @@ async function showBranch(branchId: string, keepTurn?: number): Promise<void> {
   renderHeader();
   renderMap();
   try {
-    const page = await request('turns/get', { branchId, afterTurn: null, limit: PAGE });
+    const page = await request('turns/get', { branchId, afterTurn: null, limit: VIEW_TURN_PAGE });
     if (view.branchId !== branchId) return;
     view.turns = page.turns;
     view.nextAfterTurn = page.nextAfterTurn;

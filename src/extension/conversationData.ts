@@ -1,10 +1,8 @@
 /** Builds the conversation view's models from the inspector's reads (no vscode here beyond types). */
 import { basename } from 'node:path';
 import type { ItemEntry, SessionDatabase, TurnEntry, TurnSummary } from '../store';
+import { MAX_TURN_REQUEST, VIEW_TURN_PAGE } from '../shared/pageSizes';
 import type { BranchView, ItemView, SnapshotView, TablesView, TurnPageView, TurnView } from '../shared/viewModels';
-
-/** Turns per page sent to the view. */
-export const VIEW_TURN_PAGE = 100;
 
 export function turnView(t: TurnEntry, summary?: TurnSummary): TurnView {
   return {
@@ -20,7 +18,7 @@ export function turnView(t: TurnEntry, summary?: TurnSummary): TurnView {
 }
 
 export function turnPage(db: SessionDatabase, sessionId: string, branchId: string, afterTurn: number | null, limit: number): TurnPageView {
-  const page = db.getTurnsPage(sessionId, branchId, { afterTurn, limit: Math.max(1, Math.min(limit, 500)) });
+  const page = db.getTurnsPage(sessionId, branchId, { afterTurn, limit: Math.max(1, Math.min(limit, MAX_TURN_REQUEST)) });
   const first = page.turns[0];
   const last = page.turns[page.turns.length - 1];
   const summaries = first && last ? db.getTurnSummaries(sessionId, branchId, first.turn, last.turn) : [];
