@@ -1,9 +1,9 @@
 import type { AgentInputItem, Session } from '@openai/agents';
 import { checkLimitArgument, checkNewBranchName, checkTurnNumber } from './argumentChecks';
 import { contentMatcher, contentPreview } from './conversationText';
-import { BranchError, InvalidArgumentError, SessionClosedError, SessionDatabaseError, describeDatabaseError } from './errors';
+import { BranchError, InvalidArgumentError, SessionClosedError, describeDatabaseError } from './errors';
 import { exactTextSql, textFromSql } from './exactText';
-import { assertSameFile, captureFileIdentity, type FileIdentity } from './fileIdentity';
+import { captureFileIdentity, type FileIdentity } from './fileIdentity';
 import { TOOL_CALL_TYPES_SQL, classifyItem } from './itemClassification';
 import { pythonJsonDumps, pythonJsonLoads } from './pythonJson';
 import {
@@ -16,10 +16,10 @@ import {
   turnUsageDdl,
   type TableNames,
 } from './schema';
-import { enableWal, openSessionConnection, retryWhileBusy } from './sessionConnection';
+import { enableWal, openSessionConnection, retryWhileBusy, sessionWrite } from './sessionConnection';
 import { checkSessionSettings } from './sessionSettings';
 import { decodeAll, takeNewestValid } from './sqliteSession';
-import { immediateTransaction, readTransaction, type SqliteDatabase, type SqliteStatement } from './sqliteDatabase';
+import { readTransaction, type SqliteDatabase, type SqliteStatement } from './sqliteDatabase';
 import { claimTableOwnership } from './tableOwnership';
 import type {
   AdvancedSQLiteSessionOptions,
@@ -552,24 +552,12 @@ export class AdvancedSQLiteSession implements Session {
   }
 
   /**
-   * One immediate transaction. Refused before anything is touched on a read-only session, and when the path no longer
-   * names the file that was opened (deleted, or another file moved over it): checked before BEGIN and again once the
-   * write lock is held, so a write never lands in a file nobody will see. On rollback the turn counters are
-   * forgotten, since the rollback undid what they describe.
+   * One immediate transaction (`sessionWrite`: refused on a read-only session or a file that was replaced). On
+   * rollback the turn counters are forgotten, since the rollback undid what they describe.
    */
   private write<T>(fn: () => T): T {
-    if (this.db.readonly) {
-      throw new SessionDatabaseError(
-        'read-only',
-        `This session was opened with readonly: true, so it cannot write to ${this.dbPath}. Open another session without readonly to write.`,
-      );
-    }
-    assertSameFile(this.file, 'write');
     try {
-      return immediateTransaction(this.db, () => {
-        assertSameFile(this.file, 'write');
-        return fn();
-      });
+      return sessionWrite(this.db, this.dbPath, this.file, fn);
     } catch (err) {
       this.counters = undefined;
       throw err;

@@ -7,7 +7,8 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DEFAULT_BUSY_TIMEOUT_MS, openDatabase } from './drivers/openDatabase';
 import { SessionDatabaseError, describeDatabaseError, sqliteCodeOf } from './errors';
-import type { DriverName, SqliteDatabase } from './sqliteDatabase';
+import { assertSameFile, type FileIdentity } from './fileIdentity';
+import { immediateTransaction, type DriverName, type SqliteDatabase } from './sqliteDatabase';
 
 export interface ConnectionOptions {
   readonly?: boolean;
@@ -125,4 +126,23 @@ const sleepCell = new Int32Array(new SharedArrayBuffer(4));
 /** Blocks the thread for `ms` (the drivers are synchronous, as SQLite's own busy handler is). */
 function sleepSync(ms: number): void {
   if (ms > 0) Atomics.wait(sleepCell, 0, 0, ms);
+}
+
+/**
+ * One immediate transaction of a session. Refused before anything is touched on a read-only connection, and when
+ * `dbPath` no longer names the file that was opened (deleted, or another file moved over it): checked before BEGIN
+ * and again once the write lock is held, so a write never lands in a file nobody will see.
+ */
+export function sessionWrite<T>(db: SqliteDatabase, dbPath: string, file: FileIdentity | undefined, fn: () => T): T {
+  if (db.readonly) {
+    throw new SessionDatabaseError(
+      'read-only',
+      `This session was opened with readonly: true, so it cannot write to ${dbPath}. Open another session without readonly to write.`,
+    );
+  }
+  assertSameFile(file, 'write');
+  return immediateTransaction(db, () => {
+    assertSameFile(file, 'write');
+    return fn();
+  });
 }

@@ -1,12 +1,12 @@
 import type { AgentInputItem, Session } from '@openai/agents';
 import { checkLimitArgument } from './argumentChecks';
-import { SessionClosedError, SessionDatabaseError, describeDatabaseError } from './errors';
-import { assertSameFile, captureFileIdentity, type FileIdentity } from './fileIdentity';
+import { SessionClosedError, describeDatabaseError } from './errors';
+import { captureFileIdentity, type FileIdentity } from './fileIdentity';
 import { pythonJsonDumps, pythonJsonLoads, type Decoded } from './pythonJson';
 import { DEFAULT_TABLE_NAMES, baseSchemaDdl, type TableNames } from './schema';
-import { openSessionConnection, retryWhileBusy } from './sessionConnection';
+import { openSessionConnection, retryWhileBusy, sessionWrite } from './sessionConnection';
 import { checkSessionSettings } from './sessionSettings';
-import { immediateTransaction, type SqliteDatabase } from './sqliteDatabase';
+import { type SqliteDatabase } from './sqliteDatabase';
 import type { SQLiteSessionOptions, SessionSettings } from './types';
 
 /**
@@ -124,22 +124,9 @@ export class SQLiteSession implements Session {
     if (this.closed) throw new SessionClosedError();
   }
 
-  /**
-   * One immediate transaction; refused before anything is touched on a read-only session, or when the path no longer
-   * names the file that was opened (checked before BEGIN and again under the write lock).
-   */
+  /** One immediate transaction (`sessionWrite`: refused on a read-only session or a file that was replaced). */
   private write<T>(fn: () => T): T {
-    if (this.db.readonly) {
-      throw new SessionDatabaseError(
-        'read-only',
-        `This session was opened with readonly: true, so it cannot write to ${this.dbPath}. Open another session without readonly to write.`,
-      );
-    }
-    assertSameFile(this.file, 'write');
-    return immediateTransaction(this.db, () => {
-      assertSameFile(this.file, 'write');
-      return fn();
-    });
+    return sessionWrite(this.db, this.dbPath, this.file, fn);
   }
 }
 

@@ -5,7 +5,7 @@
 import type { ItemEntry, ItemPage, ItemPageRequest } from './inspectorTypes';
 import { PLAIN_BRANCH_ID, plainItemsPage, plainTurnItems } from './plainSessions';
 import { isStructuredSession, type QueryContext } from './queryContext';
-import { checkCursor, checkLimit, decodeMessageData, numberOrNull, textOrNull } from './rowDecoding';
+import { checkCursor, checkLimit, decodeMessageData, keysetPage, numberOrNull, textOrNull } from './rowDecoding';
 import { quoteIdentifier } from './tableDiscovery';
 
 /** A structure row joined to its message (`found_id` is null when the message row is missing). */
@@ -81,12 +81,15 @@ export function readItemsPage(ctx: QueryContext, sessionId: string, branchId: st
     return branchId === PLAIN_BRANCH_ID ? plainItemsPage(ctx, sessionId, after, limit) : { items: [], nextAfterSequence: null };
   }
   const messages = ctx.tables.messages;
-  // One row more than asked says whether another page follows, without a COUNT over the branch.
-  const params = after !== null ? [sessionId, branchId, after, limit + 1] : [sessionId, branchId, limit + 1];
-  const rows = ctx.stmt(itemPageSql(messages, after !== null)).all<StructureItemRecord>(...params);
-  const items = rows.slice(0, limit).map((r) => structureEntry(r, messages));
-  const last = items[items.length - 1];
-  return { items, nextAfterSequence: rows.length > limit && last ? last.sequenceNumber : null };
+  const page = keysetPage(
+    ctx.stmt(itemPageSql(messages, after !== null)),
+    [sessionId, branchId],
+    after,
+    limit,
+    (r: StructureItemRecord) => structureEntry(r, messages),
+    (e) => e.sequenceNumber,
+  );
+  return { items: page.entries, nextAfterSequence: page.next };
 }
 
 /** See `SessionDatabase.getTurnItems`. */

@@ -12,7 +12,7 @@ import { messageTypeOf, toolNameOf } from '../itemClassification';
 import { contentPreview } from '../conversationText';
 import type { BranchNode, ItemEntry, ItemPage, TurnEntry, TurnPage } from './inspectorTypes';
 import type { QueryContext } from './queryContext';
-import { decodeMessageData, textOrNull, userContentOf } from './rowDecoding';
+import { decodeMessageData, keysetPage, textOrNull, userContentOf } from './rowDecoding';
 import { quoteIdentifier } from './tableDiscovery';
 
 /** The one branch a plain session has. */
@@ -50,11 +50,15 @@ function plainEntry(r: MessageRecord): ItemEntry {
 /** A page of a plain session's items. */
 export function plainItemsPage(ctx: QueryContext, sessionId: string, after: number | null, limit: number): ItemPage {
   const sql = messagesSql(ctx, { after: after !== null, limit: true });
-  const params = after !== null ? [sessionId, after, limit + 1] : [sessionId, limit + 1];
-  const rows = ctx.stmt(sql).all<MessageRecord>(...params);
-  const items = rows.slice(0, limit).map(plainEntry);
-  const last = items[items.length - 1];
-  return { items, nextAfterSequence: rows.length > limit && last ? last.sequenceNumber : null };
+  const page = keysetPage(
+    ctx.stmt(sql),
+    [sessionId],
+    after,
+    limit,
+    (r: MessageRecord) => plainEntry(r),
+    (e) => e.sequenceNumber,
+  );
+  return { items: page.entries, nextAfterSequence: page.next };
 }
 
 /** A plain session's items in order, each with its derived turn. Stops reading when the caller stops. */

@@ -1,6 +1,7 @@
-/** Decoding of stored values for display: corrupt rows are reported, not skipped. */
+/** Decoding of stored values for display (corrupt rows are reported, not skipped), and the page arguments and reads. */
 import { InvalidArgumentError } from '../errors';
 import { pythonJsonLoads } from '../pythonJson';
+import type { SqliteStatement, SqlValue } from '../sqliteDatabase';
 
 /** The outcome of decoding one `message_data` value. */
 export type DecodedMessage = { ok: true; value: unknown } | { ok: false; raw: string; error: string };
@@ -48,4 +49,23 @@ export function checkCursor(name: string, value: unknown): number | null {
     throw new InvalidArgumentError(`${name} must be a finite number, got ${String(value)}`);
   }
   return value;
+}
+
+/**
+ * One keyset page: runs `stmt` with `keys`, then the cursor when there is one, then `limit + 1`. The one row more
+ * than asked says whether another page follows, without a COUNT over the branch; `next` is then the cursor of the
+ * page's last entry, otherwise null.
+ */
+export function keysetPage<R, E>(
+  stmt: SqliteStatement,
+  keys: SqlValue[],
+  after: number | null,
+  limit: number,
+  entry: (row: R) => E,
+  cursorOf: (entry: E) => number,
+): { entries: E[]; next: number | null } {
+  const rows = stmt.all<R>(...keys, ...(after !== null ? [after] : []), limit + 1);
+  const entries = rows.slice(0, limit).map(entry);
+  const last = entries[entries.length - 1];
+  return { entries, next: rows.length > limit && last ? cursorOf(last) : null };
 }

@@ -3,7 +3,7 @@ import { contentPreview } from '../conversationText';
 import type { TurnEntry, TurnPage, TurnPageRequest } from './inspectorTypes';
 import { PLAIN_BRANCH_ID, plainTurnsPage } from './plainSessions';
 import { isStructuredSession, type QueryContext } from './queryContext';
-import { checkCursor, checkLimit, decodeMessageData, numberOrNull, textOrNull, userContentOf } from './rowDecoding';
+import { checkCursor, checkLimit, decodeMessageData, keysetPage, numberOrNull, textOrNull, userContentOf } from './rowDecoding';
 import { quoteIdentifier } from './tableDiscovery';
 
 interface TurnRecord {
@@ -64,9 +64,13 @@ export function readTurnsPage(ctx: QueryContext, sessionId: string, branchId: st
     return branchId === PLAIN_BRANCH_ID ? plainTurnsPage(ctx, sessionId, after, limit) : { turns: [], nextAfterTurn: null };
   }
   const messages = ctx.tables.messages;
-  const params = after !== null ? [sessionId, branchId, after, limit + 1] : [sessionId, branchId, limit + 1];
-  const rows = ctx.stmt(turnPageSql(messages, ctx.tables.turnUsage, after !== null)).all<TurnRecord>(...params);
-  const turns = rows.slice(0, limit).map((r) => turnEntry(r, messages));
-  const last = turns[turns.length - 1];
-  return { turns, nextAfterTurn: rows.length > limit && last ? last.turn : null };
+  const page = keysetPage(
+    ctx.stmt(turnPageSql(messages, ctx.tables.turnUsage, after !== null)),
+    [sessionId, branchId],
+    after,
+    limit,
+    (r: TurnRecord) => turnEntry(r, messages),
+    (e) => e.turn,
+  );
+  return { turns: page.entries, nextAfterTurn: page.next };
 }
