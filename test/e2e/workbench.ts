@@ -198,8 +198,17 @@ export class TreeRow {
   /** Expands the row (no-op when already expanded). */
   async expand(): Promise<this> {
     await this.waitFor();
-    if ((await this.locator.getAttribute('aria-expanded')) !== 'true') await this.locator.click();
-    return this;
+    // A click that lands while the tree re-renders (the registry fires again once a database is open) is lost, so
+    // click until the row says it is expanded.
+    for (let attempt = 0; ; attempt++) {
+      if ((await this.locator.getAttribute('aria-expanded')) === 'true') return this;
+      if (attempt === 5) throw new Error(`the tree row did not expand after ${attempt} clicks`);
+      await this.locator.click();
+      await this.locator
+        .and(this.wb.page.locator('[aria-expanded="true"]'))
+        .waitFor({ timeout: 2000 })
+        .catch(() => undefined);
+    }
   }
 
   async description(): Promise<string> {
