@@ -8,6 +8,7 @@ import { displayType, itemPreview, oneLine } from '../shared/itemText';
 import type { BranchNode, ItemEntry, SessionSummary, TurnEntry } from '../store';
 import type { DatabaseEntry } from './databaseRegistry';
 import { nodeId, type TreeNode } from './treeNodes';
+import { forkLabel } from '../shared/forkLabel';
 
 const C = vscode.TreeItemCollapsibleState;
 
@@ -69,12 +70,7 @@ export function branchItem(node: TreeNode, b: BranchNode, isCurrent: boolean, ca
     isCurrent ? 'git-branch' : 'source-control',
     isCurrent ? new vscode.ThemeColor('charts.green') : undefined,
   );
-  const fork =
-    b.parentBranchId !== null && b.forkTurn !== null
-      ? `from ${b.parentBranchId} @ turn ${b.forkTurn}`
-      : b.forkTurn !== null
-        ? `forked @ turn ${b.forkTurn}`
-        : '';
+  const fork = forkLabel(b);
   item.description = [isCurrent ? '● current' : '', `${b.userTurns} turns`, fork].filter(Boolean).join(' · ');
   const md = new vscode.MarkdownString();
   md.appendText(

@@ -1,6 +1,7 @@
 import type { BranchView } from '../../src/shared/viewModels';
 import { el } from '../dom';
 import { branchLanes } from '../logic/branchLayout';
+import { forkLabel } from '../../src/shared/forkLabel';
 
 /**
  * The branch map: every branch as a lane under the branch it forked from, labelled with the fork turn. A lane is a
@@ -11,12 +12,7 @@ export function renderBranchMap(branches: BranchView[], selected: string, onSele
   const list = el('ul', { role: 'tree', 'aria-label': 'Branches and where they forked' });
   for (const lane of branchLanes(branches)) {
     const b = lane.branch;
-    const fork =
-      b.parentBranchId !== null && b.forkTurn !== null
-        ? `from ${b.parentBranchId} @ turn ${b.forkTurn}`
-        : b.forkTurn !== null
-          ? `forked @ turn ${b.forkTurn}`
-          : '';
+    const fork = forkLabel(b);
     const button = el(
       'button',
       {
