@@ -141,8 +141,15 @@ export function sessionWrite<T>(db: SqliteDatabase, dbPath: string, file: FileId
     );
   }
   assertSameFile(file, 'write');
-  return immediateTransaction(db, () => {
-    assertSameFile(file, 'write');
-    return fn();
-  });
+  try {
+    return immediateTransaction(db, () => {
+      assertSameFile(file, 'write');
+      return fn();
+    });
+  } catch (err) {
+    // A lock held past the busy timeout is a file that cannot be used now, reported as at open ('locked', both
+    // drivers alike); every other SQLite error passes through unchanged (spec §11).
+    const code = sqliteCodeOf(err);
+    throw code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' ? describeDatabaseError(err, dbPath) : err;
+  }
 }
