@@ -1,10 +1,17 @@
 /**
  * The webview's side of the protocol: `post` accepts only webview→host messages, `request` correlates responses
- * by id and fails after a timeout, `onSnapshot` receives the host's full snapshots.
+ * by id and fails after a timeout, and one listener each receives the host's change notices, reveals and run events.
  */
-import { REQUEST_TIMEOUT_MS, type HostMessage, type RequestMethod, type Requests, type WebviewMessage } from '../src/shared/protocol';
+import {
+  REQUEST_TIMEOUT_MS,
+  type ChangeNotice,
+  type HostMessage,
+  type RequestMethod,
+  type Requests,
+  type WebviewMessage,
+} from '../src/shared/protocol';
 import type { RunEvent } from '../src/shared/runEvents';
-import type { SnapshotView } from '../src/shared/viewModels';
+import type { RevealView } from '../src/shared/viewModels';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -13,11 +20,17 @@ interface VsCodeApi {
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
+/** What the host's messages are handed to. */
+export interface HostListeners {
+  notice(n: ChangeNotice): void;
+  reveal(r: RevealView): void;
+  run(e: RunEvent): void;
+}
+
 const vscode = acquireVsCodeApi();
 let nextId = 1;
 const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: number }>();
-let snapshotListener: ((s: SnapshotView) => void) | undefined;
-let runListener: ((e: RunEvent) => void) | undefined;
+let listeners: HostListeners | undefined;
 
 export function post(message: WebviewMessage): void {
   vscode.postMessage(message);
@@ -35,30 +48,41 @@ export function request<M extends RequestMethod>(method: M, params: Requests[M][
   });
 }
 
-export function onSnapshot(listener: (s: SnapshotView) => void): void {
-  snapshotListener = listener;
+export function listen(l: HostListeners): void {
+  listeners = l;
 }
 
-export function onRunEvent(listener: (e: RunEvent) => void): void {
-  runListener = listener;
-}
-
-/** The view's persisted state (restored after a window reload through the host's serializer, not read here). */
+/**
+ * The view's own state, kept by VS Code while the panel lives (also across a recreated iframe) and handed to the
+ * host's serializer after a window reload.
+ */
 export const state = {
   set: (s: unknown): void => vscode.setState(s),
+  /** The saved selection, if the saved state has one. */
+  selection: (): RevealView | null => {
+    const s = vscode.getState() as { branchId?: unknown; turn?: unknown } | undefined;
+    if (typeof s !== 'object' || s === null || typeof s.branchId !== 'string') return null;
+    return { branchId: s.branchId, turn: typeof s.turn === 'number' && Number.isInteger(s.turn) ? s.turn : null };
+  },
 };
 
 window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
   const m = event.data;
   if (typeof m !== 'object' || m === null) return;
-  if (m.kind === 'snapshot/didChange') snapshotListener?.(m.snapshot);
-  else if (m.kind === 'run/didEvent') runListener?.(m.event);
-  else if (m.kind === 'response') {
-    const p = pending.get(m.id);
-    if (!p) return;
-    pending.delete(m.id);
-    window.clearTimeout(p.timer);
-    if (m.ok) p.resolve(m.result);
-    else p.reject(new Error(m.error));
+  switch (m.kind) {
+    case 'session/didChange':
+      return listeners?.notice({ seq: m.seq, what: m.what });
+    case 'selection/reveal':
+      return listeners?.reveal({ branchId: m.branchId, turn: m.turn });
+    case 'run/didEvent':
+      return listeners?.run(m.event);
+    case 'response': {
+      const p = pending.get(m.id);
+      if (!p) return;
+      pending.delete(m.id);
+      window.clearTimeout(p.timer);
+      if (m.ok) p.resolve(m.result);
+      else p.reject(new Error(m.error));
+    }
   }
 });

@@ -2,16 +2,13 @@
  * The branch actions, written once for both callers: the tree commands (commands.ts) and the conversation view's
  * requests (conversationPanel.ts). Each checks its input, writes through a short-lived session
  * (`registry.withWritableSession`) and moves the extension's current branch; the callers only add their own UI
- * (input boxes and the tree for commands, the selected branch for a panel).
+ * (input boxes and the tree for commands; a panel's view selects the branch itself when the request returns).
  */
 import * as vscode from 'vscode';
 import { branchNameProblem } from '../shared/branchNames';
 import type { DatabaseRegistry } from './databaseRegistry';
 import type { SessionRef } from './sessionRef';
 import { UserFacingError } from './userError';
-
-/** Called with the branch to show before the current branch moves, so views that redraw on that change show it. */
-export type ShowBranch = (branchId: string) => void;
 
 /** Every branch id the session ever used: a new branch may not take any of them (empty when the file is unreadable). */
 export async function usedBranchIds(registry: DatabaseRegistry, ref: SessionRef): Promise<Set<string>> {
@@ -40,25 +37,22 @@ export async function createBranch(
   fromBranchId: string,
   at: { turn: number } | { content: string },
   name: string,
-  show?: ShowBranch,
 ): Promise<string> {
   const problem = branchNameProblem(name, await usedBranchIds(registry, ref));
   if (problem) throw new UserFacingError(problem);
   const branchId = await registry.withWritableSession(ref.dbPath, ref.sessionId, fromBranchId, (s) =>
     'turn' in at ? s.createBranchFromTurn(at.turn, name) : s.createBranchFromContent(at.content, name),
   );
-  show?.(branchId);
   registry.setCurrentBranch(ref.dbPath, ref.sessionId, branchId);
   return branchId;
 }
 
 /** Makes an existing branch the extension's current branch of the session (nothing is written to the file). */
-export async function switchBranch(registry: DatabaseRegistry, ref: SessionRef, branchId: string, show?: ShowBranch): Promise<void> {
+export async function switchBranch(registry: DatabaseRegistry, ref: SessionRef, branchId: string): Promise<void> {
   const db = registry.require(ref.dbPath).db;
   const branches = db ? await db.getBranchTree(ref.sessionId) : [];
   if (!branches.some((b) => b.branchId === branchId))
     throw new UserFacingError(`Branch '${branchId}' does not exist in session ${ref.sessionId}.`);
-  show?.(branchId);
   registry.setCurrentBranch(ref.dbPath, ref.sessionId, branchId);
 }
 

@@ -1,8 +1,8 @@
 /** Builds the conversation view's models from the inspector's reads (no vscode here beyond types). */
 import { basename } from 'node:path';
-import type { ItemEntry, SessionDatabase, TurnEntry, TurnSummary } from '../store';
-import { MAX_TURN_REQUEST, VIEW_TURN_PAGE } from '../shared/pageSizes';
-import type { BranchView, ItemView, SnapshotView, TablesView, TurnPageView, TurnView } from '../shared/viewModels';
+import type { BranchNode, ItemEntry, SessionDatabase, TurnEntry, TurnSummary } from '../store';
+import { MAX_TURN_REQUEST } from '../shared/pageSizes';
+import type { BranchView, ItemView, SessionView, TablesView, TurnPageView, TurnView } from '../shared/viewModels';
 
 export function turnView(t: TurnEntry, summary?: TurnSummary): TurnView {
   return {
@@ -33,8 +33,9 @@ export function itemView(e: ItemEntry): ItemView {
     : { ...base, corrupt: false, json: JSON.stringify(e.item, null, 2) ?? 'null', item: e.item };
 }
 
-export function branchViews(db: SessionDatabase, sessionId: string, current: string): BranchView[] {
-  return db.getBranchTree(sessionId).map((b) => ({
+/** The view's branch list: the store's branch tree with the extension's current branch marked. */
+export function branchViews(tree: readonly BranchNode[], current: string): BranchView[] {
+  return tree.map((b) => ({
     branchId: b.branchId,
     parentBranchId: b.parentBranchId,
     forkTurn: b.forkTurn,
@@ -45,51 +46,41 @@ export function branchViews(db: SessionDatabase, sessionId: string, current: str
   }));
 }
 
-export interface SnapshotInput {
+export interface SessionInput {
   db: SessionDatabase | undefined;
   dbPath: string;
   sessionId: string;
   readonly: boolean;
   currentBranch: string;
-  selectedBranch: string | undefined;
-  revealTurn: number | null;
+  /** The session's branch tree, read by the caller (which may reuse it until the next change). */
+  branchTree: () => readonly BranchNode[];
   problem: string | undefined;
 }
 
-export function snapshot(input: SnapshotInput): SnapshotView {
-  const empty: SnapshotView = {
+/** The session's header and branch list; a database that cannot be read gives its problem and no branches. */
+export function sessionView(input: SessionInput): SessionView {
+  const view: SessionView = {
     dbPath: input.dbPath,
     dbName: basename(input.dbPath),
     sessionId: input.sessionId,
     readonly: input.readonly,
     branches: [],
     usedBranchIds: [],
-    selectedBranchId: input.selectedBranch ?? input.currentBranch,
-    firstPage: { branchId: input.selectedBranch ?? input.currentBranch, turns: [], nextAfterTurn: null },
-    revealTurn: input.revealTurn,
+    currentBranchId: input.currentBranch,
     problem: input.problem ?? null,
   };
   const db = input.db;
-  if (!db) return { ...empty, problem: input.problem ?? 'The database is not open.' };
-  const branches = branchViews(db, input.sessionId, input.currentBranch);
-  const has = (id: string | undefined): id is string => id !== undefined && branches.some((b) => b.branchId === id);
-  const selected = has(input.selectedBranch)
-    ? input.selectedBranch
-    : has(input.currentBranch)
-      ? input.currentBranch
-      : (branches[0]?.branchId ?? 'main');
-  // Start the first page a little before a turn to reveal, so it is on the first screen.
-  const after = input.revealTurn !== null ? Math.max(0, input.revealTurn - 10) : null;
-  return {
-    ...empty,
-    branches,
-    usedBranchIds: db.usedBranchIds(input.sessionId),
-    selectedBranchId: selected,
-    firstPage: turnPage(db, input.sessionId, selected, after === 0 ? null : after, VIEW_TURN_PAGE),
-  };
+  if (!db) return { ...view, problem: input.problem ?? 'The database is not open.' };
+  return { ...view, branches: branchViews(input.branchTree(), input.currentBranch), usedBranchIds: db.usedBranchIds(input.sessionId) };
 }
 
-export function tables(db: SessionDatabase, sessionId: string, branchId: string | null, branches: BranchView[]): TablesView {
+/** The usage and tool tables of a branch or (`branchId` null) the session; `branches` give the fork turns. */
+export function tables(
+  db: SessionDatabase,
+  sessionId: string,
+  branchId: string | null,
+  branches: readonly Pick<BranchNode, 'branchId' | 'parentBranchId' | 'forkTurn'>[],
+): TablesView {
   const usage = db.getUsageRows(sessionId, branchId);
   const tools = db.getToolTotals(sessionId, branchId);
   // Own turns (not copied from the parent) that have no usage row: the agent never called storeRunUsage. Copied

@@ -1,12 +1,15 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { isWebviewMessage, type HostMessage } from '../shared/protocol';
-import { itemView, snapshot, tables, turnPage } from './conversationData';
+import type { RevealView, SessionView } from '../shared/viewModels';
+import type { BranchNode, SessionDatabase } from '../store';
+import { ChangeNotices, noticeKinds, sameDatabaseState, type DatabaseState } from './changeNotices';
+import { itemView, sessionView, tables, turnPage } from './conversationData';
 import { randomUUID } from 'node:crypto';
 import { failedBeforeWriting, type RunOutcome } from '../shared/runEvents';
 import type { AgentRunner } from './agentRunner';
 import { createBranch, deleteBranch, switchBranch } from './branchActions';
-import type { DatabaseRegistry } from './databaseRegistry';
+import type { DatabaseChange, DatabaseRegistry } from './databaseRegistry';
 import { sessionKey, type SessionRef } from './sessionRef';
 import { describeError, UserFacingError } from './userError';
 import { handleRequest, type RequestHandlers } from './webviewRequests';
@@ -20,24 +23,41 @@ export interface PanelTarget extends SessionRef {
   turn?: number;
 }
 
+/** The selection a target asks for, or null when it names neither a branch nor a turn. */
+function revealOf(target: PanelTarget): RevealView | null {
+  if (target.branchId === undefined && target.turn === undefined) return null;
+  return { branchId: target.branchId ?? null, turn: target.turn ?? null };
+}
+
 function isTarget(v: unknown): v is PanelTarget {
   if (typeof v !== 'object' || v === null) return false;
   const t = v as Record<string, unknown>;
-  return typeof t.dbPath === 'string' && typeof t.sessionId === 'string' && (t.branchId === undefined || typeof t.branchId === 'string');
+  return (
+    typeof t.dbPath === 'string' &&
+    typeof t.sessionId === 'string' &&
+    (t.branchId === undefined || typeof t.branchId === 'string') &&
+    (t.turn === undefined || Number.isInteger(t.turn))
+  );
 }
 
 /**
- * One conversation view (a webview panel) for one session. It queues nothing: the webview says `ready`, then gets
- * a full snapshot, and again after every change to the database, so a recreated iframe never depends on earlier
- * messages.
+ * One conversation view (a webview panel) for one session. The host owns the data and the view asks for windows of
+ * it: the page starts with `view/ready`, then requests what it shows; after a change the panel sends one small,
+ * numbered `session/didChange` notice per burst and the view re-requests only what it shows. The view owns the
+ * selected branch and turn; the panel only passes on what a tree command asked to reveal.
  */
 class ConversationPanel implements vscode.Disposable {
   private ready = false;
   private markReady: () => void = () => undefined;
-  /** Resolves when the view has said `ready`. */
+  /** Resolves when the view has said `view/ready`. */
   readonly whenReady = new Promise<void>((resolve) => (this.markReady = resolve));
-  private selectedBranch: string | undefined;
-  private revealTurn: number | null;
+  /** What the panel was opened for, until the view's `view/ready` picks it up. */
+  private pendingReveal: RevealView | null;
+  private readonly notices = new ChangeNotices((n) => this.post({ kind: 'session/didChange', ...n }));
+  /** The database as the panel last saw it, to tell a reconnect or a new problem from a plain write. */
+  private seenState: DatabaseState;
+  /** The branch tree, read at most once per change: `session/get` and `tables/get` both need it. */
+  private branchTree: readonly BranchNode[] | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
@@ -48,8 +68,8 @@ class ConversationPanel implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly onDispose: () => void,
   ) {
-    this.selectedBranch = target.branchId;
-    this.revealTurn = target.turn ?? null;
+    this.pendingReveal = revealOf(target);
+    this.seenState = this.databaseState();
     panel.webview.options = {
       enableScripts: true,
       localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(extensionUri, 'media')],
@@ -64,18 +84,30 @@ class ConversationPanel implements vscode.Disposable {
     this.subscriptions.push(
       panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
       panel.onDidDispose(() => this.dispose()),
-      registry.onDidChange((entry) => {
-        if (!entry || entry.path === target.dbPath) this.sendSnapshot();
-      }),
+      registry.onDidChange((change) => this.databaseChanged(change)),
     );
   }
 
-  /** Shows another branch or turn in this panel. */
+  private databaseState(): DatabaseState {
+    const entry = this.registry.get(this.target.dbPath);
+    return { connection: entry?.db, readonly: entry?.readonly, problem: entry?.problem };
+  }
+
+  private databaseChanged(change: DatabaseChange): void {
+    const state = this.databaseState();
+    const kinds = noticeKinds(change, this.target, !sameDatabaseState(state, this.seenState));
+    this.seenState = state;
+    if (kinds.some((k) => k !== 'current-branch')) this.branchTree = undefined;
+    if (this.ready) this.notices.note(kinds);
+  }
+
+  /** Shows another branch or turn in this panel (a tree command opened it again). */
   show(target: PanelTarget): void {
-    if (target.branchId) this.selectedBranch = target.branchId;
-    this.revealTurn = target.turn ?? null;
     this.panel.reveal();
-    this.sendSnapshot();
+    const reveal = revealOf(target);
+    if (!reveal) return;
+    if (this.ready) this.post({ kind: 'selection/reveal', ...reveal });
+    else this.pendingReveal = reveal;
   }
 
   /**
@@ -83,7 +115,6 @@ class ConversationPanel implements vscode.Disposable {
    * failure is an outcome, not an exception).
    */
   startRun(branchId: string, input: string, runId: string = randomUUID()): { runId: string; outcome: Promise<RunOutcome> } {
-    this.selectedBranch = branchId;
     const outcome = this.runner.run(
       { dbPath: this.target.dbPath, sessionId: this.target.sessionId, branchId },
       input,
@@ -97,41 +128,9 @@ class ConversationPanel implements vscode.Disposable {
     void this.panel.webview.postMessage(message);
   }
 
-  sendSnapshot(): void {
-    if (!this.ready) return;
-    const entry = this.registry.get(this.target.dbPath);
-    let snap;
-    try {
-      snap = snapshot({
-        db: entry?.db,
-        dbPath: this.target.dbPath,
-        sessionId: this.target.sessionId,
-        readonly: entry?.readonly ?? true,
-        currentBranch: this.registry.currentBranch(this.target.dbPath, this.target.sessionId),
-        selectedBranch: this.selectedBranch,
-        revealTurn: this.revealTurn,
-        problem: entry ? entry.problem : `${this.target.dbPath} is not open.`,
-      });
-    } catch (err) {
-      this.registry.reportProblem(this.target.dbPath, err);
-      return;
-    }
-    this.selectedBranch = snap.selectedBranchId;
-    this.revealTurn = null;
-    this.post({ kind: 'snapshot/didChange', snapshot: snap });
-  }
-
   private async receive(m: unknown): Promise<void> {
     if (!isWebviewMessage(m)) return; // messages come from a frame: ignore anything malformed
     switch (m.kind) {
-      case 'ready':
-        this.ready = true;
-        this.markReady();
-        this.sendSnapshot();
-        return;
-      case 'selection/set':
-        this.selectedBranch = m.branchId;
-        return;
       case 'link/open':
         return this.openLink(m.url);
       case 'request':
@@ -145,40 +144,62 @@ class ConversationPanel implements vscode.Disposable {
     }
   }
 
-  /** Shows a branch the user created or switched to (before the change event that sends the next snapshot). */
-  private readonly select = (branchId: string): void => {
-    this.selectedBranch = branchId;
-  };
-
   private db() {
     const entry = this.registry.require(this.target.dbPath);
     if (!entry.db) throw new UserFacingError(entry.problem ?? 'The database cannot be read.');
     return entry.db;
   }
 
+  private branches(db: SessionDatabase): readonly BranchNode[] {
+    this.branchTree ??= db.getBranchTree(this.target.sessionId);
+    return this.branchTree;
+  }
+
+  private session(): SessionView {
+    const { dbPath, sessionId } = this.target;
+    const entry = this.registry.get(dbPath);
+    const db = entry?.db;
+    try {
+      return sessionView({
+        db,
+        dbPath,
+        sessionId,
+        readonly: entry?.readonly ?? true,
+        currentBranch: this.registry.currentBranch(dbPath, sessionId),
+        branchTree: () => (db ? this.branches(db) : []),
+        problem: entry ? entry.problem : `${dbPath} is not open.`,
+      });
+    } catch (err) {
+      // The file became unreadable under us: record it (its change event tells the view) and say why now.
+      this.registry.reportProblem(dbPath, err);
+      throw err;
+    }
+  }
+
   /** The answer to each request of the view, with its parameters already checked (webviewRequests.ts). */
   private readonly handlers: RequestHandlers = {
+    'view/ready': () => {
+      this.ready = true;
+      this.markReady();
+      const reveal = this.pendingReveal;
+      this.pendingReveal = null;
+      return reveal;
+    },
+    'session/get': () => this.session(),
     'turns/get': (p) => turnPage(this.db(), this.target.sessionId, p.branchId, p.afterTurn, p.limit),
     'turn/items': (p) => this.db().getTurnItems(this.target.sessionId, p.branchId, p.turn).map(itemView),
     'tables/get': (p) => {
-      const { dbPath, sessionId } = this.target;
       const db = this.db();
-      const current = this.registry.currentBranch(dbPath, sessionId);
-      const branches = db.getBranchTree(sessionId).map((b) => ({ ...b, isCurrent: b.branchId === current }));
-      return tables(db, sessionId, p.branchId, branches);
+      return tables(db, this.target.sessionId, p.branchId, this.branches(db));
     },
     'branch/create': async (p) => ({
-      branchId: await createBranch(this.registry, this.target, p.fromBranchId, { turn: p.branchTurnNumber }, p.name, this.select),
+      branchId: await createBranch(this.registry, this.target, p.fromBranchId, { turn: p.branchTurnNumber }, p.name),
     }),
     'branch/switch': async (p) => {
-      await switchBranch(this.registry, this.target, p.branchId, this.select);
+      await switchBranch(this.registry, this.target, p.branchId);
       return { branchId: p.branchId };
     },
-    'branch/delete': async (p) => {
-      const deleted = await deleteBranch(this.registry, this.target, p.branchId);
-      if (deleted && this.selectedBranch === p.branchId) this.selectedBranch = 'main';
-      return { deleted };
-    },
+    'branch/delete': async (p) => ({ deleted: await deleteBranch(this.registry, this.target, p.branchId) }),
     'run/start': (p) => {
       const { runId, outcome } = this.startRun(p.branchId, p.input);
       // Failures reach the view as run/failed events; an error before the run starts is reported here too.
@@ -213,6 +234,7 @@ class ConversationPanel implements vscode.Disposable {
   dispose(): void {
     for (const d of this.subscriptions) d.dispose();
     this.subscriptions.length = 0;
+    this.notices.dispose();
     this.onDispose();
   }
 }

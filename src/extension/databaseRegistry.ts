@@ -27,6 +27,14 @@ export interface DatabaseEntry {
   discovered: boolean;
 }
 
+/**
+ * What a change event reports, so a listener can tell a write from a state change: `list` (databases opened,
+ * closed or reconnected), `rows` (the file's data changed), `state` (one database's problem or connection
+ * changed) and `current-branch` (the extension's current branch of one session moved; nothing was written).
+ */
+export type DatabaseChange =
+  { kind: 'list' } | { kind: 'rows' | 'state'; path: string } | { kind: 'current-branch'; path: string; sessionId: string };
+
 interface PersistedEntry {
   path: string;
   readonly?: boolean;
@@ -57,10 +65,10 @@ async function writable(path: string): Promise<boolean> {
 export class DatabaseRegistry implements vscode.Disposable {
   private readonly entries = new Map<string, DatabaseEntry>();
   private readonly watchers = new Map<string, { watcher: FSWatcher | undefined; timer: NodeJS.Timeout | undefined }>();
-  private readonly changeEmitter = new vscode.EventEmitter<DatabaseEntry | undefined>();
+  private readonly changeEmitter = new vscode.EventEmitter<DatabaseChange>();
   private readonly currentBranches = new Map<string, string>();
   private poll: NodeJS.Timeout | undefined;
-  /** Fires with the entry that changed, or undefined when the list itself changed. */
+  /** Fires with what changed; see `DatabaseChange`. */
   readonly onDidChange = this.changeEmitter.event;
 
   constructor(
@@ -114,13 +122,13 @@ export class DatabaseRegistry implements vscode.Disposable {
     } catch (err) {
       if (!options.quiet) {
         if (!entry.discovered && entry.db === undefined && !this.persisted().some((p) => p.path === path)) this.entries.delete(path);
-        this.changeEmitter.fire(undefined);
+        this.changeEmitter.fire({ kind: 'list' });
         throw err;
       }
     }
     this.startWatching(entry);
     await this.persist();
-    this.changeEmitter.fire(undefined);
+    this.changeEmitter.fire({ kind: 'list' });
     return entry;
   }
 
@@ -156,7 +164,7 @@ export class DatabaseRegistry implements vscode.Disposable {
     entry.db?.close();
     this.entries.delete(path);
     await this.persist();
-    this.changeEmitter.fire(undefined);
+    this.changeEmitter.fire({ kind: 'list' });
   }
 
   /** Flips the per-database read-only choice and reconnects. */
@@ -178,7 +186,7 @@ export class DatabaseRegistry implements vscode.Disposable {
     entry.db?.close();
     entry.db = undefined;
     void vscode.window.showErrorMessage(message);
-    this.changeEmitter.fire(entry);
+    this.changeEmitter.fire({ kind: 'state', path });
   }
 
   /** Re-reads every database now (the Refresh command). */
@@ -190,18 +198,20 @@ export class DatabaseRegistry implements vscode.Disposable {
         /* recorded on the entry */
       }
     }
-    this.changeEmitter.fire(undefined);
+    this.changeEmitter.fire({ kind: 'list' });
   }
 
-  /** The extension's current branch of a session (the file does not record one; `main` until switched). */
+  /**
+   * The extension's current branch of a session (the file does not record one; `main` until switched). The registry
+   * is its only owner: the tree, the status bar, commands and conversation views all read it here.
+   */
   currentBranch(path: string, sessionId: string): string {
     return this.currentBranches.get(sessionKey(path, sessionId)) ?? 'main';
   }
 
   setCurrentBranch(path: string, sessionId: string, branchId: string): void {
     this.currentBranches.set(sessionKey(path, sessionId), branchId);
-    const e = this.entries.get(path);
-    if (e) this.changeEmitter.fire(e);
+    if (this.entries.has(path)) this.changeEmitter.fire({ kind: 'current-branch', path, sessionId });
   }
 
   /**
@@ -289,25 +299,25 @@ export class DatabaseRegistry implements vscode.Disposable {
         entry.db?.close();
         entry.db = undefined;
         entry.problem = `${basename(entry.path)} was deleted or moved. Close it, or restore the file and refresh.`;
-        this.changeEmitter.fire(entry);
+        this.changeEmitter.fire({ kind: 'state', path });
       }
       return;
     }
     if (!entry.db) {
       // It was missing or unreadable; try again now that the file is (back) there.
       void this.connect(entry).then(
-        () => this.changeEmitter.fire(entry),
+        () => this.changeEmitter.fire({ kind: 'state', path }),
         () => undefined,
       );
       return;
     }
     try {
-      if (entry.db.hasChanged()) this.changeEmitter.fire(entry);
+      if (entry.db.hasChanged()) this.changeEmitter.fire({ kind: 'rows', path });
     } catch (err) {
       entry.problem = errorMessage(err);
       entry.db.close();
       entry.db = undefined;
-      this.changeEmitter.fire(entry);
+      this.changeEmitter.fire({ kind: 'state', path });
     }
   }
 

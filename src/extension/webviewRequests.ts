@@ -12,8 +12,13 @@ const str = z.string({ error: 'must be a string' });
 // Any integer the number type holds (z.int() would also refuse integers beyond 2^53, which the checks never did).
 const int = z.number({ error: 'must be an integer' }).refine(Number.isInteger, { error: 'must be an integer' });
 
+// A method without parameters still takes an object (its fields are dropped), like every other method.
+const none = z.object({}).transform((): Record<string, never> => ({}));
+
 /** The parameter schema of every method, each typed by the protocol's parameters of that method. */
 export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['params']> } = {
+  'view/ready': none,
+  'session/get': none,
   'turns/get': z.object({ branchId: str, afterTurn: int.nullable(), limit: int }),
   'turn/items': z.object({ branchId: str, turn: int }),
   'tables/get': z.object({ branchId: z.string({ error: 'must be a string or null' }).nullable() }),

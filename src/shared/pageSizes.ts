@@ -1,9 +1,9 @@
 /**
- * How many turns the conversation view reads at a time. Both sides need the numbers: the host sends the first page
- * in the snapshot and clamps every `turns/get`, the view asks for the pages that follow.
+ * How many turns the conversation view reads at a time. Both sides need the numbers: the host clamps every
+ * `turns/get`, the view asks for pages of this size.
  */
 
-/** Turns per page of the conversation view: the snapshot's first page and each page the view loads as it scrolls. */
+/** Turns per page of the conversation view: the first page of a branch and each page the view loads as it scrolls. */
 export const VIEW_TURN_PAGE = 100;
 
 /**

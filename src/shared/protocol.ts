@@ -1,13 +1,17 @@
 /**
  * The one protocol between the extension host and the conversation view. Messages are discriminated unions per
  * direction; requests are keys of one `Requests` map, so parameter and result types flow from the key.
- * Names: notifications host→webview in past tense (`snapshot/didChange`), commands imperative, requests `noun/verb`.
+ * Names: notifications host→webview in past tense (`session/didChange`), commands imperative, requests `noun/verb`.
  */
 import type { RunEvent } from './runEvents';
-import type { ItemView, SnapshotView, TablesView, TurnPageView } from './viewModels';
+import type { ItemView, RevealView, SessionView, TablesView, TurnPageView } from './viewModels';
 
 /** Requests the webview makes, with their parameters and results. */
 export interface Requests {
+  /** The handshake: the view's page has started. Answers with what the panel was opened to show, once. */
+  'view/ready': { params: Record<string, never>; result: RevealView | null };
+  /** The session's header and branch list. */
+  'session/get': { params: Record<string, never>; result: SessionView };
   'turns/get': { params: { branchId: string; afterTurn: number | null; limit: number }; result: TurnPageView };
   'turn/items': { params: { branchId: string; turn: number }; result: ItemView[] };
   'tables/get': { params: { branchId: string | null }; result: TablesView };
@@ -21,18 +25,44 @@ export interface Requests {
 }
 export type RequestMethod = keyof Requests;
 
+/**
+ * What a change notice says may have changed. The host cannot tell which tables another process wrote, so a write
+ * it only noticed is `ROW_CHANGES`; the view maps each kind to the windows it shows (`refreshPlan` in
+ * `webview/logic/conversationModel.ts`).
+ */
+export type ChangeKind =
+  /** Turns and their items. */
+  | 'turns'
+  /** The branch list: branches added or deleted, their turn counts. */
+  | 'branches'
+  /** The token usage and tool tables. */
+  | 'usage'
+  /** The extension's current branch of this session moved (nothing was written to the file). */
+  | 'current-branch'
+  /** The database was reopened, closed, became unreadable or changed read-only state: everything may differ. */
+  | 'database';
+
+/** The kinds of a write to the file that the host noticed but cannot attribute to a table. */
+export const ROW_CHANGES: readonly ChangeKind[] = ['turns', 'branches', 'usage'];
+
+/** A coalesced change notice: `seq` grows by one per notice of a panel, `what` lists each kind once. */
+export interface ChangeNotice {
+  seq: number;
+  what: ChangeKind[];
+}
+
 /** webview → host */
 export type WebviewMessage =
-  | { kind: 'ready' }
   | { kind: 'request'; id: number; method: RequestMethod; params: unknown }
-  /** The branch the user is looking at, so the next full snapshot shows the same one. */
-  | { kind: 'selection/set'; branchId: string }
   /** A link in rendered Markdown; the host asks before opening it. */
   | { kind: 'link/open'; url: string };
 
 /** host → webview */
 export type HostMessage =
-  | { kind: 'snapshot/didChange'; snapshot: SnapshotView }
+  /** Something the view may show changed; it re-requests what it shows and drops replies to older requests. */
+  | ({ kind: 'session/didChange' } & ChangeNotice)
+  /** Show this branch (and turn): a tree command opened the panel for it. The view owns the selection from then on. */
+  | ({ kind: 'selection/reveal' } & RevealView)
   | { kind: 'run/didEvent'; event: RunEvent }
   | { kind: 'response'; id: number; ok: true; result: unknown }
   | { kind: 'response'; id: number; ok: false; error: string };
@@ -52,14 +82,10 @@ export function isWebviewMessage(value: unknown): value is ReceivedWebviewMessag
   if (typeof value !== 'object' || value === null) return false;
   const m = value as Record<string, unknown>;
   switch (m.kind) {
-    case 'ready':
-      return true;
     case 'request':
       return typeof m.id === 'number' && typeof m.method === 'string' && typeof m.params === 'object' && m.params !== null;
     case 'link/open':
       return typeof m.url === 'string';
-    case 'selection/set':
-      return typeof m.branchId === 'string';
     default:
       return false;
   }

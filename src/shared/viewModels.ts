@@ -86,8 +86,8 @@ export interface TablesView {
   tools: ToolUsageView[];
 }
 
-/** Everything the view needs to draw its first screen. Sent in full after every `ready` and every change. */
-export interface SnapshotView {
+/** The session's header and branch list (`session/get`), re-requested when branches or the current branch change. */
+export interface SessionView {
   dbPath: string;
   dbName: string;
   sessionId: string;
@@ -96,11 +96,16 @@ export interface SnapshotView {
   branches: BranchView[];
   /** Names the session can never use again (for validating a new branch's name). */
   usedBranchIds: string[];
-  /** The branch to show, and the first page of its turns. */
-  selectedBranchId: string;
-  firstPage: TurnPageView;
-  /** A turn to select and reveal, when the view was opened for one. */
-  revealTurn: number | null;
+  /** The extension's current branch of the session (the registry owns it; the file records none, spec §8). */
+  currentBranchId: string;
   /** Set when the database cannot be read; the view shows it instead of the conversation. */
   problem: string | null;
+}
+
+/** A branch and turn for the view to select: the panel was opened for them (`view/ready`, `selection/reveal`). */
+export interface RevealView {
+  /** null: keep the branch the view shows (or start on the current branch). */
+  branchId: string | null;
+  /** null: no particular turn. */
+  turn: number | null;
 }

@@ -23,7 +23,7 @@ export class TurnList {
   readonly element: HTMLElement;
   private readonly spacer: HTMLElement;
   private readonly rows: HTMLElement;
-  private turns: TurnView[] = [];
+  private turns: readonly TurnView[] = [];
   private selected = -1;
   private hasMore = false;
 
@@ -36,7 +36,7 @@ export class TurnList {
     new ResizeObserver(() => this.render()).observe(this.element);
   }
 
-  set(turns: TurnView[], hasMore: boolean, label: string): void {
+  set(turns: readonly TurnView[], hasMore: boolean, label: string): void {
     this.turns = turns;
     this.hasMore = hasMore;
     this.element.setAttribute('aria-label', label);
@@ -46,6 +46,11 @@ export class TurnList {
 
   get selectedIndex(): number {
     return this.selected;
+  }
+
+  /** The index of the last row rendered (the rows in view plus the margin), or -1 when there are none. */
+  get lastShownIndex(): number {
+    return listWindow(this.element.scrollTop, this.element.clientHeight || 600, TURN_ROW_HEIGHT, this.turns.length).last;
   }
 
   select(index: number, reveal = true): void {

@@ -35,7 +35,7 @@ describe('conversation view tables', () => {
       s.close();
       const db = openSessionDatabase(path);
       try {
-        const branches = branchViews(db, 's', 'main');
+        const branches = branchViews(db.getBranchTree('s'), 'main');
         const alt = tables(db, 's', 'alt', branches);
         assert.deepEqual(alt.turnsWithoutUsage, [{ branchId: 'alt', turn: 3 }]);
         assert.deepEqual(alt.usage, []);

@@ -15,6 +15,17 @@ function recordingHandlers(): { handlers: RequestHandlers; calls: [RequestMethod
     };
   const page = { branchId: 'main', turns: [], nextAfterTurn: null };
   const handlers: RequestHandlers = {
+    'view/ready': record('view/ready', null),
+    'session/get': record('session/get', {
+      dbPath: '/x.db',
+      dbName: 'x.db',
+      sessionId: 's',
+      readonly: true,
+      branches: [],
+      usedBranchIds: [],
+      currentBranchId: 'main',
+      problem: null,
+    }),
     'turns/get': record('turns/get', page),
     'turn/items': record('turn/items', []),
     'tables/get': record('tables/get', { branchId: null, usage: [], turnsWithoutUsage: [], tools: [] }),
@@ -43,6 +54,8 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 describe('webview requests', () => {
   it('knows exactly the methods of the protocol', () => {
     const methods: Record<RequestMethod, true> = {
+      'view/ready': true,
+      'session/get': true,
       'turns/get': true,
       'turn/items': true,
       'tables/get': true,
@@ -66,9 +79,11 @@ describe('webview requests', () => {
       nextAfterTurn: null,
     });
     assert.deepEqual(await handleRequest(handlers, 'run/stop', { runId: 'r1', extra: 'ignored' }), { stopped: false });
+    assert.equal(await handleRequest(handlers, 'view/ready', { extra: 'ignored' }), null);
     assert.deepEqual(calls, [
       ['turns/get', { branchId: 'main', afterTurn: null, limit: 100 }],
       ['run/stop', { runId: 'r1' }],
+      ['view/ready', {}],
     ]);
   });
 
@@ -93,6 +108,7 @@ describe('webview requests', () => {
       ['branch/delete', {}, 'Invalid request: branchId must be a string.'],
       ['run/start', { branchId: 'main', input: null }, 'Invalid request: input must be a string.'],
       ['run/stop', [], 'Invalid request: params must be an object.'],
+      ['session/get', 'all', 'Invalid request: params must be an object.'],
     ];
     for (const [method, params, message] of cases) {
       const err = await rejection(handleRequest(handlers, method, params));
