@@ -1,8 +1,18 @@
 import type { AgentInputItem, Session } from '@openai/agents';
+import type { SessionHistoryRewriteArgs, SessionHistoryTransactionArgs } from '@openai/agents';
+import { CurrentBranchSession } from './currentBranchSession';
 import { checkLimitArgument, checkNewBranchName, checkTurnNumber } from './argumentChecks';
 import { contentMatcher, contentPreview } from './conversationText';
 import { BranchError, InvalidArgumentError, SessionClosedError, describeDatabaseError } from './errors';
 import { exactTextSql, textFromSql } from './exactText';
+import {
+  HISTORY_OPERATIONS_DDL,
+  HistoryConflictError,
+  checkHistoryMutations,
+  checkHistoryTransaction,
+  comparableItems,
+} from './historyTransactions';
+import { fromStoredItems, normalizeForComparison, toStoredItem } from './itemShape';
 import { captureFileIdentity, type FileIdentity } from './fileIdentity';
 import { TOOL_CALL_TYPES_SQL, classifyItem } from './itemClassification';
 import { pythonJsonDumps, pythonJsonLoads } from './pythonJson';
@@ -35,6 +45,27 @@ import type {
   TurnUsageRow,
 } from './types';
 import { usageColumns } from './usageRecord';
+
+/** An item ready for `message_data` and its structure columns (spec §5, §6), computed from the stored shape. */
+interface EncodedItem {
+  text: string;
+  messageType: string;
+  toolName: string | null;
+}
+
+function isFunctionCallWithId(item: unknown, callId: string): boolean {
+  if (typeof item !== 'object' || item === null) return false;
+  const record = item as Record<string, unknown>;
+  return record.type === 'function_call' && (record.call_id ?? record.callId) === callId;
+}
+
+/** Converts and encodes every item first, so an unserialisable one rejects the batch before anything is written. */
+function encodeItems(items: readonly AgentInputItem[]): EncodedItem[] {
+  return items.map((item) => {
+    const stored = toStoredItem(item);
+    return { text: pythonJsonDumps(stored), ...classifyItem(stored) };
+  });
+}
 
 const defaultLogger: SessionLogger = {
   error: (message, err) => console.error(message, err),
@@ -126,7 +157,16 @@ export class AdvancedSQLiteSession implements Session {
     return this.sessionId;
   }
 
+  /**
+   * The items of a branch (the current one by default) as the JS runner takes them: stored Responses items are
+   * converted to the SDK's protocol items (`itemShape.ts`). `getStoredItems` returns them exactly as stored.
+   */
   async getItems(limit?: number | null, branchId?: string | null): Promise<AgentInputItem[]> {
+    return fromStoredItems(await this.getStoredItems(limit, branchId));
+  }
+
+  /** The decoded items exactly as stored (the Responses shape the Python SDK writes), for exact comparisons. */
+  async getStoredItems(limit?: number | null, branchId?: string | null): Promise<unknown[]> {
     this.assertOpen();
     const effective = checkLimitArgument('limit', limit) ?? this.sessionSettings.limit ?? null;
     return readTransaction(this.db, () => {
@@ -157,47 +197,11 @@ export class AdvancedSQLiteSession implements Session {
     this.assertOpen();
     if (items.length === 0) return;
     // Encode everything first: an unserialisable item rejects the batch before anything is written.
-    const rows = items.map((item) => ({ text: pythonJsonDumps(item), ...classifyItem(item) }));
-    const { sessions, messages } = this.tables;
+    const rows = encodeItems(items);
     this.write(() => {
       this.checkGenerationForWrite();
-      const branch = this.currentBranch;
-      // Spec §12 g: Python would silently start a prefix-less branch under the deleted branch's name.
-      if (branch !== 'main' && this.currentBranchHadRows && !this.branchHasRows(branch)) {
-        throw new BranchError(`Branch '${branch}' was deleted by another connection; switch to an existing branch`);
-      }
-      this.stmt('ensureSession', `INSERT OR IGNORE INTO ${sessions} (session_id) VALUES (?)`).run(this.sessionId);
-      const insertMessage = this.stmt('insertMessage', `INSERT INTO ${messages} (session_id, message_data) VALUES (?, ?)`);
-      const ids = rows.map((r) => insertMessage.run(this.sessionId, r.text).lastInsertRowid);
-      this.stmt('touchSession', `UPDATE ${sessions} SET updated_at = CURRENT_TIMESTAMP WHERE session_id = ?`).run(this.sessionId);
-
-      const seqBase = this.maxSequence();
-      const { maxUserTurn, maxBranchTurn } = this.turnMaxima(branch);
-      const insertStructure = this.stmt(
-        'insertStructure',
-        `INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number,
-           user_turn_number, branch_turn_number, tool_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      );
-      let turnsOpened = 0;
-      rows.forEach((r, i) => {
-        if (r.messageType === 'user') turnsOpened++;
-        insertStructure.run(
-          this.sessionId,
-          ids[i] as number | bigint,
-          branch,
-          r.messageType,
-          seqBase + i + 1,
-          maxUserTurn + turnsOpened,
-          maxBranchTurn + turnsOpened,
-          r.toolName,
-        );
-      });
-      this.counters = {
-        branch,
-        dataVersion: this.dataVersion(),
-        maxUserTurn: maxUserTurn + turnsOpened,
-        maxBranchTurn: maxBranchTurn + turnsOpened,
-      };
+      this.assertCurrentBranchNotDeleted();
+      this.insertRows(rows);
     });
     this.currentBranchHadRows = true;
   }
@@ -222,22 +226,10 @@ export class AdvancedSQLiteSession implements Session {
         }>(last.message_id);
         this.deleteOrphanMessages();
         this.currentBranchHadRows = this.branchHasRows(branch);
-        if (last.user_turn_number !== null) {
-          const left = this.stmt(
-            'turnHasRows',
-            'SELECT 1 FROM message_structure WHERE session_id = ? AND branch_id = ? AND user_turn_number = ? LIMIT 1',
-          ).get(this.sessionId, branch, last.user_turn_number);
-          if (!left) {
-            this.stmt('deleteTurnUsage', 'DELETE FROM turn_usage WHERE session_id = ? AND branch_id = ? AND user_turn_number = ?').run(
-              this.sessionId,
-              branch,
-              last.user_turn_number,
-            );
-          }
-        }
+        if (last.user_turn_number !== null) this.deleteUsageIfTurnGone(branch, last.user_turn_number);
         if (message) {
           const decoded = pythonJsonLoads(message.message_data);
-          if (decoded.ok) return decoded.value as AgentInputItem;
+          if (decoded.ok) return fromStoredItems([decoded.value])[0];
         }
         // A missing or corrupt message: it is gone now; pop the next one, as Python does.
       }
@@ -256,11 +248,131 @@ export class AdvancedSQLiteSession implements Session {
       this.db.prepare(`DELETE FROM ${this.tables.messages} WHERE session_id = ?`).run(sid);
       this.db.prepare(`DELETE FROM ${this.tables.sessions} WHERE session_id = ?`).run(sid);
       this.db.prepare('UPDATE session_clear_generations SET generation = generation + 1 WHERE session_id = ?').run(sid);
+      this.forgetOperations(null);
       return this.generationRow() ?? 0;
     });
     this.clearGeneration = generation;
     this.currentBranch = 'main';
     this.currentBranchHadRows = false;
+  }
+
+  /**
+   * Clears the current branch only: its structure rows and the messages no other branch shares. Other branches, and
+   * every usage row, stay; the branch's next turn is numbered after its last usage row. The branch stays current.
+   * `currentBranchSession()` exposes this as `clearSession`, for wrappers such as `OpenAIResponsesCompactionSession`
+   * that clear and re-add.
+   */
+  async clearCurrentBranch(): Promise<void> {
+    this.assertOpen();
+    this.write(() => {
+      this.checkGenerationForWrite();
+      this.assertCurrentBranchNotDeleted();
+      this.deleteBranchRows(this.branchRows(), { keepUsage: true });
+      this.forgetOperations(this.currentBranch);
+    });
+    // Emptied by us, not deleted by another connection: the next addItems may refill it (spec §12 g does not apply).
+    this.currentBranchHadRows = false;
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // The SDK's optional Session capabilities (docs/session-format.md §14), on the current branch
+
+  /** `replace_function_call`: the first call with that id is replaced, later ones removed (as `MemorySession`). */
+  async applyHistoryMutations(args: SessionHistoryRewriteArgs): Promise<void> {
+    this.assertOpen();
+    const mutations = checkHistoryMutations(args);
+    if (mutations.length === 0) return;
+    const encoded = mutations.map((m) => ({ callId: m.callId, row: encodeItems([m.replacement])[0] as EncodedItem }));
+    this.write(() => {
+      this.checkGenerationForWrite();
+      this.assertCurrentBranchNotDeleted();
+      const insertMessage = this.stmt('insertMessage', `INSERT INTO ${this.tables.messages} (session_id, message_data) VALUES (?, ?)`);
+      const repoint = this.stmt(
+        'repointStructure',
+        'UPDATE message_structure SET message_id = ?, message_type = ?, tool_name = ? WHERE id = ?',
+      );
+      for (const { callId, row } of encoded) {
+        const calls = this.branchRows().filter(({ item }) => isFunctionCallWithId(item, callId));
+        const [first, ...later] = calls;
+        if (!first) continue;
+        // A new message row, never an update in place: another branch may share the old one (spec §8.3).
+        const messageId = insertMessage.run(this.sessionId, row.text).lastInsertRowid;
+        repoint.run(messageId, row.messageType, row.toolName, first.id);
+        this.deleteBranchRows(later, { keepUsage: false });
+      }
+      this.deleteOrphanMessages();
+    });
+  }
+
+  /**
+   * An atomic, idempotent change of the current branch's history. The operation id is recorded in the same transaction
+   * (durably: a retry from another instance or process is a no-op). Reusing an id for a different change, or a suffix
+   * that no longer matches, throws `HistoryConflictError` and changes nothing.
+   */
+  async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
+    this.assertOpen();
+    const op = checkHistoryTransaction(args);
+    const rows = encodeItems(op.transaction.type === 'append_items' ? op.transaction.items : op.transaction.replacement);
+    this.write(() => {
+      this.checkGenerationForWrite();
+      this.assertCurrentBranchNotDeleted();
+      this.db.exec(HISTORY_OPERATIONS_DDL);
+      const applied = this.db
+        .prepare('SELECT transaction_data FROM session_history_operations WHERE session_id = ? AND operation_id = ?')
+        .get<{ transaction_data: string }>(this.sessionId, op.operationId);
+      if (applied) {
+        if (applied.transaction_data !== op.fingerprint) {
+          throw new HistoryConflictError('Session history operation was already applied with a different transaction.');
+        }
+        return;
+      }
+      if (op.transaction.type === 'replace_suffix') {
+        const expected = op.transaction.expectedSuffix;
+        const current = this.branchRows();
+        const suffix = expected.length === 0 ? [] : current.slice(-expected.length);
+        const matches =
+          suffix.length === expected.length &&
+          suffix.every((r) => r.item !== undefined) &&
+          comparableItems(suffix.map((r) => r.item)) === comparableItems(expected.map((item) => toStoredItem(item)));
+        if (!matches) throw new HistoryConflictError('Session history suffix no longer matches the transaction precondition.');
+        this.deleteBranchRows(suffix, { keepUsage: false });
+      }
+      if (rows.length > 0) this.insertRows(rows);
+      this.db
+        .prepare('INSERT INTO session_history_operations (session_id, operation_id, branch_id, transaction_data) VALUES (?, ?, ?, ?)')
+        .run(this.sessionId, op.operationId, this.currentBranch, op.fingerprint);
+    });
+    this.currentBranchHadRows = this.branchHasRows(this.currentBranch);
+  }
+
+  /**
+   * Replaces the current branch's history with a compaction item and its retained suffix, in one transaction. Other
+   * branches keep their items; every usage row stays (numbering continues after the last one, see `turnMaxima`).
+   */
+  async replaceHistoryWithCompaction(items: AgentInputItem[]): Promise<void> {
+    this.assertOpen();
+    const rows = encodeItems(items);
+    this.write(() => {
+      this.checkGenerationForWrite();
+      this.assertCurrentBranchNotDeleted();
+      this.deleteBranchRows(this.branchRows(), { keepUsage: true });
+      if (rows.length > 0) this.insertRows(rows);
+    });
+    this.currentBranchHadRows = rows.length > 0;
+  }
+
+  /** What the runner compares when it reconciles its writes: items as they read back once stored. */
+  prepareHistoryItemsForPersistenceComparison(items: AgentInputItem[]): AgentInputItem[] {
+    return normalizeForComparison(items);
+  }
+
+  /**
+   * This session seen as its current branch alone: `clearSession` clears only that branch (`clearCurrentBranch`), every
+   * other method is this session's. Hand it to wrappers that clear and rebuild history, such as the SDK's
+   * `OpenAIResponsesCompactionSession`, so they never wipe the other branches.
+   */
+  currentBranchSession(): CurrentBranchSession {
+    return new CurrentBranchSession(this);
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -594,6 +706,108 @@ export class AdvancedSQLiteSession implements Session {
     if (!empty) enableWal(this.db, busyTimeoutMs);
   }
 
+  /** A cleared history forgets its applied operation ids, as `MemorySession` does (`branch` null: every branch). */
+  private forgetOperations(branch: string | null): void {
+    if (!this.tablePresent('session_history_operations')) return;
+    if (branch === null) this.db.prepare('DELETE FROM session_history_operations WHERE session_id = ?').run(this.sessionId);
+    else this.db.prepare('DELETE FROM session_history_operations WHERE session_id = ? AND branch_id = ?').run(this.sessionId, branch);
+  }
+
+  /** Spec §12 g: Python would silently start a prefix-less branch under the deleted branch's name. */
+  private assertCurrentBranchNotDeleted(): void {
+    const branch = this.currentBranch;
+    if (branch !== 'main' && this.currentBranchHadRows && !this.branchHasRows(branch)) {
+      throw new BranchError(`Branch '${branch}' was deleted by another connection; switch to an existing branch`);
+    }
+  }
+
+  /**
+   * Appends encoded items to the current branch, inside the caller's transaction: one message row and one structure
+   * row each, numbered after the branch's last turn (spec §7).
+   */
+  private insertRows(rows: readonly EncodedItem[]): void {
+    const { sessions, messages } = this.tables;
+    const branch = this.currentBranch;
+    this.stmt('ensureSession', `INSERT OR IGNORE INTO ${sessions} (session_id) VALUES (?)`).run(this.sessionId);
+    const insertMessage = this.stmt('insertMessage', `INSERT INTO ${messages} (session_id, message_data) VALUES (?, ?)`);
+    const ids = rows.map((r) => insertMessage.run(this.sessionId, r.text).lastInsertRowid);
+    this.stmt('touchSession', `UPDATE ${sessions} SET updated_at = CURRENT_TIMESTAMP WHERE session_id = ?`).run(this.sessionId);
+
+    const seqBase = this.maxSequence();
+    const { maxUserTurn, maxBranchTurn } = this.turnMaxima(branch);
+    const insertStructure = this.stmt(
+      'insertStructure',
+      `INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number,
+         user_turn_number, branch_turn_number, tool_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    let turnsOpened = 0;
+    rows.forEach((r, i) => {
+      if (r.messageType === 'user') turnsOpened++;
+      insertStructure.run(
+        this.sessionId,
+        ids[i] as number | bigint,
+        branch,
+        r.messageType,
+        seqBase + i + 1,
+        maxUserTurn + turnsOpened,
+        maxBranchTurn + turnsOpened,
+        r.toolName,
+      );
+    });
+    this.counters = {
+      branch,
+      dataVersion: this.dataVersion(),
+      maxUserTurn: maxUserTurn + turnsOpened,
+      maxBranchTurn: maxBranchTurn + turnsOpened,
+    };
+  }
+
+  /** The current branch's structure rows with their stored items, oldest first (corrupt rows included as undefined). */
+  private branchRows(): { id: number; item: unknown; userTurn: number | null; branchTurn: number | null }[] {
+    const rows = this.stmt(
+      'branchRowsAsc',
+      `SELECT s.id, m.message_data, s.user_turn_number, s.branch_turn_number FROM message_structure s
+       LEFT JOIN ${this.tables.messages} m ON m.id = s.message_id
+       WHERE s.session_id = ? AND s.branch_id = ? ORDER BY s.sequence_number ASC`,
+    ).all<{ id: number; message_data: string | null; user_turn_number: number | null; branch_turn_number: number | null }>(
+      this.sessionId,
+      this.currentBranch,
+    );
+    return rows.map((r) => {
+      const decoded = r.message_data === null ? undefined : pythonJsonLoads(r.message_data);
+      return { id: r.id, item: decoded?.ok ? decoded.value : undefined, userTurn: r.user_turn_number, branchTurn: r.branch_turn_number };
+    });
+  }
+
+  /**
+   * Removes structure rows of the current branch and the messages nothing references any more. With `keepUsage` off,
+   * the usage rows of the removed rows' turns go too when no row of that turn is left (as `popItem` does).
+   */
+  private deleteBranchRows(rows: readonly { id: number; userTurn: number | null }[], options: { keepUsage: boolean }): void {
+    const remove = this.stmt('deleteStructure', 'DELETE FROM message_structure WHERE id = ?');
+    for (const row of rows) remove.run(row.id);
+    this.deleteOrphanMessages();
+    if (!options.keepUsage) {
+      const turns = new Set(rows.map((r) => r.userTurn).filter((t): t is number => t !== null));
+      for (const turn of turns) this.deleteUsageIfTurnGone(this.currentBranch, turn);
+    }
+    this.counters = undefined;
+  }
+
+  private deleteUsageIfTurnGone(branch: string, turn: number): void {
+    const left = this.stmt(
+      'turnHasRows',
+      'SELECT 1 FROM message_structure WHERE session_id = ? AND branch_id = ? AND user_turn_number = ? LIMIT 1',
+    ).get(this.sessionId, branch, turn);
+    if (!left) {
+      this.stmt('deleteTurnUsage', 'DELETE FROM turn_usage WHERE session_id = ? AND branch_id = ? AND user_turn_number = ?').run(
+        this.sessionId,
+        branch,
+        turn,
+      );
+    }
+  }
+
   /** Notes that a read found rows on `branch`; for the current branch that arms the §12 g check. */
   private sawRowsOn(branch: string): void {
     if (branch === this.currentBranch) this.currentBranchHadRows = true;
@@ -659,6 +873,19 @@ export class AdvancedSQLiteSession implements Session {
    * user-turn maximum still agrees. Otherwise it is computed exactly.
    */
   private turnMaxima(branch: string): { maxUserTurn: number; maxBranchTurn: number } {
+    const found = this.structureTurnMaxima(branch);
+    // A branch whose history was cleared or compacted keeps its usage rows (the tokens were spent); numbering goes on
+    // after them so the next turn's usage never lands on an old turn's row. Python's histories never have usage past
+    // their last structure row, so for them this changes nothing.
+    const usageTurn =
+      this.stmt('maxUsageTurn', 'SELECT MAX(user_turn_number) AS turn FROM turn_usage WHERE session_id = ? AND branch_id = ?').get<{
+        turn: number | null;
+      }>(this.sessionId, branch)?.turn ?? 0;
+    const lift = Math.max(0, usageTurn - found.maxUserTurn);
+    return { maxUserTurn: found.maxUserTurn + lift, maxBranchTurn: found.maxBranchTurn + lift };
+  }
+
+  private structureTurnMaxima(branch: string): { maxUserTurn: number; maxBranchTurn: number } {
     const maxUserTurn =
       this.stmt('maxUserTurn', 'SELECT MAX(user_turn_number) AS turn FROM message_structure WHERE session_id = ? AND branch_id = ?').get<{
         turn: number | null;

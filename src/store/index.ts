@@ -4,6 +4,9 @@
  */
 export { AdvancedSQLiteSession } from './advancedSqliteSession';
 export { SQLiteSession } from './sqliteSession';
+export { CurrentBranchSession } from './currentBranchSession';
+export { fromStoredItems, isJsShapedItem, normalizeForComparison, toStoredItem } from './itemShape';
+export { HistoryConflictError } from './historyTransactions';
 export {
   BranchError,
   InvalidArgumentError,

@@ -1,5 +1,6 @@
 import type { AgentInputItem, Session } from '@openai/agents';
 import { checkLimitArgument } from './argumentChecks';
+import { fromStoredItems, toStoredItem } from './itemShape';
 import { SessionClosedError, describeDatabaseError } from './errors';
 import { captureFileIdentity, type FileIdentity } from './fileIdentity';
 import { pythonJsonDumps, pythonJsonLoads, type Decoded } from './pythonJson';
@@ -51,7 +52,13 @@ export class SQLiteSession implements Session {
     return this.sessionId;
   }
 
+  /** The session's items as the JS runner takes them (stored Responses items converted, see `itemShape.ts`). */
   async getItems(limit?: number | null): Promise<AgentInputItem[]> {
+    return fromStoredItems(await this.getStoredItems(limit));
+  }
+
+  /** The decoded items exactly as stored. */
+  async getStoredItems(limit?: number | null): Promise<unknown[]> {
     this.assertOpen();
     const effective = checkLimitArgument('limit', limit) ?? this.sessionSettings.limit ?? null;
     const m = this.tables.messages;
@@ -71,7 +78,7 @@ export class SQLiteSession implements Session {
   async addItems(items: AgentInputItem[]): Promise<void> {
     this.assertOpen();
     if (items.length === 0) return;
-    const encoded = items.map((item) => pythonJsonDumps(item));
+    const encoded = items.map((item) => pythonJsonDumps(toStoredItem(item)));
     const { sessions, messages } = this.tables;
     this.write(() => {
       this.db.prepare(`INSERT OR IGNORE INTO ${sessions} (session_id) VALUES (?)`).run(this.sessionId);
@@ -96,7 +103,7 @@ export class SQLiteSession implements Session {
         if (!last) return undefined;
         remove.run(last.id);
         const decoded = decodeStored(last.message_data);
-        if (decoded.ok) return decoded.value as AgentInputItem;
+        if (decoded.ok) return fromStoredItems([decoded.value])[0];
       }
     });
   }
@@ -139,11 +146,11 @@ function decodeStored(value: unknown): Decoded {
 }
 
 /** Decodes rows in order, skipping corrupt ones as Python does. */
-export function decodeAll(rows: Iterable<{ message_data: string }>): AgentInputItem[] {
-  const out: AgentInputItem[] = [];
+export function decodeAll(rows: Iterable<{ message_data: string }>): unknown[] {
+  const out: unknown[] = [];
   for (const r of rows) {
     const d = pythonJsonLoads(r.message_data);
-    if (d.ok) out.push(d.value as AgentInputItem);
+    if (d.ok) out.push(d.value);
   }
   return out;
 }
@@ -152,12 +159,12 @@ export function decodeAll(rows: Iterable<{ message_data: string }>): AgentInputI
  * The newest `limit` decodable items, oldest first, reading newest-first rows only as far as needed, so memory
  * follows the page size, not the session size.
  */
-export function takeNewestValid(newestFirst: IterableIterator<{ message_data: string }>, limit: number): AgentInputItem[] {
-  const out: AgentInputItem[] = [];
+export function takeNewestValid(newestFirst: IterableIterator<{ message_data: string }>, limit: number): unknown[] {
+  const out: unknown[] = [];
   for (const r of newestFirst) {
     const d = pythonJsonLoads(r.message_data);
     if (d.ok) {
-      out.push(d.value as AgentInputItem);
+      out.push(d.value);
       if (out.length === limit) {
         newestFirst.return?.();
         break;

@@ -3,7 +3,14 @@
  * decoded reported as corrupt instead of skipped.
  */
 import { strict as assert } from 'node:assert';
-import { AdvancedSQLiteSession, InvalidArgumentError, openDatabase, type ItemEntry, type SessionDatabase } from '../../../src/store';
+import {
+  AdvancedSQLiteSession,
+  InvalidArgumentError,
+  openDatabase,
+  toStoredItem,
+  type ItemEntry,
+  type SessionDatabase,
+} from '../../../src/store';
 import { itemPageSql, turnItemsSql } from '../../../src/store/inspector/itemPages';
 import { turnPageSql } from '../../../src/store/inspector/turnPages';
 import { TempFolder, sql, writeBranchedFile, type SessionModel } from './inspectorFixtures';
@@ -43,7 +50,7 @@ describe('SessionDatabase.getItemsPage / getTurnItems', () => {
         const entries = readAll(db, 'branched', branch, limit);
         assert.deepEqual(
           decoded(entries),
-          expected.map((i) => i.item),
+          expected.map((i) => toStoredItem(i.item)),
           `${branch}, pages of ${limit}`,
         );
         assert.deepEqual(
@@ -66,7 +73,7 @@ describe('SessionDatabase.getItemsPage / getTurnItems', () => {
     const session = folder.track(new AdvancedSQLiteSession({ sessionId: 'branched', dbPath: folder.path() }));
     for (const branch of m.branches.keys()) {
       const entries = readAll(db, 'branched', branch, 4);
-      assert.deepEqual(decoded(entries), await session.getItems(undefined, branch));
+      assert.deepEqual(decoded(entries), await session.getStoredItems(undefined, branch));
       const rows = sql<{ id: number; message_id: number; sequence_number: number }>(
         folder.path(),
         "SELECT id, message_id, sequence_number FROM message_structure WHERE session_id = 'branched' AND branch_id = ? ORDER BY sequence_number",
@@ -172,7 +179,7 @@ describe('SessionDatabase.getItemsPage / getTurnItems', () => {
           m
             .branch(branch)
             .filter((i) => i.turn === turn)
-            .map((i) => i.item),
+            .map((i) => toStoredItem(i.item)),
           `${branch} turn ${turn}`,
         );
       }

@@ -11,6 +11,7 @@ import {
   SessionDatabaseError,
   openDatabase,
   openSessionDatabase,
+  toStoredItem,
   type SessionDatabase,
 } from '../../../src/store';
 import { TempFolder, expectDatabaseError, mk, sha256, sizeOf, sql, writeBranchedFile } from './inspectorFixtures';
@@ -220,7 +221,7 @@ describe('openSessionDatabase', () => {
         const page = db.getItemsPage('c1', 'main', { limit: 10 });
         assert.deepEqual(
           page.items.map((i) => (i.corrupt ? null : i.item)),
-          [mk.user('hello'), mk.assistant('hi')],
+          [mk.user('hello'), mk.assistant('hi')].map((item) => toStoredItem(item)),
         );
       });
     }

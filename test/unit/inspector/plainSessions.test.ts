@@ -4,7 +4,7 @@
  */
 import { strict as assert } from 'node:assert';
 import type { AgentInputItem } from '@openai/agents';
-import { SQLiteSession, type ItemEntry, type SessionDatabase } from '../../../src/store';
+import { SQLiteSession, toStoredItem, type ItemEntry, type SessionDatabase } from '../../../src/store';
 import { TempFolder, mk, sql } from './inspectorFixtures';
 
 describe('SessionDatabase on plain SQLiteSession files', () => {
@@ -59,7 +59,7 @@ describe('SessionDatabase on plain SQLiteSession files', () => {
       assert.equal(byId.get('second')?.messageCount, 1);
       assert.deepEqual(
         readAll(db, 4).map((e) => (e.corrupt ? null : e.item)),
-        written.map((w) => w.item),
+        written.map((w) => toStoredItem(w.item)),
       );
     });
   }
@@ -71,7 +71,7 @@ describe('SessionDatabase on plain SQLiteSession files', () => {
       const entries = readAll(db, limit);
       assert.deepEqual(
         entries.map((e) => (e.corrupt ? null : e.item)),
-        written.map((w) => w.item),
+        written.map((w) => toStoredItem(w.item)),
       );
       assert.deepEqual(
         entries.map((e) => [e.messageId, e.sequenceNumber]),
@@ -118,7 +118,7 @@ describe('SessionDatabase on plain SQLiteSession files', () => {
     for (const turn of [0, 1, 2, 3, 4]) {
       assert.deepEqual(
         db.getTurnItems('plain', 'main', turn).map((e) => (e.corrupt ? null : e.item)),
-        written.filter((w) => w.turn === turn).map((w) => w.item),
+        written.filter((w) => w.turn === turn).map((w) => toStoredItem(w.item)),
         `turn ${turn}`,
       );
     }

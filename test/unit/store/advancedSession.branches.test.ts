@@ -47,7 +47,7 @@ describe('AdvancedSQLiteSession branches', () => {
         [
           'first question',
           'function_call',
-          'function_call_output',
+          'function_call_result',
           [{ type: 'output_text', text: 'first answer' }],
           'second question',
           [{ type: 'output_text', text: 'second answer' }],

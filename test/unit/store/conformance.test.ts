@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Usage } from '@openai/agents';
-import { AdvancedSQLiteSession, type SessionError } from '../../../src/store';
+import { AdvancedSQLiteSession, fromStoredItems, type SessionError } from '../../../src/store';
 import { dumpPragmas, dumpSchema, dumpTables, inspect } from '../../support/tableDump';
 import { copyFixture, tempDir } from '../../support/tempFiles';
 import { py } from '../../support/pythonShapes';
@@ -64,13 +64,22 @@ function same(actual: unknown, expected: unknown, what: string): void {
   assert.equal(JSON.stringify(actual), JSON.stringify(expected), `${what}: key order`);
 }
 
+/**
+ * Python's `get_items` returns the rows as stored: `getStoredItems` must match it exactly, and `getItems` must be the
+ * JS runner's view of exactly those rows.
+ */
+async function sameItems(s: AdvancedSQLiteSession, limit: number | undefined, branch: string | undefined, expected: unknown, what: string) {
+  same(await s.getStoredItems(limit, branch), expected, `${what} (as stored)`);
+  same(await s.getItems(limit, branch), fromStoredItems(expected as unknown[]), `${what} (for the JS runner)`);
+}
+
 async function checkBranchQueries(s: AdvancedSQLiteSession, q: BranchQueries, branch: string | undefined, where: string) {
   for (const [key, expected] of Object.entries(q)) {
     const what = `${where} ${key}`;
-    if (key === 'get_items') same(await s.getItems(undefined, branch), expected, what);
+    if (key === 'get_items') await sameItems(s, undefined, branch, expected, what);
     else if (key.startsWith('get_items(limit=')) {
       const limit = Number(/limit=(-?\d+)/.exec(key)?.[1]);
-      same(await s.getItems(limit, branch), expected, what);
+      await sameItems(s, limit, branch, expected, what);
     } else if (key === 'get_conversation_turns') same(py.turns(await s.getConversationTurns(branch)), expected, what);
     else if (key === 'get_conversation_by_turns') same(py.byTurns(await s.getConversationByTurns(branch)), expected, what);
     else if (key === 'get_tool_usage') same(py.toolUsage(await s.getToolUsage(branch)), expected, what);
@@ -106,7 +115,7 @@ async function checkFreshInstances(path: string, fresh: Expected['fresh_instance
     try {
       assert.equal(s.getCurrentBranchId(), f.current_branch);
       same(py.branches(await s.listBranches()), f.list_branches, `fresh ${sid} list_branches`);
-      same(await s.getItems(), f.get_items, `fresh ${sid} get_items`);
+      await sameItems(s, undefined, undefined, f.get_items, `fresh ${sid} get_items`);
     } finally {
       s.close();
     }
@@ -130,6 +139,7 @@ async function replay(s: AdvancedSQLiteSession, op: Expected['operations'][numbe
     case 'delete_branch':
       return s.deleteBranch((pos[0] ?? kw.branch_id) as string, (pos[1] ?? kw.force) as boolean | undefined);
     case 'pop_item':
+      // Python returns the row as stored; ours is the JS runner's view of it, compared as such below.
       return s.popItem();
     case 'clear_session':
       return s.clearSession();
@@ -200,7 +210,8 @@ for (const name of ['ref-basic', 'ref-multisession']) {
             error = { type: e.pythonType ?? e.name, message: e.message };
           }
           same(error, op.error, `${where}: error`);
-          same(result, op.result, `${where}: result`);
+          const pythonResult = op.method === 'pop_item' && op.result !== null ? fromStoredItems([op.result])[0] : op.result;
+          same(result, pythonResult, `${where}: result`);
           assert.equal(s.getCurrentBranchId(), op.branch_after, `${where}: branch_after`);
         }
         inspect(path, (db) => {
