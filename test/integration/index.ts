@@ -20,6 +20,7 @@ export function run(): Promise<void> {
   require('./branchActions.test');
   require('./readOnlyAndBadInput.test');
   require('./liveRefresh.test');
+  require('./changeNotices.test');
   require('./agentRuns.test');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return new Promise((resolve, reject) => {

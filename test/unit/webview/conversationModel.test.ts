@@ -65,7 +65,7 @@ class TestHost {
     this.methods.push(method);
     const answer = handleRequest(this.handlers, method, params);
     if (!this.holding) return answer;
-    return new Promise((resolve) => this.held.push(() => resolve(answer)));
+    return new Promise<unknown>((resolve) => this.held.push(() => resolve(answer)));
   }) as RequestFn;
 
   /** Delivers the held answers, oldest first, and waits until the view has handled them. */
