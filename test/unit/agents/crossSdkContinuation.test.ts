@@ -10,14 +10,16 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { Agent, OpenAIResponsesModel, Runner, tool, type AgentInputItem } from '@openai/agents';
+import { Agent, OpenAIResponsesModel, Runner, tool, type AgentInputItem, type Session } from '@openai/agents';
 import { z } from 'zod';
-import { AdvancedSQLiteSession, pythonJsonDumps } from '../../../src/store';
+import { AdvancedSQLiteSession, SQLiteSession, pythonJsonDumps, toStoredItem } from '../../../src/store';
 import { startLoopbackOpenAI, type LoopbackOpenAI, type RecordedRequest } from '../../support/loopbackOpenAI';
-import { Workspace, query } from '../../support/sessionHelpers';
+import { Workspace, execSql, query } from '../../support/sessionHelpers';
 import { copyFixture } from '../../support/tempFiles';
 
 type Json = Record<string, unknown>;
+/** What the checks need of a store session (AdvancedSQLiteSession or SQLiteSession). */
+type StoreSession = Session & { getStoredItems(): Promise<unknown[]> };
 
 const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'conformance');
 const EVIDENCE_DIR = '/tmp/issue11-evidence';
@@ -135,7 +137,7 @@ describe('cross-SDK continuation: Python-shaped sessions through the runner, Ope
    * Continues `session` (on its current branch) and checks everything; returns the first request's input.
    * `history` is the current branch's items as the file holds them before the run.
    */
-  async function continueAndCheck(session: AdvancedSQLiteSession, what: string): Promise<unknown[]> {
+  async function continueAndCheck(session: StoreSession, dbPath: string, what: string): Promise<unknown[]> {
     const history = (await session.getStoredItems()) as Json[];
     const first = server.requests.length;
     const result = await runner.run(agent, CONTINUE, { session });
@@ -149,7 +151,10 @@ describe('cross-SDK continuation: Python-shaped sessions through the runner, Ope
     const firstInput = requests[0]!.body.input as Json[];
     const sent = firstInput.map(identity);
     const compactionAt = history.map((h) => h.type).lastIndexOf('compaction');
-    const expectedHistory = (compactionAt >= 0 ? history.slice(compactionAt) : history).map(identity);
+    // (Rows in the JS shape of earlier versions are compared in their stored, Responses form.)
+    const expectedHistory = (compactionAt >= 0 ? history.slice(compactionAt) : history).map((h) =>
+      identity(toStoredItem(h as unknown as AgentInputItem)),
+    );
     assert.deepStrictEqual(sent.slice(0, -1), expectedHistory, `${what}: the history sent to the model`);
     assert.equal(identity(firstInput.at(-1)!), `user:${CONTINUE}`, `${what}: the new input comes last`);
     const callId = server.replies[first]!.callIds[0]!;
@@ -184,7 +189,7 @@ describe('cross-SDK continuation: Python-shaped sessions through the runner, Ope
     assert.equal(textOf(added[3]!.content), 'It is sunny in Paris.');
     // The raw row is Python's JSON encoding of that item (what Python reads back with json.loads).
     const raw = query<{ message_data: string }>(
-      session.dbPath,
+      dbPath,
       `SELECT message_data FROM agent_messages WHERE session_id = ? ORDER BY id DESC LIMIT 4`,
       session.sessionId,
     ).reverse();
@@ -221,7 +226,7 @@ describe('cross-SDK continuation: Python-shaped sessions through the runner, Ope
         const dbPath = copyFixture(join(FIXTURES, file), dir);
         const session = ws.track(new AdvancedSQLiteSession({ sessionId, dbPath }));
         await session.switchToBranch(branchId);
-        const input = await continueAndCheck(session, `${file} ${sessionId}/${branchId}`);
+        const input = await continueAndCheck(session, dbPath, `${file} ${sessionId}/${branchId}`);
         if (file === 'ref-basic.db') {
           writeFileSync(
             join(EVIDENCE_DIR, 'python-continuation-input.json'),
@@ -411,7 +416,51 @@ describe('cross-SDK continuation: Python-shaped sessions through the runner, Ope
         query<{ message_data: string }>(session.dbPath, 'SELECT message_data FROM agent_messages ORDER BY id').map((r) => r.message_data),
         items.map((i) => pythonJsonDumps(i)),
       );
-      await continueAndCheck(session, name);
+      await continueAndCheck(session, session.dbPath, name);
     });
   }
+
+  it("Python's plain SQLiteSession: the session of the issue continues", async () => {
+    const dbPath = ws.path('plain.db');
+    const session = ws.track(new SQLiteSession({ sessionId: 'plain', dbPath }));
+    const items = pythonSessions['function tool with reasoning (the session of the issue)']!;
+    await session.addItems(structuredClone(items) as AgentInputItem[]);
+    assert.deepStrictEqual(await session.getStoredItems(), items, 'the Python-shaped items were not stored unchanged');
+    await continueAndCheck(session, dbPath, 'SQLiteSession');
+  });
+
+  it('rows in the JS shape of earlier versions of this store continue, and new rows are Python-shaped', async () => {
+    const session = ws.open({ sessionId: 'legacy', dbPath: ws.path('legacy.db') });
+    const legacy: Json[] = [
+      { role: 'user', content: 'Weather in Oslo?' },
+      { type: 'function_call', callId: 'call_old1', name: 'get_weather', arguments: '{"city":"Oslo"}', status: 'completed', id: 'fc_old1' },
+      {
+        type: 'function_call_result',
+        callId: 'call_old1',
+        name: 'get_weather',
+        status: 'completed',
+        output: { type: 'text', text: 'Snow' },
+      },
+      { role: 'assistant', type: 'message', status: 'completed', id: 'msg_old1', content: [{ type: 'output_text', text: 'It snows.' }] },
+    ];
+    // Write the rows as an earlier version did: the JS items verbatim, classified as they were (tool name of the result).
+    await session.addItems(legacy.map(() => ({ role: 'user', content: 'x' })) as AgentInputItem[]);
+    const ids = query<{ id: number }>(session.dbPath, 'SELECT id FROM agent_messages WHERE session_id = ? ORDER BY id', 'legacy');
+    assert.equal(ids.length, legacy.length);
+    const types = ['user', 'function_call', 'function_call_result', 'assistant'];
+    ids.forEach(({ id }, i) => {
+      execSql(session.dbPath, 'UPDATE agent_messages SET message_data = ? WHERE id = ?', pythonJsonDumps(legacy[i]), id);
+      execSql(
+        session.dbPath,
+        'UPDATE message_structure SET message_type = ?, tool_name = ?, user_turn_number = ?, branch_turn_number = ? WHERE message_id = ?',
+        types[i]!,
+        i === 1 || i === 2 ? 'get_weather' : null,
+        1,
+        1,
+        id,
+      );
+    });
+    assert.deepStrictEqual(await session.getStoredItems(), legacy);
+    await continueAndCheck(session, session.dbPath, 'legacy JS-shaped rows');
+  });
 });
