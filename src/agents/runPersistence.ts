@@ -18,8 +18,8 @@
  * Only items this run wrote are ever popped, and each is compared with the branch's newest item first, so a
  * concurrent writer's items are never removed (the cleanup stops and says so instead).
  */
-import type { AgentInputItem, Session } from '@openai/agents';
-import type { AdvancedSQLiteSession } from '../store';
+import type { AgentInputItem, Session, SessionHistoryRewriteArgs, SessionHistoryTransactionArgs } from '@openai/agents';
+import { toStoredItem, type AdvancedSQLiteSession } from '../store';
 import { itemPreview, itemType } from '../shared/itemText';
 import { errorMessage } from '../shared/errorMessage';
 
@@ -65,8 +65,46 @@ export class RecordingSession implements Session {
 
   async clearSession(): Promise<void> {
     throw new Error(
-      'Clearing the session during a run is refused: it would delete every branch of the session. (The SDK clears a session only to compact its history, which branched sessions do not support yet.)',
+      'Clearing the session during a run is refused: it would delete every branch of the session. (The SDK compacts through replaceHistoryWithCompaction, which replaces only this branch.)',
     );
+  }
+
+  // The SDK's optional capabilities, forwarded so the runner uses the store's atomic, per-branch versions; what they
+  // write is recorded like addItems, so settling the run sees it.
+
+  applyHistoryMutations(args: SessionHistoryRewriteArgs): Promise<void> {
+    return this.inner.applyHistoryMutations(args);
+  }
+
+  async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
+    await this.inner.applyHistoryTransaction(args);
+    const tx = args.transaction;
+    if (tx.type === 'replace_suffix') this.dropWritten(tx.expectedSuffix.length);
+    const added = tx.type === 'append_items' ? tx.items : tx.replacement;
+    if (added.length > 0) this.written.push(added.map((i) => plain(i)));
+  }
+
+  async replaceHistoryWithCompaction(items: AgentInputItem[]): Promise<void> {
+    await this.inner.replaceHistoryWithCompaction(items);
+    // The branch is now exactly `items`: nothing written before can be popped as this run's any more.
+    this.written.length = 0;
+    if (items.length > 0) this.written.push(items.map((i) => plain(i)));
+  }
+
+  prepareHistoryItemsForPersistenceComparison(items: AgentInputItem[]): AgentInputItem[] {
+    return this.inner.prepareHistoryItemsForPersistenceComparison(items);
+  }
+
+  /** Forgets the newest `count` recorded items (a suffix the runner replaced). */
+  private dropWritten(count: number): void {
+    let left = count;
+    while (left > 0 && this.written.length > 0) {
+      const last = this.written[this.written.length - 1] as AgentInputItem[];
+      const take = Math.min(left, last.length);
+      last.splice(last.length - take, take);
+      if (last.length === 0) this.written.pop();
+      left -= take;
+    }
   }
 
   /** Every item written, in order. */
@@ -128,7 +166,8 @@ export async function settleRun(
     const expected = written[i] as AgentInputItem;
     try {
       const [newest] = await session.getItems(1);
-      if (newest === undefined || canonical(newest) !== canonical(expected)) {
+      // Compared as stored: the store keeps the Responses shape, not the runner's JS-only metadata.
+      if (newest === undefined || canonical(toStoredItem(newest)) !== canonical(toStoredItem(expected))) {
         return {
           kept: written.slice(0, i + 1),
           removed,

@@ -111,7 +111,7 @@ describe('agent runs', () => {
     const outcome = await send('main', 'What is the weather in Oslo?');
     assert.equal(outcome?.kind, 'run/completed', JSON.stringify(outcome));
     const t = await turns(path, 'alice', 'main');
-    assert.deepEqual(t.byTurn['3'], ['user', 'function_call', 'function_call_result', 'assistant']);
+    assert.deepEqual(t.byTurn['3'], ['user', 'function_call', 'function_call_output', 'assistant']);
     const toolOutput = JSON.stringify(server.requests[server.requests.length - 1]!.body.input);
     assert.match(toolOutput, /Oslo: 7 degrees, overcast/);
   });

@@ -80,6 +80,10 @@ export interface ItemMetadata {
   sequenceNumber: number;
   /** `message_type`; for plain sessions computed from the item (null when it cannot be decoded). */
   type: string | null;
+  /**
+   * `tool_name`; for a tool output without one (the Responses shape names only the call), the name of the call with
+   * the same `call_id` in the same page or turn.
+   */
   toolName: string | null;
   /** Null for plain sessions, which record no turns. */
   userTurnNumber: number | null;

@@ -7,6 +7,7 @@ import { PLAIN_BRANCH_ID, plainItemsPage, plainTurnItems } from './plainSessions
 import { isStructuredSession, type QueryContext } from './queryContext';
 import { checkCursor, checkLimit, decodeMessageData, keysetPage, numberOrNull, textOrNull } from './rowDecoding';
 import { quoteIdentifier } from './tableDiscovery';
+import { toolNameOf } from '../itemClassification';
 
 /** A structure row joined to its message (`found_id` is null when the message row is missing). */
 interface StructureItemRecord {
@@ -73,12 +74,80 @@ function structureEntry(r: StructureItemRecord, messagesTable: string): ItemEntr
   return decoded.ok ? { ...meta, corrupt: false, item: decoded.value } : { ...meta, corrupt: true, raw: decoded.raw, error: decoded.error };
 }
 
+/**
+ * Tool outputs in the Responses shape carry no name (Python's never did; ours no longer do), so their structure row has
+ * no `tool_name`. Give each the name of the call with the same `call_id`: from `entries` when the call is among them
+ * (a turn holds both), else from the branch before the output (`lookup`, one backward index walk that stops at the
+ * call, usually the row just before).
+ */
+function nameOutputsByCall(entries: ItemEntry[], lookup: (callId: string, beforeSequence: number) => string | undefined): ItemEntry[] {
+  const callNames = new Map<string, string>();
+  return entries.map((e) => {
+    if (e.corrupt) return e;
+    const callId = callIdOf(e.item);
+    if (callId === undefined) return e;
+    if (!isOutputType(e.type)) {
+      if (e.toolName !== null) callNames.set(callId, e.toolName);
+      return e;
+    }
+    if (e.toolName !== null) return e;
+    const name = callNames.get(callId) ?? lookup(callId, e.sequenceNumber);
+    return name === undefined ? e : { ...e, toolName: name };
+  });
+}
+
+/** See `nameOutputsByCall`: the named call with `callId` before `beforeSequence` on a structured branch. */
+function structuredCallName(
+  ctx: QueryContext,
+  sessionId: string,
+  branchId: string,
+): (callId: string, before: number) => string | undefined {
+  return (callId, before) =>
+    ctx
+      .stmt(
+        `SELECT s.tool_name AS name FROM message_structure s
+         JOIN ${quoteIdentifier(ctx.tables.messages)} m ON m.id = s.message_id AND m.session_id = s.session_id
+         WHERE s.session_id = ? AND s.branch_id = ? AND s.sequence_number < ? AND s.tool_name IS NOT NULL
+           AND json_valid(m.message_data) AND json_extract(m.message_data, '$.call_id') = ?
+         ORDER BY s.sequence_number DESC LIMIT 1`,
+      )
+      .get<{ name: string }>(sessionId, branchId, before, callId)?.name;
+}
+
+/** See `nameOutputsByCall`: the same for a plain session, whose sequence is the message id. */
+function plainCallName(ctx: QueryContext, sessionId: string): (callId: string, before: number) => string | undefined {
+  return (callId, before) => {
+    const row = ctx
+      .stmt(
+        `SELECT message_data FROM ${quoteIdentifier(ctx.tables.messages)}
+         WHERE session_id = ? AND id < ? AND json_valid(message_data) AND json_extract(message_data, '$.call_id') = ?
+           AND json_extract(message_data, '$.name') IS NOT NULL
+         ORDER BY id DESC LIMIT 1`,
+      )
+      .get<{ message_data: string }>(sessionId, before, callId);
+    const decoded = row === undefined ? undefined : decodeMessageData(row.message_data);
+    return decoded?.ok ? (toolNameOf(decoded.value) ?? undefined) : undefined;
+  };
+}
+
+function isOutputType(type: string | null): boolean {
+  return type !== null && (type.endsWith('_output') || type.endsWith('_result'));
+}
+
+function callIdOf(item: unknown): string | undefined {
+  if (typeof item !== 'object' || item === null) return undefined;
+  const id = (item as { call_id?: unknown; callId?: unknown }).call_id ?? (item as { callId?: unknown }).callId;
+  return typeof id === 'string' ? id : undefined;
+}
+
 /** See `SessionDatabase.getItemsPage`. */
 export function readItemsPage(ctx: QueryContext, sessionId: string, branchId: string, request: ItemPageRequest): ItemPage {
   const limit = checkLimit(request.limit);
   const after = checkCursor('afterSequence', request.afterSequence);
   if (!isStructuredSession(ctx, sessionId)) {
-    return branchId === PLAIN_BRANCH_ID ? plainItemsPage(ctx, sessionId, after, limit) : { items: [], nextAfterSequence: null };
+    if (branchId !== PLAIN_BRANCH_ID) return { items: [], nextAfterSequence: null };
+    const plain = plainItemsPage(ctx, sessionId, after, limit);
+    return { ...plain, items: nameOutputsByCall(plain.items, plainCallName(ctx, sessionId)) };
   }
   const messages = ctx.tables.messages;
   const page = keysetPage(
@@ -89,17 +158,20 @@ export function readItemsPage(ctx: QueryContext, sessionId: string, branchId: st
     (r: StructureItemRecord) => structureEntry(r, messages),
     (e) => e.sequenceNumber,
   );
-  return { items: page.entries, nextAfterSequence: page.next };
+  return { items: nameOutputsByCall(page.entries, structuredCallName(ctx, sessionId, branchId)), nextAfterSequence: page.next };
 }
 
 /** See `SessionDatabase.getTurnItems`. */
 export function readTurnItems(ctx: QueryContext, sessionId: string, branchId: string, turn: number): ItemEntry[] {
   if (!isStructuredSession(ctx, sessionId)) {
-    return branchId === PLAIN_BRANCH_ID ? plainTurnItems(ctx, sessionId, turn) : [];
+    return branchId === PLAIN_BRANCH_ID ? nameOutputsByCall(plainTurnItems(ctx, sessionId, turn), plainCallName(ctx, sessionId)) : [];
   }
   const messages = ctx.tables.messages;
-  return ctx
-    .stmt(turnItemsSql(messages))
-    .all<StructureItemRecord>(sessionId, branchId, turn)
-    .map((r) => structureEntry(r, messages));
+  return nameOutputsByCall(
+    ctx
+      .stmt(turnItemsSql(messages))
+      .all<StructureItemRecord>(sessionId, branchId, turn)
+      .map((r) => structureEntry(r, messages)),
+    structuredCallName(ctx, sessionId, branchId),
+  );
 }

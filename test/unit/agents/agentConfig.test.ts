@@ -190,7 +190,7 @@ describe('agentConfig', () => {
         [
           ['user', null],
           ['function_call', 'add'],
-          ['function_call_result', 'add'],
+          ['function_call_output', null],
           ['assistant', null],
         ],
       );

@@ -320,7 +320,7 @@ exports.agent = new Agent({
       { type: 'user', toolName: null },
       { type: 'function_call', toolName: 'lookup_capital' },
       // The JS SDK's output item type, stored as given (format spec §6).
-      { type: 'function_call_result', toolName: 'lookup_capital' },
+      { type: 'function_call_output', toolName: null },
       { type: 'assistant', toolName: null },
     ]);
     assert.deepEqual(
@@ -553,7 +553,7 @@ exports.agent = new Agent({
     const main = await readBranch(dbPath, 'main');
     assert.deepEqual(
       main.byTurns.get(2)?.map((i) => i.type),
-      ['user', 'function_call', 'function_call_result', 'assistant'],
+      ['user', 'function_call', 'function_call_output', 'assistant'],
     );
   });
 

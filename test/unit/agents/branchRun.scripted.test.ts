@@ -61,7 +61,7 @@ describe('runOnBranch with the scripted model', () => {
       [
         ['user', null],
         ['function_call', 'get_weather'],
-        ['function_call_result', 'get_weather'],
+        ['function_call_output', null],
         ['assistant', null],
       ],
     );

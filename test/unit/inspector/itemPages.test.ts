@@ -31,6 +31,13 @@ function readAll(db: SessionDatabase, sessionId: string, branchId: string, limit
   throw new Error('paging did not end');
 }
 
+/** What a page shows as an item's tool name: the stored one, or for an output the name of its call (same call_id). */
+function pagedToolName(entry: { item: unknown; type: string; toolName: string | null }, all: { item: unknown; toolName: string | null }[]) {
+  if (entry.type !== 'function_call_output') return entry.toolName;
+  const callId = (entry.item as { call_id?: string }).call_id;
+  return all.find((i) => i.toolName !== null && (i.item as { call_id?: string }).call_id === callId)?.toolName ?? null;
+}
+
 const decoded = (entries: ItemEntry[]) => entries.map((e) => (e.corrupt ? { corrupt: e.raw } : e.item));
 
 describe('SessionDatabase.getItemsPage / getTurnItems', () => {
@@ -55,7 +62,7 @@ describe('SessionDatabase.getItemsPage / getTurnItems', () => {
         );
         assert.deepEqual(
           entries.map((e) => [e.type, e.toolName, e.userTurnNumber, e.branchTurnNumber]),
-          expected.map((i) => [i.type, i.toolName, i.turn, i.turn]),
+          expected.map((i) => [i.type, pagedToolName(i, expected), i.turn, i.turn]),
         );
         for (let i = 1; i < entries.length; i++) {
           assert.ok((entries[i]?.sequenceNumber ?? 0) > (entries[i - 1]?.sequenceNumber ?? 0), 'sequence numbers rise');

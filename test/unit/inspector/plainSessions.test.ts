@@ -17,7 +17,8 @@ describe('SessionDatabase on plain SQLiteSession files', () => {
     { item: mk.system('be brief'), turn: 0, type: 'other', toolName: null },
     { item: mk.user('first question'), turn: 1, type: 'user', toolName: null },
     { item: mk.call('lookup', 'c1'), turn: 1, type: 'function_call', toolName: 'lookup' },
-    { item: mk.output('c1'), turn: 1, type: 'function_call_output', toolName: null },
+    // Named after its call (same call_id): the output itself carries no name.
+    { item: mk.output('c1'), turn: 1, type: 'function_call_output', toolName: 'lookup' },
     { item: mk.assistant('first answer'), turn: 1, type: 'assistant', toolName: null },
     { item: mk.user('second question'), turn: 2, type: 'user', toolName: null },
     { item: mk.assistant('second answer'), turn: 2, type: 'assistant', toolName: null },
