@@ -19,7 +19,7 @@ import { copyFixture } from '../../support/tempFiles';
 
 type Json = Record<string, unknown>;
 /** What the checks need of a store session (AdvancedSQLiteSession or SQLiteSession). */
-type StoreSession = Session & { getStoredItems(): Promise<unknown[]> };
+type StoreSession = Session & { readonly sessionId: string; getStoredItems(): Promise<unknown[]> };
 
 const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'conformance');
 const EVIDENCE_DIR = '/tmp/issue11-evidence';
