@@ -3,7 +3,9 @@
  * view owns the selection (branch, turn, table tab) and asks the host for windows of data: the session's branch
  * list, a window of the selected branch's turns, the selected turn's items, the open table. On a change notice it
  * re-requests only those of them the notice touches, and a reply to a request issued before a newer notice is
- * dropped, so a slow stale reply never overwrites newer data (the newer notice's own requests bring it).
+ * dropped, so a slow stale reply never overwrites newer data. Every load goes through `refresh()`, which reads what
+ * is owed (`owed`): what notices touched and what navigation needs. A load overtaken by a newer notice stops, and
+ * what it owed stays owed, so the newer notice's load (which started with it) brings it.
  */
 import { errorMessage } from '../../src/shared/errorMessage';
 import { MAX_TURN_REQUEST, VIEW_TURN_PAGE } from '../../src/shared/pageSizes';
@@ -64,14 +66,28 @@ interface TurnWindow {
 const STALE = Symbol('stale');
 type Stale = typeof STALE;
 
+const NOTHING: RefreshPlan = { session: false, turns: false, items: false, tables: false };
+const union = (a: RefreshPlan, b: RefreshPlan): RefreshPlan => ({
+  session: a.session || b.session,
+  turns: a.turns || b.turns,
+  items: a.items || b.items,
+  tables: a.tables || b.tables,
+});
+
 export class ConversationModel {
   /** The newest notice seen; requests issued before it are stale. */
   private seq = 0;
+  /** What is still to be read: cleared by the newest load when it completes. */
+  private owed: RefreshPlan = NOTHING;
+  /** Counts loads, so only the newest one clears what is owed. */
+  private loads = 0;
   /** Counts explicit navigations, so a branch list requested before one cannot move the view off its target. */
   private nav = 0;
   private started = false;
   private window: TurnWindow = { branchId: undefined, startAfter: null, turns: [], nextAfterTurn: null };
   private selected: number | undefined;
+  /** The next window read scrolls the list to the selected turn (after navigation, not after a live update). */
+  private scrollNext = false;
   private pageInFlight: Promise<void> | undefined;
   private selectLastTurn = false;
   private tablesOpen = false;
@@ -83,7 +99,7 @@ export class ConversationModel {
   tablesScope: 'branch' | 'session' = 'branch';
   /** The last request error, shown until the next branch list arrives. */
   error: string | undefined;
-  /** Whether the list should scroll to the selected turn (after navigation, not after a live update). */
+  /** Whether the list should scroll to the selected turn. */
   scrollToSelection = false;
 
   /**
@@ -124,29 +140,30 @@ export class ConversationModel {
       this.fail(err);
       return;
     }
-    this.place(reveal?.branchId ?? undefined, reveal?.turn ?? null);
+    this.place(reveal?.branchId ?? undefined, startAfterFor(reveal?.turn), reveal?.turn ?? undefined);
     this.started = true;
-    await this.refresh(['database']);
+    await this.refresh(refreshPlan(['database'], this.tablesOpen));
   }
 
   /** A change notice from the host: re-request what it touches, unless a newer one was already seen. */
   async noticeReceived(notice: ChangeNotice): Promise<void> {
     if (notice.seq <= this.seq) return;
     this.seq = notice.seq;
+    const plan = refreshPlan(notice.what, this.tablesOpen);
     // Before the handshake answers, the first load is still to come and reads everything anyway.
-    if (this.started) await this.refresh(notice.what);
+    if (this.started) await this.refresh(plan);
   }
 
   /** A tree command asked to show a branch (null: the one shown) and turn. */
   async reveal(reveal: RevealView): Promise<void> {
-    this.place(reveal.branchId ?? this.branchId, reveal.turn);
-    await this.loadPlaced(reveal.turn ?? undefined);
+    this.place(reveal.branchId ?? this.branchId, startAfterFor(reveal.turn), reveal.turn ?? undefined);
+    await this.refresh({ session: false, turns: true, items: true, tables: true });
   }
 
-  /** Shows a branch from its first turn, or from the start up to `keepTurn` (moving between branches at a fork). */
+  /** Shows a branch from its first turn, on to `keepTurn` if given (moving between branches at a fork). */
   async showBranch(branchId: string, keepTurn?: number): Promise<void> {
-    this.place(branchId, null);
-    await this.loadPlaced(keepTurn);
+    this.place(branchId, null, keepTurn);
+    await this.refresh({ session: false, turns: true, items: true, tables: true });
   }
 
   async selectTurn(turn: number, scroll = false): Promise<void> {
@@ -155,7 +172,7 @@ export class ConversationModel {
     this.items = undefined;
     this.scrollToSelection = scroll;
     this.changed('selection');
-    await this.reloadItems();
+    await this.refresh({ ...NOTHING, items: true });
   }
 
   /** Loads the next page of the shown branch; one page at a time, a second caller waits for the page in flight. */
@@ -179,7 +196,7 @@ export class ConversationModel {
   async setTables(open: boolean, scope: 'branch' | 'session' = this.tablesScope): Promise<void> {
     this.tablesOpen = open;
     this.tablesScope = scope;
-    await this.guarded(() => this.reloadTables());
+    if (open) await this.refresh({ ...NOTHING, tables: true });
   }
 
   /** Creates a branch at a turn of the shown branch and shows it; returns the error text, or undefined. */
@@ -221,12 +238,12 @@ export class ConversationModel {
   /** A run ended: show its turn (the last one) as soon as the turns are read again. */
   async runEnded(): Promise<void> {
     this.selectLastTurn = true;
-    await this.refresh(['turns']);
+    await this.refresh(refreshPlan(['turns'], this.tablesOpen));
   }
 
   // ---- loading ----------------------------------------------------------------------------------------------
 
-  /** Requests through the sequence guard: STALE when a newer notice arrived meanwhile (its refresh reads again). */
+  /** Requests through the sequence guard: STALE when a newer notice arrived meanwhile (its load reads again). */
   private async fetch<M extends RequestMethod>(method: M, params: Requests[M]['params']): Promise<Requests[M]['result'] | Stale> {
     const issuedAt = this.seq;
     try {
@@ -251,66 +268,74 @@ export class ConversationModel {
     this.changed('banner');
   }
 
-  /** Re-requests the windows `what` touches, in the order the screen needs them. */
-  private async refresh(what: readonly ChangeKind[]): Promise<void> {
-    const plan = refreshPlan(what, this.tablesOpen);
-    await this.guarded(async () => {
-      let moved = false;
-      if (plan.session) {
-        const nav = this.nav;
-        const session = await this.fetch('session/get', {});
-        if (session === STALE) return;
-        this.session = session;
-        this.error = undefined;
+  /**
+   * Adds `need` to what is owed and reads all of it, in the order the screen needs it. Stops at a stale reply (a
+   * newer notice's load, started after this one, reads what is owed); the newest load clears what it read.
+   */
+  private async refresh(need: RefreshPlan): Promise<void> {
+    this.owed = union(this.owed, need);
+    const plan = { ...this.owed };
+    const load = ++this.loads;
+    const done = await this.guardedRead(plan);
+    if (done && load === this.loads) this.owed = NOTHING;
+  }
+
+  /** Reads `plan`; false when overtaken. A request error is shown and counts as done (the next change retries). */
+  private async guardedRead(plan: RefreshPlan): Promise<boolean> {
+    try {
+      return await this.read(plan);
+    } catch (err) {
+      this.fail(err);
+      return true;
+    }
+  }
+
+  private async read(plan: RefreshPlan): Promise<boolean> {
+    if (plan.session) {
+      const nav = this.nav;
+      const session = await this.fetch('session/get', {});
+      if (session === STALE) return false;
+      this.session = session;
+      this.error = undefined;
+      this.changed('session');
+      this.changed('banner');
+      const branchId = chooseBranch(session, this.window.branchId);
+      if (this.nav === nav && this.window.branchId === undefined) {
+        // The first load without a target: the current branch, and the window as placed.
+        this.window.branchId = branchId;
         this.changed('session');
-        this.changed('banner');
-        const branchId = chooseBranch(session, this.window.branchId);
-        if (this.nav === nav && this.window.branchId === undefined) {
-          // The first load without a target: the current branch, and the window as placed.
-          this.window.branchId = branchId;
-          this.changed('session');
-        } else if (this.nav === nav && branchId !== this.window.branchId) {
-          // The branch shown is gone: fall back, from its first turn.
-          this.place(branchId, null);
-          moved = true;
-        }
+      } else if (this.nav === nav && branchId !== this.window.branchId) {
+        // The branch shown is gone: fall back, from its first turn.
+        this.place(branchId, null, undefined);
+        plan = { ...plan, turns: true, items: true, tables: true };
       }
-      if (plan.turns || moved) {
-        const keep = this.window;
-        // Only as far as the list shows (and the selected turn); the list asks for more as it scrolls.
-        const count = Math.max(VIEW_TURN_PAGE, Math.min(keep.turns.length, this.shownUpTo() + 1));
-        const read = await this.readWindow(keep, count, this.selectLastTurn ? Infinity : this.selected);
-        if (read === STALE || this.window !== keep) return;
-        const last = this.selectLastTurn ? read.turns[read.turns.length - 1]?.turn : undefined;
-        this.selectLastTurn = false;
-        this.applyWindow(read, last ?? this.selected, last !== undefined);
-      }
-      if (plan.items || moved) if ((await this.reloadItems()) === STALE) return;
-      if (plan.tables || moved) await this.reloadTables();
-    });
+    }
+    if (plan.turns) {
+      const keep = this.window;
+      // Only as far as the list shows (and the selected turn); the list asks for more as it scrolls.
+      const count = Math.max(VIEW_TURN_PAGE, Math.min(keep.turns.length, this.shownUpTo() + 1));
+      const read = await this.readWindow(keep, count, this.selectLastTurn ? Infinity : this.selected);
+      if (read === STALE) return false;
+      if (this.window !== keep) return true; // the user moved on; that navigation loads its own window
+      const last = this.selectLastTurn ? read.turns[read.turns.length - 1]?.turn : undefined;
+      this.selectLastTurn = false;
+      this.applyWindow(read, last ?? this.selected, last !== undefined);
+    }
+    if (plan.items && (await this.reloadItems()) === STALE) return false;
+    if (plan.tables && (await this.reloadTables()) === STALE) return false;
+    return true;
   }
 
   /** Starts a new window (navigation): nothing loaded yet, so the screen clears at once. */
-  private place(branchId: string | undefined, turn: number | null): void {
+  private place(branchId: string | undefined, startAfter: number | null, turn: number | undefined): void {
     this.nav++;
-    this.window = { branchId, startAfter: startAfterFor(turn), turns: [], nextAfterTurn: null };
-    this.selected = turn ?? undefined;
+    this.window = { branchId, startAfter, turns: [], nextAfterTurn: null };
+    this.selected = turn;
     this.items = undefined;
+    this.scrollNext = true;
     this.changed('session');
     this.changed('turns');
     this.changed('selection');
-  }
-
-  /** Loads the placed window (until `turn` is in it), selects `turn` or the first turn, then its items and tables. */
-  private async loadPlaced(turn: number | undefined): Promise<void> {
-    const placed = this.window;
-    await this.guarded(async () => {
-      const read = await this.readWindow(placed, VIEW_TURN_PAGE, turn);
-      if (read === STALE || this.window !== placed) return;
-      this.applyWindow(read, turn, true);
-      if ((await this.reloadItems()) === STALE) return;
-      await this.reloadTables();
-    });
   }
 
   /**
@@ -341,7 +366,8 @@ export class ConversationModel {
     const selected = keep ? wanted : w.turns[0]?.turn;
     if (selected !== this.selected) this.items = undefined;
     // A live update keeps the list where the user scrolled it, unless the selected turn is gone.
-    this.scrollToSelection = scroll || !keep;
+    this.scrollToSelection = scroll || this.scrollNext || !keep;
+    this.scrollNext = false;
     this.selected = selected;
     this.changed('turns');
     this.changed('selection');
@@ -378,12 +404,12 @@ export class ConversationModel {
     this.changed('items');
   }
 
-  private async reloadTables(): Promise<void> {
+  private async reloadTables(): Promise<void | Stale> {
     if (!this.tablesOpen) return;
     const branchId = this.tablesScope === 'session' ? null : this.branchId;
     const tables = await this.fetch('tables/get', { branchId });
-    if (tables === STALE || !this.tablesOpen) return;
-    if ((this.tablesScope === 'session' ? null : this.branchId) !== branchId) return;
+    if (tables === STALE) return STALE;
+    if (!this.tablesOpen || (this.tablesScope === 'session' ? null : this.branchId) !== branchId) return;
     this.tables = tables;
     this.changed('tables');
   }

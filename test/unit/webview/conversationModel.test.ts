@@ -156,6 +156,42 @@ describe('conversation view data flow', () => {
     assert.deepEqual(host.take(), [], 'the overtaken refresh asked for nothing more');
   });
 
+  it('still reads what an overtaken notice touched when the newer notice touches less', async () => {
+    const host = new TestHost(db);
+    const model = new ConversationModel(host.request, () => undefined);
+    await model.start(null);
+    await addTurns(path, 4, 1);
+    host.holding = true;
+    const first = model.noticeReceived({ seq: 1, what: [...ROW_CHANGES] });
+    await settle();
+    host.holding = false;
+    // Only the current branch moved this time, but the turns of notice 1 are still owed.
+    await model.noticeReceived({ seq: 2, what: ['current-branch'] });
+    assert.equal(model.turns.length, 4);
+    await host.release();
+    await first;
+    assert.equal(model.turns.length, 4);
+    host.take();
+    await model.noticeReceived({ seq: 3, what: ['current-branch'] });
+    assert.deepEqual(host.take(), ['session/get'], 'once read, nothing more is owed');
+  });
+
+  it('finishes a navigation that a notice overtook', async () => {
+    const host = new TestHost(db);
+    const model = new ConversationModel(host.request, () => undefined);
+    await model.start(null);
+    host.holding = true;
+    const selecting = model.selectTurn(3);
+    await settle();
+    host.holding = false;
+    await model.noticeReceived({ seq: 1, what: ['current-branch'] });
+    await host.release();
+    await selecting;
+    assert.equal(model.selectedTurn?.turn, 3);
+    assert.ok(Array.isArray(model.items), 'the items of turn 3 arrived');
+    assert.match(JSON.stringify(model.items), /question 3/);
+  });
+
   it('drops a page requested before a notice, so no turn is listed twice', async () => {
     await addTurns(path, 4, 147); // 150 turns: a first page of 100 and more to load
     const host = new TestHost(db);
