@@ -681,9 +681,12 @@ export function fromStoredItems(items: readonly unknown[]): AgentInputItem[] {
 }
 
 /**
- * The form the runner's persistence checks compare: what the item reads back as once stored. Two items that store
- * the same are equal in it, whatever JS-only metadata (placeholder ids, ids kept in `providerData`) they carried.
+ * The form the runner's persistence checks compare: what each item reads back as once stored, on its own. Two items
+ * that store the same are equal in it, whatever JS-only metadata (placeholder ids, ids kept in `providerData`, a tool
+ * output's name) they carried.
  */
 export function normalizeForComparison(items: readonly AgentInputItem[]): AgentInputItem[] {
-  return fromStoredItems(items.map((item) => toStoredItem(item)));
+  // Item by item: the runner compares prepare([...a, ...b]) with [...prepare(a), ...prepare(b)], so an item's form must
+  // not depend on its neighbours (a tool output's paired name would).
+  return items.map((item) => fromStoredItems([toStoredItem(item)])[0] as AgentInputItem);
 }

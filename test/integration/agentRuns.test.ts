@@ -223,4 +223,57 @@ describe('agent runs', () => {
       assert.ok(!bytes.includes(KEY), `not in the database file${suffix}`);
     }
   });
+
+  it('continues a Python-written session that used a tool: the request holds valid Responses items, our items read back in that shape', async () => {
+    // Written as the Python SDK writes them (Responses input items are stored unchanged).
+    const pyPath = join(s.dir, 'python-tools.db');
+    const pythonItems = [
+      { content: [{ type: 'input_text', text: 'Use metric units.' }], role: 'developer', type: 'message' },
+      { content: 'What is the weather in Paris?', role: 'user' },
+      { arguments: '{"city":"Paris"}', call_id: 'call_w1', name: 'get_weather', type: 'function_call', id: 'fc_1', status: 'completed' },
+      { call_id: 'call_w1', output: 'Sunny, 22°C', type: 'function_call_output' },
+      {
+        id: 'msg_1',
+        content: [{ annotations: [], text: 'Sunny, 22°C.', type: 'output_text', logprobs: [] }],
+        role: 'assistant',
+        status: 'completed',
+        type: 'message',
+      },
+    ];
+    const writer = new AdvancedSQLiteSession({ sessionId: 'py', dbPath: pyPath, createTables: true });
+    await writer.addItems(pythonItems as never);
+    writer.close();
+    await vscode.commands.executeCommand('agentSessions.openDatabase', pyPath);
+    const before = server.requests.length;
+    const outcome = await vscode.commands.executeCommand<RunOutcome | undefined>(
+      'agentSessions.sendMessage',
+      { kind: 'branch', dbPath: pyPath, sessionId: 'py', branchId: 'main' },
+      'Continue please',
+    );
+    assert.equal(outcome?.kind, 'run/completed', JSON.stringify(outcome));
+    assert.equal(server.requests.length, before + 1);
+    const input = server.requests[before]!.body.input as Record<string, unknown>[];
+    const wire = JSON.stringify(input);
+    for (const jsOnly of ['"callId"', '"providerData"', 'function_call_result'])
+      assert.ok(!wire.includes(jsOnly), `no ${jsOnly} in ${wire}`);
+    const call = input.findIndex((i) => i.type === 'function_call' && i.call_id === 'call_w1');
+    const output = input.findIndex((i) => i.type === 'function_call_output' && i.call_id === 'call_w1');
+    assert.ok(call >= 0 && output > call, `the call and its output, in order: ${wire}`);
+    assert.deepEqual(input[0], pythonItems[0], 'the developer message goes to the API as Python stored it');
+    const reader = new AdvancedSQLiteSession({ sessionId: 'py', dbPath: pyPath, readonly: true });
+    try {
+      const stored = (await reader.getStoredItems()) as Record<string, unknown>[];
+      assert.deepEqual(stored.slice(0, 5), pythonItems, "Python's rows are untouched");
+      assert.deepEqual(stored[5], { role: 'user', content: 'Continue please' });
+      const answer = stored[6] as { type?: string; role?: string; content?: { type?: string; text?: string; annotations?: unknown }[] };
+      const part = answer.content?.[0];
+      assert.deepEqual(
+        [answer.type, answer.role, part?.type, part?.text, Array.isArray(part?.annotations)],
+        ['message', 'assistant', 'output_text', 'You said: Continue please', true],
+        'the answer is stored in the Responses shape Python reads',
+      );
+    } finally {
+      reader.close();
+    }
+  });
 });

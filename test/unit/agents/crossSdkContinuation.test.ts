@@ -22,7 +22,8 @@ type Json = Record<string, unknown>;
 type StoreSession = Session & { readonly sessionId: string; getStoredItems(): Promise<unknown[]> };
 
 const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'conformance');
-const EVIDENCE_DIR = '/tmp/issue11-evidence';
+/** Set ASI_EVIDENCE_DIR to keep the request inputs a continuation sent (for a report); nothing is written otherwise. */
+const EVIDENCE_DIR = process.env.ASI_EVIDENCE_DIR;
 const CONTINUE = 'Continue please';
 const TOOL_OUTPUT = 'Sunny in Paris, 22°C';
 
@@ -107,7 +108,9 @@ describe('cross-SDK continuation: Python-shaped sessions through the runner, Ope
   let runner: Runner;
   let agent: Agent;
 
-  before(() => mkdirSync(EVIDENCE_DIR, { recursive: true }));
+  before(() => {
+    if (EVIDENCE_DIR) mkdirSync(EVIDENCE_DIR, { recursive: true });
+  });
   beforeEach(async () => {
     ws = new Workspace('asi-xsdk-');
     // One tool round trip per run: a call to get_weather, then an answer once its output is in the input.
@@ -227,9 +230,9 @@ describe('cross-SDK continuation: Python-shaped sessions through the runner, Ope
         const session = ws.track(new AdvancedSQLiteSession({ sessionId, dbPath }));
         await session.switchToBranch(branchId);
         const input = await continueAndCheck(session, dbPath, `${file} ${sessionId}/${branchId}`);
-        if (file === 'ref-basic.db') {
+        if (EVIDENCE_DIR) {
           writeFileSync(
-            join(EVIDENCE_DIR, 'python-continuation-input.json'),
+            join(EVIDENCE_DIR, `${file}-${sessionId}-${branchId}.json`),
             `${JSON.stringify({ file, sessionId, branchId, input }, null, 2)}\n`,
           );
         }
@@ -416,7 +419,9 @@ describe('cross-SDK continuation: Python-shaped sessions through the runner, Ope
         query<{ message_data: string }>(session.dbPath, 'SELECT message_data FROM agent_messages ORDER BY id').map((r) => r.message_data),
         items.map((i) => pythonJsonDumps(i)),
       );
-      await continueAndCheck(session, session.dbPath, name);
+      const input = await continueAndCheck(session, session.dbPath, name);
+      if (EVIDENCE_DIR)
+        writeFileSync(join(EVIDENCE_DIR, `python-shaped-${name.replace(/\W+/g, '-')}.json`), `${JSON.stringify(input, null, 2)}\n`);
     });
   }
 
