@@ -40,11 +40,13 @@ export async function createBranch(
 ): Promise<string> {
   const problem = branchNameProblem(name, await usedBranchIds(registry, ref));
   if (problem) throw new UserFacingError(problem);
-  const branchId = await registry.withWritableSession(ref.dbPath, ref.sessionId, fromBranchId, (s) =>
-    'turn' in at ? s.createBranchFromTurn(at.turn, name) : s.createBranchFromContent(at.content, name),
-  );
-  registry.setCurrentBranch(ref.dbPath, ref.sessionId, branchId);
-  return branchId;
+  return registry.batch(async () => {
+    const branchId = await registry.withWritableSession(ref.dbPath, ref.sessionId, fromBranchId, (s) =>
+      'turn' in at ? s.createBranchFromTurn(at.turn, name) : s.createBranchFromContent(at.content, name),
+    );
+    registry.setCurrentBranch(ref.dbPath, ref.sessionId, branchId);
+    return branchId;
+  });
 }
 
 /** Makes an existing branch the extension's current branch of the session (nothing is written to the file). */
@@ -80,7 +82,9 @@ export async function deleteBranch(
     if (answer !== 'Delete') return false;
   }
   // A fresh session instance is on 'main', so the branch is never its current one and no pointer move is needed.
-  await registry.withWritableSession(ref.dbPath, ref.sessionId, 'main', (s) => s.deleteBranch(branchId));
-  if (registry.currentBranch(ref.dbPath, ref.sessionId) === branchId) registry.setCurrentBranch(ref.dbPath, ref.sessionId, 'main');
+  await registry.batch(async () => {
+    await registry.withWritableSession(ref.dbPath, ref.sessionId, 'main', (s) => s.deleteBranch(branchId));
+    if (registry.currentBranch(ref.dbPath, ref.sessionId) === branchId) registry.setCurrentBranch(ref.dbPath, ref.sessionId, 'main');
+  });
   return true;
 }

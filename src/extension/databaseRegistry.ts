@@ -76,6 +76,31 @@ export class DatabaseRegistry implements vscode.Disposable {
     private readonly driver: SqliteDriverCheck,
   ) {}
 
+  /** Change events held back by `batch()`, or undefined outside one. */
+  private held: DatabaseChange[] | undefined;
+
+  private fire(change: DatabaseChange): void {
+    if (this.held) this.held.push(change);
+    else this.changeEmitter.fire(change);
+  }
+
+  /**
+   * Runs `fn` with change events held back, then fires them together, so that one action (a write and the
+   * current-branch move after it) reaches listeners as one burst, and a conversation view gets one notice, even when
+   * the file watcher notices the write while the action is still running. Keep user prompts out of `fn`.
+   */
+  async batch<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.held) return fn();
+    this.held = [];
+    try {
+      return await fn();
+    } finally {
+      const held = this.held;
+      this.held = undefined;
+      for (const change of held) this.changeEmitter.fire(change);
+    }
+  }
+
   list(): DatabaseEntry[] {
     return [...this.entries.values()];
   }
@@ -122,13 +147,13 @@ export class DatabaseRegistry implements vscode.Disposable {
     } catch (err) {
       if (!options.quiet) {
         if (!entry.discovered && entry.db === undefined && !this.persisted().some((p) => p.path === path)) this.entries.delete(path);
-        this.changeEmitter.fire({ kind: 'list' });
+        this.fire({ kind: 'list' });
         throw err;
       }
     }
     this.startWatching(entry);
     await this.persist();
-    this.changeEmitter.fire({ kind: 'list' });
+    this.fire({ kind: 'list' });
     return entry;
   }
 
@@ -164,7 +189,7 @@ export class DatabaseRegistry implements vscode.Disposable {
     entry.db?.close();
     this.entries.delete(path);
     await this.persist();
-    this.changeEmitter.fire({ kind: 'list' });
+    this.fire({ kind: 'list' });
   }
 
   /** Flips the per-database read-only choice and reconnects. */
@@ -186,7 +211,7 @@ export class DatabaseRegistry implements vscode.Disposable {
     entry.db?.close();
     entry.db = undefined;
     void vscode.window.showErrorMessage(message);
-    this.changeEmitter.fire({ kind: 'state', path });
+    this.fire({ kind: 'state', path });
   }
 
   /** Re-reads every database now (the Refresh command). */
@@ -198,7 +223,7 @@ export class DatabaseRegistry implements vscode.Disposable {
         /* recorded on the entry */
       }
     }
-    this.changeEmitter.fire({ kind: 'list' });
+    this.fire({ kind: 'list' });
   }
 
   /**
@@ -211,7 +236,7 @@ export class DatabaseRegistry implements vscode.Disposable {
 
   setCurrentBranch(path: string, sessionId: string, branchId: string): void {
     this.currentBranches.set(sessionKey(path, sessionId), branchId);
-    if (this.entries.has(path)) this.changeEmitter.fire({ kind: 'current-branch', path, sessionId });
+    if (this.entries.has(path)) this.fire({ kind: 'current-branch', path, sessionId });
   }
 
   /**
@@ -299,25 +324,25 @@ export class DatabaseRegistry implements vscode.Disposable {
         entry.db?.close();
         entry.db = undefined;
         entry.problem = `${basename(entry.path)} was deleted or moved. Close it, or restore the file and refresh.`;
-        this.changeEmitter.fire({ kind: 'state', path });
+        this.fire({ kind: 'state', path });
       }
       return;
     }
     if (!entry.db) {
       // It was missing or unreadable; try again now that the file is (back) there.
       void this.connect(entry).then(
-        () => this.changeEmitter.fire({ kind: 'state', path }),
+        () => this.fire({ kind: 'state', path }),
         () => undefined,
       );
       return;
     }
     try {
-      if (entry.db.hasChanged()) this.changeEmitter.fire({ kind: 'rows', path });
+      if (entry.db.hasChanged()) this.fire({ kind: 'rows', path });
     } catch (err) {
       entry.problem = errorMessage(err);
       entry.db.close();
       entry.db = undefined;
-      this.changeEmitter.fire({ kind: 'state', path });
+      this.fire({ kind: 'state', path });
     }
   }
 
