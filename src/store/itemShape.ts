@@ -1,5 +1,5 @@
 /**
- * One item format in the file (docs/js-sdk-session.md §4): the Responses API's input items, exactly as the Python SDK
+ * One item format in the file (docs/session-format.md §14.1): the Responses API's input items, exactly as the Python SDK
  * stores them. The JS SDK's runner speaks its own protocol items (`function_call_result`, `callId`, `hosted_tool_call`,
  * `providerData`…), which the Python SDK would hand to the API unchanged and the API rejects; and the JS runner rejects
  * Python's `function_call_output`. So the store converts on the way in (`toStoredItem`) and on the way out
