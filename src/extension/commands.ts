@@ -138,13 +138,10 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     const picked = await sessionTarget(registry, arg, 'Branch from Content');
     if (!picked) return undefined;
     const { target, branchId } = picked;
-    const term =
-      typeof termArg === 'string'
-        ? termArg
-        : await vscode.window.showInputBox({
-            title: 'Branch from Content',
-            prompt: `Find the first user message on '${branchId}' containing…`,
-          });
+    const term = await argOrInput(termArg, {
+      title: 'Branch from Content',
+      prompt: `Find the first user message on '${branchId}' containing…`,
+    });
     if (term === undefined) return undefined;
     const name = typeof nameArg === 'string' ? nameArg : await askBranchName(registry, target, '');
     if (name === undefined) return undefined;
@@ -233,14 +230,11 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     const picked = await sessionTarget(registry, arg, 'Send Message to Branch');
     if (!picked) return undefined;
     const { target, branchId } = picked;
-    const input =
-      typeof inputArg === 'string'
-        ? inputArg
-        : await vscode.window.showInputBox({
-            title: `Message to ${target.sessionId} · ${branchId}`,
-            prompt: 'The agent continues this branch.',
-            ignoreFocusOut: true,
-          });
+    const input = await argOrInput(inputArg, {
+      title: `Message to ${target.sessionId} · ${branchId}`,
+      prompt: 'The agent continues this branch.',
+      ignoreFocusOut: true,
+    });
     if (input === undefined) return undefined;
     // The run streams into the conversation view of the session.
     const panel = panels.open({ dbPath: target.dbPath, sessionId: target.sessionId, branchId });
@@ -254,4 +248,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     if (!asNode(arg, 'turn', 'item')) badArgument('Reveal in Conversation View', 'a turn or item');
     return openView(arg);
   });
+}
+
+/** The text a caller passed (tests, keybindings, other extensions), or else what the user types; undefined if cancelled. */
+async function argOrInput(arg: unknown, options: vscode.InputBoxOptions): Promise<string | undefined> {
+  return typeof arg === 'string' ? arg : vscode.window.showInputBox(options);
 }

@@ -2,7 +2,7 @@
 import { basename } from 'node:path';
 import type { BranchNode, ItemEntry, SessionDatabase, TurnEntry, TurnSummary } from '../store';
 import { MAX_TURN_REQUEST } from '../shared/pageSizes';
-import type { BranchView, ItemView, SessionView, TablesView, TurnPageView, TurnView } from '../shared/viewModels';
+import type { BranchView, ItemView, SessionView, TablesView, TurnPageView, TurnUsageView, TurnView } from '../shared/viewModels';
 
 export function turnView(t: TurnEntry, summary?: TurnSummary): TurnView {
   return {
@@ -92,7 +92,7 @@ export function tables(
   });
   return {
     branchId,
-    usage: usage.map((u) => ({ ...u })),
+    usage: usage.map((u): TurnUsageView => ({ ...u })),
     turnsWithoutUsage: missing,
     tools: tools.map((t) => ({ toolName: t.toolName, calls: t.calls, turns: t.turns })),
   };

@@ -58,17 +58,15 @@ export type ItemView =
       error: string;
     };
 
-/** Token usage of one turn of one branch. */
-export interface TurnUsageView {
-  branchId: string;
-  turn: number;
-  requests: number | null;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  totalTokens: number | null;
-  cachedTokens: number | null;
-  reasoningTokens: number | null;
-}
+/** The token counts of a usage row, in the order the Tokens table shows them. */
+export const USAGE_COUNT_KEYS = ['requests', 'inputTokens', 'outputTokens', 'totalTokens', 'cachedTokens', 'reasoningTokens'] as const;
+export type UsageCountKey = (typeof USAGE_COUNT_KEYS)[number];
+
+/**
+ * Token usage of one turn of one branch: the store's `UsageRow` passed through. The webview cannot import the store,
+ * so this is written again here; `conversationData.tables` assigns one to the other, and the compiler keeps them in step.
+ */
+export type TurnUsageView = { branchId: string; turn: number } & { [K in UsageCountKey]: number | null };
 
 /** Tool usage: one row per tool. */
 export interface ToolUsageView {

@@ -3,7 +3,7 @@ import type { SessionHistoryRewriteArgs, SessionHistoryTransactionArgs } from '@
 import { CurrentBranchSession } from './currentBranchSession';
 import { checkLimitArgument, checkNewBranchName, checkTurnNumber } from './argumentChecks';
 import { contentMatcher, contentPreview } from './conversationText';
-import { BranchError, InvalidArgumentError, SessionClosedError, describeDatabaseError } from './errors';
+import { BranchError, InvalidArgumentError, describeDatabaseError } from './errors';
 import { exactTextSql, textFromSql } from './exactText';
 import {
   HISTORY_OPERATIONS_DDL,
@@ -31,6 +31,7 @@ import { checkSessionSettings } from './sessionSettings';
 import { decodeAll, takeNewestValid } from './sqliteSession';
 import { readTransaction, type SqliteDatabase, type SqliteStatement } from './sqliteDatabase';
 import { claimTableOwnership } from './tableOwnership';
+import { ConnectionLifetime } from './connectionLifetime';
 import type {
   AdvancedSQLiteSessionOptions,
   BranchInfo,
@@ -103,7 +104,7 @@ export class AdvancedSQLiteSession implements Session {
    */
   private currentBranchHadRows = false;
   private clearGeneration: number;
-  private closed = false;
+  private readonly lifetime: ConnectionLifetime;
   /** The file opened (undefined for `:memory:`), checked before every write (spec: deleted or replaced files). */
   private readonly file: FileIdentity | undefined;
   /** Turn maxima of the current branch after our last insert, valid while no other connection has written. */
@@ -125,6 +126,7 @@ export class AdvancedSQLiteSession implements Session {
     // WAL is switched on only after the ownership checks passed (spec §12 h): a file that belongs to another program
     // keeps its header when opening fails.
     this.db = openSessionConnection(this.dbPath, { ...options, deferWal: true });
+    this.lifetime = new ConnectionLifetime(this.db, this.statements);
     try {
       this.file = captureFileIdentity(this.dbPath);
       const timeout = options.busyTimeoutMs;
@@ -650,17 +652,14 @@ export class AdvancedSQLiteSession implements Session {
 
   /** Closes the connection; idempotent. */
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.statements.clear();
-    this.db.close();
+    this.lifetime.close();
   }
 
   // ---------------------------------------------------------------------------------------------------------------
   // Internals
 
   private assertOpen(): void {
-    if (this.closed) throw new SessionClosedError();
+    this.lifetime.assertOpen();
   }
 
   /**

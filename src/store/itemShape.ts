@@ -213,7 +213,35 @@ function toolOutputToStored(output: unknown): unknown {
   return output;
 }
 
+/** Shell output entries, the exit code's key renamed (`exitCode` in the JS protocol, `exit_code` in the file). */
+function shellEntries(output: unknown, from: string, to: string): Json[] {
+  return (Array.isArray(output) ? output : []).map((o: unknown) => {
+    const entry = isRecord(o) ? o : {};
+    const outcome = isRecord(entry.outcome) ? entry.outcome : {};
+    return {
+      stdout: entry.stdout,
+      stderr: entry.stderr,
+      outcome: outcome.type === 'timeout' ? { type: 'timeout' } : { type: 'exit', [to]: outcome[from] ?? null },
+    };
+  });
+}
+
 type ToStored = (item: Json) => Json;
+
+/**
+ * A JS item whose fields map one to one onto the stored item's: a key kept as it is, or `[stored key, JS key, …]`
+ * taking the first JS key that is set. Provider data fills in what the item does not define.
+ */
+function renamed(type: string, fields: readonly (string | readonly string[])[]): ToStored {
+  const pairs = fields.map((f) => (typeof f === 'string' ? [f, f] : f));
+  const reserved = ['type', ...pairs.flat()];
+  return (i) =>
+    compact({
+      type,
+      ...Object.fromEntries(pairs.map(([to, ...from]) => [to, from.map((k) => i[k]).find((v) => v !== undefined)])),
+      ...extras(i.providerData, reserved),
+    });
+}
 
 /** JS item type → its Responses shape; the key order follows the API's own objects where it matters to no one else. */
 const TO_STORED: Record<string, ToStored> = {
@@ -294,15 +322,7 @@ const TO_STORED: Record<string, ToStored> = {
       id: i.id,
       call_id: i.callId,
       status: i.status,
-      output: (Array.isArray(i.output) ? i.output : []).map((o: unknown) => {
-        const entry = isRecord(o) ? o : {};
-        const outcome = isRecord(entry.outcome) ? entry.outcome : {};
-        return {
-          stdout: entry.stdout,
-          stderr: entry.stderr,
-          outcome: outcome.type === 'timeout' ? { type: 'timeout' } : { type: 'exit', exit_code: outcome.exitCode ?? null },
-        };
-      }),
+      output: shellEntries(i.output, 'exitCode', 'exit_code'),
       max_output_length: i.maxOutputLength,
       caller: callerToStored(i.caller),
       ...extras(i.providerData, ['type', 'id', 'call_id', 'status', 'output', 'max_output_length', 'caller']),
@@ -347,44 +367,10 @@ const TO_STORED: Record<string, ToStored> = {
   },
   compaction: (i) => compact({ type: 'compaction', id: i.id, encrypted_content: i.encrypted_content ?? i.encryptedContent }),
   unknown: (i) => compact({ ...(isRecord(i.providerData) ? i.providerData : {}), id: i.id }),
-  tool_search_call: (i) =>
-    compact({
-      type: 'tool_search_call',
-      id: i.id,
-      status: i.status,
-      arguments: i.arguments,
-      call_id: i.callId ?? i.call_id,
-      execution: i.execution,
-      ...extras(i.providerData, ['type', 'id', 'status', 'arguments', 'call_id', 'callId', 'execution']),
-    }),
-  tool_search_output: (i) =>
-    compact({
-      type: 'tool_search_output',
-      id: i.id,
-      status: i.status,
-      tools: i.tools,
-      call_id: i.callId ?? i.call_id,
-      execution: i.execution,
-      ...extras(i.providerData, ['type', 'id', 'status', 'tools', 'call_id', 'callId', 'execution']),
-    }),
-  program: (i) =>
-    compact({
-      type: 'program',
-      id: i.id,
-      call_id: i.callId,
-      code: i.code,
-      fingerprint: i.fingerprint,
-      ...extras(i.providerData, ['type', 'id', 'call_id', 'code', 'fingerprint']),
-    }),
-  program_output: (i) =>
-    compact({
-      type: 'program_output',
-      id: i.id,
-      call_id: i.callId,
-      result: i.output,
-      status: i.status,
-      ...extras(i.providerData, ['type', 'id', 'call_id', 'output', 'result', 'status']),
-    }),
+  tool_search_call: renamed('tool_search_call', ['id', 'status', 'arguments', ['call_id', 'callId', 'call_id'], 'execution']),
+  tool_search_output: renamed('tool_search_output', ['id', 'status', 'tools', ['call_id', 'callId', 'call_id'], 'execution']),
+  program: renamed('program', ['id', ['call_id', 'callId'], 'code', 'fingerprint']),
+  program_output: renamed('program_output', ['id', ['call_id', 'callId'], ['result', 'output'], 'status']),
 };
 
 /** Hosted calls whose API item carries a `status` of the call itself. */
@@ -414,47 +400,38 @@ function opaque(item: Json): AgentInputItem {
   }) as unknown as AgentInputItem;
 }
 
+/** A content part read back: its JS fields, the cache breakpoint renamed, anything else kept as `providerData`. */
+function partFromStored(fields: Json, breakpoint: unknown, more: Json): Json {
+  return compact({ ...fields, promptCacheBreakpoint: breakpoint, ...(Object.keys(more).length > 0 ? { providerData: more } : {}) });
+}
+
+/** The first of a stored part's alternative source fields that is set, in the JS form. */
+function sourceFromStored(candidates: readonly [unknown, (value: string) => unknown][]): unknown {
+  const found = candidates.find(([value]) => typeof value === 'string');
+  return found ? found[1](found[0] as string) : undefined;
+}
+
 const CONTENT_FROM_STORED: Record<string, (part: Json) => Json | undefined> = {
   input_text: (p) => {
     const { type, text, prompt_cache_breakpoint, ...more } = p;
-    if (typeof text !== 'string') return undefined;
-    return compact({
-      type,
-      text,
-      promptCacheBreakpoint: prompt_cache_breakpoint,
-      ...(Object.keys(more).length > 0 ? { providerData: more } : {}),
-    });
+    return typeof text === 'string' ? partFromStored({ type, text }, prompt_cache_breakpoint, more) : undefined;
   },
   input_image: (p) => {
     const { type, detail, image_url, file_id, prompt_cache_breakpoint, ...more } = p;
-    const image = typeof image_url === 'string' ? image_url : typeof file_id === 'string' ? { id: file_id } : undefined;
-    if (image === undefined) return undefined;
-    return compact({
-      type,
-      image,
-      detail,
-      promptCacheBreakpoint: prompt_cache_breakpoint,
-      ...(Object.keys(more).length > 0 ? { providerData: more } : {}),
-    });
+    const image = sourceFromStored([
+      [image_url, (url) => url],
+      [file_id, (id) => ({ id })],
+    ]);
+    return image === undefined ? undefined : partFromStored({ type, image, detail }, prompt_cache_breakpoint, more);
   },
   input_file: (p) => {
     const { type, file_data, file_url, file_id, filename, prompt_cache_breakpoint, ...more } = p;
-    const file =
-      typeof file_data === 'string'
-        ? file_data
-        : typeof file_url === 'string'
-          ? { url: file_url }
-          : typeof file_id === 'string'
-            ? { id: file_id }
-            : undefined;
-    if (file === undefined) return undefined;
-    return compact({
-      type,
-      file,
-      filename,
-      promptCacheBreakpoint: prompt_cache_breakpoint,
-      ...(Object.keys(more).length > 0 ? { providerData: more } : {}),
-    });
+    const file = sourceFromStored([
+      [file_data, (data) => data],
+      [file_url, (url) => ({ url })],
+      [file_id, (id) => ({ id })],
+    ]);
+    return file === undefined ? undefined : partFromStored({ type, file, filename }, prompt_cache_breakpoint, more);
   },
   output_text: (p) => {
     const { type, text, annotations, ...more } = p;
@@ -600,15 +577,7 @@ const FROM_STORED: Record<string, FromStored> = {
   shell_call_output: (i) => {
     const { type, id, call_id, status, output, max_output_length, caller, ...more } = i;
     if (!str(call_id) || !Array.isArray(output)) return undefined;
-    const entries = output.map((o) => {
-      const entry = isRecord(o) ? o : {};
-      const outcome = isRecord(entry.outcome) ? entry.outcome : {};
-      return {
-        stdout: entry.stdout,
-        stderr: entry.stderr,
-        outcome: outcome.type === 'timeout' ? { type: 'timeout' } : { type: 'exit', exitCode: outcome.exit_code ?? null },
-      };
-    });
+    const entries = shellEntries(output, 'exit_code', 'exitCode');
     return compact({
       type,
       id,

@@ -1,7 +1,8 @@
 import type { AgentInputItem, Session } from '@openai/agents';
 import { checkLimitArgument } from './argumentChecks';
+import { ConnectionLifetime } from './connectionLifetime';
 import { fromStoredItems, toStoredItem } from './itemShape';
-import { SessionClosedError, describeDatabaseError } from './errors';
+import { describeDatabaseError } from './errors';
 import { captureFileIdentity, type FileIdentity } from './fileIdentity';
 import { pythonJsonDumps, pythonJsonLoads, type Decoded } from './pythonJson';
 import { DEFAULT_TABLE_NAMES, baseSchemaDdl, type TableNames } from './schema';
@@ -22,7 +23,7 @@ export class SQLiteSession implements Session {
   private readonly dbPath: string;
   /** The file opened (undefined for `:memory:`), checked before every write. */
   private readonly file: FileIdentity | undefined;
-  private closed = false;
+  private readonly lifetime: ConnectionLifetime;
 
   constructor(options: SQLiteSessionOptions) {
     this.sessionId = options.sessionId;
@@ -33,6 +34,7 @@ export class SQLiteSession implements Session {
     };
     this.dbPath = options.dbPath ?? ':memory:';
     this.db = openSessionConnection(this.dbPath, options);
+    this.lifetime = new ConnectionLifetime(this.db);
     this.file = captureFileIdentity(this.dbPath);
     if (!this.db.readonly) {
       try {
@@ -118,17 +120,15 @@ export class SQLiteSession implements Session {
 
   /** Closes the connection; idempotent. */
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.db.close();
+    this.lifetime.close();
   }
 
   protected get isClosed(): boolean {
-    return this.closed;
+    return !this.lifetime.isOpen;
   }
 
   protected assertOpen(): void {
-    if (this.closed) throw new SessionClosedError();
+    this.lifetime.assertOpen();
   }
 
   /** One immediate transaction (`sessionWrite`: refused on a read-only session or a file that was replaced). */

@@ -1,4 +1,4 @@
-import type { TablesView, ToolUsageView, TurnUsageView } from '../../src/shared/viewModels';
+import { USAGE_COUNT_KEYS, type TablesView, type ToolUsageView, type TurnUsageView } from '../../src/shared/viewModels';
 import { el } from '../dom';
 import { sortRows, type SortDirection } from '../logic/sortRows';
 
@@ -88,12 +88,7 @@ export function renderUsageTable(t: TablesView): HTMLElement {
     { key: 'cachedTokens', title: 'Cached', numeric: true, format: (r) => n(r.cachedTokens) },
     { key: 'reasoningTokens', title: 'Reasoning', numeric: true, format: (r) => n(r.reasoningTokens) },
   ];
-  const totals = [
-    ...(session ? ['Total', ''] : ['Total']),
-    ...(['requests', 'inputTokens', 'outputTokens', 'totalTokens', 'cachedTokens', 'reasoningTokens'] as const).map((k) =>
-      n(sum(t.usage, k)),
-    ),
-  ];
+  const totals = [...(session ? ['Total', ''] : ['Total']), ...USAGE_COUNT_KEYS.map((k) => n(sum(t.usage, k)))];
   const parts: HTMLElement[] = [grid('Token usage per turn', columns, t.usage, totals)];
   if (t.turnsWithoutUsage.length > 0) {
     const list = t.turnsWithoutUsage.map((m) => (session ? `${m.branchId} turn ${m.turn}` : `turn ${m.turn}`));

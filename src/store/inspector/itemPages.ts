@@ -5,7 +5,7 @@
 import type { ItemEntry, ItemPage, ItemPageRequest } from './inspectorTypes';
 import { PLAIN_BRANCH_ID, plainItemsPage, plainTurnItems } from './plainSessions';
 import { isStructuredSession, type QueryContext } from './queryContext';
-import { checkCursor, checkLimit, decodeMessageData, keysetPage, numberOrNull, textOrNull } from './rowDecoding';
+import { checkCursor, checkLimit, decodeMessageData, keysetPage, numberOrNull, structureRowMeta, textOrNull } from './rowDecoding';
 import { quoteIdentifier } from './tableDiscovery';
 import { toolNameOf } from '../itemClassification';
 
@@ -53,14 +53,10 @@ export function turnItemsSql(messagesTable: string): string {
 
 function structureEntry(r: StructureItemRecord, messagesTable: string): ItemEntry {
   const meta = {
-    structureId: Number(r.structure_id),
-    messageId: Number(r.message_id),
-    sequenceNumber: Number(r.sequence_number),
+    ...structureRowMeta(r),
     type: textOrNull(r.message_type),
     toolName: textOrNull(r.tool_name),
     userTurnNumber: numberOrNull(r.user_turn_number),
-    branchTurnNumber: numberOrNull(r.branch_turn_number),
-    createdAt: textOrNull(r.created_at),
   };
   if (r.found_id === null || r.found_id === undefined) {
     return {

@@ -17,6 +17,26 @@ export function decodeMessageData(value: unknown): DecodedMessage {
 }
 
 /** A timestamp or other text column as text (other writers may store numbers), or null. */
+/** The columns of a structure row joined to its message that every entry carries. */
+export interface StructureRowColumns {
+  structure_id: number;
+  message_id: number;
+  sequence_number: number;
+  branch_turn_number: unknown;
+  created_at: unknown;
+}
+
+/** Those columns as entry fields (one owner for the item, turn and plain pages). */
+export function structureRowMeta(r: StructureRowColumns) {
+  return {
+    structureId: Number(r.structure_id),
+    messageId: Number(r.message_id),
+    sequenceNumber: Number(r.sequence_number),
+    branchTurnNumber: numberOrNull(r.branch_turn_number),
+    createdAt: textOrNull(r.created_at),
+  };
+}
+
 export function textOrNull(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   return typeof value === 'string' ? value : String(value);

@@ -3,8 +3,9 @@
  * called, lists sessions, derives branch trees, pages through items and turns, and tells cheaply whether the file
  * changed. It never writes when opened read-only (the default).
  */
-import { InvalidArgumentError, SessionClosedError, describeDatabaseError } from '../errors';
+import { InvalidArgumentError, describeDatabaseError } from '../errors';
 import { assertSameFile, captureFileIdentity, fileStateOf, type FileIdentity, type FileState } from '../fileIdentity';
+import { ConnectionLifetime } from '../connectionLifetime';
 import { openSessionConnection } from '../sessionConnection';
 import { readTransaction, type DriverName, type SqliteDatabase, type SqliteStatement } from '../sqliteDatabase';
 import { readBranchTree } from './branchTree';
@@ -65,11 +66,12 @@ export class SessionDatabase {
   private readonly context: QueryContext;
   private readonly watcher: ChangeWatcher;
   private readonly file: FileIdentity | undefined;
-  private closed = false;
+  private readonly lifetime: ConnectionLifetime;
 
   private constructor(path: string, db: SqliteDatabase, file: FileIdentity | undefined, tables: DiscoveredTables, schemaVersion: number) {
     this.path = path;
     this.db = db;
+    this.lifetime = new ConnectionLifetime(db, this.statements);
     this.file = file;
     this.readonly = db.readonly;
     this.driver = db.driver;
@@ -137,7 +139,7 @@ export class SessionDatabase {
   }
 
   get isOpen(): boolean {
-    return !this.closed;
+    return this.lifetime.isOpen;
   }
 
   /**
@@ -250,14 +252,11 @@ export class SessionDatabase {
 
   /** Closes the connection; idempotent. Every other method then throws `SessionClosedError`. */
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.statements.clear();
-    this.db.close();
+    this.lifetime.close();
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new SessionClosedError();
+    this.lifetime.assertOpen();
   }
 
   private stmt(sql: string): SqliteStatement {

@@ -3,7 +3,7 @@ import { contentPreview } from '../conversationText';
 import type { TurnEntry, TurnPage, TurnPageRequest } from './inspectorTypes';
 import { PLAIN_BRANCH_ID, plainTurnsPage } from './plainSessions';
 import { isStructuredSession, type QueryContext } from './queryContext';
-import { checkCursor, checkLimit, decodeMessageData, keysetPage, numberOrNull, textOrNull, userContentOf } from './rowDecoding';
+import { checkCursor, checkLimit, decodeMessageData, keysetPage, numberOrNull, structureRowMeta, userContentOf } from './rowDecoding';
 import { quoteIdentifier } from './tableDiscovery';
 
 interface TurnRecord {
@@ -38,15 +38,7 @@ export function turnPageSql(messagesTable: string, withUsage: boolean, withCurso
 }
 
 function turnEntry(r: TurnRecord, messagesTable: string): TurnEntry {
-  const base = {
-    turn: Number(r.user_turn_number),
-    branchTurnNumber: numberOrNull(r.branch_turn_number),
-    structureId: Number(r.structure_id),
-    messageId: Number(r.message_id),
-    sequenceNumber: Number(r.sequence_number),
-    createdAt: textOrNull(r.created_at),
-    totalTokens: numberOrNull(r.total_tokens),
-  };
+  const base = { turn: Number(r.user_turn_number), ...structureRowMeta(r), totalTokens: numberOrNull(r.total_tokens) };
   if (r.found_id === null || r.found_id === undefined) {
     return { ...base, preview: null, error: `The user message ${base.messageId} is not in ${messagesTable} for this session.` };
   }
