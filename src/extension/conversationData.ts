@@ -85,15 +85,13 @@ export function tables(
   const tools = db.getToolTotals(sessionId, branchId);
   // Own turns (not copied from the parent) that have no usage row: the agent never called storeRunUsage. Copied
   // turns have their usage on the parent branch.
-  const forkOf = new Map(branches.map((b) => [b.branchId, b.parentBranchId !== null ? b.forkTurn : null]));
-  const missing = db.getTurnsWithoutUsage(sessionId, branchId).filter((m) => {
-    const fork = forkOf.get(m.branchId);
-    return fork === null || fork === undefined || m.turn >= fork;
-  });
+  const fromTurns = new Map<string, number>();
+  for (const b of branches) if (b.parentBranchId !== null && b.forkTurn !== null) fromTurns.set(b.branchId, b.forkTurn);
+  const missing = db.getTurnsWithoutUsage(sessionId, branchId, { fromTurns }).turns;
   return {
     branchId,
     usage: usage.map((u): TurnUsageView => ({ ...u })),
     turnsWithoutUsage: missing,
-    tools: tools.map((t) => ({ toolName: t.toolName, calls: t.calls, turns: t.turns })),
+    tools: tools.map((t) => ({ toolName: t.toolName, calls: t.calls, turns: t.turns, turnCount: t.turnCount })),
   };
 }

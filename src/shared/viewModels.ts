@@ -72,7 +72,9 @@ export type TurnUsageView = { branchId: string; turn: number } & { [K in UsageCo
 export interface ToolUsageView {
   toolName: string;
   calls: number;
+  /** The first turns it ran in (a few, not all: a tool of a long session runs in thousands). */
   turns: number[];
+  turnCount: number;
 }
 
 /** The usage and tool tables of one branch, or of the whole session (`branchId` null). */

@@ -33,6 +33,13 @@ export type * from './types';
 export { SessionDatabase, openSessionDatabase } from './inspector/sessionDatabase';
 export type { FileState } from './fileIdentity';
 export { createChangeWatcher, type ChangeWatcher } from './inspector/changeWatcher';
-export { deriveBranchTree, type BranchRows } from './inspector/branchTree';
 export type * from './inspector/inspectorTypes';
-export type { ToolTotal, TurnSummary, UsageRow } from './inspector/usageTables';
+export type {
+  ToolTotal,
+  TurnSummary,
+  TurnsWithoutUsage,
+  UsagePage,
+  UsagePageRequest,
+  UsageRow,
+  UsageSortKey,
+} from './inspector/usageTables';

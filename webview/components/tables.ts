@@ -108,7 +108,11 @@ export function renderToolTable(t: TablesView): HTMLElement {
   const columns: Column<ToolUsageView>[] = [
     { key: 'toolName', title: 'Tool', format: (r) => r.toolName || '(unnamed)' },
     { key: 'calls', title: 'Calls', numeric: true },
-    { key: 'turns', title: 'Turns it ran in', format: (r) => r.turns.join(', ') },
+    {
+      key: 'turns',
+      title: 'Turns it ran in',
+      format: (r) => r.turns.join(', ') + (r.turnCount > r.turns.length ? ` … (${r.turnCount} turns)` : ''),
+    },
   ];
   if (t.tools.length === 0)
     return el('div', { class: 'table-block tool-table' }, el('p', { class: 'note' }, 'No tool calls in this scope.'));

@@ -1,124 +1,143 @@
 /**
  * Which branch each branch was forked from, derived from the rows: the file does not record it. Branching from turn
  * N copies the source branch's structure rows with `branch_turn_number < N`, keeping their `message_id` (spec §8.3),
- * so a branch starts with rows whose messages its parent also holds, and continues with messages of its own.
+ * so a branch starts with the turns of its parent, message for message, and continues with messages of its own.
+ *
+ * Everything here is index seeks and covering-index counts, never a pass over the session's rows in JS: a year of an
+ * agent's conversations (a million structure rows) must expand in well under 100 ms. Python's indexes are enough:
+ * idx_structure_branch (session_id, branch_id) lists branches, finds a branch's first row and counts its rows;
+ * idx_structure_turn (session_id, branch_id, user_turn_number) counts turns and finds a turn's first message.
  */
-import { exactTextSql, textFromSql } from '../exactText';
 import type { BranchNode } from './inspectorTypes';
+import { readBranchIds } from './branchIds';
 import { plainBranchNode } from './plainSessions';
 import { isStructuredSession, type QueryContext } from './queryContext';
 import { numberOrNull, textOrNull } from './rowDecoding';
 
-/** One branch's rows in sequence order, as the derivation needs them. */
-export interface BranchRows {
+interface BranchFacts {
   branchId: string;
-  /**
-   * The smallest `message_structure.id` on the branch. Ids are AUTOINCREMENT and a branch's copied rows are written
-   * when it is created, so this orders branches by creation exactly, where `created_at` (1 s) often ties.
-   */
+  /** The branch's smallest structure row id: ids are AUTOINCREMENT, so this orders branches by creation exactly. */
   firstRowId: number;
   createdAt: string | null;
-  rows: ReadonlyArray<{ messageId: number; branchTurnNumber: number | null; isUser: boolean }>;
+  messageCount: number;
+  userTurns: number;
+  /** The turn of the branch's first row (0 when it starts with items before any user message). */
+  firstTurn: number | null;
+  firstSequence: number;
+  lastTurn: number | null;
+}
+
+function branchFacts(ctx: QueryContext, sessionId: string, branchId: string): BranchFacts {
+  const first = ctx
+    .stmt(
+      `SELECT id, created_at, user_turn_number AS turn, sequence_number AS seq FROM message_structure
+       WHERE session_id = ? AND branch_id = ? ORDER BY id LIMIT 1`,
+    )
+    .get<{ id: number; created_at: unknown; turn: unknown; seq: number }>(sessionId, branchId);
+  // The one pass over the branch: counting entries of the narrowest covering index.
+  const items = ctx
+    .stmt('SELECT COUNT(*) AS n FROM message_structure WHERE session_id = ? AND branch_id = ?')
+    .get<{ n: number }>(sessionId, branchId);
+  const last = ctx
+    .stmt('SELECT MAX(user_turn_number) AS turn FROM message_structure WHERE session_id = ? AND branch_id = ?')
+    .get<{ turn: unknown }>(sessionId, branchId);
+  const lastTurn = numberOrNull(last?.turn);
+  return {
+    branchId,
+    firstRowId: Number(first?.id ?? 0),
+    // Rows of a branch are written in sequence, so its first row carries its earliest time.
+    createdAt: textOrNull(first?.created_at),
+    messageCount: Number(items?.n ?? 0),
+    // The last turn's number, one seek: turns are numbered 1, 2, … on every branch (§7), so this is the count of user
+    // turns, except after a compaction kept older turns' usage (§12 j), when it still says how many turns there were.
+    userTurns: Math.max(0, lastTurn ?? 0),
+    firstTurn: numberOrNull(first?.turn),
+    firstSequence: Number(first?.seq ?? 0),
+    lastTurn,
+  };
+}
+
+/** The message of a turn's first row on a branch (a turn's rows are few: one seek, then a tiny sort). */
+function firstMessageOfTurn(ctx: QueryContext, sessionId: string, branchId: string, turn: number): number | undefined {
+  const row = ctx
+    .stmt(
+      // `+sequence_number`: without it SQLite walks idx_structure_branch_seq in order to skip the sort, i.e. the branch.
+      `SELECT message_id FROM message_structure WHERE session_id = ? AND branch_id = ? AND user_turn_number = ?
+       ORDER BY +sequence_number LIMIT 1`,
+    )
+    .get<{ message_id: number }>(sessionId, branchId, turn);
+  return row === undefined ? undefined : Number(row.message_id);
 }
 
 /**
- * Derives the tree from each branch's rows. Heuristic, in creation order:
+ * The last turn `child` shares with `parent` (same first message), or null when it shares none. Shared turns are a
+ * prefix of the child (it was copied from the parent's first turns), so a binary search finds the end in
+ * log₂(turns) pairs of seeks.
+ */
+function lastSharedTurn(ctx: QueryContext, sessionId: string, child: BranchFacts, parent: BranchFacts): number | null {
+  if (child.firstTurn === null || child.lastTurn === null) return null;
+  const shared = (turn: number): boolean => {
+    const mine = firstMessageOfTurn(ctx, sessionId, child.branchId, turn);
+    return mine !== undefined && mine === firstMessageOfTurn(ctx, sessionId, parent.branchId, turn);
+  };
+  if (!shared(child.firstTurn)) return null;
+  let lo = child.firstTurn;
+  let hi = child.lastTurn;
+  while (lo < hi) {
+    const mid = lo + Math.ceil((hi - lo) / 2);
+    if (shared(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/**
+ * The tree, in creation order:
  *
  * - `main`, and whichever branch was created first, have no parent and no fork turn.
- * - For any other branch B, the *shared prefix* is B's longest leading run of rows whose messages all belong to one
- *   branch created before B; the parent is the earliest-created branch holding that whole run. B's fork turn is
- *   (the largest `branch_turn_number` in the prefix) + 1, the N of `createBranchFromTurn(N)`.
- * - A branch sharing no leading row with an earlier branch has parent null and fork turn 1: it was branched from
+ * - Any other branch B is compared with each branch created before it: the parent is the one B shares the most leading
+ *   turns with (ties go to the earlier-created branch), and B's fork turn is the last shared turn + 1, the N of
+ *   `createBranchFromTurn(N)`; `sharedItemCount` counts B's rows in the shared turns.
+ * - A branch sharing no leading turn with an earlier branch has parent null and fork turn 1: it was branched from
  *   turn 1 with nothing before it to copy, so its origin cannot be told.
  *
- * Copies are indistinguishable from their source, so a branch forked from a copy whose rows all came from further
- * up (X forked from main at 3, Y from X at 2) is attributed to the earliest holder (main at 2): the same items, the
- * same fork point. When a parent was deleted, its own messages survive only in its children, so a child attaches to
- * the nearest surviving ancestor at the turn up to which they still share rows (or becomes a root).
+ * Copies are indistinguishable from their source, so a branch forked from a copy whose turns all came from further up
+ * (X forked from main at 3, Y from X at 2) is attributed to the earliest holder (main at 2): the same items, the same
+ * fork point. When a parent was deleted, its own messages survive only in its children, so a child attaches to the
+ * nearest surviving ancestor at the turn up to which they still share (or becomes a root).
  */
-export function deriveBranchTree(branches: readonly BranchRows[]): BranchNode[] {
-  const ordered = [...branches].sort((a, b) => a.firstRowId - b.firstRowId);
-  const messageSets = ordered.map((b) => new Set(b.rows.map((r) => r.messageId)));
-  return ordered.map((b, i) => {
+export function readBranchTree(ctx: QueryContext, sessionId: string): BranchNode[] {
+  if (!isStructuredSession(ctx, sessionId)) {
+    const node = plainBranchNode(ctx, sessionId);
+    return node ? [node] : [];
+  }
+  const branches = readBranchIds(ctx, sessionId)
+    .map((id) => branchFacts(ctx, sessionId, id))
+    .sort((a, b) => a.firstRowId - b.firstRowId);
+  return branches.map((b, i) => {
     const node: BranchNode = {
       branchId: b.branchId,
-      messageCount: b.rows.length,
-      userTurns: b.rows.filter((r) => r.isUser).length,
+      messageCount: b.messageCount,
+      userTurns: b.userTurns,
       createdAt: b.createdAt,
       parentBranchId: null,
       forkTurn: null,
       sharedItemCount: 0,
     };
     if (i === 0 || b.branchId === 'main') return node;
-    let bestIndex = -1;
-    let bestRun = 0;
-    for (let j = 0; j < i; j++) {
-      const held = messageSets[j] as Set<number>;
-      let run = 0;
-      while (run < b.rows.length && held.has((b.rows[run] as { messageId: number }).messageId)) run++;
+    let best: { parent: BranchFacts; turn: number } | undefined;
+    for (const candidate of branches.slice(0, i)) {
+      const turn = lastSharedTurn(ctx, sessionId, b, candidate);
       // Strictly longer only, so ties go to the earlier-created branch.
-      if (run > bestRun) {
-        bestRun = run;
-        bestIndex = j;
-      }
+      if (turn !== null && (best === undefined || turn > best.turn)) best = { parent: candidate, turn };
     }
-    if (bestIndex < 0) return { ...node, forkTurn: 1 };
-    let maxTurn = 0;
-    for (const r of b.rows.slice(0, bestRun)) if (r.branchTurnNumber !== null && r.branchTurnNumber > maxTurn) maxTurn = r.branchTurnNumber;
-    return {
-      ...node,
-      parentBranchId: (ordered[bestIndex] as BranchRows).branchId,
-      forkTurn: maxTurn + 1,
-      sharedItemCount: bestRun,
-    };
+    if (best === undefined) return { ...node, forkTurn: 1 };
+    // The shared turns were copied in one batch with consecutive sequence numbers (§8.3), so their rows are counted by
+    // the span from the branch's first row to the last row of the last shared turn: two seeks instead of a count.
+    const lastShared = ctx
+      .stmt('SELECT MAX(sequence_number) AS seq FROM message_structure WHERE session_id = ? AND branch_id = ? AND user_turn_number = ?')
+      .get<{ seq: number | null }>(sessionId, b.branchId, best.turn);
+    const sharedItemCount = lastShared?.seq == null ? 0 : Number(lastShared.seq) - b.firstSequence + 1;
+    return { ...node, parentBranchId: best.parent.branchId, forkTurn: best.turn + 1, sharedItemCount };
   });
-}
-
-interface TreeRecord {
-  id: number;
-  branch: unknown;
-  message_id: number;
-  message_type: unknown;
-  branch_turn_number: unknown;
-  created_at: unknown;
-}
-
-/**
- * Reads every structure row of the session (ids and turn numbers only, never message text), in branch then
- * sequence order, which idx_structure_branch_seq delivers without sorting.
- */
-export function loadBranchRows(ctx: QueryContext, sessionId: string): BranchRows[] {
-  const rows = ctx
-    .stmt(
-      `SELECT id, ${exactTextSql('branch_id')} AS branch, message_id, message_type, branch_turn_number, created_at
-       FROM message_structure WHERE session_id = ? ORDER BY branch_id, sequence_number`,
-    )
-    .iterate<TreeRecord>(sessionId);
-  const out: BranchRows[] = [];
-  let current: { branchId: string; firstRowId: number; createdAt: string | null; rows: BranchRows['rows'][number][] } | undefined;
-  for (const r of rows) {
-    const branchId = textFromSql(r.branch);
-    if (!current || current.branchId !== branchId) {
-      current = { branchId, firstRowId: Number(r.id), createdAt: null, rows: [] };
-      out.push(current);
-    }
-    current.firstRowId = Math.min(current.firstRowId, Number(r.id));
-    const createdAt = textOrNull(r.created_at);
-    if (createdAt !== null && (current.createdAt === null || createdAt < current.createdAt)) current.createdAt = createdAt;
-    current.rows.push({
-      messageId: Number(r.message_id),
-      branchTurnNumber: numberOrNull(r.branch_turn_number),
-      isUser: r.message_type === 'user',
-    });
-  }
-  return out;
-}
-
-/** See `SessionDatabase.getBranchTree`. */
-export function readBranchTree(ctx: QueryContext, sessionId: string): BranchNode[] {
-  if (!isStructuredSession(ctx, sessionId)) {
-    const node = plainBranchNode(ctx, sessionId);
-    return node ? [node] : [];
-  }
-  return deriveBranchTree(loadBranchRows(ctx, sessionId));
 }

@@ -31,8 +31,12 @@ import {
   readToolTotals,
   readTurnSummaries,
   readTurnsWithoutUsage,
+  readUsagePage,
   readUsageRows,
   type ToolTotal,
+  type TurnsWithoutUsage,
+  type UsagePage,
+  type UsagePageRequest,
   type TurnSummary,
   type UsageRow,
 } from './usageTables';
@@ -194,6 +198,11 @@ export class SessionDatabase {
     return this.read(() => readUsedBranchIds(this.context, sessionId));
   }
 
+  /** A sorted page of usage rows of a branch or (`branchId` null) the session, with the row count and SQL totals. */
+  getUsagePage(sessionId: string, branchId: string | null, request: UsagePageRequest): UsagePage {
+    return this.read(() => readUsagePage(this.context, sessionId, branchId, request));
+  }
+
   /** `turn_usage` rows of a branch, or of every branch when `branchId` is null, with cached and reasoning counts. */
   getUsageRows(sessionId: string, branchId: string | null): UsageRow[] {
     return this.read(() => readUsageRows(this.context, sessionId, branchId));
@@ -204,9 +213,17 @@ export class SessionDatabase {
     return this.read(() => readTurnSummaries(this.context, sessionId, branchId, fromTurn, toTurn));
   }
 
-  /** User turns with no usage row, per branch (one branch, or all when `branchId` is null). */
-  getTurnsWithoutUsage(sessionId: string, branchId: string | null): { branchId: string; turn: number }[] {
-    return this.read(() => readTurnsWithoutUsage(this.context, sessionId, branchId));
+  /**
+   * User turns with no usage row, per branch (one branch, or all when `branchId` is null): the first `limit` (default
+   * 50) and how many in all. `fromTurns` gives a branch's first own turn (its fork turn): copied turns have their usage
+   * on the parent.
+   */
+  getTurnsWithoutUsage(
+    sessionId: string,
+    branchId: string | null,
+    options?: { fromTurns?: ReadonlyMap<string, number>; limit?: number },
+  ): TurnsWithoutUsage {
+    return this.read(() => readTurnsWithoutUsage(this.context, sessionId, branchId, options));
   }
 
   /** Tool calls per tool for a branch, or the whole session (each stored call counted once) when `branchId` is null. */

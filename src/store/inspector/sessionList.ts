@@ -2,6 +2,7 @@
 import { exactTextSql, textFromSql } from '../exactText';
 import type { SessionUsage } from '../types';
 import type { SessionSummary } from './inspectorTypes';
+import { readBranchIds } from './branchIds';
 import type { QueryContext } from './queryContext';
 import { numberOrNull, textOrNull } from './rowDecoding';
 import { quoteIdentifier } from './tableDiscovery';
@@ -55,10 +56,14 @@ export function readSessionSummaries(ctx: QueryContext): SessionSummary[] {
   }
 
   if (t.messageStructure) {
-    for (const r of ctx
-      .stmt(`SELECT ${sid} AS sid, COUNT(DISTINCT branch_id) AS n FROM message_structure WHERE session_id IS NOT NULL GROUP BY session_id`)
-      .iterate<{ sid: unknown; n: number }>()) {
-      entry(r.sid).structureBranches = Number(r.n);
+    // Sessions, then each one's branches, by skipping through the indexes (one seek each) instead of reading every
+    // structure row as COUNT(DISTINCT branch_id) did.
+    const first = ctx.stmt(`SELECT ${exactTextSql('s')} AS sid FROM (SELECT MIN(session_id) AS s FROM message_structure)`);
+    const next = ctx.stmt(
+      `SELECT ${exactTextSql('s')} AS sid FROM (SELECT MIN(session_id) AS s FROM message_structure WHERE session_id > ?)`,
+    );
+    for (let r = first.get<{ sid: unknown }>(); r !== undefined && r.sid !== null; r = next.get<{ sid: unknown }>(textFromSql(r.sid))) {
+      entry(r.sid).structureBranches = readBranchIds(ctx, textFromSql(r.sid)).length;
     }
   }
 

@@ -6,6 +6,7 @@
 import { exactTextSql, textFromSql } from '../exactText';
 import { TOOL_CALL_TYPES_SQL } from '../itemClassification';
 import { pythonJsonLoads } from '../pythonJson';
+import { readBranchIds } from './branchIds';
 import type { QueryContext } from './queryContext';
 
 /** One `turn_usage` row with the detail counts the view shows. */
@@ -24,7 +25,10 @@ export interface UsageRow {
 export interface ToolTotal {
   toolName: string;
   calls: number;
+  /** The first turns it ran in, ascending (at most `TOOL_TURNS_LISTED`). */
   turns: number[];
+  /** How many turns it ran in. */
+  turnCount: number;
 }
 
 function detail(text: unknown, key: string): number | null {
@@ -45,8 +49,12 @@ export function readUsageRows(ctx: QueryContext, sessionId: string, branchId: st
     branchId === null
       ? ctx.stmt(`${sql} ORDER BY branch_id, user_turn_number`).all<Row>(sessionId)
       : ctx.stmt(`${sql} AND branch_id = ? ORDER BY user_turn_number`).all<Row>(sessionId, branchId);
+  return rows.map(usageRowOf);
+}
+
+function usageRowOf(r: Record<string, unknown>): UsageRow {
   const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
-  return rows.map((r) => ({
+  return {
     branchId: textFromSql(r.branch),
     turn: Number(r.user_turn_number),
     requests: num(r.requests),
@@ -55,31 +63,129 @@ export function readUsageRows(ctx: QueryContext, sessionId: string, branchId: st
     totalTokens: num(r.total_tokens),
     cachedTokens: detail(r.input_tokens_details, 'cached_tokens'),
     reasoningTokens: detail(r.output_tokens_details, 'reasoning_tokens'),
-  }));
+  };
 }
 
-/** Tool calls per tool (each stored call once), with the turns they ran in; by name. */
+/** What a usage page can be sorted by. */
+export type UsageSortKey =
+  'turn' | 'branchId' | 'requests' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cachedTokens' | 'reasoningTokens';
+
+export interface UsagePageRequest {
+  sort?: UsageSortKey;
+  descending?: boolean;
+  offset?: number;
+  limit: number;
+}
+
+/** A page of usage rows, the number of rows in the scope, and the scope's totals (summed in SQL, never in the view). */
+export interface UsagePage {
+  rows: UsageRow[];
+  rowCount: number;
+  totals: Omit<UsageRow, 'branchId' | 'turn'>;
+}
+
+const CACHED_SQL =
+  "CAST(json_extract(CASE WHEN json_valid(input_tokens_details) THEN input_tokens_details END, '$.cached_tokens') AS INTEGER)";
+const REASONING_SQL =
+  "CAST(json_extract(CASE WHEN json_valid(output_tokens_details) THEN output_tokens_details END, '$.reasoning_tokens') AS INTEGER)";
+
+const SORT_SQL: Record<UsageSortKey, string> = {
+  turn: 'user_turn_number',
+  branchId: 'branch_id',
+  requests: 'requests',
+  inputTokens: 'input_tokens',
+  outputTokens: 'output_tokens',
+  totalTokens: 'total_tokens',
+  cachedTokens: CACHED_SQL,
+  reasoningTokens: REASONING_SQL,
+};
+
+/**
+ * One page of a branch's (or the session's) usage rows in the order asked for, with the row count and totals. In
+ * (branch, turn) order the page is read straight from the turn_usage index; another order sorts the scope's rows in
+ * SQLite (no index covers token counts), which still sends only `limit` rows on.
+ */
+export function readUsagePage(ctx: QueryContext, sessionId: string, branchId: string | null, request: UsagePageRequest): UsagePage {
+  const empty: UsagePage = {
+    rows: [],
+    rowCount: 0,
+    totals: { requests: null, inputTokens: null, outputTokens: null, totalTokens: null, cachedTokens: null, reasoningTokens: null },
+  };
+  if (!ctx.tables.turnUsage) return empty;
+  const where = branchId === null ? 'session_id = ?' : 'session_id = ? AND branch_id = ?';
+  const params: (string | number)[] = branchId === null ? [sessionId] : [sessionId, branchId];
+  const t = ctx
+    .stmt(
+      `SELECT COUNT(*) AS n, SUM(requests) AS requests, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
+         SUM(total_tokens) AS total, SUM(${CACHED_SQL}) AS cached, SUM(${REASONING_SQL}) AS reasoning FROM turn_usage WHERE ${where}`,
+    )
+    .get<Record<string, unknown>>(...params);
+  const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+  const direction = request.descending ? 'DESC' : 'ASC';
+  const key = SORT_SQL[request.sort ?? 'turn'] ?? SORT_SQL.turn;
+  // Ties (and the default) in (branch, turn) order, so pages never overlap or skip.
+  const order =
+    request.sort === undefined || request.sort === 'turn'
+      ? `branch_id ${direction}, user_turn_number ${direction}`
+      : `${key} ${direction}, branch_id, user_turn_number`;
+  const rows = ctx
+    .stmt(
+      `SELECT ${exactTextSql('branch_id')} AS branch, user_turn_number, requests, input_tokens, output_tokens, total_tokens,
+         input_tokens_details, output_tokens_details FROM turn_usage WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    )
+    .all<Record<string, unknown>>(...params, request.limit, Math.max(0, request.offset ?? 0));
+  return {
+    rows: rows.map(usageRowOf),
+    rowCount: Number(t?.n ?? 0),
+    totals: {
+      requests: num(t?.requests),
+      inputTokens: num(t?.input),
+      outputTokens: num(t?.output),
+      totalTokens: num(t?.total),
+      cachedTokens: num(t?.cached),
+      reasoningTokens: num(t?.reasoning),
+    },
+  };
+}
+
+/** How many of a tool's turns a table lists; `turnCount` says how many there are in all. */
+export const TOOL_TURNS_LISTED = 20;
+
+/**
+ * Tool calls per tool, with the turns they ran in (the first `TOOL_TURNS_LISTED`, and how many in all); by name.
+ * One pass over the branch's (or session's) structure rows, aggregated as they stream: there is no index on
+ * `message_type` in Python's DDL, so reading the rows is the floor; what must not happen is work per row that grows
+ * with the table (the list of turns used to be searched for every row, quadratic in the turns).
+ */
 export function readToolTotals(ctx: QueryContext, sessionId: string, branchId: string | null): ToolTotal[] {
   if (!ctx.tables.messageStructure) return [];
   const where = branchId === null ? 'session_id = ?' : 'session_id = ? AND branch_id = ?';
   const params = branchId === null ? [sessionId] : [sessionId, branchId];
   const rows = ctx
     .stmt(
-      `SELECT COALESCE(tool_name, '') AS tool, user_turn_number AS turn, COUNT(DISTINCT message_id) AS calls
-       FROM message_structure WHERE ${where} AND message_type IN (${TOOL_CALL_TYPES_SQL})
-       GROUP BY tool, turn ORDER BY tool, turn`,
+      `SELECT COALESCE(tool_name, '') AS tool, user_turn_number AS turn, message_id
+       FROM message_structure WHERE ${where} AND message_type IN (${TOOL_CALL_TYPES_SQL})`,
     )
-    .all<{ tool: string; turn: number | null; calls: number }>(...params);
-  const byTool = new Map<string, ToolTotal>();
-  // A call copied into several branches keeps its message id and turn number, so COUNT(DISTINCT message_id) per
-  // (tool, turn) counts it once across branches.
+    .iterate<{ tool: string; turn: number | null; message_id: number }>(...params);
+  const byTool = new Map<string, { calls: number; turns: Set<number> }>();
+  // A call copied into several branches keeps its message id, so across the session each stored call counts once.
+  const seen = branchId === null ? new Set<number>() : undefined;
   for (const r of rows) {
+    if (seen) {
+      if (seen.has(r.message_id)) continue;
+      seen.add(r.message_id);
+    }
     let t = byTool.get(r.tool);
-    if (!t) byTool.set(r.tool, (t = { toolName: r.tool, calls: 0, turns: [] }));
-    t.calls += r.calls;
-    if (r.turn !== null && !t.turns.includes(r.turn)) t.turns.push(r.turn);
+    if (!t) byTool.set(r.tool, (t = { calls: 0, turns: new Set() }));
+    t.calls++;
+    if (r.turn !== null) t.turns.add(r.turn);
   }
-  return [...byTool.values()];
+  return [...byTool]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([toolName, t]) => {
+      const turns = [...t.turns].sort((a, b) => a - b);
+      return { toolName, calls: t.calls, turns: turns.slice(0, TOOL_TURNS_LISTED), turnCount: turns.length };
+    });
 }
 
 /** Items and distinct tool names per turn, for the turn list. */
@@ -104,24 +210,56 @@ export function readTurnSummaries(ctx: QueryContext, sessionId: string, branchId
   return rows.map((r) => ({ turn: r.turn, itemCount: r.items, tools: r.tools ? r.tools.split(',').sort() : [] }));
 }
 
+/** Turns without a usage row: the first `limit` (by branch, then turn) and how many in all. */
+export interface TurnsWithoutUsage {
+  turns: { branchId: string; turn: number }[];
+  count: number;
+}
+
 /**
- * User turns without a `turn_usage` row, per branch (one branch, or all when `branchId` is null): one anti-join
- * over the structure rows, without decoding any message.
+ * Own turns (from `fromTurns.get(branch)`, default 1: copied turns have their usage on the parent) that have no usage
+ * row, for one branch or every branch. Per branch, one seek for the last turn and one covering-index count of its
+ * usage rows decide whether anything is missing at all (turns are numbered 1, 2, … so a branch with as many usage rows
+ * as turns lacks none); only then are the missing turns looked up, and only the first `limit`.
  */
-export function readTurnsWithoutUsage(ctx: QueryContext, sessionId: string, branchId: string | null): { branchId: string; turn: number }[] {
-  if (!ctx.tables.messageStructure) return [];
-  const noUsage = ctx.tables.turnUsage
-    ? `AND NOT EXISTS (SELECT 1 FROM turn_usage u WHERE u.session_id = s.session_id AND u.branch_id = s.branch_id
-         AND u.user_turn_number = s.user_turn_number)`
-    : '';
-  const where = branchId === null ? 's.session_id = ?' : 's.session_id = ? AND s.branch_id = ?';
-  const params = branchId === null ? [sessionId] : [sessionId, branchId];
-  return ctx
-    .stmt(
-      `SELECT DISTINCT ${exactTextSql('s.branch_id')} AS branch, s.user_turn_number AS turn FROM message_structure s
-       WHERE ${where} AND s.message_type = 'user' AND s.user_turn_number IS NOT NULL ${noUsage}
-       ORDER BY s.branch_id, s.user_turn_number`,
-    )
-    .all<{ branch: unknown; turn: number }>(...params)
-    .map((r) => ({ branchId: textFromSql(r.branch), turn: r.turn }));
+export function readTurnsWithoutUsage(
+  ctx: QueryContext,
+  sessionId: string,
+  branchId: string | null,
+  options: { fromTurns?: ReadonlyMap<string, number>; limit?: number } = {},
+): TurnsWithoutUsage {
+  const out: TurnsWithoutUsage = { turns: [], count: 0 };
+  if (!ctx.tables.messageStructure) return out;
+  const limit = options.limit ?? 50;
+  const branches = branchId === null ? readBranchIds(ctx, sessionId) : [branchId];
+  for (const branch of branches) {
+    const from = Math.max(1, options.fromTurns?.get(branch) ?? 1);
+    const last = ctx
+      .stmt('SELECT MAX(user_turn_number) AS turn FROM message_structure WHERE session_id = ? AND branch_id = ?')
+      .get<{ turn: number | null }>(sessionId, branch)?.turn;
+    if (last === null || last === undefined || last < from) continue;
+    const withUsage = ctx.tables.turnUsage
+      ? (ctx
+          .stmt('SELECT COUNT(*) AS n FROM turn_usage WHERE session_id = ? AND branch_id = ? AND user_turn_number BETWEEN ? AND ?')
+          .get<{ n: number }>(sessionId, branch, from, last)?.n ?? 0)
+      : 0;
+    const turns = last - from + 1;
+    if (withUsage >= turns) continue;
+    const noUsage = ctx.tables.turnUsage
+      ? `AND NOT EXISTS (SELECT 1 FROM turn_usage u WHERE u.session_id = s.session_id AND u.branch_id = s.branch_id
+           AND u.user_turn_number = s.user_turn_number)`
+      : '';
+    const room = Math.max(0, limit - out.turns.length);
+    const found = ctx
+      .stmt(
+        // Turn numbers from idx_structure_turn alone (no row lookups): every turn from 1 on opens with its user message.
+        `SELECT DISTINCT s.user_turn_number AS turn FROM message_structure s
+         WHERE s.session_id = ? AND s.branch_id = ? AND s.user_turn_number >= ? ${noUsage}
+         ORDER BY s.user_turn_number LIMIT ?`,
+      )
+      .all<{ turn: number }>(sessionId, branch, from, room);
+    out.turns.push(...found.map((r) => ({ branchId: branch, turn: r.turn })));
+    out.count += found.length < room ? found.length : turns - withUsage;
+  }
+  return out;
 }

@@ -1,5 +1,6 @@
 /** The branch ids a session can no longer give to a new branch. */
 import { exactTextSql, textFromSql } from '../exactText';
+import { readBranchIds } from './branchIds';
 import type { QueryContext } from './queryContext';
 
 /**
@@ -10,13 +11,7 @@ import type { QueryContext } from './queryContext';
  */
 export function readUsedBranchIds(ctx: QueryContext, sessionId: string): string[] {
   const ids = new Set<string>(['main']);
-  if (ctx.tables.messageStructure) {
-    for (const r of ctx
-      .stmt(`SELECT DISTINCT ${exactTextSql('branch_id')} AS branch_id FROM message_structure WHERE session_id = ?`)
-      .iterate<{ branch_id: unknown }>(sessionId)) {
-      if (r.branch_id !== null) ids.add(textFromSql(r.branch_id));
-    }
-  }
+  for (const id of readBranchIds(ctx, sessionId)) ids.add(id);
   if (ctx.tables.branchReservations) {
     for (const r of ctx
       .stmt(`SELECT ${exactTextSql('branch_id')} AS branch_id FROM branch_reservations WHERE session_id = ?`)

@@ -39,7 +39,7 @@ describe('conversation view tables', () => {
         const alt = tables(db, 's', 'alt', branches);
         assert.deepEqual(alt.turnsWithoutUsage, [{ branchId: 'alt', turn: 3 }]);
         assert.deepEqual(alt.usage, []);
-        assert.deepEqual(alt.tools, [{ toolName: 'lookup', calls: 1, turns: [3] }]);
+        assert.deepEqual(alt.tools, [{ toolName: 'lookup', calls: 1, turns: [3], turnCount: 1 }]);
         const main = tables(db, 's', 'main', branches);
         assert.deepEqual(main.turnsWithoutUsage, [{ branchId: 'main', turn: 2 }]);
         assert.deepEqual(

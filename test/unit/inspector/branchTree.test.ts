@@ -3,7 +3,12 @@
  * test performed (which branch, which turn) and from the model of copied prefixes.
  */
 import { strict as assert } from 'node:assert';
-import { AdvancedSQLiteSession, deriveBranchTree, type BranchNode } from '../../../src/store';
+import { join } from 'node:path';
+import { AdvancedSQLiteSession, openDatabase, type BranchNode } from '../../../src/store';
+import { branchTreeByRows } from '../../support/branchTreeOracle';
+import { copyFixture } from '../../support/tempFiles';
+
+const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'conformance');
 import { SessionModel, TempFolder, mk, writeBranchedFile } from './inspectorFixtures';
 
 describe('SessionDatabase.getBranchTree', () => {
@@ -99,40 +104,73 @@ describe('SessionDatabase.getBranchTree', () => {
     assert.deepEqual(folder.inspect().getBranchTree('nobody'), []);
   });
 
-  describe('deriveBranchTree (the heuristic on its own)', () => {
-    const rows = (ids: number[], turns: number[]) =>
-      ids.map((messageId, i) => ({ messageId, branchTurnNumber: turns[i] ?? null, isUser: false }));
+  describe('the same answers as the row-by-row derivation it replaced (test/support/branchTreeOracle.ts)', () => {
+    function sameAsOracle(path: string, sessionId: string, what: string): BranchNode[] {
+      const tree = folder.inspect(path).getBranchTree(sessionId);
+      const raw = openDatabase(path, { readonly: true });
+      try {
+        assert.deepEqual(tree, branchTreeByRows(raw, sessionId), what);
+      } finally {
+        raw.close();
+      }
+      return tree;
+    }
 
-    it('orders by first row id, not by input order, and never gives main or the first branch a parent', () => {
-      const tree = deriveBranchTree([
-        { branchId: 'b', firstRowId: 20, createdAt: null, rows: rows([1, 2, 9], [1, 1, 2]) },
-        { branchId: 'first', firstRowId: 1, createdAt: null, rows: rows([1, 2, 3], [1, 1, 2]) },
-        { branchId: 'main', firstRowId: 30, createdAt: null, rows: rows([1, 2], [1, 1]) },
-      ]);
-      assert.deepEqual(
-        tree.map((n) => [n.branchId, n.parentBranchId, n.forkTurn, n.sharedItemCount]),
-        [
-          ['first', null, null, 0],
-          ['b', 'first', 2, 2],
-          ['main', null, null, 0],
-        ],
-      );
+    it('on the Python-written fixtures', () => {
+      for (const [name, sessions] of [
+        ['ref-basic', ['basic_session']],
+        ['ref-multisession', ['alice', 'bob']],
+      ] as const) {
+        const path = copyFixture(join(FIXTURES, `${name}.db`), folder.dir);
+        for (const sid of sessions) sameAsOracle(path, sid, `${name} ${sid}`);
+      }
     });
 
-    it('picks the longest leading run held by one earlier branch; ties go to the earliest', () => {
-      const tree = deriveBranchTree([
-        { branchId: 'main', firstRowId: 1, createdAt: null, rows: rows([1, 2, 3, 4], [1, 1, 2, 2]) },
-        { branchId: 'x', firstRowId: 10, createdAt: null, rows: rows([1, 2, 5], [1, 1, 2]) },
-        { branchId: 'y', firstRowId: 20, createdAt: null, rows: rows([1, 2, 5, 6], [1, 1, 2, 3]) },
-        { branchId: 'z', firstRowId: 30, createdAt: null, rows: rows([1, 2, 7], [1, 1, 2]) },
-      ]);
+    it('on branches at turn 1, at the last turn, nested, from a copy, after deletions, and with corrupt rows', async () => {
+      const path = folder.path('shapes.db');
+      const s = folder.track(new AdvancedSQLiteSession({ sessionId: 's', dbPath: path, createTables: true }));
+      await s.addItems([mk.system('turn 0 item')]);
+      for (let t = 1; t <= 6; t++) await s.addItems([mk.user(`q${t}`), mk.call('f', `c${t}`), mk.output(`c${t}`), mk.assistant(`a${t}`)]);
+      await s.createBranchFromTurn(1, 'at-one');
+      await s.addItems([mk.user('fresh start')]);
+      await s.switchToBranch('main');
+      await s.createBranchFromTurn(6, 'at-last');
+      await s.addItems([mk.user('last again'), mk.assistant('ok')]);
+      await s.createBranchFromTurn(3, 'nested');
+      await s.addItems([mk.user('nested q'), mk.assistant('nested a')]);
+      await s.createBranchFromTurn(2, 'from-copy');
+      await s.addItems([mk.user('copy q')]);
+      await s.switchToBranch('main');
+      await s.createBranchFromTurn(4, 'doomed');
+      await s.addItems([mk.user('doomed q')]);
+      await s.addItems([mk.user('doomed q2')]);
+      await s.createBranchFromTurn(5, 'orphan');
+      await s.addItems([mk.user('orphan q')]);
+      await s.switchToBranch('main');
+      await s.deleteBranch('doomed');
+      await s.createBranchFromTurn(5, 'empty-fork');
+      await s.switchToBranch('main');
+      s.close();
+      // A corrupt message and a structure row pointing nowhere: the tree reads structure rows only, as before.
+      const raw = openDatabase(path);
+      raw.exec("UPDATE agent_messages SET message_data = '{not json' WHERE id = 3");
+      raw
+        .prepare(
+          "INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number, user_turn_number, branch_turn_number) VALUES ('s', 99999, 'main', 'assistant', 100000, 6, 6)",
+        )
+        .run();
+      raw.close();
+      const tree = sameAsOracle(path, 's', 'generated shapes');
       assert.deepEqual(
-        tree.map((n) => [n.branchId, n.parentBranchId, n.forkTurn, n.sharedItemCount]),
+        tree.map((b) => [b.branchId, b.parentBranchId, b.forkTurn]),
         [
-          ['main', null, null, 0],
-          ['x', 'main', 2, 2],
-          ['y', 'x', 3, 3],
-          ['z', 'main', 2, 2],
+          ['main', null, null],
+          ['at-one', 'main', 1],
+          ['at-last', 'main', 6],
+          ['nested', 'main', 3],
+          ['from-copy', 'main', 2],
+          ['orphan', 'main', 4],
+          ['empty-fork', 'main', 5],
         ],
       );
     });

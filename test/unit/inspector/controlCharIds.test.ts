@@ -46,7 +46,7 @@ describe('inspector: ids holding U+0000 (spec §12 f)', () => {
       assert.deepEqual(
         db
           .getTurnsWithoutUsage(sid, null)
-          .filter((t) => t.branchId === NUL_BRANCH)
+          .turns.filter((t) => t.branchId === NUL_BRANCH)
           .map((t) => t.turn),
         [1, 3],
       );
