@@ -542,24 +542,43 @@ export class AdvancedSQLiteSession implements Session {
       // the new branch whatever the cache said before the call.
       this.checkGenerationForWrite();
       const source = this.currentBranch;
-      const hasUser = this.stmt(
-        'userAtTurn',
-        `SELECT 1 FROM message_structure s JOIN ${this.tables.messages} m ON s.message_id = m.id
-         WHERE s.session_id = ? AND s.branch_id = ? AND s.branch_turn_number = ? AND s.message_type = 'user' LIMIT 1`,
-      ).get(this.sessionId, source, turnNumber);
+      // Fast path (spec §12 l): find turn N's user row through idx_structure_turn, since the two turn columns agree in
+      // every file the SDKs write, and copy the rows before it in sequence order: O(copied rows), not O(branch). If it
+      // is not found that way, Python's exact queries decide (they scan the branch: branch_turn_number has no index).
+      const userRow = this.stmt(
+        'userAtTurnIndexed',
+        `SELECT s.sequence_number AS seq FROM message_structure s JOIN ${this.tables.messages} m ON s.message_id = m.id
+         WHERE s.session_id = ? AND s.branch_id = ? AND s.user_turn_number = ? AND s.branch_turn_number = ?
+           AND s.message_type = 'user' ORDER BY +s.sequence_number LIMIT 1`,
+      ).get<{ seq: number }>(this.sessionId, source, turnNumber, turnNumber);
+      const hasUser =
+        userRow !== undefined ||
+        this.stmt(
+          'userAtTurn',
+          `SELECT 1 FROM message_structure s JOIN ${this.tables.messages} m ON s.message_id = m.id
+           WHERE s.session_id = ? AND s.branch_id = ? AND s.branch_turn_number = ? AND s.message_type = 'user' LIMIT 1`,
+        ).get(this.sessionId, source, turnNumber) !== undefined;
       if (!hasUser) throw new BranchError(`Turn ${turnNumber} does not contain a user message in branch '${source}'`);
       const newId = this.reserveBranchId(turnNumber, branchName ?? null);
-      copied = this.stmt(
-        'copyPrefix',
-        `INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number,
+      const copy = (bound: string) => `INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number,
            user_turn_number, branch_turn_number, tool_name)
          SELECT session_id, message_id, ?, message_type,
            (SELECT COALESCE(MAX(sequence_number), 0) FROM message_structure WHERE session_id = ?)
              + ROW_NUMBER() OVER (ORDER BY sequence_number),
            user_turn_number, branch_turn_number, tool_name
-         FROM message_structure WHERE session_id = ? AND branch_id = ? AND branch_turn_number < ?
-         ORDER BY sequence_number`,
-      ).run(newId, this.sessionId, this.sessionId, source, turnNumber).changes;
+         FROM message_structure WHERE session_id = ? AND branch_id = ? AND branch_turn_number < ?${bound}
+         ORDER BY sequence_number`;
+      copied =
+        userRow !== undefined
+          ? this.stmt('copyPrefixBefore', copy(' AND sequence_number < ?')).run(
+              newId,
+              this.sessionId,
+              this.sessionId,
+              source,
+              turnNumber,
+              userRow.seq,
+            ).changes
+          : this.stmt('copyPrefix', copy('')).run(newId, this.sessionId, this.sessionId, source, turnNumber).changes;
       return newId;
     });
     this.currentBranch = id;
@@ -910,13 +929,15 @@ export class AdvancedSQLiteSession implements Session {
     );
   }
 
-  /** Deletes every message of this session that no structure row references (a shared message survives). */
+  /** Deletes every message of this session that none of its structure rows references (a shared message survives). */
   private deleteOrphanMessages(): void {
+    // References are looked for in this session's structure rows only (spec §12 l): there is no index on message_id,
+    // so asking every session's rows made a delete cost the whole file.
     this.stmt(
       'deleteOrphans',
       `DELETE FROM ${this.tables.messages} WHERE session_id = ?
-       AND id NOT IN (SELECT message_id FROM message_structure WHERE message_id IS NOT NULL)`,
-    ).run(this.sessionId);
+       AND id NOT IN (SELECT message_id FROM message_structure WHERE session_id = ? AND message_id IS NOT NULL)`,
+    ).run(this.sessionId, this.sessionId);
   }
 
   /**
