@@ -13,6 +13,7 @@ import { branchAtFork } from './logic/branchLayout';
 import { ConversationModel, type ViewPart } from './logic/conversationModel';
 import { listen, post, request, state } from './messenger';
 import { registerToolkit } from './ui/toolkit';
+import type { UsageSortKey } from '../src/shared/viewModels';
 
 // Time origin of the first-screen measurement: this script starts as the panel becomes ready.
 const started = performance.now();
@@ -44,8 +45,15 @@ const turnList = new TurnList({
   },
   onFork: (direction) => fork(direction),
   onNeedMore: () => void model.loadMore(),
+  onNeedEarlier: () => void model.loadEarlier(),
   onEnd: () => void model.loadToEnd(),
+  onHome: () => void model.loadToStart(),
 });
+
+const usageActions = {
+  sort: (key: UsageSortKey) => void model.sortUsage(key),
+  page: (step: 1 | -1) => void model.usagePage(step),
+};
 
 const composer = new Composer({ send: (input) => model.startRun(input), stop: () => model.stopRun() });
 
@@ -94,8 +102,13 @@ function redraw(part: ViewPart): void {
       return renderDetail();
     case 'tables':
       if (model.tables) {
-        replaceChildren(usageSlot, renderUsageTable(model.tables));
+        // Redrawn from scratch: a control that had the focus (a pager button, a header) gets it back.
+        const active = document.activeElement;
+        const focused = active?.closest('[data-focus]')?.getAttribute('data-focus');
+        const slot = [usageSlot, toolSlot].find((s) => active && s.contains(active));
+        replaceChildren(usageSlot, renderUsageTable(model.tables, usageActions));
         replaceChildren(toolSlot, renderToolTable(model.tables));
+        if (focused && slot) slot.querySelector<HTMLElement>(`[data-focus="${focused}"]:not([disabled])`)?.focus();
       }
       return;
     case 'banner': {
@@ -128,7 +141,7 @@ function renderDetail(): void {
 
 function drawTurns(): void {
   const b = model.session?.branches.find((x) => x.branchId === model.branchId);
-  turnList.set(model.turns, model.hasMore, `Turns of branch ${model.branchId}${b ? ` (${b.userTurns})` : ''}`);
+  turnList.set(model.turns, model.hasMore, model.hasEarlier, `Turns of branch ${model.branchId}${b ? ` (${b.userTurns})` : ''}`);
   if (!firstScreenReported && model.turns.length > 0) {
     firstScreenReported = true;
     // The first screen is drawn once the browser has laid the rows out.

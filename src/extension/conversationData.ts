@@ -1,8 +1,18 @@
 /** Builds the conversation view's models from the inspector's reads (no vscode here beyond types). */
 import { basename } from 'node:path';
-import type { BranchNode, ItemEntry, SessionDatabase, TurnEntry, TurnSummary } from '../store';
-import { MAX_TURN_REQUEST } from '../shared/pageSizes';
-import type { BranchView, ItemView, SessionView, TablesView, TurnPageView, TurnUsageView, TurnView } from '../shared/viewModels';
+import type { BranchNode, ItemEntry, SessionDatabase, TurnEntry, TurnSummary, UsageSortKey } from '../store';
+import { MAX_TURN_REQUEST, MAX_USAGE_REQUEST, MISSING_USAGE_LISTED } from '../shared/pageSizes';
+import type { Requests } from '../shared/protocol';
+import type {
+  BranchView,
+  ItemView,
+  SessionView,
+  TablesView,
+  TurnPageView,
+  TurnUsageView,
+  TurnView,
+  UsageWindow,
+} from '../shared/viewModels';
 
 export function turnView(t: TurnEntry, summary?: TurnSummary): TurnView {
   return {
@@ -17,13 +27,35 @@ export function turnView(t: TurnEntry, summary?: TurnSummary): TurnView {
   };
 }
 
-export function turnPage(db: SessionDatabase, sessionId: string, branchId: string, afterTurn: number | null, limit: number): TurnPageView {
-  const page = db.getTurnsPage(sessionId, branchId, { afterTurn, limit: Math.max(1, Math.min(limit, MAX_TURN_REQUEST)) });
-  const first = page.turns[0];
-  const last = page.turns[page.turns.length - 1];
+/**
+ * A page of a branch's turns with their summaries (`turns/get`). Forwards it is a keyset page from `afterTurn`;
+ * backwards (End, or scrolling up from a window that does not start at turn 1) it is the page before `beforeTurn`,
+ * one index seek wherever that is, so the view never walks the pages in between.
+ */
+export function turnPage(db: SessionDatabase, sessionId: string, request: Requests['turns/get']['params']): TurnPageView {
+  const { branchId, afterTurn, beforeTurn } = request;
+  const clamped = Math.max(1, Math.min(request.limit, MAX_TURN_REQUEST));
+  let turns: TurnEntry[];
+  let nextAfterTurn: number | null;
+  let previousBeforeTurn: number | null;
+  if (beforeTurn !== undefined) {
+    const page = db.getTurnsPageBefore(sessionId, branchId, { beforeTurn, limit: clamped });
+    turns = page.turns;
+    previousBeforeTurn = page.previousBeforeTurn;
+    const last = turns[turns.length - 1];
+    // The last page ends the branch; a page before a turn is followed by that turn.
+    nextAfterTurn = beforeTurn === null ? null : (last?.turn ?? beforeTurn - 1);
+  } else {
+    const page = db.getTurnsPage(sessionId, branchId, { afterTurn, limit: clamped });
+    turns = page.turns;
+    nextAfterTurn = page.nextAfterTurn;
+    previousBeforeTurn = afterTurn === null ? null : (turns[0]?.turn ?? null);
+  }
+  const first = turns[0];
+  const last = turns[turns.length - 1];
   const summaries = first && last ? db.getTurnSummaries(sessionId, branchId, first.turn, last.turn) : [];
   const byTurn = new Map(summaries.map((s) => [s.turn, s]));
-  return { branchId, turns: page.turns.map((t) => turnView(t, byTurn.get(t.turn))), nextAfterTurn: page.nextAfterTurn };
+  return { branchId, turns: turns.map((t) => turnView(t, byTurn.get(t.turn))), nextAfterTurn, previousBeforeTurn };
 }
 
 export function itemView(e: ItemEntry): ItemView {
@@ -74,24 +106,45 @@ export function sessionView(input: SessionInput): SessionView {
   return { ...view, branches: branchViews(input.branchTree(), input.currentBranch), usedBranchIds: db.usedBranchIds(input.sessionId) };
 }
 
-/** The usage and tool tables of a branch or (`branchId` null) the session; `branches` give the fork turns. */
+/**
+ * The usage and tool tables of a branch or (`branchId` null) the session; `branches` give the fork turns. The usage
+ * table is the one page `window` asks for, sorted by SQLite, with the scope's row count and totals summed in SQL, so
+ * what goes to the view does not grow with the session; a window past the end (rows went away) gives the last page.
+ */
 export function tables(
   db: SessionDatabase,
   sessionId: string,
   branchId: string | null,
   branches: readonly Pick<BranchNode, 'branchId' | 'parentBranchId' | 'forkTurn'>[],
+  window: UsageWindow,
 ): TablesView {
-  const usage = db.getUsageRows(sessionId, branchId);
+  const limit = Math.max(1, Math.min(window.limit, MAX_USAGE_REQUEST));
+  // The view's sort keys are the store's (the assignment fails to compile if they drift apart).
+  const sort: UsageSortKey = window.sort;
+  let offset = Math.max(0, window.offset);
+  let page = db.getUsagePage(sessionId, branchId, { sort, descending: window.descending, offset, limit });
+  if (page.rows.length === 0 && page.rowCount > 0) {
+    offset = Math.floor((page.rowCount - 1) / limit) * limit;
+    page = db.getUsagePage(sessionId, branchId, { sort, descending: window.descending, offset, limit });
+  }
   const tools = db.getToolTotals(sessionId, branchId);
   // Own turns (not copied from the parent) that have no usage row: the agent never called storeRunUsage. Copied
   // turns have their usage on the parent branch.
   const fromTurns = new Map<string, number>();
   for (const b of branches) if (b.parentBranchId !== null && b.forkTurn !== null) fromTurns.set(b.branchId, b.forkTurn);
-  const missing = db.getTurnsWithoutUsage(sessionId, branchId, { fromTurns }).turns;
+  const missing = db.getTurnsWithoutUsage(sessionId, branchId, { fromTurns, limit: MISSING_USAGE_LISTED });
   return {
     branchId,
-    usage: usage.map((u): TurnUsageView => ({ ...u })),
-    turnsWithoutUsage: missing,
+    usage: {
+      rows: page.rows.map((u): TurnUsageView => ({ ...u })),
+      rowCount: page.rowCount,
+      offset,
+      sort: window.sort,
+      descending: window.descending,
+      totals: { ...page.totals },
+    },
+    turnsWithoutUsage: missing.turns,
+    turnsWithoutUsageCount: missing.count,
     tools: tools.map((t) => ({ toolName: t.toolName, calls: t.calls, turns: t.turns, turnCount: t.turnCount })),
   };
 }

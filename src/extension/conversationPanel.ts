@@ -186,11 +186,11 @@ class ConversationPanel implements vscode.Disposable {
       return reveal;
     },
     'session/get': () => this.session(),
-    'turns/get': (p) => turnPage(this.db(), this.target.sessionId, p.branchId, p.afterTurn, p.limit),
+    'turns/get': (p) => turnPage(this.db(), this.target.sessionId, p),
     'turn/items': (p) => this.db().getTurnItems(this.target.sessionId, p.branchId, p.turn).map(itemView),
     'tables/get': (p) => {
       const db = this.db();
-      return tables(db, this.target.sessionId, p.branchId, this.branches(db));
+      return tables(db, this.target.sessionId, p.branchId, this.branches(db), p.usage);
     },
     'branch/create': async (p) => ({
       branchId: await createBranch(this.registry, this.target, p.fromBranchId, { turn: p.branchTurnNumber }, p.name),

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { RequestMethod, Requests } from '../shared/protocol';
+import { USAGE_SORT_KEYS } from '../shared/viewModels';
 import { UserFacingError } from './userError';
 
 const str = z.string({ error: 'must be a string' });
@@ -19,9 +20,26 @@ const none = z.object({}).transform((): Record<string, never> => ({}));
 export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['params']> } = {
   'view/ready': none,
   'session/get': none,
-  'turns/get': z.object({ branchId: str, afterTurn: int.nullable(), limit: int }),
+  'turns/get': z
+    .object({ branchId: str, afterTurn: int.nullable(), beforeTurn: int.nullable().optional(), limit: int })
+    // One direction per request: a page after a turn, or (beforeTurn given) the page before one.
+    .refine((p) => p.beforeTurn === undefined || p.afterTurn === null, {
+      path: ['afterTurn'],
+      error: 'must be null when beforeTurn is given',
+    }),
   'turn/items': z.object({ branchId: str, turn: int }),
-  'tables/get': z.object({ branchId: z.string({ error: 'must be a string or null' }).nullable() }),
+  'tables/get': z.object({
+    branchId: z.string({ error: 'must be a string or null' }).nullable(),
+    usage: z.object(
+      {
+        sort: z.enum(USAGE_SORT_KEYS, { error: `must be one of ${USAGE_SORT_KEYS.join(', ')}` }),
+        descending: z.boolean({ error: 'must be a boolean' }),
+        offset: int,
+        limit: int,
+      },
+      { error: 'must be an object' },
+    ),
+  }),
   'branch/create': z.object({ fromBranchId: str, branchTurnNumber: int, name: str }),
   'branch/switch': z.object({ branchId: str }),
   'branch/delete': z.object({ branchId: str }),

@@ -4,7 +4,7 @@
  * Names: notifications host→webview in past tense (`session/didChange`), commands imperative, requests `noun/verb`.
  */
 import type { RunEvent } from './runEvents';
-import type { ItemView, RevealView, SessionView, TablesView, TurnPageView } from './viewModels';
+import type { ItemView, RevealView, SessionView, TablesView, TurnPageView, UsageWindow } from './viewModels';
 
 /** Requests the webview makes, with their parameters and results. */
 export interface Requests {
@@ -12,9 +12,14 @@ export interface Requests {
   'view/ready': { params: Record<string, never>; result: RevealView | null };
   /** The session's header and branch list. */
   'session/get': { params: Record<string, never>; result: SessionView };
-  'turns/get': { params: { branchId: string; afterTurn: number | null; limit: number }; result: TurnPageView };
+  /**
+   * A page of a branch's turns after `afterTurn` (null: from the first), or, when `beforeTurn` is given, the page
+   * before `beforeTurn` (null: the branch's last page; `afterTurn` must then be null).
+   */
+  'turns/get': { params: { branchId: string; afterTurn: number | null; beforeTurn?: number | null; limit: number }; result: TurnPageView };
   'turn/items': { params: { branchId: string; turn: number }; result: ItemView[] };
-  'tables/get': { params: { branchId: string | null }; result: TablesView };
+  /** The tables of a branch (null: the session): one page of usage rows as `usage` asks, totals, tool totals. */
+  'tables/get': { params: { branchId: string | null; usage: UsageWindow }; result: TablesView };
   'branch/create': { params: { fromBranchId: string; branchTurnNumber: number; name: string }; result: { branchId: string } };
   'branch/switch': { params: { branchId: string }; result: { branchId: string } };
   /** The host asks for confirmation; `deleted` is false when the user declined. */

@@ -32,8 +32,15 @@ export interface TurnView {
 /** A page of turns of one branch. */
 export interface TurnPageView {
   branchId: string;
+  /** In ascending turn order, whichever way the page was read. */
   turns: TurnView[];
+  /** Pass as `afterTurn` for the page after this one; null when this page ends at the branch's last turn. */
   nextAfterTurn: number | null;
+  /**
+   * Pass as `beforeTurn` for the page before this one; null when nothing comes before it (a page from the start, or a
+   * page read backwards that reached the first turn). A page read forwards from a cursor gives its first turn.
+   */
+  previousBeforeTurn: number | null;
 }
 
 /** One item of a turn, decoded or unreadable. */
@@ -77,12 +84,38 @@ export interface ToolUsageView {
   turnCount: number;
 }
 
+/** The columns the Tokens table can be sorted by (the host sorts: the view holds one page). */
+export const USAGE_SORT_KEYS = ['turn', 'branchId', ...USAGE_COUNT_KEYS] as const;
+export type UsageSortKey = (typeof USAGE_SORT_KEYS)[number];
+
+/** Which page of the Tokens table the view shows: the order and the first row (`tables/get`'s `usage`). */
+export interface UsageWindow {
+  sort: UsageSortKey;
+  descending: boolean;
+  offset: number;
+  /** Rows per page (the host clamps it to 1…`MAX_USAGE_REQUEST`). */
+  limit: number;
+}
+
+/** One page of the usage rows of a scope, with the scope's row count and totals (summed by SQLite, not from the page). */
+export interface UsagePageView {
+  rows: TurnUsageView[];
+  rowCount: number;
+  /** Where `rows` starts in the scope's order: the offset asked for, or the last page's when that is past the end. */
+  offset: number;
+  sort: UsageSortKey;
+  descending: boolean;
+  totals: { [K in UsageCountKey]: number | null };
+}
+
 /** The usage and tool tables of one branch, or of the whole session (`branchId` null). */
 export interface TablesView {
   branchId: string | null;
-  usage: TurnUsageView[];
-  /** Own turns (not copied from a parent branch) without a usage row: the agent never called storeRunUsage. */
+  usage: UsagePageView;
+  /** The first own turns (not copied from a parent branch) without a usage row: the agent never called storeRunUsage. */
   turnsWithoutUsage: { branchId: string; turn: number }[];
+  /** How many such turns there are in all. */
+  turnsWithoutUsageCount: number;
   tools: ToolUsageView[];
 }
 

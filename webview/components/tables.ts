@@ -1,4 +1,11 @@
-import { USAGE_COUNT_KEYS, type TablesView, type ToolUsageView, type TurnUsageView } from '../../src/shared/viewModels';
+import {
+  USAGE_COUNT_KEYS,
+  type TablesView,
+  type ToolUsageView,
+  type TurnUsageView,
+  type UsagePageView,
+  type UsageSortKey,
+} from '../../src/shared/viewModels';
 import { el } from '../dom';
 import { sortRows, type SortDirection } from '../logic/sortRows';
 
@@ -11,10 +18,21 @@ interface Column<T> {
 
 const n = (v: number | null): string => (v === null ? '–' : v.toLocaleString('en-US'));
 
-/** A sortable data grid: clicking a header sorts by it, clicking again reverses. */
-function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string[]): HTMLElement {
-  let sortKey: keyof T | undefined;
-  let direction: SortDirection = 'asc';
+/** A grid sorted elsewhere (by the host): the header shows `key` and `descending`; choosing a header calls `onSort`. */
+export interface ExternalSort<T> {
+  key: keyof T;
+  descending: boolean;
+  onSort(key: keyof T): void;
+}
+
+/**
+ * A sortable data grid: clicking a header (or Enter/Space on it) sorts by it, choosing it again reverses. The rows
+ * are sorted here, unless `external` is given: then `rows` are one page in the order it names, and choosing a header
+ * asks for another order through it.
+ */
+function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string[], external?: ExternalSort<T>): HTMLElement {
+  let sortKey: keyof T | undefined = external?.key;
+  let direction: SortDirection = external?.descending ? 'desc' : 'asc';
   // Rows built by hand (not from rowsData) do not inherit the grid's template: every row gets it, or the header and
   // the data rows size their columns differently.
   // Fixed widths, not fractions: the header row is laid out narrower than the data rows, so fractions of each row's
@@ -40,18 +58,26 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
           class: `sortable${c.numeric ? ' num' : ''}`,
           title: `Sort by ${c.title}`,
           'aria-sort': sortKey === c.key ? (direction === 'asc' ? 'ascending' : 'descending') : 'none',
+          'data-focus': `sort-${String(c.key)}`,
         },
         c.title + mark,
       );
-      cell.addEventListener('click', () => {
+      const sort = (): void => {
+        if (external) return external.onSort(c.key);
         direction = sortKey === c.key && direction === 'asc' ? 'desc' : 'asc';
         sortKey = c.key;
         draw();
+      };
+      cell.addEventListener('click', sort);
+      cell.addEventListener('keydown', (ev) => {
+        if (ev.key !== 'Enter' && ev.key !== ' ') return;
+        ev.preventDefault();
+        sort();
       });
       head.appendChild(cell);
     });
     table.appendChild(head);
-    for (const row of sortKey ? sortRows(rows, sortKey, direction) : rows) {
+    for (const row of sortKey && !external ? sortRows(rows, sortKey, direction) : rows) {
       const r = el('vscode-data-grid-row', { 'grid-template-columns': template });
       columns.forEach((c, i) =>
         r.appendChild(
@@ -74,10 +100,43 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
   return table;
 }
 
-const sum = (rows: TurnUsageView[], key: keyof TurnUsageView): number => rows.reduce((a, r) => a + ((r[key] as number | null) ?? 0), 0);
+/** What the Tokens table asks the model for: another order, another page. */
+export interface UsageTableActions {
+  sort(key: UsageSortKey): void;
+  page(step: 1 | -1): void;
+}
 
-export function renderUsageTable(t: TablesView): HTMLElement {
+/** "rows 201–400 of 100,000" with Previous and Next buttons (buttons: reachable with Tab, pressed with Enter/Space). */
+function pager(u: UsagePageView, actions: UsageTableActions): HTMLElement {
+  const first = u.offset + 1;
+  const last = u.offset + u.rows.length;
+  const button = (step: 1 | -1, text: string, disabled: boolean): HTMLElement => {
+    const b = el(
+      'vscode-button',
+      { appearance: 'secondary', disabled, 'data-focus': step === 1 ? 'usage-next' : 'usage-previous', 'aria-label': `${text} usage page` },
+      text,
+    );
+    b.addEventListener('click', () => {
+      if (!b.hasAttribute('disabled')) actions.page(step);
+    });
+    return b;
+  };
+  return el(
+    'div',
+    { class: 'pager', role: 'navigation', 'aria-label': 'Token usage pages' },
+    button(-1, 'Previous', u.offset === 0),
+    el('span', { class: 'pager-status', 'aria-live': 'polite' }, `rows ${n(first)}–${n(last)} of ${n(u.rowCount)}`),
+    button(1, 'Next', last >= u.rowCount),
+  );
+}
+
+/**
+ * The Tokens table: one page of the scope's usage rows as the host sorted them, a pager, and the totals row from
+ * the host (summed over the whole scope by SQLite, not over the page).
+ */
+export function renderUsageTable(t: TablesView, actions: UsageTableActions): HTMLElement {
   const session = t.branchId === null;
+  const u = t.usage;
   const columns: Column<TurnUsageView>[] = [
     ...(session ? [{ key: 'branchId', title: 'Branch' } as Column<TurnUsageView>] : []),
     { key: 'turn', title: 'Turn', numeric: true },
@@ -88,19 +147,23 @@ export function renderUsageTable(t: TablesView): HTMLElement {
     { key: 'cachedTokens', title: 'Cached', numeric: true, format: (r) => n(r.cachedTokens) },
     { key: 'reasoningTokens', title: 'Reasoning', numeric: true, format: (r) => n(r.reasoningTokens) },
   ];
-  const totals = [...(session ? ['Total', ''] : ['Total']), ...USAGE_COUNT_KEYS.map((k) => n(sum(t.usage, k)))];
-  const parts: HTMLElement[] = [grid('Token usage per turn', columns, t.usage, totals)];
-  if (t.turnsWithoutUsage.length > 0) {
+  const totals = [...(session ? ['Total', ''] : ['Total']), ...USAGE_COUNT_KEYS.map((k) => n(u.totals[k]))];
+  const sort: ExternalSort<TurnUsageView> = { key: u.sort, descending: u.descending, onSort: (key) => actions.sort(key as UsageSortKey) };
+  const parts: HTMLElement[] = [grid('Token usage per turn', columns, u.rows, totals, sort)];
+  if (u.rowCount > 0) parts.push(pager(u, actions));
+  const missing = t.turnsWithoutUsageCount;
+  if (missing > 0) {
     const list = t.turnsWithoutUsage.map((m) => (session ? `${m.branchId} turn ${m.turn}` : `turn ${m.turn}`));
+    const more = missing - list.length;
     parts.push(
       el(
         'p',
         { class: 'note', role: 'note' },
-        `No usage recorded for ${list.length} turn${list.length === 1 ? '' : 's'} (${list.slice(0, 20).join(', ')}${list.length > 20 ? ', …' : ''}): the agent did not call storeRunUsage after those runs.`,
+        `No usage recorded for ${n(missing)} turn${missing === 1 ? '' : 's'} (${list.join(', ')}${more > 0 ? `, and ${n(more)} more` : ''}): the agent did not call storeRunUsage after those runs.`,
       ),
     );
   }
-  if (t.usage.length === 0) parts.push(el('p', { class: 'note' }, 'This scope has no usage rows.'));
+  if (u.rowCount === 0) parts.push(el('p', { class: 'note' }, 'This scope has no usage rows.'));
   return el('div', { class: 'table-block usage-table' }, ...parts);
 }
 

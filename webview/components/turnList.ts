@@ -10,14 +10,19 @@ export interface TurnListCallbacks {
   onFork(direction: 'left' | 'right'): void;
   /** Called when the rows near the end of what is loaded come into view. */
   onNeedMore(): void;
-  /** End: go to the branch's last turn (loading what is not loaded yet). */
+  /** Called when the rows near the start of what is loaded come into view and earlier turns are not loaded. */
+  onNeedEarlier(): void;
+  /** End: go to the branch's last turn (loading it if it is not loaded). */
   onEnd(): void;
+  /** Home: go to the branch's first turn (loading it if it is not loaded). */
+  onHome(): void;
 }
 
 /**
  * The turns of a branch as a virtualized list: only the rows in view (plus a margin) exist in the DOM, so a
- * branch of 10,000 turns scrolls as lightly as one of ten. Up/down move the selection, left/right move between
- * branches at a fork, Enter opens the turn.
+ * branch of 10,000 turns scrolls as lightly as one of ten. The list holds a window of the branch's turns, which need
+ * not start at its first turn (End loads the last page only): turns loaded above the window keep the rows in view
+ * where they were. Up/down move the selection, left/right move between branches at a fork, Enter opens the turn.
  */
 export class TurnList {
   readonly element: HTMLElement;
@@ -26,6 +31,8 @@ export class TurnList {
   private turns: readonly TurnView[] = [];
   private selected = -1;
   private hasMore = false;
+  private hasEarlier = false;
+  private edgeCheckQueued = false;
 
   constructor(private readonly callbacks: TurnListCallbacks) {
     this.spacer = el('div', { class: 'turn-spacer' });
@@ -36,11 +43,21 @@ export class TurnList {
     new ResizeObserver(() => this.render()).observe(this.element);
   }
 
-  set(turns: readonly TurnView[], hasMore: boolean, label: string): void {
+  set(turns: readonly TurnView[], hasMore: boolean, hasEarlier: boolean, label: string): void {
+    // Keep the row at the top of the view, and the selected row, on their turns when the window grows at its start.
+    const top = Math.floor(this.element.scrollTop / TURN_ROW_HEIGHT);
+    const topTurn = this.turns[top]?.turn;
+    const selectedTurn = this.turns[this.selected]?.turn;
+    const shift = topTurn === undefined ? 0 : turns.findIndex((t) => t.turn === topTurn) - top;
     this.turns = turns;
     this.hasMore = hasMore;
+    this.hasEarlier = hasEarlier;
     this.element.setAttribute('aria-label', label);
+    if (shift > 0 && selectedTurn !== undefined && turns[this.selected + shift]?.turn === selectedTurn) this.selected += shift;
     if (this.selected >= turns.length) this.selected = turns.length - 1;
+    // Grow the spacer before moving: scrollTop cannot exceed the old height.
+    this.spacer.style.height = `${turns.length * TURN_ROW_HEIGHT}px`;
+    if (shift > 0) this.element.scrollTop += shift * TURN_ROW_HEIGHT;
     this.render();
   }
 
@@ -71,8 +88,7 @@ export class TurnList {
       this.callbacks.onSelect(next);
     } else if (ev.key === 'Home') {
       ev.preventDefault();
-      this.select(0);
-      this.callbacks.onSelect(0);
+      this.callbacks.onHome();
     } else if (ev.key === 'End') {
       ev.preventDefault();
       this.callbacks.onEnd();
@@ -123,6 +139,20 @@ export class TurnList {
       nodes.push(row);
     }
     replaceChildren(this.rows, ...nodes);
+    // After the current task's redraws: a new window's rows are drawn before the selection scrolls to them (End
+    // scrolls to the bottom), and only where the list then stands says whether a page is missing.
+    if (!this.edgeCheckQueued) {
+      this.edgeCheckQueued = true;
+      queueMicrotask(() => this.checkEdges());
+    }
+  }
+
+  /** Asks for the page after or before the window when the rows near its end or start are in view. */
+  private checkEdges(): void {
+    this.edgeCheckQueued = false;
+    const count = this.turns.length;
+    const w = listWindow(this.element.scrollTop, this.element.clientHeight || 600, TURN_ROW_HEIGHT, count);
     if (this.hasMore && w.last >= count - 20) this.callbacks.onNeedMore();
+    if (this.hasEarlier && count > 0 && w.first <= 20) this.callbacks.onNeedEarlier();
   }
 }

@@ -8,9 +8,9 @@
  * what it owed stays owed, so the newer notice's load (which started with it) brings it.
  */
 import { errorMessage } from '../../src/shared/errorMessage';
-import { MAX_TURN_REQUEST, VIEW_TURN_PAGE } from '../../src/shared/pageSizes';
+import { MAX_TURN_REQUEST, USAGE_PAGE, VIEW_TURN_PAGE } from '../../src/shared/pageSizes';
 import type { ChangeKind, ChangeNotice, RequestMethod, Requests } from '../../src/shared/protocol';
-import type { ItemView, RevealView, SessionView, TablesView, TurnView } from '../../src/shared/viewModels';
+import type { ItemView, RevealView, SessionView, TablesView, TurnView, UsageSortKey, UsageWindow } from '../../src/shared/viewModels';
 
 /** The messenger's `request`, passed in so the model runs (and is tested) without a webview. */
 export type RequestFn = <M extends RequestMethod>(method: M, params: Requests[M]['params']) => Promise<Requests[M]['result']>;
@@ -55,12 +55,18 @@ export function startAfterFor(turn: number | null | undefined): number | null {
   return turn !== null && turn !== undefined && turn > 10 ? turn - 10 : null;
 }
 
-/** The loaded part of a branch's turns: from after `startAfter` up to `nextAfterTurn` (null: to the end). */
+/**
+ * The loaded part of a branch's turns: from after `startAfter` up to `nextAfterTurn` (null: to the end). A window
+ * placed by End starts as `'end'` (the branch's last page, read backwards); once read it is an ordinary window from
+ * after the turn before its first. `previousBeforeTurn` is the cursor of the page before it (null: it starts at the
+ * branch's first turn), so scrolling up loads earlier pages.
+ */
 interface TurnWindow {
   branchId: string | undefined;
-  startAfter: number | null;
+  startAfter: number | null | 'end';
   turns: TurnView[];
   nextAfterTurn: number | null;
+  previousBeforeTurn: number | null;
 }
 
 const STALE = Symbol('stale');
@@ -84,13 +90,17 @@ export class ConversationModel {
   /** Counts explicit navigations, so a branch list requested before one cannot move the view off its target. */
   private nav = 0;
   private started = false;
-  private window: TurnWindow = { branchId: undefined, startAfter: null, turns: [], nextAfterTurn: null };
+  private window: TurnWindow = { branchId: undefined, startAfter: null, turns: [], nextAfterTurn: null, previousBeforeTurn: null };
   private selected: number | undefined;
   /** The next window read scrolls the list to the selected turn (after navigation, not after a live update). */
   private scrollNext = false;
   private pageInFlight: Promise<void> | undefined;
   private selectLastTurn = false;
   private tablesOpen = false;
+  /** The page of the Tokens table shown: its order and first row; a new object whenever it changes. */
+  private usage: Omit<UsageWindow, 'limit'> = { sort: 'turn', descending: false, offset: 0 };
+  /** The table scope (branch id, null: session) `usage` belongs to: another scope starts from its first page. */
+  private usageScope: string | null | undefined;
   private runId: string | undefined;
 
   session: SessionView | undefined;
@@ -121,6 +131,11 @@ export class ConversationModel {
   get hasMore(): boolean {
     return this.window.nextAfterTurn !== null;
   }
+  /** Whether the window starts after the branch's first turn (scrolling up loads earlier pages). */
+  get hasEarlier(): boolean {
+    return this.window.previousBeforeTurn !== null;
+  }
+
   get selectedTurn(): TurnView | undefined {
     return this.window.turns.find((t) => t.turn === this.selected);
   }
@@ -184,12 +199,57 @@ export class ConversationModel {
     await this.pageInFlight;
   }
 
-  /** Loads the rest of the branch and selects its last turn (the End key). */
-  async loadToEnd(): Promise<void> {
+  /**
+   * Loads the page before the window (scrolling up from a window that does not start at the first turn). Scroll
+   * events ask again and again: while a page is loading, a call does nothing (the list asks again once it lands).
+   */
+  async loadEarlier(limit = VIEW_TURN_PAGE): Promise<void> {
     const w = this.window;
-    while (this.window === w && w.nextAfterTurn !== null) await this.loadMore(MAX_TURN_REQUEST);
-    const last = this.window.turns[this.window.turns.length - 1];
-    if (last) await this.selectTurn(last.turn, true);
+    if (this.pageInFlight || w.previousBeforeTurn === null) return;
+    this.pageInFlight = this.prependPage(w, w.previousBeforeTurn, limit).finally(() => (this.pageInFlight = undefined));
+    await this.pageInFlight;
+  }
+
+  /**
+   * Selects the branch's last turn (the End key). When the window does not reach it, a new window is placed at the
+   * branch's last page, read backwards in one request, rather than walking every page in between.
+   */
+  async loadToEnd(): Promise<void> {
+    if (this.window.nextAfterTurn === null) {
+      const last = this.window.turns[this.window.turns.length - 1];
+      if (last) await this.selectTurn(last.turn, true);
+      return;
+    }
+    this.place(this.branchId, 'end', undefined);
+    this.selectLastTurn = true;
+    await this.refresh({ ...NOTHING, turns: true, items: true });
+  }
+
+  /** Selects the branch's first turn (the Home key), placing a new window at the start when it is not loaded. */
+  async loadToStart(): Promise<void> {
+    const first = this.window.turns[0];
+    if (this.window.previousBeforeTurn === null) {
+      if (first) await this.selectTurn(first.turn, true);
+      return;
+    }
+    this.place(this.branchId, null, undefined);
+    await this.refresh({ ...NOTHING, turns: true, items: true });
+  }
+
+  /** Sorts the Tokens table by a column (again: the other way round), from its first page; the host sorts. */
+  async sortUsage(sort: UsageSortKey): Promise<void> {
+    const descending = this.usage.sort === sort ? !this.usage.descending : false;
+    this.usage = { sort, descending, offset: 0 };
+    await this.refresh({ ...NOTHING, tables: true });
+  }
+
+  /** Shows the next (1) or previous (-1) page of the Tokens table. */
+  async usagePage(step: 1 | -1): Promise<void> {
+    const rowCount = this.tables?.usage.rowCount ?? 0;
+    const offset = this.usage.offset + step * USAGE_PAGE;
+    if (offset < 0 || offset >= rowCount) return;
+    this.usage = { ...this.usage, offset };
+    await this.refresh({ ...NOTHING, tables: true });
   }
 
   /** The table tab was opened or closed, or its scope changed. */
@@ -327,9 +387,9 @@ export class ConversationModel {
   }
 
   /** Starts a new window (navigation): nothing loaded yet, so the screen clears at once. */
-  private place(branchId: string | undefined, startAfter: number | null, turn: number | undefined): void {
+  private place(branchId: string | undefined, startAfter: TurnWindow['startAfter'], turn: number | undefined): void {
     this.nav++;
-    this.window = { branchId, startAfter, turns: [], nextAfterTurn: null };
+    this.window = { branchId, startAfter, turns: [], nextAfterTurn: null, previousBeforeTurn: null };
     this.selected = turn;
     this.items = undefined;
     this.scrollNext = true;
@@ -340,12 +400,22 @@ export class ConversationModel {
 
   /**
    * Reads a window again from its start: at least `count` turns, and on until turn `until` is in it (Infinity: to
-   * the end). A new window object, so loads into the old one can tell they were overtaken.
+   * the end). A new window object, so loads into the old one can tell they were overtaken. A window placed at the
+   * end is its last `count` turns, one request whatever the branch's length.
    */
   private async readWindow(w: TurnWindow, count: number, until: number | undefined): Promise<TurnWindow | Stale> {
     const branchId = w.branchId ?? this.branchId;
+    if (w.startAfter === 'end') {
+      const limit = Math.min(MAX_TURN_REQUEST, Math.max(VIEW_TURN_PAGE, count));
+      const page = await this.fetch('turns/get', { branchId, afterTurn: null, beforeTurn: null, limit });
+      if (page === STALE) return STALE;
+      const first = page.turns[0];
+      const startAfter = page.previousBeforeTurn !== null && first ? first.turn - 1 : null;
+      return { branchId, startAfter, turns: page.turns, nextAfterTurn: null, previousBeforeTurn: page.previousBeforeTurn };
+    }
     const turns: TurnView[] = [];
-    let after = w.startAfter;
+    const startAfter = w.startAfter;
+    let after = startAfter;
     for (;;) {
       const limit = Math.min(MAX_TURN_REQUEST, Math.max(VIEW_TURN_PAGE, count - turns.length));
       const page = await this.fetch('turns/get', { branchId, afterTurn: after, limit });
@@ -357,7 +427,9 @@ export class ConversationModel {
       const beforeUntil = until !== undefined && (last === undefined || last.turn < until);
       if (after === null || (!short && !beforeUntil)) break;
     }
-    return { branchId, startAfter: w.startAfter, turns, nextAfterTurn: after };
+    // A window from a cursor may have turns before it: its first turn is the cursor of the page before.
+    const previousBeforeTurn = startAfter === null ? null : (turns[0]?.turn ?? startAfter + 1);
+    return { branchId, startAfter, turns, nextAfterTurn: after, previousBeforeTurn };
   }
 
   private applyWindow(w: TurnWindow, wanted: number | undefined, scroll: boolean): void {
@@ -380,6 +452,19 @@ export class ConversationModel {
       if (page === STALE || this.window !== w || w.nextAfterTurn !== afterTurn) return;
       w.turns = w.turns.concat(page.turns);
       w.nextAfterTurn = page.nextAfterTurn;
+      this.changed('turns');
+    });
+  }
+
+  private async prependPage(w: TurnWindow, beforeTurn: number, limit: number): Promise<void> {
+    await this.guarded(async () => {
+      const page = await this.fetch('turns/get', { branchId: w.branchId ?? this.branchId, afterTurn: null, beforeTurn, limit });
+      if (page === STALE || this.window !== w || w.previousBeforeTurn !== beforeTurn) return;
+      w.turns = page.turns.concat(w.turns);
+      w.previousBeforeTurn = page.previousBeforeTurn;
+      // A refresh reads the window again from its new start.
+      const first = w.turns[0];
+      w.startAfter = page.previousBeforeTurn !== null && first ? first.turn - 1 : null;
       this.changed('turns');
     });
   }
@@ -407,9 +492,18 @@ export class ConversationModel {
   private async reloadTables(): Promise<void | Stale> {
     if (!this.tablesOpen) return;
     const branchId = this.tablesScope === 'session' ? null : this.branchId;
-    const tables = await this.fetch('tables/get', { branchId });
+    // Another branch or scope: its own first page, in the order the table was sorted by.
+    if (branchId !== this.usageScope) {
+      this.usageScope = branchId;
+      if (this.usage.offset !== 0) this.usage = { ...this.usage, offset: 0 };
+    }
+    const usage = this.usage;
+    const tables = await this.fetch('tables/get', { branchId, usage: { ...usage, limit: USAGE_PAGE } });
     if (tables === STALE) return STALE;
-    if (!this.tablesOpen || (this.tablesScope === 'session' ? null : this.branchId) !== branchId) return;
+    // The user moved on (another scope, branch, page or order): that move loads its own page.
+    if (!this.tablesOpen || (this.tablesScope === 'session' ? null : this.branchId) !== branchId || this.usage !== usage) return;
+    // The host moves a page past the end (rows went away) back to the last one.
+    if (tables.usage.offset !== usage.offset) this.usage = { ...usage, offset: tables.usage.offset };
     this.tables = tables;
     this.changed('tables');
   }

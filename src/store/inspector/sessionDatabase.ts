@@ -25,7 +25,7 @@ import { readItemsPage, readTurnItems } from './itemPages';
 import type { QueryContext } from './queryContext';
 import { readSessionSummaries } from './sessionList';
 import { discoverSessionTables, quoteIdentifier, type DiscoveredTables } from './tableDiscovery';
-import { readTurnsPage } from './turnPages';
+import { readTurnsPage, readTurnsPageBefore, type TurnPageBefore } from './turnPages';
 import { readUsedBranchIds } from './usedBranchIds';
 import {
   readToolTotals,
@@ -188,6 +188,15 @@ export class SessionDatabase {
    */
   getTurnsPage(sessionId: string, branchId: string, request: TurnPageRequest): TurnPage {
     return this.read(() => readTurnsPage(this.context, sessionId, branchId, request));
+  }
+
+  /**
+   * Up to `limit` user turns of a branch before `beforeTurn` (omitted or null: the branch's last turns), in ascending
+   * order, as `getTurnsPage` gives them; `previousBeforeTurn` pages on backwards. The conversation view's End key
+   * reads the last page with it in one index seek instead of walking every page from the first.
+   */
+  getTurnsPageBefore(sessionId: string, branchId: string, request: { beforeTurn?: number | null; limit: number }): TurnPageBefore {
+    return this.read(() => readTurnsPageBefore(this.context, sessionId, branchId, request));
   }
 
   /**

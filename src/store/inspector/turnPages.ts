@@ -24,7 +24,7 @@ interface TurnRecord {
  * has no index (it equals `user_turn_number` in files the SDKs write, spec §12 e 8). Each user row opens its own
  * turn, so turn numbers of user rows are unique per branch and work as a cursor.
  */
-export function turnPageSql(messagesTable: string, withUsage: boolean, withCursor: boolean): string {
+export function turnPageSql(messagesTable: string, withUsage: boolean, withCursor: boolean, backward = false): string {
   const usage = withUsage
     ? `LEFT JOIN turn_usage u ON u.session_id = s.session_id AND u.branch_id = s.branch_id AND u.user_turn_number = s.user_turn_number`
     : '';
@@ -33,8 +33,8 @@ export function turnPageSql(messagesTable: string, withUsage: boolean, withCurso
     FROM message_structure s
     LEFT JOIN ${quoteIdentifier(messagesTable)} m ON m.id = s.message_id AND m.session_id = s.session_id
     ${usage}
-    WHERE s.session_id = ? AND s.branch_id = ? AND s.message_type = 'user' AND s.user_turn_number IS NOT NULL${withCursor ? ' AND s.user_turn_number > ?' : ''}
-    ORDER BY s.user_turn_number, s.sequence_number LIMIT ?`;
+    WHERE s.session_id = ? AND s.branch_id = ? AND s.message_type = 'user' AND s.user_turn_number IS NOT NULL${withCursor ? ` AND s.user_turn_number ${backward ? '<' : '>'} ?` : ''}
+    ORDER BY s.user_turn_number${backward ? ' DESC' : ''}, s.sequence_number${backward ? ' DESC' : ''} LIMIT ?`;
 }
 
 function turnEntry(r: TurnRecord, messagesTable: string): TurnEntry {
@@ -65,4 +65,42 @@ export function readTurnsPage(ctx: QueryContext, sessionId: string, branchId: st
     (e) => e.turn,
   );
   return { turns: page.entries, nextAfterTurn: page.next };
+}
+
+/** A page of turns read backwards from a cursor (or from the end), in ascending order. */
+export interface TurnPageBefore {
+  turns: TurnEntry[];
+  /** Pass as `beforeTurn` for the page before this one; null when this page starts at the branch's first turn. */
+  previousBeforeTurn: number | null;
+}
+
+/**
+ * See `SessionDatabase.getTurnsPageBefore`: the mirror of `readTurnsPage`, the same SQL walking idx_structure_turn
+ * backwards (`ORDER BY user_turn_number DESC`), so the last page of a branch is one seek however long the branch is.
+ */
+export function readTurnsPageBefore(
+  ctx: QueryContext,
+  sessionId: string,
+  branchId: string,
+  request: { beforeTurn?: number | null; limit: number },
+): TurnPageBefore {
+  const limit = checkLimit(request.limit);
+  const before = checkCursor('beforeTurn', request.beforeTurn);
+  if (!isStructuredSession(ctx, sessionId)) {
+    if (branchId !== PLAIN_BRANCH_ID) return { turns: [], previousBeforeTurn: null };
+    // A plain session has no turn index: its pages are scans anyway (plainSessions.ts), so read the turns forward.
+    const all = plainTurnsPage(ctx, sessionId, null, Number.MAX_SAFE_INTEGER).turns.filter((t) => before === null || t.turn < before);
+    const turns = all.slice(Math.max(0, all.length - limit));
+    return { turns, previousBeforeTurn: all.length > limit && turns[0] ? turns[0].turn : null };
+  }
+  const messages = ctx.tables.messages;
+  const page = keysetPage(
+    ctx.stmt(turnPageSql(messages, ctx.tables.turnUsage, before !== null, true)),
+    [sessionId, branchId],
+    before,
+    limit,
+    (r: TurnRecord) => turnEntry(r, messages),
+    (e) => e.turn,
+  );
+  return { turns: page.entries.reverse(), previousBeforeTurn: page.next };
 }

@@ -13,7 +13,9 @@ function recordingHandlers(): { handlers: RequestHandlers; calls: [RequestMethod
       calls.push([method, params]);
       return result;
     };
-  const page = { branchId: 'main', turns: [], nextAfterTurn: null };
+  const page = { branchId: 'main', turns: [], nextAfterTurn: null, previousBeforeTurn: null };
+  const totals = { requests: null, inputTokens: null, outputTokens: null, totalTokens: null, cachedTokens: null, reasoningTokens: null };
+  const usage = { rows: [], rowCount: 0, offset: 0, sort: 'turn' as const, descending: false, totals };
   const handlers: RequestHandlers = {
     'view/ready': record('view/ready', null),
     'session/get': record('session/get', {
@@ -28,7 +30,7 @@ function recordingHandlers(): { handlers: RequestHandlers; calls: [RequestMethod
     }),
     'turns/get': record('turns/get', page),
     'turn/items': record('turn/items', []),
-    'tables/get': record('tables/get', { branchId: null, usage: [], turnsWithoutUsage: [], tools: [] }),
+    'tables/get': record('tables/get', { branchId: null, usage, turnsWithoutUsage: [], turnsWithoutUsageCount: 0, tools: [] }),
     'branch/create': record('branch/create', { branchId: 'new' }),
     'branch/switch': record('branch/switch', { branchId: 'alt' }),
     'branch/delete': record('branch/delete', { deleted: true }),
@@ -77,11 +79,19 @@ describe('webview requests', () => {
       branchId: 'main',
       turns: [],
       nextAfterTurn: null,
+      previousBeforeTurn: null,
     });
+    await handleRequest(handlers, 'turns/get', { branchId: 'main', afterTurn: null, beforeTurn: null, limit: 100 });
+    await handleRequest(handlers, 'turns/get', { branchId: 'main', afterTurn: null, beforeTurn: 501, limit: 100 });
+    const window = { sort: 'totalTokens', descending: true, offset: 200, limit: 200 };
+    await handleRequest(handlers, 'tables/get', { branchId: null, usage: { ...window, extra: 1 } });
     assert.deepEqual(await handleRequest(handlers, 'run/stop', { runId: 'r1', extra: 'ignored' }), { stopped: false });
     assert.equal(await handleRequest(handlers, 'view/ready', { extra: 'ignored' }), null);
     assert.deepEqual(calls, [
       ['turns/get', { branchId: 'main', afterTurn: null, limit: 100 }],
+      ['turns/get', { branchId: 'main', afterTurn: null, beforeTurn: null, limit: 100 }],
+      ['turns/get', { branchId: 'main', afterTurn: null, beforeTurn: 501, limit: 100 }],
+      ['tables/get', { branchId: null, usage: window }],
       ['run/stop', { runId: 'r1' }],
       ['view/ready', {}],
     ]);
@@ -98,12 +108,27 @@ describe('webview requests', () => {
 
   it('rejects parameters of the wrong type, naming the parameter', async () => {
     const { handlers, calls } = recordingHandlers();
+    const window = { sort: 'turn', descending: false, offset: 0, limit: 200 };
     const cases: [RequestMethod, unknown, string][] = [
       ['turns/get', { branchId: 7, afterTurn: null, limit: 10 }, 'Invalid request: branchId must be a string.'],
       ['turns/get', { branchId: 'main', afterTurn: 1.5, limit: 10 }, 'Invalid request: afterTurn must be an integer.'],
       ['turns/get', { branchId: 'main', afterTurn: null }, 'Invalid request: limit must be an integer.'],
       ['turn/items', { branchId: 'main', turn: '2' }, 'Invalid request: turn must be an integer.'],
-      ['tables/get', { branchId: 1 }, 'Invalid request: branchId must be a string or null.'],
+      ['turns/get', { branchId: 'main', afterTurn: null, beforeTurn: 'end', limit: 10 }, 'Invalid request: beforeTurn must be an integer.'],
+      [
+        'turns/get',
+        { branchId: 'main', afterTurn: 3, beforeTurn: null, limit: 10 },
+        'Invalid request: afterTurn must be null when beforeTurn is given.',
+      ],
+      ['tables/get', { branchId: 1, usage: window }, 'Invalid request: branchId must be a string or null.'],
+      ['tables/get', { branchId: null }, 'Invalid request: usage must be an object.'],
+      [
+        'tables/get',
+        { branchId: null, usage: { ...window, sort: 'preview' } },
+        'Invalid request: usage.sort must be one of turn, branchId, requests, inputTokens, outputTokens, totalTokens, cachedTokens, reasoningTokens.',
+      ],
+      ['tables/get', { branchId: null, usage: { ...window, descending: 'yes' } }, 'Invalid request: usage.descending must be a boolean.'],
+      ['tables/get', { branchId: null, usage: { ...window, offset: 0.5 } }, 'Invalid request: usage.offset must be an integer.'],
       ['branch/create', { fromBranchId: 'main', branchTurnNumber: 2 }, 'Invalid request: name must be a string.'],
       ['branch/delete', {}, 'Invalid request: branchId must be a string.'],
       ['run/start', { branchId: 'main', input: null }, 'Invalid request: input must be a string.'],

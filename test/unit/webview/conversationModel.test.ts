@@ -28,12 +28,28 @@ async function addTurns(path: string, from: number, count: number): Promise<void
   }
 }
 
+/** Adds turns with a usage row each: total tokens `(37 × turn) mod 1000 + 1`, so an order by total is not by turn. */
+async function addTurnsWithUsage(path: string, from: number, count: number): Promise<void> {
+  const s = new AdvancedSQLiteSession({ sessionId: SESSION, dbPath: path, createTables: true });
+  try {
+    for (let t = from; t < from + count; t++) {
+      await s.addItems([{ role: 'user', content: `question ${t}` }]);
+      const total = ((37 * t) % 1000) + 1;
+      await s.storeRunUsage({ state: { usage: { requests: 1, inputTokens: total - 1, outputTokens: 1, totalTokens: total } } });
+    }
+  } finally {
+    s.close();
+  }
+}
+
 /**
  * The host's side as the panel answers: the real builders and parameter checks over a read-only connection. Each
  * answer is read when the request arrives; while `holding`, its delivery waits for `release()`.
  */
 class TestHost {
   readonly methods: RequestMethod[] = [];
+  /** Every request with its parameters, as sent. */
+  readonly requests: [RequestMethod, unknown][] = [];
   holding = false;
   private readonly held: (() => void)[] = [];
 
@@ -51,9 +67,9 @@ class TestHost {
         branchTree: () => this.db.getBranchTree(SESSION),
         problem: undefined,
       }),
-    'turns/get': (p) => turnPage(this.db, SESSION, p.branchId, p.afterTurn, p.limit),
+    'turns/get': (p) => turnPage(this.db, SESSION, p),
     'turn/items': (p) => this.db.getTurnItems(SESSION, p.branchId, p.turn).map(itemView),
-    'tables/get': (p) => tables(this.db, SESSION, p.branchId, this.db.getBranchTree(SESSION)),
+    'tables/get': (p) => tables(this.db, SESSION, p.branchId, this.db.getBranchTree(SESSION), p.usage),
     'branch/create': () => assert.fail('not in these tests'),
     'branch/switch': () => assert.fail('not in these tests'),
     'branch/delete': () => assert.fail('not in these tests'),
@@ -63,6 +79,7 @@ class TestHost {
 
   readonly request = ((method: RequestMethod, params: unknown) => {
     this.methods.push(method);
+    this.requests.push([method, params]);
     const answer = handleRequest(this.handlers, method, params);
     if (!this.holding) return answer;
     return new Promise<unknown>((resolve) => this.held.push(() => resolve(answer)));
@@ -256,5 +273,162 @@ describe('conversation view data flow', () => {
     assert.equal(chooseBranch(session, 'deleted'), 'alt', 'the current branch');
     assert.equal(chooseBranch({ ...session, currentBranchId: 'gone' }, undefined), 'main', 'the first branch');
     assert.equal(chooseBranch({ ...session, branches: [] }, 'kept'), 'kept', 'nothing to check against');
+  });
+
+  it('jumps to the end with one request for the last page, loads earlier pages above it, and goes home', async () => {
+    await addTurns(path, 4, 347); // 350 turns
+    const host = new TestHost(db);
+    const model = new ConversationModel(host.request, () => undefined);
+    await model.start(null);
+    assert.equal(model.turns.length, 100);
+    host.requests.splice(0);
+    host.take();
+
+    await model.loadToEnd();
+    assert.deepEqual(host.take(), ['turns/get', 'turn/items'], 'one page, not the three in between');
+    assert.deepEqual(host.requests[0], ['turns/get', { branchId: 'main', afterTurn: null, beforeTurn: null, limit: 100 }]);
+    assert.deepEqual(
+      model.turns.map((t) => t.turn),
+      Array.from({ length: 100 }, (_, i) => 251 + i),
+    );
+    assert.equal(model.selectedTurn?.turn, 350);
+    assert.ok(model.scrollToSelection);
+    assert.match(JSON.stringify(model.items), /question 350/);
+    assert.ok(!model.hasMore);
+    assert.ok(model.hasEarlier);
+
+    // A live update re-reads the same window, from where it starts, not from turn 1.
+    await addTurns(path, 351, 1);
+    host.requests.splice(0);
+    await model.noticeReceived({ seq: 1, what: ['turns'] });
+    assert.deepEqual(host.requests[0], ['turns/get', { branchId: 'main', afterTurn: 250, limit: 100 }]);
+    assert.equal(model.turns[0]?.turn, 251);
+    assert.equal(model.selectedTurn?.turn, 350, 'the selection stays');
+    assert.ok(model.hasMore, 'turn 351 is after the window');
+
+    // Scrolling up loads the pages before the window, in order, until the first turn.
+    host.requests.splice(0);
+    await model.loadEarlier();
+    assert.deepEqual(host.requests[0], ['turns/get', { branchId: 'main', afterTurn: null, beforeTurn: 251, limit: 100 }]);
+    assert.equal(model.turns[0]?.turn, 151);
+    await model.loadEarlier();
+    await model.loadEarlier();
+    assert.deepEqual(
+      model.turns.map((t) => t.turn),
+      Array.from({ length: 350 }, (_, i) => i + 1),
+    );
+    assert.ok(!model.hasEarlier);
+    host.take();
+    await model.loadEarlier();
+    assert.deepEqual(host.take(), [], 'nothing before the first turn');
+    assert.equal(model.selectedTurn?.turn, 350);
+
+    // After an End, Home places a window at the first turn again.
+    await model.loadToEnd();
+    assert.equal(model.turns[0]?.turn, 252);
+    await model.loadToStart();
+    assert.equal(model.turns[0]?.turn, 1);
+    assert.equal(model.selectedTurn?.turn, 1);
+    assert.ok(!model.hasEarlier);
+    host.take();
+    await model.loadToStart();
+    assert.deepEqual(host.take(), ['turn/items'], 'the first turn is loaded: Home only selects it');
+  });
+
+  it('ends at once, without a request for turns, when the window already reaches the last turn', async () => {
+    const host = new TestHost(db);
+    const model = new ConversationModel(host.request, () => undefined);
+    await model.start(null);
+    host.take();
+    await model.loadToEnd();
+    assert.deepEqual(host.take(), ['turn/items']);
+    assert.equal(model.selectedTurn?.turn, 3);
+  });
+
+  it('pages and sorts the Tokens table on the host, and a notice re-reads the page shown', async () => {
+    await addTurnsWithUsage(path, 4, 447); // 450 turns, 447 usage rows
+    const host = new TestHost(db);
+    const model = new ConversationModel(host.request, () => undefined);
+    await model.start(null);
+    host.requests.splice(0);
+    const usageAsked = () => host.requests.filter(([m]) => m === 'tables/get').map(([, p]) => (p as { usage: unknown }).usage);
+
+    await model.setTables(true);
+    const first = model.tables?.usage;
+    assert.ok(first);
+    assert.equal(first.rowCount, 447);
+    assert.deepEqual(
+      first.rows.map((r) => r.turn),
+      Array.from({ length: 200 }, (_, i) => i + 4),
+    );
+    assert.deepEqual(model.tables?.turnsWithoutUsage, [
+      { branchId: 'main', turn: 1 },
+      { branchId: 'main', turn: 2 },
+      { branchId: 'main', turn: 3 },
+    ]);
+    assert.equal(model.tables?.turnsWithoutUsageCount, 3);
+    const sumOfAll = Array.from({ length: 447 }, (_, i) => ((37 * (i + 4)) % 1000) + 1).reduce((a, b) => a + b, 0);
+    assert.equal(first.totals.totalTokens, sumOfAll, 'totals of the scope, not of the page');
+
+    await model.usagePage(1);
+    await model.usagePage(1);
+    assert.equal(model.tables?.usage.offset, 400);
+    assert.deepEqual(
+      model.tables?.usage.rows.map((r) => r.turn),
+      Array.from({ length: 47 }, (_, i) => i + 404),
+    );
+    assert.equal(model.tables?.usage.totals.totalTokens, sumOfAll);
+    host.requests.splice(0);
+    await model.usagePage(1);
+    assert.deepEqual(usageAsked(), [], 'no page after the last');
+
+    await model.noticeReceived({ seq: 1, what: ['usage'] });
+    assert.deepEqual(usageAsked(), [{ sort: 'turn', descending: false, offset: 400, limit: 200 }], 'the same window again');
+
+    host.requests.splice(0);
+    await model.sortUsage('totalTokens');
+    await model.sortUsage('totalTokens');
+    assert.deepEqual(usageAsked(), [
+      { sort: 'totalTokens', descending: false, offset: 0, limit: 200 },
+      { sort: 'totalTokens', descending: true, offset: 0, limit: 200 },
+    ]);
+    const totals = model.tables?.usage.rows.map((r) => r.totalTokens) ?? [];
+    assert.equal(totals.length, 200);
+    assert.deepEqual(
+      totals,
+      [...totals].sort((a, b) => (b ?? 0) - (a ?? 0)),
+    );
+    assert.equal(totals[0], 1000);
+    await model.usagePage(1);
+    assert.equal(model.tables?.usage.offset, 200);
+    assert.ok((model.tables?.usage.rows[0]?.totalTokens ?? Infinity) <= (totals[199] ?? 0), 'the next page goes on in that order');
+
+    host.requests.splice(0);
+    await model.setTables(true, 'session');
+    assert.deepEqual(
+      usageAsked(),
+      [{ sort: 'totalTokens', descending: true, offset: 0, limit: 200 }],
+      'another scope starts at its first page',
+    );
+    assert.equal(model.tables?.branchId, null);
+  });
+
+  it('shows the page asked for last when pages are asked for faster than they arrive', async () => {
+    await addTurnsWithUsage(path, 4, 447);
+    const host = new TestHost(db);
+    const model = new ConversationModel(host.request, () => undefined);
+    await model.start(null);
+    await model.setTables(true);
+    host.holding = true;
+    const next = model.usagePage(1);
+    await settle();
+    host.holding = false;
+    const nextAgain = model.usagePage(1);
+    await nextAgain;
+    assert.equal(model.tables?.usage.offset, 400);
+    await host.release();
+    await next;
+    assert.equal(model.tables?.usage.offset, 400, 'the late reply for rows 201–400 was dropped');
+    assert.equal(model.tables?.usage.rows[0]?.turn, 404);
   });
 });
