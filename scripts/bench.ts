@@ -2,11 +2,16 @@
  * `npm run bench`: the session store against its SQLite cost floor on workload W(T), in one run.
  *
  *   node dist/bench.js [--turns=100,1000,10000] [--sync=FULL,NORMAL] [--reps=5]
+ *                      [--scale-files=A,B,C|none] [--scale=1] [--scale-reps=5] [--skip-store]
  *
  * Prints one JSON document on stdout (progress goes to stderr). For each T and synchronous mode it reports write
  * throughput, the time of each read (first call and the median of `reps` warm repetitions), branch creation, a change
  * check, the heap a `getItems(20)` allocates, and the store/floor ratio of each; then the targets of the issue as
  * booleans. Temporary databases live under os.tmpdir() and are deleted at the end.
+ *
+ * Then the scale section (issue 13, scripts/bench/scale.ts): the inspector's calls on the generated files A, B and C
+ * (cached under .cache/bench/), each against its plain-SQL floor, under `"scale"` in the same document, with a table on
+ * stderr. `--scale-files=none` skips it, `--skip-store` skips the W(T) cases; docs/benchmarks.md explains the columns.
  */
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import * as os from 'node:os';
@@ -18,6 +23,8 @@ import { acquireGc, batchSize, heapOf, median, now, ratio, round, settle, timeBa
 import { explainStoreQueries } from './bench/plans';
 import { RARE_TERM, hasRareTerm, workload, type TurnInput } from './bench/workload';
 import { openStoreChangeWatcher, openStorePragmaCheck } from './bench/changeCheck';
+import { runScaleBench, scaleTable } from './bench/scale';
+import { SCALE_FILE_NAMES, type ScaleFileName } from './bench/scaleFiles';
 
 const SESSION_ID = 'bench-session';
 const DEFAULT_TURNS = [100, 1000, 10000];
@@ -31,10 +38,29 @@ interface Config {
   turns: number[];
   sync: SyncMode[];
   reps: number;
+  /** Run the W(T) cases (false with --skip-store). */
+  store: boolean;
+  /** The scale files to measure (empty: skip the scale section). */
+  scaleFiles: ScaleFileName[];
+  /** Size factor of the scale files (1 = the issue's sizes). */
+  scale: number;
+  scaleReps: number;
 }
 
+const USAGE =
+  'usage: node dist/bench.js [--turns=100,1000,10000] [--sync=FULL,NORMAL] [--reps=5]\n' +
+  '                          [--scale-files=A,B,C|none] [--scale=1] [--scale-reps=5] [--skip-store]\n';
+
 function parseArgs(argv: string[]): Config {
-  const config: Config = { turns: DEFAULT_TURNS, sync: DEFAULT_SYNC, reps: 5 };
+  const config: Config = {
+    turns: DEFAULT_TURNS,
+    sync: DEFAULT_SYNC,
+    reps: 5,
+    store: true,
+    scaleFiles: [...SCALE_FILE_NAMES],
+    scale: 1,
+    scaleReps: 5,
+  };
   for (const arg of argv) {
     const [key, value = ''] = arg.replace(/^--/, '').split('=', 2) as [string, string?];
     if (key === 'turns') {
@@ -47,8 +73,23 @@ function parseArgs(argv: string[]): Config {
     } else if (key === 'reps') {
       config.reps = Number(value);
       if (!Number.isInteger(config.reps) || config.reps < 1) throw new Error(`--reps wants a positive integer, got '${value}'`);
+    } else if (key === 'skip-store') {
+      config.store = false;
+    } else if (key === 'scale-files') {
+      const names = value.toUpperCase() === 'NONE' || value === '' ? [] : value.split(',').map((v) => v.trim().toUpperCase());
+      if (names.some((n) => !(SCALE_FILE_NAMES as readonly string[]).includes(n))) {
+        throw new Error(`--scale-files wants a list of A, B, C (or none), got '${value}'`);
+      }
+      config.scaleFiles = names as ScaleFileName[];
+    } else if (key === 'scale') {
+      config.scale = Number(value);
+      if (!(config.scale > 0) || config.scale > 10) throw new Error(`--scale wants a number in (0, 10], got '${value}'`);
+    } else if (key === 'scale-reps') {
+      config.scaleReps = Number(value);
+      if (!Number.isInteger(config.scaleReps) || config.scaleReps < 1)
+        throw new Error(`--scale-reps wants a positive integer, got '${value}'`);
     } else if (key === 'help' || key === 'h') {
-      process.stderr.write('usage: node dist/bench.js [--turns=100,1000,10000] [--sync=FULL,NORMAL] [--reps=5]\n');
+      process.stderr.write(USAGE);
       process.exit(0);
     } else {
       throw new Error(`unknown argument '${arg}' (try --help)`);
@@ -587,7 +628,7 @@ async function main(): Promise<void> {
     );
     const cases: Record<string, unknown>[] = [];
     let queryPlans: Record<string, unknown> | undefined;
-    for (const turns of config.turns) {
+    for (const turns of config.store ? config.turns : []) {
       const work = workload(turns);
       for (const sync of config.sync) {
         cases.push(await runCase({ turns, sync, reps: config.reps, dir, work, gc, probe }));
@@ -595,6 +636,22 @@ async function main(): Promise<void> {
       if (turns === Math.max(...config.turns)) queryPlans = await plansFor(dir, turns, work);
     }
     addFullEstimates(cases as unknown as CaseResult[]);
+    let scale: unknown = { skipped: 'no files selected (--scale-files=none)' };
+    if (config.scaleFiles.length > 0) {
+      const report = await runScaleBench(
+        {
+          files: config.scaleFiles,
+          scale: config.scale,
+          reps: config.scaleReps,
+          cacheDir: join(process.cwd(), '.cache', 'bench'),
+          tmpDir: dir,
+        },
+        gc,
+        (m) => progress(`scale ${m}`),
+      );
+      process.stderr.write(`\n${scaleTable(report)}\n\n`);
+      scale = report;
+    }
     const output = {
       benchmark: 'agent-session-inspector store vs SQLite floor, workload W(T)',
       startedAt,
@@ -611,6 +668,7 @@ async function main(): Promise<void> {
       cases,
       targets: evaluateTargets(cases as unknown as CaseResult[]),
       queryPlans,
+      scale,
     };
     process.stdout.write(JSON.stringify(output, null, 2) + '\n');
   } finally {
