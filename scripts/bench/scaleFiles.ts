@@ -8,7 +8,8 @@
  *
  * `--scale` multiplies the turns (A, C) and the number of sessions (B). The file is created by
  * `new AdvancedSQLiteSession({ createTables: true })` (the DDL is the store's, byte for byte), then filled with prepared
- * statements in big transactions with the journal off, then switched back to WAL as the store leaves it.
+ * statements in big transactions with the journal in memory and `synchronous` off, then switched back to WAL as the
+ * store leaves it.
  *
  * What the rows must look like is the store's business: `planOps` describes a file as the calls a program would
  * make (`addItems` + `storeRunUsage` per turn, `createBranchFromTurn`), and test/unit/bench/scaleFiles.test.ts replays
@@ -269,7 +270,12 @@ export function writeScaleFile(path: string, spec: FileSpec, progress?: (message
   new AdvancedSQLiteSession({ sessionId: first, dbPath: path, createTables: true }).close();
   const db = new Database(path);
   try {
-    db.pragma('journal_mode = OFF');
+    // No WAL while generating: the rollback journal in memory (better-sqlite3's defensive mode refuses `OFF`, and a
+    // WAL file cannot go straight to MEMORY), so pages are written once.
+    for (const mode of ['DELETE', 'MEMORY']) {
+      const now = String(db.pragma(`journal_mode = ${mode}`, { simple: true }));
+      if (now.toUpperCase() !== mode) throw new Error(`generator: journal_mode stayed ${now} when set to ${mode}`);
+    }
     db.pragma('synchronous = OFF');
     db.pragma('foreign_keys = OFF');
     db.pragma('cache_size = -262144');
@@ -375,7 +381,7 @@ export function writeScaleFile(path: string, spec: FileSpec, progress?: (message
     commit.run();
     // The store leaves its files in WAL mode (spec §4.3); the pragma rewrites the header and needs no other change.
     db.pragma('locking_mode = NORMAL');
-    db.pragma('journal_mode = WAL');
+    if (db.pragma('journal_mode = WAL', { simple: true }) !== 'wal') throw new Error('generator: could not switch the file back to WAL');
     db.close();
     return { ms: Math.round(performance.now() - t0), bytes: statSync(path).size, ...stats };
   } catch (err) {
