@@ -135,7 +135,9 @@ export function readBranchTree(ctx: QueryContext, sessionId: string): BranchNode
     // The shared turns were copied in one batch with consecutive sequence numbers (§8.3), so their rows are counted by
     // the span from the branch's first row to the last row of the last shared turn: two seeks instead of a count.
     const lastShared = ctx
-      .stmt('SELECT MAX(sequence_number) AS seq FROM message_structure WHERE session_id = ? AND branch_id = ? AND user_turn_number = ?')
+      // `+ 0` keeps SQLite from answering MAX() by walking idx_structure_branch_seq backwards (the whole branch after the
+      // fork); the turn's few rows come from idx_structure_turn instead.
+      .stmt('SELECT MAX(sequence_number + 0) AS seq FROM message_structure WHERE session_id = ? AND branch_id = ? AND user_turn_number = ?')
       .get<{ seq: number | null }>(sessionId, b.branchId, best.turn);
     const sharedItemCount = lastShared?.seq == null ? 0 : Number(lastShared.seq) - b.firstSequence + 1;
     return { ...node, parentBranchId: best.parent.branchId, forkTurn: best.turn + 1, sharedItemCount };
