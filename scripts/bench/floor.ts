@@ -13,8 +13,11 @@ export type SyncMode = 'FULL' | 'NORMAL';
 
 type Statement = Database.Statement<unknown[], unknown>;
 
-/** The message types getToolUsage counts (spec §10.2), as SQL literals. */
-const TOOL_TYPES_SQL = [
+/**
+ * The message types getToolUsage counts (spec §10.2), as SQL literals: written out here, once for every floor and plan
+ * of the benchmarks, never imported from src/store (a floor must not share code with what it measures).
+ */
+export const TOOL_TYPES_SQL = [
   'tool_call',
   'function_call',
   'computer_call',

@@ -3,21 +3,7 @@
  * (default table names) and can drift from it; it is a diagnostic, not part of the measured figures.
  */
 import Database from 'better-sqlite3';
-
-const TOOL_TYPES_SQL = [
-  'tool_call',
-  'function_call',
-  'computer_call',
-  'file_search_call',
-  'web_search_call',
-  'code_interpreter_call',
-  'tool_search_call',
-  'custom_tool_call',
-  'mcp_call',
-  'mcp_approval_request',
-]
-  .map((t) => `'${t}'`)
-  .join(', ');
+import { TOOL_TYPES_SQL } from './floor';
 
 /** Statement name → [SQL, parameters with `S` = session id, `B` = branch, numbers as given]. */
 function storeStatements(turn: number): Record<string, [string, unknown[]]> {

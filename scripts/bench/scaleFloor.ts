@@ -14,25 +14,10 @@
  *   written in one batch with consecutive sequence numbers, so the shared prefix's length is a span of them.
  */
 import Database from 'better-sqlite3';
+import { TOOL_TYPES_SQL } from './floor';
 
 type Row = Record<string, unknown>;
 type Params = readonly unknown[];
-
-/** The message types counted as tool calls (spec §10.2), as SQL literals. */
-const TOOL_TYPES_SQL = [
-  'tool_call',
-  'function_call',
-  'computer_call',
-  'file_search_call',
-  'web_search_call',
-  'code_interpreter_call',
-  'tool_search_call',
-  'custom_tool_call',
-  'mcp_call',
-  'mcp_approval_request',
-]
-  .map((t) => `'${t}'`)
-  .join(', ');
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
