@@ -22,6 +22,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { AdvancedSQLiteSession, pythonJsonDumps } from '../../src/store';
+import type { RunUsageView } from '../../src/shared/runEvents';
 
 /** Bump whenever the generated content or layout changes: cached files of other versions are not reused. */
 export const GENERATOR_VERSION = 2;
@@ -168,14 +169,7 @@ export interface TurnContent {
   /** The turn's items in the Responses shape, as the Python SDK stores them. */
   items: Record<string, unknown>[];
   /** The turn's usage, or null when the agent "never called storeRunUsage" (every 50th turn). */
-  usage: {
-    requests: number;
-    inputTokens: number;
-    outputTokens: number;
-    totalTokens: number;
-    cachedTokens: number;
-    reasoningTokens: number;
-  } | null;
+  usage: RunUsageView | null;
 }
 
 /**
