@@ -26,7 +26,25 @@ export {
   type DriverChoice,
 } from './drivers/openDatabase';
 export type { DriverName, SqliteDatabase, SqliteStatement, SqlValue } from './sqliteDatabase';
-export { pythonJsonDumps, pythonJsonLoads } from './pythonJson';
+export { pythonJsonDumps, pythonJsonDumpsCompact, pythonJsonLoads } from './pythonJson';
+export { PostgresSession, type PostgresSessionOptions } from './remote/postgresSession';
+export { RedisSession, DEFAULT_REDIS_PREFIX, redisSessionKeys, type RedisSessionOptions } from './remote/redisSession';
+export { createPostgresPool, describePostgresUrl, type PostgresConnectionOptions } from './remote/postgresConnection';
+export { connectRedis, describeRedisUrl, type RedisConnectionOptions } from './remote/redisConnection';
+export { DEFAULT_POSTGRES_TABLES, postgresDdl, type PostgresTableNames } from './remote/postgresSchema';
+export { RemoteStoreError, redactUrl, type RemoteStoreProblem } from './remote/remoteErrors';
+export { openRemoteStore } from './remote/openRemoteStore';
+export { PostgresStoreBrowser } from './remote/postgresBrowser';
+export { RedisStoreBrowser } from './remote/redisBrowser';
+export { RemoteSessionSource, REMOTE_BRANCH_ID } from './remote/remoteSessionSource';
+export {
+  remoteKindOf,
+  type OpenRemoteStoreOptions,
+  type RemoteRow,
+  type RemoteSessionSummary,
+  type RemoteStoreBrowser,
+  type RemoteStoreKind,
+} from './remote/remoteStore';
 export type { TableNames } from './schema';
 export { messageTypeOf, toolNameOf } from './itemClassification';
 export type * from './types';

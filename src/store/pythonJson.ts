@@ -45,7 +45,7 @@ export function formatNumber(n: number): string {
 
 type Encoder = (value: unknown, holder: unknown, key: string, stack: unknown[]) => string | undefined;
 
-function makeEncoder(quoteFn: (s: string) => string): Encoder {
+function makeEncoder(quoteFn: (s: string) => string, itemSeparator = ', ', keySeparator = ': '): Encoder {
   const encode: Encoder = (input, holder, key, stack) => {
     let value = input;
     if (typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
@@ -78,13 +78,13 @@ function makeEncoder(quoteFn: (s: string) => string): Encoder {
       if (Array.isArray(value)) {
         const parts: string[] = [];
         for (let i = 0; i < value.length; i++) parts.push(encode(value[i], value, String(i), stack) ?? 'null');
-        return '[' + parts.join(', ') + ']';
+        return '[' + parts.join(itemSeparator) + ']';
       }
       const obj = value as Record<string, unknown>;
       const parts: string[] = [];
       for (const k of Object.keys(obj)) {
         const v = encode(obj[k], obj, k, stack);
-        if (v !== undefined) parts.push(quoteFn(k) + ': ' + v);
+        if (v !== undefined) parts.push(quoteFn(k) + keySeparator + v);
       }
       return '{' + parts.join(', ') + '}';
     } finally {
@@ -111,6 +111,18 @@ const encodeRaw = makeEncoder(quoteRaw);
  */
 export function pythonJsonDumps(value: unknown): string {
   return encodeAscii(value, { '': value }, '', []) ?? 'null';
+}
+
+const encodeCompactAscii = makeEncoder(quote, ',', ':');
+const encodeCompactRaw = makeEncoder(quoteRaw, ',', ':');
+
+/**
+ * `json.dumps(value, separators=(",", ":"), ensure_ascii=…)`: how Python's `SQLAlchemySession` (ensure_ascii
+ * configurable, default True) and `RedisSession` (always True) store items. Same value rules as `pythonJsonDumps`.
+ */
+export function pythonJsonDumpsCompact(value: unknown, options: { ensureAscii?: boolean } = {}): string {
+  const encode = options.ensureAscii === false ? encodeCompactRaw : encodeCompactAscii;
+  return encode(value, { '': value }, '', []) ?? 'null';
 }
 
 /**

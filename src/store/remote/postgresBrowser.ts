@@ -1,0 +1,190 @@
+import type { Pool } from 'pg';
+import { createPostgresPool, describePostgresUrl } from './postgresConnection';
+import { DEFAULT_POSTGRES_TABLES, checkPostgresTables, quoteIdent, type PostgresTableNames } from './postgresSchema';
+import { translatePostgresError } from './remoteErrors';
+import type {
+  OpenRemoteStoreOptions,
+  RemoteRow,
+  RemoteSessionListRequest,
+  RemoteSessionPage,
+  RemoteSessionSummary,
+  RemoteStoreBrowser,
+} from './remoteStore';
+
+const TEXT_TIME = `'YYYY-MM-DD HH24:MI:SS'`;
+
+interface SessionRow {
+  session_id: string;
+  created_at: string | null;
+  updated_at: string | null;
+  k: string;
+}
+
+/**
+ * Browsing a PostgreSQL store written by `SQLAlchemySession`. Sessions come most recently updated first with a
+ * keyset cursor (`updated_at`, `session_id`); counts are read for the page's sessions only, through the
+ * `(session_id, created_at)` index; a session's rows come by position in `created_at, id` order.
+ */
+export class PostgresStoreBrowser implements RemoteStoreBrowser {
+  readonly kind = 'postgres' as const;
+  readonly label: string;
+  readonly tables: PostgresTableNames;
+  private readonly where: string;
+
+  private constructor(
+    readonly pool: Pool,
+    url: string,
+    tables: PostgresTableNames,
+    private readonly secret: string | undefined,
+  ) {
+    this.label = describePostgresUrl(url);
+    this.where = `PostgreSQL ${this.label}`;
+    this.tables = tables;
+  }
+
+  /** Connects, checks the tables, and returns the browser; `RemoteStoreError` says what is wrong otherwise. */
+  static async open(options: OpenRemoteStoreOptions): Promise<PostgresStoreBrowser> {
+    const tables = { ...DEFAULT_POSTGRES_TABLES, ...options.tables };
+    const pool = createPostgresPool({
+      ...options.postgres,
+      url: options.url,
+      password: options.password,
+      connectTimeoutMs: options.connectTimeoutMs,
+      queryTimeoutMs: options.queryTimeoutMs,
+      readOnly: options.readOnly ?? true,
+    });
+    const secret = options.password ?? (passwordOf(options.url) || undefined);
+    const browser = new PostgresStoreBrowser(pool, options.url, tables, secret);
+    try {
+      await checkPostgresTables(pool, tables, browser.where);
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      throw translatePostgresError(err, browser.where, secret);
+    }
+    return browser;
+  }
+
+  async listSessions(request: RemoteSessionListRequest): Promise<RemoteSessionPage> {
+    const s = quoteIdent(this.tables.sessions);
+    const after = request.cursor ? (JSON.parse(request.cursor) as [string, string]) : null;
+    const prefix = request.prefix ? request.prefix : null;
+    return this.run(async () => {
+      const { rows } = await this.pool.query<SessionRow>(
+        `SELECT session_id, to_char(created_at, ${TEXT_TIME}) AS created_at, to_char(updated_at, ${TEXT_TIME}) AS updated_at,
+                updated_at::text AS k
+           FROM ${s}
+          WHERE ($1::text IS NULL OR left(session_id, length($1::text)) = $1::text)
+            AND ($2::timestamp IS NULL OR (updated_at, session_id) < ($2::timestamp, $3::text))
+          ORDER BY updated_at DESC, session_id DESC
+          LIMIT $4`,
+        [prefix, after?.[0] ?? null, after?.[1] ?? null, request.limit + 1],
+      );
+      const more = rows.length > request.limit;
+      const page = more ? rows.slice(0, request.limit) : rows;
+      const counts = await this.counts(page.map((r) => r.session_id));
+      const last = page[page.length - 1];
+      return {
+        sessions: page.map((r) => summary(r, counts.get(r.session_id) ?? 0)),
+        nextCursor: more && last ? JSON.stringify([last.k, last.session_id]) : null,
+      };
+    });
+  }
+
+  async countSessions(prefix?: string): Promise<number> {
+    const s = quoteIdent(this.tables.sessions);
+    return this.run(async () => {
+      const { rows } = await this.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${s} WHERE ($1::text IS NULL OR left(session_id, length($1::text)) = $1::text)`,
+        [prefix || null],
+      );
+      return rows[0]?.n ?? 0;
+    });
+  }
+
+  async getSession(sessionId: string): Promise<RemoteSessionSummary | null> {
+    const s = quoteIdent(this.tables.sessions);
+    return this.run(async () => {
+      const { rows } = await this.pool.query<SessionRow>(
+        `SELECT session_id, to_char(created_at, ${TEXT_TIME}) AS created_at, to_char(updated_at, ${TEXT_TIME}) AS updated_at, '' AS k
+           FROM ${s} WHERE session_id = $1`,
+        [sessionId],
+      );
+      const row = rows[0];
+      const counts = await this.counts([sessionId]);
+      if (!row) {
+        // Rows without a session row (written around the foreign key): still a session to show.
+        const n = counts.get(sessionId) ?? 0;
+        return n > 0 ? { sessionId, createdAt: null, updatedAt: null, itemCount: n } : null;
+      }
+      return summary(row, counts.get(sessionId) ?? 0);
+    });
+  }
+
+  async readRows(sessionId: string, offset: number, limit: number): Promise<RemoteRow[]> {
+    const m = quoteIdent(this.tables.messages);
+    return this.run(async () => {
+      const { rows } = await this.pool.query<{ id: number; message_data: string; created_at: string | null }>(
+        `SELECT id, message_data, to_char(created_at, ${TEXT_TIME}) AS created_at
+           FROM ${m} WHERE session_id = $1 ORDER BY created_at, id OFFSET $2 LIMIT $3`,
+        [sessionId, offset, limit],
+      );
+      return rows.map((r, i) => ({ position: offset + i + 1, id: Number(r.id), text: r.message_data, createdAt: r.created_at }));
+    });
+  }
+
+  async sessionToken(sessionId: string): Promise<string> {
+    const m = quoteIdent(this.tables.messages);
+    return this.run(async () => {
+      const { rows } = await this.pool.query<{ n: number; top: number | null }>(
+        `SELECT count(*)::int AS n, max(id) AS top FROM ${m} WHERE session_id = $1`,
+        [sessionId],
+      );
+      return `${rows[0]?.n ?? 0}:${rows[0]?.top ?? ''}`;
+    });
+  }
+
+  async storeToken(): Promise<string> {
+    const s = quoteIdent(this.tables.sessions);
+    const m = quoteIdent(this.tables.messages);
+    return this.run(async () => {
+      const { rows } = await this.pool.query<{ top: number | null; n: number }>(
+        `SELECT (SELECT max(id) FROM ${m}) AS top, (SELECT count(*)::int FROM ${s}) AS n`,
+      );
+      return `${rows[0]?.n ?? 0}:${rows[0]?.top ?? ''}`;
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end().catch(() => undefined);
+  }
+
+  private async counts(ids: string[]): Promise<Map<string, number>> {
+    if (ids.length === 0) return new Map();
+    const m = quoteIdent(this.tables.messages);
+    const { rows } = await this.pool.query<{ session_id: string; n: number }>(
+      `SELECT session_id, count(*)::int AS n FROM ${m} WHERE session_id = ANY($1::text[]) GROUP BY session_id`,
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.session_id, r.n]));
+  }
+
+  private async run<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw translatePostgresError(err, this.where, this.secret);
+    }
+  }
+}
+
+function summary(r: SessionRow, itemCount: number): RemoteSessionSummary {
+  return { sessionId: r.session_id, createdAt: r.created_at, updatedAt: r.updated_at, itemCount };
+}
+
+function passwordOf(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).password);
+  } catch {
+    return '';
+  }
+}

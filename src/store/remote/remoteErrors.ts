@@ -1,0 +1,138 @@
+/**
+ * Errors of the server-backed stores (PostgreSQL, Redis). Each failure is classified, so the extension can say what
+ * to do (check the address, the password, the schema) and tests can assert the class, and no message ever holds a
+ * password: addresses are shown through `redactUrl`.
+ */
+import { SessionError } from '../errors';
+
+export type RemoteStoreProblem =
+  /** Nothing answers at the address (refused, unknown host, unreachable network). */
+  | 'unreachable'
+  /** The server refused the user name or password. */
+  | 'auth'
+  /** The server took longer than the configured timeout (connect, query or command). */
+  | 'timeout'
+  /** The TLS handshake failed or the server demands TLS. */
+  | 'tls'
+  /** The database (PostgreSQL) does not exist. */
+  | 'missing-database'
+  /** The session tables are not there. */
+  | 'missing-table'
+  /** The tables or keys exist but do not have the shape the Python SDK writes. */
+  | 'wrong-schema'
+  /** A write was asked of a store opened read-only (or of a read-only server / replica). */
+  | 'read-only'
+  /** The connection dropped while a call was running (server stopped or restarted). */
+  | 'connection-lost'
+  /** The address cannot be parsed or names an unsupported scheme. */
+  | 'bad-url'
+  /** Any other error the server reported. */
+  | 'server';
+
+export class RemoteStoreError extends SessionError {
+  constructor(
+    readonly problem: RemoteStoreProblem,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message);
+    if (options && 'cause' in options) (this as { cause?: unknown }).cause = options.cause;
+  }
+}
+
+/** The address with its password replaced by `***` (user names stay: they help to spot a wrong account). */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    for (const key of [...u.searchParams.keys()]) if (/pass|secret|key/i.test(key)) u.searchParams.set(key, '***');
+    return u.toString();
+  } catch {
+    // Not a URL we can parse: show no part of it that could be a password.
+    return url.replace(/\/\/[^@/]*@/, '//***@');
+  }
+}
+
+/** `text` with every occurrence of `secret` masked (a driver's message may echo the connection string). */
+export function maskSecret(text: string, secret: string | undefined): string {
+  if (!secret) return text;
+  return text.split(secret).join('***');
+}
+
+function codeOf(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EADDRNOTAVAIL']);
+const LOST_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
+/** Problems both drivers report through Node's socket errors. */
+function socketProblem(err: unknown): RemoteStoreProblem | undefined {
+  const code = codeOf(err);
+  const message = messageOf(err);
+  if (code && NETWORK_CODES.has(code)) return 'unreachable';
+  if (code && LOST_CODES.has(code)) return 'connection-lost';
+  if (code === 'ETIMEDOUT' || /timeout|timed out/i.test(message)) return 'timeout';
+  if (/ssl|tls|certificate|self.signed/i.test(message) || (code !== undefined && /^ERR_TLS|^CERT_|^DEPTH_ZERO|^UNABLE_TO/.test(code)))
+    return 'tls';
+  return undefined;
+}
+
+/**
+ * A PostgreSQL driver error as a `RemoteStoreError` (SQLSTATE classes: 28 = authorization, 3D = no database,
+ * 42P01 = no table, 42703 = no column, 57014 = statement timeout, 57P0x = server shutting down, 25006 = read-only).
+ */
+export function translatePostgresError(err: unknown, where: string, secret?: string): RemoteStoreError {
+  if (err instanceof RemoteStoreError) return err;
+  const code = codeOf(err);
+  const message = maskSecret(messageOf(err), secret);
+  const say = (problem: RemoteStoreProblem, text: string) => new RemoteStoreError(problem, `${where}: ${text}`, { cause: err });
+  if (code === '28P01' || code === '28000')
+    return say('auth', `the server refused the credentials (${message}). Check the user name and password.`);
+  if (code === '3D000') return say('missing-database', `${message}. Check the database name in the address.`);
+  if (code === '42P01') return say('missing-table', `${message}. Create the session tables (createTables: true, or your migrations).`);
+  if (code === '42703' || code === '42804')
+    return say('wrong-schema', `${message}. The table does not have the columns SQLAlchemySession writes.`);
+  if (code === '57014') return say('timeout', `the query took longer than the timeout (${message}).`);
+  if (code === '57P01' || code === '57P02' || code === '57P03')
+    return say('connection-lost', `the server is shutting down or restarting (${message}).`);
+  if (code === '25006') return say('read-only', `the server only allows reads here (${message}).`);
+  if (/Connection terminated|connection closed|Client has encountered a connection error/i.test(message)) {
+    if (/timeout/i.test(message)) return say('timeout', `no answer in time (${message}).`);
+    return say('connection-lost', `the connection to the server was lost (${message}).`);
+  }
+  const socket = socketProblem(err);
+  if (socket === 'unreachable')
+    return say('unreachable', `nothing answers at that address (${message}). Is the server running and reachable?`);
+  if (socket) return say(socket, message);
+  return say('server', message);
+}
+
+/** A Redis (ioredis) error as a `RemoteStoreError`. */
+export function translateRedisError(err: unknown, where: string, secret?: string): RemoteStoreError {
+  if (err instanceof RemoteStoreError) return err;
+  const message = maskSecret(messageOf(err), secret);
+  const say = (problem: RemoteStoreProblem, text: string) => new RemoteStoreError(problem, `${where}: ${text}`, { cause: err });
+  if (/^(NOAUTH|WRONGPASS)|invalid password|invalid username-password/i.test(message))
+    return say('auth', `the server refused the credentials (${message}). Check the user name and password.`);
+  if (/^WRONGTYPE/.test(message)) return say('wrong-schema', `${message}. The keys do not have the types RedisSession writes.`);
+  if (/^READONLY/.test(message)) return say('read-only', `the server only allows reads (${message}).`);
+  if (/Command timed out/i.test(message)) return say('timeout', `no answer in time (${message}).`);
+  if (/Connection is closed|Stream isn't writeable|enableOfflineQueue|MaxRetriesPerRequest|Reached the max retries/i.test(message)) {
+    const cause = (err as { lastNodeError?: unknown; previousErrors?: unknown[] }).lastNodeError;
+    if (cause && socketProblem(cause) === 'unreachable')
+      return say('unreachable', `nothing answers at that address (${maskSecret(messageOf(cause), secret)}).`);
+    return say('connection-lost', `the connection to the server was lost or could not be made (${message}).`);
+  }
+  const socket = socketProblem(err);
+  if (socket === 'unreachable')
+    return say('unreachable', `nothing answers at that address (${message}). Is the server running and reachable?`);
+  if (socket) return say(socket, message);
+  return say('server', message);
+}
