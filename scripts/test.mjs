@@ -1,10 +1,12 @@
 // `npm test`: every check the project has, in order, with one summary at the end.
-//   lint → format (Prettier) → types → build + package (VSIX) → unit (Node 20, better-sqlite3) → store suites on
+//   lint → format (Prettier) → types → build + package (VSIX) → unit (Node 20, better-sqlite3) → remote (Node 20,
+//   against real PostgreSQL and Redis servers the tests start on free 127.0.0.1 ports) → store suites on
 //   node:sqlite on each extension-host Node (22.15.1, 22.17.0, 22.22.1, 24.15.0) → for each real host (code-server 4.103.2 = VS Code
 //   1.103 on Node 22.17.0, 4.139.1 = VS Code 1.139 on Node 24.15.0): integration inside its extension host, then
 //   UI tests in Chromium against the packaged extension.
-// Whatever a phase needs beyond `npm install` (Node versions, code-server, Chromium, build tools) is installed on
-// first use into .cache/ (scripts/host/hostTools.mjs); a phase whose tools cannot be installed fails with the reason.
+// Whatever a phase needs beyond `npm install` (Node versions, code-server, Chromium, build tools, Debian's postgresql
+// and redis-server) is installed on first use: into .cache/ (scripts/host/hostTools.mjs), or by apt-get for Debian
+// packages (scripts/host/servers.mjs for the servers); a phase whose tools cannot be installed fails with the reason.
 // A failing phase does not stop the test phases after it (so one run reports everything), but the exit code is
 // non-zero when anything failed. The last line is "total: N passed, N failed, N skipped".
 //   npm test                      everything
@@ -15,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HOSTS, InstallError, STORE_NODE_VERSIONS, ensureHost, ensureNode } from './host/hostTools.mjs';
+import { ensureServerPackages } from './host/servers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const countsDir = mkdtempSync(join(tmpdir(), 'asi-counts-'));
@@ -28,6 +31,12 @@ const phases = [
   { name: 'types', cmd: ['npm', ['run', '--silent', 'typecheck']], tests: false },
   { name: 'build', cmd: ['npm', ['run', '--silent', 'package']], tests: false, gate: true },
   { name: 'unit', cmd: npx('mocha'), env: { ASI_TEST_PHASE: 'unit (Node 20, better-sqlite3)' } },
+  {
+    name: 'remote',
+    cmd: npx('mocha', '--config', 'test/remote/.mocharc.json'),
+    env: { ASI_TEST_PHASE: 'remote (Node 20, PostgreSQL + Redis)' },
+    prepare: () => ensureServerPackages(),
+  },
   ...STORE_NODE_VERSIONS.map((v) => ({
     name: `store-${v}`,
     cmd: ['node', ['scripts/runStoreSuites.mjs', v]],
