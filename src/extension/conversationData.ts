@@ -1,6 +1,6 @@
 /** Builds the conversation view's models from the inspector's reads (no vscode here beyond types). */
 import { basename } from 'node:path';
-import type { BranchNode, ItemEntry, SessionDatabase, TurnEntry, TurnSummary, UsageSortKey } from '../store';
+import type { BranchNode, ItemEntry, SessionReader, TurnEntry, TurnSummary, UsageSortKey } from '../store';
 import { MAX_TURN_REQUEST, MAX_USAGE_REQUEST, MISSING_USAGE_LISTED } from '../shared/pageSizes';
 import type { Requests } from '../shared/protocol';
 import type {
@@ -32,28 +32,28 @@ export function turnView(t: TurnEntry, summary?: TurnSummary): TurnView {
  * backwards (End, or scrolling up from a window that does not start at turn 1) it is the page before `beforeTurn`,
  * one index seek wherever that is, so the view never walks the pages in between.
  */
-export function turnPage(db: SessionDatabase, sessionId: string, request: Requests['turns/get']['params']): TurnPageView {
+export async function turnPage(db: SessionReader, sessionId: string, request: Requests['turns/get']['params']): Promise<TurnPageView> {
   const { branchId, afterTurn, beforeTurn } = request;
   const clamped = Math.max(1, Math.min(request.limit, MAX_TURN_REQUEST));
   let turns: TurnEntry[];
   let nextAfterTurn: number | null;
   let previousBeforeTurn: number | null;
   if (beforeTurn !== undefined) {
-    const page = db.getTurnsPageBefore(sessionId, branchId, { beforeTurn, limit: clamped });
+    const page = await db.getTurnsPageBefore(sessionId, branchId, { beforeTurn, limit: clamped });
     turns = page.turns;
     previousBeforeTurn = page.previousBeforeTurn;
     const last = turns[turns.length - 1];
     // The last page ends the branch; a page before a turn is followed by that turn.
     nextAfterTurn = beforeTurn === null ? null : (last?.turn ?? beforeTurn - 1);
   } else {
-    const page = db.getTurnsPage(sessionId, branchId, { afterTurn, limit: clamped });
+    const page = await db.getTurnsPage(sessionId, branchId, { afterTurn, limit: clamped });
     turns = page.turns;
     nextAfterTurn = page.nextAfterTurn;
     previousBeforeTurn = afterTurn === null ? null : (turns[0]?.turn ?? null);
   }
   const first = turns[0];
   const last = turns[turns.length - 1];
-  const summaries = first && last ? db.getTurnSummaries(sessionId, branchId, first.turn, last.turn) : [];
+  const summaries = first && last ? await db.getTurnSummaries(sessionId, branchId, first.turn, last.turn) : [];
   const byTurn = new Map(summaries.map((s) => [s.turn, s]));
   return { branchId, turns: turns.map((t) => turnView(t, byTurn.get(t.turn))), nextAfterTurn, previousBeforeTurn };
 }
@@ -79,21 +79,23 @@ export function branchViews(tree: readonly BranchNode[], current: string): Branc
 }
 
 export interface SessionInput {
-  db: SessionDatabase | undefined;
+  db: SessionReader | undefined;
   dbPath: string;
+  /** What the header shows as the store's name (a file name, or a server address without password). */
+  dbName?: string;
   sessionId: string;
   readonly: boolean;
   currentBranch: string;
   /** The session's branch tree, read by the caller (which may reuse it until the next change). */
-  branchTree: () => readonly BranchNode[];
+  branchTree: () => Promise<readonly BranchNode[]>;
   problem: string | undefined;
 }
 
 /** The session's header and branch list; a database that cannot be read gives its problem and no branches. */
-export function sessionView(input: SessionInput): SessionView {
+export async function sessionView(input: SessionInput): Promise<SessionView> {
   const view: SessionView = {
     dbPath: input.dbPath,
-    dbName: basename(input.dbPath),
+    dbName: input.dbName ?? basename(input.dbPath),
     sessionId: input.sessionId,
     readonly: input.readonly,
     branches: [],
@@ -103,7 +105,11 @@ export function sessionView(input: SessionInput): SessionView {
   };
   const db = input.db;
   if (!db) return { ...view, problem: input.problem ?? 'The database is not open.' };
-  return { ...view, branches: branchViews(input.branchTree(), input.currentBranch), usedBranchIds: db.usedBranchIds(input.sessionId) };
+  return {
+    ...view,
+    branches: branchViews(await input.branchTree(), input.currentBranch),
+    usedBranchIds: await db.usedBranchIds(input.sessionId),
+  };
 }
 
 /**
@@ -111,28 +117,28 @@ export function sessionView(input: SessionInput): SessionView {
  * table is the one page `window` asks for, sorted by SQLite, with the scope's row count and totals summed in SQL, so
  * what goes to the view does not grow with the session; a window past the end (rows went away) gives the last page.
  */
-export function tables(
-  db: SessionDatabase,
+export async function tables(
+  db: SessionReader,
   sessionId: string,
   branchId: string | null,
   branches: readonly Pick<BranchNode, 'branchId' | 'parentBranchId' | 'forkTurn'>[],
   window: UsageWindow,
-): TablesView {
+): Promise<TablesView> {
   const limit = Math.max(1, Math.min(window.limit, MAX_USAGE_REQUEST));
   // The view's sort keys are the store's (the assignment fails to compile if they drift apart).
   const sort: UsageSortKey = window.sort;
   let offset = Math.max(0, window.offset);
-  let page = db.getUsagePage(sessionId, branchId, { sort, descending: window.descending, offset, limit });
+  let page = await db.getUsagePage(sessionId, branchId, { sort, descending: window.descending, offset, limit });
   if (page.rows.length === 0 && page.rowCount > 0) {
     offset = Math.floor((page.rowCount - 1) / limit) * limit;
-    page = db.getUsagePage(sessionId, branchId, { sort, descending: window.descending, offset, limit });
+    page = await db.getUsagePage(sessionId, branchId, { sort, descending: window.descending, offset, limit });
   }
-  const tools = db.getToolTotals(sessionId, branchId);
+  const tools = await db.getToolTotals(sessionId, branchId);
   // Own turns (not copied from the parent) that have no usage row: the agent never called storeRunUsage. Copied
   // turns have their usage on the parent branch.
   const fromTurns = new Map<string, number>();
   for (const b of branches) if (b.parentBranchId !== null && b.forkTurn !== null) fromTurns.set(b.branchId, b.forkTurn);
-  const missing = db.getTurnsWithoutUsage(sessionId, branchId, { fromTurns, limit: MISSING_USAGE_LISTED });
+  const missing = await db.getTurnsWithoutUsage(sessionId, branchId, { fromTurns, limit: MISSING_USAGE_LISTED });
   return {
     branchId,
     usage: {

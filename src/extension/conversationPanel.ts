@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { isWebviewMessage, type HostMessage } from '../shared/protocol';
 import type { RevealView, SessionView } from '../shared/viewModels';
-import type { BranchNode, SessionDatabase } from '../store';
+import type { BranchNode, SessionReader } from '../store';
 import { ChangeNotices, noticeKinds, sameDatabaseState, type DatabaseState } from './changeNotices';
 import { itemView, sessionView, tables, turnPage } from './conversationData';
 import { randomUUID } from 'node:crypto';
@@ -57,7 +57,7 @@ class ConversationPanel implements vscode.Disposable {
   /** The database as the panel last saw it, to tell a reconnect or a new problem from a plain write. */
   private seenState: DatabaseState;
   /** The branch tree, read at most once per change: `session/get` and `tables/get` both need it. */
-  private branchTree: readonly BranchNode[] | undefined;
+  private branchTree: Promise<readonly BranchNode[]> | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
@@ -150,23 +150,28 @@ class ConversationPanel implements vscode.Disposable {
     return entry.db;
   }
 
-  private branches(db: SessionDatabase): readonly BranchNode[] {
-    this.branchTree ??= db.getBranchTree(this.target.sessionId);
-    return this.branchTree;
+  private branches(db: SessionReader): Promise<readonly BranchNode[]> {
+    const tree = (this.branchTree ??= Promise.resolve(db.getBranchTree(this.target.sessionId)));
+    // A failed read is not kept: the next request reads again.
+    tree.catch(() => {
+      if (this.branchTree === tree) this.branchTree = undefined;
+    });
+    return tree;
   }
 
-  private session(): SessionView {
+  private async session(): Promise<SessionView> {
     const { dbPath, sessionId } = this.target;
     const entry = this.registry.get(dbPath);
     const db = entry?.db;
     try {
-      return sessionView({
+      return await sessionView({
         db,
         dbPath,
+        dbName: entry?.remote ? dbPath : undefined,
         sessionId,
         readonly: entry?.readonly ?? true,
         currentBranch: this.registry.currentBranch(dbPath, sessionId),
-        branchTree: () => (db ? this.branches(db) : []),
+        branchTree: async () => (db ? this.branches(db) : []),
         problem: entry ? entry.problem : `${dbPath} is not open.`,
       });
     } catch (err) {
@@ -187,10 +192,10 @@ class ConversationPanel implements vscode.Disposable {
     },
     'session/get': () => this.session(),
     'turns/get': (p) => turnPage(this.db(), this.target.sessionId, p),
-    'turn/items': (p) => this.db().getTurnItems(this.target.sessionId, p.branchId, p.turn).map(itemView),
-    'tables/get': (p) => {
+    'turn/items': async (p) => (await this.db().getTurnItems(this.target.sessionId, p.branchId, p.turn)).map(itemView),
+    'tables/get': async (p) => {
       const db = this.db();
-      return tables(db, this.target.sessionId, p.branchId, this.branches(db), p.usage);
+      return tables(db, this.target.sessionId, p.branchId, await this.branches(db), p.usage);
     },
     'branch/create': async (p) => ({
       branchId: await createBranch(this.registry, this.target, p.fromBranchId, { turn: p.branchTurnNumber }, p.name),

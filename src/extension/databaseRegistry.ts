@@ -2,6 +2,8 @@ import { constants, existsSync, promises as fsp, watch, type FSWatcher } from 'n
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession, openSessionDatabase, type SessionDatabase } from '../store';
+import { RemoteSessionSource, openRemoteStore, redactUrl, remoteKindOf, type RemoteStoreKind } from '../store';
+import { passwordKey, splitPassword } from './remoteAddress';
 import { Setting } from './commandIds';
 import { sessionKey } from './sessionRef';
 import { setting } from './settings';
@@ -10,18 +12,27 @@ import { UserFacingError, describeError } from './userError';
 import { errorMessage } from '../shared/errorMessage';
 
 /** Why a database is open read-only. */
-export type ReadOnlyReason = 'setting' | 'toggle' | 'file';
+export type ReadOnlyReason = 'setting' | 'toggle' | 'file' | 'server';
+
+/** A PostgreSQL or Redis store: its address without the password (which lives in secret storage). */
+export interface RemoteLocation {
+  kind: RemoteStoreKind;
+  url: string;
+}
 
 /** One database the user opened (or the workspace discovery found). */
 export interface DatabaseEntry {
+  /** The file path, or for a server-backed store its address without the password (the entry's key either way). */
   readonly path: string;
+  /** Set for PostgreSQL and Redis stores. */
+  readonly remote: RemoteLocation | undefined;
   /** The user's per-database choice (undefined = follow the setting). */
   readonlyChoice: boolean | undefined;
   /** Effective: never written when true. */
   readonly: boolean;
   readonlyReason: ReadOnlyReason | undefined;
   /** The read connection (always read-only: the extension never locks the file for writing between actions). */
-  db: SessionDatabase | undefined;
+  db: SessionDatabase | RemoteSessionSource | undefined;
   /** What is wrong with the file, shown on its tree item; undefined when it is fine. */
   problem: string | undefined;
   discovered: boolean;
@@ -38,11 +49,14 @@ export type DatabaseChange =
 interface PersistedEntry {
   path: string;
   readonly?: boolean;
+  remote?: RemoteLocation;
 }
 
 const STATE_KEY = 'agentSessions.openDatabases';
 /** How often the change check runs besides file events (the check is one PRAGMA, microseconds). */
 const POLL_MS = 1000;
+/** Server-backed stores are polled less often: each poll is a query per watched session. */
+const REMOTE_POLL_MS = 2000;
 /** Coalesces the burst of events one commit causes (main file, -wal, -shm). */
 const DEBOUNCE_MS = 40;
 
@@ -74,7 +88,25 @@ export class DatabaseRegistry implements vscode.Disposable {
   constructor(
     private readonly state: vscode.Memento,
     private readonly driver: SqliteDriverCheck,
+    private readonly secrets?: vscode.SecretStorage,
   ) {}
+
+  /** Session-id prefix filters of server stores (the tree lists only matching sessions). */
+  private readonly filters = new Map<string, string>();
+
+  sessionFilter(path: string): string | undefined {
+    return this.filters.get(path) || undefined;
+  }
+
+  setSessionFilter(path: string, prefix: string | undefined): void {
+    if (prefix) this.filters.set(path, prefix);
+    else this.filters.delete(path);
+    this.fire({ kind: 'list' });
+  }
+
+  /** Remote entries whose poll is still running (a slow server must not pile polls up). */
+  private readonly polling = new Set<string>();
+  private lastRemotePoll = 0;
 
   /** Change events held back by `batch()`, or undefined outside one. */
   private held: DatabaseChange[] | undefined;
@@ -119,7 +151,8 @@ export class DatabaseRegistry implements vscode.Disposable {
   /** Reopens the databases remembered for this workspace; problems show on their items, nothing throws. */
   async restore(): Promise<void> {
     for (const p of this.state.get<PersistedEntry[]>(STATE_KEY, [])) {
-      await this.open(p.path, { readonlyChoice: p.readonly, quiet: true });
+      if (p.remote) await this.openRemote(p.remote.url, { readonlyChoice: p.readonly, quiet: true });
+      else await this.open(p.path, { readonlyChoice: p.readonly, quiet: true });
     }
   }
 
@@ -127,11 +160,15 @@ export class DatabaseRegistry implements vscode.Disposable {
    * Opens (or re-opens) a database. Throws `SessionDatabaseError`/`UserFacingError` with the reason unless `quiet`,
    * in which case the problem is recorded on the entry.
    */
-  async open(path: string, options: { readonlyChoice?: boolean; discovered?: boolean; quiet?: boolean } = {}): Promise<DatabaseEntry> {
+  async open(
+    path: string,
+    options: { readonlyChoice?: boolean; discovered?: boolean; quiet?: boolean; remote?: RemoteLocation } = {},
+  ): Promise<DatabaseEntry> {
     let entry = this.entries.get(path);
     if (!entry) {
       entry = {
         path,
+        remote: options.remote,
         readonlyChoice: options.readonlyChoice,
         readonly: true,
         readonlyReason: undefined,
@@ -157,8 +194,23 @@ export class DatabaseRegistry implements vscode.Disposable {
     return entry;
   }
 
+  /**
+   * Opens a PostgreSQL or Redis store. A password in `url` is moved to secret storage (or `password` is stored
+   * there); the entry, the settings and the workspace state only ever hold the address without it. Server stores
+   * open read-only unless the user turned writing on for this store.
+   */
+  async openRemote(url: string, options: { password?: string; readonlyChoice?: boolean; quiet?: boolean } = {}): Promise<DatabaseEntry> {
+    const kind = remoteKindOf(url);
+    if (!kind) throw new UserFacingError(`Not a PostgreSQL or Redis address: ${redactUrl(url)}`);
+    const { address, password } = splitPassword(url);
+    const secret = options.password ?? password;
+    if (secret !== undefined && this.secrets) await this.secrets.store(passwordKey(address), secret);
+    return this.open(address, { readonlyChoice: options.readonlyChoice, quiet: options.quiet, remote: { kind, url: address } });
+  }
+
   private async connect(entry: DatabaseEntry): Promise<void> {
-    entry.db?.close();
+    if (entry.remote) return this.connectRemote(entry, entry.remote);
+    void entry.db?.close();
     entry.db = undefined;
     const readonlySetting = setting(Setting.openReadOnly);
     try {
@@ -182,12 +234,36 @@ export class DatabaseRegistry implements vscode.Disposable {
     }
   }
 
+  private async connectRemote(entry: DatabaseEntry, remote: RemoteLocation): Promise<void> {
+    const old = entry.db;
+    entry.db = undefined;
+    if (old) await old.close();
+    // Production data: read-only unless the user turned writing on for this store (with a confirmation).
+    entry.readonly = entry.readonlyChoice ?? true;
+    entry.readonlyReason = entry.readonly ? (entry.readonlyChoice === undefined ? 'server' : 'toggle') : undefined;
+    try {
+      const password = this.secrets ? await this.secrets.get(passwordKey(remote.url)) : undefined;
+      const browser = await openRemoteStore({ url: remote.url, password, readOnly: entry.readonly });
+      entry.db = new RemoteSessionSource(browser);
+      entry.problem = undefined;
+    } catch (err) {
+      entry.problem = errorMessage(err);
+      throw err;
+    }
+  }
+
+  /** Forgets a server store's password (secret storage) together with the store. */
+  async forgetPassword(path: string): Promise<void> {
+    await this.secrets?.delete(passwordKey(path));
+  }
+
   async close(path: string): Promise<void> {
     const entry = this.entries.get(path);
     if (!entry) return;
     this.stopWatching(path);
-    entry.db?.close();
+    void entry.db?.close();
     this.entries.delete(path);
+    if (entry.remote) await this.forgetPassword(path);
     await this.persist();
     this.fire({ kind: 'list' });
   }
@@ -198,7 +274,7 @@ export class DatabaseRegistry implements vscode.Disposable {
     if (entry.readonlyReason === 'file') {
       throw new UserFacingError(`${basename(path)} cannot be written (the file or its folder is read-only), so it stays read-only.`);
     }
-    return this.open(path, { readonlyChoice: !entry.readonly });
+    return this.open(path, { readonlyChoice: !entry.readonly, remote: entry.remote });
   }
 
   /** Records a read failure on the database's item and tells the user once. */
@@ -208,7 +284,7 @@ export class DatabaseRegistry implements vscode.Disposable {
     const message = describeError(err);
     if (entry.problem === message) return;
     entry.problem = message;
-    entry.db?.close();
+    void entry.db?.close();
     entry.db = undefined;
     void vscode.window.showErrorMessage(message);
     this.fire({ kind: 'state', path });
@@ -250,6 +326,11 @@ export class DatabaseRegistry implements vscode.Disposable {
     fn: (s: AdvancedSQLiteSession) => Promise<T>,
   ): Promise<T> {
     const entry = this.require(path);
+    if (entry.remote) {
+      throw new UserFacingError(
+        `Sessions in ${entry.remote.kind === 'postgres' ? 'PostgreSQL' : 'Redis'} have no branches. Use "Copy Session to Local File…" to branch, re-run and compare without touching the server.`,
+      );
+    }
     if (entry.readonly) {
       throw new UserFacingError(`${basename(path)} is open read-only. Use "Toggle Read-Only" on the database to allow changes.`);
     }
@@ -275,12 +356,22 @@ export class DatabaseRegistry implements vscode.Disposable {
   private async persist(): Promise<void> {
     const list: PersistedEntry[] = [...this.entries.values()]
       .filter((e) => !e.discovered)
-      .map((e) => (e.readonlyChoice === undefined ? { path: e.path } : { path: e.path, readonly: e.readonlyChoice }));
+      .map((e) => ({
+        path: e.path,
+        ...(e.readonlyChoice === undefined ? {} : { readonly: e.readonlyChoice }),
+        ...(e.remote ? { remote: e.remote } : {}),
+      }));
     await this.state.update(STATE_KEY, list);
   }
 
   private startWatching(entry: DatabaseEntry): void {
     if (this.watchers.has(entry.path)) return;
+    if (entry.remote) {
+      // No file to watch: the poll asks the server for its change tokens.
+      this.watchers.set(entry.path, { watcher: undefined, timer: undefined });
+      if (!this.poll) this.poll = setInterval(() => this.pollAll(), POLL_MS);
+      return;
+    }
     const names = new Set([basename(entry.path), `${basename(entry.path)}-wal`, `${basename(entry.path)}-journal`]);
     const slot: { watcher: FSWatcher | undefined; timer: NodeJS.Timeout | undefined } = { watcher: undefined, timer: undefined };
     try {
@@ -312,23 +403,65 @@ export class DatabaseRegistry implements vscode.Disposable {
   }
 
   private pollAll(): void {
-    for (const path of this.entries.keys()) this.checkNow(path);
+    const remoteDue = Date.now() - this.lastRemotePoll >= REMOTE_POLL_MS - 50;
+    if (remoteDue) this.lastRemotePoll = Date.now();
+    for (const [path, entry] of this.entries) {
+      if (!entry.remote) this.checkNow(path);
+      else if (remoteDue) void this.checkRemote(path);
+    }
+  }
+
+  /**
+   * Asks a server store whether what the user is looking at changed: the store token (new or removed sessions) and
+   * one token per watched session (newest id and count, or list length and last-entry digest), never a scan.
+   */
+  async checkRemote(path: string): Promise<void> {
+    const entry = this.entries.get(path);
+    if (!entry?.remote || this.polling.has(path)) return;
+    this.polling.add(path);
+    try {
+      if (!(entry.db instanceof RemoteSessionSource)) {
+        // Unreachable before: try again (the server may be back).
+        try {
+          await this.connect(entry);
+          this.fire({ kind: 'state', path });
+        } catch {
+          /* still failing: recorded on the entry */
+        }
+        return;
+      }
+      const changes = await entry.db.pollChanges();
+      if (changes.list) this.fire({ kind: 'rows', path });
+    } catch (err) {
+      if (this.entries.get(path) !== entry) return;
+      entry.problem = errorMessage(err);
+      const db = entry.db;
+      entry.db = undefined;
+      void db?.close();
+      this.fire({ kind: 'state', path });
+    } finally {
+      this.polling.delete(path);
+    }
   }
 
   /** Confirms a file event with the store's change check and fires a change only when the data changed. */
   checkNow(path: string): void {
     const entry = this.entries.get(path);
     if (!entry) return;
+    if (entry.remote) {
+      void this.checkRemote(path);
+      return;
+    }
     if (!existsSync(entry.path)) {
       if (entry.problem === undefined || entry.db) {
-        entry.db?.close();
+        void entry.db?.close();
         entry.db = undefined;
         entry.problem = `${basename(entry.path)} was deleted or moved. Close it, or restore the file and refresh.`;
         this.fire({ kind: 'state', path });
       }
       return;
     }
-    if (!entry.db) {
+    if (!entry.db || entry.db instanceof RemoteSessionSource) {
       // It was missing or unreadable; try again now that the file is (back) there.
       void this.connect(entry).then(
         () => this.fire({ kind: 'state', path }),
@@ -348,7 +481,7 @@ export class DatabaseRegistry implements vscode.Disposable {
 
   dispose(): void {
     for (const path of [...this.watchers.keys()]) this.stopWatching(path);
-    for (const e of this.entries.values()) e.db?.close();
+    for (const e of this.entries.values()) void e.db?.close();
     this.entries.clear();
     this.changeEmitter.dispose();
   }

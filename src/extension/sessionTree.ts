@@ -1,10 +1,13 @@
 import * as vscode from 'vscode';
 import type { DatabaseRegistry } from './databaseRegistry';
-import { branchItem, databaseItem, entryItem, moreTurnsItem, sessionItem, turnItem } from './treeItems';
+import { RemoteSessionSource } from '../store';
+import { branchItem, databaseItem, entryItem, moreSessionsItem, moreTurnsItem, sessionItem, turnItem } from './treeItems';
 import { nodeId, type TreeNode } from './treeNodes';
 
 /** Turns per page under a branch, so a branch of 10,000 turns expands without reading them all. */
 export const TURN_PAGE = 200;
+/** Sessions per page of a server store (100,000 sessions must not be listed at once). */
+export const SESSION_PAGE = 50;
 
 /**
  * A thin TreeDataProvider over the registry: every level reads one page from the database when it is expanded,
@@ -32,6 +35,8 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     switch (node.kind) {
       case 'database':
         return undefined;
+      case 'moreSessions':
+        return { kind: 'database', dbPath: node.dbPath };
       case 'session':
         return { kind: 'database', dbPath: node.dbPath };
       case 'branch':
@@ -67,10 +72,14 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
   /** The children with their tree items (used by getChildren and by tests). */
   async children(node?: TreeNode): Promise<[TreeNode, vscode.TreeItem][]> {
     if (!node) {
-      return this.registry.list().map((e) => {
-        const n: TreeNode = { kind: 'database', dbPath: e.path };
-        return [n, databaseItem(n, e)];
-      });
+      return Promise.all(
+        this.registry.list().map(async (e): Promise<[TreeNode, vscode.TreeItem]> => {
+          const n: TreeNode = { kind: 'database', dbPath: e.path };
+          const count =
+            e.db instanceof RemoteSessionSource ? await e.db.countSessions(this.registry.sessionFilter(e.path)).catch(() => null) : null;
+          return [n, databaseItem(n, e, { sessionCount: count, filter: this.registry.sessionFilter(e.path) })];
+        }),
+      );
     }
     if (node.kind === 'item') return [];
     const entry = this.registry.get(node.dbPath);
@@ -78,7 +87,25 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     if (!entry || !db) return [];
     const canWrite = !entry.readonly;
     const structured = db.tables.messageStructure;
+    if (db instanceof RemoteSessionSource && (node.kind === 'database' || node.kind === 'moreSessions')) {
+      const page = await db.listSessionsPage({
+        limit: SESSION_PAGE,
+        cursor: node.kind === 'moreSessions' ? node.cursor : null,
+        prefix: this.registry.sessionFilter(node.dbPath),
+      });
+      const out: [TreeNode, vscode.TreeItem][] = page.sessions.map((s) => {
+        const n: TreeNode = { kind: 'session', dbPath: node.dbPath, sessionId: s.sessionId };
+        return [n, sessionItem(n, s, canWrite, db.kind)];
+      });
+      if (page.nextCursor !== null) {
+        const n: TreeNode = { kind: 'moreSessions', dbPath: node.dbPath, cursor: page.nextCursor };
+        out.push([n, moreSessionsItem(n)]);
+      }
+      return out;
+    }
     switch (node.kind) {
+      case 'moreSessions':
+        return [];
       case 'database': {
         const sessions = await db.listSessions();
         return sessions.map((s) => {

@@ -18,7 +18,11 @@ export class SessionStatusBar implements vscode.Disposable {
     this.subscriptions.push(
       treeView.onDidChangeSelection((e) => {
         const node = e.selection[0];
-        if (node) this.active = { dbPath: node.dbPath, sessionId: node.kind === 'database' ? undefined : node.sessionId };
+        if (node)
+          this.active = {
+            dbPath: node.dbPath,
+            sessionId: node.kind === 'database' || node.kind === 'moreSessions' ? undefined : node.sessionId,
+          };
         this.update();
       }),
       registry.onDidChange(() => this.update()),

@@ -25,7 +25,14 @@ function tokens(n: number | null | undefined): string {
   return n === null || n === undefined ? '' : `${n.toLocaleString('en-US')} tokens`;
 }
 
-export function databaseItem(node: TreeNode, entry: DatabaseEntry): vscode.TreeItem {
+/** What the tree knows of a server store beyond its entry: the session count (null = the store cannot tell) and filter. */
+export interface StoreListing {
+  sessionCount: number | null;
+  filter: string | undefined;
+}
+
+export function databaseItem(node: TreeNode, entry: DatabaseEntry, listing?: StoreListing): vscode.TreeItem {
+  if (entry.remote) return remoteStoreItem(node, entry, listing);
   const item = new vscode.TreeItem(basename(entry.path), entry.problem ? C.None : C.Collapsed);
   item.id = nodeId(node);
   item.resourceUri = vscode.Uri.file(entry.path);
@@ -44,7 +51,42 @@ export function databaseItem(node: TreeNode, entry: DatabaseEntry): vscode.TreeI
   return item;
 }
 
-export function sessionItem(node: TreeNode, s: SessionSummary, canWrite: boolean): vscode.TreeItem {
+/** A PostgreSQL or Redis store: its address (never a password), read-only state, session count and filter. */
+function remoteStoreItem(node: TreeNode, entry: DatabaseEntry, listing: StoreListing | undefined): vscode.TreeItem {
+  const kind = entry.remote?.kind === 'postgres' ? 'PostgreSQL' : 'Redis';
+  const label = entry.db && 'label' in entry.db ? entry.db.label : entry.path.replace(/^[a-z]+:\/\//i, '');
+  const item = new vscode.TreeItem(label, entry.problem ? C.None : C.Collapsed);
+  item.id = nodeId(node);
+  item.iconPath = new vscode.ThemeIcon(entry.problem ? 'error' : entry.readonly ? 'lock' : 'server');
+  const count = listing?.sessionCount;
+  const parts = [kind, entry.readonly ? 'read-only' : 'writable'];
+  if (count !== null && count !== undefined) parts.push(`${count.toLocaleString('en-US')} session${count === 1 ? '' : 's'}`);
+  if (listing?.filter) parts.push(`filter: ${listing.filter}*`);
+  item.description = entry.problem ? `⚠ ${oneLine(entry.problem, 60)}` : parts.join(' · ');
+  item.tooltip = new vscode.MarkdownString();
+  item.tooltip.appendText(`${kind} session store\n${entry.path}`);
+  if (entry.problem) item.tooltip.appendText(`\n\n${entry.problem}`);
+  else if (entry.readonly) item.tooltip.appendText('\n\nOpen read-only: nothing is written to this server.');
+  if (entry.remote?.kind === 'redis')
+    item.tooltip.appendText('\n\nRedis keeps no order across sessions: pages follow the key scan, each sorted newest first.');
+  item.contextValue = contextValue('database', {
+    remote: true,
+    canWrite: !entry.readonly && !entry.problem,
+    hasProblem: !!entry.problem,
+    readOnly: entry.readonly,
+  });
+  return item;
+}
+
+export function moreSessionsItem(node: TreeNode): vscode.TreeItem {
+  const item = new vscode.TreeItem('Load more sessions…', C.Collapsed);
+  item.id = nodeId(node);
+  item.iconPath = new vscode.ThemeIcon('ellipsis');
+  item.contextValue = 'moreSessions';
+  return item;
+}
+
+export function sessionItem(node: TreeNode, s: SessionSummary, canWrite: boolean, remoteKind?: 'postgres' | 'redis'): vscode.TreeItem {
   const item = new vscode.TreeItem(s.sessionId, C.Collapsed);
   item.id = nodeId(node);
   item.iconPath = new vscode.ThemeIcon('comment-discussion');
@@ -57,9 +99,10 @@ export function sessionItem(node: TreeNode, s: SessionSummary, canWrite: boolean
     md.appendText(
       `Usage: ${s.usage.requests} requests, ${s.usage.inputTokens} input + ${s.usage.outputTokens} output = ${s.usage.totalTokens} tokens over ${s.usage.totalTurns} turns`,
     );
-  } else md.appendText('No usage recorded (the agent never called storeRunUsage).');
+  } else if (remoteKind) md.appendText(`${remoteKind === 'postgres' ? 'PostgreSQL' : 'Redis'} sessions record no usage.`);
+  else md.appendText('No usage recorded (the agent never called storeRunUsage).');
   item.tooltip = md;
-  item.contextValue = contextValue('session', { canWrite: canWrite && s.structured, structured: s.structured });
+  item.contextValue = contextValue('session', { canWrite: canWrite && s.structured, structured: s.structured, remote: !!remoteKind });
   return item;
 }
 

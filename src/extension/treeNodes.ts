@@ -45,7 +45,14 @@ export interface MoreTurnsNode {
   afterTurn: number;
 }
 
-export type TreeNode = DatabaseNode | SessionNode | BranchNodeRef | TurnNode | ItemNode | MoreTurnsNode;
+/** "Load more": the next page of a server store's sessions (`cursor` from the page before). */
+export interface MoreSessionsNode {
+  kind: 'moreSessions';
+  dbPath: string;
+  cursor: string;
+}
+
+export type TreeNode = DatabaseNode | SessionNode | BranchNodeRef | TurnNode | ItemNode | MoreTurnsNode | MoreSessionsNode;
 
 /** A stable id: the same node gets the same id after every refresh. */
 export function nodeId(node: TreeNode): string {
@@ -62,6 +69,8 @@ export function nodeId(node: TreeNode): string {
       return JSON.stringify(['i', node.dbPath, node.sessionId, node.branchId, node.turn, node.sequenceNumber]);
     case 'moreTurns':
       return JSON.stringify(['m', node.dbPath, node.sessionId, node.branchId, node.afterTurn]);
+    case 'moreSessions':
+      return JSON.stringify(['ms', node.dbPath, node.cursor]);
   }
 }
 
@@ -94,6 +103,8 @@ export function asNode<K extends TreeNode['kind']>(value: unknown, ...kinds: K[]
         return isStr(value.sessionId) && typeof value.branchId === 'string' && isInt(value.turn) && isInt(value.sequenceNumber);
       case 'moreTurns':
         return isStr(value.sessionId) && typeof value.branchId === 'string' && isInt(value.afterTurn);
+      case 'moreSessions':
+        return isStr(value.cursor);
       default:
         return false;
     }

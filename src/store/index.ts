@@ -49,6 +49,7 @@ export type { TableNames } from './schema';
 export { messageTypeOf, toolNameOf } from './itemClassification';
 export type * from './types';
 export { SessionDatabase, openSessionDatabase } from './inspector/sessionDatabase';
+export type { MaybePromise, SessionReader } from './inspector/sessionReader';
 export type { FileState } from './fileIdentity';
 export { createChangeWatcher, type ChangeWatcher } from './inspector/changeWatcher';
 export type * from './inspector/inspectorTypes';

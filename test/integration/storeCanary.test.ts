@@ -52,7 +52,7 @@ describe('store canary (extension host)', () => {
     const entry = await api.registry.open(path);
     try {
       assert.equal(entry.problem, undefined);
-      assert.equal(entry.db?.driver, 'node:sqlite');
+      assert.equal(entry.db && 'driver' in entry.db ? entry.db.driver : undefined, 'node:sqlite');
     } finally {
       await api.registry.close(path);
     }

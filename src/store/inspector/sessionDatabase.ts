@@ -3,6 +3,7 @@
  * called, lists sessions, derives branch trees, pages through items and turns, and tells cheaply whether the file
  * changed. It never writes when opened read-only (the default).
  */
+import type { SessionReader } from './sessionReader';
 import { InvalidArgumentError, describeDatabaseError } from '../errors';
 import { assertSameFile, captureFileIdentity, fileStateOf, type FileIdentity, type FileState } from '../fileIdentity';
 import { ConnectionLifetime } from '../connectionLifetime';
@@ -57,7 +58,7 @@ export function openSessionDatabase(path: string, options: OpenSessionDatabaseOp
 }
 
 /** A session file opened for inspection; see `openSessionDatabase`. Methods are synchronous, as the drivers are. */
-export class SessionDatabase {
+export class SessionDatabase implements SessionReader {
   /** The path as passed. */
   readonly path: string;
   /** True when the connection cannot write (asked for, or SQLite opened the file read-only). */

@@ -44,15 +44,21 @@ export async function connectRedis(options: RedisConnectionOptions): Promise<Red
   if (options.password !== undefined) extra.password = options.password;
   if (options.tls) extra.tls = options.tls;
   const client = new Redis(options.url, extra);
-  // Errors reach the caller through the failing command; an unhandled 'error' event would crash the process.
-  client.on('error', () => undefined);
+  // Errors reach the caller through the failing command; an unhandled 'error' event would crash the process. The
+  // last one is kept: when connecting fails, ioredis rejects with "Connection is closed" and the reason (refused,
+  // WRONGPASS) only came as an event.
+  let lastError: unknown;
+  client.on('error', (err: unknown) => {
+    lastError = err;
+  });
   const secret = options.password ?? (decodeURIComponent(parsed.password) || undefined);
   try {
     await client.connect();
     await client.ping();
   } catch (err) {
     client.disconnect();
-    throw translateRedisError(err, `Redis ${describeRedisUrl(options.url)}`, secret);
+    const reason = lastError !== undefined && /Connection is closed/i.test(err instanceof Error ? err.message : '') ? lastError : err;
+    throw translateRedisError(reason, `Redis ${describeRedisUrl(options.url)}`, secret);
   }
   return client;
 }

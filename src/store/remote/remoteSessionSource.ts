@@ -23,6 +23,7 @@ import type {
 } from '../inspector/inspectorTypes';
 import type { ToolTotal, TurnSummary, TurnsWithoutUsage, UsagePage } from '../inspector/usageTables';
 import type { TurnPageBefore } from '../inspector/turnPages';
+import type { SessionReader } from '../inspector/sessionReader';
 import { decodeMessageData, userContentOf } from '../inspector/rowDecoding';
 import { TOOL_CALL_MESSAGE_TYPES, messageTypeOf, toolNameOf } from '../itemClassification';
 import type { RemoteRow, RemoteSessionListRequest, RemoteSessionSummary, RemoteStoreBrowser } from './remoteStore';
@@ -79,7 +80,7 @@ const NO_TABLES: SessionTables = {
   warnings: [],
 };
 
-export class RemoteSessionSource {
+export class RemoteSessionSource implements SessionReader {
   readonly remote = true;
   readonly readonly = true;
   private readonly indexes = new Map<string, TurnIndex>();

@@ -73,13 +73,13 @@ describe('conversation view tables', () => {
       const db = openSessionDatabase(path);
       try {
         const branches = branchViews(db.getBranchTree('s'), 'main');
-        const alt = tables(db, 's', 'alt', branches, FIRST_PAGE);
+        const alt = await tables(db, 's', 'alt', branches, FIRST_PAGE);
         assert.deepEqual(alt.turnsWithoutUsage, [{ branchId: 'alt', turn: 3 }]);
         assert.equal(alt.turnsWithoutUsageCount, 1);
         assert.deepEqual(alt.usage.rows, []);
         assert.equal(alt.usage.rowCount, 0);
         assert.deepEqual(alt.tools, [{ toolName: 'lookup', calls: 1, turns: [3], turnCount: 1 }]);
-        const main = tables(db, 's', 'main', branches, FIRST_PAGE);
+        const main = await tables(db, 's', 'main', branches, FIRST_PAGE);
         assert.deepEqual(main.turnsWithoutUsage, [{ branchId: 'main', turn: 2 }]);
         assert.deepEqual(
           main.usage.rows.map((u) => [u.turn, u.totalTokens, u.cachedTokens, u.reasoningTokens]),
@@ -88,7 +88,7 @@ describe('conversation view tables', () => {
             [3, 30, 4, 2],
           ],
         );
-        const all = tables(db, 's', null, branches, FIRST_PAGE);
+        const all = await tables(db, 's', null, branches, FIRST_PAGE);
         assert.deepEqual(all.turnsWithoutUsage, [
           { branchId: 'alt', turn: 3 },
           { branchId: 'main', turn: 2 },
@@ -107,8 +107,8 @@ describe('conversation view tables', () => {
       (t) => t !== 7,
       async (db, path) => {
         const branches = branchViews(db.getBranchTree('s'), 'main');
-        const page = (w: Partial<UsageWindow>) => tables(db, 's', 'main', branches, { ...FIRST_PAGE, ...w }).usage;
-        const first = page({ limit: 10 });
+        const page = async (w: Partial<UsageWindow>) => (await tables(db, 's', 'main', branches, { ...FIRST_PAGE, ...w })).usage;
+        const first = await page({ limit: 10 });
         assert.deepEqual(
           first.rows.map((r) => r.turn),
           [1, 2, 3, 4, 5, 6, 8, 9, 10, 11],
@@ -129,7 +129,7 @@ describe('conversation view tables', () => {
         assert.equal(first.totals.cachedTokens, 29 * 4);
         assert.equal(first.totals.reasoningTokens, 29 * 2);
 
-        const byTotal = page({ sort: 'totalTokens', descending: true, offset: 10, limit: 5 });
+        const byTotal = await page({ sort: 'totalTokens', descending: true, offset: 10, limit: 5 });
         assert.deepEqual(
           byTotal.rows.map((r) => r.totalTokens),
           [200, 190, 180, 170, 160],
@@ -138,14 +138,14 @@ describe('conversation view tables', () => {
         assert.deepEqual([byTotal.sort, byTotal.descending, byTotal.offset], ['totalTokens', true, 10]);
         assert.deepEqual(byTotal.totals, first.totals);
 
-        const past = page({ offset: 1000, limit: 10 });
+        const past = await page({ offset: 1000, limit: 10 });
         assert.equal(past.offset, 20, 'a window past the end shows the last page');
         assert.deepEqual(
           past.rows.map((r) => r.turn),
           [22, 23, 24, 25, 26, 27, 28, 29, 30],
         );
-        assert.equal(page({ limit: 100_000 }).rows.length, Math.min(29, MAX_USAGE_REQUEST));
-        assert.equal(page({ offset: -5, limit: 0 }).rows.length, 1, 'the limit is clamped to 1…, the offset to 0…');
+        assert.equal((await page({ limit: 100_000 })).rows.length, Math.min(29, MAX_USAGE_REQUEST));
+        assert.equal((await page({ offset: -5, limit: 0 })).rows.length, 1, 'the limit is clamped to 1…, the offset to 0…');
       },
     ));
 
@@ -153,8 +153,8 @@ describe('conversation view tables', () => {
     withDatabase(
       MISSING_USAGE_LISTED + 15,
       (t) => t % 10 === 0,
-      (db) => {
-        const t = tables(db, 's', 'main', branchViews(db.getBranchTree('s'), 'main'), FIRST_PAGE);
+      async (db) => {
+        const t = await tables(db, 's', 'main', branchViews(db.getBranchTree('s'), 'main'), FIRST_PAGE);
         const missing = Array.from({ length: MISSING_USAGE_LISTED + 15 }, (_, i) => i + 1).filter((n) => n % 10 !== 0);
         assert.equal(t.turnsWithoutUsageCount, missing.length);
         assert.deepEqual(
@@ -170,10 +170,10 @@ describe('conversation view turn pages', () => {
     withDatabase(
       25,
       () => false,
-      (db) => {
+      async (db) => {
         const get = (p: { afterTurn: number | null; beforeTurn?: number | null; limit: number }) =>
           turnPage(db, 's', { branchId: 'main', ...p });
-        const last = get({ afterTurn: null, beforeTurn: null, limit: 10 });
+        const last = await get({ afterTurn: null, beforeTurn: null, limit: 10 });
         assert.deepEqual(
           last.turns.map((t) => t.turn),
           [16, 17, 18, 19, 20, 21, 22, 23, 24, 25],
@@ -181,30 +181,30 @@ describe('conversation view turn pages', () => {
         assert.equal(last.turns[0]?.preview, 'question 16');
         assert.equal(last.nextAfterTurn, null, 'nothing after the last page');
         assert.equal(last.previousBeforeTurn, 16);
-        const middle = get({ afterTurn: null, beforeTurn: 16, limit: 10 });
+        const middle = await get({ afterTurn: null, beforeTurn: 16, limit: 10 });
         assert.deepEqual(
           middle.turns.map((t) => t.turn),
           [6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
         );
         assert.equal(middle.nextAfterTurn, 15);
         assert.equal(middle.previousBeforeTurn, 6);
-        const first = get({ afterTurn: null, beforeTurn: 6, limit: 10 });
+        const first = await get({ afterTurn: null, beforeTurn: 6, limit: 10 });
         assert.deepEqual(
           first.turns.map((t) => t.turn),
           [1, 2, 3, 4, 5],
         );
         assert.equal(first.previousBeforeTurn, null, 'the first turn is reached');
-        const exact = get({ afterTurn: null, beforeTurn: 11, limit: 10 });
+        const exact = await get({ afterTurn: null, beforeTurn: 11, limit: 10 });
         assert.equal(exact.previousBeforeTurn, null, 'a page that ends exactly at the first turn has nothing before it');
 
-        const forward = get({ afterTurn: 20, limit: 10 });
+        const forward = await get({ afterTurn: 20, limit: 10 });
         assert.deepEqual(
           forward.turns.map((t) => t.turn),
           [21, 22, 23, 24, 25],
         );
         assert.equal(forward.previousBeforeTurn, 21, 'a page from a cursor has turns before it');
-        assert.equal(get({ afterTurn: null, limit: 10 }).previousBeforeTurn, null);
-        assert.equal(get({ afterTurn: null, beforeTurn: null, limit: 10_000 }).turns.length, 25, 'clamped, not refused');
+        assert.equal((await get({ afterTurn: null, limit: 10 })).previousBeforeTurn, null);
+        assert.equal((await get({ afterTurn: null, beforeTurn: null, limit: 10_000 })).turns.length, 25, 'clamped, not refused');
       },
     ));
 
@@ -222,7 +222,7 @@ describe('conversation view turn pages', () => {
       s.close();
       const db = openSessionDatabase(path);
       try {
-        const last = turnPage(db, 'p', { branchId: 'main', afterTurn: null, beforeTurn: null, limit: 3 });
+        const last = await turnPage(db, 'p', { branchId: 'main', afterTurn: null, beforeTurn: null, limit: 3 });
         assert.deepEqual(
           last.turns.map((t) => [t.turn, t.preview]),
           [
@@ -232,13 +232,13 @@ describe('conversation view turn pages', () => {
           ],
         );
         assert.equal(last.previousBeforeTurn, 5);
-        const first = turnPage(db, 'p', { branchId: 'main', afterTurn: null, beforeTurn: 3, limit: 3 });
+        const first = await turnPage(db, 'p', { branchId: 'main', afterTurn: null, beforeTurn: 3, limit: 3 });
         assert.deepEqual(
           first.turns.map((t) => t.turn),
           [1, 2],
         );
         assert.equal(first.previousBeforeTurn, null);
-        assert.deepEqual(turnPage(db, 'p', { branchId: 'other', afterTurn: null, beforeTurn: null, limit: 3 }).turns, []);
+        assert.deepEqual((await turnPage(db, 'p', { branchId: 'other', afterTurn: null, beforeTurn: null, limit: 3 })).turns, []);
       } finally {
         db.close();
       }

@@ -64,7 +64,7 @@ class TestHost {
         sessionId: SESSION,
         readonly: true,
         currentBranch: 'main',
-        branchTree: () => this.db.getBranchTree(SESSION),
+        branchTree: async () => this.db.getBranchTree(SESSION),
         problem: undefined,
       }),
     'turns/get': (p) => turnPage(this.db, SESSION, p),
