@@ -86,7 +86,7 @@ function makeEncoder(quoteFn: (s: string) => string, itemSeparator = ', ', keySe
         const v = encode(obj[k], obj, k, stack);
         if (v !== undefined) parts.push(quoteFn(k) + keySeparator + v);
       }
-      return '{' + parts.join(', ') + '}';
+      return '{' + parts.join(itemSeparator) + '}';
     } finally {
       stack.pop();
     }
