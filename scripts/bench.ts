@@ -12,6 +12,11 @@
  * Then the scale section (issue 13, scripts/bench/scale.ts): the inspector's calls on the generated files A, B and C
  * (cached under .cache/bench/), each against its plain-SQL floor, under `"scale"` in the same document, with a table on
  * stderr. `--scale-files=none` skips it, `--skip-store` skips the W(T) cases; docs/benchmarks.md explains the columns.
+ *
+ * Then the remote section (issue 16, scripts/bench/remote.ts): a PostgreSQL and a Redis store of 100,000 sessions and
+ * 10,000,000 items on throwaway servers, read through `RemoteSessionSource` against raw-driver floors, under
+ * `"remote"`. `--remote=none` skips it, `--remote=postgres` or `--remote=redis` runs one store, `--remote-scale=F`
+ * resizes the store, `--remote-reps=N` sets the warm runs.
  */
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import * as os from 'node:os';
@@ -25,6 +30,7 @@ import { RARE_TERM, hasRareTerm, workload, type TurnInput } from './bench/worklo
 import { openStoreChangeWatcher, openStorePragmaCheck } from './bench/changeCheck';
 import { runScaleBench, scaleTable } from './bench/scale';
 import { SCALE_FILE_NAMES, type ScaleFileName } from './bench/scaleFiles';
+import { REMOTE_KINDS, remoteTable, runRemoteBench, type RemoteKind } from './bench/remote';
 
 const SESSION_ID = 'bench-session';
 const DEFAULT_TURNS = [100, 1000, 10000];
@@ -45,11 +51,17 @@ interface Config {
   /** Size factor of the scale files (1 = the issue's sizes). */
   scale: number;
   scaleReps: number;
+  /** The remote stores to measure (empty: skip the remote section). */
+  remote: RemoteKind[];
+  /** Size factor of the remote stores (1 = 100,000 sessions, 10,000,000 items). */
+  remoteScale: number;
+  remoteReps: number;
 }
 
 const USAGE =
   'usage: node dist/bench.js [--turns=100,1000,10000] [--sync=FULL,NORMAL] [--reps=5]\n' +
-  '                          [--scale-files=A,B,C|none] [--scale=1] [--scale-reps=5] [--skip-store]\n';
+  '                          [--scale-files=A,B,C|none] [--scale=1] [--scale-reps=5] [--skip-store]\n' +
+  '                          [--remote[=postgres,redis|none]] [--remote-scale=1] [--remote-reps=7]\n';
 
 function parseArgs(argv: string[]): Config {
   const config: Config = {
@@ -60,6 +72,9 @@ function parseArgs(argv: string[]): Config {
     scaleFiles: [...SCALE_FILE_NAMES],
     scale: 1,
     scaleReps: 5,
+    remote: [...REMOTE_KINDS],
+    remoteScale: 1,
+    remoteReps: 7,
   };
   for (const arg of argv) {
     const [key, value = ''] = arg.replace(/^--/, '').split('=', 2) as [string, string?];
@@ -88,6 +103,20 @@ function parseArgs(argv: string[]): Config {
       config.scaleReps = Number(value);
       if (!Number.isInteger(config.scaleReps) || config.scaleReps < 1)
         throw new Error(`--scale-reps wants a positive integer, got '${value}'`);
+    } else if (key === 'remote') {
+      const kinds =
+        value === '' ? [...REMOTE_KINDS] : value.toLowerCase() === 'none' ? [] : value.split(',').map((v) => v.trim().toLowerCase());
+      if (kinds.some((k) => !(REMOTE_KINDS as readonly string[]).includes(k))) {
+        throw new Error(`--remote wants postgres and/or redis (or none), got '${value}'`);
+      }
+      config.remote = [...new Set(kinds)] as RemoteKind[];
+    } else if (key === 'remote-scale') {
+      config.remoteScale = Number(value);
+      if (!(config.remoteScale > 0) || config.remoteScale > 10) throw new Error(`--remote-scale wants a number in (0, 10], got '${value}'`);
+    } else if (key === 'remote-reps') {
+      config.remoteReps = Number(value);
+      if (!Number.isInteger(config.remoteReps) || config.remoteReps < 1)
+        throw new Error(`--remote-reps wants a positive integer, got '${value}'`);
     } else if (key === 'help' || key === 'h') {
       process.stderr.write(USAGE);
       process.exit(0);
@@ -652,6 +681,14 @@ async function main(): Promise<void> {
       process.stderr.write(`\n${scaleTable(report)}\n\n`);
       scale = report;
     }
+    let remote: unknown = { skipped: 'no stores selected (--remote=none)' };
+    if (config.remote.length > 0) {
+      const report = await runRemoteBench({ stores: config.remote, scale: config.remoteScale, reps: config.remoteReps }, (m) =>
+        progress(`remote ${m}`),
+      );
+      process.stderr.write(`\n${remoteTable(report)}\n\n`);
+      remote = report;
+    }
     const output = {
       benchmark: 'agent-session-inspector store vs SQLite floor, workload W(T)',
       startedAt,
@@ -669,6 +706,7 @@ async function main(): Promise<void> {
       targets: evaluateTargets(cases as unknown as CaseResult[]),
       queryPlans,
       scale,
+      remote,
     };
     process.stdout.write(JSON.stringify(output, null, 2) + '\n');
   } finally {
