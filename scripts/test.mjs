@@ -47,13 +47,20 @@ const phases = [
       name: `integration-${host.id}`,
       cmd: ['node', ['--import', 'tsx', 'test/host/runInHost.ts', '--timeout', '600']],
       env: { ASI_HOST: host.id, ASI_TEST_PHASE: `integration (${host.id}, Node ${host.node}, node:sqlite)` },
-      prepare: () => ensureHost(host),
+      // The launcher starts PostgreSQL and Redis for the server-store tests.
+      prepare: () => {
+        ensureServerPackages();
+        ensureHost(host);
+      },
     },
     {
       name: `ui-${host.id}`,
       cmd: npx('mocha', '--config', 'test/e2e/.mocharc.json'),
       env: { ASI_HOST: host.id, ASI_TEST_PHASE: `ui (${host.id}, Chromium)` },
-      prepare: () => ensureHost(host),
+      prepare: () => {
+        ensureServerPackages();
+        ensureHost(host);
+      },
     },
   ]),
 ];

@@ -14,6 +14,7 @@ import { ConversationModel, type ViewPart } from './logic/conversationModel';
 import { listen, post, request, state } from './messenger';
 import { registerToolkit } from './ui/toolkit';
 import type { UsageSortKey } from '../src/shared/viewModels';
+import { turnCountLabel } from '../src/shared/forkLabel';
 
 // Time origin of the first-screen measurement: this script starts as the panel becomes ready.
 const started = performance.now();
@@ -141,7 +142,7 @@ function renderDetail(): void {
 
 function drawTurns(): void {
   const b = model.session?.branches.find((x) => x.branchId === model.branchId);
-  turnList.set(model.turns, model.hasMore, model.hasEarlier, `Turns of branch ${model.branchId}${b ? ` (${b.userTurns})` : ''}`);
+  turnList.set(model.turns, model.hasMore, model.hasEarlier, `Turns of branch ${model.branchId}${b ? ` (${turnCountLabel(b)})` : ''}`);
   if (!firstScreenReported && model.turns.length > 0) {
     firstScreenReported = true;
     // The first screen is drawn once the browser has laid the rows out.

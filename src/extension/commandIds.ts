@@ -13,6 +13,10 @@ export const CommandId = {
   toggleReadOnly: 'agentSessions.toggleReadOnly',
   sendMessage: 'agentSessions.sendMessage',
   setApiKey: 'agentSessions.setApiKey',
+  openStore: 'agentSessions.openStore',
+  filterSessions: 'agentSessions.filterSessions',
+  copySessionToLocal: 'agentSessions.copySessionToLocal',
+  deleteRemoteSession: 'agentSessions.deleteRemoteSession',
 } as const;
 
 export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];

@@ -1,3 +1,4 @@
+import { turnCountLabel } from '../shared/forkLabel';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { askBranchName, createBranch, deleteBranch, switchBranch } from './branchActions';
@@ -10,6 +11,7 @@ import type { SessionTreeProvider } from './sessionTree';
 import type { SessionRef } from './sessionRef';
 import { asNode, type BranchNodeRef, type SessionNode, type TreeNode } from './treeNodes';
 import { UserFacingError } from './userError';
+import { confirmRemoteWrites, registerRemoteCommands } from './remoteCommands';
 
 export interface CommandDeps {
   registry: DatabaseRegistry;
@@ -68,6 +70,7 @@ async function sessionTarget(
 
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
   const { registry, tree, treeView, panels, runner } = deps;
+  registerRemoteCommands(context, registry, treeView);
 
   const revealBranch = async (dbPath: string, sessionId: string, branchId: string): Promise<void> => {
     const node: BranchNodeRef = { kind: 'branch', dbPath, sessionId, branchId };
@@ -116,8 +119,11 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     tree.refresh();
   });
 
-  registerCommand(context, CommandId.toggleReadOnly, async (arg?: unknown) => {
+  registerCommand(context, CommandId.toggleReadOnly, async (arg?: unknown, confirmArg?: unknown) => {
     const node = asNode(arg, 'database') ?? badArgument('Toggle Read-Only', 'a database');
+    const current = registry.require(node.dbPath);
+    // Server stores are shared (often production) data: turning writes on is confirmed every time.
+    if (current.remote && current.readonly && confirmArg !== true && !(await confirmRemoteWrites(node.dbPath))) return true;
     const entry = await registry.toggleReadOnly(node.dbPath);
     return entry.readonly;
   });
@@ -164,7 +170,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
           label: b.branchId,
           description: [
             b.branchId === current ? 'current' : '',
-            `${b.userTurns} turns`,
+            turnCountLabel(b),
             b.parentBranchId ? `from ${b.parentBranchId} @ turn ${b.forkTurn}` : '',
           ]
             .filter(Boolean)

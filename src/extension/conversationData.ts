@@ -72,6 +72,7 @@ export function branchViews(tree: readonly BranchNode[], current: string): Branc
     parentBranchId: b.parentBranchId,
     forkTurn: b.forkTurn,
     userTurns: b.userTurns,
+    ...(b.userTurnsAtLeast ? { userTurnsAtLeast: true } : {}),
     messageCount: b.messageCount,
     createdAt: b.createdAt,
     isCurrent: b.branchId === current,

@@ -2,7 +2,15 @@ import { constants, existsSync, promises as fsp, watch, type FSWatcher } from 'n
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession, openSessionDatabase, type SessionDatabase } from '../store';
-import { RemoteSessionSource, openRemoteStore, redactUrl, remoteKindOf, type RemoteStoreKind } from '../store';
+import {
+  RemoteSessionSource,
+  openRemoteStore,
+  redactUrl,
+  remoteKindOf,
+  type PostgresSession,
+  type RedisSession,
+  type RemoteStoreKind,
+} from '../store';
 import { passwordKey, splitPassword } from './remoteAddress';
 import { Setting } from './commandIds';
 import { sessionKey } from './sessionRef';
@@ -349,8 +357,31 @@ export class DatabaseRegistry implements vscode.Disposable {
     }
   }
 
+  /**
+   * Runs one write on a server store's session (refused while the store is read-only), then forgets what was
+   * cached of the session and polls, so the tree and views show the change at once.
+   */
+  async withRemoteSession<T>(path: string, sessionId: string, fn: (s: PostgresSession | RedisSession) => Promise<T>): Promise<T> {
+    const entry = this.require(path);
+    if (!entry.remote || !(entry.db instanceof RemoteSessionSource))
+      throw new UserFacingError(entry.problem ?? `${path} is not a server store that can be reached.`);
+    if (entry.readonly) throw new UserFacingError(`${path} is open read-only. Use "Toggle Read-Only" on the store to allow changes.`);
+    const source = entry.db;
+    try {
+      return await fn(source.openSession(sessionId));
+    } finally {
+      source.forget(sessionId);
+      this.fire({ kind: 'rows', path });
+    }
+  }
+
   private persisted(): PersistedEntry[] {
     return this.state.get<PersistedEntry[]>(STATE_KEY, []);
+  }
+
+  /** What the workspace remembers (paths, addresses without passwords, read-only choices), as stored. */
+  remembered(): unknown {
+    return this.state.get(STATE_KEY);
   }
 
   private async persist(): Promise<void> {

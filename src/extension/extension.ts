@@ -31,7 +31,7 @@ export interface AgentSessionsApi {
 export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   // General log (driver choice, start-up problems); agent runs keep their own channel.
   const log = vscode.window.createOutputChannel('Agent Sessions', { log: true });
-  const registry = new DatabaseRegistry(context.workspaceState, new SqliteDriverCheck(log));
+  const registry = new DatabaseRegistry(context.workspaceState, new SqliteDriverCheck(log), context.secrets);
   const tree = new SessionTreeProvider(registry);
   const treeView = vscode.window.createTreeView(ViewId.sessions, { treeDataProvider: tree, showCollapseAll: true });
   const statusBar = new SessionStatusBar(registry, treeView);

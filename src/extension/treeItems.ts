@@ -8,7 +8,7 @@ import { displayType, itemPreview, oneLine } from '../shared/itemText';
 import type { BranchNode, ItemEntry, SessionSummary, TurnEntry } from '../store';
 import type { DatabaseEntry } from './databaseRegistry';
 import { nodeId, type TreeNode } from './treeNodes';
-import { forkLabel } from '../shared/forkLabel';
+import { forkLabel, turnCountLabel } from '../shared/forkLabel';
 
 const C = vscode.TreeItemCollapsibleState;
 
@@ -114,10 +114,10 @@ export function branchItem(node: TreeNode, b: BranchNode, isCurrent: boolean, ca
     isCurrent ? new vscode.ThemeColor('charts.green') : undefined,
   );
   const fork = forkLabel(b);
-  item.description = [isCurrent ? '● current' : '', `${b.userTurns} turns`, fork].filter(Boolean).join(' · ');
+  item.description = [isCurrent ? '● current' : '', turnCountLabel(b), fork].filter(Boolean).join(' · ');
   const md = new vscode.MarkdownString();
   md.appendText(
-    `Branch ${b.branchId}${isCurrent ? ' (current)' : ''}\n\n${b.messageCount} items, ${b.userTurns} user turns\nCreated: ${b.createdAt ?? 'unknown'} UTC\n`,
+    `Branch ${b.branchId}${isCurrent ? ' (current)' : ''}\n\n${b.messageCount} items, ${turnCountLabel(b)}\nCreated: ${b.createdAt ?? 'unknown'} UTC\n`,
   );
   if (fork) md.appendText(`Forked ${fork} (${b.sharedItemCount} shared items)`);
   item.tooltip = md;

@@ -9,6 +9,8 @@ export interface BranchView {
   parentBranchId: string | null;
   forkTurn: number | null;
   userTurns: number;
+  /** True when `userTurns` is only a lower bound (a long session in a server store). */
+  userTurnsAtLeast?: boolean;
   messageCount: number;
   createdAt: string | null;
   isCurrent: boolean;

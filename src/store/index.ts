@@ -34,6 +34,7 @@ export { connectRedis, describeRedisUrl, type RedisConnectionOptions } from './r
 export { DEFAULT_POSTGRES_TABLES, postgresDdl, type PostgresTableNames } from './remote/postgresSchema';
 export { RemoteStoreError, redactUrl, type RemoteStoreProblem } from './remote/remoteErrors';
 export { openRemoteStore } from './remote/openRemoteStore';
+export { CopyCancelledError, copyRemoteSessionToFile, type CopyResult } from './remote/copyToFile';
 export { PostgresStoreBrowser } from './remote/postgresBrowser';
 export { RedisStoreBrowser } from './remote/redisBrowser';
 export { RemoteSessionSource, REMOTE_BRANCH_ID } from './remote/remoteSessionSource';

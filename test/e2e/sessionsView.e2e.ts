@@ -109,7 +109,7 @@ describe('sessions view in the workbench (packaged extension)', function () {
     await wb.answer('ui-branch');
     await wb.treeRow('ui-branch').waitFor();
     assert.deepEqual(await branches(join(workspace, 'conversations.db'), 'alice'), ['alt', 'main', 'ui-branch']);
-    assert.match(await wb.treeRow('ui-branch').description(), /current · 1 turns · from main @ turn 2/);
+    assert.match(await wb.treeRow('ui-branch').description(), /current · 1 turn · from main @ turn 2/);
     await shot('04-branched-from-turn');
   });
 });

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { launchBrowser, type Browser } from './browser';
 import { CodeServer } from './codeServer';
+import { startPostgres, startRedis, type PostgresServer, type RedisServer } from '../../scripts/host/servers.mjs';
 
 const ROOT = resolve(__dirname, '..', '..');
 const arg = (name: string, fallback: string): string => {
@@ -33,6 +34,14 @@ async function main(): Promise<number> {
   const folder = mkdtempSync(join(tmpdir(), 'asi-host-ws-'));
   workspaceToRemove = folder;
   writeFileSync(join(folder, 'README.txt'), 'Workspace for the in-host integration tests.\n');
+  // Real PostgreSQL and Redis servers for the server-store tests (test/integration/remoteStores.test.ts); their
+  // addresses, with the passwords, reach the extension host through its environment only.
+  const servers = await startTestServers();
+  const doneFile = join(folder, '.suite-finished');
+  stopServers = async () => {
+    await servers.postgres?.stop();
+    await servers.redis?.stop();
+  };
   let server: CodeServer;
   try {
     server = await CodeServer.start({
@@ -41,6 +50,10 @@ async function main(): Promise<number> {
         ASI_TEST_COUNTS: process.env.ASI_TEST_COUNTS ?? '',
         ASI_TEST_PHASE: process.env.ASI_TEST_PHASE ?? 'integration (extension host)',
         ASI_FIXTURES: join(ROOT, 'test', 'fixtures'),
+        ASI_TEST_PG_URL: servers.postgres?.url ?? '',
+        ASI_TEST_REDIS_URL: servers.redis?.url ?? '',
+        ASI_TEST_SERVERS_ERROR: servers.error ?? '',
+        ASI_TEST_DONE_FILE: doneFile,
       },
     });
   } catch (err) {
@@ -78,6 +91,12 @@ async function main(): Promise<number> {
       return 2;
     }
     console.log(`[${elapsed()}] extension host tests exited with ${code}`);
+    if (code === 0 && !existsSync(doneFile)) {
+      console.error(`[${elapsed()}] the suite never finished (the extension host stopped or hung mid-run): failing`);
+      await browser.close();
+      await server.stop({ keepState: true });
+      return 5;
+    }
     await browser.close();
     await server.stop({ keepState: code !== 0 });
     if (code !== 0) console.error(`code-server state and log kept in ${server.stateDir}`);
@@ -90,14 +109,30 @@ async function main(): Promise<number> {
   }
 }
 
+/** Both servers, or the reason they could not start (the remote-store tests then fail with it). */
+async function startTestServers(): Promise<{ postgres?: PostgresServer; redis?: RedisServer; error?: string }> {
+  try {
+    const [postgres, redis] = await Promise.all([startPostgres(), startRedis({ password: `r-${process.pid}-${Date.now()}` })]);
+    console.log(`[${elapsed()}] PostgreSQL ${postgres.version} on :${postgres.port}, Redis ${redis.version} on :${redis.port}`);
+    return { postgres, redis };
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    console.error(`test servers could not start: ${error}`);
+    return { error };
+  }
+}
+
 let workspaceToRemove: string | undefined;
+let stopServers: () => Promise<void> = async () => undefined;
 main().then(
-  (code) => {
+  async (code) => {
+    await stopServers().catch(() => undefined);
     // The workspace holds only what the tests wrote there (agent modules); keep it only when something failed.
     if (workspaceToRemove && code === 0) rmSync(workspaceToRemove, { recursive: true, force: true });
     process.exit(code);
   },
-  (err: unknown) => {
+  async (err: unknown) => {
+    await stopServers().catch(() => undefined);
     // A failure before main's own try (starting code-server): say why and fail, as an unhandled rejection would.
     console.error(`in-host run failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     process.exit(1);

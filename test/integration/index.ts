@@ -2,6 +2,7 @@
  * The integration suite's entry, loaded by the extension host as `extensionTestsPath` (by code-server through
  * test/host/runInHost.ts, or by @vscode/test-electron through test/host/runElectron.ts). Must export `run()`.
  */
+import { writeFileSync } from 'node:fs';
 import Mocha from 'mocha';
 
 export function run(): Promise<void> {
@@ -22,8 +23,14 @@ export function run(): Promise<void> {
   require('./liveRefresh.test');
   require('./changeNotices.test');
   require('./agentRuns.test');
+  require('./remoteStores.test');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return new Promise((resolve, reject) => {
-    mocha.run((failures) => (failures > 0 ? reject(new Error(`${failures} integration test(s) failed`)) : resolve()));
+    mocha.run((failures) => {
+      // The launcher checks this file: a host that dies mid-suite can still make the workbench report exit code 0.
+      if (process.env.ASI_TEST_DONE_FILE) writeFileSync(process.env.ASI_TEST_DONE_FILE, `${failures}\n`);
+      if (failures > 0) reject(new Error(`${failures} integration test(s) failed`));
+      else resolve();
+    });
   });
 }

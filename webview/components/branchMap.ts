@@ -1,7 +1,7 @@
 import type { BranchView } from '../../src/shared/viewModels';
 import { el } from '../dom';
 import { branchLanes } from '../logic/branchLayout';
-import { forkLabel } from '../../src/shared/forkLabel';
+import { forkLabel, turnCountLabel } from '../../src/shared/forkLabel';
 
 /**
  * The branch map: every branch as a lane under the branch it forked from, labelled with the fork turn. A lane is a
@@ -18,12 +18,12 @@ export function renderBranchMap(branches: BranchView[], selected: string, onSele
       {
         class: `lane depth-${Math.min(lane.depth, 8)}${b.branchId === selected ? ' selected' : ''}${b.isCurrent ? ' current' : ''}`,
         'data-branch': b.branchId,
-        'aria-label': `Branch ${b.branchId}${b.isCurrent ? ', current' : ''}, ${b.userTurns} turns${fork ? `, ${fork}` : ''}`,
+        'aria-label': `Branch ${b.branchId}${b.isCurrent ? ', current' : ''}, ${turnCountLabel(b)}${fork ? `, ${fork}` : ''}`,
         'aria-pressed': b.branchId === selected ? 'true' : 'false',
       },
       el('span', { class: 'lane-name' }, b.branchId),
       b.isCurrent ? el('span', { class: 'lane-current', title: 'Current branch' }, '●') : null,
-      el('span', { class: 'lane-meta' }, `${b.userTurns} turns${fork ? ` · ${fork}` : ''}`),
+      el('span', { class: 'lane-meta' }, `${turnCountLabel(b)}${fork ? ` · ${fork}` : ''}`),
     );
     button.addEventListener('click', () => onSelect(b.branchId));
     list.appendChild(

@@ -60,6 +60,11 @@ export interface BranchNode {
   messageCount: number;
   /** `user` rows on the branch (copies included), as `listBranches()` counts them. */
   userTurns: number;
+  /**
+   * True when `userTurns` is a lower bound: server stores record no turns, and counting them all would mean reading
+   * the whole session (the inspector counts what it has read so far).
+   */
+  userTurnsAtLeast?: boolean;
   /** Earliest row time (the copy time for a branch's copied rows). */
   createdAt: string | null;
   /** The branch it was forked from, or null (`main`, the first branch, or a branch sharing no rows). */

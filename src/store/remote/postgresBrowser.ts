@@ -69,13 +69,15 @@ export class PostgresStoreBrowser implements RemoteStoreBrowser {
     const after = request.cursor ? (JSON.parse(request.cursor) as [string, string]) : null;
     const prefix = request.prefix ? request.prefix : null;
     return this.run(async () => {
+      // ORDER BY names the table's columns: a bare `updated_at` would be the to_char text (whole seconds), out of step
+      // with the cursor's comparison of the real timestamps, so pages would skip or repeat sessions.
       const { rows } = await this.pool.query<SessionRow>(
         `SELECT session_id, to_char(created_at, ${TEXT_TIME}) AS created_at, to_char(updated_at, ${TEXT_TIME}) AS updated_at,
                 updated_at::text AS k
            FROM ${s}
           WHERE ($1::text IS NULL OR left(session_id, length($1::text)) = $1::text)
             AND ($2::timestamp IS NULL OR (updated_at, session_id) < ($2::timestamp, $3::text))
-          ORDER BY updated_at DESC, session_id DESC
+          ORDER BY ${s}.updated_at DESC, ${s}.session_id DESC
           LIMIT $4`,
         [prefix, after?.[0] ?? null, after?.[1] ?? null, request.limit + 1],
       );
@@ -123,20 +125,43 @@ export class PostgresStoreBrowser implements RemoteStoreBrowser {
   async readRows(sessionId: string, offset: number, limit: number): Promise<RemoteRow[]> {
     const m = quoteIdent(this.tables.messages);
     return this.run(async () => {
-      const { rows } = await this.pool.query<{ id: number; message_data: string; created_at: string | null }>(
-        `SELECT id, message_data, to_char(created_at, ${TEXT_TIME}) AS created_at
-           FROM ${m} WHERE session_id = $1 ORDER BY created_at, id OFFSET $2 LIMIT $3`,
+      // ORDER BY the table's columns (qualified): the select list's `created_at` is the display text, whole seconds.
+      const { rows } = await this.pool.query<MessageRow>(
+        `SELECT id, message_data, to_char(created_at, ${TEXT_TIME}) AS created_at, created_at::text AS k
+           FROM ${m} WHERE session_id = $1 ORDER BY ${m}.created_at, ${m}.id OFFSET $2 LIMIT $3`,
         [sessionId, offset, limit],
       );
-      return rows.map((r, i) => ({ position: offset + i + 1, id: Number(r.id), text: r.message_data, createdAt: r.created_at }));
+      return rows.map((r, i) => messageRow(r, offset + i + 1));
+    });
+  }
+
+  /**
+   * The rows after `after` (a row's `cursor`) in session order: one seek of the `(session_id, created_at)` index
+   * wherever the row is, so reading a session from start to end costs its size, not its size squared.
+   */
+  async readRowsAfter(sessionId: string, after: { cursor: string; position: number } | null, limit: number): Promise<RemoteRow[]> {
+    if (after === null) return this.readRows(sessionId, 0, limit);
+    const [k, id] = JSON.parse(after.cursor) as [string, number];
+    const m = quoteIdent(this.tables.messages);
+    return this.run(async () => {
+      const { rows } = await this.pool.query<MessageRow>(
+        `SELECT id, message_data, to_char(created_at, ${TEXT_TIME}) AS created_at, created_at::text AS k
+           FROM ${m} WHERE session_id = $1 AND (${m}.created_at, ${m}.id) > ($2::timestamp, $3::int)
+          ORDER BY ${m}.created_at, ${m}.id LIMIT $4`,
+        [sessionId, k, id, limit],
+      );
+      return rows.map((r, i) => messageRow(r, after.position + i + 1));
     });
   }
 
   async sessionToken(sessionId: string): Promise<string> {
     const m = quoteIdent(this.tables.messages);
     return this.run(async () => {
+      // The count is an index-only scan of (session_id, created_at); the newest row is one backward index seek. A bare
+      // max(id) would read every row of the session (id is not in that index).
       const { rows } = await this.pool.query<{ n: number; top: number | null }>(
-        `SELECT count(*)::int AS n, max(id) AS top FROM ${m} WHERE session_id = $1`,
+        `SELECT (SELECT count(*)::int FROM ${m} WHERE session_id = $1) AS n,
+                (SELECT id FROM ${m} WHERE session_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1) AS top`,
         [sessionId],
       );
       return `${rows[0]?.n ?? 0}:${rows[0]?.top ?? ''}`;
@@ -175,6 +200,18 @@ export class PostgresStoreBrowser implements RemoteStoreBrowser {
       throw translatePostgresError(err, this.where, this.secret);
     }
   }
+}
+
+interface MessageRow {
+  id: number;
+  message_data: string;
+  created_at: string | null;
+  /** The full-precision timestamp, for the keyset cursor. */
+  k: string;
+}
+
+function messageRow(r: MessageRow, position: number): RemoteRow {
+  return { position, id: Number(r.id), text: r.message_data, createdAt: r.created_at, cursor: JSON.stringify([r.k, Number(r.id)]) };
 }
 
 function summary(r: SessionRow, itemCount: number): RemoteSessionSummary {

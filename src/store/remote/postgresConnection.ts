@@ -35,8 +35,11 @@ export function createPostgresPool(options: PostgresConnectionOptions): pg.Pool 
     throw new RemoteStoreError('bad-url', `Not a PostgreSQL address (expected postgres:// or postgresql://): ${redactUrl(options.url)}`);
   }
   const queryTimeout = options.queryTimeoutMs ?? 30_000;
+  // pg lets the address's fields win over the config's (an address without a password even blanks it), so a
+  // password given apart from the address goes into the address.
+  if (options.password !== undefined) parsed.password = encodeURIComponent(options.password);
   const config: pg.PoolConfig = {
-    connectionString: options.url,
+    connectionString: options.password !== undefined ? parsed.toString() : options.url,
     max: options.maxConnections ?? 4,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     // The server stops a runaway query; the client gives up a little later if the server itself stopped answering.
@@ -46,7 +49,6 @@ export function createPostgresPool(options: PostgresConnectionOptions): pg.Pool 
     application_name: 'agent-session-inspector',
     keepAlive: true,
   };
-  if (options.password !== undefined) config.password = options.password;
   if (options.ssl !== undefined) config.ssl = options.ssl;
   if (options.readOnly) config.options = '-c default_transaction_read_only=on';
   const pool = new pg.Pool(config);

@@ -11,8 +11,11 @@ import type {
   RemoteStoreBrowser,
 } from './remoteStore';
 
-/** Keys SCAN looks at per call; a page is filled from as many calls as it takes. */
-const SCAN_COUNT = 1000;
+/**
+ * Keys SCAN looks at per call, at least: twice the page size, since a session has two keys (hash and list), so one
+ * call fills about one page (a page holds what the calls met, so it can be somewhat longer than asked).
+ */
+const SCAN_MIN = 100;
 
 /** Glob-escapes text for SCAN MATCH. */
 function globEscape(text: string): string {
@@ -74,7 +77,15 @@ export class RedisStoreBrowser implements RemoteStoreBrowser {
       let cursor = request.cursor ?? '0';
       const keys: string[] = [];
       do {
-        const [next, found] = await this.client.scan(cursor, 'MATCH', match, 'COUNT', SCAN_COUNT, 'TYPE', 'hash');
+        const [next, found] = await this.client.scan(
+          cursor,
+          'MATCH',
+          match,
+          'COUNT',
+          Math.max(SCAN_MIN, request.limit * 2),
+          'TYPE',
+          'hash',
+        );
         cursor = next;
         keys.push(...found);
       } while (cursor !== '0' && keys.length < request.limit);
@@ -100,8 +111,19 @@ export class RedisStoreBrowser implements RemoteStoreBrowser {
     const { messages } = redisSessionKeys(this.keyPrefix, sessionId);
     return this.run(async () => {
       const raw = await this.client.lrangeBuffer(messages, offset, offset + limit - 1);
-      return raw.map((b, i) => ({ position: offset + i + 1, id: null, text: utf8OrNull(b), createdAt: null }));
+      return raw.map((b, i) => ({
+        position: offset + i + 1,
+        id: null,
+        text: utf8OrNull(b),
+        createdAt: null,
+        cursor: String(offset + i + 1),
+      }));
     });
+  }
+
+  /** A list has positions: the rows after a position are one LRANGE. */
+  async readRowsAfter(sessionId: string, after: { cursor: string; position: number } | null, limit: number): Promise<RemoteRow[]> {
+    return this.readRows(sessionId, after?.position ?? 0, limit);
   }
 
   async sessionToken(sessionId: string): Promise<string> {

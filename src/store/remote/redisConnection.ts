@@ -41,9 +41,10 @@ export async function connectRedis(options: RedisConnectionOptions): Promise<Red
     enableOfflineQueue: true,
     connectionName: 'agent-session-inspector',
   };
-  if (options.password !== undefined) extra.password = options.password;
+  // ioredis lets the address's fields win over the options, so a password given apart from the address goes into it.
+  if (options.password !== undefined) parsed.password = encodeURIComponent(options.password);
   if (options.tls) extra.tls = options.tls;
-  const client = new Redis(options.url, extra);
+  const client = new Redis(options.password !== undefined ? parsed.toString() : options.url, extra);
   // Errors reach the caller through the failing command; an unhandled 'error' event would crash the process. The
   // last one is kept: when connecting fails, ioredis rejects with "Connection is closed" and the reason (refused,
   // WRONGPASS) only came as an event.

@@ -27,6 +27,10 @@ import type { SessionReader } from '../inspector/sessionReader';
 import { decodeMessageData, userContentOf } from '../inspector/rowDecoding';
 import { TOOL_CALL_MESSAGE_TYPES, messageTypeOf, toolNameOf } from '../itemClassification';
 import type { RemoteRow, RemoteSessionListRequest, RemoteSessionSummary, RemoteStoreBrowser } from './remoteStore';
+import { PostgresStoreBrowser } from './postgresBrowser';
+import { PostgresSession } from './postgresSession';
+import { RedisStoreBrowser } from './redisBrowser';
+import { RedisSession } from './redisSession';
 
 /** The one branch a server-backed session has. */
 export const REMOTE_BRANCH_ID = 'main';
@@ -36,10 +40,14 @@ const INDEX_BATCH = 1000;
 const WATCHED_SESSIONS = 32;
 const TOOL_TYPES = new Set(TOOL_CALL_MESSAGE_TYPES);
 
+type RowMark = { cursor: string; position: number };
+
 interface IndexedTurn {
   entry: TurnEntry;
   /** Position of the turn's first row (its user item). */
   start: number;
+  /** The row before it (where `readRowsAfter` starts the turn), or null for a turn that starts the session. */
+  before: RowMark | null;
   tools: Set<string>;
   toolCalls: Map<string, number>;
 }
@@ -50,6 +58,8 @@ interface TurnIndex {
   turns: IndexedTurn[];
   /** Rows read so far (positions 1..scanned). */
   scanned: number;
+  /** The last row read, where the next batch starts. */
+  last: RowMark | null;
   complete: boolean;
 }
 
@@ -128,17 +138,22 @@ export class RemoteSessionSource implements SessionReader {
     return s ? sessionSummary(s) : null;
   }
 
-  /** The single `main` branch (its turn count needs the whole index), or none for a missing or empty session. */
+  /**
+   * The single `main` branch, or none for a missing or empty session. The item count is the store's count; the turn
+   * count is exact once the turn index covers the session, and otherwise what the first batch showed, marked
+   * `userTurnsAtLeast` (counting every turn of a 100,000-item session would mean reading all of it).
+   */
   async getBranchTree(sessionId: string): Promise<BranchNode[]> {
     this.watch(sessionId);
-    const index = await this.indexTo(sessionId, Infinity);
-    const count = index.scanned;
+    const [summary, index] = await Promise.all([this.browser.getSession(sessionId), this.indexTo(sessionId, 0)]);
+    const count = index.complete ? index.scanned : (summary?.itemCount ?? index.scanned);
     if (count === 0) return [];
     return [
       {
         branchId: REMOTE_BRANCH_ID,
         messageCount: count,
         userTurns: index.turns.length,
+        ...(index.complete ? {} : { userTurnsAtLeast: true }),
         createdAt: index.turns[0]?.entry.createdAt ?? null,
         parentBranchId: null,
         forkTurn: null,
@@ -167,10 +182,13 @@ export class RemoteSessionSource implements SessionReader {
     const next = index.turns[turn]?.start;
     const end = next !== undefined ? next - 1 : index.scanned;
     const entries: ItemEntry[] = [];
-    for (let offset = start - 1; offset < end; offset += INDEX_BATCH) {
-      const rows = await this.browser.readRows(sessionId, offset, Math.min(INDEX_BATCH, end - offset));
-      entries.push(...rows.map(remoteEntry));
+    let after: RowMark | null = turn === 0 ? null : (index.turns[turn - 1]?.before ?? null);
+    while (entries.length < end - start + 1) {
+      const rows = await this.browser.readRowsAfter(sessionId, after, Math.min(INDEX_BATCH, end - start + 1 - entries.length));
       if (rows.length === 0) break;
+      entries.push(...rows.map(remoteEntry));
+      const last = rows[rows.length - 1] as RemoteRow;
+      after = { cursor: last.cursor, position: last.position };
     }
     return entries;
   }
@@ -265,6 +283,20 @@ export class RemoteSessionSource implements SessionReader {
     return { list: list || sessions.length > 0, sessions };
   }
 
+  /**
+   * A `Session` on the same connection (pool or client) for one write; it leaves the connection open. Whether the
+   * write is allowed is the caller's decision (the extension's per-store toggle); a PostgreSQL store opened
+   * read-only also refuses it on the server.
+   */
+  openSession(sessionId: string): PostgresSession | RedisSession {
+    const b = this.browser;
+    if (b instanceof PostgresStoreBrowser) {
+      return new PostgresSession({ sessionId, pool: b.pool, sessionsTable: b.tables.sessions, messagesTable: b.tables.messages });
+    }
+    if (b instanceof RedisStoreBrowser) return new RedisSession({ sessionId, client: b.client, keyPrefix: b.keyPrefix });
+    throw new InvalidArgumentError('This store cannot open sessions for writing');
+  }
+
   /** Drops what is known about a session (after a write through the extension, or a change). */
   forget(sessionId: string): void {
     this.indexes.delete(sessionId);
@@ -296,7 +328,7 @@ export class RemoteSessionSource implements SessionReader {
   /** The session's index, extended until it knows turn `turn`'s end (or the session's end). */
   private async indexTo(sessionId: string, turn: number): Promise<TurnIndex> {
     for (;;) {
-      const index = this.indexes.get(sessionId) ?? { preamble: 0, turns: [], scanned: 0, complete: false };
+      const index = this.indexes.get(sessionId) ?? { preamble: 0, turns: [], scanned: 0, last: null, complete: false };
       this.indexes.set(sessionId, index);
       // `turn + 1` turns known means turn `turn` has ended (the next one started).
       if (index.complete || index.turns.length > turn) return index;
@@ -313,13 +345,16 @@ export class RemoteSessionSource implements SessionReader {
 
   /** Reads the next batch of rows into the index. */
   private async extend(sessionId: string, index: TurnIndex): Promise<void> {
-    const rows = await this.browser.readRows(sessionId, index.scanned, INDEX_BATCH);
+    const rows = await this.browser.readRowsAfter(sessionId, index.last, INDEX_BATCH);
     for (const r of rows) {
       const entry = remoteEntry(r);
       const isUser = entry.type === 'user';
+      const before = index.last;
+      index.last = { cursor: r.cursor, position: r.position };
       if (isUser && !entry.corrupt) {
         index.turns.push({
           start: r.position,
+          before,
           tools: new Set(),
           toolCalls: new Map(),
           entry: {

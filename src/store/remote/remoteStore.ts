@@ -31,6 +31,8 @@ export interface RemoteRow {
   /** The stored text; null when the bytes are not UTF-8 (Redis). */
   text: string | null;
   createdAt: string | null;
+  /** Where the next rows start (`readRowsAfter`): a keyset cursor (PostgreSQL) or the position (Redis). */
+  cursor: string;
 }
 
 export interface RemoteSessionListRequest {
@@ -53,8 +55,10 @@ export interface RemoteStoreBrowser {
   countSessions(prefix?: string): Promise<number | null>;
   /** One session's summary, or null when it does not exist. */
   getSession(sessionId: string): Promise<RemoteSessionSummary | null>;
-  /** Rows at positions `offset + 1 … offset + limit`. */
+  /** Rows at positions `offset + 1 … offset + limit` (random access; deep offsets cost their depth on PostgreSQL). */
   readRows(sessionId: string, offset: number, limit: number): Promise<RemoteRow[]>;
+  /** The rows after a row (its `cursor` and `position`), or from the start: sequential reading at index speed. */
+  readRowsAfter(sessionId: string, after: { cursor: string; position: number } | null, limit: number): Promise<RemoteRow[]>;
   /** A token that changes whenever the session's rows change (newest id and count; list length and updated_at). */
   sessionToken(sessionId: string): Promise<string>;
   /** A token that changes when sessions are added or removed or written (cheap: no scan). */

@@ -1,0 +1,75 @@
+/**
+ * Copies a session from a server store into a new `AdvancedSQLiteSession` file, where it can be branched, re-run
+ * and compared without touching the server. Rows are read a batch at a time (memory follows the batch, not the
+ * session) and written into a temporary file beside the target, which is renamed into place only when everything
+ * was copied: the target is either the whole copy or untouched.
+ */
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { AgentInputItem } from '@openai/agents';
+import { AdvancedSQLiteSession } from '../advancedSqliteSession';
+import { InvalidArgumentError } from '../errors';
+import { decodeMessageData } from '../inspector/rowDecoding';
+import type { RemoteStoreBrowser } from './remoteStore';
+
+const COPY_BATCH = 1000;
+
+export interface CopyResult {
+  /** Items written. */
+  copied: number;
+  /** Rows that did not decode (the session API skips them too), with their positions. */
+  skipped: number[];
+}
+
+export async function copyRemoteSessionToFile(
+  browser: RemoteStoreBrowser,
+  sessionId: string,
+  targetPath: string,
+  options: { onProgress?: (copied: number, total: number) => void; isCancelled?: () => boolean } = {},
+): Promise<CopyResult> {
+  if (existsSync(targetPath)) throw new InvalidArgumentError(`${targetPath} already exists; choose a new file name`);
+  const summary = await browser.getSession(sessionId);
+  if (!summary) throw new InvalidArgumentError(`Session '${sessionId}' does not exist in ${browser.label}`);
+  const temp = join(dirname(targetPath), `.${basename(targetPath)}.${process.pid}.partial`);
+  const cleanup = () => {
+    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(temp + suffix, { force: true });
+  };
+  cleanup();
+  const result: CopyResult = { copied: 0, skipped: [] };
+  const session = new AdvancedSQLiteSession({ sessionId, dbPath: temp, createTables: true });
+  try {
+    let after: { cursor: string; position: number } | null = null;
+    for (;;) {
+      if (options.isCancelled?.()) throw new CopyCancelledError();
+      const rows = await browser.readRowsAfter(sessionId, after, COPY_BATCH);
+      const last = rows[rows.length - 1];
+      if (last) after = { cursor: last.cursor, position: last.position };
+      const items: unknown[] = [];
+      for (const r of rows) {
+        const decoded = r.text === null ? null : decodeMessageData(r.text);
+        if (decoded?.ok) items.push(decoded.value);
+        else result.skipped.push(r.position);
+      }
+      // Stored items are already in the Responses shape, which addItems stores as given (itemShape.ts).
+      if (items.length > 0) await session.addItems(items as AgentInputItem[]);
+      result.copied += items.length;
+      options.onProgress?.(result.copied + result.skipped.length, summary.itemCount);
+      if (rows.length < COPY_BATCH) break;
+    }
+    session.close();
+    renameSync(temp, targetPath);
+    cleanup();
+    return result;
+  } catch (err) {
+    session.close();
+    cleanup();
+    throw err;
+  }
+}
+
+export class CopyCancelledError extends Error {
+  constructor() {
+    super('The copy was cancelled; nothing was written.');
+    this.name = 'CopyCancelledError';
+  }
+}
