@@ -52,7 +52,22 @@ export default tseslint.config(
   },
   {
     files: ['src/store/**/*.ts'],
-    ignores: ['src/store/drivers/**'],
+    ignores: ['src/store/drivers/**', 'src/store/remote/**'],
+    rules: restrict([
+      {
+        group: ['vscode', '**/extension/**', '**/agents/**', '**/webview/**'],
+        message: 'The store is a library: no editor or agent-runner code.',
+      },
+      {
+        group: ['better-sqlite3', 'node:sqlite'],
+        message: 'Only src/store/drivers may load a SQLite driver; use the SqliteDatabase interface.',
+      },
+      { group: ['pg', 'ioredis'], message: 'Only src/store/remote may load the PostgreSQL and Redis drivers.' },
+    ]),
+  },
+  {
+    // The server stores: the only place that loads pg and ioredis.
+    files: ['src/store/remote/**/*.ts'],
     rules: restrict([
       {
         group: ['vscode', '**/extension/**', '**/agents/**', '**/webview/**'],
@@ -65,12 +80,19 @@ export default tseslint.config(
     ]),
   },
   {
+    files: ['src/extension/**/*.ts'],
+    rules: restrict([{ group: ['pg', 'ioredis'], message: 'Only src/store/remote may load the PostgreSQL and Redis drivers.' }]),
+  },
+  {
     files: ['src/store/drivers/**/*.ts'],
     rules: restrict([{ group: ['vscode', '**/extension/**', '**/agents/**', '**/webview/**'], message: 'The store is a library.' }]),
   },
   {
     files: ['src/agents/**/*.ts'],
-    rules: restrict([{ group: ['vscode', '**/extension/**', '**/webview/**'], message: 'src/agents runs without VS Code.' }]),
+    rules: restrict([
+      { group: ['vscode', '**/extension/**', '**/webview/**'], message: 'src/agents runs without VS Code.' },
+      { group: ['pg', 'ioredis'], message: 'Only src/store/remote may load the PostgreSQL and Redis drivers.' },
+    ]),
   },
   {
     files: ['webview/**/*.ts'],

@@ -22,9 +22,10 @@ const PACKAGE_NAME = '@agent-session-inspector/store';
 const rootPackage = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
 /** Bare module specifiers the published declarations may name (everything else would not resolve for a user). */
-const ALLOWED_TYPE_IMPORTS = [/^@openai\/agents$/, /^node:/];
+const ALLOWED_TYPE_IMPORTS = [/^@openai\/agents$/, /^node:/, /^pg$/, /^ioredis$/];
 /** Modules the bundles load at run time instead of containing. */
-const EXTERNAL = ['better-sqlite3', '@openai/agents'];
+// pg and ioredis are dependencies of the package (the PostgreSQL and Redis sessions), not bundled copies.
+const EXTERNAL = ['better-sqlite3', '@openai/agents', 'pg', 'ioredis'];
 
 function fail(message) {
   console.error(`pack:store: ${message}`);
@@ -125,11 +126,18 @@ rmSync(rawTypes, { recursive: true, force: true });
 const betterSqlite3 = rootPackage.dependencies?.['better-sqlite3'];
 const agents = rootPackage.dependencies?.['@openai/agents'];
 if (!betterSqlite3 || !agents) fail('the root package.json must list better-sqlite3 and @openai/agents');
+const serverDeps = {
+  pg: rootPackage.dependencies?.pg,
+  ioredis: rootPackage.dependencies?.ioredis,
+  // The declarations of PostgresSession name pg's Pool type.
+  '@types/pg': rootPackage.devDependencies?.['@types/pg'],
+};
+for (const [name, version] of Object.entries(serverDeps)) if (!version) fail(`the root package.json must list ${name}`);
 const manifest = {
   name: PACKAGE_NAME,
   version: rootPackage.version,
   description:
-    'SQLite sessions for the OpenAI Agents SDK for JavaScript (@openai/agents): AdvancedSQLiteSession with branches and per-turn usage, file-compatible with the Python SDK, plus a read-only inspector API.',
+    'Sessions for the OpenAI Agents SDK for JavaScript (@openai/agents): AdvancedSQLiteSession with branches and per-turn usage, PostgresSession and RedisSession, all compatible with the Python SDK, plus a read-only inspector API.',
   license: rootPackage.license,
   keywords: [
     'openai',
@@ -139,6 +147,8 @@ const manifest = {
     'session',
     'memory',
     'sqlite',
+    'postgresql',
+    'redis',
     'better-sqlite3',
     'node-sqlite',
     'conversation',
@@ -162,6 +172,7 @@ const manifest = {
   files: ['dist', 'README.md', 'LICENSE'],
   // Optional: when the native addon cannot be built or loaded, the store uses Node's built-in node:sqlite.
   optionalDependencies: { 'better-sqlite3': betterSqlite3 },
+  dependencies: serverDeps,
   // Only the declarations name @openai/agents (the Session and AgentInputItem types); the code never loads it.
   peerDependencies: { '@openai/agents': `>=${agents.replace(/^[~^]/, '')} <1` },
   peerDependenciesMeta: { '@openai/agents': { optional: true } },

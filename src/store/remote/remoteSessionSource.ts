@@ -96,7 +96,7 @@ export class RemoteSessionSource implements SessionReader {
   private readonly indexes = new Map<string, TurnIndex>();
   private readonly building = new Map<string, Promise<void>>();
   /** Session id → last token seen, most recently used last. */
-  private readonly watched = new Map<string, string | undefined>();
+  private readonly watched = new Map<string, string>();
   private storeToken: string | undefined;
   private closed = false;
 
@@ -120,6 +120,8 @@ export class RemoteSessionSource implements SessionReader {
 
   /** A page of sessions as the tree shows them (see `RemoteStoreBrowser.listSessions` for the order). */
   async listSessionsPage(request: RemoteSessionListRequest): Promise<{ sessions: SessionSummary[]; nextCursor: string | null }> {
+    // The token first, then the read: a write between the two shows up at the next poll instead of being missed.
+    this.storeToken ??= await this.browser.storeToken();
     const page = await this.browser.listSessions(request);
     return { sessions: page.sessions.map(sessionSummary), nextCursor: page.nextCursor };
   }
@@ -144,7 +146,7 @@ export class RemoteSessionSource implements SessionReader {
    * `userTurnsAtLeast` (counting every turn of a 100,000-item session would mean reading all of it).
    */
   async getBranchTree(sessionId: string): Promise<BranchNode[]> {
-    this.watch(sessionId);
+    await this.watch(sessionId);
     const [summary, index] = await Promise.all([this.browser.getSession(sessionId), this.indexTo(sessionId, 0)]);
     const count = index.complete ? index.scanned : (summary?.itemCount ?? index.scanned);
     if (count === 0) return [];
@@ -164,7 +166,7 @@ export class RemoteSessionSource implements SessionReader {
 
   async getItemsPage(sessionId: string, branchId: string, request: ItemPageRequest): Promise<ItemPage> {
     this.checkBranch(branchId);
-    this.watch(sessionId);
+    await this.watch(sessionId);
     const after = request.afterSequence ?? 0;
     const rows = await this.browser.readRows(sessionId, after, request.limit + 1);
     const more = rows.length > request.limit;
@@ -175,7 +177,7 @@ export class RemoteSessionSource implements SessionReader {
   async getTurnItems(sessionId: string, branchId: string, turn: number): Promise<ItemEntry[]> {
     this.checkBranch(branchId);
     if (!Number.isInteger(turn)) throw new InvalidArgumentError(`turn must be an integer, got ${String(turn)}`);
-    this.watch(sessionId);
+    await this.watch(sessionId);
     const index = await this.indexTo(sessionId, turn + 1);
     const start = turn === 0 ? 1 : index.turns[turn - 1]?.start;
     if (start === undefined || (turn === 0 && index.preamble === 0)) return [];
@@ -195,7 +197,7 @@ export class RemoteSessionSource implements SessionReader {
 
   async getTurnsPage(sessionId: string, branchId: string, request: TurnPageRequest): Promise<TurnPage> {
     this.checkBranch(branchId);
-    this.watch(sessionId);
+    await this.watch(sessionId);
     const after = request.afterTurn ?? 0;
     const index = await this.indexTo(sessionId, after + request.limit + 1);
     const turns = index.turns.slice(after, after + request.limit).map((t) => t.entry);
@@ -209,7 +211,7 @@ export class RemoteSessionSource implements SessionReader {
     request: { beforeTurn?: number | null; limit: number },
   ): Promise<TurnPageBefore> {
     this.checkBranch(branchId);
-    this.watch(sessionId);
+    await this.watch(sessionId);
     const before = request.beforeTurn ?? null;
     const index = await this.indexTo(sessionId, before === null ? Infinity : before);
     const end = before === null ? index.turns.length : Math.min(before - 1, index.turns.length);
@@ -274,7 +276,7 @@ export class RemoteSessionSource implements SessionReader {
     const sessions: string[] = [];
     for (const [sessionId, seen] of [...this.watched]) {
       const token = await this.browser.sessionToken(sessionId);
-      if (seen !== undefined && token !== seen) {
+      if (token !== seen) {
         sessions.push(sessionId);
         this.forget(sessionId);
       }
@@ -314,8 +316,13 @@ export class RemoteSessionSource implements SessionReader {
       throw new InvalidArgumentError(`Branch '${branchId}' does not exist: sessions in PostgreSQL and Redis have one branch, main`);
   }
 
-  private watch(sessionId: string): void {
-    const seen = this.watched.get(sessionId);
+  /**
+   * Marks a session as looked at (its token is polled), reading its token before the first read of its rows, so a
+   * write that lands between the token and the read is reported by the next poll rather than missed.
+   */
+  private async watch(sessionId: string): Promise<void> {
+    let seen = this.watched.get(sessionId);
+    if (seen === undefined) seen = await this.browser.sessionToken(sessionId);
     this.watched.delete(sessionId);
     this.watched.set(sessionId, seen);
     while (this.watched.size > WATCHED_SESSIONS) {

@@ -19,7 +19,10 @@ const ROOT = join(__dirname, '..', '..', '..');
 const PACKAGE = '@agent-session-inspector/store';
 /** The Node 22 the store suites use (node:sqlite without a flag needs 22.13 or later). */
 const NODE22_VERSION = '22.22.1';
-const rootManifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+const rootManifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 const AGENTS_VERSION = rootManifest.dependencies['@openai/agents']!;
 const ZOD_VERSION = (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'zod', 'package.json'), 'utf8')) as { version: string }).version;
 const log = process.env.ASI_STORE_PACKAGE_LOG === '1' ? (line: string) => console.log(line) : () => undefined;
@@ -161,7 +164,8 @@ scenario(sdk, store, process.argv[2], require.resolve('${PACKAGE}')).then(
 `;
 
 /** Uses the package's types from both module systems; each @ts-expect-error proves the types are real, not `any`. */
-const TYPES_CHECK = `import { AdvancedSQLiteSession, SessionDatabaseError, openSessionDatabase, resolveDriver } from '${PACKAGE}';
+const TYPES_CHECK = `import { AdvancedSQLiteSession, PostgresSession, RedisSession, RemoteStoreError, SessionDatabaseError, openSessionDatabase, resolveDriver } from '${PACKAGE}';
+import type { RemoteStoreProblem } from '${PACKAGE}';
 import type { BranchInfo, DriverName, SessionDatabaseProblem, SessionSummary, TurnUsageRow } from '${PACKAGE}';
 import type { Session } from '@openai/agents';
 
@@ -175,7 +179,12 @@ export async function check(): Promise<void> {
   const db = openSessionDatabase('typed.db', { readonly: true });
   const sessions: SessionSummary[] = db.listSessions();
   const problem: SessionDatabaseProblem = new SessionDatabaseError('locked', 'busy').problem;
-  void [session, branches, id, rows as TurnUsageRow[], driver, sessions, problem];
+  const onPostgres: Session = new PostgresSession({ sessionId: 's', connection: { url: 'postgres://app@localhost:5432/agents' } });
+  const onRedis: Session = new RedisSession({ sessionId: 's', connection: { url: 'redis://localhost:6379/0' }, ttl: 60 });
+  const remoteProblem: RemoteStoreProblem = new RemoteStoreError('auth', 'no').problem;
+  void [session, branches, id, rows as TurnUsageRow[], driver, sessions, problem, onPostgres, onRedis, remoteProblem];
+  // @ts-expect-error ttl is a number of seconds
+  new RedisSession({ sessionId: 's', connection: { url: 'redis://localhost' }, ttl: 'soon' });
   // @ts-expect-error sessionId must be a string
   new AdvancedSQLiteSession({ sessionId: 1 });
   // @ts-expect-error unknown driver
@@ -256,12 +265,21 @@ describe('the store as an npm package (pack, install, run in a fresh project)', 
     else if (work) console.log(`kept ${work}`);
   });
 
-  it('installs with its bundles, declarations, README and LICENSE, better-sqlite3 optional and @openai/agents an optional peer', function () {
+  it('installs with its bundles, declarations, README and LICENSE, better-sqlite3 optional, the server drivers required and @openai/agents an optional peer', function () {
     const dir = join(project, 'node_modules', ...PACKAGE.split('/'));
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     assert.equal(manifest.version, JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
     assert.equal(manifest.license, 'MIT');
-    assert.deepEqual(manifest.dependencies ?? {}, {}, 'no required dependencies');
+    assert.deepEqual(
+      manifest.dependencies,
+      {
+        pg: rootManifest.dependencies.pg,
+        ioredis: rootManifest.dependencies.ioredis,
+        '@types/pg': rootManifest.devDependencies['@types/pg'],
+      },
+      'the PostgreSQL and Redis drivers (and the pg types its declarations name), nothing else',
+    );
+    for (const dep of ['pg', 'ioredis']) assert.ok(existsSync(join(project, 'node_modules', dep, 'package.json')), `${dep} is installed`);
     assert.deepEqual(Object.keys(manifest.optionalDependencies), ['better-sqlite3']);
     assert.equal(manifest.peerDependenciesMeta['@openai/agents'].optional, true);
     assert.deepEqual(manifest.exports['.'], {
@@ -274,14 +292,14 @@ describe('the store as an npm package (pack, install, run in a fresh project)', 
     assert.match(readFileSync(join(dir, 'README.md'), 'utf8'), /AdvancedSQLiteSession/);
     // better-sqlite3 was installed next to it (built or prebuilt for the Node that ran npm: Node 20 here).
     assert.ok(existsSync(join(project, 'node_modules', 'better-sqlite3', 'package.json')), 'better-sqlite3 is installed');
-    // Declarations name nothing outside the package but @openai/agents and Node built-ins.
+    // Declarations name nothing outside the package but @openai/agents, the server drivers and Node built-ins.
     const types = readdirSync(join(dir, 'dist', 'types'), { recursive: true, encoding: 'utf8' }).filter((f) => /\.d\.m?ts$/.test(f));
     for (const f of types) {
       const text = readFileSync(join(dir, 'dist', 'types', f), 'utf8');
       for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)['"]([^'"]+)['"]/g)) {
         const spec = m[1]!;
         assert.ok(
-          /^\.\.?\//.test(spec) ? /\.m?js$/.test(spec) : spec === '@openai/agents' || spec.startsWith('node:'),
+          /^\.\.?\//.test(spec) ? /\.m?js$/.test(spec) : ['@openai/agents', 'pg', 'ioredis'].includes(spec) || spec.startsWith('node:'),
           `${f} imports '${spec}'`,
         );
       }
