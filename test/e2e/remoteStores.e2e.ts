@@ -149,6 +149,8 @@ for (const theme of ['light', 'dark'] as const) {
       await wb.openSidebar();
       await wb.runCommand('Agent Sessions: Open Session Store…');
       await wb.answer(address);
+      // The second prompt replaces the first in the same widget: wait for it, or the text goes into the old one.
+      await wb.page.locator('.quick-input-widget', { hasText: 'Password for' }).waitFor();
       await wb.answer(password ?? '');
       const label = `${server.user}@127.0.0.1:${server.port}/${server.database}`;
       const store = await wb.treeRow(label).waitFor(30_000);
