@@ -11,6 +11,7 @@ import type { SessionTreeProvider } from './sessionTree';
 import type { SessionRef } from './sessionRef';
 import { asNode, type BranchNodeRef, type SessionNode, type TreeNode } from './treeNodes';
 import { UserFacingError } from './userError';
+import { argOrInput, badArgument } from './commandArgs';
 import { confirmRemoteWrites, registerRemoteCommands } from './remoteCommands';
 
 export interface CommandDeps {
@@ -19,10 +20,6 @@ export interface CommandDeps {
   treeView: vscode.TreeView<TreeNode>;
   panels: ConversationPanels;
   runner: AgentRunner;
-}
-
-function badArgument(command: string, expected: string): never {
-  throw new UserFacingError(`${command} needs ${expected}; run it from the Agent Sessions view.`);
 }
 
 /** Picks a database, then a session, with quick picks (for palette invocations without a tree node). */
@@ -254,9 +251,4 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     if (!asNode(arg, 'turn', 'item')) badArgument('Reveal in Conversation View', 'a turn or item');
     return openView(arg);
   });
-}
-
-/** The text a caller passed (tests, keybindings, other extensions), or else what the user types; undefined if cancelled. */
-async function argOrInput(arg: unknown, options: vscode.InputBoxOptions): Promise<string | undefined> {
-  return typeof arg === 'string' ? arg : vscode.window.showInputBox(options);
 }

@@ -12,10 +12,7 @@ import { registerCommand } from './registerCommand';
 import { splitPassword } from './remoteAddress';
 import { asNode, type TreeNode } from './treeNodes';
 import { UserFacingError } from './userError';
-
-function badArgument(command: string, expected: string): never {
-  throw new UserFacingError(`${command} needs ${expected}; run it from the Agent Sessions view.`);
-}
+import { argOrInput, badArgument } from './commandArgs';
 
 function remoteSource(registry: DatabaseRegistry, dbPath: string, command: string): RemoteSessionSource {
   const entry = registry.require(dbPath);
@@ -77,14 +74,11 @@ export function registerRemoteCommands(
   registerCommand(context, CommandId.filterSessions, async (arg?: unknown, prefixArg?: unknown) => {
     const node = asNode(arg, 'database') ?? badArgument('Filter Sessions', 'a PostgreSQL or Redis store');
     remoteSource(registry, node.dbPath, 'Filter Sessions');
-    const prefix =
-      typeof prefixArg === 'string'
-        ? prefixArg
-        : await vscode.window.showInputBox({
-            title: 'Filter Sessions',
-            prompt: 'Show sessions whose id starts with… (empty shows all)',
-            value: registry.sessionFilter(node.dbPath) ?? '',
-          });
+    const prefix = await argOrInput(prefixArg, {
+      title: 'Filter Sessions',
+      prompt: 'Show sessions whose id starts with… (empty shows all)',
+      value: registry.sessionFilter(node.dbPath) ?? '',
+    });
     if (prefix === undefined) return undefined;
     registry.setSessionFilter(node.dbPath, prefix.trim() || undefined);
     return prefix.trim();

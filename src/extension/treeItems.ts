@@ -78,12 +78,17 @@ function remoteStoreItem(node: TreeNode, entry: DatabaseEntry, listing: StoreLis
   return item;
 }
 
-export function moreSessionsItem(node: TreeNode): vscode.TreeItem {
-  const item = new vscode.TreeItem('Load more sessions…', C.Collapsed);
+/** "Show more": a node whose children are the next page of its parent's list. */
+function moreItem(node: TreeNode, label: string): vscode.TreeItem {
+  const item = new vscode.TreeItem(label, C.Collapsed);
   item.id = nodeId(node);
   item.iconPath = new vscode.ThemeIcon('ellipsis');
-  item.contextValue = 'moreSessions';
+  item.contextValue = node.kind;
   return item;
+}
+
+export function moreSessionsItem(node: TreeNode): vscode.TreeItem {
+  return moreItem(node, 'Load more sessions…');
 }
 
 export function sessionItem(node: TreeNode, s: SessionSummary, canWrite: boolean, remoteKind?: 'postgres' | 'redis'): vscode.TreeItem {
@@ -170,9 +175,5 @@ export function entryItem(node: TreeNode, e: ItemEntry): vscode.TreeItem {
 }
 
 export function moreTurnsItem(node: TreeNode): vscode.TreeItem {
-  const item = new vscode.TreeItem('Show more turns…', C.Collapsed);
-  item.id = nodeId(node);
-  item.iconPath = new vscode.ThemeIcon('ellipsis');
-  item.contextValue = 'moreTurns';
-  return item;
+  return moreItem(node, 'Show more turns…');
 }

@@ -13,7 +13,7 @@ import { AdvancedSQLiteSession } from '../../src/store';
 import { lastUserText, startLoopbackOpenAI, type LoopbackOpenAI } from '../support/loopbackOpenAI';
 import { HOSTS } from '../../scripts/host/hostTools.mjs';
 import { currentHost } from '../host/codeServer';
-import { Workbench } from './workbench';
+import { Workbench, viewFrame } from './workbench';
 
 const ROOT = resolve(__dirname, '..', '..');
 const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
@@ -52,20 +52,6 @@ async function writeXssSession(path: string): Promise<void> {
   } finally {
     s.close();
   }
-}
-
-/** The frame that holds the extension's page: the newest webview host iframe, then its active content frame. */
-async function viewFrame(wb: Workbench, timeout = 20_000): Promise<Frame> {
-  const host = wb.page.locator('iframe.webview.ready').last();
-  await host.waitFor({ state: 'attached', timeout });
-  const outer = await (await host.elementHandle())?.contentFrame();
-  if (!outer) throw new Error('the webview host frame has no content');
-  const inner = outer.locator('iframe#active-frame');
-  await inner.waitFor({ state: 'attached', timeout: 20_000 });
-  const frame = await (await inner.elementHandle())?.contentFrame();
-  if (!frame) throw new Error('the conversation view frame did not appear');
-  await frame.locator('#app').waitFor({ state: 'attached' });
-  return frame;
 }
 
 async function openView(wb: Workbench, db: string, session: string): Promise<Frame> {

@@ -8,11 +8,10 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import type { Frame } from 'playwright-core';
 import { DEFAULT_POSTGRES_TABLES, postgresDdl } from '../../src/store';
 import { splitPassword } from '../../src/extension/remoteAddress';
 import { startPostgres, type PostgresServer } from '../../scripts/host/servers.mjs';
-import { Workbench } from './workbench';
+import { Workbench, viewFrame } from './workbench';
 
 const ROOT = resolve(__dirname, '..', '..');
 const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
@@ -67,19 +66,6 @@ const TRIP = [
     ],
   },
 ];
-
-async function viewFrame(wb: Workbench, timeout = 20_000): Promise<Frame> {
-  const host = wb.page.locator('iframe.webview.ready').last();
-  await host.waitFor({ state: 'attached', timeout });
-  const outer = await (await host.elementHandle())?.contentFrame();
-  if (!outer) throw new Error('the webview host frame has no content');
-  const inner = outer.locator('iframe#active-frame');
-  await inner.waitFor({ state: 'attached', timeout });
-  const frame = await (await inner.elementHandle())?.contentFrame();
-  if (!frame) throw new Error('the conversation view frame did not appear');
-  await frame.locator('#app').waitFor({ state: 'attached' });
-  return frame;
-}
 
 for (const theme of ['light', 'dark'] as const) {
   describe(`PostgreSQL store in the workbench (${theme} theme)`, function () {

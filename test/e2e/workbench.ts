@@ -238,3 +238,17 @@ export class TreeRow {
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+/** The frame that holds the extension's page: the newest webview host iframe, then its active content frame. */
+export async function viewFrame(wb: Workbench, timeout = 20_000): Promise<Frame> {
+  const host = wb.page.locator('iframe.webview.ready').last();
+  await host.waitFor({ state: 'attached', timeout });
+  const outer = await (await host.elementHandle())?.contentFrame();
+  if (!outer) throw new Error('the webview host frame has no content');
+  const inner = outer.locator('iframe#active-frame');
+  await inner.waitFor({ state: 'attached', timeout });
+  const frame = await (await inner.elementHandle())?.contentFrame();
+  if (!frame) throw new Error('the conversation view frame did not appear');
+  await frame.locator('#app').waitFor({ state: 'attached' });
+  return frame;
+}
