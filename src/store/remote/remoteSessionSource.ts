@@ -111,7 +111,9 @@ export class RemoteSessionSource implements SessionReader {
   }
 
   get tables(): SessionTables {
-    return { ...NO_TABLES, messages: this.browser.kind === 'postgres' ? 'agent_messages' : 'messages list' };
+    const b = this.browser;
+    if (b instanceof PostgresStoreBrowser) return { ...NO_TABLES, sessions: b.tables.sessions, messages: b.tables.messages };
+    return { ...NO_TABLES, messages: 'messages list' };
   }
 
   get isOpen(): boolean {
@@ -262,7 +264,8 @@ export class RemoteSessionSource implements SessionReader {
         totals.set(name, total);
       }
     }
-    return [...totals.values()].sort((a, b) => b.calls - a.calls || a.toolName.localeCompare(b.toolName));
+    // By name, as the SQLite inspector lists them.
+    return [...totals.values()].sort((a, b) => (a.toolName < b.toolName ? -1 : a.toolName > b.toolName ? 1 : 0));
   }
 
   /**
