@@ -3,7 +3,8 @@
  * timeouts (a dead server must fail a call, not hang it), an application name, optional read-only transactions,
  * and TLS from the address (`sslmode=require|verify-ca|verify-full`) or from `ssl`.
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from './serverDrivers';
 import type { ConnectionOptions } from 'node:tls';
 import { RemoteStoreError, redactUrl } from './remoteErrors';
 
@@ -51,7 +52,7 @@ export function createPostgresPool(options: PostgresConnectionOptions): pg.Pool 
   };
   if (options.ssl !== undefined) config.ssl = options.ssl;
   if (options.readOnly) config.options = '-c default_transaction_read_only=on';
-  const pool = new pg.Pool(config);
+  const pool = new (loadPg().Pool)(config);
   // An idle client losing its connection (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   return pool;

@@ -3,7 +3,9 @@
  * call instead of queueing it forever when the server is gone (bounded reconnects, a command timeout, no offline
  * queue once connected), with TLS from `rediss://` or `tls`.
  */
-import Redis, { type RedisOptions } from 'ioredis';
+import type Redis from 'ioredis';
+import type { RedisOptions } from 'ioredis';
+import { loadIoRedis } from './serverDrivers';
 import type { ConnectionOptions } from 'node:tls';
 import { RemoteStoreError, redactUrl, translateRedisError } from './remoteErrors';
 
@@ -44,7 +46,8 @@ export async function connectRedis(options: RedisConnectionOptions): Promise<Red
   // ioredis lets the address's fields win over the options, so a password given apart from the address goes into it.
   if (options.password !== undefined) parsed.password = encodeURIComponent(options.password);
   if (options.tls) extra.tls = options.tls;
-  const client = new Redis(options.password !== undefined ? parsed.toString() : options.url, extra);
+  const RedisClient = loadIoRedis();
+  const client = new RedisClient(options.password !== undefined ? parsed.toString() : options.url, extra);
   // Errors reach the caller through the failing command; an unhandled 'error' event would crash the process. The
   // last one is kept: when connecting fails, ioredis rejects with "Connection is closed" and the reason (refused,
   // WRONGPASS) only came as an event.
