@@ -64,8 +64,12 @@ const TURNS_PAGE = 200;
 const WATCHED = 5;
 /** The store's turn index reads this many rows per request (src/store/remote/remoteSessionSource.ts). */
 const INDEX_BATCH = 1000;
-/** RedisStoreBrowser's SCAN COUNT: a page holds the hashes of as many SCAN calls as it takes to reach the limit. */
+/**
+ * RedisStoreBrowser's SCAN COUNT (the floor walks the same SCAN steps, or it would return another page): twice the
+ * page size, at least 100, without a filter; 1000 with one. A page holds the hashes of as many calls as reach the limit.
+ */
 const REDIS_SCAN_COUNT = 1000;
+const redisScanCount = (filtered: boolean): number => (filtered ? REDIS_SCAN_COUNT : Math.max(100, SESSIONS_PAGE * 2));
 const COMMON_PREFIX = 'acct-042-';
 const PREFIX = 'agents:session';
 const TABLES = DEFAULT_POSTGRES_TABLES;
@@ -1069,11 +1073,11 @@ async function measureRedis(
     inner = redisRecorder(storeClient);
 
     /** The floor of a session page: SCAN from `cursor` until `limit` hashes, then HMGET + LLEN of each in one pipeline. */
-    const floorPage = async (cursor: string, match: string): Promise<{ pairs: [string, number][]; cursor: string }> => {
+    const floorPage = async (cursor: string, match: string, filtered = false): Promise<{ pairs: [string, number][]; cursor: string }> => {
       const keys: string[] = [];
       let at = cursor;
       do {
-        const [next, found] = await floor.scan(at, 'MATCH', match, 'COUNT', REDIS_SCAN_COUNT, 'TYPE', 'hash');
+        const [next, found] = await floor.scan(at, 'MATCH', match, 'COUNT', redisScanCount(filtered), 'TYPE', 'hash');
         at = next;
         keys.push(...found);
       } while (at !== '0' && keys.length < SESSIONS_PAGE);
@@ -1123,7 +1127,7 @@ async function measureRedis(
     await h.run({
       name: `listSessionsPage(prefix '${COMMON_PREFIX}')`,
       store: () => src.listSessionsPage({ limit: SESSIONS_PAGE, prefix: COMMON_PREFIX }),
-      floor: () => floorPage('0', `${PREFIX}:${COMMON_PREFIX}*`),
+      floor: () => floorPage('0', `${PREFIX}:${COMMON_PREFIX}*`, true),
       agree: agreePage,
       note: 'about 1 % of the sessions have this prefix: SCAN walks until 50 match',
       record: true,
@@ -1132,7 +1136,7 @@ async function measureRedis(
     await h.run({
       name: 'listSessionsPage(prefix = one id)',
       store: () => src.listSessionsPage({ limit: SESSIONS_PAGE, prefix: exact }),
-      floor: () => floorPage('0', `${PREFIX}:${exact}*`),
+      floor: () => floorPage('0', `${PREFIX}:${exact}*`, true),
       agree: agreePage,
       note: `the whole id of one session (${exact}) as the filter: SCAN walks the whole keyspace`,
       record: true,
