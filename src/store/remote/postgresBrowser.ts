@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { createPostgresPool, describePostgresUrl } from './postgresConnection';
 import { DEFAULT_POSTGRES_TABLES, checkPostgresTables, quoteIdent, type PostgresTableNames } from './postgresSchema';
-import { translatePostgresError } from './remoteErrors';
+import { secretOf, translatePostgresError } from './remoteErrors';
 import type {
   OpenRemoteStoreOptions,
   RemoteRow,
@@ -55,7 +55,7 @@ export class PostgresStoreBrowser implements RemoteStoreBrowser {
       queryTimeoutMs: options.queryTimeoutMs,
       readOnly: options.readOnly ?? true,
     });
-    const secret = options.password ?? (passwordOf(options.url) || undefined);
+    const secret = secretOf(options.url, options.password);
     const browser = new PostgresStoreBrowser(pool, options.url, tables, secret);
     try {
       await checkPostgresTables(pool, tables, browser.where);
@@ -239,12 +239,4 @@ function messageRow(r: MessageRow, position: number): RemoteRow {
 
 function summary(r: SessionRow, itemCount: number): RemoteSessionSummary {
   return { sessionId: r.session_id, createdAt: r.created_at, updatedAt: r.updated_at, itemCount };
-}
-
-function passwordOf(url: string): string {
-  try {
-    return decodeURIComponent(new URL(url).password);
-  } catch {
-    return '';
-  }
 }

@@ -8,7 +8,7 @@ import { checkSessionSettings } from '../sessionSettings';
 import type { SessionSettings } from '../types';
 import { createPostgresPool, describePostgresUrl, type PostgresConnectionOptions } from './postgresConnection';
 import { DEFAULT_POSTGRES_TABLES, checkPostgresTables, createPostgresTables, quoteIdent, type PostgresTableNames } from './postgresSchema';
-import { RemoteStoreError, translatePostgresError } from './remoteErrors';
+import { RemoteStoreError, secretOf, translatePostgresError } from './remoteErrors';
 
 export interface PostgresSessionOptions {
   sessionId: string;
@@ -65,7 +65,7 @@ export class PostgresSession implements Session {
       this.pool = createPostgresPool({ ...options.connection, readOnly: options.connection.readOnly ?? this.readOnly });
       this.ownsPool = true;
       this.where = `PostgreSQL ${describePostgresUrl(options.connection.url)}`;
-      this.secret = options.connection.password ?? (safePassword(options.connection.url) || undefined);
+      this.secret = secretOf(options.connection.url, options.connection.password);
     } else {
       throw new InvalidArgumentError('PostgresSession needs a pool or a connection');
     }
@@ -245,14 +245,6 @@ export class PostgresSession implements Session {
         client.release(broken);
       }
     });
-  }
-}
-
-function safePassword(url: string): string {
-  try {
-    return decodeURIComponent(new URL(url).password);
-  } catch {
-    return '';
   }
 }
 

@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import { connectRedis, describeRedisUrl } from './redisConnection';
 import { DEFAULT_REDIS_PREFIX, redisSessionKeys } from './redisSession';
-import { translateRedisError } from './remoteErrors';
+import { secretOf, translateRedisError } from './remoteErrors';
 import type {
   OpenRemoteStoreOptions,
   RemoteRow,
@@ -75,7 +75,7 @@ export class RedisStoreBrowser implements RemoteStoreBrowser {
       connectTimeoutMs: options.connectTimeoutMs,
       commandTimeoutMs: options.queryTimeoutMs,
     });
-    return new RedisStoreBrowser(client, options.url, options.keyPrefix ?? DEFAULT_REDIS_PREFIX, options.password);
+    return new RedisStoreBrowser(client, options.url, options.keyPrefix ?? DEFAULT_REDIS_PREFIX, secretOf(options.url, options.password));
   }
 
   async listSessions(request: RemoteSessionListRequest): Promise<RemoteSessionPage> {

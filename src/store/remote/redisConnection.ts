@@ -7,7 +7,7 @@ import type Redis from 'ioredis';
 import type { RedisOptions } from 'ioredis';
 import { loadIoRedis } from './serverDrivers';
 import type { ConnectionOptions } from 'node:tls';
-import { RemoteStoreError, redactUrl, translateRedisError } from './remoteErrors';
+import { RemoteStoreError, redactUrl, secretOf, translateRedisError } from './remoteErrors';
 
 export interface RedisConnectionOptions {
   /** `redis://[user:password@]host:port/db` or `rediss://…` for TLS. */
@@ -55,7 +55,7 @@ export async function connectRedis(options: RedisConnectionOptions): Promise<Red
   client.on('error', (err: unknown) => {
     lastError = err;
   });
-  const secret = options.password ?? (decodeURIComponent(parsed.password) || undefined);
+  const secret = secretOf(options.url, options.password);
   try {
     await client.connect();
     await client.ping();

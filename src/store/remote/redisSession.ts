@@ -7,7 +7,7 @@ import { pythonJsonDumpsCompact, pythonJsonLoads } from '../pythonJson';
 import { checkSessionSettings } from '../sessionSettings';
 import type { SessionSettings } from '../types';
 import { connectRedis, describeRedisUrl, type RedisConnectionOptions } from './redisConnection';
-import { RemoteStoreError, translateRedisError } from './remoteErrors';
+import { RemoteStoreError, secretOf, translateRedisError } from './remoteErrors';
 
 export const DEFAULT_REDIS_PREFIX = 'agents:session';
 
@@ -220,7 +220,7 @@ export class RedisSession implements Session {
       return await fn(await this.redis());
     } catch (err) {
       if (err instanceof InvalidArgumentError || err instanceof SessionClosedError) throw err;
-      throw translateRedisError(err, this.where, this.connection?.password);
+      throw translateRedisError(err, this.where, this.connection && secretOf(this.connection.url, this.connection.password));
     }
   }
 }

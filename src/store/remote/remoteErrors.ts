@@ -53,6 +53,16 @@ export function redactUrl(url: string): string {
   }
 }
 
+/** The password to keep out of messages: the one given apart, else the address's own (undefined when none). */
+export function secretOf(url: string, password?: string): string | undefined {
+  if (password !== undefined) return password || undefined;
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** `text` with every occurrence of `secret` masked (a driver's message may echo the connection string). */
 export function maskSecret(text: string, secret: string | undefined): string {
   if (!secret) return text;

@@ -91,8 +91,6 @@ const NO_TABLES: SessionTables = {
 };
 
 export class RemoteSessionSource implements SessionReader {
-  readonly remote = true;
-  readonly readonly = true;
   private readonly indexes = new Map<string, TurnIndex>();
   private readonly building = new Map<string, Promise<void>>();
   /** Session id → last token seen, most recently used last. */
@@ -114,10 +112,6 @@ export class RemoteSessionSource implements SessionReader {
     const b = this.browser;
     if (b instanceof PostgresStoreBrowser) return { ...NO_TABLES, sessions: b.tables.sessions, messages: b.tables.messages };
     return { ...NO_TABLES, messages: 'messages list' };
-  }
-
-  get isOpen(): boolean {
-    return !this.closed;
   }
 
   /** A page of sessions as the tree shows them (see `RemoteStoreBrowser.listSessions` for the order). */
