@@ -10,6 +10,7 @@ import {
   type Requests,
   type WebviewMessage,
 } from '../src/shared/protocol';
+import type { CompareMethod, CompareRequests } from '../src/shared/compareProtocol';
 import type { RunEvent } from '../src/shared/runEvents';
 import type { RevealView } from '../src/shared/viewModels';
 
@@ -37,6 +38,15 @@ export function post(message: WebviewMessage): void {
 }
 
 export function request<M extends RequestMethod>(method: M, params: Requests[M]['params']): Promise<Requests[M]['result']> {
+  return send(method, params) as Promise<Requests[M]['result']>;
+}
+
+/** `request` for the compare view's requests (compareProtocol.ts). */
+export function compareRequest<M extends CompareMethod>(method: M, params: CompareRequests[M]['params']): Promise<CompareRequests[M]['result']> {
+  return send(method, params) as Promise<CompareRequests[M]['result']>;
+}
+
+function send(method: RequestMethod | CompareMethod, params: unknown): Promise<unknown> {
   const id = nextId++;
   return new Promise((resolve, reject) => {
     const timer = window.setTimeout(() => {

@@ -40,11 +40,21 @@ export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['param
       { error: 'must be an object' },
     ),
   }),
+  'tools/get': z.object({ branchId: z.string({ error: 'must be a string or null' }).nullable() }),
+  'pricing/choose': none,
   'branch/create': z.object({ fromBranchId: str, branchTurnNumber: int, name: str }),
   'branch/switch': z.object({ branchId: str }),
   'branch/delete': z.object({ branchId: str }),
   'run/start': z.object({ branchId: str, input: str }),
   'run/stop': z.object({ runId: str }),
+  'whatIf/models': none,
+  'whatIf/start': z.object({
+    branchId: str,
+    turn: int,
+    branchTurnNumber: int,
+    editedText: z.string({ error: 'must be a string or null' }).nullable(),
+    models: z.array(str, { error: 'must be an array of strings' }),
+  }),
 };
 
 /** One handler per method, taking its checked parameters and returning (or resolving to) its result. */
@@ -61,21 +71,37 @@ export function isRequestMethod(method: string): method is RequestMethod {
  * for an unknown method or a parameter of the wrong type (naming the parameter), before any handler runs.
  */
 export async function handleRequest(handlers: RequestHandlers, method: string, params: unknown): Promise<unknown> {
-  if (!isRequestMethod(method)) throw new UserFacingError(`Invalid request: unknown method '${method.slice(0, 100)}'.`);
-  return run(handlers, method, params);
+  return dispatchRequest(requestParams, handlers, method, params);
 }
 
-function run<M extends RequestMethod>(
-  handlers: RequestHandlers,
-  method: M,
+/** A requests map: method → parameters and result (`Requests`, `CompareRequests`). */
+type RequestMap = Record<string, { params: unknown; result: unknown }>;
+
+/** The parameter schemas of a requests map. */
+export type ParamSchemas<R extends RequestMap> = { [M in keyof R]: z.ZodType<R[M]['params']> };
+
+/** One handler per method of a requests map. */
+export type HandlersOf<R extends RequestMap> = {
+  [M in keyof R]: (params: R[M]['params']) => R[M]['result'] | Promise<R[M]['result']>;
+};
+
+/**
+ * `handleRequest` for any requests map: each panel kind (conversation, compare) answers its own map, checked the
+ * same way.
+ */
+export async function dispatchRequest<R extends RequestMap>(
+  schemas: ParamSchemas<R>,
+  handlers: HandlersOf<R>,
+  method: string,
   params: unknown,
-): Requests[M]['result'] | Promise<Requests[M]['result']> {
-  const parsed = requestParams[method].safeParse(params);
+): Promise<unknown> {
+  if (!Object.hasOwn(schemas, method)) throw new UserFacingError(`Invalid request: unknown method '${method.slice(0, 100)}'.`);
+  const parsed = schemas[method as keyof R].safeParse(params);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const what = issue && issue.path.length > 0 ? issue.path.join('.') : 'params';
     throw new UserFacingError(`Invalid request: ${what} ${issue?.path.length ? issue.message : 'must be an object'}.`);
   }
-  const handler = handlers[method];
+  const handler = handlers[method as keyof R] as (p: unknown) => unknown;
   return handler(parsed.data);
 }

@@ -3,8 +3,10 @@
  * direction; requests are keys of one `Requests` map, so parameter and result types flow from the key.
  * Names: notifications host→webview in past tense (`session/didChange`), commands imperative, requests `noun/verb`.
  */
+import type { CompareMethod } from './compareProtocol';
 import type { RunEvent } from './runEvents';
-import type { ItemView, RevealView, SessionView, TablesView, TurnPageView, UsageWindow } from './viewModels';
+import type { WhatIfModelsView, WhatIfStartedView } from './whatIfModels';
+import type { ItemView, RevealView, SessionView, TablesView, ToolsView, TurnPageView, UsageWindow } from './viewModels';
 
 /** Requests the webview makes, with their parameters and results. */
 export interface Requests {
@@ -20,6 +22,10 @@ export interface Requests {
   'turn/items': { params: { branchId: string; turn: number }; result: ItemView[] };
   /** The tables of a branch (null: the session): one page of usage rows as `usage` asks, totals, tool totals. */
   'tables/get': { params: { branchId: string | null; usage: UsageWindow }; result: TablesView };
+  /** The tool totals of a branch (null: the session), for the Tools tab, whose scope is its own. */
+  'tools/get': { params: { branchId: string | null }; result: ToolsView };
+  /** Asks the user for the model to price this session as (a quick pick); `model` null when they cancelled. */
+  'pricing/choose': { params: Record<string, never>; result: { model: string | null } };
   'branch/create': { params: { fromBranchId: string; branchTurnNumber: number; name: string }; result: { branchId: string } };
   'branch/switch': { params: { branchId: string }; result: { branchId: string } };
   /** The host asks for confirmation; `deleted` is false when the user declined. */
@@ -27,6 +33,16 @@ export interface Requests {
   /** Starts an agent run on a branch; its events arrive as `run/didEvent`. Resolves once the run has started. */
   'run/start': { params: { branchId: string; input: string }; result: { runId: string } };
   'run/stop': { params: { runId: string }; result: { stopped: boolean } };
+  /** The models a what-if can run on: the configured one first, then `agentSessions.agent.models`. */
+  'whatIf/models': { params: Record<string, never>; result: WhatIfModelsView };
+  /**
+   * Forks one new branch per model before `turn` of `branchId` and sends its user message again (`editedText`: that
+   * text instead; null: as stored), in parallel. Resolves once the runs started; the comparison opens when they end.
+   */
+  'whatIf/start': {
+    params: { branchId: string; turn: number; branchTurnNumber: number; editedText: string | null; models: string[] };
+    result: WhatIfStartedView;
+  };
 }
 export type RequestMethod = keyof Requests;
 
@@ -44,6 +60,8 @@ export type ChangeKind =
   | 'usage'
   /** The extension's current branch of this session moved (nothing was written to the file). */
   | 'current-branch'
+  /** The session's pricing model or the price table changed (nothing was written to the file): costs differ. */
+  | 'pricing'
   /** The database was reopened, closed, became unreadable or changed read-only state: everything may differ. */
   | 'database';
 
@@ -58,7 +76,7 @@ export interface ChangeNotice {
 
 /** webview → host */
 export type WebviewMessage =
-  | { kind: 'request'; id: number; method: RequestMethod; params: unknown }
+  | { kind: 'request'; id: number; method: RequestMethod | CompareMethod; params: unknown }
   /** A link in rendered Markdown; the host asks before opening it. */
   | { kind: 'link/open'; url: string };
 

@@ -31,6 +31,7 @@ import { readUsedBranchIds } from './usedBranchIds';
 import {
   readToolTotals,
   readTurnSummaries,
+  readTurnUsage,
   readTurnsWithoutUsage,
   readUsagePage,
   readUsageRows,
@@ -216,6 +217,11 @@ export class SessionDatabase implements SessionReader {
   /** `turn_usage` rows of a branch, or of every branch when `branchId` is null, with cached and reasoning counts. */
   getUsageRows(sessionId: string, branchId: string | null): UsageRow[] {
     return this.read(() => readUsageRows(this.context, sessionId, branchId));
+  }
+
+  /** The usage rows of a branch's turns `fromTurn`..`toTurn`, by turn (turns without a row are absent). */
+  getTurnUsage(sessionId: string, branchId: string, fromTurn: number, toTurn: number): UsageRow[] {
+    return this.read(() => readTurnUsage(this.context, sessionId, branchId, fromTurn, toTurn));
   }
 
   /** Item counts and tool names of the turns `fromTurn`..`toTurn` of a branch. */

@@ -14,7 +14,7 @@ import type {
   TurnPageRequest,
 } from './inspectorTypes';
 import type { TurnPageBefore } from './turnPages';
-import type { ToolTotal, TurnSummary, TurnsWithoutUsage, UsagePage, UsagePageRequest } from './usageTables';
+import type { ToolTotal, TurnSummary, TurnsWithoutUsage, UsagePage, UsagePageRequest, UsageRow } from './usageTables';
 
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -34,6 +34,8 @@ export interface SessionReader {
   usedBranchIds(sessionId: string): MaybePromise<string[]>;
   getUsagePage(sessionId: string, branchId: string | null, request: UsagePageRequest): MaybePromise<UsagePage>;
   getToolTotals(sessionId: string, branchId: string | null): MaybePromise<ToolTotal[]>;
+  /** The usage rows of a branch's turns `fromTurn`…`toTurn`, by turn. */
+  getTurnUsage(sessionId: string, branchId: string, fromTurn: number, toTurn: number): MaybePromise<UsageRow[]>;
   getTurnsWithoutUsage(
     sessionId: string,
     branchId: string | null,

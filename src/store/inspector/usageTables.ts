@@ -13,6 +13,11 @@ import type { QueryContext } from './queryContext';
 export interface UsageRow {
   branchId: string;
   turn: number;
+  /**
+   * Set on a shared turn's row in a branch's page (`UsagePageRequest.shared`): the branch that ran the turn and holds
+   * the row; `branchId` is then the branch the page is for.
+   */
+  sharedFrom?: string;
   requests: number | null;
   inputTokens: number | null;
   outputTokens: number | null;
@@ -57,6 +62,7 @@ function usageRowOf(r: Record<string, unknown>): UsageRow {
   return {
     branchId: textFromSql(r.branch),
     turn: Number(r.user_turn_number),
+    ...(r.shared_from !== null && r.shared_from !== undefined ? { sharedFrom: textFromSql(r.shared_from) } : {}),
     requests: num(r.requests),
     inputTokens: num(r.input_tokens),
     outputTokens: num(r.output_tokens),
@@ -64,6 +70,22 @@ function usageRowOf(r: Record<string, unknown>): UsageRow {
     cachedTokens: detail(r.input_tokens_details, 'cached_tokens'),
     reasoningTokens: detail(r.output_tokens_details, 'reasoning_tokens'),
   };
+}
+
+/**
+ * The usage rows of a branch's turns `fromTurn`…`toTurn`, by turn: one range seek on turn_usage's unique index
+ * (session_id, branch_id, user_turn_number). The compare view reads the rows of the turns it shows with it.
+ */
+export function readTurnUsage(ctx: QueryContext, sessionId: string, branchId: string, fromTurn: number, toTurn: number): UsageRow[] {
+  if (!ctx.tables.turnUsage) return [];
+  return ctx
+    .stmt(
+      `SELECT ${exactTextSql('branch_id')} AS branch, user_turn_number, requests, input_tokens, output_tokens, total_tokens,
+         input_tokens_details, output_tokens_details FROM turn_usage
+       WHERE session_id = ? AND branch_id = ? AND user_turn_number BETWEEN ? AND ? ORDER BY user_turn_number`,
+    )
+    .all<Record<string, unknown>>(sessionId, branchId, fromTurn, toTurn)
+    .map(usageRowOf);
 }
 
 /** What a usage page can be sorted by. */
@@ -75,6 +97,20 @@ export interface UsagePageRequest {
   descending?: boolean;
   offset?: number;
   limit: number;
+  /**
+   * For a branch's page: the turns it shares with its ancestors, each range with the branch that ran it
+   * (`sharedTurnRanges` in src/shared/turnOrigin.ts). Branching copies no usage rows (spec §8.3), so what the
+   * branch's conversation cost is its own rows plus these ranges' rows on their origin branches; they join the page
+   * (and its count and totals) marked `sharedFrom`. Ignored for the session (null branch), which counts each row once.
+   */
+  shared?: readonly SharedTurnRange[];
+}
+
+/** Turns `fromTurn`…`toTurn` (inclusive) of a branch were run by `originBranchId`, which holds their usage rows. */
+export interface SharedTurnRange {
+  originBranchId: string;
+  fromTurn: number;
+  toTurn: number;
 }
 
 /** A page of usage rows, the number of rows in the scope, and the scope's totals (summed in SQL, never in the view). */
@@ -112,12 +148,11 @@ export function readUsagePage(ctx: QueryContext, sessionId: string, branchId: st
     totals: { requests: null, inputTokens: null, outputTokens: null, totalTokens: null, cachedTokens: null, reasoningTokens: null },
   };
   if (!ctx.tables.turnUsage) return empty;
-  const where = branchId === null ? 'session_id = ?' : 'session_id = ? AND branch_id = ?';
-  const params: (string | number)[] = branchId === null ? [sessionId] : [sessionId, branchId];
+  const { from, params, sharedFrom } = usageScope(sessionId, branchId, branchId === null ? [] : (request.shared ?? []));
   const t = ctx
     .stmt(
       `SELECT COUNT(*) AS n, SUM(requests) AS requests, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
-         SUM(total_tokens) AS total, SUM(${CACHED_SQL}) AS cached, SUM(${REASONING_SQL}) AS reasoning FROM turn_usage WHERE ${where}`,
+         SUM(total_tokens) AS total, SUM(${CACHED_SQL}) AS cached, SUM(${REASONING_SQL}) AS reasoning FROM ${from}`,
     )
     .get<Record<string, unknown>>(...params);
   const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
@@ -131,7 +166,8 @@ export function readUsagePage(ctx: QueryContext, sessionId: string, branchId: st
   const rows = ctx
     .stmt(
       `SELECT ${exactTextSql('branch_id')} AS branch, user_turn_number, requests, input_tokens, output_tokens, total_tokens,
-         input_tokens_details, output_tokens_details FROM turn_usage WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
+         input_tokens_details, output_tokens_details, ${sharedFrom} AS shared_from FROM ${from}
+       ORDER BY ${order} LIMIT ? OFFSET ?`,
     )
     .all<Record<string, unknown>>(...params, request.limit, Math.max(0, request.offset ?? 0));
   return {
@@ -145,6 +181,33 @@ export function readUsagePage(ctx: QueryContext, sessionId: string, branchId: st
       cachedTokens: num(t?.cached),
       reasoningTokens: num(t?.reasoning),
     },
+  };
+}
+
+const USAGE_COLUMNS = `user_turn_number, requests, input_tokens, output_tokens, total_tokens, input_tokens_details,
+  output_tokens_details`;
+
+/**
+ * The rows a usage page reads from, as SQL after FROM with its parameters. Without shared turns it is `turn_usage`
+ * itself (and `shared_from` is NULL), so SQLite walks the (session, branch, turn) index as before; with them, a UNION ALL of the branch's own rows
+ * and one range of each origin branch's rows (one index range each), the shared ones carrying the page's branch id
+ * and the origin in `shared_from`, so sorting, counting and summing see one branch's rows.
+ */
+function usageScope(
+  sessionId: string,
+  branchId: string | null,
+  shared: readonly SharedTurnRange[],
+): { from: string; params: (string | number)[]; sharedFrom: string } {
+  if (branchId === null) return { from: 'turn_usage WHERE session_id = ?', params: [sessionId], sharedFrom: 'NULL' };
+  const ranges = shared.filter((r) => r.fromTurn <= r.toTurn && r.originBranchId !== branchId);
+  if (ranges.length === 0) return { from: 'turn_usage WHERE session_id = ? AND branch_id = ?', params: [sessionId, branchId], sharedFrom: 'NULL' };
+  const own = `SELECT branch_id, ${USAGE_COLUMNS}, NULL AS shared_from FROM turn_usage WHERE session_id = ? AND branch_id = ?`;
+  const copied = `SELECT ? AS branch_id, ${USAGE_COLUMNS}, branch_id AS shared_from FROM turn_usage
+    WHERE session_id = ? AND branch_id = ? AND user_turn_number BETWEEN ? AND ?`;
+  return {
+    from: `(${[own, ...ranges.map(() => copied)].join(' UNION ALL ')})`,
+    params: [sessionId, branchId, ...ranges.flatMap((r) => [branchId, sessionId, r.originBranchId, r.fromTurn, r.toTurn])],
+    sharedFrom: exactTextSql('shared_from'),
   };
 }
 

@@ -21,7 +21,7 @@ import type {
   TurnPage,
   TurnPageRequest,
 } from '../inspector/inspectorTypes';
-import type { ToolTotal, TurnSummary, TurnsWithoutUsage, UsagePage } from '../inspector/usageTables';
+import type { ToolTotal, TurnSummary, TurnsWithoutUsage, UsagePage, UsageRow } from '../inspector/usageTables';
 import type { TurnPageBefore } from '../inspector/turnPages';
 import type { SessionReader } from '../inspector/sessionReader';
 import { decodeMessageData, userContentOf } from '../inspector/rowDecoding';
@@ -239,6 +239,10 @@ export class RemoteSessionSource implements SessionReader {
       rowCount: 0,
       totals: { requests: null, inputTokens: null, outputTokens: null, totalTokens: null, cachedTokens: null, reasoningTokens: null },
     };
+  }
+
+  async getTurnUsage(): Promise<UsageRow[]> {
+    return [];
   }
 
   async getTurnsWithoutUsage(): Promise<TurnsWithoutUsage> {

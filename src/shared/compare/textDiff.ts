@@ -1,0 +1,57 @@
+/**
+ * Word-level text diffs for the compare view, by jsdiff (`diff`). The two columns of a pair each get their own
+ * pieces: the baseline's text with what the other column dropped marked `removed`, the other's text with what it
+ * added marked `added`, so each column reads as its own text.
+ */
+import { diffWords } from 'diff';
+import type { DiffPiece } from '../compareView';
+
+/**
+ * Texts longer than this are not diffed word by word: a model's long answer against another is nearly all changes,
+ * and the diff's cost grows with the product of the lengths. Such a pair is shown as wholly replaced.
+ */
+export const MAX_WORD_DIFF_CHARS = 20_000;
+/** jsdiff gives up after this long (ms) and the pair is shown as wholly replaced. */
+const DIFF_TIMEOUT_MS = 50;
+
+export interface TextDiff {
+  /** The baseline's text as pieces (`same`/`removed`). */
+  before: DiffPiece[];
+  /** The other column's text as pieces (`same`/`added`). */
+  after: DiffPiece[];
+  changed: boolean;
+}
+
+const whole = (text: string, change: DiffPiece['change']): DiffPiece[] => (text === '' ? [] : [{ text, change }]);
+
+/** Diffs `after` against `before` word by word. */
+export function diffText(before: string, after: string): TextDiff {
+  if (before === after) return { before: whole(before, 'same'), after: whole(after, 'same'), changed: false };
+  const replaced = { before: whole(before, 'removed'), after: whole(after, 'added'), changed: true };
+  if (before === '' || after === '' || before.length + after.length > MAX_WORD_DIFF_CHARS) return replaced;
+  const changes = diffWords(before, after, { timeout: DIFF_TIMEOUT_MS });
+  if (!changes) return replaced;
+  const b: DiffPiece[] = [];
+  const a: DiffPiece[] = [];
+  for (const c of changes) {
+    if (c.added) push(a, c.value, 'added');
+    else if (c.removed) push(b, c.value, 'removed');
+    else {
+      push(a, c.value, 'same');
+      push(b, c.value, 'same');
+    }
+  }
+  return { before: b, after: a, changed: true };
+}
+
+/** Appends, merging with the previous piece of the same kind (fewer DOM nodes to draw). */
+function push(pieces: DiffPiece[], text: string, change: DiffPiece['change']): void {
+  const last = pieces[pieces.length - 1];
+  if (last && last.change === change) last.text += text;
+  else pieces.push({ text, change });
+}
+
+/** A text shown without a diff (a column with nothing to compare against). */
+export function plainPieces(text: string): DiffPiece[] {
+  return whole(text, 'same');
+}

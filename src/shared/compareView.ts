@@ -1,0 +1,128 @@
+/**
+ * Plain-JSON view models of the compare view: two or more branches (of any open sessions) side by side from where
+ * they stop sharing turns. The host builds them (src/extension/compareData.ts); the webview only reads them. Every
+ * string in them is untrusted text from a database or a model: render it as text.
+ */
+
+/** One branch to compare: the first of a comparison is the baseline every other column is diffed against. */
+export interface CompareTarget {
+  dbPath: string;
+  sessionId: string;
+  branchId: string;
+  /** A name for the column instead of the branch id (a retry's model). */
+  label?: string;
+  /** How long the run that made the branch took, when a retry made it (the grid shows it). */
+  runMs?: number;
+}
+
+/** The token counts the compare view shows (null: not recorded). */
+export interface CompareUsage {
+  inputTokens: number | null;
+  outputTokens: number | null;
+  totalTokens: number | null;
+  cachedTokens: number | null;
+  reasoningTokens: number | null;
+}
+
+/** The summary of one column: the whole branch, as recorded. */
+export interface CompareColumnView {
+  dbName: string;
+  sessionId: string;
+  branchId: string;
+  label: string | null;
+  turns: number;
+  /** True when `turns` is only a lower bound (a long session in a server store). */
+  turnsAtLeast: boolean;
+  /** Usage recorded on this branch (turns it ran itself), summed. */
+  usage: CompareUsage;
+  /** The cost of `usage` at the session's pricing model, or null when the model has no price. */
+  cost: number | null;
+  pricingModel: string | null;
+  /** Tools the branch called, most used first. */
+  tools: { name: string; calls: number }[];
+  runMs: number | null;
+  /** Why this column cannot be shown (branch deleted, database closed), or null. */
+  problem: string | null;
+}
+
+/** How the shared turns were found. */
+export type SharedBy =
+  /** Same session: the branches copied the same turns from a common ancestor (spec §8.3). */
+  | 'fork'
+  /** Different sessions or databases: the first turns hold equal items. */
+  | 'content';
+
+export interface CompareView {
+  columns: CompareColumnView[];
+  /** Turns 1…sharedTurns are the same on every column; rows start after them. */
+  sharedTurns: number;
+  sharedBy: SharedBy;
+  /** How many rows there are: the longest column's turns after the shared ones. */
+  rowCount: number;
+}
+
+/** A piece of a text diff: the baseline column shows `same` and `removed`, the others `same` and `added`. */
+export interface DiffPiece {
+  text: string;
+  change: 'same' | 'added' | 'removed';
+}
+
+/** One change between two JSON values (a tool call's arguments), at a path like `city` or `stops[2].name`. */
+export interface JsonChange {
+  path: string;
+  kind: 'added' | 'removed' | 'changed' | 'moved';
+  /** The baseline's value as compact JSON (absent for `added`). */
+  before?: string;
+  /** This column's value as compact JSON (absent for `removed`). */
+  after?: string;
+}
+
+/** A tool call of a turn with its output, and how it compares with the baseline's matching call. */
+export interface CompareToolView {
+  callId: string | null;
+  name: string;
+  /** The arguments as the model wrote them. */
+  arguments: string;
+  output: string | null;
+  /**
+   * `same`: the baseline made this call with equal arguments and output; `changed`: a call of the same tool with
+   * other arguments or output (see `argumentChanges`); `added`: the baseline made no matching call. On the baseline
+   * column, `removed` marks a call no other column made.
+   */
+  status: 'same' | 'changed' | 'added' | 'removed';
+  /** Structural changes of the arguments against the baseline's call (non-baseline columns, `changed` only). */
+  argumentChanges: JsonChange[];
+  outputChanged: boolean;
+}
+
+/** One column's turn in a row. */
+export interface CompareSideView {
+  turn: number;
+  createdAt: string | null;
+  user: DiffPiece[];
+  assistant: DiffPiece[];
+  tools: CompareToolView[];
+  /** Items that are neither messages nor tool calls (reasoning, handoffs, …), counted. */
+  otherItems: number;
+  usage: CompareUsage | null;
+  cost: number | null;
+  /** True when anything of this side differs from the baseline's side (always false on the baseline). */
+  differs: boolean;
+  /** Items of the turn that could not be read. */
+  unreadable: number;
+}
+
+/** One aligned turn: one side per column, null where that column has no such turn. */
+export interface CompareRowView {
+  /** Row index: the turn is `sharedTurns + 1 + index` on every column. */
+  index: number;
+  turn: number;
+  sides: (CompareSideView | null)[];
+  /** True when any column differs from the baseline in this row (or lacks the turn). */
+  differs: boolean;
+}
+
+export interface CompareRowsView {
+  /** The rows asked for, in order (fewer at the end). */
+  rows: CompareRowView[];
+}
