@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import type { BranchNode, ItemEntry, SessionReader, TurnEntry, TurnSummary, UsageSortKey } from '../store';
 import { MAX_TURN_REQUEST, MAX_USAGE_REQUEST, MISSING_USAGE_LISTED } from '../shared/pageSizes';
 import type { Requests } from '../shared/protocol';
+import { sharedTurnRanges } from '../shared/turnOrigin';
 import type {
   BranchView,
   ItemView,
@@ -27,12 +28,21 @@ export function turnView(t: TurnEntry, summary?: TurnSummary): TurnView {
   };
 }
 
+/** The fork facts of the session's branches (the branch tree the panel read for `session/get`). */
+type ForkTree = readonly Pick<BranchNode, 'branchId' | 'parentBranchId' | 'forkTurn'>[];
+
 /**
  * A page of a branch's turns with their summaries (`turns/get`). Forwards it is a keyset page from `afterTurn`;
  * backwards (End, or scrolling up from a window that does not start at turn 1) it is the page before `beforeTurn`,
- * one index seek wherever that is, so the view never walks the pages in between.
+ * one index seek wherever that is, so the view never walks the pages in between. Turns the branch shares with an
+ * ancestor (`branches` say which) are marked with the branch that ran them and carry that branch's usage.
  */
-export async function turnPage(db: SessionReader, sessionId: string, request: Requests['turns/get']['params']): Promise<TurnPageView> {
+export async function turnPage(
+  db: SessionReader,
+  sessionId: string,
+  request: Requests['turns/get']['params'],
+  branches: ForkTree = [],
+): Promise<TurnPageView> {
   const { branchId, afterTurn, beforeTurn } = request;
   const clamped = Math.max(1, Math.min(request.limit, MAX_TURN_REQUEST));
   let turns: TurnEntry[];
@@ -55,7 +65,38 @@ export async function turnPage(db: SessionReader, sessionId: string, request: Re
   const last = turns[turns.length - 1];
   const summaries = first && last ? await db.getTurnSummaries(sessionId, branchId, first.turn, last.turn) : [];
   const byTurn = new Map(summaries.map((s) => [s.turn, s]));
-  return { branchId, turns: turns.map((t) => turnView(t, byTurn.get(t.turn))), nextAfterTurn, previousBeforeTurn };
+  const shared = first && last ? await sharedTurnUsage(db, sessionId, branchId, branches, first.turn, last.turn) : new Map();
+  const views = turns.map((t) => {
+    const view = turnView(t, byTurn.get(t.turn));
+    const origin = shared.get(t.turn);
+    return origin ? { ...view, sharedFrom: origin.branchId, totalTokens: origin.totalTokens } : view;
+  });
+  return { branchId, turns: views, nextAfterTurn, previousBeforeTurn };
+}
+
+/**
+ * The shared turns among `fromTurn`…`toTurn` of a branch, each with the branch that ran it and that branch's total
+ * tokens (null without a row). Branching copies no usage rows (spec §8.3), so a shared turn's usage is on its origin:
+ * one range read per origin branch the page reaches (the parent, a grandparent for nested forks), never one per turn.
+ */
+async function sharedTurnUsage(
+  db: SessionReader,
+  sessionId: string,
+  branchId: string,
+  branches: ForkTree,
+  fromTurn: number,
+  toTurn: number,
+): Promise<Map<number, { branchId: string; totalTokens: number | null }>> {
+  const out = new Map<number, { branchId: string; totalTokens: number | null }>();
+  for (const range of sharedTurnRanges(branches, branchId)) {
+    const from = Math.max(range.fromTurn, fromTurn);
+    const to = Math.min(range.toTurn, toTurn);
+    if (from > to) continue;
+    const rows = await db.getTurnUsage(sessionId, range.originBranchId, from, to);
+    const tokens = new Map(rows.map((r) => [r.turn, r.totalTokens]));
+    for (let turn = from; turn <= to; turn++) out.set(turn, { branchId: range.originBranchId, totalTokens: tokens.get(turn) ?? null });
+  }
+  return out;
 }
 
 export function itemView(e: ItemEntry): ItemView {
@@ -117,6 +158,8 @@ export async function sessionView(input: SessionInput): Promise<SessionView> {
  * The usage and tool tables of a branch or (`branchId` null) the session; `branches` give the fork turns. The usage
  * table is the one page `window` asks for, sorted by SQLite, with the scope's row count and totals summed in SQL, so
  * what goes to the view does not grow with the session; a window past the end (rows went away) gives the last page.
+ * A branch's table includes its shared turns' rows from the branches that ran them (marked `sharedFrom`): that is what
+ * its conversation cost. The session's counts each row once.
  */
 export async function tables(
   db: SessionReader,
@@ -129,10 +172,11 @@ export async function tables(
   // The view's sort keys are the store's (the assignment fails to compile if they drift apart).
   const sort: UsageSortKey = window.sort;
   let offset = Math.max(0, window.offset);
-  let page = await db.getUsagePage(sessionId, branchId, { sort, descending: window.descending, offset, limit });
+  const shared = branchId === null ? [] : sharedTurnRanges(branches, branchId);
+  let page = await db.getUsagePage(sessionId, branchId, { sort, descending: window.descending, offset, limit, shared });
   if (page.rows.length === 0 && page.rowCount > 0) {
     offset = Math.floor((page.rowCount - 1) / limit) * limit;
-    page = await db.getUsagePage(sessionId, branchId, { sort, descending: window.descending, offset, limit });
+    page = await db.getUsagePage(sessionId, branchId, { sort, descending: window.descending, offset, limit, shared });
   }
   const tools = await db.getToolTotals(sessionId, branchId);
   // Own turns (not copied from the parent) that have no usage row: the agent never called storeRunUsage. Copied

@@ -191,7 +191,10 @@ class ConversationPanel implements vscode.Disposable {
       return reveal;
     },
     'session/get': () => this.session(),
-    'turns/get': (p) => turnPage(this.db(), this.target.sessionId, p),
+    'turns/get': async (p) => {
+      const db = this.db();
+      return turnPage(db, this.target.sessionId, p, await this.branches(db));
+    },
     'turn/items': async (p) => (await this.db().getTurnItems(this.target.sessionId, p.branchId, p.turn)).map(itemView),
     'tables/get': async (p) => {
       const db = this.db();

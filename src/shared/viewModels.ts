@@ -24,11 +24,18 @@ export interface TurnView {
   preview: string;
   /** Why the turn's user message cannot be read (shown instead of a preview), or null. */
   error: string | null;
+  /** When the user message was first stored (a shared turn's original time, not the time it was copied). */
   createdAt: string | null;
+  /** From the usage row of the branch that ran the turn (`sharedFrom` for a shared turn); null without a row. */
   totalTokens: number | null;
   itemCount: number;
   /** Distinct tools called in the turn, by name. */
   tools: string[];
+  /**
+   * Set on a turn the branch shares with an ancestor (before its fork turn): the branch that ran it
+   * (`turnOrigin` in src/shared/turnOrigin.ts; a grandparent for nested forks). Absent on the branch's own turns.
+   */
+  sharedFrom?: string;
 }
 
 /** A page of turns of one branch. */
@@ -75,7 +82,13 @@ export type UsageCountKey = (typeof USAGE_COUNT_KEYS)[number];
  * Token usage of one turn of one branch: the store's `UsageRow` passed through. The webview cannot import the store,
  * so this is written again here; `conversationData.tables` assigns one to the other, and the compiler keeps them in step.
  */
-export type TurnUsageView = { branchId: string; turn: number } & { [K in UsageCountKey]: number | null };
+export type TurnUsageView = { branchId: string; turn: number } & { [K in UsageCountKey]: number | null } & {
+  /**
+   * A branch's shared turn (branch scope only): the branch that ran it and holds this row; `branchId` is the branch
+   * shown. The session scope lists each row once, under the branch that holds it, without this field.
+   */
+  sharedFrom?: string;
+};
 
 /** Tool usage: one row per tool. */
 export interface ToolUsageView {

@@ -60,6 +60,7 @@ export type {
   TurnsWithoutUsage,
   UsagePage,
   UsagePageRequest,
+  SharedTurnRange,
   UsageRow,
   UsageSortKey,
 } from './inspector/usageTables';

@@ -93,7 +93,10 @@ export interface ItemMetadata {
   /** Null for plain sessions, which record no turns. */
   userTurnNumber: number | null;
   branchTurnNumber: number | null;
-  /** The structure row's time (copy time for copies), or the message's time for plain sessions. */
+  /**
+   * When the item was first stored: the message row's time, which a branch's copies share (the structure row's copy
+   * time only when the messages table has no `created_at`).
+   */
   createdAt: string | null;
 }
 

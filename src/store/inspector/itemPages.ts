@@ -23,8 +23,18 @@ interface StructureItemRecord {
   message_data: unknown;
 }
 
-const SELECT_ITEMS = `SELECT s.id AS structure_id, s.message_id, s.sequence_number, s.message_type, s.tool_name,
-    s.user_turn_number, s.branch_turn_number, s.created_at, m.id AS found_id, m.message_data`;
+/**
+ * An item's time: its message row's `created_at` when the messages table has one. Branching copies structure rows with
+ * a new `created_at` (the copy time) but keeps their `message_id`, so the message row holds when the item was first
+ * stored, on every branch that shares it; the structure row's time is the fallback for messages tables without it.
+ */
+export function itemTimeSql(messagesHaveTimes: boolean): string {
+  return messagesHaveTimes ? 'COALESCE(m.created_at, s.created_at)' : 's.created_at';
+}
+
+const selectItems = (messagesHaveTimes: boolean): string => `SELECT s.id AS structure_id, s.message_id, s.sequence_number,
+    s.message_type, s.tool_name, s.user_turn_number, s.branch_turn_number, ${itemTimeSql(messagesHaveTimes)} AS created_at,
+    m.id AS found_id, m.message_data`;
 
 /**
  * The SQL of one item page. The WHERE and ORDER BY match idx_structure_branch_seq (session_id, branch_id,
@@ -32,8 +42,8 @@ const SELECT_ITEMS = `SELECT s.id AS structure_id, s.message_id, s.sequence_numb
  * ten items or of a million. The join also requires the message's session to match, as `getItems` does, so a row
  * pointing into another session shows as missing rather than as someone else's item.
  */
-export function itemPageSql(messagesTable: string, withCursor: boolean): string {
-  return `${SELECT_ITEMS}
+export function itemPageSql(messagesTable: string, withCursor: boolean, messagesHaveTimes = false): string {
+  return `${selectItems(messagesHaveTimes)}
     FROM message_structure s LEFT JOIN ${quoteIdentifier(messagesTable)} m ON m.id = s.message_id AND m.session_id = s.session_id
     WHERE s.session_id = ? AND s.branch_id = ?${withCursor ? ' AND s.sequence_number > ?' : ''}
     ORDER BY s.sequence_number LIMIT ?`;
@@ -44,8 +54,8 @@ export function itemPageSql(messagesTable: string, withCursor: boolean): string 
  * rows; the unary `+` keeps SQLite from preferring idx_structure_branch_seq to avoid sorting, which would walk the
  * whole branch to find one turn. Sorting one turn's rows is cheap.
  */
-export function turnItemsSql(messagesTable: string): string {
-  return `${SELECT_ITEMS}
+export function turnItemsSql(messagesTable: string, messagesHaveTimes = false): string {
+  return `${selectItems(messagesHaveTimes)}
     FROM message_structure s LEFT JOIN ${quoteIdentifier(messagesTable)} m ON m.id = s.message_id AND m.session_id = s.session_id
     WHERE s.session_id = ? AND s.branch_id = ? AND s.user_turn_number = ?
     ORDER BY +s.sequence_number`;
@@ -147,7 +157,7 @@ export function readItemsPage(ctx: QueryContext, sessionId: string, branchId: st
   }
   const messages = ctx.tables.messages;
   const page = keysetPage(
-    ctx.stmt(itemPageSql(messages, after !== null)),
+    ctx.stmt(itemPageSql(messages, after !== null, ctx.tables.messagesHasCreatedAt)),
     [sessionId, branchId],
     after,
     limit,
@@ -165,7 +175,7 @@ export function readTurnItems(ctx: QueryContext, sessionId: string, branchId: st
   const messages = ctx.tables.messages;
   return nameOutputsByCall(
     ctx
-      .stmt(turnItemsSql(messages))
+      .stmt(turnItemsSql(messages, ctx.tables.messagesHasCreatedAt))
       .all<StructureItemRecord>(sessionId, branchId, turn)
       .map((r) => structureEntry(r, messages)),
     structuredCallName(ctx, sessionId, branchId),

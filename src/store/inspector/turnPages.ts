@@ -4,6 +4,7 @@ import type { TurnEntry, TurnPage, TurnPageRequest } from './inspectorTypes';
 import { PLAIN_BRANCH_ID, plainTurnsPage } from './plainSessions';
 import { isStructuredSession, type QueryContext } from './queryContext';
 import { checkCursor, checkLimit, decodeMessageData, keysetPage, numberOrNull, structureRowMeta, userContentOf } from './rowDecoding';
+import { itemTimeSql } from './itemPages';
 import { quoteIdentifier } from './tableDiscovery';
 
 interface TurnRecord {
@@ -24,12 +25,18 @@ interface TurnRecord {
  * has no index (it equals `user_turn_number` in files the SDKs write, spec §12 e 8). Each user row opens its own
  * turn, so turn numbers of user rows are unique per branch and work as a cursor.
  */
-export function turnPageSql(messagesTable: string, withUsage: boolean, withCursor: boolean, backward = false): string {
+export function turnPageSql(
+  messagesTable: string,
+  withUsage: boolean,
+  withCursor: boolean,
+  backward = false,
+  messagesHaveTimes = false,
+): string {
   const usage = withUsage
     ? `LEFT JOIN turn_usage u ON u.session_id = s.session_id AND u.branch_id = s.branch_id AND u.user_turn_number = s.user_turn_number`
     : '';
   return `SELECT s.id AS structure_id, s.message_id, s.sequence_number, s.user_turn_number, s.branch_turn_number,
-      s.created_at, m.id AS found_id, m.message_data, ${withUsage ? 'u.total_tokens' : 'NULL'} AS total_tokens
+      ${itemTimeSql(messagesHaveTimes)} AS created_at, m.id AS found_id, m.message_data, ${withUsage ? 'u.total_tokens' : 'NULL'} AS total_tokens
     FROM message_structure s
     LEFT JOIN ${quoteIdentifier(messagesTable)} m ON m.id = s.message_id AND m.session_id = s.session_id
     ${usage}
@@ -57,7 +64,7 @@ export function readTurnsPage(ctx: QueryContext, sessionId: string, branchId: st
   }
   const messages = ctx.tables.messages;
   const page = keysetPage(
-    ctx.stmt(turnPageSql(messages, ctx.tables.turnUsage, after !== null)),
+    ctx.stmt(turnPageSql(messages, ctx.tables.turnUsage, after !== null, false, ctx.tables.messagesHasCreatedAt)),
     [sessionId, branchId],
     after,
     limit,
@@ -95,7 +102,7 @@ export function readTurnsPageBefore(
   }
   const messages = ctx.tables.messages;
   const page = keysetPage(
-    ctx.stmt(turnPageSql(messages, ctx.tables.turnUsage, before !== null, true)),
+    ctx.stmt(turnPageSql(messages, ctx.tables.turnUsage, before !== null, true, ctx.tables.messagesHasCreatedAt)),
     [sessionId, branchId],
     before,
     limit,

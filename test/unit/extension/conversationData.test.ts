@@ -76,8 +76,12 @@ describe('conversation view tables', () => {
         const alt = await tables(db, 's', 'alt', branches, FIRST_PAGE);
         assert.deepEqual(alt.turnsWithoutUsage, [{ branchId: 'alt', turn: 3 }]);
         assert.equal(alt.turnsWithoutUsageCount, 1);
-        assert.deepEqual(alt.usage.rows, []);
-        assert.equal(alt.usage.rowCount, 0);
+        // The shared turns' usage is main's: alt's table shows it, marked (turn 2 has none anywhere).
+        assert.deepEqual(
+          alt.usage.rows.map((u) => [u.branchId, u.turn, u.sharedFrom, u.totalTokens]),
+          [['alt', 1, 'main', 10]],
+        );
+        assert.equal(alt.usage.rowCount, 1);
         assert.deepEqual(alt.tools, [{ toolName: 'lookup', calls: 1, turns: [3], turnCount: 1 }]);
         const main = await tables(db, 's', 'main', branches, FIRST_PAGE);
         assert.deepEqual(main.turnsWithoutUsage, [{ branchId: 'main', turn: 2 }]);
