@@ -20,6 +20,11 @@ export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 export interface AgentConfig {
   /** Model name sent to the server (`gpt-4.1`, `llama3.1`, …); also the default for a module agent without one. */
   model: string;
+  /**
+   * Run a module agent on `model` even when it names a model of its own: a what-if retry with a picked model must
+   * run on that model, or the branch would be labelled with a model it never used.
+   */
+  forceModel?: boolean;
   /** Instructions of the built-in agent. */
   instructions: string;
   /** An OpenAI-compatible server's base URL, up to and including `/v1`; undefined: the OpenAI API. */
@@ -137,7 +142,8 @@ export async function createConfiguredAgent(config: AgentConfig, apiKey: string,
     }
     if ((config.mcpServers?.length ?? 0) > 0)
       warnings.push('agentSessions.agent.mcpServers apply to the built-in agent only; the module agent brings its own tools.');
-    return { agent: loaded.agent, modelProvider, source: 'module', endpoint, secrets, warnings, module: loaded, close: async () => {} };
+    const agent = config.forceModel ? loaded.agent.clone({ model: modelProvider.getModel(config.model) }) : loaded.agent;
+    return { agent, modelProvider, source: 'module', endpoint, secrets, warnings, module: loaded, close: async () => {} };
   }
 
   const servers: MCPServerStdio[] = [];

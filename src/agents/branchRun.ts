@@ -18,6 +18,9 @@ import { Produced, settleAndReport, type StreamResult, type StreamedRun } from '
 
 export { usageView } from './runSettlement';
 
+/** What a run sends as the new user turn. */
+export type RunInput = string | AgentInputItem[];
+
 /** Where the agent comes from: an agent, a configured agent, or a factory run first (its errors become failures). */
 export type AgentSource = Agent | ConfiguredAgent | (() => Agent | ConfiguredAgent | Promise<Agent | ConfiguredAgent>);
 
@@ -41,8 +44,11 @@ export interface RunOnBranchOptions {
   agent: AgentSource;
   /** Resolves model names; a `ConfiguredAgent` brings its own. Without one, string model names use the SDK default. */
   modelProvider?: ModelProvider;
-  /** The user's message. */
-  input: string;
+  /**
+   * The user's message: text, or items in the SDK's shape (a what-if retry re-sends a stored user message with its
+   * content parts, images included, as `fromStoredItems` reads it).
+   */
+  input: RunInput;
   /** Aborting cancels the run: the stream stops, and the branch is settled as for a failure (`cancelled`). */
   signal?: AbortSignal;
   /** Receives every event, in order; the last one is also the returned outcome. Exceptions it throws are ignored. */

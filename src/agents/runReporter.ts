@@ -6,13 +6,24 @@
 import { randomUUID } from 'node:crypto';
 import { failedBeforeWriting, type RunEvent, type RunFailureKind, type RunOutcome } from '../shared/runEvents';
 import { redactSecrets } from './apiKey';
+import { isMessageItem, messageText } from '../shared/itemText';
+
+/** The text of a run's input for people: the text itself, or the text of the messages among the items. */
+export function runInputText(input: string | readonly unknown[]): string {
+  if (typeof input === 'string') return input;
+  return input
+    .filter(isMessageItem)
+    .map((i) => messageText(i.content))
+    .join('\n');
+}
 
 export interface RunReporterOptions {
   runId?: string;
   sessionId: string;
   branchId?: string;
   fork?: { fromTurn: number; name?: string };
-  input: string;
+  /** The user's message (text, or items: `run/started` shows their text). */
+  input: string | readonly unknown[];
   secrets?: string[];
   onEvent?: (event: RunEvent) => void;
   log?: (line: string) => void;
@@ -66,7 +77,7 @@ export class RunReporter {
       sessionId,
       branchId: this.branchId,
       ...(fork ? { forkedFrom: { branchId: this.sourceBranch, turn: fork.fromTurn } } : {}),
-      input,
+      input: runInputText(input),
       agentName,
       warnings,
     });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { AgentConfig, ConfiguredAgent } from '../agents/agentConfig';
+import type { RunInput } from '../agents/branchRun';
 import { API_KEY_SECRET_ID, resolveApiKey } from '../agents/apiKey';
 import type { UserAgentModuleCache } from '../agents/userAgentModule';
 import type { RunEvent, RunOutcome } from '../shared/runEvents';
@@ -9,6 +10,7 @@ import { Setting } from './commandIds';
 import type { DatabaseRegistry } from './databaseRegistry';
 import { affectsSetting, setting } from './settings';
 import { UserFacingError } from './userError';
+import { whatIfModelChoices } from '../shared/whatIfModels';
 
 /** What a run continues: a session's branch, or a new branch forked from one at a turn. */
 export interface RunTarget {
@@ -16,6 +18,8 @@ export interface RunTarget {
   sessionId: string;
   branchId: string;
   fork?: { fromTurn: number; name?: string };
+  /** Run on this model instead of `agentSessions.agent.model` (a what-if retry with a picked model). */
+  model?: string;
 }
 
 /**
@@ -34,6 +38,16 @@ async function loadAgents() {
     runOnBranch: run.runOnBranch,
     UserAgentModuleCache: modules.UserAgentModuleCache,
   };
+}
+
+/** The models a what-if run offers: the configured one first, then `agentSessions.agent.models`. */
+export function readWhatIfModels(): string[] {
+  return whatIfModelChoices(setting(Setting.agentModel), setting(Setting.agentModels));
+}
+
+/** The configuration of a run on `model` (undefined or the configured model: the settings as they are). */
+export function configForModel(config: AgentConfig, model: string | undefined): AgentConfig {
+  return model === undefined || model === config.model ? config : { ...config, model, forceModel: true };
 }
 
 /** Reads the `agentSessions.agent.*` settings. Restricted ones are ignored by VS Code in untrusted workspaces. */
@@ -58,7 +72,10 @@ export function readAgentConfig(): AgentConfig {
  * on request. The key is only ever handed to the OpenAI client: logs and messages are redacted.
  */
 export class AgentRunner implements vscode.Disposable {
-  private configured: { key: string; agent: Promise<ConfiguredAgent> } | undefined;
+  /** What the cached agents were built from (settings, trust, folder, key); a change closes them all. */
+  private configuredKey: string | undefined;
+  /** One agent per model a run asked for (each with its own client and MCP servers), built on first use. */
+  private readonly configured = new Map<string, Promise<ConfiguredAgent>>();
   private modules: UserAgentModuleCache | undefined;
   private readonly runs = new Map<string, AbortController>();
   private readonly subscriptions: vscode.Disposable[] = [];
@@ -89,42 +106,66 @@ export class AgentRunner implements vscode.Disposable {
     await this.invalidate();
   }
 
+  /** Forgets every cached agent and closes them (their MCP servers). The map is emptied before the first await. */
   private async invalidate(): Promise<void> {
-    const old = this.configured;
-    this.configured = undefined;
+    const old = [...this.configured.values()];
+    this.configured.clear();
+    this.configuredKey = undefined;
     this.modules?.clear();
-    if (old) await (await old.agent.catch(() => undefined))?.close();
+    await Promise.all(old.map(async (agent) => (await agent.catch(() => undefined))?.close()));
   }
 
-  private async agent(): Promise<ConfiguredAgent> {
-    const config = readAgentConfig();
+  /** The models that have an agent built or being built (for tests: one per model, none after a settings change). */
+  get cachedModels(): string[] {
+    return [...this.configured.keys()];
+  }
+
+  /** The agent for runs on `model` (default: the configured one), built once per model until the settings change. */
+  private async agent(model?: string): Promise<ConfiguredAgent> {
+    const settings = readAgentConfig();
     const stored = await this.secrets.get(API_KEY_SECRET_ID);
     // Throws NoApiKeyError with the remedy; runOnBranch reports it as a 'no-key' failure.
-    const { key } = resolveApiKey({ stored, baseUrl: config.baseUrl });
+    const { key } = resolveApiKey({ stored, baseUrl: settings.baseUrl });
     const trusted = vscode.workspace.isTrusted;
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const cacheKey = JSON.stringify([config, trusted, folder, key.length, key.slice(-4)]);
-    if (this.configured?.key !== cacheKey) {
+    const cacheKey = JSON.stringify([settings, trusted, folder, key.length, key.slice(-4)]);
+    if (this.configuredKey !== cacheKey) {
       await this.invalidate();
-      const { createConfiguredAgent, UserAgentModuleCache } = await loadAgents();
-      this.modules ??= new UserAgentModuleCache();
-      const agent = createConfiguredAgent(config, key, { trusted, cwd: folder, allowedRoot: folder, moduleCache: this.modules });
-      this.configured = { key: cacheKey, agent };
-      agent.catch(() => {
-        if (this.configured?.agent === agent) this.configured = undefined;
-      });
+      this.configuredKey = cacheKey;
     }
-    return this.configured.agent;
+    const config = configForModel(settings, model);
+    let agent = this.configured.get(config.model);
+    if (!agent) {
+      const { createConfiguredAgent, UserAgentModuleCache } = await loadAgents();
+      // Parallel runs on one model (several retries at once) share the agent another of them started building.
+      agent = this.configured.get(config.model);
+      if (!agent) {
+        this.modules ??= new UserAgentModuleCache();
+        const built = createConfiguredAgent(config, key, { trusted, cwd: folder, allowedRoot: folder, moduleCache: this.modules });
+        this.configured.set(config.model, built);
+        built.catch(() => {
+          if (this.configured.get(config.model) === built) this.configured.delete(config.model);
+        });
+        agent = built;
+      }
+    }
+    return agent;
   }
 
-  /** Starts a run; resolves with its outcome. Events (text deltas, tool calls, …) go to `onEvent` as they happen. */
-  async run(target: RunTarget, input: string, onEvent: (e: RunEvent) => void, runId: string = randomUUID()): Promise<RunOutcome> {
-    const entry = this.registry.require(target.dbPath);
+  /** The database's tables when runs can write to it; otherwise a UserFacingError that says why not. */
+  checkCanRun(dbPath: string): { sessions: string; messages: string } {
+    const entry = this.registry.require(dbPath);
     if (entry.readonly) throw new UserFacingError('This database is open read-only; runs would write to it. Use "Toggle Read-Only" first.');
     const tables = entry.db?.tables;
     if (!tables?.messageStructure || !tables.sessions)
       throw new UserFacingError('This file has no branch tables; agents can only continue AdvancedSQLiteSession files.');
-    if (input.trim() === '') throw new UserFacingError('The message is empty.');
+    return { sessions: tables.sessions, messages: tables.messages };
+  }
+
+  /** Starts a run; resolves with its outcome. Events (text deltas, tool calls, …) go to `onEvent` as they happen. */
+  async run(target: RunTarget, input: RunInput, onEvent: (e: RunEvent) => void, runId: string = randomUUID()): Promise<RunOutcome> {
+    const tables = this.checkCanRun(target.dbPath);
+    if (typeof input === 'string' ? input.trim() === '' : input.length === 0) throw new UserFacingError('The message is empty.');
     const controller = new AbortController();
     this.runs.set(runId, controller);
     try {
@@ -135,7 +176,7 @@ export class AgentRunner implements vscode.Disposable {
         branchId: target.branchId,
         fork: target.fork,
         tables: { sessions: tables.sessions, messages: tables.messages },
-        agent: () => this.agent(),
+        agent: () => this.agent(target.model),
         input,
         signal: controller.signal,
         onEvent,

@@ -17,6 +17,9 @@ export const CommandId = {
   filterSessions: 'agentSessions.filterSessions',
   copySessionToLocal: 'agentSessions.copySessionToLocal',
   deleteRemoteSession: 'agentSessions.deleteRemoteSession',
+  retryFromHere: 'agentSessions.retryFromHere',
+  editAndResend: 'agentSessions.editAndResend',
+  retryWithModels: 'agentSessions.retryWithModels',
 } as const;
 
 export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];
@@ -32,6 +35,7 @@ export const Setting = {
   /** The group of the agent settings below (for change events). */
   agent: 'agent',
   agentModel: 'agent.model',
+  agentModels: 'agent.models',
   agentInstructions: 'agent.instructions',
   agentBaseUrl: 'agent.baseUrl',
   agentMcpServers: 'agent.mcpServers',

@@ -13,6 +13,7 @@ import { asNode, type BranchNodeRef, type SessionNode, type TreeNode } from './t
 import { UserFacingError } from './userError';
 import { argOrInput, badArgument } from './commandArgs';
 import { confirmRemoteWrites, registerRemoteCommands } from './remoteCommands';
+import { registerWhatIfCommands } from './whatIfCommands';
 
 export interface CommandDeps {
   registry: DatabaseRegistry;
@@ -68,6 +69,7 @@ async function sessionTarget(
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
   const { registry, tree, treeView, panels, runner } = deps;
   registerRemoteCommands(context, registry, treeView);
+  registerWhatIfCommands(context, deps, () => pickSession(registry));
 
   const revealBranch = async (dbPath: string, sessionId: string, branchId: string): Promise<void> => {
     const node: BranchNodeRef = { kind: 'branch', dbPath, sessionId, branchId };

@@ -7,7 +7,11 @@ import { ChangeNotices, noticeKinds, sameDatabaseState, type DatabaseState } fro
 import { itemView, sessionView, tables, turnPage } from './conversationData';
 import { randomUUID } from 'node:crypto';
 import { failedBeforeWriting, type RunOutcome } from '../shared/runEvents';
-import type { AgentRunner } from './agentRunner';
+import { readWhatIfModels, type AgentRunner, type RunTarget } from './agentRunner';
+import { Setting } from './commandIds';
+import { setting } from './settings';
+import { startWhatIf, type StartedWhatIf, type WhatIfRequest, type WhatIfTurn } from './whatIf';
+import type { RunInput } from '../agents/branchRun';
 import { createBranch, deleteBranch, switchBranch } from './branchActions';
 import type { DatabaseChange, DatabaseRegistry } from './databaseRegistry';
 import { sessionKey, type SessionRef } from './sessionRef';
@@ -114,14 +118,38 @@ class ConversationPanel implements vscode.Disposable {
    * Runs the agent on `branchId` with `input`, streaming every event into the view. Resolves with the outcome (a
    * failure is an outcome, not an exception).
    */
-  startRun(branchId: string, input: string, runId: string = randomUUID()): { runId: string; outcome: Promise<RunOutcome> } {
+  startRun(
+    branchId: string,
+    input: RunInput,
+    runId: string = randomUUID(),
+    options: Pick<RunTarget, 'fork' | 'model'> = {},
+  ): { runId: string; outcome: Promise<RunOutcome> } {
     const outcome = this.runner.run(
-      { dbPath: this.target.dbPath, sessionId: this.target.sessionId, branchId },
+      { dbPath: this.target.dbPath, sessionId: this.target.sessionId, branchId, ...options },
       input,
       (event) => this.post({ kind: 'run/didEvent', event }),
       runId,
     );
     return { runId, outcome };
+  }
+
+  /**
+   * `startRun`, with a run that cannot start (a read-only database, …) ending as a `run/failed` outcome, also posted
+   * to the view, instead of a rejection: the view always sees the run end.
+   */
+  startReportedRun(branchId: string, input: RunInput, runId: string, options: Pick<RunTarget, 'fork' | 'model'> = {}): Promise<RunOutcome> {
+    return this.startRun(branchId, input, runId, options).outcome.catch((err: unknown) => {
+      const event = failedBeforeWriting(runId, 'other', describeError(err), 'Nothing was written.');
+      this.post({ kind: 'run/didEvent', event });
+      return event;
+    });
+  }
+
+  /** Starts a what-if from a turn of this session; its runs stream into this view (whatIf.ts). */
+  startWhatIf(source: WhatIfTurn, request: WhatIfRequest): Promise<StartedWhatIf> {
+    return startWhatIf(this.registry, this.runner, source, request, (input, o) =>
+      this.startReportedRun(source.branchId, input, o.runId, { fork: o.fork, model: o.model }),
+    );
   }
 
   private post(message: HostMessage): void {
@@ -209,14 +237,21 @@ class ConversationPanel implements vscode.Disposable {
     },
     'branch/delete': async (p) => ({ deleted: await deleteBranch(this.registry, this.target, p.branchId) }),
     'run/start': (p) => {
-      const { runId, outcome } = this.startRun(p.branchId, p.input);
-      // Failures reach the view as run/failed events; an error before the run starts is reported here too.
-      outcome.catch((err: unknown) =>
-        this.post({ kind: 'run/didEvent', event: failedBeforeWriting(runId, 'other', describeError(err), 'Nothing was written.') }),
-      );
+      // Failures reach the view as run/failed events; an error before the run starts is reported as one too.
+      const runId = randomUUID();
+      void this.startReportedRun(p.branchId, p.input, runId);
       return { runId };
     },
     'run/stop': (p) => ({ stopped: this.runner.stop(p.runId) }),
+    'whatIf/models': () => ({ configured: setting(Setting.agentModel), choices: readWhatIfModels() }),
+    'whatIf/start': async (p) => {
+      const { runs, done } = await this.startWhatIf(
+        { ...this.target, branchId: p.branchId, turn: p.turn, branchTurnNumber: p.branchTurnNumber },
+        { kind: p.editedText === null ? 'retry' : 'edit', editedText: p.editedText ?? undefined, models: p.models },
+      );
+      void done;
+      return { runs };
+    },
   };
 
   /** Links come from database text: only http(s), and only after the user confirms the exact address. */

@@ -10,6 +10,7 @@ const fallback = {
   [Setting.discoveryGlobs]: [] as string[],
   [Setting.openReadOnly]: false as boolean,
   [Setting.agentModel]: 'gpt-4.1-mini' as string,
+  [Setting.agentModels]: [] as string[],
   [Setting.agentInstructions]: 'You are a helpful assistant.' as string,
   [Setting.agentBaseUrl]: '' as string,
   [Setting.agentMcpServers]: [] as string[],

@@ -13,3 +13,27 @@ export function branchNameProblem(name: string, usedIds: ReadonlySet<string>): s
   if (usedIds.has(name)) return `'${name}' has already been used in this session (branch names are never reused).`;
   return undefined;
 }
+
+/** How many code points of a model name go into a retry branch's name (model names can be long paths). */
+const MODEL_IN_NAME = 60;
+
+/**
+ * Names for the new branches of a what-if run, one per model: `<prefix>-<model>-<n>` (for example `retry-gpt-4o-1`),
+ * with the smallest `n` from 1 that makes a name no branch of the session ever had and that this call has not
+ * handed out already, so two retries with the same model get two names. Whitespace in a model name becomes `-` and
+ * control characters are dropped, so every name passes `branchNameProblem`.
+ */
+export function whatIfBranchNames(prefix: 'retry' | 'edit', models: readonly string[], usedIds: ReadonlySet<string>): string[] {
+  const taken = new Set(usedIds);
+  return models.map((model) => {
+    // eslint-disable-next-line no-control-regex
+    const printable = model.replace(/[\u0000-\u001f\u007f]/g, '');
+    const clean = Array.from(printable.trim().replace(/\s+/g, '-')).slice(0, MODEL_IN_NAME).join('');
+    const base = clean === '' ? prefix : `${prefix}-${clean}`;
+    let n = 1;
+    while (taken.has(`${base}-${n}`)) n++;
+    const name = `${base}-${n}`;
+    taken.add(name);
+    return name;
+  });
+}

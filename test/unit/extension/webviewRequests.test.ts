@@ -35,6 +35,8 @@ function recordingHandlers(): { handlers: RequestHandlers; calls: [RequestMethod
     'branch/switch': record('branch/switch', { branchId: 'alt' }),
     'branch/delete': record('branch/delete', { deleted: true }),
     'run/start': record('run/start', { runId: 'r1' }),
+    'whatIf/models': record('whatIf/models', { configured: 'm', choices: ['m'] }),
+    'whatIf/start': record('whatIf/start', { runs: [] }),
     'run/stop': async (params) => {
       calls.push(['run/stop', params]);
       return { stopped: false };
@@ -66,6 +68,8 @@ describe('webview requests', () => {
       'branch/delete': true,
       'run/start': true,
       'run/stop': true,
+      'whatIf/models': true,
+      'whatIf/start': true,
     };
     assert.deepEqual(Object.keys(requestParams).sort(), Object.keys(methods).sort());
     assert.ok(isRequestMethod('turns/get'));

@@ -75,6 +75,8 @@ class TestHost {
     'branch/delete': () => assert.fail('not in these tests'),
     'run/start': () => assert.fail('not in these tests'),
     'run/stop': () => assert.fail('not in these tests'),
+    'whatIf/models': () => assert.fail('not in these tests'),
+    'whatIf/start': () => assert.fail('not in these tests'),
   };
 
   readonly request = ((method: RequestMethod, params: unknown) => {
