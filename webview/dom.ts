@@ -31,3 +31,13 @@ export function replaceChildren(parent: Element, ...children: Child[]): void {
   parent.replaceChildren();
   append(parent, ...children);
 }
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** An SVG element: attributes by name (presentation comes from classes in the stylesheet, which the CSP allows). */
+export function svgEl(tag: string, attributes: Record<string, string | number> = {}, ...children: Child[]): SVGElement {
+  const e = document.createElementNS(SVG_NS, tag) as SVGElement;
+  for (const [k, v] of Object.entries(attributes)) e.setAttribute(k, String(v));
+  append(e, ...children);
+  return e;
+}

@@ -3,7 +3,7 @@
  * token and tool tables. Its state and loading live in one `ConversationModel` (webview/logic/conversationModel.ts);
  * this file lays the page out, wires the controls to the model and redraws the part the model says changed.
  */
-import { renderBranchMap } from './components/branchMap';
+import { drawBranchMap } from './components/branchMap';
 import { Composer } from './components/composer';
 import { renderToolTable, renderUsageTable } from './components/tables';
 import { renderTurnDetail } from './components/turnDetail';
@@ -142,6 +142,11 @@ function renderDetail(): void {
 
 function drawTurns(): void {
   const b = model.session?.branches.find((x) => x.branchId === model.branchId);
+  turnList.setFork(
+    b && b.parentBranchId !== null && b.forkTurn !== null
+      ? { branchId: b.branchId, parentBranchId: b.parentBranchId, forkTurn: b.forkTurn }
+      : null,
+  );
   turnList.set(model.turns, model.hasMore, model.hasEarlier, `Turns of branch ${model.branchId}${b ? ` (${turnCountLabel(b)})` : ''}`);
   if (!firstScreenReported && model.turns.length > 0) {
     firstScreenReported = true;
@@ -187,10 +192,7 @@ function renderHeader(): void {
     branchId,
     s.readonly ? 'Read-only: open it writable to continue the conversation.' : undefined,
   );
-  replaceChildren(
-    mapSlot,
-    renderBranchMap(s.branches, branchId, (id) => void model.showBranch(id)),
-  );
+  drawBranchMap(mapSlot, s.branches, branchId, (id) => void model.showBranch(id));
 }
 
 function saveState(): void {

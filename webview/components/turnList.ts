@@ -18,6 +18,14 @@ export interface TurnListCallbacks {
   onHome(): void;
 }
 
+/** Where the shown branch leaves the branch it forked from (null: a root branch, nothing to mark). */
+export interface ForkMark {
+  branchId: string;
+  parentBranchId: string;
+  /** The branch's first own turn: the turns before it are shared. */
+  forkTurn: number;
+}
+
 /**
  * The turns of a branch as a virtualized list: only the rows in view (plus a margin) exist in the DOM, so a
  * branch of 10,000 turns scrolls as lightly as one of ten. The list holds a window of the branch's turns, which need
@@ -33,6 +41,7 @@ export class TurnList {
   private hasMore = false;
   private hasEarlier = false;
   private edgeCheckQueued = false;
+  private fork: ForkMark | null = null;
 
   constructor(private readonly callbacks: TurnListCallbacks) {
     this.spacer = el('div', { class: 'turn-spacer' });
@@ -59,6 +68,11 @@ export class TurnList {
     this.spacer.style.height = `${turns.length * TURN_ROW_HEIGHT}px`;
     if (shift > 0) this.element.scrollTop += shift * TURN_ROW_HEIGHT;
     this.render();
+  }
+
+  /** Marks where the shown branch leaves its parent (drawn with the next `set`). */
+  setFork(fork: ForkMark | null): void {
+    this.fork = fork;
   }
 
   get selectedIndex(): number {
@@ -107,18 +121,31 @@ export class TurnList {
     this.spacer.style.height = `${count * TURN_ROW_HEIGHT}px`;
     const w = listWindow(this.element.scrollTop, this.element.clientHeight || 600, TURN_ROW_HEIGHT, count);
     const nodes: HTMLElement[] = [];
+    const fork = this.fork;
     for (let i = w.first; i <= w.last; i++) {
       const t = this.turns[i] as TurnView;
+      // The first own turn opens with a divider: the parent went on differently from here. A branch with no own turns
+      // yet (forked after its parent's last turn) gets the divider under its last shared turn instead.
+      const leavesHere = fork !== null && t.turn === fork.forkTurn;
+      const leavesAfter = fork !== null && !leavesHere && t.turn === fork.forkTurn - 1 && i === count - 1 && !this.hasMore;
+      const forkNote = fork
+        ? leavesHere
+          ? `${fork.branchId}'s own turns start here; ${fork.parentBranchId} continues differently`
+          : `${fork.branchId} has no turns of its own yet; ${fork.parentBranchId} continues differently`
+        : '';
       const row = el(
         'div',
         {
-          class: `turn-row${i === this.selected ? ' selected' : ''}${t.error ? ' unreadable' : ''}`,
+          class: `turn-row${i === this.selected ? ' selected' : ''}${t.error ? ' unreadable' : ''}${t.sharedFrom ? ' shared' : ''}${leavesHere ? ' fork-start' : ''}${leavesAfter ? ' fork-end' : ''}`,
           role: 'option',
           id: `turn-${t.turn}`,
           'data-turn': t.turn,
           'aria-selected': i === this.selected ? 'true' : 'false',
-          'aria-label': `Turn ${t.turn}: ${t.error ? `unreadable (${t.error})` : t.preview}, ${t.itemCount} items${t.tools.length ? `, tools ${t.tools.join(', ')}` : ''}${t.totalTokens !== null ? `, ${t.totalTokens} tokens` : ''}`,
+          'aria-label': `Turn ${t.turn}: ${t.error ? `unreadable (${t.error})` : t.preview}, ${t.itemCount} items${t.tools.length ? `, tools ${t.tools.join(', ')}` : ''}${t.totalTokens !== null ? `, ${t.totalTokens} tokens` : ''}${t.sharedFrom ? `, shared with ${t.sharedFrom}` : ''}${leavesHere || leavesAfter ? `. ${forkNote}` : ''}`,
         },
+        leavesHere || leavesAfter
+          ? el('span', { class: 'fork-marker', title: forkNote }, leavesHere ? '⑂ own turns start here' : '⑂ no own turns yet')
+          : null,
         el('span', { class: 'turn-number' }, `Turn ${t.turn}`),
         el('span', { class: 'turn-preview' }, t.error ? `unreadable: ${t.error}` : t.preview),
         el(
@@ -127,6 +154,13 @@ export class TurnList {
           `${t.itemCount} item${t.itemCount === 1 ? '' : 's'}`,
           ...t.tools.map((name) => el('span', { class: 'tool-badge' }, name)),
           el('span', { class: 'turn-tokens' }, t.totalTokens !== null ? `${t.totalTokens.toLocaleString('en-US')} tokens` : 'no usage'),
+          t.sharedFrom
+            ? el(
+                'span',
+                { class: 'shared-badge', title: `Run on ${t.sharedFrom}: this branch shares the turn, its usage and its time` },
+                `shared with ${t.sharedFrom}`,
+              )
+            : null,
         ),
       );
       row.style.transform = `translateY(${i * TURN_ROW_HEIGHT}px)`;

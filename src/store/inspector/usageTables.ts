@@ -200,7 +200,8 @@ function usageScope(
 ): { from: string; params: (string | number)[]; sharedFrom: string } {
   if (branchId === null) return { from: 'turn_usage WHERE session_id = ?', params: [sessionId], sharedFrom: 'NULL' };
   const ranges = shared.filter((r) => r.fromTurn <= r.toTurn && r.originBranchId !== branchId);
-  if (ranges.length === 0) return { from: 'turn_usage WHERE session_id = ? AND branch_id = ?', params: [sessionId, branchId], sharedFrom: 'NULL' };
+  if (ranges.length === 0)
+    return { from: 'turn_usage WHERE session_id = ? AND branch_id = ?', params: [sessionId, branchId], sharedFrom: 'NULL' };
   const own = `SELECT branch_id, ${USAGE_COLUMNS}, NULL AS shared_from FROM turn_usage WHERE session_id = ? AND branch_id = ?`;
   const copied = `SELECT ? AS branch_id, ${USAGE_COLUMNS}, branch_id AS shared_from FROM turn_usage
     WHERE session_id = ? AND branch_id = ? AND user_turn_number BETWEEN ? AND ?`;
