@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { AgentConfig, ConfiguredAgent } from '../agents/agentConfig';
 import type { RunInput } from '../agents/branchRun';
+import { AgentsByModel, configForModel } from '../agents/agentCache';
 import { API_KEY_SECRET_ID, resolveApiKey } from '../agents/apiKey';
 import type { UserAgentModuleCache } from '../agents/userAgentModule';
 import type { RunEvent, RunOutcome } from '../shared/runEvents';
@@ -45,11 +46,6 @@ export function readWhatIfModels(): string[] {
   return whatIfModelChoices(setting(Setting.agentModel), setting(Setting.agentModels));
 }
 
-/** The configuration of a run on `model` (undefined or the configured model: the settings as they are). */
-export function configForModel(config: AgentConfig, model: string | undefined): AgentConfig {
-  return model === undefined || model === config.model ? config : { ...config, model, forceModel: true };
-}
-
 /** Reads the `agentSessions.agent.*` settings. Restricted ones are ignored by VS Code in untrusted workspaces. */
 export function readAgentConfig(): AgentConfig {
   const baseUrl = setting(Setting.agentBaseUrl).trim();
@@ -72,10 +68,8 @@ export function readAgentConfig(): AgentConfig {
  * on request. The key is only ever handed to the OpenAI client: logs and messages are redacted.
  */
 export class AgentRunner implements vscode.Disposable {
-  /** What the cached agents were built from (settings, trust, folder, key); a change closes them all. */
-  private configuredKey: string | undefined;
-  /** One agent per model a run asked for (each with its own client and MCP servers), built on first use. */
-  private readonly configured = new Map<string, Promise<ConfiguredAgent>>();
+  /** One agent per model a run asked for (each with its own client and MCP servers), for the current settings. */
+  private readonly configured = new AgentsByModel();
   private modules: UserAgentModuleCache | undefined;
   private readonly runs = new Map<string, AbortController>();
   private readonly subscriptions: vscode.Disposable[] = [];
@@ -106,18 +100,15 @@ export class AgentRunner implements vscode.Disposable {
     await this.invalidate();
   }
 
-  /** Forgets every cached agent and closes them (their MCP servers). The map is emptied before the first await. */
+  /** Forgets every cached agent and closes them (their MCP servers). */
   private async invalidate(): Promise<void> {
-    const old = [...this.configured.values()];
-    this.configured.clear();
-    this.configuredKey = undefined;
     this.modules?.clear();
-    await Promise.all(old.map(async (agent) => (await agent.catch(() => undefined))?.close()));
+    await this.configured.clear();
   }
 
   /** The models that have an agent built or being built (for tests: one per model, none after a settings change). */
   get cachedModels(): string[] {
-    return [...this.configured.keys()];
+    return this.configured.models;
   }
 
   /** The agent for runs on `model` (default: the configured one), built once per model until the settings change. */
@@ -129,27 +120,11 @@ export class AgentRunner implements vscode.Disposable {
     const trusted = vscode.workspace.isTrusted;
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const cacheKey = JSON.stringify([settings, trusted, folder, key.length, key.slice(-4)]);
-    if (this.configuredKey !== cacheKey) {
-      await this.invalidate();
-      this.configuredKey = cacheKey;
-    }
-    const config = configForModel(settings, model);
-    let agent = this.configured.get(config.model);
-    if (!agent) {
+    return this.configured.get(cacheKey, configForModel(settings, model), async (config) => {
       const { createConfiguredAgent, UserAgentModuleCache } = await loadAgents();
-      // Parallel runs on one model (several retries at once) share the agent another of them started building.
-      agent = this.configured.get(config.model);
-      if (!agent) {
-        this.modules ??= new UserAgentModuleCache();
-        const built = createConfiguredAgent(config, key, { trusted, cwd: folder, allowedRoot: folder, moduleCache: this.modules });
-        this.configured.set(config.model, built);
-        built.catch(() => {
-          if (this.configured.get(config.model) === built) this.configured.delete(config.model);
-        });
-        agent = built;
-      }
-    }
-    return agent;
+      this.modules ??= new UserAgentModuleCache();
+      return createConfiguredAgent(config, key, { trusted, cwd: folder, allowedRoot: folder, moduleCache: this.modules });
+    });
   }
 
   /** The database's tables when runs can write to it; otherwise a UserFacingError that says why not. */
