@@ -6,6 +6,8 @@
 import { drawBranchMap } from './components/branchMap';
 import { Composer } from './components/composer';
 import { renderToolTable, renderUsageTable } from './components/tables';
+import { renderTokenChart } from './components/tokenChart';
+import { renderPricingHeader } from './components/pricingHeader';
 import { renderTurnDetail } from './components/turnDetail';
 import { TurnList } from './components/turnList';
 import { el, replaceChildren } from './dom';
@@ -31,7 +33,12 @@ const mapSlot = el('div', { class: 'map-slot' });
 const detail = el('section', { class: 'turn-detail', 'aria-label': 'Selected turn', tabindex: -1 });
 const usageSlot = el('div', { class: 'usage-slot' });
 const toolSlot = el('div', { class: 'tool-slot' });
-const scopeButtons = el('div', { class: 'scope', role: 'radiogroup', 'aria-label': 'Table scope' });
+const pricingSlot = el('div', { class: 'pricing-slot' });
+const chartSlot = el('div', { class: 'chart-slot' });
+const scopeButtons = el('div', { class: 'scope', role: 'radiogroup', 'aria-label': 'Token table scope' });
+// The Tools tab has its own scope: it used to show whatever scope the Tokens tab last had, without saying so.
+const toolScopeButtons = el('div', { class: 'scope tool-scope', role: 'radiogroup', 'aria-label': 'Tool table scope' });
+const toolScopeLabel = el('p', { class: 'scope-label', 'aria-live': 'polite' });
 
 const model = new ConversationModel(request, redraw, () => turnList.lastShownIndex);
 const turnAt = (index: number): number | undefined => model.turns[index]?.turn;
@@ -69,24 +76,32 @@ const panels = el(
     { id: 'view-conversation' },
     el('div', { class: 'conversation' }, mapSlot, turnList.element, el('div', { class: 'detail-column' }, detail, composer.element)),
   ),
-  el('vscode-panel-view', { id: 'view-tokens' }, el('div', { class: 'tables' }, scopeButtons, usageSlot)),
-  el('vscode-panel-view', { id: 'view-tools' }, el('div', { class: 'tables' }, toolSlot)),
+  el('vscode-panel-view', { id: 'view-tokens' }, el('div', { class: 'tables' }, scopeButtons, pricingSlot, chartSlot, usageSlot)),
+  el('vscode-panel-view', { id: 'view-tools' }, el('div', { class: 'tables' }, toolScopeButtons, toolScopeLabel, toolSlot)),
 );
-panels.addEventListener('change', () => void model.setTables(tablesOpen()));
+panels.addEventListener('change', () => {
+  void model.setTables(activeTab() === 'tab-tokens');
+  void model.setTools(activeTab() === 'tab-tools');
+});
 replaceChildren(app, el('header', { class: 'header' }, title, badges, actions), banner, panels);
 
-for (const scope of ['branch', 'session'] as const) {
-  const b = el(
-    'vscode-button',
-    { appearance: scope === 'branch' ? 'primary' : 'secondary', 'data-scope': scope, role: 'radio' },
-    scope === 'branch' ? 'This branch' : 'Whole session',
-  );
-  b.addEventListener('click', () => {
-    for (const other of Array.from(scopeButtons.children)) other.setAttribute('appearance', other === b ? 'primary' : 'secondary');
-    void model.setTables(tablesOpen(), scope);
-  });
-  scopeButtons.appendChild(b);
+/** "This branch" / "Whole session" buttons in `group`; the chosen one is primary. */
+function scopeControl(group: HTMLElement, choose: (scope: 'branch' | 'session') => void): void {
+  for (const scope of ['branch', 'session'] as const) {
+    const b = el(
+      'vscode-button',
+      { appearance: scope === 'branch' ? 'primary' : 'secondary', 'data-scope': scope, role: 'radio' },
+      scope === 'branch' ? 'This branch' : 'Whole session',
+    );
+    b.addEventListener('click', () => {
+      for (const other of Array.from(group.children)) other.setAttribute('appearance', other === b ? 'primary' : 'secondary');
+      choose(scope);
+    });
+    group.appendChild(b);
+  }
 }
+scopeControl(scopeButtons, (scope) => void model.setTables(activeTab() === 'tab-tokens', scope));
+scopeControl(toolScopeButtons, (scope) => void model.setTools(activeTab() === 'tab-tools', scope));
 
 // ---- drawing -------------------------------------------------------------------------------------------------
 function redraw(part: ViewPart): void {
@@ -106,10 +121,21 @@ function redraw(part: ViewPart): void {
         // Redrawn from scratch: a control that had the focus (a pager button, a header) gets it back.
         const active = document.activeElement;
         const focused = active?.closest('[data-focus]')?.getAttribute('data-focus');
-        const slot = [usageSlot, toolSlot].find((s) => active && s.contains(active));
+        const slot = [usageSlot, pricingSlot].find((s) => active && s.contains(active));
         replaceChildren(usageSlot, renderUsageTable(model.tables, usageActions));
-        replaceChildren(toolSlot, renderToolTable(model.tables));
+        replaceChildren(
+          pricingSlot,
+          renderPricingHeader(model.tables, () => void model.choosePricingModel()),
+        );
+        replaceChildren(chartSlot, renderTokenChart(model.tables));
         if (focused && slot) slot.querySelector<HTMLElement>(`[data-focus="${focused}"]:not([disabled])`)?.focus();
+      }
+      return;
+    case 'tools':
+      if (model.tools) {
+        const b = model.tools.branchId;
+        toolScopeLabel.textContent = b === null ? 'Tools called in the whole session (all branches)' : `Tools called on branch ${b}`;
+        replaceChildren(toolSlot, renderToolTable(model.tools));
       }
       return;
     case 'banner': {
@@ -121,10 +147,9 @@ function redraw(part: ViewPart): void {
   }
 }
 
-function tablesOpen(): boolean {
+function activeTab(): string | undefined {
   // The property, not the attribute: FAST reflects it to the attribute only on its next update.
-  const active = (panels as HTMLElement & { activeid?: string }).activeid;
-  return active === 'tab-tokens' || active === 'tab-tools';
+  return (panels as HTMLElement & { activeid?: string }).activeid;
 }
 
 function openLink(url: string): void {

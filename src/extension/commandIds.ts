@@ -17,6 +17,7 @@ export const CommandId = {
   filterSessions: 'agentSessions.filterSessions',
   copySessionToLocal: 'agentSessions.copySessionToLocal',
   deleteRemoteSession: 'agentSessions.deleteRemoteSession',
+  setPricingModel: 'agentSessions.setPricingModel',
   retryFromHere: 'agentSessions.retryFromHere',
   editAndResend: 'agentSessions.editAndResend',
   retryWithModels: 'agentSessions.retryWithModels',
@@ -43,3 +44,5 @@ export const Setting = {
   agentMaxRetries: 'agent.maxRetries',
   agentRequestTimeoutSeconds: 'agent.requestTimeoutSeconds',
 } as const;
+  /** Prices that replace or extend the built-in table (src/shared/pricing.ts). */
+  pricingPrices: 'pricing.prices',

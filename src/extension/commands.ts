@@ -24,7 +24,7 @@ export interface CommandDeps {
 }
 
 /** Picks a database, then a session, with quick picks (for palette invocations without a tree node). */
-async function pickSession(registry: DatabaseRegistry): Promise<SessionRef | undefined> {
+export async function pickSession(registry: DatabaseRegistry): Promise<SessionRef | undefined> {
   const entries = registry.list().filter((e) => e.db);
   if (entries.length === 0) throw new UserFacingError('No session database is open. Run "Open Session Database…" first.');
   const entry =

@@ -17,6 +17,9 @@ import type { DatabaseChange, DatabaseRegistry } from './databaseRegistry';
 import { sessionKey, type SessionRef } from './sessionRef';
 import { describeError, UserFacingError } from './userError';
 import { handleRequest, type RequestHandlers } from './webviewRequests';
+import { toolsView, withCosts } from './pricedTables';
+import { choosePricingModel } from './pricingCommands';
+import type { SessionPricing } from './sessionPricing';
 import { webviewHtml } from './webviewHtml';
 
 export const CONVERSATION_VIEW_TYPE = 'agentSessions.conversation';
@@ -71,6 +74,7 @@ class ConversationPanel implements vscode.Disposable {
     private readonly runner: AgentRunner,
     private readonly extensionUri: vscode.Uri,
     private readonly onDispose: () => void,
+    private readonly pricing?: SessionPricing,
   ) {
     this.pendingReveal = revealOf(target);
     this.seenState = this.databaseState();
@@ -90,6 +94,14 @@ class ConversationPanel implements vscode.Disposable {
       panel.onDidDispose(() => this.dispose()),
       registry.onDidChange((change) => this.databaseChanged(change)),
     );
+    if (pricing)
+      this.subscriptions.push(
+        // Another pricing model or price table: the costs change, the file does not.
+        pricing.onDidChange((ref) => {
+          const mine = !ref || (ref.dbPath === target.dbPath && ref.sessionId === target.sessionId);
+          if (mine && this.ready) this.notices.note(['pricing']);
+        }),
+      );
   }
 
   private databaseState(): DatabaseState {
@@ -226,7 +238,14 @@ class ConversationPanel implements vscode.Disposable {
     'turn/items': async (p) => (await this.db().getTurnItems(this.target.sessionId, p.branchId, p.turn)).map(itemView),
     'tables/get': async (p) => {
       const db = this.db();
-      return tables(db, this.target.sessionId, p.branchId, await this.branches(db), p.usage);
+      const view = await tables(db, this.target.sessionId, p.branchId, await this.branches(db), p.usage);
+      return this.pricing ? withCosts(view, this.pricing.pricingFor(this.target)) : view;
+    },
+    'tools/get': (p) => toolsView(this.db(), this.target.sessionId, p.branchId),
+    'pricing/choose': async () => {
+      if (!this.pricing) throw new UserFacingError('Pricing is not available.');
+      const model = await choosePricingModel(this.pricing, this.target);
+      return { model: model === undefined ? null : model };
     },
     'branch/create': async (p) => ({
       branchId: await createBranch(this.registry, this.target, p.fromBranchId, { turn: p.branchTurnNumber }, p.name),
@@ -291,6 +310,7 @@ export class ConversationPanels implements vscode.Disposable {
     private readonly registry: DatabaseRegistry,
     private readonly runner: AgentRunner,
     private readonly extensionUri: vscode.Uri,
+    private readonly pricing?: SessionPricing,
   ) {
     this.serializer = vscode.window.registerWebviewPanelSerializer(CONVERSATION_VIEW_TYPE, {
       deserializeWebviewPanel: async (panel, state: unknown) => {
@@ -337,7 +357,15 @@ export class ConversationPanels implements vscode.Disposable {
 
   private attach(panel: vscode.WebviewPanel, target: PanelTarget): ConversationPanel {
     const key = sessionKey(target.dbPath, target.sessionId);
-    const p = new ConversationPanel(panel, target, this.registry, this.runner, this.extensionUri, () => this.panels.delete(key));
+    const p = new ConversationPanel(
+      panel,
+      target,
+      this.registry,
+      this.runner,
+      this.extensionUri,
+      () => this.panels.delete(key),
+      this.pricing,
+    );
     this.panels.set(key, p);
     return p;
   }

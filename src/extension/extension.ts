@@ -10,6 +10,8 @@ import { onDidFailCommand, type CommandFailure } from './registerCommand';
 import { SessionTreeProvider } from './sessionTree';
 import { SqliteDriverCheck } from './sqliteDriver';
 import { SessionStatusBar } from './statusBar';
+import { SessionPricing } from './sessionPricing';
+import { registerPricingCommands } from './pricingCommands';
 import type { TreeNode } from './treeNodes';
 import { errorMessage } from '../shared/errorMessage';
 
@@ -25,6 +27,8 @@ export interface AgentSessionsApi {
   /** The newest command failures (at most 200), oldest first. */
   failures: CommandFailure[];
   /** Resolves when remembered databases are reopened and the workspace scanned. */
+  /** The pricing model of each session and the price table in force. */
+  pricing: SessionPricing;
   ready: Promise<void>;
 }
 
@@ -32,12 +36,13 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   // General log (driver choice, start-up problems); agent runs keep their own channel.
   const log = vscode.window.createOutputChannel('Agent Sessions', { log: true });
   const registry = new DatabaseRegistry(context.workspaceState, new SqliteDriverCheck(log), context.secrets);
-  const tree = new SessionTreeProvider(registry);
+  const pricing = new SessionPricing(context.workspaceState, log);
+  const tree = new SessionTreeProvider(registry, pricing);
   const treeView = vscode.window.createTreeView(ViewId.sessions, { treeDataProvider: tree, showCollapseAll: true });
   const statusBar = new SessionStatusBar(registry, treeView);
   const discovery = new WorkspaceDiscovery(registry);
   const runner = new AgentRunner(registry, context.secrets);
-  const panels = new ConversationPanels(registry, runner, context.extensionUri);
+  const panels = new ConversationPanels(registry, runner, context.extensionUri, pricing);
   const failures: CommandFailure[] = [];
   context.subscriptions.push(
     log,
@@ -51,12 +56,14 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     onDidFailCommand((f) => pushBounded(failures, f)),
   );
   registerCommands(context, { registry, tree, treeView, panels, runner });
+  registerPricingCommands(context, registry, pricing);
   // Reopening and scanning run after activation returns, so start-up is never held up by file I/O.
   const ready = (async () => {
     await registry.restore();
     await discovery.scan();
   })().catch((err: unknown) => log.error('start-up failed', errorMessage(err, { stack: true })));
-  return { registry, tree, treeView, statusBar, panels, runner, discovery, failures, ready };
+  return { registry, tree, treeView, statusBar, panels, runner, pricing, discovery, failures, ready };
 }
+    pricing,
 
 export function deactivate(): void {}

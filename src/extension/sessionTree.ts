@@ -3,6 +3,9 @@ import type { DatabaseRegistry } from './databaseRegistry';
 import { RemoteSessionSource } from '../store';
 import { branchItem, databaseItem, entryItem, moreSessionsItem, moreTurnsItem, sessionItem, turnItem } from './treeItems';
 import { nodeId, type TreeNode } from './treeNodes';
+import { scopeCost } from './pricedTables';
+import type { SessionPricing } from './sessionPricing';
+import { costTooltipLine } from './treeItems';
 
 /** Turns per page under a branch, so a branch of 10,000 turns expands without reading them all. */
 export const TURN_PAGE = 200;
@@ -19,9 +22,45 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
   private readonly subscription: vscode.Disposable;
   /** Tree items built by the last getChildren, by node id: nodes are plain data, rebuilt on every read. */
   private readonly items = new Map<string, vscode.TreeItem>();
+  /**
+   * The tooltips of session and branch items, kept apart: VS Code only resolves a tooltip that is undefined, so they
+   * are handed over with their cost by `resolveTreeItem`.
+   */
+  private readonly tooltips = new Map<string, vscode.MarkdownString>();
 
-  constructor(private readonly registry: DatabaseRegistry) {
-    this.subscription = registry.onDidChange(() => this.emitter.fire(undefined));
+  constructor(
+    private readonly registry: DatabaseRegistry,
+    private readonly pricing?: SessionPricing,
+  ) {
+    const subscriptions = [registry.onDidChange(() => this.emitter.fire(undefined))];
+    // Another pricing model changes the costs in the tooltips.
+    if (pricing) subscriptions.push(pricing.onDidChange(() => this.emitter.fire(undefined)));
+    this.subscription = vscode.Disposable.from(...subscriptions);
+  }
+
+  /**
+   * Adds the cost to a session's or branch's tooltip when it is shown (on hover): one summed read per node hovered,
+   * not one per node listed (a database may hold thousands of sessions). A session's cost is every branch's runs; a
+   * branch's is its own runs (shared turns ran, and are priced, on the branch they came from).
+   */
+  async resolveTreeItem(item: vscode.TreeItem, node: TreeNode): Promise<vscode.TreeItem> {
+    if (!this.pricing || (node.kind !== 'session' && node.kind !== 'branch')) return item;
+    const base = this.tooltips.get(nodeId(node));
+    const db = this.registry.get(node.dbPath)?.db;
+    if (!db || !base) return item;
+    const pricing = this.pricing.pricingFor(node);
+    const branchId = node.kind === 'branch' ? node.branchId : null;
+    let cost: number | null = null;
+    try {
+      cost = await scopeCost(db, node.sessionId, branchId, pricing.price);
+    } catch {
+      item.tooltip = base; // unreadable now: the next read of the tree shows the problem
+      return item;
+    }
+    const md = new vscode.MarkdownString(base.value);
+    md.appendText(`\n\n${costTooltipLine(node.kind, pricing, cost)}`);
+    item.tooltip = md;
+    return item;
   }
 
   async getTreeItem(node: TreeNode): Promise<vscode.TreeItem> {
@@ -65,7 +104,14 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       if (node) this.registry.reportProblem(node.dbPath, err);
       return [];
     }
-    for (const [n, item] of pairs) this.items.set(nodeId(n), item);
+    for (const [n, item] of pairs) {
+      const id = nodeId(n);
+      if (this.pricing && (n.kind === 'session' || n.kind === 'branch') && item.tooltip instanceof vscode.MarkdownString) {
+        this.tooltips.set(id, item.tooltip);
+        item.tooltip = undefined;
+      }
+      this.items.set(id, item);
+    }
     return pairs.map(([n]) => n);
   }
 

@@ -17,6 +17,8 @@ const fallback = {
   [Setting.agentModule]: '' as string,
   [Setting.agentMaxRetries]: 2 as number,
   [Setting.agentRequestTimeoutSeconds]: 0 as number,
+  // Unknown until validated: withOverrides() checks every entry.
+  [Setting.pricingPrices]: {} as unknown,
 };
 
 export type SettingKey = keyof typeof fallback;

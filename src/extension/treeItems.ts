@@ -9,6 +9,7 @@ import type { BranchNode, ItemEntry, SessionSummary, TurnEntry } from '../store'
 import type { DatabaseEntry } from './databaseRegistry';
 import { nodeId, type TreeNode } from './treeNodes';
 import { forkLabel, turnCountLabel } from '../shared/forkLabel';
+import { formatCost, type ModelPrice, type PriceTable } from '../shared/pricing';
 
 const C = vscode.TreeItemCollapsibleState;
 
@@ -172,6 +173,24 @@ export function entryItem(node: TreeNode, e: ItemEntry): vscode.TreeItem {
   item.tooltip = md;
   item.contextValue = contextValue('item', { corrupt: e.corrupt });
   return item;
+}
+
+/**
+ * The cost line of a session's or branch's tooltip: what its runs cost at the session's pricing model, or why there
+ * is no cost (no price for the model: the hint names the command that sets it).
+ */
+export function costTooltipLine(
+  kind: 'session' | 'branch',
+  pricing: { model: string | null; price: ModelPrice | null; table: PriceTable },
+  cost: number | null,
+): string {
+  if (!pricing.price)
+    return pricing.model
+      ? `No price for model ${pricing.model}: run Set Pricing Model… to show costs.`
+      : 'No pricing model: run Set Pricing Model… to show costs.';
+  const what = kind === 'session' ? 'Cost (all branches)' : 'Cost (runs on this branch)';
+  const at = `at ${pricing.model} prices of ${pricing.table.date}`;
+  return cost === null ? `${what}: no usage recorded.` : `${what}: ${formatCost(cost)} ${at}`;
 }
 
 export function moreTurnsItem(node: TreeNode): vscode.TreeItem {

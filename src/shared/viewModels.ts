@@ -88,6 +88,8 @@ export type TurnUsageView = { branchId: string; turn: number } & { [K in UsageCo
    * shown. The session scope lists each row once, under the branch that holds it, without this field.
    */
   sharedFrom?: string;
+  /** USD at the session's pricing model (src/shared/pricing.ts); null: no price for the model, or no counts. */
+  cost?: number | null;
 };
 
 /** Tool usage: one row per tool. */
@@ -120,7 +122,26 @@ export interface UsagePageView {
   offset: number;
   sort: UsageSortKey;
   descending: boolean;
-  totals: { [K in UsageCountKey]: number | null };
+  /** `cost`: of the whole scope (cost is linear in the counts, so the cost of the totals is the sum of the rows'). */
+  totals: { [K in UsageCountKey]: number | null } & { cost?: number | null };
+}
+
+/** How the Tokens tab prices usage: the session's pricing model, whether the table has a price for it, the table's date. */
+export interface PricingView {
+  /** The model the session is priced as (chosen per session; default: the configured agent model). */
+  model: string | null;
+  /** False: no price for `model`, so the view shows tokens only with a hint to set the pricing model. */
+  known: boolean;
+  /** When the price table's figures were taken, and from where. */
+  date: string;
+  source: string;
+}
+
+/** The tool totals of one scope (`tools/get`): the Tools tab has its own scope, apart from the Tokens tab's. */
+export interface ToolsView {
+  /** null: the whole session. */
+  branchId: string | null;
+  tools: ToolUsageView[];
 }
 
 /** The usage and tool tables of one branch, or of the whole session (`branchId` null). */
@@ -132,6 +153,8 @@ export interface TablesView {
   /** How many such turns there are in all. */
   turnsWithoutUsageCount: number;
   tools: ToolUsageView[];
+  /** How `cost` was computed; absent from hosts that do not price usage. */
+  pricing?: PricingView;
 }
 
 /** The session's header and branch list (`session/get`), re-requested when branches or the current branch change. */

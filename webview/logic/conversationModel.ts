@@ -10,13 +10,22 @@
 import { errorMessage } from '../../src/shared/errorMessage';
 import { MAX_TURN_REQUEST, USAGE_PAGE, VIEW_TURN_PAGE } from '../../src/shared/pageSizes';
 import type { ChangeKind, ChangeNotice, RequestMethod, Requests } from '../../src/shared/protocol';
-import type { ItemView, RevealView, SessionView, TablesView, TurnView, UsageSortKey, UsageWindow } from '../../src/shared/viewModels';
+import type {
+  ItemView,
+  RevealView,
+  SessionView,
+  TablesView,
+  ToolsView,
+  TurnView,
+  UsageSortKey,
+  UsageWindow,
+} from '../../src/shared/viewModels';
 
 /** The messenger's `request`, passed in so the model runs (and is tested) without a webview. */
 export type RequestFn = <M extends RequestMethod>(method: M, params: Requests[M]['params']) => Promise<Requests[M]['result']>;
 
 /** What the renderer redraws when the model tells it. */
-export type ViewPart = 'session' | 'turns' | 'selection' | 'items' | 'tables' | 'banner';
+export type ViewPart = 'session' | 'turns' | 'selection' | 'items' | 'tables' | 'tools' | 'banner';
 
 /** Which of the view's windows a notice makes it re-request. */
 export interface RefreshPlan {
@@ -33,8 +42,9 @@ export function refreshPlan(what: readonly ChangeKind[], tablesOpen: boolean): R
     session: all || what.includes('branches') || what.includes('current-branch'),
     turns,
     items: turns,
-    // The tables list own turns without usage, which depends on the turns and on where branches forked.
-    tables: tablesOpen && (turns || what.includes('usage') || what.includes('branches')),
+    // The tables list own turns without usage, which depends on the turns and on where branches forked; their costs
+    // depend on the pricing model.
+    tables: tablesOpen && (turns || what.includes('usage') || what.includes('branches') || what.includes('pricing')),
   };
 }
 
@@ -97,6 +107,8 @@ export class ConversationModel {
   private pageInFlight: Promise<void> | undefined;
   private selectLastTurn = false;
   private tablesOpen = false;
+  /** The Tools tab is open: it reads its own scope's tool totals (`tools/get`), apart from the Tokens tab's. */
+  private toolsOpen = false;
   /** The page of the Tokens table shown: its order and first row; a new object whenever it changes. */
   private usage: Omit<UsageWindow, 'limit'> = { sort: 'turn', descending: false, offset: 0 };
   /** The table scope (branch id, null: session) `usage` belongs to: another scope starts from its first page. */
@@ -107,6 +119,9 @@ export class ConversationModel {
   items: ItemView[] | string | undefined;
   tables: TablesView | undefined;
   tablesScope: 'branch' | 'session' = 'branch';
+  /** The Tools tab's tool totals and scope. */
+  tools: ToolsView | undefined;
+  toolsScope: 'branch' | 'session' = 'branch';
   /** The last request error, shown until the next branch list arrives. */
   error: string | undefined;
   /** Whether the list should scroll to the selected turn. */
@@ -157,14 +172,14 @@ export class ConversationModel {
     }
     this.place(reveal?.branchId ?? undefined, startAfterFor(reveal?.turn), reveal?.turn ?? undefined);
     this.started = true;
-    await this.refresh(refreshPlan(['database'], this.tablesOpen));
+    await this.refresh(refreshPlan(['database'], this.anyTableOpen));
   }
 
   /** A change notice from the host: re-request what it touches, unless a newer one was already seen. */
   async noticeReceived(notice: ChangeNotice): Promise<void> {
     if (notice.seq <= this.seq) return;
     this.seq = notice.seq;
-    const plan = refreshPlan(notice.what, this.tablesOpen);
+    const plan = refreshPlan(notice.what, this.anyTableOpen);
     // Before the handshake answers, the first load is still to come and reads everything anyway.
     if (this.started) await this.refresh(plan);
   }
@@ -259,6 +274,22 @@ export class ConversationModel {
     if (open) await this.refresh({ ...NOTHING, tables: true });
   }
 
+  /** The Tools tab was opened or closed, or its scope changed (its own: the Tokens tab's scope is another). */
+  async setTools(open: boolean, scope: 'branch' | 'session' = this.toolsScope): Promise<void> {
+    this.toolsOpen = open;
+    this.toolsScope = scope;
+    if (open) await this.refresh({ ...NOTHING, tables: true });
+  }
+
+  /** Asks the host to choose the session's pricing model; the change notice that follows reloads the costs. */
+  async choosePricingModel(): Promise<void> {
+    await this.guarded(() => this.request('pricing/choose', {}));
+  }
+
+  private get anyTableOpen(): boolean {
+    return this.tablesOpen || this.toolsOpen;
+  }
+
   /** Creates a branch at a turn of the shown branch and shows it; returns the error text, or undefined. */
   async createBranch(turn: TurnView, name: string): Promise<string | undefined> {
     try {
@@ -298,7 +329,7 @@ export class ConversationModel {
   /** A run ended: show its turn (the last one) as soon as the turns are read again. */
   async runEnded(): Promise<void> {
     this.selectLastTurn = true;
-    await this.refresh(refreshPlan(['turns'], this.tablesOpen));
+    await this.refresh(refreshPlan(['turns'], this.anyTableOpen));
   }
 
   // ---- loading ----------------------------------------------------------------------------------------------
@@ -383,6 +414,7 @@ export class ConversationModel {
     }
     if (plan.items && (await this.reloadItems()) === STALE) return false;
     if (plan.tables && (await this.reloadTables()) === STALE) return false;
+    if (plan.tables && (await this.reloadTools()) === STALE) return false;
     return true;
   }
 
@@ -487,6 +519,17 @@ export class ConversationModel {
     if (this.selected !== turn || this.branchId !== branchId) return;
     this.items = items;
     this.changed('items');
+  }
+
+  private async reloadTools(): Promise<void | Stale> {
+    if (!this.toolsOpen) return;
+    const branchId = this.toolsScope === 'session' ? null : this.branchId;
+    const tools = await this.fetch('tools/get', { branchId });
+    if (tools === STALE) return STALE;
+    // The user moved on (another scope or branch): that move loads its own totals.
+    if (!this.toolsOpen || (this.toolsScope === 'session' ? null : this.branchId) !== branchId) return;
+    this.tools = tools;
+    this.changed('tools');
   }
 
   private async reloadTables(): Promise<void | Stale> {

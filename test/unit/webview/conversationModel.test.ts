@@ -7,6 +7,7 @@ import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { itemView, sessionView, tables, turnPage } from '../../../src/extension/conversationData';
 import { handleRequest, type RequestHandlers } from '../../../src/extension/webviewRequests';
+import { toolsView } from '../../../src/extension/pricedTables';
 import { ROW_CHANGES, type RequestMethod } from '../../../src/shared/protocol';
 import { AdvancedSQLiteSession, openSessionDatabase, type SessionDatabase } from '../../../src/store';
 import { ConversationModel, chooseBranch, refreshPlan, type RequestFn } from '../../../webview/logic/conversationModel';
@@ -70,6 +71,8 @@ class TestHost {
     'turns/get': (p) => turnPage(this.db, SESSION, p),
     'turn/items': (p) => this.db.getTurnItems(SESSION, p.branchId, p.turn).map(itemView),
     'tables/get': (p) => tables(this.db, SESSION, p.branchId, this.db.getBranchTree(SESSION), p.usage),
+    'tools/get': (p) => toolsView(this.db, SESSION, p.branchId),
+    'pricing/choose': () => assert.fail('not in these tests'),
     'branch/create': () => assert.fail('not in these tests'),
     'branch/switch': () => assert.fail('not in these tests'),
     'branch/delete': () => assert.fail('not in these tests'),
@@ -413,6 +416,32 @@ describe('conversation view data flow', () => {
       'another scope starts at its first page',
     );
     assert.equal(model.tables?.branchId, null);
+  });
+
+  it('gives the Tools tab its own scope, apart from the Tokens tab, and re-reads costs on a pricing notice', async () => {
+    const host = new TestHost(db);
+    const model = new ConversationModel(host.request, () => undefined);
+    await model.start(null);
+    await model.setTables(true, 'session');
+    host.requests.splice(0);
+    host.take();
+    // The Tools tab opens on this branch even though the Tokens tab last showed the whole session.
+    await model.setTables(false);
+    await model.setTools(true);
+    assert.deepEqual(host.requests, [['tools/get', { branchId: 'main' }]]);
+    assert.equal(model.tools?.branchId, 'main');
+    await model.setTools(true, 'session');
+    assert.equal(model.tools?.branchId, null);
+    assert.equal(model.tablesScope, 'session');
+    assert.equal(model.toolsScope, 'session');
+    host.take();
+    await model.noticeReceived({ seq: 1, what: ['pricing'] });
+    assert.deepEqual(host.take(), ['tools/get'], 'only the open tab is read again');
+    await model.setTools(false);
+    await model.setTables(true);
+    host.take();
+    await model.noticeReceived({ seq: 2, what: ['pricing'] });
+    assert.deepEqual(host.take(), ['tables/get'], 'another pricing model changes the Tokens tab');
   });
 
   it('shows the page asked for last when pages are asked for faster than they arrive', async () => {

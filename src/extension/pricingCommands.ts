@@ -1,0 +1,66 @@
+/** *Set Pricing Model…*: from the palette, a session or branch in the tree, or the Tokens tab of the conversation view. */
+import * as vscode from 'vscode';
+import { pricedModels, type ModelPrice } from '../shared/pricing';
+import { badArgument } from './commandArgs';
+import { CommandId, Setting } from './commandIds';
+import { pickSession } from './commands';
+import type { DatabaseRegistry } from './databaseRegistry';
+import { registerCommand } from './registerCommand';
+import type { SessionPricing } from './sessionPricing';
+import type { SessionRef } from './sessionRef';
+import { setting } from './settings';
+import { asNode } from './treeNodes';
+
+const rates = (p: ModelPrice): string =>
+  `$${p.input} input · ${p.cachedInput === null ? 'no cached rate' : `$${p.cachedInput} cached`} · $${p.output} output per 1M tokens`;
+
+/**
+ * Asks which model to price a session as: the table's models, the configured agent model (forgetting the choice), or
+ * another name typed in (an unknown one shows tokens only). `modelArg` (tests, keybindings) skips the questions.
+ * Returns the model now in force, or undefined when cancelled.
+ */
+export async function choosePricingModel(pricing: SessionPricing, ref: SessionRef, modelArg?: unknown): Promise<string | null | undefined> {
+  if (typeof modelArg === 'string') {
+    await pricing.setModel(ref, modelArg);
+    return pricing.modelFor(ref);
+  }
+  const { table, model: current } = pricing.pricingFor(ref);
+  const configured = setting(Setting.agentModel);
+  type Pick = vscode.QuickPickItem & { model?: string | null; other?: boolean };
+  const items: Pick[] = [
+    ...pricedModels(table).map((m): Pick => {
+      const p = table.prices[m] as ModelPrice;
+      return { label: m, description: m === current ? 'current' : undefined, detail: rates(p), model: m };
+    }),
+    { label: '', kind: vscode.QuickPickItemKind.Separator },
+    { label: `$(settings) The configured agent model${configured ? ` (${configured})` : ''}`, model: null },
+    { label: '$(edit) Other model…', other: true },
+  ];
+  const pick = await vscode.window.showQuickPick(items, {
+    title: `Pricing model of ${ref.sessionId}`,
+    placeHolder: `Prices of ${table.date} (${table.source})`,
+    matchOnDetail: true,
+  });
+  if (!pick) return undefined;
+  let model = pick.model ?? null;
+  if (pick.other) {
+    const typed = await vscode.window.showInputBox({
+      title: `Pricing model of ${ref.sessionId}`,
+      prompt: 'A model name; one the price table does not know shows tokens only (add it in agentSessions.pricing.prices).',
+      value: current ?? '',
+    });
+    if (typed === undefined) return undefined;
+    model = typed.trim() || null;
+  }
+  await pricing.setModel(ref, model);
+  return pricing.modelFor(ref);
+}
+
+export function registerPricingCommands(context: vscode.ExtensionContext, registry: DatabaseRegistry, pricing: SessionPricing): void {
+  registerCommand(context, CommandId.setPricingModel, async (arg?: unknown, modelArg?: unknown) => {
+    const node = asNode(arg, 'session', 'branch') ?? (arg === undefined ? undefined : badArgument('Set Pricing Model', 'a session'));
+    const target = node ? { dbPath: node.dbPath, sessionId: node.sessionId } : await pickSession(registry);
+    if (!target) return undefined;
+    return choosePricingModel(pricing, target, modelArg);
+  });
+}
