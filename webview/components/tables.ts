@@ -6,6 +6,7 @@ import {
   type UsagePageView,
   type UsageSortKey,
 } from '../../src/shared/viewModels';
+import { formatCost } from '../../src/shared/pricing';
 import { el } from '../dom';
 import { sortRows, type SortDirection } from '../logic/sortRows';
 
@@ -14,6 +15,8 @@ interface Column<T> {
   title: string;
   format?: (row: T) => string;
   numeric?: boolean;
+  /** False: the host cannot sort by it (the header is plain text). */
+  sortable?: boolean;
 }
 
 const n = (v: number | null): string => (v === null ? '–' : v.toLocaleString('en-US'));
@@ -50,6 +53,10 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
     // column template, so they would not line up with the data.
     const head = el('vscode-data-grid-row', { class: 'header-row', 'grid-template-columns': template });
     columns.forEach((c, i) => {
+      if (c.sortable === false) {
+        head.appendChild(el('vscode-data-grid-cell', { 'grid-column': i + 1, class: c.numeric ? 'num' : '' }, c.title));
+        return;
+      }
       const mark = sortKey === c.key ? (direction === 'asc' ? ' ▲' : ' ▼') : '';
       const cell = el(
         'vscode-data-grid-cell',
@@ -148,6 +155,11 @@ export function renderUsageTable(t: TablesView, actions: UsageTableActions): HTM
     { key: 'reasoningTokens', title: 'Reasoning', numeric: true, format: (r) => n(r.reasoningTokens) },
   ];
   const totals = [...(session ? ['Total', ''] : ['Total']), ...USAGE_COUNT_KEYS.map((k) => n(u.totals[k]))];
+  // Priced by the host at the session's pricing model; not sortable (the host sorts in SQL, by stored columns).
+  if (t.pricing?.known) {
+    columns.push({ key: 'cost', title: 'Cost', numeric: true, sortable: false, format: (r) => formatCost(r.cost ?? null) });
+    totals.push(formatCost(u.totals.cost ?? null));
+  }
   const sort: ExternalSort<TurnUsageView> = { key: u.sort, descending: u.descending, onSort: (key) => actions.sort(key as UsageSortKey) };
   const parts: HTMLElement[] = [grid('Token usage per turn', columns, u.rows, totals, sort)];
   if (u.rowCount > 0) parts.push(pager(u, actions));
@@ -167,7 +179,8 @@ export function renderUsageTable(t: TablesView, actions: UsageTableActions): HTM
   return el('div', { class: 'table-block usage-table' }, ...parts);
 }
 
-export function renderToolTable(t: TablesView): HTMLElement {
+/** The Tools table of one scope (`tools/get`; a `TablesView` fits too). */
+export function renderToolTable(t: Pick<TablesView, 'tools'>): HTMLElement {
   const columns: Column<ToolUsageView>[] = [
     { key: 'toolName', title: 'Tool', format: (r) => r.toolName || '(unnamed)' },
     { key: 'calls', title: 'Calls', numeric: true },

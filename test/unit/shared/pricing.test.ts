@@ -10,7 +10,12 @@ const table: PriceTable = {
     'no-cache': { input: 1, cachedInput: null, output: 4 },
   },
 };
-const counts = (inputTokens: number | null, cachedTokens: number | null, outputTokens: number | null, reasoningTokens: number | null = null) => ({
+const counts = (
+  inputTokens: number | null,
+  cachedTokens: number | null,
+  outputTokens: number | null,
+  reasoningTokens: number | null = null,
+) => ({
   inputTokens,
   cachedTokens,
   outputTokens,
@@ -65,7 +70,19 @@ describe('pricing', () => {
   it('ships a dated table with a source, covering the models agents run on', () => {
     assert.match(BUILT_IN_PRICES.date, /^\d{4}-\d{2}-\d{2}$/);
     assert.match(BUILT_IN_PRICES.source, /openai\.com/);
-    for (const m of ['gpt-5', 'gpt-5-mini', 'gpt-5-nano', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'gpt-4o', 'gpt-4o-mini', 'o3', 'o4-mini', 'o1'])
+    for (const m of [
+      'gpt-5',
+      'gpt-5-mini',
+      'gpt-5-nano',
+      'gpt-4.1',
+      'gpt-4.1-mini',
+      'gpt-4.1-nano',
+      'gpt-4o',
+      'gpt-4o-mini',
+      'o3',
+      'o4-mini',
+      'o1',
+    ])
       assert.ok(priceOf(BUILT_IN_PRICES, m), m);
     for (const p of Object.values(BUILT_IN_PRICES.prices)) {
       assert.ok(p.input > 0 && p.output >= p.input, JSON.stringify(p));
