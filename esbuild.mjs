@@ -44,7 +44,13 @@ const contexts = [
     sourcemap: !production,
     minify: production,
     logLevel: 'warning',
-    entryPoints: { 'webview/main': 'webview/main.ts', 'webview/style': 'webview/styles/main.css' },
+    entryPoints: {
+      'webview/main': 'webview/main.ts',
+      'webview/style': 'webview/styles/main.css',
+      // The compare view: its own page and stylesheet (on top of style.css).
+      'webview/compare': 'webview/compare.ts',
+      'webview/compare-style': 'webview/styles/compare.css',
+    },
     outdir: 'dist',
   },
   // Command-line tools: the demo (`npm start`) and the benchmark (`npm run bench`).

@@ -17,6 +17,9 @@
  * 10,000,000 items on throwaway servers, read through `RemoteSessionSource` against raw-driver floors, under
  * `"remote"`. `--remote=none` skips it, `--remote=postgres` or `--remote=redis` runs one store, `--remote-scale=F`
  * resizes the store, `--remote-reps=N` sets the warm runs.
+ *
+ * Then the compare section (issue 14, scripts/bench/compare.ts): from *Compare with…* to the first rows on two
+ * 10,000-turn branches, under `"compare"`. `--compare=none` skips it.
  */
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import * as os from 'node:os';
@@ -31,6 +34,7 @@ import { openStoreChangeWatcher, openStorePragmaCheck } from './bench/changeChec
 import { runScaleBench, scaleTable } from './bench/scale';
 import { SCALE_FILE_NAMES, type ScaleFileName } from './bench/scaleFiles';
 import { REMOTE_KINDS, remoteTable, runRemoteBench, type RemoteKind } from './bench/remote';
+import { runCompareBench } from './bench/compare';
 
 const SESSION_ID = 'bench-session';
 const DEFAULT_TURNS = [100, 1000, 10000];
@@ -56,12 +60,15 @@ interface Config {
   /** Size factor of the remote stores (1 = 100,000 sessions, 10,000,000 items). */
   remoteScale: number;
   remoteReps: number;
+  /** Measure the compare view's first rows on two 10,000-turn branches (`--compare=none` skips it). */
+  compare: boolean;
 }
 
 const USAGE =
   'usage: node dist/bench.js [--turns=100,1000,10000] [--sync=FULL,NORMAL] [--reps=5]\n' +
   '                          [--scale-files=A,B,C|none] [--scale=1] [--scale-reps=5] [--skip-store]\n' +
-  '                          [--remote[=postgres,redis|none]] [--remote-scale=1] [--remote-reps=7]\n';
+  '                          [--remote[=postgres,redis|none]] [--remote-scale=1] [--remote-reps=7]\n' +
+  '                          [--compare[=none]]\n';
 
 function parseArgs(argv: string[]): Config {
   const config: Config = {
@@ -75,6 +82,7 @@ function parseArgs(argv: string[]): Config {
     remote: [...REMOTE_KINDS],
     remoteScale: 1,
     remoteReps: 7,
+    compare: true,
   };
   for (const arg of argv) {
     const [key, value = ''] = arg.replace(/^--/, '').split('=', 2) as [string, string?];
@@ -117,6 +125,9 @@ function parseArgs(argv: string[]): Config {
       config.remoteReps = Number(value);
       if (!Number.isInteger(config.remoteReps) || config.remoteReps < 1)
         throw new Error(`--remote-reps wants a positive integer, got '${value}'`);
+    } else if (key === 'compare') {
+      if (value !== '' && value.toLowerCase() !== 'none') throw new Error(`--compare takes no value but none, got '${value}'`);
+      config.compare = value === '';
     } else if (key === 'help' || key === 'h') {
       process.stderr.write(USAGE);
       process.exit(0);
@@ -689,6 +700,10 @@ async function main(): Promise<void> {
       process.stderr.write(`\n${remoteTable(report)}\n\n`);
       remote = report;
     }
+    let compare: unknown = { skipped: '--compare=none' };
+    if (config.compare) {
+      compare = await runCompareBench(join(process.cwd(), '.cache', 'bench'), 7, (m) => progress(`compare ${m}`));
+    }
     const output = {
       benchmark: 'agent-session-inspector store vs SQLite floor, workload W(T)',
       startedAt,
@@ -707,6 +722,7 @@ async function main(): Promise<void> {
       queryPlans,
       scale,
       remote,
+      compare,
     };
     process.stdout.write(JSON.stringify(output, null, 2) + '\n');
   } finally {

@@ -17,10 +17,12 @@ export const CommandId = {
   filterSessions: 'agentSessions.filterSessions',
   copySessionToLocal: 'agentSessions.copySessionToLocal',
   deleteRemoteSession: 'agentSessions.deleteRemoteSession',
-  setPricingModel: 'agentSessions.setPricingModel',
   retryFromHere: 'agentSessions.retryFromHere',
   editAndResend: 'agentSessions.editAndResend',
   retryWithModels: 'agentSessions.retryWithModels',
+  setPricingModel: 'agentSessions.setPricingModel',
+  compareWith: 'agentSessions.compareWith',
+  compareBranches: 'agentSessions.compareBranches',
 } as const;
 
 export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];
@@ -43,6 +45,6 @@ export const Setting = {
   agentModule: 'agent.module',
   agentMaxRetries: 'agent.maxRetries',
   agentRequestTimeoutSeconds: 'agent.requestTimeoutSeconds',
-} as const;
   /** Prices that replace or extend the built-in table (src/shared/pricing.ts). */
   pricingPrices: 'pricing.prices',
+} as const;

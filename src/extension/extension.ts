@@ -4,14 +4,16 @@ import { registerCommands } from './commands';
 import { AgentRunner } from './agentRunner';
 import { pushBounded } from './boundedList';
 import { ConversationPanels } from './conversationPanel';
+import { ComparePanels } from './comparePanel';
+import { pickBranchToCompare, registerCompareCommands } from './compareCommands';
 import { DatabaseRegistry } from './databaseRegistry';
 import { WorkspaceDiscovery } from './discovery';
 import { onDidFailCommand, type CommandFailure } from './registerCommand';
 import { SessionTreeProvider } from './sessionTree';
-import { SqliteDriverCheck } from './sqliteDriver';
-import { SessionStatusBar } from './statusBar';
 import { SessionPricing } from './sessionPricing';
 import { registerPricingCommands } from './pricingCommands';
+import { SqliteDriverCheck } from './sqliteDriver';
+import { SessionStatusBar } from './statusBar';
 import type { TreeNode } from './treeNodes';
 import { errorMessage } from '../shared/errorMessage';
 
@@ -22,13 +24,15 @@ export interface AgentSessionsApi {
   treeView: vscode.TreeView<TreeNode>;
   statusBar: SessionStatusBar;
   panels: ConversationPanels;
+  /** The open compare views. */
+  compare: ComparePanels;
   runner: AgentRunner;
+  /** The pricing model of each session and the price table in force. */
+  pricing: SessionPricing;
   discovery: WorkspaceDiscovery;
   /** The newest command failures (at most 200), oldest first. */
   failures: CommandFailure[];
   /** Resolves when remembered databases are reopened and the workspace scanned. */
-  /** The pricing model of each session and the price table in force. */
-  pricing: SessionPricing;
   ready: Promise<void>;
 }
 
@@ -43,11 +47,23 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const discovery = new WorkspaceDiscovery(registry);
   const runner = new AgentRunner(registry, context.secrets);
   const panels = new ConversationPanels(registry, runner, context.extensionUri, pricing);
+  const compare = new ComparePanels({
+    registry,
+    pricing,
+    extensionUri: context.extensionUri,
+    openTurn: async (t, turn) => {
+      const panel = panels.open({ dbPath: t.dbPath, sessionId: t.sessionId, branchId: t.branchId, turn });
+      await panels.whenReady(panel);
+    },
+    pickBranch: (current) => pickBranchToCompare(registry, current, `Compare with ${current.branchId} instead…`),
+  });
   const failures: CommandFailure[] = [];
   context.subscriptions.push(
     log,
     panels,
+    compare,
     runner,
+    pricing,
     registry,
     tree,
     treeView,
@@ -57,13 +73,13 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   );
   registerCommands(context, { registry, tree, treeView, panels, runner });
   registerPricingCommands(context, registry, pricing);
+  registerCompareCommands(context, registry, compare);
   // Reopening and scanning run after activation returns, so start-up is never held up by file I/O.
   const ready = (async () => {
     await registry.restore();
     await discovery.scan();
   })().catch((err: unknown) => log.error('start-up failed', errorMessage(err, { stack: true })));
-  return { registry, tree, treeView, statusBar, panels, runner, pricing, discovery, failures, ready };
+  return { registry, tree, treeView, statusBar, panels, compare, runner, pricing, discovery, failures, ready };
 }
-    pricing,
 
 export function deactivate(): void {}

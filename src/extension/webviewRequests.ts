@@ -71,17 +71,17 @@ export function isRequestMethod(method: string): method is RequestMethod {
  * for an unknown method or a parameter of the wrong type (naming the parameter), before any handler runs.
  */
 export async function handleRequest(handlers: RequestHandlers, method: string, params: unknown): Promise<unknown> {
-  return dispatchRequest(requestParams, handlers, method, params);
+  return dispatchRequest<Requests>(requestParams, handlers, method, params);
 }
 
 /** A requests map: method → parameters and result (`Requests`, `CompareRequests`). */
-type RequestMap = Record<string, { params: unknown; result: unknown }>;
+type RequestMap<R> = { [M in keyof R]: { params: unknown; result: unknown } };
 
 /** The parameter schemas of a requests map. */
-export type ParamSchemas<R extends RequestMap> = { [M in keyof R]: z.ZodType<R[M]['params']> };
+export type ParamSchemas<R extends RequestMap<R>> = { [M in keyof R]: z.ZodType<R[M]['params']> };
 
 /** One handler per method of a requests map. */
-export type HandlersOf<R extends RequestMap> = {
+export type HandlersOf<R extends RequestMap<R>> = {
   [M in keyof R]: (params: R[M]['params']) => R[M]['result'] | Promise<R[M]['result']>;
 };
 
@@ -89,7 +89,7 @@ export type HandlersOf<R extends RequestMap> = {
  * `handleRequest` for any requests map: each panel kind (conversation, compare) answers its own map, checked the
  * same way.
  */
-export async function dispatchRequest<R extends RequestMap>(
+export async function dispatchRequest<R extends RequestMap<R>>(
   schemas: ParamSchemas<R>,
   handlers: HandlersOf<R>,
   method: string,

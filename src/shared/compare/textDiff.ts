@@ -14,6 +14,13 @@ export const MAX_WORD_DIFF_CHARS = 20_000;
 /** jsdiff gives up after this long (ms) and the pair is shown as wholly replaced. */
 const DIFF_TIMEOUT_MS = 50;
 
+/**
+ * The most edits worth showing word by word: about a quarter of the words (a word and its space are ~6 characters, and an edit count counts both sides). Two
+ * answers that differ more than that read better side by side as they are, and jsdiff's cost grows with the number of
+ * edits, so bounding them keeps a page of rows of unrelated answers as cheap as one of near-equal ones.
+ */
+const maxEdits = (before: string, after: string): number => Math.max(8, Math.ceil((before.length + after.length) / 24));
+
 export interface TextDiff {
   /** The baseline's text as pieces (`same`/`removed`). */
   before: DiffPiece[];
@@ -29,7 +36,7 @@ export function diffText(before: string, after: string): TextDiff {
   if (before === after) return { before: whole(before, 'same'), after: whole(after, 'same'), changed: false };
   const replaced = { before: whole(before, 'removed'), after: whole(after, 'added'), changed: true };
   if (before === '' || after === '' || before.length + after.length > MAX_WORD_DIFF_CHARS) return replaced;
-  const changes = diffWords(before, after, { timeout: DIFF_TIMEOUT_MS });
+  const changes = diffWords(before, after, { timeout: DIFF_TIMEOUT_MS, maxEditLength: maxEdits(before, after) });
   if (!changes) return replaced;
   const b: DiffPiece[] = [];
   const a: DiffPiece[] = [];

@@ -1,0 +1,95 @@
+/** *Compare with…* (tree, palette, the conversation view's header) and the comparison other commands open. */
+import * as vscode from 'vscode';
+import { MAX_COMPARE_COLUMNS } from '../shared/compareProtocol';
+import type { CompareTarget } from '../shared/compareView';
+import { forkLabel, turnCountLabel } from '../shared/forkLabel';
+import { badArgument } from './commandArgs';
+import { CommandId } from './commandIds';
+import { pickSession } from './commands';
+import type { ComparePanels } from './comparePanel';
+import type { DatabaseRegistry } from './databaseRegistry';
+import { registerCommand } from './registerCommand';
+import { asNode } from './treeNodes';
+import { UserFacingError } from './userError';
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+/** A target passed by a caller (a menu, a test, the retry commands): checked, since it comes from outside. */
+export function asCompareTarget(v: unknown): CompareTarget | undefined {
+  if (!isObj(v) || typeof v.dbPath !== 'string' || typeof v.sessionId !== 'string' || typeof v.branchId !== 'string') return undefined;
+  return {
+    dbPath: v.dbPath,
+    sessionId: v.sessionId,
+    branchId: v.branchId,
+    ...(typeof v.label === 'string' ? { label: v.label } : {}),
+    ...(typeof v.runMs === 'number' && Number.isFinite(v.runMs) ? { runMs: v.runMs } : {}),
+  };
+}
+
+const OTHER_SESSION = Symbol('other session');
+
+/**
+ * Asks for a branch to compare `with` against: the other branches of its session first (with where they forked),
+ * then "a branch of another session…" (any open database). Undefined when dismissed.
+ */
+export async function pickBranchToCompare(
+  registry: DatabaseRegistry,
+  against: CompareTarget,
+  title = `Compare ${against.branchId} with…`,
+): Promise<CompareTarget | undefined> {
+  const db = registry.require(against.dbPath).db;
+  const tree = db ? await db.getBranchTree(against.sessionId) : [];
+  type Item = vscode.QuickPickItem & { branchId?: string; other?: typeof OTHER_SESSION };
+  const items: Item[] = tree
+    .filter((b) => b.branchId !== against.branchId)
+    .map((b) => ({ label: b.branchId, description: [turnCountLabel(b), forkLabel(b)].filter(Boolean).join(' · '), branchId: b.branchId }));
+  items.push({ label: '$(files) A branch of another session…', other: OTHER_SESSION });
+  const pick = await vscode.window.showQuickPick(items, { title, placeHolder: 'Branch to compare with' });
+  if (!pick) return undefined;
+  if (pick.branchId !== undefined) return { dbPath: against.dbPath, sessionId: against.sessionId, branchId: pick.branchId };
+  const session = await pickSession(registry);
+  if (!session) return undefined;
+  const other = registry.require(session.dbPath).db;
+  const branches = other ? await other.getBranchTree(session.sessionId) : [];
+  if (branches.length === 1) return { ...session, branchId: branches[0]!.branchId };
+  const branch = await vscode.window.showQuickPick(
+    branches.map((b) => ({ label: b.branchId, description: [turnCountLabel(b), forkLabel(b)].filter(Boolean).join(' · ') })),
+    { title: `Branch of ${session.sessionId}` },
+  );
+  return branch ? { ...session, branchId: branch.label } : undefined;
+}
+
+export function registerCompareCommands(context: vscode.ExtensionContext, registry: DatabaseRegistry, compare: ComparePanels): void {
+  /**
+   * Compare with…: run on a branch node (or a session node: its current branch), with a target as the second argument
+   * to skip the picker (tests, the conversation view); from the palette it asks for the session and branch first.
+   */
+  registerCommand(context, CommandId.compareWith, async (arg?: unknown, otherArg?: unknown) => {
+    const node = asNode(arg, 'branch', 'session') ?? asCompareTarget(arg);
+    if (arg !== undefined && !node) badArgument('Compare with…', 'a branch');
+    let first: CompareTarget | undefined;
+    if (node && 'branchId' in node) first = { dbPath: node.dbPath, sessionId: node.sessionId, branchId: node.branchId };
+    else {
+      const session = node ?? (await pickSession(registry));
+      if (!session) return undefined;
+      first = { dbPath: session.dbPath, sessionId: session.sessionId, branchId: registry.currentBranch(session.dbPath, session.sessionId) };
+    }
+    const second =
+      otherArg !== undefined
+        ? (asCompareTarget(otherArg) ?? badArgument('Compare with…', 'a branch to compare with'))
+        : await pickBranchToCompare(registry, first);
+    if (!second) return undefined;
+    compare.open([first, second]);
+    return [first, second];
+  });
+
+  /** Opens a comparison of the given branches (2–5, the first is the baseline); the retry commands use it. */
+  registerCommand(context, CommandId.compareBranches, (arg?: unknown) => {
+    if (!Array.isArray(arg)) return badArgument('Compare Branches', 'a list of branches');
+    const targets = arg.map((t) => asCompareTarget(t) ?? badArgument('Compare Branches', 'branches ({ dbPath, sessionId, branchId })'));
+    if (targets.length < 2 || targets.length > MAX_COMPARE_COLUMNS)
+      throw new UserFacingError(`Compare Branches takes 2 to ${MAX_COMPARE_COLUMNS} branches, got ${targets.length}.`);
+    compare.open(targets);
+    return targets;
+  });
+}
