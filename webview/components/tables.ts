@@ -137,6 +137,14 @@ function pager(u: UsagePageView, actions: UsageTableActions): HTMLElement {
   );
 }
 
+/** Which branch ran a shared turn (branch scope; not sortable: the host orders rows by stored columns). */
+const SHARED_COLUMN: Column<TurnUsageView> = {
+  key: 'sharedFrom',
+  title: 'Shared',
+  sortable: false,
+  format: (r) => (r.sharedFrom ? `shared with ${r.sharedFrom}` : ''),
+};
+
 /**
  * The Tokens table: one page of the scope's usage rows as the host sorted them, a pager, and the totals row from
  * the host (summed over the whole scope by SQLite, not over the page).
@@ -144,9 +152,12 @@ function pager(u: UsagePageView, actions: UsageTableActions): HTMLElement {
 export function renderUsageTable(t: TablesView, actions: UsageTableActions): HTMLElement {
   const session = t.branchId === null;
   const u = t.usage;
+  const shared = u.rows.some((r) => r.sharedFrom !== undefined);
   const columns: Column<TurnUsageView>[] = [
     ...(session ? [{ key: 'branchId', title: 'Branch' } as Column<TurnUsageView>] : []),
     { key: 'turn', title: 'Turn', numeric: true },
+    // A branch's shared turns carry the usage of the branch that ran them (the session lists each row once).
+    ...(shared ? [SHARED_COLUMN] : []),
     { key: 'requests', title: 'Requests', numeric: true, format: (r) => n(r.requests) },
     { key: 'inputTokens', title: 'Input', numeric: true, format: (r) => n(r.inputTokens) },
     { key: 'outputTokens', title: 'Output', numeric: true, format: (r) => n(r.outputTokens) },
@@ -154,7 +165,7 @@ export function renderUsageTable(t: TablesView, actions: UsageTableActions): HTM
     { key: 'cachedTokens', title: 'Cached', numeric: true, format: (r) => n(r.cachedTokens) },
     { key: 'reasoningTokens', title: 'Reasoning', numeric: true, format: (r) => n(r.reasoningTokens) },
   ];
-  const totals = [...(session ? ['Total', ''] : ['Total']), ...USAGE_COUNT_KEYS.map((k) => n(u.totals[k]))];
+  const totals = [...(session || shared ? ['Total', ''] : ['Total']), ...USAGE_COUNT_KEYS.map((k) => n(u.totals[k]))];
   // Priced by the host at the session's pricing model; not sortable (the host sorts in SQL, by stored columns).
   if (t.pricing?.known) {
     columns.push({ key: 'cost', title: 'Cost', numeric: true, sortable: false, format: (r) => formatCost(r.cost ?? null) });
