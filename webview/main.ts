@@ -211,7 +211,13 @@ function renderHeader(): void {
     `Delete ${branchId}`,
   );
   deleteButton.addEventListener('click', () => void model.deleteBranch());
-  replaceChildren(actions, switchButton, deleteButton);
+  const compareButton = el(
+    'vscode-button',
+    { appearance: 'secondary', class: 'compare-branch', disabled: !b, title: `Compare ${branchId} with another branch` },
+    'Compare with…',
+  );
+  compareButton.addEventListener('click', () => void request('branch/compare', { branchId }).catch(() => undefined));
+  replaceChildren(actions, compareButton, switchButton, deleteButton);
   composer.setEnabled(
     !s.readonly && !s.problem && !!b,
     branchId,

@@ -8,7 +8,7 @@ import { itemView, sessionView, tables, turnPage } from './conversationData';
 import { randomUUID } from 'node:crypto';
 import { failedBeforeWriting, type RunOutcome } from '../shared/runEvents';
 import { readWhatIfModels, type AgentRunner, type RunTarget } from './agentRunner';
-import { Setting } from './commandIds';
+import { CommandId, Setting } from './commandIds';
 import { setting } from './settings';
 import { startWhatIf, type StartedWhatIf, type WhatIfRequest, type WhatIfTurn } from './whatIf';
 import type { RunInput } from '../agents/branchRun';
@@ -262,6 +262,11 @@ class ConversationPanel implements vscode.Disposable {
       return { runId };
     },
     'run/stop': (p) => ({ stopped: this.runner.stop(p.runId) }),
+    'branch/compare': async (p) => {
+      const { dbPath, sessionId } = this.target;
+      const opened = await vscode.commands.executeCommand<unknown>(CommandId.compareWith, { dbPath, sessionId, branchId: p.branchId });
+      return { opened: Array.isArray(opened) };
+    },
     'whatIf/models': () => ({ configured: setting(Setting.agentModel), choices: readWhatIfModels() }),
     'whatIf/start': async (p) => {
       const { runs, done } = await this.startWhatIf(

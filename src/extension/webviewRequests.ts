@@ -47,6 +47,7 @@ export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['param
   'branch/delete': z.object({ branchId: str }),
   'run/start': z.object({ branchId: str, input: str }),
   'run/stop': z.object({ runId: str }),
+  'branch/compare': z.object({ branchId: str }),
   'whatIf/models': none,
   'whatIf/start': z.object({
     branchId: str,

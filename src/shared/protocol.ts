@@ -33,6 +33,8 @@ export interface Requests {
   /** Starts an agent run on a branch; its events arrive as `run/didEvent`. Resolves once the run has started. */
   'run/start': { params: { branchId: string; input: string }; result: { runId: string } };
   'run/stop': { params: { runId: string }; result: { stopped: boolean } };
+  /** *Compare with…* on the shown branch: the host asks which branch to compare it with and opens the comparison. */
+  'branch/compare': { params: { branchId: string }; result: { opened: boolean } };
   /** The models a what-if can run on: the configured one first, then `agentSessions.agent.models`. */
   'whatIf/models': { params: Record<string, never>; result: WhatIfModelsView };
   /**

@@ -39,6 +39,7 @@ function recordingHandlers(): { handlers: RequestHandlers; calls: [RequestMethod
     'run/start': record('run/start', { runId: 'r1' }),
     'whatIf/models': record('whatIf/models', { configured: 'm', choices: ['m'] }),
     'whatIf/start': record('whatIf/start', { runs: [] }),
+    'branch/compare': record('branch/compare', { opened: true }),
     'run/stop': async (params) => {
       calls.push(['run/stop', params]);
       return { stopped: false };
@@ -74,6 +75,7 @@ describe('webview requests', () => {
       'run/stop': true,
       'whatIf/models': true,
       'whatIf/start': true,
+      'branch/compare': true,
     };
     assert.deepEqual(Object.keys(requestParams).sort(), Object.keys(methods).sort());
     assert.ok(isRequestMethod('turns/get'));

@@ -80,6 +80,7 @@ class TestHost {
     'run/stop': () => assert.fail('not in these tests'),
     'whatIf/models': () => assert.fail('not in these tests'),
     'whatIf/start': () => assert.fail('not in these tests'),
+    'branch/compare': () => assert.fail('not in these tests'),
   };
 
   readonly request = ((method: RequestMethod, params: unknown) => {
