@@ -144,7 +144,7 @@ export class TurnList {
           'aria-label': `Turn ${t.turn}: ${t.error ? `unreadable (${t.error})` : t.preview}, ${t.itemCount} items${t.tools.length ? `, tools ${t.tools.join(', ')}` : ''}${t.totalTokens !== null ? `, ${t.totalTokens} tokens` : ''}${t.sharedFrom ? `, shared with ${t.sharedFrom}` : ''}${leavesHere || leavesAfter ? `. ${forkNote}` : ''}`,
         },
         leavesHere || leavesAfter
-          ? el('span', { class: 'fork-marker', title: forkNote }, leavesHere ? '⑂ own turns start here' : '⑂ no own turns yet')
+          ? el('span', { class: 'fork-marker', title: forkNote }, leavesHere ? 'own turns start here' : 'no own turns yet')
           : null,
         el('span', { class: 'turn-number' }, `Turn ${t.turn}`),
         el('span', { class: 'turn-preview' }, t.error ? `unreadable: ${t.error}` : t.preview),

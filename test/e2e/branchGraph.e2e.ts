@@ -1,0 +1,184 @@
+/**
+ * The branch map as a git graph in the real workbench, on a session with nested forks written through the store:
+ * lanes and fork lines in the SVG, the rows' keyboard moves, the turn list's divider where the shown branch leaves
+ * its parent, and shared turns labelled with (and showing the usage of) the branch that ran them, a grandparent
+ * included. Screenshots docs/images/branch-graph-light.png and -dark.png.
+ */
+import { strict as assert } from 'node:assert';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Frame } from 'playwright-core';
+import { AdvancedSQLiteSession } from '../../src/store';
+import { Workbench, viewFrame } from './workbench';
+
+const ROOT = resolve(__dirname, '..', '..');
+const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
+const RESULTS = join(ROOT, 'test-results');
+
+const usage = (total: number) => ({
+  state: {
+    usage: {
+      requests: 1,
+      inputTokens: total - 10,
+      outputTokens: 10,
+      totalTokens: total,
+      inputTokensDetails: [{ cached_tokens: 0 }],
+      outputTokensDetails: [{ reasoning_tokens: 0 }],
+    },
+  },
+});
+
+/**
+ * main: 6 turns (usage 100 × turn); retry: from main @ 3 with 3 own turns (1000 × turn); deeper: from retry @ 5, so
+ * turns 1–2 are main's and 3–4 retry's, with 2 own turns; last: from main @ 6 (main's last turn); fresh: from turn 1
+ * (shares nothing).
+ */
+async function writeNestedForks(path: string): Promise<void> {
+  const s = new AdvancedSQLiteSession({ sessionId: 'nested', dbPath: path, createTables: true });
+  const turn = async (text: string, total: number): Promise<void> => {
+    await s.addItems([
+      { role: 'user', content: text },
+      { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: `Answer to ${text}` }] },
+    ] as never);
+    await s.storeRunUsage(usage(total));
+  };
+  try {
+    for (let t = 1; t <= 6; t++) await turn(`main question ${t}`, 100 * t);
+    await s.createBranchFromTurn(3, 'retry');
+    for (let t = 3; t <= 5; t++) await turn(`retry question ${t}`, 1000 * t);
+    await s.createBranchFromTurn(5, 'deeper');
+    for (let t = 5; t <= 6; t++) await turn(`deeper question ${t}`, 10_000 * t);
+    await s.switchToBranch('main');
+    await s.createBranchFromTurn(6, 'last');
+    await turn('last question 6', 7);
+    await s.switchToBranch('main');
+    await s.createBranchFromTurn(1, 'fresh');
+    await turn('fresh question 1', 9);
+    await s.switchToBranch('main');
+  } finally {
+    s.close();
+  }
+}
+
+async function openView(wb: Workbench, db: string, session: string): Promise<Frame> {
+  await wb.openSidebar();
+  await wb.treeRow(db).expand();
+  await wb.treeRow(session).contextMenu('Open Conversation View');
+  const frame = await viewFrame(wb);
+  await frame.locator('.turn-row').first().waitFor({ timeout: 20_000 });
+  return frame;
+}
+
+for (const theme of ['light', 'dark'] as const) {
+  describe(`branch graph (${theme} theme)`, function () {
+    let wb: Workbench;
+    let workspace: string;
+
+    before(async function () {
+      if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
+      workspace = mkdtempSync(join(tmpdir(), `asi-e2e-graph-${theme}-`));
+      await writeNestedForks(join(workspace, 'forks.db'));
+      wb = await Workbench.open({
+        folder: workspace,
+        installVsix: [VSIX],
+        settings: { 'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' },
+      });
+    });
+
+    afterEach(async function () {
+      if (this.currentTest?.state === 'failed') {
+        const dir = join(RESULTS, 'failures', `graph-${theme}-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`);
+        await wb?.saveArtifacts(dir);
+        console.log(`      artifacts: ${dir}`);
+      }
+      await wb?.reset().catch(() => undefined);
+    });
+
+    after(async function () {
+      await wb?.close();
+      rmSync(workspace, { recursive: true, force: true });
+    });
+
+    it('draws a lane per level of forking, with a fork line from each parent lane to its child', async () => {
+      const f = await openView(wb, 'forks.db', 'nested');
+      await f.locator('.graph-lines').waitFor();
+      assert.deepEqual(await f.locator('.graph-rows .lane-name').allTextContents(), ['main', 'retry', 'deeper', 'last', 'fresh']);
+      const forks = await f
+        .locator('.graph-lines path.graph-fork')
+        .evaluateAll((paths) => paths.map((p) => `${p.getAttribute('data-parent')}→${p.getAttribute('data-child')}`));
+      // fresh shares no turn with any branch, so where it came from cannot be told: a root of its own, no fork line.
+      assert.deepEqual(forks, ['main→retry', 'retry→deeper', 'main→last']);
+      assert.equal(await f.locator('.graph-lines line.graph-lane').count(), 5);
+      const cx = async (branch: string): Promise<number> =>
+        Number(await f.locator(`.graph-lines circle[data-branch="${branch}"]`).getAttribute('cx'));
+      const [main, retry, deeper, last, fresh] = [
+        await cx('main'),
+        await cx('retry'),
+        await cx('deeper'),
+        await cx('last'),
+        await cx('fresh'),
+      ];
+      assert.ok(main < retry && retry < deeper, `lanes left to right: main ${main}, retry ${retry}, deeper ${deeper}`);
+      assert.equal(last, retry, 'forks of main share the second lane');
+      assert.equal(fresh, main, 'a root takes the first lane');
+      assert.match((await f.locator('.lane[data-branch="deeper"] .lane-meta').textContent()) ?? '', /from retry @ turn 5/);
+      assert.match((await f.locator('.lane[data-branch="last"] .lane-meta').textContent()) ?? '', /from main @ turn 6/);
+      // The current branch (main) and the shown one are marked on the graph.
+      await f.locator('.graph-lines circle.current[data-branch="main"]').waitFor({ state: 'attached' });
+      await f.locator('.graph-lines circle.shown[data-branch="main"]').waitFor({ state: 'attached' });
+    });
+
+    it('labels shared turns with the branch that ran them, with its usage, and marks where the branch leaves', async () => {
+      const f = await openView(wb, 'forks.db', 'nested');
+      await f.locator('.lane[data-branch="deeper"]').click();
+      await f.locator('.lane.selected .lane-name', { hasText: /^deeper$/ }).waitFor();
+      await f.locator('.turn-row[data-turn="6"]').waitFor();
+      const badge = async (turn: number): Promise<string> =>
+        (await f.locator(`.turn-row[data-turn="${turn}"] .shared-badge`).allTextContents())[0] ?? '';
+      assert.deepEqual(
+        [await badge(1), await badge(2), await badge(3), await badge(4), await badge(5)],
+        ['shared with main', 'shared with main', 'shared with retry', 'shared with retry', ''],
+      );
+      // Shared turns show the usage recorded where they ran, not "no usage".
+      assert.equal(await f.locator('.turn-row[data-turn="2"] .turn-tokens').textContent(), '200 tokens');
+      assert.equal(await f.locator('.turn-row[data-turn="4"] .turn-tokens').textContent(), '4,000 tokens');
+      assert.equal(await f.locator('.turn-row.fork-start').getAttribute('data-turn'), '5');
+      assert.match((await f.locator('.turn-row[data-turn="5"] .fork-marker').textContent()) ?? '', /own turns start here/);
+      assert.match((await f.locator('.turn-row[data-turn="5"]').getAttribute('aria-label')) ?? '', /retry continues differently/);
+      await f.locator('.turn-row[data-turn="3"]').click();
+      await f.locator('.turn-title', { hasText: 'Turn 3' }).waitFor();
+      mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
+      await wb.screenshot(join(ROOT, 'docs', 'images', `branch-graph-${theme}.png`));
+      // The branch's Tokens table counts its shared turns, marked; the whole session counts each run once.
+      await f.locator('vscode-panel-tab#tab-tokens').click();
+      await f.locator('.usage-table vscode-data-grid-cell', { hasText: 'shared with main' }).first().waitFor();
+      assert.equal(await f.locator('.usage-table vscode-data-grid-cell', { hasText: 'shared with retry' }).count(), 2);
+      const totals = await f.locator('.usage-table .totals vscode-data-grid-cell').allTextContents();
+      assert.ok(totals.includes((100 + 200 + 3000 + 4000 + 50_000 + 60_000).toLocaleString('en-US')), totals.join(' | '));
+    });
+
+    it('moves through the graph with the keyboard and shows a branch with Enter', async () => {
+      const f = await openView(wb, 'forks.db', 'nested');
+      const row = (b: string) => f.locator(`.lane[data-branch="${b}"]`);
+      await row('main').focus();
+      await row('main').press('ArrowDown');
+      await f.waitForFunction(() => document.activeElement?.getAttribute('data-branch') === 'retry');
+      await row('retry').press('End');
+      await f.waitForFunction(() => document.activeElement?.getAttribute('data-branch') === 'fresh');
+      await row('fresh').press('Home');
+      await f.waitForFunction(() => document.activeElement?.getAttribute('data-branch') === 'main');
+      await row('main').press('ArrowRight'); // main's first fork: retry
+      await f.waitForFunction(() => document.activeElement?.getAttribute('data-branch') === 'retry');
+      await row('retry').press('ArrowRight');
+      await f.waitForFunction(() => document.activeElement?.getAttribute('data-branch') === 'deeper');
+      await f.locator('.lane[data-branch="deeper"]').press('Enter');
+      await f.locator('.lane.selected .lane-name', { hasText: /^deeper$/ }).waitFor();
+      await f.locator('.turn-row .shared-badge').first().waitFor();
+      // The redraw keeps the focus on the row, so Left goes on from there.
+      await f.waitForFunction(() => document.activeElement?.getAttribute('data-branch') === 'deeper');
+      await f.locator('.lane[data-branch="deeper"]').press('ArrowLeft');
+      await f.waitForFunction(() => document.activeElement?.getAttribute('data-branch') === 'retry');
+    });
+  });
+}
