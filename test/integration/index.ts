@@ -10,6 +10,8 @@ export function run(): Promise<void> {
     ui: 'bdd',
     timeout: 30_000,
     color: false,
+    // ASI_TEST_GREP runs only the tests whose titles match (while working on one file; npm test runs them all).
+    ...(process.env.ASI_TEST_GREP ? { grep: process.env.ASI_TEST_GREP } : {}),
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     reporter: require('../support/countingReporter.js'),
   });
@@ -22,7 +24,11 @@ export function run(): Promise<void> {
   require('./readOnlyAndBadInput.test');
   require('./liveRefresh.test');
   require('./changeNotices.test');
+  require('./sharedTurns.test');
+  require('./compareView.test');
   require('./agentRuns.test');
+  require('./pricing.test');
+  require('./whatIf.test');
   require('./remoteStores.test');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return new Promise((resolve, reject) => {

@@ -1,0 +1,170 @@
+/**
+ * The compare view in the real workbench: *Compare with…* from the tree on a Python-written fixture (ref-multisession.db)
+ * and on a session with a retried turn that called a tool with other arguments; next difference by key; the time from
+ * the command to the first rows drawn. Screenshots docs/images/compare-view-light.png and -dark.png.
+ */
+import { strict as assert } from 'node:assert';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { AdvancedSQLiteSession } from '../../src/store';
+import { Workbench, viewFrame } from './workbench';
+
+const ROOT = resolve(__dirname, '..', '..');
+const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
+const FIXTURES = join(ROOT, 'test', 'fixtures', 'conformance');
+
+const usage = (input: number, output: number) => ({
+  state: {
+    usage: {
+      requests: 1,
+      inputTokens: input,
+      outputTokens: output,
+      totalTokens: input + output,
+      inputTokensDetails: [{ cached_tokens: Math.floor(input / 4) }],
+      outputTokensDetails: [{ reasoning_tokens: 0 }],
+    },
+  },
+});
+
+/** A trip-planning session whose turn 2 was retried: the retry called the tool with other arguments. */
+async function writeRetriedSession(path: string): Promise<void> {
+  const s = new AdvancedSQLiteSession({ sessionId: 'trip', dbPath: path, createTables: true });
+  const turn = async (q: string, a: string, input: number, tool?: { id: string; args: unknown; out: string }) => {
+    const items: unknown[] = [{ role: 'user', content: q }];
+    if (tool)
+      items.push(
+        { type: 'function_call', call_id: tool.id, name: 'search_flights', arguments: JSON.stringify(tool.args), status: 'completed' },
+        { type: 'function_call_output', call_id: tool.id, output: tool.out },
+      );
+    items.push({ role: 'assistant', type: 'message', status: 'completed', content: [{ type: 'output_text', text: a }] });
+    await s.addItems(items as never);
+    await s.storeRunUsage(usage(input, Math.round(input / 5)));
+  };
+  try {
+    await s.addItems([{ role: 'developer', content: 'You are a travel assistant.' }] as never);
+    await turn('I want to fly to Lisbon in May.', 'Lisbon in May is lovely. Where do you fly from?', 820);
+    await turn('From Berlin, two adults, cheapest please.', 'The cheapest is TAP on May 12 for €142 per person, direct.', 1840, {
+      id: 'call_a',
+      args: { from: 'BER', to: 'LIS', adults: 2, sort: 'price' },
+      out: 'TP 539 · May 12 · €142 · direct',
+    });
+    await turn('Book it.', 'Booked: TP 539 on May 12, confirmation K7Q2XZ.', 2210);
+    await s.createBranchFromTurn(2, 'retry-gpt-4.1-mini');
+    await turn(
+      'From Berlin, two adults, cheapest please.',
+      'The cheapest is easyJet on May 14 for €118 per person, one stop in Porto.',
+      1630,
+      {
+        id: 'call_b',
+        args: { from: 'BER', to: 'LIS', adults: 2, sort: 'price', max_stops: 1, dates: ['2027-05-12', '2027-05-14'] },
+        out: 'U2 4521 · May 14 · €118 · 1 stop (OPO)',
+      },
+    );
+  } finally {
+    s.close();
+  }
+}
+
+for (const theme of ['light', 'dark'] as const) {
+  describe(`compare view (${theme} theme)`, function () {
+    let wb: Workbench;
+    let workspace: string;
+
+    before(async function () {
+      if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
+      workspace = mkdtempSync(join(tmpdir(), `asi-e2e-compare-${theme}-`));
+      copyFileSync(join(FIXTURES, 'ref-multisession.db'), join(workspace, 'conversations.db'));
+      await writeRetriedSession(join(workspace, 'trips.db'));
+      wb = await Workbench.open({
+        folder: workspace,
+        installVsix: [VSIX],
+        settings: {
+          'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern',
+          'agentSessions.agent.model': 'gpt-4.1',
+        },
+      });
+    });
+
+    afterEach(async function () {
+      if (this.currentTest?.state === 'failed') {
+        const dir = join(
+          ROOT,
+          'test-results',
+          'failures',
+          `compare-${theme}-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 50)}`,
+        );
+        await wb?.saveArtifacts(dir);
+        console.log(`      artifacts: ${dir}`);
+      }
+      await wb?.reset().catch(() => undefined);
+    });
+
+    after(async function () {
+      await wb?.close();
+      rmSync(workspace, { recursive: true, force: true });
+    });
+
+    /** Runs Compare with… on `branch` of `session` in `db` and picks `other`; returns the compare view's frame. */
+    async function compare(db: string, session: string, branch: string, other: string) {
+      await wb.openSidebar();
+      await wb.treeRow(db).expand();
+      await wb.treeRow(session).expand();
+      const started = Date.now();
+      await wb.treeRow(branch).contextMenu('Compare with…');
+      await wb.quickInput().waitFor();
+      await wb.answer(other);
+      const frame = await viewFrame(wb);
+      await frame.locator('.compare-row, .compare-rows p').first().waitFor({ timeout: 20_000 });
+      return { frame, ms: Date.now() - started };
+    }
+
+    it('compares the Python SDK’s two branches of a session from their fork', async () => {
+      const { frame } = await compare('conversations.db', 'alice', 'main', 'alt');
+      assert.match((await frame.locator('.shared-bar').textContent()) ?? '', /Turn 1 shared/);
+      const rows = frame.locator('.compare-row');
+      assert.equal(await rows.count(), 1);
+      assert.match((await rows.first().locator('.row-head').textContent()) ?? '', /Turn 2.*differs/);
+      // Usage per side: the fixture's rows for turn 2 (59 and 55 total tokens).
+      const usageLines = await rows.first().locator('.usage-line').allTextContents();
+      assert.match(usageLines[0] ?? '', /total 59/);
+      assert.match(usageLines[1] ?? '', /total 55 \(−4\)/);
+      assert.deepEqual(wb.cspViolations(), []);
+    });
+
+    it('shows a retried turn with word diffs, the tool call’s argument changes, cost deltas, and steps through differences', async () => {
+      const { frame, ms } = await compare('trips.db', 'trip', 'main', 'retry-gpt-4.1-mini');
+      console.log(
+        `      Compare with… → first rows drawn: ${ms} ms (view: ${await frame.locator('#app').getAttribute('data-first-rows-ms')} ms)`,
+      );
+      const cards = frame.locator('.compare-card');
+      assert.equal(await cards.count(), 2);
+      assert.match((await cards.nth(1).textContent()) ?? '', /Cost: \$[\d.]+ \(−\$/);
+      const row = frame.locator('.compare-row').first();
+      assert.match((await row.locator('.row-head').textContent()) ?? '', /Turn 2.*differs/);
+      // Word diff: the baseline loses "TAP", the retry gains "easyJet".
+      assert.ok((await row.locator('[data-column="0"] del.diff-removed').allTextContents()).some((t) => t.includes('TAP')));
+      assert.ok((await row.locator('[data-column="1"] ins.diff-added').allTextContents()).some((t) => t.includes('easyJet')));
+      // The tool call's arguments, structurally: two keys added.
+      const changes = await row.locator('[data-column="1"] .json-changes li').allTextContents();
+      assert.deepEqual(changes, ['+ max_stops = 1', '+ dates = ["2027-05-12","2027-05-14"]']);
+      // Turn 3 only on main.
+      const third = frame.locator('.compare-row').nth(1);
+      assert.match((await third.locator('.compare-cell.missing').textContent()) ?? '', /No such turn/);
+      // F7 focuses the first difference, again the next.
+      await frame.locator('body').press('F7');
+      await frame.locator('.compare-row.focused[data-index="0"]').waitFor();
+      await frame.locator('body').press('F7');
+      await frame.locator('.compare-row.focused[data-index="1"]').waitFor();
+      await frame
+        .locator('.compare-row.focused[data-index="0"]')
+        .waitFor({ state: 'detached' })
+        .catch(() => undefined);
+      await frame.locator('body').press('Shift+F7');
+      await frame.locator('.compare-row.focused[data-index="0"]').waitFor();
+      assert.deepEqual(wb.cspViolations(), []);
+      mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
+      await wb.screenshot(join(ROOT, 'docs', 'images', `compare-view-${theme}.png`));
+    });
+  });
+}
