@@ -25,6 +25,7 @@ export function run(): Promise<void> {
   require('./liveRefresh.test');
   require('./changeNotices.test');
   require('./sharedTurns.test');
+  require('./sharedTurns.test');
   require('./compareView.test');
   require('./agentRuns.test');
   require('./pricing.test');
