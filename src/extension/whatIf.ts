@@ -64,6 +64,8 @@ export interface WhatIfResult {
   compareTargets: CompareTarget[] | null;
   /** True when the compare view was asked to open. */
   compared: boolean;
+  /** The notification about failed runs (which branch, which model, why), when any failed. */
+  report?: string;
 }
 
 /** What a started what-if returns at once; `done` resolves when every run has ended (never rejects). */
@@ -149,6 +151,7 @@ async function finish(source: WhatIfTurn, request: WhatIfRequest, runs: WhatIfRu
   const compareTargets = compareTargetsOf(source, runs);
   const failed = runs.filter((r) => r.outcome.kind === 'run/failed');
   const title = request.models.length > 1 && request.kind === 'retry' ? 'Retry with Several Models' : TITLES[request.kind];
+  let report: string | undefined;
   if (failed.length > 0) {
     const lines = failed.map(
       (r) => `${r.branchId} (${r.model}): ${r.outcome.kind === 'run/failed' ? r.outcome.message : ''} ${r.outcome.written.summary}`,
@@ -157,7 +160,8 @@ async function finish(source: WhatIfTurn, request: WhatIfRequest, runs: WhatIfRu
       runs.length === 1
         ? `${title} failed.`
         : `${title}: ${failed.length} of ${runs.length} runs failed${compareTargets ? '; comparing the others' : ''}.`;
-    void (compareTargets ? vscode.window.showWarningMessage : vscode.window.showErrorMessage)(`${head} ${lines.join(' · ')}`);
+    report = `${head} ${lines.join(' · ')}`;
+    void (compareTargets ? vscode.window.showWarningMessage : vscode.window.showErrorMessage)(report);
   }
   let compared = false;
   if (compareTargets) {
@@ -179,5 +183,5 @@ async function finish(source: WhatIfTurn, request: WhatIfRequest, runs: WhatIfRu
       );
     }
   }
-  return { source, runs, compareTargets, compared };
+  return { source, runs, compareTargets, compared, ...(report !== undefined ? { report } : {}) };
 }
