@@ -30,6 +30,7 @@ export function run(): Promise<void> {
   require('./sharedTurns.test');
   require('./compareView.test');
   require('./agentRuns.test');
+  require('./pricing.test');
   require('./whatIf.test');
   require('./pricing.test');
   require('./whatIf.test');
