@@ -49,7 +49,10 @@ async function writeNestedForks(path: string): Promise<void> {
       await s.storeRunUsage(usage(100 * t));
     }
     sql(path, `UPDATE agent_messages SET created_at = '2020-02-02 10:00:00' WHERE created_at > '2021-01-01'`);
-    sql(path, `UPDATE message_structure SET created_at = '2020-02-02 10:00:00' WHERE created_at > '2021-01-01' AND branch_id = 'x' AND user_turn_number >= 4`);
+    sql(
+      path,
+      `UPDATE message_structure SET created_at = '2020-02-02 10:00:00' WHERE created_at > '2021-01-01' AND branch_id = 'x' AND user_turn_number >= 4`,
+    );
     await s.createBranchFromTurn(5, 'y');
     await s.addItems([{ role: 'user', content: 'y 5' }]);
     await s.storeRunUsage(usage(5000));
@@ -88,7 +91,10 @@ describe('shared turns of nested forks', () => {
 
   it("shows a shared turn's original time, not the time it was copied (turn list and items)", () => {
     // The copies on y were stamped when y was made: the test only means something if that time differs.
-    const copies = sql<{ created_at: string }>(path, "SELECT created_at FROM message_structure WHERE branch_id = 'y' AND user_turn_number = 2");
+    const copies = sql<{ created_at: string }>(
+      path,
+      "SELECT created_at FROM message_structure WHERE branch_id = 'y' AND user_turn_number = 2",
+    );
     assert.ok(copies.length > 0 && copies.every((r) => r.created_at > '2021-01-01'), 'the copies carry the copy time');
     const turns = db.getTurnsPage('s', 'y', { limit: 10 }).turns;
     assert.deepEqual(
@@ -98,8 +104,14 @@ describe('shared turns of nested forks', () => {
     assert.ok((turns[4]?.createdAt ?? '') > '2021', "y's own turn has its own time");
     const items = db.getTurnItems('s', 'y', 2);
     assert.equal(items.length, 2);
-    assert.deepEqual(items.map((i) => i.createdAt), ['2020-01-01 10:00:00', '2020-01-01 10:00:00']);
-    assert.deepEqual(db.getItemsPage('s', 'y', { limit: 1 }).items.map((i) => i.createdAt), ['2020-01-01 10:00:00']);
+    assert.deepEqual(
+      items.map((i) => i.createdAt),
+      ['2020-01-01 10:00:00', '2020-01-01 10:00:00'],
+    );
+    assert.deepEqual(
+      db.getItemsPage('s', 'y', { limit: 1 }).items.map((i) => i.createdAt),
+      ['2020-01-01 10:00:00'],
+    );
   });
 
   it('marks shared turns with the branch that ran them (a grandparent for nested forks) and shows its usage', async () => {

@@ -59,7 +59,7 @@ describe('sharedTurnRanges', () => {
 
   it('agrees with turnOrigin on every turn of random trees', () => {
     let seed = 7;
-    const rand = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n);
+    const rand = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
     for (let trial = 0; trial < 200; trial++) {
       const branches: ForkFacts[] = [b('main', null, null)];
       const count = 1 + rand(8);
@@ -71,7 +71,11 @@ describe('sharedTurnRanges', () => {
         const ranges = sharedTurnRanges(branches, branch.branchId);
         for (let turn = 1; turn <= 14; turn++) {
           const range = ranges.find((r) => turn >= r.fromTurn && turn <= r.toTurn);
-          assert.equal(range?.originBranchId ?? branch.branchId, turnOrigin(branches, branch.branchId, turn), `${branch.branchId} turn ${turn}`);
+          assert.equal(
+            range?.originBranchId ?? branch.branchId,
+            turnOrigin(branches, branch.branchId, turn),
+            `${branch.branchId} turn ${turn}`,
+          );
         }
       }
     }
