@@ -163,22 +163,22 @@ for (const theme of ['light', 'dark'] as const) {
       const row = (b: string) => f.locator(`.lane[data-branch="${b}"]`);
       await row('main').focus();
       await row('main').press('ArrowDown');
-      await f.waitForFunction(() => document.activeElement?.getAttribute('data-branch') === 'retry');
+      await f.locator('.lane[data-branch="retry"]:focus').waitFor();
       await row('retry').press('End');
-      await f.waitForFunction(() => document.activeElement?.getAttribute('data-branch') === 'fresh');
+      await f.locator('.lane[data-branch="fresh"]:focus').waitFor();
       await row('fresh').press('Home');
-      await f.waitForFunction(() => document.activeElement?.getAttribute('data-branch') === 'main');
+      await f.locator('.lane[data-branch="main"]:focus').waitFor();
       await row('main').press('ArrowRight'); // main's first fork: retry
-      await f.waitForFunction(() => document.activeElement?.getAttribute('data-branch') === 'retry');
+      await f.locator('.lane[data-branch="retry"]:focus').waitFor();
       await row('retry').press('ArrowRight');
-      await f.waitForFunction(() => document.activeElement?.getAttribute('data-branch') === 'deeper');
+      await f.locator('.lane[data-branch="deeper"]:focus').waitFor();
       await f.locator('.lane[data-branch="deeper"]').press('Enter');
       await f.locator('.lane.selected .lane-name', { hasText: /^deeper$/ }).waitFor();
       await f.locator('.turn-row .shared-badge').first().waitFor();
       // The redraw keeps the focus on the row, so Left goes on from there.
-      await f.waitForFunction(() => document.activeElement?.getAttribute('data-branch') === 'deeper');
+      await f.locator('.lane[data-branch="deeper"]:focus').waitFor();
       await f.locator('.lane[data-branch="deeper"]').press('ArrowLeft');
-      await f.waitForFunction(() => document.activeElement?.getAttribute('data-branch') === 'retry');
+      await f.locator('.lane[data-branch="retry"]:focus').waitFor();
     });
   });
 }
