@@ -85,12 +85,12 @@ panels.addEventListener('change', () => {
 });
 replaceChildren(app, el('header', { class: 'header' }, title, badges, actions), banner, panels);
 
-/** "This branch" / "Whole session" buttons in `group`; the chosen one is primary. */
-function scopeControl(group: HTMLElement, choose: (scope: 'branch' | 'session') => void): void {
+/** "This branch" / "Whole session" buttons in `group`, marked with `attribute`; the chosen one is primary. */
+function scopeControl(group: HTMLElement, attribute: string, choose: (scope: 'branch' | 'session') => void): void {
   for (const scope of ['branch', 'session'] as const) {
     const b = el(
       'vscode-button',
-      { appearance: scope === 'branch' ? 'primary' : 'secondary', 'data-scope': scope, role: 'radio' },
+      { appearance: scope === 'branch' ? 'primary' : 'secondary', [attribute]: scope, role: 'radio' },
       scope === 'branch' ? 'This branch' : 'Whole session',
     );
     b.addEventListener('click', () => {
@@ -100,8 +100,8 @@ function scopeControl(group: HTMLElement, choose: (scope: 'branch' | 'session') 
     group.appendChild(b);
   }
 }
-scopeControl(scopeButtons, (scope) => void model.setTables(activeTab() === 'tab-tokens', scope));
-scopeControl(toolScopeButtons, (scope) => void model.setTools(activeTab() === 'tab-tools', scope));
+scopeControl(scopeButtons, 'data-scope', (scope) => void model.setTables(activeTab() === 'tab-tokens', scope));
+scopeControl(toolScopeButtons, 'data-tool-scope', (scope) => void model.setTools(activeTab() === 'tab-tools', scope));
 
 // ---- drawing -------------------------------------------------------------------------------------------------
 function redraw(part: ViewPart): void {
