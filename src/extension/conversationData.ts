@@ -79,7 +79,7 @@ export async function turnPage(
  * tokens (null without a row). Branching copies no usage rows (spec §8.3), so a shared turn's usage is on its origin:
  * one range read per origin branch the page reaches (the parent, a grandparent for nested forks), never one per turn.
  */
-async function sharedTurnUsage(
+export async function sharedTurnUsage(
   db: SessionReader,
   sessionId: string,
   branchId: string,

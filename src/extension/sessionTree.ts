@@ -6,6 +6,7 @@ import { nodeId, type TreeNode } from './treeNodes';
 import { scopeCost } from './pricedTables';
 import type { SessionPricing } from './sessionPricing';
 import { costTooltipLine } from './treeItems';
+import { sharedTurnUsage } from './conversationData';
 
 /** Turns per page under a branch, so a branch of 10,000 turns expands without reading them all. */
 export const TURN_PAGE = 200;
@@ -171,6 +172,14 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       case 'moreTurns': {
         const after = node.kind === 'moreTurns' ? node.afterTurn : null;
         const page = await db.getTurnsPage(node.sessionId, node.branchId, { afterTurn: after, limit: TURN_PAGE });
+        const first = page.turns[0];
+        const last = page.turns[page.turns.length - 1];
+        // Turns shared with an ancestor show the usage of the branch that ran them. main is never forked from
+        // anything, and server stores have main only, so neither reads the branch tree for it.
+        const shared =
+          first && last && node.branchId !== 'main' && !(db instanceof RemoteSessionSource)
+            ? await sharedTurnUsage(db, node.sessionId, node.branchId, await db.getBranchTree(node.sessionId), first.turn, last.turn)
+            : undefined;
         const out: [TreeNode, vscode.TreeItem][] = page.turns.map((t) => {
           const n: TreeNode = {
             kind: 'turn',
@@ -180,7 +189,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
             turn: t.turn,
             branchTurnNumber: t.branchTurnNumber,
           };
-          return [n, turnItem(n, t, canWrite, structured)];
+          return [n, turnItem(n, t, canWrite, structured, shared?.get(t.turn))];
         });
         if (page.nextAfterTurn !== null) {
           const n: TreeNode = {

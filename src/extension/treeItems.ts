@@ -135,17 +135,33 @@ export function branchItem(node: TreeNode, b: BranchNode, isCurrent: boolean, ca
   return item;
 }
 
-export function turnItem(node: TreeNode, t: TurnEntry, canWrite: boolean, structured: boolean): vscode.TreeItem {
+/**
+ * A turn of a branch. `shared`: the turn was run on an ancestor branch (before this branch's fork turn), whose usage
+ * row it shows (branching copies no usage rows).
+ */
+export function turnItem(
+  node: TreeNode,
+  t: TurnEntry,
+  canWrite: boolean,
+  structured: boolean,
+  shared?: { branchId: string; totalTokens: number | null },
+): vscode.TreeItem {
   const label = `Turn ${t.turn}`;
   const item = new vscode.TreeItem(label, C.Collapsed);
   item.id = nodeId(node);
   item.iconPath = new vscode.ThemeIcon(t.error ? 'warning' : 'account');
-  item.description = [t.preview !== null ? oneLine(t.preview, 60) : `unreadable: ${t.error ?? ''}`, tokens(t.totalTokens)]
+  const total = shared ? shared.totalTokens : t.totalTokens;
+  item.description = [
+    t.preview !== null ? oneLine(t.preview, 60) : `unreadable: ${t.error ?? ''}`,
+    tokens(total),
+    shared ? `shared with ${shared.branchId}` : '',
+  ]
     .filter(Boolean)
     .join(' · ');
   const md = new vscode.MarkdownString();
   md.appendText(`Turn ${t.turn} · ${t.createdAt ?? 'unknown'} UTC\n\n${t.preview ?? t.error ?? ''}\n\n`);
-  md.appendText(t.totalTokens === null ? 'No usage row for this turn.' : `${t.totalTokens} tokens`);
+  if (shared) md.appendText(`Shared with ${shared.branchId}: run there, and its usage is recorded there.\n\n`);
+  md.appendText(total === null ? 'No usage row for this turn.' : `${total} tokens`);
   item.tooltip = md;
   item.contextValue = contextValue('turn', { canBranch: canWrite && structured && t.branchTurnNumber !== null && t.error === null });
   return item;

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { HostMessage } from '../../src/shared/protocol';
 import type { TurnPageView } from '../../src/shared/viewModels';
 import { AdvancedSQLiteSession, openDatabase } from '../../src/store';
-import { api, freshScratchPerTest, waitFor, type Scratch } from './helpers';
+import { api, child, childRows, freshScratchPerTest, waitFor, type Scratch } from './helpers';
 
 const usage = (total: number) => ({
   state: {
@@ -73,6 +73,7 @@ describe('shared turns in the conversation view', () => {
     };
     try {
       const page = await waitFor(() => pages.find((p) => p.branchId === 'y'), 20_000, "the page's turns of y");
+      assert.ok(page);
       assert.deepEqual(
         page.turns.map((t) => [t.turn, t.sharedFrom ?? null, t.totalTokens, t.createdAt?.slice(0, 10)]),
         [
@@ -87,5 +88,23 @@ describe('shared turns in the conversation view', () => {
     } finally {
       panel.panel.dispose();
     }
+  });
+
+  it("shows the same in the sessions tree: a shared turn's usage and where it ran", async () => {
+    const a = await api();
+    const path = join(s.dir, 'nested.db');
+    await writeNestedForks(path);
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    const y = await child(a, await child(a, await child(a, undefined, 'nested.db'), 'nested'), 'y');
+    const rows = await childRows(a, y);
+    assert.deepEqual(
+      rows.map((r) => [r.label, r.description]),
+      [
+        ['Turn 1', 'main 1 · 10 tokens · shared with main'],
+        ['Turn 2', 'main 2 · 20 tokens · shared with main'],
+        ['Turn 3', 'x 3 · 300 tokens · shared with x'],
+        ['Turn 4', 'y 4 · 5,000 tokens'],
+      ],
+    );
   });
 });
