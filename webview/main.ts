@@ -5,6 +5,8 @@
  */
 import { drawBranchMap } from './components/branchMap';
 import { Composer } from './components/composer';
+import type { WhatIfCallbacks } from './components/whatIfForm';
+import { errorMessage } from '../src/shared/errorMessage';
 import { renderToolTable, renderUsageTable } from './components/tables';
 import { renderTokenChart } from './components/tokenChart';
 import { renderPricingHeader } from './components/pricingHeader';
@@ -63,7 +65,27 @@ const usageActions = {
   page: (step: 1 | -1) => void model.usagePage(step),
 };
 
-const composer = new Composer({ send: (input) => model.startRun(input), stop: () => model.stopRun() });
+/** Runs whose events are arriving (the composer's, and what-if runs, several at once); the forks among them. */
+const activeRuns = new Set<string>();
+const activeForks = new Set<string>();
+const composer = new Composer({
+  send: (input) => model.startRun(input),
+  stop: async () => {
+    await model.stopRun();
+    for (const runId of activeRuns) await request('run/stop', { runId });
+  },
+});
+const whatIf: WhatIfCallbacks = {
+  models: () => request('whatIf/models', {}),
+  start: async (turn, editedText, models) => {
+    try {
+      const params = { branchId: model.branchId, turn: turn.turn, branchTurnNumber: turn.branchTurnNumber as number, editedText, models };
+      return await request('whatIf/start', params);
+    } catch (err) {
+      return errorMessage(err);
+    }
+  },
+};
 
 const panels = el(
   'vscode-panels',
@@ -162,6 +184,7 @@ function renderDetail(): void {
     openLink,
     // The new branch is shown by the model once it exists.
     branchHere: (turn, name) => model.createBranch(turn, name),
+    whatIf,
   });
 }
 
@@ -236,8 +259,18 @@ listen({
   reveal: (r) => void model.reveal(r),
   run: (e) => {
     composer.show(e);
-    // The run has written its turn: read the turns again and select it.
-    if (e.kind === 'run/completed' || e.kind === 'run/failed') void model.runEnded();
+    if (e.kind === 'run/started') {
+      // A retry streams into its new branch: show it (the first of several; the others are in the branch map).
+      if (e.forkedFrom && activeForks.size === 0) void model.showBranch(e.branchId);
+      if (e.forkedFrom) activeForks.add(e.runId);
+      activeRuns.add(e.runId);
+    }
+    if (e.kind === 'run/completed' || e.kind === 'run/failed') {
+      activeRuns.delete(e.runId);
+      activeForks.delete(e.runId);
+      // The run has written its turn: read the turns again and select it.
+      void model.runEnded();
+    }
   },
 });
 void model.start(state.selection());

@@ -17,7 +17,8 @@ export class Composer {
   private readonly send: HTMLElement;
   private readonly stop: HTMLElement;
   private readonly log: HTMLElement;
-  private text: HTMLElement | undefined;
+  /** The runs shown, each in a block of its own: what-if runs on several models stream at the same time. */
+  private readonly runs = new Map<string, { block: HTMLElement; text: HTMLElement | undefined; active: boolean }>();
   private running = false;
 
   constructor(private readonly cb: ComposerCallbacks) {
@@ -83,58 +84,72 @@ export class Composer {
     }
   }
 
-  /** Shows one event of the current run. */
+  /** Shows one event of a run: in its own block, so runs that overlap (a retry on several models) never mix. */
   show(e: RunEvent): void {
+    if (e.kind === 'run/started') {
+      // A new run clears the log unless others are still running beside it.
+      if (![...this.runs.values()].some((r) => r.active)) {
+        this.runs.clear();
+        replaceChildren(this.log);
+      }
+      const block = el(
+        'div',
+        { class: 'run-block', 'data-branch': e.branchId },
+        el(
+          'p',
+          { class: 'run-status' },
+          `${e.agentName} is answering on ${e.branchId}${e.forkedFrom ? ` (forked from ${e.forkedFrom.branchId} @ turn ${e.forkedFrom.turn})` : ''}…`,
+        ),
+        el('p', { class: 'run-user' }, e.input),
+        ...e.warnings.map((w) => el('p', { class: 'run-warning' }, w)),
+      );
+      this.runs.set(e.runId, { block, text: undefined, active: true });
+      this.log.appendChild(block);
+      this.setRunning(true);
+      return;
+    }
+    const run = this.runs.get(e.runId);
+    if (!run) {
+      // A run the host refused before it started has no run/started; one this page never saw start is not shown.
+      if (e.kind === 'run/failed') this.log.appendChild(el('p', { class: 'run-error', role: 'alert' }, `Failed: ${e.message}`));
+      if (e.kind === 'run/failed' || e.kind === 'run/completed') this.setRunning([...this.runs.values()].some((r) => r.active));
+      return;
+    }
+    const add = (node: HTMLElement): void => void run.block.appendChild(node);
     switch (e.kind) {
-      case 'run/started':
-        this.setRunning(true);
-        replaceChildren(
-          this.log,
-          el(
-            'p',
-            { class: 'run-status' },
-            `${e.agentName} is answering on ${e.branchId}${e.forkedFrom ? ` (forked from ${e.forkedFrom.branchId} @ turn ${e.forkedFrom.turn})` : ''}…`,
-          ),
-          el('p', { class: 'run-user' }, e.input),
-          ...e.warnings.map((w) => el('p', { class: 'run-warning' }, w)),
-        );
-        this.text = undefined;
-        return;
       case 'text/delta':
-        if (!this.text) {
-          this.text = el('p', { class: 'run-text' });
-          this.log.appendChild(this.text);
-        }
-        this.text.textContent += e.delta;
+        if (!run.text) add((run.text = el('p', { class: 'run-text' })));
+        run.text.textContent += e.delta;
         return;
       case 'tool/called':
-        this.text = undefined;
-        this.log.appendChild(el('p', { class: 'run-tool' }, `→ ${e.name}(${e.arguments})`));
+        run.text = undefined;
+        add(el('p', { class: 'run-tool' }, `→ ${e.name}(${e.arguments})`));
         return;
       case 'tool/output':
-        this.log.appendChild(
-          el('pre', { class: 'run-tool-output' }, `← ${e.name}: ${e.output.length > 600 ? e.output.slice(0, 600) + '…' : e.output}`),
-        );
+        add(el('pre', { class: 'run-tool-output' }, `← ${e.name}: ${e.output.length > 600 ? e.output.slice(0, 600) + '…' : e.output}`));
         return;
       case 'item/added':
         return;
       case 'run/completed':
-        this.setRunning(false);
-        this.log.appendChild(
-          el('p', { class: 'run-done' }, `Done · ${e.usage.totalTokens.toLocaleString('en-US')} tokens · ${e.written.summary}`),
-        );
-        return;
+        add(el('p', { class: 'run-done' }, `Done · ${e.usage.totalTokens.toLocaleString('en-US')} tokens · ${e.written.summary}`));
+        break;
       case 'run/failed':
-        this.setRunning(false);
-        this.log.appendChild(
+        add(
           el(
             'p',
             { class: `run-error failure-${e.failure}`, role: 'alert' },
             `${e.failure === 'cancelled' ? 'Stopped' : 'Failed'}: ${e.message}`,
           ),
         );
-        this.log.appendChild(el('p', { class: 'run-written' }, e.written.summary));
-        return;
+        add(el('p', { class: 'run-written' }, e.written.summary));
+        break;
     }
+    run.active = false;
+    this.setRunning([...this.runs.values()].some((r) => r.active));
+  }
+
+  /** Shows a problem that kept a run from starting (the host refused it). */
+  showError(message: string): void {
+    replaceChildren(this.log, el('p', { class: 'run-error', role: 'alert' }, message));
   }
 }

@@ -3,6 +3,7 @@ import { displayType, isMessageItem, isRecord, messageText, outputText, prettyJs
 import type { ItemView, TurnView } from '../../src/shared/viewModels';
 import { el, replaceChildren } from '../dom';
 import { renderMarkdown } from './markdown';
+import { whatIfActions, type WhatIfCallbacks } from './whatIfForm';
 
 /** Outputs longer than this are collapsed until the user expands them. */
 const LONG_OUTPUT_CHARS = 1200;
@@ -11,6 +12,8 @@ export interface TurnDetailCallbacks {
   openLink(url: string): void;
   /** Creates a branch from this turn; resolves with an error message, or undefined on success. */
   branchHere(turn: TurnView, name: string): Promise<string | undefined>;
+  /** Retry from here, Edit and resend, Retry with models (whatIfForm.ts). */
+  whatIf: WhatIfCallbacks;
 }
 
 function collapsible(text: string): HTMLElement {
@@ -106,7 +109,10 @@ export function renderTurnDetail(
     });
     header.appendChild(rawToggle);
     const li = el('li', { class: `item item-${type.replace(/[^a-z_]/g, '')}`, 'data-sequence': item.sequenceNumber }, header, body);
-    if (!item.corrupt && type === 'user' && canBranch && turn.branchTurnNumber !== null) li.appendChild(branchForm(turn, usedIds, cb));
+    if (!item.corrupt && type === 'user' && canBranch && turn.branchTurnNumber !== null) {
+      li.appendChild(branchForm(turn, usedIds, cb));
+      li.appendChild(whatIfActions(turn, isMessageItem(item.item) ? messageText(item.item.content) : '', cb.whatIf));
+    }
     list.appendChild(li);
   }
   replaceChildren(container, el('h2', { class: 'turn-title' }, `Turn ${turn.turn}`), list);

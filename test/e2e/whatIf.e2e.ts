@@ -1,0 +1,168 @@
+/**
+ * What-if runs from the conversation view in the real workbench: Retry from here and Retry with models in a turn's
+ * detail, streaming into the new branches against a loopback model server, checked against the file. Screenshots of
+ * the view during the retry, in the light and the dark theme.
+ */
+import { strict as assert } from 'node:assert';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Frame } from 'playwright-core';
+import { AdvancedSQLiteSession } from '../../src/store';
+import { lastUserText, startLoopbackOpenAI, type LoopbackOpenAI } from '../support/loopbackOpenAI';
+import { HOSTS } from '../../scripts/host/hostTools.mjs';
+import { currentHost } from '../host/codeServer';
+import { Workbench, viewFrame } from './workbench';
+
+const ROOT = resolve(__dirname, '..', '..');
+const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
+const FIXTURES = join(ROOT, 'test', 'fixtures', 'conformance');
+const RESULTS = join(ROOT, 'test-results');
+
+async function openView(wb: Workbench, db: string, session: string): Promise<Frame> {
+  await wb.openSidebar();
+  await wb.treeRow(db).expand();
+  await wb.treeRow(session).contextMenu('Open Conversation View');
+  const frame = await viewFrame(wb);
+  await frame.locator('.turn-row').first().waitFor({ timeout: 20_000 });
+  return frame;
+}
+
+/** Polls `fn` until it returns a value (20 s at most). */
+async function until<T>(fn: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 200; i++) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('timed out');
+}
+
+/** Per branch of the session: its turns and the turns with a usage row, read from the file. */
+async function stored(path: string, branchId: string): Promise<{ turns: number[]; usage: number[]; last: unknown }> {
+  const s = new AdvancedSQLiteSession({ sessionId: 'alice', dbPath: path, readonly: true });
+  try {
+    return {
+      turns: (await s.getConversationTurns(branchId)).map((t) => t.turn),
+      usage: (await s.getTurnUsage(undefined, branchId)).map((u) => u.userTurnNumber),
+      last: (await s.getStoredItems(undefined, branchId)).at(-1),
+    };
+  } finally {
+    s.close();
+  }
+}
+
+for (const theme of ['light', 'dark'] as const) {
+  describe(`what-if runs in the view (${theme} theme)`, function () {
+    let wb: Workbench;
+    let workspace: string;
+    let db: string;
+    let model: LoopbackOpenAI;
+
+    before(async function () {
+      model = await startLoopbackOpenAI({
+        script: (req) => {
+          const answer = `${req.body.model} says: the answer to "${lastUserText(req.body)}" is forty-two, give or take.`;
+          return { kind: 'text', text: answer, chunks: answer.split(/(?<= )/), delayMs: 120 };
+        },
+      });
+      if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
+      workspace = mkdtempSync(join(tmpdir(), `asi-e2e-whatif-${theme}-`));
+      db = join(workspace, 'conversations.db');
+      copyFileSync(join(FIXTURES, 'ref-multisession.db'), db);
+      wb = await Workbench.open({
+        folder: workspace,
+        installVsix: [VSIX],
+        settings: {
+          'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern',
+          // A loopback model server: no API key is needed for a local server.
+          'agentSessions.agent.baseUrl': model.baseUrl,
+          'agentSessions.agent.model': 'loopback-model',
+          'agentSessions.agent.models': ['loopback-mini', 'loopback-max'],
+        },
+      });
+    });
+
+    afterEach(async function () {
+      if (this.currentTest?.state === 'failed') {
+        const dir = join(RESULTS, 'failures', `${theme}-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`);
+        await wb?.saveArtifacts(dir);
+        console.log(`      artifacts: ${dir}`);
+      }
+      await wb?.reset().catch(() => undefined);
+    });
+
+    after(async function () {
+      await wb?.close();
+      await model?.close();
+      rmSync(workspace, { recursive: true, force: true });
+    });
+
+    const shot = async (name: string, docs?: string): Promise<void> => {
+      mkdirSync(join(RESULTS, 'screens'), { recursive: true });
+      await wb.screenshot(join(RESULTS, 'screens', `${name}-${theme}.png`));
+      // The docs' screenshots come from the newest host.
+      if (docs && currentHost().id === HOSTS[HOSTS.length - 1]?.id)
+        await wb.screenshot(join(ROOT, 'docs', 'images', `${docs}-${theme}.png`));
+    };
+
+    it('Retry from here in the turn detail streams into a new branch that shares turn 1, with its usage stored', async () => {
+      const f = await openView(wb, 'conversations.db', 'alice');
+      await f.locator('.turn-row[data-turn="2"]').click();
+      await f.locator('.turn-title', { hasText: 'Turn 2' }).waitFor();
+      const question = (await f.locator('.item-user .markdown').textContent())?.trim() ?? '';
+      assert.ok(question, 'turn 2 has a user message');
+      const before = model.requests.length;
+      await f.locator('.item-user vscode-button.retry-here').click();
+      await f.locator('.run-status', { hasText: 'is answering on retry-loopback-model-1 (forked from main @ turn 2)' }).waitFor();
+      await f.locator('.run-text', { hasText: 'loopback-model says' }).waitFor({ timeout: 20_000 });
+      await shot('40-retry-from-here', 'retry-from-here');
+      // When the run ends the comparison opens (in front of the view): read the result from the file.
+      const s = await until(async () => {
+        const b = await stored(db, 'retry-loopback-model-1').catch(() => undefined);
+        return b && b.usage.length > 0 ? b : undefined;
+      });
+      assert.deepEqual(s.turns, [1, 2], 'turn 1 shared, turn 2 sent again');
+      assert.deepEqual(s.usage, [2], 'the retry stored its usage');
+      assert.match(JSON.stringify(s.last), /loopback-model says/);
+      const sent = model.requests.slice(before);
+      assert.deepEqual(
+        sent.map((r) => [r.body.model, lastUserText(r.body)]),
+        [['loopback-model', question]],
+      );
+      await wb.page.locator('.tab', { hasText: 'Compare main' }).waitFor({ timeout: 20_000 });
+    });
+
+    it('Retry with models runs the picked models side by side, one new branch each', async () => {
+      const f = await openView(wb, 'conversations.db', 'bob');
+      await f.locator('.turn-row[data-turn="1"]').click();
+      await f.locator('.turn-title', { hasText: 'Turn 1' }).waitFor();
+      await f.locator('.item-user vscode-button.retry-models').click();
+      const boxes = f.locator('.what-if-form input.what-if-model');
+      assert.deepEqual(await boxes.evaluateAll((b) => b.map((x) => [(x as HTMLInputElement).value, (x as HTMLInputElement).checked])), [
+        ['loopback-model', true],
+        ['loopback-mini', true],
+        ['loopback-max', true],
+      ]);
+      await f.locator('.what-if-choice', { hasText: 'loopback-model' }).locator('input').uncheck();
+      await f.locator('vscode-button.what-if-submit', { hasText: 'Retry on 2 models' }).click();
+      await f.locator('.run-block').nth(1).waitFor();
+      await f.locator('.run-text', { hasText: 'loopback-max says' }).waitFor({ timeout: 20_000 });
+      await shot('41-retry-with-models', 'retry-with-models');
+      await wb.page.locator('.tab', { hasText: 'Compare main' }).waitFor({ timeout: 30_000 });
+      for (const m of ['loopback-mini', 'loopback-max']) {
+        const s = new AdvancedSQLiteSession({ sessionId: 'bob', dbPath: db, readonly: true });
+        try {
+          assert.deepEqual(
+            (await s.getTurnUsage(undefined, `retry-${m}-1`)).map((u) => u.userTurnNumber),
+            [1],
+            m,
+          );
+          assert.match(JSON.stringify((await s.getStoredItems(undefined, `retry-${m}-1`)).at(-1)), new RegExp(`${m} says`));
+        } finally {
+          s.close();
+        }
+      }
+    });
+  });
+}
