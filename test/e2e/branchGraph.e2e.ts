@@ -61,6 +61,22 @@ async function writeNestedForks(path: string): Promise<void> {
   }
 }
 
+/** main of 20 turns and 60 branches forked from it (three per fork turn), each with one turn of its own. */
+async function writeManyBranches(path: string): Promise<void> {
+  const s = new AdvancedSQLiteSession({ sessionId: 'many', dbPath: path, createTables: true });
+  try {
+    for (let t = 1; t <= 20; t++) await s.addItems([{ role: 'user', content: `main ${t}` }]);
+    for (let i = 0; i < 60; i++) {
+      await s.switchToBranch('main');
+      await s.createBranchFromTurn(1 + (i % 20), `try-${String(i).padStart(2, '0')}`);
+      await s.addItems([{ role: 'user', content: `try ${i}` }]);
+    }
+    await s.switchToBranch('main');
+  } finally {
+    s.close();
+  }
+}
+
 async function openView(wb: Workbench, db: string, session: string): Promise<Frame> {
   await wb.openSidebar();
   await wb.treeRow(db).expand();
@@ -79,6 +95,7 @@ for (const theme of ['light', 'dark'] as const) {
       if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
       workspace = mkdtempSync(join(tmpdir(), `asi-e2e-graph-${theme}-`));
       await writeNestedForks(join(workspace, 'forks.db'));
+      await writeManyBranches(join(workspace, 'many.db'));
       wb = await Workbench.open({
         folder: workspace,
         installVsix: [VSIX],
@@ -156,6 +173,29 @@ for (const theme of ['light', 'dark'] as const) {
       assert.equal(await f.locator('.usage-table vscode-data-grid-cell', { hasText: 'shared with retry' }).count(), 2);
       const totals = await f.locator('.usage-table .totals vscode-data-grid-cell').allTextContents();
       assert.ok(totals.includes((100 + 200 + 3000 + 4000 + 50_000 + 60_000).toLocaleString('en-US')), totals.join(' | '));
+    });
+
+    it('keeps 61 branches usable: rows keep their height and the map scrolls to the one in focus', async () => {
+      const f = await openView(wb, 'many.db', 'many');
+      await f.locator('.lane[data-branch="try-59"]').waitFor({ state: 'attached' });
+      assert.equal(await f.locator('.graph-rows .lane').count(), 61);
+      // The three forked at turn 1 share nothing with main, so they are roots of their own: no fork line.
+      assert.equal(await f.locator('.graph-lines path.graph-fork').count(), 57);
+      const box = await f.locator('.lane[data-branch="try-00"]').boundingBox();
+      assert.equal(Math.round(box?.height ?? 0), 40, 'rows do not shrink');
+      const scroller = f.locator('.branch-graph');
+      const [scrollHeight, clientHeight] = await scroller.evaluate((e) => [e.scrollHeight, e.clientHeight]);
+      assert.ok(scrollHeight > clientHeight, `the map scrolls (${scrollHeight} > ${clientHeight})`);
+      await f.locator('.lane[data-branch="main"]').focus();
+      await f.locator('.lane[data-branch="main"]').press('End');
+      const last = f.locator('.graph-rows .lane').last();
+      await f.locator('.graph-rows .lane:focus').last().waitFor();
+      assert.ok((await scroller.evaluate((e) => e.scrollTop)) > 0, 'End scrolled the map');
+      const name = await last.getAttribute('data-branch');
+      await last.press('Enter');
+      await f.locator(`.lane.selected[data-branch="${name}"]`).waitFor();
+      // Showing a branch redraws the map: it stays scrolled where it was, not back at the top.
+      assert.ok((await scroller.evaluate((e) => e.scrollTop)) > 0, 'the redraw kept the scroll position');
     });
 
     it('moves through the graph with the keyboard and shows a branch with Enter', async () => {
