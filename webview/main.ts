@@ -68,6 +68,8 @@ const usageActions = {
 /** Runs whose events are arriving (the composer's, and what-if runs, several at once); the forks among them. */
 const activeRuns = new Set<string>();
 const activeForks = new Set<string>();
+/** The fork the view moved to when its run started. */
+let shownFork: { runId: string; branchId: string; from: string } | undefined;
 const composer = new Composer({
   send: (input) => model.startRun(input),
   stop: async () => {
@@ -220,7 +222,7 @@ function renderHeader(): void {
   if (!s) return;
   const branchId = model.branchId;
   title.textContent = `${s.sessionId} · ${s.dbName}`;
-  replaceChildren(badges, s.readonly ? el('vscode-badge', { title: 'Opened read-only: nothing is written' }, 'read-only') : null);
+  replaceChildren(badges, s.readonly ? el('span', { class: 'status-badge', title: 'Opened read-only: nothing is written' }, 'read-only') : null);
   const b = s.branches.find((x) => x.branchId === branchId);
   const switchButton = el(
     'vscode-button',
@@ -261,15 +263,23 @@ listen({
     composer.show(e);
     if (e.kind === 'run/started') {
       // A retry streams into its new branch: show it (the first of several; the others are in the branch map).
-      if (e.forkedFrom && activeForks.size === 0) void model.showBranch(e.branchId);
+      if (e.forkedFrom && activeForks.size === 0) {
+        shownFork = { runId: e.runId, branchId: e.branchId, from: e.forkedFrom.branchId };
+        void model.showBranch(e.branchId);
+      }
       if (e.forkedFrom) activeForks.add(e.runId);
       activeRuns.add(e.runId);
     }
     if (e.kind === 'run/completed' || e.kind === 'run/failed') {
       activeRuns.delete(e.runId);
       activeForks.delete(e.runId);
+      const fork = shownFork?.runId === e.runId ? shownFork : undefined;
+      if (fork) shownFork = undefined;
+      // A fork from turn 1 has no rows until its run ends, so the view stayed on the branch it came from: show it now.
+      if (fork && e.kind === 'run/completed' && model.branchId === fork.from)
+        void model.showBranch(fork.branchId).then(() => model.runEnded());
       // The run has written its turn: read the turns again and select it.
-      void model.runEnded();
+      else void model.runEnded();
     }
   },
 });

@@ -12,8 +12,6 @@ export function run(): Promise<void> {
     color: false,
     // ASI_TEST_GREP runs only the tests whose titles match (while working on one file; npm test runs them all).
     ...(process.env.ASI_TEST_GREP ? { grep: process.env.ASI_TEST_GREP } : {}),
-    // ASI_TEST_GREP runs only the tests whose titles match (while working on one file; npm test runs them all).
-    ...(process.env.ASI_TEST_GREP ? { grep: process.env.ASI_TEST_GREP } : {}),
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     reporter: require('../support/countingReporter.js'),
   });
@@ -27,11 +25,8 @@ export function run(): Promise<void> {
   require('./liveRefresh.test');
   require('./changeNotices.test');
   require('./sharedTurns.test');
-  require('./sharedTurns.test');
   require('./compareView.test');
   require('./agentRuns.test');
-  require('./pricing.test');
-  require('./whatIf.test');
   require('./pricing.test');
   require('./whatIf.test');
   require('./remoteStores.test');

@@ -95,7 +95,7 @@ export function summaryCard(c: CompareColumnView, index: number, base: CompareCo
       'div',
       { class: 'card-head' },
       el('strong', { class: 'card-title', title }, title),
-      index === 0 ? el('vscode-badge', { title: 'The other columns are compared with this one' }, 'baseline') : null,
+      index === 0 ? el('span', { class: 'status-badge', title: 'The other columns are compared with this one' }, 'baseline') : null,
       change,
     ),
     el(
@@ -115,7 +115,7 @@ export function sharedBar(view: CompareView): HTMLElement {
   return el('div', { class: 'shared-bar', role: 'note' }, text);
 }
 
-function toolBlock(t: CompareToolView): HTMLElement {
+function toolBlock(t: CompareToolView, baseline: boolean): HTMLElement {
   const status = { same: '', changed: 'changed', added: 'only here', removed: 'not in the others' }[t.status];
   const block = el(
     'div',
@@ -147,7 +147,10 @@ function toolBlock(t: CompareToolView): HTMLElement {
     block.append(
       el(
         'pre',
-        { class: `tool-output${t.outputChanged ? ' output-changed' : ''}`, title: t.outputChanged ? 'The output differs' : '' },
+        {
+          class: `tool-output${t.outputChanged ? (baseline ? ' output-removed' : ' output-changed') : ''}`,
+          title: t.outputChanged ? 'The output differs' : null,
+        },
         t.output,
       ),
     );
@@ -169,7 +172,7 @@ function sideCell(s: CompareSideView | null, base: CompareSideView | null, colum
     el('div', { class: 'role' }, 'User'),
     pieces(s.user, '(no user text)'),
   );
-  if (s.tools.length > 0) cell.append(el('div', { class: 'role' }, 'Tools'), ...s.tools.map(toolBlock));
+  if (s.tools.length > 0) cell.append(el('div', { class: 'role' }, 'Tools'), ...s.tools.map((t) => toolBlock(t, column === 0)));
   cell.append(el('div', { class: 'role' }, 'Assistant'), pieces(s.assistant, '(no assistant text)'));
   const extra: string[] = [];
   if (s.otherItems > 0) extra.push(`${s.otherItems} other item${s.otherItems === 1 ? '' : 's'}`);

@@ -4,7 +4,6 @@
  */
 import {
   provideVSCodeDesignSystem,
-  vsCodeBadge,
   vsCodeButton,
   vsCodeDataGrid,
   vsCodeDataGridCell,
@@ -17,7 +16,6 @@ import {
 
 export function registerToolkit(): void {
   provideVSCodeDesignSystem().register(
-    vsCodeBadge(),
     vsCodeButton(),
     vsCodeDataGrid(),
     vsCodeDataGridCell(),

@@ -15,11 +15,12 @@ export const MAX_WORD_DIFF_CHARS = 20_000;
 const DIFF_TIMEOUT_MS = 50;
 
 /**
- * The most edits worth showing word by word: about a quarter of the words (a word and its space are ~6 characters, and an edit count counts both sides). Two
- * answers that differ more than that read better side by side as they are, and jsdiff's cost grows with the number of
- * edits, so bounding them keeps a page of rows of unrelated answers as cheap as one of near-equal ones.
+ * The most edits worth showing word by word: 40, or about a quarter of the words of long texts (a word and its space
+ * are ~6 characters, and edits count both sides). Two long answers that differ more than that read better side by side
+ * as they are, and jsdiff's cost grows with the number of edits, so bounding them keeps a page of rows of unrelated
+ * answers nearly as cheap as one of near-equal ones.
  */
-const maxEdits = (before: string, after: string): number => Math.max(8, Math.ceil((before.length + after.length) / 24));
+const maxEdits = (before: string, after: string): number => Math.max(40, Math.ceil((before.length + after.length) / 24));
 
 export interface TextDiff {
   /** The baseline's text as pieces (`same`/`removed`). */
