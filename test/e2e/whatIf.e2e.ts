@@ -139,7 +139,11 @@ for (const theme of ['light', 'dark'] as const) {
       await f.locator('.turn-title', { hasText: 'Turn 1' }).waitFor();
       await f.locator('.item-user vscode-button.retry-models').click();
       const boxes = f.locator('.what-if-form input.what-if-model');
-      assert.deepEqual(await boxes.evaluateAll((b) => b.map((x) => [(x as HTMLInputElement).value, (x as HTMLInputElement).checked])), [
+      await boxes.first().waitFor();
+      const states: [string | null, boolean][] = [];
+      for (let i = 0; i < (await boxes.count()); i++)
+        states.push([await boxes.nth(i).getAttribute('value'), await boxes.nth(i).isChecked()]);
+      assert.deepEqual(states, [
         ['loopback-model', true],
         ['loopback-mini', true],
         ['loopback-max', true],
