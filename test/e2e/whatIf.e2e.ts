@@ -106,13 +106,21 @@ for (const theme of ['light', 'dark'] as const) {
         await wb.screenshot(join(ROOT, 'docs', 'images', `${docs}-${theme}.png`));
     };
 
+    /** Compare tabs open now; a test waits for one more than before its run, so no comparison opens after it ended. */
+    const compareTabs = (): Promise<number> => wb.page.locator('.tab', { hasText: 'Compare ' }).count();
+    const compareOpened = (before: number): Promise<boolean> => until(async () => ((await compareTabs()) > before ? true : undefined));
+
     it('Retry from here in the turn detail streams into a new branch that shares turn 1, with its usage stored', async () => {
       const f = await openView(wb, 'conversations.db', 'alice');
+      // The view comes back to the branch it last showed (a retry's): go to main.
+      await f.locator('.lane[data-branch="main"]').click();
+      await f.locator('.lane.selected[data-branch="main"]').waitFor();
       await f.locator('.turn-row[data-turn="2"]').click();
       await f.locator('.turn-title', { hasText: 'Turn 2' }).waitFor();
       const question = (await f.locator('.item-user .markdown').textContent())?.trim() ?? '';
       assert.ok(question, 'turn 2 has a user message');
       const before = model.requests.length;
+      const tabs = await compareTabs();
       await f.locator('.item-user vscode-button.retry-here').click();
       await f.locator('.run-status', { hasText: 'is answering on retry-loopback-model-1 (forked from main @ turn 2)' }).waitFor();
       await f.locator('.run-text', { hasText: 'loopback-model says' }).waitFor({ timeout: 20_000 });
@@ -130,7 +138,44 @@ for (const theme of ['light', 'dark'] as const) {
         sent.map((r) => [r.body.model, lastUserText(r.body)]),
         [['loopback-model', question]],
       );
-      await wb.page.locator('.tab', { hasText: 'Compare main' }).waitFor({ timeout: 20_000 });
+      await compareOpened(tabs);
+    });
+
+    it('Edit and resend opens an editor with the message, and sends the edited text on a new branch', async () => {
+      const f = await openView(wb, 'conversations.db', 'alice');
+      // The view comes back to the branch it last showed (a retry's): go to main.
+      await f.locator('.lane[data-branch="main"]').click();
+      await f.locator('.lane.selected[data-branch="main"]').waitFor();
+      await f.locator('.turn-row[data-turn="2"]').click();
+      await f.locator('.turn-title', { hasText: 'Turn 2' }).waitFor();
+      const question = (await f.locator('.item-user .markdown').textContent())?.trim() ?? '';
+      await f.locator('.item-user vscode-button.edit-resend').click();
+      const text = f.locator('textarea.what-if-text');
+      assert.equal(await text.inputValue(), question, 'the editor starts with the message as sent');
+      await text.fill('');
+      await f.locator('.what-if-form .validation', { hasText: 'The message is empty.' }).waitFor();
+      await text.fill(`A shorter one, please (${theme})`);
+      const submit = f.locator('vscode-button.what-if-submit');
+      assert.equal((await submit.textContent())?.trim(), 'Resend');
+      const tabs = await compareTabs();
+      await submit.click();
+      await f.locator('.run-status', { hasText: 'is answering on edit-loopback-model-1 (forked from main @ turn 2)' }).waitFor();
+      await until(async () => ((await stored(db, 'edit-loopback-model-1').catch(() => undefined))?.usage.length ? true : undefined));
+      await compareOpened(tabs);
+      const s = new AdvancedSQLiteSession({ sessionId: 'alice', dbPath: db, readonly: true });
+      try {
+        const items = (await s.getStoredItems(undefined, 'edit-loopback-model-1')) as { role?: string; content?: unknown }[];
+        assert.deepEqual(
+          items.filter((i) => i.role === 'user').map((i) => i.content),
+          [items[0]?.content, `A shorter one, please (${theme})`],
+        );
+        assert.deepEqual(
+          (await s.getTurnUsage(undefined, 'edit-loopback-model-1')).map((u) => u.userTurnNumber),
+          [2],
+        );
+      } finally {
+        s.close();
+      }
     });
 
     it('Retry with models runs the picked models side by side, one new branch each', async () => {
@@ -149,11 +194,12 @@ for (const theme of ['light', 'dark'] as const) {
         ['loopback-max', true],
       ]);
       await f.locator('.what-if-choice', { hasText: 'loopback-model' }).locator('input').uncheck();
+      const tabs = await compareTabs();
       await f.locator('vscode-button.what-if-submit', { hasText: 'Retry on 2 models' }).click();
       await f.locator('.run-block').nth(1).waitFor();
       await f.locator('.run-text', { hasText: 'loopback-max says' }).waitFor({ timeout: 20_000 });
       await shot('41-retry-with-models', 'retry-with-models');
-      await wb.page.locator('.tab', { hasText: 'Compare main' }).waitFor({ timeout: 30_000 });
+      await compareOpened(tabs);
       for (const m of ['loopback-mini', 'loopback-max']) {
         const s = new AdvancedSQLiteSession({ sessionId: 'bob', dbPath: db, readonly: true });
         try {
