@@ -8,15 +8,23 @@ import type { BranchNode, ItemEntry, SessionReader, UsageRow } from '../store';
 import { compareRow, rowCount, rowTurn, sharedTurnsByFork, type SideFacts } from '../shared/compare/alignment';
 import { sameTurnContent, turnContent, type TurnContent } from '../shared/compare/turnContent';
 import { MAX_COMPARE_ROWS } from '../shared/compareProtocol';
-import type { CompareColumnView, CompareRowsView, CompareTarget, CompareUsage, CompareView, SharedBy } from '../shared/compareView';
+import type {
+  CompareColumnView,
+  CompareRowsView,
+  CompareSummaryView,
+  CompareTarget,
+  CompareTotalsView,
+  CompareUsage,
+  CompareView,
+  SharedBy,
+} from '../shared/compareView';
 import { costOf, type ModelPrice } from '../shared/pricing';
-import { turnOrigin } from '../shared/turnOrigin';
+import { sharedTurnRanges, turnOrigin } from '../shared/turnOrigin';
 import { describeError } from './userError';
 
 /** What a column reads from: its store, or why it cannot. */
 export type ColumnSource =
-  | { reader: SessionReader; dbName: string; pricing: { model: string | null; price: ModelPrice | null } }
-  | { problem: string };
+  { reader: SessionReader; dbName: string; pricing: { model: string | null; price: ModelPrice | null } } | { problem: string };
 
 /** Turns compared per step while looking for the end of the content two sessions share. */
 const CONTENT_STEP = 50;
@@ -33,8 +41,6 @@ interface Layout {
   view: CompareView;
 }
 
-const NO_USAGE: CompareUsage = { inputTokens: null, outputTokens: null, totalTokens: null, cachedTokens: null, reasoningTokens: null };
-
 function usageOf(row: Pick<UsageRow, keyof CompareUsage>): CompareUsage {
   return {
     inputTokens: row.inputTokens,
@@ -46,10 +52,13 @@ function usageOf(row: Pick<UsageRow, keyof CompareUsage>): CompareUsage {
 }
 
 const toTurnItems = (entries: readonly ItemEntry[]) =>
-  entries.map((e) => (e.corrupt ? { corrupt: true as const, createdAt: e.createdAt } : { corrupt: false as const, item: e.item, createdAt: e.createdAt }));
+  entries.map((e) =>
+    e.corrupt ? { corrupt: true as const, createdAt: e.createdAt } : { corrupt: false as const, item: e.item, createdAt: e.createdAt },
+  );
 
 export class CompareData {
   private layout: Promise<Layout> | undefined;
+  private summaries: { layout: Layout; result: Promise<(CompareTotalsView | null)[]> } | undefined;
 
   constructor(
     private targets: CompareTarget[],
@@ -63,6 +72,7 @@ export class CompareData {
   /** Forgets what was read: the next request reads the trees again (after a change notice). */
   invalidate(): void {
     this.layout = undefined;
+    this.summaries = undefined;
   }
 
   /** Replaces one column's branch. */
@@ -96,7 +106,13 @@ export class CompareData {
         try {
           const nodes = await tree;
           const node = nodes.find((b) => b.branchId === target.branchId);
-          if (!node) return { target, source: { problem: `Branch '${target.branchId}' is not in session '${target.sessionId}' any more.` }, tree: [], turns: 0 };
+          if (!node)
+            return {
+              target,
+              source: { problem: `Branch '${target.branchId}' is not in session '${target.sessionId}' any more.` },
+              tree: [],
+              turns: 0,
+            };
           return { target, source, tree: nodes, turns: node.userTurns };
         } catch (err) {
           return { target, source: { problem: describeError(err) }, tree: [], turns: 0 };
@@ -105,20 +121,32 @@ export class CompareData {
     );
     const readable = columns.filter((c) => !('problem' in c.source));
     const sameSession =
-      readable.length === columns.length && columns.every((c) => c.target.dbPath === columns[0]!.target.dbPath && c.target.sessionId === columns[0]!.target.sessionId);
+      readable.length === columns.length &&
+      columns.every((c) => c.target.dbPath === columns[0]!.target.dbPath && c.target.sessionId === columns[0]!.target.sessionId);
     let sharedTurns: number;
     let sharedBy: SharedBy;
     if (sameSession) {
-      sharedTurns = sharedTurnsByFork(columns[0]!.tree, columns.map((c) => c.target.branchId), columns.map((c) => c.turns));
+      sharedTurns = sharedTurnsByFork(
+        columns[0]!.tree,
+        columns.map((c) => c.target.branchId),
+        columns.map((c) => c.turns),
+      );
       sharedBy = 'fork';
     } else {
       sharedTurns = readable.length === columns.length ? await this.sharedByContent(columns) : 0;
       sharedBy = 'content';
     }
-    const summaries = await Promise.all(columns.map((c) => this.summary(c)));
     return {
       columns,
-      view: { columns: summaries, sharedTurns, sharedBy, rowCount: rowCount(sharedTurns, columns.map((c) => c.turns)) },
+      view: {
+        columns: columns.map(columnView),
+        sharedTurns,
+        sharedBy,
+        rowCount: rowCount(
+          sharedTurns,
+          columns.map((c) => c.turns),
+        ),
+      },
     };
   }
 
@@ -144,35 +172,16 @@ export class CompareData {
     return turnContent(turn, toTurnItems(await c.source.reader.getTurnItems(c.target.sessionId, c.target.branchId, turn)));
   }
 
-  private async summary(c: Column): Promise<CompareColumnView> {
-    const base = {
-      dbName: basename(c.target.dbPath),
-      sessionId: c.target.sessionId,
-      branchId: c.target.branchId,
-      label: c.target.label ?? null,
-      runMs: c.target.runMs ?? null,
-    };
-    if ('problem' in c.source) {
-      return { ...base, turns: 0, turnsAtLeast: false, usage: NO_USAGE, cost: null, pricingModel: null, tools: [], problem: c.source.problem };
-    }
-    const { reader, pricing } = c.source;
-    const node = c.tree.find((b) => b.branchId === c.target.branchId);
-    const [page, tools] = await Promise.all([
-      reader.getUsagePage(c.target.sessionId, c.target.branchId, { limit: 1 }),
-      reader.getToolTotals(c.target.sessionId, c.target.branchId),
-    ]);
-    const usage = usageOf(page.totals);
-    return {
-      ...base,
-      dbName: c.source.dbName,
-      turns: c.turns,
-      turnsAtLeast: node?.userTurnsAtLeast === true,
-      usage,
-      cost: costOf(usage, pricing.price),
-      pricingModel: pricing.model,
-      tools: tools.map((t) => ({ name: t.toolName, calls: t.calls })).sort((a, b) => b.calls - a.calls),
-      problem: null,
-    };
+  /** Each column's usage, cost and tools; read once per layout (after the first rows, by the view). */
+  async summary(): Promise<CompareSummaryView> {
+    const layout = await this.read();
+    if (this.summaries?.layout !== layout) this.summaries = { layout, result: Promise.all(layout.columns.map((c) => totals(c))) };
+    const { result } = this.summaries;
+    // A failed read is not kept: the next request reads again.
+    result.catch(() => {
+      if (this.summaries?.result === result) this.summaries = undefined;
+    });
+    return { columns: await result };
   }
 
   /** Rows `offset`… of the comparison. */
@@ -187,7 +196,13 @@ export class CompareData {
     const rows = [];
     for (let i = from; i < to; i++) {
       const turn = rowTurn(view.sharedTurns, i);
-      rows.push(compareRow(i, turn, perColumn.map((sides) => sides.get(turn) ?? null)));
+      rows.push(
+        compareRow(
+          i,
+          turn,
+          perColumn.map((sides) => sides.get(turn) ?? null),
+        ),
+      );
     }
     return { rows };
   }
@@ -219,4 +234,39 @@ export class CompareData {
     }
     return out;
   }
+}
+
+function columnView(c: Column): CompareColumnView {
+  const node = c.tree.find((b) => b.branchId === c.target.branchId);
+  return {
+    dbName: 'problem' in c.source ? basename(c.target.dbPath) : c.source.dbName,
+    sessionId: c.target.sessionId,
+    branchId: c.target.branchId,
+    label: c.target.label ?? null,
+    turns: c.turns,
+    turnsAtLeast: node?.userTurnsAtLeast === true,
+    runMs: c.target.runMs ?? null,
+    problem: 'problem' in c.source ? c.source.problem : null,
+  };
+}
+
+/**
+ * A column's totals: the usage of the branch's whole conversation (its own rows and its shared turns' rows on the
+ * branches that ran them, as the Tokens table's branch scope sums them) and the tools it called.
+ */
+async function totals(c: Column): Promise<CompareTotalsView | null> {
+  if ('problem' in c.source) return null;
+  const { reader, pricing } = c.source;
+  const { sessionId, branchId } = c.target;
+  const [page, tools] = await Promise.all([
+    reader.getUsagePage(sessionId, branchId, { limit: 1, shared: sharedTurnRanges(c.tree, branchId) }),
+    reader.getToolTotals(sessionId, branchId),
+  ]);
+  const usage = usageOf(page.totals);
+  return {
+    usage,
+    cost: costOf(usage, pricing.price),
+    pricingModel: pricing.model,
+    tools: tools.map((t) => ({ name: t.toolName, calls: t.calls })).sort((a, b) => b.calls - a.calls),
+  };
 }

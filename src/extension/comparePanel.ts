@@ -17,6 +17,7 @@ export const COMPARE_VIEW_TYPE = 'agentSessions.compare';
 const int = z.number({ error: 'must be an integer' }).refine(Number.isInteger, { error: 'must be an integer' });
 const compareParams: ParamSchemas<CompareRequests> = {
   'compare/get': z.object({}).transform((): Record<string, never> => ({})),
+  'compare/summary': z.object({}).transform((): Record<string, never> => ({})),
   'compare/rows': z.object({ offset: int, limit: int }),
   'compare/openTurn': z.object({ column: int, turn: int }),
   'compare/pickBranch': z.object({ column: int }),
@@ -131,6 +132,7 @@ export class ComparePanel implements vscode.Disposable {
       this.markReady();
       return view;
     },
+    'compare/summary': () => this.data.summary(),
     'compare/rows': async (p) => {
       const rows = await this.data.rows(p.offset, p.limit);
       this.firstRowsMs ??= performance.now() - this.opened;

@@ -3,11 +3,13 @@
  * these), carried by the same messages as the conversation view's (`request`/`response`, `session/didChange`), so
  * one messenger and one request checker serve both (protocol.ts).
  */
-import type { CompareRowsView, CompareView } from './compareView';
+import type { CompareRowsView, CompareSummaryView, CompareView } from './compareView';
 
 export interface CompareRequests {
-  /** The columns' summaries and where the rows start; re-requested after a change notice. */
+  /** The columns and where the rows start; re-requested after a change notice. */
   'compare/get': { params: Record<string, never>; result: CompareView };
+  /** Each column's usage, cost and tools (asked for once the first rows are drawn). */
+  'compare/summary': { params: Record<string, never>; result: CompareSummaryView };
   /** Rows `offset`… (at most `limit`; the host clamps it to `MAX_COMPARE_ROWS`). */
   'compare/rows': { params: { offset: number; limit: number }; result: CompareRowsView };
   /** Opens a column's turn in the conversation view. */

@@ -24,7 +24,7 @@ export interface CompareUsage {
   reasoningTokens: number | null;
 }
 
-/** The summary of one column: the whole branch, as recorded. */
+/** One column: which branch, how long, and whether it can be read. */
 export interface CompareColumnView {
   dbName: string;
   sessionId: string;
@@ -33,16 +33,26 @@ export interface CompareColumnView {
   turns: number;
   /** True when `turns` is only a lower bound (a long session in a server store). */
   turnsAtLeast: boolean;
-  /** Usage recorded on this branch (turns it ran itself), summed. */
+  runMs: number | null;
+  /** Why this column cannot be shown (branch deleted, database closed), or null. */
+  problem: string | null;
+}
+
+/**
+ * A column's totals (`compare/summary`, asked for after the first rows: summing a long branch's usage and tools
+ * costs more than the rows on screen).
+ */
+export interface CompareTotalsView {
+  /**
+   * The usage of the branch's whole conversation: its own turns' rows and its shared turns' rows on the branches
+   * that ran them (as the Tokens table's branch scope counts it).
+   */
   usage: CompareUsage;
   /** The cost of `usage` at the session's pricing model, or null when the model has no price. */
   cost: number | null;
   pricingModel: string | null;
-  /** Tools the branch called, most used first. */
+  /** Tools the branch's conversation called, most used first. */
   tools: { name: string; calls: number }[];
-  runMs: number | null;
-  /** Why this column cannot be shown (branch deleted, database closed), or null. */
-  problem: string | null;
 }
 
 /** How the shared turns were found. */
@@ -120,6 +130,11 @@ export interface CompareRowView {
   sides: (CompareSideView | null)[];
   /** True when any column differs from the baseline in this row (or lacks the turn). */
   differs: boolean;
+}
+
+export interface CompareSummaryView {
+  /** One per column, in column order; null for a column that cannot be read. */
+  columns: (CompareTotalsView | null)[];
 }
 
 export interface CompareRowsView {

@@ -119,7 +119,7 @@ for (const theme of ['light', 'dark'] as const) {
       const deadline = Date.now() + 20_000;
       for (;;) {
         for (const f of wb.frames()) {
-          const text = await f.evaluate(() => document.querySelector('h1.title')?.textContent ?? null).catch(() => null);
+          const text = await f.evaluate<string | null>("document.querySelector('h1.title')?.textContent ?? null").catch(() => null);
           if (text === title) return f;
         }
         if (Date.now() > deadline) throw new Error(`no compare view titled '${title}'`);
@@ -148,7 +148,9 @@ for (const theme of ['light', 'dark'] as const) {
       await wb.answer(other);
       const frame = await compareFrame(`Compare ${branch} ↔ ${other}`);
       await frame.locator('.compare-row, .compare-rows p').first().waitFor({ timeout: 20_000 });
-      return { frame, ms: Date.now() - started };
+      await frame.locator('#app[data-first-rows-at]').waitFor();
+      const drawnAt = Number(await frame.locator('#app').getAttribute('data-first-rows-at'));
+      return { frame, ms: drawnAt - started };
     }
 
     it('compares the Python SDK’s two branches of a session from their fork', async () => {
@@ -171,6 +173,8 @@ for (const theme of ['light', 'dark'] as const) {
       );
       const cards = frame.locator('.compare-card');
       assert.equal(await cards.count(), 2);
+      // The totals come after the first rows.
+      await cards.nth(1).locator('.stat', { hasText: 'Cost:' }).waitFor();
       assert.match((await cards.nth(1).textContent()) ?? '', /Cost: \$[\d.]+ \(−\$/);
       const row = frame.locator('.compare-row').first();
       assert.match((await row.locator('.row-head').textContent()) ?? '', /Turn 2.*differs/);

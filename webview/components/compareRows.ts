@@ -5,6 +5,7 @@
  */
 import type {
   CompareColumnView,
+  CompareTotalsView,
   CompareRowView,
   CompareSideView,
   CompareToolView,
@@ -51,8 +52,17 @@ function usageLine(u: CompareUsage | null, cost: number | null, base: { usage: C
   return parts.join(' · ');
 }
 
-/** The summary card of a column (with deltas against the baseline, column 0). */
-export function summaryCard(c: CompareColumnView, index: number, base: CompareColumnView | undefined, onChange: () => void): HTMLElement {
+/**
+ * The summary card of a column, with deltas against the baseline (column 0). `totals` are null until the view has
+ * read them (after the first rows), or for a column that cannot be read.
+ */
+export function summaryCard(
+  c: CompareColumnView,
+  totals: CompareTotalsView | null | undefined,
+  index: number,
+  base: { column: CompareColumnView; totals: CompareTotalsView | null | undefined } | undefined,
+  onChange: () => void,
+): HTMLElement {
   const title = c.label ?? c.branchId;
   const change = el(
     'vscode-button',
@@ -63,28 +73,40 @@ export function summaryCard(c: CompareColumnView, index: number, base: CompareCo
   const body: Child[] = [];
   if (c.problem) body.push(el('div', { class: 'problem', role: 'alert' }, c.problem));
   else {
-    const isBase = index === 0;
-    const b = isBase ? null : base;
+    const b = index === 0 ? undefined : base;
+    const bt = b?.totals ?? null;
     body.push(
       el(
         'div',
         { class: 'stat' },
-        `${n(c.turns)}${c.turnsAtLeast ? '+' : ''} turn${c.turns === 1 ? '' : 's'}${b ? delta(c.turns, b.turns, tokens) : ''}`,
+        `${n(c.turns)}${c.turnsAtLeast ? '+' : ''} turn${c.turns === 1 ? '' : 's'}${b ? delta(c.turns, b.column.turns, tokens) : ''}`,
       ),
-      el('div', { class: 'stat' }, `Tokens: ${n(c.usage.totalTokens)}${b ? delta(c.usage.totalTokens, b.usage.totalTokens, tokens) : ''}`),
-      el(
-        'div',
-        { class: 'stat', title: c.pricingModel ? `Priced as ${c.pricingModel}` : 'Set Pricing Model… to see cost' },
-        `Cost: ${c.cost === null ? `– (${c.pricingModel ? `no price for ${c.pricingModel}` : 'no pricing model'})` : formatCost(c.cost)}${b ? delta(c.cost, b.cost, money) : ''}`,
-      ),
-      el('div', { class: 'stat' }, `Tools: ${c.tools.length === 0 ? 'none' : c.tools.map((t) => `${t.name} ×${t.calls}`).join(', ')}`),
     );
+    if (!totals) body.push(el('div', { class: 'stat muted' }, 'Tokens, cost and tools: reading…'));
+    else
+      body.push(
+        el(
+          'div',
+          { class: 'stat', title: 'Tokens of the whole conversation of this branch, shared turns included' },
+          `Tokens: ${n(totals.usage.totalTokens)}${bt ? delta(totals.usage.totalTokens, bt.usage.totalTokens, tokens) : ''}`,
+        ),
+        el(
+          'div',
+          { class: 'stat', title: totals.pricingModel ? `Priced as ${totals.pricingModel}` : 'Set Pricing Model… to see cost' },
+          `Cost: ${totals.cost === null ? `– (${totals.pricingModel ? `no price for ${totals.pricingModel}` : 'no pricing model'})` : formatCost(totals.cost)}${bt ? delta(totals.cost, bt.cost, money) : ''}`,
+        ),
+        el(
+          'div',
+          { class: 'stat' },
+          `Tools: ${totals.tools.length === 0 ? 'none' : totals.tools.map((t) => `${t.name} ×${t.calls}`).join(', ')}`,
+        ),
+      );
     if (c.runMs !== null)
       body.push(
         el(
           'div',
           { class: 'stat' },
-          `Run time: ${(c.runMs / 1000).toFixed(1)} s${b && b.runMs !== null ? delta(c.runMs / 1000, b.runMs / 1000, (v) => `${v.toFixed(1)} s`) : ''}`,
+          `Run time: ${(c.runMs / 1000).toFixed(1)} s${b && b.column.runMs !== null ? delta(c.runMs / 1000, b.column.runMs / 1000, (v) => `${v.toFixed(1)} s`) : ''}`,
         ),
       );
   }

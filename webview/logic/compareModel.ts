@@ -4,7 +4,7 @@
  * The host is reached only through `request`, so the model is tested with a host written in the test.
  */
 import type { CompareRequests } from '../../src/shared/compareProtocol';
-import type { CompareRowView, CompareView } from '../../src/shared/compareView';
+import type { CompareRowView, CompareSummaryView, CompareView } from '../../src/shared/compareView';
 
 export type CompareRequest = <M extends keyof CompareRequests>(
   method: M,
@@ -18,6 +18,8 @@ export type ComparePart = 'summary' | 'rows' | 'focus' | 'error';
 
 export class CompareModel {
   view: CompareView | undefined;
+  /** The columns' totals, read after the first rows (null until then). */
+  summary: CompareSummaryView | undefined;
   rows: CompareRowView[] = [];
   /** Index (in `rows`) of the focused row, or -1. */
   focused = -1;
@@ -35,17 +37,23 @@ export class CompareModel {
     return !!this.view && this.rows.length < this.view.rowCount;
   }
 
-  /** (Re)reads the summary and the first page, keeping as many rows as were shown. */
+  /**
+   * (Re)reads the comparison and its first page (keeping as many rows as were shown), then the columns' totals. The
+   * first page is asked for with the comparison, not after it: the host builds the comparison once for both.
+   */
   async load(): Promise<void> {
     const generation = ++this.generation;
     const keep = Math.max(COMPARE_PAGE, this.rows.length);
     try {
-      const view = await this.request('compare/get', {});
+      const [view, first] = await Promise.all([
+        this.request('compare/get', {}),
+        this.request('compare/rows', { offset: 0, limit: Math.min(COMPARE_PAGE * 2, keep) }),
+      ]);
       if (generation !== this.generation) return;
       this.view = view;
       this.error = undefined;
       this.redraw('summary');
-      const rows: CompareRowView[] = [];
+      const rows: CompareRowView[] = [...first.rows];
       while (rows.length < Math.min(keep, view.rowCount)) {
         const page = await this.request('compare/rows', { offset: rows.length, limit: Math.min(COMPARE_PAGE * 2, keep - rows.length) });
         if (generation !== this.generation) return;
@@ -55,6 +63,10 @@ export class CompareModel {
       this.rows = rows;
       if (this.focused >= rows.length) this.focused = rows.length - 1;
       this.redraw('rows');
+      const summary = await this.request('compare/summary', {});
+      if (generation !== this.generation) return;
+      this.summary = summary;
+      this.redraw('summary');
     } catch (err) {
       if (generation !== this.generation) return;
       this.error = err instanceof Error ? err.message : String(err);

@@ -100,12 +100,15 @@ describe('compare data', function () {
     assert.equal(view.sharedTurns, 2);
     // main has turns 3–4 after the fork, retry 3–5: the longer decides.
     assert.equal(view.rowCount, 3);
-    assert.deepEqual(view.columns.map((c) => [c.branchId, c.turns, c.usage.inputTokens]), [
-      ['main', 4, 1000],
-      ['retry', 5, 1230],
+    assert.deepEqual(view.columns.map((c) => [c.branchId, c.turns]), [
+      ['main', 4],
+      ['retry', 5],
     ]);
-    assert.deepEqual(view.columns[1]!.tools, [{ name: 'get_weather', calls: 2 }]);
-    assert.ok(view.columns[0]!.cost !== null && view.columns[0]!.cost > 0);
+    // Totals of each branch's whole conversation: retry's turns 1–2 ran on main (100 + 200), then 310 + 410 + 510.
+    const summary = await data.summary();
+    assert.deepEqual(summary.columns.map((c) => c?.usage.inputTokens), [1000, 1530]);
+    assert.deepEqual(summary.columns[1]!.tools, [{ name: 'get_weather', calls: 2 }]);
+    assert.ok(summary.columns[0]!.cost !== null && summary.columns[0]!.cost > 0);
 
     const { rows } = await data.rows(0, 50);
     assert.deepEqual(rows.map((r) => [r.turn, r.differs]), [
@@ -233,6 +236,7 @@ describe('compare data', function () {
     );
     const view = await data.view();
     assert.match(view.columns[2]!.problem ?? '', /gone/);
+    assert.equal((await data.summary()).columns[2], null);
     // A column that cannot be read shares nothing: the rows start at turn 1.
     assert.equal(view.sharedTurns, 0);
     const two = new CompareData(
