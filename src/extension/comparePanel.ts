@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { MAX_COMPARE_COLUMNS, type CompareRequests } from '../shared/compareProtocol';
 import type { CompareTarget } from '../shared/compareView';
+import { priceOf } from '../shared/pricing';
 import { isWebviewMessage, type HostMessage } from '../shared/protocol';
 import { ChangeNotices } from './changeNotices';
 import { CompareData, type ColumnSource } from './compareData';
@@ -101,8 +102,10 @@ export class ComparePanel implements vscode.Disposable {
     const entry = this.host.registry.get(t.dbPath);
     if (!entry) return { problem: `${t.dbPath} is not open.` };
     if (!entry.db) return { problem: entry.problem ?? 'The database cannot be read.' };
-    const { model, price } = this.host.pricing.pricingFor(t);
-    return { reader: entry.db, dbName: entry.remote ? t.dbPath : basename(t.dbPath), pricing: { model, price } };
+    // A retry's column is priced at the model that ran it; any other at the session's pricing model.
+    const session = this.host.pricing.pricingFor(t);
+    const pricing = t.model ? { model: t.model, price: priceOf(session.table, t.model) } : { model: session.model, price: session.price };
+    return { reader: entry.db, dbName: entry.remote ? t.dbPath : basename(t.dbPath), pricing };
   }
 
   private post(message: HostMessage): void {

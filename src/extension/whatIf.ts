@@ -17,6 +17,7 @@ import type { DatabaseRegistry } from './databaseRegistry';
 import type { AgentRunner } from './agentRunner';
 import type { SessionRef } from './sessionRef';
 import { describeError, UserFacingError } from './userError';
+import type { CompareTarget } from '../shared/compareView';
 
 /** The command of the compare view (the lead's panel): `targets`, 2 to 5, the first the baseline. */
 export const COMPARE_COMMAND = 'agentSessions.compareBranches';
@@ -36,15 +37,6 @@ export interface WhatIfRequest {
   editedText?: string;
   /** One model per new branch, run in parallel (1 to MAX_WHAT_IF_MODELS). */
   models: string[];
-}
-
-/** One branch of the comparison, as `agentSessions.compareBranches` takes it. */
-export interface CompareTarget {
-  dbPath: string;
-  sessionId: string;
-  branchId: string;
-  label?: string;
-  runMs?: number;
 }
 
 /** One retry: its model, branch, run and how it ended. */
@@ -140,7 +132,14 @@ export function compareTargetsOf(source: WhatIfTurn, runs: readonly WhatIfRun[])
   if (done.length === 0) return null;
   return [
     { dbPath: source.dbPath, sessionId: source.sessionId, branchId: source.branchId },
-    ...done.map((r) => ({ dbPath: source.dbPath, sessionId: source.sessionId, branchId: r.branchId, label: r.model, runMs: r.runMs })),
+    ...done.map((r) => ({
+      dbPath: source.dbPath,
+      sessionId: source.sessionId,
+      branchId: r.branchId,
+      label: r.model,
+      model: r.model,
+      runMs: r.runMs,
+    })),
   ];
 }
 

@@ -13,6 +13,8 @@ export interface CompareTarget {
   label?: string;
   /** How long the run that made the branch took, when a retry made it (the grid shows it). */
   runMs?: number;
+  /** The model that ran the branch (a retry's): its column is priced at it instead of the session's pricing model. */
+  model?: string;
 }
 
 /** The token counts the compare view shows (null: not recorded). */

@@ -200,6 +200,22 @@ for (const theme of ['light', 'dark'] as const) {
       await f.locator('.run-text', { hasText: 'loopback-max says' }).waitFor({ timeout: 20_000 });
       await shot('41-retry-with-models', 'retry-with-models');
       await compareOpened(tabs);
+      // The comparison grid: the original and each retry, with its model, tokens, cost and run time.
+      const grid = await until(async () => {
+        for (const frame of wb.frames()) {
+          const title = await frame.evaluate<string | null>("document.querySelector('h1.title')?.textContent ?? null").catch(() => null);
+          if (title === 'Compare main ↔ loopback-mini ↔ loopback-max') return frame;
+        }
+        return undefined;
+      });
+      const cards = grid.locator('.compare-card');
+      await cards.nth(2).locator('.stat', { hasText: 'Cost:' }).waitFor();
+      assert.equal(await cards.count(), 3);
+      for (const i of [1, 2]) assert.match((await cards.nth(i).textContent()) ?? '', /Run time: \d+\.\d s/);
+      const row = grid.locator('.compare-row').first();
+      assert.match((await row.locator('.row-head').textContent()) ?? '', /Turn 1.*differs/);
+      assert.match((await row.locator('[data-column="2"] .diff-text').last().textContent()) ?? '', /loopback-max says/);
+      await shot('42-retry-grid', 'retry-grid');
       for (const m of ['loopback-mini', 'loopback-max']) {
         const s = new AdvancedSQLiteSession({ sessionId: 'bob', dbPath: db, readonly: true });
         try {

@@ -54,7 +54,10 @@ describe('compare view', () => {
       ],
     );
     // alt's conversation: turn 1 ran on main (36 tokens), turn 2 on alt (55).
-    assert.deepEqual((await panel.data.summary()).columns.map((c) => c?.usage.totalTokens), [95, 91]);
+    assert.deepEqual(
+      (await panel.data.summary()).columns.map((c) => c?.usage.totalTokens),
+      [95, 91],
+    );
     const { rows } = await panel.data.rows(0, 10);
     assert.deepEqual(
       rows.map((r) => [r.turn, r.differs]),
@@ -95,6 +98,27 @@ describe('compare view', () => {
       'the closed column to report its problem',
     );
     assert.match(after?.columns[1]?.problem ?? '', /not open/);
+  });
+
+  it('prices a retry’s column at the model that ran it, others at the session’s pricing model', async () => {
+    const a = await api();
+    await a.pricing.setModel({ dbPath: path, sessionId: 'alice' }, 'gpt-4.1');
+    await vscode.commands.executeCommand('agentSessions.compareBranches', [
+      { dbPath: path, sessionId: 'alice', branchId: 'main' },
+      { dbPath: path, sessionId: 'alice', branchId: 'alt', label: 'gpt-4o-mini', model: 'gpt-4o-mini' },
+      { dbPath: path, sessionId: 'alice', branchId: 'alt', label: 'unknown', model: 'no-such-model' },
+    ]);
+    const panel = a.compare.all()[0];
+    assert.ok(panel);
+    const { columns } = await panel.data.summary();
+    assert.deepEqual(
+      columns.map((c) => c?.pricingModel),
+      ['gpt-4.1', 'gpt-4o-mini', 'no-such-model'],
+    );
+    assert.ok(columns[0]?.cost && columns[1]?.cost, 'both known models have a cost');
+    assert.notEqual(columns[0]?.cost, columns[1]?.cost);
+    assert.equal(columns[2]?.cost, null);
+    await a.pricing.setModel({ dbPath: path, sessionId: 'alice' }, null);
   });
 
   it('refuses bad arguments with a clear message', async () => {

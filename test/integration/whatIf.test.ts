@@ -137,7 +137,7 @@ describe('what-if runs', () => {
     assert.deepEqual(main.turns['3']?.[1], QUESTIONS[2], 'main is untouched');
     await assertCompared(result, [
       { dbPath: path, sessionId: SESSION, branchId: 'main' },
-      { dbPath: path, sessionId: SESSION, branchId: 'retry-model-b-1', label: 'model-b' },
+      { dbPath: path, sessionId: SESSION, branchId: 'retry-model-b-1', label: 'model-b', model: 'model-b' },
     ]);
     // The name is used once: the same retry again gets the next number.
     const again = await vscode.commands.executeCommand<WhatIfResult>('agentSessions.retryFromHere', turn(2), 'model-b');
@@ -193,7 +193,7 @@ describe('what-if runs', () => {
     models.forEach((m, i) => assert.match(answers[i] as string, new RegExp(`${m} says: ${QUESTIONS[1]}`)));
     await assertCompared(result, [
       { dbPath: path, sessionId: SESSION, branchId: 'main' },
-      ...models.map((m) => ({ dbPath: path, sessionId: SESSION, branchId: `retry-${m}-1`, label: m })),
+      ...models.map((m) => ({ dbPath: path, sessionId: SESSION, branchId: `retry-${m}-1`, label: m, model: m })),
     ]);
   });
 
@@ -219,8 +219,8 @@ describe('what-if runs', () => {
     assert.deepEqual((await branch(path, 'retry-model-c-1')).usage, [2]);
     await assertCompared(result, [
       { dbPath: path, sessionId: SESSION, branchId: 'main' },
-      { dbPath: path, sessionId: SESSION, branchId: 'retry-model-b-1', label: 'model-b' },
-      { dbPath: path, sessionId: SESSION, branchId: 'retry-model-c-1', label: 'model-c' },
+      { dbPath: path, sessionId: SESSION, branchId: 'retry-model-b-1', label: 'model-b', model: 'model-b' },
+      { dbPath: path, sessionId: SESSION, branchId: 'retry-model-c-1', label: 'model-c', model: 'model-c' },
     ]);
   });
 
