@@ -222,7 +222,10 @@ function renderHeader(): void {
   if (!s) return;
   const branchId = model.branchId;
   title.textContent = `${s.sessionId} · ${s.dbName}`;
-  replaceChildren(badges, s.readonly ? el('span', { class: 'status-badge', title: 'Opened read-only: nothing is written' }, 'read-only') : null);
+  replaceChildren(
+    badges,
+    s.readonly ? el('span', { class: 'status-badge', title: 'Opened read-only: nothing is written' }, 'read-only') : null,
+  );
   const b = s.branches.find((x) => x.branchId === branchId);
   const switchButton = el(
     'vscode-button',

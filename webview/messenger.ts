@@ -42,7 +42,10 @@ export function request<M extends RequestMethod>(method: M, params: Requests[M][
 }
 
 /** `request` for the compare view's requests (compareProtocol.ts). */
-export function compareRequest<M extends CompareMethod>(method: M, params: CompareRequests[M]['params']): Promise<CompareRequests[M]['result']> {
+export function compareRequest<M extends CompareMethod>(
+  method: M,
+  params: CompareRequests[M]['params'],
+): Promise<CompareRequests[M]['result']> {
   return send(method, params) as Promise<CompareRequests[M]['result']>;
 }
 

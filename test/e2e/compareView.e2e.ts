@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AdvancedSQLiteSession } from '../../src/store';
 import { writeScaleFile } from '../../scripts/bench/scaleFiles';
+import { writeDemoDatabase } from '../../scripts/demo';
 import type { Frame } from 'playwright-core';
 import { Workbench } from './workbench';
 
@@ -78,6 +79,7 @@ for (const theme of ['light', 'dark'] as const) {
       workspace = mkdtempSync(join(tmpdir(), `asi-e2e-compare-${theme}-`));
       copyFileSync(join(FIXTURES, 'ref-multisession.db'), join(workspace, 'conversations.db'));
       await writeRetriedSession(join(workspace, 'trips.db'));
+      await writeDemoDatabase(join(workspace, 'demo.db'));
       // Two 10,000-turn branches (main, and `retry` forked at turn 2), written in the store's format by the benchmark's
       // generator: the target is the first rows within 500 ms of choosing the branch.
       if (theme === 'light')
@@ -140,6 +142,11 @@ for (const theme of ['light', 'dark'] as const) {
       } else {
         await wb.runCommand('Agent Sessions: Compare with…');
         await wb.answer(db);
+        // A database with more sessions asks for the session next.
+        const sessionPicker = wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: /^Session$/ });
+        const branchPicker = wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: `Compare ${branch} with` });
+        await sessionPicker.or(branchPicker).first().waitFor();
+        if (await sessionPicker.isVisible()) await wb.answer(session);
       }
       // The branch picker (titled "Compare <branch> with…"), not the database picker it follows.
       await wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: `Compare ${branch} with` }).waitFor();
@@ -163,6 +170,22 @@ for (const theme of ['light', 'dark'] as const) {
       const usageLines = await rows.first().locator('.usage-line').allTextContents();
       assert.match(usageLines[0] ?? '', /total 59/);
       assert.match(usageLines[1] ?? '', /total 55 \(−4\)/);
+      assert.deepEqual(wb.cspViolations(), []);
+    });
+
+    it('compares the demo’s branches from the palette: the shared turns collapsed, the Lisbon turn against the Tokyo one', async () => {
+      const { frame } = await compare('demo.db', 'weather-trip', 'main', 'lisbon-instead');
+      assert.match((await frame.locator('.shared-bar').textContent()) ?? '', /Turns 1–2 shared/);
+      const row = frame.locator('.compare-row').first();
+      assert.match((await row.locator('.row-head').textContent()) ?? '', /Turn 3.*differs/);
+      assert.ok((await row.locator('[data-column="1"] ins.diff-added').allTextContents()).some((t) => t.includes('Lisbon')));
+      // Both called get_weather, with other arguments.
+      const changes = await row.locator('[data-column="1"] .json-changes li').allTextContents();
+      assert.ok(
+        changes.some((c) => /Tokyo/.test(c) && /Lisbon/.test(c)),
+        changes.join(' | '),
+      );
+      await frame.locator('.compare-card .stat', { hasText: 'Cost:' }).first().waitFor();
       assert.deepEqual(wb.cspViolations(), []);
     });
 

@@ -121,7 +121,10 @@ export function matchTools(
   let changed = false;
   let i = 0;
   let j = 0;
-  for (const part of diffArrays(before.map((t) => t.name), after.map((t) => t.name))) {
+  for (const part of diffArrays(
+    before.map((t) => t.name),
+    after.map((t) => t.name),
+  )) {
     const n = part.count ?? part.value.length;
     for (let k = 0; k < n; k++) {
       if (part.removed) {

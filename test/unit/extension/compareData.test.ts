@@ -22,11 +22,22 @@ const usage = (input: number, output: number, cached = 0) => ({
 });
 
 const assistant = (text: string) => ({ role: 'assistant', type: 'message', status: 'completed', content: [{ type: 'output_text', text }] });
-const call = (callId: string, name: string, args: unknown) => ({ type: 'function_call', call_id: callId, name, arguments: JSON.stringify(args) });
+const call = (callId: string, name: string, args: unknown) => ({
+  type: 'function_call',
+  call_id: callId,
+  name,
+  arguments: JSON.stringify(args),
+});
 const output = (callId: string, text: string) => ({ type: 'function_call_output', call_id: callId, output: text });
 
 /** One turn: the user's question, optionally a tool call, the answer; usage stored with `input` tokens. */
-async function turn(s: AdvancedSQLiteSession, question: string, answer: string, input: number, tool?: { name: string; args: unknown; out: string }) {
+async function turn(
+  s: AdvancedSQLiteSession,
+  question: string,
+  answer: string,
+  input: number,
+  tool?: { name: string; args: unknown; out: string },
+) {
   const items: unknown[] = [{ role: 'user', content: question }];
   if (tool) items.push(call(`c_${question.length}_${input}`, tool.name, tool.args), output(`c_${question.length}_${input}`, tool.out));
   items.push(assistant(answer));
@@ -63,11 +74,19 @@ describe('compare data', function () {
     const s = new AdvancedSQLiteSession({ sessionId: 's', dbPath: path, createTables: true });
     try {
       await turn(s, 'Hello', 'Hi there.', 100);
-      await turn(s, 'Weather in Paris?', 'It is sunny in Paris today.', 200, { name: 'get_weather', args: { city: 'Paris', days: [1, 2] }, out: 'Sunny' });
+      await turn(s, 'Weather in Paris?', 'It is sunny in Paris today.', 200, {
+        name: 'get_weather',
+        args: { city: 'Paris', days: [1, 2] },
+        out: 'Sunny',
+      });
       await turn(s, 'And tomorrow?', 'Tomorrow is rainy.', 300);
       await turn(s, 'Thanks', 'You are welcome.', 400);
       await s.createBranchFromTurn(3, 'retry');
-      await turn(s, 'And tomorrow?', 'Tomorrow will be cloudy in Paris.', 310, { name: 'get_weather', args: { city: 'Paris', days: [2] }, out: 'Cloudy' });
+      await turn(s, 'And tomorrow?', 'Tomorrow will be cloudy in Paris.', 310, {
+        name: 'get_weather',
+        args: { city: 'Paris', days: [2] },
+        out: 'Cloudy',
+      });
       await turn(s, 'Thanks', 'You are welcome.', 410);
       await turn(s, 'Bye', 'Goodbye!', 510);
       // A fork of the fork: shares turns 1–2 (main's) and 3 (retry's).
@@ -100,22 +119,31 @@ describe('compare data', function () {
     assert.equal(view.sharedTurns, 2);
     // main has turns 3–4 after the fork, retry 3–5: the longer decides.
     assert.equal(view.rowCount, 3);
-    assert.deepEqual(view.columns.map((c) => [c.branchId, c.turns]), [
-      ['main', 4],
-      ['retry', 5],
-    ]);
+    assert.deepEqual(
+      view.columns.map((c) => [c.branchId, c.turns]),
+      [
+        ['main', 4],
+        ['retry', 5],
+      ],
+    );
     // Totals of each branch's whole conversation: retry's turns 1–2 ran on main (100 + 200), then 310 + 410 + 510.
     const summary = await data.summary();
-    assert.deepEqual(summary.columns.map((c) => c?.usage.inputTokens), [1000, 1530]);
+    assert.deepEqual(
+      summary.columns.map((c) => c?.usage.inputTokens),
+      [1000, 1530],
+    );
     assert.deepEqual(summary.columns[1]!.tools, [{ name: 'get_weather', calls: 2 }]);
     assert.ok(summary.columns[0]!.cost !== null && summary.columns[0]!.cost > 0);
 
     const { rows } = await data.rows(0, 50);
-    assert.deepEqual(rows.map((r) => [r.turn, r.differs]), [
-      [3, true],
-      [4, false],
-      [5, true],
-    ]);
+    assert.deepEqual(
+      rows.map((r) => [r.turn, r.differs]),
+      [
+        [3, true],
+        [4, false],
+        [5, true],
+      ],
+    );
     const [r3, r4, r5] = rows as [CompareRowView, CompareRowView, CompareRowView];
     // Word diff: the baseline marks what it lost, the other what it gained; each reads as its own text.
     assert.equal(text(side(r3, 0).assistant), 'Tomorrow is rainy.');
@@ -124,7 +152,10 @@ describe('compare data', function () {
     assert.ok(side(r3, 1).assistant.some((p) => p.change === 'added' && p.text.includes('cloudy')));
     assert.ok(side(r3, 1).assistant.some((p) => p.change === 'same' && p.text.includes('Tomorrow')));
     // The retry called a tool the original did not.
-    assert.deepEqual(side(r3, 1).tools.map((t) => [t.name, t.status, t.output]), [['get_weather', 'added', 'Cloudy']]);
+    assert.deepEqual(
+      side(r3, 1).tools.map((t) => [t.name, t.status, t.output]),
+      [['get_weather', 'added', 'Cloudy']],
+    );
     assert.equal(side(r3, 0).usage?.inputTokens, 300);
     assert.equal(side(r3, 1).usage?.inputTokens, 310);
     assert.ok(side(r3, 1).cost! > side(r3, 0).cost!);
@@ -137,7 +168,10 @@ describe('compare data', function () {
 
     // Paging: a window in the middle gives the same rows.
     const page = await data.rows(1, 1);
-    assert.deepEqual(page.rows.map((r) => r.turn), [4]);
+    assert.deepEqual(
+      page.rows.map((r) => r.turn),
+      [4],
+    );
     assert.deepEqual((await data.rows(3, 10)).rows, []);
   });
 
@@ -161,7 +195,10 @@ describe('compare data', function () {
     const v = await nested.view();
     assert.equal(v.sharedTurns, 3, 'nested shares retry’s turn 3 (and main’s 1–2)');
     const rows = (await nested.rows(0, 10)).rows;
-    assert.deepEqual(rows.map((r) => r.turn), [4, 5]);
+    assert.deepEqual(
+      rows.map((r) => r.turn),
+      [4, 5],
+    );
     assert.equal(text(side(rows[0]!, 1).user), 'Thanks a lot');
     assert.equal(rows[1]!.sides[1], null);
     // Turn 2 of main against turn 2 via a one-turn-earlier fork is not needed here; check argument diffs directly on
@@ -170,7 +207,11 @@ describe('compare data', function () {
     try {
       await s.switchToBranch('main');
       await s.createBranchFromTurn(2, 'lyon');
-      await turn(s, 'Weather in Lyon?', 'It is sunny in Lyon today.', 220, { name: 'get_weather', args: { city: 'Lyon', days: [1, 2, 3] }, out: 'Sunny' });
+      await turn(s, 'Weather in Lyon?', 'It is sunny in Lyon today.', 220, {
+        name: 'get_weather',
+        args: { city: 'Lyon', days: [1, 2, 3] },
+        out: 'Sunny',
+      });
     } finally {
       s.close();
     }
@@ -259,16 +300,25 @@ describe('compare data', function () {
   it('a grid of several columns diffs each against the baseline, which reads plain', async () => {
     const path = await branchedFile();
     const data = new CompareData(
-      ['main', 'retry', 'nested'].map((branchId) => ({ dbPath: path, sessionId: 's', branchId, label: branchId.toUpperCase(), runMs: 1234 })),
+      ['main', 'retry', 'nested'].map((branchId) => ({
+        dbPath: path,
+        sessionId: 's',
+        branchId,
+        label: branchId.toUpperCase(),
+        runMs: 1234,
+      })),
       source(),
     );
     const view = await data.view();
     assert.equal(view.sharedTurns, 2);
-    assert.deepEqual(view.columns.map((c) => [c.label, c.runMs]), [
-      ['MAIN', 1234],
-      ['RETRY', 1234],
-      ['NESTED', 1234],
-    ]);
+    assert.deepEqual(
+      view.columns.map((c) => [c.label, c.runMs]),
+      [
+        ['MAIN', 1234],
+        ['RETRY', 1234],
+        ['NESTED', 1234],
+      ],
+    );
     const [r3] = (await data.rows(0, 1)).rows;
     assert.ok(side(r3!, 0).assistant.every((p) => p.change === 'same'));
     assert.ok(side(r3!, 1).differs && side(r3!, 2).differs);
