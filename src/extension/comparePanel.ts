@@ -164,15 +164,16 @@ export class ComparePanel implements vscode.Disposable {
 
 /** The open compare views. A comparison of the same branches is shown again, not opened twice. */
 export class ComparePanels implements vscode.Disposable {
-  private readonly panels = new Map<string, ComparePanel>();
+  private readonly panels = new Set<ComparePanel>();
 
   constructor(private readonly host: CompareHost) {}
 
   open(targets: CompareTarget[]): ComparePanel {
     if (targets.length < 2) throw new UserFacingError('A comparison needs two branches or more.');
     if (targets.length > MAX_COMPARE_COLUMNS) throw new UserFacingError(`At most ${MAX_COMPARE_COLUMNS} branches can be compared at once.`);
-    const key = JSON.stringify(targets.map((t) => [t.dbPath, t.sessionId, t.branchId]));
-    const existing = this.panels.get(key);
+    // Matched on each panel's branches as they are now: a column swapped in a panel changes what it compares.
+    const key = comparisonKey(targets);
+    const existing = [...this.panels].find((p) => comparisonKey(p.targets) === key);
     if (existing) {
       existing.panel.reveal();
       return existing;
@@ -181,17 +182,21 @@ export class ComparePanels implements vscode.Disposable {
       enableScripts: true,
       retainContextWhenHidden: false,
     });
-    const p = new ComparePanel(panel, targets, this.host, () => this.panels.delete(key));
-    this.panels.set(key, p);
+    const p: ComparePanel = new ComparePanel(panel, targets, this.host, () => this.panels.delete(p));
+    this.panels.add(p);
     return p;
   }
 
   /** Every open comparison (tests and the benchmark look at them). */
   all(): ComparePanel[] {
-    return [...this.panels.values()];
+    return [...this.panels];
   }
 
   dispose(): void {
-    for (const p of this.panels.values()) p.panel.dispose();
+    for (const p of this.panels) p.panel.dispose();
   }
+}
+
+function comparisonKey(targets: readonly CompareTarget[]): string {
+  return JSON.stringify(targets.map((t) => [t.dbPath, t.sessionId, t.branchId]));
 }

@@ -66,6 +66,10 @@ describe('compare view', () => {
     // The same comparison again shows the open panel instead of a second one.
     await vscode.commands.executeCommand('agentSessions.compareWith', node, { dbPath: path, sessionId: 'alice', branchId: 'alt' });
     assert.equal(a.compare.all().length, 1);
+    // Once a column is swapped the panel compares other branches: the original comparison opens anew.
+    panel.data.setColumn(1, { dbPath: path, sessionId: 'bob', branchId: 'main' });
+    await vscode.commands.executeCommand('agentSessions.compareWith', node, { dbPath: path, sessionId: 'alice', branchId: 'alt' });
+    assert.equal(a.compare.all().length, 2);
   });
 
   it('Compare Branches compares sessions of two databases by content, with labels, and follows writes', async () => {

@@ -26,7 +26,6 @@ function delta(value: number | null, base: number | null, format: (v: number) =>
 }
 
 const tokens = (v: number): string => v.toLocaleString('en-US');
-const money = (v: number): string => formatCost(v).replace(/^\$/, '$');
 
 export function pieces(list: readonly DiffPiece[], empty: string): Node {
   const out = el('div', { class: 'diff-text' });
@@ -48,7 +47,7 @@ function usageLine(u: CompareUsage | null, cost: number | null, base: { usage: C
   ];
   if (u.reasoningTokens) parts.push(`reasoning ${n(u.reasoningTokens)}`);
   parts.push(`total ${n(u.totalTokens)}${delta(u.totalTokens, base?.usage?.totalTokens ?? null, tokens)}`);
-  if (cost !== null) parts.push(`${formatCost(cost)}${delta(cost, base?.cost ?? null, money)}`);
+  if (cost !== null) parts.push(`${formatCost(cost)}${delta(cost, base?.cost ?? null, formatCost)}`);
   return parts.join(' · ');
 }
 
@@ -93,7 +92,7 @@ export function summaryCard(
         el(
           'div',
           { class: 'stat', title: totals.pricingModel ? `Priced as ${totals.pricingModel}` : 'Set Pricing Model… to see cost' },
-          `Cost: ${totals.cost === null ? `– (${totals.pricingModel ? `no price for ${totals.pricingModel}` : 'no pricing model'})` : formatCost(totals.cost)}${bt ? delta(totals.cost, bt.cost, money) : ''}`,
+          `Cost: ${totals.cost === null ? `– (${totals.pricingModel ? `no price for ${totals.pricingModel}` : 'no pricing model'})` : formatCost(totals.cost)}${bt ? delta(totals.cost, bt.cost, formatCost) : ''}`,
         ),
         el(
           'div',
