@@ -15,6 +15,10 @@ export function webviewHtml(
   extensionUri: vscode.Uri,
   options: { title: string; script: string; styles: string[] },
 ): string {
+  // The translations for the display language go into an attribute, not a script: the CSP runs no inline script, and a
+  // message would arrive after the first strings were drawn. webview/l10n.ts reads it before anything is drawn.
+  const bundle = vscode.l10n.bundle ? escapeHtml(JSON.stringify(vscode.l10n.bundle)) : '';
+  const lang = escapeHtml(vscode.env.language || 'en');
   const nonce = randomBytes(16).toString('base64');
   const asset = (path: string): string => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...path.split('/'))).toString();
   const csp = [
@@ -32,7 +36,7 @@ export function webviewHtml(
   ].join('; ');
   const styles = options.styles.map((s) => `<link rel="stylesheet" href="${asset(s)}">`).join('\n    ');
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${lang}">
   <head>
     <meta charset="UTF-8">
     <meta http-equiv="Content-Security-Policy" content="${csp}">
@@ -40,7 +44,7 @@ export function webviewHtml(
     ${styles}
     <title>${escapeHtml(options.title)}</title>
   </head>
-  <body>
+  <body data-l10n="${bundle}">
     <div id="app" aria-live="polite"></div>
     <script nonce="${nonce}" src="${asset(options.script)}"></script>
   </body>
