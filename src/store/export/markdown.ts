@@ -1,0 +1,115 @@
+/**
+ * Markdown transcripts of stored items: one turn (the conversation view's *Copy Turn as Markdown*), a branch, or a
+ * whole session (see `sessionExport.ts`). Item text comes from `src/shared/itemText.ts`, the one owner of how items
+ * read as text. The output is meant for people (bug reports, notes): messages as their text, tool calls and outputs in
+ * fenced blocks labelled with the tool's name, reasoning as its summary only.
+ */
+import {
+  callArguments,
+  displayType,
+  isMessageItem,
+  isRecord,
+  itemType,
+  messageText,
+  outputText,
+  prettyJson,
+  toolName,
+} from '../../shared/itemText';
+import type { ItemEntry } from '../inspector/inspectorTypes';
+
+/** How `turnToMarkdown` titles a turn. */
+export interface TurnMarkdownOptions {
+  /** The heading level of the turn's title (1–6; default 2). Items are not headings, so they never clutter an outline. */
+  headingLevel?: number;
+  /** Text after "Turn n" in the heading, e.g. the branch (default none). */
+  suffix?: string;
+}
+
+const ROLE_TITLES: Record<string, string> = { user: 'User', assistant: 'Assistant', system: 'System', developer: 'Developer' };
+
+/**
+ * One turn as Markdown: a heading (`## Turn 3`, or `## Before the first turn` for turn 0) with the time of its first
+ * item, then each item. Ends with one newline.
+ */
+export function turnToMarkdown(turn: number, items: readonly ItemEntry[], options: TurnMarkdownOptions = {}): string {
+  const level = Math.min(6, Math.max(1, Math.trunc(options.headingLevel ?? 2)));
+  const title = turn === 0 ? 'Before the first turn' : `Turn ${turn}`;
+  const time = items.find((e) => e.createdAt !== null)?.createdAt;
+  const lines = [`${'#'.repeat(level)} ${title}${options.suffix ? ` ${options.suffix}` : ''}`];
+  if (time) lines.push('', `_${time}_`);
+  for (const entry of items) lines.push('', itemToMarkdown(entry));
+  return `${lines.join('\n')}\n`;
+}
+
+/** One stored item as a Markdown block (no heading). */
+export function itemToMarkdown(entry: ItemEntry): string {
+  if (entry.corrupt) {
+    const label = `**Unreadable item** (${displayType(entry.type)}): ${entry.error}`;
+    return entry.raw === null ? label : `${label}\n\n${fenced(entry.raw, 'text')}`;
+  }
+  const item = entry.item;
+  if (isMessageItem(item)) {
+    const role = ROLE_TITLES[item.role] ?? item.role;
+    const text = messageText(item.content);
+    return `**${role}**\n\n${text === '' ? '_(empty)_' : text}`;
+  }
+  if (!isRecord(item)) return fenced(prettyJson(item), 'json');
+  const type = itemType(item);
+  const name = entry.toolName ?? toolName(item);
+  switch (type) {
+    case 'function_call':
+    case 'custom_tool_call': {
+      const args = callArguments(item) ?? '';
+      return `**Tool call** ${inlineCode(name)}${callIdNote(item)}\n\n${fenced(prettyJson(args), `${looksJson(args) ? 'json' : 'text'} ${name}`)}`;
+    }
+    case 'function_call_output':
+    case 'function_call_result':
+    case 'custom_tool_call_output':
+    case 'computer_call_output':
+    case 'computer_call_result': {
+      const text = outputText(item.output, { pretty: true });
+      return `**Tool output** ${inlineCode(name)}${callIdNote(item)}\n\n${fenced(text, `${looksJson(text) ? 'json' : 'text'} ${name}`)}`;
+    }
+    case 'reasoning': {
+      const summary = Array.isArray(item.summary) ? messageText(item.summary) : '';
+      const text = summary || messageText(item.content);
+      return text ? `> **Reasoning:** ${text.replace(/\n/g, '\n> ')}` : '> **Reasoning** _(no summary)_';
+    }
+    default: {
+      // Built-in tool calls (web search, file search, computer, MCP, …) and anything newer: their fields as JSON.
+      const { type: _type, ...rest } = item;
+      return `**${displayType(type)}**${callIdNote(item)}\n\n${fenced(prettyJson(rest), `json ${name}`)}`;
+    }
+  }
+}
+
+function callIdNote(item: Record<string, unknown>): string {
+  const id = item.call_id ?? item.callId;
+  return typeof id === 'string' && id !== '' ? ` (${inlineCode(id)})` : '';
+}
+
+function looksJson(text: string): boolean {
+  const t = text.trimStart();
+  if (!t.startsWith('{') && !t.startsWith('[')) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A fenced code block whose fence is longer than any backtick run in `text`, so stored text can never close it. */
+export function fenced(text: string, info: string): string {
+  const longest = Math.max(0, ...Array.from(text.matchAll(/`+/g), (m) => m[0].length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `${fence}${info.replace(/[`\n]/g, ' ')}\n${text}${text.endsWith('\n') ? '' : '\n'}${fence}`;
+}
+
+/** Inline code that survives backticks inside (CommonMark: a longer backtick string and padding spaces). */
+export function inlineCode(text: string): string {
+  const longest = Math.max(0, ...Array.from(text.matchAll(/`+/g), (m) => m[0].length));
+  const ticks = '`'.repeat(longest + 1);
+  const pad = longest > 0 ? ' ' : '';
+  return `${ticks}${pad}${text.replace(/\n/g, ' ')}${pad}${ticks}`;
+}
