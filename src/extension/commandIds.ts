@@ -23,6 +23,8 @@ export const CommandId = {
   setPricingModel: 'agentSessions.setPricingModel',
   compareWith: 'agentSessions.compareWith',
   compareBranches: 'agentSessions.compareBranches',
+  openAsJson: 'agentSessions.openAsJson',
+  copyTurnAsMarkdown: 'agentSessions.copyTurnAsMarkdown',
 } as const;
 
 export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];

@@ -17,6 +17,7 @@ import type { DatabaseChange, DatabaseRegistry } from './databaseRegistry';
 import { sessionKey, type SessionRef } from './sessionRef';
 import { describeError, UserFacingError } from './userError';
 import { handleRequest, type RequestHandlers } from './webviewRequests';
+import { copyContent } from './contentCommands';
 import { toolsView, withCosts } from './pricedTables';
 import { choosePricingModel } from './pricingCommands';
 import type { SessionPricing } from './sessionPricing';
@@ -275,6 +276,23 @@ class ConversationPanel implements vscode.Disposable {
       );
       void done;
       return { runs };
+    },
+    'content/copy': async (p) => {
+      await copyContent(this.registry, this.target, p.ref, p.part);
+      return { copied: true };
+    },
+    'content/openJson': async (p) => {
+      const { dbPath, sessionId } = this.target;
+      const { branchId, turn, sequenceNumber } = p.ref;
+      // The command names what it opens as a tree node would; it reports its own failures.
+      const node =
+        turn === null
+          ? { kind: 'branch', dbPath, sessionId, branchId }
+          : sequenceNumber === null
+            ? { kind: 'turn', dbPath, sessionId, branchId, turn, branchTurnNumber: null }
+            : { kind: 'item', dbPath, sessionId, branchId, turn, sequenceNumber };
+      const uri = await vscode.commands.executeCommand<unknown>(CommandId.openAsJson, node);
+      return { opened: typeof uri === 'string' };
     },
   };
 

@@ -12,6 +12,8 @@ import { onDidFailCommand, type CommandFailure } from './registerCommand';
 import { SessionTreeProvider } from './sessionTree';
 import { SessionPricing } from './sessionPricing';
 import { registerPricingCommands } from './pricingCommands';
+import { registerContentCommands } from './contentCommands';
+import { JsonDocuments } from './jsonDocuments';
 import { SqliteDriverCheck } from './sqliteDriver';
 import { SessionStatusBar } from './statusBar';
 import type { TreeNode } from './treeNodes';
@@ -58,7 +60,9 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     pickBranch: (current) => pickBranchToCompare(registry, current, `Compare with ${current.branchId} instead…`),
   });
   const failures: CommandFailure[] = [];
+  const jsonDocuments = new JsonDocuments(registry);
   context.subscriptions.push(
+    jsonDocuments,
     log,
     panels,
     compare,
@@ -74,6 +78,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   registerCommands(context, { registry, tree, treeView, panels, runner });
   registerPricingCommands(context, registry, pricing);
   registerCompareCommands(context, registry, compare);
+  registerContentCommands(context, registry, jsonDocuments);
   // Reopening and scanning run after activation returns, so start-up is never held up by file I/O.
   const ready = (async () => {
     await registry.restore();

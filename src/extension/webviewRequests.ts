@@ -5,13 +5,17 @@
  * parameter are checked here before a handler runs. No vscode import, so the checks are unit-tested.
  */
 import { z } from 'zod';
-import type { RequestMethod, Requests } from '../shared/protocol';
+import { COPY_PARTS, type RequestMethod, type Requests } from '../shared/protocol';
 import { USAGE_SORT_KEYS } from '../shared/viewModels';
 import { UserFacingError } from './userError';
 
 const str = z.string({ error: 'must be a string' });
 // Any integer the number type holds (z.int() would also refuse integers beyond 2^53, which the checks never did).
 const int = z.number({ error: 'must be an integer' }).refine(Number.isInteger, { error: 'must be an integer' });
+
+const contentRef = z
+  .object({ branchId: str, turn: int.nullable(), sequenceNumber: int.nullable() }, { error: 'must be an object' })
+  .refine((r) => r.sequenceNumber === null || r.turn !== null, { path: ['turn'], error: 'must be set with sequenceNumber' });
 
 // A method without parameters still takes an object (its fields are dropped), like every other method.
 const none = z.object({}).transform((): Record<string, never> => ({}));
@@ -56,6 +60,11 @@ export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['param
     editedText: z.string({ error: 'must be a string or null' }).nullable(),
     models: z.array(str, { error: 'must be an array of strings' }),
   }),
+  'content/copy': z.object({
+    ref: contentRef,
+    part: z.enum(COPY_PARTS, { error: `must be one of ${COPY_PARTS.join(', ')}` }),
+  }),
+  'content/openJson': z.object({ ref: contentRef }),
 };
 
 /** One handler per method, taking its checked parameters and returning (or resolving to) its result. */

@@ -45,8 +45,29 @@ export interface Requests {
     params: { branchId: string; turn: number; branchTurnNumber: number; editedText: string | null; models: string[] };
     result: WhatIfStartedView;
   };
+  /** Copies part of the shown session to the clipboard, read again from the store (never the view's copy of it). */
+  'content/copy': { params: { ref: ContentRef; part: CopyPart }; result: { copied: boolean } };
+  /** Opens an item, a turn or a branch as JSON in a read-only editor tab (src/extension/jsonDocuments.ts). */
+  'content/openJson': { params: { ref: ContentRef }; result: { opened: boolean } };
 }
 export type RequestMethod = keyof Requests;
+
+/**
+ * What a copy or *Open as JSON* refers to in the shown session: one item (`sequenceNumber` set), one turn (`turn` set,
+ * `sequenceNumber` null) or the whole branch (both null).
+ */
+export interface ContentRef {
+  branchId: string;
+  turn: number | null;
+  sequenceNumber: number | null;
+}
+
+/**
+ * Which text a copy takes: a message's `text`, a call's `arguments`, a tool's `output`, the stored item as `json`, or
+ * the turn (or item) as a Markdown transcript.
+ */
+export const COPY_PARTS = ['text', 'arguments', 'output', 'json', 'markdown'] as const;
+export type CopyPart = (typeof COPY_PARTS)[number];
 
 /**
  * What a change notice says may have changed. The host cannot tell which tables another process wrote, so a write

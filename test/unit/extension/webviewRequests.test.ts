@@ -40,6 +40,8 @@ function recordingHandlers(): { handlers: RequestHandlers; calls: [RequestMethod
     'whatIf/models': record('whatIf/models', { configured: 'm', choices: ['m'] }),
     'whatIf/start': record('whatIf/start', { runs: [] }),
     'branch/compare': record('branch/compare', { opened: true }),
+    'content/copy': record('content/copy', { copied: true }),
+    'content/openJson': record('content/openJson', { opened: true }),
     'run/stop': async (params) => {
       calls.push(['run/stop', params]);
       return { stopped: false };
@@ -76,6 +78,8 @@ describe('webview requests', () => {
       'whatIf/models': true,
       'whatIf/start': true,
       'branch/compare': true,
+      'content/copy': true,
+      'content/openJson': true,
     };
     assert.deepEqual(Object.keys(requestParams).sort(), Object.keys(methods).sort());
     assert.ok(isRequestMethod('turns/get'));
@@ -144,6 +148,18 @@ describe('webview requests', () => {
       ['run/start', { branchId: 'main', input: null }, 'Invalid request: input must be a string.'],
       ['run/stop', [], 'Invalid request: params must be an object.'],
       ['session/get', 'all', 'Invalid request: params must be an object.'],
+      [
+        'content/copy',
+        { ref: { branchId: 'main', turn: 1, sequenceNumber: 3 }, part: 'html' },
+        'Invalid request: part must be one of text, arguments, output, json, markdown.',
+      ],
+      [
+        'content/copy',
+        { ref: { branchId: 'main', turn: null, sequenceNumber: 3 }, part: 'json' },
+        'Invalid request: ref.turn must be set with sequenceNumber.',
+      ],
+      ['content/openJson', { ref: 'main' }, 'Invalid request: ref must be an object.'],
+      ['content/openJson', { ref: { branchId: 'main', turn: 1 } }, 'Invalid request: ref.sequenceNumber must be an integer.'],
     ];
     for (const [method, params, message] of cases) {
       const err = await rejection(handleRequest(handlers, method, params));

@@ -78,6 +78,8 @@ class TestHost {
     'branch/delete': () => assert.fail('not in these tests'),
     'run/start': () => assert.fail('not in these tests'),
     'run/stop': () => assert.fail('not in these tests'),
+    'content/copy': () => assert.fail('not in these tests'),
+    'content/openJson': () => assert.fail('not in these tests'),
     'whatIf/models': () => assert.fail('not in these tests'),
     'whatIf/start': () => assert.fail('not in these tests'),
     'branch/compare': () => assert.fail('not in these tests'),
