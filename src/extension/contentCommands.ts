@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { ContentRef, CopyPart } from '../shared/protocol';
+import { itemToMarkdown, turnToMarkdown } from '../store/export/markdown';
 import { badArgument } from './commandArgs';
 import { CommandId } from './commandIds';
 import type { DatabaseRegistry } from './databaseRegistry';
@@ -17,8 +18,7 @@ import { UserFacingError } from './userError';
 export async function contentText(registry: DatabaseRegistry, target: ContentTarget, ref: ContentRef, part: CopyPart): Promise<string> {
   if (ref.turn === null && part !== 'json') throw new UserFacingError('Only a turn or an item can be copied this way.');
   const { entries } = await readContent(registry, target, ref);
-  // FIXME(#15): the Markdown transcript renderer lands with the export work (src/store/export).
-  if (part === 'markdown') throw new UserFacingError('Copying as Markdown is not available yet.');
+  if (part === 'markdown') return ref.sequenceNumber === null ? turnToMarkdown(ref.turn!, entries) : entries.map(itemToMarkdown).join('\n');
   const texts = entries.map((e) => partText(e, part));
   if (texts.some((t) => t === undefined))
     throw new UserFacingError(`This item has no ${part === 'text' ? 'text' : part} to copy; refresh the view.`);

@@ -30,6 +30,7 @@ export function run(): Promise<void> {
   require('./pricing.test');
   require('./whatIf.test');
   require('./remoteStores.test');
+  require('./jsonDocuments.test');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return new Promise((resolve, reject) => {
     mocha.run((failures) => {
