@@ -130,17 +130,19 @@ export class AgentRunner implements vscode.Disposable {
   /** The database's tables when runs can write to it; otherwise a UserFacingError that says why not. */
   checkCanRun(dbPath: string): { sessions: string; messages: string } {
     const entry = this.registry.require(dbPath);
-    if (entry.readonly) throw new UserFacingError('This database is open read-only; runs would write to it. Use "Toggle Read-Only" first.');
+    if (entry.readonly)
+      throw new UserFacingError(vscode.l10n.t('This database is open read-only; runs would write to it. Use "Toggle Read-Only" first.'));
     const tables = entry.db?.tables;
     if (!tables?.messageStructure || !tables.sessions)
-      throw new UserFacingError('This file has no branch tables; agents can only continue AdvancedSQLiteSession files.');
+      throw new UserFacingError(vscode.l10n.t('This file has no branch tables; agents can only continue AdvancedSQLiteSession files.'));
     return { sessions: tables.sessions, messages: tables.messages };
   }
 
   /** Starts a run; resolves with its outcome. Events (text deltas, tool calls, …) go to `onEvent` as they happen. */
   async run(target: RunTarget, input: RunInput, onEvent: (e: RunEvent) => void, runId: string = randomUUID()): Promise<RunOutcome> {
     const tables = this.checkCanRun(target.dbPath);
-    if (typeof input === 'string' ? input.trim() === '' : input.length === 0) throw new UserFacingError('The message is empty.');
+    if (typeof input === 'string' ? input.trim() === '' : input.length === 0)
+      throw new UserFacingError(vscode.l10n.t('The message is empty.'));
     const controller = new AbortController();
     this.runs.set(runId, controller);
     try {

@@ -20,8 +20,8 @@ export async function usedBranchIds(registry: DatabaseRegistry, ref: SessionRef)
 export async function askBranchName(registry: DatabaseRegistry, ref: SessionRef, suggestion: string): Promise<string | undefined> {
   const used = await usedBranchIds(registry, ref);
   return vscode.window.showInputBox({
-    title: 'New branch name',
-    prompt: `Session ${ref.sessionId}`,
+    title: vscode.l10n.t('New branch name'),
+    prompt: vscode.l10n.t('Session {0}', ref.sessionId),
     value: suggestion,
     validateInput: (value) => branchNameProblem(value, used),
   });
@@ -54,7 +54,7 @@ export async function switchBranch(registry: DatabaseRegistry, ref: SessionRef, 
   const db = registry.require(ref.dbPath).db;
   const branches = db ? await db.getBranchTree(ref.sessionId) : [];
   if (!branches.some((b) => b.branchId === branchId))
-    throw new UserFacingError(`Branch '${branchId}' does not exist in session ${ref.sessionId}.`);
+    throw new UserFacingError(vscode.l10n.t("Branch '{0}' does not exist in session {1}.", branchId, ref.sessionId));
   registry.setCurrentBranch(ref.dbPath, ref.sessionId, branchId);
 }
 
@@ -68,18 +68,20 @@ export async function deleteBranch(
   branchId: string,
   options: { confirmed?: boolean } = {},
 ): Promise<boolean> {
-  if (branchId === 'main') throw new UserFacingError("The 'main' branch cannot be deleted.");
+  if (branchId === 'main') throw new UserFacingError(vscode.l10n.t("The 'main' branch cannot be deleted."));
   if (!options.confirmed) {
+    const deleteLabel = vscode.l10n.t('Delete');
     const answer = await vscode.window.showWarningMessage(
-      `Delete branch '${branchId}' of session ${ref.sessionId}?`,
+      vscode.l10n.t("Delete branch '{0}' of session {1}?", branchId, ref.sessionId),
       {
         modal: true,
-        detail:
+        detail: vscode.l10n.t(
           'Its items and usage rows are removed (items shared with other branches stay). Its name stays reserved. This cannot be undone.',
+        ),
       },
-      'Delete',
+      deleteLabel,
     );
-    if (answer !== 'Delete') return false;
+    if (answer !== deleteLabel) return false;
   }
   // A fresh session instance is on 'main', so the branch is never its current one and no pointer move is needed.
   await registry.batch(async () => {

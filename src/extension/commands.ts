@@ -26,26 +26,26 @@ export interface CommandDeps {
 /** Picks a database, then a session, with quick picks (for palette invocations without a tree node). */
 export async function pickSession(registry: DatabaseRegistry): Promise<SessionRef | undefined> {
   const entries = registry.list().filter((e) => e.db);
-  if (entries.length === 0) throw new UserFacingError('No session database is open. Run "Open Session Database…" first.');
+  if (entries.length === 0) throw new UserFacingError(vscode.l10n.t('No session database is open. Run "Open Session Database…" first.'));
   const entry =
     entries.length === 1
       ? entries[0]
       : (
           await vscode.window.showQuickPick(
             entries.map((e) => ({ label: basename(e.path), description: e.path, entry: e })),
-            { title: 'Database' },
+            { title: vscode.l10n.t('Database') },
           )
         )?.entry;
   if (!entry?.db) return undefined;
   const sessions = await entry.db.listSessions();
-  if (sessions.length === 0) throw new UserFacingError(`${basename(entry.path)} has no sessions.`);
+  if (sessions.length === 0) throw new UserFacingError(vscode.l10n.t('{0} has no sessions.', basename(entry.path)));
   const pick =
     sessions.length === 1
       ? sessions[0]
       : (
           await vscode.window.showQuickPick(
-            sessions.map((s) => ({ label: s.sessionId, description: `${s.messageCount} items`, s })),
-            { title: 'Session' },
+            sessions.map((s) => ({ label: s.sessionId, description: vscode.l10n.t('{0} items', s.messageCount), s })),
+            { title: vscode.l10n.t('Session') },
           )
         )?.s;
   return pick ? { dbPath: entry.path, sessionId: pick.sessionId } : undefined;
@@ -60,7 +60,8 @@ async function sessionTarget(
   arg: unknown,
   command: string,
 ): Promise<{ node: SessionNode | BranchNodeRef | undefined; target: SessionRef; branchId: string } | undefined> {
-  const node = asNode(arg, 'session', 'branch') ?? (arg === undefined ? undefined : badArgument(command, 'a session or branch'));
+  const node =
+    asNode(arg, 'session', 'branch') ?? (arg === undefined ? undefined : badArgument(command, vscode.l10n.t('a session or branch')));
   const target = node ?? (await pickSession(registry));
   if (!target) return undefined;
   return { node, target, branchId: node?.kind === 'branch' ? node.branchId : registry.currentBranch(target.dbPath, target.sessionId) };
@@ -85,12 +86,12 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     let path: string | undefined;
     if (arg instanceof vscode.Uri) path = arg.fsPath;
     else if (typeof arg === 'string' && arg) path = arg;
-    else if (arg !== undefined && arg !== null) badArgument('Open Session Database', 'a file');
+    else if (arg !== undefined && arg !== null) badArgument(vscode.l10n.t('Open Session Database'), vscode.l10n.t('a file'));
     if (!path) {
       const picked = await vscode.window.showOpenDialog({
-        title: 'Open Session Database',
+        title: vscode.l10n.t('Open Session Database'),
         canSelectMany: false,
-        filters: { 'Session databases': ['db', 'sqlite', 'sqlite3'], 'All files': ['*'] },
+        filters: { [vscode.l10n.t('Session databases')]: ['db', 'sqlite', 'sqlite3'], [vscode.l10n.t('All files')]: ['*'] },
       });
       path = picked?.[0]?.fsPath;
       if (!path) return undefined;
@@ -109,7 +110,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   });
 
   registerCommand(context, CommandId.closeDatabase, async (arg?: unknown) => {
-    const node = asNode(arg, 'database') ?? badArgument('Close Database', 'a database');
+    const node = asNode(arg, 'database') ?? badArgument(vscode.l10n.t('Close Database'), vscode.l10n.t('a database'));
     await registry.close(node.dbPath);
   });
 
@@ -119,7 +120,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   });
 
   registerCommand(context, CommandId.toggleReadOnly, async (arg?: unknown, confirmArg?: unknown) => {
-    const node = asNode(arg, 'database') ?? badArgument('Toggle Read-Only', 'a database');
+    const node = asNode(arg, 'database') ?? badArgument(vscode.l10n.t('Toggle Read-Only'), vscode.l10n.t('a database'));
     const current = registry.require(node.dbPath);
     // Server stores are shared (often production) data: turning writes on is confirmed every time.
     if (current.remote && current.readonly && confirmArg !== true && !(await confirmRemoteWrites(node.dbPath))) return true;
@@ -128,9 +129,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   });
 
   registerCommand(context, CommandId.branchFromTurn, async (arg?: unknown, nameArg?: unknown) => {
-    const node = asNode(arg, 'turn') ?? badArgument('Branch from Turn', 'a turn');
+    const node = asNode(arg, 'turn') ?? badArgument(vscode.l10n.t('Branch from Turn'), vscode.l10n.t('a turn'));
     if (node.branchTurnNumber === null)
-      throw new UserFacingError(`Turn ${node.turn} has no branch turn number, so it cannot be branched from.`);
+      throw new UserFacingError(vscode.l10n.t('Turn {0} has no branch turn number, so it cannot be branched from.', node.turn));
     const name =
       typeof nameArg === 'string' ? nameArg : await askBranchName(registry, node, `${node.branchId}-turn-${node.branchTurnNumber}`);
     if (name === undefined) return undefined;
@@ -140,12 +141,12 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   });
 
   registerCommand(context, CommandId.branchFromContent, async (arg?: unknown, termArg?: unknown, nameArg?: unknown) => {
-    const picked = await sessionTarget(registry, arg, 'Branch from Content');
+    const picked = await sessionTarget(registry, arg, vscode.l10n.t('Branch from Content'));
     if (!picked) return undefined;
     const { target, branchId } = picked;
     const term = await argOrInput(termArg, {
-      title: 'Branch from Content',
-      prompt: `Find the first user message on '${branchId}' containing…`,
+      title: vscode.l10n.t('Branch from Content'),
+      prompt: vscode.l10n.t("Find the first user message on '{0}' containing…", branchId),
     });
     if (term === undefined) return undefined;
     const name = typeof nameArg === 'string' ? nameArg : await askBranchName(registry, target, '');
@@ -156,7 +157,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   });
 
   registerCommand(context, CommandId.switchBranch, async (arg?: unknown, branchArg?: unknown) => {
-    const picked = await sessionTarget(registry, arg, 'Switch Branch');
+    const picked = await sessionTarget(registry, arg, vscode.l10n.t('Switch Branch'));
     if (!picked) return undefined;
     const { node, target } = picked;
     let branchId = node?.kind === 'branch' ? node.branchId : typeof branchArg === 'string' ? branchArg : undefined;
@@ -168,14 +169,14 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
         branches.map((b) => ({
           label: b.branchId,
           description: [
-            b.branchId === current ? 'current' : '',
+            b.branchId === current ? vscode.l10n.t('current') : '',
             turnCountLabel(b),
-            b.parentBranchId ? `from ${b.parentBranchId} @ turn ${b.forkTurn}` : '',
+            b.parentBranchId ? vscode.l10n.t('from {0} @ turn {1}', b.parentBranchId, b.forkTurn ?? '') : '',
           ]
             .filter(Boolean)
             .join(' · '),
         })),
-        { title: `Switch branch of ${target.sessionId}` },
+        { title: vscode.l10n.t('Switch branch of {0}', target.sessionId) },
       );
       branchId = pick?.label;
       if (branchId === undefined) return undefined;
@@ -185,17 +186,17 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   });
 
   registerCommand(context, CommandId.deleteBranch, async (arg?: unknown, confirmArg?: unknown) => {
-    const node = asNode(arg, 'branch') ?? badArgument('Delete Branch', 'a branch');
+    const node = asNode(arg, 'branch') ?? badArgument(vscode.l10n.t('Delete Branch'), vscode.l10n.t('a branch'));
     return deleteBranch(registry, node, node.branchId, { confirmed: confirmArg === true });
   });
 
   registerCommand(context, CommandId.copyItemJson, async (arg?: unknown) => {
-    const node = asNode(arg, 'item') ?? badArgument('Copy Item JSON', 'an item');
-    const db = registry.require(node.dbPath).db ?? badArgument('Copy Item JSON', 'an open database');
+    const node = asNode(arg, 'item') ?? badArgument(vscode.l10n.t('Copy Item JSON'), vscode.l10n.t('an item'));
+    const db = registry.require(node.dbPath).db ?? badArgument(vscode.l10n.t('Copy Item JSON'), vscode.l10n.t('an open database'));
     const page = await db.getItemsPage(node.sessionId, node.branchId, { afterSequence: node.sequenceNumber - 1, limit: 1 });
     const entry = page.items[0];
     if (!entry || entry.sequenceNumber !== node.sequenceNumber)
-      throw new UserFacingError('The item is no longer in the database; refresh the view.');
+      throw new UserFacingError(vscode.l10n.t('The item is no longer in the database; refresh the view.'));
     const text = entry.corrupt ? (entry.raw ?? '') : JSON.stringify(entry.item, null, 2);
     await vscode.env.clipboard.writeText(text);
     return text;
@@ -204,13 +205,15 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   const openView = async (arg?: unknown): Promise<unknown> => {
     const node =
       asNode(arg, 'session', 'branch', 'turn', 'item') ??
-      (arg === undefined ? undefined : badArgument('Open Conversation View', 'a session, branch, turn or item'));
+      (arg === undefined
+        ? undefined
+        : badArgument(vscode.l10n.t('Open Conversation View'), vscode.l10n.t('a session, branch, turn or item')));
     const target = node ?? (await pickSession(registry));
     if (!target) return undefined;
     const branchId = node && 'branchId' in node ? node.branchId : registry.currentBranch(target.dbPath, target.sessionId);
     const turn = node && 'turn' in node ? node.turn : undefined;
     const db = registry.require(target.dbPath);
-    if (!db.db) throw new UserFacingError(db.problem ?? `${basename(target.dbPath)} cannot be read.`);
+    if (!db.db) throw new UserFacingError(db.problem ?? vscode.l10n.t('{0} cannot be read.', basename(target.dbPath)));
     panels.open({ dbPath: target.dbPath, sessionId: target.sessionId, branchId, turn });
     return true;
   };
@@ -220,24 +223,26 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       typeof arg === 'string'
         ? arg
         : await vscode.window.showInputBox({
-            title: 'Agent Sessions: API key',
-            prompt: 'Stored in VS Code secret storage, never in settings. Leave empty to remove the stored key.',
+            title: vscode.l10n.t('Agent Sessions: API key'),
+            prompt: vscode.l10n.t('Stored in VS Code secret storage, never in settings. Leave empty to remove the stored key.'),
             password: true,
             ignoreFocusOut: true,
           });
     if (key === undefined) return false;
     await runner.setApiKey(key);
-    void vscode.window.showInformationMessage(key.trim() ? 'API key stored in secret storage.' : 'Stored API key removed.');
+    void vscode.window.showInformationMessage(
+      key.trim() ? vscode.l10n.t('API key stored in secret storage.') : vscode.l10n.t('Stored API key removed.'),
+    );
     return true;
   });
 
   registerCommand(context, CommandId.sendMessage, async (arg?: unknown, inputArg?: unknown) => {
-    const picked = await sessionTarget(registry, arg, 'Send Message to Branch');
+    const picked = await sessionTarget(registry, arg, vscode.l10n.t('Send Message to Branch'));
     if (!picked) return undefined;
     const { target, branchId } = picked;
     const input = await argOrInput(inputArg, {
-      title: `Message to ${target.sessionId} · ${branchId}`,
-      prompt: 'The agent continues this branch.',
+      title: vscode.l10n.t('Message to {0} · {1}', target.sessionId, branchId),
+      prompt: vscode.l10n.t('The agent continues this branch.'),
       ignoreFocusOut: true,
     });
     if (input === undefined) return undefined;
@@ -250,7 +255,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   });
 
   registerCommand(context, CommandId.revealInConversationView, (arg?: unknown) => {
-    if (!asNode(arg, 'turn', 'item')) badArgument('Reveal in Conversation View', 'a turn or item');
+    if (!asNode(arg, 'turn', 'item')) badArgument(vscode.l10n.t('Reveal in Conversation View'), vscode.l10n.t('a turn or item'));
     return openView(arg);
   });
 }

@@ -36,7 +36,7 @@ const OTHER_SESSION = Symbol('other session');
 export async function pickBranchToCompare(
   registry: DatabaseRegistry,
   against: CompareTarget,
-  title = `Compare ${against.branchId} with…`,
+  title = vscode.l10n.t('Compare {0} with…', against.branchId),
 ): Promise<CompareTarget | undefined> {
   const db = registry.require(against.dbPath).db;
   const tree = db ? await db.getBranchTree(against.sessionId) : [];
@@ -44,8 +44,8 @@ export async function pickBranchToCompare(
   const items: Item[] = tree
     .filter((b) => b.branchId !== against.branchId)
     .map((b) => ({ label: b.branchId, description: [turnCountLabel(b), forkLabel(b)].filter(Boolean).join(' · '), branchId: b.branchId }));
-  items.push({ label: '$(files) A branch of another session…', other: OTHER_SESSION });
-  const pick = await vscode.window.showQuickPick(items, { title, placeHolder: 'Branch to compare with' });
+  items.push({ label: `$(files) ${vscode.l10n.t('A branch of another session…')}`, other: OTHER_SESSION });
+  const pick = await vscode.window.showQuickPick(items, { title, placeHolder: vscode.l10n.t('Branch to compare with') });
   if (!pick) return undefined;
   if (pick.branchId !== undefined) return { dbPath: against.dbPath, sessionId: against.sessionId, branchId: pick.branchId };
   const session = await pickSession(registry);
@@ -55,7 +55,7 @@ export async function pickBranchToCompare(
   if (branches.length === 1) return { ...session, branchId: branches[0]!.branchId };
   const branch = await vscode.window.showQuickPick(
     branches.map((b) => ({ label: b.branchId, description: [turnCountLabel(b), forkLabel(b)].filter(Boolean).join(' · ') })),
-    { title: `Branch of ${session.sessionId}` },
+    { title: vscode.l10n.t('Branch of {0}', session.sessionId) },
   );
   return branch ? { ...session, branchId: branch.label } : undefined;
 }
@@ -67,7 +67,7 @@ export function registerCompareCommands(context: vscode.ExtensionContext, regist
    */
   registerCommand(context, CommandId.compareWith, async (arg?: unknown, otherArg?: unknown) => {
     const node = asNode(arg, 'branch', 'session') ?? asCompareTarget(arg);
-    if (arg !== undefined && !node) badArgument('Compare with…', 'a branch');
+    if (arg !== undefined && !node) badArgument(vscode.l10n.t('Compare with…'), vscode.l10n.t('a branch'));
     let first: CompareTarget | undefined;
     if (node && 'branchId' in node) first = { dbPath: node.dbPath, sessionId: node.sessionId, branchId: node.branchId };
     else {
@@ -77,7 +77,7 @@ export function registerCompareCommands(context: vscode.ExtensionContext, regist
     }
     const second =
       otherArg !== undefined
-        ? (asCompareTarget(otherArg) ?? badArgument('Compare with…', 'a branch to compare with'))
+        ? (asCompareTarget(otherArg) ?? badArgument(vscode.l10n.t('Compare with…'), vscode.l10n.t('a branch to compare with')))
         : await pickBranchToCompare(registry, first);
     if (!second) return undefined;
     compare.open([first, second]);
@@ -86,10 +86,13 @@ export function registerCompareCommands(context: vscode.ExtensionContext, regist
 
   /** Opens a comparison of the given branches (2–5, the first is the baseline); the retry commands use it. */
   registerCommand(context, CommandId.compareBranches, (arg?: unknown) => {
-    if (!Array.isArray(arg)) return badArgument('Compare Branches', 'a list of branches');
-    const targets = arg.map((t) => asCompareTarget(t) ?? badArgument('Compare Branches', 'branches ({ dbPath, sessionId, branchId })'));
+    if (!Array.isArray(arg)) return badArgument(vscode.l10n.t('Compare Branches'), vscode.l10n.t('a list of branches'));
+    const targets = arg.map(
+      (t) =>
+        asCompareTarget(t) ?? badArgument(vscode.l10n.t('Compare Branches'), vscode.l10n.t('branches ({ dbPath, sessionId, branchId })')),
+    );
     if (targets.length < 2 || targets.length > MAX_COMPARE_COLUMNS)
-      throw new UserFacingError(`Compare Branches takes 2 to ${MAX_COMPARE_COLUMNS} branches, got ${targets.length}.`);
+      throw new UserFacingError(vscode.l10n.t('Compare Branches takes 2 to {0} branches, got {1}.', MAX_COMPARE_COLUMNS, targets.length));
     compare.open(targets);
     return targets;
   });

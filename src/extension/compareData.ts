@@ -21,6 +21,7 @@ import type {
 import { costOf, type ModelPrice } from '../shared/pricing';
 import { sharedTurnRanges, turnOrigin } from '../shared/turnOrigin';
 import { describeError } from './userError';
+import * as l10n from '@vscode/l10n';
 
 /** What a column reads from: its store, or why it cannot. */
 export type ColumnSource =
@@ -109,7 +110,7 @@ export class CompareData {
           if (!node)
             return {
               target,
-              source: { problem: `Branch '${target.branchId}' is not in session '${target.sessionId}' any more.` },
+              source: { problem: l10n.t("Branch '{0}' is not in session '{1}' any more.", target.branchId, target.sessionId) },
               tree: [],
               turns: 0,
             };

@@ -39,7 +39,7 @@ export interface CompareHost {
 export function compareTitle(targets: readonly CompareTarget[]): string {
   const oneSession = targets.every((t) => t.dbPath === targets[0]?.dbPath && t.sessionId === targets[0]?.sessionId);
   const names = targets.map((t) => t.label ?? (oneSession ? t.branchId : `${t.sessionId}/${t.branchId}`));
-  return `Compare ${names.join(' ↔ ')}`;
+  return vscode.l10n.t('Compare {0}', names.join(' ↔ '));
 }
 
 /**
@@ -100,8 +100,8 @@ export class ComparePanel implements vscode.Disposable {
 
   private source(t: CompareTarget): ColumnSource {
     const entry = this.host.registry.get(t.dbPath);
-    if (!entry) return { problem: `${t.dbPath} is not open.` };
-    if (!entry.db) return { problem: entry.problem ?? 'The database cannot be read.' };
+    if (!entry) return { problem: vscode.l10n.t('{0} is not open.', t.dbPath) };
+    if (!entry.db) return { problem: entry.problem ?? vscode.l10n.t('The database cannot be read.') };
     // A retry's column is priced at the model that ran it; any other at the session's pricing model.
     const session = this.host.pricing.pricingFor(t);
     const pricing = t.model ? { model: t.model, price: priceOf(session.table, t.model) } : { model: session.model, price: session.price };
@@ -124,7 +124,7 @@ export class ComparePanel implements vscode.Disposable {
 
   private column(index: number): CompareTarget {
     const t = this.data.columns[index];
-    if (!t) throw new UserFacingError(`There is no column ${index + 1}.`);
+    if (!t) throw new UserFacingError(vscode.l10n.t('There is no column {0}.', index + 1));
     return t;
   }
 
@@ -169,8 +169,9 @@ export class ComparePanels implements vscode.Disposable {
   constructor(private readonly host: CompareHost) {}
 
   open(targets: CompareTarget[]): ComparePanel {
-    if (targets.length < 2) throw new UserFacingError('A comparison needs two branches or more.');
-    if (targets.length > MAX_COMPARE_COLUMNS) throw new UserFacingError(`At most ${MAX_COMPARE_COLUMNS} branches can be compared at once.`);
+    if (targets.length < 2) throw new UserFacingError(vscode.l10n.t('A comparison needs two branches or more.'));
+    if (targets.length > MAX_COMPARE_COLUMNS)
+      throw new UserFacingError(vscode.l10n.t('At most {0} branches can be compared at once.', MAX_COMPARE_COLUMNS));
     // Matched on each panel's branches as they are now: a column swapped in a panel changes what it compares.
     const key = comparisonKey(targets);
     const existing = [...this.panels].find((p) => comparisonKey(p.targets) === key);

@@ -14,6 +14,7 @@ import type {
   TurnView,
   UsageWindow,
 } from '../shared/viewModels';
+import * as l10n from '@vscode/l10n';
 
 export function turnView(t: TurnEntry, summary?: TurnSummary): TurnView {
   return {
@@ -146,7 +147,7 @@ export async function sessionView(input: SessionInput): Promise<SessionView> {
     problem: input.problem ?? null,
   };
   const db = input.db;
-  if (!db) return { ...view, problem: input.problem ?? 'The database is not open.' };
+  if (!db) return { ...view, problem: input.problem ?? l10n.t('The database is not open.') };
   return {
     ...view,
     branches: branchViews(await input.branchTree(), input.currentBranch),

@@ -152,7 +152,7 @@ export class DatabaseRegistry implements vscode.Disposable {
   /** The entry for a path, or a user-facing error when it is not open (a stale menu argument). */
   require(path: string): DatabaseEntry {
     const e = this.entries.get(path);
-    if (!e) throw new UserFacingError(`${path} is not open in Agent Sessions.`);
+    if (!e) throw new UserFacingError(vscode.l10n.t('{0} is not open in Agent Sessions.', path));
     return e;
   }
 
@@ -209,7 +209,7 @@ export class DatabaseRegistry implements vscode.Disposable {
    */
   async openRemote(url: string, options: { password?: string; readonlyChoice?: boolean; quiet?: boolean } = {}): Promise<DatabaseEntry> {
     const kind = remoteKindOf(url);
-    if (!kind) throw new UserFacingError(`Not a PostgreSQL or Redis address: ${redactUrl(url)}`);
+    if (!kind) throw new UserFacingError(vscode.l10n.t('Not a PostgreSQL or Redis address: {0}', redactUrl(url)));
     const { address, password } = splitPassword(url);
     const secret = options.password ?? password;
     if (secret !== undefined && this.secrets) await this.secrets.store(passwordKey(address), secret);
@@ -280,7 +280,9 @@ export class DatabaseRegistry implements vscode.Disposable {
   async toggleReadOnly(path: string): Promise<DatabaseEntry> {
     const entry = this.require(path);
     if (entry.readonlyReason === 'file') {
-      throw new UserFacingError(`${basename(path)} cannot be written (the file or its folder is read-only), so it stays read-only.`);
+      throw new UserFacingError(
+        vscode.l10n.t('{0} cannot be written (the file or its folder is read-only), so it stays read-only.', basename(path)),
+      );
     }
     return this.open(path, { readonlyChoice: !entry.readonly, remote: entry.remote });
   }
@@ -336,16 +338,23 @@ export class DatabaseRegistry implements vscode.Disposable {
     const entry = this.require(path);
     if (entry.remote) {
       throw new UserFacingError(
-        `Sessions in ${entry.remote.kind === 'postgres' ? 'PostgreSQL' : 'Redis'} have no branches. Use "Copy Session to Local File…" to branch, re-run and compare without touching the server.`,
+        vscode.l10n.t(
+          'Sessions in {0} have no branches. Use "Copy Session to Local File…" to branch, re-run and compare without touching the server.',
+          entry.remote.kind === 'postgres' ? 'PostgreSQL' : 'Redis',
+        ),
       );
     }
     if (entry.readonly) {
-      throw new UserFacingError(`${basename(path)} is open read-only. Use "Toggle Read-Only" on the database to allow changes.`);
+      throw new UserFacingError(
+        vscode.l10n.t('{0} is open read-only. Use "Toggle Read-Only" on the database to allow changes.', basename(path)),
+      );
     }
     const tables = entry.db?.tables;
-    if (!tables) throw new UserFacingError(entry.problem ?? `${basename(path)} could not be read.`);
+    if (!tables) throw new UserFacingError(entry.problem ?? vscode.l10n.t('{0} could not be read.', basename(path)));
     if (!tables.messageStructure || !tables.sessions) {
-      throw new UserFacingError(`${basename(path)} holds plain SQLiteSession data without branch tables; it cannot be branched.`);
+      throw new UserFacingError(
+        vscode.l10n.t('{0} holds plain SQLiteSession data without branch tables; it cannot be branched.', basename(path)),
+      );
     }
     const session = new AdvancedSQLiteSession({ sessionId, dbPath: path, sessionsTable: tables.sessions, messagesTable: tables.messages });
     try {
@@ -364,8 +373,9 @@ export class DatabaseRegistry implements vscode.Disposable {
   async withRemoteSession<T>(path: string, sessionId: string, fn: (s: PostgresSession | RedisSession) => Promise<T>): Promise<T> {
     const entry = this.require(path);
     if (!entry.remote || !(entry.db instanceof RemoteSessionSource))
-      throw new UserFacingError(entry.problem ?? `${path} is not a server store that can be reached.`);
-    if (entry.readonly) throw new UserFacingError(`${path} is open read-only. Use "Toggle Read-Only" on the store to allow changes.`);
+      throw new UserFacingError(entry.problem ?? vscode.l10n.t('{0} is not a server store that can be reached.', path));
+    if (entry.readonly)
+      throw new UserFacingError(vscode.l10n.t('{0} is open read-only. Use "Toggle Read-Only" on the store to allow changes.', path));
     const source = entry.db;
     try {
       return await fn(source.openSession(sessionId));
@@ -487,7 +497,7 @@ export class DatabaseRegistry implements vscode.Disposable {
       if (entry.problem === undefined || entry.db) {
         void entry.db?.close();
         entry.db = undefined;
-        entry.problem = `${basename(entry.path)} was deleted or moved. Close it, or restore the file and refresh.`;
+        entry.problem = vscode.l10n.t('{0} was deleted or moved. Close it, or restore the file and refresh.', basename(entry.path));
         this.fire({ kind: 'state', path });
       }
       return;

@@ -18,6 +18,7 @@ import { SqliteDriverCheck } from './sqliteDriver';
 import { SessionStatusBar } from './statusBar';
 import type { TreeNode } from './treeNodes';
 import { errorMessage } from '../shared/errorMessage';
+import * as l10n from '@vscode/l10n';
 
 /** What `activate` returns: used by the integration tests to read the tree and follow failures. */
 export interface AgentSessionsApi {
@@ -39,6 +40,9 @@ export interface AgentSessionsApi {
 }
 
 export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
+  // The modules shared with the webview (src/shared) and the host modules unit-tested without VS Code localize with
+  // @vscode/l10n; it reads the same bundle vscode.l10n uses (none when the display language is English).
+  if (vscode.l10n.bundle) l10n.config({ contents: vscode.l10n.bundle });
   // General log (driver choice, start-up problems); agent runs keep their own channel.
   const log = vscode.window.createOutputChannel('Agent Sessions', { log: true });
   const registry = new DatabaseRegistry(context.workspaceState, new SqliteDriverCheck(log), context.secrets);
@@ -57,7 +61,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
       const panel = panels.open({ dbPath: t.dbPath, sessionId: t.sessionId, branchId: t.branchId, turn });
       await panels.whenReady(panel);
     },
-    pickBranch: (current) => pickBranchToCompare(registry, current, `Compare with ${current.branchId} instead…`),
+    pickBranch: (current) => pickBranchToCompare(registry, current, vscode.l10n.t('Compare with {0} instead…', current.branchId)),
   });
   const failures: CommandFailure[] = [];
   const jsonDocuments = new JsonDocuments(registry);

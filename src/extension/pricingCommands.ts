@@ -12,7 +12,9 @@ import { setting } from './settings';
 import { asNode } from './treeNodes';
 
 const rates = (p: ModelPrice): string =>
-  `$${p.input} input · ${p.cachedInput === null ? 'no cached rate' : `$${p.cachedInput} cached`} · $${p.output} output per 1M tokens`;
+  p.cachedInput === null
+    ? vscode.l10n.t('${0} input · no cached rate · ${1} output per 1M tokens', p.input, p.output)
+    : vscode.l10n.t('${0} input · ${1} cached · ${2} output per 1M tokens', p.input, p.cachedInput, p.output);
 
 /**
  * Asks which model to price a session as: the table's models, the configured agent model (forgetting the choice), or
@@ -30,23 +32,26 @@ export async function choosePricingModel(pricing: SessionPricing, ref: SessionRe
   const items: Pick[] = [
     ...pricedModels(table).map((m): Pick => {
       const p = table.prices[m] as ModelPrice;
-      return { label: m, description: m === current ? 'current' : undefined, detail: rates(p), model: m };
+      return { label: m, description: m === current ? vscode.l10n.t('current') : undefined, detail: rates(p), model: m };
     }),
     { label: '', kind: vscode.QuickPickItemKind.Separator },
-    { label: `$(settings) The configured agent model${configured ? ` (${configured})` : ''}`, model: null },
-    { label: '$(edit) Other model…', other: true },
+    {
+      label: `$(settings) ${configured ? vscode.l10n.t('The configured agent model ({0})', configured) : vscode.l10n.t('The configured agent model')}`,
+      model: null,
+    },
+    { label: `$(edit) ${vscode.l10n.t('Other model…')}`, other: true },
   ];
   const pick = await vscode.window.showQuickPick(items, {
-    title: `Pricing model of ${ref.sessionId}`,
-    placeHolder: `Prices of ${table.date} (${table.source})`,
+    title: vscode.l10n.t('Pricing model of {0}', ref.sessionId),
+    placeHolder: vscode.l10n.t('Prices of {0} ({1})', table.date, table.source),
     matchOnDetail: true,
   });
   if (!pick) return undefined;
   let model = pick.model ?? null;
   if (pick.other) {
     const typed = await vscode.window.showInputBox({
-      title: `Pricing model of ${ref.sessionId}`,
-      prompt: 'A model name; one the price table does not know shows tokens only (add it in agentSessions.pricing.prices).',
+      title: vscode.l10n.t('Pricing model of {0}', ref.sessionId),
+      prompt: vscode.l10n.t('A model name; one the price table does not know shows tokens only (add it in agentSessions.pricing.prices).'),
       value: current ?? '',
     });
     if (typed === undefined) return undefined;
@@ -58,7 +63,9 @@ export async function choosePricingModel(pricing: SessionPricing, ref: SessionRe
 
 export function registerPricingCommands(context: vscode.ExtensionContext, registry: DatabaseRegistry, pricing: SessionPricing): void {
   registerCommand(context, CommandId.setPricingModel, async (arg?: unknown, modelArg?: unknown) => {
-    const node = asNode(arg, 'session', 'branch') ?? (arg === undefined ? undefined : badArgument('Set Pricing Model', 'a session'));
+    const node =
+      asNode(arg, 'session', 'branch') ??
+      (arg === undefined ? undefined : badArgument(vscode.l10n.t('Set Pricing Model'), vscode.l10n.t('a session')));
     const target = node ? { dbPath: node.dbPath, sessionId: node.sessionId } : await pickSession(registry);
     if (!target) return undefined;
     return choosePricingModel(pricing, target, modelArg);

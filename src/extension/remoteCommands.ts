@@ -16,8 +16,9 @@ import { argOrInput, badArgument } from './commandArgs';
 
 function remoteSource(registry: DatabaseRegistry, dbPath: string, command: string): RemoteSessionSource {
   const entry = registry.require(dbPath);
-  if (!entry.remote) badArgument(command, 'a PostgreSQL or Redis store');
-  if (!(entry.db instanceof RemoteSessionSource)) throw new UserFacingError(entry.problem ?? `${dbPath} cannot be reached.`);
+  if (!entry.remote) badArgument(command, vscode.l10n.t('a PostgreSQL or Redis store'));
+  if (!(entry.db instanceof RemoteSessionSource))
+    throw new UserFacingError(entry.problem ?? vscode.l10n.t('{0} cannot be reached.', dbPath));
   return entry.db;
 }
 
@@ -36,26 +37,28 @@ export function registerRemoteCommands(
     let input = typeof urlArg === 'string' ? urlArg : undefined;
     if (input === undefined) {
       input = await vscode.window.showInputBox({
-        title: 'Open Session Store',
-        prompt: 'A PostgreSQL or Redis address (postgres://user@host:5432/db, redis://host:6379/0), or leave empty to pick a SQLite file.',
+        title: vscode.l10n.t('Open Session Store'),
+        prompt: vscode.l10n.t(
+          'A PostgreSQL or Redis address (postgres://user@host:5432/db, redis://host:6379/0), or leave empty to pick a SQLite file.',
+        ),
         placeHolder: 'postgres://user@host:5432/agents',
         ignoreFocusOut: true,
         validateInput: (v) =>
-          v.trim() === '' || remoteKindOf(v) ? undefined : 'Expected postgres://, postgresql://, redis:// or rediss://',
+          v.trim() === '' || remoteKindOf(v) ? undefined : vscode.l10n.t('Expected postgres://, postgresql://, redis:// or rediss://'),
       });
       if (input === undefined) return undefined;
     }
     if (input.trim() === '') return vscode.commands.executeCommand(CommandId.openDatabase);
     if (!remoteKindOf(input)) {
       if (existsSync(input)) return vscode.commands.executeCommand(CommandId.openDatabase, input);
-      throw new UserFacingError(`Not a PostgreSQL or Redis address, nor a file: ${redactUrl(input)}`);
+      throw new UserFacingError(vscode.l10n.t('Not a PostgreSQL or Redis address, nor a file: {0}', redactUrl(input)));
     }
     const { address, password: inUrl } = splitPassword(input);
     let password = typeof passwordArg === 'string' ? passwordArg : inUrl;
     if (password === undefined && typeof urlArg !== 'string') {
       password = await vscode.window.showInputBox({
-        title: `Password for ${address}`,
-        prompt: 'Kept in VS Code secret storage, never in settings or logs. Leave empty if the server needs none.',
+        title: vscode.l10n.t('Password for {0}', address),
+        prompt: vscode.l10n.t('Kept in VS Code secret storage, never in settings or logs. Leave empty if the server needs none.'),
         password: true,
         ignoreFocusOut: true,
       });
@@ -72,11 +75,11 @@ export function registerRemoteCommands(
   });
 
   registerCommand(context, CommandId.filterSessions, async (arg?: unknown, prefixArg?: unknown) => {
-    const node = asNode(arg, 'database') ?? badArgument('Filter Sessions', 'a PostgreSQL or Redis store');
-    remoteSource(registry, node.dbPath, 'Filter Sessions');
+    const node = asNode(arg, 'database') ?? badArgument(vscode.l10n.t('Filter Sessions'), vscode.l10n.t('a PostgreSQL or Redis store'));
+    remoteSource(registry, node.dbPath, vscode.l10n.t('Filter Sessions'));
     const prefix = await argOrInput(prefixArg, {
-      title: 'Filter Sessions',
-      prompt: 'Show sessions whose id starts with… (empty shows all)',
+      title: vscode.l10n.t('Filter Sessions'),
+      prompt: vscode.l10n.t('Show sessions whose id starts with… (empty shows all)'),
       value: registry.sessionFilter(node.dbPath) ?? '',
     });
     if (prefix === undefined) return undefined;
@@ -85,24 +88,27 @@ export function registerRemoteCommands(
   });
 
   registerCommand(context, CommandId.copySessionToLocal, async (arg?: unknown, targetArg?: unknown) => {
-    const node = asNode(arg, 'session') ?? badArgument('Copy Session to Local File', 'a session of a PostgreSQL or Redis store');
-    const source = remoteSource(registry, node.dbPath, 'Copy Session to Local File');
+    const node =
+      asNode(arg, 'session') ??
+      badArgument(vscode.l10n.t('Copy Session to Local File'), vscode.l10n.t('a session of a PostgreSQL or Redis store'));
+    const source = remoteSource(registry, node.dbPath, vscode.l10n.t('Copy Session to Local File'));
     let target = typeof targetArg === 'string' ? targetArg : undefined;
     if (!target) {
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
       const picked = await vscode.window.showSaveDialog({
-        title: `Copy ${node.sessionId} to a local session file`,
+        title: vscode.l10n.t('Copy {0} to a local session file', node.sessionId),
         defaultUri: folder
           ? vscode.Uri.joinPath(folder, localFileName(node.sessionId))
           : vscode.Uri.file(join(process.cwd(), localFileName(node.sessionId))),
-        filters: { 'Session databases': ['db'] },
+        filters: { [vscode.l10n.t('Session databases')]: ['db'] },
       });
       if (!picked) return undefined;
       target = picked.fsPath;
     }
-    if (existsSync(target)) throw new UserFacingError(`${target} already exists. Choose a new file: the copy never overwrites.`);
+    if (existsSync(target))
+      throw new UserFacingError(vscode.l10n.t('{0} already exists. Choose a new file: the copy never overwrites.', target));
     const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Copying ${node.sessionId}`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Copying {0}', node.sessionId), cancellable: true },
       async (progress, token) => {
         let reported = 0;
         try {
@@ -110,7 +116,7 @@ export function registerRemoteCommands(
             isCancelled: () => token.isCancellationRequested,
             onProgress: (done, total) => {
               const pct = total > 0 ? (done / total) * 100 : 100;
-              progress.report({ increment: pct - reported, message: `${done} of ${total} items` });
+              progress.report({ increment: pct - reported, message: vscode.l10n.t('{0} of {1} items', done, total) });
               reported = pct;
             },
           });
@@ -127,26 +133,30 @@ export function registerRemoteCommands(
     } catch {
       /* the view is not visible */
     }
-    const skipped = result.skipped.length ? ` ${result.skipped.length} unreadable row(s) were skipped.` : '';
+    const skipped = result.skipped.length ? ` ${vscode.l10n.t('{0} unreadable row(s) were skipped.', result.skipped.length)}` : '';
     void vscode.window.showInformationMessage(
-      `Copied ${result.copied} items of ${node.sessionId} to ${target}. Branch, re-run and compare there.${skipped}`,
+      vscode.l10n.t('Copied {0} items of {1} to {2}. Branch, re-run and compare there.', result.copied, node.sessionId, target) + skipped,
     );
     return { path: target, ...result };
   });
 
   registerCommand(context, CommandId.deleteRemoteSession, async (arg?: unknown, confirmArg?: unknown) => {
-    const node = asNode(arg, 'session') ?? badArgument('Delete Session', 'a session of a PostgreSQL or Redis store');
-    const source = remoteSource(registry, node.dbPath, 'Delete Session');
+    const node =
+      asNode(arg, 'session') ?? badArgument(vscode.l10n.t('Delete Session'), vscode.l10n.t('a session of a PostgreSQL or Redis store'));
+    const source = remoteSource(registry, node.dbPath, vscode.l10n.t('Delete Session'));
     const entry = registry.require(node.dbPath);
     if (entry.readonly)
-      throw new UserFacingError(`${node.dbPath} is open read-only. Turn writing on for this store first ("Toggle Read-Only").`);
-    if (confirmArg !== true) {
-      const answer = await vscode.window.showWarningMessage(
-        `Delete session ${node.sessionId} from ${source.label}?`,
-        { modal: true, detail: 'Every item of the session is deleted from the server. This cannot be undone.' },
-        'Delete',
+      throw new UserFacingError(
+        vscode.l10n.t('{0} is open read-only. Turn writing on for this store first ("Toggle Read-Only").', node.dbPath),
       );
-      if (answer !== 'Delete') return false;
+    if (confirmArg !== true) {
+      const deleteLabel = vscode.l10n.t('Delete');
+      const answer = await vscode.window.showWarningMessage(
+        vscode.l10n.t('Delete session {0} from {1}?', node.sessionId, source.label),
+        { modal: true, detail: vscode.l10n.t('Every item of the session is deleted from the server. This cannot be undone.') },
+        deleteLabel,
+      );
+      if (answer !== deleteLabel) return false;
     }
     await registry.batch(() => registry.withRemoteSession(node.dbPath, node.sessionId, (s) => s.clearSession()));
     return true;
@@ -155,14 +165,16 @@ export function registerRemoteCommands(
 
 /** Asks before a server store is made writable (it is production data). */
 export async function confirmRemoteWrites(address: string): Promise<boolean> {
+  const allow = vscode.l10n.t('Allow Writing');
   const answer = await vscode.window.showWarningMessage(
-    `Allow writing to ${address}?`,
+    vscode.l10n.t('Allow writing to {0}?', address),
     {
       modal: true,
-      detail:
+      detail: vscode.l10n.t(
         'This is a shared server store, often production data. While writing is on, Delete Session changes it for every agent using it.',
+      ),
     },
-    'Allow Writing',
+    allow,
   );
-  return answer === 'Allow Writing';
+  return answer === allow;
 }

@@ -45,11 +45,17 @@ export function missingDriverError(
   host: { node: string; remoteName?: string | undefined },
 ): SessionDatabaseError {
   if (nodeAtLeast(NODE_SQLITE_MIN_NODE, host.node)) return err;
-  const where = host.remoteName ? 'remote extension host' : 'VS Code';
+  const args = [MIN_VSCODE_WITH_NODE_SQLITE, host.node, NODE_SQLITE_MIN_NODE.replace(/\.0$/, ''), err.message];
   return new SessionDatabaseError(
     'driver-unavailable',
-    `Agent Session Inspector needs VS Code ${MIN_VSCODE_WITH_NODE_SQLITE} or later: this ${where} runs extensions on Node.js ${host.node}, ` +
-      `which has no built-in SQLite (node:sqlite needs Node.js ${NODE_SQLITE_MIN_NODE.replace(/\.0$/, '')}). ` +
-      `Update VS Code${host.remoteName ? ' and its server on the remote' : ''}. Details: ${err.message}`,
+    host.remoteName
+      ? vscode.l10n.t(
+          'Agent Session Inspector needs VS Code {0} or later: this remote extension host runs extensions on Node.js {1}, which has no built-in SQLite (node:sqlite needs Node.js {2}). Update VS Code and its server on the remote. Details: {3}',
+          ...args,
+        )
+      : vscode.l10n.t(
+          'Agent Session Inspector needs VS Code {0} or later: this VS Code runs extensions on Node.js {1}, which has no built-in SQLite (node:sqlite needs Node.js {2}). Update VS Code. Details: {3}',
+          ...args,
+        ),
   );
 }

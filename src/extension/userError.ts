@@ -1,5 +1,6 @@
 import { SessionDatabaseError, SessionError } from '../store';
 import { errorMessage } from '../shared/errorMessage';
+import * as l10n from '@vscode/l10n';
 
 /**
  * An error whose message is meant for the user as is (a reason and, where there is one, a remedy). Commands throw
@@ -12,5 +13,5 @@ export function describeError(err: unknown): string {
   if (err instanceof UserFacingError || err instanceof SessionDatabaseError || err instanceof SessionError) return err.message;
   const code = (err as { code?: unknown } | null)?.code;
   const message = errorMessage(err);
-  return typeof code === 'string' && code.startsWith('SQLITE_') ? `SQLite error (${code}): ${message}` : message;
+  return typeof code === 'string' && code.startsWith('SQLITE_') ? l10n.t('SQLite error ({0}): {1}', code, message) : message;
 }

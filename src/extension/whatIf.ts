@@ -75,10 +75,11 @@ export type StartRun = (
 /** The stored user message of the turn, or a UserFacingError saying why there is none to send again. */
 export async function readUserMessage(registry: DatabaseRegistry, turn: WhatIfTurn): Promise<Record<string, unknown>> {
   const db = registry.require(turn.dbPath).db;
-  if (!db) throw new UserFacingError(registry.get(turn.dbPath)?.problem ?? 'The database cannot be read.');
+  if (!db) throw new UserFacingError(registry.get(turn.dbPath)?.problem ?? vscode.l10n.t('The database cannot be read.'));
   const items = await db.getTurnItems(turn.sessionId, turn.branchId, turn.turn);
   const user = userMessageOf(items.flatMap((i) => (i.corrupt ? [] : [i.item])));
-  if (!user) throw new UserFacingError(`Turn ${turn.turn} of '${turn.branchId}' has no readable user message to send again.`);
+  if (!user)
+    throw new UserFacingError(vscode.l10n.t("Turn {0} of '{1}' has no readable user message to send again.", turn.turn, turn.branchId));
   return user;
 }
 
@@ -96,10 +97,11 @@ export async function startWhatIf(
 ): Promise<StartedWhatIf> {
   runner.checkCanRun(source.dbPath);
   if (source.branchTurnNumber === null)
-    throw new UserFacingError(`Turn ${source.turn} has no branch turn number, so no branch can start before it.`);
+    throw new UserFacingError(vscode.l10n.t('Turn {0} has no branch turn number, so no branch can start before it.', source.turn));
   const problem = whatIfSelectionProblem(request.models);
   if (problem) throw new UserFacingError(problem);
-  if (request.kind === 'edit' && (request.editedText ?? '').trim() === '') throw new UserFacingError('The message is empty.');
+  if (request.kind === 'edit' && (request.editedText ?? '').trim() === '')
+    throw new UserFacingError(vscode.l10n.t('The message is empty.'));
   const stored = await readUserMessage(registry, source);
   const input = whatIfInput(stored, request.kind === 'edit' ? request.editedText : undefined);
   const used = await usedBranchIds(registry, source);
@@ -143,13 +145,13 @@ export function compareTargetsOf(source: WhatIfTurn, runs: readonly WhatIfRun[])
   ];
 }
 
-const TITLES = { retry: 'Retry from Here', edit: 'Edit and Resend' } as const;
+const TITLES = { retry: () => vscode.l10n.t('Retry from Here'), edit: () => vscode.l10n.t('Edit and Resend') } as const;
 
 /** Reports the runs that failed (one notification for all) and opens the comparison. */
 async function finish(source: WhatIfTurn, request: WhatIfRequest, runs: WhatIfRun[]): Promise<WhatIfResult> {
   const compareTargets = compareTargetsOf(source, runs);
   const failed = runs.filter((r) => r.outcome.kind === 'run/failed');
-  const title = request.models.length > 1 && request.kind === 'retry' ? 'Retry with Several Models' : TITLES[request.kind];
+  const title = request.models.length > 1 && request.kind === 'retry' ? vscode.l10n.t('Retry with Several Models') : TITLES[request.kind]();
   let report: string | undefined;
   if (failed.length > 0) {
     const lines = failed.map(
@@ -157,8 +159,10 @@ async function finish(source: WhatIfTurn, request: WhatIfRequest, runs: WhatIfRu
     );
     const head =
       runs.length === 1
-        ? `${title} failed.`
-        : `${title}: ${failed.length} of ${runs.length} runs failed${compareTargets ? '; comparing the others' : ''}.`;
+        ? vscode.l10n.t('{0} failed.', title)
+        : compareTargets
+          ? vscode.l10n.t('{0}: {1} of {2} runs failed; comparing the others.', title, failed.length, runs.length)
+          : vscode.l10n.t('{0}: {1} of {2} runs failed.', title, failed.length, runs.length);
     report = `${head} ${lines.join(' · ')}`;
     void (compareTargets ? vscode.window.showWarningMessage : vscode.window.showErrorMessage)(report);
   }
@@ -171,14 +175,18 @@ async function finish(source: WhatIfTurn, request: WhatIfRequest, runs: WhatIfRu
         await vscode.commands.executeCommand(COMPARE_COMMAND, compareTargets);
         compared = true;
       } catch (err) {
-        void vscode.window.showErrorMessage(`The comparison did not open: ${describeError(err)}`);
+        void vscode.window.showErrorMessage(vscode.l10n.t('The comparison did not open: {0}', describeError(err)));
       }
     } else if (failed.length === 0) {
       void vscode.window.showInformationMessage(
-        `${title}: ${compareTargets
-          .slice(1)
-          .map((t) => `${t.branchId} (${t.label})`)
-          .join(', ')} done.`,
+        vscode.l10n.t(
+          '{0}: {1} done.',
+          title,
+          compareTargets
+            .slice(1)
+            .map((t) => `${t.branchId} (${t.label})`)
+            .join(', '),
+        ),
       );
     }
   }

@@ -27,14 +27,15 @@ async function pickTurn(deps: CommandDeps, pickSession: () => Promise<SessionRef
   const ref = await pickSession();
   if (!ref) return undefined;
   const db = deps.registry.require(ref.dbPath).db;
-  if (!db) throw new UserFacingError('The database cannot be read.');
+  if (!db) throw new UserFacingError(vscode.l10n.t('The database cannot be read.'));
   const branchId = deps.registry.currentBranch(ref.dbPath, ref.sessionId);
   const page = await db.getTurnsPageBefore(ref.sessionId, branchId, { beforeTurn: null, limit: 200 });
   const turns = page.turns.filter((t) => t.branchTurnNumber !== null && t.error === null).reverse();
-  if (turns.length === 0) throw new UserFacingError(`Branch '${branchId}' of ${ref.sessionId} has no user turn to retry.`);
+  if (turns.length === 0)
+    throw new UserFacingError(vscode.l10n.t("Branch '{0}' of {1} has no user turn to retry.", branchId, ref.sessionId));
   const pick = await vscode.window.showQuickPick(
-    turns.map((t) => ({ label: `Turn ${t.turn}`, description: t.preview ?? '', turn: t })),
-    { title: `Turn of ${ref.sessionId} · ${branchId} to retry`, matchOnDescription: true },
+    turns.map((t) => ({ label: vscode.l10n.t('Turn {0}', t.turn), description: t.preview ?? '', turn: t })),
+    { title: vscode.l10n.t('Turn of {0} · {1} to retry', ref.sessionId, branchId), matchOnDescription: true },
   );
   return pick && { ...ref, branchId, turn: pick.turn.turn, branchTurnNumber: pick.turn.branchTurnNumber };
 }
@@ -48,8 +49,8 @@ async function pickModel(arg: unknown, title: string): Promise<string | undefine
   const choices = readWhatIfModels();
   if (choices.length <= 1) return choices[0] ?? setting(Setting.agentModel);
   const pick = await vscode.window.showQuickPick(
-    choices.map((m, i) => ({ label: m, description: i === 0 ? 'current settings' : '' })),
-    { title, placeHolder: 'Model for the new branch (agentSessions.agent.models lists more)' },
+    choices.map((m, i) => ({ label: m, description: i === 0 ? vscode.l10n.t('current settings') : '' })),
+    { title, placeHolder: vscode.l10n.t('Model for the new branch (agentSessions.agent.models lists more)') },
   );
   return pick?.label;
 }
@@ -57,15 +58,21 @@ async function pickModel(arg: unknown, title: string): Promise<string | undefine
 /** Up to MAX_WHAT_IF_MODELS models, picked together; asks again while the selection is not acceptable. */
 async function pickModels(arg: unknown): Promise<string[] | undefined> {
   if (Array.isArray(arg)) return arg.filter((m): m is string => typeof m === 'string');
-  if (arg !== undefined) badArgument('Retry with Several Models', 'a list of model names');
+  if (arg !== undefined) badArgument(vscode.l10n.t('Retry with Several Models'), vscode.l10n.t('a list of model names'));
   const choices = readWhatIfModels();
   if (choices.length < 2)
-    throw new UserFacingError('Retry with Several Models needs more than one model: list them in the setting agentSessions.agent.models.');
+    throw new UserFacingError(
+      vscode.l10n.t('Retry with Several Models needs more than one model: list them in the setting agentSessions.agent.models.'),
+    );
   let picked = new Set(choices.slice(0, MAX_WHAT_IF_MODELS));
   for (;;) {
-    const items = choices.map((m, i) => ({ label: m, description: i === 0 ? 'current settings' : '', picked: picked.has(m) }));
+    const items = choices.map((m, i) => ({
+      label: m,
+      description: i === 0 ? vscode.l10n.t('current settings') : '',
+      picked: picked.has(m),
+    }));
     const chosen = await vscode.window.showQuickPick(items, {
-      title: `Retry with Several Models (up to ${MAX_WHAT_IF_MODELS}, one new branch each)`,
+      title: vscode.l10n.t('Retry with Several Models (up to {0}, one new branch each)', MAX_WHAT_IF_MODELS),
       canPickMany: true,
     });
     if (!chosen) return undefined;
@@ -86,7 +93,7 @@ export function registerWhatIfCommands(
 
   /** The turn of the command: its tree node, or one the user picks. */
   const turnOf = async (arg: unknown, command: string): Promise<WhatIfTurn | undefined> => {
-    const node = asNode(arg, 'turn') ?? (arg === undefined ? undefined : badArgument(command, 'a user turn'));
+    const node = asNode(arg, 'turn') ?? (arg === undefined ? undefined : badArgument(command, vscode.l10n.t('a user turn')));
     return node ?? pickTurn(deps, pickSession);
   };
 
@@ -100,35 +107,35 @@ export function registerWhatIfCommands(
   };
 
   registerCommand(context, CommandId.retryFromHere, async (arg?: unknown, modelArg?: unknown) => {
-    const turn = await turnOf(arg, 'Retry from Here');
+    const turn = await turnOf(arg, vscode.l10n.t('Retry from Here'));
     if (!turn) return undefined;
-    const model = await pickModel(modelArg, `Retry turn ${turn.turn} of ${turn.branchId}`);
+    const model = await pickModel(modelArg, vscode.l10n.t('Retry turn {0} of {1}', turn.turn, turn.branchId));
     if (model === undefined) return undefined;
     return run(turn, { kind: 'retry', models: [model] });
   });
 
   registerCommand(context, CommandId.editAndResend, async (arg?: unknown, textArg?: unknown, modelArg?: unknown) => {
-    const turn = await turnOf(arg, 'Edit and Resend');
+    const turn = await turnOf(arg, vscode.l10n.t('Edit and Resend'));
     if (!turn) return undefined;
     let text = typeof textArg === 'string' ? textArg : undefined;
     if (text === undefined) {
       const stored = await readUserMessage(registry, turn);
       text = await vscode.window.showInputBox({
-        title: `Edit and Resend turn ${turn.turn} of ${turn.branchId}`,
-        prompt: 'The edited message goes to a new branch that shares the turns before this one.',
+        title: vscode.l10n.t('Edit and Resend turn {0} of {1}', turn.turn, turn.branchId),
+        prompt: vscode.l10n.t('The edited message goes to a new branch that shares the turns before this one.'),
         value: userMessageText(stored),
         ignoreFocusOut: true,
-        validateInput: (v) => (v.trim() === '' ? 'The message is empty.' : undefined),
+        validateInput: (v) => (v.trim() === '' ? vscode.l10n.t('The message is empty.') : undefined),
       });
       if (text === undefined) return undefined;
     }
-    const model = await pickModel(modelArg, `Resend turn ${turn.turn} of ${turn.branchId}`);
+    const model = await pickModel(modelArg, vscode.l10n.t('Resend turn {0} of {1}', turn.turn, turn.branchId));
     if (model === undefined) return undefined;
     return run(turn, { kind: 'edit', editedText: text, models: [model] });
   });
 
   registerCommand(context, CommandId.retryWithModels, async (arg?: unknown, modelsArg?: unknown) => {
-    const turn = await turnOf(arg, 'Retry with Several Models');
+    const turn = await turnOf(arg, vscode.l10n.t('Retry with Several Models'));
     if (!turn) return undefined;
     const models = await pickModels(modelsArg);
     if (models === undefined) return undefined;
