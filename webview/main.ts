@@ -4,6 +4,8 @@
  * this file lays the page out, wires the controls to the model and redraws the part the model says changed.
  */
 import { drawBranchMap } from './components/branchMap';
+import { moreMenu } from './components/moreMenu';
+import { t } from './l10n';
 import { Composer } from './components/composer';
 import type { WhatIfCallbacks } from './components/whatIfForm';
 import { errorMessage } from '../src/shared/errorMessage';
@@ -76,6 +78,7 @@ const composer = new Composer({
     await model.stopRun();
     for (const runId of activeRuns) await request('run/stop', { runId });
   },
+  setApiKey: async () => void (await request('apiKey/set', {})),
 });
 const whatIf: WhatIfCallbacks = {
   models: () => request('whatIf/models', {}),
@@ -187,6 +190,17 @@ function renderDetail(): void {
     // The new branch is shown by the model once it exists.
     branchHere: (turn, name) => model.createBranch(turn, name),
     whatIf,
+    copy: async (turn, sequenceNumber, part) =>
+      (await request('content/copy', { ref: { branchId: model.branchId, turn, sequenceNumber }, part })).copied,
+    openJson: (turn, sequenceNumber) => openJson(turn, sequenceNumber),
+  });
+}
+
+/** *Open as JSON* of an item, a turn (`sequenceNumber` null) or the shown branch (both null); a failure shows in the banner. */
+function openJson(turn: number | null, sequenceNumber: number | null): void {
+  request('content/openJson', { ref: { branchId: model.branchId, turn, sequenceNumber } }).catch((err: unknown) => {
+    banner.textContent = errorMessage(err);
+    banner.classList.add('visible');
   });
 }
 
@@ -198,6 +212,7 @@ function drawTurns(): void {
       : null,
   );
   turnList.set(model.turns, model.hasMore, model.hasEarlier, `Turns of branch ${model.branchId}${b ? ` (${turnCountLabel(b)})` : ''}`);
+  turnList.setHeading(model.branchId, b ? turnCountLabel(b) : '');
   if (!firstScreenReported && model.turns.length > 0) {
     firstScreenReported = true;
     // The first screen is drawn once the browser has laid the rows out.
@@ -222,6 +237,7 @@ function renderHeader(): void {
   if (!s) return;
   const branchId = model.branchId;
   title.textContent = `${s.sessionId} · ${s.dbName}`;
+  title.setAttribute('title', title.textContent);
   replaceChildren(
     badges,
     s.readonly ? el('span', { class: 'status-badge', title: 'Opened read-only: nothing is written' }, 'read-only') : null,
@@ -233,19 +249,25 @@ function renderHeader(): void {
     b?.isCurrent ? `${branchId} is current` : `Switch to ${branchId}`,
   );
   switchButton.addEventListener('click', () => void model.switchBranch());
-  const deleteButton = el(
-    'vscode-button',
-    { appearance: 'secondary', class: 'delete-branch', disabled: s.readonly || branchId === 'main' || !b },
-    `Delete ${branchId}`,
-  );
-  deleteButton.addEventListener('click', () => void model.deleteBranch());
+  switchButton.setAttribute('title', switchButton.textContent ?? '');
+  const openButton = el('vscode-button', { appearance: 'secondary', class: 'open-branch-json', disabled: !b }, t('Open as JSON'));
+  openButton.addEventListener('click', () => openJson(null, null));
+  // Destructive actions sit in a menu, away from Switch.
+  const menu = moreMenu([
+    {
+      label: t('Delete branch {0}', branchId),
+      className: 'delete-branch',
+      disabled: s.readonly || branchId === 'main' || !b,
+      run: () => void model.deleteBranch(),
+    },
+  ]);
   const compareButton = el(
     'vscode-button',
     { appearance: 'secondary', class: 'compare-branch', disabled: !b, title: `Compare ${branchId} with another branch` },
     'Compare with…',
   );
   compareButton.addEventListener('click', () => void request('branch/compare', { branchId }).catch(() => undefined));
-  replaceChildren(actions, compareButton, switchButton, deleteButton);
+  replaceChildren(actions, compareButton, switchButton, openButton, menu);
   composer.setEnabled(
     !s.readonly && !s.problem && !!b,
     branchId,

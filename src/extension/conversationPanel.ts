@@ -268,6 +268,7 @@ class ConversationPanel implements vscode.Disposable {
       const opened = await vscode.commands.executeCommand<unknown>(CommandId.compareWith, { dbPath, sessionId, branchId: p.branchId });
       return { opened: Array.isArray(opened) };
     },
+    'apiKey/set': async () => ({ set: (await vscode.commands.executeCommand<unknown>(CommandId.setApiKey)) === true }),
     'whatIf/models': () => ({ configured: setting(Setting.agentModel), choices: readWhatIfModels() }),
     'whatIf/start': async (p) => {
       const { runs, done } = await this.startWhatIf(

@@ -7,7 +7,7 @@ const EMPTY_STYLE_HASH = `sha256-${createHash('sha256').update('').digest('base6
 /**
  * The one place webview HTML is written. Its Content-Security-Policy allows nothing by default; scripts only with
  * this page's nonce (so no inline script and nothing injected can run), styles, fonts and images only from the
- * extension's own resources (no inline styles but an empty one, no remote content), and no network access at all. The page itself
+ * extension's own resources, images also as data: URLs (no inline styles but an empty one, no remote content), and no network access at all. The page itself
  * holds no data: everything arrives as messages and is inserted as text.
  */
 export function webviewHtml(
@@ -28,7 +28,8 @@ export function webviewHtml(
     // empty <style> to test `:focus-visible` support), which the browser otherwise reports as a CSP violation.
     `style-src ${webview.cspSource} '${EMPTY_STYLE_HASH}'`,
     `font-src ${webview.cspSource}`,
-    `img-src ${webview.cspSource}`,
+    // data: for images a tool returned (screenshots, generated images): the view shows only data URLs, never a remote one.
+    `img-src ${webview.cspSource} data:`,
     "connect-src 'none'",
     "frame-src 'none'",
     "form-action 'none'",

@@ -52,6 +52,7 @@ export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['param
   'run/start': z.object({ branchId: str, input: str }),
   'run/stop': z.object({ runId: str }),
   'branch/compare': z.object({ branchId: str }),
+  'apiKey/set': none,
   'whatIf/models': none,
   'whatIf/start': z.object({
     branchId: str,

@@ -47,6 +47,8 @@ export interface Requests {
   };
   /** Copies part of the shown session to the clipboard, read again from the store (never the view's copy of it). */
   'content/copy': { params: { ref: ContentRef; part: CopyPart }; result: { copied: boolean } };
+  /** Runs *Set API Key* (a run failed for want of a key); `set` is false when the user cancelled. */
+  'apiKey/set': { params: Record<string, never>; result: { set: boolean } };
   /** Opens an item, a turn or a branch as JSON in a read-only editor tab (src/extension/jsonDocuments.ts). */
   'content/openJson': { params: { ref: ContentRef }; result: { opened: boolean } };
 }

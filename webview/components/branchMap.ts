@@ -44,9 +44,13 @@ export function renderBranchMap(branches: BranchView[], selected: string, onSele
         'aria-label': `Branch ${b.branchId}${b.isCurrent ? ', current' : ''}${isSelected ? ', shown' : ''}, ${turnCountLabel(b)}${fork ? `, ${fork}` : ''}`,
         tabindex: r.row === selectedRow ? 0 : -1,
       },
-      el('span', { class: 'lane-name' }, b.branchId),
+      el('span', { class: 'lane-name', title: b.branchId }, b.branchId),
       b.isCurrent ? el('span', { class: 'lane-current', title: 'Current branch' }, '●') : null,
-      el('span', { class: 'lane-meta' }, `${turnCountLabel(b)}${fork ? ` · ${fork}` : ''}`),
+      el(
+        'span',
+        { class: 'lane-meta', title: `${turnCountLabel(b)}${fork ? ` · ${fork}` : ''}` },
+        `${turnCountLabel(b)}${fork ? ` · ${fork}` : ''}`,
+      ),
     );
     item.addEventListener('click', () => onSelect(b.branchId));
     item.addEventListener('keydown', (ev) => {

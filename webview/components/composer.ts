@@ -1,10 +1,18 @@
 import type { RunEvent } from '../../src/shared/runEvents';
 import { el, replaceChildren } from '../dom';
 import { errorMessage } from '../../src/shared/errorMessage';
+import { t } from '../l10n';
 
 export interface ComposerCallbacks {
   send(input: string): Promise<void>;
   stop(): Promise<void>;
+  /** Runs the host's *Set API Key* command (a run failed for want of a key). */
+  setApiKey(): Promise<void>;
+}
+
+/** Whether a failure is cured by setting an API key: none was set, or the server refused the one sent. */
+export function needsApiKey(failure: string, status: number | undefined, message: string): boolean {
+  return failure === 'no-key' || (failure === 'http' && status === 401) || /\bNo API key is set\b/.test(message);
 }
 
 /**
@@ -18,8 +26,13 @@ export class Composer {
   private readonly stop: HTMLElement;
   private readonly log: HTMLElement;
   /** The runs shown, each in a block of its own: what-if runs on several models stream at the same time. */
-  private readonly runs = new Map<string, { block: HTMLElement; text: HTMLElement | undefined; active: boolean }>();
+  private readonly runs = new Map<
+    string,
+    { block: HTMLElement; status: HTMLElement; text: HTMLElement | undefined; active: boolean; input: string; agentName: string }
+  >();
   private running = false;
+  /** The message last sent from this box: put back if its run fails, so the user can send it again. */
+  private draft: string | undefined;
 
   constructor(private readonly cb: ComposerCallbacks) {
     this.input = el('textarea', {
@@ -65,11 +78,18 @@ export class Composer {
     this.setRunning(true);
     replaceChildren(this.log, el('p', { class: 'run-status' }, 'Starting…'));
     try {
+      this.draft = value;
       await this.cb.send(value);
-      this.input.value = '';
+      // A run that failed before this answer arrived has put the draft back already.
+      if (this.draft === value && this.input.value === value) this.input.value = '';
     } catch (err) {
       this.setRunning(false);
-      replaceChildren(this.log, el('p', { class: 'run-error', role: 'alert' }, errorMessage(err)));
+      const message = errorMessage(err);
+      replaceChildren(
+        this.log,
+        el('p', { class: 'run-error', role: 'alert' }, message),
+        this.apiKeyButton(needsApiKey('other', undefined, message)),
+      );
     }
   }
 
@@ -92,18 +112,19 @@ export class Composer {
         this.runs.clear();
         replaceChildren(this.log);
       }
+      const status = el(
+        'p',
+        { class: 'run-status' },
+        `${e.agentName || t('The agent')} is answering on ${e.branchId}${e.forkedFrom ? ` (forked from ${e.forkedFrom.branchId} @ turn ${e.forkedFrom.turn})` : ''}…`,
+      );
       const block = el(
         'div',
         { class: 'run-block', 'data-branch': e.branchId },
-        el(
-          'p',
-          { class: 'run-status' },
-          `${e.agentName} is answering on ${e.branchId}${e.forkedFrom ? ` (forked from ${e.forkedFrom.branchId} @ turn ${e.forkedFrom.turn})` : ''}…`,
-        ),
+        status,
         el('p', { class: 'run-user' }, e.input),
         ...e.warnings.map((w) => el('p', { class: 'run-warning' }, w)),
       );
-      this.runs.set(e.runId, { block, text: undefined, active: true });
+      this.runs.set(e.runId, { block, status, text: undefined, active: true, input: e.input, agentName: e.agentName });
       this.log.appendChild(block);
       this.setRunning(true);
       return;
@@ -111,7 +132,12 @@ export class Composer {
     const run = this.runs.get(e.runId);
     if (!run) {
       // A run the host refused before it started has no run/started; one this page never saw start is not shown.
-      if (e.kind === 'run/failed') this.log.appendChild(el('p', { class: 'run-error', role: 'alert' }, `Failed: ${e.message}`));
+      if (e.kind === 'run/failed') {
+        this.log.appendChild(el('p', { class: 'run-error', role: 'alert' }, `Failed: ${e.message}`));
+        const button = this.apiKeyButton(needsApiKey(e.failure, e.status, e.message));
+        if (button) this.log.appendChild(button);
+        this.restoreDraft(undefined);
+      }
       if (e.kind === 'run/failed' || e.kind === 'run/completed') this.setRunning([...this.runs.values()].some((r) => r.active));
       return;
     }
@@ -131,9 +157,15 @@ export class Composer {
       case 'item/added':
         return;
       case 'run/completed':
+        // The status said the run was going on: now it says who answered, and the line under it what was written.
+        run.status.textContent = t('{0} answered on {1}', run.agentName || t('The agent'), run.block.getAttribute('data-branch') ?? '');
+        if (this.draft === run.input) this.draft = undefined;
         add(el('p', { class: 'run-done' }, `Done · ${e.usage.totalTokens.toLocaleString('en-US')} tokens · ${e.written.summary}`));
         break;
-      case 'run/failed':
+      case 'run/failed': {
+        // A run that failed before its agent was known (no key, a locked file) never answered: no status line.
+        if (run.agentName) run.status.textContent = t('{0} on {1}', run.agentName, run.block.getAttribute('data-branch') ?? '');
+        else run.status.remove();
         add(
           el(
             'p',
@@ -141,11 +173,31 @@ export class Composer {
             `${e.failure === 'cancelled' ? 'Stopped' : 'Failed'}: ${e.message}`,
           ),
         );
+        const button = this.apiKeyButton(needsApiKey(e.failure, e.status, e.message));
+        if (button) add(button);
         add(el('p', { class: 'run-written' }, e.written.summary));
+        this.restoreDraft(run.input);
         break;
+      }
     }
     run.active = false;
     this.setRunning([...this.runs.values()].some((r) => r.active));
+  }
+
+  /** Puts the message sent from this box back when its run (`input`; undefined: unknown) failed and the box is empty. */
+  private restoreDraft(input: string | undefined): void {
+    const draft = this.draft;
+    if (draft === undefined || (input !== undefined && input !== draft)) return;
+    this.draft = undefined;
+    if (this.input.value === '') this.input.value = draft;
+  }
+
+  /** *Set API Key*, when that is what the failure needs. */
+  private apiKeyButton(needed: boolean): HTMLElement | null {
+    if (!needed) return null;
+    const button = el('vscode-button', { class: 'set-api-key' }, t('Set API Key'));
+    button.addEventListener('click', () => void this.cb.setApiKey().catch(() => undefined));
+    return el('div', { class: 'run-remedy' }, button);
   }
 
   /** Shows a problem that kept a run from starting (the host refused it). */

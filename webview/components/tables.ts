@@ -40,7 +40,7 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
   // the data rows size their columns differently.
   // Fixed widths, not fractions: the header row is laid out narrower than the data rows, so fractions of each row's
   // own width would not line up.
-  const template = columns.map((c) => (c.numeric ? '110px' : '170px')).join(' ');
+  const template = columns.map((c) => (c.numeric ? '96px' : '150px')).join(' ');
   const table = el('vscode-data-grid', {
     'aria-label': label,
     'grid-template-columns': template,
@@ -104,7 +104,8 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
     }
   };
   draw();
-  return table;
+  // Narrower than its columns (a split editor), the table scrolls inside this box, not the page.
+  return el('div', { class: 'grid-scroll' }, table);
 }
 
 /** What the Tokens table asks the model for: another order, another page. */

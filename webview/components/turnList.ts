@@ -1,6 +1,9 @@
 import type { TurnView } from '../../src/shared/viewModels';
 import { el, replaceChildren } from '../dom';
 import { listWindow, scrollToShow } from '../logic/listWindow';
+import { badgeFit } from '../logic/badgeFit';
+import { t as tr } from '../l10n';
+import { previewText } from '../../src/shared/toolItems';
 
 export const TURN_ROW_HEIGHT = 52;
 
@@ -33,7 +36,11 @@ export interface ForkMark {
  * where they were. Up/down move the selection, left/right move between branches at a fork, Enter opens the turn.
  */
 export class TurnList {
+  /** The column: the branch's name and turn count above the list. */
   readonly element: HTMLElement;
+  /** The scrolling listbox. */
+  private readonly list: HTMLElement;
+  private readonly heading: HTMLElement;
   private readonly spacer: HTMLElement;
   private readonly rows: HTMLElement;
   private turns: readonly TurnView[] = [];
@@ -46,28 +53,39 @@ export class TurnList {
   constructor(private readonly callbacks: TurnListCallbacks) {
     this.spacer = el('div', { class: 'turn-spacer' });
     this.rows = el('div', { class: 'turn-rows' });
-    this.element = el('section', { class: 'turn-list', role: 'listbox', tabindex: 0, 'aria-label': 'Turns' }, this.spacer, this.rows);
-    this.element.addEventListener('scroll', () => this.render());
-    this.element.addEventListener('keydown', (ev) => this.key(ev));
+    this.list = el('section', { class: 'turn-list', role: 'listbox', tabindex: 0, 'aria-label': tr('Turns') }, this.spacer, this.rows);
+    this.heading = el('div', { class: 'turn-list-heading' });
+    this.element = el('div', { class: 'turn-column' }, this.heading, this.list);
+    this.list.addEventListener('scroll', () => this.render());
+    this.list.addEventListener('keydown', (ev) => this.key(ev));
     new ResizeObserver(() => this.render()).observe(this.element);
   }
 
   set(turns: readonly TurnView[], hasMore: boolean, hasEarlier: boolean, label: string): void {
     // Keep the row at the top of the view, and the selected row, on their turns when the window grows at its start.
-    const top = Math.floor(this.element.scrollTop / TURN_ROW_HEIGHT);
+    const top = Math.floor(this.list.scrollTop / TURN_ROW_HEIGHT);
     const topTurn = this.turns[top]?.turn;
     const selectedTurn = this.turns[this.selected]?.turn;
     const shift = topTurn === undefined ? 0 : turns.findIndex((t) => t.turn === topTurn) - top;
     this.turns = turns;
     this.hasMore = hasMore;
     this.hasEarlier = hasEarlier;
-    this.element.setAttribute('aria-label', label);
+    this.list.setAttribute('aria-label', label);
     if (shift > 0 && selectedTurn !== undefined && turns[this.selected + shift]?.turn === selectedTurn) this.selected += shift;
     if (this.selected >= turns.length) this.selected = turns.length - 1;
     // Grow the spacer before moving: scrollTop cannot exceed the old height.
     this.spacer.style.height = `${turns.length * TURN_ROW_HEIGHT}px`;
-    if (shift > 0) this.element.scrollTop += shift * TURN_ROW_HEIGHT;
+    if (shift > 0) this.list.scrollTop += shift * TURN_ROW_HEIGHT;
     this.render();
+  }
+
+  /** The branch shown, above the list: a long name is cut with an ellipsis and given whole in the tooltip. */
+  setHeading(branchId: string, count: string): void {
+    replaceChildren(
+      this.heading,
+      el('span', { class: 'turn-list-branch', title: branchId }, branchId),
+      count ? el('span', { class: 'turn-list-count' }, count) : null,
+    );
   }
 
   /** Marks where the shown branch leaves its parent (drawn with the next `set`). */
@@ -81,16 +99,16 @@ export class TurnList {
 
   /** The index of the last row rendered (the rows in view plus the margin), or -1 when there are none. */
   get lastShownIndex(): number {
-    return listWindow(this.element.scrollTop, this.element.clientHeight || 600, TURN_ROW_HEIGHT, this.turns.length).last;
+    return listWindow(this.list.scrollTop, this.list.clientHeight || 600, TURN_ROW_HEIGHT, this.turns.length).last;
   }
 
   select(index: number, reveal = true): void {
     if (index < 0 || index >= this.turns.length) return;
     this.selected = index;
-    if (reveal) this.element.scrollTop = scrollToShow(index, this.element.scrollTop, this.element.clientHeight, TURN_ROW_HEIGHT);
+    if (reveal) this.list.scrollTop = scrollToShow(index, this.list.scrollTop, this.list.clientHeight, TURN_ROW_HEIGHT);
     this.render();
     const t = this.turns[index];
-    if (t) this.element.setAttribute('aria-activedescendant', `turn-${t.turn}`);
+    if (t) this.list.setAttribute('aria-activedescendant', `turn-${t.turn}`);
   }
 
   private key(ev: KeyboardEvent): void {
@@ -119,7 +137,7 @@ export class TurnList {
     const count = this.turns.length;
     // CSSOM assignments (not style attributes) are allowed by the page's CSP.
     this.spacer.style.height = `${count * TURN_ROW_HEIGHT}px`;
-    const w = listWindow(this.element.scrollTop, this.element.clientHeight || 600, TURN_ROW_HEIGHT, count);
+    const w = listWindow(this.list.scrollTop, this.list.clientHeight || 600, TURN_ROW_HEIGHT, count);
     const nodes: HTMLElement[] = [];
     const fork = this.fork;
     for (let i = w.first; i <= w.last; i++) {
@@ -133,6 +151,7 @@ export class TurnList {
           ? `${fork.branchId}'s own turns start here; ${fork.parentBranchId} continues differently`
           : `${fork.branchId} has no turns of its own yet; ${fork.parentBranchId} continues differently`
         : '';
+      const preview = previewText(t.preview);
       const row = el(
         'div',
         {
@@ -141,19 +160,21 @@ export class TurnList {
           id: `turn-${t.turn}`,
           'data-turn': t.turn,
           'aria-selected': i === this.selected ? 'true' : 'false',
-          'aria-label': `Turn ${t.turn}: ${t.error ? `unreadable (${t.error})` : t.preview}, ${t.itemCount} items${t.tools.length ? `, tools ${t.tools.join(', ')}` : ''}${t.totalTokens !== null ? `, ${t.totalTokens} tokens` : ''}${t.sharedFrom ? `, shared with ${t.sharedFrom}` : ''}${leavesHere || leavesAfter ? `. ${forkNote}` : ''}`,
+          'aria-label': `Turn ${t.turn}: ${t.error ? `unreadable (${t.error})` : preview}, ${itemCountLabel(t.itemCount)}${t.tools.length ? `, tools ${t.tools.join(', ')}` : ''}${t.totalTokens !== null ? `, ${t.totalTokens} tokens` : ''}${t.sharedFrom ? `, shared with ${t.sharedFrom}` : ''}${leavesHere || leavesAfter ? `. ${forkNote}` : ''}`,
         },
         leavesHere || leavesAfter
           ? el('span', { class: 'fork-marker', title: forkNote }, leavesHere ? 'own turns start here' : 'no own turns yet')
           : null,
         el('span', { class: 'turn-number' }, `Turn ${t.turn}`),
-        el('span', { class: 'turn-preview' }, t.error ? `unreadable: ${t.error}` : t.preview),
+        el('span', { class: 'turn-preview', title: t.error ? '' : preview }, t.error ? `unreadable: ${t.error}` : preview),
         el(
           'span',
           { class: 'turn-meta' },
-          `${t.itemCount} item${t.itemCount === 1 ? '' : 's'}`,
-          ...t.tools.map((name) => el('span', { class: 'tool-badge' }, name)),
+          itemCountLabel(t.itemCount),
           el('span', { class: 'turn-tokens' }, t.totalTokens !== null ? `${t.totalTokens.toLocaleString('en-US')} tokens` : 'no usage'),
+          t.tools.length
+            ? el('span', { class: 'turn-tools' }, ...t.tools.map((name) => el('span', { class: 'tool-badge', title: name }, name)))
+            : null,
           t.sharedFrom
             ? el(
                 'span',
@@ -173,6 +194,7 @@ export class TurnList {
       nodes.push(row);
     }
     replaceChildren(this.rows, ...nodes);
+    for (const row of nodes) fitBadges(row);
     // After the current task's redraws: a new window's rows are drawn before the selection scrolls to them (End
     // scrolls to the bottom), and only where the list then stands says whether a page is missing.
     if (!this.edgeCheckQueued) {
@@ -185,8 +207,35 @@ export class TurnList {
   private checkEdges(): void {
     this.edgeCheckQueued = false;
     const count = this.turns.length;
-    const w = listWindow(this.element.scrollTop, this.element.clientHeight || 600, TURN_ROW_HEIGHT, count);
+    const w = listWindow(this.list.scrollTop, this.list.clientHeight || 600, TURN_ROW_HEIGHT, count);
     if (this.hasMore && w.last >= count - 20) this.callbacks.onNeedMore();
     if (this.hasEarlier && count > 0 && w.first <= 20) this.callbacks.onNeedEarlier();
   }
+}
+
+/** "1 item", "2 items". */
+export function itemCountLabel(n: number): string {
+  return n === 1 ? tr('1 item') : tr('{0} items', n.toLocaleString('en-US'));
+}
+
+/**
+ * Hides the tool badges of a row that do not fit its width, ending with "+N" (the hidden names in its tooltip). The
+ * badges' widths are measured once the row is in the page; which to keep is `badgeFit` (webview/logic/badgeFit.ts).
+ */
+function fitBadges(row: HTMLElement): void {
+  const meta = row.querySelector<HTMLElement>('.turn-meta');
+  const tools = meta?.querySelector<HTMLElement>('.turn-tools');
+  if (!meta || !tools || meta.clientWidth === 0) return;
+  const badges = Array.from(tools.querySelectorAll<HTMLElement>('.tool-badge'));
+  const room = meta.clientWidth - (tools.offsetLeft - meta.offsetLeft);
+  // "+N" is at most as wide as a short badge: reserve room for one.
+  const fit = badgeFit(
+    badges.map((b) => b.offsetWidth + 4),
+    room,
+    32,
+  );
+  if (fit.hidden === 0) return;
+  const hiddenNames = badges.slice(fit.shown).map((b) => b.textContent ?? '');
+  for (const b of badges.slice(fit.shown)) b.remove();
+  tools.appendChild(el('span', { class: 'tool-badge more-badge', title: hiddenNames.join(', ') }, `+${fit.hidden}`));
 }

@@ -42,6 +42,7 @@ function recordingHandlers(): { handlers: RequestHandlers; calls: [RequestMethod
     'branch/compare': record('branch/compare', { opened: true }),
     'content/copy': record('content/copy', { copied: true }),
     'content/openJson': record('content/openJson', { opened: true }),
+    'apiKey/set': record('apiKey/set', { set: true }),
     'run/stop': async (params) => {
       calls.push(['run/stop', params]);
       return { stopped: false };
@@ -80,6 +81,7 @@ describe('webview requests', () => {
       'branch/compare': true,
       'content/copy': true,
       'content/openJson': true,
+      'apiKey/set': true,
     };
     assert.deepEqual(Object.keys(requestParams).sort(), Object.keys(methods).sort());
     assert.ok(isRequestMethod('turns/get'));

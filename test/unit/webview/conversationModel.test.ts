@@ -83,6 +83,7 @@ class TestHost {
     'whatIf/models': () => assert.fail('not in these tests'),
     'whatIf/start': () => assert.fail('not in these tests'),
     'branch/compare': () => assert.fail('not in these tests'),
+    'apiKey/set': () => assert.fail('not in these tests'),
   };
 
   readonly request = ((method: RequestMethod, params: unknown) => {
