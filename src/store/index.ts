@@ -64,3 +64,4 @@ export type {
   UsageRow,
   UsageSortKey,
 } from './inspector/usageTables';
+export * from './export/index';

@@ -1,0 +1,318 @@
+/**
+ * Import of a JSON export (lossless, see `jsonExport.ts`) or a JSONL file of items (numbered as
+ * `AdvancedSQLiteSession.addItems` numbers them) into a NEW session of a writable database. The input is read and
+ * checked completely before the database is touched, and everything is written in one transaction, so a malformed
+ * file, a taken session id or a cancel leaves the database as it was.
+ */
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { AgentInputItem } from '@openai/agents';
+import { AdvancedSQLiteSession } from '../advancedSqliteSession';
+import { describeDatabaseError } from '../errors';
+import { classifyItem } from '../itemClassification';
+import { toStoredItem } from '../itemShape';
+import { pythonJsonDumps } from '../pythonJson';
+import { enableWal, openSessionConnection } from '../sessionConnection';
+import type { DriverName, SqliteDatabase } from '../sqliteDatabase';
+import { discoverSessionTables, quoteIdentifier, type DiscoveredTables } from '../inspector/tableDiscovery';
+import { TransferError, throwIfCancelled } from './exportErrors';
+import { parseJsonExport } from './jsonParse';
+import type { SessionExport } from './jsonExport';
+import type { ProgressOptions } from './transferTypes';
+
+export interface ImportOptions extends ProgressOptions {
+  /** The new session's id. Default: the JSON export's own id; required for JSONL (which names no session). */
+  sessionId?: string;
+  /** Create the session tables (Python's schema) when the database lacks them; a missing file is created too. */
+  createTables?: boolean;
+  driver?: DriverName | 'auto';
+  busyTimeoutMs?: number;
+}
+
+export interface ImportResult {
+  sessionId: string;
+  items: number;
+  branches: number;
+  /** True when the tables (or the file) had to be created. */
+  createdTables: boolean;
+}
+
+export type ImportFormat = 'json' | 'jsonl';
+
+/** The format of an import file: by extension (`.json`, `.jsonl`/`.ndjson`), else by its first line. */
+export function detectImportFormat(filePath: string): ImportFormat {
+  if (/\.(jsonl|ndjson)$/i.test(filePath)) return 'jsonl';
+  if (/\.json$/i.test(filePath)) return 'json';
+  // A JSON export starts with a line holding only "{"; a JSONL file's first line is a whole item.
+  const head = readFileSync(filePath, { encoding: 'utf8', flag: 'r' }).slice(0, 4096);
+  return head.split('\n', 1)[0]?.trim() === '{' ? 'json' : 'jsonl';
+}
+
+/** Imports `filePath` (JSON export or JSONL, see `detectImportFormat`) into `dbPath`. */
+export async function importSessionFile(dbPath: string, filePath: string, options: ImportOptions = {}): Promise<ImportResult> {
+  return detectImportFormat(filePath) === 'json'
+    ? importJsonExport(dbPath, parseJsonExport(readFileSync(filePath, 'utf8')), options)
+    : importJsonlFile(dbPath, filePath, options);
+}
+
+/** Imports a parsed JSON export (`parseJsonExport`) as a new session. */
+export async function importJsonExport(dbPath: string, doc: SessionExport, options: ImportOptions = {}): Promise<ImportResult> {
+  const sessionId = options.sessionId ?? doc.session?.session_id;
+  if (!sessionId)
+    throw new TransferError('malformed', 'The export names no session (its "session" is null): give a session id.', undefined, '$.session');
+  const target = await openTarget(dbPath, sessionId, doc.structured, options);
+  const { db, tables } = target;
+  try {
+    const total = doc.messages.length;
+    await writeTransaction(db, async () => {
+      const t = quoteIdentifier(tables.messages);
+      if (doc.session && tables.sessions !== null) {
+        const cols = ['session_id'];
+        const values: (string | null)[] = [sessionId];
+        if (tables.sessionsHasCreatedAt) {
+          cols.push('created_at');
+          values.push(doc.session.created_at);
+        }
+        if (tables.sessionsHasUpdatedAt) {
+          cols.push('updated_at');
+          values.push(doc.session.updated_at);
+        }
+        db.prepare(`INSERT INTO ${quoteIdentifier(tables.sessions)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(
+          ...values,
+        );
+      }
+      const insertMessage = db.prepare(
+        tables.messagesHasCreatedAt
+          ? `INSERT INTO ${t} (session_id, message_data, created_at) VALUES (?, ?, ?)`
+          : `INSERT INTO ${t} (session_id, message_data) VALUES (?, ?)`,
+      );
+      const ids: (number | bigint)[] = [];
+      for (const m of doc.messages) {
+        const args = tables.messagesHasCreatedAt ? [sessionId, m.message_data, m.created_at] : [sessionId, m.message_data];
+        ids.push(insertMessage.run(...args).lastInsertRowid);
+        if (ids.length % 1000 === 0) {
+          throwIfCancelled(options.signal);
+          options.onProgress?.(ids.length, total);
+        }
+      }
+      const insertStructure = db.prepare(
+        `INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number, user_turn_number,
+           branch_turn_number, tool_name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      for (const s of doc.structure) {
+        insertStructure.run(
+          sessionId,
+          ids[s.message_ref]!,
+          s.branch_id,
+          s.message_type,
+          s.sequence_number,
+          s.user_turn_number,
+          s.branch_turn_number,
+          s.tool_name,
+          s.created_at,
+        );
+      }
+      if (doc.usage.length > 0) {
+        if (!tables.turnUsage) throw new TransferError('missing-tables', `${dbPath} has no turn_usage table for the export's usage rows.`);
+        const insertUsage = db.prepare(
+          `INSERT INTO turn_usage (session_id, branch_id, user_turn_number, requests, input_tokens, output_tokens, total_tokens,
+             input_tokens_details, output_tokens_details, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        );
+        for (const u of doc.usage) {
+          insertUsage.run(
+            sessionId,
+            u.branch_id,
+            u.user_turn_number,
+            u.requests,
+            u.input_tokens,
+            u.output_tokens,
+            u.total_tokens,
+            u.input_tokens_details,
+            u.output_tokens_details,
+            u.created_at,
+          );
+        }
+      }
+      throwIfCancelled(options.signal);
+    });
+    options.onProgress?.(total, total);
+    const branches = doc.structured ? new Set(doc.structure.map((s) => s.branch_id)).size : 1;
+    return { sessionId, items: total, branches, createdTables: target.created };
+  } finally {
+    db.close();
+  }
+}
+
+/** One checked JSONL line: the item in the stored (Responses) shape, encoded as `addItems` encodes it. */
+interface EncodedLine {
+  text: string;
+  messageType: string;
+  toolName: string | null;
+}
+
+function encodeLine(line: string, lineNumber: number): EncodedLine | null {
+  if (line.trim() === '') return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (err) {
+    throw new TransferError(
+      'malformed',
+      `Line ${lineNumber}: not valid JSON (${err instanceof Error ? err.message : String(err)}).`,
+      lineNumber,
+    );
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new TransferError('malformed', `Line ${lineNumber}: an item must be a JSON object.`, lineNumber);
+  }
+  const r = value as Record<string, unknown>;
+  if (typeof r.type !== 'string' && typeof r.role !== 'string') {
+    throw new TransferError('malformed', `Line ${lineNumber}: an item needs a "type" or a "role".`, lineNumber);
+  }
+  try {
+    const stored = toStoredItem(value as AgentInputItem);
+    return { text: pythonJsonDumps(stored), ...classifyItem(stored) };
+  } catch (err) {
+    throw new TransferError('malformed', `Line ${lineNumber}: ${err instanceof Error ? err.message : String(err)}`, lineNumber);
+  }
+}
+
+async function* jsonlLines(filePath: string): AsyncGenerator<{ line: string; n: number }> {
+  const rl = createInterface({ input: createReadStream(filePath, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let n = 0;
+  try {
+    for await (const line of rl) yield { line: n === 0 ? line.replace(/^\uFEFF/, '') : line, n: ++n };
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * Imports a JSONL file of items (JS-shaped `@openai/agents` items or stored Responses items) as a new session on
+ * branch `main`: the same message and structure rows `addItems` would write for them in one call. The file is read
+ * twice (checked, then written), so it is never held in memory.
+ */
+export async function importJsonlFile(dbPath: string, filePath: string, options: ImportOptions = {}): Promise<ImportResult> {
+  const sessionId = options.sessionId;
+  if (!sessionId) throw new TransferError('malformed', 'A JSONL file names no session: give the new session id.');
+  if (!existsSync(filePath)) throw new TransferError('not-found', `${filePath} does not exist.`);
+  let total = 0;
+  for await (const { line, n } of jsonlLines(filePath)) {
+    if (encodeLine(line, n)) total++;
+    if (n % 5000 === 0) throwIfCancelled(options.signal);
+  }
+  if (total === 0) throw new TransferError('malformed', `${filePath} holds no items.`, 1);
+  const target = await openTarget(dbPath, sessionId, true, options);
+  const { db, tables } = target;
+  try {
+    await writeTransaction(db, async () => {
+      if (tables.sessions !== null)
+        db.prepare(`INSERT OR IGNORE INTO ${quoteIdentifier(tables.sessions)} (session_id) VALUES (?)`).run(sessionId);
+      const insertMessage = db.prepare(`INSERT INTO ${quoteIdentifier(tables.messages)} (session_id, message_data) VALUES (?, ?)`);
+      const insertStructure = db.prepare(
+        `INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number, user_turn_number,
+           branch_turn_number, tool_name) VALUES (?, ?, 'main', ?, ?, ?, ?, ?)`,
+      );
+      // spec §7: items before the first user message are turn 0; each user message opens the next turn.
+      let sequence = 0;
+      let turn = 0;
+      for await (const { line, n } of jsonlLines(filePath)) {
+        const row = encodeLine(line, n);
+        if (!row) continue;
+        if (row.messageType === 'user') turn++;
+        const id = insertMessage.run(sessionId, row.text).lastInsertRowid;
+        insertStructure.run(sessionId, id, row.messageType, ++sequence, turn, turn, row.toolName);
+        if (sequence % 1000 === 0) {
+          throwIfCancelled(options.signal);
+          options.onProgress?.(sequence, total);
+        }
+      }
+      throwIfCancelled(options.signal);
+    });
+    options.onProgress?.(total, total);
+    return { sessionId, items: total, branches: 1, createdTables: target.created };
+  } finally {
+    db.close();
+  }
+}
+
+/** BEGIN IMMEDIATE … COMMIT around an async body (the connection is ours alone, so awaiting inside is safe). */
+async function writeTransaction(db: SqliteDatabase, fn: () => Promise<void>): Promise<void> {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    await fn();
+    db.exec('COMMIT');
+  } catch (err) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw err;
+  }
+}
+
+/**
+ * Opens `dbPath` for the import: checks the session id is free and the tables are there, creating them (through
+ * `AdvancedSQLiteSession`, so they are exactly Python's) when allowed.
+ */
+async function openTarget(
+  dbPath: string,
+  sessionId: string,
+  needStructure: boolean,
+  options: ImportOptions,
+): Promise<{ db: SqliteDatabase; tables: DiscoveredTables; created: boolean }> {
+  throwIfCancelled(options.signal);
+  const connect = () =>
+    openSessionConnection(dbPath, { deferWal: true, fileMustExist: true, driver: options.driver, busyTimeoutMs: options.busyTimeoutMs });
+  let created = false;
+  if (!existsSync(dbPath)) {
+    if (!options.createTables) throw new TransferError('missing-tables', `${dbPath} does not exist (create it with the session tables).`);
+    new AdvancedSQLiteSession({ dbPath, sessionId, createTables: true, driver: options.driver }).close();
+    created = true;
+  }
+  let db = connect();
+  try {
+    let tables = findTables(db, dbPath);
+    if (tables && sessionTaken(db, tables, sessionId)) {
+      throw new TransferError('session-exists', `${dbPath} already has a session '${sessionId}'; import it under another id.`);
+    }
+    if (!tables || (needStructure && (!tables.messageStructure || !tables.turnUsage))) {
+      if (!options.createTables) {
+        throw new TransferError(
+          'missing-tables',
+          tables
+            ? `${dbPath} has no branch tables (message_structure, turn_usage) for this session; allow creating them.`
+            : `${dbPath} has no session tables; allow creating them.`,
+        );
+      }
+      db.close();
+      new AdvancedSQLiteSession({ dbPath, sessionId, createTables: true, driver: options.driver }).close();
+      created = true;
+      db = connect();
+      tables = findTables(db, dbPath);
+      if (!tables) throw new TransferError('missing-tables', `${dbPath}: the session tables could not be created.`);
+    }
+    enableWal(db, options.busyTimeoutMs);
+    return { db, tables, created };
+  } catch (err) {
+    db.close();
+    throw err instanceof TransferError ? err : describeDatabaseError(err, dbPath);
+  }
+}
+
+function findTables(db: SqliteDatabase, dbPath: string): DiscoveredTables | null {
+  try {
+    return discoverSessionTables(db, dbPath);
+  } catch (err) {
+    if ((err as { problem?: string }).problem === 'not-session-database') return null;
+    throw err;
+  }
+}
+
+function sessionTaken(db: SqliteDatabase, tables: DiscoveredTables, sessionId: string): boolean {
+  const q = (table: string) =>
+    db.prepare(`SELECT 1 FROM ${quoteIdentifier(table)} WHERE session_id = ? LIMIT 1`).get(sessionId) !== undefined;
+  return (
+    q(tables.messages) ||
+    (tables.sessions !== null && q(tables.sessions)) ||
+    (tables.messageStructure && q('message_structure')) ||
+    (tables.turnUsage && q('turn_usage'))
+  );
+}

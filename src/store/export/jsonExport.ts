@@ -1,0 +1,232 @@
+/**
+ * The JSON export: a session (or one branch) exactly as stored, re-importable without loss (`importJson`).
+ *
+ * What it holds, and why the round trip export → import → export is byte-identical:
+ * - `messages`: every message row the scope references, in row-id order, with `message_data` as the stored string
+ *   (never decoded and re-encoded, so corrupt rows and Python's spacing survive) and `created_at` as stored.
+ *   Row ids are NOT exported: each message has `ref`, its index in this list; structure rows point at it by
+ *   `message_ref`. An import inserts the messages in `ref` order, so their new ids keep that order and the next export
+ *   numbers them the same.
+ * - `structure`: the `message_structure` rows (branch, sequence number, message type, tool name, user and branch turn
+ *   numbers, `created_at`), by sequence number; kept as stored, not recomputed.
+ * - `usage`: the `turn_usage` rows (token details as the stored JSON text).
+ * - `session`: the sessions-table row (id and times), or null when the session has none.
+ * Only `session.session_id` changes when the import is given a new id. The file is written one row per line, so
+ * it can be diffed and streamed.
+ */
+import type { SqliteDatabase } from '../sqliteDatabase';
+import { quoteIdentifier, type DiscoveredTables } from '../inspector/tableDiscovery';
+import { TransferError, throwIfCancelled } from './exportErrors';
+import type { ExportRequest, ExportSummary, TextSink } from './transferTypes';
+
+export const JSON_EXPORT_FORMAT = 'agent-session-inspector/session';
+export const JSON_EXPORT_VERSION = 1;
+
+export interface ExportedSessionRow {
+  session_id: string;
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+export interface ExportedMessage {
+  ref: number;
+  created_at: string | null;
+  message_data: string;
+}
+
+export interface ExportedStructureRow {
+  branch_id: string;
+  sequence_number: number;
+  message_ref: number;
+  message_type: string;
+  user_turn_number: number | null;
+  branch_turn_number: number | null;
+  tool_name: string | null;
+  created_at: string | null;
+}
+
+export interface ExportedUsageRow {
+  branch_id: string;
+  user_turn_number: number;
+  requests: number | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  total_tokens: number | null;
+  input_tokens_details: string | null;
+  output_tokens_details: string | null;
+  created_at: string | null;
+}
+
+/** The whole document, as `parseJsonExport` returns it. */
+export interface SessionExport {
+  format: typeof JSON_EXPORT_FORMAT;
+  version: typeof JSON_EXPORT_VERSION;
+  /** `session`, or `branch` for a one-branch export (then `branch` names it). */
+  scope: 'session' | 'branch';
+  branch: string | null;
+  /** False for a plain `SQLiteSession` session (no structure rows, no turns). */
+  structured: boolean;
+  session: ExportedSessionRow | null;
+  messages: ExportedMessage[];
+  structure: ExportedStructureRow[];
+  usage: ExportedUsageRow[];
+}
+
+const nullableText = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+const nullableNumber = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/**
+ * Writes the JSON export of `request.sessionId` from `db` (whose session tables are `tables`) to `sink`, in one read
+ * transaction (a consistent snapshot while others write), a row at a time. Throws `TransferError('not-found')` for an
+ * unknown session or branch.
+ */
+export async function writeJsonExport(
+  db: SqliteDatabase,
+  tables: DiscoveredTables,
+  request: ExportRequest,
+  sink: TextSink,
+): Promise<ExportSummary> {
+  const { sessionId } = request;
+  const branch = request.branchId ?? null;
+  const messages = quoteIdentifier(tables.messages);
+  const structured =
+    tables.messageStructure && db.prepare('SELECT 1 FROM message_structure WHERE session_id = ? LIMIT 1').get(sessionId) !== undefined;
+  // The transaction spans the awaits: the connection is ours alone, so nothing else runs on it meanwhile.
+  db.exec('BEGIN');
+  try {
+    const messageCount = Number(
+      db.prepare(`SELECT count(*) AS n FROM ${messages} WHERE session_id = ?`).get<{ n: number }>(sessionId)?.n ?? 0,
+    );
+    const sessionRow =
+      tables.sessions === null
+        ? undefined
+        : db
+            .prepare(
+              `SELECT session_id, ${tables.sessionsHasCreatedAt ? 'created_at' : 'NULL AS created_at'}, ${
+                tables.sessionsHasUpdatedAt ? 'updated_at' : 'NULL AS updated_at'
+              } FROM ${quoteIdentifier(tables.sessions)} WHERE session_id = ?`,
+            )
+            .get<{ session_id: string; created_at: unknown; updated_at: unknown }>(sessionId);
+    if (messageCount === 0 && sessionRow === undefined) throw new TransferError('not-found', `There is no session '${sessionId}'.`);
+    if (branch !== null) {
+      const has = structured
+        ? db.prepare('SELECT 1 FROM message_structure WHERE session_id = ? AND branch_id = ? LIMIT 1').get(sessionId, branch) !== undefined
+        : branch === 'main';
+      if (!has) throw new TransferError('not-found', `Session '${sessionId}' has no branch '${branch}'.`);
+    }
+    const total = messageCount;
+    let done = 0;
+    const session: ExportedSessionRow | null = sessionRow
+      ? {
+          session_id: sessionRow.session_id,
+          created_at: nullableText(sessionRow.created_at),
+          updated_at: nullableText(sessionRow.updated_at),
+        }
+      : null;
+    await sink(
+      `{\n"format": ${JSON.stringify(JSON_EXPORT_FORMAT)},\n"version": ${JSON_EXPORT_VERSION},\n"scope": ${JSON.stringify(
+        branch === null ? 'session' : 'branch',
+      )},\n"branch": ${JSON.stringify(branch)},\n"structured": ${structured},\n"session": ${JSON.stringify(session)},\n"messages": [`,
+    );
+
+    const createdAt = tables.messagesHasCreatedAt ? 'm.created_at' : 'NULL';
+    const messageSql =
+      branch !== null && structured
+        ? `SELECT m.id, m.message_data, ${createdAt} AS created_at FROM ${messages} m WHERE m.session_id = ?
+             AND m.id IN (SELECT message_id FROM message_structure WHERE session_id = ? AND branch_id = ?) ORDER BY m.id`
+        : `SELECT m.id, m.message_data, ${createdAt} AS created_at FROM ${messages} m WHERE m.session_id = ? ORDER BY m.id`;
+    const messageParams = branch !== null && structured ? [sessionId, sessionId, branch] : [sessionId];
+    const refs = new Map<number, number>();
+    let first = true;
+    for (const row of db.prepare(messageSql).iterate<{ id: number; message_data: unknown; created_at: unknown }>(...messageParams)) {
+      const ref = refs.size;
+      refs.set(Number(row.id), ref);
+      const message: ExportedMessage = { ref, created_at: nullableText(row.created_at), message_data: String(row.message_data) };
+      await sink(`${first ? '\n' : ',\n'}${JSON.stringify(message)}`);
+      first = false;
+      if (++done % 1000 === 0) {
+        throwIfCancelled(request.signal);
+        request.onProgress?.(done, total);
+      }
+    }
+    await sink(`${first ? '' : '\n'}],\n"structure": [`);
+
+    let skipped = 0;
+    first = true;
+    if (structured) {
+      const structureSql = `SELECT branch_id, sequence_number, message_id, message_type, user_turn_number, branch_turn_number,
+          tool_name, created_at FROM message_structure WHERE session_id = ?${branch !== null ? ' AND branch_id = ?' : ''}
+          ORDER BY sequence_number, id`;
+      const params = branch !== null ? [sessionId, branch] : [sessionId];
+      type Row = {
+        branch_id: string;
+        sequence_number: number;
+        message_id: number;
+        message_type: string;
+        user_turn_number: unknown;
+        branch_turn_number: unknown;
+        tool_name: unknown;
+        created_at: unknown;
+      };
+      let rows = 0;
+      for (const r of db.prepare(structureSql).iterate<Row>(...params)) {
+        const ref = refs.get(Number(r.message_id));
+        // A structure row whose message is gone cannot be imported (message_id is NOT NULL): leave it out, counted.
+        if (ref === undefined) {
+          skipped++;
+          continue;
+        }
+        const row: ExportedStructureRow = {
+          branch_id: String(r.branch_id),
+          sequence_number: Number(r.sequence_number),
+          message_ref: ref,
+          message_type: String(r.message_type),
+          user_turn_number: nullableNumber(r.user_turn_number),
+          branch_turn_number: nullableNumber(r.branch_turn_number),
+          tool_name: nullableText(r.tool_name),
+          created_at: nullableText(r.created_at),
+        };
+        await sink(`${first ? '\n' : ',\n'}${JSON.stringify(row)}`);
+        first = false;
+        if (++rows % 1000 === 0) throwIfCancelled(request.signal);
+      }
+    }
+    await sink(`${first ? '' : '\n'}],\n"usage": [`);
+
+    first = true;
+    if (tables.turnUsage) {
+      const usageSql = `SELECT branch_id, user_turn_number, requests, input_tokens, output_tokens, total_tokens,
+          input_tokens_details, output_tokens_details, created_at FROM turn_usage
+          WHERE session_id = ?${branch !== null ? ' AND branch_id = ?' : ''} ORDER BY branch_id, user_turn_number`;
+      const params = branch !== null ? [sessionId, branch] : [sessionId];
+      for (const r of db.prepare(usageSql).iterate<Record<string, unknown>>(...params)) {
+        const row: ExportedUsageRow = {
+          branch_id: String(r.branch_id),
+          user_turn_number: Number(r.user_turn_number),
+          requests: nullableNumber(r.requests),
+          input_tokens: nullableNumber(r.input_tokens),
+          output_tokens: nullableNumber(r.output_tokens),
+          total_tokens: nullableNumber(r.total_tokens),
+          input_tokens_details: nullableText(r.input_tokens_details),
+          output_tokens_details: nullableText(r.output_tokens_details),
+          created_at: nullableText(r.created_at),
+        };
+        await sink(`${first ? '\n' : ',\n'}${JSON.stringify(row)}`);
+        first = false;
+      }
+    }
+    await sink(`${first ? '' : '\n'}]\n}\n`);
+    request.onProgress?.(done, total);
+    const branches = structured
+      ? branch !== null
+        ? 1
+        : Number(
+            db.prepare('SELECT count(DISTINCT branch_id) AS n FROM message_structure WHERE session_id = ?').get<{ n: number }>(sessionId)
+              ?.n ?? 0,
+          )
+      : 1;
+    return { items: done, branches, skipped };
+  } finally {
+    if (db.inTransaction) db.exec('COMMIT');
+  }
+}
