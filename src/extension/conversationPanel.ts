@@ -152,7 +152,7 @@ class ConversationPanel implements vscode.Disposable {
    */
   startReportedRun(branchId: string, input: RunInput, runId: string, options: Pick<RunTarget, 'fork' | 'model'> = {}): Promise<RunOutcome> {
     return this.startRun(branchId, input, runId, options).outcome.catch((err: unknown) => {
-      const event = failedBeforeWriting(runId, 'other', describeError(err), 'Nothing was written.');
+      const event = failedBeforeWriting(runId, 'other', describeError(err), vscode.l10n.t('Nothing was written.'));
       this.post({ kind: 'run/didEvent', event });
       return event;
     });
@@ -187,7 +187,7 @@ class ConversationPanel implements vscode.Disposable {
 
   private db() {
     const entry = this.registry.require(this.target.dbPath);
-    if (!entry.db) throw new UserFacingError(entry.problem ?? 'The database cannot be read.');
+    if (!entry.db) throw new UserFacingError(entry.problem ?? vscode.l10n.t('The database cannot be read.'));
     return entry.db;
   }
 
@@ -213,7 +213,7 @@ class ConversationPanel implements vscode.Disposable {
         readonly: entry?.readonly ?? true,
         currentBranch: this.registry.currentBranch(dbPath, sessionId),
         branchTree: async () => (db ? this.branches(db) : []),
-        problem: entry ? entry.problem : `${dbPath} is not open.`,
+        problem: entry ? entry.problem : vscode.l10n.t('{0} is not open.', dbPath),
       });
     } catch (err) {
       // The file became unreadable under us: record it (its change event tells the view) and say why now.
@@ -244,7 +244,7 @@ class ConversationPanel implements vscode.Disposable {
     },
     'tools/get': (p) => toolsView(this.db(), this.target.sessionId, p.branchId),
     'pricing/choose': async () => {
-      if (!this.pricing) throw new UserFacingError('Pricing is not available.');
+      if (!this.pricing) throw new UserFacingError(vscode.l10n.t('Pricing is not available.'));
       const model = await choosePricingModel(this.pricing, this.target);
       return { model: model === undefined ? null : model };
     },
@@ -306,15 +306,16 @@ class ConversationPanel implements vscode.Disposable {
       return;
     }
     if (parsed.scheme !== 'http' && parsed.scheme !== 'https') {
-      void vscode.window.showWarningMessage(`Links of this kind are not opened from session data: ${url.slice(0, 200)}`);
+      void vscode.window.showWarningMessage(vscode.l10n.t('Links of this kind are not opened from session data: {0}', url.slice(0, 200)));
       return;
     }
+    const open = vscode.l10n.t('Open');
     const answer = await vscode.window.showWarningMessage(
-      'Open this link from the session data?',
+      vscode.l10n.t('Open this link from the session data?'),
       { modal: true, detail: url.slice(0, 2000) },
-      'Open',
+      open,
     );
-    if (answer === 'Open') await vscode.env.openExternal(parsed);
+    if (answer === open) await vscode.env.openExternal(parsed);
   }
 
   dispose(): void {
@@ -366,7 +367,7 @@ export class ConversationPanels implements vscode.Disposable {
   async whenReady(panel: ConversationPanel, timeoutMs = 20_000): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new UserFacingError('The conversation view did not start.')), timeoutMs);
+      timer = setTimeout(() => reject(new UserFacingError(vscode.l10n.t('The conversation view did not start.'))), timeoutMs);
     });
     try {
       await Promise.race([panel.whenReady, timeout]);
