@@ -14,7 +14,7 @@ export class SessionStatusBar implements vscode.Disposable {
     private readonly registry: DatabaseRegistry,
     treeView: vscode.TreeView<TreeNode>,
   ) {
-    this.item.name = 'Agent Sessions';
+    this.item.name = vscode.l10n.t('Agent Sessions');
     this.subscriptions.push(
       treeView.onDidChangeSelection((e) => {
         const node = e.selection[0];
@@ -47,10 +47,15 @@ export class SessionStatusBar implements vscode.Disposable {
     const parts = [basename(active.dbPath)];
     if (active.sessionId) parts.push(active.sessionId, this.registry.currentBranch(active.dbPath, active.sessionId));
     this.item.text = `$(${entry?.problem ? 'error' : entry?.readonly ? 'lock' : 'database'}) ${parts.join(' › ')}`;
-    this.item.tooltip = `${active.dbPath}${entry?.readonly ? ' (read-only)' : ''}${active.sessionId ? `\nSession ${active.sessionId}, branch ${parts[2]}\nClick to switch branch` : ''}`;
+    this.item.tooltip = [
+      entry?.readonly ? vscode.l10n.t('{0} (read-only)', active.dbPath) : active.dbPath,
+      ...(active.sessionId
+        ? [vscode.l10n.t('Session {0}, branch {1}', active.sessionId, parts[2] ?? ''), vscode.l10n.t('Click to switch branch')]
+        : []),
+    ].join('\n');
     this.item.command = active.sessionId
       ? {
-          title: 'Switch Branch',
+          title: vscode.l10n.t('Switch Branch'),
           command: CommandId.switchBranch,
           arguments: [{ kind: 'session', dbPath: active.dbPath, sessionId: active.sessionId }],
         }

@@ -76,7 +76,7 @@ describe('package.nls.json and package.nls.ko.json', () => {
     for (const [key, text] of Object.entries(en)) {
       const translated = ko[key];
       assert.ok(translated?.trim(), `${key} has a Korean text`);
-      assert.deepEqual(invariants(translated), invariants(text), `${key}: links, references and code survive translation`);
+      assert.deepEqual(invariants(translated ?? ''), invariants(text), `${key}: links, references and code survive translation`);
     }
   });
 });
