@@ -128,3 +128,59 @@ export function displayType(type: string | null): string {
   if (type === 'computer_call_result') return 'computer_call_output';
   return type ?? 'unknown';
 }
+
+/** Keys whose values are identifiers, states or binary payloads rather than text a person wrote or read. */
+const NON_TEXT_KEYS = new Set(['type', 'id', 'call_id', 'callId', 'status', 'role', 'providerData', 'encrypted_content']);
+
+/** The string leaves of a value (never its keys), skipping identifiers and data URLs (images, files). */
+function stringLeaves(value: unknown, out: string[], depth = 0): void {
+  if (depth > 8) return;
+  if (typeof value === 'string') {
+    if (value !== '' && !value.startsWith('data:')) out.push(value);
+  } else if (Array.isArray(value)) {
+    for (const v of value) stringLeaves(v, out, depth + 1);
+  } else if (isRecord(value)) {
+    for (const [k, v] of Object.entries(value)) if (!NON_TEXT_KEYS.has(k)) stringLeaves(v, out, depth + 1);
+  }
+}
+
+/**
+ * The texts of an item that search matches (spec §12 a, extended past user messages), each on its own: a message's
+ * text parts (`text`, `refusal`, `transcript`; a string content as it is), a call's arguments as the model wrote them,
+ * an output's text, reasoning summaries, and for other items (built-in tools) the string values of their fields.
+ * Never JSON keys, ids, types or statuses, and never image or file data.
+ */
+export function searchableTexts(item: unknown): string[] {
+  if (!isRecord(item)) return typeof item === 'string' ? [item] : [];
+  const out: string[] = [];
+  if (isMessageItem(item)) {
+    const content = item.content;
+    if (typeof content === 'string') return [content];
+    if (!Array.isArray(content)) return [];
+    for (const part of content) {
+      if (!isRecord(part)) continue;
+      for (const key of ['text', 'refusal', 'transcript'] as const) if (typeof part[key] === 'string') out.push(part[key]);
+    }
+    return out;
+  }
+  switch (item.type) {
+    case 'function_call':
+    case 'custom_tool_call': {
+      const args = callArguments(item);
+      return args === undefined ? [] : [args];
+    }
+    case 'function_call_output':
+    case 'function_call_result':
+    case 'custom_tool_call_output': {
+      const text = outputText(item.output);
+      return text === '' ? [] : [text];
+    }
+    case 'reasoning':
+      stringLeaves(item.summary, out);
+      stringLeaves(item.content, out);
+      return out;
+    default:
+      stringLeaves(item, out);
+      return out;
+  }
+}

@@ -65,3 +65,4 @@ export type {
   UsageSortKey,
 } from './inspector/usageTables';
 export * from './export/index';
+export * from './search/index';

@@ -283,6 +283,15 @@ export class SessionDatabase implements SessionReader {
     };
   }
 
+  /**
+   * Runs `fn` with the connection and tables in one read snapshot, as every method here does: for the store's own
+   * modules that need SQL of their own over the whole file (search scans the messages in rowid batches, one call per
+   * batch, so no snapshot is held between batches). Not for the extension.
+   */
+  readWith<T>(fn: (ctx: QueryContext) => T): T {
+    return this.read(() => fn(this.context));
+  }
+
   /** Closes the connection; idempotent. Every other method then throws `SessionClosedError`. */
   close(): void {
     this.lifetime.close();

@@ -1,0 +1,198 @@
+/**
+ * Whether one decoded item matches a query, and where: the exact test that runs on the rows the SQL prefilter lets
+ * through (see `sqlPrefilter`), and the snippet with the match ranges the results show.
+ */
+import { foldForSearch } from '../conversationText';
+import { isRecord, outputText, searchableTexts } from '../../shared/itemText';
+import { toolNameOf } from '../itemClassification';
+import type { SearchQuery } from './searchQuery';
+
+/** A piece of an item's text around the match, and where the matches are in it (UTF-16 offsets, end exclusive). */
+export interface SearchSnippet {
+  text: string;
+  ranges: [number, number][];
+}
+
+/** What an item is, as the search sees it. */
+export interface ItemFacts {
+  role: string | null;
+  /** The item's tool: its own name (spec §6 `tool_name`), or for an output the name of its call when known. */
+  toolName: string | null;
+  /** Why the item counts as a failed tool call, or null (see `failedReason`). */
+  failed: string | null;
+  /** `call_id`, for naming an output by its call. */
+  callId: string | null;
+}
+
+/** The text the Agents SDKs return to the model when a function tool throws (their default `errorFunction`). */
+export const SDK_TOOL_ERROR_PREFIX = 'An error occurred while running the tool';
+/** The JS SDK's default timeout message for a function tool (`timeoutBehavior: 'error_as_result'`). */
+const SDK_TOOL_TIMEOUT = /^Tool '.*' timed out after \d+ms\.$/su;
+const OUTPUT_TYPES = new Set(['function_call_output', 'function_call_result', 'custom_tool_call_output']);
+
+/**
+ * Why an item is a failed tool call, or null. "Failed" means one of:
+ * - a function or custom tool output whose text is what the Agents SDKs write when the tool threw
+ *   (`An error occurred while running the tool…`, Python's and JS's default error function) or timed out
+ *   (JS: `Tool '…' timed out after …ms.`);
+ * - a tool call or output (any item that is not a message) with `status` `failed` or `incomplete` (built-in tools:
+ *   web/file search, code interpreter, computer, image generation, shell, MCP);
+ * - an `mcp_call` with a non-empty `error`.
+ * A tool that returns its own error text ("city not found") is not recognised: that is an ordinary output.
+ */
+export function failedReason(item: unknown): string | null {
+  if (!isRecord(item) || typeof item.role === 'string') return null;
+  const type = typeof item.type === 'string' ? item.type : '';
+  if (OUTPUT_TYPES.has(type)) {
+    const text = outputText(item.output).trimStart();
+    if (text.startsWith(SDK_TOOL_ERROR_PREFIX)) return 'tool error';
+    if (SDK_TOOL_TIMEOUT.test(text.trim())) return 'timed out';
+  }
+  if (item.status === 'failed' || item.status === 'incomplete') return `status ${item.status}`;
+  if (type === 'mcp_call' && item.error !== undefined && item.error !== null && item.error !== '') return 'MCP error';
+  return null;
+}
+
+/** The facts of a decoded item. */
+export function itemFacts(item: unknown): ItemFacts {
+  const r = isRecord(item) ? item : {};
+  const callId = typeof r.call_id === 'string' ? r.call_id : typeof r.callId === 'string' ? r.callId : null;
+  return {
+    role: typeof r.role === 'string' ? r.role : null,
+    toolName: typeof r.role === 'string' ? null : toolNameOf(item),
+    failed: failedReason(item),
+    callId,
+  };
+}
+
+/** The exact test of the parts of a query that do not need the text: role, failed, tool (with the name resolved). */
+export function matchesFilters(query: SearchQuery, facts: ItemFacts): boolean {
+  if (query.roles.length > 0 && (facts.role === null || !query.roles.includes(facts.role))) return false;
+  if (query.failed && facts.failed === null) return false;
+  if (query.tools.length > 0 && (facts.toolName === null || !query.tools.includes(foldForSearch(facts.toolName)))) return false;
+  return true;
+}
+
+const SNIPPET_BEFORE = 40;
+const SNIPPET_LENGTH = 160;
+
+/**
+ * Matches the query's text against each of the item's texts (spec §12 a: each text on its own, folded with
+ * `foldForSearch` on both sides) and returns a snippet of the first text that matches, or null. Without text in the
+ * query, the snippet is the start of the item's first text (or `fallback`).
+ */
+export function matchText(query: SearchQuery, item: unknown, fallback: () => string): SearchSnippet | null {
+  const texts = searchableTexts(item);
+  if (query.text === '') return { text: flatten(cut(texts[0] ?? fallback(), 0, SNIPPET_LENGTH)), ranges: [] };
+  const needle = foldForSearch(query.text);
+  // eslint-disable-next-line no-control-regex -- ASCII includes the control characters
+  const asciiNeedle = /^[\x00-\x7f]*$/.test(needle);
+  for (const text of texts) {
+    if (asciiNeedle && cannotContain(text, needle)) continue;
+    const folded = foldForSearch(text);
+    if (!folded.includes(needle)) continue;
+    return snippetAround(text, folded, needle);
+  }
+  return null;
+}
+
+let foldsIntoAscii: RegExp | undefined;
+
+/**
+ * The characters that can put ASCII into folded text that lower-casing does not: those whose folding holds an ASCII
+ * character (ß → ss, ſ → s, the Kelvin sign → k, ligatures; 21 in all), and the combining marks that compose with an
+ * ASCII letter under NFC (U+0300–U+036F: e + U+0301 → é takes the `e` away). Found once by folding every BMP
+ * character (no astral character folds into ASCII).
+ */
+function foldsIntoAsciiPattern(): RegExp {
+  if (foldsIntoAscii) return foldsIntoAscii;
+  let chars = '';
+  for (let cp = 0x80; cp <= 0xffff; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff) continue;
+    const ch = String.fromCharCode(cp);
+    // eslint-disable-next-line no-control-regex -- ASCII includes the control characters
+    if (/[\x00-\x7f]/.test(foldForSearch(ch))) chars += ch;
+  }
+  const escaped = chars.replace(/[\\\]^-]/g, (c) => '\\' + c);
+  return (foldsIntoAscii = new RegExp(`[${escaped}\\u0300-\\u036f]`));
+}
+
+/**
+ * A cheap sure "no" for an ASCII needle: if the lower-cased text lacks it and the text has no character that folds into
+ * ASCII, its folded text lacks it too (other characters fold to non-ASCII, which an ASCII needle cannot overlap).
+ */
+function cannotContain(text: string, needle: string): boolean {
+  return !text.toLowerCase().includes(needle) && !foldsIntoAsciiPattern().test(text);
+}
+
+/**
+ * A snippet around the first match, with every match inside it. Folding may change lengths (ß → ss), so offsets in
+ * the folded text are mapped back through each code point's own folded length; when that per-character folding
+ * disagrees with the whole-text folding (context-dependent cases), the snippet has no ranges rather than wrong ones.
+ */
+function snippetAround(original: string, folded: string, needle: string): SearchSnippet {
+  const text = original.normalize('NFC');
+  // foldedStart[i] = offset in the folded text where the i-th UTF-16 unit of `text` starts (for code point starts).
+  const starts: number[] = [];
+  const unitAt: number[] = [];
+  let f = 0;
+  for (let i = 0; i < text.length;) {
+    const cp = text.codePointAt(i)!;
+    const ch = String.fromCodePoint(cp);
+    starts.push(f);
+    unitAt.push(i);
+    f += ch.toUpperCase().toLowerCase().length;
+    i += ch.length;
+  }
+  starts.push(f);
+  unitAt.push(text.length);
+  const mapped = f === folded.length;
+  // The code point whose folded text starts at or before (a match's start) or at or after (its end) an offset.
+  const toUnit = (foldedOffset: number, roundUp: boolean): number => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      if (roundUp) {
+        const mid = (lo + hi) >> 1;
+        if (starts[mid]! >= foldedOffset) hi = mid;
+        else lo = mid + 1;
+      } else {
+        const mid = (lo + hi + 1) >> 1;
+        if (starts[mid]! <= foldedOffset) lo = mid;
+        else hi = mid - 1;
+      }
+    }
+    return unitAt[lo]!;
+  };
+  const ranges: [number, number][] = [];
+  if (mapped) {
+    for (let at = folded.indexOf(needle); at !== -1; at = folded.indexOf(needle, at + Math.max(1, needle.length))) {
+      ranges.push([toUnit(at, false), toUnit(at + needle.length, true)]);
+    }
+  }
+  const first = ranges[0]?.[0] ?? 0;
+  const start = Math.max(0, first - SNIPPET_BEFORE);
+  const end = Math.min(text.length, start + SNIPPET_LENGTH);
+  const prefix = start > 0 ? '…' : '';
+  const body = text.slice(safeStart(text, start), end);
+  const shift = prefix.length - safeStart(text, start);
+  return {
+    text: flatten(prefix + body + (end < text.length ? '…' : '')),
+    ranges: ranges.filter(([s, e]) => s >= safeStart(text, start) && e <= end).map(([s, e]) => [s + shift, e + shift] as [number, number]),
+  };
+}
+
+/** Never start a slice on the low half of a surrogate pair. */
+function safeStart(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  return c >= 0xdc00 && c <= 0xdfff && i > 0 ? i - 1 : i;
+}
+
+function cut(text: string, start: number, length: number): string {
+  return text.length > start + length ? text.slice(start, start + length) + '…' : text.slice(start);
+}
+
+/** Whitespace to single spaces one for one, so the ranges stay where they are. */
+function flatten(text: string): string {
+  return text.replace(/\s/gu, ' ');
+}

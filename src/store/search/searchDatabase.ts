@@ -1,0 +1,340 @@
+/**
+ * Searching one session file: every session, every branch, in rowid batches. Each batch is one short read (its own
+ * snapshot) of a bounded rowid range with the SQL prefilter applied, then the exact JS test on the rows that pass;
+ * hits go to `onHits` batch by batch, so the first ones arrive after the first batch, memory stays flat whatever the
+ * file's size, and `signal` stops the scan between two batches.
+ *
+ * Structured sessions are read through `message_structure` (which carries the branch and turn), joined to the
+ * messages by primary key; a message shared by several branches (a branch copies the turns before its fork, spec
+ * §8.3) is reported once, at its first structure row, which is the branch that ran it, with the branches sharing it.
+ * Sessions without structure rows (plain `SQLiteSession`) are one branch, `main`, their turns counted as the
+ * inspector counts them (spec §7).
+ */
+import type { SessionDatabase } from '../inspector/sessionDatabase';
+import type { BranchNode } from '../inspector/inspectorTypes';
+import type { QueryContext } from '../inspector/queryContext';
+import { decodeMessageData } from '../inspector/rowDecoding';
+import { quoteIdentifier } from '../inspector/tableDiscovery';
+import { PLAIN_BRANCH_ID } from '../inspector/plainSessions';
+import { foldForSearch } from '../conversationText';
+import { displayType, itemPreview } from '../../shared/itemText';
+import { turnOrigin } from '../../shared/turnOrigin';
+import { messageTypeOf } from '../itemClassification';
+import { itemFacts, matchText, matchesFilters, type ItemFacts, type SearchSnippet } from './itemMatch';
+import { sqlPrefilter } from './sqlPrefilter';
+import type { SearchQuery } from './searchQuery';
+
+/** One item that matches. */
+export interface SearchHit {
+  sessionId: string;
+  /** The branch that ran the turn (for a shared turn, the branch it was copied from). */
+  branchId: string;
+  /** `user_turn_number` (0 = before the first user message); for a plain session, the turn as the view counts it. */
+  turn: number;
+  /** The messages-table row id. */
+  messageId: number;
+  /** The item's place on its branch: `sequence_number`, or the message id in a plain session. */
+  sequenceNumber: number;
+  /** The display type (`user`, `assistant`, `function_call`, `function_call_output`, …). */
+  itemType: string;
+  role: string | null;
+  /** The tool the item calls or answers, when known. */
+  toolName: string | null;
+  /** Why it is a failed tool call (see `failedReason`), or null. */
+  failed: string | null;
+  snippet: SearchSnippet;
+  /** Other branches that share this turn (copied it when they were forked); empty when the turn is not shared. */
+  sharedWith: string[];
+}
+
+export interface SearchSummary {
+  hits: number;
+  /** Rows read (structure rows and plain sessions' messages); rows the prefilter rejected count too. */
+  rowsScanned: number;
+  /** Stopped by the signal. */
+  cancelled: boolean;
+  /** Stopped at `maxHits`. */
+  truncated: boolean;
+  elapsedMs: number;
+}
+
+export interface SearchOptions {
+  signal?: AbortSignal;
+  /** Called with each batch's hits, in file order (never with an empty list). */
+  onHits(hits: SearchHit[]): void;
+  /** Stop after this many hits (default 10,000). */
+  maxHits?: number;
+  /** Called after each batch with the rows read so far and the total to read (for a progress bar). */
+  onProgress?(rowsScanned: number, rowsTotal: number): void;
+}
+
+const DEFAULT_MAX_HITS = 10_000;
+/** A batch aims at this much time: short enough for a prompt first hit and cancel, long enough to cost little. */
+const TARGET_BATCH_MS = 40;
+const FIRST_BATCH_ROWS = 1_000;
+const MAX_BATCH_ROWS = 50_000;
+
+interface StructureRow {
+  sid: number;
+  session_id: string;
+  branch_id: string;
+  message_id: number;
+  sequence_number: number;
+  message_type: string | null;
+  tool_name: string | null;
+  turn: number | null;
+  data: unknown;
+}
+
+interface PlainRow {
+  id: number;
+  data: unknown;
+  is_user: number | null;
+}
+
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Searches every session and branch of `db`; see the module comment. Errors of the file are `SessionDatabaseError`s. */
+export async function searchDatabase(db: SessionDatabase, query: SearchQuery, options: SearchOptions): Promise<SearchSummary> {
+  const started = performance.now();
+  const maxHits = options.maxHits ?? DEFAULT_MAX_HITS;
+  const summary: SearchSummary = { hits: 0, rowsScanned: 0, cancelled: false, truncated: false, elapsedMs: 0 };
+  const state = new ScanState(db, query);
+  const structured = db.tables.messageStructure;
+  const maxId = (sql: string): number => Number(db.readWith((ctx) => ctx.stmt(sql).get<{ m: number | null }>()?.m ?? 0));
+  const structureMax = structured ? maxId('SELECT max(id) AS m FROM message_structure') : 0;
+  // An estimate for progress: the plain pass reads only the plain sessions' rows, which are not known yet.
+  let total = structureMax;
+  const emit = (hits: SearchHit[]): boolean => {
+    if (hits.length === 0) return true;
+    const room = maxHits - summary.hits;
+    const sent = hits.length > room ? hits.slice(0, room) : hits;
+    summary.hits += sent.length;
+    if (sent.length > 0) options.onHits(sent);
+    if (summary.hits >= maxHits) summary.truncated = true;
+    return !summary.truncated;
+  };
+  const stopped = (): boolean => {
+    if (options.signal?.aborted) summary.cancelled = true;
+    return summary.cancelled || summary.truncated;
+  };
+
+  let batch = FIRST_BATCH_ROWS;
+  const adapt = (ms: number): void => {
+    batch = Math.max(FIRST_BATCH_ROWS, Math.min(MAX_BATCH_ROWS, Math.round(batch * Math.min(4, TARGET_BATCH_MS / Math.max(ms, 1)))));
+  };
+
+  if (structured) {
+    for (let after = 0; after < structureMax && !stopped();) {
+      const t0 = performance.now();
+      const to = Math.min(structureMax, after + batch);
+      const hits = state.structureBatch(after, to);
+      summary.rowsScanned += to - after;
+      after = to;
+      emit(hits);
+      options.onProgress?.(summary.rowsScanned, total);
+      adapt(performance.now() - t0);
+      await yieldToLoop();
+    }
+  }
+  // Plain sessions are found after the structured pass, so listing them never delays the first hits.
+  const plain = stopped() ? [] : state.plainSessions();
+  if (plain.length > 0) total += maxId(`SELECT max(id) AS m FROM ${quoteIdentifier(db.tables.messages)}`);
+  for (const sessionId of plain) {
+    let after = 0;
+    let turn = 0;
+    while (!stopped()) {
+      const t0 = performance.now();
+      const page = state.plainBatch(sessionId, after, turn, batch);
+      summary.rowsScanned += page.rows;
+      emit(page.hits);
+      options.onProgress?.(summary.rowsScanned, total);
+      adapt(performance.now() - t0);
+      if (page.next === null) break;
+      after = page.next;
+      turn = page.turn;
+      await yieldToLoop();
+    }
+  }
+  stopped();
+  summary.elapsedMs = performance.now() - started;
+  return summary;
+}
+
+/** What the scan remembers between batches: statements' SQL, branch trees, reported messages and known call names. */
+class ScanState {
+  private readonly needle: string;
+  private readonly structureSql: string;
+  private readonly plainSql: string;
+  private readonly params: unknown[];
+  private readonly trees = new Map<string, BranchNode[]>();
+  /** Messages already reported, per session (a shared message is reported at its first structure row). */
+  private readonly reported = new Map<string, Set<number>>();
+  /** Call ids of calls of the queried tools, per session, so their outputs can be recognised. */
+  private readonly toolCalls = new Map<string, Map<string, string>>();
+
+  constructor(
+    private readonly db: SessionDatabase,
+    private readonly query: SearchQuery,
+  ) {
+    this.needle = foldForSearch(query.text);
+    const t = db.tables;
+    const messages = quoteIdentifier(t.messages);
+    const filter = sqlPrefilter(query, 'm.message_data');
+    this.params = filter.params;
+    // A rowid range of message_structure; the join is a primary-key lookup. Rows the prefilter rejects come back
+    // without data (and are not decoded), so the batch still reports the rows it covered.
+    this.structureSql = `SELECT s.id AS sid, s.session_id, s.branch_id, s.message_id, s.sequence_number, s.message_type,
+        s.tool_name, s.user_turn_number AS turn, m.message_data AS data
+      FROM message_structure s JOIN ${messages} m ON m.id = s.message_id AND m.session_id = s.session_id
+      WHERE s.id > ? AND s.id <= ? AND ${filter.sql}`;
+    // A plain session's rows in id order (the (session_id, id) index), each with whether it opens a turn; only rows
+    // that pass the prefilter carry their data.
+    this.plainSql = `SELECT id, CASE WHEN ${filter.sql} THEN message_data END AS data,
+        json_valid(message_data) AND json_extract(message_data, '$.role') = 'user' AS is_user
+      FROM ${messages} m WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`;
+  }
+
+  /** Sessions with messages but no structure rows, in the order they were first written. */
+  plainSessions(): string[] {
+    return this.db.readWith((ctx) => {
+      const messages = quoteIdentifier(ctx.tables.messages);
+      const structureless = ctx.tables.messageStructure
+        ? ' WHERE NOT EXISTS (SELECT 1 FROM message_structure s WHERE s.session_id = d.session_id)'
+        : '';
+      return ctx
+        .stmt(
+          `SELECT session_id FROM (SELECT session_id, min(id) AS first FROM ${messages} GROUP BY session_id) d${structureless} ORDER BY first`,
+        )
+        .all<{ session_id: string }>()
+        .map((r) => r.session_id);
+    });
+  }
+
+  structureBatch(after: number, to: number): SearchHit[] {
+    const rows = this.db.readWith((ctx) => ctx.stmt(this.structureSql).all<StructureRow>(after, to, ...(this.params as never[])));
+    const hits: SearchHit[] = [];
+    for (const r of rows) {
+      const messageId = Number(r.message_id);
+      const reported = this.reportedIn(r.session_id);
+      if (reported.has(messageId)) continue;
+      const decoded = decodeMessageData(r.data);
+      if (!decoded.ok) continue;
+      const turn = r.turn === null ? 0 : Number(r.turn);
+      const hit = this.test(r.session_id, decoded.value, messageId, r.tool_name, () => ({
+        branchId: r.branch_id,
+        turn,
+        sequenceNumber: Number(r.sequence_number),
+        itemType: displayType(r.message_type),
+      }));
+      if (!hit) continue;
+      reported.add(messageId);
+      hit.sharedWith = this.sharedWith(r.session_id, r.branch_id, turn);
+      hits.push(hit);
+    }
+    return hits;
+  }
+
+  plainBatch(
+    sessionId: string,
+    after: number,
+    turn: number,
+    limit: number,
+  ): { hits: SearchHit[]; rows: number; next: number | null; turn: number } {
+    const rows = this.db.readWith((ctx) => ctx.stmt(this.plainSql).all<PlainRow>(...(this.params as never[]), sessionId, after, limit + 1));
+    const page = rows.slice(0, limit);
+    const hits: SearchHit[] = [];
+    for (const r of page) {
+      if (r.is_user) turn++;
+      if (r.data === null || r.data === undefined) continue;
+      const decoded = decodeMessageData(r.data);
+      if (!decoded.ok) continue;
+      const id = Number(r.id);
+      const hit = this.test(sessionId, decoded.value, id, null, () => ({
+        branchId: PLAIN_BRANCH_ID,
+        turn,
+        sequenceNumber: id,
+        itemType: displayType(messageTypeOf(decoded.value)),
+      }));
+      if (hit) hits.push(hit);
+    }
+    const last = page[page.length - 1];
+    return { hits, rows: page.length, next: rows.length > limit && last ? Number(last.id) : null, turn };
+  }
+
+  /** The exact test of one decoded item; also learns the call ids of the queried tools' calls. */
+  private test(
+    sessionId: string,
+    item: unknown,
+    messageId: number,
+    storedToolName: string | null,
+    where: () => Pick<SearchHit, 'branchId' | 'turn' | 'sequenceNumber' | 'itemType'>,
+  ): SearchHit | null {
+    const facts: ItemFacts = itemFacts(item);
+    if (facts.toolName === null && storedToolName !== null && facts.role === null) facts.toolName = storedToolName;
+    const calls = this.callsOf(sessionId);
+    if (facts.callId !== null) {
+      if (facts.toolName !== null && !isOutput(item)) {
+        if (this.query.tools.includes(foldForSearch(facts.toolName))) calls.set(facts.callId, facts.toolName);
+      } else if (facts.toolName === null) {
+        facts.toolName = calls.get(facts.callId) ?? null;
+      }
+    }
+    if (!matchesFilters(this.query, facts)) return null;
+    const snippet = matchText(this.query, item, () => itemPreview(item));
+    if (snippet === null) return null;
+    if (facts.toolName === null && facts.callId !== null) facts.toolName = this.callName(sessionId, messageId, facts.callId);
+    return {
+      sessionId,
+      ...where(),
+      messageId,
+      role: facts.role,
+      toolName: facts.toolName,
+      failed: facts.failed,
+      snippet,
+      sharedWith: [],
+    };
+  }
+
+  private reportedIn(sessionId: string): Set<number> {
+    let set = this.reported.get(sessionId);
+    if (!set) this.reported.set(sessionId, (set = new Set()));
+    return set;
+  }
+
+  private callsOf(sessionId: string): Map<string, string> {
+    let map = this.toolCalls.get(sessionId);
+    if (!map) this.toolCalls.set(sessionId, (map = new Map()));
+    return map;
+  }
+
+  /** The branches that share `turn` of `branchId` (those whose copy of the turn came from it). */
+  private sharedWith(sessionId: string, branchId: string, turn: number): string[] {
+    let tree = this.trees.get(sessionId);
+    if (!tree) this.trees.set(sessionId, (tree = this.db.getBranchTree(sessionId)));
+    if (tree.length < 2) return [];
+    return tree.filter((b) => b.branchId !== branchId && turnOrigin(tree, b.branchId, turn) === branchId).map((b) => b.branchId);
+  }
+
+  /** The name of the call an output answers, for showing it: the nearest earlier row of the session with its call id. */
+  private callName(sessionId: string, beforeId: number, callId: string): string | null {
+    const row = this.db.readWith((ctx: QueryContext) =>
+      ctx
+        .stmt(
+          `SELECT message_data FROM ${quoteIdentifier(ctx.tables.messages)}
+           WHERE session_id = ? AND id < ? AND instr(message_data, ?) > 0 ORDER BY id DESC LIMIT 1`,
+        )
+        .get<{ message_data: unknown }>(sessionId, beforeId, callId),
+    );
+    if (!row) return null;
+    const decoded = decodeMessageData(row.message_data);
+    if (!decoded.ok) return null;
+    const facts = itemFacts(decoded.value);
+    return facts.callId === callId ? facts.toolName : null;
+  }
+}
+
+function isOutput(item: unknown): boolean {
+  const type = typeof item === 'object' && item !== null ? (item as { type?: unknown }).type : undefined;
+  return typeof type === 'string' && (type.endsWith('_output') || type.endsWith('_result'));
+}
