@@ -4,12 +4,27 @@
  */
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { displayType, itemPreview, oneLine } from '../shared/itemText';
+import { callArguments, displayType, isRecord, itemPreview, oneLine } from '../shared/itemText';
 import type { BranchNode, ItemEntry, SessionSummary, TurnEntry } from '../store';
 import type { DatabaseEntry } from './databaseRegistry';
 import { nodeId, type TreeNode } from './treeNodes';
 import { forkLabel, turnCountLabel } from '../shared/forkLabel';
 import { formatCost, type ModelPrice, type PriceTable } from '../shared/pricing';
+import { builtinToolView, previewText } from '../shared/toolItems';
+
+/** A function or custom tool call's arguments as the model wrote them. */
+function callPreview(item: unknown): string | undefined {
+  return isRecord(item) && (item.type === 'function_call' || item.type === 'custom_tool_call') ? callArguments(item) : undefined;
+}
+
+/** A built-in tool item's key fields (what it searched, ran or drew) on one line, or undefined for other items. */
+function builtinPreview(item: unknown): string | undefined {
+  const view = builtinToolView(item);
+  if (!view) return undefined;
+  const text = view.fields.map((f) => f.text).join(' · ');
+  const images = view.images.length ? `[${view.images.length === 1 ? 'image' : `${view.images.length} images`}]` : '';
+  return [text, images].filter(Boolean).join(' ') || undefined;
+}
 
 const C = vscode.TreeItemCollapsibleState;
 
@@ -22,8 +37,13 @@ function contextValue(kind: string, flags: Record<string, boolean>): string {
   ].join(';');
 }
 
+/** "1 item", "2 items" (English plurals; every noun here takes an s). */
+function countLabel(n: number, noun: string): string {
+  return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 function tokens(n: number | null | undefined): string {
-  return n === null || n === undefined ? '' : `${n.toLocaleString('en-US')} tokens`;
+  return n === null || n === undefined ? '' : countLabel(n, 'token');
 }
 
 /** What the tree knows of a server store beyond its entry: the session count (null = the store cannot tell) and filter. */
@@ -96,7 +116,7 @@ export function sessionItem(node: TreeNode, s: SessionSummary, canWrite: boolean
   const item = new vscode.TreeItem(s.sessionId, C.Collapsed);
   item.id = nodeId(node);
   item.iconPath = new vscode.ThemeIcon('comment-discussion');
-  const parts = [s.updatedAt ?? '', `${s.messageCount} items`, tokens(s.usage?.totalTokens)].filter(Boolean);
+  const parts = [s.updatedAt ?? '', countLabel(s.messageCount, 'item'), tokens(s.usage?.totalTokens)].filter(Boolean);
   item.description = parts.join(' · ');
   const md = new vscode.MarkdownString();
   md.appendText(`Session ${s.sessionId}\n\nCreated: ${s.createdAt ?? 'unknown'} UTC\nUpdated: ${s.updatedAt ?? 'unknown'} UTC\n`);
@@ -123,9 +143,9 @@ export function branchItem(node: TreeNode, b: BranchNode, isCurrent: boolean, ca
   item.description = [isCurrent ? '● current' : '', turnCountLabel(b), fork].filter(Boolean).join(' · ');
   const md = new vscode.MarkdownString();
   md.appendText(
-    `Branch ${b.branchId}${isCurrent ? ' (current)' : ''}\n\n${b.messageCount} items, ${turnCountLabel(b)}\nCreated: ${b.createdAt ?? 'unknown'} UTC\n`,
+    `Branch ${b.branchId}${isCurrent ? ' (current)' : ''}\n\n${countLabel(b.messageCount, 'item')}, ${turnCountLabel(b)}\nCreated: ${b.createdAt ?? 'unknown'} UTC\n`,
   );
-  if (fork) md.appendText(`Forked ${fork} (${b.sharedItemCount} shared items)`);
+  if (fork) md.appendText(`Forked ${fork} (${countLabel(b.sharedItemCount, 'shared item')})`);
   item.tooltip = md;
   item.contextValue = contextValue('branch', {
     canWrite: canWrite && structured,
@@ -149,17 +169,18 @@ export function turnItem(
   const label = `Turn ${t.turn}`;
   const item = new vscode.TreeItem(label, C.Collapsed);
   item.id = nodeId(node);
-  item.iconPath = new vscode.ThemeIcon(t.error ? 'warning' : 'account');
+  // Not the user item's icon: a turn holds the whole exchange.
+  item.iconPath = new vscode.ThemeIcon(t.error ? 'warning' : 'comment');
   const total = shared ? shared.totalTokens : t.totalTokens;
   item.description = [
-    t.preview !== null ? oneLine(t.preview, 60) : `unreadable: ${t.error ?? ''}`,
+    t.preview !== null ? oneLine(previewText(t.preview), 60) : `unreadable: ${t.error ?? ''}`,
     tokens(total),
     shared ? `shared with ${shared.branchId}` : '',
   ]
     .filter(Boolean)
     .join(' · ');
   const md = new vscode.MarkdownString();
-  md.appendText(`Turn ${t.turn} · ${t.createdAt ?? 'unknown'} UTC\n\n${t.preview ?? t.error ?? ''}\n\n`);
+  md.appendText(`Turn ${t.turn} · ${t.createdAt ?? 'unknown'} UTC\n\n${t.preview !== null ? previewText(t.preview) : (t.error ?? '')}\n\n`);
   if (shared) md.appendText(`Shared with ${shared.branchId}: run there, and its usage is recorded there.\n\n`);
   md.appendText(total === null ? 'No usage row for this turn.' : `${total} tokens`);
   item.tooltip = md;
@@ -167,24 +188,66 @@ export function turnItem(
   return item;
 }
 
-const TYPE_ICONS: Record<string, string> = {
-  user: 'account',
-  assistant: 'hubot',
-  function_call: 'tools',
-  function_call_output: 'output',
-  reasoning: 'lightbulb',
-  message: 'comment',
+const ROLE_TITLES: Record<string, string> = { user: 'User', assistant: 'Assistant', system: 'System', developer: 'Developer' };
+
+/** Built-in tools by their call's type, as people name them (the stored type stays in the tooltip). */
+const BUILTIN_TOOLS: Record<string, string> = {
+  computer_call: 'computer',
+  web_search_call: 'web search',
+  file_search_call: 'file search',
+  code_interpreter_call: 'code interpreter',
+  image_generation_call: 'image generation',
+  local_shell_call: 'shell',
+  shell_call: 'shell',
+  apply_patch_call: 'apply patch',
+  mcp_call: 'MCP',
+  mcp_list_tools: 'MCP tool list',
+  mcp_approval_request: 'MCP approval request',
+  mcp_approval_response: 'MCP approval',
 };
+
+const isOutputType = (type: string): boolean => type.endsWith('_output') || type.endsWith('_result');
+
+/**
+ * An item's label in the tree: who spoke or which tool ran, not the stored type name, which would take the narrow
+ * sidebar's width (`function_call_output · get_w…`). The preview follows as the description.
+ */
+export function entryTitle(type: string, toolName: string | null): string {
+  const role = ROLE_TITLES[type];
+  if (role) return role;
+  if (type === 'reasoning') return 'Reasoning';
+  const callType = isOutputType(type) ? type.replace(/_(output|result)$/, '') : type;
+  // The store names a built-in tool by its type (`computer_call`): the people's name is better.
+  const builtin = BUILTIN_TOOLS[callType] ?? BUILTIN_TOOLS[type];
+  // An MCP call's stored name is the server's tool (`deepwiki.ask_question`): keep it, marked as MCP.
+  const tool = type === 'mcp_call' && toolName && toolName !== type ? `MCP ${toolName}` : (builtin ?? toolName);
+  if (isOutputType(type)) return `${tool ?? 'tool'} result`;
+  return tool ?? type.replace(/_/g, ' ');
+}
+
+function entryIcon(type: string): string {
+  if (type === 'user') return 'account';
+  if (type === 'assistant') return 'hubot';
+  if (type === 'system' || type === 'developer') return 'settings-gear';
+  if (type === 'reasoning') return 'lightbulb';
+  if (isOutputType(type)) return 'output';
+  if (type.endsWith('_call') || type in BUILTIN_TOOLS) return 'tools';
+  return 'symbol-misc';
+}
 
 export function entryItem(node: TreeNode, e: ItemEntry): vscode.TreeItem {
   const type = displayType(e.type);
-  const label = e.corrupt ? 'unreadable' : e.toolName ? `${type} · ${e.toolName}` : type;
+  const label = e.corrupt ? 'unreadable' : entryTitle(type, e.toolName);
   const item = new vscode.TreeItem(label, C.None);
   item.id = nodeId(node);
-  item.iconPath = new vscode.ThemeIcon(e.corrupt ? 'warning' : (TYPE_ICONS[type] ?? 'symbol-misc'));
-  item.description = e.corrupt ? oneLine(e.raw ?? e.error, 60) : itemPreview(e.item);
+  item.iconPath = new vscode.ThemeIcon(e.corrupt ? 'warning' : entryIcon(type));
+  // A built-in tool's preview is its key field (the query, the command), not its type again.
+  // A call's label names the tool, so its description is just the arguments.
+  item.description = e.corrupt
+    ? oneLine(e.raw ?? e.error, 60)
+    : oneLine(builtinPreview(e.item) ?? callPreview(e.item) ?? itemPreview(e.item));
   const md = new vscode.MarkdownString();
-  md.appendText(`${label} · #${e.sequenceNumber} · ${e.createdAt ?? 'unknown'} UTC\n\n`);
+  md.appendText(`${label} · ${type} · #${e.sequenceNumber} · ${e.createdAt ?? 'unknown'} UTC\n\n`);
   md.appendText(e.corrupt ? `This row cannot be read: ${e.error}\n\n${e.raw ?? '(message row missing)'}` : itemPreview(e.item));
   item.tooltip = md;
   item.contextValue = contextValue('item', { corrupt: e.corrupt });

@@ -2,6 +2,7 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession } from '../../src/store';
+import { writeBuiltinToolSession } from '../support/builtinToolItems';
 import { api, child, childRows, freshScratchPerTest, type Scratch } from './helpers';
 
 describe('session tree', () => {
@@ -35,7 +36,7 @@ describe('session tree', () => {
     const items = await childRows(a, turns[1]!.node);
     assert.deepEqual(
       items.map((r) => r.label),
-      ['user', 'assistant'],
+      ['User', 'Assistant'],
     );
     assert.match(items[1]!.description, /Flowers for Algernon/);
   });
@@ -56,10 +57,37 @@ describe('session tree', () => {
     const items = await childRows(a, turn);
     assert.deepEqual(
       items.map((r) => r.label),
-      ['user', 'function_call · calculator', 'function_call_output · calculator', 'assistant'],
+      ['User', 'calculator', 'calculator result', 'Assistant'],
     );
-    assert.equal(items[1]!.description, 'calculator({"expression":"17*23"})');
+    assert.equal(items[1]!.description, '{"expression":"17*23"}');
     assert.equal(items[2]!.description, '391');
+  });
+
+  it('names built-in tool items by their tool, not by their stored type, with their key field as the description', async () => {
+    const a = await api();
+    const path = `${s.dir}/builtin.db`;
+    await writeBuiltinToolSession(path);
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    const branch = await child(a, await child(a, await child(a, undefined, 'builtin.db'), 'tools'), 'main');
+    const rows: string[] = [];
+    for (const turn of await childRows(a, branch)) {
+      assert.equal(turn.description.includes('[{'), false, `a structured user message shows as text: ${turn.description}`);
+      for (const r of await childRows(a, turn.node)) rows.push(`${r.label} | ${r.description}`);
+    }
+    for (const r of rows) assert.doesNotMatch(r.split(' | ')[0]!, /_call|_output|_result|function_call|mcp_/, r);
+    assert.ok(rows.includes('User | Click the search box and take a screenshot.'), rows.join('\n'));
+    assert.ok(
+      rows.some((r) => /^web search \| .*weather in Paris/.test(r)),
+      'web search with its query',
+    );
+    assert.ok(
+      rows.some((r) => /^shell \| .*ls -la/.test(r)),
+      'shell with its command',
+    );
+    assert.ok(
+      rows.some((r) => r.startsWith('get_weather result | ')),
+      'a Python-shaped output named by its call',
+    );
   });
 
   it('pages a long branch: 200 turns at a time, then "Show more turns…"', async () => {
@@ -111,7 +139,7 @@ describe('session tree', () => {
     const items = await childRows(a, turn);
     assert.deepEqual(
       items.map((r) => r.label),
-      ['user', 'unreadable'],
+      ['User', 'unreadable'],
     );
     assert.match(items[1]!.description, /\{broken json/);
   });
