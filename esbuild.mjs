@@ -3,6 +3,7 @@
 //   node esbuild.mjs --production  minified, no source maps
 //   node esbuild.mjs --watch       rebuild on change
 import * as esbuild from 'esbuild';
+import { cliBuildOptions } from './scripts/store-package/cliBuild.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -35,6 +36,8 @@ const contexts = [
   },
   // The session store as a library: dist/store.js exports exactly src/store/index.ts.
   { ...nodeCommon, entryPoints: { store: 'src/store/index.ts' }, outdir: 'dist' },
+  // The search worker (a worker_threads entry the extension and the benchmark start), next to dist/extension.js.
+  { ...nodeCommon, entryPoints: { searchWorker: 'src/store/search/searchWorker.ts' }, outdir: 'dist' },
   // The conversation view: one browser bundle and its stylesheet (the webview sees only src/shared).
   {
     bundle: true,
@@ -62,6 +65,8 @@ const contexts = [
     outdir: 'dist',
     define: { 'import.meta.url': 'undefined' },
   },
+  // The store package's command line, `agent-sessions` (node dist/cli.js …).
+  cliBuildOptions('dist/cli.js', { minify: production, sourcemap: !production }),
 ];
 
 if (watch) {

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, posix, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
+import { cliBuildOptions } from './store-package/cliBuild.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outFlag = process.argv.indexOf('--out-dir');
@@ -66,6 +67,8 @@ await Promise.all([
     },
   }),
   esbuild.build({ ...common, format: 'cjs', outfile: join(stage, 'dist', 'index.cjs'), banner: { js: header } }),
+  // The `agent-sessions` command line (the package's bin).
+  esbuild.build(cliBuildOptions(join(stage, 'dist', 'cli.cjs'))),
 ]);
 
 // 2. Declarations: tsc writes one .d.ts per source file; keep those index.d.ts reaches, with relative specifiers
@@ -166,6 +169,7 @@ const manifest = {
     },
     './package.json': './package.json',
   },
+  bin: { 'agent-sessions': './dist/cli.cjs' },
   main: './dist/index.cjs',
   module: './dist/index.mjs',
   types: './dist/types/index.d.ts',

@@ -1,0 +1,28 @@
+// The esbuild options of the `agent-sessions` CLI bundle (src/store/cli/main.ts), shared by the repository build
+// (esbuild.mjs → dist/cli.js), the store package (scripts/packStore.mjs → dist/cli.cjs, the package's `bin`) and the
+// CLI tests (which build it into a temporary folder and run it as a child process).
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** esbuild options writing the CLI to `outfile` (CommonJS, Node 20, a shebang, drivers and pg/ioredis external). */
+export function cliBuildOptions(outfile, { minify = false, sourcemap = false } = {}) {
+  const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+  return {
+    entryPoints: [join(root, 'src', 'store', 'cli', 'main.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    minify,
+    sourcemap,
+    keepNames: true,
+    external: ['better-sqlite3', '@openai/agents', 'pg', 'ioredis'],
+    banner: { js: '#!/usr/bin/env node' },
+    define: { __CLI_VERSION__: JSON.stringify(version) },
+    logLevel: 'warning',
+  };
+}

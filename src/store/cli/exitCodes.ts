@@ -1,0 +1,66 @@
+/**
+ * The CLI's exit codes, so scripts can tell a missing session from a damaged file (documented in the store package's
+ * README, "Command line").
+ */
+import { SessionDatabaseError } from '../errors';
+import { TransferError } from '../export/exportErrors';
+
+export const EXIT = {
+  ok: 0,
+  /** Anything else: an I/O error, a driver that cannot load, a bug. */
+  error: 1,
+  /** Wrong arguments: unknown command or option, a missing argument. */
+  usage: 2,
+  /** The file, session, branch or turn does not exist. */
+  notFound: 3,
+  /** The file is not a usable session database or export: not SQLite, no session tables, damaged, malformed. */
+  badFile: 4,
+  /** The database stayed locked by another connection past the busy timeout. */
+  locked: 5,
+  /** The import cannot be written: the database is read-only, lacks tables (use --create-tables) or has the session. */
+  cannotWrite: 6,
+  /** Interrupted (Ctrl+C). */
+  interrupted: 130,
+} as const;
+
+/** A usage mistake: printed with a pointer to --help, exit code 2. */
+export class UsageError extends Error {}
+
+/** A missing session, branch or turn (exit code 3). */
+export class NotFoundError extends Error {}
+
+/** The exit code for an error thrown by a command. */
+export function exitCodeOf(err: unknown): number {
+  if (err instanceof UsageError) return EXIT.usage;
+  if (err instanceof NotFoundError) return EXIT.notFound;
+  if (err instanceof TransferError) {
+    switch (err.problem) {
+      case 'malformed':
+        return EXIT.badFile;
+      case 'not-found':
+        return EXIT.notFound;
+      case 'session-exists':
+      case 'missing-tables':
+        return EXIT.cannotWrite;
+      case 'cancelled':
+        return EXIT.interrupted;
+    }
+  }
+  if (err instanceof SessionDatabaseError) {
+    switch (err.problem) {
+      case 'not-found':
+        return EXIT.notFound;
+      case 'not-sqlite':
+      case 'not-session-database':
+      case 'corrupt':
+        return EXIT.badFile;
+      case 'locked':
+        return EXIT.locked;
+      case 'read-only':
+        return EXIT.cannotWrite;
+      default:
+        return EXIT.error;
+    }
+  }
+  return EXIT.error;
+}

@@ -1,0 +1,72 @@
+/** The CLI's help texts: `agent-sessions --help` and `agent-sessions <command> --help`. */
+
+export const MAIN_HELP = `agent-sessions: look at OpenAI Agents SDK session files (SQLite) from a terminal
+
+Usage: agent-sessions <command> [options]
+
+Commands:
+  ls [file]                       sessions with their item, turn and branch counts
+  show <session>                  a readable transcript (all branches, or --branch, or one --turn)
+  branches <session>              the branch tree, with fork points
+  usage <session>                 token usage per turn, with totals
+  search <query>                  search every session of the file (text, tool:NAME, role:user, is:failed)
+  export <session>                Markdown, JSON (lossless) or JSONL (@openai/agents input items)
+  import <file>                   a JSON or JSONL export into a new session of a database
+
+Options for every command:
+  -d, --db <file>    the session database (default: $AGENT_SESSIONS_DB)
+      --json         machine-readable output on stdout (read commands, export -o and import)
+      --no-pager     never page (output longer than the screen goes through $PAGER or less -FRX on a TTY)
+      --no-color     no colours (they are used only on a TTY, and never when NO_COLOR is set)
+  -h, --help         help for a command
+  -v, --version      the version
+
+Exit codes: 0 ok, 1 error, 2 usage, 3 not found (file, session, branch, turn), 4 bad file (not SQLite, no session
+tables, damaged, malformed export), 5 database locked, 6 cannot write the import (read-only, no tables without
+--create-tables, session id taken), 130 interrupted.
+`;
+
+export const COMMAND_HELP: Record<string, string> = {
+  ls: `Usage: agent-sessions ls [file] [--db file] [--json]
+
+Lists the sessions of a database, most recently updated first: items (rows stored once), turns (user turns, each
+counted once even when branches share it), branches, total tokens and the last update.
+`,
+  show: `Usage: agent-sessions show <session> [--db file] [--branch b] [--turn n] [--json]
+
+Prints the session as a transcript: every branch (a forked branch from its fork point on), or one branch with
+--branch, or one turn with --turn (on --branch, default main). Tool calls and outputs are fenced and named.
+--json prints the items with their structure metadata instead.
+`,
+  branches: `Usage: agent-sessions branches <session> [--db file] [--json]
+
+Prints the branch tree: each branch with its turns and items, and the branch and turn it was forked from.
+`,
+  usage: `Usage: agent-sessions usage <session> [--db file] [--branch b] [--json]
+
+Prints the recorded token usage per turn (requests, input, cached, output, reasoning, total) and the totals.
+`,
+  search: `Usage: agent-sessions search <query> [--db file] [--max n] [--json]
+
+Searches every session and branch of the file. The query is text (matched as the inspector matches it: case and
+accents folded) plus filters: tool:NAME, role:user|assistant|tool, is:failed. Prints session, branch, turn and a
+snippet per hit.
+`,
+  export: `Usage: agent-sessions export <session> --format md|json|jsonl [--db file] [--branch b] [-o file] [--json]
+
+  md     a readable transcript (all branches with the fork structure, or --branch)
+  json   the rows exactly as stored (items, structure, usage, the session row): re-importable without loss
+  jsonl  one @openai/agents input item per line (the branch's items, default main): a run's input or an eval set
+
+Writes to stdout, or to -o file (written to a temporary file and renamed when complete; a progress bar on a
+TTY). The format defaults to the -o file's extension.
+`,
+  import: `Usage: agent-sessions import <file> --db <database> [--session id] [--create-tables] [--json]
+
+Imports a JSON export (lossless) or a JSONL file of items (numbered into turns as the session would number them)
+into a NEW session of the database. The session id defaults to the export's (JSON) or the file's name (JSONL); an
+id already in the database is refused. --create-tables creates the session tables (and the file) when missing.
+The file is checked completely first and written in one transaction: a malformed file writes nothing and names
+the line (JSONL) or the JSON path that is wrong.
+`,
+};

@@ -1,0 +1,146 @@
+/**
+ * `agent-sessions`: the store package's command line. Parses arguments with Node's `util.parseArgs`, runs one
+ * command, prints its output (paged on a TTY) and exits with a code from `exitCodes.ts`.
+ */
+import { parseArgs } from 'node:util';
+import { branches, exportCommand, importCommand, ls, show, usage, type CommandContext } from './commands';
+import { EXIT, UsageError, exitCodeOf } from './exitCodes';
+import { COMMAND_HELP, MAIN_HELP } from './help';
+import { searchCommand } from './searchCommand';
+import { createTerminal, paint, wantsColor } from './terminal';
+
+declare const __CLI_VERSION__: string | undefined;
+const VERSION = typeof __CLI_VERSION__ === 'string' ? __CLI_VERSION__ : 'dev';
+
+const OPTIONS = {
+  db: { type: 'string', short: 'd' },
+  json: { type: 'boolean' },
+  'no-pager': { type: 'boolean' },
+  'no-color': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+  branch: { type: 'string', short: 'b' },
+  turn: { type: 'string', short: 't' },
+  format: { type: 'string', short: 'f' },
+  output: { type: 'string', short: 'o' },
+  session: { type: 'string', short: 's' },
+  'create-tables': { type: 'boolean' },
+  max: { type: 'string' },
+} as const;
+
+/** Which options each command takes beyond the common ones. */
+const ALLOWED: Record<string, readonly string[]> = {
+  ls: [],
+  show: ['branch', 'turn'],
+  branches: [],
+  usage: ['branch'],
+  search: ['max'],
+  export: ['branch', 'format', 'output'],
+  import: ['session', 'create-tables'],
+};
+const COMMON = ['db', 'json', 'no-pager', 'no-color', 'help', 'version'];
+
+function positiveInt(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} takes a whole number, got '${value}'`);
+  return Number(value);
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  let json = argv.includes('--json');
+  const errColor = wantsColor(argv.includes('--no-color'), process.stderr);
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.on('SIGINT', onSigint);
+  try {
+    const parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    const v = parsed.values;
+    json = v.json === true;
+    const [command, ...rest] = parsed.positionals;
+    if (v.version) {
+      process.stdout.write(`${VERSION}\n`);
+      return EXIT.ok;
+    }
+    if (command === 'help') {
+      process.stdout.write((rest[0] && COMMAND_HELP[rest[0]]) || MAIN_HELP);
+      return EXIT.ok;
+    }
+    if (!command) {
+      if (v.help) {
+        process.stdout.write(MAIN_HELP);
+        return EXIT.ok;
+      }
+      throw new UsageError('no command given');
+    }
+    const help = COMMAND_HELP[command];
+    if (help === undefined) throw new UsageError(`unknown command '${command}'`);
+    if (v.help) {
+      process.stdout.write(help);
+      return EXIT.ok;
+    }
+    for (const key of Object.keys(v)) {
+      if (!COMMON.includes(key) && !ALLOWED[command]!.includes(key)) throw new UsageError(`${command} takes no --${key}`);
+    }
+    const term = createTerminal({ noColor: v['no-color'] === true, noPager: v['no-pager'] === true });
+    const ctx: CommandContext = { term, json, signal: controller.signal };
+    const one = (what: string): string => {
+      if (rest.length === 0) throw new UsageError(`${command} needs ${what}`);
+      if (rest.length > 1) throw new UsageError(`${command} takes one ${what}, got ${rest.length} arguments`);
+      return rest[0]!;
+    };
+    let out: string;
+    switch (command) {
+      case 'ls':
+        if (rest.length > 1) throw new UsageError('ls takes at most one file');
+        out = await ls(ctx, rest[0] ?? v.db);
+        break;
+      case 'show':
+        out = await show(ctx, v.db, one('a session id'), v.branch, positiveInt('turn', v.turn));
+        break;
+      case 'branches':
+        out = await branches(ctx, v.db, one('a session id'));
+        break;
+      case 'usage':
+        out = await usage(ctx, v.db, one('a session id'), v.branch);
+        break;
+      case 'search':
+        if (rest.length === 0) throw new UsageError('search needs a query');
+        out = await searchCommand(ctx, v.db, rest.join(' '), positiveInt('max', v.max));
+        break;
+      case 'export':
+        out = await exportCommand(ctx, v.db, one('a session id'), { format: v.format, branch: v.branch, output: v.output });
+        break;
+      default:
+        out = await importCommand(ctx, one('a file'), { db: v.db, session: v.session, createTables: v['create-tables'] === true });
+    }
+    if (json) process.stdout.write(out);
+    else await term.page(out);
+    return EXIT.ok;
+  } catch (err) {
+    const code = err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? EXIT.usage : exitCodeOf(err);
+    const message = err instanceof Error ? err.message : String(err);
+    if (json) {
+      process.stderr.write(
+        `${JSON.stringify({ error: { code, name: err instanceof Error ? err.name : 'Error', problem: problemOf(err), message } })}\n`,
+      );
+    } else {
+      process.stderr.write(`${paint(errColor, 'red', 'agent-sessions:')} ${message}\n`);
+      if (code === EXIT.usage) process.stderr.write(`Run 'agent-sessions --help' (or '<command> --help') for usage.\n`);
+    }
+    return code;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+function problemOf(err: unknown): string | null {
+  const p = (err as { problem?: unknown } | null)?.problem;
+  return typeof p === 'string' ? p : null;
+}
+
+// Run when this file is the program (the bundle's entry), not when a test imports it.
+if (require.main === module) {
+  void runCli(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,143 @@
+/**
+ * Terminal output for the CLI: colours only on a TTY and never with NO_COLOR, long output through a pager, a progress
+ * bar on stderr (TTY only), aligned tables.
+ */
+import { spawn } from 'node:child_process';
+
+export interface Terminal {
+  color: boolean;
+  /** Writes `text` to stdout, through the pager when it is longer than the screen (TTY only, unless disabled). */
+  page(text: string): Promise<void>;
+  progress(label: string): Progress;
+}
+
+export interface Progress {
+  update(done: number, total: number): void;
+  done(): void;
+}
+
+const CODES = {
+  bold: [1, 22],
+  dim: [2, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  blue: [34, 39],
+  cyan: [36, 39],
+  magenta: [35, 39],
+} as const;
+export type Style = keyof typeof CODES;
+
+export function paint(color: boolean, style: Style, text: string): string {
+  if (!color || text === '') return text;
+  const [on, off] = CODES[style];
+  return `\u001b[${on}m${text}\u001b[${off}m`;
+}
+
+/** Whether to colour stdout: a TTY, no NO_COLOR (any non-empty value, https://no-color.org), no --no-color. */
+export function wantsColor(noColorFlag: boolean, stream: NodeJS.WriteStream = process.stdout): boolean {
+  return !noColorFlag && stream.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
+}
+
+export function createTerminal(options: { noColor: boolean; noPager: boolean }): Terminal {
+  const color = wantsColor(options.noColor);
+  return {
+    color,
+    page: (text) => page(text, options.noPager),
+    progress: (label) => progressBar(label),
+  };
+}
+
+async function writeOut(text: string): Promise<void> {
+  if (text === '') return;
+  await new Promise<void>((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve())));
+}
+
+async function page(text: string, noPager: boolean): Promise<void> {
+  const out = process.stdout;
+  const rows = out.rows ?? 24;
+  if (noPager || !out.isTTY || !process.stdin.isTTY || text.split('\n').length < rows) return writeOut(text);
+  // $PAGER as the user's shell would run it; `less -FRX` quits when the text fits, keeps colours and the screen.
+  const command = process.env.PAGER?.trim() || 'less -FRX';
+  const ok = await new Promise<boolean>((resolve) => {
+    const child = spawn(command, { shell: true, stdio: ['pipe', 'inherit', 'inherit'], env: { LESS: 'FRX', ...process.env } });
+    child.on('error', () => resolve(false));
+    child.stdin.on('error', () => undefined); // the user quit the pager early
+    child.on('close', (code) => resolve(code !== 127));
+    child.stdin.end(text);
+  });
+  if (!ok) await writeOut(text);
+}
+
+function progressBar(label: string): Progress {
+  const err = process.stderr;
+  if (!err.isTTY) return { update: () => undefined, done: () => undefined };
+  let last = 0;
+  let shown = false;
+  return {
+    update(done, total) {
+      const now = Date.now();
+      if (now - last < 100) return;
+      last = now;
+      shown = true;
+      const width = Math.max(10, Math.min(40, (err.columns ?? 80) - label.length - 30));
+      const ratio = total > 0 ? Math.min(1, done / total) : 0;
+      const filled = Math.round(ratio * width);
+      const bar = total > 0 ? `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${Math.floor(ratio * 100)}%` : '';
+      err.write(`\r${label} ${bar} ${done}${total > 0 ? `/${total}` : ''} items\u001b[K`);
+    },
+    done() {
+      if (shown) err.write('\r\u001b[K');
+    },
+  };
+}
+
+/** Columns padded to their widest cell (ANSI codes not counted); `right` lists right-aligned columns. */
+export function table(rows: readonly (readonly string[])[], right: ReadonlySet<number> = new Set()): string {
+  // eslint-disable-next-line no-control-regex -- strips the colour codes paint() adds
+  const visible = (s: string) => Array.from(s.replace(/\u001b\[[0-9;]*m/g, '')).length;
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, visible(cell))));
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => {
+          const pad = ' '.repeat((widths[i] ?? 0) - visible(cell));
+          if (i === row.length - 1 && !right.has(i)) return cell;
+          return right.has(i) ? pad + cell : cell + pad;
+        })
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+/** Markdown from the transcript renderer, with headings, roles and fences coloured for a terminal. */
+export function colorMarkdown(color: boolean, markdown: string): string {
+  if (!color) return markdown;
+  let fence: string | null = null;
+  return markdown
+    .split('\n')
+    .map((line) => {
+      const open = /^(`{3,})/.exec(line);
+      if (fence !== null) {
+        if (line === fence) fence = null;
+        return paint(true, 'dim', line);
+      }
+      if (open) {
+        fence = open[1]!;
+        return paint(true, 'dim', line);
+      }
+      if (/^#{1,6} /.test(line)) return paint(true, 'cyan', paint(true, 'bold', line));
+      const role = /^\*\*(User|Assistant|System|Developer|Tool call|Tool output|Unreadable item)\*\*(.*)$/.exec(line);
+      if (role) {
+        const style: Style =
+          role[1] === 'User' ? 'green' : role[1] === 'Assistant' ? 'blue' : role[1] === 'Unreadable item' ? 'red' : 'yellow';
+        return paint(true, style, paint(true, 'bold', role[1]!)) + role[2];
+      }
+      if (line.startsWith('> ')) return paint(true, 'magenta', line);
+      if (/^_.*_$/.test(line)) return paint(true, 'dim', line);
+      return line;
+    })
+    .join('\n');
+}
