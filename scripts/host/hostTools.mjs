@@ -128,9 +128,12 @@ export function ensureDebianPackages(names, log = console.log) {
   }
 }
 
-/** Chromium for the UI suites (Debian's, driven by playwright-core: never a downloaded browser). */
+/**
+ * Chromium for the UI suites (Debian's, driven by playwright-core: never a downloaded browser), with fonts for Latin
+ * and for Korean (and the other CJK scripts): without a CJK font the Korean screenshots would show empty boxes.
+ */
 export function ensureBrowser(log = console.log) {
-  ensureDebianPackages(['chromium', 'fonts-dejavu-core'], log);
+  ensureDebianPackages(['chromium', 'fonts-dejavu-core', 'fonts-noto-cjk'], log);
   return '/usr/bin/chromium';
 }
 
