@@ -1,0 +1,70 @@
+/**
+ * Starting a search worker and following it: the host side of `workerProtocol.ts`. Used by the extension (with
+ * dist/searchWorker.js next to dist/extension.js) and by the benchmark; tests start the TypeScript entry under tsx.
+ */
+import { Worker } from 'node:worker_threads';
+import type { SearchHit, SearchSummary } from './searchDatabase';
+import type { SearchWorkerEvent, SearchWorkerInput } from './workerProtocol';
+
+export interface WorkerSearchHandlers {
+  onHits(path: string, hits: SearchHit[]): void;
+  onProgress?(path: string, rowsScanned: number, rowsTotal: number): void;
+  onDone?(path: string, summary: SearchSummary): void;
+  /** A file that could not be searched (not found, not a session database, damaged…); the others go on. */
+  onError?(path: string, message: string): void;
+}
+
+export interface WorkerSearch {
+  /** Resolves when the worker has finished (or was cancelled, or died: then `error` says why). */
+  readonly finished: Promise<{ cancelled: boolean; error?: string }>;
+  /** Asks the worker to stop after its current batch; `finished` then resolves with `cancelled: true`. */
+  cancel(): void;
+}
+
+export function startWorkerSearch(
+  workerFile: string,
+  input: SearchWorkerInput,
+  handlers: WorkerSearchHandlers,
+  options: { execArgv?: string[] } = {},
+): WorkerSearch {
+  const worker = new Worker(workerFile, { workerData: input, execArgv: options.execArgv });
+  let cancelled = false;
+  const finished = new Promise<{ cancelled: boolean; error?: string }>((resolve) => {
+    let settled = false;
+    const settle = (r: { cancelled: boolean; error?: string }): void => {
+      if (settled) return;
+      settled = true;
+      resolve(r);
+    };
+    worker.on('message', (e: SearchWorkerEvent) => {
+      switch (e.type) {
+        case 'hits':
+          handlers.onHits(e.path, e.hits);
+          break;
+        case 'progress':
+          handlers.onProgress?.(e.path, e.rowsScanned, e.rowsTotal);
+          break;
+        case 'done':
+          handlers.onDone?.(e.path, e.summary);
+          break;
+        case 'error':
+          handlers.onError?.(e.path, e.message);
+          break;
+        case 'finished':
+          settle({ cancelled: e.cancelled || cancelled });
+          break;
+      }
+    });
+    worker.on('error', (err) => settle({ cancelled, error: err.message }));
+    worker.on('exit', (code) =>
+      settle(code === 0 || cancelled ? { cancelled } : { cancelled, error: `The search worker stopped (exit code ${code}).` }),
+    );
+  });
+  return {
+    finished,
+    cancel: () => {
+      cancelled = true;
+      worker.postMessage({ type: 'cancel' });
+    },
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * The search worker: runs `searchDatabase` off the extension host's thread, so a scan of a large file never blocks the
+ * host (a synchronous SQLite read of a batch would otherwise hold its event loop). It opens its own read-only
+ * connection per file (SQLite connections cannot be shared across threads), on the driver the host uses.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { openSessionDatabase } from '../inspector/sessionDatabase';
+import { errorMessage } from '../../shared/errorMessage';
+import { searchDatabase } from './searchDatabase';
+import type { SearchWorkerCommand, SearchWorkerEvent, SearchWorkerInput } from './workerProtocol';
+
+/** Progress messages at most this often, so a fast scan does not flood the host with them. */
+const PROGRESS_MS = 100;
+
+async function run(input: SearchWorkerInput, post: (e: SearchWorkerEvent) => void, signal: AbortSignal): Promise<void> {
+  let maxHits = input.maxHits ?? 10_000;
+  for (const path of input.paths) {
+    if (signal.aborted || maxHits <= 0) break;
+    let db;
+    try {
+      db = openSessionDatabase(path, { readonly: true, driver: input.driver ?? 'auto' });
+      let lastProgress = 0;
+      const summary = await searchDatabase(db, input.query, {
+        signal,
+        maxHits,
+        onHits: (hits) => post({ type: 'hits', path, hits }),
+        onProgress: (rowsScanned, rowsTotal) => {
+          const now = performance.now();
+          if (now - lastProgress < PROGRESS_MS) return;
+          lastProgress = now;
+          post({ type: 'progress', path, rowsScanned, rowsTotal });
+        },
+      });
+      maxHits -= summary.hits;
+      post({ type: 'done', path, summary });
+    } catch (err) {
+      post({ type: 'error', path, message: errorMessage(err) });
+    } finally {
+      db?.close();
+    }
+  }
+  post({ type: 'finished', cancelled: signal.aborted });
+}
+
+if (parentPort) {
+  const port = parentPort;
+  const controller = new AbortController();
+  port.on('message', (m: SearchWorkerCommand) => {
+    if (m.type === 'cancel') controller.abort();
+  });
+  void run(workerData as SearchWorkerInput, (e) => port.postMessage(e), controller.signal).finally(() => port.close());
+}

@@ -1,0 +1,28 @@
+/**
+ * The messages between a search worker (`searchWorker.ts`, bundled as dist/searchWorker.js) and whoever started it.
+ * The worker searches the given files one after another, each on its own read-only connection, and streams hits.
+ */
+import type { DriverName } from '../sqliteDatabase';
+import type { SearchQuery } from './searchQuery';
+import type { SearchHit, SearchSummary } from './searchDatabase';
+
+/** `workerData` of the worker. */
+export interface SearchWorkerInput {
+  /** The files to search, in order. */
+  paths: string[];
+  query: SearchQuery;
+  /** The driver the host uses (the worker loads the same one); default: better-sqlite3, else node:sqlite. */
+  driver?: DriverName | 'auto';
+  maxHits?: number;
+}
+
+/** Host → worker. */
+export type SearchWorkerCommand = { type: 'cancel' };
+
+/** Worker → host. `done` comes once per file (with its summary) and `finished` once at the end. */
+export type SearchWorkerEvent =
+  | { type: 'hits'; path: string; hits: SearchHit[] }
+  | { type: 'progress'; path: string; rowsScanned: number; rowsTotal: number }
+  | { type: 'done'; path: string; summary: SearchSummary }
+  | { type: 'error'; path: string; message: string }
+  | { type: 'finished'; cancelled: boolean };
