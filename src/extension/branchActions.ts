@@ -17,11 +17,19 @@ export async function usedBranchIds(registry: DatabaseRegistry, ref: SessionRef)
 }
 
 /** Asks for a new branch name, validated as it is typed against every name the session ever used; undefined when cancelled. */
-export async function askBranchName(registry: DatabaseRegistry, ref: SessionRef, suggestion: string): Promise<string | undefined> {
+export async function askBranchName(
+  registry: DatabaseRegistry,
+  ref: SessionRef,
+  suggestion: string,
+  fork?: { fromBranchId: string; turn: number },
+): Promise<string | undefined> {
   const used = await usedBranchIds(registry, ref);
   return vscode.window.showInputBox({
     title: vscode.l10n.t('New branch name'),
-    prompt: vscode.l10n.t('Session {0}', ref.sessionId),
+    // Branching "from turn 2" forks *before* it: say what the branch keeps before it is made.
+    prompt: fork
+      ? `${vscode.l10n.t('Session {0}', ref.sessionId)} · ${sharedTurnsText(fork.fromBranchId, fork.turn - 1)}`
+      : vscode.l10n.t('Session {0}', ref.sessionId),
     value: suggestion,
     validateInput: (value) => branchNameProblem(value, used),
   });
@@ -40,13 +48,27 @@ export async function createBranch(
 ): Promise<string> {
   const problem = branchNameProblem(name, await usedBranchIds(registry, ref));
   if (problem) throw new UserFacingError(problem);
-  return registry.batch(async () => {
-    const branchId = await registry.withWritableSession(ref.dbPath, ref.sessionId, fromBranchId, (s) =>
+  const branchId = await registry.batch(async () => {
+    const id = await registry.withWritableSession(ref.dbPath, ref.sessionId, fromBranchId, (s) =>
       'turn' in at ? s.createBranchFromTurn(at.turn, name) : s.createBranchFromContent(at.content, name),
     );
-    registry.setCurrentBranch(ref.dbPath, ref.sessionId, branchId);
-    return branchId;
+    registry.setCurrentBranch(ref.dbPath, ref.sessionId, id);
+    return id;
   });
+  // The new branch holds only what it shares (its own turns come with the next run): say which turns those are.
+  const created = (await registry.get(ref.dbPath)?.db?.getBranchTree(ref.sessionId))?.find((b) => b.branchId === branchId);
+  if (created)
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t("Created branch '{0}'.", branchId) + ' ' + sharedTurnsText(fromBranchId, created.userTurns),
+    );
+  return branchId;
+}
+
+/** What a branch forked from `fromBranchId` keeps of it: its first `shared` turns, and where its own turns start. */
+export function sharedTurnsText(fromBranchId: string, shared: number): string {
+  if (shared <= 0) return vscode.l10n.t("It shares no turns with '{0}': the next message is its turn 1.", fromBranchId);
+  if (shared === 1) return vscode.l10n.t("It shares turn 1 with '{0}': the next message is its turn 2.", fromBranchId);
+  return vscode.l10n.t("It shares turns 1–{0} with '{1}': the next message is its turn {2}.", shared, fromBranchId, shared + 1);
 }
 
 /** Makes an existing branch the extension's current branch of the session (nothing is written to the file). */

@@ -133,7 +133,12 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     if (node.branchTurnNumber === null)
       throw new UserFacingError(vscode.l10n.t('Turn {0} has no branch turn number, so it cannot be branched from.', node.turn));
     const name =
-      typeof nameArg === 'string' ? nameArg : await askBranchName(registry, node, `${node.branchId}-turn-${node.branchTurnNumber}`);
+      typeof nameArg === 'string'
+        ? nameArg
+        : await askBranchName(registry, node, `${node.branchId}-turn-${node.branchTurnNumber}`, {
+            fromBranchId: node.branchId,
+            turn: node.branchTurnNumber,
+          });
     if (name === undefined) return undefined;
     const id = await createBranch(registry, node, node.branchId, { turn: node.branchTurnNumber }, name);
     await revealBranch(node.dbPath, node.sessionId, id);
