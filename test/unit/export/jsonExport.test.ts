@@ -1,0 +1,203 @@
+/**
+ * The JSON export and its import: rows exactly as stored, and the round trip export → import → export byte-identical
+ * in messages, structure and usage, on our files and on the Python-written fixtures.
+ */
+import { strict as assert } from 'node:assert';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  TransferError,
+  exportSessionToFile,
+  importJsonExport,
+  importSessionFile,
+  openSessionDatabase,
+  parseJsonExport,
+} from '../../../src/store';
+import { execSql, query, tables } from '../../support/sessionHelpers';
+import { tempDir } from '../../support/tempFiles';
+import { PYTHON_FIXTURES, copyPythonFixture, exportText, writeExportFixture } from './exportFixtures';
+
+/** The parts of an export that must survive the round trip byte for byte (everything but the session id). */
+function sections(text: string): { messages: string; structure: string; usage: string } {
+  const part = (name: string, next: string) => text.slice(text.indexOf(`\n"${name}": [`), text.indexOf(`\n"${next}"`));
+  return {
+    messages: part('messages', 'structure'),
+    structure: part('structure', 'usage'),
+    usage: text.slice(text.indexOf('\n"usage": [')),
+  };
+}
+
+function isProblem(problem: string, extra: (e: TransferError) => boolean = () => true) {
+  return (e: unknown) => e instanceof TransferError && e.problem === problem && extra(e);
+}
+
+describe('export: JSON and its import', function () {
+  this.timeout(60_000);
+  const tmp = tempDir('asi-export-json-');
+  const db = join(tmp.dir, 'demo.db');
+  before(async () => writeExportFixture(db));
+  after(() => tmp.cleanup());
+
+  it('holds message_data verbatim, the structure rows and the usage rows as stored', async () => {
+    const doc = parseJsonExport(await exportText(db, 'json', { sessionId: 'weather-trip' }));
+    assert.equal(doc.format, 'agent-session-inspector/session');
+    assert.equal(doc.version, 1);
+    assert.equal(doc.session?.session_id, 'weather-trip');
+    const rows = query<{ message_data: string; created_at: string }>(
+      db,
+      "SELECT message_data, created_at FROM agent_messages WHERE session_id = 'weather-trip' ORDER BY id",
+    );
+    assert.deepEqual(
+      doc.messages.map((m) => [m.message_data, m.created_at]),
+      rows.map((r) => [r.message_data, r.created_at]),
+    );
+    const structure = query<Record<string, unknown>>(
+      db,
+      `SELECT branch_id, sequence_number, message_type, user_turn_number, branch_turn_number, tool_name, created_at
+       FROM message_structure WHERE session_id = 'weather-trip' ORDER BY sequence_number`,
+    );
+    assert.deepEqual(
+      doc.structure.map(({ message_ref: _ref, ...rest }) => rest),
+      structure,
+    );
+    assert.equal(doc.usage.length, query(db, "SELECT 1 FROM turn_usage WHERE session_id = 'weather-trip'").length);
+    assert.deepEqual(new Set(doc.structure.map((s) => s.branch_id)), new Set(['main', 'lisbon-instead', 'oslo-retry']));
+  });
+
+  it('round trip: export → import → export is byte-identical in messages, structure and usage', async () => {
+    for (const [sessionId, branchId] of [
+      ['weather-trip', null],
+      ['weather-trip', 'oslo-retry'],
+      ['support-chat', null],
+      ['tools', null],
+    ] as const) {
+      const first = await exportText(db, 'json', { sessionId, branchId });
+      const target = join(tmp.dir, `rt-${sessionId}-${branchId ?? 'all'}.db`);
+      const result = await importJsonExport(target, parseJsonExport(first), { createTables: true });
+      assert.equal(result.sessionId, sessionId);
+      const second = await exportText(target, 'json', { sessionId, branchId });
+      assert.equal(second, first, `${sessionId} ${branchId ?? ''}`);
+      // And under a new id in the same file: only the session id differs.
+      await importJsonExport(db, parseJsonExport(first), { sessionId: `${sessionId}-copy-${branchId ?? 'all'}` });
+      const third = await exportText(db, 'json', { sessionId: `${sessionId}-copy-${branchId ?? 'all'}`, branchId });
+      assert.deepEqual(sections(third), sections(first));
+    }
+  });
+
+  it('round trip on the Python-written fixtures, every session', async () => {
+    for (const fixture of PYTHON_FIXTURES) {
+      const path = copyPythonFixture(fixture, tmp.dir);
+      const reader = openSessionDatabase(path);
+      const ids = reader.listSessions().map((s) => s.sessionId);
+      reader.close();
+      for (const sessionId of ids) {
+        const first = await exportText(path, 'json', { sessionId });
+        const target = join(tmp.dir, `py-${sessionId}.db`);
+        await importJsonExport(target, parseJsonExport(first), { createTables: true });
+        assert.equal(await exportText(target, 'json', { sessionId }), first, sessionId);
+      }
+    }
+  });
+
+  it('keeps a corrupt message_data as its text', async () => {
+    const path = join(tmp.dir, 'corrupt.db');
+    await importJsonExport(path, parseJsonExport(await exportText(db, 'json', { sessionId: 'support-chat' })), { createTables: true });
+    execSql(path, "UPDATE agent_messages SET message_data = '{not json' WHERE id = (SELECT min(id) FROM agent_messages)");
+    const first = await exportText(path, 'json', { sessionId: 'support-chat' });
+    assert.ok(first.includes('"message_data":"{not json"'));
+    const target = join(tmp.dir, 'corrupt2.db');
+    await importJsonExport(target, parseJsonExport(first), { createTables: true });
+    assert.equal(await exportText(target, 'json', { sessionId: 'support-chat' }), first);
+  });
+
+  it('writes a file only when complete (exportSessionToFile), and imports it by extension', async () => {
+    const out = join(tmp.dir, 'support.json');
+    const summary = await exportSessionToFile(db, out, 'json', { sessionId: 'support-chat' });
+    assert.equal(summary.items, query(db, "SELECT 1 FROM agent_messages WHERE session_id = 'support-chat'").length);
+    await assert.rejects(exportSessionToFile(db, join(tmp.dir, 'none.json'), 'json', { sessionId: 'nope' }), isProblem('not-found'));
+    assert.equal(existsSync(join(tmp.dir, 'none.json')), false);
+    const r = await importSessionFile(join(tmp.dir, 'fresh.db'), out, { createTables: true });
+    assert.deepEqual([r.sessionId, r.items, r.createdTables], ['support-chat', summary.items, true]);
+  });
+
+  describe('refusals write nothing', () => {
+    let good: string;
+    before(async () => {
+      good = await exportText(db, 'json', { sessionId: 'support-chat' });
+    });
+
+    const malformed: [string, (doc: Record<string, unknown>) => void, string][] = [
+      ['wrong format', (d) => (d.format = 'other'), '$.format'],
+      ['newer version', (d) => (d.version = 2), '$.version'],
+      [
+        'message_data not a string',
+        (d) => ((d.messages as { message_data: unknown }[])[1]!.message_data = { a: 1 }),
+        '$.messages[1].message_data',
+      ],
+      [
+        'message_ref out of range',
+        (d) => ((d.structure as { message_ref: unknown }[])[2]!.message_ref = 999),
+        '$.structure[2].message_ref',
+      ],
+      [
+        'turn not an integer',
+        (d) => ((d.structure as { user_turn_number: unknown }[])[0]!.user_turn_number = 1.5),
+        '$.structure[0].user_turn_number',
+      ],
+      ['usage not an array', (d) => (d.usage = {}), '$.usage'],
+    ];
+    for (const [what, mutate, path] of malformed) {
+      it(`${what}: malformed, naming ${path}`, async () => {
+        const doc = JSON.parse(good) as Record<string, unknown>;
+        mutate(doc);
+        const file = join(tmp.dir, 'bad.json');
+        writeFileSync(file, JSON.stringify(doc));
+        const before = tables(db);
+        await assert.rejects(
+          importSessionFile(db, file, { sessionId: 'should-not-exist' }),
+          isProblem('malformed', (e) => e.jsonPath === path && e.message.includes(path)),
+        );
+        assert.deepEqual(tables(db), before);
+      });
+    }
+
+    it('not JSON at all: malformed', async () => {
+      const file = join(tmp.dir, 'garbage.json');
+      writeFileSync(file, '{"format": ');
+      await assert.rejects(importSessionFile(join(tmp.dir, 'never.db'), file, { createTables: true }), isProblem('malformed'));
+      assert.equal(existsSync(join(tmp.dir, 'never.db')), false);
+    });
+
+    it('a taken session id is refused, another id is accepted', async () => {
+      const before = tables(db);
+      await assert.rejects(importJsonExport(db, parseJsonExport(good)), isProblem('session-exists'));
+      assert.deepEqual(tables(db), before);
+      const r = await importJsonExport(db, parseJsonExport(good), { sessionId: 'support-chat-2' });
+      assert.equal(r.sessionId, 'support-chat-2');
+    });
+
+    it('a database without session tables needs createTables', async () => {
+      const path = join(tmp.dir, 'other.db');
+      execSql(path, 'CREATE TABLE notes (x TEXT)');
+      const before = readFileSync(path);
+      await assert.rejects(importJsonExport(path, parseJsonExport(good)), isProblem('missing-tables'));
+      assert.deepEqual(readFileSync(path), before);
+      await importJsonExport(path, parseJsonExport(good), { createTables: true });
+      assert.equal(query(path, "SELECT 1 FROM agent_messages WHERE session_id = 'support-chat'").length > 0, true);
+    });
+
+    it('a cancel after the rows were inserted rolls them back', async () => {
+      // Not yet cancelled when the import starts, cancelled at its last check inside the transaction.
+      let reads = 0;
+      const signal = {
+        get aborted() {
+          return ++reads > 1;
+        },
+      } as AbortSignal;
+      const before = tables(db);
+      await assert.rejects(importJsonExport(db, parseJsonExport(good), { sessionId: 'cancelled', signal }), isProblem('cancelled'));
+      assert.ok(reads >= 2);
+      assert.deepEqual(tables(db), before);
+    });
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * JSONL: one `@openai/agents` input item per line (what `getItems` returns), and its import numbered as `addItems`
+ * numbers items; malformed lines are named and nothing is written.
+ */
+import { strict as assert } from 'node:assert';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AgentInputItem } from '@openai/agents';
+import {
+  AdvancedSQLiteSession,
+  TransferError,
+  exportSessionToFile,
+  importJsonlFile,
+  importSessionFile,
+  openSessionDatabase,
+} from '../../../src/store';
+import { query, structure, tables } from '../../support/sessionHelpers';
+import { tempDir } from '../../support/tempFiles';
+import { PYTHON_FIXTURES, copyPythonFixture, exportText, writeExportFixture } from './exportFixtures';
+
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as AgentInputItem);
+
+describe('export: JSONL and its import', function () {
+  this.timeout(60_000);
+  const tmp = tempDir('asi-export-jsonl-');
+  const db = join(tmp.dir, 'demo.db');
+  before(async () => writeExportFixture(db));
+  after(() => tmp.cleanup());
+
+  async function items(path: string, sessionId: string, branch: string): Promise<AgentInputItem[]> {
+    const s = new AdvancedSQLiteSession({ sessionId, dbPath: path, readonly: true });
+    try {
+      return await s.getItems(undefined, branch);
+    } finally {
+      s.close();
+    }
+  }
+
+  it('is exactly what getItems returns for the branch, one item per line', async () => {
+    for (const [sessionId, branch] of [
+      ['weather-trip', 'main'],
+      ['weather-trip', 'lisbon-instead'],
+      ['tools', 'main'],
+    ] as const) {
+      const text = await exportText(db, 'jsonl', { sessionId, branchId: branch });
+      assert.ok(text.endsWith('\n'));
+      assert.deepEqual(lines(text), JSON.parse(JSON.stringify(await items(db, sessionId, branch))), `${sessionId}/${branch}`);
+    }
+  });
+
+  it('pairs an output with its call across pages (tool names survive a page break)', async () => {
+    for (const pageSize of [1, 2, 3]) {
+      const text = await exportText(db, 'jsonl', { sessionId: 'weather-trip', branchId: 'main', pageSize });
+      assert.deepEqual(lines(text), JSON.parse(JSON.stringify(await items(db, 'weather-trip', 'main'))), `page size ${pageSize}`);
+    }
+  });
+
+  it('exports main when no branch is given; the Python fixtures too', async () => {
+    assert.deepEqual(
+      lines(await exportText(db, 'jsonl', { sessionId: 'weather-trip' })).length,
+      (await items(db, 'weather-trip', 'main')).length,
+    );
+    for (const fixture of PYTHON_FIXTURES) {
+      const path = copyPythonFixture(fixture, tmp.dir);
+      const reader = openSessionDatabase(path);
+      const ids = reader.listSessions().map((s) => s.sessionId);
+      reader.close();
+      for (const id of ids) {
+        assert.deepEqual(
+          lines(await exportText(path, 'jsonl', { sessionId: id })),
+          JSON.parse(JSON.stringify(await items(path, id, 'main'))),
+          id,
+        );
+      }
+    }
+  });
+
+  it('import writes the rows addItems would write for the same items', async () => {
+    const file = join(tmp.dir, 'weather.jsonl');
+    await exportSessionToFile(db, file, 'jsonl', { sessionId: 'weather-trip', branchId: 'oslo-retry' });
+    const imported = join(tmp.dir, 'imported.db');
+    const r = await importSessionFile(imported, file, { sessionId: 's1', createTables: true });
+    assert.equal(r.items, lines(readFileSync(file, 'utf8')).length);
+    const expected = join(tmp.dir, 'added.db');
+    const s = new AdvancedSQLiteSession({ sessionId: 's1', dbPath: expected, createTables: true });
+    await s.addItems(lines(readFileSync(file, 'utf8')));
+    s.close();
+    assert.deepEqual(structure(imported), structure(expected));
+    const data = (p: string) =>
+      query<{ message_data: string }>(p, 'SELECT message_data FROM agent_messages ORDER BY id').map((m) => m.message_data);
+    assert.deepEqual(data(imported), data(expected));
+    // Read back, the session gives the same items as the source branch.
+    assert.deepEqual(await items(imported, 's1', 'main'), await items(db, 'weather-trip', 'oslo-retry'));
+  });
+
+  describe('malformed lines: the error names the line, nothing is written', () => {
+    const cases: [string, string, number][] = [
+      ['invalid JSON', '{"role":"user","content":"hi"}\n{"role": "assistant", \n', 2],
+      ['not an object', '{"role":"user","content":"hi"}\n\n[1,2]\n', 3],
+      ['no type or role', '{"role":"user","content":"hi"}\n{"content":"x"}\n', 2],
+    ];
+    for (const [what, text, line] of cases) {
+      it(`${what} → line ${line}`, async () => {
+        const file = join(tmp.dir, 'bad.jsonl');
+        writeFileSync(file, text);
+        const before = tables(db);
+        await assert.rejects(
+          importJsonlFile(db, file, { sessionId: 'never' }),
+          (e: unknown) =>
+            e instanceof TransferError && e.problem === 'malformed' && e.line === line && e.message.startsWith(`Line ${line}:`),
+        );
+        assert.deepEqual(tables(db), before);
+        const fresh = join(tmp.dir, 'never-created.db');
+        await assert.rejects(importJsonlFile(fresh, file, { sessionId: 'never', createTables: true }), TransferError);
+        assert.equal(existsSync(fresh), false, 'the file is not even created');
+      });
+    }
+
+    it('an empty file holds no items', async () => {
+      const file = join(tmp.dir, 'empty.jsonl');
+      writeFileSync(file, '\n\n');
+      await assert.rejects(
+        importJsonlFile(db, file, { sessionId: 'never' }),
+        (e: unknown) => e instanceof TransferError && e.problem === 'malformed',
+      );
+    });
+
+    it('a taken session id is refused', async () => {
+      const file = join(tmp.dir, 'ok.jsonl');
+      writeFileSync(file, '{"role":"user","content":"hi"}\n');
+      const before = tables(db);
+      await assert.rejects(
+        importJsonlFile(db, file, { sessionId: 'weather-trip' }),
+        (e: unknown) => e instanceof TransferError && e.problem === 'session-exists',
+      );
+      assert.deepEqual(tables(db), before);
+    });
+  });
+});

@@ -1,0 +1,104 @@
+/** The Markdown transcript: one turn, a branch, a whole session with its fork structure, on our files and Python's. */
+import { strict as assert } from 'node:assert';
+import { join } from 'node:path';
+import { AdvancedSQLiteSession, TransferError, openSessionDatabase, turnToMarkdown } from '../../../src/store';
+import { tempDir } from '../../support/tempFiles';
+import { PYTHON_FIXTURES, copyPythonFixture, exportText, writeExportFixture } from './exportFixtures';
+
+describe('export: Markdown', function () {
+  this.timeout(60_000);
+  const tmp = tempDir('asi-export-md-');
+  const db = join(tmp.dir, 'demo.db');
+  before(async () => writeExportFixture(db));
+  after(() => tmp.cleanup());
+
+  it('renders one turn: heading, time, messages as text, tool call and output fenced with the tool name', () => {
+    const reader = openSessionDatabase(db);
+    try {
+      const md = turnToMarkdown(2, reader.getTurnItems('weather-trip', 'main', 2));
+      assert.match(md, /^## Turn 2\n\n_\d{4}-\d\d-\d\d \d\d:\d\d:\d\d_\n\n\*\*User\*\*\n\nWhat's the weather in Paris\?\n/);
+      assert.match(md, /\*\*Tool call\*\* `get_weather` \(`call_\w+`\)\n\n```json get_weather\n\{\n {2}"city": "Paris"\n\}\n```/);
+      // Python's outputs carry no name: the renderer names them after their call.
+      assert.match(md, /\*\*Tool output\*\* `get_weather` \(`call_\w+`\)\n\n```text get_weather\nParis: 18°C, light rain\n```/);
+      assert.match(md, /\*\*Assistant\*\*\n\nHere is what I found: Paris: 18°C, light rain\.\n$/);
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('a whole session lists the branch tree and gives a forked branch only its own turns', async () => {
+    const md = await exportText(db, 'md', { sessionId: 'weather-trip' });
+    assert.match(md, /^# Session `weather-trip`\n/);
+    assert.match(
+      md,
+      /## Branches\n\n- `main`: 4 turns\n {2}- `lisbon-instead`: 4 turns \(from `main` at turn 3\)\n {2}- `oslo-retry`: 4 turns \(from `main` at turn 4\)\n/,
+    );
+    const lisbon = md.slice(md.indexOf('## Branch `lisbon-instead`'), md.indexOf('## Branch `oslo-retry`'));
+    assert.match(lisbon, /_The first 6 items are shared with `main` \(above\)\._/);
+    assert.doesNotMatch(lisbon, /### Turn [12]\n/, 'shared turns are not repeated');
+    assert.match(lisbon, /### Turn 3\n[\s\S]*And in Lisbon/);
+    // Every turn of main appears once, in order.
+    const main = md.slice(md.indexOf('## Branch `main`'), md.indexOf('## Branch `lisbon-instead`'));
+    assert.deepEqual(
+      [...main.matchAll(/### Turn (\d+)/g)].map((m) => m[1]),
+      ['1', '2', '3', '4'],
+    );
+  });
+
+  it('one branch is complete on its own (shared turns included)', async () => {
+    const md = await exportText(db, 'md', { sessionId: 'weather-trip', branchId: 'lisbon-instead' });
+    assert.match(md, /^# Session `weather-trip` — branch `lisbon-instead`\n/);
+    assert.deepEqual(
+      [...md.matchAll(/^## Turn (\d+)/gm)].map((m) => m[1]),
+      ['1', '2', '3', '4'],
+    );
+    assert.doesNotMatch(md, /## Branches/);
+  });
+
+  it('built-in tools are fenced JSON under their type; reasoning shows its summary only', async () => {
+    const md = await exportText(db, 'md', { sessionId: 'tools' });
+    for (const type of ['web_search_call', 'file_search_call', 'computer_call', 'code_interpreter_call', 'mcp_call']) {
+      assert.match(md, new RegExp(`\\*\\*${type}\\*\\*`), type);
+    }
+    assert.doesNotMatch(md, /encrypted_content/);
+  });
+
+  it('a fence is longer than any backtick run in the text, so stored text cannot close it', async () => {
+    const path = join(tmp.dir, 'ticks.db');
+    const s = new AdvancedSQLiteSession({ sessionId: 't', dbPath: path, createTables: true });
+    await s.addItems([
+      { role: 'user', content: 'go' },
+      { type: 'function_call', callId: 'c1', name: 'sh', arguments: '{"cmd":"echo ```"}', status: 'completed' },
+      { type: 'function_call_result', callId: 'c1', name: 'sh', status: 'completed', output: '````\n# not a heading\n````' },
+    ] as never);
+    s.close();
+    const md = await exportText(path, 'md', { sessionId: 't' });
+    assert.match(md, /`````text sh\n````\n# not a heading\n````\n`````/);
+  });
+
+  it('renders the Python-written fixtures, every session', async () => {
+    for (const fixture of PYTHON_FIXTURES) {
+      const path = copyPythonFixture(fixture, tmp.dir);
+      const reader = openSessionDatabase(path);
+      const sessions = reader.listSessions();
+      reader.close();
+      assert.ok(sessions.length > 0);
+      for (const s of sessions) {
+        const md = await exportText(path, 'md', { sessionId: s.sessionId });
+        assert.match(md, new RegExp(`^# Session \`${s.sessionId}\``));
+        assert.match(md, /\*\*User\*\*\n\n\S/, `${fixture} ${s.sessionId}`);
+      }
+    }
+  });
+
+  it('an unknown session or branch is a not-found TransferError', async () => {
+    await assert.rejects(
+      exportText(db, 'md', { sessionId: 'nope' }),
+      (e: unknown) => e instanceof TransferError && e.problem === 'not-found',
+    );
+    await assert.rejects(
+      exportText(db, 'md', { sessionId: 'weather-trip', branchId: 'nope' }),
+      (e: unknown) => e instanceof TransferError && e.problem === 'not-found',
+    );
+  });
+});
