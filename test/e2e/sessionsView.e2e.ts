@@ -112,4 +112,28 @@ describe('sessions view in the workbench (packaged extension)', function () {
     assert.match(await wb.treeRow('ui-branch').description(), /current · 1 turn · from main @ turn 2/);
     await shot('04-branched-from-turn');
   });
+
+  it('opens a turn as JSON from the context menu: a JSON editor tab VS Code can search and fold', async () => {
+    await wb.openSidebar();
+    await wb.treeRow('conversations.db').expand();
+    await wb.treeRow('bob').expand();
+    await wb.treeRow('main').expand();
+    await wb.treeRow('Turn 1').expand();
+    // Items are labelled by who spoke, not by their stored type.
+    await wb.treeRow('User').waitFor();
+    await wb.treeRow('Turn 1').contextMenu('Open as JSON');
+    const tab = wb.page.locator('.tabs-container .tab', { hasText: 'bob · main · turn 1.json' });
+    await tab.waitFor({ timeout: 15_000 });
+    const editor = wb.page.locator('.editor-instance .monaco-editor .view-lines').first();
+    await editor.locator('.view-line', { hasText: '"session": "bob"' }).waitFor();
+    await editor.locator('.view-line', { hasText: '"items": [' }).waitFor();
+    // The JSON language mode: VS Code's own folding and outline work on it.
+    await wb.page
+      .locator('.statusbar-item', { hasText: /^JSON$/ })
+      .first()
+      .waitFor();
+    await shot('05-turn-as-json');
+    mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
+    await wb.screenshot(join(ROOT, 'docs', 'images', 'open-as-json.png'));
+  });
 });
