@@ -15,6 +15,16 @@ export const VIEW_TITLE = 'Session Databases';
 export interface WorkbenchOptions extends CodeServerOptions {
   /** Load the extension from this folder (development mode) instead of an installed VSIX. */
   extensionDevelopmentPath?: string;
+  /**
+   * The workbench's display language (`vscode.env.language`, hence the extension's package.nls.<lang>.json and
+   * l10n bundle). code-server takes it only from an installed language pack (`--locale` or argv.json's `locale`
+   * without a pack leaves the workbench in English): the pack's nls.messages.js sets `_VSCODE_NLS_LANGUAGE` before the
+   * workbench starts, and this sets the same global, so the extension is in that language while VS Code's own UI,
+   * having no translations, stays English.
+   */
+  displayLanguage?: string;
+  /** The extension's container and view titles as the workbench shows them (they are localized too). */
+  titles?: { container: string; view: string };
 }
 
 export class Workbench {
@@ -23,6 +33,7 @@ export class Workbench {
     readonly server: CodeServer,
     private readonly browser: Browser,
     readonly page: Page,
+    private readonly titles = { container: CONTAINER_TITLE, view: VIEW_TITLE },
   ) {}
 
   static async open(options: WorkbenchOptions): Promise<Workbench> {
@@ -31,7 +42,9 @@ export class Workbench {
     try {
       browser = await launchBrowser();
       const page = browser.context.pages()[0] ?? (await browser.context.newPage());
-      const wb = new Workbench(server, browser, page);
+      const wb = new Workbench(server, browser, page, options.titles);
+      if (options.displayLanguage)
+        await page.addInitScript(`globalThis._VSCODE_NLS_LANGUAGE = ${JSON.stringify(options.displayLanguage)};`);
       page.on('console', (m) => wb.console.push(`[${m.type()}] ${m.text()}`));
       page.on('pageerror', (e) => wb.console.push(`[pageerror] ${e.message}`));
       const payload: [string, string][] | undefined = options.extensionDevelopmentPath
@@ -52,7 +65,7 @@ export class Workbench {
   }
 
   activityBarIcon(): Locator {
-    return this.page.locator(`.activitybar .action-item a[aria-label^="${CONTAINER_TITLE}"]`);
+    return this.page.locator(`.activitybar .action-item a[aria-label^="${this.titles.container}"]`);
   }
 
   /** Opens the extension's sidebar container (if it is not already showing). */
@@ -63,7 +76,7 @@ export class Workbench {
   }
 
   viewPane(): Locator {
-    return this.page.locator('.pane').filter({ has: this.page.locator('.pane-header', { hasText: VIEW_TITLE }) });
+    return this.page.locator('.pane').filter({ has: this.page.locator('.pane-header', { hasText: this.titles.view }) });
   }
 
   /** Runs a command from the palette by its full title ("Category: Title"). */
