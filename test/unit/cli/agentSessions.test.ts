@@ -1,0 +1,239 @@
+/**
+ * The `agent-sessions` command line, run as a real child process from its esbuild bundle (built here with the same
+ * options as dist/cli.js and the package's bin) on real files: every command, `--json`, exit codes, no colours when
+ * piped, and the errors for bad files.
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+import { query, tables } from '../../support/sessionHelpers';
+import { tempDir } from '../../support/tempFiles';
+import { PYTHON_FIXTURES, ROOT, copyPythonFixture, writeExportFixture } from '../export/exportFixtures';
+
+/** The start of an ANSI colour code (a RegExp built from a string: eslint forbids control characters in literals). */
+const ESC = new RegExp(String.fromCharCode(27) + '\\[');
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+describe('agent-sessions CLI (the real binary)', function () {
+  this.timeout(120_000);
+  const tmp = tempDir('asi-cli-');
+  const cli = join(tmp.dir, 'cli.js');
+  const db = join(tmp.dir, 'demo.db');
+
+  before(async () => {
+    const { cliBuildOptions } = (await import(pathToFileURL(join(ROOT, 'scripts', 'store-package', 'cliBuild.mjs')).href)) as {
+      cliBuildOptions: (outfile: string) => esbuild.BuildOptions;
+    };
+    await esbuild.build(cliBuildOptions(cli));
+    await writeExportFixture(db);
+  });
+  after(() => tmp.cleanup());
+
+  function run(args: string[], env: Record<string, string> = {}): Result {
+    const r = spawnSync(process.execPath, [cli, ...args], {
+      cwd: tmp.dir,
+      encoding: 'utf8',
+      // The bundle lives outside the repository: let it find better-sqlite3 in this checkout's node_modules.
+      env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), NO_COLOR: '', PAGER: 'cat', ...env },
+      timeout: 60_000,
+    });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  }
+
+  const ok = (r: Result) => {
+    assert.equal(r.code, 0, `exit ${r.code}: ${r.stderr}`);
+    assert.doesNotMatch(r.stdout + r.stderr, ESC, 'no colours when piped');
+    return r.stdout;
+  };
+
+  it('ls: sessions with item, turn and branch counts (table and --json; the file as argument or --db)', () => {
+    const out = ok(run(['ls', db]));
+    assert.match(out, /^SESSION\s+ITEMS\s+TURNS\s+BRANCHES\s+TOKENS\s+UPDATED\n/);
+    assert.match(out, /\nweather-trip\s+30\s+7\s+3\s+\d+\s+\d{4}-/);
+    const rows = JSON.parse(ok(run(['ls', '--db', db, '--json']))) as {
+      sessionId: string;
+      items: number;
+      turns: number;
+      branches: number;
+    }[];
+    assert.deepEqual(
+      rows.filter((r) => r.sessionId === 'weather-trip').map((r) => [r.items, r.turns, r.branches]),
+      [[30, 7, 3]],
+    );
+    assert.equal(ok(run(['ls', db], { AGENT_SESSIONS_DB: '' })), out);
+  });
+
+  it('branches: the tree with fork points', () => {
+    const out = ok(run(['branches', 'weather-trip', '-d', db]));
+    assert.equal(
+      out.replace(/ +/g, ' '),
+      'main 4 turns 16 items\n├─ lisbon-instead 4 turns 16 items from main at turn 3\n└─ oslo-retry 4 turns 16 items from main at turn 4\n',
+    );
+    const tree = JSON.parse(ok(run(['branches', 'weather-trip', '-d', db, '--json']))) as { branchId: string; forkTurn: number | null }[];
+    assert.deepEqual(
+      tree.map((b) => [b.branchId, b.forkTurn]),
+      [
+        ['main', null],
+        ['lisbon-instead', 3],
+        ['oslo-retry', 4],
+      ],
+    );
+  });
+
+  it('usage: per turn with totals, equal to the file', () => {
+    const out = ok(run(['usage', 'weather-trip', '-d', db]));
+    const total = query<{ t: number }>(db, "SELECT sum(total_tokens) AS t FROM turn_usage WHERE session_id = 'weather-trip'")[0]!.t;
+    assert.match(out, new RegExp(`\\ntotal\\s+7\\s+.*\\s${total}\\n$`));
+    const json = JSON.parse(ok(run(['usage', 'weather-trip', '-d', db, '--branch', 'main', '--json']))) as {
+      rows: unknown[];
+      totals: { turns: number };
+    };
+    assert.equal(json.rows.length, 4);
+    assert.equal(json.totals.turns, 4);
+  });
+
+  it('show: the whole session, one branch, one turn; --json gives the items', () => {
+    const all = ok(run(['show', 'weather-trip', '-d', db]));
+    assert.match(all, /## Branch `oslo-retry` \(from `main` at turn 4\)/);
+    const turn = ok(run(['show', 'weather-trip', '-d', db, '--turn', '2']));
+    assert.match(turn, /^## Turn 2\n/);
+    assert.match(turn, /```json get_weather\n/);
+    const branch = ok(run(['show', 'weather-trip', '-d', db, '-b', 'lisbon-instead']));
+    assert.match(branch, /— branch `lisbon-instead`/);
+    const json = JSON.parse(ok(run(['show', 'weather-trip', '-d', db, '--turn', '2', '--json']))) as { items: { type: string }[] };
+    assert.deepEqual(
+      json.items.map((i) => i.type),
+      ['user', 'function_call', 'function_call_output', 'assistant'],
+    );
+  });
+
+  it('export and import: JSON round trip through files, JSONL, Markdown on stdout', () => {
+    const first = join(tmp.dir, 'trip.json');
+    const report = JSON.parse(ok(run(['export', 'weather-trip', '-d', db, '-o', first, '--json']))) as { items: number; format: string };
+    assert.deepEqual([report.items, report.format], [30, 'json']);
+    const target = join(tmp.dir, 'copy.db');
+    const imported = ok(run(['import', first, '--db', target, '--create-tables']));
+    assert.match(imported, /^Imported 30 item\(s\) into session weather-trip of .*copy\.db \(3 branches, tables created\)\n$/);
+    const second = join(tmp.dir, 'trip2.json');
+    ok(run(['export', 'weather-trip', '-d', target, '--format', 'json', '-o', second]));
+    assert.equal(readFileSync(second, 'utf8'), readFileSync(first, 'utf8'));
+    const jsonl = ok(run(['export', 'weather-trip', '-d', db, '--format', 'jsonl']));
+    assert.equal(jsonl.trim().split('\n').length, 16);
+    const md = ok(run(['export', 'support-chat', '-d', db, '-f', 'md']));
+    assert.match(md, /^# Session `support-chat`\n/);
+    // JSONL import: the session id defaults to the file's name.
+    const file = join(tmp.dir, 'eval-set.jsonl');
+    writeFileSync(file, jsonl);
+    const r = JSON.parse(ok(run(['import', file, '--db', target, '--json']))) as { sessionId: string; items: number };
+    assert.deepEqual([r.sessionId, r.items], ['eval-set', 16]);
+  });
+
+  it('reads the Python-written fixtures', () => {
+    for (const fixture of PYTHON_FIXTURES) {
+      const path = copyPythonFixture(fixture, tmp.dir);
+      const sessions = JSON.parse(ok(run(['ls', path, '--json']))) as { sessionId: string }[];
+      for (const s of sessions) assert.match(ok(run(['show', s.sessionId, '-d', path])), /\*\*User\*\*/);
+    }
+  });
+
+  // `script` runs the CLI on a pseudo-terminal, where colours and the pager switch on.
+  const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
+  function onTty(args: string[], env: Record<string, string> = {}): string {
+    const command = [process.execPath, cli, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const r = spawnSync('script', ['-qec', command, '/dev/null'], {
+      cwd: tmp.dir,
+      encoding: 'utf8',
+      env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), NO_COLOR: '', TERM: 'xterm', ...env },
+      timeout: 60_000,
+    });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout;
+  }
+
+  it('on a terminal: colours unless NO_COLOR or --no-color, long output through $PAGER unless --no-pager', function () {
+    if (!hasScript) this.skip();
+    assert.match(onTty(['ls', db, '--no-pager']), /\[1mSESSION/);
+    assert.doesNotMatch(onTty(['ls', db, '--no-pager'], { NO_COLOR: '1' }), ESC);
+    assert.doesNotMatch(onTty(['ls', db, '--no-pager', '--no-color']), ESC);
+    const paged = onTty(['show', 'weather-trip', '-d', db, '--no-color'], { PAGER: 'sed s/^/paged:/', LINES: '10', COLUMNS: '80' });
+    assert.match(paged, /^paged:# Session `weather-trip`/m);
+    const direct = onTty(['show', 'weather-trip', '-d', db, '--no-color', '--no-pager'], { PAGER: 'sed s/^/paged:/' });
+    assert.doesNotMatch(direct, /paged:/);
+  });
+
+  describe('exit codes and errors', () => {
+    const fails = (r: Result, code: number, message: RegExp) => {
+      assert.equal(r.code, code, `expected exit ${code}, got ${r.code}: ${r.stderr}`);
+      assert.match(r.stderr, message);
+      assert.equal(r.stdout, '');
+    };
+
+    it('2 for usage mistakes, with a pointer to --help', () => {
+      fails(run([]), 2, /no command given/);
+      fails(run(['frob']), 2, /unknown command 'frob'/);
+      fails(run(['show', '-d', db]), 2, /show needs a session id/);
+      fails(run(['show', 'weather-trip', '-d', db, '--turn', 'two']), 2, /--turn takes a whole number/);
+      fails(run(['ls', db, '--format', 'md']), 2, /ls takes no --format/);
+      fails(run(['ls', db, '--bogus']), 2, /Unknown option '--bogus'/);
+      fails(run(['branches', 'weather-trip']), 2, /no database: pass --db/);
+      fails(run(['export', 'weather-trip', '-d', db]), 2, /pass --format md\|json\|jsonl/);
+      assert.match(run(['frob']).stderr, /Run 'agent-sessions --help'/);
+    });
+
+    it('3 for a missing file, session, branch or turn', () => {
+      fails(run(['ls', join(tmp.dir, 'missing.db')]), 3, /does not exist/);
+      fails(run(['show', 'nope', '-d', db]), 3, /no session 'nope'/);
+      fails(run(['usage', 'weather-trip', '-d', db, '--branch', 'nope']), 3, /has no branch 'nope'/);
+      fails(run(['show', 'weather-trip', '-d', db, '--turn', '99']), 3, /has no turn 99/);
+      fails(run(['export', 'nope', '-d', db, '-f', 'json']), 3, /There is no session 'nope'/);
+    });
+
+    it('4 for files that are not session databases or not valid exports (naming the line)', () => {
+      const text = join(tmp.dir, 'notes.txt');
+      writeFileSync(text, 'hello, not a database at all, but long enough to have a header'.repeat(20));
+      fails(run(['ls', text]), 4, /is not a SQLite database/);
+      const other = join(tmp.dir, 'other.db');
+      const created = spawnSync(
+        process.execPath,
+        ['-e', `new (require('better-sqlite3'))(${JSON.stringify(other)}).exec('CREATE TABLE t (x)')`],
+        {
+          cwd: ROOT,
+        },
+      );
+      assert.equal(created.status, 0, String(created.stderr));
+      fails(run(['ls', other]), 4, /./);
+      const bad = join(tmp.dir, 'bad.jsonl');
+      writeFileSync(bad, '{"role":"user","content":"hi"}\n{oops\n');
+      const before = tables(db);
+      fails(run(['import', bad, '--db', db, '--session', 'x']), 4, /Line 2: not valid JSON/);
+      assert.deepEqual(tables(db), before, 'nothing written');
+    });
+
+    it('6 when the import cannot be written: a taken id, missing tables; --json errors are JSON on stderr', () => {
+      const file = join(tmp.dir, 'chat.json');
+      ok(run(['export', 'support-chat', '-d', db, '-o', file]));
+      fails(run(['import', file, '--db', db]), 6, /already has a session 'support-chat'/);
+      const r = run(['import', file, '--db', join(tmp.dir, 'new.db'), '--json']);
+      assert.equal(r.code, 6);
+      assert.equal(existsSync(join(tmp.dir, 'new.db')), false);
+      const err = JSON.parse(r.stderr) as { error: { code: number; problem: string; message: string } };
+      assert.deepEqual([err.error.code, err.error.problem], [6, 'missing-tables']);
+    });
+
+    it('--help for each command, --version', () => {
+      for (const command of ['ls', 'show', 'branches', 'usage', 'search', 'export', 'import']) {
+        assert.match(ok(run([command, '--help'])), new RegExp(`^Usage: agent-sessions ${command}`));
+      }
+      assert.match(ok(run(['--help'])), /Exit codes: 0 ok, 1 error, 2 usage, 3 not found/);
+      assert.match(ok(run(['--version'])), /^\d+\.\d+\.\d+/);
+    });
+  });
+});
