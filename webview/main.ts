@@ -21,6 +21,7 @@ import { listen, post, request, state } from './messenger';
 import { registerToolkit } from './ui/toolkit';
 import type { UsageSortKey } from '../src/shared/viewModels';
 import { turnCountLabel } from '../src/shared/forkLabel';
+import { oneLine } from '../src/shared/itemText';
 
 // Time origin of the first-screen measurement: this script starts as the panel becomes ready.
 const started = performance.now();
@@ -246,10 +247,11 @@ function renderHeader(): void {
   const switchButton = el(
     'vscode-button',
     { appearance: 'secondary', class: 'switch-branch', disabled: !b || b.isCurrent },
-    b?.isCurrent ? `${branchId} is current` : `Switch to ${branchId}`,
+    b?.isCurrent ? `${oneLine(branchId, 24)} is current` : `Switch to ${oneLine(branchId, 24)}`,
   );
   switchButton.addEventListener('click', () => void model.switchBranch());
-  switchButton.setAttribute('title', switchButton.textContent ?? '');
+  // A long branch name is cut on the button (it would fill the header) and given whole in the tooltip.
+  switchButton.setAttribute('title', b?.isCurrent ? `${branchId} is current` : `Switch to ${branchId}`);
   const openButton = el('vscode-button', { appearance: 'secondary', class: 'open-branch-json', disabled: !b }, t('Open as JSON'));
   openButton.addEventListener('click', () => openJson(null, null));
   // Destructive actions sit in a menu, away from Switch.

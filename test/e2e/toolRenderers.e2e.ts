@@ -1,0 +1,228 @@
+/**
+ * The conversation view's reading fixes in the real workbench, on a session with every built-in tool type
+ * (test/support/builtinToolItems.ts, Python-shaped items): calls and outputs paired by call id with the tool name on
+ * both, a renderer per tool type, images from data URLs; and the layout at 1600 px (three columns) and at 500 px
+ * (stacked, no horizontal scrollbar). Screenshots for the docs in the light and the dark theme.
+ */
+import { strict as assert } from 'node:assert';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Frame } from 'playwright-core';
+import { AdvancedSQLiteSession } from '../../src/store';
+import { writeBuiltinToolSession } from '../support/builtinToolItems';
+import { Workbench, viewFrame } from './workbench';
+
+const ROOT = resolve(__dirname, '..', '..');
+const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
+const RESULTS = join(ROOT, 'test-results');
+const IMAGES = join(ROOT, 'docs', 'images');
+const LONG_BRANCH = 'a-branch-with-a-very-long-name-that-must-not-run-under-the-turn-list';
+
+/** The renderer of each built-in tool type, and a text it must show (its key field). */
+const RENDERERS: [turn: number, selector: string, text: RegExp][] = [
+  [2, '.item-computer_call .tool-fields', /click \(120, 340\) left/],
+  [3, '.item-file_search_call .tool-fields', /refund policy[\s\S]*policy\.md \(score 0\.92\)/],
+  [3, '.item-web_search_call .tool-fields', /weather in Paris[\s\S]*meteo\.example/],
+  [4, '.item-code_interpreter_call .tool-fields', /print\(6 \* 7\)[\s\S]*42/],
+  [5, '.item-mcp_list_tools .tool-fields', /deepwiki[\s\S]*ask_question — Ask about a repository/],
+  [5, '.item-mcp_call .tool-fields', /deepwiki[\s\S]*ask_question[\s\S]*It is a session store\./],
+  [5, '.item-mcp_approval_request .tool-fields', /delete_repo/],
+  [5, '.item-mcp_approval_response .tool-fields', /denied[\s\S]*Not allowed/],
+  [6, '.item-local_shell_call .tool-fields', /ls -la/],
+  [6, '.item-local_shell_call_output .tool-fields', /total 0/],
+  [6, '.item-shell_call .tool-fields', /git status/],
+  [6, '.item-shell_call_output .tool-fields', /clean[\s\S]*exit code 0/],
+  [6, '.item-apply_patch_call .tool-fields', /update_file src\/a\.ts[\s\S]*const a = 2/],
+  [6, '.item-apply_patch_call_output .tool-fields', /completed[\s\S]*Updated src\/a\.ts/],
+];
+
+for (const theme of ['light', 'dark'] as const) {
+  describe(`tool renderers and narrow layout (${theme} theme)`, function () {
+    let wb: Workbench;
+    let workspace: string;
+
+    before(async function () {
+      if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
+      workspace = mkdtempSync(join(tmpdir(), `asi-e2e-tools-${theme}-`));
+      const db = join(workspace, 'tools.db');
+      await writeBuiltinToolSession(db);
+      const s = new AdvancedSQLiteSession({ sessionId: 'tools', dbPath: db });
+      try {
+        await s.createBranchFromTurn(2, LONG_BRANCH);
+        await s.switchToBranch('main');
+      } finally {
+        s.close();
+      }
+      wb = await Workbench.open({
+        folder: workspace,
+        installVsix: [VSIX],
+        settings: { 'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' },
+        // No key anywhere (the composer test needs a run that fails for want of one).
+        env: { OPENAI_API_KEY: '' },
+      });
+    });
+
+    afterEach(async function () {
+      if (this.currentTest?.state === 'failed') {
+        const dir = join(RESULTS, 'failures', `tools-${theme}-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`);
+        await wb?.saveArtifacts(dir);
+        console.log(`      artifacts: ${dir}`);
+      }
+      await wb?.page.setViewportSize({ width: 1400, height: 900 });
+      await wb?.reset().catch(() => undefined);
+    });
+
+    after(async function () {
+      await wb?.close();
+      if (workspace) rmSync(workspace, { recursive: true, force: true });
+    });
+
+    async function openView(): Promise<Frame> {
+      await wb.openSidebar();
+      await wb.treeRow('tools.db').expand();
+      await wb.treeRow('tools').contextMenu('Open Conversation View');
+      const f = await viewFrame(wb);
+      await f.locator('.turn-row').first().waitFor({ timeout: 20_000 });
+      return f;
+    }
+
+    async function showTurn(f: Frame, turn: number): Promise<void> {
+      await f.locator(`.turn-row[data-turn="${turn}"]`).click();
+      await f.locator('.turn-title', { hasText: `Turn ${turn}` }).waitFor();
+      await f.locator('.items').waitFor();
+    }
+
+    it('pairs calls with their outputs by call id and renders each built-in tool type', async () => {
+      await wb.page.setViewportSize({ width: 1600, height: 1000 });
+      const f = await openView();
+      // The structured user message of turn 1 is text in the list, not JSON.
+      assert.equal(
+        await f.locator('.turn-row[data-turn="1"] .turn-preview').textContent(),
+        'What is the weather in Paris, and what time is it?',
+      );
+
+      await showTurn(f, 1);
+      // Three calls, each one card with its output: Python's call_id, the JS SDK's callId, an image output.
+      const pairs = f.locator('.item-pair');
+      assert.equal(await pairs.count(), 3);
+      // The tool name on both halves, also on Python's output, which stores none.
+      const names: string[][] = [];
+      for (let i = 0; i < 3; i++) names.push(await pairs.nth(i).locator('.tool-badge').allTextContents());
+      assert.deepEqual(names, [
+        ['get_weather', 'get_weather'],
+        ['get_time', 'get_time'],
+        ['render_chart', 'render_chart'],
+      ]);
+      assert.deepEqual(await pairs.nth(0).locator('.item-type').allTextContents(), ['function_call', 'function_call_output']);
+      // The image output renders as an image, from its data URL.
+      const img = pairs.nth(2).locator('img.tool-image');
+      await img.waitFor();
+      assert.match((await img.getAttribute('src')) ?? '', /^data:image\/png;base64,/);
+      // Decoded (a data URL the CSP let through), not a broken image.
+      await f.waitForFunction(`[...document.querySelectorAll('img.tool-image')].every((i) => i.complete && i.naturalWidth > 0)`);
+      await wb.page.mouse.move(5, 5);
+      mkdirSync(IMAGES, { recursive: true });
+      await wb.screenshot(join(IMAGES, `wide-view-${theme}.png`));
+
+      // The screenshot output shows the image, not its data URL as text.
+      await showTurn(f, 2);
+      const computer = f.locator('.item-pair');
+      assert.equal(await computer.count(), 1);
+      assert.deepEqual(await computer.locator('.item-type').allTextContents(), ['computer_call', 'computer_call_output']);
+      await computer.locator('img.tool-image').waitFor();
+      assert.doesNotMatch((await computer.textContent()) ?? '', /data:image/);
+
+      for (const [turn, selector, text] of RENDERERS) {
+        if (!(await f.locator('.turn-title', { hasText: `Turn ${turn}` }).count())) await showTurn(f, turn);
+        const block = f.locator(selector);
+        await block.first().waitFor();
+        assert.match((await block.first().textContent()) ?? '', text, selector);
+      }
+      // Image generation: the image.
+      await showTurn(f, 4);
+      await f.locator('.item-image_generation_call img.tool-image').waitFor();
+      await showTurn(f, 6);
+      // Custom tools: the input and the output, one pair.
+      const custom = f.locator('.item-pair', { has: f.locator('.item-custom_tool_call') });
+      assert.match((await custom.textContent()) ?? '', /Their going home\.[\s\S]*They’re going home\./);
+      // Copy goes through the host and says so.
+      await f.locator('.item-custom_tool_call_output .copy-output').click();
+      await f.locator('.item-custom_tool_call_output .copy-status', { hasText: 'Copied' }).waitFor();
+      // Raw JSON stays one click away.
+      await f.locator('.item-shell_call .raw-toggle').click();
+      await f.locator('.item-shell_call pre.raw').waitFor();
+      await f.locator('.item-shell_call .raw-toggle').click();
+      await wb.page.mouse.move(5, 5);
+      await wb.screenshot(join(IMAGES, `tool-renderers-${theme}.png`));
+      await showTurn(f, 5);
+      await wb.screenshot(join(IMAGES, `tool-renderers-mcp-${theme}.png`));
+    });
+
+    it('stacks at 500 px with no horizontal scrollbar, long names cut with a tooltip', async () => {
+      const f = await openView();
+      await wb.runCommand('View: Close Primary Side Bar');
+      // The activity bar takes ~50 px: the view itself is about 500 px wide.
+      await wb.page.setViewportSize({ width: 550, height: 1000 });
+      await f.locator('.lane', { hasText: LONG_BRANCH }).click();
+      await f.locator('.turn-list-branch', { hasText: LONG_BRANCH }).waitFor();
+      // Forked before turn 2: turn 1 (shared with main) is the branch's only turn.
+      await showTurn(f, 1);
+      const width = Number(await f.evaluate('document.documentElement.clientWidth'));
+      assert.ok(width <= 520, `the view is ${width} px wide`);
+      // Stacked: the branch map, the turn list and the turn one above the other.
+      const tops = (await f.evaluate(
+        `['.map-slot', '.turn-column', '.detail-column'].map((s) => Math.round(document.querySelector(s).getBoundingClientRect().top))`,
+      )) as number[];
+      assert.ok(tops[0]! < tops[1]! && tops[1]! < tops[2]!, `tops ${tops.join(', ')}`);
+      // No horizontal page scrollbar.
+      const overflow = (await f.evaluate('[document.documentElement.scrollWidth, document.documentElement.clientWidth]')) as number[];
+      assert.ok(overflow[0]! <= overflow[1]!, `scrollWidth ${overflow[0]} > clientWidth ${overflow[1]}`);
+      // Long branch names: cut with an ellipsis inside their column, the whole name in the tooltip.
+      const heading = f.locator('.turn-list-branch');
+      assert.equal(await heading.getAttribute('title'), LONG_BRANCH);
+      const cut = (await f.evaluate(
+        `[...document.querySelectorAll('.turn-list-branch, .lane.selected .lane-name')].map((e) => e.scrollWidth > e.clientWidth && e.getBoundingClientRect().right <= document.documentElement.clientWidth)`,
+      )) as boolean[];
+      assert.deepEqual(cut, [true, true], 'both ellipsized inside the view');
+      // The selected lane stays inside its column.
+      const lane = (await f.evaluate(
+        `(() => { const l = document.querySelector('.lane.selected'); const g = l.closest('.branch-graph'); return [l.getBoundingClientRect().right, g.getBoundingClientRect().right]; })()`,
+      )) as number[];
+      assert.ok(lane[0]! <= lane[1]! + 0.5, `lane right ${lane[0]} > column right ${lane[1]}`);
+      // The composer is reachable: below the turn, inside the page's width.
+      const composer = f.locator('.composer-input');
+      await composer.scrollIntoViewIfNeeded();
+      assert.ok(await composer.isVisible());
+      // Delete is in the "…" menu, not beside Switch.
+      assert.equal(await f.locator('.actions > .delete-branch').count(), 0);
+      await f.locator('.more-button').click();
+      await f.locator('.more-menu .delete-branch').waitFor();
+      await f.locator('.more-menu .delete-branch').press('Escape');
+      assert.ok(await f.locator('.more-menu').isHidden());
+      await f.locator('.turn-title').click();
+      await f.evaluate('window.scrollTo(0, 0)');
+      await wb.page.mouse.move(5, 5);
+      await wb.screenshot(join(IMAGES, `narrow-view-${theme}.png`));
+    });
+
+    it('keeps the draft after a run that failed for want of an API key, with no stale status, and offers Set API Key', async () => {
+      const f = await openView();
+      const draft = 'Will this survive a failed run?';
+      await f.locator('.composer-input').fill(draft);
+      await f.locator('.composer-send').click();
+      // No key in the workbench's environment, no server configured: the run fails before it starts.
+      await f.locator('.run-log .run-error', { hasText: 'No API key is set' }).waitFor();
+      assert.equal(await f.locator('.run-log .run-status').count(), 0, 'no "… is answering" line for a run that never started');
+      assert.equal(await f.locator('.composer-input').inputValue(), draft, 'the draft is kept');
+      await f.locator('.run-log .set-api-key').click();
+      // The host's Set API Key command asks for the key.
+      await wb.page.locator('.quick-input-widget', { hasText: 'API key' }).waitFor();
+      await wb.page.keyboard.press('Escape');
+    });
+
+    it('logs no Content-Security-Policy violation in any frame', () => {
+      assert.deepEqual(wb.cspViolations(), []);
+    });
+  });
+}
