@@ -9,20 +9,21 @@ import { el, replaceChildren } from './dom';
 import { CompareModel, type ComparePart } from './logic/compareModel';
 import { compareRequest, listen } from './messenger';
 import { registerToolkit } from './ui/toolkit';
+import { t } from './l10n';
 
 const started = performance.now();
 let firstRowsReported = false;
 registerToolkit();
 
 const app = document.getElementById('app') as HTMLElement;
-const title = el('h1', { class: 'title' }, 'Compare');
+const title = el('h1', { class: 'title' }, t('Compare'));
 const status = el('span', { class: 'muted compare-status', 'aria-live': 'polite' });
-const prev = el('vscode-button', { appearance: 'secondary', title: 'Previous difference (Shift+F7)' }, '↑ Previous difference');
-const next = el('vscode-button', { appearance: 'secondary', title: 'Next difference (F7)' }, '↓ Next difference');
+const prev = el('vscode-button', { appearance: 'secondary', title: t('Previous difference (Shift+F7)') }, `↑ ${t('Previous difference')}`);
+const next = el('vscode-button', { appearance: 'secondary', title: t('Next difference (F7)') }, `↓ ${t('Next difference')}`);
 const banner = el('div', { class: 'banner', role: 'alert' });
 const cards = el('div', { class: 'compare-cards' });
 const shared = el('div', { class: 'shared-slot' });
-const rowsSlot = el('div', { class: 'compare-rows', role: 'table', 'aria-label': 'Turns side by side' });
+const rowsSlot = el('div', { class: 'compare-rows', role: 'table', 'aria-label': t('Turns side by side') });
 const more = el('div', { class: 'compare-more muted' });
 replaceChildren(
   app,
@@ -43,7 +44,7 @@ function redraw(part: ComparePart): void {
     case 'summary': {
       if (!v) return;
       banner.classList.remove('visible');
-      title.textContent = `Compare ${v.columns.map((c) => c.label ?? c.branchId).join(' ↔ ')}`;
+      title.textContent = t('Compare {0}', v.columns.map((c) => c.label ?? c.branchId).join(' ↔ '));
       cards.className = `compare-cards cols-${v.columns.length}`;
       const totals = model.summary?.columns;
       const base = v.columns[0] ? { column: v.columns[0], totals: totals?.[0] } : undefined;
@@ -77,9 +78,9 @@ function drawRows(): void {
     ...model.rows.map((r, i) => compareRowElement(r, columns, i === model.focused, (c) => void openTurn(c, r.turn))),
   );
   const differing = model.rows.filter((r) => r.differs).length;
-  status.textContent = `${v.rowCount.toLocaleString('en-US')} turn${v.rowCount === 1 ? '' : 's'} after the shared ones · ${differing} of the ${model.rows.length} shown differ`;
-  more.textContent = model.hasMore ? `Showing ${model.rows.length} of ${v.rowCount.toLocaleString('en-US')}: scroll for more.` : '';
-  if (v.rowCount === 0) replaceChildren(rowsSlot, el('p', { class: 'muted' }, 'Nothing to compare after the shared turns.'));
+  status.textContent = `${v.rowCount === 1 ? t('1 turn after the shared ones') : t('{0} turns after the shared ones', v.rowCount.toLocaleString('en-US'))} · ${t('{0} of the {1} shown differ', differing, model.rows.length)}`;
+  more.textContent = model.hasMore ? t('Showing {0} of {1}: scroll for more.', model.rows.length, v.rowCount.toLocaleString('en-US')) : '';
+  if (v.rowCount === 0) replaceChildren(rowsSlot, el('p', { class: 'muted' }, t('Nothing to compare after the shared turns.')));
   if (!firstRowsReported && (model.rows.length > 0 || v.rowCount === 0)) {
     firstRowsReported = true;
     // Read by the compare benchmark and the UI test: from this script's start to the first rows laid out.
@@ -126,7 +127,7 @@ function observe(): void {
 
 const step = (d: 1 | -1): void => {
   void model.nextDifference(d).then((found) => {
-    if (!found) status.textContent = d > 0 ? 'No more differences.' : 'No earlier difference.';
+    if (!found) status.textContent = d > 0 ? t('No more differences.') : t('No earlier difference.');
   });
 };
 prev.addEventListener('click', () => step(-1));

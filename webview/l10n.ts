@@ -8,8 +8,9 @@ import * as l10n from '@vscode/l10n';
  * in Node) `t()` returns the English source string with its placeholders filled.
  */
 function loadBundle(): void {
-  if (typeof document === 'undefined') return;
-  const raw = document.body?.dataset['l10n'];
+  // Through globalThis: webview/logic (which uses t()) is also type-checked and unit-tested without the DOM.
+  const page = (globalThis as { document?: { body?: { dataset: Record<string, string | undefined> } | null } }).document;
+  const raw = page?.body?.dataset['l10n'];
   if (!raw) return;
   try {
     l10n.config({ contents: raw });

@@ -15,6 +15,7 @@ import type {
 } from '../../src/shared/compareView';
 import { formatCost } from '../../src/shared/pricing';
 import { el, type Child } from '../dom';
+import { t } from '../l10n';
 
 const n = (v: number | null | undefined): string => (v === null || v === undefined ? '–' : v.toLocaleString('en-US'));
 
@@ -39,14 +40,14 @@ export function pieces(list: readonly DiffPiece[], empty: string): Node {
 }
 
 function usageLine(u: CompareUsage | null, cost: number | null, base: { usage: CompareUsage | null; cost: number | null } | null): string {
-  if (!u) return 'no usage recorded';
+  if (!u) return t('no usage recorded');
   const parts = [
-    `in ${n(u.inputTokens)}${delta(u.inputTokens, base?.usage?.inputTokens ?? null, tokens)}`,
-    `cached ${n(u.cachedTokens)}`,
-    `out ${n(u.outputTokens)}${delta(u.outputTokens, base?.usage?.outputTokens ?? null, tokens)}`,
+    t('in {0}', n(u.inputTokens) + delta(u.inputTokens, base?.usage?.inputTokens ?? null, tokens)),
+    t('cached {0}', n(u.cachedTokens)),
+    t('out {0}', n(u.outputTokens) + delta(u.outputTokens, base?.usage?.outputTokens ?? null, tokens)),
   ];
-  if (u.reasoningTokens) parts.push(`reasoning ${n(u.reasoningTokens)}`);
-  parts.push(`total ${n(u.totalTokens)}${delta(u.totalTokens, base?.usage?.totalTokens ?? null, tokens)}`);
+  if (u.reasoningTokens) parts.push(t('reasoning {0}', n(u.reasoningTokens)));
+  parts.push(t('total {0}', n(u.totalTokens) + delta(u.totalTokens, base?.usage?.totalTokens ?? null, tokens)));
   if (cost !== null) parts.push(`${formatCost(cost)}${delta(cost, base?.cost ?? null, formatCost)}`);
   return parts.join(' · ');
 }
@@ -65,7 +66,7 @@ export function summaryCard(
   const title = c.label ?? c.branchId;
   const change = el(
     'vscode-button',
-    { appearance: 'icon', 'aria-label': `Compare another branch in place of ${title}`, title: 'Change branch…' },
+    { appearance: 'icon', 'aria-label': t('Compare another branch in place of {0}', title), title: t('Change branch…') },
     el('span', { class: 'codicon-text' }, '⇄'),
   );
   change.addEventListener('click', onChange);
@@ -78,26 +79,33 @@ export function summaryCard(
       el(
         'div',
         { class: 'stat' },
-        `${n(c.turns)}${c.turnsAtLeast ? '+' : ''} turn${c.turns === 1 ? '' : 's'}${b ? delta(c.turns, b.column.turns, tokens) : ''}`,
+        (c.turns === 1
+          ? t('{0} turn', n(c.turns) + (c.turnsAtLeast ? '+' : ''))
+          : t('{0} turns', n(c.turns) + (c.turnsAtLeast ? '+' : ''))) + (b ? delta(c.turns, b.column.turns, tokens) : ''),
       ),
     );
-    if (!totals) body.push(el('div', { class: 'stat muted' }, 'Tokens, cost and tools: reading…'));
+    if (!totals) body.push(el('div', { class: 'stat muted' }, t('Tokens, cost and tools: reading…')));
     else
       body.push(
         el(
           'div',
-          { class: 'stat', title: 'Tokens of the whole conversation of this branch, shared turns included' },
-          `Tokens: ${n(totals.usage.totalTokens)}${bt ? delta(totals.usage.totalTokens, bt.usage.totalTokens, tokens) : ''}`,
+          { class: 'stat', title: t('Tokens of the whole conversation of this branch, shared turns included') },
+          t('Tokens: {0}', n(totals.usage.totalTokens) + (bt ? delta(totals.usage.totalTokens, bt.usage.totalTokens, tokens) : '')),
         ),
         el(
           'div',
-          { class: 'stat', title: totals.pricingModel ? `Priced as ${totals.pricingModel}` : 'Set Pricing Model… to see cost' },
-          `Cost: ${totals.cost === null ? `– (${totals.pricingModel ? `no price for ${totals.pricingModel}` : 'no pricing model'})` : formatCost(totals.cost)}${bt ? delta(totals.cost, bt.cost, formatCost) : ''}`,
+          { class: 'stat', title: totals.pricingModel ? t('Priced as {0}', totals.pricingModel) : t('Set Pricing Model… to see cost') },
+          t(
+            'Cost: {0}',
+            (totals.cost === null
+              ? `– (${totals.pricingModel ? t('no price for {0}', totals.pricingModel) : t('no pricing model')})`
+              : formatCost(totals.cost)) + (bt ? delta(totals.cost, bt.cost, formatCost) : ''),
+          ),
         ),
         el(
           'div',
           { class: 'stat' },
-          `Tools: ${totals.tools.length === 0 ? 'none' : totals.tools.map((t) => `${t.name} ×${t.calls}`).join(', ')}`,
+          t('Tools: {0}', totals.tools.length === 0 ? t('none') : totals.tools.map((tool) => `${tool.name} ×${tool.calls}`).join(', ')),
         ),
       );
     if (c.runMs !== null)
@@ -105,18 +113,21 @@ export function summaryCard(
         el(
           'div',
           { class: 'stat' },
-          `Run time: ${(c.runMs / 1000).toFixed(1)} s${b && b.column.runMs !== null ? delta(c.runMs / 1000, b.column.runMs / 1000, (v) => `${v.toFixed(1)} s`) : ''}`,
+          t(
+            'Run time: {0}',
+            `${(c.runMs / 1000).toFixed(1)} s${b && b.column.runMs !== null ? delta(c.runMs / 1000, b.column.runMs / 1000, (v) => `${v.toFixed(1)} s`) : ''}`,
+          ),
         ),
       );
   }
   return el(
     'section',
-    { class: `compare-card${index === 0 ? ' baseline' : ''}`, 'aria-label': `Column ${index + 1}: ${title}` },
+    { class: `compare-card${index === 0 ? ' baseline' : ''}`, 'aria-label': t('Column {0}: {1}', index + 1, title) },
     el(
       'div',
       { class: 'card-head' },
       el('strong', { class: 'card-title', title }, title),
-      index === 0 ? el('span', { class: 'status-badge', title: 'The other columns are compared with this one' }, 'baseline') : null,
+      index === 0 ? el('span', { class: 'status-badge', title: t('The other columns are compared with this one') }, t('baseline')) : null,
       change,
     ),
     el(
@@ -131,58 +142,63 @@ export function summaryCard(
 /** The collapsed shared prefix: "Turns 1–2 shared". */
 export function sharedBar(view: CompareView): HTMLElement {
   const s = view.sharedTurns;
-  const how = view.sharedBy === 'fork' ? 'copied from the branch they forked from' : 'equal items in every session';
-  const text = s === 0 ? 'No shared turns: the branches differ from turn 1.' : `${s === 1 ? 'Turn 1' : `Turns 1–${s}`} shared (${how}).`;
+  const how = view.sharedBy === 'fork' ? t('copied from the branch they forked from') : t('equal items in every session');
+  const text =
+    s === 0
+      ? t('No shared turns: the branches differ from turn 1.')
+      : s === 1
+        ? t('Turn 1 shared ({0}).', how)
+        : t('Turns 1–{0} shared ({1}).', s, how);
   return el('div', { class: 'shared-bar', role: 'note' }, text);
 }
 
-function toolBlock(t: CompareToolView, baseline: boolean): HTMLElement {
-  const status = { same: '', changed: 'changed', added: 'only here', removed: 'not in the others' }[t.status];
+function toolBlock(tool: CompareToolView, baseline: boolean): HTMLElement {
+  const status = { same: '', changed: t('changed'), added: t('only here'), removed: t('not in the others') }[tool.status];
   const block = el(
     'div',
-    { class: `tool tool-${t.status}` },
+    { class: `tool tool-${tool.status}` },
     el(
       'div',
       { class: 'tool-head' },
-      el('span', { class: 'tool-name' }, t.name),
+      el('span', { class: 'tool-name' }, tool.name),
       status ? el('span', { class: 'tool-status' }, status) : null,
     ),
-    el('pre', { class: 'tool-args' }, t.arguments || '(no arguments)'),
+    el('pre', { class: 'tool-args' }, tool.arguments || t('(no arguments)')),
   );
-  if (t.argumentChanges.length > 0) {
-    const list = el('ul', { class: 'json-changes', 'aria-label': 'Argument changes' });
-    for (const c of t.argumentChanges) {
+  if (tool.argumentChanges.length > 0) {
+    const list = el('ul', { class: 'json-changes', 'aria-label': t('Argument changes') });
+    for (const c of tool.argumentChanges) {
       const what =
         c.kind === 'added'
           ? `+ ${c.path} = ${c.after ?? ''}`
           : c.kind === 'removed'
-            ? `− ${c.path} (was ${c.before ?? ''})`
+            ? `− ${c.path} ${t('(was {0})', c.before ?? '')}`
             : c.kind === 'moved'
-              ? `↕ ${c.path} moved ${c.after ?? ''}`
+              ? `↕ ${c.path} ${t('moved {0}', c.after ?? '')}`
               : `~ ${c.path}: ${c.before ?? ''} → ${c.after ?? ''}`;
       list.append(el('li', { class: `json-${c.kind}` }, what));
     }
     block.append(list);
   }
-  if (t.output !== null)
+  if (tool.output !== null)
     block.append(
       el(
         'pre',
         {
-          class: `tool-output${t.outputChanged ? (baseline ? ' output-removed' : ' output-changed') : ''}`,
-          title: t.outputChanged ? 'The output differs' : null,
+          class: `tool-output${tool.outputChanged ? (baseline ? ' output-removed' : ' output-changed') : ''}`,
+          title: tool.outputChanged ? t('The output differs') : null,
         },
-        t.output,
+        tool.output,
       ),
     );
   return block;
 }
 
 function sideCell(s: CompareSideView | null, base: CompareSideView | null, column: number, onOpen: () => void): HTMLElement {
-  if (!s) return el('div', { class: 'compare-cell missing' }, el('span', { class: 'muted' }, 'No such turn on this branch.'));
+  if (!s) return el('div', { class: 'compare-cell missing' }, el('span', { class: 'muted' }, t('No such turn on this branch.')));
   const open = el(
     'vscode-button',
-    { appearance: 'icon', title: 'Open this turn in the conversation view', 'aria-label': `Open turn ${s.turn}` },
+    { appearance: 'icon', title: t('Open this turn in the conversation view'), 'aria-label': t('Open turn {0}', s.turn) },
     '↗',
   );
   open.addEventListener('click', onOpen);
@@ -190,14 +206,14 @@ function sideCell(s: CompareSideView | null, base: CompareSideView | null, colum
     'div',
     { class: `compare-cell${s.differs ? ' differs' : ''}`, 'data-column': column },
     el('div', { class: 'cell-head' }, el('span', { class: 'muted' }, s.createdAt ?? ''), open),
-    el('div', { class: 'role' }, 'User'),
-    pieces(s.user, '(no user text)'),
+    el('div', { class: 'role' }, t('User')),
+    pieces(s.user, t('(no user text)')),
   );
-  if (s.tools.length > 0) cell.append(el('div', { class: 'role' }, 'Tools'), ...s.tools.map((t) => toolBlock(t, column === 0)));
-  cell.append(el('div', { class: 'role' }, 'Assistant'), pieces(s.assistant, '(no assistant text)'));
+  if (s.tools.length > 0) cell.append(el('div', { class: 'role' }, t('Tools')), ...s.tools.map((tool) => toolBlock(tool, column === 0)));
+  cell.append(el('div', { class: 'role' }, t('Assistant')), pieces(s.assistant, t('(no assistant text)')));
   const extra: string[] = [];
-  if (s.otherItems > 0) extra.push(`${s.otherItems} other item${s.otherItems === 1 ? '' : 's'}`);
-  if (s.unreadable > 0) extra.push(`${s.unreadable} unreadable`);
+  if (s.otherItems > 0) extra.push(s.otherItems === 1 ? t('1 other item') : t('{0} other items', s.otherItems));
+  if (s.unreadable > 0) extra.push(t('{0} unreadable', s.unreadable));
   if (extra.length) cell.append(el('div', { class: 'muted' }, extra.join(' · ')));
   cell.append(el('div', { class: 'usage-line' }, usageLine(s.usage, s.cost, column === 0 ? null : base)));
   return cell;
@@ -214,9 +230,9 @@ export function compareRowElement(row: CompareRowView, columns: number, focused:
       role: 'row',
       tabindex: focused ? 0 : -1,
       'data-index': row.index,
-      'aria-label': `Turn ${row.turn}${row.differs ? ', differs' : ', same'}`,
+      'aria-label': row.differs ? t('Turn {0}, differs', row.turn) : t('Turn {0}, same', row.turn),
     },
-    el('div', { class: 'row-head' }, `Turn ${row.turn}`, el('span', { class: 'row-state' }, row.differs ? 'differs' : 'same')),
+    el('div', { class: 'row-head' }, t('Turn {0}', row.turn), el('span', { class: 'row-state' }, row.differs ? t('differs') : t('same'))),
     el('div', { class: `row-cells cols-${columns}` }, ...cells),
   );
   return e;

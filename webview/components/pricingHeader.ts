@@ -4,9 +4,10 @@
  */
 import type { TablesView } from '../../src/shared/viewModels';
 import { el } from '../dom';
+import { t } from '../l10n';
 
-export function renderPricingHeader(t: TablesView, choose: () => void): HTMLElement | null {
-  const p = t.pricing;
+export function renderPricingHeader(tables: TablesView, choose: () => void): HTMLElement | null {
+  const p = tables.pricing;
   if (!p) return null;
   const button = el(
     'vscode-button',
@@ -14,19 +15,19 @@ export function renderPricingHeader(t: TablesView, choose: () => void): HTMLElem
       appearance: 'secondary',
       class: 'set-pricing-model',
       'data-focus': 'set-pricing-model',
-      title: 'Choose the model this session is priced as',
+      title: t('Choose the model this session is priced as'),
     },
-    'Set Pricing Model…',
+    t('Set Pricing Model…'),
   );
   button.addEventListener('click', choose);
   const text = p.known
-    ? `Costs at ${p.model ?? ''} prices of ${p.date} (USD; reasoning billed as output).`
+    ? t('Costs at {0} prices of {1} (USD; reasoning billed as output).', p.model ?? '', p.date)
     : p.model
-      ? `No price for model ${p.model}: tokens only.`
-      : 'No pricing model: tokens only.';
+      ? t('No price for model {0}: tokens only.', p.model)
+      : t('No pricing model: tokens only.');
   return el(
     'div',
-    { class: `pricing-header${p.known ? '' : ' unknown'}`, role: p.known ? null : 'note', title: `Prices: ${p.source}` },
+    { class: `pricing-header${p.known ? '' : ' unknown'}`, role: p.known ? null : 'note', title: t('Prices: {0}', p.source) },
     el('span', { class: 'pricing-text' }, text),
     button,
   );

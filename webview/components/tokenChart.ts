@@ -7,6 +7,7 @@
 import type { TablesView } from '../../src/shared/viewModels';
 import { el } from '../dom';
 import { SEGMENT_KEYS, SEGMENT_LABELS, layoutChart } from '../logic/tokenChart';
+import { t } from '../l10n';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -33,10 +34,10 @@ function roving(bars: SVGGElement[]): void {
 }
 
 /** The chart of the page of usage rows the table shows (the same page, in turn order), or null without rows. */
-export function renderTokenChart(t: TablesView): HTMLElement | null {
-  const rows = t.usage.rows;
+export function renderTokenChart(tables: TablesView): HTMLElement | null {
+  const rows = tables.usage.rows;
   if (rows.length === 0) return null;
-  const session = t.branchId === null;
+  const session = tables.branchId === null;
   const c = layoutChart(rows, { session, slot: rows.length > 60 ? 8 : rows.length > 20 ? 14 : 28 });
   const root = svg('svg', {
     class: 'token-chart-svg',
@@ -44,10 +45,10 @@ export function renderTokenChart(t: TablesView): HTMLElement | null {
     height: c.height,
     viewBox: `0 0 ${c.width} ${c.height}`,
     role: 'group',
-    'aria-label': `Tokens per turn, ${c.caption}`,
+    'aria-label': t('Tokens per turn, {0}', c.caption),
   });
   root.appendChild(
-    svg('desc', {}, `Stacked bars of ${SEGMENT_KEYS.map((k) => SEGMENT_LABELS[k].toLowerCase()).join(', ')} tokens per turn.`),
+    svg('desc', {}, t('Stacked bars of {0} tokens per turn.', SEGMENT_KEYS.map((k) => SEGMENT_LABELS[k].toLowerCase()).join(', '))),
   );
   for (const tick of c.ticks) {
     root.appendChild(svg('line', { class: 'chart-grid', x1: c.plot.left, x2: c.plot.right, y1: tick.y, y2: tick.y }));
@@ -64,14 +65,14 @@ export function renderTokenChart(t: TablesView): HTMLElement | null {
         transform: `rotate(-90 12 ${(c.plot.top + c.plot.bottom) / 2})`,
         'text-anchor': 'middle',
       },
-      'tokens',
+      t('tokens'),
     ),
   );
   root.appendChild(
     svg(
       'text',
       { class: 'chart-axis-label', x: (c.plot.left + c.plot.right) / 2, y: c.height - 4, 'text-anchor': 'middle' },
-      session ? 'turn (all branches)' : 'turn',
+      session ? t('turn (all branches)') : t('turn'),
     ),
   );
   const bars: SVGGElement[] = [];

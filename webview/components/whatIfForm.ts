@@ -1,6 +1,7 @@
 import type { TurnView } from '../../src/shared/viewModels';
 import { MAX_WHAT_IF_MODELS, whatIfSelectionProblem, type WhatIfModelsView, type WhatIfStartedView } from '../../src/shared/whatIfModels';
 import { el, replaceChildren } from '../dom';
+import { t } from '../l10n';
 
 export interface WhatIfCallbacks {
   /** The models the host offers (the configured one first). */
@@ -14,7 +15,9 @@ type Mode = 'edit' | 'models';
 
 function startedText(started: WhatIfStartedView): string {
   const names = started.runs.map((r) => r.branchId).join(', ');
-  return `Running on ${names}; the comparison opens when ${started.runs.length > 1 ? 'they finish' : 'it finishes'}.`;
+  return started.runs.length > 1
+    ? t('Running on {0}; the comparison opens when they finish.', names)
+    : t('Running on {0}; the comparison opens when it finishes.', names);
 }
 
 /**
@@ -85,7 +88,7 @@ function editor(
 ): HTMLElement {
   const text =
     mode === 'edit'
-      ? el('textarea', { class: 'what-if-text', rows: 3, 'aria-label': `New text of turn ${turn.turn}'s message` })
+      ? el('textarea', { class: 'what-if-text', rows: 3, 'aria-label': t("New text of turn {0}'s message", turn.turn) })
       : undefined;
   if (text) text.value = userText;
   // Editing starts on the configured model; several models start with as many as may run at once.
@@ -101,13 +104,13 @@ function editor(
       { class: 'what-if-choice' },
       box,
       model,
-      i === 0 ? el('span', { class: 'what-if-hint' }, ' (current settings)') : null,
+      i === 0 ? el('span', { class: 'what-if-hint' }, ` ${t('(current settings)')}`) : null,
     );
   });
   const boxes = (): HTMLInputElement[] => checks.map((c) => c.querySelector('input') as HTMLInputElement);
   const message = el('div', { class: 'validation', role: 'status' });
   const submit = el('vscode-button', { class: 'what-if-submit' });
-  const cancel = el('vscode-button', { appearance: 'secondary', class: 'what-if-cancel' }, 'Cancel');
+  const cancel = el('vscode-button', { appearance: 'secondary', class: 'what-if-cancel' }, t('Cancel'));
 
   const picked = (): string[] =>
     boxes()
@@ -117,8 +120,14 @@ function editor(
     const models = picked();
     const n = models.length;
     submit.textContent =
-      mode === 'edit' ? (n > 1 ? `Resend on ${n} models` : 'Resend') : n === 1 ? `Retry on ${models[0]}` : `Retry on ${n} models`;
-    const problem = whatIfSelectionProblem(models) ?? (text && text.value.trim() === '' ? 'The message is empty.' : undefined);
+      mode === 'edit'
+        ? n > 1
+          ? t('Resend on {0} models', n)
+          : t('Resend')
+        : n === 1
+          ? t('Retry on {0}', models[0] ?? '')
+          : t('Retry on {0} models', n);
+    const problem = whatIfSelectionProblem(models) ?? (text && text.value.trim() === '' ? t('The message is empty.') : undefined);
     message.textContent = problem ?? '';
     if (problem) submit.setAttribute('disabled', '');
     else submit.removeAttribute('disabled');
@@ -147,13 +156,13 @@ function editor(
   window.setTimeout(() => (text ?? boxes()[0])?.focus(), 0);
   return el(
     'div',
-    { class: 'what-if-form', role: 'group', 'aria-label': mode === 'edit' ? 'Edit and resend' : 'Retry with models' },
-    text ? el('label', { class: 'what-if-label' }, `New message for a branch from turn ${turn.branchTurnNumber}:`) : null,
+    { class: 'what-if-form', role: 'group', 'aria-label': mode === 'edit' ? t('Edit and resend') : t('Retry with models') },
+    text ? el('label', { class: 'what-if-label' }, t('New message for a branch from turn {0}:', turn.branchTurnNumber ?? '')) : null,
     text,
     el(
       'fieldset',
       { class: 'what-if-models' },
-      el('legend', {}, offered.choices.length > 1 ? `Models (one new branch each, up to ${MAX_WHAT_IF_MODELS})` : 'Model'),
+      el('legend', {}, offered.choices.length > 1 ? t('Models (one new branch each, up to {0})', MAX_WHAT_IF_MODELS) : t('Model')),
       ...checks,
     ),
     el('div', { class: 'what-if-buttons' }, submit, cancel),

@@ -5,6 +5,7 @@
  */
 import { formatCost } from '../../src/shared/pricing';
 import type { TurnUsageView } from '../../src/shared/viewModels';
+import { t } from '../l10n';
 
 /** The stacked parts of a bar, bottom to top. OpenAI counts cached tokens in the input and reasoning in the output. */
 export const SEGMENT_KEYS = ['input', 'cached', 'output', 'reasoning'] as const;
@@ -12,10 +13,10 @@ export type SegmentKey = (typeof SEGMENT_KEYS)[number];
 
 /** Legend text of each part. */
 export const SEGMENT_LABELS: Record<SegmentKey, string> = {
-  input: 'Input (uncached)',
-  cached: 'Cached input',
-  output: 'Output',
-  reasoning: 'Reasoning',
+  input: t('Input (uncached)'),
+  cached: t('Cached input'),
+  output: t('Output'),
+  reasoning: t('Reasoning'),
 };
 
 /**
@@ -102,12 +103,16 @@ export function inTurnOrder(rows: readonly TurnUsageView[]): TurnUsageView[] {
 }
 
 function barTitle(row: TurnUsageView, s: Record<SegmentKey, number>, session: boolean): string {
-  const where = session || row.sharedFrom ? ` of ${row.sharedFrom ?? row.branchId}` : '';
-  const cost = row.cost === undefined ? '' : `; cost ${formatCost(row.cost)}`;
-  return (
-    `Turn ${row.turn}${where}: ${n(s.input + s.cached)} input (${n(s.cached)} cached), ` +
-    `${n(s.output + s.reasoning)} output (${n(s.reasoning)} reasoning)${cost}`
+  const turn = session || row.sharedFrom ? t('Turn {0} of {1}', row.turn, row.sharedFrom ?? row.branchId) : t('Turn {0}', row.turn);
+  const counts = t(
+    '{0} input ({1} cached), {2} output ({3} reasoning)',
+    n(s.input + s.cached),
+    n(s.cached),
+    n(s.output + s.reasoning),
+    n(s.reasoning),
   );
+  const cost = row.cost === undefined ? '' : `; ${t('cost {0}', formatCost(row.cost))}`;
+  return `${turn}: ${counts}${cost}`;
 }
 
 /** Lays out one bar per row, in turn order, scaled to the largest bar. */
@@ -154,6 +159,6 @@ export function layoutChart(rows: readonly TurnUsageView[], options: ChartOption
   const caption =
     first === undefined
       ? ''
-      : `${first === lastTurn ? `turn ${first}` : `turns ${first}–${lastTurn}`}${options.session && branches > 1 ? ` of ${branches} branches` : ''}`;
+      : `${first === lastTurn ? t('turn {0}', first) : t('turns {0}–{1}', first, lastTurn ?? first)}${options.session && branches > 1 ? ` ${t('of {0} branches', branches)}` : ''}`;
   return { width, height, plot, bars, ticks, caption };
 }
