@@ -25,12 +25,16 @@ export const CommandId = {
   compareBranches: 'agentSessions.compareBranches',
   openAsJson: 'agentSessions.openAsJson',
   copyTurnAsMarkdown: 'agentSessions.copyTurnAsMarkdown',
+  searchSessions: 'agentSessions.searchSessions',
+  cancelSearch: 'agentSessions.cancelSearch',
+  clearSearchResults: 'agentSessions.clearSearchResults',
+  openSearchHit: 'agentSessions.openSearchHit',
 } as const;
 
 export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];
 
 /** The view and container ids. */
-export const ViewId = { container: 'agentSessions', sessions: 'agentSessions.sessions' } as const;
+export const ViewId = { container: 'agentSessions', sessions: 'agentSessions.sessions', searchResults: 'agentSessions.searchResults' } as const;
 
 /** Setting keys under the `agentSessions` section (package.json contributes each; read them with `setting()` in settings.ts). */
 export const Setting = {

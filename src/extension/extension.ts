@@ -14,6 +14,7 @@ import { SessionPricing } from './sessionPricing';
 import { registerPricingCommands } from './pricingCommands';
 import { registerContentCommands } from './contentCommands';
 import { JsonDocuments } from './jsonDocuments';
+import { SessionSearch, registerSearchCommands } from './searchCommands';
 import { SqliteDriverCheck } from './sqliteDriver';
 import { SessionStatusBar } from './statusBar';
 import type { TreeNode } from './treeNodes';
@@ -35,6 +36,8 @@ export interface AgentSessionsApi {
   discovery: WorkspaceDiscovery;
   /** The newest command failures (at most 200), oldest first. */
   failures: CommandFailure[];
+  /** Search Sessions… and its results view. */
+  search: SessionSearch;
   /** Resolves when remembered databases are reopened and the workspace scanned. */
   ready: Promise<void>;
 }
@@ -64,9 +67,11 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     pickBranch: (current) => pickBranchToCompare(registry, current, vscode.l10n.t('Compare with {0} instead…', current.branchId)),
   });
   const failures: CommandFailure[] = [];
+  const search = new SessionSearch(context.extensionUri, registry, panels);
   const jsonDocuments = new JsonDocuments(registry);
   context.subscriptions.push(
     jsonDocuments,
+    search,
     log,
     panels,
     compare,
@@ -83,12 +88,13 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   registerPricingCommands(context, registry, pricing);
   registerCompareCommands(context, registry, compare);
   registerContentCommands(context, registry, jsonDocuments);
+  registerSearchCommands(context, search);
   // Reopening and scanning run after activation returns, so start-up is never held up by file I/O.
   const ready = (async () => {
     await registry.restore();
     await discovery.scan();
   })().catch((err: unknown) => log.error('start-up failed', errorMessage(err, { stack: true })));
-  return { registry, tree, treeView, statusBar, panels, compare, runner, pricing, discovery, failures, ready };
+  return { registry, tree, treeView, statusBar, panels, compare, runner, pricing, discovery, search, failures, ready };
 }
 
 export function deactivate(): void {}

@@ -85,7 +85,7 @@ describe('extension manifest', () => {
     );
     assert.deepEqual(
       manifest.contributes.views[ViewId.container]?.map((v) => v.id),
-      [ViewId.sessions],
+      [ViewId.sessions, ViewId.searchResults],
     );
     assert.ok(
       manifest.contributes.viewsWelcome.some(

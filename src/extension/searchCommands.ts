@@ -1,0 +1,173 @@
+/**
+ * *Search Sessions…*: asks for a query, searches every open session file in a worker thread (dist/searchWorker.js,
+ * so the extension host never waits on SQLite), streams the hits into the "Search Results" view with progress and a
+ * Cancel button, and opens a hit's turn in the conversation view. PostgreSQL and Redis stores are not searched: their
+ * browsers would have to read every item over the network, which is not cheap; the view says so.
+ */
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { parseSearchQuery, SearchQueryError, startWorkerSearch, SessionDatabase, type SearchQuery, type WorkerSearch } from '../store';
+import { CommandId, ViewId } from './commandIds';
+import type { ConversationPanels } from './conversationPanel';
+import type { DatabaseRegistry } from './databaseRegistry';
+import { registerCommand } from './registerCommand';
+import { UserFacingError } from './userError';
+import { SearchResultsProvider, hitsText, type HitNode, type SearchNode } from './searchResults';
+
+/** What a search reports when it ends (the command's return value, for tests and scripts). */
+export interface SearchOutcome {
+  query: string;
+  hits: number;
+  files: number;
+  cancelled: boolean;
+  errors: string[];
+  elapsedMs: number;
+}
+
+const SEARCHING_CONTEXT = 'agentSessions.searching';
+const HAS_RESULTS_CONTEXT = 'agentSessions.hasSearchResults';
+
+export class SessionSearch implements vscode.Disposable {
+  readonly results: SearchResultsProvider;
+  readonly view: vscode.TreeView<SearchNode>;
+  private current: WorkerSearch | undefined;
+  private lastQuery = '';
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly registry: DatabaseRegistry,
+    private readonly panels: ConversationPanels,
+  ) {
+    this.results = new SearchResultsProvider(CommandId.openSearchHit);
+    this.view = vscode.window.createTreeView(ViewId.searchResults, { treeDataProvider: this.results, showCollapseAll: true });
+  }
+
+  /** Runs a search (replacing the one running); resolves when it ends. */
+  async search(text: string): Promise<SearchOutcome> {
+    let query: SearchQuery;
+    try {
+      query = parseSearchQuery(text);
+    } catch (err) {
+      if (err instanceof SearchQueryError) throw new UserFacingError(err.message);
+      throw err;
+    }
+    this.cancel();
+    this.lastQuery = text;
+    const entries = this.registry.list();
+    const files = entries.filter((e) => e.db instanceof SessionDatabase);
+    const notes: string[] = [];
+    const remote = entries.filter((e) => e.remote).length;
+    if (remote > 0) notes.push(vscode.l10n.t('PostgreSQL and Redis stores are not searched ({0} open).', remote));
+    if (files.length === 0)
+      throw new UserFacingError(vscode.l10n.t('No session file is open to search. Run "Open Session Database…" first.'));
+    this.results.reset(notes);
+    const started = performance.now();
+    const errors: string[] = [];
+    const driver = (files[0]!.db as SessionDatabase).driver;
+    const worker = startWorkerSearch(
+      join(this.extensionUri.fsPath, 'dist', 'searchWorker.js'),
+      { paths: files.map((e) => e.path), query, driver },
+      {
+        onHits: (path, hits) => {
+          this.results.add(path, hits);
+          this.view.message = vscode.l10n.t('Searching for "{0}"… {1}', text, hitsText(this.results.hitCount));
+        },
+        onError: (path, message) => {
+          errors.push(`${path}: ${message}`);
+          this.results.fail(path, message);
+        },
+      },
+    );
+    this.current = worker;
+    void vscode.commands.executeCommand('setContext', SEARCHING_CONTEXT, true);
+    this.view.message = vscode.l10n.t('Searching for "{0}"…', text);
+    void vscode.commands.executeCommand(`${ViewId.searchResults}.focus`);
+    const end = await vscode.window.withProgress({ location: { viewId: ViewId.searchResults } }, () => worker.finished);
+    if (this.current === worker) {
+      this.current = undefined;
+      void vscode.commands.executeCommand('setContext', SEARCHING_CONTEXT, false);
+    }
+    if (end.error) errors.push(end.error);
+    this.results.refreshNow();
+    const hits = this.results.hitCount;
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    this.view.message = end.cancelled
+      ? vscode.l10n.t('Search for "{0}" cancelled: {1} so far.', text, hitsText(hits))
+      : hits === 0
+        ? vscode.l10n.t('No results for "{0}" in {1} file(s) ({2} s).', text, files.length, seconds)
+        : vscode.l10n.t('{0} for "{1}" in {2} file(s) ({3} s).', hitsText(hits), text, files.length, seconds);
+    void vscode.commands.executeCommand('setContext', HAS_RESULTS_CONTEXT, hits > 0);
+    return { query: text, hits, files: files.length, cancelled: end.cancelled, errors, elapsedMs: performance.now() - started };
+  }
+
+  cancel(): void {
+    this.current?.cancel();
+  }
+
+  clear(): void {
+    this.cancel();
+    this.results.clear();
+    this.view.message = undefined;
+    void vscode.commands.executeCommand('setContext', HAS_RESULTS_CONTEXT, false);
+  }
+
+  /** Opens the hit's turn, on the branch that ran it, in the session's conversation view. */
+  async open(node: HitNode): Promise<void> {
+    const { hit } = node;
+    const entry = this.registry.require(node.dbPath);
+    if (!entry.db) throw new UserFacingError(entry.problem ?? vscode.l10n.t('{0} cannot be read.', node.dbPath));
+    const panel = this.panels.open({
+      dbPath: node.dbPath,
+      sessionId: hit.sessionId,
+      branchId: hit.branchId,
+      // Items before the first user message belong to no turn the view lists: open at the first.
+      turn: Math.max(1, hit.turn),
+    });
+    await this.panels.whenReady(panel);
+  }
+
+  get query(): string {
+    return this.lastQuery;
+  }
+
+  dispose(): void {
+    this.cancel();
+    this.view.dispose();
+    this.results.dispose();
+  }
+}
+
+function isHitNode(v: unknown): v is HitNode {
+  return typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'hit';
+}
+
+export function registerSearchCommands(context: vscode.ExtensionContext, search: SessionSearch): void {
+  registerCommand(context, CommandId.searchSessions, async (arg?: unknown) => {
+    const text =
+      typeof arg === 'string'
+        ? arg
+        : await vscode.window.showInputBox({
+            title: vscode.l10n.t('Search Sessions'),
+            prompt: vscode.l10n.t('Text to find (any case), or filters: tool:NAME, is:failed, role:user'),
+            placeHolder: vscode.l10n.t('e.g. refund   tool:get_weather is:failed   role:user "exact phrase"'),
+            value: search.query,
+            validateInput: (value) => {
+              if (value.trim() === '') return undefined;
+              try {
+                parseSearchQuery(value);
+                return undefined;
+              } catch (err) {
+                return err instanceof SearchQueryError ? err.message : undefined;
+              }
+            },
+          });
+    if (text === undefined || text.trim() === '') return undefined;
+    return search.search(text);
+  });
+  registerCommand(context, CommandId.cancelSearch, () => search.cancel());
+  registerCommand(context, CommandId.clearSearchResults, () => search.clear());
+  registerCommand(context, CommandId.openSearchHit, async (arg?: unknown) => {
+    if (!isHitNode(arg)) throw new UserFacingError(vscode.l10n.t('Open a result from the Search Results view.'));
+    await search.open(arg);
+  });
+}

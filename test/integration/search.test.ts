@@ -1,0 +1,108 @@
+/**
+ * Search Sessions… in the real extension host: one search over two open files streams its hits into the Search
+ * Results view (grouped by file and session, the match highlighted), runs in the worker (dist/searchWorker.js), and
+ * opening a hit opens that turn of that branch in the conversation view.
+ */
+import { strict as assert } from 'node:assert';
+import * as vscode from 'vscode';
+import type { SearchOutcome } from '../../src/extension/searchCommands';
+import { AdvancedSQLiteSession } from '../../src/store';
+import { api, freshScratchPerTest, type Scratch } from './helpers';
+
+async function write(path: string, sessionId: string, city: string, failed: boolean): Promise<void> {
+  const s = new AdvancedSQLiteSession({ sessionId, dbPath: path, createTables: true });
+  try {
+    await s.addItems([
+      { role: 'user', content: 'Hello there' },
+      { role: 'assistant', content: [{ type: 'output_text', text: 'Hi!' }] },
+    ] as never);
+    await s.addItems([
+      { role: 'user', content: `What is the WEATHER in ${city}?` },
+      { type: 'function_call', call_id: `c-${sessionId}`, name: 'get_weather', arguments: JSON.stringify({ city }) },
+      {
+        type: 'function_call_output',
+        call_id: `c-${sessionId}`,
+        output: failed ? 'An error occurred while running the tool. Please try again. Error: timeout' : '22°C',
+      },
+    ] as never);
+    await s.createBranchFromTurn(2, 'retry');
+    await s.addItems([{ role: 'user', content: `Weather in ${city} tomorrow?` }] as never);
+  } finally {
+    s.close();
+  }
+}
+
+const labelOf = (item: vscode.TreeItem): string => (typeof item.label === 'string' ? item.label : (item.label?.label ?? ''));
+
+describe('Search Sessions', () => {
+  const scratchOf = freshScratchPerTest();
+  let s: Scratch;
+  beforeEach(() => (s = scratchOf()));
+  afterEach(async () => {
+    await vscode.commands.executeCommand('agentSessions.clearSearchResults');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('searches two databases in the worker, shows the hits grouped and highlighted, and opens a hit at its turn', async () => {
+    const a = await api();
+    const one = `${s.dir}/one.db`;
+    const two = `${s.dir}/two.db`;
+    await write(one, 'lisbon-trip', 'Lisbon', false);
+    await write(two, 'oslo-trip', 'Oslo', true);
+    await vscode.commands.executeCommand('agentSessions.openDatabase', one);
+    await vscode.commands.executeCommand('agentSessions.openDatabase', two);
+
+    const outcome = await vscode.commands.executeCommand<SearchOutcome>('agentSessions.searchSessions', 'weather');
+    assert.ok(outcome, JSON.stringify(a.failures.map((f) => f.message)));
+    assert.deepEqual([outcome.files, outcome.cancelled, outcome.errors], [2, false, []]);
+    // Per file: main's turn 2 and retry's own turn 2 (the call's arguments do not say "weather").
+    assert.equal(outcome.hits, 4);
+    const roots = a.search.results.getChildren();
+    assert.deepEqual(
+      roots.map((n) => labelOf(a.search.results.getTreeItem(n))),
+      ['one.db', 'two.db'],
+    );
+    const hits = a.search.results.hits();
+    const lisbon = hits.find((h) => h.dbPath === one && h.hit.branchId === 'main' && h.hit.turn === 2)!;
+    const item = a.search.results.getTreeItem(lisbon);
+    const label = item.label as vscode.TreeItemLabel;
+    assert.equal(label.label, 'What is the WEATHER in Lisbon?');
+    assert.deepEqual(label.highlights, [[12, 19]]);
+    assert.equal(item.description, 'main · turn 2 · user');
+    assert.equal(a.search.view.message?.startsWith('4 hits for "weather" in 2 file(s)'), true, a.search.view.message);
+
+    // Turn 1 is shared by retry (it was forked at turn 2): one hit per file, under main, saying so.
+    const hello = await vscode.commands.executeCommand<SearchOutcome>('agentSessions.searchSessions', 'HELLO');
+    assert.equal(hello.hits, 2);
+    for (const h of a.search.results.hits()) {
+      assert.deepEqual([h.hit.branchId, h.hit.turn, h.hit.sharedWith], ['main', 1, ['retry']]);
+      assert.match(String(a.search.results.getTreeItem(h).description), /shared with retry$/);
+    }
+
+    // Failed calls: only the Oslo output, named by its call.
+    const failed = await vscode.commands.executeCommand<SearchOutcome>('agentSessions.searchSessions', 'is:failed tool:get_weather');
+    assert.equal(failed.hits, 1);
+    const [f] = a.search.results.hits();
+    assert.deepEqual(
+      [f!.dbPath, f!.hit.sessionId, f!.hit.itemType, f!.hit.toolName, f!.hit.failed],
+      [two, 'oslo-trip', 'function_call_output', 'get_weather', 'tool error'],
+    );
+
+    // Opening the hit opens its session at the turn, on the branch that ran it.
+    const retryHit = hits.find((h) => h.dbPath === two && h.hit.branchId === 'retry')!;
+    await vscode.commands.executeCommand('agentSessions.openSearchHit', retryHit);
+    assert.deepEqual(a.failures, []);
+    const panel = a.panels.get(two, 'oslo-trip');
+    assert.ok(panel, 'the conversation view of oslo-trip is open');
+    assert.deepEqual([panel.target.branchId, panel.target.turn], ['retry', 2]);
+  });
+
+  it('says what is wrong with a query instead of searching', async () => {
+    const a = await api();
+    await write(`${s.dir}/three.db`, 'x', 'Rome', false);
+    await vscode.commands.executeCommand('agentSessions.openDatabase', `${s.dir}/three.db`);
+    const r = await vscode.commands.executeCommand('agentSessions.searchSessions', 'is:broken');
+    assert.equal(r, undefined);
+    assert.match(a.failures.at(-1)?.message ?? '', /Unknown filter "is:broken"/);
+  });
+});
