@@ -1,0 +1,244 @@
+/**
+ * Search over real files written through the store (and by the Python SDK: the conformance fixtures): the §12 (a)
+ * matching on item text (never JSON keys, any case, Unicode folding, Python's \u escapes), tool names, failed calls,
+ * roles, shared turns reported once, streaming in batches, cancellation, and the worker.
+ */
+import { strict as assert } from 'node:assert';
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  SQLiteSession,
+  parseSearchQuery,
+  searchDatabase,
+  startWorkerSearch,
+  type SearchHit,
+  type SessionDatabase,
+} from '../../../src/store';
+import { TempFolder, sql } from '../inspector/inspectorFixtures';
+
+const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'conformance');
+
+async function run(db: SessionDatabase, text: string, options: { maxHits?: number } = {}): Promise<SearchHit[]> {
+  const hits: SearchHit[] = [];
+  await searchDatabase(db, parseSearchQuery(text), { onHits: (h) => hits.push(...h), ...options });
+  return hits;
+}
+
+/** trip: turn 1 user+assistant; turn 2 user, get_weather call, its output (an SDK tool error), assistant; then a branch. */
+async function writeTrip(folder: TempFolder): Promise<string> {
+  const path = folder.path();
+  const s = folder.session({ sessionId: 'trip' });
+  await s.addItems([
+    { role: 'user', content: 'Plan a day in Lisbon. STRASSE test' },
+    { role: 'assistant', content: [{ type: 'output_text', text: 'Start at Belém, then the role of trams.' }] },
+  ] as never);
+  await s.addItems([
+    {
+      role: 'user',
+      content: [
+        { type: 'input_text', text: 'And the weather, 22°C?' },
+        { type: 'input_image', image_url: 'data:image/png;base64,d2VhdGhlcg==' },
+      ],
+    },
+    { type: 'function_call', call_id: 'c1', name: 'get_weather', arguments: '{"city":"Lisbon"}' },
+    { type: 'function_call_output', call_id: 'c1', output: 'An error occurred while running the tool. Please try again. Error: boom' },
+    { type: 'web_search_call', id: 'ws1', status: 'failed', action: { type: 'search', query: 'lisbon rain' } },
+    { role: 'assistant', content: [{ type: 'output_text', text: 'I could not get the weather.' }] },
+  ] as never);
+  await s.createBranchFromTurn(2, 'alt');
+  await s.addItems([{ role: 'user', content: 'Something else: straße' }] as never);
+  return path;
+}
+
+describe('searchDatabase', () => {
+  let folder: TempFolder;
+  beforeEach(() => (folder = new TempFolder()));
+  afterEach(() => folder.cleanup());
+
+  it('matches the text of items in any case, never JSON keys, with the match ranges in the snippet', async () => {
+    const db = folder.inspect(await writeTrip(folder));
+    const weather = await run(db, 'WEATHER');
+    assert.deepEqual(
+      weather.map((h) => [h.branchId, h.turn, h.itemType, h.snippet.text]),
+      [
+        ['main', 2, 'user', 'And the weather, 22°C?'],
+        ['main', 2, 'assistant', 'I could not get the weather.'],
+      ],
+    );
+    assert.deepEqual(weather[0]!.snippet.ranges, [[8, 15]]);
+    // JSON keys and types are not text: "role" occurs only as a word in the assistant's text; "content", "input_text",
+    // "call_id" and the image's data never match.
+    assert.deepEqual(
+      (await run(db, 'role')).map((h) => h.snippet.text),
+      ['Start at Belém, then the role of trams.'],
+    );
+    for (const key of ['content', 'input_text', 'call_id', 'd2VhdGhlcg']) assert.deepEqual(await run(db, key), [], key);
+    // Tool arguments and outputs are text too.
+    assert.deepEqual(
+      (await run(db, '"city":"lisbon"')).map((h) => h.itemType),
+      ['function_call'],
+    );
+    assert.deepEqual(
+      (await run(db, 'lisbon rain')).map((h) => h.itemType),
+      ['web_search_call'],
+    );
+  });
+
+  it('folds Unicode as §12 (a) says (ß and SS alike) and finds non-ASCII text Python stored as \\u escapes', async () => {
+    const db = folder.inspect(await writeTrip(folder));
+    assert.deepEqual(
+      (await run(db, 'strasse')).map((h) => [h.branchId, h.snippet.text, h.snippet.ranges]),
+      [
+        ['main', 'Plan a day in Lisbon. STRASSE test', [[22, 29]]],
+        ['alt', 'Something else: straße', [[16, 22]]],
+      ],
+    );
+    assert.deepEqual((await run(db, '22°c')).length, 1);
+    // ref-basic.db was written by Python (json.dumps escapes non-ASCII); add one escaped row the same way.
+    const copy = join(folder.dir, 'ref-basic.db');
+    copyFileSync(join(FIXTURES, 'ref-basic.db'), copy);
+    const raw = folder.raw(copy);
+    raw
+      .prepare('INSERT INTO agent_messages (session_id, message_data) VALUES (?, ?)')
+      .run('plain-py', '{"content": "caf\\u00e9 au lait \\u2014 22\\u00b0C", "role": "user"}');
+    raw.close();
+    const py = folder.inspect(copy);
+    assert.deepEqual(
+      (await run(py, 'CAFÉ')).map((h) => [h.sessionId, h.branchId, h.turn, h.snippet.text]),
+      [['plain-py', 'main', 1, 'café au lait — 22°C']],
+    );
+    assert.deepEqual((await run(py, '\\u00e9')).length, 0, 'the escape is not text');
+    assert.deepEqual(
+      (await run(py, 'PARIS')).map((h) => [h.sessionId, h.turn, h.role]),
+      [['basic_session', 1, 'assistant']],
+    );
+  });
+
+  it('finds tool calls by name, failed calls, and messages by role', async () => {
+    const db = folder.inspect(await writeTrip(folder));
+    const tool = await run(db, 'tool:GET_WEATHER');
+    assert.deepEqual(
+      tool.map((h) => [h.itemType, h.toolName, h.failed]),
+      [
+        ['function_call', 'get_weather', null],
+        ['function_call_output', 'get_weather', 'tool error'],
+      ],
+    );
+    assert.deepEqual(
+      (await run(db, 'is:failed')).map((h) => [h.itemType, h.toolName, h.failed]),
+      [
+        ['function_call_output', 'get_weather', 'tool error'],
+        ['web_search_call', 'web_search_call', 'status failed'],
+      ],
+    );
+    assert.deepEqual(
+      (await run(db, 'is:failed boom')).map((h) => h.itemType),
+      ['function_call_output'],
+    );
+    assert.deepEqual((await run(db, 'tool:get_weather is:failed')).length, 1);
+    assert.deepEqual((await run(db, 'tool:other')).length, 0);
+    assert.deepEqual(
+      (await run(db, 'role:user')).map((h) => [h.branchId, h.turn]),
+      [
+        ['main', 1],
+        ['main', 2],
+        ['alt', 2],
+      ],
+    );
+    assert.deepEqual(
+      (await run(db, 'role:assistant weather')).map((h) => h.turn),
+      [2],
+    );
+  });
+
+  it('reports a turn shared by several branches once, under the branch that ran it, naming the others', async () => {
+    const db = folder.inspect(await writeTrip(folder));
+    const lisbon = await run(db, 'lisbon.');
+    assert.deepEqual(
+      lisbon.map((h) => [h.branchId, h.turn, h.sharedWith]),
+      [['main', 1, ['alt']]],
+    );
+    // Turn 2 of main is not shared (alt was forked at turn 2).
+    assert.deepEqual(
+      (await run(db, 'could not')).map((h) => h.sharedWith),
+      [[]],
+    );
+  });
+
+  it('searches plain sessions (no structure rows) with turns counted as the view counts them', async () => {
+    const path = folder.path('plain.db');
+    const s = folder.track(new SQLiteSession({ sessionId: 'p', dbPath: path }));
+    await s.addItems([
+      { role: 'user', content: 'one' },
+      { role: 'assistant', content: [{ type: 'output_text', text: 'needle A' }] },
+    ] as never);
+    await s.addItems([
+      { role: 'user', content: 'two' },
+      { role: 'assistant', content: [{ type: 'output_text', text: 'needle B' }] },
+    ] as never);
+    const hits = await run(folder.inspect(path), 'NEEDLE');
+    assert.deepEqual(
+      hits.map((h) => [h.sessionId, h.branchId, h.turn, h.snippet.text]),
+      [
+        ['p', 'main', 1, 'needle A'],
+        ['p', 'main', 2, 'needle B'],
+      ],
+    );
+  });
+
+  it('agrees with the Python fixtures: user turns found by content, every session and branch', async () => {
+    const db = folder.inspect(join(FIXTURES, 'ref-multisession.db'));
+    const hits = await run(db, 'role:user');
+    const rows = sql<{ n: number }>(
+      join(FIXTURES, 'ref-multisession.db'),
+      "SELECT count(*) AS n FROM agent_messages WHERE json_extract(message_data, '$.role') = 'user'",
+    );
+    assert.equal(hits.length, rows[0]!.n, 'each stored user message once, shared or not');
+    assert.ok(new Set(hits.map((h) => h.sessionId)).size > 1, 'several sessions');
+  });
+
+  it('streams hits in batches as found, stops at maxHits, and stops when cancelled', async () => {
+    const path = folder.path('big.db');
+    const s = folder.session({ dbPath: path, sessionId: 'big' });
+    for (let t = 0; t < 30; t++) {
+      await s.addItems(Array.from({ length: 100 }, (_, i) => ({ role: 'user', content: `turn ${t} item ${i} needle` })) as never);
+    }
+    const db = folder.inspect(path);
+    const batches: number[] = [];
+    const summary = await searchDatabase(db, parseSearchQuery('needle'), { onHits: (h) => batches.push(h.length) });
+    assert.equal(summary.hits, 3000);
+    assert.ok(batches.length >= 2, `several batches (${batches.join(', ')})`);
+    assert.equal(batches[0], 1000, 'the first batch is small, so the first hits come quickly');
+
+    const capped = await searchDatabase(db, parseSearchQuery('needle'), { onHits: () => undefined, maxHits: 10 });
+    assert.deepEqual([capped.hits, capped.truncated], [10, true]);
+
+    const controller = new AbortController();
+    let seen = 0;
+    const cancelled = await searchDatabase(db, parseSearchQuery('needle'), {
+      signal: controller.signal,
+      onHits: (h) => {
+        seen += h.length;
+        controller.abort();
+      },
+    });
+    assert.deepEqual([cancelled.cancelled, cancelled.hits, seen], [true, 1000, 1000]);
+  });
+
+  it('runs in a worker thread and streams the same hits back', async () => {
+    const path = await writeTrip(folder);
+    const hits: SearchHit[] = [];
+    const done: string[] = [];
+    const worker = startWorkerSearch(
+      join(__dirname, '..', '..', '..', 'src', 'store', 'search', 'searchWorker.ts'),
+      { paths: [path, join(folder.dir, 'missing.db')], query: parseSearchQuery('weather') },
+      { onHits: (_p, h) => hits.push(...h), onDone: (p) => done.push(p), onError: (p, m) => done.push(`${p}: ${m.slice(0, 20)}`) },
+      { execArgv: ['--require', 'tsx/cjs'] },
+    );
+    const end = await worker.finished;
+    assert.deepEqual(end, { cancelled: false });
+    assert.equal(hits.length, 2);
+    assert.equal(done.length, 2);
+    assert.match(done[1]!, /missing\.db: /);
+  });
+});

@@ -1,0 +1,55 @@
+import { strict as assert } from 'node:assert';
+import { SearchQueryError, parseSearchQuery } from '../../../src/store';
+import { failedReason } from '../../../src/store/search/itemMatch';
+
+describe('parseSearchQuery', () => {
+  it('reads free text, quoted text and the filters', () => {
+    assert.deepEqual(parseSearchQuery('refund  policy'), { text: 'refund policy', tools: [], roles: [], failed: false });
+    assert.deepEqual(parseSearchQuery('tool:Get_Weather is:failed role:USER'), {
+      text: '',
+      tools: ['get_weather'],
+      roles: ['user'],
+      failed: true,
+    });
+    assert.deepEqual(parseSearchQuery('"tool:x is here" role:assistant'), {
+      text: 'tool:x is here',
+      tools: [],
+      roles: ['assistant'],
+      failed: false,
+    });
+    assert.deepEqual(parseSearchQuery('tool:"crm lookup" 50%_off').tools, ['crm lookup']);
+    assert.equal(parseSearchQuery('50%_off').text, '50%_off');
+  });
+
+  it('says what is wrong with a query', () => {
+    assert.throws(() => parseSearchQuery('   '), SearchQueryError);
+    assert.throws(() => parseSearchQuery('is:slow'), /Unknown filter "is:slow"/);
+    assert.throws(() => parseSearchQuery('role:robot'), /Unknown role "robot"/);
+    assert.throws(() => parseSearchQuery('tool:'), /"tool:" needs a value/);
+  });
+});
+
+describe('failedReason', () => {
+  it('recognises the SDKs’ tool errors and timeouts, failed built-in calls and MCP errors, nothing else', () => {
+    const out = (output: unknown) => ({ type: 'function_call_output', call_id: 'c', output });
+    assert.equal(failedReason(out('An error occurred while running the tool. Please try again.')), 'tool error');
+    assert.equal(
+      failedReason(out([{ type: 'input_text', text: 'An error occurred while running the tool. Please try again. Error: x' }])),
+      'tool error',
+    );
+    assert.equal(
+      failedReason({
+        type: 'function_call_result',
+        callId: 'c',
+        name: 'f',
+        output: { type: 'text', text: "Tool 'f' timed out after 500ms." },
+      }),
+      'timed out',
+    );
+    assert.equal(failedReason({ type: 'code_interpreter_call', status: 'incomplete' }), 'status incomplete');
+    assert.equal(failedReason({ type: 'mcp_call', server_label: 's', name: 'n', error: 'denied' }), 'MCP error');
+    assert.equal(failedReason(out('city not found')), null);
+    assert.equal(failedReason({ role: 'assistant', status: 'incomplete', content: [] }), null, 'a cut-off message is not a tool call');
+    assert.equal(failedReason({ type: 'mcp_call', error: null }), null);
+  });
+});
