@@ -2,9 +2,11 @@
  * Tool items for people: which call an output answers (by `call_id`, as the Python SDK and the Responses API write
  * it, or `callId`, as the JS SDK does), and the key fields of each built-in tool's items (computer, file search, web
  * search, code interpreter, MCP, shell, image generation, apply_patch, custom tools) as labelled text and images.
- * Items are untrusted data: everything returned is text (labels are English source strings for the view's `t()`),
+ * Items are untrusted data: everything returned is text (labels are localized here with @vscode/l10n, which reads the
+ * same bundle in the host and in the view),
  * and images are only `data:image/…;base64,` URLs, so nothing is ever fetched.
  */
+import * as l10n from '@vscode/l10n';
 import { isRecord, messageText, outputText, prettyJson } from './itemText';
 
 /** Items that call a tool and expect an output item with the same call id. */
@@ -124,8 +126,8 @@ function base64Image(value: unknown, mediaType = 'image/png'): string | undefine
 /** Why an image-like value is not shown, if it is one. */
 function imageNote(value: unknown): string | undefined {
   if (typeof value !== 'string' || value === '') return undefined;
-  if (value.length > MAX_IMAGE_URL_CHARS) return 'Image not shown: too large';
-  if (/^https?:/i.test(value)) return `Image not shown (remote images are never loaded): ${value}`;
+  if (value.length > MAX_IMAGE_URL_CHARS) return l10n.t('Image not shown: too large');
+  if (/^https?:/i.test(value)) return l10n.t('Image not shown (remote images are never loaded): {0}', value);
   return undefined;
 }
 
@@ -170,7 +172,7 @@ const field = (label: string, value: unknown, code = false): ToolField[] => {
   const text = typeof value === 'string' ? value : prettyJson(value);
   return [code ? { label, text, code } : { label, text }];
 };
-const status = (item: Record<string, unknown>): ToolField[] => field('Status', str(item.status));
+const status = (item: Record<string, unknown>): ToolField[] => field(l10n.t('Status'), str(item.status));
 
 /** A computer action as one line: `click (120, 340) left`, `type "hello"`, `keypress CTRL+C`. */
 export function computerActionText(action: unknown): string {
@@ -215,11 +217,11 @@ function webSearchFields(action: unknown): ToolField[] {
         .join('\n')
     : undefined;
   return [
-    ...field('Action', str(action.type)),
-    ...field('Query', str(action.query) ?? queries),
-    ...field('URL', str(action.url)),
-    ...field('Pattern', str(action.pattern)),
-    ...field('Sources', sources),
+    ...field(l10n.t('Action'), str(action.type)),
+    ...field(l10n.t('Query'), str(action.query) ?? queries),
+    ...field(l10n.t('URL'), str(action.url)),
+    ...field(l10n.t('Pattern'), str(action.pattern)),
+    ...field(l10n.t('Sources'), sources),
   ];
 }
 
@@ -255,11 +257,11 @@ function shellOutputText(output: unknown): string {
 
 /** A patch operation as one line: `update_file src/a.ts → src/b.ts`. */
 function patchOperation(op: unknown): ToolField[] {
-  if (!isRecord(op)) return field('Operation', op);
+  if (!isRecord(op)) return field(l10n.t('Operation'), op);
   const moveTo = str(op.move_to) ?? str(op.moveTo);
   return [
-    ...field('Operation', `${str(op.type) ?? 'operation'} ${str(op.path) ?? ''}${moveTo ? ` → ${moveTo}` : ''}`),
-    ...field('Diff', str(op.diff), true),
+    ...field(l10n.t('Operation'), `${str(op.type) ?? 'operation'} ${str(op.path) ?? ''}${moveTo ? ` → ${moveTo}` : ''}`),
+    ...field(l10n.t('Diff'), str(op.diff), true),
   ];
 }
 
@@ -275,19 +277,19 @@ export function builtinToolView(item: unknown): ToolItemView | undefined {
   switch (item.type) {
     case 'computer_call':
       return view('computer', [
-        ...field('Action', item.action === undefined ? undefined : computerActionText(item.action)),
+        ...field(l10n.t('Action'), item.action === undefined ? undefined : computerActionText(item.action)),
         ...status(item),
       ]);
     case 'computer_call_output':
     case 'computer_call_result': {
       const { images, note } = outputImages(item.output);
-      const fields = images.length || note ? [] : field('Output', outputText(item.output, { pretty: true }), true);
+      const fields = images.length || note ? [] : field(l10n.t('Output'), outputText(item.output, { pretty: true }), true);
       return view('computer', fields, images, note);
     }
     case 'file_search_call':
       return view('file_search', [
-        ...field('Queries', Array.isArray(item.queries) ? item.queries.map(String).join('\n') : undefined),
-        ...field('Results', fileSearchResults(item.results)),
+        ...field(l10n.t('Queries'), Array.isArray(item.queries) ? item.queries.map(String).join('\n') : undefined),
+        ...field(l10n.t('Results'), fileSearchResults(item.results)),
         ...status(item),
       ]);
     case 'web_search_call':
@@ -308,9 +310,9 @@ export function builtinToolView(item: unknown): ToolItemView | undefined {
       return view(
         'code_interpreter',
         [
-          ...field('Code', str(item.code), true),
-          ...field('Output', logs.join('\n'), true),
-          ...field('Container', str(item.container_id)),
+          ...field(l10n.t('Code'), str(item.code), true),
+          ...field(l10n.t('Output'), logs.join('\n'), true),
+          ...field(l10n.t('Container'), str(item.container_id)),
           ...status(item),
         ],
         images,
@@ -319,15 +321,19 @@ export function builtinToolView(item: unknown): ToolItemView | undefined {
     }
     case 'image_generation_call': {
       const url = base64Image(item.result, 'image/png');
-      return view('image_generation', [...field('Revised prompt', str(item.revised_prompt)), ...status(item)], url ? [url] : []);
+      return view('image_generation', [...field(l10n.t('Revised prompt'), str(item.revised_prompt)), ...status(item)], url ? [url] : []);
     }
     case 'mcp_call':
       return view(mcpTool(item), [
-        ...field('Server', str(item.server_label)),
-        ...field('Tool', str(item.name)),
-        ...field('Arguments', item.arguments === undefined ? undefined : prettyJson(item.arguments), true),
-        ...field('Output', item.output === undefined || item.output === null ? undefined : outputText(item.output, { pretty: true }), true),
-        ...field('Error', item.error === null ? undefined : item.error),
+        ...field(l10n.t('Server'), str(item.server_label)),
+        ...field(l10n.t('Tool'), str(item.name)),
+        ...field(l10n.t('Arguments'), item.arguments === undefined ? undefined : prettyJson(item.arguments), true),
+        ...field(
+          l10n.t('Output'),
+          item.output === undefined || item.output === null ? undefined : outputText(item.output, { pretty: true }),
+          true,
+        ),
+        ...field(l10n.t('Error'), item.error === null ? undefined : item.error),
       ]);
     case 'mcp_list_tools': {
       const tools = Array.isArray(item.tools)
@@ -336,54 +342,54 @@ export function builtinToolView(item: unknown): ToolItemView | undefined {
             .join('\n')
         : undefined;
       return view('mcp', [
-        ...field('Server', str(item.server_label)),
-        ...field('Tools', tools),
-        ...field('Error', item.error === null ? undefined : item.error),
+        ...field(l10n.t('Server'), str(item.server_label)),
+        ...field(l10n.t('Tools'), tools),
+        ...field(l10n.t('Error'), item.error === null ? undefined : item.error),
       ]);
     }
     case 'mcp_approval_request':
       return view(mcpTool(item), [
-        ...field('Server', str(item.server_label)),
-        ...field('Tool', str(item.name)),
-        ...field('Arguments', item.arguments === undefined ? undefined : prettyJson(item.arguments), true),
+        ...field(l10n.t('Server'), str(item.server_label)),
+        ...field(l10n.t('Tool'), str(item.name)),
+        ...field(l10n.t('Arguments'), item.arguments === undefined ? undefined : prettyJson(item.arguments), true),
       ]);
     case 'mcp_approval_response':
       return view('mcp', [
-        ...field('Decision', item.approve === true ? 'approved' : item.approve === false ? 'denied' : undefined),
-        ...field('Reason', str(item.reason)),
+        ...field(l10n.t('Decision'), item.approve === true ? 'approved' : item.approve === false ? 'denied' : undefined),
+        ...field(l10n.t('Reason'), str(item.reason)),
       ]);
     case 'local_shell_call': {
       const a = isRecord(item.action) ? item.action : {};
       const command = Array.isArray(a.command) ? a.command.map(String).join(' ') : str(a.command);
       return view('local_shell', [
-        ...field('Command', command, true),
-        ...field('Working directory', str(a.working_directory) ?? str(a.workingDirectory)),
+        ...field(l10n.t('Command'), command, true),
+        ...field(l10n.t('Working directory'), str(a.working_directory) ?? str(a.workingDirectory)),
         ...status(item),
       ]);
     }
     case 'local_shell_call_output':
-      return view('local_shell', field('Output', outputText(item.output, { pretty: true }), true));
+      return view('local_shell', field(l10n.t('Output'), outputText(item.output, { pretty: true }), true));
     case 'shell_call': {
       const a = isRecord(item.action) ? item.action : {};
       return view('shell', [
-        ...field('Commands', Array.isArray(a.commands) ? a.commands.map(String).join('\n') : undefined, true),
+        ...field(l10n.t('Commands'), Array.isArray(a.commands) ? a.commands.map(String).join('\n') : undefined, true),
         ...status(item),
       ]);
     }
     case 'shell_call_output':
-      return view('shell', field('Output', shellOutputText(item.output), true));
+      return view('shell', field(l10n.t('Output'), shellOutputText(item.output), true));
     case 'apply_patch_call':
       return view('apply_patch', [...patchOperation(item.operation), ...status(item)]);
     case 'apply_patch_call_output':
-      return view('apply_patch', [...status(item), ...field('Output', str(item.output), true)]);
+      return view('apply_patch', [...status(item), ...field(l10n.t('Output'), str(item.output), true)]);
     case 'hosted_tool_call': {
       // The JS SDK's record of a hosted tool: the Responses API item is in providerData when the SDK kept it.
       const raw = isRecord(item.providerData) ? item.providerData : undefined;
       const inner = raw && typeof raw.type === 'string' && raw.type !== 'hosted_tool_call' ? builtinToolView(raw) : undefined;
       if (inner) return inner;
       return view(str(item.name) ?? 'hosted tool', [
-        ...field('Arguments', item.arguments === undefined ? undefined : prettyJson(item.arguments), true),
-        ...field('Output', str(item.output), true),
+        ...field(l10n.t('Arguments'), item.arguments === undefined ? undefined : prettyJson(item.arguments), true),
+        ...field(l10n.t('Output'), str(item.output), true),
         ...status(item),
       ]);
     }

@@ -44,6 +44,7 @@ export function localizedStrings(root: string): { strings: LocalizedString[]; un
   const unreadable: UnreadableCall[] = [];
   const files = [
     ...tsFiles(join(root, 'src', 'extension')).map((f) => ({ f, webview: false })),
+    ...tsFiles(join(root, 'src', 'shared')).map((f) => ({ f, webview: false })),
     ...tsFiles(join(root, 'webview')).map((f) => ({ f, webview: true })),
   ];
   for (const { f, webview } of files) {

@@ -53,7 +53,7 @@ function images(urls: readonly string[], note: string | undefined): HTMLElement 
 function toolFields(view: ToolItemView): HTMLElement {
   const list = el('dl', { class: 'tool-fields' });
   for (const f of view.fields) {
-    list.appendChild(el('dt', {}, t(f.label)));
+    list.appendChild(el('dt', {}, f.label));
     list.appendChild(el('dd', {}, f.code ? collapsible(f.text, 'field-code') : f.text));
   }
   return el('div', { class: 'tool-view' }, view.fields.length ? list : null, images(view.images, view.imageNote));
@@ -101,17 +101,17 @@ function copyPart(item: ItemView): CopyPart | undefined {
   return undefined;
 }
 
-const COPY_LABELS: Record<CopyPart, string> = {
-  text: 'Copy',
-  arguments: 'Copy arguments',
-  output: 'Copy output',
-  json: 'Copy JSON',
-  markdown: 'Copy Turn as Markdown',
+const COPY_LABELS: Record<CopyPart, () => string> = {
+  text: () => t('Copy'),
+  arguments: () => t('Copy arguments'),
+  output: () => t('Copy output'),
+  json: () => t('Copy JSON'),
+  markdown: () => t('Copy Turn as Markdown'),
 };
 
 /** A button that copies through the host, then says "Copied" (or why not) for a moment. */
 export function copyButton(part: CopyPart, copy: () => Promise<boolean>, appearance: 'icon' | 'secondary' = 'icon'): HTMLElement {
-  const label = t(COPY_LABELS[part]);
+  const label = COPY_LABELS[part]();
   const button = el(
     'vscode-button',
     { appearance, class: `copy copy-${part}`, title: label, 'aria-label': label },
