@@ -29,6 +29,9 @@ export const CommandId = {
   cancelSearch: 'agentSessions.cancelSearch',
   clearSearchResults: 'agentSessions.clearSearchResults',
   openSearchHit: 'agentSessions.openSearchHit',
+  exportBranch: 'agentSessions.exportBranch',
+  exportSession: 'agentSessions.exportSession',
+  importConversation: 'agentSessions.importConversation',
 } as const;
 
 export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];

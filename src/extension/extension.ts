@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { ViewId } from './commandIds';
 import { registerCommands } from './commands';
+import { registerTransferCommands } from './transferCommands';
 import { AgentRunner } from './agentRunner';
 import { pushBounded } from './boundedList';
 import { ConversationPanels } from './conversationPanel';
@@ -85,6 +86,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     onDidFailCommand((f) => pushBounded(failures, f)),
   );
   registerCommands(context, { registry, tree, treeView, panels, runner });
+  registerTransferCommands(context, { registry, tree, treeView, panels, runner });
   registerPricingCommands(context, registry, pricing);
   registerCompareCommands(context, registry, compare);
   registerContentCommands(context, registry, jsonDocuments);

@@ -31,6 +31,7 @@ export function run(): Promise<void> {
   require('./whatIf.test');
   require('./remoteStores.test');
   require('./jsonDocuments.test');
+  require('./exportImport.test');
   require('./search.test');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return new Promise((resolve, reject) => {

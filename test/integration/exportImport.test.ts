@@ -1,0 +1,122 @@
+/**
+ * Export Branch…, Export Session… and Import Conversation… in the real extension host: the files they write are the
+ * store's exports, an import shows up as a new session in the tree (in an open database or a new file), and refusals
+ * (a taken session id, a malformed file) are reported without writing.
+ */
+import { strict as assert } from 'node:assert';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import * as vscode from 'vscode';
+import { AdvancedSQLiteSession, exportSession, type ExportFormat, type ExportRequest, type ImportResult } from '../../src/store';
+import { api, child, freshScratchPerTest, waitFor, type Scratch } from './helpers';
+
+async function tripSession(path: string): Promise<void> {
+  const s = new AdvancedSQLiteSession({ sessionId: 'trip', dbPath: path, createTables: true });
+  try {
+    await s.addItems([
+      { role: 'user', content: 'Plan a day in Lisbon.' },
+      { role: 'assistant', content: [{ type: 'output_text', text: 'Start at Belém.' }] },
+    ] as never);
+    await s.addItems([
+      { role: 'user', content: 'And the weather?' },
+      { type: 'function_call', call_id: 'c1', name: 'get_weather', arguments: '{"city":"Lisbon"}' },
+      { type: 'function_call_output', call_id: 'c1', output: '22°C and sunny' },
+      { role: 'assistant', content: [{ type: 'output_text', text: 'Sunny, 22 °C.' }] },
+    ] as never);
+    await s.createBranchFromTurn(2, 'porto');
+    await s.addItems([
+      { role: 'user', content: 'What about Porto?' },
+      { role: 'assistant', content: [{ type: 'output_text', text: 'Cloudy.' }] },
+    ] as never);
+  } finally {
+    s.close();
+  }
+}
+
+async function exported(path: string, format: ExportFormat, request: ExportRequest): Promise<string> {
+  let text = '';
+  await exportSession(path, format, request, (c) => {
+    text += c;
+  });
+  return text;
+}
+
+describe('Export and import', () => {
+  const scratchOf = freshScratchPerTest();
+  let s: Scratch;
+  beforeEach(() => (s = scratchOf()));
+
+  it('exports a session and a branch from tree nodes; imports into the open database and into a new file', async () => {
+    const a = await api();
+    const path = `${s.dir}/trip.db`;
+    await tripSession(path);
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    const session = await child(a, await child(a, undefined, 'trip.db'), 'trip');
+    const porto = await child(a, session, 'porto');
+
+    const json = `${s.dir}/trip.json`;
+    const written = await vscode.commands.executeCommand<string>('agentSessions.exportSession', session, { uri: json, format: 'json' });
+    assert.equal(written, json, JSON.stringify(a.failures.map((f) => f.message)));
+    assert.equal(readFileSync(json, 'utf8'), await exported(path, 'json', { sessionId: 'trip' }));
+
+    const md = `${s.dir}/porto.md`;
+    await vscode.commands.executeCommand('agentSessions.exportBranch', porto, { uri: vscode.Uri.file(md), format: 'md' });
+    const text = readFileSync(md, 'utf8');
+    assert.match(text, /^# Session `trip` — branch `porto`\n/);
+    assert.match(text, /What about Porto\?/);
+    assert.match(text, /Start at Belém\./);
+
+    const jsonl = `${s.dir}/porto.jsonl`;
+    await vscode.commands.executeCommand('agentSessions.exportBranch', porto, { uri: jsonl, format: 'jsonl' });
+    assert.equal(readFileSync(jsonl, 'utf8'), await exported(path, 'jsonl', { sessionId: 'trip', branchId: 'porto' }));
+
+    // Into the open database, under a new id: it appears in the tree with both branches.
+    const db = await child(a, undefined, 'trip.db');
+    const result = await vscode.commands.executeCommand<ImportResult>('agentSessions.importConversation', db, {
+      file: json,
+      sessionId: 'trip-copy',
+    });
+    assert.equal(result?.sessionId, 'trip-copy', JSON.stringify(a.failures.map((f) => f.message)));
+    const copy = await waitFor(() => child(a, db, 'trip-copy').catch(() => undefined), 5000, 'the imported session in the tree');
+    assert.deepEqual(
+      (await a.tree.children(copy!)).map(([, item]) => item.label),
+      ['main', 'porto'],
+    );
+    const again = await exported(path, 'json', { sessionId: 'trip-copy' });
+    const first = readFileSync(json, 'utf8');
+    assert.equal(again.slice(again.indexOf('"messages"')), first.slice(first.indexOf('"messages"')), 'byte-identical items and structure');
+
+    // Into a new file: tables created, the file opened in the tree.
+    const fresh = `${s.dir}/imported.db`;
+    const r2 = await vscode.commands.executeCommand<ImportResult>('agentSessions.importConversation', undefined, {
+      file: jsonl,
+      dbPath: fresh,
+      sessionId: 'eval',
+      createTables: true,
+    });
+    assert.equal(r2?.items, 4, JSON.stringify(a.failures.map((f) => f.message)));
+    const freshNode = await waitFor(() => child(a, undefined, 'imported.db').catch(() => undefined), 5000, 'the new database in the tree');
+    await child(a, freshNode!, 'eval');
+  });
+
+  it('refuses a taken session id and a malformed file, writing nothing', async () => {
+    const a = await api();
+    const path = `${s.dir}/trip.db`;
+    await tripSession(path);
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    const db = await child(a, undefined, 'trip.db');
+    const json = `${s.dir}/trip.json`;
+    writeFileSync(json, await exported(path, 'json', { sessionId: 'trip' }));
+    const before = readFileSync(path);
+
+    a.failures.length = 0;
+    await vscode.commands.executeCommand('agentSessions.importConversation', db, { file: json, sessionId: 'trip' });
+    assert.match(a.failures.at(-1)?.message ?? '', /already has a session trip/);
+
+    const bad = `${s.dir}/bad.jsonl`;
+    writeFileSync(bad, '{"role":"user","content":"hi"}\n{"role":\n');
+    await vscode.commands.executeCommand('agentSessions.importConversation', db, { file: bad, sessionId: 'bad' });
+    assert.match(a.failures.at(-1)?.message ?? '', /^Line 2: not valid JSON/);
+    assert.deepEqual(readFileSync(path), before, 'the database file is unchanged');
+    assert.equal(existsSync(`${s.dir}/bad.db`), false);
+  });
+});
