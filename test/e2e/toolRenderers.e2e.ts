@@ -204,6 +204,16 @@ for (const theme of ['light', 'dark'] as const) {
       await f.evaluate('window.scrollTo(0, 0)');
       await wb.page.mouse.move(5, 5);
       await wb.screenshot(join(IMAGES, `narrow-view-${theme}.png`));
+
+      // The Tokens table is wider than the view: it scrolls inside its own box, the page does not.
+      await f.locator('vscode-panel-tab#tab-tokens').click();
+      await f.locator('.usage-table .grid-scroll').waitFor();
+      const table = (await f.evaluate(
+        `(() => { const b = document.querySelector('.usage-table .grid-scroll'); return [b.scrollWidth, b.clientWidth, document.documentElement.scrollWidth, document.documentElement.clientWidth]; })()`,
+      )) as number[];
+      assert.ok(table[0]! > table[1]!, `the table (${table[0]} px) is wider than its box (${table[1]} px)`);
+      assert.ok(table[2]! <= table[3]!, `page scrollWidth ${table[2]} > clientWidth ${table[3]}`);
+      await f.locator('vscode-panel-tab#tab-conversation').click();
     });
 
     it('keeps the draft after a run that failed for want of an API key, with no stale status, and offers Set API Key', async () => {

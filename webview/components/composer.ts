@@ -2,17 +2,13 @@ import type { RunEvent } from '../../src/shared/runEvents';
 import { el, replaceChildren } from '../dom';
 import { errorMessage } from '../../src/shared/errorMessage';
 import { t } from '../l10n';
+import { needsApiKey } from '../logic/runRemedy';
 
 export interface ComposerCallbacks {
   send(input: string): Promise<void>;
   stop(): Promise<void>;
   /** Runs the host's *Set API Key* command (a run failed for want of a key). */
   setApiKey(): Promise<void>;
-}
-
-/** Whether a failure is cured by setting an API key: none was set, or the server refused the one sent. */
-export function needsApiKey(failure: string, status: number | undefined, message: string): boolean {
-  return failure === 'no-key' || (failure === 'http' && status === 401) || /\bNo API key is set\b/.test(message);
 }
 
 /**

@@ -2,6 +2,7 @@ import type { TurnView } from '../../src/shared/viewModels';
 import { el, replaceChildren } from '../dom';
 import { listWindow, scrollToShow } from '../logic/listWindow';
 import { badgeFit } from '../logic/badgeFit';
+import { itemCountLabel } from '../logic/itemCount';
 import { t as tr } from '../l10n';
 import { previewText } from '../../src/shared/toolItems';
 
@@ -211,11 +212,6 @@ export class TurnList {
     if (this.hasMore && w.last >= count - 20) this.callbacks.onNeedMore();
     if (this.hasEarlier && count > 0 && w.first <= 20) this.callbacks.onNeedEarlier();
   }
-}
-
-/** "1 item", "2 items". */
-export function itemCountLabel(n: number): string {
-  return n === 1 ? tr('1 item') : tr('{0} items', n.toLocaleString('en-US'));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { needsApiKey } from '../../../webview/components/composer';
-import { itemCountLabel } from '../../../webview/components/turnList';
+import { itemCountLabel } from '../../../webview/logic/itemCount';
+import { needsApiKey } from '../../../webview/logic/runRemedy';
 
 describe('conversation view labels and remedies', () => {
   it('counts items in the singular and the plural', () => {

@@ -1,0 +1,6 @@
+import { t } from '../l10n';
+
+/** "1 item", "2 items". */
+export function itemCountLabel(n: number): string {
+  return n === 1 ? t('1 item') : t('{0} items', n.toLocaleString('en-US'));
+}
