@@ -1,3 +1,5 @@
+import * as l10n from '@vscode/l10n';
+
 /**
  * The models a what-if run can pick from: the configured agent model first, then `agentSessions.agent.models`.
  * Shared by the host's quick picks and the conversation view's model checkboxes, so both offer the same list and
@@ -20,11 +22,15 @@ export function whatIfModelChoices(configured: string, listed: readonly unknown[
 
 /** Why a selection of models cannot run, or undefined: at least one, at most `MAX_WHAT_IF_MODELS`, no repeats. */
 export function whatIfSelectionProblem(models: readonly string[]): string | undefined {
-  if (models.length === 0) return 'Pick at least one model.';
+  if (models.length === 0) return l10n.t('Pick at least one model.');
   if (models.length > MAX_WHAT_IF_MODELS)
-    return `Pick at most ${MAX_WHAT_IF_MODELS} models (${models.length} are selected): each runs in parallel on a branch of its own.`;
-  if (new Set(models).size !== models.length) return 'A model is picked twice.';
-  if (models.some((m) => m.trim() === '')) return 'A model name is empty.';
+    return l10n.t(
+      'Pick at most {0} models ({1} are selected): each runs in parallel on a branch of its own.',
+      MAX_WHAT_IF_MODELS,
+      models.length,
+    );
+  if (new Set(models).size !== models.length) return l10n.t('A model is picked twice.');
+  if (models.some((m) => m.trim() === '')) return l10n.t('A model name is empty.');
   return undefined;
 }
 
