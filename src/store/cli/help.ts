@@ -48,9 +48,10 @@ Prints the recorded token usage per turn (requests, input, cached, output, reaso
 `,
   search: `Usage: agent-sessions search <query> [--db file] [--max n] [--json]
 
-Searches every session and branch of the file. The query is text (matched as the inspector matches it: case and
-accents folded) plus filters: tool:NAME, role:user|assistant|tool, is:failed. Prints session, branch, turn and a
-snippet per hit.
+Searches every session and branch of the file (a turn shared by branches is reported once, under the branch that
+ran it). The query is text (matched as the inspector matches it: case folded, JSON keys never) or "a phrase", plus
+filters: tool:NAME, role:user|assistant|system|developer, is:failed (tool calls that errored or timed out). Prints
+session, branch, turn, item and a snippet per hit; --max stops after n hits (default 10000).
 `,
   export: `Usage: agent-sessions export <session> --format md|json|jsonl [--db file] [--branch b] [-o file] [--json]
 

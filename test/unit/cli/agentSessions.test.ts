@@ -136,6 +136,22 @@ describe('agent-sessions CLI (the real binary)', function () {
     assert.deepEqual([r.sessionId, r.items], ['eval-set', 16]);
   });
 
+  it('search: hits with session, branch, turn and snippet; filters; --max; --json', () => {
+    const out = ok(run(['search', 'light', 'rain', '-d', db]));
+    assert.match(out, /^SESSION\s+BRANCH\s+TURN\s+ITEM\s+MATCH\n/);
+    assert.match(out, /\nweather-trip\s+main\s+2\s+function_call_output get_weather\s+Paris: 18°C, light rain\n/);
+    assert.match(out, /\n\d+ hits, \d+ rows in \d+ ms\n$/);
+    const json = JSON.parse(ok(run(['search', 'tool:convert_temperature', '-d', db, '--max', '1', '--json']))) as {
+      hits: { toolName: string }[];
+      summary: { truncated: boolean };
+    };
+    assert.deepEqual([json.hits.length, json.hits[0]?.toolName, json.summary.truncated], [1, 'convert_temperature', true]);
+    assert.match(ok(run(['search', 'zebra-that-is-nowhere', '-d', db])), /^No hits/);
+    const bad = run(['search', 'is:bogus', '-d', db]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /is:bogus/);
+  });
+
   it('reads the Python-written fixtures', () => {
     for (const fixture of PYTHON_FIXTURES) {
       const path = copyPythonFixture(fixture, tmp.dir);
