@@ -28,10 +28,20 @@ import { registerCommand } from './registerCommand';
 import { asNode } from './treeNodes';
 import { UserFacingError } from './userError';
 
-const FORMATS: { format: ExportFormat; ext: string; label: string; detail: string }[] = [
-  { format: 'md', ext: 'md', label: 'Markdown', detail: 'A readable transcript: messages, tool calls and outputs' },
-  { format: 'json', ext: 'json', label: 'JSON', detail: 'The rows exactly as stored; can be imported again without loss' },
-  { format: 'jsonl', ext: 'jsonl', label: 'JSONL', detail: 'One @openai/agents input item per line: a run input or an eval set' },
+const FORMATS: { format: ExportFormat; ext: string; label: string; detail: () => string }[] = [
+  { format: 'md', ext: 'md', label: 'Markdown', detail: () => vscode.l10n.t('A readable transcript: messages, tool calls and outputs') },
+  {
+    format: 'json',
+    ext: 'json',
+    label: 'JSON',
+    detail: () => vscode.l10n.t('The rows exactly as stored; can be imported again without loss'),
+  },
+  {
+    format: 'jsonl',
+    ext: 'jsonl',
+    label: 'JSONL',
+    detail: () => vscode.l10n.t('One @openai/agents input item per line: a run input or an eval set'),
+  },
 ];
 
 interface ExportArgs {
@@ -98,7 +108,7 @@ async function exportCommand(
   let format = args.format;
   if (format === undefined) {
     const picked = await vscode.window.showQuickPick(
-      choices.map((f) => ({ label: f.label, detail: vscode.l10n.t(f.detail), f })),
+      choices.map((f) => ({ label: f.label, detail: f.detail(), f })),
       { title, placeHolder: vscode.l10n.t('Format') },
     );
     if (!picked) return undefined;
