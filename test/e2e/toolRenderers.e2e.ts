@@ -185,6 +185,11 @@ for (const theme of ['light', 'dark'] as const) {
         `[...document.querySelectorAll('.turn-list-branch, .lane.selected .lane-name')].map((e) => e.scrollWidth > e.clientWidth && e.getBoundingClientRect().right <= document.documentElement.clientWidth)`,
       )) as boolean[];
       assert.deepEqual(cut, [true, true], 'both ellipsized inside the view');
+      // The row's tool badges that do not fit end in "+N", the hidden names in its tooltip.
+      const more = f.locator('.turn-row[data-turn="1"] .more-badge');
+      await more.waitFor();
+      assert.match((await more.textContent()) ?? '', /^\+[1-3]$/);
+      assert.match((await more.getAttribute('title')) ?? '', /get_|render_chart/);
       // The selected lane stays inside its column.
       const lane = (await f.evaluate(
         `(() => { const l = document.querySelector('.lane.selected'); const g = l.closest('.branch-graph'); return [l.getBoundingClientRect().right, g.getBoundingClientRect().right]; })()`,

@@ -173,15 +173,16 @@ export class TurnList {
           { class: 'turn-meta' },
           itemCountLabel(t.itemCount),
           el('span', { class: 'turn-tokens' }, t.totalTokens !== null ? `${t.totalTokens.toLocaleString('en-US')} tokens` : 'no usage'),
-          t.tools.length
-            ? el('span', { class: 'turn-tools' }, ...t.tools.map((name) => el('span', { class: 'tool-badge', title: name }, name)))
-            : null,
+          // Where the turn ran comes before its tools: the tools are what gives way ("+N") when the row is narrow.
           t.sharedFrom
             ? el(
                 'span',
                 { class: 'shared-badge', title: `Run on ${t.sharedFrom}: this branch shares the turn, its usage and its time` },
                 `shared with ${t.sharedFrom}`,
               )
+            : null,
+          t.tools.length
+            ? el('span', { class: 'turn-tools' }, ...t.tools.map((name) => el('span', { class: 'tool-badge', title: name }, name)))
             : null,
         ),
       );
