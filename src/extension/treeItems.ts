@@ -22,7 +22,9 @@ function builtinPreview(item: unknown): string | undefined {
   const view = builtinToolView(item);
   if (!view) return undefined;
   const text = view.fields.map((f) => f.text).join(' · ');
-  const images = view.images.length ? `[${view.images.length === 1 ? 'image' : `${view.images.length} images`}]` : '';
+  const images = view.images.length
+    ? `[${view.images.length === 1 ? vscode.l10n.t('image') : vscode.l10n.t('{0} images', view.images.length)}]`
+    : '';
   return [text, images].filter(Boolean).join(' ') || undefined;
 }
 
@@ -37,13 +39,13 @@ function contextValue(kind: string, flags: Record<string, boolean>): string {
   ].join(';');
 }
 
-/** "1 item", "2 items" (English plurals; every noun here takes an s). */
-function countLabel(n: number, noun: string): string {
-  return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
-}
+/** "1 item", "2 items": one message per count form, so each language words both its own way. */
+const count = (n: number): string => n.toLocaleString('en-US');
+const itemCount = (n: number): string => (n === 1 ? vscode.l10n.t('1 item') : vscode.l10n.t('{0} items', count(n)));
 
 function tokens(n: number | null | undefined): string {
-  return n === null || n === undefined ? '' : countLabel(n, 'token');
+  if (n === null || n === undefined) return '';
+  return n === 1 ? vscode.l10n.t('1 token') : vscode.l10n.t('{0} tokens', count(n));
 }
 
 /** What the tree knows of a server store beyond its entry: the session count (null = the store cannot tell) and filter. */
@@ -58,12 +60,13 @@ export function databaseItem(node: TreeNode, entry: DatabaseEntry, listing?: Sto
   item.id = nodeId(node);
   item.resourceUri = vscode.Uri.file(entry.path);
   item.iconPath = new vscode.ThemeIcon(entry.problem ? 'error' : entry.readonly ? 'lock' : 'database');
-  const mode = entry.readonly ? `read-only${entry.readonlyReason === 'file' ? ' (file)' : ''}` : '';
+  const mode = entry.readonly ? (entry.readonlyReason === 'file' ? vscode.l10n.t('read-only (file)') : vscode.l10n.t('read-only')) : '';
   item.description = entry.problem ? `⚠ ${oneLine(entry.problem, 60)}` : mode;
   item.tooltip = new vscode.MarkdownString();
   item.tooltip.appendText(entry.path);
   if (entry.problem) item.tooltip.appendText(`\n\n${entry.problem}`);
-  else if (entry.readonly) item.tooltip.appendText(`\n\nOpen read-only (${entry.readonlyReason}): nothing is written to this file.`);
+  else if (entry.readonly)
+    item.tooltip.appendText(`\n\n${vscode.l10n.t('Open read-only ({0}): nothing is written to this file.', entry.readonlyReason ?? '')}`);
   item.contextValue = contextValue('database', {
     canWrite: !entry.readonly && !entry.problem,
     hasProblem: !!entry.problem,
@@ -79,17 +82,20 @@ function remoteStoreItem(node: TreeNode, entry: DatabaseEntry, listing: StoreLis
   const item = new vscode.TreeItem(label, entry.problem ? C.None : C.Collapsed);
   item.id = nodeId(node);
   item.iconPath = new vscode.ThemeIcon(entry.problem ? 'error' : entry.readonly ? 'lock' : 'server');
-  const count = listing?.sessionCount;
-  const parts = [kind, entry.readonly ? 'read-only' : 'writable'];
-  if (count !== null && count !== undefined) parts.push(`${count.toLocaleString('en-US')} session${count === 1 ? '' : 's'}`);
-  if (listing?.filter) parts.push(`filter: ${listing.filter}*`);
+  const sessions = listing?.sessionCount;
+  const parts = [kind, entry.readonly ? vscode.l10n.t('read-only') : vscode.l10n.t('writable')];
+  if (sessions !== null && sessions !== undefined)
+    parts.push(sessions === 1 ? vscode.l10n.t('1 session') : vscode.l10n.t('{0} sessions', count(sessions)));
+  if (listing?.filter) parts.push(vscode.l10n.t('filter: {0}*', listing.filter));
   item.description = entry.problem ? `⚠ ${oneLine(entry.problem, 60)}` : parts.join(' · ');
   item.tooltip = new vscode.MarkdownString();
-  item.tooltip.appendText(`${kind} session store\n${entry.path}`);
+  item.tooltip.appendText(`${vscode.l10n.t('{0} session store', kind)}\n${entry.path}`);
   if (entry.problem) item.tooltip.appendText(`\n\n${entry.problem}`);
-  else if (entry.readonly) item.tooltip.appendText('\n\nOpen read-only: nothing is written to this server.');
+  else if (entry.readonly) item.tooltip.appendText(`\n\n${vscode.l10n.t('Open read-only: nothing is written to this server.')}`);
   if (entry.remote?.kind === 'redis')
-    item.tooltip.appendText('\n\nRedis keeps no order across sessions: pages follow the key scan, each sorted newest first.');
+    item.tooltip.appendText(
+      `\n\n${vscode.l10n.t('Redis keeps no order across sessions: pages follow the key scan, each sorted newest first.')}`,
+    );
   item.contextValue = contextValue('database', {
     remote: true,
     canWrite: !entry.readonly && !entry.problem,
@@ -109,24 +115,35 @@ function moreItem(node: TreeNode, label: string): vscode.TreeItem {
 }
 
 export function moreSessionsItem(node: TreeNode): vscode.TreeItem {
-  return moreItem(node, 'Load more sessions…');
+  return moreItem(node, vscode.l10n.t('Load more sessions…'));
 }
 
 export function sessionItem(node: TreeNode, s: SessionSummary, canWrite: boolean, remoteKind?: 'postgres' | 'redis'): vscode.TreeItem {
   const item = new vscode.TreeItem(s.sessionId, C.Collapsed);
   item.id = nodeId(node);
   item.iconPath = new vscode.ThemeIcon('comment-discussion');
-  const parts = [s.updatedAt ?? '', countLabel(s.messageCount, 'item'), tokens(s.usage?.totalTokens)].filter(Boolean);
+  const parts = [s.updatedAt ?? '', itemCount(s.messageCount), tokens(s.usage?.totalTokens)].filter(Boolean);
   item.description = parts.join(' · ');
   const md = new vscode.MarkdownString();
-  md.appendText(`Session ${s.sessionId}\n\nCreated: ${s.createdAt ?? 'unknown'} UTC\nUpdated: ${s.updatedAt ?? 'unknown'} UTC\n`);
-  md.appendText(`Items: ${s.messageCount}, branches: ${s.branchCount}\n`);
+  const unknown = vscode.l10n.t('unknown');
+  md.appendText(`${vscode.l10n.t('Session {0}', s.sessionId)}\n\n`);
+  md.appendText(
+    `${vscode.l10n.t('Created: {0} UTC', s.createdAt ?? unknown)}\n${vscode.l10n.t('Updated: {0} UTC', s.updatedAt ?? unknown)}\n`,
+  );
+  md.appendText(`${vscode.l10n.t('Items: {0}, branches: {1}', s.messageCount, s.branchCount)}\n`);
   if (s.usage) {
     md.appendText(
-      `Usage: ${s.usage.requests} requests, ${s.usage.inputTokens} input + ${s.usage.outputTokens} output = ${s.usage.totalTokens} tokens over ${s.usage.totalTurns} turns`,
+      vscode.l10n.t(
+        'Usage: {0} requests, {1} input + {2} output = {3} tokens over {4} turns',
+        s.usage.requests,
+        s.usage.inputTokens,
+        s.usage.outputTokens,
+        s.usage.totalTokens,
+        s.usage.totalTurns,
+      ),
     );
-  } else if (remoteKind) md.appendText(`${remoteKind === 'postgres' ? 'PostgreSQL' : 'Redis'} sessions record no usage.`);
-  else md.appendText('No usage recorded (the agent never called storeRunUsage).');
+  } else if (remoteKind) md.appendText(vscode.l10n.t('{0} sessions record no usage.', remoteKind === 'postgres' ? 'PostgreSQL' : 'Redis'));
+  else md.appendText(vscode.l10n.t('No usage recorded (the agent never called storeRunUsage).'));
   item.tooltip = md;
   item.contextValue = contextValue('session', { canWrite: canWrite && s.structured, structured: s.structured, remote: !!remoteKind });
   return item;
@@ -140,12 +157,18 @@ export function branchItem(node: TreeNode, b: BranchNode, isCurrent: boolean, ca
     isCurrent ? new vscode.ThemeColor('charts.green') : undefined,
   );
   const fork = forkLabel(b);
-  item.description = [isCurrent ? '● current' : '', turnCountLabel(b), fork].filter(Boolean).join(' · ');
+  item.description = [isCurrent ? `● ${vscode.l10n.t('current')}` : '', turnCountLabel(b), fork].filter(Boolean).join(' · ');
   const md = new vscode.MarkdownString();
   md.appendText(
-    `Branch ${b.branchId}${isCurrent ? ' (current)' : ''}\n\n${countLabel(b.messageCount, 'item')}, ${turnCountLabel(b)}\nCreated: ${b.createdAt ?? 'unknown'} UTC\n`,
+    `${isCurrent ? vscode.l10n.t('Branch {0} (current)', b.branchId) : vscode.l10n.t('Branch {0}', b.branchId)}\n\n` +
+      `${itemCount(b.messageCount)}, ${turnCountLabel(b)}\n${vscode.l10n.t('Created: {0} UTC', b.createdAt ?? vscode.l10n.t('unknown'))}\n`,
   );
-  if (fork) md.appendText(`Forked ${fork} (${countLabel(b.sharedItemCount, 'shared item')})`);
+  if (fork)
+    md.appendText(
+      b.sharedItemCount === 1
+        ? vscode.l10n.t('Forked {0} (1 shared item)', fork)
+        : vscode.l10n.t('Forked {0} ({1} shared items)', fork, count(b.sharedItemCount)),
+    );
   item.tooltip = md;
   item.contextValue = contextValue('branch', {
     canWrite: canWrite && structured,
@@ -166,44 +189,52 @@ export function turnItem(
   structured: boolean,
   shared?: { branchId: string; totalTokens: number | null },
 ): vscode.TreeItem {
-  const label = `Turn ${t.turn}`;
+  const label = vscode.l10n.t('Turn {0}', t.turn);
   const item = new vscode.TreeItem(label, C.Collapsed);
   item.id = nodeId(node);
   // Not the user item's icon: a turn holds the whole exchange.
   item.iconPath = new vscode.ThemeIcon(t.error ? 'warning' : 'comment');
   const total = shared ? shared.totalTokens : t.totalTokens;
   item.description = [
-    t.preview !== null ? oneLine(previewText(t.preview), 60) : `unreadable: ${t.error ?? ''}`,
+    t.preview !== null ? oneLine(previewText(t.preview), 60) : vscode.l10n.t('unreadable: {0}', t.error ?? ''),
     tokens(total),
-    shared ? `shared with ${shared.branchId}` : '',
+    shared ? vscode.l10n.t('shared with {0}', shared.branchId) : '',
   ]
     .filter(Boolean)
     .join(' · ');
   const md = new vscode.MarkdownString();
-  md.appendText(`Turn ${t.turn} · ${t.createdAt ?? 'unknown'} UTC\n\n${t.preview !== null ? previewText(t.preview) : (t.error ?? '')}\n\n`);
-  if (shared) md.appendText(`Shared with ${shared.branchId}: run there, and its usage is recorded there.\n\n`);
-  md.appendText(total === null ? 'No usage row for this turn.' : `${total} tokens`);
+  md.appendText(
+    `${label} · ${t.createdAt ?? vscode.l10n.t('unknown')} UTC\n\n${t.preview !== null ? previewText(t.preview) : (t.error ?? '')}\n\n`,
+  );
+  if (shared) md.appendText(`${vscode.l10n.t('Shared with {0}: run there, and its usage is recorded there.', shared.branchId)}\n\n`);
+  md.appendText(total === null ? vscode.l10n.t('No usage row for this turn.') : tokens(total));
   item.tooltip = md;
   item.contextValue = contextValue('turn', { canBranch: canWrite && structured && t.branchTurnNumber !== null && t.error === null });
   return item;
 }
 
-const ROLE_TITLES: Record<string, string> = { user: 'User', assistant: 'Assistant', system: 'System', developer: 'Developer' };
+// Functions, so the text is looked up when drawn (with literal keys for the bundle test).
+const ROLE_TITLES: Record<string, () => string> = {
+  user: () => vscode.l10n.t('User'),
+  assistant: () => vscode.l10n.t('Assistant'),
+  system: () => vscode.l10n.t('System'),
+  developer: () => vscode.l10n.t('Developer'),
+};
 
 /** Built-in tools by their call's type, as people name them (the stored type stays in the tooltip). */
-const BUILTIN_TOOLS: Record<string, string> = {
-  computer_call: 'computer',
-  web_search_call: 'web search',
-  file_search_call: 'file search',
-  code_interpreter_call: 'code interpreter',
-  image_generation_call: 'image generation',
-  local_shell_call: 'shell',
-  shell_call: 'shell',
-  apply_patch_call: 'apply patch',
-  mcp_call: 'MCP',
-  mcp_list_tools: 'MCP tool list',
-  mcp_approval_request: 'MCP approval request',
-  mcp_approval_response: 'MCP approval',
+const BUILTIN_TOOLS: Record<string, () => string> = {
+  computer_call: () => vscode.l10n.t('computer'),
+  web_search_call: () => vscode.l10n.t('web search'),
+  file_search_call: () => vscode.l10n.t('file search'),
+  code_interpreter_call: () => vscode.l10n.t('code interpreter'),
+  image_generation_call: () => vscode.l10n.t('image generation'),
+  local_shell_call: () => vscode.l10n.t('shell'),
+  shell_call: () => vscode.l10n.t('shell'),
+  apply_patch_call: () => vscode.l10n.t('apply patch'),
+  mcp_call: () => 'MCP',
+  mcp_list_tools: () => vscode.l10n.t('MCP tool list'),
+  mcp_approval_request: () => vscode.l10n.t('MCP approval request'),
+  mcp_approval_response: () => vscode.l10n.t('MCP approval'),
 };
 
 const isOutputType = (type: string): boolean => type.endsWith('_output') || type.endsWith('_result');
@@ -214,14 +245,14 @@ const isOutputType = (type: string): boolean => type.endsWith('_output') || type
  */
 export function entryTitle(type: string, toolName: string | null): string {
   const role = ROLE_TITLES[type];
-  if (role) return role;
-  if (type === 'reasoning') return 'Reasoning';
+  if (role) return role();
+  if (type === 'reasoning') return vscode.l10n.t('Reasoning');
   const callType = isOutputType(type) ? type.replace(/_(output|result)$/, '') : type;
   // The store names a built-in tool by its type (`computer_call`): the people's name is better.
-  const builtin = BUILTIN_TOOLS[callType] ?? BUILTIN_TOOLS[type];
+  const builtin = (BUILTIN_TOOLS[callType] ?? BUILTIN_TOOLS[type])?.();
   // An MCP call's stored name is the server's tool (`deepwiki.ask_question`): keep it, marked as MCP.
   const tool = type === 'mcp_call' && toolName && toolName !== type ? `MCP ${toolName}` : (builtin ?? toolName);
-  if (isOutputType(type)) return `${tool ?? 'tool'} result`;
+  if (isOutputType(type)) return vscode.l10n.t('{0} result', tool ?? vscode.l10n.t('tool'));
   return tool ?? type.replace(/_/g, ' ');
 }
 
@@ -237,7 +268,7 @@ function entryIcon(type: string): string {
 
 export function entryItem(node: TreeNode, e: ItemEntry): vscode.TreeItem {
   const type = displayType(e.type);
-  const label = e.corrupt ? 'unreadable' : entryTitle(type, e.toolName);
+  const label = e.corrupt ? vscode.l10n.t('unreadable') : entryTitle(type, e.toolName);
   const item = new vscode.TreeItem(label, C.None);
   item.id = nodeId(node);
   item.iconPath = new vscode.ThemeIcon(e.corrupt ? 'warning' : entryIcon(type));
@@ -247,8 +278,12 @@ export function entryItem(node: TreeNode, e: ItemEntry): vscode.TreeItem {
     ? oneLine(e.raw ?? e.error, 60)
     : oneLine(builtinPreview(e.item) ?? callPreview(e.item) ?? itemPreview(e.item));
   const md = new vscode.MarkdownString();
-  md.appendText(`${label} · ${type} · #${e.sequenceNumber} · ${e.createdAt ?? 'unknown'} UTC\n\n`);
-  md.appendText(e.corrupt ? `This row cannot be read: ${e.error}\n\n${e.raw ?? '(message row missing)'}` : itemPreview(e.item));
+  md.appendText(`${label} · ${type} · #${e.sequenceNumber} · ${e.createdAt ?? vscode.l10n.t('unknown')} UTC\n\n`);
+  md.appendText(
+    e.corrupt
+      ? `${vscode.l10n.t('This row cannot be read: {0}', e.error ?? '')}\n\n${e.raw ?? vscode.l10n.t('(message row missing)')}`
+      : itemPreview(e.item),
+  );
   item.tooltip = md;
   item.contextValue = contextValue('item', { corrupt: e.corrupt });
   return item;
@@ -265,13 +300,14 @@ export function costTooltipLine(
 ): string {
   if (!pricing.price)
     return pricing.model
-      ? `No price for model ${pricing.model}: run Set Pricing Model… to show costs.`
-      : 'No pricing model: run Set Pricing Model… to show costs.';
-  const what = kind === 'session' ? 'Cost (all branches)' : 'Cost (runs on this branch)';
-  const at = `at ${pricing.model} prices of ${pricing.table.date}`;
-  return cost === null ? `${what}: no usage recorded.` : `${what}: ${formatCost(cost)} ${at}`;
+      ? vscode.l10n.t('No price for model {0}: run Set Pricing Model… to show costs.', pricing.model)
+      : vscode.l10n.t('No pricing model: run Set Pricing Model… to show costs.');
+  const what = kind === 'session' ? vscode.l10n.t('Cost (all branches)') : vscode.l10n.t('Cost (runs on this branch)');
+  return cost === null
+    ? vscode.l10n.t('{0}: no usage recorded.', what)
+    : vscode.l10n.t('{0}: {1} at {2} prices of {3}', what, formatCost(cost), pricing.model ?? '', pricing.table.date);
 }
 
 export function moreTurnsItem(node: TreeNode): vscode.TreeItem {
-  return moreItem(node, 'Show more turns…');
+  return moreItem(node, vscode.l10n.t('Show more turns…'));
 }
