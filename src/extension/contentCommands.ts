@@ -16,12 +16,18 @@ import { UserFacingError } from './userError';
 
 /** The text a copy takes, read from the store; Markdown for a turn, or for one item as it appears in a turn. */
 export async function contentText(registry: DatabaseRegistry, target: ContentTarget, ref: ContentRef, part: CopyPart): Promise<string> {
-  if (ref.turn === null && part !== 'json') throw new UserFacingError('Only a turn or an item can be copied this way.');
+  if (ref.turn === null && part !== 'json') throw new UserFacingError(vscode.l10n.t('Only a turn or an item can be copied this way.'));
   const { entries } = await readContent(registry, target, ref);
   if (part === 'markdown') return ref.sequenceNumber === null ? turnToMarkdown(ref.turn!, entries) : entries.map(itemToMarkdown).join('\n');
   const texts = entries.map((e) => partText(e, part));
   if (texts.some((t) => t === undefined))
-    throw new UserFacingError(`This item has no ${part === 'text' ? 'text' : part} to copy; refresh the view.`);
+    throw new UserFacingError(
+      part === 'arguments'
+        ? vscode.l10n.t('This item has no arguments to copy; refresh the view.')
+        : part === 'output'
+          ? vscode.l10n.t('This item has no output to copy; refresh the view.')
+          : vscode.l10n.t('This item has no text to copy; refresh the view.'),
+    );
   return texts.join('\n\n');
 }
 
@@ -29,7 +35,10 @@ export async function contentText(registry: DatabaseRegistry, target: ContentTar
 export async function copyContent(registry: DatabaseRegistry, target: ContentTarget, ref: ContentRef, part: CopyPart): Promise<string> {
   const text = await contentText(registry, target, ref, part);
   await vscode.env.clipboard.writeText(text);
-  vscode.window.setStatusBarMessage(part === 'markdown' ? '$(copy) Turn copied as Markdown' : '$(copy) Copied', 2500);
+  vscode.window.setStatusBarMessage(
+    `$(copy) ${part === 'markdown' ? vscode.l10n.t('Turn copied as Markdown') : vscode.l10n.t('Copied')}`,
+    2500,
+  );
   return text;
 }
 
@@ -48,12 +57,12 @@ function refOf(arg: unknown): (ContentTarget & ContentRef) | undefined {
 
 export function registerContentCommands(context: vscode.ExtensionContext, registry: DatabaseRegistry, documents: JsonDocuments): void {
   registerCommand(context, CommandId.openAsJson, async (arg?: unknown) => {
-    const ref = refOf(arg) ?? badArgument('Open as JSON', 'an item, a turn or a branch');
+    const ref = refOf(arg) ?? badArgument(vscode.l10n.t('Open as JSON'), vscode.l10n.t('an item, a turn or a branch'));
     const editor = await documents.open(ref);
     return editor.document.uri.toString();
   });
   registerCommand(context, CommandId.copyTurnAsMarkdown, async (arg?: unknown) => {
-    const node = asNode(arg, 'turn') ?? badArgument('Copy Turn as Markdown', 'a turn');
+    const node = asNode(arg, 'turn') ?? badArgument(vscode.l10n.t('Copy Turn as Markdown'), vscode.l10n.t('a turn'));
     const ref = { branchId: node.branchId, turn: node.turn, sequenceNumber: null };
     return copyContent(registry, node, ref, 'markdown');
   });

@@ -63,7 +63,10 @@ export async function jsonDocumentText(registry: DatabaseRegistry, ref: JsonDocu
     items,
   };
   if (truncated)
-    doc.truncated = `The first ${MAX_DOCUMENT_ITEMS.toLocaleString('en-US')} items of the branch; export the branch to get all of them.`;
+    doc.truncated = vscode.l10n.t(
+      'The first {0} items of the branch; export the branch to get all of them.',
+      MAX_DOCUMENT_ITEMS.toLocaleString('en-US'),
+    );
   return JSON.stringify(doc, null, 2) + '\n';
 }
 

@@ -7,6 +7,7 @@ import type { ContentRef, CopyPart } from '../shared/protocol';
 import { callArguments, isMessageItem, isRecord, messageText, outputText } from '../shared/itemText';
 import type { DatabaseRegistry } from './databaseRegistry';
 import { UserFacingError } from './userError';
+import * as l10n from '@vscode/l10n';
 
 /** A session of an open database. */
 export interface ContentTarget {
@@ -29,7 +30,7 @@ export interface ContentItems {
 
 export async function readContent(registry: DatabaseRegistry, target: ContentTarget, ref: ContentRef): Promise<ContentItems> {
   const entry = registry.require(target.dbPath);
-  const db = entry.db ?? fail(entry.problem ?? `${target.dbPath} cannot be read.`);
+  const db = entry.db ?? fail(entry.problem ?? l10n.t('{0} cannot be read.', target.dbPath));
   if (ref.turn === null) {
     const entries: ItemEntry[] = [];
     let after: number | null = null;
@@ -43,11 +44,11 @@ export async function readContent(registry: DatabaseRegistry, target: ContentTar
   }
   const items = await db.getTurnItems(target.sessionId, ref.branchId, ref.turn);
   if (ref.sequenceNumber === null) {
-    if (items.length === 0) fail(`Turn ${ref.turn} is not on branch ${ref.branchId} any more; refresh the view.`);
+    if (items.length === 0) fail(l10n.t('Turn {0} is not on branch {1} any more; refresh the view.', ref.turn, ref.branchId));
     return { entries: items, truncated: false };
   }
   const item = items.find((e) => e.sequenceNumber === ref.sequenceNumber);
-  if (!item) fail('The item is no longer in the database; refresh the view.');
+  if (!item) fail(l10n.t('The item is no longer in the database; refresh the view.'));
   return { entries: [item], truncated: false };
 }
 
