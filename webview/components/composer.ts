@@ -3,6 +3,7 @@ import { el, replaceChildren } from '../dom';
 import { errorMessage } from '../../src/shared/errorMessage';
 import { t } from '../l10n';
 import { needsApiKey } from '../logic/runRemedy';
+import { tokenCountLabel } from '../logic/itemCount';
 
 export interface ComposerCallbacks {
   send(input: string): Promise<void>;
@@ -156,7 +157,7 @@ export class Composer {
         // The status said the run was going on: now it says who answered, and the line under it what was written.
         run.status.textContent = t('{0} answered on {1}', run.agentName || t('The agent'), run.block.getAttribute('data-branch') ?? '');
         if (this.draft === run.input) this.draft = undefined;
-        add(el('p', { class: 'run-done' }, `Done · ${e.usage.totalTokens.toLocaleString('en-US')} tokens · ${e.written.summary}`));
+        add(el('p', { class: 'run-done' }, `Done · ${tokenCountLabel(e.usage.totalTokens)} · ${e.written.summary}`));
         break;
       case 'run/failed': {
         // A run that failed before its agent was known (no key, a locked file) never answered: no status line.

@@ -2,7 +2,7 @@ import type { TurnView } from '../../src/shared/viewModels';
 import { el, replaceChildren } from '../dom';
 import { listWindow, scrollToShow } from '../logic/listWindow';
 import { badgeFit } from '../logic/badgeFit';
-import { itemCountLabel } from '../logic/itemCount';
+import { itemCountLabel, tokenCountLabel } from '../logic/itemCount';
 import { t as tr } from '../l10n';
 import { previewText } from '../../src/shared/toolItems';
 
@@ -172,7 +172,7 @@ export class TurnList {
           'span',
           { class: 'turn-meta' },
           itemCountLabel(t.itemCount),
-          el('span', { class: 'turn-tokens' }, t.totalTokens !== null ? `${t.totalTokens.toLocaleString('en-US')} tokens` : 'no usage'),
+          el('span', { class: 'turn-tokens' }, t.totalTokens !== null ? tokenCountLabel(t.totalTokens) : 'no usage'),
           // Where the turn ran comes before its tools: the tools are what gives way ("+N") when the row is narrow.
           t.sharedFrom
             ? el(

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { itemCountLabel } from '../../../webview/logic/itemCount';
+import { itemCountLabel, tokenCountLabel } from '../../../webview/logic/itemCount';
 import { needsApiKey } from '../../../webview/logic/runRemedy';
 
 describe('conversation view labels and remedies', () => {
@@ -8,6 +8,8 @@ describe('conversation view labels and remedies', () => {
     assert.equal(itemCountLabel(0), '0 items');
     assert.equal(itemCountLabel(2), '2 items');
     assert.equal(itemCountLabel(12345), '12,345 items');
+    assert.equal(tokenCountLabel(1), '1 token');
+    assert.equal(tokenCountLabel(1500), '1,500 tokens');
   });
 
   it('offers Set API Key when no key was set or the server refused the key, not for other failures', () => {
