@@ -20,6 +20,10 @@
  *
  * Then the compare section (issue 14, scripts/bench/compare.ts): from *Compare with…* to the first rows on two
  * 10,000-turn branches, under `"compare"`. `--compare=none` skips it.
+ *
+ * Then the search section (issue 15, scripts/bench/search.ts): the first hits and a whole scan of the 1,000,000-item
+ * file C, in process and through the search worker, against SQLite's own full scans, under `"search"`.
+ * `--search=none` skips it; `--search-scale=F` resizes the file.
  */
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import * as os from 'node:os';
@@ -35,6 +39,7 @@ import { runScaleBench, scaleTable } from './bench/scale';
 import { SCALE_FILE_NAMES, type ScaleFileName } from './bench/scaleFiles';
 import { REMOTE_KINDS, remoteTable, runRemoteBench, type RemoteKind } from './bench/remote';
 import { runCompareBench } from './bench/compare';
+import { benchWorkerFile, runSearchBench } from './bench/search';
 
 const SESSION_ID = 'bench-session';
 const DEFAULT_TURNS = [100, 1000, 10000];
@@ -62,13 +67,17 @@ interface Config {
   remoteReps: number;
   /** Measure the compare view's first rows on two 10,000-turn branches (`--compare=none` skips it). */
   compare: boolean;
+  /** Search the 1,000,000-item file (`--search=none` skips it). */
+  search: boolean;
+  /** Size factor of the search file (1 = scale file C at full size). */
+  searchScale: number;
 }
 
 const USAGE =
   'usage: node dist/bench.js [--turns=100,1000,10000] [--sync=FULL,NORMAL] [--reps=5]\n' +
   '                          [--scale-files=A,B,C|none] [--scale=1] [--scale-reps=5] [--skip-store]\n' +
   '                          [--remote[=postgres,redis|none]] [--remote-scale=1] [--remote-reps=7]\n' +
-  '                          [--compare[=none]]\n';
+  '                          [--compare[=none]] [--search[=none]] [--search-scale=1]\n';
 
 function parseArgs(argv: string[]): Config {
   const config: Config = {
@@ -83,6 +92,8 @@ function parseArgs(argv: string[]): Config {
     remoteScale: 1,
     remoteReps: 7,
     compare: true,
+    search: true,
+    searchScale: 1,
   };
   for (const arg of argv) {
     const [key, value = ''] = arg.replace(/^--/, '').split('=', 2) as [string, string?];
@@ -128,6 +139,12 @@ function parseArgs(argv: string[]): Config {
     } else if (key === 'compare') {
       if (value !== '' && value.toLowerCase() !== 'none') throw new Error(`--compare takes no value but none, got '${value}'`);
       config.compare = value === '';
+    } else if (key === 'search') {
+      if (value !== '' && value.toLowerCase() !== 'none') throw new Error(`--search takes no value but none, got '${value}'`);
+      config.search = value === '';
+    } else if (key === 'search-scale') {
+      config.searchScale = Number(value);
+      if (!(config.searchScale > 0) || config.searchScale > 1) throw new Error(`--search-scale wants a number in (0, 1], got '${value}'`);
     } else if (key === 'help' || key === 'h') {
       process.stderr.write(USAGE);
       process.exit(0);
@@ -704,6 +721,12 @@ async function main(): Promise<void> {
     if (config.compare) {
       compare = await runCompareBench(join(process.cwd(), '.cache', 'bench'), 7, (m) => progress(`compare ${m}`));
     }
+    let search: unknown = { skipped: '--search=none' };
+    if (config.search) {
+      search = await runSearchBench(join(process.cwd(), '.cache', 'bench'), benchWorkerFile(), config.searchScale, (m) =>
+        progress(`search ${m}`),
+      );
+    }
     const output = {
       benchmark: 'agent-session-inspector store vs SQLite floor, workload W(T)',
       startedAt,
@@ -723,6 +746,7 @@ async function main(): Promise<void> {
       scale,
       remote,
       compare,
+      search,
     };
     process.stdout.write(JSON.stringify(output, null, 2) + '\n');
   } finally {

@@ -96,25 +96,28 @@ export function matchText(query: SearchQuery, item: unknown, fallback: () => str
   return null;
 }
 
-let foldsIntoAscii: RegExp | undefined;
+/**
+ * The non-ASCII characters whose folding (`foldForSearch`, alone) holds an ASCII character: ß → ss, İ → i̇, ı → i,
+ * ŉ → ʼn, ſ → s, ǰ ẖ ẗ ẘ ẙ → letter + mark, ẚ → aʾ, the Greek question mark → `;`, U+1FEF → `` ` ``, the Kelvin sign
+ * → k, and the Latin ligatures ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ. No astral character folds into ASCII. A unit test folds every code
+ * point and checks this list.
+ */
+export const FOLDS_INTO_ASCII = 'ßİıŉſǰ\u037eẖẗẘẙẚ\u1fef\u212aﬀﬁﬂﬃﬄﬅﬆ';
+const FOLDS_INTO_ASCII_PATTERN = new RegExp(`[${FOLDS_INTO_ASCII}]`);
+
+const FOLDS_INTO_ASCII_ESCAPED = new RegExp(
+  `\\\\u(?:${[...FOLDS_INTO_ASCII].map((c) => c.charCodeAt(0).toString(16).padStart(4, '0')).join('|')})`,
+  'i',
+);
 
 /**
- * The characters that can put ASCII into folded text that lower-casing does not: those whose folding holds an ASCII
- * character (ß → ss, ſ → s, the Kelvin sign → k, ligatures; 21 in all), and the combining marks that compose with an
- * ASCII letter under NFC (U+0300–U+036F: e + U+0301 → é takes the `e` away). Found once by folding every BMP
- * character (no astral character folds into ASCII).
+ * A test on a row's raw JSON that may say `false` only when the decoded item cannot match `needle` (folded, printable
+ * ASCII without `"` or `\\`, see `isRawSearchable`): the raw text, lower-cased, lacks the needle, and holds none of the
+ * characters that fold into ASCII, neither as themselves (UTF-8, the JS SDK) nor escaped (`\\u00df`, Python). Keys
+ * may match where text does not; that only costs a decode.
  */
-function foldsIntoAsciiPattern(): RegExp {
-  if (foldsIntoAscii) return foldsIntoAscii;
-  let chars = '';
-  for (let cp = 0x80; cp <= 0xffff; cp++) {
-    if (cp >= 0xd800 && cp <= 0xdfff) continue;
-    const ch = String.fromCharCode(cp);
-    // eslint-disable-next-line no-control-regex -- ASCII includes the control characters
-    if (/[\x00-\x7f]/.test(foldForSearch(ch))) chars += ch;
-  }
-  const escaped = chars.replace(/[\\\]^-]/g, (c) => '\\' + c);
-  return (foldsIntoAscii = new RegExp(`[${escaped}\\u0300-\\u036f]`));
+export function rawCouldMatch(raw: string, needle: string): boolean {
+  return raw.toLowerCase().includes(needle) || FOLDS_INTO_ASCII_PATTERN.test(raw) || FOLDS_INTO_ASCII_ESCAPED.test(raw);
 }
 
 /**
@@ -122,7 +125,7 @@ function foldsIntoAsciiPattern(): RegExp {
  * ASCII, its folded text lacks it too (other characters fold to non-ASCII, which an ASCII needle cannot overlap).
  */
 function cannotContain(text: string, needle: string): boolean {
-  return !text.toLowerCase().includes(needle) && !foldsIntoAsciiPattern().test(text);
+  return !text.toLowerCase().includes(needle) && !FOLDS_INTO_ASCII_PATTERN.test(text);
 }
 
 /**

@@ -20,8 +20,8 @@ import { foldForSearch } from '../conversationText';
 import { displayType, itemPreview } from '../../shared/itemText';
 import { turnOrigin } from '../../shared/turnOrigin';
 import { messageTypeOf } from '../itemClassification';
-import { itemFacts, matchText, matchesFilters, type ItemFacts, type SearchSnippet } from './itemMatch';
-import { sqlPrefilter } from './sqlPrefilter';
+import { itemFacts, matchText, matchesFilters, rawCouldMatch, type ItemFacts, type SearchSnippet } from './itemMatch';
+import { isRawSearchable, sqlPrefilter } from './sqlPrefilter';
 import type { SearchQuery } from './searchQuery';
 
 /** One item that matches. */
@@ -163,7 +163,8 @@ export async function searchDatabase(db: SessionDatabase, query: SearchQuery, op
 
 /** What the scan remembers between batches: statements' SQL, branch trees, reported messages and known call names. */
 class ScanState {
-  private readonly needle: string;
+  /** The folded text when the raw-text check applies to it (see `rawCouldMatch`), else null. */
+  private readonly rawNeedle: string | null;
   private readonly structureSql: string;
   private readonly plainSql: string;
   private readonly params: unknown[];
@@ -177,7 +178,9 @@ class ScanState {
     private readonly db: SessionDatabase,
     private readonly query: SearchQuery,
   ) {
-    this.needle = foldForSearch(query.text);
+    const needle = foldForSearch(query.text);
+    // Only a text-only query can reject on the text alone: with filters, a non-matching row may still name a tool.
+    this.rawNeedle = isRawSearchable(needle) && query.tools.length === 0 ? needle : null;
     const t = db.tables;
     const messages = quoteIdentifier(t.messages);
     const filter = sqlPrefilter(query, 'm.message_data');
@@ -218,6 +221,7 @@ class ScanState {
       const messageId = Number(r.message_id);
       const reported = this.reportedIn(r.session_id);
       if (reported.has(messageId)) continue;
+      if (this.rawNeedle !== null && typeof r.data === 'string' && !rawCouldMatch(r.data, this.rawNeedle)) continue;
       const decoded = decodeMessageData(r.data);
       if (!decoded.ok) continue;
       const turn = r.turn === null ? 0 : Number(r.turn);
@@ -247,6 +251,7 @@ class ScanState {
     for (const r of page) {
       if (r.is_user) turn++;
       if (r.data === null || r.data === undefined) continue;
+      if (this.rawNeedle !== null && typeof r.data === 'string' && !rawCouldMatch(r.data, this.rawNeedle)) continue;
       const decoded = decodeMessageData(r.data);
       if (!decoded.ok) continue;
       const id = Number(r.id);

@@ -4,10 +4,11 @@
  *
  * Raw text and decoded text differ in three ways the condition has to respect: JSON escapes `"`, `\` and control
  * characters; Python's `json.dumps` writes every non-ASCII character as `\uXXXX` (the JS SDK writes UTF-8); and
- * Unicode folding can turn non-ASCII characters into ASCII ones (`ß` → `ss`, the Kelvin sign → `k`). So an ASCII term
- * is looked for with SQLite's `LIKE` (which folds ASCII case, as the term is already folded) and every row holding a
- * `\u` escape or a non-ASCII character is let through as well; a term with non-ASCII characters, quotes or
- * backslashes lets every row through (the JS test then does all the work).
+ * Unicode folding can turn a few non-ASCII characters into ASCII ones (`ß` → `ss`, the Kelvin sign → `k`). So an ASCII
+ * term is looked for with SQLite's `LIKE` (which folds ASCII case, as the term is already folded), and rows holding
+ * an escape or a non-ASCII character are let through as well, for the JS side to check on the raw text before it
+ * decodes anything (`rawCouldMatch`); a term with non-ASCII characters, quotes or backslashes lets every row through
+ * (the JS test then does all the work).
  */
 import type { SqlValue } from '../sqliteDatabase';
 import { foldForSearch } from '../conversationText';
@@ -32,7 +33,11 @@ function escapedOrNonAscii(col: string): string {
   return `(instr(${col}, '\\u') > 0 OR length(${col}) <> length(CAST(${col} AS BLOB)))`;
 }
 
-/** A LIKE test for `folded`, or null when every row has to go to the JS test. */
+/**
+ * A LIKE test for `folded`, or null when every row has to go to the JS test. Rows with escapes or non-ASCII
+ * characters pass too: one of them may hold a character that folds into the needle (see `FOLDS_INTO_ASCII`), which
+ * SQL cannot tell cheaply (a test per such character costs more than the JS side's raw check, `rawCouldMatch`).
+ */
 function textCondition(col: string, folded: string, params: SqlValue[]): string | null {
   if (!isRawSearchable(folded)) return null;
   params.push(likeEscape(folded));
