@@ -118,6 +118,40 @@ describe('toolItems', () => {
     assert.equal(builtinToolSummary({ type: 'web_search_call', action: { type: 'search', query: 'q' } }), 'web_search: search');
   });
 
+  it('reads the JS SDK’s shapes: callId pairs, exitCode, moveTo, screenshots as bare data, hosted tool calls', () => {
+    const items = [
+      { type: 'shell_call', callId: 's1', status: 'completed', action: { commands: ['npm test'] } },
+      { type: 'shell_call_output', callId: 's1', output: [{ stdout: 'ok', stderr: 'warn', outcome: { type: 'exit', exitCode: 1 } }] },
+      { type: 'computer_call', callId: 'c1', status: 'completed', action: { type: 'keypress', keys: ['ENTER'] } },
+      { type: 'computer_call_result', callId: 'c1', output: { type: 'computer_screenshot', data: PNG_BASE64 } },
+    ];
+    assert.deepEqual(kinds(pairToolItems(items, (i) => i)), ['pair:s1', 'pair:c1']);
+    assert.equal(builtinToolView(items[1])?.fields[0]?.text, 'ok\n[stderr] warn\n[exit code 1]');
+    assert.deepEqual(builtinToolView(items[3])?.images, [PNG_DATA_URL]);
+    const patch = builtinToolView({
+      type: 'apply_patch_call',
+      callId: 'p1',
+      status: 'completed',
+      operation: { type: 'update_file', path: 'a.ts', diff: '', moveTo: 'b.ts' },
+    });
+    assert.equal(patch?.fields[0]?.text, 'update_file a.ts → b.ts');
+    // A hosted tool call renders the Responses API item the SDK kept in providerData, else its own fields.
+    const hosted = builtinToolView({
+      type: 'hosted_tool_call',
+      name: 'web_search_call',
+      status: 'completed',
+      providerData: { type: 'web_search_call', action: { type: 'search', query: 'agents sdk' } },
+    });
+    assert.equal(hosted?.tool, 'web_search');
+    assert.ok(hosted?.fields.some((f) => f.text === 'agents sdk'));
+    const bare = builtinToolView({ type: 'hosted_tool_call', name: 'file_search', arguments: '{"q":"x"}', output: 'found' });
+    assert.equal(bare?.tool, 'file_search');
+    assert.deepEqual(
+      bare?.fields.map((f) => f.text),
+      ['{\n  "q": "x"\n}', 'found'],
+    );
+  });
+
   it('writes computer actions as one line', () => {
     assert.equal(computerActionText({ type: 'type', text: 'hi' }), 'type "hi"');
     assert.equal(computerActionText({ type: 'keypress', keys: ['CTRL', 'C'] }), 'keypress CTRL+C');
