@@ -13,6 +13,7 @@ import {
 import type { CompareMethod, CompareRequests } from '../src/shared/compareProtocol';
 import type { RunEvent } from '../src/shared/runEvents';
 import type { RevealView } from '../src/shared/viewModels';
+import { t } from './l10n';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -54,7 +55,7 @@ function send(method: RequestMethod | CompareMethod, params: unknown): Promise<u
   return new Promise((resolve, reject) => {
     const timer = window.setTimeout(() => {
       pending.delete(id);
-      reject(new Error(`The extension did not answer ${method} within ${REQUEST_TIMEOUT_MS / 1000} s.`));
+      reject(new Error(t('The extension did not answer {0} within {1} s.', method, REQUEST_TIMEOUT_MS / 1000)));
     }, REQUEST_TIMEOUT_MS);
     pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
     post({ kind: 'request', id, method, params });

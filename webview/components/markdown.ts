@@ -1,5 +1,6 @@
 import { markdownTree, type MdNode } from '../logic/markdownTree';
 import { el } from '../dom';
+import { t } from '../l10n';
 
 /** Renders Markdown from the database as DOM: elements from a fixed set, text as text, links through the host. */
 export function renderMarkdown(source: string, openLink: (url: string) => void): HTMLElement {
@@ -11,7 +12,7 @@ export function renderMarkdown(source: string, openLink: (url: string) => void):
         continue;
       }
       if (n.tag === 'a') {
-        const a = el('a', { href: '#', title: n.href ?? 'Not a web link' });
+        const a = el('a', { href: '#', title: n.href ?? t('Not a web link') });
         if (n.href) {
           const href = n.href;
           a.addEventListener('click', (ev) => {

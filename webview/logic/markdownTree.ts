@@ -6,6 +6,7 @@
  */
 import MarkdownIt from 'markdown-it';
 import type Token from 'markdown-it/lib/token.mjs';
+import { t } from '../l10n';
 
 export type MdNode = { tag: MdTag; children: MdNode[]; href?: string; start?: number } | { text: string };
 export type MdTag =
@@ -75,13 +76,16 @@ function treeBuilder<Open extends { children: MdNode[] }>(): { root: MdNode[]; s
   return { root, stack, push };
 }
 
+/** An image's stand-in (images in messages are never loaded): its alt text, or just that there was one. */
+const imageText = (alt: string): string => (alt ? `[${t('image: {0}', alt)}]` : `[${t('image')}]`);
+
 function inline(tokens: Token[]): MdNode[] {
   const { root, stack, push } = treeBuilder<{ tag: MdTag; children: MdNode[]; href?: string }>();
   for (const t of tokens) {
     if (t.type === 'text' || t.type === 'html_inline') push({ text: t.content });
     else if (t.type === 'code_inline') push({ tag: 'code', children: [{ text: t.content }] });
     else if (t.type === 'softbreak' || t.type === 'hardbreak') push({ tag: 'br', children: [] });
-    else if (t.type === 'image') push({ text: t.content ? `[image: ${t.content}]` : '[image]' });
+    else if (t.type === 'image') push({ text: imageText(t.content) });
     else if (t.type in INLINE_TAGS) {
       const tag = INLINE_TAGS[t.type] as MdTag;
       const node: { tag: MdTag; children: MdNode[]; href?: string } = { tag, children: [] };
