@@ -29,14 +29,26 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-/** Whether `call` is one of the localization calls above. */
-function isLocalizeCall(call: ts.CallExpression, webview: boolean): boolean {
+/** Whether `call` is one of the localization calls above; `webviewNames`: the local names of webview/l10n.ts's `t`. */
+function isLocalizeCall(call: ts.CallExpression, webviewNames: ReadonlySet<string>): boolean {
   const callee = call.expression;
   if (ts.isPropertyAccessExpression(callee) && callee.name.text === 't') {
     const target = callee.expression.getText();
     return target === 'vscode.l10n' || target === 'l10n';
   }
-  return webview && ts.isIdentifier(callee) && callee.text === 't';
+  return ts.isIdentifier(callee) && webviewNames.has(callee.text);
+}
+
+/** The names a webview module imports webview/l10n.ts's `t` under (`import { t }`, `import { t as tr }`). */
+function importedT(source: ts.SourceFile): Set<string> {
+  const names = new Set<string>();
+  for (const st of source.statements) {
+    if (!ts.isImportDeclaration(st) || !ts.isStringLiteral(st.moduleSpecifier) || !/(^|\/)l10n$/.test(st.moduleSpecifier.text)) continue;
+    const bindings = st.importClause?.namedBindings;
+    if (bindings && ts.isNamedImports(bindings))
+      for (const e of bindings.elements) if ((e.propertyName ?? e.name).text === 't') names.add(e.name.text);
+  }
+  return names;
 }
 
 export function localizedStrings(root: string): { strings: LocalizedString[]; unreadable: UnreadableCall[] } {
@@ -45,16 +57,19 @@ export function localizedStrings(root: string): { strings: LocalizedString[]; un
   const files = [
     ...tsFiles(join(root, 'src', 'extension')).map((f) => ({ f, webview: false })),
     ...tsFiles(join(root, 'src', 'shared')).map((f) => ({ f, webview: false })),
-    ...tsFiles(join(root, 'webview')).map((f) => ({ f, webview: true })),
+    // webview/l10n.ts is the wrapper itself (its l10n.t(message) passes the caller's key on).
+    ...tsFiles(join(root, 'webview'))
+      .filter((f) => relative(root, f) !== join('webview', 'l10n.ts'))
+      .map((f) => ({ f, webview: true })),
   ];
   for (const { f, webview } of files) {
     const text = readFileSync(f, 'utf8');
-    // In the webview only files that import our t() count (a local variable named t elsewhere is not a call to it).
-    if (webview && !/import \{[^}]*\bt\b[^}]*\} from '(\.\.?\/)+l10n'/.test(text) && !f.endsWith('l10n.ts')) continue;
     const source = ts.createSourceFile(f, text, ts.ScriptTarget.Latest, true);
+    // In the webview only calls of the imported t() count (a local variable named t elsewhere is not a call to it).
+    const webviewNames = webview ? importedT(source) : new Set<string>();
     const file = relative(root, f);
     const visit = (node: ts.Node): void => {
-      if (ts.isCallExpression(node) && isLocalizeCall(node, webview) && !(webview && f.endsWith('l10n.ts'))) {
+      if (ts.isCallExpression(node) && isLocalizeCall(node, webviewNames)) {
         const first = node.arguments[0];
         const line = source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
         if (first && (ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first)))
