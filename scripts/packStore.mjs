@@ -17,7 +17,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outFlag = process.argv.indexOf('--out-dir');
 const outDir = resolve(outFlag >= 0 && process.argv[outFlag + 1] ? process.argv[outFlag + 1] : join(root, 'dist', 'store-package'));
 const stage = join(outDir, 'package');
-const rawTypes = join(outDir, 'types-raw');
+const rawTypesRoot = join(outDir, 'types-raw');
+// tsc writes src/store's declarations to types-raw/store and the src/shared ones they import to types-raw/shared.
+const rawTypes = join(rawTypesRoot, 'store');
 
 const PACKAGE_NAME = '@agent-session-inspector/store';
 const rootPackage = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -73,7 +75,7 @@ await Promise.all([
 
 // 2. Declarations: tsc writes one .d.ts per source file; keep those index.d.ts reaches, with relative specifiers
 // given explicit extensions (Node16/NodeNext resolution needs them in ESM declarations).
-run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.store.json', '--outDir', rawTypes]);
+run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.store.json', '--outDir', rawTypesRoot]);
 
 const SPECIFIER = /(\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+|\/\/\/\s*<reference\s+(?:path|types)=)(['"])([^'"]+)\2/gm;
 const queue = ['index'];
@@ -99,7 +101,9 @@ while (queue.length > 0) {
         return whole;
       }
       const target = posix.normalize(posix.join(posix.dirname(id), spec));
-      if (target.startsWith('..')) fail(`${id}.d.ts imports '${spec}', outside src/store`);
+      // src/shared's declarations land in dist/shared, next to dist/types, with the same relative paths as in src.
+      if (target.startsWith('..') && !target.startsWith('../shared/'))
+        fail(`${id}.d.ts imports '${spec}', outside src/store and src/shared`);
       const asIndex = posix.join(target, 'index');
       const resolved = existsSync(join(rawTypes, `${target}.d.ts`))
         ? target
@@ -123,7 +127,7 @@ while (queue.length > 0) {
     writeFileSync(dest, out);
   }
 }
-rmSync(rawTypes, { recursive: true, force: true });
+rmSync(rawTypesRoot, { recursive: true, force: true });
 
 // 3. package.json, README, LICENSE.
 const betterSqlite3 = rootPackage.dependencies?.['better-sqlite3'];
