@@ -26,9 +26,9 @@ function startedText(started: WhatIfStartedView): string {
  * models to run on, one new branch each, checked against the same limit as the host's.
  */
 export function whatIfActions(turn: TurnView, userText: string, cb: WhatIfCallbacks): HTMLElement {
-  const retry = el('vscode-button', { appearance: 'secondary', class: 'retry-here' }, 'Retry from here');
-  const edit = el('vscode-button', { appearance: 'secondary', class: 'edit-resend' }, 'Edit and resend…');
-  const several = el('vscode-button', { appearance: 'secondary', class: 'retry-models' }, 'Retry with models…');
+  const retry = el('vscode-button', { appearance: 'secondary', class: 'retry-here' }, t('Retry from here'));
+  const edit = el('vscode-button', { appearance: 'secondary', class: 'edit-resend' }, t('Edit and resend…'));
+  const several = el('vscode-button', { appearance: 'secondary', class: 'retry-models' }, t('Retry with models…'));
   const buttons = el('div', { class: 'what-if-actions' }, retry, edit, several);
   const slot = el('div', { class: 'what-if-slot' });
   const status = el('div', { class: 'what-if-status', role: 'status' });
