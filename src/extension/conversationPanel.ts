@@ -17,6 +17,7 @@ import type { DatabaseChange, DatabaseRegistry } from './databaseRegistry';
 import { sessionKey, type SessionRef } from './sessionRef';
 import { describeError, UserFacingError } from './userError';
 import { handleRequest, type RequestHandlers } from './webviewRequests';
+import { searchShownSession } from './sessionSearch';
 import { copyContent } from './contentCommands';
 import { toolsView, withCosts } from './pricedTables';
 import { choosePricingModel } from './pricingCommands';
@@ -295,6 +296,7 @@ class ConversationPanel implements vscode.Disposable {
       const uri = await vscode.commands.executeCommand<unknown>(CommandId.openAsJson, node);
       return { opened: typeof uri === 'string' };
     },
+    'search/session': (p) => searchShownSession(this.extensionUri, this.registry, this.target, p.branchId, p.query),
   };
 
   /** Links come from database text: only http(s), and only after the user confirms the exact address. */

@@ -51,8 +51,27 @@ export interface Requests {
   'apiKey/set': { params: Record<string, never>; result: { set: boolean } };
   /** Opens an item, a turn or a branch as JSON in a read-only editor tab (src/extension/jsonDocuments.ts). */
   'content/openJson': { params: { ref: ContentRef }; result: { opened: boolean } };
+  /**
+   * Finds `query` (the search syntax: text, tool:, is:failed, role:) in the shown session, off the host's thread; the
+   * hits on `branchId`'s turns (turns it shares with its parent included), in order.
+   */
+  'search/session': { params: { query: string; branchId: string }; result: SessionSearchView };
 }
 export type RequestMethod = keyof Requests;
+
+/** One hit of the view's search: where it is on the shown branch, and its snippet with the match ranges. */
+export interface SessionSearchHitView {
+  turn: number;
+  sequenceNumber: number;
+  itemType: string;
+  snippet: { text: string; ranges: [number, number][] };
+}
+
+/** The hits of `search/session`; `truncated` when there were more than the view is given. */
+export interface SessionSearchView {
+  hits: SessionSearchHitView[];
+  truncated: boolean;
+}
 
 /**
  * What a copy or *Open as JSON* refers to in the shown session: one item (`sequenceNumber` set), one turn (`turn` set,

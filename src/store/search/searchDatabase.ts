@@ -64,6 +64,8 @@ export interface SearchOptions {
   onHits(hits: SearchHit[]): void;
   /** Stop after this many hits (default 10,000). */
   maxHits?: number;
+  /** Only this session (the conversation view's search box); default: every session. */
+  sessionId?: string;
   /** Called after each batch with the rows read so far and the total to read (for a progress bar). */
   onProgress?(rowsScanned: number, rowsTotal: number): void;
 }
@@ -99,7 +101,7 @@ export async function searchDatabase(db: SessionDatabase, query: SearchQuery, op
   const started = performance.now();
   const maxHits = options.maxHits ?? DEFAULT_MAX_HITS;
   const summary: SearchSummary = { hits: 0, rowsScanned: 0, cancelled: false, truncated: false, elapsedMs: 0 };
-  const state = new ScanState(db, query);
+  const state = new ScanState(db, query, options.sessionId);
   const structured = db.tables.messageStructure;
   const maxId = (sql: string): number => Number(db.readWith((ctx) => ctx.stmt(sql).get<{ m: number | null }>()?.m ?? 0));
   const structureMax = structured ? maxId('SELECT max(id) AS m FROM message_structure') : 0;
@@ -138,7 +140,7 @@ export async function searchDatabase(db: SessionDatabase, query: SearchQuery, op
     }
   }
   // Plain sessions are found after the structured pass, so listing them never delays the first hits.
-  const plain = stopped() ? [] : state.plainSessions();
+  const plain = stopped() ? [] : state.plainSessions().filter((id) => options.sessionId === undefined || id === options.sessionId);
   if (plain.length > 0) total += maxId(`SELECT max(id) AS m FROM ${quoteIdentifier(db.tables.messages)}`);
   for (const sessionId of plain) {
     let after = 0;
@@ -177,6 +179,7 @@ class ScanState {
   constructor(
     private readonly db: SessionDatabase,
     private readonly query: SearchQuery,
+    private readonly sessionId?: string,
   ) {
     const needle = foldForSearch(query.text);
     // Only a text-only query can reject on the text alone: with filters, a non-matching row may still name a tool.
@@ -190,7 +193,7 @@ class ScanState {
     this.structureSql = `SELECT s.id AS sid, s.session_id, s.branch_id, s.message_id, s.sequence_number, s.message_type,
         s.tool_name, s.user_turn_number AS turn, m.message_data AS data
       FROM message_structure s JOIN ${messages} m ON m.id = s.message_id AND m.session_id = s.session_id
-      WHERE s.id > ? AND s.id <= ? AND ${filter.sql}`;
+      WHERE s.id > ? AND s.id <= ?${sessionId === undefined ? '' : ' AND s.session_id = ?'} AND ${filter.sql}`;
     // A plain session's rows in id order (the (session_id, id) index), each with whether it opens a turn; only rows
     // that pass the prefilter carry their data.
     this.plainSql = `SELECT id, CASE WHEN ${filter.sql} THEN message_data END AS data,
@@ -215,7 +218,11 @@ class ScanState {
   }
 
   structureBatch(after: number, to: number): SearchHit[] {
-    const rows = this.db.readWith((ctx) => ctx.stmt(this.structureSql).all<StructureRow>(after, to, ...(this.params as never[])));
+    const rows = this.db.readWith((ctx) =>
+      ctx
+        .stmt(this.structureSql)
+        .all<StructureRow>(after, to, ...(this.sessionId === undefined ? [] : [this.sessionId]), ...(this.params as never[])),
+    );
     const hits: SearchHit[] = [];
     for (const r of rows) {
       const messageId = Number(r.message_id);

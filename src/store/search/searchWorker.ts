@@ -23,6 +23,7 @@ async function run(input: SearchWorkerInput, post: (e: SearchWorkerEvent) => voi
       const summary = await searchDatabase(db, input.query, {
         signal,
         maxHits,
+        sessionId: input.sessionId,
         onHits: (hits) => post({ type: 'hits', path, hits }),
         onProgress: (rowsScanned, rowsTotal) => {
           const now = performance.now();

@@ -14,6 +14,8 @@ export interface SearchWorkerInput {
   /** The driver the host uses (the worker loads the same one); default: better-sqlite3, else node:sqlite. */
   driver?: DriverName | 'auto';
   maxHits?: number;
+  /** Only this session (every file is searched for it). */
+  sessionId?: string;
 }
 
 /** Host → worker. */

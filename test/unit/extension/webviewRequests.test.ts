@@ -42,6 +42,7 @@ function recordingHandlers(): { handlers: RequestHandlers; calls: [RequestMethod
     'branch/compare': record('branch/compare', { opened: true }),
     'content/copy': record('content/copy', { copied: true }),
     'content/openJson': record('content/openJson', { opened: true }),
+    'search/session': record('search/session', { hits: [], truncated: false }),
     'apiKey/set': record('apiKey/set', { set: true }),
     'run/stop': async (params) => {
       calls.push(['run/stop', params]);
@@ -81,6 +82,7 @@ describe('webview requests', () => {
       'branch/compare': true,
       'content/copy': true,
       'content/openJson': true,
+      'search/session': true,
       'apiKey/set': true,
     };
     assert.deepEqual(Object.keys(requestParams).sort(), Object.keys(methods).sort());
@@ -162,6 +164,8 @@ describe('webview requests', () => {
       ],
       ['content/openJson', { ref: 'main' }, 'Invalid request: ref must be an object.'],
       ['content/openJson', { ref: { branchId: 'main', turn: 1 } }, 'Invalid request: ref.sequenceNumber must be an integer.'],
+      ['search/session', { query: 3, branchId: 'main' }, 'Invalid request: query must be a string.'],
+      ['search/session', { query: 'x'.repeat(1001), branchId: 'main' }, 'Invalid request: query must be at most 1000 characters.'],
     ];
     for (const [method, params, message] of cases) {
       const err = await rejection(handleRequest(handlers, method, params));

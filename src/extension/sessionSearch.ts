@@ -1,0 +1,57 @@
+/**
+ * The conversation view's search box (`search/session`): the same query syntax and matching as *Search Sessions…*,
+ * restricted to the shown session and run in the search worker, so even a large file never blocks the host. The view
+ * gets the hits on the shown branch, in order: its own turns, and the turns it shares with its parent (reported under
+ * the branch that ran them, with the shown branch among those sharing them).
+ */
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { SearchQueryError, SessionDatabase, parseSearchQuery, startWorkerSearch, type SearchHit } from '../store';
+import type { SessionSearchView } from '../shared/protocol';
+import type { DatabaseRegistry } from './databaseRegistry';
+import type { SessionRef } from './sessionRef';
+import { UserFacingError } from './userError';
+
+/** The view lists at most this many hits (a search box is for stepping through, not for reading them all). */
+const MAX_VIEW_HITS = 2000;
+
+export async function searchShownSession(
+  extensionUri: vscode.Uri,
+  registry: DatabaseRegistry,
+  target: SessionRef,
+  branchId: string,
+  text: string,
+): Promise<SessionSearchView> {
+  let query;
+  try {
+    query = parseSearchQuery(text);
+  } catch (err) {
+    throw err instanceof SearchQueryError ? new UserFacingError(err.message) : err;
+  }
+  const entry = registry.require(target.dbPath);
+  if (!(entry.db instanceof SessionDatabase)) {
+    throw new UserFacingError(vscode.l10n.t('Searching in the view works on session files; PostgreSQL and Redis stores are not searched.'));
+  }
+  const hits: SearchHit[] = [];
+  let failure: string | undefined;
+  const worker = startWorkerSearch(
+    join(extensionUri.fsPath, 'dist', 'searchWorker.js'),
+    // Hits on other branches are dropped below, so ask for more than the view shows.
+    { paths: [target.dbPath], query, driver: entry.db.driver, sessionId: target.sessionId, maxHits: MAX_VIEW_HITS * 4 },
+    {
+      onHits: (_p, h) => hits.push(...h),
+      onError: (_p, message) => (failure = message),
+    },
+  );
+  const end = await worker.finished;
+  if (failure ?? end.error) throw new UserFacingError(failure ?? end.error ?? '');
+  const mine = hits
+    .filter((h) => h.branchId === branchId || h.sharedWith.includes(branchId))
+    .sort((a, b) => a.turn - b.turn || a.sequenceNumber - b.sequenceNumber);
+  return {
+    hits: mine
+      .slice(0, MAX_VIEW_HITS)
+      .map((h) => ({ turn: h.turn, sequenceNumber: h.sequenceNumber, itemType: h.itemType, snippet: h.snippet })),
+    truncated: mine.length > MAX_VIEW_HITS || hits.length >= MAX_VIEW_HITS * 4,
+  };
+}
