@@ -66,7 +66,10 @@ export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['param
     part: z.enum(COPY_PARTS, { error: `must be one of ${COPY_PARTS.join(', ')}` }),
   }),
   'content/openJson': z.object({ ref: contentRef }),
-  'search/session': z.object({ query: z.string({ error: 'must be a string' }).max(1000, { error: 'must be at most 1000 characters' }), branchId: str }),
+  'search/session': z.object({
+    query: z.string({ error: 'must be a string' }).max(1000, { error: 'must be at most 1000 characters' }),
+    branchId: str,
+  }),
 };
 
 /** One handler per method, taking its checked parameters and returning (or resolving to) its result. */
