@@ -1,4 +1,4 @@
-/** Export and import of sessions (Markdown, JSON, JSONL); see docs/export-import.md. */
+/** Export and import of sessions (Markdown, JSON, JSONL); the formats and guarantees are in scripts/store-package/README.md. */
 export { TransferError, type TransferProblem } from './exportErrors';
 export { turnToMarkdown, itemToMarkdown, type TurnMarkdownOptions } from './markdown';
 export { exportFromReader, exportSession, exportSessionToFile, type ExportFileOptions } from './sessionExport';
