@@ -14,6 +14,7 @@ import { renderTokenChart } from './components/tokenChart';
 import { renderPricingHeader } from './components/pricingHeader';
 import { renderTurnDetail } from './components/turnDetail';
 import { TurnList } from './components/turnList';
+import { SearchBar } from './components/searchBar';
 import { el, replaceChildren } from './dom';
 import { branchAtFork } from './logic/branchLayout';
 import { ConversationModel, type ViewPart } from './logic/conversationModel';
@@ -111,7 +112,13 @@ panels.addEventListener('change', () => {
   void model.setTables(activeTab() === 'tab-tokens');
   void model.setTools(activeTab() === 'tab-tools');
 });
-replaceChildren(app, el('header', { class: 'header' }, title, badges, actions), banner, panels);
+const searchBar = new SearchBar({
+  search: (query, branchId) => request('search/session', { query, branchId }),
+  reveal: (hit) => model.reveal({ branchId: model.branchId, turn: hit.turn }),
+  branchId: () => model.branchId,
+  selectedTurn: () => model.selectedTurn?.turn ?? null,
+});
+replaceChildren(app, el('header', { class: 'header' }, title, badges, actions, searchBar.element), banner, panels);
 
 /** "This branch" / "Whole session" buttons in `group`, marked with `attribute`; the chosen one is primary. */
 function scopeControl(group: HTMLElement, attribute: string, choose: (scope: 'branch' | 'session') => void): void {
@@ -195,6 +202,7 @@ function renderDetail(): void {
       (await request('content/copy', { ref: { branchId: model.branchId, turn, sequenceNumber }, part })).copied,
     openJson: (turn, sequenceNumber) => openJson(turn, sequenceNumber),
   });
+  searchBar.itemsDrawn(model.selectedTurn?.turn ?? null);
 }
 
 /** *Open as JSON* of an item, a turn (`sequenceNumber` null) or the shown branch (both null); a failure shows in the banner. */
