@@ -91,6 +91,10 @@ describe('the extension in Korean', function () {
       it('shows the conversation view in Korean, in a Korean font', async () => {
         await wb.openSidebar();
         await wb.treeRow('conversations.db').expand();
+        // The host's strings (vscode.l10n.t) in the tree: the current branch and its turn count.
+        await wb.treeRow('weather-trip').expand();
+        const main = await wb.treeRow('main').waitFor();
+        assert.match(await main.description(), new RegExp(`^● ${BUNDLE['current']} · ${BUNDLE['{0} turns']!.replace('{0}', '\\d+')}`));
         await wb.treeRow('weather-trip').contextMenu(KO['command.openConversationView.title']!);
         const f = await viewFrame(wb);
         await f.locator('.turn-row').first().waitFor({ timeout: 20_000 });
