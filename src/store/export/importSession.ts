@@ -4,7 +4,7 @@
  * checked completely before the database is touched, and everything is written in one transaction, so a malformed
  * file, a taken session id or a cancel leaves the database as it was.
  */
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { AgentInputItem } from '@openai/agents';
 import { AdvancedSQLiteSession } from '../advancedSqliteSession';
@@ -13,11 +13,12 @@ import { classifyItem } from '../itemClassification';
 import { toStoredItem } from '../itemShape';
 import { pythonJsonDumps } from '../pythonJson';
 import { enableWal, openSessionConnection } from '../sessionConnection';
-import type { DriverName, SqliteDatabase } from '../sqliteDatabase';
+import type { DriverName, SqliteDatabase, SqliteStatement } from '../sqliteDatabase';
 import { discoverSessionTables, quoteIdentifier, type DiscoveredTables } from '../inspector/tableDiscovery';
 import { TransferError, throwIfCancelled } from './exportErrors';
-import { parseJsonExport } from './jsonParse';
-import type { SessionExport } from './jsonExport';
+import { parseJsonExport, type SessionExportHeader } from './jsonParse';
+import type { ExportedMessage, ExportedSessionRow, ExportedStructureRow, ExportedUsageRow, SessionExport } from './jsonExport';
+import { NotLineLayout, readJsonExportLines } from './jsonStream';
 import type { ProgressOptions } from './transferTypes';
 
 export interface ImportOptions extends ProgressOptions {
@@ -50,94 +51,180 @@ export function detectImportFormat(filePath: string): ImportFormat {
 
 /** Imports `filePath` (JSON export or JSONL, see `detectImportFormat`) into `dbPath`. */
 export async function importSessionFile(dbPath: string, filePath: string, options: ImportOptions = {}): Promise<ImportResult> {
-  return detectImportFormat(filePath) === 'json'
-    ? importJsonExport(dbPath, parseJsonExport(readFileSync(filePath, 'utf8')), options)
-    : importJsonlFile(dbPath, filePath, options);
+  return detectImportFormat(filePath) === 'json' ? importJsonFile(dbPath, filePath, options) : importJsonlFile(dbPath, filePath, options);
+}
+
+/** Inserts a JSON export's rows into a new session, inside the caller's transaction. */
+class JsonRowWriter {
+  private readonly ids: (number | bigint)[] = [];
+  private insertMessage: SqliteStatement | undefined;
+  private insertStructure: SqliteStatement | undefined;
+  private insertUsage: SqliteStatement | undefined;
+  readonly branches = new Set<string>();
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly tables: DiscoveredTables,
+    private readonly sessionId: string,
+    private readonly dbPath: string,
+  ) {}
+
+  get messageCount(): number {
+    return this.ids.length;
+  }
+
+  session(row: ExportedSessionRow | null): void {
+    const { db, tables } = this;
+    if (!row || tables.sessions === null) return;
+    const cols = ['session_id'];
+    const values: (string | null)[] = [this.sessionId];
+    if (tables.sessionsHasCreatedAt) {
+      cols.push('created_at');
+      values.push(row.created_at);
+    }
+    if (tables.sessionsHasUpdatedAt) {
+      cols.push('updated_at');
+      values.push(row.updated_at);
+    }
+    db.prepare(`INSERT INTO ${quoteIdentifier(tables.sessions)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(
+      ...values,
+    );
+  }
+
+  message(m: ExportedMessage): void {
+    const t = quoteIdentifier(this.tables.messages);
+    const withTime = this.tables.messagesHasCreatedAt;
+    this.insertMessage ??= this.db.prepare(
+      withTime
+        ? `INSERT INTO ${t} (session_id, message_data, created_at) VALUES (?, ?, ?)`
+        : `INSERT INTO ${t} (session_id, message_data) VALUES (?, ?)`,
+    );
+    const args = withTime ? [this.sessionId, m.message_data, m.created_at] : [this.sessionId, m.message_data];
+    this.ids.push(this.insertMessage.run(...args).lastInsertRowid);
+  }
+
+  structure(s: ExportedStructureRow): void {
+    this.insertStructure ??= this.db.prepare(
+      `INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number, user_turn_number,
+         branch_turn_number, tool_name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.branches.add(s.branch_id);
+    this.insertStructure.run(
+      this.sessionId,
+      this.ids[s.message_ref]!,
+      s.branch_id,
+      s.message_type,
+      s.sequence_number,
+      s.user_turn_number,
+      s.branch_turn_number,
+      s.tool_name,
+      s.created_at,
+    );
+  }
+
+  usage(u: ExportedUsageRow): void {
+    if (!this.tables.turnUsage)
+      throw new TransferError('missing-tables', `${this.dbPath} has no turn_usage table for the export's usage rows.`);
+    this.insertUsage ??= this.db.prepare(
+      `INSERT INTO turn_usage (session_id, branch_id, user_turn_number, requests, input_tokens, output_tokens, total_tokens,
+         input_tokens_details, output_tokens_details, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.insertUsage.run(
+      this.sessionId,
+      u.branch_id,
+      u.user_turn_number,
+      u.requests,
+      u.input_tokens,
+      u.output_tokens,
+      u.total_tokens,
+      u.input_tokens_details,
+      u.output_tokens_details,
+      u.created_at,
+    );
+  }
+}
+
+function sessionIdFor(header: SessionExportHeader, options: ImportOptions): string {
+  const sessionId = options.sessionId ?? header.session?.session_id;
+  if (!sessionId)
+    throw new TransferError('malformed', 'The export names no session (its "session" is null): give a session id.', undefined, '$.session');
+  return sessionId;
 }
 
 /** Imports a parsed JSON export (`parseJsonExport`) as a new session. */
 export async function importJsonExport(dbPath: string, doc: SessionExport, options: ImportOptions = {}): Promise<ImportResult> {
-  const sessionId = options.sessionId ?? doc.session?.session_id;
-  if (!sessionId)
-    throw new TransferError('malformed', 'The export names no session (its "session" is null): give a session id.', undefined, '$.session');
+  const sessionId = sessionIdFor(doc, options);
   const target = await openTarget(dbPath, sessionId, doc.structured, options);
   const { db, tables } = target;
   try {
     const total = doc.messages.length;
+    const writer = new JsonRowWriter(db, tables, sessionId, dbPath);
     await writeTransaction(db, async () => {
-      const t = quoteIdentifier(tables.messages);
-      if (doc.session && tables.sessions !== null) {
-        const cols = ['session_id'];
-        const values: (string | null)[] = [sessionId];
-        if (tables.sessionsHasCreatedAt) {
-          cols.push('created_at');
-          values.push(doc.session.created_at);
-        }
-        if (tables.sessionsHasUpdatedAt) {
-          cols.push('updated_at');
-          values.push(doc.session.updated_at);
-        }
-        db.prepare(`INSERT INTO ${quoteIdentifier(tables.sessions)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(
-          ...values,
-        );
-      }
-      const insertMessage = db.prepare(
-        tables.messagesHasCreatedAt
-          ? `INSERT INTO ${t} (session_id, message_data, created_at) VALUES (?, ?, ?)`
-          : `INSERT INTO ${t} (session_id, message_data) VALUES (?, ?)`,
-      );
-      const ids: (number | bigint)[] = [];
+      writer.session(doc.session);
       for (const m of doc.messages) {
-        const args = tables.messagesHasCreatedAt ? [sessionId, m.message_data, m.created_at] : [sessionId, m.message_data];
-        ids.push(insertMessage.run(...args).lastInsertRowid);
-        if (ids.length % 1000 === 0) {
+        writer.message(m);
+        if (writer.messageCount % 1000 === 0) {
           throwIfCancelled(options.signal);
-          options.onProgress?.(ids.length, total);
+          options.onProgress?.(writer.messageCount, total);
         }
       }
-      const insertStructure = db.prepare(
-        `INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number, user_turn_number,
-           branch_turn_number, tool_name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      for (const s of doc.structure) writer.structure(s);
+      for (const u of doc.usage) writer.usage(u);
+      throwIfCancelled(options.signal);
+    });
+    options.onProgress?.(total, total);
+    return { sessionId, items: total, branches: doc.structured ? writer.branches.size : 1, createdTables: target.created };
+  } finally {
+    db.close();
+  }
+}
+
+/** Above this size a JSON export not in the line layout is refused rather than parsed whole (V8's string limit is ~1 GiB). */
+const WHOLE_PARSE_LIMIT = 256 * 1024 * 1024;
+
+/**
+ * Imports a JSON export file. The layout the export writes is read a line at a time, twice (checked, then written),
+ * so the file's size does not matter; any other layout of valid JSON is parsed whole (up to 256 MiB).
+ */
+export async function importJsonFile(dbPath: string, filePath: string, options: ImportOptions = {}): Promise<ImportResult> {
+  if (!existsSync(filePath)) throw new TransferError('not-found', `${filePath} does not exist.`);
+  let header: SessionExportHeader | undefined;
+  let total = 0;
+  try {
+    for await (const event of readJsonExportLines(filePath)) {
+      if (event.kind === 'header') header = event.header;
+      else if (event.kind === 'message' && ++total % 5000 === 0) throwIfCancelled(options.signal);
+    }
+  } catch (err) {
+    if (!(err instanceof NotLineLayout)) throw err;
+    if (statSync(filePath).size > WHOLE_PARSE_LIMIT) {
+      throw new TransferError(
+        'malformed',
+        `${filePath} is not laid out as the JSON export writes it (${err.message}), and is too large to read whole.`,
       );
-      for (const s of doc.structure) {
-        insertStructure.run(
-          sessionId,
-          ids[s.message_ref]!,
-          s.branch_id,
-          s.message_type,
-          s.sequence_number,
-          s.user_turn_number,
-          s.branch_turn_number,
-          s.tool_name,
-          s.created_at,
-        );
-      }
-      if (doc.usage.length > 0) {
-        if (!tables.turnUsage) throw new TransferError('missing-tables', `${dbPath} has no turn_usage table for the export's usage rows.`);
-        const insertUsage = db.prepare(
-          `INSERT INTO turn_usage (session_id, branch_id, user_turn_number, requests, input_tokens, output_tokens, total_tokens,
-             input_tokens_details, output_tokens_details, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        );
-        for (const u of doc.usage) {
-          insertUsage.run(
-            sessionId,
-            u.branch_id,
-            u.user_turn_number,
-            u.requests,
-            u.input_tokens,
-            u.output_tokens,
-            u.total_tokens,
-            u.input_tokens_details,
-            u.output_tokens_details,
-            u.created_at,
-          );
-        }
+    }
+    return importJsonExport(dbPath, parseJsonExport(readFileSync(filePath, 'utf8')), options);
+  }
+  const sessionId = sessionIdFor(header!, options);
+  const target = await openTarget(dbPath, sessionId, header!.structured, options);
+  const { db, tables } = target;
+  try {
+    const writer = new JsonRowWriter(db, tables, sessionId, dbPath);
+    await writeTransaction(db, async () => {
+      for await (const event of readJsonExportLines(filePath)) {
+        if (event.kind === 'header') writer.session(event.header.session);
+        else if (event.kind === 'message') {
+          writer.message(event.row);
+          if (writer.messageCount % 1000 === 0) {
+            throwIfCancelled(options.signal);
+            options.onProgress?.(writer.messageCount, total);
+          }
+        } else if (event.kind === 'structure') writer.structure(event.row);
+        else writer.usage(event.row);
       }
       throwIfCancelled(options.signal);
     });
     options.onProgress?.(total, total);
-    const branches = doc.structured ? new Set(doc.structure.map((s) => s.branch_id)).size : 1;
-    return { sessionId, items: total, branches, createdTables: target.created };
+    return { sessionId, items: total, branches: header!.structured ? writer.branches.size : 1, createdTables: target.created };
   } finally {
     db.close();
   }

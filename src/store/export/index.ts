@@ -7,6 +7,7 @@ export { parseJsonExport } from './jsonParse';
 export {
   detectImportFormat,
   importJsonExport,
+  importJsonFile,
   importJsonlFile,
   importSessionFile,
   type ImportFormat,

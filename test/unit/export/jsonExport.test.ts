@@ -161,6 +161,37 @@ describe('export: JSON and its import', function () {
       });
     }
 
+    it('in the layout the export writes (read a line at a time): the error names the line and the path', async () => {
+      const lines = good.split('\n');
+      const at = lines.findIndex((l) => l.startsWith('{"ref":2,'));
+      lines[at] = lines[at]!.replace(/"message_data":"(?:[^"\\]|\\.)*"/, '"message_data":42');
+      const file = join(tmp.dir, 'bad-line.json');
+      writeFileSync(file, lines.join('\n'));
+      const before = tables(db);
+      await assert.rejects(
+        importSessionFile(db, file, { sessionId: 'should-not-exist' }),
+        isProblem(
+          'malformed',
+          (e) => e.line === at + 1 && e.jsonPath === '$.messages[2].message_data' && e.message.startsWith(`Line ${at + 1}:`),
+        ),
+      );
+      assert.deepEqual(tables(db), before);
+    });
+
+    it('a file cut short is malformed; a re-indented export still imports (parsed whole)', async () => {
+      const cut = join(tmp.dir, 'cut.json');
+      writeFileSync(cut, good.slice(0, Math.floor(good.length / 2)));
+      const before = tables(db);
+      await assert.rejects(importSessionFile(db, cut, { sessionId: 'should-not-exist' }), isProblem('malformed'));
+      assert.deepEqual(tables(db), before);
+      const pretty = join(tmp.dir, 'pretty.json');
+      writeFileSync(pretty, JSON.stringify(JSON.parse(good), null, 2));
+      const r = await importSessionFile(db, pretty, { sessionId: 'support-chat-pretty' });
+      assert.equal(r.items, parseJsonExport(good).messages.length);
+      const again = await exportText(db, 'json', { sessionId: 'support-chat-pretty' });
+      assert.deepEqual(sections(again), sections(good));
+    });
+
     it('not JSON at all: malformed', async () => {
       const file = join(tmp.dir, 'garbage.json');
       writeFileSync(file, '{"format": ');
