@@ -10,6 +10,7 @@ import type { DatabaseEntry } from './databaseRegistry';
 import { nodeId, type TreeNode } from './treeNodes';
 import { forkLabel, turnCountLabel } from '../shared/forkLabel';
 import { formatCost, type ModelPrice, type PriceTable } from '../shared/pricing';
+import { builtinToolName, isOutputType, itemTitle } from '../shared/itemTitles';
 import { builtinToolView, previewText } from '../shared/toolItems';
 
 /** A function or custom tool call's arguments as the model wrote them. */
@@ -213,62 +214,21 @@ export function turnItem(
   return item;
 }
 
-// Functions, so the text is looked up when drawn (with literal keys for the bundle test).
-const ROLE_TITLES: Record<string, () => string> = {
-  user: () => vscode.l10n.t('User'),
-  assistant: () => vscode.l10n.t('Assistant'),
-  system: () => vscode.l10n.t('System'),
-  developer: () => vscode.l10n.t('Developer'),
-};
-
-/** Built-in tools by their call's type, as people name them (the stored type stays in the tooltip). */
-const BUILTIN_TOOLS: Record<string, () => string> = {
-  computer_call: () => vscode.l10n.t('computer'),
-  web_search_call: () => vscode.l10n.t('web search'),
-  file_search_call: () => vscode.l10n.t('file search'),
-  code_interpreter_call: () => vscode.l10n.t('code interpreter'),
-  image_generation_call: () => vscode.l10n.t('image generation'),
-  local_shell_call: () => vscode.l10n.t('shell'),
-  shell_call: () => vscode.l10n.t('shell'),
-  apply_patch_call: () => vscode.l10n.t('apply patch'),
-  mcp_call: () => 'MCP',
-  mcp_list_tools: () => vscode.l10n.t('MCP tool list'),
-  mcp_approval_request: () => vscode.l10n.t('MCP approval request'),
-  mcp_approval_response: () => vscode.l10n.t('MCP approval'),
-};
-
-const isOutputType = (type: string): boolean => type.endsWith('_output') || type.endsWith('_result');
-
-/**
- * An item's label in the tree: who spoke or which tool ran, not the stored type name, which would take the narrow
- * sidebar's width (`function_call_output · get_w…`). The preview follows as the description.
- */
-export function entryTitle(type: string, toolName: string | null): string {
-  const role = ROLE_TITLES[type];
-  if (role) return role();
-  if (type === 'reasoning') return vscode.l10n.t('Reasoning');
-  const callType = isOutputType(type) ? type.replace(/_(output|result)$/, '') : type;
-  // The store names a built-in tool by its type (`computer_call`): the people's name is better.
-  const builtin = (BUILTIN_TOOLS[callType] ?? BUILTIN_TOOLS[type])?.();
-  // An MCP call's stored name is the server's tool (`deepwiki.ask_question`): keep it, marked as MCP.
-  const tool = type === 'mcp_call' && toolName && toolName !== type ? `MCP ${toolName}` : (builtin ?? toolName);
-  if (isOutputType(type)) return vscode.l10n.t('{0} result', tool ?? vscode.l10n.t('tool'));
-  return tool ?? type.replace(/_/g, ' ');
-}
-
 function entryIcon(type: string): string {
   if (type === 'user') return 'account';
   if (type === 'assistant') return 'hubot';
   if (type === 'system' || type === 'developer') return 'settings-gear';
   if (type === 'reasoning') return 'lightbulb';
   if (isOutputType(type)) return 'output';
-  if (type.endsWith('_call') || type in BUILTIN_TOOLS) return 'tools';
+  if (type.endsWith('_call') || builtinToolName(type) !== undefined) return 'tools';
   return 'symbol-misc';
 }
 
 export function entryItem(node: TreeNode, e: ItemEntry): vscode.TreeItem {
   const type = displayType(e.type);
-  const label = e.corrupt ? vscode.l10n.t('unreadable') : entryTitle(type, e.toolName);
+  // Who spoke or which tool ran, not the stored type, which would take the narrow sidebar's width
+  // (`function_call_output · get_w…`); the type stays in the tooltip.
+  const label = e.corrupt ? vscode.l10n.t('unreadable') : itemTitle(type, e.toolName, e.item);
   const item = new vscode.TreeItem(label, C.None);
   item.id = nodeId(node);
   item.iconPath = new vscode.ThemeIcon(e.corrupt ? 'warning' : entryIcon(type));

@@ -138,7 +138,7 @@ for (const theme of ['light', 'dark'] as const) {
       assert.match((await lanes.nth(1).textContent()) ?? '', /from main @ turn 2/);
       await f.locator('.turn-row[data-turn="2"]').click();
       await f.locator('.turn-title', { hasText: 'Turn 2' }).waitFor();
-      assert.deepEqual(await f.locator('.item-type').allTextContents(), ['user', 'assistant']);
+      assert.deepEqual(await f.locator('.item-title').allTextContents(), ['User', 'Assistant']);
       assert.match((await f.locator('.item-assistant .markdown').textContent()) ?? '', /The Little Prince/);
       // Keyboard: up moves to turn 1, right moves to the branch that forked after it.
       await f.locator('.turn-list').focus();
@@ -213,7 +213,7 @@ for (const theme of ['light', 'dark'] as const) {
         await f.locator('.turn-title', { hasText: `Turn ${turn}` }).waitFor();
         const shown = (await f.locator('.item-user .markdown').textContent()) ?? '';
         assert.equal(shown.trim(), XSS_MESSAGES[turn - 1]![1], `turn ${turn} shows its text literally`);
-        assert.match((await f.locator('.item-function_call .tool-badge').textContent()) ?? '', /^<b>tool<\/b>$/);
+        assert.match((await f.locator('.item-function_call .item-title').textContent()) ?? '', /^<b>tool<\/b>$/);
       }
       // A web link opens nothing by itself: the workbench asks first (and we decline).
       await f.locator(`.turn-row[data-turn="6"]`).click();

@@ -106,15 +106,21 @@ for (const theme of ['light', 'dark'] as const) {
       // Three calls, each one card with its output: Python's call_id, the JS SDK's callId, an image output.
       const pairs = f.locator('.item-pair');
       assert.equal(await pairs.count(), 3);
-      // The tool name on both halves, also on Python's output, which stores none.
+      // The tool name on both halves' titles, also on Python's output, which stores none.
       const names: string[][] = [];
-      for (let i = 0; i < 3; i++) names.push(await pairs.nth(i).locator('.tool-badge').allTextContents());
+      for (let i = 0; i < 3; i++) names.push(await pairs.nth(i).locator('.item-title').allTextContents());
       assert.deepEqual(names, [
-        ['get_weather', 'get_weather'],
-        ['get_time', 'get_time'],
-        ['render_chart', 'render_chart'],
+        ['get_weather', 'get_weather result'],
+        ['get_time', 'get_time result'],
+        ['render_chart', 'render_chart result'],
       ]);
+      // The stored types stay visible, small, for people debugging the format (the JS SDK's output as it stored it).
       assert.deepEqual(await pairs.nth(0).locator('.item-type').allTextContents(), ['function_call', 'function_call_output']);
+      assert.deepEqual(await pairs.nth(1).locator('.item-type').allTextContents(), ['function_call', 'function_call_result']);
+      // The turn list names built-in tools as people do; the stored name is in the badge's tooltip.
+      const webSearch = f.locator('.turn-row[data-turn="3"] .tool-badge', { hasText: 'web search' });
+      assert.equal(await webSearch.getAttribute('title'), 'web search (web_search_call)');
+      assert.equal(await f.locator('.turn-row .tool-badge', { hasText: /_call$/ }).count(), 0, 'no raw built-in type on a badge');
       // The image output renders as an image, from its data URL.
       const img = pairs.nth(2).locator('img.tool-image');
       await img.waitFor();
@@ -129,6 +135,7 @@ for (const theme of ['light', 'dark'] as const) {
       await showTurn(f, 2);
       const computer = f.locator('.item-pair');
       assert.equal(await computer.count(), 1);
+      assert.deepEqual(await computer.locator('.item-title').allTextContents(), ['computer', 'computer result']);
       assert.deepEqual(await computer.locator('.item-type').allTextContents(), ['computer_call', 'computer_call_output']);
       await computer.locator('img.tool-image').waitFor();
       assert.doesNotMatch((await computer.textContent()) ?? '', /data:image/);

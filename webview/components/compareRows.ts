@@ -13,6 +13,7 @@ import type {
   CompareView,
   DiffPiece,
 } from '../../src/shared/compareView';
+import { toolBadgeName } from '../../src/shared/itemTitles';
 import { formatCost } from '../../src/shared/pricing';
 import { el, type Child } from '../dom';
 import { t } from '../l10n';
@@ -105,7 +106,10 @@ export function summaryCard(
         el(
           'div',
           { class: 'stat' },
-          t('Tools: {0}', totals.tools.length === 0 ? t('none') : totals.tools.map((tool) => `${tool.name} ×${tool.calls}`).join(', ')),
+          t(
+            'Tools: {0}',
+            totals.tools.length === 0 ? t('none') : totals.tools.map((tool) => `${toolBadgeName(tool.name)} ×${tool.calls}`).join(', '),
+          ),
         ),
       );
     if (c.runMs !== null)
@@ -160,7 +164,7 @@ function toolBlock(tool: CompareToolView, baseline: boolean): HTMLElement {
     el(
       'div',
       { class: 'tool-head' },
-      el('span', { class: 'tool-name' }, tool.name),
+      el('span', { class: 'tool-name', title: tool.name }, toolBadgeName(tool.name)),
       status ? el('span', { class: 'tool-status' }, status) : null,
     ),
     el('pre', { class: 'tool-args' }, tool.arguments || t('(no arguments)')),

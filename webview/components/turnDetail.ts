@@ -1,6 +1,7 @@
 import { branchNameProblem } from '../../src/shared/branchNames';
 import { displayType, isMessageItem, isRecord, messageText, outputText, prettyJson } from '../../src/shared/itemText';
 import type { CopyPart } from '../../src/shared/protocol';
+import { itemTitle } from '../../src/shared/itemTitles';
 import { builtinToolView, outputImages, pairToolItems, pairedToolName, toolRole, type ToolItemView } from '../../src/shared/toolItems';
 import type { ItemView, TurnView } from '../../src/shared/viewModels';
 import { el, replaceChildren } from '../dom';
@@ -138,13 +139,15 @@ function openJsonButton(open: () => void, label = t('Open as JSON')): HTMLElemen
   return b;
 }
 
-/** One item as a card: its type, tool name, time, copy and JSON buttons, and its body (raw JSON one click away). */
+/**
+ * One item as a card: its title (who spoke, which tool ran: src/shared/itemTitles.ts), time, stored type (small, for
+ * people debugging the format), copy and JSON buttons, and its body (raw JSON one click away). `toolName` is the
+ * store's, or the call's for an output that stores none, so both halves of a pair name the tool.
+ */
 function itemCard(turn: TurnView, item: ItemView, cb: TurnDetailCallbacks, toolName: string | null, tag: 'li' | 'div'): HTMLElement {
   const type = item.corrupt ? 'unreadable' : displayType(item.type);
   const cls = type.replace(/[^a-z_]/g, '');
-  const builtin = item.corrupt ? undefined : builtinToolView(item.item);
-  // A built-in tool's name is its type's stem (`web_search` of `web_search_call`): printed once, as the type.
-  const badge = toolName && !(builtin && type.startsWith(toolName)) ? toolName : null;
+  const title = item.corrupt ? t('unreadable') : itemTitle(type, toolName, item.item);
   const part = copyPart(item);
   const body = el('div', { class: 'item-body' }, itemBody(item, cb));
   const rawToggle = el(
@@ -161,12 +164,12 @@ function itemCard(turn: TurnView, item: ItemView, cb: TurnDetailCallbacks, toolN
   const header = el(
     'div',
     { class: 'item-header' },
-    el('span', { class: `item-type type-${cls}` }, type),
-    badge ? el('span', { class: 'tool-badge', title: badge }, badge) : null,
+    el('span', { class: `item-title type-${cls}`, title }, title),
     el('span', { class: 'item-time', title: item.createdAt ?? '' }, item.createdAt ?? ''),
     el(
       'span',
       { class: 'item-buttons' },
+      el('span', { class: 'item-type', title: t('Stored type: {0}', item.type) }, item.type),
       part ? copyButton(part, () => cb.copy(turn.turn, item.sequenceNumber, part)) : null,
       item.corrupt ? null : openJsonButton(() => cb.openJson(turn.turn, item.sequenceNumber)),
       rawToggle,

@@ -4,6 +4,7 @@ import { listWindow, scrollToShow } from '../logic/listWindow';
 import { badgeFit } from '../logic/badgeFit';
 import { itemCountLabel, tokenCountLabel } from '../logic/itemCount';
 import { t as tr } from '../l10n';
+import { toolBadgeName } from '../../src/shared/itemTitles';
 import { previewText } from '../../src/shared/toolItems';
 
 export const TURN_ROW_HEIGHT = 52;
@@ -161,7 +162,7 @@ export class TurnList {
           id: `turn-${t.turn}`,
           'data-turn': t.turn,
           'aria-selected': i === this.selected ? 'true' : 'false',
-          'aria-label': `Turn ${t.turn}: ${t.error ? `unreadable (${t.error})` : preview}, ${itemCountLabel(t.itemCount)}${t.tools.length ? `, tools ${t.tools.join(', ')}` : ''}${t.totalTokens !== null ? `, ${t.totalTokens} tokens` : ''}${t.sharedFrom ? `, shared with ${t.sharedFrom}` : ''}${leavesHere || leavesAfter ? `. ${forkNote}` : ''}`,
+          'aria-label': `Turn ${t.turn}: ${t.error ? `unreadable (${t.error})` : preview}, ${itemCountLabel(t.itemCount)}${t.tools.length ? `, tools ${t.tools.map(toolBadgeName).join(', ')}` : ''}${t.totalTokens !== null ? `, ${t.totalTokens} tokens` : ''}${t.sharedFrom ? `, shared with ${t.sharedFrom}` : ''}${leavesHere || leavesAfter ? `. ${forkNote}` : ''}`,
         },
         leavesHere || leavesAfter
           ? el('span', { class: 'fork-marker', title: forkNote }, leavesHere ? 'own turns start here' : 'no own turns yet')
@@ -182,7 +183,15 @@ export class TurnList {
               )
             : null,
           t.tools.length
-            ? el('span', { class: 'turn-tools' }, ...t.tools.map((name) => el('span', { class: 'tool-badge', title: name }, name)))
+            ? el(
+                'span',
+                { class: 'turn-tools' },
+                // A built-in tool by its people name ("web search"); its stored name stays in the tooltip.
+                ...t.tools.map((name) => {
+                  const shown = toolBadgeName(name);
+                  return el('span', { class: 'tool-badge', title: shown === name ? name : `${shown} (${name})` }, shown);
+                }),
+              )
             : null,
         ),
       );
