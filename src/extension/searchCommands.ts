@@ -91,11 +91,13 @@ export class SessionSearch implements vscode.Disposable {
     this.results.refreshNow();
     const hits = this.results.hitCount;
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    this.view.message = end.cancelled
-      ? vscode.l10n.t('Search for "{0}" cancelled: {1} so far.', text, hitsText(hits))
-      : hits === 0
-        ? vscode.l10n.t('No results for "{0}" in {1} file(s) ({2} s).', text, files.length, seconds)
-        : vscode.l10n.t('{0} for "{1}" in {2} file(s) ({3} s).', hitsText(hits), text, files.length, seconds);
+    this.view.message = end.error
+      ? vscode.l10n.t('Search for "{0}" failed: {1}', text, end.error)
+      : end.cancelled
+        ? vscode.l10n.t('Search for "{0}" cancelled: {1} so far.', text, hitsText(hits))
+        : hits === 0
+          ? vscode.l10n.t('No results for "{0}" in {1} file(s) ({2} s).', text, files.length, seconds)
+          : vscode.l10n.t('{0} for "{1}" in {2} file(s) ({3} s).', hitsText(hits), text, files.length, seconds);
     void vscode.commands.executeCommand('setContext', HAS_RESULTS_CONTEXT, hits > 0);
     return { query: text, hits, files: files.length, cancelled: end.cancelled, errors, elapsedMs: performance.now() - started };
   }

@@ -1,0 +1,126 @@
+/**
+ * Search in the real workbench, both themes: *Search Sessions…* from the palette over two session files in the
+ * workspace streams hits into the Search Results view (match highlighted), a hit opens its turn in the conversation
+ * view, and Ctrl+F there searches the shown branch with next/previous ("1 of 3"). Screenshots for the docs.
+ */
+import { strict as assert } from 'node:assert';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { AdvancedSQLiteSession } from '../../src/store';
+import { Workbench, viewFrame } from './workbench';
+
+const ROOT = resolve(__dirname, '..', '..');
+const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
+const RESULTS = join(ROOT, 'test-results');
+const IMAGES = join(ROOT, 'docs', 'images');
+
+async function write(path: string, sessionId: string, city: string, failed: boolean): Promise<void> {
+  const s = new AdvancedSQLiteSession({ sessionId, dbPath: path, createTables: true });
+  try {
+    await s.addItems([
+      { role: 'user', content: 'Hello there' },
+      { role: 'assistant', content: [{ type: 'output_text', text: 'Hi! Where to?' }] },
+    ] as never);
+    await s.addItems([
+      { role: 'user', content: `What is the WEATHER in ${city}?` },
+      { type: 'function_call', call_id: `c-${sessionId}`, name: 'get_weather', arguments: JSON.stringify({ city }) },
+      {
+        type: 'function_call_output',
+        call_id: `c-${sessionId}`,
+        output: failed ? 'An error occurred while running the tool. Please try again. Error: timeout' : '22°C and sunny',
+      },
+      { role: 'assistant', content: [{ type: 'output_text', text: failed ? 'I could not get the forecast.' : 'Sunny, 22 °C.' }] },
+    ] as never);
+    await s.addItems([
+      { role: 'user', content: "And tomorrow's weather?" },
+      { role: 'assistant', content: [{ type: 'output_text', text: `Weather in ${city} tomorrow: rain in the morning.` }] },
+    ] as never);
+  } finally {
+    s.close();
+  }
+}
+
+for (const theme of ['light', 'dark'] as const) {
+  describe(`search (${theme} theme)`, function () {
+    let wb: Workbench;
+    let workspace: string;
+
+    before(async function () {
+      if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
+      workspace = mkdtempSync(join(tmpdir(), `asi-e2e-search-${theme}-`));
+      await write(join(workspace, 'lisbon.db'), 'lisbon-trip', 'Lisbon', false);
+      await write(join(workspace, 'oslo.db'), 'oslo-trip', 'Oslo', true);
+      wb = await Workbench.open({
+        folder: workspace,
+        installVsix: [VSIX],
+        settings: { 'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' },
+      });
+    });
+
+    afterEach(async function () {
+      if (this.currentTest?.state === 'failed') {
+        const dir = join(RESULTS, 'failures', `search-${theme}-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`);
+        await wb?.saveArtifacts(dir);
+        console.log(`      artifacts: ${dir}`);
+      }
+    });
+
+    after(async function () {
+      await wb?.close();
+      if (workspace) rmSync(workspace, { recursive: true, force: true });
+    });
+
+    it('searches both files from the palette, highlights the matches, and opens a hit; Ctrl+F searches the view', async () => {
+      await wb.page.setViewportSize({ width: 1600, height: 1000 });
+      await wb.openSidebar();
+      await wb.treeRow('lisbon.db').waitFor(30_000);
+      await wb.treeRow('oslo.db').waitFor(30_000);
+      await wb.runCommand('Agent Sessions: Search Sessions…');
+      await wb.answer('weather');
+      const results = wb.page.locator('.monaco-list-row', { hasText: 'What is the WEATHER in Lisbon?' });
+      await results.waitFor({ timeout: 30_000 });
+      await wb.page.getByText(/6 hits for "weather" in 2 file\(s\)/).waitFor({ timeout: 30_000 });
+      // Both files, each with its session, and the match highlighted in the snippet.
+      for (const label of ['lisbon.db', 'oslo.db', 'lisbon-trip', 'oslo-trip']) {
+        await wb.page.locator('.monaco-list-row', { hasText: label }).first().waitFor();
+      }
+      assert.equal(await results.locator('.highlight').first().textContent(), 'WEATHER');
+      assert.match((await results.locator('.label-description').textContent()) ?? '', /main · turn 2 · user/);
+      await wb.page.mouse.move(5, 5);
+      mkdirSync(IMAGES, { recursive: true });
+      await wb.screenshot(join(IMAGES, `search-results-${theme}.png`));
+
+      // A hit opens its turn in the conversation view.
+      await results.click();
+      const f = await viewFrame(wb);
+      await f.locator('.turn-row[data-turn="2"][aria-selected="true"]').waitFor({ timeout: 20_000 });
+
+      // Ctrl+F: the view's own search over the shown branch, stepping with Enter and Shift+Enter.
+      await f.locator('h1.title').click();
+      await wb.page.keyboard.press('Control+f');
+      const input = f.locator('.search-input');
+      await input.waitFor({ state: 'visible' });
+      await input.fill('weather');
+      await input.press('Enter');
+      await f.locator('.search-count', { hasText: '1 of 3' }).waitFor({ timeout: 20_000 });
+      await input.press('Enter');
+      await f.locator('.search-count', { hasText: '2 of 3' }).waitFor();
+      await f.locator('.turn-row[data-turn="3"][aria-selected="true"]').waitFor();
+      await f.locator('.item.search-hit').waitFor();
+      await input.press('Shift+Enter');
+      await f.locator('.search-count', { hasText: '1 of 3' }).waitFor();
+      await f.locator('.turn-row[data-turn="2"][aria-selected="true"]').waitFor();
+      await input.press('Enter');
+      await f.locator('.search-count', { hasText: '2 of 3' }).waitFor();
+      await wb.page.mouse.move(5, 5);
+      await wb.screenshot(join(IMAGES, `search-in-view-${theme}.png`));
+      // A query the syntax refuses says why, in the counter.
+      await input.fill('is:slow');
+      await input.press('Enter');
+      await f.locator('.search-count.error', { hasText: 'Unknown filter "is:slow"' }).waitFor({ timeout: 10_000 });
+      await input.press('Escape');
+      assert.equal(await f.locator('.search-bar').isHidden(), true);
+    });
+  });
+}
