@@ -323,15 +323,18 @@ export async function importJsonlFile(dbPath: string, filePath: string, options:
   }
 }
 
-/** BEGIN IMMEDIATE … COMMIT around an async body (the connection is ours alone, so awaiting inside is safe). */
+/**
+ * BEGIN IMMEDIATE … COMMIT around an async body (the connection is ours alone, so awaiting inside is safe). SQLite's
+ * errors (a lock held past the busy timeout, a full disk) become `SessionDatabaseError`s that say what to do.
+ */
 async function writeTransaction(db: SqliteDatabase, fn: () => Promise<void>): Promise<void> {
-  db.exec('BEGIN IMMEDIATE');
   try {
+    db.exec('BEGIN IMMEDIATE');
     await fn();
     db.exec('COMMIT');
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK');
-    throw err;
+    throw err instanceof TransferError ? err : describeDatabaseError(err, db.path);
   }
 }
 

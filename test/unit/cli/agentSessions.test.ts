@@ -4,7 +4,7 @@
  * piped, and the errors for bad files.
  */
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -231,6 +231,34 @@ describe('agent-sessions CLI (the real binary)', function () {
       const before = tables(db);
       fails(run(['import', bad, '--db', db, '--session', 'x']), 4, /Line 2: not valid JSON/);
       assert.deepEqual(tables(db), before, 'nothing written');
+    });
+
+    it('5 when another connection holds the write lock past the busy timeout; nothing written', async () => {
+      const file = join(tmp.dir, 'chat-locked.json');
+      ok(run(['export', 'support-chat', '-d', db, '-o', file]));
+      const holder = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'support', 'lockHolder.ts'), db, '8000'], {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      try {
+        await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+        const r = await new Promise<Result>((resolve) => {
+          const child = spawn(process.execPath, [cli, 'import', file, '--db', db, '--session', 'while-locked'], {
+            cwd: tmp.dir,
+            env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') },
+          });
+          let stdout = '';
+          let stderr = '';
+          child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+          child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+          child.on('close', (code) => resolve({ code, stdout, stderr }));
+        });
+        assert.equal(r.code, 5, r.stderr);
+        assert.match(r.stderr, /lock/i);
+      } finally {
+        holder.kill();
+      }
+      assert.equal(query(db, "SELECT 1 FROM agent_messages WHERE session_id = 'while-locked'").length, 0);
     });
 
     it('6 when the import cannot be written: a taken id, missing tables; --json errors are JSON on stderr', () => {
