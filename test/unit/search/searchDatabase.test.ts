@@ -225,6 +225,26 @@ describe('searchDatabase', () => {
     assert.deepEqual([cancelled.cancelled, cancelled.hits, seen], [true, 1000, 1000]);
   });
 
+  it('stops the worker when cancelled', async () => {
+    const path = folder.path('many.db');
+    const s = folder.session({ dbPath: path, sessionId: 'many' });
+    for (let t = 0; t < 30; t++) await s.addItems(Array.from({ length: 100 }, () => ({ role: 'user', content: 'needle' })) as never);
+    let hits = 0;
+    const worker = startWorkerSearch(
+      join(__dirname, '..', '..', '..', 'src', 'store', 'search', 'searchWorker.ts'),
+      { paths: [path], query: parseSearchQuery('needle') },
+      {
+        onHits: (_p, h) => {
+          hits += h.length;
+          worker.cancel();
+        },
+      },
+      { execArgv: ['--require', 'tsx/cjs'] },
+    );
+    assert.deepEqual(await worker.finished, { cancelled: true });
+    assert.ok(hits < 3000, `stopped early (${hits} of 3000)`);
+  });
+
   it('runs in a worker thread and streams the same hits back', async () => {
     const path = await writeTrip(folder);
     const hits: SearchHit[] = [];

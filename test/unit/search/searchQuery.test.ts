@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { SearchQueryError, parseSearchQuery } from '../../../src/store';
-import { failedReason } from '../../../src/store/search/itemMatch';
+import { foldForSearch } from '../../../src/store/conversationText';
+import { FOLDS_INTO_ASCII, failedReason, rawCouldMatch } from '../../../src/store/search/itemMatch';
 
 describe('parseSearchQuery', () => {
   it('reads free text, quoted text and the filters', () => {
@@ -51,5 +52,28 @@ describe('failedReason', () => {
     assert.equal(failedReason(out('city not found')), null);
     assert.equal(failedReason({ role: 'assistant', status: 'incomplete', content: [] }), null, 'a cut-off message is not a tool call');
     assert.equal(failedReason({ type: 'mcp_call', error: null }), null);
+  });
+});
+
+describe('the raw-text check before decoding', () => {
+  it('lists exactly the characters whose folding holds ASCII (every code point folded)', function () {
+    this.timeout(60_000);
+    let found = '';
+    for (let cp = 0x80; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const ch = String.fromCodePoint(cp);
+      // eslint-disable-next-line no-control-regex -- ASCII includes the control characters
+      if (/[\x00-\x7f]/.test(foldForSearch(ch))) found += ch;
+    }
+    assert.equal(found, FOLDS_INTO_ASCII);
+  });
+
+  it('rejects only raw text whose decoded text cannot hold the needle', () => {
+    assert.equal(rawCouldMatch('{"content": "The WEATHER"}', 'weather'), true);
+    assert.equal(rawCouldMatch('{"content": "caf\\u00e9 \\u2014 22\\u00b0C"}', 'weather'), false);
+    // ß folds to ss: escaped (Python) or raw (JS), the row must be decoded.
+    assert.equal(rawCouldMatch('{"content": "stra\\u00dfe"}', 'strasse'), true);
+    assert.equal(rawCouldMatch('{"content": "straße"}', 'strasse'), true);
+    assert.equal(rawCouldMatch('{"content": "STRA\\u00DFE"}', 'strasse'), true);
   });
 });
