@@ -61,10 +61,12 @@ export async function writeMarkdownExport(reader: SessionReader, request: Export
   await sink(`${head.join('\n')}\n`);
   let done = 0;
   let skipped = 0;
-  const level = whole ? 3 : 2;
+  // A session of one branch reads as that branch: no branch heading, turns one level up.
+  const multi = whole && tree.length > 1;
+  const level = multi ? 3 : 2;
   for (const branch of chosen) {
-    const shared = whole && branch.parentBranchId !== null ? branch.sharedItemCount : 0;
-    if (whole) {
+    const shared = multi && branch.parentBranchId !== null ? branch.sharedItemCount : 0;
+    if (multi) {
       const lines = [`## Branch ${inlineCode(branch.branchId)}${forkNote(branch)}`];
       if (shared > 0)
         lines.push('', `_The first ${plural(shared, 'item')} are shared with ${inlineCode(branch.parentBranchId!)} (above)._`);
