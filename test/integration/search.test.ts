@@ -7,7 +7,27 @@ import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import type { SearchOutcome } from '../../src/extension/searchCommands';
 import { AdvancedSQLiteSession } from '../../src/store';
-import { api, freshScratchPerTest, type Scratch } from './helpers';
+import type { ConversationPanels } from '../../src/extension/conversationPanel';
+import type { HostMessage } from '../../src/shared/protocol';
+import { api, freshScratchPerTest, waitFor, type Scratch } from './helpers';
+
+/** Sends a request to the panel as its page would and returns the response. */
+async function ask(panel: ReturnType<ConversationPanels['open']>, method: string, params: unknown): Promise<HostMessage> {
+  const webview = panel.panel.webview;
+  const post = webview.postMessage.bind(webview);
+  const id = 900_000 + Math.floor(Math.random() * 1000);
+  let answer: HostMessage | undefined;
+  webview.postMessage = (m: HostMessage) => {
+    if (m.kind === 'response' && m.id === id) answer = m;
+    return post(m);
+  };
+  try {
+    await (panel as unknown as { receive(m: unknown): Promise<void> }).receive({ kind: 'request', id, method, params });
+    return (await waitFor(() => answer, 10_000, `the ${method} answer`))!;
+  } finally {
+    webview.postMessage = post;
+  }
+}
 
 async function write(path: string, sessionId: string, city: string, failed: boolean): Promise<void> {
   const s = new AdvancedSQLiteSession({ sessionId, dbPath: path, createTables: true });
@@ -95,6 +115,27 @@ describe('Search Sessions', () => {
     const panel = a.panels.get(two, 'oslo-trip');
     assert.ok(panel, 'the conversation view of oslo-trip is open');
     assert.deepEqual([panel.target.branchId, panel.target.turn], ['retry', 2]);
+
+    // The view's search box: the shown branch's hits only, its shared turn 1 included, in turn order.
+    const answer = await ask(panel, 'search/session', { query: 'HELLO', branchId: 'retry' });
+    assert.deepEqual(answer, {
+      kind: 'response',
+      id: answer.kind === 'response' ? answer.id : 0,
+      ok: true,
+      result: {
+        hits: [{ turn: 1, sequenceNumber: 1, itemType: 'user', snippet: { text: 'Hello there', ranges: [[0, 5]] } }],
+        truncated: false,
+      },
+    });
+    const weatherOnRetry = await ask(panel, 'search/session', { query: 'weather', branchId: 'retry' });
+    assert.deepEqual(
+      weatherOnRetry.kind === 'response' &&
+        weatherOnRetry.ok &&
+        (weatherOnRetry.result as { hits: { turn: number }[] }).hits.map((h) => h.turn),
+      [2],
+    );
+    const bad = await ask(panel, 'search/session', { query: 'role:robot', branchId: 'retry' });
+    assert.match(bad.kind === 'response' && !bad.ok ? bad.error : '', /Unknown role "robot"/);
   });
 
   it('says what is wrong with a query instead of searching', async () => {
