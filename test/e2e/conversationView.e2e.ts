@@ -139,6 +139,9 @@ for (const theme of ['light', 'dark'] as const) {
       await f.locator('.turn-row[data-turn="2"]').click();
       await f.locator('.turn-title', { hasText: 'Turn 2' }).waitFor();
       assert.deepEqual(await f.locator('.item-title').allTextContents(), ['User', 'Assistant']);
+      // A message's stored type is only in the tooltip: beside the buttons it would repeat the role.
+      assert.equal(await f.locator('.item-user .item-title').getAttribute('title'), 'User (user)');
+      assert.equal(await f.locator('.item-type').count(), 0);
       assert.match((await f.locator('.item-assistant .markdown').textContent()) ?? '', /The Little Prince/);
       // Keyboard: up moves to turn 1, right moves to the branch that forked after it.
       await f.locator('.turn-list').focus();

@@ -164,12 +164,15 @@ function itemCard(turn: TurnView, item: ItemView, cb: TurnDetailCallbacks, toolN
   const header = el(
     'div',
     { class: 'item-header' },
-    el('span', { class: `item-title type-${cls}`, title }, title),
+    el('span', { class: `item-title type-${cls}`, title: `${title} (${item.type})` }, title),
     el('span', { class: 'item-time', title: item.createdAt ?? '' }, item.createdAt ?? ''),
     el(
       'span',
       { class: 'item-buttons' },
-      el('span', { class: 'item-type', title: t('Stored type: {0}', item.type) }, item.type),
+      // A message's stored type only repeats its role: it stays in the title's tooltip.
+      item.corrupt || !isMessageItem(item.item)
+        ? el('span', { class: 'item-type', title: t('Stored type: {0}', item.type) }, item.type)
+        : null,
       part ? copyButton(part, () => cb.copy(turn.turn, item.sequenceNumber, part)) : null,
       item.corrupt ? null : openJsonButton(() => cb.openJson(turn.turn, item.sequenceNumber)),
       rawToggle,
