@@ -15,6 +15,7 @@ import {
   prettyJson,
   toolName,
 } from '../../shared/itemText';
+import { itemTitle, toolBadgeName } from '../../shared/itemTitles';
 import type { ItemEntry } from '../inspector/inspectorTypes';
 
 /** How `turnToMarkdown` titles a turn. */
@@ -60,7 +61,7 @@ export function itemToMarkdown(entry: ItemEntry): string {
     case 'function_call':
     case 'custom_tool_call': {
       const args = callArguments(item) ?? '';
-      return `**Tool call** ${inlineCode(name)}${callIdNote(item)}\n\n${fenced(prettyJson(args), `${looksJson(args) ? 'json' : 'text'} ${name}`)}`;
+      return `**Tool call** ${inlineCode(toolBadgeName(name))}${callIdNote(item)}\n\n${fenced(prettyJson(args), `${looksJson(args) ? 'json' : 'text'} ${name}`)}`;
     }
     case 'function_call_output':
     case 'function_call_result':
@@ -68,7 +69,7 @@ export function itemToMarkdown(entry: ItemEntry): string {
     case 'computer_call_output':
     case 'computer_call_result': {
       const text = outputText(item.output, { pretty: true });
-      return `**Tool output** ${inlineCode(name)}${callIdNote(item)}\n\n${fenced(text, `${looksJson(text) ? 'json' : 'text'} ${name}`)}`;
+      return `**Tool output** ${inlineCode(toolBadgeName(name))}${callIdNote(item)}\n\n${fenced(text, `${looksJson(text) ? 'json' : 'text'} ${name}`)}`;
     }
     case 'reasoning': {
       const summary = Array.isArray(item.summary) ? messageText(item.summary) : '';
@@ -77,8 +78,10 @@ export function itemToMarkdown(entry: ItemEntry): string {
     }
     default: {
       // Built-in tool calls (web search, file search, computer, MCP, …) and anything newer: their fields as JSON.
+      // Titled as the tree and the view title it (src/shared/itemTitles.ts), with the stored type for searching.
       const { type: _type, ...rest } = item;
-      return `**${displayType(type)}**${callIdNote(item)}\n\n${fenced(prettyJson(rest), `json ${name}`)}`;
+      const title = itemTitle(type, entry.toolName, item);
+      return `**${title}** (${inlineCode(displayType(type))})${callIdNote(item)}\n\n${fenced(prettyJson(rest), `json ${name}`)}`;
     }
   }
 }
@@ -99,8 +102,22 @@ function looksJson(text: string): boolean {
   }
 }
 
+/** Base64 data URLs (screenshots, generated images) shortened: a transcript is for reading, not for the bytes. */
+function shortenDataUrls(text: string): string {
+  const size = (data: string) => Math.floor((data.length * 3) / 4);
+  return (
+    text
+      .replace(/data:([\w/+.-]+);base64,([A-Za-z0-9+/=]{64,})/g, (_m, mime: string, data: string) => {
+        return `data:${mime};base64,${data.slice(0, 16)}… (${size(data)} bytes)`;
+      })
+      // A bare base64 string value (an image generation's result): long and unbroken, so never prose.
+      .replace(/"([A-Za-z0-9+/]{200,}={0,2})"/g, (_m, data: string) => `"${data.slice(0, 16)}… (${size(data)} bytes of base64)"`)
+  );
+}
+
 /** A fenced code block whose fence is longer than any backtick run in `text`, so stored text can never close it. */
-export function fenced(text: string, info: string): string {
+export function fenced(raw: string, info: string): string {
+  const text = shortenDataUrls(raw);
   const longest = Math.max(0, ...Array.from(text.matchAll(/`+/g), (m) => m[0].length));
   const fence = '`'.repeat(Math.max(3, longest + 1));
   return `${fence}${info.replace(/[`\n]/g, ' ')}\n${text}${text.endsWith('\n') ? '' : '\n'}${fence}`;

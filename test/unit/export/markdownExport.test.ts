@@ -2,6 +2,7 @@
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession, TransferError, openSessionDatabase, turnToMarkdown } from '../../../src/store';
+import { PNG_BASE64 } from '../../support/builtinToolItems';
 import { tempDir } from '../../support/tempFiles';
 import { PYTHON_FIXTURES, copyPythonFixture, exportText, writeExportFixture } from './exportFixtures';
 
@@ -57,10 +58,20 @@ describe('export: Markdown', function () {
 
   it('built-in tools are fenced JSON under their type; reasoning shows its summary only', async () => {
     const md = await exportText(db, 'md', { sessionId: 'tools' });
-    for (const type of ['web_search_call', 'file_search_call', 'computer_call', 'code_interpreter_call', 'mcp_call']) {
-      assert.match(md, new RegExp(`\\*\\*${type}\\*\\*`), type);
+    for (const [title, type] of [
+      ['web search', 'web_search_call'],
+      ['file search', 'file_search_call'],
+      ['computer', 'computer_call'],
+      ['code interpreter', 'code_interpreter_call'],
+      ['MCP deepwiki.ask_question', 'mcp_call'],
+    ]) {
+      assert.match(md, new RegExp(`\\*\\*${title}\\*\\* \\(\`${type}\`\\)`), type);
     }
     assert.doesNotMatch(md, /encrypted_content/);
+    // A screenshot's data URL is shortened to its start and size; the tool output is named after the tool.
+    assert.match(md, /\*\*Tool output\*\* `computer`/);
+    assert.match(md, /data:image\/png;base64,iVBORw0KGgoAAAAN… \(\d+ bytes\)/);
+    assert.ok(!md.includes(PNG_BASE64));
   });
 
   it('a fence is longer than any backtick run in the text, so stored text cannot close it', async () => {
