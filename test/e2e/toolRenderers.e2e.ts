@@ -163,6 +163,10 @@ for (const theme of ['light', 'dark'] as const) {
       await wb.screenshot(join(IMAGES, `tool-renderers-${theme}.png`));
       await showTurn(f, 5);
       await wb.screenshot(join(IMAGES, `tool-renderers-mcp-${theme}.png`));
+      // The Tools tab names built-in tools as the turn list does.
+      await f.locator('vscode-panel-tab#tab-tools').click();
+      await f.locator('.tool-table', { hasText: 'web search' }).waitFor();
+      assert.doesNotMatch((await f.locator('.tool-table').textContent()) ?? '', /web_search_call|computer_call/);
     });
 
     it('stacks at 500 px with no horizontal scrollbar, long names cut with a tooltip', async () => {

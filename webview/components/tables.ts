@@ -6,6 +6,7 @@ import {
   type UsagePageView,
   type UsageSortKey,
 } from '../../src/shared/viewModels';
+import { toolBadgeName } from '../../src/shared/itemTitles';
 import { formatCost } from '../../src/shared/pricing';
 import { el } from '../dom';
 import { sortRows, type SortDirection } from '../logic/sortRows';
@@ -194,7 +195,8 @@ export function renderUsageTable(t: TablesView, actions: UsageTableActions): HTM
 /** The Tools table of one scope (`tools/get`; a `TablesView` fits too). */
 export function renderToolTable(t: Pick<TablesView, 'tools'>): HTMLElement {
   const columns: Column<ToolUsageView>[] = [
-    { key: 'toolName', title: 'Tool', format: (r) => r.toolName || '(unnamed)' },
+    // A built-in tool by its people name, as the turn list's badges and the item cards say it.
+    { key: 'toolName', title: 'Tool', format: (r) => (r.toolName ? toolBadgeName(r.toolName) : '(unnamed)') },
     { key: 'calls', title: 'Calls', numeric: true },
     {
       key: 'turns',
