@@ -48,10 +48,23 @@ export async function searchShownSession(
   const mine = hits
     .filter((h) => h.branchId === branchId || h.sharedWith.includes(branchId))
     .sort((a, b) => a.turn - b.turn || a.sequenceNumber - b.sequenceNumber);
+  // A shared turn's hit carries the sequence number of the branch that ran it; the shown branch's copy of the item has
+  // its own (branching renumbers the copies), which is what the view marks. One turn read per shared turn with hits.
+  const db = entry.db;
+  const copies = new Map<number, Map<number, number>>();
+  const sequenceOnBranch = (h: SearchHit): number => {
+    if (h.branchId === branchId) return h.sequenceNumber;
+    let byMessage = copies.get(h.turn);
+    if (!byMessage) {
+      byMessage = new Map(db.getTurnItems(target.sessionId, branchId, h.turn).map((e) => [e.messageId, e.sequenceNumber]));
+      copies.set(h.turn, byMessage);
+    }
+    return byMessage.get(h.messageId) ?? h.sequenceNumber;
+  };
   return {
     hits: mine
       .slice(0, MAX_VIEW_HITS)
-      .map((h) => ({ turn: h.turn, sequenceNumber: h.sequenceNumber, itemType: h.itemType, snippet: h.snippet })),
+      .map((h) => ({ turn: h.turn, sequenceNumber: sequenceOnBranch(h), itemType: h.itemType, snippet: h.snippet })),
     truncated: mine.length > MAX_VIEW_HITS || hits.length >= MAX_VIEW_HITS * 4,
   };
 }

@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import type { SearchOutcome } from '../../src/extension/searchCommands';
-import { AdvancedSQLiteSession } from '../../src/store';
+import { AdvancedSQLiteSession, type SessionDatabase } from '../../src/store';
 import type { ConversationPanels } from '../../src/extension/conversationPanel';
 import type { HostMessage } from '../../src/shared/protocol';
 import { api, freshScratchPerTest, waitFor, type Scratch } from './helpers';
@@ -117,13 +117,17 @@ describe('Search Sessions', () => {
     assert.deepEqual([panel.target.branchId, panel.target.turn], ['retry', 2]);
 
     // The view's search box: the shown branch's hits only, its shared turn 1 included, in turn order.
+    // Under retry's own sequence number (branching renumbers the copies), which the view marks.
+    const db = a.registry.get(two)!.db as SessionDatabase;
+    const retryCopy = db.getTurnItems('oslo-trip', 'retry', 1)[0]!.sequenceNumber;
+    assert.notEqual(retryCopy, 1);
     const answer = await ask(panel, 'search/session', { query: 'HELLO', branchId: 'retry' });
     assert.deepEqual(answer, {
       kind: 'response',
       id: answer.kind === 'response' ? answer.id : 0,
       ok: true,
       result: {
-        hits: [{ turn: 1, sequenceNumber: 1, itemType: 'user', snippet: { text: 'Hello there', ranges: [[0, 5]] } }],
+        hits: [{ turn: 1, sequenceNumber: retryCopy, itemType: 'user', snippet: { text: 'Hello there', ranges: [[0, 5]] } }],
         truncated: false,
       },
     });
