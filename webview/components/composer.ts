@@ -1,6 +1,7 @@
 import type { RunEvent } from '../../src/shared/runEvents';
 import { el, replaceChildren } from '../dom';
 import { errorMessage } from '../../src/shared/errorMessage';
+import { toolBadgeName } from '../../src/shared/itemTitles';
 import { t } from '../l10n';
 import { needsApiKey } from '../logic/runRemedy';
 import { tokenCountLabel } from '../logic/itemCount';
@@ -146,10 +147,17 @@ export class Composer {
         return;
       case 'tool/called':
         run.text = undefined;
-        add(el('p', { class: 'run-tool' }, `→ ${e.name}(${e.arguments})`));
+        // A hosted tool by its people name ("web search"), as the turn list and the cards name it.
+        add(el('p', { class: 'run-tool' }, `→ ${toolBadgeName(e.name)}(${e.arguments})`));
         return;
       case 'tool/output':
-        add(el('pre', { class: 'run-tool-output' }, `← ${e.name}: ${e.output.length > 600 ? e.output.slice(0, 600) + '…' : e.output}`));
+        add(
+          el(
+            'pre',
+            { class: 'run-tool-output' },
+            `← ${toolBadgeName(e.name)}: ${e.output.length > 600 ? e.output.slice(0, 600) + '…' : e.output}`,
+          ),
+        );
         return;
       case 'item/added':
         return;
