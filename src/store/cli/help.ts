@@ -6,11 +6,11 @@ Usage: agent-sessions <command> [options]
 
 Commands:
   ls [file]                       sessions with their item, turn and branch counts
-  show <session>                  a readable transcript (all branches, or --branch, or one --turn)
-  branches <session>              the branch tree, with fork points
-  usage <session>                 token usage per turn, with totals
-  search <query>                  search every session of the file (text, tool:NAME, role:user, is:failed)
-  export <session>                Markdown, JSON (lossless) or JSONL (@openai/agents input items)
+  show [file] <session>           a readable transcript (all branches, or --branch, or one --turn)
+  branches [file] <session>       the branch tree, with fork points
+  usage [file] <session>          token usage per turn, with totals
+  search [file] <query>           search every session of the file (text, tool:NAME, role:user, is:failed)
+  export [file] <session>         Markdown, JSON (lossless) or JSONL (@openai/agents input items)
   import <file>                   a JSON or JSONL export into a new session of a database
 
 Options for every command:
@@ -32,28 +32,28 @@ export const COMMAND_HELP: Record<string, string> = {
 Lists the sessions of a database, most recently updated first: items (rows stored once), turns (user turns, each
 counted once even when branches share it), branches, total tokens and the last update.
 `,
-  show: `Usage: agent-sessions show <session> [--db file] [--branch b] [--turn n] [--json]
+  show: `Usage: agent-sessions show [file] <session> [--db file] [--branch b] [--turn n] [--json]
 
 Prints the session as a transcript: every branch (a forked branch from its fork point on), or one branch with
 --branch, or one turn with --turn (on --branch, default main). Tool calls and outputs are fenced and named.
 --json prints the items with their structure metadata instead.
 `,
-  branches: `Usage: agent-sessions branches <session> [--db file] [--json]
+  branches: `Usage: agent-sessions branches [file] <session> [--db file] [--json]
 
 Prints the branch tree: each branch with its turns and items, and the branch and turn it was forked from.
 `,
-  usage: `Usage: agent-sessions usage <session> [--db file] [--branch b] [--json]
+  usage: `Usage: agent-sessions usage [file] <session> [--db file] [--branch b] [--json]
 
 Prints the recorded token usage per turn (requests, input, cached, output, reasoning, total) and the totals.
 `,
-  search: `Usage: agent-sessions search <query> [--db file] [--max n] [--json]
+  search: `Usage: agent-sessions search [file] <query> [--db file] [--max n] [--json]
 
 Searches every session and branch of the file (a turn shared by branches is reported once, under the branch that
 ran it). The query is text (matched as the inspector matches it: case folded, JSON keys never) or "a phrase", plus
 filters: tool:NAME, role:user|assistant|system|developer, is:failed (tool calls that errored or timed out). Prints
 session, branch, turn, item and a snippet per hit; --max stops after n hits (default 10000).
 `,
-  export: `Usage: agent-sessions export <session> --format md|json|jsonl [--db file] [--branch b] [-o file] [--json]
+  export: `Usage: agent-sessions export [file] <session> --format md|json|jsonl [--db file] [--branch b] [-o file] [--json]
 
   md     a readable transcript (all branches with the fork structure, or --branch)
   json   the rows exactly as stored (items, structure, usage, the session row): re-importable without loss

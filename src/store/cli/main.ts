@@ -2,6 +2,7 @@
  * `agent-sessions`: the store package's command line. Parses arguments with Node's `util.parseArgs`, runs one
  * command, prints its output (paged on a TTY) and exits with a code from `exitCodes.ts`.
  */
+import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { branches, exportCommand, importCommand, ls, show, usage, type CommandContext } from './commands';
 import { EXIT, UsageError, exitCodeOf } from './exitCodes';
@@ -83,9 +84,13 @@ export async function runCli(argv: string[]): Promise<number> {
     }
     const term = createTerminal({ noColor: v['no-color'] === true, noPager: v['no-pager'] === true });
     const ctx: CommandContext = { term, json, signal: controller.signal };
+    // `show conversations.db alice` reads as naturally as `show alice --db conversations.db`: without --db, a first
+    // argument that is an existing file is the database (only then, so a session id never turns into a path).
+    const fileFirst = v.db === undefined && command !== 'import' && rest.length >= 2 && isFile(rest[0]!);
+    const db = fileFirst ? rest.shift() : v.db;
     const one = (what: string): string => {
       if (rest.length === 0) throw new UsageError(`${command} needs ${what}`);
-      if (rest.length > 1) throw new UsageError(`${command} takes one ${what}, got ${rest.length} arguments`);
+      if (rest.length > 1) throw new UsageError(`${command} takes only ${what} (got ${rest.length} arguments)`);
       return rest[0]!;
     };
     let out: string;
@@ -95,20 +100,20 @@ export async function runCli(argv: string[]): Promise<number> {
         out = await ls(ctx, rest[0] ?? v.db);
         break;
       case 'show':
-        out = await show(ctx, v.db, one('a session id'), v.branch, positiveInt('turn', v.turn));
+        out = await show(ctx, db, one('a session id'), v.branch, positiveInt('turn', v.turn));
         break;
       case 'branches':
-        out = await branches(ctx, v.db, one('a session id'));
+        out = await branches(ctx, db, one('a session id'));
         break;
       case 'usage':
-        out = await usage(ctx, v.db, one('a session id'), v.branch);
+        out = await usage(ctx, db, one('a session id'), v.branch);
         break;
       case 'search':
         if (rest.length === 0) throw new UsageError('search needs a query');
-        out = await searchCommand(ctx, v.db, rest.join(' '), positiveInt('max', v.max));
+        out = await searchCommand(ctx, db, rest.join(' '), positiveInt('max', v.max));
         break;
       case 'export':
-        out = await exportCommand(ctx, v.db, one('a session id'), { format: v.format, branch: v.branch, output: v.output });
+        out = await exportCommand(ctx, db, one('a session id'), { format: v.format, branch: v.branch, output: v.output });
         break;
       default:
         out = await importCommand(ctx, one('a file'), { db: v.db, session: v.session, createTables: v['create-tables'] === true });
@@ -143,4 +148,12 @@ if (require.main === module) {
   void runCli(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }

@@ -88,6 +88,16 @@ describe('agent-sessions CLI (the real binary)', function () {
     );
   });
 
+  it('takes the file as the first argument too (only an existing file), like ls', () => {
+    assert.equal(ok(run(['branches', db, 'weather-trip'])), ok(run(['branches', 'weather-trip', '-d', db])));
+    assert.equal(ok(run(['show', db, 'weather-trip', '--turn', '2'])), ok(run(['show', 'weather-trip', '-d', db, '--turn', '2'])));
+    assert.match(ok(run(['search', db, 'light', 'rain'])), /light rain/);
+    // A first argument that is no file stays a session id: two of them is a usage error that says so.
+    const r = run(['show', 'nofile.db', 'weather-trip'], { AGENT_SESSIONS_DB: db });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /show takes only a session id \(got 2 arguments\)/);
+  });
+
   it('usage: per turn with totals, equal to the file', () => {
     const out = ok(run(['usage', 'weather-trip', '-d', db]));
     const total = query<{ t: number }>(db, "SELECT sum(total_tokens) AS t FROM turn_usage WHERE session_id = 'weather-trip'")[0]!.t;
