@@ -404,6 +404,18 @@ describe('the store as an npm package (pack, install, run in a fresh project)', 
     });
   });
 
+  it('installs the agent-sessions command, which reads a Python-written file', function () {
+    const bin = join(project, 'node_modules', '.bin', 'agent-sessions');
+    assert.ok(existsSync(bin), 'npm linked the bin');
+    const fixture = join(ROOT, 'test', 'fixtures', 'conformance', 'ref-multisession.db');
+    const ls = exec(bin, ['ls', fixture, '--json'], project);
+    const sessions = (JSON.parse(ls.stdout) as { sessionId: string }[]).map((r) => r.sessionId).sort();
+    assert.deepEqual(sessions, ['alice', 'bob']);
+    const show = exec(bin, ['show', fixture, 'alice', '--branch', 'alt', '--no-pager'], project);
+    assert.match(show.stdout, /Something sci-fi but short\?/);
+    assert.equal(exec(bin, ['--version'], project).stdout.trim(), JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
+  });
+
   it('type-checks a TypeScript consumer against the declarations, from ESM (.mts) and CommonJS (.cts)', function () {
     writeFileSync(join(project, 'check.mts'), TYPES_CHECK);
     writeFileSync(join(project, 'check.cts'), TYPES_CHECK);
