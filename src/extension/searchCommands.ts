@@ -69,10 +69,13 @@ export class SessionSearch implements vscode.Disposable {
       { paths: files.map((e) => e.path), query, driver },
       {
         onHits: (path, hits) => {
+          // A search replaced by a newer one may still deliver a batch: it must not land in the new results.
+          if (this.current !== worker) return;
           this.results.add(path, hits);
           this.view.message = vscode.l10n.t('Searching for "{0}"… {1}', text, hitsText(this.results.hitCount));
         },
         onError: (path, message) => {
+          if (this.current !== worker) return;
           errors.push(`${path}: ${message}`);
           this.results.fail(path, message);
         },
@@ -83,10 +86,12 @@ export class SessionSearch implements vscode.Disposable {
     this.view.message = vscode.l10n.t('Searching for "{0}"…', text);
     void vscode.commands.executeCommand(`${ViewId.searchResults}.focus`);
     const end = await vscode.window.withProgress({ location: { viewId: ViewId.searchResults } }, () => worker.finished);
-    if (this.current === worker) {
-      this.current = undefined;
-      void vscode.commands.executeCommand('setContext', SEARCHING_CONTEXT, false);
+    if (this.current !== worker) {
+      // Replaced by a newer search, which owns the view now.
+      return { query: text, hits: 0, files: files.length, cancelled: true, errors, elapsedMs: performance.now() - started };
     }
+    this.current = undefined;
+    void vscode.commands.executeCommand('setContext', SEARCHING_CONTEXT, false);
     if (end.error) errors.push(end.error);
     this.results.refreshNow();
     const hits = this.results.hitCount;
@@ -108,6 +113,9 @@ export class SessionSearch implements vscode.Disposable {
 
   clear(): void {
     this.cancel();
+    // The cancelled search's last batches and its end are dropped (see `search`).
+    this.current = undefined;
+    void vscode.commands.executeCommand('setContext', SEARCHING_CONTEXT, false);
     this.results.clear();
     this.view.message = undefined;
     void vscode.commands.executeCommand('setContext', HAS_RESULTS_CONTEXT, false);

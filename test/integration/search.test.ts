@@ -142,6 +142,22 @@ describe('Search Sessions', () => {
     assert.match(bad.kind === 'response' && !bad.ok ? bad.error : '', /Unknown role "robot"/);
   });
 
+  it('a new search replaces the running one: only its hits are shown', async () => {
+    const a = await api();
+    await write(`${s.dir}/four.db`, 'y', 'Paris', false);
+    await vscode.commands.executeCommand('agentSessions.openDatabase', `${s.dir}/four.db`);
+    const first = vscode.commands.executeCommand<SearchOutcome>('agentSessions.searchSessions', 'hello');
+    const second = await vscode.commands.executeCommand<SearchOutcome>('agentSessions.searchSessions', 'paris');
+    await first;
+    assert.deepEqual(a.failures, []);
+    assert.equal(second.hits, 3);
+    assert.deepEqual(
+      a.search.results.hits().map((h) => h.hit.snippet.text.includes('Paris')),
+      [true, true, true],
+    );
+    assert.match(a.search.view.message ?? '', /^3 hits for "paris"/);
+  });
+
   it('says what is wrong with a query instead of searching', async () => {
     const a = await api();
     await write(`${s.dir}/three.db`, 'x', 'Rome', false);
