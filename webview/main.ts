@@ -265,6 +265,18 @@ function renderHeader(): void {
   // Destructive actions sit in a menu, away from Switch.
   const menu = moreMenu([
     {
+      label: t('Export branch {0}…', oneLine(branchId, 24)),
+      className: 'export-branch',
+      disabled: !b,
+      run: () => void request('branch/export', { branchId }).catch(() => undefined),
+    },
+    {
+      label: t('Export session…'),
+      className: 'export-session',
+      disabled: false,
+      run: () => void request('branch/export', { branchId: null }).catch(() => undefined),
+    },
+    {
       label: t('Delete branch {0}', branchId),
       className: 'delete-branch',
       disabled: s.readonly || branchId === 'main' || !b,

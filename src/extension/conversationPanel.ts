@@ -283,6 +283,20 @@ class ConversationPanel implements vscode.Disposable {
       await copyContent(this.registry, this.target, p.ref, p.part);
       return { copied: true };
     },
+    'branch/export': async (p) => {
+      const { dbPath, sessionId } = this.target;
+      // The commands report their own failures and cancellations; the answer only says whether a file was written.
+      const result =
+        p.branchId === null
+          ? await vscode.commands.executeCommand<unknown>(CommandId.exportSession, { kind: 'session', dbPath, sessionId })
+          : await vscode.commands.executeCommand<unknown>(CommandId.exportBranch, {
+              kind: 'branch',
+              dbPath,
+              sessionId,
+              branchId: p.branchId,
+            });
+      return { exported: result !== undefined && result !== null };
+    },
     'content/openJson': async (p) => {
       const { dbPath, sessionId } = this.target;
       const { branchId, turn, sequenceNumber } = p.ref;

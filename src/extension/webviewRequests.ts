@@ -66,6 +66,7 @@ export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['param
     part: z.enum(COPY_PARTS, { error: `must be one of ${COPY_PARTS.join(', ')}` }),
   }),
   'content/openJson': z.object({ ref: contentRef }),
+  'branch/export': z.object({ branchId: z.string({ error: 'must be a string or null' }).nullable() }),
   'search/session': z.object({
     query: z.string({ error: 'must be a string' }).max(1000, { error: 'must be at most 1000 characters' }),
     branchId: str,

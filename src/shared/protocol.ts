@@ -49,6 +49,8 @@ export interface Requests {
   'content/copy': { params: { ref: ContentRef; part: CopyPart }; result: { copied: boolean } };
   /** Runs *Set API Key* (a run failed for want of a key); `set` is false when the user cancelled. */
   'apiKey/set': { params: Record<string, never>; result: { set: boolean } };
+  /** *Export Branch…* (`branchId`) or *Export Session…* (null) from the header's menu: the host asks format and file. */
+  'branch/export': { params: { branchId: string | null }; result: { exported: boolean } };
   /** Opens an item, a turn or a branch as JSON in a read-only editor tab (src/extension/jsonDocuments.ts). */
   'content/openJson': { params: { ref: ContentRef }; result: { opened: boolean } };
   /**

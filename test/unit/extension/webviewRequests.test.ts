@@ -42,6 +42,7 @@ function recordingHandlers(): { handlers: RequestHandlers; calls: [RequestMethod
     'branch/compare': record('branch/compare', { opened: true }),
     'content/copy': record('content/copy', { copied: true }),
     'content/openJson': record('content/openJson', { opened: true }),
+    'branch/export': record('branch/export', { exported: true }),
     'search/session': record('search/session', { hits: [], truncated: false }),
     'apiKey/set': record('apiKey/set', { set: true }),
     'run/stop': async (params) => {
@@ -82,6 +83,7 @@ describe('webview requests', () => {
       'branch/compare': true,
       'content/copy': true,
       'content/openJson': true,
+      'branch/export': true,
       'search/session': true,
       'apiKey/set': true,
     };
@@ -163,6 +165,7 @@ describe('webview requests', () => {
         'Invalid request: ref.turn must be set with sequenceNumber.',
       ],
       ['content/openJson', { ref: 'main' }, 'Invalid request: ref must be an object.'],
+      ['branch/export', {}, 'Invalid request: branchId must be a string or null.'],
       ['content/openJson', { ref: { branchId: 'main', turn: 1 } }, 'Invalid request: ref.sequenceNumber must be an integer.'],
       ['search/session', { query: 3, branchId: 'main' }, 'Invalid request: query must be a string.'],
       ['search/session', { query: 'x'.repeat(1001), branchId: 'main' }, 'Invalid request: query must be at most 1000 characters.'],

@@ -80,6 +80,7 @@ class TestHost {
     'run/stop': () => assert.fail('not in these tests'),
     'content/copy': () => assert.fail('not in these tests'),
     'content/openJson': () => assert.fail('not in these tests'),
+    'branch/export': () => assert.fail('not in these tests'),
     'search/session': () => assert.fail('not in these tests'),
     'whatIf/models': () => assert.fail('not in these tests'),
     'whatIf/start': () => assert.fail('not in these tests'),
