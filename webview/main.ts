@@ -114,8 +114,10 @@ panels.addEventListener('change', () => {
 });
 const searchBar = new SearchBar({
   search: (query, branchId) => request('search/session', { query, branchId }),
-  reveal: (hit) => model.reveal({ branchId: model.branchId, turn: hit.turn }),
+  // A hit on another branch shows that branch in the view (as the branch map does), not the session's current one.
+  reveal: (hit) => model.reveal({ branchId: hit.branchId, turn: hit.turn }),
   branchId: () => model.branchId,
+  branches: () => model.session?.branches ?? [],
   selectedTurn: () => model.selectedTurn?.turn ?? null,
 });
 replaceChildren(app, el('header', { class: 'header' }, title, badges, actions, searchBar.element), banner, panels);

@@ -1,8 +1,9 @@
 /**
  * The conversation view's search box (`search/session`): the same query syntax and matching as *Search Sessions…*,
  * restricted to the shown session and run in the search worker, so even a large file never blocks the host. The view
- * gets the hits on the shown branch, in order: its own turns, and the turns it shares with its parent (reported under
- * the branch that ran them, with the shown branch among those sharing them).
+ * gets every branch's hits, each item once: first those on the shown branch, in order (its own turns, and the turns it
+ * shares with its parent, which the search reports under the branch that ran them), then the other branches' hits,
+ * each under the branch that ran its turn. The view orders the other branches (webview/logic/searchModel.ts).
  */
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -36,8 +37,8 @@ export async function searchShownSession(
   let failure: string | undefined;
   const worker = startWorkerSearch(
     join(extensionUri.fsPath, 'dist', 'searchWorker.js'),
-    // Hits on other branches are dropped below, so ask for more than the view shows.
-    { paths: [target.dbPath], query, driver: entry.db.driver, sessionId: target.sessionId, maxHits: MAX_VIEW_HITS * 4 },
+    // One more than the view shows, to know there were more.
+    { paths: [target.dbPath], query, driver: entry.db.driver, sessionId: target.sessionId, maxHits: MAX_VIEW_HITS + 1 },
     {
       onHits: (_p, h) => hits.push(...h),
       onError: (_p, message) => (failure = message),
@@ -45,9 +46,12 @@ export async function searchShownSession(
   );
   const end = await worker.finished;
   if (failure ?? end.error) throw new UserFacingError(failure ?? end.error ?? '');
-  const mine = hits
-    .filter((h) => h.branchId === branchId || h.sharedWith.includes(branchId))
-    .sort((a, b) => a.turn - b.turn || a.sequenceNumber - b.sequenceNumber);
+  const onShown = (h: SearchHit): boolean => h.branchId === branchId || h.sharedWith.includes(branchId);
+  const inTurnOrder = (a: SearchHit, b: SearchHit): number => a.turn - b.turn || a.sequenceNumber - b.sequenceNumber;
+  const mine = hits.filter(onShown).sort(inTurnOrder);
+  const others = hits
+    .filter((h) => !onShown(h))
+    .sort((a, b) => (a.branchId < b.branchId ? -1 : a.branchId > b.branchId ? 1 : inTurnOrder(a, b)));
   // A shared turn's hit carries the sequence number of the branch that ran it; the shown branch's copy of the item has
   // its own (branching renumbers the copies), which is what the view marks. One turn read per shared turn with hits.
   const db = entry.db;
@@ -62,9 +66,16 @@ export async function searchShownSession(
     return byMessage.get(h.messageId) ?? h.sequenceNumber;
   };
   return {
-    hits: mine
-      .slice(0, MAX_VIEW_HITS)
-      .map((h) => ({ turn: h.turn, sequenceNumber: sequenceOnBranch(h), itemType: h.itemType, snippet: h.snippet })),
-    truncated: mine.length > MAX_VIEW_HITS || hits.length >= MAX_VIEW_HITS * 4,
+    hits: [
+      ...mine.map((h) => ({ branchId, turn: h.turn, sequenceNumber: sequenceOnBranch(h), itemType: h.itemType, snippet: h.snippet })),
+      ...others.map((h) => ({
+        branchId: h.branchId,
+        turn: h.turn,
+        sequenceNumber: h.sequenceNumber,
+        itemType: h.itemType,
+        snippet: h.snippet,
+      })),
+    ].slice(0, MAX_VIEW_HITS),
+    truncated: hits.length > MAX_VIEW_HITS,
   };
 }

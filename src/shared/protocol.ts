@@ -54,16 +54,20 @@ export interface Requests {
   /** Opens an item, a turn or a branch as JSON in a read-only editor tab (src/extension/jsonDocuments.ts). */
   'content/openJson': { params: { ref: ContentRef }; result: { opened: boolean } };
   /**
-   * Finds `query` (the search syntax: text, tool:, is:failed, role:) in the shown session, off the host's thread; the
-   * hits on `branchId`'s turns (turns it shares with its parent included), in order.
+   * Finds `query` (the search syntax: text, tool:, is:failed, role:) in the shown session, off the host's thread: every
+   * branch's hits, each item once. Those on `branchId`'s turns (turns it shares with its parent included) come first,
+   * in turn order, under `branchId`; then the other branches', each under the branch that ran its turn.
    */
   'search/session': { params: { query: string; branchId: string }; result: SessionSearchView };
 }
 export type RequestMethod = keyof Requests;
 
-/** One hit of the view's search: where it is on the shown branch, and its snippet with the match ranges. */
+/** One hit of the view's search: the branch to show it on, where it is there, and its snippet with the match ranges. */
 export interface SessionSearchHitView {
+  /** The searched (shown) branch when the turn is on it, shared or not; else the branch that ran the turn. */
+  branchId: string;
   turn: number;
+  /** On `branchId` (a shared turn's copy on the shown branch has its own number, which the view marks). */
   sequenceNumber: number;
   itemType: string;
   snippet: { text: string; ranges: [number, number][] };

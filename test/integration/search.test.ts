@@ -116,8 +116,9 @@ describe('Search Sessions', () => {
     assert.ok(panel, 'the conversation view of oslo-trip is open');
     assert.deepEqual([panel.target.branchId, panel.target.turn], ['retry', 2]);
 
-    // The view's search box: the shown branch's hits only, its shared turn 1 included, in turn order.
-    // Under retry's own sequence number (branching renumbers the copies), which the view marks.
+    // The view's search box: the whole session, each item once; the shown branch's hits first (its shared turn 1
+    // included, under retry and retry's own sequence number: branching renumbers the copies, and the view marks that
+    // one), then the other branches', under the branch that ran them.
     const db = a.registry.get(two)!.db as SessionDatabase;
     const retryCopy = db.getTurnItems('oslo-trip', 'retry', 1)[0]!.sequenceNumber;
     assert.notEqual(retryCopy, 1);
@@ -127,7 +128,9 @@ describe('Search Sessions', () => {
       id: answer.kind === 'response' ? answer.id : 0,
       ok: true,
       result: {
-        hits: [{ turn: 1, sequenceNumber: retryCopy, itemType: 'user', snippet: { text: 'Hello there', ranges: [[0, 5]] } }],
+        hits: [
+          { branchId: 'retry', turn: 1, sequenceNumber: retryCopy, itemType: 'user', snippet: { text: 'Hello there', ranges: [[0, 5]] } },
+        ],
         truncated: false,
       },
     });
@@ -135,8 +138,27 @@ describe('Search Sessions', () => {
     assert.deepEqual(
       weatherOnRetry.kind === 'response' &&
         weatherOnRetry.ok &&
-        (weatherOnRetry.result as { hits: { turn: number }[] }).hits.map((h) => h.turn),
-      [2],
+        (weatherOnRetry.result as { hits: { branchId: string; turn: number; snippet: { text: string } }[] }).hits.map((h) => [
+          h.branchId,
+          h.turn,
+          h.snippet.text,
+        ]),
+      [
+        ['retry', 2, 'Weather in Oslo tomorrow?'],
+        ['main', 2, 'What is the WEATHER in Oslo?'],
+      ],
+    );
+    // From main, the shared turn is main's own (its sequence number 1), and nothing is elsewhere.
+    const helloOnMain = await ask(panel, 'search/session', { query: 'HELLO', branchId: 'main' });
+    assert.deepEqual(
+      helloOnMain.kind === 'response' &&
+        helloOnMain.ok &&
+        (helloOnMain.result as { hits: { branchId: string; turn: number; sequenceNumber: number }[] }).hits.map((h) => [
+          h.branchId,
+          h.turn,
+          h.sequenceNumber,
+        ]),
+      [['main', 1, 1]],
     );
     const bad = await ask(panel, 'search/session', { query: 'role:robot', branchId: 'retry' });
     assert.match(bad.kind === 'response' && !bad.ok ? bad.error : '', /Unknown role "robot"/);

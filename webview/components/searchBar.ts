@@ -1,19 +1,24 @@
 /**
  * The search box in the conversation view's header: Ctrl/Cmd+F opens it (VS Code's own find widget is off for this
- * view), Enter and F3 go to the next hit, Shift+Enter and Shift+F3 to the previous one, Escape closes it. A hit is
- * shown by revealing its turn (selected in the turn list, its items in the detail) and marking its item there.
+ * view), Enter and F3 go to the next hit, Shift+Enter and Shift+F3 to the previous one, Escape closes it. It searches
+ * the whole session: the shown branch's hits first, then the other branches' (webview/logic/searchModel.ts). A hit is
+ * shown by showing its branch (as clicking it on the branch map does; the session's current branch is not changed),
+ * revealing its turn (selected in the turn list, its items in the detail) and marking its item there.
  */
 import type { SessionSearchHitView, SessionSearchView } from '../../src/shared/protocol';
+import type { BranchView } from '../../src/shared/viewModels';
 import { el, replaceChildren } from '../dom';
 import { t } from '../l10n';
 import { SearchModel } from '../logic/searchModel';
 
 export interface SearchBarCallbacks {
-  /** Runs `search/session` for the shown branch. */
+  /** Runs `search/session` on the shown session, the shown branch's hits first. */
   search(query: string, branchId: string): Promise<SessionSearchView>;
-  /** Shows the hit's turn; resolves once its items are drawn. */
+  /** Shows the hit's branch and turn; resolves once its items are drawn. */
   reveal(hit: SessionSearchHitView): Promise<void>;
   branchId(): string;
+  /** The session's branches (their creation order orders the other branches' hits). */
+  branches(): readonly BranchView[];
   selectedTurn(): number | null;
 }
 
@@ -30,8 +35,8 @@ export class SearchBar {
     this.input = el('input', {
       class: 'search-input',
       type: 'search',
-      placeholder: t('Search this branch (tool:, is:failed, role:)'),
-      'aria-label': t('Search this branch'),
+      placeholder: t('Search this session (tool:, is:failed, role:)'),
+      'aria-label': t('Search this session'),
       spellcheck: 'false',
     });
     this.counter = el('span', { class: 'search-count', 'aria-live': 'polite' });
@@ -82,16 +87,17 @@ export class SearchBar {
 
   /** Marks the current hit's item again after the detail was redrawn (another turn, a refresh). */
   itemsDrawn(turn: number | null): void {
-    markHit(this.current && this.current.turn === turn ? this.current : null);
+    const c = this.current;
+    markHit(c && c.turn === turn && c.branchId === this.cb.branchId() ? c : null);
   }
 
-  /** The next or previous hit of the typed query; searches first when the query or the branch changed. */
+  /** The next or previous hit of the typed query; searches first when the query changed. */
   private async go(direction: 1 | -1): Promise<void> {
     const query = this.input.value.trim();
     if (query === '') return;
     const branchId = this.cb.branchId();
     let hit: SessionSearchHitView | null;
-    if (this.model.has(query, branchId)) hit = this.model.step(direction);
+    if (this.model.has(query)) hit = this.model.step(direction);
     else {
       const generation = ++this.generation;
       this.model.searching();
@@ -99,7 +105,7 @@ export class SearchBar {
       try {
         const view = await this.cb.search(query, branchId);
         if (generation !== this.generation) return;
-        hit = this.model.found(query, branchId, view, this.cb.selectedTurn());
+        hit = this.model.found(query, branchId, view, this.cb.selectedTurn(), this.cb.branches());
       } catch (err) {
         if (generation !== this.generation) return;
         this.model.failed(err instanceof Error ? err.message : String(err));
@@ -119,7 +125,9 @@ export class SearchBar {
     this.counter.classList.toggle('error', s.kind === 'error' || s.kind === 'none');
     const text =
       s.kind === 'hits'
-        ? t('{0} of {1}', s.index + 1, s.count) + (s.truncated ? '+' : '')
+        ? t('{0} of {1}', s.index + 1, s.count) +
+          (s.truncated ? '+' : '') +
+          (s.elsewhere === 1 ? ' · ' + t('1 on another branch') : s.elsewhere > 1 ? ' · ' + t('{0} on other branches', s.elsewhere) : '')
         : s.kind === 'searching'
           ? t('Searching…')
           : s.kind === 'none'
