@@ -36,14 +36,14 @@ const badges = el('span', { class: 'badges' });
 const actions = el('div', { class: 'actions' });
 const banner = el('div', { class: 'banner', role: 'alert' });
 const mapSlot = el('div', { class: 'map-slot' });
-const detail = el('section', { class: 'turn-detail', 'aria-label': 'Selected turn', tabindex: -1 });
+const detail = el('section', { class: 'turn-detail', 'aria-label': t('Selected turn'), tabindex: -1 });
 const usageSlot = el('div', { class: 'usage-slot' });
 const toolSlot = el('div', { class: 'tool-slot' });
 const pricingSlot = el('div', { class: 'pricing-slot' });
 const chartSlot = el('div', { class: 'chart-slot' });
-const scopeButtons = el('div', { class: 'scope', role: 'radiogroup', 'aria-label': 'Token table scope' });
+const scopeButtons = el('div', { class: 'scope', role: 'radiogroup', 'aria-label': t('Token table scope') });
 // The Tools tab has its own scope: it used to show whatever scope the Tokens tab last had, without saying so.
-const toolScopeButtons = el('div', { class: 'scope tool-scope', role: 'radiogroup', 'aria-label': 'Tool table scope' });
+const toolScopeButtons = el('div', { class: 'scope tool-scope', role: 'radiogroup', 'aria-label': t('Tool table scope') });
 const toolScopeLabel = el('p', { class: 'scope-label', 'aria-live': 'polite' });
 
 const model = new ConversationModel(request, redraw, () => turnList.lastShownIndex);
@@ -96,10 +96,10 @@ const whatIf: WhatIfCallbacks = {
 
 const panels = el(
   'vscode-panels',
-  { class: 'tabs', 'aria-label': 'Conversation view' },
-  el('vscode-panel-tab', { id: 'tab-conversation' }, 'Conversation'),
-  el('vscode-panel-tab', { id: 'tab-tokens' }, 'Tokens'),
-  el('vscode-panel-tab', { id: 'tab-tools' }, 'Tools'),
+  { class: 'tabs', 'aria-label': t('Conversation view') },
+  el('vscode-panel-tab', { id: 'tab-conversation' }, t('Conversation')),
+  el('vscode-panel-tab', { id: 'tab-tokens' }, t('Tokens')),
+  el('vscode-panel-tab', { id: 'tab-tools' }, t('Tools')),
   el(
     'vscode-panel-view',
     { id: 'view-conversation' },
@@ -128,7 +128,7 @@ function scopeControl(group: HTMLElement, attribute: string, choose: (scope: 'br
     const b = el(
       'vscode-button',
       { appearance: scope === 'branch' ? 'primary' : 'secondary', [attribute]: scope, role: 'radio' },
-      scope === 'branch' ? 'This branch' : 'Whole session',
+      scope === 'branch' ? t('This branch') : t('Whole session'),
     );
     b.addEventListener('click', () => {
       for (const other of Array.from(group.children)) other.setAttribute('appearance', other === b ? 'primary' : 'secondary');
@@ -171,7 +171,8 @@ function redraw(part: ViewPart): void {
     case 'tools':
       if (model.tools) {
         const b = model.tools.branchId;
-        toolScopeLabel.textContent = b === null ? 'Tools called in the whole session (all branches)' : `Tools called on branch ${b}`;
+        toolScopeLabel.textContent =
+          b === null ? t('Tools called in the whole session (all branches)') : t('Tools called on branch {0}', b);
         replaceChildren(toolSlot, renderToolTable(model.tools));
       }
       return;
@@ -222,7 +223,12 @@ function drawTurns(): void {
       ? { branchId: b.branchId, parentBranchId: b.parentBranchId, forkTurn: b.forkTurn }
       : null,
   );
-  turnList.set(model.turns, model.hasMore, model.hasEarlier, `Turns of branch ${model.branchId}${b ? ` (${turnCountLabel(b)})` : ''}`);
+  turnList.set(
+    model.turns,
+    model.hasMore,
+    model.hasEarlier,
+    b ? t('Turns of branch {0} ({1})', model.branchId, turnCountLabel(b)) : t('Turns of branch {0}', model.branchId),
+  );
   turnList.setHeading(model.branchId, b ? turnCountLabel(b) : '');
   if (!firstScreenReported && model.turns.length > 0) {
     firstScreenReported = true;
@@ -251,17 +257,17 @@ function renderHeader(): void {
   title.setAttribute('title', title.textContent);
   replaceChildren(
     badges,
-    s.readonly ? el('span', { class: 'status-badge', title: 'Opened read-only: nothing is written' }, 'read-only') : null,
+    s.readonly ? el('span', { class: 'status-badge', title: t('Opened read-only: nothing is written') }, t('read-only')) : null,
   );
   const b = s.branches.find((x) => x.branchId === branchId);
   const switchButton = el(
     'vscode-button',
     { appearance: 'secondary', class: 'switch-branch', disabled: !b || b.isCurrent },
-    b?.isCurrent ? `${oneLine(branchId, 24)} is current` : `Switch to ${oneLine(branchId, 24)}`,
+    b?.isCurrent ? t('{0} is current', oneLine(branchId, 24)) : t('Switch to {0}', oneLine(branchId, 24)),
   );
   switchButton.addEventListener('click', () => void model.switchBranch());
   // A long branch name is cut on the button (it would fill the header) and given whole in the tooltip.
-  switchButton.setAttribute('title', b?.isCurrent ? `${branchId} is current` : `Switch to ${branchId}`);
+  switchButton.setAttribute('title', b?.isCurrent ? t('{0} is current', branchId) : t('Switch to {0}', branchId));
   const openButton = el('vscode-button', { appearance: 'secondary', class: 'open-branch-json', disabled: !b }, t('Open as JSON'));
   openButton.addEventListener('click', () => openJson(null, null));
   // Destructive actions sit in a menu, away from Switch.
@@ -287,15 +293,15 @@ function renderHeader(): void {
   ]);
   const compareButton = el(
     'vscode-button',
-    { appearance: 'secondary', class: 'compare-branch', disabled: !b, title: `Compare ${branchId} with another branch` },
-    'Compare with…',
+    { appearance: 'secondary', class: 'compare-branch', disabled: !b, title: t('Compare {0} with another branch', branchId) },
+    t('Compare with…'),
   );
   compareButton.addEventListener('click', () => void request('branch/compare', { branchId }).catch(() => undefined));
   replaceChildren(actions, compareButton, switchButton, openButton, menu);
   composer.setEnabled(
     !s.readonly && !s.problem && !!b,
     branchId,
-    s.readonly ? 'Read-only: open it writable to continue the conversation.' : undefined,
+    s.readonly ? t('Read-only: open it writable to continue the conversation.') : undefined,
   );
   drawBranchMap(mapSlot, s.branches, branchId, (id) => void model.showBranch(id));
 }

@@ -2,6 +2,7 @@ import type { BranchView } from '../../src/shared/viewModels';
 import { el, replaceChildren, svgEl } from '../dom';
 import { branchGraph, graphKeyTarget, type BranchGraph } from '../logic/branchGraph';
 import { forkLabel, turnCountLabel } from '../../src/shared/forkLabel';
+import { t } from '../l10n';
 
 /** How many lane colours the stylesheet defines (`.lane-color-0` …). */
 const LANE_COLORS = 6;
@@ -14,12 +15,12 @@ const LANE_COLORS = 6;
  */
 export function renderBranchMap(branches: BranchView[], selected: string, onSelect: (branchId: string) => void): HTMLElement {
   const graph = branchGraph(branches);
-  const nav = el('nav', { class: 'branch-map', 'aria-label': 'Branches' });
+  const nav = el('nav', { class: 'branch-map', 'aria-label': t('Branches') });
   const scroller = el('div', { class: 'branch-graph' });
   // The labels start right of the lanes; CSSOM custom properties are allowed by the CSP (style attributes are not).
   scroller.style.setProperty('--graph-width', `${graph.width}px`);
   scroller.appendChild(drawGraph(graph, selected));
-  const list = el('ul', { role: 'tree', class: 'graph-rows', 'aria-label': 'Branches and where they forked' });
+  const list = el('ul', { role: 'tree', class: 'graph-rows', 'aria-label': t('Branches and where they forked') });
   const items: HTMLElement[] = [];
   const focusRow = (row: number): void => {
     const item = items[row];
@@ -41,11 +42,13 @@ export function renderBranchMap(branches: BranchView[], selected: string, onSele
         'data-branch': b.branchId,
         'aria-level': r.lane + 1,
         'aria-selected': isSelected ? 'true' : 'false',
-        'aria-label': `Branch ${b.branchId}${b.isCurrent ? ', current' : ''}${isSelected ? ', shown' : ''}, ${turnCountLabel(b)}${fork ? `, ${fork}` : ''}`,
+        'aria-label': [t('Branch {0}', b.branchId), b.isCurrent ? t('current') : '', isSelected ? t('shown') : '', turnCountLabel(b), fork]
+          .filter(Boolean)
+          .join(', '),
         tabindex: r.row === selectedRow ? 0 : -1,
       },
       el('span', { class: 'lane-name', title: b.branchId }, b.branchId),
-      b.isCurrent ? el('span', { class: 'lane-current', title: 'Current branch' }, '●') : null,
+      b.isCurrent ? el('span', { class: 'lane-current', title: t('Current branch') }, '●') : null,
       el(
         'span',
         { class: 'lane-meta', title: `${turnCountLabel(b)}${fork ? ` · ${fork}` : ''}` },

@@ -36,15 +36,15 @@ export class Composer {
     this.input = el('textarea', {
       class: 'composer-input',
       rows: 3,
-      placeholder: 'Message the agent on this branch (Ctrl+Enter to send)',
-      'aria-label': 'Message to the agent',
+      placeholder: t('Message the agent on this branch (Ctrl+Enter to send)'),
+      'aria-label': t('Message to the agent'),
     });
-    this.send = el('vscode-button', { class: 'composer-send' }, 'Send');
-    this.stop = el('vscode-button', { class: 'composer-stop', appearance: 'secondary', disabled: true }, 'Stop');
-    this.log = el('div', { class: 'run-log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Agent run' });
+    this.send = el('vscode-button', { class: 'composer-send' }, t('Send'));
+    this.stop = el('vscode-button', { class: 'composer-stop', appearance: 'secondary', disabled: true }, t('Stop'));
+    this.log = el('div', { class: 'run-log', role: 'log', 'aria-live': 'polite', 'aria-label': t('Agent run') });
     this.element = el(
       'section',
-      { class: 'composer', 'aria-label': 'Continue this branch' },
+      { class: 'composer', 'aria-label': t('Continue this branch') },
       this.log,
       this.input,
       el('div', { class: 'composer-actions' }, this.send, this.stop),
@@ -63,18 +63,18 @@ export class Composer {
   setEnabled(enabled: boolean, branchId: string, why?: string): void {
     this.input.disabled = !enabled;
     this.input.placeholder = enabled
-      ? `Message the agent on '${branchId}' (Ctrl+Enter to send)`
-      : (why ?? 'This session cannot be continued here.');
+      ? t("Message the agent on '{0}' (Ctrl+Enter to send)", branchId)
+      : (why ?? t('This session cannot be continued here.'));
     if (enabled && !this.running) this.send.removeAttribute('disabled');
     else this.send.setAttribute('disabled', '');
-    this.send.textContent = `Send to ${branchId}`;
+    this.send.textContent = t('Send to {0}', branchId);
   }
 
   private async submit(): Promise<void> {
     const value = this.input.value;
     if (this.running || value.trim() === '' || this.input.disabled) return;
     this.setRunning(true);
-    replaceChildren(this.log, el('p', { class: 'run-status' }, 'Starting…'));
+    replaceChildren(this.log, el('p', { class: 'run-status' }, t('Starting…')));
     try {
       this.draft = value;
       await this.cb.send(value);
@@ -113,7 +113,15 @@ export class Composer {
       const status = el(
         'p',
         { class: 'run-status' },
-        `${e.agentName || t('The agent')} is answering on ${e.branchId}${e.forkedFrom ? ` (forked from ${e.forkedFrom.branchId} @ turn ${e.forkedFrom.turn})` : ''}…`,
+        e.forkedFrom
+          ? t(
+              '{0} is answering on {1} (forked from {2} @ turn {3})…',
+              e.agentName || t('The agent'),
+              e.branchId,
+              e.forkedFrom.branchId,
+              e.forkedFrom.turn,
+            )
+          : t('{0} is answering on {1}…', e.agentName || t('The agent'), e.branchId),
       );
       const block = el(
         'div',
@@ -131,7 +139,7 @@ export class Composer {
     if (!run) {
       // A run the host refused before it started has no run/started; one this page never saw start is not shown.
       if (e.kind === 'run/failed') {
-        this.log.appendChild(el('p', { class: 'run-error', role: 'alert' }, `Failed: ${e.message}`));
+        this.log.appendChild(el('p', { class: 'run-error', role: 'alert' }, t('Failed: {0}', e.message)));
         const button = this.apiKeyButton(needsApiKey(e.failure, e.status, e.message));
         if (button) this.log.appendChild(button);
         this.restoreDraft(undefined);
@@ -165,7 +173,7 @@ export class Composer {
         // The status said the run was going on: now it says who answered, and the line under it what was written.
         run.status.textContent = t('{0} answered on {1}', run.agentName || t('The agent'), run.block.getAttribute('data-branch') ?? '');
         if (this.draft === run.input) this.draft = undefined;
-        add(el('p', { class: 'run-done' }, `Done · ${tokenCountLabel(e.usage.totalTokens)} · ${e.written.summary}`));
+        add(el('p', { class: 'run-done' }, `${t('Done')} · ${tokenCountLabel(e.usage.totalTokens)} · ${e.written.summary}`));
         break;
       case 'run/failed': {
         // A run that failed before its agent was known (no key, a locked file) never answered: no status line.
@@ -175,7 +183,7 @@ export class Composer {
           el(
             'p',
             { class: `run-error failure-${e.failure}`, role: 'alert' },
-            `${e.failure === 'cancelled' ? 'Stopped' : 'Failed'}: ${e.message}`,
+            e.failure === 'cancelled' ? t('Stopped: {0}', e.message) : t('Failed: {0}', e.message),
           ),
         );
         const button = this.apiKeyButton(needsApiKey(e.failure, e.status, e.message));

@@ -10,6 +10,7 @@ import { toolBadgeName } from '../../src/shared/itemTitles';
 import { formatCost } from '../../src/shared/pricing';
 import { el } from '../dom';
 import { sortRows, type SortDirection } from '../logic/sortRows';
+import { t as tr } from '../l10n';
 
 interface Column<T> {
   key: keyof T;
@@ -64,7 +65,7 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
         {
           'grid-column': i + 1,
           class: `sortable${c.numeric ? ' num' : ''}`,
-          title: `Sort by ${c.title}`,
+          title: tr('Sort by {0}', c.title),
           'aria-sort': sortKey === c.key ? (direction === 'asc' ? 'ascending' : 'descending') : 'none',
           'data-focus': `sort-${String(c.key)}`,
         },
@@ -119,11 +120,16 @@ export interface UsageTableActions {
 function pager(u: UsagePageView, actions: UsageTableActions): HTMLElement {
   const first = u.offset + 1;
   const last = u.offset + u.rows.length;
-  const button = (step: 1 | -1, text: string, disabled: boolean): HTMLElement => {
+  const button = (step: 1 | -1, disabled: boolean): HTMLElement => {
     const b = el(
       'vscode-button',
-      { appearance: 'secondary', disabled, 'data-focus': step === 1 ? 'usage-next' : 'usage-previous', 'aria-label': `${text} usage page` },
-      text,
+      {
+        appearance: 'secondary',
+        disabled,
+        'data-focus': step === 1 ? 'usage-next' : 'usage-previous',
+        'aria-label': step === 1 ? tr('Next usage page') : tr('Previous usage page'),
+      },
+      step === 1 ? tr('Next') : tr('Previous'),
     );
     b.addEventListener('click', () => {
       if (!b.hasAttribute('disabled')) actions.page(step);
@@ -132,19 +138,19 @@ function pager(u: UsagePageView, actions: UsageTableActions): HTMLElement {
   };
   return el(
     'div',
-    { class: 'pager', role: 'navigation', 'aria-label': 'Token usage pages' },
-    button(-1, 'Previous', u.offset === 0),
-    el('span', { class: 'pager-status', 'aria-live': 'polite' }, `rows ${n(first)}–${n(last)} of ${n(u.rowCount)}`),
-    button(1, 'Next', last >= u.rowCount),
+    { class: 'pager', role: 'navigation', 'aria-label': tr('Token usage pages') },
+    button(-1, u.offset === 0),
+    el('span', { class: 'pager-status', 'aria-live': 'polite' }, tr('rows {0}–{1} of {2}', n(first), n(last), n(u.rowCount))),
+    button(1, last >= u.rowCount),
   );
 }
 
 /** Which branch ran a shared turn (branch scope; not sortable: the host orders rows by stored columns). */
 const SHARED_COLUMN: Column<TurnUsageView> = {
   key: 'sharedFrom',
-  title: 'Shared',
+  title: tr('Shared'),
   sortable: false,
-  format: (r) => (r.sharedFrom ? `shared with ${r.sharedFrom}` : ''),
+  format: (r) => (r.sharedFrom ? tr('shared with {0}', r.sharedFrom) : ''),
 };
 
 /**
@@ -156,39 +162,42 @@ export function renderUsageTable(t: TablesView, actions: UsageTableActions): HTM
   const u = t.usage;
   const shared = u.rows.some((r) => r.sharedFrom !== undefined);
   const columns: Column<TurnUsageView>[] = [
-    ...(session ? [{ key: 'branchId', title: 'Branch' } as Column<TurnUsageView>] : []),
-    { key: 'turn', title: 'Turn', numeric: true },
+    ...(session ? [{ key: 'branchId', title: tr('Branch') } as Column<TurnUsageView>] : []),
+    { key: 'turn', title: tr('Turn'), numeric: true },
     // A branch's shared turns carry the usage of the branch that ran them (the session lists each row once).
     ...(shared ? [SHARED_COLUMN] : []),
-    { key: 'requests', title: 'Requests', numeric: true, format: (r) => n(r.requests) },
-    { key: 'inputTokens', title: 'Input', numeric: true, format: (r) => n(r.inputTokens) },
-    { key: 'outputTokens', title: 'Output', numeric: true, format: (r) => n(r.outputTokens) },
-    { key: 'totalTokens', title: 'Total', numeric: true, format: (r) => n(r.totalTokens) },
-    { key: 'cachedTokens', title: 'Cached', numeric: true, format: (r) => n(r.cachedTokens) },
-    { key: 'reasoningTokens', title: 'Reasoning', numeric: true, format: (r) => n(r.reasoningTokens) },
+    { key: 'requests', title: tr('Requests'), numeric: true, format: (r) => n(r.requests) },
+    { key: 'inputTokens', title: tr('Input'), numeric: true, format: (r) => n(r.inputTokens) },
+    { key: 'outputTokens', title: tr('Output'), numeric: true, format: (r) => n(r.outputTokens) },
+    { key: 'totalTokens', title: tr('Total'), numeric: true, format: (r) => n(r.totalTokens) },
+    { key: 'cachedTokens', title: tr('Cached'), numeric: true, format: (r) => n(r.cachedTokens) },
+    { key: 'reasoningTokens', title: tr('Reasoning'), numeric: true, format: (r) => n(r.reasoningTokens) },
   ];
-  const totals = [...(session || shared ? ['Total', ''] : ['Total']), ...USAGE_COUNT_KEYS.map((k) => n(u.totals[k]))];
+  const totals = [...(session || shared ? [tr('Total'), ''] : [tr('Total')]), ...USAGE_COUNT_KEYS.map((k) => n(u.totals[k]))];
   // Priced by the host at the session's pricing model; not sortable (the host sorts in SQL, by stored columns).
   if (t.pricing?.known) {
-    columns.push({ key: 'cost', title: 'Cost', numeric: true, sortable: false, format: (r) => formatCost(r.cost ?? null) });
+    columns.push({ key: 'cost', title: tr('Cost'), numeric: true, sortable: false, format: (r) => formatCost(r.cost ?? null) });
     totals.push(formatCost(u.totals.cost ?? null));
   }
   const sort: ExternalSort<TurnUsageView> = { key: u.sort, descending: u.descending, onSort: (key) => actions.sort(key as UsageSortKey) };
-  const parts: HTMLElement[] = [grid('Token usage per turn', columns, u.rows, totals, sort)];
+  const parts: HTMLElement[] = [grid(tr('Token usage per turn'), columns, u.rows, totals, sort)];
   if (u.rowCount > 0) parts.push(pager(u, actions));
   const missing = t.turnsWithoutUsageCount;
   if (missing > 0) {
-    const list = t.turnsWithoutUsage.map((m) => (session ? `${m.branchId} turn ${m.turn}` : `turn ${m.turn}`));
+    const list = t.turnsWithoutUsage.map((m) => (session ? tr('{0} turn {1}', m.branchId, m.turn) : tr('turn {0}', m.turn)));
     const more = missing - list.length;
+    const turns = `${list.join(', ')}${more > 0 ? tr(', and {0} more', n(more)) : ''}`;
     parts.push(
       el(
         'p',
         { class: 'note', role: 'note' },
-        `No usage recorded for ${n(missing)} turn${missing === 1 ? '' : 's'} (${list.join(', ')}${more > 0 ? `, and ${n(more)} more` : ''}): the agent did not call storeRunUsage after those runs.`,
+        missing === 1
+          ? tr('No usage recorded for 1 turn ({0}): the agent did not call storeRunUsage after that run.', turns)
+          : tr('No usage recorded for {0} turns ({1}): the agent did not call storeRunUsage after those runs.', n(missing), turns),
       ),
     );
   }
-  if (u.rowCount === 0) parts.push(el('p', { class: 'note' }, 'This scope has no usage rows.'));
+  if (u.rowCount === 0) parts.push(el('p', { class: 'note' }, tr('This scope has no usage rows.')));
   return el('div', { class: 'table-block usage-table' }, ...parts);
 }
 
@@ -196,19 +205,19 @@ export function renderUsageTable(t: TablesView, actions: UsageTableActions): HTM
 export function renderToolTable(t: Pick<TablesView, 'tools'>): HTMLElement {
   const columns: Column<ToolUsageView>[] = [
     // A built-in tool by its people name, as the turn list's badges and the item cards say it.
-    { key: 'toolName', title: 'Tool', format: (r) => (r.toolName ? toolBadgeName(r.toolName) : '(unnamed)') },
-    { key: 'calls', title: 'Calls', numeric: true },
+    { key: 'toolName', title: tr('Tool'), format: (r) => (r.toolName ? toolBadgeName(r.toolName) : tr('(unnamed)')) },
+    { key: 'calls', title: tr('Calls'), numeric: true },
     {
       key: 'turns',
-      title: 'Turns it ran in',
-      format: (r) => r.turns.join(', ') + (r.turnCount > r.turns.length ? ` … (${r.turnCount} turns)` : ''),
+      title: tr('Turns it ran in'),
+      format: (r) => r.turns.join(', ') + (r.turnCount > r.turns.length ? ` … (${tr('{0} turns', r.turnCount)})` : ''),
     },
   ];
   if (t.tools.length === 0)
-    return el('div', { class: 'table-block tool-table' }, el('p', { class: 'note' }, 'No tool calls in this scope.'));
+    return el('div', { class: 'table-block tool-table' }, el('p', { class: 'note' }, tr('No tool calls in this scope.')));
   return el(
     'div',
     { class: 'table-block tool-table' },
-    grid('Tool usage', columns, t.tools, ['Total', String(t.tools.reduce((a, r) => a + r.calls, 0)), '']),
+    grid(tr('Tool usage'), columns, t.tools, [tr('Total'), String(t.tools.reduce((a, r) => a + r.calls, 0)), '']),
   );
 }

@@ -245,17 +245,17 @@ export function renderTurnDetail(
 
 function branchForm(turn: TurnView, usedIds: Set<string>, cb: TurnDetailCallbacks): HTMLElement {
   const wrap = el('div', { class: 'branch-here' });
-  const open = el('vscode-button', { appearance: 'secondary', class: 'branch-here-button' }, 'Branch here');
+  const open = el('vscode-button', { appearance: 'secondary', class: 'branch-here-button' }, t('Branch here'));
   wrap.appendChild(open);
   open.addEventListener('click', () => {
     const field = el('vscode-text-field', {
       class: 'branch-name',
-      placeholder: 'New branch name',
-      'aria-label': 'New branch name',
+      placeholder: t('New branch name'),
+      'aria-label': t('New branch name'),
     }) as HTMLElement & { value: string };
     const message = el('div', { class: 'validation', role: 'status' });
-    const create = el('vscode-button', { class: 'branch-create', disabled: true }, 'Create branch');
-    const cancel = el('vscode-button', { appearance: 'secondary' }, 'Cancel');
+    const create = el('vscode-button', { class: 'branch-create', disabled: true }, t('Create branch'));
+    const cancel = el('vscode-button', { appearance: 'secondary' }, t('Cancel'));
     const validate = (): string | undefined => {
       const problem = branchNameProblem(field.value ?? '', usedIds);
       message.textContent = field.value ? (problem ?? '') : '';
@@ -280,7 +280,14 @@ function branchForm(turn: TurnView, usedIds: Set<string>, cb: TurnDetailCallback
     cancel.addEventListener('click', () => replaceChildren(wrap, open));
     replaceChildren(
       wrap,
-      el('div', { class: 'branch-form' }, el('label', {}, `New branch from turn ${turn.branchTurnNumber}:`), field, create, cancel),
+      el(
+        'div',
+        { class: 'branch-form' },
+        el('label', {}, t('New branch from turn {0}:', turn.branchTurnNumber ?? '')),
+        field,
+        create,
+        cancel,
+      ),
       message,
     );
     window.setTimeout(() => field.focus(), 0);

@@ -150,8 +150,8 @@ export class TurnList {
       const leavesAfter = fork !== null && !leavesHere && t.turn === fork.forkTurn - 1 && i === count - 1 && !this.hasMore;
       const forkNote = fork
         ? leavesHere
-          ? `${fork.branchId}'s own turns start here; ${fork.parentBranchId} continues differently`
-          : `${fork.branchId} has no turns of its own yet; ${fork.parentBranchId} continues differently`
+          ? tr("{0}'s own turns start here; {1} continues differently", fork.branchId, fork.parentBranchId)
+          : tr('{0} has no turns of its own yet; {1} continues differently', fork.branchId, fork.parentBranchId)
         : '';
       const preview = previewText(t.preview);
       const row = el(
@@ -162,24 +162,33 @@ export class TurnList {
           id: `turn-${t.turn}`,
           'data-turn': t.turn,
           'aria-selected': i === this.selected ? 'true' : 'false',
-          'aria-label': `Turn ${t.turn}: ${t.error ? `unreadable (${t.error})` : preview}, ${itemCountLabel(t.itemCount)}${t.tools.length ? `, tools ${t.tools.map(toolBadgeName).join(', ')}` : ''}${t.totalTokens !== null ? `, ${t.totalTokens} tokens` : ''}${t.sharedFrom ? `, shared with ${t.sharedFrom}` : ''}${leavesHere || leavesAfter ? `. ${forkNote}` : ''}`,
+          'aria-label': [
+            `${tr('Turn {0}', t.turn)}: ${t.error ? tr('unreadable ({0})', t.error) : preview}`,
+            itemCountLabel(t.itemCount),
+            t.tools.length ? tr('tools {0}', t.tools.map(toolBadgeName).join(', ')) : '',
+            t.totalTokens !== null ? tokenCountLabel(t.totalTokens) : '',
+            t.sharedFrom ? tr('shared with {0}', t.sharedFrom) : '',
+          ]
+            .filter(Boolean)
+            .join(', ')
+            .concat(leavesHere || leavesAfter ? `. ${forkNote}` : ''),
         },
         leavesHere || leavesAfter
-          ? el('span', { class: 'fork-marker', title: forkNote }, leavesHere ? 'own turns start here' : 'no own turns yet')
+          ? el('span', { class: 'fork-marker', title: forkNote }, leavesHere ? tr('own turns start here') : tr('no own turns yet'))
           : null,
-        el('span', { class: 'turn-number' }, `Turn ${t.turn}`),
-        el('span', { class: 'turn-preview', title: t.error ? '' : preview }, t.error ? `unreadable: ${t.error}` : preview),
+        el('span', { class: 'turn-number' }, tr('Turn {0}', t.turn)),
+        el('span', { class: 'turn-preview', title: t.error ? '' : preview }, t.error ? tr('unreadable: {0}', t.error) : preview),
         el(
           'span',
           { class: 'turn-meta' },
           itemCountLabel(t.itemCount),
-          el('span', { class: 'turn-tokens' }, t.totalTokens !== null ? tokenCountLabel(t.totalTokens) : 'no usage'),
+          el('span', { class: 'turn-tokens' }, t.totalTokens !== null ? tokenCountLabel(t.totalTokens) : tr('no usage')),
           // Where the turn ran comes before its tools: the tools are what gives way ("+N") when the row is narrow.
           t.sharedFrom
             ? el(
                 'span',
-                { class: 'shared-badge', title: `Run on ${t.sharedFrom}: this branch shares the turn, its usage and its time` },
-                `shared with ${t.sharedFrom}`,
+                { class: 'shared-badge', title: tr('Run on {0}: this branch shares the turn, its usage and its time', t.sharedFrom) },
+                tr('shared with {0}', t.sharedFrom),
               )
             : null,
           t.tools.length
