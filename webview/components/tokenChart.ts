@@ -97,9 +97,9 @@ export function renderTokenChart(tables: TablesView): HTMLElement | null {
   roving(bars);
   const legend = el(
     'ul',
-    { class: 'chart-legend', 'aria-label': 'Legend' },
+    { class: 'chart-legend', 'aria-label': t('Legend') },
     ...SEGMENT_KEYS.map((k) => el('li', {}, el('span', { class: `swatch seg-${k}`, 'aria-hidden': 'true' }), SEGMENT_LABELS[k])),
   );
-  const caption = el('div', { class: 'chart-caption' }, `Tokens per turn, ${c.caption} (this page of the table, in turn order)`);
+  const caption = el('div', { class: 'chart-caption' }, t('Tokens per turn, {0} (this page of the table, in turn order)', c.caption));
   return el('figure', { class: 'token-chart' }, caption, el('div', { class: 'chart-scroll' }, root), legend);
 }
