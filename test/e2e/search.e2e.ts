@@ -1,7 +1,8 @@
 /**
  * Search in the real workbench, both themes: *Search Sessions…* from the palette over two session files in the
  * workspace streams hits into the Search Results view (match highlighted), a hit opens its turn in the conversation
- * view, and Ctrl+F there searches the shown branch with next/previous ("1 of 3"). Screenshots for the docs.
+ * view, and Ctrl+F there searches the whole session with next/previous ("1 of 4 · 1 on another branch"), stepping on
+ * to a hit on another branch shows that branch (selected on the branch map) at the hit's turn. Screenshots for the docs.
  */
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -15,7 +16,7 @@ const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
 const RESULTS = join(ROOT, 'test-results');
 const IMAGES = join(ROOT, 'docs', 'images');
 
-async function write(path: string, sessionId: string, city: string, failed: boolean): Promise<void> {
+async function write(path: string, sessionId: string, city: string, failed: boolean, branch = false): Promise<void> {
   const s = new AdvancedSQLiteSession({ sessionId, dbPath: path, createTables: true });
   try {
     await s.addItems([
@@ -36,6 +37,14 @@ async function write(path: string, sessionId: string, city: string, failed: bool
       { role: 'user', content: "And tomorrow's weather?" },
       { role: 'assistant', content: [{ type: 'output_text', text: `Weather in ${city} tomorrow: rain in the morning.` }] },
     ] as never);
+    if (branch) {
+      // A branch forked at turn 3 (turns 1–2 shared with main) with a turn of its own that matches.
+      await s.createBranchFromTurn(3, 'weekend');
+      await s.addItems([
+        { role: 'user', content: 'What about the weekend weather?' },
+        { role: 'assistant', content: [{ type: 'output_text', text: 'Dry and mild all weekend.' }] },
+      ] as never);
+    }
   } finally {
     s.close();
   }
@@ -49,7 +58,7 @@ for (const theme of ['light', 'dark'] as const) {
     before(async function () {
       if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
       workspace = mkdtempSync(join(tmpdir(), `asi-e2e-search-${theme}-`));
-      await write(join(workspace, 'lisbon.db'), 'lisbon-trip', 'Lisbon', false);
+      await write(join(workspace, 'lisbon.db'), 'lisbon-trip', 'Lisbon', false, true);
       await write(join(workspace, 'oslo.db'), 'oslo-trip', 'Oslo', true);
       wb = await Workbench.open({
         folder: workspace,
@@ -80,7 +89,7 @@ for (const theme of ['light', 'dark'] as const) {
       await wb.answer('weather');
       const results = wb.page.locator('.monaco-list-row', { hasText: 'What is the WEATHER in Lisbon?' });
       await results.waitFor({ timeout: 30_000 });
-      await wb.page.getByText(/6 hits for "weather" in 2 file\(s\)/).waitFor({ timeout: 30_000 });
+      await wb.page.getByText(/7 hits for "weather" in 2 file\(s\)/).waitFor({ timeout: 30_000 });
       // Both files, each with its session, and the match highlighted in the snippet.
       for (const label of ['lisbon.db', 'oslo.db', 'lisbon-trip', 'oslo-trip']) {
         await wb.page.locator('.monaco-list-row', { hasText: label }).first().waitFor();
@@ -96,25 +105,41 @@ for (const theme of ['light', 'dark'] as const) {
       const f = await viewFrame(wb);
       await f.locator('.turn-row[data-turn="2"][aria-selected="true"]').waitFor({ timeout: 20_000 });
 
-      // Ctrl+F: the view's own search over the shown branch, stepping with Enter and Shift+Enter.
+      // Ctrl+F: the view's own search over the whole session, the shown branch's hits first, stepping with Enter and
+      // Shift+Enter.
       await f.locator('h1.title').click();
       await wb.page.keyboard.press('Control+f');
       const input = f.locator('.search-input');
       await input.waitFor({ state: 'visible' });
       await input.fill('weather');
       await input.press('Enter');
-      await f.locator('.search-count', { hasText: '1 of 3' }).waitFor({ timeout: 20_000 });
+      await f.locator('.search-count', { hasText: '1 of 4 · 1 on another branch' }).waitFor({ timeout: 20_000 });
       await input.press('Enter');
-      await f.locator('.search-count', { hasText: '2 of 3' }).waitFor();
+      await f.locator('.search-count', { hasText: '2 of 4' }).waitFor();
       await f.locator('.turn-row[data-turn="3"][aria-selected="true"]').waitFor();
       await f.locator('.item.search-hit').waitFor();
       await input.press('Shift+Enter');
-      await f.locator('.search-count', { hasText: '1 of 3' }).waitFor();
+      await f.locator('.search-count', { hasText: '1 of 4' }).waitFor();
       await f.locator('.turn-row[data-turn="2"][aria-selected="true"]').waitFor();
       await input.press('Enter');
-      await f.locator('.search-count', { hasText: '2 of 3' }).waitFor();
+      await f.locator('.search-count', { hasText: '2 of 4' }).waitFor();
+      await input.press('Enter');
+      await f.locator('.search-count', { hasText: '3 of 4' }).waitFor();
+      assert.equal(await f.locator('.lane.selected').getAttribute('data-branch'), 'main');
+      // The last hit is on the weekend branch: the view shows that branch (selected on the map) at the hit's turn,
+      // the hit's item marked; the session's current branch is left as it was.
+      await input.press('Enter');
+      await f.locator('.search-count', { hasText: '4 of 4 · 1 on another branch' }).waitFor();
+      await f.locator('.lane.selected[data-branch="weekend"]').waitFor({ timeout: 20_000 });
+      await f.locator('.turn-row[data-turn="3"][aria-selected="true"]').waitFor();
+      await f.locator('.item.search-hit', { hasText: 'What about the weekend weather?' }).waitFor({ timeout: 20_000 });
       await wb.page.mouse.move(5, 5);
       await wb.screenshot(join(IMAGES, `search-in-view-${theme}.png`));
+      // On past the last hit: back to main's first.
+      await input.press('Enter');
+      await f.locator('.search-count', { hasText: '1 of 4' }).waitFor();
+      await f.locator('.lane.selected[data-branch="main"]').waitFor({ timeout: 20_000 });
+      await f.locator('.turn-row[data-turn="2"][aria-selected="true"]').waitFor();
       // A query the syntax refuses says why, in the counter.
       await input.fill('is:slow');
       await input.press('Enter');
