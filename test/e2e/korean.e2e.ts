@@ -104,6 +104,7 @@ describe('the extension in Korean', function () {
         const turnTitle = f.locator('h2.turn-title').first();
         await turnTitle.waitFor();
         assert.equal(await turnTitle.textContent(), BUNDLE['Turn {0}']!.replace('{0}', '1'));
+        assert.equal((await f.locator('vscode-panel-tab#tab-conversation').textContent())?.trim(), BUNDLE['Conversation']);
         const json = f.locator('vscode-button.open-branch-json');
         assert.equal((await json.textContent())?.trim(), BUNDLE['Open as JSON']);
         // No empty boxes: every character of the labels is drawn with a real glyph.
