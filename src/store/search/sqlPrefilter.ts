@@ -6,13 +6,13 @@
  * characters; Python's `json.dumps` writes every non-ASCII character as `\uXXXX` (the JS SDK writes UTF-8); and
  * Unicode folding can turn a few non-ASCII characters into ASCII ones (`ß` → `ss`, the Kelvin sign → `k`). So an ASCII
  * term is looked for with SQLite's `LIKE` (which folds ASCII case, as the term is already folded), and rows holding
- * an escape or a non-ASCII character are let through as well, for the JS side to check on the raw text before it
- * decodes anything (`rawCouldMatch`); a term with non-ASCII characters, quotes or backslashes lets every row through
- * (the JS test then does all the work).
+ * one of the few characters that fold into the term's letters, escaped or not, are let through as well, for the JS
+ * side to check on the raw text before it decodes anything (`rawCouldMatch`); a term with non-ASCII characters,
+ * quotes or backslashes lets every row through (the JS test then does all the work).
  */
 import type { SqlValue } from '../sqliteDatabase';
 import { foldForSearch } from '../conversationText';
-import { SDK_TOOL_ERROR_PREFIX } from './itemMatch';
+import { FOLDS_INTO_ASCII, SDK_TOOL_ERROR_PREFIX } from './itemMatch';
 import type { SearchQuery } from './searchQuery';
 
 export interface Prefilter {
@@ -28,20 +28,41 @@ export function isRawSearchable(folded: string): boolean {
   return folded !== '' && /^[\x20-\x7e]*$/.test(folded) && !/["\\]/.test(folded);
 }
 
-/** Rows whose text may differ from their raw bytes in ways LIKE cannot see: an escape or a non-ASCII character. */
-function escapedOrNonAscii(col: string): string {
-  return `(instr(${col}, '\\u') > 0 OR length(${col}) <> length(CAST(${col} AS BLOB)))`;
+/**
+ * The characters of `FOLDS_INTO_ASCII` whose folding holds a character of `folded`: only they can turn a row the
+ * needle's LIKE misses into a match (a match is made of the needle's characters, and a non-ASCII character adds
+ * one only through its folding). `turn 225000: ` has four (ŉ ẗ ﬅ ﬆ), most words a handful, `:` none.
+ */
+function foldingInto(folded: string): string[] {
+  return [...FOLDS_INTO_ASCII].filter((c) => [...foldForSearch(c)].some((f) => f <= '\x7f' && folded.includes(f)));
 }
 
 /**
- * A LIKE test for `folded`, or null when every row has to go to the JS test. Rows with escapes or non-ASCII
- * characters pass too: one of them may hold a character that folds into the needle (see `FOLDS_INTO_ASCII`), which
- * SQL cannot tell cheaply (a test per such character costs more than the JS side's raw check, `rawCouldMatch`).
+ * Rows whose text may hold a character that folds into part of `folded` where LIKE cannot see it: escaped
+ * (`\u017f`, Python; LIKE ignores the hex digits' case) or as itself (UTF-8, the JS SDK). Each test runs only on the
+ * rows that hold an escape, or a non-ASCII character, at all — a quarter of the scale file's rows hold `\u2014` — so
+ * such rows cost SQLite a few more passes instead of going to JavaScript.
+ */
+function foldsIntoNeedle(col: string, folded: string, params: SqlValue[]): string | null {
+  const chars = foldingInto(folded);
+  if (chars.length === 0) return null;
+  const escapes = chars.map(() => `${col} LIKE ? ESCAPE '\\'`).join(' OR ');
+  const literal = chars.map(() => `instr(${col}, ?) > 0`).join(' OR ');
+  params.push(...chars.map((c) => likeEscape('\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'))), ...chars);
+  const nonAscii = `length(${col}) <> length(CAST(${col} AS BLOB))`;
+  return `(instr(${col}, '\\u') > 0 AND (${escapes})) OR (${nonAscii} AND (${literal}))`;
+}
+
+/**
+ * A LIKE test for `folded`, or null when every row has to go to the JS test. Rows holding a character that folds
+ * into part of the needle (see `FOLDS_INTO_ASCII`) pass too, for the JS side to decide (`rawCouldMatch`, then the
+ * exact test).
  */
 function textCondition(col: string, folded: string, params: SqlValue[]): string | null {
   if (!isRawSearchable(folded)) return null;
   params.push(likeEscape(folded));
-  return `(${col} LIKE ? ESCAPE '\\' OR ${escapedOrNonAscii(col)})`;
+  const folds = foldsIntoNeedle(col, folded, params);
+  return folds === null ? `${col} LIKE ? ESCAPE '\\'` : `(${col} LIKE ? ESCAPE '\\' OR ${folds})`;
 }
 
 /**

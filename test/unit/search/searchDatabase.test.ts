@@ -114,6 +114,26 @@ describe('searchDatabase', () => {
     );
   });
 
+  it('lets through in SQL exactly the rows with a character that folds into the needle, escaped or not', async () => {
+    // The SQL prefilter narrows escaped and non-ASCII rows to those holding one of the needle's folding characters
+    // (ß for s, the Kelvin sign for k); Python escapes them (hex in either case), the JS SDK writes them as they are.
+    const copy = join(folder.dir, 'ref-basic.db');
+    copyFileSync(join(FIXTURES, 'ref-basic.db'), copy);
+    const raw = folder.raw(copy);
+    const insert = raw.prepare('INSERT INTO agent_messages (session_id, message_data) VALUES (?, ?)');
+    insert.run('plain-py', '{"content": "STRA\\u00DFE \\u2014 a \\u212aelvin scale", "role": "user"}');
+    insert.run('plain-py', '{"content": "\\u017fome \\u00e9 text", "role": "user"}');
+    insert.run('plain-js', '{"role":"user","content":"300 \u212aelvin, straße"}');
+    raw.close();
+    const py = folder.inspect(copy);
+    // NFC turns the Kelvin sign into K, in the snippet too.
+    const found = async (text: string): Promise<string[]> => (await run(py, text)).map((h) => h.snippet.text.normalize('NFC'));
+    assert.deepEqual(await found('strasse'), ['STRAßE — a Kelvin scale', '300 Kelvin, straße']);
+    assert.deepEqual(await found('KELVIN'), ['STRAßE — a Kelvin scale', '300 Kelvin, straße']);
+    assert.deepEqual(await found('some'), ['\u017fome é text']);
+    assert.deepEqual(await found('lvin s'), ['STRAßE — a Kelvin scale']);
+  });
+
   it('finds tool calls by name, failed calls, and messages by role', async () => {
     const db = folder.inspect(await writeTrip(folder));
     const tool = await run(db, 'tool:GET_WEATHER');
