@@ -16,6 +16,12 @@ import { UserFacingError } from './userError';
 /** The view lists at most this many hits (a search box is for stepping through, not for reading them all). */
 const MAX_VIEW_HITS = 2000;
 
+/**
+ * The running search of each shown session (file and id). A new query in the view supersedes the one before, whose
+ * answer the view drops anyway: its worker is stopped rather than left scanning a large file to the end.
+ */
+const running = new Map<string, { cancel(): void }>();
+
 export async function searchShownSession(
   extensionUri: vscode.Uri,
   registry: DatabaseRegistry,
@@ -44,7 +50,13 @@ export async function searchShownSession(
       onError: (_p, message) => (failure = message),
     },
   );
-  const end = await worker.finished;
+  const key = JSON.stringify([target.dbPath, target.sessionId]);
+  running.get(key)?.cancel();
+  running.set(key, worker);
+  const end = await worker.finished.finally(() => {
+    if (running.get(key) === worker) running.delete(key);
+  });
+  if (end.cancelled) throw new UserFacingError(vscode.l10n.t('A newer search replaced this one.'));
   if (failure ?? end.error) throw new UserFacingError(failure ?? end.error ?? '');
   const onShown = (h: SearchHit): boolean => h.branchId === branchId || h.sharedWith.includes(branchId);
   const inTurnOrder = (a: SearchHit, b: SearchHit): number => a.turn - b.turn || a.sequenceNumber - b.sequenceNumber;

@@ -141,7 +141,10 @@ for (const theme of ['light', 'dark'] as const) {
       await f.locator('.lane.selected[data-branch="main"]').waitFor({ timeout: 20_000 });
       await f.locator('.turn-row[data-turn="2"][aria-selected="true"]').waitFor();
       // A query the syntax refuses says why, in the counter.
+      // Editing the query drops the old hits (and any search still running for it).
       await input.fill('is:slow');
+      assert.equal(await f.locator('.search-count').textContent(), '');
+      assert.equal(await f.locator('.item.search-hit').count(), 0);
       await input.press('Enter');
       await f.locator('.search-count.error', { hasText: 'Unknown filter "is:slow"' }).waitFor({ timeout: 10_000 });
       await input.press('Escape');

@@ -160,6 +160,30 @@ describe('Search Sessions', () => {
         ]),
       [['main', 1, 1]],
     );
+    // A new query supersedes the running one: its worker is stopped and its answer says so (the view drops it).
+    const webview = panel.panel.webview;
+    const post = webview.postMessage.bind(webview);
+    const answers = new Map<number, HostMessage>();
+    webview.postMessage = (m: HostMessage) => {
+      if (m.kind === 'response') answers.set(m.id, m);
+      return post(m);
+    };
+    try {
+      const receive = (id: number, query: string) =>
+        (panel as unknown as { receive(m: unknown): Promise<void> }).receive({
+          kind: 'request',
+          id,
+          method: 'search/session',
+          params: { query, branchId: 'retry' },
+        });
+      await Promise.all([receive(800_001, 'weather'), receive(800_002, 'hello')]);
+      await waitFor(() => answers.has(800_001) && answers.has(800_002), 10_000, 'both answers');
+      const [older, newer] = [answers.get(800_001)!, answers.get(800_002)!];
+      assert.match(older.kind === 'response' && !older.ok ? older.error : 'answered', /A newer search replaced this one/);
+      assert.equal(newer.kind === 'response' && newer.ok && (newer.result as { hits: unknown[] }).hits.length, 1);
+    } finally {
+      webview.postMessage = post;
+    }
     const bad = await ask(panel, 'search/session', { query: 'role:robot', branchId: 'retry' });
     assert.match(bad.kind === 'response' && !bad.ok ? bad.error : '', /Unknown role "robot"/);
   });

@@ -50,6 +50,15 @@ export class SearchBar {
     prev.addEventListener('click', () => void this.go(-1));
     next.addEventListener('click', () => void this.go(1));
     close.addEventListener('click', () => this.close());
+    // An edited query supersedes the hits and any search still running for the old one (its answer is dropped).
+    this.input.addEventListener('input', () => {
+      if (this.model.has(this.input.value.trim()) || this.model.status.kind === 'idle') return;
+      this.generation++;
+      this.model.clear();
+      this.current = null;
+      this.drawCount();
+      markHit(null);
+    });
     this.input.addEventListener('keydown', (ev) => {
       if (ev.key === 'Enter' || ev.key === 'F3') {
         ev.preventDefault();
