@@ -50,7 +50,8 @@ function foldsIntoNeedle(col: string, folded: string, params: SqlValue[]): strin
   const literal = chars.map(() => `instr(${col}, ?) > 0`).join(' OR ');
   params.push(...chars.map((c) => likeEscape('\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'))), ...chars);
   const nonAscii = `length(${col}) <> length(CAST(${col} AS BLOB))`;
-  return `(instr(${col}, '\\u') > 0 AND (${escapes})) OR (${nonAscii} AND (${literal}))`;
+  // LIKE (no escape character: the backslash is literal) finds the escapes' `\u` several times faster than instr.
+  return `(${col} LIKE '%\\u%' AND (${escapes})) OR (${nonAscii} AND (${literal}))`;
 }
 
 /**
