@@ -37,7 +37,11 @@ export const CommandId = {
 export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];
 
 /** The view and container ids. */
-export const ViewId = { container: 'agentSessions', sessions: 'agentSessions.sessions', searchResults: 'agentSessions.searchResults' } as const;
+export const ViewId = {
+  container: 'agentSessions',
+  sessions: 'agentSessions.sessions',
+  searchResults: 'agentSessions.searchResults',
+} as const;
 
 /** Setting keys under the `agentSessions` section (package.json contributes each; read them with `setting()` in settings.ts). */
 export const Setting = {
