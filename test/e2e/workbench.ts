@@ -115,7 +115,14 @@ export class Workbench {
       return (await input.inputValue()) === path && (await listed.isVisible());
     }, `the file dialog to list ${name}`);
     await this.page.keyboard.press('Enter');
-    await this.page.locator('.quick-input-widget:visible').waitFor({ state: 'hidden' });
+    // The dialog closes; a command's next prompt may open in the same widget at once (Import Conversation asks for
+    // the session id), so the widget never hides: wait for the path to leave it instead, or the widget to go.
+    const widget = this.page.locator('.quick-input-widget:visible');
+    await this.until(
+      async () => !(await widget.isVisible()) || (await input.inputValue().catch(() => '')) !== path,
+      'the file dialog to close',
+      30_000,
+    );
   }
 
   /** Polls `check` every 100 ms until it holds, or fails after `timeoutMs` naming `what`. */
