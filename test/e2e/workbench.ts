@@ -261,14 +261,24 @@ function escapeRegExp(s: string): string {
 
 /** The frame that holds the extension's page: the newest webview host iframe, then its active content frame. */
 export async function viewFrame(wb: Workbench, timeout = 20_000): Promise<Frame> {
-  const host = wb.page.locator('iframe.webview.ready').last();
-  await host.waitFor({ state: 'attached', timeout });
-  const outer = await (await host.elementHandle())?.contentFrame();
-  if (!outer) throw new Error('the webview host frame has no content');
-  const inner = outer.locator('iframe#active-frame');
-  await inner.waitFor({ state: 'attached', timeout });
-  const frame = await (await inner.elementHandle())?.contentFrame();
-  if (!frame) throw new Error('the conversation view frame did not appear');
-  await frame.locator('#app').waitFor({ state: 'attached' });
-  return frame;
+  const deadline = Date.now() + timeout;
+  // The host iframe can be attached (and marked ready) a moment before its document is: its content frame is null
+  // then, and a new webview may replace it while we look. Look again until both frames are there.
+  for (;;) {
+    const host = wb.page.locator('iframe.webview.ready').last();
+    await host.waitFor({ state: 'attached', timeout: Math.max(1, deadline - Date.now()) });
+    const outer = await (await host.elementHandle({ timeout: Math.max(1, deadline - Date.now()) }).catch(() => null))?.contentFrame();
+    const inner = outer?.locator('iframe#active-frame');
+    if (inner) {
+      await inner.waitFor({ state: 'attached', timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
+      const frame = await (await inner.elementHandle({ timeout: Math.max(1, deadline - Date.now()) }).catch(() => null))?.contentFrame();
+      if (frame) {
+        await frame.locator('#app').waitFor({ state: 'attached', timeout: Math.max(1, deadline - Date.now()) });
+        return frame;
+      }
+    }
+    if (Date.now() > deadline)
+      throw new Error(outer ? 'the conversation view frame did not appear' : 'the webview host frame has no content');
+    await wb.page.waitForTimeout(100);
+  }
 }
