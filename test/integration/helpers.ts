@@ -4,6 +4,8 @@ import * as vscode from 'vscode';
 import type { AgentSessionsApi } from '../../src/extension/extension';
 import type { TreeNode } from '../../src/extension/treeNodes';
 import { tempDir } from '../support/tempFiles';
+import type { ConversationPanels } from '../../src/extension/conversationPanel';
+import type { HostMessage } from '../../src/shared/protocol';
 
 export const EXTENSION_ID = 'agent-session-inspector.agent-session-inspector';
 export const fixtures = process.env.ASI_FIXTURES ?? join(__dirname, '..', '..', 'test', 'fixtures');
@@ -99,4 +101,25 @@ export function freshScratchPerTest(): () => Scratch {
     if (!current) throw new Error('no scratch folder outside a test');
     return current;
   };
+}
+
+/**
+ * Sends a request to a conversation panel as its page would (the panel's `receive`) and returns the host's response,
+ * so a test checks the real handler and its parameter checks without a page.
+ */
+export async function askPanel(panel: ReturnType<ConversationPanels['open']>, method: string, params: unknown): Promise<HostMessage> {
+  const webview = panel.panel.webview;
+  const post = webview.postMessage.bind(webview);
+  const id = 900_000 + Math.floor(Math.random() * 100_000);
+  let answer: HostMessage | undefined;
+  webview.postMessage = (m: HostMessage) => {
+    if (m.kind === 'response' && m.id === id) answer = m;
+    return post(m);
+  };
+  try {
+    await (panel as unknown as { receive(m: unknown): Promise<void> }).receive({ kind: 'request', id, method, params });
+    return (await waitFor(() => answer, 10_000, `the ${method} answer`))!;
+  } finally {
+    webview.postMessage = post;
+  }
 }

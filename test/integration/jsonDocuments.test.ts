@@ -5,10 +5,8 @@
  */
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
-import type { ConversationPanels } from '../../src/extension/conversationPanel';
-import type { HostMessage } from '../../src/shared/protocol';
 import { AdvancedSQLiteSession } from '../../src/store';
-import { api, child, freshScratchPerTest, waitFor, type Scratch } from './helpers';
+import { api, askPanel, child, freshScratchPerTest, waitFor, type Scratch } from './helpers';
 
 const ARGS = '{"city":"Lisbon","unit":"c"}';
 
@@ -27,24 +25,6 @@ async function weatherSession(path: string): Promise<void> {
     ] as never);
   } finally {
     s.close();
-  }
-}
-
-/** Sends a request to the panel as its page would and returns the response. */
-async function ask(panel: ReturnType<ConversationPanels['open']>, method: string, params: unknown): Promise<HostMessage> {
-  const webview = panel.panel.webview;
-  const post = webview.postMessage.bind(webview);
-  const id = 800_000 + Math.floor(Math.random() * 1000);
-  let answer: HostMessage | undefined;
-  webview.postMessage = (m: HostMessage) => {
-    if (m.kind === 'response' && m.id === id) answer = m;
-    return post(m);
-  };
-  try {
-    await (panel as unknown as { receive(m: unknown): Promise<void> }).receive({ kind: 'request', id, method, params });
-    return (await waitFor(() => answer, 5000, `the ${method} answer`))!;
-  } finally {
-    webview.postMessage = post;
   }
 }
 
@@ -128,27 +108,27 @@ describe('Open as JSON and copy', () => {
 
     const panel = a.panels.open({ dbPath: path, sessionId: 'trip', branchId: 'main' });
     await a.panels.whenReady(panel);
-    let r = await ask(panel, 'content/copy', { ref: { branchId: 'main', turn: 2, sequenceNumber: 4 }, part: 'arguments' });
+    let r = await askPanel(panel, 'content/copy', { ref: { branchId: 'main', turn: 2, sequenceNumber: 4 }, part: 'arguments' });
     assert.deepEqual(r, { kind: 'response', id: (r as { id: number }).id, ok: true, result: { copied: true } });
     assert.equal(await vscode.env.clipboard.readText(), JSON.stringify(JSON.parse(ARGS), null, 2));
-    r = await ask(panel, 'content/copy', { ref: { branchId: 'main', turn: 2, sequenceNumber: 5 }, part: 'output' });
+    r = await askPanel(panel, 'content/copy', { ref: { branchId: 'main', turn: 2, sequenceNumber: 5 }, part: 'output' });
     assert.equal(await vscode.env.clipboard.readText(), '22°C and sunny');
-    r = await ask(panel, 'content/copy', { ref: { branchId: 'main', turn: 1, sequenceNumber: 2 }, part: 'text' });
+    r = await askPanel(panel, 'content/copy', { ref: { branchId: 'main', turn: 1, sequenceNumber: 2 }, part: 'text' });
     assert.equal(await vscode.env.clipboard.readText(), 'Start at Belém.');
 
     // An item that is not there (a stale view): an error answer, and the clipboard is left alone.
-    r = await ask(panel, 'content/copy', { ref: { branchId: 'main', turn: 2, sequenceNumber: 99 }, part: 'json' });
+    r = await askPanel(panel, 'content/copy', { ref: { branchId: 'main', turn: 2, sequenceNumber: 99 }, part: 'json' });
     assert.equal(r.kind === 'response' && !r.ok && r.error, 'The item is no longer in the database; refresh the view.');
     assert.equal(await vscode.env.clipboard.readText(), 'Start at Belém.');
     // A part the item does not have.
-    r = await ask(panel, 'content/copy', { ref: { branchId: 'main', turn: 2, sequenceNumber: 4 }, part: 'output' });
+    r = await askPanel(panel, 'content/copy', { ref: { branchId: 'main', turn: 2, sequenceNumber: 4 }, part: 'output' });
     assert.match(r.kind === 'response' && !r.ok ? r.error : '', /no output to copy/);
 
     // Open as JSON from the view: the command opens the tab; a missing turn is a failure with its reason.
-    r = await ask(panel, 'content/openJson', { ref: { branchId: 'main', turn: 2, sequenceNumber: null } });
+    r = await askPanel(panel, 'content/openJson', { ref: { branchId: 'main', turn: 2, sequenceNumber: null } });
     assert.deepEqual(r.kind === 'response' && r.ok && r.result, { opened: true });
     assert.equal(vscode.window.activeTextEditor?.document.uri.scheme, 'agent-session-json');
-    r = await ask(panel, 'content/openJson', { ref: { branchId: 'main', turn: 9, sequenceNumber: null } });
+    r = await askPanel(panel, 'content/openJson', { ref: { branchId: 'main', turn: 9, sequenceNumber: null } });
     assert.deepEqual(r.kind === 'response' && r.ok && r.result, { opened: false });
     assert.match(a.failures.at(-1)?.message ?? '', /Turn 9 is not on branch main/);
   });

@@ -7,27 +7,8 @@ import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import type { SearchOutcome } from '../../src/extension/searchCommands';
 import { AdvancedSQLiteSession, type SessionDatabase } from '../../src/store';
-import type { ConversationPanels } from '../../src/extension/conversationPanel';
 import type { HostMessage } from '../../src/shared/protocol';
-import { api, freshScratchPerTest, waitFor, type Scratch } from './helpers';
-
-/** Sends a request to the panel as its page would and returns the response. */
-async function ask(panel: ReturnType<ConversationPanels['open']>, method: string, params: unknown): Promise<HostMessage> {
-  const webview = panel.panel.webview;
-  const post = webview.postMessage.bind(webview);
-  const id = 900_000 + Math.floor(Math.random() * 1000);
-  let answer: HostMessage | undefined;
-  webview.postMessage = (m: HostMessage) => {
-    if (m.kind === 'response' && m.id === id) answer = m;
-    return post(m);
-  };
-  try {
-    await (panel as unknown as { receive(m: unknown): Promise<void> }).receive({ kind: 'request', id, method, params });
-    return (await waitFor(() => answer, 10_000, `the ${method} answer`))!;
-  } finally {
-    webview.postMessage = post;
-  }
-}
+import { api, askPanel, freshScratchPerTest, waitFor, type Scratch } from './helpers';
 
 async function write(path: string, sessionId: string, city: string, failed: boolean): Promise<void> {
   const s = new AdvancedSQLiteSession({ sessionId, dbPath: path, createTables: true });
@@ -122,7 +103,7 @@ describe('Search Sessions', () => {
     const db = a.registry.get(two)!.db as SessionDatabase;
     const retryCopy = db.getTurnItems('oslo-trip', 'retry', 1)[0]!.sequenceNumber;
     assert.notEqual(retryCopy, 1);
-    const answer = await ask(panel, 'search/session', { query: 'HELLO', branchId: 'retry' });
+    const answer = await askPanel(panel, 'search/session', { query: 'HELLO', branchId: 'retry' });
     assert.deepEqual(answer, {
       kind: 'response',
       id: answer.kind === 'response' ? answer.id : 0,
@@ -134,7 +115,7 @@ describe('Search Sessions', () => {
         truncated: false,
       },
     });
-    const weatherOnRetry = await ask(panel, 'search/session', { query: 'weather', branchId: 'retry' });
+    const weatherOnRetry = await askPanel(panel, 'search/session', { query: 'weather', branchId: 'retry' });
     assert.deepEqual(
       weatherOnRetry.kind === 'response' &&
         weatherOnRetry.ok &&
@@ -149,7 +130,7 @@ describe('Search Sessions', () => {
       ],
     );
     // From main, the shared turn is main's own (its sequence number 1), and nothing is elsewhere.
-    const helloOnMain = await ask(panel, 'search/session', { query: 'HELLO', branchId: 'main' });
+    const helloOnMain = await askPanel(panel, 'search/session', { query: 'HELLO', branchId: 'main' });
     assert.deepEqual(
       helloOnMain.kind === 'response' &&
         helloOnMain.ok &&
@@ -184,7 +165,7 @@ describe('Search Sessions', () => {
     } finally {
       webview.postMessage = post;
     }
-    const bad = await ask(panel, 'search/session', { query: 'role:robot', branchId: 'retry' });
+    const bad = await askPanel(panel, 'search/session', { query: 'role:robot', branchId: 'retry' });
     assert.match(bad.kind === 'response' && !bad.ok ? bad.error : '', /Unknown role "robot"/);
   });
 
