@@ -224,15 +224,12 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   };
   registerCommand(context, CommandId.openConversationView, openView);
   registerCommand(context, CommandId.setApiKey, async (arg?: unknown) => {
-    const key =
-      typeof arg === 'string'
-        ? arg
-        : await vscode.window.showInputBox({
-            title: vscode.l10n.t('Agent Sessions: API key'),
-            prompt: vscode.l10n.t('Stored in VS Code secret storage, never in settings. Leave empty to remove the stored key.'),
-            password: true,
-            ignoreFocusOut: true,
-          });
+    const key = await argOrInput(arg, {
+      title: vscode.l10n.t('Agent Sessions: API key'),
+      prompt: vscode.l10n.t('Stored in VS Code secret storage, never in settings. Leave empty to remove the stored key.'),
+      password: true,
+      ignoreFocusOut: true,
+    });
     if (key === undefined) return false;
     await runner.setApiKey(key);
     void vscode.window.showInformationMessage(

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { parseSearchQuery, SearchQueryError, startWorkerSearch, SessionDatabase, type SearchQuery, type WorkerSearch } from '../store';
+import { argOrInput } from './commandArgs';
 import { CommandId, ViewId } from './commandIds';
 import type { ConversationPanels } from './conversationPanel';
 import type { DatabaseRegistry } from './databaseRegistry';
@@ -153,24 +154,21 @@ function isHitNode(v: unknown): v is HitNode {
 
 export function registerSearchCommands(context: vscode.ExtensionContext, search: SessionSearch): void {
   registerCommand(context, CommandId.searchSessions, async (arg?: unknown) => {
-    const text =
-      typeof arg === 'string'
-        ? arg
-        : await vscode.window.showInputBox({
-            title: vscode.l10n.t('Search Sessions'),
-            prompt: vscode.l10n.t('Text to find (any case), or filters: tool:NAME, is:failed, role:user'),
-            placeHolder: vscode.l10n.t('e.g. refund   tool:get_weather is:failed   role:user "exact phrase"'),
-            value: search.query,
-            validateInput: (value) => {
-              if (value.trim() === '') return undefined;
-              try {
-                parseSearchQuery(value);
-                return undefined;
-              } catch (err) {
-                return err instanceof SearchQueryError ? err.message : undefined;
-              }
-            },
-          });
+    const text = await argOrInput(arg, {
+      title: vscode.l10n.t('Search Sessions'),
+      prompt: vscode.l10n.t('Text to find (any case), or filters: tool:NAME, is:failed, role:user'),
+      placeHolder: vscode.l10n.t('e.g. refund   tool:get_weather is:failed   role:user "exact phrase"'),
+      value: search.query,
+      validateInput: (value) => {
+        if (value.trim() === '') return undefined;
+        try {
+          parseSearchQuery(value);
+          return undefined;
+        } catch (err) {
+          return err instanceof SearchQueryError ? err.message : undefined;
+        }
+      },
+    });
     if (text === undefined || text.trim() === '') return undefined;
     return search.search(text);
   });

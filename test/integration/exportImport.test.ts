@@ -6,31 +6,8 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { AdvancedSQLiteSession, exportSession, type ExportFormat, type ExportRequest, type ImportResult } from '../../src/store';
-import { api, child, freshScratchPerTest, waitFor, type Scratch } from './helpers';
-
-async function tripSession(path: string): Promise<void> {
-  const s = new AdvancedSQLiteSession({ sessionId: 'trip', dbPath: path, createTables: true });
-  try {
-    await s.addItems([
-      { role: 'user', content: 'Plan a day in Lisbon.' },
-      { role: 'assistant', content: [{ type: 'output_text', text: 'Start at Belém.' }] },
-    ] as never);
-    await s.addItems([
-      { role: 'user', content: 'And the weather?' },
-      { type: 'function_call', call_id: 'c1', name: 'get_weather', arguments: '{"city":"Lisbon"}' },
-      { type: 'function_call_output', call_id: 'c1', output: '22°C and sunny' },
-      { role: 'assistant', content: [{ type: 'output_text', text: 'Sunny, 22 °C.' }] },
-    ] as never);
-    await s.createBranchFromTurn(2, 'porto');
-    await s.addItems([
-      { role: 'user', content: 'What about Porto?' },
-      { role: 'assistant', content: [{ type: 'output_text', text: 'Cloudy.' }] },
-    ] as never);
-  } finally {
-    s.close();
-  }
-}
+import { exportSession, type ExportFormat, type ExportRequest, type ImportResult } from '../../src/store';
+import { api, child, freshScratchPerTest, waitFor, writeTripSession, type Scratch } from './helpers';
 
 async function exported(path: string, format: ExportFormat, request: ExportRequest): Promise<string> {
   let text = '';
@@ -48,7 +25,7 @@ describe('Export and import', () => {
   it('exports a session and a branch from tree nodes; imports into the open database and into a new file', async () => {
     const a = await api();
     const path = `${s.dir}/trip.db`;
-    await tripSession(path);
+    await writeTripSession(path, { porto: true });
     await vscode.commands.executeCommand('agentSessions.openDatabase', path);
     const session = await child(a, await child(a, undefined, 'trip.db'), 'trip');
     const porto = await child(a, session, 'porto');
@@ -101,7 +78,7 @@ describe('Export and import', () => {
   it('refuses a taken session id and a malformed file, writing nothing', async () => {
     const a = await api();
     const path = `${s.dir}/trip.db`;
-    await tripSession(path);
+    await writeTripSession(path, { porto: true });
     await vscode.commands.executeCommand('agentSessions.openDatabase', path);
     const db = await child(a, undefined, 'trip.db');
     const json = `${s.dir}/trip.json`;

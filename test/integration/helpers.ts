@@ -6,6 +6,7 @@ import type { TreeNode } from '../../src/extension/treeNodes';
 import { tempDir } from '../support/tempFiles';
 import type { ConversationPanels } from '../../src/extension/conversationPanel';
 import type { HostMessage } from '../../src/shared/protocol';
+import { AdvancedSQLiteSession } from '../../src/store';
 
 export const EXTENSION_ID = 'agent-session-inspector.agent-session-inspector';
 export const fixtures = process.env.ASI_FIXTURES ?? join(__dirname, '..', '..', 'test', 'fixtures');
@@ -121,5 +122,34 @@ export async function askPanel(panel: ReturnType<ConversationPanels['open']>, me
     return (await waitFor(() => answer, 10_000, `the ${method} answer`))!;
   } finally {
     webview.postMessage = post;
+  }
+}
+
+/**
+ * Writes session `trip`: turn 1 plans a day in Lisbon, turn 2 asks for the weather (a get_weather call with `args`, its
+ * output, the answer); with `porto`, a branch `porto` forked before turn 2 asks about Porto instead.
+ */
+export async function writeTripSession(path: string, options: { args?: string; porto?: boolean } = {}): Promise<void> {
+  const s = new AdvancedSQLiteSession({ sessionId: 'trip', dbPath: path, createTables: true });
+  try {
+    await s.addItems([
+      { role: 'user', content: 'Plan a day in Lisbon.' },
+      { role: 'assistant', content: [{ type: 'output_text', text: 'Start at Belém.' }] },
+    ] as never);
+    await s.addItems([
+      { role: 'user', content: 'And the weather?' },
+      { type: 'function_call', call_id: 'c1', name: 'get_weather', arguments: options.args ?? '{"city":"Lisbon"}' },
+      { type: 'function_call_output', call_id: 'c1', output: '22°C and sunny' },
+      { role: 'assistant', content: [{ type: 'output_text', text: 'Sunny, 22 °C.' }] },
+    ] as never);
+    if (options.porto) {
+      await s.createBranchFromTurn(2, 'porto');
+      await s.addItems([
+        { role: 'user', content: 'What about Porto?' },
+        { role: 'assistant', content: [{ type: 'output_text', text: 'Cloudy.' }] },
+      ] as never);
+    }
+  } finally {
+    s.close();
   }
 }

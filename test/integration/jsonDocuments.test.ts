@@ -6,26 +6,18 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession } from '../../src/store';
-import { api, askPanel, child, freshScratchPerTest, waitFor, type Scratch } from './helpers';
+import type { AgentSessionsApi } from '../../src/extension/extension';
+import type { TreeNode } from '../../src/extension/treeNodes';
+import { api, askPanel, child, freshScratchPerTest, waitFor, writeTripSession, type Scratch } from './helpers';
 
 const ARGS = '{"city":"Lisbon","unit":"c"}';
 
-async function weatherSession(path: string): Promise<void> {
-  const s = new AdvancedSQLiteSession({ sessionId: 'trip', dbPath: path, createTables: true });
-  try {
-    await s.addItems([
-      { role: 'user', content: 'Plan a day in Lisbon.' },
-      { role: 'assistant', content: [{ type: 'output_text', text: 'Start at Belém.' }] },
-    ] as never);
-    await s.addItems([
-      { role: 'user', content: 'And the weather?' },
-      { type: 'function_call', call_id: 'c1', name: 'get_weather', arguments: ARGS },
-      { type: 'function_call_output', call_id: 'c1', output: '22°C and sunny' },
-      { role: 'assistant', content: [{ type: 'output_text', text: 'Sunny, 22 °C.' }] },
-    ] as never);
-  } finally {
-    s.close();
-  }
+/** Writes the trip session, opens its file and returns the tree's `main` branch node of it. */
+async function openTrip(a: AgentSessionsApi, path: string): Promise<TreeNode> {
+  await writeTripSession(path, { args: ARGS });
+  await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+  const session = await child(a, await child(a, undefined, 'trip.db'), 'trip');
+  return child(a, session, 'main');
 }
 
 describe('Open as JSON and copy', () => {
@@ -39,10 +31,7 @@ describe('Open as JSON and copy', () => {
   it('opens an item, a turn and a branch as JSON tabs, and refreshes them when the file changes', async () => {
     const a = await api();
     const path = `${s.dir}/trip.db`;
-    await weatherSession(path);
-    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
-    const session = await child(a, await child(a, undefined, 'trip.db'), 'trip');
-    const branch = await child(a, session, 'main');
+    const branch = await openTrip(a, path);
     const turns = await a.tree.children(branch);
     const turn2 = turns.map(([n]) => n).find((n) => n.kind === 'turn' && n.turn === 2);
     assert.ok(turn2 && turn2.kind === 'turn', 'turn 2 in the tree');
@@ -90,10 +79,7 @@ describe('Open as JSON and copy', () => {
   it('copies a turn as Markdown and an item part from the view, read from the store; a stale item fails with a message', async () => {
     const a = await api();
     const path = `${s.dir}/trip.db`;
-    await weatherSession(path);
-    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
-    const session = await child(a, await child(a, undefined, 'trip.db'), 'trip');
-    const branch = await child(a, session, 'main');
+    const branch = await openTrip(a, path);
     const turn2 = (await a.tree.children(branch)).map(([n]) => n).find((n) => n.kind === 'turn' && n.turn === 2);
 
     const md = await vscode.commands.executeCommand<string>('agentSessions.copyTurnAsMarkdown', turn2);
