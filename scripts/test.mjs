@@ -110,11 +110,15 @@ for (const phase of phases) {
   const lines = existsSync(countsFile) ? readFileSync(countsFile, 'utf8').split('\n').filter(Boolean).slice(before) : [];
   const counts = lines
     .map((l) => JSON.parse(l))
-    .reduce((a, c) => ({ passed: a.passed + c.passed, failed: a.failed + c.failed, skipped: a.skipped + c.skipped }), {
-      passed: 0,
-      failed: 0,
-      skipped: 0,
-    });
+    .reduce(
+      (a, c) => ({
+        passed: a.passed + c.passed,
+        failed: a.failed + c.failed,
+        skipped: a.skipped + c.skipped,
+        failures: [...a.failures, ...(c.failures ?? [])],
+      }),
+      { passed: 0, failed: 0, skipped: 0, failures: [] },
+    );
   const ok = r.status === 0;
   if (phase.tests === false) {
     results.push({
@@ -135,12 +139,18 @@ for (const phase of phases) {
     passed: counts.passed,
     failed,
     skipped: counts.skipped,
+    failures: counts.failures,
   });
 }
 rmSync(countsDir, { recursive: true, force: true });
 
 console.log('\n━━━ summary ━━━');
 for (const r of results) console.log(`${r.name.padEnd(26)} ${r.status}`);
+const failedTests = results.flatMap((r) => (r.failures ?? []).map((f) => `${r.name}: ${f}`));
+if (failedTests.length > 0) {
+  console.log('failed tests:');
+  for (const f of failedTests) console.log(`  ✗ ${f}`);
+}
 const total = results.reduce(
   (a, r) => ({ passed: a.passed + (r.passed ?? 0), failed: a.failed + (r.failed ?? 0), skipped: a.skipped + (r.skipped ?? 0) }),
   { passed: 0, failed: 0, skipped: 0 },
