@@ -1,12 +1,20 @@
 /**
  * *Search Sessions…*: asks for a query, searches every open session file in a worker thread (dist/searchWorker.js,
- * so the extension host never waits on SQLite), streams the hits into the "Search Results" view with progress and a
- * Cancel button, and opens a hit's turn in the conversation view. PostgreSQL and Redis stores are not searched: their
- * browsers would have to read every item over the network, which is not cheap; the view says so.
+ * so the extension host never waits on SQLite) and every connected PostgreSQL and Redis store through its browser
+ * (network reads, awaited a page at a time: they do not block the host either), streams the hits into the "Search
+ * Results" view with progress and a Cancel button, and opens a hit's turn in the conversation view.
  */
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { parseSearchQuery, SearchQueryError, startWorkerSearch, SessionDatabase, type SearchQuery, type WorkerSearch } from '../store';
+import {
+  parseSearchQuery,
+  RemoteSessionSource,
+  SearchQueryError,
+  searchRemoteStore,
+  startWorkerSearch,
+  SessionDatabase,
+  type SearchQuery,
+} from '../store';
 import { argOrInput } from './commandArgs';
 import { CommandId, ViewId } from './commandIds';
 import type { ConversationPanels } from './conversationPanel';
@@ -19,10 +27,16 @@ import { SearchResultsProvider, hitsText, type HitNode, type SearchNode } from '
 export interface SearchOutcome {
   query: string;
   hits: number;
+  /** Session files and server stores searched. */
   files: number;
   cancelled: boolean;
   errors: string[];
   elapsedMs: number;
+}
+
+/** A search in progress: the worker over the files and the scans of the server stores, stopped together. */
+interface RunningSearch {
+  cancel(): void;
 }
 
 const SEARCHING_CONTEXT = 'agentSessions.searching';
@@ -31,7 +45,7 @@ const HAS_RESULTS_CONTEXT = 'agentSessions.hasSearchResults';
 export class SessionSearch implements vscode.Disposable {
   readonly results: SearchResultsProvider;
   readonly view: vscode.TreeView<SearchNode>;
-  private current: WorkerSearch | undefined;
+  private current: RunningSearch | undefined;
   private lastQuery = '';
 
   constructor(
@@ -56,40 +70,72 @@ export class SessionSearch implements vscode.Disposable {
     this.lastQuery = text;
     const entries = this.registry.list();
     const files = entries.filter((e) => e.db instanceof SessionDatabase);
+    const stores = entries.flatMap((e) => (e.db instanceof RemoteSessionSource ? [{ path: e.path, source: e.db }] : []));
     const notes: string[] = [];
-    const remote = entries.filter((e) => e.remote).length;
-    if (remote > 0) notes.push(vscode.l10n.t('PostgreSQL and Redis stores are not searched ({0} open).', remote));
-    if (files.length === 0)
-      throw new UserFacingError(vscode.l10n.t('No session file is open to search. Run "Open Session Database…" first.'));
+    // A server store that could not be reached (or whose password is not known yet) has no browser to search.
+    const unreachable = entries.filter((e) => e.remote && !(e.db instanceof RemoteSessionSource)).length;
+    if (unreachable > 0) notes.push(vscode.l10n.t('{0} server store(s) not connected: not searched.', unreachable));
+    if (files.length + stores.length === 0)
+      throw new UserFacingError(vscode.l10n.t('Nothing is open to search. Run "Open Session Database…" or "Open Session Store…" first.'));
     this.results.reset(notes);
     const started = performance.now();
     const errors: string[] = [];
-    const driver = (files[0]!.db as SessionDatabase).driver;
-    const worker = startWorkerSearch(
-      join(this.extensionUri.fsPath, 'dist', 'searchWorker.js'),
-      { paths: files.map((e) => e.path), query, driver },
-      {
-        onHits: (path, hits) => {
-          // A search replaced by a newer one may still deliver a batch: it must not land in the new results.
-          if (this.current !== worker) return;
-          this.results.add(path, hits);
-          this.view.message = vscode.l10n.t('Searching for "{0}"… {1}', text, hitsText(this.results.hitCount));
+    const abort = new AbortController();
+    const run: RunningSearch = { cancel: () => abort.abort() };
+    const showProgress = (): void => {
+      this.view.message = vscode.l10n.t('Searching for "{0}"… {1}', text, hitsText(this.results.hitCount));
+    };
+    const worker =
+      files.length === 0
+        ? undefined
+        : startWorkerSearch(
+            join(this.extensionUri.fsPath, 'dist', 'searchWorker.js'),
+            { paths: files.map((e) => e.path), query, driver: (files[0]!.db as SessionDatabase).driver },
+            {
+              onHits: (path, hits) => {
+                // A search replaced by a newer one may still deliver a batch: it must not land in the new results.
+                if (this.current !== run) return;
+                this.results.add(path, hits);
+                showProgress();
+              },
+              onError: (path, message) => {
+                if (this.current !== run) return;
+                errors.push(`${path}: ${message}`);
+                this.results.fail(path, message);
+              },
+            },
+          );
+    if (worker) abort.signal.addEventListener('abort', () => worker.cancel(), { once: true });
+    const remoteRuns = stores.map(({ path, source }) =>
+      searchRemoteStore(source.browser, query, {
+        signal: abort.signal,
+        onHits: (hits) => {
+          if (this.current !== run) return;
+          this.results.add(path, hits, source.label);
+          showProgress();
         },
-        onError: (path, message) => {
-          if (this.current !== worker) return;
-          errors.push(`${path}: ${message}`);
-          this.results.fail(path, message);
+      }).then(
+        () => undefined,
+        (err: unknown) => {
+          if (this.current !== run) return;
+          const message = err instanceof Error ? err.message : String(err);
+          errors.push(`${source.label}: ${message}`);
+          this.results.fail(path, message, source.label);
         },
-      },
+      ),
     );
-    this.current = worker;
+    const finished = Promise.all([worker?.finished ?? Promise.resolve({ cancelled: false, error: undefined }), ...remoteRuns]).then(
+      ([end]) => ({ cancelled: end.cancelled || abort.signal.aborted, error: end.error }),
+    );
+    this.current = run;
     void vscode.commands.executeCommand('setContext', SEARCHING_CONTEXT, true);
     this.view.message = vscode.l10n.t('Searching for "{0}"…', text);
     void vscode.commands.executeCommand(`${ViewId.searchResults}.focus`);
-    const end = await vscode.window.withProgress({ location: { viewId: ViewId.searchResults } }, () => worker.finished);
-    if (this.current !== worker) {
+    const searched = files.length + stores.length;
+    const end = await vscode.window.withProgress({ location: { viewId: ViewId.searchResults } }, () => finished);
+    if (this.current !== run) {
       // Replaced by a newer search, which owns the view now.
-      return { query: text, hits: 0, files: files.length, cancelled: true, errors, elapsedMs: performance.now() - started };
+      return { query: text, hits: 0, files: searched, cancelled: true, errors, elapsedMs: performance.now() - started };
     }
     this.current = undefined;
     void vscode.commands.executeCommand('setContext', SEARCHING_CONTEXT, false);
@@ -102,10 +148,10 @@ export class SessionSearch implements vscode.Disposable {
       : end.cancelled
         ? vscode.l10n.t('Search for "{0}" cancelled: {1} so far.', text, hitsText(hits))
         : hits === 0
-          ? vscode.l10n.t('No results for "{0}" in {1} file(s) ({2} s).', text, files.length, seconds)
-          : vscode.l10n.t('{0} for "{1}" in {2} file(s) ({3} s).', hitsText(hits), text, files.length, seconds);
+          ? vscode.l10n.t('No results for "{0}" in {1} file(s) and store(s) ({2} s).', text, searched, seconds)
+          : vscode.l10n.t('{0} for "{1}" in {2} file(s) and store(s) ({3} s).', hitsText(hits), text, searched, seconds);
     void vscode.commands.executeCommand('setContext', HAS_RESULTS_CONTEXT, hits > 0);
-    return { query: text, hits, files: files.length, cancelled: end.cancelled, errors, elapsedMs: performance.now() - started };
+    return { query: text, hits, files: searched, cancelled: end.cancelled, errors, elapsedMs: performance.now() - started };
   }
 
   cancel(): void {

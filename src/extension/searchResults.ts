@@ -21,6 +21,8 @@ export interface SessionGroupNode {
 export interface DatabaseGroupNode {
   kind: 'database';
   dbPath: string;
+  /** The file's name, or a server store's `user@host:port/db`. */
+  label: string;
   sessions: Map<string, SessionGroupNode>;
   hitCount: number;
   /** Why the file could not be searched, if it could not. */
@@ -69,8 +71,9 @@ export class SearchResultsProvider implements vscode.TreeDataProvider<SearchNode
     this.refreshNow();
   }
 
-  add(dbPath: string, hits: SearchHit[]): void {
-    const db = this.database(dbPath);
+  /** Adds hits of a file (or of a server store, shown as `label`). */
+  add(dbPath: string, hits: SearchHit[], label?: string): void {
+    const db = this.database(dbPath, label);
     for (const hit of hits) {
       let session = db.sessions.get(hit.sessionId);
       if (!session) db.sessions.set(hit.sessionId, (session = { kind: 'session', dbPath, sessionId: hit.sessionId, hits: [] }));
@@ -80,14 +83,15 @@ export class SearchResultsProvider implements vscode.TreeDataProvider<SearchNode
     this.scheduleRefresh();
   }
 
-  fail(dbPath: string, message: string): void {
-    this.database(dbPath).error = message;
+  fail(dbPath: string, message: string, label?: string): void {
+    this.database(dbPath, label).error = message;
     this.scheduleRefresh();
   }
 
-  private database(dbPath: string): DatabaseGroupNode {
+  private database(dbPath: string, label?: string): DatabaseGroupNode {
     let db = this.databases.get(dbPath);
-    if (!db) this.databases.set(dbPath, (db = { kind: 'database', dbPath, sessions: new Map(), hitCount: 0 }));
+    if (!db)
+      this.databases.set(dbPath, (db = { kind: 'database', dbPath, label: label ?? basename(dbPath), sessions: new Map(), hitCount: 0 }));
     return db;
   }
 
@@ -123,7 +127,7 @@ export class SearchResultsProvider implements vscode.TreeDataProvider<SearchNode
         return item;
       }
       case 'database': {
-        const item = new vscode.TreeItem(basename(node.dbPath), vscode.TreeItemCollapsibleState.Expanded);
+        const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.Expanded);
         item.description = node.error ?? hitsText(node.hitCount);
         item.tooltip = node.error ? `${node.dbPath}\n${node.error}` : node.dbPath;
         item.iconPath = new vscode.ThemeIcon(node.error ? 'warning' : 'database');

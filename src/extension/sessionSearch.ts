@@ -4,10 +4,20 @@
  * gets every branch's hits, each item once: first those on the shown branch, in order (its own turns, and the turns it
  * shares with its parent, which the search reports under the branch that ran them), then the other branches' hits,
  * each under the branch that ran its turn. The view orders the other branches (webview/logic/searchModel.ts).
+ * A PostgreSQL or Redis session (one branch) is read through its store's browser, a page at a time, in the host.
  */
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { SearchQueryError, SessionDatabase, parseSearchQuery, startWorkerSearch, type SearchHit } from '../store';
+import {
+  RemoteSessionSource,
+  SearchQueryError,
+  SessionDatabase,
+  parseSearchQuery,
+  searchRemoteStore,
+  startWorkerSearch,
+  type SearchHit,
+  type SearchQuery,
+} from '../store';
 import type { SessionSearchView } from '../shared/protocol';
 import type { DatabaseRegistry } from './databaseRegistry';
 import type { SessionRef } from './sessionRef';
@@ -36,28 +46,17 @@ export async function searchShownSession(
     throw err instanceof SearchQueryError ? new UserFacingError(err.message) : err;
   }
   const entry = registry.require(target.dbPath);
-  if (!(entry.db instanceof SessionDatabase)) {
-    throw new UserFacingError(vscode.l10n.t('Searching in the view works on session files; PostgreSQL and Redis stores are not searched.'));
-  }
   const hits: SearchHit[] = [];
-  let failure: string | undefined;
-  const worker = startWorkerSearch(
-    join(extensionUri.fsPath, 'dist', 'searchWorker.js'),
-    // One more than the view shows, to know there were more.
-    { paths: [target.dbPath], query, driver: entry.db.driver, sessionId: target.sessionId, maxHits: MAX_VIEW_HITS + 1 },
-    {
-      onHits: (_p, h) => hits.push(...h),
-      onError: (_p, message) => (failure = message),
-    },
-  );
   const key = JSON.stringify([target.dbPath, target.sessionId]);
-  running.get(key)?.cancel();
-  running.set(key, worker);
-  const end = await worker.finished.finally(() => {
-    if (running.get(key) === worker) running.delete(key);
-  });
+  const end =
+    entry.db instanceof RemoteSessionSource
+      ? await searchStoreSession(entry.db, query, target.sessionId, key, hits)
+      : entry.db instanceof SessionDatabase
+        ? await searchFileSession(extensionUri, entry.db, query, target, key, hits)
+        : undefined;
+  if (!end) throw new UserFacingError(entry.problem ?? vscode.l10n.t('{0} cannot be read.', target.dbPath));
   if (end.cancelled) throw new UserFacingError(vscode.l10n.t('A newer search replaced this one.'));
-  if (failure ?? end.error) throw new UserFacingError(failure ?? end.error ?? '');
+  if (end.error) throw new UserFacingError(end.error);
   const onShown = (h: SearchHit): boolean => h.branchId === branchId || h.sharedWith.includes(branchId);
   const inTurnOrder = (a: SearchHit, b: SearchHit): number => a.turn - b.turn || a.sequenceNumber - b.sequenceNumber;
   const mine = hits.filter(onShown).sort(inTurnOrder);
@@ -72,7 +71,9 @@ export async function searchShownSession(
     if (h.branchId === branchId) return h.sequenceNumber;
     let byMessage = copies.get(h.turn);
     if (!byMessage) {
-      byMessage = new Map(db.getTurnItems(target.sessionId, branchId, h.turn).map((e) => [e.messageId, e.sequenceNumber]));
+      // Only a session file has branches (a server store's hits are all on main, the shown branch).
+      const items = db instanceof SessionDatabase ? db.getTurnItems(target.sessionId, branchId, h.turn) : [];
+      byMessage = new Map(items.map((e) => [e.messageId, e.sequenceNumber]));
       copies.set(h.turn, byMessage);
     }
     return byMessage.get(h.messageId) ?? h.sequenceNumber;
@@ -90,4 +91,58 @@ export async function searchShownSession(
     ].slice(0, MAX_VIEW_HITS),
     truncated: hits.length > MAX_VIEW_HITS,
   };
+}
+
+/** The shown session of a file, searched in the worker; its hits are added to `hits`. */
+async function searchFileSession(
+  extensionUri: vscode.Uri,
+  db: SessionDatabase,
+  query: SearchQuery,
+  target: SessionRef,
+  key: string,
+  hits: SearchHit[],
+): Promise<{ cancelled: boolean; error?: string }> {
+  let failure: string | undefined;
+  const worker = startWorkerSearch(
+    join(extensionUri.fsPath, 'dist', 'searchWorker.js'),
+    // One more than the view shows, to know there were more.
+    { paths: [target.dbPath], query, driver: db.driver, sessionId: target.sessionId, maxHits: MAX_VIEW_HITS + 1 },
+    {
+      onHits: (_p, h) => hits.push(...h),
+      onError: (_p, message) => (failure = message),
+    },
+  );
+  running.get(key)?.cancel();
+  running.set(key, worker);
+  const end = await worker.finished.finally(() => {
+    if (running.get(key) === worker) running.delete(key);
+  });
+  return { cancelled: end.cancelled, error: failure ?? end.error };
+}
+
+/** The shown session of a PostgreSQL or Redis store, read through its browser; its hits are added to `hits`. */
+async function searchStoreSession(
+  source: RemoteSessionSource,
+  query: SearchQuery,
+  sessionId: string,
+  key: string,
+  hits: SearchHit[],
+): Promise<{ cancelled: boolean; error?: string }> {
+  const abort = new AbortController();
+  const run = { cancel: () => abort.abort() };
+  running.get(key)?.cancel();
+  running.set(key, run);
+  try {
+    const summary = await searchRemoteStore(source.browser, query, {
+      sessionId,
+      signal: abort.signal,
+      maxHits: MAX_VIEW_HITS + 1,
+      onHits: (h) => hits.push(...h),
+    });
+    return { cancelled: summary.cancelled };
+  } catch (err) {
+    return { cancelled: abort.signal.aborted, error: err instanceof Error ? err.message : String(err) };
+  } finally {
+    if (running.get(key) === run) running.delete(key);
+  }
 }

@@ -2,7 +2,7 @@
  * PostgreSQL and Redis stores in the workbench, against the real servers test/host/runInHost.ts starts: open an
  * address, browse sessions (paged, filtered) down to items, follow another writer, refuse writes until the user
  * allows them, keep the password out of everything but secret storage, and copy a session to a local file where it
- * can be branched.
+ * can be branched; Search Sessions… and the view's search box read them too.
  */
 import { strict as assert } from 'node:assert';
 import { existsSync } from 'node:fs';
@@ -10,9 +10,10 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import pg from 'pg';
 import * as vscode from 'vscode';
-import { AdvancedSQLiteSession, DEFAULT_POSTGRES_TABLES, postgresDdl } from '../../src/store';
+import { AdvancedSQLiteSession, DEFAULT_POSTGRES_TABLES, postgresDdl, type RemoteSessionSource } from '../../src/store';
 import { splitPassword } from '../../src/extension/remoteAddress';
-import { api, child, childRows, closeAll, freshScratchPerTest, waitFor } from './helpers';
+import type { SearchOutcome } from '../../src/extension/searchCommands';
+import { api, askPanel, child, childRows, closeAll, freshScratchPerTest, waitFor } from './helpers';
 
 const PG_URL = process.env.ASI_TEST_PG_URL ?? '';
 const REDIS_URL = process.env.ASI_TEST_REDIS_URL ?? '';
@@ -149,6 +150,65 @@ describe('PostgreSQL and Redis stores in the workbench', function () {
       ]);
       await changed;
       await waitFor(async () => (await childRows(a, main)).length === 3, 8000, 'the third turn in the tree');
+    });
+
+    it('searches the store with Search Sessions… and in the view; a hit opens its turn', async () => {
+      const a = await api();
+      const { address, password } = splitPassword(PG_URL);
+      await command('agentSessions.openStore', address, password);
+      // The Python-written output carries only its call id: tool: finds it through the call, and names it.
+      const outcome = await command<SearchOutcome>('agentSessions.searchSessions', 'tool:get_weather');
+      assert.deepEqual([outcome.files, outcome.hits, outcome.errors], [1, 2, []]);
+      const [root] = a.search.results.getChildren();
+      const storeItem = a.search.results.getTreeItem(root!);
+      assert.equal(
+        storeItem.label,
+        (a.registry.get(address)!.db as RemoteSessionSource).label,
+        'the group is named as the tree names the store',
+      );
+      assert.doesNotMatch(String(storeItem.label), /password|:[^@/]*@/);
+      assert.deepEqual(
+        a.search.results
+          .hits()
+          .map((h) => [h.hit.sessionId, h.hit.branchId, h.hit.turn, h.hit.sequenceNumber, h.hit.itemType, h.hit.toolName]),
+        [
+          ['user-059', 'main', 1, 2, 'function_call', 'get_weather'],
+          ['user-059', 'main', 1, 3, 'function_call_output', 'get_weather'],
+        ],
+      );
+      assert.match(a.search.view.message ?? '', /^2 hits for "tool:get_weather" in 1 file\(s\) and store\(s\)/);
+      // Text over every session (a quoted phrase): one of the 60.
+      await command<SearchOutcome>('agentSessions.searchSessions', '"HELLO 42"');
+      assert.deepEqual(
+        a.search.results.hits().map((h) => [h.hit.sessionId, h.hit.turn, h.hit.itemType, h.hit.snippet.text]),
+        [['user-042', 1, 'user', 'hello 42']],
+      );
+
+      await command<SearchOutcome>('agentSessions.searchSessions', 'sunny');
+      const answerHit = a.search.results.hits().find((h) => h.hit.itemType === 'assistant')!;
+      assert.ok(answerHit, 'the answer "Sunny, 22 °C" is found');
+      await command('agentSessions.openSearchHit', answerHit);
+      const panel = a.panels.get(address, 'user-059');
+      assert.ok(panel, 'the conversation view of user-059 is open');
+      assert.deepEqual([panel.target.branchId, panel.target.turn], ['main', 1]);
+      const inView = await askPanel(panel, 'search/session', { query: 'sunny', branchId: 'main' });
+      assert.deepEqual(
+        inView.kind === 'response' &&
+          inView.ok &&
+          (inView.result as { hits: { turn: number; sequenceNumber: number; itemType: string }[] }).hits,
+        [
+          { branchId: 'main', turn: 1, sequenceNumber: 3, itemType: 'function_call_output', snippet: { text: 'Sunny', ranges: [[0, 5]] } },
+          {
+            branchId: 'main',
+            turn: 1,
+            sequenceNumber: 4,
+            itemType: 'assistant',
+            snippet: { text: 'Sunny, 22 °C ☀', ranges: [[0, 5]] },
+          },
+        ],
+      );
+      await vscode.commands.executeCommand('agentSessions.clearSearchResults');
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     });
 
     it('refuses writes while read-only, and deletes a session only after writing is allowed', async () => {

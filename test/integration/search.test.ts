@@ -70,7 +70,7 @@ describe('Search Sessions', () => {
     assert.equal(label.label, 'What is the WEATHER in Lisbon?');
     assert.deepEqual(label.highlights, [[12, 19]]);
     assert.equal(item.description, 'main · turn 2 · user');
-    assert.equal(a.search.view.message?.startsWith('4 hits for "weather" in 2 file(s)'), true, a.search.view.message);
+    assert.equal(a.search.view.message?.startsWith('4 hits for "weather" in 2 file(s) and store(s)'), true, a.search.view.message);
 
     // Turn 1 is shared by retry (it was forked at turn 2): one hit per file, under main, saying so.
     const hello = await vscode.commands.executeCommand<SearchOutcome>('agentSessions.searchSessions', 'HELLO');

@@ -1,6 +1,7 @@
 /** `agent-sessions search`: the store's search core (src/store/search) over every session of one file. */
 import { parseSearchQuery, SearchQueryError } from '../search/searchQuery';
-import { searchDatabase, type SearchHit } from '../search/searchDatabase';
+import { searchDatabase } from '../search/searchDatabase';
+import type { SearchHit } from '../search/searchHits';
 import { type CommandContext, openDb } from './commands';
 import { UsageError } from './exitCodes';
 import { paint, table } from './terminal';

@@ -1,6 +1,8 @@
-/** Search over a session file: the query language, the scan, and what it reports (see searchDatabase.ts). */
+/** Search over session files and server stores: the query language, the scans, and what they report. */
 export { parseSearchQuery, formatSearchQuery, SearchQueryError, type SearchQuery } from './searchQuery';
-export { searchDatabase, type SearchHit, type SearchOptions, type SearchSummary } from './searchDatabase';
+export { searchDatabase } from './searchDatabase';
+export { searchRemoteStore } from './searchRemote';
+export type { SearchHit, SearchOptions, SearchSummary } from './searchHits';
 export { failedReason, type SearchSnippet } from './itemMatch';
 export { startWorkerSearch, type WorkerSearch, type WorkerSearchHandlers } from './searchInWorker';
 export type { SearchWorkerInput } from './workerProtocol';

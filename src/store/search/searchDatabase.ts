@@ -17,60 +17,14 @@ import { decodeMessageData } from '../inspector/rowDecoding';
 import { quoteIdentifier } from '../inspector/tableDiscovery';
 import { PLAIN_BRANCH_ID } from '../inspector/plainSessions';
 import { foldForSearch } from '../conversationText';
-import { displayType, itemPreview } from '../../shared/itemText';
+import { displayType } from '../../shared/itemText';
 import { turnOrigin } from '../../shared/turnOrigin';
 import { messageTypeOf } from '../itemClassification';
-import { itemFacts, matchText, matchesFilters, rawCouldMatch, type ItemFacts, type SearchSnippet } from './itemMatch';
+import { itemFacts, rawCouldMatch } from './itemMatch';
+import { DEFAULT_MAX_HITS, HitTester, type HitPlace, type SearchHit, type SearchOptions, type SearchSummary } from './searchHits';
 import { isRawSearchable, sqlPrefilter } from './sqlPrefilter';
 import type { SearchQuery } from './searchQuery';
 
-/** One item that matches. */
-export interface SearchHit {
-  sessionId: string;
-  /** The branch that ran the turn (for a shared turn, the branch it was copied from). */
-  branchId: string;
-  /** `user_turn_number` (0 = before the first user message); for a plain session, the turn as the view counts it. */
-  turn: number;
-  /** The messages-table row id. */
-  messageId: number;
-  /** The item's place on its branch: `sequence_number`, or the message id in a plain session. */
-  sequenceNumber: number;
-  /** The display type (`user`, `assistant`, `function_call`, `function_call_output`, …). */
-  itemType: string;
-  role: string | null;
-  /** The tool the item calls or answers, when known. */
-  toolName: string | null;
-  /** Why it is a failed tool call (see `failedReason`), or null. */
-  failed: string | null;
-  snippet: SearchSnippet;
-  /** Other branches that share this turn (copied it when they were forked); empty when the turn is not shared. */
-  sharedWith: string[];
-}
-
-export interface SearchSummary {
-  hits: number;
-  /** Rows read (structure rows and plain sessions' messages); rows the prefilter rejected count too. */
-  rowsScanned: number;
-  /** Stopped by the signal. */
-  cancelled: boolean;
-  /** Stopped at `maxHits`. */
-  truncated: boolean;
-  elapsedMs: number;
-}
-
-export interface SearchOptions {
-  signal?: AbortSignal;
-  /** Called with each batch's hits, in file order (never with an empty list). */
-  onHits(hits: SearchHit[]): void;
-  /** Stop after this many hits (default 10,000). */
-  maxHits?: number;
-  /** Only this session (the conversation view's search box); default: every session. */
-  sessionId?: string;
-  /** Called after each batch with the rows read so far and the total to read (for a progress bar). */
-  onProgress?(rowsScanned: number, rowsTotal: number): void;
-}
-
-const DEFAULT_MAX_HITS = 10_000;
 /** A batch aims at this much time: short enough for a prompt first hit and cancel, long enough to cost little. */
 const TARGET_BATCH_MS = 40;
 // Small: a common word matches nearly every row, and the first batch's hits (each with its snippet) are what the user
@@ -175,14 +129,14 @@ class ScanState {
   private readonly trees = new Map<string, BranchNode[]>();
   /** Messages already reported, per session (a shared message is reported at its first structure row). */
   private readonly reported = new Map<string, Set<number>>();
-  /** Call ids of calls of the queried tools, per session, so their outputs can be recognised. */
-  private readonly toolCalls = new Map<string, Map<string, string>>();
+  private readonly tester: HitTester;
 
   constructor(
     private readonly db: SessionDatabase,
-    private readonly query: SearchQuery,
+    query: SearchQuery,
     private readonly sessionId?: string,
   ) {
+    this.tester = new HitTester(query);
     const needle = foldForSearch(query.text);
     // Only a text-only query can reject on the text alone: with filters, a non-matching row may still name a tool.
     this.rawNeedle = isRawSearchable(needle) && query.tools.length === 0 ? needle : null;
@@ -276,50 +230,20 @@ class ScanState {
     return { hits, rows: page.length, next: rows.length > limit && last ? Number(last.id) : null, turn };
   }
 
-  /** The exact test of one decoded item; also learns the call ids of the queried tools' calls. */
   private test(
     sessionId: string,
     item: unknown,
     messageId: number,
     storedToolName: string | null,
-    where: () => Pick<SearchHit, 'branchId' | 'turn' | 'sequenceNumber' | 'itemType'>,
+    where: () => HitPlace,
   ): SearchHit | null {
-    const facts: ItemFacts = itemFacts(item);
-    if (facts.toolName === null && storedToolName !== null && facts.role === null) facts.toolName = storedToolName;
-    const calls = this.callsOf(sessionId);
-    if (facts.callId !== null) {
-      if (facts.toolName !== null && !isOutput(item)) {
-        if (this.query.tools.includes(foldForSearch(facts.toolName))) calls.set(facts.callId, facts.toolName);
-      } else if (facts.toolName === null) {
-        facts.toolName = calls.get(facts.callId) ?? null;
-      }
-    }
-    if (!matchesFilters(this.query, facts)) return null;
-    const snippet = matchText(this.query, item, () => itemPreview(item));
-    if (snippet === null) return null;
-    if (facts.toolName === null && facts.callId !== null) facts.toolName = this.callName(sessionId, messageId, facts.callId);
-    return {
-      sessionId,
-      ...where(),
-      messageId,
-      role: facts.role,
-      toolName: facts.toolName,
-      failed: facts.failed,
-      snippet,
-      sharedWith: [],
-    };
+    return this.tester.test(sessionId, item, messageId, storedToolName, where, (callId) => this.callName(sessionId, messageId, callId));
   }
 
   private reportedIn(sessionId: string): Set<number> {
     let set = this.reported.get(sessionId);
     if (!set) this.reported.set(sessionId, (set = new Set()));
     return set;
-  }
-
-  private callsOf(sessionId: string): Map<string, string> {
-    let map = this.toolCalls.get(sessionId);
-    if (!map) this.toolCalls.set(sessionId, (map = new Map()));
-    return map;
   }
 
   /** The branches that share `turn` of `branchId` (those whose copy of the turn came from it). */
@@ -346,9 +270,4 @@ class ScanState {
     const facts = itemFacts(decoded.value);
     return facts.callId === callId ? facts.toolName : null;
   }
-}
-
-function isOutput(item: unknown): boolean {
-  const type = typeof item === 'object' && item !== null ? (item as { type?: unknown }).type : undefined;
-  return typeof type === 'string' && (type.endsWith('_output') || type.endsWith('_result'));
 }

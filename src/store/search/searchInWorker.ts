@@ -3,7 +3,7 @@
  * dist/searchWorker.js next to dist/extension.js) and by the benchmark; tests start the TypeScript entry under tsx.
  */
 import { Worker } from 'node:worker_threads';
-import type { SearchHit, SearchSummary } from './searchDatabase';
+import type { SearchHit, SearchSummary } from './searchHits';
 import type { SearchWorkerEvent, SearchWorkerInput } from './workerProtocol';
 
 export interface WorkerSearchHandlers {

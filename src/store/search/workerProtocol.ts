@@ -4,7 +4,7 @@
  */
 import type { DriverName } from '../sqliteDatabase';
 import type { SearchQuery } from './searchQuery';
-import type { SearchHit, SearchSummary } from './searchDatabase';
+import type { SearchHit, SearchSummary } from './searchHits';
 
 /** `workerData` of the worker. */
 export interface SearchWorkerInput {

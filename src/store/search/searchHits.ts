@@ -1,0 +1,119 @@
+/**
+ * What a search reports (hits, the summary, the options every scan takes) and the one test that turns a decoded item
+ * into a hit, shared by the session-file scan (searchDatabase.ts) and the server-store scan (searchRemote.ts).
+ */
+import { foldForSearch } from '../conversationText';
+import { itemPreview } from '../../shared/itemText';
+import { itemFacts, matchText, matchesFilters, type ItemFacts, type SearchSnippet } from './itemMatch';
+import type { SearchQuery } from './searchQuery';
+
+/** One item that matches. */
+export interface SearchHit {
+  sessionId: string;
+  /** The branch that ran the turn (for a shared turn, the branch it was copied from). */
+  branchId: string;
+  /** `user_turn_number` (0 = before the first user message); for a plain session, the turn as the view counts it. */
+  turn: number;
+  /** The messages-table row id (a Redis list has none: the item's position). */
+  messageId: number;
+  /** The item's place on its branch: `sequence_number`, the message id in a plain session, the position on a server. */
+  sequenceNumber: number;
+  /** The display type (`user`, `assistant`, `function_call`, `function_call_output`, …). */
+  itemType: string;
+  role: string | null;
+  /** The tool the item calls or answers, when known. */
+  toolName: string | null;
+  /** Why it is a failed tool call (see `failedReason`), or null. */
+  failed: string | null;
+  snippet: SearchSnippet;
+  /** Other branches that share this turn (copied it when they were forked); empty when the turn is not shared. */
+  sharedWith: string[];
+}
+
+export interface SearchSummary {
+  hits: number;
+  /** Rows read (structure rows and plain sessions' messages); rows the prefilter rejected count too. */
+  rowsScanned: number;
+  /** Stopped by the signal. */
+  cancelled: boolean;
+  /** Stopped at `maxHits`. */
+  truncated: boolean;
+  elapsedMs: number;
+}
+
+export interface SearchOptions {
+  signal?: AbortSignal;
+  /** Called with each batch's hits, in store order (never with an empty list). */
+  onHits(hits: SearchHit[]): void;
+  /** Stop after this many hits (default 10,000). */
+  maxHits?: number;
+  /** Only this session (the conversation view's search box); default: every session. */
+  sessionId?: string;
+  /** Called after each batch with the rows read so far and the total to read (for a progress bar). */
+  onProgress?(rowsScanned: number, rowsTotal: number): void;
+}
+
+export const DEFAULT_MAX_HITS = 10_000;
+
+/** Where a hit is, as the scan that found it knows it. */
+export type HitPlace = Pick<SearchHit, 'branchId' | 'turn' | 'sequenceNumber' | 'itemType'>;
+
+/**
+ * The exact test of decoded items against one query. It remembers, per session, the call ids of the queried tools'
+ * calls, so `tool:NAME` also finds their outputs (which carry only the call id) when they come later in the scan.
+ */
+export class HitTester {
+  private readonly toolCalls = new Map<string, Map<string, string>>();
+
+  constructor(private readonly query: SearchQuery) {}
+
+  /**
+   * The hit for `item`, or null. `storedToolName` is the tool name a store recorded beside the item (spec §6), if
+   * any; `callName` names the call an output answers, for showing it (asked only for a hit that still has no name).
+   */
+  test(
+    sessionId: string,
+    item: unknown,
+    messageId: number,
+    storedToolName: string | null,
+    where: () => HitPlace,
+    callName: (callId: string) => string | null,
+  ): SearchHit | null {
+    const facts: ItemFacts = itemFacts(item);
+    if (facts.toolName === null && storedToolName !== null && facts.role === null) facts.toolName = storedToolName;
+    const calls = this.callsOf(sessionId);
+    if (facts.callId !== null) {
+      if (facts.toolName !== null && !isOutput(item)) {
+        if (this.query.tools.includes(foldForSearch(facts.toolName))) calls.set(facts.callId, facts.toolName);
+      } else if (facts.toolName === null) {
+        facts.toolName = calls.get(facts.callId) ?? null;
+      }
+    }
+    if (!matchesFilters(this.query, facts)) return null;
+    const snippet = matchText(this.query, item, () => itemPreview(item));
+    if (snippet === null) return null;
+    if (facts.toolName === null && facts.callId !== null) facts.toolName = callName(facts.callId);
+    return {
+      sessionId,
+      ...where(),
+      messageId,
+      role: facts.role,
+      toolName: facts.toolName,
+      failed: facts.failed,
+      snippet,
+      sharedWith: [],
+    };
+  }
+
+  private callsOf(sessionId: string): Map<string, string> {
+    let map = this.toolCalls.get(sessionId);
+    if (!map) this.toolCalls.set(sessionId, (map = new Map()));
+    return map;
+  }
+}
+
+/** Whether an item answers a call (its `call_id` names the call, not itself). */
+function isOutput(item: unknown): boolean {
+  const type = typeof item === 'object' && item !== null ? (item as { type?: unknown }).type : undefined;
+  return typeof type === 'string' && (type.endsWith('_output') || type.endsWith('_result'));
+}
