@@ -5,16 +5,11 @@
  * included. Screenshots docs/images/branch-graph-light.png and -dark.png.
  */
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import type { Frame } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../src/store';
-import { Workbench, viewFrame } from './workbench';
-
-const ROOT = resolve(__dirname, '..', '..');
-const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
-const RESULTS = join(ROOT, 'test-results');
+import { ROOT, THEMES, useWorkbench } from './suite';
+import { openConversationView } from './workbench';
 
 const usage = (total: number) => ({
   state: {
@@ -77,48 +72,19 @@ async function writeManyBranches(path: string): Promise<void> {
   }
 }
 
-async function openView(wb: Workbench, db: string, session: string): Promise<Frame> {
-  await wb.openSidebar();
-  await wb.treeRow(db).expand();
-  await wb.treeRow(session).contextMenu('Open Conversation View');
-  const frame = await viewFrame(wb);
-  await frame.locator('.turn-row').first().waitFor({ timeout: 20_000 });
-  return frame;
-}
-
-for (const theme of ['light', 'dark'] as const) {
+for (const theme of THEMES) {
   describe(`branch graph (${theme} theme)`, function () {
-    let wb: Workbench;
-    let workspace: string;
-
-    before(async function () {
-      if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
-      workspace = mkdtempSync(join(tmpdir(), `asi-e2e-graph-${theme}-`));
-      await writeNestedForks(join(workspace, 'forks.db'));
-      await writeManyBranches(join(workspace, 'many.db'));
-      wb = await Workbench.open({
-        folder: workspace,
-        installVsix: [VSIX],
-        settings: { 'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' },
-      });
-    });
-
-    afterEach(async function () {
-      if (this.currentTest?.state === 'failed') {
-        const dir = join(RESULTS, 'failures', `graph-${theme}-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`);
-        await wb?.saveArtifacts(dir);
-        console.log(`      artifacts: ${dir}`);
-      }
-      await wb?.reset().catch(() => undefined);
-    });
-
-    after(async function () {
-      await wb?.close();
-      rmSync(workspace, { recursive: true, force: true });
+    const suite = useWorkbench({
+      name: 'graph',
+      theme,
+      prepare: async (workspace) => {
+        await writeNestedForks(join(workspace, 'forks.db'));
+        await writeManyBranches(join(workspace, 'many.db'));
+      },
     });
 
     it('draws a lane per level of forking, with a fork line from each parent lane to its child', async () => {
-      const f = await openView(wb, 'forks.db', 'nested');
+      const f = await openConversationView(suite.wb, 'forks.db', 'nested');
       await f.locator('.graph-lines').waitFor();
       assert.deepEqual(await f.locator('.graph-rows .lane-name').allTextContents(), ['main', 'retry', 'deeper', 'last', 'fresh']);
       const forks = await f
@@ -147,7 +113,7 @@ for (const theme of ['light', 'dark'] as const) {
     });
 
     it('labels shared turns with the branch that ran them, with its usage, and marks where the branch leaves', async () => {
-      const f = await openView(wb, 'forks.db', 'nested');
+      const f = await openConversationView(suite.wb, 'forks.db', 'nested');
       await f.locator('.lane[data-branch="deeper"]').click();
       await f.locator('.lane.selected .lane-name', { hasText: /^deeper$/ }).waitFor();
       await f.locator('.turn-row[data-turn="6"]').waitFor();
@@ -166,7 +132,7 @@ for (const theme of ['light', 'dark'] as const) {
       await f.locator('.turn-row[data-turn="3"]').click();
       await f.locator('.turn-title', { hasText: 'Turn 3' }).waitFor();
       mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
-      await wb.screenshot(join(ROOT, 'docs', 'images', `branch-graph-${theme}.png`));
+      await suite.wb.screenshot(join(ROOT, 'docs', 'images', `branch-graph-${theme}.png`));
       // The branch's Tokens table counts its shared turns, marked; the whole session counts each run once.
       await f.locator('vscode-panel-tab#tab-tokens').click();
       await f.locator('.usage-table vscode-data-grid-cell', { hasText: 'shared with main' }).first().waitFor();
@@ -176,7 +142,7 @@ for (const theme of ['light', 'dark'] as const) {
     });
 
     it('keeps 61 branches usable: rows keep their height and the map scrolls to the one in focus', async () => {
-      const f = await openView(wb, 'many.db', 'many');
+      const f = await openConversationView(suite.wb, 'many.db', 'many');
       await f.locator('.lane[data-branch="try-59"]').waitFor({ state: 'attached' });
       assert.equal(await f.locator('.graph-rows .lane').count(), 61);
       // The three forked at turn 1 share nothing with main, so they are roots of their own: no fork line.
@@ -199,7 +165,7 @@ for (const theme of ['light', 'dark'] as const) {
     });
 
     it('moves through the graph with the keyboard and shows a branch with Enter', async () => {
-      const f = await openView(wb, 'forks.db', 'nested');
+      const f = await openConversationView(suite.wb, 'forks.db', 'nested');
       const row = (b: string) => f.locator(`.lane[data-branch="${b}"]`);
       await row('main').focus();
       await row('main').press('ArrowDown');

@@ -4,17 +4,14 @@
  * the command to the first rows drawn. Screenshots docs/images/compare-view-light.png and -dark.png.
  */
 import { strict as assert } from 'node:assert';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../src/store';
 import { writeScaleFile } from '../../scripts/bench/scaleFiles';
 import { writeDemoDatabase } from '../../scripts/demo';
 import type { Frame } from 'playwright-core';
-import { Workbench } from './workbench';
+import { ROOT, THEMES, useWorkbench } from './suite';
 
-const ROOT = resolve(__dirname, '..', '..');
-const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'conformance');
 
 const usage = (input: number, output: number) => ({
@@ -69,58 +66,31 @@ async function writeRetriedSession(path: string): Promise<void> {
   }
 }
 
-for (const theme of ['light', 'dark'] as const) {
+for (const theme of THEMES) {
   describe(`compare view (${theme} theme)`, function () {
-    let wb: Workbench;
-    let workspace: string;
-
-    before(async function () {
-      if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
-      workspace = mkdtempSync(join(tmpdir(), `asi-e2e-compare-${theme}-`));
-      copyFileSync(join(FIXTURES, 'ref-multisession.db'), join(workspace, 'conversations.db'));
-      await writeRetriedSession(join(workspace, 'trips.db'));
-      await writeDemoDatabase(join(workspace, 'demo.db'));
-      // Two 10,000-turn branches (main, and `retry` forked at turn 2), written in the store's format by the benchmark's
-      // generator: the target is the first rows within 500 ms of choosing the branch.
-      if (theme === 'light')
-        writeScaleFile(join(workspace, 'long.db'), {
-          sessions: [{ sessionId: 'long', turns: 10_000, branches: [{ name: 'retry', from: 'main', atTurn: 2, ownTurns: 9_999 }] }],
-          interleave: false,
-        });
-      wb = await Workbench.open({
-        folder: workspace,
-        installVsix: [VSIX],
-        settings: {
-          'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern',
-          'agentSessions.agent.model': 'gpt-4.1',
-        },
-      });
-    });
-
-    afterEach(async function () {
-      if (this.currentTest?.state === 'failed') {
-        const dir = join(
-          ROOT,
-          'test-results',
-          'failures',
-          `compare-${theme}-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 50)}`,
-        );
-        await wb?.saveArtifacts(dir);
-        console.log(`      artifacts: ${dir}`);
-      }
-      await wb?.reset().catch(() => undefined);
-    });
-
-    after(async function () {
-      await wb?.close();
-      rmSync(workspace, { recursive: true, force: true });
+    const suite = useWorkbench({
+      name: 'compare',
+      theme,
+      prepare: async (workspace) => {
+        copyFileSync(join(FIXTURES, 'ref-multisession.db'), join(workspace, 'conversations.db'));
+        await writeRetriedSession(join(workspace, 'trips.db'));
+        await writeDemoDatabase(join(workspace, 'demo.db'));
+        // Two 10,000-turn branches (main, and `retry` forked at turn 2), written in the store's format by the benchmark's
+        // generator: the target is the first rows within 500 ms of choosing the branch.
+        if (theme === 'light')
+          writeScaleFile(join(workspace, 'long.db'), {
+            sessions: [{ sessionId: 'long', turns: 10_000, branches: [{ name: 'retry', from: 'main', atTurn: 2, ownTurns: 9_999 }] }],
+            interleave: false,
+          });
+      },
+      open: { settings: { 'agentSessions.agent.model': 'gpt-4.1' } },
     });
 
     /** The frame of the compare view titled `title` (an earlier comparison's frame may still be in the page). */
     async function compareFrame(title: string): Promise<Frame> {
       const deadline = Date.now() + 20_000;
       for (;;) {
-        for (const f of wb.frames()) {
+        for (const f of suite.wb.frames()) {
           const text = await f.evaluate<string | null>("document.querySelector('h1.title')?.textContent ?? null").catch(() => null);
           if (text === title) return f;
         }
@@ -135,24 +105,24 @@ for (const theme of ['light', 'dark'] as const) {
      */
     async function compare(db: string, session: string, branch: string, other: string, from: 'tree' | 'palette' = 'palette') {
       if (from === 'tree') {
-        await wb.openSidebar();
-        await wb.treeRow(db).expand();
-        await wb.treeRow(session).expand();
-        await wb.treeRow(branch).contextMenu('Compare with…');
+        await suite.wb.openSidebar();
+        await suite.wb.treeRow(db).expand();
+        await suite.wb.treeRow(session).expand();
+        await suite.wb.treeRow(branch).contextMenu('Compare with…');
       } else {
-        await wb.runCommand('Agent Sessions: Compare with…');
-        await wb.answer(db);
+        await suite.wb.runCommand('Agent Sessions: Compare with…');
+        await suite.wb.answer(db);
         // A database with more sessions asks for the session next.
-        const sessionPicker = wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: /^Session$/ });
-        const branchPicker = wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: `Compare ${branch} with` });
+        const sessionPicker = suite.wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: /^Session$/ });
+        const branchPicker = suite.wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: `Compare ${branch} with` });
         await sessionPicker.or(branchPicker).first().waitFor();
-        if (await sessionPicker.isVisible()) await wb.answer(session);
+        if (await sessionPicker.isVisible()) await suite.wb.answer(session);
       }
       // The branch picker (titled "Compare <branch> with…"), not the database picker it follows.
-      await wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: `Compare ${branch} with` }).waitFor();
+      await suite.wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: `Compare ${branch} with` }).waitFor();
       // Timed from the user's choice of the other branch: what follows is the extension's work and the page's.
       const started = Date.now();
-      await wb.answer(other);
+      await suite.wb.answer(other);
       const frame = await compareFrame(`Compare ${branch} ↔ ${other}`);
       await frame.locator('.compare-row, .compare-rows p').first().waitFor({ timeout: 20_000 });
       await frame.locator('#app[data-first-rows-at]').waitFor();
@@ -170,7 +140,7 @@ for (const theme of ['light', 'dark'] as const) {
       const usageLines = await rows.first().locator('.usage-line').allTextContents();
       assert.match(usageLines[0] ?? '', /total 59/);
       assert.match(usageLines[1] ?? '', /total 55 \(−4\)/);
-      assert.deepEqual(wb.cspViolations(), []);
+      assert.deepEqual(suite.wb.cspViolations(), []);
     });
 
     it('compares the demo’s branches from the palette: the shared turns collapsed, the Lisbon turn against the Tokyo one', async () => {
@@ -186,7 +156,7 @@ for (const theme of ['light', 'dark'] as const) {
         changes.join(' | '),
       );
       await frame.locator('.compare-card .stat', { hasText: 'Cost:' }).first().waitFor();
-      assert.deepEqual(wb.cspViolations(), []);
+      assert.deepEqual(suite.wb.cspViolations(), []);
     });
 
     it('shows a retried turn with word diffs, the tool call’s argument changes, cost deltas, and steps through differences', async () => {
@@ -221,9 +191,9 @@ for (const theme of ['light', 'dark'] as const) {
         .catch(() => undefined);
       await frame.locator('body').press('Shift+F7');
       await frame.locator('.compare-row.focused[data-index="0"]').waitFor();
-      assert.deepEqual(wb.cspViolations(), []);
+      assert.deepEqual(suite.wb.cspViolations(), []);
       mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
-      await wb.screenshot(join(ROOT, 'docs', 'images', `compare-view-${theme}.png`));
+      await suite.wb.screenshot(join(ROOT, 'docs', 'images', `compare-view-${theme}.png`));
     });
 
     if (theme === 'light')

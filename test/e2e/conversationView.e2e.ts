@@ -5,20 +5,16 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import type { Frame } from 'playwright-core';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../src/store';
 import { lastUserText, startLoopbackOpenAI, type LoopbackOpenAI } from '../support/loopbackOpenAI';
 import { HOSTS } from '../../scripts/host/hostTools.mjs';
 import { currentHost } from '../host/codeServer';
-import { Workbench, viewFrame } from './workbench';
+import { RESULTS, ROOT, THEMES, useWorkbench } from './suite';
+import { openConversationView, viewFrame } from './workbench';
 
-const ROOT = resolve(__dirname, '..', '..');
-const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'conformance');
-const RESULTS = join(ROOT, 'test-results');
 
 /** Hostile content, and the plain text each must show as. */
 const XSS_MESSAGES: [string, string][] = [
@@ -54,19 +50,8 @@ async function writeXssSession(path: string): Promise<void> {
   }
 }
 
-async function openView(wb: Workbench, db: string, session: string): Promise<Frame> {
-  await wb.openSidebar();
-  await wb.treeRow(db).expand();
-  await wb.treeRow(session).contextMenu('Open Conversation View');
-  const frame = await viewFrame(wb);
-  await frame.locator('.turn-row').first().waitFor({ timeout: 20_000 });
-  return frame;
-}
-
-for (const theme of ['light', 'dark'] as const) {
+for (const theme of THEMES) {
   describe(`conversation view (${theme} theme)`, function () {
-    let wb: Workbench;
-    let workspace: string;
     let model: LoopbackOpenAI;
     const remote: string[] = [];
 
@@ -79,20 +64,30 @@ for (const theme of ['light', 'dark'] as const) {
           delayMs: 80,
         }),
       });
-      if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
-      workspace = mkdtempSync(join(tmpdir(), `asi-e2e-view-${theme}-`));
-      copyFileSync(join(FIXTURES, 'ref-multisession.db'), join(workspace, 'conversations.db'));
-      await writeXssSession(join(workspace, 'hostile.db'));
-      wb = await Workbench.open({
-        folder: workspace,
-        installVsix: [VSIX],
+    });
+
+    after(async function () {
+      await model?.close();
+    });
+
+    const suite = useWorkbench({
+      name: 'view',
+      theme,
+      prepare: async (workspace) => {
+        copyFileSync(join(FIXTURES, 'ref-multisession.db'), join(workspace, 'conversations.db'));
+        await writeXssSession(join(workspace, 'hostile.db'));
+      },
+      open: () => ({
         settings: {
-          'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern',
           // A loopback model server: no API key is needed for a local server.
           'agentSessions.agent.baseUrl': model.baseUrl,
           'agentSessions.agent.model': 'loopback-model',
         },
-      });
+      }),
+    });
+
+    before(function () {
+      const { wb } = suite;
       wb.page.on('request', (r) => {
         const url = r.url();
         if (
@@ -110,28 +105,13 @@ for (const theme of ['light', 'dark'] as const) {
       });
     });
 
-    afterEach(async function () {
-      if (this.currentTest?.state === 'failed') {
-        const dir = join(RESULTS, 'failures', `${theme}-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`);
-        await wb?.saveArtifacts(dir);
-        console.log(`      artifacts: ${dir}`);
-      }
-      await wb?.reset().catch(() => undefined);
-    });
-
-    after(async function () {
-      await wb?.close();
-      await model?.close();
-      rmSync(workspace, { recursive: true, force: true });
-    });
-
     const shot = async (name: string): Promise<void> => {
       mkdirSync(join(RESULTS, 'screens'), { recursive: true });
-      await wb.screenshot(join(RESULTS, 'screens', `${name}-${theme}.png`));
+      await suite.wb.screenshot(join(RESULTS, 'screens', `${name}-${theme}.png`));
     };
 
     it('shows the branches of a session with their fork points, and a turn’s items', async () => {
-      const f = await openView(wb, 'conversations.db', 'alice');
+      const f = await openConversationView(suite.wb, 'conversations.db', 'alice');
       const lanes = f.locator('.lane');
       await lanes.nth(1).waitFor();
       assert.deepEqual(await f.locator('.lane-name').allTextContents(), ['main', 'alt']);
@@ -153,12 +133,12 @@ for (const theme of ['light', 'dark'] as const) {
       // The README's first screenshot is this one, from the newest host in the light theme: kept current by this run.
       if (theme === 'light' && currentHost().id === HOSTS[HOSTS.length - 1]?.id) {
         mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
-        await wb.screenshot(join(ROOT, 'docs', 'images', 'conversation-view.png'));
+        await suite.wb.screenshot(join(ROOT, 'docs', 'images', 'conversation-view.png'));
       }
     });
 
     it('branches from a selected user message, and the new branch appears selected and in the file', async () => {
-      const f = await openView(wb, 'conversations.db', 'alice');
+      const f = await openConversationView(suite.wb, 'conversations.db', 'alice');
       await f.locator('.lane', { hasText: 'main' }).first().click();
       await f.locator('.turn-row[data-turn="2"]').click();
       await f.locator('.item-user .branch-here-button').click();
@@ -169,7 +149,7 @@ for (const theme of ['light', 'dark'] as const) {
       await field.locator('input').fill(name);
       await f.locator('vscode-button.branch-create').click();
       await f.locator('.lane.selected .lane-name', { hasText: name }).waitFor();
-      const s = new AdvancedSQLiteSession({ sessionId: 'alice', dbPath: join(workspace, 'conversations.db'), readonly: true });
+      const s = new AdvancedSQLiteSession({ sessionId: 'alice', dbPath: join(suite.workspace, 'conversations.db'), readonly: true });
       try {
         const branches = (await s.listBranches()).map((b) => b.branchId);
         assert.ok(branches.includes(name), `${name} in ${branches.join(', ')}`);
@@ -177,18 +157,18 @@ for (const theme of ['light', 'dark'] as const) {
         s.close();
       }
       // The sidebar follows the same change.
-      await wb.openSidebar();
-      await wb.treeRow('conversations.db').expand();
-      await wb.treeRow('alice').expand();
-      await wb.treeRow(name).waitFor();
+      await suite.wb.openSidebar();
+      await suite.wb.treeRow('conversations.db').expand();
+      await suite.wb.treeRow('alice').expand();
+      await suite.wb.treeRow(name).waitFor();
       await shot('11-branched-in-view');
     });
 
     it('shows token and tool tables that match the store', async () => {
-      const f = await openView(wb, 'conversations.db', 'bob');
+      const f = await openConversationView(suite.wb, 'conversations.db', 'bob');
       await f.locator('vscode-panel-tab#tab-tokens').click();
       await f.locator('.usage-table vscode-data-grid-row').nth(1).waitFor();
-      const s = new AdvancedSQLiteSession({ sessionId: 'bob', dbPath: join(workspace, 'conversations.db'), readonly: true });
+      const s = new AdvancedSQLiteSession({ sessionId: 'bob', dbPath: join(suite.workspace, 'conversations.db'), readonly: true });
       try {
         const usage = await s.getSessionUsage('main');
         const totals = await f.locator('.usage-table .totals vscode-data-grid-cell').allTextContents();
@@ -210,7 +190,7 @@ for (const theme of ['light', 'dark'] as const) {
     });
 
     it('renders hostile message content as text: nothing runs, nothing loads', async () => {
-      const f = await openView(wb, 'hostile.db', 'hostile');
+      const f = await openConversationView(suite.wb, 'hostile.db', 'hostile');
       for (let turn = 1; turn <= XSS_MESSAGES.length; turn++) {
         await f.locator(`.turn-row[data-turn="${turn}"]`).click();
         await f.locator('.turn-title', { hasText: `Turn ${turn}` }).waitFor();
@@ -221,10 +201,10 @@ for (const theme of ['light', 'dark'] as const) {
       // A web link opens nothing by itself: the workbench asks first (and we decline).
       await f.locator(`.turn-row[data-turn="6"]`).click();
       await f.locator('.item-user .markdown a', { hasText: 'a web link' }).click();
-      const dialog = wb.page.locator('.monaco-dialog-box', { hasText: 'https://example.invalid/page' });
+      const dialog = suite.wb.page.locator('.monaco-dialog-box', { hasText: 'https://example.invalid/page' });
       await dialog.waitFor();
       await dialog.locator('.monaco-button', { hasText: 'Cancel' }).click();
-      await wb.page.waitForTimeout(300);
+      await suite.wb.page.waitForTimeout(300);
       assert.equal(await f.evaluate(() => (globalThis as unknown as { __xss?: string }).__xss ?? null), null, 'no injected script ran');
       assert.equal(await f.locator('[onerror], [onclick], [onload]').count(), 0, 'no event-handler attribute from data');
       const scripts = await f
@@ -245,7 +225,7 @@ for (const theme of ['light', 'dark'] as const) {
     });
 
     it('continues the branch from the composer, streaming the answer into the view', async () => {
-      const f = await openView(wb, 'conversations.db', 'bob');
+      const f = await openConversationView(suite.wb, 'conversations.db', 'bob');
       await f.locator('.lane', { hasText: 'main' }).first().click();
       await f.locator('.turn-row[data-turn="1"]').waitFor();
       await f.locator('textarea.composer-input').fill(`Composer question (${theme})`);
@@ -259,7 +239,7 @@ for (const theme of ['light', 'dark'] as const) {
         new RegExp(`Streaming reply to: Composer question \\(${theme}\\)`),
       );
       await shot('15-composer-run');
-      const s = new AdvancedSQLiteSession({ sessionId: 'bob', dbPath: join(workspace, 'conversations.db'), readonly: true });
+      const s = new AdvancedSQLiteSession({ sessionId: 'bob', dbPath: join(suite.workspace, 'conversations.db'), readonly: true });
       try {
         assert.deepEqual(
           (await s.getTurnUsage(undefined, 'main')).map((u) => u.userTurnNumber),
@@ -271,31 +251,31 @@ for (const theme of ['light', 'dark'] as const) {
     });
 
     it('restores the view after the window reloads', async () => {
-      const f = await openView(wb, 'conversations.db', 'alice');
+      const f = await openConversationView(suite.wb, 'conversations.db', 'alice');
       await f.locator('.lane', { hasText: 'alt' }).first().click();
       await f.locator('.lane.selected .lane-name', { hasText: /^alt$/ }).waitFor();
       // Reload the way a user does: the workbench saves its editor state (and the view's setState) while shutting
       // down, which a bare page reload can outrun.
       // Listen before acting: a fast reload can fire `load` before a listener added afterwards exists.
-      const reloaded = wb.page.waitForEvent('load', { timeout: 60_000 });
-      await wb.runCommand('Developer: Reload Window');
+      const reloaded = suite.wb.page.waitForEvent('load', { timeout: 60_000 });
+      await suite.wb.runCommand('Developer: Reload Window');
       await reloaded;
-      await wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-      const restored = await viewFrame(wb, 60_000);
+      await suite.wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      const restored = await viewFrame(suite.wb, 60_000);
       await restored.locator('.turn-row').first().waitFor({ timeout: 30_000 });
       assert.match((await restored.locator('.title').textContent()) ?? '', /^alice · conversations\.db$/);
       await restored.locator('.lane.selected .lane-name', { hasText: /^alt$/ }).waitFor();
     });
 
     it('shows a turn another process appends while the view is open', async () => {
-      const f = await openView(wb, 'conversations.db', 'alice');
+      const f = await openConversationView(suite.wb, 'conversations.db', 'alice');
       await f.locator('.lane', { hasText: 'main' }).first().click();
       await f.locator('.lane.selected .lane-name', { hasText: /^main$/ }).waitFor();
       await f.locator('.turn-row[data-turn="2"]').waitFor();
       const before = await f.locator('.turn-row').count();
       const store = join(ROOT, 'dist', 'store.js');
       const script = `const { AdvancedSQLiteSession } = require(${JSON.stringify(store)});
-        (async () => { const s = new AdvancedSQLiteSession({ sessionId: 'alice', dbPath: ${JSON.stringify(join(workspace, 'conversations.db'))} });
+        (async () => { const s = new AdvancedSQLiteSession({ sessionId: 'alice', dbPath: ${JSON.stringify(join(suite.workspace, 'conversations.db'))} });
         await s.addItems([{ role: 'user', content: 'Written by another process (${theme})' }]); s.close(); })();`;
       const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
       assert.equal(r.status, 0, r.stderr);
@@ -305,7 +285,7 @@ for (const theme of ['light', 'dark'] as const) {
 
     it('logs no Content-Security-Policy violation in any frame', () => {
       // Runs last: every view above (branches, tables, hostile content, composer, reload) had its chance to trip it.
-      assert.deepEqual(wb.cspViolations(), []);
+      assert.deepEqual(suite.wb.cspViolations(), []);
     });
   });
 }

@@ -6,15 +6,12 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { writeDemoDatabase } from '../../scripts/demo';
-import { Workbench, viewFrame } from './workbench';
+import { ROOT, THEMES, useWorkbench } from './suite';
+import { viewFrame } from './workbench';
 
-const ROOT = resolve(__dirname, '..', '..');
-const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
-const RESULTS = join(ROOT, 'test-results');
 const KO = JSON.parse(readFileSync(join(ROOT, 'package.nls.ko.json'), 'utf8')) as Record<string, string>;
 const BUNDLE = JSON.parse(readFileSync(join(ROOT, 'l10n', 'bundle.l10n.ko.json'), 'utf8')) as Record<string, string>;
 
@@ -45,58 +42,38 @@ describe('the extension in Korean', function () {
     assert.ok(fonts.stdout.trim(), 'a font with Korean glyphs is installed (fc-list :lang=ko)');
   });
 
-  for (const theme of ['light', 'dark'] as const) {
+  for (const theme of THEMES) {
     describe(`${theme} theme`, function () {
-      let wb: Workbench;
-      let workspace: string;
-
-      before(async function () {
-        if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
-        workspace = mkdtempSync(join(tmpdir(), `asi-e2e-korean-${theme}-`));
-        await writeDemoDatabase(join(workspace, 'conversations.db'));
-        wb = await Workbench.open({
-          folder: workspace,
-          installVsix: [VSIX],
+      const suite = useWorkbench({
+        name: 'korean',
+        theme,
+        prepare: (workspace) => writeDemoDatabase(join(workspace, 'conversations.db')),
+        open: {
           displayLanguage: 'ko',
           titles: { container: KO['viewsContainer.agentSessions.title']!, view: KO['view.sessions.name']! },
-          settings: { 'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' },
-        });
-      });
-
-      afterEach(async function () {
-        if (this.currentTest?.state === 'failed') {
-          const dir = join(RESULTS, 'failures', `korean-${theme}-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`);
-          await wb?.saveArtifacts(dir);
-          console.log(`      artifacts: ${dir}`);
-        }
-        await wb?.reset().catch(() => undefined);
-      });
-
-      after(async function () {
-        await wb?.close();
-        if (workspace) rmSync(workspace, { recursive: true, force: true });
+        },
       });
 
       it('shows the Korean command titles in the command palette', async () => {
         const title = `${KO['category']}: ${KO['command.openDatabase.title']}`;
         assert.equal(title, '에이전트 세션: 세션 데이터베이스 열기…');
-        await wb.page.keyboard.press('F1');
-        const input = wb.page.locator('.quick-input-widget input.input');
+        await suite.wb.page.keyboard.press('F1');
+        const input = suite.wb.page.locator('.quick-input-widget input.input');
         await input.waitFor();
         await input.fill(`>${title}`);
-        await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
-        await wb.page.keyboard.press('Escape');
+        await suite.wb.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+        await suite.wb.page.keyboard.press('Escape');
       });
 
       it('shows the conversation view in Korean, in a Korean font', async () => {
-        await wb.openSidebar();
-        await wb.treeRow('conversations.db').expand();
+        await suite.wb.openSidebar();
+        await suite.wb.treeRow('conversations.db').expand();
         // The host's strings (vscode.l10n.t) in the tree: the current branch and its turn count.
-        await wb.treeRow('weather-trip').expand();
-        const main = await wb.treeRow('main').waitFor();
+        await suite.wb.treeRow('weather-trip').expand();
+        const main = await suite.wb.treeRow('main').waitFor();
         assert.match(await main.description(), new RegExp(`^● ${BUNDLE['current']} · ${BUNDLE['{0} turns']!.replace('{0}', '\\d+')}`));
-        await wb.treeRow('weather-trip').contextMenu(KO['command.openConversationView.title']!);
-        const f = await viewFrame(wb);
+        await suite.wb.treeRow('weather-trip').contextMenu(KO['command.openConversationView.title']!);
+        const f = await viewFrame(suite.wb);
         await f.locator('.turn-row').first().waitFor({ timeout: 20_000 });
         await f.locator('.turn-row').first().click();
         // The page got the Korean bundle: <html lang> is the display language, and the labels are the bundle's.
@@ -117,9 +94,9 @@ describe('the extension in Korean', function () {
           [],
           'characters drawn as boxes',
         );
-        await wb.page.mouse.move(5, 5);
+        await suite.wb.page.mouse.move(5, 5);
         mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
-        await wb.screenshot(join(ROOT, 'docs', 'images', `korean-view-${theme}.png`));
+        await suite.wb.screenshot(join(ROOT, 'docs', 'images', `korean-view-${theme}.png`));
       });
     });
   }

@@ -4,18 +4,14 @@
  * turns, and the conversation view on it. Screenshots in the light and the dark theme.
  */
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { DEFAULT_POSTGRES_TABLES, postgresDdl } from '../../src/store';
 import { splitPassword } from '../../src/extension/remoteAddress';
 import { startPostgres, type PostgresServer } from '../../scripts/host/servers.mjs';
-import { Workbench, viewFrame } from './workbench';
-
-const ROOT = resolve(__dirname, '..', '..');
-const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
-const RESULTS = join(ROOT, 'test-results');
+import { RESULTS, THEMES, useWorkbench } from './suite';
+import { viewFrame } from './workbench';
 
 /** Compact JSON with ASCII escapes: what SQLAlchemySession stores. */
 function row(item: unknown): string {
@@ -67,14 +63,11 @@ const TRIP = [
   },
 ];
 
-for (const theme of ['light', 'dark'] as const) {
+for (const theme of THEMES) {
   describe(`PostgreSQL store in the workbench (${theme} theme)`, function () {
-    let wb: Workbench;
-    let workspace: string;
     let server: PostgresServer;
 
     before(async function () {
-      if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
       server = await startPostgres();
       const pool = new pg.Pool({ connectionString: server.url, max: 1 });
       try {
@@ -102,57 +95,42 @@ for (const theme of ['light', 'dark'] as const) {
       } finally {
         await pool.end();
       }
-      workspace = mkdtempSync(join(tmpdir(), `asi-e2e-pg-${theme}-`));
-      wb = await Workbench.open({
-        folder: workspace,
-        installVsix: [VSIX],
-        settings: { 'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' },
-      });
-    });
-
-    afterEach(async function () {
-      if (this.currentTest?.state === 'failed') {
-        const dir = join(RESULTS, 'failures', `pg-${theme}-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`);
-        await wb?.saveArtifacts(dir);
-        console.log(`      artifacts: ${dir}`);
-      }
-      await wb?.reset().catch(() => undefined);
     });
 
     after(async function () {
-      await wb?.close();
       await server?.stop();
-      if (workspace) rmSync(workspace, { recursive: true, force: true });
     });
+
+    const suite = useWorkbench({ name: 'pg', theme });
 
     const shot = async (name: string): Promise<void> => {
       mkdirSync(join(RESULTS, 'screens'), { recursive: true });
-      await wb.screenshot(join(RESULTS, 'screens', `${name}-${theme}.png`));
+      await suite.wb.screenshot(join(RESULTS, 'screens', `${name}-${theme}.png`));
     };
 
     it('opens a PostgreSQL address with the password typed into its own prompt, read-only, and lists its sessions', async () => {
       const { address, password } = splitPassword(server.url);
-      await wb.openSidebar();
-      await wb.runCommand('Agent Sessions: Open Session Store…');
-      await wb.answer(address);
+      await suite.wb.openSidebar();
+      await suite.wb.runCommand('Agent Sessions: Open Session Store…');
+      await suite.wb.answer(address);
       // The second prompt replaces the first in the same widget: wait for it, or the text goes into the old one.
-      await wb.page.locator('.quick-input-widget', { hasText: 'Password for' }).waitFor();
-      await wb.answer(password ?? '');
+      await suite.wb.page.locator('.quick-input-widget', { hasText: 'Password for' }).waitFor();
+      await suite.wb.answer(password ?? '');
       const label = `${server.user}@127.0.0.1:${server.port}/${server.database}`;
-      const store = await wb.treeRow(label).waitFor(30_000);
+      const store = await suite.wb.treeRow(label).waitFor(30_000);
       assert.match(await store.description(), /PostgreSQL · read-only · 13 sessions/);
       await store.expand();
-      await wb.treeRow('trip-lisbon').waitFor();
-      await wb.treeRow('trip-lisbon').expand();
-      await wb.treeRow('main').expand();
-      await wb.treeRow('Turn 2').waitFor();
+      await suite.wb.treeRow('trip-lisbon').waitFor();
+      await suite.wb.treeRow('trip-lisbon').expand();
+      await suite.wb.treeRow('main').expand();
+      await suite.wb.treeRow('Turn 2').waitFor();
       await shot('30-postgres-store-tree');
     });
 
     it('shows a Python-written PostgreSQL session in the conversation view', async () => {
-      await wb.openSidebar();
-      await wb.treeRow('trip-lisbon').contextMenu('Open Conversation View');
-      const f = await viewFrame(wb);
+      await suite.wb.openSidebar();
+      await suite.wb.treeRow('trip-lisbon').contextMenu('Open Conversation View');
+      const f = await viewFrame(suite.wb);
       await f.locator('.turn-row').nth(1).waitFor({ timeout: 20_000 });
       await f.locator('.turn-row[data-turn="1"]').click();
       await f.locator('.turn-title', { hasText: 'Turn 1' }).waitFor();

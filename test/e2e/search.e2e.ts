@@ -5,15 +5,12 @@
  * to a hit on another branch shows that branch (selected on the branch map) at the hit's turn. Screenshots for the docs.
  */
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../src/store';
-import { Workbench, viewFrame } from './workbench';
+import { ROOT, THEMES, useWorkbench } from './suite';
+import { viewFrame } from './workbench';
 
-const ROOT = resolve(__dirname, '..', '..');
-const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
-const RESULTS = join(ROOT, 'test-results');
 const IMAGES = join(ROOT, 'docs', 'images');
 
 async function write(path: string, sessionId: string, city: string, failed: boolean, branch = false): Promise<void> {
@@ -50,65 +47,47 @@ async function write(path: string, sessionId: string, city: string, failed: bool
   }
 }
 
-for (const theme of ['light', 'dark'] as const) {
+for (const theme of THEMES) {
   describe(`search (${theme} theme)`, function () {
-    let wb: Workbench;
-    let workspace: string;
-
-    before(async function () {
-      if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
-      workspace = mkdtempSync(join(tmpdir(), `asi-e2e-search-${theme}-`));
-      await write(join(workspace, 'lisbon.db'), 'lisbon-trip', 'Lisbon', false, true);
-      await write(join(workspace, 'oslo.db'), 'oslo-trip', 'Oslo', true);
-      wb = await Workbench.open({
-        folder: workspace,
-        installVsix: [VSIX],
-        settings: { 'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' },
-      });
-    });
-
-    afterEach(async function () {
-      if (this.currentTest?.state === 'failed') {
-        const dir = join(RESULTS, 'failures', `search-${theme}-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`);
-        await wb?.saveArtifacts(dir);
-        console.log(`      artifacts: ${dir}`);
-      }
-    });
-
-    after(async function () {
-      await wb?.close();
-      if (workspace) rmSync(workspace, { recursive: true, force: true });
+    const suite = useWorkbench({
+      name: 'search',
+      theme,
+      prepare: async (workspace) => {
+        await write(join(workspace, 'lisbon.db'), 'lisbon-trip', 'Lisbon', false, true);
+        await write(join(workspace, 'oslo.db'), 'oslo-trip', 'Oslo', true);
+      },
+      reset: false,
     });
 
     it('searches both files from the palette, highlights the matches, and opens a hit; Ctrl+F searches the view', async () => {
-      await wb.page.setViewportSize({ width: 1600, height: 1000 });
-      await wb.openSidebar();
-      await wb.treeRow('lisbon.db').waitFor(30_000);
-      await wb.treeRow('oslo.db').waitFor(30_000);
-      await wb.runCommand('Agent Sessions: Search Sessions…');
-      await wb.answer('weather');
-      const results = wb.page.locator('.monaco-list-row', { hasText: 'What is the WEATHER in Lisbon?' });
+      await suite.wb.page.setViewportSize({ width: 1600, height: 1000 });
+      await suite.wb.openSidebar();
+      await suite.wb.treeRow('lisbon.db').waitFor(30_000);
+      await suite.wb.treeRow('oslo.db').waitFor(30_000);
+      await suite.wb.runCommand('Agent Sessions: Search Sessions…');
+      await suite.wb.answer('weather');
+      const results = suite.wb.page.locator('.monaco-list-row', { hasText: 'What is the WEATHER in Lisbon?' });
       await results.waitFor({ timeout: 30_000 });
-      await wb.page.getByText(/7 hits for "weather" in 2 file\(s\)/).waitFor({ timeout: 30_000 });
+      await suite.wb.page.getByText(/7 hits for "weather" in 2 file\(s\)/).waitFor({ timeout: 30_000 });
       // Both files, each with its session, and the match highlighted in the snippet.
       for (const label of ['lisbon.db', 'oslo.db', 'lisbon-trip', 'oslo-trip']) {
-        await wb.page.locator('.monaco-list-row', { hasText: label }).first().waitFor();
+        await suite.wb.page.locator('.monaco-list-row', { hasText: label }).first().waitFor();
       }
       assert.equal(await results.locator('.highlight').first().textContent(), 'WEATHER');
       assert.match((await results.locator('.label-description').textContent()) ?? '', /main · turn 2 · user/);
-      await wb.page.mouse.move(5, 5);
+      await suite.wb.page.mouse.move(5, 5);
       mkdirSync(IMAGES, { recursive: true });
-      await wb.screenshot(join(IMAGES, `search-results-${theme}.png`));
+      await suite.wb.screenshot(join(IMAGES, `search-results-${theme}.png`));
 
       // A hit opens its turn in the conversation view.
       await results.click();
-      const f = await viewFrame(wb);
+      const f = await viewFrame(suite.wb);
       await f.locator('.turn-row[data-turn="2"][aria-selected="true"]').waitFor({ timeout: 20_000 });
 
       // Ctrl+F: the view's own search over the whole session, the shown branch's hits first, stepping with Enter and
       // Shift+Enter.
       await f.locator('h1.title').click();
-      await wb.page.keyboard.press('Control+f');
+      await suite.wb.page.keyboard.press('Control+f');
       const input = f.locator('.search-input');
       await input.waitFor({ state: 'visible' });
       await input.fill('weather');
@@ -133,8 +112,8 @@ for (const theme of ['light', 'dark'] as const) {
       await f.locator('.lane.selected[data-branch="weekend"]').waitFor({ timeout: 20_000 });
       await f.locator('.turn-row[data-turn="3"][aria-selected="true"]').waitFor();
       await f.locator('.item.search-hit', { hasText: 'What about the weekend weather?' }).waitFor({ timeout: 20_000 });
-      await wb.page.mouse.move(5, 5);
-      await wb.screenshot(join(IMAGES, `search-in-view-${theme}.png`));
+      await suite.wb.page.mouse.move(5, 5);
+      await suite.wb.screenshot(join(IMAGES, `search-in-view-${theme}.png`));
       // On past the last hit: back to main's first.
       await input.press('Enter');
       await f.locator('.search-count', { hasText: '1 of 4' }).waitFor();

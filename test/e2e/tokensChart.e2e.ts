@@ -4,59 +4,31 @@
  * the Tools tab's own scope. Screenshots for the docs in the light and the dark theme.
  */
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { writeDemoDatabase } from '../../scripts/demo';
-import { Workbench, viewFrame } from './workbench';
-
-const ROOT = resolve(__dirname, '..', '..');
-const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
-const RESULTS = join(ROOT, 'test-results');
+import { ROOT, THEMES, useWorkbench } from './suite';
+import { viewFrame } from './workbench';
 
 /** The data rows of the Tokens table (not its header or totals). */
 const DATA_ROWS = '.usage-table vscode-data-grid-row:not(.header-row):not(.totals)';
 
-for (const theme of ['light', 'dark'] as const) {
+for (const theme of THEMES) {
   describe(`tokens chart and costs (${theme} theme)`, function () {
-    let wb: Workbench;
-    let workspace: string;
-
-    before(async function () {
-      if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
-      workspace = mkdtempSync(join(tmpdir(), `asi-e2e-chart-${theme}-`));
-      await writeDemoDatabase(join(workspace, 'conversations.db'));
-      wb = await Workbench.open({
-        folder: workspace,
-        installVsix: [VSIX],
-        settings: {
-          'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern',
-          // The default pricing model of every session.
-          'agentSessions.agent.model': 'gpt-4.1-mini',
-        },
-      });
-    });
-
-    afterEach(async function () {
-      if (this.currentTest?.state === 'failed') {
-        const dir = join(RESULTS, 'failures', `chart-${theme}-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`);
-        await wb?.saveArtifacts(dir);
-        console.log(`      artifacts: ${dir}`);
-      }
-      await wb?.reset().catch(() => undefined);
-    });
-
-    after(async function () {
-      await wb?.close();
-      if (workspace) rmSync(workspace, { recursive: true, force: true });
+    const suite = useWorkbench({
+      name: 'chart',
+      theme,
+      prepare: (workspace) => writeDemoDatabase(join(workspace, 'conversations.db')),
+      // The default pricing model of every session.
+      open: { settings: { 'agentSessions.agent.model': 'gpt-4.1-mini' } },
     });
 
     async function openTokens(): Promise<Frame> {
-      await wb.openSidebar();
-      await wb.treeRow('conversations.db').expand();
-      await wb.treeRow('weather-trip').contextMenu('Open Conversation View');
-      const f = await viewFrame(wb);
+      await suite.wb.openSidebar();
+      await suite.wb.treeRow('conversations.db').expand();
+      await suite.wb.treeRow('weather-trip').contextMenu('Open Conversation View');
+      const f = await viewFrame(suite.wb);
       await f.locator('.turn-row').first().waitFor({ timeout: 20_000 });
       await f.locator('vscode-panel-tab#tab-tokens').click();
       await f.locator('.token-chart .chart-bar').first().waitFor();
@@ -99,9 +71,9 @@ for (const theme of ['light', 'dark'] as const) {
       );
       await f.locator('.usage-table .header-row vscode-data-grid-cell', { hasText: 'Turn' }).first().click();
       await f.locator('.usage-table .header-row vscode-data-grid-cell[aria-sort="ascending"]', { hasText: 'Turn' }).waitFor();
-      await wb.page.mouse.move(5, 5);
+      await suite.wb.page.mouse.move(5, 5);
       mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
-      await wb.screenshot(join(ROOT, 'docs', 'images', `tokens-chart-${theme}.png`));
+      await suite.wb.screenshot(join(ROOT, 'docs', 'images', `tokens-chart-${theme}.png`));
 
       // The whole session: bars of every branch.
       await f.locator('vscode-button[data-scope="session"]').click();

@@ -5,17 +5,14 @@
  * (stacked, no horizontal scrollbar). Screenshots for the docs in the light and the dark theme.
  */
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { AdvancedSQLiteSession } from '../../src/store';
 import { writeBuiltinToolSession } from '../support/builtinToolItems';
-import { Workbench, viewFrame } from './workbench';
+import { ROOT, THEMES, useWorkbench } from './suite';
+import { viewFrame } from './workbench';
 
-const ROOT = resolve(__dirname, '..', '..');
-const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
-const RESULTS = join(ROOT, 'test-results');
 const IMAGES = join(ROOT, 'docs', 'images');
 const LONG_BRANCH = 'a-branch-with-a-very-long-name-that-must-not-run-under-the-turn-list';
 
@@ -37,52 +34,35 @@ const RENDERERS: [turn: number, selector: string, text: RegExp][] = [
   [6, '.item-apply_patch_call_output .tool-fields', /completed[\s\S]*Updated src\/a\.ts/],
 ];
 
-for (const theme of ['light', 'dark'] as const) {
+for (const theme of THEMES) {
   describe(`tool renderers and narrow layout (${theme} theme)`, function () {
-    let wb: Workbench;
-    let workspace: string;
-
-    before(async function () {
-      if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
-      workspace = mkdtempSync(join(tmpdir(), `asi-e2e-tools-${theme}-`));
-      const db = join(workspace, 'tools.db');
-      await writeBuiltinToolSession(db);
-      const s = new AdvancedSQLiteSession({ sessionId: 'tools', dbPath: db });
-      try {
-        await s.createBranchFromTurn(2, LONG_BRANCH);
-        await s.switchToBranch('main');
-      } finally {
-        s.close();
-      }
-      wb = await Workbench.open({
-        folder: workspace,
-        installVsix: [VSIX],
-        settings: { 'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' },
-        // No key anywhere (the composer test needs a run that fails for want of one).
-        env: { OPENAI_API_KEY: '' },
-      });
+    const suite = useWorkbench({
+      name: 'tools',
+      theme,
+      prepare: async (workspace) => {
+        const db = join(workspace, 'tools.db');
+        await writeBuiltinToolSession(db);
+        const s = new AdvancedSQLiteSession({ sessionId: 'tools', dbPath: db });
+        try {
+          await s.createBranchFromTurn(2, LONG_BRANCH);
+          await s.switchToBranch('main');
+        } finally {
+          s.close();
+        }
+      },
+      // No key anywhere (the composer test needs a run that fails for want of one).
+      open: { env: { OPENAI_API_KEY: '' } },
     });
 
     afterEach(async function () {
-      if (this.currentTest?.state === 'failed') {
-        const dir = join(RESULTS, 'failures', `tools-${theme}-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`);
-        await wb?.saveArtifacts(dir);
-        console.log(`      artifacts: ${dir}`);
-      }
-      await wb?.page.setViewportSize({ width: 1400, height: 900 });
-      await wb?.reset().catch(() => undefined);
-    });
-
-    after(async function () {
-      await wb?.close();
-      if (workspace) rmSync(workspace, { recursive: true, force: true });
+      await suite.wb.page.setViewportSize({ width: 1400, height: 900 });
     });
 
     async function openView(): Promise<Frame> {
-      await wb.openSidebar();
-      await wb.treeRow('tools.db').expand();
-      await wb.treeRow('tools').contextMenu('Open Conversation View');
-      const f = await viewFrame(wb);
+      await suite.wb.openSidebar();
+      await suite.wb.treeRow('tools.db').expand();
+      await suite.wb.treeRow('tools').contextMenu('Open Conversation View');
+      const f = await viewFrame(suite.wb);
       await f.locator('.turn-row').first().waitFor({ timeout: 20_000 });
       return f;
     }
@@ -94,7 +74,7 @@ for (const theme of ['light', 'dark'] as const) {
     }
 
     it('pairs calls with their outputs by call id and renders each built-in tool type', async () => {
-      await wb.page.setViewportSize({ width: 1600, height: 1000 });
+      await suite.wb.page.setViewportSize({ width: 1600, height: 1000 });
       const f = await openView();
       // The structured user message of turn 1 is text in the list, not JSON.
       assert.equal(
@@ -126,9 +106,9 @@ for (const theme of ['light', 'dark'] as const) {
       assert.match((await img.getAttribute('src')) ?? '', /^data:image\/png;base64,/);
       // Decoded (a data URL the CSP let through), not a broken image.
       await f.waitForFunction(`[...document.querySelectorAll('img.tool-image')].every((i) => i.complete && i.naturalWidth > 0)`);
-      await wb.page.mouse.move(5, 5);
+      await suite.wb.page.mouse.move(5, 5);
       mkdirSync(IMAGES, { recursive: true });
-      await wb.screenshot(join(IMAGES, `wide-view-${theme}.png`));
+      await suite.wb.screenshot(join(IMAGES, `wide-view-${theme}.png`));
 
       // The screenshot output shows the image, not its data URL as text.
       await showTurn(f, 2);
@@ -159,10 +139,10 @@ for (const theme of ['light', 'dark'] as const) {
       await f.locator('.item-shell_call .raw-toggle').click();
       await f.locator('.item-shell_call pre.raw').waitFor();
       await f.locator('.item-shell_call .raw-toggle').click();
-      await wb.page.mouse.move(5, 5);
-      await wb.screenshot(join(IMAGES, `tool-renderers-${theme}.png`));
+      await suite.wb.page.mouse.move(5, 5);
+      await suite.wb.screenshot(join(IMAGES, `tool-renderers-${theme}.png`));
       await showTurn(f, 5);
-      await wb.screenshot(join(IMAGES, `tool-renderers-mcp-${theme}.png`));
+      await suite.wb.screenshot(join(IMAGES, `tool-renderers-mcp-${theme}.png`));
       // The Tools tab names built-in tools as the turn list does.
       await f.locator('vscode-panel-tab#tab-tools').click();
       await f.locator('.tool-table', { hasText: 'web search' }).waitFor();
@@ -171,9 +151,9 @@ for (const theme of ['light', 'dark'] as const) {
 
     it('stacks at 500 px with no horizontal scrollbar, long names cut with a tooltip', async () => {
       const f = await openView();
-      await wb.runCommand('View: Close Primary Side Bar');
+      await suite.wb.runCommand('View: Close Primary Side Bar');
       // The activity bar takes ~50 px: the view itself is about 500 px wide.
-      await wb.page.setViewportSize({ width: 550, height: 1000 });
+      await suite.wb.page.setViewportSize({ width: 550, height: 1000 });
       await f.locator('.lane', { hasText: LONG_BRANCH }).click();
       await f.locator('.turn-list-branch', { hasText: LONG_BRANCH }).waitFor();
       // Forked before turn 2: turn 1 (shared with main) is the branch's only turn.
@@ -217,8 +197,8 @@ for (const theme of ['light', 'dark'] as const) {
       assert.ok(await f.locator('.more-menu').isHidden());
       await f.locator('.turn-title').click();
       await f.evaluate('window.scrollTo(0, 0)');
-      await wb.page.mouse.move(5, 5);
-      await wb.screenshot(join(IMAGES, `narrow-view-${theme}.png`));
+      await suite.wb.page.mouse.move(5, 5);
+      await suite.wb.screenshot(join(IMAGES, `narrow-view-${theme}.png`));
 
       // The Tokens table is wider than the view: it scrolls inside its own box, the page does not.
       await f.locator('vscode-panel-tab#tab-tokens').click();
@@ -242,12 +222,12 @@ for (const theme of ['light', 'dark'] as const) {
       assert.equal(await f.locator('.composer-input').inputValue(), draft, 'the draft is kept');
       await f.locator('.run-log .set-api-key').click();
       // The host's Set API Key command asks for the key.
-      await wb.page.locator('.quick-input-widget', { hasText: 'API key' }).waitFor();
-      await wb.page.keyboard.press('Escape');
+      await suite.wb.page.locator('.quick-input-widget', { hasText: 'API key' }).waitFor();
+      await suite.wb.page.keyboard.press('Escape');
     });
 
     it('logs no Content-Security-Policy violation in any frame', () => {
-      assert.deepEqual(wb.cspViolations(), []);
+      assert.deepEqual(suite.wb.cspViolations(), []);
     });
   });
 }

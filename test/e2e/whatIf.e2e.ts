@@ -4,29 +4,16 @@
  * the view during the retry, in the light and the dark theme.
  */
 import { strict as assert } from 'node:assert';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import type { Frame } from 'playwright-core';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../src/store';
 import { lastUserText, startLoopbackOpenAI, type LoopbackOpenAI } from '../support/loopbackOpenAI';
 import { HOSTS } from '../../scripts/host/hostTools.mjs';
 import { currentHost } from '../host/codeServer';
-import { Workbench, viewFrame } from './workbench';
+import { RESULTS, ROOT, THEMES, useWorkbench } from './suite';
+import { openConversationView } from './workbench';
 
-const ROOT = resolve(__dirname, '..', '..');
-const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'conformance');
-const RESULTS = join(ROOT, 'test-results');
-
-async function openView(wb: Workbench, db: string, session: string): Promise<Frame> {
-  await wb.openSidebar();
-  await wb.treeRow(db).expand();
-  await wb.treeRow(session).contextMenu('Open Conversation View');
-  const frame = await viewFrame(wb);
-  await frame.locator('.turn-row').first().waitFor({ timeout: 20_000 });
-  return frame;
-}
 
 /** Polls `fn` until it returns a value (20 s at most). */
 async function until<T>(fn: () => Promise<T | undefined>): Promise<T> {
@@ -52,12 +39,10 @@ async function stored(path: string, branchId: string): Promise<{ turns: number[]
   }
 }
 
-for (const theme of ['light', 'dark'] as const) {
+for (const theme of THEMES) {
   describe(`what-if runs in the view (${theme} theme)`, function () {
-    let wb: Workbench;
-    let workspace: string;
-    let db: string;
     let model: LoopbackOpenAI;
+    let db: string;
 
     before(async function () {
       model = await startLoopbackOpenAI({
@@ -66,52 +51,43 @@ for (const theme of ['light', 'dark'] as const) {
           return { kind: 'text', text: answer, chunks: answer.split(/(?<= )/), delayMs: 120 };
         },
       });
-      if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
-      workspace = mkdtempSync(join(tmpdir(), `asi-e2e-whatif-${theme}-`));
-      db = join(workspace, 'conversations.db');
-      copyFileSync(join(FIXTURES, 'ref-multisession.db'), db);
-      wb = await Workbench.open({
-        folder: workspace,
-        installVsix: [VSIX],
+    });
+
+    after(async function () {
+      await model?.close();
+    });
+
+    const suite = useWorkbench({
+      name: 'whatif',
+      theme,
+      prepare: (workspace) => {
+        db = join(workspace, 'conversations.db');
+        copyFileSync(join(FIXTURES, 'ref-multisession.db'), db);
+      },
+      open: () => ({
         settings: {
-          'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern',
           // A loopback model server: no API key is needed for a local server.
           'agentSessions.agent.baseUrl': model.baseUrl,
           'agentSessions.agent.model': 'loopback-model',
           'agentSessions.agent.models': ['loopback-mini', 'loopback-max'],
         },
-      });
-    });
-
-    afterEach(async function () {
-      if (this.currentTest?.state === 'failed') {
-        const dir = join(RESULTS, 'failures', `${theme}-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`);
-        await wb?.saveArtifacts(dir);
-        console.log(`      artifacts: ${dir}`);
-      }
-      await wb?.reset().catch(() => undefined);
-    });
-
-    after(async function () {
-      await wb?.close();
-      await model?.close();
-      rmSync(workspace, { recursive: true, force: true });
+      }),
     });
 
     const shot = async (name: string, docs?: string): Promise<void> => {
       mkdirSync(join(RESULTS, 'screens'), { recursive: true });
-      await wb.screenshot(join(RESULTS, 'screens', `${name}-${theme}.png`));
+      await suite.wb.screenshot(join(RESULTS, 'screens', `${name}-${theme}.png`));
       // The docs' screenshots come from the newest host.
       if (docs && currentHost().id === HOSTS[HOSTS.length - 1]?.id)
-        await wb.screenshot(join(ROOT, 'docs', 'images', `${docs}-${theme}.png`));
+        await suite.wb.screenshot(join(ROOT, 'docs', 'images', `${docs}-${theme}.png`));
     };
 
     /** Compare tabs open now; a test waits for one more than before its run, so no comparison opens after it ended. */
-    const compareTabs = (): Promise<number> => wb.page.locator('.tab', { hasText: 'Compare ' }).count();
+    const compareTabs = (): Promise<number> => suite.wb.page.locator('.tab', { hasText: 'Compare ' }).count();
     const compareOpened = (before: number): Promise<boolean> => until(async () => ((await compareTabs()) > before ? true : undefined));
 
     it('Retry from here in the turn detail streams into a new branch that shares turn 1, with its usage stored', async () => {
-      const f = await openView(wb, 'conversations.db', 'alice');
+      const f = await openConversationView(suite.wb, 'conversations.db', 'alice');
       // The view comes back to the branch it last showed (a retry's): go to main.
       await f.locator('.lane[data-branch="main"]').click();
       await f.locator('.lane.selected[data-branch="main"]').waitFor();
@@ -142,7 +118,7 @@ for (const theme of ['light', 'dark'] as const) {
     });
 
     it('Edit and resend opens an editor with the message, and sends the edited text on a new branch', async () => {
-      const f = await openView(wb, 'conversations.db', 'alice');
+      const f = await openConversationView(suite.wb, 'conversations.db', 'alice');
       // The view comes back to the branch it last showed (a retry's): go to main.
       await f.locator('.lane[data-branch="main"]').click();
       await f.locator('.lane.selected[data-branch="main"]').waitFor();
@@ -179,7 +155,7 @@ for (const theme of ['light', 'dark'] as const) {
     });
 
     it('Retry with models runs the picked models side by side, one new branch each', async () => {
-      const f = await openView(wb, 'conversations.db', 'bob');
+      const f = await openConversationView(suite.wb, 'conversations.db', 'bob');
       await f.locator('.turn-row[data-turn="1"]').click();
       await f.locator('.turn-title', { hasText: 'Turn 1' }).waitFor();
       await f.locator('.item-user vscode-button.retry-models').click();
@@ -202,7 +178,7 @@ for (const theme of ['light', 'dark'] as const) {
       await compareOpened(tabs);
       // The comparison grid: the original and each retry, with its model, tokens, cost and run time.
       const grid = await until(async () => {
-        for (const frame of wb.frames()) {
+        for (const frame of suite.wb.frames()) {
           const title = await frame.evaluate<string | null>("document.querySelector('h1.title')?.textContent ?? null").catch(() => null);
           if (title === 'Compare main ↔ loopback-mini ↔ loopback-max') return frame;
         }

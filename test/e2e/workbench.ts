@@ -148,11 +148,6 @@ export class Workbench {
     return new TreeRow(this, row);
   }
 
-  /** The toast whose text matches. */
-  notification(text: string | RegExp): Locator {
-    return this.page.locator('.notifications-toasts .notification-toast', { hasText: text });
-  }
-
   /** The frame of the extension's webview content (inside the workbench's webview host iframe). */
   webview(): FrameLocator {
     return this.page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
@@ -281,4 +276,14 @@ export async function viewFrame(wb: Workbench, timeout = 20_000): Promise<Frame>
       throw new Error(outer ? 'the conversation view frame did not appear' : 'the webview host frame has no content');
     await wb.page.waitForTimeout(100);
   }
+}
+
+/** Opens a session's conversation view from the sidebar tree and waits for its turn list. */
+export async function openConversationView(wb: Workbench, db: string, session: string): Promise<Frame> {
+  await wb.openSidebar();
+  await wb.treeRow(db).expand();
+  await wb.treeRow(session).contextMenu('Open Conversation View');
+  const frame = await viewFrame(wb);
+  await frame.locator('.turn-row').first().waitFor({ timeout: 20_000 });
+  return frame;
 }

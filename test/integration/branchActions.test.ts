@@ -38,8 +38,21 @@ describe('branch actions', () => {
   it('Branch from Turn creates the branch in the file, makes it current and shows it', async () => {
     const a = await api();
     const turn = await turnNode('alice', 'main', 'Turn 2');
-    const id = await vscode.commands.executeCommand('agentSessions.branchFromTurn', turn, 'second-try');
+    const shown: string[] = [];
+    const showInformationMessage = vscode.window.showInformationMessage;
+    (vscode.window as { showInformationMessage: unknown }).showInformationMessage = (m: string) => {
+      shown.push(m);
+      return Promise.resolve(undefined);
+    };
+    let id: unknown;
+    try {
+      id = await vscode.commands.executeCommand('agentSessions.branchFromTurn', turn, 'second-try');
+    } finally {
+      (vscode.window as { showInformationMessage: unknown }).showInformationMessage = showInformationMessage;
+    }
     assert.equal(id, 'second-try');
+    // The fork is before turn 2: the message says the new branch keeps turn 1 and where its own turns start.
+    assert.deepEqual(shown, ["Created branch 'second-try'. It shares turn 1 with 'main': the next message is its turn 2."]);
     assert.deepEqual(await branchesInFile(path, 'alice'), ['alt', 'main', 'second-try']);
     const alice = await child(a, await child(a, undefined, 'ref-multisession.db'), 'alice');
     const rows = await childRows(a, alice);

@@ -1,0 +1,84 @@
+/**
+ * The set-up every UI spec shares: a fresh workspace folder with the spec's files, the packaged extension installed
+ * into a code-server workbench in the chosen theme, artifacts (screenshot, DOM, console) saved for each failed test,
+ * the workbench reset between tests, and everything closed and removed at the end.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Workbench, type WorkbenchOptions } from './workbench';
+
+export const ROOT = resolve(__dirname, '..', '..');
+export const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
+export const RESULTS = join(ROOT, 'test-results');
+export const THEMES = ['light', 'dark'] as const;
+export type Theme = (typeof THEMES)[number];
+
+export interface WorkbenchSuite {
+  /** The workbench, set once the suite's `before` hook has run. */
+  readonly wb: Workbench;
+  /** The workspace folder the workbench opened. */
+  readonly workspace: string;
+}
+
+type OpenOptions = Omit<WorkbenchOptions, 'folder' | 'installVsix'>;
+
+export interface WorkbenchSuiteOptions {
+  /** A short name for the temporary folder and the failure artifacts' folder. */
+  name: string;
+  /** The colour theme; none keeps the workbench's default. */
+  theme?: Theme;
+  /** Writes the files the tests use into the workspace before the workbench starts. */
+  prepare?: (workspace: string) => void | Promise<void>;
+  /** More for `Workbench.open` (its settings are merged over the theme's); a function is called after `prepare`. */
+  open?: OpenOptions | (() => OpenOptions);
+  /** Reset the workbench (editors, dialogs, quick input) after each test. Default true. */
+  reset?: boolean;
+}
+
+/**
+ * Registers the suite's hooks in the calling `describe` and returns what its tests use. A spec's own hooks run in the
+ * order mocha registers them: a `before` written above this call runs before the workbench opens (a model server
+ * whose address goes into the settings), one written below runs after it.
+ */
+export function useWorkbench(options: WorkbenchSuiteOptions): WorkbenchSuite {
+  let wb: Workbench | undefined;
+  let workspace: string | undefined;
+  const label = options.theme ? `${options.name}-${options.theme}` : options.name;
+
+  before(async function () {
+    if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run package\` first.`);
+    workspace = mkdtempSync(join(tmpdir(), `asi-e2e-${label}-`));
+    await options.prepare?.(workspace);
+    const theme = options.theme
+      ? { 'workbench.colorTheme': options.theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' }
+      : {};
+    const open = typeof options.open === 'function' ? options.open() : options.open;
+    wb = await Workbench.open({ ...open, folder: workspace, installVsix: [VSIX], settings: { ...theme, ...open?.settings } });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') {
+      const dir = join(RESULTS, 'failures', `${label}-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`);
+      await wb?.saveArtifacts(dir);
+      console.log(`      artifacts: ${dir}`);
+    }
+    if (options.reset !== false) await wb?.reset().catch(() => undefined);
+  });
+
+  after(async function () {
+    await wb?.close();
+    if (workspace) rmSync(workspace, { recursive: true, force: true });
+  });
+
+  return {
+    get wb(): Workbench {
+      if (!wb) throw new Error('the workbench is not open (its before hook failed or has not run)');
+      return wb;
+    },
+    get workspace(): string {
+      if (!workspace) throw new Error('the workspace folder is not made yet');
+      return workspace;
+    },
+  };
+}
