@@ -3,6 +3,7 @@
  * inspector reads, and hold one page and one turn in memory whatever the session's size).
  */
 import type { AgentInputItem } from '@openai/agents';
+import { callIdOf, toolRole } from '../../shared/toolItems';
 import { fromStoredItems } from '../itemShape';
 import type { BranchNode, ItemEntry } from '../inspector/inspectorTypes';
 import type { SessionReader } from '../inspector/sessionReader';
@@ -79,7 +80,11 @@ export async function writeMarkdownExport(reader: SessionReader, request: Export
       if (items.length > 0) await sink(`\n${turnToMarkdown(turn ?? 0, items, { headingLevel: level })}`);
       items = [];
     };
-    for await (const entry of branchItems(reader, request, branch.branchId, shared)) {
+    // Outputs written by Python carry only their call's id, and stores without structure rows record no tool name
+    // for them: name each by its call, seen earlier on the branch, as the view does.
+    const callNames = new Map<string, string>();
+    for await (const read of branchItems(reader, request, branch.branchId, shared)) {
+      const entry = namedByItsCall(read, callNames);
       // Plain sessions record no turns: count user messages as the runner does.
       const isUser = entry.type === 'user';
       const entryTurn = entry.userTurnNumber ?? (isUser ? count + 1 : count);
@@ -150,4 +155,18 @@ function trackCalls(open: Map<string, unknown>, item: unknown): void {
   if (r.type === 'function_call' && typeof r.name === 'string')
     open.set(id, { type: 'function_call', call_id: id, name: r.name, arguments: '' });
   else open.delete(id);
+}
+
+/** `entry`, with the tool name of the call it answers when it has none; remembers the names of calls. */
+function namedByItsCall(entry: ItemEntry, callNames: Map<string, string>): ItemEntry {
+  if (entry.corrupt) return entry;
+  const id = callIdOf(entry.item);
+  if (id === undefined) return entry;
+  const role = toolRole(entry.item);
+  if (role === 'call' && entry.toolName) callNames.set(id, entry.toolName);
+  else if (role === 'output' && !entry.toolName) {
+    const name = callNames.get(id);
+    if (name) return { ...entry, toolName: name };
+  }
+  return entry;
 }
