@@ -1,17 +1,19 @@
 /**
- * The `agent-sessions` commands. Each reads a session file through the inspector (`SessionDatabase`, read-only) or
- * writes through the import, and returns the text to print; `--json` gives the same data as JSON for scripts.
+ * The `agent-sessions` commands. Each reads a session file through the inspector (`SessionDatabase`, read-only) or a
+ * PostgreSQL or Redis store through its browser (cliStore.ts), or writes a file through the import, and returns the
+ * text to print; `--json` gives the same data as JSON for scripts.
  */
-import { existsSync } from 'node:fs';
-import { basename, extname } from 'node:path';
-import { openSessionDatabase, type SessionDatabase } from '../inspector/sessionDatabase';
+import { createWriteStream, existsSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
+import { once } from 'node:events';
 import type { BranchNode } from '../inspector/inspectorTypes';
 import { TransferError } from '../export/exportErrors';
 import { turnToMarkdown } from '../export/markdown';
-import { exportSession, exportSessionToFile } from '../export/sessionExport';
+import { exportFromReader, exportSession, exportSessionToFile } from '../export/sessionExport';
 import { detectImportFormat, importSessionFile } from '../export/importSession';
 import { writeMarkdownExport } from '../export/readerExport';
 import type { ExportFormat } from '../export/transferTypes';
+import { allSessions, closeStore, isServerAddress, openStore, storeAddress, type CliStore, type StoreOptions } from './cliStore';
 import { NotFoundError, UsageError } from './exitCodes';
 import { colorMarkdown, paint, table, type Terminal } from './terminal';
 
@@ -19,19 +21,28 @@ export interface CommandContext {
   term: Terminal;
   json: boolean;
   signal: AbortSignal;
+  /** How to open a server store (--key-prefix). */
+  store?: StoreOptions;
 }
 
-/** Opens the file given by --db (or AGENT_SESSIONS_DB) read-only. */
-export function openDb(path: string | undefined): SessionDatabase {
-  const file = path ?? process.env.AGENT_SESSIONS_DB;
-  if (!file) throw new UsageError('no database: pass --db <file> (or set AGENT_SESSIONS_DB)');
-  return openSessionDatabase(file, { readonly: true });
+/** Runs `body` on the store named by --db (or the first argument, or AGENT_SESSIONS_DB), closing it after. */
+async function withStore<T>(ctx: CommandContext, target: string | undefined, body: (store: CliStore) => Promise<T>): Promise<T> {
+  const store = await openStore(target, ctx.store);
+  try {
+    return await body(store);
+  } finally {
+    await closeStore(store);
+  }
 }
 
-function requireSession(db: SessionDatabase, sessionId: string): BranchNode[] {
-  const tree = db.getBranchTree(sessionId);
+async function requireSession(store: CliStore, sessionId: string): Promise<BranchNode[]> {
+  const tree = await store.reader.getBranchTree(sessionId);
   if (tree.length === 0) {
-    if (!db.listSessions().some((s) => s.sessionId === sessionId)) throw new NotFoundError(`no session '${sessionId}' in ${db.path}`);
+    const exists =
+      store.kind === 'file'
+        ? store.db.listSessions().some((s) => s.sessionId === sessionId)
+        : (await store.source.getSession(sessionId)) !== null;
+    if (!exists) throw new NotFoundError(`no session '${sessionId}' in ${store.label}`);
   }
   return tree;
 }
@@ -52,12 +63,15 @@ const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 const n = (v: number | null | undefined) => (v === null || v === undefined ? '–' : String(v));
 
 export async function ls(ctx: CommandContext, dbPath: string | undefined): Promise<string> {
-  const db = openDb(dbPath);
-  try {
-    const sessions = db.listSessions().map((s) => {
-      const tree = db.getBranchTree(s.sessionId);
-      return { ...s, turnCount: tree.reduce((sum, b) => sum + ownTurns(b), 0) };
-    });
+  return withStore(ctx, dbPath, async (store) => {
+    // A server store records no turns: counting them would read every session, so they are left out (null).
+    const sessions = await Promise.all(
+      (await allSessions(store)).map(async (s) => {
+        if (store.kind === 'server') return { ...s, turnCount: null };
+        const tree = store.db.getBranchTree(s.sessionId);
+        return { ...s, turnCount: tree.reduce((sum, b) => sum + ownTurns(b), 0) };
+      }),
+    );
     if (ctx.json) {
       return json(
         sessions.map((s) => ({
@@ -72,27 +86,24 @@ export async function ls(ctx: CommandContext, dbPath: string | undefined): Promi
         })),
       );
     }
-    if (sessions.length === 0) return `${db.path}: no sessions\n`;
+    if (sessions.length === 0) return `${store.label}: no sessions\n`;
     const c = ctx.term.color;
     const head = ['SESSION', 'ITEMS', 'TURNS', 'BRANCHES', 'TOKENS', 'UPDATED'].map((h) => paint(c, 'bold', h));
     const rows = sessions.map((s) => [
       paint(c, 'cyan', s.sessionId),
       String(s.messageCount),
-      String(s.turnCount),
+      n(s.turnCount),
       String(s.branchCount),
       n(s.usage?.totalTokens),
       s.updatedAt ?? '–',
     ]);
     return `${table([head, ...rows], new Set([1, 2, 3, 4]))}\n`;
-  } finally {
-    db.close();
-  }
+  });
 }
 
 export async function branches(ctx: CommandContext, dbPath: string | undefined, sessionId: string): Promise<string> {
-  const db = openDb(dbPath);
-  try {
-    const tree = requireSession(db, sessionId);
+  return withStore(ctx, dbPath, async (store) => {
+    const tree = await requireSession(store, sessionId);
     if (ctx.json) return json(tree);
     const c = ctx.term.color;
     const children = new Map<string | null, BranchNode[]>();
@@ -115,9 +126,7 @@ export async function branches(ctx: CommandContext, dbPath: string | undefined, 
     };
     walk(null, '', 0);
     return `${table(rows)}\n`;
-  } finally {
-    db.close();
-  }
+  });
 }
 
 export async function usage(
@@ -126,11 +135,11 @@ export async function usage(
   sessionId: string,
   branchId: string | undefined,
 ): Promise<string> {
-  const db = openDb(dbPath);
-  try {
-    const tree = requireSession(db, sessionId);
+  return withStore(ctx, dbPath, async (store) => {
+    const tree = await requireSession(store, sessionId);
     if (branchId !== undefined) requireBranch(tree, sessionId, branchId);
-    const rows = db.getUsageRows(sessionId, branchId ?? null);
+    // Server stores keep no usage (the SDK's PostgreSQL and Redis sessions record none).
+    const rows = store.kind === 'file' ? store.db.getUsageRows(sessionId, branchId ?? null) : [];
     const sum = (key: 'requests' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cachedTokens' | 'reasoningTokens') =>
       rows.reduce((s, r) => s + (r[key] ?? 0), 0);
     const totals = {
@@ -143,7 +152,8 @@ export async function usage(
       reasoningTokens: sum('reasoningTokens'),
     };
     if (ctx.json) return json({ sessionId, branchId: branchId ?? null, rows, totals });
-    if (rows.length === 0) return `${sessionId}: no usage recorded\n`;
+    if (rows.length === 0)
+      return `${sessionId}: no usage recorded${store.kind === 'server' ? ' (PostgreSQL and Redis stores keep none)' : ''}\n`;
     const c = ctx.term.color;
     const head = ['BRANCH', 'TURN', 'REQUESTS', 'INPUT', 'CACHED', 'OUTPUT', 'REASONING', 'TOTAL'].map((h) => paint(c, 'bold', h));
     const body = rows.map((r) => [
@@ -167,9 +177,7 @@ export async function usage(
       paint(c, 'bold', String(totals.totalTokens)),
     ];
     return `${table([head, ...body, total], new Set([1, 2, 3, 4, 5, 6, 7]))}\n`;
-  } finally {
-    db.close();
-  }
+  });
 }
 
 export async function show(
@@ -179,13 +187,13 @@ export async function show(
   branchId: string | undefined,
   turn: number | undefined,
 ): Promise<string> {
-  const db = openDb(dbPath);
-  try {
-    const tree = requireSession(db, sessionId);
+  return withStore(ctx, dbPath, async (store) => {
+    const db = store.reader;
+    const tree = await requireSession(store, sessionId);
     if (turn !== undefined) {
       const branch = branchId ?? (tree.find((b) => b.branchId === 'main') ?? tree[0])?.branchId ?? 'main';
       requireBranch(tree, sessionId, branch);
-      const items = db.getTurnItems(sessionId, branch, turn);
+      const items = await db.getTurnItems(sessionId, branch, turn);
       if (items.length === 0) throw new NotFoundError(`branch '${branch}' of session '${sessionId}' has no turn ${turn}`);
       if (ctx.json) return json({ sessionId, branchId: branch, turn, items });
       return colorMarkdown(ctx.term.color, turnToMarkdown(turn, items, { headingLevel: 2 }));
@@ -197,7 +205,7 @@ export async function show(
         let after: number | null = null;
         const items: unknown[] = [];
         for (;;) {
-          const page = db.getItemsPage(sessionId, b, { afterSequence: after, limit: 500 });
+          const page = await db.getItemsPage(sessionId, b, { afterSequence: after, limit: 500 });
           items.push(...page.items);
           if (page.nextAfterSequence === null) break;
           after = page.nextAfterSequence;
@@ -211,9 +219,7 @@ export async function show(
       text += chunk;
     });
     return colorMarkdown(ctx.term.color, text);
-  } finally {
-    db.close();
-  }
+  });
 }
 
 const FORMATS: readonly ExportFormat[] = ['md', 'json', 'jsonl'];
@@ -227,9 +233,9 @@ export async function exportCommand(
   const format = (options.format ?? (options.output ? formatFromName(options.output) : undefined)) as ExportFormat | undefined;
   if (format === undefined) throw new UsageError('pass --format md|json|jsonl (or an -o file ending in .md, .json or .jsonl)');
   if (!FORMATS.includes(format)) throw new UsageError(`unknown format '${format}': use md, json or jsonl`);
-  const file = dbPath ?? process.env.AGENT_SESSIONS_DB;
-  if (!file) throw new UsageError('no database: pass --db <file> (or set AGENT_SESSIONS_DB)');
+  const file = storeAddress(dbPath);
   const request = { sessionId, branchId: options.branch ?? null, signal: ctx.signal };
+  if (isServerAddress(file)) return exportFromServer(ctx, file, format, request, options.output);
   try {
     if (options.output === undefined || options.output === '-') {
       const summary = await exportSession(file, format, request, (chunk) => writeStdout(chunk));
@@ -244,6 +250,55 @@ export async function exportCommand(
     if (err instanceof TransferError && err.problem === 'not-found') throw new NotFoundError(err.message);
     throw err;
   }
+}
+
+/** Export from a PostgreSQL or Redis store: Markdown or JSONL through its reader (JSON needs a file's raw rows). */
+async function exportFromServer(
+  ctx: CommandContext,
+  address: string,
+  format: ExportFormat,
+  request: { sessionId: string; branchId: string | null; signal: AbortSignal },
+  output: string | undefined,
+): Promise<string> {
+  if (format === 'json')
+    throw new UsageError("JSON export copies a session file's rows; from a PostgreSQL or Redis store export md or jsonl");
+  return withStore(ctx, address, async (store) => {
+    try {
+      if (output === undefined || output === '-') {
+        const summary = await exportFromReader(store.reader, format, request, (chunk) => writeStdout(chunk));
+        return ctx.json ? '' : summary.skipped > 0 ? note(`${summary.skipped} unreadable item(s) left out`) : '';
+      }
+      // As for a file: written under a temporary name and renamed when complete, so a stopped export leaves nothing.
+      const partial = join(dirname(output), `.${basename(output)}.${process.pid}.partial`);
+      const stream = createWriteStream(partial);
+      const progress = ctx.json ? { update: () => undefined, done: () => undefined } : ctx.term.progress(`Exporting ${request.sessionId}`);
+      try {
+        const summary = await exportFromReader(
+          store.reader,
+          format,
+          { ...request, onProgress: (d, t) => progress.update(d, t) },
+          async (chunk) => {
+            if (!stream.write(chunk)) await once(stream, 'drain');
+          },
+        );
+        stream.end();
+        await once(stream, 'close');
+        renameSync(partial, output);
+        progress.done();
+        if (ctx.json) return json({ sessionId: request.sessionId, format, output, ...summary });
+        return `Exported ${summary.items} item(s) of ${request.sessionId} to ${output}${summary.skipped > 0 ? ` (${summary.skipped} unreadable left out)` : ''}\n`;
+      } catch (err) {
+        stream.destroy();
+        rmSync(partial, { force: true });
+        throw err;
+      } finally {
+        progress.done();
+      }
+    } catch (err) {
+      if (err instanceof TransferError && err.problem === 'not-found') throw new NotFoundError(err.message);
+      throw err;
+    }
+  });
 }
 
 function formatFromName(name: string): string | undefined {
@@ -274,6 +329,8 @@ export async function importCommand(
   options: { db: string | undefined; session: string | undefined; createTables: boolean },
 ): Promise<string> {
   if (!options.db) throw new UsageError('pass --db <file>: the database to import into');
+  if (isServerAddress(options.db))
+    throw new UsageError('import writes a session file: PostgreSQL and Redis stores are read here, not written');
   if (!existsSync(file)) throw new NotFoundError(`${file} does not exist`);
   const format = detectImportFormat(file);
   const sessionId = options.session ?? (format === 'jsonl' ? basename(file, extname(file)) : undefined);

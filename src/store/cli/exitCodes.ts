@@ -4,6 +4,7 @@
  */
 import { SessionDatabaseError } from '../errors';
 import { TransferError } from '../export/exportErrors';
+import { RemoteStoreError } from '../remote/remoteErrors';
 
 export const EXIT = {
   ok: 0,
@@ -11,9 +12,12 @@ export const EXIT = {
   error: 1,
   /** Wrong arguments: unknown command or option, a missing argument. */
   usage: 2,
-  /** The file, session, branch or turn does not exist. */
+  /** The file (or a server's database), session, branch or turn does not exist. */
   notFound: 3,
-  /** The file is not a usable session database or export: not SQLite, no session tables, damaged, malformed. */
+  /**
+   * The file is not a usable session database or export: not SQLite, no session tables, damaged, malformed; or a
+   * server store has no session tables.
+   */
   badFile: 4,
   /** The database stayed locked by another connection past the busy timeout. */
   locked: 5,
@@ -45,6 +49,12 @@ export function exitCodeOf(err: unknown): number {
       case 'cancelled':
         return EXIT.interrupted;
     }
+  }
+  if (err instanceof RemoteStoreError) {
+    // Unreachable, refused credentials, a timeout or TLS: 1, with the store's message saying which.
+    if (err.problem === 'missing-database') return EXIT.notFound;
+    if (err.problem === 'missing-table') return EXIT.badFile;
+    return EXIT.error;
   }
   if (err instanceof SessionDatabaseError) {
     switch (err.problem) {

@@ -1,6 +1,6 @@
 /** The CLI's help texts: `agent-sessions --help` and `agent-sessions <command> --help`. */
 
-export const MAIN_HELP = `agent-sessions: look at OpenAI Agents SDK session files (SQLite) from a terminal
+export const MAIN_HELP = `agent-sessions: look at OpenAI Agents SDK session stores (SQLite files, PostgreSQL, Redis) from a terminal
 
 Usage: agent-sessions <command> [options]
 
@@ -9,21 +9,27 @@ Commands:
   show [file] <session>           a readable transcript (all branches, or --branch, or one --turn)
   branches [file] <session>       the branch tree, with fork points
   usage [file] <session>          token usage per turn, with totals
-  search [file] <query>           search every session of the file (text, tool:NAME, role:user, is:failed)
+  search [file] <query>           search every session of the store (text, tool:NAME, role:user, is:failed)
   export [file] <session>         Markdown, JSON (lossless) or JSONL (@openai/agents input items)
-  import <file>                   a JSON or JSONL export into a new session of a database
+  import <file>                   a JSON or JSONL export into a new session of a database file
+
+[file] is a session file or a server store's address: postgresql://user@host:5432/db or redis://host:6379/0,
+read-only (password in the address or in $AGENT_SESSIONS_PASSWORD; Python's default table names and key prefix).
+Server stores have one branch per session and no usage; export md or jsonl from them; import writes files only.
 
 Options for every command:
-  -d, --db <file>    the session database (default: $AGENT_SESSIONS_DB)
+  -d, --db <file>    the session database or server address (default: $AGENT_SESSIONS_DB)
+      --key-prefix   a Redis store's key prefix (default agents:session, as Python's RedisSession)
       --json         machine-readable output on stdout (read commands, export -o and import)
       --no-pager     never page (output longer than the screen goes through $PAGER or less -FRX on a TTY)
       --no-color     no colours (they are used only on a TTY, and never when NO_COLOR is set)
   -h, --help         help for a command
   -v, --version      the version
 
-Exit codes: 0 ok, 1 error, 2 usage, 3 not found (file, session, branch, turn), 4 bad file (not SQLite, no session
-tables, damaged, malformed export), 5 database locked, 6 cannot write the import (read-only, no tables without
---create-tables, session id taken), 130 interrupted.
+Exit codes: 0 ok, 1 error, 2 usage, 3 not found (file, server database, session, branch, turn), 4 bad file (not
+SQLite, no session tables, damaged, malformed export), 5 database locked, 6 cannot write the import (read-only, no
+tables without --create-tables, session id taken), 130 interrupted. A server that cannot be reached, a refused
+password or a timeout is 1; the message says which.
 `;
 
 export const COMMAND_HELP: Record<string, string> = {

@@ -4,6 +4,7 @@
  */
 import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { isServerAddress } from './cliStore';
 import { branches, exportCommand, importCommand, ls, show, usage, type CommandContext } from './commands';
 import { EXIT, UsageError, exitCodeOf } from './exitCodes';
 import { COMMAND_HELP, MAIN_HELP } from './help';
@@ -27,6 +28,7 @@ const OPTIONS = {
   session: { type: 'string', short: 's' },
   'create-tables': { type: 'boolean' },
   max: { type: 'string' },
+  'key-prefix': { type: 'string' },
 } as const;
 
 /** Which options each command takes beyond the common ones. */
@@ -39,7 +41,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   export: ['branch', 'format', 'output'],
   import: ['session', 'create-tables'],
 };
-const COMMON = ['db', 'json', 'no-pager', 'no-color', 'help', 'version'];
+const COMMON = ['db', 'json', 'no-pager', 'no-color', 'help', 'version', 'key-prefix'];
 
 function positiveInt(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -83,10 +85,11 @@ export async function runCli(argv: string[]): Promise<number> {
       if (!COMMON.includes(key) && !ALLOWED[command]!.includes(key)) throw new UsageError(`${command} takes no --${key}`);
     }
     const term = createTerminal({ noColor: v['no-color'] === true, noPager: v['no-pager'] === true });
-    const ctx: CommandContext = { term, json, signal: controller.signal };
+    const ctx: CommandContext = { term, json, signal: controller.signal, store: { keyPrefix: v['key-prefix'] } };
     // `show conversations.db alice` reads as naturally as `show alice --db conversations.db`: without --db, a first
-    // argument that is an existing file is the database (only then, so a session id never turns into a path).
-    const fileFirst = v.db === undefined && command !== 'import' && rest.length >= 2 && isFile(rest[0]!);
+    // argument that is an existing file (or a postgresql:// or redis:// address) is the database (only then, so a
+    // session id never turns into a path).
+    const fileFirst = v.db === undefined && command !== 'import' && rest.length >= 2 && (isFile(rest[0]!) || isServerAddress(rest[0]!));
     const db = fileFirst ? rest.shift() : v.db;
     const one = (what: string): string => {
       if (rest.length === 0) throw new UsageError(`${command} needs ${what}`);

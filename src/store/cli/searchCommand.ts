@@ -1,8 +1,10 @@
-/** `agent-sessions search`: the store's search core (src/store/search) over every session of one file. */
+/** `agent-sessions search`: the store's search core (src/store/search) over every session of one file or server store. */
 import { parseSearchQuery, SearchQueryError } from '../search/searchQuery';
 import { searchDatabase } from '../search/searchDatabase';
+import { searchRemoteStore } from '../search/searchRemote';
 import type { SearchHit } from '../search/searchHits';
-import { type CommandContext, openDb } from './commands';
+import { closeStore, openStore } from './cliStore';
+import type { CommandContext } from './commands';
 import { UsageError } from './exitCodes';
 import { paint, table } from './terminal';
 
@@ -32,16 +34,20 @@ export async function searchCommand(
     if (err instanceof SearchQueryError) throw new UsageError(err.message);
     throw err;
   }
-  const db = openDb(dbPath);
+  const store = await openStore(dbPath, ctx.store);
   try {
     const hits: SearchHit[] = [];
     const progress = ctx.json ? undefined : ctx.term.progress('Searching');
-    const summary = await searchDatabase(db, query, {
+    const options = {
       signal: ctx.signal,
       maxHits: max,
-      onHits: (batch) => hits.push(...batch),
-      onProgress: (done, total) => progress?.update(done, total),
-    });
+      onHits: (batch: SearchHit[]) => hits.push(...batch),
+      onProgress: (done: number, total: number) => progress?.update(done, total),
+    };
+    const summary =
+      store.kind === 'file'
+        ? await searchDatabase(store.db, query, options)
+        : await searchRemoteStore(store.source.browser, query, options);
     progress?.done();
     if (ctx.json) return `${JSON.stringify({ query, hits, summary }, null, 2)}\n`;
     const c = ctx.term.color;
@@ -58,6 +64,6 @@ export async function searchCommand(
       ? `No hits (${summary.rowsScanned} rows searched).\n`
       : `${table([head, ...rows])}\n${paint(c, 'dim', foot)}\n`;
   } finally {
-    db.close();
+    await closeStore(store);
   }
 }
