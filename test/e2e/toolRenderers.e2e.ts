@@ -175,6 +175,10 @@ for (const theme of THEMES) {
         `[...document.querySelectorAll('.turn-list-branch, .lane.selected .lane-name')].map((e) => e.scrollWidth > e.clientWidth && e.getBoundingClientRect().right <= document.documentElement.clientWidth)`,
       )) as boolean[];
       assert.deepEqual(cut, [true, true], 'both ellipsized inside the view');
+      // The items' stored types give way (they are in the titles' tooltips).
+      const types = (await f.evaluate(`[...document.querySelectorAll('.item-type')].map((e) => getComputedStyle(e).display)`)) as string[];
+      assert.ok(types.length > 0 && types.every((d) => d === 'none'), `stored types shown: ${types.join(', ')}`);
+      assert.match((await f.locator('.item-title').last().getAttribute('title')) ?? '', /\(\w+\)$/);
       // The row's tool badges that do not fit end in "+N", the hidden names in its tooltip.
       const more = f.locator('.turn-row[data-turn="1"] .more-badge');
       await more.waitFor();
