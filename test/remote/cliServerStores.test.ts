@@ -13,17 +13,9 @@ import * as esbuild from 'esbuild';
 import { PostgresSession } from '../../src/store/remote/postgresSession';
 import { RedisSession } from '../../src/store/remote/redisSession';
 import { freshPostgresDatabase, freshRedisPrefix, sharedPostgres, sharedRedis } from '../support/servers';
-import { js } from './remoteHelpers';
+import { TRIP, js } from './remoteHelpers';
 
 const ROOT = resolve(__dirname, '..', '..');
-const TRIP: AgentInputItem[] = [
-  js.user('Plan a day in Lisbon.'),
-  js.assistant('Start at Belém, then the Alfama.'),
-  js.user('What is the weather there?'),
-  js.call('call_1'),
-  js.result('call_1', 'Lisbon: 22°C, sunshine'),
-  js.assistant('Sunny and 22°C.'),
-];
 
 const SESSIONS: [string, AgentInputItem[]][] = [
   ['trip', TRIP],

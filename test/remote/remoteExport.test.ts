@@ -5,23 +5,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentInputItem } from '@openai/agents';
 import { AdvancedSQLiteSession, exportFromReader, exportSession } from '../../src/store';
 import { openRemoteStore } from '../../src/store/remote/openRemoteStore';
 import { PostgresSession } from '../../src/store/remote/postgresSession';
 import { RedisSession } from '../../src/store/remote/redisSession';
 import { RemoteSessionSource } from '../../src/store/remote/remoteSessionSource';
 import { freshPostgresDatabase, freshRedisPrefix, sharedRedis } from '../support/servers';
-import { js } from './remoteHelpers';
-
-const TRIP: AgentInputItem[] = [
-  js.user('Plan a day in Lisbon.'),
-  js.assistant('Start at Belém, then the Alfama.'),
-  js.user('What is the weather there?'),
-  js.call('call_1'),
-  js.result('call_1', 'Lisbon: 22°C, sunshine'),
-  js.assistant('Sunny and 22°C.'),
-];
+import { TRIP } from './remoteHelpers';
 
 async function text(run: (sink: (chunk: string) => void) => Promise<unknown>): Promise<string> {
   let out = '';

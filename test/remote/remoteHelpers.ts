@@ -18,6 +18,16 @@ export const js = {
   raw: (value: unknown): AgentInputItem => value as AgentInputItem,
 };
 
+/** A short trip in the JS shape: turn 1 plans the day, turn 2 asks the weather (a get_weather call and its output). */
+export const TRIP: AgentInputItem[] = [
+  js.user('Plan a day in Lisbon.'),
+  js.assistant('Start at Belém, then the Alfama.'),
+  js.user('What is the weather there?'),
+  js.call('call_1'),
+  js.result('call_1', 'Lisbon: 22°C, sunshine'),
+  js.assistant('Sunny and 22°C.'),
+];
+
 /** What those items store as: the Responses API item Python would store, as compact ensure_ascii JSON. */
 export const stored = {
   user: (content: string): string => `{"role":"user","content":${JSON.stringify(content)}}`,
