@@ -121,6 +121,7 @@ describe('agent-sessions on server stores (the real binary, real servers)', func
         const turn = ok(run(['show', address, 'trip', '--turn', '2', ...extra], env()));
         assert.match(turn, /^## Turn 2\n/);
         assert.doesNotMatch(turn, /Plan a day/);
+        assert.match(turn, /\*\*Tool output\*\* `get_weather` \(`call_1`\)/, 'one turn names the output by its call too');
         const hits = JSON.parse(ok(run(['search', address, 'tool:get_weather', '--json', ...extra], env()))) as {
           hits: { sessionId: string; turn: number; itemType: string; toolName: string }[];
         };

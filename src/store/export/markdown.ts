@@ -16,6 +16,8 @@ import {
   toolName,
 } from '../../shared/itemText';
 import { itemTitle, toolBadgeName } from '../../shared/itemTitles';
+import { callIdOf, toolRole } from '../../shared/toolItems';
+import { toolNameOf } from '../itemClassification';
 import type { ItemEntry } from '../inspector/inspectorTypes';
 
 /** How `turnToMarkdown` titles a turn. */
@@ -38,7 +40,9 @@ export function turnToMarkdown(turn: number, items: readonly ItemEntry[], option
   const time = items.find((e) => e.createdAt !== null)?.createdAt;
   const lines = [`${'#'.repeat(level)} ${title}${options.suffix ? ` ${options.suffix}` : ''}`];
   if (time) lines.push('', `_${time}_`);
-  for (const entry of items) lines.push('', itemToMarkdown(entry));
+  // An output written by Python names no tool, and stores without structure rows record none: take its call's.
+  const callNames = new Map<string, string>();
+  for (const entry of items) lines.push('', itemToMarkdown(namedByItsCall(entry, callNames)));
   return `${lines.join('\n')}\n`;
 }
 
@@ -129,4 +133,20 @@ export function inlineCode(text: string): string {
   const ticks = '`'.repeat(longest + 1);
   const pad = longest > 0 ? ' ' : '';
   return `${ticks}${pad}${text.replace(/\n/g, ' ')}${pad}${ticks}`;
+}
+
+/** `entry`, with the tool name of the call it answers when it has none; remembers the names of calls. */
+export function namedByItsCall(entry: ItemEntry, callNames: Map<string, string>): ItemEntry {
+  if (entry.corrupt) return entry;
+  const id = callIdOf(entry.item);
+  if (id === undefined) return entry;
+  const role = toolRole(entry.item);
+  if (role === 'call') {
+    const name = entry.toolName ?? toolNameOf(entry.item);
+    if (name) callNames.set(id, name);
+  } else if (role === 'output' && !entry.toolName) {
+    const name = callNames.get(id);
+    if (name) return { ...entry, toolName: name };
+  }
+  return entry;
 }

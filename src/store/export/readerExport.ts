@@ -3,12 +3,11 @@
  * inspector reads, and hold one page and one turn in memory whatever the session's size).
  */
 import type { AgentInputItem } from '@openai/agents';
-import { callIdOf, toolRole } from '../../shared/toolItems';
 import { fromStoredItems } from '../itemShape';
 import type { BranchNode, ItemEntry } from '../inspector/inspectorTypes';
 import type { SessionReader } from '../inspector/sessionReader';
 import { TransferError, throwIfCancelled } from './exportErrors';
-import { inlineCode, turnToMarkdown } from './markdown';
+import { inlineCode, namedByItsCall, turnToMarkdown } from './markdown';
 import type { ExportRequest, ExportSummary, TextSink } from './transferTypes';
 
 const DEFAULT_PAGE = 500;
@@ -155,18 +154,4 @@ function trackCalls(open: Map<string, unknown>, item: unknown): void {
   if (r.type === 'function_call' && typeof r.name === 'string')
     open.set(id, { type: 'function_call', call_id: id, name: r.name, arguments: '' });
   else open.delete(id);
-}
-
-/** `entry`, with the tool name of the call it answers when it has none; remembers the names of calls. */
-function namedByItsCall(entry: ItemEntry, callNames: Map<string, string>): ItemEntry {
-  if (entry.corrupt) return entry;
-  const id = callIdOf(entry.item);
-  if (id === undefined) return entry;
-  const role = toolRole(entry.item);
-  if (role === 'call' && entry.toolName) callNames.set(id, entry.toolName);
-  else if (role === 'output' && !entry.toolName) {
-    const name = callNames.get(id);
-    if (name) return { ...entry, toolName: name };
-  }
-  return entry;
 }

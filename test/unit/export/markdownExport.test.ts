@@ -27,6 +27,17 @@ describe('export: Markdown', function () {
     }
   });
 
+  it('names an output by its call when the store recorded no tool name (server stores, plain files)', () => {
+    const reader = openSessionDatabase(db);
+    try {
+      const items = reader.getTurnItems('weather-trip', 'main', 2).map((e) => ({ ...e, toolName: null }));
+      const md = turnToMarkdown(2, items);
+      assert.match(md, /\*\*Tool output\*\* `get_weather` \(`call_\w+`\)\n\n```text get_weather\nParis: 18°C, light rain\n```/);
+    } finally {
+      reader.close();
+    }
+  });
+
   it('a whole session lists the branch tree and gives a forked branch only its own turns', async () => {
     const md = await exportText(db, 'md', { sessionId: 'weather-trip' });
     assert.match(md, /^# Session `weather-trip`\n/);
