@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { writeDemoDatabase } from '../../scripts/demo';
 import { exportSession, type ExportFormat } from '../../src/store';
 import { ROOT, THEMES, useWorkbench } from './suite';
-import { openConversationView } from './workbench';
+import { viewFrame } from './workbench';
 
 const IMAGES = join(ROOT, 'docs', 'images');
 
@@ -80,7 +80,15 @@ for (const theme of THEMES) {
     });
 
     it("exports the shown branch as Markdown from the conversation view's … menu", async () => {
-      const f = await openConversationView(suite.wb, 'conversations.db', 'weather-trip');
+      // From the palette (the session picker): the tree is still settling after the import's reveal, and a right-click
+      // on a row it re-renders reaches the command without its node.
+      await suite.wb.runCommand('Agent Sessions: Open Conversation View');
+      await suite.wb.page
+        .locator('.quick-input-widget:visible .quick-input-list .monaco-list-row', { hasText: 'weather-trip-copy' })
+        .waitFor();
+      await suite.wb.answer('weather-trip');
+      const f = await viewFrame(suite.wb);
+      await f.locator('.turn-row').first().waitFor({ timeout: 20_000 });
       await f.locator('.more-button').click();
       const entry = f.locator('.more-menu .menu-entry.export-branch');
       // The entry names the branch the view shows (the session's current one when the view opens).
