@@ -10,7 +10,7 @@ import type { TreeNode } from '../../src/extension/treeNodes';
 import type { HostMessage } from '../../src/shared/protocol';
 import type { TablesView } from '../../src/shared/viewModels';
 import { AdvancedSQLiteSession } from '../../src/store';
-import { api, child, freshScratchPerTest, waitFor, type Scratch } from './helpers';
+import { api, askPanel, child, freshScratchPerTest, waitFor, type Scratch } from './helpers';
 
 /** One turn of 1,000,000 input tokens (400,000 cached) and 100,000 output tokens (50,000 of them reasoning). */
 async function pricedSession(path: string): Promise<void> {
@@ -48,27 +48,9 @@ async function tooltip(node: TreeNode): Promise<string> {
 
 /** Sends `tables/get` to the panel as its page would, and returns the answer it posts back. */
 async function tablesOf(panel: ReturnType<ConversationPanels['open']>, branchId: string | null): Promise<TablesView> {
-  const webview = panel.panel.webview;
-  const post = webview.postMessage.bind(webview);
-  const id = 900_000 + Math.floor(Math.random() * 1000);
-  let answer: HostMessage | undefined;
-  webview.postMessage = (m: HostMessage) => {
-    if (m.kind === 'response' && m.id === id) answer = m;
-    return post(m);
-  };
-  try {
-    const usage = { sort: 'turn', descending: false, offset: 0, limit: 200 };
-    await (panel as unknown as { receive(m: unknown): Promise<void> }).receive({
-      kind: 'request',
-      id,
-      method: 'tables/get',
-      params: { branchId, usage },
-    });
-    await waitFor(() => answer !== undefined, 3000, 'the tables/get answer');
-  } finally {
-    webview.postMessage = post;
-  }
-  if (answer?.kind !== 'response' || !answer.ok) throw new Error(`tables/get failed: ${JSON.stringify(answer)}`);
+  const usage = { sort: 'turn', descending: false, offset: 0, limit: 200 };
+  const answer = await askPanel(panel, 'tables/get', { branchId, usage });
+  if (answer.kind !== 'response' || !answer.ok) throw new Error(`tables/get failed: ${JSON.stringify(answer)}`);
   return answer.result as TablesView;
 }
 
