@@ -47,11 +47,8 @@ for (const theme of THEMES) {
       await suite.wb.screenshot(join(IMAGES, `export-session-${theme}.png`));
       await suite.wb.answer('JSON');
       // The save dialog (the workbench's own, a quick input) offers <session>.json next to the database.
-      const input = suite.wb.quickInput();
-      await input.waitFor();
       const target = join(suite.workspace, 'weather-trip.json');
-      for (let i = 0; i < 50 && (await input.inputValue()) !== target; i++) await suite.wb.page.waitForTimeout(100);
-      assert.equal(await input.inputValue(), target, 'the offered file name');
+      assert.equal(await suite.wb.settledInputValue((v) => v === target), target, 'the offered file name');
       await suite.wb.page.keyboard.press('Enter');
       // The file is written under a temporary name and renamed when complete.
       for (let i = 0; i < 300 && !existsSync(target); i++) await suite.wb.page.waitForTimeout(100);
@@ -60,10 +57,12 @@ for (const theme of THEMES) {
       await suite.wb.treeRow('conversations.db').contextMenu('Import Conversation…');
       await suite.wb.chooseFile(target);
       // The file's session id is taken in this database, so another one is offered.
-      const id = suite.wb.quickInput();
-      await id.waitFor();
-      assert.equal(await id.inputValue(), 'weather-trip-imported');
-      await id.fill('weather-trip');
+      assert.equal(
+        await suite.wb.settledInputValue((v) => v === 'weather-trip-imported'),
+        'weather-trip-imported',
+        'the offered session id',
+      );
+      await suite.wb.quickInput().fill('weather-trip');
       await suite.wb.quickInputMessage().filter({ hasText: 'already has a session weather-trip' }).waitFor();
       await suite.wb.answer('weather-trip-copy');
       const row = await suite.wb.treeRow('weather-trip-copy').waitFor(30_000);
@@ -98,10 +97,7 @@ for (const theme of THEMES) {
       await suite.wb.page.locator('.quick-input-widget:visible .quick-input-list .monaco-list-row', { hasText: 'Markdown' }).waitFor();
       await suite.wb.answer('Markdown');
       // The save dialog offers <session>-<branch>.md next to the database, the branch being the one the view shows.
-      const input = suite.wb.quickInput();
-      await input.waitFor();
-      let offered = '';
-      for (let i = 0; i < 50 && !(offered = await input.inputValue()).endsWith('.md'); i++) await suite.wb.page.waitForTimeout(100);
+      const offered = await suite.wb.settledInputValue((v) => v.endsWith('.md'));
       const target = join(suite.workspace, `weather-trip-${shown}.md`);
       assert.equal(offered, target, 'the offered file name');
       await suite.wb.page.keyboard.press('Enter');

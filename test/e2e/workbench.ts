@@ -94,6 +94,23 @@ export class Workbench {
     return this.page.locator('.quick-input-widget:visible input.input');
   }
 
+  /**
+   * The visible quick input's value once `settled` holds for it, or its value after `timeoutMs` (for the caller's
+   * assertion to show). A prompt that follows another in the same widget (a file dialog, then Import Conversation's
+   * session id) is visible a moment before it holds its own value.
+   */
+  async settledInputValue(settled: (value: string) => boolean, timeoutMs = 10_000): Promise<string> {
+    const input = this.quickInput();
+    await input.waitFor();
+    const deadline = Date.now() + timeoutMs;
+    let value = await input.inputValue().catch(() => '');
+    while (!settled(value) && Date.now() < deadline) {
+      await this.page.waitForTimeout(100);
+      value = await input.inputValue().catch(() => '');
+    }
+    return value;
+  }
+
   /** Types into the open quick input and accepts. */
   async answer(text: string): Promise<void> {
     const input = this.quickInput();

@@ -4,6 +4,26 @@
 'use strict';
 const { appendFileSync } = require('node:fs');
 const Mocha = require('mocha');
+const { inspect } = require('node:util');
+
+/**
+ * One line that says what failed and where: the error's first line; for an assertion without a message of its own
+ * ("Expected values to be strictly equal:") what it got and expected; and the first frame in a test file. A cut CI log
+ * keeps only the summary, so this line is all there may be to go on.
+ */
+function describeFailure(err) {
+  let line = String((err && err.message) || err).split('\n')[0];
+  if (err && err.code === 'ERR_ASSERTION' && (err.generatedMessage || /^Expected values/.test(line))) {
+    const show = (v) => inspect(v, { depth: 2, breakLength: Infinity }).slice(0, 160);
+    line += ` got ${show(err.actual)}, expected ${show(err.expected)}`;
+  }
+  const frame = String((err && err.stack) || '')
+    .split('\n')
+    .find((l) => /\btest[\\/]/.test(l) && !/node_modules|[\\/]support[\\/]/.test(l));
+  const at = frame && /\(?((?:file:\/\/)?[^()]*?\btest[\\/][^():]+:\d+)(?::\d+)?\)?\s*$/.exec(frame);
+  if (at) line += ` (at ${at[1].replace(/^.*?\btest[\\/]/, 'test/')})`;
+  return line.slice(0, 400);
+}
 
 class CountingReporter extends Mocha.reporters.Spec {
   constructor(runner, options) {
@@ -11,10 +31,7 @@ class CountingReporter extends Mocha.reporters.Spec {
     const phase = (options && options.reporterOptions && options.reporterOptions.phase) || process.env.ASI_TEST_PHASE || 'tests';
     const failures = [];
     runner.on('fail', (test, err) => {
-      const message = String((err && err.message) || err)
-        .split('\n')[0]
-        .slice(0, 300);
-      failures.push(`${test.fullTitle()}: ${message}`);
+      failures.push(`${test.fullTitle()}: ${describeFailure(err)}`);
     });
     runner.once('end', () => {
       const s = runner.stats || {};
