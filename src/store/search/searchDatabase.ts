@@ -21,7 +21,7 @@ import { displayType } from '../../shared/itemText';
 import { turnOrigin } from '../../shared/turnOrigin';
 import { messageTypeOf } from '../itemClassification';
 import { itemFacts, rawCouldMatch } from './itemMatch';
-import { DEFAULT_MAX_HITS, HitTester, type HitPlace, type SearchHit, type SearchOptions, type SearchSummary } from './searchHits';
+import { HitTester, ScanProgress, type HitPlace, type SearchHit, type SearchOptions, type SearchSummary } from './searchHits';
 import { isRawSearchable, sqlPrefilter } from './sqlPrefilter';
 import type { SearchQuery } from './searchQuery';
 
@@ -54,28 +54,16 @@ const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(r
 
 /** Searches every session and branch of `db`; see the module comment. Errors of the file are `SessionDatabaseError`s. */
 export async function searchDatabase(db: SessionDatabase, query: SearchQuery, options: SearchOptions): Promise<SearchSummary> {
-  const started = performance.now();
-  const maxHits = options.maxHits ?? DEFAULT_MAX_HITS;
-  const summary: SearchSummary = { hits: 0, rowsScanned: 0, cancelled: false, truncated: false, elapsedMs: 0 };
+  const progress = new ScanProgress(options);
+  const summary = progress.summary;
+  const emit = (hits: SearchHit[]): void => progress.emit(hits);
+  const stopped = (): boolean => progress.stopped();
   const state = new ScanState(db, query, options.sessionId);
   const structured = db.tables.messageStructure;
   const maxId = (sql: string): number => Number(db.readWith((ctx) => ctx.stmt(sql).get<{ m: number | null }>()?.m ?? 0));
   const structureMax = structured ? maxId('SELECT max(id) AS m FROM message_structure') : 0;
   // An estimate for progress: the plain pass reads only the plain sessions' rows, which are not known yet.
   let total = structureMax;
-  const emit = (hits: SearchHit[]): boolean => {
-    if (hits.length === 0) return true;
-    const room = maxHits - summary.hits;
-    const sent = hits.length > room ? hits.slice(0, room) : hits;
-    summary.hits += sent.length;
-    if (sent.length > 0) options.onHits(sent);
-    if (summary.hits >= maxHits) summary.truncated = true;
-    return !summary.truncated;
-  };
-  const stopped = (): boolean => {
-    if (options.signal?.aborted) summary.cancelled = true;
-    return summary.cancelled || summary.truncated;
-  };
 
   let batch = FIRST_BATCH_ROWS;
   const adapt = (ms: number): void => {
@@ -114,9 +102,7 @@ export async function searchDatabase(db: SessionDatabase, query: SearchQuery, op
       await yieldToLoop();
     }
   }
-  stopped();
-  summary.elapsedMs = performance.now() - started;
-  return summary;
+  return progress.finish();
 }
 
 /** What the scan remembers between batches: statements' SQL, branch trees, reported messages and known call names. */

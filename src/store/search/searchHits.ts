@@ -55,6 +55,43 @@ export interface SearchOptions {
 
 export const DEFAULT_MAX_HITS = 10_000;
 
+/**
+ * A scan's running summary, and the one place that caps hits at `maxHits` and decides when a scan stops (the signal,
+ * or the cap reached). The file scan and the server-store scan both report through it.
+ */
+export class ScanProgress {
+  readonly summary: SearchSummary = { hits: 0, rowsScanned: 0, cancelled: false, truncated: false, elapsedMs: 0 };
+  private readonly started = performance.now();
+  private readonly maxHits: number;
+
+  constructor(private readonly options: SearchOptions) {
+    this.maxHits = options.maxHits ?? DEFAULT_MAX_HITS;
+  }
+
+  /** Sends `hits` on, cut to what is left under `maxHits` (marking the summary truncated when the cap is reached). */
+  emit(hits: SearchHit[]): void {
+    if (hits.length === 0) return;
+    const room = this.maxHits - this.summary.hits;
+    const sent = hits.length > room ? hits.slice(0, room) : hits;
+    this.summary.hits += sent.length;
+    if (sent.length > 0) this.options.onHits(sent);
+    if (this.summary.hits >= this.maxHits) this.summary.truncated = true;
+  }
+
+  /** Whether the scan should stop: cancelled (noted in the summary) or the cap reached. */
+  stopped(): boolean {
+    if (this.options.signal?.aborted) this.summary.cancelled = true;
+    return this.summary.cancelled || this.summary.truncated;
+  }
+
+  /** The summary at the end: a cancel that came during the last batch is counted, the time is taken. */
+  finish(): SearchSummary {
+    this.stopped();
+    this.summary.elapsedMs = performance.now() - this.started;
+    return this.summary;
+  }
+}
+
 /** Where a hit is, as the scan that found it knows it. */
 export type HitPlace = Pick<SearchHit, 'branchId' | 'turn' | 'sequenceNumber' | 'itemType'>;
 

@@ -10,7 +10,7 @@ import { displayType } from '../../shared/itemText';
 import type { RemoteRow, RemoteStoreBrowser } from '../remote/remoteStore';
 import { REMOTE_BRANCH_ID, remoteEntry } from '../remote/remoteSessionSource';
 import { itemFacts } from './itemMatch';
-import { DEFAULT_MAX_HITS, HitTester, type SearchHit, type SearchOptions, type SearchSummary } from './searchHits';
+import { HitTester, ScanProgress, type SearchHit, type SearchOptions, type SearchSummary } from './searchHits';
 import type { SearchQuery } from './searchQuery';
 
 /** Rows per round trip: a page of JSON is a few hundred KB at most, and a cancel waits for one page at most. */
@@ -20,23 +20,12 @@ const SESSIONS_PER_PAGE = 200;
 
 /** Searches the store behind `browser`; its errors are the store's own (`RemoteStoreError`s). */
 export async function searchRemoteStore(browser: RemoteStoreBrowser, query: SearchQuery, options: SearchOptions): Promise<SearchSummary> {
-  const started = performance.now();
-  const maxHits = options.maxHits ?? DEFAULT_MAX_HITS;
-  const summary: SearchSummary = { hits: 0, rowsScanned: 0, cancelled: false, truncated: false, elapsedMs: 0 };
+  const progress = new ScanProgress(options);
+  const summary = progress.summary;
+  const emit = (hits: SearchHit[]): void => progress.emit(hits);
+  const stopped = (): boolean => progress.stopped();
   const tester = new HitTester(query);
   let total = 0;
-  const stopped = (): boolean => {
-    if (options.signal?.aborted) summary.cancelled = true;
-    return summary.cancelled || summary.truncated;
-  };
-  const emit = (hits: SearchHit[]): void => {
-    if (hits.length === 0) return;
-    const room = maxHits - summary.hits;
-    const sent = hits.length > room ? hits.slice(0, room) : hits;
-    summary.hits += sent.length;
-    if (sent.length > 0) options.onHits(sent);
-    if (summary.hits >= maxHits) summary.truncated = true;
-  };
 
   const scanSession = async (sessionId: string): Promise<void> => {
     // Every call's name by its id, so an output (which carries only the call id) is shown with its tool's name.
@@ -92,7 +81,5 @@ export async function searchRemoteStore(browser: RemoteStoreBrowser, query: Sear
       cursor = page.nextCursor;
     } while (cursor !== null && !stopped());
   }
-  stopped();
-  summary.elapsedMs = performance.now() - started;
-  return summary;
+  return progress.finish();
 }
