@@ -81,9 +81,13 @@ for (const theme of THEMES) {
     it("exports the shown branch as Markdown from the conversation view's … menu", async () => {
       // From the palette (the session picker): the tree is still settling after the import's reveal, and a right-click
       // on a row it re-renders reaches the command without its node.
+      await suite.wb.openSidebar();
+      await suite.wb.treeRow('conversations.db').waitFor();
       await suite.wb.runCommand('Agent Sessions: Open Conversation View');
+      // The session itself, not the copy the previous test imports: this test stands without that one.
       await suite.wb.page
-        .locator('.quick-input-widget:visible .quick-input-list .monaco-list-row', { hasText: 'weather-trip-copy' })
+        .locator('.quick-input-widget:visible .quick-input-list .monaco-list-row', { hasText: 'weather-trip' })
+        .first()
         .waitFor();
       await suite.wb.answer('weather-trip');
       const f = await viewFrame(suite.wb);

@@ -123,23 +123,35 @@ export class Workbench {
   async chooseFile(path: string): Promise<void> {
     const input = this.quickInput();
     await input.waitFor();
-    // The dialog fills in its starting folder once it has read it; typing before that is overwritten.
-    await this.until(async () => (await input.inputValue()).endsWith('/'), 'the file dialog to show its folder');
+    const value = (): Promise<string> => input.inputValue().catch(() => '');
     const name = path.split('/').pop() as string;
     const listed = this.page.locator('.quick-input-widget:visible .quick-input-list .monaco-list-row', { hasText: name }).first();
-    await this.until(async () => {
-      if ((await input.inputValue()) !== path) await input.fill(path);
-      return (await input.inputValue()) === path && (await listed.isVisible());
-    }, `the file dialog to list ${name}`);
-    await this.page.keyboard.press('Enter');
-    // The dialog closes; a command's next prompt may open in the same widget at once (Import Conversation asks for
-    // the session id), so the widget never hides: wait for the path to leave it instead, or the widget to go.
     const widget = this.page.locator('.quick-input-widget:visible');
-    await this.until(
-      async () => !(await widget.isVisible()) || (await input.inputValue().catch(() => '')) !== path,
-      'the file dialog to close',
-      30_000,
-    );
+    for (let attempt = 1; ; attempt++) {
+      // The dialog fills in its starting folder once it has read it, at times in two steps (a parent first); a path
+      // typed before its last step is overwritten, so the path is typed again until it stays, listed, for 300 ms.
+      await this.until(async () => (await value()).endsWith('/') || (await value()) === path, 'the file dialog to show its folder');
+      await this.until(async () => {
+        if ((await value()) !== path) await input.fill(path);
+        if ((await value()) !== path || !(await listed.isVisible())) return false;
+        await this.page.waitForTimeout(300);
+        return (await value()) === path && (await listed.isVisible());
+      }, `the file dialog to list ${name}`);
+      await this.page.keyboard.press('Enter');
+      // Accepted: the widget hides, or holds the command's next prompt (Import Conversation asks for the session id
+      // in the same widget at once): a value that is not a path, or an empty input with no file list under it. A
+      // folder in the input means the dialog was still settling and took the Enter as "go to this folder": again.
+      const rows = this.page.locator('.quick-input-widget:visible .quick-input-list .monaco-list-row');
+      let shown = path;
+      const accepted = async (): Promise<boolean> => {
+        if (!(await widget.isVisible())) return true;
+        shown = await value();
+        return shown === '' ? (await rows.count()) === 0 : !shown.startsWith('/');
+      };
+      await this.until(async () => (await accepted()) || shown.endsWith('/'), 'the file dialog to close', 30_000);
+      if (!shown.endsWith('/') || (await accepted())) return;
+      if (attempt === 3) throw new Error(`the file dialog did not take ${path}: it shows ${shown}`);
+    }
   }
 
   /** Polls `check` every 100 ms until it holds, or fails after `timeoutMs` naming `what`. */

@@ -7,13 +7,14 @@ const Mocha = require('mocha');
 const { inspect } = require('node:util');
 
 /**
- * One line that says what failed and where: the error's first line; for an assertion without a message of its own
- * ("Expected values to be strictly equal:") what it got and expected; and the first frame in a test file. A cut CI log
+ * One line that says what failed and where: the error's first line; for an assertion, what it got and expected (its
+ * message alone, "Expected values to be strictly equal:" or the test's own words, does not say); and the first frame
+ * in a test file. A cut CI log
  * keeps only the summary, so this line is all there may be to go on.
  */
 function describeFailure(err) {
   let line = String((err && err.message) || err).split('\n')[0];
-  if (err && err.code === 'ERR_ASSERTION' && (err.generatedMessage || /^Expected values/.test(line))) {
+  if (err && err.code === 'ERR_ASSERTION' && err.operator !== 'fail' && 'actual' in err) {
     const show = (v) => inspect(v, { depth: 2, breakLength: Infinity }).slice(0, 160);
     line += ` got ${show(err.actual)}, expected ${show(err.expected)}`;
   }
