@@ -56,8 +56,6 @@ const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(r
 export async function searchDatabase(db: SessionDatabase, query: SearchQuery, options: SearchOptions): Promise<SearchSummary> {
   const progress = new ScanProgress(options);
   const summary = progress.summary;
-  const emit = (hits: SearchHit[]): void => progress.emit(hits);
-  const stopped = (): boolean => progress.stopped();
   const state = new ScanState(db, query, options.sessionId);
   const structured = db.tables.messageStructure;
   const maxId = (sql: string): number => Number(db.readWith((ctx) => ctx.stmt(sql).get<{ m: number | null }>()?.m ?? 0));
@@ -71,29 +69,29 @@ export async function searchDatabase(db: SessionDatabase, query: SearchQuery, op
   };
 
   if (structured) {
-    for (let after = 0; after < structureMax && !stopped();) {
+    for (let after = 0; after < structureMax && !progress.stopped();) {
       const t0 = performance.now();
       const to = Math.min(structureMax, after + batch);
       const hits = state.structureBatch(after, to);
       summary.rowsScanned += to - after;
       after = to;
-      emit(hits);
+      progress.emit(hits);
       options.onProgress?.(summary.rowsScanned, total);
       adapt(performance.now() - t0);
       await yieldToLoop();
     }
   }
   // Plain sessions are found after the structured pass, so listing them never delays the first hits.
-  const plain = stopped() ? [] : state.plainSessions().filter((id) => options.sessionId === undefined || id === options.sessionId);
+  const plain = progress.stopped() ? [] : state.plainSessions().filter((id) => options.sessionId === undefined || id === options.sessionId);
   if (plain.length > 0) total += maxId(`SELECT max(id) AS m FROM ${quoteIdentifier(db.tables.messages)}`);
   for (const sessionId of plain) {
     let after = 0;
     let turn = 0;
-    while (!stopped()) {
+    while (!progress.stopped()) {
       const t0 = performance.now();
       const page = state.plainBatch(sessionId, after, turn, batch);
       summary.rowsScanned += page.rows;
-      emit(page.hits);
+      progress.emit(page.hits);
       options.onProgress?.(summary.rowsScanned, total);
       adapt(performance.now() - t0);
       if (page.next === null) break;

@@ -22,8 +22,6 @@ const SESSIONS_PER_PAGE = 200;
 export async function searchRemoteStore(browser: RemoteStoreBrowser, query: SearchQuery, options: SearchOptions): Promise<SearchSummary> {
   const progress = new ScanProgress(options);
   const summary = progress.summary;
-  const emit = (hits: SearchHit[]): void => progress.emit(hits);
-  const stopped = (): boolean => progress.stopped();
   const tester = new HitTester(query);
   let total = 0;
 
@@ -32,7 +30,7 @@ export async function searchRemoteStore(browser: RemoteStoreBrowser, query: Sear
     const callNames = new Map<string, string>();
     let turn = 0;
     let after: { cursor: string; position: number } | null = null;
-    while (!stopped()) {
+    while (!progress.stopped()) {
       const rows: RemoteRow[] = await browser.readRowsAfter(sessionId, after, ROWS_PER_PAGE);
       const hits: SearchHit[] = [];
       for (const r of rows) {
@@ -53,7 +51,7 @@ export async function searchRemoteStore(browser: RemoteStoreBrowser, query: Sear
         if (hit) hits.push(hit);
       }
       summary.rowsScanned += rows.length;
-      emit(hits);
+      progress.emit(hits);
       options.onProgress?.(summary.rowsScanned, Math.max(total, summary.rowsScanned));
       const last = rows[rows.length - 1];
       if (rows.length < ROWS_PER_PAGE || !last) return;
@@ -73,13 +71,13 @@ export async function searchRemoteStore(browser: RemoteStoreBrowser, query: Sear
       const page = await browser.listSessions({ limit: SESSIONS_PER_PAGE, cursor });
       total += page.sessions.reduce((n, s) => n + s.itemCount, 0);
       for (const s of page.sessions) {
-        if (stopped()) break;
+        if (progress.stopped()) break;
         if (seen.has(s.sessionId)) continue;
         seen.add(s.sessionId);
         await scanSession(s.sessionId);
       }
       cursor = page.nextCursor;
-    } while (cursor !== null && !stopped());
+    } while (cursor !== null && !progress.stopped());
   }
   return progress.finish();
 }
