@@ -48,10 +48,10 @@ const contexts = [
     minify: production,
     logLevel: 'warning',
     entryPoints: {
-      'webview/main': 'webview/main.ts',
+      'webview/main': 'webview/conversation/main.ts',
       'webview/style': 'webview/styles/main.css',
       // The compare view: its own page and stylesheet (on top of style.css).
-      'webview/compare': 'webview/compare.ts',
+      'webview/compare': 'webview/compare/main.ts',
       'webview/compare-style': 'webview/styles/compare.css',
     },
     outdir: 'dist',

@@ -13,7 +13,7 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     // Type-aware rules for the TypeScript sources. The project service finds each file's nearest tsconfig.json:
-    // the root one (src, test, scripts, webview/logic) or webview/tsconfig.json (the DOM view).
+    // the root one (src, test, scripts, webview/*/logic) or webview/tsconfig.json (the DOM view).
     files: ['**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
@@ -100,9 +100,9 @@ export default tseslint.config(
       // Database text must never become markup: no HTML-string sinks anywhere in the view.
       'no-restricted-properties': [
         'error',
-        { property: 'innerHTML', message: 'Insert text with textContent (webview/dom.ts).' },
-        { property: 'outerHTML', message: 'Insert text with textContent (webview/dom.ts).' },
-        { property: 'insertAdjacentHTML', message: 'Insert text with textContent (webview/dom.ts).' },
+        { property: 'innerHTML', message: 'Insert text with textContent (webview/shared/dom.ts).' },
+        { property: 'outerHTML', message: 'Insert text with textContent (webview/shared/dom.ts).' },
+        { property: 'insertAdjacentHTML', message: 'Insert text with textContent (webview/shared/dom.ts).' },
         { object: 'document', property: 'write', message: 'Not in the webview.' },
       ],
       ...restrict([

@@ -29,7 +29,7 @@ import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import * as os from 'node:os';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession, resolveDriver, type SessionLogger, type SqliteDatabase } from '../src/store';
-import { openSessionConnection } from '../src/store/sessionConnection';
+import { openSessionConnection } from '../src/store/sqlite/sessionConnection';
 import { FloorChangeCheck, FloorSession, sqliteVersion, type SyncMode } from './bench/floor';
 import { acquireGc, batchSize, heapOf, median, now, ratio, round, settle, timeBatch, timeOnce } from './bench/measure';
 import { explainStoreQueries } from './bench/plans';

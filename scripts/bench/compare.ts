@@ -8,7 +8,7 @@
  */
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { CompareData } from '../../src/extension/compareData';
+import { CompareData } from '../../src/extension/compare/compareData';
 import { BUILT_IN_PRICES, priceOf } from '../../src/shared/pricing';
 import { openSessionDatabase, type SessionDatabase } from '../../src/store';
 import { median, now, round } from './measure';

@@ -22,7 +22,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { AdvancedSQLiteSession, pythonJsonDumps } from '../../src/store';
-import type { RunUsageView } from '../../src/shared/runEvents';
+import type { RunUsageView } from '../../src/shared/protocol/runEvents';
 
 /** Bump whenever the generated content or layout changes: cached files of other versions are not reused. */
 export const GENERATOR_VERSION = 2;

@@ -8,7 +8,7 @@
 import { resolve } from 'node:path';
 import { Runner, type Agent, type AgentInputItem, type ModelProvider, type RunStreamEvent } from '@openai/agents';
 import type { TableNames } from '../store';
-import type { RunEvent, RunOutcome } from '../shared/runEvents';
+import type { RunEvent, RunOutcome } from '../shared/protocol/runEvents';
 import { callArguments, itemPreview, runValueText, toolName } from '../shared/itemText';
 import type { ConfiguredAgent } from './agentConfig';
 import { RecordingSession, callIdOf, plain } from './runPersistence';

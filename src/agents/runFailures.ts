@@ -4,7 +4,7 @@
  */
 import { MaxTurnsExceededError, ModelBehaviorError, ToolCallError, ToolTimeoutError } from '@openai/agents';
 import { SessionDatabaseError } from '../store';
-import type { RunFailureKind } from '../shared/runEvents';
+import type { RunFailureKind } from '../shared/protocol/runEvents';
 import { NoApiKeyError, SET_API_KEY_REMEDY } from './apiKey';
 import { McpServerStartError } from './agentConfig';
 import { errorMessage } from '../shared/errorMessage';

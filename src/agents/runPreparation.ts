@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import type { Agent, ModelProvider } from '@openai/agents';
 import { AdvancedSQLiteSession, BranchError, type SessionLogger } from '../store';
-import type { RunOutcome } from '../shared/runEvents';
+import type { RunOutcome } from '../shared/protocol/runEvents';
 import { errorMessage } from '../shared/errorMessage';
 import type { ConfiguredAgent } from './agentConfig';
 import type { RunOnBranchOptions } from './branchRun';

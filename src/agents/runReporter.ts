@@ -4,7 +4,7 @@
  * report the same way.
  */
 import { randomUUID } from 'node:crypto';
-import { failedBeforeWriting, type RunEvent, type RunFailureKind, type RunOutcome } from '../shared/runEvents';
+import { failedBeforeWriting, type RunEvent, type RunFailureKind, type RunOutcome } from '../shared/protocol/runEvents';
 import { redactSecrets } from './apiKey';
 import { isMessageItem, messageText } from '../shared/itemText';
 

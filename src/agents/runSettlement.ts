@@ -4,7 +4,7 @@
  */
 import type { AgentInputItem, Agent, AgentOutputType, StreamedRunResult } from '@openai/agents';
 import { BranchError } from '../store';
-import type { RunOutcome, RunPersistenceView, RunUsageView } from '../shared/runEvents';
+import type { RunOutcome, RunPersistenceView, RunUsageView } from '../shared/protocol/runEvents';
 import { itemLabel, runValueText, toolName } from '../shared/itemText';
 import { errorMessage } from '../shared/errorMessage';
 import type { RunOnBranchOptions } from './branchRun';

@@ -1,19 +1,19 @@
 import { turnCountLabel } from '../shared/forkLabel';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { askBranchName, createBranch, deleteBranch, switchBranch } from './branchActions';
-import { CommandId } from './commandIds';
-import type { DatabaseRegistry } from './databaseRegistry';
-import { registerCommand } from './registerCommand';
-import type { AgentRunner } from './agentRunner';
-import type { ConversationPanels } from './conversationPanel';
-import type { SessionTreeProvider } from './sessionTree';
-import type { SessionRef } from './sessionRef';
-import { asNode, type BranchNodeRef, type SessionNode, type TreeNode } from './treeNodes';
-import { UserFacingError } from './userError';
-import { argOrInput, badArgument } from './commandArgs';
-import { confirmRemoteWrites, registerRemoteCommands } from './remoteCommands';
-import { registerWhatIfCommands } from './whatIfCommands';
+import { askBranchName, createBranch, deleteBranch, switchBranch } from './branches/branchActions';
+import { CommandId } from './core/contributions';
+import type { DatabaseRegistry } from './databases/databaseRegistry';
+import { registerCommand } from './core/commandTable';
+import type { AgentRunner } from './runs/agentRunner';
+import type { ConversationPanels } from './conversation/conversationPanel';
+import type { SessionTreeProvider } from './tree/sessionTree';
+import type { SessionRef } from './core/sessionRef';
+import { asNode, type BranchNodeRef, type SessionNode, type TreeNode } from './tree/treeNodes';
+import { UserFacingError } from './core/userError';
+import { argOrInput, badArgument } from './core/commandArgs';
+import { confirmRemoteWrites, registerRemoteCommands } from './databases/remoteCommands';
+import { registerWhatIfCommands } from './runs/whatIfCommands';
 
 export interface CommandDeps {
   registry: DatabaseRegistry;

@@ -2,11 +2,11 @@
  * The session store: SQLite sessions for `@openai/agents`, file-compatible with the Python SDK, plus the read-side
  * helpers the inspector uses. This file is the package's one public entry (bundled as `dist/store.js`).
  */
-export { AdvancedSQLiteSession } from './advancedSqliteSession';
-export { SQLiteSession } from './sqliteSession';
-export { CurrentBranchSession } from './currentBranchSession';
-export { fromStoredItems, isJsShapedItem, normalizeForComparison, toStoredItem } from './itemShape';
-export { HistoryConflictError } from './historyTransactions';
+export { AdvancedSQLiteSession } from './session/advancedSqliteSession';
+export { SQLiteSession } from './session/sqliteSession';
+export { CurrentBranchSession } from './session/currentBranchSession';
+export { fromStoredItems, isJsShapedItem, normalizeForComparison, toStoredItem } from './format/itemShape';
+export { HistoryConflictError } from './session/historyTransactions';
 export {
   BranchError,
   InvalidArgumentError,
@@ -25,8 +25,8 @@ export {
   resolveDriver,
   type DriverChoice,
 } from './drivers/openDatabase';
-export type { DriverName, SqliteDatabase, SqliteStatement, SqlValue } from './sqliteDatabase';
-export { pythonJsonDumps, pythonJsonDumpsCompact, pythonJsonLoads } from './pythonJson';
+export type { DriverName, SqliteDatabase, SqliteStatement, SqlValue } from './sqlite/sqliteDatabase';
+export { pythonJsonDumps, pythonJsonDumpsCompact, pythonJsonLoads } from './format/pythonJson';
 export { PostgresSession, type PostgresSessionOptions } from './remote/postgresSession';
 export { RedisSession, DEFAULT_REDIS_PREFIX, redisSessionKeys, type RedisSessionOptions } from './remote/redisSession';
 export { createPostgresPool, describePostgresUrl, type PostgresConnectionOptions } from './remote/postgresConnection';
@@ -46,12 +46,12 @@ export {
   type RemoteStoreBrowser,
   type RemoteStoreKind,
 } from './remote/remoteStore';
-export type { TableNames } from './schema';
-export { messageTypeOf, toolNameOf } from './itemClassification';
+export type { TableNames } from './format/schema';
+export { messageTypeOf, toolNameOf } from './format/itemClassification';
 export type * from './types';
 export { SessionDatabase, openSessionDatabase } from './inspector/sessionDatabase';
 export type { MaybePromise, SessionReader } from './inspector/sessionReader';
-export type { FileState } from './fileIdentity';
+export type { FileState } from './sqlite/fileIdentity';
 export { createChangeWatcher, type ChangeWatcher } from './inspector/changeWatcher';
 export type * from './inspector/inspectorTypes';
 export type {

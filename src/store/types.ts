@@ -1,5 +1,5 @@
 /** Public types of the session store (spec §10). Keys are camelCase; detail records keep the API's snake_case. */
-import type { DriverName } from './sqliteDatabase';
+import type { DriverName } from './sqlite/sqliteDatabase';
 
 /** Python's `SessionSettings`: `limit` caps `getItems()` when no limit is passed. */
 export interface SessionSettings {

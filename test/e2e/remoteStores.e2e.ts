@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { DEFAULT_POSTGRES_TABLES, postgresDdl } from '../../src/store';
-import { splitPassword } from '../../src/extension/remoteAddress';
+import { splitPassword } from '../../src/extension/databases/remoteAddress';
 import { startPostgres, type PostgresServer } from '../../scripts/host/servers.mjs';
 import { RESULTS, THEMES, useWorkbench } from './suite';
 import { viewFrame } from './workbench';

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession, openDatabase } from '../../src/store';
-import type { RunOutcome } from '../../src/shared/runEvents';
+import type { RunOutcome } from '../../src/shared/protocol/runEvents';
 import { closedPort, lastUserText, startLoopbackOpenAI, type LoopbackOpenAI } from '../support/loopbackOpenAI';
 import { api, closeAll, scratch, type Scratch } from './helpers';
 

@@ -2,7 +2,7 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession } from '../../src/store';
-import type { TurnNode } from '../../src/extension/treeNodes';
+import type { TurnNode } from '../../src/extension/tree/treeNodes';
 import { api, child, childRows, closeAll, scratch, type Scratch } from './helpers';
 
 async function branchesInFile(path: string, sessionId: string): Promise<string[]> {

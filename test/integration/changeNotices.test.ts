@@ -4,8 +4,8 @@
  */
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
-import type { TurnNode } from '../../src/extension/treeNodes';
-import type { HostMessage } from '../../src/shared/protocol';
+import type { TurnNode } from '../../src/extension/tree/treeNodes';
+import type { HostMessage } from '../../src/shared/protocol/conversation';
 import { api, child, freshScratchPerTest, waitFor, type Scratch } from './helpers';
 
 describe('change notices to the conversation view', () => {

@@ -2,10 +2,10 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentSessionsApi } from '../../src/extension/extension';
-import type { TreeNode } from '../../src/extension/treeNodes';
+import type { TreeNode } from '../../src/extension/tree/treeNodes';
 import { tempDir } from '../support/tempFiles';
-import type { ConversationPanels } from '../../src/extension/conversationPanel';
-import type { HostMessage } from '../../src/shared/protocol';
+import type { ConversationPanels } from '../../src/extension/conversation/conversationPanel';
+import type { HostMessage } from '../../src/shared/protocol/conversation';
 import { AdvancedSQLiteSession } from '../../src/store';
 
 export const EXTENSION_ID = 'agent-session-inspector.agent-session-inspector';

@@ -5,10 +5,10 @@
  */
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
-import type { ConversationPanels } from '../../src/extension/conversationPanel';
-import type { TreeNode } from '../../src/extension/treeNodes';
-import type { HostMessage } from '../../src/shared/protocol';
-import type { TablesView } from '../../src/shared/viewModels';
+import type { ConversationPanels } from '../../src/extension/conversation/conversationPanel';
+import type { TreeNode } from '../../src/extension/tree/treeNodes';
+import type { HostMessage } from '../../src/shared/protocol/conversation';
+import type { TablesView } from '../../src/shared/protocol/conversationViews';
 import { AdvancedSQLiteSession } from '../../src/store';
 import { api, askPanel, child, freshScratchPerTest, waitFor, type Scratch } from './helpers';
 

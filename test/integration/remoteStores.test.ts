@@ -11,8 +11,8 @@ import Redis from 'ioredis';
 import pg from 'pg';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession, DEFAULT_POSTGRES_TABLES, postgresDdl, type RemoteSessionSource } from '../../src/store';
-import { splitPassword } from '../../src/extension/remoteAddress';
-import type { SearchOutcome } from '../../src/extension/searchCommands';
+import { splitPassword } from '../../src/extension/databases/remoteAddress';
+import type { SearchOutcome } from '../../src/extension/search/sessionSearch';
 import { api, askPanel, child, childRows, closeAll, freshScratchPerTest, waitFor } from './helpers';
 
 const PG_URL = process.env.ASI_TEST_PG_URL ?? '';

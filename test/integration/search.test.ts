@@ -5,9 +5,9 @@
  */
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
-import type { SearchOutcome } from '../../src/extension/searchCommands';
+import type { SearchOutcome } from '../../src/extension/search/sessionSearch';
 import { AdvancedSQLiteSession, type SessionDatabase } from '../../src/store';
-import type { HostMessage } from '../../src/shared/protocol';
+import type { HostMessage } from '../../src/shared/protocol/conversation';
 import { api, askPanel, freshScratchPerTest, waitFor, type Scratch } from './helpers';
 
 async function write(path: string, sessionId: string, city: string, failed: boolean): Promise<void> {

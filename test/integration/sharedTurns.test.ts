@@ -5,8 +5,8 @@
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { HostMessage } from '../../src/shared/protocol';
-import type { TurnPageView } from '../../src/shared/viewModels';
+import type { HostMessage } from '../../src/shared/protocol/conversation';
+import type { TurnPageView } from '../../src/shared/protocol/conversationViews';
 import { AdvancedSQLiteSession, openDatabase } from '../../src/store';
 import { api, child, childRows, freshScratchPerTest, waitFor, type Scratch } from './helpers';
 

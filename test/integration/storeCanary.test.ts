@@ -9,7 +9,7 @@ import { copyFileSync, existsSync } from 'node:fs';
 import Module from 'node:module';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { missingDriverError } from '../../src/extension/sqliteDriver';
+import { missingDriverError } from '../../src/extension/databases/sqliteDriverCheck';
 import { AdvancedSQLiteSession, SessionDatabaseError, describeDriverChoice, resolveDriver } from '../../src/store';
 import { forgetLoadedDrivers } from '../../src/store/drivers/openDatabase';
 import { api as activatedApi } from './helpers';

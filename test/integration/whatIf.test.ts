@@ -8,7 +8,7 @@ import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession } from '../../src/store';
-import type { WhatIfResult } from '../../src/extension/whatIf';
+import type { WhatIfResult } from '../../src/extension/runs/whatIf';
 import { lastUserText, startLoopbackOpenAI, type LoopbackOpenAI } from '../support/loopbackOpenAI';
 import { api, closeAll, scratch, type Scratch } from './helpers';
 

@@ -2,7 +2,7 @@
  * Finds the strings the code localizes, with the TypeScript compiler's parser (not a regex, so quotes, escapes and
  * template literals read as the compiler reads them): `vscode.l10n.t('…')` in src/extension, `l10n.t('…')` from
  * `@vscode/l10n` in src/shared and in the host modules that stay free of `vscode` (unit-tested in Node), and `t('…')`
- * from `webview/l10n.ts` in the webview. The English text is the key of l10n/bundle.l10n.<lang>.json.
+ * from `webview/shared/l10n.ts` in the webview. The English text is the key of l10n/bundle.l10n.<lang>.json.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -29,7 +29,7 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-/** Whether `call` is one of the localization calls above; `webviewNames`: the local names of webview/l10n.ts's `t`. */
+/** Whether `call` is one of the localization calls above; `webviewNames`: the local names of webview/shared/l10n.ts's `t`. */
 function isLocalizeCall(call: ts.CallExpression, webviewNames: ReadonlySet<string>): boolean {
   const callee = call.expression;
   if (ts.isPropertyAccessExpression(callee) && callee.name.text === 't') {
@@ -39,7 +39,7 @@ function isLocalizeCall(call: ts.CallExpression, webviewNames: ReadonlySet<strin
   return ts.isIdentifier(callee) && webviewNames.has(callee.text);
 }
 
-/** The names a webview module imports webview/l10n.ts's `t` under (`import { t }`, `import { t as tr }`). */
+/** The names a webview module imports webview/shared/l10n.ts's `t` under (`import { t }`, `import { t as tr }`). */
 function importedT(source: ts.SourceFile): Set<string> {
   const names = new Set<string>();
   for (const st of source.statements) {
@@ -57,9 +57,9 @@ export function localizedStrings(root: string): { strings: LocalizedString[]; un
   const files = [
     ...tsFiles(join(root, 'src', 'extension')).map((f) => ({ f, webview: false })),
     ...tsFiles(join(root, 'src', 'shared')).map((f) => ({ f, webview: false })),
-    // webview/l10n.ts is the wrapper itself (its l10n.t(message) passes the caller's key on).
+    // webview/shared/l10n.ts is the wrapper itself (its l10n.t(message) passes the caller's key on).
     ...tsFiles(join(root, 'webview'))
-      .filter((f) => relative(root, f) !== join('webview', 'l10n.ts'))
+      .filter((f) => relative(root, f) !== join('webview', 'shared', 'l10n.ts'))
       .map((f) => ({ f, webview: true })),
   ];
   for (const { f, webview } of files) {

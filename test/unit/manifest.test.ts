@@ -5,7 +5,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CommandId, Setting, ViewId } from '../../src/extension/commandIds';
+import { CommandId, Setting, ViewId } from '../../src/extension/core/contributions';
 
 const root = join(__dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -24,7 +24,7 @@ const nls = JSON.parse(readFileSync(join(root, 'package.nls.json'), 'utf8')) as 
 const english = (text: string | undefined): string | undefined => text?.replace(/^%([^%]+)%$/, (_, key: string) => nls[key] ?? text);
 const contributed = manifest.contributes.commands;
 const declared = new Set(contributed.map((c) => c.command));
-const extensionSources = readdirSync(join(root, 'src', 'extension'))
+const extensionSources = readdirSync(join(root, 'src', 'extension'), { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.ts'))
   .map((f) => readFileSync(join(root, 'src', 'extension', f), 'utf8'))
   .join('\n');

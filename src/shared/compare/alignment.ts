@@ -7,12 +7,12 @@
  * column does not misalign every call after it.
  */
 import { diffArrays } from 'diff';
-import type { CompareToolView, CompareSideView, CompareRowView } from '../compareView';
+import type { CompareToolView, CompareSideView, CompareRowView } from '../protocol/compareViews';
 import { turnOrigin, type ForkFacts } from '../turnOrigin';
 import { diffJsonText } from './jsonDiff';
 import { diffText, plainPieces } from './textDiff';
 import type { ToolCallContent, TurnContent } from './turnContent';
-import type { CompareUsage } from '../compareView';
+import type { CompareUsage } from '../protocol/compareViews';
 
 /**
  * How many first turns every branch of `branchIds` (one session) shares: the turns each of them got from the same

@@ -3,7 +3,7 @@
  * turns its delta format into a flat list of changes by path (`city`, `stops[2].name`) that the view shows as text.
  */
 import { create, type Delta } from 'jsondiffpatch';
-import type { JsonChange } from '../compareView';
+import type { JsonChange } from '../protocol/compareViews';
 
 // Array items are matched by their content, so an inserted item reads as one insertion, not as every later item
 // changed. Values are JSON from a model: strings, numbers, plain objects and arrays.

@@ -4,7 +4,7 @@
  * added marked `added`, so each column reads as its own text.
  */
 import { diffWords } from 'diff';
-import type { DiffPiece } from '../compareView';
+import type { DiffPiece } from '../protocol/compareViews';
 
 /**
  * Texts longer than this are not diffed word by word: a model's long answer against another is nearly all changes,

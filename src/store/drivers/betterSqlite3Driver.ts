@@ -1,4 +1,4 @@
-import type { DriverName, RunInfo, SqlValue, SqliteDatabase, SqliteStatement } from '../sqliteDatabase';
+import type { DriverName, RunInfo, SqlValue, SqliteDatabase, SqliteStatement } from '../sqlite/sqliteDatabase';
 import type { OpenOptions } from './openOptions';
 
 type BetterSqlite3Module = typeof import('better-sqlite3');

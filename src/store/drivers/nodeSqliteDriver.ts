@@ -1,5 +1,5 @@
 import { accessSync, constants, existsSync } from 'node:fs';
-import type { DriverName, RunInfo, SqlValue, SqliteDatabase, SqliteStatement } from '../sqliteDatabase';
+import type { DriverName, RunInfo, SqlValue, SqliteDatabase, SqliteStatement } from '../sqlite/sqliteDatabase';
 import type { OpenOptions } from './openOptions';
 
 /** The parts of `node:sqlite` we use (typed here because @types/node for Node 20 does not describe it). */

@@ -1,5 +1,5 @@
 import { SessionDatabaseError } from '../errors';
-import type { DriverName, SqliteDatabase } from '../sqliteDatabase';
+import type { DriverName, SqliteDatabase } from '../sqlite/sqliteDatabase';
 import { loadBetterSqlite3, openWithBetterSqlite3 } from './betterSqlite3Driver';
 import { loadNodeSqlite, openWithNodeSqlite } from './nodeSqliteDriver';
 import type { OpenOptions } from './openOptions';

@@ -1,4 +1,4 @@
-import type { DriverName } from '../sqliteDatabase';
+import type { DriverName } from '../sqlite/sqliteDatabase';
 
 /** How to open a database file. */
 export interface OpenOptions {

@@ -14,7 +14,7 @@
  * Only `session.session_id` changes when the import is given a new id. The file is written one row per line, so
  * it can be diffed and streamed.
  */
-import type { SqliteDatabase } from '../sqliteDatabase';
+import type { SqliteDatabase } from '../sqlite/sqliteDatabase';
 import { quoteIdentifier, type DiscoveredTables } from '../inspector/tableDiscovery';
 import { TransferError, throwIfCancelled } from './exportErrors';
 import type { ExportRequest, ExportSummary, TextSink } from './transferTypes';

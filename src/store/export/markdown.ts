@@ -17,7 +17,7 @@ import {
 } from '../../shared/itemText';
 import { itemTitle, toolBadgeName } from '../../shared/itemTitles';
 import { callIdOf, toolRole } from '../../shared/toolItems';
-import { toolNameOf } from '../itemClassification';
+import { toolNameOf } from '../format/itemClassification';
 import type { ItemEntry } from '../inspector/inspectorTypes';
 
 /** How `turnToMarkdown` titles a turn. */

@@ -3,7 +3,7 @@
  * inspector reads, and hold one page and one turn in memory whatever the session's size).
  */
 import type { AgentInputItem } from '@openai/agents';
-import { fromStoredItems } from '../itemShape';
+import { fromStoredItems } from '../format/itemShape';
 import type { BranchNode, ItemEntry } from '../inspector/inspectorTypes';
 import type { SessionReader } from '../inspector/sessionReader';
 import { TransferError, throwIfCancelled } from './exportErrors';

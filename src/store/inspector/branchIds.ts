@@ -3,7 +3,7 @@
  * index seek per branch, instead of visiting every structure row as `SELECT DISTINCT` does (a million rows for a
  * long session). Python's DDL has this index, so the format does not change.
  */
-import { exactTextSql, textFromSql } from '../exactText';
+import { exactTextSql, textFromSql } from '../sqlite/exactText';
 import type { QueryContext } from './queryContext';
 
 /** Sorted by code unit (SQLite's BINARY collation); exact even for ids holding U+0000 (see exactText.ts). */

@@ -3,7 +3,7 @@
  * re-reading anything: two counters SQLite keeps per connection, read with one prepared statement.
  */
 import { describeDatabaseError, sqliteCodeOf } from '../errors';
-import type { SqliteDatabase, SqliteStatement } from '../sqliteDatabase';
+import type { SqliteDatabase, SqliteStatement } from '../sqlite/sqliteDatabase';
 
 /** Reports whether the database changed since the watcher last looked. */
 export interface ChangeWatcher {

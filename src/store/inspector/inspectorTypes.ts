@@ -3,8 +3,8 @@
  * the file holds (timestamps as SQLite's `YYYY-MM-DD HH:MM:SS` text), so the extension can turn them into view
  * models without another query.
  */
-import type { DriverName } from '../sqliteDatabase';
-import type { TableNames } from '../schema';
+import type { DriverName } from '../sqlite/sqliteDatabase';
+import type { TableNames } from '../format/schema';
 import type { SessionUsage } from '../types';
 
 /** How `openSessionDatabase` opens a file. */

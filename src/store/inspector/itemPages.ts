@@ -7,7 +7,7 @@ import { PLAIN_BRANCH_ID, plainItemsPage, plainTurnItems } from './plainSessions
 import { isStructuredSession, type QueryContext } from './queryContext';
 import { checkCursor, checkLimit, decodeMessageData, keysetPage, numberOrNull, structureRowMeta, textOrNull } from './rowDecoding';
 import { quoteIdentifier } from './tableDiscovery';
-import { toolNameOf } from '../itemClassification';
+import { toolNameOf } from '../format/itemClassification';
 
 /** A structure row joined to its message (`found_id` is null when the message row is missing). */
 interface StructureItemRecord {

@@ -8,8 +8,8 @@
  * Deriving turns means decoding every row up to the requested turn, which is fine for the small files plain
  * sessions produce; item pages stay one index range read.
  */
-import { messageTypeOf, toolNameOf } from '../itemClassification';
-import { contentPreview } from '../conversationText';
+import { messageTypeOf, toolNameOf } from '../format/itemClassification';
+import { contentPreview } from '../format/conversationText';
 import type { BranchNode, ItemEntry, ItemPage, TurnEntry, TurnPage } from './inspectorTypes';
 import type { QueryContext } from './queryContext';
 import { decodeMessageData, keysetPage, textOrNull, userContentOf } from './rowDecoding';

@@ -1,5 +1,5 @@
 /** What the inspector's query modules share: the connection, the discovered tables, and a statement cache. */
-import type { SqliteDatabase, SqliteStatement } from '../sqliteDatabase';
+import type { SqliteDatabase, SqliteStatement } from '../sqlite/sqliteDatabase';
 import type { DiscoveredTables } from './tableDiscovery';
 
 /** The connection, tables and statement cache a `SessionDatabase` hands to its query functions. */

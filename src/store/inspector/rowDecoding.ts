@@ -1,7 +1,7 @@
 /** Decoding of stored values for display (corrupt rows are reported, not skipped), and the page arguments and reads. */
 import { InvalidArgumentError } from '../errors';
-import { pythonJsonLoads } from '../pythonJson';
-import type { SqliteStatement, SqlValue } from '../sqliteDatabase';
+import { pythonJsonLoads } from '../format/pythonJson';
+import type { SqliteStatement, SqlValue } from '../sqlite/sqliteDatabase';
 
 /** The outcome of decoding one `message_data` value. */
 export type DecodedMessage = { ok: true; value: unknown } | { ok: false; raw: string; error: string };

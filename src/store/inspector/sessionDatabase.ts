@@ -5,10 +5,10 @@
  */
 import type { SessionReader } from './sessionReader';
 import { InvalidArgumentError, describeDatabaseError } from '../errors';
-import { assertSameFile, captureFileIdentity, fileStateOf, type FileIdentity, type FileState } from '../fileIdentity';
-import { ConnectionLifetime } from '../connectionLifetime';
-import { openSessionConnection } from '../sessionConnection';
-import { readTransaction, type DriverName, type SqliteDatabase, type SqliteStatement } from '../sqliteDatabase';
+import { assertSameFile, captureFileIdentity, fileStateOf, type FileIdentity, type FileState } from '../sqlite/fileIdentity';
+import { ConnectionLifetime } from '../sqlite/connectionLifetime';
+import { openSessionConnection } from '../sqlite/sessionConnection';
+import { readTransaction, type DriverName, type SqliteDatabase, type SqliteStatement } from '../sqlite/sqliteDatabase';
 import { readBranchTree } from './branchTree';
 import { createChangeWatcher, type ChangeWatcher } from './changeWatcher';
 import type {

@@ -1,5 +1,5 @@
 /** The session list: one grouped query per table, merged by session id. */
-import { exactTextSql, textFromSql } from '../exactText';
+import { exactTextSql, textFromSql } from '../sqlite/exactText';
 import type { SessionUsage } from '../types';
 import type { SessionSummary } from './inspectorTypes';
 import { readBranchIds } from './branchIds';

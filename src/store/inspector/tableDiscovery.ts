@@ -3,8 +3,8 @@
  * the base tables, and a plain `SQLiteSession` file is recognised by its messages table's columns.
  */
 import { SessionDatabaseError } from '../errors';
-import { foldIdentifier, foreignKeys, tableColumns, unquoteIdentifier } from '../schema';
-import type { SqliteDatabase } from '../sqliteDatabase';
+import { foldIdentifier, foreignKeys, tableColumns, unquoteIdentifier } from '../format/schema';
+import type { SqliteDatabase } from '../sqlite/sqliteDatabase';
 import type { SessionTables } from './inspectorTypes';
 
 /** The default messages table name, preferred when several plain candidates exist. */

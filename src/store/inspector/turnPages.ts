@@ -1,5 +1,5 @@
 /** A branch's user turns a page at a time, with previews and each turn's token total. */
-import { contentPreview } from '../conversationText';
+import { contentPreview } from '../format/conversationText';
 import type { TurnEntry, TurnPage, TurnPageRequest } from './inspectorTypes';
 import { PLAIN_BRANCH_ID, plainTurnsPage } from './plainSessions';
 import { isStructuredSession, type QueryContext } from './queryContext';

@@ -3,9 +3,9 @@
  * copied between branches, so session totals are plain sums; tool calls are shared by the branches that copied
  * them, so session tool counts count each stored call once (distinct message).
  */
-import { exactTextSql, textFromSql } from '../exactText';
-import { TOOL_CALL_TYPES_SQL } from '../itemClassification';
-import { pythonJsonLoads } from '../pythonJson';
+import { exactTextSql, textFromSql } from '../sqlite/exactText';
+import { TOOL_CALL_TYPES_SQL } from '../format/itemClassification';
+import { pythonJsonLoads } from '../format/pythonJson';
 import { readBranchIds } from './branchIds';
 import type { QueryContext } from './queryContext';
 

@@ -1,5 +1,5 @@
 /** The branch ids a session can no longer give to a new branch. */
-import { exactTextSql, textFromSql } from '../exactText';
+import { exactTextSql, textFromSql } from '../sqlite/exactText';
 import { readBranchIds } from './branchIds';
 import type { QueryContext } from './queryContext';
 

@@ -7,7 +7,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { AgentInputItem } from '@openai/agents';
-import { AdvancedSQLiteSession } from '../advancedSqliteSession';
+import { AdvancedSQLiteSession } from '../session/advancedSqliteSession';
 import { InvalidArgumentError } from '../errors';
 import { decodeMessageData } from '../inspector/rowDecoding';
 import type { RemoteStoreBrowser } from './remoteStore';

@@ -1,10 +1,10 @@
 import type { AgentInputItem, Session } from '@openai/agents';
 import type Redis from 'ioredis';
-import { checkLimitArgument } from '../argumentChecks';
+import { checkLimitArgument } from '../session/argumentChecks';
 import { InvalidArgumentError, SessionClosedError } from '../errors';
-import { fromStoredItems, toStoredItem } from '../itemShape';
-import { pythonJsonDumpsCompact, pythonJsonLoads } from '../pythonJson';
-import { checkSessionSettings } from '../sessionSettings';
+import { fromStoredItems, toStoredItem } from '../format/itemShape';
+import { pythonJsonDumpsCompact, pythonJsonLoads } from '../format/pythonJson';
+import { checkSessionSettings } from '../session/sessionSettings';
 import type { SessionSettings } from '../types';
 import { connectRedis, describeRedisUrl, type RedisConnectionOptions } from './redisConnection';
 import { RemoteStoreError, secretOf, translateRedisError } from './remoteErrors';

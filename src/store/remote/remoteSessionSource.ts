@@ -8,7 +8,7 @@
  * first page of turns reads the first batch). The index keeps one small record per turn, never the items, and is
  * dropped when the session's change token moves (`pollChanges`).
  */
-import { contentPreview } from '../conversationText';
+import { contentPreview } from '../format/conversationText';
 import { InvalidArgumentError } from '../errors';
 import type {
   BranchNode,
@@ -25,7 +25,7 @@ import type { ToolTotal, TurnSummary, TurnsWithoutUsage, UsagePage, UsageRow } f
 import type { TurnPageBefore } from '../inspector/turnPages';
 import type { SessionReader } from '../inspector/sessionReader';
 import { decodeMessageData, userContentOf } from '../inspector/rowDecoding';
-import { TOOL_CALL_MESSAGE_TYPES, messageTypeOf, toolNameOf } from '../itemClassification';
+import { TOOL_CALL_MESSAGE_TYPES, messageTypeOf, toolNameOf } from '../format/itemClassification';
 import type { RemoteRow, RemoteSessionListRequest, RemoteSessionSummary, RemoteStoreBrowser } from './remoteStore';
 import { PostgresStoreBrowser } from './postgresBrowser';
 import { PostgresSession } from './postgresSession';

@@ -2,9 +2,9 @@
  * Whether one decoded item matches a query, and where: the exact test that runs on the rows the SQL prefilter lets
  * through (see `sqlPrefilter`), and the snippet with the match ranges the results show.
  */
-import { foldForSearch } from '../conversationText';
+import { foldForSearch } from '../format/conversationText';
 import { isRecord, outputText, searchableTexts } from '../../shared/itemText';
-import { toolNameOf } from '../itemClassification';
+import { toolNameOf } from '../format/itemClassification';
 import type { SearchQuery } from './searchQuery';
 
 /** A piece of an item's text around the match, and where the matches are in it (UTF-16 offsets, end exclusive). */

@@ -2,7 +2,7 @@
  * What a search reports (hits, the summary, the options every scan takes) and the one test that turns a decoded item
  * into a hit, shared by the session-file scan (searchDatabase.ts) and the server-store scan (searchRemote.ts).
  */
-import { foldForSearch } from '../conversationText';
+import { foldForSearch } from '../format/conversationText';
 import { itemPreview } from '../../shared/itemText';
 import { itemFacts, matchText, matchesFilters, type ItemFacts, type SearchSnippet } from './itemMatch';
 import type { SearchQuery } from './searchQuery';

@@ -9,7 +9,7 @@
  *
  * Every part given must hold (AND); several `tool:` (or `role:`) values are alternatives (OR).
  */
-import { foldForSearch } from '../conversationText';
+import { foldForSearch } from '../format/conversationText';
 
 export interface SearchQuery {
   /** The literal text to find (as typed; folded when matched), or '' for none. */

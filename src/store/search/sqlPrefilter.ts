@@ -10,8 +10,8 @@
  * side to check on the raw text before it decodes anything (`rawCouldMatch`); a term with non-ASCII characters,
  * quotes or backslashes lets every row through (the JS test then does all the work).
  */
-import type { SqlValue } from '../sqliteDatabase';
-import { foldForSearch } from '../conversationText';
+import type { SqlValue } from '../sqlite/sqliteDatabase';
+import { foldForSearch } from '../format/conversationText';
 import { FOLDS_INTO_ASCII, SDK_TOOL_ERROR_PREFIX } from './itemMatch';
 import type { SearchQuery } from './searchQuery';
 

@@ -2,7 +2,7 @@
  * The messages between a search worker (`searchWorker.ts`, bundled as dist/searchWorker.js) and whoever started it.
  * The worker searches the given files one after another, each on its own read-only connection, and streams hits.
  */
-import type { DriverName } from '../sqliteDatabase';
+import type { DriverName } from '../sqlite/sqliteDatabase';
 import type { SearchQuery } from './searchQuery';
 import type { SearchHit, SearchSummary } from './searchHits';
 

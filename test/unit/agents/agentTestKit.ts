@@ -7,7 +7,7 @@ import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentInputItem } from '@openai/agents';
 import { AdvancedSQLiteSession, type TurnUsageRow } from '../../../src/store';
-import type { RunEvent, RunOutcome } from '../../../src/shared/runEvents';
+import type { RunEvent, RunOutcome } from '../../../src/shared/protocol/runEvents';
 import { mk } from '../../support/sessionHelpers';
 
 /** The API key the tests use; no event, message, log line or database byte may contain it. */

@@ -8,7 +8,7 @@ import { AdvancedSQLiteSession, openDatabase, type SqliteDatabase } from '../../
 import { createConfiguredAgent, type AgentConfig, type ConfiguredAgent } from '../../../src/agents/agentConfig';
 import { resolveApiKey } from '../../../src/agents/apiKey';
 import { runOnBranch, type RunOnBranchOptions } from '../../../src/agents/branchRun';
-import type { RunEvent, RunOutcome, RunFailedEvent, RunCompletedEvent } from '../../../src/shared/runEvents';
+import type { RunEvent, RunOutcome, RunFailedEvent, RunCompletedEvent } from '../../../src/shared/protocol/runEvents';
 import {
   closedPort,
   lastUserText,

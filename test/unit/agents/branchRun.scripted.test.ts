@@ -10,7 +10,7 @@ import { createDemoAgent } from '../../../src/agents/demoAgent';
 import { runOnBranch, usageView, type RunOnBranchOptions } from '../../../src/agents/branchRun';
 import { classify } from '../../../src/agents/runFailures';
 import { RecordingSession, firstUnansweredCall, settleRun } from '../../../src/agents/runPersistence';
-import type { RunCompletedEvent, RunFailedEvent, RunOutcome } from '../../../src/shared/runEvents';
+import type { RunCompletedEvent, RunFailedEvent, RunOutcome } from '../../../src/shared/protocol/runEvents';
 import { Workspace, mk, tables } from '../../support/sessionHelpers';
 import { assertWellFormed, eventLog, readBranch, seedSession } from './agentTestKit';
 

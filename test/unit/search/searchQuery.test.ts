@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { SearchQueryError, parseSearchQuery } from '../../../src/store';
-import { foldForSearch } from '../../../src/store/conversationText';
+import { foldForSearch } from '../../../src/store/format/conversationText';
 import { FOLDS_INTO_ASCII, failedReason, rawCouldMatch } from '../../../src/store/search/itemMatch';
 
 describe('parseSearchQuery', () => {

@@ -1,0 +1,273 @@
+/**
+ * Builds the compare view's models from the stores' reads (no vscode here). A comparison holds its columns' branch
+ * trees and where the rows start until something changes (`invalidate`); rows are read a page at a time, each row
+ * one turn's items per column, so the first rows of two 10,000-turn branches cost a handful of index seeks.
+ */
+import { basename } from 'node:path';
+import type { BranchNode, ItemEntry, SessionReader, UsageRow } from '../../store';
+import { compareRow, rowCount, rowTurn, sharedTurnsByFork, type SideFacts } from '../../shared/compare/alignment';
+import { sameTurnContent, turnContent, type TurnContent } from '../../shared/compare/turnContent';
+import { MAX_COMPARE_ROWS } from '../../shared/protocol/compare';
+import type {
+  CompareColumnView,
+  CompareRowsView,
+  CompareSummaryView,
+  CompareTarget,
+  CompareTotalsView,
+  CompareUsage,
+  CompareView,
+  SharedBy,
+} from '../../shared/protocol/compareViews';
+import { costOf, type ModelPrice } from '../../shared/pricing';
+import { sharedTurnRanges, turnOrigin } from '../../shared/turnOrigin';
+import { describeError } from '../core/userError';
+import * as l10n from '@vscode/l10n';
+
+/** What a column reads from: its store, or why it cannot. */
+export type ColumnSource =
+  { reader: SessionReader; dbName: string; pricing: { model: string | null; price: ModelPrice | null } } | { problem: string };
+
+/** Turns compared per step while looking for the end of the content two sessions share. */
+const CONTENT_STEP = 50;
+
+interface Column {
+  target: CompareTarget;
+  source: ColumnSource;
+  tree: readonly BranchNode[];
+  turns: number;
+}
+
+interface Layout {
+  columns: Column[];
+  view: CompareView;
+}
+
+function usageOf(row: Pick<UsageRow, keyof CompareUsage>): CompareUsage {
+  return {
+    inputTokens: row.inputTokens,
+    outputTokens: row.outputTokens,
+    totalTokens: row.totalTokens,
+    cachedTokens: row.cachedTokens,
+    reasoningTokens: row.reasoningTokens,
+  };
+}
+
+const toTurnItems = (entries: readonly ItemEntry[]) =>
+  entries.map((e) =>
+    e.corrupt ? { corrupt: true as const, createdAt: e.createdAt } : { corrupt: false as const, item: e.item, createdAt: e.createdAt },
+  );
+
+export class CompareData {
+  private layout: Promise<Layout> | undefined;
+  private summaries: { layout: Layout; result: Promise<(CompareTotalsView | null)[]> } | undefined;
+
+  constructor(
+    private targets: CompareTarget[],
+    private readonly sourceOf: (target: CompareTarget) => ColumnSource,
+  ) {}
+
+  get columns(): readonly CompareTarget[] {
+    return this.targets;
+  }
+
+  /** Forgets what was read: the next request reads the trees again (after a change notice). */
+  invalidate(): void {
+    this.layout = undefined;
+    this.summaries = undefined;
+  }
+
+  /** Replaces one column's branch. */
+  setColumn(index: number, target: CompareTarget): void {
+    this.targets = this.targets.map((t, i) => (i === index ? target : t));
+    this.invalidate();
+  }
+
+  async view(): Promise<CompareView> {
+    return (await this.read()).view;
+  }
+
+  private read(): Promise<Layout> {
+    const layout = (this.layout ??= this.build());
+    // A failed read is not kept: the next request tries again.
+    layout.catch(() => {
+      if (this.layout === layout) this.layout = undefined;
+    });
+    return layout;
+  }
+
+  private async build(): Promise<Layout> {
+    const trees = new Map<string, Promise<readonly BranchNode[]>>();
+    const columns = await Promise.all(
+      this.targets.map(async (target): Promise<Column> => {
+        const source = this.sourceOf(target);
+        if ('problem' in source) return { target, source, tree: [], turns: 0 };
+        const key = `${target.dbPath}\u0000${target.sessionId}`;
+        let tree = trees.get(key);
+        if (!tree) trees.set(key, (tree = Promise.resolve(source.reader.getBranchTree(target.sessionId))));
+        try {
+          const nodes = await tree;
+          const node = nodes.find((b) => b.branchId === target.branchId);
+          if (!node)
+            return {
+              target,
+              source: { problem: l10n.t("Branch '{0}' is not in session '{1}' any more.", target.branchId, target.sessionId) },
+              tree: [],
+              turns: 0,
+            };
+          return { target, source, tree: nodes, turns: node.userTurns };
+        } catch (err) {
+          return { target, source: { problem: describeError(err) }, tree: [], turns: 0 };
+        }
+      }),
+    );
+    const readable = columns.filter((c) => !('problem' in c.source));
+    const sameSession =
+      readable.length === columns.length &&
+      columns.every((c) => c.target.dbPath === columns[0]!.target.dbPath && c.target.sessionId === columns[0]!.target.sessionId);
+    let sharedTurns: number;
+    let sharedBy: SharedBy;
+    if (sameSession) {
+      sharedTurns = sharedTurnsByFork(
+        columns[0]!.tree,
+        columns.map((c) => c.target.branchId),
+        columns.map((c) => c.turns),
+      );
+      sharedBy = 'fork';
+    } else {
+      sharedTurns = readable.length === columns.length ? await this.sharedByContent(columns) : 0;
+      sharedBy = 'content';
+    }
+    return {
+      columns,
+      view: {
+        columns: columns.map(columnView),
+        sharedTurns,
+        sharedBy,
+        rowCount: rowCount(
+          sharedTurns,
+          columns.map((c) => c.turns),
+        ),
+      },
+    };
+  }
+
+  /** The first turns whose items are equal on every column (sessions that began as copies of one another). */
+  private async sharedByContent(columns: Column[]): Promise<number> {
+    const limit = Math.min(...columns.map((c) => c.turns));
+    let shared = 0;
+    while (shared < limit) {
+      const to = Math.min(limit, shared + CONTENT_STEP);
+      const turns = Array.from({ length: to - shared }, (_, i) => shared + 1 + i);
+      const contents = await Promise.all(columns.map((c) => Promise.all(turns.map((t) => this.content(c, t)))));
+      for (let i = 0; i < turns.length; i++) {
+        const first = contents[0]![i]!;
+        if (!contents.every((col) => sameTurnContent(first, col[i]!))) return shared;
+        shared++;
+      }
+    }
+    return shared;
+  }
+
+  private async content(c: Column, turn: number): Promise<TurnContent> {
+    if ('problem' in c.source) throw new Error(c.source.problem);
+    return turnContent(turn, toTurnItems(await c.source.reader.getTurnItems(c.target.sessionId, c.target.branchId, turn)));
+  }
+
+  /** Each column's usage, cost and tools; read once per layout (after the first rows, by the view). */
+  async summary(): Promise<CompareSummaryView> {
+    const layout = await this.read();
+    if (this.summaries?.layout !== layout) this.summaries = { layout, result: Promise.all(layout.columns.map((c) => totals(c))) };
+    const { result } = this.summaries;
+    // A failed read is not kept: the next request reads again.
+    result.catch(() => {
+      if (this.summaries?.result === result) this.summaries = undefined;
+    });
+    return { columns: await result };
+  }
+
+  /** Rows `offset`… of the comparison. */
+  async rows(offset: number, limit: number): Promise<CompareRowsView> {
+    const { columns, view } = await this.read();
+    const from = Math.max(0, offset);
+    const to = Math.min(view.rowCount, from + Math.max(1, Math.min(limit, MAX_COMPARE_ROWS)));
+    if (to <= from) return { rows: [] };
+    const firstTurn = rowTurn(view.sharedTurns, from);
+    const lastTurn = rowTurn(view.sharedTurns, to - 1);
+    const perColumn = await Promise.all(columns.map((c) => this.columnSides(c, firstTurn, lastTurn)));
+    const rows = [];
+    for (let i = from; i < to; i++) {
+      const turn = rowTurn(view.sharedTurns, i);
+      rows.push(
+        compareRow(
+          i,
+          turn,
+          perColumn.map((sides) => sides.get(turn) ?? null),
+        ),
+      );
+    }
+    return { rows };
+  }
+
+  /** One column's turns `first`…`last` (those it has), with usage from the branch that ran each turn. */
+  private async columnSides(c: Column, first: number, last: number): Promise<Map<number, SideFacts>> {
+    const out = new Map<number, SideFacts>();
+    if ('problem' in c.source || first > c.turns) return out;
+    const { reader, pricing } = c.source;
+    const end = Math.min(last, c.turns);
+    const turns = Array.from({ length: end - first + 1 }, (_, i) => first + i);
+    // A turn's usage row is on the branch that ran it (a shared turn's on an ancestor): one range read per branch.
+    const ranges = new Map<string, { from: number; to: number }>();
+    for (const t of turns) {
+      const origin = turnOrigin(c.tree, c.target.branchId, t);
+      const r = ranges.get(origin);
+      ranges.set(origin, r ? { from: Math.min(r.from, t), to: Math.max(r.to, t) } : { from: t, to: t });
+    }
+    const [contents, usageRows] = await Promise.all([
+      Promise.all(turns.map((t) => this.content(c, t))),
+      Promise.all([...ranges].map(async ([branch, r]) => reader.getTurnUsage(c.target.sessionId, branch, r.from, r.to))),
+    ]);
+    const usageByTurn = new Map<string, UsageRow>();
+    for (const row of usageRows.flat()) usageByTurn.set(`${row.branchId}\u0000${row.turn}`, row);
+    for (const content of contents) {
+      const row = usageByTurn.get(`${turnOrigin(c.tree, c.target.branchId, content.turn)}\u0000${content.turn}`);
+      const usage = row ? usageOf(row) : null;
+      out.set(content.turn, { content, usage, cost: usage ? costOf(usage, pricing.price) : null });
+    }
+    return out;
+  }
+}
+
+function columnView(c: Column): CompareColumnView {
+  const node = c.tree.find((b) => b.branchId === c.target.branchId);
+  return {
+    dbName: 'problem' in c.source ? basename(c.target.dbPath) : c.source.dbName,
+    sessionId: c.target.sessionId,
+    branchId: c.target.branchId,
+    label: c.target.label ?? null,
+    turns: c.turns,
+    turnsAtLeast: node?.userTurnsAtLeast === true,
+    runMs: c.target.runMs ?? null,
+    problem: 'problem' in c.source ? c.source.problem : null,
+  };
+}
+
+/**
+ * A column's totals: the usage of the branch's whole conversation (its own rows and its shared turns' rows on the
+ * branches that ran them, as the Tokens table's branch scope sums them) and the tools it called.
+ */
+async function totals(c: Column): Promise<CompareTotalsView | null> {
+  if ('problem' in c.source) return null;
+  const { reader, pricing } = c.source;
+  const { sessionId, branchId } = c.target;
+  const [page, tools] = await Promise.all([
+    reader.getUsagePage(sessionId, branchId, { limit: 1, shared: sharedTurnRanges(c.tree, branchId) }),
+    reader.getToolTotals(sessionId, branchId),
+  ]);
+  const usage = usageOf(page.totals);
+  return {
+    usage,
+    cost: costOf(usage, pricing.price),
+    pricingModel: pricing.model,
+    tools: tools.map((t) => ({ name: t.toolName, calls: t.calls })).sort((a, b) => b.calls - a.calls),
+  };
+}

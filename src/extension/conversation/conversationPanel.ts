@@ -1,0 +1,418 @@
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import { isWebviewMessage, type HostMessage } from '../../shared/protocol/conversation';
+import type { RevealView, SessionView } from '../../shared/protocol/conversationViews';
+import type { BranchNode, SessionReader } from '../../store';
+import { ChangeNotices, noticeKinds, sameDatabaseState, type DatabaseState } from './changeNotices';
+import { itemView, sessionView, tables, turnPage } from './conversationData';
+import { randomUUID } from 'node:crypto';
+import { failedBeforeWriting, type RunOutcome } from '../../shared/protocol/runEvents';
+import { readWhatIfModels, type AgentRunner, type RunTarget } from '../runs/agentRunner';
+import { CommandId, Setting } from '../core/contributions';
+import { setting } from '../core/settings';
+import { startWhatIf, type StartedWhatIf, type WhatIfRequest, type WhatIfTurn } from '../runs/whatIf';
+import type { RunInput } from '../../agents/branchRun';
+import { createBranch, deleteBranch, switchBranch } from '../branches/branchActions';
+import type { DatabaseChange, DatabaseRegistry } from '../databases/databaseRegistry';
+import { sessionKey, type SessionRef } from '../core/sessionRef';
+import { describeError, UserFacingError } from '../core/userError';
+import { handleRequest, type RequestHandlers } from './requestChecks';
+import { searchShownSession } from '../search/viewSearch';
+import { copyContent } from '../content/contentCommands';
+import { toolsView, withCosts } from '../pricing/pricedTables';
+import { choosePricingModel } from '../pricing/pricingCommands';
+import type { SessionPricing } from '../pricing/sessionPricing';
+import { webviewHtml } from '../core/webviewHtml';
+
+export const CONVERSATION_VIEW_TYPE = 'agentSessions.conversation';
+
+/** What a panel shows; also its persisted state, so a window reload restores it. */
+export interface PanelTarget extends SessionRef {
+  branchId?: string;
+  turn?: number;
+}
+
+/** The selection a target asks for, or null when it names neither a branch nor a turn. */
+function revealOf(target: PanelTarget): RevealView | null {
+  if (target.branchId === undefined && target.turn === undefined) return null;
+  return { branchId: target.branchId ?? null, turn: target.turn ?? null };
+}
+
+function isTarget(v: unknown): v is PanelTarget {
+  if (typeof v !== 'object' || v === null) return false;
+  const t = v as Record<string, unknown>;
+  return (
+    typeof t.dbPath === 'string' &&
+    typeof t.sessionId === 'string' &&
+    (t.branchId === undefined || typeof t.branchId === 'string') &&
+    (t.turn === undefined || Number.isInteger(t.turn))
+  );
+}
+
+/**
+ * One conversation view (a webview panel) for one session. The host owns the data and the view asks for windows of
+ * it: the page starts with `view/ready`, then requests what it shows; after a change the panel sends one small,
+ * numbered `session/didChange` notice per burst and the view re-requests only what it shows. The view owns the
+ * selected branch and turn; the panel only passes on what a tree command asked to reveal.
+ */
+class ConversationPanel implements vscode.Disposable {
+  private ready = false;
+  private markReady: () => void = () => undefined;
+  /** Resolves when the view has said `view/ready`. */
+  readonly whenReady = new Promise<void>((resolve) => (this.markReady = resolve));
+  /** What the panel was opened for, until the view's `view/ready` picks it up. */
+  private pendingReveal: RevealView | null;
+  private readonly notices = new ChangeNotices((n) => this.post({ kind: 'session/didChange', ...n }));
+  /** The database as the panel last saw it, to tell a reconnect or a new problem from a plain write. */
+  private seenState: DatabaseState;
+  /** The branch tree, read at most once per change: `session/get` and `tables/get` both need it. */
+  private branchTree: Promise<readonly BranchNode[]> | undefined;
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    readonly target: PanelTarget,
+    private readonly registry: DatabaseRegistry,
+    private readonly runner: AgentRunner,
+    private readonly extensionUri: vscode.Uri,
+    private readonly onDispose: () => void,
+    private readonly pricing?: SessionPricing,
+  ) {
+    this.pendingReveal = revealOf(target);
+    this.seenState = this.databaseState();
+    panel.webview.options = {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(extensionUri, 'media')],
+    };
+    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'sessions.svg');
+    panel.title = `${target.sessionId} · ${basename(target.dbPath)}`;
+    panel.webview.html = webviewHtml(panel.webview, extensionUri, {
+      title: panel.title,
+      script: 'dist/webview/main.js',
+      styles: ['dist/webview/style.css'],
+    });
+    this.subscriptions.push(
+      panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
+      panel.onDidDispose(() => this.dispose()),
+      registry.onDidChange((change) => this.databaseChanged(change)),
+    );
+    if (pricing)
+      this.subscriptions.push(
+        // Another pricing model or price table: the costs change, the file does not.
+        pricing.onDidChange((ref) => {
+          const mine = !ref || (ref.dbPath === target.dbPath && ref.sessionId === target.sessionId);
+          if (mine && this.ready) this.notices.note(['pricing']);
+        }),
+      );
+  }
+
+  private databaseState(): DatabaseState {
+    const entry = this.registry.get(this.target.dbPath);
+    return { connection: entry?.db, readonly: entry?.readonly, problem: entry?.problem };
+  }
+
+  private databaseChanged(change: DatabaseChange): void {
+    const state = this.databaseState();
+    const kinds = noticeKinds(change, this.target, !sameDatabaseState(state, this.seenState));
+    this.seenState = state;
+    if (kinds.some((k) => k !== 'current-branch')) this.branchTree = undefined;
+    if (this.ready) this.notices.note(kinds);
+  }
+
+  /** Shows another branch or turn in this panel (a tree command opened it again). */
+  show(target: PanelTarget): void {
+    this.panel.reveal();
+    const reveal = revealOf(target);
+    if (!reveal) return;
+    if (this.ready) this.post({ kind: 'selection/reveal', ...reveal });
+    else this.pendingReveal = reveal;
+  }
+
+  /**
+   * Runs the agent on `branchId` with `input`, streaming every event into the view. Resolves with the outcome (a
+   * failure is an outcome, not an exception).
+   */
+  startRun(
+    branchId: string,
+    input: RunInput,
+    runId: string = randomUUID(),
+    options: Pick<RunTarget, 'fork' | 'model'> = {},
+  ): { runId: string; outcome: Promise<RunOutcome> } {
+    const outcome = this.runner.run(
+      { dbPath: this.target.dbPath, sessionId: this.target.sessionId, branchId, ...options },
+      input,
+      (event) => this.post({ kind: 'run/didEvent', event }),
+      runId,
+    );
+    return { runId, outcome };
+  }
+
+  /**
+   * `startRun`, with a run that cannot start (a read-only database, …) ending as a `run/failed` outcome, also posted
+   * to the view, instead of a rejection: the view always sees the run end.
+   */
+  startReportedRun(branchId: string, input: RunInput, runId: string, options: Pick<RunTarget, 'fork' | 'model'> = {}): Promise<RunOutcome> {
+    return this.startRun(branchId, input, runId, options).outcome.catch((err: unknown) => {
+      const event = failedBeforeWriting(runId, 'other', describeError(err), vscode.l10n.t('Nothing was written.'));
+      this.post({ kind: 'run/didEvent', event });
+      return event;
+    });
+  }
+
+  /** Starts a what-if from a turn of this session; its runs stream into this view (whatIf.ts). */
+  startWhatIf(source: WhatIfTurn, request: WhatIfRequest): Promise<StartedWhatIf> {
+    return startWhatIf(this.registry, this.runner, source, request, (input, o) =>
+      this.startReportedRun(source.branchId, input, o.runId, { fork: o.fork, model: o.model }),
+    );
+  }
+
+  private post(message: HostMessage): void {
+    void this.panel.webview.postMessage(message);
+  }
+
+  private async receive(m: unknown): Promise<void> {
+    if (!isWebviewMessage(m)) return; // messages come from a frame: ignore anything malformed
+    switch (m.kind) {
+      case 'link/open':
+        return this.openLink(m.url);
+      case 'request':
+        try {
+          const result = await handleRequest(this.handlers, m.method, m.params);
+          this.post({ kind: 'response', id: m.id, ok: true, result });
+        } catch (err) {
+          this.post({ kind: 'response', id: m.id, ok: false, error: describeError(err) });
+        }
+        return;
+    }
+  }
+
+  private db() {
+    const entry = this.registry.require(this.target.dbPath);
+    if (!entry.db) throw new UserFacingError(entry.problem ?? vscode.l10n.t('The database cannot be read.'));
+    return entry.db;
+  }
+
+  private branches(db: SessionReader): Promise<readonly BranchNode[]> {
+    const tree = (this.branchTree ??= Promise.resolve(db.getBranchTree(this.target.sessionId)));
+    // A failed read is not kept: the next request reads again.
+    tree.catch(() => {
+      if (this.branchTree === tree) this.branchTree = undefined;
+    });
+    return tree;
+  }
+
+  private async session(): Promise<SessionView> {
+    const { dbPath, sessionId } = this.target;
+    const entry = this.registry.get(dbPath);
+    const db = entry?.db;
+    try {
+      return await sessionView({
+        db,
+        dbPath,
+        dbName: entry?.remote ? dbPath : undefined,
+        sessionId,
+        readonly: entry?.readonly ?? true,
+        currentBranch: this.registry.currentBranch(dbPath, sessionId),
+        branchTree: async () => (db ? this.branches(db) : []),
+        problem: entry ? entry.problem : vscode.l10n.t('{0} is not open.', dbPath),
+      });
+    } catch (err) {
+      // The file became unreadable under us: record it (its change event tells the view) and say why now.
+      this.registry.reportProblem(dbPath, err);
+      throw err;
+    }
+  }
+
+  /** The answer to each request of the view, with its parameters already checked (webviewRequests.ts). */
+  private readonly handlers: RequestHandlers = {
+    'view/ready': () => {
+      this.ready = true;
+      this.markReady();
+      const reveal = this.pendingReveal;
+      this.pendingReveal = null;
+      return reveal;
+    },
+    'session/get': () => this.session(),
+    'turns/get': async (p) => {
+      const db = this.db();
+      return turnPage(db, this.target.sessionId, p, await this.branches(db));
+    },
+    'turn/items': async (p) => (await this.db().getTurnItems(this.target.sessionId, p.branchId, p.turn)).map(itemView),
+    'tables/get': async (p) => {
+      const db = this.db();
+      const view = await tables(db, this.target.sessionId, p.branchId, await this.branches(db), p.usage);
+      return this.pricing ? withCosts(view, this.pricing.pricingFor(this.target)) : view;
+    },
+    'tools/get': (p) => toolsView(this.db(), this.target.sessionId, p.branchId),
+    'pricing/choose': async () => {
+      if (!this.pricing) throw new UserFacingError(vscode.l10n.t('Pricing is not available.'));
+      const model = await choosePricingModel(this.pricing, this.target);
+      return { model: model === undefined ? null : model };
+    },
+    'branch/create': async (p) => ({
+      branchId: await createBranch(this.registry, this.target, p.fromBranchId, { turn: p.branchTurnNumber }, p.name),
+    }),
+    'branch/switch': async (p) => {
+      await switchBranch(this.registry, this.target, p.branchId);
+      return { branchId: p.branchId };
+    },
+    'branch/delete': async (p) => ({ deleted: await deleteBranch(this.registry, this.target, p.branchId) }),
+    'run/start': (p) => {
+      // Failures reach the view as run/failed events; an error before the run starts is reported as one too.
+      const runId = randomUUID();
+      void this.startReportedRun(p.branchId, p.input, runId);
+      return { runId };
+    },
+    'run/stop': (p) => ({ stopped: this.runner.stop(p.runId) }),
+    'branch/compare': async (p) => {
+      const { dbPath, sessionId } = this.target;
+      const opened = await vscode.commands.executeCommand<unknown>(CommandId.compareWith, { dbPath, sessionId, branchId: p.branchId });
+      return { opened: Array.isArray(opened) };
+    },
+    'apiKey/set': async () => ({ set: (await vscode.commands.executeCommand<unknown>(CommandId.setApiKey)) === true }),
+    'whatIf/models': () => ({ configured: setting(Setting.agentModel), choices: readWhatIfModels() }),
+    'whatIf/start': async (p) => {
+      const { runs, done } = await this.startWhatIf(
+        { ...this.target, branchId: p.branchId, turn: p.turn, branchTurnNumber: p.branchTurnNumber },
+        { kind: p.editedText === null ? 'retry' : 'edit', editedText: p.editedText ?? undefined, models: p.models },
+      );
+      void done;
+      return { runs };
+    },
+    'content/copy': async (p) => {
+      await copyContent(this.registry, this.target, p.ref, p.part);
+      return { copied: true };
+    },
+    'branch/export': async (p) => {
+      const { dbPath, sessionId } = this.target;
+      // The commands report their own failures and cancellations; the answer only says whether a file was written.
+      const result =
+        p.branchId === null
+          ? await vscode.commands.executeCommand<unknown>(CommandId.exportSession, { kind: 'session', dbPath, sessionId })
+          : await vscode.commands.executeCommand<unknown>(CommandId.exportBranch, {
+              kind: 'branch',
+              dbPath,
+              sessionId,
+              branchId: p.branchId,
+            });
+      return { exported: result !== undefined && result !== null };
+    },
+    'content/openJson': async (p) => {
+      const { dbPath, sessionId } = this.target;
+      const { branchId, turn, sequenceNumber } = p.ref;
+      // The command names what it opens as a tree node would; it reports its own failures.
+      const node =
+        turn === null
+          ? { kind: 'branch', dbPath, sessionId, branchId }
+          : sequenceNumber === null
+            ? { kind: 'turn', dbPath, sessionId, branchId, turn, branchTurnNumber: null }
+            : { kind: 'item', dbPath, sessionId, branchId, turn, sequenceNumber };
+      const uri = await vscode.commands.executeCommand<unknown>(CommandId.openAsJson, node);
+      return { opened: typeof uri === 'string' };
+    },
+    'search/session': (p) => searchShownSession(this.extensionUri, this.registry, this.target, p.branchId, p.query),
+  };
+
+  /** Links come from database text: only http(s), and only after the user confirms the exact address. */
+  private async openLink(url: string): Promise<void> {
+    let parsed: vscode.Uri;
+    try {
+      parsed = vscode.Uri.parse(url, true);
+    } catch {
+      return;
+    }
+    if (parsed.scheme !== 'http' && parsed.scheme !== 'https') {
+      void vscode.window.showWarningMessage(vscode.l10n.t('Links of this kind are not opened from session data: {0}', url.slice(0, 200)));
+      return;
+    }
+    const open = vscode.l10n.t('Open');
+    const answer = await vscode.window.showWarningMessage(
+      vscode.l10n.t('Open this link from the session data?'),
+      { modal: true, detail: url.slice(0, 2000) },
+      open,
+    );
+    if (answer === open) await vscode.env.openExternal(parsed);
+  }
+
+  dispose(): void {
+    for (const d of this.subscriptions) d.dispose();
+    this.subscriptions.length = 0;
+    this.notices.dispose();
+    this.onDispose();
+  }
+}
+
+/** All conversation views, one per session, restored after a window reload by the serializer. */
+export class ConversationPanels implements vscode.Disposable {
+  private readonly panels = new Map<string, ConversationPanel>();
+  private readonly serializer: vscode.Disposable;
+
+  constructor(
+    private readonly registry: DatabaseRegistry,
+    private readonly runner: AgentRunner,
+    private readonly extensionUri: vscode.Uri,
+    private readonly pricing?: SessionPricing,
+  ) {
+    this.serializer = vscode.window.registerWebviewPanelSerializer(CONVERSATION_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel, state: unknown) => {
+        if (!isTarget(state)) {
+          panel.dispose();
+          return;
+        }
+        if (!registry.get(state.dbPath)) await registry.open(state.dbPath, { quiet: true });
+        this.attach(panel, state);
+      },
+    });
+  }
+
+  /** Opens (or reveals) the view of a session, on a branch and optionally at a turn. */
+  open(target: PanelTarget): ConversationPanel {
+    const existing = this.get(target.dbPath, target.sessionId);
+    if (existing) {
+      existing.show(target);
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel(CONVERSATION_VIEW_TYPE, target.sessionId, vscode.ViewColumn.Active, {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview')],
+    });
+    return this.attach(panel, target);
+  }
+
+  /** Resolves once the view of the target has said `ready` (for commands that drive it). */
+  async whenReady(panel: ConversationPanel, timeoutMs = 20_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new UserFacingError(vscode.l10n.t('The conversation view did not start.'))), timeoutMs);
+    });
+    try {
+      await Promise.race([panel.whenReady, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  get(dbPath: string, sessionId: string): ConversationPanel | undefined {
+    return this.panels.get(sessionKey(dbPath, sessionId));
+  }
+
+  private attach(panel: vscode.WebviewPanel, target: PanelTarget): ConversationPanel {
+    const key = sessionKey(target.dbPath, target.sessionId);
+    const p = new ConversationPanel(
+      panel,
+      target,
+      this.registry,
+      this.runner,
+      this.extensionUri,
+      () => this.panels.delete(key),
+      this.pricing,
+    );
+    this.panels.set(key, p);
+    return p;
+  }
+
+  dispose(): void {
+    for (const p of this.panels.values()) p.panel.dispose();
+    this.serializer.dispose();
+  }
+}

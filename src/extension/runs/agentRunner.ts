@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { AgentConfig, ConfiguredAgent } from '../../agents/agentConfig';
+import type { RunInput } from '../../agents/branchRun';
+import { AgentsByModel, configForModel } from '../../agents/agentCache';
+import { API_KEY_SECRET_ID, resolveApiKey } from '../../agents/apiKey';
+import type { UserAgentModuleCache } from '../../agents/userAgentModule';
+import type { RunEvent, RunOutcome } from '../../shared/protocol/runEvents';
+import { pushBounded } from '../core/boundedList';
+import { Setting } from '../core/contributions';
+import type { DatabaseRegistry } from '../databases/databaseRegistry';
+import { affectsSetting, setting } from '../core/settings';
+import { UserFacingError } from '../core/userError';
+import { whatIfModelChoices } from '../../shared/whatIfModels';
+
+/** What a run continues: a session's branch, or a new branch forked from one at a turn. */
+export interface RunTarget {
+  dbPath: string;
+  sessionId: string;
+  branchId: string;
+  fork?: { fromTurn: number; name?: string };
+  /** Run on this model instead of `agentSessions.agent.model` (a what-if retry with a picked model). */
+  model?: string;
+}
+
+/**
+ * The agents SDK and the modules built on it, loaded on the first run: the SDK takes about a third of a second to
+ * load, which would otherwise be paid at every VS Code start (activation is onStartupFinished) by users who only
+ * browse. (esbuild keeps dynamically imported modules lazy in the CommonJS bundle.)
+ */
+async function loadAgents() {
+  const [config, run, modules] = await Promise.all([
+    import('../../agents/agentConfig'),
+    import('../../agents/branchRun'),
+    import('../../agents/userAgentModule'),
+  ]);
+  return {
+    createConfiguredAgent: config.createConfiguredAgent,
+    runOnBranch: run.runOnBranch,
+    UserAgentModuleCache: modules.UserAgentModuleCache,
+  };
+}
+
+/** The models a what-if run offers: the configured one first, then `agentSessions.agent.models`. */
+export function readWhatIfModels(): string[] {
+  return whatIfModelChoices(setting(Setting.agentModel), setting(Setting.agentModels));
+}
+
+/** Reads the `agentSessions.agent.*` settings. Restricted ones are ignored by VS Code in untrusted workspaces. */
+export function readAgentConfig(): AgentConfig {
+  const baseUrl = setting(Setting.agentBaseUrl).trim();
+  const module = setting(Setting.agentModule).trim();
+  const timeout = setting(Setting.agentRequestTimeoutSeconds);
+  return {
+    model: setting(Setting.agentModel),
+    instructions: setting(Setting.agentInstructions),
+    baseUrl: baseUrl || undefined,
+    mcpServers: setting(Setting.agentMcpServers),
+    agentModule: module || undefined,
+    maxRetries: setting(Setting.agentMaxRetries),
+    timeoutMs: timeout > 0 ? timeout * 1000 : undefined,
+  };
+}
+
+/**
+ * Runs agents on branches for the extension: builds the configured agent (cached until settings, trust or the key
+ * change), resolves the key from secret storage or OPENAI_API_KEY, runs one run per branch at a time, and cancels
+ * on request. The key is only ever handed to the OpenAI client: logs and messages are redacted.
+ */
+export class AgentRunner implements vscode.Disposable {
+  /** One agent per model a run asked for (each with its own client and MCP servers), for the current settings. */
+  private readonly configured = new AgentsByModel();
+  private modules: UserAgentModuleCache | undefined;
+  private readonly runs = new Map<string, AbortController>();
+  private readonly subscriptions: vscode.Disposable[] = [];
+  readonly log = vscode.window.createOutputChannel('Agent Sessions: Agent Runs');
+  /** The newest lines written to the log (already redacted), so tests can check no secret reaches it. */
+  readonly logLines: string[] = [];
+
+  constructor(
+    private readonly registry: DatabaseRegistry,
+    private readonly secrets: vscode.SecretStorage,
+  ) {
+    this.subscriptions.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (affectsSetting(e, Setting.agent)) void this.invalidate();
+      }),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => void this.invalidate()),
+      secrets.onDidChange((e) => {
+        if (e.key === API_KEY_SECRET_ID) void this.invalidate();
+      }),
+      this.log,
+    );
+  }
+
+  /** Stores (or with an empty value deletes) the API key in VS Code's secret storage. */
+  async setApiKey(key: string): Promise<void> {
+    if (key.trim() === '') await this.secrets.delete(API_KEY_SECRET_ID);
+    else await this.secrets.store(API_KEY_SECRET_ID, key.trim());
+    await this.invalidate();
+  }
+
+  /** Forgets every cached agent and closes them (their MCP servers). */
+  private async invalidate(): Promise<void> {
+    this.modules?.clear();
+    await this.configured.clear();
+  }
+
+  /** The models that have an agent built or being built (for tests: one per model, none after a settings change). */
+  get cachedModels(): string[] {
+    return this.configured.models;
+  }
+
+  /** The agent for runs on `model` (default: the configured one), built once per model until the settings change. */
+  private async agent(model?: string): Promise<ConfiguredAgent> {
+    const settings = readAgentConfig();
+    const stored = await this.secrets.get(API_KEY_SECRET_ID);
+    // Throws NoApiKeyError with the remedy; runOnBranch reports it as a 'no-key' failure.
+    const { key } = resolveApiKey({ stored, baseUrl: settings.baseUrl });
+    const trusted = vscode.workspace.isTrusted;
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const cacheKey = JSON.stringify([settings, trusted, folder, key.length, key.slice(-4)]);
+    return this.configured.get(cacheKey, configForModel(settings, model), async (config) => {
+      const { createConfiguredAgent, UserAgentModuleCache } = await loadAgents();
+      this.modules ??= new UserAgentModuleCache();
+      return createConfiguredAgent(config, key, { trusted, cwd: folder, allowedRoot: folder, moduleCache: this.modules });
+    });
+  }
+
+  /** The database's tables when runs can write to it; otherwise a UserFacingError that says why not. */
+  checkCanRun(dbPath: string): { sessions: string; messages: string } {
+    const entry = this.registry.require(dbPath);
+    if (entry.readonly)
+      throw new UserFacingError(vscode.l10n.t('This database is open read-only; runs would write to it. Use "Toggle Read-Only" first.'));
+    const tables = entry.db?.tables;
+    if (!tables?.messageStructure || !tables.sessions)
+      throw new UserFacingError(vscode.l10n.t('This file has no branch tables; agents can only continue AdvancedSQLiteSession files.'));
+    return { sessions: tables.sessions, messages: tables.messages };
+  }
+
+  /** Starts a run; resolves with its outcome. Events (text deltas, tool calls, …) go to `onEvent` as they happen. */
+  async run(target: RunTarget, input: RunInput, onEvent: (e: RunEvent) => void, runId: string = randomUUID()): Promise<RunOutcome> {
+    const tables = this.checkCanRun(target.dbPath);
+    if (typeof input === 'string' ? input.trim() === '' : input.length === 0)
+      throw new UserFacingError(vscode.l10n.t('The message is empty.'));
+    const controller = new AbortController();
+    this.runs.set(runId, controller);
+    try {
+      const { runOnBranch } = await loadAgents();
+      return await runOnBranch({
+        dbPath: target.dbPath,
+        sessionId: target.sessionId,
+        branchId: target.branchId,
+        fork: target.fork,
+        tables: { sessions: tables.sessions, messages: tables.messages },
+        agent: () => this.agent(target.model),
+        input,
+        signal: controller.signal,
+        onEvent,
+        runId,
+        log: (line) => {
+          pushBounded(this.logLines, line);
+          this.log.appendLine(line);
+        },
+      });
+    } finally {
+      this.runs.delete(runId);
+      this.registry.checkNow(target.dbPath);
+    }
+  }
+
+  /** Cancels a run; false when it already ended. */
+  stop(runId: string): boolean {
+    const c = this.runs.get(runId);
+    if (!c) return false;
+    c.abort();
+    return true;
+  }
+
+  dispose(): void {
+    for (const c of this.runs.values()) c.abort();
+    for (const d of this.subscriptions) d.dispose();
+    void this.invalidate();
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * What-if runs from a user turn: Retry from Here, Edit and Resend, Retry with Several Models. Each run forks a new
+ * branch before the turn and sends its user message again (edited, or on another model) through the conversation
+ * view's run path, so it streams into the view and stores its usage like any run; when every run has ended, the
+ * original branch and each retry that finished open in the compare view. The commands (whatIfCommands.ts) and the
+ * view's `whatIf/start` request both go through `startWhatIf`.
+ */
+import * as vscode from 'vscode';
+import { randomUUID } from 'node:crypto';
+import { userMessageOf, whatIfInput } from '../../agents/whatIfInput';
+import type { RunInput } from '../../agents/branchRun';
+import { branchNameProblem, whatIfBranchNames } from '../../shared/branchNames';
+import type { RunOutcome } from '../../shared/protocol/runEvents';
+import { whatIfSelectionProblem } from '../../shared/whatIfModels';
+import { usedBranchIds } from '../branches/branchActions';
+import type { DatabaseRegistry } from '../databases/databaseRegistry';
+import type { AgentRunner } from './agentRunner';
+import type { SessionRef } from '../core/sessionRef';
+import { describeError, UserFacingError } from '../core/userError';
+import type { CompareTarget } from '../../shared/protocol/compareViews';
+
+/** The command of the compare view (the lead's panel): `targets`, 2 to 5, the first the baseline. */
+export const COMPARE_COMMAND = 'agentSessions.compareBranches';
+
+/** The user turn a what-if starts from. */
+export interface WhatIfTurn extends SessionRef {
+  branchId: string;
+  /** `user_turn_number`: where the stored user message is read. */
+  turn: number;
+  /** `branch_turn_number`: where the new branches fork (they share every turn before it). */
+  branchTurnNumber: number | null;
+}
+
+export interface WhatIfRequest {
+  /** `retry` sends the message as stored; `edit` sends `editedText` instead. Also the prefix of the branch names. */
+  kind: 'retry' | 'edit';
+  editedText?: string;
+  /** One model per new branch, run in parallel (1 to MAX_WHAT_IF_MODELS). */
+  models: string[];
+}
+
+/** One retry: its model, branch, run and how it ended. */
+export interface WhatIfRun {
+  model: string;
+  branchId: string;
+  runId: string;
+  outcome: RunOutcome;
+  /** Wall time of the run, from its start to its outcome. */
+  runMs: number;
+}
+
+export interface WhatIfResult {
+  source: WhatIfTurn;
+  runs: WhatIfRun[];
+  /** The original branch and every retry that completed (null when none did: nothing to compare). */
+  compareTargets: CompareTarget[] | null;
+  /** True when the compare view was asked to open. */
+  compared: boolean;
+  /** The notification about failed runs (which branch, which model, why), when any failed. */
+  report?: string;
+}
+
+/** What a started what-if returns at once; `done` resolves when every run has ended (never rejects). */
+export interface StartedWhatIf {
+  runs: { runId: string; branchId: string; model: string }[];
+  done: Promise<WhatIfResult>;
+}
+
+/** Starts one run of the what-if (a panel's `startReportedRun`: events stream into that view; failures are outcomes). */
+export type StartRun = (
+  input: RunInput,
+  options: { fork: { fromTurn: number; name: string }; model: string; runId: string },
+) => Promise<RunOutcome>;
+
+/** The stored user message of the turn, or a UserFacingError saying why there is none to send again. */
+export async function readUserMessage(registry: DatabaseRegistry, turn: WhatIfTurn): Promise<Record<string, unknown>> {
+  const db = registry.require(turn.dbPath).db;
+  if (!db) throw new UserFacingError(registry.get(turn.dbPath)?.problem ?? vscode.l10n.t('The database cannot be read.'));
+  const items = await db.getTurnItems(turn.sessionId, turn.branchId, turn.turn);
+  const user = userMessageOf(items.flatMap((i) => (i.corrupt ? [] : [i.item])));
+  if (!user)
+    throw new UserFacingError(vscode.l10n.t("Turn {0} of '{1}' has no readable user message to send again.", turn.turn, turn.branchId));
+  return user;
+}
+
+/**
+ * Checks the request, names the branches and starts every run; resolves once they have started. Every branch name is
+ * new in the session (`retry-<model>-<n>`); a run that fails does not stop the others. When all have ended, `done`
+ * reports failures in one notification and opens the comparison of the original with each completed retry.
+ */
+export async function startWhatIf(
+  registry: DatabaseRegistry,
+  runner: AgentRunner,
+  source: WhatIfTurn,
+  request: WhatIfRequest,
+  startRun: StartRun,
+): Promise<StartedWhatIf> {
+  runner.checkCanRun(source.dbPath);
+  if (source.branchTurnNumber === null)
+    throw new UserFacingError(vscode.l10n.t('Turn {0} has no branch turn number, so no branch can start before it.', source.turn));
+  const problem = whatIfSelectionProblem(request.models);
+  if (problem) throw new UserFacingError(problem);
+  if (request.kind === 'edit' && (request.editedText ?? '').trim() === '')
+    throw new UserFacingError(vscode.l10n.t('The message is empty.'));
+  const stored = await readUserMessage(registry, source);
+  const input = whatIfInput(stored, request.kind === 'edit' ? request.editedText : undefined);
+  const used = await usedBranchIds(registry, source);
+  const names = whatIfBranchNames(request.kind, request.models, used);
+  for (const name of names) {
+    const why = branchNameProblem(name, used);
+    if (why) throw new UserFacingError(why);
+  }
+  const fromTurn = source.branchTurnNumber;
+  const runs = request.models.map((model, i) => {
+    const branchId = names[i] as string;
+    const runId = randomUUID();
+    const started = Date.now();
+    const outcome = startRun(input, { fork: { fromTurn, name: branchId }, model, runId }).then((o): WhatIfRun => ({
+      model,
+      branchId,
+      runId,
+      outcome: o,
+      runMs: Date.now() - started,
+    }));
+    return { runId, branchId, model, outcome };
+  });
+  const done = Promise.all(runs.map((r) => r.outcome)).then((settled) => finish(source, request, settled));
+  return { runs: runs.map(({ runId, branchId, model }) => ({ runId, branchId, model })), done };
+}
+
+/** The comparison of the original with every completed retry, or null when none completed. */
+export function compareTargetsOf(source: WhatIfTurn, runs: readonly WhatIfRun[]): CompareTarget[] | null {
+  const done = runs.filter((r) => r.outcome.kind === 'run/completed');
+  if (done.length === 0) return null;
+  return [
+    { dbPath: source.dbPath, sessionId: source.sessionId, branchId: source.branchId },
+    ...done.map((r) => ({
+      dbPath: source.dbPath,
+      sessionId: source.sessionId,
+      branchId: r.branchId,
+      label: r.model,
+      model: r.model,
+      runMs: r.runMs,
+    })),
+  ];
+}
+
+const TITLES = { retry: () => vscode.l10n.t('Retry from Here'), edit: () => vscode.l10n.t('Edit and Resend') } as const;
+
+/** Reports the runs that failed (one notification for all) and opens the comparison. */
+async function finish(source: WhatIfTurn, request: WhatIfRequest, runs: WhatIfRun[]): Promise<WhatIfResult> {
+  const compareTargets = compareTargetsOf(source, runs);
+  const failed = runs.filter((r) => r.outcome.kind === 'run/failed');
+  const title = request.models.length > 1 && request.kind === 'retry' ? vscode.l10n.t('Retry with Several Models') : TITLES[request.kind]();
+  let report: string | undefined;
+  if (failed.length > 0) {
+    const lines = failed.map(
+      (r) => `${r.branchId} (${r.model}): ${r.outcome.kind === 'run/failed' ? r.outcome.message : ''} ${r.outcome.written.summary}`,
+    );
+    const head =
+      runs.length === 1
+        ? vscode.l10n.t('{0} failed.', title)
+        : compareTargets
+          ? vscode.l10n.t('{0}: {1} of {2} runs failed; comparing the others.', title, failed.length, runs.length)
+          : vscode.l10n.t('{0}: {1} of {2} runs failed.', title, failed.length, runs.length);
+    report = `${head} ${lines.join(' · ')}`;
+    void (compareTargets ? vscode.window.showWarningMessage : vscode.window.showErrorMessage)(report);
+  }
+  let compared = false;
+  if (compareTargets) {
+    // The compare view is a separate command (its panel may not be part of this build yet): without it, say where
+    // the branches are instead of failing.
+    if ((await vscode.commands.getCommands(true)).includes(COMPARE_COMMAND)) {
+      try {
+        await vscode.commands.executeCommand(COMPARE_COMMAND, compareTargets);
+        compared = true;
+      } catch (err) {
+        void vscode.window.showErrorMessage(vscode.l10n.t('The comparison did not open: {0}', describeError(err)));
+      }
+    } else if (failed.length === 0) {
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t(
+          '{0}: {1} done.',
+          title,
+          compareTargets
+            .slice(1)
+            .map((t) => `${t.branchId} (${t.label})`)
+            .join(', '),
+        ),
+      );
+    }
+  }
+  return { source, runs, compareTargets, compared, ...(report !== undefined ? { report } : {}) };
+}

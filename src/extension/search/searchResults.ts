@@ -1,0 +1,191 @@
+/**
+ * The "Search Results" view: hits grouped by database, then session, filled in as the worker finds them. A hit's label
+ * is its snippet with the match highlighted; its description says where it is (branch, turn, kind) and whether the
+ * turn is shared with other branches. Selecting a hit opens that turn of that branch in the conversation view.
+ */
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import type { SearchHit } from '../../store';
+
+export interface HitNode {
+  kind: 'hit';
+  dbPath: string;
+  hit: SearchHit;
+}
+export interface SessionGroupNode {
+  kind: 'session';
+  dbPath: string;
+  sessionId: string;
+  hits: HitNode[];
+}
+export interface DatabaseGroupNode {
+  kind: 'database';
+  dbPath: string;
+  /** The file's name, or a server store's `user@host:port/db`. */
+  label: string;
+  sessions: Map<string, SessionGroupNode>;
+  hitCount: number;
+  /** Why the file could not be searched, if it could not. */
+  error?: string;
+}
+export interface NoteNode {
+  kind: 'note';
+  text: string;
+}
+export type SearchNode = DatabaseGroupNode | SessionGroupNode | HitNode | NoteNode;
+
+/** Tree refreshes while hits stream in are coalesced to this interval. */
+const REFRESH_MS = 150;
+
+/** The results of the last search, as a tree. */
+export class SearchResultsProvider implements vscode.TreeDataProvider<SearchNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<SearchNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private databases = new Map<string, DatabaseGroupNode>();
+  private notes: NoteNode[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  /** The open command's id (the commands module owns the ids). */
+  constructor(private readonly openHitCommand: string) {}
+
+  get hitCount(): number {
+    let n = 0;
+    for (const d of this.databases.values()) n += d.hitCount;
+    return n;
+  }
+
+  /** Every hit, in the order shown (for the tests and for "open the first hit"). */
+  hits(): HitNode[] {
+    return [...this.databases.values()].flatMap((d) => [...d.sessions.values()].flatMap((s) => s.hits));
+  }
+
+  clear(): void {
+    this.databases = new Map();
+    this.notes = [];
+    this.refreshNow();
+  }
+
+  /** Starts a search over these files (their groups appear as they get hits). */
+  reset(notes: string[]): void {
+    this.databases = new Map();
+    this.notes = notes.map((text) => ({ kind: 'note', text }));
+    this.refreshNow();
+  }
+
+  /** Adds hits of a file (or of a server store, shown as `label`). */
+  add(dbPath: string, hits: SearchHit[], label?: string): void {
+    const db = this.database(dbPath, label);
+    for (const hit of hits) {
+      let session = db.sessions.get(hit.sessionId);
+      if (!session) db.sessions.set(hit.sessionId, (session = { kind: 'session', dbPath, sessionId: hit.sessionId, hits: [] }));
+      session.hits.push({ kind: 'hit', dbPath, hit });
+      db.hitCount++;
+    }
+    this.scheduleRefresh();
+  }
+
+  fail(dbPath: string, message: string, label?: string): void {
+    this.database(dbPath, label).error = message;
+    this.scheduleRefresh();
+  }
+
+  private database(dbPath: string, label?: string): DatabaseGroupNode {
+    let db = this.databases.get(dbPath);
+    if (!db)
+      this.databases.set(dbPath, (db = { kind: 'database', dbPath, label: label ?? basename(dbPath), sessions: new Map(), hitCount: 0 }));
+    return db;
+  }
+
+  /** Shows what arrived so far now (at the end of a search). */
+  refreshNow(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.changed.fire(undefined);
+  }
+
+  private scheduleRefresh(): void {
+    this.timer ??= setTimeout(() => this.refreshNow(), REFRESH_MS);
+  }
+
+  getChildren(node?: SearchNode): SearchNode[] {
+    if (!node) return [...this.notes, ...this.databases.values()];
+    if (node.kind === 'database') return [...node.sessions.values()];
+    if (node.kind === 'session') return node.hits;
+    return [];
+  }
+
+  getParent(node: SearchNode): SearchNode | undefined {
+    if (node.kind === 'session') return this.databases.get(node.dbPath);
+    if (node.kind === 'hit') return this.databases.get(node.dbPath)?.sessions.get(node.hit.sessionId);
+    return undefined;
+  }
+
+  getTreeItem(node: SearchNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'note': {
+        const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+        item.iconPath = new vscode.ThemeIcon('info');
+        return item;
+      }
+      case 'database': {
+        const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.Expanded);
+        item.description = node.error ?? hitsText(node.hitCount);
+        item.tooltip = node.error ? `${node.dbPath}\n${node.error}` : node.dbPath;
+        item.iconPath = new vscode.ThemeIcon(node.error ? 'warning' : 'database');
+        item.contextValue = 'searchDatabase';
+        return item;
+      }
+      case 'session': {
+        const item = new vscode.TreeItem(node.sessionId, vscode.TreeItemCollapsibleState.Expanded);
+        item.description = hitsText(node.hits.length);
+        item.iconPath = new vscode.ThemeIcon('comment-discussion');
+        item.contextValue = 'searchSession';
+        return item;
+      }
+      case 'hit':
+        return hitItem(node, this.openHitCommand);
+    }
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.changed.dispose();
+  }
+}
+
+export function hitsText(n: number): string {
+  return n === 1 ? vscode.l10n.t('1 hit') : vscode.l10n.t('{0} hits', n.toLocaleString());
+}
+
+/** Where a hit is, for its description: `main · turn 3 · function_call get_weather · failed · shared with alt`. */
+export function hitLocation(hit: SearchHit): string {
+  const parts = [hit.branchId, hit.turn > 0 ? vscode.l10n.t('turn {0}', hit.turn) : vscode.l10n.t('before turn 1')];
+  parts.push(hit.toolName && hit.role === null ? `${hit.itemType} ${hit.toolName}` : hit.itemType);
+  if (hit.failed) parts.push(vscode.l10n.t('failed ({0})', hit.failed));
+  if (hit.sharedWith.length > 0) parts.push(vscode.l10n.t('shared with {0}', hit.sharedWith.join(', ')));
+  return parts.join(' · ');
+}
+
+function hitItem(node: HitNode, openHitCommand: string): vscode.TreeItem {
+  const { hit } = node;
+  const text = hit.snippet.text === '' ? hit.itemType : hit.snippet.text;
+  const label: vscode.TreeItemLabel = { label: text, highlights: hit.snippet.ranges.map(([s, e]) => [s, e] as [number, number]) };
+  const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+  item.description = hitLocation(hit);
+  const tooltip = new vscode.MarkdownString();
+  tooltip.appendText(`${hit.sessionId} · ${hitLocation(hit)}\n\n${hit.snippet.text}`);
+  item.tooltip = tooltip;
+  item.iconPath = new vscode.ThemeIcon(
+    hit.failed
+      ? 'error'
+      : hit.role === 'user'
+        ? 'account'
+        : hit.role !== null
+          ? 'hubot'
+          : hit.itemType.endsWith('_output')
+            ? 'output'
+            : 'tools',
+  );
+  item.contextValue = 'searchHit';
+  item.command = { command: openHitCommand, title: vscode.l10n.t('Open in Conversation View'), arguments: [node] };
+  return item;
+}

@@ -1,0 +1,227 @@
+/**
+ * *Search Sessions…*: asks for a query, searches every open session file in a worker thread (dist/searchWorker.js,
+ * so the extension host never waits on SQLite) and every connected PostgreSQL and Redis store through its browser
+ * (network reads, awaited a page at a time: they do not block the host either), streams the hits into the "Search
+ * Results" view with progress and a Cancel button, and opens a hit's turn in the conversation view.
+ */
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import {
+  parseSearchQuery,
+  RemoteSessionSource,
+  SearchQueryError,
+  searchRemoteStore,
+  startWorkerSearch,
+  SessionDatabase,
+  type SearchQuery,
+} from '../../store';
+import { argOrInput } from '../core/commandArgs';
+import { CommandId, ViewId } from '../core/contributions';
+import type { ConversationPanels } from '../conversation/conversationPanel';
+import type { DatabaseRegistry } from '../databases/databaseRegistry';
+import { registerCommand } from '../core/commandTable';
+import { UserFacingError } from '../core/userError';
+import { SearchResultsProvider, hitsText, type HitNode, type SearchNode } from './searchResults';
+
+/** What a search reports when it ends (the command's return value, for tests and scripts). */
+export interface SearchOutcome {
+  query: string;
+  hits: number;
+  /** Session files and server stores searched. */
+  files: number;
+  cancelled: boolean;
+  errors: string[];
+  elapsedMs: number;
+}
+
+/** A search in progress: the worker over the files and the scans of the server stores, stopped together. */
+interface RunningSearch {
+  cancel(): void;
+}
+
+const SEARCHING_CONTEXT = 'agentSessions.searching';
+const HAS_RESULTS_CONTEXT = 'agentSessions.hasSearchResults';
+
+export class SessionSearch implements vscode.Disposable {
+  readonly results: SearchResultsProvider;
+  readonly view: vscode.TreeView<SearchNode>;
+  private current: RunningSearch | undefined;
+  private lastQuery = '';
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly registry: DatabaseRegistry,
+    private readonly panels: ConversationPanels,
+  ) {
+    this.results = new SearchResultsProvider(CommandId.openSearchHit);
+    this.view = vscode.window.createTreeView(ViewId.searchResults, { treeDataProvider: this.results, showCollapseAll: true });
+  }
+
+  /** Runs a search (replacing the one running); resolves when it ends. */
+  async search(text: string): Promise<SearchOutcome> {
+    let query: SearchQuery;
+    try {
+      query = parseSearchQuery(text);
+    } catch (err) {
+      if (err instanceof SearchQueryError) throw new UserFacingError(err.message);
+      throw err;
+    }
+    this.cancel();
+    this.lastQuery = text;
+    const entries = this.registry.list();
+    const files = entries.filter((e) => e.db instanceof SessionDatabase);
+    const stores = entries.flatMap((e) => (e.db instanceof RemoteSessionSource ? [{ path: e.path, source: e.db }] : []));
+    const notes: string[] = [];
+    // A server store that could not be reached (or whose password is not known yet) has no browser to search.
+    const unreachable = entries.filter((e) => e.remote && !(e.db instanceof RemoteSessionSource)).length;
+    if (unreachable > 0) notes.push(vscode.l10n.t('{0} server store(s) not connected: not searched.', unreachable));
+    if (files.length + stores.length === 0)
+      throw new UserFacingError(vscode.l10n.t('Nothing is open to search. Run "Open Session Database…" or "Open Session Store…" first.'));
+    this.results.reset(notes);
+    const started = performance.now();
+    const errors: string[] = [];
+    const abort = new AbortController();
+    const run: RunningSearch = { cancel: () => abort.abort() };
+    const showProgress = (): void => {
+      this.view.message = vscode.l10n.t('Searching for "{0}"… {1}', text, hitsText(this.results.hitCount));
+    };
+    const worker =
+      files.length === 0
+        ? undefined
+        : startWorkerSearch(
+            join(this.extensionUri.fsPath, 'dist', 'searchWorker.js'),
+            { paths: files.map((e) => e.path), query, driver: (files[0]!.db as SessionDatabase).driver },
+            {
+              onHits: (path, hits) => {
+                // A search replaced by a newer one may still deliver a batch: it must not land in the new results.
+                if (this.current !== run) return;
+                this.results.add(path, hits);
+                showProgress();
+              },
+              onError: (path, message) => {
+                if (this.current !== run) return;
+                errors.push(`${path}: ${message}`);
+                this.results.fail(path, message);
+              },
+            },
+          );
+    if (worker) abort.signal.addEventListener('abort', () => worker.cancel(), { once: true });
+    const remoteRuns = stores.map(({ path, source }) =>
+      searchRemoteStore(source.browser, query, {
+        signal: abort.signal,
+        onHits: (hits) => {
+          if (this.current !== run) return;
+          this.results.add(path, hits, source.label);
+          showProgress();
+        },
+      }).then(
+        () => undefined,
+        (err: unknown) => {
+          if (this.current !== run) return;
+          const message = err instanceof Error ? err.message : String(err);
+          errors.push(`${source.label}: ${message}`);
+          this.results.fail(path, message, source.label);
+        },
+      ),
+    );
+    const finished = Promise.all([worker?.finished ?? Promise.resolve({ cancelled: false, error: undefined }), ...remoteRuns]).then(
+      ([end]) => ({ cancelled: end.cancelled || abort.signal.aborted, error: end.error }),
+    );
+    this.current = run;
+    void vscode.commands.executeCommand('setContext', SEARCHING_CONTEXT, true);
+    this.view.message = vscode.l10n.t('Searching for "{0}"…', text);
+    void vscode.commands.executeCommand(`${ViewId.searchResults}.focus`);
+    const searched = files.length + stores.length;
+    const end = await vscode.window.withProgress({ location: { viewId: ViewId.searchResults } }, () => finished);
+    if (this.current !== run) {
+      // Replaced by a newer search, which owns the view now.
+      return { query: text, hits: 0, files: searched, cancelled: true, errors, elapsedMs: performance.now() - started };
+    }
+    this.current = undefined;
+    void vscode.commands.executeCommand('setContext', SEARCHING_CONTEXT, false);
+    if (end.error) errors.push(end.error);
+    this.results.refreshNow();
+    const hits = this.results.hitCount;
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    this.view.message = end.error
+      ? vscode.l10n.t('Search for "{0}" failed: {1}', text, end.error)
+      : end.cancelled
+        ? vscode.l10n.t('Search for "{0}" cancelled: {1} so far.', text, hitsText(hits))
+        : hits === 0
+          ? vscode.l10n.t('No results for "{0}" in {1} file(s) and store(s) ({2} s).', text, searched, seconds)
+          : vscode.l10n.t('{0} for "{1}" in {2} file(s) and store(s) ({3} s).', hitsText(hits), text, searched, seconds);
+    void vscode.commands.executeCommand('setContext', HAS_RESULTS_CONTEXT, hits > 0);
+    return { query: text, hits, files: searched, cancelled: end.cancelled, errors, elapsedMs: performance.now() - started };
+  }
+
+  cancel(): void {
+    this.current?.cancel();
+  }
+
+  clear(): void {
+    this.cancel();
+    // The cancelled search's last batches and its end are dropped (see `search`).
+    this.current = undefined;
+    void vscode.commands.executeCommand('setContext', SEARCHING_CONTEXT, false);
+    this.results.clear();
+    this.view.message = undefined;
+    void vscode.commands.executeCommand('setContext', HAS_RESULTS_CONTEXT, false);
+  }
+
+  /** Opens the hit's turn, on the branch that ran it, in the session's conversation view. */
+  async open(node: HitNode): Promise<void> {
+    const { hit } = node;
+    const entry = this.registry.require(node.dbPath);
+    if (!entry.db) throw new UserFacingError(entry.problem ?? vscode.l10n.t('{0} cannot be read.', node.dbPath));
+    const panel = this.panels.open({
+      dbPath: node.dbPath,
+      sessionId: hit.sessionId,
+      branchId: hit.branchId,
+      // Items before the first user message belong to no turn the view lists: open at the first.
+      turn: Math.max(1, hit.turn),
+    });
+    await this.panels.whenReady(panel);
+  }
+
+  get query(): string {
+    return this.lastQuery;
+  }
+
+  dispose(): void {
+    this.cancel();
+    this.view.dispose();
+    this.results.dispose();
+  }
+}
+
+function isHitNode(v: unknown): v is HitNode {
+  return typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'hit';
+}
+
+export function registerSearchCommands(context: vscode.ExtensionContext, search: SessionSearch): void {
+  registerCommand(context, CommandId.searchSessions, async (arg?: unknown) => {
+    const text = await argOrInput(arg, {
+      title: vscode.l10n.t('Search Sessions'),
+      prompt: vscode.l10n.t('Text to find (any case), or filters: tool:NAME, is:failed, role:user'),
+      placeHolder: vscode.l10n.t('e.g. refund   tool:get_weather is:failed   role:user "exact phrase"'),
+      value: search.query,
+      validateInput: (value) => {
+        if (value.trim() === '') return undefined;
+        try {
+          parseSearchQuery(value);
+          return undefined;
+        } catch (err) {
+          return err instanceof SearchQueryError ? err.message : undefined;
+        }
+      },
+    });
+    if (text === undefined || text.trim() === '') return undefined;
+    return search.search(text);
+  });
+  registerCommand(context, CommandId.cancelSearch, () => search.cancel());
+  registerCommand(context, CommandId.clearSearchResults, () => search.clear());
+  registerCommand(context, CommandId.openSearchHit, async (arg?: unknown) => {
+    if (!isHitNode(arg)) throw new UserFacingError(vscode.l10n.t('Open a result from the Search Results view.'));
+    await search.open(arg);
+  });
+}

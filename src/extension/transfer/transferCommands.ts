@@ -1,0 +1,282 @@
+/**
+ * *Export Branch…*, *Export Session…* and *Import Conversation…*: the store's export (Markdown, JSON, JSONL) to a file
+ * the user picks, and the import of a JSON/JSONL file into a new session of a writable database, with progress and
+ * cancel. Arguments let tests (and other extensions) skip the dialogs: `{ uri, format }` for exports, `{ file, dbPath,
+ * sessionId, createTables }` for imports.
+ */
+import { readFileSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
+import * as vscode from 'vscode';
+import {
+  SessionDatabase,
+  TransferError,
+  detectImportFormat,
+  exportFromReader,
+  exportSessionToFile,
+  importSessionFile,
+  parseJsonExport,
+  type ExportFormat,
+  type ExportSummary,
+  type ImportResult,
+} from '../../store';
+import { CommandId } from '../core/contributions';
+import { badArgument } from '../core/commandArgs';
+import type { CommandDeps } from '../commands';
+import { pickSession } from '../commands';
+import type { DatabaseRegistry } from '../databases/databaseRegistry';
+import { registerCommand } from '../core/commandTable';
+import { asNode } from '../tree/treeNodes';
+import { UserFacingError } from '../core/userError';
+
+const FORMATS: { format: ExportFormat; ext: string; label: string; detail: () => string }[] = [
+  { format: 'md', ext: 'md', label: 'Markdown', detail: () => vscode.l10n.t('A readable transcript: messages, tool calls and outputs') },
+  {
+    format: 'json',
+    ext: 'json',
+    label: 'JSON',
+    detail: () => vscode.l10n.t('The rows exactly as stored; can be imported again without loss'),
+  },
+  {
+    format: 'jsonl',
+    ext: 'jsonl',
+    label: 'JSONL',
+    detail: () => vscode.l10n.t('One @openai/agents input item per line: a run input or an eval set'),
+  },
+];
+
+interface ExportArgs {
+  uri?: vscode.Uri | string;
+  format?: ExportFormat;
+}
+
+interface ImportArgs {
+  file?: vscode.Uri | string;
+  dbPath?: string;
+  sessionId?: string;
+  createTables?: boolean;
+}
+
+const asPath = (v: vscode.Uri | string | undefined): string | undefined => (v instanceof vscode.Uri ? v.fsPath : v || undefined);
+
+function safeFileName(text: string): string {
+  return text.replace(/[^\p{L}\p{N}._-]+/gu, '-').replace(/^-+|-+$/g, '') || 'session';
+}
+
+/** Runs `fn` under a cancellable notification; cancelling aborts the signal. */
+function withProgress<T>(
+  title: string,
+  fn: (signal: AbortSignal, report: (done: number, total: number) => void) => Promise<T>,
+): Thenable<T> {
+  return vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+    async (progress, token) => {
+      const controller = new AbortController();
+      token.onCancellationRequested(() => controller.abort());
+      let last = 0;
+      return fn(controller.signal, (done, total) => {
+        if (total <= 0) return;
+        const pct = Math.min(100, (done / total) * 100);
+        if (pct - last >= 1) {
+          progress.report({ increment: pct - last, message: vscode.l10n.t('{0} of {1} items', done, total) });
+          last = pct;
+        }
+      });
+    },
+  );
+}
+
+async function exportCommand(
+  registry: DatabaseRegistry,
+  scope: 'branch' | 'session',
+  arg: unknown,
+  options: unknown,
+): Promise<string | undefined> {
+  const title = scope === 'branch' ? vscode.l10n.t('Export Branch') : vscode.l10n.t('Export Session');
+  const node =
+    asNode(arg, 'session', 'branch') ??
+    (arg === undefined || arg === null ? undefined : badArgument(title, vscode.l10n.t('a session or branch')));
+  const target = node ?? (await pickSession(registry));
+  if (!target) return undefined;
+  const { dbPath, sessionId } = target;
+  const branchId =
+    scope === 'session' ? null : node?.kind === 'branch' ? node.branchId : registry.currentBranch(target.dbPath, target.sessionId);
+  const args = (typeof options === 'object' && options !== null ? options : {}) as ExportArgs;
+  const entry = registry.require(dbPath);
+  if (!entry.db) throw new UserFacingError(entry.problem ?? vscode.l10n.t('{0} is not open.', basename(dbPath)));
+  const local = entry.db instanceof SessionDatabase;
+  const choices = FORMATS.filter((f) => local || f.format !== 'json');
+  let format = args.format;
+  if (format === undefined) {
+    const picked = await vscode.window.showQuickPick(
+      choices.map((f) => ({ label: f.label, detail: f.detail(), f })),
+      { title, placeHolder: vscode.l10n.t('Format') },
+    );
+    if (!picked) return undefined;
+    format = picked.f.format;
+  }
+  const spec = FORMATS.find((f) => f.format === format);
+  if (!spec) throw new UserFacingError(vscode.l10n.t('Unknown export format {0}: use md, json or jsonl.', String(format)));
+  if (!local && format === 'json')
+    throw new UserFacingError(vscode.l10n.t('JSON export reads the rows of a SQLite file; copy the session to a local file first.'));
+  let out = asPath(args.uri);
+  if (!out) {
+    const name = `${safeFileName(sessionId)}${branchId !== null ? `-${safeFileName(branchId)}` : ''}.${spec.ext}`;
+    const base = local ? dirname(dbPath) : (vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? dirname(dbPath));
+    const uri = await vscode.window.showSaveDialog({
+      title,
+      defaultUri: vscode.Uri.file(join(base, name)),
+      filters: { [spec.label]: [spec.ext] },
+    });
+    if (!uri) return undefined;
+    out = uri.fsPath;
+  }
+  const outPath = out;
+  const request = { sessionId, branchId };
+  const summary: ExportSummary = await withProgress(vscode.l10n.t('Exporting {0}…', sessionId), async (signal, report) => {
+    if (entry.db instanceof SessionDatabase) {
+      return exportSessionToFile(entry.db.path, outPath, format, { ...request, signal, onProgress: report });
+    }
+    // A server store: Markdown or JSONL through its reader, written at the end (its pages arrive over the network).
+    const chunks: string[] = [];
+    const result = await exportFromReader(entry.db!, format as 'md' | 'jsonl', { ...request, signal, onProgress: report }, (c) => {
+      chunks.push(c);
+    });
+    await vscode.workspace.fs.writeFile(vscode.Uri.file(outPath), Buffer.from(chunks.join(''), 'utf8'));
+    return result;
+  });
+  const open = vscode.l10n.t('Open');
+  void vscode.window
+    .showInformationMessage(
+      summary.skipped > 0
+        ? vscode.l10n.t('Exported {0} items to {1} ({2} unreadable items left out).', summary.items, basename(outPath), summary.skipped)
+        : vscode.l10n.t('Exported {0} items to {1}.', summary.items, basename(outPath)),
+      open,
+    )
+    .then((choice) => (choice === open ? vscode.window.showTextDocument(vscode.Uri.file(outPath)) : undefined));
+  return outPath;
+}
+
+async function importCommand(deps: CommandDeps, arg: unknown, options: unknown): Promise<ImportResult | undefined> {
+  const { registry, treeView } = deps;
+  const title = vscode.l10n.t('Import Conversation');
+  const node = asNode(arg, 'database') ?? (arg === undefined || arg === null ? undefined : badArgument(title, vscode.l10n.t('a database')));
+  const args = (typeof options === 'object' && options !== null ? options : {}) as ImportArgs;
+
+  let file = asPath(args.file);
+  if (!file) {
+    const picked = await vscode.window.showOpenDialog({
+      title,
+      canSelectMany: false,
+      filters: { [vscode.l10n.t('Session exports')]: ['json', 'jsonl', 'ndjson'], [vscode.l10n.t('All files')]: ['*'] },
+    });
+    file = picked?.[0]?.fsPath;
+    if (!file) return undefined;
+  }
+  const format = detectImportFormat(file);
+  // A JSON export is checked now, so a wrong file fails before any question is asked (and offers its session id).
+  const doc = format === 'json' ? parseJsonExport(readFileSync(file, 'utf8')) : undefined;
+
+  let dbPath = args.dbPath ?? node?.dbPath;
+  let newFile = false;
+  if (!dbPath) {
+    const writable = registry.list().filter((e) => !e.remote && !e.readonly && e.db instanceof SessionDatabase);
+    const NEW = vscode.l10n.t('New Database File…');
+    const picked = await vscode.window.showQuickPick(
+      [
+        ...writable.map((e) => ({ label: basename(e.path), description: e.path, path: e.path as string | undefined })),
+        { label: `$(new-file) ${NEW}`, description: '', path: undefined },
+      ],
+      { title, placeHolder: vscode.l10n.t('Import into which database? (only writable databases are listed)') },
+    );
+    if (!picked) return undefined;
+    dbPath = picked.path;
+    if (!dbPath) {
+      const uri = await vscode.window.showSaveDialog({
+        title,
+        defaultUri: vscode.Uri.file(join(dirname(file), `${basename(file, extname(file))}.db`)),
+        filters: { [vscode.l10n.t('Session databases')]: ['db', 'sqlite', 'sqlite3'] },
+      });
+      if (!uri) return undefined;
+      dbPath = uri.fsPath;
+      newFile = true;
+    }
+  } else {
+    const entry = registry.get(dbPath);
+    if (entry && (entry.remote || entry.readonly)) {
+      throw new UserFacingError(
+        vscode.l10n.t('{0} is read-only: turn writing on for it first, or import into another database.', basename(dbPath)),
+      );
+    }
+  }
+  const target = dbPath;
+
+  const taken = new Set<string>();
+  const entry = registry.get(target);
+  if (entry?.db) for (const s of await entry.db.listSessions()) taken.add(s.sessionId);
+  let sessionId = args.sessionId;
+  if (sessionId === undefined) {
+    const offered = doc?.session?.session_id ?? basename(file, extname(file));
+    sessionId = await vscode.window.showInputBox({
+      title,
+      prompt: vscode.l10n.t('The new session id in {0}', basename(target)),
+      value: taken.has(offered) ? `${offered}-imported` : offered,
+      validateInput: (v) =>
+        v.trim() === ''
+          ? vscode.l10n.t('Give the session an id.')
+          : taken.has(v)
+            ? vscode.l10n.t('{0} already has a session {1}.', basename(target), v)
+            : undefined,
+    });
+    if (sessionId === undefined) return undefined;
+  }
+  if (taken.has(sessionId)) throw new UserFacingError(vscode.l10n.t('{0} already has a session {1}.', basename(target), sessionId));
+
+  let createTables = args.createTables ?? (newFile ? undefined : false);
+  if (createTables === undefined) {
+    const yes = vscode.l10n.t('Create Tables');
+    const answer = await vscode.window.showInformationMessage(
+      vscode.l10n.t('Create the session tables in {0}?', basename(target)),
+      { modal: true, detail: vscode.l10n.t('The file gets the tables the Agents SDK sessions use (Python and JavaScript).') },
+      yes,
+    );
+    if (answer !== yes) return undefined;
+    createTables = true;
+  }
+  const run = (create: boolean) =>
+    withProgress(vscode.l10n.t('Importing {0}…', basename(file)), (signal, report) =>
+      importSessionFile(target, file, { sessionId, createTables: create, signal, onProgress: report }),
+    );
+  let result: ImportResult;
+  try {
+    result = await run(createTables);
+  } catch (err) {
+    // An open database may lack the branch tables (a plain SQLiteSession file): ask, then try again.
+    if (!(err instanceof TransferError && err.problem === 'missing-tables') || args.createTables === false || createTables) throw err;
+    const yes = vscode.l10n.t('Create Tables');
+    const answer = await vscode.window.showWarningMessage(err.message, { modal: true }, yes);
+    if (answer !== yes) return undefined;
+    result = await run(true);
+  }
+  // An open database notices the write through its watcher; a new file is opened.
+  if (!registry.get(target)) await registry.open(target);
+  deps.tree.refresh();
+  try {
+    await treeView.reveal({ kind: 'session', dbPath: target, sessionId: result.sessionId }, { select: true, focus: false, expand: true });
+  } catch {
+    /* the view is not visible */
+  }
+  void vscode.window.showInformationMessage(
+    vscode.l10n.t('Imported {0} items into session {1} of {2}.', result.items, result.sessionId, basename(target)),
+  );
+  return result;
+}
+
+export function registerTransferCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
+  registerCommand(context, CommandId.exportBranch, (arg?: unknown, options?: unknown) =>
+    exportCommand(deps.registry, 'branch', arg, options),
+  );
+  registerCommand(context, CommandId.exportSession, (arg?: unknown, options?: unknown) =>
+    exportCommand(deps.registry, 'session', arg, options),
+  );
+  registerCommand(context, CommandId.importConversation, (arg?: unknown, options?: unknown) => importCommand(deps, arg, options));
+}

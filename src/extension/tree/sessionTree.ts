@@ -1,0 +1,231 @@
+import * as vscode from 'vscode';
+import type { DatabaseRegistry } from '../databases/databaseRegistry';
+import { RemoteSessionSource } from '../../store';
+import { branchItem, databaseItem, entryItem, moreSessionsItem, moreTurnsItem, sessionItem, turnItem } from './treeItems';
+import { nodeId, type TreeNode } from './treeNodes';
+import { scopeCost } from '../pricing/pricedTables';
+import type { SessionPricing } from '../pricing/sessionPricing';
+import { costTooltipLine } from './treeItems';
+import { sharedTurnUsage } from '../conversation/conversationData';
+
+/** Turns per page under a branch, so a branch of 10,000 turns expands without reading them all. */
+export const TURN_PAGE = 200;
+/** Sessions per page of a server store (100,000 sessions must not be listed at once). */
+export const SESSION_PAGE = 50;
+
+/**
+ * A thin TreeDataProvider over the registry: every level reads one page from the database when it is expanded,
+ * nothing more. It refreshes when the registry reports a change.
+ */
+export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<TreeNode | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  private readonly subscription: vscode.Disposable;
+  /** Tree items built by the last getChildren, by node id: nodes are plain data, rebuilt on every read. */
+  private readonly items = new Map<string, vscode.TreeItem>();
+  /**
+   * The tooltips of session and branch items, kept apart: VS Code only resolves a tooltip that is undefined, so they
+   * are handed over with their cost by `resolveTreeItem`.
+   */
+  private readonly tooltips = new Map<string, vscode.MarkdownString>();
+
+  constructor(
+    private readonly registry: DatabaseRegistry,
+    private readonly pricing?: SessionPricing,
+  ) {
+    const subscriptions = [registry.onDidChange(() => this.emitter.fire(undefined))];
+    // Another pricing model changes the costs in the tooltips.
+    if (pricing) subscriptions.push(pricing.onDidChange(() => this.emitter.fire(undefined)));
+    this.subscription = vscode.Disposable.from(...subscriptions);
+  }
+
+  /**
+   * Adds the cost to a session's or branch's tooltip when it is shown (on hover): one summed read per node hovered,
+   * not one per node listed (a database may hold thousands of sessions). A session's cost is every branch's runs; a
+   * branch's is its own runs (shared turns ran, and are priced, on the branch they came from).
+   */
+  async resolveTreeItem(item: vscode.TreeItem, node: TreeNode): Promise<vscode.TreeItem> {
+    if (!this.pricing || (node.kind !== 'session' && node.kind !== 'branch')) return item;
+    const base = this.tooltips.get(nodeId(node));
+    const db = this.registry.get(node.dbPath)?.db;
+    if (!db || !base) return item;
+    const pricing = this.pricing.pricingFor(node);
+    const branchId = node.kind === 'branch' ? node.branchId : null;
+    let cost: number | null = null;
+    try {
+      cost = await scopeCost(db, node.sessionId, branchId, pricing.price);
+    } catch {
+      item.tooltip = base; // unreadable now: the next read of the tree shows the problem
+      return item;
+    }
+    const md = new vscode.MarkdownString(base.value);
+    md.appendText(`\n\n${costTooltipLine(node.kind, pricing, cost)}`);
+    item.tooltip = md;
+    return item;
+  }
+
+  async getTreeItem(node: TreeNode): Promise<vscode.TreeItem> {
+    const id = nodeId(node);
+    if (!this.items.has(id)) await this.getChildren(this.getParent(node));
+    return this.items.get(id) ?? new vscode.TreeItem('(gone)');
+  }
+
+  /** The parent, derived from the node's own fields (needed by `TreeView.reveal`). */
+  getParent(node: TreeNode): TreeNode | undefined {
+    switch (node.kind) {
+      case 'database':
+        return undefined;
+      case 'moreSessions':
+        return { kind: 'database', dbPath: node.dbPath };
+      case 'session':
+        return { kind: 'database', dbPath: node.dbPath };
+      case 'branch':
+        return { kind: 'session', dbPath: node.dbPath, sessionId: node.sessionId };
+      case 'turn':
+      case 'moreTurns':
+        return { kind: 'branch', dbPath: node.dbPath, sessionId: node.sessionId, branchId: node.branchId };
+      case 'item':
+        return {
+          kind: 'turn',
+          dbPath: node.dbPath,
+          sessionId: node.sessionId,
+          branchId: node.branchId,
+          turn: node.turn,
+          branchTurnNumber: null,
+        };
+    }
+  }
+
+  async getChildren(node?: TreeNode): Promise<TreeNode[]> {
+    let pairs: [TreeNode, vscode.TreeItem][];
+    try {
+      pairs = await this.children(node);
+    } catch (err) {
+      // A read failed (file damaged or locked beyond the timeout): show it on the database, never as an empty tree.
+      if (node) this.registry.reportProblem(node.dbPath, err);
+      return [];
+    }
+    for (const [n, item] of pairs) {
+      const id = nodeId(n);
+      if (this.pricing && (n.kind === 'session' || n.kind === 'branch') && item.tooltip instanceof vscode.MarkdownString) {
+        this.tooltips.set(id, item.tooltip);
+        item.tooltip = undefined;
+      }
+      this.items.set(id, item);
+    }
+    return pairs.map(([n]) => n);
+  }
+
+  /** The children with their tree items (used by getChildren and by tests). */
+  async children(node?: TreeNode): Promise<[TreeNode, vscode.TreeItem][]> {
+    if (!node) {
+      return Promise.all(
+        this.registry.list().map(async (e): Promise<[TreeNode, vscode.TreeItem]> => {
+          const n: TreeNode = { kind: 'database', dbPath: e.path };
+          const count =
+            e.db instanceof RemoteSessionSource ? await e.db.countSessions(this.registry.sessionFilter(e.path)).catch(() => null) : null;
+          return [n, databaseItem(n, e, { sessionCount: count, filter: this.registry.sessionFilter(e.path) })];
+        }),
+      );
+    }
+    if (node.kind === 'item') return [];
+    const entry = this.registry.get(node.dbPath);
+    const db = entry?.db;
+    if (!entry || !db) return [];
+    const canWrite = !entry.readonly;
+    const structured = db.tables.messageStructure;
+    if (db instanceof RemoteSessionSource && (node.kind === 'database' || node.kind === 'moreSessions')) {
+      const page = await db.listSessionsPage({
+        limit: SESSION_PAGE,
+        cursor: node.kind === 'moreSessions' ? node.cursor : null,
+        prefix: this.registry.sessionFilter(node.dbPath),
+      });
+      const out: [TreeNode, vscode.TreeItem][] = page.sessions.map((s) => {
+        const n: TreeNode = { kind: 'session', dbPath: node.dbPath, sessionId: s.sessionId };
+        return [n, sessionItem(n, s, canWrite, db.kind)];
+      });
+      if (page.nextCursor !== null) {
+        const n: TreeNode = { kind: 'moreSessions', dbPath: node.dbPath, cursor: page.nextCursor };
+        out.push([n, moreSessionsItem(n)]);
+      }
+      return out;
+    }
+    switch (node.kind) {
+      case 'moreSessions':
+        return [];
+      case 'database': {
+        const sessions = await db.listSessions();
+        return sessions.map((s) => {
+          const n: TreeNode = { kind: 'session', dbPath: node.dbPath, sessionId: s.sessionId };
+          return [n, sessionItem(n, s, canWrite)];
+        });
+      }
+      case 'session': {
+        const current = this.registry.currentBranch(node.dbPath, node.sessionId);
+        const branches = await db.getBranchTree(node.sessionId);
+        return branches.map((b) => {
+          const n: TreeNode = { kind: 'branch', dbPath: node.dbPath, sessionId: node.sessionId, branchId: b.branchId };
+          return [n, branchItem(n, b, b.branchId === current, canWrite, structured)];
+        });
+      }
+      case 'branch':
+      case 'moreTurns': {
+        const after = node.kind === 'moreTurns' ? node.afterTurn : null;
+        const page = await db.getTurnsPage(node.sessionId, node.branchId, { afterTurn: after, limit: TURN_PAGE });
+        const first = page.turns[0];
+        const last = page.turns[page.turns.length - 1];
+        // Turns shared with an ancestor show the usage of the branch that ran them. main is never forked from
+        // anything, and server stores have main only, so neither reads the branch tree for it.
+        const shared =
+          first && last && node.branchId !== 'main' && !(db instanceof RemoteSessionSource)
+            ? await sharedTurnUsage(db, node.sessionId, node.branchId, await db.getBranchTree(node.sessionId), first.turn, last.turn)
+            : undefined;
+        const out: [TreeNode, vscode.TreeItem][] = page.turns.map((t) => {
+          const n: TreeNode = {
+            kind: 'turn',
+            dbPath: node.dbPath,
+            sessionId: node.sessionId,
+            branchId: node.branchId,
+            turn: t.turn,
+            branchTurnNumber: t.branchTurnNumber,
+          };
+          return [n, turnItem(n, t, canWrite, structured, shared?.get(t.turn))];
+        });
+        if (page.nextAfterTurn !== null) {
+          const n: TreeNode = {
+            kind: 'moreTurns',
+            dbPath: node.dbPath,
+            sessionId: node.sessionId,
+            branchId: node.branchId,
+            afterTurn: page.nextAfterTurn,
+          };
+          out.push([n, moreTurnsItem(n)]);
+        }
+        return out;
+      }
+      case 'turn': {
+        const entries = await db.getTurnItems(node.sessionId, node.branchId, node.turn);
+        return entries.map((e) => {
+          const n: TreeNode = {
+            kind: 'item',
+            dbPath: node.dbPath,
+            sessionId: node.sessionId,
+            branchId: node.branchId,
+            turn: node.turn,
+            sequenceNumber: e.sequenceNumber,
+          };
+          return [n, entryItem(n, e)];
+        });
+      }
+    }
+  }
+
+  refresh(): void {
+    this.emitter.fire(undefined);
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.emitter.dispose();
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * The protocol between the extension host and a compare view: its own requests map (a compare panel answers only
+ * these), carried by the same messages as the conversation view's (`request`/`response`, `session/didChange`), so
+ * one messenger and one request checker serve both (protocol.ts).
+ */
+import type { CompareRowsView, CompareSummaryView, CompareView } from './compareViews';
+
+export interface CompareRequests {
+  /** The columns and where the rows start; re-requested after a change notice. */
+  'compare/get': { params: Record<string, never>; result: CompareView };
+  /** Each column's usage, cost and tools (asked for once the first rows are drawn). */
+  'compare/summary': { params: Record<string, never>; result: CompareSummaryView };
+  /** Rows `offset`… (at most `limit`; the host clamps it to `MAX_COMPARE_ROWS`). */
+  'compare/rows': { params: { offset: number; limit: number }; result: CompareRowsView };
+  /** Opens a column's turn in the conversation view. */
+  'compare/openTurn': { params: { column: number; turn: number }; result: null };
+  /** Asks for another branch to compare column `column` with (a quick pick in the host); false when dismissed. */
+  'compare/pickBranch': { params: { column: number }; result: { changed: boolean } };
+}
+export type CompareMethod = keyof CompareRequests;
+
+/** Rows per `compare/rows` request at most: a row reads one turn's items per column. */
+export const MAX_COMPARE_ROWS = 50;
+/** Columns a comparison can have: the original and up to four retries. */
+export const MAX_COMPARE_COLUMNS = 5;

@@ -1,0 +1,165 @@
+/**
+ * The one protocol between the extension host and the conversation view. Messages are discriminated unions per
+ * direction; requests are keys of one `Requests` map, so parameter and result types flow from the key.
+ * Names: notifications host→webview in past tense (`session/didChange`), commands imperative, requests `noun/verb`.
+ */
+import type { CompareMethod } from './compare';
+import type { RunEvent } from './runEvents';
+import type { WhatIfModelsView, WhatIfStartedView } from '../whatIfModels';
+import type { ItemView, RevealView, SessionView, TablesView, ToolsView, TurnPageView, UsageWindow } from './conversationViews';
+
+/** Requests the webview makes, with their parameters and results. */
+export interface Requests {
+  /** The handshake: the view's page has started. Answers with what the panel was opened to show, once. */
+  'view/ready': { params: Record<string, never>; result: RevealView | null };
+  /** The session's header and branch list. */
+  'session/get': { params: Record<string, never>; result: SessionView };
+  /**
+   * A page of a branch's turns after `afterTurn` (null: from the first), or, when `beforeTurn` is given, the page
+   * before `beforeTurn` (null: the branch's last page; `afterTurn` must then be null).
+   */
+  'turns/get': { params: { branchId: string; afterTurn: number | null; beforeTurn?: number | null; limit: number }; result: TurnPageView };
+  'turn/items': { params: { branchId: string; turn: number }; result: ItemView[] };
+  /** The tables of a branch (null: the session): one page of usage rows as `usage` asks, totals, tool totals. */
+  'tables/get': { params: { branchId: string | null; usage: UsageWindow }; result: TablesView };
+  /** The tool totals of a branch (null: the session), for the Tools tab, whose scope is its own. */
+  'tools/get': { params: { branchId: string | null }; result: ToolsView };
+  /** Asks the user for the model to price this session as (a quick pick); `model` null when they cancelled. */
+  'pricing/choose': { params: Record<string, never>; result: { model: string | null } };
+  'branch/create': { params: { fromBranchId: string; branchTurnNumber: number; name: string }; result: { branchId: string } };
+  'branch/switch': { params: { branchId: string }; result: { branchId: string } };
+  /** The host asks for confirmation; `deleted` is false when the user declined. */
+  'branch/delete': { params: { branchId: string }; result: { deleted: boolean } };
+  /** Starts an agent run on a branch; its events arrive as `run/didEvent`. Resolves once the run has started. */
+  'run/start': { params: { branchId: string; input: string }; result: { runId: string } };
+  'run/stop': { params: { runId: string }; result: { stopped: boolean } };
+  /** *Compare with…* on the shown branch: the host asks which branch to compare it with and opens the comparison. */
+  'branch/compare': { params: { branchId: string }; result: { opened: boolean } };
+  /** The models a what-if can run on: the configured one first, then `agentSessions.agent.models`. */
+  'whatIf/models': { params: Record<string, never>; result: WhatIfModelsView };
+  /**
+   * Forks one new branch per model before `turn` of `branchId` and sends its user message again (`editedText`: that
+   * text instead; null: as stored), in parallel. Resolves once the runs started; the comparison opens when they end.
+   */
+  'whatIf/start': {
+    params: { branchId: string; turn: number; branchTurnNumber: number; editedText: string | null; models: string[] };
+    result: WhatIfStartedView;
+  };
+  /** Copies part of the shown session to the clipboard, read again from the store (never the view's copy of it). */
+  'content/copy': { params: { ref: ContentRef; part: CopyPart }; result: { copied: boolean } };
+  /** Runs *Set API Key* (a run failed for want of a key); `set` is false when the user cancelled. */
+  'apiKey/set': { params: Record<string, never>; result: { set: boolean } };
+  /** *Export Branch…* (`branchId`) or *Export Session…* (null) from the header's menu: the host asks format and file. */
+  'branch/export': { params: { branchId: string | null }; result: { exported: boolean } };
+  /** Opens an item, a turn or a branch as JSON in a read-only editor tab (src/extension/jsonDocuments.ts). */
+  'content/openJson': { params: { ref: ContentRef }; result: { opened: boolean } };
+  /**
+   * Finds `query` (the search syntax: text, tool:, is:failed, role:) in the shown session, off the host's thread: every
+   * branch's hits, each item once. Those on `branchId`'s turns (turns it shares with its parent included) come first,
+   * in turn order, under `branchId`; then the other branches', each under the branch that ran its turn.
+   */
+  'search/session': { params: { query: string; branchId: string }; result: SessionSearchView };
+}
+export type RequestMethod = keyof Requests;
+
+/** One hit of the view's search: the branch to show it on, where it is there, and its snippet with the match ranges. */
+export interface SessionSearchHitView {
+  /** The searched (shown) branch when the turn is on it, shared or not; else the branch that ran the turn. */
+  branchId: string;
+  turn: number;
+  /** On `branchId` (a shared turn's copy on the shown branch has its own number, which the view marks). */
+  sequenceNumber: number;
+  itemType: string;
+  snippet: { text: string; ranges: [number, number][] };
+}
+
+/** The hits of `search/session`; `truncated` when there were more than the view is given. */
+export interface SessionSearchView {
+  hits: SessionSearchHitView[];
+  truncated: boolean;
+}
+
+/**
+ * What a copy or *Open as JSON* refers to in the shown session: one item (`sequenceNumber` set), one turn (`turn` set,
+ * `sequenceNumber` null) or the whole branch (both null).
+ */
+export interface ContentRef {
+  branchId: string;
+  turn: number | null;
+  sequenceNumber: number | null;
+}
+
+/**
+ * Which text a copy takes: a message's `text`, a call's `arguments`, a tool's `output`, the stored item as `json`, or
+ * the turn (or item) as a Markdown transcript.
+ */
+export const COPY_PARTS = ['text', 'arguments', 'output', 'json', 'markdown'] as const;
+export type CopyPart = (typeof COPY_PARTS)[number];
+
+/**
+ * What a change notice says may have changed. The host cannot tell which tables another process wrote, so a write
+ * it only noticed is `ROW_CHANGES`; the view maps each kind to the windows it shows (`refreshPlan` in
+ * `webview/logic/conversationModel.ts`).
+ */
+export type ChangeKind =
+  /** Turns and their items. */
+  | 'turns'
+  /** The branch list: branches added or deleted, their turn counts. */
+  | 'branches'
+  /** The token usage and tool tables. */
+  | 'usage'
+  /** The extension's current branch of this session moved (nothing was written to the file). */
+  | 'current-branch'
+  /** The session's pricing model or the price table changed (nothing was written to the file): costs differ. */
+  | 'pricing'
+  /** The database was reopened, closed, became unreadable or changed read-only state: everything may differ. */
+  | 'database';
+
+/** The kinds of a write to the file that the host noticed but cannot attribute to a table. */
+export const ROW_CHANGES: readonly ChangeKind[] = ['turns', 'branches', 'usage'];
+
+/** A coalesced change notice: `seq` grows by one per notice of a panel, `what` lists each kind once. */
+export interface ChangeNotice {
+  seq: number;
+  what: ChangeKind[];
+}
+
+/** webview → host */
+export type WebviewMessage =
+  | { kind: 'request'; id: number; method: RequestMethod | CompareMethod; params: unknown }
+  /** A link in rendered Markdown; the host asks before opening it. */
+  | { kind: 'link/open'; url: string };
+
+/** host → webview */
+export type HostMessage =
+  /** Something the view may show changed; it re-requests what it shows and drops replies to older requests. */
+  | ({ kind: 'session/didChange' } & ChangeNotice)
+  /** Show this branch (and turn): a tree command opened the panel for it. The view owns the selection from then on. */
+  | ({ kind: 'selection/reveal' } & RevealView)
+  | { kind: 'run/didEvent'; event: RunEvent }
+  | { kind: 'response'; id: number; ok: true; result: unknown }
+  | { kind: 'response'; id: number; ok: false; error: string };
+
+/** How long the webview waits for a response before failing the request. */
+export const REQUEST_TIMEOUT_MS = 15_000;
+
+/**
+ * A webview message as the host receives it: the same kinds, but a request's method is any string until the host
+ * checks it against `Requests` (an unknown method gets an error response, not silence).
+ */
+export type ReceivedWebviewMessage =
+  Exclude<WebviewMessage, { kind: 'request' }> | { kind: 'request'; id: number; method: string; params: object };
+
+/** Type guard for messages arriving at the host (they come from a frame: validate before use). */
+export function isWebviewMessage(value: unknown): value is ReceivedWebviewMessage {
+  if (typeof value !== 'object' || value === null) return false;
+  const m = value as Record<string, unknown>;
+  switch (m.kind) {
+    case 'request':
+      return typeof m.id === 'number' && typeof m.method === 'string' && typeof m.params === 'object' && m.params !== null;
+    case 'link/open':
+      return typeof m.url === 'string';
+    default:
+      return false;
+  }
+}

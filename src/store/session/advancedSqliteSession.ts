@@ -1,0 +1,1051 @@
+import type { AgentInputItem, Session } from '@openai/agents';
+import type { SessionHistoryRewriteArgs, SessionHistoryTransactionArgs } from '@openai/agents';
+import { CurrentBranchSession } from './currentBranchSession';
+import { checkLimitArgument, checkNewBranchName, checkTurnNumber } from './argumentChecks';
+import { contentMatcher, contentPreview } from '../format/conversationText';
+import { BranchError, InvalidArgumentError, describeDatabaseError } from '../errors';
+import { exactTextSql, textFromSql } from '../sqlite/exactText';
+import {
+  HISTORY_OPERATIONS_DDL,
+  HistoryConflictError,
+  checkHistoryMutations,
+  checkHistoryTransaction,
+  comparableItems,
+} from './historyTransactions';
+import { fromStoredItems, normalizeForComparison, toStoredItem } from '../format/itemShape';
+import { captureFileIdentity, type FileIdentity } from '../sqlite/fileIdentity';
+import { TOOL_CALL_TYPES_SQL, classifyItem } from '../format/itemClassification';
+import { pythonJsonDumps, pythonJsonLoads } from '../format/pythonJson';
+import {
+  BRANCH_RESERVATIONS_DDL,
+  CLEAR_GENERATIONS_DDL,
+  DEFAULT_TABLE_NAMES,
+  STRUCTURE_INDEX_DDL,
+  baseSchemaDdl,
+  messageStructureDdl,
+  turnUsageDdl,
+  type TableNames,
+} from '../format/schema';
+import { enableWal, openSessionConnection, retryWhileBusy, sessionWrite } from '../sqlite/sessionConnection';
+import { checkSessionSettings } from './sessionSettings';
+import { decodeAll, takeNewestValid } from './sqliteSession';
+import { readTransaction, type SqliteDatabase, type SqliteStatement } from '../sqlite/sqliteDatabase';
+import { claimTableOwnership } from '../format/tableOwnership';
+import { ConnectionLifetime } from '../sqlite/connectionLifetime';
+import type {
+  AdvancedSQLiteSessionOptions,
+  BranchInfo,
+  ConversationTurn,
+  RunUsageSource,
+  SessionLogger,
+  SessionSettings,
+  SessionUsage,
+  ToolUsage,
+  TurnItem,
+  TurnUsage,
+  TurnUsageRow,
+} from '../types';
+import { usageColumns } from '../format/usageRecord';
+
+/** An item ready for `message_data` and its structure columns (spec §5, §6), computed from the stored shape. */
+interface EncodedItem {
+  text: string;
+  messageType: string;
+  toolName: string | null;
+}
+
+function isFunctionCallWithId(item: unknown, callId: string): boolean {
+  if (typeof item !== 'object' || item === null) return false;
+  const record = item as Record<string, unknown>;
+  return record.type === 'function_call' && (record.call_id ?? record.callId) === callId;
+}
+
+/** Converts and encodes every item first, so an unserialisable one rejects the batch before anything is written. */
+function encodeItems(items: readonly AgentInputItem[]): EncodedItem[] {
+  return items.map((item) => {
+    const stored = toStoredItem(item);
+    return { text: pythonJsonDumps(stored), ...classifyItem(stored) };
+  });
+}
+
+const defaultLogger: SessionLogger = {
+  error: (message, err) => console.error(message, err),
+  warn: (message) => console.warn(message),
+};
+
+interface TurnCounters {
+  branch: string;
+  dataVersion: number;
+  maxUserTurn: number;
+  maxBranchTurn: number;
+}
+
+/**
+ * A SQLite session with conversation branches, per-turn usage and structured queries, file-compatible with the
+ * Python SDK's `AdvancedSQLiteSession` (see the format spec). Implements the `Session` interface of
+ * `@openai/agents`, so it can be passed to `run(agent, input, { session })`.
+ *
+ * The current branch lives only in this instance; every write is one immediate transaction.
+ */
+export class AdvancedSQLiteSession implements Session {
+  readonly sessionId: string;
+  readonly sessionSettings: SessionSettings;
+  /** The path as passed (used verbatim in error messages). */
+  readonly dbPath: string;
+  private readonly db: SqliteDatabase;
+  private readonly tables: TableNames;
+  private readonly logger: SessionLogger;
+  private readonly clock: () => number;
+  private readonly statements = new Map<string, SqliteStatement>();
+  private currentBranch = 'main';
+  /**
+   * Whether the current branch had rows when this instance last wrote or read it (spec §12 g): if it has none at the
+   * next `addItems`, another connection deleted it.
+   */
+  private currentBranchHadRows = false;
+  private clearGeneration: number;
+  private readonly lifetime: ConnectionLifetime;
+  /** The file opened (undefined for `:memory:`), checked before every write (spec: deleted or replaced files). */
+  private readonly file: FileIdentity | undefined;
+  /** Turn maxima of the current branch after our last insert, valid while no other connection has written. */
+  private counters: TurnCounters | undefined;
+
+  constructor(options: AdvancedSQLiteSessionOptions) {
+    this.sessionId = options.sessionId;
+    this.sessionSettings = checkSessionSettings(options.sessionSettings);
+    this.dbPath = options.dbPath ?? ':memory:';
+    this.tables = {
+      sessions: options.sessionsTable ?? DEFAULT_TABLE_NAMES.sessions,
+      messages: options.messagesTable ?? DEFAULT_TABLE_NAMES.messages,
+    };
+    this.logger = options.logger ?? defaultLogger;
+    this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
+    if (options.readonly && options.createTables) {
+      throw new InvalidArgumentError('createTables cannot be combined with readonly: a read-only session never writes');
+    }
+    // WAL is switched on only after the ownership checks passed (spec §12 h): a file that belongs to another program
+    // keeps its header when opening fails.
+    this.db = openSessionConnection(this.dbPath, { ...options, deferWal: true });
+    this.lifetime = new ConnectionLifetime(this.db, this.statements);
+    try {
+      this.file = captureFileIdentity(this.dbPath);
+      const timeout = options.busyTimeoutMs;
+      if (this.db.readonly) {
+        retryWhileBusy(timeout, () => claimTableOwnership(this.db, this.dbPath, this.tables, { readonly: true }));
+      } else if (options.createTables) {
+        this.createAndClaimTables(timeout);
+      } else {
+        retryWhileBusy(timeout, () => claimTableOwnership(this.db, this.dbPath, this.tables));
+        enableWal(this.db, timeout);
+        retryWhileBusy(timeout, () =>
+          this.write(() => {
+            for (const ddl of baseSchemaDdl(this.tables)) this.db.exec(ddl);
+          }),
+        );
+      }
+      this.clearGeneration = this.readGeneration() ?? 0;
+    } catch (err) {
+      this.db.close();
+      // A lock held past the busy timeout, or damage found while claiming, gets a message with a remedy;
+      // ownership errors and other SQLite errors pass through as they are.
+      throw describeDatabaseError(err, this.dbPath);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Session interface
+
+  async getSessionId(): Promise<string> {
+    return this.sessionId;
+  }
+
+  /**
+   * The items of a branch (the current one by default) as the JS runner takes them: stored Responses items are
+   * converted to the SDK's protocol items (`itemShape.ts`). `getStoredItems` returns them exactly as stored.
+   */
+  async getItems(limit?: number | null, branchId?: string | null): Promise<AgentInputItem[]> {
+    return fromStoredItems(await this.getStoredItems(limit, branchId));
+  }
+
+  /** The decoded items exactly as stored (the Responses shape the Python SDK writes), for exact comparisons. */
+  async getStoredItems(limit?: number | null, branchId?: string | null): Promise<unknown[]> {
+    this.assertOpen();
+    const effective = checkLimitArgument('limit', limit) ?? this.sessionSettings.limit ?? null;
+    return readTransaction(this.db, () => {
+      const branch = branchId ?? this.currentBranchForRead();
+      if (effective === 0) return [];
+      const m = this.tables.messages;
+      if (effective === null || effective < 0) {
+        const rows = this.stmt(
+          'itemsAsc',
+          `SELECT m.message_data FROM message_structure s JOIN ${m} m ON m.id = s.message_id
+           WHERE s.session_id = ? AND s.branch_id = ? AND m.session_id = ? ORDER BY s.sequence_number ASC`,
+        ).all<{ message_data: string }>(this.sessionId, branch, this.sessionId);
+        if (rows.length > 0) this.sawRowsOn(branch);
+        return decodeAll(rows);
+      }
+      const rows = this.stmt(
+        'itemsDesc',
+        `SELECT m.message_data FROM message_structure s JOIN ${m} m ON m.id = s.message_id
+         WHERE s.session_id = ? AND s.branch_id = ? AND m.session_id = ? ORDER BY s.sequence_number DESC`,
+      ).iterate<{ message_data: string }>(this.sessionId, branch, this.sessionId);
+      const items = takeNewestValid(rows, effective);
+      if (items.length > 0) this.sawRowsOn(branch);
+      return items;
+    });
+  }
+
+  async addItems(items: AgentInputItem[]): Promise<void> {
+    this.assertOpen();
+    if (items.length === 0) return;
+    // Encode everything first: an unserialisable item rejects the batch before anything is written.
+    const rows = encodeItems(items);
+    this.write(() => {
+      this.checkGenerationForWrite();
+      this.assertCurrentBranchNotDeleted();
+      this.insertRows(rows);
+    });
+    this.currentBranchHadRows = true;
+  }
+
+  async popItem(): Promise<AgentInputItem | undefined> {
+    this.assertOpen();
+    return this.write(() => {
+      this.counters = undefined;
+      this.checkGenerationForWrite();
+      this.backfillReservations();
+      const branch = this.currentBranch;
+      for (;;) {
+        const last = this.stmt(
+          'lastStructure',
+          `SELECT id, message_id, user_turn_number FROM message_structure
+           WHERE session_id = ? AND branch_id = ? ORDER BY sequence_number DESC LIMIT 1`,
+        ).get<{ id: number; message_id: number; user_turn_number: number | null }>(this.sessionId, branch);
+        if (!last) return undefined;
+        this.stmt('deleteStructure', 'DELETE FROM message_structure WHERE id = ?').run(last.id);
+        const message = this.stmt('messageById', `SELECT message_data FROM ${this.tables.messages} WHERE id = ?`).get<{
+          message_data: string;
+        }>(last.message_id);
+        this.deleteOrphanMessages();
+        this.currentBranchHadRows = this.branchHasRows(branch);
+        if (last.user_turn_number !== null) this.deleteUsageIfTurnGone(branch, last.user_turn_number);
+        if (message) {
+          const decoded = pythonJsonLoads(message.message_data);
+          if (decoded.ok) return fromStoredItems([decoded.value])[0];
+        }
+        // A missing or corrupt message: it is gone now; pop the next one, as Python does.
+      }
+    });
+  }
+
+  async clearSession(): Promise<void> {
+    this.assertOpen();
+    const generation = this.write(() => {
+      this.counters = undefined;
+      this.backfillReservations();
+      this.checkGenerationForWrite();
+      const sid = this.sessionId;
+      this.db.prepare('DELETE FROM message_structure WHERE session_id = ?').run(sid);
+      this.db.prepare('DELETE FROM turn_usage WHERE session_id = ?').run(sid);
+      this.db.prepare(`DELETE FROM ${this.tables.messages} WHERE session_id = ?`).run(sid);
+      this.db.prepare(`DELETE FROM ${this.tables.sessions} WHERE session_id = ?`).run(sid);
+      this.db.prepare('UPDATE session_clear_generations SET generation = generation + 1 WHERE session_id = ?').run(sid);
+      this.forgetOperations(null);
+      return this.generationRow() ?? 0;
+    });
+    this.clearGeneration = generation;
+    this.currentBranch = 'main';
+    this.currentBranchHadRows = false;
+  }
+
+  /**
+   * Clears the current branch only: its structure rows and the messages no other branch shares. Other branches, and
+   * every usage row, stay; the branch's next turn is numbered after its last usage row. The branch stays current.
+   * `currentBranchSession()` exposes this as `clearSession`, for wrappers such as `OpenAIResponsesCompactionSession`
+   * that clear and re-add.
+   */
+  async clearCurrentBranch(): Promise<void> {
+    this.assertOpen();
+    this.write(() => {
+      this.checkGenerationForWrite();
+      this.assertCurrentBranchNotDeleted();
+      this.deleteBranchRows(this.branchRows(), { keepUsage: true });
+      this.forgetOperations(this.currentBranch);
+    });
+    // Emptied by us, not deleted by another connection: the next addItems may refill it (spec §12 g does not apply).
+    this.currentBranchHadRows = false;
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // The SDK's optional Session capabilities (docs/session-format.md §14), on the current branch
+
+  /** `replace_function_call`: the first call with that id is replaced, later ones removed (as `MemorySession`). */
+  async applyHistoryMutations(args: SessionHistoryRewriteArgs): Promise<void> {
+    this.assertOpen();
+    const mutations = checkHistoryMutations(args);
+    if (mutations.length === 0) return;
+    const encoded = mutations.map((m) => ({ callId: m.callId, row: encodeItems([m.replacement])[0] as EncodedItem }));
+    this.write(() => {
+      this.checkGenerationForWrite();
+      this.assertCurrentBranchNotDeleted();
+      const insertMessage = this.stmt('insertMessage', `INSERT INTO ${this.tables.messages} (session_id, message_data) VALUES (?, ?)`);
+      const repoint = this.stmt(
+        'repointStructure',
+        'UPDATE message_structure SET message_id = ?, message_type = ?, tool_name = ? WHERE id = ?',
+      );
+      for (const { callId, row } of encoded) {
+        const calls = this.branchRows().filter(({ item }) => isFunctionCallWithId(item, callId));
+        const [first, ...later] = calls;
+        if (!first) continue;
+        // A new message row, never an update in place: another branch may share the old one (spec §8.3).
+        const messageId = insertMessage.run(this.sessionId, row.text).lastInsertRowid;
+        repoint.run(messageId, row.messageType, row.toolName, first.id);
+        this.deleteBranchRows(later, { keepUsage: false });
+      }
+      this.deleteOrphanMessages();
+    });
+  }
+
+  /**
+   * An atomic, idempotent change of the current branch's history. The operation id is recorded in the same transaction
+   * (durably: a retry from another instance or process is a no-op). Reusing an id for a different change, or a suffix
+   * that no longer matches, throws `HistoryConflictError` and changes nothing.
+   */
+  async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
+    this.assertOpen();
+    const op = checkHistoryTransaction(args);
+    const rows = encodeItems(op.transaction.type === 'append_items' ? op.transaction.items : op.transaction.replacement);
+    this.write(() => {
+      this.checkGenerationForWrite();
+      this.assertCurrentBranchNotDeleted();
+      this.db.exec(HISTORY_OPERATIONS_DDL);
+      const applied = this.db
+        .prepare('SELECT transaction_data FROM session_history_operations WHERE session_id = ? AND operation_id = ?')
+        .get<{ transaction_data: string }>(this.sessionId, op.operationId);
+      if (applied) {
+        if (applied.transaction_data !== op.fingerprint) {
+          throw new HistoryConflictError('Session history operation was already applied with a different transaction.');
+        }
+        return;
+      }
+      if (op.transaction.type === 'replace_suffix') {
+        const expected = op.transaction.expectedSuffix;
+        const current = this.branchRows();
+        const suffix = expected.length === 0 ? [] : current.slice(-expected.length);
+        const matches =
+          suffix.length === expected.length &&
+          suffix.every((r) => r.item !== undefined) &&
+          comparableItems(suffix.map((r) => r.item)) === comparableItems(expected.map((item) => toStoredItem(item)));
+        if (!matches) throw new HistoryConflictError('Session history suffix no longer matches the transaction precondition.');
+        this.deleteBranchRows(suffix, { keepUsage: false });
+      }
+      if (rows.length > 0) this.insertRows(rows);
+      this.db
+        .prepare('INSERT INTO session_history_operations (session_id, operation_id, branch_id, transaction_data) VALUES (?, ?, ?, ?)')
+        .run(this.sessionId, op.operationId, this.currentBranch, op.fingerprint);
+    });
+    this.currentBranchHadRows = this.branchHasRows(this.currentBranch);
+  }
+
+  /**
+   * Replaces the current branch's history with a compaction item and its retained suffix, in one transaction. Other
+   * branches keep their items; every usage row stays (numbering continues after the last one, see `turnMaxima`).
+   */
+  async replaceHistoryWithCompaction(items: AgentInputItem[]): Promise<void> {
+    this.assertOpen();
+    const rows = encodeItems(items);
+    this.write(() => {
+      this.checkGenerationForWrite();
+      this.assertCurrentBranchNotDeleted();
+      this.deleteBranchRows(this.branchRows(), { keepUsage: true });
+      if (rows.length > 0) this.insertRows(rows);
+    });
+    this.currentBranchHadRows = rows.length > 0;
+  }
+
+  /** What the runner compares when it reconciles its writes: items as they read back once stored. */
+  prepareHistoryItemsForPersistenceComparison(items: AgentInputItem[]): AgentInputItem[] {
+    return normalizeForComparison(items);
+  }
+
+  /**
+   * This session seen as its current branch alone: `clearSession` clears only that branch (`clearCurrentBranch`), every
+   * other method is this session's. Hand it to wrappers that clear and rebuild history, such as the SDK's
+   * `OpenAIResponsesCompactionSession`, so they never wipe the other branches.
+   */
+  currentBranchSession(): CurrentBranchSession {
+    return new CurrentBranchSession(this);
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Usage
+
+  /** Records the run's usage on the current branch's latest turn. Never throws; failures are logged. */
+  async storeRunUsage(result: RunUsageSource | null | undefined): Promise<void> {
+    try {
+      const usage = result?.state?.usage ?? result?.runContext?.usage;
+      if (!usage) return;
+      this.assertOpen();
+      const columns = usageColumns(usage);
+      const written = this.write(() => {
+        const branch = this.currentBranchForRead();
+        const latest = this.stmt(
+          'latestTurn',
+          'SELECT MAX(user_turn_number) AS turn FROM message_structure WHERE session_id = ? AND branch_id = ?',
+        ).get<{ turn: number | null }>(this.sessionId, branch)?.turn;
+        if (latest === null || latest === undefined || latest < 1) return branch;
+        this.stmt(
+          'replaceUsage',
+          `INSERT OR REPLACE INTO turn_usage (session_id, branch_id, user_turn_number, requests, input_tokens,
+             output_tokens, total_tokens, input_tokens_details, output_tokens_details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(
+          this.sessionId,
+          branch,
+          latest,
+          columns.requests,
+          columns.inputTokens,
+          columns.outputTokens,
+          columns.totalTokens,
+          columns.inputTokensDetails,
+          columns.outputTokensDetails,
+        );
+        return undefined;
+      });
+      if (written !== undefined) {
+        this.logger.warn?.(`No usage stored for session ${this.sessionId}: branch '${written}' has no user turn yet`);
+      }
+    } catch (err) {
+      this.logger.error('Failed to store session usage', err);
+    }
+  }
+
+  async getSessionUsage(branchId?: string | null): Promise<SessionUsage | null> {
+    this.assertOpen();
+    const sql = `SELECT SUM(requests) AS requests, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
+      SUM(total_tokens) AS total, COUNT(*) AS turns FROM turn_usage WHERE session_id = ?`;
+    type Row = { requests: number | null; input: number | null; output: number | null; total: number | null; turns: number };
+    // Truthiness, as in Python: '' means every branch, like an omitted id.
+    const row = branchId
+      ? this.stmt('usageBranch', `${sql} AND branch_id = ?`).get<Row>(this.sessionId, branchId)
+      : this.stmt('usageAll', sql).get<Row>(this.sessionId);
+    if (!row || row.requests === null) return null;
+    return {
+      requests: row.requests,
+      inputTokens: row.input ?? 0,
+      outputTokens: row.output ?? 0,
+      totalTokens: row.total ?? 0,
+      totalTurns: row.turns,
+    };
+  }
+
+  getTurnUsage(userTurnNumber: number, branchId?: string | null): Promise<TurnUsage | Record<string, never>>;
+  getTurnUsage(userTurnNumber?: null, branchId?: string | null): Promise<TurnUsageRow[]>;
+  async getTurnUsage(
+    userTurnNumber?: number | null,
+    branchId?: string | null,
+  ): Promise<TurnUsage | Record<string, never> | TurnUsageRow[]> {
+    this.assertOpen();
+    const branch = branchId ?? this.currentBranchForRead();
+    const columns = `requests, input_tokens, output_tokens, total_tokens, input_tokens_details, output_tokens_details`;
+    type Row = {
+      user_turn_number: number;
+      requests: number | null;
+      input_tokens: number | null;
+      output_tokens: number | null;
+      total_tokens: number | null;
+      input_tokens_details: string | null;
+      output_tokens_details: string | null;
+    };
+    const usage = (r: Row): TurnUsage => ({
+      requests: r.requests,
+      inputTokens: r.input_tokens,
+      outputTokens: r.output_tokens,
+      totalTokens: r.total_tokens,
+      inputTokensDetails: decodeDetails(r.input_tokens_details),
+      outputTokensDetails: decodeDetails(r.output_tokens_details),
+    });
+    if (userTurnNumber !== undefined && userTurnNumber !== null) {
+      const row = this.stmt(
+        'turnUsageOne',
+        `SELECT ${columns} FROM turn_usage WHERE session_id = ? AND branch_id = ? AND user_turn_number = ?`,
+      ).get<Row>(this.sessionId, branch, userTurnNumber);
+      return row ? usage(row) : {};
+    }
+    return this.stmt(
+      'turnUsageAll',
+      `SELECT user_turn_number, ${columns} FROM turn_usage WHERE session_id = ? AND branch_id = ? ORDER BY user_turn_number`,
+    )
+      .all<Row>(this.sessionId, branch)
+      .map((r) => ({ userTurnNumber: r.user_turn_number, ...usage(r) }));
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Structured queries
+
+  async getConversationTurns(branchId?: string | null): Promise<ConversationTurn[]> {
+    this.assertOpen();
+    return this.userTurns(branchId ?? null, null);
+  }
+
+  async findTurnsByContent(searchTerm: string, branchId?: string | null): Promise<ConversationTurn[]> {
+    this.assertOpen();
+    return this.userTurns(branchId ?? null, String(searchTerm));
+  }
+
+  async getConversationByTurns(branchId?: string | null): Promise<Map<number | null, TurnItem[]>> {
+    this.assertOpen();
+    const branch = branchId ?? this.currentBranchForRead();
+    const rows = this.stmt(
+      'byTurns',
+      `SELECT user_turn_number, message_type, tool_name FROM message_structure
+       WHERE session_id = ? AND branch_id = ? ORDER BY sequence_number`,
+    ).all<{ user_turn_number: number | null; message_type: string; tool_name: string | null }>(this.sessionId, branch);
+    const out = new Map<number | null, TurnItem[]>();
+    for (const r of rows) {
+      let list = out.get(r.user_turn_number);
+      if (!list) out.set(r.user_turn_number, (list = []));
+      list.push({ type: r.message_type, toolName: r.tool_name });
+    }
+    return out;
+  }
+
+  async getToolUsage(branchId?: string | null): Promise<ToolUsage[]> {
+    this.assertOpen();
+    const branch = branchId ?? this.currentBranchForRead();
+    // Order spelled out (turn, then name, binary, NULL first) so no SQLite version changes it.
+    const rows = this.stmt(
+      'toolUsage',
+      `SELECT s.tool_name, COUNT(*) AS count, s.user_turn_number AS turn FROM message_structure s
+       WHERE s.session_id = ? AND s.branch_id = ? AND (s.message_type IN (${TOOL_CALL_TYPES_SQL})
+         OR (s.message_type = 'tool_search_output' AND NOT EXISTS (
+           SELECT 1 FROM message_structure c WHERE c.session_id = s.session_id AND c.branch_id = s.branch_id
+             AND c.user_turn_number = s.user_turn_number AND c.message_type = 'tool_search_call'
+             AND c.tool_name = s.tool_name)))
+       GROUP BY s.user_turn_number, s.tool_name
+       ORDER BY s.user_turn_number ASC, s.tool_name COLLATE BINARY ASC`,
+    ).all<{ tool_name: string | null; count: number; turn: number }>(this.sessionId, branch);
+    return rows.map((r) => ({ toolName: r.tool_name, count: r.count, turn: r.turn }));
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Branches
+
+  async createBranchFromTurn(turnNumber: number, branchName?: string | null): Promise<string> {
+    this.assertOpen();
+    checkTurnNumber(turnNumber);
+    checkNewBranchName(branchName);
+    let copied = 0;
+    const id = this.write(() => {
+      this.counters = undefined;
+      this.backfillReservations();
+      // Spec §8.4: read the generation in this transaction (an external clear moves the source to main), then move to
+      // the new branch whatever the cache said before the call.
+      this.checkGenerationForWrite();
+      const source = this.currentBranch;
+      // Fast path (spec §12 l): find turn N's user row through idx_structure_turn, since the two turn columns agree in
+      // every file the SDKs write, and copy the rows before it in sequence order: O(copied rows), not O(branch). If it
+      // is not found that way, Python's exact queries decide (they scan the branch: branch_turn_number has no index).
+      const userRow = this.stmt(
+        'userAtTurnIndexed',
+        `SELECT s.sequence_number AS seq FROM message_structure s JOIN ${this.tables.messages} m ON s.message_id = m.id
+         WHERE s.session_id = ? AND s.branch_id = ? AND s.user_turn_number = ? AND s.branch_turn_number = ?
+           AND s.message_type = 'user' ORDER BY +s.sequence_number LIMIT 1`,
+      ).get<{ seq: number }>(this.sessionId, source, turnNumber, turnNumber);
+      const hasUser =
+        userRow !== undefined ||
+        this.stmt(
+          'userAtTurn',
+          `SELECT 1 FROM message_structure s JOIN ${this.tables.messages} m ON s.message_id = m.id
+           WHERE s.session_id = ? AND s.branch_id = ? AND s.branch_turn_number = ? AND s.message_type = 'user' LIMIT 1`,
+        ).get(this.sessionId, source, turnNumber) !== undefined;
+      if (!hasUser) throw new BranchError(`Turn ${turnNumber} does not contain a user message in branch '${source}'`);
+      const newId = this.reserveBranchId(turnNumber, branchName ?? null);
+      const copy = (bound: string) => `INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number,
+           user_turn_number, branch_turn_number, tool_name)
+         SELECT session_id, message_id, ?, message_type,
+           (SELECT COALESCE(MAX(sequence_number), 0) FROM message_structure WHERE session_id = ?)
+             + ROW_NUMBER() OVER (ORDER BY sequence_number),
+           user_turn_number, branch_turn_number, tool_name
+         FROM message_structure WHERE session_id = ? AND branch_id = ? AND branch_turn_number < ?${bound}
+         ORDER BY sequence_number`;
+      copied =
+        userRow !== undefined
+          ? this.stmt('copyPrefixBefore', copy(' AND sequence_number < ?')).run(
+              newId,
+              this.sessionId,
+              this.sessionId,
+              source,
+              turnNumber,
+              userRow.seq,
+            ).changes
+          : this.stmt('copyPrefix', copy('')).run(newId, this.sessionId, this.sessionId, source, turnNumber).changes;
+      return newId;
+    });
+    this.currentBranch = id;
+    this.counters = undefined;
+    // A branch from turn 1 copies nothing and has no rows until its first item (quirk 6).
+    this.currentBranchHadRows = copied > 0;
+    return id;
+  }
+
+  async createBranchFromContent(searchTerm: string, branchName?: string | null): Promise<string> {
+    this.assertOpen();
+    checkNewBranchName(branchName);
+    const matches = this.userTurns(null, String(searchTerm));
+    const first = matches[0];
+    if (!first) throw new BranchError(`No user turns found containing '${searchTerm}'`);
+    return this.createBranchFromTurn(first.turn, branchName);
+  }
+
+  async switchToBranch(branchId: string): Promise<void> {
+    this.assertOpen();
+    this.write(() => {
+      // Spec §8.4: an external clear seen here resets the pointer to main first; the switch then still happens.
+      this.checkGenerationForWrite();
+      if (!this.branchHasRows(branchId)) throw new BranchError(`Branch '${branchId}' does not exist`);
+    });
+    this.currentBranch = branchId;
+    this.counters = undefined;
+    this.currentBranchHadRows = true;
+  }
+
+  async deleteBranch(branchId: string, force = false): Promise<void> {
+    if (typeof branchId !== 'string' || branchId.trim() === '') throw new BranchError('Branch ID cannot be empty');
+    const id = branchId.trim();
+    if (id === 'main') throw new BranchError("Cannot delete the 'main' branch");
+    this.assertOpen();
+    const isCurrent = id === this.currentBranch;
+    if (isCurrent && !force) {
+      throw new BranchError(`Cannot delete current branch '${id}'. Use force=True or switch branches first`);
+    }
+    // Every check runs before anything changes (spec §12 d): a failed delete leaves the pointer where it was.
+    this.write(() => {
+      this.counters = undefined;
+      if (isCurrent) {
+        this.ensureGenerationRow();
+        if (!this.branchHasRows('main')) throw new BranchError("Branch 'main' does not exist");
+      }
+      this.backfillReservations();
+      if (!this.branchHasRows(id)) throw new BranchError(`Branch '${id}' does not exist`);
+      this.db.prepare('DELETE FROM turn_usage WHERE session_id = ? AND branch_id = ?').run(this.sessionId, id);
+      this.db.prepare('DELETE FROM message_structure WHERE session_id = ? AND branch_id = ?').run(this.sessionId, id);
+      this.deleteOrphanMessages();
+    });
+    if (isCurrent) {
+      this.currentBranch = 'main';
+      this.currentBranchHadRows = true; // the check above found rows on main
+    }
+  }
+
+  async listBranches(): Promise<BranchInfo[]> {
+    this.assertOpen();
+    return readTransaction(this.db, () => {
+      const current = this.currentBranchForRead();
+      // The id through exactTextSql: node:sqlite would cut 'a\u0000b' to 'a' (see exactText.ts).
+      const rows = this.stmt(
+        'listBranches',
+        `SELECT ${exactTextSql('branch_id')} AS branch_id, COUNT(*) AS message_count,
+           COUNT(CASE WHEN message_type = 'user' THEN 1 END) AS user_turns, MIN(created_at) AS created_at
+         FROM message_structure WHERE session_id = ? GROUP BY message_structure.branch_id
+         ORDER BY created_at ASC, message_structure.branch_id COLLATE BINARY ASC`,
+      ).all<{ branch_id: unknown; message_count: number; user_turns: number; created_at: string | null }>(this.sessionId);
+      const branches = rows.map((r) => {
+        const branchId = textFromSql(r.branch_id);
+        return {
+          branchId,
+          messageCount: r.message_count,
+          userTurns: r.user_turns,
+          isCurrent: branchId === current,
+          createdAt: r.created_at,
+        };
+      });
+      if (branches.some((b) => b.isCurrent)) this.sawRowsOn(current);
+      return branches;
+    });
+  }
+
+  /** The in-memory current branch, unchecked. */
+  getCurrentBranchId(): string {
+    return this.currentBranch;
+  }
+
+  /** Closes the connection; idempotent. */
+  close(): void {
+    this.lifetime.close();
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Internals
+
+  private assertOpen(): void {
+    this.lifetime.assertOpen();
+  }
+
+  /**
+   * One immediate transaction (`sessionWrite`: refused on a read-only session or a file that was replaced). On
+   * rollback the turn counters are forgotten, since the rollback undid what they describe.
+   */
+  private write<T>(fn: () => T): T {
+    try {
+      return sessionWrite(this.db, this.dbPath, this.file, fn);
+    } catch (err) {
+      this.counters = undefined;
+      throw err;
+    }
+  }
+
+  /** A statement prepared once per instance (tables may appear later, so preparation is lazy). */
+  private stmt(key: string, sql: string): SqliteStatement {
+    let s = this.statements.get(key);
+    if (!s) this.statements.set(key, (s = this.db.prepare(sql)));
+    return s;
+  }
+
+  /**
+   * The `createTables: true` transaction (spec §3.2). A new, empty file is switched to WAL first, as Python does, so
+   * its pages are laid out the same. A file with content is claimed in the journal mode it has and switched to WAL only
+   * after the claim committed: when the claim fails, the rollback leaves its bytes and journal mode as they were
+   * (spec §12 h). Both steps wait out other connections (see `retryWhileBusy`).
+   */
+  private createAndClaimTables(busyTimeoutMs: number | undefined): void {
+    const empty = retryWhileBusy(busyTimeoutMs, () => this.db.prepare('PRAGMA page_count').get<{ page_count: number }>())?.page_count === 0;
+    if (empty) enableWal(this.db, busyTimeoutMs);
+    retryWhileBusy(busyTimeoutMs, () =>
+      this.write(() => {
+        for (const ddl of baseSchemaDdl(this.tables)) this.db.exec(ddl);
+        this.db.exec(messageStructureDdl(this.tables));
+        this.db.exec(turnUsageDdl(this.tables));
+        claimTableOwnership(this.db, this.dbPath, this.tables);
+        this.backfillReservations();
+        this.ensureGenerationRow();
+        for (const ddl of STRUCTURE_INDEX_DDL) this.db.exec(ddl);
+      }),
+    );
+    if (!empty) enableWal(this.db, busyTimeoutMs);
+  }
+
+  /** A cleared history forgets its applied operation ids, as `MemorySession` does (`branch` null: every branch). */
+  private forgetOperations(branch: string | null): void {
+    if (!this.tablePresent('session_history_operations')) return;
+    if (branch === null) this.db.prepare('DELETE FROM session_history_operations WHERE session_id = ?').run(this.sessionId);
+    else this.db.prepare('DELETE FROM session_history_operations WHERE session_id = ? AND branch_id = ?').run(this.sessionId, branch);
+  }
+
+  /** Spec §12 g: Python would silently start a prefix-less branch under the deleted branch's name. */
+  private assertCurrentBranchNotDeleted(): void {
+    const branch = this.currentBranch;
+    if (branch !== 'main' && this.currentBranchHadRows && !this.branchHasRows(branch)) {
+      throw new BranchError(`Branch '${branch}' was deleted by another connection; switch to an existing branch`);
+    }
+  }
+
+  /**
+   * Appends encoded items to the current branch, inside the caller's transaction: one message row and one structure
+   * row each, numbered after the branch's last turn (spec §7).
+   */
+  private insertRows(rows: readonly EncodedItem[]): void {
+    const { sessions, messages } = this.tables;
+    const branch = this.currentBranch;
+    this.stmt('ensureSession', `INSERT OR IGNORE INTO ${sessions} (session_id) VALUES (?)`).run(this.sessionId);
+    const insertMessage = this.stmt('insertMessage', `INSERT INTO ${messages} (session_id, message_data) VALUES (?, ?)`);
+    const ids = rows.map((r) => insertMessage.run(this.sessionId, r.text).lastInsertRowid);
+    this.stmt('touchSession', `UPDATE ${sessions} SET updated_at = CURRENT_TIMESTAMP WHERE session_id = ?`).run(this.sessionId);
+
+    const seqBase = this.maxSequence();
+    const { maxUserTurn, maxBranchTurn } = this.turnMaxima(branch);
+    const insertStructure = this.stmt(
+      'insertStructure',
+      `INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number,
+         user_turn_number, branch_turn_number, tool_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    let turnsOpened = 0;
+    rows.forEach((r, i) => {
+      if (r.messageType === 'user') turnsOpened++;
+      insertStructure.run(
+        this.sessionId,
+        ids[i] as number | bigint,
+        branch,
+        r.messageType,
+        seqBase + i + 1,
+        maxUserTurn + turnsOpened,
+        maxBranchTurn + turnsOpened,
+        r.toolName,
+      );
+    });
+    this.counters = {
+      branch,
+      dataVersion: this.dataVersion(),
+      maxUserTurn: maxUserTurn + turnsOpened,
+      maxBranchTurn: maxBranchTurn + turnsOpened,
+    };
+  }
+
+  /** The current branch's structure rows with their stored items, oldest first (corrupt rows included as undefined). */
+  private branchRows(): { id: number; item: unknown; userTurn: number | null; branchTurn: number | null }[] {
+    const rows = this.stmt(
+      'branchRowsAsc',
+      `SELECT s.id, m.message_data, s.user_turn_number, s.branch_turn_number FROM message_structure s
+       LEFT JOIN ${this.tables.messages} m ON m.id = s.message_id
+       WHERE s.session_id = ? AND s.branch_id = ? ORDER BY s.sequence_number ASC`,
+    ).all<{ id: number; message_data: string | null; user_turn_number: number | null; branch_turn_number: number | null }>(
+      this.sessionId,
+      this.currentBranch,
+    );
+    return rows.map((r) => {
+      const decoded = r.message_data === null ? undefined : pythonJsonLoads(r.message_data);
+      return { id: r.id, item: decoded?.ok ? decoded.value : undefined, userTurn: r.user_turn_number, branchTurn: r.branch_turn_number };
+    });
+  }
+
+  /**
+   * Removes structure rows of the current branch and the messages nothing references any more. With `keepUsage` off,
+   * the usage rows of the removed rows' turns go too when no row of that turn is left (as `popItem` does).
+   */
+  private deleteBranchRows(rows: readonly { id: number; userTurn: number | null }[], options: { keepUsage: boolean }): void {
+    const remove = this.stmt('deleteStructure', 'DELETE FROM message_structure WHERE id = ?');
+    for (const row of rows) remove.run(row.id);
+    this.deleteOrphanMessages();
+    if (!options.keepUsage) {
+      const turns = new Set(rows.map((r) => r.userTurn).filter((t): t is number => t !== null));
+      for (const turn of turns) this.deleteUsageIfTurnGone(this.currentBranch, turn);
+    }
+    this.counters = undefined;
+  }
+
+  private deleteUsageIfTurnGone(branch: string, turn: number): void {
+    const left = this.stmt(
+      'turnHasRows',
+      'SELECT 1 FROM message_structure WHERE session_id = ? AND branch_id = ? AND user_turn_number = ? LIMIT 1',
+    ).get(this.sessionId, branch, turn);
+    if (!left) {
+      this.stmt('deleteTurnUsage', 'DELETE FROM turn_usage WHERE session_id = ? AND branch_id = ? AND user_turn_number = ?').run(
+        this.sessionId,
+        branch,
+        turn,
+      );
+    }
+  }
+
+  /** Notes that a read found rows on `branch`; for the current branch that arms the §12 g check. */
+  private sawRowsOn(branch: string): void {
+    if (branch === this.currentBranch) this.currentBranchHadRows = true;
+  }
+
+  /** Turns of user rows on a branch: all (`term` null, previews cut) or those matching `term` (uncut). */
+  private userTurns(branchId: string | null, term: string | null): ConversationTurn[] {
+    // One SELECT: no explicit read transaction (two more statements, which dominate on small sessions).
+    {
+      const branch = branchId ?? this.currentBranchForRead();
+      const matcher = term === null ? null : contentMatcher(term);
+      const select = `SELECT s.branch_turn_number AS turn, m.message_data, s.created_at FROM message_structure s
+         JOIN ${this.tables.messages} m ON s.message_id = m.id
+         WHERE s.session_id = ? AND s.branch_id = ? AND s.message_type = 'user'`;
+      const order = 'ORDER BY s.branch_turn_number, s.sequence_number';
+      type Row = { turn: number; message_data: string; created_at: string | null };
+      let rows: Row[];
+      if (matcher?.likePattern) {
+        // Let SQLite drop rows whose raw JSON cannot contain the term (see ContentMatcher); rows with \u escapes or
+        // raw non-ASCII text always pass, since their text may fold into the term. (A single GLOB character class
+        // for both measured 3x slower than LIKE + instr + the length comparison.)
+        rows = this.stmt(
+          'userRowsFiltered',
+          `${select} AND (m.message_data LIKE ? ESCAPE '\\' OR instr(m.message_data, '\\u') > 0
+             OR length(m.message_data) <> length(CAST(m.message_data AS BLOB))) ${order}`,
+        ).all<Row>(this.sessionId, branch, matcher.likePattern);
+      } else rows = this.stmt('userRows', `${select} ${order}`).all<Row>(this.sessionId, branch);
+      const out: ConversationTurn[] = [];
+      for (const r of rows) {
+        const decoded = pythonJsonLoads(r.message_data);
+        if (!decoded.ok || typeof decoded.value !== 'object' || decoded.value === null || Array.isArray(decoded.value)) continue;
+        const item = decoded.value as Record<string, unknown>;
+        const content = 'content' in item ? item.content : '';
+        if (matcher && !matcher.matches(content)) continue;
+        out.push({
+          turn: r.turn,
+          content: contentPreview(content, matcher === null),
+          fullContent: content,
+          timestamp: r.created_at,
+          canBranch: true,
+        });
+      }
+      return out;
+    }
+  }
+
+  private maxSequence(): number {
+    return (
+      this.stmt('maxSeq', 'SELECT MAX(sequence_number) AS seq FROM message_structure WHERE session_id = ?').get<{ seq: number | null }>(
+        this.sessionId,
+      )?.seq ?? 0
+    );
+  }
+
+  private dataVersion(): number {
+    return this.stmt('dataVersion', 'PRAGMA data_version').get<{ data_version: number }>()?.data_version ?? 0;
+  }
+
+  /**
+   * The largest turn numbers on `branch`. MAX(user_turn_number) is one index seek; MAX(branch_turn_number) has no
+   * index and would scan the branch on every add (what makes the Python session slow), so it comes from the
+   * counters our last insert left, which are valid while no other connection has committed (data_version) and the
+   * user-turn maximum still agrees. Otherwise it is computed exactly.
+   */
+  private turnMaxima(branch: string): { maxUserTurn: number; maxBranchTurn: number } {
+    const found = this.structureTurnMaxima(branch);
+    // A branch whose history was cleared or compacted keeps its usage rows (the tokens were spent); numbering goes on
+    // after them so the next turn's usage never lands on an old turn's row. Python's histories never have usage past
+    // their last structure row, so for them this changes nothing.
+    const usageTurn =
+      this.stmt('maxUsageTurn', 'SELECT MAX(user_turn_number) AS turn FROM turn_usage WHERE session_id = ? AND branch_id = ?').get<{
+        turn: number | null;
+      }>(this.sessionId, branch)?.turn ?? 0;
+    const lift = Math.max(0, usageTurn - found.maxUserTurn);
+    return { maxUserTurn: found.maxUserTurn + lift, maxBranchTurn: found.maxBranchTurn + lift };
+  }
+
+  private structureTurnMaxima(branch: string): { maxUserTurn: number; maxBranchTurn: number } {
+    const maxUserTurn =
+      this.stmt('maxUserTurn', 'SELECT MAX(user_turn_number) AS turn FROM message_structure WHERE session_id = ? AND branch_id = ?').get<{
+        turn: number | null;
+      }>(this.sessionId, branch)?.turn ?? 0;
+    const c = this.counters;
+    if (c && c.branch === branch && c.maxUserTurn === maxUserTurn && c.dataVersion === this.dataVersion()) {
+      return { maxUserTurn, maxBranchTurn: c.maxBranchTurn };
+    }
+    const maxBranchTurn =
+      this.stmt(
+        'maxBranchTurn',
+        'SELECT MAX(branch_turn_number) AS turn FROM message_structure WHERE session_id = ? AND branch_id = ?',
+      ).get<{ turn: number | null }>(this.sessionId, branch)?.turn ?? 0;
+    return { maxUserTurn, maxBranchTurn };
+  }
+
+  private branchHasRows(branch: string): boolean {
+    return (
+      this.stmt('branchExists', 'SELECT 1 AS one FROM message_structure WHERE session_id = ? AND branch_id = ? LIMIT 1').get(
+        this.sessionId,
+        branch,
+      ) !== undefined
+    );
+  }
+
+  /** Deletes every message of this session that none of its structure rows references (a shared message survives). */
+  private deleteOrphanMessages(): void {
+    // References are looked for in this session's structure rows only (spec §12 l): there is no index on message_id,
+    // so asking every session's rows made a delete cost the whole file.
+    this.stmt(
+      'deleteOrphans',
+      `DELETE FROM ${this.tables.messages} WHERE session_id = ?
+       AND id NOT IN (SELECT message_id FROM message_structure WHERE session_id = ? AND message_id IS NOT NULL)`,
+    ).run(this.sessionId, this.sessionId);
+  }
+
+  /**
+   * Whether a table exists now (ASCII case-insensitive, as SQLite resolves names; temp tables included). Asked on
+   * every call, never cached: another connection may drop or create the optional tables at any time (spec §8.4).
+   */
+  private tablePresent(name: string): boolean {
+    return (
+      this.stmt(
+        'tablePresent',
+        `SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE
+         UNION ALL SELECT 1 FROM sqlite_temp_master WHERE type = 'table' AND name = ? COLLATE NOCASE`,
+      ).get(name, name) !== undefined
+    );
+  }
+
+  private ensureReservationsTable(): void {
+    if (!this.tablePresent('branch_reservations')) this.db.exec(BRANCH_RESERVATIONS_DDL);
+  }
+
+  /**
+   * Reserves every branch id that has structure rows but no reservation (spec §8.1), in ascending binary order, in
+   * one statement. The recursive query hops along idx_structure_branch (one seek per distinct id), so the cost follows
+   * the number of branches, not of rows; and the ids never leave SQLite, so an id that does not read back whole
+   * (node:sqlite cuts TEXT at U+0000, spec §12 f) cannot make the walk repeat itself. Each step is strictly greater
+   * than the last, so it ends.
+   */
+  private backfillReservations(): void {
+    this.ensureReservationsTable();
+    this.stmt(
+      'backfill',
+      `WITH RECURSIVE ids(id) AS (
+         SELECT (SELECT MIN(branch_id) FROM message_structure WHERE session_id = ?)
+         UNION ALL
+         SELECT (SELECT MIN(s.branch_id) FROM message_structure s WHERE s.session_id = ? AND s.branch_id > ids.id)
+         FROM ids WHERE ids.id IS NOT NULL
+       )
+       INSERT OR IGNORE INTO branch_reservations (session_id, branch_id) SELECT ?, id FROM ids WHERE id IS NOT NULL`,
+    ).run(this.sessionId, this.sessionId, this.sessionId);
+  }
+
+  /** Reserves `name`, or the first free auto id for `turn`; throws when a given name was ever used. */
+  private reserveBranchId(turn: number, name: string | null): string {
+    const reserve = this.stmt('reserveNew', 'INSERT OR IGNORE INTO branch_reservations (session_id, branch_id) VALUES (?, ?)');
+    if (name !== null) {
+      if (reserve.run(this.sessionId, name).changes !== 1) {
+        throw new BranchError(`Branch ID '${name}' has already been used. Choose a new branch ID.`);
+      }
+      return name;
+    }
+    const base = `branch_from_turn_${turn}_${Math.floor(this.clock())}`;
+    for (let n = 1; ; n++) {
+      const candidate = n === 1 ? base : `${base}_${n}`;
+      if (reserve.run(this.sessionId, candidate).changes === 1) return candidate;
+    }
+  }
+
+  private ensureGenerationRow(): void {
+    if (!this.tablePresent('session_clear_generations')) this.db.exec(CLEAR_GENERATIONS_DDL);
+    this.stmt('ensureGeneration', 'INSERT OR IGNORE INTO session_clear_generations (session_id, generation) VALUES (?, 0)').run(
+      this.sessionId,
+    );
+  }
+
+  private generationRow(): number | undefined {
+    return this.stmt('generation', 'SELECT generation FROM session_clear_generations WHERE session_id = ?').get<{ generation: number }>(
+      this.sessionId,
+    )?.generation;
+  }
+
+  /** The stored clear generation without writing: undefined without the table, 0 without a row (spec §8.4). */
+  private readGeneration(): number | undefined {
+    if (!this.tablePresent('session_clear_generations')) return undefined;
+    try {
+      return this.generationRow() ?? 0;
+    } catch (err) {
+      // Outside a transaction another connection may drop the table between the check and the read.
+      if (!this.tablePresent('session_clear_generations')) return undefined;
+      throw err;
+    }
+  }
+
+  /** Adopts a changed generation: another instance cleared the session, so our branch is gone. */
+  private adoptGeneration(generation: number): boolean {
+    if (generation === this.clearGeneration) return false;
+    this.clearGeneration = generation;
+    this.currentBranch = 'main';
+    this.currentBranchHadRows = false;
+    this.counters = undefined;
+    return true;
+  }
+
+  /** The write-side generation check (spec §8.4); true when it moved the pointer back to `main`. */
+  private checkGenerationForWrite(): boolean {
+    this.ensureGenerationRow();
+    return this.adoptGeneration(this.generationRow() ?? 0);
+  }
+
+  /** The current branch after the read-side generation check (no table → no check). */
+  private currentBranchForRead(): string {
+    const generation = this.readGeneration();
+    if (generation !== undefined) this.adoptGeneration(generation);
+    return this.currentBranch;
+  }
+}
+
+function decodeDetails(text: string | null): unknown {
+  if (text === null || text === '') return null;
+  const d = pythonJsonLoads(text);
+  return d.ok ? d.value : null;
+}

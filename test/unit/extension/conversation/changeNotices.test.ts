@@ -1,0 +1,60 @@
+/** The host's change notices: one per burst, numbered, and only about the panel's own database and session. */
+import { strict as assert } from 'node:assert';
+import { ChangeNotices, noticeKinds } from '../../../../src/extension/conversation/changeNotices';
+import type { ChangeNotice } from '../../../../src/shared/protocol/conversation';
+
+/** Lets the event loop turn once, as the host does between one action and the next message. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 5));
+
+describe('change notices', () => {
+  it('sends one notice per burst, listing each kind once, with a sequence number that grows by one', async () => {
+    const sent: ChangeNotice[] = [];
+    const notices = new ChangeNotices((n) => sent.push(n));
+    // One branch creation: the write (checkNow), then the current branch moves a few awaits later.
+    notices.note(['turns', 'branches', 'usage']);
+    await Promise.resolve();
+    notices.note(['current-branch']);
+    notices.note(['branches']);
+    assert.equal(sent.length, 0, 'nothing is sent inside the burst');
+    await nextTurn();
+    assert.deepEqual(sent, [{ seq: 1, what: ['branches', 'current-branch', 'turns', 'usage'] }]);
+    notices.note(['turns', 'branches', 'usage']);
+    await nextTurn();
+    notices.note(['database']);
+    await nextTurn();
+    assert.deepEqual(
+      sent.map((n) => [n.seq, n.what.join(',')]),
+      [
+        [1, 'branches,current-branch,turns,usage'],
+        [2, 'branches,turns,usage'],
+        [3, 'database'],
+      ],
+    );
+    assert.equal(notices.sequence, 3);
+  });
+
+  it('sends nothing for an empty burst or after dispose', async () => {
+    const sent: ChangeNotice[] = [];
+    const notices = new ChangeNotices((n) => sent.push(n));
+    notices.note([]);
+    await nextTurn();
+    notices.note(['usage']);
+    notices.dispose();
+    await nextTurn();
+    assert.deepEqual(sent, []);
+    assert.equal(notices.sequence, 0);
+  });
+
+  it('maps registry events to what the view of one session must re-read', () => {
+    const ref = { dbPath: '/a.db', sessionId: 'alice' };
+    assert.deepEqual(noticeKinds({ kind: 'rows', path: '/a.db' }, ref, false), ['turns', 'branches', 'usage']);
+    assert.deepEqual(noticeKinds({ kind: 'rows', path: '/b.db' }, ref, false), [], 'another database');
+    assert.deepEqual(noticeKinds({ kind: 'state', path: '/a.db' }, ref, false), ['database']);
+    assert.deepEqual(noticeKinds({ kind: 'state', path: '/b.db' }, ref, true), []);
+    assert.deepEqual(noticeKinds({ kind: 'current-branch', path: '/a.db', sessionId: 'alice' }, ref, false), ['current-branch']);
+    assert.deepEqual(noticeKinds({ kind: 'current-branch', path: '/a.db', sessionId: 'bob' }, ref, false), [], 'another session');
+    // Opening or closing another database changes the list, not this view; a reconnect of this one changes everything.
+    assert.deepEqual(noticeKinds({ kind: 'list' }, ref, false), []);
+    assert.deepEqual(noticeKinds({ kind: 'list' }, ref, true), ['database']);
+  });
+});

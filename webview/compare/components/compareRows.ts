@@ -1,0 +1,243 @@
+/**
+ * Drawing the compare view: the columns' summary cards and the aligned rows. All text is inserted as text; diff
+ * pieces become spans with a class (`diff-added`, `diff-removed`), so added and removed words read at a glance and
+ * screen readers hear them as marked (`<ins>`/`<del>`).
+ */
+import type {
+  CompareColumnView,
+  CompareTotalsView,
+  CompareRowView,
+  CompareSideView,
+  CompareToolView,
+  CompareUsage,
+  CompareView,
+  DiffPiece,
+} from '../../../src/shared/protocol/compareViews';
+import { toolBadgeName } from '../../../src/shared/itemTitles';
+import { formatCost } from '../../../src/shared/pricing';
+import { el, type Child } from '../../shared/dom';
+import { t } from '../../shared/l10n';
+
+const n = (v: number | null | undefined): string => (v === null || v === undefined ? '–' : v.toLocaleString('en-US'));
+
+/** A signed difference to the baseline, or '' when there is nothing to compare. */
+function delta(value: number | null, base: number | null, format: (v: number) => string): string {
+  if (value === null || base === null || value === base) return '';
+  const d = value - base;
+  return ` (${d > 0 ? '+' : '−'}${format(Math.abs(d))})`;
+}
+
+const tokens = (v: number): string => v.toLocaleString('en-US');
+
+export function pieces(list: readonly DiffPiece[], empty: string): Node {
+  const out = el('div', { class: 'diff-text' });
+  if (list.length === 0) out.append(el('span', { class: 'muted' }, empty));
+  for (const p of list) {
+    if (p.change === 'added') out.append(el('ins', { class: 'diff-added' }, p.text));
+    else if (p.change === 'removed') out.append(el('del', { class: 'diff-removed' }, p.text));
+    else out.append(p.text);
+  }
+  return out;
+}
+
+function usageLine(u: CompareUsage | null, cost: number | null, base: { usage: CompareUsage | null; cost: number | null } | null): string {
+  if (!u) return t('no usage recorded');
+  const parts = [
+    t('in {0}', n(u.inputTokens) + delta(u.inputTokens, base?.usage?.inputTokens ?? null, tokens)),
+    t('cached {0}', n(u.cachedTokens)),
+    t('out {0}', n(u.outputTokens) + delta(u.outputTokens, base?.usage?.outputTokens ?? null, tokens)),
+  ];
+  if (u.reasoningTokens) parts.push(t('reasoning {0}', n(u.reasoningTokens)));
+  parts.push(t('total {0}', n(u.totalTokens) + delta(u.totalTokens, base?.usage?.totalTokens ?? null, tokens)));
+  if (cost !== null) parts.push(`${formatCost(cost)}${delta(cost, base?.cost ?? null, formatCost)}`);
+  return parts.join(' · ');
+}
+
+/**
+ * The summary card of a column, with deltas against the baseline (column 0). `totals` are null until the view has
+ * read them (after the first rows), or for a column that cannot be read.
+ */
+export function summaryCard(
+  c: CompareColumnView,
+  totals: CompareTotalsView | null | undefined,
+  index: number,
+  base: { column: CompareColumnView; totals: CompareTotalsView | null | undefined } | undefined,
+  onChange: () => void,
+): HTMLElement {
+  const title = c.label ?? c.branchId;
+  const change = el(
+    'vscode-button',
+    { appearance: 'icon', 'aria-label': t('Compare another branch in place of {0}', title), title: t('Change branch…') },
+    el('span', { class: 'codicon-text' }, '⇄'),
+  );
+  change.addEventListener('click', onChange);
+  const body: Child[] = [];
+  if (c.problem) body.push(el('div', { class: 'problem', role: 'alert' }, c.problem));
+  else {
+    const b = index === 0 ? undefined : base;
+    const bt = b?.totals ?? null;
+    body.push(
+      el(
+        'div',
+        { class: 'stat' },
+        (c.turns === 1
+          ? t('{0} turn', n(c.turns) + (c.turnsAtLeast ? '+' : ''))
+          : t('{0} turns', n(c.turns) + (c.turnsAtLeast ? '+' : ''))) + (b ? delta(c.turns, b.column.turns, tokens) : ''),
+      ),
+    );
+    if (!totals) body.push(el('div', { class: 'stat muted' }, t('Tokens, cost and tools: reading…')));
+    else
+      body.push(
+        el(
+          'div',
+          { class: 'stat', title: t('Tokens of the whole conversation of this branch, shared turns included') },
+          t('Tokens: {0}', n(totals.usage.totalTokens) + (bt ? delta(totals.usage.totalTokens, bt.usage.totalTokens, tokens) : '')),
+        ),
+        el(
+          'div',
+          { class: 'stat', title: totals.pricingModel ? t('Priced as {0}', totals.pricingModel) : t('Set Pricing Model… to see cost') },
+          t(
+            'Cost: {0}',
+            (totals.cost === null
+              ? `– (${totals.pricingModel ? t('no price for {0}', totals.pricingModel) : t('no pricing model')})`
+              : formatCost(totals.cost)) + (bt ? delta(totals.cost, bt.cost, formatCost) : ''),
+          ),
+        ),
+        el(
+          'div',
+          { class: 'stat' },
+          t(
+            'Tools: {0}',
+            totals.tools.length === 0 ? t('none') : totals.tools.map((tool) => `${toolBadgeName(tool.name)} ×${tool.calls}`).join(', '),
+          ),
+        ),
+      );
+    if (c.runMs !== null)
+      body.push(
+        el(
+          'div',
+          { class: 'stat' },
+          t(
+            'Run time: {0}',
+            `${(c.runMs / 1000).toFixed(1)} s${b && b.column.runMs !== null ? delta(c.runMs / 1000, b.column.runMs / 1000, (v) => `${v.toFixed(1)} s`) : ''}`,
+          ),
+        ),
+      );
+  }
+  return el(
+    'section',
+    { class: `compare-card${index === 0 ? ' baseline' : ''}`, 'aria-label': t('Column {0}: {1}', index + 1, title) },
+    el(
+      'div',
+      { class: 'card-head' },
+      el('strong', { class: 'card-title', title }, title),
+      index === 0 ? el('span', { class: 'status-badge', title: t('The other columns are compared with this one') }, t('baseline')) : null,
+      change,
+    ),
+    el(
+      'div',
+      { class: 'card-where muted', title: `${c.sessionId} · ${c.dbName}` },
+      `${c.label ? `${c.branchId} · ` : ''}${c.sessionId} · ${c.dbName}`,
+    ),
+    ...body,
+  );
+}
+
+/** The collapsed shared prefix: "Turns 1–2 shared". */
+export function sharedBar(view: CompareView): HTMLElement {
+  const s = view.sharedTurns;
+  const how = view.sharedBy === 'fork' ? t('copied from the branch they forked from') : t('equal items in every session');
+  const text =
+    s === 0
+      ? t('No shared turns: the branches differ from turn 1.')
+      : s === 1
+        ? t('Turn 1 shared ({0}).', how)
+        : t('Turns 1–{0} shared ({1}).', s, how);
+  return el('div', { class: 'shared-bar', role: 'note' }, text);
+}
+
+function toolBlock(tool: CompareToolView, baseline: boolean): HTMLElement {
+  const status = { same: '', changed: t('changed'), added: t('only here'), removed: t('not in the others') }[tool.status];
+  const block = el(
+    'div',
+    { class: `tool tool-${tool.status}` },
+    el(
+      'div',
+      { class: 'tool-head' },
+      el('span', { class: 'tool-name', title: tool.name }, toolBadgeName(tool.name)),
+      status ? el('span', { class: 'tool-status' }, status) : null,
+    ),
+    el('pre', { class: 'tool-args' }, tool.arguments || t('(no arguments)')),
+  );
+  if (tool.argumentChanges.length > 0) {
+    const list = el('ul', { class: 'json-changes', 'aria-label': t('Argument changes') });
+    for (const c of tool.argumentChanges) {
+      const what =
+        c.kind === 'added'
+          ? `+ ${c.path} = ${c.after ?? ''}`
+          : c.kind === 'removed'
+            ? `− ${c.path} ${t('(was {0})', c.before ?? '')}`
+            : c.kind === 'moved'
+              ? `↕ ${c.path} ${t('moved {0}', c.after ?? '')}`
+              : `~ ${c.path}: ${c.before ?? ''} → ${c.after ?? ''}`;
+      list.append(el('li', { class: `json-${c.kind}` }, what));
+    }
+    block.append(list);
+  }
+  if (tool.output !== null)
+    block.append(
+      el(
+        'pre',
+        {
+          class: `tool-output${tool.outputChanged ? (baseline ? ' output-removed' : ' output-changed') : ''}`,
+          title: tool.outputChanged ? t('The output differs') : null,
+        },
+        tool.output,
+      ),
+    );
+  return block;
+}
+
+function sideCell(s: CompareSideView | null, base: CompareSideView | null, column: number, onOpen: () => void): HTMLElement {
+  if (!s) return el('div', { class: 'compare-cell missing' }, el('span', { class: 'muted' }, t('No such turn on this branch.')));
+  const open = el(
+    'vscode-button',
+    { appearance: 'icon', title: t('Open this turn in the conversation view'), 'aria-label': t('Open turn {0}', s.turn) },
+    '↗',
+  );
+  open.addEventListener('click', onOpen);
+  const cell = el(
+    'div',
+    { class: `compare-cell${s.differs ? ' differs' : ''}`, 'data-column': column },
+    el('div', { class: 'cell-head' }, el('span', { class: 'muted' }, s.createdAt ?? ''), open),
+    el('div', { class: 'role' }, t('User')),
+    pieces(s.user, t('(no user text)')),
+  );
+  if (s.tools.length > 0) cell.append(el('div', { class: 'role' }, t('Tools')), ...s.tools.map((tool) => toolBlock(tool, column === 0)));
+  cell.append(el('div', { class: 'role' }, t('Assistant')), pieces(s.assistant, t('(no assistant text)')));
+  const extra: string[] = [];
+  if (s.otherItems > 0) extra.push(s.otherItems === 1 ? t('1 other item') : t('{0} other items', s.otherItems));
+  if (s.unreadable > 0) extra.push(t('{0} unreadable', s.unreadable));
+  if (extra.length) cell.append(el('div', { class: 'muted' }, extra.join(' · ')));
+  cell.append(el('div', { class: 'usage-line' }, usageLine(s.usage, s.cost, column === 0 ? null : base)));
+  return cell;
+}
+
+/** One aligned row: a heading and one cell per column. */
+export function compareRowElement(row: CompareRowView, columns: number, focused: boolean, onOpen: (column: number) => void): HTMLElement {
+  const base = row.sides[0] ?? null;
+  const cells = row.sides.map((s, i) => sideCell(s, base, i, () => onOpen(i)));
+  const e = el(
+    'div',
+    {
+      class: `compare-row${row.differs ? ' differs' : ''}${focused ? ' focused' : ''}`,
+      role: 'row',
+      tabindex: focused ? 0 : -1,
+      'data-index': row.index,
+      'aria-label': row.differs ? t('Turn {0}, differs', row.turn) : t('Turn {0}, same', row.turn),
+    },
+    el('div', { class: 'row-head' }, t('Turn {0}', row.turn), el('span', { class: 'row-state' }, row.differs ? t('differs') : t('same'))),
+    el('div', { class: `row-cells cols-${columns}` }, ...cells),
+  );
+  return e;
+}

@@ -1,0 +1,143 @@
+import type { BranchView } from '../../../src/shared/protocol/conversationViews';
+import { el, replaceChildren, svgEl } from '../../shared/dom';
+import { branchGraph, graphKeyTarget, type BranchGraph } from '../logic/branchGraph';
+import { forkLabel, turnCountLabel } from '../../../src/shared/forkLabel';
+import { t } from '../../shared/l10n';
+
+/** How many lane colours the stylesheet defines (`.lane-color-0` …). */
+const LANE_COLORS = 6;
+
+/**
+ * The branch map as a git graph: an SVG of lanes and fork lines (geometry in webview/logic/branchGraph.ts) behind a
+ * tree of focusable rows, one per branch, aligned with the graph's rows. The SVG is decoration (aria-hidden); the rows
+ * carry the names, turn counts and fork points for keyboard and screen-reader users. Click, Enter or Space shows a
+ * branch; Up/Down/Home/End move between rows, Left to the branch it forked from, Right to its first fork.
+ */
+export function renderBranchMap(branches: BranchView[], selected: string, onSelect: (branchId: string) => void): HTMLElement {
+  const graph = branchGraph(branches);
+  const nav = el('nav', { class: 'branch-map', 'aria-label': t('Branches') });
+  const scroller = el('div', { class: 'branch-graph' });
+  // The labels start right of the lanes; CSSOM custom properties are allowed by the CSP (style attributes are not).
+  scroller.style.setProperty('--graph-width', `${graph.width}px`);
+  scroller.appendChild(drawGraph(graph, selected));
+  const list = el('ul', { role: 'tree', class: 'graph-rows', 'aria-label': t('Branches and where they forked') });
+  const items: HTMLElement[] = [];
+  const focusRow = (row: number): void => {
+    const item = items[row];
+    if (!item) return;
+    for (const other of items) other.setAttribute('tabindex', other === item ? '0' : '-1');
+    item.focus();
+    item.scrollIntoView({ block: 'nearest' });
+  };
+  const selectedRow = graph.rows.find((r) => r.branch.branchId === selected)?.row ?? 0;
+  for (const r of graph.rows) {
+    const b = r.branch;
+    const fork = forkLabel(b);
+    const isSelected = b.branchId === selected;
+    const item = el(
+      'li',
+      {
+        role: 'treeitem',
+        class: `lane${isSelected ? ' selected' : ''}${b.isCurrent ? ' current' : ''}`,
+        'data-branch': b.branchId,
+        'aria-level': r.lane + 1,
+        'aria-selected': isSelected ? 'true' : 'false',
+        'aria-label': [t('Branch {0}', b.branchId), b.isCurrent ? t('current') : '', isSelected ? t('shown') : '', turnCountLabel(b), fork]
+          .filter(Boolean)
+          .join(', '),
+        tabindex: r.row === selectedRow ? 0 : -1,
+      },
+      el('span', { class: 'lane-name', title: b.branchId }, b.branchId),
+      b.isCurrent ? el('span', { class: 'lane-current', title: t('Current branch') }, '●') : null,
+      el(
+        'span',
+        { class: 'lane-meta', title: `${turnCountLabel(b)}${fork ? ` · ${fork}` : ''}` },
+        `${turnCountLabel(b)}${fork ? ` · ${fork}` : ''}`,
+      ),
+    );
+    item.addEventListener('click', () => onSelect(b.branchId));
+    item.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter' || ev.key === ' ') {
+        ev.preventDefault();
+        onSelect(b.branchId);
+        return;
+      }
+      const target = graphKeyTarget(graph, r.row, ev.key);
+      if (target === undefined) return;
+      ev.preventDefault();
+      focusRow(target);
+    });
+    items.push(item);
+    list.appendChild(item);
+  }
+  scroller.appendChild(list);
+  nav.appendChild(scroller);
+  return nav;
+}
+
+/**
+ * Draws the map into `slot`, keeping what a redraw would otherwise lose: where the list was scrolled to, and the
+ * keyboard focus on the row that had it (a branch shown with Enter redraws the map).
+ */
+export function drawBranchMap(slot: HTMLElement, branches: BranchView[], selected: string, onSelect: (branchId: string) => void): void {
+  const old = slot.querySelector<HTMLElement>('.branch-graph');
+  const scrollTop = old?.scrollTop ?? 0;
+  const scrollLeft = old?.scrollLeft ?? 0;
+  const active = document.activeElement;
+  const focused = active && slot.contains(active) ? active.closest('[data-branch]')?.getAttribute('data-branch') : undefined;
+  replaceChildren(slot, renderBranchMap(branches, selected, onSelect));
+  const next = slot.querySelector<HTMLElement>('.branch-graph');
+  if (next) {
+    next.scrollTop = scrollTop;
+    next.scrollLeft = scrollLeft;
+  }
+  if (focused) {
+    const rows = Array.from(slot.querySelectorAll<HTMLElement>('li[data-branch]'));
+    const row = rows.find((r) => r.getAttribute('data-branch') === focused);
+    if (row) {
+      for (const other of rows) other.setAttribute('tabindex', other === row ? '0' : '-1');
+      row.focus();
+    }
+  }
+}
+
+function drawGraph(graph: BranchGraph, selected: string): SVGElement {
+  const svg = svgEl('svg', {
+    class: 'graph-lines',
+    width: graph.width,
+    height: graph.height,
+    viewBox: `0 0 ${graph.width} ${graph.height}`,
+    'aria-hidden': 'true',
+    focusable: 'false',
+  });
+  const color = (lane: number): string => `lane-color-${lane % LANE_COLORS}`;
+  const laneOf = new Map(graph.rows.map((r) => [r.branch.branchId, r.lane]));
+  for (const l of graph.lines) {
+    svg.appendChild(
+      svgEl('line', {
+        class: `graph-lane ${color(laneOf.get(l.branchId) ?? 0)}`,
+        'data-branch': l.branchId,
+        x1: l.x,
+        y1: l.y1,
+        x2: l.x,
+        y2: l.y2,
+      }),
+    );
+  }
+  for (const f of graph.forks) {
+    svg.appendChild(
+      svgEl('path', {
+        class: `graph-fork ${color(laneOf.get(f.childId) ?? 0)}`,
+        'data-parent': f.parentId,
+        'data-child': f.childId,
+        d: f.path,
+      }),
+    );
+  }
+  for (const r of graph.rows) {
+    const b = r.branch;
+    const classes = `graph-node ${color(r.lane)}${b.isCurrent ? ' current' : ''}${b.branchId === selected ? ' shown' : ''}`;
+    svg.appendChild(svgEl('circle', { class: classes, 'data-branch': b.branchId, cx: r.x, cy: r.y, r: b.branchId === selected ? 5.5 : 4 }));
+  }
+  return svg;
+}

@@ -1,0 +1,220 @@
+import type { RunEvent } from '../../../src/shared/protocol/runEvents';
+import { el, replaceChildren } from '../../shared/dom';
+import { errorMessage } from '../../../src/shared/errorMessage';
+import { toolBadgeName } from '../../../src/shared/itemTitles';
+import { t } from '../../shared/l10n';
+import { needsApiKey } from '../logic/runRemedy';
+import { tokenCountLabel } from '../logic/itemCount';
+
+export interface ComposerCallbacks {
+  send(input: string): Promise<void>;
+  stop(): Promise<void>;
+  /** Runs the host's *Set API Key* command (a run failed for want of a key). */
+  setApiKey(): Promise<void>;
+}
+
+/**
+ * The composer: a message box that continues the shown branch, and the live log of the run it starts (text as it
+ * streams, tool calls and outputs as they happen, then what was written). Everything shown is text.
+ */
+export class Composer {
+  readonly element: HTMLElement;
+  private readonly input: HTMLTextAreaElement;
+  private readonly send: HTMLElement;
+  private readonly stop: HTMLElement;
+  private readonly log: HTMLElement;
+  /** The runs shown, each in a block of its own: what-if runs on several models stream at the same time. */
+  private readonly runs = new Map<
+    string,
+    { block: HTMLElement; status: HTMLElement; text: HTMLElement | undefined; active: boolean; input: string; agentName: string }
+  >();
+  private running = false;
+  /** The message last sent from this box: put back if its run fails, so the user can send it again. */
+  private draft: string | undefined;
+
+  constructor(private readonly cb: ComposerCallbacks) {
+    this.input = el('textarea', {
+      class: 'composer-input',
+      rows: 3,
+      placeholder: t('Message the agent on this branch (Ctrl+Enter to send)'),
+      'aria-label': t('Message to the agent'),
+    });
+    this.send = el('vscode-button', { class: 'composer-send' }, t('Send'));
+    this.stop = el('vscode-button', { class: 'composer-stop', appearance: 'secondary', disabled: true }, t('Stop'));
+    this.log = el('div', { class: 'run-log', role: 'log', 'aria-live': 'polite', 'aria-label': t('Agent run') });
+    this.element = el(
+      'section',
+      { class: 'composer', 'aria-label': t('Continue this branch') },
+      this.log,
+      this.input,
+      el('div', { class: 'composer-actions' }, this.send, this.stop),
+    );
+    this.send.addEventListener('click', () => void this.submit());
+    this.stop.addEventListener('click', () => void this.cb.stop());
+    this.input.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) {
+        ev.preventDefault();
+        void this.submit();
+      }
+    });
+  }
+
+  /** Read-only databases and plain sessions cannot be continued. */
+  setEnabled(enabled: boolean, branchId: string, why?: string): void {
+    this.input.disabled = !enabled;
+    this.input.placeholder = enabled
+      ? t("Message the agent on '{0}' (Ctrl+Enter to send)", branchId)
+      : (why ?? t('This session cannot be continued here.'));
+    if (enabled && !this.running) this.send.removeAttribute('disabled');
+    else this.send.setAttribute('disabled', '');
+    this.send.textContent = t('Send to {0}', branchId);
+  }
+
+  private async submit(): Promise<void> {
+    const value = this.input.value;
+    if (this.running || value.trim() === '' || this.input.disabled) return;
+    this.setRunning(true);
+    replaceChildren(this.log, el('p', { class: 'run-status' }, t('Starting…')));
+    try {
+      this.draft = value;
+      await this.cb.send(value);
+      // A run that failed before this answer arrived has put the draft back already.
+      if (this.draft === value && this.input.value === value) this.input.value = '';
+    } catch (err) {
+      this.setRunning(false);
+      const message = errorMessage(err);
+      replaceChildren(
+        this.log,
+        el('p', { class: 'run-error', role: 'alert' }, message),
+        this.apiKeyButton(needsApiKey('other', undefined, message)),
+      );
+    }
+  }
+
+  private setRunning(running: boolean): void {
+    this.running = running;
+    if (running) {
+      this.send.setAttribute('disabled', '');
+      this.stop.removeAttribute('disabled');
+    } else {
+      if (!this.input.disabled) this.send.removeAttribute('disabled');
+      this.stop.setAttribute('disabled', '');
+    }
+  }
+
+  /** Shows one event of a run: in its own block, so runs that overlap (a retry on several models) never mix. */
+  show(e: RunEvent): void {
+    if (e.kind === 'run/started') {
+      // A new run clears the log unless others are still running beside it.
+      if (![...this.runs.values()].some((r) => r.active)) {
+        this.runs.clear();
+        replaceChildren(this.log);
+      }
+      const status = el(
+        'p',
+        { class: 'run-status' },
+        e.forkedFrom
+          ? t(
+              '{0} is answering on {1} (forked from {2} @ turn {3})…',
+              e.agentName || t('The agent'),
+              e.branchId,
+              e.forkedFrom.branchId,
+              e.forkedFrom.turn,
+            )
+          : t('{0} is answering on {1}…', e.agentName || t('The agent'), e.branchId),
+      );
+      const block = el(
+        'div',
+        { class: 'run-block', 'data-branch': e.branchId },
+        status,
+        el('p', { class: 'run-user' }, e.input),
+        ...e.warnings.map((w) => el('p', { class: 'run-warning' }, w)),
+      );
+      this.runs.set(e.runId, { block, status, text: undefined, active: true, input: e.input, agentName: e.agentName });
+      this.log.appendChild(block);
+      this.setRunning(true);
+      return;
+    }
+    const run = this.runs.get(e.runId);
+    if (!run) {
+      // A run the host refused before it started has no run/started; one this page never saw start is not shown.
+      if (e.kind === 'run/failed') {
+        this.log.appendChild(el('p', { class: 'run-error', role: 'alert' }, t('Failed: {0}', e.message)));
+        const button = this.apiKeyButton(needsApiKey(e.failure, e.status, e.message));
+        if (button) this.log.appendChild(button);
+        this.restoreDraft(undefined);
+      }
+      if (e.kind === 'run/failed' || e.kind === 'run/completed') this.setRunning([...this.runs.values()].some((r) => r.active));
+      return;
+    }
+    const add = (node: HTMLElement): void => void run.block.appendChild(node);
+    switch (e.kind) {
+      case 'text/delta':
+        if (!run.text) add((run.text = el('p', { class: 'run-text' })));
+        run.text.textContent += e.delta;
+        return;
+      case 'tool/called':
+        run.text = undefined;
+        // A hosted tool by its people name ("web search"), as the turn list and the cards name it.
+        add(el('p', { class: 'run-tool' }, `→ ${toolBadgeName(e.name)}(${e.arguments})`));
+        return;
+      case 'tool/output':
+        add(
+          el(
+            'pre',
+            { class: 'run-tool-output' },
+            `← ${toolBadgeName(e.name)}: ${e.output.length > 600 ? e.output.slice(0, 600) + '…' : e.output}`,
+          ),
+        );
+        return;
+      case 'item/added':
+        return;
+      case 'run/completed':
+        // The status said the run was going on: now it says who answered, and the line under it what was written.
+        run.status.textContent = t('{0} answered on {1}', run.agentName || t('The agent'), run.block.getAttribute('data-branch') ?? '');
+        if (this.draft === run.input) this.draft = undefined;
+        add(el('p', { class: 'run-done' }, `${t('Done')} · ${tokenCountLabel(e.usage.totalTokens)} · ${e.written.summary}`));
+        break;
+      case 'run/failed': {
+        // A run that failed before its agent was known (no key, a locked file) never answered: no status line.
+        if (run.agentName) run.status.textContent = t('{0} on {1}', run.agentName, run.block.getAttribute('data-branch') ?? '');
+        else run.status.remove();
+        add(
+          el(
+            'p',
+            { class: `run-error failure-${e.failure}`, role: 'alert' },
+            e.failure === 'cancelled' ? t('Stopped: {0}', e.message) : t('Failed: {0}', e.message),
+          ),
+        );
+        const button = this.apiKeyButton(needsApiKey(e.failure, e.status, e.message));
+        if (button) add(button);
+        add(el('p', { class: 'run-written' }, e.written.summary));
+        this.restoreDraft(run.input);
+        break;
+      }
+    }
+    run.active = false;
+    this.setRunning([...this.runs.values()].some((r) => r.active));
+  }
+
+  /** Puts the message sent from this box back when its run (`input`; undefined: unknown) failed and the box is empty. */
+  private restoreDraft(input: string | undefined): void {
+    const draft = this.draft;
+    if (draft === undefined || (input !== undefined && input !== draft)) return;
+    this.draft = undefined;
+    if (this.input.value === '') this.input.value = draft;
+  }
+
+  /** *Set API Key*, when that is what the failure needs. */
+  private apiKeyButton(needed: boolean): HTMLElement | null {
+    if (!needed) return null;
+    const button = el('vscode-button', { class: 'set-api-key' }, t('Set API Key'));
+    button.addEventListener('click', () => void this.cb.setApiKey().catch(() => undefined));
+    return el('div', { class: 'run-remedy' }, button);
+  }
+
+  /** Shows a problem that kept a run from starting (the host refused it). */
+  showError(message: string): void {
+    replaceChildren(this.log, el('p', { class: 'run-error', role: 'alert' }, message));
+  }
+}

@@ -1,0 +1,296 @@
+import { branchNameProblem } from '../../../src/shared/branchNames';
+import { displayType, isMessageItem, isRecord, messageText, outputText, prettyJson } from '../../../src/shared/itemText';
+import type { CopyPart } from '../../../src/shared/protocol/conversation';
+import { itemTitle } from '../../../src/shared/itemTitles';
+import { builtinToolView, outputImages, pairToolItems, pairedToolName, toolRole, type ToolItemView } from '../../../src/shared/toolItems';
+import type { ItemView, TurnView } from '../../../src/shared/protocol/conversationViews';
+import { el, replaceChildren } from '../../shared/dom';
+import { t } from '../../shared/l10n';
+import { renderMarkdown } from './markdown';
+import { whatIfActions, type WhatIfCallbacks } from './whatIfForm';
+
+/** Outputs longer than this are collapsed until the user expands them. */
+const LONG_OUTPUT_CHARS = 1200;
+
+export interface TurnDetailCallbacks {
+  openLink(url: string): void;
+  /** Creates a branch from this turn; resolves with an error message, or undefined on success. */
+  branchHere(turn: TurnView, name: string): Promise<string | undefined>;
+  /** Retry from here, Edit and resend, Retry with models (whatIfForm.ts). */
+  whatIf: WhatIfCallbacks;
+  /** Copies part of an item (`sequenceNumber`) or of the turn (null) through the host; resolves whether it did. */
+  copy(turn: number, sequenceNumber: number | null, part: CopyPart): Promise<boolean>;
+  /** Opens an item (or the turn, null) as JSON in an editor tab. */
+  openJson(turn: number, sequenceNumber: number | null): void;
+}
+
+function collapsible(text: string, cls = 'output'): HTMLElement {
+  const cut = (): string => text.slice(0, LONG_OUTPUT_CHARS) + '…';
+  const pre = el('pre', { class: cls }, text.length > LONG_OUTPUT_CHARS ? cut() : text);
+  if (text.length <= LONG_OUTPUT_CHARS) return pre;
+  const showAll = (): string => t('Show all ({0} characters)', text.length.toLocaleString('en-US'));
+  const toggle = el('vscode-button', { appearance: 'secondary', class: 'expand' }, showAll());
+  let open = false;
+  toggle.addEventListener('click', () => {
+    open = !open;
+    pre.textContent = open ? text : cut();
+    toggle.textContent = open ? t('Collapse') : showAll();
+  });
+  return el('div', {}, pre, toggle);
+}
+
+/** Images from a tool (data URLs only, checked by `imageDataUrl`), shown no larger than the stylesheet allows. */
+function images(urls: readonly string[], note: string | undefined): HTMLElement | null {
+  if (urls.length === 0 && !note) return null;
+  return el(
+    'div',
+    { class: 'tool-images' },
+    ...urls.map((src, i) => el('img', { class: 'tool-image', src, alt: t('Image {0} from the tool', i + 1), loading: 'lazy' })),
+    note ? el('p', { class: 'image-note' }, note) : null,
+  );
+}
+
+/** A built-in tool item's key fields (src/shared/toolItems.ts) as a definition list, and its images. */
+function toolFields(view: ToolItemView): HTMLElement {
+  const list = el('dl', { class: 'tool-fields' });
+  for (const f of view.fields) {
+    list.appendChild(el('dt', {}, f.label));
+    list.appendChild(el('dd', {}, f.code ? collapsible(f.text, 'field-code') : f.text));
+  }
+  return el('div', { class: 'tool-view' }, view.fields.length ? list : null, images(view.images, view.imageNote));
+}
+
+function itemBody(item: ItemView, cb: TurnDetailCallbacks): HTMLElement {
+  if (item.corrupt) {
+    return el(
+      'div',
+      { class: 'unreadable' },
+      el('p', {}, t('This row cannot be read: {0}', item.error)),
+      el('pre', { class: 'raw' }, item.raw ?? t('(the message row is missing)')),
+    );
+  }
+  const it = item.item;
+  if (isMessageItem(it)) return renderMarkdown(messageText(it.content), cb.openLink);
+  if (isRecord(it)) {
+    const builtin = builtinToolView(it);
+    if (builtin) return toolFields(builtin);
+    switch (displayType(item.type)) {
+      case 'function_call':
+        return el('pre', { class: 'arguments', 'aria-label': t('Arguments') }, prettyJson(it.arguments ?? it.input ?? ''));
+      case 'function_call_output': {
+        const shown = outputImages(it.output);
+        return el('div', { class: 'output-view' }, collapsible(outputText(it.output, { pretty: true })), images(shown.images, shown.note));
+      }
+      case 'reasoning': {
+        const summary = Array.isArray(it.summary) ? messageText(it.summary) : messageText(it.content);
+        return el('p', { class: 'reasoning' }, summary || t('(no summary)'));
+      }
+      default:
+        break;
+    }
+  }
+  return el('pre', { class: 'other' }, item.json);
+}
+
+/** What a copy button on an item copies: a message's text, a call's arguments, a tool's output. */
+function copyPart(item: ItemView): CopyPart | undefined {
+  if (item.corrupt) return undefined;
+  if (isMessageItem(item.item)) return 'text';
+  const type = displayType(item.type);
+  if (type === 'function_call' || type === 'custom_tool_call') return 'arguments';
+  if (toolRole(item.item) === 'output') return 'output';
+  return undefined;
+}
+
+const COPY_LABELS: Record<CopyPart, () => string> = {
+  text: () => t('Copy'),
+  arguments: () => t('Copy arguments'),
+  output: () => t('Copy output'),
+  json: () => t('Copy JSON'),
+  markdown: () => t('Copy Turn as Markdown'),
+};
+
+/** A button that copies through the host, then says "Copied" (or why not) for a moment. */
+export function copyButton(part: CopyPart, copy: () => Promise<boolean>, appearance: 'icon' | 'secondary' = 'icon'): HTMLElement {
+  const label = COPY_LABELS[part]();
+  const button = el(
+    'vscode-button',
+    { appearance, class: `copy copy-${part}`, title: label, 'aria-label': label },
+    appearance === 'icon' ? t('Copy') : label,
+  );
+  const status = el('span', { class: 'copy-status', role: 'status', 'aria-live': 'polite' });
+  let timer: number | undefined;
+  button.addEventListener('click', () => {
+    void copy()
+      .catch(() => false)
+      .then((copied) => {
+        status.textContent = copied ? t('Copied') : t('Not copied');
+        status.classList.toggle('failed', !copied);
+        window.clearTimeout(timer);
+        timer = window.setTimeout(() => (status.textContent = ''), 1800);
+      });
+  });
+  return el('span', { class: 'copy-wrap' }, button, status);
+}
+
+function openJsonButton(open: () => void, label = t('Open as JSON')): HTMLElement {
+  const b = el('vscode-button', { appearance: 'icon', class: 'open-json', title: label, 'aria-label': label }, 'JSON');
+  b.addEventListener('click', open);
+  return b;
+}
+
+/**
+ * One item as a card: its title (who spoke, which tool ran: src/shared/itemTitles.ts), time, stored type (small, for
+ * people debugging the format), copy and JSON buttons, and its body (raw JSON one click away). `toolName` is the
+ * store's, or the call's for an output that stores none, so both halves of a pair name the tool.
+ */
+function itemCard(turn: TurnView, item: ItemView, cb: TurnDetailCallbacks, toolName: string | null, tag: 'li' | 'div'): HTMLElement {
+  const type = item.corrupt ? 'unreadable' : displayType(item.type);
+  const cls = type.replace(/[^a-z_]/g, '');
+  const title = item.corrupt ? t('unreadable') : itemTitle(type, toolName, item.item);
+  const part = copyPart(item);
+  const body = el('div', { class: 'item-body' }, itemBody(item, cb));
+  const rawToggle = el(
+    'vscode-button',
+    { appearance: 'icon', class: 'raw-toggle', 'aria-label': t('Show raw JSON'), title: t('Raw JSON') },
+    '{ }',
+  );
+  let raw = false;
+  rawToggle.addEventListener('click', () => {
+    raw = !raw;
+    replaceChildren(body, raw ? el('pre', { class: 'raw' }, item.corrupt ? (item.raw ?? '') : item.json) : itemBody(item, cb));
+    rawToggle.setAttribute('aria-pressed', raw ? 'true' : 'false');
+  });
+  const header = el(
+    'div',
+    { class: 'item-header' },
+    el('span', { class: `item-title type-${cls}`, title: `${title} (${item.type})` }, title),
+    el('span', { class: 'item-time', title: item.createdAt ?? '' }, item.createdAt ?? ''),
+    el(
+      'span',
+      { class: 'item-buttons' },
+      // A message's stored type only repeats its role: it stays in the title's tooltip.
+      item.corrupt || !isMessageItem(item.item)
+        ? el('span', { class: 'item-type', title: t('Stored type: {0}', item.type) }, item.type)
+        : null,
+      part ? copyButton(part, () => cb.copy(turn.turn, item.sequenceNumber, part)) : null,
+      item.corrupt ? null : openJsonButton(() => cb.openJson(turn.turn, item.sequenceNumber)),
+      rawToggle,
+    ),
+  );
+  return el(tag, { class: `item item-${cls}`, 'data-sequence': item.sequenceNumber }, header, body);
+}
+
+/** The items of the selected turn, in order, calls and their outputs paired, with "Branch here" on its user message. */
+export function renderTurnDetail(
+  container: HTMLElement,
+  turn: TurnView | undefined,
+  items: ItemView[] | string | undefined,
+  canBranch: boolean,
+  usedIds: Set<string>,
+  cb: TurnDetailCallbacks,
+): void {
+  if (!turn) {
+    replaceChildren(container, el('p', { class: 'placeholder' }, t('Select a turn to see its items.')));
+    return;
+  }
+  if (items === undefined) {
+    replaceChildren(container, el('p', { class: 'placeholder' }, t('Loading turn {0}…', turn.turn)));
+    return;
+  }
+  if (typeof items === 'string') {
+    replaceChildren(container, el('p', { class: 'error', role: 'alert' }, items));
+    return;
+  }
+  const list = el('ol', { class: 'items', 'aria-label': t('Items of turn {0}', turn.turn) });
+  for (const entry of pairToolItems(items, (v) => (v.corrupt ? undefined : v.item))) {
+    if (entry.kind === 'pair') {
+      const { call, output } = entry;
+      const name = pairedToolName(call.corrupt ? undefined : call.item, output.corrupt ? undefined : output.item, {
+        call: call.toolName,
+        output: output.toolName,
+      });
+      list.appendChild(
+        el(
+          'li',
+          { class: 'item-pair', 'aria-label': t('{0}: call and output', name ?? t('tool')) },
+          itemCard(turn, call, cb, name, 'div'),
+          itemCard(turn, output, cb, name, 'div'),
+        ),
+      );
+      continue;
+    }
+    const item = entry.item;
+    const li = itemCard(turn, item, cb, item.toolName ?? (item.corrupt ? null : (builtinToolView(item.item)?.tool ?? null)), 'li');
+    const type = item.corrupt ? 'unreadable' : displayType(item.type);
+    if (!item.corrupt && type === 'user' && canBranch && turn.branchTurnNumber !== null) {
+      li.appendChild(branchForm(turn, usedIds, cb));
+      li.appendChild(whatIfActions(turn, isMessageItem(item.item) ? messageText(item.item.content) : '', cb.whatIf));
+    }
+    list.appendChild(li);
+  }
+  const title = el(
+    'div',
+    { class: 'turn-title-row' },
+    el('h2', { class: 'turn-title' }, t('Turn {0}', turn.turn)),
+    el(
+      'span',
+      { class: 'turn-buttons' },
+      copyButton('markdown', () => cb.copy(turn.turn, null, 'markdown'), 'secondary'),
+      openJsonButton(() => cb.openJson(turn.turn, null), t('Open Turn as JSON')),
+    ),
+  );
+  replaceChildren(container, title, list);
+}
+
+function branchForm(turn: TurnView, usedIds: Set<string>, cb: TurnDetailCallbacks): HTMLElement {
+  const wrap = el('div', { class: 'branch-here' });
+  const open = el('vscode-button', { appearance: 'secondary', class: 'branch-here-button' }, t('Branch here'));
+  wrap.appendChild(open);
+  open.addEventListener('click', () => {
+    const field = el('vscode-text-field', {
+      class: 'branch-name',
+      placeholder: t('New branch name'),
+      'aria-label': t('New branch name'),
+    }) as HTMLElement & { value: string };
+    const message = el('div', { class: 'validation', role: 'status' });
+    const create = el('vscode-button', { class: 'branch-create', disabled: true }, t('Create branch'));
+    const cancel = el('vscode-button', { appearance: 'secondary' }, t('Cancel'));
+    const validate = (): string | undefined => {
+      const problem = branchNameProblem(field.value ?? '', usedIds);
+      message.textContent = field.value ? (problem ?? '') : '';
+      if (problem) create.setAttribute('disabled', '');
+      else create.removeAttribute('disabled');
+      return problem;
+    };
+    field.addEventListener('input', validate);
+    const submit = async (): Promise<void> => {
+      if (validate()) return;
+      create.setAttribute('disabled', '');
+      const error = await cb.branchHere(turn, field.value);
+      if (error) {
+        message.textContent = error;
+        create.removeAttribute('disabled');
+      }
+    };
+    field.addEventListener('keydown', (ev) => {
+      if ((ev as KeyboardEvent).key === 'Enter') void submit();
+    });
+    create.addEventListener('click', () => void submit());
+    cancel.addEventListener('click', () => replaceChildren(wrap, open));
+    replaceChildren(
+      wrap,
+      el(
+        'div',
+        { class: 'branch-form' },
+        el('label', {}, t('New branch from turn {0}:', turn.branchTurnNumber ?? '')),
+        field,
+        create,
+        cancel,
+      ),
+      message,
+    );
+    window.setTimeout(() => field.focus(), 0);
+  });
+  return wrap;
+}

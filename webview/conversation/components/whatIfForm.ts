@@ -1,0 +1,176 @@
+import type { TurnView } from '../../../src/shared/protocol/conversationViews';
+import {
+  MAX_WHAT_IF_MODELS,
+  whatIfSelectionProblem,
+  type WhatIfModelsView,
+  type WhatIfStartedView,
+} from '../../../src/shared/whatIfModels';
+import { el, replaceChildren } from '../../shared/dom';
+import { t } from '../../shared/l10n';
+
+export interface WhatIfCallbacks {
+  /** The models the host offers (the configured one first). */
+  models(): Promise<WhatIfModelsView>;
+  /** Starts the runs (`editedText` null: the message as stored); resolves with them, or with the error text. */
+  start(turn: TurnView, editedText: string | null, models: string[]): Promise<WhatIfStartedView | string>;
+}
+
+/** What the editor is for: a new text (and models), or the same text on several models. */
+type Mode = 'edit' | 'models';
+
+function startedText(started: WhatIfStartedView): string {
+  const names = started.runs.map((r) => r.branchId).join(', ');
+  return started.runs.length > 1
+    ? t('Running on {0}; the comparison opens when they finish.', names)
+    : t('Running on {0}; the comparison opens when it finishes.', names);
+}
+
+/**
+ * The what-if actions of a user message: *Retry from here* (the same message on a new branch, current settings),
+ * *Edit and resend…* and *Retry with models…*, both through an inline editor: the message text (edit only) and the
+ * models to run on, one new branch each, checked against the same limit as the host's.
+ */
+export function whatIfActions(turn: TurnView, userText: string, cb: WhatIfCallbacks): HTMLElement {
+  const retry = el('vscode-button', { appearance: 'secondary', class: 'retry-here' }, t('Retry from here'));
+  const edit = el('vscode-button', { appearance: 'secondary', class: 'edit-resend' }, t('Edit and resend…'));
+  const several = el('vscode-button', { appearance: 'secondary', class: 'retry-models' }, t('Retry with models…'));
+  const buttons = el('div', { class: 'what-if-actions' }, retry, edit, several);
+  const slot = el('div', { class: 'what-if-slot' });
+  const status = el('div', { class: 'what-if-status', role: 'status' });
+  const wrap = el('div', { class: 'what-if' }, buttons, slot, status);
+
+  const busy = (on: boolean): void => {
+    for (const b of [retry, edit, several]) {
+      if (on) b.setAttribute('disabled', '');
+      else b.removeAttribute('disabled');
+    }
+  };
+  const models = async (): Promise<WhatIfModelsView | undefined> => {
+    try {
+      return await cb.models();
+    } catch (err) {
+      status.textContent = err instanceof Error ? err.message : String(err);
+      return undefined;
+    }
+  };
+
+  retry.addEventListener('click', () => {
+    void (async () => {
+      busy(true);
+      status.textContent = '';
+      const m = await models();
+      const result = m ? await cb.start(turn, null, [m.configured]) : undefined;
+      if (result !== undefined) status.textContent = typeof result === 'string' ? result : startedText(result);
+      busy(false);
+    })();
+  });
+  const open = (mode: Mode): void => {
+    void (async () => {
+      busy(true);
+      status.textContent = '';
+      const m = await models();
+      if (!m) return busy(false);
+      const close = (message?: string): void => {
+        replaceChildren(slot);
+        status.textContent = message ?? '';
+        busy(false);
+      };
+      replaceChildren(slot, editor(mode, turn, userText, m, cb, close));
+    })();
+  };
+  edit.addEventListener('click', () => open('edit'));
+  several.addEventListener('click', () => open('models'));
+  return wrap;
+}
+
+function editor(
+  mode: Mode,
+  turn: TurnView,
+  userText: string,
+  offered: WhatIfModelsView,
+  cb: WhatIfCallbacks,
+  close: (message?: string) => void,
+): HTMLElement {
+  const text =
+    mode === 'edit'
+      ? el('textarea', { class: 'what-if-text', rows: 3, 'aria-label': t("New text of turn {0}'s message", turn.turn) })
+      : undefined;
+  if (text) text.value = userText;
+  // Editing starts on the configured model; several models start with as many as may run at once.
+  const checks = offered.choices.map((model, i) => {
+    const box = el('input', {
+      type: 'checkbox',
+      class: 'what-if-model',
+      value: model,
+      checked: mode === 'edit' ? i === 0 : i < MAX_WHAT_IF_MODELS,
+    });
+    return el(
+      'label',
+      { class: 'what-if-choice' },
+      box,
+      model,
+      i === 0 ? el('span', { class: 'what-if-hint' }, ` ${t('(current settings)')}`) : null,
+    );
+  });
+  const boxes = (): HTMLInputElement[] => checks.map((c) => c.querySelector('input') as HTMLInputElement);
+  const message = el('div', { class: 'validation', role: 'status' });
+  const submit = el('vscode-button', { class: 'what-if-submit' });
+  const cancel = el('vscode-button', { appearance: 'secondary', class: 'what-if-cancel' }, t('Cancel'));
+
+  const picked = (): string[] =>
+    boxes()
+      .filter((b) => b.checked)
+      .map((b) => b.value);
+  const validate = (): string | undefined => {
+    const models = picked();
+    const n = models.length;
+    submit.textContent =
+      mode === 'edit'
+        ? n > 1
+          ? t('Resend on {0} models', n)
+          : t('Resend')
+        : n === 1
+          ? t('Retry on {0}', models[0] ?? '')
+          : t('Retry on {0} models', n);
+    const problem = whatIfSelectionProblem(models) ?? (text && text.value.trim() === '' ? t('The message is empty.') : undefined);
+    message.textContent = problem ?? '';
+    if (problem) submit.setAttribute('disabled', '');
+    else submit.removeAttribute('disabled');
+    return problem;
+  };
+  const send = async (): Promise<void> => {
+    if (validate()) return;
+    submit.setAttribute('disabled', '');
+    const result = await cb.start(turn, text ? text.value : null, picked());
+    if (typeof result === 'string') {
+      message.textContent = result;
+      submit.removeAttribute('disabled');
+    } else close(startedText(result));
+  };
+  for (const b of boxes()) b.addEventListener('change', validate);
+  text?.addEventListener('input', validate);
+  text?.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) {
+      ev.preventDefault();
+      void send();
+    }
+  });
+  submit.addEventListener('click', () => void send());
+  cancel.addEventListener('click', () => close());
+  validate();
+  window.setTimeout(() => (text ?? boxes()[0])?.focus(), 0);
+  return el(
+    'div',
+    { class: 'what-if-form', role: 'group', 'aria-label': mode === 'edit' ? t('Edit and resend') : t('Retry with models') },
+    text ? el('label', { class: 'what-if-label' }, t('New message for a branch from turn {0}:', turn.branchTurnNumber ?? '')) : null,
+    text,
+    el(
+      'fieldset',
+      { class: 'what-if-models' },
+      el('legend', {}, offered.choices.length > 1 ? t('Models (one new branch each, up to {0})', MAX_WHAT_IF_MODELS) : t('Model')),
+      ...checks,
+    ),
+    el('div', { class: 'what-if-buttons' }, submit, cancel),
+    message,
+  );
+}

@@ -1,0 +1,11 @@
+import { t } from '../../shared/l10n';
+
+/** "1 item", "2 items". */
+export function itemCountLabel(n: number): string {
+  return n === 1 ? t('1 item') : t('{0} items', n.toLocaleString('en-US'));
+}
+
+/** "1 token", "1,234 tokens". */
+export function tokenCountLabel(n: number): string {
+  return n === 1 ? t('1 token') : t('{0} tokens', n.toLocaleString('en-US'));
+}

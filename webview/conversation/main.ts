@@ -1,0 +1,341 @@
+/**
+ * The conversation view: branch map, the selected branch's turns (virtualized), the selected turn's items, and
+ * token and tool tables. Its state and loading live in one `ConversationModel` (webview/logic/conversationModel.ts);
+ * this file lays the page out, wires the controls to the model and redraws the part the model says changed.
+ */
+import { drawBranchMap } from './components/branchMap';
+import { moreMenu } from './components/moreMenu';
+import { t } from '../shared/l10n';
+import { Composer } from './components/composer';
+import type { WhatIfCallbacks } from './components/whatIfForm';
+import { errorMessage } from '../../src/shared/errorMessage';
+import { renderToolTable, renderUsageTable } from './components/tables';
+import { renderTokenChart } from './components/tokenChart';
+import { renderPricingHeader } from './components/pricingHeader';
+import { renderTurnDetail } from './components/turnDetail';
+import { TurnList } from './components/turnList';
+import { SearchBar } from './components/searchBar';
+import { el, replaceChildren } from '../shared/dom';
+import { branchAtFork } from './logic/branchLayout';
+import { ConversationModel, type ViewPart } from './logic/conversationModel';
+import { listen, post, request, state } from '../shared/messenger';
+import { registerToolkit } from '../shared/toolkit';
+import type { UsageSortKey } from '../../src/shared/protocol/conversationViews';
+import { turnCountLabel } from '../../src/shared/forkLabel';
+import { oneLine } from '../../src/shared/itemText';
+
+// Time origin of the first-screen measurement: this script starts as the panel becomes ready.
+const started = performance.now();
+let firstScreenReported = false;
+registerToolkit();
+
+// ---- layout --------------------------------------------------------------------------------------------------
+const app = document.getElementById('app') as HTMLElement;
+const title = el('h1', { class: 'title' });
+const badges = el('span', { class: 'badges' });
+const actions = el('div', { class: 'actions' });
+const banner = el('div', { class: 'banner', role: 'alert' });
+const mapSlot = el('div', { class: 'map-slot' });
+const detail = el('section', { class: 'turn-detail', 'aria-label': t('Selected turn'), tabindex: -1 });
+const usageSlot = el('div', { class: 'usage-slot' });
+const toolSlot = el('div', { class: 'tool-slot' });
+const pricingSlot = el('div', { class: 'pricing-slot' });
+const chartSlot = el('div', { class: 'chart-slot' });
+const scopeButtons = el('div', { class: 'scope', role: 'radiogroup', 'aria-label': t('Token table scope') });
+// The Tools tab has its own scope: it used to show whatever scope the Tokens tab last had, without saying so.
+const toolScopeButtons = el('div', { class: 'scope tool-scope', role: 'radiogroup', 'aria-label': t('Tool table scope') });
+const toolScopeLabel = el('p', { class: 'scope-label', 'aria-live': 'polite' });
+
+const model = new ConversationModel(request, redraw, () => turnList.lastShownIndex);
+const turnAt = (index: number): number | undefined => model.turns[index]?.turn;
+const turnList = new TurnList({
+  onSelect: (i) => {
+    const turn = turnAt(i);
+    if (turn !== undefined) void model.selectTurn(turn);
+  },
+  onOpen: (i) => {
+    const turn = turnAt(i);
+    if (turn !== undefined) void model.selectTurn(turn).then(() => detail.focus());
+  },
+  onFork: (direction) => fork(direction),
+  onNeedMore: () => void model.loadMore(),
+  onNeedEarlier: () => void model.loadEarlier(),
+  onEnd: () => void model.loadToEnd(),
+  onHome: () => void model.loadToStart(),
+});
+
+const usageActions = {
+  sort: (key: UsageSortKey) => void model.sortUsage(key),
+  page: (step: 1 | -1) => void model.usagePage(step),
+};
+
+/** Runs whose events are arriving (the composer's, and what-if runs, several at once); the forks among them. */
+const activeRuns = new Set<string>();
+const activeForks = new Set<string>();
+/** The fork the view moved to when its run started. */
+let shownFork: { runId: string; branchId: string; from: string } | undefined;
+const composer = new Composer({
+  send: (input) => model.startRun(input),
+  stop: async () => {
+    await model.stopRun();
+    for (const runId of activeRuns) await request('run/stop', { runId });
+  },
+  setApiKey: async () => void (await request('apiKey/set', {})),
+});
+const whatIf: WhatIfCallbacks = {
+  models: () => request('whatIf/models', {}),
+  start: async (turn, editedText, models) => {
+    try {
+      const params = { branchId: model.branchId, turn: turn.turn, branchTurnNumber: turn.branchTurnNumber as number, editedText, models };
+      return await request('whatIf/start', params);
+    } catch (err) {
+      return errorMessage(err);
+    }
+  },
+};
+
+const panels = el(
+  'vscode-panels',
+  { class: 'tabs', 'aria-label': t('Conversation view') },
+  el('vscode-panel-tab', { id: 'tab-conversation' }, t('Conversation')),
+  el('vscode-panel-tab', { id: 'tab-tokens' }, t('Tokens')),
+  el('vscode-panel-tab', { id: 'tab-tools' }, t('Tools')),
+  el(
+    'vscode-panel-view',
+    { id: 'view-conversation' },
+    el('div', { class: 'conversation' }, mapSlot, turnList.element, el('div', { class: 'detail-column' }, detail, composer.element)),
+  ),
+  el('vscode-panel-view', { id: 'view-tokens' }, el('div', { class: 'tables' }, scopeButtons, pricingSlot, chartSlot, usageSlot)),
+  el('vscode-panel-view', { id: 'view-tools' }, el('div', { class: 'tables' }, toolScopeButtons, toolScopeLabel, toolSlot)),
+);
+panels.addEventListener('change', () => {
+  void model.setTables(activeTab() === 'tab-tokens');
+  void model.setTools(activeTab() === 'tab-tools');
+});
+const searchBar = new SearchBar({
+  search: (query, branchId) => request('search/session', { query, branchId }),
+  // A hit on another branch shows that branch in the view (as the branch map does), not the session's current one.
+  reveal: (hit) => model.reveal({ branchId: hit.branchId, turn: hit.turn }),
+  branchId: () => model.branchId,
+  branches: () => model.session?.branches ?? [],
+  selectedTurn: () => model.selectedTurn?.turn ?? null,
+});
+replaceChildren(app, el('header', { class: 'header' }, title, badges, actions, searchBar.element), banner, panels);
+
+/** "This branch" / "Whole session" buttons in `group`, marked with `attribute`; the chosen one is primary. */
+function scopeControl(group: HTMLElement, attribute: string, choose: (scope: 'branch' | 'session') => void): void {
+  for (const scope of ['branch', 'session'] as const) {
+    const b = el(
+      'vscode-button',
+      { appearance: scope === 'branch' ? 'primary' : 'secondary', [attribute]: scope, role: 'radio' },
+      scope === 'branch' ? t('This branch') : t('Whole session'),
+    );
+    b.addEventListener('click', () => {
+      for (const other of Array.from(group.children)) other.setAttribute('appearance', other === b ? 'primary' : 'secondary');
+      choose(scope);
+    });
+    group.appendChild(b);
+  }
+}
+scopeControl(scopeButtons, 'data-scope', (scope) => void model.setTables(activeTab() === 'tab-tokens', scope));
+scopeControl(toolScopeButtons, 'data-tool-scope', (scope) => void model.setTools(activeTab() === 'tab-tools', scope));
+
+// ---- drawing -------------------------------------------------------------------------------------------------
+function redraw(part: ViewPart): void {
+  switch (part) {
+    case 'session':
+      return renderHeader();
+    case 'turns':
+      return drawTurns();
+    case 'selection':
+      turnList.select(model.selectedIndex, model.scrollToSelection);
+      renderDetail();
+      return saveState();
+    case 'items':
+      return renderDetail();
+    case 'tables':
+      if (model.tables) {
+        // Redrawn from scratch: a control that had the focus (a pager button, a header) gets it back.
+        const active = document.activeElement;
+        const focused = active?.closest('[data-focus]')?.getAttribute('data-focus');
+        const slot = [usageSlot, pricingSlot].find((s) => active && s.contains(active));
+        replaceChildren(usageSlot, renderUsageTable(model.tables, usageActions));
+        replaceChildren(
+          pricingSlot,
+          renderPricingHeader(model.tables, () => void model.choosePricingModel()),
+        );
+        replaceChildren(chartSlot, renderTokenChart(model.tables));
+        if (focused && slot) slot.querySelector<HTMLElement>(`[data-focus="${focused}"]:not([disabled])`)?.focus();
+      }
+      return;
+    case 'tools':
+      if (model.tools) {
+        const b = model.tools.branchId;
+        toolScopeLabel.textContent =
+          b === null ? t('Tools called in the whole session (all branches)') : t('Tools called on branch {0}', b);
+        replaceChildren(toolSlot, renderToolTable(model.tools));
+      }
+      return;
+    case 'banner': {
+      const message = model.session?.problem ?? model.error;
+      banner.textContent = message ?? '';
+      banner.classList.toggle('visible', !!message);
+      return;
+    }
+  }
+}
+
+function activeTab(): string | undefined {
+  // The property, not the attribute: FAST reflects it to the attribute only on its next update.
+  return (panels as HTMLElement & { activeid?: string }).activeid;
+}
+
+function openLink(url: string): void {
+  post({ kind: 'link/open', url });
+}
+
+function renderDetail(): void {
+  const s = model.session;
+  renderTurnDetail(detail, model.selectedTurn, model.items, !!s && !s.readonly, new Set(s?.usedBranchIds ?? []), {
+    openLink,
+    // The new branch is shown by the model once it exists.
+    branchHere: (turn, name) => model.createBranch(turn, name),
+    whatIf,
+    copy: async (turn, sequenceNumber, part) =>
+      (await request('content/copy', { ref: { branchId: model.branchId, turn, sequenceNumber }, part })).copied,
+    openJson: (turn, sequenceNumber) => openJson(turn, sequenceNumber),
+  });
+  searchBar.itemsDrawn(model.selectedTurn?.turn ?? null);
+}
+
+/** *Open as JSON* of an item, a turn (`sequenceNumber` null) or the shown branch (both null); a failure shows in the banner. */
+function openJson(turn: number | null, sequenceNumber: number | null): void {
+  request('content/openJson', { ref: { branchId: model.branchId, turn, sequenceNumber } }).catch((err: unknown) => {
+    banner.textContent = errorMessage(err);
+    banner.classList.add('visible');
+  });
+}
+
+function drawTurns(): void {
+  const b = model.session?.branches.find((x) => x.branchId === model.branchId);
+  turnList.setFork(
+    b && b.parentBranchId !== null && b.forkTurn !== null
+      ? { branchId: b.branchId, parentBranchId: b.parentBranchId, forkTurn: b.forkTurn }
+      : null,
+  );
+  turnList.set(
+    model.turns,
+    model.hasMore,
+    model.hasEarlier,
+    b ? t('Turns of branch {0} ({1})', model.branchId, turnCountLabel(b)) : t('Turns of branch {0}', model.branchId),
+  );
+  turnList.setHeading(model.branchId, b ? turnCountLabel(b) : '');
+  if (!firstScreenReported && model.turns.length > 0) {
+    firstScreenReported = true;
+    // The first screen is drawn once the browser has laid the rows out.
+    requestAnimationFrame(() => {
+      const ms = performance.now() - started;
+      // Read by the view benchmark (scripts/benchView.ts).
+      app.setAttribute('data-first-screen-ms', ms.toFixed(1));
+    });
+  }
+}
+
+function fork(direction: 'left' | 'right'): void {
+  const s = model.session;
+  const turn = model.selectedTurn;
+  if (!s || !turn) return;
+  const target = branchAtFork(s.branches, model.branchId, turn.turn, direction);
+  if (target) void model.showBranch(target, turn.turn);
+}
+
+function renderHeader(): void {
+  const s = model.session;
+  if (!s) return;
+  const branchId = model.branchId;
+  title.textContent = `${s.sessionId} · ${s.dbName}`;
+  title.setAttribute('title', title.textContent);
+  replaceChildren(
+    badges,
+    s.readonly ? el('span', { class: 'status-badge', title: t('Opened read-only: nothing is written') }, t('read-only')) : null,
+  );
+  const b = s.branches.find((x) => x.branchId === branchId);
+  const switchButton = el(
+    'vscode-button',
+    { appearance: 'secondary', class: 'switch-branch', disabled: !b || b.isCurrent },
+    b?.isCurrent ? t('{0} is current', oneLine(branchId, 24)) : t('Switch to {0}', oneLine(branchId, 24)),
+  );
+  switchButton.addEventListener('click', () => void model.switchBranch());
+  // A long branch name is cut on the button (it would fill the header) and given whole in the tooltip.
+  switchButton.setAttribute('title', b?.isCurrent ? t('{0} is current', branchId) : t('Switch to {0}', branchId));
+  const openButton = el('vscode-button', { appearance: 'secondary', class: 'open-branch-json', disabled: !b }, t('Open as JSON'));
+  openButton.addEventListener('click', () => openJson(null, null));
+  // Destructive actions sit in a menu, away from Switch.
+  const menu = moreMenu([
+    {
+      label: t('Export branch {0}…', oneLine(branchId, 24)),
+      className: 'export-branch',
+      disabled: !b,
+      run: () => void request('branch/export', { branchId }).catch(() => undefined),
+    },
+    {
+      label: t('Export session…'),
+      className: 'export-session',
+      disabled: false,
+      run: () => void request('branch/export', { branchId: null }).catch(() => undefined),
+    },
+    {
+      label: t('Delete branch {0}', branchId),
+      className: 'delete-branch',
+      disabled: s.readonly || branchId === 'main' || !b,
+      run: () => void model.deleteBranch(),
+    },
+  ]);
+  const compareButton = el(
+    'vscode-button',
+    { appearance: 'secondary', class: 'compare-branch', disabled: !b, title: t('Compare {0} with another branch', branchId) },
+    t('Compare with…'),
+  );
+  compareButton.addEventListener('click', () => void request('branch/compare', { branchId }).catch(() => undefined));
+  replaceChildren(actions, compareButton, switchButton, openButton, menu);
+  composer.setEnabled(
+    !s.readonly && !s.problem && !!b,
+    branchId,
+    s.readonly ? t('Read-only: open it writable to continue the conversation.') : undefined,
+  );
+  drawBranchMap(mapSlot, s.branches, branchId, (id) => void model.showBranch(id));
+}
+
+function saveState(): void {
+  const s = model.session;
+  if (s) state.set({ dbPath: s.dbPath, sessionId: s.sessionId, branchId: model.branchId, turn: model.selectedTurn?.turn });
+}
+
+listen({
+  notice: (n) => void model.noticeReceived(n),
+  reveal: (r) => void model.reveal(r),
+  run: (e) => {
+    composer.show(e);
+    if (e.kind === 'run/started') {
+      // A retry streams into its new branch: show it (the first of several; the others are in the branch map).
+      if (e.forkedFrom && activeForks.size === 0) {
+        shownFork = { runId: e.runId, branchId: e.branchId, from: e.forkedFrom.branchId };
+        void model.showBranch(e.branchId);
+      }
+      if (e.forkedFrom) activeForks.add(e.runId);
+      activeRuns.add(e.runId);
+    }
+    if (e.kind === 'run/completed' || e.kind === 'run/failed') {
+      activeRuns.delete(e.runId);
+      activeForks.delete(e.runId);
+      const fork = shownFork?.runId === e.runId ? shownFork : undefined;
+      if (fork) shownFork = undefined;
+      // A fork from turn 1 has no rows until its run ends, so the view stayed on the branch it came from: show it now.
+      if (fork && e.kind === 'run/completed' && model.branchId === fork.from)
+        void model.showBranch(fork.branchId).then(() => model.runEnded());
+      // The run has written its turn: read the turns again and select it.
+      else void model.runEnded();
+    }
+  },
+});
+void model.start(state.selection());
