@@ -1,26 +1,34 @@
+import * as l10n from '@vscode/l10n';
 import * as vscode from 'vscode';
-import { ViewId } from './core/contributions';
-import { registerCommands } from './commands';
-import { registerTransferCommands } from './transfer/transferCommands';
-import { AgentRunner } from './runs/agentRunner';
-import { pushBounded } from './core/boundedList';
-import { ConversationPanels } from './conversation/conversationPanel';
+import { errorMessage } from '../shared/errorMessage';
+import { branchCommands } from './branches/branchCommands';
+import { compareBranches, compareCommands, compareWith, pickBranchToCompare } from './compare/compareCommands';
 import { ComparePanels } from './compare/comparePanel';
-import { pickBranchToCompare, registerCompareCommands } from './compare/compareCommands';
-import { DatabaseRegistry } from './databases/databaseRegistry';
-import { WorkspaceDiscovery } from './databases/workspaceDiscovery';
-import { onDidFailCommand, type CommandFailure } from './core/commandTable';
-import { SessionTreeProvider } from './tree/sessionTree';
-import { SessionPricing } from './pricing/sessionPricing';
-import { registerPricingCommands } from './pricing/pricingCommands';
-import { registerContentCommands } from './content/contentCommands';
+import { contentCommands, openAsJson } from './content/contentCommands';
 import { JsonDocuments } from './content/jsonDocuments';
-import { SessionSearch, registerSearchCommands } from './search/sessionSearch';
+import { conversationCommands } from './conversation/conversationCommands';
+import { ConversationPanels, type ConversationActions } from './conversation/conversationPanel';
+import { pushBounded } from './core/boundedList';
+import { onDidFailCommand, registerCommandTable, type CommandFailure, type CommandTable } from './core/commandTable';
+import { ViewId } from './core/contributions';
+import type { Services } from './core/services';
+import { describeError } from './core/userError';
+import { databaseCommands } from './databases/databaseCommands';
+import { DatabaseRegistry } from './databases/databaseRegistry';
+import { remoteCommands } from './databases/remoteCommands';
 import { SqliteDriverCheck } from './databases/sqliteDriverCheck';
+import { WorkspaceDiscovery } from './databases/workspaceDiscovery';
+import { pricingCommands } from './pricing/pricingCommands';
+import { SessionPricing } from './pricing/sessionPricing';
+import { AgentRunner } from './runs/agentRunner';
+import { runCommands, setApiKey } from './runs/runCommands';
+import { whatIfCommands } from './runs/whatIfCommands';
+import { searchCommands } from './search/searchCommands';
+import { SessionSearch } from './search/sessionSearch';
+import { SessionTreeProvider } from './tree/sessionTree';
 import { SessionStatusBar } from './tree/statusBar';
 import type { TreeNode } from './tree/treeNodes';
-import { errorMessage } from '../shared/errorMessage';
-import * as l10n from '@vscode/l10n';
+import { exportConversation, transferCommands } from './transfer/transferCommands';
 
 /** What `activate` returns: used by the integration tests to read the tree and follow failures. */
 export interface AgentSessionsApi {
@@ -43,6 +51,16 @@ export interface AgentSessionsApi {
   ready: Promise<void>;
 }
 
+/** Runs what a view asked for, showing a failure as the command would; undefined when it failed. */
+async function reported<T>(fn: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await fn();
+  } catch (err) {
+    void vscode.window.showErrorMessage(describeError(err));
+    return undefined;
+  }
+}
+
 export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   // The modules shared with the webview (src/shared) and the host modules unit-tested without VS Code localize with
   // @vscode/l10n; it reads the same bundle vscode.l10n uses (none when the display language is English).
@@ -56,7 +74,24 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const statusBar = new SessionStatusBar(registry, treeView);
   const discovery = new WorkspaceDiscovery(registry);
   const runner = new AgentRunner(registry, context.secrets);
-  const panels = new ConversationPanels(registry, runner, context.extensionUri, pricing);
+  const jsonDocuments = new JsonDocuments(registry);
+  // The conversation view calls other features through these; `services` is complete before any view can ask.
+  const actions: ConversationActions = {
+    compareWith: async (target) => (await reported(() => compareWith(services, target))) !== undefined,
+    compareBranches: (targets) => void compareBranches(services, targets),
+    setApiKey: () => setApiKey(services),
+    exportConversation: async (target, branchId) =>
+      (await reported(() =>
+        exportConversation(
+          registry,
+          branchId === null ? 'session' : 'branch',
+          branchId === null ? { kind: 'session', ...target } : { kind: 'branch', ...target, branchId },
+          undefined,
+        ),
+      )) !== undefined,
+    openAsJson: async (ref) => (await reported(() => openAsJson(jsonDocuments, ref))) !== undefined,
+  };
+  const panels = new ConversationPanels(registry, runner, context.extensionUri, actions, pricing);
   const compare = new ComparePanels({
     registry,
     pricing,
@@ -67,9 +102,10 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     },
     pickBranch: (current) => pickBranchToCompare(registry, current, vscode.l10n.t('Compare with {0} instead…', current.branchId)),
   });
-  const failures: CommandFailure[] = [];
   const search = new SessionSearch(context.extensionUri, registry, panels);
-  const jsonDocuments = new JsonDocuments(registry);
+  const services: Services = { context, log, registry, pricing, runner, tree, treeView, panels, compare, search, jsonDocuments };
+
+  const failures: CommandFailure[] = [];
   context.subscriptions.push(
     jsonDocuments,
     search,
@@ -85,12 +121,21 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     discovery,
     onDidFailCommand((f) => pushBounded(failures, f)),
   );
-  registerCommands(context, { registry, tree, treeView, panels, runner });
-  registerTransferCommands(context, { registry, tree, treeView, panels, runner });
-  registerPricingCommands(context, registry, pricing);
-  registerCompareCommands(context, registry, compare);
-  registerContentCommands(context, registry, jsonDocuments);
-  registerSearchCommands(context, search);
+  // Every feature contributes its part of the one command table; a missing command does not compile.
+  const table: CommandTable = {
+    ...databaseCommands(services),
+    ...remoteCommands(services),
+    ...branchCommands(services),
+    ...conversationCommands(services),
+    ...contentCommands(services),
+    ...runCommands(services),
+    ...whatIfCommands(services),
+    ...compareCommands(services),
+    ...pricingCommands(services),
+    ...searchCommands(services),
+    ...transferCommands(services),
+  };
+  registerCommandTable(context, table);
   // Reopening and scanning run after activation returns, so start-up is never held up by file I/O.
   const ready = (async () => {
     await registry.restore();

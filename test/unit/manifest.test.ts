@@ -24,10 +24,11 @@ const nls = JSON.parse(readFileSync(join(root, 'package.nls.json'), 'utf8')) as 
 const english = (text: string | undefined): string | undefined => text?.replace(/^%([^%]+)%$/, (_, key: string) => nls[key] ?? text);
 const contributed = manifest.contributes.commands;
 const declared = new Set(contributed.map((c) => c.command));
-const extensionSources = readdirSync(join(root, 'src', 'extension'), { recursive: true, encoding: 'utf8' })
-  .filter((f) => f.endsWith('.ts'))
-  .map((f) => readFileSync(join(root, 'src', 'extension', f), 'utf8'))
-  .join('\n');
+const extensionSources = new Map(
+  readdirSync(join(root, 'src', 'extension'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => [f, readFileSync(join(root, 'src', 'extension', f), 'utf8')] as const),
+);
 
 describe('extension manifest', () => {
   it('contributes exactly the commands the code knows, each with the prefix, a title and a category', () => {
@@ -39,13 +40,19 @@ describe('extension manifest', () => {
     }
   });
 
-  it('registers every contributed command', () => {
-    for (const [key, id] of Object.entries(CommandId)) {
-      assert.ok(
-        new RegExp(`registerCommand\\(context, CommandId\\.${key}\\b`).test(extensionSources),
-        `${id} is registered with registerCommand(context, CommandId.${key}, …)`,
-      );
-    }
+  it('has exactly one handler for every command in the one command table', () => {
+    // A feature declares its slice as CommandsOf<'a' | 'b'>; activate spreads the slices into a CommandTable, which
+    // must have every key (a compile error otherwise), but a key in two slices would silently override the first.
+    const owners = new Map<string, string[]>();
+    for (const [file, source] of extensionSources)
+      for (const m of source.matchAll(/CommandsOf<([^>]+)>/g))
+        if (!file.endsWith('commandTable.ts'))
+          for (const key of m[1]!.matchAll(/'(\w+)'/g)) owners.set(key[1]!, [...(owners.get(key[1]!) ?? []), file]);
+    assert.deepEqual([...owners.keys()].sort(), Object.keys(CommandId).sort());
+    for (const [key, files] of owners) assert.equal(files.length, 1, `${key} is contributed by ${files.join(', ')}`);
+    const activate = extensionSources.get('extension.ts') ?? '';
+    for (const m of [...extensionSources.values()].join('\n').matchAll(/export function (\w+Commands)\(s: Services\)/g))
+      assert.match(activate, new RegExp(`\\.\\.\\.${m[1]}\\(services\\)`), `${m[1]} is spread into the table in extension.ts`);
   });
 
   it('names only declared commands in menus, and hides context-only commands from the palette', () => {

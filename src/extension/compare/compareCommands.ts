@@ -3,12 +3,11 @@ import * as vscode from 'vscode';
 import { MAX_COMPARE_COLUMNS } from '../../shared/protocol/compare';
 import type { CompareTarget } from '../../shared/protocol/compareViews';
 import { forkLabel, turnCountLabel } from '../../shared/forkLabel';
-import { badArgument } from '../core/commandArgs';
-import { CommandId } from '../core/contributions';
-import { pickSession } from '../commands';
-import type { ComparePanels } from './comparePanel';
+import { arg, badArgument } from '../core/commandArgs';
+import { pickSession } from '../core/pickers';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
-import { registerCommand } from '../core/commandTable';
+import { command, type CommandsOf } from '../core/commandTable';
+import type { Services } from '../core/services';
 import { asNode } from '../tree/treeNodes';
 import { UserFacingError } from '../core/userError';
 
@@ -60,40 +59,47 @@ export async function pickBranchToCompare(
   return branch ? { ...session, branchId: branch.label } : undefined;
 }
 
-export function registerCompareCommands(context: vscode.ExtensionContext, registry: DatabaseRegistry, compare: ComparePanels): void {
-  /**
-   * Compare with…: run on a branch node (or a session node: its current branch), with a target as the second argument
-   * to skip the picker (tests, the conversation view); from the palette it asks for the session and branch first.
-   */
-  registerCommand(context, CommandId.compareWith, async (arg?: unknown, otherArg?: unknown) => {
-    const node = asNode(arg, 'branch', 'session') ?? asCompareTarget(arg);
-    if (arg !== undefined && !node) badArgument(vscode.l10n.t('Compare with…'), vscode.l10n.t('a branch'));
-    let first: CompareTarget | undefined;
-    if (node && 'branchId' in node) first = { dbPath: node.dbPath, sessionId: node.sessionId, branchId: node.branchId };
-    else {
-      const session = node ?? (await pickSession(registry));
-      if (!session) return undefined;
-      first = { dbPath: session.dbPath, sessionId: session.sessionId, branchId: registry.currentBranch(session.dbPath, session.sessionId) };
-    }
-    const second =
-      otherArg !== undefined
-        ? (asCompareTarget(otherArg) ?? badArgument(vscode.l10n.t('Compare with…'), vscode.l10n.t('a branch to compare with')))
-        : await pickBranchToCompare(registry, first);
-    if (!second) return undefined;
-    compare.open([first, second]);
-    return [first, second];
-  });
+/**
+ * *Compare with…*: `first` is a branch node (or a session node: its current branch) or a target; `other` skips the
+ * picker (tests, the conversation view). From the palette it asks for the session and branch first. Resolves with
+ * the two branches compared, undefined when cancelled.
+ */
+export async function compareWith(s: Services, firstArg: unknown, otherArg?: unknown): Promise<CompareTarget[] | undefined> {
+  const { registry } = s;
+  const node = asNode(firstArg, 'branch', 'session') ?? asCompareTarget(firstArg);
+  if (firstArg !== undefined && !node) badArgument(vscode.l10n.t('Compare with…'), vscode.l10n.t('a branch'));
+  let first: CompareTarget | undefined;
+  if (node && 'branchId' in node) first = { dbPath: node.dbPath, sessionId: node.sessionId, branchId: node.branchId };
+  else {
+    const session = node ?? (await pickSession(registry));
+    if (!session) return undefined;
+    first = { dbPath: session.dbPath, sessionId: session.sessionId, branchId: registry.currentBranch(session.dbPath, session.sessionId) };
+  }
+  const second =
+    otherArg !== undefined
+      ? (asCompareTarget(otherArg) ?? badArgument(vscode.l10n.t('Compare with…'), vscode.l10n.t('a branch to compare with')))
+      : await pickBranchToCompare(registry, first);
+  if (!second) return undefined;
+  s.compare.open([first, second]);
+  return [first, second];
+}
 
-  /** Opens a comparison of the given branches (2–5, the first is the baseline); the retry commands use it. */
-  registerCommand(context, CommandId.compareBranches, (arg?: unknown) => {
-    if (!Array.isArray(arg)) return badArgument(vscode.l10n.t('Compare Branches'), vscode.l10n.t('a list of branches'));
-    const targets = arg.map(
-      (t) =>
-        asCompareTarget(t) ?? badArgument(vscode.l10n.t('Compare Branches'), vscode.l10n.t('branches ({ dbPath, sessionId, branchId })')),
-    );
-    if (targets.length < 2 || targets.length > MAX_COMPARE_COLUMNS)
-      throw new UserFacingError(vscode.l10n.t('Compare Branches takes 2 to {0} branches, got {1}.', MAX_COMPARE_COLUMNS, targets.length));
-    compare.open(targets);
-    return targets;
-  });
+/** Opens a comparison of the given branches (2–5, the first is the baseline); the retry commands use it. */
+export function compareBranches(s: Services, list: unknown): CompareTarget[] {
+  if (!Array.isArray(list)) return badArgument(vscode.l10n.t('Compare Branches'), vscode.l10n.t('a list of branches'));
+  const targets = list.map(
+    (t) =>
+      asCompareTarget(t) ?? badArgument(vscode.l10n.t('Compare Branches'), vscode.l10n.t('branches ({ dbPath, sessionId, branchId })')),
+  );
+  if (targets.length < 2 || targets.length > MAX_COMPARE_COLUMNS)
+    throw new UserFacingError(vscode.l10n.t('Compare Branches takes 2 to {0} branches, got {1}.', MAX_COMPARE_COLUMNS, targets.length));
+  s.compare.open(targets);
+  return targets;
+}
+
+export function compareCommands(s: Services): CommandsOf<'compareWith' | 'compareBranches'> {
+  return {
+    compareWith: command(vscode.l10n.t('Compare with…'), [arg.any, arg.any], (first, other) => compareWith(s, first, other)),
+    compareBranches: command(vscode.l10n.t('Compare Branches'), [arg.any], (list) => compareBranches(s, list)),
+  };
 }

@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { isWebviewMessage, type HostMessage } from '../../shared/protocol/conversation';
+import { isWebviewMessage, type ContentRef, type HostMessage } from '../../shared/protocol/conversation';
+import type { CompareTarget } from '../../shared/protocol/compareViews';
 import type { RevealView, SessionView } from '../../shared/protocol/conversationViews';
 import type { BranchNode, SessionReader } from '../../store';
 import { ChangeNotices, noticeKinds, sameDatabaseState, type DatabaseState } from './changeNotices';
@@ -8,7 +9,7 @@ import { itemView, sessionView, tables, turnPage } from './conversationData';
 import { randomUUID } from 'node:crypto';
 import { failedBeforeWriting, type RunOutcome } from '../../shared/protocol/runEvents';
 import { readWhatIfModels, type AgentRunner, type RunTarget } from '../runs/agentRunner';
-import { CommandId, Setting } from '../core/contributions';
+import { Setting } from '../core/contributions';
 import { setting } from '../core/settings';
 import { startWhatIf, type StartedWhatIf, type WhatIfRequest, type WhatIfTurn } from '../runs/whatIf';
 import type { RunInput } from '../../agents/branchRun';
@@ -18,13 +19,30 @@ import { sessionKey, type SessionRef } from '../core/sessionRef';
 import { describeError, UserFacingError } from '../core/userError';
 import { handleRequest, type RequestHandlers } from './requestChecks';
 import { searchShownSession } from '../search/viewSearch';
-import { copyContent } from '../content/contentCommands';
+import { copyContent } from '../content/contentCopy';
 import { toolsView, withCosts } from '../pricing/pricedTables';
-import { choosePricingModel } from '../pricing/pricingCommands';
+import { choosePricingModel } from '../pricing/pricingChoice';
 import type { SessionPricing } from '../pricing/sessionPricing';
 import { webviewHtml } from '../core/webviewHtml';
 
 export const CONVERSATION_VIEW_TYPE = 'agentSessions.conversation';
+
+/**
+ * What the view's requests need of other features: `activate` wires each to that feature's function, so the panel
+ * calls functions rather than command ids, and needs no import of the features that in turn open conversation views.
+ */
+export interface ConversationActions {
+  /** Opens a comparison of the branch with one the user picks; false when cancelled. */
+  compareWith(target: SessionRef & { branchId: string }): Promise<boolean>;
+  /** Opens a comparison of the given branches (a what-if's original and its retries). */
+  compareBranches(targets: CompareTarget[]): void;
+  /** Asks for the API key; false when cancelled. */
+  setApiKey(): Promise<boolean>;
+  /** Exports the session (`branchId` null) or one branch to a file the user picks; false when cancelled. */
+  exportConversation(target: SessionRef, branchId: string | null): Promise<boolean>;
+  /** Opens a branch, turn or item as JSON in a read-only tab; false when it could not (the user was told why). */
+  openAsJson(ref: SessionRef & ContentRef): Promise<boolean>;
+}
 
 /** What a panel shows; also its persisted state, so a window reload restores it. */
 export interface PanelTarget extends SessionRef {
@@ -76,6 +94,7 @@ class ConversationPanel implements vscode.Disposable {
     private readonly runner: AgentRunner,
     private readonly extensionUri: vscode.Uri,
     private readonly onDispose: () => void,
+    private readonly actions: ConversationActions,
     private readonly pricing?: SessionPricing,
   ) {
     this.pendingReveal = revealOf(target);
@@ -161,8 +180,13 @@ class ConversationPanel implements vscode.Disposable {
 
   /** Starts a what-if from a turn of this session; its runs stream into this view (whatIf.ts). */
   startWhatIf(source: WhatIfTurn, request: WhatIfRequest): Promise<StartedWhatIf> {
-    return startWhatIf(this.registry, this.runner, source, request, (input, o) =>
-      this.startReportedRun(source.branchId, input, o.runId, { fork: o.fork, model: o.model }),
+    return startWhatIf(
+      this.registry,
+      this.runner,
+      source,
+      request,
+      (input, o) => this.startReportedRun(source.branchId, input, o.runId, { fork: o.fork, model: o.model }),
+      (targets) => this.actions.compareBranches(targets),
     );
   }
 
@@ -264,12 +288,8 @@ class ConversationPanel implements vscode.Disposable {
       return { runId };
     },
     'run/stop': (p) => ({ stopped: this.runner.stop(p.runId) }),
-    'branch/compare': async (p) => {
-      const { dbPath, sessionId } = this.target;
-      const opened = await vscode.commands.executeCommand<unknown>(CommandId.compareWith, { dbPath, sessionId, branchId: p.branchId });
-      return { opened: Array.isArray(opened) };
-    },
-    'apiKey/set': async () => ({ set: (await vscode.commands.executeCommand<unknown>(CommandId.setApiKey)) === true }),
+    'branch/compare': async (p) => ({ opened: await this.actions.compareWith({ ...this.target, branchId: p.branchId }) }),
+    'apiKey/set': async () => ({ set: await this.actions.setApiKey() }),
     'whatIf/models': () => ({ configured: setting(Setting.agentModel), choices: readWhatIfModels() }),
     'whatIf/start': async (p) => {
       const { runs, done } = await this.startWhatIf(
@@ -283,33 +303,9 @@ class ConversationPanel implements vscode.Disposable {
       await copyContent(this.registry, this.target, p.ref, p.part);
       return { copied: true };
     },
-    'branch/export': async (p) => {
-      const { dbPath, sessionId } = this.target;
-      // The commands report their own failures and cancellations; the answer only says whether a file was written.
-      const result =
-        p.branchId === null
-          ? await vscode.commands.executeCommand<unknown>(CommandId.exportSession, { kind: 'session', dbPath, sessionId })
-          : await vscode.commands.executeCommand<unknown>(CommandId.exportBranch, {
-              kind: 'branch',
-              dbPath,
-              sessionId,
-              branchId: p.branchId,
-            });
-      return { exported: result !== undefined && result !== null };
-    },
-    'content/openJson': async (p) => {
-      const { dbPath, sessionId } = this.target;
-      const { branchId, turn, sequenceNumber } = p.ref;
-      // The command names what it opens as a tree node would; it reports its own failures.
-      const node =
-        turn === null
-          ? { kind: 'branch', dbPath, sessionId, branchId }
-          : sequenceNumber === null
-            ? { kind: 'turn', dbPath, sessionId, branchId, turn, branchTurnNumber: null }
-            : { kind: 'item', dbPath, sessionId, branchId, turn, sequenceNumber };
-      const uri = await vscode.commands.executeCommand<unknown>(CommandId.openAsJson, node);
-      return { opened: typeof uri === 'string' };
-    },
+    // The export reports its own failures and cancellations; the answer only says whether a file was written.
+    'branch/export': async (p) => ({ exported: await this.actions.exportConversation(this.target, p.branchId) }),
+    'content/openJson': async (p) => ({ opened: await this.actions.openAsJson({ ...this.target, ...p.ref }) }),
     'search/session': (p) => searchShownSession(this.extensionUri, this.registry, this.target, p.branchId, p.query),
   };
 
@@ -351,6 +347,7 @@ export class ConversationPanels implements vscode.Disposable {
     private readonly registry: DatabaseRegistry,
     private readonly runner: AgentRunner,
     private readonly extensionUri: vscode.Uri,
+    private readonly actions: ConversationActions,
     private readonly pricing?: SessionPricing,
   ) {
     this.serializer = vscode.window.registerWebviewPanelSerializer(CONVERSATION_VIEW_TYPE, {
@@ -405,6 +402,7 @@ export class ConversationPanels implements vscode.Disposable {
       this.runner,
       this.extensionUri,
       () => this.panels.delete(key),
+      this.actions,
       this.pricing,
     );
     this.panels.set(key, p);

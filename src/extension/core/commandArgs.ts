@@ -1,5 +1,10 @@
-/** Arguments of commands: what menus, tests and keybindings pass, or else what the user types. */
+/**
+ * Arguments of commands: the checks of the command table (`ArgParser`s for what menus, tests and keybindings pass),
+ * and what the user types when an argument is absent.
+ */
 import * as vscode from 'vscode';
+import { asNode, type TreeNode } from '../tree/treeNodes';
+import type { ArgParser } from './commandTable';
 import { UserFacingError } from './userError';
 
 /** A command run with an argument it cannot use (a stale menu, a wrong keybinding). */
@@ -8,6 +13,28 @@ export function badArgument(command: string, expected: string): never {
 }
 
 /** The text a caller passed (tests, keybindings, other extensions), or else what the user types; undefined if cancelled. */
-export async function argOrInput(arg: unknown, options: vscode.InputBoxOptions): Promise<string | undefined> {
-  return typeof arg === 'string' ? arg : vscode.window.showInputBox(options);
+export async function argOrInput(arg: string | undefined, options: vscode.InputBoxOptions): Promise<string | undefined> {
+  return arg ?? vscode.window.showInputBox(options);
 }
+
+type NodeOf<K extends TreeNode['kind']> = Extract<TreeNode, { kind: K }>;
+
+/** The argument parsers commands declare (core/commandTable.ts `command`). */
+export const arg = {
+  /** A tree node of one of `kinds`; anything else is refused, naming `expected` ("a turn"). */
+  node:
+    <K extends TreeNode['kind']>(expected: () => string, ...kinds: K[]): ArgParser<NodeOf<K>> =>
+    (value, title) =>
+      asNode(value, ...kinds) ?? badArgument(title, expected()),
+  /** A tree node of one of `kinds`, or undefined when nothing was passed (the palette); anything else is refused. */
+  optionalNode:
+    <K extends TreeNode['kind']>(expected: () => string, ...kinds: K[]): ArgParser<NodeOf<K> | undefined> =>
+    (value, title) =>
+      value === undefined ? undefined : (asNode(value, ...kinds) ?? badArgument(title, expected())),
+  /** A string a caller passed; anything else counts as not passed (the handler then asks). */
+  text: ((value) => (typeof value === 'string' ? value : undefined)) as ArgParser<string | undefined>,
+  /** `true` only when a caller passed `true` (a confirmation given in advance by a test or another command). */
+  flag: ((value) => value === true) as ArgParser<boolean>,
+  /** An argument whose handler accepts several shapes and checks it itself. */
+  any: ((value) => value) as ArgParser<unknown>,
+};

@@ -6,13 +6,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { CopyCancelledError, RemoteSessionSource, copyRemoteSessionToFile, redactUrl, remoteKindOf } from '../../store';
-import { CommandId } from '../core/contributions';
-import type { DatabaseRegistry } from './databaseRegistry';
-import { registerCommand } from '../core/commandTable';
+import { command, type CommandsOf } from '../core/commandTable';
+import type { Services } from '../core/services';
+import { openDatabase } from './databaseCommands';
 import { splitPassword } from './remoteAddress';
-import { asNode, type TreeNode } from '../tree/treeNodes';
 import { UserFacingError } from '../core/userError';
-import { argOrInput, badArgument } from '../core/commandArgs';
+import type { DatabaseRegistry } from './databaseRegistry';
+import { arg, argOrInput, badArgument } from '../core/commandArgs';
 
 function remoteSource(registry: DatabaseRegistry, dbPath: string, command: string): RemoteSessionSource {
   const entry = registry.require(dbPath);
@@ -28,153 +28,141 @@ export function localFileName(sessionId: string): string {
   return `${safe}.db`;
 }
 
-export function registerRemoteCommands(
-  context: vscode.ExtensionContext,
-  registry: DatabaseRegistry,
-  treeView: vscode.TreeView<TreeNode>,
-): void {
-  registerCommand(context, CommandId.openStore, async (urlArg?: unknown, passwordArg?: unknown) => {
-    let input = typeof urlArg === 'string' ? urlArg : undefined;
-    if (input === undefined) {
-      input = await vscode.window.showInputBox({
-        title: vscode.l10n.t('Open Session Store'),
-        prompt: vscode.l10n.t(
-          'A PostgreSQL or Redis address (postgres://user@host:5432/db, redis://host:6379/0), or leave empty to pick a SQLite file.',
-        ),
-        placeHolder: 'postgres://user@host:5432/agents',
-        ignoreFocusOut: true,
-        validateInput: (v) =>
-          v.trim() === '' || remoteKindOf(v) ? undefined : vscode.l10n.t('Expected postgres://, postgresql://, redis:// or rediss://'),
-      });
-      if (input === undefined) return undefined;
-    }
-    if (input.trim() === '') return vscode.commands.executeCommand(CommandId.openDatabase);
-    if (!remoteKindOf(input)) {
-      if (existsSync(input)) return vscode.commands.executeCommand(CommandId.openDatabase, input);
-      throw new UserFacingError(vscode.l10n.t('Not a PostgreSQL or Redis address, nor a file: {0}', redactUrl(input)));
-    }
-    const { address, password: inUrl } = splitPassword(input);
-    let password = typeof passwordArg === 'string' ? passwordArg : inUrl;
-    if (password === undefined && typeof urlArg !== 'string') {
-      password = await vscode.window.showInputBox({
-        title: vscode.l10n.t('Password for {0}', address),
-        prompt: vscode.l10n.t('Kept in VS Code secret storage, never in settings or logs. Leave empty if the server needs none.'),
-        password: true,
-        ignoreFocusOut: true,
-      });
-      if (password === undefined) return undefined;
-      if (password === '') password = undefined;
-    }
-    const entry = await registry.openRemote(address, { password });
-    try {
-      await treeView.reveal({ kind: 'database', dbPath: entry.path }, { select: true, expand: true });
-    } catch {
-      /* the view is not visible */
-    }
-    return entry.path;
-  });
+export function remoteCommands(s: Services): CommandsOf<'openStore' | 'filterSessions' | 'copySessionToLocal' | 'deleteRemoteSession'> {
+  const { registry, treeView } = s;
+  const aStore = () => vscode.l10n.t('a PostgreSQL or Redis store');
+  const aStoreSession = () => vscode.l10n.t('a session of a PostgreSQL or Redis store');
+  return {
+    openStore: command(vscode.l10n.t('Open Session Store'), [arg.any, arg.any], async (urlArg, passwordArg) => {
+      let input = typeof urlArg === 'string' ? urlArg : undefined;
+      if (input === undefined) {
+        input = await vscode.window.showInputBox({
+          title: vscode.l10n.t('Open Session Store'),
+          prompt: vscode.l10n.t(
+            'A PostgreSQL or Redis address (postgres://user@host:5432/db, redis://host:6379/0), or leave empty to pick a SQLite file.',
+          ),
+          placeHolder: 'postgres://user@host:5432/agents',
+          ignoreFocusOut: true,
+          validateInput: (v) =>
+            v.trim() === '' || remoteKindOf(v) ? undefined : vscode.l10n.t('Expected postgres://, postgresql://, redis:// or rediss://'),
+        });
+        if (input === undefined) return undefined;
+      }
+      if (input.trim() === '') return openDatabase(s, undefined);
+      if (!remoteKindOf(input)) {
+        if (existsSync(input)) return openDatabase(s, input);
+        throw new UserFacingError(vscode.l10n.t('Not a PostgreSQL or Redis address, nor a file: {0}', redactUrl(input)));
+      }
+      const { address, password: inUrl } = splitPassword(input);
+      let password = typeof passwordArg === 'string' ? passwordArg : inUrl;
+      if (password === undefined && typeof urlArg !== 'string') {
+        password = await vscode.window.showInputBox({
+          title: vscode.l10n.t('Password for {0}', address),
+          prompt: vscode.l10n.t('Kept in VS Code secret storage, never in settings or logs. Leave empty if the server needs none.'),
+          password: true,
+          ignoreFocusOut: true,
+        });
+        if (password === undefined) return undefined;
+        if (password === '') password = undefined;
+      }
+      const entry = await registry.openRemote(address, { password });
+      try {
+        await treeView.reveal({ kind: 'database', dbPath: entry.path }, { select: true, expand: true });
+      } catch {
+        /* the view is not visible */
+      }
+      return entry.path;
+    }),
 
-  registerCommand(context, CommandId.filterSessions, async (arg?: unknown, prefixArg?: unknown) => {
-    const node = asNode(arg, 'database') ?? badArgument(vscode.l10n.t('Filter Sessions'), vscode.l10n.t('a PostgreSQL or Redis store'));
-    remoteSource(registry, node.dbPath, vscode.l10n.t('Filter Sessions'));
-    const prefix = await argOrInput(prefixArg, {
-      title: vscode.l10n.t('Filter Sessions'),
-      prompt: vscode.l10n.t('Show sessions whose id starts with… (empty shows all)'),
-      value: registry.sessionFilter(node.dbPath) ?? '',
-    });
-    if (prefix === undefined) return undefined;
-    registry.setSessionFilter(node.dbPath, prefix.trim() || undefined);
-    return prefix.trim();
-  });
-
-  registerCommand(context, CommandId.copySessionToLocal, async (arg?: unknown, targetArg?: unknown) => {
-    const node =
-      asNode(arg, 'session') ??
-      badArgument(vscode.l10n.t('Copy Session to Local File'), vscode.l10n.t('a session of a PostgreSQL or Redis store'));
-    const source = remoteSource(registry, node.dbPath, vscode.l10n.t('Copy Session to Local File'));
-    let target = typeof targetArg === 'string' ? targetArg : undefined;
-    if (!target) {
-      const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-      const picked = await vscode.window.showSaveDialog({
-        title: vscode.l10n.t('Copy {0} to a local session file', node.sessionId),
-        defaultUri: folder
-          ? vscode.Uri.joinPath(folder, localFileName(node.sessionId))
-          : vscode.Uri.file(join(process.cwd(), localFileName(node.sessionId))),
-        filters: { [vscode.l10n.t('Session databases')]: ['db'] },
+    filterSessions: command(vscode.l10n.t('Filter Sessions'), [arg.node(aStore, 'database'), arg.text], async (node, prefixArg) => {
+      remoteSource(registry, node.dbPath, vscode.l10n.t('Filter Sessions'));
+      const prefix = await argOrInput(prefixArg, {
+        title: vscode.l10n.t('Filter Sessions'),
+        prompt: vscode.l10n.t('Show sessions whose id starts with… (empty shows all)'),
+        value: registry.sessionFilter(node.dbPath) ?? '',
       });
-      if (!picked) return undefined;
-      target = picked.fsPath;
-    }
-    if (existsSync(target))
-      throw new UserFacingError(vscode.l10n.t('{0} already exists. Choose a new file: the copy never overwrites.', target));
-    const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Copying {0}', node.sessionId), cancellable: true },
-      async (progress, token) => {
-        let reported = 0;
-        try {
-          return await copyRemoteSessionToFile(source.browser, node.sessionId, target, {
-            isCancelled: () => token.isCancellationRequested,
-            onProgress: (done, total) => {
-              const pct = total > 0 ? (done / total) * 100 : 100;
-              progress.report({ increment: pct - reported, message: vscode.l10n.t('{0} of {1} items', done, total) });
-              reported = pct;
-            },
+      if (prefix === undefined) return undefined;
+      registry.setSessionFilter(node.dbPath, prefix.trim() || undefined);
+      return prefix.trim();
+    }),
+
+    copySessionToLocal: command(
+      vscode.l10n.t('Copy Session to Local File'),
+      [arg.node(aStoreSession, 'session'), arg.text],
+      async (node, targetArg) => {
+        const source = remoteSource(registry, node.dbPath, vscode.l10n.t('Copy Session to Local File'));
+        let target = targetArg;
+        if (!target) {
+          const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+          const picked = await vscode.window.showSaveDialog({
+            title: vscode.l10n.t('Copy {0} to a local session file', node.sessionId),
+            defaultUri: folder
+              ? vscode.Uri.joinPath(folder, localFileName(node.sessionId))
+              : vscode.Uri.file(join(process.cwd(), localFileName(node.sessionId))),
+            filters: { [vscode.l10n.t('Session databases')]: ['db'] },
           });
-        } catch (err) {
-          if (err instanceof CopyCancelledError) throw new UserFacingError(err.message);
-          throw err;
+          if (!picked) return undefined;
+          target = picked.fsPath;
         }
+        if (existsSync(target))
+          throw new UserFacingError(vscode.l10n.t('{0} already exists. Choose a new file: the copy never overwrites.', target));
+        const result = await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Copying {0}', node.sessionId), cancellable: true },
+          async (progress, token) => {
+            let reported = 0;
+            try {
+              return await copyRemoteSessionToFile(source.browser, node.sessionId, target, {
+                isCancelled: () => token.isCancellationRequested,
+                onProgress: (done, total) => {
+                  const pct = total > 0 ? (done / total) * 100 : 100;
+                  progress.report({ increment: pct - reported, message: vscode.l10n.t('{0} of {1} items', done, total) });
+                  reported = pct;
+                },
+              });
+            } catch (err) {
+              if (err instanceof CopyCancelledError) throw new UserFacingError(err.message);
+              throw err;
+            }
+          },
+        );
+        const entry = await registry.open(target, { readonlyChoice: false });
+        registry.setCurrentBranch(entry.path, node.sessionId, 'main');
+        try {
+          await treeView.reveal({ kind: 'session', dbPath: entry.path, sessionId: node.sessionId }, { select: true, expand: true });
+        } catch {
+          /* the view is not visible */
+        }
+        const skipped = result.skipped.length ? ` ${vscode.l10n.t('{0} unreadable row(s) were skipped.', result.skipped.length)}` : '';
+        void vscode.window.showInformationMessage(
+          vscode.l10n.t('Copied {0} items of {1} to {2}. Branch, re-run and compare there.', result.copied, node.sessionId, target) +
+            skipped,
+        );
+        return { path: target, ...result };
       },
-    );
-    const entry = await registry.open(target, { readonlyChoice: false });
-    registry.setCurrentBranch(entry.path, node.sessionId, 'main');
-    try {
-      await treeView.reveal({ kind: 'session', dbPath: entry.path, sessionId: node.sessionId }, { select: true, expand: true });
-    } catch {
-      /* the view is not visible */
-    }
-    const skipped = result.skipped.length ? ` ${vscode.l10n.t('{0} unreadable row(s) were skipped.', result.skipped.length)}` : '';
-    void vscode.window.showInformationMessage(
-      vscode.l10n.t('Copied {0} items of {1} to {2}. Branch, re-run and compare there.', result.copied, node.sessionId, target) + skipped,
-    );
-    return { path: target, ...result };
-  });
+    ),
 
-  registerCommand(context, CommandId.deleteRemoteSession, async (arg?: unknown, confirmArg?: unknown) => {
-    const node =
-      asNode(arg, 'session') ?? badArgument(vscode.l10n.t('Delete Session'), vscode.l10n.t('a session of a PostgreSQL or Redis store'));
-    const source = remoteSource(registry, node.dbPath, vscode.l10n.t('Delete Session'));
-    const entry = registry.require(node.dbPath);
-    if (entry.readonly)
-      throw new UserFacingError(
-        vscode.l10n.t('{0} is open read-only. Turn writing on for this store first ("Toggle Read-Only").', node.dbPath),
-      );
-    if (confirmArg !== true) {
-      const deleteLabel = vscode.l10n.t('Delete');
-      const answer = await vscode.window.showWarningMessage(
-        vscode.l10n.t('Delete session {0} from {1}?', node.sessionId, source.label),
-        { modal: true, detail: vscode.l10n.t('Every item of the session is deleted from the server. This cannot be undone.') },
-        deleteLabel,
-      );
-      if (answer !== deleteLabel) return false;
-    }
-    await registry.batch(() => registry.withRemoteSession(node.dbPath, node.sessionId, (s) => s.clearSession()));
-    return true;
-  });
-}
-
-/** Asks before a server store is made writable (it is production data). */
-export async function confirmRemoteWrites(address: string): Promise<boolean> {
-  const allow = vscode.l10n.t('Allow Writing');
-  const answer = await vscode.window.showWarningMessage(
-    vscode.l10n.t('Allow writing to {0}?', address),
-    {
-      modal: true,
-      detail: vscode.l10n.t(
-        'This is a shared server store, often production data. While writing is on, Delete Session changes it for every agent using it.',
-      ),
-    },
-    allow,
-  );
-  return answer === allow;
+    deleteRemoteSession: command(
+      vscode.l10n.t('Delete Session'),
+      [arg.node(aStoreSession, 'session'), arg.flag],
+      async (node, confirmed) => {
+        const source = remoteSource(registry, node.dbPath, vscode.l10n.t('Delete Session'));
+        const entry = registry.require(node.dbPath);
+        if (entry.readonly)
+          throw new UserFacingError(
+            vscode.l10n.t('{0} is open read-only. Turn writing on for this store first ("Toggle Read-Only").', node.dbPath),
+          );
+        if (!confirmed) {
+          const deleteLabel = vscode.l10n.t('Delete');
+          const answer = await vscode.window.showWarningMessage(
+            vscode.l10n.t('Delete session {0} from {1}?', node.sessionId, source.label),
+            { modal: true, detail: vscode.l10n.t('Every item of the session is deleted from the server. This cannot be undone.') },
+            deleteLabel,
+          );
+          if (answer !== deleteLabel) return false;
+        }
+        await registry.batch(() => registry.withRemoteSession(node.dbPath, node.sessionId, (s) => s.clearSession()));
+        return true;
+      },
+    ),
+  };
 }

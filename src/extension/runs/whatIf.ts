@@ -20,7 +20,6 @@ import { describeError, UserFacingError } from '../core/userError';
 import type { CompareTarget } from '../../shared/protocol/compareViews';
 
 /** The command of the compare view (the lead's panel): `targets`, 2 to 5, the first the baseline. */
-export const COMPARE_COMMAND = 'agentSessions.compareBranches';
 
 /** The user turn a what-if starts from. */
 export interface WhatIfTurn extends SessionRef {
@@ -94,6 +93,7 @@ export async function startWhatIf(
   source: WhatIfTurn,
   request: WhatIfRequest,
   startRun: StartRun,
+  compare: (targets: CompareTarget[]) => void,
 ): Promise<StartedWhatIf> {
   runner.checkCanRun(source.dbPath);
   if (source.branchTurnNumber === null)
@@ -124,7 +124,7 @@ export async function startWhatIf(
     }));
     return { runId, branchId, model, outcome };
   });
-  const done = Promise.all(runs.map((r) => r.outcome)).then((settled) => finish(source, request, settled));
+  const done = Promise.all(runs.map((r) => r.outcome)).then((settled) => finish(source, request, settled, compare));
   return { runs: runs.map(({ runId, branchId, model }) => ({ runId, branchId, model })), done };
 }
 
@@ -148,7 +148,12 @@ export function compareTargetsOf(source: WhatIfTurn, runs: readonly WhatIfRun[])
 const TITLES = { retry: () => vscode.l10n.t('Retry from Here'), edit: () => vscode.l10n.t('Edit and Resend') } as const;
 
 /** Reports the runs that failed (one notification for all) and opens the comparison. */
-async function finish(source: WhatIfTurn, request: WhatIfRequest, runs: WhatIfRun[]): Promise<WhatIfResult> {
+async function finish(
+  source: WhatIfTurn,
+  request: WhatIfRequest,
+  runs: WhatIfRun[],
+  compare: (targets: CompareTarget[]) => void,
+): Promise<WhatIfResult> {
   const compareTargets = compareTargetsOf(source, runs);
   const failed = runs.filter((r) => r.outcome.kind === 'run/failed');
   const title = request.models.length > 1 && request.kind === 'retry' ? vscode.l10n.t('Retry with Several Models') : TITLES[request.kind]();
@@ -168,26 +173,11 @@ async function finish(source: WhatIfTurn, request: WhatIfRequest, runs: WhatIfRu
   }
   let compared = false;
   if (compareTargets) {
-    // The compare view is a separate command (its panel may not be part of this build yet): without it, say where
-    // the branches are instead of failing.
-    if ((await vscode.commands.getCommands(true)).includes(COMPARE_COMMAND)) {
-      try {
-        await vscode.commands.executeCommand(COMPARE_COMMAND, compareTargets);
-        compared = true;
-      } catch (err) {
-        void vscode.window.showErrorMessage(vscode.l10n.t('The comparison did not open: {0}', describeError(err)));
-      }
-    } else if (failed.length === 0) {
-      void vscode.window.showInformationMessage(
-        vscode.l10n.t(
-          '{0}: {1} done.',
-          title,
-          compareTargets
-            .slice(1)
-            .map((t) => `${t.branchId} (${t.label})`)
-            .join(', '),
-        ),
-      );
+    try {
+      compare(compareTargets);
+      compared = true;
+    } catch (err) {
+      void vscode.window.showErrorMessage(vscode.l10n.t('The comparison did not open: {0}', describeError(err)));
     }
   }
   return { source, runs, compareTargets, compared, ...(report !== undefined ? { report } : {}) };

@@ -11,11 +11,10 @@ import * as vscode from 'vscode';
 import { MAX_WHAT_IF_MODELS, whatIfSelectionProblem } from '../../shared/whatIfModels';
 import { userMessageText } from '../../agents/whatIfInput';
 import { readWhatIfModels } from './agentRunner';
-import { CommandId } from '../core/contributions';
-import { badArgument } from '../core/commandArgs';
-import type { CommandDeps } from '../commands';
-import { registerCommand } from '../core/commandTable';
-import type { SessionRef } from '../core/sessionRef';
+import { arg, badArgument } from '../core/commandArgs';
+import type { Services } from '../core/services';
+import { pickSession } from '../core/pickers';
+import { command, type CommandsOf } from '../core/commandTable';
 import { setting } from '../core/settings';
 import { Setting } from '../core/contributions';
 import { asNode } from '../tree/treeNodes';
@@ -23,8 +22,8 @@ import { UserFacingError } from '../core/userError';
 import { readUserMessage, type WhatIfRequest, type WhatIfResult, type WhatIfTurn } from './whatIf';
 
 /** Picks the turn of a palette invocation: a session, then a user turn of its current branch (newest first). */
-async function pickTurn(deps: CommandDeps, pickSession: () => Promise<SessionRef | undefined>): Promise<WhatIfTurn | undefined> {
-  const ref = await pickSession();
+async function pickTurn(deps: Services): Promise<WhatIfTurn | undefined> {
+  const ref = await pickSession(deps.registry);
   if (!ref) return undefined;
   const db = deps.registry.require(ref.dbPath).db;
   if (!db) throw new UserFacingError(vscode.l10n.t('The database cannot be read.'));
@@ -84,61 +83,59 @@ async function pickModels(arg: unknown): Promise<string[] | undefined> {
   }
 }
 
-export function registerWhatIfCommands(
-  context: vscode.ExtensionContext,
-  deps: CommandDeps,
-  pickSession: () => Promise<SessionRef | undefined>,
-): void {
-  const { registry, panels } = deps;
+export function whatIfCommands(s: Services): CommandsOf<'retryFromHere' | 'editAndResend' | 'retryWithModels'> {
+  const { registry, panels } = s;
 
   /** The turn of the command: its tree node, or one the user picks. */
-  const turnOf = async (arg: unknown, command: string): Promise<WhatIfTurn | undefined> => {
-    const node = asNode(arg, 'turn') ?? (arg === undefined ? undefined : badArgument(command, vscode.l10n.t('a user turn')));
-    return node ?? pickTurn(deps, pickSession);
+  const turnOf = async (value: unknown, title: string): Promise<WhatIfTurn | undefined> => {
+    const node = asNode(value, 'turn') ?? (value === undefined ? undefined : badArgument(title, vscode.l10n.t('a user turn')));
+    return node ?? pickTurn(s);
   };
 
   /** Opens the view on the original branch and runs the what-if through it; resolves when every run ended. */
   const run = async (turn: WhatIfTurn, request: WhatIfRequest): Promise<WhatIfResult> => {
-    deps.runner.checkCanRun(turn.dbPath);
+    s.runner.checkCanRun(turn.dbPath);
     const panel = panels.open({ dbPath: turn.dbPath, sessionId: turn.sessionId, branchId: turn.branchId, turn: turn.turn });
     await panels.whenReady(panel);
     const started = await panel.startWhatIf(turn, request);
     return started.done;
   };
 
-  registerCommand(context, CommandId.retryFromHere, async (arg?: unknown, modelArg?: unknown) => {
-    const turn = await turnOf(arg, vscode.l10n.t('Retry from Here'));
-    if (!turn) return undefined;
-    const model = await pickModel(modelArg, vscode.l10n.t('Retry turn {0} of {1}', turn.turn, turn.branchId));
-    if (model === undefined) return undefined;
-    return run(turn, { kind: 'retry', models: [model] });
-  });
+  return {
+    retryFromHere: command(vscode.l10n.t('Retry from Here'), [arg.any, arg.any], async (arg, modelArg) => {
+      const turn = await turnOf(arg, vscode.l10n.t('Retry from Here'));
+      if (!turn) return undefined;
+      const model = await pickModel(modelArg, vscode.l10n.t('Retry turn {0} of {1}', turn.turn, turn.branchId));
+      if (model === undefined) return undefined;
+      return run(turn, { kind: 'retry', models: [model] });
+    }),
 
-  registerCommand(context, CommandId.editAndResend, async (arg?: unknown, textArg?: unknown, modelArg?: unknown) => {
-    const turn = await turnOf(arg, vscode.l10n.t('Edit and Resend'));
-    if (!turn) return undefined;
-    let text = typeof textArg === 'string' ? textArg : undefined;
-    if (text === undefined) {
-      const stored = await readUserMessage(registry, turn);
-      text = await vscode.window.showInputBox({
-        title: vscode.l10n.t('Edit and Resend turn {0} of {1}', turn.turn, turn.branchId),
-        prompt: vscode.l10n.t('The edited message goes to a new branch that shares the turns before this one.'),
-        value: userMessageText(stored),
-        ignoreFocusOut: true,
-        validateInput: (v) => (v.trim() === '' ? vscode.l10n.t('The message is empty.') : undefined),
-      });
-      if (text === undefined) return undefined;
-    }
-    const model = await pickModel(modelArg, vscode.l10n.t('Resend turn {0} of {1}', turn.turn, turn.branchId));
-    if (model === undefined) return undefined;
-    return run(turn, { kind: 'edit', editedText: text, models: [model] });
-  });
+    editAndResend: command(vscode.l10n.t('Edit and Resend'), [arg.any, arg.any, arg.any], async (arg, textArg, modelArg) => {
+      const turn = await turnOf(arg, vscode.l10n.t('Edit and Resend'));
+      if (!turn) return undefined;
+      let text = typeof textArg === 'string' ? textArg : undefined;
+      if (text === undefined) {
+        const stored = await readUserMessage(registry, turn);
+        text = await vscode.window.showInputBox({
+          title: vscode.l10n.t('Edit and Resend turn {0} of {1}', turn.turn, turn.branchId),
+          prompt: vscode.l10n.t('The edited message goes to a new branch that shares the turns before this one.'),
+          value: userMessageText(stored),
+          ignoreFocusOut: true,
+          validateInput: (v) => (v.trim() === '' ? vscode.l10n.t('The message is empty.') : undefined),
+        });
+        if (text === undefined) return undefined;
+      }
+      const model = await pickModel(modelArg, vscode.l10n.t('Resend turn {0} of {1}', turn.turn, turn.branchId));
+      if (model === undefined) return undefined;
+      return run(turn, { kind: 'edit', editedText: text, models: [model] });
+    }),
 
-  registerCommand(context, CommandId.retryWithModels, async (arg?: unknown, modelsArg?: unknown) => {
-    const turn = await turnOf(arg, vscode.l10n.t('Retry with Several Models'));
-    if (!turn) return undefined;
-    const models = await pickModels(modelsArg);
-    if (models === undefined) return undefined;
-    return run(turn, { kind: 'retry', models });
-  });
+    retryWithModels: command(vscode.l10n.t('Retry with Several Models'), [arg.any, arg.any], async (arg, modelsArg) => {
+      const turn = await turnOf(arg, vscode.l10n.t('Retry with Several Models'));
+      if (!turn) return undefined;
+      const models = await pickModels(modelsArg);
+      if (models === undefined) return undefined;
+      return run(turn, { kind: 'retry', models });
+    }),
+  };
 }

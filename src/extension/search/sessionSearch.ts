@@ -15,11 +15,9 @@ import {
   SessionDatabase,
   type SearchQuery,
 } from '../../store';
-import { argOrInput } from '../core/commandArgs';
 import { CommandId, ViewId } from '../core/contributions';
 import type { ConversationPanels } from '../conversation/conversationPanel';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
-import { registerCommand } from '../core/commandTable';
 import { UserFacingError } from '../core/userError';
 import { SearchResultsProvider, hitsText, type HitNode, type SearchNode } from './searchResults';
 
@@ -192,36 +190,4 @@ export class SessionSearch implements vscode.Disposable {
     this.view.dispose();
     this.results.dispose();
   }
-}
-
-function isHitNode(v: unknown): v is HitNode {
-  return typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'hit';
-}
-
-export function registerSearchCommands(context: vscode.ExtensionContext, search: SessionSearch): void {
-  registerCommand(context, CommandId.searchSessions, async (arg?: unknown) => {
-    const text = await argOrInput(arg, {
-      title: vscode.l10n.t('Search Sessions'),
-      prompt: vscode.l10n.t('Text to find (any case), or filters: tool:NAME, is:failed, role:user'),
-      placeHolder: vscode.l10n.t('e.g. refund   tool:get_weather is:failed   role:user "exact phrase"'),
-      value: search.query,
-      validateInput: (value) => {
-        if (value.trim() === '') return undefined;
-        try {
-          parseSearchQuery(value);
-          return undefined;
-        } catch (err) {
-          return err instanceof SearchQueryError ? err.message : undefined;
-        }
-      },
-    });
-    if (text === undefined || text.trim() === '') return undefined;
-    return search.search(text);
-  });
-  registerCommand(context, CommandId.cancelSearch, () => search.cancel());
-  registerCommand(context, CommandId.clearSearchResults, () => search.clear());
-  registerCommand(context, CommandId.openSearchHit, async (arg?: unknown) => {
-    if (!isHitNode(arg)) throw new UserFacingError(vscode.l10n.t('Open a result from the Search Results view.'));
-    await search.open(arg);
-  });
 }

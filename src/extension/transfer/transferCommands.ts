@@ -19,12 +19,11 @@ import {
   type ExportSummary,
   type ImportResult,
 } from '../../store';
-import { CommandId } from '../core/contributions';
-import { badArgument } from '../core/commandArgs';
-import type { CommandDeps } from '../commands';
-import { pickSession } from '../commands';
+import { arg, badArgument } from '../core/commandArgs';
+import type { Services } from '../core/services';
+import { pickSession } from '../core/pickers';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
-import { registerCommand } from '../core/commandTable';
+import { command, type CommandsOf } from '../core/commandTable';
 import { asNode } from '../tree/treeNodes';
 import { UserFacingError } from '../core/userError';
 
@@ -85,16 +84,20 @@ function withProgress<T>(
   );
 }
 
-async function exportCommand(
+/**
+ * *Export Branch…* / *Export Session…* (tree, palette, the conversation view's … menu): `nodeArg` is the session or
+ * branch node (else the user picks one). Resolves with the written file, undefined when cancelled.
+ */
+export async function exportConversation(
   registry: DatabaseRegistry,
   scope: 'branch' | 'session',
-  arg: unknown,
+  nodeArg: unknown,
   options: unknown,
 ): Promise<string | undefined> {
   const title = scope === 'branch' ? vscode.l10n.t('Export Branch') : vscode.l10n.t('Export Session');
   const node =
-    asNode(arg, 'session', 'branch') ??
-    (arg === undefined || arg === null ? undefined : badArgument(title, vscode.l10n.t('a session or branch')));
+    asNode(nodeArg, 'session', 'branch') ??
+    (nodeArg === undefined || nodeArg === null ? undefined : badArgument(title, vscode.l10n.t('a session or branch')));
   const target = node ?? (await pickSession(registry));
   if (!target) return undefined;
   const { dbPath, sessionId } = target;
@@ -156,7 +159,7 @@ async function exportCommand(
   return outPath;
 }
 
-async function importCommand(deps: CommandDeps, arg: unknown, options: unknown): Promise<ImportResult | undefined> {
+async function importCommand(deps: Services, arg: unknown, options: unknown): Promise<ImportResult | undefined> {
   const { registry, treeView } = deps;
   const title = vscode.l10n.t('Import Conversation');
   const node = asNode(arg, 'database') ?? (arg === undefined || arg === null ? undefined : badArgument(title, vscode.l10n.t('a database')));
@@ -271,12 +274,16 @@ async function importCommand(deps: CommandDeps, arg: unknown, options: unknown):
   return result;
 }
 
-export function registerTransferCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
-  registerCommand(context, CommandId.exportBranch, (arg?: unknown, options?: unknown) =>
-    exportCommand(deps.registry, 'branch', arg, options),
-  );
-  registerCommand(context, CommandId.exportSession, (arg?: unknown, options?: unknown) =>
-    exportCommand(deps.registry, 'session', arg, options),
-  );
-  registerCommand(context, CommandId.importConversation, (arg?: unknown, options?: unknown) => importCommand(deps, arg, options));
+export function transferCommands(s: Services): CommandsOf<'exportBranch' | 'exportSession' | 'importConversation'> {
+  return {
+    exportBranch: command(vscode.l10n.t('Export Branch'), [arg.any, arg.any], (node, options) =>
+      exportConversation(s.registry, 'branch', node, options),
+    ),
+    exportSession: command(vscode.l10n.t('Export Session'), [arg.any, arg.any], (node, options) =>
+      exportConversation(s.registry, 'session', node, options),
+    ),
+    importConversation: command(vscode.l10n.t('Import Conversation'), [arg.any, arg.any], (file, options) =>
+      importCommand(s, file, options),
+    ),
+  };
 }

@@ -1,0 +1,31 @@
+/**
+ * The extension's long-lived objects, made once by `activate` and handed to every feature's commands. Only command
+ * modules (`…/…Commands.ts`) and `extension.ts` import this type: the classes it names take what they need in their
+ * constructors, so the import graph stays free of cycles (test/unit/layout.test.ts checks).
+ */
+import type * as vscode from 'vscode';
+import type { ComparePanels } from '../compare/comparePanel';
+import type { JsonDocuments } from '../content/jsonDocuments';
+import type { ConversationPanels } from '../conversation/conversationPanel';
+import type { DatabaseRegistry } from '../databases/databaseRegistry';
+import type { SessionPricing } from '../pricing/sessionPricing';
+import type { AgentRunner } from '../runs/agentRunner';
+import type { SessionSearch } from '../search/sessionSearch';
+import type { SessionTreeProvider } from '../tree/sessionTree';
+import type { TreeNode } from '../tree/treeNodes';
+
+export interface Services {
+  readonly context: vscode.ExtensionContext;
+  /** The general log (driver choice, start-up problems); agent runs keep their own channel. */
+  readonly log: vscode.LogOutputChannel;
+  /** The open databases and stores, and each session's current branch. */
+  readonly registry: DatabaseRegistry;
+  readonly pricing: SessionPricing;
+  readonly runner: AgentRunner;
+  readonly tree: SessionTreeProvider;
+  readonly treeView: vscode.TreeView<TreeNode>;
+  readonly panels: ConversationPanels;
+  readonly compare: ComparePanels;
+  readonly search: SessionSearch;
+  readonly jsonDocuments: JsonDocuments;
+}
