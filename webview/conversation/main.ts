@@ -69,17 +69,9 @@ const usageActions = {
   page: (step: 1 | -1) => void model.usagePage(step),
 };
 
-/** Runs whose events are arriving (the composer's, and what-if runs, several at once); the forks among them. */
-const activeRuns = new Set<string>();
-const activeForks = new Set<string>();
-/** The fork the view moved to when its run started. */
-let shownFork: { runId: string; branchId: string; from: string } | undefined;
 const composer = new Composer({
   send: (input) => model.startRun(input),
-  stop: async () => {
-    await model.stopRun();
-    for (const runId of activeRuns) await request('run/stop', { runId });
-  },
+  stop: () => model.stopRuns(),
   setApiKey: async () => void (await request('apiKey/set', {})),
 });
 const whatIf: WhatIfCallbacks = {
@@ -316,26 +308,8 @@ listen({
   reveal: (r) => void model.reveal(r),
   run: (e) => {
     composer.show(e);
-    if (e.kind === 'run/started') {
-      // A retry streams into its new branch: show it (the first of several; the others are in the branch map).
-      if (e.forkedFrom && activeForks.size === 0) {
-        shownFork = { runId: e.runId, branchId: e.branchId, from: e.forkedFrom.branchId };
-        void model.showBranch(e.branchId);
-      }
-      if (e.forkedFrom) activeForks.add(e.runId);
-      activeRuns.add(e.runId);
-    }
-    if (e.kind === 'run/completed' || e.kind === 'run/failed') {
-      activeRuns.delete(e.runId);
-      activeForks.delete(e.runId);
-      const fork = shownFork?.runId === e.runId ? shownFork : undefined;
-      if (fork) shownFork = undefined;
-      // A fork from turn 1 has no rows until its run ends, so the view stayed on the branch it came from: show it now.
-      if (fork && e.kind === 'run/completed' && model.branchId === fork.from)
-        void model.showBranch(fork.branchId).then(() => model.runEnded());
-      // The run has written its turn: read the turns again and select it.
-      else void model.runEnded();
-    }
+    // Which branch to show and when to read the turns again is the model's (logic/runTracker.ts).
+    void model.runEvent(e);
   },
 });
 void model.start(state.selection());

@@ -2,14 +2,8 @@
  * The webview's side of the protocol: `post` accepts only webview→host messages, `request` correlates responses
  * by id and fails after a timeout, and one listener each receives the host's change notices, reveals and run events.
  */
-import {
-  REQUEST_TIMEOUT_MS,
-  type ChangeNotice,
-  type HostMessage,
-  type RequestMethod,
-  type Requests,
-  type WebviewMessage,
-} from '../../src/shared/protocol/conversation';
+import type { HostMessage, RequestMethod, Requests } from '../../src/shared/protocol/conversation';
+import { REQUEST_TIMEOUT_MS, type ChangeNotice, type WebviewMessage } from '../../src/shared/protocol/envelope';
 import type { CompareMethod, CompareRequests } from '../../src/shared/protocol/compare';
 import type { RunEvent } from '../../src/shared/protocol/runEvents';
 import type { RevealView } from '../../src/shared/protocol/conversationViews';
@@ -34,7 +28,7 @@ let nextId = 1;
 const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: number }>();
 let listeners: HostListeners | undefined;
 
-export function post(message: WebviewMessage): void {
+export function post(message: WebviewMessage<RequestMethod | CompareMethod>): void {
   vscode.postMessage(message);
 }
 
@@ -42,7 +36,7 @@ export function request<M extends RequestMethod>(method: M, params: Requests[M][
   return send(method, params) as Promise<Requests[M]['result']>;
 }
 
-/** `request` for the compare view's requests (compareProtocol.ts). */
+/** `request` for the compare view's requests (src/shared/protocol/compare.ts). */
 export function compareRequest<M extends CompareMethod>(
   method: M,
   params: CompareRequests[M]['params'],

@@ -3,14 +3,14 @@ import * as vscode from 'vscode';
 import { MAX_COMPARE_COLUMNS, type CompareRequests } from '../../shared/protocol/compare';
 import type { CompareTarget } from '../../shared/protocol/compareViews';
 import { priceOf } from '../../shared/pricing';
-import { isWebviewMessage, type HostMessage } from '../../shared/protocol/conversation';
-import { ChangeNotices } from '../conversation/changeNotices';
+import type { ChangeKind } from '../../shared/protocol/envelope';
 import { CompareData, type ColumnSource } from './compareData';
-import type { DatabaseRegistry } from '../databases/databaseRegistry';
+import type { DatabaseChange, DatabaseRegistry } from '../databases/databaseRegistry';
 import type { SessionPricing } from '../pricing/sessionPricing';
-import { describeError, UserFacingError } from '../core/userError';
+import { UserFacingError } from '../core/userError';
 import { dispatchRequest, type HandlersOf, type ParamSchemas } from '../conversation/requestChecks';
-import { webviewHtml } from '../core/webviewHtml';
+import { PanelHost } from '../core/panelHost';
+import { PanelRegistry } from '../core/panelRegistry';
 import { z } from 'zod';
 
 export const COMPARE_VIEW_TYPE = 'agentSessions.compare';
@@ -47,51 +47,45 @@ export function compareTitle(targets: readonly CompareTarget[]): string {
  * asks for its summary and for rows a page at a time; when a column's database changes, the panel drops what it read
  * and sends a change notice, and the view asks again.
  */
-export class ComparePanel implements vscode.Disposable {
-  private ready = false;
-  private readonly notices = new ChangeNotices((n) => this.post({ kind: 'session/didChange', ...n }));
-  private readonly subscriptions: vscode.Disposable[] = [];
+export class ComparePanel extends PanelHost {
   readonly data: CompareData;
-  /** Resolves when the view has asked for the comparison (tests wait for it). */
-  readonly whenReady: Promise<void>;
-  private markReady: () => void = () => undefined;
   /** Milliseconds from opening the panel to the view's first rows drawn (reported by the view; for the benchmark). */
   firstRowsMs: number | undefined;
   private readonly opened = performance.now();
 
   constructor(
-    readonly panel: vscode.WebviewPanel,
+    panel: vscode.WebviewPanel,
     targets: CompareTarget[],
     private readonly host: CompareHost,
-    private readonly onDispose: () => void,
   ) {
-    this.whenReady = new Promise((resolve) => (this.markReady = resolve));
-    this.data = new CompareData(targets, (t) => this.source(t));
-    panel.webview.options = {
-      enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(host.extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(host.extensionUri, 'media')],
-    };
-    panel.iconPath = vscode.Uri.joinPath(host.extensionUri, 'media', 'sessions.svg');
-    panel.title = compareTitle(targets);
-    panel.webview.html = webviewHtml(panel.webview, host.extensionUri, {
-      title: panel.title,
-      script: 'dist/webview/compare.js',
-      styles: ['dist/webview/style.css', 'dist/webview/compare-style.css'],
-    });
-    this.subscriptions.push(
-      panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
-      panel.onDidDispose(() => this.dispose()),
-      host.registry.onDidChange((change) => {
-        const touches = change.kind === 'list' || this.data.columns.some((t) => 'path' in change && change.path === t.dbPath);
-        if (!touches || change.kind === 'current-branch') return;
-        this.data.invalidate();
-        if (this.ready) this.notices.note(['turns', 'branches', 'usage']);
-      }),
-      host.pricing.onDidChange(() => {
-        this.data.invalidate();
-        if (this.ready) this.notices.note(['usage']);
-      }),
+    super(
+      panel,
+      {
+        title: compareTitle(targets),
+        script: 'dist/webview/compare.js',
+        styles: ['dist/webview/style.css', 'dist/webview/compare-style.css'],
+      },
+      host,
     );
+    this.data = new CompareData(targets, (t) => this.source(t));
+  }
+
+  protected dispatch(method: string, params: unknown): Promise<unknown> {
+    return dispatchRequest(compareParams, this.handlers, method, params);
+  }
+
+  /** Any write to a column's database, or the list of databases: the comparison is read again. */
+  protected changesOf(change: DatabaseChange): readonly ChangeKind[] {
+    const touches = change.kind === 'list' || this.data.columns.some((t) => 'path' in change && change.path === t.dbPath);
+    if (!touches || change.kind === 'current-branch') return [];
+    this.data.invalidate();
+    return ['turns', 'branches', 'usage'];
+  }
+
+  /** Any pricing change may touch a column (a retry's column is priced at its own model): the costs are read again. */
+  protected override pricingChangesOf(): readonly ChangeKind[] {
+    this.data.invalidate();
+    return ['usage'];
   }
 
   get targets(): readonly CompareTarget[] {
@@ -108,20 +102,6 @@ export class ComparePanel implements vscode.Disposable {
     return { reader: entry.db, dbName: entry.remote ? t.dbPath : basename(t.dbPath), pricing };
   }
 
-  private post(message: HostMessage): void {
-    void this.panel.webview.postMessage(message);
-  }
-
-  private async receive(m: unknown): Promise<void> {
-    if (!isWebviewMessage(m) || m.kind !== 'request') return;
-    try {
-      const result = await dispatchRequest(compareParams, this.handlers, m.method, m.params);
-      this.post({ kind: 'response', id: m.id, ok: true, result });
-    } catch (err) {
-      this.post({ kind: 'response', id: m.id, ok: false, error: describeError(err) });
-    }
-  }
-
   private column(index: number): CompareTarget {
     const t = this.data.columns[index];
     if (!t) throw new UserFacingError(vscode.l10n.t('There is no column {0}.', index + 1));
@@ -131,7 +111,6 @@ export class ComparePanel implements vscode.Disposable {
   private readonly handlers: HandlersOf<CompareRequests> = {
     'compare/get': async () => {
       const view = await this.data.view();
-      this.ready = true;
       this.markReady();
       return view;
     },
@@ -153,48 +132,29 @@ export class ComparePanel implements vscode.Disposable {
       return { changed: true };
     },
   };
-
-  dispose(): void {
-    for (const d of this.subscriptions) d.dispose();
-    this.subscriptions.length = 0;
-    this.notices.dispose();
-    this.onDispose();
-  }
 }
 
 /** The open compare views. A comparison of the same branches is shown again, not opened twice. */
-export class ComparePanels implements vscode.Disposable {
-  private readonly panels = new Set<ComparePanel>();
+export class ComparePanels extends PanelRegistry<ComparePanel> {
+  constructor(private readonly host: CompareHost) {
+    super(COMPARE_VIEW_TYPE);
+  }
 
-  constructor(private readonly host: CompareHost) {}
+  /** Matched on each panel's branches as they are now: a column swapped in a panel changes what it compares. */
+  protected keyOf(panel: ComparePanel): string {
+    return comparisonKey(panel.targets);
+  }
 
   open(targets: CompareTarget[]): ComparePanel {
     if (targets.length < 2) throw new UserFacingError(vscode.l10n.t('A comparison needs two branches or more.'));
     if (targets.length > MAX_COMPARE_COLUMNS)
       throw new UserFacingError(vscode.l10n.t('At most {0} branches can be compared at once.', MAX_COMPARE_COLUMNS));
-    // Matched on each panel's branches as they are now: a column swapped in a panel changes what it compares.
-    const key = comparisonKey(targets);
-    const existing = [...this.panels].find((p) => comparisonKey(p.targets) === key);
-    if (existing) {
-      existing.panel.reveal();
-      return existing;
-    }
-    const panel = vscode.window.createWebviewPanel(COMPARE_VIEW_TYPE, compareTitle(targets), vscode.ViewColumn.Active, {
-      enableScripts: true,
-      retainContextWhenHidden: false,
-    });
-    const p: ComparePanel = new ComparePanel(panel, targets, this.host, () => this.panels.delete(p));
-    this.panels.add(p);
-    return p;
-  }
-
-  /** Every open comparison (tests and the benchmark look at them). */
-  all(): ComparePanel[] {
-    return [...this.panels];
-  }
-
-  dispose(): void {
-    for (const p of this.panels) p.panel.dispose();
+    return this.showOrCreate(
+      comparisonKey(targets),
+      compareTitle(targets),
+      (panel) => new ComparePanel(panel, targets, this.host),
+      (existing) => existing.panel.reveal(),
+    );
   }
 }
 

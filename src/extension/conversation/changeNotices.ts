@@ -2,7 +2,7 @@
  * The host's side of the view's data flow (docs/webview-protocol.md#change-notices): registry events become small
  * "what changed" notices, one per burst, numbered. No vscode import, so the coalescing is unit-tested.
  */
-import { ROW_CHANGES, type ChangeKind, type ChangeNotice } from '../../shared/protocol/conversation';
+import { ROW_CHANGES, type ChangeKind, type ChangeNotice } from '../../shared/protocol/envelope';
 import type { DatabaseChange } from '../databases/databaseRegistry';
 import type { SessionRef } from '../core/sessionRef';
 

@@ -1,10 +1,11 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { isWebviewMessage, type ContentRef, type HostMessage } from '../../shared/protocol/conversation';
+import type { ContentRef, HostMessage } from '../../shared/protocol/conversation';
 import type { CompareTarget } from '../../shared/protocol/compareViews';
+import type { ChangeKind } from '../../shared/protocol/envelope';
 import type { RevealView, SessionView } from '../../shared/protocol/conversationViews';
 import type { BranchNode, SessionReader } from '../../store';
-import { ChangeNotices, noticeKinds, sameDatabaseState, type DatabaseState } from './changeNotices';
+import { noticeKinds, sameDatabaseState, type DatabaseState } from './changeNotices';
 import { itemView, sessionView, tables, turnPage } from './conversationData';
 import { randomUUID } from 'node:crypto';
 import { failedBeforeWriting, type RunOutcome } from '../../shared/protocol/runEvents';
@@ -22,8 +23,9 @@ import { searchShownSession } from '../search/viewSearch';
 import { copyContent } from '../content/contentCopy';
 import { toolsView, withCosts } from '../pricing/pricedTables';
 import { choosePricingModel } from '../pricing/pricingChoice';
-import type { SessionPricing } from '../pricing/sessionPricing';
-import { webviewHtml } from '../core/webviewHtml';
+import type { PricingChange, SessionPricing } from '../pricing/sessionPricing';
+import { PanelHost } from '../core/panelHost';
+import { PanelRegistry } from '../core/panelRegistry';
 
 export const CONVERSATION_VIEW_TYPE = 'agentSessions.conversation';
 
@@ -73,56 +75,34 @@ function isTarget(v: unknown): v is PanelTarget {
  * numbered `session/didChange` notice per burst and the view re-requests only what it shows. The view owns the
  * selected branch and turn; the panel only passes on what a tree command asked to reveal.
  */
-class ConversationPanel implements vscode.Disposable {
-  private ready = false;
-  private markReady: () => void = () => undefined;
-  /** Resolves when the view has said `view/ready`. */
-  readonly whenReady = new Promise<void>((resolve) => (this.markReady = resolve));
+class ConversationPanel extends PanelHost<HostMessage> {
   /** What the panel was opened for, until the view's `view/ready` picks it up. */
   private pendingReveal: RevealView | null;
-  private readonly notices = new ChangeNotices((n) => this.post({ kind: 'session/didChange', ...n }));
   /** The database as the panel last saw it, to tell a reconnect or a new problem from a plain write. */
   private seenState: DatabaseState;
   /** The branch tree, read at most once per change: `session/get` and `tables/get` both need it. */
   private branchTree: Promise<readonly BranchNode[]> | undefined;
-  private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
-    readonly panel: vscode.WebviewPanel,
+    panel: vscode.WebviewPanel,
     readonly target: PanelTarget,
     private readonly registry: DatabaseRegistry,
     private readonly runner: AgentRunner,
     private readonly extensionUri: vscode.Uri,
-    private readonly onDispose: () => void,
     private readonly actions: ConversationActions,
     private readonly pricing?: SessionPricing,
   ) {
+    super(
+      panel,
+      { title: `${target.sessionId} · ${basename(target.dbPath)}`, script: 'dist/webview/main.js', styles: ['dist/webview/style.css'] },
+      { extensionUri, registry, pricing },
+    );
     this.pendingReveal = revealOf(target);
     this.seenState = this.databaseState();
-    panel.webview.options = {
-      enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(extensionUri, 'media')],
-    };
-    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'sessions.svg');
-    panel.title = `${target.sessionId} · ${basename(target.dbPath)}`;
-    panel.webview.html = webviewHtml(panel.webview, extensionUri, {
-      title: panel.title,
-      script: 'dist/webview/main.js',
-      styles: ['dist/webview/style.css'],
-    });
-    this.subscriptions.push(
-      panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
-      panel.onDidDispose(() => this.dispose()),
-      registry.onDidChange((change) => this.databaseChanged(change)),
-    );
-    if (pricing)
-      this.subscriptions.push(
-        // Another pricing model or price table: the costs change, the file does not.
-        pricing.onDidChange((ref) => {
-          const mine = !ref || (ref.dbPath === target.dbPath && ref.sessionId === target.sessionId);
-          if (mine && this.ready) this.notices.note(['pricing']);
-        }),
-      );
+  }
+
+  protected dispatch(method: string, params: unknown): Promise<unknown> {
+    return handleRequest(this.handlers, method, params);
   }
 
   private databaseState(): DatabaseState {
@@ -130,12 +110,18 @@ class ConversationPanel implements vscode.Disposable {
     return { connection: entry?.db, readonly: entry?.readonly, problem: entry?.problem };
   }
 
-  private databaseChanged(change: DatabaseChange): void {
+  protected changesOf(change: DatabaseChange): readonly ChangeKind[] {
     const state = this.databaseState();
     const kinds = noticeKinds(change, this.target, !sameDatabaseState(state, this.seenState));
     this.seenState = state;
     if (kinds.some((k) => k !== 'current-branch')) this.branchTree = undefined;
-    if (this.ready) this.notices.note(kinds);
+    return kinds;
+  }
+
+  /** Another pricing model or price table: the costs change, the file does not. */
+  protected override pricingChangesOf(ref: PricingChange): readonly ChangeKind[] {
+    const mine = !ref || (ref.dbPath === this.target.dbPath && ref.sessionId === this.target.sessionId);
+    return mine ? ['pricing'] : [];
   }
 
   /** Shows another branch or turn in this panel (a tree command opened it again). */
@@ -190,26 +176,6 @@ class ConversationPanel implements vscode.Disposable {
     );
   }
 
-  private post(message: HostMessage): void {
-    void this.panel.webview.postMessage(message);
-  }
-
-  private async receive(m: unknown): Promise<void> {
-    if (!isWebviewMessage(m)) return; // messages come from a frame: ignore anything malformed
-    switch (m.kind) {
-      case 'link/open':
-        return this.openLink(m.url);
-      case 'request':
-        try {
-          const result = await handleRequest(this.handlers, m.method, m.params);
-          this.post({ kind: 'response', id: m.id, ok: true, result });
-        } catch (err) {
-          this.post({ kind: 'response', id: m.id, ok: false, error: describeError(err) });
-        }
-        return;
-    }
-  }
-
   private db() {
     const entry = this.registry.require(this.target.dbPath);
     if (!entry.db) throw new UserFacingError(entry.problem ?? vscode.l10n.t('The database cannot be read.'));
@@ -247,10 +213,9 @@ class ConversationPanel implements vscode.Disposable {
     }
   }
 
-  /** The answer to each request of the view, with its parameters already checked (webviewRequests.ts). */
+  /** The answer to each request of the view, with its parameters already checked (requestChecks.ts). */
   private readonly handlers: RequestHandlers = {
     'view/ready': () => {
-      this.ready = true;
       this.markReady();
       const reveal = this.pendingReveal;
       this.pendingReveal = null;
@@ -310,7 +275,7 @@ class ConversationPanel implements vscode.Disposable {
   };
 
   /** Links come from database text: only http(s), and only after the user confirms the exact address. */
-  private async openLink(url: string): Promise<void> {
+  protected override async openLink(url: string): Promise<void> {
     let parsed: vscode.Uri;
     try {
       parsed = vscode.Uri.parse(url, true);
@@ -329,20 +294,10 @@ class ConversationPanel implements vscode.Disposable {
     );
     if (answer === open) await vscode.env.openExternal(parsed);
   }
-
-  dispose(): void {
-    for (const d of this.subscriptions) d.dispose();
-    this.subscriptions.length = 0;
-    this.notices.dispose();
-    this.onDispose();
-  }
 }
 
-/** All conversation views, one per session, restored after a window reload by the serializer. */
-export class ConversationPanels implements vscode.Disposable {
-  private readonly panels = new Map<string, ConversationPanel>();
-  private readonly serializer: vscode.Disposable;
-
+/** All conversation views, one per session, restored after a window reload. */
+export class ConversationPanels extends PanelRegistry<ConversationPanel> {
   constructor(
     private readonly registry: DatabaseRegistry,
     private readonly runner: AgentRunner,
@@ -350,30 +305,26 @@ export class ConversationPanels implements vscode.Disposable {
     private readonly actions: ConversationActions,
     private readonly pricing?: SessionPricing,
   ) {
-    this.serializer = vscode.window.registerWebviewPanelSerializer(CONVERSATION_VIEW_TYPE, {
-      deserializeWebviewPanel: async (panel, state: unknown) => {
-        if (!isTarget(state)) {
-          panel.dispose();
-          return;
-        }
-        if (!registry.get(state.dbPath)) await registry.open(state.dbPath, { quiet: true });
-        this.attach(panel, state);
-      },
+    super(CONVERSATION_VIEW_TYPE);
+    this.restoreWith(async (panel, state) => {
+      if (!isTarget(state)) return undefined;
+      if (!registry.get(state.dbPath)) await registry.open(state.dbPath, { quiet: true });
+      return this.create(panel, state);
     });
+  }
+
+  protected keyOf(panel: ConversationPanel): string {
+    return sessionKey(panel.target.dbPath, panel.target.sessionId);
   }
 
   /** Opens (or reveals) the view of a session, on a branch and optionally at a turn. */
   open(target: PanelTarget): ConversationPanel {
-    const existing = this.get(target.dbPath, target.sessionId);
-    if (existing) {
-      existing.show(target);
-      return existing;
-    }
-    const panel = vscode.window.createWebviewPanel(CONVERSATION_VIEW_TYPE, target.sessionId, vscode.ViewColumn.Active, {
-      enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview')],
-    });
-    return this.attach(panel, target);
+    return this.showOrCreate(
+      sessionKey(target.dbPath, target.sessionId),
+      target.sessionId,
+      (panel) => this.create(panel, target),
+      (existing) => existing.show(target),
+    );
   }
 
   /** Resolves once the view of the target has said `ready` (for commands that drive it). */
@@ -390,27 +341,10 @@ export class ConversationPanels implements vscode.Disposable {
   }
 
   get(dbPath: string, sessionId: string): ConversationPanel | undefined {
-    return this.panels.get(sessionKey(dbPath, sessionId));
+    return this.find(sessionKey(dbPath, sessionId));
   }
 
-  private attach(panel: vscode.WebviewPanel, target: PanelTarget): ConversationPanel {
-    const key = sessionKey(target.dbPath, target.sessionId);
-    const p = new ConversationPanel(
-      panel,
-      target,
-      this.registry,
-      this.runner,
-      this.extensionUri,
-      () => this.panels.delete(key),
-      this.actions,
-      this.pricing,
-    );
-    this.panels.set(key, p);
-    return p;
-  }
-
-  dispose(): void {
-    for (const p of this.panels.values()) p.panel.dispose();
-    this.serializer.dispose();
+  private create(panel: vscode.WebviewPanel, target: PanelTarget): ConversationPanel {
+    return new ConversationPanel(panel, target, this.registry, this.runner, this.extensionUri, this.actions, this.pricing);
   }
 }

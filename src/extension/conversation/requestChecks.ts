@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { COPY_PARTS, type RequestMethod, type Requests } from '../../shared/protocol/conversation';
 import { USAGE_SORT_KEYS } from '../../shared/protocol/conversationViews';
+import type { RequestMap } from '../../shared/protocol/envelope';
 import { UserFacingError } from '../core/userError';
 
 const str = z.string({ error: 'must be a string' });
@@ -89,9 +90,6 @@ export function isRequestMethod(method: string): method is RequestMethod {
 export async function handleRequest(handlers: RequestHandlers, method: string, params: unknown): Promise<unknown> {
   return dispatchRequest<Requests>(requestParams, handlers, method, params);
 }
-
-/** A requests map: method → parameters and result (`Requests`, `CompareRequests`). */
-type RequestMap<R> = { [M in keyof R]: { params: unknown; result: unknown } };
 
 /** The parameter schemas of a requests map. */
 export type ParamSchemas<R extends RequestMap<R>> = { [M in keyof R]: z.ZodType<R[M]['params']> };

@@ -1,7 +1,7 @@
 /**
- * The protocol between the extension host and a compare view: its own requests map (a compare panel answers only
- * these), carried by the same messages as the conversation view's (`request`/`response`, `session/didChange`), so
- * one messenger and one request checker serve both (protocol.ts).
+ * The compare view's part of the protocol: its own requests map (a compare panel answers only these), carried by the
+ * envelope every view shares (`request`/`response`, `session/didChange`; envelope.ts), so one messenger and one
+ * request checker serve both views.
  */
 import type { CompareRowsView, CompareSummaryView, CompareView } from './compareViews';
 

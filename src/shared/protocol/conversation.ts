@@ -1,9 +1,9 @@
 /**
- * The one protocol between the extension host and the conversation view. Messages are discriminated unions per
- * direction; requests are keys of one `Requests` map, so parameter and result types flow from the key.
- * Names: notifications host→webview in past tense (`session/didChange`), commands imperative, requests `noun/verb`.
+ * The conversation view's part of the protocol: its `Requests` map (parameter and result types flow from the key),
+ * the types those requests carry, and the two notifications only this view receives. The messages that carry them
+ * (request, response, change notice) are the envelope every view shares (envelope.ts).
  */
-import type { CompareMethod } from './compare';
+import type { EnvelopeMessage } from './envelope';
 import type { RunEvent } from './runEvents';
 import type { WhatIfModelsView, WhatIfStartedView } from '../whatIfModels';
 import type { ItemView, RevealView, SessionView, TablesView, ToolsView, TurnPageView, UsageWindow } from './conversationViews';
@@ -51,7 +51,7 @@ export interface Requests {
   'apiKey/set': { params: Record<string, never>; result: { set: boolean } };
   /** *Export Branch…* (`branchId`) or *Export Session…* (null) from the header's menu: the host asks format and file. */
   'branch/export': { params: { branchId: string | null }; result: { exported: boolean } };
-  /** Opens an item, a turn or a branch as JSON in a read-only editor tab (src/extension/jsonDocuments.ts). */
+  /** Opens an item, a turn or a branch as JSON in a read-only editor tab (src/extension/content/jsonDocuments.ts). */
   'content/openJson': { params: { ref: ContentRef }; result: { opened: boolean } };
   /**
    * Finds `query` (the search syntax: text, tool:, is:failed, role:) in the shown session, off the host's thread: every
@@ -96,70 +96,9 @@ export interface ContentRef {
 export const COPY_PARTS = ['text', 'arguments', 'output', 'json', 'markdown'] as const;
 export type CopyPart = (typeof COPY_PARTS)[number];
 
-/**
- * What a change notice says may have changed. The host cannot tell which tables another process wrote, so a write
- * it only noticed is `ROW_CHANGES`; the view maps each kind to the windows it shows (`refreshPlan` in
- * `webview/logic/conversationModel.ts`).
- */
-export type ChangeKind =
-  /** Turns and their items. */
-  | 'turns'
-  /** The branch list: branches added or deleted, their turn counts. */
-  | 'branches'
-  /** The token usage and tool tables. */
-  | 'usage'
-  /** The extension's current branch of this session moved (nothing was written to the file). */
-  | 'current-branch'
-  /** The session's pricing model or the price table changed (nothing was written to the file): costs differ. */
-  | 'pricing'
-  /** The database was reopened, closed, became unreadable or changed read-only state: everything may differ. */
-  | 'database';
-
-/** The kinds of a write to the file that the host noticed but cannot attribute to a table. */
-export const ROW_CHANGES: readonly ChangeKind[] = ['turns', 'branches', 'usage'];
-
-/** A coalesced change notice: `seq` grows by one per notice of a panel, `what` lists each kind once. */
-export interface ChangeNotice {
-  seq: number;
-  what: ChangeKind[];
-}
-
-/** webview → host */
-export type WebviewMessage =
-  | { kind: 'request'; id: number; method: RequestMethod | CompareMethod; params: unknown }
-  /** A link in rendered Markdown; the host asks before opening it. */
-  | { kind: 'link/open'; url: string };
-
-/** host → webview */
+/** host → webview: the envelope's answers and notices, and the conversation view's own notifications. */
 export type HostMessage =
-  /** Something the view may show changed; it re-requests what it shows and drops replies to older requests. */
-  | ({ kind: 'session/didChange' } & ChangeNotice)
+  | EnvelopeMessage
   /** Show this branch (and turn): a tree command opened the panel for it. The view owns the selection from then on. */
   | ({ kind: 'selection/reveal' } & RevealView)
-  | { kind: 'run/didEvent'; event: RunEvent }
-  | { kind: 'response'; id: number; ok: true; result: unknown }
-  | { kind: 'response'; id: number; ok: false; error: string };
-
-/** How long the webview waits for a response before failing the request. */
-export const REQUEST_TIMEOUT_MS = 15_000;
-
-/**
- * A webview message as the host receives it: the same kinds, but a request's method is any string until the host
- * checks it against `Requests` (an unknown method gets an error response, not silence).
- */
-export type ReceivedWebviewMessage =
-  Exclude<WebviewMessage, { kind: 'request' }> | { kind: 'request'; id: number; method: string; params: object };
-
-/** Type guard for messages arriving at the host (they come from a frame: validate before use). */
-export function isWebviewMessage(value: unknown): value is ReceivedWebviewMessage {
-  if (typeof value !== 'object' || value === null) return false;
-  const m = value as Record<string, unknown>;
-  switch (m.kind) {
-    case 'request':
-      return typeof m.id === 'number' && typeof m.method === 'string' && typeof m.params === 'object' && m.params !== null;
-    case 'link/open':
-      return typeof m.url === 'string';
-    default:
-      return false;
-  }
-}
+  | { kind: 'run/didEvent'; event: RunEvent };

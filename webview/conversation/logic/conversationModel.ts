@@ -9,7 +9,10 @@
  */
 import { errorMessage } from '../../../src/shared/errorMessage';
 import { MAX_TURN_REQUEST, USAGE_PAGE, VIEW_TURN_PAGE } from '../../../src/shared/pageSizes';
-import type { ChangeKind, ChangeNotice, RequestMethod, Requests } from '../../../src/shared/protocol/conversation';
+import type { RequestMethod, Requests } from '../../../src/shared/protocol/conversation';
+import type { ChangeKind, ChangeNotice } from '../../../src/shared/protocol/envelope';
+import type { RunEvent } from '../../../src/shared/protocol/runEvents';
+import { RunTracker } from './runTracker';
 import type {
   ItemView,
   RevealView,
@@ -113,7 +116,10 @@ export class ConversationModel {
   private usage: Omit<UsageWindow, 'limit'> = { sort: 'turn', descending: false, offset: 0 };
   /** The table scope (branch id, null: session) `usage` belongs to: another scope starts from its first page. */
   private usageScope: string | null | undefined;
+  /** The composer's run, from the moment `run/start` answered. */
   private runId: string | undefined;
+  /** Every run whose events arrive (the composer's and a what-if's), and the fork shown for one of them. */
+  private readonly runs = new RunTracker();
 
   session: SessionView | undefined;
   items: ItemView[] | string | undefined;
@@ -322,12 +328,27 @@ export class ConversationModel {
     this.runId = (await this.request('run/start', { branchId: this.branchId, input })).runId;
   }
 
-  async stopRun(): Promise<void> {
+  /** Stops the composer's run, then every run whose events are arriving (a what-if runs several). */
+  async stopRuns(): Promise<void> {
     if (this.runId) await this.request('run/stop', { runId: this.runId });
+    for (const runId of this.runs.running) await this.request('run/stop', { runId });
+  }
+
+  /**
+   * An event of a run (`run/didEvent`): a retry's run shows its new branch when it starts, and a run that ended has
+   * written its turn, which is read and selected (runTracker.ts says which).
+   */
+  async runEvent(e: RunEvent): Promise<void> {
+    const step = this.runs.next(e, this.branchId);
+    if (step.kind === 'show') await this.showBranch(step.branchId);
+    if (step.kind === 'ended') {
+      if (step.showFork !== undefined) await this.showBranch(step.showFork);
+      await this.runEnded();
+    }
   }
 
   /** A run ended: show its turn (the last one) as soon as the turns are read again. */
-  async runEnded(): Promise<void> {
+  private async runEnded(): Promise<void> {
     this.selectLastTurn = true;
     await this.refresh(refreshPlan(['turns'], this.anyTableOpen));
   }

@@ -1,0 +1,123 @@
+import * as vscode from 'vscode';
+import { isWebviewMessage, type ChangeKind, type EnvelopeMessage } from '../../shared/protocol/envelope';
+import { ChangeNotices } from '../conversation/changeNotices';
+import type { DatabaseChange, DatabaseRegistry } from '../databases/databaseRegistry';
+import type { PricingChange, SessionPricing } from '../pricing/sessionPricing';
+import { describeError } from './userError';
+import { webviewHtml } from './webviewHtml';
+
+/** A panel's page: its title and the bundles it loads (webviewHtml.ts writes the HTML around them). */
+export interface PanelPage {
+  title: string;
+  script: string;
+  styles: string[];
+}
+
+/** What a panel hears of the rest of the extension: the open databases, and the pricing when it shows costs. */
+export interface PanelSources {
+  extensionUri: vscode.Uri;
+  registry: DatabaseRegistry;
+  pricing?: SessionPricing;
+}
+
+/**
+ * What every webview panel does the same way, so that a panel (`ConversationPanel`, `ComparePanel`) is mainly what it
+ * shows: its page, its requests map and which changes concern it. The host writes the page (and its CSP), answers
+ * each request of the page with `dispatch` (a `response` with the result, or with the error's message), and turns the
+ * registry's and the pricing's changes that concern the panel into one `session/didChange` notice per burst, from
+ * the moment the page has said it started (`markReady`); before that, the page's first load reads everything anyway.
+ * `Notification` is what else the panel may send its page (the conversation view's reveals and run events).
+ */
+export abstract class PanelHost<Notification extends { kind: string } = never> implements vscode.Disposable {
+  private started = false;
+  private resolveReady: () => void = () => undefined;
+  /** Resolves when the page has started (its handshake request arrived); commands and tests that drive it wait for it. */
+  readonly whenReady = new Promise<void>((resolve) => (this.resolveReady = resolve));
+  private readonly notices = new ChangeNotices((n) => this.post({ kind: 'session/didChange', ...n }));
+  private readonly disposed = new vscode.EventEmitter<void>();
+  /** Fires once the panel is gone (closed by the user, or disposed with its registry). */
+  readonly onDidDispose = this.disposed.event;
+  /** Disposed with the panel; a subclass adds its own listeners here. */
+  protected readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    page: PanelPage,
+    sources: PanelSources,
+  ) {
+    const { extensionUri, registry, pricing } = sources;
+    // Set here and not only when the panel is created: a panel restored after a reload arrives without them.
+    panel.webview.options = {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(extensionUri, 'media')],
+    };
+    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'sessions.svg');
+    panel.title = page.title;
+    panel.webview.html = webviewHtml(panel.webview, extensionUri, page);
+    this.subscriptions.push(
+      panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
+      panel.onDidDispose(() => this.dispose()),
+      registry.onDidChange((change) => this.noteChanges(this.changesOf(change))),
+    );
+    if (pricing) this.subscriptions.push(pricing.onDidChange((change) => this.noteChanges(this.pricingChangesOf(change))));
+  }
+
+  /** Answers one request of the page: checks its method and parameters against the panel's map and runs its handler. */
+  protected abstract dispatch(method: string, params: unknown): Promise<unknown>;
+
+  /**
+   * What a registry change means for the page (nothing: `[]`). Called for every change, also before the page has
+   * started, so a panel can drop what it read of a database there.
+   */
+  protected abstract changesOf(change: DatabaseChange): readonly ChangeKind[];
+
+  /** What a pricing change (one session's model, or for all: undefined) means for the page; by default nothing. */
+  protected pricingChangesOf(_change: PricingChange): readonly ChangeKind[] {
+    return [];
+  }
+
+  /** A link clicked in the page's rendered Markdown. A page that renders none sends none; one that arrives is ignored. */
+  protected openLink(_url: string): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Whether the page has started: until then nothing but answers is sent. */
+  protected get ready(): boolean {
+    return this.started;
+  }
+
+  /** The page's handshake arrived: change notices are sent from now on, and `whenReady` resolves. */
+  protected markReady(): void {
+    this.started = true;
+    this.resolveReady();
+  }
+
+  /** Tells the page what may have changed (coalesced into one notice per burst); dropped before the page started. */
+  protected noteChanges(kinds: readonly ChangeKind[]): void {
+    if (this.started) this.notices.note(kinds);
+  }
+
+  protected post(message: EnvelopeMessage | Notification): void {
+    void this.panel.webview.postMessage(message);
+  }
+
+  /** Every request gets one response: its result, or the message of what went wrong (describeError). */
+  private async receive(m: unknown): Promise<void> {
+    if (!isWebviewMessage(m)) return; // messages come from a frame: ignore anything malformed
+    if (m.kind === 'link/open') return this.openLink(m.url);
+    try {
+      const result = await this.dispatch(m.method, m.params);
+      this.post({ kind: 'response', id: m.id, ok: true, result });
+    } catch (err) {
+      this.post({ kind: 'response', id: m.id, ok: false, error: describeError(err) });
+    }
+  }
+
+  dispose(): void {
+    for (const d of this.subscriptions) d.dispose();
+    this.subscriptions.length = 0;
+    this.notices.dispose();
+    this.disposed.fire();
+    this.disposed.dispose();
+  }
+}
