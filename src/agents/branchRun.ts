@@ -6,68 +6,17 @@
  * stored when a run completes, fails or is cancelled). runReporter.ts is how all three report.
  */
 import { resolve } from 'node:path';
-import { Runner, type Agent, type AgentInputItem, type ModelProvider, type RunStreamEvent } from '@openai/agents';
-import type { TableNames } from '../store';
-import type { RunEvent, RunOutcome } from '../shared/protocol/runEvents';
+import { Runner, type AgentInputItem, type RunStreamEvent } from '@openai/agents';
+import type { RunOutcome } from '../shared/protocol/runEvents';
 import { callArguments, itemPreview, runValueText, toolName } from '../shared/itemText';
-import type { ConfiguredAgent } from './agentConfig';
+import type { RunOnBranchOptions } from './runOptions';
 import { RecordingSession, callIdOf, plain } from './runPersistence';
 import { prepareRun, type PreparedRun } from './runPreparation';
 import { RunReporter } from './runReporter';
 import { Produced, settleAndReport, type StreamResult, type StreamedRun } from './runSettlement';
 
 export { usageView } from './runSettlement';
-
-/** What a run sends as the new user turn. */
-export type RunInput = string | AgentInputItem[];
-
-/** Where the agent comes from: an agent, a configured agent, or a factory run first (its errors become failures). */
-export type AgentSource = Agent | ConfiguredAgent | (() => Agent | ConfiguredAgent | Promise<Agent | ConfiguredAgent>);
-
-export interface RunOnBranchOptions {
-  dbPath: string;
-  sessionId: string;
-  /**
-   * The branch to continue; default `main`. It must have items unless it is `main` (a branch made from turn 1 has
-   * none until its first message: make it with `fork` instead, in the same run).
-   */
-  branchId?: string;
-  /**
-   * Start a new branch from `branchId` at `fromTurn` (its turns before `fromTurn` are shared) and run on it: "edit
-   * the message of turn N and send". The new branch's id is in `run/started`. A run that is rolled back leaves the
-   * branch empty (and its name used, as every branch name is used once).
-   */
-  fork?: { fromTurn: number; name?: string };
-  /** The base tables' names, when they are not the default ones (the structure tables have fixed names). */
-  tables?: TableNames;
-  /** The agent. The caller owns it: `runOnBranch` never closes a configured agent (its MCP servers). */
-  agent: AgentSource;
-  /** Resolves model names; a `ConfiguredAgent` brings its own. Without one, string model names use the SDK default. */
-  modelProvider?: ModelProvider;
-  /**
-   * The user's message: text, or items in the SDK's shape (a what-if retry re-sends a stored user message with its
-   * content parts, images included, as `fromStoredItems` reads it).
-   */
-  input: RunInput;
-  /** Aborting cancels the run: the stream stops, and the branch is settled as for a failure (`cancelled`). */
-  signal?: AbortSignal;
-  /** Receives every event, in order; the last one is also the returned outcome. Exceptions it throws are ignored. */
-  onEvent?: (event: RunEvent) => void;
-  /** Strings never to show (the API key); a `ConfiguredAgent`'s are added. */
-  secrets?: string[];
-  /** The model server, for messages (a `ConfiguredAgent` brings it). */
-  endpoint?: string;
-  /** How long to wait for another writer's lock (default 5000 ms). */
-  busyTimeoutMs?: number;
-  /** Create the session tables in a new file (default false: the database must exist and hold session tables). */
-  createTables?: boolean;
-  /** Model calls per run before it stops (the SDK's default, 10). */
-  maxTurns?: number;
-  /** An id for the run's events; default a random UUID. */
-  runId?: string;
-  /** Where problems that do not fail the run go (already redacted). Default: nowhere. */
-  log?: (line: string) => void;
-}
+export type { AgentSource, RunInput, RunOnBranchOptions } from './runOptions';
 
 /** Runs in flight, by database, session and branch: two runs on one branch would interleave their turns. */
 const inFlight = new Set<string>();

@@ -9,7 +9,7 @@ import { AdvancedSQLiteSession, BranchError, type SessionLogger } from '../store
 import type { RunOutcome } from '../shared/protocol/runEvents';
 import { errorMessage } from '../shared/errorMessage';
 import type { ConfiguredAgent } from './agentConfig';
-import type { RunOnBranchOptions } from './branchRun';
+import type { RunOnBranchOptions } from './runOptions';
 import { classify } from './runFailures';
 import type { RunReporter } from './runReporter';
 

@@ -7,7 +7,7 @@ import { BranchError } from '../store';
 import type { RunOutcome, RunPersistenceView, RunUsageView } from '../shared/protocol/runEvents';
 import { itemLabel, runValueText, toolName } from '../shared/itemText';
 import { errorMessage } from '../shared/errorMessage';
-import type { RunOnBranchOptions } from './branchRun';
+import type { RunOnBranchOptions } from './runOptions';
 import { classify } from './runFailures';
 import { itemKey, settleRun, type RecordingSession, type SettleResult } from './runPersistence';
 import type { PreparedRun } from './runPreparation';

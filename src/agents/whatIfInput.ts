@@ -6,7 +6,7 @@
 import type { AgentInputItem } from '@openai/agents';
 import { fromStoredItems } from '../store';
 import { isMessageItem, isRecord, messageText } from '../shared/itemText';
-import type { RunInput } from './branchRun';
+import type { RunInput } from './runOptions';
 
 /** The first user message among a turn's stored items, or undefined (turn 0, or an unreadable row). */
 export function userMessageOf(items: readonly unknown[]): (Record<string, unknown> & { role: string }) | undefined {

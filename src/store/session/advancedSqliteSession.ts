@@ -5,20 +5,17 @@ import { checkLimitArgument, checkNewBranchName, checkTurnNumber } from './argum
 import { contentMatcher, contentPreview } from '../format/conversationText';
 import { BranchError, InvalidArgumentError, describeDatabaseError } from '../errors';
 import { exactTextSql, textFromSql } from '../sqlite/exactText';
-import {
-  HISTORY_OPERATIONS_DDL,
-  HistoryConflictError,
-  checkHistoryMutations,
-  checkHistoryTransaction,
-  comparableItems,
-} from './historyTransactions';
+import { HistoryConflictError, checkHistoryMutations, checkHistoryTransaction, comparableItems } from './historyTransactions';
+import { appliedOperation, forgetOperations, recordOperation } from './historyOperations';
+import { backfillReservations, reserveBranchId } from './branchReservations';
+import { ensureGenerationRow, generationForWrite, generationRow, raiseGeneration, readGeneration } from './clearGenerations';
+import { dataVersion, maxSequence, turnMaxima, type TurnCounters } from './turnNumbering';
+import type { SessionContext } from './sessionContext';
 import { fromStoredItems, normalizeForComparison, toStoredItem } from '../format/itemShape';
 import { captureFileIdentity, type FileIdentity } from '../sqlite/fileIdentity';
 import { TOOL_CALL_TYPES_SQL, classifyItem } from '../format/itemClassification';
 import { pythonJsonDumps, pythonJsonLoads } from '../format/pythonJson';
 import {
-  BRANCH_RESERVATIONS_DDL,
-  CLEAR_GENERATIONS_DDL,
   DEFAULT_TABLE_NAMES,
   STRUCTURE_INDEX_DDL,
   baseSchemaDdl,
@@ -73,13 +70,6 @@ const defaultLogger: SessionLogger = {
   warn: (message) => console.warn(message),
 };
 
-interface TurnCounters {
-  branch: string;
-  dataVersion: number;
-  maxUserTurn: number;
-  maxBranchTurn: number;
-}
-
 /**
  * A SQLite session with conversation branches, per-turn usage and structured queries, file-compatible with the
  * Python SDK's `AdvancedSQLiteSession` (see the format spec). Implements the `Session` interface of
@@ -97,6 +87,8 @@ export class AdvancedSQLiteSession implements Session {
   private readonly logger: SessionLogger;
   private readonly clock: () => number;
   private readonly statements = new Map<string, SqliteStatement>();
+  /** The connection, session, tables and statement cache, for the bookkeeping modules' functions. */
+  private readonly ctx: SessionContext;
   private currentBranch = 'main';
   /**
    * Whether the current branch had rows when this instance last wrote or read it (spec §12 g): if it has none at the
@@ -127,6 +119,7 @@ export class AdvancedSQLiteSession implements Session {
     // keeps its header when opening fails.
     this.db = openSessionConnection(this.dbPath, { ...options, deferWal: true });
     this.lifetime = new ConnectionLifetime(this.db, this.statements);
+    this.ctx = { db: this.db, sessionId: this.sessionId, tables: this.tables, stmt: (key, sql) => this.stmt(key, sql) };
     try {
       this.file = captureFileIdentity(this.dbPath);
       const timeout = options.busyTimeoutMs;
@@ -143,7 +136,7 @@ export class AdvancedSQLiteSession implements Session {
           }),
         );
       }
-      this.clearGeneration = this.readGeneration() ?? 0;
+      this.clearGeneration = readGeneration(this.ctx) ?? 0;
     } catch (err) {
       this.db.close();
       // A lock held past the busy timeout, or damage found while claiming, gets a message with a remedy;
@@ -213,7 +206,7 @@ export class AdvancedSQLiteSession implements Session {
     return this.write(() => {
       this.counters = undefined;
       this.checkGenerationForWrite();
-      this.backfillReservations();
+      backfillReservations(this.ctx);
       const branch = this.currentBranch;
       for (;;) {
         const last = this.stmt(
@@ -242,16 +235,16 @@ export class AdvancedSQLiteSession implements Session {
     this.assertOpen();
     const generation = this.write(() => {
       this.counters = undefined;
-      this.backfillReservations();
+      backfillReservations(this.ctx);
       this.checkGenerationForWrite();
       const sid = this.sessionId;
       this.db.prepare('DELETE FROM message_structure WHERE session_id = ?').run(sid);
       this.db.prepare('DELETE FROM turn_usage WHERE session_id = ?').run(sid);
       this.db.prepare(`DELETE FROM ${this.tables.messages} WHERE session_id = ?`).run(sid);
       this.db.prepare(`DELETE FROM ${this.tables.sessions} WHERE session_id = ?`).run(sid);
-      this.db.prepare('UPDATE session_clear_generations SET generation = generation + 1 WHERE session_id = ?').run(sid);
-      this.forgetOperations(null);
-      return this.generationRow() ?? 0;
+      raiseGeneration(this.ctx);
+      forgetOperations(this.ctx, null);
+      return generationRow(this.ctx) ?? 0;
     });
     this.clearGeneration = generation;
     this.currentBranch = 'main';
@@ -270,7 +263,7 @@ export class AdvancedSQLiteSession implements Session {
       this.checkGenerationForWrite();
       this.assertCurrentBranchNotDeleted();
       this.deleteBranchRows(this.branchRows(), { keepUsage: true });
-      this.forgetOperations(this.currentBranch);
+      forgetOperations(this.ctx, this.currentBranch);
     });
     // Emptied by us, not deleted by another connection: the next addItems may refill it (spec §12 g does not apply).
     this.currentBranchHadRows = false;
@@ -318,10 +311,7 @@ export class AdvancedSQLiteSession implements Session {
     this.write(() => {
       this.checkGenerationForWrite();
       this.assertCurrentBranchNotDeleted();
-      this.db.exec(HISTORY_OPERATIONS_DDL);
-      const applied = this.db
-        .prepare('SELECT transaction_data FROM session_history_operations WHERE session_id = ? AND operation_id = ?')
-        .get<{ transaction_data: string }>(this.sessionId, op.operationId);
+      const applied = appliedOperation(this.ctx, op.operationId);
       if (applied) {
         if (applied.transaction_data !== op.fingerprint) {
           throw new HistoryConflictError('Session history operation was already applied with a different transaction.');
@@ -340,16 +330,15 @@ export class AdvancedSQLiteSession implements Session {
         this.deleteBranchRows(suffix, { keepUsage: false });
       }
       if (rows.length > 0) this.insertRows(rows);
-      this.db
-        .prepare('INSERT INTO session_history_operations (session_id, operation_id, branch_id, transaction_data) VALUES (?, ?, ?, ?)')
-        .run(this.sessionId, op.operationId, this.currentBranch, op.fingerprint);
+      recordOperation(this.ctx, op.operationId, this.currentBranch, op.fingerprint);
     });
     this.currentBranchHadRows = this.branchHasRows(this.currentBranch);
   }
 
   /**
    * Replaces the current branch's history with a compaction item and its retained suffix, in one transaction. Other
-   * branches keep their items; every usage row stays (numbering continues after the last one, see `turnMaxima`).
+   * branches keep their items; every usage row stays (numbering continues after the last one, see `turnMaxima` in
+   * turnNumbering.ts).
    */
   async replaceHistoryWithCompaction(items: AgentInputItem[]): Promise<void> {
     this.assertOpen();
@@ -373,8 +362,8 @@ export class AdvancedSQLiteSession implements Session {
    * other method is this session's. Hand it to wrappers that clear and rebuild history, such as the SDK's
    * `OpenAIResponsesCompactionSession`, so they never wipe the other branches.
    */
-  currentBranchSession(): CurrentBranchSession {
-    return new CurrentBranchSession(this);
+  currentBranchSession(): CurrentBranchSession<AdvancedSQLiteSession> {
+    return new CurrentBranchSession<AdvancedSQLiteSession>(this);
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -537,7 +526,7 @@ export class AdvancedSQLiteSession implements Session {
     let copied = 0;
     const id = this.write(() => {
       this.counters = undefined;
-      this.backfillReservations();
+      backfillReservations(this.ctx);
       // Spec §8.4: read the generation in this transaction (an external clear moves the source to main), then move to
       // the new branch whatever the cache said before the call.
       this.checkGenerationForWrite();
@@ -559,7 +548,7 @@ export class AdvancedSQLiteSession implements Session {
            WHERE s.session_id = ? AND s.branch_id = ? AND s.branch_turn_number = ? AND s.message_type = 'user' LIMIT 1`,
         ).get(this.sessionId, source, turnNumber) !== undefined;
       if (!hasUser) throw new BranchError(`Turn ${turnNumber} does not contain a user message in branch '${source}'`);
-      const newId = this.reserveBranchId(turnNumber, branchName ?? null);
+      const newId = reserveBranchId(this.ctx, turnNumber, branchName ?? null, () => this.clock());
       const copy = (bound: string) => `INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number,
            user_turn_number, branch_turn_number, tool_name)
          SELECT session_id, message_id, ?, message_type,
@@ -622,10 +611,10 @@ export class AdvancedSQLiteSession implements Session {
     this.write(() => {
       this.counters = undefined;
       if (isCurrent) {
-        this.ensureGenerationRow();
+        ensureGenerationRow(this.ctx);
         if (!this.branchHasRows('main')) throw new BranchError("Branch 'main' does not exist");
       }
-      this.backfillReservations();
+      backfillReservations(this.ctx);
       if (!this.branchHasRows(id)) throw new BranchError(`Branch '${id}' does not exist`);
       this.db.prepare('DELETE FROM turn_usage WHERE session_id = ? AND branch_id = ?').run(this.sessionId, id);
       this.db.prepare('DELETE FROM message_structure WHERE session_id = ? AND branch_id = ?').run(this.sessionId, id);
@@ -716,19 +705,12 @@ export class AdvancedSQLiteSession implements Session {
         this.db.exec(messageStructureDdl(this.tables));
         this.db.exec(turnUsageDdl(this.tables));
         claimTableOwnership(this.db, this.dbPath, this.tables);
-        this.backfillReservations();
-        this.ensureGenerationRow();
+        backfillReservations(this.ctx);
+        ensureGenerationRow(this.ctx);
         for (const ddl of STRUCTURE_INDEX_DDL) this.db.exec(ddl);
       }),
     );
     if (!empty) enableWal(this.db, busyTimeoutMs);
-  }
-
-  /** A cleared history forgets its applied operation ids, as `MemorySession` does (`branch` null: every branch). */
-  private forgetOperations(branch: string | null): void {
-    if (!this.tablePresent('session_history_operations')) return;
-    if (branch === null) this.db.prepare('DELETE FROM session_history_operations WHERE session_id = ?').run(this.sessionId);
-    else this.db.prepare('DELETE FROM session_history_operations WHERE session_id = ? AND branch_id = ?').run(this.sessionId, branch);
   }
 
   /** Spec §12 g: Python would silently start a prefix-less branch under the deleted branch's name. */
@@ -751,8 +733,8 @@ export class AdvancedSQLiteSession implements Session {
     const ids = rows.map((r) => insertMessage.run(this.sessionId, r.text).lastInsertRowid);
     this.stmt('touchSession', `UPDATE ${sessions} SET updated_at = CURRENT_TIMESTAMP WHERE session_id = ?`).run(this.sessionId);
 
-    const seqBase = this.maxSequence();
-    const { maxUserTurn, maxBranchTurn } = this.turnMaxima(branch);
+    const seqBase = maxSequence(this.ctx);
+    const { maxUserTurn, maxBranchTurn } = turnMaxima(this.ctx, branch, this.counters);
     const insertStructure = this.stmt(
       'insertStructure',
       `INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number,
@@ -774,7 +756,7 @@ export class AdvancedSQLiteSession implements Session {
     });
     this.counters = {
       branch,
-      dataVersion: this.dataVersion(),
+      dataVersion: dataVersion(this.ctx),
       maxUserTurn: maxUserTurn + turnsOpened,
       maxBranchTurn: maxBranchTurn + turnsOpened,
     };
@@ -872,54 +854,6 @@ export class AdvancedSQLiteSession implements Session {
     }
   }
 
-  private maxSequence(): number {
-    return (
-      this.stmt('maxSeq', 'SELECT MAX(sequence_number) AS seq FROM message_structure WHERE session_id = ?').get<{ seq: number | null }>(
-        this.sessionId,
-      )?.seq ?? 0
-    );
-  }
-
-  private dataVersion(): number {
-    return this.stmt('dataVersion', 'PRAGMA data_version').get<{ data_version: number }>()?.data_version ?? 0;
-  }
-
-  /**
-   * The largest turn numbers on `branch`. MAX(user_turn_number) is one index seek; MAX(branch_turn_number) has no
-   * index and would scan the branch on every add (what makes the Python session slow), so it comes from the
-   * counters our last insert left, which are valid while no other connection has committed (data_version) and the
-   * user-turn maximum still agrees. Otherwise it is computed exactly.
-   */
-  private turnMaxima(branch: string): { maxUserTurn: number; maxBranchTurn: number } {
-    const found = this.structureTurnMaxima(branch);
-    // A branch whose history was cleared or compacted keeps its usage rows (the tokens were spent); numbering goes on
-    // after them so the next turn's usage never lands on an old turn's row. Python's histories never have usage past
-    // their last structure row, so for them this changes nothing.
-    const usageTurn =
-      this.stmt('maxUsageTurn', 'SELECT MAX(user_turn_number) AS turn FROM turn_usage WHERE session_id = ? AND branch_id = ?').get<{
-        turn: number | null;
-      }>(this.sessionId, branch)?.turn ?? 0;
-    const lift = Math.max(0, usageTurn - found.maxUserTurn);
-    return { maxUserTurn: found.maxUserTurn + lift, maxBranchTurn: found.maxBranchTurn + lift };
-  }
-
-  private structureTurnMaxima(branch: string): { maxUserTurn: number; maxBranchTurn: number } {
-    const maxUserTurn =
-      this.stmt('maxUserTurn', 'SELECT MAX(user_turn_number) AS turn FROM message_structure WHERE session_id = ? AND branch_id = ?').get<{
-        turn: number | null;
-      }>(this.sessionId, branch)?.turn ?? 0;
-    const c = this.counters;
-    if (c && c.branch === branch && c.maxUserTurn === maxUserTurn && c.dataVersion === this.dataVersion()) {
-      return { maxUserTurn, maxBranchTurn: c.maxBranchTurn };
-    }
-    const maxBranchTurn =
-      this.stmt(
-        'maxBranchTurn',
-        'SELECT MAX(branch_turn_number) AS turn FROM message_structure WHERE session_id = ? AND branch_id = ?',
-      ).get<{ turn: number | null }>(this.sessionId, branch)?.turn ?? 0;
-    return { maxUserTurn, maxBranchTurn };
-  }
-
   private branchHasRows(branch: string): boolean {
     return (
       this.stmt('branchExists', 'SELECT 1 AS one FROM message_structure WHERE session_id = ? AND branch_id = ? LIMIT 1').get(
@@ -940,86 +874,6 @@ export class AdvancedSQLiteSession implements Session {
     ).run(this.sessionId, this.sessionId);
   }
 
-  /**
-   * Whether a table exists now (ASCII case-insensitive, as SQLite resolves names; temp tables included). Asked on
-   * every call, never cached: another connection may drop or create the optional tables at any time (spec §8.4).
-   */
-  private tablePresent(name: string): boolean {
-    return (
-      this.stmt(
-        'tablePresent',
-        `SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE
-         UNION ALL SELECT 1 FROM sqlite_temp_master WHERE type = 'table' AND name = ? COLLATE NOCASE`,
-      ).get(name, name) !== undefined
-    );
-  }
-
-  private ensureReservationsTable(): void {
-    if (!this.tablePresent('branch_reservations')) this.db.exec(BRANCH_RESERVATIONS_DDL);
-  }
-
-  /**
-   * Reserves every branch id that has structure rows but no reservation (spec §8.1), in ascending binary order, in
-   * one statement. The recursive query hops along idx_structure_branch (one seek per distinct id), so the cost follows
-   * the number of branches, not of rows; and the ids never leave SQLite, so an id that does not read back whole
-   * (node:sqlite cuts TEXT at U+0000, spec §12 f) cannot make the walk repeat itself. Each step is strictly greater
-   * than the last, so it ends.
-   */
-  private backfillReservations(): void {
-    this.ensureReservationsTable();
-    this.stmt(
-      'backfill',
-      `WITH RECURSIVE ids(id) AS (
-         SELECT (SELECT MIN(branch_id) FROM message_structure WHERE session_id = ?)
-         UNION ALL
-         SELECT (SELECT MIN(s.branch_id) FROM message_structure s WHERE s.session_id = ? AND s.branch_id > ids.id)
-         FROM ids WHERE ids.id IS NOT NULL
-       )
-       INSERT OR IGNORE INTO branch_reservations (session_id, branch_id) SELECT ?, id FROM ids WHERE id IS NOT NULL`,
-    ).run(this.sessionId, this.sessionId, this.sessionId);
-  }
-
-  /** Reserves `name`, or the first free auto id for `turn`; throws when a given name was ever used. */
-  private reserveBranchId(turn: number, name: string | null): string {
-    const reserve = this.stmt('reserveNew', 'INSERT OR IGNORE INTO branch_reservations (session_id, branch_id) VALUES (?, ?)');
-    if (name !== null) {
-      if (reserve.run(this.sessionId, name).changes !== 1) {
-        throw new BranchError(`Branch ID '${name}' has already been used. Choose a new branch ID.`);
-      }
-      return name;
-    }
-    const base = `branch_from_turn_${turn}_${Math.floor(this.clock())}`;
-    for (let n = 1; ; n++) {
-      const candidate = n === 1 ? base : `${base}_${n}`;
-      if (reserve.run(this.sessionId, candidate).changes === 1) return candidate;
-    }
-  }
-
-  private ensureGenerationRow(): void {
-    if (!this.tablePresent('session_clear_generations')) this.db.exec(CLEAR_GENERATIONS_DDL);
-    this.stmt('ensureGeneration', 'INSERT OR IGNORE INTO session_clear_generations (session_id, generation) VALUES (?, 0)').run(
-      this.sessionId,
-    );
-  }
-
-  private generationRow(): number | undefined {
-    return this.stmt('generation', 'SELECT generation FROM session_clear_generations WHERE session_id = ?').get<{ generation: number }>(
-      this.sessionId,
-    )?.generation;
-  }
-
-  /** The stored clear generation without writing: undefined without the table, 0 without a row (spec §8.4). */
-  private readGeneration(): number | undefined {
-    if (!this.tablePresent('session_clear_generations')) return undefined;
-    try {
-      return this.generationRow() ?? 0;
-    } catch (err) {
-      // Outside a transaction another connection may drop the table between the check and the read.
-      if (!this.tablePresent('session_clear_generations')) return undefined;
-      throw err;
-    }
-  }
-
   /** Adopts a changed generation: another instance cleared the session, so our branch is gone. */
   private adoptGeneration(generation: number): boolean {
     if (generation === this.clearGeneration) return false;
@@ -1032,13 +886,12 @@ export class AdvancedSQLiteSession implements Session {
 
   /** The write-side generation check (spec §8.4); true when it moved the pointer back to `main`. */
   private checkGenerationForWrite(): boolean {
-    this.ensureGenerationRow();
-    return this.adoptGeneration(this.generationRow() ?? 0);
+    return this.adoptGeneration(generationForWrite(this.ctx));
   }
 
   /** The current branch after the read-side generation check (no table → no check). */
   private currentBranchForRead(): string {
-    const generation = this.readGeneration();
+    const generation = readGeneration(this.ctx);
     if (generation !== undefined) this.adoptGeneration(generation);
     return this.currentBranch;
   }

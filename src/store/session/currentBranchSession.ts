@@ -5,10 +5,26 @@
  * replace only the branch they run on. It follows the session's branch pointer at each call.
  */
 import type { AgentInputItem, Session, SessionHistoryRewriteArgs, SessionHistoryTransactionArgs } from '@openai/agents';
-import type { AdvancedSQLiteSession } from './advancedSqliteSession';
 
-export class CurrentBranchSession implements Session {
-  constructor(readonly session: AdvancedSQLiteSession) {}
+/**
+ * What the view needs of the session it wraps; `AdvancedSQLiteSession` has it. Declared here, not taken from that
+ * class, so the import goes one way: the session module imports this view, and this module imports nothing of it.
+ */
+export interface BranchingSession {
+  getSessionId(): Promise<string>;
+  getItems(limit?: number): Promise<AgentInputItem[]>;
+  addItems(items: AgentInputItem[]): Promise<void>;
+  popItem(): Promise<AgentInputItem | undefined>;
+  clearCurrentBranch(): Promise<void>;
+  applyHistoryMutations(args: SessionHistoryRewriteArgs): Promise<void>;
+  applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void>;
+  replaceHistoryWithCompaction(items: AgentInputItem[]): Promise<void>;
+  prepareHistoryItemsForPersistenceComparison(items: AgentInputItem[]): AgentInputItem[];
+}
+
+/** `S` is the wrapped session's own type (`AdvancedSQLiteSession` when it made the view), so `session` keeps it. */
+export class CurrentBranchSession<S extends BranchingSession = BranchingSession> implements Session {
+  constructor(readonly session: S) {}
 
   getSessionId(): Promise<string> {
     return this.session.getSessionId();

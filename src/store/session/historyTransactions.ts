@@ -1,8 +1,8 @@
 /**
  * Argument checks and fingerprints for the SDK's optional history capabilities (`applyHistoryMutations`,
  * `applyHistoryTransaction`), with the semantics of the SDK's own `MemorySession`, made durable: applied operation ids
- * live in a table of ours (docs/session-format.md §14), so a run resumed in another process does not apply a write
- * twice. Python ignores the extra table.
+ * live in a table of ours (docs/session-format.md §14; historyOperations.ts), so a run resumed in another process
+ * does not apply a write twice. Python ignores the extra table.
  */
 import type { AgentInputItem } from '@openai/agents';
 import { InvalidArgumentError, SessionError } from '../errors';
@@ -12,16 +12,6 @@ import { fromStoredItems, toStoredItem } from '../format/itemShape';
 export class HistoryConflictError extends SessionError {
   override readonly pythonType = 'ValueError';
 }
-
-/** Created on first use, inside the write that needs it. */
-export const HISTORY_OPERATIONS_DDL = `CREATE TABLE IF NOT EXISTS session_history_operations (
-  session_id TEXT NOT NULL,
-  operation_id TEXT NOT NULL,
-  branch_id TEXT NOT NULL,
-  transaction_data TEXT NOT NULL,
-  created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
-  PRIMARY KEY (session_id, operation_id)
-)`;
 
 export type CheckedTransaction =
   | { type: 'append_items'; items: AgentInputItem[] }
