@@ -85,7 +85,15 @@ describe('repository layout', () => {
       ['d', ['a']],
     ]);
     assert.deepEqual(importCycles(graph), [['a', 'b', 'c']]);
-    assert.deepEqual(importCycles(new Map([['a', ['b']], ['b', []]])), []);
+    assert.deepEqual(
+      importCycles(
+        new Map([
+          ['a', ['b']],
+          ['b', []],
+        ]),
+      ),
+      [],
+    );
   });
 
   it('has no import cycle in src/ and webview/, type imports included', () => {
@@ -102,10 +110,6 @@ describe('repository layout', () => {
       [],
       'folders without a row in the layer table of docs/architecture.md',
     );
-    assert.deepEqual(
-      [...named].filter((f) => !existsSync(join(root, f))).sort(),
-      [],
-      'rows of the layer table that name no folder',
-    );
+    assert.deepEqual([...named].filter((f) => !existsSync(join(root, f))).sort(), [], 'rows of the layer table that name no folder');
   });
 });

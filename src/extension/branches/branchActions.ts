@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { branchNameProblem } from '../../shared/branchNames';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
-import type { SessionRef } from '../core/sessionRef';
+import type { SessionRef } from '../../shared/protocol/sessionRef';
 import { UserFacingError } from '../core/userError';
 
 /** Every branch id the session ever used: a new branch may not take any of them (empty when the file is unreadable). */

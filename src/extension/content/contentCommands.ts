@@ -2,6 +2,7 @@
  * Taking content out of a session without exporting it: *Open as JSON* (item, turn or branch in a read-only tab),
  * *Copy Turn as Markdown* and *Copy Item JSON*, all reading the store.
  */
+import type { SessionRef } from '../../shared/protocol/sessionRef';
 import * as vscode from 'vscode';
 import type { ContentRef } from '../../shared/protocol/conversation';
 import { arg, badArgument } from '../core/commandArgs';
@@ -11,10 +12,9 @@ import { UserFacingError } from '../core/userError';
 import { asNode } from '../tree/treeNodes';
 import { copyContent } from './contentCopy';
 import type { JsonDocuments } from './jsonDocuments';
-import type { ContentTarget } from './sessionContent';
 
 /** A tree node or a `{ dbPath, sessionId, branchId, turn?, sequenceNumber? }` (tests, other extensions) as a reference. */
-function refOf(arg: unknown): (ContentTarget & ContentRef) | undefined {
+function refOf(arg: unknown): (SessionRef & ContentRef) | undefined {
   const node = asNode(arg, 'branch', 'turn', 'item');
   if (!node) return undefined;
   return {
@@ -27,7 +27,7 @@ function refOf(arg: unknown): (ContentTarget & ContentRef) | undefined {
 }
 
 /** Opens an item, a turn or a branch as JSON in a read-only tab; resolves with the document's URI. */
-export async function openAsJson(documents: JsonDocuments, ref: ContentTarget & ContentRef): Promise<string> {
+export async function openAsJson(documents: JsonDocuments, ref: SessionRef & ContentRef): Promise<string> {
   const editor = await documents.open(ref);
   return editor.document.uri.toString();
 }

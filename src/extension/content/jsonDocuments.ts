@@ -4,15 +4,16 @@
  * scheme: nothing is written to disk, and the text is read from the store each time VS Code asks (and again when the
  * database changes while the tab is open).
  */
+import type { SessionRef } from '../../shared/protocol/sessionRef';
 import * as vscode from 'vscode';
 import type { ContentRef } from '../../shared/protocol/conversation';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
-import { entryJson, MAX_DOCUMENT_ITEMS, readContent, type ContentTarget } from './sessionContent';
+import { entryJson, MAX_DOCUMENT_ITEMS, readContent } from './sessionContent';
 
 export const JSON_SCHEME = 'agent-session-json';
 
 /** What a document's URI names: the session, and the item, turn or branch in it. */
-export interface JsonDocumentRef extends ContentTarget, ContentRef {}
+export interface JsonDocumentRef extends SessionRef, ContentRef {}
 
 /**
  * The URI of a document: the path is only the tab's title (session / branch / turn / item, ending in `.json` so the

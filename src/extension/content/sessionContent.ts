@@ -2,18 +2,13 @@
  * What a copy button, *Open as JSON* or *Copy Turn as Markdown* refers to (`ContentRef`: an item, a turn or a
  * branch of one session), read again from the store: the view's copy of an item may be cut or stale, the file is not.
  */
+import type { SessionRef } from '../../shared/protocol/sessionRef';
 import type { ItemEntry, ItemPage } from '../../store';
 import type { ContentRef, CopyPart } from '../../shared/protocol/conversation';
 import { callArguments, isMessageItem, isRecord, messageText, outputText } from '../../shared/itemText';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { UserFacingError } from '../core/userError';
 import * as l10n from '@vscode/l10n';
-
-/** A session of an open database. */
-export interface ContentTarget {
-  dbPath: string;
-  sessionId: string;
-}
 
 /**
  * The most items a branch's JSON document holds: VS Code keeps a whole document in memory (and tokenizes it), so a
@@ -28,7 +23,7 @@ export interface ContentItems {
   truncated: boolean;
 }
 
-export async function readContent(registry: DatabaseRegistry, target: ContentTarget, ref: ContentRef): Promise<ContentItems> {
+export async function readContent(registry: DatabaseRegistry, target: SessionRef, ref: ContentRef): Promise<ContentItems> {
   const entry = registry.require(target.dbPath);
   const db = entry.db ?? fail(entry.problem ?? l10n.t('{0} cannot be read.', target.dbPath));
   if (ref.turn === null) {

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { isWebviewMessage, type ChangeKind, type EnvelopeMessage } from '../../shared/protocol/envelope';
-import { ChangeNotices } from '../conversation/changeNotices';
+import { ChangeNotices } from './changeNotices';
 import type { DatabaseChange, DatabaseRegistry } from '../databases/databaseRegistry';
 import type { PricingChange, SessionPricing } from '../pricing/sessionPricing';
 import { describeError } from './userError';

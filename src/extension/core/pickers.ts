@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import type { BranchNodeRef, SessionNode } from '../tree/treeNodes';
-import type { SessionRef } from './sessionRef';
+import type { SessionRef } from '../../shared/protocol/sessionRef';
 import { UserFacingError } from './userError';
 
 /** Picks a database, then a session, with quick picks (for palette invocations without a tree node). */

@@ -13,7 +13,7 @@ import {
 } from '../../store';
 import { passwordKey, splitPassword } from './remoteAddress';
 import { Setting } from '../core/contributions';
-import { sessionKey } from '../core/sessionRef';
+import { sessionKey } from '../../shared/protocol/sessionRef';
 import { setting } from '../core/settings';
 import type { SqliteDriverCheck } from './sqliteDriverCheck';
 import { UserFacingError, describeError } from '../core/userError';

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { pricedModels, type ModelPrice } from '../../shared/pricing';
 import { Setting } from '../core/contributions';
 import type { SessionPricing } from './sessionPricing';
-import type { SessionRef } from '../core/sessionRef';
+import type { SessionRef } from '../../shared/protocol/sessionRef';
 import { setting } from '../core/settings';
 
 const rates = (p: ModelPrice): string =>

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { BUILT_IN_PRICES, priceOf, withOverrides, type ModelPrice, type PriceTable } from '../../shared/pricing';
 import { Setting } from '../core/contributions';
 import { affectsSetting, setting } from '../core/settings';
-import { sessionKey, type SessionRef } from '../core/sessionRef';
+import { sessionKey, type SessionRef } from '../../shared/protocol/sessionRef';
 
 /** The workspace-state key of the per-session models: one record, keyed by `sessionKey`. */
 const STATE_KEY = 'agentSessions.pricingModels';

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { AgentConfig, ConfiguredAgent } from '../../agents/agentConfig';
-import type { RunInput } from '../../agents/branchRun';
+import type { RunInput } from '../../agents/runOptions';
 import { AgentsByModel, configForModel } from '../../agents/agentCache';
 import { API_KEY_SECRET_ID, resolveApiKey } from '../../agents/apiKey';
 import type { UserAgentModuleCache } from '../../agents/userAgentModule';
 import type { RunEvent, RunOutcome } from '../../shared/protocol/runEvents';
+import type { BranchRef } from '../../shared/protocol/sessionRef';
 import { pushBounded } from '../core/boundedList';
 import { Setting } from '../core/contributions';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
@@ -14,10 +15,7 @@ import { UserFacingError } from '../core/userError';
 import { whatIfModelChoices } from '../../shared/whatIfModels';
 
 /** What a run continues: a session's branch, or a new branch forked from one at a turn. */
-export interface RunTarget {
-  dbPath: string;
-  sessionId: string;
-  branchId: string;
+export interface RunTarget extends BranchRef {
   fork?: { fromTurn: number; name?: string };
   /** Run on this model instead of `agentSessions.agent.model` (a what-if retry with a picked model). */
   model?: string;

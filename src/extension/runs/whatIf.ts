@@ -8,14 +8,14 @@
 import * as vscode from 'vscode';
 import { randomUUID } from 'node:crypto';
 import { userMessageOf, whatIfInput } from '../../agents/whatIfInput';
-import type { RunInput } from '../../agents/branchRun';
+import type { RunInput } from '../../agents/runOptions';
 import { branchNameProblem, whatIfBranchNames } from '../../shared/branchNames';
 import type { RunOutcome } from '../../shared/protocol/runEvents';
 import { whatIfSelectionProblem } from '../../shared/whatIfModels';
 import { usedBranchIds } from '../branches/branchActions';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import type { AgentRunner } from './agentRunner';
-import type { SessionRef } from '../core/sessionRef';
+import type { SessionRef } from '../../shared/protocol/sessionRef';
 import { describeError, UserFacingError } from '../core/userError';
 import type { CompareTarget } from '../../shared/protocol/compareViews';
 

@@ -20,7 +20,7 @@ import {
 } from '../../store';
 import type { SessionSearchView } from '../../shared/protocol/conversation';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
-import type { SessionRef } from '../core/sessionRef';
+import type { SessionRef } from '../../shared/protocol/sessionRef';
 import { UserFacingError } from '../core/userError';
 
 /** The view lists at most this many hits (a search box is for stepping through, not for reading them all). */

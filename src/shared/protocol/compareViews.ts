@@ -1,14 +1,12 @@
 /**
  * Plain-JSON view models of the compare view: two or more branches (of any open sessions) side by side from where
- * they stop sharing turns. The host builds them (src/extension/compareData.ts); the webview only reads them. Every
+ * they stop sharing turns. The host builds them (src/extension/compare/compareData.ts); the webview only reads them. Every
  * string in them is untrusted text from a database or a model: render it as text.
  */
+import type { BranchRef } from './sessionRef';
 
 /** One branch to compare: the first of a comparison is the baseline every other column is diffed against. */
-export interface CompareTarget {
-  dbPath: string;
-  sessionId: string;
-  branchId: string;
+export interface CompareTarget extends BranchRef {
   /** A name for the column instead of the branch id (a retry's model). */
   label?: string;
   /** How long the run that made the branch took, when a retry made it (the grid shows it). */

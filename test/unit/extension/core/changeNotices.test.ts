@@ -1,6 +1,6 @@
 /** The host's change notices: one per burst, numbered, and only about the panel's own database and session. */
 import { strict as assert } from 'node:assert';
-import { ChangeNotices, noticeKinds } from '../../../../src/extension/conversation/changeNotices';
+import { ChangeNotices, noticeKinds } from '../../../../src/extension/core/changeNotices';
 import type { ChangeNotice } from '../../../../src/shared/protocol/envelope';
 
 /** Lets the event loop turn once, as the host does between one action and the next message. */

@@ -4,7 +4,7 @@
  */
 import { ROW_CHANGES, type ChangeKind, type ChangeNotice } from '../../shared/protocol/envelope';
 import type { DatabaseChange } from '../databases/databaseRegistry';
-import type { SessionRef } from '../core/sessionRef';
+import type { SessionRef } from '../../shared/protocol/sessionRef';
 
 /** Runs `flush` once later and returns how to cancel it. */
 export type Scheduler = (flush: () => void) => () => void;
