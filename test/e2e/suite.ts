@@ -11,8 +11,23 @@ import { Workbench, type WorkbenchOptions } from './workbench';
 export const ROOT = resolve(__dirname, '..', '..');
 export const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
 export const RESULTS = join(ROOT, 'test-results');
-export const THEMES = ['light', 'dark'] as const;
-export type Theme = (typeof THEMES)[number];
+const ALL_THEMES = ['light', 'dark'] as const;
+export type Theme = (typeof ALL_THEMES)[number];
+/**
+ * The themes this run draws every spec in: both, unless ASI_UI_THEMES names fewer. `npm test` runs both on the
+ * newest host and one on the oldest (docs/architecture.md, "Tests": the theme changes only CSS, which the newest
+ * workbench draws the same way; the host's version is what the oldest host is there for).
+ */
+export const THEMES: readonly Theme[] = (() => {
+  const asked = process.env.ASI_UI_THEMES?.split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+  if (!asked?.length) return ALL_THEMES;
+  const unknown = asked.filter((t) => !(ALL_THEMES as readonly string[]).includes(t));
+  if (unknown.length) throw new Error(`ASI_UI_THEMES names unknown themes: ${unknown.join(', ')} (known: ${ALL_THEMES.join(', ')})`);
+  console.log(`UI specs in the ${asked.join(' and ')} theme only (ASI_UI_THEMES)`);
+  return ALL_THEMES.filter((t) => asked.includes(t));
+})();
 
 export interface WorkbenchSuite {
   /** The workbench, set once the suite's `before` hook has run. */
