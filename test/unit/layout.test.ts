@@ -102,6 +102,21 @@ describe('repository layout', () => {
     assert.deepEqual(importCycles(graph), []);
   });
 
+  it('names only files that exist in the README and docs/ (a moved file takes its mentions along)', () => {
+    const docs = ['README.md', 'webview/README.md', ...files('docs').filter((f) => f.endsWith('.md'))];
+    const missing = docs.flatMap((doc) =>
+      [
+        ...readFileSync(join(root, doc), 'utf8').matchAll(
+          /(?<![\w/.])((?:src\/(?:extension|store|shared|agents)|webview|test|scripts)\/[\w./-]+\.(?:ts|mts|mjs|css))/g,
+        ),
+      ]
+        .map((m) => m[1]!)
+        .filter((path) => !existsSync(join(root, path)))
+        .map((path) => `${doc}: ${path}`),
+    );
+    assert.deepEqual(missing, []);
+  });
+
   it('names every code folder of src/ and webview/ in the layer table of docs/architecture.md, and no other', () => {
     const named = new Set(layerRows().flat());
     const folders = new Set([...files('src'), ...files('webview')].filter((f) => CODE.test(f)).map((f) => dirname(f)));
