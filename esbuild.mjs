@@ -70,10 +70,47 @@ const contexts = [
 ];
 
 if (watch) {
-  for (const options of contexts) {
-    const ctx = await esbuild.context(options);
-    await ctx.watch();
-  }
+  // One "[watch] build started" … "[watch] build finished" pair around each round of rebuilds (all bundles, the
+  // first time; the ones a change touches, later), with every error and warning in between on one line as
+  // `esbuild: error: file:line:column: text`: what the background problem matcher in .vscode/tasks.json reads, so F5
+  // waits for the first build and the Problems view shows the errors. esbuild's own log is off meanwhile.
+  let active = 0;
+  let settle;
+  let messages = [];
+  const line = (kind) => (m) =>
+    m.location
+      ? `esbuild: ${kind}: ${m.location.file}:${m.location.line}:${m.location.column + 1}: ${m.text}`
+      : `esbuild: ${kind}: ${m.text}`;
+  const report = {
+    name: 'watch-report',
+    setup(build) {
+      build.onStart(() => {
+        clearTimeout(settle);
+        if (active++ === 0 && settle === undefined) {
+          messages = [];
+          console.log('[watch] build started');
+        }
+        settle = undefined;
+      });
+      build.onEnd((result) => {
+        messages.push(...result.errors.map(line('error')), ...result.warnings.map(line('warning')));
+        if (--active > 0) return;
+        // Bundles rebuilt for the same change may start a moment apart: wait before calling the round finished.
+        settle = setTimeout(() => {
+          settle = undefined;
+          // A file several bundles include reports its error once per bundle: print each line once.
+          messages = [...new Set(messages)];
+          for (const m of messages) console.log(m);
+          const errors = messages.filter((m) => m.startsWith('esbuild: error')).length;
+          console.log(`[watch] build finished${errors > 0 ? ` with ${errors} error(s)` : ''}`);
+        }, 300);
+      });
+    },
+  };
+  const ctxs = await Promise.all(
+    contexts.map((options) => esbuild.context({ ...options, logLevel: 'silent', plugins: [...(options.plugins ?? []), report] })),
+  );
+  await Promise.all(ctxs.map((ctx) => ctx.watch()));
   console.log('esbuild: watching for changes');
 } else {
   await Promise.all(contexts.map((options) => esbuild.build(options)));

@@ -10,8 +10,9 @@
  * booleans. Temporary databases live under os.tmpdir() and are deleted at the end.
  *
  * Then the scale section (issue 13, scripts/bench/scale.ts): the inspector's calls on the generated files A, B and C
- * (cached under .cache/bench/), each against its plain-SQL floor, under `"scale"` in the same document, with a table on
- * stderr. `--scale-files=none` skips it, `--skip-store` skips the W(T) cases; docs/benchmarks.md explains the columns.
+ * (cached under bench/ in the tools' cache, ~/.cache/agent-session-inspector/bench by default), each against its
+ * plain-SQL floor, under `"scale"` in the same document, with a table on stderr. `--scale-files=none` skips it,
+ * `--skip-store` skips the W(T) cases; docs/benchmarks.md explains the columns.
  *
  * Then the remote section (issue 16, scripts/bench/remote.ts): a PostgreSQL and a Redis store of 100,000 sessions and
  * 10,000,000 items on throwaway servers, read through `RemoteSessionSource` against raw-driver floors, under
@@ -40,6 +41,7 @@ import { SCALE_FILE_NAMES, type ScaleFileName } from './bench/scaleFiles';
 import { REMOTE_KINDS, remoteTable, runRemoteBench, type RemoteKind } from './bench/remote';
 import { runCompareBench } from './bench/compare';
 import { benchWorkerFile, runSearchBench } from './bench/search';
+import { CACHE } from './host/hostTools.mjs';
 
 const SESSION_ID = 'bench-session';
 const DEFAULT_TURNS = [100, 1000, 10000];
@@ -700,7 +702,7 @@ async function main(): Promise<void> {
           files: config.scaleFiles,
           scale: config.scale,
           reps: config.scaleReps,
-          cacheDir: join(process.cwd(), '.cache', 'bench'),
+          cacheDir: join(CACHE, 'bench'),
           tmpDir: dir,
         },
         gc,
@@ -719,13 +721,11 @@ async function main(): Promise<void> {
     }
     let compare: unknown = { skipped: '--compare=none' };
     if (config.compare) {
-      compare = await runCompareBench(join(process.cwd(), '.cache', 'bench'), 7, (m) => progress(`compare ${m}`));
+      compare = await runCompareBench(join(CACHE, 'bench'), 7, (m) => progress(`compare ${m}`));
     }
     let search: unknown = { skipped: '--search=none' };
     if (config.search) {
-      search = await runSearchBench(join(process.cwd(), '.cache', 'bench'), benchWorkerFile(), config.searchScale, (m) =>
-        progress(`search ${m}`),
-      );
+      search = await runSearchBench(join(CACHE, 'bench'), benchWorkerFile(), config.searchScale, (m) => progress(`search ${m}`));
     }
     const output = {
       benchmark: 'agent-session-inspector store vs SQLite floor, workload W(T)',

@@ -1,6 +1,7 @@
 // Runs the store's test suites (store + inspector, or the spec files given) on an exact Node version with the
 // built-in node:sqlite driver: the driver every VS Code desktop user runs, on the Node their VS Code ships. That Node
-// comes from the npm registry on first use (scripts/host/hostTools.mjs), cached under .cache/node/<version>.
+// comes from the npm registry on first use (scripts/host/hostTools.mjs), cached under node/<version> in the per-user
+// tools' cache (hostTools' CACHE: $ASI_CACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/agent-session-inspector).
 //   node scripts/runStoreSuites.mjs 22.15.1 [spec …]
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';

@@ -399,7 +399,7 @@ export interface CachedFile {
   spec: FileSpec;
 }
 
-/** `.cache/bench/scale-<name>-v<version>-<hash of the spec>.db`. */
+/** `<tools' cache>/bench/scale-<name>-v<version>-<hash of the spec>.db`. */
 export function cachedPath(cacheDir: string, name: ScaleFileName, spec: FileSpec): string {
   const hash = createHash('sha256')
     .update(JSON.stringify({ v: GENERATOR_VERSION, spec }))

@@ -9,6 +9,9 @@ export interface ServerBinaries {
   redisVersion: string;
 }
 
+/** The Debian packages the servers come from. */
+export const SERVER_PACKAGES: string[];
+
 interface Pausable {
   /** Freezes the server's processes (SIGSTOP): connections stay open, nothing answers until resume(). */
   pause(): void;

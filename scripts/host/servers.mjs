@@ -46,6 +46,9 @@ function findServerBinaries() {
   };
 }
 
+/** The Debian packages the servers come from. */
+export const SERVER_PACKAGES = ['postgresql', 'redis-server'];
+
 let binaries;
 /**
  * Installs `postgresql` and `redis-server` unless present (needs root and Debian's repositories the first time) and
@@ -53,7 +56,7 @@ let binaries;
  */
 export function ensureServerPackages(log = console.log) {
   if (binaries) return binaries;
-  ensureDebianPackages(['postgresql', 'redis-server'], log);
+  ensureDebianPackages(SERVER_PACKAGES, log);
   const found = findServerBinaries();
   if (!found.pgBinDir)
     throw new InstallError(`No PostgreSQL server under ${PG_ROOT}/<major>/bin although package postgresql is installed.`);

@@ -11,7 +11,7 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -55,7 +55,8 @@ async function node22(): Promise<string> {
     };
     return ensureNode(NODE22_VERSION, log).bin;
   }
-  const prefix = join(ROOT, '.cache', 'node', NODE22_VERSION);
+  const cache = process.env.ASI_CACHE_DIR || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'agent-session-inspector');
+  const prefix = join(cache, 'node', NODE22_VERSION);
   const bin = join(prefix, 'node_modules', '.bin', 'node');
   if (spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout?.trim() !== `v${NODE22_VERSION}`) {
     mkdirSync(prefix, { recursive: true });
