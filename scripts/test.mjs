@@ -12,9 +12,10 @@
 //
 // Scheduling (docs/architecture.md, "Tests: which run where, and why"): up to ASI_TEST_JOBS phases (default: 2, or 1
 // on a single core) run at the same time. Phases after `build` wait for it (and are not run when it fails). The
-// integration and UI phases form one lane: one at a time, in order (they start workbenches and browsers and are
-// timing sensitive), and they go first whenever a slot is free, since the lane is the longest path; the other
-// phases fill the other slot. Output stays readable: each phase's output is one block under its name, in the order
+// integration and UI phases form one lane: one at a time, in order (both in-host suites, then both UI suites), and
+// they go first whenever a slot is free, since the lane is the longest path; the other phases fill the other slot.
+// A UI phase is exclusive: it starts when nothing else runs, and nothing starts beside it (a browser waiting on a
+// workbench is the one thing here that a busy CPU turns into a failure). Output stays readable: each phase's output is one block under its name, in the order
 // the phases started; the oldest running phase streams live and the others are buffered until it ends.
 //
 // A failing phase does not stop the other phases (so one run reports everything), but the exit code is non-zero
@@ -58,23 +59,30 @@ const phases = [
     cmd: ['node', ['scripts/runStoreSuites.mjs', v]],
     needs: [`node:${v}`],
   })),
-  ...HOSTS.flatMap((host) => [
-    {
-      name: `integration-${host.id}`,
-      cmd: ['node', ['--import', 'tsx', 'test/host/runInHost.ts', '--timeout', '600']],
-      env: { ASI_HOST: host.id, ASI_TEST_PHASE: `integration (${host.id}, Node ${host.node}, node:sqlite)` },
-      // The launcher starts PostgreSQL and Redis for the server-store tests.
-      needs: ['servers', `host:${host.id}`],
-      lane: WORKBENCH,
+  // The in-host suites of both hosts first: they can share the machine with the unit and store suites.
+  ...HOSTS.map((host) => ({
+    name: `integration-${host.id}`,
+    cmd: ['node', ['--import', 'tsx', 'test/host/runInHost.ts', '--timeout', '600']],
+    env: { ASI_HOST: host.id, ASI_TEST_PHASE: `integration (${host.id}, Node ${host.node}, node:sqlite)` },
+    // The launcher starts PostgreSQL and Redis for the server-store tests.
+    needs: ['servers', `host:${host.id}`],
+    lane: WORKBENCH,
+  })),
+  // The UI suites drive a browser against a workbench and wait on what it draws: each runs alone, so no other
+  // phase's CPU use can turn a wait into a timeout. Both themes on the newest host, one on the oldest (the theme only
+  // changes CSS; the host's version is what the oldest host is there for): docs/architecture.md, "Tests".
+  ...HOSTS.map((host, i) => ({
+    name: `ui-${host.id}`,
+    cmd: npx('mocha', '--config', 'test/e2e/.mocharc.json'),
+    env: {
+      ASI_HOST: host.id,
+      ASI_TEST_PHASE: `ui (${host.id}, Chromium)`,
+      ...(i < HOSTS.length - 1 ? { ASI_UI_THEMES: 'dark' } : {}),
     },
-    {
-      name: `ui-${host.id}`,
-      cmd: npx('mocha', '--config', 'test/e2e/.mocharc.json'),
-      env: { ASI_HOST: host.id, ASI_TEST_PHASE: `ui (${host.id}, Chromium)` },
-      needs: ['servers', `host:${host.id}`],
-      lane: WORKBENCH,
-    },
-  ]),
+    needs: ['servers', `host:${host.id}`],
+    lane: WORKBENCH,
+    exclusive: true,
+  })),
 ];
 const unknown = only.filter((n) => !phases.some((p) => p.name === n));
 if (unknown.length > 0) {
@@ -286,6 +294,7 @@ async function runPhase(phase) {
 const results = new Map();
 const state = new Map(selected.map((p) => [p.name, 'pending']));
 let free = JOBS;
+let exclusiveRunning = false;
 const laneBusy = new Set();
 
 function finish(phase, result) {
@@ -335,12 +344,17 @@ function schedule() {
       const earlier = selected.filter((p) => p.lane === phase.lane && phases.indexOf(p) < phases.indexOf(phase));
       if (earlier.some((p) => state.get(p.name) === 'pending')) continue;
     }
-    if (free === 0) continue;
-    free--;
+    if (free === 0 || exclusiveRunning) continue;
+    // An exclusive phase waits until nothing else runs, and nothing starts beside it.
+    if (phase.exclusive && free < JOBS) continue;
+    const taken = phase.exclusive ? JOBS : 1;
+    free -= taken;
+    if (phase.exclusive) exclusiveRunning = true;
     if (phase.lane) laneBusy.add(phase.lane);
     state.set(phase.name, 'running');
     runPhase(phase).then((result) => {
-      free++;
+      free += taken;
+      if (phase.exclusive) exclusiveRunning = false;
       if (phase.lane) laneBusy.delete(phase.lane);
       finish(phase, result);
       schedule();
