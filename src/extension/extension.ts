@@ -9,10 +9,9 @@ import { JsonDocuments } from './content/jsonDocuments';
 import { conversationCommands } from './conversation/conversationCommands';
 import { ConversationPanels, type ConversationActions } from './conversation/conversationPanel';
 import { pushBounded } from './core/boundedList';
-import { onDidFailCommand, registerCommandTable, type CommandFailure, type CommandTable } from './core/commandTable';
-import { ViewId } from './core/contributions';
+import { onDidFailCommand, registerCommandTable, reportFailure, type CommandFailure, type CommandTable } from './core/commandTable';
+import { CommandId, ViewId, type CommandIdValue } from './core/contributions';
 import type { Services } from './core/services';
-import { describeError } from './core/userError';
 import { databaseCommands } from './databases/databaseCommands';
 import { DatabaseRegistry } from './databases/databaseRegistry';
 import { remoteCommands } from './databases/remoteCommands';
@@ -51,12 +50,12 @@ export interface AgentSessionsApi {
   ready: Promise<void>;
 }
 
-/** Runs what a view asked for, showing a failure as the command would; undefined when it failed. */
-async function reported<T>(fn: () => Promise<T>): Promise<T | undefined> {
+/** Runs what a view asked for, reporting a failure as `command` would; undefined when it failed. */
+async function reported<T>(command: CommandIdValue, fn: () => Promise<T>): Promise<T | undefined> {
   try {
     return await fn();
   } catch (err) {
-    void vscode.window.showErrorMessage(describeError(err));
+    reportFailure(command, err);
     return undefined;
   }
 }
@@ -77,11 +76,11 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const jsonDocuments = new JsonDocuments(registry);
   // The conversation view calls other features through these; `services` is complete before any view can ask.
   const actions: ConversationActions = {
-    compareWith: async (target) => (await reported(() => compareWith(services, target))) !== undefined,
+    compareWith: async (target) => (await reported(CommandId.compareWith, () => compareWith(services, target))) !== undefined,
     compareBranches: (targets) => void compareBranches(services, targets),
-    setApiKey: () => setApiKey(services),
+    setApiKey: async () => (await reported(CommandId.setApiKey, () => setApiKey(services))) === true,
     exportConversation: async (target, branchId) =>
-      (await reported(() =>
+      (await reported(branchId === null ? CommandId.exportSession : CommandId.exportBranch, () =>
         exportConversation(
           registry,
           branchId === null ? 'session' : 'branch',
@@ -89,7 +88,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
           undefined,
         ),
       )) !== undefined,
-    openAsJson: async (ref) => (await reported(() => openAsJson(jsonDocuments, ref))) !== undefined,
+    openAsJson: async (ref) => (await reported(CommandId.openAsJson, () => openAsJson(jsonDocuments, ref))) !== undefined,
   };
   const panels = new ConversationPanels(registry, runner, context.extensionUri, actions, pricing);
   const compare = new ComparePanels({

@@ -58,6 +58,16 @@ const failures = new vscode.EventEmitter<CommandFailure>();
 export const onDidFailCommand = failures.event;
 
 /**
+ * Shows a command's failure as one notification and reports it to `onDidFailCommand`: for the table's commands, and
+ * for a feature a view calls directly instead of through its command (the same failure, told the same way).
+ */
+export function reportFailure(command: CommandIdValue, err: unknown): void {
+  const message = describeError(err);
+  failures.fire({ command, message, error: err });
+  void vscode.window.showErrorMessage(message);
+}
+
+/**
  * Registers every command of the table with uniform error handling: any failure (a refused argument included)
  * becomes one notification with its reason instead of an unhandled rejection. Not rethrown, so VS Code does not add
  * a second, less helpful notification; `onDidFailCommand` reports it to whoever needs to know.
@@ -71,9 +81,7 @@ export function registerCommandTable(context: vscode.ExtensionContext, table: Co
         try {
           return await entry.run(args);
         } catch (err) {
-          const message = describeError(err);
-          failures.fire({ command: id, message, error: err });
-          void vscode.window.showErrorMessage(message);
+          reportFailure(id, err);
           return undefined;
         }
       }),
