@@ -17,7 +17,6 @@ import { pickSession } from '../core/pickers';
 import { command, type CommandsOf } from '../core/commandTable';
 import { setting } from '../core/settings';
 import { Setting } from '../core/contributions';
-import { asNode } from '../tree/treeNodes';
 import { UserFacingError } from '../core/userError';
 import { readUserMessage, type WhatIfRequest, type WhatIfResult, type WhatIfTurn } from './whatIf';
 
@@ -87,10 +86,8 @@ export function whatIfCommands(s: Services): CommandsOf<'retryFromHere' | 'editA
   const { registry, panels } = s;
 
   /** The turn of the command: its tree node, or one the user picks. */
-  const turnOf = async (value: unknown, title: string): Promise<WhatIfTurn | undefined> => {
-    const node = asNode(value, 'turn') ?? (value === undefined ? undefined : badArgument(title, vscode.l10n.t('a user turn')));
-    return node ?? pickTurn(s);
-  };
+  const aTurn = arg.optionalNode(() => vscode.l10n.t('a user turn'), 'turn');
+  const turnOf = async (node: WhatIfTurn | undefined): Promise<WhatIfTurn | undefined> => node ?? pickTurn(s);
 
   /** Opens the view on the original branch and runs the what-if through it; resolves when every run ended. */
   const run = async (turn: WhatIfTurn, request: WhatIfRequest): Promise<WhatIfResult> => {
@@ -102,18 +99,18 @@ export function whatIfCommands(s: Services): CommandsOf<'retryFromHere' | 'editA
   };
 
   return {
-    retryFromHere: command(vscode.l10n.t('Retry from Here'), [arg.any, arg.any], async (arg, modelArg) => {
-      const turn = await turnOf(arg, vscode.l10n.t('Retry from Here'));
+    retryFromHere: command(vscode.l10n.t('Retry from Here'), [aTurn, arg.any], async (node, modelArg) => {
+      const turn = await turnOf(node);
       if (!turn) return undefined;
       const model = await pickModel(modelArg, vscode.l10n.t('Retry turn {0} of {1}', turn.turn, turn.branchId));
       if (model === undefined) return undefined;
       return run(turn, { kind: 'retry', models: [model] });
     }),
 
-    editAndResend: command(vscode.l10n.t('Edit and Resend'), [arg.any, arg.any, arg.any], async (arg, textArg, modelArg) => {
-      const turn = await turnOf(arg, vscode.l10n.t('Edit and Resend'));
+    editAndResend: command(vscode.l10n.t('Edit and Resend'), [aTurn, arg.text, arg.any], async (node, textArg, modelArg) => {
+      const turn = await turnOf(node);
       if (!turn) return undefined;
-      let text = typeof textArg === 'string' ? textArg : undefined;
+      let text = textArg;
       if (text === undefined) {
         const stored = await readUserMessage(registry, turn);
         text = await vscode.window.showInputBox({
@@ -130,8 +127,8 @@ export function whatIfCommands(s: Services): CommandsOf<'retryFromHere' | 'editA
       return run(turn, { kind: 'edit', editedText: text, models: [model] });
     }),
 
-    retryWithModels: command(vscode.l10n.t('Retry with Several Models'), [arg.any, arg.any], async (arg, modelsArg) => {
-      const turn = await turnOf(arg, vscode.l10n.t('Retry with Several Models'));
+    retryWithModels: command(vscode.l10n.t('Retry with Several Models'), [aTurn, arg.any], async (node, modelsArg) => {
+      const turn = await turnOf(node);
       if (!turn) return undefined;
       const models = await pickModels(modelsArg);
       if (models === undefined) return undefined;
