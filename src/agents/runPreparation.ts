@@ -95,7 +95,7 @@ async function openOnBranch(
   }
   try {
     if (session.getCurrentBranchId() !== reporter.sourceBranch) await session.switchToBranch(reporter.sourceBranch);
-    if (options.fork) reporter.branchId = await session.createBranchFromTurn(options.fork.fromTurn, options.fork.name ?? null);
+    if (options.fork) reporter.forkMade(await session.createBranchFromTurn(options.fork.fromTurn, options.fork.name ?? null));
   } catch (err) {
     session.close();
     const c = classify(err, { endpoint, cancelled: false });

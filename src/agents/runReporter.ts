@@ -33,8 +33,13 @@ export class RunReporter {
   readonly runId: string;
   /** The branch the run continues from. */
   readonly sourceBranch: string;
-  /** The branch the run writes to: the source, or the fork once it is made. */
+  /**
+   * The branch the run writes to: the source, or the fork's name (what `createBranchFromTurn` is asked for, then what
+   * it made). Also the key of the run-in-progress lock, so several forks from one branch can run at once.
+   */
   branchId: string;
+  /** Whether this run's fork exists (set by `forkMade`); a run without a fork has none to make. */
+  private forked = false;
   /** Strings never to show (the API key, a configured agent's secrets). */
   readonly secrets: string[];
   private started = false;
@@ -66,33 +71,45 @@ export class RunReporter {
     return redactSecrets(text, this.secrets);
   }
 
-  /** Emits `run/started` once. */
+  /** The fork was made, as `branchId`. */
+  forkMade(branchId: string): void {
+    this.branchId = branchId;
+    this.forked = true;
+  }
+
+  /** A fork that was asked for and not (yet) made: the view must not move to it, nor name it as a branch. */
+  private get forkMissing(): boolean {
+    return this.options.fork !== undefined && !this.forked;
+  }
+
+  /** Emits `run/started` once: on the fork once it is made, else on the source branch (a run that failed first). */
   start(agentName: string, warnings: string[]): void {
     if (this.started) return;
     this.started = true;
     const { sessionId, fork, input } = this.options;
+    const onFork = fork !== undefined && !this.forkMissing;
     this.emit({
       kind: 'run/started',
       runId: this.runId,
       sessionId,
-      branchId: this.branchId,
-      ...(fork ? { forkedFrom: { branchId: this.sourceBranch, turn: fork.fromTurn } } : {}),
+      branchId: onFork ? this.branchId : this.sourceBranch,
+      ...(onFork ? { forkedFrom: { branchId: this.sourceBranch, turn: fork.fromTurn } } : {}),
       input: runInputText(input),
       agentName,
       warnings,
     });
   }
 
-  /** A failure before anything was written: started (if not yet), then the outcome, which is also returned. */
+  /**
+   * A failure before anything was written: started (if not yet), then the outcome, which is also returned. Before the
+   * fork exists the summary names the branch the run came from: the fork's name is not a branch.
+   */
   failEarly(failure: RunFailureKind, message: string, status?: number): RunOutcome {
     this.start('', []);
-    const outcome = failedBeforeWriting(
-      this.runId,
-      failure,
-      this.redact(message),
-      `Nothing was written; branch '${this.branchId}' is as it was.`,
-      status,
-    );
+    const summary = this.forkMissing
+      ? `Nothing was written and no branch was made; branch '${this.sourceBranch}' is as it was.`
+      : `Nothing was written; branch '${this.branchId}' is as it was.`;
+    const outcome = failedBeforeWriting(this.runId, failure, this.redact(message), summary, status);
     this.emit(outcome);
     return outcome;
   }

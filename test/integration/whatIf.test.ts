@@ -224,6 +224,38 @@ describe('what-if runs', () => {
     ]);
   });
 
+  it('Retry from Here without a key is refused before the view opens: no branch, no panel, a Set API Key remedy', async () => {
+    const a = await api();
+    await vscode.commands.executeCommand('agentSessions.setApiKey', '');
+    await setAgent({ baseUrl: 'https://models.example.invalid/v1' });
+    const from = server.requests.length;
+    assert.equal(await vscode.commands.executeCommand('agentSessions.retryFromHere', turn(2), 'model-b'), undefined);
+    const failure = a.failures.at(-1);
+    assert.match(failure?.message ?? '', /No API key is set/);
+    assert.deepEqual((failure?.error as { remedy?: unknown } | undefined)?.remedy, {
+      title: 'Set API Key',
+      command: 'agentSessions.setApiKey',
+    });
+    assert.deepEqual(a.panels.all(), [], 'no conversation view opened (or moved) for a run that could not start');
+    assert.deepEqual(await branchIds(path), ['main'], 'no branch was made');
+    assert.equal(server.requests.length, from, 'no request was sent');
+    // The same from an open view: the view stays on its branch, and the name is not used up.
+    const panel = a.panels.open({ dbPath: path, sessionId: SESSION, branchId: 'main' });
+    await a.panels.whenReady(panel);
+    await assert.rejects(
+      panel.startWhatIf(
+        { dbPath: path, sessionId: SESSION, branchId: 'main', turn: 2, branchTurnNumber: 2 },
+        { kind: 'retry', models: ['model-b'] },
+      ),
+      /No API key is set/,
+    );
+    assert.deepEqual(await branchIds(path), ['main']);
+    await vscode.commands.executeCommand('agentSessions.setApiKey', KEY);
+    await setAgent({ baseUrl: server.baseUrl });
+    const result = await vscode.commands.executeCommand<WhatIfResult>('agentSessions.retryFromHere', turn(2), 'model-b');
+    assert.equal(result.runs[0]?.branchId, 'retry-model-b-1', 'the first retry with a key gets the first name');
+  });
+
   it('refuses more than 4 models, and a read-only database, before anything is written', async () => {
     const a = await api();
     const five = ['configured-model', 'model-b', 'model-c', 'broken-model', 'model-e'];

@@ -126,10 +126,14 @@ class ConversationPanel extends PanelHost<HostMessage> {
 
   /** Shows another branch or turn in this panel (a tree command opened it again). */
   show(target: PanelTarget): void {
+    // A panel in a background tab has no page (no retainContextWhenHidden): VS Code drops what is posted to it, and
+    // revealing it loads the page again, which restores its saved selection. So the reveal waits for that page's
+    // `view/ready`, whose answer wins over the saved state.
+    const hidden = !this.panel.visible;
     this.panel.reveal();
     const reveal = revealOf(target);
     if (!reveal) return;
-    if (this.ready) this.post({ kind: 'selection/reveal', ...reveal });
+    if (this.ready && !hidden) this.post({ kind: 'selection/reveal', ...reveal });
     else this.pendingReveal = reveal;
   }
 
@@ -246,8 +250,10 @@ class ConversationPanel extends PanelHost<HostMessage> {
       return { branchId: p.branchId };
     },
     'branch/delete': async (p) => ({ deleted: await deleteBranch(this.registry, this.target, p.branchId) }),
-    'run/start': (p) => {
-      // Failures reach the view as run/failed events; an error before the run starts is reported as one too.
+    'run/start': async (p) => {
+      // What is knowable before the run (a key, a writable file) is refused here, as the request's error: the view
+      // shows it under the composer and nothing starts. Later failures reach the view as run/failed events.
+      await this.runner.checkCanStart(this.target.dbPath);
       const runId = randomUUID();
       void this.startReportedRun(p.branchId, p.input, runId);
       return { runId };

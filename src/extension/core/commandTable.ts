@@ -6,7 +6,8 @@
  */
 import * as vscode from 'vscode';
 import { CommandId, type CommandIdValue } from './contributions';
-import { describeError } from './userError';
+import { describeError, UserFacingError } from './userError';
+import { announceFailure } from './outcomes';
 
 /** The key of a command in `CommandId` (`branchFromTurn` for `agentSessions.branchFromTurn`). */
 export type CommandName = keyof typeof CommandId;
@@ -64,7 +65,12 @@ export const onDidFailCommand = failures.event;
 export function reportFailure(command: CommandIdValue, err: unknown): void {
   const message = describeError(err);
   failures.fire({ command, message, error: err });
-  void vscode.window.showErrorMessage(message);
+  announceFailure(message);
+  const remedy = err instanceof UserFacingError ? err.remedy : undefined;
+  if (!remedy) return void vscode.window.showErrorMessage(message);
+  void vscode.window.showErrorMessage(message, remedy.title).then((chosen) => {
+    if (chosen === remedy.title) void vscode.commands.executeCommand(remedy.command);
+  });
 }
 
 /**

@@ -6,7 +6,15 @@ import * as l10n from '@vscode/l10n';
  * An error whose message is meant for the user as is (a reason and, where there is one, a remedy). Commands throw
  * it for bad arguments and refused actions; the command wrapper shows it as a notification.
  */
-export class UserFacingError extends Error {}
+export class UserFacingError extends Error {
+  /** A command that fixes it (the notification offers it as a button), e.g. *Set API Key* for a missing key. */
+  readonly remedy?: { title: string; command: string };
+
+  constructor(message: string, remedy?: { title: string; command: string }) {
+    super(message);
+    if (remedy) this.remedy = remedy;
+  }
+}
 
 /** The text to show for any error a command met: our own and the store's messages as they are, others with context. */
 export function describeError(err: unknown): string {

@@ -8,10 +8,11 @@ import type { UserAgentModuleCache } from '../../agents/userAgentModule';
 import type { RunEvent, RunOutcome } from '../../shared/protocol/runEvents';
 import type { BranchRef } from '../../shared/protocol/sessionRef';
 import { pushBounded } from '../core/boundedList';
-import { Setting } from '../core/contributions';
+import { CommandId, Setting } from '../core/contributions';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { affectsSetting, setting } from '../core/settings';
 import { UserFacingError } from '../core/userError';
+import { errorMessage } from '../../shared/errorMessage';
 import { whatIfModelChoices } from '../../shared/whatIfModels';
 
 /** What a run continues: a session's branch, or a new branch forked from one at a turn. */
@@ -134,6 +135,21 @@ export class AgentRunner implements vscode.Disposable {
     if (!tables?.messageStructure || !tables.sessions)
       throw new UserFacingError(vscode.l10n.t('This file has no branch tables; agents can only continue AdvancedSQLiteSession files.'));
     return { sessions: tables.sessions, messages: tables.messages };
+  }
+
+  /**
+   * What a run needs that is knowable before it starts: a writable file with branch tables (`checkCanRun`) and a key
+   * for the configured server. Throws a UserFacingError that says what is missing, so nothing is forked, switched or
+   * shown as started for a run that could never begin.
+   */
+  async checkCanStart(dbPath: string): Promise<void> {
+    this.checkCanRun(dbPath);
+    const stored = await this.secrets.get(API_KEY_SECRET_ID);
+    try {
+      resolveApiKey({ stored, baseUrl: readAgentConfig().baseUrl });
+    } catch (err) {
+      throw new UserFacingError(errorMessage(err), { title: vscode.l10n.t('Set API Key'), command: CommandId.setApiKey });
+    }
   }
 
   /** Starts a run; resolves with its outcome. Events (text deltas, tool calls, …) go to `onEvent` as they happen. */

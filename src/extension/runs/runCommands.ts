@@ -31,6 +31,8 @@ export function runCommands(s: Services): CommandsOf<'sendMessage' | 'setApiKey'
         const picked = await sessionTarget(s.registry, node);
         if (!picked) return undefined;
         const { target, branchId } = picked;
+        // Before asking for the message: a run that cannot start should not cost the user their typing.
+        await s.runner.checkCanStart(target.dbPath);
         const input = await argOrInput(inputArg, {
           title: vscode.l10n.t('Message to {0} · {1}', target.sessionId, branchId),
           prompt: vscode.l10n.t('The agent continues this branch.'),

@@ -95,7 +95,7 @@ export async function startWhatIf(
   startRun: StartRun,
   compare: (targets: CompareTarget[]) => void,
 ): Promise<StartedWhatIf> {
-  runner.checkCanRun(source.dbPath);
+  await runner.checkCanStart(source.dbPath);
   if (source.branchTurnNumber === null)
     throw new UserFacingError(vscode.l10n.t('Turn {0} has no branch turn number, so no branch can start before it.', source.turn));
   const problem = whatIfSelectionProblem(request.models);

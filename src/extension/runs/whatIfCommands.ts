@@ -91,7 +91,8 @@ export function whatIfCommands(s: Services): CommandsOf<'retryFromHere' | 'editA
 
   /** Opens the view on the original branch and runs the what-if through it; resolves when every run ended. */
   const run = async (turn: WhatIfTurn, request: WhatIfRequest): Promise<WhatIfResult> => {
-    s.runner.checkCanRun(turn.dbPath);
+    // Before the view opens or moves: a run that cannot start (no key, read-only) changes nothing it shows.
+    await s.runner.checkCanStart(turn.dbPath);
     const panel = panels.open({ dbPath: turn.dbPath, sessionId: turn.sessionId, branchId: turn.branchId, turn: turn.turn });
     await panels.whenReady(panel);
     const started = await panel.startWhatIf(turn, request);

@@ -140,6 +140,24 @@ describe('runOnBranch with the scripted model', () => {
     assert.deepEqual(after.branch_reservations?.rows.map((r) => r.branch_id).sort(), ['edit-2', 'main'], 'the name stays used');
   });
 
+  it('a fork whose agent cannot be built starts on the source branch: no forkedFrom, no fork named as a branch', async () => {
+    const before = tables(dbPath);
+    const { outcome, log } = await run({
+      agent: () => Promise.reject(new Error('No API key is set for the OpenAI API.')),
+      input: 'again',
+      fork: { fromTurn: 1, name: 'retry-gpt-4.1-mini-1' },
+    });
+    const f = asFailed(outcome, 'other');
+    const started = log.events[0];
+    assert.ok(started?.kind === 'run/started');
+    // The view moves to a run/started's forkedFrom branch: one that does not exist must not be announced.
+    assert.equal(started.branchId, 'main');
+    assert.equal(started.forkedFrom, undefined);
+    assert.equal(f.written.summary, "Nothing was written and no branch was made; branch 'main' is as it was.");
+    assert.doesNotMatch(JSON.stringify(log.events), /retry-gpt-4\.1-mini-1/);
+    assert.deepEqual(tables(dbPath), before);
+  });
+
   it('an empty branch (made from turn 1 elsewhere) cannot be continued by id; the message says to fork', async () => {
     const s = new AdvancedSQLiteSession({ sessionId: 's1', dbPath });
     await s.createBranchFromTurn(1, 'empty');

@@ -29,6 +29,8 @@ export class Composer {
     { block: HTMLElement; status: HTMLElement; text: HTMLElement | undefined; active: boolean; input: string; agentName: string }
   >();
   private running = false;
+  /** The branch the view showed at the last `setEnabled`. */
+  private shownBranch: string | undefined;
   /** The message last sent from this box: put back if its run fails, so the user can send it again. */
   private draft: string | undefined;
 
@@ -59,8 +61,13 @@ export class Composer {
     });
   }
 
-  /** Read-only databases and plain sessions cannot be continued. */
+  /**
+   * Read-only databases and plain sessions cannot be continued. Showing another branch clears what ended runs and
+   * refused starts left in the log: they were about the branch shown then (a run still going keeps its block).
+   */
   setEnabled(enabled: boolean, branchId: string, why?: string): void {
+    if (this.shownBranch !== undefined && branchId !== this.shownBranch) this.clearEnded();
+    this.shownBranch = branchId;
     this.input.disabled = !enabled;
     this.input.placeholder = enabled
       ? t("Message the agent on '{0}' (Ctrl+Enter to send)", branchId)
@@ -68,6 +75,13 @@ export class Composer {
     if (enabled && !this.running) this.send.removeAttribute('disabled');
     else this.send.setAttribute('disabled', '');
     this.send.textContent = t('Send to {0}', branchId);
+  }
+
+  /** Removes everything in the log but the blocks of runs still going. */
+  private clearEnded(): void {
+    for (const [runId, run] of this.runs) if (!run.active) this.runs.delete(runId);
+    const keep = new Set([...this.runs.values()].map((r) => r.block));
+    for (const child of Array.from(this.log.children)) if (!keep.has(child as HTMLElement)) child.remove();
   }
 
   private async submit(): Promise<void> {
