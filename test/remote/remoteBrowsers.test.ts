@@ -576,8 +576,15 @@ for (const backend of backends) {
         [2496, 2497, 2498, 2499, 2500],
       );
       assert.deepEqual(await source.getTurnItems('big', main, 625), []);
+      // Turn 0's summary (the view lists it as "Before the first turn"), and the tools it called.
+      assert.deepEqual(await source.getTurnSummaries('big', main, 0, 1), [
+        { turn: 0, itemCount: 3, tools: ['setup'] },
+        { turn: 1, itemCount: 4, tools: ['get_weather'] },
+      ]);
+      assert.deepEqual(await source.getTurnSummaries('big', main, 1, 1), [{ turn: 1, itemCount: 4, tools: ['get_weather'] }]);
       // A session that starts with a user item has no turn 0.
       assert.deepEqual(await source.getTurnItems('small', main, 0), []);
+      assert.deepEqual(await source.getTurnSummaries('small', main, 0, 0), []);
       assert.deepEqual(
         (await source.getTurnItems('small', main, 1)).map((e) => e.sequenceNumber),
         [1],

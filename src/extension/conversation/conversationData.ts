@@ -1,20 +1,42 @@
 /** Builds the conversation view's models from the inspector's reads (no vscode here beyond types). */
 import { basename } from 'node:path';
-import type { BranchNode, ItemEntry, SessionReader, TurnEntry, TurnSummary, UsageSortKey } from '../../store';
+import {
+  readBeforeFirstTurn,
+  type ToolTotal,
+  type BranchNode,
+  type ItemEntry,
+  type SessionReader,
+  type TurnEntry,
+  type TurnSummary,
+  type UsageSortKey,
+} from '../../store';
 import { MAX_TURN_REQUEST, MAX_USAGE_REQUEST, MISSING_USAGE_LISTED } from '../../shared/pageSizes';
 import type { Requests } from '../../shared/protocol/conversation';
 import { sharedTurnRanges } from '../../shared/turnOrigin';
+import { itemPreview } from '../../shared/itemText';
 import type {
   BranchView,
   ItemView,
   SessionView,
   TablesView,
+  ToolUsageView,
   TurnPageView,
   TurnUsageView,
   TurnView,
   UsageWindow,
 } from '../../shared/protocol/conversationViews';
 import * as l10n from '@vscode/l10n';
+
+/** One row of the Tools table. */
+export function toolUsageView(t: ToolTotal): ToolUsageView {
+  return {
+    toolName: t.toolName,
+    calls: t.calls,
+    turns: t.turns,
+    ...(t.branchTurns ? { branchTurns: t.branchTurns } : {}),
+    turnCount: t.turnCount,
+  };
+}
 
 export function turnView(t: TurnEntry, summary?: TurnSummary): TurnView {
   return {
@@ -72,7 +94,31 @@ export async function turnPage(
     const origin = shared.get(t.turn);
     return origin ? { ...view, sharedFrom: origin.branchId, totalTokens: origin.totalTokens } : view;
   });
-  return { branchId, turns: views, nextAfterTurn, previousBeforeTurn };
+  // A page that starts the branch starts with what came before its first user message (turn 0): often the agent's
+  // instructions, the first thing to read when debugging it.
+  const startsBranch = beforeTurn !== undefined ? previousBeforeTurn === null : afterTurn === null;
+  const before = startsBranch ? await beforeFirstTurn(db, sessionId, branchId) : null;
+  return { branchId, turns: before ? [before, ...views] : views, nextAfterTurn, previousBeforeTurn };
+}
+
+/**
+ * The items stored before a branch's first user message as one entry of the turn list (turn 0), or null when there
+ * are none: their count and tools, and the first one's preview. Never branchable (no user message to branch before).
+ */
+export async function beforeFirstTurn(db: SessionReader, sessionId: string, branchId: string): Promise<TurnView | null> {
+  const before = await readBeforeFirstTurn(db, sessionId, branchId);
+  if (!before) return null;
+  const { first } = before;
+  return {
+    turn: 0,
+    branchTurnNumber: null,
+    preview: first && !first.corrupt ? itemPreview(first.item) : '',
+    error: first?.corrupt ? first.error : null,
+    createdAt: first?.createdAt ?? null,
+    totalTokens: null,
+    itemCount: before.itemCount,
+    tools: before.tools,
+  };
 }
 
 /**
@@ -197,6 +243,6 @@ export async function tables(
     },
     turnsWithoutUsage: missing.turns,
     turnsWithoutUsageCount: missing.count,
-    tools: tools.map((t) => ({ toolName: t.toolName, calls: t.calls, turns: t.turns, turnCount: t.turnCount })),
+    tools: tools.map(toolUsageView),
   };
 }

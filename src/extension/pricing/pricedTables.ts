@@ -2,6 +2,7 @@
 import { costOf, type ModelPrice, type PriceTable } from '../../shared/pricing';
 import type { TablesView, ToolsView } from '../../shared/protocol/conversationViews';
 import type { SessionReader } from '../../store';
+import { toolUsageView } from '../conversation/conversationData';
 
 /** The pricing of a session as `SessionPricing.pricingFor` gives it (no vscode here, so this is unit-tested). */
 export interface TablePricing {
@@ -31,7 +32,7 @@ export function withCosts(view: TablesView, pricing: TablePricing): TablesView {
 /** The tool totals of a branch or (null) the session, for the Tools tab's own scope (`tools/get`). */
 export async function toolsView(db: SessionReader, sessionId: string, branchId: string | null): Promise<ToolsView> {
   const tools = await db.getToolTotals(sessionId, branchId);
-  return { branchId, tools: tools.map((t) => ({ toolName: t.toolName, calls: t.calls, turns: t.turns, turnCount: t.turnCount })) };
+  return { branchId, tools: tools.map(toolUsageView) };
 }
 
 /** The cost of a branch's own usage rows or (null) the whole session's, for the tree's tooltips; null: no price or no rows. */

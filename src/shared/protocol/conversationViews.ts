@@ -16,7 +16,10 @@ export interface BranchView {
   isCurrent: boolean;
 }
 
-/** One user turn in the list. */
+/**
+ * One user turn in the list. Turn 0 is "Before the first turn": the items stored before the first user message (the
+ * agent's instructions, as a rule), listed first on a page that starts the branch, never branchable.
+ */
 export interface TurnView {
   turn: number;
   /** What `createBranchFromTurn` takes; null when the file records none (plain sessions). */
@@ -98,6 +101,8 @@ export interface ToolUsageView {
   calls: number;
   /** The first turns it ran in (a few, not all: a tool of a long session runs in thousands). */
   turns: number[];
+  /** The whole session's table: those turns with the branch that ran each (turn numbers repeat across branches). */
+  branchTurns?: { branchId: string; turn: number }[];
   turnCount: number;
 }
 

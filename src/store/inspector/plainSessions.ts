@@ -8,9 +8,10 @@
  * Deriving turns means decoding every row up to the requested turn, which is fine for the small files plain
  * sessions produce; item pages stay one index range read.
  */
-import { messageTypeOf, toolNameOf } from '../format/itemClassification';
+import { TOOL_CALL_MESSAGE_TYPES, messageTypeOf, toolNameOf } from '../format/itemClassification';
 import { contentPreview } from '../format/conversationText';
 import type { BranchNode, ItemEntry, ItemPage, TurnEntry, TurnPage } from './inspectorTypes';
+import type { TurnSummary } from './usageTables';
 import type { QueryContext } from './queryContext';
 import { decodeMessageData, keysetPage, textOrNull, userContentOf } from './rowDecoding';
 import { quoteIdentifier } from './tableDiscovery';
@@ -80,6 +81,21 @@ export function plainTurnItems(ctx: QueryContext, sessionId: string, turn: numbe
     if (r.turn === turn) out.push(r.entry);
   }
   return out;
+}
+
+/** Item counts and tool names of a plain session's derived turns `fromTurn`..`toTurn` (turn 0 included when asked). */
+export function plainTurnSummaries(ctx: QueryContext, sessionId: string, fromTurn: number, toTurn: number): TurnSummary[] {
+  const out = new Map<number, { items: number; tools: Set<string> }>();
+  for (const r of scanWithTurns(ctx, sessionId)) {
+    if (r.turn > toTurn) break;
+    if (r.turn < fromTurn) continue;
+    const summary = out.get(r.turn) ?? { items: 0, tools: new Set<string>() };
+    summary.items++;
+    if (r.entry.toolName !== null && r.entry.type !== null && TOOL_CALL_MESSAGE_TYPES.includes(r.entry.type))
+      summary.tools.add(r.entry.toolName);
+    out.set(r.turn, summary);
+  }
+  return [...out].map(([turn, s]) => ({ turn, itemCount: s.items, tools: [...s.tools].sort() }));
 }
 
 /** A page of a plain session's user turns (no usage: plain files have no turn_usage rows for them). */

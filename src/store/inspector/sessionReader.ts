@@ -42,3 +42,23 @@ export interface SessionReader {
     options?: { fromTurns?: ReadonlyMap<string, number>; limit?: number },
   ): MaybePromise<TurnsWithoutUsage>;
 }
+
+/** What a branch holds before its first user message (turn 0): often the agent's instructions. */
+export interface BeforeFirstTurn {
+  itemCount: number;
+  /** Tools called among them, by name. */
+  tools: string[];
+  /** The first of them (a preview's source); undefined if it could not be read. */
+  first: ItemEntry | undefined;
+}
+
+/**
+ * Turn 0 of a branch in any store: its count and tools (one index range for a SQLite file), and its first item (the
+ * branch's first item in sequence order). Null when the branch starts with a user message.
+ */
+export async function readBeforeFirstTurn(reader: SessionReader, sessionId: string, branchId: string): Promise<BeforeFirstTurn | null> {
+  const summary = (await reader.getTurnSummaries(sessionId, branchId, 0, 0)).find((s) => s.turn === 0);
+  if (!summary || summary.itemCount === 0) return null;
+  const first = (await reader.getItemsPage(sessionId, branchId, { afterSequence: null, limit: 1 })).items[0];
+  return { itemCount: summary.itemCount, tools: summary.tools, first };
+}

@@ -53,8 +53,9 @@ interface IndexedTurn {
 }
 
 interface TurnIndex {
-  /** Rows before the first user item (turn 0), and their tool calls. */
+  /** Rows before the first user item (turn 0), and the tools they called. */
   preamble: number;
+  preambleTools: Set<string>;
   turns: IndexedTurn[];
   /** Rows read so far (positions 1..scanned). */
   scanned: number;
@@ -220,6 +221,9 @@ export class RemoteSessionSource implements SessionReader {
     this.checkBranch(branchId);
     const index = await this.indexTo(sessionId, toTurn + 1);
     const out: TurnSummary[] = [];
+    // Turn 0 (rows before the first user item) is listed when asked for and not empty, as the SQLite reader does.
+    if (fromTurn <= 0 && toTurn >= 0 && index.preamble > 0)
+      out.push({ turn: 0, itemCount: index.preamble, tools: [...index.preambleTools].sort() });
     for (let t = Math.max(1, fromTurn); t <= toTurn && t <= index.turns.length; t++) {
       const turn = index.turns[t - 1] as IndexedTurn;
       const next = index.turns[t]?.start ?? index.scanned + 1;
@@ -336,7 +340,14 @@ export class RemoteSessionSource implements SessionReader {
   /** The session's index, extended until it knows turn `turn`'s end (or the session's end). */
   private async indexTo(sessionId: string, turn: number): Promise<TurnIndex> {
     for (;;) {
-      const index = this.indexes.get(sessionId) ?? { preamble: 0, turns: [], scanned: 0, last: null, complete: false };
+      const index = this.indexes.get(sessionId) ?? {
+        preamble: 0,
+        preambleTools: new Set<string>(),
+        turns: [],
+        scanned: 0,
+        last: null,
+        complete: false,
+      };
       this.indexes.set(sessionId, index);
       // `turn + 1` turns known means turn `turn` has ended (the next one started).
       if (index.complete || index.turns.length > turn) return index;
@@ -379,7 +390,10 @@ export class RemoteSessionSource implements SessionReader {
         });
       } else {
         const current = index.turns[index.turns.length - 1];
-        if (!current) index.preamble++;
+        if (!current) {
+          index.preamble++;
+          if (entry.type !== null && TOOL_TYPES.has(entry.type) && entry.toolName) index.preambleTools.add(entry.toolName);
+        }
         if (current && entry.type !== null && TOOL_TYPES.has(entry.type) && entry.toolName) {
           current.tools.add(entry.toolName);
           current.toolCalls.set(entry.toolName, (current.toolCalls.get(entry.toolName) ?? 0) + 1);

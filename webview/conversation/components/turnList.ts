@@ -2,7 +2,7 @@ import type { TurnView } from '../../../src/shared/protocol/conversationViews';
 import { el, replaceChildren } from '../../shared/dom';
 import { listWindow, scrollToShow } from '../logic/listWindow';
 import { badgeFit } from '../logic/badgeFit';
-import { itemCountLabel, tokenCountLabel } from '../logic/itemCount';
+import { itemCountLabel, tokenCountLabel, turnLabel } from '../logic/itemCount';
 import { t as tr } from '../../shared/l10n';
 import { toolBadgeName } from '../../../src/shared/itemTitles';
 import { previewText } from '../../../src/shared/toolItems';
@@ -163,7 +163,7 @@ export class TurnList {
           'data-turn': t.turn,
           'aria-selected': i === this.selected ? 'true' : 'false',
           'aria-label': [
-            `${tr('Turn {0}', t.turn)}: ${t.error ? tr('unreadable ({0})', t.error) : preview}`,
+            `${turnLabel(t.turn)}: ${t.error ? tr('unreadable ({0})', t.error) : preview}`,
             itemCountLabel(t.itemCount),
             t.tools.length ? tr('tools {0}', t.tools.map(toolBadgeName).join(', ')) : '',
             t.totalTokens !== null ? tokenCountLabel(t.totalTokens) : '',
@@ -176,7 +176,7 @@ export class TurnList {
         leavesHere || leavesAfter
           ? el('span', { class: 'fork-marker', title: forkNote }, leavesHere ? tr('own turns start here') : tr('no own turns yet'))
           : null,
-        el('span', { class: 'turn-number' }, tr('Turn {0}', t.turn)),
+        el('span', { class: 'turn-number' }, turnLabel(t.turn)),
         el('span', { class: 'turn-preview', title: t.error ? '' : preview }, t.error ? tr('unreadable: {0}', t.error) : preview),
         el(
           'span',

@@ -9,3 +9,8 @@ export function itemCountLabel(n: number): string {
 export function tokenCountLabel(n: number): string {
   return n === 1 ? t('1 token') : t('{0} tokens', n.toLocaleString('en-US'));
 }
+
+/** "Turn 3"; turn 0 (the items before the first user message) is "Before the first turn", as the Markdown export says. */
+export function turnLabel(turn: number): string {
+  return turn === 0 ? t('Before the first turn') : t('Turn {0}', turn);
+}

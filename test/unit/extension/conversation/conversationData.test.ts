@@ -250,4 +250,75 @@ describe('conversation view turn pages', () => {
       tmp.cleanup();
     }
   });
+  it('lists the items before the first user message as turn 0, first on a page that starts the branch', async () => {
+    const tmp = tempDir();
+    try {
+      const path = join(tmp.dir, 'preamble.db');
+      const instructions = 'You are the support agent. Refund only with an order number.';
+      const s = new AdvancedSQLiteSession({ sessionId: 's', dbPath: path, createTables: true });
+      await s.addItems([
+        { role: 'system', content: instructions },
+        { role: 'developer', content: 'Today is 2026-12-02.' },
+      ] as never);
+      for (let t = 1; t <= 3; t++) await s.addItems([{ role: 'user', content: `question ${t}` }]);
+      await s.createBranchFromTurn(2, 'fork');
+      s.close();
+      const plainPath = join(tmp.dir, 'plain.db');
+      const p = new SQLiteSession({ sessionId: 'p', dbPath: plainPath });
+      await p.addItems([
+        { role: 'system', content: instructions },
+        { role: 'user', content: 'hi' },
+      ] as never);
+      p.close();
+      const db = openSessionDatabase(path);
+      const plain = openSessionDatabase(plainPath);
+      try {
+        const first = await turnPage(db, 's', { branchId: 'main', afterTurn: null, limit: 2 });
+        assert.deepEqual(
+          first.turns.map((t) => [t.turn, t.branchTurnNumber, t.preview, t.itemCount]),
+          [
+            [0, null, instructions, 2],
+            [1, 1, 'question 1', 1],
+            [2, 2, 'question 2', 1],
+          ],
+        );
+        // Later pages, and a page read backwards from a cursor that does not reach the start, have no turn 0.
+        assert.deepEqual(
+          (await turnPage(db, 's', { branchId: 'main', afterTurn: 2, limit: 2 })).turns.map((t) => t.turn),
+          [3],
+        );
+        assert.deepEqual(
+          (await turnPage(db, 's', { branchId: 'main', afterTurn: null, beforeTurn: null, limit: 1 })).turns.map((t) => t.turn),
+          [3],
+        );
+        // The last page of a short branch is also its first.
+        assert.deepEqual(
+          (await turnPage(db, 's', { branchId: 'main', afterTurn: null, beforeTurn: null, limit: 10 })).turns.map((t) => t.turn),
+          [0, 1, 2, 3],
+        );
+        // A fork copies turn 0 with the turns before its fork turn.
+        assert.deepEqual(
+          (await turnPage(db, 's', { branchId: 'fork', afterTurn: null, limit: 5 })).turns.map((t) => t.turn),
+          [0, 1],
+        );
+        assert.deepEqual(
+          db.getTurnItems('s', 'fork', 0).map((i) => (i.corrupt ? null : (i.item as { role: string }).role)),
+          ['system', 'developer'],
+        );
+        const plainPage = await turnPage(plain, 'p', { branchId: 'main', afterTurn: null, limit: 5 });
+        assert.deepEqual(
+          plainPage.turns.map((t) => [t.turn, t.preview, t.itemCount]),
+          [
+            [0, instructions, 1],
+            [1, 'hi', 1],
+          ],
+        );
+      } finally {
+        db.close();
+        plain.close();
+      }
+    } finally {
+      tmp.cleanup();
+    }
+  });
 });
