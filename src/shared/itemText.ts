@@ -96,7 +96,7 @@ export function itemPreview(item: unknown): string {
   switch (item.type) {
     case 'function_call':
     case 'custom_tool_call':
-      return oneLine(`${String(item.name ?? '')}(${callArguments(item) ?? ''})`);
+      return oneLine(`${String(item.name ?? '')}(${readableJsonText(callArguments(item) ?? '')})`);
     case 'function_call_output':
     case 'function_call_result':
     case 'custom_tool_call_output':
@@ -145,6 +145,46 @@ function stringLeaves(value: unknown, out: string[], depth = 0): void {
 }
 
 /**
+ * The texts search matches in a function call's arguments, a JSON text: its values (strings, and numbers as JSON
+ * spells them), decoded, so `{"city": "\uc11c\uc6b8"}` (Python's `json.dumps` escapes non-ASCII) is found by 서울, and
+ * never its names (`celsius` does not find `{"celsius": 22}`). Arguments that are not JSON (a model can write
+ * anything) are one text, as written.
+ */
+export function argumentTexts(args: string): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(args);
+  } catch {
+    return args === '' ? [] : [args];
+  }
+  const out: string[] = [];
+  const walk = (value: unknown, depth: number): void => {
+    if (depth > 16) return;
+    if (typeof value === 'string') {
+      if (value !== '') out.push(value);
+    } else if (typeof value === 'number') out.push(JSON.stringify(value));
+    else if (Array.isArray(value)) for (const v of value) walk(v, depth + 1);
+    else if (isRecord(value)) for (const v of Object.values(value)) walk(v, depth + 1);
+  };
+  walk(parsed, 0);
+  return out;
+}
+
+/**
+ * A JSON text with its `\uXXXX` escapes of non-ASCII characters written as the characters (surrogate pairs joined),
+ * everything else as it was: how people read arguments Python stored (`{"city": "\uc11c\uc6b8"}` reads
+ * `{"city": "서울"}`). An escaped backslash before a `u` is left alone; control characters stay escaped.
+ */
+export function readableJsonText(text: string): string {
+  if (!text.includes('\\u')) return text;
+  return text.replace(/\\(\\|u([0-9a-fA-F]{4}))/g, (whole, _escape: string, hex: string | undefined) => {
+    if (hex === undefined) return whole; // an escaped backslash: skip both characters
+    const code = parseInt(hex, 16);
+    return code < 0x80 ? whole : String.fromCharCode(code);
+  });
+}
+
+/**
  * The texts of an item that search matches (spec §12 a, extended past user messages), each on its own: a message's
  * text parts (`text`, `refusal`, `transcript`; a string content as it is), a call's arguments as the model wrote them,
  * an output's text, reasoning summaries, and for other items (built-in tools) the string values of their fields.
@@ -164,10 +204,14 @@ export function searchableTexts(item: unknown): string[] {
     return out;
   }
   switch (item.type) {
-    case 'function_call':
-    case 'custom_tool_call': {
+    case 'function_call': {
       const args = callArguments(item);
-      return args === undefined ? [] : [args];
+      return args === undefined ? [] : argumentTexts(args);
+    }
+    case 'custom_tool_call': {
+      // A custom tool's input is free text, not JSON: matched as written.
+      const input = callArguments(item);
+      return input === undefined ? [] : [input];
     }
     case 'function_call_output':
     case 'function_call_result':

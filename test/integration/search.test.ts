@@ -169,6 +169,36 @@ describe('Search Sessions', () => {
     assert.match(bad.kind === 'response' && !bad.ok ? bad.error : '', /Unknown role "robot"/);
   });
 
+  it('says when it stopped at the hit limit, lists the files it did not search, and offers more', async () => {
+    const a = await api();
+    const one = `${s.dir}/one.db`;
+    const two = `${s.dir}/two.db`;
+    await write(one, 'lisbon-trip', 'Lisbon', false);
+    await write(two, 'oslo-trip', 'Oslo', true);
+    await vscode.commands.executeCommand('agentSessions.openDatabase', one);
+    await vscode.commands.executeCommand('agentSessions.openDatabase', two);
+    const capped = await vscode.commands.executeCommand<SearchOutcome>('agentSessions.searchSessions', 'weather', 2);
+    assert.deepEqual([capped.hits, capped.capped, capped.notSearched], [2, true, [two]], JSON.stringify(a.failures));
+    assert.match(
+      a.search.view.message ?? '',
+      /^2 hits for "weather" — stopped at the limit of 2; more may exist, and 1 file\(s\) were not searched/,
+    );
+    const roots = a.search.results.getChildren().map((n) => a.search.results.getTreeItem(n));
+    assert.deepEqual(
+      roots.map((i) => [labelOf(i), i.description ?? null]),
+      [
+        ['one.db', '2 hits'],
+        ['two.db', 'not searched: the hit limit was reached first'],
+        ['More hits not shown: search for up to 10', null],
+      ],
+    );
+    // The last row runs the same search with the higher limit.
+    const more = roots[2]!.command!;
+    const again = await vscode.commands.executeCommand<SearchOutcome>(more.command, ...(more.arguments ?? []));
+    assert.deepEqual([again.hits, again.capped, again.notSearched], [4, false, []]);
+    assert.match(a.search.view.message ?? '', /^4 hits for "weather" in 2 file\(s\)/);
+  });
+
   it('a new search replaces the running one: only its hits are shown', async () => {
     const a = await api();
     await write(`${s.dir}/four.db`, 'y', 'Paris', false);

@@ -1,7 +1,7 @@
 /** *Search Sessions…* and the Search Results view's commands. */
 import * as vscode from 'vscode';
 import { SearchQueryError, parseSearchQuery } from '../../store';
-import { arg, argOrInput } from '../core/commandArgs';
+import { arg, argOrInput, badArgument } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
 import type { Services } from '../core/services';
 import { UserFacingError } from '../core/userError';
@@ -14,7 +14,8 @@ function isHitNode(v: unknown): v is HitNode {
 export function searchCommands(s: Services): CommandsOf<'searchSessions' | 'cancelSearch' | 'clearSearchResults' | 'openSearchHit'> {
   const { search } = s;
   return {
-    searchSessions: command(vscode.l10n.t('Search Sessions'), [arg.text], async (query) => {
+    // The second argument is the hit limit: the Search Results view's "more hits" row passes a higher one.
+    searchSessions: command(vscode.l10n.t('Search Sessions'), [arg.text, arg.any], async (query, maxHits) => {
       const text = await argOrInput(query, {
         title: vscode.l10n.t('Search Sessions'),
         prompt: vscode.l10n.t('Text to find (any case), or filters: tool:NAME, is:failed, role:user'),
@@ -31,7 +32,9 @@ export function searchCommands(s: Services): CommandsOf<'searchSessions' | 'canc
         },
       });
       if (text === undefined || text.trim() === '') return undefined;
-      return search.search(text);
+      if (maxHits !== undefined && typeof maxHits !== 'number')
+        badArgument(vscode.l10n.t('Search Sessions'), vscode.l10n.t('a hit limit (a number)'));
+      return search.search(text, maxHits);
     }),
     cancelSearch: command(vscode.l10n.t('Cancel Search'), [], () => search.cancel()),
     clearSearchResults: command(vscode.l10n.t('Clear Search Results'), [], () => search.clear()),

@@ -27,12 +27,20 @@ export interface DatabaseGroupNode {
   hitCount: number;
   /** Why the file could not be searched, if it could not. */
   error?: string;
+  /** Why the file was not searched (the hit limit was reached before it), if it was not. */
+  skipped?: string;
 }
 export interface NoteNode {
   kind: 'note';
   text: string;
 }
-export type SearchNode = DatabaseGroupNode | SessionGroupNode | HitNode | NoteNode;
+/** The last row of a search that stopped at its hit limit: selecting it searches again with a higher one. */
+export interface MoreNode {
+  kind: 'more';
+  query: string;
+  maxHits: number;
+}
+export type SearchNode = DatabaseGroupNode | SessionGroupNode | HitNode | NoteNode | MoreNode;
 
 /** Tree refreshes while hits stream in are coalesced to this interval. */
 const REFRESH_MS = 150;
@@ -43,9 +51,13 @@ export class SearchResultsProvider implements vscode.TreeDataProvider<SearchNode
   readonly onDidChangeTreeData = this.changed.event;
   private databases = new Map<string, DatabaseGroupNode>();
   private notes: NoteNode[] = [];
+  private more: MoreNode | undefined;
   private timer: NodeJS.Timeout | undefined;
-  /** The open command's id (the commands module owns the ids). */
-  constructor(private readonly openHitCommand: string) {}
+  /** The open and search commands' ids (the commands module owns the ids). */
+  constructor(
+    private readonly openHitCommand: string,
+    private readonly searchCommand: string,
+  ) {}
 
   get hitCount(): number {
     let n = 0;
@@ -61,6 +73,7 @@ export class SearchResultsProvider implements vscode.TreeDataProvider<SearchNode
   clear(): void {
     this.databases = new Map();
     this.notes = [];
+    this.more = undefined;
     this.refreshNow();
   }
 
@@ -68,6 +81,17 @@ export class SearchResultsProvider implements vscode.TreeDataProvider<SearchNode
   reset(notes: string[]): void {
     this.databases = new Map();
     this.notes = notes.map((text) => ({ kind: 'note', text }));
+    this.more = undefined;
+    this.refreshNow();
+  }
+
+  /**
+   * The search stopped at its hit limit: the files it never opened are listed as not searched, and a last row offers
+   * the same search with `nextMaxHits`.
+   */
+  capped(query: string, notSearched: readonly string[], nextMaxHits: number | undefined): void {
+    for (const path of notSearched) this.database(path).skipped = vscode.l10n.t('not searched: the hit limit was reached first');
+    this.more = nextMaxHits === undefined ? undefined : { kind: 'more', query, maxHits: nextMaxHits };
     this.refreshNow();
   }
 
@@ -107,7 +131,7 @@ export class SearchResultsProvider implements vscode.TreeDataProvider<SearchNode
   }
 
   getChildren(node?: SearchNode): SearchNode[] {
-    if (!node) return [...this.notes, ...this.databases.values()];
+    if (!node) return [...this.notes, ...this.databases.values(), ...(this.more ? [this.more] : [])];
     if (node.kind === 'database') return [...node.sessions.values()];
     if (node.kind === 'session') return node.hits;
     return [];
@@ -126,11 +150,24 @@ export class SearchResultsProvider implements vscode.TreeDataProvider<SearchNode
         item.iconPath = new vscode.ThemeIcon('info');
         return item;
       }
+      case 'more': {
+        const item = new vscode.TreeItem(
+          vscode.l10n.t('More hits not shown: search for up to {0}', node.maxHits.toLocaleString()),
+          vscode.TreeItemCollapsibleState.None,
+        );
+        item.iconPath = new vscode.ThemeIcon('search-expand-results');
+        item.command = { command: this.searchCommand, title: vscode.l10n.t('Search Sessions'), arguments: [node.query, node.maxHits] };
+        return item;
+      }
       case 'database': {
-        const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.Expanded);
-        item.description = node.error ?? hitsText(node.hitCount);
-        item.tooltip = node.error ? `${node.dbPath}\n${node.error}` : node.dbPath;
-        item.iconPath = new vscode.ThemeIcon(node.error ? 'warning' : 'database');
+        const item = new vscode.TreeItem(
+          node.label,
+          node.sessions.size > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+        );
+        const problem = node.error ?? node.skipped;
+        item.description = problem ?? hitsText(node.hitCount);
+        item.tooltip = problem ? `${node.dbPath}\n${problem}` : node.dbPath;
+        item.iconPath = new vscode.ThemeIcon(node.error ? 'warning' : node.skipped ? 'circle-slash' : 'database');
         item.contextValue = 'searchDatabase';
         return item;
       }

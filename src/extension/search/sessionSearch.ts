@@ -13,7 +13,9 @@ import {
   searchRemoteStore,
   startWorkerSearch,
   SessionDatabase,
+  DEFAULT_MAX_HITS,
   type SearchQuery,
+  type WorkerSearchEnd,
 } from '../../store';
 import { CommandId, ViewId } from '../core/contributions';
 import type { ConversationPanels } from '../conversation/conversationPanel';
@@ -30,7 +32,14 @@ export interface SearchOutcome {
   cancelled: boolean;
   errors: string[];
   elapsedMs: number;
+  /** Stopped at the hit limit: more hits may exist (the Search Results view offers them). */
+  capped: boolean;
+  /** Files not searched because the limit was reached before them. */
+  notSearched: string[];
 }
+
+/** The most hits one search keeps (each is a tree row): "search for more" multiplies the limit up to this. */
+export const MAX_SEARCH_HITS = 200_000;
 
 /** A search in progress: the worker over the files and the scans of the server stores, stopped together. */
 interface RunningSearch {
@@ -51,12 +60,14 @@ export class SessionSearch implements vscode.Disposable {
     private readonly registry: DatabaseRegistry,
     private readonly panels: ConversationPanels,
   ) {
-    this.results = new SearchResultsProvider(CommandId.openSearchHit);
+    this.results = new SearchResultsProvider(CommandId.openSearchHit, CommandId.searchSessions);
     this.view = vscode.window.createTreeView(ViewId.searchResults, { treeDataProvider: this.results, showCollapseAll: true });
   }
 
-  /** Runs a search (replacing the one running); resolves when it ends. */
-  async search(text: string): Promise<SearchOutcome> {
+  /** Runs a search (replacing the one running) for up to `maxHits` hits per source; resolves when it ends. */
+  async search(text: string, maxHits: number = DEFAULT_MAX_HITS): Promise<SearchOutcome> {
+    if (!Number.isInteger(maxHits) || maxHits < 1 || maxHits > MAX_SEARCH_HITS)
+      throw new UserFacingError(vscode.l10n.t('The hit limit must be a whole number from 1 to {0}.', MAX_SEARCH_HITS.toLocaleString()));
     let query: SearchQuery;
     try {
       query = parseSearchQuery(text);
@@ -88,7 +99,7 @@ export class SessionSearch implements vscode.Disposable {
         ? undefined
         : startWorkerSearch(
             join(this.extensionUri.fsPath, 'dist', 'searchWorker.js'),
-            { paths: files.map((e) => e.path), query, driver: (files[0]!.db as SessionDatabase).driver },
+            { paths: files.map((e) => e.path), query, driver: (files[0]!.db as SessionDatabase).driver, maxHits },
             {
               onHits: (path, hits) => {
                 // A search replaced by a newer one may still deliver a batch: it must not land in the new results.
@@ -104,16 +115,18 @@ export class SessionSearch implements vscode.Disposable {
             },
           );
     if (worker) abort.signal.addEventListener('abort', () => worker.cancel(), { once: true });
+    let remoteCapped = false;
     const remoteRuns = stores.map(({ path, source }) =>
       searchRemoteStore(source.browser, query, {
         signal: abort.signal,
+        maxHits,
         onHits: (hits) => {
           if (this.current !== run) return;
           this.results.add(path, hits, source.label);
           showProgress();
         },
       }).then(
-        () => undefined,
+        (summary) => void (remoteCapped ||= summary.truncated),
         (err: unknown) => {
           if (this.current !== run) return;
           const message = err instanceof Error ? err.message : String(err);
@@ -122,9 +135,12 @@ export class SessionSearch implements vscode.Disposable {
         },
       ),
     );
-    const finished = Promise.all([worker?.finished ?? Promise.resolve({ cancelled: false, error: undefined }), ...remoteRuns]).then(
-      ([end]) => ({ cancelled: end.cancelled || abort.signal.aborted, error: end.error }),
-    );
+    const noWorker: WorkerSearchEnd = { cancelled: false, capped: false, notSearched: [] };
+    const finished = Promise.all([worker?.finished ?? Promise.resolve(noWorker), ...remoteRuns]).then(([end]) => ({
+      ...end,
+      cancelled: end.cancelled || abort.signal.aborted,
+      capped: end.capped || remoteCapped,
+    }));
     this.current = run;
     void vscode.commands.executeCommand('setContext', SEARCHING_CONTEXT, true);
     this.view.message = vscode.l10n.t('Searching for "{0}"…', text);
@@ -133,11 +149,22 @@ export class SessionSearch implements vscode.Disposable {
     const end = await vscode.window.withProgress({ location: { viewId: ViewId.searchResults } }, () => finished);
     if (this.current !== run) {
       // Replaced by a newer search, which owns the view now.
-      return { query: text, hits: 0, files: searched, cancelled: true, errors, elapsedMs: performance.now() - started };
+      return {
+        query: text,
+        hits: 0,
+        files: searched,
+        cancelled: true,
+        errors,
+        elapsedMs: performance.now() - started,
+        capped: false,
+        notSearched: [],
+      };
     }
     this.current = undefined;
     void vscode.commands.executeCommand('setContext', SEARCHING_CONTEXT, false);
     if (end.error) errors.push(end.error);
+    const capped = end.capped && !end.cancelled && !end.error;
+    if (capped) this.results.capped(text, end.notSearched, maxHits < MAX_SEARCH_HITS ? Math.min(MAX_SEARCH_HITS, maxHits * 5) : undefined);
     this.results.refreshNow();
     const hits = this.results.hitCount;
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -145,11 +172,37 @@ export class SessionSearch implements vscode.Disposable {
       ? vscode.l10n.t('Search for "{0}" failed: {1}', text, end.error)
       : end.cancelled
         ? vscode.l10n.t('Search for "{0}" cancelled: {1} so far.', text, hitsText(hits))
-        : hits === 0
-          ? vscode.l10n.t('No results for "{0}" in {1} file(s) and store(s) ({2} s).', text, searched, seconds)
-          : vscode.l10n.t('{0} for "{1}" in {2} file(s) and store(s) ({3} s).', hitsText(hits), text, searched, seconds);
+        : capped
+          ? end.notSearched.length > 0
+            ? vscode.l10n.t(
+                '{0} for "{1}" — stopped at the limit of {2}; more may exist, and {3} file(s) were not searched ({4} s).',
+                hitsText(hits),
+                text,
+                maxHits.toLocaleString(),
+                end.notSearched.length,
+                seconds,
+              )
+            : vscode.l10n.t(
+                '{0} for "{1}" — stopped at the limit of {2}; more may exist ({3} s).',
+                hitsText(hits),
+                text,
+                maxHits.toLocaleString(),
+                seconds,
+              )
+          : hits === 0
+            ? vscode.l10n.t('No results for "{0}" in {1} file(s) and store(s) ({2} s).', text, searched, seconds)
+            : vscode.l10n.t('{0} for "{1}" in {2} file(s) and store(s) ({3} s).', hitsText(hits), text, searched, seconds);
     void vscode.commands.executeCommand('setContext', HAS_RESULTS_CONTEXT, hits > 0);
-    return { query: text, hits, files: searched, cancelled: end.cancelled, errors, elapsedMs: performance.now() - started };
+    return {
+      query: text,
+      hits,
+      files: searched,
+      cancelled: end.cancelled,
+      errors,
+      elapsedMs: performance.now() - started,
+      capped,
+      notSearched: capped ? end.notSearched : [],
+    };
   }
 
   cancel(): void {
@@ -175,8 +228,8 @@ export class SessionSearch implements vscode.Disposable {
       dbPath: node.dbPath,
       sessionId: hit.sessionId,
       branchId: hit.branchId,
-      // Items before the first user message belong to no turn the view lists: open at the first.
-      turn: Math.max(1, hit.turn),
+      // Turn 0 (items before the first user message) is listed too: "Before the first turn".
+      turn: hit.turn,
     });
     await this.panels.whenReady(panel);
   }

@@ -2,7 +2,7 @@
 export { parseSearchQuery, formatSearchQuery, SearchQueryError, type SearchQuery } from './searchQuery';
 export { searchDatabase } from './searchDatabase';
 export { searchRemoteStore } from './searchRemote';
-export type { SearchHit, SearchOptions, SearchSummary } from './searchHits';
+export { DEFAULT_MAX_HITS, type SearchHit, type SearchOptions, type SearchSummary } from './searchHits';
 export { failedReason, type SearchSnippet } from './itemMatch';
-export { startWorkerSearch, type WorkerSearch, type WorkerSearchHandlers } from './searchInWorker';
+export { startWorkerSearch, type WorkerSearch, type WorkerSearchEnd, type WorkerSearchHandlers } from './searchInWorker';
 export type { SearchWorkerInput } from './workerProtocol';

@@ -3,7 +3,7 @@
  * through (see `sqlPrefilter`), and the snippet with the match ranges the results show.
  */
 import { foldForSearch } from '../format/conversationText';
-import { isRecord, outputText, searchableTexts } from '../../shared/itemText';
+import { callArguments, isRecord, outputText, readableJsonText, searchableTexts } from '../../shared/itemText';
 import { toolNameOf } from '../format/itemClassification';
 import type { SearchQuery } from './searchQuery';
 
@@ -83,7 +83,11 @@ const SNIPPET_LENGTH = 160;
  */
 export function matchText(query: SearchQuery, item: unknown, fallback: () => string): SearchSnippet | null {
   const texts = searchableTexts(item);
-  if (query.text === '') return { text: flatten(cut(texts[0] ?? fallback(), 0, SNIPPET_LENGTH)), ranges: [] };
+  // Without text to match, a call shows its arguments whole (as people read them), not its first value.
+  if (query.text === '') {
+    const args = isRecord(item) && item.type === 'function_call' ? callArguments(item) : undefined;
+    return { text: flatten(cut(args !== undefined ? readableJsonText(args) : (texts[0] ?? fallback()), 0, SNIPPET_LENGTH)), ranges: [] };
+  }
   const needle = foldForSearch(query.text);
   // eslint-disable-next-line no-control-regex -- ASCII includes the control characters
   const asciiNeedle = /^[\x00-\x7f]*$/.test(needle);

@@ -22,7 +22,7 @@ import { turnOrigin } from '../../shared/turnOrigin';
 import { messageTypeOf } from '../format/itemClassification';
 import { itemFacts, rawCouldMatch } from './itemMatch';
 import { HitTester, ScanProgress, type HitPlace, type SearchHit, type SearchOptions, type SearchSummary } from './searchHits';
-import { isRawSearchable, sqlPrefilter } from './sqlPrefilter';
+import { isRawSearchable, sqlPrefilter, structureTypeCondition } from './sqlPrefilter';
 import type { SearchQuery } from './searchQuery';
 
 /** A batch aims at this much time: short enough for a prompt first hit and cancel, long enough to cost little. */
@@ -127,13 +127,16 @@ class ScanState {
     const t = db.tables;
     const messages = quoteIdentifier(t.messages);
     const filter = sqlPrefilter(query, 'm.message_data');
+    // Tested on the structure row first: a row it rejects is never joined to its message (the planner checks terms on
+    // `s` before the lookup into `m`). Not for the learner rows of a tool filter, which need their data either way.
+    const types = query.tools.length === 0 ? structureTypeCondition(query, 's.message_type') : null;
     this.params = filter.params;
     // A rowid range of message_structure; the join is a primary-key lookup. Rows the prefilter rejects come back
     // without data (and are not decoded), so the batch still reports the rows it covered.
     this.structureSql = `SELECT s.id AS sid, s.session_id, s.branch_id, s.message_id, s.sequence_number, s.message_type,
         s.tool_name, s.user_turn_number AS turn, m.message_data AS data
       FROM message_structure s JOIN ${messages} m ON m.id = s.message_id AND m.session_id = s.session_id
-      WHERE s.id > ? AND s.id <= ?${sessionId === undefined ? '' : ' AND s.session_id = ?'} AND ${filter.sql}`;
+      WHERE s.id > ? AND s.id <= ?${sessionId === undefined ? '' : ' AND s.session_id = ?'}${types ? ` AND ${types}` : ''} AND ${filter.sql}`;
     // A plain session's rows in id order (the (session_id, id) index), each with whether it opens a turn; only rows
     // that pass the prefilter carry their data.
     this.plainSql = `SELECT id, CASE WHEN ${filter.sql} THEN message_data END AS data,

@@ -14,9 +14,20 @@ export interface WorkerSearchHandlers {
   onError?(path: string, message: string): void;
 }
 
+/** How a worker search ended. */
+export interface WorkerSearchEnd {
+  cancelled: boolean;
+  /** The worker died: why. */
+  error?: string;
+  /** Stopped at `maxHits`: more hits may exist, in the file it stopped in and in `notSearched`. */
+  capped: boolean;
+  /** Files never opened because the cap was reached before them. */
+  notSearched: string[];
+}
+
 export interface WorkerSearch {
   /** Resolves when the worker has finished (or was cancelled, or died: then `error` says why). */
-  readonly finished: Promise<{ cancelled: boolean; error?: string }>;
+  readonly finished: Promise<WorkerSearchEnd>;
   /** Asks the worker to stop after its current batch; `finished` then resolves with `cancelled: true`. */
   cancel(): void;
 }
@@ -29,12 +40,12 @@ export function startWorkerSearch(
 ): WorkerSearch {
   const worker = new Worker(workerFile, { workerData: input, execArgv: options.execArgv });
   let cancelled = false;
-  const finished = new Promise<{ cancelled: boolean; error?: string }>((resolve) => {
+  const finished = new Promise<WorkerSearchEnd>((resolve) => {
     let settled = false;
-    const settle = (r: { cancelled: boolean; error?: string }): void => {
+    const settle = (r: Partial<WorkerSearchEnd> & { cancelled: boolean }): void => {
       if (settled) return;
       settled = true;
-      resolve(r);
+      resolve({ capped: false, notSearched: [], ...r });
     };
     worker.on('message', (e: SearchWorkerEvent) => {
       switch (e.type) {
@@ -51,7 +62,7 @@ export function startWorkerSearch(
           handlers.onError?.(e.path, e.message);
           break;
         case 'finished':
-          settle({ cancelled: e.cancelled || cancelled });
+          settle({ cancelled: e.cancelled || cancelled, capped: e.capped, notSearched: e.notSearched });
           break;
       }
     });

@@ -7,15 +7,22 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openSessionDatabase } from '../inspector/sessionDatabase';
 import { errorMessage } from '../../shared/errorMessage';
 import { searchDatabase } from './searchDatabase';
+import { DEFAULT_MAX_HITS } from './searchHits';
 import type { SearchWorkerCommand, SearchWorkerEvent, SearchWorkerInput } from './workerProtocol';
 
 /** Progress messages at most this often, so a fast scan does not flood the host with them. */
 const PROGRESS_MS = 100;
 
 async function run(input: SearchWorkerInput, post: (e: SearchWorkerEvent) => void, signal: AbortSignal): Promise<void> {
-  let maxHits = input.maxHits ?? 10_000;
+  let maxHits = input.maxHits ?? DEFAULT_MAX_HITS;
+  let capped = false;
+  const notSearched: string[] = [];
   for (const path of input.paths) {
-    if (signal.aborted || maxHits <= 0) break;
+    if (signal.aborted) break;
+    if (capped) {
+      notSearched.push(path);
+      continue;
+    }
     let db;
     try {
       db = openSessionDatabase(path, { readonly: true, driver: input.driver ?? 'auto' });
@@ -33,6 +40,7 @@ async function run(input: SearchWorkerInput, post: (e: SearchWorkerEvent) => voi
         },
       });
       maxHits -= summary.hits;
+      capped = summary.truncated;
       post({ type: 'done', path, summary });
     } catch (err) {
       post({ type: 'error', path, message: errorMessage(err) });
@@ -40,7 +48,7 @@ async function run(input: SearchWorkerInput, post: (e: SearchWorkerEvent) => voi
       db?.close();
     }
   }
-  post({ type: 'finished', cancelled: signal.aborted });
+  post({ type: 'finished', cancelled: signal.aborted, capped, notSearched });
 }
 
 if (parentPort) {

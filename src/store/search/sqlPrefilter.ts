@@ -67,6 +67,20 @@ function textCondition(col: string, folded: string, params: SqlValue[]): string 
 }
 
 /**
+ * A condition on a structure row's `message_type` (`col`) that rejects rows the query cannot match before their
+ * `message_data` is read at all, or null. `is:failed` never matches a message (only tool items fail), and a message's
+ * type is `user`, `assistant` or `message` (spec §6); `role:user` and `role:assistant` match only their own type. On
+ * the benchmark's files most bytes are messages, so this skips most of the reading an `is:failed` scan did.
+ */
+export function structureTypeCondition(query: SearchQuery, col: string): string | null {
+  const parts: string[] = [];
+  if (query.failed) parts.push(`${col} NOT IN ('user', 'assistant', 'message')`);
+  if (query.roles.length > 0 && query.roles.every((r) => r === 'user' || r === 'assistant'))
+    parts.push(`${col} IN (${query.roles.map((r) => `'${r}'`).join(', ')})`);
+  return parts.length > 0 ? parts.join(' AND ') : null;
+}
+
+/**
  * The prefilter of `query` over `col`, and the "learner" condition: rows that may be calls of the queried tools, which
  * must reach the JS side even when they fail the rest of the query, so outputs (which carry no name in the Responses
  * shape) can be named by their call.

@@ -27,4 +27,8 @@ export type SearchWorkerEvent =
   | { type: 'progress'; path: string; rowsScanned: number; rowsTotal: number }
   | { type: 'done'; path: string; summary: SearchSummary }
   | { type: 'error'; path: string; message: string }
-  | { type: 'finished'; cancelled: boolean };
+  /**
+   * `capped`: the search stopped at `maxHits`, so there may be more hits in the file it stopped in and in `notSearched`
+   * (the files after it, never opened).
+   */
+  | { type: 'finished'; cancelled: boolean; capped: boolean; notSearched: string[] };

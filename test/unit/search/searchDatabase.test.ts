@@ -73,11 +73,16 @@ describe('searchDatabase', () => {
       ['Start at Belém, then the role of trams.'],
     );
     for (const key of ['content', 'input_text', 'call_id', 'd2VhdGhlcg']) assert.deepEqual(await run(db, key), [], key);
-    // Tool arguments and outputs are text too.
+    // Tool arguments and outputs are text too: the arguments' values, not their names or JSON punctuation.
     assert.deepEqual(
-      (await run(db, '"city":"lisbon"')).map((h) => h.itemType),
-      ['function_call'],
+      (await run(db, 'lisbon')).map((h) => [h.itemType, h.snippet.text]),
+      [
+        ['user', 'Plan a day in Lisbon. STRASSE test'],
+        ['function_call', 'Lisbon'],
+        ['web_search_call', 'lisbon rain'],
+      ],
     );
+    for (const notText of ['city', '"city":"lisbon"']) assert.deepEqual(await run(db, notText), [], notText);
     assert.deepEqual(
       (await run(db, 'lisbon rain')).map((h) => h.itemType),
       ['web_search_call'],
@@ -111,6 +116,44 @@ describe('searchDatabase', () => {
     assert.deepEqual(
       (await run(py, 'PARIS')).map((h) => [h.sessionId, h.turn, h.role]),
       [['basic_session', 1, 'assistant']],
+    );
+  });
+
+  it('finds values Python escaped inside tool arguments, shows them decoded, and never matches argument names', async () => {
+    // A tool that builds its arguments with Python's json.dumps (ensure_ascii): the arguments text holds \u escapes,
+    // and the row escapes that text once more.
+    const copy = join(folder.dir, 'ref-basic.db');
+    copyFileSync(join(FIXTURES, 'ref-basic.db'), copy);
+    const raw = folder.raw(copy);
+    const call = (args: string, id: string): string =>
+      JSON.stringify({ type: 'function_call', call_id: id, name: 'get_weather', arguments: args }).replace(
+        /[\u0080-\uffff]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      );
+    const insert = raw.prepare('INSERT INTO agent_messages (session_id, message_data) VALUES (?, ?)');
+    insert.run('py-args', '{"content": "weather?", "role": "user"}');
+    insert.run('py-args', call('{"city": "\\uc11c\\uc6b8", "celsius": 22}', 'k'));
+    insert.run('py-args', call('{"city": "S\\u00e3o Paulo", "note": "caf\\u00e9"}', 'a'));
+    insert.run('py-args', call('{"sky": "\\ud83c\\udf27\\ufe0f rain", "path": "C:\\\\u00e9"}', 'e'));
+    raw.close();
+    const py = folder.inspect(copy);
+    const found = async (text: string): Promise<string[]> => (await run(py, text)).map((h) => h.snippet.text);
+    assert.deepEqual(await found('서울'), ['서울']);
+    assert.deepEqual(await found('são'), ['São Paulo']);
+    assert.deepEqual(await found('CAFÉ'), ['café']);
+    assert.deepEqual(await found('🌧'), ['🌧️ rain']);
+    assert.deepEqual(await found('22'), ['22']);
+    // Names are not text, nor is an escape, nor an escaped backslash's "u00e9" read as é.
+    assert.deepEqual(await found('celsius'), []);
+    assert.deepEqual(await found('city'), []);
+    assert.deepEqual(await found('\\uc11c'), []);
+    assert.deepEqual(await found('C:é'), []);
+    assert.deepEqual(await found('C:\\u00e9'), ['C:\\u00e9']);
+    // Without text, a call's hit shows its arguments as people read them.
+    const byTool = await run(py, 'tool:get_weather');
+    assert.deepEqual(
+      byTool.map((h) => h.snippet.text),
+      ['{"city": "서울", "celsius": 22}', '{"city": "São Paulo", "note": "café"}', '{"sky": "🌧️ rain", "path": "C:\\\\u00e9"}'],
     );
   });
 
@@ -261,8 +304,31 @@ describe('searchDatabase', () => {
       },
       { execArgv: ['--require', 'tsx/cjs'] },
     );
-    assert.deepEqual(await worker.finished, { cancelled: true });
+    assert.deepEqual(await worker.finished, { cancelled: true, capped: false, notSearched: [] });
     assert.ok(hits < 3000, `stopped early (${hits} of 3000)`);
+  });
+
+  it('says when the worker stopped at the hit limit, and which files it never opened', async () => {
+    const first = await writeTrip(folder);
+    const second = folder.path('second.db');
+    const s = folder.session({ dbPath: second, sessionId: 'second' });
+    await s.addItems([{ role: 'user', content: 'weather again' }] as never);
+    const third = folder.path('third.db');
+    folder.session({ dbPath: third, sessionId: 'third' });
+    const search = (maxHits: number) => {
+      const hits: SearchHit[] = [];
+      const worker = startWorkerSearch(
+        join(__dirname, '..', '..', '..', 'src', 'store', 'search', 'searchWorker.ts'),
+        { paths: [first, second, third], query: parseSearchQuery('weather'), maxHits },
+        { onHits: (_p, h) => hits.push(...h) },
+        { execArgv: ['--require', 'tsx/cjs'] },
+      );
+      return worker.finished.then((end) => ({ end, hits: hits.length }));
+    };
+    // trip has 2 hits: a limit of 2 stops in it (there may be more) and never opens the other two files.
+    assert.deepEqual(await search(2), { end: { cancelled: false, capped: true, notSearched: [second, third] }, hits: 2 });
+    assert.deepEqual(await search(3), { end: { cancelled: false, capped: true, notSearched: [third] }, hits: 3 });
+    assert.deepEqual(await search(10), { end: { cancelled: false, capped: false, notSearched: [] }, hits: 3 });
   });
 
   it('runs in a worker thread and streams the same hits back', async () => {
@@ -276,7 +342,7 @@ describe('searchDatabase', () => {
       { execArgv: ['--require', 'tsx/cjs'] },
     );
     const end = await worker.finished;
-    assert.deepEqual(end, { cancelled: false });
+    assert.deepEqual(end, { cancelled: false, capped: false, notSearched: [] });
     assert.equal(hits.length, 2);
     assert.equal(done.length, 2);
     assert.match(done[1]!, /missing\.db: /);

@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert';
 import {
+  argumentTexts,
+  readableJsonText,
   callArguments,
   isMessageItem,
   itemLabel,
@@ -61,5 +63,28 @@ describe('itemText', () => {
       'function_call_result get_weather: sunny',
     );
     assert.equal(itemLabel({ type: 'function_call', name: 'get_weather', arguments: '{}' }), 'function_call get_weather({})');
+  });
+});
+
+describe('tool arguments for search and for people', () => {
+  it('argumentTexts: the values of JSON arguments, decoded; names never; text that is not JSON as written', () => {
+    assert.deepEqual(argumentTexts('{"city": "\\uc11c\\uc6b8", "celsius": 22, "tags": ["a", {"k": "caf\\u00e9"}], "ok": true}'), [
+      '서울',
+      '22',
+      'a',
+      'café',
+    ]);
+    assert.deepEqual(argumentTexts('{"n": 1.5e3, "s": ""}'), ['1500']);
+    assert.deepEqual(argumentTexts('city=Lisbon'), ['city=Lisbon']);
+    assert.deepEqual(argumentTexts(''), []);
+  });
+
+  it('readableJsonText: non-ASCII escapes as characters, surrogate pairs joined, everything else untouched', () => {
+    assert.equal(readableJsonText('{"city": "\\uc11c\\uc6b8"}'), '{"city": "서울"}');
+    assert.equal(readableJsonText('{"sky": "\\ud83c\\udf27"}'), '{"sky": "🌧"}');
+    // An escaped backslash followed by "u00e9" is a backslash and text, not é; ASCII escapes stay (a quote, a newline).
+    assert.equal(readableJsonText('{"p": "C:\\\\u00e9", "q": "\\u0022\\n"}'), '{"p": "C:\\\\u00e9", "q": "\\u0022\\n"}');
+    assert.equal(readableJsonText('plain'), 'plain');
+    assert.equal(itemPreview({ type: 'function_call', name: 'get_weather', arguments: '{"city": "S\\u00e3o Paulo"}' }), 'get_weather({"city": "São Paulo"})');
   });
 });
