@@ -9,6 +9,7 @@ import { branchNameProblem } from '../../shared/branchNames';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import type { SessionRef } from '../../shared/protocol/sessionRef';
 import { UserFacingError } from '../core/userError';
+import { announce } from '../core/outcomes';
 
 /** Every branch id the session ever used: a new branch may not take any of them (empty when the file is unreadable). */
 export async function usedBranchIds(registry: DatabaseRegistry, ref: SessionRef): Promise<Set<string>> {
@@ -57,9 +58,17 @@ export async function createBranch(
   });
   // The new branch holds only what it shares (its own turns come with the next run): say which turns those are.
   const created = (await registry.get(ref.dbPath)?.db?.getBranchTree(ref.sessionId))?.find((b) => b.branchId === branchId);
+  // "Current" is this extension's pointer (the composer and Send Message continue it), not the file's: an agent's own
+  // session keeps the branch it is on. Say both, since the new branch became current without being asked.
   if (created)
-    void vscode.window.showInformationMessage(
-      vscode.l10n.t("Created branch '{0}'.", branchId) + ' ' + sharedTurnsText(fromBranchId, created.userTurns),
+    announce(
+      [
+        vscode.l10n.t("Created branch '{0}'.", branchId),
+        sharedTurnsText(fromBranchId, created.userTurns),
+        vscode.l10n.t(
+          'It is now the current branch here (what the composer and Send Message continue); an agent running on this file stays on its own branch.',
+        ),
+      ].join(' '),
     );
   return branchId;
 }

@@ -7,7 +7,8 @@ import { sessionTarget } from '../core/pickers';
 import type { Services } from '../core/services';
 import { UserFacingError } from '../core/userError';
 import type { BranchNodeRef } from '../tree/treeNodes';
-import { askBranchName, createBranch, deleteBranch, switchBranch } from './branchActions';
+import { askBranchName, createBranch, deleteBranch, switchBranch, usedBranchIds } from './branchActions';
+import { suggestedBranchName } from '../../shared/branchNames';
 
 /** Selects a branch in the tree (after it was made), expanding its session; quiet when the view is hidden. */
 export async function revealBranch(s: Services, dbPath: string, sessionId: string, branchId: string): Promise<void> {
@@ -32,10 +33,15 @@ export function branchCommands(s: Services): CommandsOf<'branchFromTurn' | 'bran
           throw new UserFacingError(vscode.l10n.t('Turn {0} has no branch turn number, so it cannot be branched from.', node.turn));
         const name =
           nameArg ??
-          (await askBranchName(registry, node, `${node.branchId}-turn-${node.branchTurnNumber}`, {
-            fromBranchId: node.branchId,
-            turn: node.branchTurnNumber,
-          }));
+          (await askBranchName(
+            registry,
+            node,
+            suggestedBranchName(node.branchId, node.branchTurnNumber, await usedBranchIds(registry, node)),
+            {
+              fromBranchId: node.branchId,
+              turn: node.branchTurnNumber,
+            },
+          ));
         if (name === undefined) return undefined;
         const id = await createBranch(registry, node, node.branchId, { turn: node.branchTurnNumber }, name);
         await revealBranch(s, node.dbPath, node.sessionId, id);

@@ -4,13 +4,13 @@
  * cancel. Arguments let tests (and other extensions) skip the dialogs: `{ uri, format }` for exports, `{ file, dbPath,
  * sessionId, createTables }` for imports.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import * as vscode from 'vscode';
 import {
   SessionDatabase,
   TransferError,
-  detectImportFormat,
+  checkImportFile,
   exportFromReader,
   exportSessionToFile,
   importSessionFile,
@@ -26,6 +26,10 @@ import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { command, type CommandsOf } from '../core/commandTable';
 import { asNode } from '../tree/treeNodes';
 import { UserFacingError } from '../core/userError';
+import { announce, fileActions } from '../core/outcomes';
+
+/** The largest Markdown export opened in an editor once written (bigger ones are offered, not opened). */
+const OPEN_EXPORT_MAX_BYTES = 5 * 1024 * 1024;
 
 const FORMATS: { format: ExportFormat; ext: string; label: string; detail: () => string }[] = [
   { format: 'md', ext: 'md', label: 'Markdown', detail: () => vscode.l10n.t('A readable transcript: messages, tool calls and outputs') },
@@ -147,15 +151,15 @@ export async function exportConversation(
     await vscode.workspace.fs.writeFile(vscode.Uri.file(outPath), Buffer.from(chunks.join(''), 'utf8'));
     return result;
   });
-  const open = vscode.l10n.t('Open');
-  void vscode.window
-    .showInformationMessage(
-      summary.skipped > 0
-        ? vscode.l10n.t('Exported {0} items to {1} ({2} unreadable items left out).', summary.items, basename(outPath), summary.skipped)
-        : vscode.l10n.t('Exported {0} items to {1}.', summary.items, basename(outPath)),
-      open,
-    )
-    .then((choice) => (choice === open ? vscode.window.showTextDocument(vscode.Uri.file(outPath)) : undefined));
+  announce(
+    summary.skipped > 0
+      ? vscode.l10n.t('Exported {0} items to {1} ({2} unreadable items left out).', summary.items, basename(outPath), summary.skipped)
+      : vscode.l10n.t('Exported {0} items to {1}.', summary.items, basename(outPath)),
+    fileActions(outPath),
+  );
+  // A Markdown export is for reading: open it beside what the user was looking at (unless it is too big to read).
+  if (format === 'md' && statSync(outPath).size <= OPEN_EXPORT_MAX_BYTES)
+    await vscode.window.showTextDocument(vscode.Uri.file(outPath), { preview: true, viewColumn: vscode.ViewColumn.Beside });
   return outPath;
 }
 
@@ -175,8 +179,9 @@ async function importCommand(deps: Services, arg: unknown, options: unknown): Pr
     file = picked?.[0]?.fsPath;
     if (!file) return undefined;
   }
-  const format = detectImportFormat(file);
-  // A JSON export is checked now, so a wrong file fails before any question is asked (and offers its session id).
+  // The file is checked now, so a wrong one (a Markdown export, not JSON at all) fails before any question is asked; a
+  // JSON export is read whole, and offers its session id.
+  const format = checkImportFile(file);
   const doc = format === 'json' ? parseJsonExport(readFileSync(file, 'utf8')) : undefined;
 
   let dbPath = args.dbPath ?? node?.dbPath;
@@ -268,9 +273,7 @@ async function importCommand(deps: Services, arg: unknown, options: unknown): Pr
   } catch {
     /* the view is not visible */
   }
-  void vscode.window.showInformationMessage(
-    vscode.l10n.t('Imported {0} items into session {1} of {2}.', result.items, result.sessionId, basename(target)),
-  );
+  announce(vscode.l10n.t('Imported {0} items into session {1} of {2}.', result.items, result.sessionId, basename(target)));
   return result;
 }
 

@@ -4,7 +4,8 @@
  * checked completely before the database is touched, and everything is written in one transaction, so a malformed
  * file, a taken session id or a cancel leaves the database as it was.
  */
-import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AgentInputItem } from '@openai/agents';
 import { AdvancedSQLiteSession } from '../session/advancedSqliteSession';
@@ -45,8 +46,42 @@ export function detectImportFormat(filePath: string): ImportFormat {
   if (/\.(jsonl|ndjson)$/i.test(filePath)) return 'jsonl';
   if (/\.json$/i.test(filePath)) return 'json';
   // A JSON export starts with a line holding only "{"; a JSONL file's first line is a whole item.
-  const head = readFileSync(filePath, { encoding: 'utf8', flag: 'r' }).slice(0, 4096);
+  const head = readHead(filePath, 4096);
   return head.split('\n', 1)[0]?.trim() === '{' ? 'json' : 'jsonl';
+}
+
+/**
+ * Checks, before anything is asked or written, that `filePath` can be imported at all: a JSON export, or a JSONL file
+ * whose first item line is an item. Throws a `malformed` TransferError saying what the file is instead (a Markdown
+ * export is for reading; it cannot be imported). Only the head of the file is read; the import checks every line.
+ */
+export function checkImportFile(filePath: string): ImportFormat {
+  const format = detectImportFormat(filePath);
+  if (format === 'json') return format;
+  const name = basename(filePath);
+  const head = readHead(filePath, 64 * 1024);
+  if (/\.(md|markdown)$/i.test(filePath) || /^(#|---\s*$)/.test(head.trimStart()))
+    throw new TransferError(
+      'malformed',
+      `${name} is Markdown, which is for reading: import takes a JSON export (.json) or a JSONL file with one item per line (.jsonl).`,
+    );
+  const lines = head.split('\n');
+  // The last line of the head may be cut; a file that short is read whole, so its last line is whole.
+  const whole = head.length < 64 * 1024 ? lines : lines.slice(0, -1);
+  const index = whole.findIndex((l) => l.trim() !== '');
+  if (index >= 0) encodeLine(whole[index] as string, index + 1);
+  return format;
+}
+
+function readHead(filePath: string, bytes: number): string {
+  const fd = openSync(filePath, 'r');
+  try {
+    const buffer = Buffer.alloc(bytes);
+    const n = readSync(fd, buffer, 0, bytes, 0);
+    return buffer.subarray(0, n).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Imports `filePath` (JSON export or JSONL, see `detectImportFormat`) into `dbPath`. */

@@ -5,6 +5,7 @@ export { exportFromReader, exportSession, exportSessionToFile, type ExportFileOp
 export { JSON_EXPORT_FORMAT, JSON_EXPORT_VERSION, type SessionExport } from './jsonExport';
 export { parseJsonExport } from './jsonParse';
 export {
+  checkImportFile,
   detectImportFormat,
   importJsonExport,
   importJsonFile,
