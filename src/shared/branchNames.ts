@@ -39,3 +39,16 @@ export function whatIfBranchNames(prefix: 'retry' | 'edit', models: readonly str
     return name;
   });
 }
+
+/**
+ * The name offered for a branch from turn `turn` of `fromBranchId` (the tree's prompt and the view's *Branch here*
+ * say the same): `<branch>-turn-<n>`, or with `-2`, `-3`, … when that was used; names are reserved forever.
+ */
+export function suggestedBranchName(fromBranchId: string, turn: number, usedIds: ReadonlySet<string>): string {
+  const base = `${fromBranchId}-turn-${turn}`;
+  if (!usedIds.has(base) && branchNameProblem(base, usedIds) === undefined) return base;
+  for (let i = 2; ; i++) {
+    const name = `${base}-${i}`;
+    if (!usedIds.has(name)) return name;
+  }
+}

@@ -382,6 +382,23 @@ export function builtinToolView(item: unknown): ToolItemView | undefined {
       return view('apply_patch', [...patchOperation(item.operation), ...status(item)]);
     case 'apply_patch_call_output':
       return view('apply_patch', [...status(item), ...field(l10n.t('Output'), str(item.output), true)]);
+    case 'tool_search_call':
+      // The model looking up deferred tools (Responses API): what it asked for, and who ran the search.
+      return view('tool_search', [
+        ...field(l10n.t('Arguments'), item.arguments === undefined ? undefined : prettyJson(item.arguments), true),
+        ...field(l10n.t('Execution'), str(item.execution)),
+        ...status(item),
+      ]);
+    case 'tool_search_output': {
+      const tools = Array.isArray(item.tools)
+        ? item.tools.map((t) => (isRecord(t) ? (str(t.name) ?? str(t.type) ?? compact(t)) : compact(t))).join('\n')
+        : undefined;
+      return view('tool_search', [
+        ...field(l10n.t('Tools found'), tools),
+        ...field(l10n.t('Execution'), str(item.execution)),
+        ...status(item),
+      ]);
+    }
     case 'hosted_tool_call': {
       // The JS SDK's record of a hosted tool: the Responses API item is in providerData when the SDK kept it.
       const raw = isRecord(item.providerData) ? item.providerData : undefined;

@@ -283,6 +283,58 @@ for (const theme of THEMES) {
       assert.equal(await f.locator('.turn-row').count(), before + 1);
     });
 
+    /** Appends a user turn to alice's main branch from another process (the agent being debugged, writing). */
+    function writeFromAnotherProcess(text: string): void {
+      const store = join(ROOT, 'dist', 'store.js');
+      const script = `const { AdvancedSQLiteSession } = require(${JSON.stringify(store)});
+        (async () => { const s = new AdvancedSQLiteSession({ sessionId: 'alice', dbPath: ${JSON.stringify(join(suite.workspace, 'conversations.db'))} });
+        await s.addItems([{ role: 'user', content: ${JSON.stringify(text)} }]); s.close(); })();`;
+      const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+    }
+
+    it('keeps what the user types in Branch here while another process writes to the file', async () => {
+      const f = await openConversationView(suite.wb, 'conversations.db', 'alice');
+      await f.locator('.lane', { hasText: 'main' }).first().click();
+      await f.locator('.lane.selected .lane-name', { hasText: /^main$/ }).waitFor();
+      await f.locator('.turn-row[data-turn="2"]').click();
+      await f.locator('.turn-title', { hasText: 'Turn 2' }).waitFor();
+      await f.locator('.branch-here-button').click();
+      const field = f.locator('.branch-name input');
+      await field.waitFor();
+      // Offered the name the tree offers (`main-turn-2`, taken by nothing yet); the user types their own.
+      assert.equal(await field.inputValue(), 'main-turn-2');
+      await field.fill('short-');
+      const rows = await f.locator('.turn-row').count();
+      writeFromAnotherProcess(`Typed over (${theme})`);
+      // The refresh has arrived (the new turn is listed) and the form is still the one the user is typing in.
+      await f.locator('.turn-row .turn-preview', { hasText: `Typed over (${theme})` }).waitFor({ timeout: 5000 });
+      assert.equal(await f.locator('.turn-row').count(), rows + 1);
+      await field.pressSequentially('summary');
+      assert.equal(await field.inputValue(), 'short-summary');
+      await shot('11-branch-form-kept');
+      // Cancelling draws what the refresh held back.
+      await f.locator('.branch-form vscode-button', { hasText: 'Cancel' }).click();
+      await f.locator('.branch-here-button').waitFor();
+    });
+
+    it('reveals the asked turn when the view waits in a background tab', async () => {
+      const { wb } = suite;
+      const f = await openConversationView(wb, 'conversations.db', 'alice');
+      await f.locator('.lane', { hasText: 'main' }).first().click();
+      await f.locator('.lane.selected .lane-name', { hasText: /^main$/ }).waitFor();
+      await f.locator('.turn-row[data-turn="1"]').click();
+      await f.locator('.turn-title', { hasText: 'Turn 1' }).waitFor();
+      // Another editor in front: the view's page is put away until its tab comes back.
+      await wb.runCommand('File: New Untitled Text File');
+      await wb.page.locator('.tab.active', { hasText: 'Untitled' }).waitFor();
+      await wb.treeRow('main').expand();
+      await wb.treeRow('Turn 2').contextMenu('Reveal in Conversation View');
+      const shown = await viewFrame(wb);
+      await shown.locator('.turn-title', { hasText: 'Turn 2' }).waitFor();
+      await shown.locator('.turn-row.selected[data-turn="2"]').waitFor();
+    });
+
     it('logs no Content-Security-Policy violation in any frame', () => {
       // Runs last: every view above (branches, tables, hostile content, composer, reload) had its chance to trip it.
       assert.deepEqual(suite.wb.cspViolations(), []);

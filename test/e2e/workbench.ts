@@ -79,8 +79,18 @@ export class Workbench {
     return this.page.locator('.pane').filter({ has: this.page.locator('.pane-header', { hasText: this.titles.view }) });
   }
 
+  /**
+   * Takes the keyboard focus out of a webview: keys pressed while a webview's frame has the focus go to that frame,
+   * where F1 and Escape do not reach the workbench (a reset then waited 30 s for a palette that never opened).
+   */
+  async focusWorkbench(): Promise<void> {
+    // A string: this file is compiled without the DOM's types.
+    await this.page.evaluate("document.activeElement?.tagName === 'IFRAME' && document.activeElement.blur()");
+  }
+
   /** Runs a command from the palette by its full title ("Category: Title"). */
   async runCommand(title: string): Promise<void> {
+    await this.focusWorkbench();
     await this.page.keyboard.press('F1');
     const input = this.page.locator('.quick-input-widget input.input');
     await input.waitFor();
@@ -189,6 +199,7 @@ export class Workbench {
 
   /** Back to a neutral state: dialogs, menus and quick inputs closed, editors closed, toasts cleared. */
   async reset(): Promise<void> {
+    await this.focusWorkbench();
     for (let i = 0; i < 3; i++) await this.page.keyboard.press('Escape');
     // A modal dialog left open by a test (confirmation, error) blocks every click: dismiss it.
     const dialog = this.page.locator('.monaco-dialog-box');

@@ -12,7 +12,8 @@ import { errorMessage } from '../../src/shared/errorMessage';
 import { renderToolTable, renderUsageTable } from './components/tables';
 import { renderTokenChart } from './components/tokenChart';
 import { renderPricingHeader } from './components/pricingHeader';
-import { renderTurnDetail } from './components/turnDetail';
+import { hasOpenForm, renderTurnDetail } from './components/turnDetail';
+import { FORM_CLOSED_EVENT, detailKey, detailRedraw } from './logic/detailRedraw';
 import { TurnList } from './components/turnList';
 import { SearchBar } from './components/searchBar';
 import { el, replaceChildren } from '../shared/dom';
@@ -186,9 +187,21 @@ function openLink(url: string): void {
   post({ kind: 'link/open', url });
 }
 
+/** The turn the detail pane shows, and whether a redraw of it waits for an open form to close (logic/detailRedraw.ts). */
+let detailShown: string | null = null;
+let detailHeld = false;
+detail.addEventListener(FORM_CLOSED_EVENT, () => {
+  if (detailHeld) renderDetail();
+});
+
 function renderDetail(): void {
   const s = model.session;
-  renderTurnDetail(detail, model.selectedTurn, model.items, !!s && !s.readonly, new Set(s?.usedBranchIds ?? []), {
+  const key = detailKey(model.branchId, model.selectedTurn?.turn ?? null);
+  detailHeld = detailRedraw(detailShown, key, hasOpenForm(detail)) === 'hold';
+  if (detailHeld) return;
+  detailShown = key;
+  const branching = { branchId: model.branchId, allowed: !!s && !s.readonly, usedIds: new Set(s?.usedBranchIds ?? []) };
+  renderTurnDetail(detail, model.selectedTurn, model.items, branching, {
     openLink,
     // The new branch is shown by the model once it exists.
     branchHere: (turn, name) => model.createBranch(turn, name),

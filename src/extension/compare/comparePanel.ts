@@ -137,7 +137,7 @@ export class ComparePanel extends PanelHost {
 /** The open compare views. A comparison of the same branches is shown again, not opened twice. */
 export class ComparePanels extends PanelRegistry<ComparePanel> {
   constructor(private readonly host: CompareHost) {
-    super(COMPARE_VIEW_TYPE);
+    super(COMPARE_VIEW_TYPE, vscode.ViewColumn.Beside);
   }
 
   /** Matched on each panel's branches as they are now: a column swapped in a panel changes what it compares. */

@@ -15,7 +15,14 @@ export abstract class PanelRegistry<P extends OpenPanel> implements vscode.Dispo
   private readonly panels = new Set<P>();
   private serializer: vscode.Disposable | undefined;
 
-  constructor(private readonly viewType: string) {}
+  /**
+   * `column`: where a new panel opens. A comparison opens beside the active editor (the conversation view it was
+   * asked from stays in sight); a conversation view takes the active editor's place.
+   */
+  constructor(
+    private readonly viewType: string,
+    private readonly column: vscode.ViewColumn = vscode.ViewColumn.Active,
+  ) {}
 
   /** What `panel` shows, as a key: two panels with one key would show the same thing. */
   protected abstract keyOf(panel: P): string;
@@ -28,7 +35,7 @@ export abstract class PanelRegistry<P extends OpenPanel> implements vscode.Dispo
 
   /**
    * The open panel with `key`, shown again by `show`; else a new panel, titled `title` until its page is written,
-   * made by `create` in a new webview panel beside the active editor.
+   * made by `create` in a new webview panel in the registry's column.
    */
   protected showOrCreate(key: string, title: string, create: (panel: vscode.WebviewPanel) => P, show: (existing: P) => void): P {
     const existing = this.find(key);
@@ -37,7 +44,7 @@ export abstract class PanelRegistry<P extends OpenPanel> implements vscode.Dispo
       return existing;
     }
     // The panel host sets the page's options (scripts, local resource roots) before it writes the page.
-    return this.add(create(vscode.window.createWebviewPanel(this.viewType, title, vscode.ViewColumn.Active, { enableScripts: true })));
+    return this.add(create(vscode.window.createWebviewPanel(this.viewType, title, this.column, { enableScripts: true })));
   }
 
   /**

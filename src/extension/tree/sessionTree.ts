@@ -1,7 +1,19 @@
 import * as vscode from 'vscode';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
-import { RemoteSessionSource } from '../../store';
-import { branchItem, databaseItem, entryItem, moreSessionsItem, moreTurnsItem, sessionItem, turnItem } from './treeItems';
+import { statSync } from 'node:fs';
+import { basename } from 'node:path';
+import { readBeforeFirstTurn, RemoteSessionSource, SessionDatabase } from '../../store';
+import {
+  beforeFirstTurnItem,
+  branchItem,
+  databaseItem,
+  entryItem,
+  latestTurnsItem,
+  moreSessionsItem,
+  moreTurnsItem,
+  sessionItem,
+  turnItem,
+} from './treeItems';
 import { nodeId, type TreeNode } from './treeNodes';
 import { scopeCost } from '../pricing/pricedTables';
 import type { SessionPricing } from '../pricing/sessionPricing';
@@ -83,6 +95,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         return { kind: 'session', dbPath: node.dbPath, sessionId: node.sessionId };
       case 'turn':
       case 'moreTurns':
+      case 'latestTurns':
         return { kind: 'branch', dbPath: node.dbPath, sessionId: node.sessionId, branchId: node.branchId };
       case 'item':
         return {
@@ -119,12 +132,22 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
   /** The children with their tree items (used by getChildren and by tests). */
   async children(node?: TreeNode): Promise<[TreeNode, vscode.TreeItem][]> {
     if (!node) {
+      // By name (files, then server stores by address), so a database is where the user expects it.
+      const entries = [...this.registry.list()].sort(
+        (a, b) =>
+          Number(!!a.remote) - Number(!!b.remote) || basename(a.path).localeCompare(basename(b.path)) || a.path.localeCompare(b.path),
+      );
       return Promise.all(
-        this.registry.list().map(async (e): Promise<[TreeNode, vscode.TreeItem]> => {
+        entries.map(async (e): Promise<[TreeNode, vscode.TreeItem]> => {
           const n: TreeNode = { kind: 'database', dbPath: e.path };
           const count =
-            e.db instanceof RemoteSessionSource ? await e.db.countSessions(this.registry.sessionFilter(e.path)).catch(() => null) : null;
-          return [n, databaseItem(n, e, { sessionCount: count, filter: this.registry.sessionFilter(e.path) })];
+            e.db instanceof RemoteSessionSource
+              ? await e.db.countSessions(this.registry.sessionFilter(e.path)).catch(() => null)
+              : e.db instanceof SessionDatabase
+                ? safely(() => (e.db as SessionDatabase).countSessionRows())
+                : null;
+          const size = e.remote ? null : safely(() => statSync(e.path).size);
+          return [n, databaseItem(n, e, { sessionCount: count, filter: this.registry.sessionFilter(e.path), size })];
         }),
       );
     }
@@ -169,9 +192,19 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         });
       }
       case 'branch':
-      case 'moreTurns': {
-        const after = node.kind === 'moreTurns' ? node.afterTurn : null;
-        const page = await db.getTurnsPage(node.sessionId, node.branchId, { afterTurn: after, limit: TURN_PAGE });
+      case 'moreTurns':
+      case 'latestTurns': {
+        const after = node.kind === 'moreTurns' ? node.afterTurn : node.kind === 'latestTurns' ? node.fromTurn - 1 : null;
+        const until = node.kind === 'moreTurns' ? node.untilTurn : undefined;
+        const read = await db.getTurnsPage(node.sessionId, node.branchId, { afterTurn: after, limit: TURN_PAGE });
+        // A page of "Show more" stops where the latest turns' node starts: every turn is listed once.
+        const page =
+          until === undefined
+            ? read
+            : {
+                turns: read.turns.filter((t) => t.turn <= until),
+                nextAfterTurn: read.nextAfterTurn !== null && read.nextAfterTurn < until ? read.nextAfterTurn : null,
+              };
         const first = page.turns[0];
         const last = page.turns[page.turns.length - 1];
         // Turns shared with an ancestor show the usage of the branch that ran them. main is never forked from
@@ -191,15 +224,46 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
           };
           return [n, turnItem(n, t, canWrite, structured, shared?.get(t.turn))];
         });
-        if (page.nextAfterTurn !== null) {
+        // The branch's first page starts with what came before its first user message (turn 0), as the view's does.
+        const before = node.kind === 'branch' ? await readBeforeFirstTurn(db, node.sessionId, node.branchId) : null;
+        if (before) {
+          const n: TreeNode = {
+            kind: 'turn',
+            dbPath: node.dbPath,
+            sessionId: node.sessionId,
+            branchId: node.branchId,
+            turn: 0,
+            branchTurnNumber: null,
+          };
+          out.unshift([n, beforeFirstTurnItem(n, before)]);
+        }
+        // A long branch offers its latest turns at once (the End of the list), beside paging on from the first.
+        let latestFrom = node.kind === 'moreTurns' ? node.untilTurn : undefined;
+        if (node.kind === 'branch' && page.nextAfterTurn !== null) {
+          const lastPage = await db.getTurnsPageBefore(node.sessionId, node.branchId, { beforeTurn: null, limit: TURN_PAGE });
+          const start = lastPage.turns[0]?.turn;
+          if (start !== undefined && start > page.nextAfterTurn) latestFrom = start - 1;
+        }
+        if (page.nextAfterTurn !== null && (latestFrom === undefined || page.nextAfterTurn < latestFrom)) {
           const n: TreeNode = {
             kind: 'moreTurns',
             dbPath: node.dbPath,
             sessionId: node.sessionId,
             branchId: node.branchId,
             afterTurn: page.nextAfterTurn,
+            ...(latestFrom !== undefined ? { untilTurn: latestFrom } : {}),
           };
           out.push([n, moreTurnsItem(n)]);
+        }
+        if (node.kind === 'branch' && latestFrom !== undefined) {
+          const n: TreeNode = {
+            kind: 'latestTurns',
+            dbPath: node.dbPath,
+            sessionId: node.sessionId,
+            branchId: node.branchId,
+            fromTurn: latestFrom + 1,
+          };
+          out.push([n, latestTurnsItem(n)]);
         }
         return out;
       }
@@ -227,5 +291,14 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
   dispose(): void {
     this.subscription.dispose();
     this.emitter.dispose();
+  }
+}
+
+/** A value for a label, or null when reading it failed (the file went away, a lock): a label never throws. */
+function safely<T>(read: () => T): T | null {
+  try {
+    return read();
+  } catch {
+    return null;
   }
 }

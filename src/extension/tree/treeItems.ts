@@ -5,9 +5,9 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { callArguments, displayType, isRecord, itemPreview, oneLine } from '../../shared/itemText';
-import type { BranchNode, ItemEntry, SessionSummary, TurnEntry } from '../../store';
+import type { BeforeFirstTurn, BranchNode, ItemEntry, SessionSummary, TurnEntry } from '../../store';
 import type { DatabaseEntry } from '../databases/databaseRegistry';
-import { nodeId, type TreeNode } from './treeNodes';
+import { nodeId, type LatestTurnsNode, type TreeNode } from './treeNodes';
 import { forkLabel, turnCountLabel } from '../../shared/forkLabel';
 import { formatCost, type ModelPrice, type PriceTable } from '../../shared/pricing';
 import { builtinToolName, isOutputType, itemTitle } from '../../shared/itemTitles';
@@ -51,8 +51,23 @@ function tokens(n: number | null | undefined): string {
 
 /** What the tree knows of a server store beyond its entry: the session count (null = the store cannot tell) and filter. */
 export interface StoreListing {
+  /** Sessions (a server store's, under its filter; a file's rows in its sessions table), or null when unknown. */
   sessionCount: number | null;
   filter: string | undefined;
+  /** A file's size in bytes. */
+  size?: number | null;
+}
+
+/** 845 B, 12.3 KB, 785 MB, 1.2 GB (powers of 1024, as file managers count). */
+export function fileSize(bytes: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let v = bytes;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${i === 0 ? v : v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
 }
 
 export function databaseItem(node: TreeNode, entry: DatabaseEntry, listing?: StoreListing): vscode.TreeItem {
@@ -62,7 +77,17 @@ export function databaseItem(node: TreeNode, entry: DatabaseEntry, listing?: Sto
   item.resourceUri = vscode.Uri.file(entry.path);
   item.iconPath = new vscode.ThemeIcon(entry.problem ? 'error' : entry.readonly ? 'lock' : 'database');
   const mode = entry.readonly ? (entry.readonlyReason === 'file' ? vscode.l10n.t('read-only (file)') : vscode.l10n.t('read-only')) : '';
-  item.description = entry.problem ? `⚠ ${oneLine(entry.problem, 60)}` : mode;
+  const sessions = listing?.sessionCount;
+  const facts = [
+    sessions === null || sessions === undefined
+      ? ''
+      : sessions === 1
+        ? vscode.l10n.t('1 session')
+        : vscode.l10n.t('{0} sessions', count(sessions)),
+    listing?.size === null || listing?.size === undefined ? '' : fileSize(listing.size),
+    mode,
+  ].filter(Boolean);
+  item.description = entry.problem ? `⚠ ${oneLine(entry.problem, 60)}` : facts.join(' · ');
   item.tooltip = new vscode.MarkdownString();
   item.tooltip.appendText(entry.path);
   if (entry.problem) item.tooltip.appendText(`\n\n${entry.problem}`);
@@ -214,6 +239,25 @@ export function turnItem(
   return item;
 }
 
+/**
+ * Turn 0: the items stored before the first user message (the agent's instructions, as a rule). Expands to them like a
+ * turn; nothing branches from it (no user message to branch before).
+ */
+export function beforeFirstTurnItem(node: TreeNode, before: BeforeFirstTurn): vscode.TreeItem {
+  const label = vscode.l10n.t('Before the first turn');
+  const item = new vscode.TreeItem(label, C.Collapsed);
+  item.id = nodeId(node);
+  item.iconPath = new vscode.ThemeIcon('note');
+  const first = before.first;
+  const preview = first && !first.corrupt ? oneLine(itemPreview(first.item), 60) : '';
+  item.description = [preview, before.itemCount === 1 ? vscode.l10n.t('1 item') : vscode.l10n.t('{0} items', before.itemCount)]
+    .filter(Boolean)
+    .join(' · ');
+  item.tooltip = vscode.l10n.t('Items stored before the first user message: the instructions or context the agent started with.');
+  item.contextValue = 'turn';
+  return item;
+}
+
 function entryIcon(type: string): string {
   if (type === 'user') return 'account';
   if (type === 'assistant') return 'hubot';
@@ -270,4 +314,13 @@ export function costTooltipLine(
 
 export function moreTurnsItem(node: TreeNode): vscode.TreeItem {
   return moreItem(node, vscode.l10n.t('Show more turns…'));
+}
+
+/** A long branch's last page of turns, collapsed: its latest turn is two clicks from the branch, not fifty pages. */
+export function latestTurnsItem(node: LatestTurnsNode): vscode.TreeItem {
+  const item = new vscode.TreeItem(vscode.l10n.t('Latest turns (from turn {0})', node.fromTurn), C.Collapsed);
+  item.id = nodeId(node);
+  item.iconPath = new vscode.ThemeIcon('arrow-down');
+  item.contextValue = 'latestTurns';
+  return item;
 }

@@ -36,13 +36,23 @@ export interface ItemNode {
   turn: number;
   sequenceNumber: number;
 }
-/** "Show more": the next page of a branch's turns. */
+/** "Show more": the next page of a branch's turns (up to `untilTurn`, where the latest turns' node takes over). */
 export interface MoreTurnsNode {
   kind: 'moreTurns';
   dbPath: string;
   sessionId: string;
   branchId: string;
   afterTurn: number;
+  untilTurn?: number;
+}
+
+/** "Latest turns": a long branch's last page of turns, from `fromTurn`, one click from the branch. */
+export interface LatestTurnsNode {
+  kind: 'latestTurns';
+  dbPath: string;
+  sessionId: string;
+  branchId: string;
+  fromTurn: number;
 }
 
 /** "Load more": the next page of a server store's sessions (`cursor` from the page before). */
@@ -52,7 +62,8 @@ export interface MoreSessionsNode {
   cursor: string;
 }
 
-export type TreeNode = DatabaseNode | SessionNode | BranchNodeRef | TurnNode | ItemNode | MoreTurnsNode | MoreSessionsNode;
+export type TreeNode =
+  DatabaseNode | SessionNode | BranchNodeRef | TurnNode | ItemNode | MoreTurnsNode | LatestTurnsNode | MoreSessionsNode;
 
 /** A stable id: the same node gets the same id after every refresh. */
 export function nodeId(node: TreeNode): string {
@@ -68,7 +79,9 @@ export function nodeId(node: TreeNode): string {
     case 'item':
       return JSON.stringify(['i', node.dbPath, node.sessionId, node.branchId, node.turn, node.sequenceNumber]);
     case 'moreTurns':
-      return JSON.stringify(['m', node.dbPath, node.sessionId, node.branchId, node.afterTurn]);
+      return JSON.stringify(['m', node.dbPath, node.sessionId, node.branchId, node.afterTurn, node.untilTurn ?? null]);
+    case 'latestTurns':
+      return JSON.stringify(['l', node.dbPath, node.sessionId, node.branchId, node.fromTurn]);
     case 'moreSessions':
       return JSON.stringify(['ms', node.dbPath, node.cursor]);
   }
@@ -102,7 +115,14 @@ export function asNode<K extends TreeNode['kind']>(value: unknown, ...kinds: K[]
       case 'item':
         return isStr(value.sessionId) && typeof value.branchId === 'string' && isInt(value.turn) && isInt(value.sequenceNumber);
       case 'moreTurns':
-        return isStr(value.sessionId) && typeof value.branchId === 'string' && isInt(value.afterTurn);
+        return (
+          isStr(value.sessionId) &&
+          typeof value.branchId === 'string' &&
+          isInt(value.afterTurn) &&
+          (value.untilTurn === undefined || isInt(value.untilTurn))
+        );
+      case 'latestTurns':
+        return isStr(value.sessionId) && typeof value.branchId === 'string' && isInt(value.fromTurn);
       case 'moreSessions':
         return isStr(value.cursor);
       default:

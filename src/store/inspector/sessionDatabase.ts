@@ -23,7 +23,8 @@ import type {
   TurnPageRequest,
 } from './inspectorTypes';
 import { readItemsPage, readTurnItems } from './itemPages';
-import type { QueryContext } from './queryContext';
+import { isStructuredSession, type QueryContext } from './queryContext';
+import { PLAIN_BRANCH_ID, plainTurnSummaries } from './plainSessions';
 import { readSessionSummaries } from './sessionList';
 import { discoverSessionTables, quoteIdentifier, type DiscoveredTables } from './tableDiscovery';
 import { readTurnsPage, readTurnsPageBefore, type TurnPageBefore } from './turnPages';
@@ -158,6 +159,16 @@ export class SessionDatabase implements SessionReader {
   }
 
   /**
+   * The rows of the sessions table (one per session the SDKs made), or null without one: a count for a file's label
+   * that costs one small table's count, where `listSessions` scans every table's session index.
+   */
+  countSessionRows(): number | null {
+    const table = this.context.tables.sessions;
+    if (table === null) return null;
+    return this.read(() => Number(this.context.stmt(`SELECT COUNT(*) AS n FROM ${quoteIdentifier(table)}`).get<{ n: number }>()?.n ?? 0));
+  }
+
+  /**
    * The session's branches (those with rows) in creation order, each with its parent and fork turn derived from
    * shared message rows (the file does not record them); see `deriveBranchTree` for the heuristic. A plain session
    * (no structure rows) is one branch, `main`. Unknown session → `[]`.
@@ -224,9 +235,18 @@ export class SessionDatabase implements SessionReader {
     return this.read(() => readTurnUsage(this.context, sessionId, branchId, fromTurn, toTurn));
   }
 
-  /** Item counts and tool names of the turns `fromTurn`..`toTurn` of a branch. */
+  /**
+   * Item counts and tool names of the turns `fromTurn`..`toTurn` of a branch (turn 0: the items before the first user
+   * message; absent when there are none). A plain session's turns are derived as `getTurnsPage` derives them.
+   */
   getTurnSummaries(sessionId: string, branchId: string, fromTurn: number, toTurn: number): TurnSummary[] {
-    return this.read(() => readTurnSummaries(this.context, sessionId, branchId, fromTurn, toTurn));
+    return this.read(() =>
+      isStructuredSession(this.context, sessionId)
+        ? readTurnSummaries(this.context, sessionId, branchId, fromTurn, toTurn)
+        : branchId === PLAIN_BRANCH_ID
+          ? plainTurnSummaries(this.context, sessionId, fromTurn, toTurn)
+          : [],
+    );
   }
 
   /**

@@ -32,6 +32,11 @@ export interface ToolTotal {
   calls: number;
   /** The first turns it ran in, ascending (at most `TOOL_TURNS_LISTED`). */
   turns: number[];
+  /**
+   * The whole session's totals only: the first turns it ran in with the branch that ran each (by branch, then turn; at
+   * most `TOOL_TURNS_LISTED`), since turn numbers alone repeat across branches. `turnCount` then counts these pairs.
+   */
+  branchTurns?: { branchId: string; turn: number }[];
   /** How many turns it ran in. */
   turnCount: number;
 }
@@ -227,11 +232,12 @@ export function readToolTotals(ctx: QueryContext, sessionId: string, branchId: s
   const params = branchId === null ? [sessionId] : [sessionId, branchId];
   const rows = ctx
     .stmt(
-      `SELECT COALESCE(tool_name, '') AS tool, user_turn_number AS turn, message_id
-       FROM message_structure WHERE ${where} AND message_type IN (${TOOL_CALL_TYPES_SQL})`,
+      `SELECT COALESCE(tool_name, '') AS tool, user_turn_number AS turn, message_id${branchId === null ? `, ${exactTextSql('branch_id')} AS branch` : ''}
+       FROM message_structure WHERE ${where} AND message_type IN (${TOOL_CALL_TYPES_SQL})
+       ${branchId === null ? 'ORDER BY sequence_number' : ''}`,
     )
-    .iterate<{ tool: string; turn: number | null; message_id: number }>(...params);
-  const byTool = new Map<string, { calls: number; turns: Set<number> }>();
+    .iterate<{ tool: string; turn: number | null; message_id: number; branch?: unknown }>(...params);
+  const byTool = new Map<string, { calls: number; turns: Set<number>; runs: Map<string, { branchId: string; turn: number }> }>();
   // A call copied into several branches keeps its message id, so across the session each stored call counts once.
   const seen = branchId === null ? new Set<number>() : undefined;
   for (const r of rows) {
@@ -240,15 +246,30 @@ export function readToolTotals(ctx: QueryContext, sessionId: string, branchId: s
       seen.add(r.message_id);
     }
     let t = byTool.get(r.tool);
-    if (!t) byTool.set(r.tool, (t = { calls: 0, turns: new Set() }));
+    if (!t) byTool.set(r.tool, (t = { calls: 0, turns: new Set(), runs: new Map() }));
     t.calls++;
-    if (r.turn !== null) t.turns.add(r.turn);
+    if (r.turn === null) continue;
+    t.turns.add(r.turn);
+    // In sequence order (idx_structure_session_seq: no sort), a copied call's first row is the one its branch wrote
+    // when it ran: a branch's copies get new, larger sequence numbers.
+    if (seen) {
+      const branch = textFromSql(r.branch);
+      t.runs.set(`${branch}\u0000${r.turn}`, { branchId: branch, turn: r.turn });
+    }
   }
   return [...byTool]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([toolName, t]) => {
       const turns = [...t.turns].sort((a, b) => a - b);
-      return { toolName, calls: t.calls, turns: turns.slice(0, TOOL_TURNS_LISTED), turnCount: turns.length };
+      if (!seen) return { toolName, calls: t.calls, turns: turns.slice(0, TOOL_TURNS_LISTED), turnCount: turns.length };
+      const runs = [...t.runs.values()].sort((a, b) => (a.branchId < b.branchId ? -1 : a.branchId > b.branchId ? 1 : a.turn - b.turn));
+      return {
+        toolName,
+        calls: t.calls,
+        turns: turns.slice(0, TOOL_TURNS_LISTED),
+        branchTurns: runs.slice(0, TOOL_TURNS_LISTED),
+        turnCount: runs.length,
+      };
     });
 }
 

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { branchNameProblem } from '../../../src/shared/branchNames';
+import { branchNameProblem, suggestedBranchName } from '../../../src/shared/branchNames';
 
 describe('branchNameProblem', () => {
   const used = new Set(['main', 'alt', 'branch_from_turn_2_1700000000']);
@@ -26,4 +26,13 @@ describe('branchNameProblem', () => {
       else assert.equal(got, undefined);
     });
   }
+});
+
+describe('suggestedBranchName', () => {
+  it('offers <branch>-turn-<n>, and the next free -2, -3, … once that was used', () => {
+    assert.equal(suggestedBranchName('main', 2, new Set(['main'])), 'main-turn-2');
+    assert.equal(suggestedBranchName('main', 2, new Set(['main', 'main-turn-2'])), 'main-turn-2-2');
+    assert.equal(suggestedBranchName('main', 2, new Set(['main', 'main-turn-2', 'main-turn-2-2'])), 'main-turn-2-3');
+    for (const name of [suggestedBranchName('alt', 7, new Set(['alt-turn-7']))]) assert.equal(branchNameProblem(name, new Set(['alt-turn-7'])), undefined);
+  });
 });

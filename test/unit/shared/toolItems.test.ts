@@ -152,6 +152,34 @@ describe('toolItems', () => {
     );
   });
 
+  it('shows a tool search call and its output as fields, not raw JSON', () => {
+    const call = builtinToolView({
+      type: 'tool_search_call',
+      id: 'ts1',
+      call_id: 'c1',
+      arguments: { query: 'refund tools' },
+      execution: 'server',
+      status: 'completed',
+    });
+    assert.deepEqual(call?.tool, 'tool_search');
+    assert.deepEqual(
+      call?.fields.map((f) => [f.label, f.text]),
+      [
+        ['Arguments', '{\n  "query": "refund tools"\n}'],
+        ['Execution', 'server'],
+        ['Status', 'completed'],
+      ],
+    );
+    const output = builtinToolView({ type: 'tool_search_output', tools: [{ type: 'function', name: 'refund' }, { type: 'mcp' }], status: 'completed' });
+    assert.deepEqual(
+      output?.fields.map((f) => [f.label, f.text]),
+      [
+        ['Tools found', 'refund\nmcp'],
+        ['Status', 'completed'],
+      ],
+    );
+  });
+
   it('writes computer actions as one line', () => {
     assert.equal(computerActionText({ type: 'type', text: 'hi' }), 'type "hi"');
     assert.equal(computerActionText({ type: 'keypress', keys: ['CTRL', 'C'] }), 'keypress CTRL+C');

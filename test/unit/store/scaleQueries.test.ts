@@ -108,6 +108,16 @@ describe('queries for long sessions (issue 13)', () => {
         ['weather', 9],
       ],
     );
+    // Turn numbers repeat across branches: the session's totals name the branch that ran each turn (the copies of
+    // turns 1–5 in alt are main's).
+    assert.deepEqual(
+      db.getToolTotals('s1', null).map((t) => [t.toolName, t.turnCount, t.branchTurns?.map((r) => `${r.branchId} ${r.turn}`)]),
+      [
+        ['lookup', 6, ['main 2', 'main 4', 'main 6', 'main 8', 'main 10', 'main 12']],
+        ['weather', 9, ['alt 6', 'alt 7', 'alt 8', 'main 1', 'main 3', 'main 5', 'main 7', 'main 9', 'main 11']],
+      ],
+    );
+    assert.equal(db.getToolTotals('s1', 'main')[0]?.branchTurns, undefined, 'a branch needs no branch names');
   });
 
   it('turns without usage: own turns only, first ones plus a count', async () => {

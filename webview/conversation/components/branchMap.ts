@@ -47,7 +47,7 @@ export function renderBranchMap(branches: BranchView[], selected: string, onSele
           .join(', '),
         tabindex: r.row === selectedRow ? 0 : -1,
       },
-      el('span', { class: 'lane-name', title: b.branchId }, b.branchId),
+      laneName(b.branchId),
       b.isCurrent ? el('span', { class: 'lane-current', title: t('Current branch') }, '●') : null,
       el(
         'span',
@@ -140,4 +140,24 @@ function drawGraph(graph: BranchGraph, selected: string): SVGElement {
     svg.appendChild(svgEl('circle', { class: classes, 'data-branch': b.branchId, cx: r.x, cy: r.y, r: b.branchId === selected ? 5.5 : 4 }));
   }
   return svg;
+}
+
+/** Characters of a long name kept whole at its end. */
+const NAME_TAIL = 8;
+
+/**
+ * A branch name that, when the lane is too narrow, loses characters from its middle, not its end: sibling branches
+ * differ at the end (`branch_from_turn_2_1700000000` and `…_2`), so cutting the end made them look the same. The head
+ * shrinks with an ellipsis (CSS) and the tail always shows; the text is the whole name either way.
+ */
+function laneName(name: string): HTMLElement {
+  const chars = Array.from(name);
+  if (chars.length <= NAME_TAIL * 2) return el('span', { class: 'lane-name', title: name }, name);
+  const cut = chars.length - NAME_TAIL;
+  return el(
+    'span',
+    { class: 'lane-name split', title: name },
+    el('span', { class: 'lane-name-head' }, chars.slice(0, cut).join('')),
+    el('span', { class: 'lane-name-tail' }, chars.slice(cut).join('')),
+  );
 }

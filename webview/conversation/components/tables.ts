@@ -10,6 +10,7 @@ import { toolBadgeName } from '../../../src/shared/itemTitles';
 import { formatCost } from '../../../src/shared/pricing';
 import { el } from '../../shared/dom';
 import { sortRows, type SortDirection } from '../logic/sortRows';
+import { columnWidths, turnsByBranch } from '../logic/tableLayout';
 import { t as tr } from '../../shared/l10n';
 
 interface Column<T> {
@@ -28,6 +29,8 @@ export interface ExternalSort<T> {
   key: keyof T;
   descending: boolean;
   onSort(key: keyof T): void;
+  /** The columns the rows are really ordered by, in order, when that is more than `key` (the whole session's "turn"). */
+  orderedBy?: (keyof T)[];
 }
 
 /**
@@ -38,11 +41,17 @@ export interface ExternalSort<T> {
 function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string[], external?: ExternalSort<T>): HTMLElement {
   let sortKey: keyof T | undefined = external?.key;
   let direction: SortDirection = external?.descending ? 'desc' : 'asc';
+  const text = (c: Column<T>, row: T): string => (c.format ? c.format(row) : String(row[c.key] ?? ''));
   // Rows built by hand (not from rowsData) do not inherit the grid's template: every row gets it, or the header and
   // the data rows size their columns differently.
   // Fixed widths, not fractions: the header row is laid out narrower than the data rows, so fractions of each row's
-  // own width would not line up.
-  const template = columns.map((c) => (c.numeric ? '96px' : '150px')).join(' ');
+  // own width would not line up. Sized to the content, with room for a sort mark in the header.
+  const template = columnWidths(
+    columns.map((c, i) => [`${c.title} ▲`, ...rows.map((r) => text(c, r)), totals?.[i] ?? '']),
+    columns.map((c) => !!c.numeric),
+  );
+  const marked = (key: keyof T): boolean =>
+    sortKey === key || (!!external?.orderedBy?.includes(key) && external.orderedBy.includes(sortKey as keyof T));
   const table = el('vscode-data-grid', {
     'aria-label': label,
     'grid-template-columns': template,
@@ -59,14 +68,14 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
         head.appendChild(el('vscode-data-grid-cell', { 'grid-column': i + 1, class: c.numeric ? 'num' : '' }, c.title));
         return;
       }
-      const mark = sortKey === c.key ? (direction === 'asc' ? ' ▲' : ' ▼') : '';
+      const mark = marked(c.key) ? (direction === 'asc' ? ' ▲' : ' ▼') : '';
       const cell = el(
         'vscode-data-grid-cell',
         {
           'grid-column': i + 1,
           class: `sortable${c.numeric ? ' num' : ''}`,
           title: tr('Sort by {0}', c.title),
-          'aria-sort': sortKey === c.key ? (direction === 'asc' ? 'ascending' : 'descending') : 'none',
+          'aria-sort': marked(c.key) ? (direction === 'asc' ? 'ascending' : 'descending') : 'none',
           'data-focus': `sort-${String(c.key)}`,
         },
         c.title + mark,
@@ -88,15 +97,11 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
     table.appendChild(head);
     for (const row of sortKey && !external ? sortRows(rows, sortKey, direction) : rows) {
       const r = el('vscode-data-grid-row', { 'grid-template-columns': template });
-      columns.forEach((c, i) =>
-        r.appendChild(
-          el(
-            'vscode-data-grid-cell',
-            { 'grid-column': i + 1, class: c.numeric ? 'num' : '' },
-            c.format ? c.format(row) : String(row[c.key] ?? ''),
-          ),
-        ),
-      );
+      columns.forEach((c, i) => {
+        const value = text(c, row);
+        // The tooltip holds a text cut to its column's width.
+        r.appendChild(el('vscode-data-grid-cell', { 'grid-column': i + 1, class: c.numeric ? 'num' : '', title: value }, value));
+      });
       table.appendChild(r);
     }
     if (totals) {
@@ -179,7 +184,13 @@ export function renderUsageTable(t: TablesView, actions: UsageTableActions): HTM
     columns.push({ key: 'cost', title: tr('Cost'), numeric: true, sortable: false, format: (r) => formatCost(r.cost ?? null) });
     totals.push(formatCost(u.totals.cost ?? null));
   }
-  const sort: ExternalSort<TurnUsageView> = { key: u.sort, descending: u.descending, onSort: (key) => actions.sort(key as UsageSortKey) };
+  const sort: ExternalSort<TurnUsageView> = {
+    key: u.sort,
+    descending: u.descending,
+    onSort: (key) => actions.sort(key as UsageSortKey),
+    // The whole session's rows by turn are grouped by branch first (the host's order): both headers say so.
+    ...(session ? { orderedBy: ['branchId', 'turn'] as (keyof TurnUsageView)[] } : {}),
+  };
   const parts: HTMLElement[] = [grid(tr('Token usage per turn'), columns, u.rows, totals, sort)];
   if (u.rowCount > 0) parts.push(pager(u, actions));
   const missing = t.turnsWithoutUsageCount;
@@ -206,11 +217,15 @@ export function renderToolTable(t: Pick<TablesView, 'tools'>): HTMLElement {
   const columns: Column<ToolUsageView>[] = [
     // A built-in tool by its people name, as the turn list's badges and the item cards say it.
     { key: 'toolName', title: tr('Tool'), format: (r) => (r.toolName ? toolBadgeName(r.toolName) : tr('(unnamed)')) },
-    { key: 'calls', title: tr('Calls'), numeric: true },
+    { key: 'calls', title: tr('Calls'), numeric: true, format: (r) => n(r.calls) },
     {
       key: 'turns',
       title: tr('Turns it ran in'),
-      format: (r) => r.turns.join(', ') + (r.turnCount > r.turns.length ? ` … (${tr('{0} turns', r.turnCount)})` : ''),
+      format: (r) => {
+        const listed = r.branchTurns ?? r.turns;
+        const more = r.turnCount > listed.length ? ` … (${tr('{0} turns', n(r.turnCount))})` : '';
+        return (r.branchTurns ? turnsByBranch(r.branchTurns) : r.turns.join(', ')) + more;
+      },
     },
   ];
   if (t.tools.length === 0)
@@ -218,6 +233,6 @@ export function renderToolTable(t: Pick<TablesView, 'tools'>): HTMLElement {
   return el(
     'div',
     { class: 'table-block tool-table' },
-    grid(tr('Tool usage'), columns, t.tools, [tr('Total'), String(t.tools.reduce((a, r) => a + r.calls, 0)), '']),
+    grid(tr('Tool usage'), columns, t.tools, [tr('Total'), n(t.tools.reduce((a, r) => a + r.calls, 0)), '']),
   );
 }

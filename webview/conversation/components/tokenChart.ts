@@ -6,7 +6,7 @@
  */
 import type { TablesView } from '../../../src/shared/protocol/conversationViews';
 import { el } from '../../shared/dom';
-import { SEGMENT_KEYS, SEGMENT_LABELS, layoutChart } from '../logic/tokenChart';
+import { SEGMENT_KEYS, SEGMENT_LABELS, layoutChart, slotFor } from '../logic/tokenChart';
 import { t } from '../../shared/l10n';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -38,7 +38,9 @@ export function renderTokenChart(tables: TablesView): HTMLElement | null {
   const rows = tables.usage.rows;
   if (rows.length === 0) return null;
   const session = tables.branchId === null;
-  const c = layoutChart(rows, { session, slot: rows.length > 60 ? 8 : rows.length > 20 ? 14 : 28 });
+  // As wide as the page allows (a 200-row page fits a wide editor without scrolling; a narrow one scrolls the chart).
+  const available = Math.max(320, (document.body?.clientWidth ?? 800) - 48);
+  const c = layoutChart(rows, { session, slot: slotFor(rows.length, available) });
   const root = svg('svg', {
     class: 'token-chart-svg',
     width: c.width,
@@ -94,6 +96,17 @@ export function renderTokenChart(tables: TablesView): HTMLElement | null {
     bars.push(g);
     root.appendChild(g);
   });
+  // Under the turn numbers, each branch's name below its run of bars (the session scope groups them by branch).
+  for (const g of c.groups) {
+    root.appendChild(svg('line', { class: 'chart-axis', x1: g.x1 + 1, x2: g.x2 - 1, y1: c.plot.bottom + 20, y2: c.plot.bottom + 20 }));
+    const label = svg(
+      'text',
+      { class: 'chart-tick chart-branch', x: (g.x1 + g.x2) / 2, y: c.plot.bottom + 32, 'text-anchor': 'middle' },
+      g.label,
+    );
+    label.appendChild(svg('title', {}, g.branchId));
+    root.appendChild(label);
+  }
   roving(bars);
   const legend = el(
     'ul',

@@ -1,10 +1,12 @@
-import { branchNameProblem } from '../../../src/shared/branchNames';
+import { branchNameProblem, suggestedBranchName } from '../../../src/shared/branchNames';
 import { displayType, isMessageItem, isRecord, messageText, outputText, prettyJson } from '../../../src/shared/itemText';
 import type { CopyPart } from '../../../src/shared/protocol/conversation';
 import { itemTitle } from '../../../src/shared/itemTitles';
 import { builtinToolView, outputImages, pairToolItems, pairedToolName, toolRole, type ToolItemView } from '../../../src/shared/toolItems';
 import type { ItemView, TurnView } from '../../../src/shared/protocol/conversationViews';
 import { el, replaceChildren } from '../../shared/dom';
+import { FORM_CLOSED_EVENT } from '../logic/detailRedraw';
+import { turnLabel } from '../logic/itemCount';
 import { t } from '../../shared/l10n';
 import { renderMarkdown } from './markdown';
 import { whatIfActions, type WhatIfCallbacks } from './whatIfForm';
@@ -45,7 +47,16 @@ function images(urls: readonly string[], note: string | undefined): HTMLElement 
   return el(
     'div',
     { class: 'tool-images' },
-    ...urls.map((src, i) => el('img', { class: 'tool-image', src, alt: t('Image {0} from the tool', i + 1), loading: 'lazy' })),
+    ...urls.map((src, i) => {
+      const img = el('img', { class: 'tool-image', src, alt: t('Image {0} from the tool', i + 1), loading: 'lazy' });
+      // Well-formed base64 that is not a picture the browser can decode: say so instead of a broken-image icon.
+      img.addEventListener('error', () =>
+        img.replaceWith(
+          el('p', { class: 'image-note image-broken' }, t('Image {0} could not be shown: its data is not a valid image.', i + 1)),
+        ),
+      );
+      return img;
+    }),
     note ? el('p', { class: 'image-note' }, note) : null,
   );
 }
@@ -77,6 +88,14 @@ function itemBody(item: ItemView, cb: TurnDetailCallbacks): HTMLElement {
     switch (displayType(item.type)) {
       case 'function_call':
         return el('pre', { class: 'arguments', 'aria-label': t('Arguments') }, prettyJson(it.arguments ?? it.input ?? ''));
+      case 'custom_tool_call':
+        // A custom tool's input is free text (a grammar's output, a patch, code), shown as written.
+        return el(
+          'pre',
+          { class: 'arguments', 'aria-label': t('Input') },
+          typeof it.input === 'string' ? it.input : prettyJson(it.input ?? ''),
+        );
+      case 'custom_tool_call_output':
       case 'function_call_output': {
         const shown = outputImages(it.output);
         return el('div', { class: 'output-view' }, collapsible(outputText(it.output, { pretty: true })), images(shown.images, shown.note));
@@ -134,7 +153,8 @@ export function copyButton(part: CopyPart, copy: () => Promise<boolean>, appeara
 }
 
 function openJsonButton(open: () => void, label = t('Open as JSON')): HTMLElement {
-  const b = el('vscode-button', { appearance: 'icon', class: 'open-json', title: label, 'aria-label': label }, 'JSON');
+  // "JSON ↗" opens an editor tab; "Raw" (beside it) shows the same JSON in place: their faces say which is which.
+  const b = el('vscode-button', { appearance: 'icon', class: 'open-json', title: label, 'aria-label': label }, 'JSON ↗');
   b.addEventListener('click', open);
   return b;
 }
@@ -152,8 +172,8 @@ function itemCard(turn: TurnView, item: ItemView, cb: TurnDetailCallbacks, toolN
   const body = el('div', { class: 'item-body' }, itemBody(item, cb));
   const rawToggle = el(
     'vscode-button',
-    { appearance: 'icon', class: 'raw-toggle', 'aria-label': t('Show raw JSON'), title: t('Raw JSON') },
-    '{ }',
+    { appearance: 'icon', class: 'raw-toggle', 'aria-label': t('Show raw JSON'), title: t('Show the stored JSON here') },
+    t('Raw'),
   );
   let raw = false;
   rawToggle.addEventListener('click', () => {
@@ -181,15 +201,22 @@ function itemCard(turn: TurnView, item: ItemView, cb: TurnDetailCallbacks, toolN
   return el(tag, { class: `item item-${cls}`, 'data-sequence': item.sequenceNumber }, header, body);
 }
 
+/** What *Branch here* needs: the branch shown, whether it may branch, and every name the session ever used. */
+export interface Branching {
+  branchId: string;
+  allowed: boolean;
+  usedIds: ReadonlySet<string>;
+}
+
 /** The items of the selected turn, in order, calls and their outputs paired, with "Branch here" on its user message. */
 export function renderTurnDetail(
   container: HTMLElement,
   turn: TurnView | undefined,
   items: ItemView[] | string | undefined,
-  canBranch: boolean,
-  usedIds: Set<string>,
+  branching: Branching,
   cb: TurnDetailCallbacks,
 ): void {
+  const { allowed: canBranch } = branching;
   if (!turn) {
     replaceChildren(container, el('p', { class: 'placeholder' }, t('Select a turn to see its items.')));
     return;
@@ -202,7 +229,10 @@ export function renderTurnDetail(
     replaceChildren(container, el('p', { class: 'error', role: 'alert' }, items));
     return;
   }
-  const list = el('ol', { class: 'items', 'aria-label': t('Items of turn {0}', turn.turn) });
+  const list = el('ol', {
+    class: 'items',
+    'aria-label': turn.turn === 0 ? t('Items before the first turn') : t('Items of turn {0}', turn.turn),
+  });
   for (const entry of pairToolItems(items, (v) => (v.corrupt ? undefined : v.item))) {
     if (entry.kind === 'pair') {
       const { call, output } = entry;
@@ -224,7 +254,7 @@ export function renderTurnDetail(
     const li = itemCard(turn, item, cb, item.toolName ?? (item.corrupt ? null : (builtinToolView(item.item)?.tool ?? null)), 'li');
     const type = item.corrupt ? 'unreadable' : displayType(item.type);
     if (!item.corrupt && type === 'user' && canBranch && turn.branchTurnNumber !== null) {
-      li.appendChild(branchForm(turn, usedIds, cb));
+      li.appendChild(branchForm(turn, branching, cb));
       li.appendChild(whatIfActions(turn, isMessageItem(item.item) ? messageText(item.item.content) : '', cb.whatIf));
     }
     list.appendChild(li);
@@ -232,7 +262,7 @@ export function renderTurnDetail(
   const title = el(
     'div',
     { class: 'turn-title-row' },
-    el('h2', { class: 'turn-title' }, t('Turn {0}', turn.turn)),
+    el('h2', { class: 'turn-title' }, turnLabel(turn.turn)),
     el(
       'span',
       { class: 'turn-buttons' },
@@ -243,7 +273,12 @@ export function renderTurnDetail(
   replaceChildren(container, title, list);
 }
 
-function branchForm(turn: TurnView, usedIds: Set<string>, cb: TurnDetailCallbacks): HTMLElement {
+/** Whether an inline form (Branch here, Edit and resend, Retry with models) is open in `container`. */
+export function hasOpenForm(container: HTMLElement): boolean {
+  return container.querySelector('.branch-form, .what-if-form') !== null;
+}
+
+function branchForm(turn: TurnView, { branchId, usedIds }: Branching, cb: TurnDetailCallbacks): HTMLElement {
   const wrap = el('div', { class: 'branch-here' });
   const open = el('vscode-button', { appearance: 'secondary', class: 'branch-here-button' }, t('Branch here'));
   wrap.appendChild(open);
@@ -252,6 +287,8 @@ function branchForm(turn: TurnView, usedIds: Set<string>, cb: TurnDetailCallback
       class: 'branch-name',
       placeholder: t('New branch name'),
       'aria-label': t('New branch name'),
+      // The name the tree's Branch from Turn offers too; selected, so typing replaces it.
+      value: suggestedBranchName(branchId, turn.branchTurnNumber ?? turn.turn, usedIds),
     }) as HTMLElement & { value: string };
     const message = el('div', { class: 'validation', role: 'status' });
     const create = el('vscode-button', { class: 'branch-create', disabled: true }, t('Create branch'));
@@ -277,7 +314,10 @@ function branchForm(turn: TurnView, usedIds: Set<string>, cb: TurnDetailCallback
       if ((ev as KeyboardEvent).key === 'Enter') void submit();
     });
     create.addEventListener('click', () => void submit());
-    cancel.addEventListener('click', () => replaceChildren(wrap, open));
+    cancel.addEventListener('click', () => {
+      replaceChildren(wrap, open);
+      wrap.dispatchEvent(new Event(FORM_CLOSED_EVENT, { bubbles: true }));
+    });
     replaceChildren(
       wrap,
       el(
@@ -290,7 +330,11 @@ function branchForm(turn: TurnView, usedIds: Set<string>, cb: TurnDetailCallback
       ),
       message,
     );
-    window.setTimeout(() => field.focus(), 0);
+    validate();
+    window.setTimeout(() => {
+      field.focus();
+      field.shadowRoot?.querySelector('input')?.select();
+    }, 0);
   });
   return wrap;
 }

@@ -6,6 +6,7 @@ import {
   type WhatIfStartedView,
 } from '../../../src/shared/whatIfModels';
 import { el, replaceChildren } from '../../shared/dom';
+import { FORM_CLOSED_EVENT } from '../logic/detailRedraw';
 import { t } from '../../shared/l10n';
 
 export interface WhatIfCallbacks {
@@ -74,6 +75,7 @@ export function whatIfActions(turn: TurnView, userText: string, cb: WhatIfCallba
         replaceChildren(slot);
         status.textContent = message ?? '';
         busy(false);
+        wrap.dispatchEvent(new Event(FORM_CLOSED_EVENT, { bubbles: true }));
       };
       replaceChildren(slot, editor(mode, turn, userText, m, cb, close));
     })();
@@ -169,6 +171,14 @@ function editor(
       { class: 'what-if-models' },
       el('legend', {}, offered.choices.length > 1 ? t('Models (one new branch each, up to {0})', MAX_WHAT_IF_MODELS) : t('Model')),
       ...checks,
+      // One model offered: say where more come from, or the form looks like it offers a choice it does not have.
+      offered.choices.length === 1
+        ? el(
+            'p',
+            { class: 'what-if-hint what-if-more-models' },
+            t('List more models in the setting agentSessions.agent.models to compare them.'),
+          )
+        : null,
     ),
     el('div', { class: 'what-if-buttons' }, submit, cancel),
     message,

@@ -81,6 +81,8 @@ export interface ChartLayout {
   plot: { left: number; top: number; right: number; bottom: number };
   bars: ChartBar[];
   ticks: { value: number; y: number; label: string }[];
+  /** The session scope: the run of bars of each branch (bars are grouped by branch), for a label under them. */
+  groups: { branchId: string; x1: number; x2: number; label: string }[];
   /** "turns 3–12" (the session scope: "turns 1–40 of 3 branches"), or '' without rows. */
   caption: string;
 }
@@ -97,9 +99,27 @@ export interface ChartOptions {
 
 const n = (v: number): string => v.toLocaleString('en-US');
 
+const byBranch = (a: TurnUsageView, b: TurnUsageView): number => (a.branchId < b.branchId ? -1 : a.branchId > b.branchId ? 1 : 0);
+
 /** The rows of the page in turn order (by branch within a turn), whatever order the table shows them in. */
 export function inTurnOrder(rows: readonly TurnUsageView[]): TurnUsageView[] {
-  return [...rows].sort((a, b) => a.turn - b.turn || (a.branchId < b.branchId ? -1 : a.branchId > b.branchId ? 1 : 0));
+  return [...rows].sort((a, b) => a.turn - b.turn || byBranch(a, b));
+}
+
+/**
+ * The whole session's rows: by branch, then turn. Turn numbers repeat across branches, so each branch's bars stand
+ * together under its name instead of alternating (1, 1, 2, 2, … with nothing to tell them apart).
+ */
+export function inBranchOrder(rows: readonly TurnUsageView[]): TurnUsageView[] {
+  return [...rows].sort((a, b) => byBranch(a, b) || a.turn - b.turn);
+}
+
+/**
+ * Room per bar so `count` bars fill `available` pixels (the chart then needs no scrolling), between 4 and 28 px:
+ * below 4 the bars would not show, and wider ones say nothing more.
+ */
+export function slotFor(count: number, available: number): number {
+  return Math.max(4, Math.min(28, Math.floor((available - 60) / Math.max(1, count))));
 }
 
 function barTitle(row: TurnUsageView, s: Record<SegmentKey, number>, session: boolean): string {
@@ -115,12 +135,21 @@ function barTitle(row: TurnUsageView, s: Record<SegmentKey, number>, session: bo
   return `${turn}: ${counts}${cost}`;
 }
 
+/** `text` cut to about `px` pixels of 10 px chart text (6 px a character), with an ellipsis; '' when nothing fits. */
+export function fitLabel(text: string, px: number): string {
+  const max = Math.floor(px / 6);
+  const chars = Array.from(text);
+  if (chars.length <= max) return text;
+  return max < 3 ? '' : chars.slice(0, max - 1).join('') + '…';
+}
+
 /** Lays out one bar per row, in turn order, scaled to the largest bar. */
 export function layoutChart(rows: readonly TurnUsageView[], options: ChartOptions = {}): ChartLayout {
   const height = options.height ?? 180;
   const slot = options.slot ?? 18;
-  const ordered = inTurnOrder(rows);
-  const plot = { left: 48, top: 8, right: 0, bottom: height - 36 };
+  const ordered = options.session ? inBranchOrder(rows) : inTurnOrder(rows);
+  // The session scope has a row of branch names under the turn numbers.
+  const plot = { left: 48, top: 8, right: 0, bottom: height - (options.session ? 50 : 36) };
   const width = Math.max(options.minWidth ?? 320, plot.left + ordered.length * slot + 12);
   plot.right = width - 12;
   const split = ordered.map(segmentsOf);
@@ -131,6 +160,9 @@ export function layoutChart(rows: readonly TurnUsageView[], options: ChartOption
   const barWidth = Math.max(2, Math.round(slot * 0.7));
   // Label every k-th bar so labels never overlap (about 28 px per label).
   const every = Math.max(1, Math.ceil(28 / slot));
+  // Counted from the start of each branch's run in the session scope, so every branch's first turn is labelled.
+  const runStart: number[] = [];
+  ordered.forEach((row, i) => runStart.push(i > 0 && ordered[i - 1]?.branchId === row.branchId ? (runStart[i - 1] as number) : i));
   const bars = ordered.map((row, i): ChartBar => {
     const s = split[i] as Record<SegmentKey, number>;
     let y = plot.bottom;
@@ -141,7 +173,8 @@ export function layoutChart(rows: readonly TurnUsageView[], options: ChartOption
       if (s[key] > 0) segments.push({ key, value: s[key], y, height: h });
     }
     const x = plot.left + i * slot + (slot - barWidth) / 2;
-    const last = i === ordered.length - 1;
+    const j = i - (runStart[i] as number);
+    const last = i === ordered.length - 1 || ordered[i + 1]?.branchId !== row.branchId;
     return {
       row,
       x,
@@ -149,16 +182,25 @@ export function layoutChart(rows: readonly TurnUsageView[], options: ChartOption
       segments,
       total: totals[i] ?? 0,
       title: barTitle(row, s, !!options.session),
-      label: i % every === 0 || (last && i % every >= every / 2) ? String(row.turn) : '',
+      label: j % every === 0 || (last && j % every >= every / 2) ? String(row.turn) : '',
     };
   });
   const ticks = tickValues.map((value) => ({ value, y: plot.bottom - scale(value), label: compactCount(value) }));
-  const first = ordered[0]?.turn;
-  const lastTurn = ordered[ordered.length - 1]?.turn;
+  const groups: ChartLayout['groups'] = [];
+  if (options.session)
+    bars.forEach((b, i) => {
+      const last = groups[groups.length - 1];
+      if (last && last.branchId === b.row.branchId) last.x2 = plot.left + (i + 1) * slot;
+      else groups.push({ branchId: b.row.branchId, x1: plot.left + i * slot, x2: plot.left + (i + 1) * slot, label: '' });
+    });
+  for (const g of groups) g.label = fitLabel(g.branchId, g.x2 - g.x1);
+  const turns = ordered.map((r) => r.turn);
+  const first = turns.length > 0 ? Math.min(...turns) : undefined;
+  const lastTurn = turns.length > 0 ? Math.max(...turns) : undefined;
   const branches = new Set(ordered.map((r) => r.branchId)).size;
   const caption =
     first === undefined
       ? ''
       : `${first === lastTurn ? t('turn {0}', first) : t('turns {0}–{1}', first, lastTurn ?? first)}${options.session && branches > 1 ? ` ${t('of {0} branches', branches)}` : ''}`;
-  return { width, height, plot, bars, ticks, caption };
+  return { width, height, plot, bars, ticks, groups, caption };
 }

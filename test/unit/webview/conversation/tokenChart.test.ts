@@ -1,6 +1,14 @@
 import { strict as assert } from 'node:assert';
 import type { TurnUsageView } from '../../../../src/shared/protocol/conversationViews';
-import { compactCount, inTurnOrder, layoutChart, niceTicks, segmentsOf } from '../../../../webview/conversation/logic/tokenChart';
+import {
+  compactCount,
+  fitLabel,
+  inTurnOrder,
+  layoutChart,
+  niceTicks,
+  segmentsOf,
+  slotFor,
+} from '../../../../webview/conversation/logic/tokenChart';
 
 const row = (
   turn: number,
@@ -88,7 +96,38 @@ describe('token chart geometry', () => {
     assert.equal(shared.bars[0]?.title, 'Turn 2 of main: 10 input (0 cached), 5 output (0 reasoning); cost –');
     const session = layoutChart([row(1, 1, 0, 1, 0), row(1, 1, 0, 1, 0, { branchId: 'b' }), row(9, 1, 0, 1, 0)], { session: true });
     assert.equal(session.caption, 'turns 1–9 of 2 branches');
+    // The session's bars stand by branch (in the table's order), each run under its name, its first turn labelled:
+    // turn numbers repeat across branches.
+    assert.deepEqual(
+      session.bars.map((b) => [b.row.branchId, b.label]),
+      [
+        ['b', '1'],
+        ['main', '1'],
+        ['main', '9'],
+      ],
+    );
+    assert.deepEqual(
+      session.groups.map((g) => [g.branchId, g.label, g.x2 - g.x1]),
+      [
+        ['b', 'b', 18],
+        ['main', 'main', 36],
+      ],
+    );
+    assert.deepEqual(layoutChart([row(1, 1, 0, 1, 0)]).groups, [], 'one branch: no group labels');
+    assert.equal(fitLabel('branch_from_turn_2_1700000000', 60), 'branch_fr…');
+    assert.equal(fitLabel('main', 12), '');
     assert.equal(layoutChart([]).caption, '');
+  });
+
+  it('sizes bars to fill the width a page has, between 4 and 28 px', () => {
+    assert.equal(slotFor(200, 1352), 6, 'a 200-row page fits a 1400 px editor');
+    assert.equal(slotFor(3, 1352), 28);
+    assert.equal(slotFor(200, 452), 4, 'a narrow editor scrolls the chart instead of drawing nothing');
+    const c = layoutChart(
+      Array.from({ length: 200 }, (_, i) => row(i + 1, 10, 0, 10, 0)),
+      { slot: slotFor(200, 1352) },
+    );
+    assert.ok(c.width <= 1352, `${c.width} px`);
   });
 
   it('labels only every few bars when they are narrow, and grows wider with the rows', () => {

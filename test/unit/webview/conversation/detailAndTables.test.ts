@@ -1,0 +1,51 @@
+/** The turn detail's redraw rule (a live refresh never replaces an open form) and the tables' column sizing. */
+import { strict as assert } from 'node:assert';
+import { detailKey, detailRedraw } from '../../../../webview/conversation/logic/detailRedraw';
+import { turnLabel } from '../../../../webview/conversation/logic/itemCount';
+import { columnWidths, textWidth, turnsByBranch } from '../../../../webview/conversation/logic/tableLayout';
+
+describe('turn detail redraws', () => {
+  const two = detailKey('main', 2);
+  it('holds a redraw of the same turn while a form is open, and draws a move to another turn at once', () => {
+    assert.equal(detailRedraw(two, detailKey('main', 2), true), 'hold');
+    assert.equal(detailRedraw(two, detailKey('main', 2), false), 'draw');
+    assert.equal(detailRedraw(two, detailKey('main', 3), true), 'draw');
+    assert.equal(detailRedraw(two, detailKey('alt', 2), true), 'draw', 'another branch is another turn');
+    assert.equal(detailRedraw(null, detailKey('main', 2), true), 'draw');
+    assert.equal(detailRedraw(two, null, true), 'draw');
+  });
+
+  it('calls turn 0 "Before the first turn"', () => {
+    assert.equal(turnLabel(0), 'Before the first turn');
+    assert.equal(turnLabel(3), 'Turn 3');
+  });
+});
+
+describe('table layout', () => {
+  it('sizes each column to its widest text, so figures and names never wrap', () => {
+    assert.equal(
+      columnWidths(
+        [
+          ['Cost ▲', '$0.000136', '$12.50'],
+          ['Tool ▲', 'convert_temperature', 'get_weather'],
+        ],
+        [true, false],
+      ),
+      '12ch 22ch',
+    );
+    // A very long name is capped (then cut with an ellipsis, its tooltip whole); a tiny column keeps room for padding.
+    assert.equal(columnWidths([['x'.repeat(90)], ['1']], [false, true]), '40ch 5ch');
+    assert.equal(textWidth('턴 12'), 5, 'Hangul takes two columns');
+  });
+
+  it("names each whole-session turn of a tool with the branch that ran it", () => {
+    assert.equal(
+      turnsByBranch([
+        { branchId: 'main', turn: 2 },
+        { branchId: 'main', turn: 5 },
+        { branchId: 'retry', turn: 3 },
+      ]),
+      'main 2, 5 · retry 3',
+    );
+  });
+});
