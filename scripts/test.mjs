@@ -13,9 +13,10 @@
 // Scheduling (docs/architecture.md, "Tests: which run where, and why"): up to ASI_TEST_JOBS phases (default: 2, or 1
 // on a single core) run at the same time. Phases after `build` wait for it (and are not run when it fails). The
 // integration and UI phases form one lane: one at a time, in order (both in-host suites, then both UI suites), and
-// they go first whenever a slot is free, since the lane is the longest path; the other phases fill the other slot.
-// A UI phase is exclusive: it starts when nothing else runs, and nothing starts beside it (a browser waiting on a
-// workbench is the one thing here that a busy CPU turns into a failure). Output stays readable: each phase's output is one block under its name, in the order
+// they go first whenever a slot is free, since the lane is the longest path; the other phases fill the other slot at
+// the lowest CPU priority (nice 19): a browser waiting on a workbench is the one thing here that a busy CPU turns into
+// a failure, and at nice 19 a phase beside it gets only what the workbench leaves (a weight of 15 against 1024).
+// Output stays readable: each phase's output is one block under its name, in the order
 // the phases started; the oldest running phase streams live and the others are buffered until it ends.
 //
 // A failing phase does not stop the other phases (so one run reports everything), but the exit code is non-zero
@@ -68,9 +69,10 @@ const phases = [
     needs: ['servers', `host:${host.id}`],
     lane: WORKBENCH,
   })),
-  // The UI suites drive a browser against a workbench and wait on what it draws: each runs alone, so no other
-  // phase's CPU use can turn a wait into a timeout. Both themes on the newest host, one on the oldest (the theme only
-  // changes CSS; the host's version is what the oldest host is there for): docs/architecture.md, "Tests".
+  // The UI suites drive a browser against a workbench and wait on what it draws: the phase beside them runs at nice 19,
+  // so its CPU use cannot turn a wait into a timeout. Both themes on the newest host for the specs that draw (flows
+  // in one), one on the oldest (the theme only changes CSS; the host's version is what the oldest host is there for):
+  // docs/architecture.md, "Tests".
   ...HOSTS.map((host, i) => ({
     name: `ui-${host.id}`,
     cmd: npx('mocha', '--config', 'test/e2e/.mocharc.json'),
@@ -81,7 +83,6 @@ const phases = [
     },
     needs: ['servers', `host:${host.id}`],
     lane: WORKBENCH,
-    exclusive: true,
   })),
 ];
 const unknown = only.filter((n) => !phases.some((p) => p.name === n));
@@ -149,7 +150,7 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 }
 
 /** Runs a command with its output into `onData`; resolves with { code, signal, error }. */
-function run(cmd, args, { env, onData, nice = false }) {
+function run(cmd, args, { env, onData, nice = 0 }) {
   return new Promise((resolve) => {
     // detached: its own process group, which an interrupt above stops as a whole.
     const child = spawn(cmd, args, {
@@ -159,10 +160,10 @@ function run(cmd, args, { env, onData, nice = false }) {
       detached: true,
     });
     children.add(child);
-    if (nice && child.pid) {
+    if (nice > 0 && child.pid) {
       try {
-        // Installs yield the CPU to the phases (their processes inherit the priority).
-        setPriority(child.pid, 10);
+        // Yields the CPU (the child's processes inherit the priority): installs to the phases, phases to the lane.
+        setPriority(child.pid, nice);
       } catch {
         // not allowed here: run at normal priority
       }
@@ -192,7 +193,7 @@ function install(need, after = []) {
       const errors = [];
       entry.running = true;
       const r = await run('node', [join(root, 'scripts', 'host', 'hostTools.mjs'), 'ensure', need], {
-        nice: true,
+        nice: 10,
         onData: (stream, d) => {
           chunks.push(d);
           if (stream === process.stderr) errors.push(d);
@@ -264,7 +265,12 @@ async function runPhase(phase) {
   // Each phase its own counts file: phases running side by side must not take each other's counts.
   const countsFile = join(countsDir, `${phase.name}.jsonl`);
   const [cmd, args] = phase.cmd;
-  const r = await run(cmd, args, { env: { ...phase.env, ASI_TEST_COUNTS: countsFile }, onData: (stream, d) => write(block, stream, d) });
+  const r = await run(cmd, args, {
+    env: { ...phase.env, ASI_TEST_COUNTS: countsFile },
+    // Beside the workbench lane, every other phase yields the CPU to it (the header says why).
+    nice: phase.lane ? 0 : 19,
+    onData: (stream, d) => write(block, stream, d),
+  });
   if (r.error) write(block, process.stderr, `${phase.name}: could not start ${cmd}: ${r.error.message}\n`);
   const seconds = secondsSince(started);
   const ok = r.code === 0 && !r.error;
@@ -294,7 +300,6 @@ async function runPhase(phase) {
 const results = new Map();
 const state = new Map(selected.map((p) => [p.name, 'pending']));
 let free = JOBS;
-let exclusiveRunning = false;
 const laneBusy = new Set();
 
 function finish(phase, result) {
@@ -344,17 +349,12 @@ function schedule() {
       const earlier = selected.filter((p) => p.lane === phase.lane && phases.indexOf(p) < phases.indexOf(phase));
       if (earlier.some((p) => state.get(p.name) === 'pending')) continue;
     }
-    if (free === 0 || exclusiveRunning) continue;
-    // An exclusive phase waits until nothing else runs, and nothing starts beside it.
-    if (phase.exclusive && free < JOBS) continue;
-    const taken = phase.exclusive ? JOBS : 1;
-    free -= taken;
-    if (phase.exclusive) exclusiveRunning = true;
+    if (free === 0) continue;
+    free -= 1;
     if (phase.lane) laneBusy.add(phase.lane);
     state.set(phase.name, 'running');
     runPhase(phase).then((result) => {
-      free += taken;
-      if (phase.exclusive) exclusiveRunning = false;
+      free += 1;
       if (phase.lane) laneBusy.delete(phase.lane);
       finish(phase, result);
       schedule();

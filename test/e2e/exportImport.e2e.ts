@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeDemoDatabase } from '../../scripts/demo';
 import { exportSession, type ExportFormat } from '../../src/store';
-import { ROOT, THEMES, useWorkbench } from './suite';
+import { ROOT, FLOW_THEMES, useWorkbench } from './suite';
 import { viewFrame } from './workbench';
 
 const IMAGES = join(ROOT, 'docs', 'images');
@@ -22,7 +22,7 @@ async function exported(path: string, sessionId: string, format: ExportFormat = 
   return text;
 }
 
-for (const theme of THEMES) {
+for (const theme of FLOW_THEMES) {
   describe(`export and import in the workbench (${theme} theme)`, function () {
     const suite = useWorkbench({
       name: 'export',

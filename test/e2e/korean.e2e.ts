@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeDemoDatabase } from '../../scripts/demo';
-import { ROOT, THEMES, useWorkbench } from './suite';
+import { ROOT, FLOW_THEMES, useWorkbench } from './suite';
 import { viewFrame } from './workbench';
 
 const KO = JSON.parse(readFileSync(join(ROOT, 'package.nls.ko.json'), 'utf8')) as Record<string, string>;
@@ -42,7 +42,7 @@ describe('the extension in Korean', function () {
     assert.ok(fonts.stdout.trim(), 'a font with Korean glyphs is installed (fc-list :lang=ko)');
   });
 
-  for (const theme of THEMES) {
+  for (const theme of FLOW_THEMES) {
     describe(`${theme} theme`, function () {
       const suite = useWorkbench({
         name: 'korean',

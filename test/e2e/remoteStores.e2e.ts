@@ -10,7 +10,7 @@ import pg from 'pg';
 import { DEFAULT_POSTGRES_TABLES, postgresDdl } from '../../src/store';
 import { splitPassword } from '../../src/extension/databases/remoteAddress';
 import { startPostgres, type PostgresServer } from '../../scripts/host/servers.mjs';
-import { RESULTS, THEMES, useWorkbench } from './suite';
+import { RESULTS, FLOW_THEMES, useWorkbench } from './suite';
 import { viewFrame } from './workbench';
 
 /** Compact JSON with ASCII escapes: what SQLAlchemySession stores. */
@@ -63,7 +63,7 @@ const TRIP = [
   },
 ];
 
-for (const theme of THEMES) {
+for (const theme of FLOW_THEMES) {
   describe(`PostgreSQL store in the workbench (${theme} theme)`, function () {
     let server: PostgresServer;
 

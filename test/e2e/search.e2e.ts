@@ -8,7 +8,7 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../src/store';
-import { ROOT, THEMES, useWorkbench } from './suite';
+import { ROOT, FLOW_THEMES, useWorkbench } from './suite';
 import { viewFrame } from './workbench';
 
 const IMAGES = join(ROOT, 'docs', 'images');
@@ -47,7 +47,7 @@ async function write(path: string, sessionId: string, city: string, failed: bool
   }
 }
 
-for (const theme of THEMES) {
+for (const theme of FLOW_THEMES) {
   describe(`search (${theme} theme)`, function () {
     const suite = useWorkbench({
       name: 'search',

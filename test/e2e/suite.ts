@@ -29,6 +29,14 @@ export const THEMES: readonly Theme[] = (() => {
   return ALL_THEMES.filter((t) => asked.includes(t));
 })();
 
+/**
+ * The themes a flow spec runs in: one (light where this run draws it, else the one it draws). A flow (export and import,
+ * search, server stores, what-if runs, the Korean UI) checks what happens, not how it looks; the specs that check how
+ * it looks (graph, conversation view, comparison, chart, tool renderers) run in every theme of `THEMES`. With dark on
+ * the oldest host, each flow still runs in both themes across the two hosts.
+ */
+export const FLOW_THEMES: readonly Theme[] = THEMES.includes('light') ? ['light'] : THEMES.slice(0, 1);
+
 export interface WorkbenchSuite {
   /** The workbench, set once the suite's `before` hook has run. */
   readonly wb: Workbench;

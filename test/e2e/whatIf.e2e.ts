@@ -10,7 +10,7 @@ import { AdvancedSQLiteSession } from '../../src/store';
 import { lastUserText, startLoopbackOpenAI, type LoopbackOpenAI } from '../support/loopbackOpenAI';
 import { HOSTS } from '../../scripts/host/hostTools.mjs';
 import { currentHost } from '../host/codeServer';
-import { RESULTS, ROOT, THEMES, useWorkbench } from './suite';
+import { RESULTS, ROOT, FLOW_THEMES, useWorkbench } from './suite';
 import { openConversationView } from './workbench';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'conformance');
@@ -39,7 +39,7 @@ async function stored(path: string, branchId: string): Promise<{ turns: number[]
   }
 }
 
-for (const theme of THEMES) {
+for (const theme of FLOW_THEMES) {
   describe(`what-if runs in the view (${theme} theme)`, function () {
     let model: LoopbackOpenAI;
     let db: string;
