@@ -32,6 +32,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BROWSER_PACKAGES, HOSTS, STORE_NODE_VERSIONS, codeServerDebianPackages, hostById } from './host/hostTools.mjs';
 import { SERVER_PACKAGES } from './host/servers.mjs';
+import { seedPrebuildCache } from './host/prebuildCache.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const countsDir = mkdtempSync(join(tmpdir(), 'asi-counts-'));
@@ -396,5 +397,13 @@ function done() {
   process.exit(total.failed > 0 || (ranTests && total.passed === 0) ? 1 : 0);
 }
 
+// better-sqlite3's compiled build into npm's prebuild cache: the next `npm install` on this machine (a fresh clone,
+// the store-package test's consumer) unpacks it instead of compiling SQLite again (scripts/host/prebuildCache.mjs).
+try {
+  const seeded = seedPrebuildCache(root);
+  if (seeded.startsWith('cached')) console.log(seeded);
+} catch (err) {
+  console.log(`(better-sqlite3 build not cached: ${err instanceof Error ? err.message : String(err)})`);
+}
 startInstalls();
 schedule();

@@ -12,7 +12,7 @@ import { lastUserText, startLoopbackOpenAI, type LoopbackOpenAI } from '../suppo
 import { HOSTS } from '../../scripts/host/hostTools.mjs';
 import { currentHost } from '../host/codeServer';
 import { RESULTS, ROOT, THEMES, useWorkbench } from './suite';
-import { openConversationView, viewFrame } from './workbench';
+import { conversationFrame, openConversationView, viewFrame } from './workbench';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'conformance');
 
@@ -325,12 +325,13 @@ for (const theme of THEMES) {
       await f.locator('.lane.selected .lane-name', { hasText: /^main$/ }).waitFor();
       await f.locator('.turn-row[data-turn="1"]').click();
       await f.locator('.turn-title', { hasText: 'Turn 1' }).waitFor();
-      // Another editor in front: the view's page is put away until its tab comes back.
-      await wb.runCommand('File: New Untitled Text File');
-      await wb.page.locator('.tab.active', { hasText: 'Untitled' }).waitFor();
+      // Another editor in front (another session's view): the view's page is put away until its tab comes back.
+      await openConversationView(wb, 'hostile.db', 'hostile');
+      await wb.page.locator('.tab.active', { hasText: 'hostile' }).waitFor();
+      await wb.treeRow('alice').expand();
       await wb.treeRow('main').expand();
       await wb.treeRow('Turn 2').contextMenu('Reveal in Conversation View');
-      const shown = await viewFrame(wb);
+      const shown = await conversationFrame(wb, 'conversations.db', 'alice');
       await shown.locator('.turn-title', { hasText: 'Turn 2' }).waitFor();
       await shown.locator('.turn-row.selected[data-turn="2"]').waitFor();
     });

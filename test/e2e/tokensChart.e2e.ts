@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { writeDemoDatabase } from '../../scripts/demo';
-import { ROOT, THEMES, useWorkbench } from './suite';
+import { RESULTS, ROOT, THEMES, useWorkbench } from './suite';
 import { viewFrame } from './workbench';
 
 /** The data rows of the Tokens table (not its header or totals). */
@@ -79,6 +79,42 @@ for (const theme of THEMES) {
       await f.locator('vscode-button[data-scope="session"]').click();
       await f.locator('.chart-caption', { hasText: 'branches' }).waitFor();
       assert.equal(await f.locator('.token-chart .chart-bar').count(), await f.locator(DATA_ROWS).count());
+    });
+
+    /** Cells (of `table`) whose text runs over more than one line: a wrapped figure or name. */
+    const wrappedCells = (f: Frame, table: string): Promise<string[]> =>
+      f.evaluate(`[...document.querySelectorAll('${table} vscode-data-grid-cell')].flatMap((cell) => {
+        const range = document.createRange();
+        range.selectNodeContents(cell);
+        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        return tops.size > 1 ? [cell.textContent] : [];
+      })`) as Promise<string[]>;
+
+    it('fits every figure and name on one line, at 1400 px and at 500 px', async () => {
+      const f = await openTokens();
+      const check = async (width: number): Promise<void> => {
+        await f.locator('vscode-button[data-scope="session"]').click();
+        await f.locator('.chart-caption', { hasText: 'branches' }).waitFor();
+        assert.deepEqual(await wrappedCells(f, '.usage-table'), [], `Tokens table at ${width} px`);
+        // The whole session's bars stand by branch, under its name.
+        assert.ok((await f.locator('.chart-branch').count()) >= 2, 'a branch label per run of bars');
+        await f.locator('vscode-panel-tab#tab-tools').click();
+        await f.locator('vscode-button[data-tool-scope="session"]').click();
+        await f.locator('.scope-label', { hasText: 'whole session' }).waitFor();
+        await f.locator('.tool-table').waitFor();
+        assert.deepEqual(await wrappedCells(f, '.tool-table'), [], `Tools table at ${width} px`);
+        assert.match((await f.locator('.tool-table').textContent()) ?? '', /main \d/, 'the turns name their branch');
+        await f.locator('vscode-panel-tab#tab-tokens').click();
+      };
+      await check(1400);
+      await suite.wb.runCommand('View: Close Primary Side Bar');
+      await suite.wb.page.setViewportSize({ width: 550, height: 900 });
+      try {
+        await check(500);
+        await suite.wb.screenshot(join(RESULTS, 'screens', `tables-500px-${theme}.png`));
+      } finally {
+        await suite.wb.page.setViewportSize({ width: 1400, height: 900 });
+      }
     });
 
     it('gives the Tools tab its own scope and says which it shows', async () => {

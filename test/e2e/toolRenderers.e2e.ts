@@ -171,10 +171,15 @@ for (const theme of THEMES) {
       // Long branch names: cut with an ellipsis inside their column, the whole name in the tooltip.
       const heading = f.locator('.turn-list-branch');
       assert.equal(await heading.getAttribute('title'), LONG_BRANCH);
+      // The graph's lane keeps the name's end (siblings differ there) and cuts its middle.
       const cut = (await f.evaluate(
-        `[...document.querySelectorAll('.turn-list-branch, .lane.selected .lane-name')].map((e) => e.scrollWidth > e.clientWidth && e.getBoundingClientRect().right <= document.documentElement.clientWidth)`,
+        `[...document.querySelectorAll('.turn-list-branch, .lane.selected .lane-name-head')].map((e) => e.scrollWidth > e.clientWidth && e.getBoundingClientRect().right <= document.documentElement.clientWidth)`,
       )) as boolean[];
       assert.deepEqual(cut, [true, true], 'both ellipsized inside the view');
+      const tail = f.locator('.lane.selected .lane-name-tail');
+      assert.equal(await tail.textContent(), LONG_BRANCH.slice(-8));
+      const tailBox = await tail.boundingBox();
+      assert.ok(tailBox && tailBox.x + tailBox.width <= 550, 'the end of the name is in view (the page is 550 px wide)');
       // The items' stored types give way (they are in the titles' tooltips).
       const types = (await f.evaluate(`[...document.querySelectorAll('.item-type')].map((e) => getComputedStyle(e).display)`)) as string[];
       assert.ok(types.length > 0 && types.every((d) => d === 'none'), `stored types shown: ${types.join(', ')}`);

@@ -294,28 +294,50 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** The frame that holds the extension's page: the newest webview host iframe, then its active content frame. */
-export async function viewFrame(wb: Workbench, timeout = 20_000): Promise<Frame> {
+/**
+ * The frame that holds an extension page: a webview host iframe's active content frame, the newest first; with
+ * `matches`, the newest whose page it accepts (a comparison opens beside the conversation view, so two are visible).
+ */
+export async function viewFrame(wb: Workbench, timeout = 20_000, matches?: (frame: Frame) => Promise<boolean>): Promise<Frame> {
   const deadline = Date.now() + timeout;
   // The host iframe can be attached (and marked ready) a moment before its document is: its content frame is null
   // then, and a new webview may replace it while we look. Look again until both frames are there.
   for (;;) {
-    const host = wb.page.locator('iframe.webview.ready').last();
-    await host.waitFor({ state: 'attached', timeout: Math.max(1, deadline - Date.now()) });
-    const outer = await (await host.elementHandle({ timeout: Math.max(1, deadline - Date.now()) }).catch(() => null))?.contentFrame();
-    const inner = outer?.locator('iframe#active-frame');
-    if (inner) {
-      await inner.waitFor({ state: 'attached', timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
-      const frame = await (await inner.elementHandle({ timeout: Math.max(1, deadline - Date.now()) }).catch(() => null))?.contentFrame();
-      if (frame) {
-        await frame.locator('#app').waitFor({ state: 'attached', timeout: Math.max(1, deadline - Date.now()) });
-        return frame;
-      }
+    const hosts = wb.page.locator('iframe.webview.ready');
+    await hosts.last().waitFor({ state: 'attached', timeout: Math.max(1, deadline - Date.now()) });
+    let sawOuter = false;
+    for (let i = (await hosts.count()) - 1; i >= 0; i--) {
+      const outer = await (
+        await hosts
+          .nth(i)
+          .elementHandle({ timeout: 1000 })
+          .catch(() => null)
+      )?.contentFrame();
+      if (outer) sawOuter = true;
+      const inner = outer?.locator('iframe#active-frame');
+      if (!inner) continue;
+      await inner.waitFor({ state: 'attached', timeout: Math.max(1, Math.min(2000, deadline - Date.now())) }).catch(() => undefined);
+      const frame = await (await inner.elementHandle({ timeout: 1000 }).catch(() => null))?.contentFrame();
+      if (!frame) continue;
+      const ready = await frame
+        .locator('#app')
+        .waitFor({ state: 'attached', timeout: Math.max(1, Math.min(2000, deadline - Date.now())) })
+        .then(() => true)
+        .catch(() => false);
+      if (ready && (!matches || (await matches(frame).catch(() => false)))) return frame;
     }
-    if (Date.now() > deadline)
-      throw new Error(outer ? 'the conversation view frame did not appear' : 'the webview host frame has no content');
+    if (Date.now() > deadline) throw new Error(sawOuter ? 'the view frame did not appear' : 'the webview host frame has no content');
     await wb.page.waitForTimeout(100);
   }
+}
+
+/** The conversation view of `session` in `db`: its page's title reads "<session> · <db>". */
+export function conversationFrame(wb: Workbench, db: string, session: string, timeout = 20_000): Promise<Frame> {
+  return viewFrame(
+    wb,
+    timeout,
+    async (f) => ((await f.locator('h1.title').first().textContent({ timeout: 500 })) ?? '') === `${session} · ${db}`,
+  );
 }
 
 /** Opens a session's conversation view from the sidebar tree and waits for its turn list. */
@@ -323,7 +345,7 @@ export async function openConversationView(wb: Workbench, db: string, session: s
   await wb.openSidebar();
   await wb.treeRow(db).expand();
   await wb.treeRow(session).contextMenu('Open Conversation View');
-  const frame = await viewFrame(wb);
+  const frame = await conversationFrame(wb, db, session);
   await frame.locator('.turn-row').first().waitFor({ timeout: 20_000 });
   return frame;
 }

@@ -135,16 +135,29 @@ describe('agent runs', () => {
     }
   });
 
+  it('refuses to send without a key before anything starts, and a run that gets that far fails as no-key', async () => {
+    const a = await api();
+    await vscode.commands.executeCommand('agentSessions.setApiKey', '');
+    await setAgent({ baseUrl: 'https://models.example.invalid/v1' });
+    try {
+      const before = await turns(path, 'alice', 'main');
+      // The command checks the key before it asks for or sends anything: refused, with the remedy.
+      assert.equal(await send('main', 'Will this fail?'), undefined);
+      assert.match(a.failures.at(-1)?.message ?? '', /No API key is set for .*Set API Key/);
+      // A run started past that check (the view's own path) still ends as a typed no-key failure, writing nothing.
+      const panel = a.panels.open({ dbPath: path, sessionId: 'alice', branchId: 'main' });
+      await a.panels.whenReady(panel);
+      const outcome = await panel.startRun('main', 'Will this fail?').outcome;
+      assert.equal(outcome.kind === 'run/failed' && outcome.failure, 'no-key', JSON.stringify(outcome));
+      assert.match(outcome.kind === 'run/failed' ? outcome.message : '', /Set API Key/);
+      assert.deepEqual(await turns(path, 'alice', 'main'), before);
+    } finally {
+      await vscode.commands.executeCommand('agentSessions.setApiKey', KEY);
+      await setAgent({ baseUrl: server.baseUrl });
+    }
+  });
+
   const failures: [string, () => Promise<void>, string, RegExp][] = [
-    [
-      'no key',
-      async () => (
-        await vscode.commands.executeCommand('agentSessions.setApiKey', ''),
-        setAgent({ baseUrl: 'https://models.example.invalid/v1' })
-      ),
-      'no-key',
-      /Set API Key/,
-    ],
     [
       'an unreachable server',
       async () => setAgent({ baseUrl: `http://127.0.0.1:${await closedPort()}/v1`, maxRetries: 0 }),

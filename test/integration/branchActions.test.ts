@@ -52,7 +52,9 @@ describe('branch actions', () => {
     }
     assert.equal(id, 'second-try');
     // The fork is before turn 2: the message says the new branch keeps turn 1 and where its own turns start.
-    assert.deepEqual(shown, ["Created branch 'second-try'. It shares turn 1 with 'main': the next message is its turn 2."]);
+    assert.deepEqual(shown, [
+      "Created branch 'second-try'. It shares turn 1 with 'main': the next message is its turn 2. It is now the current branch here (what the composer and Send Message continue); an agent running on this file stays on its own branch.",
+    ]);
     assert.deepEqual(await branchesInFile(path, 'alice'), ['alt', 'main', 'second-try']);
     const alice = await child(a, await child(a, undefined, 'ref-multisession.db'), 'alice');
     const rows = await childRows(a, alice);

@@ -90,22 +90,51 @@ describe('session tree', () => {
     );
   });
 
-  it('pages a long branch: 200 turns at a time, then "Show more turns…"', async () => {
+  it('pages a long branch: 200 turns at a time, "Show more turns…" up to its latest turns, which are one click away', async () => {
     const a = await api();
     const path = `${s.dir}/long.db`;
     const session = new AdvancedSQLiteSession({ sessionId: 'long', dbPath: path, createTables: true, synchronous: 'NORMAL' });
-    for (let t = 1; t <= 450; t++) await session.addItems([{ role: 'user', content: `question ${t}` }]);
+    for (let t = 1; t <= 650; t++) await session.addItems([{ role: 'user', content: `question ${t}` }]);
     session.close();
     await vscode.commands.executeCommand('agentSessions.openDatabase', path);
     const branch = await child(a, await child(a, await child(a, undefined, 'long.db'), 'long'), 'main');
     const first = await childRows(a, branch);
-    assert.equal(first.length, 201);
-    assert.equal(first[199]!.label, 'Turn 200');
-    assert.equal(first[200]!.label, 'Show more turns…');
+    assert.equal(first.length, 202);
+    assert.deepEqual(
+      first.slice(199).map((r) => r.label),
+      ['Turn 200', 'Show more turns…', 'Latest turns (from turn 451)'],
+    );
+    const latest = await childRows(a, first[201]!.node);
+    assert.deepEqual([latest.length, latest[0]!.label, latest[199]!.label], [200, 'Turn 451', 'Turn 650']);
+    // Paging from the start stops where the latest turns begin: each turn is listed once.
     const second = await childRows(a, first[200]!.node);
     assert.deepEqual([second[0]!.label, second[199]!.label, second[200]!.label], ['Turn 201', 'Turn 400', 'Show more turns…']);
     const third = await childRows(a, second[200]!.node);
     assert.deepEqual([third.length, third[0]!.label, third[49]!.label], [50, 'Turn 401', 'Turn 450']);
+  });
+
+  it('shows what came before the first user message as "Before the first turn", first in the branch', async () => {
+    const a = await api();
+    const path = `${s.dir}/instructions.db`;
+    const session = new AdvancedSQLiteSession({ sessionId: 'support', dbPath: path, createTables: true });
+    await session.addItems([
+      { role: 'system', content: 'You are the support agent. Refund only with an order number.' },
+      { role: 'developer', content: 'Today is 2026-12-02.' },
+    ] as never);
+    await session.addItems([{ role: 'user', content: 'Where is my refund?' }]);
+    session.close();
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    const db = await childRows(a, undefined);
+    assert.match(db.find((r) => r.label === 'instructions.db')?.description ?? '', /^1 session · \d+(\.\d)? KB$/);
+    const turns = await childRows(a, await child(a, await child(a, await child(a, undefined, 'instructions.db'), 'support'), 'main'));
+    assert.deepEqual(
+      turns.map((r) => r.label),
+      ['Before the first turn', 'Turn 1'],
+    );
+    assert.match(turns[0]!.description, /^You are the support agent\. Refund only with an order number\. · 2 items$/);
+    assert.doesNotMatch(turns[0]!.contextValue, /canBranch/);
+    const items = await childRows(a, turns[0]!.node);
+    assert.equal(items.length, 2);
   });
 
   it('remembers opened databases and reopens them after a restore', async () => {

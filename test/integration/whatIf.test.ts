@@ -236,7 +236,7 @@ describe('what-if runs', () => {
       title: 'Set API Key',
       command: 'agentSessions.setApiKey',
     });
-    assert.deepEqual(a.panels.all(), [], 'no conversation view opened (or moved) for a run that could not start');
+    assert.equal(a.panels.get(path, SESSION), undefined, 'no conversation view opened for a run that could not start');
     assert.deepEqual(await branchIds(path), ['main'], 'no branch was made');
     assert.equal(server.requests.length, from, 'no request was sent');
     // The same from an open view: the view stays on its branch, and the name is not used up.

@@ -52,6 +52,7 @@ export class SearchResultsProvider implements vscode.TreeDataProvider<SearchNode
   private databases = new Map<string, DatabaseGroupNode>();
   private notes: NoteNode[] = [];
   private more: MoreNode | undefined;
+  private drawWaiters: (() => void)[] = [];
   private timer: NodeJS.Timeout | undefined;
   /** The open and search commands' ids (the commands module owns the ids). */
   constructor(
@@ -126,6 +127,22 @@ export class SearchResultsProvider implements vscode.TreeDataProvider<SearchNode
     this.changed.fire(undefined);
   }
 
+  /**
+   * Resolves once the view has read the results again after `refreshNow` (it asks for the top level, then the groups),
+   * or after `timeoutMs` when it is not visible: the summary line waits for it, so "done" never shows over an empty
+   * list that fills a second later.
+   */
+  drawn(timeoutMs = 1500): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(finish, timeoutMs);
+      this.drawWaiters.push(finish);
+      function finish(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  }
+
   private scheduleRefresh(): void {
     this.timer ??= setTimeout(() => this.refreshNow(), REFRESH_MS);
   }
@@ -133,7 +150,11 @@ export class SearchResultsProvider implements vscode.TreeDataProvider<SearchNode
   getChildren(node?: SearchNode): SearchNode[] {
     if (!node) return [...this.notes, ...this.databases.values(), ...(this.more ? [this.more] : [])];
     if (node.kind === 'database') return [...node.sessions.values()];
-    if (node.kind === 'session') return node.hits;
+    if (node.kind === 'session') {
+      // The hits are what takes the view long to draw: once it asks for a session's, the list is on its way.
+      for (const wake of this.drawWaiters.splice(0)) setTimeout(wake, 0);
+      return node.hits;
+    }
     return [];
   }
 

@@ -48,6 +48,11 @@ interface RunningSearch {
 
 const SEARCHING_CONTEXT = 'agentSessions.searching';
 const HAS_RESULTS_CONTEXT = 'agentSessions.hasSearchResults';
+/**
+ * Shows the Search Results view (package.json `when`): it stays out of the sidebar until the first search, where empty
+ * it took half the room the sessions tree needs, and then appears with a fair share of it.
+ */
+const SEARCH_USED_CONTEXT = 'agentSessions.searchUsed';
 
 export class SessionSearch implements vscode.Disposable {
   readonly results: SearchResultsProvider;
@@ -143,6 +148,7 @@ export class SessionSearch implements vscode.Disposable {
     }));
     this.current = run;
     void vscode.commands.executeCommand('setContext', SEARCHING_CONTEXT, true);
+    await vscode.commands.executeCommand('setContext', SEARCH_USED_CONTEXT, true);
     this.view.message = vscode.l10n.t('Searching for "{0}"…', text);
     void vscode.commands.executeCommand(`${ViewId.searchResults}.focus`);
     const searched = files.length + stores.length;
@@ -165,7 +171,22 @@ export class SessionSearch implements vscode.Disposable {
     if (end.error) errors.push(end.error);
     const capped = end.capped && !end.cancelled && !end.error;
     if (capped) this.results.capped(text, end.notSearched, maxHits < MAX_SEARCH_HITS ? Math.min(MAX_SEARCH_HITS, maxHits * 5) : undefined);
+    const drawn = this.results.hitCount > 0 ? this.results.drawn() : Promise.resolve();
     this.results.refreshNow();
+    await drawn;
+    if (this.current !== undefined) {
+      // A newer search started while this one's list was drawn: it owns the view now.
+      return {
+        query: text,
+        hits: 0,
+        files: searched,
+        cancelled: true,
+        errors,
+        elapsedMs: performance.now() - started,
+        capped: false,
+        notSearched: [],
+      };
+    }
     const hits = this.results.hitCount;
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     this.view.message = end.error
