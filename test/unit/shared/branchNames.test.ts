@@ -33,6 +33,7 @@ describe('suggestedBranchName', () => {
     assert.equal(suggestedBranchName('main', 2, new Set(['main'])), 'main-turn-2');
     assert.equal(suggestedBranchName('main', 2, new Set(['main', 'main-turn-2'])), 'main-turn-2-2');
     assert.equal(suggestedBranchName('main', 2, new Set(['main', 'main-turn-2', 'main-turn-2-2'])), 'main-turn-2-3');
-    for (const name of [suggestedBranchName('alt', 7, new Set(['alt-turn-7']))]) assert.equal(branchNameProblem(name, new Set(['alt-turn-7'])), undefined);
+    for (const name of [suggestedBranchName('alt', 7, new Set(['alt-turn-7']))])
+      assert.equal(branchNameProblem(name, new Set(['alt-turn-7'])), undefined);
   });
 });

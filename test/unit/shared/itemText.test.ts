@@ -85,6 +85,9 @@ describe('tool arguments for search and for people', () => {
     // An escaped backslash followed by "u00e9" is a backslash and text, not é; ASCII escapes stay (a quote, a newline).
     assert.equal(readableJsonText('{"p": "C:\\\\u00e9", "q": "\\u0022\\n"}'), '{"p": "C:\\\\u00e9", "q": "\\u0022\\n"}');
     assert.equal(readableJsonText('plain'), 'plain');
-    assert.equal(itemPreview({ type: 'function_call', name: 'get_weather', arguments: '{"city": "S\\u00e3o Paulo"}' }), 'get_weather({"city": "São Paulo"})');
+    assert.equal(
+      itemPreview({ type: 'function_call', name: 'get_weather', arguments: '{"city": "S\\u00e3o Paulo"}' }),
+      'get_weather({"city": "São Paulo"})',
+    );
   });
 });

@@ -170,7 +170,11 @@ describe('toolItems', () => {
         ['Status', 'completed'],
       ],
     );
-    const output = builtinToolView({ type: 'tool_search_output', tools: [{ type: 'function', name: 'refund' }, { type: 'mcp' }], status: 'completed' });
+    const output = builtinToolView({
+      type: 'tool_search_output',
+      tools: [{ type: 'function', name: 'refund' }, { type: 'mcp' }],
+      status: 'completed',
+    });
     assert.deepEqual(
       output?.fields.map((f) => [f.label, f.text]),
       [

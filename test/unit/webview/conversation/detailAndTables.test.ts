@@ -38,7 +38,7 @@ describe('table layout', () => {
     assert.equal(textWidth('턴 12'), 5, 'Hangul takes two columns');
   });
 
-  it("names each whole-session turn of a tool with the branch that ran it", () => {
+  it('names each whole-session turn of a tool with the branch that ran it', () => {
     assert.equal(
       turnsByBranch([
         { branchId: 'main', turn: 2 },
