@@ -5,10 +5,9 @@
  * included. Screenshots docs/images/branch-graph-light.png and -dark.png.
  */
 import { strict as assert } from 'node:assert';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../src/store';
-import { ROOT, THEMES, useWorkbench } from './suite';
+import { THEMES, useWorkbench, docsScreenshot } from './suite';
 import { openConversationView } from './workbench';
 
 const usage = (total: number) => ({
@@ -131,8 +130,7 @@ for (const theme of THEMES) {
       assert.match((await f.locator('.turn-row[data-turn="5"]').getAttribute('aria-label')) ?? '', /retry continues differently/);
       await f.locator('.turn-row[data-turn="3"]').click();
       await f.locator('.turn-title', { hasText: 'Turn 3' }).waitFor();
-      mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
-      await suite.wb.screenshot(join(ROOT, 'docs', 'images', `branch-graph-${theme}.png`));
+      await docsScreenshot(suite.wb, `branch-graph-${theme}`);
       // The branch's Tokens table counts its shared turns, marked; the whole session counts each run once.
       await f.locator('vscode-panel-tab#tab-tokens').click();
       await f.locator('.usage-table vscode-data-grid-cell', { hasText: 'shared with main' }).first().waitFor();

@@ -4,13 +4,13 @@
  * the command to the first rows drawn. Screenshots docs/images/compare-view-light.png and -dark.png.
  */
 import { strict as assert } from 'node:assert';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../src/store';
 import { writeScaleFile } from '../../scripts/bench/scaleFiles';
 import { writeDemoDatabase } from '../../scripts/demo';
 import type { Frame } from 'playwright-core';
-import { ROOT, THEMES, useWorkbench } from './suite';
+import { ROOT, THEMES, useWorkbench, docsScreenshot } from './suite';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'conformance');
 
@@ -192,8 +192,7 @@ for (const theme of THEMES) {
       await frame.locator('body').press('Shift+F7');
       await frame.locator('.compare-row.focused[data-index="0"]').waitFor();
       assert.deepEqual(suite.wb.cspViolations(), []);
-      mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
-      await suite.wb.screenshot(join(ROOT, 'docs', 'images', `compare-view-${theme}.png`));
+      await docsScreenshot(suite.wb, `compare-view-${theme}`);
     });
 
     if (theme === 'light')

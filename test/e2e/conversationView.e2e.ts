@@ -9,9 +9,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../src/store';
 import { lastUserText, startLoopbackOpenAI, type LoopbackOpenAI } from '../support/loopbackOpenAI';
-import { HOSTS } from '../../scripts/host/hostTools.mjs';
-import { currentHost } from '../host/codeServer';
-import { RESULTS, ROOT, THEMES, useWorkbench } from './suite';
+import { RESULTS, ROOT, THEMES, useWorkbench, docsScreenshot } from './suite';
 import { conversationFrame, openConversationView, viewFrame } from './workbench';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'conformance');
@@ -131,10 +129,7 @@ for (const theme of THEMES) {
       await f.locator('.lane.selected .lane-name', { hasText: 'alt' }).waitFor();
       await shot('10-conversation-view');
       // The README's first screenshot is this one, from the newest host in the light theme: kept current by this run.
-      if (theme === 'light' && currentHost().id === HOSTS[HOSTS.length - 1]?.id) {
-        mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
-        await suite.wb.screenshot(join(ROOT, 'docs', 'images', 'conversation-view.png'));
-      }
+      if (theme === 'light') await docsScreenshot(suite.wb, 'conversation-view');
     });
 
     it('branches from a selected user message, and the new branch appears selected and in the file', async () => {

@@ -5,14 +5,12 @@
  * session that the tree reveals; the conversation view's "…" menu exports the branch it shows. Screenshots for the docs.
  */
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeDemoDatabase } from '../../scripts/demo';
 import { exportSession, type ExportFormat } from '../../src/store';
-import { ROOT, FLOW_THEMES, useWorkbench } from './suite';
+import { FLOW_THEMES, useWorkbench, docsScreenshot } from './suite';
 import { viewFrame } from './workbench';
-
-const IMAGES = join(ROOT, 'docs', 'images');
 
 async function exported(path: string, sessionId: string, format: ExportFormat = 'json', branchId?: string): Promise<string> {
   let text = '';
@@ -43,8 +41,7 @@ for (const theme of FLOW_THEMES) {
       await suite.wb.treeRow('weather-trip').contextMenu('Export Session…');
       // The format pick: JSON is the first entry left after typing its name.
       await suite.wb.page.locator('.quick-input-widget:visible .quick-input-list .monaco-list-row', { hasText: 'JSONL' }).waitFor();
-      mkdirSync(IMAGES, { recursive: true });
-      await suite.wb.screenshot(join(IMAGES, `export-session-${theme}.png`));
+      await docsScreenshot(suite.wb, `export-session-${theme}`);
       await suite.wb.answer('JSON');
       // The save dialog (the workbench's own, a quick input) offers <session>.json next to the database.
       const target = join(suite.workspace, 'weather-trip.json');
@@ -68,7 +65,7 @@ for (const theme of FLOW_THEMES) {
       const row = await suite.wb.treeRow('weather-trip-copy').waitFor(30_000);
       await row.expand();
       await suite.wb.treeRow('lisbon-instead').waitFor();
-      await suite.wb.screenshot(join(IMAGES, `import-conversation-${theme}.png`));
+      await docsScreenshot(suite.wb, `import-conversation-${theme}`);
       const again = await exported(db, 'weather-trip-copy');
       const first = readFileSync(target, 'utf8');
       assert.equal(

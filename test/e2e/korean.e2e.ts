@@ -6,10 +6,10 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeDemoDatabase } from '../../scripts/demo';
-import { ROOT, FLOW_THEMES, useWorkbench } from './suite';
+import { ROOT, FLOW_THEMES, useWorkbench, docsScreenshot } from './suite';
 import { viewFrame } from './workbench';
 
 const KO = JSON.parse(readFileSync(join(ROOT, 'package.nls.ko.json'), 'utf8')) as Record<string, string>;
@@ -95,8 +95,7 @@ describe('the extension in Korean', function () {
           'characters drawn as boxes',
         );
         await suite.wb.page.mouse.move(5, 5);
-        mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
-        await suite.wb.screenshot(join(ROOT, 'docs', 'images', `korean-view-${theme}.png`));
+        await docsScreenshot(suite.wb, `korean-view-${theme}`);
       });
     });
   }

@@ -5,13 +5,10 @@
  * to a hit on another branch shows that branch (selected on the branch map) at the hit's turn. Screenshots for the docs.
  */
 import { strict as assert } from 'node:assert';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../src/store';
-import { ROOT, FLOW_THEMES, useWorkbench } from './suite';
+import { FLOW_THEMES, useWorkbench, docsScreenshot } from './suite';
 import { viewFrame } from './workbench';
-
-const IMAGES = join(ROOT, 'docs', 'images');
 
 async function write(path: string, sessionId: string, city: string, failed: boolean, branch = false): Promise<void> {
   const s = new AdvancedSQLiteSession({ sessionId, dbPath: path, createTables: true });
@@ -76,8 +73,7 @@ for (const theme of FLOW_THEMES) {
       assert.equal(await results.locator('.highlight').first().textContent(), 'WEATHER');
       assert.match((await results.locator('.label-description').textContent()) ?? '', /main · turn 2 · user/);
       await suite.wb.page.mouse.move(5, 5);
-      mkdirSync(IMAGES, { recursive: true });
-      await suite.wb.screenshot(join(IMAGES, `search-results-${theme}.png`));
+      await docsScreenshot(suite.wb, `search-results-${theme}`);
 
       // A hit opens its turn in the conversation view.
       await results.click();
@@ -113,7 +109,7 @@ for (const theme of FLOW_THEMES) {
       await f.locator('.turn-row[data-turn="3"][aria-selected="true"]').waitFor();
       await f.locator('.item.search-hit', { hasText: 'What about the weekend weather?' }).waitFor({ timeout: 20_000 });
       await suite.wb.page.mouse.move(5, 5);
-      await suite.wb.screenshot(join(IMAGES, `search-in-view-${theme}.png`));
+      await docsScreenshot(suite.wb, `search-in-view-${theme}`);
       // On past the last hit: back to main's first.
       await input.press('Enter');
       await f.locator('.search-count', { hasText: '1 of 4' }).waitFor();

@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../src/store';
-import { RESULTS, ROOT, useWorkbench } from './suite';
+import { RESULTS, ROOT, useWorkbench, docsScreenshot } from './suite';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'conformance');
 
@@ -111,7 +111,6 @@ describe('sessions view in the workbench (packaged extension)', function () {
       .first()
       .waitFor();
     await shot('05-turn-as-json');
-    mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
-    await suite.wb.screenshot(join(ROOT, 'docs', 'images', 'open-as-json.png'));
+    await docsScreenshot(suite.wb, 'open-as-json');
   });
 });

@@ -3,10 +3,12 @@
  * into a code-server workbench in the chosen theme, artifacts (screenshot, DOM, console) saved for each failed test,
  * the workbench reset between tests, and everything closed and removed at the end.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Workbench, type WorkbenchOptions } from './workbench';
+import { HOSTS } from '../../scripts/host/hostTools.mjs';
+import { currentHost } from '../host/codeServer';
 
 export const ROOT = resolve(__dirname, '..', '..');
 export const VSIX = join(ROOT, 'dist', 'agent-session-inspector.vsix');
@@ -36,6 +38,19 @@ export const THEMES: readonly Theme[] = (() => {
  * the oldest host, each flow still runs in both themes across the two hosts.
  */
 export const FLOW_THEMES: readonly Theme[] = THEMES.includes('light') ? ['light'] : THEMES.slice(0, 1);
+
+/** Where the docs' screenshots live. */
+export const DOCS_IMAGES = join(ROOT, 'docs', 'images');
+
+/**
+ * Saves the docs' screenshot `name` (`docs/images/<name>.png`) from the newest host only: the docs show the current
+ * workbench, and an older host's picture would replace it (or add one nothing links to).
+ */
+export async function docsScreenshot(wb: Workbench, name: string): Promise<void> {
+  if (currentHost().id !== HOSTS[HOSTS.length - 1]?.id) return;
+  mkdirSync(DOCS_IMAGES, { recursive: true });
+  await wb.screenshot(join(DOCS_IMAGES, `${name}.png`));
+}
 
 export interface WorkbenchSuite {
   /** The workbench, set once the suite's `before` hook has run. */

@@ -4,11 +4,10 @@
  * the Tools tab's own scope. Screenshots for the docs in the light and the dark theme.
  */
 import { strict as assert } from 'node:assert';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { writeDemoDatabase } from '../../scripts/demo';
-import { RESULTS, ROOT, THEMES, useWorkbench } from './suite';
+import { RESULTS, THEMES, useWorkbench, docsScreenshot } from './suite';
 import { viewFrame } from './workbench';
 
 /** The data rows of the Tokens table (not its header or totals). */
@@ -72,8 +71,7 @@ for (const theme of THEMES) {
       await f.locator('.usage-table .header-row vscode-data-grid-cell', { hasText: 'Turn' }).first().click();
       await f.locator('.usage-table .header-row vscode-data-grid-cell[aria-sort="ascending"]', { hasText: 'Turn' }).waitFor();
       await suite.wb.page.mouse.move(5, 5);
-      mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
-      await suite.wb.screenshot(join(ROOT, 'docs', 'images', `tokens-chart-${theme}.png`));
+      await docsScreenshot(suite.wb, `tokens-chart-${theme}`);
 
       // The whole session: bars of every branch.
       await f.locator('vscode-button[data-scope="session"]').click();

@@ -5,15 +5,13 @@
  * (stacked, no horizontal scrollbar). Screenshots for the docs in the light and the dark theme.
  */
 import { strict as assert } from 'node:assert';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { AdvancedSQLiteSession } from '../../src/store';
 import { writeBuiltinToolSession } from '../support/builtinToolItems';
-import { ROOT, THEMES, useWorkbench } from './suite';
+import { THEMES, useWorkbench, docsScreenshot } from './suite';
 import { viewFrame } from './workbench';
 
-const IMAGES = join(ROOT, 'docs', 'images');
 const LONG_BRANCH = 'a-branch-with-a-very-long-name-that-must-not-run-under-the-turn-list';
 
 /** The renderer of each built-in tool type, and a text it must show (its key field). */
@@ -107,8 +105,7 @@ for (const theme of THEMES) {
       // Decoded (a data URL the CSP let through), not a broken image.
       await f.waitForFunction(`[...document.querySelectorAll('img.tool-image')].every((i) => i.complete && i.naturalWidth > 0)`);
       await suite.wb.page.mouse.move(5, 5);
-      mkdirSync(IMAGES, { recursive: true });
-      await suite.wb.screenshot(join(IMAGES, `wide-view-${theme}.png`));
+      await docsScreenshot(suite.wb, `wide-view-${theme}`);
 
       // The screenshot output shows the image, not its data URL as text.
       await showTurn(f, 2);
@@ -140,9 +137,9 @@ for (const theme of THEMES) {
       await f.locator('.item-shell_call pre.raw').waitFor();
       await f.locator('.item-shell_call .raw-toggle').click();
       await suite.wb.page.mouse.move(5, 5);
-      await suite.wb.screenshot(join(IMAGES, `tool-renderers-${theme}.png`));
+      await docsScreenshot(suite.wb, `tool-renderers-${theme}`);
       await showTurn(f, 5);
-      await suite.wb.screenshot(join(IMAGES, `tool-renderers-mcp-${theme}.png`));
+      await docsScreenshot(suite.wb, `tool-renderers-mcp-${theme}`);
       // The Tools tab names built-in tools as the turn list does.
       await f.locator('vscode-panel-tab#tab-tools').click();
       await f.locator('.tool-table', { hasText: 'web search' }).waitFor();
@@ -207,7 +204,7 @@ for (const theme of THEMES) {
       await f.locator('.turn-title').click();
       await f.evaluate('window.scrollTo(0, 0)');
       await suite.wb.page.mouse.move(5, 5);
-      await suite.wb.screenshot(join(IMAGES, `narrow-view-${theme}.png`));
+      await docsScreenshot(suite.wb, `narrow-view-${theme}`);
 
       // The Tokens table is wider than the view: it scrolls inside its own box, the page does not.
       await f.locator('vscode-panel-tab#tab-tokens').click();

@@ -8,9 +8,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../src/store';
 import { lastUserText, startLoopbackOpenAI, type LoopbackOpenAI } from '../support/loopbackOpenAI';
-import { HOSTS } from '../../scripts/host/hostTools.mjs';
-import { currentHost } from '../host/codeServer';
-import { RESULTS, ROOT, FLOW_THEMES, useWorkbench } from './suite';
+import { RESULTS, ROOT, FLOW_THEMES, useWorkbench, docsScreenshot } from './suite';
 import { openConversationView } from './workbench';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'conformance');
@@ -77,9 +75,7 @@ for (const theme of FLOW_THEMES) {
     const shot = async (name: string, docs?: string): Promise<void> => {
       mkdirSync(join(RESULTS, 'screens'), { recursive: true });
       await suite.wb.screenshot(join(RESULTS, 'screens', `${name}-${theme}.png`));
-      // The docs' screenshots come from the newest host.
-      if (docs && currentHost().id === HOSTS[HOSTS.length - 1]?.id)
-        await suite.wb.screenshot(join(ROOT, 'docs', 'images', `${docs}-${theme}.png`));
+      if (docs) await docsScreenshot(suite.wb, `${docs}-${theme}`);
     };
 
     /** Compare tabs open now; a test waits for one more than before its run, so no comparison opens after it ended. */

@@ -99,8 +99,10 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
       const r = el('vscode-data-grid-row', { 'grid-template-columns': template });
       columns.forEach((c, i) => {
         const value = text(c, row);
-        // The tooltip holds a text cut to its column's width.
-        r.appendChild(el('vscode-data-grid-cell', { 'grid-column': i + 1, class: c.numeric ? 'num' : '', title: value }, value));
+        // A text column's tooltip holds a text cut to its column's width (a figure is never cut).
+        r.appendChild(
+          el('vscode-data-grid-cell', { 'grid-column': i + 1, class: c.numeric ? 'num' : '', ...(c.numeric ? {} : { title: value }) }, value),
+        );
       });
       table.appendChild(r);
     }
