@@ -93,11 +93,10 @@ export function sqlPrefilter(query: SearchQuery, col: string): Prefilter {
     if (c !== null) parts.push(c);
   }
   if (query.failed) {
-    parts.push(
-      `(instr(${col}, ?) > 0 OR instr(${col}, 'timed out after') > 0 OR instr(${col}, '"failed"') > 0 ` +
-        `OR instr(${col}, '"incomplete"') > 0 OR instr(${col}, '"error"') > 0)`,
-    );
-    params.push(SDK_TOOL_ERROR_PREFIX);
+    // LIKE, not instr: SQLite's LIKE scans several times faster, and folding ASCII case only lets more rows through.
+    const markers = [SDK_TOOL_ERROR_PREFIX, 'timed out after', '"failed"', '"incomplete"', '"error"'];
+    parts.push(`(${markers.map(() => `${col} LIKE ? ESCAPE '\\'`).join(' OR ')})`);
+    params.push(...markers.map(likeEscape));
   }
   if (query.roles.length > 0) {
     // The role's value as a JSON string; Python writes `"role": "user"`, JS `"role":"user"`.
