@@ -101,7 +101,11 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
         const value = text(c, row);
         // A text column's tooltip holds a text cut to its column's width (a figure is never cut).
         r.appendChild(
-          el('vscode-data-grid-cell', { 'grid-column': i + 1, class: c.numeric ? 'num' : '', ...(c.numeric ? {} : { title: value }) }, value),
+          el(
+            'vscode-data-grid-cell',
+            { 'grid-column': i + 1, class: c.numeric ? 'num' : '', ...(c.numeric ? {} : { title: value }) },
+            value,
+          ),
         );
       });
       table.appendChild(r);
