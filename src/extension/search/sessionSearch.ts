@@ -153,19 +153,18 @@ export class SessionSearch implements vscode.Disposable {
     void vscode.commands.executeCommand(`${ViewId.searchResults}.focus`);
     const searched = files.length + stores.length;
     const end = await vscode.window.withProgress({ location: { viewId: ViewId.searchResults } }, () => finished);
-    if (this.current !== run) {
-      // Replaced by a newer search, which owns the view now.
-      return {
-        query: text,
-        hits: 0,
-        files: searched,
-        cancelled: true,
-        errors,
-        elapsedMs: performance.now() - started,
-        capped: false,
-        notSearched: [],
-      };
-    }
+    // What a search replaced by a newer one reports: the newer one owns the view (and its results) now.
+    const replaced = (): SearchOutcome => ({
+      query: text,
+      hits: 0,
+      files: searched,
+      cancelled: true,
+      errors,
+      elapsedMs: performance.now() - started,
+      capped: false,
+      notSearched: [],
+    });
+    if (this.current !== run) return replaced();
     this.current = undefined;
     void vscode.commands.executeCommand('setContext', SEARCHING_CONTEXT, false);
     if (end.error) errors.push(end.error);
@@ -174,19 +173,8 @@ export class SessionSearch implements vscode.Disposable {
     const drawn = this.results.hitCount > 0 ? this.results.drawn() : Promise.resolve();
     this.results.refreshNow();
     await drawn;
-    if (this.current !== undefined) {
-      // A newer search started while this one's list was drawn: it owns the view now.
-      return {
-        query: text,
-        hits: 0,
-        files: searched,
-        cancelled: true,
-        errors,
-        elapsedMs: performance.now() - started,
-        capped: false,
-        notSearched: [],
-      };
-    }
+    // A newer search may have started while this one's list was drawn.
+    if (this.current !== undefined) return replaced();
     const hits = this.results.hitCount;
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     this.view.message = end.error
