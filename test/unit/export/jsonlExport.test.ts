@@ -9,6 +9,7 @@ import type { AgentInputItem } from '@openai/agents';
 import {
   AdvancedSQLiteSession,
   TransferError,
+  checkImportFile,
   exportSessionToFile,
   importJsonlFile,
   importSessionFile,
@@ -119,6 +120,28 @@ describe('export: JSONL and its import', function () {
         assert.equal(existsSync(fresh), false, 'the file is not even created');
       });
     }
+
+    it('checkImportFile refuses a Markdown export and a bad first line before anything is asked or written', async () => {
+      const markdown = join(tmp.dir, 'weather-trip.md');
+      await exportSessionToFile(db, markdown, 'md', { sessionId: 'weather-trip', branchId: 'main' });
+      assert.throws(
+        () => checkImportFile(markdown),
+        (e: unknown) => e instanceof TransferError && e.problem === 'malformed' && /is Markdown, which is for reading/.test(e.message),
+      );
+      // The same text under another name is found by its first line.
+      const renamed = join(tmp.dir, 'transcript.txt');
+      writeFileSync(renamed, readFileSync(markdown));
+      assert.throws(() => checkImportFile(renamed), /is Markdown/);
+      const bad = join(tmp.dir, 'bad.jsonl');
+      writeFileSync(bad, '\n{"role":"user","content":"hi"\n');
+      assert.throws(
+        () => checkImportFile(bad),
+        (e: unknown) => e instanceof TransferError && e.line === 2,
+      );
+      const good = join(tmp.dir, 'good.jsonl');
+      writeFileSync(good, '{"role":"user","content":"hi"}\n{not checked yet}\n');
+      assert.equal(checkImportFile(good), 'jsonl', 'only the first item line is checked up front; the import checks all');
+    });
 
     it('an empty file holds no items', async () => {
       const file = join(tmp.dir, 'empty.jsonl');
