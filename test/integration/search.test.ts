@@ -33,6 +33,17 @@ async function write(path: string, sessionId: string, city: string, failed: bool
   }
 }
 
+/** one.db (Lisbon, its call succeeded) and two.db (Oslo, its call failed), both opened. */
+async function openTrips(dir: string): Promise<{ one: string; two: string }> {
+  const one = `${dir}/one.db`;
+  const two = `${dir}/two.db`;
+  await write(one, 'lisbon-trip', 'Lisbon', false);
+  await write(two, 'oslo-trip', 'Oslo', true);
+  await vscode.commands.executeCommand('agentSessions.openDatabase', one);
+  await vscode.commands.executeCommand('agentSessions.openDatabase', two);
+  return { one, two };
+}
+
 const labelOf = (item: vscode.TreeItem): string => (typeof item.label === 'string' ? item.label : (item.label?.label ?? ''));
 
 describe('Search Sessions', () => {
@@ -46,12 +57,7 @@ describe('Search Sessions', () => {
 
   it('searches two databases in the worker, shows the hits grouped and highlighted, and opens a hit at its turn', async () => {
     const a = await api();
-    const one = `${s.dir}/one.db`;
-    const two = `${s.dir}/two.db`;
-    await write(one, 'lisbon-trip', 'Lisbon', false);
-    await write(two, 'oslo-trip', 'Oslo', true);
-    await vscode.commands.executeCommand('agentSessions.openDatabase', one);
-    await vscode.commands.executeCommand('agentSessions.openDatabase', two);
+    const { one, two } = await openTrips(s.dir);
 
     const outcome = await vscode.commands.executeCommand<SearchOutcome>('agentSessions.searchSessions', 'weather');
     assert.ok(outcome, JSON.stringify(a.failures.map((f) => f.message)));
@@ -171,12 +177,7 @@ describe('Search Sessions', () => {
 
   it('says when it stopped at the hit limit, lists the files it did not search, and offers more', async () => {
     const a = await api();
-    const one = `${s.dir}/one.db`;
-    const two = `${s.dir}/two.db`;
-    await write(one, 'lisbon-trip', 'Lisbon', false);
-    await write(two, 'oslo-trip', 'Oslo', true);
-    await vscode.commands.executeCommand('agentSessions.openDatabase', one);
-    await vscode.commands.executeCommand('agentSessions.openDatabase', two);
+    const { two } = await openTrips(s.dir);
     const capped = await vscode.commands.executeCommand<SearchOutcome>('agentSessions.searchSessions', 'weather', 2);
     assert.deepEqual([capped.hits, capped.capped, capped.notSearched], [2, true, [two]], JSON.stringify(a.failures));
     assert.match(
