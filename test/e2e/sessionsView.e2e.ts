@@ -94,12 +94,12 @@ describe('sessions view in the workbench (packaged extension)', function () {
   it('opens a turn as JSON from the context menu: a JSON editor tab VS Code can search and fold', async () => {
     await suite.wb.openSidebar();
     await suite.wb.treeRow('conversations.db').expand();
-    await suite.wb.treeRow('bob').expand();
-    await suite.wb.treeRow('main').expand();
-    await suite.wb.treeRow('Turn 1').expand();
+    // alice is still expanded from the test before: every row is picked under bob's, never by its label alone.
+    const bob = await suite.wb.treeRow('bob').expand();
+    const turn1 = await (await bob.child('main')).child('Turn 1');
     // Items are labelled by who spoke, not by their stored type.
-    await suite.wb.treeRow('User').waitFor();
-    await suite.wb.treeRow('Turn 1').contextMenu('Open as JSON');
+    await (await turn1.child('User')).waitFor();
+    await turn1.contextMenu('Open as JSON');
     const tab = suite.wb.page.locator('.tabs-container .tab', { hasText: 'bob · main · turn 1.json' });
     await tab.waitFor({ timeout: 15_000 });
     const editor = suite.wb.page.locator('.editor-instance .monaco-editor .view-lines').first();

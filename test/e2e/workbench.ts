@@ -266,6 +266,52 @@ export class TreeRow {
     }
   }
 
+  /**
+   * The row labelled `label` inside this row's subtree (this row is expanded first). `treeRow('main')` takes the first
+   * 'main' in the whole tree, which is another session's when two sessions are expanded; this one cannot.
+   */
+  async child(label: string): Promise<TreeRow> {
+    await this.expand();
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      // Monaco's list rows carry their position (data-index) and depth (aria-level); DOM order is not row order.
+      const rows = await this.wb
+        .viewPane()
+        .locator('.monaco-list-row')
+        .evaluateAll((els) =>
+          els.map((el) => ({
+            index: Number(el.getAttribute('data-index')),
+            level: Number(el.getAttribute('aria-level')),
+            label: el.querySelector('.label-name')?.textContent ?? '',
+            expanded: el.getAttribute('aria-expanded') === 'true',
+          })),
+        );
+      rows.sort((a, b) => a.index - b.index);
+      const parent = await this.locator.evaluate((el) => ({
+        index: Number(el.getAttribute('data-index')),
+        level: Number(el.getAttribute('aria-level')),
+      }));
+      let found: number | undefined;
+      for (const row of rows) {
+        if (row.index <= parent.index) continue;
+        if (row.level <= parent.level) break;
+        if (row.level === parent.level + 1 && row.label === label) {
+          found = row.index;
+          break;
+        }
+      }
+      if (found !== undefined) {
+        const row = this.wb
+          .viewPane()
+          .locator(`.monaco-list-row[data-index="${found}"][aria-level="${parent.level + 1}"]`)
+          .filter({ has: this.wb.page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(label)}$`) }) });
+        return new TreeRow(this.wb, row);
+      }
+      if (Date.now() > deadline) throw new Error(`no row '${label}' under the expanded row`);
+      await this.wb.page.waitForTimeout(100);
+    }
+  }
+
   async description(): Promise<string> {
     return (await this.locator.locator('.label-description').first().textContent()) ?? '';
   }
