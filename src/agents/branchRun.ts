@@ -5,7 +5,6 @@
  * the runner streams through a recording session), settle (runSettlement.ts; runPersistence.ts says exactly what is
  * stored when a run completes, fails or is cancelled). runReporter.ts is how all three report.
  */
-import { resolve } from 'node:path';
 import { Runner, type AgentInputItem, type RunStreamEvent } from '@openai/agents';
 import type { RunOutcome } from '../shared/protocol/runEvents';
 import { callArguments, itemPreview, runValueText, toolName } from '../shared/itemText';
@@ -13,13 +12,11 @@ import type { RunOnBranchOptions } from './runOptions';
 import { RecordingSession, callIdOf, plain } from './runPersistence';
 import { prepareRun, type PreparedRun } from './runPreparation';
 import { RunReporter } from './runReporter';
+import { busyMessage, releaseRunLock, runLockKey, takeRunLock } from './runLocks';
 import { Produced, settleAndReport, type StreamResult, type StreamedRun } from './runSettlement';
 
 export { usageView } from './runSettlement';
 export type { AgentSource, RunInput, RunOnBranchOptions } from './runOptions';
-
-/** Runs in flight, by database, session and branch: two runs on one branch would interleave their turns. */
-const inFlight = new Set<string>();
 
 /**
  * Runs the agent on `sessionId`/`branchId` of `dbPath` with `input`, streaming. Never throws for a run's failure:
@@ -27,18 +24,14 @@ const inFlight = new Set<string>();
  */
 export async function runOnBranch(options: RunOnBranchOptions): Promise<RunOutcome> {
   const reporter = new RunReporter(options);
-  // A fork without a name gets a new id, so nothing can be in flight on it.
-  const key =
-    options.fork && !options.fork.name
-      ? `fork\u0000${reporter.runId}`
-      : `${resolve(options.dbPath)}\u0000${options.sessionId}\u0000${reporter.branchId}`;
-  if (inFlight.has(key)) {
-    return reporter.failEarly(
-      'other',
-      `A run is already in progress on branch '${reporter.branchId}' of session '${options.sessionId}'. Stop it or wait for it to finish.`,
-    );
-  }
-  inFlight.add(key);
+  const key = runLockKey({
+    dbPath: options.dbPath,
+    sessionId: options.sessionId,
+    branchId: reporter.branchId,
+    runId: reporter.runId,
+    unnamedFork: !!options.fork && !options.fork.name,
+  });
+  if (!takeRunLock(key)) return reporter.failEarly('other', busyMessage(reporter.branchId, options.sessionId));
   try {
     const prepared = await prepareRun(options, reporter);
     if ('kind' in prepared) return prepared;
@@ -50,7 +43,7 @@ export async function runOnBranch(options: RunOnBranchOptions): Promise<RunOutco
       prepared.session.close();
     }
   } finally {
-    inFlight.delete(key);
+    releaseRunLock(key);
   }
 }
 

@@ -3,18 +3,12 @@
  * do. Messages are redacted by the caller; they may quote a server's error text.
  */
 import { MaxTurnsExceededError, ModelBehaviorError, ToolCallError, ToolTimeoutError } from '@openai/agents';
-import { SessionDatabaseError } from '../store';
-import type { RunFailureKind } from '../shared/protocol/runEvents';
+import { codesOf, lockedFailure, type ClassifiedFailure } from './storeFailures';
 import { NoApiKeyError, SET_API_KEY_REMEDY } from './apiKey';
 import { McpServerStartError } from './agentConfig';
 import { errorMessage } from '../shared/errorMessage';
 
-/** A classified failure. */
-export interface ClassifiedFailure {
-  failure: RunFailureKind;
-  message: string;
-  status?: number;
-}
+export type { ClassifiedFailure } from './storeFailures';
 
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
@@ -29,21 +23,6 @@ const CONNECTION_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-/** Error codes along an error's cause chain. */
-function codesOf(err: unknown): string[] {
-  const codes: string[] = [];
-  for (let e = err, depth = 0; typeof e === 'object' && e !== null && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') codes.push(code);
-    const errcode = (e as { errcode?: unknown }).errcode;
-    if (typeof errcode === 'number') codes.push(`SQLITE_${errcode & 0xff}`);
-    // AggregateError from a connect to several addresses.
-    const inner = (e as { errors?: unknown }).errors;
-    if (Array.isArray(inner)) for (const x of inner) codes.push(...codesOf(x));
-  }
-  return codes;
-}
-
 /**
  * Sorts an error into a failure kind with a message that says what to do. Works on the openai client's errors by
  * shape as well as by class, since a module agent may bring its own copy of the client.
@@ -56,15 +35,8 @@ export function classify(err: unknown, context: { endpoint?: string; cancelled: 
     return { failure: 'cancelled', message: 'The run was cancelled.' };
   }
   if (err instanceof NoApiKeyError) return { failure: 'no-key', message: err.message };
-  if (
-    (err instanceof SessionDatabaseError && err.problem === 'locked') ||
-    codes.some((c) => c.startsWith('SQLITE_BUSY') || c.startsWith('SQLITE_LOCKED') || c === 'SQLITE_5' || c === 'SQLITE_6')
-  ) {
-    return {
-      failure: 'locked',
-      message: `The session database is locked by another writer (${errorMessage(err)}). Try again when it has finished writing.`,
-    };
-  }
+  const locked = lockedFailure(err);
+  if (locked) return locked;
   if (err instanceof McpServerStartError) return { failure: 'tool', message: err.message };
   if (err instanceof ToolCallError || err instanceof ToolTimeoutError) {
     const cause = err instanceof ToolCallError && err.error ? errorMessage(err.error) : errorMessage(err);

@@ -94,13 +94,31 @@ export interface ItemAddedEvent {
   item: unknown;
 }
 
+/** How an agent command's process ended (docs/agent-command.md §5), on the outcome of a run made through one. */
+export interface CommandEndView {
+  /** The command's name (its key in `agentSessions.agent.commands`), or the URL. */
+  agent: string;
+  /** The exit code; null when a signal ended it, it never started, or it was a URL. */
+  exitCode: number | null;
+  signal: string | null;
+  /** The HTTP status, for a URL. */
+  status?: number;
+  /** The last lines of its stderr (secrets redacted). */
+  stderrTail: string[];
+  /** Lines it printed that were not AG-UI events. */
+  invalidLines: number;
+}
+
 export interface RunCompletedEvent {
   kind: 'run/completed';
   runId: string;
   /** The final output as text (structured outputs as JSON). */
   finalOutput: string;
-  usage: RunUsageView;
+  /** Null when nothing recorded any: an agent command that stored no usage row and reported none. */
+  usage: RunUsageView | null;
   written: RunPersistenceView;
+  /** Set for a run made through an agent command or URL. */
+  command?: CommandEndView;
 }
 
 export interface RunFailedEvent {
@@ -114,6 +132,8 @@ export interface RunFailedEvent {
   /** What the run spent before it failed (null when nothing was requested). */
   usage: RunUsageView | null;
   written: RunPersistenceView;
+  /** Set for a run made through an agent command or URL. */
+  command?: CommandEndView;
 }
 
 /** Every event of a run. */

@@ -53,7 +53,7 @@ describe('runOnBranch with the scripted model', () => {
     assert.equal(out?.kind === 'tool/output' && out.output, 'Paris: 18°C, light rain');
     assert.equal(log.text(), done.finalOutput);
     assert.match(done.finalOutput, /^Here is what I found: .*Paris: 18°C, light rain/);
-    assert.equal(done.usage.requests, 2);
+    assert.equal(done.usage?.requests, 2);
 
     const main = await readBranch(dbPath, 'main');
     assert.deepEqual(
@@ -67,7 +67,7 @@ describe('runOnBranch with the scripted model', () => {
     );
     assert.deepEqual(
       main.usage.map((u) => [u.userTurnNumber, u.requests, u.inputTokens, u.outputTokens, u.totalTokens]),
-      [[2, 2, done.usage.inputTokens, done.usage.outputTokens, done.usage.totalTokens]],
+      [[2, 2, done.usage?.inputTokens, done.usage?.outputTokens, done.usage?.totalTokens]],
     );
     assert.equal(done.written.turn, 2);
     assert.equal(done.written.kept.length, 4);

@@ -187,7 +187,13 @@ export class Composer {
         // The status said the run was going on: now it says who answered, and the line under it what was written.
         run.status.textContent = t('{0} answered on {1}', run.agentName || t('The agent'), run.block.getAttribute('data-branch') ?? '');
         if (this.draft === run.input) this.draft = undefined;
-        add(el('p', { class: 'run-done' }, `${t('Done')} · ${tokenCountLabel(e.usage.totalTokens)} · ${e.written.summary}`));
+        add(
+          el(
+            'p',
+            { class: 'run-done' },
+            `${t('Done')} · ${e.usage ? tokenCountLabel(e.usage.totalTokens) : t('no usage recorded')} · ${e.written.summary}`,
+          ),
+        );
         break;
       case 'run/failed': {
         // A run that failed before its agent was known (no key, a locked file) never answered: no status line.

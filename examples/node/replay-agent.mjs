@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+/* global AbortController */
+/**
+ * Runs YOUR JavaScript agent on one branch of a session, for Agent Session Inspector's agent commands
+ * (docs/agent-command.md). The extension starts this script, writes one AG-UI RunAgentInput on stdin and reads AG-UI
+ * events, one JSON object per line, on stdout. The turn is written by this script's own session, so your agent runs
+ * in its own process, with its own node_modules, tools and environment.
+ *
+ *   npm install @openai/agents @ag-ui/core @agent-session-inspector/store zod
+ *   settings.json: "agentSessions.agent.commands": { "my-agent": "node examples/node/replay-agent.mjs" }
+ *
+ * Replace `buildAgent` with your agent. Everything else is the protocol and can stay as it is.
+ */
+import { randomUUID } from 'node:crypto';
+import { Agent, Runner, tool } from '@openai/agents';
+import { EventType } from '@ag-ui/core';
+import { AdvancedSQLiteSession } from '@agent-session-inspector/store';
+import { z } from 'zod';
+
+/** Your agent. `model` is set when the user picked one for this run (Retry with Several Models). */
+function buildAgent(model) {
+  const getWeather = tool({
+    name: 'get_weather',
+    description: 'The current weather in a city.',
+    parameters: z.object({ city: z.string() }),
+    execute: async ({ city }) => `${city}: 18°C, light rain`,
+  });
+  return new Agent({
+    name: 'Replay agent',
+    instructions: 'You are a helpful assistant. Answer briefly.',
+    tools: [getWeather],
+    ...(model ? { model } : {}),
+  });
+}
+
+/** One AG-UI event per line; stdout is the protocol, so everything else goes to stderr. */
+function emit(type, fields = {}) {
+  process.stdout.write(`${JSON.stringify({ type, timestamp: Date.now(), ...fields })}\n`);
+}
+
+async function readStdin() {
+  let text = '';
+  for await (const chunk of process.stdin) text += chunk;
+  return JSON.parse(text);
+}
+
+/** Opens the session on the branch the extension prepared (docs/agent-command.md §3). */
+async function openSession(props) {
+  const session = new AdvancedSQLiteSession({
+    sessionId: props.sessionId,
+    dbPath: props.store.path,
+    sessionsTable: props.store.sessionsTable,
+    messagesTable: props.store.messagesTable,
+  });
+  if (props.fork) {
+    // A fork at turn 1: nothing to copy, so the branch is made here, and that moves the session onto it.
+    if (props.fork.fromBranchId !== 'main') await session.switchToBranch(props.fork.fromBranchId);
+    await session.createBranchFromTurn(props.fork.fromTurn, props.branchId);
+  } else if (props.branchId !== 'main') {
+    await session.switchToBranch(props.branchId);
+  }
+  return session;
+}
+
+async function main() {
+  const input = await readStdin();
+  const props = input.forwardedProps?.agentSessions;
+  if (props?.version !== 1) throw new Error('this script speaks version 1 of forwardedProps.agentSessions');
+  const { threadId, runId } = input;
+  emit(EventType.RUN_STARTED, { threadId, runId });
+
+  const session = await openSession(props);
+  const controller = new AbortController();
+  // Stop in the extension sends SIGINT: end the run cleanly (the extension settles what was stored).
+  process.once('SIGINT', () => controller.abort());
+  try {
+    const result = await new Runner().run(buildAgent(props.model), props.input, {
+      session,
+      stream: true,
+      signal: controller.signal,
+    });
+    let messageId;
+    for await (const event of result) {
+      if (event.type === 'raw_model_stream_event' && event.data.type === 'output_text_delta') {
+        if (!messageId) {
+          messageId = randomUUID();
+          emit(EventType.TEXT_MESSAGE_START, { messageId, role: 'assistant' });
+        }
+        emit(EventType.TEXT_MESSAGE_CONTENT, { messageId, delta: event.data.delta });
+      } else if (event.type === 'raw_model_stream_event' && event.data.type === 'response_done' && messageId) {
+        emit(EventType.TEXT_MESSAGE_END, { messageId });
+        messageId = undefined;
+      } else if (event.type === 'run_item_stream_event' && event.name === 'tool_called') {
+        const raw = event.item.rawItem;
+        const toolCallId = raw.callId ?? raw.id ?? randomUUID();
+        emit(EventType.TOOL_CALL_START, { toolCallId, toolCallName: raw.name ?? raw.type });
+        emit(EventType.TOOL_CALL_ARGS, { toolCallId, delta: raw.arguments ?? '' });
+        emit(EventType.TOOL_CALL_END, { toolCallId });
+      } else if (event.type === 'run_item_stream_event' && event.name === 'tool_output') {
+        const raw = event.item.rawItem;
+        const content = typeof event.item.output === 'string' ? event.item.output : JSON.stringify(event.item.output);
+        emit(EventType.TOOL_CALL_RESULT, { messageId: randomUUID(), toolCallId: raw.callId, content, role: 'tool' });
+      }
+    }
+    await result.completed;
+    if (messageId) emit(EventType.TEXT_MESSAGE_END, { messageId });
+    // The usage row of this turn: without it the extension shows "no usage recorded".
+    await session.storeRunUsage(result);
+    const u = result.state.usage;
+    emit(EventType.RUN_FINISHED, {
+      threadId,
+      runId,
+      usage: [{ inputTokens: u.inputTokens, outputTokens: u.outputTokens, totalTokens: u.totalTokens }],
+    });
+  } finally {
+    session.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    const cancelled = err?.name === 'AbortError' || /abort/i.test(String(err?.message));
+    emit(EventType.RUN_ERROR, { message: String(err?.message ?? err), ...(cancelled ? { code: 'cancelled' } : {}) });
+    console.error(err?.stack ?? String(err));
+    process.exit(cancelled ? 130 : 1);
+  },
+);

@@ -1,0 +1,206 @@
+/**
+ * AG-UI events in, run events out: each line a command prints (or each SSE `data:` field) is checked against
+ * `@ag-ui/core`'s schemas and mapped onto the conversation view's run events (docs/agent-command.md §4). Invalid
+ * lines are counted, never shown. The translator also keeps what decides the run's end: RUN_FINISHED / RUN_ERROR and
+ * the usage the events reported.
+ */
+import { EventSchema } from '@ag-ui/core/schemas';
+import type { RunEvent, RunUsageView } from '../../shared/protocol/runEvents';
+import { itemPreview } from '../../shared/itemText';
+
+/** The CUSTOM event names of ours (docs/agent-command.md §4). */
+export const USAGE_EVENT = 'agent-sessions.usage';
+export const ITEM_EVENT = 'agent-sessions.item';
+
+type Emit = (event: RunEvent) => void;
+
+export class AgUiTranslator {
+  /** RUN_FINISHED was seen. */
+  finished = false;
+  /** RUN_ERROR's message and code, when one was seen. */
+  error: { message: string; code?: string } | undefined;
+  /** The usage the events reported (summed), or undefined when none did. */
+  usage: RunUsageView | undefined;
+  /** Valid events received. */
+  valid = 0;
+  /** Lines that were not valid AG-UI events; the first few kept for the log. */
+  invalid = 0;
+  readonly invalidSamples: string[] = [];
+  private readonly toolCalls = new Map<string, { name: string; args: string; parentMessageId?: string }>();
+  private readonly toolNames = new Map<string, string>();
+
+  constructor(
+    private readonly runId: string,
+    private readonly emit: Emit,
+  ) {}
+
+  /** One line of newline-delimited JSON (blank lines are ignored). */
+  line(text: string): void {
+    const trimmed = text.trim();
+    if (trimmed === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(trimmed);
+    } catch {
+      this.reject(trimmed, 'not JSON');
+      return;
+    }
+    this.event(value, trimmed);
+  }
+
+  /** One decoded event (from a JSON line or an SSE data field). */
+  event(value: unknown, source = JSON.stringify(value)): void {
+    const parsed = EventSchema.safeParse(value);
+    if (!parsed.success) {
+      const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+      this.reject(source, typeof type === 'string' ? `not a valid ${type} event` : 'not an AG-UI event');
+      return;
+    }
+    this.valid++;
+    this.apply(parsed.data as AgUiEvent);
+  }
+
+  private reject(source: string, why: string): void {
+    this.invalid++;
+    if (this.invalidSamples.length < 3) this.invalidSamples.push(`${why}: ${source.length > 200 ? `${source.slice(0, 200)}…` : source}`);
+  }
+
+  private apply(e: AgUiEvent): void {
+    const runId = this.runId;
+    switch (e.type) {
+      case 'TEXT_MESSAGE_CONTENT':
+        if (e.delta) this.emit({ kind: 'text/delta', runId, delta: e.delta });
+        return;
+      case 'TEXT_MESSAGE_CHUNK':
+        if (typeof e.delta === 'string' && e.delta !== '' && (e.role === undefined || e.role === 'assistant'))
+          this.emit({ kind: 'text/delta', runId, delta: e.delta });
+        return;
+      case 'TOOL_CALL_START':
+        this.toolCalls.set(e.toolCallId, { name: e.toolCallName, args: '' });
+        return;
+      case 'TOOL_CALL_ARGS': {
+        const call = this.toolCalls.get(e.toolCallId);
+        if (call) call.args += e.delta;
+        return;
+      }
+      case 'TOOL_CALL_CHUNK': {
+        if (!e.toolCallId) return;
+        const call = this.toolCalls.get(e.toolCallId) ?? { name: e.toolCallName ?? 'tool', args: '' };
+        if (e.toolCallName) call.name = e.toolCallName;
+        call.args += e.delta ?? '';
+        this.toolCalls.set(e.toolCallId, call);
+        return;
+      }
+      case 'TOOL_CALL_END': {
+        const call = this.toolCalls.get(e.toolCallId);
+        if (!call) return;
+        this.toolCalls.delete(e.toolCallId);
+        this.toolNames.set(e.toolCallId, call.name);
+        this.emit({ kind: 'tool/called', runId, callId: e.toolCallId, name: call.name, arguments: call.args || '{}' });
+        return;
+      }
+      case 'TOOL_CALL_RESULT':
+        this.emit({
+          kind: 'tool/output',
+          runId,
+          callId: e.toolCallId,
+          name: this.toolNames.get(e.toolCallId) ?? 'tool',
+          output: typeof e.content === 'string' ? e.content : JSON.stringify(e.content),
+        });
+        return;
+      case 'RUN_FINISHED':
+        this.finished = true;
+        if (Array.isArray(e.usage) && e.usage.length > 0) this.addUsage(fromTokenUsage(e.usage));
+        return;
+      case 'RUN_ERROR':
+        this.error = { message: e.message, ...(e.code ? { code: e.code } : {}) };
+        if (Array.isArray(e.usage) && e.usage.length > 0) this.addUsage(fromTokenUsage(e.usage));
+        return;
+      case 'CUSTOM':
+        if (e.name === USAGE_EVENT) {
+          const usage = usageFromCustom(e.value);
+          if (usage) this.usage = usage;
+        } else if (e.name === ITEM_EVENT && typeof e.value === 'object' && e.value !== null) {
+          const item = e.value as Record<string, unknown>;
+          this.emit({
+            kind: 'item/added',
+            runId,
+            itemType: typeof item.type === 'string' ? item.type : 'message',
+            role: typeof item.role === 'string' ? item.role : null,
+            preview: itemPreview(item),
+            item,
+          });
+        }
+        return;
+      default:
+        // Steps, reasoning, state, activity, RAW and the rest: valid, and nothing the view shows.
+        return;
+    }
+  }
+
+  private addUsage(u: RunUsageView): void {
+    this.usage = this.usage ? sumUsage(this.usage, u) : u;
+  }
+}
+
+/** The fields of the AG-UI events we read (the schema has checked them). */
+type AgUiEvent =
+  | { type: 'TEXT_MESSAGE_CONTENT'; delta: string }
+  | { type: 'TEXT_MESSAGE_CHUNK'; delta?: string; role?: string }
+  | { type: 'TOOL_CALL_START'; toolCallId: string; toolCallName: string }
+  | { type: 'TOOL_CALL_ARGS'; toolCallId: string; delta: string }
+  | { type: 'TOOL_CALL_CHUNK'; toolCallId?: string; toolCallName?: string; delta?: string }
+  | { type: 'TOOL_CALL_END'; toolCallId: string }
+  | { type: 'TOOL_CALL_RESULT'; toolCallId: string; content: unknown }
+  | { type: 'RUN_FINISHED'; usage?: TokenUsage[] }
+  | { type: 'RUN_ERROR'; message: string; code?: string; usage?: TokenUsage[] }
+  | { type: 'CUSTOM'; name: string; value: unknown }
+  | { type: 'OTHER' };
+
+interface TokenUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  reasoningTokens?: number;
+  cachedInputTokens?: number;
+}
+
+/** AG-UI's TokenUsage entries (one per model call or per model) as one run's usage. */
+function fromTokenUsage(entries: readonly TokenUsage[]): RunUsageView {
+  const sum = (key: keyof TokenUsage) => entries.reduce((n, e) => n + (e[key] ?? 0), 0);
+  const input = sum('inputTokens');
+  const output = sum('outputTokens');
+  return {
+    requests: entries.length,
+    inputTokens: input,
+    outputTokens: output,
+    totalTokens: entries.reduce((n, e) => n + (e.totalTokens ?? (e.inputTokens ?? 0) + (e.outputTokens ?? 0)), 0),
+    cachedTokens: sum('cachedInputTokens'),
+    reasoningTokens: sum('reasoningTokens'),
+  };
+}
+
+function usageFromCustom(value: unknown): RunUsageView | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  const n = (k: string) => (typeof v[k] === 'number' && Number.isFinite(v[k]) ? (v[k] as number) : 0);
+  return {
+    requests: n('requests'),
+    inputTokens: n('inputTokens'),
+    outputTokens: n('outputTokens'),
+    totalTokens: n('totalTokens') || n('inputTokens') + n('outputTokens'),
+    cachedTokens: n('cachedTokens'),
+    reasoningTokens: n('reasoningTokens'),
+  };
+}
+
+function sumUsage(a: RunUsageView, b: RunUsageView): RunUsageView {
+  return {
+    requests: a.requests + b.requests,
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+    cachedTokens: a.cachedTokens + b.cachedTokens,
+    reasoningTokens: a.reasoningTokens + b.reasoningTokens,
+  };
+}

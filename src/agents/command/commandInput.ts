@@ -1,0 +1,54 @@
+/**
+ * The one `RunAgentInput` an agent command receives (docs/agent-command.md §2): AG-UI's own fields, and our session
+ * coordinates in `forwardedProps.agentSessions`. Validated with `@ag-ui/core`'s schema before it is sent, so a
+ * command never gets input its AG-UI library would reject.
+ */
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
+import type { TableNames } from '../../store';
+import { runInputText } from '../runReporter';
+
+/** The version of `forwardedProps.agentSessions`; a command can refuse versions it does not know. */
+export const COORDINATES_VERSION = 1;
+/** The AG-UI protocol version we speak. */
+export const AG_UI_PROTOCOL_VERSION = '1.0';
+
+export interface CommandInputArgs {
+  runId: string;
+  dbPath: string;
+  tables: TableNames;
+  sessionId: string;
+  /** The branch to append to. */
+  branchId: string;
+  /** Set when the command makes the branch (a fork at turn 1: nothing to copy, nothing to switch to). */
+  fork: { fromBranchId: string; fromTurn: number } | null;
+  model: string | null;
+  /** The user's message: text, or items in the SDK's shape. */
+  input: string | readonly unknown[];
+}
+
+export function buildCommandInput(args: CommandInputArgs): Record<string, unknown> {
+  const items = typeof args.input === 'string' ? [{ role: 'user', content: args.input }] : args.input;
+  const value = {
+    threadId: args.sessionId,
+    runId: args.runId,
+    protocolVersion: AG_UI_PROTOCOL_VERSION,
+    state: {},
+    messages: [{ id: `${args.runId}-user`, role: 'user', content: runInputText(args.input) }],
+    tools: [],
+    context: [],
+    forwardedProps: {
+      agentSessions: {
+        version: COORDINATES_VERSION,
+        store: { kind: 'sqlite', path: args.dbPath, sessionsTable: args.tables.sessions, messagesTable: args.tables.messages },
+        sessionId: args.sessionId,
+        branchId: args.branchId,
+        fork: args.fork,
+        model: args.model,
+        input: items,
+      },
+    },
+  };
+  // Our own mistake if it fails: better found here than by every user's AG-UI library.
+  RunAgentInputSchema.parse(value);
+  return value;
+}

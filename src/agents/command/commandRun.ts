@@ -1,0 +1,469 @@
+/**
+ * A run on a branch through the user's own agent (docs/agent-command.md): the branch prepared as for the extension's
+ * own runs, the agent command started (or the agent URL requested) with one AG-UI `RunAgentInput`, its AG-UI events
+ * forwarded as run events, and the run settled by the same rules as ours once it ended (runPersistence.ts). The
+ * command writes through its own session; we only read what it wrote, and remove what a failed run left half-written.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { AgentInputItem } from '@openai/agents';
+import {
+  AdvancedSQLiteSession,
+  BranchError,
+  markWrites,
+  writesSince,
+  type SessionLogger,
+  type TableNames,
+  type WritesByBranch,
+} from '../../store';
+import type { CommandEndView, RunEvent, RunOutcome, RunUsageView } from '../../shared/protocol/runEvents';
+import { errorMessage } from '../../shared/errorMessage';
+import { runValueText } from '../../shared/itemText';
+import { storeFailure } from '../storeFailures';
+import { settleRun, type SettleResult } from '../runPersistence';
+import { RunReporter } from '../runReporter';
+import { busyMessage, releaseRunLock, runLockKey, takeRunLock } from '../runLocks';
+import { Produced, persistenceView, usageView } from '../runSummary';
+import { AgUiTranslator } from './agUiEvents';
+import { buildCommandInput } from './commandInput';
+import { runCommandProcess } from './commandProcess';
+import { runOverHttp } from './sseTransport';
+
+/** The user's agent: a command line, or an agent served over AG-UI's HTTP transport. */
+export type CommandAgent =
+  | {
+      kind: 'command';
+      /** The name the user gave it (its key in `agentSessions.agent.commands`), shown in every message. */
+      name: string;
+      command: string;
+      cwd?: string;
+    }
+  | { kind: 'url'; url: string; name?: string };
+
+export interface CommandRunOptions {
+  dbPath: string;
+  sessionId: string;
+  /** The branch to continue (default `main`), or the one to fork from. */
+  branchId?: string;
+  /** Start a new branch at `fromTurn` and run on it (at turn 1 the command makes it: docs/agent-command.md §3). */
+  fork?: { fromTurn: number; name?: string };
+  tables?: TableNames;
+  agent: CommandAgent;
+  /** The user's message: text, or items in the SDK's shape. */
+  input: string | readonly unknown[];
+  /** The model the run asks for; null/undefined lets the agent use its own. */
+  model?: string | null;
+  /** Put in the command's environment as OPENAI_API_KEY (and redacted from everything shown). */
+  apiKey?: string;
+  /** The environment the command starts with (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** Stop the command after this long (ms; 0 or undefined: never). */
+  timeoutMs?: number;
+  /** How long each stop signal gets before the next (default 5000 ms). */
+  graceMs?: number;
+  signal?: AbortSignal;
+  onEvent?: (event: RunEvent) => void;
+  /** Each stderr line and each problem, redacted. */
+  log?: (line: string) => void;
+  runId?: string;
+  busyTimeoutMs?: number;
+}
+
+/** How the agent's side of the run ended. */
+interface AgentEnd {
+  completedByAgent: boolean;
+  stopped: 'stop' | 'timeout' | undefined;
+  /** Why the agent's side failed, for people (undefined when it completed). */
+  failure: string | undefined;
+  view: CommandEndView;
+}
+
+/** Runs the user's agent on the branch; never throws for a run's failure (the outcome says what happened). */
+export async function runCommandOnBranch(options: CommandRunOptions): Promise<RunOutcome> {
+  const runId = options.runId ?? randomUUID();
+  const reporter = new RunReporter({ ...options, runId, secrets: options.apiKey ? [options.apiKey] : [] });
+  const key = runLockKey({
+    dbPath: options.dbPath,
+    sessionId: options.sessionId,
+    branchId: reporter.branchId,
+    runId,
+    unnamedFork: !!options.fork && !options.fork.name,
+  });
+  if (!takeRunLock(key)) return reporter.failEarly('other', busyMessage(reporter.branchId, options.sessionId));
+  try {
+    return await prepareAndRun(options, reporter);
+  } finally {
+    releaseRunLock(key);
+  }
+}
+
+function agentLabel(agent: CommandAgent): string {
+  return agent.kind === 'command' ? agent.name : (agent.name ?? agent.url);
+}
+
+function describe(agent: CommandAgent): string {
+  return agent.kind === 'command' ? `The agent command '${agent.name}'` : `The agent at ${agent.url}`;
+}
+
+async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter): Promise<RunOutcome> {
+  const dbPath = resolve(options.dbPath);
+  if (!existsSync(dbPath)) return reporter.failEarly('other', `${dbPath} does not exist.`);
+  if (options.signal?.aborted) return reporter.failEarly('cancelled', 'The run was cancelled before it started.');
+  const storeProblems: string[] = [];
+  const logger: SessionLogger = {
+    error: (message, err) => {
+      storeProblems.push(`${message}: ${errorMessage(err)}`);
+      reporter.log(`${message}: ${errorMessage(err)}`);
+    },
+    warn: (message) => {
+      storeProblems.push(message);
+      reporter.log(message);
+    },
+  };
+  let session: AdvancedSQLiteSession;
+  try {
+    session = new AdvancedSQLiteSession({
+      sessionId: options.sessionId,
+      dbPath,
+      sessionsTable: options.tables?.sessions,
+      messagesTable: options.tables?.messages,
+      busyTimeoutMs: options.busyTimeoutMs,
+      logger,
+    });
+  } catch (err) {
+    const c = storeFailure(err);
+    return reporter.failEarly(c.failure, c.message);
+  }
+  try {
+    const tables: TableNames = {
+      sessions: options.tables?.sessions ?? 'agent_sessions',
+      messages: options.tables?.messages ?? 'agent_messages',
+    };
+    // A fork at turn 1 copies nothing, and no SDK can switch to a branch without rows: the command makes it.
+    let commandMakesFork: { fromBranchId: string; fromTurn: number } | null = null;
+    let before: number;
+    try {
+      if (session.getCurrentBranchId() !== reporter.sourceBranch) await session.switchToBranch(reporter.sourceBranch);
+      if (options.fork && options.fork.fromTurn <= 1) {
+        const turns = await session.getConversationTurns();
+        if (!turns.some((t) => t.turn === options.fork!.fromTurn))
+          throw new BranchError(`Turn ${options.fork.fromTurn} does not contain a user message in branch '${reporter.sourceBranch}'`);
+        commandMakesFork = { fromBranchId: reporter.sourceBranch, fromTurn: options.fork.fromTurn };
+        reporter.forkMade(options.fork.name ?? `branch_from_turn_1_${Math.floor(Date.now() / 1000)}`);
+        before = 0;
+      } else {
+        if (options.fork) reporter.forkMade(await session.createBranchFromTurn(options.fork.fromTurn, options.fork.name ?? null));
+        before = (await session.getItems()).length;
+      }
+    } catch (err) {
+      const c = storeFailure(err);
+      return reporter.failEarly(c.failure, c.message);
+    }
+    const mark = markWrites(dbPath, tables);
+    reporter.start(agentLabel(options.agent), []);
+    const translator = new AgUiTranslator(reporter.runId, (e) => reporter.emit(redactEvent(e, reporter)));
+    const input = buildCommandInput({
+      runId: reporter.runId,
+      dbPath,
+      tables,
+      sessionId: options.sessionId,
+      branchId: reporter.branchId,
+      fork: commandMakesFork,
+      model: options.model ?? null,
+      input: options.input,
+    });
+    const end = await runAgent(options, reporter, translator, input);
+    return await settle({ options, reporter, session, tables, dbPath, mark, before, commandMakesFork, translator, end, storeProblems });
+  } finally {
+    session.close();
+  }
+}
+
+/** Starts the command (or requests the URL) and waits for its end. */
+async function runAgent(
+  options: CommandRunOptions,
+  reporter: RunReporter,
+  translator: AgUiTranslator,
+  input: Record<string, unknown>,
+): Promise<AgentEnd> {
+  const { agent } = options;
+  const who = describe(agent);
+  if (agent.kind === 'url') {
+    const end = await runOverHttp({
+      url: agent.url,
+      input,
+      onEvent: (value, source) => translator.event(value, source),
+      onInvalid: (text) => translator.line(text),
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+    });
+    const view: CommandEndView = {
+      agent: agentLabel(agent),
+      exitCode: null,
+      signal: null,
+      ...(end.status !== undefined ? { status: end.status } : {}),
+      stderrTail: [],
+      invalidLines: translator.invalid,
+    };
+    let failure: string | undefined;
+    if (end.stoppedBy === 'timeout') failure = `${who} ran past the ${seconds(options.timeoutMs)} s timeout; the request was aborted.`;
+    else if (end.error !== undefined && end.status === undefined) failure = `${who} could not be reached (${end.error}).`;
+    else if (end.status !== undefined && (end.status < 200 || end.status > 299))
+      failure = `${who} answered HTTP ${end.status}${end.body ? `: ${end.body}` : ''}.`;
+    else if (end.error !== undefined) failure = `${who}'s event stream broke off (${end.error}).`;
+    else if (translator.error) failure = `${who} reported an error: ${translator.error.message}`;
+    return { completedByAgent: failure === undefined && !end.stoppedBy, stopped: end.stoppedBy, failure, view };
+  }
+
+  const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env) };
+  // Ours goes into the environment the command starts with; a command line or a program that sets its own wins.
+  if (options.apiKey) env.OPENAI_API_KEY = options.apiKey;
+  const end = await runCommandProcess({
+    command: agent.command,
+    cwd: agent.cwd,
+    env,
+    stdin: JSON.stringify(input),
+    onLine: (line) => translator.line(line),
+    onStderr: (line) => reporter.log(`[${agent.name}] ${line}`),
+    signal: options.signal,
+    timeoutMs: options.timeoutMs,
+    graceMs: options.graceMs,
+  });
+  const stderrTail = end.stderrTail.map((l) => reporter.redact(l));
+  const view: CommandEndView = {
+    agent: agent.name,
+    exitCode: end.code,
+    signal: end.signal,
+    stderrTail,
+    invalidLines: translator.invalid,
+  };
+  let failure: string | undefined;
+  if (end.spawnError !== undefined) failure = `${who} could not be started (${end.spawnError}).`;
+  else if (end.stoppedBy === 'timeout') failure = `${who} ran past the ${seconds(options.timeoutMs)} s timeout and was stopped.`;
+  else if (end.stoppedBy === 'stop') failure = undefined;
+  else if (end.code === 127) failure = `${who} could not be started: its program was not found (exit code 127).`;
+  else if (end.code === 126) failure = `${who} could not be started: its program is not executable (exit code 126).`;
+  else if (translator.error) failure = `${who} reported an error: ${translator.error.message}`;
+  else if (end.code !== 0)
+    failure =
+      translator.valid === 0
+        ? `${who} exited with ${end.code === null ? `signal ${end.signal}` : `code ${end.code}`} before sending any event.`
+        : `${who} exited with ${end.code === null ? `signal ${end.signal}` : `code ${end.code}`}.`;
+  return { completedByAgent: failure === undefined && !end.stoppedBy, stopped: end.stoppedBy, failure, view };
+}
+
+function seconds(ms: number | undefined): number {
+  return Math.round((ms ?? 0) / 1000);
+}
+
+/** Redacts the key from what a command printed before it reaches the view. */
+function redactEvent(e: RunEvent, reporter: RunReporter): RunEvent {
+  switch (e.kind) {
+    case 'text/delta':
+      return { ...e, delta: reporter.redact(e.delta) };
+    case 'tool/called':
+      return { ...e, arguments: reporter.redact(e.arguments) };
+    case 'tool/output':
+      return { ...e, output: reporter.redact(e.output) };
+    default:
+      return e;
+  }
+}
+
+interface SettleArgs {
+  options: CommandRunOptions;
+  reporter: RunReporter;
+  session: AdvancedSQLiteSession;
+  tables: TableNames;
+  dbPath: string;
+  mark: number;
+  before: number;
+  commandMakesFork: { fromBranchId: string; fromTurn: number } | null;
+  translator: AgUiTranslator;
+  end: AgentEnd;
+  storeProblems: string[];
+}
+
+/** Reads what landed, puts the branch right by our runs' rules, and reports the outcome. */
+async function settle(args: SettleArgs): Promise<RunOutcome> {
+  const { options, reporter, session, translator, end } = args;
+  const who = describe(options.agent);
+  const branchId = reporter.branchId;
+
+  // Where the command wrote: anything beside its branch is reported and left.
+  let elsewhere: WritesByBranch[] = [];
+  try {
+    elsewhere = writesSince(args.dbPath, args.tables, args.mark).filter(
+      (w) => !(w.sessionId === options.sessionId && w.branchId === branchId),
+    );
+  } catch (err) {
+    reporter.log(`Checking where the command wrote failed: ${errorMessage(err)}`);
+  }
+
+  // The branch's items after the run; the run's are the ones after those it had before.
+  let written: AgentInputItem[] = [];
+  let branchExists = true;
+  try {
+    if (args.commandMakesFork) {
+      try {
+        await session.switchToBranch(branchId);
+      } catch (err) {
+        if (!(err instanceof BranchError)) throw err;
+        branchExists = false;
+      }
+    }
+    if (branchExists) written = (await session.getItems()).slice(args.before);
+  } catch (err) {
+    reporter.log(`Reading the branch after the run failed: ${errorMessage(err)}`);
+  }
+
+  const cancelled = end.stopped === 'stop' || (options.signal?.aborted ?? false);
+  const failure = end.failure ?? (elsewhere.length > 0 ? elsewhereMessage(who, elsewhere, branchId, options.sessionId) : undefined);
+  const completed = end.completedByAgent && failure === undefined && !cancelled;
+
+  // Usage: the row the command stored for its turn; else what its events reported.
+  const keptUserBefore = written.some(isUserMessage);
+  let storedUsage: RunUsageView | undefined;
+  if (keptUserBefore) storedUsage = await readTurnUsage(session);
+  const spent =
+    storedUsage !== undefined || (translator.usage !== undefined && (translator.usage.requests > 0 || translator.usage.totalTokens > 0));
+
+  let settled: SettleResult;
+  try {
+    settled = await settleRun(session, written, { completed, spent });
+  } catch (err) {
+    settled = { kept: written, removed: [], problem: `checking the branch failed (${errorMessage(err)})` };
+  }
+  let forkDeleted = false;
+  if (options.fork && settled.kept.length === 0 && !settled.problem) {
+    if (!branchExists) forkDeleted = true;
+    else {
+      try {
+        await session.deleteBranch(branchId, true);
+        forkDeleted = true;
+      } catch (err) {
+        if (err instanceof BranchError && /does not exist/.test(err.message)) forkDeleted = true;
+        else settled = { ...settled, problem: `deleting the branch made for this run failed (${errorMessage(err)})` };
+      }
+    }
+  }
+  const keptUser = settled.kept.some(isUserMessage);
+  let turn: number | null = null;
+  let usageStored = false;
+  if (keptUser) {
+    try {
+      const turns = await session.getConversationTurns(branchId);
+      turn = turns[turns.length - 1]?.turn ?? null;
+    } catch {
+      turn = null;
+    }
+    usageStored = (await readTurnUsage(session)) !== undefined;
+  }
+  const usage = (usageStored ? storedUsage : undefined) ?? translator.usage ?? null;
+  const view: CommandEndView = { ...end.view, invalidLines: translator.invalid };
+  if (translator.invalid > 0) {
+    for (const sample of translator.invalidSamples) reporter.log(`[${view.agent}] ignored a line that is ${sample}`);
+  }
+  const persistence = persistenceView({
+    reporter,
+    storeProblems: [],
+    settled,
+    produced: new Produced(),
+    turn,
+    usageStored,
+    completed,
+    usage,
+    spent,
+    writeFailed: false,
+    forkDeleted,
+  });
+  const notes: string[] = [];
+  if (completed && keptUser && !usageStored) notes.push('It stored no usage for the turn (no usage recorded).');
+  if (translator.invalid > 0) notes.push(`${who} printed ${translator.invalid} line(s) that are not AG-UI events; they were ignored.`);
+  if (elsewhere.length > 0 && end.failure !== undefined) notes.push(elsewhereMessage(who, elsewhere, branchId, options.sessionId));
+  if (notes.length > 0) persistence.summary = reporter.redact(`${persistence.summary} ${notes.join(' ')}`);
+
+  if (completed) {
+    const outcome: RunOutcome = {
+      kind: 'run/completed',
+      runId: reporter.runId,
+      finalOutput: finalText(settled.kept),
+      usage,
+      written: persistence,
+      command: view,
+    };
+    reporter.emit(outcome);
+    return outcome;
+  }
+  const message = cancelled ? 'The run was stopped.' : (failure ?? `${who} ended without completing the run.`);
+  const outcome: RunOutcome = {
+    kind: 'run/failed',
+    runId: reporter.runId,
+    failure: cancelled ? 'cancelled' : 'other',
+    message: reporter.redact(message + stderrNote(view)),
+    usage: spent ? usage : null,
+    written: persistence,
+    command: view,
+  };
+  reporter.emit(outcome);
+  return outcome;
+}
+
+function elsewhereMessage(who: string, elsewhere: readonly WritesByBranch[], branchId: string, sessionId: string): string {
+  const places = elsewhere
+    .map((w) =>
+      w.branchId === null
+        ? `${w.items} item(s) without a branch to session '${w.sessionId}'`
+        : `${w.items} item(s) to branch '${w.branchId}' of session '${w.sessionId}'`,
+    )
+    .join(', ');
+  return `${who} wrote ${places}, not to branch '${branchId}' of session '${sessionId}' it was given; they were left there.`;
+}
+
+function stderrNote(view: CommandEndView): string {
+  if (view.stderrTail.length === 0) return '';
+  return `\nstderr (last lines):\n${view.stderrTail.join('\n')}`;
+}
+
+function isUserMessage(item: AgentInputItem): boolean {
+  return 'role' in item && item.role === 'user';
+}
+
+/** The usage row of the branch's newest turn, if the command stored one. */
+async function readTurnUsage(session: AdvancedSQLiteSession): Promise<RunUsageView | undefined> {
+  try {
+    const turns = await session.getConversationTurns();
+    const last = turns[turns.length - 1]?.turn;
+    if (last === undefined) return undefined;
+    const row = await session.getTurnUsage(last);
+    if (!('requests' in row)) return undefined;
+    return usageView({
+      requests: row.requests ?? 0,
+      inputTokens: row.inputTokens ?? 0,
+      outputTokens: row.outputTokens ?? 0,
+      totalTokens: row.totalTokens ?? 0,
+      inputTokensDetails: row.inputTokensDetails,
+      outputTokensDetails: row.outputTokensDetails,
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+/** The text of the newest assistant message the run kept (the view's "final output"). */
+function finalText(items: readonly AgentInputItem[]): string {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i] as { role?: unknown; content?: unknown };
+    if (item.role !== 'assistant') continue;
+    if (typeof item.content === 'string') return item.content;
+    if (Array.isArray(item.content))
+      return item.content
+        .map((p) =>
+          typeof p === 'object' && p !== null && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '',
+        )
+        .join('');
+    return runValueText(item.content);
+  }
+  return '';
+}

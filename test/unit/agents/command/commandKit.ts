@@ -1,0 +1,90 @@
+/**
+ * Helpers for agent-command tests: the Node example set up as a user would install it (its imports resolved to this
+ * repository's packages and the built store), small inline commands, and an AG-UI HTTP server.
+ */
+import { mkdirSync, symlinkSync, writeFileSync, copyFileSync, existsSync, chmodSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+
+export const REPO = resolve(__dirname, '../../../..');
+export const PYTHON_TURN = join(REPO, 'test/fixtures/agent-commands/python_turn.py');
+
+function packageRoot(name: string): string {
+  return join(REPO, 'node_modules', name);
+}
+
+/**
+ * A folder holding examples/node/replay-agent.mjs with a node_modules where `@openai/agents`, `@ag-ui/core` and
+ * `zod` are this repository's and `@agent-session-inspector/store` is the built `dist/store.js` (npm run package).
+ * Returns the command line that runs it.
+ */
+export function installNodeExample(dir: string): string {
+  const store = join(REPO, 'dist/store.js');
+  if (!existsSync(store)) throw new Error(`${store} is missing: run "npm run package" first (npm test builds it before this phase).`);
+  const modules = join(dir, 'node_modules');
+  for (const name of ['@openai/agents', '@ag-ui/core', 'zod']) {
+    mkdirSync(dirname(join(modules, name)), { recursive: true });
+    symlinkSync(packageRoot(name), join(modules, name), 'dir');
+  }
+  const storePkg = join(modules, '@agent-session-inspector/store');
+  mkdirSync(storePkg, { recursive: true });
+  writeFileSync(join(storePkg, 'package.json'), JSON.stringify({ name: '@agent-session-inspector/store', main: 'index.js' }));
+  writeFileSync(join(storePkg, 'index.js'), `module.exports = require(${JSON.stringify(store)});\n`);
+  copyFileSync(join(REPO, 'examples/node/replay-agent.mjs'), join(dir, 'replay-agent.mjs'));
+  return `"${process.execPath}" replay-agent.mjs`;
+}
+
+/** Writes a Node script to `dir/name` and returns the command line that runs it. */
+export function nodeCommand(dir: string, name: string, body: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, body);
+  return `"${process.execPath}" "${path}"`;
+}
+
+/** A file that exists but cannot be executed. */
+export function notExecutable(dir: string): string {
+  const path = join(dir, 'not-executable.sh');
+  writeFileSync(path, '#!/bin/sh\necho hi\n');
+  chmodSync(path, 0o644);
+  return `"${path}"`;
+}
+
+/** An AG-UI HTTP endpoint: `handle` gets the parsed input and a writer of SSE events. */
+export async function startAgUiServer(
+  handle: (input: Record<string, unknown>, send: (event: Record<string, unknown>) => void, req: IncomingMessage) => Promise<void>,
+  options: { status?: number } = {},
+): Promise<{ url: string; inputs: Record<string, unknown>[]; close: () => Promise<void> }> {
+  const inputs: Record<string, unknown>[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (body += c));
+    req.on('end', () => {
+      const input = JSON.parse(body) as Record<string, unknown>;
+      inputs.push(input);
+      if (options.status && options.status !== 200) {
+        res.writeHead(options.status, { 'content-type': 'application/json' });
+        res.end('{"error":"agent crashed"}');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      const send = (event: Record<string, unknown>) => void res.write(`data: ${JSON.stringify(event)}\n\n`);
+      handle(input, send, req).then(
+        () => res.end(),
+        () => res.end(),
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/agent`,
+    inputs,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
