@@ -12,7 +12,7 @@ import type { RunOnBranchOptions } from './runOptions';
 import { RecordingSession, callIdOf, plain } from './runPersistence';
 import { prepareRun, type PreparedRun } from './runPreparation';
 import { RunReporter } from './runReporter';
-import { busyMessage, releaseRunLock, runLockKey, takeRunLock } from './runLocks';
+import { busyMessage, noteRunBranch, releaseRunLock, runLockKey, takeRunLock } from './runLocks';
 import { Produced, settleAndReport, type StreamResult, type StreamedRun } from './runSettlement';
 
 export { usageView } from './runSettlement';
@@ -37,8 +37,14 @@ export async function runOnBranch(options: RunOnBranchOptions): Promise<RunOutco
     if ('kind' in prepared) return prepared;
     try {
       reporter.start(prepared.agent.name, prepared.warnings);
-      const streamed = await streamRun(options, reporter, prepared);
-      return await settleAndReport(options, reporter, prepared, streamed);
+      // Agent commands running beside this run (a what-if on several models) must not count its writes as theirs.
+      const endSpan = noteRunBranch(options.dbPath, options.sessionId, reporter.branchId);
+      try {
+        const streamed = await streamRun(options, reporter, prepared);
+        return await settleAndReport(options, reporter, prepared, streamed);
+      } finally {
+        endSpan();
+      }
     } finally {
       prepared.session.close();
     }

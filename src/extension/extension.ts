@@ -19,6 +19,7 @@ import { SqliteDriverCheck } from './databases/sqliteDriverCheck';
 import { WorkspaceDiscovery } from './databases/workspaceDiscovery';
 import { pricingCommands } from './pricing/pricingCommands';
 import { SessionPricing } from './pricing/sessionPricing';
+import { AgentChoices } from './runs/agentChoices';
 import { AgentRunner } from './runs/agentRunner';
 import { runCommands, setApiKey } from './runs/runCommands';
 import { whatIfCommands } from './runs/whatIfCommands';
@@ -72,7 +73,8 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const treeView = vscode.window.createTreeView(ViewId.sessions, { treeDataProvider: tree, showCollapseAll: true });
   const statusBar = new SessionStatusBar(registry, treeView);
   const discovery = new WorkspaceDiscovery(registry);
-  const runner = new AgentRunner(registry, context.secrets);
+  const choices = new AgentChoices(context.workspaceState);
+  const runner = new AgentRunner(registry, context.secrets, choices);
   const jsonDocuments = new JsonDocuments(registry);
   // The conversation view calls other features through these; `services` is complete before any view can ask.
   const actions: ConversationActions = {
@@ -112,6 +114,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     panels,
     compare,
     runner,
+    choices,
     pricing,
     registry,
     tree,

@@ -7,6 +7,7 @@ import { drawBranchMap } from './components/branchMap';
 import { moreMenu } from './components/moreMenu';
 import { t } from '../shared/l10n';
 import { Composer } from './components/composer';
+import type { AgentChoicesView } from '../../src/shared/agentChoices';
 import type { WhatIfCallbacks } from './components/whatIfForm';
 import { errorMessage } from '../../src/shared/errorMessage';
 import { renderToolTable, renderUsageTable } from './components/tables';
@@ -70,16 +71,37 @@ const usageActions = {
   page: (step: 1 | -1) => void model.usagePage(step),
 };
 
+/** The agents a run can use, as last received from the host (the composer's and the forms' pickers). */
+let agentChoices: AgentChoicesView | undefined;
+function showAgents(view: AgentChoicesView): void {
+  agentChoices = view;
+  composer.agents.update(view);
+}
+function selectAgent(id: string): void {
+  void request('agents/select', { id }).then(showAgents, () => undefined);
+}
+
 const composer = new Composer({
-  send: (input) => model.startRun(input),
+  send: (input, agent) => model.startRun(input, agent),
+  selectAgent,
   stop: () => model.stopRuns(),
   setApiKey: async () => void (await request('apiKey/set', {})),
 });
 const whatIf: WhatIfCallbacks = {
   models: () => request('whatIf/models', {}),
-  start: async (turn, editedText, models) => {
+  agents: () => agentChoices,
+  selectedAgent: () => composer.agents.value,
+  selectAgent,
+  start: async (turn, editedText, models, agent) => {
     try {
-      const params = { branchId: model.branchId, turn: turn.turn, branchTurnNumber: turn.branchTurnNumber as number, editedText, models };
+      const params = {
+        branchId: model.branchId,
+        turn: turn.turn,
+        branchTurnNumber: turn.branchTurnNumber as number,
+        editedText,
+        models,
+        ...(agent !== undefined ? { agent } : {}),
+      };
       return await request('whatIf/start', params);
     } catch (err) {
       return errorMessage(err);
@@ -324,5 +346,7 @@ listen({
     // Which branch to show and when to read the turns again is the model's (logic/runTracker.ts).
     void model.runEvent(e);
   },
+  agents: showAgents,
 });
 void model.start(state.selection());
+void request('agents/get', {}).then(showAgents, () => undefined);

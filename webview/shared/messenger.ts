@@ -7,6 +7,7 @@ import { REQUEST_TIMEOUT_MS, type ChangeNotice, type WebviewMessage } from '../.
 import type { CompareMethod, CompareRequests } from '../../src/shared/protocol/compare';
 import type { RunEvent } from '../../src/shared/protocol/runEvents';
 import type { RevealView } from '../../src/shared/protocol/conversationViews';
+import type { AgentChoicesView } from '../../src/shared/agentChoices';
 import { t } from './l10n';
 
 interface VsCodeApi {
@@ -21,6 +22,8 @@ export interface HostListeners {
   notice(n: ChangeNotice): void;
   reveal(r: RevealView): void;
   run(e: RunEvent): void;
+  /** The agent choices changed (the conversation view's pickers). */
+  agents?(view: AgentChoicesView): void;
 }
 
 const vscode = acquireVsCodeApi();
@@ -84,6 +87,8 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
       return listeners?.reveal({ branchId: m.branchId, turn: m.turn });
     case 'run/didEvent':
       return listeners?.run(m.event);
+    case 'agents/didChange':
+      return listeners?.agents?.(m.view);
     case 'response': {
       const p = pending.get(m.id);
       if (!p) return;

@@ -23,7 +23,7 @@ import { runValueText } from '../../shared/itemText';
 import { storeFailure } from '../storeFailures';
 import { settleRun, type SettleResult } from '../runPersistence';
 import { RunReporter } from '../runReporter';
-import { busyMessage, releaseRunLock, runLockKey, takeRunLock } from '../runLocks';
+import { branchesOfRunsSince, busyMessage, noteRunBranch, releaseRunLock, runLockKey, takeRunLock } from '../runLocks';
 import { Produced, persistenceView, usageView } from '../runSummary';
 import { AgUiTranslator } from './agUiEvents';
 import { buildCommandInput } from './commandInput';
@@ -161,6 +161,8 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
       return reporter.failEarly(c.failure, c.message);
     }
     const mark = markWrites(dbPath, tables);
+    const since = Date.now();
+    const endSpan = noteRunBranch(dbPath, options.sessionId, reporter.branchId);
     reporter.start(agentLabel(options.agent), []);
     const translator = new AgUiTranslator(reporter.runId, (e) => reporter.emit(redactEvent(e, reporter)));
     const input = buildCommandInput({
@@ -173,8 +175,25 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
       model: options.model ?? null,
       input: options.input,
     });
-    const end = await runAgent(options, reporter, translator, input);
-    return await settle({ options, reporter, session, tables, dbPath, mark, before, commandMakesFork, translator, end, storeProblems });
+    try {
+      const end = await runAgent(options, reporter, translator, input);
+      return await settle({
+        options,
+        reporter,
+        session,
+        tables,
+        dbPath,
+        mark,
+        since,
+        before,
+        commandMakesFork,
+        translator,
+        end,
+        storeProblems,
+      });
+    } finally {
+      endSpan();
+    }
   } finally {
     session.close();
   }
@@ -278,6 +297,8 @@ interface SettleArgs {
   tables: TableNames;
   dbPath: string;
   mark: number;
+  /** When the command started: our other runs' branches since then are not "elsewhere". */
+  since: number;
   before: number;
   commandMakesFork: { fromBranchId: string; fromTurn: number } | null;
   translator: AgUiTranslator;
@@ -294,8 +315,9 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
   // Where the command wrote: anything beside its branch is reported and left.
   let elsewhere: WritesByBranch[] = [];
   try {
+    const ours = branchesOfRunsSince(args.dbPath, options.sessionId, args.since);
     elsewhere = writesSince(args.dbPath, args.tables, args.mark).filter(
-      (w) => !(w.sessionId === options.sessionId && w.branchId === branchId),
+      (w) => !(w.sessionId === options.sessionId && (w.branchId === branchId || (w.branchId !== null && ours.has(w.branchId)))),
     );
   } catch (err) {
     reporter.log(`Checking where the command wrote failed: ${errorMessage(err)}`);

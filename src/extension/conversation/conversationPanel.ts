@@ -99,6 +99,8 @@ class ConversationPanel extends PanelHost<HostMessage> {
     );
     this.pendingReveal = revealOf(target);
     this.seenState = this.databaseState();
+    // The composer's agent picker shows each command's last run: a run from another view or the palette updates it.
+    this.subscriptions.push(runner.choices.onDidChange(() => this.post({ kind: 'agents/didChange', view: runner.choices.view() })));
   }
 
   protected dispatch(method: string, params: unknown): Promise<unknown> {
@@ -145,7 +147,7 @@ class ConversationPanel extends PanelHost<HostMessage> {
     branchId: string,
     input: RunInput,
     runId: string = randomUUID(),
-    options: Pick<RunTarget, 'fork' | 'model'> = {},
+    options: Pick<RunTarget, 'fork' | 'model' | 'agent'> = {},
   ): { runId: string; outcome: Promise<RunOutcome> } {
     const outcome = this.runner.run(
       { dbPath: this.target.dbPath, sessionId: this.target.sessionId, branchId, ...options },
@@ -160,7 +162,12 @@ class ConversationPanel extends PanelHost<HostMessage> {
    * `startRun`, with a run that cannot start (a read-only database, …) ending as a `run/failed` outcome, also posted
    * to the view, instead of a rejection: the view always sees the run end.
    */
-  startReportedRun(branchId: string, input: RunInput, runId: string, options: Pick<RunTarget, 'fork' | 'model'> = {}): Promise<RunOutcome> {
+  startReportedRun(
+    branchId: string,
+    input: RunInput,
+    runId: string,
+    options: Pick<RunTarget, 'fork' | 'model' | 'agent'> = {},
+  ): Promise<RunOutcome> {
     return this.startRun(branchId, input, runId, options).outcome.catch((err: unknown) => {
       const event = failedBeforeWriting(runId, 'other', describeError(err), vscode.l10n.t('Nothing was written.'));
       this.post({ kind: 'run/didEvent', event });
@@ -175,7 +182,7 @@ class ConversationPanel extends PanelHost<HostMessage> {
       this.runner,
       source,
       request,
-      (input, o) => this.startReportedRun(source.branchId, input, o.runId, { fork: o.fork, model: o.model }),
+      (input, o) => this.startReportedRun(source.branchId, input, o.runId, { fork: o.fork, model: o.model, agent: o.agent }),
       (targets) => this.actions.compareBranches(targets),
     );
   }
@@ -253,9 +260,9 @@ class ConversationPanel extends PanelHost<HostMessage> {
     'run/start': async (p) => {
       // What is knowable before the run (a key, a writable file) is refused here, as the request's error: the view
       // shows it under the composer and nothing starts. Later failures reach the view as run/failed events.
-      await this.runner.checkCanStart(this.target.dbPath);
+      await this.runner.checkCanStart(this.target.dbPath, p.agent);
       const runId = randomUUID();
-      void this.startReportedRun(p.branchId, p.input, runId);
+      void this.startReportedRun(p.branchId, p.input, runId, p.agent !== undefined ? { agent: p.agent } : {});
       return { runId };
     },
     'run/stop': (p) => ({ stopped: this.runner.stop(p.runId) }),
@@ -265,10 +272,20 @@ class ConversationPanel extends PanelHost<HostMessage> {
     'whatIf/start': async (p) => {
       const { runs, done } = await this.startWhatIf(
         { ...this.target, branchId: p.branchId, turn: p.turn, branchTurnNumber: p.branchTurnNumber },
-        { kind: p.editedText === null ? 'retry' : 'edit', editedText: p.editedText ?? undefined, models: p.models },
+        {
+          kind: p.editedText === null ? 'retry' : 'edit',
+          editedText: p.editedText ?? undefined,
+          models: p.models,
+          ...(p.agent !== undefined ? { agent: p.agent } : {}),
+        },
       );
       void done;
       return { runs };
+    },
+    'agents/get': () => this.runner.choices.view(),
+    'agents/select': async (p) => {
+      await this.runner.choices.select(p.id);
+      return this.runner.choices.view();
     },
     'content/copy': async (p) => {
       await copyContent(this.registry, this.target, p.ref, p.part);

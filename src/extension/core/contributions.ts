@@ -58,6 +58,10 @@ export const Setting = {
   agentModule: 'agent.module',
   agentMaxRetries: 'agent.maxRetries',
   agentRequestTimeoutSeconds: 'agent.requestTimeoutSeconds',
+  /** The user's own agent as a command line, or named command lines (docs/agent-command.md). */
+  agentCommand: 'agent.command',
+  agentUrl: 'agent.url',
+  agentCommandTimeoutSeconds: 'agent.commandTimeoutSeconds',
   /** Prices that replace or extend the built-in table (src/shared/pricing.ts). */
   pricingPrices: 'pricing.prices',
 } as const;

@@ -17,6 +17,10 @@ const fallback = {
   [Setting.agentModule]: '' as string,
   [Setting.agentMaxRetries]: 2 as number,
   [Setting.agentRequestTimeoutSeconds]: 0 as number,
+  // A string or a map of names to strings; agentChoices.ts checks the shape.
+  [Setting.agentCommand]: '' as unknown,
+  [Setting.agentUrl]: '' as string,
+  [Setting.agentCommandTimeoutSeconds]: 600 as number,
   // Unknown until validated: withOverrides() checks every entry.
   [Setting.pricingPrices]: {} as unknown,
 };

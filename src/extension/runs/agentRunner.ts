@@ -14,12 +14,15 @@ import { affectsSetting, setting } from '../core/settings';
 import { UserFacingError } from '../core/userError';
 import { errorMessage } from '../../shared/errorMessage';
 import { whatIfModelChoices } from '../../shared/whatIfModels';
+import type { AgentChoices } from './agentChoices';
 
 /** What a run continues: a session's branch, or a new branch forked from one at a turn. */
 export interface RunTarget extends BranchRef {
   fork?: { fromTurn: number; name?: string };
   /** Run on this model instead of `agentSessions.agent.model` (a what-if retry with a picked model). */
   model?: string;
+  /** The agent (agentChoices.ts ids); default: the one chosen last in this workspace. */
+  agent?: string;
 }
 
 /**
@@ -38,6 +41,11 @@ async function loadAgents() {
     runOnBranch: run.runOnBranch,
     UserAgentModuleCache: modules.UserAgentModuleCache,
   };
+}
+
+/** Agent-command runs need no SDK: their module is loaded on its own, on the first such run. */
+async function loadCommandRun() {
+  return (await import('../../agents/command/commandRun')).runCommandOnBranch;
 }
 
 /** The models a what-if run offers: the configured one first, then `agentSessions.agent.models`. */
@@ -79,6 +87,8 @@ export class AgentRunner implements vscode.Disposable {
   constructor(
     private readonly registry: DatabaseRegistry,
     private readonly secrets: vscode.SecretStorage,
+    /** The agents a run can use, and the last run of each command. */
+    readonly choices: AgentChoices,
   ) {
     this.subscriptions.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -142,8 +152,10 @@ export class AgentRunner implements vscode.Disposable {
    * for the configured server. Throws a UserFacingError that says what is missing, so nothing is forked, switched or
    * shown as started for a run that could never begin.
    */
-  async checkCanStart(dbPath: string): Promise<void> {
+  async checkCanStart(dbPath: string, agent?: string): Promise<void> {
     this.checkCanRun(dbPath);
+    // The user's own agent brings its own key (ours is passed on when there is one): nothing more to check here.
+    if (this.choices.resolve(agent).kind === 'external') return;
     const stored = await this.secrets.get(API_KEY_SECRET_ID);
     try {
       resolveApiKey({ stored, baseUrl: readAgentConfig().baseUrl });
@@ -157,9 +169,37 @@ export class AgentRunner implements vscode.Disposable {
     const tables = this.checkCanRun(target.dbPath);
     if (typeof input === 'string' ? input.trim() === '' : input.length === 0)
       throw new UserFacingError(vscode.l10n.t('The message is empty.'));
+    const resolved = this.choices.resolve(target.agent);
     const controller = new AbortController();
     this.runs.set(runId, controller);
+    const log = (line: string) => {
+      pushBounded(this.logLines, line);
+      this.log.appendLine(line);
+    };
     try {
+      if (resolved.kind === 'external') {
+        const runCommandOnBranch = await loadCommandRun();
+        const timeout = setting(Setting.agentCommandTimeoutSeconds);
+        const outcome = await runCommandOnBranch({
+          dbPath: target.dbPath,
+          sessionId: target.sessionId,
+          branchId: target.branchId,
+          fork: target.fork,
+          tables,
+          agent: resolved.agent,
+          input,
+          // The configured default model means the user's agent's own: only a model picked beside it is passed.
+          model: target.model && target.model !== setting(Setting.agentModel) ? target.model : null,
+          apiKey: (await this.secrets.get(API_KEY_SECRET_ID)) || undefined,
+          timeoutMs: timeout > 0 ? timeout * 1000 : undefined,
+          signal: controller.signal,
+          onEvent,
+          runId,
+          log,
+        });
+        this.choices.recordEnd(resolved.id, outcome);
+        return outcome;
+      }
       const { runOnBranch } = await loadAgents();
       return await runOnBranch({
         dbPath: target.dbPath,
@@ -172,10 +212,7 @@ export class AgentRunner implements vscode.Disposable {
         signal: controller.signal,
         onEvent,
         runId,
-        log: (line) => {
-          pushBounded(this.logLines, line);
-          this.log.appendLine(line);
-        },
+        log,
       });
     } finally {
       this.runs.delete(runId);

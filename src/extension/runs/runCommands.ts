@@ -4,6 +4,7 @@ import { arg, argOrInput } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
 import { sessionTarget } from '../core/pickers';
 import type { Services } from '../core/services';
+import { pickAgent } from './agentChoices';
 
 /** Asks for the API key (or takes `key`) and keeps it in secret storage; resolves false when cancelled. */
 export async function setApiKey(s: Services, keyArg?: string): Promise<boolean> {
@@ -26,13 +27,15 @@ export function runCommands(s: Services): CommandsOf<'sendMessage' | 'setApiKey'
     setApiKey: command(vscode.l10n.t('Set API Key'), [arg.text], (key) => setApiKey(s, key)),
     sendMessage: command(
       vscode.l10n.t('Send Message to Branch'),
-      [arg.optionalNode(() => vscode.l10n.t('a session or branch'), 'session', 'branch'), arg.text],
-      async (node, inputArg) => {
+      [arg.optionalNode(() => vscode.l10n.t('a session or branch'), 'session', 'branch'), arg.text, arg.text],
+      async (node, inputArg, agentArg) => {
         const picked = await sessionTarget(s.registry, node);
         if (!picked) return undefined;
         const { target, branchId } = picked;
+        const agent = await pickAgent(s.runner.choices, agentArg, vscode.l10n.t('Message to {0} · {1}', target.sessionId, branchId));
+        if (agent === undefined) return undefined;
         // Before asking for the message: a run that cannot start should not cost the user their typing.
-        await s.runner.checkCanStart(target.dbPath);
+        await s.runner.checkCanStart(target.dbPath, agent);
         const input = await argOrInput(inputArg, {
           title: vscode.l10n.t('Message to {0} · {1}', target.sessionId, branchId),
           prompt: vscode.l10n.t('The agent continues this branch.'),
@@ -42,7 +45,7 @@ export function runCommands(s: Services): CommandsOf<'sendMessage' | 'setApiKey'
         // The run streams into the conversation view of the session.
         const panel = s.panels.open({ dbPath: target.dbPath, sessionId: target.sessionId, branchId });
         await s.panels.whenReady(panel);
-        const outcome = await panel.startRun(branchId, input).outcome;
+        const outcome = await panel.startRun(branchId, input, undefined, { agent }).outcome;
         if (outcome.kind === 'run/failed') void vscode.window.showErrorMessage(`${outcome.message} ${outcome.written.summary}`);
         return outcome;
       },

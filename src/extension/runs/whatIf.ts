@@ -36,6 +36,8 @@ export interface WhatIfRequest {
   editedText?: string;
   /** One model per new branch, run in parallel (1 to MAX_WHAT_IF_MODELS). */
   models: string[];
+  /** The agent (agentChoices.ts ids); default: the one chosen last. */
+  agent?: string;
 }
 
 /** One retry: its model, branch, run and how it ended. */
@@ -68,7 +70,7 @@ export interface StartedWhatIf {
 /** Starts one run of the what-if (a panel's `startReportedRun`: events stream into that view; failures are outcomes). */
 export type StartRun = (
   input: RunInput,
-  options: { fork: { fromTurn: number; name: string }; model: string; runId: string },
+  options: { fork: { fromTurn: number; name: string }; model: string; runId: string; agent?: string },
 ) => Promise<RunOutcome>;
 
 /** The stored user message of the turn, or a UserFacingError saying why there is none to send again. */
@@ -95,7 +97,7 @@ export async function startWhatIf(
   startRun: StartRun,
   compare: (targets: CompareTarget[]) => void,
 ): Promise<StartedWhatIf> {
-  await runner.checkCanStart(source.dbPath);
+  await runner.checkCanStart(source.dbPath, request.agent);
   if (source.branchTurnNumber === null)
     throw new UserFacingError(vscode.l10n.t('Turn {0} has no branch turn number, so no branch can start before it.', source.turn));
   const problem = whatIfSelectionProblem(request.models);
@@ -115,7 +117,12 @@ export async function startWhatIf(
     const branchId = names[i] as string;
     const runId = randomUUID();
     const started = Date.now();
-    const outcome = startRun(input, { fork: { fromTurn, name: branchId }, model, runId }).then((o): WhatIfRun => ({
+    const outcome = startRun(input, {
+      fork: { fromTurn, name: branchId },
+      model,
+      runId,
+      ...(request.agent !== undefined ? { agent: request.agent } : {}),
+    }).then((o): WhatIfRun => ({
       model,
       branchId,
       runId,

@@ -14,6 +14,7 @@ import { readWhatIfModels } from './agentRunner';
 import { arg, badArgument } from '../core/commandArgs';
 import type { Services } from '../core/services';
 import { pickSession } from '../core/pickers';
+import { pickAgent } from './agentChoices';
 import { command, type CommandsOf } from '../core/commandTable';
 import { setting } from '../core/settings';
 import { Setting } from '../core/contributions';
@@ -92,7 +93,7 @@ export function whatIfCommands(s: Services): CommandsOf<'retryFromHere' | 'editA
   /** Opens the view on the original branch and runs the what-if through it; resolves when every run ended. */
   const run = async (turn: WhatIfTurn, request: WhatIfRequest): Promise<WhatIfResult> => {
     // Before the view opens or moves: a run that cannot start (no key, read-only) changes nothing it shows.
-    await s.runner.checkCanStart(turn.dbPath);
+    await s.runner.checkCanStart(turn.dbPath, request.agent);
     const panel = panels.open({ dbPath: turn.dbPath, sessionId: turn.sessionId, branchId: turn.branchId, turn: turn.turn });
     await panels.whenReady(panel);
     const started = await panel.startWhatIf(turn, request);
@@ -100,40 +101,52 @@ export function whatIfCommands(s: Services): CommandsOf<'retryFromHere' | 'editA
   };
 
   return {
-    retryFromHere: command(vscode.l10n.t('Retry from Here'), [aTurn, arg.any], async (node, modelArg) => {
+    retryFromHere: command(vscode.l10n.t('Retry from Here'), [aTurn, arg.any, arg.text], async (node, modelArg, agentArg) => {
       const turn = await turnOf(node);
       if (!turn) return undefined;
-      const model = await pickModel(modelArg, vscode.l10n.t('Retry turn {0} of {1}', turn.turn, turn.branchId));
+      const title = vscode.l10n.t('Retry turn {0} of {1}', turn.turn, turn.branchId);
+      const agent = await pickAgent(s.runner.choices, agentArg, title);
+      if (agent === undefined) return undefined;
+      const model = await pickModel(modelArg, title);
       if (model === undefined) return undefined;
-      return run(turn, { kind: 'retry', models: [model] });
+      return run(turn, { kind: 'retry', models: [model], agent });
     }),
 
-    editAndResend: command(vscode.l10n.t('Edit and Resend'), [aTurn, arg.text, arg.any], async (node, textArg, modelArg) => {
-      const turn = await turnOf(node);
-      if (!turn) return undefined;
-      let text = textArg;
-      if (text === undefined) {
-        const stored = await readUserMessage(registry, turn);
-        text = await vscode.window.showInputBox({
-          title: vscode.l10n.t('Edit and Resend turn {0} of {1}', turn.turn, turn.branchId),
-          prompt: vscode.l10n.t('The edited message goes to a new branch that shares the turns before this one.'),
-          value: userMessageText(stored),
-          ignoreFocusOut: true,
-          validateInput: (v) => (v.trim() === '' ? vscode.l10n.t('The message is empty.') : undefined),
-        });
-        if (text === undefined) return undefined;
-      }
-      const model = await pickModel(modelArg, vscode.l10n.t('Resend turn {0} of {1}', turn.turn, turn.branchId));
-      if (model === undefined) return undefined;
-      return run(turn, { kind: 'edit', editedText: text, models: [model] });
-    }),
+    editAndResend: command(
+      vscode.l10n.t('Edit and Resend'),
+      [aTurn, arg.text, arg.any, arg.text],
+      async (node, textArg, modelArg, agentArg) => {
+        const turn = await turnOf(node);
+        if (!turn) return undefined;
+        let text = textArg;
+        if (text === undefined) {
+          const stored = await readUserMessage(registry, turn);
+          text = await vscode.window.showInputBox({
+            title: vscode.l10n.t('Edit and Resend turn {0} of {1}', turn.turn, turn.branchId),
+            prompt: vscode.l10n.t('The edited message goes to a new branch that shares the turns before this one.'),
+            value: userMessageText(stored),
+            ignoreFocusOut: true,
+            validateInput: (v) => (v.trim() === '' ? vscode.l10n.t('The message is empty.') : undefined),
+          });
+          if (text === undefined) return undefined;
+        }
+        const title = vscode.l10n.t('Resend turn {0} of {1}', turn.turn, turn.branchId);
+        const agent = await pickAgent(s.runner.choices, agentArg, title);
+        if (agent === undefined) return undefined;
+        const model = await pickModel(modelArg, title);
+        if (model === undefined) return undefined;
+        return run(turn, { kind: 'edit', editedText: text, models: [model], agent });
+      },
+    ),
 
-    retryWithModels: command(vscode.l10n.t('Retry with Several Models'), [aTurn, arg.any], async (node, modelsArg) => {
+    retryWithModels: command(vscode.l10n.t('Retry with Several Models'), [aTurn, arg.any, arg.text], async (node, modelsArg, agentArg) => {
       const turn = await turnOf(node);
       if (!turn) return undefined;
+      const agent = await pickAgent(s.runner.choices, agentArg, vscode.l10n.t('Retry with Several Models'));
+      if (agent === undefined) return undefined;
       const models = await pickModels(modelsArg);
       if (models === undefined) return undefined;
-      return run(turn, { kind: 'retry', models });
+      return run(turn, { kind: 'retry', models, agent });
     }),
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { EnvelopeMessage } from './envelope';
 import type { RunEvent } from './runEvents';
+import type { AgentChoicesView } from '../agentChoices';
 import type { WhatIfModelsView, WhatIfStartedView } from '../whatIfModels';
 import type { ItemView, RevealView, SessionView, TablesView, ToolsView, TurnPageView, UsageWindow } from './conversationViews';
 
@@ -31,7 +32,8 @@ export interface Requests {
   /** The host asks for confirmation; `deleted` is false when the user declined. */
   'branch/delete': { params: { branchId: string }; result: { deleted: boolean } };
   /** Starts an agent run on a branch; its events arrive as `run/didEvent`. Resolves once the run has started. */
-  'run/start': { params: { branchId: string; input: string }; result: { runId: string } };
+  /** `agent`: an id of `agents/get`'s choices (default: the one chosen last in this workspace). */
+  'run/start': { params: { branchId: string; input: string; agent?: string }; result: { runId: string } };
   'run/stop': { params: { runId: string }; result: { stopped: boolean } };
   /** *Compare with…* on the shown branch: the host asks which branch to compare it with and opens the comparison. */
   'branch/compare': { params: { branchId: string }; result: { opened: boolean } };
@@ -42,11 +44,15 @@ export interface Requests {
    * text instead; null: as stored), in parallel. Resolves once the runs started; the comparison opens when they end.
    */
   'whatIf/start': {
-    params: { branchId: string; turn: number; branchTurnNumber: number; editedText: string | null; models: string[] };
+    params: { branchId: string; turn: number; branchTurnNumber: number; editedText: string | null; models: string[]; agent?: string };
     result: WhatIfStartedView;
   };
   /** Copies part of the shown session to the clipboard, read again from the store (never the view's copy of it). */
   'content/copy': { params: { ref: ContentRef; part: CopyPart }; result: { copied: boolean } };
+  /** The agents a run can use (built-in, the user's commands, the URL), the last choice, each command's last run. */
+  'agents/get': { params: Record<string, never>; result: AgentChoicesView };
+  /** Remembers the choice for this workspace (the composer's and the what-if form's picker). */
+  'agents/select': { params: { id: string }; result: AgentChoicesView };
   /** Runs *Set API Key* (a run failed for want of a key); `set` is false when the user cancelled. */
   'apiKey/set': { params: Record<string, never>; result: { set: boolean } };
   /** *Export Branch…* (`branchId`) or *Export Session…* (null) from the header's menu: the host asks format and file. */
@@ -101,4 +107,6 @@ export type HostMessage =
   | EnvelopeMessage
   /** Show this branch (and turn): a tree command opened the panel for it. The view owns the selection from then on. */
   | ({ kind: 'selection/reveal' } & RevealView)
-  | { kind: 'run/didEvent'; event: RunEvent };
+  | { kind: 'run/didEvent'; event: RunEvent }
+  /** The agent choices changed (settings, trust, a command's run ended). */
+  | { kind: 'agents/didChange'; view: AgentChoicesView };

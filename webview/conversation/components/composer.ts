@@ -5,9 +5,13 @@ import { toolBadgeName } from '../../../src/shared/itemTitles';
 import { t } from '../../shared/l10n';
 import { needsApiKey } from '../logic/runRemedy';
 import { tokenCountLabel } from '../logic/itemCount';
+import { AgentPicker } from './agentPicker';
 
 export interface ComposerCallbacks {
-  send(input: string): Promise<void>;
+  /** `agent`: the picker's choice (undefined: the host's default). */
+  send(input: string, agent: string | undefined): Promise<void>;
+  /** The user picked another agent in the composer. */
+  selectAgent(id: string): void;
   stop(): Promise<void>;
   /** Runs the host's *Set API Key* command (a run failed for want of a key). */
   setApiKey(): Promise<void>;
@@ -23,6 +27,8 @@ export class Composer {
   private readonly send: HTMLElement;
   private readonly stop: HTMLElement;
   private readonly log: HTMLElement;
+  /** Which agent answers (hidden while the built-in agent is the only one). */
+  readonly agents: AgentPicker;
   /** The runs shown, each in a block of its own: what-if runs on several models stream at the same time. */
   private readonly runs = new Map<
     string,
@@ -44,10 +50,12 @@ export class Composer {
     this.send = el('vscode-button', { class: 'composer-send' }, t('Send'));
     this.stop = el('vscode-button', { class: 'composer-stop', appearance: 'secondary', disabled: true }, t('Stop'));
     this.log = el('div', { class: 'run-log', role: 'log', 'aria-live': 'polite', 'aria-label': t('Agent run') });
+    this.agents = new AgentPicker((id) => cb.selectAgent(id));
     this.element = el(
       'section',
       { class: 'composer', 'aria-label': t('Continue this branch') },
       this.log,
+      this.agents.element,
       this.input,
       el('div', { class: 'composer-actions' }, this.send, this.stop),
     );
@@ -91,7 +99,7 @@ export class Composer {
     replaceChildren(this.log, el('p', { class: 'run-status' }, t('Starting…')));
     try {
       this.draft = value;
-      await this.cb.send(value);
+      await this.cb.send(value, this.agents.value);
       // A run that failed before this answer arrived has put the draft back already.
       if (this.draft === value && this.input.value === value) this.input.value = '';
     } catch (err) {

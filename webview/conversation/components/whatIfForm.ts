@@ -8,12 +8,20 @@ import {
 import { el, replaceChildren } from '../../shared/dom';
 import { FORM_CLOSED_EVENT } from '../logic/detailRedraw';
 import { t } from '../../shared/l10n';
+import { AgentPicker } from './agentPicker';
+import type { AgentChoicesView } from '../../../src/shared/agentChoices';
 
 export interface WhatIfCallbacks {
   /** The models the host offers (the configured one first). */
   models(): Promise<WhatIfModelsView>;
   /** Starts the runs (`editedText` null: the message as stored); resolves with them, or with the error text. */
-  start(turn: TurnView, editedText: string | null, models: string[]): Promise<WhatIfStartedView | string>;
+  start(turn: TurnView, editedText: string | null, models: string[], agent: string | undefined): Promise<WhatIfStartedView | string>;
+  /** The agent choices as last received (undefined before the first), for the form's picker. */
+  agents(): AgentChoicesView | undefined;
+  /** The workspace's choice of agent: what *Retry from here* (which has no form) runs with. */
+  selectedAgent(): string | undefined;
+  /** The user picked an agent in the form. */
+  selectAgent(id: string): void;
 }
 
 /** What the editor is for: a new text (and models), or the same text on several models. */
@@ -60,7 +68,7 @@ export function whatIfActions(turn: TurnView, userText: string, cb: WhatIfCallba
       busy(true);
       status.textContent = '';
       const m = await models();
-      const result = m ? await cb.start(turn, null, [m.configured]) : undefined;
+      const result = m ? await cb.start(turn, null, [m.configured], cb.selectedAgent()) : undefined;
       if (result !== undefined) status.textContent = typeof result === 'string' ? result : startedText(result);
       busy(false);
     })();
@@ -143,7 +151,7 @@ function editor(
   const send = async (): Promise<void> => {
     if (validate()) return;
     submit.setAttribute('disabled', '');
-    const result = await cb.start(turn, text ? text.value : null, picked());
+    const result = await cb.start(turn, text ? text.value : null, picked(), agents.value);
     if (typeof result === 'string') {
       message.textContent = result;
       submit.removeAttribute('disabled');
@@ -159,6 +167,10 @@ function editor(
   });
   submit.addEventListener('click', () => void send());
   cancel.addEventListener('click', () => close());
+  // The form's own choice of agent, starting from the workspace's; picking one here also makes it the workspace's.
+  const agents = new AgentPicker((id) => cb.selectAgent(id), false);
+  const offeredAgents = cb.agents();
+  if (offeredAgents) agents.update(offeredAgents);
   validate();
   window.setTimeout(() => (text ?? boxes()[0])?.focus(), 0);
   return el(
@@ -180,6 +192,7 @@ function editor(
           )
         : null,
     ),
+    agents.element,
     el('div', { class: 'what-if-buttons' }, submit, cancel),
     message,
   );

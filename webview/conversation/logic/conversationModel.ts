@@ -324,8 +324,8 @@ export class ConversationModel {
     });
   }
 
-  async startRun(input: string): Promise<void> {
-    this.runId = (await this.request('run/start', { branchId: this.branchId, input })).runId;
+  async startRun(input: string, agent?: string): Promise<void> {
+    this.runId = (await this.request('run/start', { branchId: this.branchId, input, ...(agent !== undefined ? { agent } : {}) })).runId;
   }
 
   /** Stops the composer's run, then every run whose events are arriving (a what-if runs several). */

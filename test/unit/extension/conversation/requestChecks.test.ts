@@ -45,6 +45,8 @@ function recordingHandlers(): { handlers: RequestHandlers; calls: [RequestMethod
     'branch/export': record('branch/export', { exported: true }),
     'search/session': record('search/session', { hits: [], truncated: false }),
     'apiKey/set': record('apiKey/set', { set: true }),
+    'agents/get': record('agents/get', { choices: [], selected: 'builtin', note: null }),
+    'agents/select': record('agents/select', { choices: [], selected: 'builtin', note: null }),
     'run/stop': async (params) => {
       calls.push(['run/stop', params]);
       return { stopped: false };
@@ -73,6 +75,8 @@ describe('webview requests', () => {
       'tables/get': true,
       'tools/get': true,
       'pricing/choose': true,
+      'agents/get': true,
+      'agents/select': true,
       'branch/create': true,
       'branch/switch': true,
       'branch/delete': true,

@@ -87,6 +87,8 @@ class TestHost {
     'whatIf/start': () => assert.fail('not in these tests'),
     'branch/compare': () => assert.fail('not in these tests'),
     'apiKey/set': () => assert.fail('not in these tests'),
+    'agents/get': () => assert.fail('not in these tests'),
+    'agents/select': () => assert.fail('not in these tests'),
   };
 
   readonly request = ((method: RequestMethod, params: unknown) => {
