@@ -66,6 +66,18 @@ export default tseslint.config(
     ]),
   },
   {
+    // The CLI's `run` runs the user's own agent command: src/agents/command loads no agent SDK, so the command line
+    // may bundle it. Nothing else of src/agents.
+    files: ['src/store/cli/runCommand.ts'],
+    rules: restrict([
+      {
+        group: ['vscode', '**/extension/**', '**/agents/*', '!**/agents/command', '**/webview/**'],
+        message: 'The CLI may use src/agents/command (no agent SDK), nothing else of src/agents.',
+      },
+      { group: ['better-sqlite3', 'node:sqlite'], message: 'Only src/store/drivers may load a SQLite driver.' },
+    ]),
+  },
+  {
     // The server stores: the only place that loads pg and ioredis.
     files: ['src/store/remote/**/*.ts'],
     rules: restrict([

@@ -12,6 +12,7 @@ Commands:
   search [file] <query>           search every session of the store (text, tool:NAME, role:user, is:failed)
   export [file] <session>         Markdown, JSON (lossless) or JSONL (@openai/agents input items)
   import <file>                   a JSON or JSONL export into a new session of a database file
+  run [file] <session>            run your own agent command on a branch (a what-if outside VS Code)
 
 [file] is a session file or a server store's address: postgresql://user@host:5432/db or redis://host:6379/0,
 read-only (password in the address or in $AGENT_SESSIONS_PASSWORD; Python's default table names and key prefix).
@@ -33,6 +34,19 @@ password or a timeout is 1; the message says which.
 `;
 
 export const COMMAND_HELP: Record<string, string> = {
+  run: `Usage: agent-sessions run [file] <session> (--command "…" | --url URL) --message "…"
+                          [--branch B] [--from-turn N] [--model M]... [--name NEW] [--timeout S] [--json]
+
+Runs your own agent on a branch of a session file, as the VS Code extension's agent commands do
+(docs/agent-command.md): the command gets one AG-UI RunAgentInput on stdin and prints AG-UI events; it writes
+the turn through its own session. With --from-turn N a new branch is forked from --branch (default main) at
+turn N first (--name names it); without it the run continues --branch. Each --model runs at once on a branch
+of its own (Retry with Several Models); without one the agent uses its own model. When the command has ended,
+the branch is settled as the extension settles its runs: half-written turns removed, an unused fork deleted.
+
+Prints the events as they arrive (--json: one run event per line). OPENAI_API_KEY in the environment reaches
+the command as it is. Exit code 0 when every run completed, 1 when one failed or was stopped (Ctrl+C stops them).
+`,
   ls: `Usage: agent-sessions ls [file] [--db file] [--json]
 
 Lists the sessions of a database, most recently updated first: items (rows stored once), turns (user turns, each

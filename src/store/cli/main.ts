@@ -29,6 +29,13 @@ const OPTIONS = {
   'create-tables': { type: 'boolean' },
   max: { type: 'string' },
   'key-prefix': { type: 'string' },
+  'from-turn': { type: 'string' },
+  command: { type: 'string' },
+  url: { type: 'string' },
+  message: { type: 'string', short: 'm' },
+  model: { type: 'string', multiple: true },
+  name: { type: 'string' },
+  timeout: { type: 'string' },
 } as const;
 
 /** Which options each command takes beyond the common ones. */
@@ -40,6 +47,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   search: ['max'],
   export: ['branch', 'format', 'output'],
   import: ['session', 'create-tables'],
+  run: ['branch', 'from-turn', 'command', 'url', 'message', 'model', 'name', 'timeout'],
 };
 const COMMON = ['db', 'json', 'no-pager', 'no-color', 'help', 'version', 'key-prefix'];
 
@@ -115,6 +123,29 @@ export async function runCli(argv: string[]): Promise<number> {
         if (rest.length === 0) throw new UsageError('search needs a query');
         out = await searchCommand(ctx, db, rest.join(' '), positiveInt('max', v.max));
         break;
+      case 'run': {
+        if (db === undefined) throw new UsageError('run needs a session file (or --db)');
+        // Loaded on use: the AG-UI schemas (zod) are most of the bundle's size and no other command needs them.
+        const { runCommand } = await import('./runCommand');
+        const ok = await runCommand(
+          {
+            db,
+            sessionId: one('a session id'),
+            branch: v.branch ?? 'main',
+            fromTurn: positiveInt('from-turn', v['from-turn']),
+            name: v.name,
+            command: v.command,
+            url: v.url,
+            message: v.message ?? '',
+            models: v.model ?? [],
+            timeoutSeconds: positiveInt('timeout', v.timeout),
+            json,
+            signal: controller.signal,
+          },
+          (text) => void process.stdout.write(text),
+        );
+        return ok ? EXIT.ok : EXIT.error;
+      }
       case 'export':
         out = await exportCommand(ctx, db, one('a session id'), { format: v.format, branch: v.branch, output: v.output });
         break;

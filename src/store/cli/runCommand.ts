@@ -1,0 +1,81 @@
+/**
+ * `agent-sessions run`: the extension's what-if outside VS Code. Forks (or continues) a branch, runs the user's own
+ * agent command on it (docs/agent-command.md), settles the run as the extension does, and prints the events as they
+ * arrive. Several `--model`s run at once, each on a branch of its own, as *Retry with Several Models* does.
+ */
+import { runCommandOnBranch, type CommandAgent } from '../../agents/command/commandRun';
+import type { RunEvent, RunOutcome } from '../../shared/protocol/runEvents';
+import { UsageError } from './exitCodes';
+
+export interface RunArgs {
+  db: string;
+  sessionId: string;
+  branch: string;
+  fromTurn?: number;
+  /** The new branch's name (with one model); default: `retry-<n>` / `retry-<model>-<n>` from the time. */
+  name?: string;
+  command?: string;
+  url?: string;
+  message: string;
+  models: string[];
+  timeoutSeconds?: number;
+  json: boolean;
+  signal: AbortSignal;
+}
+
+/** Runs and prints; resolves with true when every run completed. */
+export async function runCommand(args: RunArgs, write: (text: string) => void): Promise<boolean> {
+  if ((args.command === undefined) === (args.url === undefined)) throw new UsageError('run needs exactly one of --command and --url');
+  if (args.message.trim() === '') throw new UsageError('run needs a --message');
+  if (args.name !== undefined && args.models.length > 1) throw new UsageError('--name names one branch: give one --model with it');
+  const agent: CommandAgent =
+    args.command !== undefined
+      ? { kind: 'command', name: args.command, command: args.command, cwd: process.cwd() }
+      : { kind: 'url', url: args.url as string };
+  const models: (string | null)[] = args.models.length > 0 ? args.models : [null];
+  const stamp = Math.floor(Date.now() / 1000).toString(36);
+  const several = models.length > 1;
+  const outcomes = await Promise.all(
+    models.map((model) => {
+      const fork =
+        args.fromTurn !== undefined
+          ? { fromTurn: args.fromTurn, name: args.name ?? `retry-${model ? `${model}-` : ''}${stamp}` }
+          : undefined;
+      const label = several ? `[${model}] ` : '';
+      return runCommandOnBranch({
+        dbPath: args.db,
+        sessionId: args.sessionId,
+        branchId: args.branch,
+        fork,
+        agent,
+        input: args.message,
+        model,
+        timeoutMs: args.timeoutSeconds ? args.timeoutSeconds * 1000 : undefined,
+        signal: args.signal,
+        onEvent: (e) => write(args.json ? `${JSON.stringify(e)}\n` : eventText(e, label, several)),
+        log: (line) => process.stderr.write(`${line}\n`),
+      });
+    }),
+  );
+  return outcomes.every((o: RunOutcome) => o.kind === 'run/completed');
+}
+
+/** One event for people: text streams as it comes (one run) or by line (several at once). */
+function eventText(e: RunEvent, label: string, several: boolean): string {
+  switch (e.kind) {
+    case 'run/started':
+      return `${label}${e.agentName} on branch '${e.branchId}'${e.forkedFrom ? ` (forked from '${e.forkedFrom.branchId}' at turn ${e.forkedFrom.turn})` : ''}\n`;
+    case 'text/delta':
+      return several ? '' : e.delta;
+    case 'tool/called':
+      return `\n${label}→ ${e.name}(${e.arguments})\n`;
+    case 'tool/output':
+      return `${label}← ${e.name}: ${e.output.length > 300 ? `${e.output.slice(0, 300)}…` : e.output}\n`;
+    case 'item/added':
+      return '';
+    case 'run/completed':
+      return `${several ? `${label}${e.finalOutput}\n` : '\n'}${label}Done: ${e.written.summary}\n`;
+    case 'run/failed':
+      return `\n${label}${e.failure === 'cancelled' ? 'Stopped' : 'Failed'}: ${e.message}\n${label}${e.written.summary}\n`;
+  }
+}
