@@ -29,6 +29,7 @@ export function run(): Promise<void> {
   require('./agentRuns.test');
   require('./pricing.test');
   require('./whatIf.test');
+  require('./agentCommands.test');
   require('./remoteStores.test');
   require('./jsonDocuments.test');
   require('./exportImport.test');

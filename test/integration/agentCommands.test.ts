@@ -1,0 +1,170 @@
+/**
+ * The user's own agent through an agent command, in the real extension host: the setting, the composer's request
+ * (`run/start` with an agent), *Retry from Here* and *Retry with Several Models* with two models, each through the
+ * real commands and a real Python child process (test/fixtures/agent-commands/python_turn.py, standard library
+ * only), which writes its turn in the Python SDK's format and answers "Answer from <model>: <message>". What is
+ * checked is read back from the file and from the agents view the conversation view is given.
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { AdvancedSQLiteSession } from '../../src/store';
+import type { WhatIfResult } from '../../src/extension/runs/whatIf';
+import type { AgentChoicesView } from '../../src/shared/agentChoices';
+import type { RunOutcome } from '../../src/shared/protocol/runEvents';
+import { api, askPanel, closeAll, fixtures, scratch, waitFor, type Scratch } from './helpers';
+
+const SESSION = 'trio';
+const QUESTIONS = ['First question', 'Second question', 'Third question'];
+const AGENT = 'command:py-agent';
+const hasPython = spawnSync('python3', ['--version']).status === 0;
+
+async function setAgent(settings: Record<string, unknown>): Promise<void> {
+  const c = vscode.workspace.getConfiguration('agentSessions.agent');
+  for (const [k, v] of Object.entries(settings)) await c.update(k, v, vscode.ConfigurationTarget.Global);
+}
+
+/** The branch's turns (item types) and its last item's text. */
+async function branch(path: string, branchId: string): Promise<{ turns: string[]; last: string; usage: number[] }> {
+  const s = new AdvancedSQLiteSession({ sessionId: SESSION, dbPath: path, readonly: true });
+  try {
+    const turns = [...(await s.getConversationByTurns(branchId)).keys()].map(String);
+    const items = (await s.getStoredItems(undefined, branchId)) as { content?: unknown }[];
+    const content = items.at(-1)?.content;
+    const last = Array.isArray(content) ? String((content[0] as { text?: string }).text) : String(content);
+    return { turns, last, usage: (await s.getTurnUsage(undefined, branchId)).map((u) => u.userTurnNumber) };
+  } finally {
+    s.close();
+  }
+}
+
+describe('agent commands (the user own agent, a Python child process)', function () {
+  let s: Scratch;
+  let path: string;
+
+  before(async function () {
+    if (!hasPython) {
+      console.log('    (skipped: python3 is not installed in this host, so no Python agent command can run)');
+      this.skip();
+    }
+    await api();
+  });
+  after(async () => {
+    await setAgent({ command: undefined, model: undefined, models: undefined });
+  });
+  beforeEach(async () => {
+    s = scratch();
+    await closeAll(await api());
+    path = join(s.dir, 'trio.db');
+    const w = new AdvancedSQLiteSession({ sessionId: SESSION, dbPath: path, createTables: true });
+    for (const q of QUESTIONS)
+      await w.addItems([
+        { role: 'user', content: q },
+        { role: 'assistant', content: `Answer to ${q}` },
+      ] as never);
+    w.close();
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    await setAgent({
+      command: { 'py-agent': `python3 "${join(fixtures, 'agent-commands', 'python_turn.py')}"`, ghost: 'definitely-not-a-program-9c1' },
+      model: 'configured-model',
+      models: ['model-b', 'model-c'],
+    });
+  });
+  afterEach(async () => {
+    await closeAll(await api());
+    s.cleanup();
+  });
+
+  const turn = (n: number) => ({ kind: 'turn', dbPath: path, sessionId: SESSION, branchId: 'main', turn: n, branchTurnNumber: n });
+
+  it('the composer sends to main through the chosen command; the agents view shows the command and its last run', async () => {
+    const a = await api();
+    const panel = a.panels.open({ dbPath: path, sessionId: SESSION, branchId: 'main' });
+    await a.panels.whenReady(panel);
+    const offered = await askPanel(panel, 'agents/get', {});
+    const view = (offered as { result: AgentChoicesView }).result;
+    assert.deepEqual(
+      view.choices.map((c) => [c.id, c.kind]),
+      [
+        ['builtin', 'builtin'],
+        [AGENT, 'command'],
+        ['command:ghost', 'command'],
+      ],
+    );
+    const started = await askPanel(panel, 'run/start', { branchId: 'main', input: 'Composer question', agent: AGENT });
+    assert.equal(started.kind === 'response' && started.ok, true, JSON.stringify(started));
+    const landed = (await waitFor(
+      async () => ((await branch(path, 'main')).turns.length === 4 ? branch(path, 'main') : undefined),
+      15_000,
+    ))!;
+    assert.equal(landed.last, 'Answer from default: Composer question');
+    assert.deepEqual(landed.usage, [4], 'the usage row the command stored');
+    const after = (await waitFor(() => a.runner.choices.view().choices.find((c) => c.id === AGENT)?.status ?? undefined, 10_000))!;
+    assert.deepEqual([after.ok, after.summary, after.exitCode], [true, 'completed', 0]);
+  });
+
+  it('Retry from Here through the command: a new branch, the agent own model, the comparison opened', async () => {
+    const result = await vscode.commands.executeCommand<WhatIfResult>('agentSessions.retryFromHere', turn(2), 'configured-model', AGENT);
+    assert.deepEqual(
+      result.runs.map((r) => [r.branchId, r.outcome.kind]),
+      [['retry-configured-model-1', 'run/completed']],
+      JSON.stringify(result.runs),
+    );
+    const retry = await branch(path, 'retry-configured-model-1');
+    assert.deepEqual(retry.turns, ['1', '2']);
+    // The configured model means the agent's own: the command was given none.
+    assert.equal(retry.last, 'Answer from default: Second question');
+    assert.deepEqual(retry.usage, [2]);
+    assert.equal(result.compared, true);
+    assert.deepEqual(
+      result.compareTargets?.map((t) => t.branchId),
+      ['main', 'retry-configured-model-1'],
+    );
+  });
+
+  it('Retry with Several Models through the command: each child got its model, on its own branch', async () => {
+    const result = await vscode.commands.executeCommand<WhatIfResult>(
+      'agentSessions.retryWithModels',
+      turn(3),
+      ['model-b', 'model-c'],
+      AGENT,
+    );
+    assert.deepEqual(
+      result.runs.map((r) => [r.branchId, r.model, r.outcome.kind]),
+      [
+        ['retry-model-b-1', 'model-b', 'run/completed'],
+        ['retry-model-c-1', 'model-c', 'run/completed'],
+      ],
+      JSON.stringify(result.runs),
+    );
+    for (const m of ['model-b', 'model-c']) {
+      const b = await branch(path, `retry-${m}-1`);
+      assert.deepEqual(b.turns, ['1', '2', '3'], m);
+      assert.equal(b.last, `Answer from ${m}: Third question`, m);
+      assert.deepEqual(b.usage, [3], m);
+    }
+    assert.deepEqual(
+      result.compareTargets?.map((t) => t.branchId),
+      ['main', 'retry-model-b-1', 'retry-model-c-1'],
+    );
+  });
+
+  it('a command whose program is not found: the outcome says so, the file is as it was, the status shows exit code 127', async () => {
+    const before = await branch(path, 'main');
+    const outcome = await vscode.commands.executeCommand<RunOutcome | undefined>(
+      'agentSessions.sendMessage',
+      { kind: 'branch', dbPath: path, sessionId: SESSION, branchId: 'main' },
+      'Anyone there?',
+      'command:ghost',
+    );
+    assert.equal(outcome?.kind, 'run/failed');
+    assert.match(
+      outcome?.kind === 'run/failed' ? outcome.message : '',
+      /^The agent command 'ghost' could not be started: its program was not found \(exit code 127\)\./,
+    );
+    assert.deepEqual(await branch(path, 'main'), before);
+    const status = (await api()).runner.choices.view().choices.find((c) => c.id === 'command:ghost')?.status;
+    assert.deepEqual([status?.ok, status?.summary], [false, 'exit code 127']);
+  });
+});
