@@ -142,7 +142,6 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
     };
     // A fork at turn 1 copies nothing, and no SDK can switch to a branch without rows: the command makes it.
     let commandMakesFork: { fromBranchId: string; fromTurn: number } | null = null;
-    let before: number;
     try {
       if (session.getCurrentBranchId() !== reporter.sourceBranch) await session.switchToBranch(reporter.sourceBranch);
       if (options.fork && options.fork.fromTurn <= 1) {
@@ -151,10 +150,8 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
           throw new BranchError(`Turn ${options.fork.fromTurn} does not contain a user message in branch '${reporter.sourceBranch}'`);
         commandMakesFork = { fromBranchId: reporter.sourceBranch, fromTurn: options.fork.fromTurn };
         reporter.forkMade(options.fork.name ?? `branch_from_turn_1_${Math.floor(Date.now() / 1000)}`);
-        before = 0;
       } else {
         if (options.fork) reporter.forkMade(await session.createBranchFromTurn(options.fork.fromTurn, options.fork.name ?? null));
-        before = (await session.getItems()).length;
       }
     } catch (err) {
       const c = storeFailure(err);
@@ -185,7 +182,6 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
         dbPath,
         mark,
         since,
-        before,
         commandMakesFork,
         translator,
         end,
@@ -299,7 +295,6 @@ interface SettleArgs {
   mark: number;
   /** When the command started: our other runs' branches since then are not "elsewhere". */
   since: number;
-  before: number;
   commandMakesFork: { fromBranchId: string; fromTurn: number } | null;
   translator: AgUiTranslator;
   end: AgentEnd;
@@ -312,18 +307,21 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
   const who = describe(options.agent);
   const branchId = reporter.branchId;
 
-  // Where the command wrote: anything beside its branch is reported and left.
-  let elsewhere: WritesByBranch[] = [];
+  // Where the command wrote, from the messages added since it started: its branch's are the run's, our other runs'
+  // (a what-if on several models) are theirs, anything else is reported and left.
+  let ownItems = 0;
+  const elsewhere: WritesByBranch[] = [];
   try {
     const ours = branchesOfRunsSince(args.dbPath, options.sessionId, args.since);
-    elsewhere = writesSince(args.dbPath, args.tables, args.mark).filter(
-      (w) => !(w.sessionId === options.sessionId && (w.branchId === branchId || (w.branchId !== null && ours.has(w.branchId)))),
-    );
+    for (const w of writesSince(args.dbPath, args.tables, args.mark)) {
+      if (w.sessionId === options.sessionId && w.branchId === branchId) ownItems += w.items;
+      else if (!(w.sessionId === options.sessionId && w.branchId !== null && ours.has(w.branchId))) elsewhere.push(w);
+    }
   } catch (err) {
     reporter.log(`Checking where the command wrote failed: ${errorMessage(err)}`);
   }
 
-  // The branch's items after the run; the run's are the ones after those it had before.
+  // The run's items: the newest `ownItems` of the branch (read with a limit, so a long branch costs nothing).
   let written: AgentInputItem[] = [];
   let branchExists = true;
   try {
@@ -335,7 +333,7 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
         branchExists = false;
       }
     }
-    if (branchExists) written = (await session.getItems()).slice(args.before);
+    if (branchExists && ownItems > 0) written = await session.getItems(ownItems);
   } catch (err) {
     reporter.log(`Reading the branch after the run failed: ${errorMessage(err)}`);
   }

@@ -1,0 +1,127 @@
+/**
+ * The user's own agent from the conversation view, in the real workbench: choosing an agent command in the composer,
+ * its answer streaming into the view, its last run shown under the choice; Retry with models through the command;
+ * Stop on a command that would run for ten minutes. The command is a real Python process
+ * (test/fixtures/agent-commands/python_turn.py) that writes its turn in the Python SDK's format.
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AdvancedSQLiteSession } from '../../src/store';
+import { FLOW_THEMES, ROOT, docsScreenshot, useWorkbench } from './suite';
+import { openConversationView } from './workbench';
+
+const FIXTURES = join(ROOT, 'test', 'fixtures');
+const SCRIPT = join(FIXTURES, 'agent-commands', 'python_turn.py');
+const hasPython = spawnSync('python3', ['--version']).status === 0;
+
+async function until<T>(fn: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 200; i++) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('timed out');
+}
+
+async function stored(path: string, sessionId: string, branchId: string): Promise<{ turns: number[]; last: string }> {
+  const s = new AdvancedSQLiteSession({ sessionId, dbPath: path, readonly: true });
+  try {
+    const last = (await s.getStoredItems(undefined, branchId)).at(-1) as { content?: { text?: string }[] | string } | undefined;
+    return {
+      turns: (await s.getConversationTurns(branchId)).map((t) => t.turn),
+      last: Array.isArray(last?.content) ? String(last.content[0]?.text) : String(last?.content),
+    };
+  } finally {
+    s.close();
+  }
+}
+
+for (const theme of FLOW_THEMES) {
+  describe(`agent commands in the view (${theme} theme)`, function () {
+    let db: string;
+
+    before(function () {
+      if (!hasPython) {
+        console.log('    (skipped: python3 is not installed, so the Python agent command cannot run)');
+        this.skip();
+      }
+    });
+
+    const suite = useWorkbench({
+      name: 'agent-commands',
+      theme,
+      prepare: (workspace) => {
+        db = join(workspace, 'conversations.db');
+        copyFileSync(join(FIXTURES, 'conformance', 'ref-multisession.db'), db);
+      },
+      open: () => ({
+        settings: {
+          'agentSessions.agent.model': 'loopback-model',
+          'agentSessions.agent.models': ['loopback-mini', 'loopback-max'],
+          'agentSessions.agent.command': {
+            'support-bot': `python3 "${SCRIPT}"`,
+            'slow-bot': `AGENT_FIXTURE_MODE=hang python3 "${SCRIPT}"`,
+          },
+        },
+      }),
+    });
+
+    it('the composer runs the chosen command: its answer streams in, and its last run shows under the choice', async () => {
+      const f = await openConversationView(suite.wb, 'conversations.db', 'alice');
+      await f.locator('.lane[data-branch="main"]').click();
+      const picker = f.locator('.composer .agent-picker:not([hidden]) select.agent-select');
+      await picker.waitFor();
+      assert.deepEqual(await picker.locator('option').allTextContents(), ['Built-in agent (loopback-model)', 'support-bot', 'slow-bot']);
+      await picker.selectOption('command:support-bot');
+      await f.locator('.composer .agent-last', { hasText: 'Not run yet in this window.' }).waitFor();
+      await f.locator('textarea.composer-input').fill('What should I pack?');
+      await f.locator('vscode-button.composer-send').click();
+      await f.locator('.run-text', { hasText: 'Answer from default: What should I pack?' }).waitFor({ timeout: 20_000 });
+      await f.locator('.run-done', { hasText: "Saved turn 3 on branch 'main': 2 item(s) and its usage." }).waitFor({ timeout: 20_000 });
+      await f.locator('.composer .agent-last.ok', { hasText: 'Last run: completed' }).waitFor();
+      // The view moves to the new turn: its detail is loaded before the picture is taken.
+      await f.locator('.turn-title', { hasText: 'Turn 3' }).waitFor();
+      await docsScreenshot(suite.wb, `agent-command-composer-${theme}`);
+      const main = await stored(db, 'alice', 'main');
+      assert.deepEqual(main.turns, [1, 2, 3]);
+      assert.equal(main.last, 'Answer from default: What should I pack?');
+    });
+
+    it('Retry with models through the command: the form offers the agent, and each model gets a branch of its own', async () => {
+      const f = await openConversationView(suite.wb, 'conversations.db', 'bob');
+      await f.locator('.turn-row[data-turn="1"]').click();
+      await f.locator('.turn-title', { hasText: 'Turn 1' }).waitFor();
+      await f.locator('.item-user vscode-button.retry-models').click();
+      // The form starts from the workspace's choice (support-bot, picked in the composer).
+      const formPicker = f.locator('.what-if-form select.agent-select');
+      assert.equal(await formPicker.inputValue(), 'command:support-bot');
+      await f.locator('.what-if-choice', { hasText: 'loopback-model' }).locator('input').uncheck();
+      await f.locator('vscode-button.what-if-submit', { hasText: 'Retry on 2 models' }).click();
+      await f.locator('.run-text', { hasText: 'Answer from loopback-max' }).waitFor({ timeout: 20_000 });
+      for (const m of ['loopback-mini', 'loopback-max']) {
+        const b = await until(async () => {
+          const s = await stored(db, 'bob', `retry-${m}-1`).catch(() => undefined);
+          return s && s.turns.length > 0 ? s : undefined;
+        });
+        assert.deepEqual(b.turns, [1], m);
+        assert.match(b.last, new RegExp(`^Answer from ${m}: `), m);
+      }
+    });
+
+    it('Stop ends a command that would run for minutes, and says so', async () => {
+      const f = await openConversationView(suite.wb, 'conversations.db', 'alice');
+      await f.locator('.lane[data-branch="main"]').click();
+      const picker = f.locator('.composer select.agent-select');
+      await picker.selectOption('command:slow-bot');
+      await f.locator('textarea.composer-input').fill('Take your time');
+      await f.locator('vscode-button.composer-send').click();
+      await f.locator('.run-status', { hasText: 'slow-bot is answering on main' }).waitFor({ timeout: 20_000 });
+      await f.locator('vscode-button.composer-stop:not([disabled])').click();
+      await f.locator('.run-error.failure-cancelled', { hasText: 'Stopped: The run was stopped.' }).waitFor({ timeout: 20_000 });
+      await f.locator('.composer .agent-last.failed', { hasText: 'Last run: stopped' }).waitFor();
+      assert.deepEqual((await stored(db, 'alice', 'main')).turns, [1, 2, 3], 'nothing of the stopped run is stored');
+    });
+  });
+}
