@@ -41,6 +41,7 @@ import { SCALE_FILE_NAMES, type ScaleFileName } from './bench/scaleFiles';
 import { REMOTE_KINDS, remoteTable, runRemoteBench, type RemoteKind } from './bench/remote';
 import { runCompareBench } from './bench/compare';
 import { benchWorkerFile, runSearchBench } from './bench/search';
+import { runAgentCommandBench } from './bench/agentCommand';
 import { CACHE } from './host/hostTools.mjs';
 
 const SESSION_ID = 'bench-session';
@@ -73,13 +74,15 @@ interface Config {
   search: boolean;
   /** Size factor of the search file (1 = scale file C at full size). */
   searchScale: number;
+  /** Time what an agent command run adds to the command (`--agent-command=none` skips it). */
+  agentCommand: boolean;
 }
 
 const USAGE =
   'usage: node dist/bench.js [--turns=100,1000,10000] [--sync=FULL,NORMAL] [--reps=5]\n' +
   '                          [--scale-files=A,B,C|none] [--scale=1] [--scale-reps=5] [--skip-store]\n' +
   '                          [--remote[=postgres,redis|none]] [--remote-scale=1] [--remote-reps=7]\n' +
-  '                          [--compare[=none]] [--search[=none]] [--search-scale=1]\n';
+  '                          [--compare[=none]] [--search[=none]] [--search-scale=1] [--agent-command[=none]]\n';
 
 function parseArgs(argv: string[]): Config {
   const config: Config = {
@@ -96,6 +99,7 @@ function parseArgs(argv: string[]): Config {
     compare: true,
     search: true,
     searchScale: 1,
+    agentCommand: true,
   };
   for (const arg of argv) {
     const [key, value = ''] = arg.replace(/^--/, '').split('=', 2) as [string, string?];
@@ -144,6 +148,9 @@ function parseArgs(argv: string[]): Config {
     } else if (key === 'search') {
       if (value !== '' && value.toLowerCase() !== 'none') throw new Error(`--search takes no value but none, got '${value}'`);
       config.search = value === '';
+    } else if (key === 'agent-command') {
+      if (value !== '' && value.toLowerCase() !== 'none') throw new Error(`--agent-command takes no value but none, got '${value}'`);
+      config.agentCommand = value === '';
     } else if (key === 'search-scale') {
       config.searchScale = Number(value);
       if (!(config.searchScale > 0) || config.searchScale > 1) throw new Error(`--search-scale wants a number in (0, 1], got '${value}'`);
@@ -727,6 +734,10 @@ async function main(): Promise<void> {
     if (config.search) {
       search = await runSearchBench(join(CACHE, 'bench'), benchWorkerFile(), config.searchScale, (m) => progress(`search ${m}`));
     }
+    let agentCommand: unknown = { skipped: '--agent-command=none' };
+    if (config.agentCommand) {
+      agentCommand = await runAgentCommandBench(join(CACHE, 'bench'), dir, 9, (m) => progress(`agent command ${m}`));
+    }
     const output = {
       benchmark: 'agent-session-inspector store vs SQLite floor, workload W(T)',
       startedAt,
@@ -747,6 +758,7 @@ async function main(): Promise<void> {
       remote,
       compare,
       search,
+      agentCommand,
     };
     process.stdout.write(JSON.stringify(output, null, 2) + '\n');
   } finally {

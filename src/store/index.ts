@@ -52,7 +52,7 @@ export type * from './types';
 export { SessionDatabase, openSessionDatabase } from './inspector/sessionDatabase';
 export type { BeforeFirstTurn, MaybePromise, SessionReader } from './inspector/sessionReader';
 export { readBeforeFirstTurn } from './inspector/sessionReader';
-export { markWrites, writesSince, type WritesByBranch } from './inspector/writesSince';
+export { markWrites, writesSince, type WriteMark, type WritesByBranch } from './inspector/writesSince';
 export type { FileState } from './sqlite/fileIdentity';
 export { createChangeWatcher, type ChangeWatcher } from './inspector/changeWatcher';
 export type * from './inspector/inspectorTypes';

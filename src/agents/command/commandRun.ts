@@ -15,6 +15,7 @@ import {
   writesSince,
   type SessionLogger,
   type TableNames,
+  type WriteMark,
   type WritesByBranch,
 } from '../../store';
 import type { CommandEndView, RunEvent, RunOutcome, RunUsageView } from '../../shared/protocol/runEvents';
@@ -292,7 +293,7 @@ interface SettleArgs {
   session: AdvancedSQLiteSession;
   tables: TableNames;
   dbPath: string;
-  mark: number;
+  mark: WriteMark;
   /** When the command started: our other runs' branches since then are not "elsewhere". */
   since: number;
   commandMakesFork: { fromBranchId: string; fromTurn: number } | null;
@@ -310,12 +311,16 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
   // Where the command wrote, from the messages added since it started: its branch's are the run's, our other runs'
   // (a what-if on several models) are theirs, anything else is reported and left.
   let ownItems = 0;
+  /** The user turn of the run's message (from its structure row: no read of the branch's turns). */
+  let ownTurn: number | null = null;
   const elsewhere: WritesByBranch[] = [];
   try {
     const ours = branchesOfRunsSince(args.dbPath, options.sessionId, args.since);
     for (const w of writesSince(args.dbPath, args.tables, args.mark)) {
-      if (w.sessionId === options.sessionId && w.branchId === branchId) ownItems += w.items;
-      else if (!(w.sessionId === options.sessionId && w.branchId !== null && ours.has(w.branchId))) elsewhere.push(w);
+      if (w.sessionId === options.sessionId && w.branchId === branchId) {
+        ownItems += w.items;
+        ownTurn = w.lastUserTurn;
+      } else if (!(w.sessionId === options.sessionId && w.branchId !== null && ours.has(w.branchId))) elsewhere.push(w);
     }
   } catch (err) {
     reporter.log(`Checking where the command wrote failed: ${errorMessage(err)}`);
@@ -343,9 +348,7 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
   const completed = end.completedByAgent && failure === undefined && !cancelled;
 
   // Usage: the row the command stored for its turn; else what its events reported.
-  const keptUserBefore = written.some(isUserMessage);
-  let storedUsage: RunUsageView | undefined;
-  if (keptUserBefore) storedUsage = await readTurnUsage(session);
+  const storedUsage = ownTurn !== null && written.some(isUserMessage) ? await readTurnUsage(session, ownTurn) : undefined;
   const spent =
     storedUsage !== undefined || (translator.usage !== undefined && (translator.usage.requests > 0 || translator.usage.totalTokens > 0));
 
@@ -369,17 +372,8 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
     }
   }
   const keptUser = settled.kept.some(isUserMessage);
-  let turn: number | null = null;
-  let usageStored = false;
-  if (keptUser) {
-    try {
-      const turns = await session.getConversationTurns(branchId);
-      turn = turns[turns.length - 1]?.turn ?? null;
-    } catch {
-      turn = null;
-    }
-    usageStored = (await readTurnUsage(session)) !== undefined;
-  }
+  const turn = keptUser ? ownTurn : null;
+  const usageStored = turn !== null && (await readTurnUsage(session, turn)) !== undefined;
   const usage = (usageStored ? storedUsage : undefined) ?? translator.usage ?? null;
   const view: CommandEndView = { ...end.view, invalidLines: translator.invalid };
   if (translator.invalid > 0) {
@@ -450,13 +444,10 @@ function isUserMessage(item: AgentInputItem): boolean {
   return 'role' in item && item.role === 'user';
 }
 
-/** The usage row of the branch's newest turn, if the command stored one. */
-async function readTurnUsage(session: AdvancedSQLiteSession): Promise<RunUsageView | undefined> {
+/** The usage row of the current branch's user turn `turn`, if the command stored one. */
+async function readTurnUsage(session: AdvancedSQLiteSession, turn: number): Promise<RunUsageView | undefined> {
   try {
-    const turns = await session.getConversationTurns();
-    const last = turns[turns.length - 1]?.turn;
-    if (last === undefined) return undefined;
-    const row = await session.getTurnUsage(last);
+    const row = await session.getTurnUsage(turn);
     if (!('requests' in row)) return undefined;
     return usageView({
       requests: row.requests ?? 0,

@@ -78,6 +78,7 @@ export class AgentRunner implements vscode.Disposable {
   /** One agent per model a run asked for (each with its own client and MCP servers), for the current settings. */
   private readonly configured = new AgentsByModel();
   private modules: UserAgentModuleCache | undefined;
+  private commandRunLoading = false;
   private readonly runs = new Map<string, AbortController>();
   private readonly subscriptions: vscode.Disposable[] = [];
   readonly log = vscode.window.createOutputChannel('Agent Sessions: Agent Runs');
@@ -99,7 +100,19 @@ export class AgentRunner implements vscode.Disposable {
         if (e.key === API_KEY_SECRET_ID) void this.invalidate();
       }),
       this.log,
+      choices.onDidChange(() => this.preloadCommandRun()),
     );
+    this.preloadCommandRun();
+  }
+
+  /**
+   * Loads the agent-command module (AG-UI's schemas: about 170 ms) shortly after start when a command is configured,
+   * so the first run's click does not pay for it. Browsing-only users, without commands, never load it.
+   */
+  private preloadCommandRun(): void {
+    if (this.commandRunLoading || !this.choices.view().choices.some((c) => c.kind !== 'builtin')) return;
+    this.commandRunLoading = true;
+    setTimeout(() => void loadCommandRun().catch(() => (this.commandRunLoading = false)), 2000).unref?.();
   }
 
   /** Stores (or with an empty value deletes) the API key in VS Code's secret storage. */

@@ -1,8 +1,9 @@
 /**
  * What other programs wrote to a file between two moments, by session and branch: an agent command is given one
- * branch, and the extension checks afterwards that it wrote nowhere else (docs/agent-command.md §3). The messages
- * table's id is AUTOINCREMENT (spec §4): a new message always gets a larger id than any before it, even after
- * deletions, so a mark is simply the largest id.
+ * branch, and the extension checks afterwards what it wrote there and that it wrote nowhere else
+ * (docs/agent-command.md §3). Both tables' ids are AUTOINCREMENT (spec §4): a new row always gets a larger id than
+ * any before it, even after deletions, so a mark is the two largest ids, and what came after is two rowid ranges —
+ * no scan of either table, however long the session (message_structure has no index on message_id to join through).
  */
 import { openDatabase } from '../drivers/openDatabase';
 import type { TableNames } from '../format/schema';
@@ -10,11 +11,22 @@ import { exactTextSql, textFromSql } from '../sqlite/exactText';
 import type { SqliteDatabase } from '../sqlite/sqliteDatabase';
 import { quoteIdentifier } from './tableDiscovery';
 
-/** Messages written after a mark, grouped. `branchId` is null for messages with no structure row (a plain session). */
+/** The largest ids when the mark was taken. */
+export interface WriteMark {
+  message: number;
+  structure: number;
+}
+
+/**
+ * New messages written since a mark, grouped. `branchId` is null for new messages with no structure row (a plain
+ * session's writes). Structure rows that point at older messages (a branch copied from another) are not writes.
+ */
 export interface WritesByBranch {
   sessionId: string;
   branchId: string | null;
   items: number;
+  /** The largest `user_turn_number` among the new user messages, or null when none. */
+  lastUserTurn: number | null;
 }
 
 function withReader<T>(dbPath: string, fn: (db: SqliteDatabase) => T): T {
@@ -26,33 +38,50 @@ function withReader<T>(dbPath: string, fn: (db: SqliteDatabase) => T): T {
   }
 }
 
-/** The largest message id now (0 for none): pass it to `writesSince` later. */
-export function markWrites(dbPath: string, tables: TableNames): number {
+function hasStructure(db: SqliteDatabase): boolean {
+  return db.prepare(`SELECT 1 AS ok FROM sqlite_master WHERE type = 'table' AND name = 'message_structure'`).get() !== undefined;
+}
+
+/** The largest ids now (0 for none): pass the mark to `writesSince` later. */
+export function markWrites(dbPath: string, tables: TableNames): WriteMark {
   return withReader(dbPath, (db) => {
-    const row = db.prepare(`SELECT MAX(id) AS id FROM ${quoteIdentifier(tables.messages)}`).get<{ id: number | null }>();
-    return Number(row?.id ?? 0);
+    const max = (table: string) => Number(db.prepare(`SELECT MAX(id) AS id FROM ${table}`).get<{ id: number | null }>()?.id ?? 0);
+    return { message: max(quoteIdentifier(tables.messages)), structure: hasStructure(db) ? max('message_structure') : 0 };
   });
 }
 
 /** Messages written since `mark`, by session and branch, in the order of their first message. */
-export function writesSince(dbPath: string, tables: TableNames, mark: number): WritesByBranch[] {
+export function writesSince(dbPath: string, tables: TableNames, mark: WriteMark): WritesByBranch[] {
   return withReader(dbPath, (db) => {
-    const hasStructure = db
-      .prepare(`SELECT 1 AS ok FROM sqlite_master WHERE type = 'table' AND name = 'message_structure'`)
-      .get<{ ok: number }>();
-    const branch = hasStructure ? exactTextSql('s.branch_id') : 'NULL';
-    const join = hasStructure ? 'LEFT JOIN message_structure s ON s.message_id = m.id' : '';
-    const rows = db
+    const perSession = db
       .prepare(
-        `SELECT ${exactTextSql('m.session_id')} AS session_id, ${branch} AS branch_id, COUNT(*) AS n, MIN(m.id) AS first
-         FROM ${quoteIdentifier(tables.messages)} m ${join} WHERE m.id > ?
-         GROUP BY m.session_id, ${hasStructure ? 's.branch_id' : 'NULL'} ORDER BY first`,
+        `SELECT ${exactTextSql('session_id')} AS session_id, COUNT(*) AS n, MIN(id) AS first
+         FROM ${quoteIdentifier(tables.messages)} WHERE id > ? GROUP BY session_id`,
       )
-      .all<{ session_id: unknown; branch_id: unknown; n: number }>(mark);
-    return rows.map((r) => ({
+      .all<{ session_id: unknown; n: number; first: number }>(mark.message);
+    const perBranch = hasStructure(db)
+      ? db
+          .prepare(
+            `SELECT ${exactTextSql('session_id')} AS session_id, ${exactTextSql('branch_id')} AS branch_id, COUNT(*) AS n,
+               MIN(message_id) AS first, MAX(CASE WHEN message_type = 'user' THEN user_turn_number END) AS turn
+             FROM message_structure WHERE id > ? AND message_id > ? GROUP BY session_id, branch_id`,
+          )
+          .all<{ session_id: unknown; branch_id: unknown; n: number; first: number; turn: number | null }>(mark.structure, mark.message)
+      : [];
+    const out: (WritesByBranch & { first: number })[] = perBranch.map((r) => ({
       sessionId: textFromSql(r.session_id),
-      branchId: r.branch_id === null ? null : textFromSql(r.branch_id),
+      branchId: textFromSql(r.branch_id),
       items: Number(r.n),
+      lastUserTurn: r.turn === null ? null : Number(r.turn),
+      first: Number(r.first),
     }));
+    // Messages of a session beyond those its structure rows account for have no branch.
+    for (const s of perSession) {
+      const sessionId = textFromSql(s.session_id);
+      const placed = out.filter((w) => w.sessionId === sessionId).reduce((n, w) => n + w.items, 0);
+      if (Number(s.n) > placed)
+        out.push({ sessionId, branchId: null, items: Number(s.n) - placed, lastUserTurn: null, first: Number(s.first) });
+    }
+    return out.sort((a, b) => a.first - b.first).map(({ first: _first, ...w }) => w);
   });
 }
