@@ -7,7 +7,7 @@
  * in its own process, with its own node_modules, tools and environment.
  *
  *   npm install @openai/agents @ag-ui/core @agent-session-inspector/store zod
- *   settings.json: "agentSessions.agent.commands": { "my-agent": "node examples/node/replay-agent.mjs" }
+ *   settings.json: "agentSessions.agent.command": { "my-agent": "node examples/node/replay-agent.mjs" }
  *
  * Replace `buildAgent` with your agent. Everything else is the protocol and can stay as it is.
  */

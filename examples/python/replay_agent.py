@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run your own OpenAI Agents SDK agent on one branch of a session, as an Agent Session Inspector "agent command".
 
-The extension starts this script (setting `agentSessions.agent.commands`), writes ONE AG-UI `RunAgentInput` as JSON on
+The extension starts this script (setting `agentSessions.agent.command`), writes ONE AG-UI `RunAgentInput` as JSON on
 its stdin, and reads AG-UI events, one JSON object per line, from its stdout. The protocol is described in
 docs/agent-command.md; in short:
 

@@ -14,6 +14,11 @@ import type { WhatIfResult } from '../../src/extension/runs/whatIf';
 import type { AgentChoicesView } from '../../src/shared/agentChoices';
 import type { RunOutcome } from '../../src/shared/protocol/runEvents';
 import { api, askPanel, closeAll, fixtures, scratch, waitFor, type Scratch } from './helpers';
+import { lastUserText, startLoopbackOpenAI, type LoopbackOpenAI } from '../support/loopbackOpenAI';
+import { installNodeExample, startAgUiServer } from '../unit/agents/command/commandKit';
+
+const ROOT = join(fixtures, '..', '..');
+const KEY = 'sk-test-agent-command-key-31f9';
 
 const SESSION = 'trio';
 const QUESTIONS = ['First question', 'Second question', 'Third question'];
@@ -39,7 +44,7 @@ async function branch(path: string, branchId: string): Promise<{ turns: string[]
   }
 }
 
-describe('agent commands (the user own agent, a Python child process)', function () {
+describe('agent commands (the user own agent in a child process, or over AG-UI HTTP)', function () {
   let s: Scratch;
   let path: string;
 
@@ -51,7 +56,8 @@ describe('agent commands (the user own agent, a Python child process)', function
     await api();
   });
   after(async () => {
-    await setAgent({ command: undefined, model: undefined, models: undefined });
+    await setAgent({ command: undefined, url: undefined, model: undefined, models: undefined });
+    await vscode.commands.executeCommand('agentSessions.setApiKey', '');
   });
   beforeEach(async () => {
     s = scratch();
@@ -166,5 +172,85 @@ describe('agent commands (the user own agent, a Python child process)', function
     assert.deepEqual(await branch(path, 'main'), before);
     const status = (await api()).runner.choices.view().choices.find((c) => c.id === 'command:ghost')?.status;
     assert.deepEqual([status?.ok, status?.summary], [false, 'exit code 127']);
+  });
+
+  describe('the Node example (the real @openai/agents runner against a loopback model server)', () => {
+    let server: LoopbackOpenAI;
+    const savedBaseUrl = process.env.OPENAI_BASE_URL;
+    before(async () => {
+      server = await startLoopbackOpenAI({
+        script: (req) => ({ kind: 'text', text: `${req.body.model} says: ${lastUserText(req.body)}` }),
+      });
+      // The command inherits the extension host's environment: this is how its OpenAI client finds the server.
+      process.env.OPENAI_BASE_URL = server.baseUrl;
+    });
+    after(async () => {
+      if (savedBaseUrl === undefined) delete process.env.OPENAI_BASE_URL;
+      else process.env.OPENAI_BASE_URL = savedBaseUrl;
+      await server.close();
+    });
+
+    it('Retry with Several Models: each child asked the loopback server with its model and the stored key', async () => {
+      await setAgent({ command: { 'node-agent': installNodeExample(join(s.dir, 'example'), ROOT) } });
+      await vscode.commands.executeCommand('agentSessions.setApiKey', KEY);
+      const from = server.requests.length;
+      const result = await vscode.commands.executeCommand<WhatIfResult>(
+        'agentSessions.retryWithModels',
+        turn(2),
+        ['model-b', 'model-c'],
+        'command:node-agent',
+      );
+      assert.deepEqual(
+        result.runs.map((r) => [r.branchId, r.outcome.kind]),
+        [
+          ['retry-model-b-1', 'run/completed'],
+          ['retry-model-c-1', 'run/completed'],
+        ],
+        JSON.stringify(result.runs),
+      );
+      const asked = server.requests.slice(from);
+      assert.deepEqual(asked.map((r) => r.body.model).sort(), ['model-b', 'model-c']);
+      assert.deepEqual(new Set(asked.map((r) => r.authorization)), new Set([`Bearer ${KEY}`]));
+      for (const m of ['model-b', 'model-c']) {
+        const b = await branch(path, `retry-${m}-1`);
+        assert.deepEqual(b.turns, ['1', '2'], m);
+        assert.equal(b.last, `${m} says: Second question`, m);
+        assert.deepEqual(b.usage, [2], m);
+      }
+    });
+  });
+
+  it('an agent served over AG-UI HTTP (agentSessions.agent.url): the composer streams it and the turn is settled', async () => {
+    const agent = await startAgUiServer(async (input, send) => {
+      const props = (input.forwardedProps as { agentSessions: { store: { path: string }; branchId: string } }).agentSessions;
+      const w = new AdvancedSQLiteSession({ sessionId: String(input.threadId), dbPath: props.store.path });
+      try {
+        send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'Served over HTTP.' });
+        await w.addItems([
+          { role: 'user', content: 'Via the URL' },
+          { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Served over HTTP.' }] },
+        ] as never);
+        send({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId });
+      } finally {
+        w.close();
+      }
+    });
+    try {
+      await setAgent({ url: agent.url });
+      const outcome = await vscode.commands.executeCommand<RunOutcome | undefined>(
+        'agentSessions.sendMessage',
+        { kind: 'branch', dbPath: path, sessionId: SESSION, branchId: 'main' },
+        'Via the URL',
+        'url',
+      );
+      assert.equal(outcome?.kind, 'run/completed', JSON.stringify(outcome));
+      assert.equal(agent.inputs.length, 1);
+      const main = await branch(path, 'main');
+      assert.deepEqual(main.turns, ['1', '2', '3', '4']);
+      assert.equal(main.last, 'Served over HTTP.');
+      assert.match(outcome?.written.summary ?? '', /no usage recorded/);
+    } finally {
+      await agent.close();
+    }
   });
 });

@@ -35,7 +35,7 @@ import { runOverHttp } from './sseTransport';
 export type CommandAgent =
   | {
       kind: 'command';
-      /** The name the user gave it (its key in `agentSessions.agent.commands`), shown in every message. */
+      /** The name the user gave it (its key in `agentSessions.agent.command`), shown in every message. */
       name: string;
       command: string;
       cwd?: string;

@@ -96,7 +96,7 @@ export interface ItemAddedEvent {
 
 /** How an agent command's process ended (docs/agent-command.md §5), on the outcome of a run made through one. */
 export interface CommandEndView {
-  /** The command's name (its key in `agentSessions.agent.commands`), or the URL. */
+  /** The command's name (its key in `agentSessions.agent.command`), or the URL. */
   agent: string;
   /** The exit code; null when a signal ended it, it never started, or it was a URL. */
   exitCode: number | null;

@@ -10,29 +10,25 @@ import { dirname, join, resolve } from 'node:path';
 export const REPO = resolve(__dirname, '../../../..');
 export const PYTHON_TURN = join(REPO, 'test/fixtures/agent-commands/python_turn.py');
 
-function packageRoot(name: string): string {
-  return join(REPO, 'node_modules', name);
-}
-
 /**
  * A folder holding examples/node/replay-agent.mjs with a node_modules where `@openai/agents`, `@ag-ui/core` and
- * `zod` are this repository's and `@agent-session-inspector/store` is the built `dist/store.js` (npm run package).
- * Returns the command line that runs it.
+ * `zod` are this repository's (`repo`) and `@agent-session-inspector/store` is the built `dist/store.js` (npm run
+ * package). Returns the command line that runs it, with the Node that runs this process.
  */
-export function installNodeExample(dir: string): string {
-  const store = join(REPO, 'dist/store.js');
+export function installNodeExample(dir: string, repo = REPO): string {
+  const store = join(repo, 'dist/store.js');
   if (!existsSync(store)) throw new Error(`${store} is missing: run "npm run package" first (npm test builds it before this phase).`);
   const modules = join(dir, 'node_modules');
   for (const name of ['@openai/agents', '@ag-ui/core', 'zod']) {
     mkdirSync(dirname(join(modules, name)), { recursive: true });
-    symlinkSync(packageRoot(name), join(modules, name), 'dir');
+    symlinkSync(join(repo, 'node_modules', name), join(modules, name), 'dir');
   }
   const storePkg = join(modules, '@agent-session-inspector/store');
   mkdirSync(storePkg, { recursive: true });
   writeFileSync(join(storePkg, 'package.json'), JSON.stringify({ name: '@agent-session-inspector/store', main: 'index.js' }));
   writeFileSync(join(storePkg, 'index.js'), `module.exports = require(${JSON.stringify(store)});\n`);
-  copyFileSync(join(REPO, 'examples/node/replay-agent.mjs'), join(dir, 'replay-agent.mjs'));
-  return `"${process.execPath}" replay-agent.mjs`;
+  copyFileSync(join(repo, 'examples/node/replay-agent.mjs'), join(dir, 'replay-agent.mjs'));
+  return `"${process.execPath}" "${join(dir, 'replay-agent.mjs')}"`;
 }
 
 /** Writes a Node script to `dir/name` and returns the command line that runs it. */
