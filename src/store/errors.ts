@@ -49,7 +49,12 @@ export type SessionDatabaseProblem =
   /** The file was deleted (or moved away) while open; a write would have gone to the unlinked file. */
   | 'deleted'
   /** Another file now sits at the path (renamed or copied over it) while the connection still reads the old one. */
-  | 'replaced';
+  | 'replaced'
+  /**
+   * The path's `-wal` file belongs to the file that was replaced (spec §11, stale-wal): SQLite would apply it to the new file
+   * and show the old content. Move it aside (`moveStaleWalAside`) to open the new file.
+   */
+  | 'stale-wal';
 
 /** A database could not be opened or read; `problem` classifies it and the message says what to do. */
 export class SessionDatabaseError extends SessionError {

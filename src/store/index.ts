@@ -53,7 +53,8 @@ export { SessionDatabase, openSessionDatabase } from './inspector/sessionDatabas
 export type { BeforeFirstTurn, MaybePromise, SessionReader } from './inspector/sessionReader';
 export { readBeforeFirstTurn } from './inspector/sessionReader';
 export { markWrites, writesSince, type WriteMark, type WritesByBranch } from './inspector/writesSince';
-export type { FileState } from './sqlite/fileIdentity';
+export type { FileState, WalIdentity } from './sqlite/fileIdentity';
+export { markStaleWal, moveStaleWalAside, staleWalAt, staleWalMessage } from './sqlite/fileIdentity';
 export { createChangeWatcher, type ChangeWatcher } from './inspector/changeWatcher';
 export type * from './inspector/inspectorTypes';
 export type {

@@ -1,7 +1,7 @@
 /** Read-only databases and files that are not what they claim: each failure is a clear notification. */
 import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession, openDatabase } from '../../src/store';
@@ -106,5 +106,44 @@ describe('read-only mode and bad input', () => {
     const rows = await childRows(a);
     assert.match(rows[0]!.description, /deleted or moved/);
     assert.deepEqual(await childRows(a, rows[0]!.node), []);
+  });
+
+  it('a file replaced while open, its old -wal left at the path: refused with the reason, then moved aside on request', async () => {
+    const a = await api();
+    const path = join(s.dir, 'replaced.db');
+    // The old file: a writer keeps committed items in its -wal while the extension has the file open.
+    const writer = new AdvancedSQLiteSession({ sessionId: 'old-session', dbPath: path, createTables: true });
+    await writer.addItems([{ role: 'user', content: 'old content' }] as never);
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    await waitFor(() => a.registry.get(path)?.db, 3000, 'the file to open');
+    // The new file, fully checkpointed (no -wal of its own), renamed over the path.
+    const other = join(s.dir, 'other.db');
+    const w = new AdvancedSQLiteSession({ sessionId: 'new-session', dbPath: other, createTables: true });
+    for (let i = 0; i < 6; i++)
+      await w.addItems([
+        { role: 'user', content: `new ${i}` },
+        { role: 'assistant', content: `a ${i}` },
+      ] as never);
+    w.close();
+    renameSync(other, path);
+    a.registry.checkNow(path);
+    const problem = (await waitFor(() => a.registry.get(path)?.problem, 3000, 'the replacement to be noticed')) ?? '';
+    assert.match(problem, /replaced\.db-wal belongs to the file that replaced\.db replaced/);
+    writer.close();
+    // The extension keeps refusing the path (a reopen would show the old session) until the user agrees.
+    a.registry.checkNow(path);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(a.registry.get(path)?.db, undefined);
+    assert.match(a.registry.get(path)?.problem ?? '', /Move replaced\.db-wal aside/);
+    assert.ok(existsSync(`${path}-wal`), 'nothing was moved or deleted without the user');
+    const moved = await a.registry.moveStaleWalAside(path);
+    assert.ok(moved[0]?.startsWith(`${path}-wal.replaced-`), moved.join());
+    assert.ok(existsSync(moved[0] as string), 'the old -wal is kept, renamed');
+    const db = (await waitFor(() => a.registry.get(path)?.db, 3000, 'the new file to open'))!;
+    const sessions = await db.listSessions();
+    assert.deepEqual(
+      sessions.map((x) => [x.sessionId, x.messageCount]),
+      [['new-session', 12]],
+    );
   });
 });

@@ -1,7 +1,16 @@
 import { constants, existsSync, promises as fsp, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
-import { AdvancedSQLiteSession, openSessionDatabase, type SessionDatabase } from '../../store';
+import {
+  AdvancedSQLiteSession,
+  SessionDatabaseError,
+  markStaleWal,
+  moveStaleWalAside,
+  openSessionDatabase,
+  staleWalAt,
+  staleWalMessage,
+  type SessionDatabase,
+} from '../../store';
 import {
   RemoteSessionSource,
   openRemoteStore,
@@ -18,6 +27,15 @@ import { setting } from '../core/settings';
 import type { SqliteDriverCheck } from './sqliteDriverCheck';
 import { UserFacingError, describeError } from '../core/userError';
 import { errorMessage } from '../../shared/errorMessage';
+
+
+/** The workspace-state key of the replaced files' -wal files still at their paths (format spec §11, stale-wal). */
+const STALE_WALS_KEY = 'agentSessions.staleWals';
+interface PersistedWal {
+  path: string;
+  dev: string;
+  ino: string;
+}
 
 /** Why a database is open read-only. */
 export type ReadOnlyReason = 'setting' | 'toggle' | 'file' | 'server';
@@ -97,7 +115,50 @@ export class DatabaseRegistry implements vscode.Disposable {
     private readonly state: vscode.Memento,
     private readonly driver: SqliteDriverCheck,
     private readonly secrets?: vscode.SecretStorage,
-  ) {}
+  ) {
+    // A replaced file's -wal found in an earlier window is still refused after a restart (format spec §11, stale-wal).
+    for (const w of state.get<PersistedWal[]>(STALE_WALS_KEY, [])) markStaleWal(w.path, { dev: BigInt(w.dev), ino: BigInt(w.ino) });
+  }
+
+  /** Paths whose stale -wal the user is being asked about now (one question at a time per file). */
+  private readonly staleAsked = new Set<string>();
+
+  /**
+   * A replaced file's -wal is at `entry`'s path (format spec §11, stale-wal): remember it across restarts, say what it is, and
+   * offer to move it aside. Nothing is moved unless the user says so, and nothing is ever deleted.
+   */
+  private async offerStaleWal(entry: DatabaseEntry): Promise<void> {
+    const wal = staleWalAt(entry.path);
+    if (!wal || this.staleAsked.has(entry.path)) return;
+    this.staleAsked.add(entry.path);
+    try {
+      const kept = this.state.get<PersistedWal[]>(STALE_WALS_KEY, []).filter((w) => w.path !== entry.path);
+      await this.state.update(STALE_WALS_KEY, [...kept, { path: entry.path, dev: String(wal.dev), ino: String(wal.ino) }]);
+      const move = vscode.l10n.t('Move Aside');
+      const choice = await vscode.window.showWarningMessage(staleWalMessage(entry.path), move);
+      if (choice === move) await this.moveStaleWalAside(entry.path);
+    } finally {
+      this.staleAsked.delete(entry.path);
+    }
+  }
+
+  /** Renames the replaced file's -wal (and -shm) beside the database, then opens the file that is there now. */
+  async moveStaleWalAside(path: string): Promise<string[]> {
+    const moved = moveStaleWalAside(path);
+    await this.state.update(
+      STALE_WALS_KEY,
+      this.state.get<PersistedWal[]>(STALE_WALS_KEY, []).filter((w) => w.path !== path),
+    );
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('Moved aside (kept): {0}. {1} now opens as it is.', moved.map((p) => basename(p)).join(', '), basename(path)),
+    );
+    const entry = this.entries.get(path);
+    if (entry) {
+      await this.connect(entry).catch(() => undefined);
+      this.fire({ kind: 'state', path });
+    }
+    return moved;
+  }
 
   /** Session-id prefix filters of server stores (the tree lists only matching sessions). */
   private readonly filters = new Map<string, string>();
@@ -238,6 +299,7 @@ export class DatabaseRegistry implements vscode.Disposable {
       entry.problem = undefined;
     } catch (err) {
       entry.problem = errorMessage(err);
+      if (err instanceof SessionDatabaseError && err.problem === 'stale-wal') void this.offerStaleWal(entry);
       throw err;
     }
   }
@@ -513,10 +575,12 @@ export class DatabaseRegistry implements vscode.Disposable {
     try {
       if (entry.db.hasChanged()) this.fire({ kind: 'rows', path });
     } catch (err) {
+      // Deleted or replaced: the connection to the old file is closed at once (it would go on reading it).
       entry.problem = errorMessage(err);
       entry.db.close();
       entry.db = undefined;
       this.fire({ kind: 'state', path });
+      if (err instanceof SessionDatabaseError && err.problem === 'replaced') void this.offerStaleWal(entry);
     }
   }
 

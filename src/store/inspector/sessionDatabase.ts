@@ -5,7 +5,7 @@
  */
 import type { SessionReader } from './sessionReader';
 import { InvalidArgumentError, describeDatabaseError } from '../errors';
-import { assertSameFile, captureFileIdentity, fileStateOf, type FileIdentity, type FileState } from '../sqlite/fileIdentity';
+import { assertSameFile, captureFileIdentity, fileStateOf, noteWal, type FileIdentity, type FileState } from '../sqlite/fileIdentity';
 import { ConnectionLifetime } from '../sqlite/connectionLifetime';
 import { openSessionConnection } from '../sqlite/sessionConnection';
 import { readTransaction, type DriverName, type SqliteDatabase, type SqliteStatement } from '../sqlite/sqliteDatabase';
@@ -124,6 +124,7 @@ export class SessionDatabase implements SessionReader {
         probeTables(db, found);
         return { tables: found, schemaVersion: readSchemaVersion(db) };
       });
+      noteWal(file);
       return new SessionDatabase(path, db, file, tables, schemaVersion);
     } catch (err) {
       db.close();

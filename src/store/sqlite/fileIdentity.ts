@@ -4,8 +4,8 @@
  * nobody sees, and reads show stale data. Comparing the path's device and inode with those seen at open tells, with
  * one `stat` (about a microsecond), whether the path still names the open file.
  */
-import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, renameSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { SessionDatabaseError } from '../errors';
 
 /** What the path names now, compared with what was opened. */
@@ -18,6 +18,17 @@ export interface FileIdentity {
   readonly absolutePath: string;
   readonly dev: bigint;
   readonly ino: bigint;
+  /**
+   * The `-wal` file this connection had open (set by `noteWal` once the connection is in WAL mode): when another file
+   * replaces the database, that `-wal` stays at the path and would be applied to the new file (spec §11, stale-wal).
+   */
+  wal?: WalIdentity;
+}
+
+/** A `-wal` file's device and inode. */
+export interface WalIdentity {
+  readonly dev: bigint;
+  readonly ino: bigint;
 }
 
 /** The identity of the file at `path` now, or undefined for `:memory:`, `''` (temporary) or a path that is gone. */
@@ -27,6 +38,83 @@ export function captureFileIdentity(path: string): FileIdentity | undefined {
   const st = statSync(absolutePath, { bigint: true, throwIfNoEntry: false });
   if (!st) return undefined;
   return { path, absolutePath, dev: st.dev, ino: st.ino };
+}
+
+/** The `-wal` at the path, when it holds at least one frame: an empty one, or a bare 32-byte header, changes nothing. */
+function walIdentityAt(absolutePath: string): WalIdentity | undefined {
+  const st = statSync(`${absolutePath}-wal`, { bigint: true, throwIfNoEntry: false });
+  return st && st.size > 32n ? { dev: st.dev, ino: st.ino } : undefined;
+}
+
+/** Notes which `-wal` the connection has open now (call once it is in WAL mode and has read). */
+export function noteWal(identity: FileIdentity | undefined): void {
+  if (!identity || fileStateOf(identity) !== 'ok') return;
+  const st = statSync(`${identity.absolutePath}-wal`, { bigint: true, throwIfNoEntry: false });
+  // Noted even while empty: it fills as the connection (or another on the same file) writes.
+  identity.wal = st ? { dev: st.dev, ino: st.ino } : undefined;
+}
+
+/**
+ * `-wal` files known to belong to a replaced database, by the database's absolute path. Process-wide, so that a fresh
+ * open of the path in this process refuses instead of showing the old file's content; the extension also keeps them
+ * across restarts (`markStaleWal`).
+ */
+const staleWals = new Map<string, WalIdentity>();
+
+/** Records that the `-wal` at `dbPath` (if it is still `wal`) belongs to a replaced file. */
+export function markStaleWal(dbPath: string, wal: WalIdentity): void {
+  staleWals.set(resolve(dbPath), wal);
+}
+
+/** The stale `-wal` at `dbPath`, if the path's `-wal` is one recorded as belonging to a replaced file. */
+export function staleWalAt(dbPath: string): WalIdentity | undefined {
+  const absolutePath = resolve(dbPath);
+  const known = staleWals.get(absolutePath);
+  if (!known) return undefined;
+  const now = walIdentityAt(absolutePath);
+  if (now && now.dev === known.dev && now.ino === known.ino) return known;
+  // Gone, or another -wal (the new file's own): nothing stale any more.
+  staleWals.delete(absolutePath);
+  return undefined;
+}
+
+/** The message for a stale `-wal` at `path`. */
+export function staleWalMessage(path: string): string {
+  const name = basename(path);
+  return (
+    `${name}-wal belongs to the file that ${name} replaced: SQLite would apply it to the new file, which would then ` +
+    `show the old file's content (and the first writer would merge the old pages into it). Move ${name}-wal aside ` +
+    `(it is kept, renamed) to open the new file.`
+  );
+}
+
+/** Refuses to open `dbPath` while a stale `-wal` sits beside it. */
+export function assertNoStaleWal(dbPath: string): void {
+  if (staleWalAt(dbPath)) throw new SessionDatabaseError('stale-wal', staleWalMessage(dbPath));
+}
+
+/**
+ * Moves the stale `-wal` (and its `-shm`, which indexes it) beside the database under a new name
+ * (`<name>-wal.replaced-<time>`); never deletes anything. Returns the new paths. Refuses when the path's `-wal` is not
+ * one recorded as stale: a live database's `-wal` holds committed data.
+ */
+export function moveStaleWalAside(dbPath: string, clock: () => Date = () => new Date()): string[] {
+  const absolutePath = resolve(dbPath);
+  if (!staleWalAt(absolutePath)) {
+    throw new SessionDatabaseError('io', `${basename(dbPath)}-wal is not known to belong to a replaced file, so it was left where it is.`);
+  }
+  const stamp = clock().toISOString().replace(/[:.]/g, '-');
+  const moved: string[] = [];
+  for (const suffix of ['-wal', '-shm']) {
+    const from = `${absolutePath}${suffix}`;
+    if (!existsSync(from)) continue;
+    const to = `${from}.replaced-${stamp}`;
+    if (existsSync(to)) throw new SessionDatabaseError('io', `${to} exists already; nothing was moved.`);
+    renameSync(from, to);
+    moved.push(to);
+  }
+  staleWals.delete(absolutePath);
+  return moved;
 }
 
 /** Whether the path still names the file that was opened. */
@@ -57,8 +145,15 @@ export function assertSameFile(identity: FileIdentity | undefined, doing: 'write
       `${identity.path} was deleted or moved while it was open, so ${outcome}. Restore the file and reopen it, or close it.`,
     );
   }
+  // The old file's -wal stays at the path after we close, and SQLite would apply it to the new file: remember it, so
+  // a reopen refuses instead of showing the old content.
+  const wal = identity.wal;
+  const walNow = walIdentityAt(identity.absolutePath);
+  const stale = wal !== undefined && walNow !== undefined && walNow.dev === wal.dev && walNow.ino === wal.ino;
+  if (stale) markStaleWal(identity.absolutePath, wal);
   throw new SessionDatabaseError(
     'replaced',
-    `${identity.path} was replaced by another file while it was open, so ${outcome}. Reopen the file to use the new one.`,
+    `${identity.path} was replaced by another file while it was open, so ${outcome}. ` +
+      (stale ? staleWalMessage(identity.path) : 'Reopen the file to use the new one.'),
   );
 }

@@ -7,7 +7,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DEFAULT_BUSY_TIMEOUT_MS, openDatabase } from '../drivers/openDatabase';
 import { SessionDatabaseError, describeDatabaseError, sqliteCodeOf } from '../errors';
-import { assertSameFile, type FileIdentity } from './fileIdentity';
+import { assertNoStaleWal, assertSameFile, type FileIdentity } from './fileIdentity';
 import { immediateTransaction, type DriverName, type SqliteDatabase } from './sqliteDatabase';
 
 export interface ConnectionOptions {
@@ -41,6 +41,8 @@ export function openSessionConnection(dbPath: string, options: ConnectionOptions
   if (readonly && memory) {
     throw new SessionDatabaseError('io', 'A read-only session needs a database file; :memory: starts empty.');
   }
+  // Opening would apply a replaced file's -wal to the file now at the path (spec §11, stale-wal).
+  if (!memory) assertNoStaleWal(dbPath);
   let db: SqliteDatabase | undefined;
   try {
     db = openDatabase(dbPath, {
