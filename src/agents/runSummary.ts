@@ -58,7 +58,7 @@ export function persistenceView(args: {
       `Nothing was stored: saving the turn failed, so ${branch} is as it was${spent ? ` (the ${usage?.totalTokens ?? 0} tokens spent are not recorded)` : ''}.`,
     );
   } else {
-    parts.push(`Nothing was written; ${branch} is as it was.`);
+    parts.push(forkDeleted ? 'Nothing was written.' : `Nothing was written; ${branch} is as it was.`);
   }
   if (forkDeleted) {
     parts.push(`The new ${branch} made for this run was deleted again.`);
