@@ -352,7 +352,7 @@ const TO_STORED: Record<string, ToStored> = {
     }),
   hosted_tool_call: (i) => {
     const pd = isRecord(i.providerData) ? i.providerData : {};
-    const type = typeof pd.type === 'string' ? pd.type : i.name;
+    const type = typeof pd.type === 'string' ? pd.type : (HOSTED_NAME_TYPES[String(i.name)] ?? i.name);
     const isImage = type === 'image_generation_call';
     const isMcpOutput = type === 'mcp_call';
     return compact({
@@ -626,8 +626,29 @@ for (const hosted of HOSTED_TOOL_TYPES) {
   };
 }
 
+/** The API item type a hosted call's `name` means (older JS writers named some without the `_call` suffix). */
+const HOSTED_NAME_TYPES: Record<string, string> = {
+  web_search: 'web_search_call',
+  file_search: 'file_search_call',
+  code_interpreter: 'code_interpreter_call',
+  image_generation: 'image_generation_call',
+};
+
+/**
+ * A JS-shaped `hosted_tool_call` from an old JS writer has no `providerData.type`, and the runner decides the built-in
+ * call's kind by it alone ("Unsupported built-in tool call type"): read it as the call its `name` names.
+ */
+function legacyHostedCall(item: Json): Json {
+  if (item.type !== 'hosted_tool_call' || typeof item.name !== 'string') return item;
+  const pd = isRecord(item.providerData) ? item.providerData : undefined;
+  if (pd && typeof pd.type === 'string') return item;
+  const type = HOSTED_TOOL_TYPES.has(item.name) ? item.name : HOSTED_NAME_TYPES[item.name];
+  return type ? { ...item, providerData: { ...pd, type } } : item;
+}
+
 function fromStored(item: unknown, names: ReadonlyMap<string, string>): AgentInputItem {
-  if (!isRecord(item) || isJsShapedItem(item)) return item as AgentInputItem;
+  if (!isRecord(item)) return item as AgentInputItem;
+  if (isJsShapedItem(item)) return legacyHostedCall(item) as unknown as AgentInputItem;
   if (isMessage(item)) return messageFromStored(item);
   if (item.type === 'compaction') return item as unknown as AgentInputItem;
   const convert = typeof item.type === 'string' ? FROM_STORED[item.type] : undefined;
@@ -636,10 +657,10 @@ function fromStored(item: unknown, names: ReadonlyMap<string, string>): AgentInp
 }
 
 /**
- * Stored items (Responses shape, or the JS shape of older files) → the items the JS runner takes. A tool output's
- * `name`, which the Responses shape lacks, comes from the call with the same `call_id` among `items`.
+ * The general conversion, one item at a time after a first pass has collected every call's name: the reference the
+ * fast path (`fastFromStored`) must agree with, and what runs for every item the fast path leaves alone.
  */
-export function fromStoredItems(items: readonly unknown[]): AgentInputItem[] {
+export function fromStoredItemsGeneral(items: readonly unknown[]): AgentInputItem[] {
   const names = new Map<string, string>();
   for (const item of items) {
     if (!isRecord(item) || item.type !== 'function_call' || !str(item.name)) continue;
@@ -648,6 +669,246 @@ export function fromStoredItems(items: readonly unknown[]): AgentInputItem[] {
   }
   return items.map((item) => fromStored(item, names));
 }
+
+// -----------------------------------------------------------------------------------------------------------------
+// stored → JS, fast path
+//
+// `getItems()` reads the whole history before every turn, so the items every run writes (messages, function calls and
+// their outputs, reasoning) are converted here with one look at their keys (`Object.keys`, a switch), building only
+// the objects the result keeps. The code is kept cheap in V8's baseline tier as well: a full collection discards the
+// optimised code of anything that read objects whose shapes died with them (as the parsed rows of the last read did).
+//
+// Each function returns undefined for anything it does not handle exactly (a JS-only key, a caller, a part of another
+// kind, a prototype other than Object's…), and the general conversion runs instead. So the result is always what the
+// general conversion returns, key order included (test/unit/store/format/itemShapeFastPath.test.ts).
+
+/**
+ * A plain object as `JSON.parse` makes them. With Object's prototype, `Object.keys` lists every key a read can see
+ * (the general path also sees inherited ones, through `in` and destructuring).
+ */
+function isPlainObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/** 1 for a value that is there: counts the optional keys an item has, to compare with its number of keys. */
+const defined = (value: unknown): number => (value === undefined ? 0 : 1);
+
+/**
+ * The keys of `item` that `known` does not list, copied in order as the general path's rest destructuring and
+ * `extras()` copy them (undefined values included): null when there is none; undefined when one is `refused` (a
+ * JS-only key, or one the general path converts) or is "__proto__" (which assignment would make the prototype).
+ * Only runs when the item has more keys than the ones the fast path reads.
+ */
+function extraKeys(item: Json, known: (key: string) => boolean, refused: (key: string) => boolean): Json | null | undefined {
+  let out: Json | null = null;
+  for (const k of Object.keys(item)) {
+    if (known(k)) continue;
+    if (refused(k) || k === '__proto__') return undefined;
+    (out ??= {})[k] = item[k];
+  }
+  return out;
+}
+
+const NONE = (): boolean => false;
+const MESSAGE_KEY = (k: string): boolean =>
+  k === 'id' || k === 'type' || k === 'role' || k === 'content' || k === 'status' || k === 'phase';
+const OUTPUT_TEXT_KEY = (k: string): boolean => k === 'type' || k === 'text' || k === 'annotations';
+const REFUSAL_KEY = (k: string): boolean => k === 'type' || k === 'refusal';
+/** Part keys that make a part, and so its message, JS-shaped: the general path returns such a message unchanged. */
+const JS_PART_KEY = (k: string): boolean => k === 'providerData' || k === 'promptCacheBreakpoint';
+const FUNCTION_CALL_KEY = (k: string): boolean =>
+  k === 'type' || k === 'id' || k === 'call_id' || k === 'name' || k === 'namespace' || k === 'arguments' || k === 'status';
+const FUNCTION_OUTPUT_KEY = (k: string): boolean =>
+  k === 'type' || k === 'id' || k === 'call_id' || k === 'output' || k === 'status' || k === 'namespace';
+const REASONING_KEY = (k: string): boolean => k === 'type' || k === 'id' || k === 'summary' || k === 'content';
+/** Item keys that make an item JS-shaped (the general path returns it unchanged). */
+const JS_ITEM_KEY = (k: string): boolean => k === 'providerData' || k === 'callId';
+/** The same, plus the `caller` the general path converts on function calls and outputs. */
+const JS_ITEM_OR_CALLER_KEY = (k: string): boolean => k === 'providerData' || k === 'callId' || k === 'caller';
+
+/** An assistant message's `output_text` or `refusal` part, or undefined. */
+function fastAssistantPart(part: unknown): Json | undefined {
+  if (!isPlainObject(part)) return undefined;
+  const type = part.type;
+  if (type === 'output_text') {
+    const { text, annotations } = part;
+    // Without `annotations` the part is JS-shaped; an undefined one is dropped by the general path's compact().
+    if (typeof text !== 'string' || annotations === undefined) return undefined;
+    const kept = Array.isArray(annotations) && annotations.length === 0;
+    if (Object.keys(part).length === 3) return kept ? { type, text } : { type, text, providerData: { annotations } };
+    const more = extraKeys(part, OUTPUT_TEXT_KEY, JS_PART_KEY);
+    if (!more) return undefined;
+    for (const k in more) if (more[k] === undefined) return undefined;
+    return { type, text, providerData: kept ? more : { annotations, ...more } };
+  }
+  if (type === 'refusal') {
+    const refusal = part.refusal;
+    if (typeof refusal !== 'string') return undefined;
+    if (Object.keys(part).length === 2) return { type, refusal };
+    const more = extraKeys(part, REFUSAL_KEY, JS_PART_KEY);
+    return more ? { type, refusal, providerData: more } : undefined;
+  }
+  return undefined;
+}
+
+function fastMessage(item: Json): AgentInputItem | undefined {
+  const { role, content, status, phase } = item;
+  // A string content: the general path returns these unchanged, JS-shaped or not (a system one only without
+  // status and phase, which would make it opaque).
+  if (typeof content === 'string') {
+    if (role === 'user' || (role === 'system' && status === undefined && phase === undefined)) return item as unknown as AgentInputItem;
+    return undefined;
+  }
+  if (!Array.isArray(content)) return undefined;
+  const { id, type } = item;
+  // Keys beyond these would be `providerData`, and JS-only ones make the item JS-shaped: general path.
+  if (
+    Object.keys(item).length !== 2 + defined(id) + defined(type) + defined(status) + defined(phase) &&
+    extraKeys(item, MESSAGE_KEY, NONE) !== null
+  )
+    return undefined;
+  if (role === 'assistant') {
+    if (status !== 'completed' && status !== 'in_progress' && status !== 'incomplete') return undefined;
+    if (phase !== undefined && phase !== 'commentary' && phase !== 'final_answer') return undefined;
+    const parts: Json[] = [];
+    for (let i = 0; i < content.length; i++) {
+      const part = fastAssistantPart(content[i]);
+      if (part === undefined) return undefined;
+      parts.push(part);
+    }
+    const out: Json =
+      id === undefined ? { type: 'message', role, content: parts, status } : { id, type: 'message', role, content: parts, status };
+    if (phase !== undefined) out.phase = phase;
+    return out as unknown as AgentInputItem;
+  }
+  if (role === 'user') {
+    if (status !== undefined || phase !== undefined) return undefined;
+    const parts: Json[] = [];
+    for (let i = 0; i < content.length; i++) {
+      const part = content[i] as unknown;
+      if (!isPlainObject(part) || part.type !== 'input_text' || typeof part.text !== 'string' || Object.keys(part).length !== 2)
+        return undefined;
+      parts.push({ type: 'input_text', text: part.text });
+    }
+    const out: Json = id === undefined ? {} : { id };
+    if (type !== undefined) out.type = type;
+    out.role = role;
+    out.content = parts;
+    return out as unknown as AgentInputItem;
+  }
+  return undefined;
+}
+
+function fastFunctionCall(item: Json): AgentInputItem | undefined {
+  const { type, id, call_id, name, namespace, arguments: args, status } = item;
+  if (typeof call_id !== 'string' || typeof name !== 'string' || typeof args !== 'string') return undefined;
+  let providerData: Json | null | undefined = null;
+  if (Object.keys(item).length !== 4 + defined(id) + defined(namespace) + defined(status)) {
+    providerData = extraKeys(item, FUNCTION_CALL_KEY, JS_ITEM_OR_CALLER_KEY);
+    if (providerData === undefined) return undefined;
+  }
+  const out: Json = id === undefined ? { type, callId: call_id, name } : { type, id, callId: call_id, name };
+  if (namespace !== undefined) out.namespace = namespace;
+  if (status !== undefined) out.status = status;
+  out.arguments = args;
+  if (providerData) out.providerData = providerData;
+  return out as unknown as AgentInputItem;
+}
+
+/** The output named by its own call id: `fromStoredItems` names it once every call has been seen. */
+function fastFunctionOutput(item: Json): AgentInputItem | undefined {
+  const { id, call_id, output, status, namespace } = item;
+  if (typeof call_id !== 'string' || typeof output !== 'string') return undefined;
+  let providerData: Json | null | undefined = null;
+  if (Object.keys(item).length !== 3 + defined(id) + defined(status) + defined(namespace)) {
+    providerData = extraKeys(item, FUNCTION_OUTPUT_KEY, JS_ITEM_OR_CALLER_KEY);
+    if (providerData === undefined) return undefined;
+  }
+  const out: Json =
+    id === undefined
+      ? { type: 'function_call_result', callId: call_id, name: call_id }
+      : { type: 'function_call_result', id, callId: call_id, name: call_id };
+  if (namespace !== undefined) out.namespace = namespace;
+  out.status = status ?? 'completed';
+  out.output = output;
+  if (providerData) out.providerData = providerData;
+  return out as unknown as AgentInputItem;
+}
+
+function fastReasoning(item: Json): AgentInputItem | undefined {
+  const { id, summary, content } = item;
+  // Without `summary` the item is JS-shaped; raw reasoning content is left to the general path.
+  if (!Array.isArray(summary) || content !== undefined) return undefined;
+  const parts: Json[] = [];
+  for (let i = 0; i < summary.length; i++) {
+    const s = summary[i] as unknown;
+    if (!isPlainObject(s) || s.type !== 'summary_text' || typeof s.text !== 'string' || Object.keys(s).length !== 2) return undefined;
+    parts.push({ type: 'input_text', text: s.text });
+  }
+  let providerData: Json | null | undefined = null;
+  if (Object.keys(item).length !== 2 + defined(id)) {
+    providerData = extraKeys(item, REASONING_KEY, JS_ITEM_KEY);
+    if (providerData === undefined) return undefined;
+  }
+  const out: Json = id === undefined ? { type: 'reasoning', content: parts } : { type: 'reasoning', id, content: parts };
+  if (providerData) out.providerData = providerData;
+  return out as unknown as AgentInputItem;
+}
+
+/** The common items converted directly; undefined for anything else (the general conversion then runs). */
+export function fastFromStored(item: unknown): AgentInputItem | undefined {
+  if (!isPlainObject(item)) return undefined;
+  switch (item.type) {
+    case 'function_call':
+      return fastFunctionCall(item);
+    case 'function_call_output':
+      return fastFunctionOutput(item);
+    case 'reasoning':
+      return fastReasoning(item);
+    case 'message':
+      return fastMessage(item);
+    case undefined:
+      return typeof item.role === 'string' ? fastMessage(item) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Stored items (Responses shape, or the JS shape of older files) → the items the JS runner takes. A tool output's
+ * `name`, which the Responses shape lacks, comes from the call with the same `call_id` among `items` (the last such
+ * call, wherever it is).
+ *
+ * One pass: each item is converted as it comes (`fastFromStored`, else the general conversion) while the calls'
+ * names are collected; the converted outputs are named at the end.
+ */
+export function fromStoredItems(items: readonly unknown[]): AgentInputItem[] {
+  const out = new Array<AgentInputItem>(items.length);
+  const names = new Map<string, string>();
+  /** Converted tool outputs, named once every call has been seen. */
+  const outputs: Json[] = [];
+  for (let i = 0; i < items.length; i++) {
+    if (!(i in items)) continue; // a hole stays a hole, as with `map`
+    const item = items[i];
+    const converted = fastFromStored(item) ?? fromStored(item, EMPTY_NAMES);
+    out[i] = converted;
+    if (!isRecord(item)) continue;
+    if (item.type === 'function_call') {
+      const callId = item.call_id ?? item.callId;
+      if (str(callId) && str(item.name)) names.set(callId, item.name);
+    } else if (item.type === 'function_call_output' && (converted as { type?: unknown }).type === 'function_call_result') {
+      // Read as a function_call_result, so converted (not returned as stored): ours to name.
+      outputs.push(converted as unknown as Json);
+    }
+  }
+  for (const output of outputs) {
+    const callId = output.callId as string;
+    output.name = names.get(callId) ?? callId;
+  }
+  return out;
+}
+
+const EMPTY_NAMES: ReadonlyMap<string, string> = new Map();
 
 /**
  * The form the runner's persistence checks compare: what each item reads back as once stored, on its own. Two items
