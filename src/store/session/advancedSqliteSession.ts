@@ -12,7 +12,7 @@ import { ensureGenerationRow, generationForWrite, generationRow, raiseGeneration
 import { dataVersion, maxSequence, turnMaxima, type TurnCounters } from './turnNumbering';
 import type { SessionContext } from './sessionContext';
 import { fromStoredItems, normalizeForComparison, toStoredItem } from '../format/itemShape';
-import { captureFileIdentity, type FileIdentity } from '../sqlite/fileIdentity';
+import { captureFileIdentity, noteWal, type FileIdentity } from '../sqlite/fileIdentity';
 import { TOOL_CALL_TYPES_SQL, classifyItem } from '../format/itemClassification';
 import { pythonJsonDumps, pythonJsonLoads } from '../format/pythonJson';
 import {
@@ -137,6 +137,7 @@ export class AdvancedSQLiteSession implements Session {
         );
       }
       this.clearGeneration = readGeneration(this.ctx) ?? 0;
+      noteWal(this.file);
     } catch (err) {
       this.db.close();
       // A lock held past the busy timeout, or damage found while claiming, gets a message with a remedy;

@@ -204,7 +204,7 @@ describe('store reliability', () => {
       // The old database's -wal and -shm still sit next to the new file, so compare bytes rather than open it.
       const before = [sha256(live), sha256(`${live}-wal`)];
       for (const [name, call] of writes(s)) {
-        const e = await expectProblem(call, 'replaced', live, /Reopen the file/);
+        const e = await expectProblem(call, 'replaced', live, /live\.db-wal belongs to the file that live\.db replaced/);
         assert.ok(e.message.includes('nothing was written'), `${name}: ${e.message}`);
       }
       await s.storeRunUsage({ state: { usage: { requests: 1 } } });
