@@ -28,7 +28,6 @@ import type { SqliteDriverCheck } from './sqliteDriverCheck';
 import { UserFacingError, describeError } from '../core/userError';
 import { errorMessage } from '../../shared/errorMessage';
 
-
 /** The workspace-state key of the replaced files' -wal files still at their paths (format spec §11, stale-wal). */
 const STALE_WALS_KEY = 'agentSessions.staleWals';
 interface PersistedWal {
