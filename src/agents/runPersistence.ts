@@ -19,7 +19,7 @@
  * concurrent writer's items are never removed (the cleanup stops and says so instead).
  */
 import type { AgentInputItem, Session, SessionHistoryRewriteArgs, SessionHistoryTransactionArgs } from '@openai/agents';
-import { toStoredItem, type AdvancedSQLiteSession } from '../store';
+import { BranchError, toStoredItem, type AdvancedSQLiteSession, type SessionLogger } from '../store';
 import { itemPreview, itemType } from '../shared/itemText';
 import { errorMessage } from '../shared/errorMessage';
 
@@ -216,4 +216,47 @@ function sortKeys(value: unknown): unknown {
     if (v !== undefined) out[k] = sortKeys(v);
   }
   return out;
+}
+
+/**
+ * `settleRun`, then the fork made for the run deleted when it kept nothing of it: it was part of the run. (Its name
+ * stays used, as every branch name does; a fork that was never made has nothing to delete.) Never throws: a failure
+ * becomes the result's `problem`. Shared by the SDK runner's runs and agent-command runs.
+ */
+export async function settleBranch(
+  session: AdvancedSQLiteSession,
+  written: readonly AgentInputItem[],
+  outcome: { completed: boolean; spent: boolean },
+  fork: { branchId: string; exists: boolean } | undefined,
+): Promise<SettleResult & { forkDeleted: boolean }> {
+  let settled: SettleResult;
+  try {
+    settled = await settleRun(session, written, outcome);
+  } catch (err) {
+    settled = { kept: [...written], removed: [], problem: `checking the branch failed (${errorMessage(err)})` };
+  }
+  if (!fork || settled.kept.length > 0 || settled.problem) return { ...settled, forkDeleted: false };
+  if (!fork.exists) return { ...settled, forkDeleted: true };
+  try {
+    await session.deleteBranch(fork.branchId, true);
+    return { ...settled, forkDeleted: true };
+  } catch (err) {
+    if (err instanceof BranchError && /does not exist/.test(err.message)) return { ...settled, forkDeleted: true };
+    return { ...settled, forkDeleted: false, problem: `deleting the branch made for this run failed (${errorMessage(err)})` };
+  }
+}
+
+/** A store logger that keeps what the store logged instead of throwing (to say usage was not stored) and logs it. */
+export function problemLogger(problems: string[], log: (line: string) => void): SessionLogger {
+  return {
+    error: (message, err) => {
+      const line = `${message}: ${errorMessage(err)}`;
+      problems.push(line);
+      log(line);
+    },
+    warn: (message) => {
+      problems.push(message);
+      log(message);
+    },
+  };
 }

@@ -5,9 +5,9 @@
  */
 import { existsSync } from 'node:fs';
 import type { Agent, ModelProvider } from '@openai/agents';
-import { AdvancedSQLiteSession, BranchError, type SessionLogger } from '../store';
+import { AdvancedSQLiteSession, BranchError } from '../store';
+import { problemLogger } from './runPersistence';
 import type { RunOutcome } from '../shared/protocol/runEvents';
-import { errorMessage } from '../shared/errorMessage';
 import type { ConfiguredAgent } from './agentConfig';
 import type { RunOnBranchOptions } from './runOptions';
 import { classify } from './runFailures';
@@ -67,17 +67,7 @@ async function openOnBranch(
 ): Promise<Pick<PreparedRun, 'session' | 'storeProblems'> | RunOutcome> {
   if (!options.createTables && !existsSync(options.dbPath)) return reporter.failEarly('other', `${options.dbPath} does not exist.`);
   const storeProblems: string[] = [];
-  const logger: SessionLogger = {
-    error: (message, err) => {
-      const line = `${message}: ${errorMessage(err)}`;
-      storeProblems.push(line);
-      reporter.log(line);
-    },
-    warn: (message) => {
-      storeProblems.push(message);
-      reporter.log(message);
-    },
-  };
+  const logger = problemLogger(storeProblems, (line) => reporter.log(line));
   let session: AdvancedSQLiteSession;
   try {
     session = new AdvancedSQLiteSession({

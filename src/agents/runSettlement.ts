@@ -3,13 +3,11 @@
  * kept nothing deleted, the usage stored on this run's turn, and the outcome that says what was written.
  */
 import type { Agent, AgentOutputType, StreamedRunResult } from '@openai/agents';
-import { BranchError } from '../store';
 import type { RunOutcome } from '../shared/protocol/runEvents';
 import { runValueText, toolName } from '../shared/itemText';
-import { errorMessage } from '../shared/errorMessage';
 import type { RunOnBranchOptions } from './runOptions';
 import { classify } from './runFailures';
-import { settleRun, type RecordingSession, type SettleResult } from './runPersistence';
+import { settleBranch, type RecordingSession } from './runPersistence';
 import { Produced, persistenceView, usageView } from './runSummary';
 
 export { Produced, usageView } from './runSummary';
@@ -42,25 +40,12 @@ export async function settleAndReport(
   const spent = usage !== null && (usage.requests > 0 || usage.totalTokens > 0);
 
   const written = recording.writtenItems();
-  let settled: SettleResult;
-  try {
-    settled = await settleRun(session, written, { completed, spent });
-  } catch (err) {
-    settled = { kept: written, removed: [], problem: `checking the branch failed (${errorMessage(err)})` };
-  }
-  // A branch forked for this run that ends up with nothing of it goes too: it was part of the run. (Its name
-  // stays used, as every branch name does; a branch forked at turn 1 has no rows left to delete.)
-  let forkDeleted = false;
-  if (options.fork && settled.kept.length === 0 && !settled.problem) {
-    try {
-      await session.deleteBranch(reporter.branchId, true);
-      forkDeleted = true;
-    } catch (err) {
-      if (!(err instanceof BranchError && /does not exist/.test(err.message))) {
-        settled = { ...settled, problem: `deleting the branch made for this run failed (${errorMessage(err)})` };
-      } else forkDeleted = true;
-    }
-  }
+  const { forkDeleted, ...settled } = await settleBranch(
+    session,
+    written,
+    { completed, spent },
+    options.fork ? { branchId: reporter.branchId, exists: true } : undefined,
+  );
 
   // Usage goes on the branch's latest user turn: only call it when that turn is this run's, or it would replace
   // the usage of the turn before.

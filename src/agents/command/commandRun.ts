@@ -13,7 +13,6 @@ import {
   BranchError,
   markWrites,
   writesSince,
-  type SessionLogger,
   type TableNames,
   type WriteMark,
   type WritesByBranch,
@@ -22,7 +21,7 @@ import type { CommandEndView, RunEvent, RunOutcome, RunUsageView } from '../../s
 import { errorMessage } from '../../shared/errorMessage';
 import { runValueText } from '../../shared/itemText';
 import { storeFailure } from '../storeFailures';
-import { settleRun, type SettleResult } from '../runPersistence';
+import { problemLogger, settleBranch } from '../runPersistence';
 import { RunReporter } from '../runReporter';
 import { branchesOfRunsSince, busyMessage, noteRunBranch, releaseRunLock, runLockKey, takeRunLock } from '../runLocks';
 import { Produced, persistenceView, usageView } from '../runSummary';
@@ -112,16 +111,7 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
   if (!existsSync(dbPath)) return reporter.failEarly('other', `${dbPath} does not exist.`);
   if (options.signal?.aborted) return reporter.failEarly('cancelled', 'The run was cancelled before it started.');
   const storeProblems: string[] = [];
-  const logger: SessionLogger = {
-    error: (message, err) => {
-      storeProblems.push(`${message}: ${errorMessage(err)}`);
-      reporter.log(`${message}: ${errorMessage(err)}`);
-    },
-    warn: (message) => {
-      storeProblems.push(message);
-      reporter.log(message);
-    },
-  };
+  const logger = problemLogger(storeProblems, (line) => reporter.log(line));
   let session: AdvancedSQLiteSession;
   try {
     session = new AdvancedSQLiteSession({
@@ -352,25 +342,12 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
   const spent =
     storedUsage !== undefined || (translator.usage !== undefined && (translator.usage.requests > 0 || translator.usage.totalTokens > 0));
 
-  let settled: SettleResult;
-  try {
-    settled = await settleRun(session, written, { completed, spent });
-  } catch (err) {
-    settled = { kept: written, removed: [], problem: `checking the branch failed (${errorMessage(err)})` };
-  }
-  let forkDeleted = false;
-  if (options.fork && settled.kept.length === 0 && !settled.problem) {
-    if (!branchExists) forkDeleted = true;
-    else {
-      try {
-        await session.deleteBranch(branchId, true);
-        forkDeleted = true;
-      } catch (err) {
-        if (err instanceof BranchError && /does not exist/.test(err.message)) forkDeleted = true;
-        else settled = { ...settled, problem: `deleting the branch made for this run failed (${errorMessage(err)})` };
-      }
-    }
-  }
+  const { forkDeleted, ...settled } = await settleBranch(
+    session,
+    written,
+    { completed, spent },
+    options.fork ? { branchId, exists: branchExists } : undefined,
+  );
   const keptUser = settled.kept.some(isUserMessage);
   const turn = keptUser ? ownTurn : null;
   const usageStored = turn !== null && (await readTurnUsage(session, turn)) !== undefined;
