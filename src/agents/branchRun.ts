@@ -6,8 +6,8 @@
  * stored when a run completes, fails or is cancelled). runReporter.ts is how all three report.
  */
 import { Runner, type AgentInputItem, type RunStreamEvent } from '@openai/agents';
-import type { RunOutcome } from '../shared/protocol/runEvents';
-import { callArguments, itemPreview, runValueText, toolName } from '../shared/itemText';
+import { itemAddedEvent, type RunOutcome } from '../shared/protocol/runEvents';
+import { callArguments, runValueText, toolName } from '../shared/itemText';
 import type { RunOnBranchOptions } from './runOptions';
 import { RecordingSession, callIdOf, plain } from './runPersistence';
 import { prepareRun, type PreparedRun } from './runPreparation';
@@ -116,13 +116,6 @@ function forward(event: RunStreamEvent, reporter: RunReporter, produced: Produce
       return;
     default:
       if (event.name === 'message_output_created') produced.pendingText = '';
-      reporter.emit({
-        kind: 'item/added',
-        runId,
-        itemType: typeof raw.type === 'string' ? raw.type : 'message',
-        role: typeof raw.role === 'string' ? raw.role : null,
-        preview: itemPreview(raw),
-        item: raw,
-      });
+      reporter.emit(itemAddedEvent(runId, raw));
   }
 }

@@ -5,8 +5,7 @@
  * the usage the events reported.
  */
 import { EventSchema } from '@ag-ui/core/schemas';
-import type { RunEvent, RunUsageView } from '../../shared/protocol/runEvents';
-import { itemPreview } from '../../shared/itemText';
+import { itemAddedEvent, type RunEvent, type RunUsageView } from '../../shared/protocol/runEvents';
 
 /** The CUSTOM event names of ours (docs/agent-command.md §4). */
 export const USAGE_EVENT = 'agent-sessions.usage';
@@ -121,15 +120,7 @@ export class AgUiTranslator {
           const usage = usageFromCustom(e.value);
           if (usage) this.usage = usage;
         } else if (e.name === ITEM_EVENT && typeof e.value === 'object' && e.value !== null) {
-          const item = e.value as Record<string, unknown>;
-          this.emit({
-            kind: 'item/added',
-            runId,
-            itemType: typeof item.type === 'string' ? item.type : 'message',
-            role: typeof item.role === 'string' ? item.role : null,
-            preview: itemPreview(item),
-            item,
-          });
+          this.emit(itemAddedEvent(runId, e.value as Record<string, unknown>));
         }
         return;
       default:

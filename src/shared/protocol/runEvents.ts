@@ -7,6 +7,7 @@
  * Order of one run: `run/started`, then any number of `text/delta`, `tool/called`, `tool/output`, `item/added`
  * as the model and tools produce them, then exactly one of `run/completed` or `run/failed`.
  */
+import { itemPreview } from '../itemText';
 
 /** Token counts of a run (or of what a failed run spent before it failed). */
 export interface RunUsageView {
@@ -134,6 +135,18 @@ export interface RunFailedEvent {
   written: RunPersistenceView;
   /** Set for a run made through an agent command or URL. */
   command?: CommandEndView;
+}
+
+/** The `item/added` event of a produced item (its type, role and one-line preview read from the item itself). */
+export function itemAddedEvent(runId: string, item: Record<string, unknown>): ItemAddedEvent {
+  return {
+    kind: 'item/added',
+    runId,
+    itemType: typeof item.type === 'string' ? item.type : 'message',
+    role: typeof item.role === 'string' ? item.role : null,
+    preview: itemPreview(item),
+    item,
+  };
 }
 
 /** Every event of a run. */

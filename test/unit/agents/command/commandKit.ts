@@ -5,7 +5,10 @@
 import { mkdirSync, symlinkSync, writeFileSync, copyFileSync, existsSync, chmodSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { strict as assert } from 'node:assert';
 import { dirname, join, resolve } from 'node:path';
+import { AdvancedSQLiteSession } from '../../../../src/store';
+import type { RunCompletedEvent, RunFailedEvent, RunOutcome } from '../../../../src/shared/protocol/runEvents';
 
 export const REPO = resolve(__dirname, '../../../..');
 export const PYTHON_TURN = join(REPO, 'test/fixtures/agent-commands/python_turn.py');
@@ -83,4 +86,29 @@ export async function startAgUiServer(
         server.close(() => r());
       }),
   };
+}
+
+/** The outcome, checked to be a completed run (the failure's message otherwise). */
+export function completed(o: RunOutcome): RunCompletedEvent {
+  if (o.kind !== 'run/completed') assert.fail(`the run failed: ${o.message} (${o.written.summary})`);
+  return o;
+}
+
+/** The outcome, checked to be a failed run. */
+export function failed(o: RunOutcome): RunFailedEvent {
+  if (o.kind !== 'run/failed') assert.fail(`the run completed: ${o.written.summary}`);
+  return o;
+}
+
+/** Everything a run could change in a session: every branch's items and usage rows. */
+export async function snapshot(dbPath: string, sessionId = 's1'): Promise<unknown> {
+  const s = new AdvancedSQLiteSession({ sessionId, dbPath, readonly: true });
+  try {
+    const out: Record<string, unknown> = {};
+    for (const b of (await s.listBranches()).map((x) => x.branchId).sort())
+      out[b] = { items: await s.getItems(undefined, b), usage: await s.getTurnUsage(null, b) };
+    return out;
+  } finally {
+    s.close();
+  }
 }

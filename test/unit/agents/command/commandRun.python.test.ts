@@ -8,36 +8,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AdvancedSQLiteSession } from '../../../../src/store';
 import { runCommandOnBranch, type CommandRunOptions } from '../../../../src/agents/command/commandRun';
-import type { RunCompletedEvent, RunFailedEvent, RunOutcome } from '../../../../src/shared/protocol/runEvents';
 import { eventLog, readBranch, seedSession } from '../agentTestKit';
-import { PYTHON_TURN } from './commandKit';
+import { PYTHON_TURN, completed, failed, snapshot } from './commandKit';
 
 const PYTHON = 'python3';
 const hasPython = spawnSync(PYTHON, ['--version']).status === 0;
-
-function completed(o: RunOutcome): RunCompletedEvent {
-  if (o.kind !== 'run/completed') assert.fail(`the run failed: ${o.message} (${o.written.summary})`);
-  return o;
-}
-
-function failed(o: RunOutcome): RunFailedEvent {
-  if (o.kind !== 'run/failed') assert.fail(`the run completed: ${o.written.summary}`);
-  return o;
-}
-
-async function snapshot(dbPath: string, sessionId = 's1'): Promise<unknown> {
-  const s = new AdvancedSQLiteSession({ sessionId, dbPath, readonly: true });
-  try {
-    const out: Record<string, unknown> = {};
-    for (const b of (await s.listBranches()).map((x) => x.branchId).sort())
-      out[b] = { items: await s.getItems(undefined, b), usage: await s.getTurnUsage(null, b) };
-    return out;
-  } finally {
-    s.close();
-  }
-}
 
 describe('agent commands in Python (python_turn.py, real processes)', function () {
   this.timeout(60_000);

@@ -9,38 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../../../src/store';
 import { runCommandOnBranch, type CommandRunOptions } from '../../../../src/agents/command/commandRun';
-import type { RunCompletedEvent, RunFailedEvent, RunOutcome } from '../../../../src/shared/protocol/runEvents';
 import { closedPort, startLoopbackOpenAI, type LoopbackOpenAI } from '../../../support/loopbackOpenAI';
 import { TEST_KEY, assertWellFormed, eventLog, readBranch, seedSession } from '../agentTestKit';
-import { installNodeExample, nodeCommand, notExecutable, startAgUiServer } from './commandKit';
+import { completed, failed, installNodeExample, nodeCommand, notExecutable, snapshot, startAgUiServer } from './commandKit';
 
 const TURNS: [string, string][] = [
   ['What is the weather in Paris?', 'Mild, 18°C.'],
   ['And tomorrow?', 'Rain.'],
 ];
-
-function completed(o: RunOutcome): RunCompletedEvent {
-  if (o.kind !== 'run/completed') assert.fail(`the run failed: ${o.message} (${o.written.summary})`);
-  return o;
-}
-
-function failed(o: RunOutcome): RunFailedEvent {
-  if (o.kind !== 'run/failed') assert.fail(`the run completed: ${o.written.summary}`);
-  return o;
-}
-
-/** Everything a run could change: every branch's items and usage. */
-async function snapshot(dbPath: string): Promise<unknown> {
-  const s = new AdvancedSQLiteSession({ sessionId: 's1', dbPath, readonly: true });
-  try {
-    const branches = (await s.listBranches()).map((b) => b.branchId).sort();
-    const out: Record<string, unknown> = {};
-    for (const b of branches) out[b] = { items: await s.getItems(undefined, b), usage: await s.getTurnUsage(null, b) };
-    return out;
-  } finally {
-    s.close();
-  }
-}
 
 describe('agent commands: runs through the user own agent (run module, real processes)', function () {
   this.timeout(60_000);
