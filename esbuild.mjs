@@ -38,6 +38,8 @@ const contexts = [
   { ...nodeCommon, entryPoints: { store: 'src/store/index.ts' }, outdir: 'dist' },
   // The search worker (a worker_threads entry the extension and the benchmark start), next to dist/extension.js.
   { ...nodeCommon, entryPoints: { searchWorker: 'src/store/search/searchWorker.ts' }, outdir: 'dist' },
+  // The store worker: every SQLite connection the extension opens lives in it (src/store/worker/).
+  { ...nodeCommon, entryPoints: { storeWorker: 'src/store/worker/storeWorker.ts' }, outdir: 'dist' },
   // The conversation view: one browser bundle and its stylesheet (the webview sees only src/shared).
   {
     bundle: true,

@@ -25,11 +25,16 @@
  * Then the search section (issue 15, scripts/bench/search.ts): the first hits and a whole scan of the 1,000,000-item
  * file C, in process and through the search worker, against SQLite's own full scans, under `"search"`.
  * `--search=none` skips it; `--search-scale=F` resizes the file.
+ *
+ * Then the host-blocking section (issue 24, scripts/bench/hostBlocking.ts): each user action on file A in this thread
+ * (how long it blocked the host before) and through the store worker (its answer, and this thread's largest event-loop
+ * delay meanwhile), a branch write, and a write waiting on another connection's lock, under `"hostBlocking"`.
+ * `--host-blocking=none` skips it.
  */
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import * as os from 'node:os';
 import { join } from 'node:path';
-import { AdvancedSQLiteSession, resolveDriver, type SessionLogger, type SqliteDatabase } from '../src/store';
+import { AdvancedSQLiteSession, openDatabase, resolveDriver, type SessionLogger, type SqliteDatabase } from '../src/store';
 import { openSessionConnection } from '../src/store/sqlite/sessionConnection';
 import { FloorChangeCheck, FloorSession, sqliteVersion, type SyncMode } from './bench/floor';
 import { acquireGc, batchSize, heapOf, median, now, ratio, round, settle, timeBatch, timeOnce } from './bench/measure';
@@ -42,6 +47,7 @@ import { REMOTE_KINDS, remoteTable, runRemoteBench, type RemoteKind } from './be
 import { runCompareBench } from './bench/compare';
 import { benchWorkerFile, runSearchBench } from './bench/search';
 import { runAgentCommandBench } from './bench/agentCommand';
+import { hostBlockingTable, runHostBlockingBench } from './bench/hostBlocking';
 import { CACHE } from './host/hostTools.mjs';
 
 const SESSION_ID = 'bench-session';
@@ -76,13 +82,16 @@ interface Config {
   searchScale: number;
   /** Time what an agent command run adds to the command (`--agent-command=none` skips it). */
   agentCommand: boolean;
+  /** What each action costs the host's thread, in-thread and through the store worker (`--host-blocking=none` skips it). */
+  hostBlocking: boolean;
 }
 
 const USAGE =
   'usage: node dist/bench.js [--turns=100,1000,10000] [--sync=FULL,NORMAL] [--reps=5]\n' +
   '                          [--scale-files=A,B,C|none] [--scale=1] [--scale-reps=5] [--skip-store]\n' +
   '                          [--remote[=postgres,redis|none]] [--remote-scale=1] [--remote-reps=7]\n' +
-  '                          [--compare[=none]] [--search[=none]] [--search-scale=1] [--agent-command[=none]]\n';
+  '                          [--compare[=none]] [--search[=none]] [--search-scale=1] [--agent-command[=none]]\n' +
+  '                          [--host-blocking[=none]]\n';
 
 function parseArgs(argv: string[]): Config {
   const config: Config = {
@@ -100,6 +109,7 @@ function parseArgs(argv: string[]): Config {
     search: true,
     searchScale: 1,
     agentCommand: true,
+    hostBlocking: true,
   };
   for (const arg of argv) {
     const [key, value = ''] = arg.replace(/^--/, '').split('=', 2) as [string, string?];
@@ -151,6 +161,9 @@ function parseArgs(argv: string[]): Config {
     } else if (key === 'agent-command') {
       if (value !== '' && value.toLowerCase() !== 'none') throw new Error(`--agent-command takes no value but none, got '${value}'`);
       config.agentCommand = value === '';
+    } else if (key === 'host-blocking') {
+      if (value !== '' && value.toLowerCase() !== 'none') throw new Error(`--host-blocking takes no value but none, got '${value}'`);
+      config.hostBlocking = value === '';
     } else if (key === 'search-scale') {
       config.searchScale = Number(value);
       if (!(config.searchScale > 0) || config.searchScale > 1) throw new Error(`--search-scale wants a number in (0, 1], got '${value}'`);
@@ -655,6 +668,23 @@ function evaluateTargets(cases: CaseResult[]): Record<string, unknown> {
 // ---------------------------------------------------------------------------------------------------------------
 // Main
 
+/**
+ * SQLite's version through better-sqlite3, or through the store's driver where that addon does not load (the bench
+ * run under another Node to measure node:sqlite, as VS Code desktop runs it).
+ */
+function sqliteVersionAnyDriver(): string {
+  try {
+    return sqliteVersion();
+  } catch {
+    const db = openDatabase(':memory:');
+    try {
+      return String(db.prepare('SELECT sqlite_version() AS v').get<{ v: string }>()?.v);
+    } finally {
+      db.close();
+    }
+  }
+}
+
 function machineInfo(gcHow: string): Record<string, unknown> {
   // Loaded at run time from node_modules, like the addon itself (better-sqlite3 is external to the bundle).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -668,7 +698,7 @@ function machineInfo(gcHow: string): Record<string, unknown> {
     totalMemoryBytes: os.totalmem(),
     platform: `${os.platform()} ${os.release()} ${os.arch()}`,
     node: process.version,
-    sqlite: sqliteVersion(),
+    sqlite: sqliteVersionAnyDriver(),
     betterSqlite3: betterVersion,
     storeDriver: resolveDriver(),
     tmpdir: os.tmpdir(),
@@ -738,6 +768,15 @@ async function main(): Promise<void> {
     if (config.agentCommand) {
       agentCommand = await runAgentCommandBench(join(CACHE, 'bench'), dir, 9, (m) => progress(`agent command ${m}`));
     }
+    let hostBlocking: unknown = { skipped: '--host-blocking=none' };
+    if (config.hostBlocking) {
+      const report = await runHostBlockingBench(
+        { cacheDir: join(CACHE, 'bench'), scale: config.scale, reps: 3, workerFile: join(__dirname, 'storeWorker.js') },
+        (m) => progress(m),
+      );
+      process.stderr.write(`\n${hostBlockingTable(report)}\n\n`);
+      hostBlocking = report;
+    }
     const output = {
       benchmark: 'agent-session-inspector store vs SQLite floor, workload W(T)',
       startedAt,
@@ -759,6 +798,7 @@ async function main(): Promise<void> {
       compare,
       search,
       agentCommand,
+      hostBlocking,
     };
     process.stdout.write(JSON.stringify(output, null, 2) + '\n');
   } finally {

@@ -14,6 +14,7 @@ import { CommandId, ViewId, type CommandIdValue } from './core/contributions';
 import type { Services } from './core/services';
 import { databaseCommands } from './databases/databaseCommands';
 import { DatabaseRegistry } from './databases/databaseRegistry';
+import { StoreClient } from '../store/worker/storeClient';
 import { remoteCommands } from './databases/remoteCommands';
 import { SqliteDriverCheck } from './databases/sqliteDriverCheck';
 import { WorkspaceDiscovery } from './databases/workspaceDiscovery';
@@ -67,7 +68,10 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   if (vscode.l10n.bundle) l10n.config({ contents: vscode.l10n.bundle });
   // General log (driver choice, start-up problems); agent runs keep their own channel.
   const log = vscode.window.createOutputChannel('Agent Sessions', { log: true });
-  const registry = new DatabaseRegistry(context.workspaceState, new SqliteDriverCheck(log), context.secrets);
+  // Every SQLite connection lives in this worker, so no query, lock wait or huge row runs on the host's thread.
+  const store = new StoreClient(vscode.Uri.joinPath(context.extensionUri, 'dist', 'storeWorker.js').fsPath);
+  context.subscriptions.push({ dispose: () => void store.dispose() });
+  const registry = new DatabaseRegistry(context.workspaceState, new SqliteDriverCheck(log), store, context.secrets);
   const pricing = new SessionPricing(context.workspaceState, log);
   const tree = new SessionTreeProvider(registry, pricing);
   const treeView = vscode.window.createTreeView(ViewId.sessions, { treeDataProvider: tree, showCollapseAll: true });

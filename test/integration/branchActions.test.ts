@@ -1,5 +1,6 @@
 /** Branch actions from the tree (the arguments a context menu passes), checked in the database afterwards. */
 import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession } from '../../src/store';
 import type { TurnNode } from '../../src/extension/tree/treeNodes';
@@ -152,5 +153,70 @@ describe('branch actions', () => {
       assert.match(a.failures[0]?.message ?? '', /needs an? /, command);
     }
     assert.deepEqual(await branchesInFile(path, 'alice'), ['alt', 'main']);
+  });
+});
+
+describe('branch actions never block the extension host', () => {
+  let s: Scratch;
+  beforeEach(async () => {
+    s = scratch();
+    await closeAll(await api());
+  });
+  afterEach(async () => {
+    await closeAll(await api());
+    s.cleanup();
+  });
+
+  it('keeps a host timer on time while Branch from Turn waits on another process’s write lock, then writes', async function () {
+    this.timeout(60_000);
+    const path = s.copy('conformance/ref-multisession.db');
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    const a = await api();
+    const alice = await child(a, await child(a, undefined, 'ref-multisession.db'), 'alice');
+    const turn = await child(a, await child(a, alice, 'main'), 'Turn 2');
+    // Another process holds the write lock for 3 s (the agent's process, mid-write), with the host's own Node.
+    const holdMs = 3000;
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const { DatabaseSync } = require('node:sqlite');
+         const db = new DatabaseSync(${JSON.stringify(path)});
+         db.exec('BEGIN IMMEDIATE');
+         process.stdout.write('locked\\n');
+         setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${holdMs});`,
+      ],
+      { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = new Promise((resolve) => holder.once('exit', resolve));
+    await new Promise<void>((resolve, reject) => {
+      holder.stdout.once('data', () => resolve());
+      holder.once('exit', (code) => reject(new Error(`the lock holder exited (${code}) before locking`)));
+    });
+    // A 10 ms timer on the host's thread: its largest gap is how long the host was blocked.
+    let last = performance.now();
+    let worstGap = 0;
+    const tick = setInterval(() => {
+      const t = performance.now();
+      worstGap = Math.max(worstGap, t - last);
+      last = t;
+    }, 10);
+    const started = performance.now();
+    let id: unknown;
+    try {
+      id = await vscode.commands.executeCommand('agentSessions.branchFromTurn', turn, 'behind-the-lock');
+    } finally {
+      clearInterval(tick);
+    }
+    const waited = performance.now() - started;
+    await exited;
+    assert.equal(id, 'behind-the-lock', JSON.stringify(a.failures));
+    assert.ok(waited >= holdMs - 500, `the write waited for the lock (${Math.round(waited)} ms)`);
+    assert.deepEqual(await branchesInFile(path, 'alice'), ['alt', 'behind-the-lock', 'main']);
+    // Blocked, the gap would be the whole wait (3 s); the bound leaves room for a busy 2-core machine's scheduling.
+    assert.ok(
+      worstGap < 250,
+      `the host's timer was late by up to ${Math.round(worstGap)} ms while the write waited ${Math.round(waited)} ms`,
+    );
   });
 });

@@ -126,12 +126,12 @@ describe('read-only mode and bad input', () => {
       ] as never);
     w.close();
     renameSync(other, path);
-    a.registry.checkNow(path);
+    await a.registry.checkNow(path);
     const problem = (await waitFor(() => a.registry.get(path)?.problem, 3000, 'the replacement to be noticed')) ?? '';
     assert.match(problem, /replaced\.db-wal belongs to the file that replaced\.db replaced/);
     writer.close();
     // The extension keeps refusing the path (a reopen would show the old session) until the user agrees.
-    a.registry.checkNow(path);
+    await a.registry.checkNow(path);
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(a.registry.get(path)?.db, undefined);
     assert.match(a.registry.get(path)?.problem ?? '', /Move replaced\.db-wal aside/);

@@ -6,7 +6,8 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import type { SearchOutcome } from '../../src/extension/search/sessionSearch';
-import { AdvancedSQLiteSession, type SessionDatabase } from '../../src/store';
+import { AdvancedSQLiteSession } from '../../src/store';
+import type { WorkerSessionDatabase } from '../../src/store/worker/storeClient';
 import type { HostMessage } from '../../src/shared/protocol/conversation';
 import { api, askPanel, freshScratchPerTest, waitFor, type Scratch } from './helpers';
 
@@ -106,8 +107,8 @@ describe('Search Sessions', () => {
     // The view's search box: the whole session, each item once; the shown branch's hits first (its shared turn 1
     // included, under retry and retry's own sequence number: branching renumbers the copies, and the view marks that
     // one), then the other branches', under the branch that ran them.
-    const db = a.registry.get(two)!.db as SessionDatabase;
-    const retryCopy = db.getTurnItems('oslo-trip', 'retry', 1)[0]!.sequenceNumber;
+    const db = a.registry.get(two)!.db as WorkerSessionDatabase;
+    const retryCopy = (await db.getTurnItems('oslo-trip', 'retry', 1))[0]!.sequenceNumber;
     assert.notEqual(retryCopy, 1);
     const answer = await askPanel(panel, 'search/session', { query: 'HELLO', branchId: 'retry' });
     assert.deepEqual(answer, {

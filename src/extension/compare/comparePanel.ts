@@ -99,7 +99,7 @@ export class ComparePanel extends PanelHost {
     // A retry's column is priced at the model that ran it; any other at the session's pricing model.
     const session = this.host.pricing.pricingFor(t);
     const pricing = t.model ? { model: t.model, price: priceOf(session.table, t.model) } : { model: session.model, price: session.price };
-    return { reader: entry.db, dbName: entry.remote ? t.dbPath : basename(t.dbPath), pricing };
+    return { reader: this.scoped(entry.db), dbName: entry.remote ? t.dbPath : basename(t.dbPath), pricing };
   }
 
   private column(index: number): CompareTarget {

@@ -190,7 +190,7 @@ class ConversationPanel extends PanelHost<HostMessage> {
   private db() {
     const entry = this.registry.require(this.target.dbPath);
     if (!entry.db) throw new UserFacingError(entry.problem ?? vscode.l10n.t('The database cannot be read.'));
-    return entry.db;
+    return this.scoped(entry.db);
   }
 
   private branches(db: SessionReader): Promise<readonly BranchNode[]> {
@@ -205,7 +205,7 @@ class ConversationPanel extends PanelHost<HostMessage> {
   private async session(): Promise<SessionView> {
     const { dbPath, sessionId } = this.target;
     const entry = this.registry.get(dbPath);
-    const db = entry?.db;
+    const db = this.scoped(entry?.db);
     try {
       return await sessionView({
         db,

@@ -5,6 +5,7 @@ import type { DatabaseChange, DatabaseRegistry } from '../databases/databaseRegi
 import type { PricingChange, SessionPricing } from '../pricing/sessionPricing';
 import { describeError } from './userError';
 import { webviewHtml } from './webviewHtml';
+import { WorkerSessionDatabase } from '../../store/worker/storeClient';
 
 /** A panel's page: its title and the bundles it loads (webviewHtml.ts writes the HTML around them). */
 export interface PanelPage {
@@ -37,6 +38,11 @@ export abstract class PanelHost<Notification extends { kind: string } = never> i
   private readonly disposed = new vscode.EventEmitter<void>();
   /** Fires once the panel is gone (closed by the user, or disposed with its registry). */
   readonly onDidDispose = this.disposed.event;
+  /**
+   * Aborted when the panel goes: the reads it still has queued in the store worker are dropped there, and answers on
+   * their way are never posted to a page that is gone.
+   */
+  private readonly lifetime = new AbortController();
   /** Disposed with the panel; a subclass adds its own listeners here. */
   protected readonly subscriptions: vscode.Disposable[] = [];
 
@@ -97,6 +103,11 @@ export abstract class PanelHost<Notification extends { kind: string } = never> i
     if (this.started) this.notices.note(kinds);
   }
 
+  /** A database as this panel reads it: a file's requests end with the panel (see `lifetime`). */
+  protected scoped<D>(db: D): D {
+    return db instanceof WorkerSessionDatabase ? (db.withSignal(this.lifetime.signal) as D) : db;
+  }
+
   protected post(message: EnvelopeMessage | Notification): void {
     void this.panel.webview.postMessage(message);
   }
@@ -107,13 +118,14 @@ export abstract class PanelHost<Notification extends { kind: string } = never> i
     if (m.kind === 'link/open') return this.openLink(m.url);
     try {
       const result = await this.dispatch(m.method, m.params);
-      this.post({ kind: 'response', id: m.id, ok: true, result });
+      if (!this.lifetime.signal.aborted) this.post({ kind: 'response', id: m.id, ok: true, result });
     } catch (err) {
-      this.post({ kind: 'response', id: m.id, ok: false, error: describeError(err) });
+      if (!this.lifetime.signal.aborted) this.post({ kind: 'response', id: m.id, ok: false, error: describeError(err) });
     }
   }
 
   dispose(): void {
+    this.lifetime.abort();
     for (const d of this.subscriptions) d.dispose();
     this.subscriptions.length = 0;
     this.notices.dispose();

@@ -1,16 +1,8 @@
 import { constants, existsSync, promises as fsp, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
-import {
-  AdvancedSQLiteSession,
-  SessionDatabaseError,
-  markStaleWal,
-  moveStaleWalAside,
-  openSessionDatabase,
-  staleWalAt,
-  staleWalMessage,
-  type SessionDatabase,
-} from '../../store';
+import { SessionDatabaseError, markStaleWal, moveStaleWalAside, staleWalAt, staleWalMessage } from '../../store';
+import { WorkerSessionDatabase, type StoreClient, type WorkerSession } from '../../store/worker/storeClient';
 import {
   RemoteSessionSource,
   openRemoteStore,
@@ -56,8 +48,11 @@ export interface DatabaseEntry {
   /** Effective: never written when true. */
   readonly: boolean;
   readonlyReason: ReadOnlyReason | undefined;
-  /** The read connection (always read-only: the extension never locks the file for writing between actions). */
-  db: SessionDatabase | RemoteSessionSource | undefined;
+  /**
+   * The read connection (always read-only: the extension never locks the file for writing between actions). A file's
+   * lives in the store worker, so no read runs on the extension host's thread.
+   */
+  db: WorkerSessionDatabase | RemoteSessionSource | undefined;
   /** What is wrong with the file, shown on its tree item; undefined when it is fine. */
   problem: string | undefined;
   discovered: boolean;
@@ -113,6 +108,8 @@ export class DatabaseRegistry implements vscode.Disposable {
   constructor(
     private readonly state: vscode.Memento,
     private readonly driver: SqliteDriverCheck,
+    /** The store worker every file's connections live in. */
+    readonly store: StoreClient,
     private readonly secrets?: vscode.SecretStorage,
   ) {
     // A replaced file's -wal found in an earlier window is still refused after a restart (format spec §11, stale-wal).
@@ -294,7 +291,10 @@ export class DatabaseRegistry implements vscode.Disposable {
         entry.readonlyReason = readonlySetting ? 'setting' : undefined;
       }
       this.driver.ensure();
-      entry.db = await openSessionDatabase(entry.path, { readonly: true });
+      const db = await this.store.openDatabase(entry.path, { readonly: true });
+      // Another connect of the same entry (a refresh while a file event reconnects) may have finished first.
+      void (entry.db as DatabaseEntry['db'])?.close();
+      entry.db = db;
       entry.problem = undefined;
     } catch (err) {
       entry.problem = errorMessage(err);
@@ -390,12 +390,7 @@ export class DatabaseRegistry implements vscode.Disposable {
    * Runs a write through a short-lived session on `branchId` (the file is locked only inside the store's own
    * transactions), then refreshes. Refused for read-only databases and for files without branch tables.
    */
-  async withWritableSession<T>(
-    path: string,
-    sessionId: string,
-    branchId: string,
-    fn: (s: AdvancedSQLiteSession) => Promise<T>,
-  ): Promise<T> {
+  async withWritableSession<T>(path: string, sessionId: string, branchId: string, fn: (s: WorkerSession) => Promise<T>): Promise<T> {
     const entry = this.require(path);
     if (entry.remote) {
       throw new UserFacingError(
@@ -417,13 +412,19 @@ export class DatabaseRegistry implements vscode.Disposable {
         vscode.l10n.t('{0} holds plain SQLiteSession data without branch tables; it cannot be branched.', basename(path)),
       );
     }
-    const session = new AdvancedSQLiteSession({ sessionId, dbPath: path, sessionsTable: tables.sessions, messagesTable: tables.messages });
+    // In the store worker, like every connection: a write waiting on another process's lock waits there.
+    const session = await this.store.openSession({
+      sessionId,
+      dbPath: path,
+      sessionsTable: tables.sessions,
+      messagesTable: tables.messages,
+    });
     try {
-      if (session.getCurrentBranchId() !== branchId) await session.switchToBranch(branchId);
+      if ((await session.getCurrentBranchId()) !== branchId) await session.switchToBranch(branchId);
       return await fn(session);
     } finally {
-      session.close();
-      this.checkNow(path);
+      await session.close();
+      await this.checkNow(path);
     }
   }
 
@@ -481,7 +482,7 @@ export class DatabaseRegistry implements vscode.Disposable {
       slot.watcher = watch(dirname(entry.path), { persistent: false }, (_event, filename) => {
         if (filename && !names.has(filename.toString())) return;
         if (slot.timer) clearTimeout(slot.timer);
-        slot.timer = setTimeout(() => this.checkNow(entry.path), DEBOUNCE_MS);
+        slot.timer = setTimeout(() => void this.checkNow(entry.path), DEBOUNCE_MS);
       });
       slot.watcher.on('error', () => undefined);
     } catch {
@@ -508,7 +509,7 @@ export class DatabaseRegistry implements vscode.Disposable {
     const remoteDue = Date.now() - this.lastRemotePoll >= REMOTE_POLL_MS - 50;
     if (remoteDue) this.lastRemotePoll = Date.now();
     for (const [path, entry] of this.entries) {
-      if (!entry.remote) this.checkNow(path);
+      if (!entry.remote) void this.checkNow(path);
       else if (remoteDue) void this.checkRemote(path);
     }
   }
@@ -546,14 +547,39 @@ export class DatabaseRegistry implements vscode.Disposable {
     }
   }
 
-  /** Confirms a file event with the store's change check and fires a change only when the data changed. */
-  checkNow(path: string): void {
+  /**
+   * Confirms a file event with the store's change check and fires a change only when the data changed. One check per
+   * file at a time (behind a long read in the worker, polls would otherwise pile up); a call during one makes it look
+   * again when it ends, and resolves after that look, so a write action that awaits it fires its change in its batch.
+   */
+  checkNow(path: string): Promise<void> {
+    const running = this.checks.get(path);
+    if (running) {
+      running.again = true;
+      return running.done;
+    }
+    const check = { again: false, done: Promise.resolve() };
+    check.done = (async () => {
+      try {
+        do {
+          check.again = false;
+          await this.checkOnce(path);
+        } while (check.again);
+      } finally {
+        this.checks.delete(path);
+      }
+    })();
+    this.checks.set(path, check);
+    return check.done;
+  }
+
+  /** The change checks in flight, by path; see `checkNow`. */
+  private readonly checks = new Map<string, { again: boolean; done: Promise<void> }>();
+
+  private async checkOnce(path: string): Promise<void> {
     const entry = this.entries.get(path);
     if (!entry) return;
-    if (entry.remote) {
-      void this.checkRemote(path);
-      return;
-    }
+    if (entry.remote) return this.checkRemote(path);
     if (!existsSync(entry.path)) {
       if (entry.problem === undefined || entry.db) {
         void entry.db?.close();
@@ -565,18 +591,22 @@ export class DatabaseRegistry implements vscode.Disposable {
     }
     if (!entry.db || entry.db instanceof RemoteSessionSource) {
       // It was missing or unreadable; try again now that the file is (back) there.
-      void this.connect(entry).then(
-        () => this.fire({ kind: 'state', path }),
-        () => undefined,
-      );
+      try {
+        await this.connect(entry);
+        this.fire({ kind: 'state', path });
+      } catch {
+        /* recorded on the entry */
+      }
       return;
     }
+    const db = entry.db;
     try {
-      if (entry.db.hasChanged()) this.fire({ kind: 'rows', path });
+      if ((await db.hasChanged()) && entry.db === db) this.fire({ kind: 'rows', path });
     } catch (err) {
+      if (entry.db !== db) return;
       // Deleted or replaced: the connection to the old file is closed at once (it would go on reading it).
       entry.problem = errorMessage(err);
-      entry.db.close();
+      void db.close();
       entry.db = undefined;
       this.fire({ kind: 'state', path });
       if (err instanceof SessionDatabaseError && err.problem === 'replaced') void this.offerStaleWal(entry);

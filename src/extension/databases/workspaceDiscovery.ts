@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import { openSessionDatabase } from '../../store';
+import type { StoreClient } from '../../store/worker/storeClient';
 import { Setting } from '../core/contributions';
 import type { DatabaseRegistry } from './databaseRegistry';
 import { affectsSetting, setting } from '../core/settings';
@@ -24,12 +24,12 @@ async function looksLikeSqlite(path: string): Promise<boolean> {
   }
 }
 
-/** Whether a file holds session tables (default or custom names), checked read-only. */
-export async function isSessionDatabase(path: string): Promise<boolean> {
+/** Whether a file holds session tables (default or custom names), checked read-only in the store worker. */
+export async function isSessionDatabase(store: StoreClient, path: string): Promise<boolean> {
   if (!(await looksLikeSqlite(path))) return false;
   try {
-    const db = await openSessionDatabase(path, { readonly: true, busyTimeoutMs: 200 });
-    db.close();
+    const db = await store.openDatabase(path, { readonly: true, busyTimeoutMs: 200 });
+    await db.close();
     return true;
   } catch {
     return false;
@@ -67,7 +67,7 @@ export class WorkspaceDiscovery implements vscode.Disposable {
 
   private async consider(uri: vscode.Uri): Promise<boolean> {
     if (uri.scheme !== 'file' || this.registry.get(uri.fsPath)) return false;
-    if (!(await isSessionDatabase(uri.fsPath))) return false;
+    if (!(await isSessionDatabase(this.registry.store, uri.fsPath))) return false;
     await this.registry.open(uri.fsPath, { discovered: true, quiet: true });
     return true;
   }

@@ -229,7 +229,7 @@ export class AgentRunner implements vscode.Disposable {
       });
     } finally {
       this.runs.delete(runId);
-      this.registry.checkNow(target.dbPath);
+      await this.registry.checkNow(target.dbPath);
     }
   }
 

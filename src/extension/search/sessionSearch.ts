@@ -12,11 +12,11 @@ import {
   SearchQueryError,
   searchRemoteStore,
   startWorkerSearch,
-  SessionDatabase,
   DEFAULT_MAX_HITS,
   type SearchQuery,
   type WorkerSearchEnd,
 } from '../../store';
+import { WorkerSessionDatabase } from '../../store/worker/storeClient';
 import { CommandId, ViewId } from '../core/contributions';
 import type { ConversationPanels } from '../conversation/conversationPanel';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
@@ -83,7 +83,7 @@ export class SessionSearch implements vscode.Disposable {
     this.cancel();
     this.lastQuery = text;
     const entries = this.registry.list();
-    const files = entries.filter((e) => e.db instanceof SessionDatabase);
+    const files = entries.filter((e) => e.db instanceof WorkerSessionDatabase);
     const stores = entries.flatMap((e) => (e.db instanceof RemoteSessionSource ? [{ path: e.path, source: e.db }] : []));
     const notes: string[] = [];
     // A server store that could not be reached (or whose password is not known yet) has no browser to search.
@@ -104,7 +104,7 @@ export class SessionSearch implements vscode.Disposable {
         ? undefined
         : startWorkerSearch(
             join(this.extensionUri.fsPath, 'dist', 'searchWorker.js'),
-            { paths: files.map((e) => e.path), query, driver: (files[0]!.db as SessionDatabase).driver, maxHits },
+            { paths: files.map((e) => e.path), query, driver: (files[0]!.db as WorkerSessionDatabase).driver, maxHits },
             {
               onHits: (path, hits) => {
                 // A search replaced by a newer one may still deliver a batch: it must not land in the new results.

@@ -11,13 +11,13 @@ import * as vscode from 'vscode';
 import {
   RemoteSessionSource,
   SearchQueryError,
-  SessionDatabase,
   parseSearchQuery,
   searchRemoteStore,
   startWorkerSearch,
   type SearchHit,
   type SearchQuery,
 } from '../../store';
+import { WorkerSessionDatabase } from '../../store/worker/storeClient';
 import type { SessionSearchView } from '../../shared/protocol/conversation';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import type { SessionRef } from '../../shared/protocol/sessionRef';
@@ -51,7 +51,7 @@ export async function searchShownSession(
   const end =
     entry.db instanceof RemoteSessionSource
       ? await searchStoreSession(entry.db, query, target.sessionId, key, hits)
-      : entry.db instanceof SessionDatabase
+      : entry.db instanceof WorkerSessionDatabase
         ? await searchFileSession(extensionUri, entry.db, query, target, key, hits)
         : undefined;
   if (!end) throw new UserFacingError(entry.problem ?? vscode.l10n.t('{0} cannot be read.', target.dbPath));
@@ -67,17 +67,15 @@ export async function searchShownSession(
   // its own (branching renumbers the copies), which is what the view marks. One turn read per shared turn with hits.
   const db = entry.db;
   const copies = new Map<number, Map<number, number>>();
-  const sequenceOnBranch = (h: SearchHit): number => {
-    if (h.branchId === branchId) return h.sequenceNumber;
-    let byMessage = copies.get(h.turn);
-    if (!byMessage) {
-      // Only a session file has branches (a server store's hits are all on main, the shown branch).
-      const items = db instanceof SessionDatabase ? db.getTurnItems(target.sessionId, branchId, h.turn) : [];
-      byMessage = new Map(items.map((e) => [e.messageId, e.sequenceNumber]));
-      copies.set(h.turn, byMessage);
+  // Only a session file has branches (a server store's hits are all on main, the shown branch).
+  if (db instanceof WorkerSessionDatabase) {
+    for (const turn of new Set(mine.filter((h) => h.branchId !== branchId).map((h) => h.turn))) {
+      const items = await db.getTurnItems(target.sessionId, branchId, turn);
+      copies.set(turn, new Map(items.map((e) => [e.messageId, e.sequenceNumber])));
     }
-    return byMessage.get(h.messageId) ?? h.sequenceNumber;
-  };
+  }
+  const sequenceOnBranch = (h: SearchHit): number =>
+    h.branchId === branchId ? h.sequenceNumber : (copies.get(h.turn)?.get(h.messageId) ?? h.sequenceNumber);
   return {
     hits: [
       ...mine.map((h) => ({ branchId, turn: h.turn, sequenceNumber: sequenceOnBranch(h), itemType: h.itemType, snippet: h.snippet })),
@@ -96,7 +94,7 @@ export async function searchShownSession(
 /** The shown session of a file, searched in the worker; its hits are added to `hits`. */
 async function searchFileSession(
   extensionUri: vscode.Uri,
-  db: SessionDatabase,
+  db: WorkerSessionDatabase,
   query: SearchQuery,
   target: SessionRef,
   key: string,

@@ -8,7 +8,6 @@ import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import * as vscode from 'vscode';
 import {
-  SessionDatabase,
   TransferError,
   checkImportFile,
   exportFromReader,
@@ -19,6 +18,7 @@ import {
   type ExportSummary,
   type ImportResult,
 } from '../../store';
+import { WorkerSessionDatabase } from '../../store/worker/storeClient';
 import { arg, badArgument } from '../core/commandArgs';
 import type { Services } from '../core/services';
 import { pickSession } from '../core/pickers';
@@ -110,7 +110,7 @@ export async function exportConversation(
   const args = (typeof options === 'object' && options !== null ? options : {}) as ExportArgs;
   const entry = registry.require(dbPath);
   if (!entry.db) throw new UserFacingError(entry.problem ?? vscode.l10n.t('{0} is not open.', basename(dbPath)));
-  const local = entry.db instanceof SessionDatabase;
+  const local = entry.db instanceof WorkerSessionDatabase;
   const choices = FORMATS.filter((f) => local || f.format !== 'json');
   let format = args.format;
   if (format === undefined) {
@@ -140,7 +140,7 @@ export async function exportConversation(
   const outPath = out;
   const request = { sessionId, branchId };
   const summary: ExportSummary = await withProgress(vscode.l10n.t('Exporting {0}…', sessionId), async (signal, report) => {
-    if (entry.db instanceof SessionDatabase) {
+    if (entry.db instanceof WorkerSessionDatabase) {
       return exportSessionToFile(entry.db.path, outPath, format, { ...request, signal, onProgress: report });
     }
     // A server store: Markdown or JSONL through its reader, written at the end (its pages arrive over the network).
@@ -187,7 +187,7 @@ async function importCommand(deps: Services, arg: unknown, options: unknown): Pr
   let dbPath = args.dbPath ?? node?.dbPath;
   let newFile = false;
   if (!dbPath) {
-    const writable = registry.list().filter((e) => !e.remote && !e.readonly && e.db instanceof SessionDatabase);
+    const writable = registry.list().filter((e) => !e.remote && !e.readonly && e.db instanceof WorkerSessionDatabase);
     const NEW = vscode.l10n.t('New Database File…');
     const picked = await vscode.window.showQuickPick(
       [

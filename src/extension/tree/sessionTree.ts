@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { readBeforeFirstTurn, RemoteSessionSource, SessionDatabase } from '../../store';
+import { readBeforeFirstTurn, RemoteSessionSource } from '../../store';
+import { WorkerSessionDatabase } from '../../store/worker/storeClient';
 import {
   beforeFirstTurnItem,
   branchItem,
@@ -143,8 +144,8 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
           const count =
             e.db instanceof RemoteSessionSource
               ? await e.db.countSessions(this.registry.sessionFilter(e.path)).catch(() => null)
-              : e.db instanceof SessionDatabase
-                ? safely(() => (e.db as SessionDatabase).countSessionRows())
+              : e.db instanceof WorkerSessionDatabase
+                ? await e.db.countSessionRows().catch(() => null)
                 : null;
           const size = e.remote ? null : safely(() => statSync(e.path).size);
           return [n, databaseItem(n, e, { sessionCount: count, filter: this.registry.sessionFilter(e.path), size })];

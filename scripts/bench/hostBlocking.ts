@@ -1,0 +1,239 @@
+/**
+ * The host-blocking benchmark (issue 24): what each user action costs the extension host's thread, before and after
+ * the store worker. On scale file A (100,000 turns, 5 branches; scaleFiles.ts) each action's store calls run
+ * - in this thread, as the extension ran them before: the host is blocked for the whole call (`inThreadMs`);
+ * - through the store worker, as the extension runs them now: the answer's time (`workerMs`, median of `reps`) and the
+ *   most this thread's event loop was late meanwhile (`maxEventLoopDelayMs`: the event-loop histogram's 10 ms timer,
+ *   less its period).
+ * Then a branch write that waits on another connection's write lock (held `lockHoldMs`): the host's largest delay
+ * while it waits. Run under a Node with node:sqlite and no better-sqlite3 build (the cache's Node 24) to measure
+ * node:sqlite, as VS Code desktop runs it.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { join } from 'node:path';
+import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { AdvancedSQLiteSession, openSessionDatabase, type SessionReader } from '../../src/store';
+import { StoreClient } from '../../src/store/worker/storeClient';
+import { median, now, round } from './measure';
+import { ensureScaleFile } from './scaleFiles';
+
+/** The issue's target: the host's event loop is never blocked longer than this during an action. */
+export const HOST_BLOCKED_TARGET_MS = 20;
+const SESSION = 'scale-a';
+/** Where the measured branch forks: its copy of 1,000 turns is the write's work. */
+const FORK_TURN = 1_000;
+
+/** An action as the extension performs it: the reads one user step makes. */
+interface Action {
+  name: string;
+  run(db: SessionReader): Promise<unknown>;
+}
+
+const ACTIONS: Action[] = [
+  { name: 'list sessions', run: async (db) => db.listSessions() },
+  { name: 'expand the session (branch tree)', run: async (db) => db.getBranchTree(SESSION) },
+  { name: 'open the view (first turns)', run: async (db) => db.getTurnsPage(SESSION, 'main', { afterTurn: null, limit: 50 }) },
+  { name: 'End (last turns)', run: async (db) => db.getTurnsPageBefore(SESSION, 'main', { limit: 50 }) },
+  { name: 'Tools tab (branch)', run: async (db) => db.getToolTotals(SESSION, 'main') },
+  { name: 'Tools tab (session)', run: async (db) => db.getToolTotals(SESSION, null) },
+  {
+    name: 'Tokens tab (branch)',
+    run: async (db) => {
+      await db.getUsagePage(SESSION, 'main', { sort: 'turn', descending: false, offset: 0, limit: 100 });
+      await db.getToolTotals(SESSION, 'main');
+      await db.getTurnsWithoutUsage(SESSION, 'main');
+    },
+  },
+  {
+    name: 'Tokens tab (session)',
+    run: async (db) => {
+      await db.getUsagePage(SESSION, null, { sort: 'turn', descending: false, offset: 0, limit: 100 });
+      await db.getToolTotals(SESSION, null);
+      await db.getTurnsWithoutUsage(SESSION, null);
+    },
+  },
+];
+
+export interface HostBlockingReport {
+  file: { name: 'A'; path: string; bytes: number };
+  driver: string;
+  node: string;
+  actions: { action: string; inThreadMs: number; workerMs: number; maxEventLoopDelayMs: number }[];
+  branchWrite: { inThreadMs: number; workerMs: number; maxEventLoopDelayMs: number };
+  lockWait: { lockHoldMs: number; waitedMs: number; outcome: string; maxEventLoopDelayMs: number };
+  target: { maxEventLoopDelayMs: number; worstMs: number; met: boolean };
+}
+
+/** The event-loop histogram's period. */
+const RESOLUTION_MS = 10;
+
+/** Runs `fn` while the event-loop histogram watches this thread; the most its timer fired late, in ms. */
+async function watched<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number; maxDelayMs: number }> {
+  const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  histogram.enable();
+  const start = now();
+  try {
+    const value = await fn();
+    // The histogram records the time between two of its timer's firings, so the lateness is that minus the period;
+    // with no sample (a call shorter than the period) nothing was late.
+    const lateness = histogram.count > 0 ? Math.max(0, histogram.max / 1e6 - RESOLUTION_MS) : 0;
+    return { value, ms: now() - start, maxDelayMs: lateness };
+  } finally {
+    histogram.disable();
+  }
+}
+
+export async function runHostBlockingBench(
+  config: { cacheDir: string; scale: number; reps: number; workerFile: string },
+  progress: (m: string) => void,
+): Promise<HostBlockingReport> {
+  const file = ensureScaleFile(config.cacheDir, 'A', config.scale, progress);
+  const path = file.path;
+  const client = new StoreClient(config.workerFile);
+  const local = openSessionDatabase(path);
+  try {
+    const db = await client.openDatabase(path);
+    const actions: HostBlockingReport['actions'] = [];
+    for (const action of ACTIONS) {
+      progress(`host blocking: ${action.name}`);
+      const t0 = now();
+      await action.run(local);
+      const inThreadMs = now() - t0;
+      const times: number[] = [];
+      let maxDelay = 0;
+      for (let i = 0; i < config.reps; i++) {
+        const r = await watched(() => action.run(db));
+        times.push(r.ms);
+        maxDelay = Math.max(maxDelay, r.maxDelayMs);
+      }
+      actions.push({
+        action: action.name,
+        inThreadMs: round(inThreadMs),
+        workerMs: round(median(times)),
+        maxEventLoopDelayMs: round(maxDelay),
+      });
+    }
+    await db.close();
+    // The writes go to a copy: the cached file stays as generated (a deleted branch's id stays reserved in it).
+    const scratch = mkdtempSync(join(tmpdir(), 'asi-bench-host-'));
+    const copy = join(scratch, 'a.db');
+    let branchWrite: HostBlockingReport['branchWrite'];
+    let lockWait: HostBlockingReport['lockWait'];
+    try {
+      progress('host blocking: copying file A for the writes');
+      copyFileSync(path, copy);
+      branchWrite = await timeBranchWrite(client, copy, progress);
+      lockWait = await timeLockWait(client, copy, progress);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+    const worst = Math.max(...actions.map((a) => a.maxEventLoopDelayMs), branchWrite.maxEventLoopDelayMs, lockWait.maxEventLoopDelayMs);
+    return {
+      file: { name: 'A', path, bytes: statSync(path).size },
+      driver: db.driver,
+      node: process.versions.node,
+      actions,
+      branchWrite,
+      lockWait,
+      target: { maxEventLoopDelayMs: HOST_BLOCKED_TARGET_MS, worstMs: round(worst), met: worst <= HOST_BLOCKED_TARGET_MS },
+    };
+  } finally {
+    local.close();
+    await client.dispose();
+  }
+}
+
+/** A branch from turn `FORK_TURN` and its deletion: in this thread, then through the worker (the file ends as it began). */
+async function timeBranchWrite(
+  client: StoreClient,
+  path: string,
+  progress: (m: string) => void,
+): Promise<HostBlockingReport['branchWrite']> {
+  progress('host blocking: branch and delete');
+  const local = new AdvancedSQLiteSession({ sessionId: SESSION, dbPath: path });
+  const t0 = now();
+  try {
+    await local.createBranchFromTurn(FORK_TURN, 'bench_local');
+    await local.deleteBranch('bench_local', true);
+  } finally {
+    local.close();
+  }
+  const inThreadMs = now() - t0;
+  const r = await watched(async () => {
+    const s = await client.openSession({ sessionId: SESSION, dbPath: path });
+    try {
+      await s.createBranchFromTurn(FORK_TURN, 'bench_worker');
+      await s.deleteBranch('bench_worker', true);
+    } finally {
+      await s.close();
+    }
+  });
+  return { inThreadMs: round(inThreadMs), workerMs: round(r.ms), maxEventLoopDelayMs: round(r.maxDelayMs) };
+}
+
+/**
+ * Another connection holds the write lock for `lockHoldMs` (in a worker of its own, as another process would) while
+ * the worker's branch write waits for it: the host must stay responsive the whole time.
+ */
+async function timeLockWait(client: StoreClient, path: string, progress: (m: string) => void): Promise<HostBlockingReport['lockWait']> {
+  progress('host blocking: a write waiting on another connection’s lock');
+  const lockHoldMs = 3000;
+  const { Worker } = await import('node:worker_threads');
+  // The holder: BEGIN IMMEDIATE, sleep, COMMIT, on a thread of its own.
+  const holder = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     const { openDatabase } = require(workerData.store);
+     const db = openDatabase(workerData.path);
+     db.exec('BEGIN IMMEDIATE');
+     parentPort.postMessage('locked');
+     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, workerData.ms);
+     db.exec('COMMIT');
+     db.close();`,
+    { eval: true, workerData: { store: join(__dirname, 'store.js'), path, ms: lockHoldMs } },
+  );
+  const exited = new Promise((resolve) => holder.once('exit', resolve));
+  await new Promise<void>((resolve, reject) => {
+    holder.once('message', () => resolve());
+    holder.once('error', reject);
+  });
+  const r = await watched(async () => {
+    const s = await client.openSession({ sessionId: SESSION, dbPath: path });
+    try {
+      await s.createBranchFromTurn(FORK_TURN, 'bench_locked');
+      await s.deleteBranch('bench_locked', true);
+      return 'written after the lock was released';
+    } catch (err) {
+      return `failed: ${err instanceof Error ? err.message : String(err)}`;
+    } finally {
+      await s.close();
+    }
+  });
+  await exited;
+  return { lockHoldMs, waitedMs: round(r.ms), outcome: r.value, maxEventLoopDelayMs: round(r.maxDelayMs) };
+}
+
+/** The section as a table for stderr. */
+export function hostBlockingTable(r: HostBlockingReport): string {
+  const rows = [
+    ['action', 'in thread (host blocked) ms', 'worker answer ms', 'host max delay ms'],
+    ...r.actions.map((a) => [a.action, String(a.inThreadMs), String(a.workerMs), String(a.maxEventLoopDelayMs)]),
+    [
+      'branch at turn 1,000 + delete',
+      String(r.branchWrite.inThreadMs),
+      String(r.branchWrite.workerMs),
+      String(r.branchWrite.maxEventLoopDelayMs),
+    ],
+    [
+      `write behind a ${r.lockWait.lockHoldMs} ms lock`,
+      '(up to the busy timeout)',
+      String(r.lockWait.waitedMs),
+      String(r.lockWait.maxEventLoopDelayMs),
+    ],
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  const lines = rows.map((row) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
+  return [`host blocking on file A (${r.driver}, Node ${r.node}); target: host delay <= ${r.target.maxEventLoopDelayMs} ms`, ...lines].join(
+    '\n',
+  );
+}

@@ -1,0 +1,325 @@
+/**
+ * The host side of the store worker: `StoreClient` starts the worker (dist/storeWorker.js beside the extension's
+ * bundle; tests run the TypeScript entry under tsx), sends requests and matches answers, and gives the host objects
+ * that look like the store's own but answer with promises: `WorkerSessionDatabase` (a `SessionReader`) and
+ * `WorkerSession` (the writable session of one action). A request can carry an `AbortSignal`: aborted before the
+ * worker starts it, it is dropped there; aborted later, its answer is dropped here. Either way the caller's promise
+ * rejects with `StoreRequestCancelledError` at once.
+ */
+import { Worker } from 'node:worker_threads';
+import type { AdvancedSQLiteSession } from '../session/advancedSqliteSession';
+import { SessionClosedError, SessionDatabaseError, SessionError } from '../errors';
+import type { SessionReader } from '../inspector/sessionReader';
+import type { OpenSessionDatabaseOptions, SessionTables } from '../inspector/inspectorTypes';
+import { markStaleWal, staleWalAt, type FileState } from '../sqlite/fileIdentity';
+import type { DriverName } from '../sqlite/sqliteDatabase';
+import type {
+  DatabaseMethod,
+  OpenedDatabase,
+  SessionMethod,
+  StoreWorkerRequest,
+  StoreWorkerResponse,
+  WorkerSessionOptions,
+} from './storeWorkerProtocol';
+import { SESSION_METHODS } from './storeWorkerProtocol';
+import { deserializeError } from './workerErrors';
+import type { SessionDatabase } from '../inspector/sessionDatabase';
+
+/** A request whose answer nobody wants any more (the view moved on, the panel closed). */
+export class StoreRequestCancelledError extends SessionError {
+  constructor() {
+    super('The request was cancelled.');
+  }
+}
+
+type Body<T> = T extends { id: number } ? Omit<T, 'id'> : never;
+type RequestBody = Body<Exclude<StoreWorkerRequest, { type: 'cancel' }>>;
+
+interface Pending {
+  resolve(r: Extract<StoreWorkerResponse, { type: 'result' }>): void;
+  reject(err: Error): void;
+}
+
+export interface StoreClientOptions {
+  /** For a TypeScript entry under tsx (tests): `['--require', 'tsx/cjs']`. */
+  execArgv?: string[];
+}
+
+/** One store worker and the requests in flight to it. */
+export class StoreClient {
+  private worker: Worker | undefined;
+  /** Bumped when the worker is replaced after a crash: handles of an older one are gone with it. */
+  private generation = 0;
+  private nextId = 1;
+  private nextHandle = 1;
+  private readonly pending = new Map<number, Pending>();
+  private disposed = false;
+
+  constructor(
+    private readonly workerFile: string,
+    private readonly options: StoreClientOptions = {},
+  ) {}
+
+  /** Requests sent and not yet answered or cancelled (a test checks that a closed panel leaves none). */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  /** Opens `path` read-only (by default) in the worker. Errors are the `SessionDatabaseError`s of `openSessionDatabase`. */
+  async openDatabase(path: string, options: OpenSessionDatabaseOptions = {}, signal?: AbortSignal): Promise<WorkerSessionDatabase> {
+    const handle = this.nextHandle++;
+    const generation = this.ensureWorker();
+    const staleWal = staleWalAt(path);
+    const r = await this.send({ type: 'open-database', handle, path, options, ...(staleWal ? { staleWal } : {}) }, signal);
+    return new WorkerSessionDatabase(this, handle, generation, r.value as OpenedDatabase);
+  }
+
+  /**
+   * Opens an `AdvancedSQLiteSession` in the worker for one action; close it when done. Its calls carry `signal`: one
+   * the user cancels before the worker reaches it writes nothing.
+   */
+  async openSession(options: WorkerSessionOptions, signal?: AbortSignal): Promise<WorkerSession> {
+    const handle = this.nextHandle++;
+    const generation = this.ensureWorker();
+    const staleWal = options.dbPath ? staleWalAt(options.dbPath) : undefined;
+    await this.send({ type: 'open-session', handle, options, ...(staleWal ? { staleWal } : {}) }, signal);
+    return workerSession(this, handle, generation, signal);
+  }
+
+  /** Calls `method` on an open handle; for the handle classes below. */
+  async call<T>(
+    handle: number,
+    generation: number,
+    method: string,
+    args: unknown[],
+    signal?: AbortSignal,
+  ): Promise<{ value: T; tables?: SessionTables }> {
+    if (generation !== this.generation || !this.worker) {
+      throw new SessionDatabaseError('io', 'The store worker restarted since this was opened; refresh to open it again.');
+    }
+    const r = await this.send({ type: 'call', handle, method, args }, signal);
+    return { value: r.value as T, tables: r.tables };
+  }
+
+  async closeHandle(handle: number, generation: number): Promise<void> {
+    if (generation !== this.generation || !this.worker) return;
+    await this.send({ type: 'close', handle });
+  }
+
+  /** Stops the worker; its connections close with it, and what was in flight rejects. */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    const worker = this.worker;
+    this.worker = undefined;
+    this.failAll(new SessionClosedError());
+    await worker?.terminate();
+  }
+
+  private ensureWorker(): number {
+    if (this.disposed) throw new SessionClosedError();
+    if (this.worker) return this.generation;
+    const worker = new Worker(this.workerFile, { execArgv: this.options.execArgv });
+    const generation = ++this.generation;
+    worker.unref();
+    worker.on('message', (r: StoreWorkerResponse) => this.answer(r));
+    const lost = (why: string): void => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      this.failAll(new SessionDatabaseError('io', `The store worker stopped (${why}); refresh to open the database again.`));
+    };
+    worker.on('error', (err) => lost(err.message));
+    worker.on('exit', (code) => lost(`exit code ${code}`));
+    this.worker = worker;
+    return generation;
+  }
+
+  private send(body: RequestBody, signal?: AbortSignal): Promise<Extract<StoreWorkerResponse, { type: 'result' }>> {
+    const worker = this.worker;
+    if (!worker) return Promise.reject(new SessionDatabaseError('io', 'The store worker is not running.'));
+    if (signal?.aborted) return Promise.reject(new StoreRequestCancelledError());
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        if (!this.pending.delete(id)) return;
+        this.settled();
+        worker.postMessage({ type: 'cancel', id } satisfies StoreWorkerRequest);
+        reject(new StoreRequestCancelledError());
+      };
+      this.pending.set(id, {
+        resolve: (r) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(r);
+        },
+        reject: (err) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(err);
+        },
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      // Keeps the process alive while an answer is due (an idle worker does not).
+      if (this.pending.size === 1) worker.ref();
+      worker.postMessage({ ...body, id } as StoreWorkerRequest);
+    });
+  }
+
+  private answer(r: StoreWorkerResponse): void {
+    const p = this.pending.get(r.id);
+    // Cancelled here already: the worker's late answer (or its `cancelled`) is dropped.
+    if (!p) return;
+    this.pending.delete(r.id);
+    this.settled();
+    if (r.type === 'result') p.resolve(r);
+    else if (r.type === 'cancelled') p.reject(new StoreRequestCancelledError());
+    else {
+      // The worker found the file replaced and its -wal stale: the host's own opens (agent runs) must refuse too.
+      if (r.staleWal) markStaleWal(r.staleWal.path, r.staleWal.wal);
+      p.reject(deserializeError(r.error));
+    }
+  }
+
+  private settled(): void {
+    if (this.pending.size === 0) this.worker?.unref();
+  }
+
+  private failAll(err: Error): void {
+    const all = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of all) p.reject(err);
+  }
+}
+
+/** The reads of `SessionReader` that take an `AbortSignal` as their last argument here. */
+type Reads = {
+  [K in keyof SessionReader as SessionReader[K] extends (...args: never[]) => unknown ? K : never]: SessionReader[K] extends (
+    ...args: infer A
+  ) => infer R
+    ? (...args: A) => Promise<Awaited<R>>
+    : never;
+};
+
+/**
+ * A session file open in the store worker: the inspector's `SessionDatabase`, with every read a promise. `tables`,
+ * `path`, `readonly` and `driver` answer at once (the worker sends the tables with every answer).
+ */
+export class WorkerSessionDatabase implements Reads {
+  readonly path: string;
+  readonly readonly: boolean;
+  readonly driver: DriverName;
+  private currentTables: SessionTables;
+  private closed = false;
+
+  constructor(
+    private readonly client: StoreClient,
+    private readonly handle: number,
+    private readonly generation: number,
+    opened: OpenedDatabase,
+    /** Requests made through this object carry it; see `withSignal`. */
+    private readonly signal?: AbortSignal,
+    private readonly shared?: WorkerSessionDatabase,
+  ) {
+    this.path = opened.path;
+    this.readonly = opened.readonly;
+    this.driver = opened.driver;
+    this.currentTables = opened.tables;
+  }
+
+  get tables(): SessionTables {
+    return (this.shared ?? this).currentTables;
+  }
+
+  get isOpen(): boolean {
+    return !(this.shared ?? this).closed;
+  }
+
+  /**
+   * The same database, with every request made through the result cancelled when `signal` aborts (a panel passes its
+   * lifetime's signal: a closed panel's queued reads are dropped, and late answers never reach it).
+   */
+  withSignal(signal: AbortSignal): WorkerSessionDatabase {
+    const root = this.shared ?? this;
+    return new WorkerSessionDatabase(
+      this.client,
+      this.handle,
+      this.generation,
+      { path: this.path, readonly: this.readonly, driver: this.driver, tables: this.tables },
+      signal,
+      root,
+    );
+  }
+
+  private async call<T>(method: DatabaseMethod, ...args: unknown[]): Promise<T> {
+    if (!this.isOpen) throw new SessionClosedError();
+    const r = await this.client.call<T>(this.handle, this.generation, method, args, this.signal);
+    if (r.tables) (this.shared ?? this).currentTables = r.tables;
+    return r.value;
+  }
+
+  listSessions: Reads['listSessions'] = () => this.call('listSessions');
+  getBranchTree: Reads['getBranchTree'] = (sessionId) => this.call('getBranchTree', sessionId);
+  getItemsPage: Reads['getItemsPage'] = (sessionId, branchId, request) => this.call('getItemsPage', sessionId, branchId, request);
+  getTurnItems: Reads['getTurnItems'] = (sessionId, branchId, turn) => this.call('getTurnItems', sessionId, branchId, turn);
+  getTurnsPage: Reads['getTurnsPage'] = (sessionId, branchId, request) => this.call('getTurnsPage', sessionId, branchId, request);
+  getTurnsPageBefore: Reads['getTurnsPageBefore'] = (sessionId, branchId, request) =>
+    this.call('getTurnsPageBefore', sessionId, branchId, request);
+  getTurnSummaries: Reads['getTurnSummaries'] = (sessionId, branchId, fromTurn, toTurn) =>
+    this.call('getTurnSummaries', sessionId, branchId, fromTurn, toTurn);
+  usedBranchIds: Reads['usedBranchIds'] = (sessionId) => this.call('usedBranchIds', sessionId);
+  getUsagePage: Reads['getUsagePage'] = (sessionId, branchId, request) => this.call('getUsagePage', sessionId, branchId, request);
+  getToolTotals: Reads['getToolTotals'] = (sessionId, branchId) => this.call('getToolTotals', sessionId, branchId);
+  getTurnUsage: Reads['getTurnUsage'] = (sessionId, branchId, fromTurn, toTurn) =>
+    this.call('getTurnUsage', sessionId, branchId, fromTurn, toTurn);
+  getTurnsWithoutUsage: Reads['getTurnsWithoutUsage'] = (sessionId, branchId, options) =>
+    this.call('getTurnsWithoutUsage', sessionId, branchId, options);
+
+  getUsageRows(sessionId: string, branchId: string | null): Promise<ReturnType<SessionDatabase['getUsageRows']>> {
+    return this.call('getUsageRows', sessionId, branchId);
+  }
+
+  /** See `SessionDatabase.countSessionRows`. */
+  countSessionRows(): Promise<number | null> {
+    return this.call('countSessionRows');
+  }
+
+  /** See `SessionDatabase.hasChanged`: rejects with `deleted` or `replaced` as that throws. */
+  hasChanged(): Promise<boolean> {
+    return this.call('hasChanged');
+  }
+
+  fileState(): Promise<FileState> {
+    return this.call('fileState');
+  }
+
+  /** Closes the connection in the worker; idempotent. Later calls reject with `SessionClosedError`. */
+  async close(): Promise<void> {
+    const root = this.shared ?? this;
+    if (root.closed) return;
+    root.closed = true;
+    await this.client.closeHandle(this.handle, this.generation).catch(() => undefined);
+  }
+}
+
+/** An `AdvancedSQLiteSession` open in the store worker: its methods, each a promise. */
+export type WorkerSession = {
+  [K in SessionMethod]: AdvancedSQLiteSession[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
+} & {
+  /** Closes the session in the worker (idempotent). */
+  close(): Promise<void>;
+};
+
+function workerSession(client: StoreClient, handle: number, generation: number, signal?: AbortSignal): WorkerSession {
+  let closed = false;
+  const session: Record<string, unknown> = {
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await client.closeHandle(handle, generation).catch(() => undefined);
+    },
+  };
+  for (const method of SESSION_METHODS) {
+    session[method] = async (...args: unknown[]) => {
+      if (closed) throw new SessionClosedError();
+      return (await client.call(handle, generation, method, args, signal)).value;
+    };
+  }
+  return session as WorkerSession;
+}

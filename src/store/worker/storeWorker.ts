@@ -1,0 +1,129 @@
+/**
+ * The store worker: every SQLite connection the extension uses lives here, on a `worker_threads` thread, so a slow
+ * query, a lock wait or a huge row blocks this thread and never the extension host's (issue: both drivers are
+ * synchronous). It holds the handles the host opened (storeWorkerProtocol.ts) and runs their methods one request at a
+ * time, in order; between two requests it yields to its event loop, so a `cancel` sent meanwhile drops the requests
+ * still queued.
+ */
+import { parentPort } from 'node:worker_threads';
+import { openSessionDatabase, type SessionDatabase } from '../inspector/sessionDatabase';
+import { AdvancedSQLiteSession } from '../session/advancedSqliteSession';
+import { markStaleWal, staleWalAt } from '../sqlite/fileIdentity';
+import { SessionDatabaseError } from '../errors';
+import { CALLABLE, type StoreWorkerRequest, type StoreWorkerResponse } from './storeWorkerProtocol';
+import { serializeError } from './workerErrors';
+
+type Handle = { kind: 'database'; target: SessionDatabase } | { kind: 'session'; target: AdvancedSQLiteSession };
+
+/** Runs requests for one host; exported for the tests, which drive it in-thread as well as in a real worker. */
+export class StoreWorkerState {
+  private readonly handles = new Map<number, Handle>();
+  private readonly queue: Exclude<StoreWorkerRequest, { type: 'cancel' }>[] = [];
+  private running = false;
+
+  constructor(private readonly post: (r: StoreWorkerResponse) => void) {}
+
+  receive(request: StoreWorkerRequest): void {
+    if (request.type === 'cancel') {
+      const i = this.queue.findIndex((q) => q.id === request.id);
+      if (i >= 0) {
+        this.queue.splice(i, 1);
+        this.post({ type: 'cancelled', id: request.id });
+      }
+      return;
+    }
+    this.queue.push(request);
+    if (!this.running) this.schedule();
+  }
+
+  /** Open handles (the tests check that closed panels leave none behind). */
+  get openHandles(): number {
+    return this.handles.size;
+  }
+
+  private schedule(): void {
+    this.running = true;
+    // setImmediate, not a loop: the port's messages (cancels, and requests that supersede queued ones) are read
+    // between two requests.
+    setImmediate(() => void this.next());
+  }
+
+  private async next(): Promise<void> {
+    const request = this.queue.shift();
+    if (!request) {
+      this.running = false;
+      return;
+    }
+    await this.run(request);
+    this.schedule();
+  }
+
+  private async run(request: Exclude<StoreWorkerRequest, { type: 'cancel' }>): Promise<void> {
+    let path: string | undefined;
+    try {
+      switch (request.type) {
+        case 'open-database': {
+          path = request.path;
+          if (request.staleWal) markStaleWal(request.path, request.staleWal);
+          const db = openSessionDatabase(request.path, request.options);
+          this.handles.set(request.handle, { kind: 'database', target: db });
+          this.post({
+            type: 'result',
+            id: request.id,
+            value: { path: db.path, readonly: db.readonly, driver: db.driver, tables: db.tables },
+          });
+          return;
+        }
+        case 'open-session': {
+          path = request.options.dbPath;
+          if (request.staleWal && path) markStaleWal(path, request.staleWal);
+          const session = new AdvancedSQLiteSession(request.options);
+          this.handles.set(request.handle, { kind: 'session', target: session });
+          this.post({ type: 'result', id: request.id, value: session.getCurrentBranchId() });
+          return;
+        }
+        case 'close': {
+          const handle = this.handles.get(request.handle);
+          this.handles.delete(request.handle);
+          handle?.target.close();
+          this.post({ type: 'result', id: request.id, value: undefined });
+          return;
+        }
+        case 'call': {
+          const handle = this.handles.get(request.handle);
+          if (!handle) throw new SessionDatabaseError('io', `The store worker has no open handle ${request.handle} (it was closed).`);
+          path = handle.kind === 'database' ? handle.target.path : undefined;
+          if (!CALLABLE[handle.kind].has(request.method)) {
+            throw new TypeError(`${request.method} cannot be called on a ${handle.kind} in the store worker.`);
+          }
+          const target = handle.target as unknown as Record<string, (...args: unknown[]) => unknown>;
+          const value = await target[request.method]!(...request.args);
+          this.post({
+            type: 'result',
+            id: request.id,
+            value,
+            ...(handle.kind === 'database' ? { tables: handle.target.tables } : {}),
+          });
+          return;
+        }
+      }
+    } catch (err) {
+      const problem = err instanceof SessionDatabaseError ? err.problem : undefined;
+      const wal = path && (problem === 'replaced' || problem === 'stale-wal') ? staleWalAt(path) : undefined;
+      this.post({ type: 'error', id: request.id, error: serializeError(err), ...(wal && path ? { staleWal: { path, wal } } : {}) });
+    }
+  }
+
+  /** Closes every handle (the host is going away). */
+  closeAll(): void {
+    for (const h of this.handles.values()) h.target.close();
+    this.handles.clear();
+  }
+}
+
+if (parentPort) {
+  const port = parentPort;
+  const state = new StoreWorkerState((r) => port.postMessage(r));
+  port.on('message', (m: StoreWorkerRequest) => state.receive(m));
+  port.on('close', () => state.closeAll());
+}

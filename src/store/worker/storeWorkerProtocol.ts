@@ -1,0 +1,104 @@
+/**
+ * What crosses between a host thread and a store worker (storeWorker.ts). The host opens *handles* (a read-only
+ * `SessionDatabase`, or an `AdvancedSQLiteSession` for one write action) and calls their methods by name; every
+ * request has an id and gets exactly one answer: a result, an error, or `cancelled` when the host cancelled it before
+ * the worker started it. Requests run one at a time, in the order sent, so a write and the reads after it are ordered.
+ */
+import type { OpenSessionDatabaseOptions, SessionTables } from '../inspector/inspectorTypes';
+import type { WalIdentity } from '../sqlite/fileIdentity';
+import type { DriverName } from '../sqlite/sqliteDatabase';
+import type { SQLiteSessionOptions } from '../types';
+
+/** What a handle is: the inspector's read connection, or a writable session. */
+export type HandleKind = 'database' | 'session';
+
+/** The methods the host may call on each kind of handle: the reads of `SessionReader` and the session API. */
+export const DATABASE_METHODS = [
+  'listSessions',
+  'countSessionRows',
+  'getBranchTree',
+  'getItemsPage',
+  'getTurnItems',
+  'getTurnsPage',
+  'getTurnsPageBefore',
+  'usedBranchIds',
+  'getUsagePage',
+  'getUsageRows',
+  'getTurnUsage',
+  'getTurnSummaries',
+  'getTurnsWithoutUsage',
+  'getToolTotals',
+  'hasChanged',
+  'fileState',
+] as const;
+export const SESSION_METHODS = [
+  'getSessionId',
+  'getItems',
+  'getStoredItems',
+  'addItems',
+  'popItem',
+  'clearSession',
+  'clearCurrentBranch',
+  'applyHistoryMutations',
+  'applyHistoryTransaction',
+  'replaceHistoryWithCompaction',
+  'storeRunUsage',
+  'getSessionUsage',
+  'getTurnUsage',
+  'getConversationTurns',
+  'findTurnsByContent',
+  'getConversationByTurns',
+  'getToolUsage',
+  'createBranchFromTurn',
+  'createBranchFromContent',
+  'switchToBranch',
+  'deleteBranch',
+  'listBranches',
+  'getCurrentBranchId',
+] as const;
+export type DatabaseMethod = (typeof DATABASE_METHODS)[number];
+export type SessionMethod = (typeof SESSION_METHODS)[number];
+export const CALLABLE: Record<HandleKind, ReadonlySet<string>> = {
+  database: new Set(DATABASE_METHODS),
+  session: new Set(SESSION_METHODS),
+};
+
+/** The `AdvancedSQLiteSession` options a worker can take: only data (no logger or clock functions cross threads). */
+export type WorkerSessionOptions = Pick<SQLiteSessionOptions, 'sessionId' | 'dbPath' | 'sessionsTable' | 'messagesTable'>;
+
+export type StoreWorkerRequest =
+  /** `staleWal`: the host knows the path's `-wal` belongs to a replaced file (format spec §11): the worker refuses too. */
+  | { type: 'open-database'; id: number; handle: number; path: string; options: OpenSessionDatabaseOptions; staleWal?: WalIdentity }
+  | { type: 'open-session'; id: number; handle: number; options: WorkerSessionOptions; staleWal?: WalIdentity }
+  | { type: 'call'; id: number; handle: number; method: string; args: unknown[] }
+  | { type: 'close'; id: number; handle: number }
+  /** Drops request `id` if it has not started; an answer already on its way is dropped by the host. */
+  | { type: 'cancel'; id: number };
+
+/** What an open database tells the host once, so its synchronous properties need no round trip. */
+export interface OpenedDatabase {
+  path: string;
+  readonly: boolean;
+  driver: DriverName;
+  tables: SessionTables;
+}
+
+export type StoreWorkerResponse =
+  /** `tables`: a database handle's tables after the call (another process may have upgraded the schema). */
+  | { type: 'result'; id: number; value: unknown; tables?: SessionTables }
+  /** `staleWal`: the call found the file replaced and its `-wal` stale; the host remembers it as the worker does. */
+  | { type: 'error'; id: number; error: SerializedError; staleWal?: { path: string; wal: WalIdentity } }
+  | { type: 'cancelled'; id: number };
+
+/**
+ * An error as data: the store's error classes are rebuilt from `name` on the host (so `instanceof` and `problem` work
+ * there as they do in-thread), and a driver error keeps the `code`/`errcode` that `sqliteCodeOf` reads.
+ */
+export interface SerializedError {
+  name: string;
+  message: string;
+  problem?: string;
+  code?: string;
+  errcode?: number;
+  stack?: string;
+}

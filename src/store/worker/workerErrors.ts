@@ -1,0 +1,61 @@
+/**
+ * Errors across the thread boundary. A worker's error reaches the host as data (`SerializedError`) and is rebuilt as
+ * the same class, so the host's `instanceof SessionDatabaseError` checks, its `problem`s and `sqliteCodeOf` see what
+ * they would have seen in-thread. The worker's stack is kept below the host's, since that is where it failed.
+ */
+import {
+  BranchError,
+  InvalidArgumentError,
+  SessionClosedError,
+  SessionDatabaseError,
+  SessionError,
+  TableOwnershipError,
+  type SessionDatabaseProblem,
+} from '../errors';
+import { HistoryConflictError } from '../session/historyTransactions';
+import type { SerializedError } from './storeWorkerProtocol';
+
+/** The store's error classes by the name that crosses; subclasses before their base. */
+const CLASSES = [
+  ['HistoryConflictError', HistoryConflictError],
+  ['SessionDatabaseError', SessionDatabaseError],
+  ['SessionClosedError', SessionClosedError],
+  ['BranchError', BranchError],
+  ['TableOwnershipError', TableOwnershipError],
+  ['InvalidArgumentError', InvalidArgumentError],
+  ['SessionError', SessionError],
+] as const;
+
+export function serializeError(err: unknown): SerializedError {
+  if (!(err instanceof Error)) return { name: 'Error', message: String(err) };
+  const e = err as Error & { problem?: unknown; code?: unknown; errcode?: unknown };
+  const known = CLASSES.find(([, cls]) => err instanceof cls);
+  return {
+    name: known ? known[0] : err.name,
+    message: err.message,
+    ...(typeof e.problem === 'string' ? { problem: e.problem } : {}),
+    ...(typeof e.code === 'string' ? { code: e.code } : {}),
+    ...(typeof e.errcode === 'number' ? { errcode: e.errcode } : {}),
+    ...(err.stack ? { stack: err.stack } : {}),
+  };
+}
+
+export function deserializeError(e: SerializedError): Error {
+  const cls = CLASSES.find(([name]) => name === e.name)?.[1];
+  let err: Error;
+  if (cls === SessionDatabaseError) err = new SessionDatabaseError(e.problem as SessionDatabaseProblem, e.message);
+  else if (cls === SessionClosedError) err = new SessionClosedError();
+  else if (cls) err = new (cls as new (message: string) => Error)(e.message);
+  else if (e.name === 'TypeError') err = new TypeError(e.message);
+  else if (e.name === 'RangeError') err = new RangeError(e.message);
+  else {
+    err = new Error(e.message);
+    // A driver error keeps its name (SqliteError) and codes, which sqliteCodeOf and describeDatabaseError read.
+    err.name = e.name;
+  }
+  const fields = err as Error & { code?: string; errcode?: number };
+  if (e.code !== undefined) fields.code = e.code;
+  if (e.errcode !== undefined) fields.errcode = e.errcode;
+  if (e.stack) err.stack = `${err.stack ?? ''}\n    --- in the store worker ---\n${e.stack}`;
+  return err;
+}

@@ -1,0 +1,139 @@
+/**
+ * The store worker through its client, in a real worker thread (the TypeScript entry under tsx): every read answers
+ * what the same read in-thread answers, writes go through a session opened there, errors arrive as the store's own
+ * classes, and a cancelled request is dropped before it runs.
+ */
+import { strict as assert } from 'node:assert';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BranchError, SessionDatabaseError } from '../../../../src/store';
+import { StoreClient, StoreRequestCancelledError, type WorkerSessionDatabase } from '../../../../src/store/worker/storeClient';
+import { TempFolder, mk } from '../../inspector/inspectorFixtures';
+
+const WORKER = join(__dirname, '..', '..', '..', '..', 'src', 'store', 'worker', 'storeWorker.ts');
+
+describe('store worker', function () {
+  this.timeout(30_000);
+  let folder: TempFolder;
+  let client: StoreClient;
+  beforeEach(() => {
+    folder = new TempFolder();
+    client = new StoreClient(WORKER, { execArgv: ['--require', 'tsx/cjs'] });
+  });
+  afterEach(async () => {
+    await client.dispose();
+    folder.cleanup();
+  });
+
+  async function writeBranched(): Promise<string> {
+    const s = folder.session({ sessionId: 'trip' });
+    for (let t = 1; t <= 4; t++)
+      await s.addItems([mk.user(`question ${t}`), mk.call('lookup', `c${t}`), mk.output(`c${t}`), mk.assistant(`answer ${t}`)]);
+    await s.storeRunUsage({ state: { usage: { requests: 1, inputTokens: 10, outputTokens: 5, totalTokens: 15 } } });
+    await s.createBranchFromTurn(3, 'retry');
+    await s.addItems([mk.user('question 3 again'), mk.assistant('another answer')]);
+    s.close();
+    return folder.path();
+  }
+
+  it('answers every read as the same read in the host thread does', async () => {
+    const path = await writeBranched();
+    const local = folder.inspect(path);
+    const remote = await client.openDatabase(path);
+    assert.deepEqual(remote.tables, local.tables);
+    assert.deepEqual([remote.path, remote.readonly, remote.driver], [local.path, local.readonly, local.driver]);
+    const reads: [string, (db: WorkerSessionDatabase | typeof local) => unknown][] = [
+      ['listSessions', (db) => db.listSessions()],
+      ['countSessionRows', (db) => db.countSessionRows()],
+      ['getBranchTree', (db) => db.getBranchTree('trip')],
+      ['getTurnsPage', (db) => db.getTurnsPage('trip', 'retry', { afterTurn: null, limit: 10 })],
+      ['getTurnsPageBefore', (db) => db.getTurnsPageBefore('trip', 'main', { limit: 2 })],
+      ['getItemsPage', (db) => db.getItemsPage('trip', 'main', { afterSequence: null, limit: 50 })],
+      ['getTurnItems', (db) => db.getTurnItems('trip', 'retry', 3)],
+      ['getTurnSummaries', (db) => db.getTurnSummaries('trip', 'main', 0, 4)],
+      ['usedBranchIds', (db) => db.usedBranchIds('trip')],
+      ['getUsagePage', (db) => db.getUsagePage('trip', null, { sort: 'turn', descending: false, offset: 0, limit: 10 })],
+      ['getUsageRows', (db) => db.getUsageRows('trip', 'main')],
+      ['getTurnUsage', (db) => db.getTurnUsage('trip', 'main', 1, 4)],
+      ['getToolTotals', (db) => db.getToolTotals('trip', null)],
+      ['getTurnsWithoutUsage', (db) => db.getTurnsWithoutUsage('trip', null, { fromTurns: new Map([['retry', 3]]) })],
+    ];
+    for (const [name, read] of reads) assert.deepEqual(await read(remote), read(local), name);
+    // Nothing was written since it was opened: the worker's change check agrees.
+    assert.equal(await remote.hasChanged(), false);
+    const s = folder.session({ sessionId: 'trip' });
+    await s.addItems([mk.user('one more')]);
+    assert.equal(await remote.hasChanged(), true);
+    await remote.close();
+    await assert.rejects(remote.listSessions(), { name: 'SessionClosedError' });
+  });
+
+  it('writes through a session opened in the worker, and the reads after it see the write', async () => {
+    const path = await writeBranched();
+    const db = await client.openDatabase(path);
+    const session = await client.openSession({ sessionId: 'trip', dbPath: path });
+    assert.equal(await session.getCurrentBranchId(), 'main');
+    const id = await session.createBranchFromTurn(2, 'from-two');
+    await session.close();
+    assert.equal(id, 'from-two');
+    assert.deepEqual(
+      (await db.getBranchTree('trip')).map((b) => b.branchId),
+      folder
+        .inspect(path)
+        .getBranchTree('trip')
+        .map((b) => b.branchId),
+    );
+    assert.ok((await db.usedBranchIds('trip')).includes('from-two'));
+  });
+
+  it('rejects with the store error classes, problems and all', async () => {
+    const bad = folder.path('notes.db');
+    writeFileSync(bad, 'this is not a database, it only ends in .db\n'.repeat(100));
+    await assert.rejects(client.openDatabase(bad), (err: unknown) => err instanceof SessionDatabaseError && err.problem === 'not-sqlite');
+    await assert.rejects(
+      client.openDatabase(folder.path('missing.db')),
+      (err: unknown) => err instanceof SessionDatabaseError && err.problem === 'not-found',
+    );
+    const path = await writeBranched();
+    const session = await client.openSession({ sessionId: 'trip', dbPath: path });
+    await assert.rejects(session.switchToBranch('no-such-branch'), (err: unknown) => err instanceof BranchError);
+    await assert.rejects(session.deleteBranch('main'), (err: unknown) => err instanceof BranchError && /main/.test(err.message));
+    await session.close();
+    // A method that is not part of the worker's API is refused there, not looked up.
+    const db = await client.openDatabase(path);
+    await assert.rejects(
+      client.call((db as unknown as { handle: number }).handle, (db as unknown as { generation: number }).generation, 'readWith', []),
+      /cannot be called/,
+    );
+  });
+
+  it('drops a cancelled request before it runs: a cancelled write writes nothing', async () => {
+    const path = await writeBranched();
+    const db = await client.openDatabase(path);
+    const controller = new AbortController();
+    const session = await client.openSession({ sessionId: 'trip', dbPath: path }, controller.signal);
+    // Sent in one tick: the worker reads the cancel before it reaches the write.
+    const read = db.getToolTotals('trip', null);
+    const write = session.createBranchFromTurn(1, 'never');
+    controller.abort();
+    await assert.rejects(write, StoreRequestCancelledError);
+    assert.ok((await read).length > 0);
+    assert.ok(!(await db.usedBranchIds('trip')).includes('never'), 'the cancelled write did not run');
+    await session.close();
+    assert.equal(client.inFlight, 0);
+  });
+
+  it('a signal that is aborted already sends nothing, and a late answer is dropped', async () => {
+    const path = await writeBranched();
+    const db = await client.openDatabase(path);
+    const controller = new AbortController();
+    const scoped = db.withSignal(controller.signal);
+    const pending = scoped.listSessions();
+    controller.abort();
+    await assert.rejects(pending, StoreRequestCancelledError);
+    await assert.rejects(scoped.getBranchTree('trip'), StoreRequestCancelledError);
+    // The database itself is not closed by its scope's end.
+    assert.equal((await db.listSessions()).length, 1);
+    assert.equal(client.inFlight, 0);
+  });
+});
