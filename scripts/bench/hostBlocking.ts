@@ -37,21 +37,14 @@ const ACTIONS: Action[] = [
   { name: 'End (last turns)', run: async (db) => db.getTurnsPageBefore(SESSION, 'main', { limit: 50 }) },
   { name: 'Tools tab (branch)', run: async (db) => db.getToolTotals(SESSION, 'main') },
   { name: 'Tools tab (session)', run: async (db) => db.getToolTotals(SESSION, null) },
+  // One read since the Tokens tab stopped reading the tool totals it does not show (they are the Tools tab's).
   {
     name: 'Tokens tab (branch)',
-    run: async (db) => {
-      await db.getUsagePage(SESSION, 'main', { sort: 'turn', descending: false, offset: 0, limit: 100 });
-      await db.getToolTotals(SESSION, 'main');
-      await db.getTurnsWithoutUsage(SESSION, 'main');
-    },
+    run: async (db) => db.getUsageTab(SESSION, 'main', { sort: 'turn', descending: false, offset: 0, limit: 100 }, { limit: 50 }),
   },
   {
     name: 'Tokens tab (session)',
-    run: async (db) => {
-      await db.getUsagePage(SESSION, null, { sort: 'turn', descending: false, offset: 0, limit: 100 });
-      await db.getToolTotals(SESSION, null);
-      await db.getTurnsWithoutUsage(SESSION, null);
-    },
+    run: async (db) => db.getUsageTab(SESSION, null, { sort: 'turn', descending: false, offset: 0, limit: 100 }, { limit: 50 }),
   },
 ];
 

@@ -66,6 +66,7 @@ export type {
   SharedTurnRange,
   UsageRow,
   UsageSortKey,
+  UsageTab,
 } from './inspector/usageTables';
 export * from './export/index';
 export * from './search/index';

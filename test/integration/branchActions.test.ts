@@ -156,6 +156,29 @@ describe('branch actions', () => {
   });
 });
 
+/** Another process takes `path`'s write lock for `ms` (with the host's own Node); resolves once it holds it. */
+async function holdWriteLock(path: string, ms: number): Promise<{ exited: Promise<unknown> }> {
+  const holder = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const { DatabaseSync } = require('node:sqlite');
+       const db = new DatabaseSync(${JSON.stringify(path)});
+       db.exec('BEGIN IMMEDIATE');
+       process.stdout.write('locked\\n');
+       setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${ms});`,
+    ],
+    { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const exited = new Promise((resolve) => holder.once('exit', resolve));
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout.once('data', () => resolve());
+    holder.once('exit', (code) => reject(new Error(`the lock holder exited (${code}) before locking`)));
+  });
+  // In an object: an async function's returned promise would be awaited with it.
+  return { exited };
+}
+
 describe('branch actions never block the extension host', () => {
   let s: Scratch;
   beforeEach(async () => {
@@ -176,23 +199,7 @@ describe('branch actions never block the extension host', () => {
     const turn = await child(a, await child(a, alice, 'main'), 'Turn 2');
     // Another process holds the write lock for 3 s (the agent's process, mid-write), with the host's own Node.
     const holdMs = 3000;
-    const holder = spawn(
-      process.execPath,
-      [
-        '-e',
-        `const { DatabaseSync } = require('node:sqlite');
-         const db = new DatabaseSync(${JSON.stringify(path)});
-         db.exec('BEGIN IMMEDIATE');
-         process.stdout.write('locked\\n');
-         setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${holdMs});`,
-      ],
-      { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    const exited = new Promise((resolve) => holder.once('exit', resolve));
-    await new Promise<void>((resolve, reject) => {
-      holder.stdout.once('data', () => resolve());
-      holder.once('exit', (code) => reject(new Error(`the lock holder exited (${code}) before locking`)));
-    });
+    const { exited } = await holdWriteLock(path, holdMs);
     // A 10 ms timer on the host's thread: its largest gap is how long the host was blocked.
     let last = performance.now();
     let worstGap = 0;
@@ -218,5 +225,42 @@ describe('branch actions never block the extension host', () => {
       worstGap < 250,
       `the host's timer was late by up to ${Math.round(worstGap)} ms while the write waited ${Math.round(waited)} ms`,
     );
+  });
+
+  it('says the file is locked after a moment, and Cancel stops the write before it writes anything', async function () {
+    this.timeout(60_000);
+    const path = s.copy('conformance/ref-multisession.db');
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    const a = await api();
+    const alice = await child(a, await child(a, undefined, 'ref-multisession.db'), 'alice');
+    const turn = await child(a, await child(a, alice, 'main'), 'Turn 2');
+    const { exited } = await holdWriteLock(path, 2500);
+    // The notification, as VS Code would show it; its Cancel is pressed as soon as it shows.
+    const shown: string[] = [];
+    const withProgress = vscode.window.withProgress;
+    (vscode.window as { withProgress: unknown }).withProgress = (
+      options: vscode.ProgressOptions,
+      task: (p: vscode.Progress<unknown>, t: vscode.CancellationToken) => Thenable<unknown>,
+    ) => {
+      shown.push(`${options.title ?? ''}${options.cancellable ? ' [Cancel]' : ''}`);
+      const cancel = new vscode.CancellationTokenSource();
+      setTimeout(() => cancel.cancel(), 50);
+      return task({ report: () => undefined }, cancel.token);
+    };
+    a.failures.length = 0;
+    let id: unknown;
+    try {
+      id = await vscode.commands.executeCommand('agentSessions.branchFromTurn', turn, 'never-written');
+    } finally {
+      (vscode.window as { withProgress: unknown }).withProgress = withProgress;
+    }
+    assert.equal(id, undefined);
+    assert.deepEqual(shown, ['Waiting for ref-multisession.db (another process is writing)… [Cancel]']);
+    assert.match(
+      a.failures.at(-1)?.message ?? '',
+      /Cancelled while ref-multisession\.db was locked by another process: nothing was written/,
+    );
+    await exited;
+    assert.deepEqual(await branchesInFile(path, 'alice'), ['alt', 'main']);
   });
 });

@@ -218,19 +218,18 @@ export async function tables(
   const limit = Math.max(1, Math.min(window.limit, MAX_USAGE_REQUEST));
   // The view's sort keys are the store's (the assignment fails to compile if they drift apart).
   const sort: UsageSortKey = window.sort;
-  let offset = Math.max(0, window.offset);
   const shared = branchId === null ? [] : sharedTurnRanges(branches, branchId);
-  let page = await db.getUsagePage(sessionId, branchId, { sort, descending: window.descending, offset, limit, shared });
-  if (page.rows.length === 0 && page.rowCount > 0) {
-    offset = Math.floor((page.rowCount - 1) / limit) * limit;
-    page = await db.getUsagePage(sessionId, branchId, { sort, descending: window.descending, offset, limit, shared });
-  }
-  const tools = await db.getToolTotals(sessionId, branchId);
   // Own turns (not copied from the parent) that have no usage row: the agent never called storeRunUsage. Copied
   // turns have their usage on the parent branch.
   const fromTurns = new Map<string, number>();
   for (const b of branches) if (b.parentBranchId !== null && b.forkTurn !== null) fromTurns.set(b.branchId, b.forkTurn);
-  const missing = await db.getTurnsWithoutUsage(sessionId, branchId, { fromTurns, limit: MISSING_USAGE_LISTED });
+  // One request and one read for what the tab shows (its tool totals are the Tools tab's, `tools/get`).
+  const { page, offset, missing } = await db.getUsageTab(
+    sessionId,
+    branchId,
+    { sort, descending: window.descending, offset: Math.max(0, window.offset), limit, shared },
+    { fromTurns, limit: MISSING_USAGE_LISTED },
+  );
   return {
     branchId,
     usage: {
@@ -243,6 +242,5 @@ export async function tables(
     },
     turnsWithoutUsage: missing.turns,
     turnsWithoutUsageCount: missing.count,
-    tools: tools.map(toolUsageView),
   };
 }

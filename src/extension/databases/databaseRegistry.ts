@@ -2,7 +2,8 @@ import { constants, existsSync, promises as fsp, watch, type FSWatcher } from 'n
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { SessionDatabaseError, markStaleWal, moveStaleWalAside, staleWalAt, staleWalMessage } from '../../store';
-import { WorkerSessionDatabase, type StoreClient, type WorkerSession } from '../../store/worker/storeClient';
+import { StoreRequestCancelledError, WorkerSessionDatabase, type StoreClient, type WorkerSession } from '../../store/worker/storeClient';
+import { LockWaitNotice, VISIBLE_LOCK_WAIT_MS } from './lockWaitNotice';
 import {
   RemoteSessionSource,
   openRemoteStore,
@@ -412,18 +413,25 @@ export class DatabaseRegistry implements vscode.Disposable {
         vscode.l10n.t('{0} holds plain SQLiteSession data without branch tables; it cannot be branched.', basename(path)),
       );
     }
-    // In the store worker, like every connection: a write waiting on another process's lock waits there.
-    const session = await this.store.openSession({
-      sessionId,
-      dbPath: path,
-      sessionsTable: tables.sessions,
-      messagesTable: tables.messages,
-    });
+    // In the store worker, like every connection: a write waiting on another process's lock waits there, and after a
+    // moment the user sees why, with Cancel.
+    const notice = new LockWaitNotice(basename(path));
+    let session: WorkerSession | undefined;
     try {
+      session = await this.store.openSession(
+        { sessionId, dbPath: path, sessionsTable: tables.sessions, messagesTable: tables.messages },
+        { signal: notice.signal, onWaiting: notice.onWaiting, lockWaitMs: VISIBLE_LOCK_WAIT_MS },
+      );
       if ((await session.getCurrentBranchId()) !== branchId) await session.switchToBranch(branchId);
       return await fn(session);
+    } catch (err) {
+      if (err instanceof StoreRequestCancelledError && notice.cancelled) {
+        throw new UserFacingError(vscode.l10n.t('Cancelled while {0} was locked by another process: nothing was written.', basename(path)));
+      }
+      throw err;
     } finally {
-      await session.close();
+      notice.dispose();
+      await session?.close();
       await this.checkNow(path);
     }
   }

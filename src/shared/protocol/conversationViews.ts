@@ -157,7 +157,6 @@ export interface TablesView {
   turnsWithoutUsage: { branchId: string; turn: number }[];
   /** How many such turns there are in all. */
   turnsWithoutUsageCount: number;
-  tools: ToolUsageView[];
   /** How `cost` was computed; absent from hosts that do not price usage. */
   pricing?: PricingView;
 }

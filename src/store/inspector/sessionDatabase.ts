@@ -35,11 +35,13 @@ import {
   readTurnUsage,
   readTurnsWithoutUsage,
   readUsagePage,
+  readUsageTab,
   readUsageRows,
   type ToolTotal,
   type TurnsWithoutUsage,
   type UsagePage,
   type UsagePageRequest,
+  type UsageTab,
   type TurnSummary,
   type UsageRow,
 } from './usageTables';
@@ -261,6 +263,16 @@ export class SessionDatabase implements SessionReader {
     options?: { fromTurns?: ReadonlyMap<string, number>; limit?: number },
   ): TurnsWithoutUsage {
     return this.read(() => readTurnsWithoutUsage(this.context, sessionId, branchId, options));
+  }
+
+  /** What the Tokens tab shows (a page of usage rows and the turns without usage), in one read; see `UsageTab`. */
+  getUsageTab(
+    sessionId: string,
+    branchId: string | null,
+    request: UsagePageRequest,
+    missing?: { fromTurns?: ReadonlyMap<string, number>; limit?: number },
+  ): UsageTab {
+    return this.read(() => readUsageTab(this.context, sessionId, branchId, request, missing));
   }
 
   /** Tool calls per tool for a branch, or the whole session (each stored call counted once) when `branchId` is null. */

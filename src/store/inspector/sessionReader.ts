@@ -14,7 +14,7 @@ import type {
   TurnPageRequest,
 } from './inspectorTypes';
 import type { TurnPageBefore } from './turnPages';
-import type { ToolTotal, TurnSummary, TurnsWithoutUsage, UsagePage, UsagePageRequest, UsageRow } from './usageTables';
+import type { ToolTotal, TurnSummary, TurnsWithoutUsage, UsagePage, UsagePageRequest, UsageRow, UsageTab } from './usageTables';
 
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -41,6 +41,13 @@ export interface SessionReader {
     branchId: string | null,
     options?: { fromTurns?: ReadonlyMap<string, number>; limit?: number },
   ): MaybePromise<TurnsWithoutUsage>;
+  /** The Tokens tab's page and turns without usage, in one read (one request to the store worker). */
+  getUsageTab(
+    sessionId: string,
+    branchId: string | null,
+    request: UsagePageRequest,
+    missing?: { fromTurns?: ReadonlyMap<string, number>; limit?: number },
+  ): MaybePromise<UsageTab>;
 }
 
 /** What a branch holds before its first user message (turn 0): often the agent's instructions. */

@@ -348,3 +348,30 @@ export function readTurnsWithoutUsage(
   }
   return out;
 }
+
+/**
+ * What the Tokens tab shows, in one read: a page of usage rows (moved back to the last page when `offset` is past the
+ * end, as after rows were deleted) and the own turns without a usage row (`missing`: see `readTurnsWithoutUsage`).
+ */
+export interface UsageTab {
+  page: UsagePage;
+  /** The page's offset (the request's, or the last page's). */
+  offset: number;
+  missing: TurnsWithoutUsage;
+}
+
+export function readUsageTab(
+  ctx: QueryContext,
+  sessionId: string,
+  branchId: string | null,
+  request: UsagePageRequest,
+  missing: { fromTurns?: ReadonlyMap<string, number>; limit?: number } = {},
+): UsageTab {
+  let offset = Math.max(0, request.offset ?? 0);
+  let page = readUsagePage(ctx, sessionId, branchId, { ...request, offset });
+  if (page.rows.length === 0 && page.rowCount > 0) {
+    offset = Math.floor((page.rowCount - 1) / request.limit) * request.limit;
+    page = readUsagePage(ctx, sessionId, branchId, { ...request, offset });
+  }
+  return { page, offset, missing: readTurnsWithoutUsage(ctx, sessionId, branchId, missing) };
+}

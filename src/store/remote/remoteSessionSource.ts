@@ -21,7 +21,7 @@ import type {
   TurnPage,
   TurnPageRequest,
 } from '../inspector/inspectorTypes';
-import type { ToolTotal, TurnSummary, TurnsWithoutUsage, UsagePage, UsageRow } from '../inspector/usageTables';
+import type { ToolTotal, TurnSummary, TurnsWithoutUsage, UsagePage, UsageRow, UsageTab } from '../inspector/usageTables';
 import type { TurnPageBefore } from '../inspector/turnPages';
 import type { SessionReader } from '../inspector/sessionReader';
 import { decodeMessageData, userContentOf } from '../inspector/rowDecoding';
@@ -251,6 +251,10 @@ export class RemoteSessionSource implements SessionReader {
 
   async getTurnsWithoutUsage(): Promise<TurnsWithoutUsage> {
     return { turns: [], count: 0 };
+  }
+
+  async getUsageTab(): Promise<UsageTab> {
+    return { page: await this.getUsagePage(), offset: 0, missing: await this.getTurnsWithoutUsage() };
   }
 
   /** Tool calls per tool over the whole session (from the complete turn index). */

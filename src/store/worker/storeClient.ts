@@ -38,6 +38,26 @@ type RequestBody = Body<Exclude<StoreWorkerRequest, { type: 'cancel' }>>;
 interface Pending {
   resolve(r: Extract<StoreWorkerResponse, { type: 'result' }>): void;
   reject(err: Error): void;
+  onWaiting?: () => void;
+}
+
+interface SendOptions {
+  signal?: AbortSignal;
+  /** Called when the worker says a write is waiting for another connection's lock. */
+  onWaiting?: () => void;
+  /**
+   * For writes: an abort asks the worker to stop and the promise settles with its verdict — `cancelled` (it stopped
+   * before writing) or the result (it had written already) — instead of rejecting at once.
+   */
+  verdict?: boolean;
+}
+
+/** What a writable session's calls share: the user's cancel, and who hears that a write waits for a lock. */
+export interface WorkerSessionOptionsOnHost {
+  signal?: AbortSignal;
+  /** How long a write waits for another connection's write lock before failing with `locked` (default 5,000 ms). */
+  lockWaitMs?: number;
+  onWaiting?: () => void;
 }
 
 export interface StoreClientOptions {
@@ -70,20 +90,31 @@ export class StoreClient {
     const handle = this.nextHandle++;
     const generation = this.ensureWorker();
     const staleWal = staleWalAt(path);
-    const r = await this.send({ type: 'open-database', handle, path, options, ...(staleWal ? { staleWal } : {}) }, signal);
+    const r = await this.send({ type: 'open-database', handle, path, options, ...(staleWal ? { staleWal } : {}) }, { signal });
     return new WorkerSessionDatabase(this, handle, generation, r.value as OpenedDatabase);
   }
 
   /**
-   * Opens an `AdvancedSQLiteSession` in the worker for one action; close it when done. Its calls carry `signal`: one
-   * the user cancels before the worker reaches it writes nothing.
+   * Opens an `AdvancedSQLiteSession` in the worker for one action; close it when done. Its writes wait for another
+   * connection's write lock in the worker (`onWaiting` hears when one starts waiting), up to `lockWaitMs`; when
+   * `signal` aborts, a write not yet started (or still waiting) rejects with `StoreRequestCancelledError` and has
+   * written nothing, and one already under way completes.
    */
-  async openSession(options: WorkerSessionOptions, signal?: AbortSignal): Promise<WorkerSession> {
+  async openSession(options: WorkerSessionOptions, host: WorkerSessionOptionsOnHost = {}): Promise<WorkerSession> {
     const handle = this.nextHandle++;
     const generation = this.ensureWorker();
     const staleWal = options.dbPath ? staleWalAt(options.dbPath) : undefined;
-    await this.send({ type: 'open-session', handle, options, ...(staleWal ? { staleWal } : {}) }, signal);
-    return workerSession(this, handle, generation, signal);
+    await this.send(
+      {
+        type: 'open-session',
+        handle,
+        options,
+        ...(host.lockWaitMs !== undefined ? { lockWaitMs: host.lockWaitMs } : {}),
+        ...(staleWal ? { staleWal } : {}),
+      },
+      { signal: host.signal, onWaiting: host.onWaiting, verdict: true },
+    );
+    return workerSession(this, handle, generation, host);
   }
 
   /** Calls `method` on an open handle; for the handle classes below. */
@@ -92,12 +123,12 @@ export class StoreClient {
     generation: number,
     method: string,
     args: unknown[],
-    signal?: AbortSignal,
+    options: SendOptions = {},
   ): Promise<{ value: T; tables?: SessionTables }> {
     if (generation !== this.generation || !this.worker) {
       throw new SessionDatabaseError('io', 'The store worker restarted since this was opened; refresh to open it again.');
     }
-    const r = await this.send({ type: 'call', handle, method, args }, signal);
+    const r = await this.send({ type: 'call', handle, method, args }, options);
     return { value: r.value as T, tables: r.tables };
   }
 
@@ -133,19 +164,24 @@ export class StoreClient {
     return generation;
   }
 
-  private send(body: RequestBody, signal?: AbortSignal): Promise<Extract<StoreWorkerResponse, { type: 'result' }>> {
+  private send(body: RequestBody, options: SendOptions = {}): Promise<Extract<StoreWorkerResponse, { type: 'result' }>> {
+    const { signal } = options;
     const worker = this.worker;
     if (!worker) return Promise.reject(new SessionDatabaseError('io', 'The store worker is not running.'));
     if (signal?.aborted) return Promise.reject(new StoreRequestCancelledError());
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
-        if (!this.pending.delete(id)) return;
-        this.settled();
+        if (!this.pending.has(id)) return;
         worker.postMessage({ type: 'cancel', id } satisfies StoreWorkerRequest);
+        // A write's promise waits for the worker's verdict; anything else ends now and its answer is dropped.
+        if (options.verdict) return;
+        this.pending.delete(id);
+        this.settled();
         reject(new StoreRequestCancelledError());
       };
       this.pending.set(id, {
+        onWaiting: options.onWaiting,
         resolve: (r) => {
           signal?.removeEventListener('abort', onAbort);
           resolve(r);
@@ -166,6 +202,10 @@ export class StoreClient {
     const p = this.pending.get(r.id);
     // Cancelled here already: the worker's late answer (or its `cancelled`) is dropped.
     if (!p) return;
+    if (r.type === 'waiting') {
+      p.onWaiting?.();
+      return;
+    }
     this.pending.delete(r.id);
     this.settled();
     if (r.type === 'result') p.resolve(r);
@@ -249,7 +289,7 @@ export class WorkerSessionDatabase implements Reads {
 
   private async call<T>(method: DatabaseMethod, ...args: unknown[]): Promise<T> {
     if (!this.isOpen) throw new SessionClosedError();
-    const r = await this.client.call<T>(this.handle, this.generation, method, args, this.signal);
+    const r = await this.client.call<T>(this.handle, this.generation, method, args, { signal: this.signal });
     if (r.tables) (this.shared ?? this).currentTables = r.tables;
     return r.value;
   }
@@ -270,6 +310,8 @@ export class WorkerSessionDatabase implements Reads {
     this.call('getTurnUsage', sessionId, branchId, fromTurn, toTurn);
   getTurnsWithoutUsage: Reads['getTurnsWithoutUsage'] = (sessionId, branchId, options) =>
     this.call('getTurnsWithoutUsage', sessionId, branchId, options);
+  getUsageTab: Reads['getUsageTab'] = (sessionId, branchId, request, missing) =>
+    this.call('getUsageTab', sessionId, branchId, request, missing);
 
   getUsageRows(sessionId: string, branchId: string | null): Promise<ReturnType<SessionDatabase['getUsageRows']>> {
     return this.call('getUsageRows', sessionId, branchId);
@@ -306,7 +348,7 @@ export type WorkerSession = {
   close(): Promise<void>;
 };
 
-function workerSession(client: StoreClient, handle: number, generation: number, signal?: AbortSignal): WorkerSession {
+function workerSession(client: StoreClient, handle: number, generation: number, host: WorkerSessionOptionsOnHost): WorkerSession {
   let closed = false;
   const session: Record<string, unknown> = {
     close: async () => {
@@ -318,7 +360,7 @@ function workerSession(client: StoreClient, handle: number, generation: number, 
   for (const method of SESSION_METHODS) {
     session[method] = async (...args: unknown[]) => {
       if (closed) throw new SessionClosedError();
-      return (await client.call(handle, generation, method, args, signal)).value;
+      return (await client.call(handle, generation, method, args, { signal: host.signal, onWaiting: host.onWaiting, verdict: true })).value;
     };
   }
   return session as WorkerSession;

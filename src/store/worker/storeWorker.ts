@@ -12,14 +12,19 @@ import { markStaleWal, staleWalAt } from '../sqlite/fileIdentity';
 import { SessionDatabaseError } from '../errors';
 import { CALLABLE, type StoreWorkerRequest, type StoreWorkerResponse } from './storeWorkerProtocol';
 import { serializeError } from './workerErrors';
+import { DEFAULT_LOCK_WAIT_MS, WRITING_METHODS, WriteCancelledWhileWaiting, waitForWriteLock } from './writeLockWait';
 
-type Handle = { kind: 'database'; target: SessionDatabase } | { kind: 'session'; target: AdvancedSQLiteSession };
+type Handle =
+  | { kind: 'database'; target: SessionDatabase }
+  | { kind: 'session'; target: AdvancedSQLiteSession; path: string | undefined; lockWaitMs: number };
 
 /** Runs requests for one host; exported for the tests, which drive it in-thread as well as in a real worker. */
 export class StoreWorkerState {
   private readonly handles = new Map<number, Handle>();
   private readonly queue: Exclude<StoreWorkerRequest, { type: 'cancel' }>[] = [];
   private running = false;
+  /** The request being run, and whether the host has cancelled it since (a write waiting for a lock stops). */
+  private current: { id: number; cancelled: boolean } | undefined;
 
   constructor(private readonly post: (r: StoreWorkerResponse) => void) {}
 
@@ -29,7 +34,7 @@ export class StoreWorkerState {
       if (i >= 0) {
         this.queue.splice(i, 1);
         this.post({ type: 'cancelled', id: request.id });
-      }
+      } else if (this.current?.id === request.id) this.current.cancelled = true;
       return;
     }
     this.queue.push(request);
@@ -54,7 +59,9 @@ export class StoreWorkerState {
       this.running = false;
       return;
     }
+    this.current = { id: request.id, cancelled: false };
     await this.run(request);
+    this.current = undefined;
     this.schedule();
   }
 
@@ -77,8 +84,11 @@ export class StoreWorkerState {
         case 'open-session': {
           path = request.options.dbPath;
           if (request.staleWal && path) markStaleWal(path, request.staleWal);
+          const lockWaitMs = request.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
+          // Opening may write (WAL mode, a missing table): it waits for the lock like a write.
+          if (path) await this.waitForLock(request.id, path, lockWaitMs);
           const session = new AdvancedSQLiteSession(request.options);
-          this.handles.set(request.handle, { kind: 'session', target: session });
+          this.handles.set(request.handle, { kind: 'session', target: session, path, lockWaitMs });
           this.post({ type: 'result', id: request.id, value: session.getCurrentBranchId() });
           return;
         }
@@ -96,6 +106,9 @@ export class StoreWorkerState {
           if (!CALLABLE[handle.kind].has(request.method)) {
             throw new TypeError(`${request.method} cannot be called on a ${handle.kind} in the store worker.`);
           }
+          if (handle.kind === 'session' && handle.path && WRITING_METHODS.has(request.method)) {
+            await this.waitForLock(request.id, handle.path, handle.lockWaitMs);
+          }
           const target = handle.target as unknown as Record<string, (...args: unknown[]) => unknown>;
           const value = await target[request.method]!(...request.args);
           this.post({
@@ -108,10 +121,22 @@ export class StoreWorkerState {
         }
       }
     } catch (err) {
+      if (err instanceof WriteCancelledWhileWaiting) {
+        this.post({ type: 'cancelled', id: request.id });
+        return;
+      }
       const problem = err instanceof SessionDatabaseError ? err.problem : undefined;
       const wal = path && (problem === 'replaced' || problem === 'stale-wal') ? staleWalAt(path) : undefined;
       this.post({ type: 'error', id: request.id, error: serializeError(err), ...(wal && path ? { staleWal: { path, wal } } : {}) });
     }
+  }
+
+  private waitForLock(id: number, path: string, budgetMs: number): Promise<void> {
+    return waitForWriteLock(path, {
+      budgetMs,
+      cancelled: () => this.current?.id === id && this.current.cancelled,
+      onWaiting: () => this.post({ type: 'waiting', id }),
+    });
   }
 
   /** Closes every handle (the host is going away). */

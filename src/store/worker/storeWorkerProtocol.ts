@@ -27,6 +27,7 @@ export const DATABASE_METHODS = [
   'getTurnUsage',
   'getTurnSummaries',
   'getTurnsWithoutUsage',
+  'getUsageTab',
   'getToolTotals',
   'hasChanged',
   'fileState',
@@ -69,10 +70,14 @@ export type WorkerSessionOptions = Pick<SQLiteSessionOptions, 'sessionId' | 'dbP
 export type StoreWorkerRequest =
   /** `staleWal`: the host knows the path's `-wal` belongs to a replaced file (format spec §11): the worker refuses too. */
   | { type: 'open-database'; id: number; handle: number; path: string; options: OpenSessionDatabaseOptions; staleWal?: WalIdentity }
-  | { type: 'open-session'; id: number; handle: number; options: WorkerSessionOptions; staleWal?: WalIdentity }
+  /** `lockWaitMs`: how long its writes wait for another connection's write lock (default 5,000 ms, the busy timeout). */
+  | { type: 'open-session'; id: number; handle: number; options: WorkerSessionOptions; lockWaitMs?: number; staleWal?: WalIdentity }
   | { type: 'call'; id: number; handle: number; method: string; args: unknown[] }
   | { type: 'close'; id: number; handle: number }
-  /** Drops request `id` if it has not started; an answer already on its way is dropped by the host. */
+  /**
+   * Drops request `id` if it has not started; a write still waiting for another connection's lock stops waiting
+   * (answered `cancelled`: nothing was written). A read or a write under way finishes, and its answer says so.
+   */
   | { type: 'cancel'; id: number };
 
 /** What an open database tells the host once, so its synchronous properties need no round trip. */
@@ -88,6 +93,8 @@ export type StoreWorkerResponse =
   | { type: 'result'; id: number; value: unknown; tables?: SessionTables }
   /** `staleWal`: the call found the file replaced and its `-wal` stale; the host remembers it as the worker does. */
   | { type: 'error'; id: number; error: SerializedError; staleWal?: { path: string; wal: WalIdentity } }
+  /** Not done yet: a write is waiting for another connection's write lock (sent once, before its answer). */
+  | { type: 'waiting'; id: number }
   | { type: 'cancelled'; id: number };
 
 /**

@@ -1,6 +1,7 @@
 import {
   USAGE_COUNT_KEYS,
   type TablesView,
+  type ToolsView,
   type ToolUsageView,
   type TurnUsageView,
   type UsagePageView,
@@ -218,8 +219,8 @@ export function renderUsageTable(t: TablesView, actions: UsageTableActions): HTM
   return el('div', { class: 'table-block usage-table' }, ...parts);
 }
 
-/** The Tools table of one scope (`tools/get`; a `TablesView` fits too). */
-export function renderToolTable(t: Pick<TablesView, 'tools'>): HTMLElement {
+/** The Tools table of one scope (`tools/get`). */
+export function renderToolTable(t: Pick<ToolsView, 'tools'>): HTMLElement {
   const columns: Column<ToolUsageView>[] = [
     // A built-in tool by its people name, as the turn list's badges and the item cards say it.
     { key: 'toolName', title: tr('Tool'), format: (r) => (r.toolName ? toolBadgeName(r.toolName) : tr('(unnamed)')) },

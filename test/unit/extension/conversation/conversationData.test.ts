@@ -2,6 +2,7 @@
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { branchViews, tables, turnPage } from '../../../../src/extension/conversation/conversationData';
+import { toolsView } from '../../../../src/extension/pricing/pricedTables';
 import { MAX_USAGE_REQUEST, MISSING_USAGE_LISTED } from '../../../../src/shared/pageSizes';
 import type { UsageWindow } from '../../../../src/shared/protocol/conversationViews';
 import { AdvancedSQLiteSession, SQLiteSession, openSessionDatabase, type SessionDatabase } from '../../../../src/store';
@@ -82,7 +83,8 @@ describe('conversation view tables', () => {
           [['alt', 1, 'main', 10]],
         );
         assert.equal(alt.usage.rowCount, 1);
-        assert.deepEqual(alt.tools, [{ toolName: 'lookup', calls: 1, turns: [3], turnCount: 1 }]);
+        assert.ok(!('tools' in alt), 'the Tokens tab does not read the tool totals it does not show');
+        assert.deepEqual((await toolsView(db, 's', 'alt')).tools, [{ toolName: 'lookup', calls: 1, turns: [3], turnCount: 1 }]);
         const main = await tables(db, 's', 'main', branches, FIRST_PAGE);
         assert.deepEqual(main.turnsWithoutUsage, [{ branchId: 'main', turn: 2 }]);
         assert.deepEqual(

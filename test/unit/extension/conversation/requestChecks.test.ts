@@ -30,7 +30,7 @@ function recordingHandlers(): { handlers: RequestHandlers; calls: [RequestMethod
     }),
     'turns/get': record('turns/get', page),
     'turn/items': record('turn/items', []),
-    'tables/get': record('tables/get', { branchId: null, usage, turnsWithoutUsage: [], turnsWithoutUsageCount: 0, tools: [] }),
+    'tables/get': record('tables/get', { branchId: null, usage, turnsWithoutUsage: [], turnsWithoutUsageCount: 0 }),
     'tools/get': record('tools/get', { branchId: null, tools: [] }),
     'pricing/choose': record('pricing/choose', { model: 'gpt-4.1' }),
     'branch/create': record('branch/create', { branchId: 'new' }),

@@ -57,6 +57,8 @@ describe('store worker', function () {
       ['getTurnUsage', (db) => db.getTurnUsage('trip', 'main', 1, 4)],
       ['getToolTotals', (db) => db.getToolTotals('trip', null)],
       ['getTurnsWithoutUsage', (db) => db.getTurnsWithoutUsage('trip', null, { fromTurns: new Map([['retry', 3]]) })],
+      // An offset past the end: the last page, in the same read as the turns without usage.
+      ['getUsageTab', (db) => db.getUsageTab('trip', null, { sort: 'turn', offset: 50, limit: 2 }, { fromTurns: new Map([['retry', 3]]) })],
     ];
     for (const [name, read] of reads) assert.deepEqual(await read(remote), read(local), name);
     // Nothing was written since it was opened: the worker's change check agrees.
@@ -111,7 +113,7 @@ describe('store worker', function () {
     const path = await writeBranched();
     const db = await client.openDatabase(path);
     const controller = new AbortController();
-    const session = await client.openSession({ sessionId: 'trip', dbPath: path }, controller.signal);
+    const session = await client.openSession({ sessionId: 'trip', dbPath: path }, { signal: controller.signal });
     // Sent in one tick: the worker reads the cancel before it reaches the write.
     const read = db.getToolTotals('trip', null);
     const write = session.createBranchFromTurn(1, 'never');
@@ -135,5 +137,80 @@ describe('store worker', function () {
     // The database itself is not closed by its scope's end.
     assert.equal((await db.listSessions()).length, 1);
     assert.equal(client.inFlight, 0);
+  });
+
+  describe('a write behind another connection’s write lock', () => {
+    it('opening a session waits for the lock too (opening may write), and says so', async () => {
+      const path = await writeBranched();
+      const lock = holdLock(path);
+      let waiting = 0;
+      const opened = client.openSession({ sessionId: 'trip', dbPath: path }, { onWaiting: () => waiting++ });
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(waiting, 1);
+      lock.release();
+      const session = await opened;
+      assert.equal(await session.getCurrentBranchId(), 'main');
+      await session.close();
+    });
+
+    /** Another connection takes the write lock (in this thread: it is free while the test awaits the worker). */
+    function holdLock(path: string): { release(): void } {
+      const raw = folder.raw(path);
+      raw.exec('BEGIN IMMEDIATE');
+      return { release: () => raw.exec('COMMIT') };
+    }
+
+    it('waits in the worker, says so once, and writes when the lock is released', async () => {
+      const path = await writeBranched();
+      let waiting = 0;
+      const session = await client.openSession({ sessionId: 'trip', dbPath: path }, { onWaiting: () => waiting++ });
+      const lock = holdLock(path);
+      const write = session.createBranchFromTurn(2, 'after-the-lock');
+      await new Promise((r) => setTimeout(r, 400));
+      assert.equal(waiting, 1, 'the worker said once that the write waits');
+      lock.release();
+      assert.equal(await write, 'after-the-lock');
+      await session.close();
+      assert.ok(folder.inspect(path).usedBranchIds('trip').includes('after-the-lock'));
+    });
+
+    it('stops waiting when cancelled, and writes nothing once the lock is released', async () => {
+      const path = await writeBranched();
+      const controller = new AbortController();
+      const session = await client.openSession(
+        { sessionId: 'trip', dbPath: path },
+        { signal: controller.signal, onWaiting: () => setTimeout(() => controller.abort(), 100) },
+      );
+      const lock = holdLock(path);
+      await assert.rejects(session.createBranchFromTurn(2, 'cancelled-write'), StoreRequestCancelledError);
+      lock.release();
+      // The next request on the worker runs after the cancelled one ended: had it written, this would see it.
+      const db = await client.openDatabase(path);
+      assert.ok(!(await db.usedBranchIds('trip')).includes('cancelled-write'), 'the cancelled write wrote nothing');
+      await session.close();
+      assert.equal(client.inFlight, 0);
+    });
+
+    it('fails with locked after its wait, and writes nothing', async () => {
+      const path = await writeBranched();
+      const session = await client.openSession({ sessionId: 'trip', dbPath: path }, { lockWaitMs: 300 });
+      const lock = holdLock(path);
+      const started = Date.now();
+      await assert.rejects(
+        session.deleteBranch('retry', true),
+        (err: unknown) => err instanceof SessionDatabaseError && err.problem === 'locked' && /nothing was written/.test(err.message),
+      );
+      assert.ok(Date.now() - started >= 300, 'it waited its 300 ms');
+      lock.release();
+      await session.close();
+      assert.ok(folder.inspect(path).usedBranchIds('trip').includes('retry'));
+      assert.deepEqual(
+        folder
+          .inspect(path)
+          .getBranchTree('trip')
+          .map((b) => b.branchId),
+        ['main', 'retry'],
+      );
+    });
   });
 });
