@@ -46,7 +46,7 @@ export async function runOnBranch(options: RunOnBranchOptions): Promise<RunOutco
         endSpan();
       }
     } finally {
-      prepared.session.close();
+      await prepared.session.close();
     }
   } finally {
     releaseRunLock(key);

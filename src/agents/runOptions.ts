@@ -4,6 +4,7 @@
  * that runs them (branchRun.ts re-exports these types for its callers).
  */
 import type { Agent, AgentInputItem, ModelProvider } from '@openai/agents';
+import type { RunStore } from './runSession';
 import type { TableNames } from '../store';
 import type { RunEvent } from '../shared/protocol/runEvents';
 import type { ConfiguredAgent } from './agentConfig';
@@ -57,4 +58,6 @@ export interface RunOnBranchOptions {
   runId?: string;
   /** Where problems that do not fail the run go (already redacted). Default: nowhere. */
   log?: (line: string) => void;
+  /** Where the run's session lives: this thread by default; the extension's store worker (runSession.ts). */
+  store?: RunStore;
 }

@@ -19,7 +19,8 @@
  * concurrent writer's items are never removed (the cleanup stops and says so instead).
  */
 import type { AgentInputItem, Session, SessionHistoryRewriteArgs, SessionHistoryTransactionArgs } from '@openai/agents';
-import { BranchError, toStoredItem, type AdvancedSQLiteSession, type SessionLogger } from '../store';
+import { BranchError, normalizeForComparison, toStoredItem, type SessionLogger } from '../store';
+import type { RunSession } from './runSession';
 import { itemPreview, itemType } from '../shared/itemText';
 import { errorMessage } from '../shared/errorMessage';
 
@@ -36,7 +37,7 @@ export class RecordingSession implements Session {
   /** Items the runner popped itself. */
   readonly popped: AgentInputItem[] = [];
 
-  constructor(readonly inner: AdvancedSQLiteSession) {}
+  constructor(readonly inner: RunSession) {}
 
   getSessionId(): Promise<string> {
     return this.inner.getSessionId();
@@ -91,8 +92,9 @@ export class RecordingSession implements Session {
     if (items.length > 0) this.written.push(items.map((i) => plain(i)));
   }
 
+  /** As the store's session answers it (items as they read back once stored); pure, so it runs here. */
   prepareHistoryItemsForPersistenceComparison(items: AgentInputItem[]): AgentInputItem[] {
-    return this.inner.prepareHistoryItemsForPersistenceComparison(items);
+    return normalizeForComparison(items);
   }
 
   /** Forgets the newest `count` recorded items (a suffix the runner replaced). */
@@ -153,7 +155,7 @@ export function firstUnansweredCall(items: readonly AgentInputItem[]): number {
  * the run used tokens. Pops only items of `written`, newest first, each after checking it is the branch's newest.
  */
 export async function settleRun(
-  session: AdvancedSQLiteSession,
+  session: RunSession,
   written: readonly AgentInputItem[],
   outcome: { completed: boolean; spent: boolean },
 ): Promise<SettleResult> {
@@ -224,7 +226,7 @@ function sortKeys(value: unknown): unknown {
  * becomes the result's `problem`. Shared by the SDK runner's runs and agent-command runs.
  */
 export async function settleBranch(
-  session: AdvancedSQLiteSession,
+  session: RunSession,
   written: readonly AgentInputItem[],
   outcome: { completed: boolean; spent: boolean },
   fork: { branchId: string; exists: boolean } | undefined,

@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import type { Agent, ModelProvider } from '@openai/agents';
-import { AdvancedSQLiteSession, BranchError } from '../store';
+import { BranchError } from '../store';
+import { IN_THREAD_STORE, type RunSession } from './runSession';
 import { problemLogger } from './runPersistence';
 import type { RunOutcome } from '../shared/protocol/runEvents';
 import type { ConfiguredAgent } from './agentConfig';
@@ -13,13 +14,13 @@ import type { RunOnBranchOptions } from './runOptions';
 import { classify } from './runFailures';
 import type { RunReporter } from './runReporter';
 
-/** A run ready to start: the caller closes `session`. */
+/** A run ready to start: the caller closes `session` (and awaits it). */
 export interface PreparedRun {
   agent: Agent;
   modelProvider: ModelProvider | undefined;
   endpoint: string | undefined;
   warnings: string[];
-  session: AdvancedSQLiteSession;
+  session: RunSession;
   /** What the store logged instead of throwing (`storeRunUsage`), to say the usage was not stored. */
   storeProblems: string[];
 }
@@ -68,9 +69,9 @@ async function openOnBranch(
   if (!options.createTables && !existsSync(options.dbPath)) return reporter.failEarly('other', `${options.dbPath} does not exist.`);
   const storeProblems: string[] = [];
   const logger = problemLogger(storeProblems, (line) => reporter.log(line));
-  let session: AdvancedSQLiteSession;
+  let session: RunSession;
   try {
-    session = new AdvancedSQLiteSession({
+    session = await (options.store ?? IN_THREAD_STORE).openSession({
       sessionId: options.sessionId,
       dbPath: options.dbPath,
       sessionsTable: options.tables?.sessions,
@@ -84,10 +85,10 @@ async function openOnBranch(
     return reporter.failEarly(c.failure, c.message, c.status);
   }
   try {
-    if (session.getCurrentBranchId() !== reporter.sourceBranch) await session.switchToBranch(reporter.sourceBranch);
+    if ((await session.getCurrentBranchId()) !== reporter.sourceBranch) await session.switchToBranch(reporter.sourceBranch);
     if (options.fork) reporter.forkMade(await session.createBranchFromTurn(options.fork.fromTurn, options.fork.name ?? null));
   } catch (err) {
-    session.close();
+    await session.close();
     const c = classify(err, { endpoint, cancelled: false });
     const hint =
       err instanceof BranchError && /does not exist/.test(c.message) && reporter.sourceBranch !== 'main'

@@ -3,6 +3,7 @@
  * kept nothing deleted, the usage stored on this run's turn, and the outcome that says what was written.
  */
 import type { Agent, AgentOutputType, StreamedRunResult } from '@openai/agents';
+import { runUsageSource } from './runSession';
 import type { RunOutcome } from '../shared/protocol/runEvents';
 import { runValueText, toolName } from '../shared/itemText';
 import type { RunOnBranchOptions } from './runOptions';
@@ -53,7 +54,7 @@ export async function settleAndReport(
   let usageStored = false;
   if (result && keptUser) {
     const before = prepared.storeProblems.length;
-    await session.storeRunUsage(result);
+    await session.storeRunUsage(runUsageSource(result));
     usageStored = prepared.storeProblems.length === before;
   }
   let turn: number | null = null;

@@ -8,15 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { AgentInputItem } from '@openai/agents';
-import {
-  AdvancedSQLiteSession,
-  BranchError,
-  markWrites,
-  writesSince,
-  type TableNames,
-  type WriteMark,
-  type WritesByBranch,
-} from '../../store';
+import { BranchError, type TableNames, type WriteMark, type WritesByBranch } from '../../store';
 import type { CommandEndView, RunEvent, RunOutcome, RunUsageView } from '../../shared/protocol/runEvents';
 import { errorMessage } from '../../shared/errorMessage';
 import { runValueText } from '../../shared/itemText';
@@ -29,6 +21,7 @@ import { AgUiTranslator } from './agUiEvents';
 import { buildCommandInput } from './commandInput';
 import { runCommandProcess } from './commandProcess';
 import { runOverHttp } from './sseTransport';
+import { IN_THREAD_STORE, type RunSession, type RunStore } from '../runSession';
 
 /** The user's agent: a command line, or an agent served over AG-UI's HTTP transport. */
 export type CommandAgent =
@@ -68,6 +61,8 @@ export interface CommandRunOptions {
   log?: (line: string) => void;
   runId?: string;
   busyTimeoutMs?: number;
+  /** Where the run's session lives: this thread by default; the extension's store worker (../runSession.ts). */
+  store?: RunStore;
 }
 
 /** How the agent's side of the run ended. */
@@ -112,9 +107,10 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
   if (options.signal?.aborted) return reporter.failEarly('cancelled', 'The run was cancelled before it started.');
   const storeProblems: string[] = [];
   const logger = problemLogger(storeProblems, (line) => reporter.log(line));
-  let session: AdvancedSQLiteSession;
+  const store = options.store ?? IN_THREAD_STORE;
+  let session: RunSession;
   try {
-    session = new AdvancedSQLiteSession({
+    session = await store.openSession({
       sessionId: options.sessionId,
       dbPath,
       sessionsTable: options.tables?.sessions,
@@ -134,7 +130,7 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
     // A fork at turn 1 copies nothing, and no SDK can switch to a branch without rows: the command makes it.
     let commandMakesFork: { fromBranchId: string; fromTurn: number } | null = null;
     try {
-      if (session.getCurrentBranchId() !== reporter.sourceBranch) await session.switchToBranch(reporter.sourceBranch);
+      if ((await session.getCurrentBranchId()) !== reporter.sourceBranch) await session.switchToBranch(reporter.sourceBranch);
       if (options.fork && options.fork.fromTurn <= 1) {
         const turns = await session.getConversationTurns();
         if (!turns.some((t) => t.turn === options.fork!.fromTurn))
@@ -148,7 +144,7 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
       const c = storeFailure(err);
       return reporter.failEarly(c.failure, c.message);
     }
-    const mark = markWrites(dbPath, tables);
+    const mark = await store.markWrites(dbPath, tables);
     const since = Date.now();
     const endSpan = noteRunBranch(dbPath, options.sessionId, reporter.branchId);
     reporter.start(agentLabel(options.agent), []);
@@ -169,6 +165,7 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
         options,
         reporter,
         session,
+        store,
         tables,
         dbPath,
         mark,
@@ -182,7 +179,7 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
       endSpan();
     }
   } finally {
-    session.close();
+    await session.close();
   }
 }
 
@@ -280,7 +277,8 @@ function redactEvent(e: RunEvent, reporter: RunReporter): RunEvent {
 interface SettleArgs {
   options: CommandRunOptions;
   reporter: RunReporter;
-  session: AdvancedSQLiteSession;
+  session: RunSession;
+  store: RunStore;
   tables: TableNames;
   dbPath: string;
   mark: WriteMark;
@@ -306,7 +304,7 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
   const elsewhere: WritesByBranch[] = [];
   try {
     const ours = branchesOfRunsSince(args.dbPath, options.sessionId, args.since);
-    for (const w of writesSince(args.dbPath, args.tables, args.mark)) {
+    for (const w of await args.store.writesSince(args.dbPath, args.tables, args.mark)) {
       if (w.sessionId === options.sessionId && w.branchId === branchId) {
         ownItems += w.items;
         ownTurn = w.lastUserTurn;
@@ -422,7 +420,7 @@ function isUserMessage(item: AgentInputItem): boolean {
 }
 
 /** The usage row of the current branch's user turn `turn`, if the command stored one. */
-async function readTurnUsage(session: AdvancedSQLiteSession, turn: number): Promise<RunUsageView | undefined> {
+async function readTurnUsage(session: RunSession, turn: number): Promise<RunUsageView | undefined> {
   try {
     const row = await session.getTurnUsage(turn);
     if (!('requests' in row)) return undefined;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { workerRunStore } from './workerRunStore';
 import * as vscode from 'vscode';
 import type { AgentConfig, ConfiguredAgent } from '../../agents/agentConfig';
 import type { RunInput } from '../../agents/runOptions';
@@ -209,6 +210,7 @@ export class AgentRunner implements vscode.Disposable {
           onEvent,
           runId,
           log,
+          store: workerRunStore(this.registry.store),
         });
         this.choices.recordEnd(resolved.id, outcome);
         return outcome;
@@ -226,6 +228,7 @@ export class AgentRunner implements vscode.Disposable {
         onEvent,
         runId,
         log,
+        store: workerRunStore(this.registry.store),
       });
     } finally {
       this.runs.delete(runId);

@@ -13,7 +13,10 @@ import type { SessionReader } from '../inspector/sessionReader';
 import type { OpenSessionDatabaseOptions, SessionTables } from '../inspector/inspectorTypes';
 import { markStaleWal, staleWalAt, type FileState } from '../sqlite/fileIdentity';
 import type { DriverName } from '../sqlite/sqliteDatabase';
+import type { SessionLogger, TurnUsage, TurnUsageRow } from '../types';
+import type { markWrites, writesSince } from '../inspector/writesSince';
 import type {
+  FileFunction,
   DatabaseMethod,
   OpenedDatabase,
   SessionMethod,
@@ -24,6 +27,9 @@ import type {
 import { SESSION_METHODS } from './storeWorkerProtocol';
 import { deserializeError } from './workerErrors';
 import type { SessionDatabase } from '../inspector/sessionDatabase';
+
+/** The signatures of `FILE_FUNCTIONS` (types only: the worker runs them). */
+type FileFunctionTypes = { markWrites: typeof markWrites; writesSince: typeof writesSince };
 
 /** A request whose answer nobody wants any more (the view moved on, the panel closed). */
 export class StoreRequestCancelledError extends SessionError {
@@ -58,6 +64,8 @@ export interface WorkerSessionOptionsOnHost {
   /** How long a write waits for another connection's write lock before failing with `locked` (default 5,000 ms). */
   lockWaitMs?: number;
   onWaiting?: () => void;
+  /** Hears what the session logs instead of throwing (`storeRunUsage`'s failures, say). */
+  logger?: SessionLogger;
 }
 
 export interface StoreClientOptions {
@@ -73,12 +81,19 @@ export class StoreClient {
   private nextId = 1;
   private nextHandle = 1;
   private readonly pending = new Map<number, Pending>();
+  /** The host's loggers of open sessions, by handle (the worker sends what a session logs). */
+  private readonly loggers = new Map<number, SessionLogger>();
   private disposed = false;
 
   constructor(
     private readonly workerFile: string,
     private readonly options: StoreClientOptions = {},
   ) {}
+
+  /** Requests sent so far (a test checks that what should go through the worker did). */
+  get requestsSent(): number {
+    return this.nextId - 1;
+  }
 
   /** Requests sent and not yet answered or cancelled (a test checks that a closed panel leaves none). */
   get inFlight(): number {
@@ -104,6 +119,7 @@ export class StoreClient {
     const handle = this.nextHandle++;
     const generation = this.ensureWorker();
     const staleWal = options.dbPath ? staleWalAt(options.dbPath) : undefined;
+    if (host.logger) this.loggers.set(handle, host.logger);
     await this.send(
       {
         type: 'open-session',
@@ -132,7 +148,15 @@ export class StoreClient {
     return { value: r.value as T, tables: r.tables };
   }
 
+  /** Runs one of the store's whole-file functions (`FILE_FUNCTIONS`) in the worker. */
+  async fileCall<F extends FileFunction>(fn: F, ...args: Parameters<FileFunctionTypes[F]>): Promise<ReturnType<FileFunctionTypes[F]>> {
+    this.ensureWorker();
+    const r = await this.send({ type: 'file-call', fn, args });
+    return r.value as ReturnType<FileFunctionTypes[F]>;
+  }
+
   async closeHandle(handle: number, generation: number): Promise<void> {
+    this.loggers.delete(handle);
     if (generation !== this.generation || !this.worker) return;
     await this.send({ type: 'close', handle });
   }
@@ -199,6 +223,12 @@ export class StoreClient {
   }
 
   private answer(r: StoreWorkerResponse): void {
+    if (r.type === 'log') {
+      const logger = this.loggers.get(r.handle);
+      if (r.level === 'warn') logger?.warn?.(r.message);
+      else logger?.error(r.message, new Error(r.detail ?? r.message));
+      return;
+    }
     const p = this.pending.get(r.id);
     // Cancelled here already: the worker's late answer (or its `cancelled`) is dropped.
     if (!p) return;
@@ -342,8 +372,13 @@ export class WorkerSessionDatabase implements Reads {
 
 /** An `AdvancedSQLiteSession` open in the store worker: its methods, each a promise. */
 export type WorkerSession = {
-  [K in SessionMethod]: AdvancedSQLiteSession[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
+  [K in Exclude<SessionMethod, 'getTurnUsage'>]: AdvancedSQLiteSession[K] extends (...args: infer A) => infer R
+    ? (...args: A) => Promise<Awaited<R>>
+    : never;
 } & {
+  // Both overloads (a mapped type would keep only the last).
+  getTurnUsage(userTurnNumber: number, branchId?: string | null): Promise<TurnUsage | Record<string, never>>;
+  getTurnUsage(userTurnNumber?: null, branchId?: string | null): Promise<TurnUsageRow[]>;
   /** Closes the session in the worker (idempotent). */
   close(): Promise<void>;
 };

@@ -10,9 +10,13 @@ import { openSessionDatabase, type SessionDatabase } from '../inspector/sessionD
 import { AdvancedSQLiteSession } from '../session/advancedSqliteSession';
 import { markStaleWal, staleWalAt } from '../sqlite/fileIdentity';
 import { SessionDatabaseError } from '../errors';
-import { CALLABLE, type StoreWorkerRequest, type StoreWorkerResponse } from './storeWorkerProtocol';
+import { CALLABLE, type FileFunction, type StoreWorkerRequest, type StoreWorkerResponse } from './storeWorkerProtocol';
 import { serializeError } from './workerErrors';
+import { errorMessage } from '../../shared/errorMessage';
+import { markWrites, writesSince } from '../inspector/writesSince';
 import { DEFAULT_LOCK_WAIT_MS, WRITING_METHODS, WriteCancelledWhileWaiting, waitForWriteLock } from './writeLockWait';
+
+const FILE_FUNCTION_IMPLS: Record<FileFunction, (...args: never[]) => unknown> = { markWrites, writesSince };
 
 type Handle =
   | { kind: 'database'; target: SessionDatabase }
@@ -87,7 +91,15 @@ export class StoreWorkerState {
           const lockWaitMs = request.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
           // Opening may write (WAL mode, a missing table): it waits for the lock like a write.
           if (path) await this.waitForLock(request.id, path, lockWaitMs);
-          const session = new AdvancedSQLiteSession(request.options);
+          const handleId = request.handle;
+          const session = new AdvancedSQLiteSession({
+            ...request.options,
+            // The host's logger, by message: a function cannot cross threads.
+            logger: {
+              error: (message, err) => this.post({ type: 'log', handle: handleId, level: 'error', message, detail: errorMessage(err) }),
+              warn: (message) => this.post({ type: 'log', handle: handleId, level: 'warn', message }),
+            },
+          });
           this.handles.set(request.handle, { kind: 'session', target: session, path, lockWaitMs });
           this.post({ type: 'result', id: request.id, value: session.getCurrentBranchId() });
           return;
@@ -97,6 +109,13 @@ export class StoreWorkerState {
           this.handles.delete(request.handle);
           handle?.target.close();
           this.post({ type: 'result', id: request.id, value: undefined });
+          return;
+        }
+        case 'file-call': {
+          path = typeof request.args[0] === 'string' ? request.args[0] : undefined;
+          const fn = FILE_FUNCTION_IMPLS[request.fn] as ((...args: unknown[]) => unknown) | undefined;
+          if (!fn) throw new TypeError(`${String(request.fn)} cannot be called in the store worker.`);
+          this.post({ type: 'result', id: request.id, value: fn(...request.args) });
           return;
         }
         case 'call': {

@@ -7,7 +7,7 @@
 import type { OpenSessionDatabaseOptions, SessionTables } from '../inspector/inspectorTypes';
 import type { WalIdentity } from '../sqlite/fileIdentity';
 import type { DriverName } from '../sqlite/sqliteDatabase';
-import type { SQLiteSessionOptions } from '../types';
+import type { AdvancedSQLiteSessionOptions } from '../types';
 
 /** What a handle is: the inspector's read connection, or a writable session. */
 export type HandleKind = 'database' | 'session';
@@ -65,7 +65,14 @@ export const CALLABLE: Record<HandleKind, ReadonlySet<string>> = {
 };
 
 /** The `AdvancedSQLiteSession` options a worker can take: only data (no logger or clock functions cross threads). */
-export type WorkerSessionOptions = Pick<SQLiteSessionOptions, 'sessionId' | 'dbPath' | 'sessionsTable' | 'messagesTable'>;
+export type WorkerSessionOptions = Pick<
+  AdvancedSQLiteSessionOptions,
+  'sessionId' | 'dbPath' | 'sessionsTable' | 'messagesTable' | 'busyTimeoutMs' | 'createTables' | 'sessionSettings' | 'synchronous'
+>;
+
+/** The store's functions over a whole file that the host may call in the worker (they open their own connection). */
+export const FILE_FUNCTIONS = ['markWrites', 'writesSince'] as const;
+export type FileFunction = (typeof FILE_FUNCTIONS)[number];
 
 export type StoreWorkerRequest =
   /** `staleWal`: the host knows the path's `-wal` belongs to a replaced file (format spec §11): the worker refuses too. */
@@ -73,6 +80,7 @@ export type StoreWorkerRequest =
   /** `lockWaitMs`: how long its writes wait for another connection's write lock (default 5,000 ms, the busy timeout). */
   | { type: 'open-session'; id: number; handle: number; options: WorkerSessionOptions; lockWaitMs?: number; staleWal?: WalIdentity }
   | { type: 'call'; id: number; handle: number; method: string; args: unknown[] }
+  | { type: 'file-call'; id: number; fn: FileFunction; args: unknown[] }
   | { type: 'close'; id: number; handle: number }
   /**
    * Drops request `id` if it has not started; a write still waiting for another connection's lock stops waiting
@@ -95,6 +103,8 @@ export type StoreWorkerResponse =
   | { type: 'error'; id: number; error: SerializedError; staleWal?: { path: string; wal: WalIdentity } }
   /** Not done yet: a write is waiting for another connection's write lock (sent once, before its answer). */
   | { type: 'waiting'; id: number }
+  /** What a session's logger said (the store logs instead of throwing where the SDK's `Session` must not throw). */
+  | { type: 'log'; handle: number; level: 'error' | 'warn'; message: string; detail?: string }
   | { type: 'cancelled'; id: number };
 
 /**

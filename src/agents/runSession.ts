@@ -1,0 +1,72 @@
+/**
+ * Where a run's session lives. The runs read and write through `RunSession`, the promise-returning part of
+ * `AdvancedSQLiteSession` they use; `RunStore` opens one. By default it is the store's class in this thread (the CLI,
+ * the tests); the extension passes one whose sessions live in the store worker, so neither the SDK's writes nor
+ * their lock waits run on the extension host's thread. Both behave the same: the same class does the work.
+ */
+import type { AgentInputItem, SessionHistoryRewriteArgs, SessionHistoryTransactionArgs } from '@openai/agents';
+import {
+  AdvancedSQLiteSession,
+  markWrites,
+  writesSince,
+  type AdvancedSQLiteSessionOptions,
+  type ConversationTurn,
+  type RunUsageSource,
+  type SessionLogger,
+  type TableNames,
+  type TurnUsage,
+  type WriteMark,
+  type WritesByBranch,
+} from '../store';
+
+/** What a run does with its session. */
+export interface RunSession {
+  getSessionId(): Promise<string>;
+  getItems(limit?: number | null, branchId?: string | null): Promise<AgentInputItem[]>;
+  addItems(items: AgentInputItem[]): Promise<void>;
+  popItem(): Promise<AgentInputItem | undefined>;
+  applyHistoryMutations(args: SessionHistoryRewriteArgs): Promise<void>;
+  applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void>;
+  replaceHistoryWithCompaction(items: AgentInputItem[]): Promise<void>;
+  /** Plain data only (`runUsageSource` makes it from a run's result): it may cross to the store worker. */
+  storeRunUsage(result: RunUsageSource | null | undefined): Promise<void>;
+  getConversationTurns(branchId?: string | null): Promise<ConversationTurn[]>;
+  getTurnUsage(userTurnNumber: number, branchId?: string | null): Promise<TurnUsage | Record<string, never>>;
+  createBranchFromTurn(turnNumber: number, branchName?: string | null): Promise<string>;
+  switchToBranch(branchId: string): Promise<void>;
+  deleteBranch(branchId: string, force?: boolean): Promise<void>;
+  /** Synchronous on the store's class, a promise in the worker: await it. */
+  getCurrentBranchId(): string | Promise<string>;
+  close(): void | Promise<void>;
+}
+
+/** The session options a run may set; `logger` hears what the store logs instead of throwing. */
+export type RunSessionOptions = Pick<
+  AdvancedSQLiteSessionOptions,
+  'sessionId' | 'dbPath' | 'sessionsTable' | 'messagesTable' | 'busyTimeoutMs' | 'createTables'
+> & { logger: SessionLogger };
+
+/** Opens the sessions of runs, and reads which branches a file's new messages went to (agent commands). */
+export interface RunStore {
+  openSession(options: RunSessionOptions): Promise<RunSession>;
+  markWrites(dbPath: string, tables: TableNames): Promise<WriteMark>;
+  writesSince(dbPath: string, tables: TableNames, mark: WriteMark): Promise<WritesByBranch[]>;
+}
+
+/** The store's classes in this thread. */
+export const IN_THREAD_STORE: RunStore = {
+  // The class is a RunSession as it is.
+  openSession: async (options) => new AdvancedSQLiteSession(options),
+  markWrites: async (dbPath, tables) => markWrites(dbPath, tables),
+  writesSince: async (dbPath, tables, mark) => writesSince(dbPath, tables, mark),
+};
+
+/**
+ * The usage of a run's result as plain data: the result itself holds streams and functions, which cannot cross to
+ * the store worker. What `storeRunUsage` reads is kept (the numbers and their details).
+ */
+export function runUsageSource(result: RunUsageSource | null | undefined): RunUsageSource | null {
+  const usage = result?.state?.usage ?? result?.runContext?.usage;
+  if (!usage) return null;
+  return { state: { usage: JSON.parse(JSON.stringify(usage)) as NonNullable<NonNullable<RunUsageSource['state']>['usage']> } };
+}
