@@ -113,6 +113,7 @@ export function remoteCommands(s: Services): CommandsOf<'openStore' | 'filterSes
             try {
               return await copyRemoteSessionToFile(source.browser, node.sessionId, target, {
                 isCancelled: () => token.isCancellationRequested,
+                openTarget: (o) => s.registry.store.openSession(o),
                 onProgress: (done, total) => {
                   const pct = total > 0 ? (done / total) * 100 : 100;
                   progress.report({ increment: pct - reported, message: vscode.l10n.t('{0} of {1} items', done, total) });

@@ -11,8 +11,6 @@ import {
   TransferError,
   checkImportFile,
   exportFromReader,
-  exportSessionToFile,
-  importSessionFile,
   parseJsonExport,
   type ExportFormat,
   type ExportSummary,
@@ -141,7 +139,8 @@ export async function exportConversation(
   const request = { sessionId, branchId };
   const summary: ExportSummary = await withProgress(vscode.l10n.t('Exporting {0}…', sessionId), async (signal, report) => {
     if (entry.db instanceof WorkerSessionDatabase) {
-      return exportSessionToFile(entry.db.path, outPath, format, { ...request, signal, onProgress: report });
+      // In the store worker: a large session's pages are read off the host's thread.
+      return registry.store.exportSessionToFile(entry.db.path, outPath, format, request, { signal, onProgress: report });
     }
     // A server store: Markdown or JSONL through its reader, written at the end (its pages arrive over the network).
     const chunks: string[] = [];
@@ -252,7 +251,8 @@ async function importCommand(deps: Services, arg: unknown, options: unknown): Pr
   }
   const run = (create: boolean) =>
     withProgress(vscode.l10n.t('Importing {0}…', basename(file)), (signal, report) =>
-      importSessionFile(target, file, { sessionId, createTables: create, signal, onProgress: report }),
+      // In the store worker: the whole import is one write transaction, which must not run on the host's thread.
+      registry.store.importSessionFile(target, file, { sessionId, createTables: create }, { signal, onProgress: report }),
     );
   let result: ImportResult;
   try {

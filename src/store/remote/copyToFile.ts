@@ -14,6 +14,12 @@ import type { RemoteStoreBrowser } from './remoteStore';
 
 const COPY_BATCH = 1000;
 
+/** What the copy writes through. */
+export interface CopyTarget {
+  addItems(items: AgentInputItem[]): Promise<void>;
+  close(): void | Promise<void>;
+}
+
 export interface CopyResult {
   /** Items written. */
   copied: number;
@@ -25,7 +31,15 @@ export async function copyRemoteSessionToFile(
   browser: RemoteStoreBrowser,
   sessionId: string,
   targetPath: string,
-  options: { onProgress?: (copied: number, total: number) => void; isCancelled?: () => boolean } = {},
+  options: {
+    onProgress?: (copied: number, total: number) => void;
+    isCancelled?: () => boolean;
+    /**
+     * Opens the session the copy writes into; default: the store's class in this thread. The extension passes its
+     * store worker's, so the batches' writes never run on its host's thread.
+     */
+    openTarget?: (o: { sessionId: string; dbPath: string; createTables: true }) => Promise<CopyTarget>;
+  } = {},
 ): Promise<CopyResult> {
   if (existsSync(targetPath)) throw new InvalidArgumentError(`${targetPath} already exists; choose a new file name`);
   const summary = await browser.getSession(sessionId);
@@ -36,7 +50,8 @@ export async function copyRemoteSessionToFile(
   };
   cleanup();
   const result: CopyResult = { copied: 0, skipped: [] };
-  const session = new AdvancedSQLiteSession({ sessionId, dbPath: temp, createTables: true });
+  const open = options.openTarget ?? (async (o) => new AdvancedSQLiteSession(o));
+  const session = await open({ sessionId, dbPath: temp, createTables: true });
   try {
     let after: { cursor: string; position: number } | null = null;
     for (;;) {
@@ -56,12 +71,12 @@ export async function copyRemoteSessionToFile(
       options.onProgress?.(result.copied + result.skipped.length, summary.itemCount);
       if (rows.length < COPY_BATCH) break;
     }
-    session.close();
+    await session.close();
     renameSync(temp, targetPath);
     cleanup();
     return result;
   } catch (err) {
-    session.close();
+    await session.close();
     cleanup();
     throw err;
   }

@@ -15,7 +15,10 @@ import { markStaleWal, staleWalAt, type FileState } from '../sqlite/fileIdentity
 import type { DriverName } from '../sqlite/sqliteDatabase';
 import type { SessionLogger, TurnUsage, TurnUsageRow } from '../types';
 import type { markWrites, writesSince } from '../inspector/writesSince';
+import type { ExportFormat, ExportRequest, ExportSummary, ProgressOptions } from '../export/transferTypes';
+import type { ImportOptions, ImportResult } from '../export/importSession';
 import type {
+  JobName,
   FileFunction,
   DatabaseMethod,
   OpenedDatabase,
@@ -45,12 +48,15 @@ interface Pending {
   resolve(r: Extract<StoreWorkerResponse, { type: 'result' }>): void;
   reject(err: Error): void;
   onWaiting?: () => void;
+  onProgress?: (done: number, total: number) => void;
 }
 
 interface SendOptions {
   signal?: AbortSignal;
   /** Called when the worker says a write is waiting for another connection's lock. */
   onWaiting?: () => void;
+  /** A job's progress. */
+  onProgress?: (done: number, total: number) => void;
   /**
    * For writes: an abort asks the worker to stop and the promise settles with its verdict — `cancelled` (it stopped
    * before writing) or the result (it had written already) — instead of rejecting at once.
@@ -155,6 +161,48 @@ export class StoreClient {
     return r.value as ReturnType<FileFunctionTypes[F]>;
   }
 
+  /**
+   * Exports a session or branch of `dbPath` to `outPath` in the worker (`exportSessionToFile`): progress as it goes;
+   * the signal cancels between pages (`TransferError('cancelled')`, no file left behind).
+   */
+  async exportSessionToFile(
+    dbPath: string,
+    outPath: string,
+    format: ExportFormat,
+    request: Omit<ExportRequest, keyof ProgressOptions>,
+    progress: ProgressOptions = {},
+  ): Promise<ExportSummary> {
+    return (await this.job('exportSessionToFile', [dbPath, outPath, format, request, {}], progress)) as ExportSummary;
+  }
+
+  /** Imports a JSON or JSONL export into `dbPath` in the worker (`importSessionFile`); one transaction, as there. */
+  async importSessionFile(
+    dbPath: string,
+    filePath: string,
+    options: Omit<ImportOptions, keyof ProgressOptions>,
+    progress: ProgressOptions = {},
+  ): Promise<ImportResult> {
+    return (await this.job('importSessionFile', [dbPath, filePath, options], progress)) as ImportResult;
+  }
+
+  private async job(job: JobName, args: unknown[], progress: ProgressOptions): Promise<unknown> {
+    this.ensureWorker();
+    // Cancel is the job's own (TransferError 'cancelled'), so the promise waits for the worker's verdict; the shared
+    // flag reaches the job inside a synchronous loop, where the cancel message would not.
+    const cancelFlag = new Int32Array(new SharedArrayBuffer(4));
+    const onAbort = (): void => void Atomics.store(cancelFlag, 0, 1);
+    progress.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const r = await this.send(
+        { type: 'job', job, args, cancelFlag },
+        { signal: progress.signal, onProgress: progress.onProgress, verdict: true },
+      );
+      return r.value;
+    } finally {
+      progress.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
   async closeHandle(handle: number, generation: number): Promise<void> {
     this.loggers.delete(handle);
     if (generation !== this.generation || !this.worker) return;
@@ -206,6 +254,7 @@ export class StoreClient {
       };
       this.pending.set(id, {
         onWaiting: options.onWaiting,
+        onProgress: options.onProgress,
         resolve: (r) => {
           signal?.removeEventListener('abort', onAbort);
           resolve(r);
@@ -234,6 +283,10 @@ export class StoreClient {
     if (!p) return;
     if (r.type === 'waiting') {
       p.onWaiting?.();
+      return;
+    }
+    if (r.type === 'progress') {
+      p.onProgress?.(r.done, r.total);
       return;
     }
     this.pending.delete(r.id);

@@ -10,11 +10,40 @@ import { openSessionDatabase, type SessionDatabase } from '../inspector/sessionD
 import { AdvancedSQLiteSession } from '../session/advancedSqliteSession';
 import { markStaleWal, staleWalAt } from '../sqlite/fileIdentity';
 import { SessionDatabaseError } from '../errors';
-import { CALLABLE, type FileFunction, type StoreWorkerRequest, type StoreWorkerResponse } from './storeWorkerProtocol';
+import { CALLABLE, type FileFunction, type JobName, type StoreWorkerRequest, type StoreWorkerResponse } from './storeWorkerProtocol';
 import { serializeError } from './workerErrors';
 import { errorMessage } from '../../shared/errorMessage';
 import { markWrites, writesSince } from '../inspector/writesSince';
+import { exportSessionToFile, type ExportFileOptions } from '../export/sessionExport';
+import { importSessionFile, type ImportOptions } from '../export/importSession';
+import type { ExportFormat, ExportRequest, ProgressOptions } from '../export/transferTypes';
 import { DEFAULT_LOCK_WAIT_MS, WRITING_METHODS, WriteCancelledWhileWaiting, waitForWriteLock } from './writeLockWait';
+
+/**
+ * `signal`, aborted also once the host sets `flag`: the store's export and import only read `aborted` (between pages,
+ * and every few thousand rows inside an import's transaction), which this answers from the shared memory.
+ */
+function flaggedSignal(signal: AbortSignal, flag: Int32Array): AbortSignal {
+  return new Proxy(signal, {
+    get(target, prop) {
+      if (prop === 'aborted') return target.aborted || Atomics.load(flag, 0) === 1;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** The jobs, each given its arguments and the progress options the worker makes. */
+const JOB_IMPLS: Record<JobName, (args: unknown[], progress: ProgressOptions) => Promise<unknown>> = {
+  exportSessionToFile: (args, progress) => {
+    const [dbPath, outPath, format, request, options] = args as [string, string, ExportFormat, ExportRequest, ExportFileOptions];
+    return exportSessionToFile(dbPath, outPath, format, { ...request, ...progress }, options);
+  },
+  importSessionFile: (args, progress) => {
+    const [dbPath, filePath, options] = args as [string, string, ImportOptions];
+    return importSessionFile(dbPath, filePath, { ...options, ...progress });
+  },
+};
 
 const FILE_FUNCTION_IMPLS: Record<FileFunction, (...args: never[]) => unknown> = { markWrites, writesSince };
 
@@ -25,7 +54,9 @@ type Handle =
 /** Runs requests for one host; exported for the tests, which drive it in-thread as well as in a real worker. */
 export class StoreWorkerState {
   private readonly handles = new Map<number, Handle>();
-  private readonly queue: Exclude<StoreWorkerRequest, { type: 'cancel' }>[] = [];
+  private readonly queue: Exclude<StoreWorkerRequest, { type: 'cancel' | 'job' }>[] = [];
+  /** Jobs running beside the queue, by request id. */
+  private readonly jobs = new Map<number, AbortController>();
   private running = false;
   /** The request being run, and whether the host has cancelled it since (a write waiting for a lock stops). */
   private current: { id: number; cancelled: boolean } | undefined;
@@ -39,6 +70,11 @@ export class StoreWorkerState {
         this.queue.splice(i, 1);
         this.post({ type: 'cancelled', id: request.id });
       } else if (this.current?.id === request.id) this.current.cancelled = true;
+      else this.jobs.get(request.id)?.abort();
+      return;
+    }
+    if (request.type === 'job') {
+      void this.runJob(request);
       return;
     }
     this.queue.push(request);
@@ -69,7 +105,26 @@ export class StoreWorkerState {
     this.schedule();
   }
 
-  private async run(request: Exclude<StoreWorkerRequest, { type: 'cancel' }>): Promise<void> {
+  /** A long job (`JOBS`): beside the queue, with progress messages, until done, failed or cancelled. */
+  private async runJob(request: Extract<StoreWorkerRequest, { type: 'job' }>): Promise<void> {
+    const controller = new AbortController();
+    this.jobs.set(request.id, controller);
+    const progress = {
+      signal: request.cancelFlag ? flaggedSignal(controller.signal, request.cancelFlag) : controller.signal,
+      onProgress: (done: number, total: number) => this.post({ type: 'progress', id: request.id, done, total }),
+    };
+    try {
+      const job = JOB_IMPLS[request.job];
+      if (!job) throw new TypeError(`${String(request.job)} is not a job of the store worker.`);
+      this.post({ type: 'result', id: request.id, value: await job(request.args, progress) });
+    } catch (err) {
+      this.post({ type: 'error', id: request.id, error: serializeError(err) });
+    } finally {
+      this.jobs.delete(request.id);
+    }
+  }
+
+  private async run(request: Exclude<StoreWorkerRequest, { type: 'cancel' | 'job' }>): Promise<void> {
     let path: string | undefined;
     try {
       switch (request.type) {

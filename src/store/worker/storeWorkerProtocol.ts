@@ -74,6 +74,13 @@ export type WorkerSessionOptions = Pick<
 export const FILE_FUNCTIONS = ['markWrites', 'writesSince'] as const;
 export type FileFunction = (typeof FILE_FUNCTIONS)[number];
 
+/**
+ * Long jobs over a whole file, with progress and Cancel: they run beside the queue (their SQLite work comes in pages,
+ * and other requests run between two pages), each on its own connection.
+ */
+export const JOBS = ['exportSessionToFile', 'importSessionFile'] as const;
+export type JobName = (typeof JOBS)[number];
+
 export type StoreWorkerRequest =
   /** `staleWal`: the host knows the path's `-wal` belongs to a replaced file (format spec §11): the worker refuses too. */
   | { type: 'open-database'; id: number; handle: number; path: string; options: OpenSessionDatabaseOptions; staleWal?: WalIdentity }
@@ -81,6 +88,12 @@ export type StoreWorkerRequest =
   | { type: 'open-session'; id: number; handle: number; options: WorkerSessionOptions; lockWaitMs?: number; staleWal?: WalIdentity }
   | { type: 'call'; id: number; handle: number; method: string; args: unknown[] }
   | { type: 'file-call'; id: number; fn: FileFunction; args: unknown[] }
+  /**
+   * `args` without the progress options (`signal`, `onProgress`): the worker makes them (see `JOBS`). `cancelFlag`
+   * (shared memory) is set by the host when it cancels: a job's synchronous loop (an import is one transaction) sees
+   * it at once, where a message would wait for the loop to end.
+   */
+  | { type: 'job'; id: number; job: JobName; args: unknown[]; cancelFlag?: Int32Array }
   | { type: 'close'; id: number; handle: number }
   /**
    * Drops request `id` if it has not started; a write still waiting for another connection's lock stops waiting
@@ -105,6 +118,8 @@ export type StoreWorkerResponse =
   | { type: 'waiting'; id: number }
   /** What a session's logger said (the store logs instead of throwing where the SDK's `Session` must not throw). */
   | { type: 'log'; handle: number; level: 'error' | 'warn'; message: string; detail?: string }
+  /** A job's progress: items done and the total (0 when unknown). */
+  | { type: 'progress'; id: number; done: number; total: number }
   | { type: 'cancelled'; id: number };
 
 /**
@@ -117,5 +132,8 @@ export interface SerializedError {
   problem?: string;
   code?: string;
   errcode?: number;
+  /** `TransferError`'s position of a malformed value. */
+  line?: number;
+  jsonPath?: string;
   stack?: string;
 }

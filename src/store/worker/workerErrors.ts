@@ -13,10 +13,12 @@ import {
   type SessionDatabaseProblem,
 } from '../errors';
 import { HistoryConflictError } from '../session/historyTransactions';
+import { TransferError, type TransferProblem } from '../export/exportErrors';
 import type { SerializedError } from './storeWorkerProtocol';
 
 /** The store's error classes by the name that crosses; subclasses before their base. */
 const CLASSES = [
+  ['TransferError', TransferError],
   ['HistoryConflictError', HistoryConflictError],
   ['SessionDatabaseError', SessionDatabaseError],
   ['SessionClosedError', SessionClosedError],
@@ -28,7 +30,7 @@ const CLASSES = [
 
 export function serializeError(err: unknown): SerializedError {
   if (!(err instanceof Error)) return { name: 'Error', message: String(err) };
-  const e = err as Error & { problem?: unknown; code?: unknown; errcode?: unknown };
+  const e = err as Error & { problem?: unknown; code?: unknown; errcode?: unknown; line?: unknown; jsonPath?: unknown };
   const known = CLASSES.find(([, cls]) => err instanceof cls);
   return {
     name: known ? known[0] : err.name,
@@ -36,6 +38,8 @@ export function serializeError(err: unknown): SerializedError {
     ...(typeof e.problem === 'string' ? { problem: e.problem } : {}),
     ...(typeof e.code === 'string' ? { code: e.code } : {}),
     ...(typeof e.errcode === 'number' ? { errcode: e.errcode } : {}),
+    ...(typeof e.line === 'number' ? { line: e.line } : {}),
+    ...(typeof e.jsonPath === 'string' ? { jsonPath: e.jsonPath } : {}),
     ...(err.stack ? { stack: err.stack } : {}),
   };
 }
@@ -44,6 +48,7 @@ export function deserializeError(e: SerializedError): Error {
   const cls = CLASSES.find(([name]) => name === e.name)?.[1];
   let err: Error;
   if (cls === SessionDatabaseError) err = new SessionDatabaseError(e.problem as SessionDatabaseProblem, e.message);
+  else if (cls === TransferError) err = new TransferError(e.problem as TransferProblem, e.message, e.line, e.jsonPath);
   else if (cls === SessionClosedError) err = new SessionClosedError();
   else if (cls) err = new (cls as new (message: string) => Error)(e.message);
   else if (e.name === 'TypeError') err = new TypeError(e.message);

@@ -4,9 +4,9 @@
  * classes, and a cancelled request is dropped before it runs.
  */
 import { strict as assert } from 'node:assert';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BranchError, SessionDatabaseError } from '../../../../src/store';
+import { BranchError, SessionDatabaseError, TransferError } from '../../../../src/store';
 import { StoreClient, StoreRequestCancelledError, type WorkerSessionDatabase } from '../../../../src/store/worker/storeClient';
 import { TempFolder, mk } from '../../inspector/inspectorFixtures';
 
@@ -144,11 +144,22 @@ describe('store worker', function () {
       const path = await writeBranched();
       const lock = holdLock(path);
       let waiting = 0;
-      const opened = client.openSession({ sessionId: 'trip', dbPath: path }, { onWaiting: () => waiting++ });
-      await new Promise((r) => setTimeout(r, 300));
-      assert.equal(waiting, 1);
+      let saidWaiting!: () => void;
+      const said = new Promise<void>((r) => (saidWaiting = r));
+      const opened = client.openSession(
+        { sessionId: 'trip', dbPath: path },
+        {
+          onWaiting: () => {
+            waiting++;
+            saidWaiting();
+          },
+        },
+      );
+      // Event-driven, not a sleep: the worker's start (tsx compiles it) may take a while on a busy machine.
+      await said;
       lock.release();
       const session = await opened;
+      assert.equal(waiting, 1, 'said once');
       assert.equal(await session.getCurrentBranchId(), 'main');
       await session.close();
     });
@@ -163,13 +174,25 @@ describe('store worker', function () {
     it('waits in the worker, says so once, and writes when the lock is released', async () => {
       const path = await writeBranched();
       let waiting = 0;
-      const session = await client.openSession({ sessionId: 'trip', dbPath: path }, { onWaiting: () => waiting++ });
+      let saidWaiting!: () => void;
+      const said = new Promise<void>((r) => (saidWaiting = r));
+      const session = await client.openSession(
+        { sessionId: 'trip', dbPath: path },
+        {
+          onWaiting: () => {
+            waiting++;
+            saidWaiting();
+          },
+        },
+      );
       const lock = holdLock(path);
       const write = session.createBranchFromTurn(2, 'after-the-lock');
-      await new Promise((r) => setTimeout(r, 400));
-      assert.equal(waiting, 1, 'the worker said once that the write waits');
+      await said;
+      // A few more tries go by before the lock is released: still said once.
+      await new Promise((r) => setTimeout(r, 100));
       lock.release();
       assert.equal(await write, 'after-the-lock');
+      assert.equal(waiting, 1, 'the worker said once that the write waits');
       await session.close();
       assert.ok(folder.inspect(path).usedBranchIds('trip').includes('after-the-lock'));
     });
@@ -211,6 +234,60 @@ describe('store worker', function () {
           .map((b) => b.branchId),
         ['main', 'retry'],
       );
+    });
+  });
+
+  describe('jobs: export and import', () => {
+    it('exports in the worker with progress, and the export imports back to the same rows', async () => {
+      const path = await writeBranched();
+      const out = folder.path('trip.json');
+      const seen: [number, number][] = [];
+      const summary = await client.exportSessionToFile(
+        path,
+        out,
+        'json',
+        { sessionId: 'trip', branchId: null },
+        { onProgress: (d, t) => seen.push([d, t]) },
+      );
+      assert.deepEqual(
+        [summary.items, summary.branches],
+        [folder.inspect(path).getItemsPage('trip', 'main', { afterSequence: null, limit: 100 }).items.length + 2, 2],
+      );
+      assert.ok(seen.length > 0, 'progress reached the host');
+      const copy = folder.path('copy.db');
+      const result = await client.importSessionFile(copy, out, { sessionId: 'trip', createTables: true });
+      assert.deepEqual([result.sessionId, result.items, result.branches], ['trip', summary.items, 2]);
+      assert.deepEqual(folder.inspect(copy).getBranchTree('trip'), folder.inspect(path).getBranchTree('trip'));
+    });
+
+    it('a cancelled export fails as the store says (TransferError cancelled) and leaves no file', async () => {
+      const path = folder.path('big.db');
+      const s = folder.session({ dbPath: path, sessionId: 'big' });
+      for (let t = 0; t < 50; t++) await s.addItems(Array.from({ length: 100 }, (_, i) => mk.user(`item ${t}.${i}`)));
+      const out = folder.path('big.jsonl');
+      const controller = new AbortController();
+      await assert.rejects(
+        client.exportSessionToFile(
+          path,
+          out,
+          'jsonl',
+          { sessionId: 'big', branchId: 'main', pageSize: 100 },
+          { signal: controller.signal, onProgress: () => controller.abort() },
+        ),
+        (err: unknown) => err instanceof TransferError && err.problem === 'cancelled',
+      );
+      assert.ok(!existsSync(out), 'no file is left behind');
+      assert.equal(client.inFlight, 0);
+    });
+
+    it('a malformed import file fails with its line, and the database is untouched', async () => {
+      const bad = folder.path('bad.jsonl');
+      writeFileSync(bad, '{"role":"user","content":"fine"}\n{not json\n');
+      await assert.rejects(
+        client.importSessionFile(folder.path('target.db'), bad, { sessionId: 'x', createTables: true }),
+        (err: unknown) => err instanceof TransferError && err.problem === 'malformed' && err.line === 2,
+      );
+      assert.ok(!existsSync(folder.path('target.db')) || folder.inspect(folder.path('target.db')).listSessions().length === 0);
     });
   });
 });
