@@ -12,10 +12,10 @@
 //
 // Scheduling (docs/architecture.md, "Tests: which run where, and why"): up to ASI_TEST_JOBS phases (default: 2, or 1
 // on a single core) run at the same time. Phases after `build` wait for it (and are not run when it fails). The
-// UI phases form one lane: one at a time, in order, and they go first whenever a slot is free, since the lane is the
-// longest path; the other phases (the in-host integration suites among them) fill the other slot at the lowest CPU
-// priority (nice 19): a browser waiting on a workbench is the one thing here that a busy CPU turns into a failure, and
-// at nice 19 a phase beside it gets only what the workbench leaves (a weight of 15 against 1024).
+// integration and UI phases form one lane: one at a time, in order (both in-host suites, then both UI suites), and
+// they go first whenever a slot is free, since the lane is the longest path; the other phases fill the other slot at
+// the lowest CPU priority (nice 19): a browser waiting on a workbench is the one thing here that a busy CPU turns into
+// a failure, and at nice 19 a phase beside it gets only what the workbench leaves (a weight of 15 against 1024).
 // Output stays readable: each phase's output is one block under its name, in the order
 // the phases started; the oldest running phase streams live and the others are buffered until it ends.
 //
@@ -42,7 +42,7 @@ const t0 = Date.now();
 const secondsSince = (t) => (Date.now() - t) / 1000;
 
 const npx = (...args) => ['npx', ['--no-install', ...args]];
-/** The UI phases: one at a time, in order, since each drives a browser that waits on a workbench. */
+/** The integration and UI phases: one at a time, in order. */
 const WORKBENCH = 'workbench';
 const phases = [
   { name: 'lint', cmd: npx('eslint', '.', '--max-warnings=0'), tests: false },
@@ -50,15 +50,6 @@ const phases = [
   { name: 'types', cmd: ['npm', ['run', '--silent', 'typecheck']], tests: false },
   { name: 'build', cmd: ['npm', ['run', '--silent', 'package']], tests: false, gate: true },
   { name: 'unit', cmd: npx('mocha'), env: { ASI_TEST_PHASE: 'unit (Node 20, better-sqlite3)' } },
-  // The in-host suites: no browser waits on what they draw (they only load a workbench to get an extension host), so
-  // they run in the other slot beside the UI lane, at nice 19 like the rest.
-  ...HOSTS.map((host) => ({
-    name: `integration-${host.id}`,
-    cmd: ['node', ['--import', 'tsx', 'test/host/runInHost.ts', '--timeout', '600']],
-    env: { ASI_HOST: host.id, ASI_TEST_PHASE: `integration (${host.id}, Node ${host.node}, node:sqlite)` },
-    // The launcher starts PostgreSQL and Redis for the server-store tests.
-    needs: ['servers', `host:${host.id}`],
-  })),
   {
     name: 'remote',
     cmd: npx('mocha', '--config', 'test/remote/.mocharc.json'),
@@ -69,6 +60,15 @@ const phases = [
     name: `store-${v}`,
     cmd: ['node', ['scripts/runStoreSuites.mjs', v]],
     needs: [`node:${v}`],
+  })),
+  // The in-host suites of both hosts first: they can share the machine with the unit and store suites.
+  ...HOSTS.map((host) => ({
+    name: `integration-${host.id}`,
+    cmd: ['node', ['--import', 'tsx', 'test/host/runInHost.ts', '--timeout', '600']],
+    env: { ASI_HOST: host.id, ASI_TEST_PHASE: `integration (${host.id}, Node ${host.node}, node:sqlite)` },
+    // The launcher starts PostgreSQL and Redis for the server-store tests.
+    needs: ['servers', `host:${host.id}`],
+    lane: WORKBENCH,
   })),
   // The UI suites drive a browser against a workbench and wait on what it draws: the phase beside them runs at nice 19,
   // so its CPU use cannot turn a wait into a timeout. Both themes on the newest host for the specs that draw (flows
