@@ -190,13 +190,18 @@ describe('branch actions never block the extension host', () => {
     s.cleanup();
   });
 
-  it('keeps a host timer on time while Branch from Turn waits on another process’s write lock, then writes', async function () {
-    this.timeout(60_000);
+  /** A fresh copy of the multi-session fixture, open, and the tree node of alice's main turn 2. */
+  async function aliceTurnTwo() {
     const path = s.copy('conformance/ref-multisession.db');
     await vscode.commands.executeCommand('agentSessions.openDatabase', path);
     const a = await api();
     const alice = await child(a, await child(a, undefined, 'ref-multisession.db'), 'alice');
-    const turn = await child(a, await child(a, alice, 'main'), 'Turn 2');
+    return { path, a, turn: await child(a, await child(a, alice, 'main'), 'Turn 2') };
+  }
+
+  it('keeps a host timer on time while Branch from Turn waits on another process’s write lock, then writes', async function () {
+    this.timeout(60_000);
+    const { path, a, turn } = await aliceTurnTwo();
     // Another process holds the write lock for 3 s (the agent's process, mid-write), with the host's own Node.
     const holdMs = 3000;
     const { exited } = await holdWriteLock(path, holdMs);
@@ -232,11 +237,7 @@ describe('branch actions never block the extension host', () => {
 
   it('says the file is locked after a moment, and Cancel stops the write before it writes anything', async function () {
     this.timeout(60_000);
-    const path = s.copy('conformance/ref-multisession.db');
-    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
-    const a = await api();
-    const alice = await child(a, await child(a, undefined, 'ref-multisession.db'), 'alice');
-    const turn = await child(a, await child(a, alice, 'main'), 'Turn 2');
+    const { path, a, turn } = await aliceTurnTwo();
     const { exited } = await holdWriteLock(path, 2500);
     // The notification, as VS Code would show it; its Cancel is pressed as soon as it shows.
     const shown: string[] = [];
@@ -265,5 +266,62 @@ describe('branch actions never block the extension host', () => {
     );
     await exited;
     assert.deepEqual(await branchesInFile(path, 'alice'), ['alt', 'main']);
+  });
+
+  it('a view closed while its read waits in the worker gets no answer, and leaves no request behind', async function () {
+    this.timeout(60_000);
+    const { path, a, turn } = await aliceTurnTwo();
+    const panel = a.panels.open({ dbPath: path, sessionId: 'alice', branchId: 'main' });
+    await a.panels.whenReady(panel);
+    const store = a.registry.store;
+    // A branch write waiting on another process's lock holds the worker's queue: the view's read queues behind it.
+    const { exited } = await holdWriteLock(path, 2500);
+    // The lock notice shows once the write has waited 300 ms in the worker: from then on, the queue is held.
+    let noticed!: () => void;
+    const notice = new Promise<void>((r) => (noticed = r));
+    const withProgress = vscode.window.withProgress;
+    (vscode.window as { withProgress: unknown }).withProgress = (
+      _o: vscode.ProgressOptions,
+      task: (p: vscode.Progress<unknown>, t: vscode.CancellationToken) => Thenable<unknown>,
+    ) => {
+      noticed();
+      return task({ report: () => undefined }, new vscode.CancellationTokenSource().token);
+    };
+    let branched: Thenable<unknown>;
+    try {
+      branched = vscode.commands.executeCommand('agentSessions.branchFromTurn', turn, 'after-the-view');
+      await notice;
+    } finally {
+      (vscode.window as { withProgress: unknown }).withProgress = withProgress;
+    }
+    const before = store.inFlight;
+    const answers: unknown[] = [];
+    const webview = panel.panel.webview;
+    webview.postMessage = (m: unknown) => {
+      answers.push(m);
+      return Promise.resolve(true);
+    };
+    const asked = (panel as unknown as { receive(m: unknown): Promise<void> }).receive({
+      kind: 'request',
+      id: 4242,
+      method: 'tools/get',
+      params: { branchId: null },
+    });
+    // The request reaches the worker within a few microtasks (no I/O before it): give it a moment, then close.
+    await new Promise((r) => setTimeout(r, 100));
+    const queued = store.inFlight;
+    assert.ok(queued > before, 'the read is queued behind the write');
+    panel.panel.dispose();
+    // Dropped at once (nothing ran in between: dispose is synchronous): the read, and any other read of the view's.
+    assert.ok(store.inFlight < queued, `in flight: ${queued} before the view closed, ${store.inFlight} after`);
+    await asked;
+    assert.equal(await branched, 'after-the-view');
+    await exited;
+    assert.deepEqual(
+      answers.filter((m) => (m as { kind?: string }).kind === 'response'),
+      [],
+      'no answer posted to the closed view',
+    );
+    assert.equal(store.inFlight, 0);
   });
 });

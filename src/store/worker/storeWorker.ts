@@ -10,14 +10,21 @@ import { openSessionDatabase, type SessionDatabase } from '../inspector/sessionD
 import { AdvancedSQLiteSession } from '../session/advancedSqliteSession';
 import { markStaleWal, staleWalAt } from '../sqlite/fileIdentity';
 import { SessionDatabaseError } from '../errors';
-import { CALLABLE, type FileFunction, type JobName, type StoreWorkerRequest, type StoreWorkerResponse } from './storeWorkerProtocol';
+import {
+  CALLABLE,
+  SESSION_WRITE_METHODS,
+  type FileFunction,
+  type JobName,
+  type StoreWorkerRequest,
+  type StoreWorkerResponse,
+} from './storeWorkerProtocol';
 import { serializeError } from './workerErrors';
 import { errorMessage } from '../../shared/errorMessage';
 import { markWrites, writesSince } from '../inspector/writesSince';
 import { exportSessionToFile, type ExportFileOptions } from '../export/sessionExport';
 import { importSessionFile, type ImportOptions } from '../export/importSession';
 import type { ExportFormat, ExportRequest, ProgressOptions } from '../export/transferTypes';
-import { DEFAULT_LOCK_WAIT_MS, WRITING_METHODS, WriteCancelledWhileWaiting, waitForWriteLock } from './writeLockWait';
+import { DEFAULT_LOCK_WAIT_MS, WriteCancelledWhileWaiting, waitForWriteLock } from './writeLockWait';
 
 /**
  * `signal`, aborted also once the host sets `flag`: the store's export and import only read `aborted` (between pages,
@@ -45,14 +52,17 @@ const JOB_IMPLS: Record<JobName, (args: unknown[], progress: ProgressOptions) =>
   },
 };
 
+/** Session methods that wait for the write lock in the worker first (writeLockWait.ts). */
+const WRITES: ReadonlySet<string> = new Set(SESSION_WRITE_METHODS);
+
 const FILE_FUNCTION_IMPLS: Record<FileFunction, (...args: never[]) => unknown> = { markWrites, writesSince };
 
 type Handle =
   | { kind: 'database'; target: SessionDatabase }
   | { kind: 'session'; target: AdvancedSQLiteSession; path: string | undefined; lockWaitMs: number };
 
-/** Runs requests for one host; exported for the tests, which drive it in-thread as well as in a real worker. */
-export class StoreWorkerState {
+/** Runs the requests of the host that started this worker. */
+class StoreWorkerState {
   private readonly handles = new Map<number, Handle>();
   private readonly queue: Exclude<StoreWorkerRequest, { type: 'cancel' | 'job' }>[] = [];
   /** Jobs running beside the queue, by request id. */
@@ -81,15 +91,9 @@ export class StoreWorkerState {
     if (!this.running) this.schedule();
   }
 
-  /** Open handles (the tests check that closed panels leave none behind). */
-  get openHandles(): number {
-    return this.handles.size;
-  }
-
   private schedule(): void {
     this.running = true;
-    // setImmediate, not a loop: the port's messages (cancels, and requests that supersede queued ones) are read
-    // between two requests.
+    // setImmediate, not a loop: the port's messages (cancels above all) are read between two requests.
     setImmediate(() => void this.next());
   }
 
@@ -180,7 +184,7 @@ export class StoreWorkerState {
           if (!CALLABLE[handle.kind].has(request.method)) {
             throw new TypeError(`${request.method} cannot be called on a ${handle.kind} in the store worker.`);
           }
-          if (handle.kind === 'session' && handle.path && WRITING_METHODS.has(request.method)) {
+          if (handle.kind === 'session' && handle.path && WRITES.has(request.method)) {
             await this.waitForLock(request.id, handle.path, handle.lockWaitMs);
           }
           const target = handle.target as unknown as Record<string, (...args: unknown[]) => unknown>;

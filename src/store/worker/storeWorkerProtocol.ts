@@ -32,10 +32,8 @@ export const DATABASE_METHODS = [
   'hasChanged',
   'fileState',
 ] as const;
-export const SESSION_METHODS = [
-  'getSessionId',
-  'getItems',
-  'getStoredItems',
+/** The session methods that write: each is one transaction, so one stopped before it starts leaves the file as it was. */
+export const SESSION_WRITE_METHODS = [
   'addItems',
   'popItem',
   'clearSession',
@@ -44,18 +42,24 @@ export const SESSION_METHODS = [
   'applyHistoryTransaction',
   'replaceHistoryWithCompaction',
   'storeRunUsage',
+  'createBranchFromTurn',
+  'createBranchFromContent',
+  'deleteBranch',
+] as const;
+export const SESSION_METHODS = [
+  'getSessionId',
+  'getItems',
+  'getStoredItems',
   'getSessionUsage',
   'getTurnUsage',
   'getConversationTurns',
   'findTurnsByContent',
   'getConversationByTurns',
   'getToolUsage',
-  'createBranchFromTurn',
-  'createBranchFromContent',
   'switchToBranch',
-  'deleteBranch',
   'listBranches',
   'getCurrentBranchId',
+  ...SESSION_WRITE_METHODS,
 ] as const;
 export type DatabaseMethod = (typeof DATABASE_METHODS)[number];
 export type SessionMethod = (typeof SESSION_METHODS)[number];

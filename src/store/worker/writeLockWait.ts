@@ -11,21 +11,6 @@ import { openDatabase } from '../drivers/openDatabase';
 import { SessionDatabaseError, sqliteCodeOf } from '../errors';
 import type { SqliteDatabase } from '../sqlite/sqliteDatabase';
 
-/** The session methods that write (each one transaction, so a cancel before it starts leaves the file as it was). */
-export const WRITING_METHODS: ReadonlySet<string> = new Set([
-  'addItems',
-  'popItem',
-  'clearSession',
-  'clearCurrentBranch',
-  'applyHistoryMutations',
-  'applyHistoryTransaction',
-  'replaceHistoryWithCompaction',
-  'storeRunUsage',
-  'createBranchFromTurn',
-  'createBranchFromContent',
-  'deleteBranch',
-]);
-
 /** How long a write waits for the lock unless told otherwise: the SDKs' busy timeout. */
 export const DEFAULT_LOCK_WAIT_MS = 5000;
 /** The pause between two tries. */
