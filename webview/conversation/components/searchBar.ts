@@ -87,6 +87,7 @@ export class SearchBar {
   }
 
   close(): void {
+    this.generation++;
     this.element.hidden = true;
     this.model.clear();
     this.current = null;
@@ -124,8 +125,11 @@ export class SearchBar {
     this.current = hit;
     this.drawCount();
     if (hit) {
+      const shown = this.generation;
       await this.cb.reveal(hit);
-      markHit(hit);
+      // The query may have been edited (or the bar closed, or another hit chosen) while the turn's items loaded: a
+      // late mark would put back a hit the box no longer has.
+      if (shown === this.generation && this.current === hit) markHit(hit);
     }
   }
 
