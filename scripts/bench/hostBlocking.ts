@@ -2,9 +2,12 @@
  * The host-blocking benchmark (issue 24): what each user action costs the extension host's thread, before and after
  * the store worker. On scale file A (100,000 turns, 5 branches; scaleFiles.ts) each action's store calls run
  * - in this thread, as the extension ran them before: the host is blocked for the whole call (`inThreadMs`);
- * - through the store worker, as the extension runs them now: the answer's time (`workerMs`, median of `reps`) and the
- *   most this thread's event loop was late meanwhile (`maxEventLoopDelayMs`: the event-loop histogram's 10 ms timer,
- *   less its period).
+ * - through the store worker, as the extension runs them now (its connection keeps totals): the first answer's time
+ *   (`firstMs`: the kept counts' first computation), then the answer's time once they are kept (`workerMs`, median of
+ *   `reps`), and the most this thread's event loop was late meanwhile (`maxEventLoopDelayMs`: the event-loop
+ *   histogram's 10 ms timer, less its period);
+ * - on a copy, after another connection appended a turn (4 items and its usage, as a run writes): the answer's time
+ *   while the kept counts catch up (`afterAppendMs`).
  * Then a branch write that waits on another connection's write lock (held `lockHoldMs`): the host's largest delay
  * while it waits. Run under a Node with node:sqlite and no better-sqlite3 build (the cache's Node 24) to measure
  * node:sqlite, as VS Code desktop runs it.
@@ -20,6 +23,8 @@ import { ensureScaleFile } from './scaleFiles';
 
 /** The issue's target: the host's event loop is never blocked longer than this during an action. */
 export const HOST_BLOCKED_TARGET_MS = 20;
+/** The issue's target for an answer once its counts are kept. */
+export const KEPT_ANSWER_TARGET_MS = 100;
 const SESSION = 'scale-a';
 /** Where the measured branch forks: its copy of 1,000 turns is the write's work. */
 const FORK_TURN = 1_000;
@@ -52,10 +57,19 @@ export interface HostBlockingReport {
   file: { name: 'A'; path: string; bytes: number };
   driver: string;
   node: string;
-  actions: { action: string; inThreadMs: number; workerMs: number; maxEventLoopDelayMs: number }[];
+  actions: {
+    action: string;
+    inThreadMs: number;
+    firstMs: number;
+    workerMs: number;
+    afterAppendMs: number;
+    maxEventLoopDelayMs: number;
+  }[];
   branchWrite: { inThreadMs: number; workerMs: number; maxEventLoopDelayMs: number };
   lockWait: { lockHoldMs: number; waitedMs: number; outcome: string; maxEventLoopDelayMs: number };
   target: { maxEventLoopDelayMs: number; worstMs: number; met: boolean };
+  /** Answers once kept, and right after another connection's append, against `KEPT_ANSWER_TARGET_MS`. */
+  answerTarget: { ms: number; worstKeptMs: number; worstAfterAppendMs: number; met: boolean };
 }
 
 const GC = acquireGc().gc;
@@ -91,14 +105,16 @@ export async function runHostBlockingBench(
   const client = new StoreClient(config.workerFile);
   const local = openSessionDatabase(path);
   try {
-    const db = await client.openDatabase(path);
+    // As the extension opens it (databaseRegistry.ts): counts and totals kept.
+    const db = await client.openDatabase(path, { keepTotals: true });
     const actions: HostBlockingReport['actions'] = [];
     for (const action of ACTIONS) {
       progress(`host blocking: ${action.name}`);
       // The worker's runs first: the in-thread run's garbage would otherwise be collected on this thread while the
       // worker's are watched, and count as their delay.
+      const first = await watched(() => action.run(db));
       const times: number[] = [];
-      let maxDelay = 0;
+      let maxDelay = first.maxDelayMs;
       for (let i = 0; i < config.reps; i++) {
         const r = await watched(() => action.run(db));
         times.push(r.ms);
@@ -110,7 +126,9 @@ export async function runHostBlockingBench(
       actions.push({
         action: action.name,
         inThreadMs: round(inThreadMs),
+        firstMs: round(first.ms),
         workerMs: round(median(times)),
+        afterAppendMs: Number.NaN,
         maxEventLoopDelayMs: round(maxDelay),
       });
     }
@@ -123,12 +141,15 @@ export async function runHostBlockingBench(
     try {
       progress('host blocking: copying file A for the writes');
       copyFileSync(path, copy);
+      await timeAfterAppend(client, copy, actions, progress);
       branchWrite = await timeBranchWrite(client, copy, progress);
       lockWait = await timeLockWait(client, copy, progress);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
     const worst = Math.max(...actions.map((a) => a.maxEventLoopDelayMs), branchWrite.maxEventLoopDelayMs, lockWait.maxEventLoopDelayMs);
+    const worstKept = Math.max(...actions.map((a) => a.workerMs));
+    const worstAfterAppend = Math.max(...actions.map((a) => a.afterAppendMs));
     return {
       file: { name: 'A', path, bytes: statSync(path).size },
       driver: db.driver,
@@ -137,10 +158,53 @@ export async function runHostBlockingBench(
       branchWrite,
       lockWait,
       target: { maxEventLoopDelayMs: HOST_BLOCKED_TARGET_MS, worstMs: round(worst), met: worst <= HOST_BLOCKED_TARGET_MS },
+      answerTarget: {
+        ms: KEPT_ANSWER_TARGET_MS,
+        worstKeptMs: round(worstKept),
+        worstAfterAppendMs: round(worstAfterAppend),
+        met: worstKept <= KEPT_ANSWER_TARGET_MS && worstAfterAppend <= KEPT_ANSWER_TARGET_MS,
+      },
     };
   } finally {
     local.close();
     await client.dispose();
+  }
+}
+
+/**
+ * Every action once on a kept connection to the copy (so its counts are kept), then a run's turn appended by another
+ * connection, then each action again: the answer's time while the kept counts catch up with the new rows. The first
+ * action after the append pays the check (a count per branch and the new rows); the others find it done.
+ */
+async function timeAfterAppend(
+  client: StoreClient,
+  path: string,
+  actions: HostBlockingReport['actions'],
+  progress: (m: string) => void,
+): Promise<void> {
+  progress('host blocking: answers after another connection appends a turn');
+  const db = await client.openDatabase(path, { keepTotals: true });
+  try {
+    for (const action of ACTIONS) await action.run(db);
+    for (const [i, action] of ACTIONS.entries()) {
+      const writer = new AdvancedSQLiteSession({ sessionId: SESSION, dbPath: path });
+      try {
+        await writer.addItems([
+          { role: 'user', content: `appended question ${i}` },
+          { type: 'function_call', name: 'lookup', callId: `bench_append_${i}`, arguments: '{}' },
+          { type: 'function_call_result', name: 'lookup', callId: `bench_append_${i}`, status: 'completed', output: 'ok' },
+          { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: `appended answer ${i}` }] },
+        ]);
+        await writer.storeRunUsage({ state: { usage: { requests: 1, inputTokens: 10, outputTokens: 2, totalTokens: 12 } } });
+      } finally {
+        writer.close();
+      }
+      const r = await watched(() => action.run(db));
+      actions[i]!.afterAppendMs = round(r.ms);
+      actions[i]!.maxEventLoopDelayMs = Math.max(actions[i]!.maxEventLoopDelayMs, round(r.maxDelayMs));
+    }
+  } finally {
+    await db.close();
   }
 }
 
@@ -216,24 +280,36 @@ async function timeLockWait(client: StoreClient, path: string, progress: (m: str
 /** The section as a table for stderr. */
 export function hostBlockingTable(r: HostBlockingReport): string {
   const rows = [
-    ['action', 'in thread (host blocked) ms', 'worker answer ms', 'host max delay ms'],
-    ...r.actions.map((a) => [a.action, String(a.inThreadMs), String(a.workerMs), String(a.maxEventLoopDelayMs)]),
+    ['action', 'in thread (host blocked) ms', 'first answer ms', 'kept answer ms', 'after an append ms', 'host max delay ms'],
+    ...r.actions.map((a) => [
+      a.action,
+      String(a.inThreadMs),
+      String(a.firstMs),
+      String(a.workerMs),
+      String(a.afterAppendMs),
+      String(a.maxEventLoopDelayMs),
+    ]),
     [
       'branch at turn 1,000 + delete',
       String(r.branchWrite.inThreadMs),
+      '',
       String(r.branchWrite.workerMs),
+      '',
       String(r.branchWrite.maxEventLoopDelayMs),
     ],
     [
       `write behind a ${r.lockWait.lockHoldMs} ms lock`,
       '(up to the busy timeout)',
+      '',
       String(r.lockWait.waitedMs),
+      '',
       String(r.lockWait.maxEventLoopDelayMs),
     ],
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
   const lines = rows.map((row) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
-  return [`host blocking on file A (${r.driver}, Node ${r.node}); target: host delay <= ${r.target.maxEventLoopDelayMs} ms`, ...lines].join(
-    '\n',
-  );
+  return [
+    `host blocking on file A (${r.driver}, Node ${r.node}); targets: host delay <= ${r.target.maxEventLoopDelayMs} ms, kept answer <= ${r.answerTarget.ms} ms`,
+    ...lines,
+  ].join('\n');
 }

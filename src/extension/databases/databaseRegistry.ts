@@ -292,7 +292,7 @@ export class DatabaseRegistry implements vscode.Disposable {
         entry.readonlyReason = readonlySetting ? 'setting' : undefined;
       }
       this.driver.ensure();
-      const db = await this.store.openDatabase(entry.path, { readonly: true });
+      const db = await this.store.openDatabase(entry.path, { readonly: true, keepTotals: true });
       // Another connect of the same entry (a refresh while a file event reconnects) may have finished first.
       void (entry.db as DatabaseEntry['db'])?.close();
       entry.db = db;

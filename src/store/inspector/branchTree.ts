@@ -27,17 +27,21 @@ interface BranchFacts {
   lastTurn: number | null;
 }
 
-function branchFacts(ctx: QueryContext, sessionId: string, branchId: string): BranchFacts {
+function branchFacts(ctx: QueryContext, sessionId: string, branchId: string, keptCount: number | undefined): BranchFacts {
   const first = ctx
     .stmt(
       `SELECT id, created_at, user_turn_number AS turn, sequence_number AS seq FROM message_structure
        WHERE session_id = ? AND branch_id = ? ORDER BY id LIMIT 1`,
     )
     .get<{ id: number; created_at: unknown; turn: unknown; seq: number }>(sessionId, branchId);
-  // The one pass over the branch: counting entries of the narrowest covering index.
-  const items = ctx
-    .stmt('SELECT COUNT(*) AS n FROM message_structure WHERE session_id = ? AND branch_id = ?')
-    .get<{ n: number }>(sessionId, branchId);
+  // The one pass over the branch, unless the count is kept (keptTotals.ts): counting entries of the narrowest covering
+  // index.
+  const items =
+    keptCount !== undefined
+      ? { n: keptCount }
+      : ctx
+          .stmt('SELECT COUNT(*) AS n FROM message_structure WHERE session_id = ? AND branch_id = ?')
+          .get<{ n: number }>(sessionId, branchId);
   const last = ctx
     .stmt('SELECT MAX(user_turn_number) AS turn FROM message_structure WHERE session_id = ? AND branch_id = ?')
     .get<{ turn: unknown }>(sessionId, branchId);
@@ -106,13 +110,13 @@ function lastSharedTurn(ctx: QueryContext, sessionId: string, child: BranchFacts
  * fork point. When a parent was deleted, its own messages survive only in its children, so a child attaches to the
  * nearest surviving ancestor at the turn up to which they still share (or becomes a root).
  */
-export function readBranchTree(ctx: QueryContext, sessionId: string): BranchNode[] {
+export function readBranchTree(ctx: QueryContext, sessionId: string, keptCounts?: ReadonlyMap<string, number>): BranchNode[] {
   if (!isStructuredSession(ctx, sessionId)) {
     const node = plainBranchNode(ctx, sessionId);
     return node ? [node] : [];
   }
   const branches = readBranchIds(ctx, sessionId)
-    .map((id) => branchFacts(ctx, sessionId, id))
+    .map((id) => branchFacts(ctx, sessionId, id, keptCounts?.get(id)))
     .sort((a, b) => a.firstRowId - b.firstRowId);
   return branches.map((b, i) => {
     const node: BranchNode = {

@@ -18,6 +18,12 @@ export interface OpenSessionDatabaseOptions {
   driver?: DriverName | 'auto';
   /** How long a read waits for another connection's lock before failing with `locked` (default 5000 ms). */
   busyTimeoutMs?: number;
+  /**
+   * Keep tool totals, usage totals and branch row counts between calls and bring them up to date from the rows
+   * written since, instead of re-reading the session each time (keptTotals.ts; memory only, never the file). For a
+   * connection that answers many calls, as the extension's does; default false.
+   */
+  keepTotals?: boolean;
 }
 
 /**

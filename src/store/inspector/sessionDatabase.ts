@@ -10,6 +10,7 @@ import { ConnectionLifetime } from '../sqlite/connectionLifetime';
 import { openSessionConnection } from '../sqlite/sessionConnection';
 import { readTransaction, type DriverName, type SqliteDatabase, type SqliteStatement } from '../sqlite/sqliteDatabase';
 import { readBranchTree } from './branchTree';
+import { KeptTotals, type KeptProgress, type KeptTotalsStats } from './keptTotals';
 import { createChangeWatcher, type ChangeWatcher } from './changeWatcher';
 import type {
   BranchNode,
@@ -37,6 +38,7 @@ import {
   readUsagePage,
   readUsageTab,
   readUsageRows,
+  sqlUsageSums,
   type ToolTotal,
   type TurnsWithoutUsage,
   type UsagePage,
@@ -76,8 +78,17 @@ export class SessionDatabase implements SessionReader {
   private readonly watcher: ChangeWatcher;
   private readonly file: FileIdentity | undefined;
   private readonly lifetime: ConnectionLifetime;
+  /** Counts and totals kept between reads (`keepTotals`), or undefined to compute every answer afresh. */
+  private readonly kept: KeptTotals | undefined;
 
-  private constructor(path: string, db: SqliteDatabase, file: FileIdentity | undefined, tables: DiscoveredTables, schemaVersion: number) {
+  private constructor(
+    path: string,
+    db: SqliteDatabase,
+    file: FileIdentity | undefined,
+    tables: DiscoveredTables,
+    schemaVersion: number,
+    keepTotals: boolean,
+  ) {
     this.path = path;
     this.db = db;
     this.lifetime = new ConnectionLifetime(db, this.statements);
@@ -96,6 +107,7 @@ export class SessionDatabase implements SessionReader {
       stmt: (sql) => this.stmt(sql),
     };
     this.watcher = createChangeWatcher(db);
+    this.kept = keepTotals ? new KeptTotals(this.context) : undefined;
   }
 
   /** See `openSessionDatabase`. */
@@ -127,7 +139,7 @@ export class SessionDatabase implements SessionReader {
         return { tables: found, schemaVersion: readSchemaVersion(db) };
       });
       noteWal(file);
-      return new SessionDatabase(path, db, file, tables, schemaVersion);
+      return new SessionDatabase(path, db, file, tables, schemaVersion, options.keepTotals ?? false);
     } catch (err) {
       db.close();
       throw translate(err, path, readonly);
@@ -177,7 +189,7 @@ export class SessionDatabase implements SessionReader {
    * (no structure rows) is one branch, `main`. Unknown session → `[]`.
    */
   getBranchTree(sessionId: string): BranchNode[] {
-    return this.read(() => readBranchTree(this.context, sessionId));
+    return this.read(() => readBranchTree(this.context, sessionId, this.kept?.branchRowCounts(sessionId)));
   }
 
   /**
@@ -225,7 +237,7 @@ export class SessionDatabase implements SessionReader {
 
   /** A sorted page of usage rows of a branch or (`branchId` null) the session, with the row count and SQL totals. */
   getUsagePage(sessionId: string, branchId: string | null, request: UsagePageRequest): UsagePage {
-    return this.read(() => readUsagePage(this.context, sessionId, branchId, request));
+    return this.read(() => readUsagePage(this.context, sessionId, branchId, request, this.kept?.usageSums ?? sqlUsageSums));
   }
 
   /** `turn_usage` rows of a branch, or of every branch when `branchId` is null, with cached and reasoning counts. */
@@ -272,12 +284,31 @@ export class SessionDatabase implements SessionReader {
     request: UsagePageRequest,
     missing?: { fromTurns?: ReadonlyMap<string, number>; limit?: number },
   ): UsageTab {
-    return this.read(() => readUsageTab(this.context, sessionId, branchId, request, missing));
+    return this.read(() => readUsageTab(this.context, sessionId, branchId, request, missing, this.kept?.usageSums ?? sqlUsageSums));
   }
 
   /** Tool calls per tool for a branch, or the whole session (each stored call counted once) when `branchId` is null. */
   getToolTotals(sessionId: string, branchId: string | null): ToolTotal[] {
-    return this.read(() => readToolTotals(this.context, sessionId, branchId));
+    return this.read(() => (this.kept ? this.kept.toolTotals(sessionId, branchId) : readToolTotals(this.context, sessionId, branchId)));
+  }
+
+  /** What the kept totals did so far (`keepTotals`), or undefined without them. */
+  get keptTotalsStats(): Readonly<KeptTotalsStats> | undefined {
+    return this.kept ? { ...this.kept.stats } : undefined;
+  }
+
+  /**
+   * Runs `fn` (a call of this database) with `progress` told about a long first computation of kept totals, and able
+   * to stop it: the store worker's progress messages and Cancel. Without `keepTotals` it just runs `fn`.
+   */
+  withProgress<T>(progress: KeptProgress, fn: () => T): T {
+    if (!this.kept) return fn();
+    this.kept.progress = progress;
+    try {
+      return fn();
+    } finally {
+      this.kept.progress = undefined;
+    }
   }
 
   /**
@@ -327,6 +358,7 @@ export class SessionDatabase implements SessionReader {
 
   /** Closes the connection; idempotent. Every other method then throws `SessionClosedError`. */
   close(): void {
+    this.kept?.clear();
     this.lifetime.close();
   }
 
@@ -351,10 +383,12 @@ export class SessionDatabase implements SessionReader {
     try {
       return readTransaction(this.db, () => {
         const version = Number(this.stmt('PRAGMA schema_version').get<{ schema_version: number }>()?.schema_version ?? 0);
-        if (version !== this.schemaVersion) {
+        const schemaChanged = version !== this.schemaVersion;
+        if (schemaChanged) {
           this.discovered = discoverSessionTables(this.db, this.path);
           this.schemaVersion = version;
         }
+        this.kept?.beginRead(schemaChanged);
         return fn();
       });
     } catch (err) {

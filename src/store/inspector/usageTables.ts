@@ -1,12 +1,12 @@
 /**
- * The token and tool tables of the conversation view, for one branch or the whole session. Usage rows are never
- * copied between branches, so session totals are plain sums; tool calls are shared by the branches that copied
- * them, so session tool counts count each stored call once (distinct message).
+ * The token tables of the conversation view, for one branch or the whole session, and the turn list's summaries.
+ * Usage rows are never copied between branches, so session totals are plain sums. (The tool table: toolTotals.ts.)
  */
 import { exactTextSql, textFromSql } from '../sqlite/exactText';
 import { TOOL_CALL_TYPES_SQL } from '../format/itemClassification';
 import { pythonJsonLoads } from '../format/pythonJson';
 import { readBranchIds } from './branchIds';
+export { TOOL_TURNS_LISTED, readToolTotals, type ToolTotal } from './toolTotals';
 import type { QueryContext } from './queryContext';
 
 /** One `turn_usage` row with the detail counts the view shows. */
@@ -24,21 +24,6 @@ export interface UsageRow {
   totalTokens: number | null;
   cachedTokens: number | null;
   reasoningTokens: number | null;
-}
-
-/** Calls of one tool and the turns they ran in. */
-export interface ToolTotal {
-  toolName: string;
-  calls: number;
-  /** The first turns it ran in, ascending (at most `TOOL_TURNS_LISTED`). */
-  turns: number[];
-  /**
-   * The whole session's totals only: the first turns it ran in with the branch that ran each (by branch, then turn; at
-   * most `TOOL_TURNS_LISTED`), since turn numbers alone repeat across branches. `turnCount` then counts these pairs.
-   */
-  branchTurns?: { branchId: string; turn: number }[];
-  /** How many turns it ran in. */
-  turnCount: number;
 }
 
 function detail(text: unknown, key: string): number | null {
@@ -141,26 +126,122 @@ const SORT_SQL: Record<UsageSortKey, string> = {
   reasoningTokens: REASONING_SQL,
 };
 
+/** The number of usage rows in a scope and their sums (SQL `SUM` semantics: null when no row has a value). */
+export interface UsageSums {
+  rowCount: number;
+  totals: UsagePage['totals'];
+}
+
+/** Rows of one branch (all its turns, or `fromTurn`…`toTurn`) or, with a null branch, of the whole session. */
+export interface UsageSumsScope {
+  branchId: string | null;
+  turns?: { from: number; to: number };
+}
+
+/** Where a page's count and totals come from: summed in SQL (`sqlUsageSums`), or kept (keptTotals.ts). */
+export type UsageSumsSource = (ctx: QueryContext, sessionId: string, scope: UsageSumsScope) => UsageSums;
+
+export function emptyUsageSums(): UsageSums {
+  return {
+    rowCount: 0,
+    totals: { requests: null, inputTokens: null, outputTokens: null, totalTokens: null, cachedTokens: null, reasoningTokens: null },
+  };
+}
+
+/** `a` + `b`, as SQL would sum the union of their rows (null + null stays null). */
+export function addUsageSums(a: UsageSums, b: UsageSums): UsageSums {
+  const add = (x: number | null, y: number | null): number | null => (x === null ? y : y === null ? x : x + y);
+  const x = a.totals;
+  const y = b.totals;
+  return {
+    rowCount: a.rowCount + b.rowCount,
+    totals: {
+      requests: add(x.requests, y.requests),
+      inputTokens: add(x.inputTokens, y.inputTokens),
+      outputTokens: add(x.outputTokens, y.outputTokens),
+      totalTokens: add(x.totalTokens, y.totalTokens),
+      cachedTokens: add(x.cachedTokens, y.cachedTokens),
+      reasoningTokens: add(x.reasoningTokens, y.reasoningTokens),
+    },
+  };
+}
+
+const SUMS_SQL = `COUNT(*) AS n, SUM(requests) AS requests, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
+  SUM(total_tokens) AS total, SUM(${CACHED_SQL}) AS cached, SUM(${REASONING_SQL}) AS reasoning`;
+
+/** A row of `SUMS_SQL` as `UsageSums`. */
+export function usageSumsOf(t: Record<string, unknown> | undefined): UsageSums {
+  const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+  return {
+    rowCount: Number(t?.n ?? 0),
+    totals: {
+      requests: num(t?.requests),
+      inputTokens: num(t?.input),
+      outputTokens: num(t?.output),
+      totalTokens: num(t?.total),
+      cachedTokens: num(t?.cached),
+      reasoningTokens: num(t?.reasoning),
+    },
+  };
+}
+
+/** Sums over `turn_usage` rows matching `where` (after `FROM turn_usage WHERE`), for keptTotals.ts's deltas too. */
+export function sumUsageWhere(ctx: QueryContext, where: string, params: readonly (string | number)[]): UsageSums {
+  return usageSumsOf(ctx.stmt(`SELECT ${SUMS_SQL} FROM turn_usage WHERE ${where}`).get<Record<string, unknown>>(...params));
+}
+
+/** The scope's sums in SQL: one range of the (session, branch, turn) index, then the rows' columns. */
+export const sqlUsageSums: UsageSumsSource = (ctx, sessionId, scope) => {
+  if (scope.branchId === null) return sumUsageWhere(ctx, 'session_id = ?', [sessionId]);
+  if (!scope.turns) return sumUsageWhere(ctx, 'session_id = ? AND branch_id = ?', [sessionId, scope.branchId]);
+  return sumUsageWhere(ctx, 'session_id = ? AND branch_id = ? AND user_turn_number BETWEEN ? AND ?', [
+    sessionId,
+    scope.branchId,
+    scope.turns.from,
+    scope.turns.to,
+  ]);
+};
+
+/**
+ * A page's count and totals: the session's rows, or a branch's own rows plus its shared ranges' rows on their origin
+ * branches (`UsagePageRequest.shared`), each part from `sums`.
+ */
+function scopeSums(
+  ctx: QueryContext,
+  sessionId: string,
+  branchId: string | null,
+  shared: readonly SharedTurnRange[],
+  sums: UsageSumsSource,
+): UsageSums {
+  if (branchId === null) return sums(ctx, sessionId, { branchId: null });
+  let out = sums(ctx, sessionId, { branchId });
+  for (const r of sharedRanges(branchId, shared)) {
+    out = addUsageSums(out, sums(ctx, sessionId, { branchId: r.originBranchId, turns: { from: r.fromTurn, to: r.toTurn } }));
+  }
+  return out;
+}
+
+function sharedRanges(branchId: string, shared: readonly SharedTurnRange[]): SharedTurnRange[] {
+  return shared.filter((r) => r.fromTurn <= r.toTurn && r.originBranchId !== branchId);
+}
+
 /**
  * One page of a branch's (or the session's) usage rows in the order asked for, with the row count and totals. In
  * (branch, turn) order the page is read straight from the turn_usage index; another order sorts the scope's rows in
  * SQLite (no index covers token counts), which still sends only `limit` rows on.
  */
-export function readUsagePage(ctx: QueryContext, sessionId: string, branchId: string | null, request: UsagePageRequest): UsagePage {
-  const empty: UsagePage = {
-    rows: [],
-    rowCount: 0,
-    totals: { requests: null, inputTokens: null, outputTokens: null, totalTokens: null, cachedTokens: null, reasoningTokens: null },
-  };
+export function readUsagePage(
+  ctx: QueryContext,
+  sessionId: string,
+  branchId: string | null,
+  request: UsagePageRequest,
+  sums: UsageSumsSource = sqlUsageSums,
+): UsagePage {
+  const empty: UsagePage = { rows: [], rowCount: 0, totals: emptyUsageSums().totals };
   if (!ctx.tables.turnUsage) return empty;
-  const { from, params, sharedFrom } = usageScope(sessionId, branchId, branchId === null ? [] : (request.shared ?? []));
-  const t = ctx
-    .stmt(
-      `SELECT COUNT(*) AS n, SUM(requests) AS requests, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
-         SUM(total_tokens) AS total, SUM(${CACHED_SQL}) AS cached, SUM(${REASONING_SQL}) AS reasoning FROM ${from}`,
-    )
-    .get<Record<string, unknown>>(...params);
-  const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+  const shared = branchId === null ? [] : (request.shared ?? []);
+  const { from, params, sharedFrom } = usageScope(sessionId, branchId, shared);
+  const t = scopeSums(ctx, sessionId, branchId, shared, sums);
   const direction = request.descending ? 'DESC' : 'ASC';
   const key = SORT_SQL[request.sort ?? 'turn'] ?? SORT_SQL.turn;
   // Ties (and the default) in (branch, turn) order, so pages never overlap or skip.
@@ -175,18 +256,7 @@ export function readUsagePage(ctx: QueryContext, sessionId: string, branchId: st
        ORDER BY ${order} LIMIT ? OFFSET ?`,
     )
     .all<Record<string, unknown>>(...params, request.limit, Math.max(0, request.offset ?? 0));
-  return {
-    rows: rows.map(usageRowOf),
-    rowCount: Number(t?.n ?? 0),
-    totals: {
-      requests: num(t?.requests),
-      inputTokens: num(t?.input),
-      outputTokens: num(t?.output),
-      totalTokens: num(t?.total),
-      cachedTokens: num(t?.cached),
-      reasoningTokens: num(t?.reasoning),
-    },
-  };
+  return { rows: rows.map(usageRowOf), rowCount: t.rowCount, totals: t.totals };
 }
 
 const USAGE_COLUMNS = `user_turn_number, requests, input_tokens, output_tokens, total_tokens, input_tokens_details,
@@ -204,7 +274,7 @@ function usageScope(
   shared: readonly SharedTurnRange[],
 ): { from: string; params: (string | number)[]; sharedFrom: string } {
   if (branchId === null) return { from: 'turn_usage WHERE session_id = ?', params: [sessionId], sharedFrom: 'NULL' };
-  const ranges = shared.filter((r) => r.fromTurn <= r.toTurn && r.originBranchId !== branchId);
+  const ranges = sharedRanges(branchId, shared);
   if (ranges.length === 0)
     return { from: 'turn_usage WHERE session_id = ? AND branch_id = ?', params: [sessionId, branchId], sharedFrom: 'NULL' };
   const own = `SELECT branch_id, ${USAGE_COLUMNS}, NULL AS shared_from FROM turn_usage WHERE session_id = ? AND branch_id = ?`;
@@ -215,62 +285,6 @@ function usageScope(
     params: [sessionId, branchId, ...ranges.flatMap((r) => [branchId, sessionId, r.originBranchId, r.fromTurn, r.toTurn])],
     sharedFrom: exactTextSql('shared_from'),
   };
-}
-
-/** How many of a tool's turns a table lists; `turnCount` says how many there are in all. */
-export const TOOL_TURNS_LISTED = 20;
-
-/**
- * Tool calls per tool, with the turns they ran in (the first `TOOL_TURNS_LISTED`, and how many in all); by name.
- * One pass over the branch's (or session's) structure rows, aggregated as they stream: there is no index on
- * `message_type` in Python's DDL, so reading the rows is the floor; what must not happen is work per row that grows
- * with the table (the list of turns used to be searched for every row, quadratic in the turns).
- */
-export function readToolTotals(ctx: QueryContext, sessionId: string, branchId: string | null): ToolTotal[] {
-  if (!ctx.tables.messageStructure) return [];
-  const where = branchId === null ? 'session_id = ?' : 'session_id = ? AND branch_id = ?';
-  const params = branchId === null ? [sessionId] : [sessionId, branchId];
-  const rows = ctx
-    .stmt(
-      `SELECT COALESCE(tool_name, '') AS tool, user_turn_number AS turn, message_id${branchId === null ? `, ${exactTextSql('branch_id')} AS branch` : ''}
-       FROM message_structure WHERE ${where} AND message_type IN (${TOOL_CALL_TYPES_SQL})
-       ${branchId === null ? 'ORDER BY sequence_number' : ''}`,
-    )
-    .iterate<{ tool: string; turn: number | null; message_id: number; branch?: unknown }>(...params);
-  const byTool = new Map<string, { calls: number; turns: Set<number>; runs: Map<string, { branchId: string; turn: number }> }>();
-  // A call copied into several branches keeps its message id, so across the session each stored call counts once.
-  const seen = branchId === null ? new Set<number>() : undefined;
-  for (const r of rows) {
-    if (seen) {
-      if (seen.has(r.message_id)) continue;
-      seen.add(r.message_id);
-    }
-    let t = byTool.get(r.tool);
-    if (!t) byTool.set(r.tool, (t = { calls: 0, turns: new Set(), runs: new Map() }));
-    t.calls++;
-    if (r.turn === null) continue;
-    t.turns.add(r.turn);
-    // In sequence order (idx_structure_session_seq: no sort), a copied call's first row is the one its branch wrote
-    // when it ran: a branch's copies get new, larger sequence numbers.
-    if (seen) {
-      const branch = textFromSql(r.branch);
-      t.runs.set(`${branch}\u0000${r.turn}`, { branchId: branch, turn: r.turn });
-    }
-  }
-  return [...byTool]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([toolName, t]) => {
-      const turns = [...t.turns].sort((a, b) => a - b);
-      if (!seen) return { toolName, calls: t.calls, turns: turns.slice(0, TOOL_TURNS_LISTED), turnCount: turns.length };
-      const runs = [...t.runs.values()].sort((a, b) => (a.branchId < b.branchId ? -1 : a.branchId > b.branchId ? 1 : a.turn - b.turn));
-      return {
-        toolName,
-        calls: t.calls,
-        turns: turns.slice(0, TOOL_TURNS_LISTED),
-        branchTurns: runs.slice(0, TOOL_TURNS_LISTED),
-        turnCount: runs.length,
-      };
-    });
 }
 
 /** Items and distinct tool names per turn, for the turn list. */
@@ -366,12 +380,13 @@ export function readUsageTab(
   branchId: string | null,
   request: UsagePageRequest,
   missing: { fromTurns?: ReadonlyMap<string, number>; limit?: number } = {},
+  sums: UsageSumsSource = sqlUsageSums,
 ): UsageTab {
   let offset = Math.max(0, request.offset ?? 0);
-  let page = readUsagePage(ctx, sessionId, branchId, { ...request, offset });
+  let page = readUsagePage(ctx, sessionId, branchId, { ...request, offset }, sums);
   if (page.rows.length === 0 && page.rowCount > 0) {
     offset = Math.floor((page.rowCount - 1) / request.limit) * request.limit;
-    page = readUsagePage(ctx, sessionId, branchId, { ...request, offset });
+    page = readUsagePage(ctx, sessionId, branchId, { ...request, offset }, sums);
   }
   return { page, offset, missing: readTurnsWithoutUsage(ctx, sessionId, branchId, missing) };
 }

@@ -1,0 +1,117 @@
+/**
+ * Kept counts and totals (src/store/inspector/keptTotals.ts) against the from-scratch queries: a `SessionDatabase`
+ * opened with `keepTotals` answers the branch tree, the Tools tab (each branch and the whole session) and the Tokens
+ * tab (each branch with its shared turns, and the session) once, then after every kind of write — from this process
+ * and from another — its answers must equal those of a fresh connection that keeps nothing. Appends must be folded in
+ * (not rebuilt), removals rebuilt. Runs on better-sqlite3 under `npx mocha`, and on node:sqlite through
+ * scripts/runStoreSuites.mjs.
+ */
+import { strict as assert } from 'node:assert';
+import { copyFileSync, renameSync } from 'node:fs';
+import { openSessionDatabase, SessionDatabaseError, type SessionDatabase } from '../../../../src/store';
+import { sharedTurnRanges } from '../../../../src/shared/turnOrigin';
+import { runSupportScript } from '../../../support/childProcess';
+import { Workspace } from '../../../support/sessionHelpers';
+import { keptTotalsWrites, seedKeptTotals, turnWithTool, type KeptTotalsWrite } from '../../../support/keptTotalsWrites';
+
+/** Everything the kept totals feed, as the extension asks for it. */
+function answers(db: SessionDatabase): unknown {
+  const tree = db.getBranchTree('s1');
+  const branches = tree.map((b) => b.branchId);
+  const tab = (branchId: string | null) =>
+    db.getUsageTab('s1', branchId, {
+      limit: 3,
+      shared: branchId === null ? [] : sharedTurnRanges(tree, branchId),
+    });
+  return {
+    tree,
+    tools: Object.fromEntries([...branches, null].map((b) => [String(b), db.getToolTotals('s1', b)])),
+    tokens: Object.fromEntries([...branches, null].map((b) => [String(b), tab(b)])),
+    sorted: db.getUsagePage('s1', null, { limit: 2, sort: 'cachedTokens', descending: true }),
+  };
+}
+
+function fresh(path: string): unknown {
+  const db = openSessionDatabase(path);
+  try {
+    return answers(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** Writes that remove or change rows in place: the kept state must notice and rebuild, never fold them in. */
+const REBUILDS: ReadonlySet<KeptTotalsWrite> = new Set([
+  'popItem',
+  'historyMutation',
+  'compaction',
+  'deleteBranch',
+  'clearCurrentBranch',
+  'clearSession',
+]);
+
+/** The first history transaction creates the table that records operation ids: a schema change drops everything kept. */
+const SCHEMA_CHANGES: ReadonlySet<KeptTotalsWrite> = new Set(['historyTransaction']);
+
+const ORDER = Object.keys(keptTotalsWrites) as KeptTotalsWrite[];
+
+describe('kept counts and totals equal the from-scratch queries after every kind of write', () => {
+  let ws: Workspace;
+  beforeEach(() => (ws = new Workspace('asi-kept-')));
+  afterEach(() => ws.cleanup());
+
+  for (const from of ['this process', 'another process'] as const) {
+    it(`writes from ${from}`, async function () {
+      this.timeout(120_000);
+      const writer = ws.open();
+      await seedKeptTotals(writer);
+      const kept = ws.track(openSessionDatabase(ws.path(), { keepTotals: true }));
+      assert.deepEqual(answers(kept), fresh(ws.path()), 'before any write');
+      for (const write of ORDER) {
+        const before = kept.keptTotalsStats!;
+        if (from === 'this process') await keptTotalsWrites[write](writer);
+        else {
+          const child = runSupportScript('keptTotalsWriter.ts', [ws.path(), write], 60_000);
+          const done = await child.done;
+          assert.equal(done.code, 0, `${write} in a child: ${done.stderr}`);
+        }
+        assert.deepEqual(answers(kept), fresh(ws.path()), `after ${write} from ${from}`);
+        const after = kept.keptTotalsStats!;
+        if (REBUILDS.has(write)) assert.ok(after.rebuilt > before.rebuilt, `${write} rebuilt the kept state`);
+        else if (SCHEMA_CHANGES.has(write)) assert.ok(after.started > before.started, `${write} started afresh`);
+        else {
+          assert.equal(after.rebuilt, before.rebuilt, `${write} was folded in, not rebuilt`);
+          assert.ok(after.caughtUp > before.caughtUp, `${write} was noticed`);
+        }
+      }
+      // And after the session was cleared, it grows again from nothing.
+      await turnWithTool(writer, 'after_clear', 9);
+      assert.deepEqual(answers(kept), fresh(ws.path()), 'after a write following the clear');
+    });
+  }
+
+  it('answers from what it kept while nothing was written, and forgets a replaced file', async () => {
+    const writer = ws.open();
+    await seedKeptTotals(writer);
+    writer.close();
+    const kept = ws.track(openSessionDatabase(ws.path(), { keepTotals: true }));
+    const first = answers(kept);
+    const stats = kept.keptTotalsStats!;
+    assert.deepEqual(answers(kept), first);
+    assert.deepEqual(kept.keptTotalsStats, stats, 'nothing started, caught up or rebuilt without a write');
+    // Another file renamed over the path: the connection refuses to answer from the old file (or its kept totals).
+    const other = ws.path('other.db');
+    copyFileSync(ws.path(), other);
+    const w2 = ws.open({ dbPath: other });
+    await turnWithTool(w2, 'only_in_other', 1);
+    w2.close();
+    renameSync(other, ws.path());
+    assert.throws(
+      () => kept.getToolTotals('s1', null),
+      (e: unknown) => e instanceof SessionDatabaseError && e.problem === 'replaced',
+    );
+    const reopened = ws.track(openSessionDatabase(ws.path(), { keepTotals: true }));
+    assert.deepEqual(answers(reopened), fresh(ws.path()));
+    assert.ok(reopened.getToolTotals('s1', null).some((t) => t.toolName === 'only_in_other'));
+  });
+});
