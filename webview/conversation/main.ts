@@ -184,6 +184,21 @@ function redraw(part: ViewPart): void {
       }
       return;
     case 'tools':
+      if (model.toolsProgress) {
+        // A first count over a big session: say how far it got instead of leaving another scope's table up.
+        const p = model.toolsProgress;
+        toolScopeLabel.textContent =
+          p.branchId === null ? t('Tools called in the whole session (all branches)') : t('Tools called on branch {0}', p.branchId);
+        replaceChildren(
+          toolSlot,
+          el(
+            'p',
+            { class: 'note tool-progress', role: 'status' },
+            t('Counting tool calls for the first time… {0} so far', p.done.toLocaleString()),
+          ),
+        );
+        return;
+      }
       if (model.tools) {
         const b = model.tools.branchId;
         toolScopeLabel.textContent =

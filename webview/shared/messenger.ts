@@ -28,15 +28,28 @@ export interface HostListeners {
 
 const vscode = acquireVsCodeApi();
 let nextId = 1;
-const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: number }>();
+interface Pending {
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+  timer: number;
+  /** Restarts the timeout: the host said the answer is still coming. */
+  rearm(): void;
+  onProgress?: (done: number, total: number) => void;
+}
+const pending = new Map<number, Pending>();
 let listeners: HostListeners | undefined;
 
 export function post(message: WebviewMessage<RequestMethod | CompareMethod>): void {
   vscode.postMessage(message);
 }
 
-export function request<M extends RequestMethod>(method: M, params: Requests[M]['params']): Promise<Requests[M]['result']> {
-  return send(method, params) as Promise<Requests[M]['result']>;
+/** `onProgress`: told how a long answer advances (the host's `progress` messages, which also restart the timeout). */
+export function request<M extends RequestMethod>(
+  method: M,
+  params: Requests[M]['params'],
+  onProgress?: (done: number, total: number) => void,
+): Promise<Requests[M]['result']> {
+  return send(method, params, onProgress) as Promise<Requests[M]['result']>;
 }
 
 /** `request` for the compare view's requests (src/shared/protocol/compare.ts). */
@@ -47,14 +60,29 @@ export function compareRequest<M extends CompareMethod>(
   return send(method, params) as Promise<CompareRequests[M]['result']>;
 }
 
-function send(method: RequestMethod | CompareMethod, params: unknown): Promise<unknown> {
+function send(
+  method: RequestMethod | CompareMethod,
+  params: unknown,
+  onProgress?: (done: number, total: number) => void,
+): Promise<unknown> {
   const id = nextId++;
   return new Promise((resolve, reject) => {
-    const timer = window.setTimeout(() => {
-      pending.delete(id);
-      reject(new Error(t('The extension did not answer {0} within {1} s.', method, REQUEST_TIMEOUT_MS / 1000)));
-    }, REQUEST_TIMEOUT_MS);
-    pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
+    const arm = (): number =>
+      window.setTimeout(() => {
+        pending.delete(id);
+        reject(new Error(t('The extension did not answer {0} within {1} s.', method, REQUEST_TIMEOUT_MS / 1000)));
+      }, REQUEST_TIMEOUT_MS);
+    const entry: Pending = {
+      resolve: resolve as (v: unknown) => void,
+      reject,
+      timer: arm(),
+      rearm: () => {
+        window.clearTimeout(entry.timer);
+        entry.timer = arm();
+      },
+      onProgress,
+    };
+    pending.set(id, entry);
     post({ kind: 'request', id, method, params });
   });
 }
@@ -89,6 +117,12 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
       return listeners?.run(m.event);
     case 'agents/didChange':
       return listeners?.agents?.(m.view);
+    case 'progress': {
+      const p = pending.get(m.id);
+      p?.rearm();
+      p?.onProgress?.(m.done, m.total);
+      return;
+    }
     case 'response': {
       const p = pending.get(m.id);
       if (!p) return;

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import type { ContentRef, HostMessage } from '../../shared/protocol/conversation';
+import { LATEST_WINS, type ContentRef, type HostMessage } from '../../shared/protocol/conversation';
 import type { CompareTarget } from '../../shared/protocol/compareViews';
 import type { ChangeKind } from '../../shared/protocol/envelope';
 import type { RevealView, SessionView } from '../../shared/protocol/conversationViews';
@@ -223,6 +223,9 @@ class ConversationPanel extends PanelHost<HostMessage> {
       throw err;
     }
   }
+
+  /** A newer Tools or Tokens request (another scope, branch or page) cancels the older one, in the store worker too. */
+  protected override readonly latestWins: ReadonlySet<string> = LATEST_WINS;
 
   /** The answer to each request of the view, with its parameters already checked (requestChecks.ts). */
   private readonly handlers: RequestHandlers = {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import * as vscode from 'vscode';
 import { isWebviewMessage, type ChangeKind, type EnvelopeMessage } from '../../shared/protocol/envelope';
 import { ChangeNotices } from './changeNotices';
@@ -45,6 +46,15 @@ export abstract class PanelHost<Notification extends { kind: string } = never> i
   private readonly lifetime = new AbortController();
   /** Disposed with the panel; a subclass adds its own listeners here. */
   protected readonly subscriptions: vscode.Disposable[] = [];
+  /** The request being answered, for `scoped` (set around each request's handler, across its awaits). */
+  private readonly request = new AsyncLocalStorage<{ signal: AbortSignal; progress: (done: number, total: number) => void }>();
+  /** The request under way of each method in `latestWins`, so the next one can cancel it. */
+  private readonly latest = new Map<string, AbortController>();
+  /**
+   * Methods whose newer request makes an older one useless (the view moved to another scope, branch or page and
+   * ignores the older answer): the older one is cancelled, in the store worker too. A subclass names them.
+   */
+  protected readonly latestWins: ReadonlySet<string> = new Set();
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -103,9 +113,15 @@ export abstract class PanelHost<Notification extends { kind: string } = never> i
     if (this.started) this.notices.note(kinds);
   }
 
-  /** A database as this panel reads it: a file's requests end with the panel (see `lifetime`). */
+  /**
+   * A database as this panel reads it: a file's requests end with the panel (see `lifetime`) or with the request they
+   * answer (`latestWins`), and a long first computation tells the page how it advances (`progress`).
+   */
   protected scoped<D>(db: D): D {
-    return db instanceof WorkerSessionDatabase ? (db.withSignal(this.lifetime.signal) as D) : db;
+    if (!(db instanceof WorkerSessionDatabase)) return db;
+    const request = this.request.getStore();
+    if (!request) return db.withSignal(this.lifetime.signal) as D;
+    return db.withSignal(AbortSignal.any([this.lifetime.signal, request.signal]), request.progress) as D;
   }
 
   protected post(message: EnvelopeMessage | Notification): void {
@@ -116,11 +132,22 @@ export abstract class PanelHost<Notification extends { kind: string } = never> i
   private async receive(m: unknown): Promise<void> {
     if (!isWebviewMessage(m)) return; // messages come from a frame: ignore anything malformed
     if (m.kind === 'link/open') return this.openLink(m.url);
+    const controller = new AbortController();
+    if (this.latestWins.has(m.method)) {
+      this.latest.get(m.method)?.abort();
+      this.latest.set(m.method, controller);
+    }
+    const progress = (done: number, total: number): void => {
+      if (!this.lifetime.signal.aborted && !controller.signal.aborted) this.post({ kind: 'progress', id: m.id, done, total });
+    };
     try {
-      const result = await this.dispatch(m.method, m.params);
+      const result = await this.request.run({ signal: controller.signal, progress }, () => this.dispatch(m.method, m.params));
       if (!this.lifetime.signal.aborted) this.post({ kind: 'response', id: m.id, ok: true, result });
     } catch (err) {
+      // A superseded request's page ignores its answer (it asked again since); it still gets one, as every request does.
       if (!this.lifetime.signal.aborted) this.post({ kind: 'response', id: m.id, ok: false, error: describeError(err) });
+    } finally {
+      if (this.latest.get(m.method) === controller) this.latest.delete(m.method);
     }
   }
 

@@ -102,6 +102,13 @@ export interface ContentRef {
 export const COPY_PARTS = ['text', 'arguments', 'output', 'json', 'markdown'] as const;
 export type CopyPart = (typeof COPY_PARTS)[number];
 
+/**
+ * Requests whose newer call makes an older one useless (the view moved to another scope, branch or page): the host
+ * cancels the older one, in the store worker too (PanelHost's `latestWins`), and the view takes its answer, whatever
+ * it is, as stale.
+ */
+export const LATEST_WINS: ReadonlySet<RequestMethod> = new Set<RequestMethod>(['tools/get', 'tables/get']);
+
 /** host → webview: the envelope's answers and notices, and the conversation view's own notifications. */
 export type HostMessage =
   | EnvelopeMessage

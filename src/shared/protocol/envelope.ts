@@ -58,8 +58,14 @@ export type ResponseMessage =
 /** host → webview: something the view may show changed; it re-requests what it shows and drops replies to older requests. */
 export type ChangeNoticeMessage = { kind: 'session/didChange' } & ChangeNotice;
 
+/**
+ * host → webview: request `id` is still being answered and advanced (a first computation of kept totals over a big
+ * session: `done` rows so far, of `total`, 0 when not known). The page restarts the request's timeout and may show it.
+ */
+export type ProgressMessage = { kind: 'progress'; id: number; done: number; total: number };
+
 /** host → webview: what every panel may send its page. A view's own notifications are added in its protocol file. */
-export type EnvelopeMessage = ChangeNoticeMessage | ResponseMessage;
+export type EnvelopeMessage = ChangeNoticeMessage | ResponseMessage | ProgressMessage;
 
 /** How long the webview waits for a response before failing the request. */
 export const REQUEST_TIMEOUT_MS = 15_000;

@@ -150,8 +150,16 @@ export class StoreClient {
     if (generation !== this.generation || !this.worker) {
       throw new SessionDatabaseError('io', 'The store worker restarted since this was opened; refresh to open it again.');
     }
-    const r = await this.send({ type: 'call', handle, method, args }, options);
-    return { value: r.value as T, tables: r.tables };
+    // A read that runs long (a first computation of kept totals) stops when this is set; see the protocol.
+    const cancelFlag = options.signal ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
+    const onAbort = (): void => void (cancelFlag && Atomics.store(cancelFlag, 0, 1));
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const r = await this.send({ type: 'call', handle, method, args, ...(cancelFlag ? { cancelFlag } : {}) }, options);
+      return { value: r.value as T, tables: r.tables };
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort);
+    }
   }
 
   /** Runs one of the store's whole-file functions (`FILE_FUNCTIONS`) in the worker. */
@@ -339,6 +347,8 @@ export class WorkerSessionDatabase implements Reads {
     /** Requests made through this object carry it; see `withSignal`. */
     private readonly signal?: AbortSignal,
     private readonly shared?: WorkerSessionDatabase,
+    /** Told how a long first computation of kept totals advances; see `withSignal`. */
+    private readonly onProgress?: (done: number, total: number) => void,
   ) {
     this.path = opened.path;
     this.readonly = opened.readonly;
@@ -356,9 +366,10 @@ export class WorkerSessionDatabase implements Reads {
 
   /**
    * The same database, with every request made through the result cancelled when `signal` aborts (a panel passes its
-   * lifetime's signal: a closed panel's queued reads are dropped, and late answers never reach it).
+   * lifetime's signal: a closed panel's queued reads are dropped, a read under way that computes kept totals stops,
+   * and late answers never reach it), and `onProgress` told how such a computation advances (rows done, total).
    */
-  withSignal(signal: AbortSignal): WorkerSessionDatabase {
+  withSignal(signal: AbortSignal, onProgress?: (done: number, total: number) => void): WorkerSessionDatabase {
     const root = this.shared ?? this;
     return new WorkerSessionDatabase(
       this.client,
@@ -367,12 +378,13 @@ export class WorkerSessionDatabase implements Reads {
       { path: this.path, readonly: this.readonly, driver: this.driver, tables: this.tables },
       signal,
       root,
+      onProgress,
     );
   }
 
   private async call<T>(method: DatabaseMethod, ...args: unknown[]): Promise<T> {
     if (!this.isOpen) throw new SessionClosedError();
-    const r = await this.client.call<T>(this.handle, this.generation, method, args, { signal: this.signal });
+    const r = await this.client.call<T>(this.handle, this.generation, method, args, { signal: this.signal, onProgress: this.onProgress });
     if (r.tables) (this.shared ?? this).currentTables = r.tables;
     return r.value;
   }

@@ -52,6 +52,9 @@ const JOB_IMPLS: Record<JobName, (args: unknown[], progress: ProgressOptions) =>
   },
 };
 
+/** Thrown inside a read when the host set its cancel flag: the read stops and is answered `cancelled`. */
+class ReadCancelled extends Error {}
+
 /** Session methods that wait for the write lock in the worker first (writeLockWait.ts). */
 const WRITES: ReadonlySet<string> = new Set(SESSION_WRITE_METHODS);
 
@@ -188,7 +191,22 @@ class StoreWorkerState {
             await this.waitForLock(request.id, handle.path, handle.lockWaitMs);
           }
           const target = handle.target as unknown as Record<string, (...args: unknown[]) => unknown>;
-          const value = await target[request.method]!(...request.args);
+          const invoke = (): unknown => target[request.method]!(...request.args);
+          const flag = request.cancelFlag;
+          const value =
+            handle.kind === 'database'
+              ? handle.target.withProgress(
+                  {
+                    onProgress: (done, total) => this.post({ type: 'progress', id: request.id, done, total }),
+                    checkCancelled: () => {
+                      if ((flag && Atomics.load(flag, 0) === 1) || (this.current?.id === request.id && this.current.cancelled)) {
+                        throw new ReadCancelled();
+                      }
+                    },
+                  },
+                  invoke,
+                )
+              : await invoke();
           this.post({
             type: 'result',
             id: request.id,
@@ -199,7 +217,7 @@ class StoreWorkerState {
         }
       }
     } catch (err) {
-      if (err instanceof WriteCancelledWhileWaiting) {
+      if (err instanceof WriteCancelledWhileWaiting || err instanceof ReadCancelled) {
         this.post({ type: 'cancelled', id: request.id });
         return;
       }

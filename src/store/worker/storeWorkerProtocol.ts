@@ -90,7 +90,11 @@ export type StoreWorkerRequest =
   | { type: 'open-database'; id: number; handle: number; path: string; options: OpenSessionDatabaseOptions; staleWal?: WalIdentity }
   /** `lockWaitMs`: how long its writes wait for another connection's write lock (default 5,000 ms, the busy timeout). */
   | { type: 'open-session'; id: number; handle: number; options: WorkerSessionOptions; lockWaitMs?: number; staleWal?: WalIdentity }
-  | { type: 'call'; id: number; handle: number; method: string; args: unknown[] }
+  /**
+   * `cancelFlag` (shared memory), set by the host when it no longer needs the answer: a read that computes kept totals
+   * for the first time (seconds on a big session) checks it every few thousand rows and stops, answering `cancelled`.
+   */
+  | { type: 'call'; id: number; handle: number; method: string; args: unknown[]; cancelFlag?: Int32Array }
   | { type: 'file-call'; id: number; fn: FileFunction; args: unknown[] }
   /**
    * `args` without the progress options (`signal`, `onProgress`): the worker makes them (see `JOBS`). `cancelFlag`
@@ -122,7 +126,7 @@ export type StoreWorkerResponse =
   | { type: 'waiting'; id: number }
   /** What a session's logger said (the store logs instead of throwing where the SDK's `Session` must not throw). */
   | { type: 'log'; handle: number; level: 'error' | 'warn'; message: string; detail?: string }
-  /** A job's progress: items done and the total (0 when unknown). */
+  /** A job's progress, or a read's first computation of kept totals: rows done and the total (0 when unknown). */
   | { type: 'progress'; id: number; done: number; total: number }
   | { type: 'cancelled'; id: number };
 

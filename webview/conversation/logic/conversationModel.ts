@@ -9,7 +9,7 @@
  */
 import { errorMessage } from '../../../src/shared/errorMessage';
 import { MAX_TURN_REQUEST, USAGE_PAGE, VIEW_TURN_PAGE } from '../../../src/shared/pageSizes';
-import type { RequestMethod, Requests } from '../../../src/shared/protocol/conversation';
+import { LATEST_WINS, type RequestMethod, type Requests } from '../../../src/shared/protocol/conversation';
 import type { ChangeKind, ChangeNotice } from '../../../src/shared/protocol/envelope';
 import type { RunEvent } from '../../../src/shared/protocol/runEvents';
 import { RunTracker } from './runTracker';
@@ -25,7 +25,12 @@ import type {
 } from '../../../src/shared/protocol/conversationViews';
 
 /** The messenger's `request`, passed in so the model runs (and is tested) without a webview. */
-export type RequestFn = <M extends RequestMethod>(method: M, params: Requests[M]['params']) => Promise<Requests[M]['result']>;
+/** `onProgress`: told how a long answer advances (the envelope's `progress` messages for this request). */
+export type RequestFn = <M extends RequestMethod>(
+  method: M,
+  params: Requests[M]['params'],
+  onProgress?: (done: number, total: number) => void,
+) => Promise<Requests[M]['result']>;
 
 /** What the renderer redraws when the model tells it. */
 export type ViewPart = 'session' | 'turns' | 'selection' | 'items' | 'tables' | 'tools' | 'banner';
@@ -96,6 +101,8 @@ const union = (a: RefreshPlan, b: RefreshPlan): RefreshPlan => ({
 export class ConversationModel {
   /** The newest notice seen; requests issued before it are stale. */
   private seq = 0;
+  /** How many requests of each method were issued: an answer to any but the latest of a `LATEST_WINS` method is stale. */
+  private readonly issued = new Map<RequestMethod, number>();
   /** What is still to be read: cleared by the newest load when it completes. */
   private owed: RefreshPlan = NOTHING;
   /** Counts loads, so only the newest one clears what is owed. */
@@ -128,6 +135,11 @@ export class ConversationModel {
   /** The Tools tab's tool totals and scope. */
   tools: ToolsView | undefined;
   toolsScope: 'branch' | 'session' = 'branch';
+  /**
+   * While the Tools tab's totals are computed for the first time on a big session: its scope and the tool calls counted
+   * so far (the host's progress); undefined otherwise.
+   */
+  toolsProgress: { branchId: string | null; done: number } | undefined;
   /** The last request error, shown until the next branch list arrives. */
   error: string | undefined;
   /** Whether the list should scroll to the selected turn. */
@@ -356,13 +368,20 @@ export class ConversationModel {
   // ---- loading ----------------------------------------------------------------------------------------------
 
   /** Requests through the sequence guard: STALE when a newer notice arrived meanwhile (its load reads again). */
-  private async fetch<M extends RequestMethod>(method: M, params: Requests[M]['params']): Promise<Requests[M]['result'] | Stale> {
+  private async fetch<M extends RequestMethod>(
+    method: M,
+    params: Requests[M]['params'],
+    onProgress?: (done: number, total: number) => void,
+  ): Promise<Requests[M]['result'] | Stale> {
     const issuedAt = this.seq;
+    const mine = (this.issued.get(method) ?? 0) + 1;
+    this.issued.set(method, mine);
+    const stale = (): boolean => this.seq !== issuedAt || (LATEST_WINS.has(method) && this.issued.get(method) !== mine);
     try {
-      const result = await this.request(method, params);
-      return this.seq === issuedAt ? result : STALE;
+      const result = await this.request(method, params, onProgress);
+      return stale() ? STALE : result;
     } catch (err) {
-      if (this.seq !== issuedAt) return STALE;
+      if (stale()) return STALE;
       throw err;
     }
   }
@@ -545,7 +564,18 @@ export class ConversationModel {
   private async reloadTools(): Promise<void | Stale> {
     if (!this.toolsOpen) return;
     const branchId = this.toolsScope === 'session' ? null : this.branchId;
-    const tools = await this.fetch('tools/get', { branchId });
+    let tools: ToolsView | Stale;
+    try {
+      tools = await this.fetch('tools/get', { branchId }, (done) => {
+        this.toolsProgress = { branchId, done };
+        this.changed('tools');
+      });
+    } finally {
+      if (this.toolsProgress?.branchId === branchId) {
+        this.toolsProgress = undefined;
+        this.changed('tools');
+      }
+    }
     if (tools === STALE) return STALE;
     // The user moved on (another scope or branch): that move loads its own totals.
     if (!this.toolsOpen || (this.toolsScope === 'session' ? null : this.branchId) !== branchId) return;

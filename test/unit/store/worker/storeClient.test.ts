@@ -139,6 +139,39 @@ describe('store worker', function () {
     assert.equal(client.inFlight, 0);
   });
 
+  it('a first computation of kept totals reports progress, and stops when its asker goes away, keeping nothing half-built', async () => {
+    // 12,000 tool calls: the session's tool totals are counted in passes of 4,096 rows.
+    const s = folder.session({ sessionId: 'big' });
+    const items = [];
+    for (let t = 1; t <= 3000; t++) {
+      items.push(mk.user(`q${t}`));
+      for (let c = 0; c < 4; c++) items.push(mk.call(`tool_${c}`, `c${t}_${c}`));
+    }
+    await s.addItems(items);
+    s.close();
+    const path = folder.path();
+    const inThread = folder.inspect(path).getToolTotals('big', null);
+    const db = await client.openDatabase(path, { keepTotals: true });
+
+    const controller = new AbortController();
+    let firstProgress: number | undefined;
+    const cancelled = db
+      .withSignal(controller.signal, (done) => {
+        firstProgress ??= done;
+        controller.abort();
+      })
+      .getToolTotals('big', null);
+    await assert.rejects(cancelled, StoreRequestCancelledError);
+    assert.equal(firstProgress, 4096, 'progress came before the answer, counted in rows');
+    assert.equal(client.inFlight, 0, 'no request left behind');
+
+    const seen: number[] = [];
+    const answer = await db.withSignal(new AbortController().signal, (done) => seen.push(done)).getToolTotals('big', null);
+    assert.deepEqual(answer, inThread, 'computed afresh after the cancel, not from a half-built count');
+    assert.deepEqual(seen, [4096, 8192]);
+    assert.deepEqual(await db.getToolTotals('big', null), inThread, 'kept: answered without a pass');
+  });
+
   describe('a write behind another connection’s write lock', () => {
     it('opening a session waits for the lock too (opening may write), and says so', async () => {
       const path = await writeBranched();

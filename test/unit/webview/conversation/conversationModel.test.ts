@@ -471,4 +471,33 @@ describe('conversation view data flow', () => {
     assert.equal(model.tables?.usage.offset, 400, 'the late reply for rows 201–400 was dropped');
     assert.equal(model.tables?.usage.rows[0]?.turn, 404);
   });
+
+  it('shows a first count’s progress, and drops an overtaken Tools request’s answer even when it is the host’s cancel', async () => {
+    const host = new TestHost(db);
+    let cancelOlder: ((err: Error) => void) | undefined;
+    let progressOfOlder: ((done: number, total: number) => void) | undefined;
+    // The branch's count is slow (the host reports progress, then cancels it when the session's count is asked for).
+    const request = ((method: RequestMethod, params: unknown, onProgress?: (done: number, total: number) => void) => {
+      if (method === 'tools/get' && (params as { branchId: string | null }).branchId === 'main') {
+        progressOfOlder = onProgress;
+        return new Promise((_, reject) => (cancelOlder = reject));
+      }
+      return host.request(method as 'tools/get', params as never);
+    }) as RequestFn;
+    const parts: string[] = [];
+    const model = new ConversationModel(request, (part) => parts.push(part));
+    await model.start(null);
+    const older = model.setTools(true, 'branch');
+    await settle();
+    progressOfOlder?.(4096, 0);
+    assert.deepEqual(model.toolsProgress, { branchId: 'main', done: 4096 });
+    assert.ok(parts.includes('tools'), 'the tab is redrawn with the progress');
+    await model.setTools(true, 'session');
+    assert.equal(model.tools?.branchId, null);
+    cancelOlder?.(new Error('The request was cancelled.'));
+    await older;
+    assert.equal(model.error, undefined, 'the cancelled older request is no error to show');
+    assert.equal(model.tools?.branchId, null, 'the session’s totals stay');
+    assert.equal(model.toolsProgress, undefined);
+  });
 });
