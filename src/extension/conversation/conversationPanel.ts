@@ -193,8 +193,12 @@ class ConversationPanel extends PanelHost<HostMessage> {
     return this.scoped(entry.db);
   }
 
+  /**
+   * The branch tree, read once per change and shared by the requests that need it; read for the panel, not for the
+   * request that happened to ask first (a superseded Tokens request is cancelled, and must not fail the others).
+   */
   private branches(db: SessionReader): Promise<readonly BranchNode[]> {
-    const tree = (this.branchTree ??= Promise.resolve(db.getBranchTree(this.target.sessionId)));
+    const tree = (this.branchTree ??= Promise.resolve(this.panelScoped(db).getBranchTree(this.target.sessionId)));
     // A failed read is not kept: the next request reads again.
     tree.catch(() => {
       if (this.branchTree === tree) this.branchTree = undefined;

@@ -120,8 +120,16 @@ export abstract class PanelHost<Notification extends { kind: string } = never> i
   protected scoped<D>(db: D): D {
     if (!(db instanceof WorkerSessionDatabase)) return db;
     const request = this.request.getStore();
-    if (!request) return db.withSignal(this.lifetime.signal) as D;
+    if (!request) return this.panelScoped(db);
     return db.withSignal(AbortSignal.any([this.lifetime.signal, request.signal]), request.progress) as D;
+  }
+
+  /**
+   * A database read for the panel rather than for one request: ends with the panel only. For a read whose answer
+   * several requests share (the conversation view's branch tree): a cancelled request must not fail the others.
+   */
+  protected panelScoped<D>(db: D): D {
+    return db instanceof WorkerSessionDatabase ? (db.withSignal(this.lifetime.signal) as D) : db;
   }
 
   protected post(message: EnvelopeMessage | Notification): void {
