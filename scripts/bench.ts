@@ -26,9 +26,10 @@
  * file C, in process and through the search worker, against SQLite's own full scans, under `"search"`.
  * `--search=none` skips it; `--search-scale=F` resizes the file.
  *
- * Then the host-blocking section (issue 24, scripts/bench/hostBlocking.ts): each user action on file A in this thread
- * (how long it blocked the host before) and through the store worker (its answer, and this thread's largest event-loop
- * delay meanwhile), a branch write, and a write waiting on another connection's lock, under `"hostBlocking"`.
+ * Then the host-blocking section (issue 24, scripts/bench/hostBlocking.ts): on each of files A, B and C, each user
+ * action in this thread (how long it blocked the host before) and through the store worker (its first, kept and
+ * after-append answers, and this thread's largest event-loop delay meanwhile), a branch write, and a write waiting on
+ * another connection's lock, under `"hostBlocking"` (one report per file). `--host-blocking=A,C` picks files,
  * `--host-blocking=none` skips it.
  */
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
@@ -82,8 +83,8 @@ interface Config {
   searchScale: number;
   /** Time what an agent command run adds to the command (`--agent-command=none` skips it). */
   agentCommand: boolean;
-  /** What each action costs the host's thread, in-thread and through the store worker (`--host-blocking=none` skips it). */
-  hostBlocking: boolean;
+  /** The files on which each action's cost to the host's thread is measured (`--host-blocking=A,B,C|none`). */
+  hostBlocking: ScaleFileName[];
 }
 
 const USAGE =
@@ -91,7 +92,7 @@ const USAGE =
   '                          [--scale-files=A,B,C|none] [--scale=1] [--scale-reps=5] [--skip-store]\n' +
   '                          [--remote[=postgres,redis|none]] [--remote-scale=1] [--remote-reps=7]\n' +
   '                          [--compare[=none]] [--search[=none]] [--search-scale=1] [--agent-command[=none]]\n' +
-  '                          [--host-blocking[=none]]\n';
+  '                          [--host-blocking=A,B,C|none]\n';
 
 function parseArgs(argv: string[]): Config {
   const config: Config = {
@@ -109,7 +110,7 @@ function parseArgs(argv: string[]): Config {
     search: true,
     searchScale: 1,
     agentCommand: true,
-    hostBlocking: true,
+    hostBlocking: [...SCALE_FILE_NAMES],
   };
   for (const arg of argv) {
     const [key, value = ''] = arg.replace(/^--/, '').split('=', 2) as [string, string?];
@@ -162,8 +163,10 @@ function parseArgs(argv: string[]): Config {
       if (value !== '' && value.toLowerCase() !== 'none') throw new Error(`--agent-command takes no value but none, got '${value}'`);
       config.agentCommand = value === '';
     } else if (key === 'host-blocking') {
-      if (value !== '' && value.toLowerCase() !== 'none') throw new Error(`--host-blocking takes no value but none, got '${value}'`);
-      config.hostBlocking = value === '';
+      const names = value.toLowerCase() === 'none' ? [] : value.split(',').map((v) => v.trim().toUpperCase());
+      if (names.some((n) => !(SCALE_FILE_NAMES as readonly string[]).includes(n)))
+        throw new Error(`--host-blocking wants a list of A, B, C (or none), got '${value}'`);
+      config.hostBlocking = names as ScaleFileName[];
     } else if (key === 'search-scale') {
       config.searchScale = Number(value);
       if (!(config.searchScale > 0) || config.searchScale > 1) throw new Error(`--search-scale wants a number in (0, 1], got '${value}'`);
@@ -769,13 +772,17 @@ async function main(): Promise<void> {
       agentCommand = await runAgentCommandBench(join(CACHE, 'bench'), dir, 9, (m) => progress(`agent command ${m}`));
     }
     let hostBlocking: unknown = { skipped: '--host-blocking=none' };
-    if (config.hostBlocking) {
-      const report = await runHostBlockingBench(
-        { cacheDir: join(CACHE, 'bench'), scale: config.scale, reps: 3, workerFile: join(__dirname, 'storeWorker.js') },
-        (m) => progress(m),
-      );
-      process.stderr.write(`\n${hostBlockingTable(report)}\n\n`);
-      hostBlocking = report;
+    if (config.hostBlocking.length > 0) {
+      const reports = [];
+      for (const file of config.hostBlocking) {
+        const report = await runHostBlockingBench(
+          { cacheDir: join(CACHE, 'bench'), file, scale: config.scale, reps: 3, workerFile: join(__dirname, 'storeWorker.js') },
+          (m) => progress(m),
+        );
+        process.stderr.write(`\n${hostBlockingTable(report)}\n\n`);
+        reports.push(report);
+      }
+      hostBlocking = reports;
     }
     const output = {
       benchmark: 'agent-session-inspector store vs SQLite floor, workload W(T)',

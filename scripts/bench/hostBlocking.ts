@@ -1,6 +1,7 @@
 /**
  * The host-blocking benchmark (issue 24): what each user action costs the extension host's thread, before and after
- * the store worker. On scale file A (100,000 turns, 5 branches; scaleFiles.ts) each action's store calls run
+ * the store worker. On each scale file (A: 100,000 turns, 5 branches; B: 2,000 sessions; C: 1,000,000 items;
+ * scaleFiles.ts) each action's store calls run
  * - in this thread, as the extension ran them before: the host is blocked for the whole call (`inThreadMs`);
  * - through the store worker, as the extension runs them now (its connection keeps totals): the first answer's time
  *   (`firstMs`: the kept counts' first computation), then the answer's time once they are kept (`workerMs`, median of
@@ -19,15 +20,27 @@ import { tmpdir } from 'node:os';
 import { AdvancedSQLiteSession, openSessionDatabase, type SessionReader } from '../../src/store';
 import { StoreClient } from '../../src/store/worker/storeClient';
 import { acquireGc, median, now, round, settle } from './measure';
-import { ensureScaleFile } from './scaleFiles';
+import { ensureScaleFile, type ScaleFileName } from './scaleFiles';
 
 /** The issue's target: the host's event loop is never blocked longer than this during an action. */
 export const HOST_BLOCKED_TARGET_MS = 20;
 /** The issue's target for an answer once its counts are kept. */
 export const KEPT_ANSWER_TARGET_MS = 100;
-const SESSION = 'scale-a';
-/** Where the measured branch forks: its copy of 1,000 turns is the write's work. */
-const FORK_TURN = 1_000;
+
+/**
+ * What the actions work on in each file: A's 100,000-turn session with 5 branches, one of B's 2,000 sessions (50 turns;
+ * the session list is B's point), C's one session of 1,000,000 items. `forkTurn`: where the measured branch forks (its
+ * copy of the turns before it is the write's work).
+ */
+const TARGETS: Record<ScaleFileName, { session: string; forkTurn: number }> = {
+  A: { session: 'scale-a', forkTurn: 1_000 },
+  B: { session: 'scale-b-01000', forkTurn: 25 },
+  C: { session: 'scale-c', forkTurn: 1_000 },
+};
+
+/** The session and fork turn of the file being measured (set per file by `runHostBlockingBench`). */
+let SESSION = TARGETS.A.session;
+let FORK_TURN = TARGETS.A.forkTurn;
 
 /** An action as the extension performs it: the reads one user step makes. */
 interface Action {
@@ -54,7 +67,7 @@ const ACTIONS: Action[] = [
 ];
 
 export interface HostBlockingReport {
-  file: { name: 'A'; path: string; bytes: number };
+  file: { name: ScaleFileName; path: string; bytes: number; session: string };
   driver: string;
   node: string;
   actions: {
@@ -65,7 +78,7 @@ export interface HostBlockingReport {
     afterAppendMs: number;
     maxEventLoopDelayMs: number;
   }[];
-  branchWrite: { inThreadMs: number; workerMs: number; maxEventLoopDelayMs: number };
+  branchWrite: { forkTurn: number; inThreadMs: number; workerMs: number; maxEventLoopDelayMs: number };
   lockWait: { lockHoldMs: number; waitedMs: number; outcome: string; maxEventLoopDelayMs: number };
   target: { maxEventLoopDelayMs: number; worstMs: number; met: boolean };
   /** Answers once kept, and right after another connection's append, against `KEPT_ANSWER_TARGET_MS`. */
@@ -97,10 +110,12 @@ async function watched<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number;
 }
 
 export async function runHostBlockingBench(
-  config: { cacheDir: string; scale: number; reps: number; workerFile: string },
+  config: { cacheDir: string; file: ScaleFileName; scale: number; reps: number; workerFile: string },
   progress: (m: string) => void,
 ): Promise<HostBlockingReport> {
-  const file = ensureScaleFile(config.cacheDir, 'A', config.scale, progress);
+  SESSION = TARGETS[config.file].session;
+  FORK_TURN = TARGETS[config.file].forkTurn;
+  const file = ensureScaleFile(config.cacheDir, config.file, config.scale, progress);
   const path = file.path;
   const client = new StoreClient(config.workerFile);
   const local = openSessionDatabase(path);
@@ -139,7 +154,7 @@ export async function runHostBlockingBench(
     let branchWrite: HostBlockingReport['branchWrite'];
     let lockWait: HostBlockingReport['lockWait'];
     try {
-      progress('host blocking: copying file A for the writes');
+      progress(`host blocking: copying file ${config.file} for the writes`);
       copyFileSync(path, copy);
       await timeAfterAppend(client, copy, actions, progress);
       branchWrite = await timeBranchWrite(client, copy, progress);
@@ -151,7 +166,7 @@ export async function runHostBlockingBench(
     const worstKept = Math.max(...actions.map((a) => a.workerMs));
     const worstAfterAppend = Math.max(...actions.map((a) => a.afterAppendMs));
     return {
-      file: { name: 'A', path, bytes: statSync(path).size },
+      file: { name: config.file, path, bytes: statSync(path).size, session: SESSION },
       driver: db.driver,
       node: process.versions.node,
       actions,
@@ -233,7 +248,7 @@ async function timeBranchWrite(
       await s.close();
     }
   });
-  return { inThreadMs: round(inThreadMs), workerMs: round(r.ms), maxEventLoopDelayMs: round(r.maxDelayMs) };
+  return { forkTurn: FORK_TURN, inThreadMs: round(inThreadMs), workerMs: round(r.ms), maxEventLoopDelayMs: round(r.maxDelayMs) };
 }
 
 /**
@@ -290,7 +305,7 @@ export function hostBlockingTable(r: HostBlockingReport): string {
       String(a.maxEventLoopDelayMs),
     ]),
     [
-      'branch at turn 1,000 + delete',
+      `branch at turn ${r.branchWrite.forkTurn} + delete`,
       String(r.branchWrite.inThreadMs),
       '',
       String(r.branchWrite.workerMs),
@@ -309,7 +324,7 @@ export function hostBlockingTable(r: HostBlockingReport): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
   const lines = rows.map((row) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
   return [
-    `host blocking on file A (${r.driver}, Node ${r.node}); targets: host delay <= ${r.target.maxEventLoopDelayMs} ms, kept answer <= ${r.answerTarget.ms} ms`,
+    `host blocking on file ${r.file.name}, session ${r.file.session} (${r.driver}, Node ${r.node}); targets: host delay <= ${r.target.maxEventLoopDelayMs} ms, kept answer <= ${r.answerTarget.ms} ms`,
     ...lines,
   ].join('\n');
 }

@@ -21,8 +21,20 @@ import { quoteIdentifier } from './tableDiscovery';
 import { exactTextSql, textFromSql } from '../sqlite/exactText';
 import { readBranchIds } from './branchIds';
 import type { QueryContext } from './queryContext';
+import type { SessionSummary } from './inspectorTypes';
+import {
+  addSessionUsageSums,
+  countBranchesBySession,
+  countMessagesBySession,
+  readSessionListParts,
+  readSessionRows,
+  summariesOf,
+  sumUsageBySession,
+  type SessionListParts,
+  type SessionUsageSums,
+} from './sessionList';
 import { TOOL_CALL_MESSAGE_TYPES } from '../format/itemClassification';
-import { feedToolCalls, ToolTotalsAccumulator, type ToolCallRow, type ToolTotal } from './toolTotals';
+import { feedToolCalls, readToolTotals, ToolTotalsAccumulator, type ToolCallRow, type ToolTotal } from './toolTotals';
 import { addUsageSums, sumUsageWhere, sqlUsageSums, type UsageSums, type UsageSumsScope, type UsageSumsSource } from './usageTables';
 
 /** How many sessions keep totals at once; the least recently asked-about one is forgotten first. */
@@ -36,20 +48,42 @@ export interface KeptProgress {
   checkCancelled?(): void;
 }
 
-interface KeptSession {
-  /** `data_version` when the state below was last brought up to date (in that read's snapshot). */
+/** What is kept of a session's structure rows: counts per branch and the tool totals. */
+interface StructurePart {
+  /** `data_version` when this part was last brought up to date (in that read's snapshot). */
   checkedAt: number;
-  /** The largest structure row id of the session seen, and of its message rows. */
+  /** The table's largest structure row id and message row id then: any row past them is newer (ids are AUTOINCREMENT). */
   structureMark: number;
   messageMark: number;
   /** Structure rows per branch (branches with rows only). */
   branchRows: Map<string, number>;
-  usageMark: number;
-  usageRows: number;
   /** Tool totals by scope: a branch id, or `SESSION_SCOPE` for the whole session. */
   tools: Map<string, ToolTotalsAccumulator>;
-  /** Usage sums by `usageKey`. */
-  usage: Map<string, { scope: UsageSumsScope; sums: UsageSums }>;
+}
+
+/** What is kept of a session's usage rows: sums per scope (see `usageKey`). */
+interface UsagePart {
+  checkedAt: number;
+  /** The table's largest `turn_usage` id then, and the session's usage rows. */
+  usageMark: number;
+  usageRows: number;
+  sums: Map<string, { scope: UsageSumsScope; sums: UsageSums }>;
+}
+
+/** Each part is checked only when asked for: the Tokens tab never pays for the structure rows' check, nor the tree for usage. */
+interface KeptSession {
+  structure?: StructurePart;
+  usage?: UsagePart;
+}
+
+/** The kept session list: its parts, and the marks and row counts its check compares. */
+interface KeptList {
+  checkedAt: number;
+  parts: SessionListParts;
+  messageMark: number;
+  messageRows: number;
+  usageMark: number;
+  usageRows: number;
 }
 
 /** Counters of what `KeptTotals` did (for tests and the benchmark). */
@@ -73,18 +107,31 @@ export class KeptTotals {
   private dataVersion = Number.NaN;
   /** Set by the caller around one request (the store worker: progress messages and Cancel). */
   progress: KeptProgress | undefined;
+  /** What happened so far: parts started, brought up to date from new rows, and rebuilt after a removal. */
+  readonly stats: KeptTotalsStats = { started: 0, caughtUp: 0, rebuilt: 0 };
 
   constructor(private readonly ctx: QueryContext) {}
 
+  /**
+   * Whether the tables' ids are AUTOINCREMENT, as Python's DDL makes them (spec §7): without it SQLite may hand a
+   * deleted row's id out again, and a row past the mark would no longer be a new row. Such a file is answered afresh.
+   */
+  private keepable: boolean | undefined;
+  private list: KeptList | undefined;
+
   /** At the start of every read, in its snapshot: notes whether anything was committed since the last read. */
   beginRead(schemaChanged: boolean): void {
-    if (schemaChanged) this.sessions.clear();
+    if (schemaChanged || this.keepable === undefined) {
+      this.clear();
+      this.keepable = this.autoincrementIds();
+    }
     this.dataVersion = Number(this.ctx.stmt('SELECT data_version AS v FROM pragma_data_version').get<{ v: number }>()?.v ?? 0);
   }
 
   /** Tool totals of a branch, or (null) of the whole session, kept from the first time they are asked for. */
   toolTotals(sessionId: string, branchId: string | null): ToolTotal[] {
-    const kept = this.session(sessionId);
+    if (!this.keepable) return readToolTotals(this.ctx, sessionId, branchId);
+    const kept = this.structure(sessionId);
     const key = branchId ?? SESSION_SCOPE;
     let acc = kept.tools.get(key);
     if (!acc) {
@@ -97,24 +144,76 @@ export class KeptTotals {
 
   /** Usage sums of a scope, kept (see `UsageSumsSource`). */
   readonly usageSums: UsageSumsSource = (ctx, sessionId, scope) => {
-    const kept = this.session(sessionId);
+    if (!this.keepable) return sqlUsageSums(ctx, sessionId, scope);
+    const kept = this.usage(sessionId);
     const key = usageKey(scope);
-    let entry = kept.usage.get(key);
-    if (!entry) kept.usage.set(key, (entry = { scope, sums: sqlUsageSums(ctx, sessionId, scope) }));
+    let entry = kept.sums.get(key);
+    if (!entry) kept.sums.set(key, (entry = { scope, sums: sqlUsageSums(ctx, sessionId, scope) }));
     return entry.sums;
   };
 
-  /** Structure rows per branch, kept. */
-  branchRowCounts(sessionId: string): ReadonlyMap<string, number> {
-    return this.session(sessionId).branchRows;
+  /** Structure rows per branch, kept (undefined: not keepable, count them). */
+  branchRowCounts(sessionId: string): ReadonlyMap<string, number> | undefined {
+    return this.keepable ? this.structure(sessionId).branchRows : undefined;
   }
 
-  /** What happened so far: sessions started, brought up to date from new rows, and rebuilt after a removal. */
-  readonly stats: KeptTotalsStats = { started: 0, caughtUp: 0, rebuilt: 0 };
+  /**
+   * The session list. Its counts are a pass over every message and usage row of the file, so they are kept: while
+   * nothing was committed the list is answered again; after a commit, the rows past the marks are counted and summed
+   * by session (a rowid range) and one count of each table proves nothing was removed (else the list is read afresh).
+   * The sessions table's rows and the branches (one index seek each) are re-read every time.
+   */
+  sessionList(): SessionSummary[] {
+    const list = this.list;
+    if (list?.checkedAt !== this.dataVersion) {
+      const caughtUp = list && this.keepable ? this.catchUpList(list) : undefined;
+      this.list = caughtUp ?? this.startList();
+    }
+    return summariesOf(this.list!.parts);
+  }
+
+  private startList(): KeptList {
+    const parts = readSessionListParts(this.ctx);
+    return {
+      checkedAt: this.dataVersion,
+      parts,
+      messageMark: this.maxId(this.ctx.tables.messages),
+      messageRows: sum(parts.messages.values()),
+      usageMark: this.maxId('turn_usage'),
+      usageRows: sum([...parts.usage.values()].map((u) => u.turns)),
+    };
+  }
+
+  private catchUpList(old: KeptList): KeptList | undefined {
+    const ctx = this.ctx;
+    const messageMark = this.maxId(ctx.tables.messages);
+    const newMessages = messageMark > old.messageMark ? countMessagesBySession(ctx, old.messageMark) : new Map<string, number>();
+    const messageRows = Number(
+      ctx.stmt(`SELECT COUNT(*) AS n FROM ${quoteIdentifier(ctx.tables.messages)} WHERE session_id IS NOT NULL`).get<{ n: number }>()?.n ??
+        0,
+    );
+    if (messageRows !== old.messageRows + sum(newMessages.values())) return undefined;
+    const usageMark = this.maxId('turn_usage');
+    const newUsage = usageMark > old.usageMark ? sumUsageBySession(ctx, old.usageMark) : new Map<string, SessionUsageSums>();
+    const usageRows = ctx.tables.turnUsage
+      ? Number(ctx.stmt('SELECT COUNT(*) AS n FROM turn_usage WHERE session_id IS NOT NULL').get<{ n: number }>()?.n ?? 0)
+      : 0;
+    if (usageRows !== old.usageRows + sum([...newUsage.values()].map((u) => u.turns))) return undefined;
+    const messages = new Map(old.parts.messages);
+    for (const [id, n] of newMessages) messages.set(id, (messages.get(id) ?? 0) + n);
+    const usage = new Map(old.parts.usage);
+    for (const [id, u] of newUsage) {
+      const before = usage.get(id);
+      usage.set(id, before ? addSessionUsageSums(before, u) : u);
+    }
+    const parts = { rows: readSessionRows(ctx), messages, branches: countBranchesBySession(ctx), usage };
+    return { checkedAt: this.dataVersion, parts, messageMark, messageRows, usageMark, usageRows };
+  }
 
   /** Forgets everything (the connection closes). */
   clear(): void {
     this.sessions.clear();
+    this.list = undefined;
   }
 
   /** Counts tool-call rows read (how many there are is unknown until the pass ends, so the total is 0). */
@@ -130,66 +229,87 @@ export class KeptTotals {
     };
   }
 
-  /** The session's kept state, brought up to date with this read's snapshot. */
-  private session(sessionId: string): KeptSession {
-    let kept = this.sessions.get(sessionId);
-    if (kept && kept.checkedAt !== this.dataVersion) {
-      if (this.catchUp(sessionId, kept)) this.stats.caughtUp++;
-      else {
-        this.stats.rebuilt++;
-        kept = undefined;
-      }
-    }
-    if (!kept) {
-      kept = this.start(sessionId);
-      this.stats.started++;
-    } else kept.checkedAt = this.dataVersion;
-    // Most recently asked-about last, so the first key is the one to forget.
+  /** The session's entry, most recently asked-about last (so the first key is the one to forget). */
+  private entry(sessionId: string): KeptSession {
+    const kept = this.sessions.get(sessionId) ?? {};
     this.sessions.delete(sessionId);
     this.sessions.set(sessionId, kept);
     while (this.sessions.size > KEPT_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
     return kept;
   }
 
-  private start(sessionId: string): KeptSession {
-    const branchRows = this.countBranchRows(sessionId);
-    return {
-      checkedAt: this.dataVersion,
-      structureMark: this.maxStructureId(sessionId, branchRows.keys()),
-      messageMark: this.maxMessageId(sessionId),
-      branchRows,
-      ...this.usageCount(sessionId),
-      tools: new Map(),
-      usage: new Map(),
-    };
+  /** The session's structure part, brought up to date with this read's snapshot. */
+  private structure(sessionId: string): StructurePart {
+    const kept = this.entry(sessionId);
+    let part = kept.structure;
+    if (part && part.checkedAt !== this.dataVersion) part = this.bringUpToDate(part, () => this.catchUpStructure(sessionId, part!));
+    if (!part) {
+      const branchRows = this.countBranchRows(sessionId);
+      part = {
+        checkedAt: this.dataVersion,
+        structureMark: this.maxId('message_structure'),
+        messageMark: this.maxId(this.ctx.tables.messages),
+        branchRows,
+        tools: new Map(),
+      };
+      this.stats.started++;
+    }
+    part.checkedAt = this.dataVersion;
+    kept.structure = part;
+    return part;
+  }
+
+  /** The session's usage part, brought up to date with this read's snapshot. */
+  private usage(sessionId: string): UsagePart {
+    const kept = this.entry(sessionId);
+    let part = kept.usage;
+    if (part && part.checkedAt !== this.dataVersion) part = this.bringUpToDate(part, () => this.catchUpUsage(sessionId, part!));
+    if (!part) {
+      part = {
+        checkedAt: this.dataVersion,
+        usageMark: this.maxId('turn_usage'),
+        usageRows: this.countUsageRows(sessionId),
+        sums: new Map(),
+      };
+      this.stats.started++;
+    }
+    part.checkedAt = this.dataVersion;
+    kept.usage = part;
+    return part;
+  }
+
+  private bringUpToDate<P>(part: P, catchUp: () => boolean): P | undefined {
+    if (catchUp()) {
+      this.stats.caughtUp++;
+      return part;
+    }
+    this.stats.rebuilt++;
+    return undefined;
   }
 
   /**
-   * Folds the rows written since the session was last checked into its kept state; false when rows were removed or
-   * changed in place, so it must be rebuilt.
+   * Folds the structure rows written since the part was last checked into it; false when rows were removed or changed
+   * in place, so it must be rebuilt.
    */
-  private catchUp(sessionId: string, kept: KeptSession): boolean {
+  private catchUpStructure(sessionId: string, kept: StructurePart): boolean {
     const ctx = this.ctx;
     const addedByBranch = new Map<string, number>();
     const newMessages = new Set<number>();
     const toolRows: ToolCallRow[] = [];
-    let structureMark = kept.structureMark;
-    if (ctx.tables.messageStructure) {
+    const structureMark = this.maxId('message_structure');
+    const messageMark = this.maxId(ctx.tables.messages);
+    if (ctx.tables.messageStructure && structureMark > kept.structureMark) {
       // `+session_id`: read the rowid range past the mark, not the session's index (which would visit every row).
       const rows = ctx
         .stmt(
-          `SELECT id, ${exactTextSql('branch_id')} AS branch, message_id, message_type AS type, COALESCE(tool_name, '') AS tool,
+          `SELECT ${exactTextSql('branch_id')} AS branch, message_id, message_type AS type, COALESCE(tool_name, '') AS tool,
              user_turn_number AS turn FROM message_structure WHERE id > ? AND +session_id = ? ORDER BY sequence_number`,
         )
-        .iterate<{ id: number; branch: unknown; message_id: number; type: unknown; tool: string; turn: number | null }>(
-          kept.structureMark,
-          sessionId,
-        );
+        .iterate<{ branch: unknown; message_id: number; type: unknown; tool: string; turn: number | null }>(kept.structureMark, sessionId);
       for (const r of rows) {
         const branchId = textFromSql(r.branch);
         addedByBranch.set(branchId, (addedByBranch.get(branchId) ?? 0) + 1);
         newMessages.add(Number(r.message_id));
-        structureMark = Math.max(structureMark, Number(r.id));
         if (typeof r.type === 'string' && TOOL_TYPES.has(r.type)) {
           toolRows.push({ tool: r.tool, turn: r.turn, messageId: Number(r.message_id), branchId });
         }
@@ -199,13 +319,12 @@ export class KeptTotals {
     let added = 0;
     for (const n of addedByBranch.values()) added += n;
     if (this.countSessionRows(sessionId) !== sum(kept.branchRows.values()) + added) return false;
-    const messages = ctx.tables.messages;
-    let messageMark = kept.messageMark;
-    for (const r of ctx
-      .stmt(`SELECT id FROM ${quoteIdentifier(messages)} WHERE session_id = ? AND id > ?`)
-      .iterate<{ id: number }>(sessionId, kept.messageMark)) {
-      if (!newMessages.has(Number(r.id))) return false;
-      messageMark = Math.max(messageMark, Number(r.id));
+    if (messageMark > kept.messageMark) {
+      for (const r of ctx
+        .stmt(`SELECT id FROM ${quoteIdentifier(ctx.tables.messages)} WHERE session_id = ? AND id > ?`)
+        .iterate<{ id: number }>(sessionId, kept.messageMark)) {
+        if (!newMessages.has(Number(r.id))) return false;
+      }
     }
     // Appends only: fold them in.
     for (const [key, acc] of kept.tools) {
@@ -214,25 +333,26 @@ export class KeptTotals {
     for (const [branch, n] of addedByBranch) kept.branchRows.set(branch, (kept.branchRows.get(branch) ?? 0) + n);
     kept.structureMark = structureMark;
     kept.messageMark = messageMark;
-    this.catchUpUsage(sessionId, kept);
     return true;
   }
 
-  private catchUpUsage(sessionId: string, kept: KeptSession): void {
-    const now = this.usageCount(sessionId);
-    if (now.usageMark === kept.usageMark && now.usageRows === kept.usageRows) return;
-    const added = this.ctx.tables.turnUsage
-      ? Number(
-          this.ctx
-            .stmt('SELECT COUNT(*) AS n FROM turn_usage WHERE id > ? AND +session_id = ?')
-            .get<{ n: number }>(kept.usageMark, sessionId)?.n ?? 0,
-        )
-      : 0;
-    if (now.usageRows !== kept.usageRows + added) {
-      // A row replaced or removed: sums are recomputed as they are asked for again.
-      kept.usage.clear();
-    } else {
-      for (const entry of kept.usage.values()) {
+  /** Folds the usage rows written since into the kept sums; false when a row was replaced or removed. */
+  private catchUpUsage(sessionId: string, kept: UsagePart): boolean {
+    if (!this.ctx.tables.turnUsage) return true;
+    const usageMark = this.maxId('turn_usage');
+    const rows = this.countUsageRows(sessionId);
+    const added =
+      usageMark > kept.usageMark
+        ? Number(
+            this.ctx
+              .stmt('SELECT COUNT(*) AS n FROM turn_usage WHERE id > ? AND +session_id = ?')
+              .get<{ n: number }>(kept.usageMark, sessionId)?.n ?? 0,
+          )
+        : 0;
+    // `INSERT OR REPLACE` deletes the replaced row: a row short.
+    if (rows !== kept.usageRows + added) return false;
+    if (added > 0) {
+      for (const entry of kept.sums.values()) {
         const { scope } = entry;
         const where = ['id > ?', '+session_id = ?'];
         const params: (string | number)[] = [kept.usageMark, sessionId];
@@ -247,8 +367,9 @@ export class KeptTotals {
         entry.sums = addUsageSums(entry.sums, sumUsageWhere(this.ctx, where.join(' AND '), params));
       }
     }
-    kept.usageMark = now.usageMark;
-    kept.usageRows = now.usageRows;
+    kept.usageMark = usageMark;
+    kept.usageRows = rows;
+    return true;
   }
 
   private countBranchRows(sessionId: string): Map<string, number> {
@@ -261,31 +382,30 @@ export class KeptTotals {
     return counts;
   }
 
-  /** One count of the session's index entries: the check's cost, about 50 ms per million rows. */
+  /** One count of the session's index entries: the structure check's cost, about 60 ms per million rows. */
   private countSessionRows(sessionId: string): number {
     if (!this.ctx.tables.messageStructure) return 0;
     return Number(this.ctx.stmt('SELECT COUNT(*) AS n FROM message_structure WHERE session_id = ?').get<{ n: number }>(sessionId)?.n ?? 0);
   }
 
-  private maxStructureId(sessionId: string, branches: Iterable<string>): number {
-    let max = 0;
-    // One seek per branch on idx_structure_branch (session_id, branch_id, rowid).
-    const stmt = this.ctx.stmt('SELECT MAX(id) AS m FROM message_structure WHERE session_id = ? AND branch_id = ?');
-    for (const branch of branches) max = Math.max(max, Number(stmt.get<{ m: number | null }>(sessionId, branch)?.m ?? 0));
-    return max;
+  /** The session's usage rows: a count of the unique index's entries (about 12 ms for 250,000 rows). */
+  private countUsageRows(sessionId: string): number {
+    if (!this.ctx.tables.turnUsage) return 0;
+    return Number(this.ctx.stmt('SELECT COUNT(*) AS n FROM turn_usage WHERE session_id = ?').get<{ n: number }>(sessionId)?.n ?? 0);
   }
 
-  private maxMessageId(sessionId: string): number {
-    const table = quoteIdentifier(this.ctx.tables.messages);
-    return Number(this.ctx.stmt(`SELECT MAX(id) AS m FROM ${table} WHERE session_id = ?`).get<{ m: number | null }>(sessionId)?.m ?? 0);
+  private autoincrementIds(): boolean {
+    const t = this.ctx.tables;
+    const tables = [t.messages, ...(t.messageStructure ? ['message_structure'] : []), ...(t.turnUsage ? ['turn_usage'] : [])];
+    const ddl = this.ctx.stmt("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?");
+    return tables.every((name) => /\bAUTOINCREMENT\b/i.test(String(ddl.get<{ sql: unknown }>(name)?.sql ?? '')));
   }
 
-  private usageCount(sessionId: string): { usageMark: number; usageRows: number } {
-    if (!this.ctx.tables.turnUsage) return { usageMark: 0, usageRows: 0 };
-    const r = this.ctx
-      .stmt('SELECT COUNT(*) AS n, MAX(id) AS m FROM turn_usage WHERE session_id = ?')
-      .get<{ n: number; m: number | null }>(sessionId);
-    return { usageMark: Number(r?.m ?? 0), usageRows: Number(r?.n ?? 0) };
+  /** A table's largest row id: one seek to the end of its rowid tree (0 when empty or absent). */
+  private maxId(table: string): number {
+    const t = this.ctx.tables;
+    if ((table === 'message_structure' && !t.messageStructure) || (table === 'turn_usage' && !t.turnUsage)) return 0;
+    return Number(this.ctx.stmt(`SELECT MAX(id) AS m FROM ${quoteIdentifier(table)}`).get<{ m: number | null }>()?.m ?? 0);
   }
 }
 

@@ -170,7 +170,7 @@ export class SessionDatabase implements SessionReader {
    * the counts already scan those tables' session indexes. Most recently updated first.
    */
   listSessions(): SessionSummary[] {
-    return this.read(() => readSessionSummaries(this.context));
+    return this.read(() => (this.kept ? this.kept.sessionList() : readSessionSummaries(this.context)));
   }
 
   /**
@@ -274,7 +274,7 @@ export class SessionDatabase implements SessionReader {
     branchId: string | null,
     options?: { fromTurns?: ReadonlyMap<string, number>; limit?: number },
   ): TurnsWithoutUsage {
-    return this.read(() => readTurnsWithoutUsage(this.context, sessionId, branchId, options));
+    return this.read(() => readTurnsWithoutUsage(this.context, sessionId, branchId, options, this.kept?.usageSums ?? sqlUsageSums));
   }
 
   /** What the Tokens tab shows (a page of usage rows and the turns without usage), in one read; see `UsageTab`. */

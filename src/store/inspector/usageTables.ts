@@ -309,6 +309,9 @@ export function readTurnSummaries(ctx: QueryContext, sessionId: string, branchId
   return rows.map((r) => ({ turn: r.turn, itemCount: r.items, tools: r.tools ? r.tools.split(',').sort() : [] }));
 }
 
+/** The end of an open turn range (`UsageSumsScope.turns`): no turn number is larger. */
+const LAST_TURN = Number.MAX_SAFE_INTEGER;
+
 /** Turns without a usage row: the first `limit` (by branch, then turn) and how many in all. */
 export interface TurnsWithoutUsage {
   turns: { branchId: string; turn: number }[];
@@ -326,6 +329,7 @@ export function readTurnsWithoutUsage(
   sessionId: string,
   branchId: string | null,
   options: { fromTurns?: ReadonlyMap<string, number>; limit?: number } = {},
+  sums: UsageSumsSource = sqlUsageSums,
 ): TurnsWithoutUsage {
   const out: TurnsWithoutUsage = { turns: [], count: 0 };
   if (!ctx.tables.messageStructure) return out;
@@ -337,10 +341,15 @@ export function readTurnsWithoutUsage(
       .stmt('SELECT MAX(user_turn_number) AS turn FROM message_structure WHERE session_id = ? AND branch_id = ?')
       .get<{ turn: number | null }>(sessionId, branch)?.turn;
     if (last === null || last === undefined || last < from) continue;
+    // The branch's usage rows from `from` on, kept (or counted) as one open range so appends do not change the key,
+    // less any past the last turn (only after a compaction kept older turns' usage, §12 j: a short index range).
     const withUsage = ctx.tables.turnUsage
-      ? (ctx
-          .stmt('SELECT COUNT(*) AS n FROM turn_usage WHERE session_id = ? AND branch_id = ? AND user_turn_number BETWEEN ? AND ?')
-          .get<{ n: number }>(sessionId, branch, from, last)?.n ?? 0)
+      ? sums(ctx, sessionId, { branchId: branch, turns: { from, to: LAST_TURN } }).rowCount -
+        Number(
+          ctx
+            .stmt('SELECT COUNT(*) AS n FROM turn_usage WHERE session_id = ? AND branch_id = ? AND user_turn_number > ?')
+            .get<{ n: number }>(sessionId, branch, last)?.n ?? 0,
+        )
       : 0;
     const turns = last - from + 1;
     if (withUsage >= turns) continue;
@@ -388,5 +397,5 @@ export function readUsageTab(
     offset = Math.floor((page.rowCount - 1) / request.limit) * request.limit;
     page = readUsagePage(ctx, sessionId, branchId, { ...request, offset }, sums);
   }
-  return { page, offset, missing: readTurnsWithoutUsage(ctx, sessionId, branchId, missing) };
+  return { page, offset, missing: readTurnsWithoutUsage(ctx, sessionId, branchId, missing, sums) };
 }

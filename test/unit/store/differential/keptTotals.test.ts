@@ -12,6 +12,7 @@ import { openSessionDatabase, SessionDatabaseError, type SessionDatabase } from 
 import { sharedTurnRanges } from '../../../../src/shared/turnOrigin';
 import { runSupportScript } from '../../../support/childProcess';
 import { Workspace } from '../../../support/sessionHelpers';
+import { openDatabase } from '../../../../src/store/drivers/openDatabase';
 import { keptTotalsWrites, seedKeptTotals, turnWithTool, type KeptTotalsWrite } from '../../../support/keptTotalsWrites';
 
 /** Everything the kept totals feed, as the extension asks for it. */
@@ -24,6 +25,7 @@ function answers(db: SessionDatabase): unknown {
       shared: branchId === null ? [] : sharedTurnRanges(tree, branchId),
     });
   return {
+    sessions: db.listSessions(),
     tree,
     tools: Object.fromEntries([...branches, null].map((b) => [String(b), db.getToolTotals('s1', b)])),
     tokens: Object.fromEntries([...branches, null].map((b) => [String(b), tab(b)])),
@@ -40,8 +42,9 @@ function fresh(path: string): unknown {
   }
 }
 
-/** Writes that remove or change rows in place: the kept state must notice and rebuild, never fold them in. */
+/** Writes that remove or change rows in place (a usage row replaced included): the kept state must rebuild, never fold them in. */
 const REBUILDS: ReadonlySet<KeptTotalsWrite> = new Set([
+  'usageAgain',
   'popItem',
   'historyMutation',
   'compaction',
@@ -65,6 +68,8 @@ describe('kept counts and totals equal the from-scratch queries after every kind
       this.timeout(120_000);
       const writer = ws.open();
       await seedKeptTotals(writer);
+      // A second session, which the writes leave alone: the session list keeps both.
+      await turnWithTool(ws.open({ sessionId: 's2' }), 'other_session', 4);
       const kept = ws.track(openSessionDatabase(ws.path(), { keepTotals: true }));
       assert.deepEqual(answers(kept), fresh(ws.path()), 'before any write');
       for (const write of ORDER) {
@@ -113,5 +118,32 @@ describe('kept counts and totals equal the from-scratch queries after every kind
     const reopened = ws.track(openSessionDatabase(ws.path(), { keepTotals: true }));
     assert.deepEqual(answers(reopened), fresh(ws.path()));
     assert.ok(reopened.getToolTotals('s1', null).some((t) => t.toolName === 'only_in_other'));
+  });
+
+  it('answers a file whose ids are not AUTOINCREMENT afresh: a popped row’s id handed out again is no new row', async () => {
+    // Python's tables, less AUTOINCREMENT: SQLite may then reuse the largest id after it was deleted.
+    const model = ws.open({ dbPath: ws.path('model.db') });
+    await model.addItems([]);
+    model.close();
+    const ddl = openDatabase(ws.path('model.db'), { readonly: true });
+    const statements = ddl
+      .prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type DESC, rowid")
+      .all<{ sql: string }>()
+      .map((r) => r.sql.replace(/\s+AUTOINCREMENT\b/gi, ''));
+    ddl.close();
+    const raw = openDatabase(ws.path());
+    for (const sql of statements) raw.exec(sql);
+    raw.close();
+    const writer = ws.open();
+    await seedKeptTotals(writer);
+    const kept = ws.track(openSessionDatabase(ws.path(), { keepTotals: true }));
+    assert.deepEqual(answers(kept), fresh(ws.path()));
+    // The file's last row (side's answer) goes, and a call written next takes its id again: as many rows as before, and
+    // none past the mark.
+    await writer.switchToBranch('side');
+    await writer.popItem();
+    await writer.addItems([{ type: 'function_call', callId: 'again', name: 'reused_id', status: 'completed', arguments: '{}' } as never]);
+    assert.deepEqual(answers(kept), fresh(ws.path()));
+    assert.deepEqual(kept.keptTotalsStats, { started: 0, caughtUp: 0, rebuilt: 0 }, 'nothing was kept');
   });
 });
