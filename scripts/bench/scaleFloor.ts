@@ -298,12 +298,23 @@ export function floorToolTotals(c: FloorConnection, sessionId: string, branchId:
   const where = branchId === null ? 'session_id = ?' : 'session_id = ? AND branch_id = ?';
   const params = branchId === null ? [sessionId] : [sessionId, branchId];
   // A call copied into several branches keeps its message id: across the session each stored call counts once.
-  const calls = branchId === null ? 'COUNT(DISTINCT message_id)' : 'COUNT(*)';
-  const tools = c.all<{ tool: string; calls: number; turnCount: number }>(
-    `SELECT COALESCE(tool_name, '') AS tool, ${calls} AS calls, COUNT(DISTINCT user_turn_number) AS turnCount
-     FROM message_structure WHERE ${where} AND message_type IN (${TOOL_TYPES_SQL}) GROUP BY tool ORDER BY tool`,
-    ...params,
-  );
+  // Across the session a call counts once, for the branch that wrote it first (its smallest sequence number: SQLite
+  // takes the bare columns from the MIN row), and its turns are (branch, turn) pairs, as the store counts them.
+  const tools =
+    branchId === null
+      ? c.all<{ tool: string; calls: number; turnCount: number }>(
+          `SELECT tool, COUNT(*) AS calls,
+             COUNT(DISTINCT CASE WHEN turn IS NOT NULL THEN CAST(branch_id AS BLOB) || x'00' || turn END) AS turnCount
+           FROM (SELECT COALESCE(tool_name, '') AS tool, branch_id, user_turn_number AS turn, MIN(sequence_number)
+                 FROM message_structure WHERE ${where} AND message_type IN (${TOOL_TYPES_SQL}) GROUP BY message_id)
+           GROUP BY tool ORDER BY tool`,
+          ...params,
+        )
+      : c.all<{ tool: string; calls: number; turnCount: number }>(
+          `SELECT COALESCE(tool_name, '') AS tool, COUNT(*) AS calls, COUNT(DISTINCT user_turn_number) AS turnCount
+           FROM message_structure WHERE ${where} AND message_type IN (${TOOL_TYPES_SQL}) GROUP BY tool ORDER BY tool`,
+          ...params,
+        );
   const branches = branchId === null ? branchIds(c, sessionId) : [branchId];
   return tools.map((t) => {
     const turns = new Set<number>();

@@ -1,10 +1,11 @@
 /** Branch actions from the tree (the arguments a context menu passes), checked in the database afterwards. */
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession } from '../../src/store';
 import type { TurnNode } from '../../src/extension/tree/treeNodes';
-import { api, child, childRows, closeAll, scratch, type Scratch } from './helpers';
+import { api, child, childRows, closeAll, scratch, waitFor, type Scratch } from './helpers';
 
 async function branchesInFile(path: string, sessionId: string): Promise<string[]> {
   const s = new AdvancedSQLiteSession({ sessionId, dbPath: path, readonly: true });
@@ -322,6 +323,106 @@ describe('branch actions never block the extension host', () => {
       [],
       'no answer posted to the closed view',
     );
-    assert.equal(store.inFlight, 0);
+    // The tree's refresh after the write may still be reading; a leaked request would never finish.
+    await waitFor(() => store.inFlight === 0, 10_000, 'no request left in the store worker');
+  });
+
+  it('counts a big session’s tools off the host’s thread, with progress, and a newer scope’s request cancels the older', async function () {
+    this.timeout(120_000);
+    const path = join(s.dir, 'big.db');
+    await generateToolTurns(path, 'big', 100_000);
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    const a = await api();
+    const panel = a.panels.open({ dbPath: path, sessionId: 'big', branchId: 'main' });
+    await a.panels.whenReady(panel);
+    const messages: { kind?: string; id?: number; ok?: boolean; done?: number; result?: unknown }[] = [];
+    panel.panel.webview.postMessage = (m: unknown) => {
+      messages.push(m as (typeof messages)[number]);
+      return Promise.resolve(true);
+    };
+    const receive = (id: number, branchId: string | null): Promise<void> =>
+      (panel as unknown as { receive(m: unknown): Promise<void> }).receive({
+        kind: 'request',
+        id,
+        method: 'tools/get',
+        params: { branchId },
+      });
+    let last = performance.now();
+    let worstGap = 0;
+    const tick = setInterval(() => {
+      const t = performance.now();
+      worstGap = Math.max(worstGap, t - last);
+      last = t;
+    }, 10);
+    const started = performance.now();
+    try {
+      // The branch's first count starts; the user switches the tab to the whole session before it ends.
+      const older = receive(9001, 'main');
+      await new Promise((r) => setTimeout(r, 50));
+      await Promise.all([older, receive(9002, null)]);
+    } finally {
+      clearInterval(tick);
+    }
+    const took = performance.now() - started;
+    // The page's own requests are answered too (ids from 1): only these two are ours.
+    const responses = messages.filter((m) => m.kind === 'response' && (m.id === 9001 || m.id === 9002));
+    assert.deepEqual(
+      responses.map((m) => [m.id, m.ok]),
+      [
+        [9001, false],
+        [9002, true],
+      ],
+      'the older request was cancelled (the view ignores its answer), the newer answered',
+    );
+    const tools = (responses[1]!.result as { tools: { toolName: string; calls: number; turnCount: number }[] }).tools;
+    assert.deepEqual(
+      tools.map((t) => [t.toolName, t.calls, t.turnCount]),
+      [['lookup', 100_000, 100_000]],
+    );
+    const progress = messages.filter((m) => m.kind === 'progress' && m.id === 9002);
+    assert.ok(progress.length >= 2, `the view heard how the count advanced (${progress.length} progress messages)`);
+    // The page's own reads may still run (it loads as the file changed); a leaked request would never finish.
+    await waitFor(() => a.registry.store.inFlight === 0, 10_000, 'no request left in the store worker');
+    console.log(`      (the host timer's largest gap: ${Math.round(worstGap)} ms while the counts took ${Math.round(took)} ms)`);
+    // In this thread the count would block the host for all of it; the bound leaves room for a busy 2-core machine.
+    assert.ok(
+      worstGap < took / 3,
+      `the host's timer was late by up to ${Math.round(worstGap)} ms while the counts took ${Math.round(took)} ms`,
+    );
   });
 });
+
+/**
+ * A session of `turns` turns, each a user message and a call of `lookup`, written in one transaction by another
+ * process (the host's own Node, node:sqlite) into a file the store created: 200,000 rows in a couple of seconds.
+ */
+async function generateToolTurns(path: string, sessionId: string, turns: number): Promise<void> {
+  const s = new AdvancedSQLiteSession({ sessionId, dbPath: path, createTables: true });
+  await s.addItems([]);
+  s.close();
+  const writer = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const { DatabaseSync } = require('node:sqlite');
+       const db = new DatabaseSync(${JSON.stringify(path)});
+       const sid = ${JSON.stringify(sessionId)};
+       db.exec('BEGIN');
+       db.prepare('INSERT OR IGNORE INTO agent_sessions (session_id) VALUES (?)').run(sid);
+       const message = db.prepare('INSERT INTO agent_messages (session_id, message_data) VALUES (?, ?)');
+       const row = db.prepare('INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number, user_turn_number, branch_turn_number, tool_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+       let seq = 0;
+       for (let t = 1; t <= ${turns}; t++) {
+         const user = message.run(sid, JSON.stringify({ role: 'user', content: 'question ' + t })).lastInsertRowid;
+         row.run(sid, user, 'main', 'user', ++seq, t, t, null);
+         const call = message.run(sid, JSON.stringify({ type: 'function_call', call_id: 'c' + t, name: 'lookup', arguments: '{}' })).lastInsertRowid;
+         row.run(sid, call, 'main', 'function_call', ++seq, t, t, 'lookup');
+       }
+       db.exec('COMMIT');
+       db.close();`,
+    ],
+    { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  const code = await new Promise((resolve) => writer.once('exit', resolve));
+  assert.equal(code, 0, 'the generator wrote the file');
+}
