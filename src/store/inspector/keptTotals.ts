@@ -35,7 +35,16 @@ import {
 } from './sessionList';
 import { TOOL_CALL_MESSAGE_TYPES } from '../format/itemClassification';
 import { feedToolCalls, readToolTotals, ToolTotalsAccumulator, type ToolCallRow, type ToolTotal } from './toolTotals';
-import { addUsageSums, sumUsageWhere, sqlUsageSums, type UsageSums, type UsageSumsScope, type UsageSumsSource } from './usageTables';
+import {
+  addUsageSums,
+  LAST_TURN,
+  sumUsageWhere,
+  sqlUsageSums,
+  type UsageRowsFrom,
+  type UsageSums,
+  type UsageSumsScope,
+  type UsageSumsSource,
+} from './usageTables';
 
 /** How many sessions keep totals at once; the least recently asked-about one is forgotten first. */
 export const KEPT_SESSIONS = 16;
@@ -151,6 +160,10 @@ export class KeptTotals {
     if (!entry) kept.sums.set(key, (entry = { scope, sums: sqlUsageSums(ctx, sessionId, scope) }));
     return entry.sums;
   };
+
+  /** A branch's usage rows from a turn on, kept as the row count of an open range's sums. */
+  readonly usageRowsFrom: UsageRowsFrom = (ctx, sessionId, branchId, from) =>
+    this.usageSums(ctx, sessionId, { branchId, turns: { from, to: LAST_TURN } }).rowCount;
 
   /** Structure rows per branch, kept (undefined: not keepable, count them). */
   branchRowCounts(sessionId: string): ReadonlyMap<string, number> | undefined {

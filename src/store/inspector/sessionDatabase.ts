@@ -274,7 +274,7 @@ export class SessionDatabase implements SessionReader {
     branchId: string | null,
     options?: { fromTurns?: ReadonlyMap<string, number>; limit?: number },
   ): TurnsWithoutUsage {
-    return this.read(() => readTurnsWithoutUsage(this.context, sessionId, branchId, options, this.kept?.usageSums ?? sqlUsageSums));
+    return this.read(() => readTurnsWithoutUsage(this.context, sessionId, branchId, options, this.kept?.usageRowsFrom));
   }
 
   /** What the Tokens tab shows (a page of usage rows and the turns without usage), in one read; see `UsageTab`. */
@@ -284,7 +284,9 @@ export class SessionDatabase implements SessionReader {
     request: UsagePageRequest,
     missing?: { fromTurns?: ReadonlyMap<string, number>; limit?: number },
   ): UsageTab {
-    return this.read(() => readUsageTab(this.context, sessionId, branchId, request, missing, this.kept?.usageSums ?? sqlUsageSums));
+    return this.read(() =>
+      readUsageTab(this.context, sessionId, branchId, request, missing, this.kept?.usageSums, this.kept?.usageRowsFrom),
+    );
   }
 
   /** Tool calls per tool for a branch, or the whole session (each stored call counted once) when `branchId` is null. */

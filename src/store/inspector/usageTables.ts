@@ -310,7 +310,18 @@ export function readTurnSummaries(ctx: QueryContext, sessionId: string, branchId
 }
 
 /** The end of an open turn range (`UsageSumsScope.turns`): no turn number is larger. */
-const LAST_TURN = Number.MAX_SAFE_INTEGER;
+export const LAST_TURN = Number.MAX_SAFE_INTEGER;
+
+/** How many usage rows a branch has from turn `from` on: counted (`sqlUsageRowsFrom`), or kept (keptTotals.ts). */
+export type UsageRowsFrom = (ctx: QueryContext, sessionId: string, branchId: string, from: number) => number;
+
+/** One count of the unique index's range: no row is read. */
+export const sqlUsageRowsFrom: UsageRowsFrom = (ctx, sessionId, branchId, from) =>
+  Number(
+    ctx
+      .stmt('SELECT COUNT(*) AS n FROM turn_usage WHERE session_id = ? AND branch_id = ? AND user_turn_number >= ?')
+      .get<{ n: number }>(sessionId, branchId, from)?.n ?? 0,
+  );
 
 /** Turns without a usage row: the first `limit` (by branch, then turn) and how many in all. */
 export interface TurnsWithoutUsage {
@@ -329,7 +340,7 @@ export function readTurnsWithoutUsage(
   sessionId: string,
   branchId: string | null,
   options: { fromTurns?: ReadonlyMap<string, number>; limit?: number } = {},
-  sums: UsageSumsSource = sqlUsageSums,
+  usageRowsFrom: UsageRowsFrom = sqlUsageRowsFrom,
 ): TurnsWithoutUsage {
   const out: TurnsWithoutUsage = { turns: [], count: 0 };
   if (!ctx.tables.messageStructure) return out;
@@ -341,10 +352,10 @@ export function readTurnsWithoutUsage(
       .stmt('SELECT MAX(user_turn_number) AS turn FROM message_structure WHERE session_id = ? AND branch_id = ?')
       .get<{ turn: number | null }>(sessionId, branch)?.turn;
     if (last === null || last === undefined || last < from) continue;
-    // The branch's usage rows from `from` on, kept (or counted) as one open range so appends do not change the key,
+    // The branch's usage rows from `from` on (counted, or kept as one open range so appends do not change its key),
     // less any past the last turn (only after a compaction kept older turns' usage, §12 j: a short index range).
     const withUsage = ctx.tables.turnUsage
-      ? sums(ctx, sessionId, { branchId: branch, turns: { from, to: LAST_TURN } }).rowCount -
+      ? usageRowsFrom(ctx, sessionId, branch, from) -
         Number(
           ctx
             .stmt('SELECT COUNT(*) AS n FROM turn_usage WHERE session_id = ? AND branch_id = ? AND user_turn_number > ?')
@@ -390,6 +401,7 @@ export function readUsageTab(
   request: UsagePageRequest,
   missing: { fromTurns?: ReadonlyMap<string, number>; limit?: number } = {},
   sums: UsageSumsSource = sqlUsageSums,
+  usageRowsFrom: UsageRowsFrom = sqlUsageRowsFrom,
 ): UsageTab {
   let offset = Math.max(0, request.offset ?? 0);
   let page = readUsagePage(ctx, sessionId, branchId, { ...request, offset }, sums);
@@ -397,5 +409,5 @@ export function readUsageTab(
     offset = Math.floor((page.rowCount - 1) / request.limit) * request.limit;
     page = readUsagePage(ctx, sessionId, branchId, { ...request, offset }, sums);
   }
-  return { page, offset, missing: readTurnsWithoutUsage(ctx, sessionId, branchId, missing, sums) };
+  return { page, offset, missing: readTurnsWithoutUsage(ctx, sessionId, branchId, missing, usageRowsFrom) };
 }
