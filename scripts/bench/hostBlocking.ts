@@ -241,21 +241,22 @@ async function timeAfterAppend(
   }
 }
 
-/** A run's turn written through the SDK's session: in this thread, then through the worker (a `WorkerSession`). */
-async function timeRunTurn(client: StoreClient, path: string, progress: (m: string) => void): Promise<HostBlockingReport['runTurn']> {
-  progress('host blocking: run a turn');
-  const turn = (tag: string) => [
-    { role: 'user' as const, content: `run question ${tag}` },
-    { type: 'function_call' as const, name: 'lookup', callId: `bench_run_${tag}`, arguments: '{}' },
-    { type: 'function_call_result' as const, name: 'lookup', callId: `bench_run_${tag}`, status: 'completed' as const, output: 'ok' },
-    { role: 'assistant' as const, status: 'completed' as const, content: [{ type: 'output_text' as const, text: `run answer ${tag}` }] },
-  ];
-  const usage = { state: { usage: { requests: 1, inputTokens: 10, outputTokens: 2, totalTokens: 12 } } };
+/** The session calls the timed writes make, which the in-thread session and the worker's both have. */
+type WriteSession = Pick<AdvancedSQLiteSession, 'addItems' | 'storeRunUsage' | 'createBranchFromTurn' | 'deleteBranch'>;
+
+/**
+ * `write` once in this thread (`tag` 'local') and once through the worker (`tag` 'worker'), each on a session of its
+ * own: how long it blocked the host before, and its time and the host's largest delay now.
+ */
+async function inThreadThenWorker(
+  client: StoreClient,
+  path: string,
+  write: (s: WriteSession, tag: string) => Promise<void>,
+): Promise<{ inThreadMs: number; workerMs: number; maxEventLoopDelayMs: number }> {
   const local = new AdvancedSQLiteSession({ sessionId: SESSION, dbPath: path });
   const t0 = now();
   try {
-    await local.addItems(turn('local'));
-    await local.storeRunUsage(usage);
+    await write(local, 'local');
   } finally {
     local.close();
   }
@@ -263,13 +264,26 @@ async function timeRunTurn(client: StoreClient, path: string, progress: (m: stri
   const r = await watched(async () => {
     const s = await client.openSession({ sessionId: SESSION, dbPath: path });
     try {
-      await s.addItems(turn('worker'));
-      await s.storeRunUsage(usage);
+      await write(s, 'worker');
     } finally {
       await s.close();
     }
   });
   return { inThreadMs: round(inThreadMs), workerMs: round(r.ms), maxEventLoopDelayMs: round(r.maxDelayMs) };
+}
+
+/** A run's turn written through the SDK's session: in this thread, then through the worker (a `WorkerSession`). */
+async function timeRunTurn(client: StoreClient, path: string, progress: (m: string) => void): Promise<HostBlockingReport['runTurn']> {
+  progress('host blocking: run a turn');
+  return inThreadThenWorker(client, path, async (s, tag) => {
+    await s.addItems([
+      { role: 'user', content: `run question ${tag}` },
+      { type: 'function_call', name: 'lookup', callId: `bench_run_${tag}`, arguments: '{}' },
+      { type: 'function_call_result', name: 'lookup', callId: `bench_run_${tag}`, status: 'completed', output: 'ok' },
+      { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: `run answer ${tag}` }] },
+    ]);
+    await s.storeRunUsage({ state: { usage: { requests: 1, inputTokens: 10, outputTokens: 2, totalTokens: 12 } } });
+  });
 }
 
 /** A branch from turn `FORK_TURN` and its deletion: in this thread, then through the worker (the file ends as it began). */
@@ -279,25 +293,11 @@ async function timeBranchWrite(
   progress: (m: string) => void,
 ): Promise<HostBlockingReport['branchWrite']> {
   progress('host blocking: branch and delete');
-  const local = new AdvancedSQLiteSession({ sessionId: SESSION, dbPath: path });
-  const t0 = now();
-  try {
-    await local.createBranchFromTurn(FORK_TURN, 'bench_local');
-    await local.deleteBranch('bench_local', true);
-  } finally {
-    local.close();
-  }
-  const inThreadMs = now() - t0;
-  const r = await watched(async () => {
-    const s = await client.openSession({ sessionId: SESSION, dbPath: path });
-    try {
-      await s.createBranchFromTurn(FORK_TURN, 'bench_worker');
-      await s.deleteBranch('bench_worker', true);
-    } finally {
-      await s.close();
-    }
+  const timed = await inThreadThenWorker(client, path, async (s, tag) => {
+    await s.createBranchFromTurn(FORK_TURN, `bench_${tag}`);
+    await s.deleteBranch(`bench_${tag}`, true);
   });
-  return { forkTurn: FORK_TURN, inThreadMs: round(inThreadMs), workerMs: round(r.ms), maxEventLoopDelayMs: round(r.maxDelayMs) };
+  return { forkTurn: FORK_TURN, ...timed };
 }
 
 /**

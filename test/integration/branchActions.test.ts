@@ -157,6 +157,27 @@ describe('branch actions', () => {
   });
 });
 
+/**
+ * Runs `fn` with a 10 ms timer on the host's thread: its largest gap (`worstGap`) is how long the host was blocked
+ * meanwhile; `took` is how long `fn` took.
+ */
+async function watchHostTimer<T>(fn: () => Thenable<T>): Promise<{ value: T; worstGap: number; took: number }> {
+  let last = performance.now();
+  let worstGap = 0;
+  const tick = setInterval(() => {
+    const t = performance.now();
+    worstGap = Math.max(worstGap, t - last);
+    last = t;
+  }, 10);
+  const started = performance.now();
+  try {
+    const value = await fn();
+    return { value, worstGap, took: performance.now() - started };
+  } finally {
+    clearInterval(tick);
+  }
+}
+
 /** Another process takes `path`'s write lock for `ms` (with the host's own Node); resolves once it holds it. */
 async function holdWriteLock(path: string, ms: number): Promise<{ exited: Promise<unknown> }> {
   const holder = spawn(
@@ -206,22 +227,11 @@ describe('branch actions never block the extension host', () => {
     // Another process holds the write lock for 3 s (the agent's process, mid-write), with the host's own Node.
     const holdMs = 3000;
     const { exited } = await holdWriteLock(path, holdMs);
-    // A 10 ms timer on the host's thread: its largest gap is how long the host was blocked.
-    let last = performance.now();
-    let worstGap = 0;
-    const tick = setInterval(() => {
-      const t = performance.now();
-      worstGap = Math.max(worstGap, t - last);
-      last = t;
-    }, 10);
-    const started = performance.now();
-    let id: unknown;
-    try {
-      id = await vscode.commands.executeCommand('agentSessions.branchFromTurn', turn, 'behind-the-lock');
-    } finally {
-      clearInterval(tick);
-    }
-    const waited = performance.now() - started;
+    const {
+      value: id,
+      worstGap,
+      took: waited,
+    } = await watchHostTimer(() => vscode.commands.executeCommand('agentSessions.branchFromTurn', turn, 'behind-the-lock'));
     await exited;
     assert.equal(id, 'behind-the-lock', JSON.stringify(a.failures));
     assert.ok(waited >= holdMs - 500, `the write waited for the lock (${Math.round(waited)} ms)`);
@@ -347,23 +357,12 @@ describe('branch actions never block the extension host', () => {
         method: 'tools/get',
         params: { branchId },
       });
-    let last = performance.now();
-    let worstGap = 0;
-    const tick = setInterval(() => {
-      const t = performance.now();
-      worstGap = Math.max(worstGap, t - last);
-      last = t;
-    }, 10);
-    const started = performance.now();
-    try {
+    const { worstGap, took } = await watchHostTimer(async () => {
       // The branch's first count starts; the user switches the tab to the whole session before it ends.
       const older = receive(9001, 'main');
       await new Promise((r) => setTimeout(r, 50));
       await Promise.all([older, receive(9002, null)]);
-    } finally {
-      clearInterval(tick);
-    }
-    const took = performance.now() - started;
+    });
     // The page's own requests are answered too (ids from 1): only these two are ours.
     const responses = messages.filter((m) => m.kind === 'response' && (m.id === 9001 || m.id === 9002));
     assert.deepEqual(

@@ -253,51 +253,61 @@ export class KeptTotals {
 
   /** The session's structure part, brought up to date with this read's snapshot. */
   private structure(sessionId: string): StructurePart {
-    const kept = this.entry(sessionId);
-    let part = kept.structure;
-    if (part && part.checkedAt !== this.dataVersion) part = this.bringUpToDate(part, () => this.catchUpStructure(sessionId, part!));
-    if (!part) {
-      const branchRows = this.countBranchRows(sessionId);
-      part = {
+    return this.part(
+      sessionId,
+      'structure',
+      (p) => this.catchUpStructure(sessionId, p),
+      () => ({
         checkedAt: this.dataVersion,
         structureMark: this.maxId('message_structure'),
         messageMark: this.maxId(this.ctx.tables.messages),
-        branchRows,
+        branchRows: this.countBranchRows(sessionId),
         tools: new Map(),
-      };
-      this.stats.started++;
-    }
-    part.checkedAt = this.dataVersion;
-    kept.structure = part;
-    return part;
+      }),
+    );
   }
 
   /** The session's usage part, brought up to date with this read's snapshot. */
   private usage(sessionId: string): UsagePart {
-    const kept = this.entry(sessionId);
-    let part = kept.usage;
-    if (part && part.checkedAt !== this.dataVersion) part = this.bringUpToDate(part, () => this.catchUpUsage(sessionId, part!));
-    if (!part) {
-      part = {
+    return this.part(
+      sessionId,
+      'usage',
+      (p) => this.catchUpUsage(sessionId, p),
+      () => ({
         checkedAt: this.dataVersion,
         usageMark: this.maxId('turn_usage'),
         usageRows: this.countUsageRows(sessionId),
         sums: new Map(),
-      };
+      }),
+    );
+  }
+
+  /**
+   * One part of a session's kept state as of this read's snapshot: as kept when nothing was committed since its last
+   * check, caught up from the new rows, or (first use, or rows were removed) started afresh.
+   */
+  private part<K extends keyof KeptSession>(
+    sessionId: string,
+    key: K,
+    catchUp: (part: NonNullable<KeptSession[K]>) => boolean,
+    start: () => NonNullable<KeptSession[K]>,
+  ): NonNullable<KeptSession[K]> {
+    const kept = this.entry(sessionId);
+    let part = kept[key] as NonNullable<KeptSession[K]> | undefined;
+    if (part && part.checkedAt !== this.dataVersion) {
+      if (catchUp(part)) this.stats.caughtUp++;
+      else {
+        this.stats.rebuilt++;
+        part = undefined;
+      }
+    }
+    if (!part) {
+      part = start();
       this.stats.started++;
     }
     part.checkedAt = this.dataVersion;
-    kept.usage = part;
+    kept[key] = part;
     return part;
-  }
-
-  private bringUpToDate<P>(part: P, catchUp: () => boolean): P | undefined {
-    if (catchUp()) {
-      this.stats.caughtUp++;
-      return part;
-    }
-    this.stats.rebuilt++;
-    return undefined;
   }
 
   /**
