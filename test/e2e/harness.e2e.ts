@@ -8,6 +8,9 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CodeServer } from '../host/codeServer';
+import { VIEWPORT } from '../host/browser';
+import { useWorkbench } from './suite';
+import type { Workbench } from './workbench';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -45,18 +48,57 @@ describe('test harness bad cases', function () {
     try {
       const tests = join(dir, 'never.js');
       writeFileSync(tests, 'exports.run = () => new Promise(() => {});\n');
-      const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/host/runInHost.ts', '--tests', tests, '--timeout', '15'], {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/host/runInHost.ts', '--tests', tests, '--timeout', '8'], {
         cwd: ROOT,
         encoding: 'utf8',
         timeout: 80_000,
         env: { ...process.env, ASI_TEST_COUNTS: '' },
       });
       assert.equal(r.status, 2, `exit code 2 on timeout; got ${r.status}\n${r.stdout}\n${r.stderr}`);
-      assert.match(r.stderr, /did not report a result within 15s; code-server log: (\S+)/);
+      assert.match(r.stderr, /did not report a result within 8s; code-server log: (\S+)/);
       const kept = /state and log kept in (\S+)|code-server log: (\S+)/.exec(r.stderr);
       assert.ok(kept, 'says where the logs are');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a workbench shared by two suites', function () {
+  const PROBE = 'asi-harness-probe';
+  let first: Workbench | undefined;
+
+  describe('the first suite', function () {
+    const suite = useWorkbench({ name: 'share-first', theme: 'light' });
+
+    it('leaves storage, a listener, a console line and a viewport behind', async () => {
+      first = suite.wb;
+      const { page } = suite.wb;
+      await page.locator('.monaco-workbench.vs').waitFor();
+      await page.evaluate(`localStorage.setItem('${PROBE}', '1'); indexedDB.open('${PROBE}')`);
+      page.on('dialog', () => undefined);
+      await page.evaluate(`console.log('${PROBE}')`);
+      await page.setViewportSize({ width: 600, height: 500 });
+      await page.waitForFunction(`localStorage.getItem('${PROBE}') === '1'`);
+    });
+  });
+
+  describe('the next suite', function () {
+    const suite = useWorkbench({ name: 'share-next', theme: 'dark' });
+
+    it('gets the same server and browser, in a new window with none of that and its own settings', async () => {
+      const { page } = suite.wb;
+      // Sharing is what saves the time: a new workbench here would mean it stopped working.
+      assert.equal(suite.wb, first, 'the same Workbench');
+      assert.equal(await page.evaluate(`localStorage.getItem('${PROBE}')`), null);
+      const dbs = (await page.evaluate('indexedDB.databases().then((l) => l.map((d) => d.name))')) as string[];
+      assert.ok(!dbs.includes(PROBE), dbs.join(', '));
+      assert.equal(page.listenerCount('dialog'), 0);
+      assert.ok(!suite.wb.console.some((l) => l.includes(PROBE)), suite.wb.console.join('\n'));
+      assert.deepEqual(page.viewportSize(), VIEWPORT);
+      // Its folder and its settings: the dark theme after the first suite's light one.
+      await page.locator('.monaco-workbench.vs-dark').waitFor();
+      assert.match(await page.title(), /asi-e2e-share-next-dark-/);
+    });
   });
 });

@@ -75,6 +75,26 @@ export interface WorkbenchSuiteOptions {
 }
 
 /**
+ * Workbenches shared by the suites of this run, by what only a new server can change (its environment). Opening one
+ * costs a server, a browser and a cold workbench (about 13 s a suite here, with the first view's warm-up); a suite
+ * that can share takes a new window in a warm one instead (`Workbench.reopen`: its own folder, settings and storage).
+ * A suite that needs its own page set-up (a display language, titles, a port, a development path) opens its own.
+ */
+const shared = new Map<string, Workbench>();
+// A root hook: this module is first imported while mocha loads a spec file, outside any `describe`. The shared
+// workbenches close after the last suite.
+after(async function () {
+  for (const w of shared.values()) await w.close();
+  shared.clear();
+});
+
+function sharingKey(open: OpenOptions | undefined): string | undefined {
+  const { settings: _settings, env, ...rest } = open ?? {};
+  if (Object.values(rest).some((v) => v !== undefined)) return undefined;
+  return JSON.stringify(env ?? {});
+}
+
+/**
  * Registers the suite's hooks in the calling `describe` and returns what its tests use. A spec's own hooks run in the
  * order mocha registers them: a `before` written above this call runs before the workbench opens (a model server
  * whose address goes into the settings), one written below runs after it.
@@ -82,6 +102,7 @@ export interface WorkbenchSuiteOptions {
 export function useWorkbench(options: WorkbenchSuiteOptions): WorkbenchSuite {
   let wb: Workbench | undefined;
   let workspace: string | undefined;
+  let own = false;
   const label = options.theme ? `${options.name}-${options.theme}` : options.name;
 
   before(async function () {
@@ -92,7 +113,24 @@ export function useWorkbench(options: WorkbenchSuiteOptions): WorkbenchSuite {
       ? { 'workbench.colorTheme': options.theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' }
       : {};
     const open = typeof options.open === 'function' ? options.open() : options.open;
-    wb = await Workbench.open({ ...open, folder: workspace, installVsix: [VSIX], settings: { ...theme, ...open?.settings } });
+    const settings = { ...theme, ...open?.settings };
+    const key = sharingKey(open);
+    const warm = key === undefined ? undefined : shared.get(key);
+    if (warm) {
+      try {
+        await warm.reopen(workspace, settings);
+        wb = warm;
+        return;
+      } catch (err) {
+        // A workbench an earlier suite broke: this suite gets a new one, and says why.
+        console.log(`      the shared workbench did not reopen (${String(err)}): opening a new one`);
+        shared.delete(key!);
+        await warm.close({ keepState: true });
+      }
+    }
+    wb = await Workbench.open({ ...open, folder: workspace, installVsix: [VSIX], settings });
+    own = key === undefined;
+    if (key !== undefined) shared.set(key, wb);
   });
 
   afterEach(async function () {
@@ -105,7 +143,8 @@ export function useWorkbench(options: WorkbenchSuiteOptions): WorkbenchSuite {
   });
 
   after(async function () {
-    await wb?.close();
+    if (own) await wb?.close();
+    else await wb?.release();
     if (workspace) rmSync(workspace, { recursive: true, force: true });
   });
 

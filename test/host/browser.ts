@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+/** The page's size, unless a test sets another. */
+export const VIEWPORT = { width: 1400, height: 900 };
 
 export interface Browser {
   context: BrowserContext;
@@ -19,7 +21,7 @@ export async function launchBrowser(): Promise<Browser> {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    viewport: { width: 1400, height: 900 },
+    viewport: VIEWPORT,
     args: [
       '--headless',
       '--no-sandbox',

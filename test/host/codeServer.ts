@@ -69,6 +69,8 @@ const USER_SETTINGS = {
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
 };
 
+const userSettingsPath = (stateDir: string): string => join(stateDir, 'ud', 'User', 'settings.json');
+
 export interface CodeServerOptions {
   /** The workspace folder to open (a fresh empty one when omitted). */
   folder?: string;
@@ -106,11 +108,22 @@ export class CodeServer {
     return `vscode-remote://127.0.0.1:${this.port}${resolve(path)}`;
   }
 
-  /** The workbench URL for `folder`, optionally with a launch payload (extension development and tests paths). */
-  workbenchUrl(payload?: [string, string][]): string {
-    let url = `${this.url}/?folder=${encodeURIComponent(this.folder)}`;
+  /**
+   * The workbench URL for the server's folder (or `folder`), optionally with a launch payload (extension development
+   * and tests paths).
+   */
+  workbenchUrl(payload?: [string, string][], folder = this.folder): string {
+    let url = `${this.url}/?folder=${encodeURIComponent(folder)}`;
     if (payload) url += `&payload=${encodeURIComponent(JSON.stringify(payload))}`;
     return url;
+  }
+
+  /**
+   * Replaces the user settings with the harness' own plus `settings`. A window opened afterwards reads them: this is
+   * how a shared workbench (test/e2e/suite.ts) gives each suite its own settings.
+   */
+  writeUserSettings(settings: Record<string, unknown> = {}): void {
+    writeFileSync(userSettingsPath(this.stateDir), JSON.stringify({ ...USER_SETTINGS, ...settings }, null, 1));
   }
 
   static async start(options: CodeServerOptions = {}): Promise<CodeServer> {
@@ -131,7 +144,7 @@ export class CodeServer {
     const port = options.port ?? (await freePort());
     const config = join(stateDir, 'config.yaml');
     writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
-    writeFileSync(join(dirs['ud/User']!, 'settings.json'), JSON.stringify({ ...USER_SETTINGS, ...options.settings }, null, 1));
+    writeFileSync(userSettingsPath(stateDir), JSON.stringify({ ...USER_SETTINGS, ...options.settings }, null, 1));
     const host = currentHost();
     // The host's Node first on PATH: code-server starts with `#!/usr/bin/env node` and forks its extension host
     // from the same binary, so that is the Node the extension runs on.
