@@ -2,6 +2,7 @@
  * The harness's own bad cases: each must end in a clear message and a failed run, never a hang.
  */
 import { strict as assert } from 'node:assert';
+import type { EventEmitter } from 'node:events';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -93,7 +94,8 @@ describe('a workbench shared by two suites', function () {
       assert.equal(await page.evaluate(`localStorage.getItem('${PROBE}')`), null);
       const dbs = (await page.evaluate('indexedDB.databases().then((l) => l.map((d) => d.name))')) as string[];
       assert.ok(!dbs.includes(PROBE), dbs.join(', '));
-      assert.equal(page.listenerCount('dialog'), 0);
+      // Playwright's Page is an EventEmitter, though its types do not say so.
+      assert.equal((page as unknown as EventEmitter).listenerCount('dialog'), 0);
       assert.ok(!suite.wb.console.some((l) => l.includes(PROBE)), suite.wb.console.join('\n'));
       assert.deepEqual(page.viewportSize(), VIEWPORT);
       // Its folder and its settings: the dark theme after the first suite's light one.
