@@ -31,6 +31,8 @@
  * after-append answers, and this thread's largest event-loop delay meanwhile), a branch write, and a write waiting on
  * another connection's lock, under `"hostBlocking"` (one report per file). `--host-blocking=A,C` picks files,
  * `--host-blocking=none` skips it.
+ * The trace store and the OTLP receiver (ingest rate and event-loop lag, a turn's spans at 1,000,000 spans), under
+ * `"traces"`; `--traces=none` skips it.
  */
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import * as os from 'node:os';
@@ -49,6 +51,7 @@ import { runCompareBench } from './bench/compare';
 import { benchWorkerFile, runSearchBench } from './bench/search';
 import { runAgentCommandBench } from './bench/agentCommand';
 import { hostBlockingTable, runHostBlockingBench } from './bench/hostBlocking';
+import { runTraceBench } from './bench/traces';
 import { CACHE } from './host/hostTools.mjs';
 
 const SESSION_ID = 'bench-session';
@@ -85,6 +88,8 @@ interface Config {
   agentCommand: boolean;
   /** The files on which each action's cost to the host's thread is measured (`--host-blocking=A,B,C|none`). */
   hostBlocking: ScaleFileName[];
+  /** The trace store and the OTLP receiver (`--traces=none` skips it). */
+  traces: boolean;
 }
 
 const USAGE =
@@ -92,7 +97,7 @@ const USAGE =
   '                          [--scale-files=A,B,C|none] [--scale=1] [--scale-reps=5] [--skip-store]\n' +
   '                          [--remote[=postgres,redis|none]] [--remote-scale=1] [--remote-reps=7]\n' +
   '                          [--compare[=none]] [--search[=none]] [--search-scale=1] [--agent-command[=none]]\n' +
-  '                          [--host-blocking=A,B,C|none]\n';
+  '                          [--host-blocking=A,B,C|none] [--traces[=none]]\n';
 
 function parseArgs(argv: string[]): Config {
   const config: Config = {
@@ -111,6 +116,7 @@ function parseArgs(argv: string[]): Config {
     searchScale: 1,
     agentCommand: true,
     hostBlocking: [...SCALE_FILE_NAMES],
+    traces: true,
   };
   for (const arg of argv) {
     const [key, value = ''] = arg.replace(/^--/, '').split('=', 2) as [string, string?];
@@ -124,6 +130,9 @@ function parseArgs(argv: string[]): Config {
     } else if (key === 'reps') {
       config.reps = Number(value);
       if (!Number.isInteger(config.reps) || config.reps < 1) throw new Error(`--reps wants a positive integer, got '${value}'`);
+    } else if (key === 'traces') {
+      if (value !== '' && value !== 'none') throw new Error(`--traces takes nothing or =none, got '${value}'`);
+      config.traces = value !== 'none';
     } else if (key === 'skip-store') {
       config.store = false;
     } else if (key === 'scale-files') {
@@ -784,6 +793,10 @@ async function main(): Promise<void> {
       }
       hostBlocking = reports;
     }
+    let traces: unknown = { skipped: '--traces=none' };
+    if (config.traces) {
+      traces = await runTraceBench(join(CACHE, 'bench'), join(__dirname, 'storeWorker.js'), (m) => progress(m));
+    }
     const output = {
       benchmark: 'agent-session-inspector store vs SQLite floor, workload W(T)',
       startedAt,
@@ -806,6 +819,7 @@ async function main(): Promise<void> {
       search,
       agentCommand,
       hostBlocking,
+      traces,
     };
     process.stdout.write(JSON.stringify(output, null, 2) + '\n');
   } finally {

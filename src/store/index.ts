@@ -70,3 +70,19 @@ export type {
 } from './inspector/usageTables';
 export * from './export/index';
 export * from './search/index';
+export {
+  TraceStore,
+  type StoredSpan,
+  type TraceSummary,
+  type TurnQuery,
+  type UnlinkedTrace,
+  type TraceRetention,
+} from './traces/traceStore';
+export { OtlpReceiver, OtlpReceiverError, DEFAULT_OTLP_PORT, type OtlpReceiverOptions, type BatchInfo } from './traces/otlpReceiver';
+export { parseOtlpJson } from './traces/otlpRequest';
+export { parseOtlpProtobuf } from './traces/otlpProtobuf';
+export { exportOtlpJson } from './traces/otlpExport';
+export { spanRecordOf } from './traces/spanConventions';
+export { turnWindows, type TurnWindow } from './traces/turnWindows';
+export { TraceInputError, TraceStoreError } from './traces/traceErrors';
+export type { SpanRecord, SpanKind, SpanSource, TraceLink } from './traces/spanRecord';

@@ -5,6 +5,7 @@
 import { SessionDatabaseError } from '../errors';
 import { TransferError } from '../export/exportErrors';
 import { RemoteStoreError } from '../remote/remoteErrors';
+import { TraceInputError, TraceStoreError } from '../traces/traceErrors';
 
 export const EXIT = {
   ok: 0,
@@ -72,5 +73,7 @@ export function exitCodeOf(err: unknown): number {
         return EXIT.error;
     }
   }
+  if (err instanceof TraceStoreError) return err.problem === 'not-found' ? EXIT.notFound : EXIT.badFile;
+  if (err instanceof TraceInputError) return EXIT.badFile;
   return EXIT.error;
 }

@@ -13,6 +13,8 @@ Commands:
   export [file] <session>         Markdown, JSON (lossless) or JSONL (@openai/agents input items)
   import <file>                   a JSON or JSONL export into a new session of a database file
   run [file] <session>            run your own agent command on a branch (a what-if outside VS Code)
+  otlp --store <traces.db>        receive OTLP traces over HTTP (JSON or protobuf) into a trace store
+  traces <action> --store <file>  import OTLP JSON files, list or show traces, export a session's spans
 
 [file] is a session file or a server store's address: postgresql://user@host:5432/db or redis://host:6379/0,
 read-only (password in the address or in $AGENT_SESSIONS_PASSWORD; Python's default table names and key prefix).
@@ -34,6 +36,28 @@ password or a timeout is 1; the message says which.
 `;
 
 export const COMMAND_HELP: Record<string, string> = {
+  otlp: `Usage: agent-sessions otlp --store <traces.db> [--listen [host:]port] [--max-spans N] [--max-age-days D]
+
+Receives OpenTelemetry traces over OTLP/HTTP (POST /v1/traces; application/json or application/x-protobuf; gzip
+allowed) and keeps them in a trace store: a SQLite file of its own, never a session file. Point the agent's exporter
+at it: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://127.0.0.1:4318/v1/traces. Spans are linked to a session by
+gen_ai.conversation.id, session.id or agent_sessions.session_id (docs/traces.md). Runs until Ctrl+C; one log line
+per request on stderr.
+
+  --store <file>        the trace store (created when missing)
+  --listen [host:]port  where to listen (default 127.0.0.1:4318; another host lets other machines send, unauthenticated)
+  --max-spans N         keep at most N spans, dropping the oldest traces first
+  --max-age-days D      drop traces received more than D days ago
+`,
+  traces: `Usage: agent-sessions traces <action> --store <traces.db> [options]
+
+  import <file>...            add OTLP JSON files (an exporter's output, or traces export) to the store
+  ls --session S [--branch B] a session's traces, newest first; --unlinked: traces no session was found for
+  show <trace-id>             a trace's spans as a tree: kind, name, start, duration, model, tool, tokens, error
+  export --session S [-o F]   a session's (or --branch's) spans as OTLP JSON, for any tracing backend
+
+  --json                      machine-readable output
+`,
   run: `Usage: agent-sessions run [file] <session> (--command "…" | --url URL) --message "…"
                           [--branch B] [--from-turn N] [--model M]... [--name NEW] [--timeout S] [--json]
 

@@ -9,6 +9,7 @@ import { branches, exportCommand, importCommand, ls, show, usage, type CommandCo
 import { EXIT, UsageError, exitCodeOf } from './exitCodes';
 import { COMMAND_HELP, MAIN_HELP } from './help';
 import { searchCommand } from './searchCommand';
+import { otlpCommand, tracesCommand } from './tracesCommand';
 import { createTerminal, paint, wantsColor } from './terminal';
 
 declare const __CLI_VERSION__: string | undefined;
@@ -36,6 +37,11 @@ const OPTIONS = {
   model: { type: 'string', multiple: true },
   name: { type: 'string' },
   timeout: { type: 'string' },
+  store: { type: 'string' },
+  listen: { type: 'string' },
+  'max-spans': { type: 'string' },
+  'max-age-days': { type: 'string' },
+  unlinked: { type: 'boolean' },
 } as const;
 
 /** Which options each command takes beyond the common ones. */
@@ -48,6 +54,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   export: ['branch', 'format', 'output'],
   import: ['session', 'create-tables'],
   run: ['branch', 'from-turn', 'command', 'url', 'message', 'model', 'name', 'timeout'],
+  otlp: ['store', 'listen', 'max-spans', 'max-age-days'],
+  traces: ['store', 'session', 'branch', 'output', 'unlinked'],
 };
 const COMMON = ['db', 'json', 'no-pager', 'no-color', 'help', 'version', 'key-prefix'];
 
@@ -97,7 +105,11 @@ export async function runCli(argv: string[]): Promise<number> {
     // `show conversations.db alice` reads as naturally as `show alice --db conversations.db`: without --db, a first
     // argument that is an existing file (or a postgresql:// or redis:// address) is the database (only then, so a
     // session id never turns into a path).
-    const fileFirst = v.db === undefined && command !== 'import' && rest.length >= 2 && (isFile(rest[0]!) || isServerAddress(rest[0]!));
+    const fileFirst =
+      v.db === undefined &&
+      !['import', 'otlp', 'traces'].includes(command) &&
+      rest.length >= 2 &&
+      (isFile(rest[0]!) || isServerAddress(rest[0]!));
     const db = fileFirst ? rest.shift() : v.db;
     const one = (what: string): string => {
       if (rest.length === 0) throw new UsageError(`${command} needs ${what}`);
@@ -145,6 +157,29 @@ export async function runCli(argv: string[]): Promise<number> {
           (text) => void process.stdout.write(text),
         );
         return ok ? EXIT.ok : EXIT.error;
+      }
+      case 'otlp': {
+        if (rest.length > 0) throw new UsageError('otlp takes no arguments (--listen, --store)');
+        out = await otlpCommand(ctx, {
+          store: v.store,
+          listen: v.listen,
+          maxSpans: positiveInt('max-spans', v['max-spans']),
+          maxAgeDays: positiveInt('max-age-days', v['max-age-days']),
+          log: (line) => void process.stderr.write(`${line}\n`),
+        });
+        process.stdout.write(out);
+        return EXIT.ok;
+      }
+      case 'traces': {
+        const [action, ...args] = rest;
+        out = tracesCommand(ctx, action, args, {
+          store: v.store,
+          session: v.session,
+          branch: v.branch,
+          output: v.output,
+          unlinked: v.unlinked === true,
+        });
+        break;
       }
       case 'export':
         out = await exportCommand(ctx, db, one('a session id'), { format: v.format, branch: v.branch, output: v.output });

@@ -18,6 +18,7 @@ import type { markWrites, writesSince } from '../inspector/writesSince';
 import type { ExportFormat, ExportRequest, ExportSummary, ProgressOptions } from '../export/transferTypes';
 import type { ImportOptions, ImportResult } from '../export/importSession';
 import type {
+  TraceMethod,
   JobName,
   FileFunction,
   DatabaseMethod,
@@ -30,6 +31,7 @@ import type {
 import { SESSION_METHODS } from './storeWorkerProtocol';
 import { deserializeError } from './workerErrors';
 import type { SessionDatabase } from '../inspector/sessionDatabase';
+import type { TraceStore } from '../traces/traceStore';
 
 /** The signatures of `FILE_FUNCTIONS` (types only: the worker runs them). */
 type FileFunctionTypes = { markWrites: typeof markWrites; writesSince: typeof writesSince };
@@ -113,6 +115,14 @@ export class StoreClient {
     const staleWal = staleWalAt(path);
     const r = await this.send({ type: 'open-database', handle, path, options, ...(staleWal ? { staleWal } : {}) }, { signal });
     return new WorkerSessionDatabase(this, handle, generation, r.value as OpenedDatabase);
+  }
+
+  /** Opens (creating unless `readonly`) a trace store in the worker: decoding, storing and reading spans run there. */
+  async openTraceStore(path: string, options: { readonly?: boolean } = {}): Promise<WorkerTraceStore> {
+    const handle = this.nextHandle++;
+    const generation = this.ensureWorker();
+    await this.send({ type: 'open-traces', handle, path, ...(options.readonly ? { readonly: true } : {}) });
+    return new WorkerTraceStore(this, handle, generation, path);
   }
 
   /**
@@ -464,4 +474,27 @@ function workerSession(client: StoreClient, handle: number, generation: number, 
     };
   }
   return session as WorkerSession;
+}
+
+/** A trace store in the worker: `TraceStore`'s methods (`TRACE_METHODS`), each answered asynchronously. */
+export class WorkerTraceStore {
+  private closed = false;
+  constructor(
+    private readonly client: StoreClient,
+    private readonly handle: number,
+    private readonly generation: number,
+    readonly path: string,
+  ) {}
+
+  /** Calls `method` of the worker's `TraceStore` with `args`. */
+  async call<M extends TraceMethod>(method: M, ...args: Parameters<TraceStore[M]>): Promise<ReturnType<TraceStore[M]>> {
+    if (this.closed) throw new SessionClosedError();
+    return (await this.client.call<ReturnType<TraceStore[M]>>(this.handle, this.generation, method, args)).value;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.client.closeHandle(this.handle, this.generation);
+  }
 }

@@ -25,6 +25,7 @@ import { exportSessionToFile, type ExportFileOptions } from '../export/sessionEx
 import { importSessionFile, type ImportOptions } from '../export/importSession';
 import type { ExportFormat, ExportRequest, ProgressOptions } from '../export/transferTypes';
 import { DEFAULT_LOCK_WAIT_MS, WriteCancelledWhileWaiting, waitForWriteLock } from './writeLockWait';
+import { TraceStore } from '../traces/traceStore';
 
 /**
  * `signal`, aborted also once the host sets `flag`: the store's export and import only read `aborted` (between pages,
@@ -62,7 +63,8 @@ const FILE_FUNCTION_IMPLS: Record<FileFunction, (...args: never[]) => unknown> =
 
 type Handle =
   | { kind: 'database'; target: SessionDatabase }
-  | { kind: 'session'; target: AdvancedSQLiteSession; path: string | undefined; lockWaitMs: number };
+  | { kind: 'session'; target: AdvancedSQLiteSession; path: string | undefined; lockWaitMs: number }
+  | { kind: 'traces'; target: TraceStore };
 
 /** Runs the requests of the host that started this worker. */
 class StoreWorkerState {
@@ -164,6 +166,13 @@ class StoreWorkerState {
           });
           this.handles.set(request.handle, { kind: 'session', target: session, path, lockWaitMs });
           this.post({ type: 'result', id: request.id, value: session.getCurrentBranchId() });
+          return;
+        }
+        case 'open-traces': {
+          path = request.path;
+          const store = TraceStore.open(request.path, { readonly: request.readonly ?? false });
+          this.handles.set(request.handle, { kind: 'traces', target: store });
+          this.post({ type: 'result', id: request.id, value: { path: store.path } });
           return;
         }
         case 'close': {

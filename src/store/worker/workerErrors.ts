@@ -15,9 +15,12 @@ import {
 import { HistoryConflictError } from '../session/historyTransactions';
 import { TransferError, type TransferProblem } from '../export/exportErrors';
 import type { SerializedError } from './storeWorkerProtocol';
+import { TraceInputError, TraceStoreError, type TraceInputProblem, type TraceStoreProblem } from '../traces/traceErrors';
 
 /** The store's error classes by the name that crosses; subclasses before their base. */
 const CLASSES = [
+  ['TraceInputError', TraceInputError],
+  ['TraceStoreError', TraceStoreError],
   ['TransferError', TransferError],
   ['HistoryConflictError', HistoryConflictError],
   ['SessionDatabaseError', SessionDatabaseError],
@@ -50,6 +53,8 @@ export function deserializeError(e: SerializedError): Error {
   if (cls === SessionDatabaseError) err = new SessionDatabaseError(e.problem as SessionDatabaseProblem, e.message);
   else if (cls === TransferError) err = new TransferError(e.problem as TransferProblem, e.message, e.line, e.jsonPath);
   else if (cls === SessionClosedError) err = new SessionClosedError();
+  else if (cls === TraceInputError) err = new TraceInputError(e.problem as TraceInputProblem, e.message);
+  else if (cls === TraceStoreError) err = new TraceStoreError(e.problem as TraceStoreProblem, e.message);
   else if (cls) err = new (cls as new (message: string) => Error)(e.message);
   else if (e.name === 'TypeError') err = new TypeError(e.message);
   else if (e.name === 'RangeError') err = new RangeError(e.message);

@@ -195,13 +195,13 @@ describe('agent-sessions CLI (the real binary)', function () {
     assert.doesNotMatch(direct, /paged:/);
   });
 
-  describe('exit codes and errors', () => {
-    const fails = (r: Result, code: number, message: RegExp) => {
-      assert.equal(r.code, code, `expected exit ${code}, got ${r.code}: ${r.stderr}`);
-      assert.match(r.stderr, message);
-      assert.equal(r.stdout, '');
-    };
+  const fails = (r: Result, code: number, message: RegExp) => {
+    assert.equal(r.code, code, `expected exit ${code}, got ${r.code}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+    assert.equal(r.stdout, '');
+  };
 
+  describe('exit codes and errors', () => {
     it('2 for usage mistakes, with a pointer to --help', () => {
       fails(run([]), 2, /no command given/);
       fails(run(['frob']), 2, /unknown command 'frob'/);
@@ -283,11 +283,114 @@ describe('agent-sessions CLI (the real binary)', function () {
     });
 
     it('--help for each command, --version', () => {
-      for (const command of ['ls', 'show', 'branches', 'usage', 'search', 'export', 'import']) {
+      for (const command of ['ls', 'show', 'branches', 'usage', 'search', 'export', 'import', 'otlp', 'traces']) {
         assert.match(ok(run([command, '--help'])), new RegExp(`^Usage: agent-sessions ${command}`));
       }
       assert.match(ok(run(['--help'])), /Exit codes: 0 ok, 1 error, 2 usage, 3 not found/);
       assert.match(ok(run(['--version'])), /^\d+\.\d+\.\d+/);
+    });
+  });
+
+  describe('traces', () => {
+    const otlp = (sessionId: string | null, spanId: string) => ({
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'bot' } }] },
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  traceId: `${spanId}`.padStart(32, '7'),
+                  spanId: spanId.padStart(16, '0'),
+                  name: 'chat gpt-4.1',
+                  startTimeUnixNano: '1764685200000000000',
+                  endTimeUnixNano: '1764685201250000000',
+                  attributes: [
+                    { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
+                    { key: 'gen_ai.request.model', value: { stringValue: 'gpt-4.1' } },
+                    { key: 'gen_ai.usage.input_tokens', value: { intValue: '900' } },
+                    ...(sessionId ? [{ key: 'gen_ai.conversation.id', value: { stringValue: sessionId } }] : []),
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+
+    it("imports OTLP JSON, lists a session's traces and the unlinked ones, shows a trace, exports what imports back", () => {
+      const store = join(tmp.dir, 'traces.db');
+      const file = join(tmp.dir, 'spans.json');
+      writeFileSync(file, JSON.stringify(otlp('weather-trip', 'a1')));
+      const lonely = join(tmp.dir, 'lonely.json');
+      writeFileSync(lonely, JSON.stringify(otlp(null, 'b2')));
+      assert.match(
+        ok(run(['traces', 'import', file, lonely, '--store', store])),
+        /spans\.json: 1 spans in 1 traces\n.*lonely\.json: 1 spans/s,
+      );
+      const listed = ok(run(['traces', 'ls', '--session', 'weather-trip', '--store', store]));
+      assert.match(listed, /^7{30}a1 {2}2025-12-02T14:20:00\.000Z\s+1,250 ms\s+1 spans {2}weather-trip \(attribute\)\n$/);
+      assert.match(
+        ok(run(['traces', 'ls', '--unlinked', '--store', store])),
+        /7{30}b2 .* unlinked\n\nunlinked: none of its spans names a session/s,
+      );
+      assert.match(
+        ok(run(['traces', 'show', '7'.repeat(30) + 'a1', '--store', store])),
+        /\nmodel\s+chat gpt-4\.1 {2}\+0 ms {2}1,250 ms {2}\(gpt-4\.1, 900 in \/ 0 out\)\n$/,
+      );
+      const out = join(tmp.dir, 'out.otlp.json');
+      ok(run(['traces', 'export', '--session', 'weather-trip', '-o', out, '--store', store]));
+      const again = join(tmp.dir, 'again.db');
+      const json = JSON.parse(ok(run(['traces', 'import', out, '--store', again, '--json']))) as { spans: number; traces: number }[];
+      assert.deepEqual([json[0]!.spans, json[0]!.traces], [1, 1]);
+      const a = JSON.parse(ok(run(['traces', 'show', '7'.repeat(30) + 'a1', '--store', store, '--json']))) as { spans: unknown[] };
+      const b = JSON.parse(ok(run(['traces', 'show', '7'.repeat(30) + 'a1', '--store', again, '--json']))) as { spans: unknown[] };
+      const strip = (spans: unknown[]) => spans.map((s) => ({ ...(s as object), id: 0, source: '' }));
+      assert.deepEqual(strip(b.spans), strip(a.spans));
+    });
+
+    it('refuses a session file as the store (4), an unknown trace (3), a missing --store (2), a bad --listen (2)', () => {
+      fails(run(['traces', 'ls', '--session', 'x', '--store', db]), 4, /not a trace store .* never in a session file/);
+      fails(run(['traces', 'show', 'f'.repeat(32), '--store', join(tmp.dir, 'traces.db')]), 3, /no trace/);
+      fails(run(['traces', 'ls', '--session', 'x']), 2, /--store/);
+      fails(run(['otlp', '--listen', 'nope', '--store', join(tmp.dir, 'x.db')]), 2, /\[host:\]port/);
+    });
+
+    it('otlp receives spans over HTTP until Ctrl+C, logging each request', async () => {
+      const store = join(tmp.dir, 'live.db');
+      const child = spawn(process.execPath, [cli, 'otlp', '--listen', '127.0.0.1:0', '--store', store], {
+        cwd: tmp.dir,
+        env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), NO_COLOR: '' },
+      });
+      let stderr = '';
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      const seen = (re: RegExp) =>
+        new Promise<RegExpExecArray>((resolve, reject) => {
+          const check = () => {
+            const m = re.exec(stderr);
+            if (m) resolve(m);
+          };
+          child.stderr.on('data', (d: Buffer) => {
+            stderr += d.toString();
+            check();
+          });
+          child.on('exit', () => reject(new Error(`exited: ${stderr}`)));
+          check();
+        });
+      const [, url] = await seen(/receiving OTLP traces at (\S+) /);
+      const res = await fetch(url!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(otlp('alice', 'c3')),
+      });
+      assert.equal(res.status, 200);
+      await seen(/stored 1 span from bot/);
+      const code = new Promise<number | null>((r) => child.on('exit', r));
+      child.kill('SIGINT');
+      assert.equal(await code, 0, stderr);
+      assert.match(stdout, /^stopped: 1 spans in 1 requests; the store holds 1 spans in 1 traces\n$/);
     });
   });
 });

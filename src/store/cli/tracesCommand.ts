@@ -1,0 +1,172 @@
+/**
+ * `agent-sessions otlp` (an OTLP/HTTP receiver writing into a trace store) and `agent-sessions traces` (import OTLP
+ * JSON files, list a session's traces or the unlinked ones, export a session's spans as OTLP JSON). The trace store
+ * is a file of its own (--store), never a session file.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseOtlpJson } from '../traces/otlpRequest';
+import { DEFAULT_OTLP_PORT, OtlpReceiver } from '../traces/otlpReceiver';
+import { exportOtlpJson } from '../traces/otlpExport';
+import { spanRecordOf } from '../traces/spanConventions';
+import { TraceStore, type TraceSummary } from '../traces/traceStore';
+import { NotFoundError, UsageError } from './exitCodes';
+import type { CommandContext } from './commands';
+
+const iso = (us: number): string => new Date(us / 1000).toISOString();
+const ms = (us: number): string => `${((us / 1000) | 0).toLocaleString('en-US')} ms`;
+
+function openStore(path: string | undefined): TraceStore {
+  if (!path) throw new UsageError('a trace store is needed: --store <file> (a file of its own, never a session file)');
+  return TraceStore.open(path);
+}
+
+/** `[host:]port` → where to listen. */
+export function parseListen(value: string | undefined): { host: string; port: number } {
+  if (value === undefined) return { host: '127.0.0.1', port: DEFAULT_OTLP_PORT };
+  const m = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(value);
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || port > 65_535) throw new UsageError(`--listen takes [host:]port, got '${value}'`);
+  return { host: m[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port };
+}
+
+export interface OtlpCommandOptions {
+  store?: string;
+  listen?: string;
+  maxSpans?: number;
+  maxAgeDays?: number;
+  /** Where the receiver's log lines go (stderr: stdout stays free for --json). */
+  log: (line: string) => void;
+}
+
+/** Runs the receiver until the signal aborts (Ctrl+C); returns the counts it stored. */
+export async function otlpCommand(ctx: CommandContext, options: OtlpCommandOptions): Promise<string> {
+  const store = openStore(options.store);
+  const { host, port } = parseListen(options.listen);
+  let spans = 0;
+  let requests = 0;
+  const retention = { maxSpans: options.maxSpans, maxAgeDays: options.maxAgeDays };
+  try {
+    const receiver = await OtlpReceiver.start({
+      host,
+      port,
+      ingest: (body, format) => store.ingestOtlp(body, format, 'otlp'),
+      onBatch: (b) => {
+        requests++;
+        spans += b.spans;
+        if (b.status !== 200) options.log(`refused a request (${b.status}): ${b.error ?? ''}`);
+        else
+          options.log(
+            `stored ${b.spans} span${b.spans === 1 ? '' : 's'}${b.services.length ? ` from ${b.services.join(', ')}` : ''}` +
+              (b.rejected ? `; ${b.rejected} rejected: ${b.reasons.join('; ')}` : ''),
+          );
+      },
+    });
+    options.log(`receiving OTLP traces at ${receiver.url} (JSON or protobuf) into ${store.path}; Ctrl+C stops`);
+    if (host !== '127.0.0.1' && host !== '::1' && host !== 'localhost')
+      options.log(`note: listening on ${host}, so other machines can send spans here; there is no authentication`);
+    // Retention every minute while receiving, and once at the end.
+    const timer = setInterval(() => store.prune(retention), 60_000);
+    try {
+      await new Promise<void>((resolve) => {
+        if (ctx.signal.aborted) resolve();
+        else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+    } finally {
+      clearInterval(timer);
+      await receiver.close();
+    }
+    store.prune(retention);
+    const counts = store.counts();
+    return ctx.json
+      ? `${JSON.stringify({ requests, spans, store: counts })}\n`
+      : `stopped: ${spans} spans in ${requests} requests; the store holds ${counts.spans} spans in ${counts.traces} traces\n`;
+  } finally {
+    store.close();
+  }
+}
+
+function traceLine(t: TraceSummary): string {
+  const where = t.sessionId ? `${t.sessionId}${t.branchId ? ` ${t.branchId} turn ${t.turnNumber}` : ''} (${t.linkedBy})` : 'unlinked';
+  return `${t.traceId}  ${iso(t.startUs)}  ${ms(t.endUs - t.startUs).padStart(10)}  ${String(t.spanCount).padStart(5)} spans  ${where}`;
+}
+
+export interface TracesCommandOptions {
+  store?: string;
+  session?: string;
+  branch?: string;
+  output?: string;
+  unlinked?: boolean;
+}
+
+/** `traces import <file…>`, `traces ls`, `traces show <trace>`, `traces export`. */
+export function tracesCommand(ctx: CommandContext, action: string | undefined, args: string[], options: TracesCommandOptions): string {
+  const store = openStore(options.store);
+  try {
+    switch (action) {
+      case 'import': {
+        if (args.length === 0) throw new UsageError('traces import needs one or more OTLP JSON files');
+        const results = args.map((file) => {
+          const batch = parseOtlpJson(readFileSync(file, 'utf8'));
+          const added = store.addSpans(batch.spans.map((s) => spanRecordOf(s, 'import')));
+          return { file, spans: added.spans, traces: added.traces, rejected: batch.rejected.count, reasons: batch.rejected.reasons };
+        });
+        if (ctx.json) return `${JSON.stringify(results)}\n`;
+        return results
+          .map(
+            (r) =>
+              `${r.file}: ${r.spans} spans in ${r.traces} traces${r.rejected ? `; ${r.rejected} rejected: ${r.reasons.join('; ')}` : ''}\n`,
+          )
+          .join('');
+      }
+      case 'ls': {
+        if (args.length > 0) throw new UsageError('traces ls takes no arguments (--session, --branch, --unlinked)');
+        const traces = options.unlinked
+          ? store.unlinkedTraces(1000)
+          : options.session
+            ? store.tracesOfSession(options.session, { branchId: options.branch })
+            : undefined;
+        if (!traces) throw new UsageError('traces ls needs --session <id> or --unlinked');
+        if (ctx.json) return `${JSON.stringify(traces)}\n`;
+        if (traces.length === 0) return options.unlinked ? 'no unlinked traces\n' : `no traces for session ${options.session}\n`;
+        const reason = options.unlinked && 'reason' in traces[0]! ? `\nunlinked: ${(traces[0] as { reason: string }).reason}\n` : '';
+        return `${traces.map(traceLine).join('\n')}\n${reason}`;
+      }
+      case 'show': {
+        if (args.length !== 1) throw new UsageError('traces show needs one trace id');
+        const trace = store.trace(args[0]!.toLowerCase());
+        if (!trace) throw new NotFoundError(`there is no trace ${args[0]} in ${store.path}`);
+        const spans = store.spansOfTrace(trace.traceId);
+        if (ctx.json) return `${JSON.stringify({ trace, spans })}\n`;
+        const depth = new Map<string, number>();
+        const lines = spans.map((s) => {
+          const d = s.parentSpanId && depth.has(s.parentSpanId) ? depth.get(s.parentSpanId)! + 1 : 0;
+          depth.set(s.spanId, d);
+          const detail = [
+            s.model,
+            s.toolName,
+            s.inputTokens !== null ? `${s.inputTokens} in / ${s.outputTokens ?? 0} out` : null,
+            s.error ? `error: ${s.error}` : null,
+          ].filter(Boolean);
+          return `${'  '.repeat(d)}${s.kind.padEnd(9)} ${s.name}  +${ms(s.startUs - trace.startUs)}  ${ms(s.endUs - s.startUs)}${detail.length ? `  (${detail.join(', ')})` : ''}`;
+        });
+        return `${traceLine(trace)}\n${lines.join('\n')}\n`;
+      }
+      case 'export': {
+        if (!options.session) throw new UsageError('traces export needs --session <id>');
+        const traces = store.tracesOfSession(options.session, { branchId: options.branch });
+        const body = JSON.stringify(exportOtlpJson(traces.flatMap((t) => store.spansOfTrace(t.traceId))));
+        if (options.output) {
+          writeFileSync(options.output, body);
+          return ctx.json
+            ? `${JSON.stringify({ output: options.output, traces: traces.length })}\n`
+            : `wrote ${traces.length} traces to ${options.output}\n`;
+        }
+        return `${body}\n`;
+      }
+      default:
+        throw new UsageError(`traces needs an action: import, ls, show or export${action ? ` (got '${action}')` : ''}`);
+    }
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * The trace store's file format (docs/traces.md, "The trace store"): a SQLite file of our own — never a session file,
+ * whose format is Python's. `traces` holds one row per trace with what links it to a session (and how strongly),
+ * `spans` one row per span, `resources` each distinct OTLP resource once (every span of a process repeats it).
+ */
+import type { SqliteDatabase } from '../sqlite/sqliteDatabase';
+import { TraceStoreError } from './traceErrors';
+
+export const TRACE_STORE_FORMAT = 1;
+/** Marks the file as ours (`PRAGMA application_id`), so no other program's database is mistaken for a trace store. */
+export const TRACE_STORE_APPLICATION_ID = 0x41534954; // "ASIT"
+
+/**
+ * How a trace is linked to a session, weakest first: a later source never overrides a stronger link. `run`: the run
+ * that made it said its session, branch and turn; `manual`: a person linked it.
+ */
+export const LINK_RANKS = { none: 0, attribute: 1, run: 2, manual: 3 } as const;
+export type LinkHow = keyof typeof LINK_RANKS;
+
+const DDL = `
+CREATE TABLE trace_store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE resources (id INTEGER PRIMARY KEY, json TEXT NOT NULL UNIQUE);
+CREATE TABLE traces (
+  trace_id TEXT PRIMARY KEY,
+  session_id TEXT,
+  branch_id TEXT,
+  turn_number INTEGER,
+  link_rank INTEGER NOT NULL DEFAULT 0,
+  start_us INTEGER NOT NULL,
+  end_us INTEGER NOT NULL,
+  span_count INTEGER NOT NULL DEFAULT 0,
+  received_ms INTEGER NOT NULL
+);
+CREATE INDEX traces_by_turn ON traces (session_id, branch_id, turn_number);
+CREATE INDEX traces_by_start ON traces (session_id, start_us);
+CREATE INDEX traces_by_received ON traces (received_ms);
+CREATE TABLE spans (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  trace_id TEXT NOT NULL,
+  span_id TEXT NOT NULL,
+  parent_span_id TEXT,
+  name TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  span_kind INTEGER NOT NULL DEFAULT 0,
+  start_us INTEGER NOT NULL,
+  end_us INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  error TEXT,
+  model TEXT,
+  input_tokens INTEGER,
+  output_tokens INTEGER,
+  cached_tokens INTEGER,
+  reasoning_tokens INTEGER,
+  tool_name TEXT,
+  agent_name TEXT,
+  source TEXT NOT NULL,
+  service TEXT,
+  attributes TEXT NOT NULL,
+  resource_id INTEGER NOT NULL REFERENCES resources (id),
+  events TEXT NOT NULL,
+  truncated INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (trace_id, span_id)
+);
+CREATE INDEX spans_by_trace ON spans (trace_id, start_us);
+`;
+
+function tableNames(db: SqliteDatabase): string[] {
+  return db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    .all<{ name: string }>()
+    .map((r) => r.name);
+}
+
+/**
+ * Checks that the file is an empty database or a trace store of a format we know, and creates the tables in an empty
+ * one (in one transaction). A session file, or any other database, is refused untouched.
+ */
+export function ensureTraceSchema(db: SqliteDatabase, path: string): void {
+  const tables = tableNames(db);
+  if (tables.length === 0) {
+    if (db.readonly) throw new TraceStoreError('not-found', `${path} has no trace store yet (it is empty and opened read-only).`);
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      // Another process may have created it between the look above and the lock.
+      if (tableNames(db).length === 0) {
+        db.exec(DDL);
+        db.prepare('INSERT INTO trace_store_meta (key, value) VALUES (?, ?)').run('format', String(TRACE_STORE_FORMAT));
+        db.exec(`PRAGMA application_id = ${TRACE_STORE_APPLICATION_ID}`);
+      }
+      db.exec('COMMIT');
+    } catch (err) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+  const now = tableNames(db);
+  if (!now.includes('trace_store_meta') || !now.includes('spans')) {
+    throw new TraceStoreError(
+      'not-trace-store',
+      `${path} is not a trace store (it has the tables ${now.slice(0, 6).join(', ')}). Traces are kept in a file of their own, never in a session file: choose another path.`,
+    );
+  }
+  const format = Number(db.prepare("SELECT value FROM trace_store_meta WHERE key = 'format'").get<{ value: string }>()?.value);
+  if (!(format >= 1))
+    throw new TraceStoreError(
+      'not-trace-store',
+      `${path} has a trace_store_meta table without a format: it is not one of our trace stores.`,
+    );
+  if (format > TRACE_STORE_FORMAT)
+    throw new TraceStoreError(
+      'newer-format',
+      `${path} is a trace store of format ${format}, written by a newer version of Agent Session Inspector (this one reads format ${TRACE_STORE_FORMAT}). Update the extension, or choose another file.`,
+    );
+}

@@ -1,0 +1,266 @@
+/**
+ * The OTLP receiver against OpenTelemetry's own exporters from npm (`@opentelemetry/exporter-trace-otlp-http` for
+ * JSON, `-proto` for protobuf, gzip on), sending GenAI-convention and OpenInference-style spans timed inside the turns
+ * of a real session file: the spans read back linked to the right session and turn, the unlinked ones listed. Then
+ * every bad request: wrong path, method, content type or encoding, malformed and oversized bodies, a partial success,
+ * a flood past the backlog, a taken port.
+ */
+import { strict as assert } from 'node:assert';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { context, trace, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { AdvancedSQLiteSession } from '../../../../src/store/session/advancedSqliteSession';
+import { openSessionDatabase } from '../../../../src/store/inspector/sessionDatabase';
+import { openDatabase } from '../../../../src/store/drivers/openDatabase';
+import { OtlpReceiver, OtlpReceiverError, type BatchInfo } from '../../../../src/store/traces/otlpReceiver';
+import { TraceStore } from '../../../../src/store/traces/traceStore';
+import { turnWindows, type TurnWindow } from '../../../../src/store/traces/turnWindows';
+import { tempDir } from '../../../support/tempFiles';
+
+const SESSION = 'trip-planner';
+/** An ingest that stores nothing (for the receiver's own refusals). */
+const NOTHING = () => ({ spans: 0, traces: 0, rejected: 0, reasons: [], services: [] });
+
+/** Sends spans through a real tracer provider and exporter, then flushes. */
+async function send(exporter: SpanExporter, service: string, build: (tracer: Tracer) => void): Promise<void> {
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': service }),
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+  });
+  build(provider.getTracer('agent-test'));
+  await provider.forceFlush();
+  await provider.shutdown();
+}
+
+const child = (tracer: Tracer, parent: Span, name: string, startMs: number, attributes: Record<string, string | number>) =>
+  tracer.startSpan(name, { startTime: startMs, attributes }, trace.setSpan(context.active(), parent));
+
+describe('OTLP receiver with real OpenTelemetry exporters', function () {
+  this.timeout(30_000);
+  const tmp = tempDir('asi-otlp-');
+  let store: TraceStore;
+  let receiver: OtlpReceiver;
+  const batches: BatchInfo[] = [];
+  let windows: Map<number, TurnWindow>;
+
+  before(async () => {
+    // A real session file with three turns a minute apart (the times a slow conversation would have).
+    const dbPath = join(tmp.dir, 'conversations.db');
+    const session = new AdvancedSQLiteSession({ sessionId: SESSION, dbPath, createTables: true });
+    for (const text of ['Plan a weekend in Lisbon', 'And in Porto?', 'Book the cheaper one'])
+      await session.addItems([
+        { role: 'user', content: text },
+        { role: 'assistant', content: `ok: ${text}` },
+      ] as never);
+    session.close();
+    const raw = openDatabase(dbPath);
+    raw.exec(`UPDATE agent_messages SET created_at = datetime('2026-12-02 09:00:00', '+' || ((id - 1) / 2) || ' minutes')`);
+    raw.close();
+    const sdb = openSessionDatabase(dbPath);
+    windows = turnWindows(sdb.getTurnsPage(SESSION, 'main', { limit: 10 }).turns);
+    sdb.close();
+    assert.equal(windows.size, 3);
+
+    store = TraceStore.open(join(tmp.dir, 'traces.db'));
+    receiver = await OtlpReceiver.start({
+      port: 0,
+      ingest: (body, format) => store.ingestOtlp(body, format),
+      onBatch: (b) => batches.push(b),
+    });
+  });
+  after(async () => {
+    await receiver?.close();
+    store?.close();
+    tmp.cleanup();
+  });
+
+  const inTurn = (turn: number, offsetMs: number) => windows.get(turn)!.startUs / 1000 + 2000 + offsetMs;
+
+  it('JSON: a GenAI agent run in turn 2, with a model request and a failed tool, reads back as that turn', async () => {
+    await send(new JsonExporter({ url: receiver.url }), 'support-bot', (tracer) => {
+      const t = inTurn(2, 0);
+      const root = tracer.startSpan('invoke_agent Trip planner', {
+        startTime: t,
+        attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'Trip planner', 'gen_ai.conversation.id': SESSION },
+      });
+      const chat = child(tracer, root, 'chat gpt-4.1', t + 10, {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.request.model': 'gpt-4.1',
+        'gen_ai.usage.input_tokens': 812,
+        'gen_ai.usage.output_tokens': 64,
+      });
+      chat.end(t + 1210);
+      const tool = child(tracer, root, 'execute_tool search_trains', t + 1220, {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'search_trains',
+      });
+      tool.recordException(new Error('timetable service timed out'));
+      tool.setStatus({ code: SpanStatusCode.ERROR, message: 'timetable service timed out' });
+      tool.end(t + 4220);
+      root.end(t + 4300);
+    });
+    const spans = store.spansOfTurn({ sessionId: SESSION, branchId: 'main', turnNumber: 2, window: windows.get(2) });
+    assert.deepEqual(
+      spans.map((s) => [s.kind, s.name]),
+      [
+        ['agent', 'invoke_agent Trip planner'],
+        ['model', 'chat gpt-4.1'],
+        ['tool', 'execute_tool search_trains'],
+      ],
+    );
+    const [root, chat, tool] = spans;
+    assert.equal(chat!.parentSpanId, root!.spanId);
+    assert.deepEqual([chat!.model, chat!.inputTokens, chat!.outputTokens, chat!.endUs - chat!.startUs], ['gpt-4.1', 812, 64, 1_200_000]);
+    assert.deepEqual([tool!.status, tool!.error, tool!.toolName], ['error', 'timetable service timed out', 'search_trains']);
+    assert.equal(root!.service, 'support-bot');
+    assert.equal(store.spansOfTurn({ sessionId: SESSION, branchId: 'main', turnNumber: 1, window: windows.get(1) }).length, 0);
+  });
+
+  it('protobuf with gzip: OpenInference spans with session.id in turn 1 read back as that turn', async () => {
+    await send(new ProtoExporter({ url: receiver.url, compression: 'gzip' as never }), 'notebook', (tracer) => {
+      const t = inTurn(1, 0);
+      const root = tracer.startSpan('Agent run', {
+        startTime: t,
+        attributes: { 'openinference.span.kind': 'AGENT', 'session.id': SESSION },
+      });
+      const llm = child(tracer, root, 'response', t + 5, {
+        'openinference.span.kind': 'LLM',
+        'llm.model_name': 'gpt-4o-mini',
+        'llm.token_count.prompt': 120,
+        'llm.token_count.completion': 30,
+      });
+      llm.end(t + 505);
+      const handoff = child(tracer, root, 'Handoff to Booking agent', t + 510, { 'openinference.span.kind': 'TOOL' });
+      handoff.end(t + 512);
+      root.end(t + 600);
+    });
+    const spans = store.spansOfTurn({ sessionId: SESSION, branchId: 'main', turnNumber: 1, window: windows.get(1) });
+    assert.deepEqual(
+      spans.map((s) => s.kind),
+      ['agent', 'model', 'handoff'],
+    );
+    assert.deepEqual([spans[1]!.model, spans[1]!.inputTokens, spans[1]!.outputTokens], ['gpt-4o-mini', 120, 30]);
+    assert.equal(spans[0]!.service, 'notebook');
+    assert.equal(batches.at(-1)!.status, 200);
+  });
+
+  it('spans that name no session are listed as unlinked, with the reason', async () => {
+    await send(new JsonExporter({ url: receiver.url }), 'cron-job', (tracer) => {
+      tracer.startSpan('chat gpt-4.1', { attributes: { 'gen_ai.operation.name': 'chat' } }).end();
+    });
+    const unlinked = store.unlinkedTraces();
+    assert.equal(unlinked.length, 1);
+    assert.match(unlinked[0]!.reason, /names a session/);
+    assert.equal(store.spansOfTrace(unlinked[0]!.traceId)[0]!.service, 'cron-job');
+  });
+
+  describe('bad requests', () => {
+    const post = (body: string | Uint8Array, headers: Record<string, string>, path = '/v1/traces', method = 'POST') =>
+      fetch(receiver.url.replace('/v1/traces', path), { method, headers, body: method === 'POST' ? body : undefined });
+
+    it('answers a wrong path 404, a wrong method 405, a wrong content type or encoding 415, each with the reason', async () => {
+      assert.equal((await post('{}', { 'content-type': 'application/json' }, '/v1/metrics')).status, 404);
+      assert.equal((await post('', {}, '/v1/traces', 'GET')).status, 405);
+      const text = await post('hello', { 'content-type': 'text/plain' });
+      assert.equal(text.status, 415);
+      assert.match(((await text.json()) as { message: string }).message, /application\/json or application\/x-protobuf/);
+      assert.equal((await post('{}', { 'content-type': 'application/json', 'content-encoding': 'br' })).status, 415);
+    });
+
+    it('answers malformed bodies 400 (JSON, gzip, protobuf) and stores nothing from them', async () => {
+      const before = store.counts();
+      const bad = await post('{"resourceSpans": [', { 'content-type': 'application/json' });
+      assert.equal(bad.status, 400);
+      assert.match(((await bad.json()) as { message: string }).message, /not valid JSON/);
+      assert.equal((await post('not gzip', { 'content-type': 'application/json', 'content-encoding': 'gzip' })).status, 400);
+      assert.equal((await post(new Uint8Array([0x0a, 0x7f, 0x01]), { 'content-type': 'application/x-protobuf' })).status, 400);
+      assert.deepEqual(store.counts(), before);
+    });
+
+    it('keeps the valid spans of a request and reports the rest as a partial success', async () => {
+      const body = {
+        resourceSpans: [
+          {
+            scopeSpans: [
+              {
+                spans: [
+                  {
+                    traceId: 'a'.repeat(32),
+                    spanId: 'b'.repeat(16),
+                    name: 'ok',
+                    startTimeUnixNano: '1764666000000000000',
+                    endTimeUnixNano: '1764666000000000000',
+                  },
+                  { traceId: 'a'.repeat(32), spanId: 'nope', name: 'bad', startTimeUnixNano: '1764666000000000000' },
+                ],
+              },
+            ],
+          },
+        ],
+      };
+      const res = await post(gzipSync(JSON.stringify(body)), { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      assert.equal(res.status, 200);
+      const answer = (await res.json()) as { partialSuccess: { rejectedSpans: string; errorMessage: string } };
+      assert.equal(answer.partialSuccess.rejectedSpans, '1');
+      assert.match(answer.partialSuccess.errorMessage, /spanId/);
+      assert.equal(store.spansOfTrace('a'.repeat(32)).length, 1);
+    });
+
+    it('refuses an oversized body 413, even when it only grows that big when decompressed', async () => {
+      const small = await OtlpReceiver.start({ port: 0, ingest: NOTHING, maxBodyBytes: 64 * 1024 });
+      try {
+        const huge = JSON.stringify({ resourceSpans: [], pad: 'x'.repeat(200_000) });
+        const res = await fetch(small.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+          body: gzipSync(huge),
+        });
+        assert.equal(res.status, 413);
+        assert.match(((await res.json()) as { message: string }).message, /over 0\.06 MiB/);
+      } finally {
+        await small.close();
+      }
+    });
+
+    it('answers 503 with Retry-After while earlier requests are still being stored', async () => {
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const slow = await OtlpReceiver.start({ port: 0, ingest: async () => (await held, NOTHING()), maxInFlight: 1 });
+      try {
+        const first = fetch(slow.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"resourceSpans":[]}' });
+        await new Promise((r) => setTimeout(r, 100));
+        const second = await fetch(slow.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"resourceSpans":[]}',
+        });
+        assert.equal(second.status, 503);
+        assert.equal(second.headers.get('retry-after'), '1');
+        release();
+        assert.equal((await first).status, 200);
+      } finally {
+        await slow.close();
+      }
+    });
+
+    it('says which port is taken and what to do, instead of starting', async () => {
+      const blocker = createServer();
+      await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+      const port = (blocker.address() as { port: number }).port;
+      try {
+        await assert.rejects(
+          OtlpReceiver.start({ port, ingest: NOTHING }),
+          (e: unknown) =>
+            e instanceof OtlpReceiverError && e.problem === 'port-in-use' && /Port \d+ on 127\.0\.0\.1 is taken/.test(e.message),
+        );
+      } finally {
+        blocker.close();
+      }
+    });
+  });
+});

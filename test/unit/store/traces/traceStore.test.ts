@@ -1,0 +1,218 @@
+/**
+ * The trace store on a real SQLite file (either driver: the store phases run this on node:sqlite too): what links a
+ * trace and which link wins, a turn's spans by its run's ids and by time, retries replacing spans, manual links,
+ * clearing, retention, export that imports back the same, and the files it must refuse untouched.
+ */
+import { strict as assert } from 'node:assert';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openDatabase } from '../../../../src/store/drivers/openDatabase';
+import { exportOtlpJson } from '../../../../src/store/traces/otlpExport';
+import { parseOtlpJson } from '../../../../src/store/traces/otlpRequest';
+import type { SpanRecord } from '../../../../src/store/traces/spanRecord';
+import { spanRecordOf } from '../../../../src/store/traces/spanConventions';
+import { TraceStoreError } from '../../../../src/store/traces/traceErrors';
+import { TraceStore } from '../../../../src/store/traces/traceStore';
+import { SessionDatabaseError } from '../../../../src/store/errors';
+import { copyFixture, tempDir } from '../../../support/tempFiles';
+
+const ROOT = join(__dirname, '..', '..', '..', '..');
+const T0 = 1_764_685_200_000_000;
+let counter = 0;
+
+function rec(traceId: string, over: Partial<SpanRecord> = {}): SpanRecord {
+  counter++;
+  return {
+    traceId: traceId.padStart(32, '0'),
+    spanId: (over.spanId ?? counter.toString(16)).padStart(16, '0'),
+    parentSpanId: null,
+    name: 'step',
+    kind: 'other',
+    spanKind: 1,
+    startUs: T0,
+    endUs: T0 + 1000,
+    status: 'unset',
+    error: null,
+    model: null,
+    inputTokens: null,
+    outputTokens: null,
+    cachedTokens: null,
+    reasoningTokens: null,
+    toolName: null,
+    agentName: null,
+    link: null,
+    source: 'otlp',
+    service: 'svc',
+    attributes: { n: counter },
+    resource: { 'service.name': 'svc' },
+    events: [],
+    truncated: false,
+    ...over,
+  };
+}
+
+const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+describe('TraceStore', () => {
+  const tmp = tempDir('asi-traces-');
+  let store: TraceStore;
+  let n = 0;
+  beforeEach(() => {
+    store = TraceStore.open(join(tmp.dir, `t${++n}.db`));
+  });
+  afterEach(() => store.close());
+  after(() => tmp.cleanup());
+
+  it('links a trace by the strongest link any of its spans gives, and never weakens it later', () => {
+    store.addSpans([rec('a'), rec('a', { link: { sessionId: 'alice' } })]);
+    assert.equal(store.trace('a'.padStart(32, '0'))!.sessionId, 'alice');
+    assert.equal(store.trace('a'.padStart(32, '0'))!.linkedBy, 'attribute');
+    store.addSpans([rec('a', { link: { sessionId: 'alice', branchId: 'retry', turnNumber: 2 } })]);
+    store.addSpans([rec('a', { link: { sessionId: 'someone-else' } })]);
+    const t = store.trace('a'.padStart(32, '0'))!;
+    assert.deepEqual([t.sessionId, t.branchId, t.turnNumber, t.linkedBy, t.spanCount], ['alice', 'retry', 2, 'run', 4]);
+  });
+
+  it("a turn's spans: its run's traces exactly, and session-only traces that start in its window, by start time", () => {
+    const id = (c: string) => c.padStart(32, '0');
+    store.addSpans([
+      rec('1', { link: { sessionId: 's', branchId: 'main', turnNumber: 1 }, startUs: T0 + 10 }),
+      rec('2', { link: { sessionId: 's' }, startUs: T0 + 5_000_000 }),
+      rec('2', { parentSpanId: null, startUs: T0 + 5_000_100, name: 'child' }),
+      rec('3', { link: { sessionId: 's' }, startUs: T0 + 60_000_000 }),
+      rec('4', { link: { sessionId: 's', branchId: 'main', turnNumber: 2 }, startUs: T0 + 6_000_000 }),
+      rec('5', { link: { sessionId: 'other' }, startUs: T0 + 5_000_000 }),
+    ]);
+    const traces = store.tracesOfTurn({ sessionId: 's', branchId: 'main', turnNumber: 1, window: { startUs: T0, endUs: T0 + 30_000_000 } });
+    assert.deepEqual(
+      traces.map((t) => t.traceId),
+      [id('1'), id('2')],
+    );
+    const spans = store.spansOfTurn({ sessionId: 's', branchId: 'main', turnNumber: 1, window: { startUs: T0, endUs: T0 + 30_000_000 } });
+    assert.equal(spans.length, 3);
+    assert.deepEqual(spans[0]!.resource, { 'service.name': 'svc' });
+    // Without a window, only the run's own.
+    assert.equal(store.tracesOfTurn({ sessionId: 's', branchId: 'main', turnNumber: 1 }).length, 1);
+    // The last turn's window is open-ended.
+    assert.deepEqual(
+      store
+        .tracesOfTurn({ sessionId: 's', branchId: 'main', turnNumber: 9, window: { startUs: T0 + 50_000_000, endUs: null } })
+        .map((t) => t.traceId),
+      [id('3')],
+    );
+  });
+
+  it('a span sent again replaces the earlier copy (an exporter retry), keeping one row', () => {
+    store.addSpans([rec('b', { spanId: 'f', name: 'first', link: { sessionId: 'x' } })]);
+    store.addSpans([rec('b', { spanId: 'f', name: 'again', link: { sessionId: 'x' } })]);
+    const spans = store.spansOfTrace('b'.padStart(32, '0'));
+    assert.deepEqual(
+      spans.map((s) => s.name),
+      ['again'],
+    );
+    assert.equal(store.counts().spans, 1);
+  });
+
+  it('lists unlinked traces with the reason, links one by hand, and a later span does not undo it', () => {
+    store.addSpans([rec('c'), rec('d', { link: { sessionId: 'alice' } })]);
+    const unlinked = store.unlinkedTraces();
+    assert.deepEqual(
+      unlinked.map((t) => t.traceId),
+      ['c'.padStart(32, '0')],
+    );
+    assert.match(unlinked[0]!.reason, /gen_ai\.conversation\.id/);
+    store.linkTrace('c'.padStart(32, '0'), { sessionId: 'bob', branchId: 'main', turnNumber: 4 });
+    store.addSpans([rec('c', { link: { sessionId: 'alice', branchId: 'main', turnNumber: 1 } })]);
+    const t = store.trace('c'.padStart(32, '0'))!;
+    assert.deepEqual([t.sessionId, t.turnNumber, t.linkedBy], ['bob', 4, 'manual']);
+    assert.throws(
+      () => store.linkTrace('f'.repeat(32), { sessionId: 'x' }),
+      (e: unknown) => e instanceof TraceStoreError && e.problem === 'not-found',
+    );
+  });
+
+  it("clears one session's traces and keeps the others", () => {
+    store.addSpans([rec('e', { link: { sessionId: 'gone' } }), rec('e'), rec('f', { link: { sessionId: 'kept' } })]);
+    assert.equal(store.clearSession('gone'), 2);
+    assert.deepEqual(store.counts(), { traces: 1, spans: 1 });
+    assert.equal(store.tracesOfSession('kept').length, 1);
+  });
+
+  it('keeps at most maxSpans spans, dropping the oldest traces first, and drops traces past maxAgeDays', () => {
+    const day = 86_400_000;
+    store.addSpans([rec('10'), rec('10')], 1_000 * day);
+    store.addSpans([rec('11'), rec('11')], 1_005 * day);
+    store.addSpans([rec('12'), rec('12')], 1_009 * day);
+    assert.equal(store.prune({ maxSpans: 4 }, 1_010 * day), 2);
+    assert.equal(store.trace('10'.padStart(32, '0')), undefined);
+    assert.equal(store.prune({ maxAgeDays: 3 }, 1_010 * day), 2);
+    assert.deepEqual(store.counts(), { traces: 1, spans: 2 });
+  });
+
+  it('exports OTLP JSON that imports back to the same spans', () => {
+    const otlp = parseOtlpJson(
+      JSON.stringify({
+        resourceSpans: [
+          {
+            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'bot' } }] },
+            scopeSpans: [
+              {
+                spans: [
+                  {
+                    traceId: '5b8efff798038103d269b633813fc60c',
+                    spanId: 'eee19b7ec3c1b174',
+                    name: 'invoke_agent Support',
+                    kind: 2,
+                    startTimeUnixNano: '1764685200000001000',
+                    endTimeUnixNano: '1764685203000000000',
+                    attributes: [
+                      { key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } },
+                      { key: 'gen_ai.conversation.id', value: { stringValue: 'alice' } },
+                      { key: 'list', value: { arrayValue: { values: [{ intValue: '1' }, { doubleValue: 2.5 }, { boolValue: true }] } } },
+                      { key: 'map', value: { kvlistValue: { values: [{ key: 'k', value: { stringValue: 'v' } }] } } },
+                    ],
+                    events: [{ name: 'note', timeUnixNano: '1764685201000000000', attributes: [] }],
+                    status: { code: 2, message: 'boom' },
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    store.addSpans(otlp.spans.map((s) => spanRecordOf(s, 'otlp')));
+    const stored = store.spansOfTrace('5b8efff798038103d269b633813fc60c');
+    const again = parseOtlpJson(JSON.stringify(exportOtlpJson(stored))).spans;
+    assert.deepEqual(
+      again,
+      otlp.spans.map((s) => ({ ...s, scope: 'agent-session-inspector' })),
+    );
+  });
+
+  it('refuses a session file untouched, and a store of a newer format', () => {
+    const session = copyFixture(join(ROOT, 'test', 'fixtures', 'conformance', 'ref-basic.db'), tmp.dir);
+    const before = sha(session);
+    assert.throws(
+      () => TraceStore.open(session),
+      (e: unknown) => e instanceof TraceStoreError && e.problem === 'not-trace-store' && /never in a session file/.test(e.message),
+    );
+    assert.equal(sha(session), before);
+    const newer = join(tmp.dir, 'newer.db');
+    TraceStore.open(newer).close();
+    const db = openDatabase(newer);
+    db.prepare("UPDATE trace_store_meta SET value = '2' WHERE key = 'format'").run();
+    db.close();
+    assert.throws(
+      () => TraceStore.open(newer),
+      (e: unknown) => e instanceof TraceStoreError && e.problem === 'newer-format',
+    );
+    const text = join(tmp.dir, 'notes.txt');
+    writeFileSync(text, 'not a database at all, but long enough to have a header of sorts '.repeat(20));
+    assert.throws(
+      () => TraceStore.open(text),
+      (e: unknown) => e instanceof SessionDatabaseError && e.problem === 'not-sqlite',
+    );
+  });
+});
