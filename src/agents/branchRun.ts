@@ -14,6 +14,7 @@ import { prepareRun, type PreparedRun } from './runPreparation';
 import { RunReporter } from './runReporter';
 import { busyMessage, noteRunBranch, releaseRunLock, runLockKey, takeRunLock } from './runLocks';
 import { Produced, settleAndReport, type StreamResult, type StreamedRun } from './runSettlement';
+import { startRunTrace, type RunTrace } from './runTracing';
 
 export { usageView } from './runSettlement';
 export type { AgentSource, RunInput, RunOnBranchOptions } from './runOptions';
@@ -40,8 +41,11 @@ export async function runOnBranch(options: RunOnBranchOptions): Promise<RunOutco
       // Agent commands running beside this run (a what-if on several models) must not count its writes as theirs.
       const endSpan = noteRunBranch(options.dbPath, options.sessionId, reporter.branchId);
       try {
-        const streamed = await streamRun(options, reporter, prepared);
-        return await settleAndReport(options, reporter, prepared, streamed);
+        const trace = options.tracing ? startRunTrace(options.tracing) : undefined;
+        const streamed = await streamRun(options, reporter, prepared, trace?.traceId);
+        const outcome = await settleAndReport(options, reporter, prepared, streamed);
+        if (trace) await storeRunTrace(options, trace, reporter.branchId, outcome);
+        return outcome;
       } finally {
         endSpan();
       }
@@ -53,11 +57,38 @@ export async function runOnBranch(options: RunOnBranchOptions): Promise<RunOutco
   }
 }
 
+/**
+ * The run's spans into the trace store, linked to the branch it ran on and the turn it wrote (none when it wrote no
+ * turn: the trace is then linked to the session, and to a turn by its time). A store that cannot take them is
+ * logged: the run's outcome stands.
+ */
+async function storeRunTrace(options: RunOnBranchOptions, trace: RunTrace, branchId: string, outcome: RunOutcome): Promise<void> {
+  const records = trace.finish({ sessionId: options.sessionId, branchId, turnNumber: outcome.written.turn });
+  if (records.length === 0) return;
+  try {
+    await options.tracing!.sink(records);
+  } catch (err) {
+    options.log?.(`The run's trace could not be stored: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
 /** Runs the agent through a recording session, forwarding its stream as events; never throws. */
-async function streamRun(options: RunOnBranchOptions, reporter: RunReporter, prepared: PreparedRun): Promise<StreamedRun> {
+async function streamRun(
+  options: RunOnBranchOptions,
+  reporter: RunReporter,
+  prepared: PreparedRun,
+  traceId?: string,
+): Promise<StreamedRun> {
   const recording = new RecordingSession(prepared.session);
-  // Tracing would export spans to OpenAI with the environment's key; the inspector never does.
-  const runner = new Runner({ ...(prepared.modelProvider ? { modelProvider: prepared.modelProvider } : {}), tracingDisabled: true });
+  // Traced only into our own trace store (runTracing.ts), unless the user opted in to OpenAI's dashboard too; never
+  // with the SDK's default processor, which would export with the environment's key unasked.
+  const runner = new Runner({
+    ...(prepared.modelProvider ? { modelProvider: prepared.modelProvider } : {}),
+    tracingDisabled: traceId === undefined,
+    ...(traceId
+      ? { traceId, groupId: options.sessionId, workflowName: 'Agent Session Inspector run', traceIncludeSensitiveData: true }
+      : {}),
+  });
   const produced = new Produced();
   let result: StreamResult | undefined;
   let error: unknown;

@@ -3,6 +3,7 @@
  * runSettlement.ts) all read. Kept apart from branchRun.ts so those steps depend on the options, not on the module
  * that runs them (branchRun.ts re-exports these types for its callers).
  */
+import type { RunTracingOptions } from './runTracing';
 import type { Agent, AgentInputItem, ModelProvider } from '@openai/agents';
 import type { RunStore } from './runSession';
 import type { TableNames } from '../store';
@@ -60,4 +61,6 @@ export interface RunOnBranchOptions {
   log?: (line: string) => void;
   /** Where the run's session lives: this thread by default; the extension's store worker (runSession.ts). */
   store?: RunStore;
+  /** Trace the run into a trace store (runTracing.ts); without it the run is not traced at all. */
+  tracing?: RunTracingOptions;
 }

@@ -30,6 +30,8 @@ import { SessionTreeProvider } from './tree/sessionTree';
 import { SessionStatusBar } from './tree/statusBar';
 import type { TreeNode } from './tree/treeNodes';
 import { exportConversation, transferCommands } from './transfer/transferCommands';
+import { traceCommands } from './traces/traceCommands';
+import { TraceService } from './traces/traceService';
 
 /** What `activate` returns: used by the integration tests to read the tree and follow failures. */
 export interface AgentSessionsApi {
@@ -50,6 +52,8 @@ export interface AgentSessionsApi {
   search: SessionSearch;
   /** Resolves when remembered databases are reopened and the workspace scanned. */
   ready: Promise<void>;
+  /** The trace store and the OTLP receiver. */
+  traces: TraceService;
 }
 
 /** Runs what a view asked for, reporting a failure as `command` would; undefined when it failed. */
@@ -78,7 +82,9 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const statusBar = new SessionStatusBar(registry, treeView);
   const discovery = new WorkspaceDiscovery(registry);
   const choices = new AgentChoices(context.workspaceState);
-  const runner = new AgentRunner(registry, context.secrets, choices);
+  // Traces live in a store of our own in the global storage, never in a session file (docs/traces.md).
+  const traces = new TraceService(store, context.globalStorageUri.fsPath, log);
+  const runner = new AgentRunner(registry, context.secrets, choices, () => traces.runTracing());
   const jsonDocuments = new JsonDocuments(registry);
   // The conversation view calls other features through these; `services` is complete before any view can ask.
   const actions: ConversationActions = {
@@ -108,10 +114,11 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     pickBranch: (current) => pickBranchToCompare(registry, current, vscode.l10n.t('Compare with {0} instead…', current.branchId)),
   });
   const search = new SessionSearch(context.extensionUri, registry, panels);
-  const services: Services = { context, log, registry, pricing, runner, tree, treeView, panels, compare, search, jsonDocuments };
+  const services: Services = { context, log, registry, pricing, runner, tree, treeView, panels, compare, search, jsonDocuments, traces };
 
   const failures: CommandFailure[] = [];
   context.subscriptions.push(
+    traces,
     jsonDocuments,
     search,
     log,
@@ -138,6 +145,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     ...whatIfCommands(services),
     ...compareCommands(services),
     ...pricingCommands(services),
+    ...traceCommands(services),
     ...searchCommands(services),
     ...transferCommands(services),
   };
@@ -146,8 +154,10 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const ready = (async () => {
     await registry.restore();
     await discovery.scan();
+    // The receiver only when the user enabled it (off by default: nothing listens unasked).
+    await traces.applyReceiverSetting();
   })().catch((err: unknown) => log.error('start-up failed', errorMessage(err, { stack: true })));
-  return { registry, tree, treeView, statusBar, panels, compare, runner, pricing, discovery, search, failures, ready };
+  return { registry, tree, treeView, statusBar, panels, compare, runner, pricing, discovery, search, failures, ready, traces };
 }
 
 export function deactivate(): void {}

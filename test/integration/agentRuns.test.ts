@@ -4,7 +4,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession, openDatabase } from '../../src/store';
 import type { RunOutcome } from '../../src/shared/protocol/runEvents';
@@ -28,6 +28,18 @@ async function turns(path: string, sessionId: string, branch: string): Promise<{
     return { byTurn, usageTurns };
   } finally {
     s.close();
+  }
+}
+
+function tableNames(file: string): string[] {
+  const db = openDatabase(file, { readonly: true });
+  try {
+    return db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .all<{ name: string }>()
+      .map((r) => r.name);
+  } finally {
+    db.close();
   }
 }
 
@@ -287,6 +299,78 @@ describe('agent runs', () => {
       );
     } finally {
       reader.close();
+    }
+  });
+
+  it("records the run's trace in the extension's trace store, linked to its branch and turn, and nothing in the session file", async () => {
+    const a = await api();
+    const store = await a.traces.traces();
+    await store.call('clearSession', 'alice');
+    const tablesBefore = tableNames(path);
+    const before = server.requests.length;
+    const outcome = await send('main', 'Trace this, please');
+    assert.equal(outcome?.kind, 'run/completed', JSON.stringify(outcome));
+    const turn = outcome?.written.turn;
+    assert.equal(turn, 3);
+    const spans = await store.call('spansOfTurn', { sessionId: 'alice', branchId: 'main', turnNumber: turn! });
+    const models = spans.filter((sp) => sp.kind === 'model');
+    assert.equal(models.length, server.requests.length - before, 'one span per model request');
+    const sent = server.replies[server.replies.length - 1]!;
+    assert.deepEqual(
+      [models[0]!.model, models[0]!.inputTokens, models[0]!.outputTokens],
+      ['loopback-model', sent.usage!.input_tokens, sent.usage!.output_tokens],
+    );
+    assert.ok(spans.some((sp) => sp.kind === 'agent'));
+    assert.ok(spans.every((sp) => sp.source === 'extension'));
+    const tablesAfter = tableNames(path);
+    assert.deepEqual(tablesAfter, tablesBefore, 'the session file gets no table of ours');
+    assert.ok(!a.traces.path.startsWith(dirname(path)), 'the trace store is not beside the session file');
+  });
+
+  it("receives OTLP spans while the receiver runs, imports an OTLP JSON file, and clears a session's traces", async () => {
+    const a = await api();
+    const store = await a.traces.traces();
+    const otlp = (spanId: string) =>
+      JSON.stringify({
+        resourceSpans: [
+          {
+            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'elsewhere' } }] },
+            scopeSpans: [
+              {
+                spans: [
+                  {
+                    traceId: spanId.padStart(32, 'e'),
+                    spanId: spanId.padStart(16, '0'),
+                    name: 'chat gpt-4.1',
+                    startTimeUnixNano: `${Date.now()}000000`,
+                    endTimeUnixNano: `${Date.now() + 800}000000`,
+                    attributes: [
+                      { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
+                      { key: 'gen_ai.conversation.id', value: { stringValue: 'bob' } },
+                    ],
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      });
+    try {
+      const url = await vscode.commands.executeCommand<string>('agentSessions.startTraceReceiver', { port: 0 });
+      assert.match(url ?? '', /^http:\/\/127\.0\.0\.1:\d+\/v1\/traces$/);
+      const res = await fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: otlp('a1') });
+      assert.equal(res.status, 200);
+      assert.equal(await vscode.commands.executeCommand('agentSessions.stopTraceReceiver'), true);
+      await assert.rejects(fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: otlp('a2') }));
+      const file = join(s.dir, 'bob.otlp.json');
+      writeFileSync(file, otlp('b3'));
+      assert.equal(await vscode.commands.executeCommand('agentSessions.importTraces', [file]), 1);
+      const bob = await store.call('tracesOfSession', 'bob');
+      assert.deepEqual(bob.map((t) => t.traceId).sort(), ['a1'.padStart(32, 'e'), 'b3'.padStart(32, 'e')]);
+      assert.equal(await vscode.commands.executeCommand('agentSessions.clearSessionTraces', { sessionId: 'bob' }, true), 2);
+      assert.deepEqual(await store.call('tracesOfSession', 'bob'), []);
+    } finally {
+      await vscode.commands.executeCommand('agentSessions.stopTraceReceiver');
     }
   });
 });

@@ -32,6 +32,10 @@ export const CommandId = {
   exportBranch: 'agentSessions.exportBranch',
   exportSession: 'agentSessions.exportSession',
   importConversation: 'agentSessions.importConversation',
+  startTraceReceiver: 'agentSessions.startTraceReceiver',
+  stopTraceReceiver: 'agentSessions.stopTraceReceiver',
+  importTraces: 'agentSessions.importTraces',
+  clearSessionTraces: 'agentSessions.clearSessionTraces',
 } as const;
 
 export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];
@@ -64,4 +68,12 @@ export const Setting = {
   agentCommandTimeoutSeconds: 'agent.commandTimeoutSeconds',
   /** Prices that replace or extend the built-in table (src/shared/pricing.ts). */
   pricingPrices: 'pricing.prices',
+  /** The trace store and the OTLP receiver (docs/traces.md). */
+  tracesRecordRuns: 'traces.recordRuns',
+  tracesSendToOpenAI: 'traces.sendToOpenAI',
+  tracesMaxSpans: 'traces.maxSpans',
+  tracesMaxAgeDays: 'traces.maxAgeDays',
+  tracesReceiverEnabled: 'traces.receiver.enabled',
+  tracesReceiverPort: 'traces.receiver.port',
+  tracesReceiverHost: 'traces.receiver.host',
 } as const;

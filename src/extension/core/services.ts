@@ -13,6 +13,7 @@ import type { AgentRunner } from '../runs/agentRunner';
 import type { SessionSearch } from '../search/sessionSearch';
 import type { SessionTreeProvider } from '../tree/sessionTree';
 import type { TreeNode } from '../tree/treeNodes';
+import type { TraceService } from '../traces/traceService';
 
 export interface Services {
   readonly context: vscode.ExtensionContext;
@@ -28,4 +29,6 @@ export interface Services {
   readonly compare: ComparePanels;
   readonly search: SessionSearch;
   readonly jsonDocuments: JsonDocuments;
+  /** The trace store, our runs' tracing and the OTLP receiver. */
+  readonly traces: TraceService;
 }

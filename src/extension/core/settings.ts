@@ -23,6 +23,13 @@ const fallback = {
   [Setting.agentCommandTimeoutSeconds]: 600 as number,
   // Unknown until validated: withOverrides() checks every entry.
   [Setting.pricingPrices]: {} as unknown,
+  [Setting.tracesRecordRuns]: true as boolean,
+  [Setting.tracesSendToOpenAI]: false as boolean,
+  [Setting.tracesMaxSpans]: 1_000_000 as number,
+  [Setting.tracesMaxAgeDays]: 30 as number,
+  [Setting.tracesReceiverEnabled]: false as boolean,
+  [Setting.tracesReceiverPort]: 4318 as number,
+  [Setting.tracesReceiverHost]: '127.0.0.1' as string,
 };
 
 export type SettingKey = keyof typeof fallback;

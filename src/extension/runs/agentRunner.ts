@@ -3,6 +3,7 @@ import { workerRunStore } from './workerRunStore';
 import * as vscode from 'vscode';
 import type { AgentConfig, ConfiguredAgent } from '../../agents/agentConfig';
 import type { RunInput } from '../../agents/runOptions';
+import type { RunTracingOptions } from '../../agents/runTracing';
 import { AgentsByModel, configForModel } from '../../agents/agentCache';
 import { API_KEY_SECRET_ID, resolveApiKey } from '../../agents/apiKey';
 import type { UserAgentModuleCache } from '../../agents/userAgentModule';
@@ -91,6 +92,8 @@ export class AgentRunner implements vscode.Disposable {
     private readonly secrets: vscode.SecretStorage,
     /** The agents a run can use, and the last run of each command. */
     readonly choices: AgentChoices,
+    /** How our runs are traced (traces/traceService.ts), read at each run: the setting may change. */
+    private readonly tracing: () => RunTracingOptions | undefined = () => undefined,
   ) {
     this.subscriptions.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -229,6 +232,7 @@ export class AgentRunner implements vscode.Disposable {
         runId,
         log,
         store: workerRunStore(this.registry.store),
+        tracing: this.tracing(),
       });
     } finally {
       this.runs.delete(runId);

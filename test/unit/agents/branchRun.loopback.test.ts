@@ -8,6 +8,7 @@ import { AdvancedSQLiteSession, openDatabase, type SqliteDatabase } from '../../
 import { createConfiguredAgent, type AgentConfig, type ConfiguredAgent } from '../../../src/agents/agentConfig';
 import { resolveApiKey } from '../../../src/agents/apiKey';
 import { runOnBranch, type RunOnBranchOptions } from '../../../src/agents/branchRun';
+import type { SpanRecord } from '../../../src/store/traces/spanRecord';
 import type { RunEvent, RunOutcome, RunFailedEvent, RunCompletedEvent } from '../../../src/shared/protocol/runEvents';
 import {
   closedPort,
@@ -257,6 +258,107 @@ describe('runOnBranch end to end (real SDK + openai client, loopback server)', f
       (await readBranch(dbPath, 'main')).usage.map((u) => [u.userTurnNumber, u.totalTokens]),
       [[4, server.replies[2]!.usage!.total_tokens]],
     );
+  });
+
+  it('traces the run into the trace store: its agent, each model request with the model and usage the server sent, its tools, a failed one marked; linked to the branch and turn it wrote', async () => {
+    await seedSession(dbPath, [
+      ['Hi', 'Hello!'],
+      ['Second', 'Sure.'],
+    ]);
+    const modulePath = writeAgentModule(
+      ws.dir,
+      'traced.js',
+      `exports.agent = new Agent({
+  name: 'Traced agent',
+  instructions: 'Use the tools.',
+  tools: [
+    tool({ name: 'lookup_capital', description: 'Capital', parameters: z.object({ country: z.string() }), execute: async () => 'Paris' }),
+    tool({ name: 'flaky_weather', description: 'Weather', parameters: z.object({}), execute: async () => { throw new Error('weather service down'); } }),
+  ],
+});`,
+    );
+    server.setScript((r) => {
+      const last = lastInput(r);
+      if (last.type === 'function_call_output') return { kind: 'text', text: 'Paris, weather unknown.' };
+      return {
+        kind: 'calls',
+        calls: [
+          { name: 'lookup_capital', arguments: { country: 'France' } },
+          { name: 'flaky_weather', arguments: {} },
+        ],
+      };
+    });
+    const stored: SpanRecord[][] = [];
+    const { outcome, log } = await run({
+      agent: await agentFor({ agentModule: modulePath }),
+      input: 'Capital and weather of France?',
+      fork: { fromTurn: 2, name: 'traced' },
+      tracing: { sink: async (records) => void stored.push(records) },
+    });
+    const done = completed(outcome);
+    assert.equal(stored.length, 1, 'one batch, after the run settled');
+    const records = stored[0]!;
+    const { branchId } = log.events[0] as { branchId: string };
+    assert.notEqual(branchId, 'main');
+    for (const r of records) assert.deepEqual(r.link, { sessionId: 's1', branchId, turnNumber: done.written.turn });
+    assert.equal(done.written.turn, 2);
+    const models = records.filter((r) => r.kind === 'model');
+    assert.deepEqual(
+      models.map((m) => [m.model, m.inputTokens, m.outputTokens, m.cachedTokens, m.reasoningTokens]),
+      server.replies.map((reply, i) => [
+        server.requests[i]!.body.model,
+        reply.usage!.input_tokens,
+        reply.usage!.output_tokens,
+        reply.usage!.input_tokens_details.cached_tokens,
+        reply.usage!.output_tokens_details.reasoning_tokens,
+      ]),
+    );
+    const tools = records.filter((r) => r.kind === 'tool').sort((a, b) => a.name.localeCompare(b.name));
+    assert.deepEqual(
+      tools.map((t) => [t.toolName, t.status]),
+      [
+        ['flaky_weather', 'error'],
+        ['lookup_capital', 'ok'],
+      ],
+    );
+    assert.match(tools[0]!.error ?? '', /tool/i);
+    // The SDK's nesting: the run, its agent, the agent's steps (one per model request), each step's request and tools.
+    const root = records.find((r) => r.parentSpanId === null)!;
+    assert.equal(root.name, 'Agent Session Inspector run');
+    const agent = records.find((r) => r.kind === 'agent')!;
+    assert.equal(agent.agentName, 'Traced agent');
+    assert.equal(agent.parentSpanId, root.spanId);
+    const steps = records.filter((r) => r.parentSpanId === agent.spanId);
+    assert.deepEqual(steps.map((r) => r.name).sort(), ['step 1 (Traced agent)', 'step 2 (Traced agent)']);
+    for (const m of models)
+      assert.ok(
+        steps.some((st) => st.spanId === m.parentSpanId),
+        `${m.name} under a step`,
+      );
+    for (const r of records) {
+      assert.match(r.traceId, /^[0-9a-f]{32}$/);
+      assert.match(r.spanId, /^[0-9a-f]{16}$/);
+      assert.ok(r.startUs <= r.endUs);
+      if (r !== root) assert.ok(r.parentSpanId, `${r.name} has a parent`);
+    }
+    // Nothing of the conversation in the trace: it is in the session file already.
+    assert.ok(!JSON.stringify(records).includes('Capital and weather'), 'no prompt text in the spans');
+  });
+
+  it('a trace store that cannot take the spans leaves the run completed, and says so in the log', async () => {
+    await seedSession(dbPath, [['Hi', 'Hello!']]);
+    const lines: string[] = [];
+    const { outcome } = await run({
+      input: 'Again?',
+      log: (line) => lines.push(line),
+      tracing: {
+        sink: async () => {
+          throw new Error('database is locked');
+        },
+      },
+    });
+    assert.equal(completed(outcome).written.turn, 2);
+    assert.deepEqual(lines, ["The run's trace could not be stored: database is locked"]);
   });
 
   it('runs a tool round trip with an agent from a workspace module (its tool, our client)', async () => {

@@ -1,0 +1,79 @@
+/**
+ * The trace commands: start and stop the OTLP receiver, import OTLP JSON files, clear a session's traces
+ * (docs/traces.md). Arguments let tests skip the dialogs: a list of paths for the import, `true` to confirm a clear.
+ */
+import * as vscode from 'vscode';
+import { arg } from '../core/commandArgs';
+import { command, type CommandsOf } from '../core/commandTable';
+import { pickSession } from '../core/pickers';
+import type { Services } from '../core/services';
+import { UserFacingError } from '../core/userError';
+import { OtlpReceiverError } from '../../store/traces/otlpReceiver';
+
+async function startReceiver(s: Services, options: unknown): Promise<string> {
+  // `{ port }` from a caller (a test asks for a free port with 0); the settings' port otherwise.
+  const port = typeof (options as { port?: unknown } | undefined)?.port === 'number' ? (options as { port: number }).port : undefined;
+  try {
+    const url = await s.traces.startReceiver({ port });
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t("Receiving OTLP traces at {0}. Point your agent's exporter there (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT).", url),
+    );
+    return url;
+  } catch (err) {
+    if (err instanceof OtlpReceiverError) throw new UserFacingError(err.message);
+    throw err;
+  }
+}
+
+async function importTraces(s: Services, given: unknown): Promise<number> {
+  let paths = Array.isArray(given) && given.every((p) => typeof p === 'string') ? (given as string[]) : undefined;
+  if (!paths) {
+    const picked = await vscode.window.showOpenDialog({
+      canSelectMany: true,
+      title: vscode.l10n.t('Import OTLP Traces'),
+      filters: { [vscode.l10n.t('OTLP JSON')]: ['json'] },
+    });
+    if (!picked) return 0;
+    paths = picked.map((u) => u.fsPath);
+  }
+  const results = await s.traces.importFiles(paths);
+  const spans = results.reduce((n, r) => n + r.spans, 0);
+  const rejected = results.reduce((n, r) => n + r.rejected, 0);
+  void vscode.window.showInformationMessage(
+    rejected > 0
+      ? vscode.l10n.t('Imported {0} spans; {1} were rejected: {2}', spans, rejected, results.flatMap((r) => r.reasons).join('; '))
+      : vscode.l10n.t('Imported {0} spans.', spans),
+  );
+  return spans;
+}
+
+async function clearSessionTraces(s: Services, node: unknown, confirmed: boolean): Promise<number | undefined> {
+  const target =
+    node && typeof node === 'object' && typeof (node as { sessionId?: unknown }).sessionId === 'string'
+      ? (node as { sessionId: string })
+      : await pickSession(s.registry);
+  if (!target) return undefined;
+  if (!confirmed) {
+    const clear = vscode.l10n.t('Clear Traces');
+    const answer = await vscode.window.showWarningMessage(
+      vscode.l10n.t('Remove every trace recorded for session {0}? The session itself is not touched.', target.sessionId),
+      { modal: true },
+      clear,
+    );
+    if (answer !== clear) return undefined;
+  }
+  const removed = await s.traces.clearSession(target.sessionId);
+  void vscode.window.showInformationMessage(vscode.l10n.t('Removed {0} spans of session {1}.', removed, target.sessionId));
+  return removed;
+}
+
+export function traceCommands(s: Services): CommandsOf<'startTraceReceiver' | 'stopTraceReceiver' | 'importTraces' | 'clearSessionTraces'> {
+  return {
+    startTraceReceiver: command(vscode.l10n.t('Start OTLP Trace Receiver'), [arg.any], (options) => startReceiver(s, options)),
+    stopTraceReceiver: command(vscode.l10n.t('Stop OTLP Trace Receiver'), [], () => s.traces.stopReceiver()),
+    importTraces: command(vscode.l10n.t('Import OTLP Traces'), [arg.any], (paths) => importTraces(s, paths)),
+    clearSessionTraces: command(vscode.l10n.t('Clear Traces of Session'), [arg.any, arg.flag], (node, confirmed) =>
+      clearSessionTraces(s, node, confirmed),
+    ),
+  };
+}

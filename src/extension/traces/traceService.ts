@@ -1,0 +1,171 @@
+/**
+ * The extension's traces (docs/traces.md): one trace store in the extension's global storage — never a session file —
+ * held by the store worker, so decoding, storing and reading spans never run on the host's thread. Our runs record
+ * into it (`agentSessions.traces.recordRuns`), the OTLP receiver feeds it when the user starts it (loopback, port
+ * 4318 by default), OTLP JSON files can be imported, a session's traces cleared. Retention
+ * (`agentSessions.traces.maxSpans`, `maxAgeDays`) is applied when the store opens and every hour.
+ */
+import { mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { RunTracingOptions } from '../../agents/runTracing';
+import { OtlpReceiver, type BatchInfo } from '../../store/traces/otlpReceiver';
+import type { SpanRecord } from '../../store/traces/spanRecord';
+import type { IngestResult } from '../../store/traces/traceStore';
+import type { StoreClient, WorkerTraceStore } from '../../store/worker/storeClient';
+import { Setting } from '../core/contributions';
+import { affectsSetting, setting } from '../core/settings';
+
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+export class TraceService implements vscode.Disposable {
+  private store: Promise<WorkerTraceStore> | undefined;
+  private receiver: OtlpReceiver | undefined;
+  private readonly subscriptions: vscode.Disposable[] = [];
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires when spans were stored or removed (a view showing a timeline reloads it). */
+  readonly onDidChange = this.changed.event;
+  private pruneTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly client: StoreClient,
+    /** The folder the store lives in (the extension's global storage). */
+    private readonly folder: string,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.subscriptions.push(
+      this.changed,
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (
+          affectsSetting(e, Setting.tracesReceiverEnabled) ||
+          affectsSetting(e, Setting.tracesReceiverPort) ||
+          affectsSetting(e, Setting.tracesReceiverHost)
+        )
+          void this.applyReceiverSetting();
+      }),
+    );
+  }
+
+  /** Where the trace store is. */
+  get path(): string {
+    return join(this.folder, 'traces.db');
+  }
+
+  /** The receiver's address while it runs. */
+  get receiverUrl(): string | undefined {
+    return this.receiver?.url;
+  }
+
+  /** The store, opened on first use (and pruned then). */
+  traces(): Promise<WorkerTraceStore> {
+    this.store ??= (async () => {
+      mkdirSync(this.folder, { recursive: true });
+      const store = await this.client.openTraceStore(this.path);
+      await this.prune(store);
+      this.pruneTimer = setInterval(() => void this.prune(store), PRUNE_EVERY_MS);
+      this.pruneTimer.unref?.();
+      return store;
+    })();
+    // A store that failed to open is tried again next time (the folder may have become writable).
+    this.store.catch(() => (this.store = undefined));
+    return this.store;
+  }
+
+  private async prune(store: WorkerTraceStore): Promise<void> {
+    try {
+      const removed = await store.call('prune', {
+        maxSpans: setting(Setting.tracesMaxSpans),
+        maxAgeDays: setting(Setting.tracesMaxAgeDays),
+      });
+      if (removed > 0) this.log.info(`Traces: removed ${removed} old spans (agentSessions.traces.maxSpans / maxAgeDays).`);
+    } catch (err) {
+      this.log.warn(`Traces: retention could not be applied: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** How a run is traced: into this store, unless the user turned recording off. */
+  runTracing(): RunTracingOptions | undefined {
+    if (!setting(Setting.tracesRecordRuns)) return undefined;
+    return {
+      sink: async (records: SpanRecord[]) => {
+        await (await this.traces()).call('addSpans', records);
+        this.changed.fire();
+      },
+      sendToOpenAI: setting(Setting.tracesSendToOpenAI),
+    };
+  }
+
+  /**
+   * Starts the OTLP receiver at the settings' address, or `port` (a no-op when it runs); fails with
+   * `OtlpReceiverError` when the port is taken.
+   */
+  async startReceiver(options: { port?: number; onBatch?: (b: BatchInfo) => void } = {}): Promise<string> {
+    if (this.receiver) return this.receiver.url;
+    const store = await this.traces();
+    const onBatch = options.onBatch;
+    this.receiver = await OtlpReceiver.start({
+      host: setting(Setting.tracesReceiverHost),
+      port: options.port ?? setting(Setting.tracesReceiverPort),
+      ingest: async (body, format): Promise<IngestResult> => {
+        const result = await store.call('ingestOtlp', body, format, 'otlp');
+        if (result.spans > 0) this.changed.fire();
+        return result;
+      },
+      onBatch: (b) => {
+        if (b.status !== 200) this.log.warn(`OTLP receiver: refused a request (${b.status}): ${b.error ?? ''}`);
+        else if (b.rejected > 0) this.log.warn(`OTLP receiver: ${b.rejected} spans rejected: ${b.reasons.join('; ')}`);
+        onBatch?.(b);
+      },
+    });
+    this.log.info(`OTLP receiver: listening at ${this.receiver.url}, storing into ${this.path}.`);
+    return this.receiver.url;
+  }
+
+  async stopReceiver(): Promise<boolean> {
+    const r = this.receiver;
+    this.receiver = undefined;
+    if (!r) return false;
+    await r.close();
+    this.log.info('OTLP receiver: stopped.');
+    return true;
+  }
+
+  /** Follows `agentSessions.traces.receiver.enabled`: at start-up and when it changes. */
+  async applyReceiverSetting(): Promise<void> {
+    if (setting(Setting.tracesReceiverEnabled)) await this.startOrReport();
+    else await this.stopReceiver();
+  }
+
+  private async startOrReport(): Promise<void> {
+    try {
+      await this.startReceiver();
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.log.error(`OTLP receiver: ${message}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('The OTLP trace receiver could not start: {0}', message));
+    }
+  }
+
+  /** Adds OTLP JSON files (an exporter's output, `traces export`) to the store. */
+  async importFiles(paths: readonly string[]): Promise<IngestResult[]> {
+    const store = await this.traces();
+    const results: IngestResult[] = [];
+    for (const path of paths) results.push(await store.call('ingestOtlp', await readFile(path), 'json', 'import'));
+    this.changed.fire();
+    return results;
+  }
+
+  /** Removes one session's traces; how many spans went. */
+  async clearSession(sessionId: string): Promise<number> {
+    const removed = await (await this.traces()).call('clearSession', sessionId);
+    this.changed.fire();
+    return removed;
+  }
+
+  dispose(): void {
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
+    void this.stopReceiver();
+    for (const s of this.subscriptions) s.dispose();
+  }
+}
