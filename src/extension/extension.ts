@@ -32,6 +32,7 @@ import type { TreeNode } from './tree/treeNodes';
 import { exportConversation, transferCommands } from './transfer/transferCommands';
 import { traceCommands } from './traces/traceCommands';
 import { TraceService } from './traces/traceService';
+import { turnTimeline } from './traces/turnTimeline';
 
 /** What `activate` returns: used by the integration tests to read the tree and follow failures. */
 export interface AgentSessionsApi {
@@ -101,6 +102,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
         ),
       )) !== undefined,
     openAsJson: async (ref) => (await reported(CommandId.openAsJson, () => openAsJson(jsonDocuments, ref))) !== undefined,
+    turnTimeline: (target, branchId, turn, reader) => turnTimeline(reader, traces, target.sessionId, branchId, turn),
   };
   const panels = new ConversationPanels(registry, runner, context.extensionUri, actions, pricing);
   const compare = new ComparePanels({

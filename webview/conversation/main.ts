@@ -246,6 +246,8 @@ function renderDetail(): void {
     copy: async (turn, sequenceNumber, part) =>
       (await request('content/copy', { ref: { branchId: model.branchId, turn, sequenceNumber }, part })).copied,
     openJson: (turn, sequenceNumber) => openJson(turn, sequenceNumber),
+    // A shared turn's spans are linked to the branch that ran it.
+    timeline: (turn) => request('turn/timeline', { branchId: turn.sharedFrom ?? model.branchId, turn: turn.turn }),
   });
   searchBar.itemsDrawn(model.selectedTurn?.turn ?? null);
 }

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { LATEST_WINS, type ContentRef, type HostMessage } from '../../shared/protocol/conversation';
 import type { CompareTarget } from '../../shared/protocol/compareViews';
 import type { ChangeKind } from '../../shared/protocol/envelope';
-import type { RevealView, SessionView } from '../../shared/protocol/conversationViews';
+import type { RevealView, SessionView, TimelineView } from '../../shared/protocol/conversationViews';
 import type { BranchNode, SessionReader } from '../../store';
 import { noticeKinds, sameDatabaseState, type DatabaseState } from '../core/changeNotices';
 import { itemView, sessionView, tables, turnPage } from './conversationData';
@@ -44,6 +44,8 @@ export interface ConversationActions {
   exportConversation(target: SessionRef, branchId: string | null): Promise<boolean>;
   /** Opens a branch, turn or item as JSON in a read-only tab; false when it could not (the user was told why). */
   openAsJson(ref: SessionRef & ContentRef): Promise<boolean>;
+  /** A turn's timeline from the trace store (traces/turnTimeline.ts); `reader` reads the turn's times. */
+  turnTimeline(target: SessionRef, branchId: string, turn: number, reader: Pick<SessionReader, 'getTurnsPage'>): Promise<TimelineView>;
 }
 
 /** What a panel shows; also its persisted state, so a window reload restores it. */
@@ -245,6 +247,7 @@ class ConversationPanel extends PanelHost<HostMessage> {
       return turnPage(db, this.target.sessionId, p, await this.branches(db));
     },
     'turn/items': async (p) => (await this.db().getTurnItems(this.target.sessionId, p.branchId, p.turn)).map(itemView),
+    'turn/timeline': (p) => this.actions.turnTimeline(this.target, p.branchId, p.turn, this.db()),
     'tables/get': async (p) => {
       const db = this.db();
       const view = await tables(db, this.target.sessionId, p.branchId, await this.branches(db), p.usage);

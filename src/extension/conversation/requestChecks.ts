@@ -33,6 +33,7 @@ export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['param
       error: 'must be null when beforeTurn is given',
     }),
   'turn/items': z.object({ branchId: str, turn: int }),
+  'turn/timeline': z.object({ branchId: str, turn: int }),
   'tables/get': z.object({
     branchId: z.string({ error: 'must be a string or null' }).nullable(),
     usage: z.object(

@@ -7,7 +7,16 @@ import type { EnvelopeMessage } from './envelope';
 import type { RunEvent } from './runEvents';
 import type { AgentChoicesView } from '../agentChoices';
 import type { WhatIfModelsView, WhatIfStartedView } from '../whatIfModels';
-import type { ItemView, RevealView, SessionView, TablesView, ToolsView, TurnPageView, UsageWindow } from './conversationViews';
+import type {
+  ItemView,
+  RevealView,
+  SessionView,
+  TablesView,
+  TimelineView,
+  ToolsView,
+  TurnPageView,
+  UsageWindow,
+} from './conversationViews';
 
 /** Requests the webview makes, with their parameters and results. */
 export interface Requests {
@@ -21,6 +30,11 @@ export interface Requests {
    */
   'turns/get': { params: { branchId: string; afterTurn: number | null; beforeTurn?: number | null; limit: number }; result: TurnPageView };
   'turn/items': { params: { branchId: string; turn: number }; result: ItemView[] };
+  /**
+   * Where a turn's time went: the spans of the traces linked to it (docs/traces.md). `branchId` is the branch that ran
+   * the turn (a shared turn's `sharedFrom`).
+   */
+  'turn/timeline': { params: { branchId: string; turn: number }; result: TimelineView };
   /** The tables of a branch (null: the session): one page of usage rows as `usage` asks, totals, tool totals. */
   'tables/get': { params: { branchId: string | null; usage: UsageWindow }; result: TablesView };
   /** The tool totals of a branch (null: the session), for the Tools tab, whose scope is its own. */

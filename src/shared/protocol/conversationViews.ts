@@ -184,3 +184,51 @@ export interface RevealView {
   /** null: no particular turn. */
   turn: number | null;
 }
+
+/** What a span was, as the timeline draws it (src/store/traces/spanRecord.ts' kinds). */
+export type TimelineSpanKind = 'agent' | 'model' | 'tool' | 'handoff' | 'guardrail' | 'mcp' | 'other';
+
+/** One span of a turn's timeline; times in milliseconds from the turn's first span. */
+export interface TimelineSpanView {
+  spanId: string;
+  traceId: string;
+  /** Null for a trace's root, and for a span whose parent is not in the store (it is drawn as a root). */
+  parentSpanId: string | null;
+  name: string;
+  kind: TimelineSpanKind;
+  startMs: number;
+  durationMs: number;
+  status: 'ok' | 'error' | 'unset';
+  error: string | null;
+  model: string | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  toolName: string | null;
+  agentName: string | null;
+  /** Where it came from: the extension's run, an agent command, the OTLP receiver, an imported file. */
+  source: string;
+  /** Its attributes as text (at most `TIMELINE_ATTRIBUTES`, each value cut to `TIMELINE_VALUE_CHARS`). */
+  attributes: [string, string][];
+  /** Something of it was cut when it was stored (docs/traces.md, "Limits"). */
+  truncated: boolean;
+}
+
+/** Caps on what one span carries to the view. */
+export const TIMELINE_ATTRIBUTES = 64;
+export const TIMELINE_VALUE_CHARS = 400;
+/** The most spans one timeline shows (a turn with more says how many were left out). */
+export const TIMELINE_MAX_SPANS = 2000;
+
+/** A turn's timeline (`turn/timeline`). */
+export interface TimelineView {
+  /** `ok`: spans below; `none`: no trace is linked to the turn; `off`: traces are not available in this host. */
+  state: 'ok' | 'none' | 'off';
+  spans: TimelineSpanView[];
+  /** Spans beyond `TIMELINE_MAX_SPANS`, not sent. */
+  omitted: number;
+  traces: number;
+  /** From the first span's start to the last one's end. */
+  totalMs: number;
+  /** Model requests in the turn. */
+  requests: number;
+}

@@ -3,7 +3,8 @@ import { displayType, isMessageItem, isRecord, messageText, outputText, prettyJs
 import type { CopyPart } from '../../../src/shared/protocol/conversation';
 import { itemTitle } from '../../../src/shared/itemTitles';
 import { builtinToolView, outputImages, pairToolItems, pairedToolName, toolRole, type ToolItemView } from '../../../src/shared/toolItems';
-import type { ItemView, TurnView } from '../../../src/shared/protocol/conversationViews';
+import type { ItemView, TimelineView, TurnView } from '../../../src/shared/protocol/conversationViews';
+import { renderTimeline } from './timeline';
 import { el, replaceChildren } from '../../shared/dom';
 import { FORM_CLOSED_EVENT } from '../logic/detailRedraw';
 import { turnLabel } from '../logic/itemCount';
@@ -24,6 +25,36 @@ export interface TurnDetailCallbacks {
   copy(turn: number, sequenceNumber: number | null, part: CopyPart): Promise<boolean>;
   /** Opens an item (or the turn, null) as JSON in an editor tab. */
   openJson(turn: number, sequenceNumber: number | null): void;
+  /** The turn's timeline from the trace store (asked for when the Timeline section is opened). */
+  timeline(turn: TurnView): Promise<TimelineView>;
+}
+
+/** Whether the user keeps the Timeline open: the next turn shown opens it too. */
+let timelineOpen = false;
+
+/** The Timeline section of a turn: closed until asked for, then loaded and drawn (components/timeline.ts). */
+function timelineSection(turn: TurnView, cb: TurnDetailCallbacks): HTMLElement {
+  const body = el('div', { class: 'timeline-body' });
+  const section = el('details', { class: 'timeline-section' }, el('summary', {}, t('Timeline')), body);
+  let loaded = false;
+  const load = (): void => {
+    if (loaded) return;
+    loaded = true;
+    renderTimeline(body, undefined);
+    cb.timeline(turn).then(
+      (view) => renderTimeline(body, view),
+      (err: unknown) => {
+        loaded = false;
+        renderTimeline(body, err instanceof Error ? err.message : String(err));
+      },
+    );
+  };
+  section.addEventListener('toggle', () => {
+    timelineOpen = section.open;
+    if (section.open) load();
+  });
+  if (timelineOpen) section.open = true;
+  return section;
 }
 
 function collapsible(text: string, cls = 'output'): HTMLElement {
@@ -270,7 +301,7 @@ export function renderTurnDetail(
       openJsonButton(() => cb.openJson(turn.turn, null), t('Open Turn as JSON')),
     ),
   );
-  replaceChildren(container, title, list);
+  replaceChildren(container, title, turn.turn === 0 ? null : timelineSection(turn, cb), list);
 }
 
 /** Whether an inline form (Branch here, Edit and resend, Retry with models) is open in `container`. */

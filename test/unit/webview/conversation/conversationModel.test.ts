@@ -71,6 +71,7 @@ class TestHost {
       }),
     'turns/get': (p) => turnPage(this.db, SESSION, p),
     'turn/items': (p) => this.db.getTurnItems(SESSION, p.branchId, p.turn).map(itemView),
+    'turn/timeline': () => ({ state: 'off', spans: [], omitted: 0, traces: 0, totalMs: 0, requests: 0 }),
     'tables/get': (p) => tables(this.db, SESSION, p.branchId, this.db.getBranchTree(SESSION), p.usage),
     'tools/get': (p) => toolsView(this.db, SESSION, p.branchId),
     'pricing/choose': () => assert.fail('not in these tests'),
