@@ -12,7 +12,7 @@
  * Replace `buildAgent` with your agent. Everything else is the protocol and can stay as it is.
  */
 import { randomUUID } from 'node:crypto';
-import { Agent, Runner, tool } from '@openai/agents';
+import { Agent, Runner, setTraceProcessors, tool } from '@openai/agents';
 import { EventType } from '@ag-ui/core';
 import { AdvancedSQLiteSession } from '@agent-session-inspector/store';
 import { z } from 'zod';
@@ -37,6 +37,29 @@ function buildAgent(model) {
 function emit(type, fields = {}) {
   process.stdout.write(`${JSON.stringify({ type, timestamp: Date.now(), ...fields })}\n`);
 }
+
+/**
+ * The run's spans for the extension's Timeline (docs/traces.md): each span as the SDK exports it, in a CUSTOM event
+ * when it ends. A model request's export leaves out the response, so its model and usage are added. This replaces
+ * the SDK's default processor, which would send the trace to OpenAI's dashboard; add it back beside this one if you
+ * want that too.
+ */
+setTraceProcessors([
+  {
+    async onTraceStart() {},
+    async onTraceEnd() {},
+    async onSpanStart() {},
+    async onSpanEnd(span) {
+      const json = span.toJSON();
+      if (!json) return;
+      const response = span.spanData?._response;
+      if (response) json.span_data = { ...json.span_data, model: response.model, usage: response.usage };
+      emit(EventType.CUSTOM, { name: 'agent-sessions.spans', value: { spans: [json] } });
+    },
+    async shutdown() {},
+    async forceFlush() {},
+  },
+]);
 
 async function readStdin() {
   let text = '';

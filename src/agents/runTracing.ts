@@ -3,10 +3,7 @@
  * processor of ours as the only one — nothing is sent to OpenAI's traces dashboard unless the user opts in — which
  * keeps the spans of the traces our runs started and, when a run has settled and its turn is known, hands them to the
  * trace store as records linked exactly to the session, branch and turn.
- *
- * Kept from each span: its timing, parent, error, and what the timeline shows (the agent, the model and usage of a
- * model request, the tool, the handoff's agents, a guardrail's verdict). Prompts and outputs (the SDK's sensitive
- * data) are not kept: they are in the session file already.
+ * sdkSpans.ts says what is kept of each span.
  */
 import {
   BatchTraceProcessor,
@@ -20,7 +17,7 @@ import {
   type TracingProcessor,
 } from '@openai/agents';
 import type { SpanRecord, TraceLink } from '../store/traces/spanRecord';
-import type { Attributes } from '../store/traces/otlpSpans';
+import { sdkSpanRecord, type SdkSpanJson } from './sdkSpans';
 
 /** Where a run's records go (the extension: the store worker's trace store). */
 export type TraceSink = (records: SpanRecord[]) => Promise<unknown>;
@@ -83,148 +80,18 @@ export function startRunTrace(options: RunTracingOptions): RunTrace {
   install(options.sendToOpenAI === true);
   const traceId = generateTraceId();
   collector.watch(traceId);
-  return { traceId, finish: (link) => collector.take(traceId).map((s) => sdkSpanRecord(s, link)) };
+  return { traceId, finish: (link) => collector.take(traceId).map((s) => sdkSpanRecord(spanJson(s), link)) };
 }
 
-/** The SDK's ids → OTLP's: its trace id is `trace_` + 32 hex digits; its span ids `span_` + 24, of which 16 are kept. */
-export function otlpTraceId(sdkId: string): string {
-  const hex = sdkId.replace(/^trace_/, '').toLowerCase();
-  return /^[0-9a-f]{32}$/.test(hex) ? hex : hex.padStart(32, '0').slice(-32);
-}
-export function otlpSpanId(sdkId: string): string {
-  const hex = sdkId.replace(/^span_/, '').toLowerCase();
-  return hex.padStart(16, '0').slice(-16);
-}
-
-const micros = (iso: string | null, fallback: number): number => {
-  const ms = iso ? Date.parse(iso) : NaN;
-  return Number.isFinite(ms) ? ms * 1000 : fallback;
-};
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-
-/** What a model request's response says: the model, and the usage in the Responses API's shape. */
-function responseFacts(response: unknown): Pick<SpanRecord, 'model' | 'inputTokens' | 'outputTokens' | 'cachedTokens' | 'reasoningTokens'> {
-  const r = (response ?? {}) as {
-    model?: unknown;
-    usage?: {
-      input_tokens?: unknown;
-      output_tokens?: unknown;
-      input_tokens_details?: { cached_tokens?: unknown };
-      output_tokens_details?: { reasoning_tokens?: unknown };
-    };
-  };
+/** A live span as the SDKs export one (the getters; `toJSON` leaves out data an exporter should not send). */
+function spanJson(span: AnySpan): SdkSpanJson {
   return {
-    model: typeof r.model === 'string' ? r.model : null,
-    inputTokens: num(r.usage?.input_tokens),
-    outputTokens: num(r.usage?.output_tokens),
-    cachedTokens: num(r.usage?.input_tokens_details?.cached_tokens),
-    reasoningTokens: num(r.usage?.output_tokens_details?.reasoning_tokens),
-  };
-}
-
-/** An SDK span → a record of the trace store, linked to the run's session, branch and turn. */
-export function sdkSpanRecord(span: AnySpan, link: TraceLink): SpanRecord {
-  const data = span.spanData;
-  const now = Date.now() * 1000;
-  const startUs = micros(span.startedAt, now);
-  const endUs = Math.max(startUs, micros(span.endedAt, startUs));
-  const attributes: Attributes = {
-    'openai.agents.span_type': data.type,
-    'openai.agents.trace_id': span.traceId,
-    'openai.agents.span_id': span.spanId,
-  };
-  const base = {
-    model: null as string | null,
-    inputTokens: null as number | null,
-    outputTokens: null as number | null,
-    cachedTokens: null as number | null,
-    reasoningTokens: null as number | null,
-    toolName: null as string | null,
-    agentName: null as string | null,
-  };
-  let kind: SpanRecord['kind'] = 'other';
-  let name: string = data.type;
-  let error = span.error ? span.error.message : null;
-  switch (data.type) {
-    case 'agent':
-      kind = 'agent';
-      name = `agent ${data.name}`;
-      base.agentName = data.name;
-      break;
-    case 'response':
-      kind = 'model';
-      Object.assign(base, responseFacts(data._response));
-      name = base.model ? `response ${base.model}` : 'response';
-      if (data.response_id) attributes['gen_ai.response.id'] = data.response_id;
-      break;
-    case 'generation': {
-      kind = 'model';
-      const usage = data.usage ?? {};
-      base.model = data.model ?? null;
-      base.inputTokens = num(usage.input_tokens);
-      base.outputTokens = num(usage.output_tokens);
-      name = data.model ? `generation ${data.model}` : 'generation';
-      break;
-    }
-    case 'function':
-      kind = data.mcp_data ? 'mcp' : 'tool';
-      name = data.name;
-      base.toolName = data.name;
-      break;
-    case 'handoff':
-      kind = 'handoff';
-      name = `handoff ${data.from_agent ?? '?'} → ${data.to_agent ?? '?'}`;
-      base.agentName = data.to_agent ?? null;
-      if (data.from_agent) attributes['handoff.from_agent'] = data.from_agent;
-      if (data.to_agent) attributes['handoff.to_agent'] = data.to_agent;
-      break;
-    case 'guardrail':
-      kind = 'guardrail';
-      name = data.name;
-      attributes['guardrail.triggered'] = data.triggered;
-      // A tripped guardrail stops the run: the timeline marks it as the step that failed.
-      if (data.triggered) error ??= `guardrail ${data.name} tripped`;
-      break;
-    case 'mcp_tools':
-      kind = 'mcp';
-      name = `list tools ${data.server ?? ''}`.trim();
-      break;
-    case 'custom':
-    case 'task':
-      name = data.name;
-      break;
-    case 'transcription':
-    case 'speech':
-    case 'speech_group':
-      // Voice pipelines: the model when the SDK says which.
-      base.model = 'model' in data && typeof data.model === 'string' ? data.model : null;
-      break;
-    case 'turn':
-      // The SDK's "turn" is one pass of its loop (a model request and the tools it called), not a conversation's
-      // turn: "step" keeps the timeline from calling two different things turns.
-      name = `step ${data.turn} (${data.agent_name})`;
-      base.agentName = data.agent_name;
-      attributes['openai.agents.turn'] = data.turn;
-      break;
-  }
-  return {
-    traceId: otlpTraceId(span.traceId),
-    spanId: otlpSpanId(span.spanId),
-    parentSpanId: span.parentId ? otlpSpanId(span.parentId) : null,
-    name,
-    kind,
-    spanKind: kind === 'model' ? 3 : 1,
-    startUs,
-    endUs,
-    status: error ? 'error' : 'ok',
-    error,
-    ...base,
-    link,
-    source: 'extension',
-    service: 'agent-session-inspector',
-    attributes,
-    resource: { 'service.name': 'agent-session-inspector' },
-    events: [],
-    truncated: false,
+    id: span.spanId,
+    trace_id: span.traceId,
+    parent_id: span.parentId,
+    started_at: span.startedAt,
+    ended_at: span.endedAt,
+    span_data: span.spanData as unknown as Record<string, unknown>,
+    error: span.error,
   };
 }

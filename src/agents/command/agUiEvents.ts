@@ -10,6 +10,11 @@ import { itemAddedEvent, type RunEvent, type RunUsageView } from '../../shared/p
 /** The CUSTOM event names of ours (docs/agent-command.md §4). */
 export const USAGE_EVENT = 'agent-sessions.usage';
 export const ITEM_EVENT = 'agent-sessions.item';
+/** Spans of the run (docs/traces.md, "Sources"): the agents SDK's exported spans, or an OTLP JSON export. */
+export const SPANS_EVENT = 'agent-sessions.spans';
+export const OTLP_EVENT = 'agent-sessions.otlp';
+/** The most spans one run may send; the rest are dropped (and counted), so a runaway command cannot fill memory. */
+export const MAX_RUN_SPANS = 10_000;
 
 type Emit = (event: RunEvent) => void;
 
@@ -25,6 +30,12 @@ export class AgUiTranslator {
   /** Lines that were not valid AG-UI events; the first few kept for the log. */
   invalid = 0;
   readonly invalidSamples: string[] = [];
+  /** The SDK spans the run sent (`agent-sessions.spans`), at most `MAX_RUN_SPANS` with the OTLP ones. */
+  readonly sdkSpans: unknown[] = [];
+  /** The OTLP exports the run sent (`agent-sessions.otlp`). */
+  readonly otlp: unknown[] = [];
+  /** Spans beyond `MAX_RUN_SPANS`, dropped. */
+  droppedSpans = 0;
   private readonly toolCalls = new Map<string, { name: string; args: string; parentMessageId?: string }>();
   private readonly toolNames = new Map<string, string>();
 
@@ -121,6 +132,17 @@ export class AgUiTranslator {
           if (usage) this.usage = usage;
         } else if (e.name === ITEM_EVENT && typeof e.value === 'object' && e.value !== null) {
           this.emit(itemAddedEvent(runId, e.value as Record<string, unknown>));
+        } else if (e.name === SPANS_EVENT) {
+          // `{ "spans": [...] }`, an array of spans, or one span.
+          const v = e.value as { spans?: unknown } | unknown[] | null;
+          const spans = Array.isArray(v) ? v : v && typeof v === 'object' && Array.isArray(v.spans) ? v.spans : v ? [v] : [];
+          for (const span of spans) {
+            if (this.sdkSpans.length + this.otlp.length >= MAX_RUN_SPANS) this.droppedSpans++;
+            else this.sdkSpans.push(span);
+          }
+        } else if (e.name === OTLP_EVENT && typeof e.value === 'object' && e.value !== null) {
+          if (this.sdkSpans.length + this.otlp.length >= MAX_RUN_SPANS) this.droppedSpans++;
+          else this.otlp.push(e.value);
         }
         return;
       default:

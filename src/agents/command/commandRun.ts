@@ -10,6 +10,8 @@ import { resolve } from 'node:path';
 import type { AgentInputItem } from '@openai/agents';
 import { BranchError, type TableNames, type WriteMark, type WritesByBranch } from '../../store';
 import type { CommandEndView, RunEvent, RunOutcome, RunUsageView } from '../../shared/protocol/runEvents';
+import type { SpanRecord } from '../../store/traces/spanRecord';
+import { commandSpanRecords } from './commandSpans';
 import { errorMessage } from '../../shared/errorMessage';
 import { runValueText } from '../../shared/itemText';
 import { storeFailure } from '../storeFailures';
@@ -17,7 +19,7 @@ import { problemLogger, settleBranch } from '../runPersistence';
 import { RunReporter } from '../runReporter';
 import { branchesOfRunsSince, busyMessage, noteRunBranch, releaseRunLock, runLockKey, takeRunLock } from '../runLocks';
 import { Produced, persistenceView, usageView } from '../runSummary';
-import { AgUiTranslator } from './agUiEvents';
+import { AgUiTranslator, MAX_RUN_SPANS } from './agUiEvents';
 import { buildCommandInput } from './commandInput';
 import { runCommandProcess } from './commandProcess';
 import { runOverHttp } from './sseTransport';
@@ -63,6 +65,8 @@ export interface CommandRunOptions {
   busyTimeoutMs?: number;
   /** Where the run's session lives: this thread by default; the extension's store worker (../runSession.ts). */
   store?: RunStore;
+  /** Where the spans the command sends go (the trace store); without it they are ignored. */
+  tracing?: { sink: (records: SpanRecord[]) => Promise<unknown> };
 }
 
 /** How the agent's side of the run ended. */
@@ -161,7 +165,7 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
     });
     try {
       const end = await runAgent(options, reporter, translator, input);
-      return await settle({
+      const outcome = await settle({
         options,
         reporter,
         session,
@@ -175,11 +179,41 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
         end,
         storeProblems,
       });
+      await storeCommandSpans(options, reporter, translator, outcome);
+      return outcome;
     } finally {
       endSpan();
     }
   } finally {
     await session.close();
+  }
+}
+
+/**
+ * The spans the command sent, into the trace store, linked to the branch it ran on and the turn it wrote. A store that
+ * cannot take them, or values that are not spans, are logged: the run's outcome stands.
+ */
+async function storeCommandSpans(
+  options: CommandRunOptions,
+  reporter: RunReporter,
+  translator: AgUiTranslator,
+  outcome: RunOutcome,
+): Promise<void> {
+  if (!options.tracing || translator.sdkSpans.length + translator.otlp.length === 0) return;
+  const { records, rejected } = commandSpanRecords(translator.sdkSpans, translator.otlp, {
+    sessionId: options.sessionId,
+    branchId: reporter.branchId,
+    turnNumber: outcome.written.turn,
+  });
+  if (rejected.length > 0)
+    reporter.log(`${describe(options.agent)} sent ${rejected.length} span value(s) that were left out: ${rejected.slice(0, 3).join('; ')}`);
+  if (translator.droppedSpans > 0)
+    reporter.log(`${describe(options.agent)} sent more than ${MAX_RUN_SPANS} spans; ${translator.droppedSpans} were left out.`);
+  if (records.length === 0) return;
+  try {
+    await options.tracing.sink(records);
+  } catch (err) {
+    reporter.log(`The run's spans could not be stored: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 

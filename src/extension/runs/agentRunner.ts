@@ -214,6 +214,7 @@ export class AgentRunner implements vscode.Disposable {
           runId,
           log,
           store: workerRunStore(this.registry.store),
+          tracing: this.tracing(),
         });
         this.choices.recordEnd(resolved.id, outcome);
         return outcome;

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../../../src/store';
 import { runCommandOnBranch, type CommandRunOptions } from '../../../../src/agents/command/commandRun';
+import type { SpanRecord } from '../../../../src/store/traces/spanRecord';
 import { closedPort, startLoopbackOpenAI, type LoopbackOpenAI } from '../../../support/loopbackOpenAI';
 import { TEST_KEY, assertWellFormed, eventLog, readBranch, seedSession } from '../agentTestKit';
 import { completed, failed, installNodeExample, nodeCommand, notExecutable, snapshot, startAgUiServer } from './commandKit';
@@ -111,11 +112,13 @@ describe('agent commands: runs through the user own agent (run module, real proc
     });
 
     it('shows the tool call and its output as the agent makes them, and continues main when not forking', async () => {
+      const stored: SpanRecord[] = [];
       const { log, outcome } = run({
         agent: { kind: 'command', name: 'node-agent', command, cwd: join(dir, 'example') },
         input: 'And in Lyon?',
         apiKey: TEST_KEY,
         env: { ...env, OPENAI_BASE_URL: server.baseUrl },
+        tracing: { sink: async (records) => void stored.push(...records) },
       });
       const done = completed(await outcome);
       const called = log.events.find((e) => e.kind === 'tool/called');
@@ -128,6 +131,21 @@ describe('agent commands: runs through the user own agent (run module, real proc
         ['user', 'function_call', 'function_call_output', 'assistant'],
       );
       assert.equal(done.written.turn, 3);
+      // Its spans (CUSTOM agent-sessions.spans), linked to the turn it wrote: a model request per request the server
+      // answered, with the model and usage it sent, and the tool.
+      for (const r of stored) assert.deepEqual(r.link, { sessionId: 's1', branchId: 'main', turnNumber: 3 });
+      assert.ok(stored.every((r) => r.source === 'command'));
+      const models = stored.filter((r) => r.kind === 'model');
+      const replies = server.replies.slice(-models.length);
+      assert.equal(models.length, 2);
+      assert.deepEqual(
+        models.map((m) => [m.inputTokens, m.outputTokens]).sort(),
+        replies.map((r) => [r.usage!.input_tokens, r.usage!.output_tokens]).sort(),
+      );
+      assert.deepEqual(
+        stored.filter((r) => r.kind === 'tool').map((r) => r.toolName),
+        ['get_weather'],
+      );
     });
   });
 
