@@ -28,6 +28,7 @@ from typing import Any
 
 from agents import Agent, Runner, function_tool
 from agents.extensions.memory import AdvancedSQLiteSession
+from agents.tracing import TracingProcessor, set_trace_processors
 
 try:
     # Optional: the AG-UI Python SDK. We only use its event models, to check each event before it goes out.
@@ -84,6 +85,54 @@ def emit(event: dict[str, Any]) -> None:
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader went away (the run was stopped); the run itself is not affected.
+        pass
+
+
+def _plain(value: Any) -> Any:
+    """A usage object (pydantic in the SDK) as plain JSON."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if hasattr(value, "model_dump"):
+        return value.model_dump()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return {k: _plain(v) for k, v in vars(value).items() if not k.startswith("_")}
+
+
+class SpansToTimeline(TracingProcessor):
+    """The run's spans for the extension's Timeline (docs/traces.md): each span as the SDK exports it, in a CUSTOM
+    event when it ends. An export leaves a model request's response out, so its model and usage are added.
+
+    Installed with set_trace_processors, it replaces the SDK's default processor, which sends traces to OpenAI's
+    dashboard; add that one back (add_trace_processor) if you want it too.
+    """
+
+    def on_trace_start(self, trace: Any) -> None:
+        pass
+
+    def on_trace_end(self, trace: Any) -> None:
+        pass
+
+    def on_span_start(self, span: Any) -> None:
+        pass
+
+    def on_span_end(self, span: Any) -> None:
+        data = span.export()
+        if not data:
+            return
+        response = getattr(span.span_data, "response", None)
+        if getattr(span.span_data, "type", None) == "response" and response is not None:
+            data["span_data"] = {
+                **data["span_data"],
+                "model": getattr(response, "model", None),
+                "usage": _plain(getattr(response, "usage", None)),
+            }
+        emit({"type": "CUSTOM", "name": "agent-sessions.spans", "value": {"spans": [data]}})
+
+    def shutdown(self) -> None:
+        pass
+
+    def force_flush(self) -> None:
         pass
 
 
@@ -284,6 +333,7 @@ async def run(run_input: dict[str, Any]) -> int:
 
 
 def main() -> int:
+    set_trace_processors([SpansToTimeline()])
     # Stop sends SIGINT. Make sure it raises KeyboardInterrupt even when the shell that started us ignores it.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     # The extension writes and reads UTF-8, whatever the console's code page (Windows) says.

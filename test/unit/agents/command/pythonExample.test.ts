@@ -20,6 +20,7 @@ import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { EventSchema, RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { AdvancedSQLiteSession } from '../../../../src/store';
+import { commandSpanRecords } from '../../../../src/agents/command/commandSpans';
 
 type Json = Record<string, unknown>;
 
@@ -290,7 +291,10 @@ describe('contract: the Python agent command (examples/python/replay_agent.py, t
       const input = runInput({ sessionId: 'support-42', branchId: 'retry-2', dbPath, model: 'gpt-4.1-mini', text: 'Weather in Paris?' });
       const r = await runExample(input).done;
       assert.equal(r.code, 0, r.stderr);
-      const events = agUiEvents(r.stdout);
+      // The run's spans (the example's trace processor) are checked below; the rest is the protocol's order.
+      const all = agUiEvents(r.stdout);
+      const spanEvents = all.filter((e) => e.type === 'CUSTOM' && e.name === 'agent-sessions.spans');
+      const events = all.filter((e) => !spanEvents.includes(e));
       assert.deepEqual(types(events), [
         'RUN_STARTED',
         'TOOL_CALL_START',
@@ -329,6 +333,30 @@ describe('contract: the Python agent command (examples/python/replay_agent.py, t
         usage: [{ inputTokens: 120, outputTokens: 30, totalTokens: 150, model: 'gpt-4.1-mini', reasoningTokens: 5, cachedInputTokens: 20 }],
       });
 
+      // Each span as the SDK exports it, the response's model and usage added: a tool and a model request.
+      const link = { sessionId: 'support-42', branchId: 'retry-2', turnNumber: 3 };
+      const { records, rejected } = commandSpanRecords(
+        spanEvents.flatMap((e) => (e.value as { spans: unknown[] }).spans),
+        [],
+        link,
+      );
+      assert.deepEqual(rejected, []);
+      assert.deepEqual(
+        records.map((rec) => [
+          rec.kind,
+          rec.name,
+          rec.model,
+          rec.inputTokens,
+          rec.outputTokens,
+          rec.cachedTokens,
+          rec.reasoningTokens,
+          rec.endUs - rec.startUs,
+        ]),
+        [
+          ['tool', 'get_weather', null, null, null, null, null, 300_000],
+          ['model', 'response gpt-4.1-mini', 'gpt-4.1-mini', 120, 30, 20, 5, 1_250_000],
+        ],
+      );
       assert.deepEqual(callNames(), [
         'function_tool',
         'AdvancedSQLiteSession',
