@@ -78,6 +78,18 @@ export default tseslint.config(
     ]),
   },
   {
+    // What the CLI's `run` bundles must load no agent SDK: the command runner, and the SDK-span conversion it shares
+    // with the extension's runs.
+    files: ['src/agents/command/**/*.ts', 'src/agents/sdkSpans.ts'],
+    rules: restrict([
+      {
+        group: ['@openai/agents', '@openai/agents-*', 'openai'],
+        message: 'Agent commands run without an agent SDK (the CLI bundles them).',
+      },
+      { group: ['vscode', '**/extension/**', '**/webview/**'], message: 'No editor code in the agent runner.' },
+    ]),
+  },
+  {
     // The server stores: the only place that loads pg and ioredis.
     files: ['src/store/remote/**/*.ts'],
     rules: restrict([
