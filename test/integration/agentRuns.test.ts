@@ -367,6 +367,14 @@ describe('agent runs', () => {
       assert.equal(await vscode.commands.executeCommand('agentSessions.importTraces', [file]), 1);
       const bob = await store.call('tracesOfSession', 'bob');
       assert.deepEqual(bob.map((t) => t.traceId).sort(), ['a1'.padStart(32, 'e'), 'b3'.padStart(32, 'e')]);
+      // Exported as OTLP JSON, the file imports back to the same spans.
+      const out = join(s.dir, 'bob-export.otlp.json');
+      assert.equal(await vscode.commands.executeCommand('agentSessions.exportSessionTraces', { sessionId: 'bob' }, { uri: out }), out);
+      const exported = JSON.parse(readFileSync(out, 'utf8')) as { resourceSpans: { scopeSpans: { spans: { spanId: string }[] }[] }[] };
+      assert.deepEqual(exported.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((sc) => sc.spans.map((sp) => sp.spanId))).sort(), [
+        'a1'.padStart(16, '0'),
+        'b3'.padStart(16, '0'),
+      ]);
       assert.equal(await vscode.commands.executeCommand('agentSessions.clearSessionTraces', { sessionId: 'bob' }, true), 2);
       assert.deepEqual(await store.call('tracesOfSession', 'bob'), []);
     } finally {

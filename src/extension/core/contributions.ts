@@ -36,6 +36,7 @@ export const CommandId = {
   stopTraceReceiver: 'agentSessions.stopTraceReceiver',
   importTraces: 'agentSessions.importTraces',
   clearSessionTraces: 'agentSessions.clearSessionTraces',
+  exportSessionTraces: 'agentSessions.exportSessionTraces',
 } as const;
 
 export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];

@@ -67,11 +67,42 @@ async function clearSessionTraces(s: Services, node: unknown, confirmed: boolean
   return removed;
 }
 
-export function traceCommands(s: Services): CommandsOf<'startTraceReceiver' | 'stopTraceReceiver' | 'importTraces' | 'clearSessionTraces'> {
+/** A session's traces to an OTLP JSON file (any tracing backend takes it; *Import OTLP Traces…* too). */
+async function exportSessionTraces(s: Services, node: unknown, options: unknown): Promise<string | undefined> {
+  const target =
+    node && typeof node === 'object' && typeof (node as { sessionId?: unknown }).sessionId === 'string'
+      ? (node as { sessionId: string })
+      : await pickSession(s.registry);
+  if (!target) return undefined;
+  const { otlp, traces, spans } = await s.traces.exportSession(target.sessionId);
+  if (traces === 0) throw new UserFacingError(vscode.l10n.t('Session {0} has no traces to export.', target.sessionId));
+  const given = (options as { uri?: unknown } | undefined)?.uri;
+  const uri =
+    given instanceof vscode.Uri
+      ? given
+      : typeof given === 'string'
+        ? vscode.Uri.file(given)
+        : await vscode.window.showSaveDialog({
+            title: vscode.l10n.t('Export Session Traces'),
+            filters: { [vscode.l10n.t('OTLP JSON')]: ['json'] },
+            defaultUri: vscode.Uri.file(`${target.sessionId}.otlp.json`),
+          });
+  if (!uri) return undefined;
+  await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(JSON.stringify(otlp)));
+  void vscode.window.showInformationMessage(vscode.l10n.t('Exported {0} spans of {1} traces to {2}.', spans, traces, uri.fsPath));
+  return uri.fsPath;
+}
+
+export function traceCommands(
+  s: Services,
+): CommandsOf<'startTraceReceiver' | 'stopTraceReceiver' | 'importTraces' | 'clearSessionTraces' | 'exportSessionTraces'> {
   return {
     startTraceReceiver: command(vscode.l10n.t('Start OTLP Trace Receiver'), [arg.any], (options) => startReceiver(s, options)),
     stopTraceReceiver: command(vscode.l10n.t('Stop OTLP Trace Receiver'), [], () => s.traces.stopReceiver()),
     importTraces: command(vscode.l10n.t('Import OTLP Traces'), [arg.any], (paths) => importTraces(s, paths)),
+    exportSessionTraces: command(vscode.l10n.t('Export Session Traces'), [arg.any, arg.any], (node, options) =>
+      exportSessionTraces(s, node, options),
+    ),
     clearSessionTraces: command(vscode.l10n.t('Clear Traces of Session'), [arg.any, arg.flag], (node, confirmed) =>
       clearSessionTraces(s, node, confirmed),
     ),

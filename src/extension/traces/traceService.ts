@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RunTracingOptions } from '../../agents/runTracing';
 import { OtlpReceiver, type BatchInfo } from '../../store/traces/otlpReceiver';
+import { exportOtlpJson } from '../../store/traces/otlpExport';
 import type { SpanRecord } from '../../store/traces/spanRecord';
 import type { IngestResult } from '../../store/traces/traceStore';
 import type { StoreClient, WorkerTraceStore } from '../../store/worker/storeClient';
@@ -154,6 +155,14 @@ export class TraceService implements vscode.Disposable {
     for (const path of paths) results.push(await store.call('ingestOtlp', await readFile(path), 'json', 'import'));
     this.changed.fire();
     return results;
+  }
+
+  /** A session's spans (all its traces) as an OTLP JSON export, and how many traces it holds. */
+  async exportSession(sessionId: string): Promise<{ otlp: { resourceSpans: unknown[] }; traces: number; spans: number }> {
+    const store = await this.traces();
+    const traces = await store.call('tracesOfSession', sessionId);
+    const spans = (await Promise.all(traces.map((t) => store.call('spansOfTrace', t.traceId)))).flat();
+    return { otlp: exportOtlpJson(spans), traces: traces.length, spans: spans.length };
   }
 
   /** Removes one session's traces; how many spans went. */

@@ -112,15 +112,26 @@ describe('store worker', function () {
   it('drops a cancelled request before it runs: a cancelled write writes nothing', async () => {
     const path = await writeBranched();
     const db = await client.openDatabase(path);
+    // The worker is held on a write waiting for another connection's lock, so the cancelled write is still queued
+    // when its cancel arrives, however the two threads are scheduled (a read in front of it was not always enough:
+    // stop 36's CI on a loaded machine ran the write first).
+    let saidWaiting!: () => void;
+    const waiting = new Promise<void>((r) => (saidWaiting = r));
+    const first = await client.openSession({ sessionId: 'trip', dbPath: path }, { onWaiting: () => saidWaiting() });
     const controller = new AbortController();
     const session = await client.openSession({ sessionId: 'trip', dbPath: path }, { signal: controller.signal });
-    // Sent in one tick: the worker reads the cancel before it reaches the write.
-    const read = db.getToolTotals('trip', null);
+    const raw = folder.raw(path);
+    raw.exec('BEGIN IMMEDIATE');
+    const held = first.createBranchFromTurn(1, 'held');
+    await waiting;
     const write = session.createBranchFromTurn(1, 'never');
     controller.abort();
     await assert.rejects(write, StoreRequestCancelledError);
-    assert.ok((await read).length > 0);
-    assert.ok(!(await db.usedBranchIds('trip')).includes('never'), 'the cancelled write did not run');
+    raw.exec('COMMIT');
+    assert.equal(await held, 'held');
+    const ids = await db.usedBranchIds('trip');
+    assert.ok(ids.includes('held') && !ids.includes('never'), `the cancelled write did not run: ${ids.join(', ')}`);
+    await first.close();
     await session.close();
     assert.equal(client.inFlight, 0);
   });
@@ -296,7 +307,8 @@ describe('store worker', function () {
     it('a cancelled export fails as the store says (TransferError cancelled) and leaves no file', async () => {
       const path = folder.path('big.db');
       const s = folder.session({ dbPath: path, sessionId: 'big' });
-      for (let t = 0; t < 50; t++) await s.addItems(Array.from({ length: 100 }, (_, i) => mk.user(`item ${t}.${i}`)));
+      // Big enough that the export is still running when the cancel, sent on its first progress, reaches the worker.
+      for (let t = 0; t < 200; t++) await s.addItems(Array.from({ length: 100 }, (_, i) => mk.user(`item ${t}.${i}`)));
       const out = folder.path('big.jsonl');
       const controller = new AbortController();
       await assert.rejects(
@@ -304,7 +316,9 @@ describe('store worker', function () {
           path,
           out,
           'jsonl',
-          { sessionId: 'big', branchId: 'main', pageSize: 100 },
+          // Small pages: the cancel, sent when the first page's progress reaches the host, must find pages left to
+          // stop between (with pages of 100 a fast run finished first: stop 36's CI on Node 24).
+          { sessionId: 'big', branchId: 'main', pageSize: 5 },
           { signal: controller.signal, onProgress: () => controller.abort() },
         ),
         (err: unknown) => err instanceof TransferError && err.problem === 'cancelled',
