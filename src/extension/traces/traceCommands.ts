@@ -25,6 +25,12 @@ async function startReceiver(s: Services, options: unknown): Promise<string> {
   }
 }
 
+/** The session a command is for: a tree node (or anything with a session id), else the one the user picks. */
+async function sessionOf(s: Services, node: unknown): Promise<{ sessionId: string } | undefined> {
+  const id = node && typeof node === 'object' ? (node as { sessionId?: unknown }).sessionId : undefined;
+  return typeof id === 'string' ? { sessionId: id } : await pickSession(s.registry);
+}
+
 async function importTraces(s: Services, given: unknown): Promise<number> {
   let paths = Array.isArray(given) && given.every((p) => typeof p === 'string') ? (given as string[]) : undefined;
   if (!paths) {
@@ -48,10 +54,7 @@ async function importTraces(s: Services, given: unknown): Promise<number> {
 }
 
 async function clearSessionTraces(s: Services, node: unknown, confirmed: boolean): Promise<number | undefined> {
-  const target =
-    node && typeof node === 'object' && typeof (node as { sessionId?: unknown }).sessionId === 'string'
-      ? (node as { sessionId: string })
-      : await pickSession(s.registry);
+  const target = await sessionOf(s, node);
   if (!target) return undefined;
   if (!confirmed) {
     const clear = vscode.l10n.t('Clear Traces');
@@ -69,10 +72,7 @@ async function clearSessionTraces(s: Services, node: unknown, confirmed: boolean
 
 /** A session's traces to an OTLP JSON file (any tracing backend takes it; *Import OTLP Traces…* too). */
 async function exportSessionTraces(s: Services, node: unknown, options: unknown): Promise<string | undefined> {
-  const target =
-    node && typeof node === 'object' && typeof (node as { sessionId?: unknown }).sessionId === 'string'
-      ? (node as { sessionId: string })
-      : await pickSession(s.registry);
+  const target = await sessionOf(s, node);
   if (!target) return undefined;
   const { otlp, traces, spans } = await s.traces.exportSession(target.sessionId);
   if (traces === 0) throw new UserFacingError(vscode.l10n.t('Session {0} has no traces to export.', target.sessionId));
