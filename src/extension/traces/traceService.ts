@@ -24,9 +24,6 @@ export class TraceService implements vscode.Disposable {
   private store: Promise<WorkerTraceStore> | undefined;
   private receiver: OtlpReceiver | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
-  private readonly changed = new vscode.EventEmitter<void>();
-  /** Fires when spans were stored or removed (a view showing a timeline reloads it). */
-  readonly onDidChange = this.changed.event;
   private pruneTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -36,7 +33,6 @@ export class TraceService implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.subscriptions.push(
-      this.changed,
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (
           affectsSetting(e, Setting.tracesReceiverEnabled) ||
@@ -89,10 +85,7 @@ export class TraceService implements vscode.Disposable {
   runTracing(): RunTracingOptions | undefined {
     if (!setting(Setting.tracesRecordRuns)) return undefined;
     return {
-      sink: async (records: SpanRecord[]) => {
-        await (await this.traces()).call('addSpans', records);
-        this.changed.fire();
-      },
+      sink: async (records: SpanRecord[]) => (await this.traces()).call('addSpans', records),
       sendToOpenAI: setting(Setting.tracesSendToOpenAI),
     };
   }
@@ -108,11 +101,7 @@ export class TraceService implements vscode.Disposable {
     this.receiver = await OtlpReceiver.start({
       host: setting(Setting.tracesReceiverHost),
       port: options.port ?? setting(Setting.tracesReceiverPort),
-      ingest: async (body, format): Promise<IngestResult> => {
-        const result = await store.call('ingestOtlp', body, format, 'otlp');
-        if (result.spans > 0) this.changed.fire();
-        return result;
-      },
+      ingest: (body, format): Promise<IngestResult> => store.call('ingestOtlp', body, format, 'otlp'),
       onBatch: (b) => {
         if (b.status !== 200) this.log.warn(`OTLP receiver: refused a request (${b.status}): ${b.error ?? ''}`);
         else if (b.rejected > 0) this.log.warn(`OTLP receiver: ${b.rejected} spans rejected: ${b.reasons.join('; ')}`);
@@ -153,7 +142,6 @@ export class TraceService implements vscode.Disposable {
     const store = await this.traces();
     const results: IngestResult[] = [];
     for (const path of paths) results.push(await store.call('ingestOtlp', await readFile(path), 'json', 'import'));
-    this.changed.fire();
     return results;
   }
 
@@ -167,9 +155,7 @@ export class TraceService implements vscode.Disposable {
 
   /** Removes one session's traces; how many spans went. */
   async clearSession(sessionId: string): Promise<number> {
-    const removed = await (await this.traces()).call('clearSession', sessionId);
-    this.changed.fire();
-    return removed;
+    return (await this.traces()).call('clearSession', sessionId);
   }
 
   dispose(): void {

@@ -6,37 +6,13 @@
 import { strict as assert } from 'node:assert';
 import { timelineOf } from '../../../../src/extension/traces/turnTimeline';
 import type { StoredSpan } from '../../../../src/store/traces/traceStore';
+import { SPAN_T0_US, spanRecord } from '../../../support/spanRecords';
 import { TIMELINE_ATTRIBUTES, TIMELINE_VALUE_CHARS } from '../../../../src/shared/protocol/conversationViews';
 
-const T0 = 1_764_685_200_000_000;
+const T0 = SPAN_T0_US;
 function stored(spanId: string, over: Partial<StoredSpan> = {}): StoredSpan {
-  return {
-    id: 1,
-    traceId: 'a'.repeat(32),
-    spanId,
-    parentSpanId: null,
-    name: spanId,
-    kind: 'other',
-    spanKind: 1,
-    startUs: T0,
-    endUs: T0 + 1000,
-    status: 'ok',
-    error: null,
-    model: null,
-    inputTokens: null,
-    outputTokens: null,
-    cachedTokens: null,
-    reasoningTokens: null,
-    toolName: null,
-    agentName: null,
-    source: 'otlp',
-    service: null,
-    attributes: {},
-    resource: {},
-    events: [],
-    truncated: false,
-    ...over,
-  };
+  const { link: _link, ...record } = spanRecord({ spanId, name: spanId, status: 'ok' });
+  return { id: 1, ...record, ...over };
 }
 
 describe('turn timeline view', () => {

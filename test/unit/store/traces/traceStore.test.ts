@@ -16,40 +16,22 @@ import { TraceStoreError } from '../../../../src/store/traces/traceErrors';
 import { TraceStore } from '../../../../src/store/traces/traceStore';
 import { SessionDatabaseError } from '../../../../src/store/errors';
 import { copyFixture, tempDir } from '../../../support/tempFiles';
+import { SPAN_T0_US, spanRecord } from '../../../support/spanRecords';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
-const T0 = 1_764_685_200_000_000;
+const T0 = SPAN_T0_US;
 let counter = 0;
 
 function rec(traceId: string, over: Partial<SpanRecord> = {}): SpanRecord {
   counter++;
-  return {
+  return spanRecord({
     traceId: traceId.padStart(32, '0'),
     spanId: (over.spanId ?? counter.toString(16)).padStart(16, '0'),
-    parentSpanId: null,
-    name: 'step',
-    kind: 'other',
-    spanKind: 1,
-    startUs: T0,
-    endUs: T0 + 1000,
-    status: 'unset',
-    error: null,
-    model: null,
-    inputTokens: null,
-    outputTokens: null,
-    cachedTokens: null,
-    reasoningTokens: null,
-    toolName: null,
-    agentName: null,
-    link: null,
-    source: 'otlp',
     service: 'svc',
     attributes: { n: counter },
     resource: { 'service.name': 'svc' },
-    events: [],
-    truncated: false,
     ...over,
-  };
+  });
 }
 
 const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
