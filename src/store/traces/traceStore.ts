@@ -46,6 +46,32 @@ export interface TurnQuery {
   window?: { startUs: number; endUs: number | null };
 }
 
+/** One turn of a latency query: the branch that ran it, its number, and its window (see `TurnQuery`). */
+export interface LatencyTurn {
+  branchId: string;
+  turnNumber: number;
+  window?: { startUs: number; endUs: number | null };
+}
+
+/**
+ * Where one turn's time went, as its traces tell it (the turn list, the Tokens table, the compare view). `startUs` to
+ * `endUs` runs from the first span of its traces to the last one's end: the turn's wall time, waits between its runs
+ * included.
+ */
+export interface TurnLatency {
+  branchId: string;
+  turnNumber: number;
+  startUs: number;
+  endUs: number;
+  traces: number;
+  /** Model-request spans. */
+  requests: number;
+  /** The models that answered those requests, most requests first. */
+  models: string[];
+  /** Spans that ended in an error. */
+  errors: number;
+}
+
 /** Retention (the `agentSessions.traces.*` settings; `agent-sessions otlp --max-spans/--max-age-days`). */
 export interface TraceRetention {
   maxSpans?: number;
@@ -358,6 +384,84 @@ export class TraceStore {
   /** The spans of one turn's traces, by start time. */
   spansOfTurn(q: TurnQuery): StoredSpan[] {
     return readTransaction(this.db, () => this.tracesOfTurn(q).flatMap((t) => this.spansOfTrace(t.traceId)));
+  }
+
+  /**
+   * The latency of many turns of one session in one read: each turn's traces as `tracesOfTurn` finds them (its run's,
+   * then session-only traces by window), summed. Turns with no trace are left out. A session-only trace whose start
+   * falls in two windows (two branches' turns ran at the same time) counts for the first of them in `turns`' order.
+   */
+  turnLatencies(sessionId: string, turns: readonly LatencyTurn[]): TurnLatency[] {
+    return readTransaction(this.db, () => {
+      const key = (branchId: string, turn: number): string => `${turn}\u0000${branchId}`;
+      const wanted = new Map(turns.map((t) => [key(t.branchId, t.turnNumber), t]));
+      const byTurn = new Map<string, TraceRow[]>();
+      const add = (k: string, row: TraceRow): void => {
+        const list = byTurn.get(k);
+        if (list) list.push(row);
+        else byTurn.set(k, [row]);
+      };
+      for (const row of this.stmt(
+        'SELECT * FROM traces WHERE session_id = ? AND branch_id IS NOT NULL AND turn_number IS NOT NULL',
+      ).all<TraceRow>(sessionId)) {
+        const k = key(row.branch_id as string, Number(row.turn_number));
+        if (wanted.has(k)) add(k, row);
+      }
+      // Session-only traces by window: the windows by start, each trace to the last window starting at or before it.
+      const windows = turns
+        .filter((t) => t.window)
+        .map((t) => ({ k: key(t.branchId, t.turnNumber), start: t.window!.startUs, end: t.window!.endUs ?? Number.MAX_SAFE_INTEGER }))
+        .sort((a, b) => a.start - b.start);
+      if (windows.length > 0) {
+        for (const row of this.stmt('SELECT * FROM traces WHERE session_id = ? AND turn_number IS NULL AND start_us >= ?').all<TraceRow>(
+          sessionId,
+          windows[0]!.start,
+        )) {
+          const start = Number(row.start_us);
+          let lo = 0;
+          let hi = windows.length - 1;
+          while (lo < hi) {
+            const mid = (lo + hi + 1) >> 1;
+            if (windows[mid]!.start <= start) lo = mid;
+            else hi = mid - 1;
+          }
+          // Windows of one branch do not overlap; of two, the earlier-starting one that still holds the trace wins.
+          const w = windows.slice(0, lo + 1).find((x) => x.start <= start && start < x.end);
+          if (w) add(w.k, row);
+        }
+      }
+      const perTrace = this.stmt(
+        `SELECT kind, model, status, count(*) AS n FROM spans WHERE trace_id = ? AND (kind = 'model' OR status = 'error') GROUP BY kind, model, status`,
+      );
+      const out: TurnLatency[] = [];
+      for (const t of turns) {
+        const rows = byTurn.get(key(t.branchId, t.turnNumber));
+        if (!rows) continue;
+        const models = new Map<string, number>();
+        let requests = 0;
+        let errors = 0;
+        for (const row of rows) {
+          for (const g of perTrace.all<{ kind: string; model: string | null; status: string; n: number }>(row.trace_id)) {
+            const n = Number(g.n);
+            if (g.status === 'error') errors += n;
+            if (g.kind !== 'model') continue;
+            requests += n;
+            if (g.model) models.set(g.model, (models.get(g.model) ?? 0) + n);
+          }
+        }
+        out.push({
+          branchId: t.branchId,
+          turnNumber: t.turnNumber,
+          startUs: Math.min(...rows.map((r) => Number(r.start_us))),
+          endUs: Math.max(...rows.map((r) => Number(r.end_us))),
+          traces: rows.length,
+          requests,
+          models: [...models].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([m]) => m),
+          errors,
+        });
+      }
+      return out;
+    });
   }
 
   /** The traces linked to a session (any branch, or one), newest first. */

@@ -69,6 +69,7 @@ export const TRACE_METHODS = [
   'trace',
   'tracesOfTurn',
   'spansOfTurn',
+  'turnLatencies',
   'tracesOfSession',
   'unlinkedTraces',
   'linkTrace',

@@ -96,6 +96,42 @@ describe('TraceStore', () => {
     assert.equal(store.counts().spans, 1);
   });
 
+  it("many turns' latency in one read: their runs' traces, session-only ones by window, requests, models, errors", () => {
+    const run = (branchId: string, turnNumber: number) => ({ link: { sessionId: 's', branchId, turnNumber } });
+    store.addSpans([
+      // main turn 1: two traces of its run, 2 s apart; three model requests on two models, one failed tool.
+      rec('31', { ...run('main', 1), startUs: T0, endUs: T0 + 1_000_000, kind: 'agent' }),
+      rec('31', { startUs: T0 + 100, endUs: T0 + 400_000, kind: 'model', model: 'gpt-4.1' }),
+      rec('31', { startUs: T0 + 500_000, endUs: T0 + 900_000, kind: 'model', model: 'gpt-4.1-mini' }),
+      rec('32', { ...run('main', 1), startUs: T0 + 2_000_000, endUs: T0 + 3_500_000, kind: 'model', model: 'gpt-4.1' }),
+      rec('32', { startUs: T0 + 2_100_000, endUs: T0 + 2_200_000, kind: 'tool', status: 'error', error: 'boom' }),
+      // A session-only trace in turn 2's window, and one before every window (counted nowhere).
+      rec('33', { link: { sessionId: 's' }, startUs: T0 + 20_000_000, endUs: T0 + 20_250_000, kind: 'model', model: 'o3' }),
+      rec('34', { link: { sessionId: 's' }, startUs: T0 - 50_000_000, endUs: T0 - 49_000_000 }),
+      // Another branch's turn 1, and another session's trace inside the windows.
+      rec('35', { ...run('retry', 1), startUs: T0, endUs: T0 + 700_000, kind: 'model', model: 'o3' }),
+      rec('36', { link: { sessionId: 'other' }, startUs: T0 + 20_000_000, endUs: T0 + 29_000_000, kind: 'model' }),
+    ]);
+    const got = store.turnLatencies('s', [
+      { branchId: 'main', turnNumber: 1, window: { startUs: T0 - 2_000_000, endUs: T0 + 18_000_000 } },
+      { branchId: 'main', turnNumber: 2, window: { startUs: T0 + 18_000_000, endUs: T0 + 40_000_000 } },
+      { branchId: 'main', turnNumber: 3, window: { startUs: T0 + 40_000_000, endUs: null } },
+      { branchId: 'retry', turnNumber: 1 },
+    ]);
+    assert.deepEqual(got, [
+      { branchId: 'main', turnNumber: 1, startUs: T0, endUs: T0 + 3_500_000, traces: 2, requests: 3, models: ['gpt-4.1', 'gpt-4.1-mini'], errors: 1 },
+      { branchId: 'main', turnNumber: 2, startUs: T0 + 20_000_000, endUs: T0 + 20_250_000, traces: 1, requests: 1, models: ['o3'], errors: 0 },
+      { branchId: 'retry', turnNumber: 1, startUs: T0, endUs: T0 + 700_000, traces: 1, requests: 1, models: ['o3'], errors: 0 },
+    ]);
+    // The same as a turn's own read finds.
+    const turn2 = store.tracesOfTurn({ sessionId: 's', branchId: 'main', turnNumber: 2, window: { startUs: T0 + 18_000_000, endUs: T0 + 40_000_000 } });
+    assert.deepEqual(
+      turn2.map((t) => t.traceId),
+      ['33'.padStart(32, '0')],
+    );
+    assert.deepEqual(store.turnLatencies('s', []), []);
+  });
+
   it('lists unlinked traces with the reason, links one by hand, and a later span does not undo it', () => {
     store.addSpans([rec('c'), rec('d', { link: { sessionId: 'alice' } })]);
     const unlinked = store.unlinkedTraces();
