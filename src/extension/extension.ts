@@ -33,6 +33,8 @@ import { exportConversation, transferCommands } from './transfer/transferCommand
 import { traceCommands } from './traces/traceCommands';
 import { TraceService } from './traces/traceService';
 import { turnTimeline } from './traces/turnTimeline';
+import { branchLatency, turnLatencies } from './traces/turnLatency';
+import { linkTraceToTurn } from './traces/traceLinking';
 
 /** What `activate` returns: used by the integration tests to read the tree and follow failures. */
 export interface AgentSessionsApi {
@@ -103,6 +105,10 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
       )) !== undefined,
     openAsJson: async (ref) => (await reported(CommandId.openAsJson, () => openAsJson(jsonDocuments, ref))) !== undefined,
     turnTimeline: (target, branchId, turn, reader) => turnTimeline(reader, traces, target.sessionId, branchId, turn),
+    branchLatency: (target, branchId, reader, branches) => branchLatency(reader, traces, target.sessionId, branchId, branches),
+    turnLatencies: (target, turns, reader) => turnLatencies(reader, traces, target.sessionId, turns),
+    linkTrace: (target, branchId, turn) => linkTraceToTurn(traces, target, branchId, turn),
+    traces,
   };
   const panels = new ConversationPanels(registry, runner, context.extensionUri, actions, pricing);
   const compare = new ComparePanels({
@@ -114,6 +120,11 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
       await panels.whenReady(panel);
     },
     pickBranch: (current) => pickBranchToCompare(registry, current, vscode.l10n.t('Compare with {0} instead…', current.branchId)),
+    latency: {
+      turns: (sessionId, turns, reader) => turnLatencies(reader, traces, sessionId, turns),
+      branch: (sessionId, branchId, tree, reader) => branchLatency(reader, traces, sessionId, branchId, tree),
+    },
+    traces,
   });
   const search = new SessionSearch(context.extensionUri, registry, panels);
   const services: Services = { context, log, registry, pricing, runner, tree, treeView, panels, compare, search, jsonDocuments, traces };

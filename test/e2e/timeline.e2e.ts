@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeDemoDatabase } from '../../scripts/demo';
 import { THEMES, docsScreenshot, useWorkbench } from './suite';
-import { openConversationView } from './workbench';
+import { openConversationView, viewFrame } from './workbench';
 
 const T0 = BigInt(Date.UTC(2026, 11, 2, 9, 0, 0)) * 1_000_000n;
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -89,6 +89,26 @@ function otlpFile(): string {
   });
 }
 
+/**
+ * Two more traces: lisbon-instead's turn 3 by its run (2,100 ms, one request on gpt-4.1-mini), and a run that names no
+ * session (800 ms, one request on o3): unlinked until someone links it by hand.
+ */
+function moreOtlpFile(): string {
+  const lisbon = { 'agent_sessions.session_id': 'weather-trip', 'agent_sessions.branch_id': 'lisbon-instead', 'agent_sessions.turn_number': 3 };
+  const spans = [
+    { ...span(11, null, 'invoke_agent Trip planner', 0, 2100, { ...lisbon, 'gen_ai.operation.name': 'invoke_agent' }), traceId: 'a'.repeat(32) },
+    {
+      ...span(12, 11, 'chat gpt-4.1-mini', 20, 2050, { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4.1-mini' }),
+      traceId: 'a'.repeat(32),
+    },
+    { ...span(21, null, 'nightly-eval run', 0, 800, { 'gen_ai.operation.name': 'invoke_agent' }), traceId: 'b'.repeat(32) },
+    { ...span(22, 21, 'chat o3', 10, 790, { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'o3' }), traceId: 'b'.repeat(32) },
+  ];
+  return JSON.stringify({
+    resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'evals' } }] }, scopeSpans: [{ spans }] }],
+  });
+}
+
 for (const theme of THEMES) {
   describe(`timeline (${theme} theme)`, function () {
     const suite = useWorkbench({
@@ -97,18 +117,25 @@ for (const theme of THEMES) {
       prepare: async (workspace) => {
         await writeDemoDatabase(join(workspace, 'conversations.db'));
         writeFileSync(join(workspace, 'run.otlp.json'), otlpFile());
+        writeFileSync(join(workspace, 'more.otlp.json'), moreOtlpFile());
       },
     });
+
+    /** Imports an OTLP file with the palette command and waits for its message in the notification centre. */
+    async function importTraces(file: string, message: string): Promise<void> {
+      const { wb } = suite;
+      await wb.runCommand('Agent Sessions: Import OTLP Traces…');
+      await wb.chooseFile(join(suite.workspace, file));
+      // The import's message, in the notification centre (its toast may be gone by then).
+      await wb.runCommand('Notifications: Show Notifications');
+      await wb.page.locator('.notifications-center .notification-list-item', { hasText: message }).first().waitFor({ timeout: 20_000 });
+      await wb.page.keyboard.press('Escape');
+    }
 
     it("draws a turn's timeline from imported OTLP spans: nested, with models and tokens, a handoff, a failed tool marked; keyboard and attributes", async () => {
       const { wb } = suite;
       await wb.openSidebar();
-      await wb.runCommand('Agent Sessions: Import OTLP Traces…');
-      await wb.chooseFile(join(suite.workspace, 'run.otlp.json'));
-      // The import's message, in the notification centre (its toast may be gone by then).
-      await wb.runCommand('Notifications: Show Notifications');
-      await wb.page.locator('.notifications-center .notification-list-item', { hasText: 'Imported 7 spans.' }).waitFor({ timeout: 20_000 });
-      await wb.page.keyboard.press('Escape');
+      await importTraces('run.otlp.json', 'Imported 7 spans.');
 
       const f = await openConversationView(wb, 'conversations.db', 'weather-trip');
       await f.locator('.turn-row[data-turn="3"]').click();
@@ -153,6 +180,92 @@ for (const theme of THEMES) {
       assert.match((await attributes.textContent()) ?? '', /Errorbooking service timed out after 2\.7 s.*gen_ai\.tool\.namebook_train/s);
       await wb.page.mouse.move(5, 5);
       await docsScreenshot(wb, `timeline-${theme}`);
+    });
+
+    it('shows latency per turn and p50/p95, links an unlinked trace by hand (the open Timeline redraws), the Tokens table and compare deltas', async () => {
+      const { wb } = suite;
+      await wb.openSidebar();
+      // Both files: this test stands without the one before (importing the same spans again replaces them).
+      await importTraces('run.otlp.json', 'Imported 7 spans.');
+      await importTraces('more.otlp.json', 'Imported 4 spans.');
+      const f = await openConversationView(wb, 'conversations.db', 'weather-trip');
+      await f.locator('.turn-row[data-turn="3"] .turn-latency', { hasText: '4.3 s · gpt-4.1' }).waitFor({ timeout: 20_000 });
+      assert.equal(await f.locator('.turn-latency').count(), 1, 'only the traced turn has a figure');
+      assert.match((await f.locator('.turn-row[data-turn="3"]').getAttribute('aria-label')) ?? '', /took 4\.3 s · gpt-4\.1/);
+      await f.locator('.turn-latency-summary', { hasText: 'p50 4.3 s · p95 4.3 s over 1 traced turns' }).waitFor();
+
+      // Turn 4 has no trace: its Timeline says so and offers the unlinked one, which, once linked, it draws unasked.
+      await f.locator('.turn-row[data-turn="4"]').click();
+      await f.locator('.turn-title', { hasText: 'Turn 4' }).waitFor();
+      if ((await f.locator('.timeline-section[open]').count()) === 0) await f.locator('.timeline-section > summary').click();
+      await f.locator('.timeline-empty').waitFor({ timeout: 20_000 });
+      await f.locator('.link-trace').click();
+      await wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: 'Link a Trace to Turn 4 of main' }).waitFor();
+      await wb.page.locator('.quick-input-widget:visible .monaco-list-row', { hasText: 'nightly-eval run' }).waitFor();
+      await wb.answer('nightly-eval');
+      await f.locator('.span-row').nth(1).waitFor({ timeout: 20_000 });
+      assert.equal(await f.locator('.span-row').count(), 2);
+      await f.locator('.turn-row[data-turn="4"] .turn-latency', { hasText: '800 ms · o3' }).waitFor({ timeout: 20_000 });
+      await f.locator('.turn-latency-summary', { hasText: 'p50 800 ms · p95 4.3 s over 2 traced turns' }).waitFor();
+      await wb.page.mouse.move(5, 5);
+      await docsScreenshot(wb, `latency-${theme}`);
+
+      // The Tokens table: latency and traced requests beside the stored usage.
+      await f.locator('#tab-tokens').click();
+      const header = f.locator('.usage-table .header-row');
+      await header.locator('vscode-data-grid-cell', { hasText: 'Latency' }).waitFor({ timeout: 20_000 });
+      const dataRows = f.locator('.usage-table vscode-data-grid-row:not(.header-row):not(.totals)');
+      const cells: string[][] = [];
+      for (let i = 0; i < (await dataRows.count()); i++) cells.push(await dataRows.nth(i).locator('vscode-data-grid-cell').allTextContents());
+      const titles = await header.locator('vscode-data-grid-cell').allTextContents();
+      const latencyAt = titles.findIndex((t) => t.startsWith('Latency'));
+      const requestsAt = titles.findIndex((t) => t.startsWith('Traced requests'));
+      const turnAt = titles.findIndex((t) => t.startsWith('Turn'));
+      const byTurn = Object.fromEntries(cells.map((c) => [c[turnAt], [c[latencyAt], c[requestsAt]]]));
+      assert.deepEqual(byTurn['3'], ['4.3 s', '2']);
+      assert.deepEqual(byTurn['4'], ['800 ms', '1']);
+      assert.deepEqual(byTurn['1'], ['–', '–']);
+      await f.locator('#tab-conversation').click();
+
+      // Compared with lisbon-instead: its turn 3 against main's, and the columns' p50/p95, each with its difference.
+      await f.locator('.compare-branch').click();
+      await wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: 'Compare main with' }).waitFor();
+      await wb.answer('lisbon-instead');
+      const c = await viewFrame(wb, 20_000, async (frame) =>
+        (await frame.evaluate<string | null>("document.querySelector('h1.title')?.textContent ?? null").catch(() => null)) ===
+        'Compare main ↔ lisbon-instead',
+      );
+      const lisbon = c.locator('.compare-row').first().locator('.compare-cell[data-column="1"] .latency-line');
+      await lisbon.waitFor({ timeout: 20_000 });
+      assert.equal(await lisbon.textContent(), 'took 2.1 s (\u22122.2 s) · 1 model requests');
+      assert.equal(
+        await c.locator('.compare-row').first().locator('.compare-cell[data-column="0"] .latency-line').textContent(),
+        'took 4.3 s · 2 model requests',
+      );
+      const stat = c.locator('.compare-card').nth(1).locator('.latency-stat');
+      await stat.waitFor({ timeout: 20_000 });
+      assert.equal(await stat.textContent(), 'Latency: p50 2.1 s (+1.3 s) · p95 2.1 s (\u22122.2 s)');
+      await wb.page.mouse.move(5, 5);
+      await docsScreenshot(wb, `compare-latency-${theme}`);
+    });
+
+    // The trace store is the extension's, in the server's global storage, which later suites of this workbench share:
+    // this suite's spans go with it, and the view shows no figure once they are gone.
+    it("clears the session's traces from the tree, and the view's figures go with them", async () => {
+      const { wb } = suite;
+      await wb.openSidebar();
+      await wb.treeRow('conversations.db').expand();
+      await wb.treeRow('weather-trip').contextMenu('Clear Traces of Session');
+      await wb.page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Clear Traces' }).click();
+      await wb.runCommand('Notifications: Show Notifications');
+      await wb.page.locator('.notifications-center .notification-list-item', { hasText: /Removed \d+ spans of session weather-trip/ }).first().waitFor();
+      await wb.page.keyboard.press('Escape');
+      const f = await openConversationView(wb, 'conversations.db', 'weather-trip');
+      await f.locator('.turn-row[data-turn="3"]').waitFor();
+      // The latency was read (and found nothing) before its absence is looked for.
+      await f.locator('.turn-latency-summary[data-read="true"]').waitFor({ state: 'attached', timeout: 20_000 });
+      assert.equal(await f.locator('.turn-latency').count(), 0);
+      assert.equal(await f.locator('.turn-latency-summary').textContent(), '');
     });
   });
 }

@@ -13,7 +13,7 @@ import { errorMessage } from '../../src/shared/errorMessage';
 import { renderToolTable, renderUsageTable } from './components/tables';
 import { renderTokenChart } from './components/tokenChart';
 import { renderPricingHeader } from './components/pricingHeader';
-import { hasOpenForm, renderTurnDetail } from './components/turnDetail';
+import { hasOpenForm, reloadTimeline, renderTurnDetail } from './components/turnDetail';
 import { FORM_CLOSED_EVENT, detailKey, detailRedraw } from './logic/detailRedraw';
 import { TurnList } from './components/turnList';
 import { SearchBar } from './components/searchBar';
@@ -206,6 +206,11 @@ function redraw(part: ViewPart): void {
         replaceChildren(toolSlot, renderToolTable(model.tools));
       }
       return;
+    case 'latency':
+      return turnList.setLatency(model.latency, (turn) => model.latencyOf(turn), model.latencyError);
+    case 'timeline':
+      // The trace store changed: an open Timeline reads its turn again (a closed one reads when opened).
+      return reloadTimeline(detail);
     case 'banner': {
       const message = model.session?.problem ?? model.error;
       banner.textContent = message ?? '';
@@ -248,6 +253,7 @@ function renderDetail(): void {
     openJson: (turn, sequenceNumber) => openJson(turn, sequenceNumber),
     // A shared turn's spans are linked to the branch that ran it.
     timeline: (turn) => request('turn/timeline', { branchId: turn.sharedFrom ?? model.branchId, turn: turn.turn }),
+    linkTrace: async (turn) => (await request('trace/link', { branchId: turn.sharedFrom ?? model.branchId, turn: turn.turn })).linked,
   });
   searchBar.itemsDrawn(model.selectedTurn?.turn ?? null);
 }

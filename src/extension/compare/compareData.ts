@@ -8,6 +8,8 @@ import type { BranchNode, ItemEntry, SessionReader, UsageRow } from '../../store
 import { compareRow, rowCount, rowTurn, sharedTurnsByFork, type SideFacts } from '../../shared/compare/alignment';
 import { sameTurnContent, turnContent, type TurnContent } from '../../shared/compare/turnContent';
 import { MAX_COMPARE_ROWS } from '../../shared/protocol/compare';
+import type { BranchLatencyView, TurnLatencyView } from '../../shared/protocol/latencyViews';
+import type { RanTurn } from '../traces/turnLatency';
 import type {
   CompareColumnView,
   CompareRowsView,
@@ -26,6 +28,15 @@ import * as l10n from '@vscode/l10n';
 /** What a column reads from: its store, or why it cannot. */
 export type ColumnSource =
   { reader: SessionReader; dbName: string; pricing: { model: string | null; price: ModelPrice | null } } | { problem: string };
+
+/**
+ * Turns' latency from the trace store (src/extension/traces/turnLatency.ts), when the host has one; a column whose
+ * latency cannot be read shows none, never fails.
+ */
+export interface LatencySource {
+  turns(sessionId: string, turns: RanTurn[], reader: SessionReader): Promise<TurnLatencyView[]>;
+  branch(sessionId: string, branchId: string, tree: readonly BranchNode[], reader: SessionReader): Promise<BranchLatencyView>;
+}
 
 /** Turns compared per step while looking for the end of the content two sessions share. */
 const CONTENT_STEP = 50;
@@ -64,6 +75,7 @@ export class CompareData {
   constructor(
     private targets: CompareTarget[],
     private readonly sourceOf: (target: CompareTarget) => ColumnSource,
+    private readonly latency?: LatencySource,
   ) {}
 
   get columns(): readonly CompareTarget[] {
@@ -176,7 +188,8 @@ export class CompareData {
   /** Each column's usage, cost and tools; read once per layout (after the first rows, by the view). */
   async summary(): Promise<CompareSummaryView> {
     const layout = await this.read();
-    if (this.summaries?.layout !== layout) this.summaries = { layout, result: Promise.all(layout.columns.map((c) => totals(c))) };
+    if (this.summaries?.layout !== layout)
+      this.summaries = { layout, result: Promise.all(layout.columns.map((c) => totals(c, this.latency))) };
     const { result } = this.summaries;
     // A failed read is not kept: the next request reads again.
     result.catch(() => {
@@ -222,16 +235,26 @@ export class CompareData {
       const r = ranges.get(origin);
       ranges.set(origin, r ? { from: Math.min(r.from, t), to: Math.max(r.to, t) } : { from: t, to: t });
     }
-    const [contents, usageRows] = await Promise.all([
+    const ran = turns.map((t) => ({ branchId: turnOrigin(c.tree, c.target.branchId, t), turn: t }));
+    const [contents, usageRows, latencies] = await Promise.all([
       Promise.all(turns.map((t) => this.content(c, t))),
       Promise.all([...ranges].map(async ([branch, r]) => reader.getTurnUsage(c.target.sessionId, branch, r.from, r.to))),
+      this.latency ? this.latency.turns(c.target.sessionId, ran, reader).catch(() => []) : [],
     ]);
+    const latencyByTurn = new Map(latencies.map((l) => [`${l.branchId}\u0000${l.turn}`, l]));
     const usageByTurn = new Map<string, UsageRow>();
     for (const row of usageRows.flat()) usageByTurn.set(`${row.branchId}\u0000${row.turn}`, row);
     for (const content of contents) {
-      const row = usageByTurn.get(`${turnOrigin(c.tree, c.target.branchId, content.turn)}\u0000${content.turn}`);
+      const key = `${turnOrigin(c.tree, c.target.branchId, content.turn)}\u0000${content.turn}`;
+      const row = usageByTurn.get(key);
       const usage = row ? usageOf(row) : null;
-      out.set(content.turn, { content, usage, cost: usage ? costOf(usage, pricing.price) : null });
+      const latency = latencyByTurn.get(key);
+      out.set(content.turn, {
+        content,
+        usage,
+        cost: usage ? costOf(usage, pricing.price) : null,
+        latency: latency ? { ms: latency.ms, requests: latency.requests } : null,
+      });
     }
     return out;
   }
@@ -255,13 +278,14 @@ function columnView(c: Column): CompareColumnView {
  * A column's totals: the usage of the branch's whole conversation (its own rows and its shared turns' rows on the
  * branches that ran them, as the Tokens table's branch scope sums them) and the tools it called.
  */
-async function totals(c: Column): Promise<CompareTotalsView | null> {
+async function totals(c: Column, latencySource: LatencySource | undefined): Promise<CompareTotalsView | null> {
   if ('problem' in c.source) return null;
   const { reader, pricing } = c.source;
   const { sessionId, branchId } = c.target;
-  const [page, tools] = await Promise.all([
+  const [page, tools, latency] = await Promise.all([
     reader.getUsagePage(sessionId, branchId, { limit: 1, shared: sharedTurnRanges(c.tree, branchId) }),
     reader.getToolTotals(sessionId, branchId),
+    latencySource ? latencySource.branch(sessionId, branchId, c.tree, reader).catch(() => undefined) : undefined,
   ]);
   const usage = usageOf(page.totals);
   return {
@@ -269,5 +293,9 @@ async function totals(c: Column): Promise<CompareTotalsView | null> {
     cost: costOf(usage, pricing.price),
     pricingModel: pricing.model,
     tools: tools.map((t) => ({ name: t.toolName, calls: t.calls })).sort((a, b) => b.calls - a.calls),
+    latency:
+      latency && latency.p50Ms !== null && latency.p95Ms !== null
+        ? { p50Ms: latency.p50Ms, p95Ms: latency.p95Ms, tracedTurns: latency.turns.length }
+        : null,
   };
 }

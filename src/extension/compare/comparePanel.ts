@@ -4,10 +4,11 @@ import { MAX_COMPARE_COLUMNS, type CompareRequests } from '../../shared/protocol
 import type { CompareTarget } from '../../shared/protocol/compareViews';
 import { priceOf } from '../../shared/pricing';
 import type { ChangeKind } from '../../shared/protocol/envelope';
-import { CompareData, type ColumnSource } from './compareData';
+import { CompareData, type ColumnSource, type LatencySource } from './compareData';
 import type { DatabaseChange, DatabaseRegistry } from '../databases/databaseRegistry';
 import type { SessionPricing } from '../pricing/sessionPricing';
 import { UserFacingError } from '../core/userError';
+import type { TraceChanges } from '../core/panelHost';
 import { dispatchRequest, type HandlersOf, type ParamSchemas } from '../conversation/requestChecks';
 import { PanelHost } from '../core/panelHost';
 import { PanelRegistry } from '../core/panelRegistry';
@@ -33,6 +34,9 @@ export interface CompareHost {
   openTurn(target: CompareTarget, turn: number): Promise<void>;
   /** Asks the user for a branch to put in place of `current` (undefined: dismissed). */
   pickBranch(current: CompareTarget): Promise<CompareTarget | undefined>;
+  /** Turns' latency from the trace store, and its changes (absent: the columns show no latency). */
+  latency?: LatencySource;
+  traces?: TraceChanges;
 }
 
 /** The title of a comparison: its branches, with the session when they are of different ones. */
@@ -67,7 +71,7 @@ export class ComparePanel extends PanelHost {
       },
       host,
     );
-    this.data = new CompareData(targets, (t) => this.source(t));
+    this.data = new CompareData(targets, (t) => this.source(t), host.latency);
   }
 
   protected dispatch(method: string, params: unknown): Promise<unknown> {
@@ -86,6 +90,13 @@ export class ComparePanel extends PanelHost {
   protected override pricingChangesOf(): readonly ChangeKind[] {
     this.data.invalidate();
     return ['usage'];
+  }
+
+  /** A column's session's traces changed: its latency is read again. */
+  protected override traceChangesOf(sessionId: string | undefined): readonly ChangeKind[] {
+    if (sessionId !== undefined && !this.data.columns.some((t) => t.sessionId === sessionId)) return [];
+    this.data.invalidate();
+    return ['traces'];
   }
 
   get targets(): readonly CompareTarget[] {

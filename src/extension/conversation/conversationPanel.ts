@@ -24,7 +24,9 @@ import { copyContent } from '../content/contentCopy';
 import { toolsView, withCosts } from '../pricing/pricedTables';
 import { choosePricingModel } from '../pricing/pricingChoice';
 import type { PricingChange, SessionPricing } from '../pricing/sessionPricing';
-import { PanelHost } from '../core/panelHost';
+import { PanelHost, type TraceChanges } from '../core/panelHost';
+import type { BranchLatencyView, TurnLatencyView } from '../../shared/protocol/latencyViews';
+import { withLatency, type RanTurn } from '../traces/turnLatency';
 import { PanelRegistry } from '../core/panelRegistry';
 
 export const CONVERSATION_VIEW_TYPE = 'agentSessions.conversation';
@@ -46,6 +48,14 @@ export interface ConversationActions {
   openAsJson(ref: SessionRef & ContentRef): Promise<boolean>;
   /** A turn's timeline from the trace store (traces/turnTimeline.ts); `reader` reads the turn's times. */
   turnTimeline(target: SessionRef, branchId: string, turn: number, reader: Pick<SessionReader, 'getTurnsPage'>): Promise<TimelineView>;
+  /** A branch's turns' latency and p50/p95 (traces/turnLatency.ts). */
+  branchLatency(target: SessionRef, branchId: string, reader: SessionReader, branches: readonly BranchNode[]): Promise<BranchLatencyView>;
+  /** Some turns' latency, each by the branch that ran it (the Tokens table's rows). */
+  turnLatencies(target: SessionRef, turns: RanTurn[], reader: SessionReader): Promise<TurnLatencyView[]>;
+  /** Asks which unlinked trace to link to a turn and links it; false when cancelled or there was none. */
+  linkTrace(target: SessionRef, branchId: string, turn: number): Promise<boolean>;
+  /** The trace store's changes, so latency and open timelines are read again. */
+  traces?: TraceChanges;
 }
 
 /** What a panel shows; also its persisted state, so a window reload restores it. */
@@ -97,7 +107,7 @@ class ConversationPanel extends PanelHost<HostMessage> {
     super(
       panel,
       { title: `${target.sessionId} · ${basename(target.dbPath)}`, script: 'dist/webview/main.js', styles: ['dist/webview/style.css'] },
-      { extensionUri, registry, pricing },
+      { extensionUri, registry, pricing, traces: actions.traces },
     );
     this.pendingReveal = revealOf(target);
     this.seenState = this.databaseState();
@@ -126,6 +136,11 @@ class ConversationPanel extends PanelHost<HostMessage> {
   protected override pricingChangesOf(ref: PricingChange): readonly ChangeKind[] {
     const mine = !ref || (ref.dbPath === this.target.dbPath && ref.sessionId === this.target.sessionId);
     return mine ? ['pricing'] : [];
+  }
+
+  /** This session's traces changed (or any session's: an OTLP batch): latency and the open Timeline are read again. */
+  protected override traceChangesOf(sessionId: string | undefined): readonly ChangeKind[] {
+    return sessionId === undefined || sessionId === this.target.sessionId ? ['traces'] : [];
   }
 
   /** Shows another branch or turn in this panel (a tree command opened it again). */
@@ -248,10 +263,16 @@ class ConversationPanel extends PanelHost<HostMessage> {
     },
     'turn/items': async (p) => (await this.db().getTurnItems(this.target.sessionId, p.branchId, p.turn)).map(itemView),
     'turn/timeline': (p) => this.actions.turnTimeline(this.target, p.branchId, p.turn, this.db()),
+    'branch/latency': async (p) => {
+      const db = this.db();
+      return this.actions.branchLatency(this.target, p.branchId, db, await this.branches(db));
+    },
+    'trace/link': async (p) => ({ linked: await this.actions.linkTrace(this.target, p.branchId, p.turn) }),
     'tables/get': async (p) => {
       const db = this.db();
       const view = await tables(db, this.target.sessionId, p.branchId, await this.branches(db), p.usage);
-      return this.pricing ? withCosts(view, this.pricing.pricingFor(this.target)) : view;
+      const priced = this.pricing ? withCosts(view, this.pricing.pricingFor(this.target)) : view;
+      return withLatency(priced, (turns) => this.actions.turnLatencies(this.target, turns, db));
     },
     'tools/get': (p) => toolsView(this.db(), this.target.sessionId, p.branchId),
     'pricing/choose': async () => {

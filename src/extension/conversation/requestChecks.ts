@@ -34,6 +34,8 @@ export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['param
     }),
   'turn/items': z.object({ branchId: str, turn: int }),
   'turn/timeline': z.object({ branchId: str, turn: int }),
+  'branch/latency': z.object({ branchId: str }),
+  'trace/link': z.object({ branchId: str, turn: int }),
   'tables/get': z.object({
     branchId: z.string({ error: 'must be a string or null' }).nullable(),
     usage: z.object(

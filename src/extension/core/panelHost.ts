@@ -15,11 +15,20 @@ export interface PanelPage {
   styles: string[];
 }
 
-/** What a panel hears of the rest of the extension: the open databases, and the pricing when it shows costs. */
+/** The trace store's changes: a session's id, or undefined when any session's traces may have changed. */
+export interface TraceChanges {
+  onDidChange: vscode.Event<string | undefined>;
+}
+
+/**
+ * What a panel hears of the rest of the extension: the open databases, the pricing when it shows costs, the trace
+ * store when it shows latency.
+ */
 export interface PanelSources {
   extensionUri: vscode.Uri;
   registry: DatabaseRegistry;
   pricing?: SessionPricing;
+  traces?: TraceChanges;
 }
 
 /**
@@ -61,7 +70,7 @@ export abstract class PanelHost<Notification extends { kind: string } = never> i
     page: PanelPage,
     sources: PanelSources,
   ) {
-    const { extensionUri, registry, pricing } = sources;
+    const { extensionUri, registry, pricing, traces } = sources;
     // Set here and not only when the panel is created: a panel restored after a reload arrives without them.
     panel.webview.options = {
       enableScripts: true,
@@ -76,6 +85,7 @@ export abstract class PanelHost<Notification extends { kind: string } = never> i
       registry.onDidChange((change) => this.noteChanges(this.changesOf(change))),
     );
     if (pricing) this.subscriptions.push(pricing.onDidChange((change) => this.noteChanges(this.pricingChangesOf(change))));
+    if (traces) this.subscriptions.push(traces.onDidChange((sessionId) => this.noteChanges(this.traceChangesOf(sessionId))));
   }
 
   /** Answers one request of the page: checks its method and parameters against the panel's map and runs its handler. */
@@ -89,6 +99,11 @@ export abstract class PanelHost<Notification extends { kind: string } = never> i
 
   /** What a pricing change (one session's model, or for all: undefined) means for the page; by default nothing. */
   protected pricingChangesOf(_change: PricingChange): readonly ChangeKind[] {
+    return [];
+  }
+
+  /** What a change of the trace store (one session's traces, or any: undefined) means for the page; by default nothing. */
+  protected traceChangesOf(_sessionId: string | undefined): readonly ChangeKind[] {
     return [];
   }
 

@@ -19,12 +19,23 @@ import { Setting } from '../core/contributions';
 import { affectsSetting, setting } from '../core/settings';
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
+/** Changes are told at most this often: a receiver under a flood of batches must not make every view re-read. */
+const CHANGE_EVERY_MS = 500;
 
 export class TraceService implements vscode.Disposable {
   private store: Promise<WorkerTraceStore> | undefined;
   private receiver: OtlpReceiver | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
   private pruneTimer: NodeJS.Timeout | undefined;
+  private readonly changeEmitter = new vscode.EventEmitter<string | undefined>();
+  /**
+   * Fires after spans were added, linked or cleared, at most every `CHANGE_EVERY_MS`: with a session's id, or with
+   * undefined when any session's may have changed (an OTLP batch, an import). The views read latency and open
+   * timelines again.
+   */
+  readonly onDidChange = this.changeEmitter.event;
+  private pendingChange: Set<string> | 'any' | undefined;
+  private changeTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly client: StoreClient,
@@ -85,7 +96,11 @@ export class TraceService implements vscode.Disposable {
   runTracing(): RunTracingOptions | undefined {
     if (!setting(Setting.tracesRecordRuns)) return undefined;
     return {
-      sink: async (records: SpanRecord[]) => (await this.traces()).call('addSpans', records),
+      sink: async (records: SpanRecord[]) => {
+        const added = await (await this.traces()).call('addSpans', records);
+        for (const r of records) if (r.link) this.noteChange(r.link.sessionId);
+        return added;
+      },
       sendToOpenAI: setting(Setting.tracesSendToOpenAI),
     };
   }
@@ -105,6 +120,7 @@ export class TraceService implements vscode.Disposable {
       onBatch: (b) => {
         if (b.status !== 200) this.log.warn(`OTLP receiver: refused a request (${b.status}): ${b.error ?? ''}`);
         else if (b.rejected > 0) this.log.warn(`OTLP receiver: ${b.rejected} spans rejected: ${b.reasons.join('; ')}`);
+        if (b.status === 200 && b.spans > 0) this.noteChange(undefined);
         onBatch?.(b);
       },
     });
@@ -141,7 +157,11 @@ export class TraceService implements vscode.Disposable {
   async importFiles(paths: readonly string[]): Promise<IngestResult[]> {
     const store = await this.traces();
     const results: IngestResult[] = [];
-    for (const path of paths) results.push(await store.call('ingestOtlp', await readFile(path), 'json', 'import'));
+    try {
+      for (const path of paths) results.push(await store.call('ingestOtlp', await readFile(path), 'json', 'import'));
+    } finally {
+      if (results.length > 0) this.noteChange(undefined);
+    }
     return results;
   }
 
@@ -155,11 +175,37 @@ export class TraceService implements vscode.Disposable {
 
   /** Removes one session's traces; how many spans went. */
   async clearSession(sessionId: string): Promise<number> {
-    return (await this.traces()).call('clearSession', sessionId);
+    const removed = await (await this.traces()).call('clearSession', sessionId);
+    this.noteChange(sessionId);
+    return removed;
+  }
+
+  /** Links a trace to a session's turn by hand (the strongest link: no later span undoes it). */
+  async linkTrace(traceId: string, link: { sessionId: string; branchId: string; turnNumber: number }): Promise<void> {
+    await (await this.traces()).call('linkTrace', traceId, link);
+    this.noteChange(link.sessionId);
+  }
+
+  /** Records a change of `sessionId`'s traces (undefined: any session's), told once the burst settles. */
+  private noteChange(sessionId: string | undefined): void {
+    if (sessionId === undefined || this.pendingChange === 'any') this.pendingChange = 'any';
+    else {
+      this.pendingChange ??= new Set();
+      this.pendingChange.add(sessionId);
+    }
+    this.changeTimer ??= setTimeout(() => {
+      this.changeTimer = undefined;
+      const pending = this.pendingChange;
+      this.pendingChange = undefined;
+      if (pending === 'any') this.changeEmitter.fire(undefined);
+      else for (const id of pending ?? []) this.changeEmitter.fire(id);
+    }, CHANGE_EVERY_MS);
   }
 
   dispose(): void {
     if (this.pruneTimer) clearInterval(this.pruneTimer);
+    if (this.changeTimer) clearTimeout(this.changeTimer);
+    this.changeEmitter.dispose();
     void this.stopReceiver();
     for (const s of this.subscriptions) s.dispose();
   }

@@ -54,6 +54,8 @@ export interface SideFacts {
   content: TurnContent;
   usage: CompareUsage | null;
   cost: number | null;
+  /** From the turn's traces (the trace store), when any is linked to it. */
+  latency?: { ms: number; requests: number } | null;
 }
 
 /**
@@ -99,6 +101,8 @@ function plainSide(s: SideFacts): CompareSideView {
     otherItems: c.otherItems,
     usage: s.usage,
     cost: s.cost,
+    latencyMs: s.latency?.ms ?? null,
+    tracedRequests: s.latency?.requests ?? null,
     differs: false,
     unreadable: c.unreadable,
   };

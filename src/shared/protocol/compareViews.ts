@@ -53,6 +53,8 @@ export interface CompareTotalsView {
   pricingModel: string | null;
   /** Tools the branch's conversation called, most used first. */
   tools: { name: string; calls: number }[];
+  /** p50/p95 of its traced turns' latency (shared turns included), or null when none of them has a trace. */
+  latency: { p50Ms: number; p95Ms: number; tracedTurns: number } | null;
 }
 
 /** How the shared turns were found. */
@@ -116,6 +118,9 @@ export interface CompareSideView {
   otherItems: number;
   usage: CompareUsage | null;
   cost: number | null;
+  /** The turn's latency and model requests from its traces (docs/traces.md); null: no trace is linked to it. */
+  latencyMs: number | null;
+  tracedRequests: number | null;
   /** True when anything of this side differs from the baseline's side (always false on the baseline). */
   differs: boolean;
   /** Items of the turn that could not be read. */

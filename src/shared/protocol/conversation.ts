@@ -4,6 +4,7 @@
  * (request, response, change notice) are the envelope every view shares (envelope.ts).
  */
 import type { EnvelopeMessage } from './envelope';
+import type { BranchLatencyView } from './latencyViews';
 import type { RunEvent } from './runEvents';
 import type { AgentChoicesView } from '../agentChoices';
 import type { WhatIfModelsView, WhatIfStartedView } from '../whatIfModels';
@@ -35,6 +36,16 @@ export interface Requests {
    * the turn (a shared turn's `sharedFrom`).
    */
   'turn/timeline': { params: { branchId: string; turn: number }; result: TimelineView };
+  /**
+   * The latency of the shown branch's traced turns (its shared turns' from the branches that ran them) and its p50/p95
+   * (docs/traces.md); read again on a `traces` change notice.
+   */
+  'branch/latency': { params: { branchId: string }; result: BranchLatencyView };
+  /**
+   * Links a trace no session claims to a turn by hand: the host lists the unlinked traces in a quick pick. `branchId`
+   * is the branch that ran the turn. `linked` is false when the user cancelled or there was none to link.
+   */
+  'trace/link': { params: { branchId: string; turn: number }; result: { linked: boolean } };
   /** The tables of a branch (null: the session): one page of usage rows as `usage` asks, totals, tool totals. */
   'tables/get': { params: { branchId: string | null; usage: UsageWindow }; result: TablesView };
   /** The tool totals of a branch (null: the session), for the Tools tab, whose scope is its own. */

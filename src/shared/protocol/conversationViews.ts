@@ -93,6 +93,9 @@ export type TurnUsageView = { branchId: string; turn: number } & { [K in UsageCo
   sharedFrom?: string;
   /** USD at the session's pricing model (src/shared/pricing.ts); null: no price for the model, or no counts. */
   cost?: number | null;
+  /** The turn's latency and model requests from its traces (src/extension/traces/turnLatency.ts); null: no trace. */
+  latencyMs?: number | null;
+  tracedRequests?: number | null;
 };
 
 /** Tool usage: one row per tool. */

@@ -25,6 +25,8 @@ export type ChangeKind =
   | 'current-branch'
   /** The session's pricing model or the price table changed (nothing was written to the file): costs differ. */
   | 'pricing'
+  /** The trace store's spans of this session changed (nothing was written to the file): latency and timelines differ. */
+  | 'traces'
   /** The database was reopened, closed, became unreadable or changed read-only state: everything may differ. */
   | 'database';
 

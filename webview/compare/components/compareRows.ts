@@ -15,6 +15,7 @@ import type {
 } from '../../../src/shared/protocol/compareViews';
 import { toolBadgeName } from '../../../src/shared/itemTitles';
 import { formatCost } from '../../../src/shared/pricing';
+import { latencyDeltaLabel, latencyLabel } from '../../../src/shared/latencyLabels';
 import { el, type Child } from '../../shared/dom';
 import { t } from '../../shared/l10n';
 
@@ -51,6 +52,15 @@ function usageLine(u: CompareUsage | null, cost: number | null, base: { usage: C
   parts.push(t('total {0}', n(u.totalTokens) + delta(u.totalTokens, base?.usage?.totalTokens ?? null, tokens)));
   if (cost !== null) parts.push(`${formatCost(cost)}${delta(cost, base?.cost ?? null, formatCost)}`);
   return parts.join(' · ');
+}
+
+/** A side's latency from its traces, with its difference to the baseline's when that has one too. */
+function latencyLine(s: CompareSideView, base: CompareSideView | null): string {
+  const ms = s.latencyMs as number;
+  const vs = base && base.latencyMs !== null ? ` (${latencyDeltaLabel(ms - base.latencyMs)})` : '';
+  return [t('took {0}', latencyLabel(ms) + vs), s.tracedRequests !== null ? t('{0} model requests', s.tracedRequests) : null]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 /**
@@ -112,6 +122,21 @@ export function summaryCard(
           ),
         ),
       );
+    if (totals?.latency) {
+      const l = totals.latency;
+      const bl = bt?.latency ?? null;
+      body.push(
+        el(
+          'div',
+          { class: 'stat latency-stat', title: t('Turn latency from the traces of {0} turns of this branch', l.tracedTurns) },
+          t(
+            'Latency: p50 {0} · p95 {1}',
+            latencyLabel(l.p50Ms) + (bl ? ` (${latencyDeltaLabel(l.p50Ms - bl.p50Ms)})` : ''),
+            latencyLabel(l.p95Ms) + (bl ? ` (${latencyDeltaLabel(l.p95Ms - bl.p95Ms)})` : ''),
+          ),
+        ),
+      );
+    }
     if (c.runMs !== null)
       body.push(
         el(
@@ -220,6 +245,7 @@ function sideCell(s: CompareSideView | null, base: CompareSideView | null, colum
   if (s.unreadable > 0) extra.push(t('{0} unreadable', s.unreadable));
   if (extra.length) cell.append(el('div', { class: 'muted' }, extra.join(' · ')));
   cell.append(el('div', { class: 'usage-line' }, usageLine(s.usage, s.cost, column === 0 ? null : base)));
+  if (s.latencyMs !== null) cell.append(el('div', { class: 'latency-line' }, latencyLine(s, column === 0 ? null : base)));
   return cell;
 }
 

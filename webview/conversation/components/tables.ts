@@ -9,6 +9,7 @@ import {
 } from '../../../src/shared/protocol/conversationViews';
 import { toolBadgeName } from '../../../src/shared/itemTitles';
 import { formatCost } from '../../../src/shared/pricing';
+import { latencyLabel } from '../../../src/shared/latencyLabels';
 import { el } from '../../shared/dom';
 import { sortRows, type SortDirection } from '../logic/sortRows';
 import { columnWidths, turnsByBranch } from '../logic/tableLayout';
@@ -190,6 +191,14 @@ export function renderUsageTable(t: TablesView, actions: UsageTableActions): HTM
   if (t.pricing?.known) {
     columns.push({ key: 'cost', title: tr('Cost'), numeric: true, sortable: false, format: (r) => formatCost(r.cost ?? null) });
     totals.push(formatCost(u.totals.cost ?? null));
+  }
+  // From the trace store, when any row's turn has a trace (not sortable: the rows are ordered in the session file).
+  if (u.rows.some((r) => r.latencyMs !== undefined && r.latencyMs !== null)) {
+    columns.push(
+      { key: 'latencyMs', title: tr('Latency'), numeric: true, sortable: false, format: (r) => (r.latencyMs == null ? '–' : latencyLabel(r.latencyMs)) },
+      { key: 'tracedRequests', title: tr('Traced requests'), numeric: true, sortable: false, format: (r) => n(r.tracedRequests ?? null) },
+    );
+    totals.push('', '');
   }
   const sort: ExternalSort<TurnUsageView> = {
     key: u.sort,

@@ -104,8 +104,11 @@ function keyboard(list: HTMLElement): void {
   });
 }
 
-/** Draws the timeline (`undefined`: loading; a string: why it could not be read). */
-export function renderTimeline(container: HTMLElement, view: TimelineView | string | undefined): void {
+/**
+ * Draws the timeline (`undefined`: loading; a string: why it could not be read). `linkTrace`, when given, offers to
+ * link a trace by hand on a turn that has none.
+ */
+export function renderTimeline(container: HTMLElement, view: TimelineView | string | undefined, linkTrace?: () => void): void {
   if (view === undefined) {
     replaceChildren(container, el('p', { class: 'placeholder' }, t('Loading the timeline…')));
     return;
@@ -115,6 +118,11 @@ export function renderTimeline(container: HTMLElement, view: TimelineView | stri
     return;
   }
   if (view.state !== 'ok') {
+    let link: HTMLElement | null = null;
+    if (view.state === 'none' && linkTrace) {
+      link = el('vscode-button', { appearance: 'secondary', class: 'link-trace' }, t('Link a trace to this turn…'));
+      link.addEventListener('click', linkTrace);
+    }
     replaceChildren(
       container,
       el(
@@ -126,6 +134,7 @@ export function renderTimeline(container: HTMLElement, view: TimelineView | stri
               'No trace is linked to this turn. Runs from this view record one (the setting agentSessions.traces.recordRuns); an agent running elsewhere can send OTLP traces to the receiver (Start OTLP Trace Receiver) with gen_ai.conversation.id set to the session id.',
             ),
       ),
+      link,
     );
     return;
   }

@@ -27,6 +27,16 @@ export interface TurnDetailCallbacks {
   openJson(turn: number, sequenceNumber: number | null): void;
   /** The turn's timeline from the trace store (asked for when the Timeline section is opened). */
   timeline(turn: TurnView): Promise<TimelineView>;
+  /** Links an unlinked trace to the turn (the host asks which); false when none was linked. */
+  linkTrace(turn: TurnView): Promise<boolean>;
+}
+
+/** Sent to the Timeline section to read its turn again (the trace store changed). */
+const RELOAD_TIMELINE = 'timeline-reload';
+
+/** Reads the shown turn's Timeline again if it is open (`container`: the detail pane). */
+export function reloadTimeline(container: HTMLElement): void {
+  container.querySelector('.timeline-section')?.dispatchEvent(new Event(RELOAD_TIMELINE));
 }
 
 /** Whether the user keeps the Timeline open: the next turn shown opens it too. */
@@ -44,7 +54,12 @@ function timelineSection(turn: TurnView, cb: TurnDetailCallbacks): HTMLElement {
     const asked = performance.now();
     cb.timeline(turn).then(
       (view) => {
-        renderTimeline(body, view);
+        renderTimeline(body, view, () => {
+          cb.linkTrace(turn).then(
+            () => undefined,
+            (err: unknown) => renderTimeline(body, err instanceof Error ? err.message : String(err)),
+          );
+        });
         // From the request to the rows in the DOM (npm run bench:view reads it; target 150 ms at 500 spans).
         body.dataset.drawnMs = String(Math.round(performance.now() - asked));
       },
@@ -56,6 +71,10 @@ function timelineSection(turn: TurnView, cb: TurnDetailCallbacks): HTMLElement {
   };
   section.addEventListener('toggle', () => {
     timelineOpen = section.open;
+    if (section.open) load();
+  });
+  section.addEventListener(RELOAD_TIMELINE, () => {
+    loaded = false;
     if (section.open) load();
   });
   if (timelineOpen) section.open = true;

@@ -1,4 +1,6 @@
 import type { TurnView } from '../../../src/shared/protocol/conversationViews';
+import type { BranchLatencyView, TurnLatencyView } from '../../../src/shared/protocol/latencyViews';
+import { latencyLabel } from '../../../src/shared/latencyLabels';
 import { el, replaceChildren } from '../../shared/dom';
 import { listWindow, scrollToShow } from '../logic/listWindow';
 import { badgeFit } from '../logic/badgeFit';
@@ -51,13 +53,16 @@ export class TurnList {
   private hasEarlier = false;
   private edgeCheckQueued = false;
   private fork: ForkMark | null = null;
+  private latencyOf: (turn: TurnView) => TurnLatencyView | undefined = () => undefined;
+  private readonly latencySummary: HTMLElement;
 
   constructor(private readonly callbacks: TurnListCallbacks) {
     this.spacer = el('div', { class: 'turn-spacer' });
     this.rows = el('div', { class: 'turn-rows' });
     this.list = el('section', { class: 'turn-list', role: 'listbox', tabindex: 0, 'aria-label': tr('Turns') }, this.spacer, this.rows);
     this.heading = el('div', { class: 'turn-list-heading' });
-    this.element = el('div', { class: 'turn-column' }, this.heading, this.list);
+    this.latencySummary = el('div', { class: 'turn-latency-summary', 'aria-live': 'polite' });
+    this.element = el('div', { class: 'turn-column' }, this.heading, this.latencySummary, this.list);
     this.list.addEventListener('scroll', () => this.render());
     this.list.addEventListener('keydown', (ev) => this.key(ev));
     new ResizeObserver(() => this.render()).observe(this.element);
@@ -88,6 +93,32 @@ export class TurnList {
       el('span', { class: 'turn-list-branch', title: branchId }, branchId),
       count ? el('span', { class: 'turn-list-count' }, count) : null,
     );
+  }
+
+  /**
+   * The branch's latency from its traces: each turn's beside it, p50/p95 under the heading (undefined: not read, or
+   * the trace store could not be read: `problem` says why).
+   */
+  setLatency(view: BranchLatencyView | undefined, of: (turn: TurnView) => TurnLatencyView | undefined, problem?: string): void {
+    this.latencyOf = of;
+    // For tests and tools: whether the branch's latency has been read (an empty summary means "no trace", not "not yet").
+    this.latencySummary.dataset.read = view ? 'true' : 'false';
+    if (view && view.p50Ms !== null && view.p95Ms !== null) {
+      const text = tr('p50 {0} · p95 {1} over {2} traced turns', latencyLabel(view.p50Ms), latencyLabel(view.p95Ms), view.turns.length);
+      replaceChildren(
+        this.latencySummary,
+        el(
+          'span',
+          {
+            title: view.partial
+              ? tr('Turn latency from the traces linked to this branch (its last {0} turns)', view.turnCount.toLocaleString('en-US'))
+              : tr('Turn latency from the traces linked to this branch'),
+          },
+          text,
+        ),
+      );
+    } else replaceChildren(this.latencySummary, problem ? el('span', { class: 'latency-problem', title: problem }, tr('no latency: {0}', problem)) : null);
+    this.render();
   }
 
   /** Marks where the shown branch leaves its parent (drawn with the next `set`). */
@@ -154,6 +185,8 @@ export class TurnList {
           : tr('{0} has no turns of its own yet; {1} continues differently', fork.branchId, fork.parentBranchId)
         : '';
       const preview = previewText(t.preview);
+      const latency = this.latencyOf(t);
+      const latencyText = latency ? [latencyLabel(latency.ms), latency.models[0]].filter(Boolean).join(' · ') : '';
       const row = el(
         'div',
         {
@@ -167,6 +200,7 @@ export class TurnList {
             itemCountLabel(t.itemCount),
             t.tools.length ? tr('tools {0}', t.tools.map(toolBadgeName).join(', ')) : '',
             t.totalTokens !== null ? tokenCountLabel(t.totalTokens) : '',
+            latency ? tr('took {0}', latencyText) : '',
             t.sharedFrom ? tr('shared with {0}', t.sharedFrom) : '',
           ]
             .filter(Boolean)
@@ -183,6 +217,22 @@ export class TurnList {
           { class: 'turn-meta' },
           itemCountLabel(t.itemCount),
           el('span', { class: 'turn-tokens' }, t.totalTokens !== null ? tokenCountLabel(t.totalTokens) : tr('no usage')),
+          latency
+            ? el(
+                'span',
+                {
+                  class: `turn-latency${latency.errors > 0 ? ' failed' : ''}`,
+                  title: [
+                    tr('{0} from its traces: {1} model requests', latencyLabel(latency.ms), latency.requests),
+                    latency.models.length ? tr('models: {0}', latency.models.join(', ')) : '',
+                    latency.errors > 0 ? tr('{0} failed steps', latency.errors) : '',
+                  ]
+                    .filter(Boolean)
+                    .join('\n'),
+                },
+                latencyText,
+              )
+            : null,
           // Where the turn ran comes before its tools: the tools are what gives way ("+N") when the row is narrow.
           t.sharedFrom
             ? el(

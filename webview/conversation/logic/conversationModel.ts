@@ -13,6 +13,7 @@ import { LATEST_WINS, type RequestMethod, type Requests } from '../../../src/sha
 import type { ChangeKind, ChangeNotice } from '../../../src/shared/protocol/envelope';
 import type { RunEvent } from '../../../src/shared/protocol/runEvents';
 import { RunTracker } from './runTracker';
+import type { BranchLatencyView, TurnLatencyView } from '../../../src/shared/protocol/latencyViews';
 import type {
   ItemView,
   RevealView,
@@ -33,7 +34,9 @@ export type RequestFn = <M extends RequestMethod>(
 ) => Promise<Requests[M]['result']>;
 
 /** What the renderer redraws when the model tells it. */
-export type ViewPart = 'session' | 'turns' | 'selection' | 'items' | 'tables' | 'tools' | 'banner';
+/** `latency`: the branch's turns' latency arrived (the list's figures, the heading's p50/p95); `timeline`: the trace
+ * store changed, so an open Timeline reads its turn again. */
+export type ViewPart = 'session' | 'turns' | 'selection' | 'items' | 'tables' | 'tools' | 'banner' | 'latency' | 'timeline';
 
 /** Which of the view's windows a notice makes it re-request. */
 export interface RefreshPlan {
@@ -41,6 +44,8 @@ export interface RefreshPlan {
   turns: boolean;
   items: boolean;
   tables: boolean;
+  /** The shown branch's turns' latency (`branch/latency`). */
+  latency: boolean;
 }
 
 export function refreshPlan(what: readonly ChangeKind[], tablesOpen: boolean): RefreshPlan {
@@ -52,7 +57,11 @@ export function refreshPlan(what: readonly ChangeKind[], tablesOpen: boolean): R
     items: turns,
     // The tables list own turns without usage, which depends on the turns and on where branches forked; their costs
     // depend on the pricing model.
-    tables: tablesOpen && (turns || what.includes('usage') || what.includes('branches') || what.includes('pricing')),
+    // Latency comes from the trace store (`traces`) and is read per branch; the Tokens table shows it per row.
+    tables:
+      tablesOpen &&
+      (turns || what.includes('usage') || what.includes('branches') || what.includes('pricing') || what.includes('traces')),
+    latency: turns || what.includes('branches') || what.includes('traces'),
   };
 }
 
@@ -90,12 +99,13 @@ interface TurnWindow {
 const STALE = Symbol('stale');
 type Stale = typeof STALE;
 
-const NOTHING: RefreshPlan = { session: false, turns: false, items: false, tables: false };
+const NOTHING: RefreshPlan = { session: false, turns: false, items: false, tables: false, latency: false };
 const union = (a: RefreshPlan, b: RefreshPlan): RefreshPlan => ({
   session: a.session || b.session,
   turns: a.turns || b.turns,
   items: a.items || b.items,
   tables: a.tables || b.tables,
+  latency: a.latency || b.latency,
 });
 
 export class ConversationModel {
@@ -140,6 +150,12 @@ export class ConversationModel {
    * so far (the host's progress); undefined otherwise.
    */
   toolsProgress: { branchId: string | null; done: number } | undefined;
+  /** The shown branch's turns' latency from the trace store; undefined until read, or when it cannot be. */
+  latency: BranchLatencyView | undefined;
+  /** Why the latency could not be read (the trace store is unavailable), shown in the list's heading. */
+  latencyError: string | undefined;
+  /** The latency figures by `${turn} ${branch that ran it}`. */
+  private latencyByTurn = new Map<string, TurnLatencyView>();
   /** The last request error, shown until the next branch list arrives. */
   error: string | undefined;
   /** Whether the list should scroll to the selected turn. */
@@ -167,6 +183,11 @@ export class ConversationModel {
   /** Whether the window starts after the branch's first turn (scrolling up loads earlier pages). */
   get hasEarlier(): boolean {
     return this.window.previousBeforeTurn !== null;
+  }
+
+  /** A turn's latency figures, if a trace is linked to it (a shared turn's are its running branch's). */
+  latencyOf(turn: TurnView): TurnLatencyView | undefined {
+    return this.latencyByTurn.get(`${turn.turn} ${turn.sharedFrom ?? this.branchId}`);
   }
 
   get selectedTurn(): TurnView | undefined {
@@ -198,6 +219,7 @@ export class ConversationModel {
     if (notice.seq <= this.seq) return;
     this.seq = notice.seq;
     const plan = refreshPlan(notice.what, this.anyTableOpen);
+    if (this.started && notice.what.includes('traces')) this.changed('timeline');
     // Before the handshake answers, the first load is still to come and reads everything anyway.
     if (this.started) await this.refresh(plan);
   }
@@ -205,13 +227,13 @@ export class ConversationModel {
   /** A tree command asked to show a branch (null: the one shown) and turn. */
   async reveal(reveal: RevealView): Promise<void> {
     this.place(reveal.branchId ?? this.branchId, startAfterFor(reveal.turn), reveal.turn ?? undefined);
-    await this.refresh({ session: false, turns: true, items: true, tables: true });
+    await this.refresh({ session: false, turns: true, items: true, tables: true, latency: true });
   }
 
   /** Shows a branch from its first turn, on to `keepTurn` if given (moving between branches at a fork). */
   async showBranch(branchId: string, keepTurn?: number): Promise<void> {
     this.place(branchId, null, keepTurn);
-    await this.refresh({ session: false, turns: true, items: true, tables: true });
+    await this.refresh({ session: false, turns: true, items: true, tables: true, latency: true });
   }
 
   async selectTurn(turn: number, scroll = false): Promise<void> {
@@ -438,7 +460,7 @@ export class ConversationModel {
       } else if (this.nav === nav && branchId !== this.window.branchId) {
         // The branch shown is gone: fall back, from its first turn.
         this.place(branchId, null, undefined);
-        plan = { ...plan, turns: true, items: true, tables: true };
+        plan = { ...plan, turns: true, items: true, tables: true, latency: true };
       }
     }
     if (plan.turns) {
@@ -452,6 +474,7 @@ export class ConversationModel {
       this.selectLastTurn = false;
       this.applyWindow(read, last ?? this.selected, last !== undefined);
     }
+    if (plan.latency && (await this.reloadLatency()) === STALE) return false;
     if (plan.items && (await this.reloadItems()) === STALE) return false;
     if (plan.tables && (await this.reloadTables()) === STALE) return false;
     if (plan.tables && (await this.reloadTools()) === STALE) return false;
@@ -461,6 +484,11 @@ export class ConversationModel {
   /** Starts a new window (navigation): nothing loaded yet, so the screen clears at once. */
   private place(branchId: string | undefined, startAfter: TurnWindow['startAfter'], turn: number | undefined): void {
     this.nav++;
+    if (branchId !== this.window.branchId) {
+      // Another branch's figures would be drawn against this branch's turns until its own arrive.
+      this.latency = undefined;
+      this.latencyByTurn = new Map();
+    }
     this.window = { branchId, startAfter, turns: [], nextAfterTurn: null, previousBeforeTurn: null };
     this.selected = turn;
     this.items = undefined;
@@ -581,6 +609,27 @@ export class ConversationModel {
     if (!this.toolsOpen || (this.toolsScope === 'session' ? null : this.branchId) !== branchId) return;
     this.tools = tools;
     this.changed('tools');
+  }
+
+  /**
+   * The shown branch's latency. A trace store that cannot be read does not fail the view: the list shows no figures
+   * and its heading says why.
+   */
+  private async reloadLatency(): Promise<void | Stale> {
+    const branchId = this.branchId;
+    let view: BranchLatencyView | undefined;
+    try {
+      const got = await this.fetch('branch/latency', { branchId });
+      if (got === STALE) return STALE;
+      view = got;
+      this.latencyError = undefined;
+    } catch (err) {
+      this.latencyError = errorMessage(err);
+    }
+    if (this.branchId !== branchId) return; // the user moved on; that navigation reads its own
+    this.latency = view;
+    this.latencyByTurn = new Map((view?.turns ?? []).map((l) => [`${l.turn} ${l.branchId}`, l]));
+    this.changed('latency');
   }
 
   private async reloadTables(): Promise<void | Stale> {

@@ -145,6 +145,8 @@ class RunHost {
       }
       case 'turn/items':
         return [];
+      case 'branch/latency':
+        return { branchId: (params as { branchId: string }).branchId, turns: [], turnCount: 0, partial: false, p50Ms: null, p95Ms: null };
       case 'run/start':
         return { runId: 'composer' };
       case 'run/stop':
@@ -179,7 +181,7 @@ describe('conversation model: runs', () => {
     assert.deepEqual(host.take(), [], 'a run starting on the shown branch reads nothing');
     host.branches.main = 4;
     await model.runEvent(completed('r1'));
-    assert.deepEqual(host.take(), ['turns/get main', 'turn/items main']);
+    assert.deepEqual(host.take(), ['turns/get main', 'branch/latency main', 'turn/items main']);
     assert.equal(model.selectedTurn?.turn, 4, 'the new last turn is selected');
   });
 
@@ -187,7 +189,7 @@ describe('conversation model: runs', () => {
     const { host, model } = await startedModel();
     await model.runEvent(started('r1', 'main'));
     await model.runEvent(failed('r1'));
-    assert.deepEqual(host.take(), ['turns/get main', 'turn/items main']);
+    assert.deepEqual(host.take(), ['turns/get main', 'branch/latency main', 'turn/items main']);
     assert.equal(model.selectedTurn?.turn, 3);
   });
 
@@ -196,7 +198,7 @@ describe('conversation model: runs', () => {
     host.branches.retry = 2;
     await model.runEvent(started('a', 'retry', { branchId: 'main', turn: 2 }));
     assert.equal(model.branchId, 'retry');
-    assert.deepEqual(host.take(), ['turns/get retry', 'turn/items retry']);
+    assert.deepEqual(host.take(), ['turns/get retry', 'branch/latency retry', 'turn/items retry']);
     await model.runEvent(started('b', 'retry-2', { branchId: 'main', turn: 2 }));
     assert.equal(model.branchId, 'retry', 'a second fork does not take the view away');
     assert.deepEqual(host.take(), []);
@@ -218,7 +220,7 @@ describe('conversation model: runs', () => {
     await model.runEvent(completed('a'));
     assert.equal(model.branchId, 'retry');
     assert.equal(model.selectedTurn?.turn, 1);
-    assert.deepEqual(host.take(), ['turns/get retry', 'turn/items retry', 'turns/get retry', 'turn/items retry']);
+    assert.deepEqual(host.take(), ['turns/get retry', 'branch/latency retry', 'turn/items retry', 'turns/get retry', 'branch/latency retry', 'turn/items retry']);
   });
 
   it('stops the composer’s run and every run still running, not those that ended', async () => {
