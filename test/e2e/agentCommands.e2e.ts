@@ -61,7 +61,8 @@ for (const theme of FLOW_THEMES) {
           'agentSessions.agent.model': 'loopback-model',
           'agentSessions.agent.models': ['loopback-mini', 'loopback-max'],
           'agentSessions.agent.command': {
-            'support-bot': `python3 "${SCRIPT}"`,
+            // Its runs send their spans (a CUSTOM agent-sessions.otlp event): the turn's Timeline draws them.
+            'support-bot': `AGENT_FIXTURE_SPANS=1 python3 "${SCRIPT}"`,
             'slow-bot': `AGENT_FIXTURE_MODE=hang python3 "${SCRIPT}"`,
           },
         },
@@ -87,6 +88,21 @@ for (const theme of FLOW_THEMES) {
       const main = await stored(db, 'alice', 'main');
       assert.deepEqual(main.turns, [1, 2, 3]);
       assert.equal(main.last, 'Answer from default: What should I pack?');
+      // The spans the command sent, linked to the turn it wrote: its Timeline and its latency in the list.
+      await f.locator('.timeline-section > summary').click();
+      const spans = f.locator('.span-row');
+      await spans.nth(3).waitFor({ timeout: 20_000 });
+      assert.deepEqual(await spans.locator('.span-label').allTextContents(), [
+        'invoke_agent support-bot',
+        'no_secrets',
+        'chat fixture-model',
+        'execute_tool lookup_order',
+      ]);
+      await f.locator('.turn-row[data-turn="3"] .turn-latency', { hasText: 'fixture-model' }).waitFor({ timeout: 20_000 });
+      await suite.wb.page.mouse.move(5, 5);
+      await docsScreenshot(suite.wb, `timeline-command-${theme}`);
+      // The Timeline stays open for the next turn shown: closed again for the tests after this one.
+      await f.locator('.timeline-section > summary').click();
     });
 
     it('Retry with models through the command: the form offers the agent, and each model gets a branch of its own', async () => {

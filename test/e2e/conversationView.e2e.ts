@@ -234,6 +234,15 @@ for (const theme of THEMES) {
         new RegExp(`Streaming reply to: Composer question \\(${theme}\\)`),
       );
       await shot('15-composer-run');
+      // The run was traced into the extension's store, linked to the turn it wrote: its Timeline and its latency.
+      await f.locator('.timeline-section > summary').click();
+      await f.locator('.span-row[data-kind="model"]').first().waitFor({ timeout: 20_000 });
+      assert.ok((await f.locator('.span-row[data-kind="agent"]').count()) >= 1, 'the run and its agent');
+      await f.locator('.turn-row[data-turn="2"] .turn-latency').waitFor({ timeout: 20_000 });
+      await suite.wb.page.mouse.move(5, 5);
+      if (theme === 'light') await docsScreenshot(suite.wb, 'timeline-run');
+      // The Timeline stays open for the next turn shown: closed again for the tests after this one.
+      await f.locator('.timeline-section > summary').click();
       const s = new AdvancedSQLiteSession({ sessionId: 'bob', dbPath: join(suite.workspace, 'conversations.db'), readonly: true });
       try {
         assert.deepEqual(

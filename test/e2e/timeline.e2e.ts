@@ -5,7 +5,8 @@
  * a span's attributes one Enter away. Screenshots for the docs in both themes.
  */
 import { strict as assert } from 'node:assert';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { writeDemoDatabase } from '../../scripts/demo';
 import { THEMES, docsScreenshot, useWorkbench } from './suite';
@@ -111,9 +112,18 @@ function moreOtlpFile(): string {
 
 for (const theme of THEMES) {
   describe(`timeline (${theme} theme)`, function () {
+    // The OTLP receiver's port: a free one, found before the workbench opens and given to it in the settings.
+    let port = 0;
+    before(async () => {
+      const probe = createServer();
+      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+      port = (probe.address() as AddressInfo).port;
+      await new Promise((resolve) => probe.close(resolve));
+    });
     const suite = useWorkbench({
       name: 'timeline',
       theme,
+      open: () => ({ settings: { 'agentSessions.traces.receiver.port': port } }),
       prepare: async (workspace) => {
         await writeDemoDatabase(join(workspace, 'conversations.db'));
         writeFileSync(join(workspace, 'run.otlp.json'), otlpFile());
@@ -185,9 +195,19 @@ for (const theme of THEMES) {
     it('shows latency per turn and p50/p95, links an unlinked trace by hand (the open Timeline redraws), the Tokens table and compare deltas', async () => {
       const { wb } = suite;
       await wb.openSidebar();
-      // Both files: this test stands without the one before (importing the same spans again replaces them).
+      // The run again (this test stands without the one before: the same spans replace themselves), and two more
+      // traces through the OTLP receiver, as an agent running elsewhere sends them.
       await importTraces('run.otlp.json', 'Imported 7 spans.');
-      await importTraces('more.otlp.json', 'Imported 4 spans.');
+      await wb.runCommand('Agent Sessions: Start OTLP Trace Receiver');
+      await wb.runCommand('Notifications: Show Notifications');
+      await wb.page.locator('.notifications-center .notification-list-item', { hasText: `Receiving OTLP traces at http://127.0.0.1:${port}` }).first().waitFor({ timeout: 20_000 });
+      await wb.page.keyboard.press('Escape');
+      const sent = await fetch(`http://127.0.0.1:${port}/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: readFileSync(join(suite.workspace, 'more.otlp.json')),
+      });
+      assert.equal(sent.status, 200, await sent.text());
       const f = await openConversationView(wb, 'conversations.db', 'weather-trip');
       await f.locator('.turn-row[data-turn="3"] .turn-latency', { hasText: '4.3 s · gpt-4.1' }).waitFor({ timeout: 20_000 });
       assert.equal(await f.locator('.turn-latency').count(), 1, 'only the traced turn has a figure');
@@ -253,6 +273,7 @@ for (const theme of THEMES) {
     // this suite's spans go with it, and the view shows no figure once they are gone.
     it("clears the session's traces from the tree, and the view's figures go with them", async () => {
       const { wb } = suite;
+      await wb.runCommand('Agent Sessions: Stop OTLP Trace Receiver');
       await wb.openSidebar();
       await wb.treeRow('conversations.db').expand();
       await wb.treeRow('weather-trip').contextMenu('Clear Traces of Session');
