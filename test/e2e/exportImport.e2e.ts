@@ -83,13 +83,25 @@ for (const theme of FLOW_THEMES) {
       // The session pick once, or what the workbench showed instead. On CI's loaded runner the pick once failed to show
       // within 30 s of the palette's Enter (stop 36, not seen in runs alone since): the palette is tried again, and a
       // pick that never shows fails with the notifications and quick input on screen, so it can be told apart.
-      const pick = suite.wb.page.locator('.quick-input-widget:visible .quick-input-list .monaco-list-row', { hasText: 'weather-trip' }).first();
+      const pick = suite.wb.page
+        .locator('.quick-input-widget:visible .quick-input-list .monaco-list-row', { hasText: 'weather-trip' })
+        .first();
       for (let attempt = 1; ; attempt++) {
         await suite.wb.runCommand('Agent Sessions: Open Conversation View');
         // The session itself, not the copy the previous test imports: this test stands without that one.
-        if (await pick.waitFor({ timeout: 10_000 }).then(() => true, () => false)) break;
+        if (
+          await pick.waitFor({ timeout: 10_000 }).then(
+            () => true,
+            () => false,
+          )
+        )
+          break;
         const shown = await suite.wb.page.locator('.notification-list-item-message, .quick-input-widget:visible').allTextContents();
-        const what = shown.map((t) => t.trim()).filter(Boolean).join(' | ') || 'no notification, no quick input';
+        const what =
+          shown
+            .map((t) => t.trim())
+            .filter(Boolean)
+            .join(' | ') || 'no notification, no quick input';
         if (attempt === 3) throw new Error(`the session pick never showed after 3 palette runs; on screen: ${what}`);
         console.warn(`      (the session pick did not show after palette run ${attempt}; on screen: ${what}; trying again)`);
         await suite.wb.page.keyboard.press('Escape');

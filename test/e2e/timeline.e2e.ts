@@ -95,9 +95,16 @@ function otlpFile(): string {
  * session (800 ms, one request on o3): unlinked until someone links it by hand.
  */
 function moreOtlpFile(): string {
-  const lisbon = { 'agent_sessions.session_id': 'weather-trip', 'agent_sessions.branch_id': 'lisbon-instead', 'agent_sessions.turn_number': 3 };
+  const lisbon = {
+    'agent_sessions.session_id': 'weather-trip',
+    'agent_sessions.branch_id': 'lisbon-instead',
+    'agent_sessions.turn_number': 3,
+  };
   const spans = [
-    { ...span(11, null, 'invoke_agent Trip planner', 0, 2100, { ...lisbon, 'gen_ai.operation.name': 'invoke_agent' }), traceId: 'a'.repeat(32) },
+    {
+      ...span(11, null, 'invoke_agent Trip planner', 0, 2100, { ...lisbon, 'gen_ai.operation.name': 'invoke_agent' }),
+      traceId: 'a'.repeat(32),
+    },
     {
       ...span(12, 11, 'chat gpt-4.1-mini', 20, 2050, { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4.1-mini' }),
       traceId: 'a'.repeat(32),
@@ -200,7 +207,10 @@ for (const theme of THEMES) {
       await importTraces('run.otlp.json', 'Imported 7 spans.');
       await wb.runCommand('Agent Sessions: Start OTLP Trace Receiver');
       await wb.runCommand('Notifications: Show Notifications');
-      await wb.page.locator('.notifications-center .notification-list-item', { hasText: `Receiving OTLP traces at http://127.0.0.1:${port}` }).first().waitFor({ timeout: 20_000 });
+      await wb.page
+        .locator('.notifications-center .notification-list-item', { hasText: `Receiving OTLP traces at http://127.0.0.1:${port}` })
+        .first()
+        .waitFor({ timeout: 20_000 });
       await wb.page.keyboard.press('Escape');
       const sent = await fetch(`http://127.0.0.1:${port}/v1/traces`, {
         method: 'POST',
@@ -236,7 +246,8 @@ for (const theme of THEMES) {
       await header.locator('vscode-data-grid-cell', { hasText: 'Latency' }).waitFor({ timeout: 20_000 });
       const dataRows = f.locator('.usage-table vscode-data-grid-row:not(.header-row):not(.totals)');
       const cells: string[][] = [];
-      for (let i = 0; i < (await dataRows.count()); i++) cells.push(await dataRows.nth(i).locator('vscode-data-grid-cell').allTextContents());
+      for (let i = 0; i < (await dataRows.count()); i++)
+        cells.push(await dataRows.nth(i).locator('vscode-data-grid-cell').allTextContents());
       const titles = await header.locator('vscode-data-grid-cell').allTextContents();
       const latencyAt = titles.findIndex((t) => t.startsWith('Latency'));
       const requestsAt = titles.findIndex((t) => t.startsWith('Traced requests'));
@@ -251,9 +262,12 @@ for (const theme of THEMES) {
       await f.locator('.compare-branch').click();
       await wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: 'Compare main with' }).waitFor();
       await wb.answer('lisbon-instead');
-      const c = await viewFrame(wb, 20_000, async (frame) =>
-        (await frame.evaluate<string | null>("document.querySelector('h1.title')?.textContent ?? null").catch(() => null)) ===
-        'Compare main ↔ lisbon-instead',
+      const c = await viewFrame(
+        wb,
+        20_000,
+        async (frame) =>
+          (await frame.evaluate<string | null>("document.querySelector('h1.title')?.textContent ?? null").catch(() => null)) ===
+          'Compare main ↔ lisbon-instead',
       );
       const lisbon = c.locator('.compare-row').first().locator('.compare-cell[data-column="1"] .latency-line');
       await lisbon.waitFor({ timeout: 20_000 });
@@ -279,7 +293,10 @@ for (const theme of THEMES) {
       await wb.treeRow('weather-trip').contextMenu('Clear Traces of Session');
       await wb.page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Clear Traces' }).click();
       await wb.runCommand('Notifications: Show Notifications');
-      await wb.page.locator('.notifications-center .notification-list-item', { hasText: /Removed \d+ spans of session weather-trip/ }).first().waitFor();
+      await wb.page
+        .locator('.notifications-center .notification-list-item', { hasText: /Removed \d+ spans of session weather-trip/ })
+        .first()
+        .waitFor();
       await wb.page.keyboard.press('Escape');
       const f = await openConversationView(wb, 'conversations.db', 'weather-trip');
       await f.locator('.turn-row[data-turn="3"]').waitFor();

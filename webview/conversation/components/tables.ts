@@ -195,7 +195,13 @@ export function renderUsageTable(t: TablesView, actions: UsageTableActions): HTM
   // From the trace store, when any row's turn has a trace (not sortable: the rows are ordered in the session file).
   if (u.rows.some((r) => r.latencyMs !== undefined && r.latencyMs !== null)) {
     columns.push(
-      { key: 'latencyMs', title: tr('Latency'), numeric: true, sortable: false, format: (r) => (r.latencyMs == null ? '–' : latencyLabel(r.latencyMs)) },
+      {
+        key: 'latencyMs',
+        title: tr('Latency'),
+        numeric: true,
+        sortable: false,
+        format: (r) => (r.latencyMs == null ? '–' : latencyLabel(r.latencyMs)),
+      },
       { key: 'tracedRequests', title: tr('Traced requests'), numeric: true, sortable: false, format: (r) => n(r.tracedRequests ?? null) },
     );
     totals.push('', '');

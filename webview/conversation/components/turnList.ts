@@ -117,7 +117,11 @@ export class TurnList {
           text,
         ),
       );
-    } else replaceChildren(this.latencySummary, problem ? el('span', { class: 'latency-problem', title: problem }, tr('no latency: {0}', problem)) : null);
+    } else
+      replaceChildren(
+        this.latencySummary,
+        problem ? el('span', { class: 'latency-problem', title: problem }, tr('no latency: {0}', problem)) : null,
+      );
     this.render();
   }
 

@@ -59,8 +59,7 @@ export function refreshPlan(what: readonly ChangeKind[], tablesOpen: boolean): R
     // depend on the pricing model.
     // Latency comes from the trace store (`traces`) and is read per branch; the Tokens table shows it per row.
     tables:
-      tablesOpen &&
-      (turns || what.includes('usage') || what.includes('branches') || what.includes('pricing') || what.includes('traces')),
+      tablesOpen && (turns || what.includes('usage') || what.includes('branches') || what.includes('pricing') || what.includes('traces')),
     latency: turns || what.includes('branches') || what.includes('traces'),
   };
 }

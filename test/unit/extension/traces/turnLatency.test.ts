@@ -8,13 +8,7 @@ import { join } from 'node:path';
 import { CompareData } from '../../../../src/extension/compare/compareData';
 import { tables } from '../../../../src/extension/conversation/conversationData';
 import type { TraceService } from '../../../../src/extension/traces/traceService';
-import {
-  branchLatency,
-  latencyQuery,
-  quantile,
-  turnLatencies,
-  withLatency,
-} from '../../../../src/extension/traces/turnLatency';
+import { branchLatency, latencyQuery, quantile, turnLatencies, withLatency } from '../../../../src/extension/traces/turnLatency';
 import { AdvancedSQLiteSession, openSessionDatabase, type SessionDatabase } from '../../../../src/store';
 import type { SpanRecord } from '../../../../src/store/traces/spanRecord';
 import { TraceStore } from '../../../../src/store/traces/traceStore';
@@ -27,7 +21,9 @@ const T = Date.parse('2020-01-01T10:00:00Z') * 1000;
 const SEC = 1_000_000;
 
 const usage = (total: number) => ({
-  state: { usage: { requests: 1, inputTokens: total - 1, outputTokens: 1, totalTokens: total, inputTokensDetails: [], outputTokensDetails: [] } },
+  state: {
+    usage: { requests: 1, inputTokens: total - 1, outputTokens: 1, totalTokens: total, inputTokensDetails: [], outputTokensDetails: [] },
+  },
 });
 
 /** Stamps every row written since the last stamp (they carry today's time) with `time`. */
@@ -49,7 +45,10 @@ async function writeSession(path: string): Promise<void> {
     await s.addItems([{ role: 'user', content: 'b 3' }]);
     await s.storeRunUsage(usage(300));
     sql(path, `UPDATE agent_messages SET created_at = '2020-01-01 10:05:00' WHERE created_at > '2021-01-01'`);
-    sql(path, `UPDATE message_structure SET created_at = '2020-01-01 10:05:00' WHERE created_at > '2021-01-01' AND branch_id = 'b' AND user_turn_number = 3`);
+    sql(
+      path,
+      `UPDATE message_structure SET created_at = '2020-01-01 10:05:00' WHERE created_at > '2021-01-01' AND branch_id = 'b' AND user_turn_number = 3`,
+    );
   } finally {
     s.close();
   }
@@ -74,7 +73,8 @@ describe('turn latency', () => {
     store = TraceStore.open(join(tmp.dir, 'traces.db'));
     traces = {
       traces: async () => ({
-        call: async (method: string, ...args: unknown[]) => (store as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!.apply(store, args),
+        call: async (method: string, ...args: unknown[]) =>
+          (store as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!.apply(store, args),
       }),
     } as unknown as TraceService;
     store.addSpans([
@@ -86,7 +86,13 @@ describe('turn latency', () => {
       span('2', { link: { sessionId: 's' }, kind: 'model', model: 'o3', startUs: T + 20.5 * SEC, endUs: T + 20.9 * SEC }),
       span('2', { kind: 'tool', status: 'error', error: 'timeout', startUs: T + 20.6 * SEC, endUs: T + 20.7 * SEC }),
       // b's own turn 3, by its run: 3 s.
-      span('3', { link: { sessionId: 's', branchId: 'b', turnNumber: 3 }, kind: 'model', model: 'gpt-4.1-mini', startUs: T + 300 * SEC, endUs: T + 303 * SEC }),
+      span('3', {
+        link: { sessionId: 's', branchId: 'b', turnNumber: 3 },
+        kind: 'model',
+        model: 'gpt-4.1-mini',
+        startUs: T + 300 * SEC,
+        endUs: T + 303 * SEC,
+      }),
       // Another session's trace in the same window is not this session's.
       span('4', { link: { sessionId: 'other' }, kind: 'model', startUs: T + 20 * SEC, endUs: T + 29 * SEC }),
     ]);
@@ -179,7 +185,13 @@ describe('turn latency', () => {
     assert.deepEqual(
       rows.map((r) => [r.turn, r.sides.map((s) => s && [s.latencyMs, s.tracedRequests])]),
       [
-        [3, [[null, null], [3000, 1]]],
+        [
+          3,
+          [
+            [null, null],
+            [3000, 1],
+          ],
+        ],
         [4, [[null, null], null]],
       ],
     );

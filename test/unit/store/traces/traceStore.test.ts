@@ -119,12 +119,35 @@ describe('TraceStore', () => {
       { branchId: 'retry', turnNumber: 1 },
     ]);
     assert.deepEqual(got, [
-      { branchId: 'main', turnNumber: 1, startUs: T0, endUs: T0 + 3_500_000, traces: 2, requests: 3, models: ['gpt-4.1', 'gpt-4.1-mini'], errors: 1 },
-      { branchId: 'main', turnNumber: 2, startUs: T0 + 20_000_000, endUs: T0 + 20_250_000, traces: 1, requests: 1, models: ['o3'], errors: 0 },
+      {
+        branchId: 'main',
+        turnNumber: 1,
+        startUs: T0,
+        endUs: T0 + 3_500_000,
+        traces: 2,
+        requests: 3,
+        models: ['gpt-4.1', 'gpt-4.1-mini'],
+        errors: 1,
+      },
+      {
+        branchId: 'main',
+        turnNumber: 2,
+        startUs: T0 + 20_000_000,
+        endUs: T0 + 20_250_000,
+        traces: 1,
+        requests: 1,
+        models: ['o3'],
+        errors: 0,
+      },
       { branchId: 'retry', turnNumber: 1, startUs: T0, endUs: T0 + 700_000, traces: 1, requests: 1, models: ['o3'], errors: 0 },
     ]);
     // The same as a turn's own read finds.
-    const turn2 = store.tracesOfTurn({ sessionId: 's', branchId: 'main', turnNumber: 2, window: { startUs: T0 + 18_000_000, endUs: T0 + 40_000_000 } });
+    const turn2 = store.tracesOfTurn({
+      sessionId: 's',
+      branchId: 'main',
+      turnNumber: 2,
+      window: { startUs: T0 + 18_000_000, endUs: T0 + 40_000_000 },
+    });
     assert.deepEqual(
       turn2.map((t) => t.traceId),
       ['33'.padStart(32, '0')],

@@ -220,7 +220,14 @@ describe('conversation model: runs', () => {
     await model.runEvent(completed('a'));
     assert.equal(model.branchId, 'retry');
     assert.equal(model.selectedTurn?.turn, 1);
-    assert.deepEqual(host.take(), ['turns/get retry', 'branch/latency retry', 'turn/items retry', 'turns/get retry', 'branch/latency retry', 'turn/items retry']);
+    assert.deepEqual(host.take(), [
+      'turns/get retry',
+      'branch/latency retry',
+      'turn/items retry',
+      'turns/get retry',
+      'branch/latency retry',
+      'turn/items retry',
+    ]);
   });
 
   it('stops the composer’s run and every run still running, not those that ended', async () => {
