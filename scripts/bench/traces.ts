@@ -250,7 +250,11 @@ export async function runTraceBench(cacheDir: string, workerFile: string, progre
           met: viaWorker.loopLagMaxMs <= TRACE_TARGETS.ingestLoopLagMs,
         },
         turnSpansMs: { target: TRACE_TARGETS.turnSpansMs, measured: turnMs.max, met: turnMs.max <= TRACE_TARGETS.turnSpansMs },
-        branchLatencyMs: { target: TRACE_TARGETS.branchLatencyMs, measured: branchMs.max, met: branchMs.max <= TRACE_TARGETS.branchLatencyMs },
+        branchLatencyMs: {
+          target: TRACE_TARGETS.branchLatencyMs,
+          measured: branchMs.max,
+          met: branchMs.max <= TRACE_TARGETS.branchLatencyMs,
+        },
       },
     };
   } finally {
