@@ -86,3 +86,8 @@ export { spanRecordOf } from './traces/spanConventions';
 export { turnWindows, type TurnWindow } from './traces/turnWindows';
 export { TraceInputError, TraceStoreError } from './traces/traceErrors';
 export type { SpanRecord, SpanKind, SpanSource, TraceLink } from './traces/spanRecord';
+export { ReviewStore, checkReviewData, normalizeTag } from './reviews/reviewStore';
+export { ReviewStoreError, type ReviewStoreProblem } from './reviews/reviewErrors';
+export { contentKey, canonicalJson } from './reviews/contentKey';
+export { matchReviews, turnKeyOf, type TurnNow } from './reviews/reviewMatching';
+export * from './reviews/reviewTypes';

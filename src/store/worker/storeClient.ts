@@ -19,6 +19,8 @@ import type { ExportFormat, ExportRequest, ExportSummary, ProgressOptions } from
 import type { ImportOptions, ImportResult } from '../export/importSession';
 import type {
   TraceMethod,
+  ReviewMethod,
+  OwnStoreKind,
   JobName,
   FileFunction,
   DatabaseMethod,
@@ -32,6 +34,7 @@ import { SESSION_METHODS } from './storeWorkerProtocol';
 import { deserializeError } from './workerErrors';
 import type { SessionDatabase } from '../inspector/sessionDatabase';
 import type { TraceStore } from '../traces/traceStore';
+import type { ReviewStore } from '../reviews/reviewStore';
 
 /** The signatures of `FILE_FUNCTIONS` (types only: the worker runs them). */
 type FileFunctionTypes = { markWrites: typeof markWrites; writesSince: typeof writesSince };
@@ -119,10 +122,19 @@ export class StoreClient {
 
   /** Opens (creating unless `readonly`) a trace store in the worker: decoding, storing and reading spans run there. */
   async openTraceStore(path: string, options: { readonly?: boolean } = {}): Promise<WorkerTraceStore> {
+    return new WorkerOwnStore(this, ...(await this.openOwnStore('traces', path, options)), path);
+  }
+
+  /** Opens (creating unless `readonly`) a review store in the worker. */
+  async openReviewStore(path: string, options: { readonly?: boolean } = {}): Promise<WorkerReviewStore> {
+    return new WorkerOwnStore(this, ...(await this.openOwnStore('reviews', path, options)), path);
+  }
+
+  private async openOwnStore(store: OwnStoreKind, path: string, options: { readonly?: boolean }): Promise<[number, number]> {
     const handle = this.nextHandle++;
     const generation = this.ensureWorker();
-    await this.send({ type: 'open-traces', handle, path, ...(options.readonly ? { readonly: true } : {}) });
-    return new WorkerTraceStore(this, handle, generation, path);
+    await this.send({ type: 'open-own-store', handle, store, path, ...(options.readonly ? { readonly: true } : {}) });
+    return [handle, generation];
   }
 
   /**
@@ -476,8 +488,14 @@ function workerSession(client: StoreClient, handle: number, generation: number, 
   return session as WorkerSession;
 }
 
-/** A trace store in the worker: `TraceStore`'s methods (`TRACE_METHODS`), each answered asynchronously. */
-export class WorkerTraceStore {
+/** A method of a store class, as a function type (for `Parameters` and `ReturnType`). */
+type MethodOf<S, M extends keyof S> = Extract<S[M], (...args: never[]) => unknown>;
+
+/**
+ * A store of ours in the worker (the trace store, the review store): its class's methods named in the protocol
+ * (`TRACE_METHODS`, `REVIEW_METHODS`), each answered asynchronously, errors rebuilt as their classes.
+ */
+export class WorkerOwnStore<S, M extends keyof S & string> {
   private closed = false;
   constructor(
     private readonly client: StoreClient,
@@ -486,10 +504,10 @@ export class WorkerTraceStore {
     readonly path: string,
   ) {}
 
-  /** Calls `method` of the worker's `TraceStore` with `args`. */
-  async call<M extends TraceMethod>(method: M, ...args: Parameters<TraceStore[M]>): Promise<ReturnType<TraceStore[M]>> {
+  /** Calls `method` of the worker's store with `args`. */
+  async call<K extends M>(method: K, ...args: Parameters<MethodOf<S, K>>): Promise<ReturnType<MethodOf<S, K>>> {
     if (this.closed) throw new SessionClosedError();
-    return (await this.client.call<ReturnType<TraceStore[M]>>(this.handle, this.generation, method, args)).value;
+    return (await this.client.call<ReturnType<MethodOf<S, K>>>(this.handle, this.generation, method, args)).value;
   }
 
   async close(): Promise<void> {
@@ -498,3 +516,8 @@ export class WorkerTraceStore {
     await this.client.closeHandle(this.handle, this.generation);
   }
 }
+
+/** The trace store in the worker (docs/traces.md). */
+export type WorkerTraceStore = WorkerOwnStore<TraceStore, TraceMethod>;
+/** The review store in the worker (docs/reviews.md). */
+export type WorkerReviewStore = WorkerOwnStore<ReviewStore, ReviewMethod>;

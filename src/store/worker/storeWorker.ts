@@ -26,6 +26,7 @@ import { importSessionFile, type ImportOptions } from '../export/importSession';
 import type { ExportFormat, ExportRequest, ProgressOptions } from '../export/transferTypes';
 import { DEFAULT_LOCK_WAIT_MS, WriteCancelledWhileWaiting, waitForWriteLock } from './writeLockWait';
 import { TraceStore } from '../traces/traceStore';
+import { ReviewStore } from '../reviews/reviewStore';
 
 /**
  * `signal`, aborted also once the host sets `flag`: the store's export and import only read `aborted` (between pages,
@@ -64,7 +65,8 @@ const FILE_FUNCTION_IMPLS: Record<FileFunction, (...args: never[]) => unknown> =
 type Handle =
   | { kind: 'database'; target: SessionDatabase }
   | { kind: 'session'; target: AdvancedSQLiteSession; path: string | undefined; lockWaitMs: number }
-  | { kind: 'traces'; target: TraceStore };
+  | { kind: 'traces'; target: TraceStore }
+  | { kind: 'reviews'; target: ReviewStore };
 
 /** Runs the requests of the host that started this worker. */
 class StoreWorkerState {
@@ -168,11 +170,15 @@ class StoreWorkerState {
           this.post({ type: 'result', id: request.id, value: session.getCurrentBranchId() });
           return;
         }
-        case 'open-traces': {
+        case 'open-own-store': {
           path = request.path;
-          const store = TraceStore.open(request.path, { readonly: request.readonly ?? false });
-          this.handles.set(request.handle, { kind: 'traces', target: store });
-          this.post({ type: 'result', id: request.id, value: { path: store.path } });
+          const options = { readonly: request.readonly ?? false };
+          const handle: Handle =
+            request.store === 'traces'
+              ? { kind: 'traces', target: TraceStore.open(request.path, options) }
+              : { kind: 'reviews', target: ReviewStore.open(request.path, options) };
+          this.handles.set(request.handle, handle);
+          this.post({ type: 'result', id: request.id, value: { path: handle.target.path } });
           return;
         }
         case 'close': {

@@ -9,8 +9,13 @@ import type { WalIdentity } from '../sqlite/fileIdentity';
 import type { DriverName } from '../sqlite/sqliteDatabase';
 import type { AdvancedSQLiteSessionOptions } from '../types';
 
-/** What a handle is: the inspector's read connection, a writable session, or a trace store (docs/traces.md). */
-export type HandleKind = 'database' | 'session' | 'traces';
+/**
+ * What a handle is: the inspector's read connection, a writable session, or a store of our own: the trace store
+ * (docs/traces.md) or the review store (docs/reviews.md).
+ */
+export type HandleKind = 'database' | 'session' | OwnStoreKind;
+/** Our own stores: SQLite files of ours, never session files, opened by path (created unless read-only). */
+export type OwnStoreKind = 'traces' | 'reviews';
 
 /** The methods the host may call on each kind of handle: the reads of `SessionReader` and the session API. */
 export const DATABASE_METHODS = [
@@ -78,12 +83,28 @@ export const TRACE_METHODS = [
   'prune',
 ] as const;
 export type TraceMethod = (typeof TRACE_METHODS)[number];
+/** The review store's methods (`ReviewStore`). */
+export const REVIEW_METHODS = [
+  'setTurnReview',
+  'turnReviews',
+  'tagsInUse',
+  'setPairwise',
+  'pairwiseReviews',
+  'setCorrection',
+  'corrections',
+  'deleteCorrection',
+  'exportData',
+  'importData',
+  'counts',
+] as const;
+export type ReviewMethod = (typeof REVIEW_METHODS)[number];
 export type DatabaseMethod = (typeof DATABASE_METHODS)[number];
 export type SessionMethod = (typeof SESSION_METHODS)[number];
 export const CALLABLE: Record<HandleKind, ReadonlySet<string>> = {
   database: new Set(DATABASE_METHODS),
   session: new Set(SESSION_METHODS),
   traces: new Set(TRACE_METHODS),
+  reviews: new Set(REVIEW_METHODS),
 };
 
 /** The `AdvancedSQLiteSession` options a worker can take: only data (no logger or clock functions cross threads). */
@@ -108,8 +129,8 @@ export type StoreWorkerRequest =
   | { type: 'open-database'; id: number; handle: number; path: string; options: OpenSessionDatabaseOptions; staleWal?: WalIdentity }
   /** `lockWaitMs`: how long its writes wait for another connection's write lock (default 5,000 ms, the busy timeout). */
   | { type: 'open-session'; id: number; handle: number; options: WorkerSessionOptions; lockWaitMs?: number; staleWal?: WalIdentity }
-  /** A trace store of ours (created when missing unless `readonly`). */
-  | { type: 'open-traces'; id: number; handle: number; path: string; readonly?: boolean }
+  /** A store of ours (created when missing unless `readonly`). */
+  | { type: 'open-own-store'; id: number; handle: number; store: OwnStoreKind; path: string; readonly?: boolean }
   /**
    * `cancelFlag` (shared memory), set by the host when it no longer needs the answer: a read that computes kept totals
    * for the first time (seconds on a big session) checks it every few thousand rows and stops, answering `cancelled`.
