@@ -1,4 +1,5 @@
 import * as l10n from '@vscode/l10n';
+import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { errorMessage } from '../shared/errorMessage';
 import { branchCommands } from './branches/branchCommands';
@@ -35,6 +36,8 @@ import { TraceService } from './traces/traceService';
 import { turnTimeline } from './traces/turnTimeline';
 import { branchLatency, turnLatencies } from './traces/turnLatency';
 import { linkTraceToTurn } from './traces/traceLinking';
+import { ReviewService } from './reviews/reviewService';
+import { branchReviews, setTurnReview } from './reviews/turnReviews';
 
 /** What `activate` returns: used by the integration tests to read the tree and follow failures. */
 export interface AgentSessionsApi {
@@ -87,6 +90,8 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const choices = new AgentChoices(context.workspaceState);
   // Traces live in a store of our own in the global storage, never in a session file (docs/traces.md).
   const traces = new TraceService(store, context.globalStorageUri.fsPath, log);
+  // Review data too: in the global storage unless the user keeps it beside each file (docs/reviews.md).
+  const reviews = new ReviewService(store, context.globalStorageUri.fsPath);
   const runner = new AgentRunner(registry, context.secrets, choices, () => traces.runTracing());
   const jsonDocuments = new JsonDocuments(registry);
   // The conversation view calls other features through these; `services` is complete before any view can ask.
@@ -109,6 +114,28 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     turnLatencies: (target, turns, reader) => turnLatencies(reader, traces, target.sessionId, turns),
     linkTrace: (target, branchId, turn) => linkTraceToTurn(traces, target, branchId, turn),
     traces,
+    branchReviews: async (target, branchId, reader, branches) =>
+      branchReviews(
+        reader,
+        await reviews.storeFor(target.dbPath, !!registry.get(target.dbPath)?.remote),
+        target.sessionId,
+        branchId,
+        branches,
+      ),
+    setTurnReview: async (target, branchId, turn, change, reader) => {
+      const store = await reviews.storeFor(target.dbPath, !!registry.get(target.dbPath)?.remote);
+      const saved = await setTurnReview(
+        reader,
+        store,
+        { sessionId: target.sessionId, source: basename(target.dbPath) },
+        branchId,
+        turn,
+        change,
+      );
+      reviews.changed(target.sessionId);
+      return saved;
+    },
+    reviews,
   };
   const panels = new ConversationPanels(registry, runner, context.extensionUri, actions, pricing);
   const compare = new ComparePanels({
@@ -132,6 +159,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const failures: CommandFailure[] = [];
   context.subscriptions.push(
     traces,
+    reviews,
     jsonDocuments,
     search,
     log,

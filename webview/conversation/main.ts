@@ -13,7 +13,9 @@ import { errorMessage } from '../../src/shared/errorMessage';
 import { renderToolTable, renderUsageTable } from './components/tables';
 import { renderTokenChart } from './components/tokenChart';
 import { renderPricingHeader } from './components/pricingHeader';
-import { hasOpenForm, reloadTimeline, renderTurnDetail } from './components/turnDetail';
+import { hasOpenForm, redrawReviewBar, reloadTimeline, renderTurnDetail } from './components/turnDetail';
+import type { TurnReviewChangeView } from '../../src/shared/protocol/reviewViews';
+import { DEFAULT_TAGS } from '../../src/shared/reviewVocabulary';
 import { FORM_CLOSED_EVENT, detailKey, detailRedraw } from './logic/detailRedraw';
 import { TurnList } from './components/turnList';
 import { SearchBar } from './components/searchBar';
@@ -22,7 +24,7 @@ import { branchAtFork } from './logic/branchLayout';
 import { ConversationModel, type ViewPart } from './logic/conversationModel';
 import { listen, post, request, state } from '../shared/messenger';
 import { registerToolkit } from '../shared/toolkit';
-import type { UsageSortKey } from '../../src/shared/protocol/conversationViews';
+import type { TurnView, UsageSortKey } from '../../src/shared/protocol/conversationViews';
 import { turnCountLabel } from '../../src/shared/forkLabel';
 import { oneLine } from '../../src/shared/itemText';
 
@@ -64,6 +66,11 @@ const turnList = new TurnList({
   onNeedEarlier: () => void model.loadEarlier(),
   onEnd: () => void model.loadToEnd(),
   onHome: () => void model.loadToStart(),
+  // G and B in the list: the selected turn's verdict, pressed again to take it back.
+  onVerdict: (i, verdict) => {
+    const turn = model.turns[i];
+    if (turn && turn.turn > 0) void model.review(turn, { verdict: model.reviewOf(turn)?.verdict === verdict ? null : verdict });
+  },
 });
 
 const usageActions = {
@@ -208,6 +215,9 @@ function redraw(part: ViewPart): void {
       return;
     case 'latency':
       return turnList.setLatency(model.latency, (turn) => model.latencyOf(turn), model.latencyError);
+    case 'reviews':
+      turnList.setReviews((turn) => model.reviewOf(turn));
+      return redrawReviewBar(detail, model.selectedTurn, reviewCallbacks);
     case 'timeline':
       // The trace store changed: an open Timeline reads its turn again (a closed one reads when opened).
       return reloadTimeline(detail);
@@ -254,9 +264,20 @@ function renderDetail(): void {
     // A shared turn's spans are linked to the branch that ran it.
     timeline: (turn) => request('turn/timeline', { branchId: turn.sharedFrom ?? model.branchId, turn: turn.turn }),
     linkTrace: async (turn) => (await request('trace/link', { branchId: turn.sharedFrom ?? model.branchId, turn: turn.turn })).linked,
+    ...reviewCallbacks,
   });
   searchBar.itemsDrawn(model.selectedTurn?.turn ?? null);
 }
+
+/** The review bar's data and its changes (components/reviewBar.ts), shared by the detail and its redraws. */
+const reviewCallbacks = {
+  reviewState: (turn: TurnView) => ({
+    review: model.reviewOf(turn),
+    tags: model.reviews?.tags ?? DEFAULT_TAGS,
+    problem: model.reviewsError,
+  }),
+  review: (turn: TurnView, change: TurnReviewChangeView) => void model.review(turn, change),
+};
 
 /** *Open as JSON* of an item, a turn (`sequenceNumber` null) or the shown branch (both null); a failure shows in the banner. */
 function openJson(turn: number | null, sequenceNumber: number | null): void {

@@ -24,7 +24,8 @@ import { copyContent } from '../content/contentCopy';
 import { toolsView, withCosts } from '../pricing/pricedTables';
 import { choosePricingModel } from '../pricing/pricingChoice';
 import type { PricingChange, SessionPricing } from '../pricing/sessionPricing';
-import { PanelHost, type TraceChanges } from '../core/panelHost';
+import { PanelHost, type ReviewChanges, type TraceChanges } from '../core/panelHost';
+import type { BranchReviewsView, TurnReviewChangeView, TurnReviewView } from '../../shared/protocol/reviewViews';
 import type { BranchLatencyView, TurnLatencyView } from '../../shared/protocol/latencyViews';
 import { withLatency, type RanTurn } from '../traces/turnLatency';
 import { PanelRegistry } from '../core/panelRegistry';
@@ -56,6 +57,18 @@ export interface ConversationActions {
   linkTrace(target: SessionRef, branchId: string, turn: number): Promise<boolean>;
   /** The trace store's changes, so latency and open timelines are read again. */
   traces?: TraceChanges;
+  /** The reviews of a branch's turns (reviews/turnReviews.ts). */
+  branchReviews(target: SessionRef, branchId: string, reader: SessionReader, branches: readonly BranchNode[]): Promise<BranchReviewsView>;
+  /** Changes one turn's review (`branchId`: the branch that ran it). */
+  setTurnReview(
+    target: SessionRef,
+    branchId: string,
+    turn: number,
+    change: TurnReviewChangeView,
+    reader: SessionReader,
+  ): Promise<TurnReviewView | null>;
+  /** The review data's changes, so the verdicts shown are read again. */
+  reviews?: ReviewChanges;
 }
 
 /** What a panel shows; also its persisted state, so a window reload restores it. */
@@ -107,7 +120,7 @@ class ConversationPanel extends PanelHost<HostMessage> {
     super(
       panel,
       { title: `${target.sessionId} · ${basename(target.dbPath)}`, script: 'dist/webview/main.js', styles: ['dist/webview/style.css'] },
-      { extensionUri, registry, pricing, traces: actions.traces },
+      { extensionUri, registry, pricing, traces: actions.traces, reviews: actions.reviews },
     );
     this.pendingReveal = revealOf(target);
     this.seenState = this.databaseState();
@@ -141,6 +154,10 @@ class ConversationPanel extends PanelHost<HostMessage> {
   /** This session's traces changed (or any session's: an OTLP batch): latency and the open Timeline are read again. */
   protected override traceChangesOf(sessionId: string | undefined): readonly ChangeKind[] {
     return sessionId === undefined || sessionId === this.target.sessionId ? ['traces'] : [];
+  }
+
+  protected override reviewChangesOf(sessionId: string): readonly ChangeKind[] {
+    return sessionId === this.target.sessionId ? ['reviews'] : [];
   }
 
   /** Shows another branch or turn in this panel (a tree command opened it again). */
@@ -268,6 +285,11 @@ class ConversationPanel extends PanelHost<HostMessage> {
       return this.actions.branchLatency(this.target, p.branchId, db, await this.branches(db));
     },
     'trace/link': async (p) => ({ linked: await this.actions.linkTrace(this.target, p.branchId, p.turn) }),
+    'reviews/get': async (p) => {
+      const db = this.db();
+      return this.actions.branchReviews(this.target, p.branchId, db, await this.branches(db));
+    },
+    'review/set': (p) => this.actions.setTurnReview(this.target, p.branchId, p.turn, p.change, this.db()),
     'tables/get': async (p) => {
       const db = this.db();
       const view = await tables(db, this.target.sessionId, p.branchId, await this.branches(db), p.usage);

@@ -36,6 +36,17 @@ export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['param
   'turn/timeline': z.object({ branchId: str, turn: int }),
   'branch/latency': z.object({ branchId: str }),
   'trace/link': z.object({ branchId: str, turn: int }),
+  'reviews/get': z.object({ branchId: str }),
+  'review/set': z.object({
+    branchId: str,
+    turn: int,
+    change: z.object({
+      verdict: z.enum(['good', 'bad']).nullable().optional(),
+      addTags: z.array(z.string()).max(20).optional(),
+      removeTags: z.array(z.string()).max(20).optional(),
+      note: z.string().max(10_000).optional(),
+    }),
+  }),
   'tables/get': z.object({
     branchId: z.string({ error: 'must be a string or null' }).nullable(),
     usage: z.object(

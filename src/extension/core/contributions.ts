@@ -77,4 +77,6 @@ export const Setting = {
   tracesReceiverEnabled: 'traces.receiver.enabled',
   tracesReceiverPort: 'traces.receiver.port',
   tracesReceiverHost: 'traces.receiver.host',
+  /** Where review data is kept (docs/reviews.md): the extension's storage, or a file beside each session file. */
+  reviewsLocation: 'reviews.location',
 } as const;

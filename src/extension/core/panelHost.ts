@@ -20,6 +20,11 @@ export interface TraceChanges {
   onDidChange: vscode.Event<string | undefined>;
 }
 
+/** The review data's changes in this window: the session's id. */
+export interface ReviewChanges {
+  onDidChange: vscode.Event<string>;
+}
+
 /**
  * What a panel hears of the rest of the extension: the open databases, the pricing when it shows costs, the trace
  * store when it shows latency.
@@ -29,6 +34,7 @@ export interface PanelSources {
   registry: DatabaseRegistry;
   pricing?: SessionPricing;
   traces?: TraceChanges;
+  reviews?: ReviewChanges;
 }
 
 /**
@@ -70,7 +76,7 @@ export abstract class PanelHost<Notification extends { kind: string } = never> i
     page: PanelPage,
     sources: PanelSources,
   ) {
-    const { extensionUri, registry, pricing, traces } = sources;
+    const { extensionUri, registry, pricing, traces, reviews } = sources;
     // Set here and not only when the panel is created: a panel restored after a reload arrives without them.
     panel.webview.options = {
       enableScripts: true,
@@ -86,6 +92,7 @@ export abstract class PanelHost<Notification extends { kind: string } = never> i
     );
     if (pricing) this.subscriptions.push(pricing.onDidChange((change) => this.noteChanges(this.pricingChangesOf(change))));
     if (traces) this.subscriptions.push(traces.onDidChange((sessionId) => this.noteChanges(this.traceChangesOf(sessionId))));
+    if (reviews) this.subscriptions.push(reviews.onDidChange((sessionId) => this.noteChanges(this.reviewChangesOf(sessionId))));
   }
 
   /** Answers one request of the page: checks its method and parameters against the panel's map and runs its handler. */
@@ -104,6 +111,11 @@ export abstract class PanelHost<Notification extends { kind: string } = never> i
 
   /** What a change of the trace store (one session's traces, or any: undefined) means for the page; by default nothing. */
   protected traceChangesOf(_sessionId: string | undefined): readonly ChangeKind[] {
+    return [];
+  }
+
+  /** What a change of a session's review data means for the page; by default nothing. */
+  protected reviewChangesOf(_sessionId: string): readonly ChangeKind[] {
     return [];
   }
 

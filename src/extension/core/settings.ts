@@ -30,6 +30,7 @@ const fallback = {
   [Setting.tracesReceiverEnabled]: false as boolean,
   [Setting.tracesReceiverPort]: 4318 as number,
   [Setting.tracesReceiverHost]: '127.0.0.1' as string,
+  [Setting.reviewsLocation]: 'extension' as 'extension' | 'beside-file',
 };
 
 export type SettingKey = keyof typeof fallback;

@@ -5,6 +5,7 @@
  */
 import type { EnvelopeMessage } from './envelope';
 import type { BranchLatencyView } from './latencyViews';
+import type { BranchReviewsView, TurnReviewChangeView, TurnReviewView } from './reviewViews';
 import type { RunEvent } from './runEvents';
 import type { AgentChoicesView } from '../agentChoices';
 import type { WhatIfModelsView, WhatIfStartedView } from '../whatIfModels';
@@ -46,6 +47,13 @@ export interface Requests {
    * is the branch that ran the turn. `linked` is false when the user cancelled or there was none to link.
    */
   'trace/link': { params: { branchId: string; turn: number }; result: { linked: boolean } };
+  /**
+   * The reviews of the shown branch's turns (its shared turns' too), matched to the turns as they are now, the orphaned
+   * ones, and the tags to offer (docs/reviews.md); read again on a `reviews` change notice.
+   */
+  'reviews/get': { params: { branchId: string }; result: BranchReviewsView };
+  /** Changes one turn's review; `branchId` is the branch that ran the turn. The review as stored, null when emptied. */
+  'review/set': { params: { branchId: string; turn: number; change: TurnReviewChangeView }; result: TurnReviewView | null };
   /** The tables of a branch (null: the session): one page of usage rows as `usage` asks, totals, tool totals. */
   'tables/get': { params: { branchId: string | null; usage: UsageWindow }; result: TablesView };
   /** The tool totals of a branch (null: the session), for the Tools tab, whose scope is its own. */

@@ -27,6 +27,8 @@ export type ChangeKind =
   | 'pricing'
   /** The trace store's spans of this session changed (nothing was written to the file): latency and timelines differ. */
   | 'traces'
+  /** The review data of this session changed (nothing was written to the file): verdicts, tags, notes. */
+  | 'reviews'
   /** The database was reopened, closed, became unreadable or changed read-only state: everything may differ. */
   | 'database';
 

@@ -3,15 +3,8 @@
  * the same shapes are the store's rows, the worker's answers and the export file's records.
  */
 
-export type Verdict = 'good' | 'bad';
-export const VERDICTS: readonly Verdict[] = ['good', 'bad'];
-
-/** The tags offered before the user makes any of their own. */
-export const DEFAULT_TAGS: readonly string[] = ['wrong-tool', 'hallucination', 'refused', 'too-slow', 'too-costly'];
-
-/** Pairwise outcomes: which side of two compared turns was better. */
-export type PairwiseOutcome = 'left' | 'right' | 'tie' | 'both-bad';
-export const PAIRWISE_OUTCOMES: readonly PairwiseOutcome[] = ['left', 'right', 'tie', 'both-bad'];
+export { VERDICTS, DEFAULT_TAGS, PAIRWISE_OUTCOMES, type Verdict, type PairwiseOutcome } from '../../shared/reviewVocabulary';
+import type { PairwiseOutcome, Verdict } from '../../shared/reviewVocabulary';
 
 /** Limits on what one review holds (the store refuses more with a clear error). */
 export const REVIEW_LIMITS = { noteChars: 10_000, tags: 20, tagChars: 40, correctionChars: 100_000 } as const;

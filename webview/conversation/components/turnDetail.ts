@@ -5,6 +5,8 @@ import { itemTitle } from '../../../src/shared/itemTitles';
 import { builtinToolView, outputImages, pairToolItems, pairedToolName, toolRole, type ToolItemView } from '../../../src/shared/toolItems';
 import type { ItemView, TimelineView, TurnView } from '../../../src/shared/protocol/conversationViews';
 import { renderTimeline } from './timeline';
+import { renderReviewBar, type ReviewBarState } from './reviewBar';
+import type { TurnReviewChangeView } from '../../../src/shared/protocol/reviewViews';
 import { el, replaceChildren } from '../../shared/dom';
 import { FORM_CLOSED_EVENT } from '../logic/detailRedraw';
 import { turnLabel } from '../logic/itemCount';
@@ -29,6 +31,20 @@ export interface TurnDetailCallbacks {
   timeline(turn: TurnView): Promise<TimelineView>;
   /** Links an unlinked trace to the turn (the host asks which); false when none was linked. */
   linkTrace(turn: TurnView): Promise<boolean>;
+  /** The turn's review, the tags to offer, and a problem if reviews cannot be used. */
+  reviewState(turn: TurnView): ReviewBarState;
+  /** Changes the turn's review (only what `change` names). */
+  review(turn: TurnView, change: TurnReviewChangeView): void;
+}
+
+/** Draws the shown turn's review bar again (its review changed), leaving the rest of the detail as it is. */
+export function redrawReviewBar(
+  container: HTMLElement,
+  turn: TurnView | undefined,
+  cb: Pick<TurnDetailCallbacks, 'reviewState' | 'review'>,
+): void {
+  const bar = container.querySelector<HTMLElement>('.review-bar');
+  if (bar && turn) renderReviewBar(bar, cb.reviewState(turn), (c) => cb.review(turn, c));
 }
 
 /** Sent to the Timeline section to read its turn again (the trace store changed). */
@@ -325,7 +341,12 @@ export function renderTurnDetail(
       openJsonButton(() => cb.openJson(turn.turn, null), t('Open Turn as JSON')),
     ),
   );
-  replaceChildren(container, title, turn.turn === 0 ? null : timelineSection(turn, cb), list);
+  let reviewBar: HTMLElement | null = null;
+  if (turn.turn !== 0) {
+    reviewBar = el('section', { class: 'review-bar', 'aria-label': t('Review of turn {0}', turn.turn) });
+    renderReviewBar(reviewBar, cb.reviewState(turn), (c) => cb.review(turn, c));
+  }
+  replaceChildren(container, title, reviewBar, turn.turn === 0 ? null : timelineSection(turn, cb), list);
 }
 
 /** Whether an inline form (Branch here, Edit and resend, Retry with models) is open in `container`. */

@@ -1,6 +1,8 @@
 import type { TurnView } from '../../../src/shared/protocol/conversationViews';
 import type { BranchLatencyView, TurnLatencyView } from '../../../src/shared/protocol/latencyViews';
 import { latencyLabel } from '../../../src/shared/latencyLabels';
+import type { TurnReviewView } from '../../../src/shared/protocol/reviewViews';
+import type { Verdict } from '../../../src/shared/reviewVocabulary';
 import { el, replaceChildren } from '../../shared/dom';
 import { listWindow, scrollToShow } from '../logic/listWindow';
 import { badgeFit } from '../logic/badgeFit';
@@ -23,6 +25,8 @@ export interface TurnListCallbacks {
   onEnd(): void;
   /** Home: go to the branch's first turn (loading it if it is not loaded). */
   onHome(): void;
+  /** G or B on a turn: its verdict. */
+  onVerdict(index: number, verdict: Verdict): void;
 }
 
 /** Where the shown branch leaves the branch it forked from (null: a root branch, nothing to mark). */
@@ -54,6 +58,7 @@ export class TurnList {
   private edgeCheckQueued = false;
   private fork: ForkMark | null = null;
   private latencyOf: (turn: TurnView) => TurnLatencyView | undefined = () => undefined;
+  private reviewOf: (turn: TurnView) => TurnReviewView | undefined = () => undefined;
   private readonly latencySummary: HTMLElement;
 
   constructor(private readonly callbacks: TurnListCallbacks) {
@@ -125,6 +130,12 @@ export class TurnList {
     this.render();
   }
 
+  /** The turns' reviews: a mark beside each reviewed turn's number. */
+  setReviews(of: (turn: TurnView) => TurnReviewView | undefined): void {
+    this.reviewOf = of;
+    this.render();
+  }
+
   /** Marks where the shown branch leaves its parent (drawn with the next `set`). */
   setFork(fork: ForkMark | null): void {
     this.fork = fork;
@@ -164,6 +175,9 @@ export class TurnList {
     } else if (ev.key === 'Enter') {
       ev.preventDefault();
       if (this.selected >= 0) this.callbacks.onOpen(this.selected);
+    } else if ((ev.key === 'g' || ev.key === 'b') && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
+      ev.preventDefault();
+      if (this.selected >= 0) this.callbacks.onVerdict(this.selected, ev.key === 'g' ? 'good' : 'bad');
     } else if (ev.key === 'ArrowLeft' || ev.key === 'ArrowRight') {
       ev.preventDefault();
       this.callbacks.onFork(ev.key === 'ArrowLeft' ? 'left' : 'right');
@@ -190,6 +204,13 @@ export class TurnList {
         : '';
       const preview = previewText(t.preview);
       const latency = this.latencyOf(t);
+      const review = this.reviewOf(t);
+      const reviewText = review
+        ? [
+            review.verdict === 'good' ? tr('reviewed good') : review.verdict === 'bad' ? tr('reviewed bad') : tr('reviewed'),
+            ...review.tags,
+          ].join(', ')
+        : '';
       const latencyText = latency ? [latencyLabel(latency.ms), latency.models[0]].filter(Boolean).join(' · ') : '';
       const row = el(
         'div',
@@ -205,6 +226,7 @@ export class TurnList {
             t.tools.length ? tr('tools {0}', t.tools.map(toolBadgeName).join(', ')) : '',
             t.totalTokens !== null ? tokenCountLabel(t.totalTokens) : '',
             latency ? tr('took {0}', latencyText) : '',
+            reviewText,
             t.sharedFrom ? tr('shared with {0}', t.sharedFrom) : '',
           ]
             .filter(Boolean)
@@ -215,6 +237,17 @@ export class TurnList {
           ? el('span', { class: 'fork-marker', title: forkNote }, leavesHere ? tr('own turns start here') : tr('no own turns yet'))
           : null,
         el('span', { class: 'turn-number' }, turnLabel(t.turn)),
+        review
+          ? el(
+              'span',
+              {
+                class: `turn-verdict${review.verdict ? ` verdict-${review.verdict}` : ''}`,
+                title: [reviewText, review.note].filter(Boolean).join('\n'),
+              },
+              review.verdict === 'good' ? '✓' : review.verdict === 'bad' ? '✗' : '•',
+              review.tags.length > 0 ? ` ${review.tags.join(' ')}` : '',
+            )
+          : null,
         el('span', { class: 'turn-preview', title: t.error ? '' : preview }, t.error ? tr('unreadable: {0}', t.error) : preview),
         el(
           'span',

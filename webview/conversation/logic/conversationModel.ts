@@ -14,6 +14,7 @@ import type { ChangeKind, ChangeNotice } from '../../../src/shared/protocol/enve
 import type { RunEvent } from '../../../src/shared/protocol/runEvents';
 import { RunTracker } from './runTracker';
 import type { BranchLatencyView, TurnLatencyView } from '../../../src/shared/protocol/latencyViews';
+import type { BranchReviewsView, TurnReviewChangeView, TurnReviewView } from '../../../src/shared/protocol/reviewViews';
 import type {
   ItemView,
   RevealView,
@@ -36,7 +37,7 @@ export type RequestFn = <M extends RequestMethod>(
 /** What the renderer redraws when the model tells it. */
 /** `latency`: the branch's turns' latency arrived (the list's figures, the heading's p50/p95); `timeline`: the trace
  * store changed, so an open Timeline reads its turn again. */
-export type ViewPart = 'session' | 'turns' | 'selection' | 'items' | 'tables' | 'tools' | 'banner' | 'latency' | 'timeline';
+export type ViewPart = 'session' | 'turns' | 'selection' | 'items' | 'tables' | 'tools' | 'banner' | 'latency' | 'timeline' | 'reviews';
 
 /** Which of the view's windows a notice makes it re-request. */
 export interface RefreshPlan {
@@ -46,6 +47,8 @@ export interface RefreshPlan {
   tables: boolean;
   /** The shown branch's turns' latency (`branch/latency`). */
   latency: boolean;
+  /** The shown branch's turn reviews (`reviews/get`). */
+  reviews: boolean;
 }
 
 export function refreshPlan(what: readonly ChangeKind[], tablesOpen: boolean): RefreshPlan {
@@ -61,6 +64,7 @@ export function refreshPlan(what: readonly ChangeKind[], tablesOpen: boolean): R
     tables:
       tablesOpen && (turns || what.includes('usage') || what.includes('branches') || what.includes('pricing') || what.includes('traces')),
     latency: turns || what.includes('branches') || what.includes('traces'),
+    reviews: turns || what.includes('branches') || what.includes('reviews'),
   };
 }
 
@@ -98,13 +102,14 @@ interface TurnWindow {
 const STALE = Symbol('stale');
 type Stale = typeof STALE;
 
-const NOTHING: RefreshPlan = { session: false, turns: false, items: false, tables: false, latency: false };
+const NOTHING: RefreshPlan = { session: false, turns: false, items: false, tables: false, latency: false, reviews: false };
 const union = (a: RefreshPlan, b: RefreshPlan): RefreshPlan => ({
   session: a.session || b.session,
   turns: a.turns || b.turns,
   items: a.items || b.items,
   tables: a.tables || b.tables,
   latency: a.latency || b.latency,
+  reviews: a.reviews || b.reviews,
 });
 
 export class ConversationModel {
@@ -155,6 +160,10 @@ export class ConversationModel {
   latencyError: string | undefined;
   /** The latency figures by `${turn} ${branch that ran it}`. */
   private latencyByTurn = new Map<string, TurnLatencyView>();
+  /** The shown branch's turn reviews; undefined until read, or when they cannot be (`reviewsError` says why). */
+  reviews: BranchReviewsView | undefined;
+  reviewsError: string | undefined;
+  private reviewByTurn = new Map<string, TurnReviewView>();
   /** The last request error, shown until the next branch list arrives. */
   error: string | undefined;
   /** Whether the list should scroll to the selected turn. */
@@ -187,6 +196,29 @@ export class ConversationModel {
   /** A turn's latency figures, if a trace is linked to it (a shared turn's are its running branch's). */
   latencyOf(turn: TurnView): TurnLatencyView | undefined {
     return this.latencyByTurn.get(`${turn.turn} ${turn.sharedFrom ?? this.branchId}`);
+  }
+
+  /** A turn's review, if it has one that matches its content (a shared turn's is its running branch's). */
+  reviewOf(turn: TurnView): TurnReviewView | undefined {
+    return this.reviewByTurn.get(`${turn.turn} ${turn.sharedFrom ?? this.branchId}`);
+  }
+
+  /**
+   * Changes the review of `turn` (`change` names only what changes). The answer is shown at once; other windows and
+   * views see it through the host's change notice.
+   */
+  async review(turn: TurnView, change: TurnReviewChangeView): Promise<void> {
+    const branchId = turn.sharedFrom ?? this.branchId;
+    try {
+      const saved = await this.request('review/set', { branchId, turn: turn.turn, change });
+      const key = `${turn.turn} ${branchId}`;
+      if (saved) this.reviewByTurn.set(key, saved);
+      else this.reviewByTurn.delete(key);
+      this.reviewsError = undefined;
+    } catch (err) {
+      this.reviewsError = errorMessage(err);
+    }
+    this.changed('reviews');
   }
 
   get selectedTurn(): TurnView | undefined {
@@ -226,13 +258,13 @@ export class ConversationModel {
   /** A tree command asked to show a branch (null: the one shown) and turn. */
   async reveal(reveal: RevealView): Promise<void> {
     this.place(reveal.branchId ?? this.branchId, startAfterFor(reveal.turn), reveal.turn ?? undefined);
-    await this.refresh({ session: false, turns: true, items: true, tables: true, latency: true });
+    await this.refresh({ session: false, turns: true, items: true, tables: true, latency: true, reviews: true });
   }
 
   /** Shows a branch from its first turn, on to `keepTurn` if given (moving between branches at a fork). */
   async showBranch(branchId: string, keepTurn?: number): Promise<void> {
     this.place(branchId, null, keepTurn);
-    await this.refresh({ session: false, turns: true, items: true, tables: true, latency: true });
+    await this.refresh({ session: false, turns: true, items: true, tables: true, latency: true, reviews: true });
   }
 
   async selectTurn(turn: number, scroll = false): Promise<void> {
@@ -459,7 +491,7 @@ export class ConversationModel {
       } else if (this.nav === nav && branchId !== this.window.branchId) {
         // The branch shown is gone: fall back, from its first turn.
         this.place(branchId, null, undefined);
-        plan = { ...plan, turns: true, items: true, tables: true, latency: true };
+        plan = { ...plan, turns: true, items: true, tables: true, latency: true, reviews: true };
       }
     }
     if (plan.turns) {
@@ -474,6 +506,7 @@ export class ConversationModel {
       this.applyWindow(read, last ?? this.selected, last !== undefined);
     }
     if (plan.latency && (await this.reloadLatency()) === STALE) return false;
+    if (plan.reviews && (await this.reloadReviews()) === STALE) return false;
     if (plan.items && (await this.reloadItems()) === STALE) return false;
     if (plan.tables && (await this.reloadTables()) === STALE) return false;
     if (plan.tables && (await this.reloadTools()) === STALE) return false;
@@ -484,9 +517,11 @@ export class ConversationModel {
   private place(branchId: string | undefined, startAfter: TurnWindow['startAfter'], turn: number | undefined): void {
     this.nav++;
     if (branchId !== this.window.branchId) {
-      // Another branch's figures would be drawn against this branch's turns until its own arrive.
+      // Another branch's figures and verdicts would be drawn against this branch's turns until its own arrive.
       this.latency = undefined;
       this.latencyByTurn = new Map();
+      this.reviews = undefined;
+      this.reviewByTurn = new Map();
     }
     this.window = { branchId, startAfter, turns: [], nextAfterTurn: null, previousBeforeTurn: null };
     this.selected = turn;
@@ -629,6 +664,24 @@ export class ConversationModel {
     this.latency = view;
     this.latencyByTurn = new Map((view?.turns ?? []).map((l) => [`${l.turn} ${l.branchId}`, l]));
     this.changed('latency');
+  }
+
+  /** The shown branch's reviews; a review store that cannot be read does not fail the view (`reviewsError`). */
+  private async reloadReviews(): Promise<void | Stale> {
+    const branchId = this.branchId;
+    let view: BranchReviewsView | undefined;
+    try {
+      const got = await this.fetch('reviews/get', { branchId });
+      if (got === STALE) return STALE;
+      view = got;
+      this.reviewsError = undefined;
+    } catch (err) {
+      this.reviewsError = errorMessage(err);
+    }
+    if (this.branchId !== branchId) return;
+    this.reviews = view;
+    this.reviewByTurn = new Map((view?.turns ?? []).map((r) => [`${r.turn} ${r.branchId}`, r]));
+    this.changed('reviews');
   }
 
   private async reloadTables(): Promise<void | Stale> {

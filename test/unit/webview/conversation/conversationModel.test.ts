@@ -75,6 +75,9 @@ class TestHost {
     // No trace store in these tests: every branch reads as untraced.
     'branch/latency': (p) => ({ branchId: p.branchId, turns: [], turnCount: 0, partial: false, p50Ms: null, p95Ms: null }),
     'trace/link': () => assert.fail('not in these tests'),
+    // No review store in these tests: every branch reads as unreviewed.
+    'reviews/get': (p) => ({ branchId: p.branchId, turns: [], orphaned: [], tags: [] }),
+    'review/set': () => assert.fail('not in these tests'),
     'tables/get': (p) => tables(this.db, SESSION, p.branchId, this.db.getBranchTree(SESSION), p.usage),
     'tools/get': (p) => toolsView(this.db, SESSION, p.branchId),
     'pricing/choose': () => assert.fail('not in these tests'),
@@ -138,7 +141,7 @@ describe('conversation view data flow', () => {
     const host = new TestHost(db);
     const model = new ConversationModel(host.request, () => undefined);
     await model.start(null);
-    assert.deepEqual(host.take(), ['view/ready', 'session/get', 'turns/get', 'branch/latency', 'turn/items']);
+    assert.deepEqual(host.take(), ['view/ready', 'session/get', 'turns/get', 'branch/latency', 'reviews/get', 'turn/items']);
     assert.deepEqual(
       model.turns.map((t) => t.preview),
       ['question 1', 'question 2', 'question 3'],
@@ -156,14 +159,16 @@ describe('conversation view data flow', () => {
 
     await addTurns(path, 4, 1);
     await model.noticeReceived({ seq: 4, what: [...ROW_CHANGES] });
-    assert.deepEqual(host.take(), ['session/get', 'turns/get', 'branch/latency', 'turn/items', 'tables/get']);
+    assert.deepEqual(host.take(), ['session/get', 'turns/get', 'branch/latency', 'reviews/get', 'turn/items', 'tables/get']);
     await model.noticeReceived({ seq: 5, what: ['traces'] });
     assert.deepEqual(host.take(), ['branch/latency', 'tables/get'], "the trace store's change: latency and the table's latency column");
+    await model.noticeReceived({ seq: 6, what: ['reviews'] });
+    assert.deepEqual(host.take(), ['reviews/get'], 'a review changed: the verdicts only');
     assert.equal(model.turns.length, 4);
     assert.equal(model.session?.branches[0]?.userTurns, 4);
     assert.equal(model.selectedTurn?.turn, 1, 'the selection stays');
 
-    await model.noticeReceived({ seq: 4, what: ['database'] });
+    await model.noticeReceived({ seq: 6, what: ['database'] });
     await model.noticeReceived({ seq: 2, what: ['database'] });
     assert.deepEqual(host.take(), [], 'a notice not newer than the last one seen is ignored');
   });
@@ -268,12 +273,56 @@ describe('conversation view data flow', () => {
   });
 
   it('plans refreshes and falls back to an existing branch', () => {
-    assert.deepEqual(refreshPlan(['current-branch'], true), { session: true, turns: false, items: false, tables: false, latency: false });
-    assert.deepEqual(refreshPlan(['usage'], false), { session: false, turns: false, items: false, tables: false, latency: false });
-    assert.deepEqual(refreshPlan(['database'], true), { session: true, turns: true, items: true, tables: true, latency: true });
+    assert.deepEqual(refreshPlan(['current-branch'], true), {
+      session: true,
+      turns: false,
+      items: false,
+      tables: false,
+      latency: false,
+      reviews: false,
+    });
+    assert.deepEqual(refreshPlan(['usage'], false), {
+      session: false,
+      turns: false,
+      items: false,
+      tables: false,
+      latency: false,
+      reviews: false,
+    });
+    assert.deepEqual(refreshPlan(['database'], true), {
+      session: true,
+      turns: true,
+      items: true,
+      tables: true,
+      latency: true,
+      reviews: true,
+    });
     // The trace store changed: latency (and the Tokens table's latency column), nothing of the file.
-    assert.deepEqual(refreshPlan(['traces'], true), { session: false, turns: false, items: false, tables: true, latency: true });
-    assert.deepEqual(refreshPlan(['traces'], false), { session: false, turns: false, items: false, tables: false, latency: true });
+    assert.deepEqual(refreshPlan(['traces'], true), {
+      session: false,
+      turns: false,
+      items: false,
+      tables: true,
+      latency: true,
+      reviews: false,
+    });
+    assert.deepEqual(refreshPlan(['traces'], false), {
+      session: false,
+      turns: false,
+      items: false,
+      tables: false,
+      latency: true,
+      reviews: false,
+    });
+    // Reviews changed: only the verdicts.
+    assert.deepEqual(refreshPlan(['reviews'], true), {
+      session: false,
+      turns: false,
+      items: false,
+      tables: false,
+      latency: false,
+      reviews: true,
+    });
     const session = {
       dbPath: '/x.db',
       dbName: 'x.db',

@@ -145,6 +145,8 @@ class RunHost {
       }
       case 'turn/items':
         return [];
+      case 'reviews/get':
+        return { branchId: (params as { branchId: string }).branchId, turns: [], orphaned: [], tags: [] };
       case 'branch/latency':
         return { branchId: (params as { branchId: string }).branchId, turns: [], turnCount: 0, partial: false, p50Ms: null, p95Ms: null };
       case 'run/start':
@@ -181,7 +183,7 @@ describe('conversation model: runs', () => {
     assert.deepEqual(host.take(), [], 'a run starting on the shown branch reads nothing');
     host.branches.main = 4;
     await model.runEvent(completed('r1'));
-    assert.deepEqual(host.take(), ['turns/get main', 'branch/latency main', 'turn/items main']);
+    assert.deepEqual(host.take(), ['turns/get main', 'branch/latency main', 'reviews/get main', 'turn/items main']);
     assert.equal(model.selectedTurn?.turn, 4, 'the new last turn is selected');
   });
 
@@ -189,7 +191,7 @@ describe('conversation model: runs', () => {
     const { host, model } = await startedModel();
     await model.runEvent(started('r1', 'main'));
     await model.runEvent(failed('r1'));
-    assert.deepEqual(host.take(), ['turns/get main', 'branch/latency main', 'turn/items main']);
+    assert.deepEqual(host.take(), ['turns/get main', 'branch/latency main', 'reviews/get main', 'turn/items main']);
     assert.equal(model.selectedTurn?.turn, 3);
   });
 
@@ -198,7 +200,7 @@ describe('conversation model: runs', () => {
     host.branches.retry = 2;
     await model.runEvent(started('a', 'retry', { branchId: 'main', turn: 2 }));
     assert.equal(model.branchId, 'retry');
-    assert.deepEqual(host.take(), ['turns/get retry', 'branch/latency retry', 'turn/items retry']);
+    assert.deepEqual(host.take(), ['turns/get retry', 'branch/latency retry', 'reviews/get retry', 'turn/items retry']);
     await model.runEvent(started('b', 'retry-2', { branchId: 'main', turn: 2 }));
     assert.equal(model.branchId, 'retry', 'a second fork does not take the view away');
     assert.deepEqual(host.take(), []);
@@ -223,9 +225,11 @@ describe('conversation model: runs', () => {
     assert.deepEqual(host.take(), [
       'turns/get retry',
       'branch/latency retry',
+      'reviews/get retry',
       'turn/items retry',
       'turns/get retry',
       'branch/latency retry',
+      'reviews/get retry',
       'turn/items retry',
     ]);
   });

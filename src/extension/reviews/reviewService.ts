@@ -1,0 +1,57 @@
+/**
+ * The extension's review data (docs/reviews.md): review stores held by the store worker, one per place. By default
+ * one store in the extension's global storage for every session store (`agentSessions.reviews.location` =
+ * `extension`): it works for read-only files and folders and for PostgreSQL and Redis sessions, and adds no file to
+ * the user's folders unasked. With `beside-file`, a file's reviews go in `<file>.reviews.db` next to it, to commit or
+ * share with it; server stores keep theirs in the global one. A review is found by its turn's content either way
+ * (src/store/reviews/contentKey.ts), so moving between the two loses nothing once exported and imported.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { StoreClient, WorkerReviewStore } from '../../store/worker/storeClient';
+import { Setting } from '../core/contributions';
+import { setting } from '../core/settings';
+
+export class ReviewService implements vscode.Disposable {
+  private readonly stores = new Map<string, Promise<WorkerReviewStore>>();
+  private readonly changeEmitter = new vscode.EventEmitter<string>();
+  /** Fires with a session's id after its review data changed in this window. */
+  readonly onDidChange = this.changeEmitter.event;
+
+  constructor(
+    private readonly client: StoreClient,
+    /** The extension's global storage folder. */
+    private readonly folder: string,
+  ) {}
+
+  /** Where the reviews of the session store at `dbPath` are kept (`remote`: a PostgreSQL or Redis address). */
+  pathFor(dbPath: string, remote: boolean): string {
+    if (!remote && setting(Setting.reviewsLocation) === 'beside-file') return `${dbPath}.reviews.db`;
+    return join(this.folder, 'reviews.db');
+  }
+
+  /** The review store for a session store, opened on first use (a failed open is tried again next time). */
+  storeFor(dbPath: string, remote: boolean): Promise<WorkerReviewStore> {
+    const path = this.pathFor(dbPath, remote);
+    let store = this.stores.get(path);
+    if (!store) {
+      if (path.startsWith(this.folder)) mkdirSync(this.folder, { recursive: true });
+      store = this.client.openReviewStore(path);
+      this.stores.set(path, store);
+      store.catch(() => this.stores.delete(path));
+    }
+    return store;
+  }
+
+  /** Tells the views of `sessionId` that its review data changed. */
+  changed(sessionId: string): void {
+    this.changeEmitter.fire(sessionId);
+  }
+
+  dispose(): void {
+    for (const store of this.stores.values()) void store.then((s) => s.close()).catch(() => undefined);
+    this.stores.clear();
+    this.changeEmitter.dispose();
+  }
+}

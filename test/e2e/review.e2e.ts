@@ -1,0 +1,77 @@
+/**
+ * Reviewing turns in the real workbench (docs/reviews.md): Good from the turn's review bar, B on a turn in the list,
+ * tags toggled and one of the user's own added, a note saved with Ctrl+Enter; the marks in the turn list; all of it
+ * still there when the view is opened again (kept in the review store beside the session file, which is unchanged).
+ * Screenshots for the docs in both themes.
+ */
+import { strict as assert } from 'node:assert';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeDemoDatabase } from '../../scripts/demo';
+import { THEMES, docsScreenshot, useWorkbench } from './suite';
+import { openConversationView } from './workbench';
+
+for (const theme of THEMES) {
+  describe(`reviewing turns (${theme} theme)`, function () {
+    const suite = useWorkbench({
+      name: 'review',
+      theme,
+      prepare: (workspace) => writeDemoDatabase(join(workspace, 'conversations.db')),
+      // Kept beside the session file: each suite's workspace has its own reviews (the extension's storage is shared
+      // by every suite of this workbench's server).
+      open: { settings: { 'agentSessions.reviews.location': 'beside-file' } },
+    });
+
+    it('marks turns good and bad, tags them, writes a note; the marks stay, the session file is untouched', async () => {
+      const { wb } = suite;
+      const db = join(suite.workspace, 'conversations.db');
+      const sha = () => createHash('sha256').update(readFileSync(db)).digest('hex');
+      const before = sha();
+      let f = await openConversationView(wb, 'conversations.db', 'support-chat');
+      await f.locator('.turn-row[data-turn="1"]').click();
+      await f.locator('.turn-title', { hasText: 'Turn 1' }).waitFor();
+      const bar = f.locator('.review-bar');
+      await bar.locator('.verdict-good').click();
+      await f.locator('.turn-row[data-turn="1"] .turn-verdict.verdict-good').waitFor({ timeout: 20_000 });
+      assert.equal(await bar.locator('.verdict-good').getAttribute('aria-pressed'), 'true');
+      await bar.locator('.review-tag', { hasText: 'too-slow' }).click();
+      await bar.locator('.review-tag[aria-pressed="true"]', { hasText: 'too-slow' }).waitFor();
+
+      // Turn 2 from the keyboard: B in the list.
+      await f.locator('.turn-row[data-turn="2"]').click();
+      await f.locator('.turn-title', { hasText: 'Turn 2' }).waitFor();
+      await f.locator('.turn-list').press('b');
+      await f.locator('.turn-row[data-turn="2"] .turn-verdict.verdict-bad').waitFor({ timeout: 20_000 });
+      await bar.locator('.review-tag', { hasText: 'wrong-tool' }).click();
+      await bar.locator('.review-tag[aria-pressed="true"]', { hasText: 'wrong-tool' }).waitFor({ timeout: 20_000 });
+      await bar.locator('.review-new-tag').fill('Needs Fahrenheit');
+      await bar.locator('.review-new-tag').press('Enter');
+      await bar.locator('.review-tag[aria-pressed="true"]', { hasText: 'needs-fahrenheit' }).waitFor({ timeout: 20_000 });
+      await bar.locator('.review-note').fill('Answered in Celsius although the user asked for Fahrenheit.');
+      await bar.locator('.review-note').press('Control+Enter');
+      await f.locator('.turn-row[data-turn="2"] .turn-verdict', { hasText: 'needs-fahrenheit' }).waitFor({ timeout: 20_000 });
+      assert.match(
+        (await f.locator('.turn-row[data-turn="2"]').getAttribute('aria-label')) ?? '',
+        /reviewed bad, needs-fahrenheit, wrong-tool/,
+      );
+      await wb.page.mouse.move(5, 5);
+      await docsScreenshot(wb, `review-turn-${theme}`);
+
+      // Opened again: read back from the review store.
+      await wb.runCommand('View: Close All Editors');
+      f = await openConversationView(wb, 'conversations.db', 'support-chat');
+      await f.locator('.turn-row[data-turn="1"] .turn-verdict.verdict-good', { hasText: 'too-slow' }).waitFor({ timeout: 20_000 });
+      await f.locator('.turn-row[data-turn="2"] .turn-verdict.verdict-bad').waitFor();
+      await f.locator('.turn-row[data-turn="2"]').click();
+      await f.locator('.turn-title', { hasText: 'Turn 2' }).waitFor();
+      assert.equal(await f.locator('.review-bar .review-note').inputValue(), 'Answered in Celsius although the user asked for Fahrenheit.');
+      // Taken back: pressing Bad again leaves no verdict, the tags stay.
+      await f.locator('.review-bar .verdict-bad').click();
+      await f.locator('.turn-row[data-turn="2"] .turn-verdict:not(.verdict-bad)').waitFor({ timeout: 20_000 });
+      assert.equal(sha(), before, 'the session file is not written');
+      // Beside the file, as this suite's settings ask: a store of its own, found by the file's name.
+      assert.ok(existsSync(`${db}.reviews.db`), 'the review store beside the session file');
+    });
+  });
+}
