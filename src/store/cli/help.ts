@@ -15,6 +15,9 @@ Commands:
   run [file] <session>            run your own agent command on a branch (a what-if outside VS Code)
   otlp --store <traces.db>        receive OTLP traces over HTTP (JSON or protobuf) into a trace store
   traces <action> --store <file>  import OTLP JSON files, list or show traces, export a session's spans
+  review <action> --store <file>  list, export or import review data (verdicts, pairwise verdicts, corrections)
+  dataset <format> [file] --store <reviews.db> -o <out>
+                                  fine-tuning and evaluation datasets from reviews (sft, preference, eval); check
 
 [file] is a session file or a server store's address: postgresql://user@host:5432/db or redis://host:6379/0,
 read-only (password in the address or in $AGENT_SESSIONS_PASSWORD; Python's default table names and key prefix).
@@ -57,6 +60,41 @@ per request on stderr.
   export --session S [-o F]   a session's (or --branch's) spans as OTLP JSON, for any tracing backend
 
   --json                      machine-readable output
+`,
+  review: `Usage: agent-sessions review <action> --store <reviews.db> [options]
+
+The review store is a file of its own (the extension's, or <session file>.reviews.db beside a file; docs/reviews.md).
+
+  ls [--session S]            turn reviews: session, branch, turn, verdict, tags, note; and the counts
+  export [--session S] [-o F] the review data as one JSON document (all sessions, or one)
+  import <file>               add a review export: what the store lacks is added, what it holds replaced only by
+                              newer records; the whole file is checked first (one bad record imports nothing)
+
+  --json                      machine-readable output
+`,
+  dataset: `Usage: agent-sessions dataset <sft|preference|eval> [file] --store <reviews.db> -o <out> [filters]
+       agent-sessions dataset check <sft|preference|eval> <file.jsonl>
+
+Builds a dataset from the reviews in --store over the session store [file] (docs/datasets.md):
+  sft         OpenAI supervised fine-tuning (chat JSONL): good turns with the conversation before them (the turn's
+              assistant messages weight 1, the context's 0), and corrections in place of the answer they correct
+  preference  OpenAI preference fine-tuning (JSONL): pairwise verdicts' better and worse answers to one user
+              message, and corrections against the answer they correct
+  eval        an evaluation set: the user's message in its context and a reference answer (a correction, the
+              better answer of a pairwise verdict, or a good turn's answer), with the turn's tags; --csv for CSV
+
+Every record is checked against its format's rules before it is written; what cannot be made is reported with the
+reason (a tool call without its output, an orphaned review, …). The file appears only when complete.
+
+  --session S, --branch B     reviews of one session, of one branch
+  --tag T (repeatable)        turn reviews with any of these tags
+  --verdict good|bad          turn reviews with this verdict
+  --since DATE                reviews changed since (2026-12-01, or an ISO time)
+  --redact                    replace API keys (sk-…) and e-mail addresses with [redacted]
+  --tools FILE                a JSON list of function definitions to put in each record's "tools"
+  --preview N                 records to show after writing (default 3)
+  check <format> <file>       check any JSONL file against the format's rules (exit 1 when a record breaks one)
+  --json                      machine-readable report
 `,
   run: `Usage: agent-sessions run [file] <session> (--command "…" | --url URL) --message "…"
                           [--branch B] [--from-turn N] [--model M]... [--name NEW] [--timeout S] [--json]

@@ -10,6 +10,7 @@ import { EXIT, UsageError, exitCodeOf } from './exitCodes';
 import { COMMAND_HELP, MAIN_HELP } from './help';
 import { searchCommand } from './searchCommand';
 import { otlpCommand, tracesCommand } from './tracesCommand';
+import { datasetCommand, reviewCommand } from './reviewCommands';
 import { createTerminal, paint, wantsColor } from './terminal';
 
 declare const __CLI_VERSION__: string | undefined;
@@ -42,6 +43,13 @@ const OPTIONS = {
   'max-spans': { type: 'string' },
   'max-age-days': { type: 'string' },
   unlinked: { type: 'boolean' },
+  tag: { type: 'string', multiple: true },
+  verdict: { type: 'string' },
+  since: { type: 'string' },
+  redact: { type: 'boolean' },
+  tools: { type: 'string' },
+  csv: { type: 'boolean' },
+  preview: { type: 'string' },
 } as const;
 
 /** Which options each command takes beyond the common ones. */
@@ -56,6 +64,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   run: ['branch', 'from-turn', 'command', 'url', 'message', 'model', 'name', 'timeout'],
   otlp: ['store', 'listen', 'max-spans', 'max-age-days'],
   traces: ['store', 'session', 'branch', 'output', 'unlinked'],
+  review: ['store', 'session', 'output'],
+  dataset: ['store', 'session', 'branch', 'output', 'tag', 'verdict', 'since', 'redact', 'tools', 'csv', 'preview'],
 };
 const COMMON = ['db', 'json', 'no-pager', 'no-color', 'help', 'version', 'key-prefix'];
 
@@ -107,7 +117,7 @@ export async function runCli(argv: string[]): Promise<number> {
     // session id never turns into a path).
     const fileFirst =
       v.db === undefined &&
-      !['import', 'otlp', 'traces'].includes(command) &&
+      !['import', 'otlp', 'traces', 'review', 'dataset'].includes(command) &&
       rest.length >= 2 &&
       (isFile(rest[0]!) || isServerAddress(rest[0]!));
     const db = fileFirst ? rest.shift() : v.db;
@@ -180,6 +190,28 @@ export async function runCli(argv: string[]): Promise<number> {
           unlinked: v.unlinked === true,
         });
         break;
+      }
+      case 'review': {
+        const [action, ...args] = rest;
+        out = reviewCommand(ctx, action, args, { store: v.store, session: v.session, output: v.output });
+        break;
+      }
+      case 'dataset': {
+        const result = await datasetCommand(ctx, rest, v.db, {
+          store: v.store,
+          session: v.session,
+          branch: v.branch,
+          output: v.output,
+          tag: v.tag,
+          verdict: v.verdict,
+          since: v.since,
+          redact: v.redact === true,
+          tools: v.tools,
+          csv: v.csv === true,
+          preview: positiveInt('preview', v.preview),
+        });
+        process.stdout.write(result.text);
+        return result.ok ? EXIT.ok : EXIT.error;
       }
       case 'export':
         out = await exportCommand(ctx, db, one('a session id'), { format: v.format, branch: v.branch, output: v.output });

@@ -283,7 +283,7 @@ describe('agent-sessions CLI (the real binary)', function () {
     });
 
     it('--help for each command, --version', () => {
-      for (const command of ['ls', 'show', 'branches', 'usage', 'search', 'export', 'import', 'otlp', 'traces']) {
+      for (const command of ['ls', 'show', 'branches', 'usage', 'search', 'export', 'import', 'otlp', 'traces', 'review', 'dataset']) {
         assert.match(ok(run([command, '--help'])), new RegExp(`^Usage: agent-sessions ${command}`));
       }
       assert.match(ok(run(['--help'])), /Exit codes: 0 ok, 1 error, 2 usage, 3 not found/);
@@ -391,6 +391,82 @@ describe('agent-sessions CLI (the real binary)', function () {
       child.kill('SIGINT');
       assert.equal(await code, 0, stderr);
       assert.match(stdout, /^stopped: 1 spans in 1 requests; the store holds 1 spans in 1 traces\n$/);
+    });
+  });
+
+  describe('review and dataset', () => {
+    let session: string;
+    let store: string;
+    before(async () => {
+      const { AdvancedSQLiteSession } = await import('../../../src/store');
+      const { ReviewStore } = await import('../../../src/store/reviews/reviewStore');
+      const { contentKey } = await import('../../../src/store/reviews/contentKey');
+      session = join(tmp.dir, 'reviewed.db');
+      const s = new AdvancedSQLiteSession({ sessionId: 'trip', dbPath: session, createTables: true });
+      await s.addItems([
+        { role: 'user', content: 'Weather in Oslo?' },
+        { role: 'assistant', content: 'Rain, 7 °C. Write to me at ana@example.com' } as never,
+      ]);
+      await s.addItems([{ role: 'user', content: 'Umbrella?' }, { role: 'assistant', content: 'No.' } as never]);
+      s.close();
+      store = join(tmp.dir, 'reviews.db');
+      const r = ReviewStore.open(store);
+      r.setTurnReview(
+        { sessionId: 'trip', branchId: 'main', turn: 1, turnKey: contentKey({ role: 'user', content: 'Weather in Oslo?' }) },
+        { verdict: 'good', tags: ['weather'] },
+      );
+      r.setTurnReview(
+        { sessionId: 'trip', branchId: 'main', turn: 2, turnKey: contentKey({ role: 'user', content: 'Umbrella?' }) },
+        { verdict: 'bad', note: 'it rains' },
+      );
+      r.close();
+    });
+
+    it('lists, exports and imports review data', () => {
+      assert.match(
+        ok(run(['review', 'ls', '--store', store])),
+        /trip {2}main {2}turn 1 {2}good {2}\[weather\]\n.*turn 2 {2}bad {2}it rains\n2 turn reviews, 0 pairwise verdicts, 0 corrections\n/s,
+      );
+      const exported = join(tmp.dir, 'reviews.json');
+      assert.match(ok(run(['review', 'export', '--store', store, '-o', exported])), /^wrote /);
+      const copy = join(tmp.dir, 'reviews-copy.db');
+      assert.equal(
+        ok(run(['review', 'import', exported, '--store', copy, '--json'])),
+        `${JSON.stringify({ added: 2, updated: 0, kept: 0 })}\n`,
+      );
+      writeFileSync(
+        join(tmp.dir, 'broken.json'),
+        JSON.stringify({ format: 'agent-session-inspector/reviews', version: 1, turnReviews: [{ turn: 1 }] }),
+      );
+      const bad = run(['review', 'import', join(tmp.dir, 'broken.json'), '--store', copy]);
+      assert.equal(bad.code, 1);
+      assert.match(bad.stderr, /turnReviews\[0\]: A review needs a session id/);
+      const missing = run(['review', 'ls', '--store', join(tmp.dir, 'nope.db')]);
+      assert.notEqual(missing.code, 0);
+      assert.equal(existsSync(join(tmp.dir, 'nope.db')), false, 'reading never creates a store');
+    });
+
+    it('writes each dataset format, checked, with what was skipped and why; check refuses a broken file', () => {
+      const sft = join(tmp.dir, 'sft.jsonl');
+      const report = ok(run(['dataset', 'sft', session, '--store', store, '-o', sft, '--redact']));
+      assert.match(report, /^wrote 1 record to .*sft\.jsonl\nfirst records:\n {2}\{"messages"/);
+      assert.match(readFileSync(sft, 'utf8'), /Write to me at \[redacted\]/);
+      assert.match(ok(run(['dataset', 'check', 'sft', sft])), /^1 records, 1 valid\n$/);
+      const evalOut = join(tmp.dir, 'eval.csv');
+      assert.match(
+        ok(run(['dataset', 'eval', session, '--store', store, '-o', evalOut, '--csv'])),
+        /skipped 1:\n {2}trip main turn 2: a bad turn without a correction has no reference answer/,
+      );
+      assert.equal(
+        readFileSync(evalOut, 'utf8').split('\r\n')[1],
+        'Weather in Oslo?,"Rain, 7 °C. Write to me at ana@example.com",weather,good-turn,trip,main,1',
+      );
+      writeFileSync(join(tmp.dir, 'bad.jsonl'), `${JSON.stringify({ messages: [{ role: 'user', content: 'q' }] })}\n`);
+      const checked = run(['dataset', 'check', 'sft', join(tmp.dir, 'bad.jsonl')]);
+      assert.equal(checked.code, 1);
+      assert.match(checked.stdout, /line 1: no assistant message to learn from/);
+      assert.equal(run(['dataset', 'sft', session, '--store', store]).code, 2, '--output is needed');
+      assert.equal(run(['dataset', 'sft', session, '--store', store, '-o', sft, '--csv']).code, 2);
     });
   });
 });

@@ -1,0 +1,162 @@
+/**
+ * `agent-sessions review` (a review store's data: list, export, import) and `agent-sessions dataset` (datasets from
+ * reviews over a session store, and the format checker on any file). The review store is a file of its own (--store),
+ * never a session file (docs/reviews.md, docs/datasets.md).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { checkJsonl, type DatasetFormat } from '../datasets/datasetChecks';
+import { exportDataset } from '../datasets/datasetExport';
+import { DEFAULT_REDACTIONS, type DatasetReport } from '../datasets/datasetRecords';
+import { ReviewStore } from '../reviews/reviewStore';
+import { closeStore, openStore } from './cliStore';
+import type { CommandContext } from './commands';
+import { UsageError } from './exitCodes';
+
+const FORMATS: readonly DatasetFormat[] = ['sft', 'preference', 'eval'];
+
+function openReviews(path: string | undefined, readonly: boolean): ReviewStore {
+  if (!path) throw new UsageError('a review store is needed: --store <file> (a file of its own, never a session file)');
+  return ReviewStore.open(path, { readonly, fileMustExist: readonly });
+}
+
+export interface ReviewCommandOptions {
+  store?: string;
+  session?: string;
+  output?: string;
+}
+
+/** `review ls`, `review export`, `review import <file>`. */
+export function reviewCommand(ctx: CommandContext, action: string | undefined, args: string[], options: ReviewCommandOptions): string {
+  const store = openReviews(options.store, action !== 'import');
+  try {
+    switch (action) {
+      case 'ls': {
+        if (args.length > 0) throw new UsageError('review ls takes no arguments (--session)');
+        const data = store.exportData(options.session);
+        if (ctx.json) return `${JSON.stringify(data.turnReviews)}\n`;
+        const lines = data.turnReviews.map(
+          (r) =>
+            `${r.sessionId}  ${r.branchId}  turn ${r.turn}  ${r.verdict ?? '-'}${r.tags.length ? `  [${r.tags.join(', ')}]` : ''}${r.note ? `  ${r.note.replace(/\s+/g, ' ').slice(0, 80)}` : ''}`,
+        );
+        const counts = `${data.turnReviews.length} turn reviews, ${data.pairwise.length} pairwise verdicts, ${data.corrections.length} corrections`;
+        return `${[...lines, counts].join('\n')}\n`;
+      }
+      case 'export': {
+        if (args.length > 0) throw new UsageError('review export takes no arguments (--session, --output)');
+        const text = `${JSON.stringify(store.exportData(options.session), null, 2)}\n`;
+        if (!options.output) return text;
+        writeFileSync(options.output, text);
+        return ctx.json ? `${JSON.stringify({ output: options.output })}\n` : `wrote ${options.output}\n`;
+      }
+      case 'import': {
+        if (args.length !== 1) throw new UsageError('review import takes one file (a review export)');
+        let data: unknown;
+        try {
+          data = JSON.parse(readFileSync(args[0]!, 'utf8'));
+        } catch (err) {
+          throw new UsageError(`${args[0]} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+        }
+        const result = store.importData(data);
+        return ctx.json
+          ? `${JSON.stringify(result)}\n`
+          : `${result.added} added, ${result.updated} updated, ${result.kept} kept (newer or the same here)\n`;
+      }
+      default:
+        throw new UsageError(`review takes ls, export or import, got '${action ?? ''}'`);
+    }
+  } finally {
+    store.close();
+  }
+}
+
+export interface DatasetCommandOptions {
+  store?: string;
+  session?: string;
+  branch?: string;
+  output?: string;
+  tag?: string[];
+  verdict?: string;
+  since?: string;
+  redact?: boolean;
+  tools?: string;
+  csv?: boolean;
+  /** How many records to show before writing (`--preview N`); 3 when not given. */
+  preview?: number;
+}
+
+function reportText(report: DatasetReport, output: string, preview: object[]): string {
+  const lines = [`wrote ${report.records} record${report.records === 1 ? '' : 's'} to ${output}`];
+  if (preview.length > 0) lines.push('first records:', ...preview.map((r) => `  ${JSON.stringify(r).slice(0, 300)}`));
+  if (report.skipped.length > 0) lines.push(`skipped ${report.skipped.length}:`, ...report.skipped.map((s) => `  ${s.where}: ${s.reason}`));
+  const leftOut = Object.entries(report.leftOut);
+  if (leftOut.length > 0) lines.push('left out of messages (no chat form):', ...leftOut.map(([what, n]) => `  ${what} ×${n}`));
+  return `${lines.join('\n')}\n`;
+}
+
+/** `dataset <sft|preference|eval> <db>` and `dataset check <format> <file>`. */
+export async function datasetCommand(
+  ctx: CommandContext,
+  args: string[],
+  db: string | undefined,
+  options: DatasetCommandOptions,
+): Promise<{ text: string; ok: boolean }> {
+  const [first, ...rest] = args;
+  if (first === 'check') {
+    const [format, file, ...more] = rest;
+    if (!FORMATS.includes(format as DatasetFormat) || !file || more.length > 0)
+      throw new UsageError('dataset check takes a format (sft, preference, eval) and a JSONL file');
+    const result = checkJsonl(format as DatasetFormat, readFileSync(file, 'utf8'));
+    const ok = result.problems.length === 0;
+    if (ctx.json) return { text: `${JSON.stringify(result)}\n`, ok };
+    const lines = [`${result.records} records, ${result.records - result.problems.length} valid`];
+    for (const p of result.problems) lines.push(`  line ${p.line}: ${p.problems.join('; ')}`);
+    return { text: `${lines.join('\n')}\n`, ok };
+  }
+  if (!FORMATS.includes(first as DatasetFormat))
+    throw new UsageError(`dataset takes a format (sft, preference, eval) or check, got '${first ?? ''}'`);
+  const format = first as DatasetFormat;
+  const target = rest[0] ?? db;
+  if (rest.length > 1) throw new UsageError('dataset takes one session store');
+  if (!options.output) throw new UsageError('dataset needs --output <file>');
+  if (options.csv && format !== 'eval') throw new UsageError('--csv is for the evaluation set (dataset eval)');
+  if (options.verdict !== undefined && options.verdict !== 'good' && options.verdict !== 'bad')
+    throw new UsageError(`--verdict takes good or bad, got '${options.verdict}'`);
+  const sinceMs = options.since === undefined ? undefined : Date.parse(options.since);
+  if (sinceMs !== undefined && !Number.isFinite(sinceMs))
+    throw new UsageError(`--since takes a date (2026-12-01 or an ISO time), got '${options.since}'`);
+  let tools: unknown[] | undefined;
+  if (options.tools) {
+    const parsed: unknown = JSON.parse(readFileSync(options.tools, 'utf8'));
+    if (!Array.isArray(parsed)) throw new UsageError(`${options.tools} must hold a JSON list of tool definitions`);
+    tools = parsed;
+  }
+  const reviews = openReviews(options.store, true);
+  let data;
+  try {
+    data = reviews.exportData(options.session);
+  } finally {
+    reviews.close();
+  }
+  const store = await openStore(target, ctx.store);
+  const preview: object[] = [];
+  const previewCount = options.preview ?? 3;
+  try {
+    const report = await exportDataset(store.reader, data, options.output, {
+      format,
+      encoding: options.csv ? 'csv' : 'jsonl',
+      sessionId: options.session,
+      branchId: options.branch,
+      tags: options.tag,
+      verdict: options.verdict as 'good' | 'bad' | undefined,
+      sinceMs,
+      tools,
+      redact: options.redact ? [...DEFAULT_REDACTIONS] : undefined,
+      signal: ctx.signal,
+      onRecord: (r, i) => void (i < previewCount && preview.push(r)),
+    });
+    if (ctx.json) return { text: `${JSON.stringify({ output: options.output, ...report })}\n`, ok: true };
+    return { text: reportText(report, options.output, preview), ok: true };
+  } finally {
+    await closeStore(store);
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Writing a dataset (docs/datasets.md): records from `datasetRecords` streamed to a file as JSONL (or, for the
+ * evaluation set, CSV too), each checked against its format's rules as it is written, so a file never holds a record
+ * the checker refuses (one that would is counted as skipped with the rule it breaks). Written under a temporary name and
+ * renamed when complete: a failed or cancelled export leaves no partial file.
+ */
+import { once } from 'node:events';
+import { createWriteStream, renameSync, rmSync } from 'node:fs';
+import type { SessionReader } from '../inspector/sessionReader';
+import type { ReviewData } from '../reviews/reviewTypes';
+import { RECORD_CHECKS } from './datasetChecks';
+import { datasetRecords, type DatasetOptions, type DatasetReport } from './datasetRecords';
+
+/** The evaluation set as CSV: the last user message, its reference, tags, where it came from. */
+export const EVAL_CSV_COLUMNS = ['input', 'reference', 'tags', 'kind', 'session_id', 'branch_id', 'turn'] as const;
+
+/** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break, quotes doubled. */
+export function csvField(value: string): string {
+  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+function csvRow(record: object): string {
+  const r = record as {
+    input: { role: string; content: unknown }[];
+    reference: string;
+    tags: string[];
+    kind: string;
+    source: { sessionId: string; branchId: string; turn: number };
+  };
+  const user = [...r.input].reverse().find((m) => m.role === 'user');
+  const fields = [
+    String(user?.content ?? ''),
+    r.reference,
+    r.tags.join(' '),
+    r.kind,
+    r.source.sessionId,
+    r.source.branchId,
+    String(r.source.turn),
+  ];
+  return fields.map(csvField).join(',');
+}
+
+export interface DatasetExportOptions extends DatasetOptions {
+  /** `csv`: the evaluation set as CSV (format `eval` only). */
+  encoding?: 'jsonl' | 'csv';
+  /** Called with each record written (the first few make the preview). */
+  onRecord?: (record: object, index: number) => void;
+  signal?: AbortSignal;
+}
+
+/** Writes the dataset to `outPath`; resolves with what was written and what was skipped, and why. */
+export async function exportDataset(
+  reader: Pick<SessionReader, 'getItemsPage'>,
+  reviews: ReviewData,
+  outPath: string,
+  options: DatasetExportOptions,
+): Promise<DatasetReport> {
+  const csv = options.encoding === 'csv';
+  if (csv && options.format !== 'eval') throw new TypeError('CSV is for the evaluation set only (format eval).');
+  const report: DatasetReport = { records: 0, skipped: [], leftOut: {} };
+  const temp = `${outPath}.partial-${process.pid}`;
+  const file = createWriteStream(temp, { encoding: 'utf8' });
+  const write = async (line: string): Promise<void> => {
+    if (!file.write(line)) await once(file, 'drain');
+  };
+  try {
+    if (csv) await write(`${EVAL_CSV_COLUMNS.join(',')}\r\n`);
+    let index = 0;
+    for await (const record of datasetRecords(reader, reviews, options, report)) {
+      options.signal?.throwIfAborted();
+      const problems = RECORD_CHECKS[options.format](record);
+      if (problems.length > 0) {
+        // Never written: a record the format's rules refuse (the builder should not make one; this says if it did).
+        report.records--;
+        report.skipped.push({ where: `record ${index + 1}`, reason: `breaks the format's rules: ${problems.join('; ')}` });
+        continue;
+      }
+      options.onRecord?.(record, index++);
+      await write(csv ? `${csvRow(record)}\r\n` : `${JSON.stringify(record)}\n`);
+    }
+    file.end();
+    await once(file, 'finish');
+    renameSync(temp, outPath);
+    return report;
+  } catch (err) {
+    file.destroy();
+    rmSync(temp, { force: true });
+    throw err;
+  }
+}
