@@ -152,6 +152,9 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
       branch: (sessionId, branchId, tree, reader) => branchLatency(reader, traces, sessionId, branchId, tree),
     },
     traces,
+    reviewStore: (t) => reviews.storeFor(t.dbPath, !!registry.get(t.dbPath)?.remote),
+    reviewChanged: (sessionId) => reviews.changed(sessionId),
+    reviews,
   });
   const search = new SessionSearch(context.extensionUri, registry, panels);
   const services: Services = { context, log, registry, pricing, runner, tree, treeView, panels, compare, search, jsonDocuments, traces };

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeDemoDatabase } from '../../scripts/demo';
 import { THEMES, docsScreenshot, useWorkbench } from './suite';
-import { openConversationView } from './workbench';
+import { openConversationView, viewFrame } from './workbench';
 
 for (const theme of THEMES) {
   describe(`reviewing turns (${theme} theme)`, function () {
@@ -72,6 +72,39 @@ for (const theme of THEMES) {
       assert.equal(sha(), before, 'the session file is not written');
       // Beside the file, as this suite's settings ask: a store of its own, found by the file's name.
       assert.ok(existsSync(`${db}.reviews.db`), 'the review store beside the session file');
+    });
+
+    it('judges compared turns: keys and buttons, a tally per column, kept beside the file', async () => {
+      const { wb } = suite;
+      const f = await openConversationView(wb, 'conversations.db', 'weather-trip');
+      await f.locator('.compare-branch').click();
+      await wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: 'Compare main with' }).waitFor();
+      await wb.answer('lisbon-instead');
+      const c = await viewFrame(
+        wb,
+        20_000,
+        async (frame) =>
+          (await frame.evaluate<string | null>("document.querySelector('h1.title')?.textContent ?? null").catch(() => null)) ===
+          'Compare main ↔ lisbon-instead',
+      );
+      const first = c.locator('.compare-row').first();
+      await first.locator('.verdict-bar').waitFor({ timeout: 20_000 });
+      // The keyboard on the focused row: 2 = the other column's answer was better.
+      await first.click({ position: { x: 5, y: 5 } });
+      await c.locator('.compare-row.focused').press('2');
+      await first.locator('.verdict-right[aria-pressed="true"]').waitFor({ timeout: 20_000 });
+      const second = c.locator('.compare-row').nth(1);
+      await second.locator('.verdict-tie').click();
+      await second.locator('.verdict-tie[aria-pressed="true"]').waitFor({ timeout: 20_000 });
+      const tally = c.locator('.compare-card').nth(1).locator('.verdict-tally');
+      await tally.waitFor({ timeout: 20_000 });
+      assert.equal(await tally.textContent(), 'Verdicts: 1 better, 0 worse, 1 ties, 0 both bad');
+      await wb.page.mouse.move(5, 5);
+      await docsScreenshot(wb, `review-compare-${theme}`);
+      // The same button again takes the verdict back.
+      await second.locator('.verdict-tie').click();
+      await second.locator('.verdict-tie[aria-pressed="false"]').waitFor({ timeout: 20_000 });
+      assert.equal(await tally.textContent(), 'Verdicts: 1 better, 0 worse, 0 ties, 0 both bad');
     });
   });
 }

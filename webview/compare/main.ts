@@ -4,7 +4,8 @@
  * Keys: F7 / n next difference, Shift+F7 / p previous (as in VS Code's diff editor), Enter opens the focused row's
  * baseline turn in the conversation view.
  */
-import { compareRowElement, sharedBar, summaryCard } from './components/compareRows';
+import { compareRowElement, sharedBar, summaryCard, type RowVerdicts } from './components/compareRows';
+import type { PairwiseOutcome } from '../../src/shared/reviewVocabulary';
 import { el, replaceChildren } from '../shared/dom';
 import { CompareModel, type ComparePart } from './logic/compareModel';
 import { compareRequest, listen } from '../shared/messenger';
@@ -25,12 +26,14 @@ const cards = el('div', { class: 'compare-cards' });
 const shared = el('div', { class: 'shared-slot' });
 const rowsSlot = el('div', { class: 'compare-rows', role: 'table', 'aria-label': t('Turns side by side') });
 const more = el('div', { class: 'compare-more muted' });
+const verdictNote = el('p', { class: 'muted verdict-note' });
 replaceChildren(
   app,
   el('header', { class: 'header' }, title, status, el('div', { class: 'actions' }, prev, next)),
   banner,
   cards,
   shared,
+  verdictNote,
   rowsSlot,
   more,
 );
@@ -48,7 +51,20 @@ function redraw(part: ComparePart): void {
       cards.className = `compare-cards cols-${v.columns.length}`;
       const totals = model.summary?.columns;
       const base = v.columns[0] ? { column: v.columns[0], totals: totals?.[0] } : undefined;
-      replaceChildren(cards, ...v.columns.map((c, i) => summaryCard(c, totals?.[i], i, base, () => void change(i))));
+      const tallies = model.verdicts?.tallies ?? [];
+      replaceChildren(
+        cards,
+        ...v.columns.map((c, i) =>
+          summaryCard(
+            c,
+            totals?.[i],
+            i,
+            base,
+            () => void change(i),
+            tallies.find((x) => x.column === i),
+          ),
+        ),
+      );
       replaceChildren(shared, sharedBar(v));
       return;
     }
@@ -62,11 +78,27 @@ function redraw(part: ComparePart): void {
       row?.scrollIntoView({ block: 'nearest' });
       return;
     }
+    case 'verdicts':
+      drawRows();
+      redraw('summary');
+      verdictNote.textContent = model.verdicts && !model.verdicts.available ? (model.verdicts.reason ?? '') : '';
+      return;
     case 'error':
       banner.textContent = model.error ?? '';
       banner.classList.toggle('visible', !!model.error);
       return;
   }
+}
+
+/** A row's verdicts, when this comparison can keep them. */
+function rowVerdicts(turn: number): RowVerdicts | undefined {
+  const v = model.view;
+  if (!v || !model.verdicts?.available) return undefined;
+  return {
+    labels: v.columns.map((c) => c.label ?? c.branchId),
+    of: (column) => model.verdictOf(column, turn),
+    judge: (column, outcome) => void model.judge(column, turn, outcome),
+  };
 }
 
 function drawRows(): void {
@@ -75,7 +107,7 @@ function drawRows(): void {
   const columns = v.columns.length;
   replaceChildren(
     rowsSlot,
-    ...model.rows.map((r, i) => compareRowElement(r, columns, i === model.focused, (c) => void openTurn(c, r.turn))),
+    ...model.rows.map((r, i) => compareRowElement(r, columns, i === model.focused, (c) => void openTurn(c, r.turn), rowVerdicts(r.turn))),
   );
   const differing = model.rows.filter((r) => r.differs).length;
   status.textContent = `${v.rowCount === 1 ? t('1 turn after the shared ones') : t('{0} turns after the shared ones', v.rowCount.toLocaleString('en-US'))} · ${t('{0} of the {1} shown differ', differing, model.rows.length)}`;
@@ -143,6 +175,14 @@ document.addEventListener('keydown', (e) => {
     if (!row) return;
     e.preventDefault();
     model.focus(Number(row.dataset.index) + (e.key === 'ArrowDown' ? 1 : -1));
+  } else if (['1', '2', '3', '4'].includes(e.key) && !e.ctrlKey && !e.metaKey && !e.altKey) {
+    // The focused row's verdict between the baseline and the first other column: 1 baseline, 2 it, 3 tie, 4 both bad.
+    const row = target?.closest<HTMLElement>('.compare-row');
+    const r = row ? model.rows[Number(row.dataset.index)] : undefined;
+    if (!r || !model.verdicts?.available || !r.sides[0] || !r.sides[1]) return;
+    e.preventDefault();
+    const outcomes: PairwiseOutcome[] = ['left', 'right', 'tie', 'both-bad'];
+    void model.judge(1, r.turn, outcomes[Number(e.key) - 1]!).then(() => model.focus(Number(row!.dataset.index)));
   } else if (e.key === 'Enter') {
     const row = target?.closest<HTMLElement>('.compare-row');
     const r = row ? model.rows[Number(row.dataset.index)] : undefined;
@@ -155,7 +195,8 @@ rowsSlot.addEventListener('click', (e) => {
 });
 
 listen({
-  notice: () => void model.load(),
+  // A review changed (this window's verdicts): only the verdicts are read again.
+  notice: (n) => void (n.what.every((k) => k === 'reviews') ? model.loadVerdicts() : model.load()),
   reveal: () => undefined,
   run: () => undefined,
 });

@@ -8,7 +8,9 @@ import { CompareData, type ColumnSource, type LatencySource } from './compareDat
 import type { DatabaseChange, DatabaseRegistry } from '../databases/databaseRegistry';
 import type { SessionPricing } from '../pricing/sessionPricing';
 import { UserFacingError } from '../core/userError';
-import type { TraceChanges } from '../core/panelHost';
+import type { ReviewChanges, TraceChanges } from '../core/panelHost';
+import type { WorkerReviewStore } from '../../store/worker/storeClient';
+import { compareVerdicts, setCompareVerdict } from '../reviews/compareVerdicts';
 import { dispatchRequest, type HandlersOf, type ParamSchemas } from '../conversation/requestChecks';
 import { PanelHost } from '../core/panelHost';
 import { PanelRegistry } from '../core/panelRegistry';
@@ -23,6 +25,13 @@ const compareParams: ParamSchemas<CompareRequests> = {
   'compare/rows': z.object({ offset: int, limit: int }),
   'compare/openTurn': z.object({ column: int, turn: int }),
   'compare/pickBranch': z.object({ column: int }),
+  'compare/verdicts': z.object({}).transform((): Record<string, never> => ({})),
+  'compare/verdict': z.object({
+    column: int,
+    turn: int,
+    outcome: z.enum(['left', 'right', 'tie', 'both-bad']).nullable(),
+    reason: z.string().max(10_000),
+  }),
 };
 
 /** What a compare panel asks of the rest of the extension. */
@@ -37,6 +46,10 @@ export interface CompareHost {
   /** Turns' latency from the trace store, and its changes (absent: the columns show no latency). */
   latency?: LatencySource;
   traces?: TraceChanges;
+  /** The review store of a session store, and the review data's changes (absent: no verdicts). */
+  reviewStore?: (target: CompareTarget) => Promise<WorkerReviewStore>;
+  reviewChanged?: (sessionId: string) => void;
+  reviews?: ReviewChanges;
 }
 
 /** The title of a comparison: its branches, with the session when they are of different ones. */
@@ -99,6 +112,18 @@ export class ComparePanel extends PanelHost {
     return ['traces'];
   }
 
+  /** A column's session's reviews changed (this window's verdicts): the view reads the verdicts again. */
+  protected override reviewChangesOf(sessionId: string): readonly ChangeKind[] {
+    return this.data.columns.some((t) => t.sessionId === sessionId) ? ['reviews'] : [];
+  }
+
+  private async verdicts() {
+    const store = this.host.reviewStore;
+    const first = this.data.columns[0];
+    if (!store || !first) return { available: false, reason: vscode.l10n.t('Verdicts are not available here.'), verdicts: [], tallies: [] };
+    return compareVerdicts(this.data.columns, await store(first));
+  }
+
   get targets(): readonly CompareTarget[] {
     return this.data.columns;
   }
@@ -134,6 +159,26 @@ export class ComparePanel extends PanelHost {
     'compare/openTurn': async (p) => {
       await this.host.openTurn(this.column(p.column), p.turn);
       return null;
+    },
+    'compare/verdicts': () => this.verdicts(),
+    'compare/verdict': async (p) => {
+      const first = this.column(0);
+      if (!this.host.reviewStore) throw new UserFacingError(vscode.l10n.t('Verdicts are not available here.'));
+      const entry = this.host.registry.get(first.dbPath);
+      if (!entry?.db) throw new UserFacingError(entry?.problem ?? vscode.l10n.t('The database cannot be read.'));
+      const store = await this.host.reviewStore(first);
+      await setCompareVerdict(
+        this.data.columns,
+        p.column,
+        p.turn,
+        p.outcome,
+        p.reason,
+        this.scoped(entry.db),
+        store,
+        basename(first.dbPath),
+      );
+      this.host.reviewChanged?.(first.sessionId);
+      return this.verdicts();
     },
     'compare/pickBranch': async (p) => {
       const picked = await this.host.pickBranch(this.column(p.column));

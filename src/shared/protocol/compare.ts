@@ -3,7 +3,8 @@
  * envelope every view shares (`request`/`response`, `session/didChange`; envelope.ts), so one messenger and one
  * request checker serve both views.
  */
-import type { CompareRowsView, CompareSummaryView, CompareView } from './compareViews';
+import type { CompareRowsView, CompareSummaryView, CompareVerdictsView, CompareView } from './compareViews';
+import type { PairwiseOutcome } from '../reviewVocabulary';
 
 export interface CompareRequests {
   /** The columns and where the rows start; re-requested after a change notice. */
@@ -14,6 +15,16 @@ export interface CompareRequests {
   'compare/rows': { params: { offset: number; limit: number }; result: CompareRowsView };
   /** Opens a column's turn in the conversation view. */
   'compare/openTurn': { params: { column: number; turn: number }; result: null };
+  /** The pairwise verdicts on the comparison's rows and each column's tally against the baseline. */
+  'compare/verdicts': { params: Record<string, never>; result: CompareVerdictsView };
+  /**
+   * Sets the verdict on one row between the baseline and `column` (`outcome` null removes it); answers with all of them.
+   * `left` means the baseline's answer was better.
+   */
+  'compare/verdict': {
+    params: { column: number; turn: number; outcome: PairwiseOutcome | null; reason: string };
+    result: CompareVerdictsView;
+  };
   /** Asks for another branch to compare column `column` with (a quick pick in the host); false when dismissed. */
   'compare/pickBranch': { params: { column: number }; result: { changed: boolean } };
 }

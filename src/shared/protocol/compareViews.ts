@@ -4,6 +4,7 @@
  * string in them is untrusted text from a database or a model: render it as text.
  */
 import type { BranchRef } from './sessionRef';
+import type { PairwiseOutcome } from '../reviewVocabulary';
 
 /** One branch to compare: the first of a comparison is the baseline every other column is diffed against. */
 export interface CompareTarget extends BranchRef {
@@ -145,4 +146,34 @@ export interface CompareSummaryView {
 export interface CompareRowsView {
   /** The rows asked for, in order (fewer at the end). */
   rows: CompareRowView[];
+}
+
+/** A pairwise verdict on one row, between the baseline (column 0) and `column`. */
+export interface CompareVerdictView {
+  column: number;
+  turn: number;
+  /** `left`: the baseline's answer was better; `right`: this column's. */
+  outcome: PairwiseOutcome;
+  reason: string;
+}
+
+/** One non-baseline column's verdicts against the baseline (docs/reviews.md). */
+export interface CompareVerdictTally {
+  column: number;
+  /** The column's label (a retry's model) or branch. */
+  label: string;
+  model: string | null;
+  better: number;
+  worse: number;
+  ties: number;
+  bothBad: number;
+}
+
+/** The comparison's pairwise verdicts (`compare/verdicts`). */
+export interface CompareVerdictsView {
+  /** False when verdicts cannot be kept here: `reason` says why (columns of different sessions). */
+  available: boolean;
+  reason: string | null;
+  verdicts: CompareVerdictView[];
+  tallies: CompareVerdictTally[];
 }

@@ -325,6 +325,20 @@ export class ReviewStore {
     });
   }
 
+  /** Removes the pairwise verdict on one aligned turn of two branches (either order); false when there was none. */
+  deletePairwise(p: Pick<PairwiseReview, 'sessionId' | 'leftBranch' | 'rightBranch' | 'turn' | 'leftKey' | 'rightKey'>): boolean {
+    const o = orderedPair({ ...p, outcome: 'tie', leftModel: null, rightModel: null });
+    return (
+      immediateTransaction(
+        this.db,
+        () =>
+          this.stmt(
+            'DELETE FROM pairwise_reviews WHERE session_id = ? AND left_branch = ? AND right_branch = ? AND turn_number = ? AND left_key = ? AND right_key = ?',
+          ).run(o.sessionId, o.leftBranch, o.rightBranch, o.turn, o.leftKey, o.rightKey).changes,
+      ) > 0
+    );
+  }
+
   /** A session's pairwise verdicts (of one pair of branches, in either order, when given). */
   pairwiseReviews(sessionId: string, pair?: [string, string]): PairwiseReview[] {
     if (!pair)

@@ -90,6 +90,7 @@ export const REVIEW_METHODS = [
   'tagsInUse',
   'setPairwise',
   'pairwiseReviews',
+  'deletePairwise',
   'setCorrection',
   'corrections',
   'deleteCorrection',

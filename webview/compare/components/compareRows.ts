@@ -10,12 +10,14 @@ import type {
   CompareSideView,
   CompareToolView,
   CompareUsage,
+  CompareVerdictTally,
   CompareView,
   DiffPiece,
 } from '../../../src/shared/protocol/compareViews';
 import { toolBadgeName } from '../../../src/shared/itemTitles';
 import { formatCost } from '../../../src/shared/pricing';
 import { latencyDeltaLabel, latencyLabel } from '../../../src/shared/latencyLabels';
+import type { PairwiseOutcome } from '../../../src/shared/reviewVocabulary';
 import { el, type Child } from '../../shared/dom';
 import { t } from '../../shared/l10n';
 
@@ -73,6 +75,7 @@ export function summaryCard(
   index: number,
   base: { column: CompareColumnView; totals: CompareTotalsView | null | undefined } | undefined,
   onChange: () => void,
+  tally?: CompareVerdictTally,
 ): HTMLElement {
   const title = c.label ?? c.branchId;
   const change = el(
@@ -137,6 +140,14 @@ export function summaryCard(
         ),
       );
     }
+    if (tally && tally.better + tally.worse + tally.ties + tally.bothBad > 0)
+      body.push(
+        el(
+          'div',
+          { class: 'stat verdict-tally', title: t('Your verdicts on these turns against the baseline') },
+          t('Verdicts: {0} better, {1} worse, {2} ties, {3} both bad', tally.better, tally.worse, tally.ties, tally.bothBad),
+        ),
+      );
     if (c.runMs !== null)
       body.push(
         el(
@@ -249,10 +260,58 @@ function sideCell(s: CompareSideView | null, base: CompareSideView | null, colum
   return cell;
 }
 
+/** What a row needs to show and take pairwise verdicts (absent: verdicts cannot be kept for these columns). */
+export interface RowVerdicts {
+  /** The columns' names, baseline first. */
+  labels: readonly string[];
+  of(column: number): PairwiseOutcome | undefined;
+  judge(column: number, outcome: PairwiseOutcome): void;
+}
+
+/** The verdict buttons under a column's cell: which of the baseline's and this column's answers was better. */
+function verdictBar(row: CompareRowView, column: number, v: RowVerdicts): HTMLElement {
+  const current = v.of(column);
+  const button = (outcome: PairwiseOutcome, label: string, key: string): HTMLElement => {
+    const b = el(
+      'button',
+      {
+        type: 'button',
+        class: `verdict-button verdict-${outcome}`,
+        'aria-pressed': current === outcome ? 'true' : 'false',
+        title: column === 1 ? t('{0} (key {1} on the focused row)', label, key) : label,
+      },
+      label,
+    );
+    b.addEventListener('click', (e) => {
+      e.stopPropagation();
+      v.judge(column, outcome);
+    });
+    return b;
+  };
+  return el(
+    'div',
+    { class: 'verdict-bar', role: 'group', 'aria-label': t('Which answer of turn {0} was better', row.turn) },
+    button('left', t('{0} better', v.labels[0] ?? ''), '1'),
+    button('right', t('{0} better', v.labels[column] ?? ''), '2'),
+    button('tie', t('Tie'), '3'),
+    button('both-bad', t('Both bad'), '4'),
+  );
+}
+
 /** One aligned row: a heading and one cell per column. */
-export function compareRowElement(row: CompareRowView, columns: number, focused: boolean, onOpen: (column: number) => void): HTMLElement {
+export function compareRowElement(
+  row: CompareRowView,
+  columns: number,
+  focused: boolean,
+  onOpen: (column: number) => void,
+  verdicts?: RowVerdicts,
+): HTMLElement {
   const base = row.sides[0] ?? null;
-  const cells = row.sides.map((s, i) => sideCell(s, base, i, () => onOpen(i)));
+  const cells = row.sides.map((s, i) => {
+    const cell = sideCell(s, base, i, () => onOpen(i));
+    if (verdicts && i > 0 && s && base) cell.append(verdictBar(row, i, verdicts));
+    return cell;
+  });
   const e = el(
     'div',
     {

@@ -4,7 +4,8 @@
  * The host is reached only through `request`, so the model is tested with a host written in the test.
  */
 import type { CompareRequests } from '../../../src/shared/protocol/compare';
-import type { CompareRowView, CompareSummaryView, CompareView } from '../../../src/shared/protocol/compareViews';
+import type { CompareRowView, CompareSummaryView, CompareVerdictsView, CompareView } from '../../../src/shared/protocol/compareViews';
+import type { PairwiseOutcome } from '../../../src/shared/reviewVocabulary';
 
 export type CompareRequest = <M extends keyof CompareRequests>(
   method: M,
@@ -14,7 +15,7 @@ export type CompareRequest = <M extends keyof CompareRequests>(
 /** Rows per page: a screen and a half of rows. */
 export const COMPARE_PAGE = 20;
 
-export type ComparePart = 'summary' | 'rows' | 'focus' | 'error';
+export type ComparePart = 'summary' | 'rows' | 'focus' | 'error' | 'verdicts';
 
 export class CompareModel {
   view: CompareView | undefined;
@@ -24,6 +25,8 @@ export class CompareModel {
   /** Index (in `rows`) of the focused row, or -1. */
   focused = -1;
   error: string | undefined;
+  /** The pairwise verdicts on the rows, and each column's tally (undefined until read). */
+  verdicts: CompareVerdictsView | undefined;
   private loading: Promise<void> | undefined;
   /** Grows with every reload, so answers to an older one are dropped. */
   private generation = 0;
@@ -63,6 +66,7 @@ export class CompareModel {
       this.rows = rows;
       if (this.focused >= rows.length) this.focused = rows.length - 1;
       this.redraw('rows');
+      await this.loadVerdicts();
       const summary = await this.request('compare/summary', {});
       if (generation !== this.generation) return;
       this.summary = summary;
@@ -72,6 +76,34 @@ export class CompareModel {
       this.error = err instanceof Error ? err.message : String(err);
       this.redraw('error');
     }
+  }
+
+  /** Reads the verdicts again (a review changed); a failure leaves the rows as they are and says why. */
+  async loadVerdicts(): Promise<void> {
+    try {
+      this.verdicts = await this.request('compare/verdicts', {});
+    } catch (err) {
+      this.verdicts = { available: false, reason: err instanceof Error ? err.message : String(err), verdicts: [], tallies: [] };
+    }
+    this.redraw('verdicts');
+  }
+
+  /** The verdict on row `turn` between the baseline and `column` (`left`: the baseline was better). */
+  verdictOf(column: number, turn: number): PairwiseOutcome | undefined {
+    return this.verdicts?.verdicts.find((v) => v.column === column && v.turn === turn)?.outcome;
+  }
+
+  /** Sets the verdict (the same one again takes it back), and shows what the host kept. */
+  async judge(column: number, turn: number, outcome: PairwiseOutcome): Promise<void> {
+    const next = this.verdictOf(column, turn) === outcome ? null : outcome;
+    try {
+      this.verdicts = await this.request('compare/verdict', { column, turn, outcome: next, reason: '' });
+      this.error = undefined;
+    } catch (err) {
+      this.error = err instanceof Error ? err.message : String(err);
+      this.redraw('error');
+    }
+    this.redraw('verdicts');
   }
 
   /** Reads the next page (once at a time). */

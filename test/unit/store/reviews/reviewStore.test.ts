@@ -129,10 +129,15 @@ describe('ReviewStore', () => {
     );
     const all = store.pairwiseReviews('s');
     assert.equal(all.length, 1);
+    // Removed from either side too (checked after the reads below).
+    const removeFrom = { sessionId: 's', leftBranch: 'retry-mini', rightBranch: 'main', turn: 3, leftKey: K2, rightKey: K1 };
     assert.deepEqual(
       [all[0]!.outcome, all[0]!.reason, all[0]!.rightModel, all[0]!.createdMs, all[0]!.updatedMs],
       ['tie', 'same facts', 'gpt-4.1-mini', 10, 20],
     );
+    assert.equal(store.deletePairwise(removeFrom), true);
+    assert.equal(store.deletePairwise(removeFrom), false);
+    assert.deepEqual(store.pairwiseReviews('s'), []);
     assert.throws(
       () =>
         store.setPairwise({
