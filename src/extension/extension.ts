@@ -37,7 +37,8 @@ import { turnTimeline } from './traces/turnTimeline';
 import { branchLatency, turnLatencies } from './traces/turnLatency';
 import { linkTraceToTurn } from './traces/traceLinking';
 import { ReviewService } from './reviews/reviewService';
-import { branchReviews, setTurnReview } from './reviews/turnReviews';
+import { datasetCommands } from './reviews/datasetCommands';
+import { branchReviews, setCorrection, setTurnReview } from './reviews/turnReviews';
 
 /** What `activate` returns: used by the integration tests to read the tree and follow failures. */
 export interface AgentSessionsApi {
@@ -60,6 +61,8 @@ export interface AgentSessionsApi {
   ready: Promise<void>;
   /** The trace store and the OTLP receiver. */
   traces: TraceService;
+  /** The review stores. */
+  reviews: ReviewService;
 }
 
 /** Runs what a view asked for, reporting a failure as `command` would; undefined when it failed. */
@@ -135,6 +138,20 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
       reviews.changed(target.sessionId);
       return saved;
     },
+    setCorrection: async (target, branchId, turn, itemIndex, text, reader) => {
+      const store = await reviews.storeFor(target.dbPath, !!registry.get(target.dbPath)?.remote);
+      const saved = await setCorrection(
+        reader,
+        store,
+        { sessionId: target.sessionId, source: basename(target.dbPath) },
+        branchId,
+        turn,
+        itemIndex,
+        text,
+      );
+      reviews.changed(target.sessionId);
+      return saved;
+    },
     reviews,
   };
   const panels = new ConversationPanels(registry, runner, context.extensionUri, actions, pricing);
@@ -157,7 +174,21 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     reviews,
   });
   const search = new SessionSearch(context.extensionUri, registry, panels);
-  const services: Services = { context, log, registry, pricing, runner, tree, treeView, panels, compare, search, jsonDocuments, traces };
+  const services: Services = {
+    context,
+    log,
+    registry,
+    pricing,
+    runner,
+    tree,
+    treeView,
+    panels,
+    compare,
+    search,
+    jsonDocuments,
+    traces,
+    reviews,
+  };
 
   const failures: CommandFailure[] = [];
   context.subscriptions.push(
@@ -190,6 +221,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     ...compareCommands(services),
     ...pricingCommands(services),
     ...traceCommands(services),
+    ...datasetCommands(services),
     ...searchCommands(services),
     ...transferCommands(services),
   };
@@ -201,7 +233,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     // The receiver only when the user enabled it (off by default: nothing listens unasked).
     await traces.applyReceiverSetting();
   })().catch((err: unknown) => log.error('start-up failed', errorMessage(err, { stack: true })));
-  return { registry, tree, treeView, statusBar, panels, compare, runner, pricing, discovery, search, failures, ready, traces };
+  return { registry, tree, treeView, statusBar, panels, compare, runner, pricing, discovery, search, failures, ready, traces, reviews };
 }
 
 export function deactivate(): void {}

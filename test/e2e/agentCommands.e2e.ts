@@ -91,6 +91,8 @@ for (const theme of FLOW_THEMES) {
       // The spans the command sent, linked to the turn it wrote: its Timeline and its latency in the list.
       await f.locator('.timeline-section > summary').click();
       const spans = f.locator('.span-row');
+      // The spans may arrive just after the run ends: the open Timeline then draws again by itself.
+      await f.locator('.span-item:nth-child(4) .span-label', { hasText: 'execute_tool lookup_order' }).waitFor({ timeout: 20_000 });
       await spans.nth(3).waitFor({ timeout: 20_000 });
       assert.deepEqual(await spans.locator('.span-label').allTextContents(), [
         'invoke_agent support-bot',

@@ -106,5 +106,36 @@ for (const theme of THEMES) {
       await second.locator('.verdict-tie[aria-pressed="false"]').waitFor({ timeout: 20_000 });
       assert.equal(await tally.textContent(), 'Verdicts: 1 better, 0 worse, 0 ties, 0 both bad');
     });
+
+    it('keeps a correction of an answer, without touching the session file, and removes it', async () => {
+      const { wb } = suite;
+      const db = join(suite.workspace, 'conversations.db');
+      const sha = () => createHash('sha256').update(readFileSync(db)).digest('hex');
+      const before = sha();
+      await wb.runCommand('View: Close All Editors');
+      let f = await openConversationView(wb, 'conversations.db', 'support-chat');
+      await f.locator('.turn-row[data-turn="1"]').click();
+      await f.locator('.turn-title', { hasText: 'Turn 1' }).waitFor();
+      const answer = f.locator('.item-assistant').last();
+      await answer.locator('.correct-button').click();
+      const input = answer.locator('.correction-input');
+      await input.waitFor();
+      assert.ok((await input.inputValue()).length > 0, 'the form starts from the answer as given');
+      await input.fill('Hello! I can look up the weather and convert temperatures. Where are you going?');
+      await answer.locator('.correction-save').click();
+      await answer.locator('.correction-text', { hasText: 'Where are you going?' }).waitFor({ timeout: 20_000 });
+      await wb.page.mouse.move(5, 5);
+      await docsScreenshot(wb, `review-correction-${theme}`);
+      // Opened again: read back from the review store.
+      await wb.runCommand('View: Close All Editors');
+      f = await openConversationView(wb, 'conversations.db', 'support-chat');
+      await f.locator('.turn-row[data-turn="1"]').click();
+      const kept = f.locator('.item-assistant').last().locator('.correction-text');
+      await kept.waitFor({ timeout: 20_000 });
+      assert.equal(await kept.textContent(), 'Hello! I can look up the weather and convert temperatures. Where are you going?');
+      await f.locator('.item-assistant').last().locator('.correction-remove').click();
+      await f.locator('.item-assistant').last().locator('.correct-button').waitFor({ timeout: 20_000 });
+      assert.equal(sha(), before, 'the session file is not written');
+    });
   });
 }

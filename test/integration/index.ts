@@ -34,6 +34,7 @@ export function run(): Promise<void> {
   require('./jsonDocuments.test');
   require('./exportImport.test');
   require('./search.test');
+  require('./reviews.test');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return new Promise((resolve, reject) => {
     mocha.run((failures) => {

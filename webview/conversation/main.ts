@@ -277,6 +277,8 @@ const reviewCallbacks = {
     problem: model.reviewsError,
   }),
   review: (turn: TurnView, change: TurnReviewChangeView) => void model.review(turn, change),
+  correctionOf: (turn: TurnView, itemIndex: number) => model.correctionOf(turn, itemIndex),
+  correct: (turn: TurnView, itemIndex: number, text: string | null) => model.correct(turn, itemIndex, text),
 };
 
 /** *Open as JSON* of an item, a turn (`sequenceNumber` null) or the shown branch (both null); a failure shows in the banner. */

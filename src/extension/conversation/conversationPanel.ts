@@ -25,7 +25,7 @@ import { toolsView, withCosts } from '../pricing/pricedTables';
 import { choosePricingModel } from '../pricing/pricingChoice';
 import type { PricingChange, SessionPricing } from '../pricing/sessionPricing';
 import { PanelHost, type ReviewChanges, type TraceChanges } from '../core/panelHost';
-import type { BranchReviewsView, TurnReviewChangeView, TurnReviewView } from '../../shared/protocol/reviewViews';
+import type { BranchReviewsView, CorrectionView, TurnReviewChangeView, TurnReviewView } from '../../shared/protocol/reviewViews';
 import type { BranchLatencyView, TurnLatencyView } from '../../shared/protocol/latencyViews';
 import { withLatency, type RanTurn } from '../traces/turnLatency';
 import { PanelRegistry } from '../core/panelRegistry';
@@ -67,6 +67,15 @@ export interface ConversationActions {
     change: TurnReviewChangeView,
     reader: SessionReader,
   ): Promise<TurnReviewView | null>;
+  /** Keeps (text null: removes) the correction of an assistant item (`branchId`: the branch that ran the turn). */
+  setCorrection(
+    target: SessionRef,
+    branchId: string,
+    turn: number,
+    itemIndex: number,
+    text: string | null,
+    reader: SessionReader,
+  ): Promise<CorrectionView | null>;
   /** The review data's changes, so the verdicts shown are read again. */
   reviews?: ReviewChanges;
 }
@@ -290,6 +299,7 @@ class ConversationPanel extends PanelHost<HostMessage> {
       return this.actions.branchReviews(this.target, p.branchId, db, await this.branches(db));
     },
     'review/set': (p) => this.actions.setTurnReview(this.target, p.branchId, p.turn, p.change, this.db()),
+    'correction/set': (p) => this.actions.setCorrection(this.target, p.branchId, p.turn, p.itemIndex, p.text, this.db()),
     'tables/get': async (p) => {
       const db = this.db();
       const view = await tables(db, this.target.sessionId, p.branchId, await this.branches(db), p.usage);

@@ -37,6 +37,7 @@ export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['param
   'branch/latency': z.object({ branchId: str }),
   'trace/link': z.object({ branchId: str, turn: int }),
   'reviews/get': z.object({ branchId: str }),
+  'correction/set': z.object({ branchId: str, turn: int, itemIndex: int, text: z.string().max(100_000).nullable() }),
   'review/set': z.object({
     branchId: str,
     turn: int,

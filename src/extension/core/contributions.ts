@@ -37,6 +37,7 @@ export const CommandId = {
   importTraces: 'agentSessions.importTraces',
   clearSessionTraces: 'agentSessions.clearSessionTraces',
   exportSessionTraces: 'agentSessions.exportSessionTraces',
+  exportDataset: 'agentSessions.exportDataset',
 } as const;
 
 export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];

@@ -14,6 +14,7 @@ import type { SessionSearch } from '../search/sessionSearch';
 import type { SessionTreeProvider } from '../tree/sessionTree';
 import type { TreeNode } from '../tree/treeNodes';
 import type { TraceService } from '../traces/traceService';
+import type { ReviewService } from '../reviews/reviewService';
 
 export interface Services {
   readonly context: vscode.ExtensionContext;
@@ -31,4 +32,6 @@ export interface Services {
   readonly jsonDocuments: JsonDocuments;
   /** The trace store, our runs' tracing and the OTLP receiver. */
   readonly traces: TraceService;
+  /** The review stores (docs/reviews.md). */
+  readonly reviews: ReviewService;
 }

@@ -7,7 +7,8 @@ import type { SessionReader } from '../../store/inspector/sessionReader';
 import { turnKeyOf } from '../../store/reviews/reviewMatching';
 import { DEFAULT_TAGS, type TurnReview, type TurnReviewChange } from '../../store/reviews/reviewTypes';
 import type { WorkerReviewStore } from '../../store/worker/storeClient';
-import type { BranchReviewsView, OrphanedReviewView, TurnReviewView } from '../../shared/protocol/reviewViews';
+import type { BranchReviewsView, CorrectionView, OrphanedReviewView, TurnReviewView } from '../../shared/protocol/reviewViews';
+import { contentKey } from '../../store/reviews/contentKey';
 import { turnOrigin, type ForkFacts } from '../../shared/turnOrigin';
 import { UserFacingError } from '../core/userError';
 import * as l10n from '@vscode/l10n';
@@ -36,7 +37,8 @@ export function reviewView(r: TurnReview): TurnReviewView {
 
 /**
  * The reviews that concern `branchId`'s turns (its own, and its shared turns' on the branches that ran them), each
- * checked against the turn's content now: matching ones by turn, the others orphaned with the reason.
+ * checked against the turn's content now: matching ones by turn, the others orphaned with the reason; and the
+ * corrections by their item's place in its turn (one whose turn or item changed is counted, not shown).
  */
 export async function branchReviews(
   reader: ItemReader,
@@ -45,26 +47,84 @@ export async function branchReviews(
   branchId: string,
   branches: readonly ForkFacts[],
 ): Promise<BranchReviewsView> {
-  const [all, inUse] = await Promise.all([store.call('turnReviews', sessionId), store.call('tagsInUse')]);
-  const mine = all.filter((r) => turnOrigin(branches, branchId, r.turn) === r.branchId);
+  const [all, inUse, allCorrections] = await Promise.all([
+    store.call('turnReviews', sessionId),
+    store.call('tagsInUse'),
+    store.call('corrections', sessionId),
+  ]);
+  const mine = <T extends { branchId: string; turn: number }>(list: T[]): T[] =>
+    list.filter((r) => turnOrigin(branches, branchId, r.turn) === r.branchId);
+  // Each turn read once: its items' content keys (the user message's is the turn's key), null when it is gone.
+  const read = new Map<string, Promise<{ turnKey: string | null; itemKeys: string[] } | null>>();
+  const turnNow = (b: string, turn: number) => {
+    const slot = `${b} ${turn}`;
+    let got = read.get(slot);
+    if (!got) {
+      got = Promise.resolve(reader.getTurnItems(sessionId, b, turn)).then(
+        (items) => {
+          const user = items.find((i) => !i.corrupt && (i.item as { role?: unknown }).role === 'user');
+          return {
+            turnKey: user && !user.corrupt ? turnKeyOf(user.item) : null,
+            itemKeys: items.map((i) => (i.corrupt ? '' : contentKey(i.item))),
+          };
+        },
+        () => null,
+      );
+      read.set(slot, got);
+    }
+    return got;
+  };
   const turns: TurnReviewView[] = [];
   const orphaned: OrphanedReviewView[] = [];
-  const keys = new Map<string, Promise<string | null>>();
-  for (const r of mine) {
-    const slot = `${r.branchId} ${r.turn}`;
-    let key = keys.get(slot);
-    if (!key) keys.set(slot, (key = Promise.resolve(turnKey(reader, sessionId, r.branchId, r.turn)).catch(() => null)));
-    const now = await key;
-    if (now === r.turnKey) turns.push(reviewView(r));
-    else orphaned.push({ ...reviewView(r), reason: now === null ? 'turn-gone' : 'content-changed' });
+  for (const r of mine(all)) {
+    const now = await turnNow(r.branchId, r.turn);
+    if (now?.turnKey === r.turnKey) turns.push(reviewView(r));
+    else orphaned.push({ ...reviewView(r), reason: now?.turnKey ? 'content-changed' : 'turn-gone' });
   }
   turns.sort((a, b) => a.turn - b.turn);
+  const corrections: CorrectionView[] = [];
+  let orphanedCorrections = 0;
+  for (const c of mine(allCorrections)) {
+    const now = await turnNow(c.branchId, c.turn);
+    const itemIndex = now && now.turnKey === c.turnKey ? now.itemKeys.indexOf(c.itemKey) : -1;
+    if (itemIndex < 0) orphanedCorrections++;
+    else corrections.push({ branchId: c.branchId, turn: c.turn, itemIndex, text: c.text, updatedMs: c.updatedMs });
+  }
   return {
     branchId,
     turns,
     orphaned,
+    corrections,
+    orphanedCorrections,
     tags: [...new Set([...DEFAULT_TAGS, ...inUse.map((t) => t.tag)])],
   };
+}
+
+/**
+ * Keeps (or, `text` null, removes) the answer the assistant message at `itemIndex` of `turn` on `branchId` (the branch
+ * that ran it) should have given, keyed by the turn's and the item's content read from the store.
+ */
+export async function setCorrection(
+  reader: ItemReader,
+  store: WorkerReviewStore,
+  target: { sessionId: string; source: string },
+  branchId: string,
+  turn: number,
+  itemIndex: number,
+  text: string | null,
+): Promise<CorrectionView | null> {
+  const items = await reader.getTurnItems(target.sessionId, branchId, turn);
+  const user = items.find((i) => !i.corrupt && (i.item as { role?: unknown }).role === 'user');
+  const item = items[itemIndex];
+  if (!user || user.corrupt || !item || item.corrupt || (item.item as { role?: unknown }).role !== 'assistant')
+    throw new UserFacingError(l10n.t('Item {0} of turn {1} is not an assistant message to correct.', itemIndex + 1, turn));
+  const ref = { sessionId: target.sessionId, branchId, turn, turnKey: turnKeyOf(user.item), itemKey: contentKey(item.item) };
+  if (text === null) {
+    await store.call('deleteCorrection', ref);
+    return null;
+  }
+  const saved = await store.call('setCorrection', { ...ref, text }, { source: target.source });
+  return { branchId, turn, itemIndex, text: saved.text, updatedMs: saved.updatedMs };
 }
 
 /** Changes the review of `turn` on `branchId` (the branch that ran it); null when the change left it empty. */

@@ -5,7 +5,7 @@
  */
 import type { EnvelopeMessage } from './envelope';
 import type { BranchLatencyView } from './latencyViews';
-import type { BranchReviewsView, TurnReviewChangeView, TurnReviewView } from './reviewViews';
+import type { BranchReviewsView, CorrectionView, TurnReviewChangeView, TurnReviewView } from './reviewViews';
 import type { RunEvent } from './runEvents';
 import type { AgentChoicesView } from '../agentChoices';
 import type { WhatIfModelsView, WhatIfStartedView } from '../whatIfModels';
@@ -54,6 +54,11 @@ export interface Requests {
   'reviews/get': { params: { branchId: string }; result: BranchReviewsView };
   /** Changes one turn's review; `branchId` is the branch that ran the turn. The review as stored, null when emptied. */
   'review/set': { params: { branchId: string; turn: number; change: TurnReviewChangeView }; result: TurnReviewView | null };
+  /**
+   * Keeps (or, `text` null, removes) the answer the assistant item at `itemIndex` of the turn should have given;
+   * `branchId` is the branch that ran the turn. The history is not rewritten.
+   */
+  'correction/set': { params: { branchId: string; turn: number; itemIndex: number; text: string | null }; result: CorrectionView | null };
   /** The tables of a branch (null: the session): one page of usage rows as `usage` asks, totals, tool totals. */
   'tables/get': { params: { branchId: string | null; usage: UsageWindow }; result: TablesView };
   /** The tool totals of a branch (null: the session), for the Tools tab, whose scope is its own. */

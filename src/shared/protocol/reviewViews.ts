@@ -21,11 +21,25 @@ export interface OrphanedReviewView extends TurnReviewView {
   reason: 'turn-gone' | 'content-changed';
 }
 
+/** The answer an assistant item should have given: the item by its place in its turn (the same on every copy). */
+export interface CorrectionView {
+  /** The branch that ran the turn. */
+  branchId: string;
+  turn: number;
+  /** The item's index among the turn's items (`turn/items`), 0 being the user's message. */
+  itemIndex: number;
+  text: string;
+  updatedMs: number;
+}
+
 /** The reviews of a branch's turns (`reviews/get`), and the tags to offer. */
 export interface BranchReviewsView {
   branchId: string;
   turns: TurnReviewView[];
   orphaned: OrphanedReviewView[];
+  corrections: CorrectionView[];
+  /** Corrections whose turn or item is gone or changed: kept, not shown on an item. */
+  orphanedCorrections: number;
   /** The default tags, then the others in use, most used first. */
   tags: string[];
 }

@@ -8,6 +8,8 @@ import { once } from 'node:events';
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import type { SessionReader } from '../inspector/sessionReader';
 import type { ReviewData } from '../reviews/reviewTypes';
+import { ReviewStore } from '../reviews/reviewStore';
+import { openSessionDatabase } from '../inspector/sessionDatabase';
 import { RECORD_CHECKS } from './datasetChecks';
 import { datasetRecords, type DatasetOptions, type DatasetReport } from './datasetRecords';
 
@@ -86,5 +88,40 @@ export async function exportDataset(
     file.destroy();
     rmSync(temp, { force: true });
     throw err;
+  }
+}
+
+/** What `exportDatasetToFile` answers: the report and the first records written (the preview). */
+export interface DatasetFileResult extends DatasetReport {
+  preview: object[];
+}
+
+/**
+ * The whole export from files: the session file at `dbPath` and the review store at `reviewsPath` (both read-only),
+ * into `outPath`. What the store worker runs (a job), so building and writing records never runs on the host's thread.
+ */
+export async function exportDatasetToFile(
+  dbPath: string,
+  reviewsPath: string,
+  outPath: string,
+  options: Omit<DatasetExportOptions, 'onRecord'> & { previewCount?: number },
+): Promise<DatasetFileResult> {
+  const reviews = ReviewStore.open(reviewsPath, { readonly: true, fileMustExist: true });
+  let data;
+  try {
+    data = reviews.exportData(options.sessionId);
+  } finally {
+    reviews.close();
+  }
+  const db = openSessionDatabase(dbPath, { readonly: true });
+  const preview: object[] = [];
+  try {
+    const report = await exportDataset(db, data, outPath, {
+      ...options,
+      onRecord: (r, i) => void (i < (options.previewCount ?? 3) && preview.push(r)),
+    });
+    return { ...report, preview };
+  } finally {
+    db.close();
   }
 }

@@ -35,6 +35,7 @@ import { deserializeError } from './workerErrors';
 import type { SessionDatabase } from '../inspector/sessionDatabase';
 import type { TraceStore } from '../traces/traceStore';
 import type { ReviewStore } from '../reviews/reviewStore';
+import type { DatasetFileResult, exportDatasetToFile as exportDatasetToFileType } from '../datasets/datasetExport';
 
 /** The signatures of `FILE_FUNCTIONS` (types only: the worker runs them). */
 type FileFunctionTypes = { markWrites: typeof markWrites; writesSince: typeof writesSince };
@@ -203,6 +204,20 @@ export class StoreClient {
     progress: ProgressOptions = {},
   ): Promise<ExportSummary> {
     return (await this.job('exportSessionToFile', [dbPath, outPath, format, request, {}], progress)) as ExportSummary;
+  }
+
+  /**
+   * Writes a dataset from the reviews at `reviewsPath` over the session file `dbPath` to `outPath` in the worker
+   * (`exportDatasetToFile`); the signal stops it, leaving no file.
+   */
+  async exportDatasetToFile(
+    dbPath: string,
+    reviewsPath: string,
+    outPath: string,
+    options: Parameters<typeof exportDatasetToFileType>[3],
+    signal?: AbortSignal,
+  ): Promise<DatasetFileResult> {
+    return (await this.job('exportDatasetToFile', [dbPath, reviewsPath, outPath, options], { signal })) as DatasetFileResult;
   }
 
   /** Imports a JSON or JSONL export into `dbPath` in the worker (`importSessionFile`); one transaction, as there. */

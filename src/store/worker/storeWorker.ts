@@ -27,6 +27,7 @@ import type { ExportFormat, ExportRequest, ProgressOptions } from '../export/tra
 import { DEFAULT_LOCK_WAIT_MS, WriteCancelledWhileWaiting, waitForWriteLock } from './writeLockWait';
 import { TraceStore } from '../traces/traceStore';
 import { ReviewStore } from '../reviews/reviewStore';
+import { exportDatasetToFile } from '../datasets/datasetExport';
 
 /**
  * `signal`, aborted also once the host sets `flag`: the store's export and import only read `aborted` (between pages,
@@ -51,6 +52,10 @@ const JOB_IMPLS: Record<JobName, (args: unknown[], progress: ProgressOptions) =>
   importSessionFile: (args, progress) => {
     const [dbPath, filePath, options] = args as [string, string, ImportOptions];
     return importSessionFile(dbPath, filePath, { ...options, ...progress });
+  },
+  exportDatasetToFile: (args, progress) => {
+    const [dbPath, reviewsPath, outPath, options] = args as Parameters<typeof exportDatasetToFile>;
+    return exportDatasetToFile(dbPath, reviewsPath, outPath, { ...options, signal: progress.signal });
   },
 };
 

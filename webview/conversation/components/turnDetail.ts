@@ -35,6 +35,68 @@ export interface TurnDetailCallbacks {
   reviewState(turn: TurnView): ReviewBarState;
   /** Changes the turn's review (only what `change` names). */
   review(turn: TurnView, change: TurnReviewChangeView): void;
+  /** The correction of the turn's item at `itemIndex`, if one is kept. */
+  correctionOf(turn: TurnView, itemIndex: number): string | undefined;
+  /** Keeps (null: removes) a correction; rejects with the host's reason. */
+  correct(turn: TurnView, itemIndex: number, text: string | null): Promise<void>;
+}
+
+/**
+ * Under an assistant message: the correction kept for it (with Edit and Remove), or *Write the answer it should have
+ * given…*; the form holds the detail's redraws while open, as Branch here does.
+ */
+function correctionBlock(turn: TurnView, itemIndex: number, answer: string, cb: TurnDetailCallbacks): HTMLElement {
+  const wrap = el('div', { class: 'correction' });
+  const show = (): void => {
+    const kept = cb.correctionOf(turn, itemIndex);
+    if (kept === undefined) {
+      const write = el('vscode-button', { appearance: 'secondary', class: 'correct-button' }, t('Write the answer it should have given…'));
+      write.addEventListener('click', () => edit(answer));
+      replaceChildren(wrap, write);
+      return;
+    }
+    const editButton = el('vscode-button', { appearance: 'secondary', class: 'correction-edit' }, t('Edit'));
+    editButton.addEventListener('click', () => edit(kept));
+    const remove = el('vscode-button', { appearance: 'secondary', class: 'correction-remove' }, t('Remove'));
+    remove.addEventListener('click', () => void cb.correct(turn, itemIndex, null).then(show, (err: unknown) => fail(err)));
+    replaceChildren(
+      wrap,
+      el('div', { class: 'correction-label' }, t('Correction (the answer it should have given)')),
+      el('div', { class: 'correction-text' }, kept),
+      el('div', { class: 'correction-buttons' }, editButton, remove),
+    );
+  };
+  const fail = (err: unknown): void => {
+    wrap.appendChild(el('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err)));
+  };
+  const edit = (start: string): void => {
+    const text = el('textarea', {
+      class: 'correction-input',
+      rows: 4,
+      'aria-label': t('The answer it should have given'),
+    }) as HTMLTextAreaElement;
+    text.value = start;
+    const save = el('vscode-button', { appearance: 'primary', class: 'correction-save' }, t('Save correction'));
+    const cancel = el('vscode-button', { appearance: 'secondary', class: 'correction-cancel' }, t('Cancel'));
+    const form = el('div', { class: 'correction-form' }, text, el('div', { class: 'correction-buttons' }, save, cancel));
+    const close = (): void => {
+      show();
+      wrap.dispatchEvent(new Event(FORM_CLOSED_EVENT, { bubbles: true }));
+    };
+    save.addEventListener('click', () => {
+      if (text.value.trim() === '') return;
+      void cb.correct(turn, itemIndex, text.value).then(close, (err: unknown) => fail(err));
+    });
+    cancel.addEventListener('click', close);
+    text.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) save.click();
+      else if (e.key === 'Escape') cancel.click();
+    });
+    replaceChildren(wrap, form);
+    text.focus();
+  };
+  show();
+  return wrap;
 }
 
 /** Draws the shown turn's review bar again (its review changed), leaving the rest of the detail as it is. */
@@ -63,10 +125,12 @@ function timelineSection(turn: TurnView, cb: TurnDetailCallbacks): HTMLElement {
   const body = el('div', { class: 'timeline-body' });
   const section = el('details', { class: 'timeline-section' }, el('summary', {}, t('Timeline')), body);
   let loaded = false;
+  let drawn = false;
   const load = (): void => {
     if (loaded) return;
     loaded = true;
-    renderTimeline(body, undefined);
+    // Read again (new spans): the rows drawn stay until the new ones replace them, rather than blinking away.
+    if (!drawn) renderTimeline(body, undefined);
     const asked = performance.now();
     cb.timeline(turn).then(
       (view) => {
@@ -78,6 +142,7 @@ function timelineSection(turn: TurnView, cb: TurnDetailCallbacks): HTMLElement {
         });
         // From the request to the rows in the DOM (npm run bench:view reads it; target 150 ms at 500 spans).
         body.dataset.drawnMs = String(Math.round(performance.now() - asked));
+        drawn = true;
       },
       (err: unknown) => {
         loaded = false;
@@ -323,6 +388,8 @@ export function renderTurnDetail(
     }
     const item = entry.item;
     const li = itemCard(turn, item, cb, item.toolName ?? (item.corrupt ? null : (builtinToolView(item.item)?.tool ?? null)), 'li');
+    if (!item.corrupt && turn.turn > 0 && isMessageItem(item.item) && (item.item as { role?: unknown }).role === 'assistant')
+      li.appendChild(correctionBlock(turn, items.indexOf(item), messageText(item.item.content), cb));
     const type = item.corrupt ? 'unreadable' : displayType(item.type);
     if (!item.corrupt && type === 'user' && canBranch && turn.branchTurnNumber !== null) {
       li.appendChild(branchForm(turn, branching, cb));
@@ -351,7 +418,7 @@ export function renderTurnDetail(
 
 /** Whether an inline form (Branch here, Edit and resend, Retry with models) is open in `container`. */
 export function hasOpenForm(container: HTMLElement): boolean {
-  return container.querySelector('.branch-form, .what-if-form') !== null;
+  return container.querySelector('.branch-form, .what-if-form, .correction-form') !== null;
 }
 
 function branchForm(turn: TurnView, { branchId, usedIds }: Branching, cb: TurnDetailCallbacks): HTMLElement {

@@ -203,6 +203,25 @@ export class ConversationModel {
     return this.reviewByTurn.get(`${turn.turn} ${turn.sharedFrom ?? this.branchId}`);
   }
 
+  /** The correction kept for the item at `itemIndex` of `turn`, if any. */
+  correctionOf(turn: TurnView, itemIndex: number): string | undefined {
+    const branchId = turn.sharedFrom ?? this.branchId;
+    return this.reviews?.corrections.find((c) => c.branchId === branchId && c.turn === turn.turn && c.itemIndex === itemIndex)?.text;
+  }
+
+  /** Keeps (null: removes) the answer the assistant item at `itemIndex` of `turn` should have given. */
+  async correct(turn: TurnView, itemIndex: number, text: string | null): Promise<void> {
+    const branchId = turn.sharedFrom ?? this.branchId;
+    const saved = await this.request('correction/set', { branchId, turn: turn.turn, itemIndex, text });
+    if (this.reviews) {
+      const others = this.reviews.corrections.filter(
+        (c) => !(c.branchId === branchId && c.turn === turn.turn && c.itemIndex === itemIndex),
+      );
+      this.reviews = { ...this.reviews, corrections: saved ? [...others, saved] : others };
+    }
+    this.changed('reviews');
+  }
+
   /**
    * Changes the review of `turn` (`change` names only what changes). The answer is shown at once; other windows and
    * views see it through the host's change notice.

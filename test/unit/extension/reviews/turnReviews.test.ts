@@ -5,7 +5,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
-import { branchReviews, setTurnReview, turnKey } from '../../../../src/extension/reviews/turnReviews';
+import { branchReviews, setCorrection, setTurnReview, turnKey } from '../../../../src/extension/reviews/turnReviews';
 import { AdvancedSQLiteSession, openSessionDatabase, type SessionDatabase } from '../../../../src/store';
 import { contentKey } from '../../../../src/store/reviews/contentKey';
 import { ReviewStore } from '../../../../src/store/reviews/reviewStore';
@@ -95,5 +95,29 @@ describe('turn reviews', () => {
 
   it('refuses to review a turn that has no readable user message', async () => {
     await assert.rejects(setTurnReview(db, worker, target, 'main', 9, { verdict: 'good' }), UserFacingError);
+  });
+
+  it("keeps a correction by its item's place in the turn, shows it on branches sharing the turn, and removes it", async () => {
+    const saved = await setCorrection(db, worker, target, 'main', 2, 1, 'Tomorrow: sunny, 12 °C.');
+    assert.deepEqual([saved?.turn, saved?.itemIndex, saved?.text], [2, 1, 'Tomorrow: sunny, 12 °C.']);
+    const onRetry = await branchReviews(db, worker, 's', 'retry', db.getBranchTree('s'));
+    assert.deepEqual(
+      onRetry.corrections.map((c) => [c.branchId, c.turn, c.itemIndex, c.text]),
+      [['main', 2, 1, 'Tomorrow: sunny, 12 °C.']],
+    );
+    await assert.rejects(setCorrection(db, worker, target, 'main', 2, 0, 'not an answer'), UserFacingError);
+    // A correction of an answer that is no longer in the turn is counted, not shown.
+    store.setCorrection({
+      sessionId: 's',
+      branchId: 'main',
+      turn: 1,
+      turnKey: contentKey({ role: 'user', content: 'Weather in Oslo?' }),
+      itemKey: contentKey('gone'),
+      text: 'x',
+    });
+    const main = await branchReviews(db, worker, 's', 'main', db.getBranchTree('s'));
+    assert.equal(main.orphanedCorrections, 1);
+    assert.equal(await setCorrection(db, worker, target, 'main', 2, 1, null), null);
+    assert.equal((await branchReviews(db, worker, 's', 'main', db.getBranchTree('s'))).corrections.length, 0);
   });
 });

@@ -76,8 +76,9 @@ class TestHost {
     'branch/latency': (p) => ({ branchId: p.branchId, turns: [], turnCount: 0, partial: false, p50Ms: null, p95Ms: null }),
     'trace/link': () => assert.fail('not in these tests'),
     // No review store in these tests: every branch reads as unreviewed.
-    'reviews/get': (p) => ({ branchId: p.branchId, turns: [], orphaned: [], tags: [] }),
+    'reviews/get': (p) => ({ branchId: p.branchId, turns: [], orphaned: [], corrections: [], orphanedCorrections: 0, tags: [] }),
     'review/set': () => assert.fail('not in these tests'),
+    'correction/set': () => assert.fail('not in these tests'),
     'tables/get': (p) => tables(this.db, SESSION, p.branchId, this.db.getBranchTree(SESSION), p.usage),
     'tools/get': (p) => toolsView(this.db, SESSION, p.branchId),
     'pricing/choose': () => assert.fail('not in these tests'),

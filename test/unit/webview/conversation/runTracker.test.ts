@@ -146,7 +146,14 @@ class RunHost {
       case 'turn/items':
         return [];
       case 'reviews/get':
-        return { branchId: (params as { branchId: string }).branchId, turns: [], orphaned: [], tags: [] };
+        return {
+          branchId: (params as { branchId: string }).branchId,
+          turns: [],
+          orphaned: [],
+          corrections: [],
+          orphanedCorrections: 0,
+          tags: [],
+        };
       case 'branch/latency':
         return { branchId: (params as { branchId: string }).branchId, turns: [], turnCount: 0, partial: false, p50Ms: null, p95Ms: null };
       case 'run/start':

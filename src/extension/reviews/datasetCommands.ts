@@ -1,0 +1,164 @@
+/**
+ * *Export Dataset from Reviews…* (docs/datasets.md): a session's reviews as a fine-tuning or evaluation file. The
+ * records are built and checked in the store worker into a temporary file first, so the user sees how many there are,
+ * what was skipped and the first record before choosing where to save; nothing is written where they did not say.
+ * Arguments let tests skip the dialogs: `{ format, csv, redact, uri, confirm }`.
+ */
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import * as vscode from 'vscode';
+import type { DatasetFormat } from '../../store/datasets/datasetChecks';
+import type { DatasetFileResult } from '../../store/datasets/datasetExport';
+import { DEFAULT_REDACTIONS } from '../../store/datasets/datasetRecords';
+import { arg } from '../core/commandArgs';
+import { command, type CommandsOf } from '../core/commandTable';
+import { pickSession } from '../core/pickers';
+import type { Services } from '../core/services';
+import { UserFacingError } from '../core/userError';
+
+interface ExportArgs {
+  format?: DatasetFormat;
+  csv?: boolean;
+  redact?: boolean;
+  uri?: vscode.Uri | string;
+  /** Skip the confirmation (tests). */
+  confirm?: boolean;
+}
+
+const FORMAT_CHOICES = (): { label: string; detail: string; format: DatasetFormat; csv: boolean }[] => [
+  {
+    label: vscode.l10n.t('Supervised fine-tuning (OpenAI chat JSONL)'),
+    detail: vscode.l10n.t('Good turns with their context, and corrections in place of the answer'),
+    format: 'sft',
+    csv: false,
+  },
+  {
+    label: vscode.l10n.t('Preference fine-tuning (OpenAI JSONL)'),
+    detail: vscode.l10n.t('Pairwise verdicts and corrections: the better answer against the worse'),
+    format: 'preference',
+    csv: false,
+  },
+  {
+    label: vscode.l10n.t('Evaluation set (JSONL)'),
+    detail: vscode.l10n.t('Inputs with reference answers and tags'),
+    format: 'eval',
+    csv: false,
+  },
+  { label: vscode.l10n.t('Evaluation set (CSV)'), detail: vscode.l10n.t('The same, one row per input'), format: 'eval', csv: true },
+];
+
+/** The report in the log, where *Show Report* opens it. */
+function logReport(s: Services, sessionId: string, result: DatasetFileResult): void {
+  s.log.info(`Dataset from session ${sessionId}: ${result.records} records, ${result.skipped.length} skipped.`);
+  for (const k of result.skipped) s.log.info(`  skipped ${k.where}: ${k.reason}`);
+  for (const [what, n] of Object.entries(result.leftOut)) s.log.info(`  left out of messages: ${what} ×${n}`);
+}
+
+async function exportDatasetCommand(s: Services, node: unknown, given: unknown): Promise<string | undefined> {
+  const a = (given ?? {}) as ExportArgs;
+  const fromNode = node && typeof node === 'object' ? (node as { dbPath?: unknown; sessionId?: unknown }) : undefined;
+  const target =
+    typeof fromNode?.dbPath === 'string' && typeof fromNode.sessionId === 'string'
+      ? { dbPath: fromNode.dbPath, sessionId: fromNode.sessionId }
+      : await pickSession(s.registry);
+  if (!target) return undefined;
+  const entry = s.registry.require(target.dbPath);
+  if (entry.remote)
+    throw new UserFacingError(
+      vscode.l10n.t(
+        'Datasets are exported here from session files. For a server store, use: agent-sessions dataset <format> <address> --store <reviews.db>',
+      ),
+    );
+  let choice = a.format ? { format: a.format, csv: a.csv === true } : undefined;
+  if (!choice) {
+    const picked = await vscode.window.showQuickPick(FORMAT_CHOICES(), { title: vscode.l10n.t('Dataset format') });
+    if (!picked) return undefined;
+    choice = picked;
+  }
+  let redact = a.redact;
+  if (redact === undefined) {
+    const yes = vscode.l10n.t('Hide API keys and e-mail addresses');
+    const no = vscode.l10n.t('Keep the text as it is');
+    const picked = await vscode.window.showQuickPick([yes, no], { title: vscode.l10n.t('Redaction') });
+    if (!picked) return undefined;
+    redact = picked === yes;
+  }
+  const reviewsPath = s.reviews.pathFor(target.dbPath, false);
+  const dir = mkdtempSync(join(tmpdir(), 'asi-dataset-'));
+  const ext = choice.csv ? 'csv' : 'jsonl';
+  const temp = join(dir, `dataset.${ext}`);
+  try {
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Building the dataset…'), cancellable: true },
+      async (_progress, token) => {
+        const abort = new AbortController();
+        token.onCancellationRequested(() => abort.abort());
+        return s.registry.store.exportDatasetToFile(
+          target.dbPath,
+          reviewsPath,
+          temp,
+          {
+            format: choice.format,
+            encoding: choice.csv ? 'csv' : 'jsonl',
+            sessionId: target.sessionId,
+            ...(redact ? { redact: [...DEFAULT_REDACTIONS] } : {}),
+            previewCount: 1,
+          },
+          abort.signal,
+        );
+      },
+    );
+    logReport(s, target.sessionId, result);
+    if (result.records === 0) {
+      const show = vscode.l10n.t('Show Report');
+      void vscode.window
+        .showWarningMessage(
+          vscode.l10n.t(
+            'Nothing to export from session {0}: no review gives a record of this format ({1} skipped).',
+            target.sessionId,
+            result.skipped.length,
+          ),
+          show,
+        )
+        .then((b) => b === show && s.log.show());
+      return undefined;
+    }
+    if (a.confirm !== true) {
+      const save = vscode.l10n.t('Save…');
+      const first = JSON.stringify(result.preview[0] ?? {});
+      const answer = await vscode.window.showInformationMessage(
+        vscode.l10n.t('{0} records from session {1}; {2} skipped (see the log).', result.records, target.sessionId, result.skipped.length),
+        { modal: true, detail: vscode.l10n.t('First record: {0}', first.length > 600 ? `${first.slice(0, 600)}…` : first) },
+        save,
+      );
+      if (answer !== save) return undefined;
+    }
+    const uri =
+      a.uri instanceof vscode.Uri
+        ? a.uri
+        : typeof a.uri === 'string'
+          ? vscode.Uri.file(a.uri)
+          : await vscode.window.showSaveDialog({
+              title: vscode.l10n.t('Save Dataset'),
+              defaultUri: vscode.Uri.file(join(target.dbPath, '..', `${target.sessionId}-${choice.format}.${ext}`)),
+              filters: { [choice.csv ? 'CSV' : 'JSONL']: [ext] },
+            });
+    if (!uri) return undefined;
+    copyFileSync(temp, uri.fsPath);
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('Wrote {0} records to {1}; {2} skipped.', result.records, basename(uri.fsPath), result.skipped.length),
+    );
+    return uri.fsPath;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function datasetCommands(s: Services): CommandsOf<'exportDataset'> {
+  return {
+    exportDataset: command(vscode.l10n.t('Export Dataset from Reviews…'), [arg.any, arg.any], (node, options) =>
+      exportDatasetCommand(s, node, options),
+    ),
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Reviews in the extension host (docs/reviews.md, docs/datasets.md): the review store in the extension's storage by
+ * default (never beside or inside the session file), beside the file when the setting says so, and *Export Dataset
+ * from Reviews…* building a checked SFT file in the store worker from a session's verdicts.
+ */
+import { strict as assert } from 'node:assert';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import * as vscode from 'vscode';
+import { AdvancedSQLiteSession, openSessionDatabase } from '../../src/store';
+import { checkJsonl } from '../../src/store/datasets/datasetChecks';
+import { contentKey } from '../../src/store/reviews/contentKey';
+import { api, closeAll, scratch, type Scratch } from './helpers';
+
+describe('reviews in the extension host', function () {
+  this.timeout(60_000);
+  let s: Scratch;
+  let path: string;
+  before(async () => {
+    s = scratch();
+    path = join(s.dir, 'reviewed.db');
+    const session = new AdvancedSQLiteSession({ sessionId: 'trip', dbPath: path, createTables: true });
+    await session.addItems([{ role: 'user', content: 'Weather in Oslo?' }, { role: 'assistant', content: 'Rain, 7 °C.' } as never]);
+    await session.addItems([{ role: 'user', content: 'Umbrella?' }, { role: 'assistant', content: 'No.' } as never]);
+    session.close();
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+  });
+  after(async () => {
+    await vscode.workspace.getConfiguration('agentSessions').update('reviews.location', undefined, vscode.ConfigurationTarget.Global);
+    await closeAll(await api());
+    s.cleanup();
+  });
+
+  it("keeps reviews in the extension's storage by default and beside the file when asked; exports a checked dataset", async () => {
+    const a = await api();
+    const where = a.reviews.pathFor(path, false);
+    assert.ok(!where.startsWith(dirname(path)), 'not beside the session file by default');
+    const store = await a.reviews.storeFor(path, false);
+    const db = openSessionDatabase(path, { readonly: true });
+    const [user] = db.getTurnItems('trip', 'main', 1);
+    db.close();
+    assert.ok(user && !user.corrupt);
+    await store.call(
+      'setTurnReview',
+      { sessionId: 'trip', branchId: 'main', turn: 1, turnKey: contentKey(user.item) },
+      { verdict: 'good' },
+    );
+    const out = join(s.dir, 'trip-sft.jsonl');
+    const written = await vscode.commands.executeCommand<string>(
+      'agentSessions.exportDataset',
+      { dbPath: path, sessionId: 'trip' },
+      { format: 'sft', redact: false, uri: out, confirm: true },
+    );
+    assert.equal(written, out);
+    const checked = checkJsonl('sft', readFileSync(out, 'utf8'));
+    assert.deepEqual([checked.records, checked.problems], [1, []]);
+    await store.call('setTurnReview', { sessionId: 'trip', branchId: 'main', turn: 1, turnKey: contentKey(user.item) }, { verdict: null });
+
+    await vscode.workspace.getConfiguration('agentSessions').update('reviews.location', 'beside-file', vscode.ConfigurationTarget.Global);
+    assert.equal(a.reviews.pathFor(path, false), `${path}.reviews.db`);
+    await a.reviews.storeFor(path, false);
+    assert.ok(existsSync(`${path}.reviews.db`));
+    // A server store's reviews stay in the extension's storage whatever the setting says.
+    assert.equal(a.reviews.pathFor('postgresql://me@db.example:5432/agents', true), where);
+  });
+});
