@@ -1,5 +1,4 @@
 import * as l10n from '@vscode/l10n';
-import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { errorMessage } from '../shared/errorMessage';
 import { branchCommands } from './branches/branchCommands';
@@ -94,7 +93,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   // Traces live in a store of our own in the global storage, never in a session file (docs/traces.md).
   const traces = new TraceService(store, context.globalStorageUri.fsPath, log);
   // Review data too: in the global storage unless the user keeps it beside each file (docs/reviews.md).
-  const reviews = new ReviewService(store, context.globalStorageUri.fsPath);
+  const reviews = new ReviewService(store, context.globalStorageUri.fsPath, (dbPath) => !!registry.get(dbPath)?.remote);
   const runner = new AgentRunner(registry, context.secrets, choices, () => traces.runTracing());
   const jsonDocuments = new JsonDocuments(registry);
   // The conversation view calls other features through these; `services` is complete before any view can ask.
@@ -118,40 +117,11 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     linkTrace: (target, branchId, turn) => linkTraceToTurn(traces, target, branchId, turn),
     traces,
     branchReviews: async (target, branchId, reader, branches) =>
-      branchReviews(
-        reader,
-        await reviews.storeFor(target.dbPath, !!registry.get(target.dbPath)?.remote),
-        target.sessionId,
-        branchId,
-        branches,
-      ),
-    setTurnReview: async (target, branchId, turn, change, reader) => {
-      const store = await reviews.storeFor(target.dbPath, !!registry.get(target.dbPath)?.remote);
-      const saved = await setTurnReview(
-        reader,
-        store,
-        { sessionId: target.sessionId, source: basename(target.dbPath) },
-        branchId,
-        turn,
-        change,
-      );
-      reviews.changed(target.sessionId);
-      return saved;
-    },
-    setCorrection: async (target, branchId, turn, itemIndex, text, reader) => {
-      const store = await reviews.storeFor(target.dbPath, !!registry.get(target.dbPath)?.remote);
-      const saved = await setCorrection(
-        reader,
-        store,
-        { sessionId: target.sessionId, source: basename(target.dbPath) },
-        branchId,
-        turn,
-        itemIndex,
-        text,
-      );
-      reviews.changed(target.sessionId);
-      return saved;
-    },
+      branchReviews(reader, await reviews.storeFor(target.dbPath), target.sessionId, branchId, branches),
+    setTurnReview: (target, branchId, turn, change, reader) =>
+      reviews.write(target, (store, origin) => setTurnReview(reader, store, origin, branchId, turn, change)),
+    setCorrection: (target, branchId, turn, itemIndex, text, reader) =>
+      reviews.write(target, (store, origin) => setCorrection(reader, store, origin, branchId, turn, itemIndex, text)),
     reviews,
   };
   const panels = new ConversationPanels(registry, runner, context.extensionUri, actions, pricing);
@@ -169,7 +139,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
       branch: (sessionId, branchId, tree, reader) => branchLatency(reader, traces, sessionId, branchId, tree),
     },
     traces,
-    reviewStore: (t) => reviews.storeFor(t.dbPath, !!registry.get(t.dbPath)?.remote),
+    reviewStore: (t) => reviews.storeFor(t.dbPath),
     reviewChanged: (sessionId) => reviews.changed(sessionId),
     reviews,
   });

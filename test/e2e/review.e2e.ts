@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeDemoDatabase } from '../../scripts/demo';
 import { THEMES, docsScreenshot, useWorkbench } from './suite';
-import { openConversationView, viewFrame } from './workbench';
+import { compareViewFrame, openConversationView } from './workbench';
 
 for (const theme of THEMES) {
   describe(`reviewing turns (${theme} theme)`, function () {
@@ -80,13 +80,7 @@ for (const theme of THEMES) {
       await f.locator('.compare-branch').click();
       await wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: 'Compare main with' }).waitFor();
       await wb.answer('lisbon-instead');
-      const c = await viewFrame(
-        wb,
-        20_000,
-        async (frame) =>
-          (await frame.evaluate<string | null>("document.querySelector('h1.title')?.textContent ?? null").catch(() => null)) ===
-          'Compare main ↔ lisbon-instead',
-      );
+      const c = await compareViewFrame(wb, 'Compare main ↔ lisbon-instead');
       const first = c.locator('.compare-row').first();
       await first.locator('.verdict-bar').waitFor({ timeout: 20_000 });
       // The keyboard on the focused row: 2 = the other column's answer was better.

@@ -10,7 +10,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { writeDemoDatabase } from '../../scripts/demo';
 import { THEMES, docsScreenshot, useWorkbench } from './suite';
-import { openConversationView, viewFrame } from './workbench';
+import { compareViewFrame, openConversationView } from './workbench';
 
 const T0 = BigInt(Date.UTC(2026, 11, 2, 9, 0, 0)) * 1_000_000n;
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -262,13 +262,7 @@ for (const theme of THEMES) {
       await f.locator('.compare-branch').click();
       await wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: 'Compare main with' }).waitFor();
       await wb.answer('lisbon-instead');
-      const c = await viewFrame(
-        wb,
-        20_000,
-        async (frame) =>
-          (await frame.evaluate<string | null>("document.querySelector('h1.title')?.textContent ?? null").catch(() => null)) ===
-          'Compare main ↔ lisbon-instead',
-      );
+      const c = await compareViewFrame(wb, 'Compare main ↔ lisbon-instead');
       const lisbon = c.locator('.compare-row').first().locator('.compare-cell[data-column="1"] .latency-line');
       await lisbon.waitFor({ timeout: 20_000 });
       assert.equal(await lisbon.textContent(), 'took 2.1 s (\u22122.2 s) · 1 model requests');

@@ -437,6 +437,16 @@ export function conversationFrame(wb: Workbench, db: string, session: string, ti
 }
 
 /** Opens a session's conversation view from the sidebar tree and waits for its turn list. */
+/** The compare view's frame whose heading is `title` ("Compare main ↔ retry"), once it is there. */
+export function compareViewFrame(wb: Workbench, title: string, timeout = 20_000): Promise<Frame> {
+  return viewFrame(
+    wb,
+    timeout,
+    async (frame) =>
+      (await frame.evaluate<string | null>("document.querySelector('h1.title')?.textContent ?? null").catch(() => null)) === title,
+  );
+}
+
 export async function openConversationView(wb: Workbench, db: string, session: string): Promise<Frame> {
   await wb.openSidebar();
   await wb.treeRow(db).expand();

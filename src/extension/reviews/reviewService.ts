@@ -7,7 +7,7 @@
  * (src/store/reviews/contentKey.ts), so moving between the two loses nothing once exported and imported.
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { StoreClient, WorkerReviewStore } from '../../store/worker/storeClient';
 import { Setting } from '../core/contributions';
@@ -23,6 +23,8 @@ export class ReviewService implements vscode.Disposable {
     private readonly client: StoreClient,
     /** The extension's global storage folder. */
     private readonly folder: string,
+    /** Whether a session store is a PostgreSQL or Redis address (its reviews never go beside it). */
+    private readonly isRemote: (dbPath: string) => boolean = () => false,
   ) {}
 
   /** Where the reviews of the session store at `dbPath` are kept (`remote`: a PostgreSQL or Redis address). */
@@ -32,7 +34,7 @@ export class ReviewService implements vscode.Disposable {
   }
 
   /** The review store for a session store, opened on first use (a failed open is tried again next time). */
-  storeFor(dbPath: string, remote: boolean): Promise<WorkerReviewStore> {
+  storeFor(dbPath: string, remote = this.isRemote(dbPath)): Promise<WorkerReviewStore> {
     const path = this.pathFor(dbPath, remote);
     let store = this.stores.get(path);
     if (!store) {
@@ -42,6 +44,19 @@ export class ReviewService implements vscode.Disposable {
       store.catch(() => this.stores.delete(path));
     }
     return store;
+  }
+
+  /**
+   * A change to a session's review data: `write` gets the session store's review store and where the review is made
+   * (kept with it); the session's views are told once it is written.
+   */
+  async write<T>(
+    target: { dbPath: string; sessionId: string },
+    write: (store: WorkerReviewStore, origin: { sessionId: string; source: string }) => Promise<T>,
+  ): Promise<T> {
+    const result = await write(await this.storeFor(target.dbPath), { sessionId: target.sessionId, source: basename(target.dbPath) });
+    this.changed(target.sessionId);
+    return result;
   }
 
   /** Tells the views of `sessionId` that its review data changed. */

@@ -6,6 +6,7 @@
  */
 import type { SqliteDatabase } from '../sqlite/sqliteDatabase';
 import { ReviewStoreError } from './reviewErrors';
+import { ensureOwnSchema, type OwnStoreFormat } from '../sqlite/ownStoreFile';
 
 export const REVIEW_STORE_FORMAT = 1;
 /** Marks the file as ours (`PRAGMA application_id`): "ASIR". */
@@ -59,47 +60,22 @@ CREATE TABLE corrections (
 );
 `;
 
-function tableNames(db: SqliteDatabase): string[] {
-  return db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-    .all<{ name: string }>()
-    .map((r) => r.name);
-}
+/** The review store as one of our own files (src/store/sqlite/ownStoreFile.ts). */
+export const REVIEW_STORE_FILE: OwnStoreFormat = {
+  what: 'review store',
+  kept: 'Reviews',
+  metaTable: 'review_meta',
+  mainTable: 'turn_reviews',
+  format: REVIEW_STORE_FORMAT,
+  applicationId: REVIEW_STORE_APPLICATION_ID,
+  ddl: DDL,
+  error: (problem, message) => new ReviewStoreError(problem === 'not-ours' ? 'not-review-store' : problem, message),
+};
 
 /**
  * Checks that the file is an empty database or a review store of a format we know, and creates the tables in an
  * empty one (in one transaction). A session file, or any other database, is refused untouched.
  */
 export function ensureReviewSchema(db: SqliteDatabase, path: string): void {
-  if (tableNames(db).length === 0) {
-    if (db.readonly) throw new ReviewStoreError('not-found', `${path} has no review store yet (it is empty and opened read-only).`);
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      // Another process may have created it between the look above and the lock.
-      if (tableNames(db).length === 0) {
-        db.exec(DDL);
-        db.prepare('INSERT INTO review_meta (key, value) VALUES (?, ?)').run('format', String(REVIEW_STORE_FORMAT));
-        db.exec(`PRAGMA application_id = ${REVIEW_STORE_APPLICATION_ID}`);
-      }
-      db.exec('COMMIT');
-    } catch (err) {
-      if (db.inTransaction) db.exec('ROLLBACK');
-      throw err;
-    }
-  }
-  const now = tableNames(db);
-  if (!now.includes('review_meta') || !now.includes('turn_reviews')) {
-    throw new ReviewStoreError(
-      'not-review-store',
-      `${path} is not a review store (it has the tables ${now.slice(0, 6).join(', ')}). Reviews are kept in a file of their own, never in a session file: choose another path.`,
-    );
-  }
-  const format = Number(db.prepare("SELECT value FROM review_meta WHERE key = 'format'").get<{ value: string }>()?.value);
-  if (!(format >= 1))
-    throw new ReviewStoreError('not-review-store', `${path} has a review_meta table without a format: it is not one of our review stores.`);
-  if (format > REVIEW_STORE_FORMAT)
-    throw new ReviewStoreError(
-      'newer-format',
-      `${path} is a review store of format ${format}, written by a newer version of Agent Session Inspector (this one reads format ${REVIEW_STORE_FORMAT}). Update it, or choose another file.`,
-    );
+  ensureOwnSchema(db, path, REVIEW_STORE_FILE);
 }

@@ -4,11 +4,11 @@
  * write transaction, so two windows (or processes) reviewing the same session never lose each other's work: different
  * turns both stay, and on one turn one window's tags survive the other's verdict.
  */
-import { openDatabase, type OpenOptions } from '../drivers/openDatabase';
-import { describeDatabaseError } from '../errors';
+import type { OpenOptions } from '../drivers/openDatabase';
 import { immediateTransaction, type SqliteDatabase, type SqliteStatement } from '../sqlite/sqliteDatabase';
+import { StatementCache, openOwnStore } from '../sqlite/ownStoreFile';
 import { ReviewStoreError } from './reviewErrors';
-import { ensureReviewSchema } from './reviewSchema';
+import { REVIEW_STORE_FILE } from './reviewSchema';
 import {
   PAIRWISE_OUTCOMES,
   REVIEW_LIMITS,
@@ -161,30 +161,18 @@ export function orderedPair<
 }
 
 export class ReviewStore {
-  private readonly statements = new Map<string, SqliteStatement>();
+  private readonly statements: StatementCache;
 
   private constructor(
     readonly db: SqliteDatabase,
     readonly path: string,
-  ) {}
+  ) {
+    this.statements = new StatementCache(db);
+  }
 
   /** Opens (creating when missing and writable) the review store at `path`. */
   static open(path: string, options: Partial<OpenOptions> = {}): ReviewStore {
-    let db: SqliteDatabase;
-    try {
-      db = openDatabase(path, options);
-    } catch (err) {
-      throw describeDatabaseError(err, path, { readonly: options.readonly });
-    }
-    try {
-      // WAL: one window reads while another (or the CLI) writes.
-      if (!db.readonly) db.exec('PRAGMA journal_mode = WAL');
-      ensureReviewSchema(db, path);
-    } catch (err) {
-      db.close();
-      throw describeDatabaseError(err, path, { readonly: options.readonly });
-    }
-    return new ReviewStore(db, path);
+    return new ReviewStore(openOwnStore(path, options, REVIEW_STORE_FILE), path);
   }
 
   close(): void {
@@ -192,12 +180,7 @@ export class ReviewStore {
   }
 
   private stmt(sql: string): SqliteStatement {
-    let s = this.statements.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.statements.set(sql, s);
-    }
-    return s;
+    return this.statements.get(sql);
   }
 
   private turnRow(ref: TurnRef): TurnRow | undefined {

@@ -5,6 +5,7 @@
  */
 import type { SqliteDatabase } from '../sqlite/sqliteDatabase';
 import { TraceStoreError } from './traceErrors';
+import { ensureOwnSchema, type OwnStoreFormat } from '../sqlite/ownStoreFile';
 
 export const TRACE_STORE_FORMAT = 1;
 /** Marks the file as ours (`PRAGMA application_id`), so no other program's database is mistaken for a trace store. */
@@ -64,51 +65,22 @@ CREATE TABLE spans (
 CREATE INDEX spans_by_trace ON spans (trace_id, start_us);
 `;
 
-function tableNames(db: SqliteDatabase): string[] {
-  return db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-    .all<{ name: string }>()
-    .map((r) => r.name);
-}
+/** The trace store as one of our own files (src/store/sqlite/ownStoreFile.ts). */
+export const TRACE_STORE_FILE: OwnStoreFormat = {
+  what: 'trace store',
+  kept: 'Traces',
+  metaTable: 'trace_store_meta',
+  mainTable: 'spans',
+  format: TRACE_STORE_FORMAT,
+  applicationId: TRACE_STORE_APPLICATION_ID,
+  ddl: DDL,
+  error: (problem, message) => new TraceStoreError(problem === 'not-ours' ? 'not-trace-store' : problem, message),
+};
 
 /**
  * Checks that the file is an empty database or a trace store of a format we know, and creates the tables in an empty
  * one (in one transaction). A session file, or any other database, is refused untouched.
  */
 export function ensureTraceSchema(db: SqliteDatabase, path: string): void {
-  const tables = tableNames(db);
-  if (tables.length === 0) {
-    if (db.readonly) throw new TraceStoreError('not-found', `${path} has no trace store yet (it is empty and opened read-only).`);
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      // Another process may have created it between the look above and the lock.
-      if (tableNames(db).length === 0) {
-        db.exec(DDL);
-        db.prepare('INSERT INTO trace_store_meta (key, value) VALUES (?, ?)').run('format', String(TRACE_STORE_FORMAT));
-        db.exec(`PRAGMA application_id = ${TRACE_STORE_APPLICATION_ID}`);
-      }
-      db.exec('COMMIT');
-    } catch (err) {
-      if (db.inTransaction) db.exec('ROLLBACK');
-      throw err;
-    }
-  }
-  const now = tableNames(db);
-  if (!now.includes('trace_store_meta') || !now.includes('spans')) {
-    throw new TraceStoreError(
-      'not-trace-store',
-      `${path} is not a trace store (it has the tables ${now.slice(0, 6).join(', ')}). Traces are kept in a file of their own, never in a session file: choose another path.`,
-    );
-  }
-  const format = Number(db.prepare("SELECT value FROM trace_store_meta WHERE key = 'format'").get<{ value: string }>()?.value);
-  if (!(format >= 1))
-    throw new TraceStoreError(
-      'not-trace-store',
-      `${path} has a trace_store_meta table without a format: it is not one of our trace stores.`,
-    );
-  if (format > TRACE_STORE_FORMAT)
-    throw new TraceStoreError(
-      'newer-format',
-      `${path} is a trace store of format ${format}, written by a newer version of Agent Session Inspector (this one reads format ${TRACE_STORE_FORMAT}). Update the extension, or choose another file.`,
-    );
+  ensureOwnSchema(db, path, TRACE_STORE_FILE);
 }

@@ -3,11 +3,12 @@
  * in one SQLite file of our own, linked to sessions, branches and turns. Every write is one transaction; reads of a
  * turn go through the `traces` table's indexes, so a turn's spans come back in milliseconds at a million spans.
  */
-import { openDatabase, type OpenOptions } from '../drivers/openDatabase';
+import type { OpenOptions } from '../drivers/openDatabase';
+import { StatementCache, openOwnStore } from '../sqlite/ownStoreFile';
 import { describeDatabaseError } from '../errors';
 import { immediateTransaction, readTransaction, type SqliteDatabase, type SqliteStatement } from '../sqlite/sqliteDatabase';
 import type { Attributes, OtlpEvent, OtlpStatusCode } from './otlpSpans';
-import { LINK_RANKS, ensureTraceSchema, type LinkHow } from './traceSchema';
+import { LINK_RANKS, TRACE_STORE_FILE, type LinkHow } from './traceSchema';
 import { TraceStoreError } from './traceErrors';
 import type { SpanKind, SpanRecord, SpanSource, TraceLink } from './spanRecord';
 import { parseOtlpJson } from './otlpRequest';
@@ -191,32 +192,20 @@ function rankOf(link: TraceLink | null): number {
 }
 
 export class TraceStore {
-  private readonly statements = new Map<string, SqliteStatement>();
+  private readonly statements: StatementCache;
   /** Resource JSON → id, for the resources this connection has written or read. */
   private readonly resourceIds = new Map<string, number>();
 
   private constructor(
     readonly db: SqliteDatabase,
     readonly path: string,
-  ) {}
+  ) {
+    this.statements = new StatementCache(db);
+  }
 
-  /** Opens (creating when missing and writable) the trace store at `path`. */
+  /** Opens (creating when missing and writable) the trace store at `path`; WAL: the receiver writes while the extension reads. */
   static open(path: string, options: Partial<OpenOptions> = {}): TraceStore {
-    let db: SqliteDatabase;
-    try {
-      db = openDatabase(path, options);
-    } catch (err) {
-      throw describeDatabaseError(err, path, { readonly: options.readonly });
-    }
-    try {
-      // WAL: the receiver writes while the extension reads.
-      if (!db.readonly) db.exec('PRAGMA journal_mode = WAL');
-      ensureTraceSchema(db, path);
-    } catch (err) {
-      db.close();
-      throw describeDatabaseError(err, path, { readonly: options.readonly });
-    }
-    return new TraceStore(db, path);
+    return new TraceStore(openOwnStore(path, options, TRACE_STORE_FILE), path);
   }
 
   close(): void {
@@ -224,12 +213,7 @@ export class TraceStore {
   }
 
   private stmt(sql: string): SqliteStatement {
-    let s = this.statements.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.statements.set(sql, s);
-    }
-    return s;
+    return this.statements.get(sql);
   }
 
   private resourceId(resource: Attributes): number {

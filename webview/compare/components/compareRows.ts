@@ -276,7 +276,7 @@ function verdictBar(row: CompareRowView, column: number, v: RowVerdicts): HTMLEl
       'button',
       {
         type: 'button',
-        class: `verdict-button verdict-${outcome}`,
+        class: `review-toggle verdict-button verdict-${outcome}`,
         'aria-pressed': current === outcome ? 'true' : 'false',
         title: column === 1 ? t('{0} (key {1} on the focused row)', label, key) : label,
       },

@@ -6,26 +6,18 @@ import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { ReviewStoreError } from '../../../../src/store/reviews/reviewErrors';
 import { contentKey } from '../../../../src/store/reviews/contentKey';
-import { StoreClient } from '../../../../src/store/worker/storeClient';
-import { copyFixture, tempDir } from '../../../support/tempFiles';
+import { copyFixture } from '../../../support/tempFiles';
+import { useWorkerClient } from '../../../support/workerClient';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
-const WORKER = join(ROOT, 'src', 'store', 'worker', 'storeWorker.ts');
 
 describe('the review store in the store worker', function () {
   this.timeout(30_000);
-  const tmp = tempDir('asi-review-worker-');
-  let client: StoreClient;
-  before(() => {
-    client = new StoreClient(WORKER, { execArgv: ['--require', 'tsx/cjs'] });
-  });
-  after(async () => {
-    await client.dispose();
-    tmp.cleanup();
-  });
+  const worker = useWorkerClient('asi-review-worker-');
+  const tmp = { dir: worker.dir };
 
   it('stores a verdict in the worker and reads it back', async () => {
-    const store = await client.openReviewStore(join(tmp.dir, 'reviews.db'));
+    const store = await worker.client().openReviewStore(join(tmp.dir, 'reviews.db'));
     const ref = { sessionId: 's', branchId: 'main', turn: 2, turnKey: contentKey({ role: 'user', content: 'hi' }) };
     const saved = await store.call('setTurnReview', ref, { verdict: 'bad', addTags: ['too-slow'] }, { reviewer: 'ana' }, 42);
     assert.deepEqual([saved?.verdict, saved?.tags, saved?.updatedMs], ['bad', ['too-slow'], 42]);
@@ -36,7 +28,7 @@ describe('the review store in the store worker', function () {
   });
 
   it('rejects with ReviewStoreError and its problem: a bad verdict, a session file as the store', async () => {
-    const store = await client.openReviewStore(join(tmp.dir, 'other.db'));
+    const store = await worker.client().openReviewStore(join(tmp.dir, 'other.db'));
     await assert.rejects(
       store.call('setTurnReview', { sessionId: 's', branchId: 'main', turn: 1, turnKey: 'x' }, { verdict: 'good' }),
       (e: unknown) => e instanceof ReviewStoreError && e.problem === 'invalid',
@@ -44,7 +36,7 @@ describe('the review store in the store worker', function () {
     await store.close();
     const session = copyFixture(join(ROOT, 'test', 'fixtures', 'conformance', 'ref-basic.db'), tmp.dir);
     await assert.rejects(
-      client.openReviewStore(session),
+      worker.client().openReviewStore(session),
       (e: unknown) => e instanceof ReviewStoreError && e.problem === 'not-review-store',
     );
   });

@@ -4,12 +4,11 @@
  */
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
-import { StoreClient } from '../../../../src/store/worker/storeClient';
 import { TraceInputError, TraceStoreError } from '../../../../src/store/traces/traceErrors';
-import { copyFixture, tempDir } from '../../../support/tempFiles';
+import { copyFixture } from '../../../support/tempFiles';
+import { useWorkerClient } from '../../../support/workerClient';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
-const WORKER = join(ROOT, 'src', 'store', 'worker', 'storeWorker.ts');
 
 const body = (sessionId: string) =>
   new TextEncoder().encode(
@@ -41,18 +40,11 @@ const body = (sessionId: string) =>
 
 describe('the trace store in the store worker', function () {
   this.timeout(30_000);
-  const tmp = tempDir('asi-trace-worker-');
-  let client: StoreClient;
-  before(() => {
-    client = new StoreClient(WORKER, { execArgv: ['--require', 'tsx/cjs'] });
-  });
-  after(async () => {
-    await client.dispose();
-    tmp.cleanup();
-  });
+  const worker = useWorkerClient('asi-trace-worker-');
+  const tmp = { dir: worker.dir };
 
   it('decodes and stores an OTLP body in the worker and reads the spans back', async () => {
-    const store = await client.openTraceStore(join(tmp.dir, 'traces.db'));
+    const store = await worker.client().openTraceStore(join(tmp.dir, 'traces.db'));
     const result = await store.call('ingestOtlp', body('alice'), 'json');
     assert.deepEqual([result.spans, result.traces, result.rejected, result.services], [1, 1, 0, ['svc']]);
     const [trace] = await store.call('tracesOfSession', 'alice');
@@ -63,13 +55,16 @@ describe('the trace store in the store worker', function () {
   });
 
   it('rebuilds the trace errors as their classes: a malformed body, a session file as the store', async () => {
-    const store = await client.openTraceStore(join(tmp.dir, 'errors.db'));
+    const store = await worker.client().openTraceStore(join(tmp.dir, 'errors.db'));
     await assert.rejects(
       store.call('ingestOtlp', new TextEncoder().encode('{"resourceSpans": '), 'json'),
       (e: unknown) => e instanceof TraceInputError && e.problem === 'malformed' && e.httpStatus === 400,
     );
     await store.close();
     const session = copyFixture(join(ROOT, 'test', 'fixtures', 'conformance', 'ref-basic.db'), tmp.dir);
-    await assert.rejects(client.openTraceStore(session), (e: unknown) => e instanceof TraceStoreError && e.problem === 'not-trace-store');
+    await assert.rejects(
+      worker.client().openTraceStore(session),
+      (e: unknown) => e instanceof TraceStoreError && e.problem === 'not-trace-store',
+    );
   });
 });

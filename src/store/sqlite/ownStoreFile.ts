@@ -1,0 +1,99 @@
+/**
+ * What our own stores (the trace store, the review store) share as SQLite files: opened in WAL mode (one writer, any
+ * readers), created in one transaction when empty, refused untouched when the file is a session file, another
+ * program's database or one of ours in a newer format, and statements prepared once per connection.
+ */
+import { openDatabase, type OpenOptions } from '../drivers/openDatabase';
+import { describeDatabaseError } from '../errors';
+import type { SqliteDatabase, SqliteStatement } from './sqliteDatabase';
+
+/** What makes a file one of our stores, and how its errors are made. */
+export interface OwnStoreFormat {
+  /** For messages: "trace store", "review store". */
+  what: string;
+  /** For the refusal of a foreign file: "Traces", "Reviews". */
+  kept: string;
+  metaTable: string;
+  /** A table every store of this kind has (with `metaTable`, what tells ours from a stranger). */
+  mainTable: string;
+  format: number;
+  /** `PRAGMA application_id`, so no other program's database is mistaken for ours. */
+  applicationId: number;
+  ddl: string;
+  /** The store's own error class: `not-ours` (a foreign file), `newer-format`, `not-found` (empty and read-only). */
+  error(problem: 'not-ours' | 'newer-format' | 'not-found', message: string): Error;
+}
+
+function tableNames(db: SqliteDatabase): string[] {
+  return db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    .all<{ name: string }>()
+    .map((r) => r.name);
+}
+
+/** Creates the tables in an empty file (in one transaction) and checks that the file is a store of ours we can read. */
+export function ensureOwnSchema(db: SqliteDatabase, path: string, f: OwnStoreFormat): void {
+  if (tableNames(db).length === 0) {
+    if (db.readonly) throw f.error('not-found', `${path} has no ${f.what} yet (it is empty and opened read-only).`);
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      // Another process may have created it between the look above and the lock.
+      if (tableNames(db).length === 0) {
+        db.exec(f.ddl);
+        db.prepare(`INSERT INTO ${f.metaTable} (key, value) VALUES (?, ?)`).run('format', String(f.format));
+        db.exec(`PRAGMA application_id = ${f.applicationId}`);
+      }
+      db.exec('COMMIT');
+    } catch (err) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+  const now = tableNames(db);
+  if (!now.includes(f.metaTable) || !now.includes(f.mainTable)) {
+    throw f.error(
+      'not-ours',
+      `${path} is not a ${f.what} (it has the tables ${now.slice(0, 6).join(', ')}). ${f.kept} are kept in a file of their own, never in a session file: choose another path.`,
+    );
+  }
+  const format = Number(db.prepare(`SELECT value FROM ${f.metaTable} WHERE key = 'format'`).get<{ value: string }>()?.value);
+  if (!(format >= 1)) throw f.error('not-ours', `${path} has a ${f.metaTable} table without a format: it is not one of our ${f.what}s.`);
+  if (format > f.format)
+    throw f.error(
+      'newer-format',
+      `${path} is a ${f.what} of format ${format}, written by a newer version of Agent Session Inspector (this one reads format ${f.format}). Update it, or choose another file.`,
+    );
+}
+
+/** Opens (creating when missing and writable) a store of ours at `path`; errors described as the session files' are. */
+export function openOwnStore(path: string, options: Partial<OpenOptions>, f: OwnStoreFormat): SqliteDatabase {
+  let db: SqliteDatabase;
+  try {
+    db = openDatabase(path, options);
+  } catch (err) {
+    throw describeDatabaseError(err, path, { readonly: options.readonly });
+  }
+  try {
+    if (!db.readonly) db.exec('PRAGMA journal_mode = WAL');
+    ensureOwnSchema(db, path, f);
+  } catch (err) {
+    db.close();
+    throw describeDatabaseError(err, path, { readonly: options.readonly });
+  }
+  return db;
+}
+
+/** Statements prepared once per connection, by their SQL. */
+export class StatementCache {
+  private readonly statements = new Map<string, SqliteStatement>();
+  constructor(private readonly db: SqliteDatabase) {}
+
+  get(sql: string): SqliteStatement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+}
