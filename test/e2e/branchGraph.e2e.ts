@@ -158,7 +158,10 @@ for (const theme of THEMES) {
       const name = await last.getAttribute('data-branch');
       await last.press('Enter');
       await f.locator(`.lane.selected[data-branch="${name}"]`).waitFor();
-      // Showing a branch redraws the map: it stays scrolled where it was, not back at the top.
+      // Showing a branch redraws the map: it stays scrolled where it was, not back at the top — also once the
+      // turns, latency and reviews the redraw asked for have landed (each may redraw the header again).
+      await f.locator('.turn-row').first().waitFor();
+      await f.waitForTimeout(500);
       assert.ok((await scroller.evaluate((e) => e.scrollTop)) > 0, 'the redraw kept the scroll position');
     });
 

@@ -75,29 +75,57 @@ export function renderBranchMap(branches: BranchView[], selected: string, onSele
   return nav;
 }
 
+/** Where each slot's map was last scrolled to, kept apart from the element a redraw replaces. */
+const wantedScroll = new WeakMap<HTMLElement, { top: number; left: number }>();
+
 /**
  * Draws the map into `slot`, keeping what a redraw would otherwise lose: where the list was scrolled to, and the
- * keyboard focus on the row that had it (a branch shown with Enter redraws the map).
+ * keyboard focus on the row that had it (a branch shown with Enter redraws the map). The position is remembered from
+ * scroll events rather than read off the old element, and applied again on the next frames while the new element
+ * cannot take it yet: a redraw while the view is being laid out (the toolkit's panels upgrading, a theme change)
+ * clamps scrollTop to 0, and the map then jumped back to the top (seen in CI on VS Code 1.139, dark theme).
  */
 export function drawBranchMap(slot: HTMLElement, branches: BranchView[], selected: string, onSelect: (branchId: string) => void): void {
   const old = slot.querySelector<HTMLElement>('.branch-graph');
-  const scrollTop = old?.scrollTop ?? 0;
-  const scrollLeft = old?.scrollLeft ?? 0;
+  const wanted = wantedScroll.get(slot) ?? { top: old?.scrollTop ?? 0, left: old?.scrollLeft ?? 0 };
   const active = document.activeElement;
   const focused = active && slot.contains(active) ? active.closest('[data-branch]')?.getAttribute('data-branch') : undefined;
   replaceChildren(slot, renderBranchMap(branches, selected, onSelect));
   const next = slot.querySelector<HTMLElement>('.branch-graph');
-  if (next) {
-    next.scrollTop = scrollTop;
-    next.scrollLeft = scrollLeft;
-  }
+  if (next) restoreScroll(slot, next, wanted);
   if (focused) {
     const rows = Array.from(slot.querySelectorAll<HTMLElement>('li[data-branch]'));
     const row = rows.find((r) => r.getAttribute('data-branch') === focused);
     if (row) {
       for (const other of rows) other.setAttribute('tabindex', other === row ? '0' : '-1');
-      row.focus();
+      row.focus({ preventScroll: true });
     }
+  }
+}
+
+function restoreScroll(slot: HTMLElement, scroller: HTMLElement, wanted: { top: number; left: number }): void {
+  let settled = false;
+  const apply = (): boolean => {
+    scroller.scrollTop = wanted.top;
+    scroller.scrollLeft = wanted.left;
+    return Math.abs(scroller.scrollTop - wanted.top) < 1 && Math.abs(scroller.scrollLeft - wanted.left) < 1;
+  };
+  settled = apply();
+  // Until the position holds, the scroll events are our own clamping, not the user's: they must not overwrite it.
+  scroller.addEventListener('scroll', () => {
+    if (settled) wantedScroll.set(slot, { top: scroller.scrollTop, left: scroller.scrollLeft });
+  });
+  if (!settled) {
+    let frames = 0;
+    const retry = (): void => {
+      if (!scroller.isConnected) return;
+      settled = apply() || ++frames >= 30;
+      if (settled) wantedScroll.set(slot, { top: scroller.scrollTop, left: scroller.scrollLeft });
+      else requestAnimationFrame(retry);
+    };
+    requestAnimationFrame(retry);
+  } else {
+    wantedScroll.set(slot, wanted);
   }
 }
 
