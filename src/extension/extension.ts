@@ -123,6 +123,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     setCorrection: (target, branchId, turn, itemIndex, text, reader) =>
       reviews.write(target, (store, origin) => setCorrection(reader, store, origin, branchId, turn, itemIndex, text)),
     reviews,
+    reviewTurns: (target, review) => reviews.turnSet(target.dbPath, review),
   };
   const panels = new ConversationPanels(registry, runner, context.extensionUri, actions, pricing);
   const compare = new ComparePanels({
@@ -143,7 +144,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     reviewChanged: (sessionId) => reviews.changed(sessionId),
     reviews,
   });
-  const search = new SessionSearch(context.extensionUri, registry, panels);
+  const search = new SessionSearch(context.extensionUri, registry, panels, reviews);
   const services: Services = {
     context,
     log,

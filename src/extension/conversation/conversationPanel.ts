@@ -29,6 +29,8 @@ import type { BranchReviewsView, CorrectionView, TurnReviewChangeView, TurnRevie
 import type { BranchLatencyView, TurnLatencyView } from '../../shared/protocol/latencyViews';
 import { withLatency, type RanTurn } from '../traces/turnLatency';
 import { PanelRegistry } from '../core/panelRegistry';
+import type { TurnSet } from '../../store/search/reviewTurns';
+import type { ReviewQuery } from '../../store/search/searchQuery';
 
 export const CONVERSATION_VIEW_TYPE = 'agentSessions.conversation';
 
@@ -78,6 +80,8 @@ export interface ConversationActions {
   ): Promise<CorrectionView | null>;
   /** The review data's changes, so the verdicts shown are read again. */
   reviews?: ReviewChanges;
+  /** The turns a search's review filters (`is:bad`, `tag:`, `reviewed:`) allow in the session store. */
+  reviewTurns?(target: SessionRef, review: ReviewQuery): Promise<TurnSet>;
 }
 
 /** What a panel shows; also its persisted state, so a window reload restores it. */
@@ -357,7 +361,10 @@ class ConversationPanel extends PanelHost<HostMessage> {
     // The export reports its own failures and cancellations; the answer only says whether a file was written.
     'branch/export': async (p) => ({ exported: await this.actions.exportConversation(this.target, p.branchId) }),
     'content/openJson': async (p) => ({ opened: await this.actions.openAsJson({ ...this.target, ...p.ref }) }),
-    'search/session': (p) => searchShownSession(this.extensionUri, this.registry, this.target, p.branchId, p.query),
+    'search/session': (p) =>
+      searchShownSession(this.extensionUri, this.registry, this.target, p.branchId, p.query, (review) =>
+        this.actions.reviewTurns ? this.actions.reviewTurns(this.target, review) : Promise.resolve({ mode: 'only', keys: [] }),
+      ),
   };
 
   /** Links come from database text: only http(s), and only after the user confirms the exact address. */

@@ -10,6 +10,8 @@ import { mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { StoreClient, WorkerReviewStore } from '../../store/worker/storeClient';
+import { reviewTurnSet, type TurnSet } from '../../store/search/reviewTurns';
+import type { ReviewQuery } from '../../store/search/searchQuery';
 import { Setting } from '../core/contributions';
 import { setting } from '../core/settings';
 
@@ -57,6 +59,12 @@ export class ReviewService implements vscode.Disposable {
     const result = await write(await this.storeFor(target.dbPath), { sessionId: target.sessionId, source: basename(target.dbPath) });
     this.changed(target.sessionId);
     return result;
+  }
+
+  /** The turns of the session store at `dbPath` that a search's review filters allow. */
+  async turnSet(dbPath: string, review: ReviewQuery): Promise<TurnSet> {
+    const store = await this.storeFor(dbPath);
+    return reviewTurnSet(review, await store.call('turnReviews', null));
   }
 
   /** Tells the views of `sessionId` that its review data changed. */

@@ -18,7 +18,7 @@ export function searchCommands(s: Services): CommandsOf<'searchSessions' | 'canc
     searchSessions: command(vscode.l10n.t('Search Sessions'), [arg.text, arg.any], async (query, maxHits) => {
       const text = await argOrInput(query, {
         title: vscode.l10n.t('Search Sessions'),
-        prompt: vscode.l10n.t('Text to find (any case), or filters: tool:NAME, is:failed, role:user'),
+        prompt: vscode.l10n.t('Text to find (any case), or filters: tool:NAME, is:failed, role:user, is:bad, tag:TAG, reviewed:no'),
         placeHolder: vscode.l10n.t('e.g. refund   tool:get_weather is:failed   role:user "exact phrase"'),
         value: search.query,
         validateInput: (value) => {

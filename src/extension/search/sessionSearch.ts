@@ -21,7 +21,10 @@ import { CommandId, ViewId } from '../core/contributions';
 import type { ConversationPanels } from '../conversation/conversationPanel';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { UserFacingError } from '../core/userError';
+import { errorMessage } from '../../shared/errorMessage';
 import { SearchResultsProvider, hitsText, type HitNode, type SearchNode } from './searchResults';
+import type { ReviewService } from '../reviews/reviewService';
+import type { TurnSet } from '../../store/search/reviewTurns';
 
 /** What a search reports when it ends (the command's return value, for tests and scripts). */
 export interface SearchOutcome {
@@ -64,6 +67,7 @@ export class SessionSearch implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly registry: DatabaseRegistry,
     private readonly panels: ConversationPanels,
+    private readonly reviews?: ReviewService,
   ) {
     this.results = new SearchResultsProvider(CommandId.openSearchHit, CommandId.searchSessions);
     this.view = vscode.window.createTreeView(ViewId.searchResults, { treeDataProvider: this.results, showCollapseAll: true });
@@ -91,8 +95,16 @@ export class SessionSearch implements vscode.Disposable {
     if (unreachable > 0) notes.push(vscode.l10n.t('{0} server store(s) not connected: not searched.', unreachable));
     if (files.length + stores.length === 0)
       throw new UserFacingError(vscode.l10n.t('Nothing is open to search. Run "Open Session Database…" or "Open Session Store…" first.'));
-    this.results.reset(notes);
     const started = performance.now();
+    // Review filters: each session store's reviews, read before the scan starts, name the turns it may find.
+    const turns = query.review
+      ? await this.turnSets(
+          query,
+          [...files, ...stores].map((e) => e.path),
+          notes,
+        )
+      : undefined;
+    this.results.reset(notes);
     const errors: string[] = [];
     const abort = new AbortController();
     const run: RunningSearch = { cancel: () => abort.abort() };
@@ -104,7 +116,7 @@ export class SessionSearch implements vscode.Disposable {
         ? undefined
         : startWorkerSearch(
             join(this.extensionUri.fsPath, 'dist', 'searchWorker.js'),
-            { paths: files.map((e) => e.path), query, driver: (files[0]!.db as WorkerSessionDatabase).driver, maxHits },
+            { paths: files.map((e) => e.path), query, driver: (files[0]!.db as WorkerSessionDatabase).driver, maxHits, turns },
             {
               onHits: (path, hits) => {
                 // A search replaced by a newer one may still deliver a batch: it must not land in the new results.
@@ -125,6 +137,7 @@ export class SessionSearch implements vscode.Disposable {
       searchRemoteStore(source.browser, query, {
         signal: abort.signal,
         maxHits,
+        turns: turns?.[path],
         onHits: (hits) => {
           if (this.current !== run) return;
           this.results.add(path, hits, source.label);
@@ -216,6 +229,23 @@ export class SessionSearch implements vscode.Disposable {
 
   cancel(): void {
     this.current?.cancel();
+  }
+
+  /** The turns the query's review filters allow in each session store; a store whose reviews cannot be read allows none. */
+  private async turnSets(query: SearchQuery, paths: string[], notes: string[]): Promise<Record<string, TurnSet>> {
+    const sets: Record<string, TurnSet> = {};
+    for (const path of paths) {
+      try {
+        if (!this.reviews) throw new Error(vscode.l10n.t('no review store'));
+        sets[path] = await this.reviews.turnSet(path, query.review!);
+      } catch (err) {
+        sets[path] = { mode: 'only', keys: [] };
+        notes.push(
+          vscode.l10n.t('{0}: its reviews could not be read ({1}); no turn of it matches the review filters.', path, errorMessage(err)),
+        );
+      }
+    }
+    return sets;
   }
 
   clear(): void {

@@ -22,6 +22,8 @@ import type { SessionSearchView } from '../../shared/protocol/conversation';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import type { SessionRef } from '../../shared/protocol/sessionRef';
 import { UserFacingError } from '../core/userError';
+import type { TurnSet } from '../../store/search/reviewTurns';
+import type { ReviewQuery } from '../../store/search/searchQuery';
 
 /** The view lists at most this many hits (a search box is for stepping through, not for reading them all). */
 const MAX_VIEW_HITS = 2000;
@@ -38,6 +40,8 @@ export async function searchShownSession(
   target: SessionRef,
   branchId: string,
   text: string,
+  /** The turns a query's review filters allow in this session store. */
+  reviewTurns?: (review: ReviewQuery) => Promise<TurnSet>,
 ): Promise<SessionSearchView> {
   let query;
   try {
@@ -46,13 +50,14 @@ export async function searchShownSession(
     throw err instanceof SearchQueryError ? new UserFacingError(err.message) : err;
   }
   const entry = registry.require(target.dbPath);
+  const turns = query.review ? await (reviewTurns?.(query.review) ?? Promise.resolve({ mode: 'only' as const, keys: [] })) : undefined;
   const hits: SearchHit[] = [];
   const key = JSON.stringify([target.dbPath, target.sessionId]);
   const end =
     entry.db instanceof RemoteSessionSource
-      ? await searchStoreSession(entry.db, query, target.sessionId, key, hits)
+      ? await searchStoreSession(entry.db, query, target.sessionId, key, hits, turns)
       : entry.db instanceof WorkerSessionDatabase
-        ? await searchFileSession(extensionUri, entry.db, query, target, key, hits)
+        ? await searchFileSession(extensionUri, entry.db, query, target, key, hits, turns)
         : undefined;
   if (!end) throw new UserFacingError(entry.problem ?? vscode.l10n.t('{0} cannot be read.', target.dbPath));
   if (end.cancelled) throw new UserFacingError(vscode.l10n.t('A newer search replaced this one.'));
@@ -99,12 +104,20 @@ async function searchFileSession(
   target: SessionRef,
   key: string,
   hits: SearchHit[],
+  turns: TurnSet | undefined,
 ): Promise<{ cancelled: boolean; error?: string }> {
   let failure: string | undefined;
   const worker = startWorkerSearch(
     join(extensionUri.fsPath, 'dist', 'searchWorker.js'),
     // One more than the view shows, to know there were more.
-    { paths: [target.dbPath], query, driver: db.driver, sessionId: target.sessionId, maxHits: MAX_VIEW_HITS + 1 },
+    {
+      paths: [target.dbPath],
+      query,
+      driver: db.driver,
+      sessionId: target.sessionId,
+      maxHits: MAX_VIEW_HITS + 1,
+      ...(turns ? { turns: { [target.dbPath]: turns } } : {}),
+    },
     {
       onHits: (_p, h) => hits.push(...h),
       onError: (_p, message) => (failure = message),
@@ -125,6 +138,7 @@ async function searchStoreSession(
   sessionId: string,
   key: string,
   hits: SearchHit[],
+  turns: TurnSet | undefined,
 ): Promise<{ cancelled: boolean; error?: string }> {
   const abort = new AbortController();
   const run = { cancel: () => abort.abort() };
@@ -135,6 +149,7 @@ async function searchStoreSession(
       sessionId,
       signal: abort.signal,
       maxHits: MAX_VIEW_HITS + 1,
+      turns,
       onHits: (h) => hits.push(...h),
     });
     return { cancelled: summary.cancelled };

@@ -9,7 +9,7 @@ Commands:
   show [file] <session>           a readable transcript (all branches, or --branch, or one --turn)
   branches [file] <session>       the branch tree, with fork points
   usage [file] <session>          token usage per turn, with totals
-  search [file] <query>           search every session of the store (text, tool:NAME, role:user, is:failed)
+  search [file] <query>           search every session of the store (text, tool:NAME, role:user, is:failed, is:bad)
   export [file] <session>         Markdown, JSON (lossless) or JSONL (@openai/agents input items)
   import <file>                   a JSON or JSONL export into a new session of a database file
   run [file] <session>            run your own agent command on a branch (a what-if outside VS Code)
@@ -128,12 +128,14 @@ Prints the branch tree: each branch with its turns and items, and the branch and
 
 Prints the recorded token usage per turn (requests, input, cached, output, reasoning, total) and the totals.
 `,
-  search: `Usage: agent-sessions search [file] <query> [--db file] [--max n] [--json]
+  search: `Usage: agent-sessions search [file] <query> [--db file] [--max n] [--reviews file] [--json]
 
 Searches every session and branch of the file (a turn shared by branches is reported once, under the branch that
 ran it). The query is text (matched as the inspector matches it: case folded, JSON keys never) or "a phrase", plus
-filters: tool:NAME, role:user|assistant|system|developer, is:failed (tool calls that errored or timed out). Prints
-session, branch, turn, item and a snippet per hit; --max stops after n hits (default 10000).
+filters: tool:NAME, role:user|assistant|system|developer, is:failed (tool calls that errored or timed out). Review
+filters read the review store (--reviews file; default <file>.reviews.db beside a session file): is:good, is:bad,
+tag:TAG, reviewed:yes|no; alone they find each matching turn's user message. Prints session, branch, turn, item and
+a snippet per hit; --max stops after n hits (default 10000).
 `,
   export: `Usage: agent-sessions export [file] <session> --format md|json|jsonl [--db file] [--branch b] [-o file] [--json]
 

@@ -50,6 +50,7 @@ const OPTIONS = {
   tools: { type: 'string' },
   csv: { type: 'boolean' },
   preview: { type: 'string' },
+  reviews: { type: 'string' },
 } as const;
 
 /** Which options each command takes beyond the common ones. */
@@ -58,7 +59,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   show: ['branch', 'turn'],
   branches: [],
   usage: ['branch'],
-  search: ['max'],
+  search: ['max', 'reviews'],
   export: ['branch', 'format', 'output'],
   import: ['session', 'create-tables'],
   run: ['branch', 'from-turn', 'command', 'url', 'message', 'model', 'name', 'timeout'],
@@ -143,7 +144,7 @@ export async function runCli(argv: string[]): Promise<number> {
         break;
       case 'search':
         if (rest.length === 0) throw new UsageError('search needs a query');
-        out = await searchCommand(ctx, db, rest.join(' '), positiveInt('max', v.max));
+        out = await searchCommand(ctx, db, rest.join(' '), positiveInt('max', v.max), v.reviews);
         break;
       case 'run': {
         if (db === undefined) throw new UsageError('run needs a session file (or --db)');

@@ -1,5 +1,8 @@
 /** `agent-sessions search`: the store's search core (src/store/search) over every session of one file or server store. */
-import { parseSearchQuery, SearchQueryError } from '../search/searchQuery';
+import { existsSync } from 'node:fs';
+import { parseSearchQuery, SearchQueryError, type ReviewQuery } from '../search/searchQuery';
+import { reviewTurnSet, type TurnSet } from '../search/reviewTurns';
+import { ReviewStore } from '../reviews/reviewStore';
 import { searchDatabase } from '../search/searchDatabase';
 import { searchRemoteStore } from '../search/searchRemote';
 import type { SearchHit } from '../search/searchHits';
@@ -21,11 +24,27 @@ function highlight(color: boolean, hit: SearchHit): string {
   return (out + text.slice(at)).replace(/\s+/g, ' ');
 }
 
+/** The turns the review filters allow, from --reviews or the review store beside the session file. */
+function reviewTurns(review: ReviewQuery, reviewsPath: string | undefined, sessionFile: string | undefined): TurnSet {
+  const path = reviewsPath ?? (sessionFile !== undefined ? `${sessionFile}.reviews.db` : undefined);
+  if (path === undefined || !existsSync(path))
+    throw new UsageError(
+      `is:good, is:bad, tag: and reviewed: read review data: name its store with --reviews <file>${path ? ` (${path} does not exist)` : ''}`,
+    );
+  const reviews = ReviewStore.open(path, { readonly: true, fileMustExist: true });
+  try {
+    return reviewTurnSet(review, reviews.turnReviews(null));
+  } finally {
+    reviews.close();
+  }
+}
+
 export async function searchCommand(
   ctx: CommandContext,
   dbPath: string | undefined,
   input: string,
   max: number | undefined,
+  reviewsPath?: string,
 ): Promise<string> {
   let query;
   try {
@@ -36,6 +55,7 @@ export async function searchCommand(
   }
   const store = await openStore(dbPath, ctx.store);
   try {
+    const turns = query.review ? reviewTurns(query.review, reviewsPath, store.kind === 'file' ? store.db.path : undefined) : undefined;
     const hits: SearchHit[] = [];
     const progress = ctx.json ? undefined : ctx.term.progress('Searching');
     const options = {
@@ -43,6 +63,7 @@ export async function searchCommand(
       maxHits: max,
       onHits: (batch: SearchHit[]) => hits.push(...batch),
       onProgress: (done: number, total: number) => progress?.update(done, total),
+      turns,
     };
     const summary =
       store.kind === 'file'

@@ -244,15 +244,17 @@ export class ReviewStore {
     });
   }
 
-  /** A session's turn reviews (of one branch, when given), by branch and turn. */
-  turnReviews(sessionId: string, branchId?: string): TurnReview[] {
+  /** A session's turn reviews (of one branch, when given), by branch and turn; every session's with `sessionId` null. */
+  turnReviews(sessionId: string | null, branchId?: string): TurnReview[] {
     const rows =
-      branchId === undefined
-        ? this.stmt('SELECT * FROM turn_reviews WHERE session_id = ? ORDER BY branch_id, turn_number, updated_ms').all<TurnRow>(sessionId)
-        : this.stmt('SELECT * FROM turn_reviews WHERE session_id = ? AND branch_id = ? ORDER BY turn_number, updated_ms').all<TurnRow>(
-            sessionId,
-            branchId,
-          );
+      sessionId === null
+        ? this.stmt('SELECT * FROM turn_reviews ORDER BY session_id, branch_id, turn_number, updated_ms').all<TurnRow>()
+        : branchId === undefined
+          ? this.stmt('SELECT * FROM turn_reviews WHERE session_id = ? ORDER BY branch_id, turn_number, updated_ms').all<TurnRow>(sessionId)
+          : this.stmt('SELECT * FROM turn_reviews WHERE session_id = ? AND branch_id = ? ORDER BY turn_number, updated_ms').all<TurnRow>(
+              sessionId,
+              branchId,
+            );
     return rows.map(turnReviewOf);
   }
 

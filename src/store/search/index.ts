@@ -1,5 +1,6 @@
 /** Search over session files and server stores: the query language, the scans, and what they report. */
-export { parseSearchQuery, formatSearchQuery, SearchQueryError, type SearchQuery } from './searchQuery';
+export { parseSearchQuery, formatSearchQuery, reviewOnly, SearchQueryError, type SearchQuery, type ReviewQuery } from './searchQuery';
+export { reviewTurnSet, turnSetKey, type TurnSet } from './reviewTurns';
 export { searchDatabase } from './searchDatabase';
 export { searchRemoteStore } from './searchRemote';
 export { DEFAULT_MAX_HITS, type SearchHit, type SearchOptions, type SearchSummary } from './searchHits';

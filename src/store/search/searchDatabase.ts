@@ -21,6 +21,7 @@ import { displayType } from '../../shared/itemText';
 import { turnOrigin } from '../../shared/turnOrigin';
 import { messageTypeOf } from '../format/itemClassification';
 import { itemFacts, rawCouldMatch } from './itemMatch';
+import type { TurnSet } from './reviewTurns';
 import { HitTester, ScanProgress, type HitPlace, type SearchHit, type SearchOptions, type SearchSummary } from './searchHits';
 import { isRawSearchable, sqlPrefilter, structureTypeCondition } from './sqlPrefilter';
 import type { SearchQuery } from './searchQuery';
@@ -56,7 +57,7 @@ const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(r
 export async function searchDatabase(db: SessionDatabase, query: SearchQuery, options: SearchOptions): Promise<SearchSummary> {
   const progress = new ScanProgress(options);
   const summary = progress.summary;
-  const state = new ScanState(db, query, options.sessionId);
+  const state = new ScanState(db, query, options.sessionId, options.turns);
   const structured = db.tables.messageStructure;
   const maxId = (sql: string): number => Number(db.readWith((ctx) => ctx.stmt(sql).get<{ m: number | null }>()?.m ?? 0));
   const structureMax = structured ? maxId('SELECT max(id) AS m FROM message_structure') : 0;
@@ -114,13 +115,16 @@ class ScanState {
   /** Messages already reported, per session (a shared message is reported at its first structure row). */
   private readonly reported = new Map<string, Set<number>>();
   private readonly tester: HitTester;
+  private readonly reviewed: boolean;
 
   constructor(
     private readonly db: SessionDatabase,
     query: SearchQuery,
     private readonly sessionId?: string,
+    turns?: TurnSet,
   ) {
-    this.tester = new HitTester(query);
+    this.tester = new HitTester(query, turns);
+    this.reviewed = query.review !== undefined;
     const needle = foldForSearch(query.text);
     // Only a text-only query can reject on the text alone: with filters, a non-matching row may still name a tool.
     this.rawNeedle = isRawSearchable(needle) && query.tools.length === 0 ? needle : null;
@@ -171,10 +175,13 @@ class ScanState {
       const messageId = Number(r.message_id);
       const reported = this.reportedIn(r.session_id);
       if (reported.has(messageId)) continue;
+      const turn = r.turn === null ? 0 : Number(r.turn);
+      // A review filter names a shared turn by the branch that ran it: a copy's row (which the first row, of that
+      // branch, failed) must not match in its place.
+      if (this.reviewed && turnOrigin(this.tree(r.session_id), r.branch_id, turn) !== r.branch_id) continue;
       if (this.rawNeedle !== null && typeof r.data === 'string' && !rawCouldMatch(r.data, this.rawNeedle)) continue;
       const decoded = decodeMessageData(r.data);
       if (!decoded.ok) continue;
-      const turn = r.turn === null ? 0 : Number(r.turn);
       const hit = this.test(r.session_id, decoded.value, messageId, r.tool_name, () => ({
         branchId: r.branch_id,
         turn,
@@ -233,10 +240,15 @@ class ScanState {
     return set;
   }
 
-  /** The branches that share `turn` of `branchId` (those whose copy of the turn came from it). */
-  private sharedWith(sessionId: string, branchId: string, turn: number): string[] {
+  private tree(sessionId: string): BranchNode[] {
     let tree = this.trees.get(sessionId);
     if (!tree) this.trees.set(sessionId, (tree = this.db.getBranchTree(sessionId)));
+    return tree;
+  }
+
+  /** The branches that share `turn` of `branchId` (those whose copy of the turn came from it). */
+  private sharedWith(sessionId: string, branchId: string, turn: number): string[] {
+    const tree = this.tree(sessionId);
     if (tree.length < 2) return [];
     return tree.filter((b) => b.branchId !== branchId && turnOrigin(tree, b.branchId, turn) === branchId).map((b) => b.branchId);
   }

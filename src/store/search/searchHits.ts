@@ -5,7 +5,8 @@
 import { foldForSearch } from '../format/conversationText';
 import { itemPreview } from '../../shared/itemText';
 import { itemFacts, matchText, matchesFilters, type ItemFacts, type SearchSnippet } from './itemMatch';
-import type { SearchQuery } from './searchQuery';
+import { reviewOnly, type SearchQuery } from './searchQuery';
+import { turnFilter, type TurnSet } from './reviewTurns';
 
 /** One item that matches. */
 export interface SearchHit {
@@ -51,6 +52,8 @@ export interface SearchOptions {
   sessionId?: string;
   /** Called after each batch with the rows read so far and the total to read (for a progress bar). */
   onProgress?(rowsScanned: number, rowsTotal: number): void;
+  /** The turns the query's review filters allow (`reviewTurnSet`); a query with review filters and no set finds nothing. */
+  turns?: TurnSet;
 }
 
 export const DEFAULT_MAX_HITS = 10_000;
@@ -101,8 +104,17 @@ export type HitPlace = Pick<SearchHit, 'branchId' | 'turn' | 'sequenceNumber' | 
  */
 export class HitTester {
   private readonly toolCalls = new Map<string, Map<string, string>>();
+  private readonly inTurns: (sessionId: string, branchId: string, turn: number) => boolean;
+  private readonly usersOnly: boolean;
 
-  constructor(private readonly query: SearchQuery) {}
+  constructor(
+    private readonly query: SearchQuery,
+    turns?: TurnSet,
+  ) {
+    // Review filters without the turns they allow would match every turn: match none instead.
+    this.inTurns = turnFilter(query.review && !turns ? { mode: 'only', keys: [] } : turns);
+    this.usersOnly = reviewOnly(query);
+  }
 
   /**
    * The hit for `item`, or null. `storedToolName` is the tool name a store recorded beside the item (spec §6), if
@@ -127,12 +139,18 @@ export class HitTester {
       }
     }
     if (!matchesFilters(this.query, facts)) return null;
+    if (this.usersOnly && facts.role !== 'user') return null;
+    let place: HitPlace | undefined;
+    if (this.query.review) {
+      place = where();
+      if (!this.inTurns(sessionId, place.branchId, place.turn)) return null;
+    }
     const snippet = matchText(this.query, item, () => itemPreview(item));
     if (snippet === null) return null;
     if (facts.toolName === null && facts.callId !== null) facts.toolName = callName(facts.callId);
     return {
       sessionId,
-      ...where(),
+      ...(place ?? where()),
       messageId,
       role: facts.role,
       toolName: facts.toolName,

@@ -6,8 +6,13 @@
  *   tool:NAME        items of that tool (its call, and outputs named by their call), names compared case-insensitively
  *   is:failed        failed tool calls (see `failedReason`)
  *   role:ROLE        messages of that role (user, assistant, system, developer)
+ *   is:good, is:bad  turns with that verdict (docs/reviews.md)
+ *   tag:TAG          turns reviewed with that tag
+ *   reviewed:yes|no  turns with (or without) a review
  *
- * Every part given must hold (AND); several `tool:` (or `role:`) values are alternatives (OR).
+ * Every part given must hold (AND); several `tool:` (or `role:`, `tag:`, verdict) values are alternatives (OR). The
+ * review filters are about turns: the review data is not in the session store, so whoever runs the search turns them
+ * into the set of turns they allow (`reviewTurnSet`); a query of review filters alone finds each turn's user message.
  */
 import { foldForSearch } from '../format/conversationText';
 
@@ -20,6 +25,17 @@ export interface SearchQuery {
   roles: string[];
   /** Only failed tool calls and outputs. */
   failed: boolean;
+  /** The review filters, when the query has any. */
+  review?: ReviewQuery;
+}
+
+/** What a query asks of a turn's review (each list empty = anything). */
+export interface ReviewQuery {
+  verdicts: ('good' | 'bad')[];
+  /** Normalized as the review store keeps tags (lower case, spaces as dashes). */
+  tags: string[];
+  /** true: reviewed turns only; false: turns without a review; null: either. */
+  reviewed: boolean | null;
 }
 
 /** A query that cannot be run: its message says what is wrong, in the words of the syntax above. */
@@ -38,18 +54,27 @@ export function parseSearchQuery(input: string): SearchQuery {
   let quoted: string | null = null;
   for (const m of input.matchAll(token)) {
     const raw = m[0];
-    const filter = /^(tool|is|role):(.*)$/isu.exec(raw);
+    const filter = /^(tool|is|role|tag|reviewed):(.*)$/isu.exec(raw);
     if (filter && filter[1]) {
       const key = filter[1].toLowerCase();
       const value = (m[2] ?? filter[2] ?? '').trim();
-      if (value === '')
-        throw new SearchQueryError(
-          `"${key}:" needs a value, e.g. ${key === 'is' ? 'is:failed' : key === 'role' ? 'role:user' : 'tool:get_weather'}`,
-        );
+      if (value === '') throw new SearchQueryError(`"${key}:" needs a value, e.g. ${EXAMPLES[key] ?? 'tool:get_weather'}`);
+      const review = (): ReviewQuery => (query.review ??= { verdicts: [], tags: [], reviewed: null });
       if (key === 'tool') query.tools.push(foldForSearch(value));
       else if (key === 'is') {
-        if (value.toLowerCase() !== 'failed') throw new SearchQueryError(`Unknown filter "is:${value}" (is:failed is the one there is)`);
-        query.failed = true;
+        const is = value.toLowerCase();
+        if (is === 'failed') query.failed = true;
+        else if (is === 'good' || is === 'bad') {
+          if (!review().verdicts.includes(is)) review().verdicts.push(is);
+        } else throw new SearchQueryError(`Unknown filter "is:${value}" (is:failed, is:good or is:bad)`);
+      } else if (key === 'tag') {
+        review().tags.push(value.trim().toLowerCase().replace(/\s+/gu, '-'));
+      } else if (key === 'reviewed') {
+        const v = value.toLowerCase();
+        if (v !== 'yes' && v !== 'no') throw new SearchQueryError(`"reviewed:" takes yes or no, not "${value}"`);
+        const wanted = v === 'yes';
+        if (review().reviewed === !wanted) throw new SearchQueryError('reviewed:yes and reviewed:no together match nothing');
+        review().reviewed = wanted;
       } else {
         const role = value.toLowerCase();
         if (!ROLES.has(role)) throw new SearchQueryError(`Unknown role "${value}" (user, assistant, system or developer)`);
@@ -66,10 +91,26 @@ export function parseSearchQuery(input: string): SearchQuery {
   }
   query.text = quoted ?? words.join(' ');
   if (quoted !== null && words.length > 0) query.text = [quoted, ...words].join(' ');
-  if (query.text === '' && query.tools.length === 0 && query.roles.length === 0 && !query.failed) {
-    throw new SearchQueryError('Type something to search for, or a filter: tool:NAME, is:failed, role:user');
+  if (query.text === '' && query.tools.length === 0 && query.roles.length === 0 && !query.failed && !query.review) {
+    throw new SearchQueryError('Type something to search for, or a filter: tool:NAME, is:failed, role:user, is:bad, reviewed:no');
   }
+  const r = query.review;
+  if (r && r.reviewed === false && (r.verdicts.length > 0 || r.tags.length > 0))
+    throw new SearchQueryError('reviewed:no matches turns without a review, so it cannot have a verdict or a tag too');
   return query;
+}
+
+const EXAMPLES: Record<string, string> = {
+  is: 'is:failed or is:bad',
+  role: 'role:user',
+  tool: 'tool:get_weather',
+  tag: 'tag:wrong-tool',
+  reviewed: 'reviewed:no',
+};
+
+/** Whether the query asks only about turns' reviews (no text, tool, role or failure): its hits are user messages. */
+export function reviewOnly(q: SearchQuery): boolean {
+  return q.review !== undefined && q.text === '' && q.tools.length === 0 && q.roles.length === 0 && !q.failed;
 }
 
 /** The query as text again, for titles (text with a quote in it is shown as it is). */
@@ -79,5 +120,8 @@ export function formatSearchQuery(q: SearchQuery): string {
   for (const t of q.tools) parts.push(/\s|"/u.test(t) ? `tool:"${t}"` : `tool:${t}`);
   for (const r of q.roles) parts.push(`role:${r}`);
   if (q.failed) parts.push('is:failed');
+  for (const v of q.review?.verdicts ?? []) parts.push(`is:${v}`);
+  for (const t of q.review?.tags ?? []) parts.push(`tag:${t}`);
+  if (q.review && q.review.reviewed !== null) parts.push(`reviewed:${q.review.reviewed ? 'yes' : 'no'}`);
   return parts.join(' ');
 }

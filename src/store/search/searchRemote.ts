@@ -22,7 +22,7 @@ const SESSIONS_PER_PAGE = 200;
 export async function searchRemoteStore(browser: RemoteStoreBrowser, query: SearchQuery, options: SearchOptions): Promise<SearchSummary> {
   const progress = new ScanProgress(options);
   const summary = progress.summary;
-  const tester = new HitTester(query);
+  const tester = new HitTester(query, options.turns);
   let total = 0;
 
   const scanSession = async (sessionId: string): Promise<void> => {

@@ -31,6 +31,7 @@ async function run(input: SearchWorkerInput, post: (e: SearchWorkerEvent) => voi
         signal,
         maxHits,
         sessionId: input.sessionId,
+        turns: input.turns?.[path],
         onHits: (hits) => post({ type: 'hits', path, hits }),
         onProgress: (rowsScanned, rowsTotal) => {
           const now = performance.now();

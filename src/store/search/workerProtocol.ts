@@ -4,6 +4,7 @@
  */
 import type { DriverName } from '../sqlite/sqliteDatabase';
 import type { SearchQuery } from './searchQuery';
+import type { TurnSet } from './reviewTurns';
 import type { SearchHit, SearchSummary } from './searchHits';
 
 /** `workerData` of the worker. */
@@ -16,6 +17,8 @@ export interface SearchWorkerInput {
   maxHits?: number;
   /** Only this session (every file is searched for it). */
   sessionId?: string;
+  /** Per file, the turns the query's review filters allow (read by the host from each file's review store). */
+  turns?: Record<string, TurnSet>;
 }
 
 /** Host → worker. */

@@ -422,6 +422,18 @@ describe('agent-sessions CLI (the real binary)', function () {
       r.close();
     });
 
+    it('search: review filters read --reviews (or the store beside the file), else say how', () => {
+      assert.match(ok(run(['search', session, 'is:bad', '--reviews', store])), /\ntrip\s+main\s+2\s+user\s+Umbrella\?\n1 hit,/);
+      assert.match(ok(run(['search', session, 'reviewed:no', '--reviews', store])), /^No hits/);
+      assert.match(
+        ok(run(['search', session, 'tag:weather oslo', '--reviews', store])),
+        /\ntrip\s+main\s+1\s+user\s+Weather in Oslo\?\n1 hit,/,
+      );
+      const missing = run(['search', session, 'is:bad']);
+      assert.equal(missing.code, 2);
+      assert.match(missing.stderr, /--reviews <file> \(.*reviewed\.db\.reviews\.db does not exist\)/);
+    });
+
     it('lists, exports and imports review data', () => {
       assert.match(
         ok(run(['review', 'ls', '--store', store])),

@@ -13,7 +13,9 @@ import {
   startWorkerSearch,
   type SearchHit,
   type SessionDatabase,
+  reviewTurnSet,
 } from '../../../src/store';
+import { ReviewStore } from '../../../src/store/reviews/reviewStore';
 import { TempFolder, sql } from '../inspector/inspectorFixtures';
 
 const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'conformance');
@@ -329,6 +331,53 @@ describe('searchDatabase', () => {
     assert.deepEqual(await search(2), { end: { cancelled: false, capped: true, notSearched: [second, third] }, hits: 2 });
     assert.deepEqual(await search(3), { end: { cancelled: false, capped: true, notSearched: [third] }, hits: 3 });
     assert.deepEqual(await search(10), { end: { cancelled: false, capped: false, notSearched: [] }, hits: 3 });
+  });
+
+  it('review filters: the turns the review store allows, a user message per turn when they stand alone', async () => {
+    const path = await writeTrip(folder);
+    const db = folder.inspect(path);
+    const reviews = ReviewStore.open(folder.path('reviews.db'));
+    try {
+      reviews.setTurnReview({ sessionId: 'trip', branchId: 'main', turn: 1, turnKey: '1'.repeat(32) }, { verdict: 'good' });
+      reviews.setTurnReview(
+        { sessionId: 'trip', branchId: 'main', turn: 2, turnKey: '2'.repeat(32) },
+        { verdict: 'bad', tags: ['wrong-tool'] },
+      );
+      const withReviews = async (text: string): Promise<SearchHit[]> => {
+        const query = parseSearchQuery(text);
+        const hits: SearchHit[] = [];
+        await searchDatabase(db, query, { onHits: (h) => hits.push(...h), turns: reviewTurnSet(query.review!, reviews.turnReviews(null)) });
+        return hits;
+      };
+      const where = (hits: SearchHit[]) => hits.map((h) => `${h.branchId}:${h.turn}:${h.itemType}`);
+      assert.deepEqual(where(await withReviews('is:bad')), ['main:2:user']);
+      assert.deepEqual(where(await withReviews('reviewed:no')), ['alt:2:user']);
+      assert.deepEqual(where(await withReviews('reviewed:yes')), ['main:1:user', 'main:2:user']);
+      assert.deepEqual(where(await withReviews('tag:wrong-tool tool:get_weather')), [
+        'main:2:function_call',
+        'main:2:function_call_output',
+      ]);
+      assert.deepEqual(await withReviews('is:good weather'), []);
+      assert.equal((await withReviews('is:bad weather')).length, 2);
+      // Review filters with no turn set (the reviews could not be read) find nothing rather than everything.
+      assert.deepEqual(await run(db, 'is:bad'), []);
+      // The worker takes each file's set.
+      const hits: SearchHit[] = [];
+      const worker = startWorkerSearch(
+        join(__dirname, '..', '..', '..', 'src', 'store', 'search', 'searchWorker.ts'),
+        {
+          paths: [path],
+          query: parseSearchQuery('is:bad'),
+          turns: { [path]: reviewTurnSet(parseSearchQuery('is:bad').review!, reviews.turnReviews(null)) },
+        },
+        { onHits: (_p, h) => hits.push(...h) },
+        { execArgv: ['--require', 'tsx/cjs'] },
+      );
+      await worker.finished;
+      assert.deepEqual(where(hits), ['main:2:user']);
+    } finally {
+      reviews.close();
+    }
   });
 
   it('runs in a worker thread and streams the same hits back', async () => {

@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { SearchQueryError, parseSearchQuery } from '../../../src/store';
+import { SearchQueryError, formatSearchQuery, parseSearchQuery, reviewOnly, reviewTurnSet } from '../../../src/store';
+import { turnFilter } from '../../../src/store/search/reviewTurns';
 import { foldForSearch } from '../../../src/store/format/conversationText';
 import { FOLDS_INTO_ASCII, failedReason, rawCouldMatch } from '../../../src/store/search/itemMatch';
 
@@ -27,6 +28,61 @@ describe('parseSearchQuery', () => {
     assert.throws(() => parseSearchQuery('is:slow'), /Unknown filter "is:slow"/);
     assert.throws(() => parseSearchQuery('role:robot'), /Unknown role "robot"/);
     assert.throws(() => parseSearchQuery('tool:'), /"tool:" needs a value/);
+    assert.throws(() => parseSearchQuery('reviewed:maybe'), /"reviewed:" takes yes or no/);
+    assert.throws(() => parseSearchQuery('reviewed:no is:bad'), /cannot have a verdict or a tag/);
+    assert.throws(() => parseSearchQuery('reviewed:yes reviewed:no'), /match nothing/);
+    assert.throws(() => parseSearchQuery('tag:'), /"tag:" needs a value, e.g. tag:wrong-tool/);
+  });
+
+  it('reads the review filters, which alone make a query', () => {
+    assert.deepEqual(parseSearchQuery('is:bad tag:"Wrong Tool" refund').review, {
+      verdicts: ['bad'],
+      tags: ['wrong-tool'],
+      reviewed: null,
+    });
+    assert.deepEqual(parseSearchQuery('reviewed:no').review, { verdicts: [], tags: [], reviewed: false });
+    assert.deepEqual(parseSearchQuery('is:good is:bad is:good').review?.verdicts, ['good', 'bad']);
+    assert.equal(parseSearchQuery('refund').review, undefined);
+    assert.ok(reviewOnly(parseSearchQuery('is:bad tag:x')));
+    assert.ok(!reviewOnly(parseSearchQuery('is:bad is:failed')));
+    assert.equal(formatSearchQuery(parseSearchQuery('is:bad tag:slow reviewed:yes x')), 'x is:bad tag:slow reviewed:yes');
+  });
+});
+
+describe('reviewTurnSet', () => {
+  const r = (branchId: string, turn: number, verdict: 'good' | 'bad' | null, tags: string[] = []) => ({
+    sessionId: 's',
+    branchId,
+    turn,
+    verdict,
+    tags,
+  });
+  const reviews = [r('main', 1, 'good'), r('main', 2, 'bad', ['wrong-tool']), r('alt', 2, null, ['too-slow']), r('alt', 3, 'bad')];
+  const allowed = (q: string, turns: [string, number][]) => {
+    const test = turnFilter(reviewTurnSet(parseSearchQuery(q).review!, reviews));
+    return turns.filter(([b, t]) => test('s', b, t)).map(([b, t]) => `${b}:${t}`);
+  };
+  const every: [string, number][] = [
+    ['main', 1],
+    ['main', 2],
+    ['main', 3],
+    ['alt', 2],
+    ['alt', 3],
+  ];
+
+  it('keeps the turns whose review has a verdict and a tag asked for; reviewed:no keeps the rest', () => {
+    assert.deepEqual(allowed('is:bad', every), ['main:2', 'alt:3']);
+    assert.deepEqual(allowed('is:bad tag:wrong-tool', every), ['main:2']);
+    assert.deepEqual(allowed('tag:too-slow tag:wrong-tool', every), ['main:2', 'alt:2']);
+    assert.deepEqual(allowed('reviewed:yes', every), ['main:1', 'main:2', 'alt:2', 'alt:3']);
+    assert.deepEqual(allowed('reviewed:no', every), ['main:3']);
+    assert.deepEqual(
+      allowed('is:good', [
+        ['main', 1],
+        ['other', 1],
+      ]),
+      ['main:1'],
+    );
   });
 });
 

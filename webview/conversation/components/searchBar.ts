@@ -35,7 +35,7 @@ export class SearchBar {
     this.input = el('input', {
       class: 'search-input',
       type: 'search',
-      placeholder: t('Search this session (tool:, is:failed, role:)'),
+      placeholder: t('Search this session (tool:, is:failed, role:, is:bad, reviewed:no)'),
       'aria-label': t('Search this session'),
       spellcheck: 'false',
     });
