@@ -37,6 +37,7 @@ import { branchLatency, turnLatencies } from './traces/turnLatency';
 import { linkTraceToTurn } from './traces/traceLinking';
 import { ReviewService } from './reviews/reviewService';
 import { datasetCommands } from './reviews/datasetCommands';
+import { ReviewQueue, reviewQueueCommands } from './reviews/reviewQueue';
 import { branchReviews, setCorrection, setTurnReview } from './reviews/turnReviews';
 
 /** What `activate` returns: used by the integration tests to read the tree and follow failures. */
@@ -62,6 +63,8 @@ export interface AgentSessionsApi {
   traces: TraceService;
   /** The review stores. */
   reviews: ReviewService;
+  /** *Review Next*'s queue. */
+  reviewQueue: ReviewQueue;
 }
 
 /** Runs what a view asked for, reporting a failure as `command` would; undefined when it failed. */
@@ -97,6 +100,8 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const runner = new AgentRunner(registry, context.secrets, choices, () => traces.runTracing());
   const jsonDocuments = new JsonDocuments(registry);
   // The conversation view calls other features through these; `services` is complete before any view can ask.
+  // Made once the panels and the search it drives exist; a verdict given before then has no queue to move on.
+  let reviewQueue: ReviewQueue | undefined;
   const actions: ConversationActions = {
     compareWith: async (target) => (await reported(CommandId.compareWith, () => compareWith(services, target))) !== undefined,
     compareBranches: (targets) => void compareBranches(services, targets),
@@ -118,8 +123,12 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     traces,
     branchReviews: async (target, branchId, reader, branches) =>
       branchReviews(reader, await reviews.storeFor(target.dbPath), target.sessionId, branchId, branches),
-    setTurnReview: (target, branchId, turn, change, reader) =>
-      reviews.write(target, (store, origin) => setTurnReview(reader, store, origin, branchId, turn, change)),
+    setTurnReview: async (target, branchId, turn, change, reader) => {
+      const saved = await reviews.write(target, (store, origin) => setTurnReview(reader, store, origin, branchId, turn, change));
+      // A verdict on Review Next's turn goes on to the next one: one keystroke per turn.
+      if (change.verdict) void reviewQueue?.verdictGiven({ ...target, branchId, turn }).catch(() => undefined);
+      return saved;
+    },
     setCorrection: (target, branchId, turn, itemIndex, text, reader) =>
       reviews.write(target, (store, origin) => setCorrection(reader, store, origin, branchId, turn, itemIndex, text)),
     reviews,
@@ -145,6 +154,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     reviews,
   });
   const search = new SessionSearch(context.extensionUri, registry, panels, reviews);
+  reviewQueue = new ReviewQueue(search, panels);
   const services: Services = {
     context,
     log,
@@ -159,12 +169,14 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     jsonDocuments,
     traces,
     reviews,
+    reviewQueue,
   };
 
   const failures: CommandFailure[] = [];
   context.subscriptions.push(
     traces,
     reviews,
+    reviewQueue,
     jsonDocuments,
     search,
     log,
@@ -193,6 +205,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     ...pricingCommands(services),
     ...traceCommands(services),
     ...datasetCommands(services),
+    ...reviewQueueCommands(services),
     ...searchCommands(services),
     ...transferCommands(services),
   };
@@ -204,7 +217,23 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     // The receiver only when the user enabled it (off by default: nothing listens unasked).
     await traces.applyReceiverSetting();
   })().catch((err: unknown) => log.error('start-up failed', errorMessage(err, { stack: true })));
-  return { registry, tree, treeView, statusBar, panels, compare, runner, pricing, discovery, search, failures, ready, traces, reviews };
+  return {
+    registry,
+    tree,
+    treeView,
+    statusBar,
+    panels,
+    compare,
+    runner,
+    pricing,
+    discovery,
+    search,
+    failures,
+    ready,
+    traces,
+    reviews,
+    reviewQueue,
+  };
 }
 
 export function deactivate(): void {}

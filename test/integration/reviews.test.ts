@@ -10,7 +10,9 @@ import * as vscode from 'vscode';
 import { AdvancedSQLiteSession, openSessionDatabase } from '../../src/store';
 import { checkJsonl } from '../../src/store/datasets/datasetChecks';
 import { contentKey } from '../../src/store/reviews/contentKey';
-import { api, closeAll, scratch, type Scratch } from './helpers';
+import { api, askPanel, closeAll, scratch, type Scratch } from './helpers';
+import type { ReviewQueueState } from '../../src/extension/reviews/reviewQueue';
+import type { SearchOutcome } from '../../src/extension/search/sessionSearch';
 
 describe('reviews in the extension host', function () {
   this.timeout(60_000);
@@ -62,5 +64,31 @@ describe('reviews in the extension host', function () {
     assert.ok(existsSync(`${path}.reviews.db`));
     // A server store's reviews stay in the extension's storage whatever the setting says.
     assert.equal(a.reviews.pathFor('postgresql://me@db.example:5432/agents', true), where);
+  });
+
+  it('Review Next walks the turns a query matches: a verdict in the view goes on to the next, search finds it', async () => {
+    const a = await api();
+    await vscode.workspace.getConfiguration('agentSessions').update('reviews.location', undefined, vscode.ConfigurationTarget.Global);
+    const first = await vscode.commands.executeCommand<ReviewQueueState>('agentSessions.reviewNext', 'reviewed:no');
+    assert.deepEqual([first.position, first.total, first.current?.turn, first.current?.branchId], [1, 2, 1, 'main']);
+    const panel = a.panels.open({ dbPath: path, sessionId: 'trip' });
+    // G in the view on the queued turn: the verdict is kept and the queue shows turn 2.
+    const answer = await askPanel(panel, 'review/set', { branchId: 'main', turn: 1, change: { verdict: 'good' } });
+    assert.equal(answer.kind, 'response');
+    assert.ok(!('error' in answer && answer.error), JSON.stringify(answer));
+    assert.deepEqual([a.reviewQueue.state.position, a.reviewQueue.state.current?.turn], [2, 2], 'the verdict moved the queue on');
+    const second = await vscode.commands.executeCommand<ReviewQueueState>('agentSessions.reviewNext');
+    // Review Next without a query skips: from turn 2 (shown after the verdict) to the end.
+    assert.deepEqual([second.position, second.current], [0, null], 'the queue went on by itself, then Review Next ended it');
+    const bad = await askPanel(panel, 'review/set', { branchId: 'main', turn: 2, change: { verdict: 'bad', addTags: ['too-slow'] } });
+    assert.equal(bad.kind, 'response');
+    const found = await vscode.commands.executeCommand<SearchOutcome>('agentSessions.searchSessions', 'is:bad tag:too-slow');
+    assert.equal(found.hits, 1);
+    assert.deepEqual(
+      a.search.results.hits().map((h) => [h.hit.branchId, h.hit.turn, h.hit.itemType]),
+      [['main', 2, 'user']],
+    );
+    const none = await vscode.commands.executeCommand<ReviewQueueState>('agentSessions.reviewNext', 'reviewed:no');
+    assert.deepEqual([none.total, none.current], [0, null], 'every turn is reviewed now');
   });
 });

@@ -38,6 +38,8 @@ export const CommandId = {
   clearSessionTraces: 'agentSessions.clearSessionTraces',
   exportSessionTraces: 'agentSessions.exportSessionTraces',
   exportDataset: 'agentSessions.exportDataset',
+  reviewNext: 'agentSessions.reviewNext',
+  stopReviewQueue: 'agentSessions.stopReviewQueue',
 } as const;
 
 export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];

@@ -15,6 +15,7 @@ import type { SessionTreeProvider } from '../tree/sessionTree';
 import type { TreeNode } from '../tree/treeNodes';
 import type { TraceService } from '../traces/traceService';
 import type { ReviewService } from '../reviews/reviewService';
+import type { ReviewQueue } from '../reviews/reviewQueue';
 
 export interface Services {
   readonly context: vscode.ExtensionContext;
@@ -34,4 +35,6 @@ export interface Services {
   readonly traces: TraceService;
   /** The review stores (docs/reviews.md). */
   readonly reviews: ReviewService;
+  /** *Review Next*'s queue of turns to review. */
+  readonly reviewQueue: ReviewQueue;
 }
