@@ -88,15 +88,15 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   context.subscriptions.push({ dispose: () => void store.dispose() });
   const registry = new DatabaseRegistry(context.workspaceState, new SqliteDriverCheck(log), store, context.secrets);
   const pricing = new SessionPricing(context.workspaceState, log);
-  const tree = new SessionTreeProvider(registry, pricing);
+  // Review data too: in the global storage unless the user keeps it beside each file (docs/reviews.md).
+  const reviews = new ReviewService(store, context.globalStorageUri.fsPath, (dbPath) => !!registry.get(dbPath)?.remote);
+  const tree = new SessionTreeProvider(registry, pricing, reviews);
   const treeView = vscode.window.createTreeView(ViewId.sessions, { treeDataProvider: tree, showCollapseAll: true });
   const statusBar = new SessionStatusBar(registry, treeView);
   const discovery = new WorkspaceDiscovery(registry);
   const choices = new AgentChoices(context.workspaceState);
   // Traces live in a store of our own in the global storage, never in a session file (docs/traces.md).
   const traces = new TraceService(store, context.globalStorageUri.fsPath, log);
-  // Review data too: in the global storage unless the user keeps it beside each file (docs/reviews.md).
-  const reviews = new ReviewService(store, context.globalStorageUri.fsPath, (dbPath) => !!registry.get(dbPath)?.remote);
   const runner = new AgentRunner(registry, context.secrets, choices, () => traces.runTracing());
   const jsonDocuments = new JsonDocuments(registry);
   // The conversation view calls other features through these; `services` is complete before any view can ask.

@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { AdvancedSQLiteSession, openSessionDatabase } from '../../src/store';
 import { checkJsonl } from '../../src/store/datasets/datasetChecks';
 import { contentKey } from '../../src/store/reviews/contentKey';
-import { api, askPanel, closeAll, scratch, type Scratch } from './helpers';
+import { api, askPanel, childRows, closeAll, scratch, type Scratch } from './helpers';
 import type { ReviewQueueState } from '../../src/extension/reviews/reviewQueue';
 import type { SearchOutcome } from '../../src/extension/search/sessionSearch';
 
@@ -82,6 +82,19 @@ describe('reviews in the extension host', function () {
     assert.deepEqual([second.position, second.current], [0, null], 'the queue went on by itself, then Review Next ended it');
     const bad = await askPanel(panel, 'review/set', { branchId: 'main', turn: 2, change: { verdict: 'bad', addTags: ['too-slow'] } });
     assert.equal(bad.kind, 'response');
+    // The sessions tree marks the reviewed turns, with their tags.
+    const session = { kind: 'session' as const, dbPath: path, sessionId: 'trip' };
+    const main = (await childRows(a, session)).find((r) => r.label.startsWith('main'));
+    assert.ok(main, 'the main branch row');
+    const turns = (await childRows(a, main.node)).map((r) => `${r.label} | ${r.description}`);
+    assert.ok(
+      turns.some((r) => /^Turn 1 ✓ \|/.test(r)),
+      turns.join('\n'),
+    );
+    assert.ok(
+      turns.some((r) => /^Turn 2 ✗ \| .*#too-slow/.test(r)),
+      turns.join('\n'),
+    );
     const found = await vscode.commands.executeCommand<SearchOutcome>('agentSessions.searchSessions', 'is:bad tag:too-slow');
     assert.equal(found.hits, 1);
     assert.deepEqual(

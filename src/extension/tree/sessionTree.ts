@@ -17,6 +17,8 @@ import {
 } from './treeItems';
 import { nodeId, type TreeNode } from './treeNodes';
 import { scopeCost } from '../pricing/pricedTables';
+import type { ReviewService } from '../reviews/reviewService';
+import type { TurnReview } from '../../store/reviews/reviewTypes';
 import type { SessionPricing } from '../pricing/sessionPricing';
 import { costTooltipLine } from './treeItems';
 import { sharedTurnUsage } from '../conversation/conversationData';
@@ -45,11 +47,29 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
   constructor(
     private readonly registry: DatabaseRegistry,
     private readonly pricing?: SessionPricing,
+    /** Review marks on turns (✓ ✗ and tags); the tree redraws when a review changes. */
+    private readonly reviews?: ReviewService,
   ) {
     const subscriptions = [registry.onDidChange(() => this.emitter.fire(undefined))];
+    if (reviews) subscriptions.push(reviews.onDidChange(() => this.emitter.fire(undefined)));
     // Another pricing model changes the costs in the tooltips.
     if (pricing) subscriptions.push(pricing.onDidChange(() => this.emitter.fire(undefined)));
     this.subscription = vscode.Disposable.from(...subscriptions);
+  }
+
+  /**
+   * A session's turn reviews by "branch turn" (the branch that ran the turn, as reviews name it); none when the review
+   * store cannot be read — a mark is a convenience here, the view says what is wrong with a review store.
+   */
+  private async turnReviews(dbPath: string, sessionId: string): Promise<Map<string, TurnReview> | undefined> {
+    if (!this.reviews) return undefined;
+    try {
+      const store = await this.reviews.storeFor(dbPath);
+      const list = await store.call('turnReviews', sessionId);
+      return new Map(list.map((r) => [`${r.branchId} ${r.turn}`, r]));
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -214,6 +234,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
           first && last && node.branchId !== 'main' && !(db instanceof RemoteSessionSource)
             ? await sharedTurnUsage(db, node.sessionId, node.branchId, await db.getBranchTree(node.sessionId), first.turn, last.turn)
             : undefined;
+        const reviewed = page.turns.length > 0 ? await this.turnReviews(node.dbPath, node.sessionId) : undefined;
         const out: [TreeNode, vscode.TreeItem][] = page.turns.map((t) => {
           const n: TreeNode = {
             kind: 'turn',
@@ -223,7 +244,8 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
             turn: t.turn,
             branchTurnNumber: t.branchTurnNumber,
           };
-          return [n, turnItem(n, t, canWrite, structured, shared?.get(t.turn))];
+          const ranOn = shared?.get(t.turn)?.branchId ?? node.branchId;
+          return [n, turnItem(n, t, canWrite, structured, shared?.get(t.turn), reviewed?.get(`${ranOn} ${t.turn}`))];
         });
         // The branch's first page starts with what came before its first user message (turn 0), as the view's does.
         const before = node.kind === 'branch' ? await readBeforeFirstTurn(db, node.sessionId, node.branchId) : null;

@@ -4,6 +4,7 @@
  */
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
+import type { TurnReview } from '../../store/reviews/reviewTypes';
 import { callArguments, displayType, isRecord, itemPreview, oneLine } from '../../shared/itemText';
 import type { BeforeFirstTurn, BranchNode, ItemEntry, SessionSummary, TurnEntry } from '../../store';
 import type { DatabaseEntry } from '../databases/databaseRegistry';
@@ -214,8 +215,10 @@ export function turnItem(
   canWrite: boolean,
   structured: boolean,
   shared?: { branchId: string; totalTokens: number | null },
+  review?: Pick<TurnReview, 'verdict' | 'tags' | 'note'>,
 ): vscode.TreeItem {
-  const label = vscode.l10n.t('Turn {0}', t.turn);
+  const mark = review?.verdict === 'good' ? ' ✓' : review?.verdict === 'bad' ? ' ✗' : '';
+  const label = vscode.l10n.t('Turn {0}', t.turn) + mark;
   const item = new vscode.TreeItem(label, C.Collapsed);
   item.id = nodeId(node);
   // Not the user item's icon: a turn holds the whole exchange.
@@ -225,6 +228,7 @@ export function turnItem(
     t.preview !== null ? oneLine(previewText(t.preview), 60) : vscode.l10n.t('unreadable: {0}', t.error ?? ''),
     tokens(total),
     shared ? vscode.l10n.t('shared with {0}', shared.branchId) : '',
+    review && review.tags.length > 0 ? review.tags.map((tag) => `#${tag}`).join(' ') : '',
   ]
     .filter(Boolean)
     .join(' · ');
@@ -234,9 +238,17 @@ export function turnItem(
   );
   if (shared) md.appendText(`${vscode.l10n.t('Shared with {0}: run there, and its usage is recorded there.', shared.branchId)}\n\n`);
   md.appendText(total === null ? vscode.l10n.t('No usage row for this turn.') : tokens(total));
+  if (review) md.appendText(`\n\n${reviewLine(review)}`);
   item.tooltip = md;
   item.contextValue = contextValue('turn', { canBranch: canWrite && structured && t.branchTurnNumber !== null && t.error === null });
   return item;
+}
+
+/** A review in words, for a tooltip: "Reviewed: bad · wrong-tool · the note". */
+function reviewLine(review: Pick<TurnReview, 'verdict' | 'tags' | 'note'>): string {
+  const verdict =
+    review.verdict === 'good' ? vscode.l10n.t('good') : review.verdict === 'bad' ? vscode.l10n.t('bad') : vscode.l10n.t('no verdict');
+  return vscode.l10n.t('Reviewed: {0}', [verdict, ...review.tags, review.note].filter(Boolean).join(' · '));
 }
 
 /**
