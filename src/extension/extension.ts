@@ -37,7 +37,9 @@ import { branchLatency, turnLatencies } from './traces/turnLatency';
 import { linkTraceToTurn } from './traces/traceLinking';
 import { ReviewService } from './reviews/reviewService';
 import { datasetCommands } from './reviews/datasetCommands';
-import { ReviewQueue, reviewQueueCommands } from './reviews/reviewQueue';
+import { ReviewQueue } from './reviews/reviewQueue';
+import { reviewQueueCommands } from './reviews/reviewQueueCommands';
+import { branchFromCorrection } from './reviews/correctionBranch';
 import { branchReviews, setCorrection, setTurnReview } from './reviews/turnReviews';
 
 /** What `activate` returns: used by the integration tests to read the tree and follow failures. */
@@ -133,6 +135,8 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
       reviews.write(target, (store, origin) => setCorrection(reader, store, origin, branchId, turn, itemIndex, text)),
     reviews,
     reviewTurns: (target, review) => reviews.turnSet(target.dbPath, review),
+    branchFromCorrection: async (target, req, reader) =>
+      branchFromCorrection(registry, reader, await reviews.storeFor(target.dbPath), target, req),
   };
   const panels = new ConversationPanels(registry, runner, context.extensionUri, actions, pricing);
   const compare = new ComparePanels({

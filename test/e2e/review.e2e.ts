@@ -101,7 +101,7 @@ for (const theme of THEMES) {
       assert.equal(await tally.textContent(), 'Verdicts: 1 better, 0 worse, 0 ties, 0 both bad');
     });
 
-    it('keeps a correction of an answer, without touching the session file, and removes it', async () => {
+    it('keeps a correction of an answer without touching the session file, continues from it on a branch, removes it', async () => {
       const { wb } = suite;
       const db = join(suite.workspace, 'conversations.db');
       const sha = () => createHash('sha256').update(readFileSync(db)).digest('hex');
@@ -127,9 +127,23 @@ for (const theme of THEMES) {
       const kept = f.locator('.item-assistant').last().locator('.correction-text');
       await kept.waitFor({ timeout: 20_000 });
       assert.equal(await kept.textContent(), 'Hello! I can look up the weather and convert temperatures. Where are you going?');
+      assert.equal(sha(), before, 'keeping a correction does not write the session file');
+      // Continue from the corrected answer: a branch with turn 1 again, ending with it; the view shows that branch.
+      await f.locator('.item-assistant').last().locator('.correction-branch').click();
+      assert.equal(await wb.settledInputValue((v) => v === 'corrected-1'), 'corrected-1');
+      await wb.answer('corrected-1');
+      await f.locator('.lane.selected[data-branch="corrected-1"]').waitFor({ timeout: 20_000 });
+      await f.locator('.turn-row[data-turn="1"]').click();
+      const continued = f.locator('.item-assistant', { hasText: 'Where are you going?' });
+      await continued.waitFor({ timeout: 20_000 });
+      // On the branch it is the answer as stored, not a correction of one.
+      await continued.locator('.correct-button').waitFor();
+      await f.locator('.lane[data-branch="main"]').click();
+      await f.locator('.lane.selected[data-branch="main"]').waitFor();
+      await f.locator('.turn-row[data-turn="1"]').click();
+      await f.locator('.item-assistant').last().locator('.correction-text').waitFor({ timeout: 20_000 });
       await f.locator('.item-assistant').last().locator('.correction-remove').click();
       await f.locator('.item-assistant').last().locator('.correct-button').waitFor({ timeout: 20_000 });
-      assert.equal(sha(), before, 'the session file is not written');
     });
   });
 }

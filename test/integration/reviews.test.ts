@@ -104,4 +104,51 @@ describe('reviews in the extension host', function () {
     const none = await vscode.commands.executeCommand<ReviewQueueState>('agentSessions.reviewNext', 'reviewed:no');
     assert.deepEqual([none.total, none.current], [0, null], 'every turn is reviewed now');
   });
+
+  it('a correction becomes a branch when asked: the turn again, ending with the corrected answer', async () => {
+    const a = await api();
+    const panel = a.panels.open({ dbPath: path, sessionId: 'trip' });
+    const kept = await askPanel(panel, 'correction/set', { branchId: 'main', turn: 2, itemIndex: 1, text: 'Yes: rain all day.' });
+    assert.ok(kept.kind === 'response' && !('error' in kept && kept.error), JSON.stringify(kept));
+    const made = await askPanel(panel, 'correction/branch', {
+      fromBranchId: 'main',
+      branchTurnNumber: 2,
+      ranOn: 'main',
+      turn: 2,
+      itemIndex: 1,
+      name: 'umbrella-fixed',
+    });
+    assert.ok(made.kind === 'response' && !('error' in made && made.error), JSON.stringify(made));
+    const db = openSessionDatabase(path, { readonly: true });
+    try {
+      const tree = db.getBranchTree('trip');
+      assert.deepEqual(
+        tree.map((b) => [b.branchId, b.parentBranchId, b.forkTurn]),
+        [
+          ['main', null, null],
+          ['umbrella-fixed', 'main', 2],
+        ],
+      );
+      const turn2 = db.getTurnItems('trip', 'umbrella-fixed', 2).map((i) => (i.corrupt ? null : i.item));
+      assert.deepEqual(turn2, [
+        { role: 'user', content: 'Umbrella?' },
+        { role: 'assistant', content: 'Yes: rain all day.' },
+      ]);
+      // The original answer stays where it was: the history is not rewritten.
+      const main2 = db.getTurnItems('trip', 'main', 2).map((i) => (i.corrupt ? null : i.item));
+      assert.deepEqual(main2[1], { role: 'assistant', content: 'No.' });
+    } finally {
+      db.close();
+    }
+    // No correction, no branch: the request says why.
+    const none = await askPanel(panel, 'correction/branch', {
+      fromBranchId: 'main',
+      branchTurnNumber: 1,
+      ranOn: 'main',
+      turn: 1,
+      itemIndex: 1,
+      name: 'nothing-here',
+    });
+    assert.match(JSON.stringify(none), /has no correction to continue from/);
+  });
 });

@@ -278,6 +278,7 @@ const reviewCallbacks = {
   }),
   review: (turn: TurnView, change: TurnReviewChangeView) => void model.review(turn, change),
   correctionOf: (turn: TurnView, itemIndex: number) => model.correctionOf(turn, itemIndex),
+  continueFromCorrection: (turn: TurnView, itemIndex: number) => model.continueFromCorrection(turn, itemIndex),
   correct: (turn: TurnView, itemIndex: number, text: string | null) => model.correct(turn, itemIndex, text),
 };
 

@@ -29,6 +29,7 @@ import type { BranchReviewsView, CorrectionView, TurnReviewChangeView, TurnRevie
 import type { BranchLatencyView, TurnLatencyView } from '../../shared/protocol/latencyViews';
 import { withLatency, type RanTurn } from '../traces/turnLatency';
 import { PanelRegistry } from '../core/panelRegistry';
+import type { CorrectionBranchRequest } from '../reviews/correctionBranch';
 import type { TurnSet } from '../../store/search/reviewTurns';
 import type { ReviewQuery } from '../../store/search/searchQuery';
 
@@ -78,6 +79,8 @@ export interface ConversationActions {
     text: string | null,
     reader: SessionReader,
   ): Promise<CorrectionView | null>;
+  /** Makes a branch that continues from a correction (reviews/correctionBranch.ts); undefined when cancelled. */
+  branchFromCorrection(target: SessionRef, req: CorrectionBranchRequest, reader: SessionReader): Promise<string | undefined>;
   /** The review data's changes, so the verdicts shown are read again. */
   reviews?: ReviewChanges;
   /** The turns a search's review filters (`is:bad`, `tag:`, `reviewed:`) allow in the session store. */
@@ -303,6 +306,7 @@ class ConversationPanel extends PanelHost<HostMessage> {
       return this.actions.branchReviews(this.target, p.branchId, db, await this.branches(db));
     },
     'review/set': (p) => this.actions.setTurnReview(this.target, p.branchId, p.turn, p.change, this.db()),
+    'correction/branch': async (p) => ({ branchId: (await this.actions.branchFromCorrection(this.target, p, this.db())) ?? null }),
     'correction/set': (p) => this.actions.setCorrection(this.target, p.branchId, p.turn, p.itemIndex, p.text, this.db()),
     'tables/get': async (p) => {
       const db = this.db();

@@ -37,6 +37,14 @@ export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['param
   'branch/latency': z.object({ branchId: str }),
   'trace/link': z.object({ branchId: str, turn: int }),
   'reviews/get': z.object({ branchId: str }),
+  'correction/branch': z.object({
+    fromBranchId: str,
+    branchTurnNumber: int,
+    ranOn: str,
+    turn: int,
+    itemIndex: int,
+    name: z.string().max(200).optional(),
+  }),
   'correction/set': z.object({ branchId: str, turn: int, itemIndex: int, text: z.string().max(100_000).nullable() }),
   'review/set': z.object({
     branchId: str,

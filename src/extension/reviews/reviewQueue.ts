@@ -9,10 +9,6 @@ import type { ConversationPanels } from '../conversation/conversationPanel';
 import type { SessionSearch } from '../search/sessionSearch';
 import { CommandId } from '../core/contributions';
 import { UserFacingError } from '../core/userError';
-import { arg, argOrInput } from '../core/commandArgs';
-import { command, type CommandsOf } from '../core/commandTable';
-import type { Services } from '../core/services';
-import { SearchQueryError, parseSearchQuery } from '../../store/search/searchQuery';
 
 /** A turn in the queue, named by the branch that ran it (as reviews and search hits name it). */
 export interface QueuedTurn {
@@ -145,35 +141,4 @@ export class ReviewQueue implements vscode.Disposable {
   dispose(): void {
     this.status.dispose();
   }
-}
-
-/** *Review Next* (a query starts a queue; without one, the queue goes on or asks for one) and *Stop Review Queue*. */
-export function reviewQueueCommands(s: Services): CommandsOf<'reviewNext' | 'stopReviewQueue'> {
-  const queue = s.reviewQueue;
-  return {
-    reviewNext: command(vscode.l10n.t('Review Next'), [arg.text], async (given) => {
-      if (given === undefined && queue.active) return queue.next();
-      const text = await argOrInput(given, {
-        title: vscode.l10n.t('Review Next: which turns?'),
-        prompt: vscode.l10n.t('A search query; its turns are shown one by one. G or B in the view gives the verdict and goes on.'),
-        placeHolder: vscode.l10n.t('e.g. reviewed:no   is:failed reviewed:no   tool:refund   is:bad tag:wrong-tool'),
-        value: queue.state.query || 'reviewed:no',
-        validateInput: (value) => {
-          if (value.trim() === '') return undefined;
-          try {
-            parseSearchQuery(value);
-            return undefined;
-          } catch (err) {
-            return err instanceof SearchQueryError ? err.message : undefined;
-          }
-        },
-      });
-      if (text === undefined || text.trim() === '') return undefined;
-      return queue.start(text);
-    }),
-    stopReviewQueue: command(vscode.l10n.t('Stop Review Queue'), [], () => {
-      queue.stop();
-      return queue.state;
-    }),
-  };
 }

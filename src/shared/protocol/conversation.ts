@@ -59,6 +59,15 @@ export interface Requests {
    * `branchId` is the branch that ran the turn. The history is not rewritten.
    */
   'correction/set': { params: { branchId: string; turn: number; itemIndex: number; text: string | null }; result: CorrectionView | null };
+  /**
+   * Makes a branch that forks before the turn at `branchTurnNumber` of `fromBranchId` and holds that turn again, ending
+   * with the correction kept for its item at `itemIndex` (`ranOn`: the branch that ran the turn). The host asks for the
+   * name unless `name` is given (tests, scripts); `branchId` null when the user cancelled.
+   */
+  'correction/branch': {
+    params: { fromBranchId: string; branchTurnNumber: number; ranOn: string; turn: number; itemIndex: number; name?: string };
+    result: { branchId: string | null };
+  };
   /** The tables of a branch (null: the session): one page of usage rows as `usage` asks, totals, tool totals. */
   'tables/get': { params: { branchId: string | null; usage: UsageWindow }; result: TablesView };
   /** The tool totals of a branch (null: the session), for the Tools tab, whose scope is its own. */

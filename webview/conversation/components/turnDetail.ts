@@ -39,6 +39,8 @@ export interface TurnDetailCallbacks {
   correctionOf(turn: TurnView, itemIndex: number): string | undefined;
   /** Keeps (null: removes) a correction; rejects with the host's reason. */
   correct(turn: TurnView, itemIndex: number, text: string | null): Promise<void>;
+  /** Makes a branch that continues from the kept correction (the host asks for its name) and shows it. */
+  continueFromCorrection(turn: TurnView, itemIndex: number): Promise<void>;
 }
 
 /**
@@ -59,11 +61,25 @@ function correctionBlock(turn: TurnView, itemIndex: number, answer: string, cb: 
     editButton.addEventListener('click', () => edit(kept));
     const remove = el('vscode-button', { appearance: 'secondary', class: 'correction-remove' }, t('Remove'));
     remove.addEventListener('click', () => void cb.correct(turn, itemIndex, null).then(show, (err: unknown) => fail(err)));
+    // Only a turn the store can fork before (it has a branch turn number) can be continued on a branch of its own.
+    const branchButton =
+      turn.branchTurnNumber === null
+        ? null
+        : el(
+            'vscode-button',
+            {
+              appearance: 'secondary',
+              class: 'correction-branch',
+              title: t('A new branch with this turn again, ending with the corrected answer, to continue from'),
+            },
+            t('Continue from this answer…'),
+          );
+    branchButton?.addEventListener('click', () => void cb.continueFromCorrection(turn, itemIndex).catch((err: unknown) => fail(err)));
     replaceChildren(
       wrap,
       el('div', { class: 'correction-label' }, t('Correction (the answer it should have given)')),
       el('div', { class: 'correction-text' }, kept),
-      el('div', { class: 'correction-buttons' }, editButton, remove),
+      el('div', { class: 'correction-buttons' }, editButton, remove, branchButton),
     );
   };
   const fail = (err: unknown): void => {

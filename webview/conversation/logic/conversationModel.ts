@@ -222,6 +222,19 @@ export class ConversationModel {
     this.changed('reviews');
   }
 
+  /** Makes a branch that continues from the correction of `turn`'s item at `itemIndex`, and shows it. */
+  async continueFromCorrection(turn: TurnView, itemIndex: number): Promise<void> {
+    if (turn.branchTurnNumber === null) return;
+    const made = await this.request('correction/branch', {
+      fromBranchId: this.branchId,
+      branchTurnNumber: turn.branchTurnNumber,
+      ranOn: turn.sharedFrom ?? this.branchId,
+      turn: turn.turn,
+      itemIndex,
+    });
+    if (made.branchId !== null) await this.showBranch(made.branchId);
+  }
+
   /**
    * Changes the review of `turn` (`change` names only what changes). The answer is shown at once; other windows and
    * views see it through the host's change notice.

@@ -79,6 +79,7 @@ class TestHost {
     'reviews/get': (p) => ({ branchId: p.branchId, turns: [], orphaned: [], corrections: [], orphanedCorrections: 0, tags: [] }),
     'review/set': () => assert.fail('not in these tests'),
     'correction/set': () => assert.fail('not in these tests'),
+    'correction/branch': () => assert.fail('not in these tests'),
     'tables/get': (p) => tables(this.db, SESSION, p.branchId, this.db.getBranchTree(SESSION), p.usage),
     'tools/get': (p) => toolsView(this.db, SESSION, p.branchId),
     'pricing/choose': () => assert.fail('not in these tests'),
