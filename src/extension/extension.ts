@@ -103,7 +103,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const jsonDocuments = new JsonDocuments(registry);
   // The conversation view calls other features through these; `services` is complete before any view can ask.
   // Made once the panels and the search it drives exist; a verdict given before then has no queue to move on.
-  let reviewQueue: ReviewQueue | undefined;
+  const later: { reviewQueue?: ReviewQueue } = {};
   const actions: ConversationActions = {
     compareWith: async (target) => (await reported(CommandId.compareWith, () => compareWith(services, target))) !== undefined,
     compareBranches: (targets) => void compareBranches(services, targets),
@@ -128,7 +128,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     setTurnReview: async (target, branchId, turn, change, reader) => {
       const saved = await reviews.write(target, (store, origin) => setTurnReview(reader, store, origin, branchId, turn, change));
       // A verdict on Review Next's turn goes on to the next one: one keystroke per turn.
-      if (change.verdict) void reviewQueue?.verdictGiven({ ...target, branchId, turn }).catch(() => undefined);
+      if (change.verdict) void later.reviewQueue?.verdictGiven({ ...target, branchId, turn }).catch(() => undefined);
       return saved;
     },
     setCorrection: (target, branchId, turn, itemIndex, text, reader) =>
@@ -158,7 +158,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     reviews,
   });
   const search = new SessionSearch(context.extensionUri, registry, panels, reviews);
-  reviewQueue = new ReviewQueue(search, panels);
+  const reviewQueue = (later.reviewQueue = new ReviewQueue(search, panels));
   const services: Services = {
     context,
     log,
