@@ -33,6 +33,14 @@
  * `--host-blocking=none` skips it.
  * The trace store and the OTLP receiver (ingest rate and event-loop lag, a turn's spans at 1,000,000 spans), under
  * `"traces"`; `--traces=none` skips it.
+ *
+ * Then reviews (issue 26, scripts/bench/reviews.ts): a verdict stored through the store worker, and datasets of every
+ * turn of file A (at `--scale`) against its JSONL export, with the memory while they run, under `"reviews"`;
+ * `--reviews=none` skips it.
+ *
+ * Then the MCP server (issue 27, scripts/bench/mcp.ts): `agent-sessions mcp` (dist/cli.js) through the MCP SDK's
+ * client over stdio, its start and tool list, and every tool's answer time and size on file A (at `--scale`), under
+ * `"mcp"`; `--mcp=none` skips it.
  */
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import * as os from 'node:os';
@@ -52,6 +60,8 @@ import { benchWorkerFile, runSearchBench } from './bench/search';
 import { runAgentCommandBench } from './bench/agentCommand';
 import { hostBlockingTable, runHostBlockingBench } from './bench/hostBlocking';
 import { runTraceBench } from './bench/traces';
+import { mcpTable, runMcpBench } from './bench/mcp';
+import { reviewTable, runReviewBench } from './bench/reviews';
 import { CACHE } from './host/hostTools.mjs';
 
 const SESSION_ID = 'bench-session';
@@ -90,6 +100,10 @@ interface Config {
   hostBlocking: ScaleFileName[];
   /** The trace store and the OTLP receiver (`--traces=none` skips it). */
   traces: boolean;
+  /** Verdicts and datasets on file A at `scale` (`--reviews=none` skips it). */
+  reviews: boolean;
+  /** The MCP server's start and every tool on file A at `scale` (`--mcp=none` skips it). */
+  mcp: boolean;
 }
 
 const USAGE =
@@ -97,7 +111,7 @@ const USAGE =
   '                          [--scale-files=A,B,C|none] [--scale=1] [--scale-reps=5] [--skip-store]\n' +
   '                          [--remote[=postgres,redis|none]] [--remote-scale=1] [--remote-reps=7]\n' +
   '                          [--compare[=none]] [--search[=none]] [--search-scale=1] [--agent-command[=none]]\n' +
-  '                          [--host-blocking=A,B,C|none] [--traces[=none]]\n';
+  '                          [--host-blocking=A,B,C|none] [--traces[=none]] [--reviews[=none]] [--mcp[=none]]\n';
 
 function parseArgs(argv: string[]): Config {
   const config: Config = {
@@ -117,6 +131,8 @@ function parseArgs(argv: string[]): Config {
     agentCommand: true,
     hostBlocking: [...SCALE_FILE_NAMES],
     traces: true,
+    reviews: true,
+    mcp: true,
   };
   for (const arg of argv) {
     const [key, value = ''] = arg.replace(/^--/, '').split('=', 2) as [string, string?];
@@ -133,6 +149,12 @@ function parseArgs(argv: string[]): Config {
     } else if (key === 'traces') {
       if (value !== '' && value !== 'none') throw new Error(`--traces takes nothing or =none, got '${value}'`);
       config.traces = value !== 'none';
+    } else if (key === 'reviews') {
+      if (value !== '' && value !== 'none') throw new Error(`--reviews takes nothing or =none, got '${value}'`);
+      config.reviews = value !== 'none';
+    } else if (key === 'mcp') {
+      if (value !== '' && value !== 'none') throw new Error(`--mcp takes nothing or =none, got '${value}'`);
+      config.mcp = value !== 'none';
     } else if (key === 'skip-store') {
       config.store = false;
     } else if (key === 'scale-files') {
@@ -797,6 +819,25 @@ async function main(): Promise<void> {
     if (config.traces) {
       traces = await runTraceBench(join(CACHE, 'bench'), join(__dirname, 'storeWorker.js'), (m) => progress(m));
     }
+    let reviews: unknown = { skipped: '--reviews=none' };
+    if (config.reviews) {
+      const report = await runReviewBench(
+        { cacheDir: join(CACHE, 'bench'), tmpDir: dir, scale: config.scale, workerFile: join(__dirname, 'storeWorker.js') },
+        gc,
+        (m) => progress(m),
+      );
+      process.stderr.write(`\n${reviewTable(report)}\n\n`);
+      reviews = report;
+    }
+    let mcp: unknown = { skipped: '--mcp=none' };
+    if (config.mcp) {
+      const report = await runMcpBench(
+        { cacheDir: join(CACHE, 'bench'), cli: join(__dirname, 'cli.js'), scale: config.scale, reps: config.scaleReps },
+        (m) => progress(m),
+      );
+      process.stderr.write(`\n${mcpTable(report)}\n\n`);
+      mcp = report;
+    }
     const output = {
       benchmark: 'agent-session-inspector store vs SQLite floor, workload W(T)',
       startedAt,
@@ -820,6 +861,8 @@ async function main(): Promise<void> {
       agentCommand,
       hostBlocking,
       traces,
+      reviews,
+      mcp,
     };
     process.stdout.write(JSON.stringify(output, null, 2) + '\n');
   } finally {

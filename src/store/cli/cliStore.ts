@@ -20,6 +20,8 @@ export type CliStore =
 export interface StoreOptions {
   /** The Redis key prefix (default Python's `agents:session`). */
   keyPrefix?: string;
+  /** A file's counts and totals kept between calls (`keepTotals`): for a process that answers many, as `mcp` does. */
+  keepTotals?: boolean;
 }
 
 /** The database named by --db, the first argument, or $AGENT_SESSIONS_DB. */
@@ -36,7 +38,7 @@ export function isServerAddress(target: string): boolean {
 export async function openStore(arg: string | undefined, options: StoreOptions = {}): Promise<CliStore> {
   const target = storeAddress(arg);
   if (!isServerAddress(target)) {
-    const db = openSessionDatabase(target, { readonly: true });
+    const db = openSessionDatabase(target, { readonly: true, keepTotals: options.keepTotals === true });
     return { kind: 'file', db, reader: db, label: db.path };
   }
   const browser = await openRemoteStore({

@@ -18,6 +18,8 @@ Commands:
   review <action> --store <file>  list, export or import review data (verdicts, pairwise verdicts, corrections)
   dataset <format> [file] --store <reviews.db> -o <out>
                                   fine-tuning and evaluation datasets from reviews (sft, preference, eval); check
+  mcp [--store <file or address>]...
+                                  an MCP server (stdio) for coding agents: list, read, search, compare sessions
 
 [file] is a session file or a server store's address: postgresql://user@host:5432/db or redis://host:6379/0,
 read-only (password in the address or in $AGENT_SESSIONS_PASSWORD; Python's default table names and key prefix).
@@ -39,6 +41,24 @@ password or a timeout is 1; the message says which.
 `;
 
 export const COMMAND_HELP: Record<string, string> = {
+  mcp: `Usage: agent-sessions mcp [--store <file or address>]... [--traces <traces.db>] [--only-stores]
+
+A Model Context Protocol server on stdin/stdout, for coding agents (Claude Code, Codex, Cursor, VS Code): it lets
+them list, read, search and compare the sessions of the stores given, and never writes to them (docs/mcp.md).
+
+Tools: list_stores, list_sessions, branch_tree, read_turns, search_sessions, token_usage, compare_branches,
+turn_timeline. Resources: agent-sessions://<store>/<session> (a session's branches and first turns). Answers are
+bounded (under 20,000 characters by default) and say how to ask for the rest.
+
+  --store <file|address>  a session file, or postgresql://user@host/db or redis://host:6379/0; repeat for more
+                          (default: $AGENT_SESSIONS_DB). Password from the address or $AGENT_SESSIONS_PASSWORD.
+  --traces <traces.db>    a trace store (agent-sessions otlp's or the extension's), for turn_timeline
+  --only-stores           refuse files a tool call names that are not among --store (default: any session file)
+  --key-prefix <prefix>   a Redis store's key prefix (default agents:session)
+
+Example (Claude Code):
+  claude mcp add agent-sessions -- npx -y -p @agent-session-inspector/store agent-sessions mcp --store "$PWD/conversations.db"
+`,
   otlp: `Usage: agent-sessions otlp --store <traces.db> [--listen [host:]port] [--max-spans N] [--max-age-days D]
 
 Receives OpenTelemetry traces over OTLP/HTTP (POST /v1/traces; application/json or application/x-protobuf; gzip
@@ -92,6 +112,8 @@ reason (a tool call without its output, an orphaned review, …). The file appea
   --since DATE                reviews changed since (2026-12-01, or an ISO time)
   --redact                    replace API keys (sk-…) and e-mail addresses with [redacted]
   --tools FILE                a JSON list of function definitions to put in each record's "tools"
+  --context-turns N           only the N turns before each record's turn as its context (default: all; what
+                              precedes the first user message always stays), so memory stays flat
   --preview N                 records to show after writing (default 3)
   check <format> <file>       check any JSONL file against the format's rules (exit 1 when a record breaks one)
   --json                      machine-readable report

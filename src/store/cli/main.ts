@@ -50,6 +50,7 @@ const OPTIONS = {
   tools: { type: 'string' },
   csv: { type: 'boolean' },
   preview: { type: 'string' },
+  'context-turns': { type: 'string' },
   reviews: { type: 'string' },
 } as const;
 
@@ -66,7 +67,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   otlp: ['store', 'listen', 'max-spans', 'max-age-days'],
   traces: ['store', 'session', 'branch', 'output', 'unlinked'],
   review: ['store', 'session', 'output'],
-  dataset: ['store', 'session', 'branch', 'output', 'tag', 'verdict', 'since', 'redact', 'tools', 'csv', 'preview'],
+  dataset: ['store', 'session', 'branch', 'output', 'tag', 'verdict', 'since', 'redact', 'tools', 'csv', 'preview', 'context-turns'],
 };
 const COMMON = ['db', 'json', 'no-pager', 'no-color', 'help', 'version', 'key-prefix'];
 
@@ -79,6 +80,8 @@ function positiveInt(name: string, value: string | undefined): number | undefine
 export async function runCli(argv: string[]): Promise<number> {
   let json = argv.includes('--json');
   const errColor = wantsColor(argv.includes('--no-color'), process.stderr);
+  // `mcp` parses its own arguments (its --store repeats) and serves until the client leaves: it must come first.
+  if (argv[0] === 'mcp') return runMcp(argv.slice(1), json, errColor);
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.on('SIGINT', onSigint);
@@ -111,6 +114,7 @@ export async function runCli(argv: string[]): Promise<number> {
     for (const key of Object.keys(v)) {
       if (!COMMON.includes(key) && !ALLOWED[command]!.includes(key)) throw new UsageError(`${command} takes no --${key}`);
     }
+    if (command === 'mcp') throw new UsageError('mcp takes its options after it: agent-sessions mcp --store <file or address> …');
     const term = createTerminal({ noColor: v['no-color'] === true, noPager: v['no-pager'] === true });
     const ctx: CommandContext = { term, json, signal: controller.signal, store: { keyPrefix: v['key-prefix'] } };
     // `show conversations.db alice` reads as naturally as `show alice --db conversations.db`: without --db, a first
@@ -210,6 +214,7 @@ export async function runCli(argv: string[]): Promise<number> {
           tools: v.tools,
           csv: v.csv === true,
           preview: positiveInt('preview', v.preview),
+          contextTurns: positiveInt('context-turns', v['context-turns']),
         });
         process.stdout.write(result.text);
         return result.ok ? EXIT.ok : EXIT.error;
@@ -237,6 +242,23 @@ export async function runCli(argv: string[]): Promise<number> {
     return code;
   } finally {
     process.off('SIGINT', onSigint);
+  }
+}
+
+async function runMcp(argv: string[], json: boolean, errColor: boolean): Promise<number> {
+  try {
+    // Loaded on use: the MCP SDK is most of what the command adds to the bundle, and no other command needs it.
+    const { mcpCommand } = await import('./mcpCommand');
+    return await mcpCommand(argv, VERSION);
+  } catch (err) {
+    const code = err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? EXIT.usage : exitCodeOf(err);
+    const message = err instanceof Error ? err.message : String(err);
+    if (json)
+      process.stderr.write(
+        `${JSON.stringify({ error: { code, name: err instanceof Error ? err.name : 'Error', problem: problemOf(err), message } })}\n`,
+      );
+    else process.stderr.write(`${paint(errColor, 'red', 'agent-sessions:')} ${message}\nRun 'agent-sessions mcp --help' for usage.\n`);
+    return code;
   }
 }
 

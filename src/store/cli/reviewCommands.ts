@@ -82,6 +82,8 @@ export interface DatasetCommandOptions {
   csv?: boolean;
   /** How many records to show before writing (`--preview N`); 3 when not given. */
   preview?: number;
+  /** How many turns before each record's turn go into its context (`--context-turns N`); all when not given. */
+  contextTurns?: number;
 }
 
 function reportText(report: DatasetReport, output: string, preview: object[]): string {
@@ -151,6 +153,7 @@ export async function datasetCommand(
       sinceMs,
       tools,
       redact: options.redact ? [...DEFAULT_REDACTIONS] : undefined,
+      contextTurns: options.contextTurns,
       signal: ctx.signal,
       onRecord: (r, i) => void (i < previewCount && preview.push(r)),
     });

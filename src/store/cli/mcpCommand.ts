@@ -1,0 +1,80 @@
+/**
+ * `agent-sessions mcp`: the MCP server over stdio (mcpServer.ts). Its own arguments (`--store` may be given several
+ * times, which the other commands' single --store does not allow), parsed here; the stores are opened on first use
+ * and read-only, server stores with the password from $AGENT_SESSIONS_PASSWORD as every command reads them.
+ * stdout carries only MCP messages; nothing else is printed there.
+ */
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { fileQueryStore, serverQueryStore } from '../query/queryStore';
+import { StoreSet, type StoreOpener } from '../query/storeSet';
+import { TraceStore } from '../traces/traceStore';
+import { closeStore, openStore } from './cliStore';
+import { EXIT, UsageError } from './exitCodes';
+import { COMMAND_HELP } from './help';
+import { createMcpServer } from './mcpServer';
+
+const MCP_OPTIONS = {
+  store: { type: 'string', multiple: true },
+  db: { type: 'string', short: 'd', multiple: true },
+  traces: { type: 'string' },
+  'key-prefix': { type: 'string' },
+  'only-stores': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Runs the server until the client closes stdin (or SIGINT/SIGTERM); the exit code. */
+export async function mcpCommand(argv: string[], version: string): Promise<number> {
+  const { values: v, positionals } = parseArgs({ args: argv, options: MCP_OPTIONS, allowPositionals: true, strict: true });
+  if (v.help) {
+    process.stdout.write(COMMAND_HELP.mcp ?? '');
+    return EXIT.ok;
+  }
+  // A file given without --store reads as naturally (`agent-sessions mcp conversations.db`).
+  const targets = [...(v.store ?? []), ...(v.db ?? []), ...positionals];
+  if (targets.length === 0 && process.env.AGENT_SESSIONS_DB) targets.push(process.env.AGENT_SESSIONS_DB);
+  for (const t of targets) {
+    if (!/^(postgres(ql)?|redis|rediss):\/\//i.test(t) && !existsSync(t)) throw new UsageError(`--store ${t}: no such file`);
+  }
+  if (v.traces !== undefined && !existsSync(v.traces))
+    throw new UsageError(`--traces ${v.traces}: no such file (a trace store that agent-sessions otlp or the extension wrote)`);
+  const opener: StoreOpener = async (target, name) => {
+    // Kept totals: a server answers many calls on one connection, so counts are caught up, not recounted (file A).
+    const opened = await openStore(target, { keyPrefix: v['key-prefix'], keepTotals: true });
+    const store = opened.kind === 'file' ? fileQueryStore(opened.db, name) : serverQueryStore(opened.source, name, opened.label);
+    return { store, close: () => closeStore(opened) };
+  };
+  const stores = new StoreSet(opener, targets, v['only-stores'] !== true);
+  const traces = v.traces !== undefined ? TraceStore.open(v.traces, { readonly: true }) : undefined;
+  const server = createMcpServer({ stores, version, ...(traces ? { traces } : {}) });
+  const closed = new Promise<void>((resolve) => {
+    server.server.onclose = () => resolve();
+  });
+  const stop = () => void server.close();
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  // The transport does not notice stdin's end by itself: the client closing it is the end of the session.
+  process.stdin.on('end', stop);
+  try {
+    await server.connect(new StdioServerTransport());
+    process.stderr.write(
+      `agent-sessions mcp: serving ${
+        targets.length === 0
+          ? 'no stores (tools take a file path)'
+          : stores
+              .list()
+              .map((s) => `${s.name} (${s.location})`)
+              .join(', ')
+      } over stdio\n`,
+    );
+    await closed;
+    return EXIT.ok;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    process.stdin.off('end', stop);
+    await stores.close();
+    traces?.close();
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * The one error the query surface throws for a call it cannot answer as asked. Its reader is a model (through an
+ * MCP client or a VS Code Language Model tool), so the message says what was wrong and shows a call that works:
+ * which sessions, branches or turns exist, or an argument written the right way.
+ */
+
+/** What was wrong with the call. */
+export type QueryProblem =
+  /** An argument of the wrong type or range, or arguments that do not go together. */
+  | 'bad-argument'
+  /** No such store among those served, and not a file that can be opened. */
+  | 'unknown-store'
+  | 'unknown-session'
+  | 'unknown-branch'
+  | 'unknown-turn'
+  /** A search query the search syntax refuses. */
+  | 'bad-query'
+  /** A timeline was asked for without a trace store to read it from. */
+  | 'no-trace-store'
+  /** The caller cancelled the call. */
+  | 'cancelled';
+
+export class QueryError extends Error {
+  override readonly name = 'QueryError';
+
+  constructor(
+    readonly problem: QueryProblem,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A few items of a list, for a message: `"a", "b", "c" and 12 more`. */
+export function someOf(values: readonly string[], max = 5): string {
+  if (values.length === 0) return '(none)';
+  const shown = values.slice(0, max).map((v) => JSON.stringify(v));
+  return values.length > max ? `${shown.join(', ')} and ${values.length - max} more` : shown.join(', ');
+}
+
+/** Throws `cancelled` when `signal` was aborted: checked between two reads, so a cancelled call stops its work. */
+export function checkCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new QueryError('cancelled', 'The call was cancelled.');
+}

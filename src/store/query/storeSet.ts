@@ -1,0 +1,157 @@
+/**
+ * The stores a query server answers about: the ones it was started with (opened on first use, kept open so the
+ * inspector's kept totals make later answers fast), and files a call names by path (opened then and kept too). Each
+ * has a short name, which the `store` argument and resource URIs use; the `store` argument also takes the path or
+ * address itself.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { basename, extname, resolve } from 'node:path';
+import { redactUrl } from '../remote/remoteErrors';
+import { remoteKindOf } from '../remote/remoteStore';
+import { callText } from './queryAnswer';
+import { QueryError, someOf } from './queryErrors';
+import type { QueryStore } from './queryStore';
+
+/** A store opened for the set, and how to close it. */
+export interface OpenedStore {
+  store: QueryStore;
+  close(): void | Promise<void>;
+}
+
+/** Opens `target` (a file path, made absolute, or a server address) as the store called `name`. */
+export type StoreOpener = (target: string, name: string) => Promise<OpenedStore>;
+
+interface Entry {
+  name: string;
+  target: string;
+  location: string;
+  kind: 'file' | 'server';
+  opened?: Promise<OpenedStore>;
+}
+
+const isAddress = (target: string): boolean => remoteKindOf(target) !== undefined;
+
+export class StoreSet {
+  private readonly entries: Entry[] = [];
+
+  /**
+   * @param targets the stores served (file paths or server addresses)
+   * @param allowOtherFiles whether a call may name a session file that is not among them
+   */
+  constructor(
+    private readonly opener: StoreOpener,
+    targets: readonly string[],
+    private readonly allowOtherFiles = true,
+  ) {
+    for (const t of targets) this.add(t);
+  }
+
+  /** The stores known so far: served ones and files calls have named. */
+  list(): { name: string; location: string; kind: 'file' | 'server' }[] {
+    return this.entries.map(({ name, location, kind }) => ({ name, location, kind }));
+  }
+
+  private add(target: string): Entry {
+    const kind = isAddress(target) ? 'server' : 'file';
+    const abs = kind === 'file' ? resolve(target) : target;
+    const known = this.entries.find((e) => e.target === abs);
+    if (known) return known;
+    const base = kind === 'file' ? basename(abs, extname(abs)) : nameOfAddress(target);
+    const clean = base.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'store';
+    let name = clean;
+    for (let i = 2; this.entries.some((e) => e.name === name); i++) name = `${clean}-${i}`;
+    const entry: Entry = { name, target: abs, location: kind === 'file' ? abs : redactUrl(target), kind };
+    this.entries.push(entry);
+    return entry;
+  }
+
+  /**
+   * The store a call names: by name, path or address; none named is the only store served. Throws `unknown-store`
+   * (naming the stores there are) otherwise.
+   */
+  async resolve(arg: unknown, tool: string): Promise<QueryStore> {
+    return this.open(this.find(arg, tool));
+  }
+
+  /** The store called `name` (resource URIs), or undefined. */
+  async byName(name: string): Promise<QueryStore | undefined> {
+    const entry = this.entries.find((e) => e.name === name);
+    return entry ? this.open(entry) : undefined;
+  }
+
+  private find(arg: unknown, tool: string): Entry {
+    const names = this.entries.map((e) => e.name);
+    const example = (store: string) => callText(tool, { store, session: 'my-session' });
+    if (arg === undefined || arg === null || arg === '') {
+      if (this.entries.length === 1) return this.entries[0]!;
+      throw new QueryError(
+        'unknown-store',
+        this.entries.length === 0
+          ? `No store is being served: pass store, the path of a session file (SQLite). Example: ${example('/path/to/conversations.db')}`
+          : `Several stores are served (${someOf(names, 10)}): pass store, one of those names. Example: ${example(names[0]!)}`,
+      );
+    }
+    if (typeof arg !== 'string')
+      throw new QueryError(
+        'bad-argument',
+        `store must be a string (a store name, a file path or an address), got ${JSON.stringify(arg)}. Example: ${example(names[0] ?? 'conversations.db')}`,
+      );
+    const byName = this.entries.find((e) => e.name === arg || e.target === arg || e.location === arg);
+    if (byName) return byName;
+    if (isAddress(arg)) {
+      throw new QueryError(
+        'unknown-store',
+        `The server store ${redactUrl(arg)} is not served here: only the stores the server was started with (--store) are read from servers. Served: ${someOf(names, 10)}.`,
+      );
+    }
+    const path = resolve(arg);
+    const known = this.entries.find((e) => e.target === path);
+    if (known) return known;
+    if (!this.allowOtherFiles || !existsSync(path) || !statSync(path).isFile()) {
+      throw new QueryError(
+        'unknown-store',
+        `No store ${JSON.stringify(arg)}: ${this.allowOtherFiles ? `it is not a served store's name and no file exists at ${path}` : 'it is not a served store'}. Stores: ${someOf(names, 10)}. Example: ${example(names[0] ?? '/path/to/conversations.db')}`,
+      );
+    }
+    return this.add(path);
+  }
+
+  private async open(entry: Entry): Promise<QueryStore> {
+    const opened = (entry.opened ??= this.opener(entry.target, entry.name));
+    try {
+      return (await opened).store;
+    } catch (err) {
+      // Not kept: the next call tries again (the file may have been written meanwhile, the server started).
+      if (entry.opened === opened) entry.opened = undefined;
+      throw new QueryError(
+        'unknown-store',
+        `Cannot open store "${entry.name}" (${entry.location}): ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  }
+
+  /** Closes every store opened. */
+  async close(): Promise<void> {
+    for (const e of this.entries) {
+      const opened = e.opened;
+      e.opened = undefined;
+      if (!opened) continue;
+      try {
+        await (await opened).close();
+      } catch {
+        // A store that never opened has nothing to close.
+      }
+    }
+  }
+}
+
+/** A short name for a server address: its kind, host and database (`postgres-db.example.com-app`). */
+function nameOfAddress(address: string): string {
+  try {
+    const u = new URL(address);
+    const db = u.pathname.replace(/^\//, '');
+    return [u.protocol.startsWith('redis') ? 'redis' : 'postgres', u.hostname, db].filter(Boolean).join('-');
+  } catch {
+    return 'server';
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Turns as readable text: the user's message, the assistant's messages, tool calls with their arguments and outputs,
+ * in the Markdown of *Copy Turn as Markdown* and `agent-sessions show --turn` (src/store/export/markdown.ts, the one
+ * owner of how items read as text). One turn, or a run of turns, cut to the answer's size with the call that
+ * continues it.
+ */
+import { turnToMarkdown } from '../export/markdown';
+import { answer, sourceOf, type QueryAnswer } from './queryAnswer';
+import { intArgument, optionalString, pickBranch, requireSession, stringArgument } from './queryArguments';
+import { QueryError, checkCancelled } from './queryErrors';
+import { DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS, MAX_MAX_CHARS, MAX_MAX_TURNS, TextBudget } from './queryLimits';
+import type { QueryStore } from './queryStore';
+
+export interface ReadTurnsArgs {
+  session: string;
+  /** Default `main` (else the session's first branch). */
+  branch?: string;
+  /** One turn (0 = the items before the first user message); excludes `afterTurn`. */
+  turn?: number;
+  /** Turns after this one (default 0: from the first). */
+  afterTurn?: number;
+  maxTurns?: number;
+  maxChars?: number;
+  /** With `turn`: skip this many characters of the turn's text (the `next` of a cut turn). */
+  charOffset?: number;
+}
+
+const TOOL = 'read_turns';
+
+export async function readTurns(store: QueryStore, args: ReadTurnsArgs, signal?: AbortSignal): Promise<QueryAnswer> {
+  const sessionId = stringArgument(TOOL, 'session', args.session, { store: store.name, session: 'my-session' });
+  const example = { store: store.name, session: sessionId };
+  const branchArg = optionalString(TOOL, 'branch', args.branch, { ...example, branch: 'main' });
+  const maxChars = intArgument(TOOL, 'maxChars', args.maxChars, { min: 200, max: MAX_MAX_CHARS, fallback: DEFAULT_MAX_CHARS }, example);
+  const maxTurns = intArgument(TOOL, 'maxTurns', args.maxTurns, { min: 1, max: MAX_MAX_TURNS, fallback: DEFAULT_MAX_TURNS }, example);
+  const big = Number.MAX_SAFE_INTEGER;
+  if (args.turn !== undefined && args.turn !== null && args.afterTurn !== undefined && args.afterTurn !== null)
+    throw new QueryError(
+      'bad-argument',
+      `Pass turn (one turn) or afterTurn (turns after it), not both. Example: read_turns ${JSON.stringify({ ...example, turn: 3 })}`,
+    );
+  checkCancelled(signal);
+  const tree = await requireSession(TOOL, store, sessionId);
+  const branch = pickBranch(TOOL, store, sessionId, tree, branchArg);
+  const branchId = branch.branchId;
+  const source = sourceOf(store, sessionId, branchId);
+  const turnsText = `${branch.userTurns}${branch.userTurnsAtLeast ? '+' : ''}`;
+
+  if (args.turn !== undefined && args.turn !== null) {
+    const turn = intArgument(TOOL, 'turn', args.turn, { min: 0, max: big, fallback: 1 }, example);
+    const charOffset = intArgument(TOOL, 'charOffset', args.charOffset, { min: 0, max: big, fallback: 0 }, { ...example, turn });
+    const items = await store.reader.getTurnItems(sessionId, branchId, turn);
+    checkCancelled(signal);
+    if (items.length === 0) {
+      throw new QueryError(
+        'unknown-turn',
+        turn === 0
+          ? `Branch "${branchId}" has no items before its first user message (turn 0). Its turns are 1–${turnsText}. Example: read_turns ${JSON.stringify({ ...example, branch: branchId, turn: 1 })}`
+          : `Branch "${branchId}" of session ${JSON.stringify(sessionId)} has no turn ${turn}: it has ${turnsText} turns (1–${turnsText}). Example: read_turns ${JSON.stringify({ ...example, branch: branchId, turn: Math.max(1, Math.min(turn, branch.userTurns)) })}`,
+      );
+    }
+    const text = turnToMarkdown(turn, items, { headingLevel: 2, suffix: `(branch ${branchId})` });
+    if (charOffset >= text.length && charOffset > 0)
+      throw new QueryError(
+        'bad-argument',
+        `charOffset ${charOffset} is past the end of turn ${turn} (${text.length} characters). Example: read_turns ${JSON.stringify({ ...example, branch: branchId, turn })}`,
+      );
+    const rest = text.slice(charOffset);
+    const shown = rest.slice(0, maxChars);
+    const left = rest.length - shown.length;
+    const next = left > 0 ? { turn, charOffset: charOffset + shown.length } : null;
+    return answer(
+      { ...source, turns: { from: turn, to: turn } },
+      `${charOffset > 0 ? `(turn ${turn} from character ${charOffset})\n` : ''}${shown}`,
+      next,
+      left > 0
+        ? `… truncated: ${left} more characters of turn ${turn} — call read_turns again with turn=${turn}, charOffset=${charOffset + shown.length}.`
+        : undefined,
+    );
+  }
+
+  const afterTurn = intArgument(TOOL, 'afterTurn', args.afterTurn, { min: 0, max: big, fallback: 0 }, example);
+  const page = await store.reader.getTurnsPage(sessionId, branchId, { afterTurn: afterTurn > 0 ? afterTurn : null, limit: maxTurns });
+  if (page.turns.length === 0) {
+    if (branch.userTurns === 0) return answer(source, `Branch "${branchId}" has no user turns yet.`, null);
+    throw new QueryError(
+      'unknown-turn',
+      `Branch "${branchId}" has no turns after turn ${afterTurn}: it has ${turnsText} turns. Example: read_turns ${JSON.stringify({ ...example, branch: branchId, afterTurn: Math.max(0, branch.userTurns - maxTurns) })}`,
+    );
+  }
+  const budget = new TextBudget(maxChars);
+  let last: number | null = null;
+  let cut: { turn: number; charOffset: number; left: number } | null = null;
+  for (const entry of page.turns) {
+    checkCancelled(signal);
+    const items = await store.reader.getTurnItems(sessionId, branchId, entry.turn);
+    const text = `${turnToMarkdown(entry.turn, items, { headingLevel: 2, suffix: `(branch ${branchId})` })}\n`;
+    if (!budget.add(text)) break;
+    last = entry.turn;
+    if (budget.cutChars > 0) {
+      cut = { turn: entry.turn, charOffset: maxChars, left: budget.cutChars };
+      break;
+    }
+  }
+  const first = page.turns[0]!.turn;
+  const shownTo = last ?? first;
+  // Turns left after what was shown: the branch's count when the store knows it, else at least the page's next one.
+  const leftTurns = branch.userTurnsAtLeast ? null : Math.max(0, branch.userTurns - shownTo);
+  const more =
+    cut !== null || shownTo < (page.turns[page.turns.length - 1]?.turn ?? shownTo) || page.nextAfterTurn !== null || (leftTurns ?? 0) > 0;
+  const lines: string[] = [];
+  let next: Record<string, number> | null = null;
+  if (cut) {
+    next = { turn: cut.turn, charOffset: cut.charOffset };
+    lines.push(
+      `… truncated: ${cut.left} more characters of turn ${cut.turn} — call read_turns again with turn=${cut.turn}, charOffset=${cut.charOffset}.`,
+    );
+    if (leftTurns !== 0) lines.push(`Then the turns after it: afterTurn=${cut.turn}.`);
+  } else if (more) {
+    next = { afterTurn: shownTo };
+    const count =
+      leftTurns === null ? 'more turns' : `${leftTurns} more ${leftTurns === 1 ? 'turn' : 'turns'} (up to turn ${branch.userTurns})`;
+    lines.push(`… truncated: ${count} — call read_turns again with afterTurn=${shownTo}.`);
+  }
+  return answer(
+    { ...source, turns: { from: first, to: shownTo } },
+    `Branch "${branchId}" has ${turnsText} turns; turns ${first}–${shownTo} follow.\n\n${budget.text()}`,
+    next,
+    lines.join('\n') || undefined,
+  );
+}

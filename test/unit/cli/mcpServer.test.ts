@@ -1,0 +1,338 @@
+/**
+ * `agent-sessions mcp` through a real MCP client: the SDK's `Client` over `StdioClientTransport`, spawning the CLI's
+ * esbuild bundle (built here with the options of dist/cli.js and the package's bin) on real files: the demo database,
+ * a Python-written fixture, a long generated session (the benchmark's file A, scaled down) and a trace store. The tool
+ * list and its schemas, every tool, resources, bounded answers and their continuation, bad arguments, cancellation.
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { scaleFileSpec, writeScaleFile } from '../../../scripts/bench/scaleFiles';
+import { TraceStore } from '../../../src/store/traces/traceStore';
+import { SPAN_T0_US, spanRecord } from '../../support/spanRecords';
+import { tempDir } from '../../support/tempFiles';
+import { PYTHON_FIXTURES, ROOT, copyPythonFixture, writeExportFixture } from '../export/exportFixtures';
+
+const TOOLS = [
+  'list_stores',
+  'list_sessions',
+  'branch_tree',
+  'read_turns',
+  'search_sessions',
+  'token_usage',
+  'compare_branches',
+  'turn_timeline',
+];
+
+describe('agent-sessions mcp (a real MCP client over stdio)', function () {
+  this.timeout(120_000);
+  const tmp = tempDir('asi-mcp-');
+  const cli = join(tmp.dir, 'cli.js');
+  const demo = join(tmp.dir, 'demo.db');
+  const big = join(tmp.dir, 'long.db');
+  const traces = join(tmp.dir, 'traces.db');
+  let python: string;
+  let client: Client;
+  const logs: string[] = [];
+
+  async function connect(args: string[]): Promise<Client> {
+    const c = new Client({ name: 'mcp-test', version: '1.0.0' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cli, 'mcp', ...args],
+      // The bundle lives outside the repository: let it find better-sqlite3 in this checkout's node_modules.
+      env: { ...(process.env as Record<string, string>), NODE_PATH: join(ROOT, 'node_modules'), AGENT_SESSIONS_DB: '' },
+      stderr: 'pipe',
+      cwd: tmp.dir,
+    });
+    await c.connect(transport);
+    return c;
+  }
+
+  before(async () => {
+    const { cliBuildOptions } = (await import(pathToFileURL(join(ROOT, 'scripts', 'store-package', 'cliBuild.mjs')).href)) as {
+      cliBuildOptions: (outfile: string) => esbuild.BuildOptions;
+    };
+    await esbuild.build(cliBuildOptions(cli));
+    await writeExportFixture(demo);
+    python = copyPythonFixture(PYTHON_FIXTURES[1]!, tmp.dir);
+    // 15,000 turns on main and five branches: long enough that a default answer must be cut and a scan takes a while.
+    writeScaleFile(big, scaleFileSpec('A', 0.15));
+    // Two spans of weather-trip's turn 1 on main: an agent span and a model request under it that failed.
+    const store = TraceStore.open(traces, { readonly: false });
+    const link = { sessionId: 'weather-trip', branchId: 'main', turnNumber: 1 };
+    store.addSpans([
+      spanRecord({
+        spanId: '1'.padStart(16, '0'),
+        name: 'Weather agent',
+        kind: 'agent',
+        agentName: 'Weather agent',
+        endUs: SPAN_T0_US + 900_000,
+        link,
+      }),
+      spanRecord({
+        spanId: '2'.padStart(16, '0'),
+        parentSpanId: '1'.padStart(16, '0'),
+        name: 'chat gpt-4.1',
+        kind: 'model',
+        model: 'gpt-4.1',
+        inputTokens: 120,
+        outputTokens: 30,
+        startUs: SPAN_T0_US + 100_000,
+        endUs: SPAN_T0_US + 700_000,
+        status: 'error',
+        error: 'rate limited',
+        link,
+      }),
+    ]);
+    store.close();
+    client = await connect(['--store', demo, '--store', python, '--store', big, '--traces', traces]);
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      logs.push(String(n.params.data));
+    });
+  });
+  after(async () => {
+    await client?.close();
+    tmp.cleanup();
+  });
+
+  async function call(
+    name: string,
+    args: Record<string, unknown>,
+    options?: { signal?: AbortSignal },
+  ): Promise<{ text: string; isError: boolean }> {
+    const r = (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
+    const text = r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+    return { text, isError: r.isError === true };
+  }
+  async function ok(name: string, args: Record<string, unknown>): Promise<string> {
+    const r = await call(name, args);
+    assert.equal(r.isError, false, r.text);
+    return r.text;
+  }
+  async function fails(name: string, args: Record<string, unknown>): Promise<string> {
+    const r = await call(name, args);
+    assert.equal(r.isError, true, `expected an error, got: ${r.text}`);
+    return r.text;
+  }
+
+  it('lists its tools with descriptions, read-only annotations and JSON Schemas a model can fill', async () => {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOLS].sort());
+    for (const t of tools) {
+      assert.ok((t.description ?? '').length > 80, `${t.name} has a description for a model`);
+      assert.match(t.description ?? '', /Read-only/);
+      assert.equal(t.annotations?.readOnlyHint, true, t.name);
+      assert.equal(t.inputSchema.type, 'object');
+    }
+    const read = tools.find((t) => t.name === 'read_turns')!;
+    const props = read.inputSchema.properties as Record<string, { type: string; minimum?: number; maximum?: number; description?: string }>;
+    assert.deepEqual(read.inputSchema.required, ['session']);
+    assert.equal(props.turn?.type, 'integer');
+    assert.equal(props.turn?.minimum, 0);
+    assert.equal(props.maxChars?.maximum, 100_000);
+    assert.match(props.store?.description ?? '', /list_stores/);
+    const compare = tools.find((t) => t.name === 'compare_branches')!;
+    assert.deepEqual([...(compare.inputSchema.required ?? [])].sort(), ['branch', 'otherBranch', 'session']);
+  });
+
+  it('list_stores and list_sessions: the served stores by name, sessions with their counts', async () => {
+    const stores = await ok('list_stores', {});
+    assert.match(stores, /"demo": SQLite session file .*demo\.db/);
+    assert.match(stores, /"ref-multisession"/);
+    assert.match(stores, /Trace store: .*traces\.db/);
+    const sessions = await ok('list_sessions', { store: 'demo' });
+    assert.match(sessions, /^Source: store "demo" \(.*demo\.db\)/);
+    // The counts `agent-sessions ls` shows for the demo (test/unit/cli/agentSessions.test.ts).
+    assert.match(sessions, /- "weather-trip": 30 items, 7 turns, 3 branches, \d+ tokens, updated \d{4}-/);
+    assert.match(
+      await ok('list_sessions', { store: 'demo', contains: 'SUPPORT' }),
+      /1 session whose id contains "SUPPORT"; all shown:\n- "support-chat"/,
+    );
+  });
+
+  it('list_sessions and read_turns on a Python-written file', async () => {
+    const sessions = await ok('list_sessions', { store: 'ref-multisession' });
+    assert.match(sessions, /- "alice": 6 items, 3 turns, 2 branches/);
+    assert.match(sessions, /- "bob": 2 items, 1 turns, 1 branch/);
+    const tree = await ok('branch_tree', { store: 'ref-multisession', session: 'alice' });
+    assert.match(tree, /2 branches:\n- "main"/);
+    const turns = await ok('read_turns', { store: 'ref-multisession', session: 'bob' });
+    assert.match(
+      turns,
+      /Source: store "ref-multisession" .*session "bob", branch "main", turn 1 <agent-sessions:\/\/ref-multisession\/bob>/,
+    );
+    assert.match(turns, /## Turn 1 \(branch main\)\n[\s\S]*\*\*User\*\*/);
+    assert.doesNotMatch(turns, /truncated/);
+  });
+
+  it('branch_tree: branches with their fork points', async () => {
+    const text = await ok('branch_tree', { store: 'demo', session: 'weather-trip' });
+    assert.match(text, /- "main": 4 turns, 16 items/);
+    assert.match(text, / {2}- "lisbon-instead": 4 turns, 16 items, forked from "main" at turn 3 \(turns 1–2 shared, 2 its own\)/);
+    assert.match(text, / {2}- "oslo-retry": 4 turns, 16 items, forked from "main" at turn 4/);
+  });
+
+  it('read_turns: a turn as Markdown with its messages and tool calls, arguments and outputs', async () => {
+    const one = await ok('read_turns', { store: 'demo', session: 'weather-trip', turn: 1 });
+    assert.match(one, /session "weather-trip", branch "main", turn 1/);
+    assert.match(one, /\*\*User\*\*\n\nHi! What can you do\?/);
+    assert.match(one, /\*\*Assistant\*\*\n\nI can look up the weather/);
+    const range = await ok('read_turns', { store: 'demo', session: 'weather-trip', branch: 'oslo-retry' });
+    assert.match(range, /turns 1–4/);
+    assert.match(range, /\*\*Tool call\*\* `get_weather`[\s\S]*```json get_weather/);
+    assert.match(range, /\*\*Tool output\*\* `get_weather`/);
+  });
+
+  it('search_sessions: hits with session, branch and turn, in the search syntax', async () => {
+    const text = await ok('search_sessions', { store: 'demo', query: 'tool:get_weather' });
+    assert.match(text, /Hits 1–\d+ for "tool:get_weather" in the store/);
+    assert.match(text, /- session "weather-trip", branch "main"[^\n]*, turn \d+, function_call get_weather: /);
+    const scoped = await ok('search_sessions', { store: 'demo', query: 'role:user paris', session: 'weather-trip' });
+    assert.match(scoped, /«Paris»|«paris»/);
+    assert.doesNotMatch(scoped, /session "support-chat"/);
+  });
+
+  it('token_usage: per branch and per turn, priced when a model is named', async () => {
+    const branches = await ok('token_usage', { store: 'demo', session: 'weather-trip' });
+    assert.match(branches, /- branch "oslo-retry": \d+ turns with usage; \d+ requests/);
+    assert.match(branches, /Session total \(each turn counted once\)/);
+    assert.match(branches, /Tokens only/);
+    const turns = await ok('token_usage', { store: 'demo', session: 'weather-trip', branch: 'oslo-retry', model: 'gpt-4.1' });
+    assert.match(turns, /- turn 1: [^\n]*\$[\d.]+ \(shared turn, run on "main"\)/);
+    assert.match(turns, /- turn 4: [^\n]*\$[\d.]+\n/);
+    assert.match(
+      await ok('token_usage', { store: 'demo', session: 'weather-trip', model: 'no-such-model' }),
+      /No price for model "no-such-model"/,
+    );
+  });
+
+  it('compare_branches: the turns after the shared ones, lined up and diffed', async () => {
+    const text = await ok('compare_branches', { store: 'demo', session: 'weather-trip', branch: 'main', otherBranch: 'oslo-retry' });
+    assert.match(text, /Turns 1–3 are shared/);
+    assert.match(text, /## Turn 4 — differs/);
+    assert.match(text, /\{\+|\[-/);
+    assert.match(text, /Tokens: main \d+ tokens · oslo-retry \d+ tokens/);
+  });
+
+  it('turn_timeline: the spans of a turn from the trace store', async () => {
+    const text = await ok('turn_timeline', { store: 'demo', session: 'weather-trip', turn: 1 });
+    assert.match(text, /Turn 1: 2 spans in 1 trace .*900\.0 ms .*1 model requests, 1 errors/);
+    assert.match(
+      text,
+      /- \+0\.0 ms for 900\.0 ms: Weather agent \(agent, agent Weather agent\)\n {2}- \+100\.0 ms for 600\.0 ms: chat gpt-4\.1 \(model, model gpt-4\.1, tokens in 120 out 30, ERROR: rate limited\)/,
+    );
+    assert.match(await ok('turn_timeline', { store: 'demo', session: 'weather-trip', turn: 2 }), /No spans in the trace store/);
+  });
+
+  it('answers are bounded by default and say how to continue; the continuation goes on where the answer stopped', async () => {
+    const first = await ok('read_turns', { store: 'long', session: 'scale-a' });
+    assert.ok(first.length < 20_000, `${first.length} characters`);
+    const m = /… truncated: (\d+) more turns \(up to turn 15000\) — call read_turns again with afterTurn=(\d+)\./.exec(first);
+    assert.ok(m, first.slice(-400));
+    const after = Number(m[2]);
+    assert.equal(Number(m[1]), 15_000 - after);
+    const second = await ok('read_turns', { store: 'long', session: 'scale-a', afterTurn: after });
+    assert.match(second, new RegExp(`turns ${after + 1}–`));
+    assert.match(second, new RegExp(`## Turn ${after + 1} \\(branch main\\)`));
+    // A turn cut by maxChars continues at charOffset.
+    const cut = await ok('read_turns', { store: 'long', session: 'scale-a', turn: 7, maxChars: 200 });
+    const c = /call read_turns again with turn=7, charOffset=200\./.exec(cut);
+    assert.ok(c, cut);
+    assert.match(await ok('read_turns', { store: 'long', session: 'scale-a', turn: 7, charOffset: 200 }), /\(turn 7 from character 200\)/);
+    // Search: 20 hits, then the next 20 from afterHit.
+    const hits = await ok('search_sessions', { store: 'long', query: 'role:user' });
+    assert.ok(hits.length < 20_000);
+    assert.match(hits, /Hits 1–20 for/);
+    assert.match(hits, /call search_sessions again with afterHit=20\./);
+    const more = await ok('search_sessions', { store: 'long', query: 'role:user', afterHit: 20 });
+    assert.match(more, /Hits 21–40 for/);
+    const lines = (t: string) => t.split('\n').filter((l) => l.startsWith('- session'));
+    assert.equal(lines(hits).length, 20);
+    assert.equal(lines(more).filter((l) => lines(hits).includes(l)).length, 0, 'the next page has other hits');
+    const usage = await ok('token_usage', { store: 'long', session: 'scale-a', branch: 'main' });
+    assert.ok(usage.length < 20_000);
+    assert.match(usage, /call token_usage again with offset=50\./);
+  });
+
+  it('bad arguments: an error a model can recover from (what was wrong, a call that works)', async () => {
+    const session = await fails('read_turns', { store: 'demo', session: 'weather' });
+    assert.match(session, /Store "demo" has no session "weather"\. Sessions there: .*"weather-trip"/);
+    assert.match(session, /Example: read_turns \{"store":"demo","session":"/);
+    const branch = await fails('read_turns', { store: 'demo', session: 'weather-trip', branch: 'oslo' });
+    assert.match(branch, /no branch "oslo"\. Its branches: "main", "lisbon-instead", "oslo-retry"/);
+    const turn = await fails('read_turns', { store: 'demo', session: 'weather-trip', turn: 9 });
+    assert.match(turn, /has no turn 9: it has 4 turns \(1–4\)\. Example: read_turns/);
+    const type = await fails('read_turns', { store: 'demo', session: 'weather-trip', turn: 'two' });
+    assert.match(type, /turn must be a whole number, 0 or more\. Example: read_turns \{"session":"my-session","turn":1\}/);
+    const store = await fails('list_sessions', { store: 'nope' });
+    assert.match(store, /No store "nope".*Stores: "demo", "ref-multisession", "long"/);
+    const none = await fails('list_sessions', {});
+    assert.match(none, /Several stores are served .*pass store/);
+    const query = await fails('search_sessions', { store: 'demo', query: 'is:slow' });
+    assert.match(query, /Unknown filter "is:slow".*Example: search_sessions/);
+    const same = await fails('compare_branches', { store: 'demo', session: 'weather-trip', branch: 'main', otherBranch: 'main' });
+    assert.match(same, /both "main": name two different branches\. Example: compare_branches/);
+  });
+
+  it('takes a session file no --store named, by its path', async () => {
+    const other = join(tmp.dir, 'other.db');
+    copyFileSync(demo, other);
+    const text = await ok('list_sessions', { store: other });
+    assert.match(text, /Source: store "other" /);
+    assert.match(await ok('list_stores', {}), /"other": SQLite session file/);
+  });
+
+  it('sessions are resources: listed, and read as their branch tree and first turns', async () => {
+    const { resources } = await client.listResources();
+    const uris = resources.map((r) => r.uri);
+    assert.ok(uris.includes('agent-sessions://demo/weather-trip'), uris.join(' '));
+    assert.ok(uris.includes('agent-sessions://ref-multisession/alice'));
+    const { contents } = await client.readResource({ uri: 'agent-sessions://demo/weather-trip' });
+    const text = (contents[0] as { text: string }).text;
+    assert.match(text, /3 branches:/);
+    assert.match(text, /## Turn 1 \(branch main\)/);
+  });
+
+  it('mcp --help; a --store that does not exist is a usage error (exit 2), before anything is served', () => {
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, [cli, ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') },
+        timeout: 30_000,
+      });
+    const help = run(['mcp', '--help']);
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /^Usage: agent-sessions mcp /);
+    assert.match(run(['--help']).stdout, /\n {2}mcp \[--store <file or address>\]/);
+    const missing = run(['mcp', '--store', join(tmp.dir, 'missing.db')]);
+    assert.equal(missing.status, 2, missing.stderr);
+    assert.match(missing.stderr, /--store .*missing\.db: no such file/);
+    assert.equal(missing.stdout, '', 'nothing on the MCP channel');
+  });
+
+  it('a cancelled call stops its work', async () => {
+    // A needle that is nowhere: the search reads every item of the long file unless it is stopped.
+    const whole = performance.now();
+    assert.match(await ok('search_sessions', { store: 'long', query: 'zqxjkv-nowhere' }), /No hits/);
+    const fullMs = performance.now() - whole;
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), Math.min(40, fullMs / 4));
+    await assert.rejects(call('search_sessions', { store: 'long', query: 'zqxjkv-nowhere-2' }, { signal: controller.signal }), /abort/i);
+    const deadline = Date.now() + 10_000;
+    while (!logs.some((l) => l.startsWith('search_sessions cancelled')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    const log = logs.find((l) => l.startsWith('search_sessions cancelled'));
+    assert.ok(log, `no cancellation log (logs: ${logs.join(' | ')})`);
+    const stoppedMs = Number(/stopped after (\d+) ms/.exec(log)![1]);
+    assert.ok(stoppedMs < fullMs / 2, `stopped after ${stoppedMs} ms; the whole scan takes ${Math.round(fullMs)} ms`);
+    // The server goes on answering.
+    assert.match(await ok('list_stores', {}), /"demo"/);
+  });
+});
