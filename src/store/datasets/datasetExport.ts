@@ -4,14 +4,16 @@
  * the checker refuses (one that would is counted as skipped with the rule it breaks). Written under a temporary name and
  * renamed when complete: a failed or cancelled export leaves no partial file.
  */
-import { once } from 'node:events';
-import { createWriteStream, renameSync, rmSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { SessionReader } from '../inspector/sessionReader';
 import type { ReviewData } from '../reviews/reviewTypes';
 import { ReviewStore } from '../reviews/reviewStore';
 import { openSessionDatabase } from '../inspector/sessionDatabase';
 import { RECORD_CHECKS } from './datasetChecks';
 import { datasetRecords, type DatasetOptions, type DatasetReport } from './datasetRecords';
+
+/** About how much text is written at a time (characters). */
+const WRITE_BATCH = 1 << 20;
 
 /** The evaluation set as CSV: the last user message, its reference, tags, where it came from. */
 export const EVAL_CSV_COLUMNS = ['input', 'reference', 'tags', 'kind', 'session_id', 'branch_id', 'turn'] as const;
@@ -61,12 +63,24 @@ export async function exportDataset(
   if (csv && options.format !== 'eval') throw new TypeError('CSV is for the evaluation set only (format eval).');
   const report: DatasetReport = { records: 0, skipped: [], leftOut: {} };
   const temp = `${outPath}.partial-${process.pid}`;
-  const file = createWriteStream(temp, { encoding: 'utf8' });
-  const write = async (line: string): Promise<void> => {
-    if (!file.write(line)) await once(file, 'drain');
+  const fd = openSync(temp, 'w');
+  // Lines are gathered and written a batch at a time, synchronously, as the session export writes its files: a write
+  // per record of a few KB, and a wait for the file system's thread after each, cost more than building the record.
+  let batch: string[] = [];
+  let batched = 0;
+  const flush = (): void => {
+    if (batch.length > 0) writeSync(fd, batch.join(''));
+    batch = [];
+    batched = 0;
   };
+  const write = (line: string): void => {
+    batch.push(line);
+    batched += line.length;
+    if (batched >= WRITE_BATCH) flush();
+  };
+  let open = true;
   try {
-    if (csv) await write(`${EVAL_CSV_COLUMNS.join(',')}\r\n`);
+    if (csv) write(`${EVAL_CSV_COLUMNS.join(',')}\r\n`);
     let index = 0;
     for await (const record of datasetRecords(reader, reviews, options, report)) {
       options.signal?.throwIfAborted();
@@ -78,14 +92,15 @@ export async function exportDataset(
         continue;
       }
       options.onRecord?.(record, index++);
-      await write(csv ? `${csvRow(record)}\r\n` : `${JSON.stringify(record)}\n`);
+      write(csv ? `${csvRow(record)}\r\n` : `${JSON.stringify(record)}\n`);
     }
-    file.end();
-    await once(file, 'finish');
+    flush();
+    open = false;
+    closeSync(fd);
     renameSync(temp, outPath);
     return report;
   } catch (err) {
-    file.destroy();
+    if (open) closeSync(fd);
     rmSync(temp, { force: true });
     throw err;
   }

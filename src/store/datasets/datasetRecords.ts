@@ -10,11 +10,14 @@
  * - `eval`: the user's message with its context, and the reference answer: a correction, a pairwise verdict's better
  *   answer, or a good turn's answer; the turn's tags.
  *
- * Records come one at a time and a branch's items are read once per branch, so an export holds one branch in memory.
+ * Records come one at a time, in the order of the reviews sorted by session, branch and turn: each group's branches are
+ * walked forward a page at a time (`branchTurns.ts`) and a record is made as soon as its turn's items are read, so an
+ * export holds no branch, only the context its records carry (`contextTurns` bounds it).
  */
 import type { SessionReader } from '../inspector/sessionReader';
 import { contentKey } from '../reviews/contentKey';
-import type { Correction, PairwiseReview, ReviewData, TurnReview } from '../reviews/reviewTypes';
+import type { Correction, ReviewData, TurnRef } from '../reviews/reviewTypes';
+import { BranchWalks, type TurnParts } from './branchTurns';
 import { chatMessages, toolPairingProblem, type ChatMessage } from './chatMessages';
 import type { DatasetFormat } from './datasetChecks';
 
@@ -37,6 +40,11 @@ export interface DatasetOptions extends DatasetFilters {
   tools?: unknown[];
   /** Text matching these is replaced with `[redacted]` in every string of a record. */
   redact?: RegExp[];
+  /**
+   * How many turns before a record's turn go into its context (the items before the branch's first user message, the
+   * agent's instructions when stored, always do). All of them when not given; a bound keeps an export's memory flat.
+   */
+  contextTurns?: number;
 }
 
 /** What was left out and why, for the export's report. */
@@ -50,54 +58,7 @@ export interface DatasetReport {
 /** API keys and e-mail addresses: what `--redact` replaces when no pattern is given. */
 export const DEFAULT_REDACTIONS: readonly RegExp[] = [/\bsk-[A-Za-z0-9_-]{16,}/g, /\b[\w.+-]+@[\w-]+(\.[\w-]+)+\b/g];
 
-interface Item {
-  turn: number | null;
-  item: unknown;
-}
-
 const where = (r: { sessionId: string; turn: number }, branchId: string): string => `${r.sessionId} ${branchId} turn ${r.turn}`;
-const isUser = (i: unknown): boolean => (i as { role?: unknown } | null)?.role === 'user';
-
-/** A branch's decoded items, read once and kept while records of that branch are built. */
-class BranchItems {
-  private key = '';
-  private items: Item[] = [];
-  constructor(private readonly reader: Reader) {}
-
-  async of(sessionId: string, branchId: string): Promise<Item[]> {
-    const key = `${sessionId}\u0000${branchId}`;
-    if (key === this.key) return this.items;
-    const items: Item[] = [];
-    let after: number | null = null;
-    for (;;) {
-      const page = await this.reader.getItemsPage(sessionId, branchId, { afterSequence: after, limit: 1000 });
-      for (const e of page.items) if (!e.corrupt) items.push({ turn: e.userTurnNumber, item: e.item });
-      if (page.nextAfterSequence === null) break;
-      after = page.nextAfterSequence;
-    }
-    // A plain session records no turns: they are counted from its user messages, as the turn list counts them.
-    if (items.length > 0 && items.every((i) => i.turn === null)) {
-      let turn = 0;
-      for (const i of items) i.turn = isUser(i.item) ? ++turn : turn === 0 ? null : turn;
-    }
-    this.key = key;
-    this.items = items;
-    return items;
-  }
-}
-
-/** The items up to the turn's user message (context), and the turn's own items after it; null when the turn is gone. */
-function turnParts(items: readonly Item[], turn: number): { context: unknown[]; user: unknown; answer: unknown[] } | null {
-  const start = items.findIndex((i) => i.turn === turn && isUser(i.item));
-  if (start < 0) return null;
-  let end = start + 1;
-  while (end < items.length && (items[end]!.turn === turn || items[end]!.turn === null)) end++;
-  return {
-    context: items.slice(0, start).map((i) => i.item),
-    user: items[start]!.item,
-    answer: items.slice(start + 1, end).map((i) => i.item),
-  };
-}
 
 function redactValue<T>(value: T, patterns: readonly RegExp[]): T {
   if (typeof value === 'string') return patterns.reduce<string>((s, p) => s.replace(p, '[redacted]'), value) as T;
@@ -111,6 +72,30 @@ function redactValue<T>(value: T, patterns: readonly RegExp[]): T {
 function finalText(messages: readonly ChatMessage[]): string | null {
   const last = messages[messages.length - 1];
   return last?.role === 'assistant' && !last.tool_calls && typeof last.content === 'string' && last.content !== '' ? last.content : null;
+}
+
+/**
+ * `list` sorted by session, branch (`branch`) and turn, as groups of one session and branch (names the collation
+ * holds equal make one group, as one sort by all three would order them): a group's turns come in order, so its
+ * branches are walked once. Sorting groups rather than every review keeps 100,000 reviews of one branch cheap.
+ */
+export function inTurnOrder<T extends { sessionId: string; turn: number }>(list: readonly T[], branch: (r: T) => string): T[][] {
+  const byName = new Map<string, number[]>();
+  list.forEach((r, i) => {
+    const key = `${r.sessionId}\u0000${branch(r)}`;
+    const group = byName.get(key);
+    if (group) group.push(i);
+    else byName.set(key, [i]);
+  });
+  const names = (a: T, b: T): number => a.sessionId.localeCompare(b.sessionId) || branch(a).localeCompare(branch(b));
+  const groups: number[][] = [];
+  for (const group of [...byName.values()].sort((a, b) => names(list[a[0]!]!, list[b[0]!]!))) {
+    const previous = groups[groups.length - 1];
+    if (previous && names(list[previous[0]!]!, list[group[0]!]!) === 0) previous.push(...group);
+    else groups.push(group);
+  }
+  // Ties on the turn keep the reviews' order, as the stable sort of the whole list did.
+  return groups.map((g) => g.sort((a, b) => list[a]!.turn - list[b]!.turn || a - b).map((i) => list[i]!));
 }
 
 function matches(r: { updatedMs: number; sessionId: string }, branchIds: string[], f: DatasetFilters, tags?: string[]): boolean {
@@ -128,7 +113,10 @@ export async function* datasetRecords(
   options: DatasetOptions,
   report: DatasetReport,
 ): AsyncGenerator<object> {
-  const branches = new BranchItems(reader);
+  const contextTurns = options.contextTurns ?? Infinity;
+  if (contextTurns !== Infinity && !(Number.isInteger(contextTurns) && contextTurns >= 0))
+    throw new TypeError(`contextTurns is a number of turns (0 or more), got ${String(options.contextTurns)}`);
+  const walks = new BranchWalks(reader, contextTurns);
   const skip = (w: string, reason: string): void => void report.skipped.push({ where: w, reason });
   const convert = (items: readonly unknown[]): ChatMessage[] => {
     const c = chatMessages(items);
@@ -141,19 +129,20 @@ export async function* datasetRecords(
     return options.redact?.length ? redactValue(record, options.redact) : record;
   };
   /** The turn of a review as it is now, or why it cannot be used. */
-  const turnOf = async (
-    r: { sessionId: string; turn: number },
-    branchId: string,
-    turnKey: string,
-  ): Promise<NonNullable<ReturnType<typeof turnParts>> | string> => {
-    const parts = turnParts(await branches.of(r.sessionId, branchId), r.turn);
+  const turnOf = async (r: { sessionId: string; turn: number }, branchId: string, turnKey: string): Promise<TurnParts | string> => {
+    const parts = await walks.turn(r.sessionId, branchId, r.turn);
     if (!parts) return 'orphaned: the turn is gone';
     if (contentKey(parts.user) !== turnKey) return 'orphaned: the turn holds another user message now';
     return parts;
   };
 
-  const sorted = <T extends { sessionId: string; turn: number }>(list: readonly T[], branch: (r: T) => string): T[] =>
-    [...list].sort((a, b) => a.sessionId.localeCompare(b.sessionId) || branch(a).localeCompare(branch(b)) || a.turn - b.turn);
+  /** The groups' reviews one after another, each group's walks let go when the next group starts. */
+  function* sorted<T extends { sessionId: string; turn: number }>(list: readonly T[], branch: (r: T) => string): Generator<T> {
+    for (const group of inTurnOrder(list, branch)) {
+      walks.clear();
+      yield* group;
+    }
+  }
   const turnReviews = sorted(
     reviews.turnReviews.filter(
       (r) => matches(r, [r.branchId], options, r.tags) && (options.verdict === undefined || r.verdict === options.verdict),
@@ -286,14 +275,15 @@ export async function* datasetRecords(
     source: { sessionId: string; branchId: string; turn: number },
     kind: string,
   ) => out({ input, reference, tags, kind, source });
-  for (const r of turnReviews as TurnReview[]) {
+  // Looked up by turn rather than searched, so 100,000 reviews do not make 100,000 passes over the others.
+  const turnId = (r: TurnRef): string => `${r.sessionId}\u0000${r.branchId}\u0000${r.turn}\u0000${r.turnKey}`;
+  const correctedTurns = new Set(reviews.corrections.map(turnId));
+  const tagsOfTurn = new Map<string, string[]>();
+  for (const r of reviews.turnReviews) if (!tagsOfTurn.has(turnId(r))) tagsOfTurn.set(turnId(r), r.tags);
+  for (const r of turnReviews) {
     const w = where(r, r.branchId);
     if (r.verdict !== 'good') {
-      if (
-        !reviews.corrections.some(
-          (c) => c.sessionId === r.sessionId && c.branchId === r.branchId && c.turn === r.turn && c.turnKey === r.turnKey,
-        )
-      )
+      if (!correctedTurns.has(turnId(r)))
         skip(
           w,
           r.verdict === 'bad'
@@ -324,10 +314,7 @@ export async function* datasetRecords(
       skip(where(c, c.branchId), t);
       continue;
     }
-    const tags =
-      reviews.turnReviews.find(
-        (r) => r.sessionId === c.sessionId && r.branchId === c.branchId && r.turn === c.turn && r.turnKey === c.turnKey,
-      )?.tags ?? [];
+    const tags = tagsOfTurn.get(turnId(c)) ?? [];
     yield evalRecord(
       convert([...t.context, t.user]),
       c.text,
@@ -336,7 +323,7 @@ export async function* datasetRecords(
       'correction',
     );
   }
-  for (const p of pairwise as PairwiseReview[]) {
+  for (const p of pairwise) {
     const w = `${p.sessionId} ${p.leftBranch}/${p.rightBranch} turn ${p.turn}`;
     if (p.outcome !== 'left' && p.outcome !== 'right') {
       skip(w, `a ${p.outcome} verdict prefers neither side`);
