@@ -29,7 +29,7 @@ import { SessionSearch } from './search/sessionSearch';
 import { SessionTreeProvider } from './tree/sessionTree';
 import { SessionStatusBar } from './tree/statusBar';
 import type { TreeNode } from './tree/treeNodes';
-import { exportConversation, transferCommands } from './transfer/transferCommands';
+import { exportConversation, reviewDataOf, transferCommands } from './transfer/transferCommands';
 import { traceCommands } from './traces/traceCommands';
 import { TraceService } from './traces/traceService';
 import { turnTimeline } from './traces/turnTimeline';
@@ -115,6 +115,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
           branchId === null ? 'session' : 'branch',
           branchId === null ? { kind: 'session', ...target } : { kind: 'branch', ...target, branchId },
           undefined,
+          reviewDataOf({ reviews }),
         ),
       )) !== undefined,
     openAsJson: async (ref) => (await reported(CommandId.openAsJson, () => openAsJson(jsonDocuments, ref))) !== undefined,

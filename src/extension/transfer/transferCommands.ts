@@ -7,6 +7,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import * as vscode from 'vscode';
+import type { ReviewData } from '../../store/reviews/reviewTypes';
 import {
   TransferError,
   checkImportFile,
@@ -95,6 +96,8 @@ export async function exportConversation(
   scope: 'branch' | 'session',
   nodeArg: unknown,
   options: unknown,
+  /** The session's review data, shown in a Markdown transcript and carried by a JSON export. */
+  reviewData?: (dbPath: string, sessionId: string) => Promise<ReviewData>,
 ): Promise<string | undefined> {
   const title = scope === 'branch' ? vscode.l10n.t('Export Branch') : vscode.l10n.t('Export Session');
   const node =
@@ -136,7 +139,10 @@ export async function exportConversation(
     out = uri.fsPath;
   }
   const outPath = out;
-  const request = { sessionId, branchId };
+  // Review data goes with what people read (Markdown) and what copies the session whole (JSON), not with a run's
+  // input (JSONL). A review store that cannot be read leaves it out rather than failing the export.
+  const reviews = format === 'jsonl' || !reviewData ? undefined : await reviewData(dbPath, sessionId).catch(() => undefined);
+  const request = { sessionId, branchId, ...(reviews ? { reviews } : {}) };
   const summary: ExportSummary = await withProgress(vscode.l10n.t('Exporting {0}…', sessionId), async (signal, report) => {
     if (entry.db instanceof WorkerSessionDatabase) {
       // In the store worker: a large session's pages are read off the host's thread.
@@ -277,13 +283,18 @@ async function importCommand(deps: Services, arg: unknown, options: unknown): Pr
   return result;
 }
 
+/** A session's review data from its review store (per `agentSessions.reviews.location`). */
+export function reviewDataOf(s: Pick<Services, 'reviews'>): (dbPath: string, sessionId: string) => Promise<ReviewData> {
+  return async (dbPath, sessionId) => (await s.reviews.storeFor(dbPath)).call('exportData', sessionId);
+}
+
 export function transferCommands(s: Services): CommandsOf<'exportBranch' | 'exportSession' | 'importConversation'> {
   return {
     exportBranch: command(vscode.l10n.t('Export Branch'), [arg.any, arg.any], (node, options) =>
-      exportConversation(s.registry, 'branch', node, options),
+      exportConversation(s.registry, 'branch', node, options, reviewDataOf(s)),
     ),
     exportSession: command(vscode.l10n.t('Export Session'), [arg.any, arg.any], (node, options) =>
-      exportConversation(s.registry, 'session', node, options),
+      exportConversation(s.registry, 'session', node, options, reviewDataOf(s)),
     ),
     importConversation: command(vscode.l10n.t('Import Conversation'), [arg.any, arg.any], (file, options) =>
       importCommand(s, file, options),

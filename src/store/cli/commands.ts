@@ -13,6 +13,8 @@ import { exportFromReader, exportSession, exportSessionToFile } from '../export/
 import { detectImportFormat, importSessionFile } from '../export/importSession';
 import { writeMarkdownExport } from '../export/readerExport';
 import type { ExportFormat } from '../export/transferTypes';
+import { ReviewStore } from '../reviews/reviewStore';
+import type { ReviewData } from '../reviews/reviewTypes';
 import { allSessions, closeStore, isServerAddress, openStore, storeAddress, type CliStore, type StoreOptions } from './cliStore';
 import { NotFoundError, UsageError } from './exitCodes';
 import { colorMarkdown, paint, table, type Terminal } from './terminal';
@@ -228,13 +230,14 @@ export async function exportCommand(
   ctx: CommandContext,
   dbPath: string | undefined,
   sessionId: string,
-  options: { format: string | undefined; branch: string | undefined; output: string | undefined },
+  options: { format: string | undefined; branch: string | undefined; output: string | undefined; reviews?: string },
 ): Promise<string> {
   const format = (options.format ?? (options.output ? formatFromName(options.output) : undefined)) as ExportFormat | undefined;
   if (format === undefined) throw new UsageError('pass --format md|json|jsonl (or an -o file ending in .md, .json or .jsonl)');
   if (!FORMATS.includes(format)) throw new UsageError(`unknown format '${format}': use md, json or jsonl`);
   const file = storeAddress(dbPath);
-  const request = { sessionId, branchId: options.branch ?? null, signal: ctx.signal };
+  const reviews = format === 'jsonl' ? undefined : exportReviews(options.reviews, isServerAddress(file) ? undefined : file, sessionId);
+  const request = { sessionId, branchId: options.branch ?? null, signal: ctx.signal, ...(reviews ? { reviews } : {}) };
   if (isServerAddress(file)) return exportFromServer(ctx, file, format, request, options.output);
   try {
     if (options.output === undefined || options.output === '-') {
@@ -249,6 +252,22 @@ export async function exportCommand(
   } catch (err) {
     if (err instanceof TransferError && err.problem === 'not-found') throw new NotFoundError(err.message);
     throw err;
+  }
+}
+
+/**
+ * The review data a Markdown or JSON export carries: from --reviews, or the review store beside the session file when
+ * there is one (none otherwise; a --reviews file that does not exist is an error).
+ */
+function exportReviews(given: string | undefined, sessionFile: string | undefined, sessionId: string): ReviewData | undefined {
+  const path = given ?? (sessionFile !== undefined && existsSync(`${sessionFile}.reviews.db`) ? `${sessionFile}.reviews.db` : undefined);
+  if (path === undefined) return undefined;
+  if (!existsSync(path)) throw new NotFoundError(`There is no review store ${path}.`);
+  const store = ReviewStore.open(path, { readonly: true, fileMustExist: true });
+  try {
+    return store.exportData(sessionId);
+  } finally {
+    store.close();
   }
 }
 

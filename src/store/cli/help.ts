@@ -159,14 +159,15 @@ filters read the review store (--reviews file; default <file>.reviews.db beside 
 tag:TAG, reviewed:yes|no; alone they find each matching turn's user message. Prints session, branch, turn, item and
 a snippet per hit; --max stops after n hits (default 10000).
 `,
-  export: `Usage: agent-sessions export [file] <session> --format md|json|jsonl [--db file] [--branch b] [-o file] [--json]
+  export: `Usage: agent-sessions export [file] <session> --format md|json|jsonl [--db file] [--branch b] [-o file] [--reviews file] [--json]
 
   md     a readable transcript (all branches with the fork structure, or --branch)
   json   the rows exactly as stored (items, structure, usage, the session row): re-importable without loss
   jsonl  one @openai/agents input item per line (the branch's items, default main): a run's input or an eval set
 
 Writes to stdout, or to -o file (written to a temporary file and renamed when complete; a progress bar on a
-TTY). The format defaults to the -o file's extension.
+TTY). The format defaults to the -o file's extension. Review data (--reviews file, or <file>.reviews.db beside the
+session file when there is one) goes with md (under each turn) and json (its "reviews" field), never with jsonl.
 `,
   import: `Usage: agent-sessions import <file> --db <database> [--session id] [--create-tables] [--json]
 

@@ -61,7 +61,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   branches: [],
   usage: ['branch'],
   search: ['max', 'reviews'],
-  export: ['branch', 'format', 'output'],
+  export: ['branch', 'format', 'output', 'reviews'],
   import: ['session', 'create-tables'],
   run: ['branch', 'from-turn', 'command', 'url', 'message', 'model', 'name', 'timeout'],
   otlp: ['store', 'listen', 'max-spans', 'max-age-days'],
@@ -220,7 +220,12 @@ export async function runCli(argv: string[]): Promise<number> {
         return result.ok ? EXIT.ok : EXIT.error;
       }
       case 'export':
-        out = await exportCommand(ctx, db, one('a session id'), { format: v.format, branch: v.branch, output: v.output });
+        out = await exportCommand(ctx, db, one('a session id'), {
+          format: v.format,
+          branch: v.branch,
+          output: v.output,
+          reviews: v.reviews,
+        });
         break;
       default:
         out = await importCommand(ctx, one('a file'), { db: v.db, session: v.session, createTables: v['create-tables'] === true });

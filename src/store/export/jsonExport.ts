@@ -17,6 +17,7 @@
 import type { SqliteDatabase } from '../sqlite/sqliteDatabase';
 import { quoteIdentifier, type DiscoveredTables } from '../inspector/tableDiscovery';
 import { TransferError, throwIfCancelled } from './exportErrors';
+import { hasReviews, sessionReviewData } from './reviewsInExport';
 import type { ExportRequest, ExportSummary, TextSink } from './transferTypes';
 
 export const JSON_EXPORT_FORMAT = 'agent-session-inspector/session';
@@ -126,7 +127,10 @@ export async function writeJsonExport(
     await sink(
       `{\n"format": ${JSON.stringify(JSON_EXPORT_FORMAT)},\n"version": ${JSON_EXPORT_VERSION},\n"scope": ${JSON.stringify(
         branch === null ? 'session' : 'branch',
-      )},\n"branch": ${JSON.stringify(branch)},\n"structured": ${structured},\n"session": ${JSON.stringify(session)},\n"messages": [`,
+      )},\n"branch": ${JSON.stringify(branch)},\n"structured": ${structured},\n"session": ${JSON.stringify(session)},\n${
+        // One header line, so the line-by-line import reads past it as it reads past any field it does not know.
+        hasReviews(request.reviews) ? `"reviews": ${JSON.stringify(sessionReviewData(request.reviews, sessionId))},\n` : ''
+      }"messages": [`,
     );
 
     const createdAt = tables.messagesHasCreatedAt ? 'm.created_at' : 'NULL';

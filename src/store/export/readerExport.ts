@@ -9,6 +9,8 @@ import type { SessionReader } from '../inspector/sessionReader';
 import { TransferError, throwIfCancelled } from './exportErrors';
 import { inlineCode, namedByItsCall, turnToMarkdown } from './markdown';
 import type { ExportRequest, ExportSummary, TextSink } from './transferTypes';
+import { ReviewsForTranscript, hasReviews, sessionReviewData } from './reviewsInExport';
+import { turnOrigin } from '../../shared/turnOrigin';
 
 const DEFAULT_PAGE = 500;
 
@@ -59,6 +61,7 @@ export async function writeMarkdownExport(reader: SessionReader, request: Export
     for (const b of tree) head.push(`${'  '.repeat(depth(b))}- ${inlineCode(b.branchId)}: ${plural(b.userTurns, 'turn')}${forkNote(b)}`);
   }
   await sink(`${head.join('\n')}\n`);
+  const reviews = hasReviews(request.reviews) ? new ReviewsForTranscript(sessionReviewData(request.reviews, request.sessionId)) : null;
   let done = 0;
   let skipped = 0;
   // A session of one branch reads as that branch: no branch heading, turns one level up.
@@ -76,7 +79,12 @@ export async function writeMarkdownExport(reader: SessionReader, request: Export
     let count = 0;
     let items: ItemEntry[] = [];
     const flush = async () => {
-      if (items.length > 0) await sink(`\n${turnToMarkdown(turn ?? 0, items, { headingLevel: level })}`);
+      if (items.length > 0) {
+        // A shared turn (exported on a branch of its own) is reviewed on the branch that ran it.
+        const t = turn ?? 0;
+        const block = reviews?.turnBlock(turnOrigin(tree, branch.branchId, t), t, items) ?? '';
+        await sink(`\n${turnToMarkdown(t, items, { headingLevel: level })}${block}`);
+      }
       items = [];
     };
     // Outputs written by Python carry only their call's id, and stores without structure rows record no tool name
@@ -99,6 +107,7 @@ export async function writeMarkdownExport(reader: SessionReader, request: Export
     }
     await flush();
   }
+  if (reviews) await sink(reviews.notShown());
   request.onProgress?.(done, total);
   return { items: done, branches: chosen.length, skipped };
 }

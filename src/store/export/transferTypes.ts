@@ -1,4 +1,5 @@
 /** Options shared by the exports and imports. */
+import type { ReviewData } from '../reviews/reviewTypes';
 
 export type ExportFormat = 'md' | 'json' | 'jsonl';
 
@@ -18,6 +19,11 @@ export interface ExportRequest extends ProgressOptions {
   branchId?: string | null;
   /** Items read per page (default 500): memory stays bounded whatever the session's size. */
   pageSize?: number;
+  /**
+   * The session's review data, shown in a Markdown transcript under each turn and carried by a JSON export as its
+   * `reviews` field (reviewsInExport.ts); JSONL, a run's input, never has it. Plain data: it crosses to the worker.
+   */
+  reviews?: ReviewData;
 }
 
 /** What an export wrote. */

@@ -422,13 +422,16 @@ describe('agent-sessions CLI (the real binary)', function () {
       r.close();
     });
 
-    it('search: review filters read --reviews (or the store beside the file), else say how', () => {
+    it('search and export: review filters and review data from --reviews (or the store beside the file)', () => {
       assert.match(ok(run(['search', session, 'is:bad', '--reviews', store])), /\ntrip\s+main\s+2\s+user\s+Umbrella\?\n1 hit,/);
       assert.match(ok(run(['search', session, 'reviewed:no', '--reviews', store])), /^No hits/);
       assert.match(
         ok(run(['search', session, 'tag:weather oslo', '--reviews', store])),
         /\ntrip\s+main\s+1\s+user\s+Weather in Oslo\?\n1 hit,/,
       );
+      // The transcript carries the reviews; a run's input does not.
+      assert.match(ok(run(['export', session, 'trip', '-f', 'md', '--reviews', store])), /\*\*Review:\*\* ✗ bad\n\n> it rains\n/);
+      assert.doesNotMatch(ok(run(['export', session, 'trip', '-f', 'jsonl', '--reviews', store])), /it rains/);
       const missing = run(['search', session, 'is:bad']);
       assert.equal(missing.code, 2);
       assert.match(missing.stderr, /--reviews <file> \(.*reviewed\.db\.reviews\.db does not exist\)/);
