@@ -66,6 +66,45 @@ describe('reviews in the extension host', function () {
     assert.equal(a.reviews.pathFor('postgresql://me@db.example:5432/agents', true), where);
   });
 
+  it('Export Dataset from Reviews takes filters: a verdict, and how many earlier turns go into the context', async () => {
+    const a = await api();
+    const store = await a.reviews.storeFor(path);
+    const db = openSessionDatabase(path, { readonly: true });
+    const user2 = db.getTurnItems('trip', 'main', 2)[0];
+    db.close();
+    assert.ok(user2 && !user2.corrupt);
+    const ref = { sessionId: 'trip', branchId: 'main', turn: 2, turnKey: contentKey(user2.item) };
+    await store.call('setTurnReview', ref, { verdict: 'good' });
+    const exportEval = async (name: string, filters: object): Promise<{ input: { role: string }[] }[]> => {
+      const out = join(s.dir, name);
+      const written = await vscode.commands.executeCommand<string | undefined>(
+        'agentSessions.exportDataset',
+        { dbPath: path, sessionId: 'trip' },
+        { format: 'eval', redact: false, uri: out, confirm: true, filters },
+      );
+      if (written === undefined) return [];
+      return readFileSync(out, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { input: { role: string }[] });
+    };
+    try {
+      const all = await exportEval('eval-all.jsonl', {});
+      assert.deepEqual(
+        all.map((r) => r.input.map((m) => m.role)),
+        [['user', 'assistant', 'user']],
+      );
+      const bare = await exportEval('eval-bare.jsonl', { contextTurns: 0 });
+      assert.deepEqual(
+        bare.map((r) => r.input.map((m) => m.role)),
+        [['user']],
+      );
+      assert.deepEqual(await exportEval('eval-bad.jsonl', { verdict: 'bad' }), [], 'no bad turn: nothing written');
+    } finally {
+      await store.call('setTurnReview', ref, { verdict: null });
+    }
+  });
+
   it('Review Next walks the turns a query matches: a verdict in the view goes on to the next, search finds it', async () => {
     const a = await api();
     await vscode.workspace.getConfiguration('agentSessions').update('reviews.location', undefined, vscode.ConfigurationTarget.Global);

@@ -19,6 +19,8 @@ import { UserFacingError } from '../core/userError';
 
 interface ExportArgs {
   format?: DatasetFormat;
+  /** The filters (and context bound); asked for when `format` is not given either. */
+  filters?: DatasetFilterChoice;
   csv?: boolean;
   redact?: boolean;
   uri?: vscode.Uri | string;
@@ -48,6 +50,73 @@ const FORMAT_CHOICES = (): { label: string; detail: string; format: DatasetForma
   { label: vscode.l10n.t('Evaluation set (CSV)'), detail: vscode.l10n.t('The same, one row per input'), format: 'eval', csv: true },
 ];
 
+/** What the filter step chose: the store's `DatasetFilters` for one session, and the context bound. */
+export interface DatasetFilterChoice {
+  verdict?: 'good' | 'bad';
+  tags?: string[];
+  branchId?: string;
+  sinceMs?: number;
+  contextTurns?: number;
+}
+
+type FilterItem = vscode.QuickPickItem & { apply?: (f: DatasetFilterChoice) => void };
+
+const DAY_MS = 86_400_000;
+
+/**
+ * One multi-select step for every filter (a verdict, tags, a branch, a time, the context): nothing picked exports every
+ * review of the session, as before. Two picks of one kind that exclude each other (good and bad, two branches) are
+ * refused with the reason rather than silently narrowed to one.
+ */
+async function pickFilters(s: Services, target: { dbPath: string; sessionId: string }): Promise<DatasetFilterChoice | undefined> {
+  const store = await s.reviews.storeFor(target.dbPath);
+  const [tags, branches] = await Promise.all([
+    store.call('tagsInUse').catch(() => []),
+    s.registry.require(target.dbPath).db?.getBranchTree(target.sessionId) ?? Promise.resolve([]),
+  ]);
+  const sep = (label: string): FilterItem => ({ label, kind: vscode.QuickPickItemKind.Separator });
+  const items: FilterItem[] = [
+    sep(vscode.l10n.t('Verdict')),
+    { label: vscode.l10n.t('Good turns only'), apply: (f) => (f.verdict = f.verdict === 'bad' ? conflict() : 'good') },
+    { label: vscode.l10n.t('Bad turns only'), apply: (f) => (f.verdict = f.verdict === 'good' ? conflict() : 'bad') },
+    ...(tags.length > 0 ? [sep(vscode.l10n.t('Tags (any of)'))] : []),
+    ...tags.map((t): FilterItem => ({
+      label: `#${t.tag}`,
+      description: String(t.count),
+      apply: (f) => (f.tags = [...(f.tags ?? []), t.tag]),
+    })),
+    ...(branches.length > 1 ? [sep(vscode.l10n.t('Branch'))] : []),
+    ...(branches.length > 1 ? branches : []).map((b): FilterItem => ({
+      label: b.branchId,
+      description: vscode.l10n.t('branch'),
+      apply: (f) => (f.branchId = f.branchId !== undefined ? conflict() : b.branchId),
+    })),
+    sep(vscode.l10n.t('Reviewed')),
+    ...[1, 7, 30].map((days): FilterItem => ({
+      label: days === 1 ? vscode.l10n.t('In the last day') : vscode.l10n.t('In the last {0} days', days),
+      apply: (f) => (f.sinceMs = Math.max(f.sinceMs ?? 0, Date.now() - days * DAY_MS)),
+    })),
+    sep(vscode.l10n.t('Context')),
+    ...[0, 3, 10].map((n): FilterItem => ({
+      label: n === 0 ? vscode.l10n.t('No earlier turns as context') : vscode.l10n.t('Only the {0} turns before as context', n),
+      detail: n === 0 ? undefined : vscode.l10n.t('Default: every earlier turn'),
+      apply: (f) => (f.contextTurns = Math.min(f.contextTurns ?? n, n)),
+    })),
+  ];
+  const picked = await vscode.window.showQuickPick(items, {
+    title: vscode.l10n.t('Dataset filters (none: every review of the session)'),
+    canPickMany: true,
+  });
+  if (!picked) return undefined;
+  const chosen: DatasetFilterChoice = {};
+  for (const item of picked) item.apply?.(chosen);
+  return chosen;
+}
+
+function conflict(): never {
+  throw new UserFacingError(vscode.l10n.t('Pick at most one verdict and one branch: a record cannot match two.'));
+}
+
 /** The report in the log, where *Show Report* opens it. */
 function logReport(s: Services, sessionId: string, result: DatasetFileResult): void {
   s.log.info(`Dataset from session ${sessionId}: ${result.records} records, ${result.skipped.length} skipped.`);
@@ -76,6 +145,8 @@ async function exportDatasetCommand(s: Services, node: unknown, given: unknown):
     if (!picked) return undefined;
     choice = picked;
   }
+  const filters = a.format !== undefined ? (a.filters ?? {}) : await pickFilters(s, target);
+  if (!filters) return undefined;
   let redact = a.redact;
   if (redact === undefined) {
     const yes = vscode.l10n.t('Hide API keys and e-mail addresses');
@@ -102,6 +173,7 @@ async function exportDatasetCommand(s: Services, node: unknown, given: unknown):
             format: choice.format,
             encoding: choice.csv ? 'csv' : 'jsonl',
             sessionId: target.sessionId,
+            ...filters,
             ...(redact ? { redact: [...DEFAULT_REDACTIONS] } : {}),
             previewCount: 1,
           },
