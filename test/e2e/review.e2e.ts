@@ -77,12 +77,20 @@ for (const theme of THEMES) {
     it('judges compared turns: keys and buttons, a tally per column, kept beside the file', async () => {
       const { wb } = suite;
       const f = await openConversationView(wb, 'conversations.db', 'weather-trip');
+      // A turn verdict given in the conversation view shows as a mark in the comparison too.
+      await f.locator('.turn-row[data-turn="3"]').click();
+      await f.locator('.turn-title', { hasText: 'Turn 3' }).waitFor();
+      await f.locator('.review-bar .verdict-good').click();
+      await f.locator('.turn-row[data-turn="3"] .turn-verdict.verdict-good').waitFor({ timeout: 20_000 });
       await f.locator('.compare-branch').click();
       await wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: 'Compare main with' }).waitFor();
       await wb.answer('lisbon-instead');
       const c = await compareViewFrame(wb, 'Compare main ↔ lisbon-instead');
       const first = c.locator('.compare-row').first();
       await first.locator('.verdict-bar').waitFor({ timeout: 20_000 });
+      // The first compared turn (3, where the branches part) is marked on main's side only.
+      await first.locator('.compare-cell[data-column="0"] .turn-verdict.verdict-good').waitFor({ timeout: 20_000 });
+      assert.equal(await first.locator('.compare-cell[data-column="1"] .turn-verdict').count(), 0);
       // The keyboard on the focused row: 2 = the other column's answer was better.
       await first.click({ position: { x: 5, y: 5 } });
       await c.locator('.compare-row.focused').press('2');

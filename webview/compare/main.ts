@@ -107,7 +107,16 @@ function drawRows(): void {
   const columns = v.columns.length;
   replaceChildren(
     rowsSlot,
-    ...model.rows.map((r, i) => compareRowElement(r, columns, i === model.focused, (c) => void openTurn(c, r.turn), rowVerdicts(r.turn))),
+    ...model.rows.map((r, i) =>
+      compareRowElement(
+        r,
+        columns,
+        i === model.focused,
+        (c) => void openTurn(c, r.turn),
+        rowVerdicts(r.turn),
+        (c) => model.markOf(c, r.turn),
+      ),
+    ),
   );
   const differing = model.rows.filter((r) => r.differs).length;
   status.textContent = `${v.rowCount === 1 ? t('1 turn after the shared ones') : t('{0} turns after the shared ones', v.rowCount.toLocaleString('en-US'))} · ${t('{0} of the {1} shown differ', differing, model.rows.length)}`;

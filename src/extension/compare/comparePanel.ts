@@ -121,7 +121,8 @@ export class ComparePanel extends PanelHost {
     const store = this.host.reviewStore;
     const first = this.data.columns[0];
     if (!store || !first) return { available: false, reason: vscode.l10n.t('Verdicts are not available here.'), verdicts: [], tallies: [] };
-    return compareVerdicts(this.data.columns, await store(first));
+    const db = this.host.registry.get(first.dbPath)?.db;
+    return compareVerdicts(this.data.columns, await store(first), db ? this.scoped(db) : undefined);
   }
 
   get targets(): readonly CompareTarget[] {

@@ -4,9 +4,16 @@
  * here). Verdicts need one session: the review store keys them by session.
  */
 import type { SessionReader } from '../../store/inspector/sessionReader';
-import type { PairwiseReview } from '../../store/reviews/reviewTypes';
+import type { PairwiseReview, TurnReview } from '../../store/reviews/reviewTypes';
+import { turnOrigin, type ForkFacts } from '../../shared/turnOrigin';
 import type { WorkerReviewStore } from '../../store/worker/storeClient';
-import type { CompareTarget, CompareVerdictTally, CompareVerdictView, CompareVerdictsView } from '../../shared/protocol/compareViews';
+import type {
+  CompareTarget,
+  CompareTurnMark,
+  CompareVerdictTally,
+  CompareVerdictView,
+  CompareVerdictsView,
+} from '../../shared/protocol/compareViews';
 import type { PairwiseOutcome } from '../../shared/reviewVocabulary';
 import { UserFacingError } from '../core/userError';
 import { turnKey } from './turnReviews';
@@ -26,9 +33,48 @@ function fromBaseline(r: PairwiseReview, baseline: string): PairwiseOutcome {
   return r.outcome === 'left' ? 'right' : 'left';
 }
 
-export async function compareVerdicts(columns: readonly CompareTarget[], store: WorkerReviewStore): Promise<CompareVerdictsView> {
+/**
+ * Each column's turn verdicts, as the conversation view's turn list shows them: a turn is reviewed on the branch that
+ * ran it, so a column's shared turns show their parent's review. Columns of another file than the first have none here
+ * (their reviews may live in another review store).
+ */
+async function turnMarks(
+  columns: readonly CompareTarget[],
+  store: WorkerReviewStore,
+  reader?: Pick<SessionReader, 'getBranchTree'>,
+): Promise<CompareTurnMark[]> {
+  const first = columns[0];
+  if (!first) return [];
+  const marks: CompareTurnMark[] = [];
+  const bySession = new Map<string, Promise<{ reviews: TurnReview[]; tree: ForkFacts[] }>>();
+  for (let column = 0; column < columns.length; column++) {
+    const c = columns[column]!;
+    if (c.dbPath !== first.dbPath) continue;
+    let got = bySession.get(c.sessionId);
+    if (!got) {
+      got = Promise.all([store.call('turnReviews', c.sessionId), reader ? reader.getBranchTree(c.sessionId) : []]).then(
+        ([reviews, tree]) => ({ reviews, tree }),
+      );
+      bySession.set(c.sessionId, got);
+    }
+    const { reviews, tree } = await got;
+    for (const r of reviews) {
+      // The review's turn is this column's when the column's branch ran it or shares it from there.
+      if (turnOrigin(tree, c.branchId, r.turn) !== r.branchId) continue;
+      marks.push({ column, turn: r.turn, verdict: r.verdict, tags: r.tags });
+    }
+  }
+  return marks;
+}
+
+export async function compareVerdicts(
+  columns: readonly CompareTarget[],
+  store: WorkerReviewStore,
+  reader?: Pick<SessionReader, 'getBranchTree'>,
+): Promise<CompareVerdictsView> {
+  const marks = await turnMarks(columns, store, reader).catch(() => []);
   const reason = verdictsUnavailable(columns);
-  if (reason) return { available: false, reason, verdicts: [], tallies: [] };
+  if (reason) return { available: false, reason, verdicts: [], tallies: [], marks };
   const base = columns[0]!;
   const verdicts: CompareVerdictView[] = [];
   const tallies: CompareVerdictTally[] = [];
@@ -55,7 +101,7 @@ export async function compareVerdicts(columns: readonly CompareTarget[], store: 
     }
     tallies.push(tally);
   }
-  return { available: true, reason: null, verdicts, tallies };
+  return { available: true, reason: null, verdicts, tallies, marks };
 }
 
 /** Sets (or, `outcome` null, removes) the verdict on `turn` between the baseline and `column`. */

@@ -176,4 +176,14 @@ export interface CompareVerdictsView {
   reason: string | null;
   verdicts: CompareVerdictView[];
   tallies: CompareVerdictTally[];
+  /** Each column's turn verdicts (the review of the turn on the branch that ran it), for a mark beside the turn. */
+  marks?: CompareTurnMark[];
+}
+
+/** A turn's own review as a compare column shows it. */
+export interface CompareTurnMark {
+  column: number;
+  turn: number;
+  verdict: 'good' | 'bad' | null;
+  tags: string[];
 }

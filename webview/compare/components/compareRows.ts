@@ -9,6 +9,7 @@ import type {
   CompareRowView,
   CompareSideView,
   CompareToolView,
+  CompareTurnMark,
   CompareUsage,
   CompareVerdictTally,
   CompareView,
@@ -234,7 +235,32 @@ function toolBlock(tool: CompareToolView, baseline: boolean): HTMLElement {
   return block;
 }
 
-function sideCell(s: CompareSideView | null, base: CompareSideView | null, column: number, onOpen: () => void): HTMLElement {
+/** A turn's own verdict mark (✓ ✗ and tags), as the conversation view's turn list shows it. */
+function verdictMark(mark: TurnMarkView | undefined): HTMLElement | null {
+  if (!mark) return null;
+  const words = mark.verdict === 'good' ? t('reviewed good') : mark.verdict === 'bad' ? t('reviewed bad') : t('reviewed');
+  return el(
+    'span',
+    {
+      class: `turn-verdict${mark.verdict ? ` verdict-${mark.verdict}` : ''}`,
+      title: [words, ...mark.tags].join(', '),
+      'aria-label': [words, ...mark.tags].join(', '),
+    },
+    mark.verdict === 'good' ? '✓' : mark.verdict === 'bad' ? '✗' : '•',
+    mark.tags.length > 0 ? ` ${mark.tags.join(' ')}` : '',
+  );
+}
+
+/** A column's turn verdict: what `compareRowElement` marks a cell with. */
+export type TurnMarkView = Pick<CompareTurnMark, 'verdict' | 'tags'>;
+
+function sideCell(
+  s: CompareSideView | null,
+  base: CompareSideView | null,
+  column: number,
+  onOpen: () => void,
+  mark?: TurnMarkView,
+): HTMLElement {
   if (!s) return el('div', { class: 'compare-cell missing' }, el('span', { class: 'muted' }, t('No such turn on this branch.')));
   const open = el(
     'vscode-button',
@@ -245,7 +271,7 @@ function sideCell(s: CompareSideView | null, base: CompareSideView | null, colum
   const cell = el(
     'div',
     { class: `compare-cell${s.differs ? ' differs' : ''}`, 'data-column': column },
-    el('div', { class: 'cell-head' }, el('span', { class: 'muted' }, s.createdAt ?? ''), open),
+    el('div', { class: 'cell-head' }, verdictMark(mark), el('span', { class: 'muted' }, s.createdAt ?? ''), open),
     el('div', { class: 'role' }, t('User')),
     pieces(s.user, t('(no user text)')),
   );
@@ -305,10 +331,11 @@ export function compareRowElement(
   focused: boolean,
   onOpen: (column: number) => void,
   verdicts?: RowVerdicts,
+  markOf?: (column: number) => TurnMarkView | undefined,
 ): HTMLElement {
   const base = row.sides[0] ?? null;
   const cells = row.sides.map((s, i) => {
-    const cell = sideCell(s, base, i, () => onOpen(i));
+    const cell = sideCell(s, base, i, () => onOpen(i), markOf?.(i));
     if (verdicts && i > 0 && s && base) cell.append(verdictBar(row, i, verdicts));
     return cell;
   });

@@ -89,6 +89,11 @@ export class CompareModel {
   }
 
   /** The verdict on row `turn` between the baseline and `column` (`left`: the baseline was better). */
+  /** The column's own review of `turn` (✓ ✗ and tags), if it has one. */
+  markOf(column: number, turn: number): { verdict: 'good' | 'bad' | null; tags: string[] } | undefined {
+    return this.verdicts?.marks?.find((m) => m.column === column && m.turn === turn);
+  }
+
   verdictOf(column: number, turn: number): PairwiseOutcome | undefined {
     return this.verdicts?.verdicts.find((v) => v.column === column && v.turn === turn)?.outcome;
   }
