@@ -129,8 +129,9 @@ export function mcpTable(report: McpBenchReport): string {
   return lines.join('\n');
 }
 
-// Alone: build the CLI bundle into a temporary folder and run at a small scale.
-if (process.argv[1] && resolve(process.argv[1]) === resolve(__filename)) {
+// Alone: build the CLI bundle into a temporary folder and run at a small scale. Only as this source file: bundled
+// into dist/bench.js, `__filename` is the bundle's, which is also what `process.argv[1]` names.
+if (/[\\/]mcp\.ts$/.test(__filename) && process.argv[1] && resolve(process.argv[1]) === resolve(__filename)) {
   void (async () => {
     const opt = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
     const root = join(__dirname, '..', '..');

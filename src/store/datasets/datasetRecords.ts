@@ -118,10 +118,28 @@ export async function* datasetRecords(
     throw new TypeError(`contextTurns is a number of turns (0 or more), got ${String(options.contextTurns)}`);
   const walks = new BranchWalks(reader, contextTurns);
   const skip = (w: string, reason: string): void => void report.skipped.push({ where: w, reason });
+  const count = (leftOut: readonly string[]): void => {
+    for (const what of leftOut) report.leftOut[what] = (report.leftOut[what] ?? 0) + 1;
+  };
   const convert = (items: readonly unknown[]): ChatMessage[] => {
     const c = chatMessages(items);
-    for (const what of c.leftOut) report.leftOut[what] = (report.leftOut[what] ?? 0) + 1;
+    count(c.leftOut);
     return c.messages;
+  };
+  // Each passed turn converted once, however many records carry it as context (a turn opens with its user message,
+  // so no message of one turn merges with the next's: converting turn by turn gives what converting them together
+  // would). What each left out is counted again at each use, as converting it again would count it.
+  const convertedTurns = new WeakMap<readonly unknown[], ReturnType<typeof chatMessages>>();
+  const convertTurn = (parts: Pick<TurnParts, 'contextChunks'>, ...rest: unknown[]): ChatMessage[] => {
+    const messages: ChatMessage[] = [];
+    for (const chunk of parts.contextChunks) {
+      let c = convertedTurns.get(chunk);
+      if (!c) convertedTurns.set(chunk, (c = chatMessages(chunk)));
+      count(c.leftOut);
+      for (const m of c.messages) messages.push(m);
+    }
+    for (const m of convert(rest)) messages.push(m);
+    return messages;
   };
   const tools = options.tools?.length ? { tools: options.tools } : {};
   const out = (record: object): object => {
@@ -167,12 +185,20 @@ export async function* datasetRecords(
   /** A correction's turn: the context, the turn's items before the corrected one, and the corrected item's text. */
   const corrected = async (
     c: Correction,
-  ): Promise<{ context: unknown[]; user: unknown; before: unknown[]; original: unknown } | string> => {
+  ): Promise<
+    { context: unknown[]; contextChunks: TurnParts['contextChunks']; user: unknown; before: unknown[]; original: unknown } | string
+  > => {
     const parts = await turnOf(c, c.branchId, c.turnKey);
     if (typeof parts === 'string') return parts;
     const at = parts.answer.findIndex((i) => contentKey(i) === c.itemKey);
     if (at < 0) return 'orphaned: the corrected answer is no longer in the turn';
-    return { context: parts.context, user: parts.user, before: parts.answer.slice(0, at), original: parts.answer[at] };
+    return {
+      context: parts.context,
+      contextChunks: parts.contextChunks,
+      user: parts.user,
+      before: parts.answer.slice(0, at),
+      original: parts.answer[at],
+    };
   };
 
   if (options.format === 'sft') {
@@ -184,7 +210,7 @@ export async function* datasetRecords(
         skip(w, parts);
         continue;
       }
-      const context = convert([...parts.context, parts.user]).map((m) => (m.role === 'assistant' ? { ...m, weight: 0 as const } : m));
+      const context = convertTurn(parts, parts.user).map((m) => (m.role === 'assistant' ? { ...m, weight: 0 as const } : m));
       const answer = convert(parts.answer).map((m) => (m.role === 'assistant' ? { ...m, weight: 1 as const } : m));
       const messages = [...context, ...answer];
       const problem = toolPairingProblem(messages);
@@ -200,7 +226,7 @@ export async function* datasetRecords(
         skip(w, t);
         continue;
       }
-      const context = convert([...t.context, t.user, ...t.before]).map((m) => (m.role === 'assistant' ? { ...m, weight: 0 as const } : m));
+      const context = convertTurn(t, t.user, ...t.before).map((m) => (m.role === 'assistant' ? { ...m, weight: 0 as const } : m));
       const messages: ChatMessage[] = [...context, { role: 'assistant', content: c.text, weight: 1 }];
       const problem = toolPairingProblem(messages);
       if (problem) skip(w, problem);
@@ -238,7 +264,7 @@ export async function* datasetRecords(
       else if (bt === xt) skip(w, 'both sides gave the same answer');
       else
         yield out({
-          input: { messages: convert([...b.context, b.user]), ...tools },
+          input: { messages: convertTurn(b, b.user), ...tools },
           preferred_output: [{ role: 'assistant', content: bt }],
           non_preferred_output: [{ role: 'assistant', content: xt }],
         });
@@ -259,7 +285,7 @@ export async function* datasetRecords(
       else if (original === c.text) skip(w, 'the correction is the same as the answer');
       else
         yield out({
-          input: { messages: convert([...t.context, t.user]), ...tools },
+          input: { messages: convertTurn(t, t.user), ...tools },
           preferred_output: [{ role: 'assistant', content: c.text }],
           non_preferred_output: [{ role: 'assistant', content: original }],
         });
@@ -301,7 +327,7 @@ export async function* datasetRecords(
     if (!reference) skip(w, 'the turn does not end with assistant text');
     else
       yield evalRecord(
-        convert([...parts.context, parts.user]),
+        convertTurn(parts, parts.user),
         reference,
         r.tags,
         { sessionId: r.sessionId, branchId: r.branchId, turn: r.turn },
@@ -315,13 +341,7 @@ export async function* datasetRecords(
       continue;
     }
     const tags = tagsOfTurn.get(turnId(c)) ?? [];
-    yield evalRecord(
-      convert([...t.context, t.user]),
-      c.text,
-      tags,
-      { sessionId: c.sessionId, branchId: c.branchId, turn: c.turn },
-      'correction',
-    );
+    yield evalRecord(convertTurn(t, t.user), c.text, tags, { sessionId: c.sessionId, branchId: c.branchId, turn: c.turn }, 'correction');
   }
   for (const p of pairwise) {
     const w = `${p.sessionId} ${p.leftBranch}/${p.rightBranch} turn ${p.turn}`;
@@ -337,13 +357,6 @@ export async function* datasetRecords(
     }
     const reference = finalText(convert(b.answer));
     if (!reference) skip(w, 'the better side does not end with assistant text');
-    else
-      yield evalRecord(
-        convert([...b.context, b.user]),
-        reference,
-        [],
-        { sessionId: p.sessionId, branchId: better, turn: p.turn },
-        'preferred',
-      );
+    else yield evalRecord(convertTurn(b, b.user), reference, [], { sessionId: p.sessionId, branchId: better, turn: p.turn }, 'preferred');
   }
 }
