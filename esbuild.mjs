@@ -65,10 +65,13 @@ const contexts = [
     ...nodeCommon,
     entryPoints: { demo: 'scripts/demo.ts', bench: 'scripts/bench.ts' },
     outdir: 'dist',
+    // scripts/bench/mcp.ts builds the CLI with esbuild only when run on its own; never inside the bundle.
+    external: [...nodeCommon.external, 'esbuild'],
     define: { 'import.meta.url': 'undefined' },
   },
   // The store package's command line, `agent-sessions` (node dist/cli.js …).
-  cliBuildOptions('dist/cli.js', { minify: production, sourcemap: !production }),
+  // pg and ioredis bundled: the VSIX ships it as the MCP server VS Code starts (src/extension/codingAgents).
+  cliBuildOptions('dist/cli.js', { minify: production, sourcemap: !production, serverDrivers: true }),
 ];
 
 if (watch) {

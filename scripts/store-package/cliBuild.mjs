@@ -7,8 +7,12 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** esbuild options writing the CLI to `outfile` (CommonJS, Node 20, a shebang, drivers and pg/ioredis external). */
-export function cliBuildOptions(outfile, { minify = false, sourcemap = false } = {}) {
+/**
+ * esbuild options writing the CLI to `outfile` (CommonJS, Node 20, a shebang, drivers and pg/ioredis external). With
+ * `serverDrivers: true`, pg and ioredis are bundled: the extension's VSIX ships dist/cli.js for its MCP server and has
+ * no node_modules to load them from (the store package depends on them instead).
+ */
+export function cliBuildOptions(outfile, { minify = false, sourcemap = false, serverDrivers = false } = {}) {
   const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
   return {
     entryPoints: [join(root, 'src', 'store', 'cli', 'main.ts')],
@@ -20,7 +24,7 @@ export function cliBuildOptions(outfile, { minify = false, sourcemap = false } =
     minify,
     sourcemap,
     keepNames: true,
-    external: ['better-sqlite3', '@openai/agents', 'pg', 'ioredis'],
+    external: ['better-sqlite3', '@openai/agents', ...(serverDrivers ? [] : ['pg', 'ioredis'])],
     banner: { js: '#!/usr/bin/env node' },
     define: { __CLI_VERSION__: JSON.stringify(version) },
     logLevel: 'warning',

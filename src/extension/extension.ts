@@ -41,6 +41,8 @@ import { ReviewQueue } from './reviews/reviewQueue';
 import { reviewQueueCommands } from './reviews/reviewQueueCommands';
 import { branchFromCorrection } from './reviews/correctionBranch';
 import { branchReviews, setCorrection, setTurnReview } from './reviews/turnReviews';
+import { startCodingAgents, type CodingAgents } from './codingAgents/codingAgents';
+import { codingAgentCommands } from './codingAgents/codingAgentCommands';
 
 /** What `activate` returns: used by the integration tests to read the tree and follow failures. */
 export interface AgentSessionsApi {
@@ -67,6 +69,8 @@ export interface AgentSessionsApi {
   reviews: ReviewService;
   /** *Review Next*'s queue. */
   reviewQueue: ReviewQueue;
+  /** The Language Model tools, the MCP server definition provider and the hand-over to the chat. */
+  codingAgents: CodingAgents;
 }
 
 /** Runs what a view asked for, reporting a failure as `command` would; undefined when it failed. */
@@ -160,6 +164,8 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   });
   const search = new SessionSearch(context.extensionUri, registry, panels, reviews);
   const reviewQueue = (later.reviewQueue = new ReviewQueue(search, panels));
+  // Coding agents read the open stores through Language Model tools and an MCP server (docs/mcp.md, "In VS Code").
+  const codingAgents = startCodingAgents(context, registry, traces, log);
   const services: Services = {
     context,
     log,
@@ -175,10 +181,12 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     traces,
     reviews,
     reviewQueue,
+    codingAgents,
   };
 
   const failures: CommandFailure[] = [];
   context.subscriptions.push(
+    codingAgents,
     traces,
     reviews,
     reviewQueue,
@@ -213,6 +221,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     ...reviewQueueCommands(services),
     ...searchCommands(services),
     ...transferCommands(services),
+    ...codingAgentCommands(services),
   };
   registerCommandTable(context, table);
   // Reopening and scanning run after activation returns, so start-up is never held up by file I/O.
@@ -238,6 +247,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     traces,
     reviews,
     reviewQueue,
+    codingAgents,
   };
 }
 

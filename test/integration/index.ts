@@ -35,6 +35,7 @@ export function run(): Promise<void> {
   require('./exportImport.test');
   require('./search.test');
   require('./reviews.test');
+  require('./codingAgents.test');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return new Promise((resolve, reject) => {
     mocha.run((failures) => {

@@ -40,6 +40,9 @@ export const CommandId = {
   exportDataset: 'agentSessions.exportDataset',
   reviewNext: 'agentSessions.reviewNext',
   stopReviewQueue: 'agentSessions.stopReviewQueue',
+  askAboutTurn: 'agentSessions.askAboutTurn',
+  askAboutComparison: 'agentSessions.askAboutComparison',
+  explainFailure: 'agentSessions.explainFailure',
 } as const;
 
 export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];

@@ -16,6 +16,7 @@ import type { TreeNode } from '../tree/treeNodes';
 import type { TraceService } from '../traces/traceService';
 import type { ReviewService } from '../reviews/reviewService';
 import type { ReviewQueue } from '../reviews/reviewQueue';
+import type { CodingAgents } from '../codingAgents/codingAgents';
 
 export interface Services {
   readonly context: vscode.ExtensionContext;
@@ -37,4 +38,6 @@ export interface Services {
   readonly reviews: ReviewService;
   /** *Review Next*'s queue of turns to review. */
   readonly reviewQueue: ReviewQueue;
+  /** The Language Model tools, the MCP server definition and the hand-over to the chat (docs/mcp.md). */
+  readonly codingAgents: CodingAgents;
 }

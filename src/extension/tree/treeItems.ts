@@ -5,6 +5,7 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { TurnReview } from '../../store/reviews/reviewTypes';
+import { failedReason } from '../../store/search/itemMatch';
 import { callArguments, displayType, isRecord, itemPreview, oneLine } from '../../shared/itemText';
 import type { BeforeFirstTurn, BranchNode, ItemEntry, SessionSummary, TurnEntry } from '../../store';
 import type { DatabaseEntry } from '../databases/databaseRegistry';
@@ -301,7 +302,8 @@ export function entryItem(node: TreeNode, e: ItemEntry): vscode.TreeItem {
       : itemPreview(e.item),
   );
   item.tooltip = md;
-  item.contextValue = contextValue('item', { corrupt: e.corrupt });
+  // `failed`: a failed tool call or output, which *Explain the Failure* hands to the chat.
+  item.contextValue = contextValue('item', { corrupt: e.corrupt, failed: !e.corrupt && failedReason(e.item) !== null });
   return item;
 }
 

@@ -3,7 +3,7 @@
  * and the query it runs. The MCP server (src/store/cli/mcpServer.ts) and the VS Code Language Model tools register
  * these; `toolInputSchema` gives a tool's parameters as the JSON Schema both protocols take.
  */
-import type { TraceStore } from '../traces/traceStore';
+import type { TurnSpanSource } from './turnTimeline';
 import { compareBranches } from './branchComparison';
 import { answer, type QueryAnswer } from './queryAnswer';
 import { QueryError, checkCancelled } from './queryErrors';
@@ -43,7 +43,7 @@ export interface QueryToolHost {
   store(arg: unknown, tool: string): Promise<QueryStore>;
   /** The stores there are, for `list_stores`. */
   stores(): { name: string; location: string; kind: 'file' | 'server' }[];
-  traces?: TraceStore;
+  traces?: TurnSpanSource;
 }
 
 export interface QueryTool {

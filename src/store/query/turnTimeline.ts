@@ -58,9 +58,18 @@ function treeOrder(spans: readonly StoredSpan[]): { span: StoredSpan; depth: num
   return out;
 }
 
+/**
+ * What a timeline reads of a trace store: the CLI's in-process `TraceStore`, or the extension's in its store worker
+ * (whose answers are awaited).
+ */
+export interface TurnSpanSource {
+  readonly path: string;
+  spansOfTurn(query: Parameters<TraceStore['spansOfTurn']>[0]): StoredSpan[] | Promise<StoredSpan[]>;
+}
+
 export async function turnTimeline(
   store: QueryStore,
-  traces: TraceStore | undefined,
+  traces: TurnSpanSource | undefined,
   args: TimelineArgs,
   signal?: AbortSignal,
 ): Promise<QueryAnswer> {
@@ -90,7 +99,8 @@ export async function turnTimeline(
   const page = await store.reader.getTurnsPage(sessionId, ran, { afterTurn: turn > 1 ? turn - 1 : null, limit: 2 });
   const window = turnWindows(page.turns).get(turn);
   checkCancelled(signal);
-  const spans = traces.spansOfTurn({ sessionId, branchId: ran, turnNumber: turn, ...(window ? { window } : {}) });
+  const spans = await traces.spansOfTurn({ sessionId, branchId: ran, turnNumber: turn, ...(window ? { window } : {}) });
+  checkCancelled(signal);
   const source = { ...sourceOf(store, sessionId, branch.branchId), turns: { from: turn, to: turn } };
   const ranNote = ran !== branch.branchId ? ` (a shared turn: branch ${JSON.stringify(ran)} ran it)` : '';
   if (spans.length === 0)
