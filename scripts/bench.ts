@@ -822,7 +822,13 @@ async function main(): Promise<void> {
     let reviews: unknown = { skipped: '--reviews=none' };
     if (config.reviews) {
       const report = await runReviewBench(
-        { cacheDir: join(CACHE, 'bench'), tmpDir: dir, scale: config.scale, workerFile: join(__dirname, 'storeWorker.js') },
+        {
+          cacheDir: join(CACHE, 'bench'),
+          tmpDir: dir,
+          scale: config.scale,
+          workerFile: join(__dirname, 'storeWorker.js'),
+          searchWorkerFile: join(__dirname, 'searchWorker.js'),
+        },
         gc,
         (m) => progress(m),
       );

@@ -26,9 +26,15 @@ import { ReviewStore } from '../../src/store/reviews/reviewStore';
 import type { ReviewData, TurnReview } from '../../src/store/reviews/reviewTypes';
 import { StoreClient } from '../../src/store/worker/storeClient';
 import { median, now, round } from './measure';
+import { parseSearchQuery } from '../../src/store/search/searchQuery';
+import { reviewTurnSet } from '../../src/store/search/reviewTurns';
+import { startWorkerSearch } from '../../src/store/search/searchInWorker';
+import { branchReviews } from '../../src/extension/reviews/turnReviews';
+import { VIEW_TURN_PAGE } from '../../src/shared/pageSizes';
+import { startAfterFor } from '../../webview/conversation/logic/conversationModel';
 import { ensureScaleFile, turnContent } from './scaleFiles';
 
-export const REVIEW_TARGETS = { verdictMs: 50, datasetSpeedRatio: 0.5 };
+export const REVIEW_TARGETS = { verdictMs: 50, datasetSpeedRatio: 0.5, reviewNextMs: 100 };
 const SESSION = 'scale-a';
 const BRANCH = 'main';
 
@@ -40,6 +46,8 @@ export interface ReviewBenchConfig {
   /** The store worker's bundle, and what to start it with (tsx for the sources). */
   workerFile: string;
   workerExecArgv?: string[];
+  /** The search worker's bundle (dist/searchWorker.js), for Review Next's queue. */
+  searchWorkerFile?: string;
   verdicts?: number;
   contextTurns?: number;
 }
@@ -91,6 +99,19 @@ export interface ReviewBenchReport {
     writeWorstMs: number;
     target: { ms: number; met: boolean };
   };
+  /** *Review Next* on file A, with the verdicts above in the review store (absent without a search worker). */
+  reviewNext?: {
+    query: string;
+    /** The queue: the search worker's scan for the query, to its first hit and to its end (up to `hits`). */
+    firstHitMs: number;
+    queueMs: number;
+    hits: number;
+    /** Each step: what the view reads to show the next queued turn (its page of turns, its items, the branch's reviews). */
+    steps: number;
+    medianMs: number;
+    worstMs: number;
+    target: { ms: number; met: boolean };
+  };
   dataset: {
     reviews: number;
     /** The 100,000 verdicts written in one transaction. */
@@ -99,7 +120,80 @@ export interface ReviewBenchReport {
     runs: DatasetRun[];
     note: string;
   };
-  targets: { verdictMs: number; datasetSpeedRatio: number; met: boolean };
+  targets: { verdictMs: number; datasetSpeedRatio: number; reviewNextMs: number; met: boolean };
+}
+
+/**
+ * *Review Next* as the extension runs it: the queue is a search (here `reviewed:no` over file A, the review store
+ * holding the verdicts written before) in the search worker; each step shows the next queued turn in the conversation
+ * view, which asks the store worker for the turn's page of the turn list, the turn's items and the branch's reviews
+ * (each checked against its turn's content). Measured: the scan to its first hit and to the end, and each step.
+ */
+async function reviewNext(
+  config: ReviewBenchConfig,
+  path: string,
+  reviewsPath: string,
+  progress: (m: string) => void,
+): Promise<NonNullable<ReviewBenchReport['reviewNext']>> {
+  const query = 'reviewed:no';
+  const parsed = parseSearchQuery(query);
+  const reviewsNow = ReviewStore.open(reviewsPath, { readonly: true, fileMustExist: true });
+  const turnSet = reviewTurnSet(parsed.review!, reviewsNow.turnReviews(null));
+  reviewsNow.close();
+  progress(`reviews: Review Next's queue (${query}) in the search worker`);
+  const hits: number[] = [];
+  let firstHitMs = 0;
+  const t0 = now();
+  const search = startWorkerSearch(
+    config.searchWorkerFile!,
+    { paths: [path], query: parsed, maxHits: 10_000, turns: { [path]: turnSet } },
+    {
+      onHits: (_p, batch) => {
+        if (hits.length === 0) firstHitMs = now() - t0;
+        for (const h of batch) hits.push(h.turn);
+      },
+    },
+    config.workerExecArgv ? { execArgv: config.workerExecArgv } : {},
+  );
+  const end = await search.finished;
+  const queueMs = now() - t0;
+  if (end.error) throw new Error(`Review Next's search: ${end.error}`);
+  const client = new StoreClient(config.workerFile, config.workerExecArgv ? { execArgv: config.workerExecArgv } : {});
+  try {
+    const db = await client.openDatabase(path, { keepTotals: true });
+    const store = await client.openReviewStore(reviewsPath);
+    const tree = await db.getBranchTree(SESSION);
+    const steps = Math.min(200, hits.length);
+    progress(`reviews: ${steps} Review Next steps through the store worker`);
+    const times: number[] = [];
+    for (let i = 0; i < steps; i++) {
+      // Every 50th queued turn: a step lands on a turn the view has not shown yet.
+      const turn = hits[Math.min(hits.length - 1, i * 50)]!;
+      const t = now();
+      await Promise.all([
+        db.getTurnsPage(SESSION, BRANCH, { afterTurn: startAfterFor(turn), limit: VIEW_TURN_PAGE }),
+        db.getTurnItems(SESSION, BRANCH, turn),
+        branchReviews(db, store, SESSION, BRANCH, tree),
+      ]);
+      times.push(now() - t);
+    }
+    await store.close();
+    await db.close();
+    const warm = times.slice(1);
+    const worst = Math.max(...warm);
+    return {
+      query,
+      firstHitMs: round(firstHitMs),
+      queueMs: round(queueMs),
+      hits: hits.length,
+      steps,
+      medianMs: round(median(warm)),
+      worstMs: round(worst),
+      target: { ms: REVIEW_TARGETS.reviewNextMs, met: worst <= REVIEW_TARGETS.reviewNextMs },
+    };
+  } finally {
+    await client.dispose();
+  }
 }
 
 /** The content key of turn `turn`'s user message on file A's `main`, from the generator (the file holds the same). */
@@ -159,8 +253,8 @@ async function verdicts(
       target: { ms: REVIEW_TARGETS.verdictMs, met: worst <= REVIEW_TARGETS.verdictMs },
     };
   } finally {
+    // The store stays for Review Next's measure; runReviewBench removes it.
     await client.dispose();
-    for (const suffix of ['', '-wal', '-shm']) rmSync(storePath + suffix, { force: true });
   }
 }
 
@@ -265,7 +359,15 @@ export async function runReviewBench(
   const file = ensureScaleFile(config.cacheDir, 'A', config.scale, progress);
   const turns = file.spec.sessions[0]!.turns;
   const contexts = config.contextTurns !== undefined ? [config.contextTurns] : [0, 2];
-  const verdict = await verdicts(config, file.path, turns, progress);
+  const verdictStore = join(config.tmpDir, 'verdicts.reviews.db');
+  let verdict: ReviewBenchReport['verdict'];
+  let next: ReviewBenchReport['reviewNext'];
+  try {
+    verdict = await verdicts(config, file.path, turns, progress);
+    if (config.searchWorkerFile) next = await reviewNext(config, file.path, verdictStore, progress);
+  } finally {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(verdictStore + suffix, { force: true });
+  }
 
   const reviewsPath = join(config.tmpDir, 'dataset.reviews.db');
   const out = (name: string): string => join(config.tmpDir, name);
@@ -309,10 +411,11 @@ export async function runReviewBench(
           },
         });
       }
-    const met = verdict.target.met && runs.every((r) => r.target.met || !r.target.judged);
+    const met = verdict.target.met && (next?.target.met ?? true) && runs.every((r) => r.target.met || !r.target.judged);
     return {
       file: { path: file.path, bytes: file.bytes, turns, items: turns * 4, generatedMs: file.generationMs },
       verdict,
+      ...(next ? { reviewNext: next } : {}),
       dataset: {
         reviews: turns,
         writeReviewsMs: round(writeReviewsMs),
@@ -345,6 +448,11 @@ export function reviewTable(r: ReviewBenchReport): string {
   const lines = [
     `reviews on file A (${r.file.turns} turns)`,
     `  verdict stored (key read + setTurnReview via the worker): median ${r.verdict.medianMs} ms, worst ${r.verdict.worstMs} ms of ${r.verdict.count} (target ≤ ${r.verdict.target.ms} ms: ${yes(r.verdict.target.met)})`,
+    ...(r.reviewNext
+      ? [
+          `  Review Next (${r.reviewNext.query}): queue of ${r.reviewNext.hits} turns, first hit ${r.reviewNext.firstHitMs} ms, scan ${r.reviewNext.queueMs} ms; each next turn shown (page, items, reviews): median ${r.reviewNext.medianMs} ms, worst ${r.reviewNext.worstMs} ms of ${r.reviewNext.steps} (target ≤ ${r.reviewNext.target.ms} ms: ${yes(r.reviewNext.target.met)})`,
+        ]
+      : []),
     `  ${r.dataset.reviews} verdicts in one transaction: ${r.dataset.writeReviewsMs} ms`,
     `  JSONL export of main: ${r.dataset.jsonl.ms} ms, ${r.dataset.jsonl.turnsPerSecond} turns/s`,
   ];

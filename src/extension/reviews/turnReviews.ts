@@ -4,6 +4,7 @@
  * for the Timeline), and its key is read again from the session store, never taken from the view.
  */
 import type { SessionReader } from '../../store/inspector/sessionReader';
+import type { ItemEntry } from '../../store/inspector/inspectorTypes';
 import { turnKeyOf } from '../../store/reviews/reviewMatching';
 import { DEFAULT_TAGS, type TurnReview, type TurnReviewChange } from '../../store/reviews/reviewTypes';
 import type { WorkerReviewStore } from '../../store/worker/storeClient';
@@ -14,6 +15,9 @@ import { UserFacingError } from '../core/userError';
 import * as l10n from '@vscode/l10n';
 
 type ItemReader = Pick<SessionReader, 'getTurnItems'>;
+/** A reader that also reads many turns in one request (`SessionDatabase.getTurnItemsMany`, and the worker's). */
+type ManyReader = { getTurnItemsMany(sessionId: string, branchId: string, turns: readonly number[]): MaybePromise<ItemEntry[][]> };
+type MaybePromise<T> = T | Promise<T>;
 
 /** The content key of a turn's user message, or null when the turn is gone or its message cannot be read. */
 export async function turnKey(reader: ItemReader, sessionId: string, branchId: string, turn: number): Promise<string | null> {
@@ -54,22 +58,46 @@ export async function branchReviews(
   ]);
   const mine = <T extends { branchId: string; turn: number }>(list: T[]): T[] =>
     list.filter((r) => turnOrigin(branches, branchId, r.turn) === r.branchId);
-  // Each turn read once: its items' content keys (the user message's is the turn's key), null when it is gone.
-  const read = new Map<string, Promise<{ turnKey: string | null; itemKeys: string[] } | null>>();
-  const turnNow = (b: string, turn: number) => {
+  // Each reviewed turn read once: its items' content keys (the user message's is the turn's key), null when it is
+  // gone. A reader that can read many turns at once (a file, through the store worker) gets one request per branch:
+  // a review queue reloads these after every verdict, and a read per review made that the slow part of a step.
+  type Now = { turnKey: string | null; itemKeys: string[] } | null;
+  const keysOf = (items: readonly ItemEntry[]): Now => {
+    const user = items.find((i) => !i.corrupt && (i.item as { role?: unknown }).role === 'user');
+    return {
+      turnKey: user && !user.corrupt ? turnKeyOf(user.item) : null,
+      itemKeys: items.map((i) => (i.corrupt ? '' : contentKey(i.item))),
+    };
+  };
+  const read = new Map<string, Promise<Now>>();
+  const wanted = [...mine(all), ...mine(allCorrections)];
+  const many = (reader as Partial<ManyReader>).getTurnItemsMany?.bind(reader);
+  if (many) {
+    const byBranch = new Map<string, Set<number>>();
+    for (const r of wanted) {
+      let set = byBranch.get(r.branchId);
+      if (!set) byBranch.set(r.branchId, (set = new Set()));
+      set.add(r.turn);
+    }
+    for (const [b, set] of byBranch) {
+      const turns = [...set];
+      const all = Promise.resolve(many(sessionId, b, turns)).then(
+        (lists) => lists,
+        () => null,
+      );
+      turns.forEach((turn, i) =>
+        read.set(
+          `${b} ${turn}`,
+          all.then((lists) => (lists ? keysOf(lists[i] ?? []) : null)),
+        ),
+      );
+    }
+  }
+  const turnNow = (b: string, turn: number): Promise<Now> => {
     const slot = `${b} ${turn}`;
     let got = read.get(slot);
     if (!got) {
-      got = Promise.resolve(reader.getTurnItems(sessionId, b, turn)).then(
-        (items) => {
-          const user = items.find((i) => !i.corrupt && (i.item as { role?: unknown }).role === 'user');
-          return {
-            turnKey: user && !user.corrupt ? turnKeyOf(user.item) : null,
-            itemKeys: items.map((i) => (i.corrupt ? '' : contentKey(i.item))),
-          };
-        },
-        () => null,
-      );
+      got = Promise.resolve(reader.getTurnItems(sessionId, b, turn)).then(keysOf, () => null);
       read.set(slot, got);
     }
     return got;

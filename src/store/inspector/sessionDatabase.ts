@@ -211,6 +211,16 @@ export class SessionDatabase implements SessionReader {
   }
 
   /**
+   * The items of several turns of a branch, in the order asked, in one read (one snapshot, and in the store worker one
+   * round trip): what checking many reviews against their turns needs (src/extension/reviews/turnReviews.ts).
+   */
+  getTurnItemsMany(sessionId: string, branchId: string, turns: readonly number[]): ItemEntry[][] {
+    if (!Array.isArray(turns) || turns.some((t) => typeof t !== 'number' || !Number.isInteger(t)))
+      throw new InvalidArgumentError('turns must be a list of integers');
+    return this.read(() => turns.map((turn) => readTurnItems(this.context, sessionId, branchId, turn)));
+  }
+
+  /**
    * Up to `limit` user turns of a branch after `afterTurn`, each with the user message's preview (as
    * `getConversationTurns` cuts it) and the turn's `total_tokens` from `turn_usage` (null without a row).
    */

@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 import type { AdvancedSQLiteSession } from '../session/advancedSqliteSession';
 import { SessionClosedError, SessionDatabaseError, SessionError } from '../errors';
 import type { SessionReader } from '../inspector/sessionReader';
-import type { OpenSessionDatabaseOptions, SessionTables } from '../inspector/inspectorTypes';
+import type { ItemEntry, OpenSessionDatabaseOptions, SessionTables } from '../inspector/inspectorTypes';
 import { markStaleWal, staleWalAt, type FileState } from '../sqlite/fileIdentity';
 import type { DriverName } from '../sqlite/sqliteDatabase';
 import type { SessionLogger, TurnUsage, TurnUsageRow } from '../types';
@@ -430,6 +430,8 @@ export class WorkerSessionDatabase implements Reads {
   getBranchTree: Reads['getBranchTree'] = (sessionId) => this.call('getBranchTree', sessionId);
   getItemsPage: Reads['getItemsPage'] = (sessionId, branchId, request) => this.call('getItemsPage', sessionId, branchId, request);
   getTurnItems: Reads['getTurnItems'] = (sessionId, branchId, turn) => this.call('getTurnItems', sessionId, branchId, turn);
+  getTurnItemsMany = (sessionId: string, branchId: string, turns: readonly number[]): Promise<ItemEntry[][]> =>
+    this.call('getTurnItemsMany', sessionId, branchId, turns);
   getTurnsPage: Reads['getTurnsPage'] = (sessionId, branchId, request) => this.call('getTurnsPage', sessionId, branchId, request);
   getTurnsPageBefore: Reads['getTurnsPageBefore'] = (sessionId, branchId, request) =>
     this.call('getTurnsPageBefore', sessionId, branchId, request);

@@ -24,6 +24,7 @@ export const DATABASE_METHODS = [
   'getBranchTree',
   'getItemsPage',
   'getTurnItems',
+  'getTurnItemsMany',
   'getTurnsPage',
   'getTurnsPageBefore',
   'usedBranchIds',

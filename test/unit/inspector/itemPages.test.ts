@@ -196,6 +196,19 @@ describe('SessionDatabase.getItemsPage / getTurnItems', () => {
     assert.deepEqual(db.getTurnItems('branched', 'nope', 1), []);
   });
 
+  it('getTurnItemsMany reads several turns in the order asked, as getTurnItems reads each', () => {
+    const db = folder.inspect();
+    for (const branch of ['main', 'alt', 'sub']) {
+      const turns = [3, 1, 99, 2, 1];
+      assert.deepEqual(
+        db.getTurnItemsMany('branched', branch, turns),
+        turns.map((t) => db.getTurnItems('branched', branch, t)),
+        branch,
+      );
+    }
+    assert.throws(() => db.getTurnItemsMany('branched', 'main', [1.5]), /turns must be a list of integers/);
+  });
+
   it('reads pages by index: SQLite seeks to the cursor and never sorts the branch', () => {
     const db = openDatabase(folder.path(), { readonly: true });
     folder.track(db);
