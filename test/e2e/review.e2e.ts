@@ -153,5 +153,29 @@ for (const theme of THEMES) {
       await f.locator('.item-assistant').last().locator('.correction-remove').click();
       await f.locator('.item-assistant').last().locator('.correct-button').waitFor({ timeout: 20_000 });
     });
+
+    it('hands a turn over to the chat from the palette, or says how to get one', async () => {
+      const { wb } = suite;
+      await openConversationView(wb, 'conversations.db', 'weather-trip');
+      await wb.runCommand('Agent Sessions: Ask Copilot about This Turn');
+      await wb.page.locator('.quick-input-widget:visible .monaco-list-row', { hasText: 'weather-trip' }).first().waitFor();
+      await wb.answer('weather-trip');
+      await wb.page.locator('.quick-input-widget:visible .monaco-list-row', { hasText: 'Turn 2' }).first().waitFor();
+      await wb.answer('Turn 2');
+      // Either the chat opens with the prompt (a chat with a model is installed), or a message says how to get one
+      // (read in the notification centre: a toast may be gone by then).
+      const chatInput = wb.page.locator('.interactive-input-part .monaco-editor .view-lines', { hasText: '#readTurns' });
+      if (!(await chatInput.first().isVisible())) {
+        await wb.page.waitForTimeout(3000); // the hand-over waits up to 2 s for the language models to be listed
+        await wb.runCommand('Notifications: Show Notifications');
+      }
+      const noChat = wb.page.locator('.notifications-center .notification-list-item', { hasText: 'GitHub Copilot Chat' });
+      await chatInput.or(noChat).first().waitFor({ timeout: 20_000 });
+      await wb.page.mouse.move(5, 5);
+      await docsScreenshot(wb, `hand-over-${theme}`);
+      if (await noChat.count()) assert.match((await noChat.first().textContent()) ?? '', /The prompt is on the clipboard/);
+      else assert.match((await chatInput.first().textContent()) ?? '', /weather-trip/);
+      await wb.page.keyboard.press('Escape');
+    });
   });
 }

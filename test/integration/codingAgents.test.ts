@@ -224,6 +224,9 @@ describe('coding agents: Language Model tools, the MCP server definition, the ha
     const opened: unknown[] = [];
     const fake = vscode.commands.registerCommand('agentSessionsTest.openChat', (options: unknown) => void opened.push(options));
     a.codingAgents.handOver.chatCommand = 'agentSessionsTest.openChat';
+    // A stand-in chat with a model behind it (code-server has neither).
+    const hadModel = a.codingAgents.handOver.hasChatModel;
+    a.codingAgents.handOver.hasChatModel = async () => true;
     try {
       const turn = { kind: 'turn', dbPath: path, sessionId: 'trip', branchId: 'main', turn: 2, branchTurnNumber: 2 };
       const asked = await vscode.commands.executeCommand<HandOverOutcome>('agentSessions.askAboutTurn', turn);
@@ -267,7 +270,13 @@ describe('coding agents: Language Model tools, the MCP server definition, the ha
       assert.equal(fallback.opened, false);
       assert.equal(await vscode.env.clipboard.readText(), fallback.prompt);
       assert.equal(opened.length, 1, 'only the comparison is left: nothing else was opened');
+      // A chat command with no model behind it (VS Code's own chat view before Copilot): the same fallback.
+      a.codingAgents.handOver.chatCommand = 'agentSessionsTest.openChat';
+      a.codingAgents.handOver.hasChatModel = hadModel;
+      const noModel = await vscode.commands.executeCommand<HandOverOutcome>('agentSessions.askAboutTurn', turn);
+      assert.equal(noModel.opened, (await vscode.lm.selectChatModels()).length > 0);
     } finally {
+      a.codingAgents.handOver.hasChatModel = hadModel;
       a.codingAgents.handOver.chatCommand = 'workbench.action.chat.open';
       fake.dispose();
     }

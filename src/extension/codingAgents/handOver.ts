@@ -91,9 +91,26 @@ export interface HandOverOutcome {
   opened: boolean;
 }
 
+/** How long to wait for the language models to be listed before taking it that there are none. */
+const MODEL_WAIT_MS = 2000;
+
 export class HandOver {
   /** The command that opens the chat; a test puts one of its own here (or one that does not exist). */
   chatCommand = CHAT_OPEN_COMMAND;
+  /**
+   * Whether a chat could answer: VS Code ships its chat view (and the command) without any model behind it — in
+   * code-server, or before Copilot is installed the command opens nothing — so a language model must be there too.
+   * A test puts its own answer here.
+   */
+  hasChatModel = async (): Promise<boolean> => {
+    // Bounded: where no chat extension ever registers a model, the answer may never come (seen in code-server).
+    const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), MODEL_WAIT_MS));
+    const models = Promise.resolve(vscode.lm.selectChatModels()).then(
+      (m) => m.length > 0,
+      () => false,
+    );
+    return Promise.race([models, timeout]);
+  };
 
   /**
    * Opens the chat in agent mode (the mode that calls tools) with `prompt`: sent at once when `send`, else left in the
@@ -101,7 +118,7 @@ export class HandOver {
    */
   async open(prompt: string, send: boolean): Promise<HandOverOutcome> {
     const commands = await vscode.commands.getCommands(true);
-    if (commands.includes(this.chatCommand)) {
+    if (commands.includes(this.chatCommand) && (await this.hasChatModel())) {
       await vscode.commands.executeCommand(this.chatCommand, { query: prompt, isPartialQuery: !send, mode: 'agent' });
       return { prompt, opened: true };
     }
@@ -111,7 +128,7 @@ export class HandOver {
     void vscode.window
       .showInformationMessage(
         vscode.l10n.t(
-          'No chat is installed to hand this over to. Install GitHub Copilot Chat (or another chat that uses VS Code language model tools), then run the command again. The prompt is on the clipboard.',
+          'No chat with a language model is installed to hand this over to. Install GitHub Copilot Chat (or another chat that uses VS Code language model tools), then run the command again. The prompt is on the clipboard.',
         ),
         get,
       )
