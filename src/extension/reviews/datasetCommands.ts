@@ -57,6 +57,7 @@ export interface DatasetFilterChoice {
   branchId?: string;
   sinceMs?: number;
   contextTurns?: number;
+  model?: string;
 }
 
 type FilterItem = vscode.QuickPickItem & { apply?: (f: DatasetFilterChoice) => void };
@@ -70,10 +71,12 @@ const DAY_MS = 86_400_000;
  */
 async function pickFilters(s: Services, target: { dbPath: string; sessionId: string }): Promise<DatasetFilterChoice | undefined> {
   const store = await s.reviews.storeFor(target.dbPath);
-  const [tags, branches] = await Promise.all([
+  const [tags, branches, pairwise] = await Promise.all([
     store.call('tagsInUse').catch(() => []),
     s.registry.require(target.dbPath).db?.getBranchTree(target.sessionId) ?? Promise.resolve([]),
+    store.call('pairwiseReviews', target.sessionId).catch(() => []),
   ]);
+  const models = [...new Set(pairwise.flatMap((p) => [p.leftModel, p.rightModel]).filter((m): m is string => !!m))].sort();
   const sep = (label: string): FilterItem => ({ label, kind: vscode.QuickPickItemKind.Separator });
   const items: FilterItem[] = [
     sep(vscode.l10n.t('Verdict')),
@@ -90,6 +93,12 @@ async function pickFilters(s: Services, target: { dbPath: string; sessionId: str
       label: b.branchId,
       description: vscode.l10n.t('branch'),
       apply: (f) => (f.branchId = f.branchId !== undefined ? conflict() : b.branchId),
+    })),
+    ...(models.length > 0 ? [sep(vscode.l10n.t('Model (pairwise verdicts only)'))] : []),
+    ...models.map((m): FilterItem => ({
+      label: m,
+      description: vscode.l10n.t('model'),
+      apply: (f) => (f.model = f.model !== undefined ? conflict() : m),
     })),
     sep(vscode.l10n.t('Reviewed')),
     ...[1, 7, 30].map((days): FilterItem => ({
@@ -114,7 +123,7 @@ async function pickFilters(s: Services, target: { dbPath: string; sessionId: str
 }
 
 function conflict(): never {
-  throw new UserFacingError(vscode.l10n.t('Pick at most one verdict and one branch: a record cannot match two.'));
+  throw new UserFacingError(vscode.l10n.t('Pick at most one verdict, one branch and one model: a record cannot match two.'));
 }
 
 /** The report in the log, where *Show Report* opens it. */

@@ -110,6 +110,8 @@ reason (a tool call without its output, an orphaned review, …). The file appea
   --tag T (repeatable)        turn reviews with any of these tags
   --verdict good|bad          turn reviews with this verdict
   --since DATE                reviews changed since (2026-12-01, or an ISO time)
+  --model M                   pairwise verdicts where a side ran on model M (turn reviews and corrections record no
+                              model, so they are left out)
   --redact                    replace API keys (sk-…) and e-mail addresses with [redacted]
   --tools FILE                a JSON list of function definitions to put in each record's "tools"
   --context-turns N           only the N turns before each record's turn as its context (default: all; what

@@ -67,7 +67,21 @@ const ALLOWED: Record<string, readonly string[]> = {
   otlp: ['store', 'listen', 'max-spans', 'max-age-days'],
   traces: ['store', 'session', 'branch', 'output', 'unlinked'],
   review: ['store', 'session', 'output'],
-  dataset: ['store', 'session', 'branch', 'output', 'tag', 'verdict', 'since', 'redact', 'tools', 'csv', 'preview', 'context-turns'],
+  dataset: [
+    'store',
+    'session',
+    'branch',
+    'output',
+    'tag',
+    'verdict',
+    'since',
+    'redact',
+    'tools',
+    'csv',
+    'preview',
+    'context-turns',
+    'model',
+  ],
 };
 const COMMON = ['db', 'json', 'no-pager', 'no-color', 'help', 'version', 'key-prefix'];
 
@@ -215,6 +229,7 @@ export async function runCli(argv: string[]): Promise<number> {
           csv: v.csv === true,
           preview: positiveInt('preview', v.preview),
           contextTurns: positiveInt('context-turns', v['context-turns']),
+          model: oneModel(v.model),
         });
         process.stdout.write(result.text);
         return result.ok ? EXIT.ok : EXIT.error;
@@ -248,6 +263,12 @@ export async function runCli(argv: string[]): Promise<number> {
   } finally {
     process.off('SIGINT', onSigint);
   }
+}
+
+/** The dataset's `--model`: one model (the option repeats for `run`, which retries on several). */
+function oneModel(models: string[] | undefined): string | undefined {
+  if (models && models.length > 1) throw new UsageError('dataset takes one --model');
+  return models?.[0];
 }
 
 async function runMcp(argv: string[], json: boolean, errColor: boolean): Promise<number> {

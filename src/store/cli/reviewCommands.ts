@@ -84,6 +84,8 @@ export interface DatasetCommandOptions {
   preview?: number;
   /** How many turns before each record's turn go into its context (`--context-turns N`); all when not given. */
   contextTurns?: number;
+  /** Pairwise verdicts where a side ran on this model (`--model`). */
+  model?: string;
 }
 
 function reportText(report: DatasetReport, output: string, preview: object[]): string {
@@ -154,6 +156,7 @@ export async function datasetCommand(
       tools,
       redact: options.redact ? [...DEFAULT_REDACTIONS] : undefined,
       contextTurns: options.contextTurns,
+      ...(options.model !== undefined ? { model: options.model } : {}),
       signal: ctx.signal,
       onRecord: (r, i) => void (i < previewCount && preview.push(r)),
     });

@@ -32,6 +32,11 @@ export interface DatasetFilters {
   tags?: string[];
   /** Reviews changed at or after this time (ms). */
   sinceMs?: number;
+  /**
+   * Pairwise verdicts where either side ran on this model (a multi-model retry's columns record it). Turn reviews and
+   * corrections are left out with it: the session does not record which model answered a turn.
+   */
+  model?: string;
 }
 
 export interface DatasetOptions extends DatasetFilters {
@@ -163,12 +168,15 @@ export async function* datasetRecords(
   }
   const turnReviews = sorted(
     reviews.turnReviews.filter(
-      (r) => matches(r, [r.branchId], options, r.tags) && (options.verdict === undefined || r.verdict === options.verdict),
+      (r) =>
+        options.model === undefined &&
+        matches(r, [r.branchId], options, r.tags) &&
+        (options.verdict === undefined || r.verdict === options.verdict),
     ),
     (r) => r.branchId,
   );
   const corrections =
-    options.tags?.length || options.verdict === 'good'
+    options.tags?.length || options.verdict === 'good' || options.model !== undefined
       ? []
       : sorted(
           reviews.corrections.filter((c) => matches(c, [c.branchId], options)),
@@ -178,7 +186,11 @@ export async function* datasetRecords(
     options.tags?.length || options.verdict
       ? []
       : sorted(
-          reviews.pairwise.filter((p) => matches(p, [p.leftBranch, p.rightBranch], options)),
+          reviews.pairwise.filter(
+            (p) =>
+              matches(p, [p.leftBranch, p.rightBranch], options) &&
+              (options.model === undefined || p.leftModel === options.model || p.rightModel === options.model),
+          ),
           (p) => p.leftBranch,
         );
 

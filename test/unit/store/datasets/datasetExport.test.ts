@@ -157,12 +157,23 @@ describe('datasets from reviews', () => {
     assert.equal(csvField('say "hi"\nbye'), '"say ""hi""\nbye"');
   });
 
-  it('filters by tag, and leaves no file when the export fails', async () => {
+  it('filters by tag and by model, and leaves no file when the export fails', async () => {
     const { lines } = await write('eval', { tags: ['weather'] });
     assert.deepEqual(
       lines.map((l) => l.reference),
       ['It is 7 °C and raining in Oslo.'],
     );
+    // A model: the pairwise verdicts where a side ran on it; turn reviews and corrections record none.
+    const mini = await write('preference', { model: 'gpt-4.1-mini' });
+    assert.deepEqual(
+      mini.lines.map((l) => l.preferred_output),
+      [[{ role: 'assistant', content: 'Yes, take one: it will rain all day.' }]],
+    );
+    const other = join(tmp.dir, 'other-model.jsonl');
+    const none = await exportDataset(db, reviews.exportData(), other, { format: 'eval', model: 'gpt-4.1-mini' });
+    assert.equal(none.records, 1, "the pairwise verdict's better answer is the one reference");
+    const nobody = await exportDataset(db, reviews.exportData(), other, { format: 'sft', model: 'o3' });
+    assert.equal(nobody.records, 0);
     const out = join(tmp.dir, 'aborted.jsonl');
     const abort = new AbortController();
     abort.abort();
