@@ -81,7 +81,7 @@ export const QUERY_TOOLS: readonly QueryTool[] = [
   {
     name: 'list_stores',
     title: 'List session stores',
-    description: `Lists the session stores this server reads (OpenAI Agents SDK session databases: SQLite files, PostgreSQL, Redis), with the name to pass as "store". Start here when you do not know the store's name. ${READ_ONLY_NOTE}`,
+    description: `Lists the session stores that can be read here (OpenAI Agents SDK session databases: SQLite files, PostgreSQL, Redis), with the name to pass as "store". Start here when you do not know the store's name. ${READ_ONLY_NOTE}`,
     parameters: {},
     async run(host) {
       const list = host.stores();
@@ -92,7 +92,7 @@ export const QUERY_TOOLS: readonly QueryTool[] = [
         list.length === 0
           ? 'No stores are served. Pass "store" as the path of a SQLite session file to any tool.'
           : `${list.length} ${list.length === 1 ? 'store' : 'stores'}:\n${lines.join('\n')}\nAny tool also takes "store" as the path of another SQLite session file.`;
-      return answer({ store: '(all)', location: 'this server' }, `${body}${host.traces ? `\nTrace store: ${host.traces.path}` : ''}`, null);
+      return answer({ store: '(all)', location: 'here' }, `${body}${host.traces ? `\nTrace store: ${host.traces.path}` : ''}`, null);
     },
   },
   {
@@ -181,7 +181,7 @@ export const QUERY_TOOLS: readonly QueryTool[] = [
   {
     name: 'turn_timeline',
     title: 'Show turn timeline',
-    description: `A turn's timeline from the trace store: its spans (agent runs, model requests with model and tokens, tool calls, handoffs, errors) as an indented waterfall with start offsets and durations. Use it to see where a turn's time went or which call failed. Needs the server's trace store (--traces). ${READ_ONLY_NOTE}`,
+    description: `A turn's timeline from the trace store: its spans (agent runs, model requests with model and tokens, tool calls, handoffs, errors) as an indented waterfall with start offsets and durations. Use it to see where a turn's time went or which call failed. Needs a trace store (the MCP server's --traces; in VS Code, the extension's own). ${READ_ONLY_NOTE}`,
     parameters: {
       store: STORE,
       session: SESSION,
