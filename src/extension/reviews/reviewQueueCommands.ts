@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { arg, argOrInput } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
 import type { Services } from '../core/services';
-import { SearchQueryError, parseSearchQuery } from '../../store/search/searchQuery';
+import { searchQueryProblem } from '../search/searchCommands';
 
 /** *Review Next* (a query starts a queue; without one, the queue goes on or asks for one) and *Stop Review Queue*. */
 export function reviewQueueCommands(s: Services): CommandsOf<'reviewNext' | 'stopReviewQueue'> {
@@ -16,15 +16,7 @@ export function reviewQueueCommands(s: Services): CommandsOf<'reviewNext' | 'sto
         prompt: vscode.l10n.t('A search query; its turns are shown one by one. G or B in the view gives the verdict and goes on.'),
         placeHolder: vscode.l10n.t('e.g. reviewed:no   is:failed reviewed:no   tool:refund   is:bad tag:wrong-tool'),
         value: queue.state.query || 'reviewed:no',
-        validateInput: (value) => {
-          if (value.trim() === '') return undefined;
-          try {
-            parseSearchQuery(value);
-            return undefined;
-          } catch (err) {
-            return err instanceof SearchQueryError ? err.message : undefined;
-          }
-        },
+        validateInput: searchQueryProblem,
       });
       if (text === undefined || text.trim() === '') return undefined;
       return queue.start(text);

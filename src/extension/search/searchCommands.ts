@@ -11,6 +11,17 @@ function isHitNode(v: unknown): v is HitNode {
   return typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'hit';
 }
 
+/** What is wrong with a query as it is typed (an input box's `validateInput`), or undefined; empty is not wrong yet. */
+export function searchQueryProblem(value: string): string | undefined {
+  if (value.trim() === '') return undefined;
+  try {
+    parseSearchQuery(value);
+    return undefined;
+  } catch (err) {
+    return err instanceof SearchQueryError ? err.message : undefined;
+  }
+}
+
 export function searchCommands(s: Services): CommandsOf<'searchSessions' | 'cancelSearch' | 'clearSearchResults' | 'openSearchHit'> {
   const { search } = s;
   return {
@@ -21,15 +32,7 @@ export function searchCommands(s: Services): CommandsOf<'searchSessions' | 'canc
         prompt: vscode.l10n.t('Text to find (any case), or filters: tool:NAME, is:failed, role:user, is:bad, tag:TAG, reviewed:no'),
         placeHolder: vscode.l10n.t('e.g. refund   tool:get_weather is:failed   role:user "exact phrase"'),
         value: search.query,
-        validateInput: (value) => {
-          if (value.trim() === '') return undefined;
-          try {
-            parseSearchQuery(value);
-            return undefined;
-          } catch (err) {
-            return err instanceof SearchQueryError ? err.message : undefined;
-          }
-        },
+        validateInput: searchQueryProblem,
       });
       if (text === undefined || text.trim() === '') return undefined;
       if (maxHits !== undefined && typeof maxHits !== 'number')

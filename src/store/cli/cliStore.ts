@@ -11,6 +11,7 @@ import { openRemoteStore } from '../remote/openRemoteStore';
 import { redactUrl } from '../remote/remoteErrors';
 import { RemoteSessionSource } from '../remote/remoteSessionSource';
 import { remoteKindOf } from '../remote/remoteStore';
+import { allServerSessions } from '../remote/allServerSessions';
 import { UsageError } from './exitCodes';
 
 export type CliStore =
@@ -58,19 +59,5 @@ export async function closeStore(store: CliStore): Promise<void> {
 
 /** Every session of the store (a server store's, page by page; a file's at once). */
 export async function allSessions(store: CliStore): Promise<SessionSummary[]> {
-  if (store.kind === 'file') return store.db.listSessions();
-  const out: SessionSummary[] = [];
-  const seen = new Set<string>();
-  let cursor: string | null = null;
-  do {
-    const page = await store.source.listSessionsPage({ limit: 200, cursor });
-    // A Redis key scan may return a key twice: each session is listed once.
-    for (const s of page.sessions) {
-      if (seen.has(s.sessionId)) continue;
-      seen.add(s.sessionId);
-      out.push(s);
-    }
-    cursor = page.nextCursor;
-  } while (cursor !== null);
-  return out;
+  return store.kind === 'file' ? store.db.listSessions() : allServerSessions(store.source);
 }

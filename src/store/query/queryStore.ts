@@ -13,6 +13,7 @@ import type { SearchOptions, SearchSummary } from '../search/searchHits';
 import { searchDatabase } from '../search/searchDatabase';
 import { searchRemoteStore } from '../search/searchRemote';
 import { checkCancelled } from './queryErrors';
+import { allServerSessions } from '../remote/allServerSessions';
 
 export interface QueryStore {
   /** The short name results and resource URIs use (`demo`, `postgres-app`); unique among the stores served. */
@@ -55,21 +56,7 @@ export function serverQueryStore(source: RemoteSessionSource, name: string, loca
     kind: 'server',
     reader: source,
     async listSessions(signal) {
-      const out: SessionSummary[] = [];
-      const seen = new Set<string>();
-      let cursor: string | null = null;
-      do {
-        checkCancelled(signal);
-        const page = await source.listSessionsPage({ limit: 200, cursor });
-        // A Redis key scan may return a key twice: each session is listed once.
-        for (const s of page.sessions) {
-          if (seen.has(s.sessionId)) continue;
-          seen.add(s.sessionId);
-          out.push(s);
-        }
-        cursor = page.nextCursor;
-      } while (cursor !== null);
-      return out;
+      return allServerSessions(source, () => checkCancelled(signal));
     },
     hasSession: async (sessionId) => (await source.getSession(sessionId)) !== null,
     search: (query, options) => searchRemoteStore(source.browser, query, options),
