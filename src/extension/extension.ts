@@ -43,6 +43,7 @@ import { branchFromCorrection } from './reviews/correctionBranch';
 import { branchReviews, setCorrection, setTurnReview } from './reviews/turnReviews';
 import { startCodingAgents, type CodingAgents } from './codingAgents/codingAgents';
 import { codingAgentCommands } from './codingAgents/codingAgentCommands';
+import { turnPrompt } from './codingAgents/handOver';
 
 /** What `activate` returns: used by the integration tests to read the tree and follow failures. */
 export interface AgentSessionsApi {
@@ -107,7 +108,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const jsonDocuments = new JsonDocuments(registry);
   // The conversation view calls other features through these; `services` is complete before any view can ask.
   // Made once the panels and the search it drives exist; a verdict given before then has no queue to move on.
-  const later: { reviewQueue?: ReviewQueue } = {};
+  const later: { reviewQueue?: ReviewQueue; codingAgents?: CodingAgents } = {};
   const actions: ConversationActions = {
     compareWith: async (target) => (await reported(CommandId.compareWith, () => compareWith(services, target))) !== undefined,
     compareBranches: (targets) => void compareBranches(services, targets),
@@ -140,6 +141,10 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
       reviews.write(target, (store, origin) => setCorrection(reader, store, origin, branchId, turn, itemIndex, text)),
     reviews,
     reviewTurns: (target, review) => reviews.turnSet(target.dbPath, review),
+    askAboutTurn: async (turn) => {
+      const handOver = later.codingAgents?.handOver;
+      return handOver ? (await handOver.open(turnPrompt(turn), false)).opened : false;
+    },
     branchFromCorrection: async (target, req, reader) =>
       branchFromCorrection(registry, reader, await reviews.storeFor(target.dbPath), target, req),
   };
@@ -165,7 +170,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const search = new SessionSearch(context.extensionUri, registry, panels, reviews);
   const reviewQueue = (later.reviewQueue = new ReviewQueue(search, panels));
   // Coding agents read the open stores through Language Model tools and an MCP server (docs/mcp.md, "In VS Code").
-  const codingAgents = startCodingAgents(context, registry, traces, log);
+  const codingAgents = (later.codingAgents = startCodingAgents(context, registry, traces, log));
   const services: Services = {
     context,
     log,

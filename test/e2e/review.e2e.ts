@@ -154,9 +154,17 @@ for (const theme of THEMES) {
       await f.locator('.item-assistant').last().locator('.correct-button').waitFor({ timeout: 20_000 });
     });
 
-    it('hands a turn over to the chat from the palette, or says how to get one', async () => {
+    it('hands a turn over to the chat from the view and the palette, or says how to get one', async () => {
       const { wb } = suite;
-      await openConversationView(wb, 'conversations.db', 'weather-trip');
+      const f = await openConversationView(wb, 'conversations.db', 'weather-trip');
+      // The view's button, on the selected turn: without a chat (code-server has no language model), the message.
+      await f.locator('.turn-row[data-turn="3"]').click();
+      await f.locator('.turn-title', { hasText: 'Turn 3' }).waitFor();
+      await f.locator('.ask-copilot').click();
+      await wb.page.waitForTimeout(3000); // the hand-over waits up to 2 s for the language models to be listed
+      await wb.runCommand('Notifications: Show Notifications');
+      await wb.page.locator('.notifications-center .notification-list-item', { hasText: 'GitHub Copilot Chat' }).first().waitFor();
+      await wb.runCommand('Notifications: Clear All Notifications');
       await wb.runCommand('Agent Sessions: Ask Copilot about This Turn');
       await wb.page.locator('.quick-input-widget:visible .monaco-list-row', { hasText: 'weather-trip' }).first().waitFor();
       await wb.answer('weather-trip');

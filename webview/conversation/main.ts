@@ -279,6 +279,7 @@ const reviewCallbacks = {
   review: (turn: TurnView, change: TurnReviewChangeView) => void model.review(turn, change),
   correctionOf: (turn: TurnView, itemIndex: number) => model.correctionOf(turn, itemIndex),
   continueFromCorrection: (turn: TurnView, itemIndex: number) => model.continueFromCorrection(turn, itemIndex),
+  askCopilot: (turn: TurnView) => model.askCopilot(turn),
   correct: (turn: TurnView, itemIndex: number, text: string | null) => model.correct(turn, itemIndex, text),
 };
 

@@ -83,6 +83,8 @@ export interface ConversationActions {
   branchFromCorrection(target: SessionRef, req: CorrectionBranchRequest, reader: SessionReader): Promise<string | undefined>;
   /** The review data's changes, so the verdicts shown are read again. */
   reviews?: ReviewChanges;
+  /** Hands a turn over to the chat (codingAgents/handOver.ts); false when the prompt went to the clipboard. */
+  askAboutTurn?(turn: SessionRef & { branchId: string; turn: number }): Promise<boolean>;
   /** The turns a search's review filters (`is:bad`, `tag:`, `reviewed:`) allow in the session store. */
   reviewTurns?(target: SessionRef, review: ReviewQuery): Promise<TurnSet>;
 }
@@ -306,6 +308,9 @@ class ConversationPanel extends PanelHost<HostMessage> {
       return this.actions.branchReviews(this.target, p.branchId, db, await this.branches(db));
     },
     'review/set': (p) => this.actions.setTurnReview(this.target, p.branchId, p.turn, p.change, this.db()),
+    'turn/askCopilot': async (p) => ({
+      opened: this.actions.askAboutTurn ? await this.actions.askAboutTurn({ ...this.target, branchId: p.branchId, turn: p.turn }) : false,
+    }),
     'correction/branch': async (p) => ({ branchId: (await this.actions.branchFromCorrection(this.target, p, this.db())) ?? null }),
     'correction/set': (p) => this.actions.setCorrection(this.target, p.branchId, p.turn, p.itemIndex, p.text, this.db()),
     'tables/get': async (p) => {

@@ -37,6 +37,7 @@ export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['param
   'branch/latency': z.object({ branchId: str }),
   'trace/link': z.object({ branchId: str, turn: int }),
   'reviews/get': z.object({ branchId: str }),
+  'turn/askCopilot': z.object({ branchId: str, turn: int }),
   'correction/branch': z.object({
     fromBranchId: str,
     branchTurnNumber: int,

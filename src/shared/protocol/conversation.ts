@@ -60,6 +60,11 @@ export interface Requests {
    */
   'correction/set': { params: { branchId: string; turn: number; itemIndex: number; text: string | null }; result: CorrectionView | null };
   /**
+   * Hands the turn (on `branchId`, the branch shown) over to the chat with a prompt naming it and the read tool;
+   * `opened` false when no chat could take it (the prompt is then on the clipboard, and the host says so).
+   */
+  'turn/askCopilot': { params: { branchId: string; turn: number }; result: { opened: boolean } };
+  /**
    * Makes a branch that forks before the turn at `branchTurnNumber` of `fromBranchId` and holds that turn again, ending
    * with the correction kept for its item at `itemIndex` (`ranOn`: the branch that ran the turn). The host asks for the
    * name unless `name` is given (tests, scripts); `branchId` null when the user cancelled.

@@ -39,6 +39,8 @@ export interface TurnDetailCallbacks {
   correctionOf(turn: TurnView, itemIndex: number): string | undefined;
   /** Keeps (null: removes) a correction; rejects with the host's reason. */
   correct(turn: TurnView, itemIndex: number, text: string | null): Promise<void>;
+  /** Hands the turn over to the chat (or, without one, copies the prompt); resolves with whether a chat took it. */
+  askCopilot(turn: TurnView): Promise<boolean>;
   /** Makes a branch that continues from the kept correction (the host asks for its name) and shows it. */
   continueFromCorrection(turn: TurnView, itemIndex: number): Promise<void>;
 }
@@ -304,6 +306,14 @@ export function copyButton(part: CopyPart, copy: () => Promise<boolean>, appeara
   return el('span', { class: 'copy-wrap' }, button, status);
 }
 
+/** *Ask Copilot*: the turn handed over to the chat with the tool that reads it (the host says when no chat can). */
+function askButton(turn: TurnView, cb: TurnDetailCallbacks): HTMLElement {
+  const label = t('Ask Copilot about This Turn');
+  const b = el('vscode-button', { appearance: 'secondary', class: 'ask-copilot', title: label, 'aria-label': label }, t('Ask Copilot'));
+  b.addEventListener('click', () => void cb.askCopilot(turn).catch(() => false));
+  return b;
+}
+
 function openJsonButton(open: () => void, label = t('Open as JSON')): HTMLElement {
   // "JSON ↗" opens an editor tab; "Raw" (beside it) shows the same JSON in place: their faces say which is which.
   const b = el('vscode-button', { appearance: 'icon', class: 'open-json', title: label, 'aria-label': label }, 'JSON ↗');
@@ -421,6 +431,7 @@ export function renderTurnDetail(
       'span',
       { class: 'turn-buttons' },
       copyButton('markdown', () => cb.copy(turn.turn, null, 'markdown'), 'secondary'),
+      turn.turn !== 0 ? askButton(turn, cb) : null,
       openJsonButton(() => cb.openJson(turn.turn, null), t('Open Turn as JSON')),
     ),
   );

@@ -222,6 +222,11 @@ export class ConversationModel {
     this.changed('reviews');
   }
 
+  /** Hands `turn` (on the shown branch) over to the chat. */
+  async askCopilot(turn: TurnView): Promise<boolean> {
+    return (await this.request('turn/askCopilot', { branchId: this.branchId, turn: turn.turn })).opened;
+  }
+
   /** Makes a branch that continues from the correction of `turn`'s item at `itemIndex`, and shows it. */
   async continueFromCorrection(turn: TurnView, itemIndex: number): Promise<void> {
     if (turn.branchTurnNumber === null) return;

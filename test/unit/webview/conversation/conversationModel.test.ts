@@ -80,6 +80,7 @@ class TestHost {
     'review/set': () => assert.fail('not in these tests'),
     'correction/set': () => assert.fail('not in these tests'),
     'correction/branch': () => assert.fail('not in these tests'),
+    'turn/askCopilot': () => assert.fail('not in these tests'),
     'tables/get': (p) => tables(this.db, SESSION, p.branchId, this.db.getBranchTree(SESSION), p.usage),
     'tools/get': (p) => toolsView(this.db, SESSION, p.branchId),
     'pricing/choose': () => assert.fail('not in these tests'),
