@@ -1,6 +1,7 @@
 /**
  * An OTLP/HTTP trace receiver (`POST /v1/traces`, JSON or protobuf bodies, gzip or deflate or none), for agents that
- * run anywhere else: the user's service, a notebook, CI. Loopback only unless asked otherwise. Each request's body goes
+ * run anywhere else: the user's service, a notebook, CI. Loopback only unless asked otherwise, and only requests
+ * addressed to the receiver itself (`Host`, receiverAddress.ts: 421 otherwise). Each request's body goes
  * to `ingest` in one call (decoded and stored in one transaction, in this thread or the store worker); a bad body gets OTLP's 400/413/415 with the reason, a
  * request beyond the backlog gets 503 with `Retry-After` (exporters retry it), so a flood neither crashes the
  * receiver nor grows its memory without bound.
@@ -9,6 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { createGunzip, createInflate, type Gunzip, type Inflate } from 'node:zlib';
 import { TRACE_LIMITS } from './otlpSpans';
+import { expectedHosts, hostHeaderAllowed } from './receiverAddress';
 import { TraceInputError } from './traceErrors';
 import type { IngestResult, OtlpFormat } from './traceStore';
 import { SessionError } from '../errors';
@@ -29,6 +31,11 @@ export interface OtlpReceiverOptions {
   maxBodyBytes?: number;
   /** Requests being stored at once beyond which new ones get 503 (default 8). */
   maxInFlight?: number;
+  /**
+   * Names besides the receiver's own address that requests may carry in `Host` (a DNS name of this machine that
+   * exporters elsewhere use). Requests naming anything else get 421: see receiverAddress.ts.
+   */
+  allowedHosts?: readonly string[];
   /** Told of every request handled (for the CLI's log and the extension's status). */
   onBatch?: (info: BatchInfo) => void;
 }
@@ -79,6 +86,8 @@ export class OtlpReceiver {
   private constructor(
     private readonly server: Server,
     private readonly options: OtlpReceiverOptions,
+    /** The address listened on, as given (the `Host` check compares against it). */
+    private readonly host: string,
   ) {}
 
   /** Starts listening; fails with `OtlpReceiverError` when the port is taken. */
@@ -86,7 +95,7 @@ export class OtlpReceiver {
     const host = options.host ?? '127.0.0.1';
     const port = options.port ?? DEFAULT_OTLP_PORT;
     const server = createServer();
-    const receiver = new OtlpReceiver(server, options);
+    const receiver = new OtlpReceiver(server, options, host);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => void receiver.handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err: NodeJS.ErrnoException) => {
@@ -94,7 +103,7 @@ export class OtlpReceiver {
           err.code === 'EADDRINUSE'
             ? new OtlpReceiverError(
                 'port-in-use',
-                `Port ${port} on ${host} is taken (another OTLP collector or receiver?). Stop it, or choose another port (the agentSessions.traces.receiverPort setting, or --listen ${host}:<port>), and point the agent's exporter there.`,
+                `Port ${port} on ${host} is taken (another OTLP collector or receiver?). Stop it, or choose another port (the agentSessions.traces.receiver.port setting, or --listen ${host}:<port>), and point the agent's exporter there.`,
               )
             : new OtlpReceiverError('cannot-listen', `Cannot listen on ${host}:${port}: ${err.message}`),
         );
@@ -121,6 +130,14 @@ export class OtlpReceiver {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // First of all: a request addressed to another name (a DNS-rebinding page in the user's browser) learns nothing.
+    if (!hostHeaderAllowed(req.headers.host, { host: this.host, port: this.port }, this.options.allowedHosts)) {
+      const message = `This OTLP receiver answers requests addressed to ${expectedHosts(this.host, this.port).join(', ')} only, not to Host ${JSON.stringify(req.headers.host ?? '')}.`;
+      this.options.onBatch?.({ spans: 0, rejected: 0, reasons: [], status: 421, error: message, services: [] });
+      req.resume();
+      res.writeHead(421, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ code: 7, message }));
+      return;
+    }
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/v1/traces') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('This OTLP receiver takes traces only: POST /v1/traces.\n');

@@ -41,9 +41,24 @@ const STATUS_CODES: Record<string, OtlpStatusCode> = {
   STATUS_CODE_ERROR: 'error',
 };
 
+const notOtlp = (what: string): TraceInputError =>
+  new TraceInputError('not-otlp', `This is not an OTLP trace export: ${what}.`);
+
+/**
+ * A level of the request's structure (missing: empty), which must be a list of objects: a body that parses but has
+ * another shape is not OTLP, and is refused as a whole (400) rather than answered 200 with nothing stored, which would
+ * tell the exporter its spans were taken. A span that is not an object is only that span's fault (partial success).
+ */
+function listOf(v: unknown, what: string): Obj[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw notOtlp(`${what} is not a list`);
+  if (!v.every(isObj)) throw notOtlp(`${what} holds something that is not an object`);
+  return v;
+}
+
 export function spansFromRequest(request: unknown): OtlpBatch {
   if (!isObj(request) || !('resourceSpans' in request || 'resource_spans' in request))
-    throw new TraceInputError('not-otlp', 'This is not an OTLP trace export: it has no resourceSpans.');
+    throw notOtlp('it has no resourceSpans');
   const spans: OtlpSpan[] = [];
   const reasons = new Map<string, number>();
   let rejected = 0;
@@ -51,16 +66,16 @@ export function spansFromRequest(request: unknown): OtlpBatch {
     rejected++;
     reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
   };
-  for (const rs of list(request.resourceSpans ?? request.resource_spans)) {
-    if (!isObj(rs)) continue;
+  for (const rs of listOf(request.resourceSpans ?? request.resource_spans, 'resourceSpans')) {
     let resourceCut = false;
     const resource = attributesOf(isObj(rs.resource) ? rs.resource.attributes : undefined, () => (resourceCut = true));
     // `instrumentationLibrarySpans`: the name before OTLP 0.15, still written by old exporters.
-    for (const ss of list(rs.scopeSpans ?? rs.scope_spans ?? rs.instrumentationLibrarySpans)) {
-      if (!isObj(ss)) continue;
+    for (const ss of listOf(rs.scopeSpans ?? rs.scope_spans ?? rs.instrumentationLibrarySpans, 'resourceSpans[].scopeSpans')) {
       const scopeObj = isObj(ss.scope) ? ss.scope : isObj(ss.instrumentationLibrary) ? ss.instrumentationLibrary : undefined;
       const scope = typeof scopeObj?.name === 'string' && scopeObj.name !== '' ? scopeObj.name : null;
-      for (const raw of list(ss.spans)) {
+      const rawSpans = ss.spans ?? [];
+      if (!Array.isArray(rawSpans)) throw notOtlp('resourceSpans[].scopeSpans[].spans is not a list');
+      for (const raw of rawSpans) {
         if (spans.length >= TRACE_LIMITS.maxSpansPerBatch) {
           reject(`more than ${TRACE_LIMITS.maxSpansPerBatch} spans in one request`);
           continue;

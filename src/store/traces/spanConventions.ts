@@ -1,7 +1,8 @@
 /**
  * Reads what a span was from the conventions agents' tracers write (docs/traces.md, "Which attributes are read"):
  * ours (`agent_sessions.*`, written by the extension's runs and the agent-command examples), OpenTelemetry's GenAI
- * conventions (`gen_ai.*`, old and new names of the usage counts) and OpenInference's (`openinference.span.kind`,
+ * conventions (`gen_ai.*`, old and new names of the usage counts, and Sentry's names of the cached and reasoning
+ * counts) and OpenInference's (`openinference.span.kind`,
  * `llm.*`, `session.id`). The first convention that says something wins, in that order.
  */
 import type { AttrValue, Attributes, OtlpSpan } from './otlpSpans';
@@ -109,12 +110,23 @@ export function spanRecordOf(span: OtlpSpan, source: SpanSource): SpanRecord {
       number | null,
     cachedTokens: first(
       span,
-      ['gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_read_input_tokens', 'llm.token_count.prompt_details.cache_read'],
+      [
+        'gen_ai.usage.cache_read.input_tokens',
+        'gen_ai.usage.cache_read_input_tokens',
+        // Sentry's GenAI spans (its Python and JS SDKs' OpenAI and Anthropic integrations).
+        'gen_ai.usage.input_tokens.cached',
+        'llm.token_count.prompt_details.cache_read',
+      ],
       count,
     ) as number | null,
     reasoningTokens: first(
       span,
-      ['gen_ai.usage.reasoning.output_tokens', 'gen_ai.usage.reasoning_tokens', 'llm.token_count.completion_details.reasoning'],
+      [
+        'gen_ai.usage.reasoning.output_tokens',
+        'gen_ai.usage.reasoning_tokens',
+        'gen_ai.usage.output_tokens.reasoning',
+        'llm.token_count.completion_details.reasoning',
+      ],
       count,
     ) as number | null,
     toolName: first(span, ['gen_ai.tool.name', 'tool.name', 'mcp.tool.name'], text) as string | null,

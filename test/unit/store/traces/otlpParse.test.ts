@@ -67,6 +67,24 @@ describe('OTLP bodies → span records', () => {
     assert.deepEqual([b!.inputTokens, b!.outputTokens, b!.link], [7, 3, null]);
   });
 
+  it("reads Sentry's GenAI usage names: cached input tokens and reasoning output tokens", () => {
+    // As sentry-python's OpenAI integration sets them on a `chat` span (sentry_sdk/consts.py, SPANDATA).
+    const [s] = parseOtlpJson(
+      JSON.stringify(
+        request([
+          span('eee19b7ec3c1b176', [
+            str('gen_ai.operation.name', 'chat'),
+            int('gen_ai.usage.input_tokens', 900),
+            int('gen_ai.usage.input_tokens.cached', 512),
+            int('gen_ai.usage.output_tokens', 120),
+            int('gen_ai.usage.output_tokens.reasoning', 64),
+          ]),
+        ]),
+      ),
+    ).spans.map((x) => spanRecordOf(x, 'otlp'));
+    assert.deepEqual([s!.inputTokens, s!.cachedTokens, s!.outputTokens, s!.reasoningTokens], [900, 512, 120, 64]);
+  });
+
   it('reads OpenInference spans: kinds, llm.* usage, session.id; a handoff among tools; a failed tool with its exception', () => {
     const oi = (id: string, kind: string, name: string, attrs: unknown[] = [], extra = {}) =>
       span(id, [str('openinference.span.kind', kind), ...attrs], { name, ...extra });
@@ -184,6 +202,25 @@ describe('OTLP bodies → span records', () => {
       (e: unknown) => e instanceof TraceInputError && e.problem === 'not-otlp',
     );
     assert.throws(() => spansFromRequest([]), TraceInputError);
+  });
+
+  it('refuses JSON with resourceSpans that is not shaped like OTLP, instead of taking nothing silently', () => {
+    for (const body of [
+      { resourceSpans: 'x' },
+      { resourceSpans: {} },
+      { resourceSpans: [1] },
+      { resourceSpans: [{ scopeSpans: 'x' }] },
+      { resourceSpans: [{ scopeSpans: [null] }] },
+      { resourceSpans: [{ scopeSpans: [{ spans: { traceId: TRACE } }] }] },
+    ])
+      assert.throws(
+        () => parseOtlpJson(JSON.stringify(body)),
+        (e: unknown) => e instanceof TraceInputError && e.problem === 'not-otlp' && e.httpStatus === 400 && /is not|not an object/.test(e.message),
+        JSON.stringify(body),
+      );
+    // An empty export, and levels left out, are OTLP (protobuf's JSON mapping omits empty lists).
+    assert.deepEqual(parseOtlpJson('{"resourceSpans":[]}').spans, []);
+    assert.deepEqual(parseOtlpJson('{"resourceSpans":[{"resource":{}},{"scopeSpans":[{}]}]}').spans, []);
   });
 
   it('decodes protobuf, and refuses a truncated body or a field of the wrong wire type', () => {

@@ -2,10 +2,12 @@
  * The OTLP receiver against OpenTelemetry's own exporters from npm (`@opentelemetry/exporter-trace-otlp-http` for
  * JSON, `-proto` for protobuf, gzip on), sending GenAI-convention and OpenInference-style spans timed inside the turns
  * of a real session file: the spans read back linked to the right session and turn, the unlinked ones listed. Then
- * every bad request: wrong path, method, content type or encoding, malformed and oversized bodies, a partial success,
- * a flood past the backlog, a taken port.
+ * every bad request: another Host (DNS rebinding), wrong path, method, content type or encoding, malformed, not-OTLP
+ * and oversized bodies, a partial success, a flood past the backlog, a locked store, a taken port.
  */
 import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -19,6 +21,7 @@ import { openSessionDatabase } from '../../../../src/store/inspector/sessionData
 import { openDatabase } from '../../../../src/store/drivers/openDatabase';
 import { OtlpReceiver, OtlpReceiverError, type BatchInfo } from '../../../../src/store/traces/otlpReceiver';
 import { TraceStore } from '../../../../src/store/traces/traceStore';
+import { hostHeaderAllowed } from '../../../../src/store/traces/receiverAddress';
 import { turnWindows, type TurnWindow } from '../../../../src/store/traces/turnWindows';
 import { tempDir } from '../../../support/tempFiles';
 
@@ -172,6 +175,62 @@ describe('OTLP receiver with real OpenTelemetry exporters', function () {
       assert.equal((await post('{}', { 'content-type': 'application/json', 'content-encoding': 'br' })).status, 415);
     });
 
+    /** A POST with the `Host` header given (fetch sets its own), its status and body. */
+    const postWithHost = (url: string, host: string, body: string) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = request(url, { method: 'POST', headers: { host, 'content-type': 'application/json' } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (c: string) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        });
+        req.on('error', reject).end(body);
+      });
+
+    it('refuses a request addressed to another Host (a DNS-rebinding page) with 421, and stores nothing from it', async () => {
+      const before = store.counts();
+      const port = receiver.port;
+      const one = JSON.stringify({
+        resourceSpans: [
+          { scopeSpans: [{ spans: [{ traceId: 'c'.repeat(32), spanId: 'd'.repeat(16), startTimeUnixNano: '1764666000000000000' }] }] },
+        ],
+      });
+      for (const host of [`attacker.example:${port}`, `attacker.example`, `127.0.0.1:${port + 1}`, `localhost.attacker.example:${port}`]) {
+        const res = await postWithHost(receiver.url, host, one);
+        assert.equal(res.status, 421, host);
+        assert.match((JSON.parse(res.text) as { message: string }).message, /answers requests addressed to 127\.0\.0\.1:\d+, localhost:\d+/);
+      }
+      assert.deepEqual(store.counts(), before);
+      assert.equal(batches.at(-1)!.status, 421);
+      // Its own names on its own port are answered.
+      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST.:${port}`])
+        assert.equal((await postWithHost(receiver.url, host, '{"resourceSpans":[]}')).status, 200, host);
+    });
+
+    it('answers, on every interface, IP addresses and loopback names but no DNS name unless allowed', () => {
+      const wild = { host: '0.0.0.0', port: 4318 };
+      assert.ok(hostHeaderAllowed('192.168.1.20:4318', wild));
+      assert.ok(hostHeaderAllowed('[fe80::1]:4318', { host: '::', port: 4318 }));
+      assert.ok(hostHeaderAllowed('localhost:4318', wild));
+      assert.ok(!hostHeaderAllowed('rebound.example:4318', wild));
+      assert.ok(hostHeaderAllowed('buildbox.lan:4318', wild, ['buildbox.lan']));
+      assert.ok(hostHeaderAllowed('10.0.0.5:4318', { host: '10.0.0.5', port: 4318 }));
+      assert.ok(!hostHeaderAllowed('localhost:4318', { host: '10.0.0.5', port: 4318 }));
+      assert.ok(!hostHeaderAllowed('10.0.0.5', { host: '10.0.0.5', port: 4318 }), 'no port is port 80');
+      assert.ok(!hostHeaderAllowed('[::1]:4318', { host: '127.0.0.1', port: 4319 }));
+      assert.ok(hostHeaderAllowed('[::1]:4318', { host: '127.0.0.1', port: 4318 }));
+      assert.ok(!hostHeaderAllowed(undefined, { host: '127.0.0.1', port: 4318 }), 'no Host header (HTTP/1.0)');
+    });
+
+    it('answers a body that parses but is not OTLP 400 with the reason, and stores nothing', async () => {
+      const before = store.counts();
+      for (const body of ['{"resourceSpans":"x"}', '{"resourceSpans":[{"scopeSpans":{}}]}', '{"resourceMetrics":[]}', '[]']) {
+        const res = await post(body, { 'content-type': 'application/json' });
+        assert.equal(res.status, 400, body);
+        assert.match(((await res.json()) as { message: string }).message, /not an OTLP trace export/, body);
+      }
+      assert.deepEqual(store.counts(), before);
+    });
+
     it('answers malformed bodies 400 (JSON, gzip, protobuf) and stores nothing from them', async () => {
       const before = store.counts();
       const bad = await post('{"resourceSpans": [', { 'content-type': 'application/json' });
@@ -245,6 +304,57 @@ describe('OTLP receiver with real OpenTelemetry exporters', function () {
         assert.equal((await first).status, 200);
       } finally {
         await slow.close();
+      }
+    });
+
+    it('answers 503 with Retry-After while the store is locked by another writer, and takes the spans once it is free', async () => {
+      // Another process writing the trace store (the CLI's receiver beside the extension's, a long prune) holds its lock.
+      const path = join(tmp.dir, 'locked-traces.db');
+      const locked = TraceStore.open(path, { busyTimeoutMs: 50 });
+      const holder = openDatabase(path);
+      const busy = await OtlpReceiver.start({ port: 0, ingest: (body, format) => locked.ingestOtlp(body, format) });
+      const body = JSON.stringify({
+        resourceSpans: [
+          { scopeSpans: [{ spans: [{ traceId: 'f'.repeat(32), spanId: 'e'.repeat(16), startTimeUnixNano: '1764666000000000000' }] }] },
+        ],
+      });
+      const send = () => fetch(busy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      try {
+        holder.exec('BEGIN IMMEDIATE');
+        const refused = await send();
+        assert.equal(refused.status, 503);
+        assert.equal(refused.headers.get('retry-after'), '5');
+        const answer = (await refused.json()) as { code: number; message: string };
+        assert.equal(answer.code, 14, 'google.rpc UNAVAILABLE: the exporter retries');
+        assert.match(answer.message, /could not be stored: .*locked|busy/i);
+        holder.exec('ROLLBACK');
+        assert.equal(locked.spansOfTrace('f'.repeat(32)).length, 0);
+        assert.equal((await send()).status, 200);
+        assert.equal(locked.spansOfTrace('f'.repeat(32)).length, 1);
+      } finally {
+        await busy.close();
+        holder.close();
+        locked.close();
+      }
+    });
+
+    it('names a setting that exists when the port is taken', async () => {
+      const blocker = createServer();
+      await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+      const port = (blocker.address() as { port: number }).port;
+      const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', '..', 'package.json'), 'utf8')) as {
+        contributes: { configuration: { properties: Record<string, unknown> } };
+      };
+      try {
+        const err = await OtlpReceiver.start({ port, ingest: NOTHING }).then(
+          () => assert.fail('started on a taken port'),
+          (e: unknown) => e as Error,
+        );
+        const named = [...err.message.matchAll(/agentSessions\.[\w.]*\w/g)].map((m) => m[0]);
+        assert.deepEqual(named, ['agentSessions.traces.receiver.port']);
+        for (const name of named) assert.ok(name in manifest.contributes.configuration.properties, `${name} is a setting`);
+      } finally {
+        blocker.close();
       }
     });
 
