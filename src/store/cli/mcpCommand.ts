@@ -61,7 +61,9 @@ export async function mcpCommand(argv: string[], version: string): Promise<numbe
     process.stderr.write(
       `agent-sessions mcp: serving ${
         targets.length === 0
-          ? 'no stores (tools take a file path)'
+          ? stores.takesOtherFiles
+            ? 'no stores (tools take a file path)'
+            : 'no stores (--only-stores: every call is refused)'
           : stores
               .list()
               .map((s) => `${s.name} (${s.location})`)

@@ -81,6 +81,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   const host: QueryToolHost = {
     store: (arg, tool) => stores.resolve(arg, tool),
     stores: () => stores.list(),
+    takesOtherFiles: stores.takesOtherFiles,
     ...(options.traces ? { traces: options.traces } : {}),
   };
   for (const tool of QUERY_TOOLS) {

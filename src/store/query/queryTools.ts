@@ -43,6 +43,8 @@ export interface QueryToolHost {
   store(arg: unknown, tool: string): Promise<QueryStore>;
   /** The stores there are, for `list_stores`. */
   stores(): { name: string; location: string; kind: 'file' | 'server' }[];
+  /** False when a call may name only the stores listed (`agent-sessions mcp --only-stores`); default true. */
+  takesOtherFiles?: boolean;
   traces?: TurnSpanSource;
 }
 
@@ -88,10 +90,17 @@ export const QUERY_TOOLS: readonly QueryTool[] = [
       const lines = list.map(
         (s) => `- ${JSON.stringify(s.name)}: ${s.kind === 'file' ? 'SQLite session file' : 'server store'} ${s.location}`,
       );
+      const others = host.takesOtherFiles !== false;
       const body =
         list.length === 0
-          ? 'No stores are served. Pass "store" as the path of a SQLite session file to any tool.'
-          : `${list.length} ${list.length === 1 ? 'store' : 'stores'}:\n${lines.join('\n')}\nAny tool also takes "store" as the path of another SQLite session file.`;
+          ? others
+            ? 'No stores are served. Pass "store" as the path of a SQLite session file to any tool.'
+            : 'No stores are served, and this server reads no other file: the user opens a session file in VS Code for it to be served.'
+          : `${list.length} ${list.length === 1 ? 'store' : 'stores'}:\n${lines.join('\n')}\n${
+              others
+                ? 'Any tool also takes "store" as the path of another SQLite session file.'
+                : 'Only these stores are read here: the user opens another session file in VS Code for it to be served.'
+            }`;
       return answer({ store: '(all)', location: 'here' }, `${body}${host.traces ? `\nTrace store: ${host.traces.path}` : ''}`, null);
     },
   },

@@ -1,8 +1,9 @@
 /**
  * The stores a query server answers about: the ones it was started with (opened on first use, kept open so the
- * inspector's kept totals make later answers fast), and files a call names by path (opened then and kept too). Each
- * has a short name, which the `store` argument and resource URIs use; the `store` argument also takes the path or
- * address itself.
+ * inspector's kept totals make later answers fast), and files a call names by path (opened then and kept too, but
+ * only once they opened: a path that is not a session file is never listed, so it cannot make a later call without
+ * `store` ambiguous). Each has a short name, which the `store` argument and resource URIs use; the `store` argument
+ * also takes the path or address itself.
  */
 import { existsSync, statSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
@@ -29,10 +30,18 @@ interface Entry {
   opened?: Promise<OpenedStore>;
 }
 
+/** What the user does to let a --only-stores server (the one VS Code starts) read a file. */
+const OPEN_IN_VS_CODE =
+  "Ask the user to open the session file in VS Code's Sessions view first (Agent Sessions: Open Session Database…): the server VS Code starts then serves it too.";
+
 const isAddress = (target: string): boolean => remoteKindOf(target) !== undefined;
 
 export class StoreSet {
   private readonly entries: Entry[] = [];
+  /** Files calls named, while their first open runs: listed only when it succeeds. */
+  private readonly pending = new Map<string, Promise<Entry>>();
+  /** The names those files will have, so that two of them never get the same one. */
+  private readonly pendingNames = new Set<string>();
 
   /**
    * @param targets the stores served (file paths or server addresses)
@@ -43,7 +52,12 @@ export class StoreSet {
     targets: readonly string[],
     private readonly allowOtherFiles = true,
   ) {
-    for (const t of targets) this.add(t);
+    for (const t of targets) this.entries.push(this.entryFor(t));
+  }
+
+  /** Whether a call may name a session file the set was not started with (list_stores says so, or not). */
+  get takesOtherFiles(): boolean {
+    return this.allowOtherFiles;
   }
 
   /** The stores known so far: served ones and files calls have named. */
@@ -51,7 +65,8 @@ export class StoreSet {
     return this.entries.map(({ name, location, kind }) => ({ name, location, kind }));
   }
 
-  private add(target: string): Entry {
+  /** The entry `target` is or would be: the known one, else a new one with a name no entry (or pending open) has. */
+  private entryFor(target: string, taken: readonly string[] = []): Entry {
     const kind = isAddress(target) ? 'server' : 'file';
     const abs = kind === 'file' ? resolve(target) : target;
     const known = this.entries.find((e) => e.target === abs);
@@ -59,10 +74,32 @@ export class StoreSet {
     const base = kind === 'file' ? basename(abs, extname(abs)) : nameOfAddress(target);
     const clean = base.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'store';
     let name = clean;
-    for (let i = 2; this.entries.some((e) => e.name === name); i++) name = `${clean}-${i}`;
-    const entry: Entry = { name, target: abs, location: kind === 'file' ? abs : redactUrl(target), kind };
-    this.entries.push(entry);
-    return entry;
+    for (let i = 2; this.entries.some((e) => e.name === name) || taken.includes(name); i++) name = `${clean}-${i}`;
+    return { name, target: abs, location: kind === 'file' ? abs : redactUrl(target), kind };
+  }
+
+  /**
+   * A file a call named, opened before it joins the set: one that does not open (not SQLite, no session tables, no
+   * permission) is reported and forgotten, so the served set stays what it was started with plus files that opened.
+   * Two calls naming the same new file share its one open.
+   */
+  private async addOpened(path: string): Promise<Entry> {
+    let adding = this.pending.get(path);
+    if (!adding) {
+      const entry = this.entryFor(path, [...this.pendingNames]);
+      this.pendingNames.add(entry.name);
+      adding = this.open(entry)
+        .then(() => {
+          this.entries.push(entry);
+          return entry;
+        })
+        .finally(() => {
+          this.pending.delete(path);
+          this.pendingNames.delete(entry.name);
+        });
+      this.pending.set(path, adding);
+    }
+    return adding;
   }
 
   /**
@@ -70,7 +107,8 @@ export class StoreSet {
    * (naming the stores there are) otherwise.
    */
   async resolve(arg: unknown, tool: string): Promise<QueryStore> {
-    return this.open(this.find(arg, tool));
+    const found = this.find(arg, tool);
+    return this.open(typeof found === 'string' ? await this.addOpened(found) : found);
   }
 
   /** The store called `name` (resource URIs), or undefined. */
@@ -79,7 +117,8 @@ export class StoreSet {
     return entry ? this.open(entry) : undefined;
   }
 
-  private find(arg: unknown, tool: string): Entry {
+  /** The entry a call names, or the absolute path of a file not in the set yet (opened before it is added). */
+  private find(arg: unknown, tool: string): Entry | string {
     const names = this.entries.map((e) => e.name);
     const example = (store: string) => callText(tool, { store, session: 'my-session' });
     if (arg === undefined || arg === null || arg === '') {
@@ -87,7 +126,9 @@ export class StoreSet {
       throw new QueryError(
         'unknown-store',
         this.entries.length === 0
-          ? `No store is being served: pass store, the path of a session file (SQLite). Example: ${example('/path/to/conversations.db')}`
+          ? this.allowOtherFiles
+            ? `No store is being served: pass store, the path of a session file (SQLite). Example: ${example('/path/to/conversations.db')}`
+            : `No store is being served: this server reads only the stores it was started with (--only-stores), and it was started with none. ${OPEN_IN_VS_CODE}`
           : `Several stores are served (${someOf(names, 10)}): pass store, one of those names. Example: ${example(names[0]!)}`,
       );
     }
@@ -107,13 +148,21 @@ export class StoreSet {
     const path = resolve(arg);
     const known = this.entries.find((e) => e.target === path);
     if (known) return known;
-    if (!this.allowOtherFiles || !existsSync(path) || !statSync(path).isFile()) {
+    if (!this.allowOtherFiles) {
+      // The server VS Code starts runs with --only-stores: opening the file in VS Code is the user's consent to
+      // reading it (the Language Model tools ask the same before reading a file that is not open).
       throw new QueryError(
         'unknown-store',
-        `No store ${JSON.stringify(arg)}: ${this.allowOtherFiles ? `it is not a served store's name and no file exists at ${path}` : 'it is not a served store'}. Stores: ${someOf(names, 10)}. Example: ${example(names[0] ?? '/path/to/conversations.db')}`,
+        `No store ${JSON.stringify(arg)}: this server reads only the stores it was started with (--only-stores), and that is not one of them. ${OPEN_IN_VS_CODE} Stores: ${someOf(names, 10)}.`,
       );
     }
-    return this.add(path);
+    if (!existsSync(path) || !statSync(path).isFile()) {
+      throw new QueryError(
+        'unknown-store',
+        `No store ${JSON.stringify(arg)}: it is not a served store's name and no file exists at ${path}. Stores: ${someOf(names, 10)}. Example: ${example(names[0] ?? '/path/to/conversations.db')}`,
+      );
+    }
+    return path;
   }
 
   private async open(entry: Entry): Promise<QueryStore> {

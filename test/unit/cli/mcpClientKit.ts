@@ -1,0 +1,69 @@
+/**
+ * What the MCP suites share: the CLI's esbuild bundle (built with the options of dist/cli.js, into the suite's own
+ * temporary folder, never into dist/), and a real MCP client (the SDK's `Client` over `StdioClientTransport`) started
+ * on it, whose calls come back as the text a model reads and whether it was an error.
+ */
+import { strict as assert } from 'node:assert';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ROOT } from '../export/exportFixtures';
+
+/** Builds `agent-sessions` into `outfile`. */
+export async function buildCli(outfile: string): Promise<void> {
+  const { cliBuildOptions } = (await import(pathToFileURL(join(ROOT, 'scripts', 'store-package', 'cliBuild.mjs')).href)) as {
+    cliBuildOptions: (outfile: string) => esbuild.BuildOptions;
+  };
+  await esbuild.build(cliBuildOptions(outfile));
+}
+
+/** A connected client, and its calls as text. */
+export interface McpSession {
+  client: Client;
+  /** What the server wrote on stderr so far. */
+  stderr(): string;
+  call(name: string, args: unknown): Promise<{ text: string; isError: boolean }>;
+  ok(name: string, args: Record<string, unknown>): Promise<string>;
+  fails(name: string, args: unknown): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Starts `node <cli> mcp ...args` in `cwd` and connects a client to it. */
+export async function startMcp(cli: string, args: readonly string[], cwd: string): Promise<McpSession> {
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cli, 'mcp', ...args],
+    // The bundle lives outside the repository: let it find better-sqlite3 in this checkout's node_modules.
+    env: { ...(process.env as Record<string, string>), NODE_PATH: join(ROOT, 'node_modules'), AGENT_SESSIONS_DB: '' },
+    stderr: 'pipe',
+    cwd,
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  await client.connect(transport);
+  const call = async (name: string, args: unknown): Promise<{ text: string; isError: boolean }> => {
+    // `arguments` as given, even when it is not an object: the server must answer what a broken client sends.
+    const r = (await client.callTool({ name, arguments: args as Record<string, unknown> })) as CallToolResult;
+    return { text: r.content.map((c) => (c.type === 'text' ? c.text : '')).join(''), isError: r.isError === true };
+  };
+  return {
+    client,
+    stderr: () => stderr,
+    call,
+    ok: async (name, args) => {
+      const r = await call(name, args);
+      assert.equal(r.isError, false, r.text);
+      return r.text;
+    },
+    fails: async (name, args) => {
+      const r = await call(name, args);
+      assert.equal(r.isError, true, `expected an error, got: ${r.text}`);
+      return r.text;
+    },
+    close: () => client.close(),
+  };
+}
