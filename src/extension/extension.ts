@@ -143,7 +143,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     reviewTurns: (target, review) => reviews.turnSet(target.dbPath, review),
     askAboutTurn: async (turn) => {
       const handOver = later.codingAgents?.handOver;
-      return handOver ? (await handOver.open(turnPrompt(turn), false)).opened : false;
+      return handOver ? (await handOver.open(turnPrompt(turn))).opened : false;
     },
     branchFromCorrection: async (target, req, reader) =>
       branchFromCorrection(registry, reader, await reviews.storeFor(target.dbPath), target, req),

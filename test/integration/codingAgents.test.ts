@@ -231,23 +231,28 @@ describe('coding agents: Language Model tools, the MCP server definition, the ha
       const turn = { kind: 'turn', dbPath: path, sessionId: 'trip', branchId: 'main', turn: 2, branchTurnNumber: 2 };
       const asked = await vscode.commands.executeCommand<HandOverOutcome>('agentSessions.askAboutTurn', turn);
       assert.equal(asked.opened, true);
-      assert.equal(
+      // Where the turn is goes in the data block (unit-tested in handOverPrompts.test.ts), the question is the user's.
+      assert.match(asked.prompt, /^Use #readTurns to read the turn named in the session data below, then answer my question\./);
+      assert.ok(
+        asked.prompt.includes(`store: ${JSON.stringify(path)}\nsession: "trip"\nbranch: "main"\nturn: 2\n</session-data-`),
         asked.prompt,
-        `Use #readTurns to read turn 2 on branch "main" of session "trip" in the session store ${path}, then answer: `,
       );
+      assert.match(asked.prompt, /My question: $/);
       assert.deepEqual(opened.pop(), { query: asked.prompt, isPartialQuery: true, mode: 'agent' });
 
       const compared = await vscode.commands.executeCommand<HandOverOutcome>('agentSessions.askAboutComparison', [
         { dbPath: path, sessionId: 'trip', branchId: 'main' },
         { dbPath: path, sessionId: 'trip', branchId: 'retry' },
       ]);
-      assert.match(compared.prompt, /^Use #compareBranches to compare branch "main" \(the baseline\) with "retry" in session "trip"/);
+      assert.match(compared.prompt, /^Use #compareBranches to compare the branches named in the session data below/);
+      assert.match(compared.prompt, /\nsession: "trip"\nbaseline branch: "main"\nother branches: "retry"\n/);
 
       // A turn: its one failed call. An item: the call whose output failed counts too.
       const explained = await vscode.commands.executeCommand<HandOverOutcome>('agentSessions.explainFailure', turn);
-      assert.match(explained.prompt, /Its get_weather call \(item \d+\) failed \(tool error\)/);
+      assert.match(explained.prompt, /\nfailed call: item \d+\ntool: "get_weather"\nwhy it counts as failed: "tool error"\n/);
       assert.match(explained.prompt, /#turnTimeline/);
-      assert.deepEqual(opened.pop(), { query: explained.prompt, isPartialQuery: false, mode: 'agent' });
+      // Left in the chat's input for the user to send, like the others: agent mode acts on what it is sent.
+      assert.deepEqual(opened.pop(), { query: explained.prompt, isPartialQuery: true, mode: 'agent' });
       const items = await a.registry.require(path).db!.getTurnItems('trip', 'main', 2);
       const call = items.find((e) => e.type === 'function_call')!;
       const fromCall = await vscode.commands.executeCommand<HandOverOutcome>('agentSessions.explainFailure', {
@@ -258,7 +263,9 @@ describe('coding agents: Language Model tools, the MCP server definition, the ha
         turn: 2,
         sequenceNumber: call.sequenceNumber,
       });
-      assert.equal(fromCall.prompt, explained.prompt);
+      // The same prompt but for the fence's tag, which is new in every prompt.
+      const untagged = (prompt: string): string => prompt.replace(/session-data-[0-9a-f]{16}/g, 'session-data-…');
+      assert.equal(untagged(fromCall.prompt), untagged(explained.prompt));
       opened.pop();
       const none = await vscode.commands.executeCommand('agentSessions.explainFailure', { ...turn, turn: 1 });
       assert.equal(none, undefined);

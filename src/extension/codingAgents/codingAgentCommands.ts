@@ -1,7 +1,7 @@
 /**
  * *Ask Copilot about This Turn* (a turn node, the palette), *Ask Copilot about This Comparison* (the compare view's
  * title bar, the palette) and *Explain the Failure* (a failed tool call's node, a turn and its item, the palette):
- * each hands its turn or comparison to the chat (handOver.ts) and resolves with what it did.
+ * each hands its turn or comparison to the chat (handOver.ts), for the user to send, and resolves with what it did.
  */
 import * as vscode from 'vscode';
 import type { CompareTarget } from '../../shared/protocol/compareViews';
@@ -15,7 +15,8 @@ import type { Services } from '../core/services';
 import { UserFacingError } from '../core/userError';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { asNode } from '../tree/treeNodes';
-import { comparisonPrompt, failurePrompt, turnPrompt, type FailedCall, type HandOverOutcome, type TurnLocation } from './handOver';
+import type { HandOverOutcome } from './handOver';
+import { comparisonPrompt, failurePrompt, turnPrompt, type FailedCall, type TurnLocation } from './handOverPrompts';
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
@@ -127,10 +128,10 @@ export function codingAgentCommands(s: Services): CommandsOf<'askAboutTurn' | 'a
   return {
     askAboutTurn: command(askTurn, [arg.any], async (value): Promise<HandOverOutcome | undefined> => {
       const turn = value === undefined ? await pickTurn(s.registry) : (turnOf(value) ?? badArgument(askTurn, vscode.l10n.t('a turn')));
-      return turn ? s.codingAgents.handOver.open(turnPrompt(turn), false) : undefined;
+      return turn ? s.codingAgents.handOver.open(turnPrompt(turn)) : undefined;
     }),
     askAboutComparison: command(vscode.l10n.t('Ask Copilot about This Comparison'), [arg.any], (value) =>
-      s.codingAgents.handOver.open(comparisonPrompt(comparisonOf(s, value, vscode.l10n.t('Ask Copilot about This Comparison'))), false),
+      s.codingAgents.handOver.open(comparisonPrompt(comparisonOf(s, value, vscode.l10n.t('Ask Copilot about This Comparison')))),
     ),
     explainFailure: command(explain, [arg.any, arg.any], async (value, itemArg): Promise<HandOverOutcome | undefined> => {
       const turn: (TurnLocation & { sequenceNumber?: number }) | undefined =
@@ -142,8 +143,8 @@ export function codingAgentCommands(s: Services): CommandsOf<'askAboutTurn' | 'a
           ? itemArg.sequenceNumber
           : turn.sequenceNumber;
       const call = await failedCallOf(s.registry, turn, item);
-      // A complete question: sent at once.
-      return call ? s.codingAgents.handOver.open(failurePrompt(turn, call), true) : undefined;
+      // A complete question, still left for the user to send: agent mode acts on what it is sent.
+      return call ? s.codingAgents.handOver.open(failurePrompt(turn, call)) : undefined;
     }),
   };
 }
