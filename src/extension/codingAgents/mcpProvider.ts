@@ -1,43 +1,19 @@
 /**
  * `agent-sessions mcp` offered to VS Code (`vscode.lm.registerMcpServerDefinitionProvider`, VS Code 1.101+), so the
  * server appears in the MCP servers list without a hand-written configuration: the bundled CLI (dist/cli.js) run on
- * the extension host's own Node, serving the session files open in the Sessions view and the extension's trace store.
- * Each connected PostgreSQL or Redis store is a server of its own, because the CLI takes a server's password from one
- * environment variable (`AGENT_SESSIONS_PASSWORD`); the password comes from secret storage when VS Code starts the
- * server (`resolveMcpServerDefinition`), never in the listed definition. When the open stores change, VS Code hears
- * it (`onDidChangeMcpServerDefinitions`) and asks again.
+ * the extension host's own Node, serving exactly the session files open in the Sessions view (--only-stores) and the
+ * extension's trace store (mcpServerPlans.ts). Each connected PostgreSQL or Redis store is a server of its own,
+ * because the CLI takes a server's password from one environment variable (`AGENT_SESSIONS_PASSWORD`); the password
+ * comes from secret storage when VS Code starts the server (`resolveMcpServerDefinition`), never in the listed
+ * definition. When the open stores change, VS Code hears it (`onDidChangeMcpServerDefinitions`), asks again and, the
+ * definition's version having changed, restarts the server before the next chat request.
  */
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { passwordKey } from '../databases/remoteAddress';
-
-/** What a definition serves: session files (and the trace store), or one server store. */
-export interface McpServerPlan {
-  label: string;
-  args: string[];
-  /** The server store's address without its password, for a server store's definition. */
-  address?: string;
-}
-
-/** The servers to offer for the stores open now: one for the files (always, so a call can name any file), one per server store. */
-export function mcpServerPlans(
-  cliPath: string,
-  files: readonly string[],
-  servers: readonly string[],
-  tracePath: string | undefined,
-): McpServerPlan[] {
-  const stores = (targets: readonly string[]): string[] => targets.flatMap((t) => ['--store', t]);
-  const plans: McpServerPlan[] = [
-    {
-      label: vscode.l10n.t('Agent Sessions (open session files)'),
-      args: [cliPath, 'mcp', ...stores(files), ...(tracePath ? ['--traces', tracePath] : [])],
-    },
-  ];
-  for (const address of servers)
-    plans.push({ label: vscode.l10n.t('Agent Sessions ({0})', address), args: [cliPath, 'mcp', ...stores([address])], address });
-  return plans;
-}
+import { redactUrl } from '../../store/remote/remoteErrors';
+import { addressWithoutSecret, mcpServerPlans, type McpServerPlan } from './mcpServerPlans';
 
 export class AgentSessionsMcpProvider implements vscode.McpServerDefinitionProvider<vscode.McpStdioServerDefinition>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -71,7 +47,7 @@ export class AgentSessionsMcpProvider implements vscode.McpServerDefinitionProvi
     const entries = this.registry.list();
     const files = entries.filter((e) => !e.remote).map((e) => e.path);
     const servers = entries.filter((e) => e.remote).map((e) => e.path);
-    return mcpServerPlans(this.cliPath, files, servers, existsSync(this.tracePath) ? this.tracePath : undefined);
+    return mcpServerPlans(this.cliPath, files, servers, existsSync(this.tracePath) ? this.tracePath : undefined, this.version);
   }
 
   provideMcpServerDefinitions(): vscode.McpStdioServerDefinition[] {
@@ -81,25 +57,24 @@ export class AgentSessionsMcpProvider implements vscode.McpServerDefinitionProvi
       return [];
     }
     const plans = this.plans();
+    for (const e of this.registry.list())
+      if (e.remote && !addressWithoutSecret(e.path))
+        this.log?.warn(
+          `MCP server not offered for ${redactUrl(e.path)}: its address holds a secret that would show in the server's arguments`,
+        );
     this.lastKey = JSON.stringify(plans.map((p) => p.args));
     return plans.map((p) => {
       // The extension host's Node: on desktop that is Electron's binary, which runs a script as Node only when told.
-      const definition = new vscode.McpStdioServerDefinition(
-        p.label,
-        process.execPath,
-        p.args,
-        { ELECTRON_RUN_AS_NODE: '1' },
-        this.version,
-      );
+      const definition = new vscode.McpStdioServerDefinition(p.label, process.execPath, p.args, { ...p.env }, p.version);
       return definition;
     });
   }
 
   /** Adds a server store's password from secret storage as the server starts (it is never in the listed definition). */
   async resolveMcpServerDefinition(server: vscode.McpStdioServerDefinition): Promise<vscode.McpStdioServerDefinition> {
-    const address = this.plans().find((p) => p.label === server.label)?.address;
-    if (address === undefined || !this.secrets) return server;
-    const password = await this.secrets.get(passwordKey(address));
+    const plan: McpServerPlan | undefined = this.plans().find((p) => p.label === server.label);
+    if (plan?.address === undefined) return server;
+    const password = (this.secrets ? await this.secrets.get(passwordKey(plan.address)) : undefined) ?? plan.addressPassword;
     if (password !== undefined) server.env = { ...server.env, AGENT_SESSIONS_PASSWORD: password };
     return server;
   }

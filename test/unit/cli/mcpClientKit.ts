@@ -31,14 +31,14 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-/** Starts `node <cli> mcp ...args` in `cwd` and connects a client to it. */
-export async function startMcp(cli: string, args: readonly string[], cwd: string): Promise<McpSession> {
+/** Starts `node <cli> mcp ...args` in `cwd` (`env` on top of this process's) and connects a client to it. */
+export async function startMcp(cli: string, args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<McpSession> {
   const client = new Client({ name: 'mcp-test', version: '1.0.0' });
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [cli, 'mcp', ...args],
     // The bundle lives outside the repository: let it find better-sqlite3 in this checkout's node_modules.
-    env: { ...(process.env as Record<string, string>), NODE_PATH: join(ROOT, 'node_modules'), AGENT_SESSIONS_DB: '' },
+    env: { ...(process.env as Record<string, string>), NODE_PATH: join(ROOT, 'node_modules'), AGENT_SESSIONS_DB: '', ...env },
     stderr: 'pipe',
     cwd,
   });
