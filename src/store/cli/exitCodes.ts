@@ -5,6 +5,7 @@
 import { SessionDatabaseError } from '../errors';
 import { TransferError } from '../export/exportErrors';
 import { RemoteStoreError } from '../remote/remoteErrors';
+import { ReviewStoreError } from '../reviews/reviewErrors';
 import { TraceInputError, TraceStoreError } from '../traces/traceErrors';
 
 export const EXIT = {
@@ -72,6 +73,10 @@ export function exitCodeOf(err: unknown): number {
       default:
         return EXIT.error;
     }
+  }
+  if (err instanceof ReviewStoreError) {
+    // Not a review store (a session file, a file with our header and other columns), a newer format, a bad record.
+    return err.problem === 'not-found' ? EXIT.notFound : EXIT.badFile;
   }
   if (err instanceof TraceStoreError) return err.problem === 'not-found' ? EXIT.notFound : EXIT.badFile;
   if (err instanceof TraceInputError) return EXIT.badFile;

@@ -4,19 +4,21 @@
  * checked completely before the database is touched, and everything is written in one transaction, so a malformed
  * file, a taken session id or a cancel leaves the database as it was.
  */
-import { closeSync, createReadStream, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { AgentInputItem } from '@openai/agents';
 import { AdvancedSQLiteSession } from '../session/advancedSqliteSession';
 import { describeDatabaseError } from '../errors';
+import { checkOutputPath, refuseSymlinks } from '../files/outputGuard';
 import { classifyItem } from '../format/itemClassification';
 import { toStoredItem } from '../format/itemShape';
 import { pythonJsonDumps } from '../format/pythonJson';
 import { enableWal, openSessionConnection } from '../sqlite/sessionConnection';
 import type { DriverName, SqliteDatabase, SqliteStatement } from '../sqlite/sqliteDatabase';
 import { discoverSessionTables, quoteIdentifier, type DiscoveredTables } from '../inspector/tableDiscovery';
+import { boundedLines } from './boundedLines';
 import { TransferError, throwIfCancelled } from './exportErrors';
+import { formatCount, MAX_IMPORT_ITEM_CHARS, MAX_IMPORT_JSON_DEPTH, nestsDeeperThan } from './importLimits';
 import { parseJsonExport, type SessionExportHeader } from './jsonParse';
 import type { ExportedMessage, ExportedSessionRow, ExportedStructureRow, ExportedUsageRow, SessionExport } from './jsonExport';
 import { NotLineLayout, readJsonExportLines } from './jsonStream';
@@ -86,6 +88,10 @@ function readHead(filePath: string, bytes: number): string {
 
 /** Imports `filePath` (JSON export or JSONL, see `detectImportFormat`) into `dbPath`. */
 export async function importSessionFile(dbPath: string, filePath: string, options: ImportOptions = {}): Promise<ImportResult> {
+  // The database is what import writes: never the export it reads (by any path or link), which SQLite would wreck; and a
+  // new database is never created through a link planted at its path (OutputFileError).
+  checkOutputPath(dbPath, { overwrite: true, inputs: [filePath] });
+  if (!existsSync(dbPath)) refuseSymlinks(dbPath, 'session database');
   return detectImportFormat(filePath) === 'json' ? importJsonFile(dbPath, filePath, options) : importJsonlFile(dbPath, filePath, options);
 }
 
@@ -274,6 +280,14 @@ interface EncodedLine {
 
 function encodeLine(line: string, lineNumber: number): EncodedLine | null {
   if (line.trim() === '') return null;
+  // Measured before parsing: making the stored item and its JSON recurses, and would overflow the stack.
+  if (nestsDeeperThan(line, MAX_IMPORT_JSON_DEPTH)) {
+    throw new TransferError(
+      'malformed',
+      `Line ${lineNumber}: the item nests arrays and objects more than ${MAX_IMPORT_JSON_DEPTH} levels deep, the bound of an imported item.`,
+      lineNumber,
+    );
+  }
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -299,13 +313,17 @@ function encodeLine(line: string, lineNumber: number): EncodedLine | null {
   }
 }
 
+/** A JSONL file's lines, each one item: a line longer than an item may be is refused before it is read whole. */
 async function* jsonlLines(filePath: string): AsyncGenerator<{ line: string; n: number }> {
-  const rl = createInterface({ input: createReadStream(filePath, { encoding: 'utf8' }), crlfDelay: Infinity });
+  const tooLong = (n: number) =>
+    new TransferError(
+      'malformed',
+      `Line ${n}: longer than ${formatCount(MAX_IMPORT_ITEM_CHARS)} characters (32 MiB), the bound of an imported item.`,
+      n,
+    );
   let n = 0;
-  try {
-    for await (const line of rl) yield { line: n === 0 ? line.replace(/^\uFEFF/, '') : line, n: ++n };
-  } finally {
-    rl.close();
+  for await (const line of boundedLines(filePath, MAX_IMPORT_ITEM_CHARS, tooLong)) {
+    yield { line: n === 0 ? line.replace(/^\uFEFF/, '') : line, n: ++n };
   }
 }
 

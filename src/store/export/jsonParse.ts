@@ -5,6 +5,7 @@
  * time.
  */
 import { TransferError } from './exportErrors';
+import { formatCount, MAX_IMPORT_FIELD_CHARS, MAX_IMPORT_ITEM_CHARS, MAX_IMPORT_JSON_DEPTH, nestsDeeperThan } from './importLimits';
 import {
   JSON_EXPORT_FORMAT,
   JSON_EXPORT_VERSION,
@@ -40,6 +41,23 @@ function text(o: Json, key: string, path: string, options: { nullable?: boolean;
   if (v === null && options.nullable) return null;
   if (typeof v !== 'string') bad(`${path}.${key}`, options.nullable ? 'must be a string or null' : 'must be a string', options.line);
   if (options.nonEmpty && v === '') bad(`${path}.${key}`, 'must not be empty', options.line);
+  if (v.length > MAX_IMPORT_FIELD_CHARS)
+    bad(
+      `${path}.${key}`,
+      `is longer than ${formatCount(MAX_IMPORT_FIELD_CHARS)} characters, the bound of an export's ids, names and times`,
+      options.line,
+    );
+  return v;
+}
+
+/** A message's item: within the bounds of an imported item's size and nesting (`importLimits.ts`). */
+function item(o: Json, key: string, path: string, line?: number): string {
+  const v = o[key];
+  if (typeof v !== 'string') bad(`${path}.${key}`, 'must be a string', line);
+  if (v.length > MAX_IMPORT_ITEM_CHARS)
+    bad(`${path}.${key}`, `is longer than ${formatCount(MAX_IMPORT_ITEM_CHARS)} characters (32 MiB), the bound of an imported item`, line);
+  if (nestsDeeperThan(v, MAX_IMPORT_JSON_DEPTH))
+    bad(`${path}.${key}`, `nests arrays and objects more than ${MAX_IMPORT_JSON_DEPTH} levels deep, the bound of an imported item`, line);
   return v;
 }
 
@@ -77,7 +95,7 @@ export function checkMessage(v: unknown, i: number, line?: number): ExportedMess
   return {
     ref: i,
     created_at: text(m, 'created_at', p, { nullable: true, line }),
-    message_data: text(m, 'message_data', p, { line }) as string,
+    message_data: item(m, 'message_data', p, line),
   };
 }
 
@@ -137,6 +155,14 @@ export function checkPlainHasNoStructure(header: SessionExportHeader, structureR
 /** Parses and checks a JSON export held in memory; throws `TransferError('malformed')` naming the first wrong value's path. */
 export function parseJsonExport(source: string): SessionExport {
   let doc: unknown;
+  // JSON.parse itself does not recurse, but a value nested this deep is no export of ours, and is refused unread.
+  if (nestsDeeperThan(source, MAX_IMPORT_JSON_DEPTH))
+    throw new TransferError(
+      'malformed',
+      `Not a valid session export: it nests arrays and objects more than ${MAX_IMPORT_JSON_DEPTH} levels deep, the bound of an import.`,
+      undefined,
+      '$',
+    );
   try {
     doc = JSON.parse(source);
   } catch (err) {

@@ -4,8 +4,9 @@
  * in memory. A file laid out otherwise (re-indented by an editor, say) raises `NotLineLayout`, and the caller parses it
  * whole instead.
  */
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { boundedLines } from './boundedLines';
+import { TransferError } from './exportErrors';
+import { formatCount, MAX_EXPORT_LINE_CHARS } from './importLimits';
 import type { ExportedMessage, ExportedStructureRow, ExportedUsageRow } from './jsonExport';
 import {
   checkHeader,
@@ -35,9 +36,22 @@ function parseLine(line: string, n: number): unknown {
   }
 }
 
+/**
+ * A line past the bound. The layout's first line is `{`, so a long first line is another layout (minified JSON, say),
+ * which the caller parses whole when the file is small enough; a long line further on is a row too large to import.
+ */
+function lineTooLong(line: number): Error {
+  if (line === 1) return new NotLineLayout('the first line is not "{"');
+  return new TransferError(
+    'malformed',
+    `Line ${line}: longer than ${formatCount(MAX_EXPORT_LINE_CHARS)} characters, the bound of a line of a JSON export (an item may hold 32 MiB of JSON).`,
+    line,
+  );
+}
+
 /** The export's events in file order: the header, then each message, structure row and usage row, all checked. */
 export async function* readJsonExportLines(filePath: string): AsyncGenerator<JsonExportEvent> {
-  const rl = createInterface({ input: createReadStream(filePath, { encoding: 'utf8' }), crlfDelay: Infinity });
+  const lines = boundedLines(filePath, MAX_EXPORT_LINE_CHARS, lineTooLong);
   let n = 0;
   let state: 'start' | 'header' | (typeof SECTIONS)[number] | 'between' | 'end' = 'start';
   let next = 0; // the index in SECTIONS of the list expected next
@@ -47,7 +61,7 @@ export async function* readJsonExportLines(filePath: string): AsyncGenerator<Jso
   const sequences = new Set<number>();
   const usageKeys = new Set<string>();
   try {
-    for await (const raw of rl) {
+    for await (const raw of lines) {
       n++;
       const line = n === 1 ? raw.replace(/^\uFEFF/, '') : raw;
       if (state === 'start') {
@@ -97,7 +111,7 @@ export async function* readJsonExportLines(filePath: string): AsyncGenerator<Jso
       else yield { kind: 'usage', row: checkUsageRow(value, counts.usage++, usageKeys, n) };
     }
   } finally {
-    rl.close();
+    await lines.return(undefined);
   }
   if (state !== 'end') throw new NotLineLayout('the document ends early');
 }

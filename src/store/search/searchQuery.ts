@@ -45,8 +45,23 @@ export class SearchQueryError extends Error {
 
 const ROLES = new Set(['user', 'assistant', 'system', 'developer']);
 
-/** Parses the query text; throws `SearchQueryError` for an empty query, an unknown `is:` or `role:`, or an empty filter. */
+/**
+ * The longest query, in characters (UTF-16 code units), wherever it is typed: the extension's searches, the CLI and
+ * the query tools all parse here. A paragraph pasted from a prompt fits many times over. The bound keeps the SQL
+ * prefilter's LIKE pattern under SQLite's 50,000-byte limit (SQLITE_MAX_LIKE_PATTERN_LENGTH): folding makes at most
+ * three ASCII characters of one (`ﬃ` → `ffi`) and escaping two (`%` → `\%`), so 30,002 bytes at worst.
+ */
+export const MAX_SEARCH_QUERY_CHARS = 10_000;
+
+/**
+ * Parses the query text; throws `SearchQueryError` for an empty query, one longer than `MAX_SEARCH_QUERY_CHARS`, an
+ * unknown `is:` or `role:`, or an empty filter.
+ */
 export function parseSearchQuery(input: string): SearchQuery {
+  if (input.length > MAX_SEARCH_QUERY_CHARS)
+    throw new SearchQueryError(
+      `The query is ${input.length.toLocaleString('en-US')} characters long; a search query may be at most ${MAX_SEARCH_QUERY_CHARS.toLocaleString('en-US')}`,
+    );
   const query: SearchQuery = { text: '', tools: [], roles: [], failed: false };
   const words: string[] = [];
   // Tokens: a quoted phrase, or a run of non-space characters (a filter's value may itself be quoted: tool:"a b").

@@ -31,6 +31,53 @@ function tableNames(db: SqliteDatabase): string[] {
     .map((r) => r.name);
 }
 
+/**
+ * The columns of each table `ddl` creates, read from our own DDL (one `CREATE TABLE name (…);` per table, a column a
+ * definition; `PRIMARY KEY (…)`, `UNIQUE`, `CHECK` and `FOREIGN KEY` clauses are not columns).
+ */
+export function ddlColumns(ddl: string): Map<string, string[]> {
+  const tables = new Map<string, string[]>();
+  for (const m of ddl.matchAll(/CREATE TABLE (\w+) \(([\s\S]*?)\);/g)) {
+    const definitions: string[] = [];
+    let depth = 0;
+    let current = '';
+    // Split at the commas between definitions, not those inside `PRIMARY KEY (a, b)` or `CHECK (x IN ('a', 'b'))`.
+    for (const c of m[2]!) {
+      if (c === '(') depth++;
+      else if (c === ')') depth--;
+      if (c === ',' && depth === 0) {
+        definitions.push(current);
+        current = '';
+      } else current += c;
+    }
+    definitions.push(current);
+    const columns = definitions
+      .map((d) => d.trim().split(/\s+/, 1)[0] ?? '')
+      .filter((name) => name !== '' && !/^(PRIMARY|UNIQUE|CHECK|FOREIGN|CONSTRAINT)$/i.test(name));
+    tables.set(m[1]!, columns);
+  }
+  return tables;
+}
+
+/**
+ * The first table or column of our DDL the file lacks, as `table` or `table.column`, or null. A file with our
+ * header and other tables would otherwise fail at its first query with SQLite's "no such column".
+ */
+function missingColumn(db: SqliteDatabase, ddl: string): string | null {
+  for (const [table, columns] of ddlColumns(ddl)) {
+    const present = new Set(
+      db
+        .prepare('SELECT name FROM pragma_table_info(?)')
+        .all<{ name: string }>(table)
+        .map((r) => r.name),
+    );
+    if (present.size === 0) return table;
+    const missing = columns.find((c) => !present.has(c));
+    if (missing !== undefined) return `${table}.${missing}`;
+  }
+  return null;
+}
+
 /** Creates the tables in an empty file (in one transaction) and checks that the file is a store of ours we can read. */
 export function ensureOwnSchema(db: SqliteDatabase, path: string, f: OwnStoreFormat): void {
   if (tableNames(db).length === 0) {
@@ -62,6 +109,12 @@ export function ensureOwnSchema(db: SqliteDatabase, path: string, f: OwnStoreFor
     throw f.error(
       'newer-format',
       `${path} is a ${f.what} of format ${format}, written by a newer version of Agent Session Inspector (this one reads format ${f.format}). Update it, or choose another file.`,
+    );
+  const missing = missingColumn(db, f.ddl);
+  if (missing !== null)
+    throw f.error(
+      'not-ours',
+      `${path} has the header of a ${f.what} but lacks ${missing.includes('.') ? `the column ${missing}` : `the table ${missing}`}: it is not one of our ${f.what}s, or it is damaged. Choose another file.`,
     );
 }
 

@@ -243,6 +243,30 @@ describe('agent-sessions CLI (the real binary)', function () {
       assert.deepEqual(tables(db), before, 'nothing written');
     });
 
+    it("typed errors with their codes where a raw message was: nesting, a query's length, a review store's columns", async () => {
+      // Nested deeper than the stack reaches: the bound's message, not "Maximum call stack size exceeded".
+      const deep = join(tmp.dir, 'deep.jsonl');
+      writeFileSync(deep, `{"role":"user","content":${'['.repeat(200_000)}${']'.repeat(200_000)}}\n`);
+      const before = tables(db);
+      const nested = run(['import', deep, '--db', db, '--session', 'deep']);
+      fails(nested, 4, /Line 1: the item nests arrays and objects more than 512 levels deep/);
+      assert.doesNotMatch(nested.stderr, /call stack/);
+      assert.deepEqual(tables(db), before, 'nothing written');
+      // A search query past its bound: a usage mistake, not SQLite's "LIKE or GLOB pattern too complex".
+      const long = run(['search', 'a'.repeat(100_000), '--db', db]);
+      fails(long, 2, /a search query may be at most 10,000/);
+      assert.doesNotMatch(long.stderr, /LIKE or GLOB/);
+      // A review store's header with other columns: a bad file (4), not SQLite's "no such column" (1).
+      const { ReviewStore } = await import('../../../src/store/reviews/reviewStore');
+      const reviews = join(tmp.dir, 'renamed.reviews.db');
+      const raw = ReviewStore.open(reviews);
+      raw.db.exec('ALTER TABLE turn_reviews RENAME COLUMN session_id TO sid');
+      raw.close();
+      const columns = run(['review', 'ls', '--store', reviews]);
+      fails(columns, 4, /lacks the column turn_reviews\.session_id/);
+      assert.doesNotMatch(columns.stderr, /no such column/);
+    });
+
     it('5 when another connection holds the write lock past the busy timeout; nothing written', async () => {
       const file = join(tmp.dir, 'chat-locked.json');
       ok(run(['export', 'support-chat', '-d', db, '-o', file]));

@@ -179,6 +179,17 @@ describe('searchDatabase', () => {
     assert.deepEqual(await found('lvin s'), ['STRAßE — a Kelvin scale']);
   });
 
+  it('runs the longest query allowed, even where folding and escaping grow its SQL pattern most', async () => {
+    // SQLite refuses a LIKE pattern over 50,000 bytes ("LIKE or GLOB pattern too complex"): the bound keeps the worst
+    // cases under it. ﬃ folds into three ASCII letters, % is escaped as two characters; each as text and as a tool.
+    const db = folder.inspect(await writeTrip(folder));
+    for (const c of ['\ufb03', '%', 'a']) {
+      const max = c.repeat(10_000);
+      assert.deepEqual(await run(db, max), [], c);
+      assert.deepEqual(await run(db, `tool:${max.slice(5)}`), [], `tool:${c}`);
+    }
+  });
+
   it('finds tool calls by name, failed calls, and messages by role', async () => {
     const db = folder.inspect(await writeTrip(folder));
     const tool = await run(db, 'tool:GET_WEATHER');

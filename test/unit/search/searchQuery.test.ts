@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { SearchQueryError, formatSearchQuery, parseSearchQuery, reviewOnly, reviewTurnSet } from '../../../src/store';
+import { MAX_SEARCH_QUERY_CHARS } from '../../../src/store/search/searchQuery';
 import { turnFilter } from '../../../src/store/search/reviewTurns';
 import { foldForSearch } from '../../../src/store/format/conversationText';
 import { FOLDS_INTO_ASCII, failedReason, rawCouldMatch } from '../../../src/store/search/itemMatch';
@@ -32,6 +33,17 @@ describe('parseSearchQuery', () => {
     assert.throws(() => parseSearchQuery('reviewed:no is:bad'), /cannot have a verdict or a tag/);
     assert.throws(() => parseSearchQuery('reviewed:yes reviewed:no'), /match nothing/);
     assert.throws(() => parseSearchQuery('tag:'), /"tag:" needs a value, e.g. tag:wrong-tool/);
+  });
+
+  it('refuses a query longer than its bound, naming it, wherever it was typed (one parser)', () => {
+    assert.equal(MAX_SEARCH_QUERY_CHARS, 10_000);
+    assert.equal(parseSearchQuery('a'.repeat(MAX_SEARCH_QUERY_CHARS)).text.length, MAX_SEARCH_QUERY_CHARS);
+    for (const long of ['a'.repeat(MAX_SEARCH_QUERY_CHARS + 1), `tool:${'x'.repeat(100_000)}`]) {
+      assert.throws(
+        () => parseSearchQuery(long),
+        (e: unknown) => e instanceof SearchQueryError && /a search query may be at most 10,000$/.test(e.message),
+      );
+    }
   });
 
   it('reads the review filters, which alone make a query', () => {

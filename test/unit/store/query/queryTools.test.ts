@@ -67,6 +67,18 @@ describe('query tools (in process)', () => {
     }
   });
 
+  it("search_sessions refuses a query past the parser's bound, as the CLI and the extension do, without echoing it", async () => {
+    const search = QUERY_TOOLS.find((t) => t.name === 'search_sessions')!;
+    await assert.rejects(
+      search.run(host, { query: 'a'.repeat(100_000) }),
+      (err: unknown) =>
+        err instanceof QueryError &&
+        err.problem === 'bad-query' &&
+        /a search query may be at most 10,000/.test(err.message) &&
+        err.message.length < 2_000,
+    );
+  });
+
   it('answers every tool with its source first (turn_timeline without a trace store says how to get one)', async () => {
     const signal = new AbortController().signal;
     for (const tool of QUERY_TOOLS) {

@@ -315,4 +315,26 @@ store.close();
       (e: unknown) => e instanceof SessionDatabaseError,
     );
   });
+
+  it('refuses, untouched, a file with the review store header but other columns (not SQLite\'s "no such column")', () => {
+    for (const [what, change] of [
+      ['a column renamed', 'ALTER TABLE turn_reviews RENAME COLUMN session_id TO sid'],
+      ['a table missing', 'DROP TABLE corrections'],
+    ] as const) {
+      const path = join(tmp.dir, `other-columns${n}-${what.length}.db`);
+      const raw = ReviewStore.open(path);
+      raw.db.exec(change);
+      raw.close();
+      const before = sha(path);
+      assert.throws(
+        () => ReviewStore.open(path),
+        (e: unknown) =>
+          e instanceof ReviewStoreError &&
+          e.problem === 'not-review-store' &&
+          e.message.includes(what === 'a table missing' ? 'lacks the table corrections' : 'lacks the column turn_reviews.session_id'),
+        what,
+      );
+      assert.equal(sha(path), before, `${what}: untouched`);
+    }
+  });
 });
