@@ -3,11 +3,12 @@
  * PostgreSQL or Redis store through its browser (cliStore.ts), or writes a file through the import, and returns the
  * text to print; `--json` gives the same data as JSON for scripts.
  */
-import { createWriteStream, existsSync, renameSync, rmSync } from 'node:fs';
-import { basename, dirname, extname, join } from 'node:path';
-import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { basename, extname } from 'node:path';
 import type { BranchNode } from '../inspector/inspectorTypes';
 import { TransferError } from '../export/exportErrors';
+import { checkOutputPath, type OutputOptions } from '../files/outputGuard';
+import { TempFile } from '../files/tempFile';
 import { turnToMarkdown } from '../export/markdown';
 import { exportFromReader, exportSession, exportSessionToFile } from '../export/sessionExport';
 import { detectImportFormat, importSessionFile } from '../export/importSession';
@@ -230,22 +231,34 @@ export async function exportCommand(
   ctx: CommandContext,
   dbPath: string | undefined,
   sessionId: string,
-  options: { format: string | undefined; branch: string | undefined; output: string | undefined; reviews?: string },
+  options: { format: string | undefined; branch: string | undefined; output: string | undefined; reviews?: string; force?: boolean },
 ): Promise<string> {
   const format = (options.format ?? (options.output ? formatFromName(options.output) : undefined)) as ExportFormat | undefined;
   if (format === undefined) throw new UsageError('pass --format md|json|jsonl (or an -o file ending in .md, .json or .jsonl)');
   if (!FORMATS.includes(format)) throw new UsageError(`unknown format '${format}': use md, json or jsonl`);
   const file = storeAddress(dbPath);
-  const reviews = format === 'jsonl' ? undefined : exportReviews(options.reviews, isServerAddress(file) ? undefined : file, sessionId);
+  const toFile = options.output !== undefined && options.output !== '-';
+  const reviewsPath = format === 'jsonl' ? undefined : reviewStorePath(options.reviews, isServerAddress(file) ? undefined : file);
+  // -o is checked before anything is read: never the session file, the review store or their -wal/-shm (even with
+  // --force), and an existing file only with --force.
+  const output = { overwrite: options.force, inputs: [...(isServerAddress(file) ? [] : [file]), ...(reviewsPath ? [reviewsPath] : [])] };
+  if (toFile) checkOutputPath(options.output!, output);
+  const reviews = reviewsPath === undefined ? undefined : exportReviews(reviewsPath, sessionId);
   const request = { sessionId, branchId: options.branch ?? null, signal: ctx.signal, ...(reviews ? { reviews } : {}) };
-  if (isServerAddress(file)) return exportFromServer(ctx, file, format, request, options.output);
+  if (isServerAddress(file)) return exportFromServer(ctx, file, format, request, options.output, output);
   try {
     if (options.output === undefined || options.output === '-') {
       const summary = await exportSession(file, format, request, (chunk) => writeStdout(chunk));
       return ctx.json ? '' : summary.skipped > 0 ? note(`${summary.skipped} unreadable item(s) left out`) : '';
     }
     const progress = ctx.json ? { update: () => undefined, done: () => undefined } : ctx.term.progress(`Exporting ${sessionId}`);
-    const summary = await exportSessionToFile(file, options.output, format, { ...request, onProgress: (d, t) => progress.update(d, t) });
+    const summary = await exportSessionToFile(
+      file,
+      options.output,
+      format,
+      { ...request, onProgress: (d, t) => progress.update(d, t) },
+      output,
+    );
     progress.done();
     if (ctx.json) return json({ sessionId, format, output: options.output, ...summary });
     return `Exported ${summary.items} item(s) of ${sessionId} to ${options.output}${summary.skipped > 0 ? ` (${summary.skipped} unreadable left out)` : ''}\n`;
@@ -256,13 +269,17 @@ export async function exportCommand(
 }
 
 /**
- * The review data a Markdown or JSON export carries: from --reviews, or the review store beside the session file when
- * there is one (none otherwise; a --reviews file that does not exist is an error).
+ * The review store a Markdown or JSON export reads: --reviews, or the one beside the session file when there is one
+ * (none otherwise; a --reviews file that does not exist is an error).
  */
-function exportReviews(given: string | undefined, sessionFile: string | undefined, sessionId: string): ReviewData | undefined {
+function reviewStorePath(given: string | undefined, sessionFile: string | undefined): string | undefined {
   const path = given ?? (sessionFile !== undefined && existsSync(`${sessionFile}.reviews.db`) ? `${sessionFile}.reviews.db` : undefined);
-  if (path === undefined) return undefined;
-  if (!existsSync(path)) throw new NotFoundError(`There is no review store ${path}.`);
+  if (path !== undefined && !existsSync(path)) throw new NotFoundError(`There is no review store ${path}.`);
+  return path;
+}
+
+/** The review data of `sessionId` in the review store at `path`. */
+function exportReviews(path: string, sessionId: string): ReviewData {
   const store = ReviewStore.open(path, { readonly: true, fileMustExist: true });
   try {
     return store.exportData(sessionId);
@@ -278,6 +295,7 @@ async function exportFromServer(
   format: ExportFormat,
   request: { sessionId: string; branchId: string | null; signal: AbortSignal },
   output: string | undefined,
+  outputOptions: OutputOptions,
 ): Promise<string> {
   if (format === 'json')
     throw new UsageError("JSON export copies a session file's rows; from a PostgreSQL or Redis store export md or jsonl");
@@ -287,30 +305,19 @@ async function exportFromServer(
         const summary = await exportFromReader(store.reader, format, request, (chunk) => writeStdout(chunk));
         return ctx.json ? '' : summary.skipped > 0 ? note(`${summary.skipped} unreadable item(s) left out`) : '';
       }
-      // As for a file: written under a temporary name and renamed when complete, so a stopped export leaves nothing.
-      const partial = join(dirname(output), `.${basename(output)}.${process.pid}.partial`);
-      const stream = createWriteStream(partial);
+      // As for a file: written under a temporary name and put in place when complete, so a stopped export leaves nothing.
+      const temp = TempFile.create(output, outputOptions);
       const progress = ctx.json ? { update: () => undefined, done: () => undefined } : ctx.term.progress(`Exporting ${request.sessionId}`);
       try {
-        const summary = await exportFromReader(
-          store.reader,
-          format,
-          { ...request, onProgress: (d, t) => progress.update(d, t) },
-          async (chunk) => {
-            if (!stream.write(chunk)) await once(stream, 'drain');
-          },
+        const summary = await exportFromReader(store.reader, format, { ...request, onProgress: (d, t) => progress.update(d, t) }, (chunk) =>
+          temp.write(chunk),
         );
-        stream.end();
-        await once(stream, 'close');
-        renameSync(partial, output);
+        temp.commit();
         progress.done();
         if (ctx.json) return json({ sessionId: request.sessionId, format, output, ...summary });
         return `Exported ${summary.items} item(s) of ${request.sessionId} to ${output}${summary.skipped > 0 ? ` (${summary.skipped} unreadable left out)` : ''}\n`;
-      } catch (err) {
-        stream.destroy();
-        rmSync(partial, { force: true });
-        throw err;
       } finally {
+        temp.discard();
         progress.done();
       }
     } catch (err) {

@@ -4,6 +4,7 @@
  */
 import { SessionDatabaseError } from '../errors';
 import { TransferError } from '../export/exportErrors';
+import { OutputFileError } from '../files/outputFileError';
 import { RemoteStoreError } from '../remote/remoteErrors';
 import { ReviewStoreError } from '../reviews/reviewErrors';
 import { TraceInputError, TraceStoreError } from '../traces/traceErrors';
@@ -23,7 +24,11 @@ export const EXIT = {
   badFile: 4,
   /** The database stayed locked by another connection past the busy timeout. */
   locked: 5,
-  /** The import cannot be written: the database is read-only, lacks tables (use --create-tables) or has the session. */
+  /**
+   * The output cannot be written: the import's database is read-only, lacks tables (use --create-tables) or has the
+   * session; an -o file is one the command reads (the session file, the review or trace store, their -wal/-shm, by any
+   * path or link), already exists (without --force), or the folder refuses it; a store path is a symbolic link.
+   */
   cannotWrite: 6,
   /** Interrupted (Ctrl+C). */
   interrupted: 130,
@@ -38,6 +43,7 @@ export class NotFoundError extends Error {}
 /** The exit code for an error thrown by a command. */
 export function exitCodeOf(err: unknown): number {
   if (err instanceof UsageError) return EXIT.usage;
+  if (err instanceof OutputFileError) return EXIT.cannotWrite;
   if (err instanceof NotFoundError) return EXIT.notFound;
   if (err instanceof TransferError) {
     switch (err.problem) {

@@ -35,9 +35,14 @@ Options for every command:
   -v, --version      the version
 
 Exit codes: 0 ok, 1 error, 2 usage, 3 not found (file, server database, session, branch, turn), 4 bad file (not
-SQLite, no session tables, damaged, malformed export), 5 database locked, 6 cannot write the import (read-only, no
-tables without --create-tables, session id taken), 130 interrupted. A server that cannot be reached, a refused
+SQLite, no session tables, damaged, malformed export), 5 database locked, 6 cannot write (the import's database is
+read-only, lacks tables without --create-tables or has the session id; an -o file is one the command reads, exists
+without --force, or cannot be created; a store path is a symbolic link), 130 interrupted. A server that cannot be reached, a refused
 password or a timeout is 1; the message says which.
+
+Files written (-o of export, review export, traces export, dataset): never a file the command reads (the session
+file, the review or trace store, their -wal/-shm, by any path, symbolic or hard link), even with --force; a file
+already there only with --force. Each appears only when complete, written under a random temporary name beside it.
 `;
 
 export const COMMAND_HELP: Record<string, string> = {
@@ -79,6 +84,7 @@ per request on stderr.
   show <trace-id>             a trace's spans as a tree: kind, name, start, duration, model, tool, tokens, error
   export --session S [-o F]   a session's (or --branch's) spans as OTLP JSON, for any tracing backend
 
+  --force                     replace an existing -o file (never the store itself)
   --json                      machine-readable output
 `,
   review: `Usage: agent-sessions review <action> --store <reviews.db> [options]
@@ -90,6 +96,7 @@ The review store is a file of its own (the extension's, or <session file>.review
   import <file>               add a review export: what the store lacks is added, what it holds replaced only by
                               newer records; the whole file is checked first (one bad record imports nothing)
 
+  --force                     replace an existing -o file (never the store itself)
   --json                      machine-readable output
 `,
   dataset: `Usage: agent-sessions dataset <sft|preference|eval> [file] --store <reviews.db> -o <out> [filters]
@@ -117,6 +124,7 @@ reason (a tool call without its output, an orphaned review, …). The file appea
   --context-turns N           only the N turns before each record's turn as its context (default: all; what
                               precedes the first user message always stays), so memory stays flat
   --preview N                 records to show after writing (default 3)
+  --force                     replace an existing -o file (never the session store, --store or --tools)
   check <format> <file>       check any JSONL file against the format's rules (exit 1 when a record breaks one)
   --json                      machine-readable report
 `,
@@ -161,14 +169,14 @@ filters read the review store (--reviews file; default <file>.reviews.db beside 
 tag:TAG, reviewed:yes|no; alone they find each matching turn's user message. Prints session, branch, turn, item and
 a snippet per hit; --max stops after n hits (default 10000).
 `,
-  export: `Usage: agent-sessions export [file] <session> --format md|json|jsonl [--db file] [--branch b] [-o file] [--reviews file] [--json]
+  export: `Usage: agent-sessions export [file] <session> --format md|json|jsonl [--db file] [--branch b] [-o file [--force]] [--reviews file] [--json]
 
   md     a readable transcript (all branches with the fork structure, or --branch)
   json   the rows exactly as stored (items, structure, usage, the session row): re-importable without loss
   jsonl  one @openai/agents input item per line (the branch's items, default main): a run's input or an eval set
 
 Writes to stdout, or to -o file (written to a temporary file and renamed when complete; a progress bar on a
-TTY). The format defaults to the -o file's extension. Review data (--reviews file, or <file>.reviews.db beside the
+TTY); an existing -o file is replaced only with --force, and never when it is the session file or the review store. The format defaults to the -o file's extension. Review data (--reviews file, or <file>.reviews.db beside the
 session file when there is one) goes with md (under each turn) and json (its "reviews" field), never with jsonl.
 `,
   import: `Usage: agent-sessions import <file> --db <database> [--session id] [--create-tables] [--json]

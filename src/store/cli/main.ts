@@ -52,6 +52,7 @@ const OPTIONS = {
   preview: { type: 'string' },
   'context-turns': { type: 'string' },
   reviews: { type: 'string' },
+  force: { type: 'boolean' },
 } as const;
 
 /** Which options each command takes beyond the common ones. */
@@ -61,12 +62,12 @@ const ALLOWED: Record<string, readonly string[]> = {
   branches: [],
   usage: ['branch'],
   search: ['max', 'reviews'],
-  export: ['branch', 'format', 'output', 'reviews'],
+  export: ['branch', 'format', 'output', 'reviews', 'force'],
   import: ['session', 'create-tables'],
   run: ['branch', 'from-turn', 'command', 'url', 'message', 'model', 'name', 'timeout'],
   otlp: ['store', 'listen', 'max-spans', 'max-age-days'],
-  traces: ['store', 'session', 'branch', 'output', 'unlinked'],
-  review: ['store', 'session', 'output'],
+  traces: ['store', 'session', 'branch', 'output', 'unlinked', 'force'],
+  review: ['store', 'session', 'output', 'force'],
   dataset: [
     'store',
     'session',
@@ -81,6 +82,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'preview',
     'context-turns',
     'model',
+    'force',
   ],
 };
 const COMMON = ['db', 'json', 'no-pager', 'no-color', 'help', 'version', 'key-prefix'];
@@ -207,12 +209,13 @@ export async function runCli(argv: string[]): Promise<number> {
           branch: v.branch,
           output: v.output,
           unlinked: v.unlinked === true,
+          force: v.force === true,
         });
         break;
       }
       case 'review': {
         const [action, ...args] = rest;
-        out = reviewCommand(ctx, action, args, { store: v.store, session: v.session, output: v.output });
+        out = reviewCommand(ctx, action, args, { store: v.store, session: v.session, output: v.output, force: v.force === true });
         break;
       }
       case 'dataset': {
@@ -230,6 +233,7 @@ export async function runCli(argv: string[]): Promise<number> {
           preview: positiveInt('preview', v.preview),
           contextTurns: positiveInt('context-turns', v['context-turns']),
           model: oneModel(v.model),
+          force: v.force === true,
         });
         process.stdout.write(result.text);
         return result.ok ? EXIT.ok : EXIT.error;
@@ -240,6 +244,7 @@ export async function runCli(argv: string[]): Promise<number> {
           branch: v.branch,
           output: v.output,
           reviews: v.reviews,
+          force: v.force === true,
         });
         break;
       default:

@@ -3,12 +3,14 @@
  * reviews over a session store, and the format checker on any file). The review store is a file of its own (--store),
  * never a session file (docs/reviews.md, docs/datasets.md).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeOutputFile } from '../files/tempFile';
+import { checkOutputPath } from '../files/outputGuard';
 import { checkJsonl, type DatasetFormat } from '../datasets/datasetChecks';
 import { exportDataset } from '../datasets/datasetExport';
 import { DEFAULT_REDACTIONS, type DatasetReport } from '../datasets/datasetRecords';
 import { ReviewStore } from '../reviews/reviewStore';
-import { closeStore, openStore } from './cliStore';
+import { closeStore, isServerAddress, openStore, storeAddress } from './cliStore';
 import type { CommandContext } from './commands';
 import { UsageError } from './exitCodes';
 
@@ -23,6 +25,8 @@ export interface ReviewCommandOptions {
   store?: string;
   session?: string;
   output?: string;
+  /** Replace an existing -o file (never the store itself). */
+  force?: boolean;
 }
 
 /** `review ls`, `review export`, `review import <file>`. */
@@ -45,7 +49,7 @@ export function reviewCommand(ctx: CommandContext, action: string | undefined, a
         if (args.length > 0) throw new UsageError('review export takes no arguments (--session, --output)');
         const text = `${JSON.stringify(store.exportData(options.session), null, 2)}\n`;
         if (!options.output) return text;
-        writeFileSync(options.output, text);
+        writeOutputFile(options.output, text, { overwrite: options.force, inputs: [options.store!] });
         return ctx.json ? `${JSON.stringify({ output: options.output })}\n` : `wrote ${options.output}\n`;
       }
       case 'import': {
@@ -86,6 +90,8 @@ export interface DatasetCommandOptions {
   contextTurns?: number;
   /** Pairwise verdicts where a side ran on this model (`--model`). */
   model?: string;
+  /** Replace an existing -o file (never the session file or the review store). */
+  force?: boolean;
 }
 
 function reportText(report: DatasetReport, output: string, preview: object[]): string {
@@ -134,6 +140,10 @@ export async function datasetCommand(
     if (!Array.isArray(parsed)) throw new UsageError(`${options.tools} must hold a JSON list of tool definitions`);
     tools = parsed;
   }
+  // Before anything is opened or read: -o must be neither store this command reads, and replaces a file only with --force.
+  const address = storeAddress(target);
+  const inputs = [options.store, options.tools, isServerAddress(address) ? undefined : address].filter((p): p is string => p !== undefined);
+  checkOutputPath(options.output, { overwrite: options.force, inputs });
   const reviews = openReviews(options.store, true);
   let data;
   try {
@@ -158,6 +168,8 @@ export async function datasetCommand(
       contextTurns: options.contextTurns,
       ...(options.model !== undefined ? { model: options.model } : {}),
       signal: ctx.signal,
+      overwrite: options.force,
+      inputs,
       onRecord: (r, i) => void (i < previewCount && preview.push(r)),
     });
     if (ctx.json) return { text: `${JSON.stringify({ output: options.output, ...report })}\n`, ok: true };

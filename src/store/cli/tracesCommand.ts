@@ -3,7 +3,8 @@
  * JSON files, list a session's traces or the unlinked ones, export a session's spans as OTLP JSON). The trace store
  * is a file of its own (--store), never a session file.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeOutputFile } from '../files/tempFile';
 import { parseOtlpJson } from '../traces/otlpRequest';
 import { DEFAULT_OTLP_PORT, OtlpReceiver } from '../traces/otlpReceiver';
 import { exportOtlpJson } from '../traces/otlpExport';
@@ -96,6 +97,8 @@ export interface TracesCommandOptions {
   branch?: string;
   output?: string;
   unlinked?: boolean;
+  /** Replace an existing -o file (never the store itself). */
+  force?: boolean;
 }
 
 /** `traces import <file…>`, `traces ls`, `traces show <trace>`, `traces export`. */
@@ -156,7 +159,7 @@ export function tracesCommand(ctx: CommandContext, action: string | undefined, a
         const traces = store.tracesOfSession(options.session, { branchId: options.branch });
         const body = JSON.stringify(exportOtlpJson(traces.flatMap((t) => store.spansOfTrace(t.traceId))));
         if (options.output) {
-          writeFileSync(options.output, body);
+          writeOutputFile(options.output, body, { overwrite: options.force, inputs: [store.path] });
           return ctx.json
             ? `${JSON.stringify({ output: options.output, traces: traces.length })}\n`
             : `wrote ${traces.length} traces to ${options.output}\n`;

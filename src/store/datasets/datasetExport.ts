@@ -2,18 +2,17 @@
  * Writing a dataset (docs/datasets.md): records from `datasetRecords` streamed to a file as JSONL (or, for the
  * evaluation set, CSV too), each checked against its format's rules as it is written, so a file never holds a record
  * the checker refuses (one that would is counted as skipped with the rule it breaks). Written under a temporary name and
- * renamed when complete: a failed or cancelled export leaves no partial file.
+ * put in place when complete: a failed or cancelled export leaves no partial file, and the output is never one of the
+ * stores it reads (docs/cli.md).
  */
-import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { TempFile } from '../files/tempFile';
+import type { OutputOptions } from '../files/outputGuard';
 import type { SessionReader } from '../inspector/sessionReader';
 import type { ReviewData } from '../reviews/reviewTypes';
 import { ReviewStore } from '../reviews/reviewStore';
 import { openSessionDatabase } from '../inspector/sessionDatabase';
 import { RECORD_CHECKS } from './datasetChecks';
 import { datasetRecords, type DatasetOptions, type DatasetReport } from './datasetRecords';
-
-/** About how much text is written at a time (characters). */
-const WRITE_BATCH = 1 << 20;
 
 /** The evaluation set as CSV: the last user message, its reference, tags, where it came from. */
 export const EVAL_CSV_COLUMNS = ['input', 'reference', 'tags', 'kind', 'session_id', 'branch_id', 'turn'] as const;
@@ -44,7 +43,7 @@ function csvRow(record: object): string {
   return fields.map(csvField).join(',');
 }
 
-export interface DatasetExportOptions extends DatasetOptions {
+export interface DatasetExportOptions extends DatasetOptions, OutputOptions {
   /** `csv`: the evaluation set as CSV (format `eval` only). */
   encoding?: 'jsonl' | 'csv';
   /** Called with each record written (the first few make the preview). */
@@ -62,25 +61,10 @@ export async function exportDataset(
   const csv = options.encoding === 'csv';
   if (csv && options.format !== 'eval') throw new TypeError('CSV is for the evaluation set only (format eval).');
   const report: DatasetReport = { records: 0, skipped: [], leftOut: {} };
-  const temp = `${outPath}.partial-${process.pid}`;
-  const fd = openSync(temp, 'w');
-  // Lines are gathered and written a batch at a time, synchronously, as the session export writes its files: a write
-  // per record of a few KB, and a wait for the file system's thread after each, cost more than building the record.
-  let batch: string[] = [];
-  let batched = 0;
-  const flush = (): void => {
-    if (batch.length > 0) writeSync(fd, batch.join(''));
-    batch = [];
-    batched = 0;
-  };
-  const write = (line: string): void => {
-    batch.push(line);
-    batched += line.length;
-    if (batched >= WRITE_BATCH) flush();
-  };
-  let open = true;
+  // `inputs`: the session file and the review store the caller read; refused as the output before anything is written.
+  const temp = TempFile.create(outPath, { overwrite: options.overwrite, inputs: options.inputs });
   try {
-    if (csv) write(`${EVAL_CSV_COLUMNS.join(',')}\r\n`);
+    if (csv) temp.write(`${EVAL_CSV_COLUMNS.join(',')}\r\n`);
     let index = 0;
     for await (const record of datasetRecords(reader, reviews, options, report)) {
       options.signal?.throwIfAborted();
@@ -92,17 +76,14 @@ export async function exportDataset(
         continue;
       }
       options.onRecord?.(record, index++);
-      write(csv ? `${csvRow(record)}\r\n` : `${JSON.stringify(record)}\n`);
+      // Gathered and written a batch at a time (TempFile), synchronously, as the session export writes its files: a
+      // write per record of a few KB, and a wait for the file system's thread after each, cost more than the record.
+      temp.write(csv ? `${csvRow(record)}\r\n` : `${JSON.stringify(record)}\n`);
     }
-    flush();
-    open = false;
-    closeSync(fd);
-    renameSync(temp, outPath);
+    temp.commit();
     return report;
-  } catch (err) {
-    if (open) closeSync(fd);
-    rmSync(temp, { force: true });
-    throw err;
+  } finally {
+    temp.discard();
   }
 }
 
@@ -133,6 +114,7 @@ export async function exportDatasetToFile(
   try {
     const report = await exportDataset(db, data, outPath, {
       ...options,
+      inputs: [dbPath, reviewsPath, ...(options.inputs ?? [])],
       onRecord: (r, i) => void (i < (options.previewCount ?? 3) && preview.push(r)),
     });
     return { ...report, preview };

@@ -1,9 +1,10 @@
 /**
  * The export entry points: a session or a branch of a SQLite session file as Markdown, JSON or JSONL, streamed to a
- * sink or written to a file (through a temporary file renamed at the end, so a failed or cancelled export never
- * leaves half a file under the chosen name).
+ * sink or written to a file (through a temporary file put in place at the end, so a failed or cancelled export never
+ * leaves half a file under the chosen name; never onto the session file or another input, docs/cli.md).
  */
-import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { TempFile } from '../files/tempFile';
+import type { OutputOptions } from '../files/outputGuard';
 import { openSessionDatabase } from '../inspector/sessionDatabase';
 import type { SessionReader } from '../inspector/sessionReader';
 import { discoverSessionTables } from '../inspector/tableDiscovery';
@@ -13,7 +14,7 @@ import { writeJsonExport } from './jsonExport';
 import { writeJsonlExport, writeMarkdownExport } from './readerExport';
 import type { ExportFormat, ExportRequest, ExportSummary, TextSink } from './transferTypes';
 
-export interface ExportFileOptions {
+export interface ExportFileOptions extends OutputOptions {
   driver?: DriverName | 'auto';
   busyTimeoutMs?: number;
 }
@@ -51,26 +52,11 @@ export async function exportSession(
   }
 }
 
-/** A sink that appends to a file descriptor in 1 MiB batches. */
-function fileSink(fd: number): { sink: TextSink; flush: () => void } {
-  let buffer: string[] = [];
-  let size = 0;
-  const flush = () => {
-    if (buffer.length > 0) writeSync(fd, buffer.join(''));
-    buffer = [];
-    size = 0;
-  };
-  return {
-    sink: (chunk) => {
-      buffer.push(chunk);
-      size += chunk.length;
-      if (size >= 1 << 20) flush();
-    },
-    flush,
-  };
-}
-
-/** Exports to `outPath`, replacing it only when the export completed. */
+/**
+ * Exports to `outPath`, replacing it only when the export completed. `outPath` may not be the session file (nor its
+ * -wal/-shm, nor any of `options.inputs`), and an existing file is replaced only with `options.overwrite`
+ * (`OutputFileError` otherwise, before anything is read or written).
+ */
 export async function exportSessionToFile(
   dbPath: string,
   outPath: string,
@@ -78,25 +64,12 @@ export async function exportSessionToFile(
   request: ExportRequest,
   options: ExportFileOptions = {},
 ): Promise<ExportSummary> {
-  const temp = `${outPath}.${process.pid}.partial`;
-  const fd = openSync(temp, 'w');
-  let ok = false;
+  const temp = TempFile.create(outPath, { overwrite: options.overwrite, inputs: [dbPath, ...(options.inputs ?? [])] });
   try {
-    const out = fileSink(fd);
-    const summary = await exportSession(dbPath, format, request, out.sink, options);
-    out.flush();
-    closeSync(fd);
-    renameSync(temp, outPath);
-    ok = true;
+    const summary = await exportSession(dbPath, format, request, (chunk) => temp.write(chunk), options);
+    temp.commit();
     return summary;
   } finally {
-    if (!ok) {
-      try {
-        closeSync(fd);
-      } catch {
-        // already closed
-      }
-      rmSync(temp, { force: true });
-    }
+    temp.discard();
   }
 }

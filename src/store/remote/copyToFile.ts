@@ -1,14 +1,15 @@
 /**
  * Copies a session from a server store into a new `AdvancedSQLiteSession` file, where it can be branched, re-run
  * and compared without touching the server. Rows are read a batch at a time (memory follows the batch, not the
- * session) and written into a temporary file beside the target, which is renamed into place only when everything
- * was copied: the target is either the whole copy or untouched.
+ * session) and written into a temporary file beside the target (a random name, created without following a link),
+ * which is put in place only when everything was copied: the target is either the whole copy or untouched. An
+ * existing target is refused unless the caller says to replace it, and so is any file the caller reads or serves.
  */
-import { existsSync, renameSync, rmSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
 import type { AgentInputItem } from '@openai/agents';
 import { AdvancedSQLiteSession } from '../session/advancedSqliteSession';
 import { InvalidArgumentError } from '../errors';
+import type { OutputOptions } from '../files/outputGuard';
+import { TempFile } from '../files/tempFile';
 import { decodeMessageData } from '../inspector/rowDecoding';
 import type { RemoteStoreBrowser } from './remoteStore';
 
@@ -31,7 +32,7 @@ export async function copyRemoteSessionToFile(
   browser: RemoteStoreBrowser,
   sessionId: string,
   targetPath: string,
-  options: {
+  options: OutputOptions & {
     onProgress?: (copied: number, total: number) => void;
     isCancelled?: () => boolean;
     /**
@@ -41,17 +42,29 @@ export async function copyRemoteSessionToFile(
     openTarget?: (o: { sessionId: string; dbPath: string; createTables: true }) => Promise<CopyTarget>;
   } = {},
 ): Promise<CopyResult> {
-  if (existsSync(targetPath)) throw new InvalidArgumentError(`${targetPath} already exists; choose a new file name`);
-  const summary = await browser.getSession(sessionId);
-  if (!summary) throw new InvalidArgumentError(`Session '${sessionId}' does not exist in ${browser.label}`);
-  const temp = join(dirname(targetPath), `.${basename(targetPath)}.${process.pid}.partial`);
-  const cleanup = () => {
-    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(temp + suffix, { force: true });
-  };
-  cleanup();
+  // Checked before the server is asked anything, so a refused target costs nothing (OutputFileError: is-input, exists).
+  const temp = TempFile.create(targetPath, { overwrite: options.overwrite, inputs: options.inputs });
+  try {
+    const summary = await browser.getSession(sessionId);
+    if (!summary) throw new InvalidArgumentError(`Session '${sessionId}' does not exist in ${browser.label}`);
+    // SQLite opens the temporary file by its name: an empty regular file we created, never a link.
+    temp.close();
+    return await copyInto(browser, sessionId, summary.itemCount, temp, options);
+  } finally {
+    temp.discard();
+  }
+}
+
+async function copyInto(
+  browser: RemoteStoreBrowser,
+  sessionId: string,
+  total: number,
+  temp: TempFile,
+  options: Parameters<typeof copyRemoteSessionToFile>[3] & object,
+): Promise<CopyResult> {
   const result: CopyResult = { copied: 0, skipped: [] };
   const open = options.openTarget ?? (async (o) => new AdvancedSQLiteSession(o));
-  const session = await open({ sessionId, dbPath: temp, createTables: true });
+  const session = await open({ sessionId, dbPath: temp.path, createTables: true });
   try {
     let after: { cursor: string; position: number } | null = null;
     for (;;) {
@@ -68,16 +81,14 @@ export async function copyRemoteSessionToFile(
       // Stored items are already in the Responses shape, which addItems stores as given (itemShape.ts).
       if (items.length > 0) await session.addItems(items as AgentInputItem[]);
       result.copied += items.length;
-      options.onProgress?.(result.copied + result.skipped.length, summary.itemCount);
+      options.onProgress?.(result.copied + result.skipped.length, total);
       if (rows.length < COPY_BATCH) break;
     }
     await session.close();
-    renameSync(temp, targetPath);
-    cleanup();
+    temp.commit();
     return result;
   } catch (err) {
     await session.close();
-    cleanup();
     throw err;
   }
 }

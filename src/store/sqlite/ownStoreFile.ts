@@ -1,10 +1,13 @@
 /**
  * What our own stores (the trace store, the review store) share as SQLite files: opened in WAL mode (one writer, any
  * readers), created in one transaction when empty, refused untouched when the file is a session file, another
- * program's database or one of ours in a newer format, and statements prepared once per connection.
+ * program's database or one of ours in a newer format, never created or written through a symbolic link, and
+ * statements prepared once per connection.
  */
 import { openDatabase, type OpenOptions } from '../drivers/openDatabase';
 import { describeDatabaseError } from '../errors';
+import { refuseSymlinks } from '../files/outputGuard';
+import { createFileNoFollow } from '../files/tempFile';
 import type { SqliteDatabase, SqliteStatement } from './sqliteDatabase';
 
 /** What makes a file one of our stores, and how its errors are made. */
@@ -118,8 +121,25 @@ export function ensureOwnSchema(db: SqliteDatabase, path: string, f: OwnStoreFor
     );
 }
 
-/** Opens (creating when missing and writable) a store of ours at `path`; errors described as the session files' are. */
+/**
+ * Opens (creating when missing and writable) a store of ours at `path`; errors described as the session files' are.
+ * To write, a symbolic link at the path or its -wal/-shm/-journal is refused (`OutputFileError('symlink')`) before
+ * SQLite, which follows links, sees it; a missing file is created here without following one; and WAL mode, the one
+ * pragma that changes a file for good, is set only once the file is known to be ours (or was empty).
+ */
 export function openOwnStore(path: string, options: Partial<OpenOptions>, f: OwnStoreFormat): SqliteDatabase {
+  if (!options.readonly) {
+    refuseSymlinks(path, f.what);
+    // A link planted between this and SQLite's open would be followed; creating the file first, exclusively and
+    // without following, leaves SQLite a regular file to open (EEXIST: someone made it first, which the checks see).
+    if (!options.fileMustExist) {
+      try {
+        createFileNoFollow(path);
+      } catch {
+        // A missing folder or no permission: SQLite's open below fails on it too, and says so in the store's words.
+      }
+    }
+  }
   let db: SqliteDatabase;
   try {
     db = openDatabase(path, options);
@@ -127,8 +147,8 @@ export function openOwnStore(path: string, options: Partial<OpenOptions>, f: Own
     throw describeDatabaseError(err, path, { readonly: options.readonly });
   }
   try {
-    if (!db.readonly) db.exec('PRAGMA journal_mode = WAL');
     ensureOwnSchema(db, path, f);
+    if (!db.readonly) db.exec('PRAGMA journal_mode = WAL');
   } catch (err) {
     db.close();
     throw describeDatabaseError(err, path, { readonly: options.readonly });

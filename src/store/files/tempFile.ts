@@ -1,0 +1,202 @@
+/**
+ * A file written under a temporary name beside its target and put in place only when complete, so a failed or
+ * cancelled write never leaves half a file under the user's name and never touches the file already there. The
+ * temporary name is random (not `<out>.<pid>.partial`, which another user of a shared folder could guess and plant a
+ * link at), and it is created with O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600: never through a link, never onto a file
+ * someone else made, unreadable to others while it is written. Messages name the target, never the temporary file.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  linkSync,
+  lstatSync,
+  openSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { OutputFileError } from './outputFileError';
+import { SQLITE_COMPANIONS, checkOutputPath, type OutputOptions } from './outputGuard';
+
+/** How much text is gathered before a write (characters): a write per small chunk costs more than the chunk. */
+const WRITE_BATCH = 1 << 20;
+
+/** O_NOFOLLOW does not exist on Windows (0 there): O_EXCL alone already refuses any existing path, link or not. */
+const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+
+/** "EACCES: permission denied" from a Node file-system error, without the path it names (which may be the temp file). */
+function reasonOf(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown };
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  const head = message.split(',')[0]!.trim();
+  return typeof e?.code === 'string' && head.startsWith(`${e.code}:`) ? head : typeof e?.code === 'string' ? e.code : 'failed';
+}
+
+/** An `OutputFileError('io')` about `target` for a file-system error met while writing it (or its temporary file). */
+export function writeErrorFor(target: string, err: unknown): unknown {
+  if (err instanceof OutputFileError) return err;
+  if (typeof (err as { code?: unknown })?.code !== 'string' || !/^E[A-Z]+$/.test((err as { code: string }).code)) return err;
+  return new OutputFileError('io', `${target} cannot be written (${reasonOf(err)}). Check that its folder exists and can be written.`);
+}
+
+/** Creates a new, empty file at `path` without following a link there; false when something is already at `path`. */
+export function createFileNoFollow(path: string, mode = 0o666): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, CREATE_NEW, mode);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'EEXIST' || (err as { code?: unknown }).code === 'ELOOP') return false;
+    throw err;
+  }
+  closeSync(fd);
+  return true;
+}
+
+/** The mode a new file gets from the user's umask (0666 masked), which `0600` at creation held back while writing. */
+function newFileMode(): number {
+  return 0o666 & ~process.umask();
+}
+
+/** A temporary file beside `target`, written and then put in place by `commit` or removed by `discard`. */
+export class TempFile {
+  private fd: number | null;
+  private buffer: string[] = [];
+  private buffered = 0;
+  private done = false;
+
+  private constructor(
+    /** The file the user asked for: the only name messages use. */
+    readonly target: string,
+    /** The temporary file's path (for a writer that opens it itself, such as SQLite); never shown to users. */
+    readonly path: string,
+    fd: number,
+    private readonly options: OutputOptions,
+  ) {
+    this.fd = fd;
+  }
+
+  /**
+   * Checks `target` (`checkOutputPath`: not an input, not an existing file unless `overwrite`) and creates the
+   * temporary file beside it. Throws `OutputFileError`; nothing is created then.
+   */
+  static create(target: string, options: OutputOptions = {}): TempFile {
+    checkOutputPath(target, options);
+    const path = join(dirname(target), `.${basename(target)}.${randomBytes(12).toString('hex')}.tmp`);
+    try {
+      return new TempFile(target, path, openSync(path, CREATE_NEW, 0o600), options);
+    } catch (err) {
+      throw writeErrorFor(target, err);
+    }
+  }
+
+  /** Appends `text` (gathered into batches of about 1 MiB). */
+  write(text: string): void {
+    this.buffer.push(text);
+    this.buffered += text.length;
+    if (this.buffered >= WRITE_BATCH) this.flush();
+  }
+
+  /** Writes what is gathered. */
+  flush(): void {
+    if (this.buffer.length === 0 || this.fd === null) return;
+    const text = this.buffer.join('');
+    this.buffer = [];
+    this.buffered = 0;
+    try {
+      writeSync(this.fd, text);
+    } catch (err) {
+      throw writeErrorFor(this.target, err);
+    }
+  }
+
+  /** Closes the file without putting it in place: for a writer that reopens it by `path` (SQLite). */
+  close(): void {
+    this.flush();
+    if (this.fd !== null) {
+      const fd = this.fd;
+      this.fd = null;
+      try {
+        closeSync(fd);
+      } catch (err) {
+        throw writeErrorFor(this.target, err);
+      }
+    }
+  }
+
+  /**
+   * Puts the complete file at `target`. Without `overwrite`, a hard link makes the name appear only if nothing took it
+   * since the check (EEXIST otherwise: `exists`); with it, a rename replaces what is there, a link included (not the
+   * file it points to). The file gets the mode a new file would (or the replaced file's).
+   */
+  commit(): void {
+    try {
+      this.close();
+      // The inputs are checked again: one may have appeared at the target (or moved there) while this was written.
+      checkOutputPath(this.target, { ...this.options, overwrite: true });
+      const replaced = lstatOrNull(this.target);
+      chmodSync(this.path, replaced?.isFile() ? replaced.mode & 0o777 : newFileMode());
+      if (this.options.overwrite) renameSync(this.path, this.target);
+      else this.linkIntoPlace();
+      this.done = true;
+    } catch (err) {
+      this.discard();
+      throw writeErrorFor(this.target, err);
+    }
+  }
+
+  private linkIntoPlace(): void {
+    try {
+      linkSync(this.path, this.target);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (code === 'EEXIST')
+        throw new OutputFileError('exists', `${this.target} appeared while it was being written: nothing was replaced.`);
+      // A file system without hard links (FAT, some network shares): the check again, then a rename.
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS' && code !== 'EMLINK') throw err;
+      checkOutputPath(this.target, this.options);
+      renameSync(this.path, this.target);
+      return;
+    }
+    unlinkSync(this.path);
+  }
+
+  /** Removes the temporary file (and anything SQLite kept beside it); the target is untouched. Safe to call twice. */
+  discard(): void {
+    if (this.fd !== null) {
+      try {
+        closeSync(this.fd);
+      } catch {
+        // Already closed: the descriptor is gone either way.
+      }
+      this.fd = null;
+    }
+    // Once in place the file is the target's; what SQLite may have left beside the temporary name goes either way.
+    for (const suffix of this.done ? SQLITE_COMPANIONS : ['', ...SQLITE_COMPANIONS]) rmSync(this.path + suffix, { force: true });
+    this.done = true;
+  }
+}
+
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/** Writes `text` to `target` through a `TempFile`: complete or not at all, never onto an input, never through a link. */
+export function writeOutputFile(target: string, text: string, options: OutputOptions = {}): void {
+  const temp = TempFile.create(target, options);
+  try {
+    temp.write(text);
+    temp.commit();
+  } catch (err) {
+    temp.discard();
+    throw err;
+  }
+}
