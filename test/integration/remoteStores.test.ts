@@ -12,6 +12,7 @@ import pg from 'pg';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession, DEFAULT_POSTGRES_TABLES, postgresDdl, type RemoteSessionSource } from '../../src/store';
 import { splitPassword } from '../../src/extension/databases/remoteAddress';
+import type { HandOverOutcome } from '../../src/extension/codingAgents/handOver';
 import type { SearchOutcome } from '../../src/extension/search/sessionSearch';
 import { api, askPanel, child, childRows, closeAll, freshScratchPerTest, waitFor } from './helpers';
 
@@ -111,6 +112,33 @@ describe('PostgreSQL and Redis stores in the workbench', function () {
       const filtered = await childRows(a, store.node);
       assert.equal(filtered.length, 10);
       assert.ok(filtered.every((r) => r.label.startsWith('user-05')));
+    });
+
+    it('moves the password of a ?password= address to secret storage: never in the state, the tree, the MCP server or a prompt', async () => {
+      const a = await api();
+      const { address, password } = splitPassword(PG_URL);
+      assert.ok(password, 'the test server has a password');
+      // The same server with its password as a query parameter, which pg reads too (issue 46).
+      const withQuery = new URL(address);
+      withQuery.searchParams.set('password', password);
+      const path = await command<string>('agentSessions.openStore', withQuery.toString());
+      assert.equal(path, address, 'the entry is the address without the password');
+      assert.equal(a.registry.require(address).problem, undefined, 'it connects with the password from secret storage');
+      const held = (text: string): boolean => text.includes(password) || /[?&]password=/.test(text);
+      assert.ok(!held(JSON.stringify(a.registry.remembered())), 'the workspace state never holds the password');
+      const [root] = await a.tree.children(undefined);
+      assert.ok(root, 'the store is in the tree');
+      const shown = await a.tree.resolveTreeItem(root[1], root[0]);
+      assert.ok(!held(JSON.stringify([shown.label, shown.description, shown.tooltip, shown.id])), 'the tree item never shows it');
+      const definitions = (await a.codingAgents.mcp.provideMcpServerDefinitions()) ?? [];
+      assert.ok(!held(JSON.stringify(definitions.map((d) => [d.label, d.args]))), 'the MCP server definitions never hold it');
+      const asked = await vscode.commands.executeCommand<HandOverOutcome>('agentSessions.askAboutTurn', {
+        dbPath: address,
+        sessionId: 'user-059',
+        branchId: 'main',
+        turn: 1,
+      });
+      assert.ok(!held(asked.prompt), 'the chat prompt never holds it');
     });
 
     it('shows a Python-written session as turns and items, and follows another writer', async () => {
