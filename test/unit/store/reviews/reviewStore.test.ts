@@ -7,7 +7,7 @@
 import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { AdvancedSQLiteSession, openSessionDatabase } from '../../../../src/store';
@@ -261,22 +261,50 @@ describe('ReviewStore', () => {
     const path = join(tmp.dir, `shared${n}.db`);
     ReviewStore.open(path).close();
     const script = join(tmp.dir, 'reviewer.ts');
+    // A start barrier: each child opens the store, says it is ready and waits for the go file, so neither writes
+    // while the other is still starting (tsx takes about a second); each reports when its first and last writes ended,
+    // about 120 ms apart, so only a child stalled that long could miss the other.
     writeFileSync(
       script,
-      `import { ReviewStore } from ${JSON.stringify(join(ROOT, 'src/store/reviews/reviewStore.ts'))};
-const [path, who] = process.argv.slice(2);
+      `import { existsSync, writeFileSync } from 'node:fs';
+import { ReviewStore } from ${JSON.stringify(join(ROOT, 'src/store/reviews/reviewStore.ts'))};
+const [path, who, ready, go] = process.argv.slice(2);
 const store = ReviewStore.open(path, { busyTimeoutMs: 10000 });
+writeFileSync(ready, '');
+const sleep = new Int32Array(new SharedArrayBuffer(4));
+const deadline = Date.now() + 30000;
+while (!existsSync(go)) {
+  if (Date.now() > deadline) throw new Error('no start signal');
+  Atomics.wait(sleep, 0, 0, 1);
+}
+const now = () => performance.timeOrigin + performance.now();
+let first = 0;
 for (let t = 1; t <= 40; t++) {
   const key = ${JSON.stringify(K1)};
   // Each its own turns, and every turn a tag of its own: merged, never overwritten.
   if (t % 2 === (who === 'a' ? 1 : 0)) store.setTurnReview({ sessionId: 's', branchId: 'main', turn: t, turnKey: key }, { verdict: 'good' }, { reviewer: who });
   store.setTurnReview({ sessionId: 's', branchId: 'main', turn: t, turnKey: key }, { addTags: ['by-' + who] }, { reviewer: who });
+  if (first === 0) first = now();
+  // A reviewer's pace: without it one child's 60 writes take ~3 ms, less than SQLite's busy handler sleeps the other.
+  Atomics.wait(sleep, 0, 0, 3);
 }
+const last = now();
 store.close();
+process.stdout.write(JSON.stringify({ first, last }));
 `,
     );
-    const run = (who: string) => promisify(execFile)(process.execPath, ['--import', 'tsx', script, path, who], { cwd: ROOT });
-    await Promise.all([run('a'), run('b')]);
+    const go = join(tmp.dir, `go${n}`);
+    const ready = (who: string) => join(tmp.dir, `ready${n}-${who}`);
+    const run = (who: string) =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', script, path, who, ready(who), go], { cwd: ROOT });
+    let ended = false;
+    const runs = Promise.all([run('a'), run('b')]).finally(() => (ended = true));
+    runs.catch(() => undefined); // awaited below; a child failing before the barrier must not be an unhandled rejection
+    while (!ended && !(existsSync(ready('a')) && existsSync(ready('b')))) await new Promise((r) => setTimeout(r, 5));
+    writeFileSync(go, '');
+    const [a, b] = (await runs).map((r) => JSON.parse(r.stdout) as { first: number; last: number });
+    // The writers overlapped: each made its first write before the other made its last, so the test saw a race.
+    assert.ok(a!.first < b!.last && b!.first < a!.last, `the writes overlap: a ${JSON.stringify(a)}, b ${JSON.stringify(b)}`);
     const reviews = ReviewStore.open(path);
     try {
       const all = reviews.turnReviews('s', 'main');
