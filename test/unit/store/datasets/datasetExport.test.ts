@@ -172,7 +172,8 @@ describe('datasets from reviews', () => {
     const other = join(tmp.dir, 'other-model.jsonl');
     const none = await exportDataset(db, reviews.exportData(), other, { format: 'eval', model: 'gpt-4.1-mini' });
     assert.equal(none.records, 1, "the pairwise verdict's better answer is the one reference");
-    const nobody = await exportDataset(db, reviews.exportData(), other, { format: 'sft', model: 'o3' });
+    // The same file again: replacing it is the caller's explicit choice (the CLI's --force).
+    const nobody = await exportDataset(db, reviews.exportData(), other, { format: 'sft', model: 'o3', overwrite: true });
     assert.equal(nobody.records, 0);
     const out = join(tmp.dir, 'aborted.jsonl');
     const abort = new AbortController();
