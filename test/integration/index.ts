@@ -36,6 +36,7 @@ export function run(): Promise<void> {
   require('./search.test');
   require('./reviews.test');
   require('./codingAgents.test');
+  require('./workspaceTrust.test');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return new Promise((resolve, reject) => {
     mocha.run((failures) => {

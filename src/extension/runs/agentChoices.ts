@@ -15,7 +15,7 @@ import {
 } from '../../shared/agentChoices';
 import type { RunOutcome } from '../../shared/protocol/runEvents';
 import { Setting } from '../core/contributions';
-import { affectsSetting, setting } from '../core/settings';
+import { affectsSetting, setting, workspaceTrust } from '../core/settings';
 import { UserFacingError } from '../core/userError';
 
 const SELECTED_KEY = 'agentSessions.agentChoice';
@@ -51,7 +51,7 @@ export class AgentChoices implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (affectsSetting(e, Setting.agent)) this.changed.fire();
       }),
-      vscode.workspace.onDidGrantWorkspaceTrust(() => this.changed.fire()),
+      workspaceTrust.onDidChange(() => this.changed.fire()),
     );
   }
 
@@ -69,7 +69,7 @@ export class AgentChoices implements vscode.Disposable {
       },
     ];
     let note: string | null = null;
-    if (vscode.workspace.isTrusted) {
+    if (workspaceTrust.isTrusted) {
       for (const c of readAgentCommands()) {
         const id = commandAgentId(c.name);
         choices.push({ id, kind: 'command', label: c.name, detail: c.command, status: this.statuses.get(id) ?? null });
@@ -100,7 +100,7 @@ export class AgentChoices implements vscode.Disposable {
   resolve(id: string | undefined): ResolvedAgent {
     const chosen = id ?? this.selected;
     if (chosen === BUILTIN_AGENT_ID) return { kind: 'builtin' };
-    if (!vscode.workspace.isTrusted)
+    if (!workspaceTrust.isTrusted)
       throw new UserFacingError(vscode.l10n.t('Agent commands run only in a trusted workspace. Trust this folder to use "{0}".', chosen));
     const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     if (chosen === URL_AGENT_ID) {

@@ -2,7 +2,9 @@
  * The extension's traces (docs/traces.md): one trace store in the extension's global storage — never a session file —
  * held by the store worker, so decoding, storing and reading spans never run on the host's thread. Our runs record
  * into it (`agentSessions.traces.recordRuns`), the OTLP receiver feeds it when the user starts it (loopback, port
- * 4318 by default), OTLP JSON files can be imported, a session's traces cleared. Retention
+ * 4318 by default; the receiver's settings count only from the user or a trusted workspace, and an address other
+ * machines can reach only after the user said yes to it once), OTLP JSON files can be imported, a session's traces
+ * cleared. Retention
  * (`agentSessions.traces.maxSpans`, `maxAgeDays`) is applied when the store opens and every hour.
  */
 import { mkdirSync } from 'node:fs';
@@ -11,20 +13,33 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RunTracingOptions } from '../../agents/runTracing';
 import { OtlpReceiver, type BatchInfo } from '../../store/traces/otlpReceiver';
+import { isLoopbackHost } from '../../store/traces/receiverAddress';
 import { exportOtlpJson } from '../../store/traces/otlpExport';
 import type { SpanRecord } from '../../store/traces/spanRecord';
 import type { IngestResult } from '../../store/traces/traceStore';
 import type { StoreClient, WorkerTraceStore } from '../../store/worker/storeClient';
 import { Setting } from '../core/contributions';
-import { affectsSetting, setting } from '../core/settings';
+import { affectsSetting, setting, workspaceTrust } from '../core/settings';
+import { UserFacingError } from '../core/userError';
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 /** Changes are told at most this often: a receiver under a flood of batches must not make every view re-read. */
 const CHANGE_EVERY_MS = 500;
+/** The global-state key of the receiver addresses beyond loopback the user said yes to, newest last. */
+export const RECEIVER_HOSTS_KEY = 'agentSessions.traces.receiverHostsAllowed';
+/** How many such answers are kept (a bound on what settings can make us store). */
+const MAX_REMEMBERED_HOSTS = 20;
+
+/** The user said no to the receiver listening where other machines can reach it. */
+export class ReceiverHostRefusedError extends UserFacingError {}
 
 export class TraceService implements vscode.Disposable {
   private store: Promise<WorkerTraceStore> | undefined;
   private receiver: OtlpReceiver | undefined;
+  /** A start under way: settings and trust changes arrive together, and only one receiver (and question) may follow. */
+  private starting: Promise<string> | undefined;
+  /** Whether the running receiver follows `receiver.enabled` (a trust change may stop it) or was started by hand. */
+  private bySetting = false;
   private readonly subscriptions: vscode.Disposable[] = [];
   private pruneTimer: NodeJS.Timeout | undefined;
   private readonly changeEmitter = new vscode.EventEmitter<string | undefined>();
@@ -42,8 +57,14 @@ export class TraceService implements vscode.Disposable {
     /** The folder the store lives in (the extension's global storage). */
     private readonly folder: string,
     private readonly log: vscode.LogOutputChannel,
+    /** Where the user's yes to a receiver address beyond loopback is kept (the global state: it is the user's). */
+    private readonly consent: vscode.Memento,
   ) {
     this.subscriptions.push(
+      // Trust granted makes the workspace's receiver settings count (and a simulated untrust stops them counting).
+      workspaceTrust.onDidChange(
+        () => void (setting(Setting.tracesReceiverEnabled) || this.bySetting ? this.applyReceiverSetting() : undefined),
+      ),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (
           affectsSetting(e, Setting.tracesReceiverEnabled) ||
@@ -101,6 +122,7 @@ export class TraceService implements vscode.Disposable {
         for (const r of records) if (r.link) this.noteChange(r.link.sessionId);
         return added;
       },
+      // A trusted-only setting (core/trustedSettings.ts): an untrusted workspace cannot turn the upload on.
       sendToOpenAI: setting(Setting.tracesSendToOpenAI),
     };
   }
@@ -111,10 +133,18 @@ export class TraceService implements vscode.Disposable {
    */
   async startReceiver(options: { port?: number; onBatch?: (b: BatchInfo) => void } = {}): Promise<string> {
     if (this.receiver) return this.receiver.url;
+    this.starting ??= this.start(options).finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private async start(options: { port?: number; onBatch?: (b: BatchInfo) => void }): Promise<string> {
+    const host = setting(Setting.tracesReceiverHost).trim() || '127.0.0.1';
+    if (!(await this.hostAllowed(host)))
+      throw new ReceiverHostRefusedError(vscode.l10n.t('The OTLP trace receiver was not started: listening on {0} was not allowed.', host));
     const store = await this.traces();
     const onBatch = options.onBatch;
     this.receiver = await OtlpReceiver.start({
-      host: setting(Setting.tracesReceiverHost),
+      host,
       port: options.port ?? setting(Setting.tracesReceiverPort),
       ingest: (body, format): Promise<IngestResult> => store.call('ingestOtlp', body, format, 'otlp'),
       onBatch: (b) => {
@@ -128,9 +158,34 @@ export class TraceService implements vscode.Disposable {
     return this.receiver.url;
   }
 
+  /**
+   * Whether the receiver may listen on `host`: always on loopback; on an address other machines can reach (they could
+   * send spans unauthenticated into the user's store) only once the user said yes to that address, asked once.
+   */
+  private async hostAllowed(host: string): Promise<boolean> {
+    if (isLoopbackHost(host)) return true;
+    const allowed = this.consent.get<string[]>(RECEIVER_HOSTS_KEY, []);
+    if (allowed.includes(host)) return true;
+    const listen = vscode.l10n.t('Listen on {0}', host);
+    const answer = await vscode.window.showWarningMessage(
+      vscode.l10n.t('Let the OTLP trace receiver listen on {0}?', host),
+      {
+        modal: true,
+        detail: vscode.l10n.t(
+          'Other machines that can reach this address could send spans into your trace store, unauthenticated. The setting agentSessions.traces.receiver.host asks for it; 127.0.0.1 keeps the receiver to this machine.',
+        ),
+      },
+      listen,
+    );
+    if (answer !== listen) return false;
+    await this.consent.update(RECEIVER_HOSTS_KEY, [...allowed, host].slice(-MAX_REMEMBERED_HOSTS));
+    return true;
+  }
+
   async stopReceiver(): Promise<boolean> {
     const r = this.receiver;
     this.receiver = undefined;
+    this.bySetting = false;
     if (!r) return false;
     await r.close();
     this.log.info('OTLP receiver: stopped.');
@@ -139,14 +194,18 @@ export class TraceService implements vscode.Disposable {
 
   /** Follows `agentSessions.traces.receiver.enabled`: at start-up and when it changes. */
   async applyReceiverSetting(): Promise<void> {
-    if (setting(Setting.tracesReceiverEnabled)) await this.startOrReport();
-    else await this.stopReceiver();
+    if (setting(Setting.tracesReceiverEnabled)) {
+      await this.startOrReport();
+      this.bySetting = this.receiver !== undefined;
+    } else await this.stopReceiver();
   }
 
   private async startOrReport(): Promise<void> {
     try {
       await this.startReceiver();
     } catch (err) {
+      // The user just said no: telling them it did not start would only repeat their answer.
+      if (err instanceof ReceiverHostRefusedError) return void this.log.info(`OTLP receiver: ${err.message}`);
       const message = err instanceof Error ? err.message : String(err);
       this.log.error(`OTLP receiver: ${message}`);
       void vscode.window.showErrorMessage(vscode.l10n.t('The OTLP trace receiver could not start: {0}', message));
