@@ -41,8 +41,7 @@ const STATUS_CODES: Record<string, OtlpStatusCode> = {
   STATUS_CODE_ERROR: 'error',
 };
 
-const notOtlp = (what: string): TraceInputError =>
-  new TraceInputError('not-otlp', `This is not an OTLP trace export: ${what}.`);
+const notOtlp = (what: string): TraceInputError => new TraceInputError('not-otlp', `This is not an OTLP trace export: ${what}.`);
 
 /**
  * A level of the request's structure (missing: empty), which must be a list of objects: a body that parses but has
@@ -57,8 +56,7 @@ function listOf(v: unknown, what: string): Obj[] {
 }
 
 export function spansFromRequest(request: unknown): OtlpBatch {
-  if (!isObj(request) || !('resourceSpans' in request || 'resource_spans' in request))
-    throw notOtlp('it has no resourceSpans');
+  if (!isObj(request) || !('resourceSpans' in request || 'resource_spans' in request)) throw notOtlp('it has no resourceSpans');
   const spans: OtlpSpan[] = [];
   const reasons = new Map<string, number>();
   let rejected = 0;

@@ -45,7 +45,11 @@ export function parseHostHeader(header: string | undefined): { name: string; por
  * receiver on every interface (0.0.0.0, ::), which the user opened to the network, any IP address or a loopback name,
  * never a DNS name, since only a DNS name can be rebound. `allowedNames` adds names the user chose.
  */
-export function hostHeaderAllowed(header: string | undefined, bound: { host: string; port: number }, allowedNames: readonly string[] = []): boolean {
+export function hostHeaderAllowed(
+  header: string | undefined,
+  bound: { host: string; port: number },
+  allowedNames: readonly string[] = [],
+): boolean {
   const asked = parseHostHeader(header);
   if (!asked || asked.port !== bound.port) return false;
   const own = bare(bound.host);

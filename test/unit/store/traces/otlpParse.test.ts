@@ -215,7 +215,8 @@ describe('OTLP bodies → span records', () => {
     ])
       assert.throws(
         () => parseOtlpJson(JSON.stringify(body)),
-        (e: unknown) => e instanceof TraceInputError && e.problem === 'not-otlp' && e.httpStatus === 400 && /is not|not an object/.test(e.message),
+        (e: unknown) =>
+          e instanceof TraceInputError && e.problem === 'not-otlp' && e.httpStatus === 400 && /is not|not an object/.test(e.message),
         JSON.stringify(body),
       );
     // An empty export, and levels left out, are OTLP (protobuf's JSON mapping omits empty lists).

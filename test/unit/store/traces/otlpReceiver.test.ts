@@ -197,7 +197,10 @@ describe('OTLP receiver with real OpenTelemetry exporters', function () {
       for (const host of [`attacker.example:${port}`, `attacker.example`, `127.0.0.1:${port + 1}`, `localhost.attacker.example:${port}`]) {
         const res = await postWithHost(receiver.url, host, one);
         assert.equal(res.status, 421, host);
-        assert.match((JSON.parse(res.text) as { message: string }).message, /answers requests addressed to 127\.0\.0\.1:\d+, localhost:\d+/);
+        assert.match(
+          (JSON.parse(res.text) as { message: string }).message,
+          /answers requests addressed to 127\.0\.0\.1:\d+, localhost:\d+/,
+        );
       }
       assert.deepEqual(store.counts(), before);
       assert.equal(batches.at(-1)!.status, 421);
