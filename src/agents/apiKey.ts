@@ -108,7 +108,16 @@ export function describeBaseUrl(baseUrl: string): string {
   }
 }
 
-const REDACTED = '[redacted]';
+/** What a secret is replaced with. */
+export const REDACTED = '[redacted]';
+
+/**
+ * The secrets worth redacting: short strings (the placeholder, an empty key) are not secrets, and redacting them
+ * would garble messages.
+ */
+export function redactableSecrets(secrets: readonly (string | undefined)[]): string[] {
+  return [...new Set(secrets.filter((s): s is string => s !== undefined && s.length >= 8 && s !== PLACEHOLDER_API_KEY))];
+}
 
 /**
  * Removes secrets from text meant for people or logs: every given secret verbatim, and anything shaped like a
@@ -118,9 +127,7 @@ const REDACTED = '[redacted]';
  */
 export function redactSecrets(text: string, secrets: readonly string[] = []): string {
   let out = text;
-  for (const secret of secrets) {
-    // Short strings (the placeholder, an empty key) are not secrets, and redacting them would garble messages.
-    if (secret.length < 8 || secret === PLACEHOLDER_API_KEY) continue;
+  for (const secret of redactableSecrets(secrets)) {
     out = out.split(secret).join(REDACTED);
     const encoded = encodeURIComponent(secret);
     if (encoded !== secret) out = out.split(encoded).join(REDACTED);

@@ -12,7 +12,6 @@ import { pushBounded } from './core/boundedList';
 import { onDidFailCommand, registerCommandTable, reportFailure, type CommandFailure, type CommandTable } from './core/commandTable';
 import { CommandId, ViewId, type CommandIdValue } from './core/contributions';
 import type { Services } from './core/services';
-import { workspaceTrust } from './core/settings';
 import { databaseCommands } from './databases/databaseCommands';
 import { DatabaseRegistry } from './databases/databaseRegistry';
 import { StoreClient } from '../store/worker/storeClient';
@@ -73,8 +72,6 @@ export interface AgentSessionsApi {
   reviewQueue: ReviewQueue;
   /** The Language Model tools, the MCP server definition provider and the hand-over to the chat. */
   codingAgents: CodingAgents;
-  /** The workspace's trust as every check reads it (the in-host tests simulate an untrusted workspace through it). */
-  trust: typeof workspaceTrust;
 }
 
 /** Runs what a view asked for, reporting a failure as `command` would; undefined when it failed. */
@@ -106,8 +103,9 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const discovery = new WorkspaceDiscovery(registry);
   const choices = new AgentChoices(context.workspaceState);
   // Traces live in a store of our own in the global storage, never in a session file (docs/traces.md).
-  const traces = new TraceService(store, context.globalStorageUri.fsPath, log, context.globalState);
+  const traces = new TraceService(store, context.globalStorageUri.fsPath, log);
   const runner = new AgentRunner(registry, context.secrets, choices, () => traces.runTracing());
+  stopRuns = () => runner.stopAll();
   const jsonDocuments = new JsonDocuments(registry);
   // The conversation view calls other features through these; `services` is complete before any view can ask.
   // Made once the panels and the search it drives exist; a verdict given before then has no queue to move on.
@@ -256,8 +254,13 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     reviews,
     reviewQueue,
     codingAgents,
-    trust: workspaceTrust,
   };
 }
 
-export function deactivate(): void {}
+/** Set by `activate`: stops the agent runs, so no agent command outlives the extension. */
+let stopRuns: (() => Promise<void>) | undefined;
+
+/** VS Code awaits this (a few seconds at most) before it ends the extension host. */
+export async function deactivate(): Promise<void> {
+  await stopRuns?.();
+}

@@ -17,19 +17,26 @@ export const OTLP_EVENT = 'agent-sessions.otlp';
 export const MAX_RUN_SPANS = 10_000;
 
 type Emit = (event: RunEvent) => void;
+/** A line or value that is not a valid AG-UI event: why, and its text. */
+type Reject = (why: string, source: string) => void;
 
 export class AgUiTranslator {
   /** RUN_FINISHED was seen. */
   finished = false;
+  /** RUN_FINISHED's outcome was `cancelled`: the agent stopped the run itself (settled as Stop is). */
+  cancelled = false;
+  /** Events that came after the run's terminal event (RUN_FINISHED, RUN_ERROR): ignored, as AG-UI says. */
+  afterEnd = 0;
+  /** The first of them, for the log. */
+  afterEndSample: string | undefined;
   /** RUN_ERROR's message and code, when one was seen. */
   error: { message: string; code?: string } | undefined;
   /** The usage the events reported (summed), or undefined when none did. */
   usage: RunUsageView | undefined;
   /** Valid events received. */
   valid = 0;
-  /** Lines that were not valid AG-UI events; the first few kept for the log. */
+  /** Lines that were not valid AG-UI events (the caller quotes the first few, redacted). */
   invalid = 0;
-  readonly invalidSamples: string[] = [];
   /** The SDK spans the run sent (`agent-sessions.spans`), at most `MAX_RUN_SPANS` with the OTLP ones. */
   readonly sdkSpans: unknown[] = [];
   /** The OTLP exports the run sent (`agent-sessions.otlp`). */
@@ -42,6 +49,7 @@ export class AgUiTranslator {
   constructor(
     private readonly runId: string,
     private readonly emit: Emit,
+    private readonly onReject: Reject = () => undefined,
   ) {}
 
   /** One line of newline-delimited JSON (blank lines are ignored). */
@@ -72,11 +80,23 @@ export class AgUiTranslator {
 
   private reject(source: string, why: string): void {
     this.invalid++;
-    if (this.invalidSamples.length < 3) this.invalidSamples.push(`${why}: ${source.length > 200 ? `${source.slice(0, 200)}…` : source}`);
+    this.onReject(why, source);
+  }
+
+  /** Whether the run's terminal event was seen (nothing but one RUN_ERROR may follow RUN_FINISHED). */
+  private get ended(): boolean {
+    return this.finished || this.error !== undefined;
   }
 
   private apply(e: AgUiEvent): void {
     const runId = this.runId;
+    // AG-UI 1.0: RUN_FINISHED and RUN_ERROR end the run and nothing may follow, except one RUN_ERROR after
+    // RUN_FINISHED (a failure that surfaced after the run reported success). What follows is ignored and reported.
+    if (this.ended && !(e.type === 'RUN_ERROR' && this.error === undefined)) {
+      this.afterEnd++;
+      this.afterEndSample ??= e.type;
+      return;
+    }
     switch (e.type) {
       case 'TEXT_MESSAGE_CONTENT':
         if (e.delta) this.emit({ kind: 'text/delta', runId, delta: e.delta });
@@ -118,8 +138,15 @@ export class AgUiTranslator {
           output: typeof e.content === 'string' ? e.content : JSON.stringify(e.content),
         });
         return;
+      case 'REASONING_MESSAGE_CONTENT':
+        if (e.delta) this.emit({ kind: 'reasoning/delta', runId, delta: e.delta });
+        return;
+      case 'REASONING_MESSAGE_CHUNK':
+        if (typeof e.delta === 'string' && e.delta !== '') this.emit({ kind: 'reasoning/delta', runId, delta: e.delta });
+        return;
       case 'RUN_FINISHED':
         this.finished = true;
+        if (e.outcome?.type === 'cancelled') this.cancelled = true;
         if (Array.isArray(e.usage) && e.usage.length > 0) this.addUsage(fromTokenUsage(e.usage));
         return;
       case 'RUN_ERROR':
@@ -146,7 +173,8 @@ export class AgUiTranslator {
         }
         return;
       default:
-        // Steps, reasoning, state, activity, RAW and the rest: valid, and nothing the view shows.
+        // Steps, reasoning spans' starts and ends, encrypted reasoning, subagents' starts and ends (their content is
+        // attributed by subagentRunId and shown with the run's), state, activity, RAW: valid, and nothing to show.
         return;
     }
   }
@@ -165,7 +193,9 @@ type AgUiEvent =
   | { type: 'TOOL_CALL_CHUNK'; toolCallId?: string; toolCallName?: string; delta?: string }
   | { type: 'TOOL_CALL_END'; toolCallId: string }
   | { type: 'TOOL_CALL_RESULT'; toolCallId: string; content: unknown }
-  | { type: 'RUN_FINISHED'; usage?: TokenUsage[] }
+  | { type: 'REASONING_MESSAGE_CONTENT'; delta: string }
+  | { type: 'REASONING_MESSAGE_CHUNK'; delta?: string }
+  | { type: 'RUN_FINISHED'; usage?: TokenUsage[]; outcome?: { type: string } }
   | { type: 'RUN_ERROR'; message: string; code?: string; usage?: TokenUsage[] }
   | { type: 'CUSTOM'; name: string; value: unknown }
   | { type: 'OTHER' };

@@ -1,21 +1,27 @@
 /**
  * One agent command as a child process: started by the system shell in the workspace folder, given its input on
- * stdin, read line by line on stdout, its stderr kept as a bounded tail, stopped politely and then firmly. Knows
- * nothing of AG-UI or sessions: `commandRun.ts` gives it meaning.
+ * stdin, read line by line on stdout and stderr, stopped politely and then firmly. Knows nothing of AG-UI or
+ * sessions: `commandRun.ts` gives it meaning.
+ *
+ * Stop always stops (docs/agent-command.md §5): the command runs in a process group of its own, and every stop
+ * signal goes to the whole group whether or not the shell that started it is still there, ending with SIGKILL to
+ * the group. The run ends at the latest shortly after that SIGKILL, even when a process that left the group still
+ * holds stdout open; and when this process exits, every group still running is killed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { MAX_EVENT_LINE_CHARS } from './commandLimits';
 
 /** How a command process ended. */
 export interface ProcessEnd {
-  /** The exit code, or null when a signal ended it (or it never started). */
+  /** The shell's exit code, or null when a signal ended it (or it never started). */
   code: number | null;
   signal: NodeJS.Signals | null;
   /** Why we stopped it, when we did. */
   stoppedBy?: 'stop' | 'timeout';
   /** Set when the process could not be spawned at all (no shell, a bad folder). */
   spawnError?: string;
-  /** The last lines of stderr (at most `stderrTailLines`). */
-  stderrTail: string[];
+  /** Stdout lines longer than `maxLineChars`, discarded unread. */
+  overlongLines: number;
 }
 
 export interface CommandProcessOptions {
@@ -27,23 +33,62 @@ export interface CommandProcessOptions {
   stdin: string;
   /** Every stdout line, as it arrives (without its newline). */
   onLine: (line: string) => void;
-  /** Every stderr line, as it arrives. */
+  /** Every stderr line, as it arrives (without its newline). */
   onStderr?: (line: string) => void;
-  /** Aborting stops the process (SIGINT, then SIGTERM, then SIGKILL). */
+  /** Aborting stops the process group (SIGINT, then SIGTERM, then SIGKILL). */
   signal?: AbortSignal;
   /** Stop the process after this long (ms); none when undefined or 0. */
   timeoutMs?: number;
   /** How long each signal gets before the next, firmer one (default 5000 ms). */
   graceMs?: number;
-  /** How many stderr lines to keep (default 20). */
-  stderrTailLines?: number;
+  /** The longest stdout or stderr line read (default `MAX_EVENT_LINE_CHARS`); a longer one is discarded. */
+  maxLineChars?: number;
+}
+
+/** After the last SIGKILL, how long the pipes get to report their end before the run ends without it. */
+const AFTER_KILL_MS = 200;
+
+/** The process groups of the commands running now, so that none outlives this process (`stopAllCommandProcesses`). */
+const running = new Set<RunningCommand>();
+
+interface RunningCommand {
+  /** Sends `sig` to the command's whole group (a no-op once the group is gone). */
+  send: (sig: NodeJS.Signals) => void;
+  /** Stops the command with `graceMs` between signals; resolves when it has ended. */
+  stopWithin: (graceMs: number) => Promise<void>;
+}
+
+let exitHookInstalled = false;
+/**
+ * When this process exits (the CLI ends, the extension host shuts down) no timer runs any more: the groups still
+ * running get SIGKILL at once, synchronously, so no agent outlives us with ppid 1.
+ */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const c of running) c.send('SIGKILL');
+  });
+}
+
+/**
+ * Stops every command still running (the extension's deactivate): SIGINT, SIGTERM and SIGKILL to each group,
+ * `graceMs` apart; resolves once all have ended.
+ */
+export async function stopAllCommandProcesses(graceMs: number): Promise<void> {
+  await Promise.all([...running].map((c) => c.stopWithin(graceMs)));
+}
+
+/** How many commands are running now (for tests and the deactivate). */
+export function runningCommandCount(): number {
+  return running.size;
 }
 
 /** Runs the command to its end; never rejects (a spawn failure is in the result). */
 export function runCommandProcess(options: CommandProcessOptions): Promise<ProcessEnd> {
-  const tailSize = options.stderrTailLines ?? 20;
   const grace = options.graceMs ?? 5000;
-  const stderrTail: string[] = [];
+  const maxLine = options.maxLineChars ?? MAX_EVENT_LINE_CHARS;
+  const posix = process.platform !== 'win32';
   return new Promise<ProcessEnd>((resolve) => {
     let child: ChildProcess;
     try {
@@ -54,81 +99,204 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
         cwd: options.cwd,
         env: options.env,
         stdio: ['pipe', 'pipe', 'pipe'],
-        detached: process.platform !== 'win32',
+        detached: posix,
         windowsHide: true,
       });
     } catch (err) {
-      resolve({ code: null, signal: null, spawnError: err instanceof Error ? err.message : String(err), stderrTail });
+      resolve({ code: null, signal: null, spawnError: err instanceof Error ? err.message : String(err), overlongLines: 0 });
       return;
     }
     let stoppedBy: ProcessEnd['stoppedBy'];
+    let shellEnd: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let ended = false;
+    let spawnError: string | undefined;
     const timers: NodeJS.Timeout[] = [];
+    const waiters: (() => void)[] = [];
+    const pid = child.pid;
+
+    /**
+     * To the whole group, by its id (the shell's pid): the group lives on after the shell exits as long as any of
+     * its processes does, and its id cannot be given to another process meanwhile, so this never hits a stranger.
+     */
     const send = (sig: NodeJS.Signals) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
       try {
-        if (process.platform !== 'win32' && child.pid !== undefined) process.kill(-child.pid, sig);
-        else child.kill(sig);
+        if (posix && pid !== undefined) process.kill(-pid, sig);
+        else if (child.exitCode === null && child.signalCode === null) child.kill(sig);
       } catch {
-        // Already gone.
+        // ESRCH: the group is gone.
       }
     };
-    const stop = (why: 'stop' | 'timeout') => {
-      if (stoppedBy) return;
-      stoppedBy = why;
-      send('SIGINT');
-      timers.push(setTimeout(() => send('SIGTERM'), grace));
-      timers.push(setTimeout(() => send('SIGKILL'), 2 * grace));
+    const groupAlive = (): boolean => {
+      if (!posix || pid === undefined) return child.exitCode === null && child.signalCode === null;
+      try {
+        process.kill(-pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
     };
+
+    /** SIGINT now, SIGTERM after `g`, SIGKILL after 2`g`, then the end even if a pipe is still held open. */
+    let escalating = false;
+    const escalate = (g: number, first: NodeJS.Signals = 'SIGINT') => {
+      if (escalating) return;
+      escalating = true;
+      send(first);
+      if (first === 'SIGINT') timers.push(setTimeout(() => send('SIGTERM'), g));
+      timers.push(
+        setTimeout(
+          () => {
+            send('SIGKILL');
+            timers.push(setTimeout(finish, AFTER_KILL_MS));
+          },
+          first === 'SIGINT' ? 2 * g : g,
+        ),
+      );
+    };
+    const stop = (why: 'stop' | 'timeout') => {
+      if (stoppedBy || ended) return;
+      stoppedBy = why;
+      escalate(grace);
+    };
+    const self: RunningCommand = {
+      send,
+      stopWithin: (g) =>
+        new Promise<void>((done) => {
+          if (ended) return done();
+          waiters.push(done);
+          stoppedBy ??= 'stop';
+          if (!escalating) return escalate(g);
+          // Already stopping on a longer grace: the caller's deadline wins.
+          timers.push(
+            setTimeout(() => {
+              send('SIGKILL');
+              timers.push(setTimeout(finish, AFTER_KILL_MS));
+            }, 2 * g),
+          );
+        }),
+    };
+    running.add(self);
+    installExitHook();
+
     const onAbort = () => stop('stop');
     if (options.signal?.aborted) queueMicrotask(onAbort);
     else options.signal?.addEventListener('abort', onAbort, { once: true });
     if (options.timeoutMs && options.timeoutMs > 0) timers.push(setTimeout(() => stop('timeout'), options.timeoutMs));
 
-    readLines(child.stdout!, options.onLine);
-    readLines(child.stderr!, (line) => {
-      stderrTail.push(line);
-      if (stderrTail.length > tailSize) stderrTail.shift();
-      options.onStderr?.(line);
-    });
+    let overlongLines = 0;
+    const stdout = readLines(child.stdout!, maxLine, options.onLine, () => overlongLines++);
+    const stderr = readLines(
+      child.stderr!,
+      maxLine,
+      (line) => options.onStderr?.(line),
+      () => undefined,
+    );
     // A command that never reads its input would make the write fail with EPIPE: that is its business, not an error.
     child.stdin!.on('error', () => undefined);
     child.stdin!.end(options.stdin);
 
-    let spawnError: string | undefined;
-    child.on('error', (err) => {
-      spawnError = err.message;
-    });
-    child.on('close', (code, signal) => {
+    function finish(): void {
+      if (ended) return;
+      ended = true;
       for (const t of timers) clearTimeout(t);
       options.signal?.removeEventListener('abort', onAbort);
+      running.delete(self);
+      // What a process outside the group still holds open is not ours to wait for.
+      stdout.flush();
+      stderr.flush();
+      child.stdout?.destroy();
+      child.stderr?.destroy();
       resolve({
-        code,
-        signal,
+        code: shellEnd?.code ?? child.exitCode,
+        signal: shellEnd?.signal ?? child.signalCode,
         ...(stoppedBy ? { stoppedBy } : {}),
         ...(spawnError !== undefined ? { spawnError } : {}),
-        stderrTail,
+        overlongLines,
       });
+      for (const w of waiters.splice(0)) w();
+    }
+
+    child.on('error', (err) => {
+      spawnError = err.message;
+      // A spawn that failed emits no 'close' when its pipes were never opened.
+      if (pid === undefined) finish();
+    });
+    child.on('exit', (code, signal) => {
+      shellEnd = { code, signal };
+      // The shell is gone but what it started may hold stdout open (a background job, a grandchild): it gets `grace`
+      // to finish on its own, then the group is stopped (SIGTERM, SIGKILL) and the run ends regardless.
+      if (!escalating) timers.push(setTimeout(() => escalate(grace, 'SIGTERM'), grace));
+    });
+    child.on('close', (code, signal) => {
+      shellEnd ??= { code, signal };
+      // The pipes closed, but a process of the group that closed them may still run (a daemon it left): that, too,
+      // must not outlive the run.
+      if (groupAlive()) {
+        if (!escalating) escalate(Math.min(grace, 1000), 'SIGTERM');
+        return;
+      }
+      finish();
     });
   });
 }
 
-/** Calls `onLine` for every line of `stream` (the last one even without a newline), decoded as UTF-8. */
-function readLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
-  let pending = '';
+/** Reads `stream` line by line; what `flush` returns once the stream is abandoned. */
+interface LineReader {
+  /** Delivers the last line (without a newline), if any. */
+  flush: () => void;
+}
+
+/**
+ * Calls `onLine` for every line of `stream` (the last one even without a newline), decoded as UTF-8. A line longer
+ * than `maxChars` is never gathered: its chunks are dropped as they come until its newline, and `onOverlong` is
+ * called once for it, so one endless line costs no more memory than `maxChars`.
+ */
+function readLines(stream: NodeJS.ReadableStream, maxChars: number, onLine: (line: string) => void, onOverlong: () => void): LineReader {
+  let parts: string[] = [];
+  let size = 0;
+  let discarding = false;
+  let done = false;
+  const deliver = () => {
+    const line = parts.join('');
+    parts = [];
+    size = 0;
+    safely(onLine, line.endsWith('\r') ? line.slice(0, -1) : line);
+  };
+  const take = (text: string) => {
+    if (discarding) return;
+    if (size + text.length > maxChars) {
+      parts = [];
+      size = 0;
+      discarding = true;
+      safely(onOverlong, '');
+      return;
+    }
+    parts.push(text);
+    size += text.length;
+  };
   stream.setEncoding('utf8');
   stream.on('data', (chunk: string) => {
-    pending += chunk;
+    if (done) return;
+    let start = 0;
     let nl: number;
-    while ((nl = pending.indexOf('\n')) >= 0) {
-      const line = pending.slice(0, nl).replace(/\r$/, '');
-      pending = pending.slice(nl + 1);
-      safely(onLine, line);
+    // Only the new chunk is searched for newlines: a long line costs its length once, not once per chunk.
+    while ((nl = chunk.indexOf('\n', start)) >= 0) {
+      take(chunk.slice(start, nl));
+      if (discarding) discarding = false;
+      else deliver();
+      start = nl + 1;
     }
+    if (start < chunk.length) take(chunk.slice(start));
   });
-  stream.on('end', () => {
-    if (pending !== '') safely(onLine, pending.replace(/\r$/, ''));
-    pending = '';
-  });
+  const flush = () => {
+    if (done) return;
+    done = true;
+    if (!discarding && size > 0) deliver();
+  };
+  stream.on('end', flush);
+  // A pipe destroyed while its reader still waits reports an error: the line so far is all there is.
+  stream.on('error', flush);
+  return { flush };
 }
 
 function safely(fn: (line: string) => void, line: string): void {

@@ -15,6 +15,7 @@ import { commandSpanRecords } from './commandSpans';
 import { errorMessage } from '../../shared/errorMessage';
 import { runValueText } from '../../shared/itemText';
 import { storeFailure } from '../storeFailures';
+import { redactableSecrets } from '../apiKey';
 import { problemLogger, settleBranch } from '../runPersistence';
 import { RunReporter } from '../runReporter';
 import { branchesOfRunsSince, busyMessage, noteRunBranch, releaseRunLock, runLockKey, takeRunLock } from '../runLocks';
@@ -23,6 +24,8 @@ import { AgUiTranslator, MAX_RUN_SPANS } from './agUiEvents';
 import { buildCommandInput } from './commandInput';
 import { runCommandProcess } from './commandProcess';
 import { runOverHttp } from './sseTransport';
+import { overlongEventText } from './commandLimits';
+import { LineRedactor, StreamRedactor } from '../streamRedactor';
 import { IN_THREAD_STORE, type RunSession, type RunStore } from '../runSession';
 
 /** The user's agent: a command line, or an agent served over AG-UI's HTTP transport. */
@@ -49,7 +52,10 @@ export interface CommandRunOptions {
   input: string | readonly unknown[];
   /** The model the run asks for; null/undefined lets the agent use its own. */
   model?: string | null;
-  /** Put in the command's environment as OPENAI_API_KEY (and redacted from everything shown). */
+  /**
+   * Put in the command's environment as OPENAI_API_KEY. Redacted from everything shown, as is the OPENAI_API_KEY of
+   * the environment the command starts with (the CLI's own).
+   */
   apiKey?: string;
   /** The environment the command starts with (default: this process's). */
   env?: NodeJS.ProcessEnv;
@@ -57,6 +63,8 @@ export interface CommandRunOptions {
   timeoutMs?: number;
   /** How long each stop signal gets before the next (default 5000 ms). */
   graceMs?: number;
+  /** The longest event line or server-sent event read (default `MAX_EVENT_LINE_CHARS`, commandLimits.ts). */
+  maxEventChars?: number;
   signal?: AbortSignal;
   onEvent?: (event: RunEvent) => void;
   /** Each stderr line and each problem, redacted. */
@@ -81,7 +89,7 @@ interface AgentEnd {
 /** Runs the user's agent on the branch; never throws for a run's failure (the outcome says what happened). */
 export async function runCommandOnBranch(options: CommandRunOptions): Promise<RunOutcome> {
   const runId = options.runId ?? randomUUID();
-  const reporter = new RunReporter({ ...options, runId, secrets: options.apiKey ? [options.apiKey] : [] });
+  const reporter = new RunReporter({ ...options, runId, secrets: runSecrets(options) });
   const key = runLockKey({
     dbPath: options.dbPath,
     sessionId: options.sessionId,
@@ -95,6 +103,19 @@ export async function runCommandOnBranch(options: CommandRunOptions): Promise<Ru
   } finally {
     releaseRunLock(key);
   }
+}
+
+/** The environment the command starts with: ours, or the caller's, with the API key put in. */
+function commandEnv(options: CommandRunOptions): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env) };
+  // Ours goes into the environment the command starts with; a command line or a program that sets its own wins.
+  if (options.apiKey) env.OPENAI_API_KEY = options.apiKey;
+  return env;
+}
+
+/** What is never shown: the key we pass, and the one the command inherits (the CLI passes none of its own). */
+function runSecrets(options: CommandRunOptions): string[] {
+  return redactableSecrets([options.apiKey, (options.env ?? process.env).OPENAI_API_KEY]);
 }
 
 function agentLabel(agent: CommandAgent): string {
@@ -152,7 +173,12 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
     const since = Date.now();
     const endSpan = noteRunBranch(dbPath, options.sessionId, reporter.branchId);
     reporter.start(agentLabel(options.agent), []);
-    const translator = new AgUiTranslator(reporter.runId, (e) => reporter.emit(redactEvent(e, reporter)));
+    const shown = new ShownStreams(reporter);
+    const translator = new AgUiTranslator(
+      reporter.runId,
+      (e) => shown.emit(e),
+      (why, source) => shown.invalid(why, source),
+    );
     const input = buildCommandInput({
       runId: reporter.runId,
       dbPath,
@@ -164,7 +190,8 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
       input: options.input,
     });
     try {
-      const end = await runAgent(options, reporter, translator, input);
+      const end = await runAgent(options, reporter, translator, shown, input);
+      shown.end();
       const outcome = await settle({
         options,
         reporter,
@@ -176,6 +203,7 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
         since,
         commandMakesFork,
         translator,
+        shown,
         end,
         storeProblems,
       });
@@ -222,6 +250,7 @@ async function runAgent(
   options: CommandRunOptions,
   reporter: RunReporter,
   translator: AgUiTranslator,
+  shown: ShownStreams,
   input: Record<string, unknown>,
 ): Promise<AgentEnd> {
   const { agent } = options;
@@ -234,6 +263,7 @@ async function runAgent(
       onInvalid: (text) => translator.line(text),
       signal: options.signal,
       timeoutMs: options.timeoutMs,
+      maxEventChars: options.maxEventChars,
     });
     const view: CommandEndView = {
       agent: agentLabel(agent),
@@ -249,36 +279,36 @@ async function runAgent(
     else if (end.status !== undefined && (end.status < 200 || end.status > 299))
       failure = `${who} answered HTTP ${end.status}${end.body ? `: ${end.body}` : ''}.`;
     else if (end.error !== undefined) failure = `${who}'s event stream broke off (${end.error}).`;
+    else if (end.overlongEvents > 0) failure = overlongEventText(who, end.overlongEvents, 'event', options.maxEventChars);
     else if (translator.error) failure = `${who} reported an error: ${translator.error.message}`;
     return { completedByAgent: failure === undefined && !end.stoppedBy, stopped: end.stoppedBy, failure, view };
   }
 
-  const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env) };
-  // Ours goes into the environment the command starts with; a command line or a program that sets its own wins.
-  if (options.apiKey) env.OPENAI_API_KEY = options.apiKey;
   const end = await runCommandProcess({
     command: agent.command,
     cwd: agent.cwd,
-    env,
+    env: commandEnv(options),
     stdin: JSON.stringify(input),
     onLine: (line) => translator.line(line),
-    onStderr: (line) => reporter.log(`[${agent.name}] ${line}`),
+    onStderr: (line) => shown.stderr(line, (l) => reporter.log(`[${agent.name}] ${l}`)),
     signal: options.signal,
     timeoutMs: options.timeoutMs,
     graceMs: options.graceMs,
+    maxLineChars: options.maxEventChars,
   });
-  const stderrTail = end.stderrTail.map((l) => reporter.redact(l));
+  shown.endStderr((l) => reporter.log(`[${agent.name}] ${l}`));
   const view: CommandEndView = {
     agent: agent.name,
     exitCode: end.code,
     signal: end.signal,
-    stderrTail,
+    stderrTail: [...shown.stderrTail],
     invalidLines: translator.invalid,
   };
   let failure: string | undefined;
   if (end.spawnError !== undefined) failure = `${who} could not be started (${end.spawnError}).`;
   else if (end.stoppedBy === 'timeout') failure = `${who} ran past the ${seconds(options.timeoutMs)} s timeout and was stopped.`;
   else if (end.stoppedBy === 'stop') failure = undefined;
+  else if (end.overlongLines > 0) failure = overlongEventText(who, end.overlongLines, 'line', options.maxEventChars);
   else if (end.code === 127) failure = `${who} could not be started: its program was not found (exit code 127).`;
   else if (end.code === 126) failure = `${who} could not be started: its program is not executable (exit code 126).`;
   else if (translator.error) failure = `${who} reported an error: ${translator.error.message}`;
@@ -294,17 +324,124 @@ function seconds(ms: number | undefined): number {
   return Math.round((ms ?? 0) / 1000);
 }
 
-/** Redacts the key from what a command printed before it reaches the view. */
-function redactEvent(e: RunEvent, reporter: RunReporter): RunEvent {
-  switch (e.kind) {
-    case 'text/delta':
-      return { ...e, delta: reporter.redact(e.delta) };
-    case 'tool/called':
-      return { ...e, arguments: reporter.redact(e.arguments) };
-    case 'tool/output':
-      return { ...e, output: reporter.redact(e.output) };
-    default:
-      return e;
+/** How many stderr lines a run keeps for its outcome and the command's status. */
+const STDERR_TAIL_LINES = 20;
+/** How many lines that are not events are quoted in the log. */
+const INVALID_SAMPLES = 3;
+
+/**
+ * Everything the agent sent that people see, redacted as streams (../streamRedactor.ts): its text deltas (the view,
+ * the CLI), its stderr (the log, the tail on the outcome) and the lines that were not events (the log). A secret
+ * split across two deltas, chunks or lines is found as a whole; what could be the start of one waits for what
+ * follows it.
+ */
+class ShownStreams {
+  private readonly text: StreamRedactor;
+  private readonly reasoning: StreamRedactor;
+  private readonly stderrLines: LineRedactor;
+  private readonly invalidLines: LineRedactor;
+  /** Why each line given to `invalidLines` and not yet out of it was rejected, in order. */
+  private readonly invalidWhys: string[] = [];
+  private invalidSeen = 0;
+  readonly stderrTail: string[] = [];
+  readonly invalidSamples: string[] = [];
+  private runId = '';
+
+  constructor(private readonly reporter: RunReporter) {
+    const secrets = reporter.secrets;
+    this.text = new StreamRedactor(secrets);
+    this.reasoning = new StreamRedactor(secrets);
+    this.stderrLines = new LineRedactor(secrets);
+    this.invalidLines = new LineRedactor(secrets);
+  }
+
+  /** An event from the translator, redacted, to the reporter. */
+  emit(e: RunEvent): void {
+    this.runId = e.runId;
+    if (e.kind === 'text/delta') {
+      const delta = this.text.push(e.delta);
+      if (delta !== '') this.reporter.emit({ ...e, delta });
+      return;
+    }
+    if (e.kind === 'reasoning/delta') {
+      const delta = this.reasoning.push(e.delta);
+      if (delta !== '') this.reporter.emit({ ...e, delta });
+      return;
+    }
+    // Text held back belongs before whatever comes next: a secret does not span two events of different kinds.
+    this.flushText();
+    this.reporter.emit(this.redactWhole(e));
+  }
+
+  private flushText(): void {
+    const text = this.text.end();
+    if (text !== '') this.reporter.emit({ kind: 'text/delta', runId: this.runId, delta: text });
+    const reasoning = this.reasoning.end();
+    if (reasoning !== '') this.reporter.emit({ kind: 'reasoning/delta', runId: this.runId, delta: reasoning });
+  }
+
+  /** Events that arrive whole (tool calls with their joined arguments, outputs, items) are redacted whole. */
+  private redactWhole(e: RunEvent): RunEvent {
+    const r = (t: string) => this.text.redact(t);
+    switch (e.kind) {
+      case 'tool/called':
+        return { ...e, name: r(e.name), arguments: r(e.arguments) };
+      case 'tool/output':
+        return { ...e, name: r(e.name), output: r(e.output) };
+      case 'item/added': {
+        const item = r(JSON.stringify(e.item ?? null));
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(item);
+        } catch {
+          // A marker put where the JSON needed an escape (a secret containing a quote): keep the text.
+          parsed = item;
+        }
+        return { ...e, preview: r(e.preview), item: parsed };
+      }
+      default:
+        return e;
+    }
+  }
+
+  /** One stderr line in; the lines that can be shown now go to `log` and the tail. */
+  stderr(line: string, log: (line: string) => void): void {
+    for (const l of this.stderrLines.push(line)) this.stderrOut(l, log);
+  }
+
+  endStderr(log: (line: string) => void): void {
+    for (const l of this.stderrLines.end()) this.stderrOut(l, log);
+  }
+
+  private stderrOut(line: string, log: (line: string) => void): void {
+    this.stderrTail.push(line);
+    if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
+    log(line);
+  }
+
+  /** A line that was not an event: the first few are quoted in the log (redacted across lines, as stderr is). */
+  invalid(why: string, source: string): void {
+    if (this.invalidSeen > INVALID_SAMPLES) return;
+    this.invalidSeen++;
+    this.invalidWhys.push(why);
+    // One line in, one line out (a line break a secret swallowed is kept), so each reason stays with its line.
+    this.invalidOut(this.invalidLines.push(source.replace(/\r?\n/g, ' ')));
+    // The line after the last sample was read only to settle its end.
+    if (this.invalidSeen > INVALID_SAMPLES) this.invalidOut(this.invalidLines.end());
+  }
+
+  private invalidOut(lines: string[]): void {
+    for (const line of lines) {
+      const why = this.invalidWhys.shift() ?? 'not an AG-UI event';
+      if (this.invalidSamples.length < INVALID_SAMPLES)
+        this.invalidSamples.push(`${why}: ${line.length > 200 ? `${line.slice(0, 200)}…` : line}`);
+    }
+  }
+
+  /** The stream ended: what was held back is let out, redacted. */
+  end(): void {
+    this.flushText();
+    this.invalidOut(this.invalidLines.end());
   }
 }
 
@@ -320,6 +457,7 @@ interface SettleArgs {
   since: number;
   commandMakesFork: { fromBranchId: string; fromTurn: number } | null;
   translator: AgUiTranslator;
+  shown: ShownStreams;
   end: AgentEnd;
   storeProblems: string[];
 }
@@ -365,7 +503,9 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
     reporter.log(`Reading the branch after the run failed: ${errorMessage(err)}`);
   }
 
-  const cancelled = end.stopped === 'stop' || (options.signal?.aborted ?? false);
+  // A run the agent cancelled (RUN_FINISHED with outcome `cancelled`) is settled as a Stop: nothing was produced.
+  const cancelledByAgent = translator.cancelled && end.failure === undefined;
+  const cancelled = end.stopped === 'stop' || (options.signal?.aborted ?? false) || cancelledByAgent;
   const failure = end.failure ?? (elsewhere.length > 0 ? elsewhereMessage(who, elsewhere, branchId, options.sessionId) : undefined);
   const completed = end.completedByAgent && failure === undefined && !cancelled;
 
@@ -386,7 +526,7 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
   const usage = (usageStored ? storedUsage : undefined) ?? translator.usage ?? null;
   const view: CommandEndView = { ...end.view, invalidLines: translator.invalid };
   if (translator.invalid > 0) {
-    for (const sample of translator.invalidSamples) reporter.log(`[${view.agent}] ignored a line that is ${sample}`);
+    for (const sample of args.shown.invalidSamples) reporter.log(`[${view.agent}] ignored a line that is ${sample}`);
   }
   const persistence = persistenceView({
     reporter,
@@ -404,6 +544,10 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
   const notes: string[] = [];
   if (completed && keptUser && !usageStored) notes.push('It stored no usage for the turn (no usage recorded).');
   if (translator.invalid > 0) notes.push(`${who} printed ${translator.invalid} line(s) that are not AG-UI events; they were ignored.`);
+  if (translator.afterEnd > 0)
+    notes.push(
+      `${who} sent ${translator.afterEnd} event(s) after the run's end (the first: ${translator.afterEndSample}); AG-UI allows none, so they were ignored.`,
+    );
   if (elsewhere.length > 0 && end.failure !== undefined) notes.push(elsewhereMessage(who, elsewhere, branchId, options.sessionId));
   if (notes.length > 0) persistence.summary = reporter.redact(`${persistence.summary} ${notes.join(' ')}`);
 
@@ -419,7 +563,11 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
     reporter.emit(outcome);
     return outcome;
   }
-  const message = cancelled ? 'The run was stopped.' : (failure ?? `${who} ended without completing the run.`);
+  const message = cancelled
+    ? end.stopped === 'stop' || options.signal?.aborted || !cancelledByAgent
+      ? 'The run was stopped.'
+      : `${who} cancelled the run.`
+    : (failure ?? `${who} ended without completing the run.`);
   const outcome: RunOutcome = {
     kind: 'run/failed',
     runId: reporter.runId,

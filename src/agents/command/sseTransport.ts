@@ -2,6 +2,7 @@
  * AG-UI's HTTP transport, the client side (docs/agent-command.md §7): the `RunAgentInput` POSTed as JSON, the answer
  * read as server-sent events whose `data:` fields each carry one event. Uses Node's `fetch`; nothing else is needed.
  */
+import { MAX_EVENT_LINE_CHARS } from './commandLimits';
 
 /** How a request to an agent URL ended. */
 export interface HttpEnd {
@@ -13,6 +14,8 @@ export interface HttpEnd {
   stoppedBy?: 'stop' | 'timeout';
   /** The start of an error answer's body. */
   body?: string;
+  /** Events longer than `maxEventChars`, discarded unread. */
+  overlongEvents: number;
 }
 
 export interface HttpRunOptions {
@@ -24,9 +27,17 @@ export interface HttpRunOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
   headers?: Record<string, string>;
+  /** The longest event (its lines, and its `data:` joined) read (default `MAX_EVENT_LINE_CHARS`). */
+  maxEventChars?: number;
 }
 
 export async function runOverHttp(options: HttpRunOptions): Promise<HttpEnd> {
+  const counts = { overlong: 0 };
+  const end = await request(options, counts);
+  return { ...end, overlongEvents: counts.overlong };
+}
+
+async function request(options: HttpRunOptions, counts: { overlong: number }): Promise<Omit<HttpEnd, 'overlongEvents'>> {
   const controller = new AbortController();
   let stoppedBy: HttpEnd['stoppedBy'];
   const onAbort = () => {
@@ -60,7 +71,7 @@ export async function runOverHttp(options: HttpRunOptions): Promise<HttpEnd> {
     }
     if (!response.body) return { status: response.status };
     try {
-      await readEvents(response.body, options);
+      await readEvents(response.body, options, counts);
     } catch (err) {
       return stoppedBy ? { status: response.status, stoppedBy } : { status: response.status, error: causeText(err) };
     }
@@ -71,15 +82,41 @@ export async function runOverHttp(options: HttpRunOptions): Promise<HttpEnd> {
   }
 }
 
-/** Reads a text/event-stream body: events end at a blank line; their `data:` lines are joined with newlines. */
-async function readEvents(body: ReadableStream<Uint8Array>, options: HttpRunOptions): Promise<void> {
+/**
+ * Reads a text/event-stream body: events end at a blank line; their `data:` lines are joined with newlines. An event
+ * longer than the bound (a line of it, or its data together) is dropped as it arrives, never gathered: the rest of it
+ * is skipped up to its blank line, and it is counted, so a server that never ends a line costs no more memory than
+ * the bound.
+ */
+async function readEvents(body: ReadableStream<Uint8Array>, options: HttpRunOptions, counts: { overlong: number }): Promise<void> {
+  const max = options.maxEventChars ?? MAX_EVENT_LINE_CHARS;
   const decoder = new TextDecoder();
-  let buffer = '';
+  /** The line being read, in pieces: only new text is searched for its end. */
+  let line: string[] = [];
+  let lineSize = 0;
+  /** Whether the line has any text, kept even while its text is skipped: only an empty line ends an event. */
+  let lineEmpty = true;
   let data: string[] = [];
+  let dataSize = 0;
+  /** Skipping the rest of an event that went over the bound, up to its blank line. */
+  let skipping = false;
+  const overlong = () => {
+    counts.overlong++;
+    skipping = true;
+    data = [];
+    dataSize = 0;
+    line = [];
+    lineSize = 0;
+  };
   const dispatch = () => {
+    if (skipping) {
+      skipping = false;
+      return;
+    }
     if (data.length === 0) return;
     const text = data.join('\n');
     data = [];
+    dataSize = 0;
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -89,21 +126,48 @@ async function readEvents(body: ReadableStream<Uint8Array>, options: HttpRunOpti
     }
     options.onEvent(value, text);
   };
+  const endLine = () => {
+    const text = line.join('').replace(/\r$/, '');
+    const empty = lineEmpty;
+    line = [];
+    lineSize = 0;
+    lineEmpty = true;
+    if (empty) dispatch();
+    else if (!skipping && text.startsWith('data:')) {
+      const value = text.slice(text.startsWith('data: ') ? 6 : 5);
+      if (dataSize + value.length + 1 > max) overlong();
+      else {
+        data.push(value);
+        dataSize += value.length + 1;
+      }
+    }
+    // Comments (`:`), `event:`, `id:` and `retry:` carry nothing we use: AG-UI puts the type in the data.
+  };
+  const take = (piece: string) => {
+    if (piece === '' || (piece === '\r' && lineEmpty)) return;
+    lineEmpty = false;
+    if (skipping) return;
+    if (lineSize + piece.length > max) overlong();
+    else {
+      line.push(piece);
+      lineSize += piece.length;
+    }
+  };
   const reader = body.getReader();
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
-    buffer += decoder.decode(value, { stream: true });
+    const chunk = decoder.decode(value, { stream: true });
+    let start = 0;
     let nl: number;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, nl).replace(/\r$/, '');
-      buffer = buffer.slice(nl + 1);
-      if (line === '') dispatch();
-      else if (line.startsWith('data:')) data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
-      // Comments (`:`), `event:`, `id:` and `retry:` carry nothing we use: AG-UI puts the type in the data.
+    while ((nl = chunk.indexOf('\n', start)) >= 0) {
+      take(chunk.slice(start, nl));
+      endLine();
+      start = nl + 1;
     }
+    take(chunk.slice(start));
   }
-  if (buffer.startsWith('data:')) data.push(buffer.slice(buffer.startsWith('data: ') ? 6 : 5));
+  if (!lineEmpty) endLine();
   dispatch();
 }
 

@@ -12,11 +12,15 @@ import type { BranchRef } from '../../shared/protocol/sessionRef';
 import { pushBounded } from '../core/boundedList';
 import { CommandId, Setting } from '../core/contributions';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
-import { affectsSetting, setting, workspaceTrust } from '../core/settings';
+import { affectsSetting, setting } from '../core/settings';
 import { UserFacingError } from '../core/userError';
 import { errorMessage } from '../../shared/errorMessage';
 import { whatIfModelChoices } from '../../shared/whatIfModels';
 import type { AgentChoices } from './agentChoices';
+import { stopAllCommandProcesses } from '../../agents/command/commandProcess';
+
+/** How long each stop signal gets when the extension deactivates: VS Code waits a few seconds at most for it. */
+const DEACTIVATE_GRACE_MS = 1000;
 
 /** What a run continues: a session's branch, or a new branch forked from one at a turn. */
 export interface RunTarget extends BranchRef {
@@ -55,7 +59,7 @@ export function readWhatIfModels(): string[] {
   return whatIfModelChoices(setting(Setting.agentModel), setting(Setting.agentModels));
 }
 
-/** Reads the `agentSessions.agent.*` settings; the trusted-only ones (core/trustedSettings.ts) from the user alone in an untrusted workspace. */
+/** Reads the `agentSessions.agent.*` settings. Restricted ones are ignored by VS Code in untrusted workspaces. */
 export function readAgentConfig(): AgentConfig {
   const baseUrl = setting(Setting.agentBaseUrl).trim();
   const module = setting(Setting.agentModule).trim();
@@ -99,7 +103,7 @@ export class AgentRunner implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (affectsSetting(e, Setting.agent)) void this.invalidate();
       }),
-      workspaceTrust.onDidChange(() => void this.invalidate()),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => void this.invalidate()),
       secrets.onDidChange((e) => {
         if (e.key === API_KEY_SECRET_ID) void this.invalidate();
       }),
@@ -143,7 +147,7 @@ export class AgentRunner implements vscode.Disposable {
     const stored = await this.secrets.get(API_KEY_SECRET_ID);
     // Throws NoApiKeyError with the remedy; runOnBranch reports it as a 'no-key' failure.
     const { key } = resolveApiKey({ stored, baseUrl: settings.baseUrl });
-    const trusted = workspaceTrust.isTrusted;
+    const trusted = vscode.workspace.isTrusted;
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const cacheKey = JSON.stringify([settings, trusted, folder, key.length, key.slice(-4)]);
     return this.configured.get(cacheKey, configForModel(settings, model), async (config) => {
@@ -249,8 +253,19 @@ export class AgentRunner implements vscode.Disposable {
     return true;
   }
 
+  /**
+   * Stops every run and, whatever their settlement does meanwhile, every agent command's process group: SIGINT,
+   * SIGTERM and SIGKILL a short grace apart, so no agent outlives the extension (its deactivate awaits this).
+   */
+  async stopAll(): Promise<void> {
+    for (const c of this.runs.values()) c.abort();
+    await stopAllCommandProcesses(DEACTIVATE_GRACE_MS);
+  }
+
   dispose(): void {
     for (const c of this.runs.values()) c.abort();
+    // The host may end before the escalation's timers fire: its exit kills what is left (commandProcess.ts).
+    void stopAllCommandProcesses(DEACTIVATE_GRACE_MS);
     for (const d of this.subscriptions) d.dispose();
     void this.invalidate();
   }

@@ -4,7 +4,7 @@
  * from a model, a tool or a database: render it as text. No event ever carries an API key (the runner redacts
  * error text before it builds an event).
  *
- * Order of one run: `run/started`, then any number of `text/delta`, `tool/called`, `tool/output`, `item/added`
+ * Order of one run: `run/started`, then any number of `text/delta`, `reasoning/delta`, `tool/called`, `tool/output`, `item/added`
  * as the model and tools produce them, then exactly one of `run/completed` or `run/failed`.
  */
 import { itemPreview } from '../itemText';
@@ -60,6 +60,16 @@ export interface RunStartedEvent {
 
 export interface TextDeltaEvent {
   kind: 'text/delta';
+  runId: string;
+  delta: string;
+}
+
+/**
+ * A piece of the model's reasoning as it streams (an agent command's AG-UI reasoning messages): shown in the run's
+ * live stream, apart from its answer, and not an item of the session unless the agent stores one.
+ */
+export interface ReasoningDeltaEvent {
+  kind: 'reasoning/delta';
   runId: string;
   delta: string;
 }
@@ -151,7 +161,14 @@ export function itemAddedEvent(runId: string, item: Record<string, unknown>): It
 
 /** Every event of a run. */
 export type RunEvent =
-  RunStartedEvent | TextDeltaEvent | ToolCalledEvent | ToolOutputEvent | ItemAddedEvent | RunCompletedEvent | RunFailedEvent;
+  | RunStartedEvent
+  | TextDeltaEvent
+  | ReasoningDeltaEvent
+  | ToolCalledEvent
+  | ToolOutputEvent
+  | ItemAddedEvent
+  | RunCompletedEvent
+  | RunFailedEvent;
 
 /** The event that ends a run. */
 export type RunOutcome = RunCompletedEvent | RunFailedEvent;

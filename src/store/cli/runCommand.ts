@@ -67,6 +67,9 @@ function eventText(e: RunEvent, label: string, several: boolean): string {
       return `${label}${e.agentName} on branch '${e.branchId}'${e.forkedFrom ? ` (forked from '${e.forkedFrom.branchId}' at turn ${e.forkedFrom.turn})` : ''}\n`;
     case 'text/delta':
       return several ? '' : e.delta;
+    case 'reasoning/delta':
+      // The answer is what a script reads from stdout: reasoning is shown with --json only.
+      return '';
     case 'tool/called':
       return `\n${label}→ ${e.name}(${e.arguments})\n`;
     case 'tool/output':

@@ -32,7 +32,16 @@ export class Composer {
   /** The runs shown, each in a block of its own: what-if runs on several models stream at the same time. */
   private readonly runs = new Map<
     string,
-    { block: HTMLElement; status: HTMLElement; text: HTMLElement | undefined; active: boolean; input: string; agentName: string }
+    {
+      block: HTMLElement;
+      status: HTMLElement;
+      text: HTMLElement | undefined;
+      /** The paragraph the run's reasoning streams into, until an answer or a tool call follows it. */
+      reasoning: HTMLElement | undefined;
+      active: boolean;
+      input: string;
+      agentName: string;
+    }
   >();
   private running = false;
   /** The branch the view showed at the last `setEnabled`. */
@@ -152,7 +161,15 @@ export class Composer {
         el('p', { class: 'run-user' }, e.input),
         ...e.warnings.map((w) => el('p', { class: 'run-warning' }, w)),
       );
-      this.runs.set(e.runId, { block, status, text: undefined, active: true, input: e.input, agentName: e.agentName });
+      this.runs.set(e.runId, {
+        block,
+        status,
+        text: undefined,
+        reasoning: undefined,
+        active: true,
+        input: e.input,
+        agentName: e.agentName,
+      });
       this.log.appendChild(block);
       this.setRunning(true);
       return;
@@ -172,11 +189,19 @@ export class Composer {
     const add = (node: HTMLElement): void => void run.block.appendChild(node);
     switch (e.kind) {
       case 'text/delta':
+        run.reasoning = undefined;
         if (!run.text) add((run.text = el('p', { class: 'run-text' })));
         run.text.textContent += e.delta;
         return;
+      case 'reasoning/delta':
+        // Reasoning streams in a paragraph of its own, set apart from the answer; the answer after it starts anew.
+        run.text = undefined;
+        if (!run.reasoning) add((run.reasoning = el('p', { class: 'run-reasoning' })));
+        run.reasoning.textContent += e.delta;
+        return;
       case 'tool/called':
         run.text = undefined;
+        run.reasoning = undefined;
         // A hosted tool by its people name ("web search"), as the turn list and the cards name it.
         add(el('p', { class: 'run-tool' }, `→ ${toolBadgeName(e.name)}(${e.arguments})`));
         return;

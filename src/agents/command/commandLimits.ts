@@ -1,0 +1,23 @@
+/**
+ * The bounds on what an agent command or an agent URL sends us (docs/agent-command.md §6), so a runaway agent
+ * cannot fill the memory of the CLI or the extension host.
+ */
+import { formatCount } from '../../store/export/importLimits';
+
+/**
+ * The longest stdout line, or server-sent event, read as one AG-UI event: 16 Mi characters. An event is a text or
+ * argument delta, one tool result, one item for the live view, or one batch of spans, and batches can be split across
+ * events; 16 MiB holds a large tool output or a base64 image many times over, while a line is gathered in memory
+ * (and parsed) only up to it. A longer line is dropped as it arrives, never gathered, and fails the run.
+ */
+export const MAX_EVENT_LINE_CHARS = 16 * 1024 * 1024;
+
+/** What a run that met the bound says, naming it. */
+export function overlongEventText(who: string, count: number, what: 'line' | 'event', maxChars = MAX_EVENT_LINE_CHARS): string {
+  const unit = maxChars >= 1024 * 1024 ? ` (${maxChars / 1024 / 1024} MiB)` : '';
+  const thing = what === 'line' ? `stdout line${count > 1 ? 's' : ''}` : `server-sent event${count > 1 ? 's' : ''}`;
+  return (
+    `${who} sent ${count} ${thing} longer than ${formatCount(maxChars)} characters${unit}, the bound of one AG-UI event ` +
+    `(MAX_EVENT_LINE_CHARS); ${count > 1 ? 'they were' : 'it was'} discarded unread.`
+  );
+}

@@ -1,0 +1,170 @@
+/**
+ * Stop always stops (src/agents/command/commandProcess.ts, docs/agent-command.md §5): real processes that ignore
+ * SIGINT and SIGTERM, under a shell that forks them (dash does not exec the command), with children of their own.
+ * The run ends within the escalation's deadline and no process of the group survives it, whatever the shell did.
+ */
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  runCommandProcess,
+  runningCommandCount,
+  stopAllCommandProcesses,
+  type ProcessEnd,
+} from '../../../../src/agents/command/commandProcess';
+import { nodeCommand } from './commandKit';
+
+/** Alive and not a zombie waiting for a parent that will never reap it (PID 1 here may not). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A Node agent that ignores SIGINT and SIGTERM and starts a child that ignores them too; both write their pids to
+ * `pids` (the child holds the agent's stdout open). With `exitAfterMs` the agent itself exits then, leaving the child.
+ */
+export function stubbornAgent(dir: string, pids: string, exitAfterMs?: number): string {
+  const child = `process.on('SIGINT', () => {}); process.on('SIGTERM', () => {}); require('fs').appendFileSync(${JSON.stringify(pids)}, process.pid + '\\n'); setInterval(() => {}, 1000);`;
+  return nodeCommand(
+    dir,
+    'stubborn.js',
+    `process.on('SIGINT', () => console.error('ignoring SIGINT'));
+     process.on('SIGTERM', () => console.error('ignoring SIGTERM'));
+     require('fs').appendFileSync(${JSON.stringify(pids)}, process.pid + '\\n');
+     require('child_process').spawn(process.execPath, ['-e', ${JSON.stringify(child)}], { stdio: 'inherit' });
+     console.log(JSON.stringify({ type: 'RUN_STARTED', threadId: 's1', runId: 'r' }));
+     ${exitAfterMs !== undefined ? `setTimeout(() => process.exit(0), ${exitAfterMs});` : ''}
+     setInterval(() => {}, 1000);`,
+  );
+}
+
+/** The pids written to `file` once there are `n` of them. */
+export async function pidsOf(file: string, n: number): Promise<number[]> {
+  for (let i = 0; i < 200; i++) {
+    const pids = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map(Number) : [];
+    if (pids.length >= n) return pids;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  assert.fail(`fewer than ${n} pids in ${file}`);
+}
+
+describe('agent command processes: stop always stops', function () {
+  this.timeout(15_000);
+  const GRACE = 300;
+  let dir: string;
+  let pidFile: string;
+  let started: number[] = [];
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'asi-stop-'));
+    pidFile = join(dir, 'pids.txt');
+    started = [];
+  });
+  afterEach(() => {
+    // A failing test must not leave its processes behind either.
+    for (const pid of started) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function runAndWatch(options: { timeoutMs?: number; signal?: AbortSignal; command: string; n: number }) {
+    const lines: string[] = [];
+    const t0 = Date.now();
+    const ended = runCommandProcess({
+      command: options.command,
+      env: { PATH: process.env.PATH ?? '' },
+      stdin: '{}',
+      onLine: (l) => void lines.push(l),
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      graceMs: GRACE,
+    });
+    started = await pidsOf(pidFile, options.n);
+    return { ended, t0, lines };
+  }
+
+  it('a command that ignores SIGINT and SIGTERM past its timeout gets SIGKILL on its whole group, and the run ends', async () => {
+    const { ended, t0 } = await runAndWatch({ command: stubbornAgent(dir, pidFile), timeoutMs: 300, n: 2 });
+    const end: ProcessEnd = await ended;
+    const took = Date.now() - t0;
+    assert.equal(end.stoppedBy, 'timeout');
+    // timeout + SIGTERM after one grace + SIGKILL after another, and a little for the pipes.
+    assert.ok(took < 300 + 2 * GRACE + 1500, `the run took ${took} ms`);
+    assert.deepEqual(
+      started.filter((p) => alive(p)),
+      [],
+      'a process of the group outlived the run',
+    );
+    assert.equal(runningCommandCount(), 0);
+  });
+
+  it('Stop (an abort) reaches the whole group the same way', async () => {
+    const controller = new AbortController();
+    const { ended, t0 } = await runAndWatch({ command: stubbornAgent(dir, pidFile), signal: controller.signal, n: 2 });
+    const stopAt = Date.now();
+    controller.abort();
+    const end = await ended;
+    assert.equal(end.stoppedBy, 'stop');
+    assert.ok(Date.now() - stopAt < 2 * GRACE + 1500, `the stop took ${Date.now() - stopAt} ms (run ${Date.now() - t0} ms)`);
+    assert.deepEqual(
+      started.filter((p) => alive(p)),
+      [],
+    );
+  });
+
+  it('the run ends when the shell has exited though a child of it still holds stdout open, and the child is stopped', async () => {
+    const { ended, t0, lines } = await runAndWatch({ command: stubbornAgent(dir, pidFile, 200), n: 2 });
+    const end = await ended;
+    const took = Date.now() - t0;
+    // The shell's own end is the run's: exit code 0, not stopped by us.
+    assert.equal(end.code, 0);
+    assert.equal(end.stoppedBy, undefined);
+    assert.deepEqual(lines, [JSON.stringify({ type: 'RUN_STARTED', threadId: 's1', runId: 'r' })]);
+    assert.ok(took < 200 + 3 * GRACE + 1500, `the run took ${took} ms`);
+    assert.deepEqual(
+      started.filter((p) => alive(p)),
+      [],
+    );
+  });
+
+  it('stopping every command (the extension deactivating) ends each run and its group within the grace given', async () => {
+    const { ended } = await runAndWatch({ command: stubbornAgent(dir, pidFile), n: 2 });
+    assert.equal(runningCommandCount(), 1);
+    const t0 = Date.now();
+    await stopAllCommandProcesses(100);
+    assert.ok(Date.now() - t0 < 200 + 1500, `took ${Date.now() - t0} ms`);
+    assert.equal((await ended).stoppedBy, 'stop');
+    assert.deepEqual(
+      started.filter((p) => alive(p)),
+      [],
+    );
+    assert.equal(runningCommandCount(), 0);
+  });
+
+  it('a stdout line longer than the bound is discarded as it arrives; the lines around it are read', async () => {
+    const command = nodeCommand(
+      dir,
+      'long.js',
+      `process.stdout.write('before\\n' + 'x'.repeat(5000) + '\\nafter\\n' + 'y'.repeat(999) + '\\n');`,
+    );
+    const lines: string[] = [];
+    const end = await runCommandProcess({
+      command,
+      env: { PATH: process.env.PATH ?? '' },
+      stdin: '',
+      onLine: (l) => void lines.push(l),
+      maxLineChars: 1000,
+    });
+    assert.equal(end.overlongLines, 1);
+    assert.deepEqual(lines, ['before', 'after', 'y'.repeat(999)]);
+  });
+});

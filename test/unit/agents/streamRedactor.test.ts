@@ -1,0 +1,69 @@
+/**
+ * The stream redactor (src/agents/streamRedactor.ts): a secret split across pieces, lines or line breaks never comes
+ * out whole or in parts, at any split; text without secrets comes out unchanged, only later.
+ */
+import { strict as assert } from 'node:assert';
+import { LineRedactor, StreamRedactor } from '../../../src/agents/streamRedactor';
+
+const KEY = 'sk-proj-Zq81TESTkeyAbCdEfGh0123456789';
+/** A secret that no credential pattern knows: only the secret list can find it. */
+const TOKEN = 'tok_9f8e7d6c5b4a3f2e1d0c';
+
+function through(r: StreamRedactor, pieces: string[]): string {
+  return pieces.map((p) => r.push(p)).join('') + r.end();
+}
+
+/** Every fragment of `secret` at least `min` characters long that would betray it. */
+function leaks(out: string, secret: string, min = 6): string[] {
+  const found: string[] = [];
+  for (let i = 0; i + min <= secret.length; i++) if (out.includes(secret.slice(i, i + min))) found.push(secret.slice(i, i + min));
+  return found;
+}
+
+describe('StreamRedactor: secrets across the pieces of a stream', () => {
+  it('a secret split at every position across two pieces never shows, whole or in halves', () => {
+    for (const secret of [KEY, TOKEN]) {
+      const text = `the key is ${secret}, done`;
+      for (let at = 1; at < text.length; at++) {
+        const out = through(new StreamRedactor([secret]), [text.slice(0, at), text.slice(at)]);
+        assert.equal(out, 'the key is [redacted], done', `split at ${at}`);
+      }
+    }
+  });
+
+  it('a secret in one-character pieces is redacted; what precedes it is shown before the stream ends', () => {
+    const r = new StreamRedactor([TOKEN]);
+    const shown: string[] = [];
+    for (const c of `hello ${TOKEN}!`) shown.push(r.push(c));
+    shown.push(r.end());
+    assert.equal(shown.join(''), 'hello [redacted]!');
+    assert.ok(shown.slice(0, 6).join('').startsWith('hello'), 'text that cannot start a secret is not held');
+  });
+
+  it('text without secrets comes out unchanged', () => {
+    const text = 'Mild, 18°C; tomorrow: rain. items tasks sk bearer';
+    for (let at = 0; at <= text.length; at++) assert.equal(through(new StreamRedactor([TOKEN]), [text.slice(0, at), text.slice(at)]), text);
+  });
+
+  it('an sk- key no one told us about is redacted across pieces too', () => {
+    const out = through(new StreamRedactor([]), ['using sk-proj-Zq81TES', 'TkeyAbCdEfGh0123456789 now']);
+    assert.equal(out, 'using [redacted] now');
+  });
+
+  it('a secret with a line break inside it (printed on two lines) is redacted, the line kept', () => {
+    const lines = new LineRedactor([TOKEN]);
+    const out = [...lines.push(`key ${TOKEN.slice(0, 9)}`), ...lines.push(`${TOKEN.slice(9)} end`), ...lines.push('next'), ...lines.end()];
+    assert.deepEqual(out, ['key [redacted]', ' end', 'next']);
+    assert.deepEqual(leaks(out.join('\n'), TOKEN), []);
+  });
+
+  it('lines that cannot start a secret come out at once', () => {
+    const lines = new LineRedactor([TOKEN]);
+    assert.deepEqual(lines.push('plain line'), ['plain line']);
+    assert.deepEqual(lines.end(), []);
+  });
+
+  it('short strings and the placeholder are not secrets', () => {
+    assert.equal(through(new StreamRedactor(['abc', 'agent-sessions-no-key']), ['abc agent-sessions-no-key']), 'abc agent-sessions-no-key');
+  });
+});
