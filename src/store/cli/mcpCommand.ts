@@ -9,8 +9,9 @@ import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { fileQueryStore, serverQueryStore } from '../query/queryStore';
 import { StoreSet, type StoreOpener } from '../query/storeSet';
+import { markSidecars, removeSidecarsLeft } from '../sqlite/readerSidecars';
 import { TraceStore } from '../traces/traceStore';
-import { closeStore, openStore } from './cliStore';
+import { closeStore, isServerAddress, openStore } from './cliStore';
 import { EXIT, UsageError } from './exitCodes';
 import { COMMAND_HELP } from './help';
 import { createMcpServer } from './mcpServer';
@@ -40,12 +41,31 @@ export async function mcpCommand(argv: string[], version: string): Promise<numbe
   if (v.traces !== undefined && !existsSync(v.traces))
     throw new UsageError(`--traces ${v.traces}: no such file (a trace store that agent-sessions otlp or the extension wrote)`);
   const opener: StoreOpener = async (target, name) => {
-    // Kept totals: a server answers many calls on one connection, so counts are caught up, not recounted (file A).
-    const opened = await openStore(target, { keyPrefix: v['key-prefix'], keepTotals: true });
-    const store = opened.kind === 'file' ? fileQueryStore(opened.db, name) : serverQueryStore(opened.source, name, opened.label);
-    return { store, close: () => closeStore(opened) };
+    // A coding agent may point the server at any session file: it leaves the file's folder as it found it.
+    const sidecars = isServerAddress(target) ? undefined : markSidecars(target);
+    let opened;
+    try {
+      // Kept totals: a server answers many calls on one connection, so counts are caught up, not recounted (file A).
+      opened = await openStore(target, { keyPrefix: v['key-prefix'], keepTotals: true });
+    } catch (err) {
+      if (sidecars) removeSidecarsLeft(sidecars);
+      throw err;
+    }
+    if (opened.kind === 'server') return { store: serverQueryStore(opened.source, name, opened.label), close: () => closeStore(opened) };
+    const db = opened.db;
+    return {
+      store: fileQueryStore(db, name),
+      fileState: () => db.fileState(),
+      close: async () => {
+        // Beside a file that replaced the one read, the -wal and -shm are the old file's: not ours to tidy (spec §11).
+        const same = db.fileState() === 'ok';
+        await closeStore(opened);
+        if (sidecars && same) removeSidecarsLeft(sidecars);
+      },
+    };
   };
   const stores = new StoreSet(opener, targets, v['only-stores'] !== true);
+  const traceSidecars = v.traces !== undefined ? markSidecars(v.traces) : undefined;
   const traces = v.traces !== undefined ? TraceStore.open(v.traces, { readonly: true }) : undefined;
   const server = createMcpServer({ stores, version, ...(traces ? { traces } : {}) });
   const closed = new Promise<void>((resolve) => {
@@ -78,5 +98,6 @@ export async function mcpCommand(argv: string[], version: string): Promise<numbe
     process.stdin.off('end', stop);
     await stores.close();
     traces?.close();
+    if (traceSidecars) removeSidecarsLeft(traceSidecars);
   }
 }

@@ -15,6 +15,11 @@ export type QueryProblem =
   | 'unknown-turn'
   /** A search query the search syntax refuses. */
   | 'bad-query'
+  /**
+   * The store's file was replaced by another (or deleted) since it was opened: the call read nothing, and the next one
+   * opens what is at the path now.
+   */
+  | 'store-changed'
   /** A timeline was asked for without a trace store to read it from. */
   | 'no-trace-store'
   /** The caller cancelled the call. */

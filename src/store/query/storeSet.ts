@@ -17,6 +17,11 @@ import type { QueryStore } from './queryStore';
 export interface OpenedStore {
   store: QueryStore;
   close(): void | Promise<void>;
+  /**
+   * For a file: whether the path still names the file the connection reads (`SessionDatabase.fileState`). A
+   * connection keeps reading a file that was replaced or deleted, so its answers would be about a file that is gone.
+   */
+  fileState?(): 'ok' | 'deleted' | 'replaced';
 }
 
 /** Opens `target` (a file path, made absolute, or a server address) as the store called `name`. */
@@ -167,8 +172,9 @@ export class StoreSet {
 
   private async open(entry: Entry): Promise<QueryStore> {
     const opened = (entry.opened ??= this.opener(entry.target, entry.name));
+    let current: OpenedStore;
     try {
-      return (await opened).store;
+      current = await opened;
     } catch (err) {
       // Not kept: the next call tries again (the file may have been written meanwhile, the server started).
       if (entry.opened === opened) entry.opened = undefined;
@@ -177,6 +183,22 @@ export class StoreSet {
         `Cannot open store "${entry.name}" (${entry.location}): ${err instanceof Error ? err.message : String(err)}`,
       );
     }
+    const state = current.fileState?.() ?? 'ok';
+    if (state === 'ok') return current.store;
+    // Reported once, then forgotten: the model learns that earlier answers (and their offsets) were about another
+    // file, and the next call opens the file at the path now, instead of failing until the server restarts.
+    if (entry.opened === opened) entry.opened = undefined;
+    try {
+      await current.close();
+    } catch {
+      // The old connection is of no further use either way.
+    }
+    throw new QueryError(
+      'store-changed',
+      state === 'replaced'
+        ? `Store "${entry.name}" (${entry.location}) was replaced by another file since it was opened, so this call read nothing. Earlier answers, and the offsets they gave, were about the old file: call again to read the file now at that path.`
+        : `Store "${entry.name}" (${entry.location}) was deleted or moved away since it was opened, so this call read nothing. Ask the user where the file went; a call after it is restored reads it again.`,
+    );
   }
 
   /** Closes every store opened. */
