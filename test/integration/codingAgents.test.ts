@@ -174,7 +174,12 @@ describe('coding agents: Language Model tools, the MCP server definition, the ha
     assert.ok(files);
     assert.equal(files.command, process.execPath);
     assert.ok(existsSync(files.args[0]!), `${files.args[0]} exists`);
-    assert.deepEqual(files.args.slice(1, 4), ['mcp', '--store', path]);
+    // Exactly the open stores (issue 46): the one open file, and --only-stores so that a call can name no other.
+    assert.deepEqual(files.args.slice(1, 5), ['mcp', '--only-stores', '--store', path]);
+    assert.deepEqual(
+      files.args.filter((_, i) => files.args[i - 1] === '--store'),
+      a.registry.list().map((e) => e.path),
+    );
 
     // Started as VS Code starts it: an MCP client's initialize, then tools/list and one call.
     const child = spawn(files.command, files.args, { env: { ...process.env, ...(files.env as Record<string, string>) }, stdio: 'pipe' });
@@ -200,6 +205,15 @@ describe('coding agents: Language Model tools, the MCP server definition, the ha
       );
       const called = (await request('tools/call', { name: 'list_sessions', arguments: {} })).result?.content as { text: string }[];
       assert.match(called[0]!.text, /"trip"/);
+      // A file not open in VS Code is refused: opening it there is the user's confirmation (docs/mcp.md).
+      const elsewhere = join(s.dir, 'not-open.db');
+      await writeTrip(elsewhere);
+      const refused = (await request('tools/call', { name: 'list_sessions', arguments: { store: elsewhere } })).result as {
+        isError?: boolean;
+        content: { text: string }[];
+      };
+      assert.equal(refused.isError, true);
+      assert.match(refused.content[0]!.text, /--only-stores.*open the session file in VS Code's Sessions view first/);
     } finally {
       child.stdin.end();
       child.kill();
@@ -213,6 +227,9 @@ describe('coding agents: Language Model tools, the MCP server definition, the ha
       assert.ok(fired > 0, 'onDidChangeMcpServerDefinitions fired');
       const [none] = (await mcp.provideMcpServerDefinitions()) ?? [];
       assert.ok(!none?.args.includes(path));
+      assert.ok(none?.args.includes('--only-stores'));
+      // A new version, which is what makes VS Code restart a running server with the new arguments.
+      assert.notEqual(none?.version, files.version);
     } finally {
       sub.dispose();
       await vscode.commands.executeCommand('agentSessions.openDatabase', path);

@@ -12,6 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as l10n from '@vscode/l10n';
+import { splitPassword } from '../databases/remoteAddress';
 
 /** One MCP server to offer: the files' server, or one server store's. */
 export interface McpServerPlan {
@@ -30,28 +31,23 @@ export interface McpServerPlan {
   addressPassword?: string;
 }
 
-/** Query parameters that hold a secret; one other than `password` cannot be moved to the environment. */
+/** Query parameters that hold a secret other than the password: those cannot be moved to the environment. */
 const SECRET_PARAMETER = /pass|secret|token/i;
 
-/** The address without its password (in the user part or as `?password=`) and that password; undefined for other secrets. */
+/**
+ * The address without its password (`splitPassword`, the one owner of that rule: `user:pass@` and `?password=`) and
+ * that password; undefined when another secret stays in it (`?sslpassword=`), which only the arguments could carry.
+ */
 export function addressWithoutSecret(address: string): { address: string; password?: string } | undefined {
-  let url: URL;
+  const { address: clean, password } = splitPassword(address);
+  let keys: string[];
   try {
-    url = new URL(address);
+    keys = [...new URL(clean).searchParams.keys()];
   } catch {
     // Not parsed, so not known to be free of a secret: offered only when nothing in it looks like credentials.
-    return /@/.test(address) || SECRET_PARAMETER.test(address) ? undefined : { address };
+    return /@/.test(clean) || SECRET_PARAMETER.test(clean) ? undefined : { address: clean };
   }
-  let password = url.password ? decodeURIComponent(url.password) : undefined;
-  url.password = '';
-  for (const key of [...url.searchParams.keys()]) {
-    if (!SECRET_PARAMETER.test(key)) continue;
-    if (key.toLowerCase() !== 'password' || password !== undefined) return undefined;
-    password = url.searchParams.get(key) ?? undefined;
-    url.searchParams.delete(key);
-  }
-  // `redis://:pass@host` leaves `redis://@host` behind; drop the empty credentials.
-  const clean = url.toString().replace(/^([a-z]+:\/\/)@/i, '$1');
+  if (keys.some((k) => SECRET_PARAMETER.test(k))) return undefined;
   return password === undefined ? { address: clean } : { address: clean, password };
 }
 

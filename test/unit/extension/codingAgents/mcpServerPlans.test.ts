@@ -65,7 +65,11 @@ describe('the MCP servers offered to VS Code', () => {
 
   it('a server store whose address holds a secret that cannot move to the environment is not offered', () => {
     assert.equal(addressWithoutSecret('postgres://app@h/db?sslpassword=k'), undefined);
-    assert.equal(addressWithoutSecret('postgres://app:p@h/db?password=q'), undefined, 'two passwords');
+    assert.deepEqual(
+      addressWithoutSecret('postgres://app:p@h/db?password=q'),
+      { address: 'postgres://app@h/db', password: 'q' },
+      'pg reads the parameter',
+    );
     const plans = mcpServerPlans(CLI, [], ['postgres://app@h/db?sslpassword=k', 'redis://r/0'], undefined, '1.2.3');
     assert.deepEqual(
       plans.map((p) => storesOf(p)),
