@@ -12,6 +12,7 @@ import { pushBounded } from './core/boundedList';
 import { onDidFailCommand, registerCommandTable, reportFailure, type CommandFailure, type CommandTable } from './core/commandTable';
 import { CommandId, ViewId, type CommandIdValue } from './core/contributions';
 import type { Services } from './core/services';
+import { workspaceTrust } from './core/settings';
 import { databaseCommands } from './databases/databaseCommands';
 import { DatabaseRegistry } from './databases/databaseRegistry';
 import { StoreClient } from '../store/worker/storeClient';
@@ -72,6 +73,8 @@ export interface AgentSessionsApi {
   reviewQueue: ReviewQueue;
   /** The Language Model tools, the MCP server definition provider and the hand-over to the chat. */
   codingAgents: CodingAgents;
+  /** The workspace's trust as every check reads it (the in-host tests simulate an untrusted workspace through it). */
+  trust: typeof workspaceTrust;
 }
 
 /** Runs what a view asked for, reporting a failure as `command` would; undefined when it failed. */
@@ -103,7 +106,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const discovery = new WorkspaceDiscovery(registry);
   const choices = new AgentChoices(context.workspaceState);
   // Traces live in a store of our own in the global storage, never in a session file (docs/traces.md).
-  const traces = new TraceService(store, context.globalStorageUri.fsPath, log);
+  const traces = new TraceService(store, context.globalStorageUri.fsPath, log, context.globalState);
   const runner = new AgentRunner(registry, context.secrets, choices, () => traces.runTracing());
   stopRuns = () => runner.stopAll();
   const jsonDocuments = new JsonDocuments(registry);
@@ -254,6 +257,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     reviews,
     reviewQueue,
     codingAgents,
+    trust: workspaceTrust,
   };
 }
 

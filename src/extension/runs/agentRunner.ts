@@ -12,7 +12,7 @@ import type { BranchRef } from '../../shared/protocol/sessionRef';
 import { pushBounded } from '../core/boundedList';
 import { CommandId, Setting } from '../core/contributions';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
-import { affectsSetting, setting } from '../core/settings';
+import { affectsSetting, setting, workspaceTrust } from '../core/settings';
 import { UserFacingError } from '../core/userError';
 import { errorMessage } from '../../shared/errorMessage';
 import { whatIfModelChoices } from '../../shared/whatIfModels';
@@ -59,7 +59,7 @@ export function readWhatIfModels(): string[] {
   return whatIfModelChoices(setting(Setting.agentModel), setting(Setting.agentModels));
 }
 
-/** Reads the `agentSessions.agent.*` settings. Restricted ones are ignored by VS Code in untrusted workspaces. */
+/** Reads the `agentSessions.agent.*` settings; the trusted-only ones (core/trustedSettings.ts) from the user alone in an untrusted workspace. */
 export function readAgentConfig(): AgentConfig {
   const baseUrl = setting(Setting.agentBaseUrl).trim();
   const module = setting(Setting.agentModule).trim();
@@ -103,7 +103,7 @@ export class AgentRunner implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (affectsSetting(e, Setting.agent)) void this.invalidate();
       }),
-      vscode.workspace.onDidGrantWorkspaceTrust(() => void this.invalidate()),
+      workspaceTrust.onDidChange(() => void this.invalidate()),
       secrets.onDidChange((e) => {
         if (e.key === API_KEY_SECRET_ID) void this.invalidate();
       }),
@@ -147,7 +147,7 @@ export class AgentRunner implements vscode.Disposable {
     const stored = await this.secrets.get(API_KEY_SECRET_ID);
     // Throws NoApiKeyError with the remedy; runOnBranch reports it as a 'no-key' failure.
     const { key } = resolveApiKey({ stored, baseUrl: settings.baseUrl });
-    const trusted = vscode.workspace.isTrusted;
+    const trusted = workspaceTrust.isTrusted;
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const cacheKey = JSON.stringify([settings, trusted, folder, key.length, key.slice(-4)]);
     return this.configured.get(cacheKey, configForModel(settings, model), async (config) => {
