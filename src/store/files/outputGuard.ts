@@ -77,7 +77,7 @@ export function checkOutputPath(output: string, options: OutputOptions = {}): vo
     if (isSameFileOrCompanion(output, input))
       throw new OutputFileError(
         'is-input',
-        `${output} is ${input} (the file itself, a link to it, or the -wal, -shm or -journal file SQLite keeps beside it), which this command reads: writing there would destroy it. Choose another output file.`,
+        `Writing ${output} would destroy ${input}, which this command reads (it is that file, a link to it, or the -wal, -shm or -journal file SQLite keeps beside it). Choose another output file.`,
       );
   }
   const here = lstatOrNull(output);

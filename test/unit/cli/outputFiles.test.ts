@@ -79,7 +79,10 @@ describe('agent-sessions: the files it writes', function () {
     const { dir, db, reviews } = files();
     const before = [sha(db), sha(reviews)];
     // The repro, relative paths and all.
-    refused(run(['dataset', 'sft', 'd.db', '--store', 'd.db.reviews.db', '-o', 'd.db'], dir), /d\.db is d\.db .*which this command reads/);
+    refused(
+      run(['dataset', 'sft', 'd.db', '--store', 'd.db.reviews.db', '-o', 'd.db'], dir),
+      /^agent-sessions: Writing d\.db would destroy d\.db, which this command reads/,
+    );
     refused(
       run(['dataset', 'sft', 'd.db', '--store', 'd.db.reviews.db', '-o', 'd.db.reviews.db', '--force'], dir),
       /which this command reads/,
