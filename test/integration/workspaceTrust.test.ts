@@ -88,6 +88,8 @@ describe('settings an untrusted workspace asks for', () => {
       'agentSessions.sendMessage',
       { kind: 'branch', dbPath: path, sessionId: 'alice', branchId: 'main' },
       input,
+      // The built-in agent, whatever an earlier suite chose in this workspace (a choice list would wait for a pick).
+      'builtin',
     );
 
   it('ignores them while the workspace is untrusted, telling the user once, and honours them once it is trusted', async () => {
