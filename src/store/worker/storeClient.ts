@@ -506,7 +506,7 @@ function workerSession(client: StoreClient, handle: number, generation: number, 
 }
 
 /** A method of a store class, as a function type (for `Parameters` and `ReturnType`). */
-type MethodOf<S, M extends keyof S> = Extract<S[M], (...args: never[]) => unknown>;
+export type MethodOf<S, M extends keyof S> = Extract<S[M], (...args: never[]) => unknown>;
 
 /**
  * A store of ours in the worker (the trace store, the review store): its class's methods named in the protocol
@@ -534,7 +534,10 @@ export class WorkerOwnStore<S, M extends keyof S & string> {
   }
 }
 
-/** The trace store in the worker (docs/traces.md). */
-export type WorkerTraceStore = WorkerOwnStore<TraceStore, TraceMethod>;
-/** The review store in the worker (docs/reviews.md). */
-export type WorkerReviewStore = WorkerOwnStore<ReviewStore, ReviewMethod>;
+/**
+ * The trace store in the worker (docs/traces.md), as its users call it: the handle itself, or a stand-in that opens
+ * it on the first write (storeOnDemand.ts).
+ */
+export type WorkerTraceStore = Pick<WorkerOwnStore<TraceStore, TraceMethod>, 'call' | 'close' | 'path'>;
+/** The review store in the worker (docs/reviews.md), as its users call it (the handle, or a `StoreOnDemand`). */
+export type WorkerReviewStore = Pick<WorkerOwnStore<ReviewStore, ReviewMethod>, 'call' | 'close' | 'path'>;

@@ -9,8 +9,7 @@ import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { AdvancedSQLiteSession } from '../../../src/store';
+import { AdvancedSQLiteSession, openDatabase } from '../../../src/store';
 import { TraceStore } from '../../../src/store/traces/traceStore';
 import { runSupportScript } from '../../support/childProcess';
 import { spanRecord } from '../../support/spanRecords';
@@ -93,8 +92,8 @@ describe('agent-sessions mcp: the files it serves', function () {
     // A rollback-journal file: there an EXCLUSIVE lock keeps readers out (in WAL mode readers go on reading).
     const locked = join(tmp.dir, 'locked.db');
     copyFileSync(demo, locked);
-    const db = new Database(locked);
-    db.pragma('journal_mode = DELETE');
+    const db = openDatabase(locked);
+    db.prepare('PRAGMA journal_mode = DELETE').get();
     db.close();
     const mcp = await start(['--store', locked]);
     assert.match(await mcp.ok('list_sessions', {}), /"weather-trip"/);
