@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, linkSync, lstatSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { exportDataset } from '../../../../src/store/datasets/datasetExport';
 import { exportSessionToFile } from '../../../../src/store/export/sessionExport';
 import { importSessionFile } from '../../../../src/store/export/importSession';
@@ -46,7 +46,7 @@ describe('files we write', () => {
     it('refuses the session file itself, by any spelling, even with overwrite; the file is unchanged', async () => {
       const db = copyDb();
       const before = sha(db);
-      const spellings = [db, relative(process.cwd(), db), join(tmp.dir, '.', 'd.db')];
+      const spellings = [db, relative(process.cwd(), db), join(dirname(db), '.', basename(db))];
       for (const out of spellings) {
         await assert.rejects(exportSessionToFile(db, out, 'jsonl', request, { overwrite: true }), problem('is-input'), out);
       }
