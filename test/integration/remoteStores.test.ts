@@ -130,7 +130,7 @@ describe('PostgreSQL and Redis stores in the workbench', function () {
       assert.ok(root, 'the store is in the tree');
       const shown = await a.tree.resolveTreeItem(root[1], root[0]);
       assert.ok(!held(JSON.stringify([shown.label, shown.description, shown.tooltip, shown.id])), 'the tree item never shows it');
-      const definitions = (await a.codingAgents.mcp.provideMcpServerDefinitions()) ?? [];
+      const definitions = (await a.codingAgents.mcp?.provideMcpServerDefinitions()) ?? [];
       assert.ok(!held(JSON.stringify(definitions.map((d) => [d.label, d.args]))), 'the MCP server definitions never hold it');
       const asked = await vscode.commands.executeCommand<HandOverOutcome>('agentSessions.askAboutTurn', {
         dbPath: address,

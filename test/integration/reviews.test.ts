@@ -60,8 +60,24 @@ describe('reviews in the extension host', function () {
 
     await vscode.workspace.getConfiguration('agentSessions').update('reviews.location', 'beside-file', vscode.ConfigurationTarget.Global);
     assert.equal(a.reviews.pathFor(path, false), `${path}.reviews.db`);
-    await a.reviews.storeFor(path, false);
+    // Reading never writes (issue 46): listing, expanding and viewing create no review store beside the file.
+    const beside = await a.reviews.storeFor(path, false);
+    const fileRow = (await childRows(a)).find((r) => r.node.kind === 'database' && r.node.dbPath === path);
+    assert.ok(fileRow, 'the file is in the tree');
+    const [sessionRow] = await childRows(a, fileRow.node);
+    const [branchRow] = await childRows(a, sessionRow!.node);
+    assert.equal((await childRows(a, branchRow!.node)).length, 2, 'the two turns, with their review marks read');
+    const panel = a.panels.open({ dbPath: path, sessionId: 'trip' });
+    const reviewsOfMain = await askPanel(panel, 'reviews/get', { branchId: 'main' });
+    assert.ok(!('error' in reviewsOfMain && reviewsOfMain.error), JSON.stringify(reviewsOfMain));
+    assert.deepEqual(await beside.call('turnReviews', 'trip'), []);
+    assert.ok(!existsSync(`${path}.reviews.db`), 'no review store was created by reading');
+    // The first verdict creates it.
+    const ref = { sessionId: 'trip', branchId: 'main', turn: 1, turnKey: contentKey(user.item) };
+    await beside.call('setTurnReview', ref, { verdict: 'good' });
     assert.ok(existsSync(`${path}.reviews.db`));
+    assert.equal((await beside.call('turnReviews', 'trip'))[0]?.verdict, 'good');
+    await beside.call('setTurnReview', ref, { verdict: null });
     // A server store's reviews stay in the extension's storage whatever the setting says.
     assert.equal(a.reviews.pathFor('postgresql://me@db.example:5432/agents', true), where);
   });

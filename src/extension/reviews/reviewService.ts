@@ -7,16 +7,17 @@
  * (src/store/reviews/contentKey.ts), so moving between the two loses nothing once exported and imported.
  */
 import { mkdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { StoreClient, WorkerReviewStore } from '../../store/worker/storeClient';
+import { reviewStoreOnDemand } from './reviewStoreOnDemand';
 import { reviewTurnSet, type TurnSet } from '../../store/search/reviewTurns';
 import type { ReviewQuery } from '../../store/search/searchQuery';
 import { Setting } from '../core/contributions';
 import { setting } from '../core/settings';
 
 export class ReviewService implements vscode.Disposable {
-  private readonly stores = new Map<string, Promise<WorkerReviewStore>>();
+  private readonly stores = new Map<string, WorkerReviewStore>();
   private readonly changeEmitter = new vscode.EventEmitter<string>();
   /** Fires with a session's id after its review data changed in this window. */
   readonly onDidChange = this.changeEmitter.event;
@@ -35,15 +36,20 @@ export class ReviewService implements vscode.Disposable {
     return join(this.folder, 'reviews.db');
   }
 
-  /** The review store for a session store, opened on first use (a failed open is tried again next time). */
-  storeFor(dbPath: string, remote = this.isRemote(dbPath)): Promise<WorkerReviewStore> {
+  /**
+   * The review store for a session store. Reading never writes: until a review is written, a store that does not exist
+   * answers as an empty one and is not created (reviewStoreOnDemand.ts); a failed open is tried again next time.
+   */
+  async storeFor(dbPath: string, remote = this.isRemote(dbPath)): Promise<WorkerReviewStore> {
     const path = this.pathFor(dbPath, remote);
     let store = this.stores.get(path);
     if (!store) {
-      if (path.startsWith(this.folder)) mkdirSync(this.folder, { recursive: true });
-      store = this.client.openReviewStore(path);
+      store = reviewStoreOnDemand(path, () => {
+        // Only our own folder is made; a session file's folder is the user's and exists with the file.
+        if (dirname(path) === this.folder) mkdirSync(this.folder, { recursive: true });
+        return this.client.openReviewStore(path);
+      });
       this.stores.set(path, store);
-      store.catch(() => this.stores.delete(path));
     }
     return store;
   }
@@ -73,7 +79,7 @@ export class ReviewService implements vscode.Disposable {
   }
 
   dispose(): void {
-    for (const store of this.stores.values()) void store.then((s) => s.close()).catch(() => undefined);
+    for (const store of this.stores.values()) void store.close().catch(() => undefined);
     this.stores.clear();
     this.changeEmitter.dispose();
   }
