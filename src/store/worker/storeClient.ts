@@ -8,7 +8,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { AdvancedSQLiteSession } from '../session/advancedSqliteSession';
-import { SessionClosedError, SessionDatabaseError, SessionError } from '../errors';
+import { SessionClosedError, SessionError } from '../errors';
 import type { SessionReader } from '../inspector/sessionReader';
 import type { ItemEntry, OpenSessionDatabaseOptions, SessionTables } from '../inspector/inspectorTypes';
 import { markStaleWal, staleWalAt, type FileState } from '../sqlite/fileIdentity';
@@ -31,7 +31,7 @@ import type {
   WorkerSessionOptions,
 } from './storeWorkerProtocol';
 import { SESSION_METHODS } from './storeWorkerProtocol';
-import { deserializeError } from './workerErrors';
+import { StoreWorkerStoppedError, deserializeError } from './workerErrors';
 import type { SessionDatabase } from '../inspector/sessionDatabase';
 import type { TraceStore } from '../traces/traceStore';
 import type { ReviewStore } from '../reviews/reviewStore';
@@ -85,11 +85,22 @@ export interface StoreClientOptions {
   execArgv?: string[];
 }
 
+/**
+ * How many times in a row (with no request answered in between) the worker may stop before the client stops starting
+ * it: a worker that dies on every start (a driver that crashes loading, a file that kills it each time it is opened)
+ * would otherwise be restarted for as long as requests come. Past it, every request rejects with a final
+ * `StoreWorkerStoppedError`; a new client (a reloaded window) starts afresh.
+ */
+export const MAX_WORKER_RESTARTS_IN_A_ROW = 3;
+
 /** One store worker and the requests in flight to it. */
 export class StoreClient {
   private worker: Worker | undefined;
   /** Bumped when the worker is replaced after a crash: handles of an older one are gone with it. */
   private generation = 0;
+  /** Times the worker stopped since a request was last answered, and why it last stopped. */
+  private stopsInARow = 0;
+  private lastStop = '';
   private nextId = 1;
   private nextHandle = 1;
   private readonly pending = new Map<number, Pending>();
@@ -171,7 +182,7 @@ export class StoreClient {
     options: SendOptions = {},
   ): Promise<{ value: T; tables?: SessionTables }> {
     if (generation !== this.generation || !this.worker) {
-      throw new SessionDatabaseError('io', 'The store worker restarted since this was opened; refresh to open it again.');
+      throw new StoreWorkerStoppedError('The store worker restarted since this was opened; refresh to open it again.');
     }
     // A read that runs long (a first computation of kept totals) stops when this is set; see the protocol.
     const cancelFlag = options.signal ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
@@ -263,9 +274,19 @@ export class StoreClient {
     await worker?.terminate();
   }
 
+  /**
+   * The running worker's generation, starting a worker when none runs (the first request, or the next one after a
+   * crash), unless it stopped `MAX_WORKER_RESTARTS_IN_A_ROW` times in a row.
+   */
   private ensureWorker(): number {
     if (this.disposed) throw new SessionClosedError();
     if (this.worker) return this.generation;
+    if (this.stopsInARow >= MAX_WORKER_RESTARTS_IN_A_ROW) {
+      throw new StoreWorkerStoppedError(
+        `The store worker stopped ${this.stopsInARow} times in a row (last: ${this.lastStop}) and is not started again; reload the window to try again.`,
+        true,
+      );
+    }
     const worker = new Worker(this.workerFile, { execArgv: this.options.execArgv });
     const generation = ++this.generation;
     worker.unref();
@@ -273,7 +294,15 @@ export class StoreClient {
     const lost = (why: string): void => {
       if (this.worker !== worker) return;
       this.worker = undefined;
-      this.failAll(new SessionDatabaseError('io', `The store worker stopped (${why}); refresh to open the database again.`));
+      this.stopsInARow++;
+      this.lastStop = why;
+      // The worker's connections died with it: a transaction under way was never committed, so SQLite drops it whole,
+      // and what was answered before had been committed. Whether a request in flight had committed is unknown.
+      this.failAll(
+        new StoreWorkerStoppedError(
+          `The store worker stopped (${why}) during this request: a write it was making is kept whole or not at all, and the writes answered before are kept. Refresh to open the database again.`,
+        ),
+      );
     };
     worker.on('error', (err) => lost(err.message));
     worker.on('exit', (code) => lost(`exit code ${code}`));
@@ -284,7 +313,7 @@ export class StoreClient {
   private send(body: RequestBody, options: SendOptions = {}): Promise<Extract<StoreWorkerResponse, { type: 'result' }>> {
     const { signal } = options;
     const worker = this.worker;
-    if (!worker) return Promise.reject(new SessionDatabaseError('io', 'The store worker is not running.'));
+    if (!worker) return Promise.reject(new StoreWorkerStoppedError('The store worker is not running.'));
     if (signal?.aborted) return Promise.reject(new StoreRequestCancelledError());
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -336,6 +365,8 @@ export class StoreClient {
     }
     this.pending.delete(r.id);
     this.settled();
+    // The worker answered, so it works: its next stop starts the count again.
+    this.stopsInARow = 0;
     if (r.type === 'result') p.resolve(r);
     else if (r.type === 'cancelled') p.reject(new StoreRequestCancelledError());
     else {

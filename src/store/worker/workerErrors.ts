@@ -19,6 +19,22 @@ import { TraceInputError, TraceStoreError, type TraceInputProblem, type TraceSto
 import { ReviewStoreError, type ReviewStoreProblem } from '../reviews/reviewErrors';
 import { OutputFileError, type OutputFileProblem } from '../files/outputFileError';
 
+/**
+ * The store worker stopped (a crash, out of memory, a native fault) while a request was in flight, or a handle opened
+ * in a worker that has since stopped was used, or the worker stopped `MAX_WORKER_RESTARTS_IN_A_ROW` times in a row
+ * and is not started again. A `SessionDatabaseError` (`io`), so whoever shows a file's errors shows this one too.
+ * Made on the host (it never crosses the thread): the worker that would have sent it is gone.
+ */
+export class StoreWorkerStoppedError extends SessionDatabaseError {
+  constructor(
+    message: string,
+    /** True when the client gave up restarting the worker (see `MAX_WORKER_RESTARTS_IN_A_ROW`). */
+    readonly final = false,
+  ) {
+    super('io', message);
+  }
+}
+
 /** The store's error classes by the name that crosses; subclasses before their base. */
 const CLASSES = [
   ['TraceInputError', TraceInputError],
