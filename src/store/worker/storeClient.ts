@@ -36,6 +36,7 @@ import type { SessionDatabase } from '../inspector/sessionDatabase';
 import type { TraceStore } from '../traces/traceStore';
 import type { ReviewStore } from '../reviews/reviewStore';
 import type { DatasetFileResult, exportDatasetToFile as exportDatasetToFileType } from '../datasets/datasetExport';
+import type { OutputOptions } from '../files/outputGuard';
 
 /** The signatures of `FILE_FUNCTIONS` (types only: the worker runs them). */
 type FileFunctionTypes = { markWrites: typeof markWrites; writesSince: typeof writesSince };
@@ -213,8 +214,10 @@ export class StoreClient {
     format: ExportFormat,
     request: Omit<ExportRequest, keyof ProgressOptions>,
     progress: ProgressOptions = {},
+    /** Whether an existing `outPath` may be replaced, and the other files it may not be (the session file never is). */
+    output: OutputOptions = {},
   ): Promise<ExportSummary> {
-    return (await this.job('exportSessionToFile', [dbPath, outPath, format, request, {}], progress)) as ExportSummary;
+    return (await this.job('exportSessionToFile', [dbPath, outPath, format, request, output], progress)) as ExportSummary;
   }
 
   /**
