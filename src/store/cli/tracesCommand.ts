@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { writeOutputFile } from '../files/tempFile';
 import { parseOtlpJson } from '../traces/otlpRequest';
 import { DEFAULT_OTLP_PORT, OtlpReceiver } from '../traces/otlpReceiver';
+import { isLoopbackHost, isWildcardHost } from '../traces/receiverAddress';
 import { exportOtlpJson } from '../traces/otlpExport';
 import { spanRecordOf } from '../traces/spanConventions';
 import { TraceStore, type TraceSummary } from '../traces/traceStore';
@@ -63,8 +64,12 @@ export async function otlpCommand(ctx: CommandContext, options: OtlpCommandOptio
       },
     });
     options.log(`receiving OTLP traces at ${receiver.url} (JSON or protobuf) into ${store.path}; Ctrl+C stops`);
-    if (host !== '127.0.0.1' && host !== '::1' && host !== 'localhost')
-      options.log(`note: listening on ${host}, so other machines can send spans here; there is no authentication`);
+    if (!isLoopbackHost(host))
+      options.log(
+        `note: listening on ${host}, so other machines can send spans here; there is no authentication` +
+          // The Host check (receiverAddress.ts) refuses DNS names on a wildcard address: only a name can be rebound.
+          (isWildcardHost(host) ? '; exporters must address this machine by an IP address (a DNS name gets 421)' : ''),
+      );
     // Retention every minute while receiving, and once at the end.
     const timer = setInterval(() => store.prune(retention), 60_000);
     try {
