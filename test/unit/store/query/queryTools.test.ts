@@ -70,7 +70,7 @@ describe('query tools (in process)', () => {
   it("search_sessions refuses a query past the parser's bound, as the CLI and the extension do, without echoing it", async () => {
     const search = QUERY_TOOLS.find((t) => t.name === 'search_sessions')!;
     await assert.rejects(
-      search.run(host, { query: 'a'.repeat(100_000) }),
+      search.run(host, { query: 'a'.repeat(100_000) }, new AbortController().signal),
       (err: unknown) =>
         err instanceof QueryError &&
         err.problem === 'bad-query' &&
