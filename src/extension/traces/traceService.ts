@@ -19,6 +19,7 @@ import type { SpanRecord } from '../../store/traces/spanRecord';
 import type { IngestResult } from '../../store/traces/traceStore';
 import type { StoreClient, WorkerTraceStore } from '../../store/worker/storeClient';
 import { Setting } from '../core/contributions';
+import { traceStoreOnDemand } from './traceStoreOnDemand';
 import { affectsSetting, setting, workspaceTrust } from '../core/settings';
 import { UserFacingError } from '../core/userError';
 
@@ -34,7 +35,7 @@ const MAX_REMEMBERED_HOSTS = 20;
 export class ReceiverHostRefusedError extends UserFacingError {}
 
 export class TraceService implements vscode.Disposable {
-  private store: Promise<WorkerTraceStore> | undefined;
+  private store: WorkerTraceStore | undefined;
   private receiver: OtlpReceiver | undefined;
   /** A start under way: settings and trust changes arrive together, and only one receiver (and question) may follow. */
   private starting: Promise<string> | undefined;
@@ -86,19 +87,21 @@ export class TraceService implements vscode.Disposable {
     return this.receiver?.url;
   }
 
-  /** The store, opened on first use (and pruned then). */
+  /**
+   * The store, opened (and pruned) on first use. Reading never writes: until a span is stored or linked, a store that
+   * does not exist answers as an empty one and is not created (traceStoreOnDemand.ts); a failed open is tried again.
+   */
   traces(): Promise<WorkerTraceStore> {
-    this.store ??= (async () => {
+    this.store ??= traceStoreOnDemand(this.path, async () => {
       mkdirSync(this.folder, { recursive: true });
       const store = await this.client.openTraceStore(this.path);
       await this.prune(store);
+      if (this.pruneTimer) clearInterval(this.pruneTimer);
       this.pruneTimer = setInterval(() => void this.prune(store), PRUNE_EVERY_MS);
       this.pruneTimer.unref?.();
       return store;
-    })();
-    // A store that failed to open is tried again next time (the folder may have become writable).
-    this.store.catch(() => (this.store = undefined));
-    return this.store;
+    });
+    return Promise.resolve(this.store);
   }
 
   private async prune(store: WorkerTraceStore): Promise<void> {
