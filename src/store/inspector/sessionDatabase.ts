@@ -92,6 +92,8 @@ export class SessionDatabase implements SessionReader {
     this.path = path;
     this.db = db;
     this.lifetime = new ConnectionLifetime(db, this.statements);
+    // Not watched: the registry asks `hasChanged` every second, and a read-only connection cannot checkpoint.
+    this.lifetime.hold(file, false);
     this.file = file;
     this.readonly = db.readonly;
     this.driver = db.driver;
@@ -332,8 +334,7 @@ export class SessionDatabase implements SessionReader {
    * so close this `SessionDatabase` and open the path again (once it exists). Every read method throws the same.
    */
   hasChanged(): boolean {
-    this.assertOpen();
-    assertSameFile(this.file, 'read');
+    this.checkFile();
     return this.watcher.hasChanged();
   }
 
@@ -342,6 +343,7 @@ export class SessionDatabase implements SessionReader {
    * `replaced` (another file is there now). One `stat`; never throws (except `SessionClosedError`).
    */
   fileState(): FileState {
+    if (this.lifetime.retired) return 'replaced';
     this.assertOpen();
     return fileStateOf(this.file);
   }
@@ -352,8 +354,7 @@ export class SessionDatabase implements SessionReader {
     const watcher = createChangeWatcher(this.db);
     return {
       hasChanged: () => {
-        this.assertOpen();
-        assertSameFile(this.file, 'read');
+        this.checkFile();
         return watcher.hasChanged();
       },
     };
@@ -378,6 +379,15 @@ export class SessionDatabase implements SessionReader {
     this.lifetime.assertOpen();
   }
 
+  /**
+   * Open, and the path still names the file that was opened: a replaced file closes the connection for good (its
+   * `-wal` checkpointed when writable, spec §11), a deleted one is refused while it stays gone.
+   */
+  private checkFile(): void {
+    this.lifetime.assertFile('read');
+    assertSameFile(this.file, 'read');
+  }
+
   private stmt(sql: string): SqliteStatement {
     let s = this.statements.get(sql);
     if (!s) this.statements.set(sql, (s = this.db.prepare(sql)));
@@ -390,8 +400,7 @@ export class SessionDatabase implements SessionReader {
    * `AdvancedSQLiteSession` has since upgraded). Driver errors become `SessionDatabaseError`s.
    */
   private read<T>(fn: () => T): T {
-    this.assertOpen();
-    assertSameFile(this.file, 'read');
+    this.checkFile();
     try {
       return readTransaction(this.db, () => {
         const version = Number(this.stmt('PRAGMA schema_version').get<{ schema_version: number }>()?.schema_version ?? 0);

@@ -97,7 +97,7 @@ export class AdvancedSQLiteSession implements Session {
   private currentBranchHadRows = false;
   private clearGeneration: number;
   private readonly lifetime: ConnectionLifetime;
-  /** The file opened (undefined for `:memory:`), checked before every write (spec: deleted or replaced files). */
+  /** The file opened (undefined for `:memory:`), checked before every call (spec §11: deleted or replaced files). */
   private readonly file: FileIdentity | undefined;
   /** Turn maxima of the current branch after our last insert, valid while no other connection has written. */
   private counters: TurnCounters | undefined;
@@ -138,6 +138,8 @@ export class AdvancedSQLiteSession implements Session {
       }
       this.clearGeneration = readGeneration(this.ctx) ?? 0;
       noteWal(this.file);
+      // Watched only when writable: a read-only connection cannot checkpoint its -wal into the old file (spec §11).
+      this.lifetime.hold(this.file, !this.db.readonly);
     } catch (err) {
       this.db.close();
       // A lock held past the busy timeout, or damage found while claiming, gets a message with a remedy;
@@ -667,8 +669,9 @@ export class AdvancedSQLiteSession implements Session {
   // ---------------------------------------------------------------------------------------------------------------
   // Internals
 
+  /** Open, and the path still names our file: reads of a replaced file would show the old one (spec §11). */
   private assertOpen(): void {
-    this.lifetime.assertOpen();
+    this.lifetime.assertFile('call');
   }
 
   /**

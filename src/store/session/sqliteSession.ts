@@ -3,7 +3,7 @@ import { checkLimitArgument } from './argumentChecks';
 import { ConnectionLifetime } from '../sqlite/connectionLifetime';
 import { fromStoredItems, toStoredItem } from '../format/itemShape';
 import { describeDatabaseError } from '../errors';
-import { captureFileIdentity, type FileIdentity } from '../sqlite/fileIdentity';
+import { captureFileIdentity, noteWal, type FileIdentity } from '../sqlite/fileIdentity';
 import { pythonJsonDumps, pythonJsonLoads, type Decoded } from '../format/pythonJson';
 import { DEFAULT_TABLE_NAMES, baseSchemaDdl, type TableNames } from '../format/schema';
 import { openSessionConnection, retryWhileBusy, sessionWrite } from '../sqlite/sessionConnection';
@@ -21,7 +21,7 @@ export class SQLiteSession implements Session {
   protected readonly db: SqliteDatabase;
   protected readonly tables: TableNames;
   private readonly dbPath: string;
-  /** The file opened (undefined for `:memory:`), checked before every write. */
+  /** The file opened (undefined for `:memory:`), checked before every call (spec §11). */
   private readonly file: FileIdentity | undefined;
   private readonly lifetime: ConnectionLifetime;
 
@@ -48,6 +48,9 @@ export class SQLiteSession implements Session {
         throw describeDatabaseError(err, this.dbPath);
       }
     }
+    noteWal(this.file);
+    // Watched only when writable: a read-only connection cannot checkpoint its -wal into the old file (spec §11).
+    this.lifetime.hold(this.file, !this.db.readonly);
   }
 
   async getSessionId(): Promise<string> {
@@ -127,8 +130,9 @@ export class SQLiteSession implements Session {
     return !this.lifetime.isOpen;
   }
 
+  /** Open, and the path still names our file: reads of a replaced file would show the old one (spec §11). */
   protected assertOpen(): void {
-    this.lifetime.assertOpen();
+    this.lifetime.assertFile('call');
   }
 
   /** One immediate transaction (`sessionWrite`: refused on a read-only session or a file that was replaced). */

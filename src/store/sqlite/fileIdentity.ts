@@ -7,6 +7,10 @@
 import { existsSync, renameSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { SessionDatabaseError } from '../errors';
+import { foreignWalAt, walPredatingMain, type WalIdentity } from './foreignWal';
+import type { SqliteDatabase } from './sqliteDatabase';
+
+export type { WalIdentity } from './foreignWal';
 
 /** What the path names now, compared with what was opened. */
 export type FileState = 'ok' | 'deleted' | 'replaced';
@@ -23,12 +27,6 @@ export interface FileIdentity {
    * replaces the database, that `-wal` stays at the path and would be applied to the new file (spec §11, stale-wal).
    */
   wal?: WalIdentity;
-}
-
-/** A `-wal` file's device and inode. */
-export interface WalIdentity {
-  readonly dev: bigint;
-  readonly ino: bigint;
 }
 
 /** The identity of the file at `path` now, or undefined for `:memory:`, `''` (temporary) or a path that is gone. */
@@ -66,16 +64,20 @@ export function markStaleWal(dbPath: string, wal: WalIdentity): void {
   staleWals.set(resolve(dbPath), wal);
 }
 
-/** The stale `-wal` at `dbPath`, if the path's `-wal` is one recorded as belonging to a replaced file. */
+/**
+ * The stale `-wal` at `dbPath`: one recorded as belonging to a replaced file, or one whose times and frames say it
+ * cannot belong to the main file now at the path (`foreignWal.ts`), whoever held the replaced file.
+ */
 export function staleWalAt(dbPath: string): WalIdentity | undefined {
   const absolutePath = resolve(dbPath);
   const known = staleWals.get(absolutePath);
-  if (!known) return undefined;
-  const now = walIdentityAt(absolutePath);
-  if (now && now.dev === known.dev && now.ino === known.ino) return known;
-  // Gone, or another -wal (the new file's own): nothing stale any more.
-  staleWals.delete(absolutePath);
-  return undefined;
+  if (known) {
+    const now = walIdentityAt(absolutePath);
+    if (now && now.dev === known.dev && now.ino === known.ino) return known;
+    // Gone, or another -wal (the new file's own): nothing stale any more.
+    staleWals.delete(absolutePath);
+  }
+  return foreignWalAt(absolutePath);
 }
 
 /** The message for a stale `-wal` at `path`. */
@@ -131,6 +133,9 @@ export function fileStateOf(identity: FileIdentity | undefined): FileState {
   return st.dev === identity.dev && st.ino === identity.ino ? 'ok' : 'replaced';
 }
 
+/** What a refused call did not do, for the messages. */
+const OUTCOME = { write: 'nothing was written', read: 'it was not read', call: 'nothing was read or written' } as const;
+
 /**
  * Throws `SessionDatabaseError('deleted' | 'replaced')` when the path no longer names the open file. `doing` says
  * what was refused ("nothing was written", "it was not read") for the message.
@@ -138,22 +143,46 @@ export function fileStateOf(identity: FileIdentity | undefined): FileState {
 export function assertSameFile(identity: FileIdentity | undefined, doing: 'write' | 'read'): void {
   const state = fileStateOf(identity);
   if (state === 'ok' || !identity) return;
-  const outcome = doing === 'write' ? 'nothing was written' : 'it was not read';
   if (state === 'deleted') {
     throw new SessionDatabaseError(
       'deleted',
-      `${identity.path} was deleted or moved while it was open, so ${outcome}. Restore the file and reopen it, or close it.`,
+      `${identity.path} was deleted or moved while it was open, so ${OUTCOME[doing]}. Restore the file and reopen it, or close it.`,
     );
   }
-  // The old file's -wal stays at the path after we close, and SQLite would apply it to the new file: remember it, so
-  // a reopen refuses instead of showing the old content.
+  throw replacedError(identity, doing);
+}
+
+/**
+ * The `replaced` error for a connection whose path names another file now. When the connection's `-wal` is still
+ * at the path with frames in it, it is remembered as stale, so a reopen in this process refuses instead of showing
+ * the old content, and the message says what to do.
+ */
+export function replacedError(identity: FileIdentity, doing: keyof typeof OUTCOME): SessionDatabaseError {
   const wal = identity.wal;
   const walNow = walIdentityAt(identity.absolutePath);
   const stale = wal !== undefined && walNow !== undefined && walNow.dev === wal.dev && walNow.ino === wal.ino;
   if (stale) markStaleWal(identity.absolutePath, wal);
-  throw new SessionDatabaseError(
+  return new SessionDatabaseError(
     'replaced',
-    `${identity.path} was replaced by another file while it was open, so ${outcome}. ` +
+    `${identity.path} was replaced by another file while it was open, so ${OUTCOME[doing]}. ` +
       (stale ? staleWalMessage(identity.path) : 'Reopen the file to use the new one.'),
   );
+}
+
+/**
+ * A holder's step aside once its path names another file (spec §11): a writable connection copies its `-wal`'s
+ * frames into its own, old file and empties the `-wal` (`wal_checkpoint(TRUNCATE)`), so the path's `-wal` no longer
+ * hides the new file from fresh connections. Only when nobody wrote the path's `-wal` since the replacement
+ * (`walPredatingMain`): frames written after it are the new file's, and must not go into the old one. (When the
+ * path's `-wal` is not the one this connection has open, the checkpoint only empties our own: harmless.)
+ * A read-only connection cannot write its old file (SQLite fails the checkpoint), so it leaves the `-wal` to the
+ * fresh opens' check. Never throws: the caller refuses the call either way.
+ */
+export function releaseReplacedWal(db: SqliteDatabase, identity: FileIdentity): void {
+  if (db.readonly || !walPredatingMain(identity.absolutePath)) return;
+  try {
+    db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get();
+  } catch {
+    // Busy past the timeout (another process reads the old file), say: the -wal stays, and fresh opens refuse it.
+  }
 }

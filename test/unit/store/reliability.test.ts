@@ -6,7 +6,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   AdvancedSQLiteSession,
@@ -19,6 +19,7 @@ import {
 import { runSupportScript } from '../../support/childProcess';
 import { NUL_BRANCH, NUL_SESSION, writeControlCharFile } from '../../support/controlCharFile';
 import { Workspace, captureLogger, execSql, mk, query, rejectsWith } from '../../support/sessionHelpers';
+import { nextTimestampTick } from '../../support/staleWal';
 import { tempDir } from '../../support/tempFiles';
 
 const sha256 = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
@@ -193,24 +194,35 @@ describe('store reliability', () => {
       ['deleteBranch', () => s.deleteBranch('alt')],
     ];
 
-    it('replaced (another database renamed over the path): every write throws SessionDatabaseError replaced and writes nothing', async () => {
+    it('replaced (another database renamed over the path): the session steps aside, every call throws replaced, the new file is untouched and opens', async () => {
       const live = ws.path('live.db');
       const logger = captureLogger();
       const s = await threeTurns({ dbPath: live, logger });
       await s.createBranchFromTurn(3, 'alt');
       await s.switchToBranch('main');
       const other = await otherDatabase('other.db');
+      await nextTimestampTick();
       renameSync(other, live);
-      // The old database's -wal and -shm still sit next to the new file, so compare bytes rather than open it.
-      const before = [sha256(live), sha256(`${live}-wal`)];
+      const newFile = sha256(live);
+      assert.ok(statSync(`${live}-wal`).size > 32, "the old file's committed frames are in the -wal at the path");
       for (const [name, call] of writes(s)) {
-        const e = await expectProblem(call, 'replaced', live, /live\.db-wal belongs to the file that live\.db replaced/);
-        assert.ok(e.message.includes('nothing was written'), `${name}: ${e.message}`);
+        const e = await expectProblem(call, 'replaced', live, /Reopen the file to use the new one/);
+        assert.ok(e.message.includes('nothing was read or written'), `${name}: ${e.message}`);
       }
+      // Reads refuse too: they would show the old file.
+      await expectProblem(() => s.getItems(), 'replaced', live, /Reopen the file/);
+      await expectProblem(() => s.listBranches(), 'replaced', live, /Reopen the file/);
       await s.storeRunUsage({ state: { usage: { requests: 1 } } });
       assert.equal(logger.errors.length, 1, 'storeRunUsage logs and does not throw');
       assert.ok(logger.errors[0]?.err instanceof SessionDatabaseError);
-      assert.deepEqual([sha256(live), sha256(`${live}-wal`)], before, 'nothing was written to the files at the path');
+      assert.equal(sha256(live), newFile, 'nothing was written to the new file');
+      // The session checkpointed its own -wal into its old file: the path's -wal no longer hides the new file.
+      assert.equal(statSync(`${live}-wal`).size, 0);
+      const fresh = ws.track(new AdvancedSQLiteSession({ sessionId: 'other', dbPath: live }));
+      assert.deepEqual(
+        (await fresh.getItems()).map((i) => (i as { content?: unknown }).content),
+        ['the new file'],
+      );
     });
 
     it('deleted: every write throws SessionDatabaseError deleted, and nothing appears at the path', async () => {
@@ -231,14 +243,18 @@ describe('store reliability', () => {
       const s = ws.track(new SQLiteSession({ sessionId: 'p', dbPath: live }));
       await s.addItems([mk.user('one')]);
       const other = await otherDatabase('other.db');
+      await nextTimestampTick();
       renameSync(other, live);
-      const before = [sha256(live), sha256(`${live}-wal`)];
+      const before = sha256(live);
       await expectProblem(() => s.addItems([mk.user('lost')]), 'replaced', live, /Reopen the file/);
       await expectProblem(() => s.popItem(), 'replaced', live, /Reopen the file/);
       await expectProblem(() => s.clearSession(), 'replaced', live, /Reopen the file/);
-      assert.deepEqual([sha256(live), sha256(`${live}-wal`)], before);
+      await expectProblem(() => s.getItems(), 'replaced', live, /Reopen the file/);
+      assert.equal(sha256(live), before);
+      assert.equal(statSync(`${live}-wal`).size, 0, 'its -wal went into its old file');
+      // Stepped aside for good: even with the path gone, it says what happened to it.
       unlinkSync(live);
-      await expectProblem(() => s.addItems([mk.user('lost')]), 'deleted', live, /deleted or moved/);
+      await expectProblem(() => s.addItems([mk.user('lost')]), 'replaced', live, /Reopen the file/);
     });
 
     it('a restored file (renamed back) is written again', async () => {

@@ -1,0 +1,100 @@
+/**
+ * Helpers for the stale -wal tests (format spec §11): other processes that hold a database open and never call
+ * again (our drivers on their Node, Python's sqlite3), and a pause past the file system's timestamp tick.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const ROOT = join(__dirname, '..', '..');
+
+/**
+ * Waits past the kernel's timestamp tick (4 ms with HZ=250, 10 ms with HZ=100), so that the next change to a file
+ * gets a later time than the last one: a rename in the same tick as the last write leaves the two times equal, and
+ * the check then rightly cannot tell the order.
+ */
+export function nextTimestampTick(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 25));
+}
+
+export type HolderKind = 'better-sqlite3' | 'node:sqlite' | 'python' | 'our session';
+
+export interface Holder {
+  /** Resolves once the holder has written and holds the file. */
+  ready: Promise<void>;
+  /** Kills the holder (SIGKILL: it never closes) and waits for it to be gone. */
+  kill(): Promise<void>;
+}
+
+/**
+ * A Node of 22 or later with node:sqlite, from the test tools' cache (scripts/host/hostTools.mjs), or undefined
+ * when none is installed there (`npm run install:host` installs them).
+ */
+export async function cachedNode22(): Promise<string | undefined> {
+  const tools = (await import(pathToFileURL(join(ROOT, 'scripts', 'host', 'hostTools.mjs')).href)) as {
+    STORE_NODE_VERSIONS: string[];
+    nodePaths: (version: string) => { bin: string };
+  };
+  return tools.STORE_NODE_VERSIONS.map((v) => tools.nodePaths(v).bin).find((bin) => existsSync(bin));
+}
+
+/** Whether python3 with its sqlite3 module can be run here. */
+export function hasPython(): boolean {
+  return spawnSync('python3', ['-c', 'import sqlite3'], { stdio: 'ignore' }).status === 0;
+}
+
+/** What Python's holder does: WAL, every page rewritten through the -wal, no checkpoint, then idle. */
+const PYTHON_HOLDER = [
+  'import sqlite3, sys, time',
+  'c = sqlite3.connect(sys.argv[1], isolation_level=None)',
+  "c.execute('PRAGMA journal_mode = WAL').fetchall()",
+  "c.execute('PRAGMA wal_autocheckpoint = 0').fetchall()",
+  "c.execute('VACUUM')",
+  "print('holding', flush=True)",
+  'time.sleep(600)',
+].join('\n');
+
+/** Starts a process of `kind` holding `dbPath` open with committed frames in its -wal (see walHolder.ts). */
+export function startHolder(kind: HolderKind, dbPath: string, node22?: string): Holder {
+  const script = (name: string) => join(ROOT, 'test', 'support', name);
+  let child: ChildProcess;
+  if (kind === 'python') {
+    child = spawn('python3', ['-c', PYTHON_HOLDER, dbPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+  } else {
+    const node = kind === 'node:sqlite' ? node22 : process.execPath;
+    if (!node) throw new Error('node:sqlite holder needs a Node 22 binary');
+    const driver = kind === 'node:sqlite' ? 'node:sqlite' : 'better-sqlite3';
+    const file = kind === 'our session' ? script('sessionHolder.ts') : script('walHolder.ts');
+    child = spawn(node, ['--no-warnings', '--import', 'tsx', file, dbPath], {
+      cwd: ROOT,
+      env: { ...process.env, AGENT_SESSION_SQLITE_DRIVER: driver },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  }
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the ${kind} holder did not start in 20 s: ${stderr}`)), 20_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      if (stdout.includes('holding')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`the ${kind} holder exited before holding: ${stderr}`));
+    });
+  });
+  return {
+    ready,
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
