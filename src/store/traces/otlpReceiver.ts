@@ -135,7 +135,8 @@ export class OtlpReceiver {
       const message = `This OTLP receiver answers requests addressed to ${expectedHosts(this.host, this.port).join(', ')} only, not to Host ${JSON.stringify(req.headers.host ?? '')}.`;
       this.options.onBatch?.({ spans: 0, rejected: 0, reasons: [], status: 421, error: message, services: [] });
       req.resume();
-      res.writeHead(421, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ code: 7, message }));
+      res.setHeader('connection', 'close');
+      this.reply(res, 421, isProtobuf(req), { error: message });
       return;
     }
     const path = (req.url ?? '/').split('?')[0];
@@ -149,8 +150,8 @@ export class OtlpReceiver {
       req.resume();
       return;
     }
-    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    const protobuf = type === 'application/x-protobuf' || type === 'application/protobuf';
+    const type = contentType(req);
+    const protobuf = isProtobuf(req);
     const report = (info: Omit<BatchInfo, 'services'> & { services?: string[] }): void => this.options.onBatch?.({ services: [], ...info });
     const fail = (status: number, message: string): void => {
       report({ spans: 0, rejected: 0, reasons: [], status, error: message });
@@ -191,8 +192,9 @@ export class OtlpReceiver {
     if (res.headersSent) return;
     let payload: Buffer;
     if (status !== 200) {
-      // google.rpc.Status: code 3 (INVALID_ARGUMENT) or 14 (UNAVAILABLE), and the message.
-      const code = status === 503 ? 14 : 3;
+      // google.rpc.Status: code 3 (INVALID_ARGUMENT), 7 (PERMISSION_DENIED: not addressed to us) or 14 (UNAVAILABLE),
+      // and the message.
+      const code = status === 503 ? 14 : status === 421 ? 7 : 3;
       payload = protobuf
         ? Buffer.concat([Buffer.from([0x08]), varint(code), protoString(2, body.error ?? '')])
         : Buffer.from(JSON.stringify({ code, message: body.error ?? '' }));
@@ -206,6 +208,10 @@ export class OtlpReceiver {
     res.end(payload);
   }
 }
+
+const contentType = (req: IncomingMessage): string => (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+/** Whether the request is OTLP protobuf (answered in protobuf); JSON otherwise. */
+const isProtobuf = (req: IncomingMessage): boolean => ['application/x-protobuf', 'application/protobuf'].includes(contentType(req));
 
 /** The request body, decompressed, at most `maxBytes`. */
 async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {

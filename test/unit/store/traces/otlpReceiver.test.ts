@@ -204,6 +204,20 @@ describe('OTLP receiver with real OpenTelemetry exporters', function () {
       }
       assert.deepEqual(store.counts(), before);
       assert.equal(batches.at(-1)!.status, 421);
+      // A protobuf exporter gets its google.rpc.Status in protobuf: code 7 (PERMISSION_DENIED), then the message.
+      const proto = await new Promise<{ status: number; type: string | undefined; body: Buffer }>((resolve, reject) => {
+        const req = request(
+          receiver.url,
+          { method: 'POST', headers: { host: 'attacker.example', 'content-type': 'application/x-protobuf' } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body: Buffer.concat(chunks) }));
+          },
+        );
+        req.on('error', reject).end(Buffer.alloc(0));
+      });
+      assert.deepEqual([proto.status, proto.type, proto.body[0], proto.body[1]], [421, 'application/x-protobuf', 0x08, 7]);
       // Its own names on its own port are answered.
       for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST.:${port}`])
         assert.equal((await postWithHost(receiver.url, host, '{"resourceSpans":[]}')).status, 200, host);
