@@ -4,6 +4,8 @@
  * which sessions, branches or turns exist, or an argument written the right way.
  */
 
+import { dataValue } from './dataBlock';
+
 /** What was wrong with the call. */
 export type QueryProblem =
   /** An argument of the wrong type or range, or arguments that do not go together. */
@@ -39,7 +41,8 @@ export class QueryError extends Error {
 /** A few items of a list, for a message: `"a", "b", "c" and 12 more`. */
 export function someOf(values: readonly string[], max = 5): string {
   if (values.length === 0) return '(none)';
-  const shown = values.slice(0, max).map((v) => JSON.stringify(v));
+  // Session and branch ids are session content: quoted and cut like any value handed to a model (dataBlock.ts).
+  const shown = values.slice(0, max).map((v) => dataValue(v));
   return values.length > max ? `${shown.join(', ')} and ${values.length - max} more` : shown.join(', ');
 }
 

@@ -8,6 +8,7 @@ import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../../../src/store';
 import { openSessionDatabase, type SessionDatabase } from '../../../../src/store/inspector/sessionDatabase';
+import { DATA_VALUE_LIMIT } from '../../../../src/store/query/dataBlock';
 import { fileQueryStore } from '../../../../src/store/query/queryStore';
 import { runQueryTool, type QueryToolHost } from '../../../../src/store/query/queryTools';
 import { assertOnlyInData, dataBlocks } from '../../../support/dataBlocks';
@@ -34,6 +35,10 @@ describe('query answers: session content as data', () => {
     await s.createBranchFromTurn(1, 'retry');
     await s.addItems([{ role: 'user', content: injected('Weather in Bergen?') }] as never);
     s.close();
+    // A session whose very id is written to steer: errors list the sessions there.
+    const long = new AdvancedSQLiteSession({ sessionId: `${'x'.repeat(5000)} ${TASK}`, dbPath: path });
+    await long.addItems([{ role: 'user', content: 'Hi' }] as never);
+    long.close();
     db = openSessionDatabase(path, { readonly: true });
     const store = fileQueryStore(db, 'injected');
     host = { store: async () => store, stores: () => [{ name: 'injected', location: path, kind: 'file' }] };
@@ -63,4 +68,13 @@ describe('query answers: session content as data', () => {
       assertOnlyInData(answer.text, FORGED);
       assert.match(answer.text, /^Source: store "injected"/);
     });
+
+  it('cuts the ids an error lists at the data limit, quoted', async () => {
+    await assert.rejects(runQueryTool(host, 'read_turns', { session: 'nope' }, new AbortController().signal), (err: Error) => {
+      assert.ok(!err.message.includes(TASK), err.message);
+      assert.ok(err.message.includes(`"${'x'.repeat(DATA_VALUE_LIMIT)}… [`), err.message);
+      assert.ok(err.message.length < 2 * DATA_VALUE_LIMIT + 1000, `${err.message.length} characters`);
+      return true;
+    });
+  });
 });
