@@ -78,8 +78,10 @@ describe('store worker: a crash mid-request', function () {
     // Read in this thread, past the worker: the file is whole, and holds none of the import's rows.
     const raw = folder.raw(path);
     assert.equal(raw.prepare('PRAGMA integrity_check').get<{ integrity_check: string }>()?.integrity_check, 'ok');
-    assert.deepEqual(raw.prepare("SELECT COUNT(*) AS n FROM agent_messages WHERE session_id = 'imported'").get(), { n: 0 });
-    assert.deepEqual(raw.prepare("SELECT COUNT(*) AS n FROM agent_messages WHERE session_id = 'kept'").get(), { n: 3 });
+    const count = (sessionId: string) =>
+      raw.prepare('SELECT COUNT(*) AS n FROM agent_messages WHERE session_id = ?').get<{ n: number }>(sessionId)?.n;
+    assert.equal(count('imported'), 0);
+    assert.equal(count('kept'), 3);
   });
 
   it(`stops restarting after ${MAX_WORKER_RESTARTS_IN_A_ROW} stops in a row, counting only stops with no answer between`, async () => {
