@@ -1,7 +1,7 @@
 /**
  * Opening a session database with the connection settings of spec §3.1, shared by both session classes and the
- * inspector: WAL (persisted in the file), foreign keys off (better-sqlite3 builds enable them by default), a busy
- * timeout, and a read-only mode that issues nothing that writes.
+ * inspector: WAL (persisted in the file), foreign keys off (better-sqlite3 builds enable them by default), the schema
+ * not trusted (`trusted_schema = OFF`), a busy timeout, and a read-only mode that issues nothing that writes.
  */
 import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -65,6 +65,10 @@ export function openSessionConnection(dbPath: string, options: ConnectionOptions
         `${dbPath} is read-only, so it cannot be opened for writing. Open it with readonly: true to inspect it.`,
       );
     }
+    // A session file comes from anywhere (a colleague, a bug report): its schema must not be able to run functions
+    // with side effects from its views, triggers or defaults (SQLite's default trusts them). Per connection, writes
+    // nothing, and comes before the first statement that reads the schema.
+    db.exec('PRAGMA trusted_schema = OFF');
     db.exec('PRAGMA foreign_keys = OFF');
     if (readonly) {
       db.prepare('SELECT count(*) FROM sqlite_master').get(); // fail now on a file that is not SQLite
