@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { openDatabase } from '../drivers/openDatabase';
 import { SessionDatabaseError, sqliteCodeOf } from '../errors';
+import { staleWalAt } from '../sqlite/fileIdentity';
 import type { SqliteDatabase } from '../sqlite/sqliteDatabase';
 
 /** How long a write waits for the lock unless told otherwise: the SDKs' busy timeout. */
@@ -30,11 +31,13 @@ export interface LockWait {
 
 /**
  * Resolves once `path`'s write lock was free (taken and released at once), or at once when the file does not exist
- * yet or cannot be written (the write then reports that itself). Rejects with `SessionDatabaseError('locked')` after
+ * yet, cannot be written or has a stale `-wal` beside it (the write then reports that itself). Rejects with `SessionDatabaseError('locked')` after
  * `budgetMs`, and with `WriteCancelledWhileWaiting` when cancelled.
  */
 export async function waitForWriteLock(path: string, wait: LockWait): Promise<void> {
-  if (!existsSync(path)) return;
+  // A replaced file's -wal beside the path (format spec §11): this connection, closing as the last one on the new
+  // file, would checkpoint the old frames into it. The write that follows refuses the path with stale-wal.
+  if (!existsSync(path) || staleWalAt(path)) return;
   let db: SqliteDatabase;
   try {
     db = openDatabase(path, { fileMustExist: true, busyTimeoutMs: 0 });

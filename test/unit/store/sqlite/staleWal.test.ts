@@ -19,6 +19,7 @@ import {
   staleWalAt,
   type SqliteDatabase,
 } from '../../../../src/store';
+import { waitForWriteLock } from '../../../../src/store/worker/writeLockWait';
 import { type HolderKind, cachedNode22, hasPython, nextTimestampTick, startHolder } from '../../../support/staleWal';
 import { tempDir } from '../../../support/tempFiles';
 
@@ -145,6 +146,26 @@ describe('a replaced file whose holder is another process (spec §11, stale-wal)
       assert.equal(staleWalAt(a), undefined);
       assert.deepEqual(sessionsAt(a), ['new:12']);
       assert.equal(sha256(a), newFile);
+    } finally {
+      await holder.kill();
+    }
+  });
+
+  it("the worker's wait for the write lock does not open the path (its close would checkpoint the old frames into the new file)", async () => {
+    const a = join(tmp.dir, 'A.db');
+    const b = join(tmp.dir, 'B.db');
+    await writeSession(a, 'old', 4);
+    await writeSession(b, 'new', 12);
+    const holder = startHolder('better-sqlite3', a);
+    try {
+      await holder.ready;
+      await nextTimestampTick();
+      renameSync(b, a);
+      const before = [sha256(a), sha256(`${a}-wal`)];
+      await waitForWriteLock(a, { budgetMs: 1000, cancelled: () => false, onWaiting: () => undefined });
+      assert.deepEqual([sha256(a), sha256(`${a}-wal`)], before);
+      moveStaleWalAside(a);
+      assert.deepEqual(sessionsAt(a), ['new:12']);
     } finally {
       await holder.kill();
     }
