@@ -35,6 +35,7 @@ export { DEFAULT_POSTGRES_TABLES, postgresDdl, type PostgresTableNames } from '.
 export { RemoteStoreError, redactUrl, type RemoteStoreProblem } from './remote/remoteErrors';
 export { openRemoteStore } from './remote/openRemoteStore';
 export { CopyCancelledError, copyRemoteSessionToFile, type CopyResult } from './remote/copyToFile';
+export { OutputFileError, type OutputFileProblem } from './files/outputFileError';
 export { PostgresStoreBrowser } from './remote/postgresBrowser';
 export { RedisStoreBrowser } from './remote/redisBrowser';
 export { RemoteSessionSource, REMOTE_BRANCH_ID } from './remote/remoteSessionSource';

@@ -96,4 +96,30 @@ describe('Export and import', () => {
     assert.deepEqual(readFileSync(path), before, 'the database file is unchanged');
     assert.equal(existsSync(`${s.dir}/bad.db`), false);
   });
+
+  it('never exports onto the open session file or its review store, nor over an existing file nobody confirmed (issue 38)', async () => {
+    const a = await api();
+    const path = `${s.dir}/trip.db`;
+    await writeTripSession(path, { porto: true });
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    const session = await child(a, await child(a, undefined, 'trip.db'), 'trip');
+    const before = readFileSync(path);
+    a.failures.length = 0;
+    for (const uri of [path, `${path}-wal`, `${path}.reviews.db`]) {
+      const written = await vscode.commands.executeCommand<string | undefined>('agentSessions.exportSession', session, {
+        uri,
+        format: 'jsonl',
+      });
+      assert.equal(written, undefined, uri);
+      assert.match(a.failures.at(-1)?.message ?? '', /which this command reads/, uri);
+    }
+    assert.deepEqual(readFileSync(path), before, 'the session file is unchanged');
+    assert.equal(existsSync(`${path}.reviews.db`), false, 'no review store was made either');
+    // A path given as an argument is nobody's confirmation: an existing file there is refused, byte for byte kept.
+    const mine = `${s.dir}/mine.jsonl`;
+    writeFileSync(mine, 'mine\n');
+    await vscode.commands.executeCommand('agentSessions.exportSession', session, { uri: mine, format: 'jsonl' });
+    assert.match(a.failures.at(-1)?.message ?? '', /already exists/);
+    assert.equal(readFileSync(mine, 'utf8'), 'mine\n');
+  });
 });

@@ -11,6 +11,7 @@ import type { Services } from '../core/services';
 import { openDatabase } from './databaseCommands';
 import { splitPassword } from './remoteAddress';
 import { UserFacingError } from '../core/userError';
+import { saveTarget } from '../core/filesInUse';
 import type { DatabaseRegistry } from './databaseRegistry';
 import { arg, argOrInput, badArgument } from '../core/commandArgs';
 
@@ -112,6 +113,8 @@ export function remoteCommands(s: Services): CommandsOf<'openStore' | 'filterSes
             let reported = 0;
             try {
               return await copyRemoteSessionToFile(source.browser, node.sessionId, target, {
+                // The copy never overwrites (checked above); nor may it land on a file the extension has open.
+                ...saveTarget(s, false),
                 isCancelled: () => token.isCancellationRequested,
                 openTarget: (o) => s.registry.store.openSession(o),
                 onProgress: (done, total) => {

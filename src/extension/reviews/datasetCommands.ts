@@ -4,13 +4,15 @@
  * what was skipped and the first record before choosing where to save; nothing is written where they did not say.
  * Arguments let tests skip the dialogs: `{ format, csv, redact, uri, confirm }`.
  */
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DatasetFormat } from '../../store/datasets/datasetChecks';
 import type { DatasetFileResult } from '../../store/datasets/datasetExport';
 import { DEFAULT_REDACTIONS } from '../../store/datasets/datasetRecords';
+import { copyToOutputFile } from '../../store/files/tempFile';
+import { saveTarget } from '../core/filesInUse';
 import { arg } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
 import { pickSession } from '../core/pickers';
@@ -215,6 +217,7 @@ async function exportDatasetCommand(s: Services, node: unknown, given: unknown):
       );
       if (answer !== save) return undefined;
     }
+    const fromDialog = a.uri === undefined;
     const uri =
       a.uri instanceof vscode.Uri
         ? a.uri
@@ -226,7 +229,8 @@ async function exportDatasetCommand(s: Services, node: unknown, given: unknown):
               filters: { [choice.csv ? 'CSV' : 'JSONL']: [ext] },
             });
     if (!uri) return undefined;
-    copyFileSync(temp, uri.fsPath);
+    // Never onto the session file, its review store or another file in use, even when the dialog confirmed replacing it.
+    copyToOutputFile(temp, uri.fsPath, saveTarget(s, fromDialog, target.dbPath, reviewsPath));
     void vscode.window.showInformationMessage(
       vscode.l10n.t('Wrote {0} records to {1}; {2} skipped.', result.records, basename(uri.fsPath), result.skipped.length),
     );

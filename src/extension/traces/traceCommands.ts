@@ -9,6 +9,8 @@ import { pickSession } from '../core/pickers';
 import type { Services } from '../core/services';
 import { UserFacingError } from '../core/userError';
 import { OtlpReceiverError } from '../../store/traces/otlpReceiver';
+import { writeOutputFile } from '../../store/files/tempFile';
+import { saveTarget } from '../core/filesInUse';
 
 async function startReceiver(s: Services, options: unknown): Promise<string> {
   // `{ port }` from a caller (a test asks for a free port with 0); the settings' port otherwise.
@@ -88,7 +90,8 @@ async function exportSessionTraces(s: Services, node: unknown, options: unknown)
             defaultUri: vscode.Uri.file(`${target.sessionId}.otlp.json`),
           });
   if (!uri) return undefined;
-  await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(JSON.stringify(otlp)));
+  // Through the store's writer: never onto the trace store or another file in use, never through a link.
+  writeOutputFile(uri.fsPath, JSON.stringify(otlp), saveTarget(s, given === undefined));
   void vscode.window.showInformationMessage(vscode.l10n.t('Exported {0} spans of {1} traces to {2}.', spans, traces, uri.fsPath));
   return uri.fsPath;
 }

@@ -18,6 +18,9 @@ import {
   type ImportResult,
 } from '../../store';
 import { WorkerSessionDatabase } from '../../store/worker/storeClient';
+import { checkOutputPath } from '../../store/files/outputGuard';
+import { writeOutputFile } from '../../store/files/tempFile';
+import { saveTarget } from '../core/filesInUse';
 import { arg, badArgument } from '../core/commandArgs';
 import type { Services } from '../core/services';
 import { pickSession } from '../core/pickers';
@@ -127,6 +130,7 @@ export async function exportConversation(
   if (!local && format === 'json')
     throw new UserFacingError(vscode.l10n.t('JSON export reads the rows of a SQLite file; copy the session to a local file first.'));
   let out = asPath(args.uri);
+  const fromDialog = !out;
   if (!out) {
     const name = `${safeFileName(sessionId)}${branchId !== null ? `-${safeFileName(branchId)}` : ''}.${spec.ext}`;
     const base = local ? dirname(dbPath) : (vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? dirname(dbPath));
@@ -139,6 +143,9 @@ export async function exportConversation(
     out = uri.fsPath;
   }
   const outPath = out;
+  // Checked here too, before the export starts: never onto a file in use, an existing file only when the dialog asked.
+  const output = saveTarget({ registry }, fromDialog, ...(local ? [dbPath] : []));
+  checkOutputPath(outPath, output);
   // Review data goes with what people read (Markdown) and what copies the session whole (JSON), not with a run's
   // input (JSONL). A review store that cannot be read leaves it out rather than failing the export.
   const reviews = format === 'jsonl' || !reviewData ? undefined : await reviewData(dbPath, sessionId).catch(() => undefined);
@@ -146,14 +153,15 @@ export async function exportConversation(
   const summary: ExportSummary = await withProgress(vscode.l10n.t('Exporting {0}…', sessionId), async (signal, report) => {
     if (entry.db instanceof WorkerSessionDatabase) {
       // In the store worker: a large session's pages are read off the host's thread.
-      return registry.store.exportSessionToFile(entry.db.path, outPath, format, request, { signal, onProgress: report });
+      return registry.store.exportSessionToFile(entry.db.path, outPath, format, request, { signal, onProgress: report }, output);
     }
     // A server store: Markdown or JSONL through its reader, written at the end (its pages arrive over the network).
     const chunks: string[] = [];
     const result = await exportFromReader(entry.db!, format as 'md' | 'jsonl', { ...request, signal, onProgress: report }, (c) => {
       chunks.push(c);
     });
-    await vscode.workspace.fs.writeFile(vscode.Uri.file(outPath), Buffer.from(chunks.join(''), 'utf8'));
+    // Through the store's writer, not workspace.fs: a temporary file put in place, never through a link, never onto an input.
+    writeOutputFile(outPath, chunks.join(''), output);
     return result;
   });
   announce(

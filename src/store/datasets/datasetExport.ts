@@ -3,7 +3,7 @@
  * evaluation set, CSV too), each checked against its format's rules as it is written, so a file never holds a record
  * the checker refuses (one that would is counted as skipped with the rule it breaks). Written under a temporary name and
  * put in place when complete: a failed or cancelled export leaves no partial file, and the output is never one of the
- * stores it reads (docs/cli.md).
+ * stores it reads (the store package's README, "Files it writes").
  */
 import { TempFile } from '../files/tempFile';
 import type { OutputOptions } from '../files/outputGuard';

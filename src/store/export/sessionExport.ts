@@ -1,7 +1,8 @@
 /**
  * The export entry points: a session or a branch of a SQLite session file as Markdown, JSON or JSONL, streamed to a
  * sink or written to a file (through a temporary file put in place at the end, so a failed or cancelled export never
- * leaves half a file under the chosen name; never onto the session file or another input, docs/cli.md).
+ * leaves half a file under the chosen name; never onto the session file or another input: the store package's
+ * README, "Files it writes").
  */
 import { TempFile } from '../files/tempFile';
 import type { OutputOptions } from '../files/outputGuard';

@@ -1,7 +1,7 @@
 /**
- * The one check before any file is written (docs/cli.md "Files it writes"): the output must not be a file the writer
- * reads or serves, however it is spelled (a relative path, a symbolic link, a hard link, the store's -wal, -shm or
- * -journal file), and a file already at the path is replaced only when the caller says so (the CLI's --force, the
+ * The one check before any file is written (the store package's README, "Files it writes"): the output must not be a
+ * file the writer reads or serves, however it is spelled (a relative path, a symbolic link, a hard link, the store's
+ * -wal, -shm or -journal file), and a file already at the path is replaced only when the caller says so (the CLI's --force, the
  * save dialog's own confirmation). Also the check our own stores make before SQLite opens a path for writing: SQLite
  * follows symbolic links, so a link planted there would make it create or change a file elsewhere.
  */

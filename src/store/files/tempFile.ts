@@ -13,6 +13,7 @@ import {
   linkSync,
   lstatSync,
   openSync,
+  readSync,
   renameSync,
   rmSync,
   unlinkSync,
@@ -114,6 +115,24 @@ export class TempFile {
     }
   }
 
+  /** Appends the bytes of the file at `source`, a chunk at a time (a dataset built elsewhere, copied to where the user chose). */
+  copyFrom(source: string): void {
+    this.flush();
+    const input = openSync(source, 'r');
+    try {
+      const chunk = Buffer.alloc(WRITE_BATCH);
+      for (let n = readSync(input, chunk); n > 0; n = readSync(input, chunk)) {
+        try {
+          writeSync(this.fd!, chunk, 0, n);
+        } catch (err) {
+          throw writeErrorFor(this.target, err);
+        }
+      }
+    } finally {
+      closeSync(input);
+    }
+  }
+
   /** Closes the file without putting it in place: for a writer that reopens it by `path` (SQLite). */
   close(): void {
     this.flush();
@@ -194,6 +213,18 @@ export function writeOutputFile(target: string, text: string, options: OutputOpt
   const temp = TempFile.create(target, options);
   try {
     temp.write(text);
+    temp.commit();
+  } catch (err) {
+    temp.discard();
+    throw err;
+  }
+}
+
+/** Copies the file at `source` to `target` through a `TempFile`, by the same rules as `writeOutputFile`. */
+export function copyToOutputFile(source: string, target: string, options: OutputOptions = {}): void {
+  const temp = TempFile.create(target, options);
+  try {
+    temp.copyFrom(source);
     temp.commit();
   } catch (err) {
     temp.discard();
