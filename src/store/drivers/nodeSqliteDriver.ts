@@ -54,8 +54,15 @@ class NodeStatementAdapter implements SqliteStatement {
   all<T>(...params: SqlValue[]): T[] {
     return this.stmt.all(...params) as T[];
   }
-  iterate<T>(...params: SqlValue[]): IterableIterator<T> {
-    return this.stmt.iterate(...params) as IterableIterator<T>;
+  /**
+   * A generator, not node:sqlite's iterator itself: up to Node 22.16 that iterator does not keep its statement alive,
+   * so a garbage collection during a long iteration (rows of a megabyte, an `await` between rows) finalizes the
+   * statement under it: "statement has been finalized", or a segfault (Node 22.15.1, VS Code 1.101–1.102). The
+   * generator's frame holds the statement until the iteration ends.
+   */
+  *iterate<T>(...params: SqlValue[]): IterableIterator<T> {
+    const stmt = this.stmt;
+    for (const row of stmt.iterate(...params)) yield row as T;
   }
 }
 

@@ -264,6 +264,35 @@ describe('SQLite drivers', () => {
         }
       });
 
+      it('iterate keeps its statement alive through garbage collections and awaits between megabyte rows', function () {
+        // node:sqlite up to Node 22.16 let a collection finalize the statement under its iterator: "statement has been
+        // finalized", or a segfault on Node 22.15.1 (VS Code 1.101–1.102) in a JSON export of a session with
+        // large items. A fresh process, so a crash fails this test rather than ending the suite.
+        this.timeout(60_000);
+        const script = [
+          "const { openDatabase } = require('./src/store/drivers/openDatabase.ts');",
+          `const db = openDatabase(':memory:', { driver: ${JSON.stringify(driver)} });`,
+          "db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, d TEXT)');",
+          "const ins = db.prepare('INSERT INTO t (d) VALUES (?)');",
+          "for (let i = 0; i < 20; i++) ins.run(String(i).padEnd(1_000_000, 'x'));",
+          '(async () => {',
+          '  let n = 0;',
+          "  for (const row of db.prepare('SELECT id, d FROM t ORDER BY id').iterate()) {",
+          '    await new Promise((r) => setTimeout(r, 1));',
+          '    n += row.d.length;',
+          '  }',
+          '  console.log(n);',
+          '})();',
+        ].join('\n');
+        const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+          cwd: join(__dirname, '..', '..', '..', '..'),
+          encoding: 'utf8',
+        });
+        assert.equal(r.signal, null, `the iteration crashed (${r.signal}): ${r.stderr}`);
+        assert.equal(r.status, 0, r.stderr);
+        assert.equal(r.stdout.trim().split('\n').pop(), String(20_000_000));
+      });
+
       it('a readonly connection refuses writes', () => {
         const p = ws.path('ro.db');
         const w = openDatabase(p, { driver });
