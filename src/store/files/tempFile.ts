@@ -184,6 +184,15 @@ export class TempFile {
     unlinkSync(this.path);
   }
 
+  /**
+   * `err` with the temporary file's path in its message replaced by the target's: for errors of a writer that opened
+   * the file by `path` (SQLite's, described with the path it was given), so no message shows the temporary name.
+   */
+  nameTarget(err: unknown): unknown {
+    if (err instanceof Error && err.message.includes(this.path)) err.message = err.message.split(this.path).join(this.target);
+    return err;
+  }
+
   /** Removes the temporary file (and anything SQLite kept beside it); the target is untouched. Safe to call twice. */
   discard(): void {
     if (this.fd !== null) {

@@ -50,6 +50,8 @@ export async function copyRemoteSessionToFile(
     // SQLite opens the temporary file by its name: an empty regular file we created, never a link.
     temp.close();
     return await copyInto(browser, sessionId, summary.itemCount, temp, options);
+  } catch (err) {
+    throw temp.nameTarget(err);
   } finally {
     temp.discard();
   }

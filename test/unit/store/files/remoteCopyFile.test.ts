@@ -70,6 +70,23 @@ describe('copying a server session to a local file', () => {
     assert.equal(sha(open), before);
   });
 
+  it("a failure of the file's writer names the target, not the temporary file it had open", async () => {
+    const target = join(tmp.dir, 'failing.db');
+    // What a driver error looks like: the message names the file the connection was opened on.
+    const openTarget = async (o: { dbPath: string }): Promise<never> => {
+      throw new Error(`unable to open database file ${o.dbPath}`);
+    };
+    await assert.rejects(copyRemoteSessionToFile(serverWithOneSession(), 'trip', target, { openTarget }), (e: unknown) => {
+      assert.equal((e as Error).message, `unable to open database file ${target}`);
+      return true;
+    });
+    assert.equal(existsSync(target), false);
+    assert.deepEqual(
+      readdirSync(tmp.dir).filter((f) => f.startsWith('.failing.db')),
+      [],
+    );
+  });
+
   it('never writes through a link planted at the temporary name the copy used to take', async () => {
     const target = join(tmp.dir, 'planted.db');
     const outside = join(tmp.dir, 'outside.db');
