@@ -478,7 +478,7 @@ describe('agent-sessions CLI (the real binary)', function () {
         JSON.stringify({ format: 'agent-session-inspector/reviews', version: 1, turnReviews: [{ turn: 1 }] }),
       );
       const bad = run(['review', 'import', join(tmp.dir, 'broken.json'), '--store', copy]);
-      assert.equal(bad.code, 1);
+      assert.equal(bad.code, 4, 'a malformed review file is a bad input file (exit 4)');
       assert.match(bad.stderr, /turnReviews\[0\]: A review needs a session id/);
       const missing = run(['review', 'ls', '--store', join(tmp.dir, 'nope.db')]);
       assert.notEqual(missing.code, 0);
