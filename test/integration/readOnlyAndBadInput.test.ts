@@ -1,7 +1,7 @@
 /** Read-only databases and files that are not what they claim: each failure is a clear notification. */
 import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession, openDatabase } from '../../src/store';
@@ -111,9 +111,15 @@ describe('read-only mode and bad input', () => {
   it('a file replaced while open, its old -wal left at the path: refused with the reason, then moved aside on request', async () => {
     const a = await api();
     const path = join(s.dir, 'replaced.db');
-    // The old file: a writer keeps committed items in its -wal while the extension has the file open.
-    const writer = new AdvancedSQLiteSession({ sessionId: 'old-session', dbPath: path, createTables: true });
-    await writer.addItems([{ role: 'user', content: 'old content' }] as never);
+    // The old file: a writer that is not ours (a Python agent, say: it never steps aside, format spec §11) keeps
+    // committed items in its -wal while the extension has the file open. Our own sessions would checkpoint their
+    // -wal into the old file within a second of the replacement, which is the next test.
+    const writer = openDatabase(path);
+    const session = new AdvancedSQLiteSession({ sessionId: 'old-session', dbPath: path, createTables: true });
+    await session.addItems([{ role: 'user', content: 'old content' }] as never);
+    session.close(); // not the last connection: its frames stay in the -wal, held by the writer
+    writer.prepare('PRAGMA wal_autocheckpoint = 0').get();
+    writer.exec(`INSERT INTO agent_messages (session_id, message_data) VALUES ('old-session', '{"role":"user","content":"held"}')`);
     await vscode.commands.executeCommand('agentSessions.openDatabase', path);
     await waitFor(() => a.registry.get(path)?.db, 3000, 'the file to open');
     // The new file, fully checkpointed (no -wal of its own), renamed over the path.
@@ -144,6 +150,35 @@ describe('read-only mode and bad input', () => {
     assert.deepEqual(
       sessions.map((x) => [x.sessionId, x.messageCount]),
       [['new-session', 12]],
+    );
+  });
+
+  it('a file replaced while one of our sessions holds it: the session empties its -wal into the old file, and the new file opens', async () => {
+    const a = await api();
+    const path = join(s.dir, 'held.db');
+    const holder = new AdvancedSQLiteSession({ sessionId: 'old-session', dbPath: path, createTables: true });
+    await holder.addItems([{ role: 'user', content: 'old content' }] as never);
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    await waitFor(() => a.registry.get(path)?.db, 3000, 'the file to open');
+    const other = join(s.dir, 'other-held.db');
+    const w = new AdvancedSQLiteSession({ sessionId: 'new-session', dbPath: other, createTables: true });
+    await w.addItems([{ role: 'user', content: 'new' }] as never);
+    w.close();
+    // Past the file system's timestamp tick, so the rename's time is later than the holder's last write.
+    await new Promise((r) => setTimeout(r, 25));
+    renameSync(other, path);
+    // The holder never calls again: its watch (one stat a second) steps it aside.
+    await waitFor(() => (existsSync(`${path}-wal`) && statSync(`${path}-wal`).size === 0) || undefined, 5000, 'the holder to step aside');
+    await assert.rejects(() => holder.getItems(), /replaced by another file/);
+    holder.close();
+    // Once the registry has noticed the replacement, reopening the path reads the new file, with no Move Aside.
+    await a.registry.checkNow(path);
+    await waitFor(() => a.registry.get(path)?.problem, 3000, 'the replacement to be noticed');
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    const db = (await waitFor(() => a.registry.get(path)?.db, 3000, 'the new file to open'))!;
+    assert.deepEqual(
+      (await db.listSessions()).map((x) => x.sessionId),
+      ['new-session'],
     );
   });
 });

@@ -7,7 +7,7 @@
 import { existsSync, renameSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { SessionDatabaseError } from '../errors';
-import { foreignWalAt, walPredatingMain, type WalIdentity } from './foreignWal';
+import { foreignWalAt, walUnwrittenSinceReplaced, walWrittenSinceMainChanged, type WalIdentity } from './foreignWal';
 import type { SqliteDatabase } from './sqliteDatabase';
 
 export type { WalIdentity } from './foreignWal';
@@ -154,13 +154,19 @@ export function assertSameFile(identity: FileIdentity | undefined, doing: 'write
 
 /**
  * The `replaced` error for a connection whose path names another file now. When the connection's `-wal` is still
- * at the path with frames in it, it is remembered as stale, so a reopen in this process refuses instead of showing
+ * at the path with frames in it, and nobody wrote it since the new file arrived, it is remembered as stale, so a reopen in this process refuses instead of showing
  * the old content, and the message says what to do.
  */
 export function replacedError(identity: FileIdentity, doing: keyof typeof OUTCOME): SessionDatabaseError {
   const wal = identity.wal;
   const walNow = walIdentityAt(identity.absolutePath);
-  const stale = wal !== undefined && walNow !== undefined && walNow.dev === wal.dev && walNow.ino === wal.ino;
+  // Not when someone wrote it since the new file arrived: those frames are the new file's.
+  const stale =
+    wal !== undefined &&
+    walNow !== undefined &&
+    walNow.dev === wal.dev &&
+    walNow.ino === wal.ino &&
+    !walWrittenSinceMainChanged(identity.absolutePath);
   if (stale) markStaleWal(identity.absolutePath, wal);
   return new SessionDatabaseError(
     'replaced',
@@ -173,13 +179,13 @@ export function replacedError(identity: FileIdentity, doing: keyof typeof OUTCOM
  * A holder's step aside once its path names another file (spec §11): a writable connection copies its `-wal`'s
  * frames into its own, old file and empties the `-wal` (`wal_checkpoint(TRUNCATE)`), so the path's `-wal` no longer
  * hides the new file from fresh connections. Only when nobody wrote the path's `-wal` since the replacement
- * (`walPredatingMain`): frames written after it are the new file's, and must not go into the old one. (When the
+ * (`walUnwrittenSinceReplaced`): frames written after it are the new file's, and must not go into the old one. (When the
  * path's `-wal` is not the one this connection has open, the checkpoint only empties our own: harmless.)
  * A read-only connection cannot write its old file (SQLite fails the checkpoint), so it leaves the `-wal` to the
  * fresh opens' check. Never throws: the caller refuses the call either way.
  */
 export function releaseReplacedWal(db: SqliteDatabase, identity: FileIdentity): void {
-  if (db.readonly || !walPredatingMain(identity.absolutePath)) return;
+  if (db.readonly || !walUnwrittenSinceReplaced(identity.absolutePath)) return;
   try {
     db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get();
   } catch {

@@ -44,10 +44,9 @@ const SHM_N_BACKFILL = 96;
 
 /**
  * The `-wal` at `absolutePath` when its times say it was last written before the main file now at the path arrived
- * (checks 1 to 3 above), with its stat; otherwise undefined. Also what a holder checks before checkpointing after
- * its file was replaced: if anyone wrote the `-wal` since the replacement, its frames are the new file's.
+ * (checks 1 to 3 above), with its stat; otherwise undefined.
  */
-export function walPredatingMain(absolutePath: string): BigIntStats | undefined {
+function walPredatingMain(absolutePath: string): BigIntStats | undefined {
   const wal = statSync(`${absolutePath}-wal`, { bigint: true, throwIfNoEntry: false });
   if (!wal || wal.size <= BigInt(WAL_HEADER_BYTES)) return undefined;
   if (wal.mtimeNs !== wal.ctimeNs) return undefined;
@@ -55,6 +54,30 @@ export function walPredatingMain(absolutePath: string): BigIntStats | undefined 
   if (!main) return undefined;
   if (main.ctimeNs <= main.mtimeNs || main.ctimeNs <= wal.ctimeNs) return undefined;
   return wal;
+}
+
+/**
+ * Whether the `-wal` at `absolutePath` was written at or after the main file there last changed: then its frames
+ * are (at least partly) the new file's, written by a connection that opened it through this `-wal`, and it must not
+ * be recorded as stale or checkpointed into the old file.
+ */
+export function walWrittenSinceMainChanged(absolutePath: string): boolean {
+  const wal = statSync(`${absolutePath}-wal`, { bigint: true, throwIfNoEntry: false });
+  const main = statSync(absolutePath, { bigint: true, throwIfNoEntry: false });
+  return wal !== undefined && main !== undefined && wal.mtimeNs >= main.ctimeNs;
+}
+
+/**
+ * What a holder checks before checkpointing once its file was replaced: the path's `-wal` holds frames, the main
+ * file there has not been written since it arrived, and nobody has written the `-wal` since then (its mtime; not its
+ * ctime, which SQLite run as root changes whenever a connection opens the `-wal`). Frames written after the
+ * replacement are the new file's, and must not go into the old one.
+ */
+export function walUnwrittenSinceReplaced(absolutePath: string): boolean {
+  const wal = statSync(`${absolutePath}-wal`, { bigint: true, throwIfNoEntry: false });
+  if (!wal || wal.size <= BigInt(WAL_HEADER_BYTES)) return false;
+  const main = statSync(absolutePath, { bigint: true, throwIfNoEntry: false });
+  return main !== undefined && main.ctimeNs > main.mtimeNs && main.ctimeNs > wal.mtimeNs;
 }
 
 /**

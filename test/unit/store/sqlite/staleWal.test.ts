@@ -171,6 +171,41 @@ describe('a replaced file whose holder is another process (spec §11, stale-wal)
     }
   });
 
+  it('a holder never checkpoints frames written into the shared -wal after the replacement, nor records it as stale', async () => {
+    const a = join(tmp.dir, 'A.db');
+    const b = join(tmp.dir, 'B.db');
+    await writeSession(a, 'old', 2);
+    await writeSession(b, 'new', 12);
+    const keep = openDatabase(a);
+    keep.prepare('SELECT count(*) FROM sqlite_master').get();
+    const holder = new AdvancedSQLiteSession({ sessionId: 'old', dbPath: a });
+    let writer: SqliteDatabase | undefined;
+    try {
+      await holder.addItems([{ role: 'user', content: 'old' }]);
+      // Every frame copied into the old file: the -wal hides nothing from readers, so the check lets the path open.
+      const row = keep.prepare('PRAGMA wal_checkpoint(PASSIVE)').get<{ log: number; checkpointed: number }>();
+      assert.ok(row && row.checkpointed === row.log, JSON.stringify(row));
+      await nextTimestampTick();
+      renameSync(b, a);
+      await nextTimestampTick();
+      assert.equal(staleWalAt(a), undefined);
+      // Another program writes the new file through the shared -wal.
+      writer = openDatabase(a);
+      writer.exec(`INSERT INTO agent_messages (session_id, message_data) VALUES ('new', '{"role":"user","content":"later"}')`);
+      await nextTimestampTick();
+      const wal = sha256(`${a}-wal`);
+      // The holder's next call finds its file replaced. A TRUNCATE checkpoint now would copy the writer's frames
+      // into the old file and empty the -wal: the new file would lose them.
+      await assert.rejects(() => holder.getItems(), /replaced by another file/);
+      assert.equal(sha256(`${a}-wal`), wal, "the holder left the -wal with the writer's frames alone");
+      assert.equal(staleWalAt(a), undefined, 'and did not record it as stale');
+    } finally {
+      writer?.close();
+      holder.close();
+      keep.close();
+    }
+  });
+
   it('moveStaleWalAside refuses a -wal that belongs to its file', async () => {
     const a = join(tmp.dir, 'A.db');
     await writeSession(a, 'old', 2);
