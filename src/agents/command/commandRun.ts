@@ -281,6 +281,9 @@ async function runAgent(
     else if (end.error !== undefined) failure = `${who}'s event stream broke off (${end.error}).`;
     else if (end.overlongEvents > 0) failure = overlongEventText(who, end.overlongEvents, 'event', options.maxEventChars);
     else if (translator.error) failure = `${who} reported an error: ${translator.error.message}`;
+    // Over HTTP there is no exit code: RUN_FINISHED is the only word that the run completed, and a stream that ends
+    // without it (a server that crashed mid-run, a proxy that cut it) did not.
+    else if (!end.stoppedBy && !translator.finished) failure = `${who}'s event stream ended before RUN_FINISHED; the run did not complete.`;
     return { completedByAgent: failure === undefined && !end.stoppedBy, stopped: end.stoppedBy, failure, view };
   }
 

@@ -1,0 +1,233 @@
+/**
+ * An agent URL (AG-UI over HTTP, server-sent events) through the run module, against a loopback server started here:
+ * a timeout, Stop, a stream that ends early, a malformed stream, an event over the bound, and AG-UI 1.0's events we
+ * read (reasoning, a `cancelled` outcome, subagents, events after the run's end). Each outcome is checked against what
+ * the server sent and the file as the settlement leaves it.
+ */
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { IncomingMessage } from 'node:http';
+import { AdvancedSQLiteSession } from '../../../../src/store';
+import { runCommandOnBranch, type CommandRunOptions } from '../../../../src/agents/command/commandRun';
+import { eventLog, readBranch, seedSession } from '../agentTestKit';
+import { completed, failed, snapshot, startAgUiServer } from './commandKit';
+
+type Send = (event: Record<string, unknown>) => void;
+
+describe('agent URLs: every way an AG-UI HTTP stream can end', function () {
+  this.timeout(30_000);
+  let dir: string;
+  let dbPath: string;
+  /** Every server a test started, closed after it (one left open would keep mocha from ending). */
+  let servers: (() => Promise<void>)[] = [];
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'asi-url-'));
+    dbPath = join(dir, 'conversations.db');
+    await seedSession(dbPath, [
+      ['Weather in Paris?', 'Mild.'],
+      ['Tomorrow?', 'Rain.'],
+    ]);
+  });
+  afterEach(async () => {
+    await Promise.all(servers.map((close) => close()));
+    servers = [];
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function serve(handle: (input: Record<string, unknown>, send: Send, req: IncomingMessage) => Promise<void>) {
+    const server = await startAgUiServer(handle);
+    servers.push(server.close);
+    return server.url;
+  }
+
+  function run(url: string, options: Partial<CommandRunOptions> = {}) {
+    const log = eventLog();
+    const lines: string[] = [];
+    const outcome = runCommandOnBranch({
+      dbPath,
+      sessionId: 's1',
+      agent: { kind: 'url', url },
+      input: 'And after?',
+      onEvent: log.onEvent,
+      log: (l) => void lines.push(l),
+      ...options,
+    });
+    return { log, lines, outcome };
+  }
+
+  /** Writes the run's turn to the branch it was given, as an agent does. */
+  async function writeTurn(input: Record<string, unknown>, answer: string): Promise<void> {
+    const props = (input.forwardedProps as { agentSessions: { store: { path: string }; branchId: string } }).agentSessions;
+    const s = new AdvancedSQLiteSession({ sessionId: String(input.threadId), dbPath: props.store.path });
+    try {
+      await s.switchToBranch(props.branchId);
+      await s.addItems([
+        { role: 'user', content: 'And after?' },
+        { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: answer }] },
+      ] as never);
+    } finally {
+      s.close();
+    }
+  }
+
+  /** Resolves when the request is closed by the client (an abort), so a hanging server ends with it. */
+  const closed = (req: IncomingMessage) => new Promise<void>((r) => req.socket.once('close', () => r()));
+
+  it('a server that never finishes is aborted at the timeout; the fork made for it is deleted again', async () => {
+    const url = await serve(async (input, send, req) => {
+      send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
+      await writeTurn(input, 'half');
+      await closed(req);
+    });
+    const before = await snapshot(dbPath);
+    const t0 = Date.now();
+    const o = failed(await run(url, { timeoutMs: 500, fork: { fromTurn: 2, name: 'slow' } }).outcome);
+    assert.ok(Date.now() - t0 < 5000);
+    assert.match(o.message, /^The agent at http:\/\/127\.0\.0\.1:\d+\/agent ran past the 1 s timeout; the request was aborted\./);
+    assert.equal(o.failure, 'other');
+    assert.match(o.written.summary, /The new branch 'slow' made for this run was deleted again/);
+    assert.deepEqual(await snapshot(dbPath), before);
+  });
+
+  it('Stop aborts the request and the run is reported as stopped', async () => {
+    const url = await serve(async (input, send, req) => {
+      send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
+      send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'Thinking' });
+      await closed(req);
+    });
+    const controller = new AbortController();
+    const { log, outcome } = run(url, { signal: controller.signal });
+    while (log.text() === '') await new Promise((r) => setTimeout(r, 20));
+    controller.abort();
+    const o = failed(await outcome);
+    assert.equal(o.failure, 'cancelled');
+    assert.match(o.message, /^The run was stopped\./);
+    assert.equal(log.text(), 'Thinking');
+  });
+
+  it('a stream that ends before RUN_FINISHED fails: the run did not complete, and what it wrote is removed', async () => {
+    const url = await serve(async (input, send) => {
+      send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
+      await writeTurn(input, 'cut off');
+      send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'cut' });
+      // The handler returns: the server ends the response without RUN_FINISHED.
+    });
+    const before = await snapshot(dbPath);
+    const o = failed(await run(url).outcome);
+    assert.match(o.message, /event stream ended before RUN_FINISHED; the run did not complete\./);
+    assert.deepEqual(await snapshot(dbPath), before);
+  });
+
+  it('a malformed stream: events with a missing field or an unknown type are counted and ignored', async () => {
+    const url = await serve(async (input, send) => {
+      send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
+      send({ type: 'TEXT_MESSAGE_CONTENT', delta: 'no message id' });
+      send({ type: 'NOT_AN_EVENT' });
+      send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'Fine.' });
+      await writeTurn(input, 'Fine.');
+      send({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId });
+    });
+    const { log, lines, outcome } = run(url);
+    const o = completed(await outcome);
+    assert.equal(log.text(), 'Fine.');
+    assert.equal(o.command?.invalidLines, 2);
+    assert.ok(lines.some((l) => /ignored a line that is not a valid TEXT_MESSAGE_CONTENT event/.test(l)));
+  });
+
+  it('an event over the bound fails the run naming the bound; the events after it are still read', async () => {
+    const url = await serve(async (input, send) => {
+      send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
+      send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'x'.repeat(5000) });
+      send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'after' });
+      send({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId });
+    });
+    const { log, outcome } = run(url, { maxEventChars: 1000 });
+    const o = failed(await outcome);
+    assert.match(
+      o.message,
+      /sent 1 server-sent event longer than 1,000 characters, the bound of one AG-UI event \(MAX_EVENT_LINE_CHARS\); it was discarded unread\./,
+    );
+    assert.equal(log.text(), 'after');
+  });
+
+  describe("AG-UI 1.0's events", () => {
+    it('reasoning streams as reasoning/delta, apart from the answer, and is not stored', async () => {
+      const url = await serve(async (input, send) => {
+        send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
+        send({ type: 'REASONING_START', messageId: 'r1' });
+        send({ type: 'REASONING_MESSAGE_START', messageId: 'r1', role: 'reasoning' });
+        send({ type: 'REASONING_MESSAGE_CONTENT', messageId: 'r1', delta: 'Check the ' });
+        send({ type: 'REASONING_MESSAGE_CONTENT', messageId: 'r1', delta: 'forecast.' });
+        send({ type: 'REASONING_MESSAGE_END', messageId: 'r1' });
+        send({ type: 'REASONING_END', messageId: 'r1' });
+        send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'Sunny.' });
+        await writeTurn(input, 'Sunny.');
+        send({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId });
+      });
+      const { log, outcome } = run(url);
+      const o = completed(await outcome);
+      assert.equal(o.command?.invalidLines, 0);
+      const reasoning = log.events.flatMap((e) => (e.kind === 'reasoning/delta' ? [e.delta] : [])).join('');
+      assert.equal(reasoning, 'Check the forecast.');
+      assert.equal(log.text(), 'Sunny.');
+      // Only what the agent stored is in the branch: its answer, no reasoning item of ours.
+      const items = (await readBranch(dbPath, 'main')).items as { type?: string }[];
+      assert.ok(!items.some((i) => i.type === 'reasoning'));
+    });
+
+    it("a RUN_FINISHED with outcome 'cancelled' is settled as a Stop: what the run wrote is removed", async () => {
+      const url = await serve(async (input, send) => {
+        send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
+        await writeTurn(input, 'never mind');
+        send({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId, outcome: { type: 'cancelled' } });
+      });
+      const before = await snapshot(dbPath);
+      const o = failed(await run(url, { fork: { fromTurn: 2, name: 'cancelled' } }).outcome);
+      assert.equal(o.failure, 'cancelled');
+      assert.match(o.message, /^The agent at .* cancelled the run\./);
+      assert.deepEqual(await snapshot(dbPath), before);
+    });
+
+    it('subagent events are accepted; their attributed content is shown with the run', async () => {
+      const url = await serve(async (input, send) => {
+        send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
+        send({ type: 'SUBAGENT_STARTED', subagentRunId: 'sub-1', name: 'researcher' });
+        send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'Found it. ', subagentRunId: 'sub-1' });
+        send({ type: 'SUBAGENT_ERROR', subagentRunId: 'sub-1', message: 'one source was down' });
+        send({ type: 'SUBAGENT_FINISHED', subagentRunId: 'sub-1' });
+        send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'n', delta: 'Done.' });
+        await writeTurn(input, 'Done.');
+        send({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId });
+      });
+      const { log, outcome } = run(url);
+      const o = completed(await outcome);
+      assert.equal(o.command?.invalidLines, 0, 'a subagent event was taken for an unknown one');
+      assert.equal(log.text(), 'Found it. Done.');
+    });
+
+    it("events after the run's end are ignored, as AG-UI says, and reported; a RUN_ERROR after RUN_FINISHED counts", async () => {
+      const url = await serve(async (input, send) => {
+        send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
+        send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'Sunny.' });
+        await writeTurn(input, 'Sunny.');
+        send({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId });
+        send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: ' And late.' });
+      });
+      const { log, outcome } = run(url);
+      const o = completed(await outcome);
+      assert.equal(log.text(), 'Sunny.');
+      assert.match(o.written.summary, /sent 1 event\(s\) after the run's end \(the first: TEXT_MESSAGE_CONTENT\); AG-UI allows none/);
+
+      const failing = await serve(async (input, send) => {
+        send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
+        send({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId });
+        send({ type: 'RUN_ERROR', message: 'the write-back failed' });
+      });
+      const late = failed(await run(failing).outcome);
+      assert.match(late.message, /reported an error: the write-back failed/);
+    });
+  });
+});
