@@ -18,7 +18,12 @@ export function nextTimestampTick(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 25));
 }
 
-export type HolderKind = 'better-sqlite3' | 'node:sqlite' | 'python' | 'our session';
+/**
+ * `this node`: this test process's Node with the driver the suite runs on (better-sqlite3 on Node 20, node:sqlite
+ * when scripts/runStoreSuites.mjs forces it); `node:sqlite`: a Node 22 from the tools' cache; `python`: Python's
+ * sqlite3; `our session`: an `AdvancedSQLiteSession` on this Node.
+ */
+export type HolderKind = 'this node' | 'node:sqlite' | 'python' | 'our session';
 
 export interface Holder {
   /** Resolves once the holder has written and holds the file. */
@@ -64,13 +69,9 @@ export function startHolder(kind: HolderKind, dbPath: string, node22?: string): 
   } else {
     const node = kind === 'node:sqlite' ? node22 : process.execPath;
     if (!node) throw new Error('node:sqlite holder needs a Node 22 binary');
-    const driver = kind === 'node:sqlite' ? 'node:sqlite' : 'better-sqlite3';
+    const env = kind === 'node:sqlite' ? { ...process.env, AGENT_SESSION_SQLITE_DRIVER: 'node:sqlite' } : process.env;
     const file = kind === 'our session' ? script('sessionHolder.ts') : script('walHolder.ts');
-    child = spawn(node, ['--no-warnings', '--import', 'tsx', file, dbPath], {
-      cwd: ROOT,
-      env: { ...process.env, AGENT_SESSION_SQLITE_DRIVER: driver },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    child = spawn(node, ['--no-warnings', '--import', 'tsx', file, dbPath], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   }
   let stdout = '';
   let stderr = '';

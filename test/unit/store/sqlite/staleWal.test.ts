@@ -16,6 +16,7 @@ import {
   moveStaleWalAside,
   openDatabase,
   openSessionDatabase,
+  resolveDriver,
   staleWalAt,
   type SqliteDatabase,
 } from '../../../../src/store';
@@ -78,9 +79,10 @@ describe('a replaced file whose holder is another process (spec §11, stale-wal)
   beforeEach(() => (tmp = tempDir('asi-stale-wal-')));
   afterEach(() => tmp.cleanup());
 
-  const kinds: HolderKind[] = ['better-sqlite3', 'node:sqlite', 'python'];
+  const kinds: HolderKind[] = ['this node', 'node:sqlite', 'python'];
   for (const kind of kinds) {
-    it(`held by ${kind} that never calls again: every fresh open refuses, nothing is written, Move Aside opens the new file intact`, async function () {
+    const label = kind === 'this node' ? `${resolveDriver()} (this Node)` : kind;
+    it(`held by ${label} that never calls again: every fresh open refuses, nothing is written, Move Aside opens the new file intact`, async function () {
       let node22: string | undefined;
       if (kind === 'node:sqlite') {
         node22 = await cachedNode22();
@@ -156,7 +158,7 @@ describe('a replaced file whose holder is another process (spec §11, stale-wal)
     const b = join(tmp.dir, 'B.db');
     await writeSession(a, 'old', 4);
     await writeSession(b, 'new', 12);
-    const holder = startHolder('better-sqlite3', a);
+    const holder = startHolder('this node', a);
     try {
       await holder.ready;
       await nextTimestampTick();
@@ -209,7 +211,7 @@ describe('a replaced file whose holder is another process (spec §11, stale-wal)
   it('moveStaleWalAside refuses a -wal that belongs to its file', async () => {
     const a = join(tmp.dir, 'A.db');
     await writeSession(a, 'old', 2);
-    const holder = startHolder('better-sqlite3', a);
+    const holder = startHolder('this node', a);
     try {
       await holder.ready;
       assert.throws(
@@ -244,7 +246,7 @@ describe('the stale -wal check never fires on a -wal that belongs to its file', 
   it('a writer in another process with committed frames not yet checkpointed', async () => {
     const a = join(tmp.dir, 'A.db');
     await writeSession(a, 'old', 4);
-    const holder = startHolder('better-sqlite3', a);
+    const holder = startHolder('this node', a);
     try {
       await holder.ready;
       await nextTimestampTick();
@@ -355,7 +357,7 @@ describe('the stale -wal check never fires on a -wal that belongs to its file', 
     it(`a copy with ${name} of a file whose holder has frames in its -wal`, async () => {
       const a = join(tmp.dir, 'A.db');
       await writeSession(a, 'old', 4);
-      const holder = startHolder('better-sqlite3', a);
+      const holder = startHolder('this node', a);
       const copy = join(tmp.dir, 'copy', 'A.db');
       mkdirSync(join(tmp.dir, 'copy'));
       try {
@@ -378,7 +380,7 @@ describe('the stale -wal check never fires on a -wal that belongs to its file', 
     for (const walFirst of [false, true]) {
       const a = join(tmp.dir, `A${walFirst ? 1 : 2}.db`);
       await writeSession(a, 'old', 4);
-      const holder = startHolder('better-sqlite3', a);
+      const holder = startHolder('this node', a);
       const dest = join(tmp.dir, `moved${walFirst ? 1 : 2}`);
       mkdirSync(dest);
       try {
@@ -399,7 +401,7 @@ describe('the stale -wal check never fires on a -wal that belongs to its file', 
   it('several writers, in this process and in others, one after another and at once', async () => {
     const a = join(tmp.dir, 'A.db');
     await writeSession(a, 'old', 2);
-    const holders = [startHolder('better-sqlite3', a), startHolder('better-sqlite3', a)];
+    const holders = [startHolder('this node', a), startHolder('this node', a)];
     const s1 = new AdvancedSQLiteSession({ sessionId: 'old', dbPath: a });
     const s2 = new AdvancedSQLiteSession({ sessionId: 'other', dbPath: a });
     try {
@@ -420,7 +422,7 @@ describe('the stale -wal check never fires on a -wal that belongs to its file', 
   it('a writer killed (kill -9) with committed frames not yet checkpointed', async () => {
     const a = join(tmp.dir, 'A.db');
     await writeSession(a, 'old', 4);
-    const holder = startHolder('better-sqlite3', a);
+    const holder = startHolder('this node', a);
     await holder.ready;
     await holder.kill();
     await nextTimestampTick();
