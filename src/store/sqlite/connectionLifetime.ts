@@ -44,12 +44,16 @@ export class ConnectionLifetime {
   hold(file: FileIdentity | undefined, watch: boolean): void {
     this.file = file;
     if (!file || !watch || this.timer) return;
-    this.timer = setInterval(() => {
-      // Between calls no statement or transaction of ours is running (the drivers are synchronous), so the
-      // connection can be checkpointed and closed here.
-      if (this.open && !this.db.inTransaction && fileStateOf(this.file) === 'replaced') this.stepAside('call');
+    // The timer holds the lifetime weakly: a session its caller dropped without closing is still collected (and its
+    // driver closes the connection), as before there was a watch; the timer then stops itself.
+    const lifetime = new WeakRef<ConnectionLifetime>(this);
+    const timer = setInterval(() => {
+      const self = lifetime.deref();
+      if (!self) clearInterval(timer);
+      else self.lookAtFile();
     }, REPLACEMENT_POLL_MS);
-    this.timer.unref();
+    timer.unref();
+    this.timer = timer;
   }
 
   assertOpen(): void {
@@ -69,6 +73,11 @@ export class ConnectionLifetime {
   close(): void {
     this.retiredBy = undefined;
     this.shut();
+  }
+
+  /** The watch's look: between calls no statement or transaction of ours runs, so the connection can step aside. */
+  private lookAtFile(): void {
+    if (this.open && !this.db.inTransaction && fileStateOf(this.file) === 'replaced') this.stepAside('call');
   }
 
   /** Checkpoints our `-wal` into the old file when it is safe, closes, and remembers the error for later calls. */

@@ -208,6 +208,16 @@ describe('a replaced file whose holder is another process (spec §11, stale-wal)
     }
   });
 
+  it('the watch does not keep a session its caller dropped without closing: it is collected, its connection closed', () => {
+    const a = join(tmp.dir, 'A.db');
+    const r = spawnSync(
+      process.execPath,
+      ['--expose-gc', '--no-warnings', '--import', 'tsx', join(ROOT, 'test', 'support', 'droppedSession.ts'), a],
+      { cwd: ROOT, encoding: 'utf8', timeout: 30_000 },
+    );
+    assert.equal(r.stdout.trim(), 'collected', r.stderr);
+  });
+
   it('moveStaleWalAside refuses a -wal that belongs to its file', async () => {
     const a = join(tmp.dir, 'A.db');
     await writeSession(a, 'old', 2);
