@@ -98,7 +98,7 @@ export function assertNoStaleWal(dbPath: string): void {
 /**
  * Moves the stale `-wal` (and its `-shm`, which indexes it) beside the database under a new name
  * (`<name>-wal.replaced-<time>`); never deletes anything. Returns the new paths. Refuses when the path's `-wal` is not
- * one recorded as stale: a live database's `-wal` holds committed data.
+ * stale by `staleWalAt` (recorded, or found by its times and frames): a live database's `-wal` holds committed data.
  */
 export function moveStaleWalAside(dbPath: string, clock: () => Date = () => new Date()): string[] {
   const absolutePath = resolve(dbPath);
@@ -154,8 +154,8 @@ export function assertSameFile(identity: FileIdentity | undefined, doing: 'write
 
 /**
  * The `replaced` error for a connection whose path names another file now. When the connection's `-wal` is still
- * at the path with frames in it, and nobody wrote it since the new file arrived, it is remembered as stale, so a reopen in this process refuses instead of showing
- * the old content, and the message says what to do.
+ * at the path with frames in it, and nobody wrote it since the new file arrived, it is remembered as stale, so a
+ * reopen in this process refuses instead of showing the old content, and the message says what to do.
  */
 export function replacedError(identity: FileIdentity, doing: keyof typeof OUTCOME): SessionDatabaseError {
   const wal = identity.wal;
@@ -179,8 +179,8 @@ export function replacedError(identity: FileIdentity, doing: keyof typeof OUTCOM
  * A holder's step aside once its path names another file (spec §11): a writable connection copies its `-wal`'s
  * frames into its own, old file and empties the `-wal` (`wal_checkpoint(TRUNCATE)`), so the path's `-wal` no longer
  * hides the new file from fresh connections. Only when nobody wrote the path's `-wal` since the replacement
- * (`walUnwrittenSinceReplaced`): frames written after it are the new file's, and must not go into the old one. (When the
- * path's `-wal` is not the one this connection has open, the checkpoint only empties our own: harmless.)
+ * (`walUnwrittenSinceReplaced`): frames written after it are the new file's, and must not go into the old one.
+ * (When the path's `-wal` is not the one this connection has open, the checkpoint only empties our own: harmless.)
  * A read-only connection cannot write its old file (SQLite fails the checkpoint), so it leaves the `-wal` to the
  * fresh opens' check. Never throws: the caller refuses the call either way.
  */

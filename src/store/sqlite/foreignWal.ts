@@ -19,8 +19,9 @@
  * Normal use never meets 2 and 3 together with 4: every write to the main file also sets its mtime, and every write
  * to the `-wal` moves its ctime past the main file's. A metadata-only change of the main file by hand (chmod, chown,
  * a hard link) while committed frames wait behind a reader is the one false positive; the remedy (Move Aside)
- * keeps both files. Coarse timestamps make the strict comparisons equal, so they can only hide a replacement
- * (SQLite's behaviour before this check), never invent one.
+ * keeps both files. Coarse timestamps make the strict comparisons equal, and SQLite run as root chowns the `-wal`
+ * whenever it opens it (moving its ctime past its mtime): both can only hide a replacement (SQLite's behaviour
+ * before this check), never invent one.
  */
 import { closeSync, openSync, readSync, statSync, type BigIntStats } from 'node:fs';
 import { endianness } from 'node:os';
