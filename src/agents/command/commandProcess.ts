@@ -66,9 +66,7 @@ let exitHookInstalled = false;
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const c of running) c.send('SIGKILL');
-  });
+  process.on('exit', killAllCommandProcesses);
 }
 
 /**
@@ -77,6 +75,14 @@ function installExitHook(): void {
  */
 export async function stopAllCommandProcesses(graceMs: number): Promise<void> {
   await Promise.all([...running].map((c) => c.stopWithin(graceMs)));
+}
+
+/**
+ * SIGKILL, now and synchronously, to the group of every command still running: for a process about to end without
+ * running its timers (the CLI killed by SIGTERM or SIGHUP).
+ */
+export function killAllCommandProcesses(): void {
+  for (const c of running) c.send('SIGKILL');
 }
 
 /** How many commands are running now (for tests and the deactivate). */

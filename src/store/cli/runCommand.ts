@@ -4,6 +4,7 @@
  * arrive. Several `--model`s run at once, each on a branch of its own, as *Retry with Several Models* does.
  */
 import { runCommandOnBranch, type CommandAgent } from '../../agents/command/commandRun';
+import { killAllCommandProcesses } from '../../agents/command/commandProcess';
 import type { RunEvent, RunOutcome } from '../../shared/protocol/runEvents';
 import { UsageError } from './exitCodes';
 
@@ -35,29 +36,54 @@ export async function runCommand(args: RunArgs, write: (text: string) => void): 
   const models: (string | null)[] = args.models.length > 0 ? args.models : [null];
   const stamp = Math.floor(Date.now() / 1000).toString(36);
   const several = models.length > 1;
-  const outcomes = await Promise.all(
-    models.map((model) => {
-      const fork =
-        args.fromTurn !== undefined
-          ? { fromTurn: args.fromTurn, name: args.name ?? `retry-${model ? `${model}-` : ''}${stamp}` }
-          : undefined;
-      const label = several ? `[${model}] ` : '';
-      return runCommandOnBranch({
-        dbPath: args.db,
-        sessionId: args.sessionId,
-        branchId: args.branch,
-        fork,
-        agent,
-        input: args.message,
-        model,
-        timeoutMs: args.timeoutSeconds ? args.timeoutSeconds * 1000 : undefined,
-        signal: args.signal,
-        onEvent: (e) => write(args.json ? `${JSON.stringify(e)}\n` : eventText(e, label, several)),
-        log: (line) => process.stderr.write(`${line}\n`),
-      });
-    }),
+  const outcomes = await agentsEndWithUs(() =>
+    Promise.all(
+      models.map((model) => {
+        const fork =
+          args.fromTurn !== undefined
+            ? { fromTurn: args.fromTurn, name: args.name ?? `retry-${model ? `${model}-` : ''}${stamp}` }
+            : undefined;
+        const label = several ? `[${model}] ` : '';
+        return runCommandOnBranch({
+          dbPath: args.db,
+          sessionId: args.sessionId,
+          branchId: args.branch,
+          fork,
+          agent,
+          input: args.message,
+          model,
+          timeoutMs: args.timeoutSeconds ? args.timeoutSeconds * 1000 : undefined,
+          signal: args.signal,
+          onEvent: (e) => write(args.json ? `${JSON.stringify(e)}\n` : eventText(e, label, several)),
+          log: (line) => process.stderr.write(`${line}\n`),
+        });
+      }),
+    ),
   );
   return outcomes.every((o: RunOutcome) => o.kind === 'run/completed');
+}
+
+/**
+ * Runs `run` so that the agents end with the CLI. Killed (a CI job's timeout, a closed terminal), the CLI would end
+ * without its 'exit' handlers and leave the agents, each in a process group of its own, running with ppid 1: they are
+ * killed first, then the signal is raised again so the CLI ends as it would have. (Ctrl+C is a Stop: main.ts aborts
+ * the runs, and the stop's escalation ends them.)
+ */
+async function agentsEndWithUs<T>(run: () => Promise<T>): Promise<T> {
+  const onKill = (signal: NodeJS.Signals) => {
+    killAllCommandProcesses();
+    process.off('SIGTERM', onKill);
+    process.off('SIGHUP', onKill);
+    process.kill(process.pid, signal);
+  };
+  process.on('SIGTERM', onKill);
+  process.on('SIGHUP', onKill);
+  try {
+    return await run();
+  } finally {
+    process.off('SIGTERM', onKill);
+    process.off('SIGHUP', onKill);
+  }
 }
 
 /** One event for people: text streams as it comes (one run) or by line (several at once). */

@@ -1,8 +1,8 @@
 /**
  * `agent-sessions run` from the real CLI bundle as a child process, with Node agent commands (no Python needed): an
  * agent that ignores SIGINT and SIGTERM is stopped at --timeout and by Ctrl+C (SIGINT to the CLI), the CLI ends within
- * the stop's deadline (5 s a signal) and no process of the agent's group outlives it; and OPENAI_API_KEY, streamed in
- * halves, never reaches stdout (as text or --json) or stderr.
+ * the stop's deadline (5 s a signal) and no process of the agent's group outlives it, nor a CLI killed by SIGTERM or
+ * SIGHUP; and OPENAI_API_KEY, streamed in halves, never reaches stdout (as text or --json) or stderr.
  */
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
@@ -102,6 +102,21 @@ describe('agent-sessions run (the real binary, Node agent commands): stop always
     const afterSigint = Date.now() - sigintAt;
     assert.ok(afterSigint < 2 * CLI_GRACE_MS + 3000, `the CLI ended ${afterSigint} ms after Ctrl+C`);
     assert.deepEqual(interruptedGroup.filter(alive), [], 'a process of the interrupted agent outlived the CLI');
+  });
+
+  it('a CLI killed by SIGTERM or SIGHUP (a CI timeout, a closed terminal) takes its agents with it', async () => {
+    for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
+      const pids = join(tmp.dir, `${signal}.pids`);
+      const cliRun = start(['run', db, 's1', '--command', stubbornAgent(tmp.dir, pids, undefined, `${signal}.js`), '-m', 'hi']);
+      const group = await pidsOf(pids, 2);
+      started.push(...group);
+      cliRun.child.kill(signal);
+      await cliRun.done;
+      assert.equal(cliRun.child.signalCode, signal, 'the CLI ends by the signal, as it would have without agents');
+      // SIGKILL was sent before the CLI ended; the kernel takes a moment to end them.
+      for (let i = 0; i < 40 && group.some(alive); i++) await new Promise((r) => setTimeout(r, 25));
+      assert.deepEqual(group.filter(alive), [], `a process of the agent outlived the CLI killed by ${signal}`);
+    }
   });
 
   it('OPENAI_API_KEY sent in two text deltas and across two stderr lines never shows, whole or in halves', async () => {
