@@ -27,6 +27,8 @@ interface PersistedWal {
   path: string;
   dev: string;
   ino: string;
+  /** The header's salts when found stale (absent in state written by older versions). */
+  salts?: string;
 }
 
 /** Why a database is open read-only. */
@@ -114,7 +116,9 @@ export class DatabaseRegistry implements vscode.Disposable {
     private readonly secrets?: vscode.SecretStorage,
   ) {
     // A replaced file's -wal found in an earlier window is still refused after a restart (format spec §11, stale-wal).
-    for (const w of state.get<PersistedWal[]>(STALE_WALS_KEY, [])) markStaleWal(w.path, { dev: BigInt(w.dev), ino: BigInt(w.ino) });
+    for (const w of state.get<PersistedWal[]>(STALE_WALS_KEY, [])) {
+      markStaleWal(w.path, { dev: BigInt(w.dev), ino: BigInt(w.ino), ...(w.salts ? { salts: w.salts } : {}) });
+    }
   }
 
   /** Paths whose stale -wal the user is being asked about now (one question at a time per file). */
@@ -130,7 +134,13 @@ export class DatabaseRegistry implements vscode.Disposable {
     this.staleAsked.add(entry.path);
     try {
       const kept = this.state.get<PersistedWal[]>(STALE_WALS_KEY, []).filter((w) => w.path !== entry.path);
-      await this.state.update(STALE_WALS_KEY, [...kept, { path: entry.path, dev: String(wal.dev), ino: String(wal.ino) }]);
+      const persisted: PersistedWal = {
+        path: entry.path,
+        dev: String(wal.dev),
+        ino: String(wal.ino),
+        ...(wal.salts ? { salts: wal.salts } : {}),
+      };
+      await this.state.update(STALE_WALS_KEY, [...kept, persisted]);
       const move = vscode.l10n.t('Move Aside');
       const choice = await vscode.window.showWarningMessage(staleWalMessage(entry.path), move);
       if (choice === move) await this.moveStaleWalAside(entry.path);

@@ -7,7 +7,7 @@
 import { existsSync, renameSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { SessionDatabaseError } from '../errors';
-import { foreignWalAt, walUnwrittenSinceReplaced, walWrittenSinceMainChanged, type WalIdentity } from './foreignWal';
+import { foreignWalAt, walSaltsAt, walUnwrittenSinceReplaced, walWrittenSinceMainChanged, type WalIdentity } from './foreignWal';
 import type { SqliteDatabase } from './sqliteDatabase';
 
 export type { WalIdentity } from './foreignWal';
@@ -73,8 +73,9 @@ export function staleWalAt(dbPath: string): WalIdentity | undefined {
   const known = staleWals.get(absolutePath);
   if (known) {
     const now = walIdentityAt(absolutePath);
-    if (now && now.dev === known.dev && now.ino === known.ino) return known;
-    // Gone, or another -wal (the new file's own): nothing stale any more.
+    const sameStart = known.salts === undefined || known.salts === walSaltsAt(absolutePath);
+    if (now && now.dev === known.dev && now.ino === known.ino && sameStart) return known;
+    // Gone, another -wal, or this one started over by the new file's connections: nothing stale any more.
     staleWals.delete(absolutePath);
   }
   return foreignWalAt(absolutePath);
@@ -167,7 +168,10 @@ export function replacedError(identity: FileIdentity, doing: keyof typeof OUTCOM
     walNow.dev === wal.dev &&
     walNow.ino === wal.ino &&
     !walWrittenSinceMainChanged(identity.absolutePath);
-  if (stale) markStaleWal(identity.absolutePath, wal);
+  if (stale) {
+    const salts = walSaltsAt(identity.absolutePath);
+    markStaleWal(identity.absolutePath, { dev: wal.dev, ino: wal.ino, ...(salts ? { salts } : {}) });
+  }
   return new SessionDatabaseError(
     'replaced',
     `${identity.path} was replaced by another file while it was open, so ${OUTCOME[doing]}. ` +

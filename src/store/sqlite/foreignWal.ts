@@ -26,10 +26,15 @@
 import { closeSync, openSync, readSync, statSync, type BigIntStats } from 'node:fs';
 import { endianness } from 'node:os';
 
-/** A `-wal` file's device and inode. */
+/** A `-wal` file's device and inode, and the salts of its header when it was found stale. */
 export interface WalIdentity {
   readonly dev: bigint;
   readonly ino: bigint;
+  /**
+   * The header's two salts (hex), which SQLite changes whenever it starts the `-wal` over: a `-wal` emptied by its
+   * holder (TRUNCATE keeps the inode) and then written by the new file's connections is the new file's, not stale.
+   */
+  readonly salts?: string;
 }
 
 /** SQLite's WAL file header: magic (two values: checksum byte order), page size, salts (file format §4.1). */
@@ -90,7 +95,15 @@ export function foreignWalAt(absolutePath: string): WalIdentity | undefined {
   const wal = walPredatingMain(absolutePath);
   if (!wal) return undefined;
   if (!hasFramesToApply(absolutePath, wal.size)) return undefined;
-  return { dev: wal.dev, ino: wal.ino };
+  const salts = walSaltsAt(absolutePath);
+  return { dev: wal.dev, ino: wal.ino, ...(salts ? { salts } : {}) };
+}
+
+/** The salts of the `-wal`'s header at `absolutePath` (hex), or undefined without a valid header. */
+export function walSaltsAt(absolutePath: string): string | undefined {
+  const head = readHead(`${absolutePath}-wal`, WAL_HEADER_BYTES);
+  if (!head || head.length < WAL_HEADER_BYTES || !WAL_MAGIC.includes(head.readUInt32BE(0))) return undefined;
+  return head.subarray(16, 24).toString('hex');
 }
 
 /** Check 4: whether a connection opening the path now would read pages from the `-wal`. */

@@ -13,6 +13,7 @@ import {
   AdvancedSQLiteSession,
   SQLiteSession,
   SessionDatabaseError,
+  markStaleWal,
   moveStaleWalAside,
   openDatabase,
   openSessionDatabase,
@@ -216,6 +217,40 @@ describe('a replaced file whose holder is another process (spec §11, stale-wal)
       { cwd: ROOT, encoding: 'utf8', timeout: 30_000 },
     );
     assert.equal(r.stdout.trim(), 'collected', r.stderr);
+  });
+
+  it("a stale -wal recorded before (a restart restores it) is no longer refused once the new file's connections started it over", async () => {
+    const a = join(tmp.dir, 'A.db');
+    const b = join(tmp.dir, 'B.db');
+    await writeSession(a, 'old', 2);
+    await writeSession(b, 'new', 12);
+    const oldHolder = openDatabase(a);
+    oldHolder.prepare('PRAGMA wal_autocheckpoint = 0').get();
+    oldHolder.exec(`INSERT INTO agent_messages (session_id, message_data) VALUES ('old', '{"role":"user","content":"held"}')`);
+    const inspector = openSessionDatabase(a);
+    let writer: SqliteDatabase | undefined;
+    try {
+      await nextTimestampTick();
+      renameSync(b, a);
+      assert.throws(() => inspector.hasChanged(), /belongs to the file that A\.db replaced/);
+      const recorded = staleWalAt(a);
+      assert.ok(recorded, 'recorded as stale');
+      // The old holder empties its -wal into its old file (TRUNCATE keeps the inode), and a program that is not ours
+      // then writes the new file through that same -wal.
+      oldHolder.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get();
+      writer = openDatabase(a);
+      writer.prepare('PRAGMA wal_autocheckpoint = 0').get();
+      writer.exec(`INSERT INTO agent_messages (session_id, message_data) VALUES ('new', '{"role":"user","content":"later"}')`);
+      assert.ok(statSync(`${a}-wal`).size > 32, "the new file's frames are in the same -wal");
+      // The record comes back, as the extension restores it after a restart: the -wal is the new file's now.
+      markStaleWal(a, recorded);
+      assert.equal(staleWalAt(a), undefined);
+      assert.deepEqual(sessionsAt(a), ['new:13']);
+    } finally {
+      writer?.close();
+      inspector.close();
+      oldHolder.close();
+    }
   });
 
   it('moveStaleWalAside refuses a -wal that belongs to its file', async () => {
