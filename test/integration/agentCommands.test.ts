@@ -2,8 +2,9 @@
  * The user's own agent through an agent command, in the real extension host: the setting, the composer's request
  * (`run/start` with an agent), *Retry from Here* and *Retry with Several Models* with two models, each through the
  * real commands and a real Python child process (test/fixtures/agent-commands/python_turn.py, standard library
- * only), which writes its turn in the Python SDK's format and answers "Answer from <model>: <message>". What is
- * checked is read back from the file and from the agents view the conversation view is given.
+ * only), which writes its turn in the Python SDK's format and answers "Answer from <model>: <message>"; and, in every
+ * host, with or without Python, a program that is not found, the Node example and an agent URL. What is checked is
+ * read back from the file and from the agents view the conversation view is given.
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
@@ -48,11 +49,7 @@ describe('agent commands (the user own agent in a child process, or over AG-UI H
   let s: Scratch;
   let path: string;
 
-  before(async function () {
-    if (!hasPython) {
-      console.log('    (skipped: python3 is not installed in this host, so no Python agent command can run)');
-      this.skip();
-    }
+  before(async () => {
     await api();
   });
   after(async () => {
@@ -75,6 +72,8 @@ describe('agent commands (the user own agent in a child process, or over AG-UI H
       command: { 'py-agent': `python3 "${join(fixtures, 'agent-commands', 'python_turn.py')}"`, ghost: 'definitely-not-a-program-9c1' },
       model: 'configured-model',
       models: ['model-b', 'model-c'],
+      // Mocha runs a suite's own tests before its nested suites: the URL test's setting must not reach the next test.
+      url: undefined,
     });
   });
   afterEach(async () => {
@@ -84,76 +83,86 @@ describe('agent commands (the user own agent in a child process, or over AG-UI H
 
   const turn = (n: number) => ({ kind: 'turn', dbPath: path, sessionId: SESSION, branchId: 'main', turn: n, branchTurnNumber: n });
 
-  it('the composer sends to main through the chosen command; the agents view shows the command and its last run', async () => {
-    const a = await api();
-    const panel = a.panels.open({ dbPath: path, sessionId: SESSION, branchId: 'main' });
-    await a.panels.whenReady(panel);
-    const offered = await askPanel(panel, 'agents/get', {});
-    const view = (offered as { result: AgentChoicesView }).result;
-    assert.deepEqual(
-      view.choices.map((c) => [c.id, c.kind]),
-      [
-        ['builtin', 'builtin'],
-        [AGENT, 'command'],
-        ['command:ghost', 'command'],
-      ],
-    );
-    const started = await askPanel(panel, 'run/start', { branchId: 'main', input: 'Composer question', agent: AGENT });
-    assert.equal(started.kind === 'response' && started.ok, true, JSON.stringify(started));
-    const landed = (await waitFor(
-      async () => ((await branch(path, 'main')).turns.length === 4 ? branch(path, 'main') : undefined),
-      15_000,
-    ))!;
-    assert.equal(landed.last, 'Answer from default: Composer question');
-    assert.deepEqual(landed.usage, [4], 'the usage row the command stored');
-    const after = (await waitFor(() => a.runner.choices.view().choices.find((c) => c.id === AGENT)?.status ?? undefined, 10_000))!;
-    assert.deepEqual([after.ok, after.summary, after.exitCode], [true, 'completed', 0]);
-  });
+  // Only these need Python: the Node runner, the missing program and the agent URL run in every host.
+  describe('through a Python agent command (python_turn.py)', () => {
+    before(function () {
+      if (!hasPython) {
+        console.log('    (skipped: python3 is not installed in this host, so the Python agent command cannot run)');
+        this.skip();
+      }
+    });
 
-  it('Retry from Here through the command: a new branch, the agent own model, the comparison opened', async () => {
-    const result = await vscode.commands.executeCommand<WhatIfResult>('agentSessions.retryFromHere', turn(2), 'configured-model', AGENT);
-    assert.deepEqual(
-      result.runs.map((r) => [r.branchId, r.outcome.kind]),
-      [['retry-configured-model-1', 'run/completed']],
-      JSON.stringify(result.runs),
-    );
-    const retry = await branch(path, 'retry-configured-model-1');
-    assert.deepEqual(retry.turns, ['1', '2']);
-    // The configured model means the agent's own: the command was given none.
-    assert.equal(retry.last, 'Answer from default: Second question');
-    assert.deepEqual(retry.usage, [2]);
-    assert.equal(result.compared, true);
-    assert.deepEqual(
-      result.compareTargets?.map((t) => t.branchId),
-      ['main', 'retry-configured-model-1'],
-    );
-  });
+    it('the composer sends to main through the chosen command; the agents view shows the command and its last run', async () => {
+      const a = await api();
+      const panel = a.panels.open({ dbPath: path, sessionId: SESSION, branchId: 'main' });
+      await a.panels.whenReady(panel);
+      const offered = await askPanel(panel, 'agents/get', {});
+      const view = (offered as { result: AgentChoicesView }).result;
+      assert.deepEqual(
+        view.choices.map((c) => [c.id, c.kind]),
+        [
+          ['builtin', 'builtin'],
+          [AGENT, 'command'],
+          ['command:ghost', 'command'],
+        ],
+      );
+      const started = await askPanel(panel, 'run/start', { branchId: 'main', input: 'Composer question', agent: AGENT });
+      assert.equal(started.kind === 'response' && started.ok, true, JSON.stringify(started));
+      const landed = (await waitFor(
+        async () => ((await branch(path, 'main')).turns.length === 4 ? branch(path, 'main') : undefined),
+        15_000,
+      ))!;
+      assert.equal(landed.last, 'Answer from default: Composer question');
+      assert.deepEqual(landed.usage, [4], 'the usage row the command stored');
+      const after = (await waitFor(() => a.runner.choices.view().choices.find((c) => c.id === AGENT)?.status ?? undefined, 10_000))!;
+      assert.deepEqual([after.ok, after.summary, after.exitCode], [true, 'completed', 0]);
+    });
 
-  it('Retry with Several Models through the command: each child got its model, on its own branch', async () => {
-    const result = await vscode.commands.executeCommand<WhatIfResult>(
-      'agentSessions.retryWithModels',
-      turn(3),
-      ['model-b', 'model-c'],
-      AGENT,
-    );
-    assert.deepEqual(
-      result.runs.map((r) => [r.branchId, r.model, r.outcome.kind]),
-      [
-        ['retry-model-b-1', 'model-b', 'run/completed'],
-        ['retry-model-c-1', 'model-c', 'run/completed'],
-      ],
-      JSON.stringify(result.runs),
-    );
-    for (const m of ['model-b', 'model-c']) {
-      const b = await branch(path, `retry-${m}-1`);
-      assert.deepEqual(b.turns, ['1', '2', '3'], m);
-      assert.equal(b.last, `Answer from ${m}: Third question`, m);
-      assert.deepEqual(b.usage, [3], m);
-    }
-    assert.deepEqual(
-      result.compareTargets?.map((t) => t.branchId),
-      ['main', 'retry-model-b-1', 'retry-model-c-1'],
-    );
+    it('Retry from Here through the command: a new branch, the agent own model, the comparison opened', async () => {
+      const result = await vscode.commands.executeCommand<WhatIfResult>('agentSessions.retryFromHere', turn(2), 'configured-model', AGENT);
+      assert.deepEqual(
+        result.runs.map((r) => [r.branchId, r.outcome.kind]),
+        [['retry-configured-model-1', 'run/completed']],
+        JSON.stringify(result.runs),
+      );
+      const retry = await branch(path, 'retry-configured-model-1');
+      assert.deepEqual(retry.turns, ['1', '2']);
+      // The configured model means the agent's own: the command was given none.
+      assert.equal(retry.last, 'Answer from default: Second question');
+      assert.deepEqual(retry.usage, [2]);
+      assert.equal(result.compared, true);
+      assert.deepEqual(
+        result.compareTargets?.map((t) => t.branchId),
+        ['main', 'retry-configured-model-1'],
+      );
+    });
+
+    it('Retry with Several Models through the command: each child got its model, on its own branch', async () => {
+      const result = await vscode.commands.executeCommand<WhatIfResult>(
+        'agentSessions.retryWithModels',
+        turn(3),
+        ['model-b', 'model-c'],
+        AGENT,
+      );
+      assert.deepEqual(
+        result.runs.map((r) => [r.branchId, r.model, r.outcome.kind]),
+        [
+          ['retry-model-b-1', 'model-b', 'run/completed'],
+          ['retry-model-c-1', 'model-c', 'run/completed'],
+        ],
+        JSON.stringify(result.runs),
+      );
+      for (const m of ['model-b', 'model-c']) {
+        const b = await branch(path, `retry-${m}-1`);
+        assert.deepEqual(b.turns, ['1', '2', '3'], m);
+        assert.equal(b.last, `Answer from ${m}: Third question`, m);
+        assert.deepEqual(b.usage, [3], m);
+      }
+      assert.deepEqual(
+        result.compareTargets?.map((t) => t.branchId),
+        ['main', 'retry-model-b-1', 'retry-model-c-1'],
+      );
+    });
   });
 
   it('a command whose program is not found: the outcome says so, the file is as it was, the status shows exit code 127', async () => {
@@ -188,6 +197,8 @@ describe('agent commands (the user own agent in a child process, or over AG-UI H
       if (savedBaseUrl === undefined) delete process.env.OPENAI_BASE_URL;
       else process.env.OPENAI_BASE_URL = savedBaseUrl;
       await server.close();
+      // The suites after this one run without a stored key, as they did when they ran first.
+      await vscode.commands.executeCommand('agentSessions.setApiKey', '');
     });
 
     it('Retry with Several Models: each child asked the loopback server with its model and the stored key', async () => {
