@@ -52,8 +52,8 @@ const AFTER_KILL_MS = 200;
 const running = new Set<RunningCommand>();
 
 interface RunningCommand {
-  /** Sends `sig` to the command's whole group (a no-op once the group is gone). */
-  send: (sig: NodeJS.Signals) => void;
+  /** SIGKILL to the command's whole group now; the run ends a moment later whatever still holds its pipes. */
+  kill: () => void;
   /** Stops the command with `graceMs` between signals; resolves when it has ended. */
   stopWithin: (graceMs: number) => Promise<void>;
 }
@@ -82,7 +82,7 @@ export async function stopAllCommandProcesses(graceMs: number): Promise<void> {
  * running its timers (the CLI killed by SIGTERM or SIGHUP).
  */
 export function killAllCommandProcesses(): void {
-  for (const c of running) c.send('SIGKILL');
+  for (const c of running) c.kill();
 }
 
 /** How many commands are running now (for tests and the deactivate). */
@@ -165,7 +165,13 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
       escalate(grace);
     };
     const self: RunningCommand = {
-      send,
+      kill: () => {
+        stoppedBy ??= 'stop';
+        send('SIGKILL');
+        // Its processes may linger as zombies (a PID 1 that never reaps them): the group test cannot tell, so the
+        // run ends on a timer rather than on the group's end.
+        timers.push(setTimeout(finish, AFTER_KILL_MS));
+      },
       stopWithin: (g) =>
         new Promise<void>((done) => {
           if (ended) return done();

@@ -66,23 +66,34 @@ export async function runCommand(args: RunArgs, write: (text: string) => void): 
 /**
  * Runs `run` so that the agents end with the CLI. Killed (a CI job's timeout, a closed terminal), the CLI would end
  * without its 'exit' handlers and leave the agents, each in a process group of its own, running with ppid 1: they are
- * killed first, then the signal is raised again so the CLI ends as it would have. (Ctrl+C is a Stop: main.ts aborts
- * the runs, and the stop's escalation ends them.)
+ * killed first, then the signal is raised again so the CLI ends as it would have. Ctrl+C is a Stop (main.ts aborts
+ * the runs, and the stop's escalation ends them within 10 s); a second Ctrl+C does not wait: SIGKILL at once.
  */
 async function agentsEndWithUs<T>(run: () => Promise<T>): Promise<T> {
+  let interrupts = 0;
+  const onInterrupt = () => {
+    if (++interrupts === 2) {
+      process.stderr.write('Stopping the agent now (SIGKILL).\n');
+      killAllCommandProcesses();
+    }
+  };
   const onKill = (signal: NodeJS.Signals) => {
     killAllCommandProcesses();
-    process.off('SIGTERM', onKill);
-    process.off('SIGHUP', onKill);
+    off();
     process.kill(process.pid, signal);
   };
+  const off = () => {
+    process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onKill);
+    process.off('SIGHUP', onKill);
+  };
+  process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onKill);
   process.on('SIGHUP', onKill);
   try {
     return await run();
   } finally {
-    process.off('SIGTERM', onKill);
-    process.off('SIGHUP', onKill);
+    off();
   }
 }
 

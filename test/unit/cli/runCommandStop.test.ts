@@ -104,6 +104,22 @@ describe('agent-sessions run (the real binary, Node agent commands): stop always
     assert.deepEqual(interruptedGroup.filter(alive), [], 'a process of the interrupted agent outlived the CLI');
   });
 
+  it('a second Ctrl+C does not wait for the escalation: SIGKILL at once', async () => {
+    const pids = join(tmp.dir, 'twice.pids');
+    const cliRun = start(['run', db, 's1', '--command', stubbornAgent(tmp.dir, pids, undefined, 'twice.js'), '-m', 'hi']);
+    const group = await pidsOf(pids, 2);
+    started.push(...group);
+    cliRun.child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 300));
+    const t0 = Date.now();
+    cliRun.child.kill('SIGINT');
+    const r = await cliRun.done;
+    assert.ok(Date.now() - t0 < 3000, `the CLI ended ${Date.now() - t0} ms after the second Ctrl+C`);
+    assert.match(r.stdout, /Stopped: The run was stopped\./);
+    assert.match(r.stderr, /Stopping the agent now \(SIGKILL\)\./);
+    assert.deepEqual(group.filter(alive), []);
+  });
+
   it('a CLI killed by SIGTERM or SIGHUP (a CI timeout, a closed terminal) takes its agents with it', async () => {
     for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
       const pids = join(tmp.dir, `${signal}.pids`);
