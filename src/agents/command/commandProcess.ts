@@ -133,7 +133,8 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
       }
     };
     const groupAlive = (): boolean => {
-      if (!posix || pid === undefined) return child.exitCode === null && child.signalCode === null;
+      if (pid === undefined) return false;
+      if (!posix) return child.exitCode === null && child.signalCode === null;
       try {
         process.kill(-pid, 0);
         return true;
@@ -166,6 +167,7 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
     };
     const self: RunningCommand = {
       kill: () => {
+        if (ended) return;
         stoppedBy ??= 'stop';
         send('SIGKILL');
         // Its processes may linger as zombies (a PID 1 that never reaps them): the group test cannot tell, so the
@@ -235,12 +237,14 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
     });
     child.on('exit', (code, signal) => {
       shellEnd = { code, signal };
+      if (ended) return;
       // The shell is gone but what it started may hold stdout open (a background job, a grandchild): it gets `grace`
       // to finish on its own, then the group is stopped (SIGTERM, SIGKILL) and the run ends regardless.
       if (!escalating) timers.push(setTimeout(() => escalate(grace, 'SIGTERM'), grace));
     });
     child.on('close', (code, signal) => {
       shellEnd ??= { code, signal };
+      if (ended) return;
       // The pipes closed, but a process of the group that closed them may still run (a daemon it left): that, too,
       // must not outlive the run.
       if (groupAlive()) {
