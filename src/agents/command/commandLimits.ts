@@ -12,6 +12,15 @@ import { formatCount } from '../../store/export/importLimits';
  */
 export const MAX_EVENT_LINE_CHARS = 16 * 1024 * 1024;
 
+/**
+ * The longest stderr line kept: 64 Ki characters. Stderr is for people (the log, the last 20 lines on the outcome),
+ * so a longer line is left out, and a line says so in its place; 20 such lines cost about a megabyte at most.
+ */
+export const MAX_STDERR_LINE_CHARS = 64 * 1024;
+
+/** How much of an error answer's body (an agent URL's HTTP 4xx/5xx) is read and quoted: 500 characters. */
+export const MAX_ERROR_BODY_CHARS = 500;
+
 /** What a run that met the bound says, naming it. */
 export function overlongEventText(who: string, count: number, what: 'line' | 'event', maxChars = MAX_EVENT_LINE_CHARS): string {
   const unit = maxChars >= 1024 * 1024 ? ` (${maxChars / 1024 / 1024} MiB)` : '';

@@ -9,7 +9,7 @@
  * holds stdout open; and when this process exits, every group still running is killed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { MAX_EVENT_LINE_CHARS } from './commandLimits';
+import { MAX_EVENT_LINE_CHARS, MAX_STDERR_LINE_CHARS } from './commandLimits';
 
 /** How a command process ended. */
 export interface ProcessEnd {
@@ -33,7 +33,7 @@ export interface CommandProcessOptions {
   stdin: string;
   /** Every stdout line, as it arrives (without its newline). */
   onLine: (line: string) => void;
-  /** Every stderr line, as it arrives (without its newline). */
+  /** Every stderr line, as it arrives (without its newline; a line over `MAX_STDERR_LINE_CHARS` as a note that says so). */
   onStderr?: (line: string) => void;
   /** Aborting stops the process group (SIGINT, then SIGTERM, then SIGKILL). */
   signal?: AbortSignal;
@@ -41,7 +41,7 @@ export interface CommandProcessOptions {
   timeoutMs?: number;
   /** How long each signal gets before the next, firmer one (default 5000 ms). */
   graceMs?: number;
-  /** The longest stdout or stderr line read (default `MAX_EVENT_LINE_CHARS`); a longer one is discarded. */
+  /** The longest stdout line read (default `MAX_EVENT_LINE_CHARS`); a longer one is discarded. */
   maxLineChars?: number;
 }
 
@@ -201,9 +201,9 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
     const stdout = readLines(child.stdout!, maxLine, options.onLine, () => overlongLines++);
     const stderr = readLines(
       child.stderr!,
-      maxLine,
+      MAX_STDERR_LINE_CHARS,
       (line) => options.onStderr?.(line),
-      () => undefined,
+      () => options.onStderr?.(`[a line longer than ${MAX_STDERR_LINE_CHARS.toLocaleString('en-US')} characters was left out]`),
     );
     // A command that never reads its input would make the write fail with EPIPE: that is its business, not an error.
     child.stdin!.on('error', () => undefined);

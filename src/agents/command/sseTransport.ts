@@ -2,7 +2,7 @@
  * AG-UI's HTTP transport, the client side (docs/agent-command.md §7): the `RunAgentInput` POSTed as JSON, the answer
  * read as server-sent events whose `data:` fields each carry one event. Uses Node's `fetch`; nothing else is needed.
  */
-import { MAX_EVENT_LINE_CHARS } from './commandLimits';
+import { MAX_ERROR_BODY_CHARS, MAX_EVENT_LINE_CHARS } from './commandLimits';
 
 /** How a request to an agent URL ended. */
 export interface HttpEnd {
@@ -65,10 +65,7 @@ async function request(options: HttpRunOptions, counts: { overlong: number }): P
     } catch (err) {
       return stoppedBy ? { stoppedBy } : { error: causeText(err) };
     }
-    if (!response.ok) {
-      const body = await response.text().catch(() => '');
-      return { status: response.status, body: body.slice(0, 500) };
-    }
+    if (!response.ok) return { status: response.status, body: await bodyStart(response) };
     if (!response.body) return { status: response.status };
     try {
       await readEvents(response.body, options, counts);
@@ -169,6 +166,26 @@ async function readEvents(body: ReadableStream<Uint8Array>, options: HttpRunOpti
   }
   if (!lineEmpty) endLine();
   dispatch();
+}
+
+/** The start of an error answer's body: read only that far, so a server's endless answer costs nothing. */
+async function bodyStart(response: Response): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    while (text.length < MAX_ERROR_BODY_CHARS) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch {
+    // A body that broke off: what came is what there is.
+  } finally {
+    void reader.cancel().catch(() => undefined);
+  }
+  return text.slice(0, MAX_ERROR_BODY_CHARS);
 }
 
 /** fetch's "fetch failed" hides the reason in `cause` (ECONNREFUSED, ENOTFOUND). */

@@ -108,6 +108,19 @@ describe('agent command processes: stop always stops', function () {
     assert.equal(runningCommandCount(), 0);
   });
 
+  it('a stderr line over its bound is left out and a note says so, in its place', async () => {
+    const command = nodeCommand(dir, 'noisy.js', `process.stderr.write('first\\n' + 'e'.repeat(70000) + '\\nlast\\n');`);
+    const lines: string[] = [];
+    await runCommandProcess({
+      command,
+      env: { PATH: process.env.PATH ?? '' },
+      stdin: '',
+      onLine: () => undefined,
+      onStderr: (l) => void lines.push(l),
+    });
+    assert.deepEqual(lines, ['first', '[a line longer than 65,536 characters was left out]', 'last']);
+  });
+
   it('a stdout line longer than the bound is discarded as it arrives; the lines around it are read', async () => {
     const command = nodeCommand(
       dir,

@@ -8,7 +8,8 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { AdvancedSQLiteSession } from '../../../../src/store';
 import { runCommandOnBranch, type CommandRunOptions } from '../../../../src/agents/command/commandRun';
 import { eventLog, readBranch, seedSession } from '../agentTestKit';
@@ -151,6 +152,33 @@ describe('agent URLs: every way an AG-UI HTTP stream can end', function () {
       /sent 1 server-sent event longer than 1,000 characters, the bound of one AG-UI event \(MAX_EVENT_LINE_CHARS\); it was discarded unread\./,
     );
     assert.equal(log.text(), 'after');
+  });
+
+  it('an error answer with an endless body: its first 500 characters are quoted, the rest is never read', async () => {
+    let written = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(502, { 'content-type': 'text/plain' });
+      const chunk = 'bad gateway '.repeat(1000);
+      const more = () => {
+        while (!res.destroyed && res.write(chunk)) written += chunk.length;
+        if (!res.destroyed) res.once('drain', more);
+      };
+      more();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    servers.push(
+      () =>
+        new Promise<void>((r) => {
+          server.closeAllConnections();
+          server.close(() => r());
+        }),
+    );
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent`;
+    const o = failed(await run(url).outcome);
+    assert.match(o.message, /answered HTTP 502: (bad gateway ){41}bad gate\./);
+    assert.equal(o.status ?? o.command?.status, 502);
+    assert.ok(written < 64 * 1024 * 1024, `the server wrote ${written} characters before we let go`);
   });
 
   describe("AG-UI 1.0's events", () => {
