@@ -33,8 +33,11 @@ export class StreamRedactor {
   push(piece: string): string {
     const text = this.pending + piece;
     let hold = text.length;
-    const token = TRAILING_TOKEN.exec(text);
-    if (token && text.length - token.index <= MAX_TOKEN_HOLD) hold = token.index;
+    // Only the end can hold a token still growing: searching the whole text would retry the pattern at every
+    // `sk-` of a long delta, quadratic in its length.
+    const from = Math.max(0, text.length - MAX_TOKEN_HOLD - 1);
+    const token = TRAILING_TOKEN.exec(text.slice(from));
+    if (token && text.length - (from + token.index) <= MAX_TOKEN_HOLD) hold = from + token.index;
     // Found on the text as it came, before any rule rewrote part of it: a pattern that took the first half of a key
     // split across two lines would otherwise leave the second half to be shown.
     hold = Math.min(hold, this.partialStart(text));

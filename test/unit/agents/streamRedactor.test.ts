@@ -63,6 +63,16 @@ describe('StreamRedactor: secrets across the pieces of a stream', () => {
     assert.deepEqual(lines.end(), []);
   });
 
+  it('a long delta made of token-like text costs time linear in its length', () => {
+    // Each `sk-` could start a token running to the end; the `!` says none does.
+    const text = 'sk-'.repeat(100_000) + '!';
+    const t0 = Date.now();
+    const r = new StreamRedactor([TOKEN]);
+    const out = r.push(text) + r.end();
+    assert.ok(Date.now() - t0 < 2000, `took ${Date.now() - t0} ms`);
+    assert.equal(out, '[redacted]!');
+  });
+
   it('short strings and the placeholder are not secrets', () => {
     assert.equal(through(new StreamRedactor(['abc', 'agent-sessions-no-key']), ['abc agent-sessions-no-key']), 'abc agent-sessions-no-key');
   });
