@@ -60,8 +60,11 @@ const PYTHON_HOLDER = [
   'time.sleep(600)',
 ].join('\n');
 
-/** Starts a process of `kind` holding `dbPath` open with committed frames in its -wal (see walHolder.ts). */
-export function startHolder(kind: HolderKind, dbPath: string, node22?: string): Holder {
+/**
+ * Starts a process of `kind` holding `dbPath` open with committed frames in its -wal (see walHolder.ts; `extra`:
+ * its options, such as `checkpoint`).
+ */
+export function startHolder(kind: HolderKind, dbPath: string, node22?: string, extra: readonly string[] = []): Holder {
   const script = (name: string) => join(ROOT, 'test', 'support', name);
   let child: ChildProcess;
   if (kind === 'python') {
@@ -71,7 +74,11 @@ export function startHolder(kind: HolderKind, dbPath: string, node22?: string): 
     if (!node) throw new Error('node:sqlite holder needs a Node 22 binary');
     const env = kind === 'node:sqlite' ? { ...process.env, AGENT_SESSION_SQLITE_DRIVER: 'node:sqlite' } : process.env;
     const file = kind === 'our session' ? script('sessionHolder.ts') : script('walHolder.ts');
-    child = spawn(node, ['--no-warnings', '--import', 'tsx', file, dbPath], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(node, ['--no-warnings', '--import', 'tsx', file, dbPath, ...extra], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   }
   let stdout = '';
   let stderr = '';

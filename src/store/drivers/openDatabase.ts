@@ -1,4 +1,5 @@
 import { SessionDatabaseError } from '../errors';
+import { countConnection } from '../sqlite/pathsInUse';
 import type { DriverName, SqliteDatabase } from '../sqlite/sqliteDatabase';
 import { loadBetterSqlite3, openWithBetterSqlite3 } from './betterSqlite3Driver';
 import { loadNodeSqlite, openWithNodeSqlite } from './nodeSqliteDriver';
@@ -114,5 +115,16 @@ export function openDatabase(path: string, options: Partial<OpenOptions> = {}): 
     driver: options.driver ?? 'auto',
   };
   const loaded = pick(requestedDriver(full.driver));
-  return loaded.name === 'better-sqlite3' ? openWithBetterSqlite3(loaded.mod, path, full) : openWithNodeSqlite(loaded.mod, path, full);
+  const db = loaded.name === 'better-sqlite3' ? openWithBetterSqlite3(loaded.mod, path, full) : openWithNodeSqlite(loaded.mod, path, full);
+  // Counted while open, so a check of the path's -shm never closes a descriptor under this process's locks.
+  const uncount = countConnection(path);
+  const close = db.close.bind(db);
+  db.close = () => {
+    try {
+      close();
+    } finally {
+      uncount();
+    }
+  };
+  return db;
 }

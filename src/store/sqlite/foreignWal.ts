@@ -25,6 +25,7 @@
  */
 import { closeSync, openSync, readSync, statSync, type BigIntStats } from 'node:fs';
 import { endianness } from 'node:os';
+import { hasConnectionAt } from './pathsInUse';
 
 /** A `-wal` file's device and inode, and the salts of its header when it was found stale. */
 export interface WalIdentity {
@@ -113,7 +114,9 @@ function hasFramesToApply(absolutePath: string, walSize: bigint): boolean {
   // A -wal without SQLite's magic is ignored by SQLite (and reset by the next writer): nothing would be applied.
   if (!WAL_MAGIC.includes(head.readUInt32BE(0))) return false;
   const salts = head.subarray(16, 24);
-  const index = readHead(`${absolutePath}-shm`, SHM_HEADER_BYTES);
+  // Never while this process has a connection at the path: closing our descriptor of the -shm would drop the locks
+  // SQLite holds on it for that connection (`pathsInUse.ts`). Without the index, all frames count, as in recovery.
+  const index = hasConnectionAt(absolutePath) ? undefined : readHead(`${absolutePath}-shm`, SHM_HEADER_BYTES);
   if (index && usableIndex(index)) {
     const native = endianness() === 'LE';
     const mxFrame = native ? index.readUInt32LE(SHM_MX_FRAME) : index.readUInt32BE(SHM_MX_FRAME);

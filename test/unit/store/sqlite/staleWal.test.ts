@@ -191,7 +191,6 @@ describe('a replaced file whose holder is another process (spec §11, stale-wal)
       await nextTimestampTick();
       renameSync(b, a);
       await nextTimestampTick();
-      assert.equal(staleWalAt(a), undefined);
       // Another program writes the new file through the shared -wal.
       writer = openDatabase(a);
       writer.exec(`INSERT INTO agent_messages (session_id, message_data) VALUES ('new', '{"role":"user","content":"later"}')`);
@@ -347,31 +346,49 @@ describe('the stale -wal check never fires on a -wal that belongs to its file', 
     }
   });
 
-  it('a chmod of the database while a connection holds it: after a full checkpoint, and followed by more writes', async () => {
+  it('a chmod of the database while another process holds it: after a full checkpoint, and followed by more writes', async () => {
     const a = join(tmp.dir, 'A.db');
     await writeSession(a, 'old', 4);
-    const keep = raw(a);
-    // Both connections have the -wal open before the last write (run as root, SQLite chowns the -wal whenever a
-    // connection opens it, which changes its ctime and would hide the case this test is about).
-    keep.prepare('SELECT count(*) FROM sqlite_master').get();
-    const s = new AdvancedSQLiteSession({ sessionId: 'old', dbPath: a });
+    // The holder copies every frame into the file and keeps the -wal (and its index) open.
+    const holder = startHolder('this node', a, undefined, ['checkpoint']);
     try {
-      await s.addItems([{ role: 'user', content: 'more' }]);
-      const row = keep.prepare('PRAGMA wal_checkpoint(PASSIVE)').get<{ log: number; checkpointed: number }>();
-      assert.ok(row && row.log > 0 && row.checkpointed === row.log, JSON.stringify(row));
+      await holder.ready;
       await nextTimestampTick();
       // A metadata-only change after the last write, as a rename would make; every frame is in the file already.
       chmodSync(a, 0o640);
       await nextTimestampTick();
       assert.ok(statSync(`${a}-wal`).size > 32, 'the -wal still holds its (copied) frames');
-      opensClean(a, ['old:5']);
+      opensClean(a, ['old:4']);
       // A write after the chmod: the -wal is newer than the main file's change.
+      const s = new AdvancedSQLiteSession({ sessionId: 'old', dbPath: a });
       await s.addItems([{ role: 'user', content: 'after the chmod' }]);
       await nextTimestampTick();
-      opensClean(a, ['old:6']);
-    } finally {
+      opensClean(a, ['old:5']);
       s.close();
-      keep.close();
+    } finally {
+      await holder.kill();
+    }
+  });
+
+  it("this process never reads the -shm of a path it has a connection at (closing it would drop SQLite's locks)", async () => {
+    const a = join(tmp.dir, 'A.db');
+    await writeSession(a, 'old', 4);
+    // Opened (and its -wal with it) before the holder writes: run as root, SQLite chowns the -wal at each open.
+    const here = openDatabase(a);
+    here.prepare('SELECT count(*) FROM sqlite_master').get();
+    const holder = startHolder('this node', a, undefined, ['checkpoint']);
+    try {
+      await holder.ready;
+      await nextTimestampTick();
+      chmodSync(a, 0o640);
+      await nextTimestampTick();
+      // The index says every frame is copied, but reading it here would release `here`'s locks: all frames count.
+      assert.ok(staleWalAt(a), 'refused rather than read the -shm under our own connection');
+      here.close();
+      assert.equal(staleWalAt(a), undefined, 'with no connection here, the index is read');
+    } finally {
+      here.close();
+      await holder.kill();
     }
   });
 
