@@ -19,7 +19,7 @@ export const EXIT = {
   notFound: 3,
   /**
    * The file is not a usable session database or export: not SQLite, no session tables, damaged, malformed; or a
-   * server store has no session tables.
+   * server store has no session tables; or a replaced file's -wal sits beside it (stale-wal).
    */
   badFile: 4,
   /** The database stayed locked by another connection past the busy timeout. */
@@ -71,6 +71,8 @@ export function exitCodeOf(err: unknown): number {
       case 'not-sqlite':
       case 'not-session-database':
       case 'corrupt':
+      // A replaced file's -wal sits beside it: the file at the path cannot be read as it is until the -wal is moved.
+      case 'stale-wal':
         return EXIT.badFile;
       case 'locked':
         return EXIT.locked;
