@@ -1,5 +1,6 @@
-// Runs the store's test suites (store + inspector, or the spec files given) on an exact Node version with the
-// built-in node:sqlite driver: the driver every VS Code desktop user runs, on the Node their VS Code ships. That Node
+// Runs the store's test suites (everything under test/unit/store/: the session store, inspector, export and search
+// suites; or the spec files given) on an exact Node version with the built-in node:sqlite driver: the driver every
+// VS Code desktop user runs, on the Node their VS Code ships. That Node
 // comes from the npm registry on first use (scripts/host/hostTools.mjs), cached under node/<version> in the per-user
 // tools' cache (hostTools' CACHE: $ASI_CACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/agent-session-inspector).
 //   node scripts/runStoreSuites.mjs 22.15.1 [spec …]
@@ -21,7 +22,7 @@ try {
 }
 console.log(`Running the store suites on Node ${version} with the node:sqlite driver`);
 const mocha = join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
-const files = specs.length > 0 ? specs : ['test/unit/store/**/*.test.ts', 'test/unit/inspector/**/*.test.ts'];
+const files = specs.length > 0 ? specs : ['test/unit/store/**/*.test.ts'];
 // --no-config: run only the store suites named here, not every spec .mocharc.json lists.
 const options = [
   '--no-config',

@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { query, tables } from '../../support/sessionHelpers';
 import { tempDir } from '../../support/tempFiles';
-import { PYTHON_FIXTURES, ROOT, copyPythonFixture, writeExportFixture } from '../export/exportFixtures';
+import { PYTHON_FIXTURES, ROOT, copyPythonFixture, writeExportFixture } from '../store/export/exportFixtures';
 
 /** The start of an ANSI colour code (a RegExp built from a string: eslint forbids control characters in literals). */
 const ESC = new RegExp(String.fromCharCode(27) + '\\[');

@@ -10,7 +10,7 @@ import * as esbuild from 'esbuild';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ROOT } from '../export/exportFixtures';
+import { ROOT } from '../store/export/exportFixtures';
 
 /** Builds `agent-sessions` into `outfile`. */
 export async function buildCli(outfile: string): Promise<void> {

@@ -14,7 +14,7 @@ import { TraceStore } from '../../../src/store/traces/traceStore';
 import { runSupportScript } from '../../support/childProcess';
 import { spanRecord } from '../../support/spanRecords';
 import { tempDir } from '../../support/tempFiles';
-import { writeExportFixture } from '../export/exportFixtures';
+import { writeExportFixture } from '../store/export/exportFixtures';
 import { buildCli, startMcp, type McpSession } from './mcpClientKit';
 
 /** The file's bytes as a digest, and which of its -wal and -shm files exist. */

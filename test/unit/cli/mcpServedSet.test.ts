@@ -10,7 +10,7 @@ import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { tempDir } from '../../support/tempFiles';
-import { writeExportFixture } from '../export/exportFixtures';
+import { writeExportFixture } from '../store/export/exportFixtures';
 import { buildCli, startMcp, type McpSession } from './mcpClientKit';
 
 describe('agent-sessions mcp: the stores it serves', function () {

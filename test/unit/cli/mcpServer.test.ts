@@ -17,7 +17,7 @@ import { scaleFileSpec, writeScaleFile } from '../../../scripts/bench/scaleFiles
 import { TraceStore } from '../../../src/store/traces/traceStore';
 import { SPAN_T0_US, spanRecord } from '../../support/spanRecords';
 import { tempDir } from '../../support/tempFiles';
-import { PYTHON_FIXTURES, ROOT, copyPythonFixture, writeExportFixture } from '../export/exportFixtures';
+import { PYTHON_FIXTURES, ROOT, copyPythonFixture, writeExportFixture } from '../store/export/exportFixtures';
 
 const TOOLS = [
   'list_stores',

@@ -15,7 +15,7 @@ import { contentKey } from '../../../src/store/reviews/contentKey';
 import { ReviewStore } from '../../../src/store/reviews/reviewStore';
 import { TraceStore } from '../../../src/store/traces/traceStore';
 import { tempDir } from '../../support/tempFiles';
-import { ROOT } from '../export/exportFixtures';
+import { ROOT } from '../store/export/exportFixtures';
 
 interface Result {
   code: number | null;

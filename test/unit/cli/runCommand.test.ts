@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import type { RunEvent } from '../../../src/shared/protocol/runEvents';
 import { tempDir } from '../../support/tempFiles';
-import { ROOT } from '../export/exportFixtures';
+import { ROOT } from '../store/export/exportFixtures';
 import { readBranch, seedSession } from '../agents/agentTestKit';
 import { PYTHON_TURN } from '../agents/command/commandKit';
 

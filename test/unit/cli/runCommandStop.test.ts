@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { tempDir } from '../../support/tempFiles';
-import { ROOT } from '../export/exportFixtures';
+import { ROOT } from '../store/export/exportFixtures';
 import { TEST_KEY, seedSession } from '../agents/agentTestKit';
 import { nodeCommand } from '../agents/command/commandKit';
 import { alive, pidsOf, stubbornAgent } from '../agents/command/processKit';

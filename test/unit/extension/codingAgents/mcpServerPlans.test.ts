@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { addressWithoutSecret, mcpServerPlans, type McpServerPlan } from '../../../../src/extension/codingAgents/mcpServerPlans';
 import { tempDir } from '../../../support/tempFiles';
 import { buildCli, startMcp, type McpSession } from '../../cli/mcpClientKit';
-import { writeExportFixture } from '../../export/exportFixtures';
+import { writeExportFixture } from '../../store/export/exportFixtures';
 
 const CLI = '/ext/dist/cli.js';
 const storesOf = (plan: McpServerPlan): string[] => plan.args.flatMap((a, i) => (plan.args[i - 1] === '--store' ? [a] : []));

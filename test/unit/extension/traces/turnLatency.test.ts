@@ -14,7 +14,7 @@ import type { SpanRecord } from '../../../../src/store/traces/spanRecord';
 import { TraceStore } from '../../../../src/store/traces/traceStore';
 import { spanRecord } from '../../../support/spanRecords';
 import { tempDir } from '../../../support/tempFiles';
-import { sql } from '../../inspector/inspectorFixtures';
+import { sql } from '../../store/inspector/inspectorFixtures';
 
 /** 2020-01-01 10:00:00 UTC in microseconds: turn t of main is stored at 10:00:(10·t). */
 const T = Date.parse('2020-01-01T10:00:00Z') * 1000;

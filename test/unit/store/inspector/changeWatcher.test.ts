@@ -3,7 +3,7 @@
  * microseconds; holds no lock; and never waits out a busy timeout.
  */
 import { strict as assert } from 'node:assert';
-import { AdvancedSQLiteSession, createChangeWatcher, openDatabase } from '../../../src/store';
+import { AdvancedSQLiteSession, createChangeWatcher, openDatabase } from '../../../../src/store';
 import { TempFolder, mk, writeBranchedFile } from './inspectorFixtures';
 
 describe('change detection', () => {

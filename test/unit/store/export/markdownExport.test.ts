@@ -1,9 +1,9 @@
 /** The Markdown transcript: one turn, a branch, a whole session with its fork structure, on our files and Python's. */
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
-import { AdvancedSQLiteSession, TransferError, openSessionDatabase, turnToMarkdown } from '../../../src/store';
-import { PNG_BASE64 } from '../../support/builtinToolItems';
-import { tempDir } from '../../support/tempFiles';
+import { AdvancedSQLiteSession, TransferError, openSessionDatabase, turnToMarkdown } from '../../../../src/store';
+import { PNG_BASE64 } from '../../../support/builtinToolItems';
+import { tempDir } from '../../../support/tempFiles';
 import { PYTHON_FIXTURES, copyPythonFixture, exportText, writeExportFixture } from './exportFixtures';
 
 describe('export: Markdown', function () {

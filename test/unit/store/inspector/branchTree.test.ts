@@ -4,11 +4,11 @@
  */
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
-import { AdvancedSQLiteSession, openDatabase, type BranchNode } from '../../../src/store';
-import { branchTreeByRows } from '../../support/branchTreeOracle';
-import { copyFixture } from '../../support/tempFiles';
+import { AdvancedSQLiteSession, openDatabase, type BranchNode } from '../../../../src/store';
+import { branchTreeByRows } from '../../../support/branchTreeOracle';
+import { copyFixture } from '../../../support/tempFiles';
 
-const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'conformance');
+const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures', 'conformance');
 import { SessionModel, TempFolder, mk, writeBranchedFile } from './inspectorFixtures';
 
 describe('SessionDatabase.getBranchTree', () => {

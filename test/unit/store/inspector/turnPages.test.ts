@@ -1,6 +1,6 @@
 /** getTurnsPage: a branch's user turns with previews and per-turn token totals, a page at a time. */
 import { strict as assert } from 'node:assert';
-import { AdvancedSQLiteSession, InvalidArgumentError, type SessionDatabase, type TurnEntry } from '../../../src/store';
+import { AdvancedSQLiteSession, InvalidArgumentError, type SessionDatabase, type TurnEntry } from '../../../../src/store';
 import { TempFolder, mk, sql, writeBranchedFile, type SessionModel } from './inspectorFixtures';
 
 function readAllTurns(db: SessionDatabase, sessionId: string, branchId: string, limit: number): TurnEntry[] {

@@ -15,15 +15,15 @@ import {
   TransferError,
   exportSessionToFile,
   importSessionFile,
-} from '../../../src/store';
-import { boundedLines } from '../../../src/store/export/boundedLines';
+} from '../../../../src/store';
+import { boundedLines } from '../../../../src/store/export/boundedLines';
 import {
   MAX_IMPORT_FIELD_CHARS,
   MAX_IMPORT_ITEM_CHARS,
   MAX_IMPORT_JSON_DEPTH,
   nestsDeeperThan,
-} from '../../../src/store/export/importLimits';
-import { tempDir } from '../../support/tempFiles';
+} from '../../../../src/store/export/importLimits';
+import { tempDir } from '../../../support/tempFiles';
 
 const malformed =
   (check: (e: TransferError) => boolean) =>

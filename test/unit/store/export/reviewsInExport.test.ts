@@ -5,12 +5,12 @@
  */
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
-import { AdvancedSQLiteSession, importSessionFile, openSessionDatabase } from '../../../src/store';
-import { exportSessionToFile } from '../../../src/store/export/sessionExport';
-import { contentKey } from '../../../src/store/reviews/contentKey';
-import { ReviewStore } from '../../../src/store/reviews/reviewStore';
-import type { ReviewData } from '../../../src/store/reviews/reviewTypes';
-import { tempDir } from '../../support/tempFiles';
+import { AdvancedSQLiteSession, importSessionFile, openSessionDatabase } from '../../../../src/store';
+import { exportSessionToFile } from '../../../../src/store/export/sessionExport';
+import { contentKey } from '../../../../src/store/reviews/contentKey';
+import { ReviewStore } from '../../../../src/store/reviews/reviewStore';
+import type { ReviewData } from '../../../../src/store/reviews/reviewTypes';
+import { tempDir } from '../../../support/tempFiles';
 import { exportText } from './exportFixtures';
 import { readFileSync } from 'node:fs';
 

@@ -12,9 +12,9 @@ import {
   importSessionFile,
   openSessionDatabase,
   parseJsonExport,
-} from '../../../src/store';
-import { execSql, query, tables } from '../../support/sessionHelpers';
-import { tempDir } from '../../support/tempFiles';
+} from '../../../../src/store';
+import { execSql, query, tables } from '../../../support/sessionHelpers';
+import { tempDir } from '../../../support/tempFiles';
 import { PYTHON_FIXTURES, copyPythonFixture, exportText, writeExportFixture } from './exportFixtures';
 
 /** The parts of an export that must survive the round trip byte for byte (everything but the session id). */

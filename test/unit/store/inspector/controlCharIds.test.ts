@@ -3,7 +3,7 @@
  * U+0000. The inspector must neither merge such an id with its prefix nor lose its rows.
  */
 import { strict as assert } from 'node:assert';
-import { NUL_BRANCH, NUL_SESSION, writeControlCharFile } from '../../support/controlCharFile';
+import { NUL_BRANCH, NUL_SESSION, writeControlCharFile } from '../../../support/controlCharFile';
 import { TempFolder } from './inspectorFixtures';
 
 describe('inspector: ids holding U+0000 (spec §12 f)', () => {

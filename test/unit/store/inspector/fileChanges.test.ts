@@ -4,7 +4,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
-import { moveStaleWalAside } from '../../../src/store';
+import { moveStaleWalAside } from '../../../../src/store';
 import { TempFolder, expectDatabaseError, mk, writeBranchedFile } from './inspectorFixtures';
 
 describe('inspector: files deleted or replaced while open', () => {

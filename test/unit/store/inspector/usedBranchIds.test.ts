@@ -1,6 +1,6 @@
 /** usedBranchIds: the names a new branch can no longer take. */
 import { strict as assert } from 'node:assert';
-import { BranchError, SQLiteSession } from '../../../src/store';
+import { BranchError, SQLiteSession } from '../../../../src/store';
 import { TempFolder, mk, writeBranchedFile } from './inspectorFixtures';
 
 describe('SessionDatabase.usedBranchIds', () => {

@@ -14,9 +14,9 @@ import {
   importJsonlFile,
   importSessionFile,
   openSessionDatabase,
-} from '../../../src/store';
-import { query, structure, tables } from '../../support/sessionHelpers';
-import { tempDir } from '../../support/tempFiles';
+} from '../../../../src/store';
+import { query, structure, tables } from '../../../support/sessionHelpers';
+import { tempDir } from '../../../support/tempFiles';
 import { PYTHON_FIXTURES, copyPythonFixture, exportText, writeExportFixture } from './exportFixtures';
 
 const lines = (text: string) =>

@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
-import { SearchQueryError, formatSearchQuery, parseSearchQuery, reviewOnly, reviewTurnSet } from '../../../src/store';
-import { MAX_SEARCH_QUERY_CHARS } from '../../../src/store/search/searchQuery';
-import { turnFilter } from '../../../src/store/search/reviewTurns';
-import { foldForSearch } from '../../../src/store/format/conversationText';
-import { FOLDS_INTO_ASCII, failedReason, rawCouldMatch } from '../../../src/store/search/itemMatch';
+import { SearchQueryError, formatSearchQuery, parseSearchQuery, reviewOnly, reviewTurnSet } from '../../../../src/store';
+import { MAX_SEARCH_QUERY_CHARS } from '../../../../src/store/search/searchQuery';
+import { turnFilter } from '../../../../src/store/search/reviewTurns';
+import { foldForSearch } from '../../../../src/store/format/conversationText';
+import { FOLDS_INTO_ASCII, failedReason, rawCouldMatch } from '../../../../src/store/search/itemMatch';
 
 describe('parseSearchQuery', () => {
   it('reads free text, quoted text and the filters', () => {

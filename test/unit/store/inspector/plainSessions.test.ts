@@ -4,7 +4,7 @@
  */
 import { strict as assert } from 'node:assert';
 import type { AgentInputItem } from '@openai/agents';
-import { SQLiteSession, toStoredItem, type ItemEntry, type SessionDatabase } from '../../../src/store';
+import { SQLiteSession, toStoredItem, type ItemEntry, type SessionDatabase } from '../../../../src/store';
 import { TempFolder, mk, sql } from './inspectorFixtures';
 
 describe('SessionDatabase on plain SQLiteSession files', () => {

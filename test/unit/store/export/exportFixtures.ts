@@ -1,11 +1,11 @@
 /** Databases the export tests read: the demo, a session with every built-in tool type, the Python-written fixtures. */
 import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeDemoDatabase } from '../../../scripts/demo';
-import { exportSession, type ExportFormat, type ExportRequest } from '../../../src/store';
-import { writeBuiltinToolSession } from '../../support/builtinToolItems';
+import { writeDemoDatabase } from '../../../../scripts/demo';
+import { exportSession, type ExportFormat, type ExportRequest } from '../../../../src/store';
+import { writeBuiltinToolSession } from '../../../support/builtinToolItems';
 
-export const ROOT = join(__dirname, '..', '..', '..');
+export const ROOT = join(__dirname, '..', '..', '..', '..');
 export const PYTHON_FIXTURES = ['ref-basic', 'ref-multisession'].map((n) => join(ROOT, 'test', 'fixtures', 'conformance', `${n}.db`));
 
 /** Copies a Python fixture (with its -wal/-shm) into `dir`; opening the original would touch it. */

@@ -14,11 +14,11 @@ import {
   type SearchHit,
   type SessionDatabase,
   reviewTurnSet,
-} from '../../../src/store';
-import { ReviewStore } from '../../../src/store/reviews/reviewStore';
+} from '../../../../src/store';
+import { ReviewStore } from '../../../../src/store/reviews/reviewStore';
 import { TempFolder, sql } from '../inspector/inspectorFixtures';
 
-const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'conformance');
+const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures', 'conformance');
 
 async function run(db: SessionDatabase, text: string, options: { maxHits?: number } = {}): Promise<SearchHit[]> {
   const hits: SearchHit[] = [];
@@ -307,7 +307,7 @@ describe('searchDatabase', () => {
     for (let t = 0; t < 30; t++) await s.addItems(Array.from({ length: 100 }, () => ({ role: 'user', content: 'needle' })) as never);
     let hits = 0;
     const worker = startWorkerSearch(
-      join(__dirname, '..', '..', '..', 'src', 'store', 'search', 'searchWorker.ts'),
+      join(__dirname, '..', '..', '..', '..', 'src', 'store', 'search', 'searchWorker.ts'),
       { paths: [path], query: parseSearchQuery('needle') },
       {
         onHits: (_p, h) => {
@@ -331,7 +331,7 @@ describe('searchDatabase', () => {
     const search = (maxHits: number) => {
       const hits: SearchHit[] = [];
       const worker = startWorkerSearch(
-        join(__dirname, '..', '..', '..', 'src', 'store', 'search', 'searchWorker.ts'),
+        join(__dirname, '..', '..', '..', '..', 'src', 'store', 'search', 'searchWorker.ts'),
         { paths: [first, second, third], query: parseSearchQuery('weather'), maxHits },
         { onHits: (_p, h) => hits.push(...h) },
         { execArgv: ['--require', 'tsx/cjs'] },
@@ -375,7 +375,7 @@ describe('searchDatabase', () => {
       // The worker takes each file's set.
       const hits: SearchHit[] = [];
       const worker = startWorkerSearch(
-        join(__dirname, '..', '..', '..', 'src', 'store', 'search', 'searchWorker.ts'),
+        join(__dirname, '..', '..', '..', '..', 'src', 'store', 'search', 'searchWorker.ts'),
         {
           paths: [path],
           query: parseSearchQuery('is:bad'),
@@ -396,7 +396,7 @@ describe('searchDatabase', () => {
     const hits: SearchHit[] = [];
     const done: string[] = [];
     const worker = startWorkerSearch(
-      join(__dirname, '..', '..', '..', 'src', 'store', 'search', 'searchWorker.ts'),
+      join(__dirname, '..', '..', '..', '..', 'src', 'store', 'search', 'searchWorker.ts'),
       { paths: [path, join(folder.dir, 'missing.db')], query: parseSearchQuery('weather') },
       { onHits: (_p, h) => hits.push(...h), onDone: (p) => done.push(p), onError: (p, m) => done.push(`${p}: ${m.slice(0, 20)}`) },
       { execArgv: ['--require', 'tsx/cjs'] },

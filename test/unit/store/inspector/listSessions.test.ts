@@ -1,6 +1,6 @@
 /** listSessions: every session with times, counts and usage totals, sessions known only from other rows included. */
 import { strict as assert } from 'node:assert';
-import { AdvancedSQLiteSession } from '../../../src/store';
+import { AdvancedSQLiteSession } from '../../../../src/store';
 import { TempFolder, mk, sql, usage, writeBranchedFile } from './inspectorFixtures';
 
 describe('SessionDatabase.listSessions', () => {

@@ -19,8 +19,8 @@ import {
   type SessionDatabaseProblem,
   type SqliteDatabase,
   type SqlValue,
-} from '../../../src/store';
-import { tempDir } from '../../support/tempFiles';
+} from '../../../../src/store';
+import { tempDir } from '../../../support/tempFiles';
 
 /** A temp folder; everything opened through it is closed, and the folder removed, by `cleanup()`. */
 export class TempFolder {

@@ -4,9 +4,9 @@
  */
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
-import { SQLiteSession, importJsonExport, openSessionDatabase, parseJsonExport } from '../../../src/store';
-import { execSql } from '../../support/sessionHelpers';
-import { tempDir } from '../../support/tempFiles';
+import { SQLiteSession, importJsonExport, openSessionDatabase, parseJsonExport } from '../../../../src/store';
+import { execSql } from '../../../support/sessionHelpers';
+import { tempDir } from '../../../support/tempFiles';
 import { exportText } from './exportFixtures';
 
 describe('export: plain sessions and unreadable rows', function () {

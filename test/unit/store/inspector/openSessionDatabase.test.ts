@@ -13,7 +13,7 @@ import {
   openSessionDatabase,
   toStoredItem,
   type SessionDatabase,
-} from '../../../src/store';
+} from '../../../../src/store';
 import { TempFolder, expectDatabaseError, mk, sha256, sizeOf, sql, writeBranchedFile } from './inspectorFixtures';
 
 describe('openSessionDatabase', () => {

@@ -10,9 +10,9 @@ import {
   toStoredItem,
   type ItemEntry,
   type SessionDatabase,
-} from '../../../src/store';
-import { itemPageSql, turnItemsSql } from '../../../src/store/inspector/itemPages';
-import { turnPageSql } from '../../../src/store/inspector/turnPages';
+} from '../../../../src/store';
+import { itemPageSql, turnItemsSql } from '../../../../src/store/inspector/itemPages';
+import { turnPageSql } from '../../../../src/store/inspector/turnPages';
 import { TempFolder, sql, writeBranchedFile, type SessionModel } from './inspectorFixtures';
 
 /** Reads a whole branch page by page, checking the cursor protocol on the way. */
