@@ -8,7 +8,7 @@ import { tables, turnPage } from '../../../../src/extension/conversation/convers
 import type { UsageWindow } from '../../../../src/shared/protocol/conversationViews';
 import { AdvancedSQLiteSession, openSessionDatabase, type BranchNode, type SessionDatabase } from '../../../../src/store';
 import { tempDir } from '../../../support/tempFiles';
-import { sql } from '../../inspector/inspectorFixtures';
+import { sql } from '../../store/inspector/inspectorFixtures';
 
 const usage = (total: number) => ({
   state: {

@@ -18,7 +18,7 @@ import { ReviewStore } from '../../../../src/store/reviews/reviewStore';
 import { TraceStore } from '../../../../src/store/traces/traceStore';
 import { openDatabase } from '../../../../src/store/drivers/openDatabase';
 import { openSessionDatabase } from '../../../../src/store';
-import { writeExportFixture } from '../../export/exportFixtures';
+import { writeExportFixture } from '../export/exportFixtures';
 import { tempDir } from '../../../support/tempFiles';
 
 const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');

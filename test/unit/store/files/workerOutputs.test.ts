@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OutputFileError } from '../../../../src/store/files/outputFileError';
-import { writeExportFixture } from '../../export/exportFixtures';
+import { writeExportFixture } from '../export/exportFixtures';
 import { useWorkerClient } from '../../../support/workerClient';
 
 const problem = (p: string) => (e: unknown) => e instanceof OutputFileError && e.problem === p;

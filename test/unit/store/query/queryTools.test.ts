@@ -9,7 +9,7 @@ import { QueryError } from '../../../../src/store/query/queryErrors';
 import { fileQueryStore } from '../../../../src/store/query/queryStore';
 import { QUERY_TOOLS, runQueryTool, toolInputSchema, type QueryToolHost } from '../../../../src/store/query/queryTools';
 import { tempDir } from '../../../support/tempFiles';
-import { writeExportFixture } from '../../export/exportFixtures';
+import { writeExportFixture } from '../export/exportFixtures';
 
 describe('query tools (in process)', () => {
   const tmp = tempDir('asi-query-');

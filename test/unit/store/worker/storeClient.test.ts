@@ -8,7 +8,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BranchError, SessionDatabaseError, TransferError } from '../../../../src/store';
 import { StoreClient, StoreRequestCancelledError, type WorkerSessionDatabase } from '../../../../src/store/worker/storeClient';
-import { TempFolder, mk } from '../../inspector/inspectorFixtures';
+import { TempFolder, mk } from '../inspector/inspectorFixtures';
 
 const WORKER = join(__dirname, '..', '..', '..', '..', 'src', 'store', 'worker', 'storeWorker.ts');
 

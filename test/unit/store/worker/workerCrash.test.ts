@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { SessionDatabaseError } from '../../../../src/store';
 import { MAX_WORKER_RESTARTS_IN_A_ROW, StoreClient } from '../../../../src/store/worker/storeClient';
 import { StoreWorkerStoppedError } from '../../../../src/store/worker/workerErrors';
-import { TempFolder, mk } from '../../inspector/inspectorFixtures';
+import { TempFolder, mk } from '../inspector/inspectorFixtures';
 
 const CRASHING_WORKER = join(__dirname, '..', '..', '..', 'support', 'crashingStoreWorker.ts');
 
