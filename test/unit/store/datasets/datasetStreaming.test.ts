@@ -19,7 +19,7 @@ import { contentKey } from '../../../../src/store/reviews/contentKey';
 import { ReviewStore } from '../../../../src/store/reviews/reviewStore';
 import type { Correction, PairwiseReview, ReviewData, TurnReview } from '../../../../src/store/reviews/reviewTypes';
 import { tempDir } from '../../../support/tempFiles';
-import { PYTHON_FIXTURES, copyPythonFixture, writeExportFixture } from '../../export/exportFixtures';
+import { PYTHON_FIXTURES, copyPythonFixture, writeExportFixture } from '../export/exportFixtures';
 import { wholeBranchRecords } from './wholeBranchRecords';
 
 type Reader = Pick<SessionReader, 'getItemsPage'>;
