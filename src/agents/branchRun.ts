@@ -12,7 +12,8 @@ import type { RunOnBranchOptions } from './runOptions';
 import { RecordingSession, callIdOf, plain } from './runPersistence';
 import { prepareRun, type PreparedRun } from './runPreparation';
 import { RunReporter } from './runReporter';
-import { busyMessage, noteRunBranch, releaseRunLock, runLockKey, takeRunLock } from './runLocks';
+import { withRunLock } from './runLocks';
+import { noteRunBranch } from './runWrites';
 import { Produced, settleAndReport, type StreamResult, type StreamedRun } from './runSettlement';
 import { startRunTrace, type RunTrace } from './runTracing';
 
@@ -25,15 +26,7 @@ export type { AgentSource, RunInput, RunOnBranchOptions } from './runOptions';
  */
 export async function runOnBranch(options: RunOnBranchOptions): Promise<RunOutcome> {
   const reporter = new RunReporter(options);
-  const key = runLockKey({
-    dbPath: options.dbPath,
-    sessionId: options.sessionId,
-    branchId: reporter.branchId,
-    runId: reporter.runId,
-    unnamedFork: !!options.fork && !options.fork.name,
-  });
-  if (!takeRunLock(key)) return reporter.failEarly('other', busyMessage(reporter.branchId, options.sessionId));
-  try {
+  return withRunLock(options, reporter, async () => {
     const prepared = await prepareRun(options, reporter);
     if ('kind' in prepared) return prepared;
     try {
@@ -52,9 +45,7 @@ export async function runOnBranch(options: RunOnBranchOptions): Promise<RunOutco
     } finally {
       await prepared.session.close();
     }
-  } finally {
-    releaseRunLock(key);
-  }
+  });
 }
 
 /**

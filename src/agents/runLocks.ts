@@ -3,60 +3,51 @@
  * two runs on one branch would interleave their turns.
  */
 import { resolve } from 'node:path';
+import type { RunOutcome } from '../shared/protocol/runEvents';
+import type { RunReporter } from './runReporter';
 
 const inFlight = new Set<string>();
 
 /** The lock key of a run; a fork without a name gets a new id, so nothing else can be in flight on it. */
-export function runLockKey(args: { dbPath: string; sessionId: string; branchId: string; runId: string; unnamedFork: boolean }): string {
+function runLockKey(args: { dbPath: string; sessionId: string; branchId: string; runId: string; unnamedFork: boolean }): string {
   return args.unnamedFork ? `fork\u0000${args.runId}` : `${resolve(args.dbPath)}\u0000${args.sessionId}\u0000${args.branchId}`;
 }
 
 /** Takes the lock; false when a run already holds it. */
-export function takeRunLock(key: string): boolean {
+function takeRunLock(key: string): boolean {
   if (inFlight.has(key)) return false;
   inFlight.add(key);
   return true;
 }
 
-export function releaseRunLock(key: string): void {
+function releaseRunLock(key: string): void {
   inFlight.delete(key);
 }
 
-export function busyMessage(branchId: string, sessionId: string): string {
+function busyMessage(branchId: string, sessionId: string): string {
   return `A run is already in progress on branch '${branchId}' of session '${sessionId}'. Stop it or wait for it to finish.`;
 }
 
 /**
- * The branches runs of this process wrote to, with when they ran, so that an agent command's check of where it wrote
- * (docs/agent-command.md §3) does not count what our other runs wrote meanwhile: *Retry with Several Models* runs
- * several at once in one session, each on its own branch. Ended runs are kept for a while (bounded).
+ * Runs `run` holding the lock of the branch the run writes to (the fork's name when it has one), or fails early,
+ * writing nothing, when another run holds it. Every kind of run takes its lock here, so they exclude each other.
  */
-interface RunSpan {
-  key: string;
-  branchId: string;
-  started: number;
-  ended?: number;
-}
-const spans: RunSpan[] = [];
-const MAX_ENDED_SPANS = 200;
-
-function sessionKey(dbPath: string, sessionId: string): string {
-  return `${resolve(dbPath)}\u0000${sessionId}`;
-}
-
-/** Notes that a run writes to `branchId` from now on; call the result when it has ended. */
-export function noteRunBranch(dbPath: string, sessionId: string, branchId: string): () => void {
-  const span: RunSpan = { key: sessionKey(dbPath, sessionId), branchId, started: Date.now() };
-  spans.push(span);
-  return () => {
-    span.ended = Date.now();
-    const ended = spans.filter((s) => s.ended !== undefined);
-    if (ended.length > MAX_ENDED_SPANS) spans.splice(spans.indexOf(ended[0] as RunSpan), 1);
-  };
-}
-
-/** The branches of the session that runs of this process wrote to at some time since `since`. */
-export function branchesOfRunsSince(dbPath: string, sessionId: string, since: number): Set<string> {
-  const key = sessionKey(dbPath, sessionId);
-  return new Set(spans.filter((s) => s.key === key && (s.ended === undefined || s.ended >= since)).map((s) => s.branchId));
+export async function withRunLock(
+  options: { dbPath: string; sessionId: string; fork?: { name?: string } },
+  reporter: RunReporter,
+  run: () => Promise<RunOutcome>,
+): Promise<RunOutcome> {
+  const key = runLockKey({
+    dbPath: options.dbPath,
+    sessionId: options.sessionId,
+    branchId: reporter.branchId,
+    runId: reporter.runId,
+    unnamedFork: !!options.fork && !options.fork.name,
+  });
+  if (!takeRunLock(key)) return reporter.failEarly('other', busyMessage(reporter.branchId, options.sessionId));
+  try {
+    return await run();
+  } finally {
+    releaseRunLock(key);
+  }
 }

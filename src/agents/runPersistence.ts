@@ -189,6 +189,11 @@ export async function settleRun(
   return { kept: written.slice(0, keepCount), removed };
 }
 
+/** Whether an item is a user message: the one a run's turn starts with. */
+export function isUserMessage(item: AgentInputItem): boolean {
+  return 'role' in item && item.role === 'user';
+}
+
 /** A key that identifies an item across the SDK's normalisation (ids dropped, provider data added). */
 export function itemKey(item: AgentInputItem): string {
   const type = itemType(item);

@@ -1,13 +1,11 @@
 /**
- * Preparing a run, before anything is written: the agent (built, resolved, or failing with a typed reason), the
- * session opened on the source branch, and the fork made when the run starts a new branch. Every failure here becomes
- * an outcome that says nothing was written.
+ * Preparing a run, before anything is written: the agent (built, resolved, or failing with a typed reason), then the
+ * session opened on the source branch and the fork made, as for every kind of run (branchOpening.ts). Every failure
+ * here becomes an outcome that says nothing was written.
  */
-import { existsSync } from 'node:fs';
 import type { Agent, ModelProvider } from '@openai/agents';
-import { BranchError } from '../store';
-import { IN_THREAD_STORE, type RunSession } from './runSession';
-import { problemLogger } from './runPersistence';
+import type { RunSession } from './runSession';
+import { openOnBranch } from './branchOpening';
 import type { RunOutcome } from '../shared/protocol/runEvents';
 import type { ConfiguredAgent } from './agentConfig';
 import type { RunOnBranchOptions } from './runOptions';
@@ -33,10 +31,12 @@ function isConfiguredAgent(value: Agent | ConfiguredAgent): value is ConfiguredA
 export async function prepareRun(options: RunOnBranchOptions, reporter: RunReporter): Promise<PreparedRun | RunOutcome> {
   const resolved = await resolveAgent(options, reporter);
   if ('kind' in resolved) return resolved;
-  if (options.signal?.aborted) return reporter.failEarly('cancelled', 'The run was cancelled before it started.');
-  const opened = await openOnBranch(options, reporter, resolved.endpoint);
+  const opened = await openOnBranch(options, reporter, {
+    classify: (err) => classify(err, { endpoint: resolved.endpoint, cancelled: false }),
+    agentMakesTurnOneFork: false,
+  });
   if ('kind' in opened) return opened;
-  return { ...resolved, ...opened };
+  return { ...resolved, session: opened.session, storeProblems: opened.storeProblems };
 }
 
 type ResolvedAgent = Pick<PreparedRun, 'agent' | 'modelProvider' | 'endpoint' | 'warnings'>;
@@ -58,43 +58,4 @@ async function resolveAgent(options: RunOnBranchOptions, reporter: RunReporter):
     const c = classify(err, { endpoint: options.endpoint, cancelled: false });
     return reporter.failEarly(c.failure, c.message, c.status);
   }
-}
-
-/** Opens the session on the source branch and makes the fork, if any (the reporter's branch becomes the fork). */
-async function openOnBranch(
-  options: RunOnBranchOptions,
-  reporter: RunReporter,
-  endpoint: string | undefined,
-): Promise<Pick<PreparedRun, 'session' | 'storeProblems'> | RunOutcome> {
-  if (!options.createTables && !existsSync(options.dbPath)) return reporter.failEarly('other', `${options.dbPath} does not exist.`);
-  const storeProblems: string[] = [];
-  const logger = problemLogger(storeProblems, (line) => reporter.log(line));
-  let session: RunSession;
-  try {
-    session = await (options.store ?? IN_THREAD_STORE).openSession({
-      sessionId: options.sessionId,
-      dbPath: options.dbPath,
-      sessionsTable: options.tables?.sessions,
-      messagesTable: options.tables?.messages,
-      busyTimeoutMs: options.busyTimeoutMs,
-      createTables: options.createTables ?? false,
-      logger,
-    });
-  } catch (err) {
-    const c = classify(err, { endpoint, cancelled: false });
-    return reporter.failEarly(c.failure, c.message, c.status);
-  }
-  try {
-    if ((await session.getCurrentBranchId()) !== reporter.sourceBranch) await session.switchToBranch(reporter.sourceBranch);
-    if (options.fork) reporter.forkMade(await session.createBranchFromTurn(options.fork.fromTurn, options.fork.name ?? null));
-  } catch (err) {
-    await session.close();
-    const c = classify(err, { endpoint, cancelled: false });
-    const hint =
-      err instanceof BranchError && /does not exist/.test(c.message) && reporter.sourceBranch !== 'main'
-        ? '. A branch made from turn 1 has no items until its first message is stored; start it with the run (fork) instead.'
-        : '';
-    return reporter.failEarly(c.failure, c.message + hint, c.status);
-  }
-  return { session, storeProblems };
 }

@@ -100,6 +100,12 @@ export class RunReporter {
     });
   }
 
+  /** The run's outcome, emitted as its last event and returned. */
+  finish(outcome: RunOutcome): RunOutcome {
+    this.emit(outcome);
+    return outcome;
+  }
+
   /**
    * A failure before anything was written: started (if not yet), then the outcome, which is also returned. Before the
    * fork exists the summary names the branch the run came from: the fork's name is not a branch.
@@ -109,8 +115,6 @@ export class RunReporter {
     const summary = this.forkMissing
       ? `Nothing was written and no branch was made; branch '${this.sourceBranch}' is as it was.`
       : `Nothing was written; branch '${this.branchId}' is as it was.`;
-    const outcome = failedBeforeWriting(this.runId, failure, this.redact(message), summary, status);
-    this.emit(outcome);
-    return outcome;
+    return this.finish(failedBeforeWriting(this.runId, failure, this.redact(message), summary, status));
   }
 }

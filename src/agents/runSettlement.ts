@@ -1,6 +1,7 @@
 /**
- * Settling a run once the runner is done: the branch put right (runPersistence.ts says what is kept), a fork that
- * kept nothing deleted, the usage stored on this run's turn, and the outcome that says what was written.
+ * Settling an SDK run once the runner is done: the branch put right as for every kind of run (branchSettlement.ts,
+ * from what the recording session saw written), the usage stored on this run's turn, and the outcome that says what
+ * was written, with the failure sorted by the SDK's and the client's errors (runFailures.ts).
  */
 import type { Agent, AgentOutputType, StreamedRunResult } from '@openai/agents';
 import { runUsageSource } from './runSession';
@@ -8,8 +9,9 @@ import type { RunOutcome } from '../shared/protocol/runEvents';
 import { runValueText, toolName } from '../shared/itemText';
 import type { RunOnBranchOptions } from './runOptions';
 import { classify } from './runFailures';
-import { settleBranch, type RecordingSession } from './runPersistence';
-import { Produced, persistenceView, usageView } from './runSummary';
+import type { RecordingSession } from './runPersistence';
+import { settleAndDescribe } from './branchSettlement';
+import { Produced, usageView } from './runSummary';
 
 export { Produced, usageView } from './runSummary';
 import type { PreparedRun } from './runPreparation';
@@ -40,57 +42,47 @@ export async function settleAndReport(
   const usage = result ? usageView(result.state.usage) : null;
   const spent = usage !== null && (usage.requests > 0 || usage.totalTokens > 0);
 
-  const written = recording.writtenItems();
-  const { forkDeleted, ...settled } = await settleBranch(
+  const { persistence } = await settleAndDescribe(
     session,
-    written,
-    { completed, spent },
-    options.fork ? { branchId: reporter.branchId, exists: true } : undefined,
-  );
-
-  // Usage goes on the branch's latest user turn: only call it when that turn is this run's, or it would replace
-  // the usage of the turn before.
-  const keptUser = settled.kept.some((i) => 'role' in i && i.role === 'user');
-  let usageStored = false;
-  if (result && keptUser) {
-    const before = prepared.storeProblems.length;
-    await session.storeRunUsage(runUsageSource(result));
-    usageStored = prepared.storeProblems.length === before;
-  }
-  let turn: number | null = null;
-  if (keptUser) {
-    try {
-      const turns = await session.getConversationTurns();
-      turn = turns[turns.length - 1]?.turn ?? null;
-    } catch {
-      turn = null;
-    }
-  }
-
-  const persistence = persistenceView({
     reporter,
-    storeProblems: prepared.storeProblems,
-    settled,
-    produced,
-    turn,
-    usageStored,
-    completed,
-    usage,
-    spent,
-    writeFailed: recording.failedWrites.length > 0,
-    forkDeleted,
-  });
-  if (completed && result) {
-    const outcome: RunOutcome = {
+    {
+      completed,
+      spent,
+      written: recording.writtenItems(),
+      fork: options.fork ? { branchId: reporter.branchId, exists: true } : undefined,
+      produced,
+      storeProblems: prepared.storeProblems,
+      writeFailed: recording.failedWrites.length > 0,
+    },
+    async (keptUser) => {
+      // Usage goes on the branch's latest user turn: only call it when that turn is this run's, or it would replace
+      // the usage of the turn before.
+      let usageStored = false;
+      if (result && keptUser) {
+        const before = prepared.storeProblems.length;
+        await session.storeRunUsage(runUsageSource(result));
+        usageStored = prepared.storeProblems.length === before;
+      }
+      let turn: number | null = null;
+      if (keptUser) {
+        try {
+          const turns = await session.getConversationTurns();
+          turn = turns[turns.length - 1]?.turn ?? null;
+        } catch {
+          turn = null;
+        }
+      }
+      return { turn, usageStored, usage };
+    },
+  );
+  if (completed && result)
+    return reporter.finish({
       kind: 'run/completed',
       runId: reporter.runId,
       finalOutput: runValueText(result.finalOutput),
       usage: usage ?? usageView(undefined),
       written: persistence,
-    };
-    reporter.emit(outcome);
-    return outcome;
-  }
+    });
   const c =
     error !== undefined
       ? classify(error, { endpoint: prepared.endpoint, cancelled })
@@ -100,7 +92,7 @@ export async function settleAndReport(
             message: `The tool ${interruptions.map((i) => `'${toolName(i.rawItem)}'`).join(', ')} asks for approval before it runs, and approving tool calls is not supported here yet, so the run stopped before calling it.`,
           }
         : { failure: 'cancelled' as const, message: 'The run was cancelled.' };
-  const outcome: RunOutcome = {
+  return reporter.finish({
     kind: 'run/failed',
     runId: reporter.runId,
     failure: c.failure,
@@ -108,7 +100,5 @@ export async function settleAndReport(
     ...(c.status !== undefined ? { status: c.status } : {}),
     usage: spent ? usage : null,
     written: persistence,
-  };
-  reporter.emit(outcome);
-  return outcome;
+  });
 }

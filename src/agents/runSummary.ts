@@ -6,7 +6,7 @@
 import type { AgentInputItem } from '@openai/agents';
 import type { RunPersistenceView, RunUsageView } from '../shared/protocol/runEvents';
 import { itemLabel } from '../shared/itemText';
-import { itemKey, type SettleResult } from './runPersistence';
+import { isUserMessage, itemKey, type SettleResult } from './runPersistence';
 import type { RunReporter } from './runReporter';
 
 /** What the run produced, tracked from its events (to say what was not saved). */
@@ -66,8 +66,7 @@ export function persistenceView(args: {
   }
   if (notSaved.length > 0 && !completed) parts.push(`Not saved: ${notSaved.join('; ')}.`);
   if (settled.problem) parts.push(`Could not finish cleaning up: ${settled.problem}.`);
-  if (!usageStored && settled.kept.some((i) => 'role' in i && i.role === 'user') && storeProblems.length > 0)
-    parts.push('The usage could not be stored.');
+  if (!usageStored && settled.kept.some(isUserMessage) && storeProblems.length > 0) parts.push('The usage could not be stored.');
   return {
     summary: reporter.redact(parts.join(' ')),
     kept: kept.map((l) => reporter.redact(l)),

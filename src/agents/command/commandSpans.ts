@@ -7,6 +7,8 @@ import { sdkSpanRecord, isSdkSpanJson } from '../sdkSpans';
 import { spansFromRequest } from '../../store/traces/otlpRequest';
 import { spanRecordOf } from '../../store/traces/spanConventions';
 import type { SpanRecord, TraceLink } from '../../store/traces/spanRecord';
+import { errorMessage } from '../../shared/errorMessage';
+import { MAX_RUN_SPANS, type AgUiTranslator } from './agUiEvents';
 
 export interface CommandSpans {
   records: SpanRecord[];
@@ -32,4 +34,29 @@ export function commandSpanRecords(sdkSpans: readonly unknown[], otlp: readonly 
     }
   }
   return { records, rejected };
+}
+
+/**
+ * The spans the command sent, into the trace store (`sink`), linked to the branch it ran on and the turn it wrote. A
+ * store that cannot take them, or values that are not spans, are logged: the run's outcome stands. `who` names the
+ * agent in the log.
+ */
+export async function storeCommandSpans(args: {
+  sink: ((records: SpanRecord[]) => Promise<unknown>) | undefined;
+  translator: Pick<AgUiTranslator, 'sdkSpans' | 'otlp' | 'droppedSpans'>;
+  link: TraceLink;
+  who: string;
+  log: (line: string) => void;
+}): Promise<void> {
+  const { sink, translator, who, log } = args;
+  if (!sink || translator.sdkSpans.length + translator.otlp.length === 0) return;
+  const { records, rejected } = commandSpanRecords(translator.sdkSpans, translator.otlp, args.link);
+  if (rejected.length > 0) log(`${who} sent ${rejected.length} span value(s) that were left out: ${rejected.slice(0, 3).join('; ')}`);
+  if (translator.droppedSpans > 0) log(`${who} sent more than ${MAX_RUN_SPANS} spans; ${translator.droppedSpans} were left out.`);
+  if (records.length === 0) return;
+  try {
+    await sink(records);
+  } catch (err) {
+    log(`The run's spans could not be stored: ${errorMessage(err)}`);
+  }
 }

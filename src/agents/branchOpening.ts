@@ -1,0 +1,101 @@
+/**
+ * The first step of every kind of run, before anything is written: the session opened on the branch the run
+ * continues from, and the fork made when the run starts a new branch. Shared by the SDK runner's runs
+ * (runPreparation.ts) and agent commands (command/commandRun.ts), so a run that cannot start fails the same way and
+ * says that nothing was written. Loads no agent SDK: how an error is classified is the caller's.
+ */
+import { existsSync } from 'node:fs';
+import { BranchError, type TableNames } from '../store';
+import { problemLogger } from './runPersistence';
+import type { RunOutcome } from '../shared/protocol/runEvents';
+import type { ClassifiedFailure } from './storeFailures';
+import type { RunReporter } from './runReporter';
+import { IN_THREAD_STORE, type RunSession, type RunStore } from './runSession';
+
+export interface BranchOpeningOptions {
+  dbPath: string;
+  sessionId: string;
+  fork?: { fromTurn: number; name?: string };
+  tables?: TableNames;
+  busyTimeoutMs?: number;
+  /** Create the session tables in a new file (default false: the file must exist). */
+  createTables?: boolean;
+  store?: RunStore;
+  signal?: AbortSignal;
+}
+
+/** A session on the run's branch: the caller closes `session` (and awaits it). */
+export interface OpenedBranch {
+  session: RunSession;
+  /** What the store logged instead of throwing (`storeRunUsage`), to say the usage was not stored. */
+  storeProblems: string[];
+  /**
+   * A fork at turn 1 left to the agent to make (`agentMakesTurnOneFork`), or null. It copies nothing, and no SDK can
+   * switch to a branch without rows, so a writer of its own makes it with its first message (docs/agent-command.md §3).
+   */
+  agentMakesFork: { fromBranchId: string; fromTurn: number } | null;
+}
+
+/**
+ * Opens the session on the source branch and makes the fork, if any (the reporter's branch becomes the fork); else
+ * the outcome of a run that failed before writing anything (already reported). `classify` sorts an error of the store
+ * into the failure shown; `agentMakesTurnOneFork` leaves a fork at turn 1 to the agent, once its turn is checked.
+ */
+export async function openOnBranch(
+  options: BranchOpeningOptions,
+  reporter: RunReporter,
+  how: { classify: (err: unknown) => ClassifiedFailure; agentMakesTurnOneFork: boolean },
+): Promise<OpenedBranch | RunOutcome> {
+  if (options.signal?.aborted) return reporter.failEarly('cancelled', 'The run was cancelled before it started.');
+  if (!options.createTables && !existsSync(options.dbPath)) return reporter.failEarly('other', `${options.dbPath} does not exist.`);
+  const storeProblems: string[] = [];
+  const logger = problemLogger(storeProblems, (line) => reporter.log(line));
+  let session: RunSession;
+  try {
+    session = await (options.store ?? IN_THREAD_STORE).openSession({
+      sessionId: options.sessionId,
+      dbPath: options.dbPath,
+      sessionsTable: options.tables?.sessions,
+      messagesTable: options.tables?.messages,
+      busyTimeoutMs: options.busyTimeoutMs,
+      createTables: options.createTables ?? false,
+      logger,
+    });
+  } catch (err) {
+    const c = how.classify(err);
+    return reporter.failEarly(c.failure, c.message, c.status);
+  }
+  try {
+    return { session, storeProblems, agentMakesFork: await makeFork(session, options, reporter, how.agentMakesTurnOneFork) };
+  } catch (err) {
+    await session.close();
+    const c = how.classify(err);
+    const hint =
+      err instanceof BranchError && /does not exist/.test(c.message) && reporter.sourceBranch !== 'main'
+        ? '. A branch made from turn 1 has no items until its first message is stored; start it with the run (fork) instead.'
+        : '';
+    return reporter.failEarly(c.failure, c.message + hint, c.status);
+  }
+}
+
+/** Moves to the source branch and makes the fork (or checks the one the agent makes); throws the store's errors. */
+async function makeFork(
+  session: RunSession,
+  options: BranchOpeningOptions,
+  reporter: RunReporter,
+  agentMakesTurnOneFork: boolean,
+): Promise<OpenedBranch['agentMakesFork']> {
+  if ((await session.getCurrentBranchId()) !== reporter.sourceBranch) await session.switchToBranch(reporter.sourceBranch);
+  const { fork } = options;
+  if (!fork) return null;
+  if (!agentMakesTurnOneFork || fork.fromTurn > 1) {
+    reporter.forkMade(await session.createBranchFromTurn(fork.fromTurn, fork.name ?? null));
+    return null;
+  }
+  // The store's own check and message, as `createBranchFromTurn` would make them.
+  const turns = await session.getConversationTurns();
+  if (!turns.some((t) => t.turn === fork.fromTurn))
+    throw new BranchError(`Turn ${fork.fromTurn} does not contain a user message in branch '${reporter.sourceBranch}'`);
+  reporter.forkMade(fork.name ?? `branch_from_turn_1_${Math.floor(Date.now() / 1000)}`);
+  return { fromBranchId: reporter.sourceBranch, fromTurn: fork.fromTurn };
+}
