@@ -45,7 +45,7 @@ export default tseslint.config(
     files: ['src/shared/**/*.ts'],
     rules: restrict([
       {
-        group: ['node:*', 'vscode', 'better-sqlite3', '**/store/**', '**/extension/**', '**/agents/**'],
+        group: ['node:*', 'vscode', 'better-sqlite3', '**/store/**', '**/extension/**', '**/agents/**', '**/cli/**'],
         message: 'src/shared is imported by the webview too: plain TypeScript only.',
       },
     ]),
@@ -55,8 +55,9 @@ export default tseslint.config(
     ignores: ['src/store/drivers/**', 'src/store/remote/**'],
     rules: restrict([
       {
-        group: ['vscode', '**/extension/**', '**/agents/**', '**/webview/**'],
-        message: 'The store is a library: no editor or agent-runner code.',
+        // src/cli is a program above the store (it uses the store and src/agents/command): nothing here points up.
+        group: ['vscode', '**/extension/**', '**/agents/**', '**/cli/**', '**/webview/**'],
+        message: 'The store is a library: no editor, agent-runner or command-line code.',
       },
       {
         group: ['better-sqlite3', 'node:sqlite'],
@@ -66,15 +67,18 @@ export default tseslint.config(
     ]),
   },
   {
-    // The CLI's `run` runs the user's own agent command: src/agents/command loads no agent SDK, so the command line
-    // may bundle it. Nothing else of src/agents.
-    files: ['src/store/cli/runCommand.ts'],
+    // The command line, a program of its own above src/store and src/agents (bundled as dist/cli.js and the store
+    // package's bin, so it must run without VS Code and without an agent SDK). Its `run` runs the user's own agent
+    // command: src/agents/command and src/agents/sdkSpans.ts load no agent SDK (lint-checked below), so the command
+    // line may bundle them. Nothing else of src/agents.
+    files: ['src/cli/**/*.ts'],
     rules: restrict([
       {
-        group: ['vscode', '**/extension/**', '**/agents/*', '!**/agents/command', '**/webview/**'],
-        message: 'The CLI may use src/agents/command (no agent SDK), nothing else of src/agents.',
+        group: ['vscode', '**/extension/**', '**/agents/*', '!**/agents/command', '!**/agents/sdkSpans', '**/webview/**'],
+        message: 'The CLI may use src/store, src/shared and src/agents/command (no agent SDK), nothing else of src/agents.',
       },
       { group: ['better-sqlite3', 'node:sqlite'], message: 'Only src/store/drivers may load a SQLite driver.' },
+      { group: ['pg', 'ioredis'], message: 'Only src/store/remote may load the PostgreSQL and Redis drivers.' },
     ]),
   },
   {
@@ -82,8 +86,8 @@ export default tseslint.config(
     files: ['src/store/remote/**/*.ts'],
     rules: restrict([
       {
-        group: ['vscode', '**/extension/**', '**/agents/**', '**/webview/**'],
-        message: 'The store is a library: no editor or agent-runner code.',
+        group: ['vscode', '**/extension/**', '**/agents/**', '**/cli/**', '**/webview/**'],
+        message: 'The store is a library: no editor, agent-runner or command-line code.',
       },
       {
         group: ['better-sqlite3', 'node:sqlite'],
@@ -97,12 +101,16 @@ export default tseslint.config(
   },
   {
     files: ['src/store/drivers/**/*.ts'],
-    rules: restrict([{ group: ['vscode', '**/extension/**', '**/agents/**', '**/webview/**'], message: 'The store is a library.' }]),
+    rules: restrict([
+      { group: ['vscode', '**/extension/**', '**/agents/**', '**/cli/**', '**/webview/**'], message: 'The store is a library.' },
+    ]),
   },
   {
     files: ['src/agents/**/*.ts'],
     rules: restrict([
       { group: ['vscode', '**/extension/**', '**/webview/**'], message: 'src/agents runs without VS Code.' },
+      // The command line sits above src/agents (it bundles src/agents/command), so nothing here may point up to it.
+      { group: ['**/cli/**'], message: 'src/cli is a program above src/agents; src/agents must not import it.' },
       { group: ['pg', 'ioredis'], message: 'Only src/store/remote may load the PostgreSQL and Redis drivers.' },
     ]),
   },
@@ -138,7 +146,7 @@ export default tseslint.config(
       ],
       ...restrict([
         {
-          group: ['vscode', 'node:*', '**/src/store/**', '**/src/extension/**', '**/src/agents/**', 'better-sqlite3'],
+          group: ['vscode', 'node:*', '**/src/store/**', '**/src/extension/**', '**/src/agents/**', '**/src/cli/**', 'better-sqlite3'],
           message: 'The webview sees only src/shared.',
         },
       ]),

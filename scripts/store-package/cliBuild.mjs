@@ -1,4 +1,4 @@
-// The esbuild options of the `agent-sessions` CLI bundle (src/store/cli/main.ts), shared by the repository build
+// The esbuild options of the `agent-sessions` CLI bundle (src/cli/main.ts), shared by the repository build
 // (esbuild.mjs → dist/cli.js), the store package (scripts/packStore.mjs → dist/cli.cjs, the package's `bin`) and the
 // CLI tests (which build it into a temporary folder and run it as a child process).
 import { readFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export function cliBuildOptions(outfile, { minify = false, sourcemap = false, serverDrivers = false } = {}) {
   const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
   return {
-    entryPoints: [join(root, 'src', 'store', 'cli', 'main.ts')],
+    entryPoints: [join(root, 'src', 'cli', 'main.ts')],
     outfile,
     bundle: true,
     platform: 'node',

@@ -1,6 +1,6 @@
 /**
  * The query surface as tools, defined once: each tool's name, its description and parameters written for a model,
- * and the query it runs. The MCP server (src/store/cli/mcpServer.ts) and the VS Code Language Model tools register
+ * and the query it runs. The MCP server (src/cli/mcpServer.ts) and the VS Code Language Model tools register
  * these; `toolInputSchema` gives a tool's parameters as the JSON Schema both protocols take.
  */
 import type { TurnSpanSource } from './turnTimeline';

@@ -9,7 +9,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession, SQLiteSession, openDatabase, openSessionDatabase, type SessionDatabase } from '../../../../src/store';
-import { runCli } from '../../../../src/store/cli/main';
+import { runCli } from '../../../../src/cli/main';
 import { BranchTurns } from '../../../../src/store/datasets/branchTurns';
 import { checkJsonl } from '../../../../src/store/datasets/datasetChecks';
 import { exportDataset } from '../../../../src/store/datasets/datasetExport';

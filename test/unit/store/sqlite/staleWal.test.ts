@@ -43,7 +43,7 @@ function expectStaleWal(fn: () => unknown): SessionDatabaseError {
 
 /** Runs the CLI from source (`agent-sessions …`), as a fresh process that opens the path. */
 function cli(args: string[]): { code: number | null; out: string } {
-  const r = spawnSync(process.execPath, ['--no-warnings', '--import', 'tsx', join(ROOT, 'src', 'store', 'cli', 'main.ts'), ...args], {
+  const r = spawnSync(process.execPath, ['--no-warnings', '--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), ...args], {
     cwd: ROOT,
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1' },

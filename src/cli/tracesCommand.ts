@@ -4,13 +4,13 @@
  * is a file of its own (--store), never a session file.
  */
 import { readFileSync } from 'node:fs';
-import { writeOutputFile } from '../files/tempFile';
-import { parseOtlpJson } from '../traces/otlpRequest';
-import { DEFAULT_OTLP_PORT, OtlpReceiver } from '../traces/otlpReceiver';
-import { isLoopbackHost, isWildcardHost } from '../traces/receiverAddress';
-import { exportOtlpJson } from '../traces/otlpExport';
-import { spanRecordOf } from '../traces/spanConventions';
-import { TraceStore, type TraceSummary } from '../traces/traceStore';
+import { writeOutputFile } from '../store/files/tempFile';
+import { parseOtlpJson } from '../store/traces/otlpRequest';
+import { DEFAULT_OTLP_PORT, OtlpReceiver } from '../store/traces/otlpReceiver';
+import { isLoopbackHost, isWildcardHost } from '../store/traces/receiverAddress';
+import { exportOtlpJson } from '../store/traces/otlpExport';
+import { spanRecordOf } from '../store/traces/spanConventions';
+import { TraceStore, type TraceSummary } from '../store/traces/traceStore';
 import { NotFoundError, UsageError } from './exitCodes';
 import type { CommandContext } from './commands';
 

@@ -3,9 +3,9 @@
  * agent command on it (docs/agent-command.md), settles the run as the extension does, and prints the events as they
  * arrive. Several `--model`s run at once, each on a branch of its own, as *Retry with Several Models* does.
  */
-import { runCommandOnBranch, type CommandAgent } from '../../agents/command/commandRun';
-import { killAllCommandProcesses } from '../../agents/command/commandProcess';
-import type { RunEvent, RunOutcome } from '../../shared/protocol/runEvents';
+import { runCommandOnBranch, type CommandAgent } from '../agents/command/commandRun';
+import { killAllCommandProcesses } from '../agents/command/commandProcess';
+import type { RunEvent, RunOutcome } from '../shared/protocol/runEvents';
 import { UsageError } from './exitCodes';
 
 export interface RunArgs {

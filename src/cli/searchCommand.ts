@@ -1,11 +1,11 @@
 /** `agent-sessions search`: the store's search core (src/store/search) over every session of one file or server store. */
 import { existsSync } from 'node:fs';
-import { parseSearchQuery, SearchQueryError, type ReviewQuery } from '../search/searchQuery';
-import { reviewTurnSet, type TurnSet } from '../search/reviewTurns';
-import { ReviewStore } from '../reviews/reviewStore';
-import { searchDatabase } from '../search/searchDatabase';
-import { searchRemoteStore } from '../search/searchRemote';
-import type { SearchHit } from '../search/searchHits';
+import { parseSearchQuery, SearchQueryError, type ReviewQuery } from '../store/search/searchQuery';
+import { reviewTurnSet, type TurnSet } from '../store/search/reviewTurns';
+import { ReviewStore } from '../store/reviews/reviewStore';
+import { searchDatabase } from '../store/search/searchDatabase';
+import { searchRemoteStore } from '../store/search/searchRemote';
+import type { SearchHit } from '../store/search/searchHits';
 import { closeStore, openStore } from './cliStore';
 import type { CommandContext } from './commands';
 import { UsageError } from './exitCodes';

@@ -6,12 +6,12 @@
  */
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { QueryError } from '../query/queryErrors';
-import { sessionUri } from '../query/queryAnswer';
-import { sessionOverview } from '../query/sessionOverview';
-import { QUERY_TOOLS, type QueryTool, type QueryToolHost, type ToolParameter } from '../query/queryTools';
-import type { StoreSet } from '../query/storeSet';
-import type { TraceStore } from '../traces/traceStore';
+import { QueryError } from '../store/query/queryErrors';
+import { sessionUri } from '../store/query/queryAnswer';
+import { sessionOverview } from '../store/query/sessionOverview';
+import { QUERY_TOOLS, type QueryTool, type QueryToolHost, type ToolParameter } from '../store/query/queryTools';
+import type { StoreSet } from '../store/query/storeSet';
+import type { TraceStore } from '../store/traces/traceStore';
 
 /** Resources listed at most (a store of 100,000 sessions is read through the tools, not listed whole). */
 const MAX_LISTED_RESOURCES = 500;

@@ -2,12 +2,12 @@
  * The CLI's exit codes, so scripts can tell a missing session from a damaged file (documented in the store package's
  * README, "Command line").
  */
-import { SessionDatabaseError } from '../errors';
-import { TransferError } from '../export/exportErrors';
-import { OutputFileError } from '../files/outputFileError';
-import { RemoteStoreError } from '../remote/remoteErrors';
-import { ReviewStoreError } from '../reviews/reviewErrors';
-import { TraceInputError, TraceStoreError } from '../traces/traceErrors';
+import { SessionDatabaseError } from '../store/errors';
+import { TransferError } from '../store/export/exportErrors';
+import { OutputFileError } from '../store/files/outputFileError';
+import { RemoteStoreError } from '../store/remote/remoteErrors';
+import { ReviewStoreError } from '../store/reviews/reviewErrors';
+import { TraceInputError, TraceStoreError } from '../store/traces/traceErrors';
 
 export const EXIT = {
   ok: 0,
@@ -68,10 +68,11 @@ export function exitCodeOf(err: unknown): number {
     switch (err.problem) {
       case 'not-found':
         return EXIT.notFound;
+      // stale-wal: a replaced file's -wal sits beside it: the file at the path cannot be read as it is until the -wal
+      // is moved.
       case 'not-sqlite':
       case 'not-session-database':
       case 'corrupt':
-      // A replaced file's -wal sits beside it: the file at the path cannot be read as it is until the -wal is moved.
       case 'stale-wal':
         return EXIT.badFile;
       case 'locked':

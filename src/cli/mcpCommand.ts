@@ -7,10 +7,10 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { fileQueryStore, serverQueryStore } from '../query/queryStore';
-import { StoreSet, type StoreOpener } from '../query/storeSet';
-import { markSidecars, removeSidecarsLeft } from '../sqlite/readerSidecars';
-import { TraceStore } from '../traces/traceStore';
+import { fileQueryStore, serverQueryStore } from '../store/query/queryStore';
+import { StoreSet, type StoreOpener } from '../store/query/storeSet';
+import { markSidecars, removeSidecarsLeft } from '../store/sqlite/readerSidecars';
+import { TraceStore } from '../store/traces/traceStore';
 import { closeStore, isServerAddress, openStore } from './cliStore';
 import { EXIT, UsageError } from './exitCodes';
 import { COMMAND_HELP } from './help';

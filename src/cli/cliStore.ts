@@ -4,14 +4,14 @@
  * every transaction read-only. The password comes from the address or from $AGENT_SESSIONS_PASSWORD (so it need not
  * appear in the shell's history); a Redis key prefix other than Python's default from --key-prefix.
  */
-import { openSessionDatabase, type SessionDatabase } from '../inspector/sessionDatabase';
-import type { SessionReader } from '../inspector/sessionReader';
-import type { SessionSummary } from '../inspector/inspectorTypes';
-import { openRemoteStore } from '../remote/openRemoteStore';
-import { redactUrl } from '../remote/remoteErrors';
-import { RemoteSessionSource } from '../remote/remoteSessionSource';
-import { remoteKindOf } from '../remote/remoteStore';
-import { allServerSessions } from '../remote/allServerSessions';
+import { openSessionDatabase, type SessionDatabase } from '../store/inspector/sessionDatabase';
+import type { SessionReader } from '../store/inspector/sessionReader';
+import type { SessionSummary } from '../store/inspector/inspectorTypes';
+import { openRemoteStore } from '../store/remote/openRemoteStore';
+import { redactUrl } from '../store/remote/remoteErrors';
+import { RemoteSessionSource } from '../store/remote/remoteSessionSource';
+import { remoteKindOf } from '../store/remote/remoteStore';
+import { allServerSessions } from '../store/remote/allServerSessions';
 import { UsageError } from './exitCodes';
 
 export type CliStore =

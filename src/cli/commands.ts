@@ -5,17 +5,17 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, extname } from 'node:path';
-import type { BranchNode } from '../inspector/inspectorTypes';
-import { TransferError } from '../export/exportErrors';
-import { checkOutputPath, type OutputOptions } from '../files/outputGuard';
-import { TempFile } from '../files/tempFile';
-import { turnToMarkdown } from '../export/markdown';
-import { exportFromReader, exportSession, exportSessionToFile } from '../export/sessionExport';
-import { detectImportFormat, importSessionFile } from '../export/importSession';
-import { writeMarkdownExport } from '../export/readerExport';
-import type { ExportFormat } from '../export/transferTypes';
-import { ReviewStore } from '../reviews/reviewStore';
-import type { ReviewData } from '../reviews/reviewTypes';
+import type { BranchNode } from '../store/inspector/inspectorTypes';
+import { TransferError } from '../store/export/exportErrors';
+import { checkOutputPath, type OutputOptions } from '../store/files/outputGuard';
+import { TempFile } from '../store/files/tempFile';
+import { turnToMarkdown } from '../store/export/markdown';
+import { exportFromReader, exportSession, exportSessionToFile } from '../store/export/sessionExport';
+import { detectImportFormat, importSessionFile } from '../store/export/importSession';
+import { writeMarkdownExport } from '../store/export/readerExport';
+import type { ExportFormat } from '../store/export/transferTypes';
+import { ReviewStore } from '../store/reviews/reviewStore';
+import type { ReviewData } from '../store/reviews/reviewTypes';
 import { allSessions, closeStore, isServerAddress, openStore, storeAddress, type CliStore, type StoreOptions } from './cliStore';
 import { NotFoundError, UsageError } from './exitCodes';
 import { colorMarkdown, paint, table, type Terminal } from './terminal';

@@ -4,12 +4,12 @@
  * never a session file (docs/reviews.md, docs/datasets.md).
  */
 import { readFileSync } from 'node:fs';
-import { writeOutputFile } from '../files/tempFile';
-import { checkOutputPath } from '../files/outputGuard';
-import { checkJsonl, type DatasetFormat } from '../datasets/datasetChecks';
-import { exportDataset } from '../datasets/datasetExport';
-import { DEFAULT_REDACTIONS, type DatasetReport } from '../datasets/datasetRecords';
-import { ReviewStore } from '../reviews/reviewStore';
+import { writeOutputFile } from '../store/files/tempFile';
+import { checkOutputPath } from '../store/files/outputGuard';
+import { checkJsonl, type DatasetFormat } from '../store/datasets/datasetChecks';
+import { exportDataset } from '../store/datasets/datasetExport';
+import { DEFAULT_REDACTIONS, type DatasetReport } from '../store/datasets/datasetRecords';
+import { ReviewStore } from '../store/reviews/reviewStore';
 import { closeStore, isServerAddress, openStore, storeAddress } from './cliStore';
 import type { CommandContext } from './commands';
 import { UsageError } from './exitCodes';
