@@ -1,50 +1,32 @@
 import * as l10n from '@vscode/l10n';
 import * as vscode from 'vscode';
 import { errorMessage } from '../shared/errorMessage';
-import { branchCommands } from './branches/branchCommands';
-import { compareBranches, compareCommands, compareWith, pickBranchToCompare } from './compare/compareCommands';
+import { pickBranchToCompare } from './compare/compareCommands';
 import { ComparePanels } from './compare/comparePanel';
-import { contentCommands, openAsJson } from './content/contentCommands';
 import { JsonDocuments } from './content/jsonDocuments';
-import { conversationCommands } from './conversation/conversationCommands';
-import { ConversationPanels, type ConversationActions } from './conversation/conversationPanel';
+import { ConversationPanels } from './conversation/conversationPanel';
 import { pushBounded } from './core/boundedList';
-import { onDidFailCommand, registerCommandTable, reportFailure, type CommandFailure, type CommandTable } from './core/commandTable';
-import { CommandId, ViewId, type CommandIdValue } from './core/contributions';
-import type { Services } from './core/services';
+import { onDidFailCommand, registerCommandTable, type CommandFailure } from './core/commandTable';
+import { ViewId } from './core/contributions';
+import { commandTable, requestTable } from './featureTables';
+import type { Services } from './services';
 import { workspaceTrust } from './core/settings';
-import { databaseCommands } from './databases/databaseCommands';
 import { DatabaseRegistry } from './databases/databaseRegistry';
 import { StoreClient } from '../store/worker/storeClient';
-import { remoteCommands } from './databases/remoteCommands';
 import { SqliteDriverCheck } from './databases/sqliteDriverCheck';
 import { WorkspaceDiscovery } from './databases/workspaceDiscovery';
-import { pricingCommands } from './pricing/pricingCommands';
 import { SessionPricing } from './pricing/sessionPricing';
 import { AgentChoices } from './runs/agentChoices';
 import { AgentRunner } from './runs/agentRunner';
-import { runCommands, setApiKey } from './runs/runCommands';
-import { whatIfCommands } from './runs/whatIfCommands';
-import { searchCommands } from './search/searchCommands';
 import { SessionSearch } from './search/sessionSearch';
 import { SessionTreeProvider } from './tree/sessionTree';
 import { SessionStatusBar } from './tree/statusBar';
 import type { TreeNode } from './tree/treeNodes';
-import { exportConversation, reviewDataOf, transferCommands } from './transfer/transferCommands';
-import { traceCommands } from './traces/traceCommands';
 import { TraceService } from './traces/traceService';
-import { turnTimeline } from './traces/turnTimeline';
 import { branchLatency, turnLatencies } from './traces/turnLatency';
-import { linkTraceToTurn } from './traces/traceLinking';
 import { ReviewService } from './reviews/reviewService';
-import { datasetCommands } from './reviews/datasetCommands';
 import { ReviewQueue } from './reviews/reviewQueue';
-import { reviewQueueCommands } from './reviews/reviewQueueCommands';
-import { branchFromCorrection } from './reviews/correctionBranch';
-import { branchReviews, setCorrection, setTurnReview } from './reviews/turnReviews';
 import { startCodingAgents, type CodingAgents } from './codingAgents/codingAgents';
-import { codingAgentCommands } from './codingAgents/codingAgentCommands';
-import { turnPrompt } from './codingAgents/handOver';
 
 /** What `activate` returns: used by the integration tests to read the tree and follow failures. */
 export interface AgentSessionsApi {
@@ -77,16 +59,6 @@ export interface AgentSessionsApi {
   trust: typeof workspaceTrust;
 }
 
-/** Runs what a view asked for, reporting a failure as `command` would; undefined when it failed. */
-async function reported<T>(command: CommandIdValue, fn: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await fn();
-  } catch (err) {
-    reportFailure(command, err);
-    return undefined;
-  }
-}
-
 export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   // The modules shared with the webview (src/shared) and the host modules unit-tested without VS Code localize with
   // @vscode/l10n; it reads the same bundle vscode.l10n uses (none when the display language is English).
@@ -110,49 +82,14 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const runner = new AgentRunner(registry, context.secrets, choices, () => traces.runTracing());
   stopRuns = () => runner.stopAll();
   const jsonDocuments = new JsonDocuments(registry);
-  // The conversation view calls other features through these; `services` is complete before any view can ask.
-  // Made once the panels and the search it drives exist; a verdict given before then has no queue to move on.
-  const later: { reviewQueue?: ReviewQueue; codingAgents?: CodingAgents } = {};
-  const actions: ConversationActions = {
-    compareWith: async (target) => (await reported(CommandId.compareWith, () => compareWith(services, target))) !== undefined,
-    compareBranches: (targets) => void compareBranches(services, targets),
-    setApiKey: async () => (await reported(CommandId.setApiKey, () => setApiKey(services))) === true,
-    exportConversation: async (target, branchId) =>
-      (await reported(branchId === null ? CommandId.exportSession : CommandId.exportBranch, () =>
-        exportConversation(
-          registry,
-          branchId === null ? 'session' : 'branch',
-          branchId === null ? { kind: 'session', ...target } : { kind: 'branch', ...target, branchId },
-          undefined,
-          reviewDataOf({ reviews }),
-        ),
-      )) !== undefined,
-    openAsJson: async (ref) => (await reported(CommandId.openAsJson, () => openAsJson(jsonDocuments, ref))) !== undefined,
-    turnTimeline: (target, branchId, turn, reader) => turnTimeline(reader, traces, target.sessionId, branchId, turn),
-    branchLatency: (target, branchId, reader, branches) => branchLatency(reader, traces, target.sessionId, branchId, branches),
-    turnLatencies: (target, turns, reader) => turnLatencies(reader, traces, target.sessionId, turns),
-    linkTrace: (target, branchId, turn) => linkTraceToTurn(traces, target, branchId, turn),
-    traces,
-    branchReviews: async (target, branchId, reader, branches) =>
-      branchReviews(reader, await reviews.storeFor(target.dbPath), target.sessionId, branchId, branches),
-    setTurnReview: async (target, branchId, turn, change, reader) => {
-      const saved = await reviews.write(target, (store, origin) => setTurnReview(reader, store, origin, branchId, turn, change));
-      // A verdict on Review Next's turn goes on to the next one: one keystroke per turn.
-      if (change.verdict) void later.reviewQueue?.verdictGiven({ ...target, branchId, turn }).catch(() => undefined);
-      return saved;
-    },
-    setCorrection: (target, branchId, turn, itemIndex, text, reader) =>
-      reviews.write(target, (store, origin) => setCorrection(reader, store, origin, branchId, turn, itemIndex, text)),
-    reviews,
-    reviewTurns: (target, review) => reviews.turnSet(target.dbPath, review),
-    askAboutTurn: async (turn) => {
-      const handOver = later.codingAgents?.handOver;
-      return handOver ? (await handOver.open(turnPrompt(turn))).opened : false;
-    },
-    branchFromCorrection: async (target, req, reader) =>
-      branchFromCorrection(registry, reader, await reviews.storeFor(target.dbPath), target, req),
-  };
-  const panels = new ConversationPanels(registry, runner, context.extensionUri, actions, pricing);
+  const panels = new ConversationPanels({
+    registry,
+    runner,
+    extensionUri: context.extensionUri,
+    pricingChanges: pricing.onDidChange,
+    traceChanges: traces.onDidChange,
+    reviewChanges: reviews.onDidChange,
+  });
   const compare = new ComparePanels({
     registry,
     pricing,
@@ -172,9 +109,9 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     reviews,
   });
   const search = new SessionSearch(context.extensionUri, registry, panels, reviews);
-  const reviewQueue = (later.reviewQueue = new ReviewQueue(search, panels));
+  const reviewQueue = new ReviewQueue(search, panels);
   // Coding agents read the open stores through Language Model tools and an MCP server (docs/mcp.md, "In VS Code").
-  const codingAgents = (later.codingAgents = startCodingAgents(context, registry, traces, log));
+  const codingAgents = startCodingAgents(context, registry, traces, log);
   const services: Services = {
     context,
     log,
@@ -214,25 +151,9 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     discovery,
     onDidFailCommand((f) => pushBounded(failures, f)),
   );
-  // Every feature contributes its part of the one command table; a missing command does not compile.
-  const table: CommandTable = {
-    ...databaseCommands(services),
-    ...remoteCommands(services),
-    ...branchCommands(services),
-    ...conversationCommands(services),
-    ...contentCommands(services),
-    ...runCommands(services),
-    ...whatIfCommands(services),
-    ...compareCommands(services),
-    ...pricingCommands(services),
-    ...traceCommands(services),
-    ...datasetCommands(services),
-    ...reviewQueueCommands(services),
-    ...searchCommands(services),
-    ...transferCommands(services),
-    ...codingAgentCommands(services),
-  };
-  registerCommandTable(context, table);
+  // Every feature contributes its part of the command table and of the view's request table (featureTables.ts).
+  registerCommandTable(context, commandTable(services));
+  panels.answerWith(requestTable(services));
   // Reopening and scanning run after activation returns, so start-up is never held up by file I/O.
   const ready = (async () => {
     await registry.restore();

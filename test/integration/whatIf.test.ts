@@ -246,6 +246,7 @@ describe('what-if runs', () => {
       panel.startWhatIf(
         { dbPath: path, sessionId: SESSION, branchId: 'main', turn: 2, branchTurnNumber: 2 },
         { kind: 'retry', models: ['model-b'] },
+        () => assert.fail('a what-if that cannot start opens no comparison'),
       ),
       /No API key is set/,
     );

@@ -41,8 +41,8 @@ describe('extension manifest', () => {
   });
 
   it('has exactly one handler for every command in the one command table', () => {
-    // A feature declares its slice as CommandsOf<'a' | 'b'>; activate spreads the slices into a CommandTable, which
-    // must have every key (a compile error otherwise), but a key in two slices would silently override the first.
+    // A feature declares its slice as CommandsOf<'a' | 'b'>; featureTables.ts spreads the slices into a CommandTable,
+    // which must have every key (a compile error otherwise), but a key in two slices would silently override the first.
     const owners = new Map<string, string[]>();
     for (const [file, source] of extensionSources)
       for (const m of source.matchAll(/CommandsOf<([^>]+)>/g))
@@ -50,9 +50,9 @@ describe('extension manifest', () => {
           for (const key of m[1]!.matchAll(/'(\w+)'/g)) owners.set(key[1]!, [...(owners.get(key[1]!) ?? []), file]);
     assert.deepEqual([...owners.keys()].sort(), Object.keys(CommandId).sort());
     for (const [key, files] of owners) assert.equal(files.length, 1, `${key} is contributed by ${files.join(', ')}`);
-    const activate = extensionSources.get('extension.ts') ?? '';
+    const tables = extensionSources.get('featureTables.ts') ?? '';
     for (const m of [...extensionSources.values()].join('\n').matchAll(/export function (\w+Commands)\(s: Services\)/g))
-      assert.match(activate, new RegExp(`\\.\\.\\.${m[1]}\\(services\\)`), `${m[1]} is spread into the table in extension.ts`);
+      assert.match(tables, new RegExp(`\\.\\.\\.${m[1]}\\(services\\)`), `${m[1]} is spread into the table in featureTables.ts`);
   });
 
   it('names only declared commands in menus, and hides context-only commands from the palette', () => {

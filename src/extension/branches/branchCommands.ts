@@ -4,7 +4,7 @@ import { turnCountLabel } from '../../shared/forkLabel';
 import { arg, argOrInput } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
 import { sessionTarget } from '../core/pickers';
-import type { Services } from '../core/services';
+import type { Services } from '../services';
 import { UserFacingError } from '../core/userError';
 import type { BranchNodeRef } from '../tree/treeNodes';
 import { askBranchName, createBranch, deleteBranch, switchBranch, usedBranchIds } from './branchActions';

@@ -11,7 +11,7 @@ import { asCompareTarget } from '../compare/compareCommands';
 import { arg, badArgument } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
 import { pickSession } from '../core/pickers';
-import type { Services } from '../core/services';
+import type { Services } from '../services';
 import { UserFacingError } from '../core/userError';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { asNode } from '../tree/treeNodes';

@@ -7,7 +7,7 @@ import { arg, badArgument } from '../core/commandArgs';
 import { pickSession } from '../core/pickers';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { command, type CommandsOf } from '../core/commandTable';
-import type { Services } from '../core/services';
+import type { Services } from '../services';
 import { asNode } from '../tree/treeNodes';
 import { UserFacingError } from '../core/userError';
 

@@ -11,7 +11,7 @@ import { UserFacingError } from '../core/userError';
 import type { ReviewChanges, TraceChanges } from '../core/panelHost';
 import type { WorkerReviewStore } from '../../store/worker/storeClient';
 import { compareVerdicts, setCompareVerdict } from '../reviews/compareVerdicts';
-import { dispatchRequest, type HandlersOf, type ParamSchemas } from '../conversation/requestChecks';
+import { dispatchRequest, type HandlersOf, type ParamSchemas } from '../core/requestDispatch';
 import { PanelHost } from '../core/panelHost';
 import { PanelRegistry } from '../core/panelRegistry';
 import { z } from 'zod';
@@ -82,17 +82,21 @@ export class ComparePanel extends PanelHost {
         script: 'dist/webview/compare.js',
         styles: ['dist/webview/style.css', 'dist/webview/compare-style.css'],
       },
-      host,
+      host.extensionUri,
     );
     this.data = new CompareData(targets, (t) => this.source(t), host.latency);
+    this.listen(host.registry.onDidChange, (change) => this.changesOf(change));
+    this.listen(host.pricing.onDidChange, () => this.pricingChangesOf());
+    if (host.traces) this.listen(host.traces.onDidChange, (sessionId) => this.traceChangesOf(sessionId));
+    if (host.reviews) this.listen(host.reviews.onDidChange, (sessionId) => this.reviewChangesOf(sessionId));
   }
 
   protected dispatch(method: string, params: unknown): Promise<unknown> {
-    return dispatchRequest(compareParams, this.handlers, method, params);
+    return dispatchRequest(compareParams, this.handlers, method, params, undefined);
   }
 
   /** Any write to a column's database, or the list of databases: the comparison is read again. */
-  protected changesOf(change: DatabaseChange): readonly ChangeKind[] {
+  private changesOf(change: DatabaseChange): readonly ChangeKind[] {
     const touches = change.kind === 'list' || this.data.columns.some((t) => 'path' in change && change.path === t.dbPath);
     if (!touches || change.kind === 'current-branch') return [];
     this.data.invalidate();
@@ -100,20 +104,20 @@ export class ComparePanel extends PanelHost {
   }
 
   /** Any pricing change may touch a column (a retry's column is priced at its own model): the costs are read again. */
-  protected override pricingChangesOf(): readonly ChangeKind[] {
+  private pricingChangesOf(): readonly ChangeKind[] {
     this.data.invalidate();
     return ['usage'];
   }
 
   /** A column's session's traces changed: its latency is read again. */
-  protected override traceChangesOf(sessionId: string | undefined): readonly ChangeKind[] {
+  private traceChangesOf(sessionId: string | undefined): readonly ChangeKind[] {
     if (sessionId !== undefined && !this.data.columns.some((t) => t.sessionId === sessionId)) return [];
     this.data.invalidate();
     return ['traces'];
   }
 
   /** A column's session's reviews changed (this window's verdicts): the view reads the verdicts again. */
-  protected override reviewChangesOf(sessionId: string): readonly ChangeKind[] {
+  private reviewChangesOf(sessionId: string): readonly ChangeKind[] {
     return this.data.columns.some((t) => t.sessionId === sessionId) ? ['reviews'] : [];
   }
 

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { ContentRef } from '../../shared/protocol/conversation';
 import { arg, badArgument } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
-import type { Services } from '../core/services';
+import type { Services } from '../services';
 import { UserFacingError } from '../core/userError';
 import { asNode } from '../tree/treeNodes';
 import { copyContent } from './contentCopy';

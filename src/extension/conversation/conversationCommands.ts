@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { arg } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
 import { pickSession } from '../core/pickers';
-import type { Services } from '../core/services';
+import type { Services } from '../services';
 import { UserFacingError } from '../core/userError';
 import type { TreeNode } from '../tree/treeNodes';
 

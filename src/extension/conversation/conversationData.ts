@@ -19,6 +19,7 @@ import type {
   ItemView,
   SessionView,
   TablesView,
+  ToolsView,
   ToolUsageView,
   TurnPageView,
   TurnUsageView,
@@ -36,6 +37,12 @@ export function toolUsageView(t: ToolTotal): ToolUsageView {
     ...(t.branchTurns ? { branchTurns: t.branchTurns } : {}),
     turnCount: t.turnCount,
   };
+}
+
+/** The tool totals of a branch or (null) the session, for the Tools tab's own scope (`tools/get`). */
+export async function toolsView(db: SessionReader, sessionId: string, branchId: string | null): Promise<ToolsView> {
+  const tools = await db.getToolTotals(sessionId, branchId);
+  return { branchId, tools: tools.map(toolUsageView) };
 }
 
 export function turnView(t: TurnEntry, summary?: TurnSummary): TurnView {

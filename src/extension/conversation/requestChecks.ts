@@ -1,14 +1,13 @@
 /**
- * The webview's requests as the host receives them: one zod schema per method for its parameters, and a typed map
- * of handlers, `{ [M in RequestMethod]: handler }`, so each handler gets its method's parameters and must return
- * its method's result (docs/webview-protocol.md#requests). Messages come from a frame: the method name and every
+ * The conversation view's requests as the host receives them: one zod schema per method for its parameters, and a
+ * typed map of handlers, `{ [M in RequestMethod]: handler }`, so each handler gets its method's parameters and must
+ * return its method's result (docs/webview-protocol.md#requests; the features' handlers: core/viewRequests.ts). Messages come from a frame: the method name and every
  * parameter are checked here before a handler runs. No vscode import, so the checks are unit-tested.
  */
 import { z } from 'zod';
 import { COPY_PARTS, type RequestMethod, type Requests } from '../../shared/protocol/conversation';
 import { USAGE_SORT_KEYS } from '../../shared/protocol/conversationViews';
-import type { RequestMap } from '../../shared/protocol/envelope';
-import { UserFacingError } from '../core/userError';
+import { dispatchRequest } from '../core/requestDispatch';
 
 const str = z.string({ error: 'must be a string' });
 // Any integer the number type holds (z.int() would also refuse integers beyond 2^53, which the checks never did).
@@ -115,34 +114,5 @@ export function isRequestMethod(method: string): method is RequestMethod {
  * for an unknown method or a parameter of the wrong type (naming the parameter), before any handler runs.
  */
 export async function handleRequest(handlers: RequestHandlers, method: string, params: unknown): Promise<unknown> {
-  return dispatchRequest<Requests>(requestParams, handlers, method, params);
-}
-
-/** The parameter schemas of a requests map. */
-export type ParamSchemas<R extends RequestMap<R>> = { [M in keyof R]: z.ZodType<R[M]['params']> };
-
-/** One handler per method of a requests map. */
-export type HandlersOf<R extends RequestMap<R>> = {
-  [M in keyof R]: (params: R[M]['params']) => R[M]['result'] | Promise<R[M]['result']>;
-};
-
-/**
- * `handleRequest` for any requests map: each panel kind (conversation, compare) answers its own map, checked the
- * same way.
- */
-export async function dispatchRequest<R extends RequestMap<R>>(
-  schemas: ParamSchemas<R>,
-  handlers: HandlersOf<R>,
-  method: string,
-  params: unknown,
-): Promise<unknown> {
-  if (!Object.hasOwn(schemas, method)) throw new UserFacingError(`Invalid request: unknown method '${method.slice(0, 100)}'.`);
-  const parsed = schemas[method as keyof R].safeParse(params);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const what = issue && issue.path.length > 0 ? issue.path.join('.') : 'params';
-    throw new UserFacingError(`Invalid request: ${what} ${issue?.path.length ? issue.message : 'must be an object'}.`);
-  }
-  const handler = handlers[method as keyof R] as (p: unknown) => unknown;
-  return handler(parsed.data);
+  return dispatchRequest<Requests>(requestParams, handlers, method, params, undefined);
 }

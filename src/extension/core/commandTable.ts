@@ -74,6 +74,19 @@ export function reportFailure(command: CommandIdValue, err: unknown): void {
 }
 
 /**
+ * Runs a feature a view asked for directly (not through its command), reporting a failure as `command` would;
+ * undefined when it failed. The view's request then answers with what happened rather than an error it would show too.
+ */
+export async function reported<T>(command: CommandIdValue, fn: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await fn();
+  } catch (err) {
+    reportFailure(command, err);
+    return undefined;
+  }
+}
+
+/**
  * Registers every command of the table with uniform error handling: any failure (a refused argument included)
  * becomes one notification with its reason instead of an unhandled rejection. Not rethrown, so VS Code does not add
  * a second, less helpful notification; `onDidFailCommand` reports it to whoever needs to know.

@@ -6,10 +6,16 @@
  * which is the user's yes to replacing a file but not to destroying one the extension has open.
  */
 import type { OutputOptions } from '../../store/files/outputGuard';
-import type { Services } from './services';
 
-/** What `filesInUse` reads: the registry always; the review and trace services where the caller has them. */
-export type InUseSources = Pick<Services, 'registry'> & Partial<Pick<Services, 'reviews' | 'traces'>>;
+/**
+ * What `filesInUse` reads: the registry always; the review and trace services where the caller has them. Written as
+ * the shapes it reads rather than the services' classes, since core/ imports no feature folder.
+ */
+export interface InUseSources {
+  readonly registry: { list(): readonly { readonly path: string; readonly remote?: unknown }[] };
+  readonly reviews?: { pathFor(dbPath: string, remote: boolean): string };
+  readonly traces?: { readonly path: string };
+}
 
 /** The local files the extension has open or keeps its data in, plus `more` (the export's own inputs). */
 export function filesInUse(s: InUseSources, ...more: string[]): string[] {

@@ -2,8 +2,6 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import * as vscode from 'vscode';
 import { isWebviewMessage, type ChangeKind, type EnvelopeMessage } from '../../shared/protocol/envelope';
 import { ChangeNotices } from './changeNotices';
-import type { DatabaseChange, DatabaseRegistry } from '../databases/databaseRegistry';
-import type { PricingChange, SessionPricing } from '../pricing/sessionPricing';
 import { describeError } from './userError';
 import { webviewHtml } from './webviewHtml';
 import { WorkerSessionDatabase } from '../../store/worker/storeClient';
@@ -26,23 +24,12 @@ export interface ReviewChanges {
 }
 
 /**
- * What a panel hears of the rest of the extension: the open databases, the pricing when it shows costs, the trace
- * store when it shows latency.
- */
-export interface PanelSources {
-  extensionUri: vscode.Uri;
-  registry: DatabaseRegistry;
-  pricing?: SessionPricing;
-  traces?: TraceChanges;
-  reviews?: ReviewChanges;
-}
-
-/**
  * What every webview panel does the same way, so that a panel (`ConversationPanel`, `ComparePanel`) is mainly what it
  * shows: its page, its requests map and which changes concern it. The host writes the page (and its CSP), answers
  * each request of the page with `dispatch` (a `response` with the result, or with the error's message), and turns the
- * registry's and the pricing's changes that concern the panel into one `session/didChange` notice per burst, from
- * the moment the page has said it started (`markReady`); before that, the page's first load reads everything anyway.
+ * events a panel `listen`s to (plain events: the open databases', the pricing's, …; the host knows no feature) into one
+ * `session/didChange` notice per burst, from the moment the page has said it started (`markReady`); before that, the
+ * page's first load reads everything anyway.
  * `Notification` is what else the panel may send its page (the conversation view's reveals and run events).
  */
 export abstract class PanelHost<Notification extends { kind: string } = never> implements vscode.Disposable {
@@ -74,9 +61,8 @@ export abstract class PanelHost<Notification extends { kind: string } = never> i
   constructor(
     readonly panel: vscode.WebviewPanel,
     page: PanelPage,
-    sources: PanelSources,
+    extensionUri: vscode.Uri,
   ) {
-    const { extensionUri, registry, pricing, traces, reviews } = sources;
     // Set here and not only when the panel is created: a panel restored after a reload arrives without them.
     panel.webview.options = {
       enableScripts: true,
@@ -88,35 +74,18 @@ export abstract class PanelHost<Notification extends { kind: string } = never> i
     this.subscriptions.push(
       panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
       panel.onDidDispose(() => this.dispose()),
-      registry.onDidChange((change) => this.noteChanges(this.changesOf(change))),
     );
-    if (pricing) this.subscriptions.push(pricing.onDidChange((change) => this.noteChanges(this.pricingChangesOf(change))));
-    if (traces) this.subscriptions.push(traces.onDidChange((sessionId) => this.noteChanges(this.traceChangesOf(sessionId))));
-    if (reviews) this.subscriptions.push(reviews.onDidChange((sessionId) => this.noteChanges(this.reviewChangesOf(sessionId))));
   }
 
   /** Answers one request of the page: checks its method and parameters against the panel's map and runs its handler. */
   protected abstract dispatch(method: string, params: unknown): Promise<unknown>;
 
   /**
-   * What a registry change means for the page (nothing: `[]`). Called for every change, also before the page has
-   * started, so a panel can drop what it read of a database there.
+   * Hears `event` for as long as the panel lives: `kinds` says what each one means for the page (nothing: `[]`). It is
+   * called for every event, also before the page has started, so a panel can drop what it read there.
    */
-  protected abstract changesOf(change: DatabaseChange): readonly ChangeKind[];
-
-  /** What a pricing change (one session's model, or for all: undefined) means for the page; by default nothing. */
-  protected pricingChangesOf(_change: PricingChange): readonly ChangeKind[] {
-    return [];
-  }
-
-  /** What a change of the trace store (one session's traces, or any: undefined) means for the page; by default nothing. */
-  protected traceChangesOf(_sessionId: string | undefined): readonly ChangeKind[] {
-    return [];
-  }
-
-  /** What a change of a session's review data means for the page; by default nothing. */
-  protected reviewChangesOf(_sessionId: string): readonly ChangeKind[] {
-    return [];
+  protected listen<T>(event: vscode.Event<T>, kinds: (e: T) => readonly ChangeKind[]): void {
+    this.subscriptions.push(event((e) => this.noteChanges(kinds(e))));
   }
 
   /** A link clicked in the page's rendered Markdown. A page that renders none sends none; one that arrives is ignored. */
@@ -159,7 +128,8 @@ export abstract class PanelHost<Notification extends { kind: string } = never> i
     return db instanceof WorkerSessionDatabase ? (db.withSignal(this.lifetime.signal) as D) : db;
   }
 
-  protected post(message: EnvelopeMessage | Notification): void {
+  /** Sends the page a message; public, so a feature answering the page's request can stream to it (a run's events). */
+  post(message: EnvelopeMessage | Notification): void {
     void this.panel.webview.postMessage(message);
   }
 

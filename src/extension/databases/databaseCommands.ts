@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { arg, badArgument } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
-import type { Services } from '../core/services';
+import type { Services } from '../services';
 import { confirmRemoteWrites } from './remoteWrites';
 
 /** Opens a session file (a path, a URI, or one the user picks); resolves with its path, undefined when cancelled. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { CopyCancelledError, RemoteSessionSource, copyRemoteSessionToFile, redactUrl, remoteKindOf } from '../../store';
 import { command, type CommandsOf } from '../core/commandTable';
-import type { Services } from '../core/services';
+import type { Services } from '../services';
 import { openDatabase } from './databaseCommands';
 import { splitPassword } from './remoteAddress';
 import { UserFacingError } from '../core/userError';

@@ -1,8 +1,7 @@
 /** Costs on the conversation view's tables: the host prices usage (it knows the session's pricing model), the view shows it. */
 import { costOf, type ModelPrice, type PriceTable } from '../../shared/pricing';
-import type { TablesView, ToolsView } from '../../shared/protocol/conversationViews';
+import type { TablesView } from '../../shared/protocol/conversationViews';
 import type { SessionReader } from '../../store';
-import { toolUsageView } from '../conversation/conversationData';
 
 /** The pricing of a session as `SessionPricing.pricingFor` gives it (no vscode here, so this is unit-tested). */
 export interface TablePricing {
@@ -27,12 +26,6 @@ export function withCosts(view: TablesView, pricing: TablePricing): TablesView {
     },
     pricing: { model: pricing.model, known: price !== null, date: pricing.table.date, source: pricing.table.source },
   };
-}
-
-/** The tool totals of a branch or (null) the session, for the Tools tab's own scope (`tools/get`). */
-export async function toolsView(db: SessionReader, sessionId: string, branchId: string | null): Promise<ToolsView> {
-  const tools = await db.getToolTotals(sessionId, branchId);
-  return { branchId, tools: tools.map(toolUsageView) };
 }
 
 /** The cost of a branch's own usage rows or (null) the whole session's, for the tree's tooltips; null: no price or no rows. */

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { arg } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
 import { pickSession } from '../core/pickers';
-import type { Services } from '../core/services';
+import type { Services } from '../services';
 import { choosePricingModel } from './pricingChoice';
 
 export function pricingCommands(s: Services): CommandsOf<'setPricingModel'> {

@@ -16,7 +16,7 @@ import { saveTarget } from '../core/filesInUse';
 import { arg } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
 import { pickSession } from '../core/pickers';
-import type { Services } from '../core/services';
+import type { Services } from '../services';
 import { UserFacingError } from '../core/userError';
 
 interface ExportArgs {

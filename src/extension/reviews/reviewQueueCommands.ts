@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { arg, argOrInput } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
-import type { Services } from '../core/services';
+import type { Services } from '../services';
 import { searchQueryProblem } from '../search/searchCommands';
 
 /** *Review Next* (a query starts a queue; without one, the queue goes on or asks for one) and *Stop Review Queue*. */

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { arg, argOrInput } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
 import { sessionTarget } from '../core/pickers';
-import type { Services } from '../core/services';
+import type { Services } from '../services';
 import { pickAgent } from './agentChoices';
 
 /** Asks for the API key (or takes `key`) and keeps it in secret storage; resolves false when cancelled. */

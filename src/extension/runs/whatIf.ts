@@ -67,7 +67,7 @@ export interface StartedWhatIf {
   done: Promise<WhatIfResult>;
 }
 
-/** Starts one run of the what-if (a panel's `startReportedRun`: events stream into that view; failures are outcomes). */
+/** Starts one run of the what-if (viewRuns.ts `startReportedViewRun`: events stream into that view; failures are outcomes). */
 export type StartRun = (
   input: RunInput,
   options: { fork: { fromTurn: number; name: string }; model: string; runId: string; agent?: string },

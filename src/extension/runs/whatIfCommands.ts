@@ -12,7 +12,8 @@ import { MAX_WHAT_IF_MODELS, whatIfSelectionProblem } from '../../shared/whatIfM
 import { userMessageText } from '../../agents/whatIfInput';
 import { readWhatIfModels } from './agentRunner';
 import { arg, badArgument } from '../core/commandArgs';
-import type { Services } from '../core/services';
+import type { Services } from '../services';
+import { compareBranches } from '../compare/compareCommands';
 import { pickSession } from '../core/pickers';
 import { pickAgent } from './agentChoices';
 import { command, type CommandsOf } from '../core/commandTable';
@@ -96,7 +97,7 @@ export function whatIfCommands(s: Services): CommandsOf<'retryFromHere' | 'editA
     await s.runner.checkCanStart(turn.dbPath, request.agent);
     const panel = panels.open({ dbPath: turn.dbPath, sessionId: turn.sessionId, branchId: turn.branchId, turn: turn.turn });
     await panels.whenReady(panel);
-    const started = await panel.startWhatIf(turn, request);
+    const started = await panel.startWhatIf(turn, request, (targets) => void compareBranches(s, targets));
     return started.done;
   };
 

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { SearchQueryError, parseSearchQuery } from '../../store';
 import { arg, argOrInput, badArgument } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
-import type { Services } from '../core/services';
+import type { Services } from '../services';
 import { UserFacingError } from '../core/userError';
 import type { HitNode } from './searchResults';
 

@@ -22,7 +22,7 @@ import { checkOutputPath } from '../../store/files/outputGuard';
 import { writeOutputFile } from '../../store/files/tempFile';
 import { saveTarget } from '../core/filesInUse';
 import { arg, badArgument } from '../core/commandArgs';
-import type { Services } from '../core/services';
+import type { Services } from '../services';
 import { pickSession } from '../core/pickers';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { command, type CommandsOf } from '../core/commandTable';

@@ -1,8 +1,7 @@
 /** The conversation view's tables, built from a file written through the store. */
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
-import { branchViews, tables, turnPage } from '../../../../src/extension/conversation/conversationData';
-import { toolsView } from '../../../../src/extension/pricing/pricedTables';
+import { branchViews, tables, toolsView, turnPage } from '../../../../src/extension/conversation/conversationData';
 import { MAX_USAGE_REQUEST, MISSING_USAGE_LISTED } from '../../../../src/shared/pageSizes';
 import type { UsageWindow } from '../../../../src/shared/protocol/conversationViews';
 import { AdvancedSQLiteSession, SQLiteSession, openSessionDatabase, type SessionDatabase } from '../../../../src/store';

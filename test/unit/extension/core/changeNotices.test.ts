@@ -1,6 +1,6 @@
-/** The host's change notices: one per burst, numbered, and only about the panel's own database and session. */
+/** The host's change notices: one per burst, numbered. */
 import { strict as assert } from 'node:assert';
-import { ChangeNotices, noticeKinds } from '../../../../src/extension/core/changeNotices';
+import { ChangeNotices } from '../../../../src/extension/core/changeNotices';
 import type { ChangeNotice } from '../../../../src/shared/protocol/envelope';
 
 /** Lets the event loop turn once, as the host does between one action and the next message. */
@@ -43,18 +43,5 @@ describe('change notices', () => {
     await nextTurn();
     assert.deepEqual(sent, []);
     assert.equal(notices.sequence, 0);
-  });
-
-  it('maps registry events to what the view of one session must re-read', () => {
-    const ref = { dbPath: '/a.db', sessionId: 'alice' };
-    assert.deepEqual(noticeKinds({ kind: 'rows', path: '/a.db' }, ref, false), ['turns', 'branches', 'usage']);
-    assert.deepEqual(noticeKinds({ kind: 'rows', path: '/b.db' }, ref, false), [], 'another database');
-    assert.deepEqual(noticeKinds({ kind: 'state', path: '/a.db' }, ref, false), ['database']);
-    assert.deepEqual(noticeKinds({ kind: 'state', path: '/b.db' }, ref, true), []);
-    assert.deepEqual(noticeKinds({ kind: 'current-branch', path: '/a.db', sessionId: 'alice' }, ref, false), ['current-branch']);
-    assert.deepEqual(noticeKinds({ kind: 'current-branch', path: '/a.db', sessionId: 'bob' }, ref, false), [], 'another session');
-    // Opening or closing another database changes the list, not this view; a reconnect of this one changes everything.
-    assert.deepEqual(noticeKinds({ kind: 'list' }, ref, false), []);
-    assert.deepEqual(noticeKinds({ kind: 'list' }, ref, true), ['database']);
   });
 });

@@ -5,9 +5,8 @@
  */
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
-import { itemView, sessionView, tables, turnPage } from '../../../../src/extension/conversation/conversationData';
+import { itemView, sessionView, tables, toolsView, turnPage } from '../../../../src/extension/conversation/conversationData';
 import { handleRequest, type RequestHandlers } from '../../../../src/extension/conversation/requestChecks';
-import { toolsView } from '../../../../src/extension/pricing/pricedTables';
 import type { RequestMethod } from '../../../../src/shared/protocol/conversation';
 import { ROW_CHANGES } from '../../../../src/shared/protocol/envelope';
 import { AdvancedSQLiteSession, openSessionDatabase, type SessionDatabase } from '../../../../src/store';
