@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
-import type { BranchView } from '../../../src/shared/protocol/conversationViews';
-import { branchAtFork, branchLanes } from '../../../webview/conversation/logic/branchLayout';
-import { listWindow, scrollToShow } from '../../../webview/conversation/logic/listWindow';
-import { sortRows } from '../../../webview/conversation/logic/sortRows';
+import type { BranchView } from '../../../../src/shared/protocol/conversationViews';
+import { branchAtFork, branchLanes } from '../../../../webview/conversation/logic/branchLayout';
+import { listWindow, scrollToShow } from '../../../../webview/conversation/logic/listWindow';
+import { sortRows } from '../../../../webview/conversation/logic/sortRows';
 
 const branch = (branchId: string, parentBranchId: string | null, forkTurn: number | null): BranchView => ({
   branchId,
