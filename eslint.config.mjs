@@ -100,6 +100,20 @@ export default tseslint.config(
     rules: restrict([{ group: ['pg', 'ioredis'], message: 'Only src/store/remote may load the PostgreSQL and Redis drivers.' }]),
   },
   {
+    // core/ is the base every feature folder uses (docs/architecture.md#layers): if it imported a feature, that
+    // feature and every feature using core would import each other. What needs a feature's types belongs to that
+    // feature; `Services` and the tables live beside the composition root (src/extension/*.ts), which core cannot see.
+    // (This block replaces the one above for core/, so it repeats its rule.)
+    files: ['src/extension/core/**/*.ts'],
+    rules: restrict([
+      { group: ['pg', 'ioredis'], message: 'Only src/store/remote may load the PostgreSQL and Redis drivers.' },
+      {
+        regex: '^\\.\\./(?!\\.\\./)',
+        message: "core/ imports no feature folder and not the composition root: move what needs a feature's types to that feature.",
+      },
+    ]),
+  },
+  {
     files: ['src/store/drivers/**/*.ts'],
     rules: restrict([
       { group: ['vscode', '**/extension/**', '**/agents/**', '**/cli/**', '**/webview/**'], message: 'The store is a library.' },

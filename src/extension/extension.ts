@@ -21,7 +21,7 @@ import { AgentRunner } from './runs/agentRunner';
 import { SessionSearch } from './search/sessionSearch';
 import { SessionTreeProvider } from './tree/sessionTree';
 import { SessionStatusBar } from './tree/statusBar';
-import type { TreeNode } from './tree/treeNodes';
+import type { TreeNode } from './core/treeNodes';
 import { TraceService } from './traces/traceService';
 import { branchLatency, turnLatencies } from './traces/turnLatency';
 import { ReviewService } from './reviews/reviewService';

@@ -14,7 +14,7 @@ import type { SessionPricing } from './pricing/sessionPricing';
 import type { AgentRunner } from './runs/agentRunner';
 import type { SessionSearch } from './search/sessionSearch';
 import type { SessionTreeProvider } from './tree/sessionTree';
-import type { TreeNode } from './tree/treeNodes';
+import type { TreeNode } from './core/treeNodes';
 import type { TraceService } from './traces/traceService';
 import type { ReviewService } from './reviews/reviewService';
 import type { ReviewQueue } from './reviews/reviewQueue';

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession } from '../../src/store';
-import type { TurnNode } from '../../src/extension/tree/treeNodes';
+import type { TurnNode } from '../../src/extension/core/treeNodes';
 import { api, child, childRows, closeAll, scratch, waitFor, type Scratch } from './helpers';
 
 async function branchesInFile(path: string, sessionId: string): Promise<string[]> {

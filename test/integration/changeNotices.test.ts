@@ -4,7 +4,7 @@
  */
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
-import type { TurnNode } from '../../src/extension/tree/treeNodes';
+import type { TurnNode } from '../../src/extension/core/treeNodes';
 import type { HostMessage } from '../../src/shared/protocol/conversation';
 import { api, child, freshScratchPerTest, waitFor, type Scratch } from './helpers';
 

@@ -3,7 +3,7 @@ import { strict as assert } from 'node:assert';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { BranchNodeRef } from '../../src/extension/tree/treeNodes';
+import type { BranchNodeRef } from '../../src/extension/core/treeNodes';
 import { api, closeAll, scratch, waitFor, type Scratch } from './helpers';
 
 describe('compare view', () => {

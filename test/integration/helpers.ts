@@ -2,7 +2,7 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentSessionsApi } from '../../src/extension/extension';
-import type { TreeNode } from '../../src/extension/tree/treeNodes';
+import type { TreeNode } from '../../src/extension/core/treeNodes';
 import { tempDir } from '../support/tempFiles';
 import type { ConversationPanels } from '../../src/extension/conversation/conversationPanel';
 import type { HostMessage } from '../../src/shared/protocol/conversation';

@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession } from '../../src/store';
 import type { AgentSessionsApi } from '../../src/extension/extension';
-import type { TreeNode } from '../../src/extension/tree/treeNodes';
+import type { TreeNode } from '../../src/extension/core/treeNodes';
 import { api, askPanel, child, freshScratchPerTest, waitFor, writeTripSession, type Scratch } from './helpers';
 
 const ARGS = '{"city":"Lisbon","unit":"c"}';

@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import type { ConversationPanels } from '../../src/extension/conversation/conversationPanel';
-import type { TreeNode } from '../../src/extension/tree/treeNodes';
+import type { TreeNode } from '../../src/extension/core/treeNodes';
 import type { HostMessage } from '../../src/shared/protocol/conversation';
 import type { TablesView } from '../../src/shared/protocol/conversationViews';
 import { AdvancedSQLiteSession } from '../../src/store';

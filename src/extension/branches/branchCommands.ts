@@ -3,10 +3,10 @@ import * as vscode from 'vscode';
 import { turnCountLabel } from '../../shared/forkLabel';
 import { arg, argOrInput } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
-import { sessionTarget } from '../core/pickers';
+import { sessionTarget } from '../databases/pickers';
 import type { Services } from '../services';
 import { UserFacingError } from '../core/userError';
-import type { BranchNodeRef } from '../tree/treeNodes';
+import type { BranchNodeRef } from '../core/treeNodes';
 import { askBranchName, createBranch, deleteBranch, switchBranch, usedBranchIds } from './branchActions';
 import { suggestedBranchName } from '../../shared/branchNames';
 

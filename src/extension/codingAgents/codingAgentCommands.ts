@@ -10,11 +10,11 @@ import { failedReason, itemFacts } from '../../store/search/itemMatch';
 import { asCompareTarget } from '../compare/compareCommands';
 import { arg, badArgument } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
-import { pickSession } from '../core/pickers';
+import { pickSession } from '../databases/pickers';
 import type { Services } from '../services';
 import { UserFacingError } from '../core/userError';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
-import { asNode } from '../tree/treeNodes';
+import { asNode } from '../core/treeNodes';
 import type { HandOverOutcome } from './handOver';
 import { comparisonPrompt, failurePrompt, turnPrompt, type FailedCall, type TurnLocation } from './handOverPrompts';
 

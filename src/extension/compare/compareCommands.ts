@@ -4,11 +4,11 @@ import { MAX_COMPARE_COLUMNS } from '../../shared/protocol/compare';
 import type { CompareTarget } from '../../shared/protocol/compareViews';
 import { forkLabel, turnCountLabel } from '../../shared/forkLabel';
 import { arg, badArgument } from '../core/commandArgs';
-import { pickSession } from '../core/pickers';
+import { pickSession } from '../databases/pickers';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { command, type CommandsOf } from '../core/commandTable';
 import type { Services } from '../services';
-import { asNode } from '../tree/treeNodes';
+import { asNode } from '../core/treeNodes';
 import { UserFacingError } from '../core/userError';
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;

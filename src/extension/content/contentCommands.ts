@@ -9,7 +9,7 @@ import { arg, badArgument } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
 import type { Services } from '../services';
 import { UserFacingError } from '../core/userError';
-import { asNode } from '../tree/treeNodes';
+import { asNode } from '../core/treeNodes';
 import { copyContent } from './contentCopy';
 import type { JsonDocuments } from './jsonDocuments';
 

@@ -3,10 +3,10 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { arg } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
-import { pickSession } from '../core/pickers';
+import { pickSession } from '../databases/pickers';
 import type { Services } from '../services';
 import { UserFacingError } from '../core/userError';
-import type { TreeNode } from '../tree/treeNodes';
+import type { TreeNode } from '../core/treeNodes';
 
 type ViewNode = Extract<TreeNode, { kind: 'session' | 'branch' | 'turn' | 'item' }>;
 

@@ -3,7 +3,7 @@
  * and what the user types when an argument is absent.
  */
 import * as vscode from 'vscode';
-import { asNode, type TreeNode } from '../tree/treeNodes';
+import { asNode, type TreeNode } from './treeNodes';
 import type { ArgParser } from './commandTable';
 import { UserFacingError } from './userError';
 

@@ -15,7 +15,7 @@ import { copyToOutputFile } from '../../store/files/tempFile';
 import { saveTarget } from '../core/filesInUse';
 import { arg } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
-import { pickSession } from '../core/pickers';
+import { pickSession } from '../databases/pickers';
 import type { Services } from '../services';
 import { UserFacingError } from '../core/userError';
 

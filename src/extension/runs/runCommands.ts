@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { arg, argOrInput } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
-import { sessionTarget } from '../core/pickers';
+import { sessionTarget } from '../databases/pickers';
 import type { Services } from '../services';
 import { pickAgent } from './agentChoices';
 

@@ -14,7 +14,7 @@ import { readWhatIfModels } from './agentRunner';
 import { arg, badArgument } from '../core/commandArgs';
 import type { Services } from '../services';
 import { compareBranches } from '../compare/compareCommands';
-import { pickSession } from '../core/pickers';
+import { pickSession } from '../databases/pickers';
 import { pickAgent } from './agentChoices';
 import { command, type CommandsOf } from '../core/commandTable';
 import { setting } from '../core/settings';

@@ -23,8 +23,16 @@ import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { UserFacingError } from '../core/userError';
 import { errorMessage } from '../../shared/errorMessage';
 import { SearchResultsProvider, hitsText, type HitNode, type SearchNode } from './searchResults';
-import type { ReviewService } from '../reviews/reviewService';
 import type { TurnSet } from '../../store/search/reviewTurns';
+import type { ReviewQuery } from '../../store/search/searchQuery';
+
+/**
+ * Where the review filters (`is:bad`, `tag:`, `reviewed:`) read the turns they allow: the review service, named by
+ * what the search calls, since reviews/ drives this view (Review Next) and importing it back would tie the two.
+ */
+export interface ReviewTurns {
+  turnSet(dbPath: string, review: ReviewQuery): Promise<TurnSet>;
+}
 
 /** What a search reports when it ends (the command's return value, for tests and scripts). */
 export interface SearchOutcome {
@@ -67,7 +75,7 @@ export class SessionSearch implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly registry: DatabaseRegistry,
     private readonly panels: ConversationPanels,
-    private readonly reviews?: ReviewService,
+    private readonly reviews?: ReviewTurns,
   ) {
     this.results = new SearchResultsProvider(CommandId.openSearchHit, CommandId.searchSessions);
     this.view = vscode.window.createTreeView(ViewId.searchResults, { treeDataProvider: this.results, showCollapseAll: true });

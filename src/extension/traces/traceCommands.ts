@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { arg } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
-import { pickSession } from '../core/pickers';
+import { pickSession } from '../databases/pickers';
 import type { Services } from '../services';
 import { UserFacingError } from '../core/userError';
 import { OtlpReceiverError } from '../../store/traces/otlpReceiver';

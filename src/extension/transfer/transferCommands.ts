@@ -23,10 +23,10 @@ import { writeOutputFile } from '../../store/files/tempFile';
 import { saveTarget } from '../core/filesInUse';
 import { arg, badArgument } from '../core/commandArgs';
 import type { Services } from '../services';
-import { pickSession } from '../core/pickers';
+import { pickSession } from '../databases/pickers';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { command, type CommandsOf } from '../core/commandTable';
-import { asNode } from '../tree/treeNodes';
+import { asNode } from '../core/treeNodes';
 import { UserFacingError } from '../core/userError';
 import { announce, fileActions } from '../core/outcomes';
 

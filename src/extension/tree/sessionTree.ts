@@ -15,7 +15,7 @@ import {
   sessionItem,
   turnItem,
 } from './treeItems';
-import { nodeId, type TreeNode } from './treeNodes';
+import { nodeId, type TreeNode } from '../core/treeNodes';
 import { scopeCost } from '../pricing/pricedTables';
 import type { ReviewService } from '../reviews/reviewService';
 import type { TurnReview } from '../../store/reviews/reviewTypes';

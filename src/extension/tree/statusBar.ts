@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { CommandId } from '../core/contributions';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
-import type { TreeNode } from './treeNodes';
+import type { TreeNode } from '../core/treeNodes';
 
 /** Shows the active database, session and branch (from the tree selection); clicking switches the branch. */
 export class SessionStatusBar implements vscode.Disposable {

@@ -9,7 +9,7 @@ import { failedReason } from '../../store/search/itemMatch';
 import { callArguments, displayType, isRecord, itemPreview, oneLine } from '../../shared/itemText';
 import type { BeforeFirstTurn, BranchNode, ItemEntry, SessionSummary, TurnEntry } from '../../store';
 import type { DatabaseEntry } from '../databases/databaseRegistry';
-import { nodeId, type LatestTurnsNode, type TreeNode } from './treeNodes';
+import { nodeId, type LatestTurnsNode, type TreeNode } from '../core/treeNodes';
 import { forkLabel, turnCountLabel } from '../../shared/forkLabel';
 import { formatCost, type ModelPrice, type PriceTable } from '../../shared/pricing';
 import { builtinToolName, isOutputType, itemTitle } from '../../shared/itemTitles';

@@ -1,10 +1,10 @@
 /** Quick picks for commands run from the palette, without a tree node to act on. */
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import type { DatabaseRegistry } from '../databases/databaseRegistry';
-import type { BranchNodeRef, SessionNode } from '../tree/treeNodes';
+import type { DatabaseRegistry } from './databaseRegistry';
+import type { BranchNodeRef, SessionNode } from '../core/treeNodes';
 import type { SessionRef } from '../../shared/protocol/sessionRef';
-import { UserFacingError } from './userError';
+import { UserFacingError } from '../core/userError';
 
 /** Picks a database, then a session, with quick picks (for palette invocations without a tree node). */
 export async function pickSession(registry: DatabaseRegistry): Promise<SessionRef | undefined> {
