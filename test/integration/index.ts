@@ -20,6 +20,7 @@ export function run(): Promise<void> {
   /* eslint-disable @typescript-eslint/no-require-imports */
   require('./storeCanary.test');
   require('./sessionTree.test');
+  require('./workspaceDiscovery.test');
   require('./branchActions.test');
   require('./readOnlyAndBadInput.test');
   require('./liveRefresh.test');

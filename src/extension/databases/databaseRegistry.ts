@@ -372,7 +372,16 @@ export class DatabaseRegistry implements vscode.Disposable {
     this.fire({ kind: 'state', path });
   }
 
-  /** Re-reads every database now (the Refresh command). */
+  /** What else *Refresh* does after re-reading the open databases (workspace discovery searches again). */
+  private readonly refreshSteps = new Set<() => Promise<unknown>>();
+
+  /** Adds a step to *Refresh*; it runs after the open databases were re-read and before `refreshAll` resolves. */
+  addRefreshStep(step: () => Promise<unknown>): vscode.Disposable {
+    this.refreshSteps.add(step);
+    return { dispose: () => this.refreshSteps.delete(step) };
+  }
+
+  /** Re-reads every database now and runs the refresh steps (the Refresh command). */
   async refreshAll(): Promise<void> {
     for (const e of this.entries.values()) {
       try {
@@ -381,6 +390,7 @@ export class DatabaseRegistry implements vscode.Disposable {
         /* recorded on the entry */
       }
     }
+    for (const step of [...this.refreshSteps]) await step();
     this.fire({ kind: 'list' });
   }
 
