@@ -24,8 +24,8 @@ import { noticeKinds, sameDatabaseState, type DatabaseState } from './sessionNot
 export const CONVERSATION_VIEW_TYPE = 'agentSessions.conversation';
 
 /**
- * What the conversation views hear of the rest of the extension besides the open databases: plain events, so the
- * panel needs no import of the features that send them. Each says which session changed (undefined: any).
+ * What the conversation views read (the open databases), run on (the runner) and hear: the other features' changes
+ * as plain events, so the panel imports none of those features. Each says which session changed (undefined: any).
  */
 export interface ConversationSources {
   readonly registry: DatabaseRegistry;
