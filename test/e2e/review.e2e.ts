@@ -2,7 +2,8 @@
  * Reviewing turns in the real workbench (docs/reviews.md): Good from the turn's review bar, B on a turn in the list,
  * tags toggled and one of the user's own added, a note saved with Ctrl+Enter; the marks in the turn list; all of it
  * still there when the view is opened again (kept in the review store beside the session file, which is unchanged).
- * Screenshots for the docs in both themes.
+ * Review Next walking a queue from the status bar; the MCP server in VS Code's MCP servers list. Screenshots for the
+ * docs in both themes.
  */
 import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
@@ -10,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeDemoDatabase } from '../../scripts/demo';
 import { THEMES, docsScreenshot, useWorkbench } from './suite';
-import { compareViewFrame, openConversationView } from './workbench';
+import { compareViewFrame, openConversationView, viewFrame } from './workbench';
 
 for (const theme of THEMES) {
   describe(`reviewing turns (${theme} theme)`, function () {
@@ -183,6 +184,45 @@ for (const theme of THEMES) {
       await docsScreenshot(wb, `hand-over-${theme}`);
       if (await noChat.count()) assert.match((await noChat.first().textContent()) ?? '', /The prompt is on the clipboard/);
       else assert.match((await chatInput.first().textContent()) ?? '', /weather-trip/);
+      await wb.page.keyboard.press('Escape');
+    });
+
+    it('walks a review queue: Review Next shows each matching turn, G gives the verdict and goes on', async () => {
+      const { wb } = suite;
+      await wb.runCommand('View: Close All Editors');
+      await wb.runCommand('Agent Sessions: Review Next');
+      assert.equal(await wb.settledInputValue((v) => v === 'reviewed:no'), 'reviewed:no', 'the query offered first');
+      await wb.answer('reviewed:no');
+      // The status bar counts the queue ("Review 1/7"); the first turn opens in the conversation view, selected.
+      const status = (position: number) => wb.page.locator('.statusbar-item', { hasText: new RegExp(`Review ${position}/\\d+`) });
+      await status(1).first().waitFor({ timeout: 30_000 });
+      const total = Number(/Review 1\/(\d+)/.exec((await status(1).first().textContent()) ?? '')?.[1]);
+      assert.ok(total >= 2, `the demo's unreviewed turns: ${total}`);
+      let f = await viewFrame(wb);
+      await f.locator('.turn-row.selected').waitFor({ timeout: 20_000 });
+      // One keystroke per turn: G on the queued turn keeps the verdict and shows the next.
+      await f.locator('.turn-list').press('g');
+      await status(2).first().waitFor({ timeout: 20_000 });
+      f = await viewFrame(wb);
+      await f.locator('.turn-row.selected').waitFor({ timeout: 20_000 });
+      await wb.page.mouse.move(5, 5);
+      await docsScreenshot(wb, `review-next-${theme}`);
+      await wb.runCommand('Agent Sessions: Stop Review Queue');
+      await wb.page
+        .locator('.statusbar-item', { hasText: /Review \d+\// })
+        .first()
+        .waitFor({ state: 'hidden', timeout: 20_000 });
+    });
+
+    it("offers the MCP server in VS Code's MCP servers list", async () => {
+      const { wb } = suite;
+      await wb.runCommand('MCP: List Servers');
+      // The definition provider's server for the open session files (docs/mcp.md, "In VS Code").
+      await wb.page
+        .locator('.quick-input-widget:visible .monaco-list-row', { hasText: 'Agent Sessions (open session files)' })
+        .first()
+        .waitFor({ timeout: 20_000 });
+      await docsScreenshot(wb, `mcp-servers-${theme}`);
       await wb.page.keyboard.press('Escape');
     });
   });
