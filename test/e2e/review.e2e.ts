@@ -2,8 +2,8 @@
  * Reviewing turns in the real workbench (docs/reviews.md): Good from the turn's review bar, B on a turn in the list,
  * tags toggled and one of the user's own added, a note saved with Ctrl+Enter; the marks in the turn list; all of it
  * still there when the view is opened again (kept in the review store beside the session file, which is unchanged).
- * Review Next walking a queue from the status bar; the MCP server in VS Code's MCP servers list. Screenshots for the
- * docs in both themes.
+ * Review Next walking a queue from the status bar; the MCP server in VS Code's MCP servers list; a dataset's first
+ * record shown before it is saved. Screenshots for the docs in both themes.
  */
 import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
@@ -224,6 +224,27 @@ for (const theme of THEMES) {
         .waitFor({ timeout: 20_000 });
       await docsScreenshot(wb, `mcp-servers-${theme}`);
       await wb.page.keyboard.press('Escape');
+    });
+
+    it('builds a dataset from the reviews and shows the first record before asking where to save', async () => {
+      const { wb } = suite;
+      await wb.runCommand('Agent Sessions: Export Dataset from Reviews…');
+      await wb.page.locator('.quick-input-widget:visible .monaco-list-row', { hasText: 'support-chat' }).first().waitFor();
+      await wb.answer('support-chat');
+      await wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: 'Dataset format' }).waitFor();
+      await wb.answer('Supervised fine-tuning');
+      // No filter picked: every review of the session (turn 1 was judged good in the first test).
+      await wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: 'Dataset filters' }).waitFor();
+      await wb.page.keyboard.press('Enter');
+      await wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: 'Redaction' }).waitFor();
+      await wb.answer('Hide API keys');
+      const preview = wb.page.locator('.monaco-dialog-box', { hasText: 'records from session support-chat' });
+      await preview.waitFor({ timeout: 30_000 });
+      assert.match((await preview.textContent()) ?? '', /First record: \{"messages":\[/);
+      await docsScreenshot(wb, `dataset-preview-${theme}`);
+      // Not saved: nothing is written where the user did not say.
+      await wb.page.keyboard.press('Escape');
+      await preview.waitFor({ state: 'hidden' });
     });
   });
 }
