@@ -310,7 +310,14 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
   // A run the agent cancelled (RUN_FINISHED with outcome `cancelled`) is settled as a Stop: nothing was produced.
   const cancelledByAgent = translator.cancelled && end.failure === undefined;
   const cancelled = end.stopped === 'stop' || (options.signal?.aborted ?? false) || cancelledByAgent;
-  const failure = end.failure ?? (elsewhere.length > 0 ? elsewhereMessage(who, elsewhere, branchId, options.sessionId) : undefined);
+  // "Done" means a turn was saved: an agent that ends well without writing its turn (its session pointed elsewhere, a
+  // bug in its store calls) has answered nothing the view can show, and the user's message exists nowhere but the
+  // composer, so the run fails and says so.
+  const noTurn = written.some(isUserMessage)
+    ? undefined
+    : `${who} ${options.agent.kind === 'command' ? 'exited' : 'finished'} without writing a turn.`;
+  const failure =
+    end.failure ?? (elsewhere.length > 0 ? elsewhereMessage(who, elsewhere, branchId, options.sessionId) : undefined) ?? noTurn;
   const completed = end.completedByAgent && failure === undefined && !cancelled;
 
   // Usage: the row the command stored for its turn; else what its events reported.

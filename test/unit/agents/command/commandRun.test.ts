@@ -249,6 +249,23 @@ describe('agent commands: runs through the user own agent (run module, real proc
       assert.deepEqual(await snapshot(dbPath), before);
     });
 
+    it('a command that exits 0 without writing a turn fails, saying so, and a fork made for it is deleted', async () => {
+      const before = await snapshot(dbPath);
+      const command = nodeCommand(
+        dir,
+        'silent.js',
+        `console.log(JSON.stringify({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'Sure.' }));
+         console.log(JSON.stringify({ type: 'RUN_FINISHED' }));`,
+      );
+      const o = failed(
+        await run({ agent: { kind: 'command', name: 'silent', command }, fork: { fromTurn: 2, name: 'z' }, input: 'hi' }).outcome,
+      );
+      assert.deepEqual([o.message, o.failure, o.command?.exitCode], ["The agent command 'silent' exited without writing a turn.", 'other', 0]);
+      assert.equal(o.written.turn, null);
+      assert.match(o.written.summary, /^Nothing was written\. The new branch 'z' made for this run was deleted again\./);
+      assert.deepEqual(await snapshot(dbPath), before);
+    });
+
     it('lines that are not AG-UI events are counted, logged and ignored; the run still ends by its exit code', async () => {
       const command = nodeCommand(
         dir,
@@ -257,7 +274,9 @@ describe('agent commands: runs through the user own agent (run module, real proc
          console.log(JSON.stringify({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'fine' }));`,
       );
       const { log, lines, outcome } = run({ agent: { kind: 'command', name: 'noisy', command }, input: 'hi' });
-      const done = completed(await outcome);
+      // It exits 0 but writes no turn: that is the failure, not its noise.
+      const done = failed(await outcome);
+      assert.equal(done.message, "The agent command 'noisy' exited without writing a turn.");
       assert.equal(log.text(), 'fine');
       assert.equal(done.command?.invalidLines, 2);
       assert.match(done.written.summary, /printed 2 line\(s\) that are not AG-UI events; they were ignored/);
