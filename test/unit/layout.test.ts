@@ -144,19 +144,19 @@ function featureOf(file: string): string | undefined {
 }
 
 /**
- * The pairs of feature folders docs/architecture.md allows to import each other: the list after "**Feature folders
- * that import each other.**", one `- \`a\` ↔ \`b\`: reason` line each (a reason is required).
+ * The pairs of feature folders docs/architecture.md allows to import each other: the list right after the paragraph
+ * that starts "**Feature folders that import each other.**", one `- \`a\` ↔ \`b\`: reason` item each (a reason is
+ * required). No list there: no pair is allowed.
  */
-function documentedPairs(doc: string): string[] {
+export function documentedPairs(doc: string): string[] {
   const start = doc.indexOf('**Feature folders that import each other.**');
   assert.ok(start >= 0, 'docs/architecture.md has no "**Feature folders that import each other.**" paragraph');
   const lines = doc.slice(start).split('\n');
-  const first = lines.findIndex((l) => l.startsWith('- '));
   const items: string[] = [];
-  // The list runs until the first line that neither starts an item nor continues one.
-  for (const l of lines.slice(first)) {
+  // After the paragraph's blank line, the list runs until a line that neither starts an item nor continues one.
+  for (const l of lines.slice(lines.findIndex((line) => line.trim() === '') + 1)) {
     if (l.startsWith('- ')) items.push(l);
-    else if (!l.startsWith('  ')) break;
+    else if (!(items.length > 0 && l.startsWith('  '))) break;
   }
   return items
     .map((l) => {
@@ -264,6 +264,16 @@ describe('repository layout', () => {
         ['src/extension/extension.ts', ['src/extension/a/x.ts']],
       ]);
       assert.deepEqual(mutualFolderPairs(g, featureOf), ['a ↔ b']);
+    });
+
+    it('reads the pairs docs/architecture.md allows (the check itself)', () => {
+      const para = '**Feature folders that import each other.** At most three,\nlisted here.\n\n';
+      assert.deepEqual(
+        documentedPairs(`${para}- \`tree\` ↔ \`conversation\`: nodes as arguments,\n  and usage.\n- \`a\` ↔ \`b\`: why.\n\n- later\n`),
+        ['a ↔ b', 'conversation ↔ tree'],
+      );
+      assert.deepEqual(documentedPairs(`${para}## Next\n\n- \`a\` ↔ \`b\`: another list.\n`), []);
+      assert.throws(() => documentedPairs(`${para}- \`a\` ↔ \`b\`\n`), /not a pair with its reason/);
     });
 
     it('lets at most 3 pairs of feature folders import each other, each named with its reason in docs/architecture.md', () => {
