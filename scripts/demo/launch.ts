@@ -1,11 +1,38 @@
-/** Opens the demo database in an editor with the extension loaded: VS Code if available, else code-server. */
+/**
+ * Opens the demo database in an editor with the extension loaded: VS Code if available, else code-server. Both get a
+ * profile of the demo's own (user data folder), so the demo's traces are in the global storage the extension reads
+ * and the user's own VS Code state is left alone.
+ */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ensureCodeServer } from '../host/hostTools.mjs';
 import { CodeServer, codeServerBin, currentHost, projectRoot } from '../../test/host/codeServer';
 
 const ROOT = projectRoot();
+
+/** The demo's VS Code profile: outside the folder the demo opens, so discovery and the file watcher never see it. */
+const DEMO_PROFILE = join(ROOT, 'dist', 'demo-profile');
+
+/** The extension's global storage folder in a user data folder (VS Code names it by the lower-case extension id). */
+function globalStorage(userDataDir: string): string {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { publisher: string; name: string };
+  return join(userDataDir, 'User', 'globalStorage', `${pkg.publisher}.${pkg.name}`.toLowerCase());
+}
+
+/** Where the demo writes its trace store: the extension's `traces.db` (src/extension/traces/traceService.ts) in the demo profile. */
+export function demoTraceStorePath(): string {
+  return join(globalStorage(DEMO_PROFILE), 'traces.db');
+}
+
+/** Puts the demo's trace store into a user data folder the demo did not choose (code-server's state folder). */
+function copyTraces(userDataDir: string): void {
+  const from = demoTraceStorePath();
+  if (!existsSync(from)) return;
+  const to = join(globalStorage(userDataDir), 'traces.db');
+  mkdirSync(dirname(to), { recursive: true });
+  copyFileSync(from, to);
+}
 
 function onPath(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
@@ -15,7 +42,10 @@ export async function openDemo(dbPath: string): Promise<void> {
   const folder = dirname(dbPath);
   if (onPath('code')) {
     console.log(`\nOpening ${folder} in VS Code with the extension (development host)…`);
-    spawn('code', ['--new-window', `--extensionDevelopmentPath=${ROOT}`, folder], { stdio: 'inherit', detached: true }).unref();
+    spawn('code', ['--new-window', `--user-data-dir=${DEMO_PROFILE}`, `--extensionDevelopmentPath=${ROOT}`, folder], {
+      stdio: 'inherit',
+      detached: true,
+    }).unref();
     return;
   }
   if (!existsSync(codeServerBin())) {
@@ -33,6 +63,8 @@ export async function openDemo(dbPath: string): Promise<void> {
     }
   }
   const server = await CodeServer.start({ folder, startTimeoutMs: 60_000 });
+  // Before the browser connects: the extension host (and its trace store) starts with the first window.
+  copyTraces(join(server.stateDir, 'ud'));
   const url = server.workbenchUrl([
     ['extensionDevelopmentPath', server.remoteUri(ROOT)],
     ['skipWelcome', 'true'],

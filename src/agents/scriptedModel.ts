@@ -2,7 +2,7 @@
  * An offline `Model` for `@openai/agents` that answers from a script instead of an API, so the real runner (tool
  * calls, session persistence, usage) can run in demos and tests without a key or a network.
  */
-import { Usage, type AgentInputItem, type Model, type ModelRequest, type ModelResponse } from '@openai/agents';
+import { Usage, withGenerationSpan, type AgentInputItem, type Model, type ModelRequest, type ModelResponse } from '@openai/agents';
 import type { StreamEvent } from '@openai/agents-core/types';
 
 /** What the model does for one request: call tools, or answer with text. */
@@ -20,10 +20,31 @@ function tokens(value: unknown): number {
   return Math.max(1, Math.ceil(JSON.stringify(value ?? '').length / 4));
 }
 
-export class ScriptedModel implements Model {
-  constructor(private readonly policy: ScriptPolicy) {}
+/** The model name a scripted request's span gives (no price is known for it, so no cost is shown). */
+export const SCRIPTED_MODEL_NAME = 'scripted-offline-model';
 
-  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+export class ScriptedModel implements Model {
+  constructor(
+    private readonly policy: ScriptPolicy,
+    private readonly name = SCRIPTED_MODEL_NAME,
+  ) {}
+
+  /**
+   * One request, in a generation span with its model and usage, as the SDK asks of a model that is not OpenAI's
+   * (its own models open a response span): so a traced run's Timeline shows its model requests (a no-op untraced).
+   */
+  getResponse(request: ModelRequest): Promise<ModelResponse> {
+    return withGenerationSpan(
+      async (span) => {
+        const response = this.respond(request);
+        span.spanData.usage = { input_tokens: response.usage.inputTokens, output_tokens: response.usage.outputTokens };
+        return response;
+      },
+      { data: { model: this.name } },
+    );
+  }
+
+  private respond(request: ModelRequest): ModelResponse {
     request.signal?.throwIfAborted();
     const input = typeof request.input === 'string' ? [{ role: 'user' as const, content: request.input }] : request.input;
     const reply = this.policy(input, request);

@@ -2,7 +2,7 @@
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { writeDemoDatabase } from '../../../scripts/demo';
-import { AdvancedSQLiteSession, openSessionDatabase } from '../../../src/store';
+import { AdvancedSQLiteSession, TraceStore, openSessionDatabase } from '../../../src/store';
 import { tempDir } from '../../support/tempFiles';
 
 describe('npm start demo database', function () {
@@ -52,6 +52,57 @@ describe('npm start demo database', function () {
         assert.match(answer.content[0]!.text, /Paris: 18°C, light rain/);
       } finally {
         s.close();
+      }
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it('records a trace for every turn it runs, linked to its session, branch and turn, as the extension records its runs', async () => {
+    const tmp = tempDir();
+    try {
+      const path = join(tmp.dir, 'conversations.db');
+      const tracesPath = join(tmp.dir, 'profile', 'traces.db');
+      await writeDemoDatabase(path, tracesPath);
+      const store = TraceStore.open(tracesPath, { readonly: true });
+      try {
+        // Every turn a demo run wrote (a branch's turns before its fork are its parent's runs).
+        const runs: [string, string, number, string[]][] = [
+          ['weather-trip', 'main', 1, []],
+          ['weather-trip', 'main', 2, ['get_weather']],
+          ['weather-trip', 'main', 3, ['convert_temperature', 'get_weather']],
+          ['weather-trip', 'main', 4, ['get_weather']],
+          ['weather-trip', 'lisbon-instead', 3, ['convert_temperature', 'get_weather']],
+          ['weather-trip', 'lisbon-instead', 4, ['get_weather']],
+          ['weather-trip', 'oslo-retry', 4, ['get_weather']],
+          ['support-chat', 'main', 1, []],
+          ['support-chat', 'main', 2, ['convert_temperature', 'get_weather']],
+        ];
+        for (const [sessionId, branchId, turnNumber, tools] of runs) {
+          const what = `${sessionId}/${branchId} turn ${turnNumber}`;
+          const traces = store.tracesOfTurn({ sessionId, branchId, turnNumber });
+          assert.equal(traces.length, 1, what);
+          assert.equal(traces[0]!.linkedBy, 'run', what);
+          const spans = store.spansOfTurn({ sessionId, branchId, turnNumber });
+          assert.ok(
+            spans.some((s) => s.kind === 'agent'),
+            what,
+          );
+          const models = spans.filter((s) => s.kind === 'model');
+          assert.ok(models.length >= 1, what);
+          for (const m of models) assert.ok(m.model && m.inputTokens !== null, `${what}: a model request with its model and usage`);
+          assert.deepEqual(
+            spans
+              .filter((s) => s.kind === 'tool')
+              .map((s) => s.toolName)
+              .sort(),
+            tools,
+            what,
+          );
+        }
+        assert.equal(store.counts().traces, runs.length);
+      } finally {
+        store.close();
       }
     } finally {
       tmp.cleanup();
