@@ -46,3 +46,32 @@ export interface WhatIfModelsView {
 export interface WhatIfStartedView {
   runs: { runId: string; branchId: string; model: string }[];
 }
+
+/**
+ * The model an agent command is asked to use (`RunAgentInput.forwardedProps.model`): the configured default means
+ * "whatever the agent uses" (null), since the command brings its own model; only a model picked beside it is passed.
+ */
+export function commandModel(picked: string | undefined, configured: string): string | null {
+  return picked && picked !== configured ? picked : null;
+}
+
+/** How a run's model is shown, and whether it is known (only a known model is priced). */
+export interface RunModelLabel {
+  /** The compare column's label and what the view says the run is on. */
+  label: string;
+  /** What goes into the new branch's name (`retry-<part>-<n>`). */
+  namePart: string;
+  /** The model that ran, when we know it; null when the agent chose (then no cost is shown). */
+  model: string | null;
+}
+
+/**
+ * The label of a run on `picked`: the model itself for our agent and for a model passed to a command; "agent's own
+ * model" for a command left on its own model (`commandModel` null), which may be any model: naming the configured
+ * one would label, and price, the run with a model it did not use.
+ */
+export function runModelLabel(picked: string, configured: string, external: boolean): RunModelLabel {
+  if (external && commandModel(picked, configured) === null)
+    return { label: l10n.t("agent's own model"), namePart: 'own-model', model: null };
+  return { label: picked, namePart: picked, model: picked };
+}

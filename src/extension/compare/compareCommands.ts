@@ -23,6 +23,7 @@ export function asCompareTarget(v: unknown): CompareTarget | undefined {
     ...(typeof v.label === 'string' ? { label: v.label } : {}),
     ...(typeof v.runMs === 'number' && Number.isFinite(v.runMs) ? { runMs: v.runMs } : {}),
     ...(typeof v.model === 'string' && v.model.trim() !== '' ? { model: v.model.trim() } : {}),
+    ...(v.unpriced === true ? { unpriced: true as const } : {}),
   };
 }
 

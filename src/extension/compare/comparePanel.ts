@@ -139,7 +139,11 @@ export class ComparePanel extends PanelHost {
     if (!entry.db) return { problem: entry.problem ?? vscode.l10n.t('The database cannot be read.') };
     // A retry's column is priced at the model that ran it; any other at the session's pricing model.
     const session = this.host.pricing.pricingFor(t);
-    const pricing = t.model ? { model: t.model, price: priceOf(session.table, t.model) } : { model: session.model, price: session.price };
+    const pricing = t.unpriced
+      ? { model: null, price: null }
+      : t.model
+        ? { model: t.model, price: priceOf(session.table, t.model) }
+        : { model: session.model, price: session.price };
     return { reader: this.scoped(entry.db), dbName: entry.remote ? t.dbPath : basename(t.dbPath), pricing };
   }
 

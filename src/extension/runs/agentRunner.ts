@@ -15,7 +15,7 @@ import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { affectsSetting, setting, workspaceTrust } from '../core/settings';
 import { UserFacingError } from '../core/userError';
 import { errorMessage } from '../../shared/errorMessage';
-import { whatIfModelChoices } from '../../shared/whatIfModels';
+import { commandModel, runModelLabel, whatIfModelChoices, type RunModelLabel } from '../../shared/whatIfModels';
 import type { AgentChoices } from './agentChoices';
 import { stopAllCommandProcesses } from '../../agents/command/commandProcess';
 
@@ -185,6 +185,11 @@ export class AgentRunner implements vscode.Disposable {
     }
   }
 
+  /** How a run on `model` through `agent` is labelled: an agent command on its own model is not named after ours. */
+  modelLabel(model: string, agent?: string): RunModelLabel {
+    return runModelLabel(model, setting(Setting.agentModel), this.choices.resolve(agent).kind === 'external');
+  }
+
   /** Starts a run; resolves with its outcome. Events (text deltas, tool calls, …) go to `onEvent` as they happen. */
   async run(target: RunTarget, input: RunInput, onEvent: (e: RunEvent) => void, runId: string = randomUUID()): Promise<RunOutcome> {
     const tables = this.checkCanRun(target.dbPath);
@@ -209,8 +214,7 @@ export class AgentRunner implements vscode.Disposable {
           tables,
           agent: resolved.agent,
           input,
-          // The configured default model means the user's agent's own: only a model picked beside it is passed.
-          model: target.model && target.model !== setting(Setting.agentModel) ? target.model : null,
+          model: commandModel(target.model, setting(Setting.agentModel)),
           apiKey: (await this.secrets.get(API_KEY_SECRET_ID)) || undefined,
           timeoutMs: timeout > 0 ? timeout * 1000 : undefined,
           signal: controller.signal,

@@ -11,7 +11,7 @@ import { userMessageOf, whatIfInput } from '../../agents/whatIfInput';
 import type { RunInput } from '../../agents/runOptions';
 import { branchNameProblem, whatIfBranchNames } from '../../shared/branchNames';
 import type { RunOutcome } from '../../shared/protocol/runEvents';
-import { whatIfSelectionProblem } from '../../shared/whatIfModels';
+import { whatIfSelectionProblem, type RunModelLabel } from '../../shared/whatIfModels';
 import { usedBranchIds } from '../branches/branchActions';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import type { AgentRunner } from './agentRunner';
@@ -42,7 +42,10 @@ export interface WhatIfRequest {
 
 /** One retry: its model, branch, run and how it ended. */
 export interface WhatIfRun {
+  /** The model picked for it (what the run was asked for). */
   model: string;
+  /** How it is shown and priced: an agent command on its own model is "agent's own model", unpriced. */
+  label: RunModelLabel;
   branchId: string;
   runId: string;
   outcome: RunOutcome;
@@ -107,7 +110,12 @@ export async function startWhatIf(
   const stored = await readUserMessage(registry, source);
   const input = whatIfInput(stored, request.kind === 'edit' ? request.editedText : undefined);
   const used = await usedBranchIds(registry, source);
-  const names = whatIfBranchNames(request.kind, request.models, used);
+  const labels = request.models.map((m) => runner.modelLabel(m, request.agent));
+  const names = whatIfBranchNames(
+    request.kind,
+    labels.map((l) => l.namePart),
+    used,
+  );
   for (const name of names) {
     const why = branchNameProblem(name, used);
     if (why) throw new UserFacingError(why);
@@ -115,6 +123,7 @@ export async function startWhatIf(
   const fromTurn = source.branchTurnNumber;
   const runs = request.models.map((model, i) => {
     const branchId = names[i] as string;
+    const label = labels[i] as RunModelLabel;
     const runId = randomUUID();
     const started = Date.now();
     const outcome = startRun(input, {
@@ -124,12 +133,13 @@ export async function startWhatIf(
       ...(request.agent !== undefined ? { agent: request.agent } : {}),
     }).then((o): WhatIfRun => ({
       model,
+      label,
       branchId,
       runId,
       outcome: o,
       runMs: Date.now() - started,
     }));
-    return { runId, branchId, model, outcome };
+    return { runId, branchId, model: label.label, outcome };
   });
   const done = Promise.all(runs.map((r) => r.outcome)).then((settled) => finish(source, request, settled, compare));
   return { runs: runs.map(({ runId, branchId, model }) => ({ runId, branchId, model })), done };
@@ -145,8 +155,9 @@ export function compareTargetsOf(source: WhatIfTurn, runs: readonly WhatIfRun[])
       dbPath: source.dbPath,
       sessionId: source.sessionId,
       branchId: r.branchId,
-      label: r.model,
-      model: r.model,
+      label: r.label.label,
+      // Priced at the model that ran, and not at all when the agent chose it (no price for an unknown model).
+      ...(r.label.model !== null ? { model: r.label.model } : { unpriced: true as const }),
       runMs: r.runMs,
     })),
   ];
@@ -167,7 +178,7 @@ async function finish(
   let report: string | undefined;
   if (failed.length > 0) {
     const lines = failed.map(
-      (r) => `${r.branchId} (${r.model}): ${r.outcome.kind === 'run/failed' ? r.outcome.message : ''} ${r.outcome.written.summary}`,
+      (r) => `${r.branchId} (${r.label.label}): ${r.outcome.kind === 'run/failed' ? r.outcome.message : ''} ${r.outcome.written.summary}`,
     );
     const head =
       runs.length === 1

@@ -14,6 +14,8 @@ export interface CompareTarget extends BranchRef {
   runMs?: number;
   /** The model that ran the branch (a retry's): its column is priced at it instead of the session's pricing model. */
   model?: string;
+  /** The model that ran the branch is not known (an agent command on its own model): no cost is shown for it. */
+  unpriced?: true;
 }
 
 /** The token counts the compare view shows (null: not recorded). */

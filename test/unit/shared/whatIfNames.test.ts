@@ -1,6 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { branchNameProblem, whatIfBranchNames } from '../../../src/shared/branchNames';
-import { MAX_WHAT_IF_MODELS, whatIfModelChoices, whatIfSelectionProblem } from '../../../src/shared/whatIfModels';
+import {
+  MAX_WHAT_IF_MODELS,
+  commandModel,
+  runModelLabel,
+  whatIfModelChoices,
+  whatIfSelectionProblem,
+} from '../../../src/shared/whatIfModels';
 
 describe('what-if branch names', () => {
   it('names a retry after its model, numbered from 1', () => {
@@ -40,5 +46,25 @@ describe('what-if models', () => {
     assert.match(whatIfSelectionProblem(['a', 'b', 'c', 'd', 'e']) ?? '', /at most 4/);
     assert.match(whatIfSelectionProblem([]) ?? '', /at least one/);
     assert.match(whatIfSelectionProblem(['a', 'a']) ?? '', /twice/);
+  });
+});
+
+describe('the model a run is labelled with', () => {
+  it("an agent command left on its own model is 'agent's own model', unpriced, not the configured model", () => {
+    assert.equal(commandModel('gpt-4.1-mini', 'gpt-4.1-mini'), null);
+    assert.equal(commandModel(undefined, 'gpt-4.1-mini'), null);
+    const own = runModelLabel('gpt-4.1-mini', 'gpt-4.1-mini', true);
+    assert.deepEqual(own, { label: "agent's own model", namePart: 'own-model', model: null });
+    assert.deepEqual(whatIfBranchNames('retry', [own.namePart], new Set(['main'])), ['retry-own-model-1']);
+  });
+
+  it('a model passed to a command, and any model of our own agent, is named and priced as itself', () => {
+    assert.equal(commandModel('o3', 'gpt-4.1-mini'), 'o3');
+    assert.deepEqual(runModelLabel('o3', 'gpt-4.1-mini', true), { label: 'o3', namePart: 'o3', model: 'o3' });
+    assert.deepEqual(runModelLabel('gpt-4.1-mini', 'gpt-4.1-mini', false), {
+      label: 'gpt-4.1-mini',
+      namePart: 'gpt-4.1-mini',
+      model: 'gpt-4.1-mini',
+    });
   });
 });
