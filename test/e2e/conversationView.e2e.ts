@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../src/store';
 import { lastUserText, startLoopbackOpenAI, type LoopbackOpenAI } from '../support/loopbackOpenAI';
 import { RESULTS, ROOT, THEMES, useWorkbench, docsScreenshot } from './suite';
+import type { Locator } from 'playwright-core';
 import { conversationFrame, openConversationView, viewFrame } from './workbench';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'conformance');
@@ -320,6 +321,64 @@ for (const theme of THEMES) {
       // Cancelling draws what the refresh held back.
       await f.locator('.branch-form vscode-button', { hasText: 'Cancel' }).click();
       await f.locator('.branch-here-button').waitFor();
+    });
+
+    it('keeps text, caret and focus of every inline input while another process writes (issue 40, item 1)', async () => {
+      const f = await openConversationView(suite.wb, 'conversations.db', 'alice');
+      await f.locator('.lane', { hasText: 'main' }).first().click();
+      await f.locator('.lane.selected .lane-name', { hasText: /^main$/ }).waitFor();
+      await f.locator('.turn-row[data-turn="2"]').click();
+      await f.locator('.turn-title', { hasText: 'Turn 2' }).waitFor();
+      let writes = 0;
+      /**
+       * Types `text` into `field`, puts the caret two characters from its end, and has another process append a turn;
+       * once the refresh has drawn the list (and, unless a form holds it, the turn's detail) again, the field has the
+       * text, the caret where it was, and the focus, and typing goes on at the caret.
+       */
+      const survivesWrite = async (field: Locator, text: string, detailRedrawn = true): Promise<void> => {
+        await field.click();
+        await field.fill(text);
+        await field.press('ArrowLeft');
+        await field.press('ArrowLeft');
+        await f.locator('.turn-title').evaluate((e) => e.setAttribute('data-before-write', ''));
+        const written = `Live write ${++writes} (${theme})`;
+        writeFromAnotherProcess(written);
+        await f.locator('.turn-row .turn-preview', { hasText: written }).waitFor({ timeout: 5000 });
+        if (detailRedrawn) await f.locator('.turn-title:not([data-before-write])', { hasText: 'Turn 2' }).waitFor({ timeout: 5000 });
+        const kept = await field.evaluate((e) => {
+          // An <input> or <textarea> (the root tsconfig has no DOM types).
+          const input = e as unknown as {
+            value: string;
+            selectionStart: number | null;
+            selectionEnd: number | null;
+            ownerDocument: { activeElement: unknown };
+          };
+          return [input.value, input.selectionStart, input.selectionEnd, input === input.ownerDocument.activeElement];
+        });
+        const caret = text.length - 2;
+        assert.deepEqual(kept, [text, caret, caret, true], `${text}: text, caret and focus after the write`);
+        await field.pressSequentially('X');
+        assert.equal(await field.inputValue(), `${text.slice(0, caret)}X${text.slice(caret)}`);
+      };
+      const bar = f.locator('.review-bar');
+      await survivesWrite(bar.locator('.review-note'), 'A note being written');
+      await survivesWrite(bar.locator('.review-new-tag'), 'half-a-tag');
+      await bar.locator('.review-new-tag').fill('');
+      await shot('12-review-note-kept');
+      // The correction form holds the detail's redraws while it is open: the text stays in the same field.
+      await f.locator('.correct-button').last().click();
+      await survivesWrite(f.locator('.correction-input'), 'The answer it should have given', false);
+      await f.locator('.correction-cancel').click();
+      await f.locator('.correct-button').last().waitFor();
+      // The note typed before is still there after all of it, unsaved.
+      assert.equal(await bar.locator('.review-note').inputValue(), 'A note being wrXitten');
+      await bar.locator('.review-note').fill('');
+      await survivesWrite(f.locator('.composer-input'), 'A message not sent yet');
+      await f.locator('.composer-input').fill('');
+      await f.locator('h1.title').click();
+      await suite.wb.page.keyboard.press('Control+f');
+      await survivesWrite(f.locator('.search-input'), 'Little Prince');
+      await f.locator('.search-input').press('Escape');
     });
 
     it('reveals the asked turn when the view waits in a background tab', async () => {

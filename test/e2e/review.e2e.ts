@@ -51,6 +51,8 @@ for (const theme of THEMES) {
       await bar.locator('.review-tag[aria-pressed="true"]', { hasText: 'needs-fahrenheit' }).waitFor({ timeout: 20_000 });
       await bar.locator('.review-note').fill('Answered in Celsius although the user asked for Fahrenheit.');
       await bar.locator('.review-note').press('Control+Enter');
+      // Saving says so (the field looks the same saved or not).
+      await bar.locator('.review-note-status', { hasText: 'Note saved' }).waitFor({ timeout: 20_000 });
       await f.locator('.turn-row[data-turn="2"] .turn-verdict', { hasText: 'needs-fahrenheit' }).waitFor({ timeout: 20_000 });
       assert.match(
         (await f.locator('.turn-row[data-turn="2"]').getAttribute('aria-label')) ?? '',

@@ -7,6 +7,7 @@
 import { compareRowElement, sharedBar, summaryCard, type RowVerdicts } from './components/compareRows';
 import type { PairwiseOutcome } from '../../src/shared/reviewVocabulary';
 import { el, replaceChildren } from '../shared/dom';
+import { keepDrafts } from '../shared/drafts';
 import { CompareModel, type ComparePart } from './logic/compareModel';
 import { compareRequest, listen } from '../shared/messenger';
 import { registerToolkit } from '../shared/toolkit';
@@ -41,7 +42,15 @@ app.classList.add('compare');
 
 const model = new CompareModel(compareRequest, redraw);
 
+/**
+ * Every redraw keeps what is typed in the page's inputs (shared/drafts.ts), as the conversation view's do: the view
+ * has no text input of its own yet, but one it gets is kept across its live refreshes without a fix of its own.
+ */
 function redraw(part: ComparePart): void {
+  keepDrafts(app, () => drawPart(part));
+}
+
+function drawPart(part: ComparePart): void {
   const v = model.view;
   switch (part) {
     case 'summary': {
@@ -80,7 +89,7 @@ function redraw(part: ComparePart): void {
     }
     case 'verdicts':
       drawRows();
-      redraw('summary');
+      drawPart('summary');
       verdictNote.textContent = model.verdicts && !model.verdicts.available ? (model.verdicts.reason ?? '') : '';
       return;
     case 'error':

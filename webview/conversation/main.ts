@@ -20,6 +20,7 @@ import { FORM_CLOSED_EVENT, detailKey, detailRedraw } from './logic/detailRedraw
 import { TurnList } from './components/turnList';
 import { SearchBar } from './components/searchBar';
 import { el, replaceChildren } from '../shared/dom';
+import { keepDrafts } from '../shared/drafts';
 import { branchAtFork } from './logic/branchLayout';
 import { ConversationModel, type ViewPart } from './logic/conversationModel';
 import { listen, post, request, state } from '../shared/messenger';
@@ -163,7 +164,12 @@ scopeControl(scopeButtons, 'data-scope', (scope) => void model.setTables(activeT
 scopeControl(toolScopeButtons, 'data-tool-scope', (scope) => void model.setTools(activeTab() === 'tab-tools', scope));
 
 // ---- drawing -------------------------------------------------------------------------------------------------
+/** Every redraw keeps what is typed in the page's inputs: text, selection and focus (shared/drafts.ts). */
 function redraw(part: ViewPart): void {
+  keepDrafts(app, () => drawPart(part));
+}
+
+function drawPart(part: ViewPart): void {
   switch (part) {
     case 'session':
       return renderHeader();
@@ -243,7 +249,7 @@ function openLink(url: string): void {
 let detailShown: string | null = null;
 let detailHeld = false;
 detail.addEventListener(FORM_CLOSED_EVENT, () => {
-  if (detailHeld) renderDetail();
+  if (detailHeld) keepDrafts(app, renderDetail);
 });
 
 function renderDetail(): void {

@@ -1,5 +1,6 @@
 import type { RunEvent } from '../../../src/shared/protocol/runEvents';
 import { el, replaceChildren } from '../../shared/dom';
+import { draftInput } from '../../shared/drafts';
 import { errorMessage } from '../../../src/shared/errorMessage';
 import { toolBadgeName } from '../../../src/shared/itemTitles';
 import { t } from '../../shared/l10n';
@@ -50,12 +51,16 @@ export class Composer {
   private draft: string | undefined;
 
   constructor(private readonly cb: ComposerCallbacks) {
-    this.input = el('textarea', {
-      class: 'composer-input',
-      rows: 3,
-      placeholder: t('Message the agent on this branch (Ctrl+Enter to send)'),
-      'aria-label': t('Message to the agent'),
-    });
+    // Registered with the drafts of the view's redraws (shared/drafts.ts), as every inline input is.
+    this.input = draftInput(
+      el('textarea', {
+        class: 'composer-input',
+        rows: 3,
+        placeholder: t('Message the agent on this branch (Ctrl+Enter to send)'),
+        'aria-label': t('Message to the agent'),
+      }),
+      'composer',
+    );
     this.send = el('vscode-button', { class: 'composer-send' }, t('Send'));
     this.stop = el('vscode-button', { class: 'composer-stop', appearance: 'secondary', disabled: true }, t('Stop'));
     this.log = el('div', { class: 'run-log', role: 'log', 'aria-live': 'polite', 'aria-label': t('Agent run') });

@@ -8,6 +8,8 @@
 import type { TurnReviewChangeView, TurnReviewView } from '../../../src/shared/protocol/reviewViews';
 import type { Verdict } from '../../../src/shared/reviewVocabulary';
 import { el, replaceChildren } from '../../shared/dom';
+import { draftInput } from '../../shared/drafts';
+import { drawValue } from '../../shared/logic/inputDrafts';
 import { t } from '../../shared/l10n';
 
 export interface ReviewBarState {
@@ -24,6 +26,8 @@ type Change = (c: TurnReviewChangeView) => void;
 interface Live {
   review: TurnReviewView | undefined;
   change: Change;
+  /** The note sent by *Save note*, until a redraw shows it stored (then "Note saved" says so). */
+  savingNote?: string;
 }
 const live = new WeakMap<HTMLElement, Live>();
 
@@ -43,14 +47,21 @@ function toggle(label: string, pressed: boolean, cls: string, focusKey: string, 
   return b;
 }
 
-/** The fields typed in, made once per bar: a redraw leaves them (and what is being typed) alone. */
-function fields(container: HTMLElement): { newTag: HTMLInputElement; noteRow: HTMLElement; note: HTMLTextAreaElement } {
+/**
+ * The fields typed in, made once per bar: a redraw of the bar leaves them (and what is being typed) alone; a redraw of
+ * the whole detail makes them again, and their drafts come back by key (`scope`: the branch and turn, shared/drafts.ts).
+ */
+function fields(
+  container: HTMLElement,
+  scope: string,
+): { newTag: HTMLInputElement; noteRow: HTMLElement; note: HTMLTextAreaElement; noteStatus: HTMLElement } {
   const existing = container.querySelector<HTMLInputElement>('input.review-new-tag');
   if (existing) {
     return {
       newTag: existing,
       noteRow: container.querySelector<HTMLElement>('.review-note-row')!,
       note: container.querySelector<HTMLTextAreaElement>('textarea.review-note')!,
+      noteStatus: container.querySelector<HTMLElement>('.review-note-status')!,
     };
   }
   const newTag = el('input', {
@@ -60,6 +71,7 @@ function fields(container: HTMLElement): { newTag: HTMLInputElement; noteRow: HT
     'aria-label': t('Add a tag of your own'),
     maxlength: 40,
   }) as HTMLInputElement;
+  draftInput(newTag, `review-new-tag ${scope}`);
   newTag.addEventListener('keydown', (e) => {
     if (e.key !== 'Enter' || newTag.value.trim() === '') return;
     e.preventDefault();
@@ -72,11 +84,18 @@ function fields(container: HTMLElement): { newTag: HTMLInputElement; noteRow: HT
     placeholder: t('A note on this turn (Ctrl+Enter saves)'),
     'aria-label': t('Review note'),
   }) as HTMLTextAreaElement;
+  draftInput(note, `review-note ${scope}`);
   const save = el('vscode-button', { appearance: 'secondary', class: 'review-save-note' }, t('Save note'));
+  // Said when the saved note comes back stored, so the user knows it was kept (the field looks the same either way).
+  const noteStatus = el('span', { class: 'review-note-status', role: 'status', 'aria-live': 'polite' });
   const saveNote = (): void => {
     const l = live.get(container);
-    if (l && note.value !== (l.review?.note ?? '')) l.change({ note: note.value });
+    if (!l || note.value === (l.review?.note ?? '')) return;
+    l.savingNote = note.value;
+    noteStatus.textContent = '';
+    l.change({ note: note.value });
   };
+  note.addEventListener('input', () => (noteStatus.textContent = ''));
   save.addEventListener('click', saveNote);
   note.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
@@ -84,20 +103,28 @@ function fields(container: HTMLElement): { newTag: HTMLInputElement; noteRow: HT
       saveNote();
     }
   });
-  return { newTag, noteRow: el('div', { class: 'review-note-row' }, note, save), note };
+  return { newTag, noteRow: el('div', { class: 'review-note-row' }, note, save, noteStatus), note, noteStatus };
 }
 
 /**
  * Draws (or redraws) the review bar in `container`, its own element in the turn's detail. Only the toggles and the
  * problem line are replaced: the fields stay in the page (taking them out, even for a moment, would take the focus).
  */
-export function renderReviewBar(container: HTMLElement, state: ReviewBarState, change: Change): void {
+export function renderReviewBar(container: HTMLElement, state: ReviewBarState, change: Change, scope: string): void {
   const r = state.review;
-  const first = !live.has(container);
-  live.set(container, { review: r, change });
-  const { newTag, noteRow, note } = fields(container);
-  // The note shows the stored one unless it is being written.
-  if (first || document.activeElement !== note) note.value = r?.note ?? '';
+  const previous = live.get(container);
+  const first = previous === undefined;
+  const { newTag, noteRow, note, noteStatus } = fields(container, scope);
+  const stored = r?.note ?? '';
+  let savingNote = previous?.savingNote;
+  if (savingNote !== undefined && stored === savingNote && note.value === savingNote) {
+    // The note sent is the one stored now (drawn below, it is no longer a draft): the user is told it was kept.
+    noteStatus.textContent = t('Note saved');
+    savingNote = undefined;
+  } else if (state.problem) savingNote = undefined;
+  live.set(container, { review: r, change, savingNote });
+  // The note shows the stored one unless the user is writing their own (logic/inputDrafts.ts).
+  drawValue(note, stored);
   const focused = container.contains(document.activeElement) ? document.activeElement?.getAttribute('data-focus') : null;
   const verdict = (v: Verdict): void => change({ verdict: r?.verdict === v ? null : v });
   const on = new Set(r?.tags ?? []);

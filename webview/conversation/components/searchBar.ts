@@ -8,6 +8,7 @@
 import type { SessionSearchHitView, SessionSearchView } from '../../../src/shared/protocol/conversation';
 import type { BranchView } from '../../../src/shared/protocol/conversationViews';
 import { el, replaceChildren } from '../../shared/dom';
+import { draftInput } from '../../shared/drafts';
 import { t } from '../../shared/l10n';
 import { SearchModel } from '../logic/searchModel';
 
@@ -32,13 +33,17 @@ export class SearchBar {
   private generation = 0;
 
   constructor(private readonly cb: SearchBarCallbacks) {
-    this.input = el('input', {
-      class: 'search-input',
-      type: 'search',
-      placeholder: t('Search this session (tool:, is:failed, role:, is:bad, reviewed:no)'),
-      'aria-label': t('Search this session'),
-      spellcheck: 'false',
-    });
+    // Registered with the drafts of the view's redraws (shared/drafts.ts), as every inline input is.
+    this.input = draftInput(
+      el('input', {
+        class: 'search-input',
+        type: 'search',
+        placeholder: t('Search this session (tool:, is:failed, role:, is:bad, reviewed:no)'),
+        'aria-label': t('Search this session'),
+        spellcheck: 'false',
+      }),
+      'search',
+    );
     this.counter = el('span', { class: 'search-count', 'aria-live': 'polite' });
     const prev = el(
       'button',

@@ -8,6 +8,7 @@ import { renderTimeline } from './timeline';
 import { renderReviewBar, type ReviewBarState } from './reviewBar';
 import type { TurnReviewChangeView } from '../../../src/shared/protocol/reviewViews';
 import { el, replaceChildren } from '../../shared/dom';
+import { draftInput } from '../../shared/drafts';
 import { FORM_CLOSED_EVENT } from '../logic/detailRedraw';
 import { turnLabel } from '../logic/itemCount';
 import { t } from '../../shared/l10n';
@@ -47,9 +48,10 @@ export interface TurnDetailCallbacks {
 
 /**
  * Under an assistant message: the correction kept for it (with Edit and Remove), or *Write the answer it should have
- * given…*; the form holds the detail's redraws while open, as Branch here does.
+ * given…*; the form holds the detail's redraws while open, as Branch here does. `scope`: the branch and turn, which
+ * with the item names the text's draft (shared/drafts.ts).
  */
-function correctionBlock(turn: TurnView, itemIndex: number, answer: string, cb: TurnDetailCallbacks): HTMLElement {
+function correctionBlock(turn: TurnView, itemIndex: number, answer: string, cb: TurnDetailCallbacks, scope: string): HTMLElement {
   const wrap = el('div', { class: 'correction' });
   const show = (): void => {
     const kept = cb.correctionOf(turn, itemIndex);
@@ -93,7 +95,7 @@ function correctionBlock(turn: TurnView, itemIndex: number, answer: string, cb: 
       rows: 4,
       'aria-label': t('The answer it should have given'),
     }) as HTMLTextAreaElement;
-    text.value = start;
+    draftInput(text, `correction ${scope} ${itemIndex}`, start);
     const save = el('vscode-button', { appearance: 'primary', class: 'correction-save' }, t('Save correction'));
     const cancel = el('vscode-button', { appearance: 'secondary', class: 'correction-cancel' }, t('Cancel'));
     const form = el('div', { class: 'correction-form' }, text, el('div', { class: 'correction-buttons' }, save, cancel));
@@ -124,7 +126,7 @@ export function redrawReviewBar(
   cb: Pick<TurnDetailCallbacks, 'reviewState' | 'review'>,
 ): void {
   const bar = container.querySelector<HTMLElement>('.review-bar');
-  if (bar && turn) renderReviewBar(bar, cb.reviewState(turn), (c) => cb.review(turn, c));
+  if (bar && turn) renderReviewBar(bar, cb.reviewState(turn), (c) => cb.review(turn, c), bar.dataset.scope ?? '');
 }
 
 /** Sent to the Timeline section to read its turn again (the trace store changed). */
@@ -379,6 +381,8 @@ export function renderTurnDetail(
   cb: TurnDetailCallbacks,
 ): void {
   const { allowed: canBranch } = branching;
+  // What the turn's inputs are for, in their draft keys: a redraw of this turn gives them back what was typed.
+  const scope = turn ? `${branching.branchId} ${turn.turn}` : '';
   if (!turn) {
     replaceChildren(container, el('p', { class: 'placeholder' }, t('Select a turn to see its items.')));
     return;
@@ -415,11 +419,11 @@ export function renderTurnDetail(
     const item = entry.item;
     const li = itemCard(turn, item, cb, item.toolName ?? (item.corrupt ? null : (builtinToolView(item.item)?.tool ?? null)), 'li');
     if (!item.corrupt && turn.turn > 0 && isMessageItem(item.item) && (item.item as { role?: unknown }).role === 'assistant')
-      li.appendChild(correctionBlock(turn, items.indexOf(item), messageText(item.item.content), cb));
+      li.appendChild(correctionBlock(turn, items.indexOf(item), messageText(item.item.content), cb, scope));
     const type = item.corrupt ? 'unreadable' : displayType(item.type);
     if (!item.corrupt && type === 'user' && canBranch && turn.branchTurnNumber !== null) {
       li.appendChild(branchForm(turn, branching, cb));
-      li.appendChild(whatIfActions(turn, isMessageItem(item.item) ? messageText(item.item.content) : '', cb.whatIf));
+      li.appendChild(whatIfActions(turn, isMessageItem(item.item) ? messageText(item.item.content) : '', cb.whatIf, scope));
     }
     list.appendChild(li);
   }
@@ -437,8 +441,8 @@ export function renderTurnDetail(
   );
   let reviewBar: HTMLElement | null = null;
   if (turn.turn !== 0) {
-    reviewBar = el('section', { class: 'review-bar', 'aria-label': t('Review of turn {0}', turn.turn) });
-    renderReviewBar(reviewBar, cb.reviewState(turn), (c) => cb.review(turn, c));
+    reviewBar = el('section', { class: 'review-bar', 'aria-label': t('Review of turn {0}', turn.turn), 'data-scope': scope });
+    renderReviewBar(reviewBar, cb.reviewState(turn), (c) => cb.review(turn, c), scope);
   }
   replaceChildren(container, title, reviewBar, turn.turn === 0 ? null : timelineSection(turn, cb), list);
 }

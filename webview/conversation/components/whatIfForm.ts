@@ -6,6 +6,7 @@ import {
   type WhatIfStartedView,
 } from '../../../src/shared/whatIfModels';
 import { el, replaceChildren } from '../../shared/dom';
+import { draftInput } from '../../shared/drafts';
 import { FORM_CLOSED_EVENT } from '../logic/detailRedraw';
 import { t } from '../../shared/l10n';
 import { AgentPicker } from './agentPicker';
@@ -39,7 +40,7 @@ function startedText(started: WhatIfStartedView): string {
  * *Edit and resend…* and *Retry with models…*, both through an inline editor: the message text (edit only) and the
  * models to run on, one new branch each, checked against the same limit as the host's.
  */
-export function whatIfActions(turn: TurnView, userText: string, cb: WhatIfCallbacks): HTMLElement {
+export function whatIfActions(turn: TurnView, userText: string, cb: WhatIfCallbacks, scope: string): HTMLElement {
   const retry = el('vscode-button', { appearance: 'secondary', class: 'retry-here' }, t('Retry from here'));
   const edit = el('vscode-button', { appearance: 'secondary', class: 'edit-resend' }, t('Edit and resend…'));
   const several = el('vscode-button', { appearance: 'secondary', class: 'retry-models' }, t('Retry with models…'));
@@ -85,7 +86,7 @@ export function whatIfActions(turn: TurnView, userText: string, cb: WhatIfCallba
         busy(false);
         wrap.dispatchEvent(new Event(FORM_CLOSED_EVENT, { bubbles: true }));
       };
-      replaceChildren(slot, editor(mode, turn, userText, m, cb, close));
+      replaceChildren(slot, editor(mode, turn, userText, m, cb, close, scope));
     })();
   };
   edit.addEventListener('click', () => open('edit'));
@@ -100,12 +101,14 @@ function editor(
   offered: WhatIfModelsView,
   cb: WhatIfCallbacks,
   close: (message?: string) => void,
+  /** The branch and turn: with the mode, the text's draft key (shared/drafts.ts). */
+  scope: string,
 ): HTMLElement {
   const text =
     mode === 'edit'
       ? el('textarea', { class: 'what-if-text', rows: 3, 'aria-label': t("New text of turn {0}'s message", turn.turn) })
       : undefined;
-  if (text) text.value = userText;
+  if (text) draftInput(text, `what-if-text ${scope}`, userText);
   // Editing starts on the configured model; several models start with as many as may run at once.
   const checks = offered.choices.map((model, i) => {
     const box = el('input', {
