@@ -441,11 +441,13 @@ export class ConversationModel {
    * written its turn, which is read and selected (runTracker.ts says which).
    */
   async runEvent(e: RunEvent): Promise<void> {
-    const step = this.runs.next(e, this.branchId);
+    const step = this.runs.next(e, this.branchId, this.selected);
     if (step.kind === 'show') await this.showBranch(step.branchId);
     if (step.kind === 'ended') {
+      if (step.back) return this.showBranch(step.back.branchId, step.back.turn);
       if (step.showFork !== undefined) await this.showBranch(step.showFork);
-      await this.runEnded();
+      if (step.keepSelection) await this.refresh(refreshPlan(['turns'], this.anyTableOpen));
+      else await this.runEnded();
     }
   }
 

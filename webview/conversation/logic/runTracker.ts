@@ -10,6 +10,8 @@ export interface ShownFork {
   runId: string;
   branchId: string;
   from: string;
+  /** The turn the user had selected when the view moved to the fork: where a failed fork returns to. */
+  turn: number | undefined;
 }
 
 /** What the view does after a run event. */
@@ -18,8 +20,12 @@ export type RunStep =
   | { kind: 'none' }
   /** A retry started on its new branch: show that branch. */
   | { kind: 'show'; branchId: string }
-  /** A run ended and has written its turn: read the turns again and select it, first showing `showFork` when set. */
-  | { kind: 'ended'; showFork: string | undefined };
+  /**
+   * A run ended: read the turns again, first showing `showFork` when set. A run that wrote a turn selects it; one that
+   * wrote none (`keepSelection`) leaves the selection where the user put it, and a failed fork the view moved to
+   * returns to the branch and turn it was started from (`back`), since the fork is gone or holds nothing new.
+   */
+  | { kind: 'ended'; showFork: string | undefined; keepSelection?: true; back?: { branchId: string; turn: number | undefined } };
 
 export class RunTracker {
   private readonly active = new Set<string>();
@@ -41,14 +47,15 @@ export class RunTracker {
 
   /**
    * Takes in one event and says what the view does about it. `shownBranch` is the branch the view shows as the event
-   * arrives. An end of a run never seen starting (its page was recreated meanwhile) still reads the turns again.
+   * arrives, `selectedTurn` the turn selected then. An end of a run never seen starting (its page was recreated
+   * meanwhile) still reads the turns again.
    */
-  next(e: RunEvent, shownBranch: string): RunStep {
+  next(e: RunEvent, shownBranch: string, selectedTurn?: number): RunStep {
     if (e.kind === 'run/started') {
       let step: RunStep = { kind: 'none' };
       // A retry streams into its new branch: show it (the first of several; the others are in the branch map).
       if (e.forkedFrom && this.forks.size === 0) {
-        this.shown = { runId: e.runId, branchId: e.branchId, from: e.forkedFrom.branchId };
+        this.shown = { runId: e.runId, branchId: e.branchId, from: e.forkedFrom.branchId, turn: selectedTurn };
         step = { kind: 'show', branchId: e.branchId };
       }
       if (e.forkedFrom) this.forks.add(e.runId);
@@ -63,7 +70,12 @@ export class RunTracker {
       // A fork from turn 1 has no rows until its run ends, so the view fell back to the branch it came from (the branch
       // list did not have it yet): show it now. A failed fork wrote nothing to show.
       const back = fork !== undefined && e.kind === 'run/completed' && shownBranch === fork.from;
-      return { kind: 'ended', showFork: back ? fork.branchId : undefined };
+      if (e.kind === 'run/completed' || e.written.turn !== null) return { kind: 'ended', showFork: back ? fork.branchId : undefined };
+      // Wrote no turn: nothing new to select. A fork the view still shows (or fell back from) returns to where the
+      // user started it; a user who went elsewhere meanwhile stays there.
+      if (fork !== undefined && (shownBranch === fork.branchId || shownBranch === fork.from))
+        return { kind: 'ended', showFork: undefined, keepSelection: true, back: { branchId: fork.from, turn: fork.turn } };
+      return { kind: 'ended', showFork: undefined, keepSelection: true };
     }
     return { kind: 'none' };
   }

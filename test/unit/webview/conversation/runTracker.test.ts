@@ -46,7 +46,7 @@ describe('run tracker', () => {
     const runs = new RunTracker();
     const from = { branchId: 'main', turn: 2 };
     assert.deepEqual(runs.next(started('a', 'retry-a', from), 'main'), { kind: 'show', branchId: 'retry-a' });
-    assert.deepEqual(runs.shownFork, { runId: 'a', branchId: 'retry-a', from: 'main' });
+    assert.deepEqual(runs.shownFork, { runId: 'a', branchId: 'retry-a', from: 'main', turn: undefined });
     assert.deepEqual(runs.next(started('b', 'retry-b', from), 'retry-a'), { kind: 'none' }, 'the second fork stays in the branch map');
     assert.deepEqual([...runs.running], ['a', 'b']);
 
@@ -69,10 +69,28 @@ describe('run tracker', () => {
 
   it('does not move to a fork whose run failed, or when the user went elsewhere', () => {
     const runs = new RunTracker();
-    runs.next(started('a', 'retry', { branchId: 'main', turn: 1 }), 'main');
-    assert.deepEqual(runs.next(failed('a'), 'main'), { kind: 'ended', showFork: undefined }, 'a failed fork wrote nothing');
+    runs.next(started('a', 'retry', { branchId: 'main', turn: 1 }), 'main', 1);
+    assert.deepEqual(
+      runs.next(failed('a'), 'main'),
+      { kind: 'ended', showFork: undefined, keepSelection: true, back: { branchId: 'main', turn: 1 } },
+      'a failed fork wrote nothing: back to where it was started',
+    );
     runs.next(started('b', 'retry-2', { branchId: 'main', turn: 1 }), 'main');
     assert.deepEqual(runs.next(completed('b'), 'other'), { kind: 'ended', showFork: undefined }, 'the user moved to another branch');
+  });
+
+  it('a failed fork returns to the branch and turn it was started from; a user who went elsewhere stays', () => {
+    const runs = new RunTracker();
+    runs.next(started('a', 'retry-x-1', { branchId: 'main', turn: 2 }), 'main', 2);
+    assert.deepEqual(runs.next(failed('a'), 'retry-x-1'), {
+      kind: 'ended',
+      showFork: undefined,
+      keepSelection: true,
+      back: { branchId: 'main', turn: 2 },
+    });
+    runs.next(started('b', 'retry-x-2', { branchId: 'main', turn: 2 }), 'main', 2);
+    assert.deepEqual(runs.next(failed('b'), 'other'), { kind: 'ended', showFork: undefined, keepSelection: true });
+    assert.deepEqual(runs.next(failed('never-started'), 'main'), { kind: 'ended', showFork: undefined, keepSelection: true });
   });
 
   it('reads the turns again when a run it never saw start ends (a stale run from before the page was recreated)', () => {
@@ -194,12 +212,26 @@ describe('conversation model: runs', () => {
     assert.equal(model.selectedTurn?.turn, 4, 'the new last turn is selected');
   });
 
-  it('reads the turns again after a failed run too (it may have kept part of a turn)', async () => {
+  it('reads the turns again after a failed run too, keeping the selection when it wrote no turn', async () => {
     const { host, model } = await startedModel();
+    await model.selectTurn(2);
+    host.take();
     await model.runEvent(started('r1', 'main'));
     await model.runEvent(failed('r1'));
     assert.deepEqual(host.take(), ['turns/get main', 'branch/latency main', 'reviews/get main', 'turn/items main']);
-    assert.equal(model.selectedTurn?.turn, 3);
+    assert.equal(model.selectedTurn?.turn, 2, 'the selection stays where the user put it');
+  });
+
+  it('returns from a failed retry’s fork to the turn it was started from', async () => {
+    const { host, model } = await startedModel();
+    await model.selectTurn(2);
+    host.branches['retry-x-1'] = 1;
+    await model.runEvent(started('a', 'retry-x-1', { branchId: 'main', turn: 2 }));
+    assert.equal(model.branchId, 'retry-x-1');
+    // The run fails and its fork is deleted again.
+    delete host.branches['retry-x-1'];
+    await model.runEvent(failed('a'));
+    assert.deepEqual([model.branchId, model.selectedTurn?.turn], ['main', 2]);
   });
 
   it('moves to a retry’s fork when it starts and stays there when it ends', async () => {
