@@ -40,11 +40,15 @@ export class UsageError extends Error {}
 /** A missing session, branch or turn (exit code 3). */
 export class NotFoundError extends Error {}
 
+/** An input file the command cannot use as it is: past its size bound, say (exit code 4). */
+export class BadInputError extends Error {}
+
 /** The exit code for an error thrown by a command. */
 export function exitCodeOf(err: unknown): number {
   if (err instanceof UsageError) return EXIT.usage;
   if (err instanceof OutputFileError) return EXIT.cannotWrite;
   if (err instanceof NotFoundError) return EXIT.notFound;
+  if (err instanceof BadInputError) return EXIT.badFile;
   if (err instanceof TransferError) {
     switch (err.problem) {
       case 'malformed':

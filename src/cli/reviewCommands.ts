@@ -3,7 +3,6 @@
  * reviews over a session store, and the format checker on any file). The review store is a file of its own (--store),
  * never a session file (docs/reviews.md, docs/datasets.md).
  */
-import { readFileSync } from 'node:fs';
 import { writeOutputFile } from '../store/files/tempFile';
 import { checkOutputPath } from '../store/files/outputGuard';
 import { checkJsonl, type DatasetFormat } from '../store/datasets/datasetChecks';
@@ -13,6 +12,7 @@ import { ReviewStore } from '../store/reviews/reviewStore';
 import { closeStore, isServerAddress, openStore, storeAddress } from './cliStore';
 import type { CommandContext } from './commands';
 import { UsageError } from './exitCodes';
+import { readInputText } from './inputFiles';
 
 const FORMATS: readonly DatasetFormat[] = ['sft', 'preference', 'eval'];
 
@@ -54,9 +54,10 @@ export function reviewCommand(ctx: CommandContext, action: string | undefined, a
       }
       case 'import': {
         if (args.length !== 1) throw new UsageError('review import takes one file (a review export)');
+        const text = readInputText(args[0]!, 'reviews');
         let data: unknown;
         try {
-          data = JSON.parse(readFileSync(args[0]!, 'utf8'));
+          data = JSON.parse(text);
         } catch (err) {
           throw new UsageError(`${args[0]} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
         }
@@ -115,7 +116,7 @@ export async function datasetCommand(
     const [format, file, ...more] = rest;
     if (!FORMATS.includes(format as DatasetFormat) || !file || more.length > 0)
       throw new UsageError('dataset check takes a format (sft, preference, eval) and a JSONL file');
-    const result = checkJsonl(format as DatasetFormat, readFileSync(file, 'utf8'));
+    const result = checkJsonl(format as DatasetFormat, readInputText(file, 'dataset'));
     const ok = result.problems.length === 0;
     if (ctx.json) return { text: `${JSON.stringify(result)}\n`, ok };
     const lines = [`${result.records} records, ${result.records - result.problems.length} valid`];
@@ -136,7 +137,7 @@ export async function datasetCommand(
     throw new UsageError(`--since takes a date (2026-12-01 or an ISO time), got '${options.since}'`);
   let tools: unknown[] | undefined;
   if (options.tools) {
-    const parsed: unknown = JSON.parse(readFileSync(options.tools, 'utf8'));
+    const parsed: unknown = JSON.parse(readInputText(options.tools, 'tools'));
     if (!Array.isArray(parsed)) throw new UsageError(`${options.tools} must hold a JSON list of tool definitions`);
     tools = parsed;
   }

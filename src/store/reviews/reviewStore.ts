@@ -504,7 +504,8 @@ export function checkReviewData(data: unknown): ReviewData {
       checkRef(r);
       if (r.verdict !== null && !VERDICTS.includes(r.verdict)) throw invalid(`"${String(r.verdict)}" is not a verdict.`);
       if (!Array.isArray(r.tags)) throw invalid('tags must be a list.');
-      r.tags.forEach(normalizeTag);
+      // The same bound a verdict written in the view or the CLI meets, counted as the store keeps tags (normalized, once).
+      if (new Set(r.tags.map(normalizeTag)).size > REVIEW_LIMITS.tags) throw invalid(`A turn can have at most ${REVIEW_LIMITS.tags} tags.`);
       checkNote(r.note, REVIEW_LIMITS.noteChars, 'note');
       times(r);
     }),
@@ -514,6 +515,7 @@ export function checkReviewData(data: unknown): ReviewData {
     at('pairwise', i, () => {
       checkRef({ sessionId: p.sessionId, branchId: p.leftBranch, turn: p.turn, turnKey: p.leftKey });
       checkRef({ sessionId: p.sessionId, branchId: p.rightBranch, turn: p.turn, turnKey: p.rightKey });
+      if (p.leftBranch === p.rightBranch) throw invalid('A pairwise verdict compares two different branches.');
       if (!PAIRWISE_OUTCOMES.includes(p.outcome)) throw invalid(`"${String(p.outcome)}" is not a pairwise outcome.`);
       checkNote(p.reason, REVIEW_LIMITS.noteChars, 'reason');
       if ((p.leftModel ?? null) !== null && typeof p.leftModel !== 'string') throw invalid('leftModel must be text or null.');
@@ -529,6 +531,7 @@ export function checkReviewData(data: unknown): ReviewData {
       checkRef(c);
       if (typeof c.itemKey !== 'string' || !/^[0-9a-f]{32}$/.test(c.itemKey)) throw invalid('itemKey must be a content key.');
       checkNote(c.text, REVIEW_LIMITS.correctionChars, 'correction');
+      if (c.text.trim() === '') throw invalid('A correction needs the answer it should have given.');
       times(c);
     }),
   );
