@@ -21,6 +21,11 @@ const nodeCommon = {
   keepNames: true,
   // better-sqlite3 is a native addon and must be loaded from node_modules; vscode is provided by the host.
   external: ['vscode', 'better-sqlite3'],
+  // Node 21+ has a global `navigator`, and VS Code's extension host reports every read of it as a PendingMigrationError
+  // (code that takes `navigator` for "a browser"). Bundled libraries probe it only to detect browsers (zod's
+  // `allowsEval` looks for Cloudflare on every start, the openai client its platform); these bundles run on Node, so
+  // the probe is answered at build time and the global is never read.
+  define: { navigator: 'undefined' },
   logLevel: 'warning',
 };
 
@@ -67,7 +72,7 @@ const contexts = [
     outdir: 'dist',
     // scripts/bench/mcp.ts builds the CLI with esbuild only when run on its own; never inside the bundle.
     external: [...nodeCommon.external, 'esbuild'],
-    define: { 'import.meta.url': 'undefined' },
+    define: { ...nodeCommon.define, 'import.meta.url': 'undefined' },
   },
   // The store package's command line, `agent-sessions` (node dist/cli.js …).
   // pg and ioredis bundled: the VSIX ships it as the MCP server VS Code starts (src/extension/codingAgents).
