@@ -229,6 +229,13 @@ for (const theme of THEMES) {
       await f.locator('.turn-title', { hasText: 'Turn 4' }).waitFor();
       if ((await f.locator('.timeline-section[open]').count()) === 0) await f.locator('.timeline-section > summary').click();
       await f.locator('.timeline-empty').waitFor({ timeout: 20_000 });
+      // What each kind of run needs for a trace: a command's line names the spans event, not "runs from this view".
+      assert.deepEqual(await f.locator('.timeline-hints li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-run-kind'))), [
+        'built-in',
+        'command',
+        'elsewhere',
+      ]);
+      await f.locator('.timeline-hints li[data-run-kind="command"]', { hasText: 'agent-sessions.spans' }).waitFor();
       await f.locator('.link-trace').click();
       await wb.page.locator('.quick-input-widget:visible .quick-input-title', { hasText: 'Link a Trace to Turn 4 of main' }).waitFor();
       await wb.page.locator('.quick-input-widget:visible .monaco-list-row', { hasText: 'nightly-eval run' }).waitFor();

@@ -7,6 +7,7 @@ import type { TimelineSpanView, TimelineView } from '../../../src/shared/protoco
 import { el, replaceChildren } from '../../shared/dom';
 import { t } from '../../shared/l10n';
 import { durationLabel, timelineRows, type TimelineRow } from '../logic/timelineRows';
+import { timelineHintLead, timelineHints } from '../logic/timelineHints';
 
 const KIND_LABELS: Record<TimelineSpanView['kind'], () => string> = {
   agent: () => t('agent'),
@@ -123,17 +124,14 @@ export function renderTimeline(container: HTMLElement, view: TimelineView | stri
       link = el('vscode-button', { appearance: 'secondary', class: 'link-trace' }, t('Link a trace to this turn…'));
       link.addEventListener('click', linkTrace);
     }
+    if (view.state === 'off') {
+      replaceChildren(container, el('p', { class: 'timeline-empty' }, t('Traces are not available here.')));
+      return;
+    }
     replaceChildren(
       container,
-      el(
-        'p',
-        { class: 'timeline-empty' },
-        view.state === 'off'
-          ? t('Traces are not available here.')
-          : t(
-              'No trace is linked to this turn. Runs from this view record one (the setting agentSessions.traces.recordRuns); an agent running elsewhere can send OTLP traces to the receiver (Start OTLP Trace Receiver) with gen_ai.conversation.id set to the session id.',
-            ),
-      ),
+      el('p', { class: 'timeline-empty' }, timelineHintLead()),
+      el('ul', { class: 'timeline-hints' }, ...timelineHints().map((h) => el('li', { 'data-run-kind': h.kind }, h.text))),
       link,
     );
     return;
