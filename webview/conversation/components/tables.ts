@@ -12,7 +12,7 @@ import { formatCost } from '../../../src/shared/pricing';
 import { latencyLabel } from '../../../src/shared/latencyLabels';
 import { el } from '../../shared/dom';
 import { sortRows, type SortDirection } from '../logic/sortRows';
-import { columnWidths, turnsByBranch } from '../logic/tableLayout';
+import { BRANCH_COLUMN_CH, columnWidths, turnsByBranch } from '../logic/tableLayout';
 import { t as tr } from '../../shared/l10n';
 
 interface Column<T> {
@@ -22,6 +22,8 @@ interface Column<T> {
   numeric?: boolean;
   /** False: the host cannot sort by it (the header is plain text). */
   sortable?: boolean;
+  /** At most this many `ch` wide, below the usual limit (logic/tableLayout.ts). */
+  maxCh?: number;
 }
 
 const n = (v: number | null): string => (v === null ? '–' : v.toLocaleString('en-US'));
@@ -51,6 +53,7 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
   const template = columnWidths(
     columns.map((c, i) => [`${c.title} ▲`, ...rows.map((r) => text(c, r)), totals?.[i] ?? '']),
     columns.map((c) => !!c.numeric),
+    columns.map((c) => c.maxCh),
   );
   const marked = (key: keyof T): boolean =>
     sortKey === key || (!!external?.orderedBy?.includes(key) && external.orderedBy.includes(sortKey as keyof T));
@@ -163,6 +166,7 @@ const SHARED_COLUMN: Column<TurnUsageView> = {
   key: 'sharedFrom',
   title: tr('Shared'),
   sortable: false,
+  maxCh: BRANCH_COLUMN_CH,
   format: (r) => (r.sharedFrom ? tr('shared with {0}', r.sharedFrom) : ''),
 };
 
@@ -175,7 +179,7 @@ export function renderUsageTable(t: TablesView, actions: UsageTableActions): HTM
   const u = t.usage;
   const shared = u.rows.some((r) => r.sharedFrom !== undefined);
   const columns: Column<TurnUsageView>[] = [
-    ...(session ? [{ key: 'branchId', title: tr('Branch') } as Column<TurnUsageView>] : []),
+    ...(session ? [{ key: 'branchId', title: tr('Branch'), maxCh: BRANCH_COLUMN_CH } as Column<TurnUsageView>] : []),
     { key: 'turn', title: tr('Turn'), numeric: true },
     // A branch's shared turns carry the usage of the branch that ran them (the session lists each row once).
     ...(shared ? [SHARED_COLUMN] : []),

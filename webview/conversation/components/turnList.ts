@@ -6,7 +6,7 @@ import type { Verdict } from '../../../src/shared/reviewVocabulary';
 import { el, replaceChildren } from '../../shared/dom';
 import { listWindow, scrollToShow } from '../logic/listWindow';
 import { badgeFit } from '../logic/badgeFit';
-import { itemCountLabel, tokenCountLabel, turnLabel } from '../logic/itemCount';
+import { itemCountLabel, tokenCountLabel, turnLabel, turnUsageLabel } from '../logic/itemCount';
 import { t as tr } from '../../shared/l10n';
 import { toolBadgeName } from '../../../src/shared/itemTitles';
 import { previewText } from '../../../src/shared/toolItems';
@@ -204,6 +204,7 @@ export class TurnList {
         : '';
       const preview = previewText(t.preview);
       const latency = this.latencyOf(t);
+      const usage = turnUsageLabel(t.turn, t.totalTokens);
       const review = this.reviewOf(t);
       const reviewText = review
         ? [
@@ -253,7 +254,7 @@ export class TurnList {
           'span',
           { class: 'turn-meta' },
           itemCountLabel(t.itemCount),
-          el('span', { class: 'turn-tokens' }, t.totalTokens !== null ? tokenCountLabel(t.totalTokens) : tr('no usage')),
+          usage !== null ? el('span', { class: 'turn-tokens' }, usage) : null,
           latency
             ? el(
                 'span',

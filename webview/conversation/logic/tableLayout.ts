@@ -6,6 +6,11 @@
 /** Columns no wider than this many characters: longer text is cut with an ellipsis (the cell's tooltip has it all). */
 const MAX_TEXT_CH = 40;
 const MAX_NUMBER_CH = 18;
+/**
+ * A branch name's column (the whole session's Branch, a branch's Shared) is narrower: names can be long, and at 40ch
+ * one pushed the figures after it, Cost among them, out of the view. The tooltip has the whole name.
+ */
+export const BRANCH_COLUMN_CH = 20;
 
 /** How many `ch` a text takes: wide characters (Hangul, CJK, fullwidth forms) take two. */
 export function textWidth(text: string): number {
@@ -17,13 +22,14 @@ export function textWidth(text: string): number {
 
 /**
  * Each column as wide as its widest text (header with its sort mark, cells, totals) plus room for the cell's padding,
- * in `ch`: figures and names then never wrap, and narrow columns leave room for the rest.
+ * in `ch`: figures and names then never wrap, and narrow columns leave room for the rest. `maxCh`: a column's own
+ * limit, below the usual one (`BRANCH_COLUMN_CH`).
  */
-export function columnWidths(texts: string[][], numeric: boolean[]): string {
+export function columnWidths(texts: string[][], numeric: boolean[], maxCh: readonly (number | undefined)[] = []): string {
   return texts
     .map((column, i) => {
       const widest = Math.max(0, ...column.map(textWidth));
-      const max = numeric[i] ? MAX_NUMBER_CH : MAX_TEXT_CH;
+      const max = maxCh[i] ?? (numeric[i] ? MAX_NUMBER_CH : MAX_TEXT_CH);
       return `${Math.min(max, Math.max(5, widest + 3))}ch`;
     })
     .join(' ');

@@ -2,7 +2,7 @@
 import { strict as assert } from 'node:assert';
 import { detailKey, detailRedraw } from '../../../../webview/conversation/logic/detailRedraw';
 import { turnLabel } from '../../../../webview/conversation/logic/itemCount';
-import { columnWidths, textWidth, turnsByBranch } from '../../../../webview/conversation/logic/tableLayout';
+import { BRANCH_COLUMN_CH, columnWidths, textWidth, turnsByBranch } from '../../../../webview/conversation/logic/tableLayout';
 
 describe('turn detail redraws', () => {
   const two = detailKey('main', 2);
@@ -36,6 +36,22 @@ describe('table layout', () => {
     // A very long name is capped (then cut with an ellipsis, its tooltip whole); a tiny column keeps room for padding.
     assert.equal(columnWidths([['x'.repeat(90)], ['1']], [false, true]), '40ch 5ch');
     assert.equal(textWidth('턴 12'), 5, 'Hangul takes two columns');
+  });
+
+  it('keeps a long branch name to a narrower column, so the figures after it (Cost) stay in view', () => {
+    const long = 'retry-with-a-very-long-descriptive-branch-name-turn-2';
+    assert.equal(
+      columnWidths(
+        [
+          ['Branch ▲', long],
+          ['Cost ▲', '$0.000136'],
+        ],
+        [false, true],
+        [BRANCH_COLUMN_CH],
+      ),
+      '20ch 12ch',
+    );
+    assert.equal(columnWidths([['Branch ▲', 'main']], [false], [BRANCH_COLUMN_CH]), '11ch', 'a short name keeps its own width');
   });
 
   it('names each whole-session turn of a tool with the branch that ran it', () => {

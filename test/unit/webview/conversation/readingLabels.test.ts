@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { itemCountLabel, tokenCountLabel } from '../../../../webview/conversation/logic/itemCount';
+import { itemCountLabel, tokenCountLabel, turnUsageLabel } from '../../../../webview/conversation/logic/itemCount';
 import { needsApiKey } from '../../../../webview/conversation/logic/runRemedy';
 
 describe('conversation view labels and remedies', () => {
@@ -10,6 +10,13 @@ describe('conversation view labels and remedies', () => {
     assert.equal(itemCountLabel(12345), '12,345 items');
     assert.equal(tokenCountLabel(1), '1 token');
     assert.equal(tokenCountLabel(1500), '1,500 tokens');
+  });
+
+  it('says "no usage" of a turn that recorded none, but nothing of the items before the first turn (no run)', () => {
+    assert.equal(turnUsageLabel(3, null), 'no usage');
+    assert.equal(turnUsageLabel(3, 1500), '1,500 tokens');
+    assert.equal(turnUsageLabel(0, null), null);
+    assert.equal(turnUsageLabel(0, 12), '12 tokens');
   });
 
   it('offers Set API Key when no key was set or the server refused the key, not for other failures', () => {
