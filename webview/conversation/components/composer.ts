@@ -1,5 +1,5 @@
 import type { RunEvent } from '../../../src/shared/protocol/runEvents';
-import { el, replaceChildren } from '../../shared/dom';
+import { el } from '../../shared/dom';
 import { draftInput } from '../../shared/drafts';
 import { errorMessage } from '../../../src/shared/errorMessage';
 import { toolBadgeName } from '../../../src/shared/itemTitles';
@@ -40,6 +40,8 @@ export class Composer {
       /** The paragraph the run's reasoning streams into, until an answer or a tool call follows it. */
       reasoning: HTMLElement | undefined;
       active: boolean;
+      /** Ended in a failure: its block stays, through other branches and runs, until the user dismisses it. */
+      failed: boolean;
       input: string;
       agentName: string;
     }
@@ -99,9 +101,12 @@ export class Composer {
     this.send.textContent = t('Send to {0}', branchId);
   }
 
-  /** Removes everything in the log but the blocks of runs still going. */
+  /**
+   * Removes everything in the log but the blocks of runs still going and of runs that failed: a failure is read where
+   * the run was started (a what-if's fork is deleted, and the view returns from it) and stays until dismissed.
+   */
   private clearEnded(): void {
-    for (const [runId, run] of this.runs) if (!run.active) this.runs.delete(runId);
+    for (const [runId, run] of this.runs) if (!run.active && !run.failed) this.runs.delete(runId);
     const keep = new Set([...this.runs.values()].map((r) => r.block));
     for (const child of Array.from(this.log.children)) if (!keep.has(child as HTMLElement)) child.remove();
   }
@@ -110,7 +115,8 @@ export class Composer {
     const value = this.input.value;
     if (this.running || value.trim() === '' || this.input.disabled) return;
     this.setRunning(true);
-    replaceChildren(this.log, el('p', { class: 'run-status' }, t('Starting…')));
+    this.clearEnded();
+    this.log.appendChild(el('p', { class: 'run-status' }, t('Starting…')));
     try {
       this.draft = value;
       await this.cb.send(value, this.agents.value);
@@ -119,11 +125,10 @@ export class Composer {
     } catch (err) {
       this.setRunning(false);
       const message = errorMessage(err);
-      replaceChildren(
-        this.log,
-        el('p', { class: 'run-error', role: 'alert' }, message),
-        this.apiKeyButton(needsApiKey('other', undefined, message)),
-      );
+      this.clearEnded();
+      this.log.appendChild(el('p', { class: 'run-error', role: 'alert' }, message));
+      const button = this.apiKeyButton(needsApiKey('other', undefined, message));
+      if (button) this.log.appendChild(button);
     }
   }
 
@@ -141,11 +146,8 @@ export class Composer {
   /** Shows one event of a run: in its own block, so runs that overlap (a retry on several models) never mix. */
   show(e: RunEvent): void {
     if (e.kind === 'run/started') {
-      // A new run clears the log unless others are still running beside it.
-      if (![...this.runs.values()].some((r) => r.active)) {
-        this.runs.clear();
-        replaceChildren(this.log);
-      }
+      // A new run clears the log unless others are still running beside it; failures stay until dismissed.
+      if (![...this.runs.values()].some((r) => r.active)) this.clearEnded();
       const status = el(
         'p',
         { class: 'run-status' },
@@ -172,6 +174,7 @@ export class Composer {
         text: undefined,
         reasoning: undefined,
         active: true,
+        failed: false,
         input: e.input,
         agentName: e.agentName,
       });
@@ -247,6 +250,13 @@ export class Composer {
         const button = this.apiKeyButton(needsApiKey(e.failure, e.status, e.message));
         if (button) add(button);
         add(el('p', { class: 'run-written' }, e.written.summary));
+        const dismiss = el('vscode-button', { appearance: 'secondary', class: 'run-dismiss' }, t('Dismiss'));
+        dismiss.addEventListener('click', () => {
+          run.block.remove();
+          this.runs.delete(e.runId);
+        });
+        add(dismiss);
+        run.failed = true;
         this.restoreDraft(run.input);
         break;
       }
@@ -273,6 +283,7 @@ export class Composer {
 
   /** Shows a problem that kept a run from starting (the host refused it). */
   showError(message: string): void {
-    replaceChildren(this.log, el('p', { class: 'run-error', role: 'alert' }, message));
+    this.clearEnded();
+    this.log.appendChild(el('p', { class: 'run-error', role: 'alert' }, message));
   }
 }
