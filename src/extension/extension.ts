@@ -20,6 +20,7 @@ import { AgentChoices } from './runs/agentChoices';
 import { AgentRunner } from './runs/agentRunner';
 import { SessionSearch } from './search/sessionSearch';
 import { SessionTreeProvider } from './tree/sessionTree';
+import { ExpandedNodes } from './tree/expandedNodes';
 import { SessionStatusBar } from './tree/statusBar';
 import type { TreeNode } from './core/treeNodes';
 import { TraceService } from './traces/traceService';
@@ -72,8 +73,9 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const pricing = new SessionPricing(context.workspaceState, log);
   // Review data too: in the global storage unless the user keeps it beside each file (docs/reviews.md).
   const reviews = new ReviewService(store, context.globalStorageUri.fsPath, (dbPath) => !!registry.get(dbPath)?.remote);
-  const tree = new SessionTreeProvider(registry, pricing, reviews);
+  const tree = new SessionTreeProvider(registry, pricing, reviews, new ExpandedNodes(context.workspaceState));
   const treeView = vscode.window.createTreeView(ViewId.sessions, { treeDataProvider: tree, showCollapseAll: true });
+  context.subscriptions.push(tree.watchExpansion(treeView));
   const statusBar = new SessionStatusBar(registry, treeView);
   const discovery = new WorkspaceDiscovery(registry);
   const choices = new AgentChoices(context.workspaceState);

@@ -21,6 +21,7 @@ import type { ReviewService } from '../reviews/reviewService';
 import type { TurnReview } from '../../store/reviews/reviewTypes';
 import type { SessionPricing } from '../pricing/sessionPricing';
 import { costTooltipLine } from './treeItems';
+import type { ExpandedNodes } from './expandedNodes';
 import { sharedTurnUsage } from '../conversation/conversationData';
 
 /** Turns per page under a branch, so a branch of 10,000 turns expands without reading them all. */
@@ -49,6 +50,8 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     private readonly pricing?: SessionPricing,
     /** Review marks on turns (✓ ✗ and tags); the tree redraws when a review changes. */
     private readonly reviews?: ReviewService,
+    /** The nodes left expanded, drawn expanded again after a reload (expandedNodes.ts). */
+    private readonly expansion?: ExpandedNodes,
   ) {
     const subscriptions = [registry.onDidChange(() => this.emitter.fire(undefined))];
     if (reviews) subscriptions.push(reviews.onDidChange(() => this.emitter.fire(undefined)));
@@ -95,6 +98,16 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     md.appendText(`\n\n${costTooltipLine(node.kind, pricing, cost)}`);
     item.tooltip = md;
     return item;
+  }
+
+  /** Keeps what the user expands and collapses in `view` (this tree's view) for the next reload. */
+  watchExpansion(view: vscode.TreeView<TreeNode>): vscode.Disposable {
+    const expansion = this.expansion;
+    if (!expansion) return new vscode.Disposable(() => undefined);
+    return vscode.Disposable.from(
+      view.onDidExpandElement((e) => expansion.expanded(nodeId(e.element))),
+      view.onDidCollapseElement((e) => expansion.collapsed(nodeId(e.element))),
+    );
   }
 
   async getTreeItem(node: TreeNode): Promise<vscode.TreeItem> {
@@ -145,6 +158,8 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         this.tooltips.set(id, item.tooltip);
         item.tooltip = undefined;
       }
+      if (this.expansion?.has(id) && item.collapsibleState === vscode.TreeItemCollapsibleState.Collapsed)
+        item.collapsibleState = vscode.TreeItemCollapsibleState.Expanded;
       this.items.set(id, item);
     }
     return pairs.map(([n]) => n);
