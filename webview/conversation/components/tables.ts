@@ -12,7 +12,7 @@ import { formatCost } from '../../../src/shared/pricing';
 import { latencyLabel } from '../../../src/shared/latencyLabels';
 import { el } from '../../shared/dom';
 import { sortRows, type SortDirection } from '../logic/sortRows';
-import { BRANCH_COLUMN_CH, columnWidths, turnsByBranch } from '../logic/tableLayout';
+import { BRANCH_COLUMN_CH, columnWidths, headerWidthText, turnsByBranch } from '../logic/tableLayout';
 import { t as tr } from '../../shared/l10n';
 
 interface Column<T> {
@@ -49,9 +49,9 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
   // Rows built by hand (not from rowsData) do not inherit the grid's template: every row gets it, or the header and
   // the data rows size their columns differently.
   // Fixed widths, not fractions: the header row is laid out narrower than the data rows, so fractions of each row's
-  // own width would not line up. Sized to the content, with room for a sort mark in the header.
+  // own width would not line up. Sized to the content, with room for a sort mark in a sortable column's header.
   const template = columnWidths(
-    columns.map((c, i) => [`${c.title} ▲`, ...rows.map((r) => text(c, r)), totals?.[i] ?? '']),
+    columns.map((c, i) => [headerWidthText(c.title, c.sortable !== false), ...rows.map((r) => text(c, r)), totals?.[i] ?? '']),
     columns.map((c) => !!c.numeric),
     columns.map((c) => c.maxCh),
   );

@@ -21,6 +21,15 @@ export function textWidth(text: string): number {
 }
 
 /**
+ * A header as wide as it can be drawn: with room for the sort mark (▲/▼) only when the column can be sorted. Room
+ * for a mark that never comes made the Tokens table wider than it needs (2ch a column, Cost among them), enough to
+ * show a sideways scrollbar of a few pixels in a view it fits.
+ */
+export function headerWidthText(title: string, sortable: boolean): string {
+  return sortable ? `${title} ▲` : title;
+}
+
+/**
  * Each column as wide as its widest text (header with its sort mark, cells, totals) plus room for the cell's padding,
  * in `ch`: figures and names then never wrap, and narrow columns leave room for the rest. `maxCh`: a column's own
  * limit, below the usual one (`BRANCH_COLUMN_CH`).

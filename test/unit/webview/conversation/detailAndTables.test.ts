@@ -2,7 +2,13 @@
 import { strict as assert } from 'node:assert';
 import { detailKey, detailRedraw } from '../../../../webview/conversation/logic/detailRedraw';
 import { turnLabel } from '../../../../webview/conversation/logic/itemCount';
-import { BRANCH_COLUMN_CH, columnWidths, textWidth, turnsByBranch } from '../../../../webview/conversation/logic/tableLayout';
+import {
+  BRANCH_COLUMN_CH,
+  columnWidths,
+  headerWidthText,
+  textWidth,
+  turnsByBranch,
+} from '../../../../webview/conversation/logic/tableLayout';
 
 describe('turn detail redraws', () => {
   const two = detailKey('main', 2);
@@ -36,6 +42,22 @@ describe('table layout', () => {
     // A very long name is capped (then cut with an ellipsis, its tooltip whole); a tiny column keeps room for padding.
     assert.equal(columnWidths([['x'.repeat(90)], ['1']], [false, true]), '40ch 5ch');
     assert.equal(textWidth('턴 12'), 5, 'Hangul takes two columns');
+  });
+
+  it('leaves room for a sort mark only in the header of a column that can be sorted', () => {
+    assert.equal(headerWidthText('Total', true), 'Total ▲');
+    assert.equal(headerWidthText('Cost', false), 'Cost');
+    // A narrow Cost column is as wide as its title, not its title and a mark it never shows.
+    assert.equal(
+      columnWidths(
+        [
+          [headerWidthText('Cost', false), '$0.1'],
+          [headerWidthText('Cost', true), '$0.1'],
+        ],
+        [true, true],
+      ),
+      '7ch 9ch',
+    );
   });
 
   it('keeps a long branch name to a narrower column, so the figures after it (Cost) stay in view', () => {
