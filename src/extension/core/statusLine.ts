@@ -14,5 +14,10 @@ export function statusLine(message: string): string {
   const end = /[.!?](?=\s+\p{Lu})/u.exec(oneLine);
   const first = end ? oneLine.slice(0, end.index + 1) : oneLine;
   const chars = Array.from(first);
-  return chars.length <= MAX_STATUS_CHARS ? first : `${chars.slice(0, MAX_STATUS_CHARS - 1).join('').trimEnd()}…`;
+  return chars.length <= MAX_STATUS_CHARS
+    ? first
+    : `${chars
+        .slice(0, MAX_STATUS_CHARS - 1)
+        .join('')
+        .trimEnd()}…`;
 }
