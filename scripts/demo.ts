@@ -90,8 +90,16 @@ export async function writeDemoDatabase(path: string, tracesPath?: string): Prom
 
 async function main(): Promise<void> {
   // The trace store goes where the extension will look for it: the global storage of the profile the demo opens.
-  await writeDemoDatabase(out, demoTraceStorePath());
+  const tracesPath = demoTraceStorePath();
+  await writeDemoDatabase(out, tracesPath);
   await printDatabaseReport(out);
+  const traces = TraceStore.open(tracesPath, { readonly: true });
+  try {
+    const { traces: count, spans } = traces.counts();
+    console.log(`\nTraces: ${count} runs, ${spans} spans (each turn's Timeline) in ${tracesPath}`);
+  } finally {
+    traces.close();
+  }
   if (!printOnly) await openDemo(out);
 }
 
