@@ -8,8 +8,9 @@
  *
  * An input's text is the user's when it differs from what the last draw put there (`drawValue`): that text is kept
  * over new data, while an input the user has not typed in shows the new data (another window's saved note). An input
- * gone after a redraw (the user moved to another turn) keeps its typed text for when it is drawn again, up to
- * `MAX_KEPT_DRAFTS`; its focus is not brought back later, as the user has been elsewhere since.
+ * gone after a redraw (the user moved to another turn) keeps its typed text for when a redraw draws it again, up to
+ * `MAX_KEPT_DRAFTS` (an input of that key the user opens in the meantime, a form, drops it); its focus is not brought
+ * back later, as the user has been elsewhere since.
  *
  * No DOM here (unit-tested without one): `<input>` and `<textarea>` are `DraftField`s as they are.
  */
@@ -26,8 +27,6 @@ export interface DraftField {
 
 /** An input's state as captured before a redraw. */
 export interface Draft {
-  /** The input it was captured from: a redraw that kept it needs nothing put back. */
-  field: DraftField;
   value: string;
   /** The user typed it (it differs from what the last draw put there). */
   typed: boolean;
@@ -65,17 +64,22 @@ export function settleValue(field: DraftField): void {
 export class DraftKeeper {
   /** By key: drafts captured before the redraw under way, then those whose input has not come back. */
   private readonly drafts = new Map<string, Draft>();
+  /** The inputs in the page before the redraw under way: one it kept needs nothing put back. */
+  private before = new Set<DraftField>();
 
   /** Before a redraw: the state of every registered input (`fields`: key and input), `active` the focused element. */
   capture(fields: Iterable<readonly [string, DraftField]>, active: unknown): void {
+    this.before = new Set();
     for (const [key, field] of fields) {
+      this.before.add(field);
+      // An input in the page now supersedes a draft kept under its key from an earlier one (the user opened the form
+      // again since): that draft must not come back over it.
+      this.drafts.delete(key);
       const focused = field === active;
       const typed = isTyped(field);
       // An untouched, unfocused input has nothing of the user's; the draw gives it its data.
       if (!typed && !focused) continue;
-      this.drafts.delete(key);
       this.drafts.set(key, {
-        field,
         value: field.value,
         typed,
         start: field.selectionStart,
@@ -95,7 +99,7 @@ export class DraftKeeper {
       const d = this.drafts.get(key);
       if (!d) continue;
       this.drafts.delete(key);
-      if (d.field === field) continue;
+      if (this.before.has(field)) continue;
       if (d.typed) field.value = d.value;
       if (d.focused && focusFree) {
         field.focus({ preventScroll: true });

@@ -132,6 +132,26 @@ describe('input drafts across redraws', () => {
     assert.equal(page.active, null, 'the user was elsewhere since: no focus taken');
   });
 
+  it('never puts a kept draft over an input the user opened since (it was in the page before the redraw)', () => {
+    const page: { active: unknown } = { active: null };
+    const keeper = new DraftKeeper();
+    // Edit and resend open on turn 2, text typed; the user shows turn 3 (the form goes), then comes back and opens
+    // the form again (drawn by the click, not by a redraw), with the stored message in it.
+    let fields = redraw(keeper, page, new Map(), { 'what-if-text main 2': 'stored' }, ['what-if-text main 2']);
+    fields.get('what-if-text main 2')!.type(' edited');
+    fields = redraw(keeper, page, fields, {}, []);
+    assert.equal(keeper.kept('what-if-text main 2')?.value, 'stored edited');
+    const reopened = new Field(page);
+    drawValue(reopened, 'stored');
+    // A live refresh that holds the detail (a form is open) before the user types in it: the input stays as it is.
+    const open = new Map([['what-if-text main 2', reopened]]);
+    keeper.capture(open, page.active);
+    keeper.restore(open, true);
+    assert.equal(reopened.value, 'stored');
+    assert.equal(page.active, null);
+    assert.equal(keeper.kept('what-if-text main 2'), undefined, 'the old draft is gone');
+  });
+
   it(`keeps at most ${MAX_KEPT_DRAFTS} drafts of inputs that are gone, dropping the oldest`, () => {
     const page: { active: unknown } = { active: null };
     const keeper = new DraftKeeper();
