@@ -371,7 +371,7 @@ for (const theme of THEMES) {
       await f.locator('.correction-cancel').click();
       await f.locator('.correct-button').last().waitFor();
       // The note typed before is still there after all of it, unsaved.
-      assert.equal(await bar.locator('.review-note').inputValue(), 'A note being wrXitten');
+      assert.equal(await bar.locator('.review-note').inputValue(), 'A note being writtXen');
       await bar.locator('.review-note').fill('');
       await survivesWrite(f.locator('.composer-input'), 'A message not sent yet');
       await f.locator('.composer-input').fill('');
