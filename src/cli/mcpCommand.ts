@@ -16,6 +16,12 @@ import { EXIT, UsageError } from './exitCodes';
 import { COMMAND_HELP } from './help';
 import { createMcpServer } from './mcpServer';
 
+/**
+ * Set to `client` by the servers VS Code starts (src/extension/codingAgents/mcpServerPlans.ts, which spells the same
+ * name): the start-up line goes to the client as an MCP log message instead of stderr. Any other value: stderr.
+ */
+export const MCP_LOG_ENV = 'AGENT_SESSIONS_MCP_LOG';
+
 const MCP_OPTIONS = {
   store: { type: 'string', multiple: true },
   db: { type: 'string', short: 'd', multiple: true },
@@ -76,20 +82,25 @@ export async function mcpCommand(argv: string[], version: string): Promise<numbe
   process.on('SIGTERM', stop);
   // The transport does not notice stdin's end by itself: the client closing it is the end of the session.
   process.stdin.on('end', stop);
+  const serving = `agent-sessions mcp: serving ${
+    targets.length === 0
+      ? stores.takesOtherFiles
+        ? 'no stores (tools take a file path)'
+        : 'no stores (--only-stores: every call is refused)'
+      : stores
+          .list()
+          .map((s) => `${s.name} (${s.location})`)
+          .join(', ')
+  } over stdio`;
+  // VS Code logs every stderr line of an MCP server as a warning, and this line is the normal start: the servers it
+  // starts (src/extension/codingAgents) ask for it as an MCP log message at level info, once the client is ready.
+  const toClient = process.env[MCP_LOG_ENV] === 'client';
+  if (toClient)
+    server.server.oninitialized = () =>
+      void server.server.sendLoggingMessage({ level: 'info', logger: 'agent-sessions', data: serving }).catch(() => undefined);
   try {
     await server.connect(new StdioServerTransport());
-    process.stderr.write(
-      `agent-sessions mcp: serving ${
-        targets.length === 0
-          ? stores.takesOtherFiles
-            ? 'no stores (tools take a file path)'
-            : 'no stores (--only-stores: every call is refused)'
-          : stores
-              .list()
-              .map((s) => `${s.name} (${s.location})`)
-              .join(', ')
-      } over stdio\n`,
-    );
+    if (!toClient) process.stderr.write(`${serving}\n`);
     await closed;
     return EXIT.ok;
   } finally {

@@ -64,7 +64,9 @@ export function mcpServerPlans(
   extensionVersion: string,
 ): McpServerPlan[] {
   const stores = (targets: readonly string[]): string[] => targets.flatMap((t) => ['--store', t]);
-  const env = { ELECTRON_RUN_AS_NODE: '1', AGENT_SESSIONS_DB: '' };
+  // AGENT_SESSIONS_MCP_LOG (src/cli/mcpCommand.ts `MCP_LOG_ENV`): VS Code logs a server's stderr as warnings, so the
+  // normal start-up line comes as an MCP log message at level info instead.
+  const env = { ELECTRON_RUN_AS_NODE: '1', AGENT_SESSIONS_DB: '', AGENT_SESSIONS_MCP_LOG: 'client' };
   const plan = (label: string, args: string[]): McpServerPlan => ({ label, args, env, version: versionOf(extensionVersion, args) });
   const plans = [
     plan(l10n.t('Agent Sessions (open session files)'), [

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ROOT } from '../store/export/exportFixtures';
 
 /** Builds `agent-sessions` into `outfile`. */
@@ -25,6 +25,8 @@ export interface McpSession {
   client: Client;
   /** What the server wrote on stderr so far. */
   stderr(): string;
+  /** The MCP log messages (`notifications/message`) the server sent so far, as `level: data`. */
+  logs(): string[];
   call(name: string, args: unknown): Promise<{ text: string; isError: boolean }>;
   ok(name: string, args: Record<string, unknown>): Promise<string>;
   fails(name: string, args: unknown): Promise<string>;
@@ -44,6 +46,9 @@ export async function startMcp(cli: string, args: readonly string[], cwd: string
   });
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const logs: string[] = [];
+  // Before connecting: a server may log as soon as the client says it is initialized.
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(`${n.params.level}: ${String(n.params.data)}`));
   await client.connect(transport);
   const call = async (name: string, args: unknown): Promise<{ text: string; isError: boolean }> => {
     // `arguments` as given, even when it is not an object: the server must answer what a broken client sends.
@@ -53,6 +58,7 @@ export async function startMcp(cli: string, args: readonly string[], cwd: string
   return {
     client,
     stderr: () => stderr,
+    logs: () => [...logs],
     call,
     ok: async (name, args) => {
       const r = await call(name, args);

@@ -20,7 +20,7 @@ describe('the MCP servers offered to VS Code', () => {
     const [files, ...rest] = mcpServerPlans(CLI, ['/w/a.db', '/w/b c.db'], [], '/g/traces.db', '1.2.3');
     assert.equal(rest.length, 0);
     assert.deepEqual(files!.args, [CLI, 'mcp', '--only-stores', '--store', '/w/a.db', '--store', '/w/b c.db', '--traces', '/g/traces.db']);
-    assert.deepEqual(files!.env, { ELECTRON_RUN_AS_NODE: '1', AGENT_SESSIONS_DB: '' });
+    assert.deepEqual(files!.env, { ELECTRON_RUN_AS_NODE: '1', AGENT_SESSIONS_DB: '', AGENT_SESSIONS_MCP_LOG: 'client' });
     assert.equal(files!.address, undefined);
     // No file open: still offered (it stays in VS Code's list), serving nothing.
     const [none] = mcpServerPlans(CLI, [], [], undefined, '1.2.3');
@@ -98,6 +98,14 @@ describe('the files server VS Code starts, through a real MCP client', function 
   after(async () => {
     for (const s of sessions) await s.close();
     tmp.cleanup();
+  });
+
+  it('says it started as an MCP log message at level info, not on stderr (which VS Code logs as a warning)', async () => {
+    const [files] = mcpServerPlans(cli, [open], [], undefined, '1.2.3');
+    const mcp = await start(files!, {});
+    await mcp.ok('list_stores', {});
+    assert.deepEqual(mcp.logs(), [`info: agent-sessions mcp: serving open (${open}) over stdio`]);
+    assert.equal(mcp.stderr(), '');
   });
 
   it('serves the open file and refuses another, telling the model the user opens it in VS Code first', async () => {
