@@ -1,7 +1,8 @@
 /**
  * Workspace discovery inside the real extension host: a session file moved into a folder created after start-up
  * appears in the tree (the watcher reports the folder, not the file), and *Refresh* searches the workspace again
- * (a file the watcher saw while it was still empty, filled in place afterwards, which no watcher event reports).
+ * (a file the watcher saw while it was still empty, filled in place afterwards, which no watcher event reports) but
+ * leaves a discovered file the user closed closed.
  */
 import { strict as assert } from 'node:assert';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -90,5 +91,14 @@ describe('workspace discovery', () => {
     await vscode.commands.executeCommand('agentSessions.refresh');
     assert.ok(a.registry.get(path)?.db, 'Refresh found the file');
     await child(a, undefined, 'filled-later.db');
+
+    // A discovered file the user closed stays closed through Refresh, until opened by hand.
+    await vscode.commands.executeCommand('agentSessions.closeDatabase', { kind: 'database', dbPath: path });
+    assert.equal(a.registry.get(path), undefined);
+    await vscode.commands.executeCommand('agentSessions.refresh');
+    assert.equal(a.registry.get(path), undefined, 'Refresh left the closed file closed');
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    assert.ok(a.registry.get(path)?.db, 'opened by hand');
+    assert.equal(a.registry.get(path)?.discovered, false);
   });
 });

@@ -240,6 +240,7 @@ export class DatabaseRegistry implements vscode.Disposable {
     path: string,
     options: { readonlyChoice?: boolean; discovered?: boolean; quiet?: boolean; remote?: RemoteLocation } = {},
   ): Promise<DatabaseEntry> {
+    if (!options.discovered) this.dismissed.delete(path);
     let entry = this.entries.get(path);
     if (!entry) {
       entry = {
@@ -340,6 +341,7 @@ export class DatabaseRegistry implements vscode.Disposable {
   async close(path: string): Promise<void> {
     const entry = this.entries.get(path);
     if (!entry) return;
+    if (entry.discovered) this.dismissed.add(path);
     this.stopWatching(path);
     void entry.db?.close();
     this.entries.delete(path);
@@ -370,6 +372,17 @@ export class DatabaseRegistry implements vscode.Disposable {
     entry.db = undefined;
     void vscode.window.showErrorMessage(message);
     this.fire({ kind: 'state', path });
+  }
+
+  /**
+   * Discovered files the user closed: discovery leaves them closed in this window (*Refresh* too, which searches
+   * again) until the user opens one by hand. Grows only by the user's own closes.
+   */
+  private readonly dismissed = new Set<string>();
+
+  /** Whether the user closed this discovered file in this window (see `dismissed`). */
+  isDismissed(path: string): boolean {
+    return this.dismissed.has(path);
   }
 
   /** What else *Refresh* does after re-reading the open databases (workspace discovery searches again). */

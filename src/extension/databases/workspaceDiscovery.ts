@@ -113,7 +113,7 @@ export class WorkspaceDiscovery implements vscode.Disposable {
   }
 
   private async consider(uri: vscode.Uri): Promise<boolean> {
-    if (uri.scheme !== 'file' || this.registry.get(uri.fsPath)) return false;
+    if (uri.scheme !== 'file' || this.registry.get(uri.fsPath) || this.registry.isDismissed(uri.fsPath)) return false;
     if (!(await isSessionDatabase(this.registry.store, uri.fsPath))) return false;
     await this.registry.open(uri.fsPath, { discovered: true, quiet: true });
     return true;
