@@ -64,6 +64,10 @@ for (const theme of FLOW_THEMES) {
             // Its runs send their spans (a CUSTOM agent-sessions.otlp event): the turn's Timeline draws them.
             'support-bot': `AGENT_FIXTURE_SPANS=1 python3 "${SCRIPT}"`,
             'slow-bot': `AGENT_FIXTURE_MODE=hang python3 "${SCRIPT}"`,
+            // Exits 3 before any event: a failing run, for the what-if that must keep its outcome on screen.
+            'broken-bot': `AGENT_FIXTURE_MODE=exit-at-once python3 "${SCRIPT}"`,
+            // Exits 0 having written nothing: not a success (issue 40, item 3).
+            'idle-bot': 'true',
           },
         },
       }),
@@ -74,7 +78,13 @@ for (const theme of FLOW_THEMES) {
       await f.locator('.lane[data-branch="main"]').click();
       const picker = f.locator('.composer .agent-picker:not([hidden]) select.agent-select');
       await picker.waitFor();
-      assert.deepEqual(await picker.locator('option').allTextContents(), ['Built-in agent (loopback-model)', 'support-bot', 'slow-bot']);
+      assert.deepEqual(await picker.locator('option').allTextContents(), [
+        'Built-in agent (loopback-model)',
+        'support-bot',
+        'slow-bot',
+        'broken-bot',
+        'idle-bot',
+      ]);
       await picker.selectOption('command:support-bot');
       await f.locator('.composer .agent-last', { hasText: 'Not run yet in this window.' }).waitFor();
       await f.locator('textarea.composer-input').fill('What should I pack?');
@@ -142,6 +152,45 @@ for (const theme of FLOW_THEMES) {
       await f.locator('.run-error.failure-cancelled', { hasText: 'Stopped: The run was stopped.' }).waitFor({ timeout: 20_000 });
       await f.locator('.composer .agent-last.failed', { hasText: 'Last run: stopped' }).waitFor();
       assert.deepEqual((await stored(db, 'alice', 'main')).turns, [1, 2, 3], 'nothing of the stopped run is stored');
+    });
+
+    it('a command that exits 0 without writing a turn is not Done: it says so, and the message stays in the box', async () => {
+      const f = await openConversationView(suite.wb, 'conversations.db', 'alice');
+      await f.locator('.lane[data-branch="main"]').click();
+      await f.locator('.composer select.agent-select').selectOption('command:idle-bot');
+      const box = f.locator('textarea.composer-input');
+      await box.fill('Are you there?');
+      await f.locator('vscode-button.composer-send').click();
+      await f
+        .locator('.run-error', { hasText: "Failed: The agent command 'idle-bot' exited without writing a turn." })
+        .waitFor({ timeout: 20_000 });
+      assert.equal(await f.locator('.run-done').count(), 0, 'no "Done" for a run that saved nothing');
+      assert.equal(await box.inputValue(), 'Are you there?');
+      await f.locator('.composer .agent-last.failed').waitFor();
+      assert.deepEqual((await stored(db, 'alice', 'main')).turns, [1, 2, 3]);
+      await box.fill('');
+    });
+
+    it('a what-if through a failing command keeps its outcome and the selection; its branch is named for the agent model', async () => {
+      const f = await openConversationView(suite.wb, 'conversations.db', 'alice');
+      await f.locator('.lane[data-branch="main"]').click();
+      await f.locator('.composer select.agent-select').selectOption('command:broken-bot');
+      await f.locator('.turn-row[data-turn="2"]').click();
+      await f.locator('.turn-title', { hasText: 'Turn 2' }).waitFor();
+      await f.locator('.item-user vscode-button.retry-here').click();
+      // The configured model with a command is the agent's own: the branch is not named after loopback-model.
+      const block = f.locator('.run-block[data-branch="retry-own-model-1"]');
+      await block
+        .locator('.run-error', { hasText: "The agent command 'broken-bot' exited with code 3 before sending any event." })
+        .waitFor({ timeout: 20_000 });
+      // The fork is deleted again; the view is back on main at turn 2, and the failure is still there well after.
+      await f.locator('.lane.selected[data-branch="main"]').waitFor();
+      await new Promise((r) => setTimeout(r, 3000));
+      assert.equal(await block.locator('.run-error').count(), 1, 'the outcome stays until dismissed');
+      assert.equal(await f.locator('.lane.selected[data-branch="main"]').count(), 1);
+      await f.locator('.turn-title', { hasText: 'Turn 2' }).waitFor();
+      await block.locator('vscode-button.run-dismiss').click();
+      await block.waitFor({ state: 'detached' });
     });
   });
 }
