@@ -120,21 +120,28 @@ describe('agent commands (the user own agent in a child process, or over AG-UI H
 
     it('Retry from Here through the command: a new branch, the agent own model, the comparison opened', async () => {
       const result = await vscode.commands.executeCommand<WhatIfResult>('agentSessions.retryFromHere', turn(2), 'configured-model', AGENT);
+      // The configured model means the agent's own (the command is given none): the branch, the compare column and
+      // its cost are not those of configured-model, which the command never used.
       assert.deepEqual(
-        result.runs.map((r) => [r.branchId, r.outcome.kind]),
-        [['retry-configured-model-1', 'run/completed']],
+        result.runs.map((r) => [r.branchId, r.label.label, r.outcome.kind]),
+        [['retry-own-model-1', "agent's own model", 'run/completed']],
         JSON.stringify(result.runs),
       );
-      const retry = await branch(path, 'retry-configured-model-1');
+      const retry = await branch(path, 'retry-own-model-1');
       assert.deepEqual(retry.turns, ['1', '2']);
-      // The configured model means the agent's own: the command was given none.
       assert.equal(retry.last, 'Answer from default: Second question');
       assert.deepEqual(retry.usage, [2]);
       assert.equal(result.compared, true);
-      assert.deepEqual(
-        result.compareTargets?.map((t) => t.branchId),
-        ['main', 'retry-configured-model-1'],
-      );
+      assert.deepEqual(result.compareTargets?.slice(1), [
+        {
+          dbPath: path,
+          sessionId: result.source.sessionId,
+          branchId: 'retry-own-model-1',
+          label: "agent's own model",
+          unpriced: true,
+          runMs: result.runs[0]?.runMs,
+        },
+      ]);
     });
 
     it('Retry with Several Models through the command: each child got its model, on its own branch', async () => {
