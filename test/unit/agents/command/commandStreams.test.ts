@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { runCommandOnBranch, type CommandRunOptions } from '../../../../src/agents/command/commandRun';
 import { MAX_EVENT_LINE_CHARS } from '../../../../src/agents/command/commandLimits';
 import { TEST_KEY, eventLog, seedSession } from '../agentTestKit';
-import { completed, failed, nodeCommand, snapshot } from './commandKit';
+import { failed, nodeCommand, snapshot } from './commandKit';
 
 /** Every piece of `secret` at least 8 characters long that shows in `text`. */
 function fragments(text: string, secret: string): string[] {
