@@ -122,6 +122,19 @@ describe('agent URLs: every way an AG-UI HTTP stream can end', function () {
     assert.deepEqual(await snapshot(dbPath), before);
   });
 
+  it('a server that finishes without writing a turn fails, saying so: "Done" is only for a saved turn', async () => {
+    const url = await serve(async (input, send) => {
+      send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
+      send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'Sure.' });
+      send({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId });
+    });
+    const before = await snapshot(dbPath);
+    const o = failed(await run(url).outcome);
+    assert.match(o.message, /^The agent at http:\/\/127\.0\.0\.1:\d+\/agent finished without writing a turn\.$/);
+    assert.equal(o.written.turn, null);
+    assert.deepEqual(await snapshot(dbPath), before);
+  });
+
   it('a malformed stream: events with a missing field or an unknown type are counted and ignored', async () => {
     const url = await serve(async (input, send) => {
       send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
