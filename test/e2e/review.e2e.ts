@@ -216,18 +216,6 @@ for (const theme of THEMES) {
         .waitFor({ state: 'hidden', timeout: 20_000 });
     });
 
-    it("offers the MCP server in VS Code's MCP servers list", async () => {
-      const { wb } = suite;
-      await wb.runCommand('MCP: List Servers');
-      // The definition provider's server for the open session files (docs/mcp.md, "In VS Code").
-      await wb.page
-        .locator('.quick-input-widget:visible .monaco-list-row', { hasText: 'Agent Sessions (open session files)' })
-        .first()
-        .waitFor({ timeout: 20_000 });
-      await docsScreenshot(wb, `mcp-servers-${theme}`);
-      await wb.page.keyboard.press('Escape');
-    });
-
     it('builds a dataset from the reviews and shows the first record before asking where to save', async () => {
       const { wb } = suite;
       await wb.runCommand('Agent Sessions: Export Dataset from Reviews…');
