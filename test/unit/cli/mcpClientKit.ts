@@ -10,7 +10,8 @@ import * as esbuild from 'esbuild';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ROOT } from '../store/export/exportFixtures';
+import { tempDir } from '../../support/tempFiles';
+import { ROOT, writeExportFixture } from '../store/export/exportFixtures';
 
 /** Builds `agent-sessions` into `outfile`. */
 export async function buildCli(outfile: string): Promise<void> {
@@ -71,5 +72,43 @@ export async function startMcp(cli: string, args: readonly string[], cwd: string
       return r.text;
     },
     close: () => client.close(),
+  };
+}
+
+/** What a suite of MCP servers has: its folder, the CLI bundle in it, a session file, and a start that closes at the end. */
+export interface McpSuite {
+  readonly dir: string;
+  readonly cli: string;
+  /** A session file written by the export fixture (`writeExportFixture`), at `fixtureName` in the suite's folder. */
+  readonly fixture: string;
+  start(args: readonly string[], env?: Record<string, string>): Promise<McpSession>;
+}
+
+/**
+ * Registers the suite's hooks (call inside `describe`): builds the CLI and writes the fixture before, closes every
+ * server started and removes the folder after.
+ */
+export function mcpSuite(prefix: string, fixtureName = 'demo.db'): McpSuite {
+  const tmp = tempDir(prefix);
+  const cli = join(tmp.dir, 'cli.js');
+  const fixture = join(tmp.dir, fixtureName);
+  const sessions: McpSession[] = [];
+  before(async () => {
+    await buildCli(cli);
+    await writeExportFixture(fixture);
+  });
+  after(async () => {
+    for (const s of sessions) await s.close();
+    tmp.cleanup();
+  });
+  return {
+    dir: tmp.dir,
+    cli,
+    fixture,
+    async start(args, env = {}) {
+      const s = await startMcp(cli, args, tmp.dir, env);
+      sessions.push(s);
+      return s;
+    },
   };
 }

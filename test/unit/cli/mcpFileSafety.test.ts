@@ -13,9 +13,7 @@ import { AdvancedSQLiteSession, openDatabase } from '../../../src/store';
 import { TraceStore } from '../../../src/store/traces/traceStore';
 import { runSupportScript } from '../../support/childProcess';
 import { spanRecord } from '../../support/spanRecords';
-import { tempDir } from '../../support/tempFiles';
-import { writeExportFixture } from '../store/export/exportFixtures';
-import { buildCli, startMcp, type McpSession } from './mcpClientKit';
+import { mcpSuite, type McpSession } from './mcpClientKit';
 
 /** The file's bytes as a digest, and which of its -wal and -shm files exist. */
 function fingerprint(path: string): { sha256: string; wal: boolean; shm: boolean } {
@@ -28,29 +26,14 @@ function fingerprint(path: string): { sha256: string; wal: boolean; shm: boolean
 
 describe('agent-sessions mcp: the files it serves', function () {
   this.timeout(90_000);
-  const tmp = tempDir('asi-mcp-files-');
-  const cli = join(tmp.dir, 'cli.js');
-  const demo = join(tmp.dir, 'demo.db');
-  const sessions: McpSession[] = [];
-  const start = async (args: string[]): Promise<McpSession> => {
-    const s = await startMcp(cli, args, tmp.dir);
-    sessions.push(s);
-    return s;
-  };
-
-  before(async () => {
-    await buildCli(cli);
-    await writeExportFixture(demo);
-  });
-  after(async () => {
-    for (const s of sessions) await s.close();
-    tmp.cleanup();
-  });
+  const suite = mcpSuite('asi-mcp-files-');
+  const demo = suite.fixture;
+  const start = (args: string[]): Promise<McpSession> => suite.start(args);
 
   it('every tool and resource, then the end of the session: the files byte-identical, no -wal or -shm left', async () => {
-    const served = join(tmp.dir, 'served.db');
+    const served = join(suite.dir, 'served.db');
     copyFileSync(demo, served);
-    const traces = join(tmp.dir, 'traces.db');
+    const traces = join(suite.dir, 'traces.db');
     const store = TraceStore.open(traces, { readonly: false });
     store.addSpans([
       spanRecord({
@@ -90,7 +73,7 @@ describe('agent-sessions mcp: the files it serves', function () {
 
   it('a store another connection holds locked: an error saying so and what to do; answers again once it is released', async () => {
     // A rollback-journal file: there an EXCLUSIVE lock keeps readers out (in WAL mode readers go on reading).
-    const locked = join(tmp.dir, 'locked.db');
+    const locked = join(suite.dir, 'locked.db');
     copyFileSync(demo, locked);
     const db = openDatabase(locked);
     db.prepare('PRAGMA journal_mode = DELETE').get();
@@ -113,13 +96,13 @@ describe('agent-sessions mcp: the files it serves', function () {
   });
 
   it('a store another file is renamed over: the call reports replaced, the next one reads the new file', async () => {
-    const served = join(tmp.dir, 'renamed.db');
+    const served = join(suite.dir, 'renamed.db');
     copyFileSync(demo, served);
     const mcp = await start(['--store', served]);
     assert.match(await mcp.ok('list_sessions', {}), /"weather-trip"/);
 
     // Written elsewhere, then renamed over the served path, as a tool that saves by "write then rename" does.
-    const incoming = join(tmp.dir, 'incoming.db');
+    const incoming = join(suite.dir, 'incoming.db');
     const s = new AdvancedSQLiteSession({ sessionId: 'only-new', dbPath: incoming, createTables: true });
     await s.addItems([{ role: 'user', content: 'Hello from the new file' }] as never);
     s.close();

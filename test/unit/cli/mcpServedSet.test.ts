@@ -10,33 +10,17 @@ import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { tempDir } from '../../support/tempFiles';
-import { writeExportFixture } from '../store/export/exportFixtures';
-import { buildCli, startMcp, type McpSession } from './mcpClientKit';
+import { mcpSuite, type McpSession } from './mcpClientKit';
 
 describe('agent-sessions mcp: the stores it serves', function () {
   this.timeout(60_000);
-  const tmp = tempDir('asi-mcp-set-');
-  const cli = join(tmp.dir, 'cli.js');
-  const demo = join(tmp.dir, 'demo.db');
-  const sessions: McpSession[] = [];
-  const start = async (args: string[]): Promise<McpSession> => {
-    const s = await startMcp(cli, args, tmp.dir);
-    sessions.push(s);
-    return s;
-  };
-
-  before(async () => {
-    await buildCli(cli);
-    await writeExportFixture(demo);
-  });
-  after(async () => {
-    for (const s of sessions) await s.close();
-    tmp.cleanup();
-  });
+  const suite = mcpSuite('asi-mcp-set-');
+  const demo = suite.fixture;
+  const start = (args: string[]): Promise<McpSession> => suite.start(args);
 
   it('a path that does not open is reported and not served: calls without store still go to the one store', async () => {
     const mcp = await start(['--store', demo]);
-    const notSqlite = join(tmp.dir, 'notes.db');
+    const notSqlite = join(suite.dir, 'notes.db');
     writeFileSync(notSqlite, 'root:x:0:0:root:/root:/bin/bash\n');
     const failed = await mcp.fails('list_sessions', { store: notSqlite });
     assert.match(failed, /Cannot open store "notes" \(.*notes\.db\): .*not a SQLite database/);
@@ -55,7 +39,7 @@ describe('agent-sessions mcp: the stores it serves', function () {
 
   it('two calls naming the same new file at once open it once, under one name', async () => {
     const mcp = await start(['--store', demo]);
-    const other = join(tmp.dir, 'twice.db');
+    const other = join(suite.dir, 'twice.db');
     copyFileSync(demo, other);
     const [a, b] = await Promise.all([mcp.ok('list_sessions', { store: other }), mcp.ok('list_sessions', { store: other })]);
     assert.match(a, /Source: store "twice" /);

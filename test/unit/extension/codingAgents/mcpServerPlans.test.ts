@@ -9,8 +9,7 @@ import { copyFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { addressWithoutSecret, mcpServerPlans, type McpServerPlan } from '../../../../src/extension/codingAgents/mcpServerPlans';
 import { tempDir } from '../../../support/tempFiles';
-import { buildCli, startMcp, type McpSession } from '../../cli/mcpClientKit';
-import { writeExportFixture } from '../../store/export/exportFixtures';
+import { mcpSuite, type McpSession } from '../../cli/mcpClientKit';
 
 const CLI = '/ext/dist/cli.js';
 const storesOf = (plan: McpServerPlan): string[] => plan.args.flatMap((a, i) => (plan.args[i - 1] === '--store' ? [a] : []));
@@ -80,25 +79,12 @@ describe('the MCP servers offered to VS Code', () => {
 
 describe('the files server VS Code starts, through a real MCP client', function () {
   this.timeout(60_000);
-  const tmp = tempDir('asi-mcp-plan-');
-  const cli = join(tmp.dir, 'cli.js');
-  const open = join(tmp.dir, 'open.db');
-  const sessions: McpSession[] = [];
+  const suite = mcpSuite('asi-mcp-plan-', 'open.db');
+  const { cli } = suite;
+  const open = suite.fixture;
   /** Starts the plan's command line with the test's CLI bundle, in an environment that has AGENT_SESSIONS_DB set. */
-  const start = async (plan: McpServerPlan, env: Record<string, string>): Promise<McpSession> => {
-    const s = await startMcp(cli, plan.args.slice(2), tmp.dir, { ...env, ...plan.env, ELECTRON_RUN_AS_NODE: '' });
-    sessions.push(s);
-    return s;
-  };
-
-  before(async () => {
-    await buildCli(cli);
-    await writeExportFixture(open);
-  });
-  after(async () => {
-    for (const s of sessions) await s.close();
-    tmp.cleanup();
-  });
+  const start = (plan: McpServerPlan, env: Record<string, string>): Promise<McpSession> =>
+    suite.start(plan.args.slice(2), { ...env, ...plan.env, ELECTRON_RUN_AS_NODE: '' });
 
   it('says it started as an MCP log message at level info, not on stderr (which VS Code logs as a warning)', async () => {
     const [files] = mcpServerPlans(cli, [open], [], undefined, '1.2.3');
