@@ -260,7 +260,10 @@ describe('agent commands: runs through the user own agent (run module, real proc
       const o = failed(
         await run({ agent: { kind: 'command', name: 'silent', command }, fork: { fromTurn: 2, name: 'z' }, input: 'hi' }).outcome,
       );
-      assert.deepEqual([o.message, o.failure, o.command?.exitCode], ["The agent command 'silent' exited without writing a turn.", 'other', 0]);
+      assert.deepEqual(
+        [o.message, o.failure, o.command?.exitCode],
+        ["The agent command 'silent' exited without writing a turn.", 'other', 0],
+      );
       assert.equal(o.written.turn, null);
       assert.match(o.written.summary, /^Nothing was written\. The new branch 'z' made for this run was deleted again\./);
       assert.deepEqual(await snapshot(dbPath), before);
