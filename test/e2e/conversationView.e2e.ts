@@ -345,18 +345,36 @@ for (const theme of THEMES) {
         writeFromAnotherProcess(written);
         await f.locator('.turn-row .turn-preview', { hasText: written }).waitFor({ timeout: 5000 });
         if (detailRedrawn) await f.locator('.turn-title:not([data-before-write])', { hasText: 'Turn 2' }).waitFor({ timeout: 5000 });
-        const kept = await field.evaluate((e) => {
-          // An <input> or <textarea> (the root tsconfig has no DOM types).
-          const input = e as unknown as {
-            value: string;
-            selectionStart: number | null;
-            selectionEnd: number | null;
-            ownerDocument: { activeElement: unknown };
-          };
-          return [input.value, input.selectionStart, input.selectionEnd, input === input.ownerDocument.activeElement];
-        });
+        // The refresh may draw in more than one step (the detail, then what its parts ask for): the state is read until
+        // the field has the focus again, for at most 3 s, and asserted as it is then.
+        const read = (): Promise<[string, number | null, number | null, boolean, string]> =>
+          field.evaluate((e) => {
+            // An <input> or <textarea> (the root tsconfig has no DOM types).
+            const input = e as unknown as {
+              value: string;
+              selectionStart: number | null;
+              selectionEnd: number | null;
+              ownerDocument: { activeElement: { tagName?: string; className?: string } | null; hasFocus(): boolean };
+            };
+            const active = input.ownerDocument.activeElement;
+            const where = `focus on ${active?.tagName ?? 'nothing'}.${String(active?.className ?? '')}, frame focused: ${input.ownerDocument.hasFocus()}`;
+            return [input.value, input.selectionStart, input.selectionEnd, input === active, where] as [
+              string,
+              number | null,
+              number | null,
+              boolean,
+              string,
+            ];
+          });
+        let state = await read();
+        for (let waited = 0; !state[3] && waited < 3000; waited += 100) {
+          await suite.wb.page.waitForTimeout(100);
+          state = await read();
+        }
+        const [value, start, end, focused, where] = state;
+        const kept = [value, start, end, focused];
         const caret = text.length - 2;
-        assert.deepEqual(kept, [text, caret, caret, true], `${text}: text, caret and focus after the write`);
+        assert.deepEqual(kept, [text, caret, caret, true], `${text}: text, caret and focus after the write (${where})`);
         await field.pressSequentially('X');
         assert.equal(await field.inputValue(), `${text.slice(0, caret)}X${text.slice(caret)}`);
       };
