@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { EMPTY_REVIEW_ANSWERS, reviewStoreOnDemand } from '../../../../src/extension/reviews/reviewStoreOnDemand';
 import { contentKey } from '../../../../src/store/reviews/contentKey';
 import { ReviewStore } from '../../../../src/store/reviews/reviewStore';
+import { assertAnswersAsEmpty } from '../../../support/storeOnDemand';
 import { useWorkerClient } from '../../../support/workerClient';
 
 describe('the review store on demand', () => {
@@ -38,15 +39,7 @@ describe('the review store on demand', () => {
     const path = join(worker.dir, 'reviewed.db.reviews.db');
     const store = reviewStoreOnDemand(path, () => worker.client().openReviewStore(path));
     // The answers to expect, from the store class itself on an empty file of its own.
-    const empty = ReviewStore.open(join(worker.dir, 'empty.reviews.db'));
-    try {
-      for (const [method, ...args] of READS) {
-        const expected = (empty as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!(...args);
-        assert.deepEqual(await (store.call as (m: string, ...a: unknown[]) => Promise<unknown>)(method, ...args), expected, method);
-      }
-    } finally {
-      empty.close();
-    }
+    await assertAnswersAsEmpty(store, ReviewStore.open(join(worker.dir, 'empty.reviews.db')), READS);
     assert.equal(existsSync(path), false, 'reading created no review store');
     assert.equal(store.isOpen, false);
     await store.close();

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { EMPTY_TRACE_ANSWERS, traceStoreOnDemand } from '../../../../src/extension/traces/traceStoreOnDemand';
 import { TraceStore } from '../../../../src/store/traces/traceStore';
 import { spanRecord } from '../../../support/spanRecords';
+import { assertAnswersAsEmpty } from '../../../support/storeOnDemand';
 import { useWorkerClient } from '../../../support/workerClient';
 
 describe('the trace store on demand', () => {
@@ -31,15 +32,8 @@ describe('the trace store on demand', () => {
   it('answers reads of a store that does not exist as an empty store does, without creating it', async () => {
     const path = join(worker.dir, 'traces.db');
     const store = traceStoreOnDemand(path, () => worker.client().openTraceStore(path));
-    const empty = TraceStore.open(join(worker.dir, 'empty-traces.db'));
-    try {
-      for (const [method, ...args] of READS) {
-        const expected = (empty as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!(...args);
-        assert.deepEqual(await (store.call as (m: string, ...a: unknown[]) => Promise<unknown>)(method, ...args), expected, method);
-      }
-    } finally {
-      empty.close();
-    }
+    // The answers to expect, from the store class itself on an empty file of its own.
+    await assertAnswersAsEmpty(store, TraceStore.open(join(worker.dir, 'empty-traces.db')), READS);
     assert.equal(existsSync(path), false, 'reading created no trace store');
     assert.equal(store.isOpen, false);
   });
