@@ -22,6 +22,15 @@ export interface BranchOpeningOptions {
   createTables?: boolean;
   store?: RunStore;
   signal?: AbortSignal;
+  /** Read the stored items of the forked turn with the fork (what a re-run replays: replay/replayTable.ts). */
+  readRecordedTurn?: boolean;
+}
+
+/** The source turn of a fork, as stored when the fork was made. */
+export interface RecordedTurn {
+  branchId: string;
+  turn: number;
+  items: unknown[];
 }
 
 /** A session on the run's branch: the caller closes `session` (and awaits it). */
@@ -34,6 +43,8 @@ export interface OpenedBranch {
    * switch to a branch without rows, so a writer of its own makes it with its first message (docs/agent-command.md §3).
    */
   agentMakesFork: { fromBranchId: string; fromTurn: number } | null;
+  /** With `readRecordedTurn` and a fork: the turn the fork re-runs, read in the fork's transaction. */
+  recordedTurn: RecordedTurn | null;
 }
 
 /**
@@ -66,7 +77,7 @@ export async function openOnBranch(
     return reporter.failEarly(c.failure, c.message, c.status);
   }
   try {
-    return { session, storeProblems, agentMakesFork: await makeFork(session, options, reporter, how.agentMakesTurnOneFork) };
+    return { session, storeProblems, ...(await makeFork(session, options, reporter, how.agentMakesTurnOneFork)) };
   } catch (err) {
     await session.close();
     const c = how.classify(err);
@@ -84,18 +95,28 @@ async function makeFork(
   options: BranchOpeningOptions,
   reporter: RunReporter,
   agentMakesTurnOneFork: boolean,
-): Promise<OpenedBranch['agentMakesFork']> {
+): Promise<Pick<OpenedBranch, 'agentMakesFork' | 'recordedTurn'>> {
   if ((await session.getCurrentBranchId()) !== reporter.sourceBranch) await session.switchToBranch(reporter.sourceBranch);
   const { fork } = options;
-  if (!fork) return null;
+  if (!fork) return { agentMakesFork: null, recordedTurn: null };
+  const source = reporter.sourceBranch;
   if (!agentMakesTurnOneFork || fork.fromTurn > 1) {
+    if (options.readRecordedTurn) {
+      const made = await session.forkWithTurnItems(fork.fromTurn, fork.name ?? null);
+      reporter.forkMade(made.branchId);
+      return { agentMakesFork: null, recordedTurn: { branchId: source, turn: fork.fromTurn, items: made.turnItems } };
+    }
     reporter.forkMade(await session.createBranchFromTurn(fork.fromTurn, fork.name ?? null));
-    return null;
+    return { agentMakesFork: null, recordedTurn: null };
   }
   // The store's own check and message, as `createBranchFromTurn` would make them.
   const turns = await session.getConversationTurns();
   if (!turns.some((t) => t.turn === fork.fromTurn))
     throw new BranchError(`Turn ${fork.fromTurn} does not contain a user message in branch '${reporter.sourceBranch}'`);
+  // Nothing is written here (the agent makes the fork), so one read is the snapshot the agent's fork starts from.
+  const recordedTurn = options.readRecordedTurn
+    ? { branchId: source, turn: fork.fromTurn, items: await session.getTurnStoredItems(fork.fromTurn, source) }
+    : null;
   reporter.forkMade(fork.name ?? `branch_from_turn_1_${Math.floor(Date.now() / 1000)}`);
-  return { fromBranchId: reporter.sourceBranch, fromTurn: fork.fromTurn };
+  return { agentMakesFork: { fromBranchId: source, fromTurn: fork.fromTurn }, recordedTurn };
 }

@@ -16,6 +16,8 @@ import { withRunLock } from './runLocks';
 import { noteRunBranch } from './runWrites';
 import { Produced, settleAndReport, type StreamResult, type StreamedRun } from './runSettlement';
 import { startRunTrace, type RunTrace } from './runTracing';
+import { toolsModeOf } from './runOptions';
+import { RunReplay } from './replay/runReplay';
 
 export { usageView } from './runSettlement';
 export type { AgentSource, RunInput, RunOnBranchOptions } from './runOptions';
@@ -35,8 +37,9 @@ export async function runOnBranch(options: RunOnBranchOptions): Promise<RunOutco
       const endSpan = noteRunBranch(options.dbPath, options.sessionId, reporter.branchId);
       try {
         const trace = options.tracing ? startRunTrace(options.tracing) : undefined;
-        const streamed = await streamRun(options, reporter, prepared, trace?.traceId);
-        const outcome = await settleAndReport(options, reporter, prepared, streamed);
+        const replay = new RunReplay(toolsModeOf(options.tools, options.fork), prepared.recordedTurn, options.tools?.nameOnly);
+        const streamed = await streamRun(options, reporter, prepared, replay, trace?.traceId);
+        const outcome = await settleAndReport(options, reporter, prepared, streamed, replay);
         if (trace) await storeRunTrace(options, trace, reporter.branchId, outcome);
         return outcome;
       } finally {
@@ -68,9 +71,10 @@ async function streamRun(
   options: RunOnBranchOptions,
   reporter: RunReporter,
   prepared: PreparedRun,
+  replay: RunReplay,
   traceId?: string,
 ): Promise<StreamedRun> {
-  const recording = new RecordingSession(prepared.session);
+  const recording = new RecordingSession(prepared.session, (items) => replay.rewrite(items));
   // Traced only into our own trace store (runTracing.ts), unless the user opted in to OpenAI's dashboard too; never
   // with the SDK's default processor, which would export with the environment's key unasked.
   const runner = new Runner({
@@ -84,13 +88,13 @@ async function streamRun(
   let result: StreamResult | undefined;
   let error: unknown;
   try {
-    result = (await runner.run(prepared.agent, options.input, {
+    result = (await runner.run(replay.agent(prepared.agent), options.input, {
       session: recording,
       stream: true,
       signal: options.signal,
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
     })) as StreamResult;
-    for await (const event of result) forward(event, reporter, produced);
+    for await (const event of result) forward(event, reporter, produced, replay);
     await result.completed;
   } catch (err) {
     error = err;
@@ -104,7 +108,7 @@ async function streamRun(
 }
 
 /** Forwards one SDK stream event as a run event, and notes what was produced. */
-function forward(event: RunStreamEvent, reporter: RunReporter, produced: Produced): void {
+function forward(event: RunStreamEvent, reporter: RunReporter, produced: Produced, replay: RunReplay): void {
   const runId = reporter.runId;
   if (event.type === 'raw_model_stream_event') {
     const data = event.data as { type: string; delta?: unknown };
@@ -130,7 +134,15 @@ function forward(event: RunStreamEvent, reporter: RunReporter, produced: Produce
     case 'tool_output': {
       const name = (callId && produced.toolNames.get(callId)) || toolName(raw);
       const output = 'output' in event.item ? (event.item as { output: unknown }).output : raw.output;
-      reporter.emit({ kind: 'tool/output', runId, callId, name, output: reporter.redact(runValueText(output)) });
+      const mark = replay.markOf(callId);
+      reporter.emit({
+        kind: 'tool/output',
+        runId,
+        callId,
+        name,
+        output: reporter.redact(runValueText(output)),
+        ...(mark ? { replay: { outcome: mark.outcome, recordedCallId: mark.recordedCallId } } : {}),
+      });
       return;
     }
     case 'tool_approval_requested':

@@ -9,6 +9,7 @@ import type { RunStore } from './runSession';
 import type { TableNames } from '../store';
 import type { RunEvent } from '../shared/protocol/runEvents';
 import type { ConfiguredAgent } from './agentConfig';
+import type { ToolsMode } from '../shared/protocol/replay';
 
 /** What a run sends as the new user turn. */
 export type RunInput = string | AgentInputItem[];
@@ -63,4 +64,20 @@ export interface RunOnBranchOptions {
   store?: RunStore;
   /** Trace the run into a trace store (runTracing.ts); without it the run is not traced at all. */
   tracing?: RunTracingOptions;
+  /**
+   * What the run does with its tool calls (docs/replay.md). Default: `replay` when it re-runs a recorded turn (a
+   * fork), `live` when it continues past the recording.
+   */
+  tools?: ToolsOptions;
+}
+
+export interface ToolsOptions {
+  mode?: ToolsMode;
+  /** Tools matched by name alone (arguments that carry a timestamp or a random id). */
+  nameOnly?: readonly string[];
+}
+
+/** The mode a run uses: the one asked for, else `replay` for a re-run of a recorded turn and `live` past it. */
+export function toolsModeOf(tools: ToolsOptions | undefined, fork: unknown): ToolsMode {
+  return tools?.mode ?? (fork ? 'replay' : 'live');
 }

@@ -37,7 +37,11 @@ export class RecordingSession implements Session {
   /** Items the runner popped itself. */
   readonly popped: AgentInputItem[] = [];
 
-  constructor(readonly inner: RunSession) {}
+  /** `rewrite` changes items before they are stored (replay puts recorded outputs back exactly: replay/runReplay.ts). */
+  constructor(
+    readonly inner: RunSession,
+    private readonly rewrite: (items: AgentInputItem[]) => AgentInputItem[] = (items) => items,
+  ) {}
 
   getSessionId(): Promise<string> {
     return this.inner.getSessionId();
@@ -47,7 +51,8 @@ export class RecordingSession implements Session {
     return this.inner.getItems(limit);
   }
 
-  async addItems(items: AgentInputItem[]): Promise<void> {
+  async addItems(given: AgentInputItem[]): Promise<void> {
+    const items = this.rewrite(given);
     const copy = items.map((i) => plain(i));
     try {
       await this.inner.addItems(items);

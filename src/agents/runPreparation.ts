@@ -5,7 +5,7 @@
  */
 import type { Agent, ModelProvider } from '@openai/agents';
 import type { RunSession } from './runSession';
-import { openOnBranch } from './branchOpening';
+import { openOnBranch, type RecordedTurn } from './branchOpening';
 import type { RunOutcome } from '../shared/protocol/runEvents';
 import type { ConfiguredAgent } from './agentConfig';
 import type { RunOnBranchOptions } from './runOptions';
@@ -21,6 +21,8 @@ export interface PreparedRun {
   session: RunSession;
   /** What the store logged instead of throwing (`storeRunUsage`), to say the usage was not stored. */
   storeProblems: string[];
+  /** The turn a fork re-runs, read with the fork (what replay uses); null without a fork. */
+  recordedTurn: RecordedTurn | null;
 }
 
 function isConfiguredAgent(value: Agent | ConfiguredAgent): value is ConfiguredAgent {
@@ -31,12 +33,12 @@ function isConfiguredAgent(value: Agent | ConfiguredAgent): value is ConfiguredA
 export async function prepareRun(options: RunOnBranchOptions, reporter: RunReporter): Promise<PreparedRun | RunOutcome> {
   const resolved = await resolveAgent(options, reporter);
   if ('kind' in resolved) return resolved;
-  const opened = await openOnBranch(options, reporter, {
+  const opened = await openOnBranch({ ...options, readRecordedTurn: options.fork !== undefined }, reporter, {
     classify: (err) => classify(err, { endpoint: resolved.endpoint, cancelled: false }),
     agentMakesTurnOneFork: false,
   });
   if ('kind' in opened) return opened;
-  return { ...resolved, session: opened.session, storeProblems: opened.storeProblems };
+  return { ...resolved, session: opened.session, storeProblems: opened.storeProblems, recordedTurn: opened.recordedTurn };
 }
 
 type ResolvedAgent = Pick<PreparedRun, 'agent' | 'modelProvider' | 'endpoint' | 'warnings'>;

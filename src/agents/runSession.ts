@@ -33,6 +33,9 @@ export interface RunSession {
   getConversationTurns(branchId?: string | null): Promise<ConversationTurn[]>;
   getTurnUsage(userTurnNumber: number, branchId?: string | null): Promise<TurnUsage | Record<string, never>>;
   createBranchFromTurn(turnNumber: number, branchName?: string | null): Promise<string>;
+  /** The fork, with the source turn's stored items read in its transaction (what a re-run replays). */
+  forkWithTurnItems(turnNumber: number, branchName?: string | null): Promise<{ branchId: string; turnItems: unknown[] }>;
+  getTurnStoredItems(turnNumber: number, branchId?: string | null): Promise<unknown[]>;
   switchToBranch(branchId: string): Promise<void>;
   deleteBranch(branchId: string, force?: boolean): Promise<void>;
   /** Synchronous on the store's class, a promise in the worker: await it. */

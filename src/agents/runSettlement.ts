@@ -16,6 +16,7 @@ import { Produced, usageView } from './runSummary';
 export { Produced, usageView } from './runSummary';
 import type { PreparedRun } from './runPreparation';
 import type { RunReporter } from './runReporter';
+import type { RunReplay } from './replay/runReplay';
 
 export type StreamResult = StreamedRunResult<unknown, Agent<unknown, AgentOutputType>>;
 
@@ -33,9 +34,12 @@ export async function settleAndReport(
   reporter: RunReporter,
   prepared: PreparedRun,
   streamed: StreamedRun,
+  replay: RunReplay,
 ): Promise<RunOutcome> {
   const { session } = prepared;
   const { result, error, produced, recording } = streamed;
+  // A strict replay refused a call before its tool ran: the run is rolled back whole (docs/replay.md), spent or not.
+  const strict = replay.strictFailure(error);
   const cancelled = (options.signal?.aborted ?? false) || (result?.cancelled ?? false);
   const interruptions = result && error === undefined ? result.interruptions : [];
   const completed = error === undefined && !!result && interruptions.length === 0 && (!cancelled || result.finalOutput !== undefined);
@@ -47,7 +51,7 @@ export async function settleAndReport(
     reporter,
     {
       completed,
-      spent,
+      spent: spent && !strict,
       written: recording.writtenItems(),
       fork: options.fork ? { branchId: reporter.branchId, exists: true } : undefined,
       produced,
@@ -82,9 +86,11 @@ export async function settleAndReport(
       finalOutput: runValueText(result.finalOutput),
       usage: usage ?? usageView(undefined),
       written: persistence,
+      replay: replay.summary(),
     });
-  const c =
-    error !== undefined
+  const c = strict
+    ? { failure: 'tool' as const, message: strict.message, status: undefined }
+    : error !== undefined
       ? classify(error, { endpoint: prepared.endpoint, cancelled })
       : interruptions.length > 0
         ? {
@@ -100,5 +106,6 @@ export async function settleAndReport(
     ...(c.status !== undefined ? { status: c.status } : {}),
     usage: spent ? usage : null,
     written: persistence,
+    replay: replay.summary(),
   });
 }

@@ -8,6 +8,7 @@
  * as the model and tools produce them, then exactly one of `run/completed` or `run/failed`.
  */
 import { itemPreview } from '../itemText';
+import type { ReplayOutcome, ReplaySummary } from './replay';
 
 /** Token counts of a run (or of what a failed run spent before it failed). */
 export interface RunUsageView {
@@ -90,6 +91,8 @@ export interface ToolOutputEvent {
   name: string;
   /** The tool's output as text (non-text outputs as JSON). */
   output: string;
+  /** What replay did with the call (docs/replay.md): its recorded output was used, or it ran live. */
+  replay?: { outcome: ReplayOutcome; recordedCallId: string | null };
 }
 
 /** A produced item other than a tool call or output: an assistant message, reasoning, a handoff, … */
@@ -130,6 +133,8 @@ export interface RunCompletedEvent {
   written: RunPersistenceView;
   /** Set for a run made through an agent command or URL. */
   command?: CommandEndView;
+  /** What the run did with its tool calls: replayed or live, and where it left the recording. */
+  replay?: ReplaySummary;
 }
 
 export interface RunFailedEvent {
@@ -145,6 +150,8 @@ export interface RunFailedEvent {
   written: RunPersistenceView;
   /** Set for a run made through an agent command or URL. */
   command?: CommandEndView;
+  /** What the run did with its tool calls before it failed. */
+  replay?: ReplaySummary;
 }
 
 /** The `item/added` event of a produced item (its type, role and one-line preview read from the item itself). */

@@ -523,10 +523,44 @@ export class AdvancedSQLiteSession implements Session {
   // Branches
 
   async createBranchFromTurn(turnNumber: number, branchName?: string | null): Promise<string> {
+    return (await this.forkFromTurn(turnNumber, branchName, false)).branchId;
+  }
+
+  /**
+   * Not in the Python API: `createBranchFromTurn`, and the stored items of turn `turnNumber` on the source branch read
+   * in the same transaction, so what a re-run replays (its recorded tool calls) is the turn the fork was made from,
+   * even while another process writes (docs/replay.md).
+   */
+  async forkWithTurnItems(turnNumber: number, branchName?: string | null): Promise<{ branchId: string; turnItems: unknown[] }> {
+    return this.forkFromTurn(turnNumber, branchName, true);
+  }
+
+  /** Not in the Python API: the stored items of one turn (`branch_turn_number`) of a branch (default: the current one). */
+  async getTurnStoredItems(turnNumber: number, branchId?: string | null): Promise<unknown[]> {
+    this.assertOpen();
+    checkTurnNumber(turnNumber);
+    return readTransaction(this.db, () => this.turnItems(branchId ?? this.currentBranchForRead(), turnNumber));
+  }
+
+  private turnItems(branchId: string, turnNumber: number): unknown[] {
+    const rows = this.stmt(
+      'turnItems',
+      `SELECT m.message_data FROM message_structure s JOIN ${this.tables.messages} m ON m.id = s.message_id
+       WHERE s.session_id = ? AND s.branch_id = ? AND s.branch_turn_number = ? AND m.session_id = ? ORDER BY s.sequence_number`,
+    ).all<{ message_data: string }>(this.sessionId, branchId, turnNumber, this.sessionId);
+    return decodeAll(rows);
+  }
+
+  private async forkFromTurn(
+    turnNumber: number,
+    branchName: string | null | undefined,
+    readTurn: boolean,
+  ): Promise<{ branchId: string; turnItems: unknown[] }> {
     this.assertOpen();
     checkTurnNumber(turnNumber);
     checkNewBranchName(branchName);
     let copied = 0;
+    let turnItems: unknown[] = [];
     const id = this.write(() => {
       this.counters = undefined;
       backfillReservations(this.ctx);
@@ -571,13 +605,14 @@ export class AdvancedSQLiteSession implements Session {
               userRow.seq,
             ).changes
           : this.stmt('copyPrefix', copy('')).run(newId, this.sessionId, this.sessionId, source, turnNumber).changes;
+      if (readTurn) turnItems = this.turnItems(source, turnNumber);
       return newId;
     });
     this.currentBranch = id;
     this.counters = undefined;
     // A branch from turn 1 copies nothing and has no rows until its first item (quirk 6).
     this.currentBranchHadRows = copied > 0;
-    return id;
+    return { branchId: id, turnItems };
   }
 
   async createBranchFromContent(searchTerm: string, branchName?: string | null): Promise<string> {

@@ -49,6 +49,7 @@ export const SESSION_WRITE_METHODS = [
   'replaceHistoryWithCompaction',
   'storeRunUsage',
   'createBranchFromTurn',
+  'forkWithTurnItems',
   'createBranchFromContent',
   'deleteBranch',
 ] as const;
@@ -56,6 +57,7 @@ export const SESSION_METHODS = [
   'getSessionId',
   'getItems',
   'getStoredItems',
+  'getTurnStoredItems',
   'getSessionUsage',
   'getTurnUsage',
   'getConversationTurns',

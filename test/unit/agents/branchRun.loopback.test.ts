@@ -412,7 +412,15 @@ exports.agent = new Agent({
       arguments: '{"country":"France"}',
     });
     const out = log.events.find((e) => e.kind === 'tool/output');
-    assert.deepEqual(out, { kind: 'tool/output', runId: outcome.runId, callId, name: 'lookup_capital', output: 'Paris' });
+    // Continuing a branch (no recorded turn to replay) runs the tool live, and says so.
+    assert.deepEqual(out, {
+      kind: 'tool/output',
+      runId: outcome.runId,
+      callId,
+      name: 'lookup_capital',
+      output: 'Paris',
+      replay: { outcome: 'live', recordedCallId: null },
+    });
     assert.equal((log.events[0] as { agentName: string }).agentName, 'Capitals agent');
     assert.equal(done.finalOutput, 'The capital is Paris.');
     assert.deepEqual(done.usage, expectedUsage([server.replies[0]!.usage!, server.replies[1]!.usage!]));

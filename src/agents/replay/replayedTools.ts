@@ -1,0 +1,54 @@
+/**
+ * The SDK side of replay: an agent whose function tools (its own and its MCP servers') ask the run's matcher before
+ * they run. A replayed call returns the recorded output and the tool is never invoked; a live one runs as before; in
+ * `strict` an unmatched call throws before the tool runs, which fails the run. The user's agent is not changed: a
+ * clone gets the wrapped tools (the same agent serves other runs at once, and the extension caches it).
+ */
+import { Agent, type FunctionTool, type RunContext, type Tool } from '@openai/agents';
+import type { ReplayMatcher } from './replayMatcher';
+
+/** The recorded outputs handed to the SDK for replayed calls, by the new call's id (the session write uses them). */
+export type ReplayedOutputs = Map<string, unknown>;
+
+/** A function tool that asks `matcher` first. Every other property is the tool's own (through its prototype). */
+function replayedTool(tool: FunctionTool, matcher: ReplayMatcher, outputs: ReplayedOutputs): FunctionTool {
+  const wrapped = Object.create(tool) as FunctionTool;
+  wrapped.invoke = async (runContext, input, details) => {
+    const callId = details?.toolCall?.callId ?? `${tool.name}#${matcher.marks.length + 1}`;
+    const decision = matcher.decide(callId, tool.name, input);
+    if (decision.outcome === 'live') return tool.invoke(runContext, input, details);
+    const output = decision.recorded.output;
+    outputs.set(callId, output);
+    // The SDK turns a string into the output item unchanged; anything else (content parts) is put back exactly as
+    // recorded when the item is written (RecordingSession's rewrite), whatever the SDK made of it.
+    return typeof output === 'string' ? output : JSON.stringify(output);
+  };
+  return wrapped;
+}
+
+function wrapTools(tools: readonly Tool[], matcher: ReplayMatcher, outputs: ReplayedOutputs): Tool[] {
+  return tools.map((t) => (t.type === 'function' ? replayedTool(t as FunctionTool, matcher, outputs) : t));
+}
+
+/**
+ * A clone of `agent` (and of the agents it hands off to) whose function tools replay through `matcher`. Handoffs
+ * given as `handoff(...)` objects keep their agent's tools live (their agent is built by the SDK at run time).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any agent: its context and output types do not matter here
+type AnyAgent = Agent<any, any>;
+
+export function withReplayedTools<T extends AnyAgent>(agent: T, matcher: ReplayMatcher, outputs: ReplayedOutputs): T {
+  const seen = new Map<AnyAgent, AnyAgent>();
+  const wrap = (a: AnyAgent): AnyAgent => {
+    const known = seen.get(a);
+    if (known) return known;
+    const clone = a.clone({});
+    seen.set(a, clone);
+    clone.handoffs = a.handoffs.map((h) => (h instanceof Agent ? wrap(h) : h));
+    const allTools = clone.getAllTools.bind(clone);
+    clone.getAllTools = async (runContext: RunContext<unknown>, ...rest: unknown[]) =>
+      wrapTools(await (allTools as (...args: unknown[]) => Promise<Tool[]>)(runContext, ...rest), matcher, outputs);
+    return clone;
+  };
+  return wrap(agent) as T;
+}
