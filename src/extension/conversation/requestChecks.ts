@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { COPY_PARTS, type RequestMethod, type Requests } from '../../shared/protocol/conversation';
 import { USAGE_SORT_KEYS } from '../../shared/protocol/conversationViews';
+import { TOOLS_MODES } from '../../shared/protocol/replay';
 import { dispatchRequest } from '../core/requestDispatch';
 
 const str = z.string({ error: 'must be a string' });
@@ -18,6 +19,8 @@ const contentRef = z
   .refine((r) => r.sequenceNumber === null || r.turn !== null, { path: ['turn'], error: 'must be set with sequenceNumber' });
 
 // A method without parameters still takes an object (its fields are dropped), like every other method.
+const toolsMode = z.enum(TOOLS_MODES, { error: `must be one of ${TOOLS_MODES.join(', ')}` });
+
 const none = z.object({}).transform((): Record<string, never> => ({}));
 
 /** The parameter schema of every method, each typed by the protocol's parameters of that method. */
@@ -73,7 +76,7 @@ export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['param
   'branch/create': z.object({ fromBranchId: str, branchTurnNumber: int, name: str }),
   'branch/switch': z.object({ branchId: str }),
   'branch/delete': z.object({ branchId: str }),
-  'run/start': z.object({ branchId: str, input: str, agent: str.optional() }),
+  'run/start': z.object({ branchId: str, input: str, agent: str.optional(), tools: toolsMode.optional() }),
   'run/stop': z.object({ runId: str }),
   'branch/compare': z.object({ branchId: str }),
   'apiKey/set': none,
@@ -85,7 +88,10 @@ export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['param
     editedText: z.string({ error: 'must be a string or null' }).nullable(),
     models: z.array(str, { error: 'must be an array of strings' }),
     agent: str.optional(),
+    tools: toolsMode.optional(),
   }),
+  'replay/table': z.object({ branchId: str, turn: int }),
+  'replay/marks': z.object({ branchId: str }),
   'agents/get': none,
   'agents/select': z.object({ id: str }),
   'content/copy': z.object({

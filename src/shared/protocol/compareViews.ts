@@ -3,6 +3,7 @@
  * they stop sharing turns. The host builds them (src/extension/compare/compareData.ts); the webview only reads them. Every
  * string in them is untrusted text from a database or a model: render it as text.
  */
+import type { ReplayCountsView } from './replay';
 import type { BranchRef } from './sessionRef';
 import type { PairwiseOutcome } from '../reviewVocabulary';
 
@@ -58,6 +59,12 @@ export interface CompareTotalsView {
   tools: { name: string; calls: number }[];
   /** p50/p95 of its traced turns' latency (shared turns included), or null when none of them has a trace. */
   latency: { p50Ms: number; p95Ms: number; tracedTurns: number } | null;
+  /**
+   * The tool calls of the last run recorded on the branch (a re-run's replay marks, docs/replay.md): how many got
+   * their recorded output, ran live or matched nothing, and where it left the recorded sequence. Absent: no run of
+   * ours is recorded on the branch.
+   */
+  replay?: ReplayCountsView;
 }
 
 /** How the shared turns were found. */

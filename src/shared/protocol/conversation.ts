@@ -6,6 +6,7 @@
 import type { EnvelopeMessage } from './envelope';
 import type { BranchLatencyView } from './latencyViews';
 import type { BranchReviewsView, CorrectionView, TurnReviewChangeView, TurnReviewView } from './reviewViews';
+import type { ReplayMarksView, ReplayTableView, ToolsMode } from './replay';
 import type { RunEvent } from './runEvents';
 import type { AgentChoicesView } from '../agentChoices';
 import type { WhatIfModelsView, WhatIfStartedView } from '../whatIfModels';
@@ -84,8 +85,11 @@ export interface Requests {
   /** The host asks for confirmation; `deleted` is false when the user declined. */
   'branch/delete': { params: { branchId: string }; result: { deleted: boolean } };
   /** Starts an agent run on a branch; its events arrive as `run/didEvent`. Resolves once the run has started. */
-  /** `agent`: an id of `agents/get`'s choices (default: the one chosen last in this workspace). */
-  'run/start': { params: { branchId: string; input: string; agent?: string }; result: { runId: string } };
+  /**
+   * `agent`: an id of `agents/get`'s choices (default: the one chosen last in this workspace). `tools`: how the run
+   * treats its tool calls (docs/replay.md); a run that continues past the recording has nothing to replay, so it is live.
+   */
+  'run/start': { params: { branchId: string; input: string; agent?: string; tools?: ToolsMode }; result: { runId: string } };
   'run/stop': { params: { runId: string }; result: { stopped: boolean } };
   /** *Compare with…* on the shown branch: the host asks which branch to compare it with and opens the comparison. */
   'branch/compare': { params: { branchId: string }; result: { opened: boolean } };
@@ -94,11 +98,30 @@ export interface Requests {
   /**
    * Forks one new branch per model before `turn` of `branchId` and sends its user message again (`editedText`: that
    * text instead; null: as stored), in parallel. Resolves once the runs started; the comparison opens when they end.
+   * `tools`: how the runs treat the recorded turn's tool calls (default: `agentSessions.replay.mode`; docs/replay.md).
    */
   'whatIf/start': {
-    params: { branchId: string; turn: number; branchTurnNumber: number; editedText: string | null; models: string[]; agent?: string };
+    params: {
+      branchId: string;
+      turn: number;
+      branchTurnNumber: number;
+      editedText: string | null;
+      models: string[];
+      agent?: string;
+      tools?: ToolsMode;
+    };
     result: WhatIfStartedView;
   };
+  /**
+   * The recorded function calls of `turn` (run on `branchId`: a shared turn's `sharedFrom`) with their outputs, the
+   * hosted calls no re-run can replay, and the default tools mode: what the what-if form previews (docs/replay.md).
+   */
+  'replay/table': { params: { branchId: string; turn: number }; result: ReplayTableView };
+  /**
+   * The replay marks of the calls on `branchId` (every run recorded on it) and its runs' summaries, from the replay
+   * marks store (never the session file); read again on a `replay` change notice.
+   */
+  'replay/marks': { params: { branchId: string }; result: ReplayMarksView };
   /** Copies part of the shown session to the clipboard, read again from the store (never the view's copy of it). */
   'content/copy': { params: { ref: ContentRef; part: CopyPart }; result: { copied: boolean } };
   /** The agents a run can use (built-in, the user's commands, the URL), the last choice, each command's last run. */

@@ -29,6 +29,8 @@ export type ChangeKind =
   | 'traces'
   /** The review data of this session changed (nothing was written to the file): verdicts, tags, notes. */
   | 'reviews'
+  /** A run recorded replay marks for this session (nothing was written to the file): tool cards' marks differ. */
+  | 'replay'
   /** The database was reopened, closed, became unreadable or changed read-only state: everything may differ. */
   | 'database';
 

@@ -75,6 +75,43 @@ export interface ReplaySummary {
   disagreements: string[];
 }
 
+/** `replay/table`: the recorded calls of a turn, previewed in the what-if form, and how a re-run treats them by default. */
+export interface ReplayTableView extends ReplayTable {
+  /** The default of `agentSessions.replay.mode` (a trusted setting: an untrusted workspace's value is ignored). */
+  mode: ToolsMode;
+  /** `agentSessions.replay.matchNameOnly`: tools matched by name alone. */
+  nameOnly: string[];
+}
+
+/** A mark as kept in the replay marks store: the run that made it, and where the recorded call it points at lives. */
+export interface StoredReplayMark extends ReplayMark {
+  runId: string;
+  /** The branch and turn of `recordedCallId` (null with it, or when the run continued past the recording). */
+  recordedBranchId: string | null;
+  recordedTurn: number | null;
+}
+
+/** One run recorded on a branch: the turn it wrote (null: none) and what it did with its tools. */
+export interface ReplayRunView {
+  runId: string;
+  turn: number | null;
+  summary: ReplaySummary;
+}
+
+/** `replay/marks`: a branch's call marks (by the new call's id) and its recorded runs, oldest first. */
+export interface ReplayMarksView {
+  marks: StoredReplayMark[];
+  runs: ReplayRunView[];
+}
+
+/** One compare column's tool calls in the branch's last recorded run (the compare view's counts and divergence). */
+export interface ReplayCountsView {
+  replayed: number;
+  live: number;
+  unmatched: number;
+  divergence: ReplayDivergence | null;
+}
+
 /** "3 tool calls replayed, 1 ran live (send_email)": the run summary's sentence. */
 export function replaySentence(summary: ReplaySummary): string {
   const count = (o: ReplayOutcome) => summary.marks.filter((m) => m.outcome === o);
