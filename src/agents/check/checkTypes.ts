@@ -1,0 +1,73 @@
+/**
+ * The words of `agent-sessions check` (and the extension's *Check Agent Against Reviews…*): a case taken from a
+ * reviewed turn, what re-running it produced, how graders judged it, and the report of a whole check. Shared by the
+ * case selection, the runner, the graders, the reports and the experiment store, which are written separately and
+ * meet only here.
+ */
+import type { ReplaySummary } from '../../shared/protocol/replay';
+import type { RunUsageView } from '../../shared/protocol/runEvents';
+
+/** One reviewed turn to re-run as a what-if of itself. */
+export interface CheckCase {
+  /** `${sessionId}/${branchId}/${turn}`. */
+  id: string;
+  sessionId: string;
+  branchId: string;
+  turn: number;
+  contentKey: string;
+  verdict: 'good' | 'bad';
+  /** The user message, as whatIfInput makes it. */
+  input: string | unknown[];
+  expected: {
+    /** good: the recorded answer; bad: the correction. */
+    answer: string | null;
+    /** The recorded turn's function calls. */
+    trajectory: { name: string; arguments: string }[];
+  };
+  note: string | null;
+  tags: string[];
+}
+
+/** What re-running one case produced. */
+export interface CaseRun {
+  answer: string;
+  trajectory: { name: string; arguments: string; output: unknown }[];
+  usage: RunUsageView | null;
+  ms: number;
+  replay: ReplaySummary | null;
+  /** The kept branch (`--keep-branches`), else null. */
+  branchId: string | null;
+}
+
+export interface GraderResult {
+  grader: string;
+  pass: boolean;
+  /** 0..1 */
+  score: number;
+  reason: string;
+}
+
+export interface Grader {
+  readonly name: string;
+  grade(c: CheckCase, run: CaseRun, signal: AbortSignal): Promise<GraderResult>;
+}
+
+export type CaseStatus = 'pass' | 'fail' | 'error' | 'orphaned';
+
+export interface CaseResult {
+  case: CheckCase;
+  status: CaseStatus;
+  graders: GraderResult[];
+  run: CaseRun | null;
+  error: string | null;
+  ms: number;
+}
+
+export interface CheckReport {
+  file: string;
+  /** Which graders ran. */
+  graders: string[];
+  results: CaseResult[];
+  startedAt: string;
+  ms: number;
+}
