@@ -145,13 +145,24 @@ export function callIdOf(item: AgentInputItem): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
+/**
+ * What pairs an item with its call: the item itself, or for the store's opaque item (`type: 'unknown'`, its stored
+ * form in `providerData`: a tool output the SDK's item cannot carry exactly, as replay may write a recorded one)
+ * that stored form.
+ */
+function pairingShape(item: AgentInputItem): AgentInputItem {
+  const i = item as { type?: unknown; providerData?: unknown };
+  return i.type === 'unknown' && i.providerData !== null && typeof i.providerData === 'object' ? (i.providerData as AgentInputItem) : item;
+}
+
 /** Index of the first call in `items` whose output is not in `items`, or -1. */
 export function firstUnansweredCall(items: readonly AgentInputItem[]): number {
-  return items.findIndex((item, i) => {
+  const shapes = items.map(pairingShape);
+  return shapes.findIndex((item, i) => {
     const outputs = OUTPUT_TYPES[itemType(item)];
     const id = callIdOf(item);
     if (!outputs || id === undefined) return false;
-    return !items.slice(i + 1).some((o) => outputs.includes(itemType(o)) && callIdOf(o) === id);
+    return !shapes.slice(i + 1).some((o) => outputs.includes(itemType(o)) && callIdOf(o) === id);
   });
 }
 

@@ -5,7 +5,7 @@
  */
 import type { Agent, AgentInputItem } from '@openai/agents';
 import type { ReplayMark, ReplaySummary, ReplayTable, ToolsMode } from '../../shared/protocol/replay';
-import { fromStoredItems } from '../../store';
+import { toStoredItem } from '../../store';
 import type { RecordedTurn } from '../branchOpening';
 import { findDivergence } from './divergence';
 import { ReplayMatcher, StrictReplayError } from './replayMatcher';
@@ -44,8 +44,14 @@ export class RunReplay {
       if (r.type !== 'function_call_result' && r.type !== 'function_call_output') return item;
       const callId = typeof r.callId === 'string' ? r.callId : typeof r.call_id === 'string' ? r.call_id : undefined;
       if (callId === undefined || !this.outputs.has(callId)) return item;
-      const [shaped] = fromStoredItems([{ type: 'function_call_output', call_id: callId, output: this.outputs.get(callId) }]);
-      return { ...item, output: (shaped as Record<string, unknown> | undefined)?.output ?? r.output } as AgentInputItem;
+      const output = this.outputs.get(callId);
+      const replayed = { ...item, output } as AgentInputItem;
+      // A recorded list of content parts is in the stored (Responses) shape, which the store's conversion keeps as it
+      // is; should it not come out exactly, the store's opaque item (its stored form, written back unchanged) carries
+      // it instead, so what is stored is what was recorded either way.
+      const stored = toStoredItem(replayed) as Record<string, unknown>;
+      if (JSON.stringify(stored.output) === JSON.stringify(output)) return replayed;
+      return { type: 'unknown', providerData: { ...stored, output } } as unknown as AgentInputItem;
     });
   }
 
