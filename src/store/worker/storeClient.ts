@@ -20,6 +20,7 @@ import type { ImportOptions, ImportResult } from '../export/importSession';
 import type {
   TraceMethod,
   ReviewMethod,
+  ReplayMethod,
   OwnStoreKind,
   JobName,
   FileFunction,
@@ -35,6 +36,7 @@ import { StoreWorkerStoppedError, deserializeError } from './workerErrors';
 import type { SessionDatabase } from '../inspector/sessionDatabase';
 import type { TraceStore } from '../traces/traceStore';
 import type { ReviewStore } from '../reviews/reviewStore';
+import type { ReplayMarkStore } from '../replay/replayMarkStore';
 import type { DatasetFileResult, exportDatasetToFile as exportDatasetToFileType } from '../datasets/datasetExport';
 import type { OutputOptions } from '../files/outputGuard';
 
@@ -136,6 +138,11 @@ export class StoreClient {
   /** Opens (creating unless `readonly`) a trace store in the worker: decoding, storing and reading spans run there. */
   async openTraceStore(path: string, options: { readonly?: boolean } = {}): Promise<WorkerTraceStore> {
     return new WorkerOwnStore(this, ...(await this.openOwnStore('traces', path, options)), path);
+  }
+
+  /** Opens (creating unless `readonly`) a replay marks store in the worker (docs/replay.md). */
+  async openReplayStore(path: string, options: { readonly?: boolean } = {}): Promise<WorkerReplayStore> {
+    return new WorkerOwnStore(this, ...(await this.openOwnStore('replay', path, options)), path);
   }
 
   /** Opens (creating unless `readonly`) a review store in the worker. */
@@ -575,3 +582,5 @@ export class WorkerOwnStore<S, M extends keyof S & string> {
 export type WorkerTraceStore = Pick<WorkerOwnStore<TraceStore, TraceMethod>, 'call' | 'close' | 'path'>;
 /** The review store in the worker (docs/reviews.md), as its users call it (the handle, or a `StoreOnDemand`). */
 export type WorkerReviewStore = Pick<WorkerOwnStore<ReviewStore, ReviewMethod>, 'call' | 'close' | 'path'>;
+/** The replay marks store in the worker (docs/replay.md), as its users call it (the handle, or a `StoreOnDemand`). */
+export type WorkerReplayStore = Pick<WorkerOwnStore<ReplayMarkStore, ReplayMethod>, 'call' | 'close' | 'path'>;

@@ -27,6 +27,7 @@ import type { ExportFormat, ExportRequest, ProgressOptions } from '../export/tra
 import { DEFAULT_LOCK_WAIT_MS, WriteCancelledWhileWaiting, waitForWriteLock } from './writeLockWait';
 import { TraceStore } from '../traces/traceStore';
 import { ReviewStore } from '../reviews/reviewStore';
+import { ReplayMarkStore } from '../replay/replayMarkStore';
 import { exportDatasetToFile } from '../datasets/datasetExport';
 
 /**
@@ -71,7 +72,8 @@ type Handle =
   | { kind: 'database'; target: SessionDatabase }
   | { kind: 'session'; target: AdvancedSQLiteSession; path: string | undefined; lockWaitMs: number }
   | { kind: 'traces'; target: TraceStore }
-  | { kind: 'reviews'; target: ReviewStore };
+  | { kind: 'reviews'; target: ReviewStore }
+  | { kind: 'replay'; target: ReplayMarkStore };
 
 /** Runs the requests of the host that started this worker. */
 class StoreWorkerState {
@@ -181,7 +183,9 @@ class StoreWorkerState {
           const handle: Handle =
             request.store === 'traces'
               ? { kind: 'traces', target: TraceStore.open(request.path, options) }
-              : { kind: 'reviews', target: ReviewStore.open(request.path, options) };
+              : request.store === 'reviews'
+                ? { kind: 'reviews', target: ReviewStore.open(request.path, options) }
+                : { kind: 'replay', target: ReplayMarkStore.open(request.path, options) };
           this.handles.set(request.handle, handle);
           this.post({ type: 'result', id: request.id, value: { path: handle.target.path } });
           return;

@@ -11,11 +11,11 @@ import type { AdvancedSQLiteSessionOptions } from '../types';
 
 /**
  * What a handle is: the inspector's read connection, a writable session, or a store of our own: the trace store
- * (docs/traces.md) or the review store (docs/reviews.md).
+ * (docs/traces.md), the review store (docs/reviews.md) or the replay marks store (docs/replay.md).
  */
 export type HandleKind = 'database' | 'session' | OwnStoreKind;
 /** Our own stores: SQLite files of ours, never session files, opened by path (created unless read-only). */
-export type OwnStoreKind = 'traces' | 'reviews';
+export type OwnStoreKind = 'traces' | 'reviews' | 'replay';
 
 /** The methods the host may call on each kind of handle: the reads of `SessionReader` and the session API. */
 export const DATABASE_METHODS = [
@@ -102,6 +102,9 @@ export const REVIEW_METHODS = [
   'counts',
 ] as const;
 export type ReviewMethod = (typeof REVIEW_METHODS)[number];
+/** The replay marks store's methods (`ReplayMarkStore`). */
+export const REPLAY_METHODS = ['recordRun', 'marksOfBranch', 'runsOfBranch', 'deleteBranch', 'deleteSession'] as const;
+export type ReplayMethod = (typeof REPLAY_METHODS)[number];
 export type DatabaseMethod = (typeof DATABASE_METHODS)[number];
 export type SessionMethod = (typeof SESSION_METHODS)[number];
 export const CALLABLE: Record<HandleKind, ReadonlySet<string>> = {
@@ -109,6 +112,7 @@ export const CALLABLE: Record<HandleKind, ReadonlySet<string>> = {
   session: new Set(SESSION_METHODS),
   traces: new Set(TRACE_METHODS),
   reviews: new Set(REVIEW_METHODS),
+  replay: new Set(REPLAY_METHODS),
 };
 
 /** The `AdvancedSQLiteSession` options a worker can take: only data (no logger or clock functions cross threads). */

@@ -17,6 +17,7 @@ import { TransferError, type TransferProblem } from '../export/exportErrors';
 import type { SerializedError } from './storeWorkerProtocol';
 import { TraceInputError, TraceStoreError, type TraceInputProblem, type TraceStoreProblem } from '../traces/traceErrors';
 import { ReviewStoreError, type ReviewStoreProblem } from '../reviews/reviewErrors';
+import { ReplayStoreError, type ReplayStoreProblem } from '../replay/replayErrors';
 import { OutputFileError, type OutputFileProblem } from '../files/outputFileError';
 
 /**
@@ -40,6 +41,7 @@ const CLASSES = [
   ['TraceInputError', TraceInputError],
   ['TraceStoreError', TraceStoreError],
   ['ReviewStoreError', ReviewStoreError],
+  ['ReplayStoreError', ReplayStoreError],
   ['OutputFileError', OutputFileError],
   ['TransferError', TransferError],
   ['HistoryConflictError', HistoryConflictError],
@@ -76,6 +78,7 @@ export function deserializeError(e: SerializedError): Error {
   else if (cls === TraceInputError) err = new TraceInputError(e.problem as TraceInputProblem, e.message);
   else if (cls === TraceStoreError) err = new TraceStoreError(e.problem as TraceStoreProblem, e.message);
   else if (cls === ReviewStoreError) err = new ReviewStoreError(e.problem as ReviewStoreProblem, e.message);
+  else if (cls === ReplayStoreError) err = new ReplayStoreError(e.problem as ReplayStoreProblem, e.message);
   else if (cls === OutputFileError) err = new OutputFileError(e.problem as OutputFileProblem, e.message);
   else if (cls) err = new (cls as new (message: string) => Error)(e.message);
   else if (e.name === 'TypeError') err = new TypeError(e.message);
