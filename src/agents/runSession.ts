@@ -23,6 +23,8 @@ import {
 export interface RunSession {
   getSessionId(): Promise<string>;
   getItems(limit?: number | null, branchId?: string | null): Promise<AgentInputItem[]>;
+  /** The items exactly as stored (`getItems` reshapes them for the SDK): for exact comparisons (replay/writtenCalls.ts). */
+  getStoredItems(limit?: number | null, branchId?: string | null): Promise<unknown[]>;
   addItems(items: AgentInputItem[]): Promise<void>;
   popItem(): Promise<AgentInputItem | undefined>;
   applyHistoryMutations(args: SessionHistoryRewriteArgs): Promise<void>;

@@ -6,6 +6,8 @@
  */
 import { EventSchema } from '@ag-ui/core/schemas';
 import { itemAddedEvent, type RunEvent, type RunUsageView } from '../../shared/protocol/runEvents';
+import type { ReplayOutcome } from '../../shared/protocol/replay';
+import type { ReplayReport } from '../replay/writtenCalls';
 
 /** The CUSTOM event names of ours (docs/agent-command.md §4). */
 export const USAGE_EVENT = 'agent-sessions.usage';
@@ -15,6 +17,16 @@ export const SPANS_EVENT = 'agent-sessions.spans';
 export const OTLP_EVENT = 'agent-sessions.otlp';
 /** The most spans one run may send; the rest are dropped (and counted), so a runaway command cannot fill memory. */
 export const MAX_RUN_SPANS = 10_000;
+/** What the command did with one tool call in a re-run (docs/agent-command.md §4): `{ callId, name, outcome, recordedCallId }`. */
+export const TOOL_REPLAY_EVENT = 'agent-sessions.tool-replay';
+/**
+ * The most tool-replay reports one run may send (one per call: far more calls than a turn makes), and the longest
+ * `callId`, `name` and `recordedCallId` in one. Reports past the count are dropped and counted; a report with a longer
+ * field is invalid. So all reports of a run hold at most a few megabytes, whatever the command sends.
+ */
+export const MAX_REPLAY_REPORTS = 1_000;
+export const MAX_REPLAY_REPORT_FIELD_CHARS = 512;
+const REPLAY_OUTCOMES: readonly ReplayOutcome[] = ['replayed', 'live', 'unmatched'];
 
 type Emit = (event: RunEvent) => void;
 /** A line or value that is not a valid AG-UI event: why, and its text. */
@@ -43,6 +55,13 @@ export class AgUiTranslator {
   readonly otlp: unknown[] = [];
   /** Spans beyond `MAX_RUN_SPANS`, dropped. */
   droppedSpans = 0;
+  /** The command's tool-replay reports, in the order sent (at most `MAX_REPLAY_REPORTS`): its word, checked later. */
+  readonly replayReports: ReplayReport[] = [];
+  /** Tool-replay reports beyond `MAX_REPLAY_REPORTS`, dropped. */
+  droppedReplayReports = 0;
+  /** Tool-replay events whose value is not a report (ignored). */
+  invalidReplayReports = 0;
+  private readonly reportedCalls = new Map<string, ReplayReport>();
   private readonly toolCalls = new Map<string, { name: string; args: string; parentMessageId?: string }>();
   private readonly toolNames = new Map<string, string>();
 
@@ -129,15 +148,19 @@ export class AgUiTranslator {
         this.emit({ kind: 'tool/called', runId, callId: e.toolCallId, name: call.name, arguments: call.args || '{}' });
         return;
       }
-      case 'TOOL_CALL_RESULT':
+      case 'TOOL_CALL_RESULT': {
+        // The command's report, when it came first: shown as its word; the outcome carries the settlement's marks.
+        const reported = this.reportedCalls.get(e.toolCallId);
         this.emit({
           kind: 'tool/output',
           runId,
           callId: e.toolCallId,
           name: this.toolNames.get(e.toolCallId) ?? 'tool',
           output: typeof e.content === 'string' ? e.content : JSON.stringify(e.content),
+          ...(reported ? { replay: { outcome: reported.outcome, recordedCallId: reported.recordedCallId } } : {}),
         });
         return;
+      }
       case 'REASONING_MESSAGE_CONTENT':
         if (e.delta) this.emit({ kind: 'reasoning/delta', runId, delta: e.delta });
         return;
@@ -170,6 +193,14 @@ export class AgUiTranslator {
         } else if (e.name === OTLP_EVENT && typeof e.value === 'object' && e.value !== null) {
           if (this.sdkSpans.length + this.otlp.length >= MAX_RUN_SPANS) this.droppedSpans++;
           else this.otlp.push(e.value);
+        } else if (e.name === TOOL_REPLAY_EVENT) {
+          const report = replayReport(e.value);
+          if (!report) this.invalidReplayReports++;
+          else if (this.replayReports.length >= MAX_REPLAY_REPORTS) this.droppedReplayReports++;
+          else {
+            this.replayReports.push(report);
+            if (!this.reportedCalls.has(report.callId)) this.reportedCalls.set(report.callId, report);
+          }
         }
         return;
       default:
@@ -220,6 +251,22 @@ function fromTokenUsage(entries: readonly TokenUsage[]): RunUsageView {
     totalTokens: entries.reduce((n, e) => n + (e.totalTokens ?? (e.inputTokens ?? 0) + (e.outputTokens ?? 0)), 0),
     cachedTokens: sum('cachedInputTokens'),
     reasoningTokens: sum('reasoningTokens'),
+  };
+}
+
+/** A tool-replay event's value as a report, or undefined when it is not one (docs/agent-command.md §4). */
+export function replayReport(value: unknown): ReplayReport | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const v = value as Record<string, unknown>;
+  const field = (x: unknown) => typeof x === 'string' && x !== '' && x.length <= MAX_REPLAY_REPORT_FIELD_CHARS;
+  if (!field(v.callId) || !field(v.name) || !REPLAY_OUTCOMES.includes(v.outcome as ReplayOutcome)) return undefined;
+  const recorded = v.recordedCallId ?? null;
+  if (recorded !== null && !field(recorded)) return undefined;
+  return {
+    callId: v.callId as string,
+    name: v.name as string,
+    outcome: v.outcome as ReplayOutcome,
+    recordedCallId: recorded as string | null,
   };
 }
 

@@ -5,10 +5,14 @@
  */
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { TableNames } from '../../store';
+import type { ReplayTable, ToolsMode } from '../../shared/protocol/replay';
 import { runInputText } from '../runReporter';
 
-/** The version of `forwardedProps.agentSessions`; a command can refuse versions it does not know. */
-export const COORDINATES_VERSION = 1;
+/**
+ * The version of `forwardedProps.agentSessions`; a command can refuse versions it does not know. Version 2 added
+ * `tools` (the replay of recorded tool results); a version-1 agent ignores it and runs its tools live.
+ */
+export const COORDINATES_VERSION = 2;
 /** The AG-UI protocol version we speak. */
 export const AG_UI_PROTOCOL_VERSION = '1.0';
 
@@ -24,6 +28,26 @@ export interface CommandInputArgs {
   model: string | null;
   /** The user's message: text, or items in the SDK's shape. */
   input: string | readonly unknown[];
+  /** What the agent does with its tool calls, and the recorded calls it replays (an empty table past the recording). */
+  tools: { mode: ToolsMode; nameOnly: readonly string[]; table: ReplayTable };
+}
+
+/** `forwardedProps.agentSessions.tools` (docs/agent-command.md §2): the mode and the replay table, as plain JSON. */
+function toolsField(tools: CommandInputArgs['tools']): Record<string, unknown> {
+  return {
+    mode: tools.mode,
+    nameOnly: [...tools.nameOnly],
+    recorded: tools.table.calls.map((c) => ({
+      callId: c.callId,
+      name: c.name,
+      arguments: c.arguments,
+      output: c.output,
+      hasOutput: c.hasOutput,
+      turn: c.turn,
+      branchId: c.branchId,
+    })),
+    hosted: tools.table.hosted.map((h) => ({ type: h.type, callId: h.callId })),
+  };
 }
 
 export function buildCommandInput(args: CommandInputArgs): Record<string, unknown> {
@@ -45,6 +69,7 @@ export function buildCommandInput(args: CommandInputArgs): Record<string, unknow
         fork: args.fork,
         model: args.model,
         input: items,
+        tools: toolsField(args.tools),
       },
     },
   };

@@ -8,8 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { AgentInputItem } from '@openai/agents';
-import { BranchError, type TableNames, type WriteMark } from '../../store';
+import { BranchError, fromStoredItems, type TableNames, type WriteMark } from '../../store';
 import type { CommandEndView, RunEvent, RunOutcome, RunUsageView } from '../../shared/protocol/runEvents';
+import type { ReplayTable, ToolsMode } from '../../shared/protocol/replay';
 import type { SpanRecord } from '../../store/traces/spanRecord';
 import { storeCommandSpans } from './commandSpans';
 import { errorMessage } from '../../shared/errorMessage';
@@ -23,13 +24,16 @@ import { elsewhereMessage, noteRunBranch, writesOfRun } from '../runWrites';
 import { openOnBranch, type OpenedBranch } from '../branchOpening';
 import { settleAndDescribe } from '../branchSettlement';
 import { Produced, usageView } from '../runSummary';
-import { AgUiTranslator } from './agUiEvents';
+import { AgUiTranslator, MAX_REPLAY_REPORTS, TOOL_REPLAY_EVENT } from './agUiEvents';
 import { buildCommandInput } from './commandInput';
 import { runCommandProcess } from './commandProcess';
 import { runOverHttp } from './sseTransport';
 import { overlongEventText } from './commandLimits';
 import { ShownStreams } from './shownStreams';
 import { IN_THREAD_STORE, type RunSession, type RunStore } from '../runSession';
+import { toolsModeOf, type ToolsOptions } from '../runOptions';
+import { buildReplayTable } from '../replay/replayTable';
+import { checkWrittenCalls } from '../replay/writtenCalls';
 
 /** The user's agent: a command line, or an agent served over AG-UI's HTTP transport. */
 export type CommandAgent =
@@ -78,6 +82,19 @@ export interface CommandRunOptions {
   store?: RunStore;
   /** Where the spans the command sends go (the trace store); without it they are ignored. */
   tracing?: { sink: (records: SpanRecord[]) => Promise<unknown> };
+  /**
+   * What the agent does with its tool calls (docs/agent-command.md §2, `tools`). Default: `replay` when the run re-runs
+   * a recorded turn (a fork), `live` when it continues past the recording. The settlement checks what it wrote.
+   */
+  tools?: ToolsOptions;
+}
+
+/** The run's replay: its mode, the recorded turn's table (empty past the recording) and the name-only tools. */
+interface CommandReplay {
+  mode: ToolsMode;
+  nameOnly: readonly string[];
+  table: ReplayTable;
+  source: { branchId: string; turn: number } | null;
 }
 
 /** How the agent's side of the run ended. */
@@ -119,7 +136,7 @@ function describe(agent: CommandAgent): string {
 
 async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter): Promise<RunOutcome> {
   const dbPath = resolve(options.dbPath);
-  const opened = await openOnBranch({ ...options, dbPath, createTables: false }, reporter, {
+  const opened = await openOnBranch({ ...options, dbPath, createTables: false, readRecordedTurn: options.fork !== undefined }, reporter, {
     classify: storeFailure,
     agentMakesTurnOneFork: true,
   });
@@ -135,6 +152,15 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
     const since = Date.now();
     const endSpan = noteRunBranch(dbPath, options.sessionId, reporter.branchId);
     reporter.start(agentLabel(options.agent), []);
+    const recorded = opened.recordedTurn;
+    const replay: CommandReplay = {
+      mode: toolsModeOf(options.tools, options.fork),
+      nameOnly: [...(options.tools?.nameOnly ?? [])],
+      table: recorded
+        ? buildReplayTable(recorded.items, { branchId: recorded.branchId, turn: recorded.turn })
+        : { branchId: '', turn: 0, calls: [], hosted: [] },
+      source: recorded ? { branchId: recorded.branchId, turn: recorded.turn } : null,
+    };
     const shown = new ShownStreams(reporter);
     const translator = new AgUiTranslator(
       reporter.runId,
@@ -150,6 +176,7 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
       fork: opened.agentMakesFork,
       model: options.model ?? null,
       input: options.input,
+      tools: replay,
     });
     try {
       const end = await runAgent(options, reporter, translator, shown, input);
@@ -167,6 +194,7 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
         translator,
         shown,
         end,
+        replay,
       });
       await storeCommandSpans({
         sink: options.tracing?.sink,
@@ -280,6 +308,7 @@ interface SettleArgs {
   translator: AgUiTranslator;
   shown: ShownStreams;
   end: AgentEnd;
+  replay: CommandReplay;
 }
 
 /** Reads what landed, puts the branch right by every run's rules, and reports the outcome. */
@@ -290,7 +319,9 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
   const writes = await writesOfRun({ ...args, sessionId: options.sessionId, branchId, log: (line) => reporter.log(line) });
   const { ownItems, ownTurn, elsewhere } = writes;
 
-  // The run's items: the newest `ownItems` of the branch (read with a limit, so a long branch costs nothing).
+  // The run's items: the newest `ownItems` of the branch (read with a limit, so a long branch costs nothing), as stored
+  // (replay compares outputs exactly as stored) and in the SDK's shape (what settling reads).
+  let stored: unknown[] = [];
   let written: AgentInputItem[] = [];
   let branchExists = true;
   try {
@@ -302,7 +333,10 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
         branchExists = false;
       }
     }
-    if (branchExists && ownItems > 0) written = await session.getItems(ownItems);
+    if (branchExists && ownItems > 0) {
+      stored = await session.getStoredItems(ownItems);
+      written = fromStoredItems(stored);
+    }
   } catch (err) {
     reporter.log(`Reading the branch after the run failed: ${errorMessage(err)}`);
   }
@@ -316,14 +350,22 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
   const noTurn = written.some(isUserMessage)
     ? undefined
     : `${who} ${options.agent.kind === 'command' ? 'exited' : 'finished'} without writing a turn.`;
+  // Our own marks of what it wrote, whatever it reported (replay/writtenCalls.ts). A strict run that ran a tool live
+  // fails, and is rolled back whole as a run that spent nothing: nothing of it is kept, as if the tool had been refused.
+  const checked = checkWrittenCalls({ ...args.replay, written: stored, reports: translator.replayReports });
+  const strictFailure = checked.strictFailure ?? undefined;
   const failure =
-    end.failure ?? (elsewhere.length > 0 ? elsewhereMessage(who, elsewhere, branchId, options.sessionId) : undefined) ?? noTurn;
+    end.failure ??
+    strictFailure ??
+    (elsewhere.length > 0 ? elsewhereMessage(who, elsewhere, branchId, options.sessionId) : undefined) ??
+    noTurn;
   const completed = end.completedByAgent && failure === undefined && !cancelled;
 
   // Usage: the row the command stored for its turn; else what its events reported.
   const storedUsage = ownTurn !== null && written.some(isUserMessage) ? await readTurnUsage(session, ownTurn) : undefined;
   const spent =
-    storedUsage !== undefined || (translator.usage !== undefined && (translator.usage.requests > 0 || translator.usage.totalTokens > 0));
+    strictFailure === undefined &&
+    (storedUsage !== undefined || (translator.usage !== undefined && (translator.usage.requests > 0 || translator.usage.totalTokens > 0)));
 
   const { settled, record, persistence } = await settleAndDescribe(
     session,
@@ -357,6 +399,7 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
       `${who} sent ${translator.afterEnd} event(s) after the run's end (the first: ${translator.afterEndSample}); AG-UI allows none, so they were ignored.`,
     );
   if (elsewhere.length > 0 && end.failure !== undefined) notes.push(elsewhereMessage(who, elsewhere, branchId, options.sessionId));
+  notes.push(...replayNotes(who, translator));
   if (notes.length > 0) persistence.summary = reporter.redact(`${persistence.summary} ${notes.join(' ')}`);
 
   if (completed)
@@ -367,6 +410,7 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
       usage,
       written: persistence,
       command: view,
+      replay: checked.summary,
     });
   const message = cancelled
     ? end.stopped === 'stop' || options.signal?.aborted || !cancelledByAgent
@@ -381,7 +425,22 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
     usage: spent ? usage : null,
     written: persistence,
     command: view,
+    replay: checked.summary,
   });
+}
+
+/** What the outcome says of tool-replay reports that were not read (invalid, or past the bound). */
+function replayNotes(who: string, translator: AgUiTranslator): string[] {
+  const notes: string[] = [];
+  if (translator.invalidReplayReports > 0)
+    notes.push(
+      `${who} sent ${translator.invalidReplayReports} ${TOOL_REPLAY_EVENT} event(s) whose value is not { callId, name, outcome, recordedCallId }; they were ignored.`,
+    );
+  if (translator.droppedReplayReports > 0)
+    notes.push(
+      `${who} sent more than ${MAX_REPLAY_REPORTS} ${TOOL_REPLAY_EVENT} events; the ${translator.droppedReplayReports} after them were ignored.`,
+    );
+  return notes;
 }
 
 function stderrNote(view: CommandEndView): string {

@@ -57,6 +57,14 @@ export class ReplayMatcher {
   }
 
   /**
+   * Marks the recorded call at `index` used without deciding a call: for a check of calls already made, which decides
+   * by itself (replay/writtenCalls.ts) and asks only `nearest`, which then prefers the unused calls.
+   */
+  consume(index: number): void {
+    this.used[index] = true;
+  }
+
+  /**
    * The recorded call closest to a call that did not match, for messages: an unused one of the same name first (fewest
    * differing arguments), else the unused call whose name is closest.
    */
