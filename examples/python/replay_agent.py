@@ -8,6 +8,8 @@ docs/agent-command.md; in short:
 1. open the session file with `AdvancedSQLiteSession(..., create_tables=False)`;
 2. put the session on the branch the extension names (switch to it, or create it for a fork at turn 1);
 3. run the agent with `Runner.run_streamed(agent, input, session=session)` and translate its stream to AG-UI events;
+   when the extension re-runs a recorded turn, the agent's function tools replay the recorded results
+   (agent_sessions_replay.py, beside this script);
 4. `await session.store_run_usage(result)`, then RUN_FINISHED (or RUN_ERROR and exit code 1).
 
 Replace `build_agent()` with your own agent. Everything else can stay as it is.
@@ -29,6 +31,9 @@ from typing import Any
 from agents import Agent, Runner, function_tool
 from agents.extensions.memory import AdvancedSQLiteSession
 from agents.tracing import TracingProcessor, set_trace_processors
+
+# Replay of recorded tool results (version 2 of forwardedProps.agentSessions); a module beside this script.
+from agent_sessions_replay import ToolReplay, replay_tools
 
 try:
     # Optional: the AG-UI Python SDK. We only use its event models, to check each event before it goes out.
@@ -226,7 +231,10 @@ class StreamTranslator:
         elif name == "tool_output":
             call_id = field(raw, "call_id") or field(raw, "id")
             if call_id:
-                output = item.output
+                # The output as the session stores it (the raw item's), else the tool's return value.
+                output = field(raw, "output")
+                if output is None:
+                    output = item.output
                 content = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, default=str)
                 emit({
                     "type": "TOOL_CALL_RESULT",
@@ -296,7 +304,10 @@ async def run(run_input: dict[str, Any]) -> int:
     result = None
     model: str | None = None
     translator = StreamTranslator()
+    replay: ToolReplay | None = None
     try:
+        # Read first: a bad `tools` field fails the run before the session is touched.
+        replay = ToolReplay(coords, report=emit)
         session = open_session(coords)
         await put_on_branch(session, coords)
 
@@ -304,6 +315,9 @@ async def run(run_input: dict[str, Any]) -> int:
         if coords.get("model"):
             # Retry with Several Models runs one command per model: each must answer on the model it was given.
             agent = agent.clone(model=coords["model"])
+        if replay.enabled:
+            # A re-run of a recorded turn: its function tools give the recorded results instead of running again.
+            agent = agent.clone(tools=replay_tools(agent.tools, replay))
         model = agent.model if isinstance(agent.model, str) else None
 
         result = Runner.run_streamed(agent, agent_input(run_input, coords), session=session)
@@ -318,11 +332,15 @@ async def run(run_input: dict[str, Any]) -> int:
     except Exception as exc:
         traceback.print_exc(file=sys.stderr)  # stderr is for people: it shows in the Agent Runs output channel.
         translator.close_open_messages()
-        usage = run_usage(result)
+        refused = replay.refused if replay is not None else None
+        # A strict refusal writes nothing: no usage row and none on RUN_ERROR, so the extension rolls back what the
+        # SDK wrote before it (the user message), as for any failed run that spent nothing (docs/agent-command.md §5).
+        usage = run_usage(result) if refused is None else None
         if usage is not None and session is not None:
             # Tokens were spent before the failure: record them, so the turn keeps its user message and its cost.
             await session.store_run_usage(result)
-        error = {"message": str(exc) or type(exc).__name__, "code": type(exc).__name__}
+        failure = refused or exc  # the SDK may have wrapped the refusal: report the refusal itself
+        error = {"message": str(failure) or type(failure).__name__, "code": type(failure).__name__}
         finish_event("RUN_ERROR", error, usage, model)
         return 1
     finally:

@@ -5,6 +5,7 @@
  *   (test/fixtures/agent-commands/python-standin/) that records the session calls and streams a scripted answer: the
  *   events on stdout must be valid AG-UI 1.0 (`@ag-ui/core`'s schemas), in order, and the session must be put on the
  *   branch exactly as §3 says (switch_to_branch, create_branch_from_turn for a fork, the model, store_run_usage);
+ *   with version 2's `tools` its function tools replay the recorded results (examples/python/agent_sessions_replay.py);
  * - test/fixtures/agent-commands/python_turn.py, the standard-library command other tests run: the turn it writes into
  *   a copy of a conformance database (recorded with the Python SDK 0.22.0) must be Python's, row for row, and equal to
  *   what this repository's Python-conformant store writes for the same calls; its misbehaving modes must misbehave as
@@ -26,6 +27,7 @@ type Json = Record<string, unknown>;
 
 const REPO = resolve(__dirname, '../../../..');
 const EXAMPLE = join(REPO, 'examples/python/replay_agent.py');
+const EXAMPLE_REPLAY = join(REPO, 'examples/python/agent_sessions_replay.py');
 const PYTHON_TURN = join(REPO, 'test/fixtures/agent-commands/python_turn.py');
 const STANDIN = join(REPO, 'test/fixtures/agent-commands/python-standin');
 const CONFORMANCE = join(REPO, 'test/fixtures/conformance');
@@ -51,6 +53,8 @@ interface RunInputOptions {
   input?: Json[];
   sessionsTable?: string;
   messagesTable?: string;
+  /** Version 2's `tools` (docs/agent-command.md §2), built here by hand: the input is then version 2. */
+  tools?: Json;
 }
 
 /** A RunAgentInput as docs/agent-command.md §2 describes it; checked against `@ag-ui/core`'s schema. */
@@ -66,7 +70,7 @@ function runInput(o: RunInputOptions): Json {
     context: [],
     forwardedProps: {
       agentSessions: {
-        version: 1,
+        version: o.tools ? 2 : 1,
         store: {
           kind: 'sqlite',
           path: o.dbPath,
@@ -78,6 +82,7 @@ function runInput(o: RunInputOptions): Json {
         fork: o.fork ?? null,
         model: o.model ?? null,
         input: o.input ?? [{ content: o.text, role: 'user' }],
+        ...(o.tools ? { tools: o.tools } : {}),
       },
     },
   };
@@ -248,8 +253,8 @@ describe('contract: the Python agent command (examples/python/replay_agent.py, t
   beforeEach(() => (tmp = tempDir()));
   afterEach(() => tmp.cleanup());
 
-  describe('both scripts compile', () => {
-    for (const script of [EXAMPLE, PYTHON_TURN]) {
+  describe('the scripts compile', () => {
+    for (const script of [EXAMPLE, EXAMPLE_REPLAY, PYTHON_TURN]) {
       it(`python3 -m py_compile ${script.slice(REPO.length + 1)}`, () => {
         const r = spawnSync(PYTHON, ['-m', 'py_compile', script], {
           encoding: 'utf8',
@@ -364,6 +369,11 @@ describe('contract: the Python agent command (examples/python/replay_agent.py, t
         'Agent',
         'Agent.clone',
         'Runner.run_streamed',
+        // What the runner writes through the session (the input, the tool step, the answer) and the tool itself.
+        'add_items',
+        'tool_function',
+        'add_items',
+        'add_items',
         'store_run_usage',
         'close',
       ]);
@@ -415,6 +425,11 @@ describe('contract: the Python agent command (examples/python/replay_agent.py, t
         'create_branch_from_turn',
         'Agent',
         'Runner.run_streamed',
+        // What the runner writes through the session (the input, the tool step, the answer) and the tool itself.
+        'add_items',
+        'tool_function',
+        'add_items',
+        'add_items',
         'store_run_usage',
         'close',
       ]);
@@ -501,6 +516,173 @@ describe('contract: the Python agent command (examples/python/replay_agent.py, t
       assert.deepEqual(events.at(-1), { type: 'RUN_ERROR', message: 'The run was stopped.', code: 'cancelled' });
       assert.ok(!callNames().includes('store_run_usage'), JSON.stringify(calls()));
       assert.equal(callNames().at(-1), 'close');
+    });
+  });
+
+  describe('examples/python/agent_sessions_replay.py: recorded tool results replayed (forwardedProps version 2)', () => {
+    let log: string;
+    let dbPath: string;
+    beforeEach(() => {
+      log = join(tmp.dir, 'standin.jsonl');
+      dbPath = join(tmp.dir, 'conversations.db');
+      writeFileSync(dbPath, '');
+    });
+    const calls = (): Json[] =>
+      existsSync(log)
+        ? readFileSync(log, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as Json)
+        : [];
+    /** The model's calls, in the stand-in's STANDIN_CALLS form. */
+    const modelCalls = (...c: [string, string][]) =>
+      JSON.stringify(c.map(([callId, args]) => ({ name: 'get_weather', arguments: args, call_id: callId })));
+    const runReplay = (tools: Json, made: string) =>
+      startPython(EXAMPLE, runInput({ sessionId: 's1', branchId: 'retry-2', dbPath, text: 'Weather?', tools }), {
+        PYTHONPATH: STANDIN,
+        STANDIN_LOG: log,
+        STANDIN_CALLS: made,
+      }).done;
+    /** A recorded call as the protocol lists it (docs/agent-command.md §2). */
+    const recorded = (callId: string, args: string, output: unknown) => ({
+      callId,
+      name: 'get_weather',
+      arguments: args,
+      output,
+      hasOutput: true,
+      turn: 2,
+      branchId: 'main',
+    });
+    const replayEvents = (events: Json[]) =>
+      events.filter((e) => e.type === 'CUSTOM' && e.name === 'agent-sessions.tool-replay').map((e) => e.value);
+    /** Every item the run handed the session (the stand-in's add_items), in order. */
+    const written = () => calls().flatMap((c) => (c.call === 'add_items' ? (c.items as Json[]) : []));
+    const toolRuns = () => calls().filter((c) => c.call === 'tool_function');
+
+    it('replay: matching calls get the recorded outputs, the tool never runs, each call is reported replayed with its recorded id', async () => {
+      const parts = [{ type: 'input_text', text: 'Recorded: fog in Lyon' }];
+      const tools = {
+        mode: 'replay',
+        nameOnly: [],
+        recorded: [
+          recorded('call_rec_a', '{"units":1,"city":"Paris"}', 'Recorded: 12°C in Paris'),
+          recorded('call_rec_b', '{"units":1,"city":"Paris"}', 'Recorded: 14°C in Paris, later'),
+          recorded('call_rec_c', '{"city":"Lyon"}', parts),
+        ],
+        hosted: [],
+      };
+      // Key order, spacing and number spelling differ from the recording; two identical calls take the recorded ones in
+      // order; the third's recorded output is a list of content parts.
+      const r = await runReplay(
+        tools,
+        modelCalls(
+          ['call_new_1', '{"city": "Paris", "units": 1.0}'],
+          ['call_new_2', '{"city":"Paris","units":1e0}'],
+          ['call_new_3', '{ "city" : "Lyon" }'],
+        ),
+      );
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(toolRuns(), [], 'the tool function must never run');
+      const events = agUiEvents(r.stdout);
+      assert.deepEqual(replayEvents(events), [
+        { callId: 'call_new_1', name: 'get_weather', outcome: 'replayed', recordedCallId: 'call_rec_a' },
+        { callId: 'call_new_2', name: 'get_weather', outcome: 'replayed', recordedCallId: 'call_rec_b' },
+        { callId: 'call_new_3', name: 'get_weather', outcome: 'replayed', recordedCallId: 'call_rec_c' },
+      ]);
+      // What the session stores for each call is the recorded output exactly (the content parts as parts).
+      assert.deepEqual(
+        written().filter((i) => i.type === 'function_call_output'),
+        [
+          { call_id: 'call_new_1', output: 'Recorded: 12°C in Paris', type: 'function_call_output' },
+          { call_id: 'call_new_2', output: 'Recorded: 14°C in Paris, later', type: 'function_call_output' },
+          { call_id: 'call_new_3', output: parts, type: 'function_call_output' },
+        ],
+      );
+      const results = events.filter((e) => e.type === 'TOOL_CALL_RESULT').map((e) => String(e.content));
+      assert.deepEqual(results.slice(0, 2), ['Recorded: 12°C in Paris', 'Recorded: 14°C in Paris, later']);
+      assert.deepEqual(JSON.parse(results[2]!), parts, 'the view shows the parts as stored');
+      assert.equal(events.at(-1)!.type, 'RUN_FINISHED');
+      assert.ok(calls().some((c) => c.call === 'store_run_usage'));
+    });
+
+    it('replay: a call that matches nothing runs live and is reported live with the nearest recorded call; name-only tools match by name', async () => {
+      const tools = { mode: 'replay', nameOnly: [], recorded: [recorded('call_rec_a', '{"city":"Paris"}', 'Recorded: Paris')], hosted: [] };
+      const r = await runReplay(tools, modelCalls(['call_new_1', '{"city":"Lisbon"}']));
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(
+        toolRuns().map((c) => c.arguments),
+        ['{"city":"Lisbon"}'],
+      );
+      assert.deepEqual(replayEvents(agUiEvents(r.stdout)), [
+        { callId: 'call_new_1', name: 'get_weather', outcome: 'live', recordedCallId: 'call_rec_a' },
+      ]);
+      assert.deepEqual(
+        written()
+          .filter((i) => i.type === 'function_call_output')
+          .map((i) => i.output),
+        ['The weather in Lisbon is sunny.'],
+      );
+
+      rmSync(log);
+      const byName = await runReplay({ ...tools, nameOnly: ['get_weather'] }, modelCalls(['call_new_1', '{"city":"Lisbon"}']));
+      assert.equal(byName.code, 0, byName.stderr);
+      assert.deepEqual(toolRuns(), []);
+      assert.deepEqual(replayEvents(agUiEvents(byName.stdout)), [
+        { callId: 'call_new_1', name: 'get_weather', outcome: 'replayed', recordedCallId: 'call_rec_a' },
+      ]);
+    });
+
+    it('strict: a changed argument fails the run with RUN_ERROR naming the call before the tool runs; no step items, no usage', async () => {
+      const tools = { mode: 'strict', nameOnly: [], recorded: [recorded('call_rec_a', '{"city":"Paris"}', 'Recorded: Paris')], hosted: [] };
+      const r = await runReplay(tools, modelCalls(['call_new_1', '{"city":"Lisbon"}']));
+      assert.equal(r.code, 1, r.stderr);
+      assert.deepEqual(toolRuns(), [], 'the tool must not run');
+      const events = agUiEvents(r.stdout);
+      assert.deepEqual(replayEvents(events), [
+        { callId: 'call_new_1', name: 'get_weather', outcome: 'unmatched', recordedCallId: 'call_rec_a' },
+      ]);
+      // The model request was paid for, but a refusal reports no usage and stores none: the extension then rolls the
+      // run back whole (docs/agent-command.md §5), and the SDK wrote nothing of the step.
+      assert.deepEqual(events.at(-1), {
+        type: 'RUN_ERROR',
+        message:
+          'Strict replay: the call get_weather({"city":"Lisbon"}) matches no recorded call, so it was not run and nothing was written. Nearest recorded call: get_weather({"city":"Paris"}), id call_rec_a.',
+        code: 'StrictReplayError',
+      });
+      assert.ok(!calls().some((c) => c.call === 'store_run_usage'), JSON.stringify(calls()));
+      assert.deepEqual(
+        written().map((i) => i.type ?? i.role),
+        ['user'],
+        'only the input the SDK saves before the first request',
+      );
+      assert.equal(calls().at(-1)!.call, 'close');
+    });
+
+    it('version 1 (no tools): the tools run live, unwrapped, and nothing is reported', async () => {
+      const input = runInput({ sessionId: 's1', branchId: 'main', dbPath, text: 'Weather?' });
+      const r = await startPython(EXAMPLE, input, {
+        PYTHONPATH: STANDIN,
+        STANDIN_LOG: log,
+        STANDIN_CALLS: modelCalls(['call_new_1', '{"city":"Paris"}']),
+      }).done;
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal((input.forwardedProps as { agentSessions: Json }).agentSessions.version, 1);
+      assert.deepEqual(
+        toolRuns().map((c) => c.call_id),
+        ['call_new_1'],
+      );
+      assert.deepEqual(replayEvents(agUiEvents(r.stdout)), []);
+      assert.ok(!calls().some((c) => c.call === 'Agent.clone'), 'the agent is not cloned for its tools');
+    });
+
+    it("a tools field that is not the protocol's fails the run before the session is opened", async () => {
+      const r = await runReplay({ mode: 'sometimes', recorded: [] }, modelCalls());
+      assert.equal(r.code, 1);
+      const events = agUiEvents(r.stdout);
+      assert.deepEqual(types(events), ['RUN_STARTED', 'RUN_ERROR']);
+      assert.equal(events[1]!.code, 'ValueError');
+      assert.match(String(events[1]!.message), /tools\.mode must be one of replay, strict, live, not 'sometimes'/);
+      assert.ok(!calls().some((c) => c.call === 'AdvancedSQLiteSession'));
     });
   });
 
