@@ -20,16 +20,26 @@ function globalStorage(userDataDir: string): string {
   return join(userDataDir, 'User', 'globalStorage', `${pkg.publisher}.${pkg.name}`.toLowerCase());
 }
 
-/** Where the demo writes its trace store: the extension's `traces.db` (src/extension/traces/traceService.ts) in the demo profile. */
+/** The extension's trace store (`traces.db`, src/extension/traces/traceService.ts) in a user data folder. */
+export function traceStorePathIn(userDataDir: string): string {
+  return join(globalStorage(userDataDir), 'traces.db');
+}
+
+/** Where the demo writes its trace store: the extension's `traces.db` in the demo profile. */
 export function demoTraceStorePath(): string {
-  return join(globalStorage(DEMO_PROFILE), 'traces.db');
+  return traceStorePathIn(DEMO_PROFILE);
+}
+
+/** A code-server's user data folder (its `--user-data-dir`), where the demo's traces go before the first window. */
+export function codeServerUserDataDir(server: CodeServer): string {
+  return join(server.stateDir, 'ud');
 }
 
 /** Puts the demo's trace store into a user data folder the demo did not choose (code-server's state folder). */
 function copyTraces(userDataDir: string): void {
   const from = demoTraceStorePath();
   if (!existsSync(from)) return;
-  const to = join(globalStorage(userDataDir), 'traces.db');
+  const to = traceStorePathIn(userDataDir);
   mkdirSync(dirname(to), { recursive: true });
   copyFileSync(from, to);
 }
@@ -64,7 +74,7 @@ export async function openDemo(dbPath: string): Promise<void> {
   }
   const server = await CodeServer.start({ folder, startTimeoutMs: 60_000 });
   // Before the browser connects: the extension host (and its trace store) starts with the first window.
-  copyTraces(join(server.stateDir, 'ud'));
+  copyTraces(codeServerUserDataDir(server));
   const url = server.workbenchUrl([
     ['extensionDevelopmentPath', server.remoteUri(ROOT)],
     ['skipWelcome', 'true'],

@@ -78,7 +78,8 @@ export interface WorkbenchSuiteOptions {
  * Workbenches shared by the suites of this run, by what only a new server can change (its environment). Opening one
  * costs a server, a browser and a cold workbench (about 13 s a suite here, with the first view's warm-up); a suite
  * that can share takes a new window in a warm one instead (`Workbench.reopen`: its own folder, settings and storage).
- * A suite that needs its own page set-up (a display language, titles, a port, a development path) opens its own.
+ * A suite that needs its own page set-up (a display language, titles, a port, a development path) or files in the
+ * server before its first window (`beforeWindow`) opens its own.
  */
 const shared = new Map<string, Workbench>();
 // A root hook: this module is first imported while mocha loads a spec file, outside any `describe`. The shared

@@ -25,6 +25,11 @@ export interface WorkbenchOptions extends CodeServerOptions {
   displayLanguage?: string;
   /** The extension's container and view titles as the workbench shows them (they are localized too). */
   titles?: { container: string; view: string };
+  /**
+   * Runs once the server is up and before the first window opens (the extension host, hence the extension's global
+   * storage, starts with that window): for files the extension must find in the server's user data folder.
+   */
+  beforeWindow?: (server: CodeServer) => void | Promise<void>;
 }
 
 export class Workbench {
@@ -46,6 +51,7 @@ export class Workbench {
       if (options.displayLanguage)
         await page.addInitScript(`globalThis._VSCODE_NLS_LANGUAGE = ${JSON.stringify(options.displayLanguage)};`);
       wb.listen();
+      await options.beforeWindow?.(server);
       const payload: [string, string][] | undefined = options.extensionDevelopmentPath
         ? [
             ['extensionDevelopmentPath', server.remoteUri(options.extensionDevelopmentPath)],
@@ -127,6 +133,17 @@ export class Workbench {
 
   viewPane(): Locator {
     return this.page.locator('.pane').filter({ has: this.page.locator('.pane-header', { hasText: this.titles.view }) });
+  }
+
+  /**
+   * Clicks the sessions view's title action `title` ("Refresh"). With one view in the container its actions are in the
+   * side bar's title, else in the view's header; either way they show while the pointer is over the side bar.
+   */
+  async clickViewAction(title: string): Promise<void> {
+    await this.openSidebar();
+    await this.viewPane().hover();
+    const action = this.page.locator(`.part.sidebar .actions-container .action-label[aria-label^="${title}"]:visible`).first();
+    await action.click();
   }
 
   /**
