@@ -129,7 +129,8 @@ reason (a tool call without its output, an orphaned review, …). The file appea
   --json                      machine-readable report
 `,
   run: `Usage: agent-sessions run [file] <session> (--command "…" | --url URL) --message "…"
-                          [--branch B] [--from-turn N] [--model M]... [--name NEW] [--timeout S] [--json]
+                          [--branch B] [--from-turn N] [--model M]... [--name NEW] [--timeout S]
+                          [--tools replay|strict|live] [--match-name-only TOOL]... [--json]
 
 Runs your own agent on a branch of a session file, as the VS Code extension's agent commands do
 (docs/agent-command.md): the command gets one AG-UI RunAgentInput on stdin and prints AG-UI events; it writes
@@ -138,8 +139,18 @@ turn N first (--name names it); without it the run continues --branch. Each --mo
 of its own (Retry with Several Models); without one the agent uses its own model. When the command has ended,
 the branch is settled as the extension settles its runs: half-written turns removed, an unused fork deleted.
 
-Prints the events as they arrive (--json: one run event per line). OPENAI_API_KEY in the environment reaches
-the command as it is. Exit code 0 when every run completed, 1 when one failed or was stopped (Ctrl+C stops them).
+Tools (docs/agent-command.md §4): the agent gets the tool calls of the re-run turn with their recorded outputs.
+  --tools replay              a call whose tool and arguments match a recorded call gets the recorded output; the
+                              others run live (the default with --from-turn)
+  --tools strict              a call that matches no recorded call fails the run, which is rolled back whole
+  --tools live                every tool runs (the default without --from-turn)
+  --match-name-only TOOL      match TOOL's calls by name alone (arguments with a timestamp or a random id); repeat it
+After the run, one line per tool call (replayed, live or unmatched, as found in what the agent wrote, not as it
+reported) and a summary.
+
+Prints the events as they arrive (--json: one run event per line; the outcome's "replay" holds the calls' marks).
+OPENAI_API_KEY in the environment reaches the command as it is. Exit code 0 when every run completed, 1 when one
+failed or was stopped (Ctrl+C stops them), 2 for bad arguments.
 `,
   ls: `Usage: agent-sessions ls [file] [--db file] [--json]
 

@@ -6,7 +6,11 @@
 import { runCommandOnBranch, type CommandAgent } from '../agents/command/commandRun';
 import { killAllCommandProcesses } from '../agents/command/commandProcess';
 import type { RunEvent, RunOutcome } from '../shared/protocol/runEvents';
+import { TOOLS_MODES, replaySentence, type ReplaySummary, type ToolsMode } from '../shared/protocol/replay';
 import { UsageError } from './exitCodes';
+
+/** The longest tool name `--match-name-only` takes (a function name is at most 64 characters at OpenAI). */
+export const MAX_TOOL_NAME_CHARS = 256;
 
 export interface RunArgs {
   db: string;
@@ -20,6 +24,10 @@ export interface RunArgs {
   message: string;
   models: string[];
   timeoutSeconds?: number;
+  /** `--tools`: replay, strict or live (default: replay with --from-turn, live without). */
+  tools?: string;
+  /** `--match-name-only`: tools whose recorded calls match by name alone. */
+  matchNameOnly: string[];
   json: boolean;
   signal: AbortSignal;
 }
@@ -29,6 +37,7 @@ export async function runCommand(args: RunArgs, write: (text: string) => void): 
   if ((args.command === undefined) === (args.url === undefined)) throw new UsageError('run needs exactly one of --command and --url');
   if (args.message.trim() === '') throw new UsageError('run needs a --message');
   if (args.name !== undefined && args.models.length > 1) throw new UsageError('--name names one branch: give one --model with it');
+  const mode = toolsMode(args);
   const agent: CommandAgent =
     args.command !== undefined
       ? { kind: 'command', name: args.command, command: args.command, cwd: process.cwd() }
@@ -53,6 +62,7 @@ export async function runCommand(args: RunArgs, write: (text: string) => void): 
           input: args.message,
           model,
           timeoutMs: args.timeoutSeconds ? args.timeoutSeconds * 1000 : undefined,
+          tools: { mode, nameOnly: args.matchNameOnly },
           signal: args.signal,
           onEvent: (e) => write(args.json ? `${JSON.stringify(e)}\n` : eventText(e, label, several)),
           log: (line) => process.stderr.write(`${line}\n`),
@@ -61,6 +71,39 @@ export async function runCommand(args: RunArgs, write: (text: string) => void): 
     ),
   );
   return outcomes.every((o: RunOutcome) => o.kind === 'run/completed');
+}
+
+/** `--tools` and `--match-name-only`, checked: the mode the runs use. */
+function toolsMode(args: RunArgs): ToolsMode {
+  if (args.tools !== undefined && !(TOOLS_MODES as readonly string[]).includes(args.tools))
+    throw new UsageError(`--tools takes ${TOOLS_MODES.join(', ')}; got '${args.tools}'`);
+  const mode = (args.tools as ToolsMode | undefined) ?? (args.fromTurn !== undefined ? 'replay' : 'live');
+  for (const name of args.matchNameOnly) {
+    if (name.trim() === '' || name.length > MAX_TOOL_NAME_CHARS)
+      throw new UsageError(`--match-name-only takes a tool name (1 to ${MAX_TOOL_NAME_CHARS} characters); got '${name.slice(0, 40)}'`);
+  }
+  if (args.matchNameOnly.length > 0 && mode === 'live')
+    throw new UsageError(
+      '--match-name-only matches recorded calls, which a live run does not: use it with --tools replay or strict (or --from-turn)',
+    );
+  return mode;
+}
+
+/**
+ * One line per tool call of the run (what the settlement found, not what the agent said), then the summary sentence:
+ * "replayed get_weather (call_9 ← call_2)", "live send_email (call_10)". Nothing for a live run without calls.
+ */
+export function replayText(summary: ReplaySummary, label: string): string {
+  if (summary.mode === 'live' && summary.marks.length === 0 && summary.disagreements.length === 0) return '';
+  const lines = summary.marks.map((m) => {
+    const reported = m.reported ? `; the agent reported ${m.reported}` : '';
+    if (m.outcome === 'replayed') return `${label}replayed ${m.name} (${m.callId} ← ${m.recordedCallId ?? '?'})${reported}`;
+    const near = m.recordedCallId ? `; nearest recorded call ${m.recordedCallId}` : '';
+    return `${label}${m.outcome} ${m.name} (${m.callId}${near})${reported}`;
+  });
+  for (const d of summary.disagreements) lines.push(`${label}report disagrees: ${d}`);
+  lines.push(`${label}${replaySentence(summary)}`);
+  return `${lines.join('\n')}\n`;
 }
 
 /**
@@ -114,8 +157,8 @@ function eventText(e: RunEvent, label: string, several: boolean): string {
     case 'item/added':
       return '';
     case 'run/completed':
-      return `${several ? `${label}${e.finalOutput}\n` : '\n'}${label}Done: ${e.written.summary}\n`;
+      return `${several ? `${label}${e.finalOutput}\n` : '\n'}${label}Done: ${e.written.summary}\n${e.replay ? replayText(e.replay, label) : ''}`;
     case 'run/failed':
-      return `\n${label}${e.failure === 'cancelled' ? 'Stopped' : 'Failed'}: ${e.message}\n${label}${e.written.summary}\n`;
+      return `\n${label}${e.failure === 'cancelled' ? 'Stopped' : 'Failed'}: ${e.message}\n${label}${e.written.summary}\n${e.replay ? replayText(e.replay, label) : ''}`;
   }
 }
