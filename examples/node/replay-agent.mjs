@@ -9,13 +9,16 @@
  *   npm install @openai/agents @ag-ui/core @agent-session-inspector/store zod
  *   settings.json: "agentSessions.agent.command": { "my-agent": "node examples/node/replay-agent.mjs" }
  *
- * Replace `buildAgent` with your agent. Everything else is the protocol and can stay as it is.
+ * Replace `buildAgent` with your agent. Everything else is the protocol and can stay as it is. When the extension
+ * re-runs a recorded turn, the agent's function tools replay the recorded results (agent-sessions-replay.mjs).
  */
 import { randomUUID } from 'node:crypto';
 import { Agent, Runner, setTraceProcessors, tool } from '@openai/agents';
 import { EventType } from '@ag-ui/core';
 import { AdvancedSQLiteSession } from '@agent-session-inspector/store';
 import { z } from 'zod';
+// Replay of recorded tool results (version 2 of forwardedProps.agentSessions); a module beside this script.
+import { ToolReplay, replayTools } from './agent-sessions-replay.mjs';
 
 /** Your agent. `model` is set when the user picked one for this run (Retry with Several Models). */
 function buildAgent(model) {
@@ -85,19 +88,28 @@ async function openSession(props) {
   return session;
 }
 
+/** The replay of the run, once its input is read: the error handler asks it whether a strict refusal ended the run. */
+let replay = null;
+
 async function main() {
   const input = await readStdin();
   const props = input.forwardedProps?.agentSessions;
-  if (props?.version !== 1) throw new Error('this script speaks version 1 of forwardedProps.agentSessions');
+  // Version 2 adds `tools` (the replay of recorded tool results); everything of version 1 is unchanged.
+  if (props?.version !== 1 && props?.version !== 2) throw new Error('this script speaks versions 1 and 2 of forwardedProps.agentSessions');
   const { threadId, runId } = input;
   emit(EventType.RUN_STARTED, { threadId, runId });
 
+  // Read first: a bad `tools` field fails the run before the session is touched.
+  replay = new ToolReplay(props, { report: ({ type, ...fields }) => emit(type, fields) });
   const session = await openSession(props);
   const controller = new AbortController();
   // Stop in the extension sends SIGINT: end the run cleanly (the extension settles what was stored).
   process.once('SIGINT', () => controller.abort());
   try {
-    const result = await new Runner().run(buildAgent(props.model), props.input, {
+    let agent = buildAgent(props.model);
+    // A re-run of a recorded turn: its function tools give the recorded results instead of running again.
+    if (replay.enabled) agent = agent.clone({ tools: replayTools(agent.tools, replay) });
+    const result = await new Runner().run(agent, props.input, {
       session,
       stream: true,
       signal: controller.signal,
@@ -143,8 +155,12 @@ async function main() {
 main().then(
   () => process.exit(0),
   (err) => {
-    const cancelled = err?.name === 'AbortError' || /abort/i.test(String(err?.message));
-    emit(EventType.RUN_ERROR, { message: String(err?.message ?? err), ...(cancelled ? { code: 'cancelled' } : {}) });
+    // A strict refusal is reported as itself (the SDK may wrap it in its own error). No usage is stored on any
+    // failure, so the extension rolls back what the run wrote (docs/agent-command.md §5): a refusal writes nothing.
+    const refused = replay?.refused;
+    const cancelled = !refused && (err?.name === 'AbortError' || /abort/i.test(String(err?.message)));
+    const code = refused ? { code: refused.name } : cancelled ? { code: 'cancelled' } : {};
+    emit(EventType.RUN_ERROR, { message: String(refused?.message ?? err?.message ?? err), ...code });
     console.error(err?.stack ?? String(err));
     process.exit(cancelled ? 130 : 1);
   },

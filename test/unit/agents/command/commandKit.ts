@@ -7,19 +7,23 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { strict as assert } from 'node:assert';
 import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { AdvancedSQLiteSession } from '../../../../src/store';
 import type { RunCompletedEvent, RunFailedEvent, RunOutcome } from '../../../../src/shared/protocol/runEvents';
 
 export const REPO = resolve(__dirname, '../../../..');
 export const PYTHON_TURN = join(REPO, 'test/fixtures/agent-commands/python_turn.py');
 
+/** The files of the Node example, copied together (the script imports its replay module from beside it). */
+export const NODE_EXAMPLE_FILES = ['replay-agent.mjs', 'agent-sessions-replay.mjs'] as const;
+
 /**
- * A folder holding examples/node/replay-agent.mjs with a node_modules where `@openai/agents`, `@ag-ui/core` and
- * `zod` are this repository's (`repo`) and `@agent-session-inspector/store` is the built `dist/store.js` (npm run
- * package). Returns the command line that runs it, with the Node that runs this process.
+ * A folder holding examples/node/replay-agent.mjs (and its replay module) with a node_modules where `@openai/agents`,
+ * `@ag-ui/core` and `zod` are this repository's (`repo`) and `@agent-session-inspector/store` is the built
+ * `dist/store.js` (npm run package), or `store` (src/store/index.ts for a Node started with tsx's loader). Returns the
+ * command line that runs it, with the Node that runs this process.
  */
-export function installNodeExample(dir: string, repo = REPO): string {
-  const store = join(repo, 'dist/store.js');
+export function installNodeExample(dir: string, repo = REPO, store = join(repo, 'dist/store.js')): string {
   if (!existsSync(store)) throw new Error(`${store} is missing: run "npm run package" first (npm test builds it before this phase).`);
   const modules = join(dir, 'node_modules');
   for (const name of ['@openai/agents', '@ag-ui/core', 'zod']) {
@@ -28,9 +32,16 @@ export function installNodeExample(dir: string, repo = REPO): string {
   }
   const storePkg = join(modules, '@agent-session-inspector/store');
   mkdirSync(storePkg, { recursive: true });
-  writeFileSync(join(storePkg, 'package.json'), JSON.stringify({ name: '@agent-session-inspector/store', main: 'index.js' }));
-  writeFileSync(join(storePkg, 'index.js'), `module.exports = require(${JSON.stringify(store)});\n`);
-  copyFileSync(join(repo, 'examples/node/replay-agent.mjs'), join(dir, 'replay-agent.mjs'));
+  if (store.endsWith('.ts')) {
+    // The source, for a Node started with tsx's loader: an ES module re-export (Node cannot see the named exports of
+    // a CommonJS module that requires TypeScript).
+    writeFileSync(join(storePkg, 'package.json'), JSON.stringify({ name: '@agent-session-inspector/store', main: 'index.mjs' }));
+    writeFileSync(join(storePkg, 'index.mjs'), `export * from ${JSON.stringify(pathToFileURL(store).href)};\n`);
+  } else {
+    writeFileSync(join(storePkg, 'package.json'), JSON.stringify({ name: '@agent-session-inspector/store', main: 'index.js' }));
+    writeFileSync(join(storePkg, 'index.js'), `module.exports = require(${JSON.stringify(store)});\n`);
+  }
+  for (const file of NODE_EXAMPLE_FILES) copyFileSync(join(repo, 'examples/node', file), join(dir, file));
   return `"${process.execPath}" "${join(dir, 'replay-agent.mjs')}"`;
 }
 

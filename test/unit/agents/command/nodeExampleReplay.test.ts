@@ -1,0 +1,235 @@
+/**
+ * The Node example's replay of recorded tool results (examples/node/agent-sessions-replay.mjs, used by
+ * examples/node/replay-agent.mjs): the example runs as a user installs it, with the real `@openai/agents` runner against
+ * the loopback Responses server, and a version-2 RunAgentInput built here by hand (docs/agent-command.md §2) on its
+ * stdin. Its get_weather tool is patched to append to a side-effect file, so a test can tell whether it ran.
+ *
+ * The store package is this repository's source (src/store, through tsx), so these tests need no build.
+ */
+import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { EventSchema, RunAgentInputSchema } from '@ag-ui/core/schemas';
+import { startLoopbackOpenAI, toolOutputsIn, type LoopbackOpenAI } from '../../../support/loopbackOpenAI';
+import { TEST_KEY, seedSession } from '../agentTestKit';
+import { REPO, installNodeExample } from './commandKit';
+
+type Json = Record<string, unknown>;
+
+const TSX = join(REPO, 'node_modules/tsx/dist/loader.mjs');
+const STORE_SOURCE = join(REPO, 'src/store/index.ts');
+/** The example's tool, and the same tool writing the city it was called for to SIDE_EFFECT_FILE first. */
+const TOOL_LINE = 'execute: async ({ city }) => `${city}: 18°C, light rain`,';
+const TOOL_WITH_SIDE_EFFECT =
+  "execute: async ({ city }) => { (await import('node:fs')).appendFileSync(process.env.SIDE_EFFECT_FILE, city + '\\n'); return `${city}: 18°C, light rain`; },";
+
+interface Run {
+  code: number | null;
+  events: Json[];
+  stderr: string;
+}
+
+describe('the Node example replays recorded tool results (forwardedProps version 2)', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let dbPath: string;
+  let script: string;
+  let sideEffects: string;
+  let server: LoopbackOpenAI;
+  /** The calls the model makes in its first request; later requests (with the outputs) get an answer. */
+  let modelCalls: { name: string; arguments: string; callId: string }[] = [];
+
+  before(async () => {
+    server = await startLoopbackOpenAI({
+      script: (req) =>
+        toolOutputsIn(req.body).length === 0 && modelCalls.length > 0
+          ? { kind: 'calls', calls: modelCalls }
+          : { kind: 'text', text: 'Done.' },
+    });
+  });
+  after(() => server.close());
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'asi-node-replay-'));
+    dbPath = join(dir, 'conversations.db');
+    sideEffects = join(dir, 'side-effects.txt');
+    await seedSession(dbPath, [['What is the weather in Paris?', 'Mild.']]);
+    const example = join(dir, 'example');
+    installNodeExample(example, REPO, STORE_SOURCE);
+    script = join(example, 'replay-agent.mjs');
+    const source = readFileSync(script, 'utf8');
+    assert.ok(source.includes(TOOL_LINE), 'the example tool changed: update TOOL_LINE');
+    writeFileSync(script, source.replace(TOOL_LINE, TOOL_WITH_SIDE_EFFECT));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** The RunAgentInput of a run continuing main; with `tools` it is version 2. */
+  function runInput(tools?: Json): Json {
+    const input = {
+      threadId: 's1',
+      runId: 'run-1',
+      state: {},
+      messages: [{ id: 'm1', role: 'user', content: 'And now?' }],
+      tools: [],
+      context: [],
+      forwardedProps: {
+        agentSessions: {
+          version: tools ? 2 : 1,
+          store: { kind: 'sqlite', path: dbPath, sessionsTable: 'agent_sessions', messagesTable: 'agent_messages' },
+          sessionId: 's1',
+          branchId: 'main',
+          fork: null,
+          model: 'gpt-4.1-mini',
+          input: [{ role: 'user', content: 'And now?' }],
+          ...(tools ? { tools } : {}),
+        },
+      },
+    };
+    assert.ok(RunAgentInputSchema.safeParse(input).success);
+    return input;
+  }
+
+  function run(input: Json): Promise<Run> {
+    const child = spawn(process.execPath, ['--import', TSX, script], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', OPENAI_API_KEY: TEST_KEY, OPENAI_BASE_URL: server.baseUrl, SIDE_EFFECT_FILE: sideEffects },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdin.end(JSON.stringify(input));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    return new Promise((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        const events = stdout
+          .split('\n')
+          .filter((l) => l.trim() !== '')
+          .map((l) => {
+            const parsed = EventSchema.safeParse(JSON.parse(l));
+            assert.ok(parsed.success, `not a valid AG-UI event: ${l}`);
+            return JSON.parse(l) as Json;
+          });
+        resolve({ code, events, stderr });
+      });
+    });
+  }
+
+  const replayReports = (events: Json[]) =>
+    events.filter((e) => e.type === 'CUSTOM' && e.name === 'agent-sessions.tool-replay').map((e) => e.value);
+  const toolRuns = () => (existsSync(sideEffects) ? readFileSync(sideEffects, 'utf8').split('\n').filter(Boolean) : []);
+  /** The items of main as stored (Python's shape), from turn `turn` on. */
+  function stored(turn: number): Json[] {
+    const db = new Database(dbPath, { readonly: true });
+    try {
+      const rows = db
+        .prepare(
+          `SELECT m.message_data AS data FROM agent_messages m JOIN message_structure s ON s.message_id = m.id
+           WHERE s.branch_id = 'main' AND s.user_turn_number >= ? ORDER BY s.sequence_number`,
+        )
+        .all(turn) as { data: string }[];
+      return rows.map((r) => JSON.parse(r.data) as Json);
+    } finally {
+      db.close();
+    }
+  }
+  function usageRows(): number {
+    const db = new Database(dbPath, { readonly: true });
+    try {
+      return (db.prepare('SELECT COUNT(*) AS n FROM turn_usage').get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  }
+  const recorded = (callId: string, args: string, output: unknown) => ({
+    callId,
+    name: 'get_weather',
+    arguments: args,
+    output,
+    hasOutput: true,
+    turn: 1,
+    branchId: 'main',
+  });
+
+  it('replay: the tool never runs; each call is reported replayed with its recorded id; the recorded outputs are stored and sent', async () => {
+    const parts = [{ type: 'input_text', text: 'Recorded: fog in Lyon' }];
+    modelCalls = [
+      { name: 'get_weather', arguments: '{ "city" : "Paris" }', callId: 'call_new_1' },
+      { name: 'get_weather', arguments: '{"city":"Lyon"}', callId: 'call_new_2' },
+    ];
+    const tools = {
+      mode: 'replay',
+      nameOnly: [],
+      recorded: [recorded('call_rec_a', '{"city":"Paris"}', 'Recorded: 12°C in Paris'), recorded('call_rec_b', '{"city":"Lyon"}', parts)],
+      hosted: [],
+    };
+    const before = server.requests.length;
+    const r = await run(runInput(tools));
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(toolRuns(), [], 'the tool must never run');
+    assert.deepEqual(replayReports(r.events), [
+      { callId: 'call_new_1', name: 'get_weather', outcome: 'replayed', recordedCallId: 'call_rec_a' },
+      { callId: 'call_new_2', name: 'get_weather', outcome: 'replayed', recordedCallId: 'call_rec_b' },
+    ]);
+    // The session stores the recorded outputs exactly (the content parts as parts)…
+    assert.deepEqual(
+      stored(2)
+        .filter((i) => i.type === 'function_call_output')
+        .map((i) => [i.call_id, i.output]),
+      [
+        ['call_new_1', 'Recorded: 12°C in Paris'],
+        ['call_new_2', parts],
+      ],
+    );
+    // …and the model got them.
+    const second = server.requests[before + 1]!;
+    assert.deepEqual(
+      toolOutputsIn(second.body).map((o) => o.output),
+      ['Recorded: 12°C in Paris', parts],
+    );
+    assert.equal(r.events.at(-1)!.type, 'RUN_FINISHED');
+  });
+
+  it('strict: a changed argument fails the run with RUN_ERROR naming the call before the tool runs; no output and no usage stored', async () => {
+    modelCalls = [{ name: 'get_weather', arguments: '{"city":"Lisbon"}', callId: 'call_new_1' }];
+    const tools = { mode: 'strict', nameOnly: [], recorded: [recorded('call_rec_a', '{"city":"Paris"}', 'Recorded: Paris')], hosted: [] };
+    const r = await run(runInput(tools));
+    assert.equal(r.code, 1, r.stderr);
+    assert.deepEqual(toolRuns(), [], 'the tool must not run');
+    assert.deepEqual(replayReports(r.events), [
+      { callId: 'call_new_1', name: 'get_weather', outcome: 'unmatched', recordedCallId: 'call_rec_a' },
+    ]);
+    const last = r.events.at(-1)!;
+    assert.deepEqual([last.type, last.code, last.usage], ['RUN_ERROR', 'StrictReplayError', undefined]);
+    assert.equal(
+      last.message,
+      'Strict replay: the call get_weather({"city":"Lisbon"}) matches no recorded call, so it was not run and nothing was written. Nearest recorded call: get_weather({"city":"Paris"}), id call_rec_a.',
+    );
+    // No output of the refused call and no usage: the extension rolls back the rest (docs/agent-command.md §5).
+    assert.deepEqual(
+      stored(2).filter((i) => i.type === 'function_call_output'),
+      [],
+    );
+    assert.equal(usageRows(), 0);
+  });
+
+  it('version 1: the tools run live and nothing is reported', async () => {
+    modelCalls = [{ name: 'get_weather', arguments: '{"city":"Paris"}', callId: 'call_new_1' }];
+    const r = await run(runInput());
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(toolRuns(), ['Paris']);
+    assert.deepEqual(replayReports(r.events), []);
+    assert.deepEqual(
+      stored(2)
+        .filter((i) => i.type === 'function_call_output')
+        .map((i) => i.output),
+      ['Paris: 18°C, light rain'],
+    );
+  });
+});
