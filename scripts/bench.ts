@@ -41,6 +41,10 @@
  * Then the MCP server (issue 27, scripts/bench/mcp.ts): `agent-sessions mcp` (dist/cli.js) through the MCP SDK's
  * client over stdio, its start and tool list, and every tool's answer time and size on file A (at `--scale`), under
  * `"mcp"`; `--mcp=none` skips it.
+ *
+ * Then replay (issue 41, scripts/bench/replay.ts): what reading the re-run turn with the fork, building the replay
+ * table and matching 20 calls add to a run's preparation on a 10,000-turn branch, under `"replay"`;
+ * `--replay=none` skips it. Run under a Node with node:sqlite and no better-sqlite3 build for the other driver.
  */
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import * as os from 'node:os';
@@ -62,6 +66,7 @@ import { hostBlockingTable, runHostBlockingBench } from './bench/hostBlocking';
 import { runTraceBench } from './bench/traces';
 import { mcpTable, runMcpBench } from './bench/mcp';
 import { reviewTable, runReviewBench } from './bench/reviews';
+import { runReplayBench } from './bench/replay';
 import { CACHE } from './host/hostTools.mjs';
 
 const SESSION_ID = 'bench-session';
@@ -104,6 +109,8 @@ interface Config {
   reviews: boolean;
   /** The MCP server's start and every tool on file A at `scale` (`--mcp=none` skips it). */
   mcp: boolean;
+  /** What replay adds to a run's preparation on a 10,000-turn branch (`--replay=none` skips it). */
+  replay: boolean;
 }
 
 const USAGE =
@@ -111,7 +118,8 @@ const USAGE =
   '                          [--scale-files=A,B,C|none] [--scale=1] [--scale-reps=5] [--skip-store]\n' +
   '                          [--remote[=postgres,redis|none]] [--remote-scale=1] [--remote-reps=7]\n' +
   '                          [--compare[=none]] [--search[=none]] [--search-scale=1] [--agent-command[=none]]\n' +
-  '                          [--host-blocking=A,B,C|none] [--traces[=none]] [--reviews[=none]] [--mcp[=none]]\n';
+  '                          [--host-blocking=A,B,C|none] [--traces[=none]] [--reviews[=none]] [--mcp[=none]]\n' +
+  '                          [--replay[=none]]\n';
 
 function parseArgs(argv: string[]): Config {
   const config: Config = {
@@ -133,6 +141,7 @@ function parseArgs(argv: string[]): Config {
     traces: true,
     reviews: true,
     mcp: true,
+    replay: true,
   };
   for (const arg of argv) {
     const [key, value = ''] = arg.replace(/^--/, '').split('=', 2) as [string, string?];
@@ -155,6 +164,9 @@ function parseArgs(argv: string[]): Config {
     } else if (key === 'mcp') {
       if (value !== '' && value !== 'none') throw new Error(`--mcp takes nothing or =none, got '${value}'`);
       config.mcp = value !== 'none';
+    } else if (key === 'replay') {
+      if (value !== '' && value !== 'none') throw new Error(`--replay takes nothing or =none, got '${value}'`);
+      config.replay = value !== 'none';
     } else if (key === 'skip-store') {
       config.store = false;
     } else if (key === 'scale-files') {
@@ -844,6 +856,8 @@ async function main(): Promise<void> {
       process.stderr.write(`\n${mcpTable(report)}\n\n`);
       mcp = report;
     }
+    let replay: unknown = { skipped: '--replay=none' };
+    if (config.replay) replay = await runReplayBench(dir, 9, (m) => progress(m));
     const output = {
       benchmark: 'agent-session-inspector store vs SQLite floor, workload W(T)',
       startedAt,
@@ -869,6 +883,7 @@ async function main(): Promise<void> {
       traces,
       reviews,
       mcp,
+      replay,
     };
     process.stdout.write(JSON.stringify(output, null, 2) + '\n');
   } finally {
