@@ -28,6 +28,7 @@ import { branchLatency, turnLatencies } from './traces/turnLatency';
 import { ReviewService } from './reviews/reviewService';
 import { ReviewQueue } from './reviews/reviewQueue';
 import { startCodingAgents, type CodingAgents } from './codingAgents/codingAgents';
+import { ReplayService } from './replay/replayService';
 
 /** What `activate` returns: used by the integration tests to read the tree and follow failures. */
 export interface AgentSessionsApi {
@@ -56,6 +57,8 @@ export interface AgentSessionsApi {
   reviewQueue: ReviewQueue;
   /** The Language Model tools, the MCP server definition provider and the hand-over to the chat. */
   codingAgents: CodingAgents;
+  /** The replay marks store (docs/replay.md). */
+  replay: ReplayService;
   /** The workspace's trust as every check reads it (the in-host tests simulate an untrusted workspace through it). */
   trust: typeof workspaceTrust;
 }
@@ -81,7 +84,14 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const choices = new AgentChoices(context.workspaceState);
   // Traces live in a store of our own in the global storage, never in a session file (docs/traces.md).
   const traces = new TraceService(store, context.globalStorageUri.fsPath, log, context.globalState);
-  const runner = new AgentRunner(registry, context.secrets, choices, () => traces.runTracing());
+  // What re-runs did with their tool calls, in a store of our own (docs/replay.md); the runner records, the views read.
+  const replay = new ReplayService(
+    store,
+    context.globalStorageUri.fsPath,
+    (dbPath) => !!registry.get(dbPath)?.remote,
+    (line) => log.info(line),
+  );
+  const runner = new AgentRunner(registry, context.secrets, choices, () => traces.runTracing(), replay);
   stopRuns = () => runner.stopAll();
   const jsonDocuments = new JsonDocuments(registry);
   const panels = new ConversationPanels({
@@ -91,6 +101,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     pricingChanges: pricing.onDidChange,
     traceChanges: traces.onDidChange,
     reviewChanges: reviews.onDidChange,
+    replayChanges: replay.onDidChange,
   });
   const compare = new ComparePanels({
     registry,
@@ -109,6 +120,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     reviewStore: (t) => reviews.storeFor(t.dbPath),
     reviewChanged: (sessionId) => reviews.changed(sessionId),
     reviews,
+    replay,
   });
   const search = new SessionSearch(context.extensionUri, registry, panels, reviews);
   const reviewQueue = new ReviewQueue(search, panels);
@@ -130,10 +142,12 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     reviews,
     reviewQueue,
     codingAgents,
+    replay,
   };
 
   const failures: CommandFailure[] = [];
   context.subscriptions.push(
+    replay,
     codingAgents,
     traces,
     reviews,
@@ -180,6 +194,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     reviews,
     reviewQueue,
     codingAgents,
+    replay,
     trust: workspaceTrust,
   };
 }

@@ -18,6 +18,7 @@ import { conversationCommands } from './conversation/conversationCommands';
 import { conversationRequests } from './conversation/conversationRequests';
 import { databaseCommands } from './databases/databaseCommands';
 import { remoteCommands } from './databases/remoteCommands';
+import { replayRequests } from './replay/replayRequests';
 import { pricingCommands } from './pricing/pricingCommands';
 import { pricingRequests } from './pricing/pricingRequests';
 import { datasetCommands } from './reviews/datasetCommands';
@@ -68,5 +69,6 @@ export function requestTable(services: Services): ConversationRequestTable {
     ...transferRequests(services),
     ...searchRequests(services),
     ...codingAgentRequests(services),
+    ...replayRequests(services),
   };
 }

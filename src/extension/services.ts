@@ -19,6 +19,7 @@ import type { TraceService } from './traces/traceService';
 import type { ReviewService } from './reviews/reviewService';
 import type { ReviewQueue } from './reviews/reviewQueue';
 import type { CodingAgents } from './codingAgents/codingAgents';
+import type { ReplayService } from './replay/replayService';
 
 export interface Services {
   readonly context: vscode.ExtensionContext;
@@ -42,4 +43,6 @@ export interface Services {
   readonly reviewQueue: ReviewQueue;
   /** The Language Model tools, the MCP server definition and the hand-over to the chat (docs/mcp.md). */
   readonly codingAgents: CodingAgents;
+  /** The replay marks store: what re-runs did with their tool calls (docs/replay.md). */
+  readonly replay: ReplayService;
 }

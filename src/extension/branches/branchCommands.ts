@@ -102,7 +102,12 @@ export function branchCommands(s: Services): CommandsOf<'branchFromTurn' | 'bran
     deleteBranch: command(
       vscode.l10n.t('Delete Branch'),
       [arg.node(() => vscode.l10n.t('a branch'), 'branch'), arg.flag],
-      (node, confirmed) => deleteBranch(registry, node, node.branchId, { confirmed }),
+      async (node, confirmed) => {
+        const deleted = await deleteBranch(registry, node, node.branchId, { confirmed });
+        // Its replay marks go with it (docs/replay.md): nothing can show them any more.
+        if (deleted) await s.replay.forgetBranch(node.dbPath, node.sessionId, node.branchId);
+        return deleted;
+      },
     ),
   };
 }

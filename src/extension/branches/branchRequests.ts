@@ -14,6 +14,11 @@ export function branchRequests(s: Services): RequestsOf<'branch/create' | 'branc
       return { branchId: p.branchId };
     },
     // The host asks for confirmation; `deleted` is false when the user declined.
-    'branch/delete': async (p, view) => ({ deleted: await deleteBranch(registry, view.target, p.branchId) }),
+    'branch/delete': async (p, view) => {
+      const deleted = await deleteBranch(registry, view.target, p.branchId);
+      // Its replay marks go with it (docs/replay.md): nothing can show them any more.
+      if (deleted) await s.replay.forgetBranch(view.target.dbPath, view.target.sessionId, p.branchId);
+      return { deleted };
+    },
   };
 }

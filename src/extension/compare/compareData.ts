@@ -9,6 +9,7 @@ import { compareRow, rowCount, rowTurn, sharedTurnsByFork, type SideFacts } from
 import { sameTurnContent, turnContent, type TurnContent } from '../../shared/compare/turnContent';
 import { MAX_COMPARE_ROWS } from '../../shared/protocol/compare';
 import type { BranchLatencyView, TurnLatencyView } from '../../shared/protocol/latencyViews';
+import type { ReplayCountsView } from '../../shared/protocol/replay';
 import type { RanTurn } from '../traces/turnLatency';
 import type {
   CompareColumnView,
@@ -36,6 +37,14 @@ export type ColumnSource =
 export interface LatencySource {
   turns(sessionId: string, turns: RanTurn[], reader: SessionReader): Promise<TurnLatencyView[]>;
   branch(sessionId: string, branchId: string, tree: readonly BranchNode[], reader: SessionReader): Promise<BranchLatencyView>;
+}
+
+/**
+ * The replay marks of a column's branch (src/extension/replay/replayService.ts): the counts of the newest run
+ * recorded on it; a column whose marks cannot be read shows none, never fails.
+ */
+export interface ReplayCountsSource {
+  counts(dbPath: string, sessionId: string, branchId: string): Promise<ReplayCountsView | undefined>;
 }
 
 /** Turns compared per step while looking for the end of the content two sessions share. */
@@ -76,6 +85,7 @@ export class CompareData {
     private targets: CompareTarget[],
     private readonly sourceOf: (target: CompareTarget) => ColumnSource,
     private readonly latency?: LatencySource,
+    private readonly replay?: ReplayCountsSource,
   ) {}
 
   get columns(): readonly CompareTarget[] {
@@ -189,7 +199,7 @@ export class CompareData {
   async summary(): Promise<CompareSummaryView> {
     const layout = await this.read();
     if (this.summaries?.layout !== layout)
-      this.summaries = { layout, result: Promise.all(layout.columns.map((c) => totals(c, this.latency))) };
+      this.summaries = { layout, result: Promise.all(layout.columns.map((c) => totals(c, this.latency, this.replay))) };
     const { result } = this.summaries;
     // A failed read is not kept: the next request reads again.
     result.catch(() => {
@@ -278,14 +288,19 @@ function columnView(c: Column): CompareColumnView {
  * A column's totals: the usage of the branch's whole conversation (its own rows and its shared turns' rows on the
  * branches that ran them, as the Tokens table's branch scope sums them) and the tools it called.
  */
-async function totals(c: Column, latencySource: LatencySource | undefined): Promise<CompareTotalsView | null> {
+async function totals(
+  c: Column,
+  latencySource: LatencySource | undefined,
+  replaySource: ReplayCountsSource | undefined,
+): Promise<CompareTotalsView | null> {
   if ('problem' in c.source) return null;
   const { reader, pricing } = c.source;
   const { sessionId, branchId } = c.target;
-  const [page, tools, latency] = await Promise.all([
+  const [page, tools, latency, replay] = await Promise.all([
     reader.getUsagePage(sessionId, branchId, { limit: 1, shared: sharedTurnRanges(c.tree, branchId) }),
     reader.getToolTotals(sessionId, branchId),
     latencySource ? latencySource.branch(sessionId, branchId, c.tree, reader).catch(() => undefined) : undefined,
+    replaySource ? replaySource.counts(c.target.dbPath, sessionId, branchId).catch(() => undefined) : undefined,
   ]);
   const usage = usageOf(page.totals);
   return {
@@ -297,5 +312,6 @@ async function totals(c: Column, latencySource: LatencySource | undefined): Prom
       latency && latency.p50Ms !== null && latency.p95Ms !== null
         ? { p50Ms: latency.p50Ms, p95Ms: latency.p95Ms, tracedTurns: latency.turns.length }
         : null,
+    ...(replay ? { replay } : {}),
   };
 }

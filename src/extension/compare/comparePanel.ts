@@ -4,7 +4,7 @@ import { MAX_COMPARE_COLUMNS, type CompareRequests } from '../../shared/protocol
 import type { CompareTarget } from '../../shared/protocol/compareViews';
 import { priceOf } from '../../shared/pricing';
 import type { ChangeKind } from '../../shared/protocol/envelope';
-import { CompareData, type ColumnSource, type LatencySource } from './compareData';
+import { CompareData, type ColumnSource, type LatencySource, type ReplayCountsSource } from './compareData';
 import type { DatabaseChange, DatabaseRegistry } from '../databases/databaseRegistry';
 import type { SessionPricing } from '../pricing/sessionPricing';
 import { UserFacingError } from '../core/userError';
@@ -50,6 +50,8 @@ export interface CompareHost {
   reviewStore?: (target: CompareTarget) => Promise<WorkerReviewStore>;
   reviewChanged?: (sessionId: string) => void;
   reviews?: ReviewChanges;
+  /** Each column's replay counts (docs/replay.md), and their changes (absent: no counts). */
+  replay?: ReplayCountsSource & { onDidChange: vscode.Event<string> };
 }
 
 /** The title of a comparison: its branches, with the session when they are of different ones. */
@@ -84,11 +86,12 @@ export class ComparePanel extends PanelHost {
       },
       host.extensionUri,
     );
-    this.data = new CompareData(targets, (t) => this.source(t), host.latency);
+    this.data = new CompareData(targets, (t) => this.source(t), host.latency, host.replay);
     this.listen(host.registry.onDidChange, (change) => this.changesOf(change));
     this.listen(host.pricing.onDidChange, () => this.pricingChangesOf());
     if (host.traces) this.listen(host.traces.onDidChange, (sessionId) => this.traceChangesOf(sessionId));
     if (host.reviews) this.listen(host.reviews.onDidChange, (sessionId) => this.reviewChangesOf(sessionId));
+    if (host.replay) this.listen(host.replay.onDidChange, (sessionId) => this.replayChangesOf(sessionId));
   }
 
   protected dispatch(method: string, params: unknown): Promise<unknown> {
@@ -119,6 +122,13 @@ export class ComparePanel extends PanelHost {
   /** A column's session's reviews changed (this window's verdicts): the view reads the verdicts again. */
   private reviewChangesOf(sessionId: string): readonly ChangeKind[] {
     return this.data.columns.some((t) => t.sessionId === sessionId) ? ['reviews'] : [];
+  }
+
+  /** A run recorded marks in a column's session: the columns' replay counts are read again. */
+  private replayChangesOf(sessionId: string): readonly ChangeKind[] {
+    if (!this.data.columns.some((t) => t.sessionId === sessionId)) return [];
+    this.data.invalidate();
+    return ['replay'];
   }
 
   private async verdicts() {

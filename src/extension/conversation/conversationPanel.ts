@@ -37,6 +37,8 @@ export interface ConversationSources {
   readonly traceChanges: vscode.Event<string | undefined>;
   /** A session's review data changed in this window. */
   readonly reviewChanges: vscode.Event<string>;
+  /** A session's replay marks changed (a run recorded them): its tool cards' marks differ. */
+  readonly replayChanges?: vscode.Event<string>;
 }
 
 /** What a panel shows; also its persisted state, so a window reload restores it. */
@@ -100,6 +102,8 @@ class ConversationPanel extends PanelHost<HostMessage> implements ShownSession {
     this.listen(sources.pricingChanges, (ref): ChangeKind[] => (priced(ref) ? ['pricing'] : []));
     this.listen(sources.traceChanges, (id): ChangeKind[] => (id === undefined || id === target.sessionId ? ['traces'] : []));
     this.listen(sources.reviewChanges, (sessionId): ChangeKind[] => (sessionId === target.sessionId ? ['reviews'] : []));
+    if (sources.replayChanges)
+      this.listen(sources.replayChanges, (sessionId): ChangeKind[] => (sessionId === target.sessionId ? ['replay'] : []));
     // The composer's agent picker shows each command's last run: a run from another view or the palette updates it.
     const choices = sources.runner.choices;
     this.subscriptions.push(choices.onDidChange(() => this.post({ kind: 'agents/didChange', view: choices.view() })));

@@ -85,4 +85,8 @@ export const Setting = {
   tracesReceiverHost: 'traces.receiver.host',
   /** Where review data is kept (docs/reviews.md): the extension's storage, or a file beside each session file. */
   reviewsLocation: 'reviews.location',
+  /** What a re-run of a recorded turn does with its tool calls (docs/replay.md): replay, strict or live. */
+  replayMode: 'replay.mode',
+  /** Tools whose calls match a recorded call by name alone (arguments that carry a timestamp or a random id). */
+  replayMatchNameOnly: 'replay.matchNameOnly',
 } as const;

@@ -34,6 +34,9 @@ const fallback = {
   [Setting.tracesReceiverPort]: 4318 as number,
   [Setting.tracesReceiverHost]: '127.0.0.1' as string,
   [Setting.reviewsLocation]: 'extension' as 'extension' | 'beside-file',
+  // Unknown until checked: replay/replaySettings.ts falls back to replay on anything else.
+  [Setting.replayMode]: 'replay' as unknown,
+  [Setting.replayMatchNameOnly]: [] as unknown,
 };
 
 export type SettingKey = keyof typeof fallback;

@@ -27,6 +27,10 @@ export const TRUSTED_ONLY_SETTINGS = [
   Setting.tracesReceiverPort,
   // Where review data is written (beside each session file, that is, into the workspace).
   Setting.reviewsLocation,
+  // Whether re-runs call the real tools again: a repository must not turn replay off and fire a second refund or
+  // e-mail from a recorded turn (docs/replay.md).
+  Setting.replayMode,
+  Setting.replayMatchNameOnly,
 ] as const;
 
 export type TrustedOnlySetting = (typeof TRUSTED_ONLY_SETTINGS)[number];

@@ -18,6 +18,9 @@ import { errorMessage } from '../../shared/errorMessage';
 import { commandModel, runModelLabel, whatIfModelChoices, type RunModelLabel } from '../../shared/whatIfModels';
 import type { AgentChoices } from './agentChoices';
 import { stopAllCommandProcesses } from '../../agents/command/commandProcess';
+import type { ToolsMode } from '../../shared/protocol/replay';
+import type { ReplayService } from '../replay/replayService';
+import { replayDefaults, runToolsMode, startedRunOf, type StartedRun } from '../replay/replayRecords';
 
 /** How long each stop signal gets when the extension deactivates: VS Code waits a few seconds at most for it. */
 const DEACTIVATE_GRACE_MS = 1000;
@@ -29,6 +32,11 @@ export interface RunTarget extends BranchRef {
   model?: string;
   /** The agent (agentChoices.ts ids); default: the one chosen last in this workspace. */
   agent?: string;
+  /**
+   * What a re-run of a recorded turn (a fork) does with its tool calls, chosen for this run (docs/replay.md); default:
+   * `agentSessions.replay.mode`. A run past the recording runs its tools whatever is chosen (replayRecords.ts).
+   */
+  tools?: { mode: ToolsMode };
 }
 
 /**
@@ -98,6 +106,8 @@ export class AgentRunner implements vscode.Disposable {
     readonly choices: AgentChoices,
     /** How our runs are traced (traces/traceService.ts), read at each run: the setting may change. */
     private readonly tracing: () => RunTracingOptions | undefined = () => undefined,
+    /** Where runs keep what they did with their tool calls, and the tools defaults (replay/replayService.ts). */
+    private readonly replay?: ReplayService,
   ) {
     this.subscriptions.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -202,51 +212,89 @@ export class AgentRunner implements vscode.Disposable {
       pushBounded(this.logLines, line);
       this.log.appendLine(line);
     };
+    // Read at each run: the settings may change. A fork re-runs a recorded turn; anything else runs its tools.
+    const defaults = this.replay?.defaults() ?? replayDefaults(undefined, undefined);
+    const tools = { mode: runToolsMode(target.fork !== undefined, target.tools?.mode, defaults), nameOnly: defaults.nameOnly };
+    // The branch the run writes to is known once it started (a fork's new branch): the marks are kept under it.
+    let started: StartedRun | undefined;
+    const events = (e: RunEvent) => {
+      started ??= startedRunOf(e);
+      onEvent(e);
+    };
     try {
-      if (resolved.kind === 'external') {
-        const runCommandOnBranch = await loadCommandRun();
-        const timeout = setting(Setting.agentCommandTimeoutSeconds);
-        const outcome = await runCommandOnBranch({
-          dbPath: target.dbPath,
-          sessionId: target.sessionId,
-          branchId: target.branchId,
-          fork: target.fork,
-          tables,
-          agent: resolved.agent,
-          input,
-          model: commandModel(target.model, setting(Setting.agentModel)),
-          apiKey: (await this.secrets.get(API_KEY_SECRET_ID)) || undefined,
-          timeoutMs: timeout > 0 ? timeout * 1000 : undefined,
-          signal: controller.signal,
-          onEvent,
-          runId,
-          log,
-          store: workerRunStore(this.registry.store),
-          tracing: this.tracing(),
-        });
-        this.choices.recordEnd(resolved.id, outcome);
-        return outcome;
-      }
-      const { runOnBranch } = await loadAgents();
-      return await runOnBranch({
+      const outcome = await this.runWith(target, input, resolved, {
+        tables,
+        tools,
+        signal: controller.signal,
+        onEvent: events,
+        runId,
+        log,
+      });
+      await this.replay?.record(target.dbPath, started, outcome);
+      return outcome;
+    } finally {
+      this.runs.delete(runId);
+      await this.registry.checkNow(target.dbPath);
+    }
+  }
+
+  /** The run itself, through the agent command or the SDK's runner. */
+  private async runWith(
+    target: RunTarget,
+    input: RunInput,
+    resolved: ReturnType<AgentChoices['resolve']>,
+    run: {
+      tables: { sessions: string; messages: string };
+      tools: { mode: ToolsMode; nameOnly: string[] };
+      signal: AbortSignal;
+      onEvent: (e: RunEvent) => void;
+      runId: string;
+      log: (line: string) => void;
+    },
+  ): Promise<RunOutcome> {
+    const { tables, tools, signal, onEvent, runId, log } = run;
+    if (resolved.kind === 'external') {
+      const runCommandOnBranch = await loadCommandRun();
+      const timeout = setting(Setting.agentCommandTimeoutSeconds);
+      const outcome = await runCommandOnBranch({
         dbPath: target.dbPath,
         sessionId: target.sessionId,
         branchId: target.branchId,
         fork: target.fork,
-        tables: { sessions: tables.sessions, messages: tables.messages },
-        agent: () => this.agent(target.model),
+        tables,
+        agent: resolved.agent,
         input,
-        signal: controller.signal,
+        model: commandModel(target.model, setting(Setting.agentModel)),
+        apiKey: (await this.secrets.get(API_KEY_SECRET_ID)) || undefined,
+        timeoutMs: timeout > 0 ? timeout * 1000 : undefined,
+        signal,
+        tools,
         onEvent,
         runId,
         log,
         store: workerRunStore(this.registry.store),
         tracing: this.tracing(),
       });
-    } finally {
-      this.runs.delete(runId);
-      await this.registry.checkNow(target.dbPath);
+      this.choices.recordEnd(resolved.id, outcome);
+      return outcome;
     }
+    const { runOnBranch } = await loadAgents();
+    return await runOnBranch({
+      dbPath: target.dbPath,
+      sessionId: target.sessionId,
+      branchId: target.branchId,
+      fork: target.fork,
+      tables: { sessions: tables.sessions, messages: tables.messages },
+      agent: () => this.agent(target.model),
+      input,
+      signal,
+      tools,
+      onEvent,
+      runId,
+      log,
+      store: workerRunStore(this.registry.store),
+      tracing: this.tracing(),
+    });
   }
 
   /** Cancels a run; false when it already ended. */

@@ -20,7 +20,10 @@ export function runRequests(
       // shows it under the composer and nothing starts. Later failures reach the view as run/failed events.
       await runner.checkCanStart(view.target.dbPath, p.agent);
       const runId = randomUUID();
-      void startReportedViewRun(runner, view, p.branchId, p.input, runId, p.agent !== undefined ? { agent: p.agent } : {});
+      void startReportedViewRun(runner, view, p.branchId, p.input, runId, {
+        ...(p.agent !== undefined ? { agent: p.agent } : {}),
+        ...(p.tools !== undefined ? { tools: { mode: p.tools } } : {}),
+      });
       return { runId };
     },
     'run/stop': (p) => ({ stopped: runner.stop(p.runId) }),
@@ -37,6 +40,7 @@ export function runRequests(
           editedText: p.editedText ?? undefined,
           models: p.models,
           ...(p.agent !== undefined ? { agent: p.agent } : {}),
+          ...(p.tools !== undefined ? { tools: p.tools } : {}),
         },
         // When every run ended: the original and each completed retry side by side.
         (targets) => void compareBranches(s, targets),

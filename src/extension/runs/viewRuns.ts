@@ -16,8 +16,8 @@ import { startWhatIf, type StartedWhatIf, type WhatIfRequest, type WhatIfTurn } 
 /** The view a run streams into. */
 export type RunView = Pick<ShownSession, 'target' | 'post'>;
 
-/** What a run may choose besides its branch: a fork, a model, an agent. */
-export type RunChoices = Pick<RunTarget, 'fork' | 'model' | 'agent'>;
+/** What a run may choose besides its branch: a fork, a model, an agent, what it does with recorded tool calls. */
+export type RunChoices = Pick<RunTarget, 'fork' | 'model' | 'agent' | 'tools'>;
 
 /**
  * Runs the agent on `branchId` of the view's session with `input`, streaming every event into the view. The outcome
@@ -73,7 +73,13 @@ export function startViewWhatIf(
     runner,
     source,
     request,
-    (input, o) => startReportedViewRun(runner, view, source.branchId, input, o.runId, { fork: o.fork, model: o.model, agent: o.agent }),
+    (input, o) =>
+      startReportedViewRun(runner, view, source.branchId, input, o.runId, {
+        fork: o.fork,
+        model: o.model,
+        agent: o.agent,
+        tools: o.tools,
+      }),
     compare,
   );
 }

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { userMessageOf, whatIfInput } from '../../agents/whatIfInput';
 import type { RunInput } from '../../agents/runOptions';
 import { branchNameProblem, whatIfBranchNames } from '../../shared/branchNames';
+import type { ToolsMode } from '../../shared/protocol/replay';
 import type { RunOutcome } from '../../shared/protocol/runEvents';
 import { whatIfSelectionProblem, type RunModelLabel } from '../../shared/whatIfModels';
 import { usedBranchIds } from '../branches/branchActions';
@@ -38,6 +39,8 @@ export interface WhatIfRequest {
   models: string[];
   /** The agent (agentChoices.ts ids); default: the one chosen last. */
   agent?: string;
+  /** What the runs do with the recorded turn's tool calls (docs/replay.md); default: `agentSessions.replay.mode`. */
+  tools?: ToolsMode;
 }
 
 /** One retry: its model, branch, run and how it ended. */
@@ -73,7 +76,7 @@ export interface StartedWhatIf {
 /** Starts one run of the what-if (viewRuns.ts `startReportedViewRun`: events stream into that view; failures are outcomes). */
 export type StartRun = (
   input: RunInput,
-  options: { fork: { fromTurn: number; name: string }; model: string; runId: string; agent?: string },
+  options: { fork: { fromTurn: number; name: string }; model: string; runId: string; agent?: string; tools?: { mode: ToolsMode } },
 ) => Promise<RunOutcome>;
 
 /** The stored user message of the turn, or a UserFacingError saying why there is none to send again. */
@@ -131,6 +134,7 @@ export async function startWhatIf(
       model,
       runId,
       ...(request.agent !== undefined ? { agent: request.agent } : {}),
+      ...(request.tools !== undefined ? { tools: { mode: request.tools } } : {}),
     }).then((o): WhatIfRun => ({
       model,
       label,

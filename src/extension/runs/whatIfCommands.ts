@@ -4,11 +4,14 @@
  * session's conversation view and start the runs through it (whatIf.ts), so the retries stream into the view; they
  * resolve with the result once every run has ended (tests and other callers read it).
  *
- * Arguments after the turn, for tests and keybindings: Retry from Here `(turn, model?)`, Edit and Resend
- * `(turn, text?, model?)`, Retry with Several Models `(turn, models?: string[])`.
+ * Arguments after the turn, for tests and keybindings: Retry from Here `(turn, model?, agent?, tools?)`, Edit and
+ * Resend `(turn, text?, model?, agent?, tools?)`, Retry with Several Models `(turn, models?: string[], agent?, tools?)`.
+ * `tools` is `replay`, `strict` or `live` (docs/replay.md); without it the runs use `agentSessions.replay.mode`: the
+ * palette asks no extra question on every retry, and the view's what-if form chooses per run.
  */
 import * as vscode from 'vscode';
 import { MAX_WHAT_IF_MODELS, whatIfSelectionProblem } from '../../shared/whatIfModels';
+import { TOOLS_MODES, type ToolsMode } from '../../shared/protocol/replay';
 import { userMessageText } from '../../agents/whatIfInput';
 import { readWhatIfModels } from './agentRunner';
 import { arg, badArgument } from '../core/commandArgs';
@@ -84,6 +87,13 @@ async function pickModels(arg: unknown): Promise<string[] | undefined> {
   }
 }
 
+/** The tools mode a command was given for its runs (undefined: the setting's), or a refusal naming the command. */
+function toolsArgument(value: unknown, title: string): ToolsMode | undefined {
+  if (value === undefined) return undefined;
+  if (TOOLS_MODES.includes(value as ToolsMode)) return value as ToolsMode;
+  return badArgument(title, TOOLS_MODES.join(', '));
+}
+
 export function whatIfCommands(s: Services): CommandsOf<'retryFromHere' | 'editAndResend' | 'retryWithModels'> {
   const { registry, panels } = s;
 
@@ -102,21 +112,27 @@ export function whatIfCommands(s: Services): CommandsOf<'retryFromHere' | 'editA
   };
 
   return {
-    retryFromHere: command(vscode.l10n.t('Retry from Here'), [aTurn, arg.any, arg.text], async (node, modelArg, agentArg) => {
-      const turn = await turnOf(node);
-      if (!turn) return undefined;
-      const title = vscode.l10n.t('Retry turn {0} of {1}', turn.turn, turn.branchId);
-      const agent = await pickAgent(s.runner.choices, agentArg, title);
-      if (agent === undefined) return undefined;
-      const model = await pickModel(modelArg, title);
-      if (model === undefined) return undefined;
-      return run(turn, { kind: 'retry', models: [model], agent });
-    }),
+    retryFromHere: command(
+      vscode.l10n.t('Retry from Here'),
+      [aTurn, arg.any, arg.text, arg.any],
+      async (node, modelArg, agentArg, toolsArg) => {
+        const tools = toolsArgument(toolsArg, vscode.l10n.t('Retry from Here'));
+        const turn = await turnOf(node);
+        if (!turn) return undefined;
+        const title = vscode.l10n.t('Retry turn {0} of {1}', turn.turn, turn.branchId);
+        const agent = await pickAgent(s.runner.choices, agentArg, title);
+        if (agent === undefined) return undefined;
+        const model = await pickModel(modelArg, title);
+        if (model === undefined) return undefined;
+        return run(turn, { kind: 'retry', models: [model], agent, ...(tools ? { tools } : {}) });
+      },
+    ),
 
     editAndResend: command(
       vscode.l10n.t('Edit and Resend'),
-      [aTurn, arg.text, arg.any, arg.text],
-      async (node, textArg, modelArg, agentArg) => {
+      [aTurn, arg.text, arg.any, arg.text, arg.any],
+      async (node, textArg, modelArg, agentArg, toolsArg) => {
+        const tools = toolsArgument(toolsArg, vscode.l10n.t('Edit and Resend'));
         const turn = await turnOf(node);
         if (!turn) return undefined;
         let text = textArg;
@@ -136,18 +152,23 @@ export function whatIfCommands(s: Services): CommandsOf<'retryFromHere' | 'editA
         if (agent === undefined) return undefined;
         const model = await pickModel(modelArg, title);
         if (model === undefined) return undefined;
-        return run(turn, { kind: 'edit', editedText: text, models: [model], agent });
+        return run(turn, { kind: 'edit', editedText: text, models: [model], agent, ...(tools ? { tools } : {}) });
       },
     ),
 
-    retryWithModels: command(vscode.l10n.t('Retry with Several Models'), [aTurn, arg.any, arg.text], async (node, modelsArg, agentArg) => {
-      const turn = await turnOf(node);
-      if (!turn) return undefined;
-      const agent = await pickAgent(s.runner.choices, agentArg, vscode.l10n.t('Retry with Several Models'));
-      if (agent === undefined) return undefined;
-      const models = await pickModels(modelsArg);
-      if (models === undefined) return undefined;
-      return run(turn, { kind: 'retry', models, agent });
-    }),
+    retryWithModels: command(
+      vscode.l10n.t('Retry with Several Models'),
+      [aTurn, arg.any, arg.text, arg.any],
+      async (node, modelsArg, agentArg, toolsArg) => {
+        const tools = toolsArgument(toolsArg, vscode.l10n.t('Retry with Several Models'));
+        const turn = await turnOf(node);
+        if (!turn) return undefined;
+        const agent = await pickAgent(s.runner.choices, agentArg, vscode.l10n.t('Retry with Several Models'));
+        if (agent === undefined) return undefined;
+        const models = await pickModels(modelsArg);
+        if (models === undefined) return undefined;
+        return run(turn, { kind: 'retry', models, agent, ...(tools ? { tools } : {}) });
+      },
+    ),
   };
 }

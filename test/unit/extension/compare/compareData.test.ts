@@ -7,6 +7,8 @@ import type { CompareRowView, CompareTarget } from '../../../../src/shared/proto
 import { BUILT_IN_PRICES, priceOf } from '../../../../src/shared/pricing';
 import { AdvancedSQLiteSession, openSessionDatabase, type SessionDatabase } from '../../../../src/store';
 import { copyFixture, tempDir } from '../../../support/tempFiles';
+import { replayCounts } from '../../../../src/extension/replay/replayRecords';
+import { ReplayMarkStore } from '../../../../src/store/replay/replayMarkStore';
 
 const usage = (input: number, output: number, cached = 0) => ({
   state: {
@@ -324,5 +326,61 @@ describe('compare data', function () {
     assert.ok(side(r3!, 1).differs && side(r3!, 2).differs);
     // nested's turn 3 ran on retry: its usage is retry's row.
     assert.equal(side(r3!, 2).usage?.inputTokens, 310);
+  });
+
+  it("counts each column's replayed, live and unmatched calls from the replay marks store, with the divergence", async () => {
+    const path = await branchedFile();
+    const marks = ReplayMarkStore.open(join(tmp.dir, 'replay.db'));
+    try {
+      const divergence = { step: 1, recorded: null, actual: { name: 'get_weather', arguments: '{"city":"Paris"}' }, diff: [] };
+      marks.recordRun(
+        path,
+        's',
+        'retry',
+        3,
+        {
+          mode: 'replay',
+          source: { branchId: 'main', turn: 3 },
+          recordedCalls: 0,
+          marks: [
+            { callId: 'c_13_310', name: 'get_weather', arguments: '{"city":"Paris","days":[2]}', outcome: 'live', recordedCallId: null },
+          ],
+          hosted: [],
+          divergence,
+          disagreements: [],
+        },
+        'run-1',
+      );
+      const data = new CompareData(
+        [
+          { dbPath: path, sessionId: 's', branchId: 'main' },
+          { dbPath: path, sessionId: 's', branchId: 'retry' },
+        ],
+        source(),
+        undefined,
+        { counts: async (dbPath, sessionId, branchId) => replayCounts(marks.runsOfBranch(dbPath, sessionId, branchId)) },
+      );
+      const { columns } = await data.summary();
+      // main was never re-run: no counts; retry's run ran its one call live and left the (empty) recording at step 1.
+      assert.equal(columns[0]?.replay, undefined);
+      assert.deepEqual(columns[1]?.replay, { replayed: 0, live: 1, unmatched: 0, divergence });
+      // A store that cannot be read leaves the counts out and the summary whole.
+      const broken = new CompareData(
+        [
+          { dbPath: path, sessionId: 's', branchId: 'retry' },
+          { dbPath: path, sessionId: 's', branchId: 'main' },
+        ],
+        source(),
+        undefined,
+        {
+          counts: () => Promise.reject(new Error('locked')),
+        },
+      );
+      const summary = await broken.summary();
+      assert.equal(summary.columns[0]?.replay, undefined);
+      assert.equal(summary.columns[0]?.usage.inputTokens, 1530);
+    } finally {
+      marks.close();
+    }
   });
 });

@@ -55,6 +55,8 @@ function recordingHandlers(): { handlers: RequestHandlers; calls: [RequestMethod
     'apiKey/set': record('apiKey/set', { set: true }),
     'agents/get': record('agents/get', { choices: [], selected: 'builtin', note: null }),
     'agents/select': record('agents/select', { choices: [], selected: 'builtin', note: null }),
+    'replay/table': record('replay/table', { branchId: 'main', turn: 1, calls: [], hosted: [], mode: 'replay', nameOnly: [] }),
+    'replay/marks': record('replay/marks', { marks: [], runs: [] }),
     'run/stop': async (params) => {
       calls.push(['run/stop', params]);
       return { stopped: false };
@@ -106,6 +108,8 @@ describe('webview requests', () => {
       'branch/export': true,
       'search/session': true,
       'apiKey/set': true,
+      'replay/table': true,
+      'replay/marks': true,
     };
     assert.deepEqual(Object.keys(requestParams).sort(), Object.keys(methods).sort());
     assert.ok(isRequestMethod('turns/get'));
@@ -126,6 +130,7 @@ describe('webview requests', () => {
     const window = { sort: 'totalTokens', descending: true, offset: 200, limit: 200 };
     await handleRequest(handlers, 'tables/get', { branchId: null, usage: { ...window, extra: 1 } });
     assert.deepEqual(await handleRequest(handlers, 'run/stop', { runId: 'r1', extra: 'ignored' }), { stopped: false });
+    await handleRequest(handlers, 'run/start', { branchId: 'main', input: 'Hi', tools: 'strict' });
     assert.equal(await handleRequest(handlers, 'view/ready', { extra: 'ignored' }), null);
     assert.deepEqual(calls, [
       ['turns/get', { branchId: 'main', afterTurn: null, limit: 100 }],
@@ -133,6 +138,7 @@ describe('webview requests', () => {
       ['turns/get', { branchId: 'main', afterTurn: null, beforeTurn: 501, limit: 100 }],
       ['tables/get', { branchId: null, usage: window }],
       ['run/stop', { runId: 'r1' }],
+      ['run/start', { branchId: 'main', input: 'Hi', tools: 'strict' }],
       ['view/ready', {}],
     ]);
   });
@@ -172,6 +178,14 @@ describe('webview requests', () => {
       ['branch/create', { fromBranchId: 'main', branchTurnNumber: 2 }, 'Invalid request: name must be a string.'],
       ['branch/delete', {}, 'Invalid request: branchId must be a string.'],
       ['run/start', { branchId: 'main', input: null }, 'Invalid request: input must be a string.'],
+      ['run/start', { branchId: 'main', input: 'Hi', tools: 'off' }, 'Invalid request: tools must be one of replay, strict, live.'],
+      [
+        'whatIf/start',
+        { branchId: 'main', turn: 2, branchTurnNumber: 2, editedText: null, models: ['m'], tools: 'mock' },
+        'Invalid request: tools must be one of replay, strict, live.',
+      ],
+      ['replay/table', { branchId: 'main', turn: 'last' }, 'Invalid request: turn must be an integer.'],
+      ['replay/marks', { branchId: null }, 'Invalid request: branchId must be a string.'],
       ['run/stop', [], 'Invalid request: params must be an object.'],
       ['session/get', 'all', 'Invalid request: params must be an object.'],
       [

@@ -98,6 +98,9 @@ class TestHost {
     'apiKey/set': () => assert.fail('not in these tests'),
     'agents/get': () => assert.fail('not in these tests'),
     'agents/select': () => assert.fail('not in these tests'),
+    'replay/table': () => assert.fail('not in these tests'),
+    // No replay marks store in these tests: no call carries a mark.
+    'replay/marks': () => ({ marks: [], runs: [] }),
   };
 
   readonly request = ((method: RequestMethod, params: unknown) => {
