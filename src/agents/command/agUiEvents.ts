@@ -64,6 +64,7 @@ export class AgUiTranslator {
   private readonly reportedCalls = new Map<string, ReplayReport>();
   private readonly toolCalls = new Map<string, { name: string; args: string; parentMessageId?: string }>();
   private readonly toolNames = new Map<string, string>();
+  private readonly toolArguments = new Map<string, string>();
 
   constructor(
     private readonly runId: string,
@@ -145,6 +146,7 @@ export class AgUiTranslator {
         if (!call) return;
         this.toolCalls.delete(e.toolCallId);
         this.toolNames.set(e.toolCallId, call.name);
+        this.toolArguments.set(e.toolCallId, call.args || '{}');
         this.emit({ kind: 'tool/called', runId, callId: e.toolCallId, name: call.name, arguments: call.args || '{}' });
         return;
       }
@@ -198,6 +200,8 @@ export class AgUiTranslator {
           if (!report) this.invalidReplayReports++;
           else if (this.replayReports.length >= MAX_REPLAY_REPORTS) this.droppedReplayReports++;
           else {
+            const args = this.toolArguments.get(report.callId);
+            if (args !== undefined) report.arguments = args;
             this.replayReports.push(report);
             if (!this.reportedCalls.has(report.callId)) this.reportedCalls.set(report.callId, report);
           }

@@ -354,6 +354,9 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
   // fails, and is rolled back whole as a run that spent nothing: nothing of it is kept, as if the tool had been refused.
   const checked = checkWrittenCalls({ ...args.replay, written: stored, reports: translator.replayReports });
   const strictFailure = checked.strictFailure ?? undefined;
+  // A strict agent that refused a call as it should (reported `unmatched`, then failed) is rolled back whole too, as
+  // our own runs' strict refusals are, whatever it had written and spent before it.
+  const refusedByAgent = args.replay.mode === 'strict' && translator.replayReports.some((r) => r.outcome === 'unmatched');
   const failure =
     end.failure ??
     strictFailure ??
@@ -365,6 +368,7 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
   const storedUsage = ownTurn !== null && written.some(isUserMessage) ? await readTurnUsage(session, ownTurn) : undefined;
   const spent =
     strictFailure === undefined &&
+    !(refusedByAgent && end.failure !== undefined) &&
     (storedUsage !== undefined || (translator.usage !== undefined && (translator.usage.requests > 0 || translator.usage.totalTokens > 0)));
 
   const { settled, record, persistence } = await settleAndDescribe(

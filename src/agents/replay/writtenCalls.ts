@@ -20,6 +20,8 @@ export interface ReplayReport {
   name: string;
   outcome: ReplayOutcome;
   recordedCallId: string | null;
+  /** The call's arguments, when its TOOL_CALL events came before the report (for a refused call's mark). */
+  arguments?: string;
 }
 
 export interface WrittenCallsArgs {
@@ -86,7 +88,7 @@ export function checkWrittenCalls(args: WrittenCallsArgs): WrittenCallsCheck {
     if (mode === 'strict' && strictFailure === null) strictFailure = strictMessage(call.name, call.arguments, matched !== null, near);
   }
 
-  const disagreements = compareReports(marks, args.reports);
+  const disagreements = compareReports(marks, args.reports, mode);
   return {
     summary: {
       mode,
@@ -107,7 +109,7 @@ export function checkWrittenCalls(args: WrittenCallsArgs): WrittenCallsCheck {
  * call, which recorded call) can disagree. A call the command did not report is not a disagreement: a version-1
  * agent reports nothing, and a handoff is a function call no tool wrapper sees.
  */
-function compareReports(marks: ReplayMark[], reports: readonly ReplayReport[]): string[] {
+function compareReports(marks: ReplayMark[], reports: readonly ReplayReport[], mode: ToolsMode): string[] {
   const byCall = new Map<string, ReplayReport>();
   for (const r of reports) if (!byCall.has(r.callId)) byCall.set(r.callId, r);
   const lines: string[] = [];
@@ -122,7 +124,13 @@ function compareReports(marks: ReplayMark[], reports: readonly ReplayReport[]): 
       `${m.name} (${m.callId}): reported ${reportText(r)}, but ${m.outcome === 'replayed' ? `its written output is the recorded output of ${m.recordedCallId}` : 'its written output is not a recorded output of a matching call'}`,
     );
   }
-  for (const r of byCall.values()) lines.push(`${r.name} (${r.callId}): reported ${reportText(r)}, but no such call was written`);
+  for (const r of byCall.values()) {
+    // What strict asks of an agent: a call that matches nothing is refused before it runs, so it is never written. The
+    // report is then the only trace of the call; nothing ran, so believing it costs nothing.
+    if (mode === 'strict' && r.outcome === 'unmatched')
+      marks.push({ callId: r.callId, name: r.name, arguments: r.arguments ?? '', outcome: 'unmatched', recordedCallId: r.recordedCallId });
+    else lines.push(`${r.name} (${r.callId}): reported ${reportText(r)}, but no such call was written`);
+  }
   return lines;
 }
 

@@ -155,6 +155,37 @@ describe('agent commands: replaying the recorded tool results (scripted agent, r
     assert.deepEqual(await snapshot(dbPath), before);
   });
 
+  it('in strict, a command that refuses an unmatched call (RUN_ERROR) is rolled back whole, even after writing and spending', async () => {
+    const before = await snapshot(dbPath);
+    const o = failed(
+      await run(
+        {
+          calls: [
+            { name: 'get_weather', arguments: '{"city":"Paris"}', output: 'replay' },
+            { name: 'get_weather', arguments: '{"city":"Berlin"}', output: 'refuse' },
+          ],
+          storeUsage: true,
+        },
+        { fork: { fromTurn: 2, name: 'refused' }, tools: { mode: 'strict' } },
+      ).outcome,
+    );
+    assert.match(
+      o.message,
+      /^The agent command 'scripted' reported an error: Strict replay: get_weather\(\{"city":"Berlin"\}\) matches no recorded call; it was not run\./,
+    );
+    // The refused call was never written: its mark is the agent's report, with the arguments its events showed.
+    assert.deepEqual(
+      o.replay?.marks.map((m) => [m.callId, m.outcome, m.recordedCallId, m.arguments]),
+      [
+        ['call_new_1', 'replayed', 'call_paris', '{"city":"Paris"}'],
+        ['call_new_2', 'unmatched', null, '{"city":"Berlin"}'],
+      ],
+    );
+    assert.deepEqual(o.replay?.disagreements, []);
+    assert.deepEqual([o.usage, o.written.turn], [null, null]);
+    assert.deepEqual(await snapshot(dbPath), before);
+  });
+
   it('a report that lies is shown as a disagreement; the call is marked by what was written', async () => {
     const { log, outcome } = run(
       {

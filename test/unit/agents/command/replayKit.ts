@@ -53,9 +53,10 @@ export interface PlannedCall {
   /**
    * `replay`: honour the input's replay table as an agent should (the recorded output of the first unused recorded
    * call with this name and JSON-equal arguments, reported `replayed`; a live output and `live` when none). A string:
-   * that output, written as is.
+   * that output, written as is. `refuse`: what strict asks of an unmatched call — report it `unmatched`, store what
+   * was written so far (and the usage), send RUN_ERROR naming the call, exit 1, and never run it.
    */
-  output: 'replay' | string;
+  output: 'replay' | 'refuse' | string;
   /** What to report instead of the honest report (`none`: no report); `recordedCallId` with it. */
   report?: { outcome: string; recordedCallId: string | null } | 'none';
 }
@@ -99,8 +100,22 @@ const s = new AdvancedSQLiteSession({ sessionId: props.sessionId, dbPath: props.
 if (props.branchId !== 'main') await s.switchToBranch(props.branchId);
 emit({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
 const items = [{ role: 'user', content: input.messages[0].content }];
-plan.calls.forEach((c, i) => {
+const finish = async () => {
+  await s.addItems(items);
+  if (plan.storeUsage) await s.storeRunUsage({ state: { usage: { requests: 2, inputTokens: 30, outputTokens: 9, totalTokens: 39 } } });
+  s.close();
+};
+for (const [i, c] of plan.calls.entries()) {
   const callId = 'call_new_' + (i + 1);
+  if (c.output === 'refuse') {
+    emit({ type: 'TOOL_CALL_START', toolCallId: callId, toolCallName: c.name });
+    emit({ type: 'TOOL_CALL_ARGS', toolCallId: callId, delta: c.arguments });
+    emit({ type: 'TOOL_CALL_END', toolCallId: callId });
+    emit({ type: 'CUSTOM', name: 'agent-sessions.tool-replay', value: { callId, name: c.name, outcome: 'unmatched', recordedCallId: null } });
+    await finish();
+    emit({ type: 'RUN_ERROR', message: 'Strict replay: ' + c.name + '(' + c.arguments + ') matches no recorded call; it was not run.' });
+    process.exit(1);
+  }
   let output = c.output;
   let report = { callId, name: c.name, outcome: 'live', recordedCallId: null };
   if (c.output === 'replay') {
@@ -117,14 +132,12 @@ plan.calls.forEach((c, i) => {
   emit({ type: 'TOOL_CALL_RESULT', messageId: 'm' + i, toolCallId: callId, content: typeof output === 'string' ? output : JSON.stringify(output) });
   items.push({ type: 'function_call', call_id: callId, name: c.name, arguments: c.arguments, status: 'completed' });
   items.push({ type: 'function_call_output', call_id: callId, output });
-});
+}
 for (const r of plan.extraReports ?? []) emit({ type: 'CUSTOM', name: 'agent-sessions.tool-replay', value: r });
 for (const v of plan.rawReports ?? []) emit({ type: 'CUSTOM', name: 'agent-sessions.tool-replay', value: v });
 items.push({ role: 'assistant', type: 'message', status: 'completed', content: [{ type: 'output_text', text: 'Done.' }] });
 emit({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'answer', delta: 'Done.' });
-await s.addItems(items);
-if (plan.storeUsage) await s.storeRunUsage({ state: { usage: { requests: 2, inputTokens: 30, outputTokens: 9, totalTokens: 39 } } });
-s.close();
+await finish();
 emit({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId });
 `,
   );
