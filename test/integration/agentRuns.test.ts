@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession, openDatabase } from '../../src/store';
 import type { RunOutcome } from '../../src/shared/protocol/runEvents';
+import type { WhatIfResult } from '../../src/extension/runs/whatIf';
 import { closedPort, lastUserText, startLoopbackOpenAI, type LoopbackOpenAI } from '../support/loopbackOpenAI';
 import { api, closeAll, scratch, type Scratch } from './helpers';
 
@@ -126,6 +127,66 @@ describe('agent runs', () => {
     assert.deepEqual(t.byTurn['3'], ['user', 'function_call', 'function_call_output', 'assistant']);
     const toolOutput = JSON.stringify(server.requests[server.requests.length - 1]!.body.input);
     assert.match(toolOutput, /Oslo: 7 degrees, overcast/);
+  });
+
+  it('Retry from Here on a turn with a tool call replays its recorded output: the tool does not run, the marks are kept', async () => {
+    const a = await api();
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    assert.ok(folder, 'a workspace folder is open');
+    // The tool leaves a line in a file each time it really runs: the side effect a replay must not repeat.
+    const sideEffects = join(s.dir, 'tool-ran.log');
+    writeFileSync(sideEffects, '');
+    writeFileSync(
+      join(folder, 'replayWeatherAgent.js'),
+      `const { appendFileSync } = require('node:fs');
+      module.exports = ({ sdk, z }) => new sdk.Agent({
+        name: 'Replayed weather agent',
+        instructions: 'Use the tool.',
+        tools: [sdk.tool({ name: 'lookup_weather', description: 'weather', parameters: z.object({ city: z.string() }),
+          execute: async ({ city }) => { appendFileSync(${JSON.stringify(sideEffects)}, city + '\\n'); return city + ': 7 degrees, as recorded'; } })],
+      });`,
+    );
+    await setAgent({ module: 'replayWeatherAgent.js' });
+    try {
+      const first = await send('main', 'What is the weather in Oslo?');
+      assert.equal(first?.kind, 'run/completed', JSON.stringify(first));
+      assert.equal(readFileSync(sideEffects, 'utf8'), 'Oslo\n', 'the recording ran the tool once');
+      const turn = { kind: 'turn', dbPath: path, sessionId: 'alice', branchId: 'main', turn: 3, branchTurnNumber: 3 };
+      const from = server.requests.length;
+      // No tools argument: agentSessions.replay.mode's default, replay.
+      const result = await vscode.commands.executeCommand<WhatIfResult>('agentSessions.retryFromHere', turn, 'loopback-model');
+      const run = result?.runs[0];
+      assert.equal(run?.outcome.kind, 'run/completed', JSON.stringify(result?.runs));
+      assert.equal(readFileSync(sideEffects, 'utf8'), 'Oslo\n', 'the re-run did not run the tool again');
+      // The model got the recorded output as the tool's answer, and the branch stores it exactly.
+      assert.match(JSON.stringify(server.requests.slice(from).at(-1)?.body.input), /Oslo: 7 degrees, as recorded/);
+      assert.deepEqual((await turns(path, 'alice', run.branchId)).byTurn['3'], [
+        'user',
+        'function_call',
+        'function_call_output',
+        'assistant',
+      ]);
+      const summary = run.outcome.replay;
+      assert.equal(summary?.mode, 'replay');
+      assert.deepEqual(summary?.source, { branchId: 'main', turn: 3 });
+      assert.deepEqual(
+        summary?.marks.map((m) => [m.name, m.outcome]),
+        [['lookup_weather', 'replayed']],
+      );
+      // Kept in the replay marks store (never the session file), under the new branch, pointing at the recorded call.
+      const kept = await a.replay.marks(path, 'alice', run.branchId);
+      assert.deepEqual(
+        kept.marks.map((m) => [m.callId, m.outcome, m.recordedCallId, m.recordedBranchId, m.recordedTurn]),
+        summary!.marks.map((m) => [m.callId, 'replayed', m.recordedCallId, 'main', 3]),
+      );
+      assert.deepEqual(
+        kept.runs.map((r) => [r.runId, r.turn]),
+        [[run.runId, 3]],
+      );
+      assert.ok(!tableNames(path).some((t) => t.startsWith('replay')), 'nothing of replay in the session file');
+    } finally {
+      await setAgent({ module: undefined });
+    }
   });
 
   it('stops a run mid-stream and leaves the branch as it was', async () => {
