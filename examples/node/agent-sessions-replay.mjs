@@ -132,10 +132,12 @@ export class ToolReplay {
     this.used = [];
     if (!this.enabled) return;
     // Bad input fails the run here, before the session is touched, naming the field.
-    if (typeof tools !== 'object') throw bad('', 'must be an object');
+    if (typeof tools !== 'object' || Array.isArray(tools)) throw bad('', 'must be an object');
     if (!MODES.includes(tools.mode)) throw bad('.mode', `must be one of ${MODES.join(', ')}, not ${JSON.stringify(tools.mode)}`);
     this.mode = tools.mode;
-    this.nameOnly = new Set((tools.nameOnly ?? []).map(String));
+    const nameOnly = tools.nameOnly ?? [];
+    if (!Array.isArray(nameOnly) || !nameOnly.every(isText)) throw bad('.nameOnly', 'must be a list of tool names');
+    this.nameOnly = new Set(nameOnly);
     const recorded = tools.recorded ?? [];
     if (!Array.isArray(recorded)) throw bad('.recorded', 'must be a list');
     recorded.forEach((call, i) => {

@@ -92,6 +92,14 @@ _PARTS = {
     "input_image": ("image", ("image_url", "file_id", "detail")),
     "input_file": ("file", ("file_data", "file_url", "file_id", "filename")),
 }
+# What the SDK's models require of a part besides its fields (ToolOutputImage's detail is a Literal; an image or a file
+# needs a source): a part without it would not validate, and the SDK would write str() of the list instead.
+_SOURCES = {
+    "input_text": ("text",),
+    "input_image": ("image_url", "file_id"),
+    "input_file": ("file_data", "file_url", "file_id"),
+}
+_DETAILS = (None, "low", "high", "auto")
 _UNREPRODUCIBLE = object()
 
 
@@ -110,6 +118,8 @@ def _sdk_result(output: Any) -> Any:
         kind, fields = shape
         if set(part) - {"type", *fields}:
             return _UNREPRODUCIBLE  # a field the SDK's structured outputs do not carry
+        if part.get("detail") not in _DETAILS or not any(k in part for k in _SOURCES[part["type"]]):
+            return _UNREPRODUCIBLE
         result.append({"type": kind, **{k: part[k] for k in fields if k in part}})
     return result
 
@@ -120,7 +130,8 @@ def _sdk_result(output: Any) -> Any:
 def _field(obj: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
     value = obj.get(key)
     if not isinstance(value, kind):
-        raise ValueError(f"forwardedProps.agentSessions.tools{where}.{key} must be a {kind.__name__}, not {value!r:.80}")
+        shown = repr(value)[:80]
+        raise ValueError(f"forwardedProps.agentSessions.tools{where}.{key} must be a {kind.__name__}, not {shown}")
     return value
 
 
@@ -148,8 +159,12 @@ class ToolReplay:
             raise ValueError("forwardedProps.agentSessions.tools must be an object")
         self.mode = tools.get("mode")
         if self.mode not in MODES:
-            raise ValueError(f"forwardedProps.agentSessions.tools.mode must be one of {', '.join(MODES)}, not {self.mode!r}")
-        self._name_only = {str(n) for n in tools.get("nameOnly") or []}
+            modes = ", ".join(MODES)
+            raise ValueError(f"forwardedProps.agentSessions.tools.mode must be one of {modes}, not {self.mode!r}")
+        name_only = tools.get("nameOnly") or []
+        if not isinstance(name_only, list) or not all(isinstance(n, str) for n in name_only):
+            raise ValueError("forwardedProps.agentSessions.tools.nameOnly must be a list of tool names")
+        self._name_only = set(name_only)
         recorded = tools.get("recorded") or []
         if not isinstance(recorded, list):
             raise ValueError("forwardedProps.agentSessions.tools.recorded must be a list")
@@ -164,10 +179,12 @@ class ToolReplay:
             self._keys.append(arguments_key(call["arguments"]))
             self._used.append(False)
 
-    def _find(self, name: str, key: str) -> int:
+    def _find(self, name: str, key: str, accepts: Callable[[Any], bool]) -> int:
         """The first unused recorded call that matches: recorded order decides between identical calls."""
         for i, call in enumerate(self._recorded):
-            if self._used[i] or call["name"] != name or call["result"] is _UNREPRODUCIBLE:
+            if self._used[i] or call["name"] != name:
+                continue
+            if call["result"] is _UNREPRODUCIBLE or not accepts(call["result"]):
                 continue
             if name in self._name_only or self._keys[i] == key:
                 return i
@@ -180,10 +197,11 @@ class ToolReplay:
         pick = unused or same or list(range(len(self._recorded)))
         return self._recorded[pick[0]] if pick else None
 
-    def decide(self, call_id: str, name: str, arguments: str) -> Any:
+    def decide(self, call_id: str, name: str, arguments: str, accepts: Callable[[Any], bool] = lambda _: True) -> Any:
         """Decides one call before its tool would run and reports it. Returns the SDK result of the recorded output,
-        or `_UNREPRODUCIBLE` for a call to run live. Raises `StrictReplayError` in `strict` for a call with no match."""
-        at = self._find(name, arguments_key(arguments)) if self.mode != "live" else -1
+        or `_UNREPRODUCIBLE` for a call to run live. Raises `StrictReplayError` in `strict` for a call with no match.
+        `accepts` says whether the tool writes a result back unchanged."""
+        at = self._find(name, arguments_key(arguments), accepts) if self.mode != "live" else -1
         if at >= 0:
             self._used[at] = True
             recorded = self._recorded[at]
@@ -217,12 +235,29 @@ def _strict_message(name: str, arguments: str, near: Mapping[str, Any] | None) -
 # --- the wrapper -----------------------------------------------------------------------------------------------------
 
 
+def _writes_back(tool: FunctionTool) -> Callable[[Any], bool]:
+    """Whether `tool` writes a result back unchanged. A tool with an output schema re-serialises a string result as
+    compact JSON (ItemHelpers.tool_call_output_item), so only a string already in that form, and nothing else, is."""
+    if getattr(tool, "output_json_schema", None) is None and getattr(tool, "_output_type_adapter", None) is None:
+        return lambda _: True
+
+    def compact(result: Any) -> bool:
+        try:
+            value = json.loads(result) if isinstance(result, str) else None
+        except ValueError:
+            return False
+        return isinstance(value, dict) and json.dumps(value, ensure_ascii=False, separators=(",", ":")) == result
+
+    return compact
+
+
 def _replayed_tool(tool: FunctionTool, replay: ToolReplay) -> FunctionTool:
     live = tool.on_invoke_tool
+    accepts = _writes_back(tool)
 
     async def on_invoke_tool(ctx: Any, input: str) -> Any:
         # The name the model called (ctx.tool_name) is the one the recording stored.
-        result = replay.decide(ctx.tool_call_id, getattr(ctx, "tool_name", None) or tool.name, input)
+        result = replay.decide(ctx.tool_call_id, getattr(ctx, "tool_name", None) or tool.name, input, accepts)
         if result is _UNREPRODUCIBLE:
             return await live(ctx, input)
         return result

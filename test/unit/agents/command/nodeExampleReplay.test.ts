@@ -219,6 +219,30 @@ describe('the Node example replays recorded tool results (forwardedProps version
     assert.equal(usageRows(), 0);
   });
 
+  it('a recorded call without an output, or with an output the SDK would write otherwise, is not replayed: the call runs live', async () => {
+    modelCalls = [{ name: 'get_weather', arguments: '{"city":"Paris"}', callId: 'call_new_1' }];
+    const unanswered = { ...recorded('call_rec_a', '{"city":"Paris"}', null), hasOutput: false };
+    // A part with a field the SDK's structured outputs do not carry would come back without it.
+    const extra = recorded('call_rec_b', '{"city":"Paris"}', [{ type: 'input_text', text: 'x', prompt_cache_breakpoint: 'y' }]);
+    const r = await run(runInput({ mode: 'replay', nameOnly: [], recorded: [unanswered, extra], hosted: [] }));
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(toolRuns(), ['Paris']);
+    assert.deepEqual(replayReports(r.events), [
+      { callId: 'call_new_1', name: 'get_weather', outcome: 'live', recordedCallId: 'call_rec_a' },
+    ]);
+  });
+
+  it("a tools field that is not the protocol's fails the run before the session is opened", async () => {
+    const r = await run(runInput({ mode: 'sometimes', recorded: [] }));
+    assert.equal(r.code, 1);
+    assert.deepEqual(
+      r.events.map((e) => e.type),
+      ['RUN_STARTED', 'RUN_ERROR'],
+    );
+    assert.equal(r.events[1]!.message, 'forwardedProps.agentSessions.tools.mode must be one of replay, strict, live, not "sometimes"');
+    assert.deepEqual(stored(2), []);
+  });
+
   it('version 1: the tools run live and nothing is reported', async () => {
     modelCalls = [{ name: 'get_weather', arguments: '{"city":"Paris"}', callId: 'call_new_1' }];
     const r = await run(runInput());

@@ -632,6 +632,24 @@ describe('contract: the Python agent command (examples/python/replay_agent.py, t
       ]);
     });
 
+    it('a recorded call without an output, or with an output the SDK would write otherwise, is not replayed: the call runs live', async () => {
+      const unanswered = { ...recorded('call_rec_a', '{"city":"Paris"}', null), hasOutput: false };
+      // A part with a field the SDK's structured outputs do not carry would come back without it.
+      const extra = recorded('call_rec_b', '{"city":"Paris"}', [{ type: 'input_text', text: 'x', prompt_cache_breakpoint: 'y' }]);
+      const r = await runReplay(
+        { mode: 'replay', nameOnly: [], recorded: [unanswered, extra], hosted: [] },
+        modelCalls(['call_new_1', '{"city":"Paris"}']),
+      );
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(
+        toolRuns().map((c) => c.call_id),
+        ['call_new_1'],
+      );
+      assert.deepEqual(replayEvents(agUiEvents(r.stdout)), [
+        { callId: 'call_new_1', name: 'get_weather', outcome: 'live', recordedCallId: 'call_rec_a' },
+      ]);
+    });
+
     it('strict: a changed argument fails the run with RUN_ERROR naming the call before the tool runs; no step items, no usage', async () => {
       const tools = { mode: 'strict', nameOnly: [], recorded: [recorded('call_rec_a', '{"city":"Paris"}', 'Recorded: Paris')], hosted: [] };
       const r = await runReplay(tools, modelCalls(['call_new_1', '{"city":"Lisbon"}']));
