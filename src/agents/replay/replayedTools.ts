@@ -19,11 +19,40 @@ function replayedTool(tool: FunctionTool, matcher: ReplayMatcher, outputs: Repla
     if (decision.outcome === 'live') return tool.invoke(runContext, input, details);
     const output = decision.recorded.output;
     outputs.set(callId, output);
-    // The SDK turns a string into the output item unchanged; anything else (content parts) is put back exactly as
-    // recorded when the item is written (RecordingSession's rewrite), whatever the SDK made of it.
-    return typeof output === 'string' ? output : JSON.stringify(output);
+    // The SDK turns a string into the output item unchanged, and content parts given as its tool outputs into the
+    // parts the model saw then; anything else reaches the model as its JSON text. Whatever the SDK made of it, the
+    // output item is written exactly as recorded (RecordingSession's rewrite).
+    return typeof output === 'string' ? output : (sdkToolOutput(output) ?? JSON.stringify(output));
   };
   return wrapped;
+}
+
+/**
+ * A recorded list of text and image parts (the Responses API's `input_text`, `input_image`) as the tool outputs the
+ * SDK sends back as those parts; null when any part is something else (a file, a key the SDK would drop), so that a
+ * part is never lost silently: the whole output then goes as text.
+ */
+export function sdkToolOutput(output: unknown): unknown[] | null {
+  if (!Array.isArray(output) || output.length === 0) return null;
+  const parts: unknown[] = [];
+  for (const part of output) {
+    if (part === null || typeof part !== 'object') return null;
+    const { type, text, image_url, file_id, detail, ...rest } = part as Record<string, unknown>;
+    if (Object.keys(rest).length > 0) return null;
+    if (type === 'input_text' && typeof text === 'string' && image_url === undefined && file_id === undefined && detail === undefined)
+      parts.push({ type: 'text', text });
+    else if (type === 'input_image' && text === undefined && (detail === undefined || typeof detail === 'string')) {
+      const image =
+        typeof image_url === 'string' && file_id === undefined
+          ? image_url
+          : typeof file_id === 'string' && image_url === undefined
+            ? { fileId: file_id }
+            : null;
+      if (image === null) return null;
+      parts.push({ type: 'image', image, ...(detail !== undefined ? { detail } : {}) });
+    } else return null;
+  }
+  return parts;
 }
 
 function wrapTools(tools: readonly Tool[], matcher: ReplayMatcher, outputs: ReplayedOutputs): Tool[] {

@@ -394,6 +394,7 @@ exports.agent = new Agent({
     assert.equal(existsSync(sideEffects), false);
     assert.deepEqual(await storedOutputs(branchId), [RECORDED.call_w1, RECORDED.call_w2, parts]);
     assert.deepEqual(completed(outcome).written.removed, [], 'the replayed output answers its call: nothing is popped');
+    assert.deepEqual(outputsSentBack(), [RECORDED.call_w1, RECORDED.call_w2, parts], 'the model gets the parts it got then');
   });
 
   it('a recorded output the SDK has no shape for is stored back exactly too, and still answers its call', async () => {
@@ -408,6 +409,7 @@ exports.agent = new Agent({
     const done = completed(outcome);
     assert.equal(existsSync(sideEffects), false);
     assert.deepEqual(await storedOutputs(branchId), [RECORDED.call_w1, RECORDED.call_w2, odd]);
+    assert.deepEqual(outputsSentBack()[2], JSON.stringify(odd), 'parts the SDK cannot send go to the model as their text');
     assert.deepEqual(done.written.removed, [], 'nothing of the run is popped as a call without its output');
     assert.equal(done.written.turn, 2);
   });
