@@ -51,6 +51,9 @@ describe('settings an untrusted workspace asks for', () => {
       'reviews.location': 'beside-file',
       'agent.model': 'workspace-model',
       'agent.instructions': WORKSPACE_INSTRUCTIONS,
+      // Replay off would make re-runs fire the real tools again (docs/replay.md).
+      'replay.mode': 'live',
+      'replay.matchNameOnly': ['lookup_weather'],
     };
     (vscode.window as { showWarningMessage: unknown }).showWarningMessage = (message: string, ...rest: unknown[]) => {
       const options = rest[0];
@@ -114,6 +117,10 @@ describe('settings an untrusted workspace asks for', () => {
     assert.ok(server.requests.length > before);
     assert.equal(request.body.model, expectedModel);
     assert.notEqual(request.body.instructions, WORKSPACE_INSTRUCTIONS);
+    // Re-runs keep replaying the recorded tool results: the user's settings (here the defaults), not the workspace's.
+    const userMode = config().inspect<string>('replay.mode')!;
+    assert.equal(a.replay.defaults().mode, userMode.globalValue ?? 'replay');
+    assert.deepEqual(a.replay.defaults().nameOnly, config().inspect<string[]>('replay.matchNameOnly')!.globalValue ?? []);
     // The user is told, once per setting, what was ignored (the settings above were written one at a time, so
     // the first notice names those there were then); no address was asked about.
     const everyName = Object.keys(asked).map((k) => `agentSessions.${k}`);
@@ -133,6 +140,7 @@ describe('settings an untrusted workspace asks for', () => {
     await a.traces.applyReceiverSetting();
     assert.equal(a.traces.receiverUrl, undefined, 'declined: nothing listens');
     assert.equal(a.reviews.pathFor(path, false), `${path}.reviews.db`);
+    assert.deepEqual(a.replay.defaults(), { mode: 'live', nameOnly: ['lookup_weather'] });
     assert.equal(a.traces.runTracing()?.sendToOpenAI, true);
     // Off again before the run below: the test talks to no server but its own.
     await config().update('traces.sendToOpenAI', undefined, vscode.ConfigurationTarget.Workspace);
