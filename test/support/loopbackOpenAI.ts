@@ -1,6 +1,7 @@
 /**
  * A small OpenAI-compatible server on 127.0.0.1 for tests: `POST /v1/responses`, as JSON or (with `stream: true`)
- * as server-sent events in the Responses API's format, so the real `openai` client and `@openai/agents`'
+ * as server-sent events in the Responses API's format (and `POST /v1/chat/completions`, JSON text replies only, for
+ * the check's judge model), so the real `openai` client and `@openai/agents`'
  * `OpenAIResponsesModel` run end to end without a network or a key. A script decides each reply from the request;
  * every request is recorded (headers included) so tests can check what was sent, and every reply's usage is
  * recorded so tests can derive the expected database contents from what the server said.
@@ -230,7 +231,8 @@ export async function startLoopbackOpenAI(options: LoopbackOptions): Promise<Loo
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const path = (req.url ?? '').split('?')[0] ?? '';
-    if (req.method !== 'POST' || path !== '/v1/responses') {
+    const chat = path === '/v1/chat/completions';
+    if (req.method !== 'POST' || (path !== '/v1/responses' && !chat)) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: `Unknown path ${req.method} ${path}`, type: 'invalid_request_error' } }));
       return;
@@ -255,7 +257,7 @@ export async function startLoopbackOpenAI(options: LoopbackOptions): Promise<Loo
     };
     requests.push(recorded);
 
-    const pairProblem = validate ? toolPairProblem(body.input) : undefined;
+    const pairProblem = validate && !chat ? toolPairProblem(body.input) : undefined;
     const reply: LoopbackReply = pairProblem ? { kind: 'error', status: 400, message: pairProblem } : await script(recorded);
     const responseId = nextId('resp');
     const sent: SentReply = { requestIndex: recorded.index, responseId, reply, deltas: [], callIds: [], clientAborted: false };
@@ -291,6 +293,26 @@ export async function startLoopbackOpenAI(options: LoopbackOptions): Promise<Loo
       return;
     }
 
+    if (chat) {
+      // Chat completions (a judge model's endpoint): one JSON answer with the text, no streaming, no tool calls.
+      const text = reply.kind === 'text' ? reply.text : '';
+      const prompt = Math.ceil(JSON.stringify(body.messages ?? '').length / 4);
+      const completion = Math.ceil(text.length / 4) + 1;
+      res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `req_${recorded.index}` });
+      res.end(
+        JSON.stringify({
+          id: responseId,
+          object: 'chat.completion',
+          created: Math.floor(Date.now() / 1000),
+          model: body.model ?? 'loopback',
+          choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, finish_reason: 'stop', logprobs: null }],
+          usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+        }),
+      );
+      sent.deltas.push(text);
+      sent.finishedAt = Date.now();
+      return;
+    }
     const { items, events, outputChars, calls } = buildOutput(reply, sent);
     const usage = usageFor(body, outputChars, calls);
     if (!recorded.stream) {
