@@ -1,0 +1,259 @@
+/**
+ * Running a check (docs/check.md): each case re-run as a what-if of its turn through the user's agent command or URL
+ * (../command/commandRun.ts, with the recorded tool results replayed by default), in scratch storage unless the
+ * branches are kept (scratchStore.ts), graded by every grader, and reported as soon as it finishes. At most
+ * `concurrency` cases run at once, and of a finished case only its `CaseRun` is kept (never its run's events), so
+ * memory grows with the concurrency, not with the number of cases. Aborting stops every running case (their runs are
+ * stopped as a Stop stops them) and starts no other; what finished is kept.
+ */
+import { performance } from 'node:perf_hooks';
+import { runCommandOnBranch, type CommandAgent, type CommandRunOptions } from '../command/commandRun';
+import { AdvancedSQLiteSession } from '../../store/session/advancedSqliteSession';
+import type { SessionDatabase } from '../../store/inspector/sessionDatabase';
+import type { ToolsMode, ReplaySummary } from '../../shared/protocol/replay';
+import type { RunOutcome } from '../../shared/protocol/runEvents';
+import { errorMessage } from '../../shared/errorMessage';
+import { buildReplayTable } from '../replay/replayTable';
+import type { OrphanedCase } from './checkCases';
+import type { CaseResult, CaseRun, CheckCase, CheckReport, Grader, GraderResult } from './checkTypes';
+import { ScratchFolder, type ScratchCase } from './scratchStore';
+
+/** Cases run at once by default, and the bounds of `--concurrency`. */
+export const DEFAULT_CONCURRENCY = 4;
+export const MAX_CONCURRENCY = 32;
+
+/** The options of the agent runs the check passes through (the CLI's environment and timeout; tests' grace). */
+export type CaseRunPassThrough = Pick<CommandRunOptions, 'env' | 'graceMs' | 'apiKey' | 'timeoutMs' | 'model' | 'maxEventChars'>;
+
+export interface CheckRunOptions {
+  /** The user's session file (read for the scratch copies; written only with `keepBranches`). */
+  file: string;
+  /** The user's file opened read-only (the scratch copies' source; the kept branches' names). */
+  db: Pick<SessionDatabase, 'getItemsPage' | 'usedBranchIds' | 'tables'>;
+  cases: readonly CheckCase[];
+  /** Reported first, as results of their own (never run). */
+  orphaned?: readonly OrphanedCase[];
+  agent: CommandAgent;
+  graders: readonly Grader[];
+  tools?: { mode?: ToolsMode; nameOnly?: readonly string[] };
+  /** 1…32; default 4. */
+  concurrency?: number;
+  /** Run each case on a new branch `check-<n>` of the user's file (kept), instead of in scratch storage. */
+  keepBranches?: boolean;
+  /** Where the scratch folder goes (default: the system's temporary folder). */
+  scratchParent?: string;
+  run?: CaseRunPassThrough;
+  signal?: AbortSignal;
+  /** Each case's result as it finishes (orphaned cases first). */
+  onResult?: (result: CaseResult) => void;
+  /** The agents' stderr lines and problems, each prefixed with its case. */
+  log?: (line: string) => void;
+}
+
+export interface CheckOutcome {
+  /** The finished cases, in case order (orphaned cases first). */
+  report: CheckReport;
+  /** Aborted before every case finished: the report holds those that did. */
+  interrupted: boolean;
+  /** Cases stopped while running or never started (0 unless interrupted). */
+  unfinished: number;
+}
+
+/** Checks `concurrency`: a whole number 1…32 (a RangeError otherwise, for the caller to word as its own). */
+export function checkConcurrency(n: number | undefined): number {
+  if (n === undefined) return DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_CONCURRENCY)
+    throw new RangeError(`concurrency is a whole number from 1 to ${MAX_CONCURRENCY}, got ${String(n)}`);
+  return n;
+}
+
+/** Runs every case; resolves when all finished or, after an abort, when the running ones stopped. */
+export async function runCheck(options: CheckRunOptions): Promise<CheckOutcome> {
+  const concurrency = checkConcurrency(options.concurrency);
+  const started = Date.now();
+  const t0 = performance.now();
+  const signal = options.signal;
+  const orphaned: CaseResult[] = (options.orphaned ?? []).map((o) => ({
+    case: o.case,
+    status: 'orphaned',
+    graders: [],
+    run: null,
+    error: o.reason,
+    ms: 0,
+  }));
+  for (const r of orphaned) options.onResult?.(r);
+  const finished: (CaseResult | undefined)[] = new Array(options.cases.length);
+  const scratch = options.keepBranches ? undefined : ScratchFolder.create(options.scratchParent);
+  const names = new BranchNames(options.db);
+  let next = 0;
+  try {
+    const worker = async (): Promise<void> => {
+      while (!signal?.aborted && next < options.cases.length) {
+        const i = next++;
+        const result = await runCase(options, options.cases[i]!, i + 1, scratch, names);
+        if (result === null) continue;
+        finished[i] = result;
+        options.onResult?.(result);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, options.cases.length) }, worker));
+  } finally {
+    scratch?.dispose();
+  }
+  const results = [...orphaned, ...finished.filter((r): r is CaseResult => r !== undefined)];
+  const unfinished = orphaned.length + options.cases.length - results.length;
+  const interrupted = (signal?.aborted ?? false) && unfinished > 0;
+  return {
+    report: {
+      file: options.file,
+      graders: options.graders.map((g) => g.name),
+      results,
+      startedAt: new Date(started).toISOString(),
+      ms: Math.round(performance.now() - t0),
+    },
+    interrupted,
+    unfinished,
+  };
+}
+
+/** `check-<n>` names for kept branches: the lowest numbers no branch of the session has used, one per case. */
+class BranchNames {
+  private readonly used = new Map<string, Set<string>>();
+  constructor(private readonly db: Pick<SessionDatabase, 'usedBranchIds'>) {}
+
+  next(sessionId: string): string {
+    let used = this.used.get(sessionId);
+    if (!used) this.used.set(sessionId, (used = new Set(this.db.usedBranchIds(sessionId))));
+    let n = 1;
+    while (used.has(`check-${n}`)) n++;
+    used.add(`check-${n}`);
+    return `check-${n}`;
+  }
+}
+
+/** One case: its run, then its graders. Null when the check was aborted before it finished. */
+async function runCase(
+  options: CheckRunOptions,
+  c: CheckCase,
+  slot: number,
+  scratch: ScratchFolder | undefined,
+  names: BranchNames,
+): Promise<CaseResult | null> {
+  const t0 = performance.now();
+  const signal = options.signal;
+  const error = (message: string, run: CaseRun | null = null, graders: GraderResult[] = []): CaseResult => ({
+    case: c,
+    status: 'error',
+    graders,
+    run,
+    error: message,
+    ms: Math.round(performance.now() - t0),
+  });
+  let place: ScratchCase | undefined;
+  try {
+    let where: { dbPath: string; branchId: string; turn: number; forkName: string };
+    if (scratch) {
+      place = await scratch.prepare(options.db, c, slot, signal);
+      where = { dbPath: place.dbPath, branchId: place.branchId, turn: place.turn, forkName: 'check' };
+    } else where = { dbPath: options.file, branchId: c.branchId, turn: c.turn, forkName: names.next(c.sessionId) };
+
+    let forkId: string | null = null;
+    const runStart = performance.now();
+    // `tools` is typed through this intersection so the check does not depend on when the command runner gained it.
+    const runOptions: CommandRunOptions & { tools?: CheckRunOptions['tools'] } = {
+      ...options.run,
+      dbPath: where.dbPath,
+      sessionId: c.sessionId,
+      branchId: where.branchId,
+      fork: { fromTurn: where.turn, name: where.forkName },
+      ...(scratch ? {} : { tables: userTables(options.db) }),
+      agent: options.agent,
+      input: c.input,
+      tools: { mode: options.tools?.mode ?? 'replay', nameOnly: [...(options.tools?.nameOnly ?? [])] },
+      signal,
+      onEvent: (e) => {
+        if (e.kind === 'run/started') forkId = e.branchId;
+      },
+      log: (line) => options.log?.(`${c.id}: ${line}`),
+    };
+    const outcome: RunOutcome = await runCommandOnBranch(runOptions);
+    const ms = Math.round(performance.now() - runStart);
+    if (signal?.aborted) return null;
+    if (outcome.kind === 'run/failed') return error(outcome.message);
+    const trajectory = await writtenTrajectory(where.dbPath, c.sessionId, forkId, outcome.written.turn, scratch ? undefined : options.db);
+    const run: CaseRun = {
+      answer: outcome.finalOutput,
+      trajectory,
+      usage: outcome.usage,
+      ms,
+      replay: outcome.replay ? asRecordedOn(outcome.replay, c, !!scratch) : null,
+      branchId: scratch ? null : forkId,
+    };
+    const graders: GraderResult[] = [];
+    for (const g of options.graders) {
+      try {
+        graders.push(await g.grade(c, run, signal ?? new AbortController().signal));
+      } catch (err) {
+        if (signal?.aborted) return null;
+        return error(`grader ${g.name}: ${errorMessage(err)}`, run, graders);
+      }
+      if (signal?.aborted) return null;
+    }
+    return {
+      case: c,
+      status: graders.every((g) => g.pass) ? 'pass' : 'fail',
+      graders,
+      run,
+      error: null,
+      ms: Math.round(performance.now() - t0),
+    };
+  } catch (err) {
+    if (signal?.aborted) return null;
+    return error(errorMessage(err));
+  } finally {
+    if (place) scratch?.discard(place);
+  }
+}
+
+/** The user's file's table names, so a kept branch's run writes where the file's sessions are. */
+function userTables(db: Pick<SessionDatabase, 'tables'>): { sessions: string; messages: string } | undefined {
+  const t = db.tables;
+  return t.sessions === null ? undefined : { sessions: t.sessions, messages: t.messages };
+}
+
+/**
+ * The new turn's function calls with the outputs they got, as the run wrote them: read back from the branch (the
+ * run's events are not kept), so what is graded is what is stored.
+ */
+async function writtenTrajectory(
+  dbPath: string,
+  sessionId: string,
+  branchId: string | null,
+  turn: number | null,
+  user: Pick<SessionDatabase, 'tables'> | undefined,
+): Promise<CaseRun['trajectory']> {
+  if (branchId === null || turn === null) return [];
+  const tables = user ? userTables(user) : undefined;
+  const session = new AdvancedSQLiteSession({
+    sessionId,
+    dbPath,
+    readonly: true,
+    ...(tables ? { sessionsTable: tables.sessions, messagesTable: tables.messages } : {}),
+  });
+  try {
+    const items = await session.getTurnStoredItems(turn, branchId);
+    return buildReplayTable(items, { branchId, turn }).calls.map((call) => ({
+      name: call.name,
+      arguments: call.arguments,
+      output: call.output,
+    }));
+  } finally {
+    session.close();
+  }
+}
+
+/** A scratch run's summary names the case's own branch and turn as its source (the scratch file's are nobody's). */
+function asRecordedOn(summary: ReplaySummary, c: CheckCase, scratch: boolean): ReplaySummary {
+  if (!scratch || summary.source === null) return summary;
+  return { ...summary, source: { branchId: c.branchId, turn: c.turn } };
+}

@@ -1,0 +1,109 @@
+/**
+ * Scratch storage for a check's runs (docs/check.md, "Scratch storage"): the user's session file is never written by a
+ * check. Each case runs in a session file of its own in a temporary folder, holding only what its run reads — the
+ * case's branch up to and including the recorded turn (the history the agent is given, and the turn whose recorded tool
+ * calls replay reads when it forks) — written through our `AdvancedSQLiteSession`, so the file is in the format Python
+ * writes and an agent command's own SDK session reads it as it would the user's. The run then forks that turn in the
+ * scratch file as any what-if does. What a case costs is its branch's prefix, never the file: a case on turn 3 of a
+ * 1 GB file copies three turns.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AgentInputItem } from '@openai/agents';
+import { AdvancedSQLiteSession } from '../../store/session/advancedSqliteSession';
+import type { SessionReader } from '../../store/inspector/sessionReader';
+import { turnKeyOf } from '../../store/reviews/reviewMatching';
+import type { CheckCase } from './checkTypes';
+
+/** Items read from the user's file (and written to the scratch file) at a time: memory stays a page per running case. */
+export const SCRATCH_PAGE = 500;
+
+/** Where a case runs: a scratch session file whose `main` branch is the case's branch through its turn. */
+export interface ScratchCase {
+  dbPath: string;
+  branchId: string;
+  /** The case's turn as the scratch file numbers it (the count of user messages up to it, as the SDKs number turns). */
+  turn: number;
+  /** Items copied (the prefix and the turn). */
+  items: number;
+}
+
+/** The case's turn is no longer what the case was made from: the file changed after the cases were read. */
+export class TurnChangedError extends Error {
+  override readonly name = 'TurnChangedError';
+}
+
+type Reader = Pick<SessionReader, 'getItemsPage'>;
+
+const isUser = (item: unknown): boolean => (item as { role?: unknown } | null)?.role === 'user';
+
+/** A temporary folder for one check's scratch files, removed whole when the check ends. */
+export class ScratchFolder {
+  private constructor(readonly path: string) {}
+
+  /** A new folder under `parent` (default the system's temporary folder), readable by this user only (mkdtemp: 0700). */
+  static create(parent = tmpdir()): ScratchFolder {
+    return new ScratchFolder(mkdtempSync(join(parent, 'agent-sessions-check-')));
+  }
+
+  /**
+   * Copies the case's branch from `reader` (the user's file, read-only), up to and including the case's turn, into
+   * a new scratch file named by `slot`. Throws `TurnChangedError` when the turn is gone or holds another user message
+   * than the case was made from.
+   */
+  async prepare(reader: Reader, c: CheckCase, slot: number, signal?: AbortSignal): Promise<ScratchCase> {
+    const dbPath = join(this.path, `case-${slot}.db`);
+    const session = new AdvancedSQLiteSession({ sessionId: c.sessionId, dbPath, createTables: true });
+    try {
+      let after: number | null = null;
+      let userMessages = 0;
+      let turn: number | null = null;
+      let items = 0;
+      let structured: boolean | undefined;
+      for (let done = false; !done;) {
+        signal?.throwIfAborted();
+        const page = await reader.getItemsPage(c.sessionId, c.branchId, { afterSequence: after, limit: SCRATCH_PAGE });
+        const batch: unknown[] = [];
+        for (const e of page.items) {
+          structured ??= e.structureId !== null;
+          // An item that cannot be decoded is one the SDKs' sessions skip (as Python does): the agent never sees it.
+          if (e.corrupt) continue;
+          const user = isUser(e.item);
+          // A plain session records no turn numbers: its turns are counted from its user messages, as the turn list does.
+          const at = structured ? e.userTurnNumber : user ? userMessages + 1 : userMessages;
+          if (at !== null && at > c.turn) {
+            done = true;
+            break;
+          }
+          if (user) {
+            userMessages++;
+            if (at === c.turn && turn === null) {
+              if (turnKeyOf(e.item) !== c.contentKey) throw new TurnChangedError(`turn ${c.turn} holds another user message now`);
+              turn = userMessages;
+            }
+          }
+          batch.push(e.item);
+        }
+        if (batch.length > 0) await session.addItems(batch as AgentInputItem[]);
+        items += batch.length;
+        if (page.nextAfterSequence === null) done = true;
+        else after = page.nextAfterSequence;
+      }
+      if (turn === null) throw new TurnChangedError(`turn ${c.turn} is gone`);
+      return { dbPath, branchId: 'main', turn, items };
+    } finally {
+      session.close();
+    }
+  }
+
+  /** Removes one case's scratch file (and its -wal, -shm) once its run is over. */
+  discard(scratch: Pick<ScratchCase, 'dbPath'>): void {
+    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${scratch.dbPath}${suffix}`, { force: true });
+  }
+
+  /** Removes the folder and whatever is left in it. */
+  dispose(): void {
+    rmSync(this.path, { recursive: true, force: true });
+  }
+}

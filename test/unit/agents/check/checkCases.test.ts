@@ -1,0 +1,98 @@
+/**
+ * The cases of a check from a review store over a session file (src/agents/check/checkCases.ts): good turns and bad
+ * turns with a correction become cases, with their recorded calls and the answer to expect; a review whose turn is gone
+ * or changed is orphaned; --query narrows by review filters and by what the turns hold.
+ */
+import { strict as assert } from 'node:assert';
+import { join } from 'node:path';
+import { selectCases } from '../../../../src/agents/check/checkCases';
+import { openSessionDatabase, type SessionDatabase } from '../../../../src/store/inspector/sessionDatabase';
+import { ReviewStore } from '../../../../src/store/reviews/reviewStore';
+import type { ReviewData } from '../../../../src/store/reviews/reviewTypes';
+import { parseSearchQuery } from '../../../../src/store/search/searchQuery';
+import { AdvancedSQLiteSession } from '../../../../src/store';
+import { tempDir } from '../../../support/tempFiles';
+import { seedCheckSession, seedReviews, turnKey, user } from './checkAgentKit';
+
+describe('check cases from reviews', () => {
+  const tmp = tempDir('asi-check-cases-');
+  let db: SessionDatabase;
+  let reviews: ReviewData;
+  let n = 0;
+
+  beforeEach(async () => {
+    const file = join(tmp.dir, `conversations-${++n}.db`);
+    await seedCheckSession(file);
+    const store = join(tmp.dir, `reviews-${n}.db`);
+    await seedReviews(store, file);
+    const r = ReviewStore.open(store, { readonly: true });
+    reviews = r.exportData();
+    r.close();
+    db = openSessionDatabase(file, { readonly: true });
+  });
+  afterEach(() => db.close());
+  after(() => tmp.cleanup());
+
+  const ids = (list: { id: string }[]) => list.map((c) => c.id);
+
+  it('takes every good turn and every bad turn with a correction, with what to expect of each', async () => {
+    const s = await selectCases(db, reviews);
+    assert.deepEqual(ids(s.cases), ['s1/main/2', 's1/main/3', 's1/main/4']);
+    const [paris, , mail] = s.cases;
+    assert.deepEqual(paris, {
+      id: 's1/main/2',
+      sessionId: 's1',
+      branchId: 'main',
+      turn: 2,
+      contentKey: turnKey('Weather in Paris?'),
+      verdict: 'good',
+      input: 'Weather in Paris?',
+      expected: { answer: 'Sunny in Paris, 18°C.', trajectory: [{ name: 'get_weather', arguments: '{"city": "Paris"}' }] },
+      note: null,
+      tags: ['weather'],
+    });
+    // A bad turn expects its correction, and the calls it recorded.
+    assert.equal(mail!.verdict, 'bad');
+    assert.equal(mail!.expected.answer, 'I sent Ana the forecast.');
+    assert.deepEqual(mail!.expected.trajectory, [{ name: 'send_email', arguments: '{"to":"ana@example.com"}' }]);
+    // The bad turn without a correction has nothing to expect: counted, not a case.
+    assert.equal(s.withoutExpectation, 1);
+  });
+
+  it('a review of a turn that is gone is orphaned, and so is one whose turn holds another message now', async () => {
+    let s = await selectCases(db, reviews);
+    assert.deepEqual(
+      s.orphaned.map((o) => [o.case.id, o.reason]),
+      [['s1/main/9', 'the turn is gone']],
+    );
+    // Turn 3 rewritten: the branch now holds another user message there (pop the turn, write another one).
+    db.close();
+    const file = db.path;
+    const w = new AdvancedSQLiteSession({ sessionId: 's1', dbPath: file });
+    for (let i = 0; i < 8; i++) await w.popItem();
+    await w.addItems([user('Weather in Nice?'), { role: 'assistant', content: 'Warm.' }] as never);
+    w.close();
+    db = openSessionDatabase(file, { readonly: true });
+    s = await selectCases(db, reviews);
+    assert.deepEqual(ids(s.cases), ['s1/main/2']);
+    assert.deepEqual(
+      s.orphaned.map((o) => [o.case.id, o.reason]),
+      [
+        ['s1/main/3', 'the turn holds another user message now'],
+        ['s1/main/4', 'the turn is gone'],
+        ['s1/main/9', 'the turn is gone'],
+      ],
+    );
+  });
+
+  it('--query narrows by review filters (tag:, is:bad) and by what the turns hold (text, tool:)', async () => {
+    const q = async (text: string) => ids((await selectCases(db, reviews, { query: parseSearchQuery(text) })).cases);
+    assert.deepEqual(await q('tag:weather'), ['s1/main/2', 's1/main/3']);
+    assert.deepEqual(await q('is:bad'), ['s1/main/4']);
+    assert.deepEqual(await q('lyon'), ['s1/main/3']);
+    assert.deepEqual(await q('tool:send_email'), ['s1/main/4']);
+    assert.deepEqual(await q('tag:weather tool:send_email'), []);
+    // reviewed:no selects turns without a review: none of them has a verdict to expect.
+    assert.deepEqual(await q('reviewed:no'), []);
+  });
+});

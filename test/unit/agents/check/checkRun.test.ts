@@ -1,0 +1,208 @@
+/**
+ * Running a check (src/agents/check/checkRun.ts) with a scripted agent command (a real child process writing through
+ * our store, checkAgentKit.ts): a faithful agent passes, a regressed one fails the right cases with the graders'
+ * reasons; the user's file is never written (byte for byte, and its time) unless branches are kept; at most
+ * `concurrency` cases run at once; an abort stops the running cases and keeps the finished ones.
+ */
+import { strict as assert } from 'node:assert';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { selectCases } from '../../../../src/agents/check/checkCases';
+import { runCheck, type CheckRunOptions } from '../../../../src/agents/check/checkRun';
+import type { CaseResult } from '../../../../src/agents/check/checkTypes';
+import { runningCommandCount } from '../../../../src/agents/command/commandProcess';
+import { openSessionDatabase, type SessionDatabase } from '../../../../src/store/inspector/sessionDatabase';
+import { ReviewStore } from '../../../../src/store/reviews/reviewStore';
+import { tempDir } from '../../../support/tempFiles';
+import { snapshot } from '../command/commandKit';
+import { FAITHFUL, TEST_GRADERS, checkAgent, seedCheckSession, seedReviews, type Reply } from './checkAgentKit';
+
+describe('running a check (scripted agent command, real processes)', function () {
+  this.timeout(120_000);
+  const tmp = tempDir('asi-check-run-');
+  let file: string;
+  let scratchParent: string;
+  let db: SessionDatabase;
+  let options: Pick<CheckRunOptions, 'file' | 'db' | 'cases' | 'orphaned' | 'graders' | 'scratchParent' | 'run'>;
+  let n = 0;
+
+  beforeEach(async () => {
+    const dir = join(tmp.dir, `case-${++n}`);
+    mkdirSync(dir);
+    file = join(dir, 'conversations.db');
+    await seedCheckSession(file);
+    const reviews = join(dir, 'reviews.db');
+    await seedReviews(reviews, file);
+    const r = ReviewStore.open(reviews, { readonly: true });
+    const data = r.exportData();
+    r.close();
+    db = openSessionDatabase(file, { readonly: true });
+    const selection = await selectCases(db, data);
+    scratchParent = join(dir, 'scratch');
+    mkdirSync(scratchParent);
+    options = {
+      file,
+      db,
+      cases: selection.cases,
+      orphaned: selection.orphaned,
+      graders: TEST_GRADERS,
+      scratchParent,
+      run: { graceMs: 300, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } },
+    };
+  });
+  afterEach(() => db.close());
+  after(() => tmp.cleanup());
+
+  const agent = (name: string, replies: Record<string, Reply>, trace?: string) =>
+    ({ kind: 'command', name, command: checkAgent(join(tmp.dir, `case-${n}`), name, replies, trace), cwd: process.cwd() }) as const;
+  const lines = (results: CaseResult[]) =>
+    results.map((r) => `${r.status} ${r.case.id} ${r.graders.map((g) => `${g.grader}:${g.pass ? 'ok' : g.reason}`).join(' | ')}`);
+
+  it('a faithful agent passes every case; the user file is byte-identical, its time unchanged, no scratch file left', async () => {
+    const bytes = readFileSync(file);
+    const mtime = statSync(file).mtimeMs;
+    const streamed: string[] = [];
+    const { report, interrupted } = await runCheck({
+      ...options,
+      agent: agent('faithful', FAITHFUL),
+      onResult: (r) => streamed.push(r.case.id),
+    });
+    assert.equal(interrupted, false);
+    assert.deepEqual(lines(report.results), [
+      'orphaned s1/main/9 ',
+      'pass s1/main/2 tools:ok | answer:ok',
+      'pass s1/main/3 tools:ok | answer:ok',
+      'pass s1/main/4 tools:ok | answer:ok',
+    ]);
+    // Each result was handed over as it finished, the orphan first.
+    assert.equal(streamed[0], 's1/main/9');
+    assert.deepEqual([...streamed].sort(), ['s1/main/2', 's1/main/3', 's1/main/4', 's1/main/9']);
+    const paris = report.results[1]!;
+    assert.deepEqual(paris.run!.trajectory, [{ name: 'get_weather', arguments: '{"city":"Paris"}', output: 'Paris: 18°C, sunny' }]);
+    assert.equal(paris.run!.answer, 'Sunny in Paris, 18°C.');
+    assert.equal(paris.run!.usage?.totalTokens, 40);
+    assert.equal(paris.run!.branchId, null);
+    // The replay summary names the case's own turn as its source, and the call as replayed.
+    assert.deepEqual(paris.run!.replay?.source, { branchId: 'main', turn: 2 });
+    assert.deepEqual(
+      paris.run!.replay?.marks.map((m) => [m.name, m.outcome]),
+      [['get_weather', 'replayed']],
+    );
+    assert.deepEqual(report.graders, ['tools', 'answer']);
+    assert.ok(readFileSync(file).equals(bytes), 'the session file changed');
+    assert.equal(statSync(file).mtimeMs, mtime);
+    assert.deepEqual(readdirSync(scratchParent), []);
+  });
+
+  it('a regressed agent (another tool, other arguments, another answer) fails the right cases with the reasons', async () => {
+    const regressed: Record<string, Reply> = {
+      ...FAITHFUL,
+      'Weather in Lyon?': { calls: [{ name: 'get_weather', arguments: '{"city":"Lyons"}' }], answer: 'Rain in Lyon, 12°C.' },
+      'Mail Ana the forecast': { calls: [{ name: 'post_slack', arguments: '{"to":"ana"}' }], answer: 'Posted.' },
+    };
+    const { report } = await runCheck({ ...options, agent: agent('regressed', regressed) });
+    assert.deepEqual(lines(report.results), [
+      'orphaned s1/main/9 ',
+      'pass s1/main/2 tools:ok | answer:ok',
+      // Other arguments: the names still agree (the tests' grader compares names); the call ran live, not replayed.
+      'pass s1/main/3 tools:ok | answer:ok',
+      'fail s1/main/4 tools:expected [send_email], got [post_slack] | answer:expected "I sent Ana the forecast.", got "Posted."',
+    ]);
+    const lyon = report.results[2]!.run!;
+    assert.deepEqual(lyon.trajectory, [{ name: 'get_weather', arguments: '{"city":"Lyons"}', output: 'get_weather ran live' }]);
+    assert.deepEqual(
+      lyon.replay?.marks.map((m) => m.outcome),
+      ['live'],
+    );
+  });
+
+  it('a run that fails is an error with its message; the other cases still run', async () => {
+    const dir = join(tmp.dir, `case-${n}`);
+    const { report } = await runCheck({
+      ...options,
+      cases: options.cases.slice(0, 1),
+      orphaned: [],
+      agent: {
+        kind: 'command',
+        name: 'broken',
+        command: `"${process.execPath}" -e "console.error('no config'); process.exit(3)"`,
+        cwd: dir,
+      },
+    });
+    assert.equal(report.results.length, 1);
+    assert.equal(report.results[0]!.status, 'error');
+    assert.match(report.results[0]!.error!, /exited with code 3 before sending any event\.\nstderr \(last lines\):\nno config/);
+  });
+
+  it('runs at most `concurrency` cases at once', async () => {
+    const slow: Record<string, Reply> = Object.fromEntries(Object.entries(FAITHFUL).map(([q, r]) => [q, { ...r, delayMs: 700 }]));
+    const overlap = async (concurrency: number): Promise<number> => {
+      const trace = join(tmp.dir, `case-${n}`, `trace-${concurrency}.txt`);
+      const { report } = await runCheck({ ...options, orphaned: [], concurrency, agent: agent(`slow${concurrency}`, slow, trace) });
+      assert.deepEqual(
+        report.results.map((r) => r.status),
+        ['pass', 'pass', 'pass'],
+      );
+      const events = readFileSync(trace, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' '))
+        .map(([kind, at]) => ({ d: kind === 'start' ? 1 : -1, at: Number(at) }))
+        .sort((a, b) => a.at - b.at || a.d - b.d);
+      let now = 0;
+      let most = 0;
+      for (const e of events) most = Math.max(most, (now += e.d));
+      return most;
+    };
+    assert.equal(await overlap(1), 1);
+    assert.equal(await overlap(3), 3);
+  });
+
+  it('an abort stops the running cases, starts no other and keeps what finished', async () => {
+    const replies: Record<string, Reply> = {
+      ...FAITHFUL,
+      'Weather in Lyon?': { answer: 'never', hang: true },
+      'Mail Ana the forecast': { answer: 'never', hang: true },
+    };
+    const controller = new AbortController();
+    const done: string[] = [];
+    const outcome = runCheck({
+      ...options,
+      concurrency: 2,
+      agent: agent('hangs', replies),
+      signal: controller.signal,
+      onResult: (r) => {
+        done.push(r.case.id);
+        // Paris has finished: Lyon hangs, Mail hangs once it starts in Paris's place. Stop while they run.
+        if (r.case.id === 's1/main/2') setTimeout(() => controller.abort(), 1500);
+      },
+    });
+    const { report, interrupted, unfinished } = await outcome;
+    assert.equal(interrupted, true);
+    assert.equal(unfinished, 2);
+    assert.deepEqual(lines(report.results), ['orphaned s1/main/9 ', 'pass s1/main/2 tools:ok | answer:ok']);
+    assert.deepEqual(done, ['s1/main/9', 's1/main/2']);
+    assert.equal(runningCommandCount(), 0);
+    assert.deepEqual(readdirSync(scratchParent), []);
+  });
+
+  it('--keep-branches: each run is a branch check-<n> of the user file; nothing else of it changes', async () => {
+    db.close();
+    const before = (await snapshot(file)) as Record<string, unknown>;
+    db = openSessionDatabase(file, { readonly: true });
+    const { report } = await runCheck({ ...options, db, keepBranches: true, agent: agent('faithful', FAITHFUL) });
+    assert.deepEqual(
+      report.results.map((r) => [r.case.id, r.status, r.run?.branchId ?? null]),
+      [
+        ['s1/main/9', 'orphaned', null],
+        ['s1/main/2', 'pass', 'check-1'],
+        ['s1/main/3', 'pass', 'check-2'],
+        ['s1/main/4', 'pass', 'check-3'],
+      ],
+    );
+    const after = (await snapshot(file)) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(after).sort(), ['check-1', 'check-2', 'check-3', 'main']);
+    assert.deepEqual(after.main, before.main);
+    assert.deepEqual(report.results[2]!.run!.replay?.source, { branchId: 'main', turn: 3 });
+  });
+});
