@@ -28,6 +28,8 @@ import { registerToolkit } from '../shared/toolkit';
 import type { TurnView, UsageSortKey } from '../../src/shared/protocol/conversationViews';
 import { turnCountLabel } from '../../src/shared/forkLabel';
 import { oneLine } from '../../src/shared/itemText';
+import { fillReplayBadges, revealCall } from './components/replayBadges';
+import type { RecordedCallRef } from './logic/replayViews';
 
 // Time origin of the first-screen measurement: this script starts as the panel becomes ready.
 const started = performance.now();
@@ -100,7 +102,9 @@ const whatIf: WhatIfCallbacks = {
   agents: () => agentChoices,
   selectedAgent: () => composer.agents.value,
   selectAgent,
-  start: async (turn, editedText, models, agent) => {
+  // The turn's calls as recorded where it ran (a shared turn's branch), what the form previews.
+  replayTable: (turn) => request('replay/table', { branchId: turn.sharedFrom ?? model.branchId, turn: turn.turn }),
+  start: async (turn, editedText, models, agent, tools) => {
     try {
       const params = {
         branchId: model.branchId,
@@ -109,6 +113,7 @@ const whatIf: WhatIfCallbacks = {
         editedText,
         models,
         ...(agent !== undefined ? { agent } : {}),
+        ...(tools !== undefined ? { tools } : {}),
       };
       return await request('whatIf/start', params);
     } catch (err) {
@@ -224,6 +229,9 @@ function drawPart(part: ViewPart): void {
     case 'reviews':
       turnList.setReviews((turn) => model.reviewOf(turn));
       return redrawReviewBar(detail, model.selectedTurn, reviewCallbacks);
+    case 'replay':
+      // The marks arrive apart from the items: the cards' badge slots are filled in place.
+      return fillReplayBadges(detail, model.replay?.badges, showRecordedCall);
     case 'timeline':
       // The trace store changed: an open Timeline reads its turn again (a closed one reads when opened).
       return reloadTimeline(detail);
@@ -247,6 +255,8 @@ function openLink(url: string): void {
 
 /** The turn the detail pane shows, and whether a redraw of it waits for an open form to close (logic/detailRedraw.ts). */
 let detailShown: string | null = null;
+/** The recorded call a badge's link asked for, until its turn is drawn. */
+let pendingCall: RecordedCallRef | undefined;
 let detailHeld = false;
 detail.addEventListener(FORM_CLOSED_EVENT, () => {
   if (detailHeld) keepDrafts(app, renderDetail);
@@ -272,7 +282,20 @@ function renderDetail(): void {
     linkTrace: async (turn) => (await request('trace/link', { branchId: turn.sharedFrom ?? model.branchId, turn: turn.turn })).linked,
     ...reviewCallbacks,
   });
+  fillReplayBadges(detail, model.replay?.badges, showRecordedCall);
+  // A badge's link led here: the recorded call's card, once its turn is drawn.
+  const items = model.items;
+  if (pendingCall && Array.isArray(items) && model.selectedTurn?.turn === pendingCall.turn && model.branchId === pendingCall.branchId) {
+    revealCall(detail, pendingCall.callId);
+    pendingCall = undefined;
+  }
   searchBar.itemsDrawn(model.selectedTurn?.turn ?? null);
+}
+
+/** A *replayed* badge's link: the branch and turn the recorded call is on, as the branch map shows a branch. */
+function showRecordedCall(ref: RecordedCallRef): void {
+  pendingCall = ref;
+  void model.reveal({ branchId: ref.branchId, turn: ref.turn });
 }
 
 /** The review bar's data and its changes (components/reviewBar.ts), shared by the detail and its redraws. */

@@ -21,6 +21,8 @@ import { latencyDeltaLabel, latencyLabel } from '../../../src/shared/latencyLabe
 import type { PairwiseOutcome } from '../../../src/shared/reviewVocabulary';
 import { el, type Child } from '../../shared/dom';
 import { t } from '../../shared/l10n';
+import { divergenceBlock } from '../../shared/replayDivergence';
+import type { ReplayCountsView } from '../../../src/shared/protocol/replay';
 
 const n = (v: number | null | undefined): string => (v === null || v === undefined ? '–' : v.toLocaleString('en-US'));
 
@@ -64,6 +66,29 @@ function latencyLine(s: CompareSideView, base: CompareSideView | null): string {
   return [t('took {0}', latencyLabel(ms) + vs), s.tracedRequests !== null ? t('{0} model requests', s.tracedRequests) : null]
     .filter(Boolean)
     .join(' · ');
+}
+
+/**
+ * The tool calls of the last run recorded on a column's branch (docs/replay.md): how many got their recorded output,
+ * ran live or matched nothing, and where that run left the recorded sequence.
+ */
+function replayStat(r: ReplayCountsView): HTMLElement {
+  return el(
+    'div',
+    { class: 'stat replay-stat', title: t('The tool calls of the last run recorded on this branch') },
+    el(
+      'div',
+      { class: 'replay-counts' },
+      t('Tool calls:'),
+      ' ',
+      el('span', { class: 'replay-count replay-replayed' }, t('{0} replayed', r.replayed)),
+      ' · ',
+      el('span', { class: `replay-count${r.live > 0 ? ' replay-live' : ''}` }, t('{0} live', r.live)),
+      r.unmatched > 0 ? ' · ' : null,
+      r.unmatched > 0 ? el('span', { class: 'replay-count replay-unmatched' }, t('{0} unmatched', r.unmatched)) : null,
+    ),
+    r.divergence ? divergenceBlock(r.divergence) : null,
+  );
 }
 
 /**
@@ -126,6 +151,7 @@ export function summaryCard(
           ),
         ),
       );
+    if (totals?.replay) body.push(replayStat(totals.replay));
     if (totals?.latency) {
       const l = totals.latency;
       const bl = bt?.latency ?? null;

@@ -7,6 +7,11 @@ import { t } from '../../shared/l10n';
 import { needsApiKey } from '../logic/runRemedy';
 import { tokenCountLabel } from '../logic/itemCount';
 import { AgentPicker } from './agentPicker';
+import { replayBadge } from './replayBadges';
+import { runCallBadge } from '../logic/replayViews';
+import { replaySummaryText } from '../../shared/logic/replayText';
+import { divergenceBlock } from '../../shared/replayDivergence';
+import type { ReplaySummary } from '../../../src/shared/protocol/replay';
 
 export interface ComposerCallbacks {
   /** `agent`: the picker's choice (undefined: the host's default). */
@@ -213,15 +218,20 @@ export class Composer {
         // A hosted tool by its people name ("web search"), as the turn list and the cards name it.
         add(el('p', { class: 'run-tool' }, `→ ${toolBadgeName(e.name)}(${e.arguments})`));
         return;
-      case 'tool/output':
+      case 'tool/output': {
+        // Replayed or live as the run decided it (docs/replay.md); the kept marks, with links, are on the turn's cards.
+        const badge = runCallBadge(e.replay);
         add(
           el(
             'pre',
             { class: 'run-tool-output' },
+            badge ? replayBadge(badge) : null,
+            badge ? ' ' : null,
             `← ${toolBadgeName(e.name)}: ${e.output.length > 600 ? e.output.slice(0, 600) + '…' : e.output}`,
           ),
         );
         return;
+      }
       case 'item/added':
         return;
       case 'run/completed':
@@ -235,6 +245,7 @@ export class Composer {
             `${t('Done')} · ${e.usage ? tokenCountLabel(e.usage.totalTokens) : t('no usage recorded')} · ${e.written.summary}`,
           ),
         );
+        if (e.replay) add(replaySummaryBlock(e.replay));
         break;
       case 'run/failed': {
         // A run that failed before its agent was known (no key, a locked file) never answered: no status line.
@@ -250,6 +261,8 @@ export class Composer {
         const button = this.apiKeyButton(needsApiKey(e.failure, e.status, e.message));
         if (button) add(button);
         add(el('p', { class: 'run-written' }, e.written.summary));
+        // What the run did with its tools before it failed (a strict refusal names the call in the message above).
+        if (e.replay) add(replaySummaryBlock(e.replay));
         const dismiss = el('vscode-button', { appearance: 'secondary', class: 'run-dismiss' }, t('Dismiss'));
         dismiss.addEventListener('click', () => {
           run.block.remove();
@@ -286,4 +299,17 @@ export class Composer {
     this.clearEnded();
     this.log.appendChild(el('p', { class: 'run-error', role: 'alert' }, message));
   }
+}
+
+/**
+ * A run's tool calls in its summary: "3 tool calls replayed, 1 ran live (send_email)." and, when it left the recorded
+ * sequence, the step with the recorded and the actual call and one line per differing argument.
+ */
+function replaySummaryBlock(summary: ReplaySummary): HTMLElement {
+  return el(
+    'div',
+    { class: 'run-replay' },
+    el('p', { class: 'run-replay-summary' }, replaySummaryText(summary)),
+    summary.divergence ? divergenceBlock(summary.divergence) : null,
+  );
 }

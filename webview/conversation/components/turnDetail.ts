@@ -2,7 +2,15 @@ import { branchNameProblem, suggestedBranchName } from '../../../src/shared/bran
 import { displayType, isMessageItem, isRecord, messageText, outputText, prettyJson } from '../../../src/shared/itemText';
 import type { CopyPart } from '../../../src/shared/protocol/conversation';
 import { itemTitle } from '../../../src/shared/itemTitles';
-import { builtinToolView, outputImages, pairToolItems, pairedToolName, toolRole, type ToolItemView } from '../../../src/shared/toolItems';
+import {
+  builtinToolView,
+  callIdOf,
+  outputImages,
+  pairToolItems,
+  pairedToolName,
+  toolRole,
+  type ToolItemView,
+} from '../../../src/shared/toolItems';
 import type { ItemView, TimelineView, TurnView } from '../../../src/shared/protocol/conversationViews';
 import { renderTimeline } from './timeline';
 import { renderReviewBar, type ReviewBarState } from './reviewBar';
@@ -14,6 +22,7 @@ import { turnLabel } from '../logic/itemCount';
 import { t } from '../../shared/l10n';
 import { renderMarkdown } from './markdown';
 import { whatIfActions, type WhatIfCallbacks } from './whatIfForm';
+import { replayBadgeSlot } from './replayBadges';
 
 /** Outputs longer than this are collapsed until the user expands them. */
 const LONG_OUTPUT_CHARS = 1200;
@@ -345,10 +354,13 @@ function itemCard(turn: TurnView, item: ItemView, cb: TurnDetailCallbacks, toolN
     replaceChildren(body, raw ? el('pre', { class: 'raw' }, item.corrupt ? (item.raw ?? '') : item.json) : itemBody(item, cb));
     rawToggle.setAttribute('aria-pressed', raw ? 'true' : 'false');
   });
+  // A call's replay badge (components/replayBadges.ts) goes in this slot when its marks arrive.
+  const callId = item.corrupt || toolRole(item.item) !== 'call' ? undefined : callIdOf(item.item);
   const header = el(
     'div',
     { class: 'item-header' },
     el('span', { class: `item-title type-${cls}`, title: `${title} (${item.type})` }, title),
+    callId !== undefined ? replayBadgeSlot(callId) : null,
     el('span', { class: 'item-time', title: item.createdAt ?? '' }, item.createdAt ?? ''),
     el(
       'span',

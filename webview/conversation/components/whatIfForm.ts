@@ -11,12 +11,25 @@ import { FORM_CLOSED_EVENT } from '../logic/detailRedraw';
 import { t } from '../../shared/l10n';
 import { AgentPicker } from './agentPicker';
 import type { AgentChoicesView } from '../../../src/shared/agentChoices';
+import { TOOLS_MODES, type ReplayTableView, type ToolsMode } from '../../../src/shared/protocol/replay';
+import { replayPreviewRows, toolsModeLabel } from '../logic/replayViews';
 
 export interface WhatIfCallbacks {
   /** The models the host offers (the configured one first). */
   models(): Promise<WhatIfModelsView>;
-  /** Starts the runs (`editedText` null: the message as stored); resolves with them, or with the error text. */
-  start(turn: TurnView, editedText: string | null, models: string[], agent: string | undefined): Promise<WhatIfStartedView | string>;
+  /**
+   * Starts the runs (`editedText` null: the message as stored; `tools` undefined: the setting's mode); resolves with
+   * them, or with the error text.
+   */
+  start(
+    turn: TurnView,
+    editedText: string | null,
+    models: string[],
+    agent: string | undefined,
+    tools: ToolsMode | undefined,
+  ): Promise<WhatIfStartedView | string>;
+  /** The turn's recorded tool calls and the default tools mode (`replay/table`), for the form's preview. */
+  replayTable(turn: TurnView): Promise<ReplayTableView>;
   /** The agent choices as last received (undefined before the first), for the form's picker. */
   agents(): AgentChoicesView | undefined;
   /** The workspace's choice of agent: what *Retry from here* (which has no form) runs with. */
@@ -33,6 +46,13 @@ function startedText(started: WhatIfStartedView): string {
   return started.runs.length > 1
     ? t('Running on {0}; the comparison opens when they finish.', names)
     : t('Running on {0}; the comparison opens when it finishes.', names);
+}
+
+/** What *Retry from here* (which has no form) says about its tools: the default mode, named. */
+function defaultToolsText(table: ReplayTableView | undefined): string {
+  return table
+    ? t('Tool calls: {0} (the default, agentSessions.replay.mode).', toolsModeLabel(table.mode))
+    : t('Tool calls: the default of agentSessions.replay.mode.');
 }
 
 /**
@@ -68,9 +88,11 @@ export function whatIfActions(turn: TurnView, userText: string, cb: WhatIfCallba
     void (async () => {
       busy(true);
       status.textContent = '';
-      const m = await models();
-      const result = m ? await cb.start(turn, null, [m.configured], cb.selectedAgent()) : undefined;
-      if (result !== undefined) status.textContent = typeof result === 'string' ? result : startedText(result);
+      // Only to say which mode it runs in: the host applies its default itself, so an unreadable table stops nothing.
+      const [m, table] = await Promise.all([models(), cb.replayTable(turn).catch(() => undefined)]);
+      const result = m ? await cb.start(turn, null, [m.configured], cb.selectedAgent(), undefined) : undefined;
+      if (result !== undefined)
+        status.textContent = typeof result === 'string' ? result : `${startedText(result)} ${defaultToolsText(table)}`;
       busy(false);
     })();
   });
@@ -78,7 +100,10 @@ export function whatIfActions(turn: TurnView, userText: string, cb: WhatIfCallba
     void (async () => {
       busy(true);
       status.textContent = '';
-      const m = await models();
+      const [m, table] = await Promise.all([
+        models(),
+        cb.replayTable(turn).catch((err: unknown) => (err instanceof Error ? err.message : String(err))),
+      ]);
       if (!m) return busy(false);
       const close = (message?: string): void => {
         replaceChildren(slot);
@@ -86,7 +111,7 @@ export function whatIfActions(turn: TurnView, userText: string, cb: WhatIfCallba
         busy(false);
         wrap.dispatchEvent(new Event(FORM_CLOSED_EVENT, { bubbles: true }));
       };
-      replaceChildren(slot, editor(mode, turn, userText, m, cb, close, scope));
+      replaceChildren(slot, editor(mode, turn, userText, m, table, cb, close, scope));
     })();
   };
   edit.addEventListener('click', () => open('edit'));
@@ -99,6 +124,8 @@ function editor(
   turn: TurnView,
   userText: string,
   offered: WhatIfModelsView,
+  /** The turn's replay table, or why it could not be read. */
+  table: ReplayTableView | string,
   cb: WhatIfCallbacks,
   close: (message?: string) => void,
   /** The branch and turn: with the mode, the text's draft key (shared/drafts.ts). */
@@ -154,7 +181,7 @@ function editor(
   const send = async (): Promise<void> => {
     if (validate()) return;
     submit.setAttribute('disabled', '');
-    const result = await cb.start(turn, text ? text.value : null, picked(), agents.value);
+    const result = await cb.start(turn, text ? text.value : null, picked(), agents.value, tools.value());
     if (typeof result === 'string') {
       message.textContent = result;
       submit.removeAttribute('disabled');
@@ -174,6 +201,7 @@ function editor(
   const agents = new AgentPicker((id) => cb.selectAgent(id), false);
   const offeredAgents = cb.agents();
   if (offeredAgents) agents.update(offeredAgents);
+  const tools = toolsChoice(table, scope, mode);
   validate();
   window.setTimeout(() => (text ?? boxes()[0])?.focus(), 0);
   return el(
@@ -196,7 +224,82 @@ function editor(
         : null,
     ),
     agents.element,
+    tools.element,
     el('div', { class: 'what-if-buttons' }, submit, cancel),
     message,
+  );
+}
+
+/**
+ * The form's tools mode (docs/replay.md), starting on the default the host said, and the preview of what replay gives
+ * back: the turn's recorded calls (arguments and output cut short), and the calls the provider ran, which no re-run
+ * can replay. The radios are not drafts (shared/drafts.ts keeps typed text): the open form holds the detail's
+ * redraws, so they are never drawn again under the user.
+ */
+function toolsChoice(
+  table: ReplayTableView | string,
+  scope: string,
+  formMode: Mode,
+): { element: HTMLElement; value(): ToolsMode | undefined } {
+  const hints: Record<ToolsMode, string> = {
+    replay: t('A call that matches a recorded one gets its recorded output; the tool does not run. Any other call runs live.'),
+    strict: t('A call that matches no recorded one fails the run before the tool runs; nothing is written.'),
+    live: t('Every tool runs again, as it did then.'),
+  };
+  const name = `what-if-tools ${formMode} ${scope}`;
+  const radios = TOOLS_MODES.map((m) =>
+    el('input', { type: 'radio', class: 'what-if-tools-mode', name, value: m, checked: typeof table !== 'string' && table.mode === m }),
+  );
+  const choices = TOOLS_MODES.map((m, i) =>
+    el('label', { class: 'what-if-choice', title: hints[m] }, radios[i] ?? null, toolsModeLabel(m)),
+  );
+  const element = el('fieldset', { class: 'what-if-tools' }, el('legend', {}, t('Tool calls')), ...choices, replayPreview(table));
+  return { element, value: () => (radios.find((r) => r.checked)?.value as ToolsMode | undefined) ?? undefined };
+}
+
+function replayPreview(table: ReplayTableView | string): HTMLElement {
+  if (typeof table === 'string')
+    return el(
+      'p',
+      { class: 'what-if-hint replay-preview-error', role: 'status' },
+      t('The recorded tool calls could not be read: {0}', table),
+    );
+  const rows = replayPreviewRows(table);
+  if (rows.length === 0) return el('p', { class: 'what-if-hint replay-preview-empty' }, t('This turn called no tools: nothing to replay.'));
+  const body = el('tbody');
+  for (const row of rows) {
+    if (row.kind === 'hosted') {
+      body.appendChild(
+        el(
+          'tr',
+          { class: 'replay-hosted' },
+          el('td', { class: 'replay-tool' }, row.name),
+          el('td', { colspan: 2, class: 'replay-not-replayable' }, t('run by the provider: cannot be replayed')),
+        ),
+      );
+      continue;
+    }
+    body.appendChild(
+      el(
+        'tr',
+        { class: 'replay-call', title: row.callId },
+        el('td', { class: 'replay-tool' }, row.name),
+        el('td', { class: 'replay-arguments' }, row.arguments),
+        row.output === null
+          ? el('td', { class: 'replay-output replay-no-output' }, t('no output recorded'))
+          : el('td', { class: 'replay-output' }, row.output),
+      ),
+    );
+  }
+  return el(
+    'div',
+    { class: 'replay-preview' },
+    el(
+      'table',
+      { class: 'replay-table', 'aria-label': t('Recorded tool calls of turn {0}', table.turn) },
+      el('thead', {}, el('tr', {}, el('th', {}, t('Tool')), el('th', {}, t('Arguments')), el('th', {}, t('Recorded output')))),
+      body,
+    ),
+    table.nameOnly.length > 0 ? el('p', { class: 'what-if-hint' }, t('Matched by name alone: {0}', table.nameOnly.join(', '))) : null,
   );
 }

@@ -15,6 +15,8 @@ import type { RunEvent } from '../../../src/shared/protocol/runEvents';
 import { RunTracker } from './runTracker';
 import type { BranchLatencyView, TurnLatencyView } from '../../../src/shared/protocol/latencyViews';
 import type { BranchReviewsView, TurnReviewChangeView, TurnReviewView } from '../../../src/shared/protocol/reviewViews';
+import type { ReplayMarksView } from '../../../src/shared/protocol/replay';
+import { callBadges, type CallBadge } from './replayViews';
 import type {
   ItemView,
   RevealView,
@@ -36,8 +38,9 @@ export type RequestFn = <M extends RequestMethod>(
 
 /** What the renderer redraws when the model tells it. */
 /** `latency`: the branch's turns' latency arrived (the list's figures, the heading's p50/p95); `timeline`: the trace
- * store changed, so an open Timeline reads its turn again. */
-export type ViewPart = 'session' | 'turns' | 'selection' | 'items' | 'tables' | 'tools' | 'banner' | 'latency' | 'timeline' | 'reviews';
+ * store changed, so an open Timeline reads its turn again; `replay`: the selected turn's calls' replay marks arrived. */
+export type ViewPart =
+  'session' | 'turns' | 'selection' | 'items' | 'tables' | 'tools' | 'banner' | 'latency' | 'timeline' | 'reviews' | 'replay';
 
 /** Which of the view's windows a notice makes it re-request. */
 export interface RefreshPlan {
@@ -49,6 +52,8 @@ export interface RefreshPlan {
   latency: boolean;
   /** The shown branch's turn reviews (`reviews/get`). */
   reviews: boolean;
+  /** The replay marks of the selected turn's calls (`replay/marks` of the branch that ran it). */
+  replay: boolean;
 }
 
 export function refreshPlan(what: readonly ChangeKind[], tablesOpen: boolean): RefreshPlan {
@@ -65,6 +70,9 @@ export function refreshPlan(what: readonly ChangeKind[], tablesOpen: boolean): R
       tablesOpen && (turns || what.includes('usage') || what.includes('branches') || what.includes('pricing') || what.includes('traces')),
     latency: turns || what.includes('branches') || what.includes('traces'),
     reviews: turns || what.includes('branches') || what.includes('reviews'),
+    // Marks are kept apart from the file: a run records them after it wrote its turn, and says so with its own notice.
+    // (Another turn or branch selected reads its branch's marks with its items.)
+    replay: all || what.includes('replay'),
   };
 }
 
@@ -102,7 +110,7 @@ interface TurnWindow {
 const STALE = Symbol('stale');
 type Stale = typeof STALE;
 
-const NOTHING: RefreshPlan = { session: false, turns: false, items: false, tables: false, latency: false, reviews: false };
+const NOTHING: RefreshPlan = { session: false, turns: false, items: false, tables: false, latency: false, reviews: false, replay: false };
 const union = (a: RefreshPlan, b: RefreshPlan): RefreshPlan => ({
   session: a.session || b.session,
   turns: a.turns || b.turns,
@@ -110,6 +118,7 @@ const union = (a: RefreshPlan, b: RefreshPlan): RefreshPlan => ({
   tables: a.tables || b.tables,
   latency: a.latency || b.latency,
   reviews: a.reviews || b.reviews,
+  replay: a.replay || b.replay,
 });
 
 export class ConversationModel {
@@ -164,6 +173,11 @@ export class ConversationModel {
   reviews: BranchReviewsView | undefined;
   reviewsError: string | undefined;
   private reviewByTurn = new Map<string, TurnReviewView>();
+  /**
+   * The replay marks of the branch that ran the selected turn (its own, or a shared turn's `sharedFrom`), and the
+   * badge of each of its calls by call id; undefined until read. A store that cannot be read shows no badges.
+   */
+  replay: { branchId: string; view: ReplayMarksView | undefined; badges: Map<string, CallBadge> } | undefined;
   /** The last request error, shown until the next branch list arrives. */
   error: string | undefined;
   /** Whether the list should scroll to the selected turn. */
@@ -295,13 +309,13 @@ export class ConversationModel {
   /** A tree command asked to show a branch (null: the one shown) and turn. */
   async reveal(reveal: RevealView): Promise<void> {
     this.place(reveal.branchId ?? this.branchId, startAfterFor(reveal.turn), reveal.turn ?? undefined);
-    await this.refresh({ session: false, turns: true, items: true, tables: true, latency: true, reviews: true });
+    await this.refresh({ session: false, turns: true, items: true, tables: true, latency: true, reviews: true, replay: false });
   }
 
   /** Shows a branch from its first turn, on to `keepTurn` if given (moving between branches at a fork). */
   async showBranch(branchId: string, keepTurn?: number): Promise<void> {
     this.place(branchId, null, keepTurn);
-    await this.refresh({ session: false, turns: true, items: true, tables: true, latency: true, reviews: true });
+    await this.refresh({ session: false, turns: true, items: true, tables: true, latency: true, reviews: true, replay: false });
   }
 
   async selectTurn(turn: number, scroll = false): Promise<void> {
@@ -426,6 +440,32 @@ export class ConversationModel {
     });
   }
 
+  /** The branch whose replay marks the selected turn's calls have: the one that ran it. */
+  private get replayOwner(): string {
+    return this.selectedTurn?.sharedFrom ?? this.branchId;
+  }
+
+  /**
+   * The replay marks of the selected turn's branch: read again when `force` (a notice, new turns), else only when the
+   * selection moved to a turn another branch ran.
+   */
+  private async reloadReplay(force: boolean): Promise<void | Stale> {
+    const owner = this.replayOwner;
+    if (!force && this.replay?.branchId === owner) return;
+    let view: ReplayMarksView | undefined;
+    try {
+      const got = await this.fetch('replay/marks', { branchId: owner });
+      if (got === STALE) return STALE;
+      view = got;
+    } catch {
+      // The marks are an addition to the cards: a store that cannot be read leaves them unmarked, the turn still shows.
+      view = undefined;
+    }
+    if (this.replayOwner !== owner) return; // the user moved on; that move reads its own
+    this.replay = { branchId: owner, view, badges: callBadges(view) };
+    this.changed('replay');
+  }
+
   async startRun(input: string, agent?: string): Promise<void> {
     this.runId = (await this.request('run/start', { branchId: this.branchId, input, ...(agent !== undefined ? { agent } : {}) })).runId;
   }
@@ -530,7 +570,7 @@ export class ConversationModel {
       } else if (this.nav === nav && branchId !== this.window.branchId) {
         // The branch shown is gone: fall back, from its first turn.
         this.place(branchId, null, undefined);
-        plan = { ...plan, turns: true, items: true, tables: true, latency: true, reviews: true };
+        plan = { ...plan, turns: true, items: true, tables: true, latency: true, reviews: true, replay: false };
       }
     }
     if (plan.turns) {
@@ -546,6 +586,8 @@ export class ConversationModel {
     }
     if (plan.latency && (await this.reloadLatency()) === STALE) return false;
     if (plan.reviews && (await this.reloadReviews()) === STALE) return false;
+    // Before the items, so the cards are drawn with their badges; a turn of another branch than the marks' reads its own.
+    if ((plan.replay || plan.items) && (await this.reloadReplay(plan.replay)) === STALE) return false;
     if (plan.items && (await this.reloadItems()) === STALE) return false;
     if (plan.tables && (await this.reloadTables()) === STALE) return false;
     if (plan.tables && (await this.reloadTools()) === STALE) return false;

@@ -146,7 +146,15 @@ describe('conversation view data flow', () => {
     const host = new TestHost(db);
     const model = new ConversationModel(host.request, () => undefined);
     await model.start(null);
-    assert.deepEqual(host.take(), ['view/ready', 'session/get', 'turns/get', 'branch/latency', 'reviews/get', 'turn/items']);
+    assert.deepEqual(host.take(), [
+      'view/ready',
+      'session/get',
+      'turns/get',
+      'branch/latency',
+      'reviews/get',
+      'replay/marks',
+      'turn/items',
+    ]);
     assert.deepEqual(
       model.turns.map((t) => t.preview),
       ['question 1', 'question 2', 'question 3'],
@@ -169,11 +177,13 @@ describe('conversation view data flow', () => {
     assert.deepEqual(host.take(), ['branch/latency', 'tables/get'], "the trace store's change: latency and the table's latency column");
     await model.noticeReceived({ seq: 6, what: ['reviews'] });
     assert.deepEqual(host.take(), ['reviews/get'], 'a review changed: the verdicts only');
+    await model.noticeReceived({ seq: 7, what: ['replay'] });
+    assert.deepEqual(host.take(), ['replay/marks'], "a run recorded replay marks: the selected turn's branch's marks only");
     assert.equal(model.turns.length, 4);
     assert.equal(model.session?.branches[0]?.userTurns, 4);
     assert.equal(model.selectedTurn?.turn, 1, 'the selection stays');
 
-    await model.noticeReceived({ seq: 6, what: ['database'] });
+    await model.noticeReceived({ seq: 7, what: ['database'] });
     await model.noticeReceived({ seq: 2, what: ['database'] });
     assert.deepEqual(host.take(), [], 'a notice not newer than the last one seen is ignored');
   });
@@ -285,6 +295,7 @@ describe('conversation view data flow', () => {
       tables: false,
       latency: false,
       reviews: false,
+      replay: false,
     });
     assert.deepEqual(refreshPlan(['usage'], false), {
       session: false,
@@ -293,6 +304,7 @@ describe('conversation view data flow', () => {
       tables: false,
       latency: false,
       reviews: false,
+      replay: false,
     });
     assert.deepEqual(refreshPlan(['database'], true), {
       session: true,
@@ -301,6 +313,7 @@ describe('conversation view data flow', () => {
       tables: true,
       latency: true,
       reviews: true,
+      replay: true,
     });
     // The trace store changed: latency (and the Tokens table's latency column), nothing of the file.
     assert.deepEqual(refreshPlan(['traces'], true), {
@@ -310,6 +323,7 @@ describe('conversation view data flow', () => {
       tables: true,
       latency: true,
       reviews: false,
+      replay: false,
     });
     assert.deepEqual(refreshPlan(['traces'], false), {
       session: false,
@@ -318,6 +332,7 @@ describe('conversation view data flow', () => {
       tables: false,
       latency: true,
       reviews: false,
+      replay: false,
     });
     // Reviews changed: only the verdicts.
     assert.deepEqual(refreshPlan(['reviews'], true), {
@@ -327,6 +342,17 @@ describe('conversation view data flow', () => {
       tables: false,
       latency: false,
       reviews: true,
+      replay: false,
+    });
+    // A run recorded replay marks (kept apart from the file): only the marks of the selected turn's calls.
+    assert.deepEqual(refreshPlan(['replay'], true), {
+      session: false,
+      turns: false,
+      items: false,
+      tables: false,
+      latency: false,
+      reviews: false,
+      replay: true,
     });
     const session = {
       dbPath: '/x.db',

@@ -174,6 +174,8 @@ class RunHost {
         };
       case 'branch/latency':
         return { branchId: (params as { branchId: string }).branchId, turns: [], turnCount: 0, partial: false, p50Ms: null, p95Ms: null };
+      case 'replay/marks':
+        return { marks: [], runs: [] };
       case 'run/start':
         return { runId: 'composer' };
       case 'run/stop':
@@ -239,7 +241,13 @@ describe('conversation model: runs', () => {
     host.branches.retry = 2;
     await model.runEvent(started('a', 'retry', { branchId: 'main', turn: 2 }));
     assert.equal(model.branchId, 'retry');
-    assert.deepEqual(host.take(), ['turns/get retry', 'branch/latency retry', 'reviews/get retry', 'turn/items retry']);
+    assert.deepEqual(host.take(), [
+      'turns/get retry',
+      'branch/latency retry',
+      'reviews/get retry',
+      'replay/marks retry',
+      'turn/items retry',
+    ]);
     await model.runEvent(started('b', 'retry-2', { branchId: 'main', turn: 2 }));
     assert.equal(model.branchId, 'retry', 'a second fork does not take the view away');
     assert.deepEqual(host.take(), []);
@@ -265,6 +273,7 @@ describe('conversation model: runs', () => {
       'turns/get retry',
       'branch/latency retry',
       'reviews/get retry',
+      'replay/marks retry',
       'turn/items retry',
       'turns/get retry',
       'branch/latency retry',
