@@ -74,8 +74,17 @@ export default tseslint.config(
     files: ['src/cli/**/*.ts'],
     rules: restrict([
       {
-        group: ['vscode', '**/extension/**', '**/agents/*', '!**/agents/command', '!**/agents/sdkSpans', '**/webview/**'],
-        message: 'The CLI may use src/store, src/shared and src/agents/command (no agent SDK), nothing else of src/agents.',
+        group: [
+          'vscode',
+          '**/extension/**',
+          '**/agents/*',
+          '!**/agents/command',
+          '!**/agents/check',
+          '!**/agents/sdkSpans',
+          '**/webview/**',
+        ],
+        message:
+          'The CLI may use src/store, src/shared, src/agents/command and src/agents/check (no agent SDK), nothing else of src/agents.',
       },
       { group: ['better-sqlite3', 'node:sqlite'], message: 'Only src/store/drivers may load a SQLite driver.' },
       { group: ['pg', 'ioredis'], message: 'Only src/store/remote may load the PostgreSQL and Redis drivers.' },
@@ -129,9 +138,10 @@ export default tseslint.config(
     ]),
   },
   {
-    // What the CLI's `run` bundles must load no agent SDK: the command runner, and the SDK-span conversion it shares
-    // with the extension's runs (types from the SDK are erased, so they are allowed).
-    files: ['src/agents/command/**/*.ts', 'src/agents/sdkSpans.ts'],
+    // What the CLI's `run` and `check` bundle must load no agent SDK: the command runner, the check (its cases, scratch
+    // storage, graders and reports), and the SDK-span conversion it shares with the extension's runs (types from the
+    // SDK are erased, so they are allowed).
+    files: ['src/agents/command/**/*.ts', 'src/agents/check/**/*.ts', 'src/agents/sdkSpans.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',

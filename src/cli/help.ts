@@ -1,4 +1,5 @@
 /** The CLI's help texts: `agent-sessions --help` and `agent-sessions <command> --help`. */
+import { CHECK_HELP } from './checkHelp';
 
 export const MAIN_HELP = `agent-sessions: look at OpenAI Agents SDK session stores (SQLite files, PostgreSQL, Redis) from a terminal
 
@@ -13,6 +14,7 @@ Commands:
   export [file] <session>         Markdown, JSON (lossless) or JSONL (@openai/agents input items)
   import <file>                   a JSON or JSONL export into a new session of a database file
   run [file] <session>            run your own agent command on a branch (a what-if outside VS Code)
+  check [file] --reviews <file>   re-run the reviewed turns through your agent and grade them (CI: JUnit, exit code)
   otlp --store <traces.db>        receive OTLP traces over HTTP (JSON or protobuf) into a trace store
   traces <action> --store <file>  import OTLP JSON files, list or show traces, export a session's spans
   review <action> --store <file>  list, export or import review data (verdicts, pairwise verdicts, corrections)
@@ -46,6 +48,7 @@ already there only with --force. Each appears only when complete, written under 
 `;
 
 export const COMMAND_HELP: Record<string, string> = {
+  check: CHECK_HELP,
   mcp: `Usage: agent-sessions mcp [--store <file or address>]... [--traces <traces.db>] [--only-stores]
 
 A Model Context Protocol server on stdin/stdout, for coding agents (Claude Code, Codex, Cursor, VS Code): it lets

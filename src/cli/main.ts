@@ -54,6 +54,14 @@ const OPTIONS = {
   'context-turns': { type: 'string' },
   reviews: { type: 'string' },
   force: { type: 'boolean' },
+  query: { type: 'string' },
+  grader: { type: 'string', multiple: true },
+  concurrency: { type: 'string' },
+  junit: { type: 'string' },
+  markdown: { type: 'string' },
+  save: { type: 'string' },
+  baseline: { type: 'string' },
+  'keep-branches': { type: 'boolean' },
 } as const;
 
 /** Which options each command takes beyond the common ones. */
@@ -66,6 +74,23 @@ const ALLOWED: Record<string, readonly string[]> = {
   export: ['branch', 'format', 'output', 'reviews', 'force'],
   import: ['session', 'create-tables'],
   run: ['branch', 'from-turn', 'command', 'url', 'message', 'model', 'name', 'timeout', 'tools', 'match-name-only'],
+  check: [
+    'reviews',
+    'command',
+    'url',
+    'query',
+    'tools',
+    'match-name-only',
+    'grader',
+    'concurrency',
+    'timeout',
+    'junit',
+    'markdown',
+    'save',
+    'baseline',
+    'keep-branches',
+    'force',
+  ],
   otlp: ['store', 'listen', 'max-spans', 'max-age-days'],
   traces: ['store', 'session', 'branch', 'output', 'unlinked', 'force'],
   review: ['store', 'session', 'output', 'force'],
@@ -139,7 +164,7 @@ export async function runCli(argv: string[]): Promise<number> {
     // session id never turns into a path).
     const fileFirst =
       v.db === undefined &&
-      !['import', 'otlp', 'traces', 'review', 'dataset'].includes(command) &&
+      !['import', 'otlp', 'traces', 'review', 'dataset', 'check'].includes(command) &&
       rest.length >= 2 &&
       (isFile(rest[0]!) || isServerAddress(rest[0]!));
     const db = fileFirst ? rest.shift() : v.db;
@@ -191,6 +216,35 @@ export async function runCli(argv: string[]): Promise<number> {
           (text) => void process.stdout.write(text),
         );
         return ok ? EXIT.ok : EXIT.error;
+      }
+      case 'check': {
+        if (rest.length > 1) throw new UsageError('check takes one session file');
+        // Loaded on use, as run's runner is: the AG-UI schemas are most of the bundle's size.
+        const { checkCommand } = await import('./checkCommand');
+        return await checkCommand(
+          {
+            file: rest[0] ?? v.db,
+            reviews: v.reviews,
+            command: v.command,
+            url: v.url,
+            query: v.query,
+            tools: v.tools,
+            matchNameOnly: v['match-name-only'] ?? [],
+            graders: v.grader ?? [],
+            concurrency: positiveInt('concurrency', v.concurrency),
+            timeoutSeconds: positiveInt('timeout', v.timeout),
+            junit: v.junit,
+            markdown: v.markdown,
+            save: v.save,
+            baseline: v.baseline,
+            keepBranches: v['keep-branches'] === true,
+            force: v.force === true,
+            json,
+            color: term.color,
+            signal: controller.signal,
+          },
+          (text) => void process.stdout.write(text),
+        );
       }
       case 'otlp': {
         if (rest.length > 0) throw new UsageError('otlp takes no arguments (--listen, --store)');

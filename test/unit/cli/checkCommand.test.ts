@@ -1,0 +1,221 @@
+/**
+ * `agent-sessions check` (the CLI from source, as a child process) with the scripted agent command of the check's
+ * tests (test/unit/agents/check/checkAgentKit.ts): the usage errors refused before any run, the line per case, the
+ * closing line, the exit codes, --json, and Ctrl+C.
+ */
+import { strict as assert } from 'node:assert';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../../support/tempFiles';
+import { ROOT } from '../store/export/exportFixtures';
+import { FAITHFUL, checkAgent, seedCheckSession, seedReviews, type Reply } from '../agents/check/checkAgentKit';
+import { ReviewStore } from '../../../src/store/reviews/reviewStore';
+
+const CLI = ['--no-warnings', '--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts')];
+const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1' };
+
+describe('agent-sessions check (the CLI from source, a scripted agent command)', function () {
+  this.timeout(120_000);
+  const tmp = tempDir('asi-cli-check-');
+  let dir: string;
+  let db: string;
+  let reviews: string;
+  let n = 0;
+
+  beforeEach(async () => {
+    dir = join(tmp.dir, `t${++n}`);
+    mkdirSync(dir);
+    db = join(dir, 'conversations.db');
+    await seedCheckSession(db);
+    reviews = join(dir, 'reviews.db');
+    await seedReviews(reviews, db);
+  });
+  after(() => tmp.cleanup());
+
+  function cli(args: string[]) {
+    const r = spawnSync(process.execPath, [...CLI, ...args], { cwd: ROOT, encoding: 'utf8', env: ENV, timeout: 90_000 });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  }
+  const agent = (name: string, replies: Record<string, Reply>) => checkAgent(dir, name, replies);
+  /** The lines with their times taken out (they vary). */
+  const steady = (text: string) => text.replace(/\d+\.\d s/g, 'T s');
+
+  it('refuses bad arguments with exit code 2 before running anything', () => {
+    const command = agent('never-run', FAITHFUL);
+    const cases: [string[], RegExp][] = [
+      [['check', db, '--reviews', reviews], /check needs exactly one of --command and --url/],
+      [['check', db, '--reviews', reviews, '--command', command, '--url', 'http://127.0.0.1:9/'], /exactly one of --command and --url/],
+      [['check', db, '--reviews', reviews, '--command', command, '--tools', 'mock'], /--tools takes replay, strict or live, got 'mock'/],
+      [
+        ['check', db, '--reviews', reviews, '--command', command, '--concurrency', '0'],
+        /--concurrency is a whole number from 1 to 32, got 0/,
+      ],
+      [
+        ['check', db, '--reviews', reviews, '--command', command, '--concurrency', '33'],
+        /--concurrency is a whole number from 1 to 32, got 33/,
+      ],
+      [['check', db, '--reviews', reviews, '--command', command, '--grader', 'vibes'], /--grader: "vibes" is not a grader/],
+      [['check', db, '--reviews', reviews, '--command', command, '--grader', 'model'], /--grader: The model grader needs an API key/],
+      [['check', db, '--reviews', reviews, '--command', command, '--query', 'is:great'], /--query: Unknown filter "is:great"/],
+      [['check', db, '--command', command], /name its store with --reviews <file> \(.*conversations\.db\.reviews\.db does not exist\)/],
+      [['check', db, '--reviews', reviews, '--command', command, '--message', 'hi'], /check takes no --message/],
+    ];
+    for (const [args, message] of cases) {
+      const r = cli(args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, message);
+      assert.equal(r.stdout, '');
+    }
+  });
+
+  it('a faithful agent: one line per case, the closing line, which graders ran, exit 0; the file unchanged', () => {
+    const bytes = readFileSync(db);
+    const mtime = statSync(db).mtimeMs;
+    const r = cli([
+      'check',
+      db,
+      '--reviews',
+      reviews,
+      '--command',
+      agent('faithful', FAITHFUL),
+      '--grader',
+      'trajectory',
+      '--grader',
+      'answer:contains',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = steady(r.stdout).split('\n');
+    assert.equal(lines[0], 'ORPHANED s1/main/9  the turn is gone');
+    assert.deepEqual(lines.slice(1, 4).sort(), [
+      'PASS s1/main/2  trajectory ✓ answer:contains ✓  40 tok  T s',
+      'PASS s1/main/3  trajectory ✓ answer:contains ✓  40 tok  T s',
+      'PASS s1/main/4  trajectory ✓ answer:contains ✓  40 tok  T s',
+    ]);
+    assert.deepEqual(lines.slice(4), ['3 passed, 0 failed, 1 orphaned', 'graders: trajectory, answer:contains', '']);
+    assert.ok(readFileSync(db).equals(bytes));
+    assert.equal(statSync(db).mtimeMs, mtime);
+  });
+
+  it("a regressed agent fails the right cases with the graders' reasons, exit 1; --json has everything", () => {
+    const regressed: Record<string, Reply> = {
+      ...FAITHFUL,
+      'Mail Ana the forecast': { calls: [{ name: 'post_slack', arguments: '{"to":"ana"}' }], answer: 'Posted.' },
+    };
+    const command = agent('regressed', regressed);
+    const r = cli([
+      'check',
+      db,
+      '--reviews',
+      reviews,
+      '--command',
+      command,
+      '--grader',
+      'trajectory',
+      '--grader',
+      'answer:contains',
+      '--query',
+      'reviewed:yes',
+    ]);
+    assert.equal(r.code, 1, r.stderr);
+    const text = steady(r.stdout);
+    assert.match(
+      text,
+      /\nFAIL s1\/main\/4 {2}trajectory ✗ answer:contains ✗ {2}40 tok {2}T s\n {4}trajectory: diverged at step 1: post_slack instead of send_email\n {4}answer:contains: the answer does not contain "i sent ana the forecast"; it begins "posted"\n/,
+    );
+    assert.match(text, /\n2 passed, 1 failed, 1 orphaned\ngraders: trajectory, answer:contains\n$/);
+    const json = cli(['check', db, '--reviews', reviews, '--command', command, '--json']);
+    assert.equal(json.code, 1, json.stderr);
+    const report = JSON.parse(json.stdout) as {
+      file: string;
+      graders: string[];
+      results: { case: { id: string }; status: string; run: { trajectory: unknown[] } | null }[];
+      summary: Record<string, number>;
+      interrupted: boolean;
+    };
+    assert.deepEqual(report.graders, ['trajectory']);
+    assert.deepEqual(report.summary, { passed: 2, failed: 1, errors: 0, orphaned: 1 });
+    assert.equal(report.interrupted, false);
+    assert.deepEqual(
+      report.results.map((x) => [x.case.id, x.status]),
+      [
+        ['s1/main/9', 'orphaned'],
+        ['s1/main/2', 'pass'],
+        ['s1/main/3', 'pass'],
+        ['s1/main/4', 'fail'],
+      ],
+    );
+    assert.deepEqual(report.results[3]!.run!.trajectory, [
+      { name: 'post_slack', arguments: '{"to":"ana"}', output: 'post_slack ran live' },
+    ]);
+  });
+
+  it('an agent that fails is an ERROR line with its message, and counted; exit 1', () => {
+    const broken = join(dir, 'broken.js');
+    writeFileSync(broken, `console.error('missing config.yaml'); process.exit(3);`);
+    const r = cli(['check', db, '--reviews', reviews, '--command', `"${process.execPath}" "${broken}"`, '--query', 'lyon']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(
+      steady(r.stdout),
+      /^ERROR s1\/main\/3 {2}T s\n {4}The agent command '.*' exited with code 3 before sending any event\.\n {4}stderr \(last lines\):\n {4}missing config\.yaml\n0 passed, 0 failed, 1 error\ngraders: trajectory\n$/,
+    );
+  });
+
+  it('a review file that matches no turn says so and exits 1 with 0 cases', () => {
+    const empty = join(dir, 'empty-reviews.db');
+    ReviewStore.open(empty).close();
+    const command = agent('unused', FAITHFUL);
+    const none = cli(['check', db, '--reviews', empty, '--command', command]);
+    assert.equal(none.code, 1, none.stderr);
+    assert.equal(none.stdout, `No cases: ${empty} holds no turn review. Nothing was checked.\n`);
+    const query = cli(['check', db, '--reviews', reviews, '--command', command, '--query', 'tag:nothing-like-it']);
+    assert.equal(query.code, 1, query.stderr);
+    assert.match(
+      query.stdout,
+      /^No cases: none of the 5 turn reviews in .* is a good turn or a bad turn with a correction matching --query "tag:nothing-like-it"\. Nothing was checked\.\n$/,
+    );
+  });
+
+  it('a session file that does not exist is exit 3; a review store that is not one is exit 4', () => {
+    const command = agent('unused', FAITHFUL);
+    const missing = cli(['check', join(dir, 'missing.db'), '--reviews', reviews, '--command', command]);
+    assert.deepEqual([missing.code, missing.stderr], [3, `agent-sessions: no session file at ${join(dir, 'missing.db')}\n`]);
+    const noStore = cli(['check', db, '--reviews', join(dir, 'nope.db'), '--command', command]);
+    assert.deepEqual([noStore.code, noStore.stderr], [3, `agent-sessions: no review store at ${join(dir, 'nope.db')}\n`]);
+    const notStore = cli(['check', db, '--reviews', db, '--command', command]);
+    assert.equal(notStore.code, 4, notStore.stderr);
+    const notSession = cli(['check', reviews, '--reviews', reviews, '--command', command]);
+    assert.equal(notSession.code, 4, notSession.stderr);
+  });
+
+  it('Ctrl+C stops the running cases, prints what finished and exits 130', async () => {
+    const replies: Record<string, Reply> = {
+      ...FAITHFUL,
+      'Weather in Lyon?': { answer: 'never', hang: true },
+      'Mail Ana the forecast': { answer: 'never', hang: true },
+    };
+    const child = spawn(
+      process.execPath,
+      [...CLI, 'check', db, '--reviews', reviews, '--command', agent('hangs', replies), '--concurrency', '3'],
+      {
+        cwd: ROOT,
+        env: ENV,
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      // Paris has finished; Lyon and Mail hang: interrupt once the first PASS is out and they have started.
+      if (/PASS s1\/main\/2/.test(stdout)) setTimeout(() => child.kill('SIGINT'), 1500);
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    assert.equal(code, 130, stderr);
+    assert.match(steady(stdout), /^ORPHANED s1\/main\/9 {2}the turn is gone\nPASS s1\/main\/2 {2}trajectory ✓ {2}40 tok {2}T s\n/);
+    assert.match(
+      stdout,
+      /\n1 passed, 0 failed, 1 orphaned\ngraders: trajectory\nInterrupted: 2 of 4 cases finished; the others were stopped or never started\.\n$/,
+    );
+  });
+});
