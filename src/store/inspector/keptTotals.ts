@@ -34,11 +34,11 @@ import {
   type SessionUsageSums,
 } from './sessionList';
 import { TOOL_CALL_MESSAGE_TYPES } from '../format/itemClassification';
-import { feedToolCalls, readToolTotals, ToolTotalsAccumulator, type ToolCallRow, type ToolTotal } from './toolTotals';
+import { feedSessionToolCalls, feedToolCalls, readToolTotals, ToolTotalsAccumulator, type ToolCallRow, type ToolTotal } from './toolTotals';
 import {
   addUsageSums,
-  LAST_TURN,
   sumUsageWhere,
+  sqlUsageRowsFrom,
   sqlUsageSums,
   type UsageRowsFrom,
   type UsageSums,
@@ -77,6 +77,11 @@ interface UsagePart {
   usageMark: number;
   usageRows: number;
   sums: Map<string, { scope: UsageSumsScope; sums: UsageSums }>;
+  /**
+   * A branch's usage rows from a turn on (`usageRowsFrom`), by `branch\0from`: counts only, so their first computation
+   * is a count of the unique index's range (no row read), not the sums of the rows.
+   */
+  rowsFrom: Map<string, { branchId: string; from: number; count: number }>;
 }
 
 /** Each part is checked only when asked for: the Tokens tab never pays for the structure rows' check, nor the tree for usage. */
@@ -145,7 +150,8 @@ export class KeptTotals {
     let acc = kept.tools.get(key);
     if (!acc) {
       const built = new ToolTotalsAccumulator(branchId === null);
-      feedToolCalls(this.ctx, built, sessionId, branchId, this.rowCounter());
+      if (branchId === null) feedSessionToolCalls(this.ctx, built, sessionId, this.rowCounter());
+      else feedToolCalls(this.ctx, built, sessionId, branchId, this.rowCounter());
       kept.tools.set(key, (acc = built));
     }
     return acc.result();
@@ -161,9 +167,15 @@ export class KeptTotals {
     return entry.sums;
   };
 
-  /** A branch's usage rows from a turn on, kept as the row count of an open range's sums. */
-  readonly usageRowsFrom: UsageRowsFrom = (ctx, sessionId, branchId, from) =>
-    this.usageSums(ctx, sessionId, { branchId, turns: { from, to: LAST_TURN } }).rowCount;
+  /** A branch's usage rows from a turn on, kept (see `UsagePart.rowsFrom`). */
+  readonly usageRowsFrom: UsageRowsFrom = (ctx, sessionId, branchId, from) => {
+    if (!this.keepable) return sqlUsageRowsFrom(ctx, sessionId, branchId, from);
+    const kept = this.usage(sessionId);
+    const key = `${branchId}\u0000${from}`;
+    let entry = kept.rowsFrom.get(key);
+    if (!entry) kept.rowsFrom.set(key, (entry = { branchId, from, count: sqlUsageRowsFrom(ctx, sessionId, branchId, from) }));
+    return entry.count;
+  };
 
   /** Structure rows per branch, kept (undefined: not keepable, count them). */
   branchRowCounts(sessionId: string): ReadonlyMap<string, number> | undefined {
@@ -278,6 +290,7 @@ export class KeptTotals {
         usageMark: this.maxId('turn_usage'),
         usageRows: this.countUsageRows(sessionId),
         sums: new Map(),
+        rowsFrom: new Map(),
       }),
     );
   }
@@ -388,6 +401,12 @@ export class KeptTotals {
           params.push(scope.turns.from, scope.turns.to);
         }
         entry.sums = addUsageSums(entry.sums, sumUsageWhere(this.ctx, where.join(' AND '), params));
+      }
+      const countFrom = this.ctx.stmt(
+        'SELECT COUNT(*) AS n FROM turn_usage WHERE id > ? AND +session_id = ? AND +branch_id = ? AND user_turn_number >= ?',
+      );
+      for (const entry of kept.rowsFrom.values()) {
+        entry.count += Number(countFrom.get<{ n: number }>(kept.usageMark, sessionId, entry.branchId, entry.from)?.n ?? 0);
       }
     }
     kept.usageMark = usageMark;

@@ -172,9 +172,32 @@ export function feedToolCalls(
   }
 }
 
+/**
+ * Feeds the whole-session accumulator `acc` each stored call of the session once, as the row its branch wrote when it
+ * ran: the row with the smallest sequence number of each message (what `feedToolCalls` finds in sequence order, where
+ * a branch's copies come later). SQLite groups the rows by message (`MIN` makes the bare columns the first row's), so
+ * a long session's copied calls never reach JavaScript: on a file whose branches copy most of `main` that is a
+ * quarter of the rows, and the answer costs what the aggregate costs. The accumulator's result does not depend on the
+ * order it is fed in once each call comes once (its turn lists keep the smallest values), so the groups come unsorted.
+ */
+export function feedSessionToolCalls(ctx: QueryContext, acc: ToolTotalsAccumulator, sessionId: string, onRow?: () => void): void {
+  if (!ctx.tables.messageStructure) return;
+  const rows = ctx
+    .stmt(
+      `SELECT ${toolCallColumnsSql(true)}, MIN(sequence_number) AS first FROM message_structure
+       WHERE session_id = ? AND ${TOOL_CALL_FILTER_SQL} GROUP BY message_id`,
+    )
+    .iterate<{ tool: string; turn: number | null; message_id: number; branch?: unknown }>(sessionId);
+  for (const r of rows) {
+    onRow?.();
+    acc.add(toToolCallRow(r));
+  }
+}
+
 /** Tool calls per tool, with the turns they ran in (the first `TOOL_TURNS_LISTED`, and how many in all); by name. */
 export function readToolTotals(ctx: QueryContext, sessionId: string, branchId: string | null): ToolTotal[] {
   const acc = new ToolTotalsAccumulator(branchId === null);
-  feedToolCalls(ctx, acc, sessionId, branchId);
+  if (branchId === null) feedSessionToolCalls(ctx, acc, sessionId);
+  else feedToolCalls(ctx, acc, sessionId, branchId);
   return acc.result();
 }

@@ -47,10 +47,11 @@ export function readUsageRows(ctx: QueryContext, sessionId: string, branchId: st
   return rows.map(usageRowOf);
 }
 
-function usageRowOf(r: Record<string, unknown>): UsageRow {
+/** A usage row; `pageBranch` names the branch of a row that carries none (a shared turn's row in a branch's page). */
+function usageRowOf(r: Record<string, unknown>, pageBranch?: string): UsageRow {
   const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
   return {
-    branchId: textFromSql(r.branch),
+    branchId: pageBranch !== undefined && (r.branch === null || r.branch === undefined) ? pageBranch : textFromSql(r.branch),
     turn: Number(r.user_turn_number),
     ...(r.shared_from !== null && r.shared_from !== undefined ? { sharedFrom: textFromSql(r.shared_from) } : {}),
     requests: num(r.requests),
@@ -240,10 +241,15 @@ export function readUsagePage(
   const empty: UsagePage = { rows: [], rowCount: 0, totals: emptyUsageSums().totals };
   if (!ctx.tables.turnUsage) return empty;
   const shared = branchId === null ? [] : (request.shared ?? []);
-  const { from, params, sharedFrom } = usageScope(sessionId, branchId, shared);
   const t = scopeSums(ctx, sessionId, branchId, shared, sums);
   const direction = request.descending ? 'DESC' : 'ASC';
   const key = SORT_SQL[request.sort ?? 'turn'] ?? SORT_SQL.turn;
+  const offset = Math.max(0, request.offset ?? 0);
+  if (branchId !== null && sharedRanges(branchId, shared).length > 0) {
+    const rows = readSharedPage(ctx, sessionId, branchId, sharedRanges(branchId, shared), request, direction, offset);
+    return { rows: rows.map((r) => usageRowOf(r, branchId)), rowCount: t.rowCount, totals: t.totals };
+  }
+  const { from, params } = usageScope(sessionId, branchId);
   // Ties (and the default) in (branch, turn) order, so pages never overlap or skip.
   const order =
     request.sort === undefined || request.sort === 'turn'
@@ -252,39 +258,58 @@ export function readUsagePage(
   const rows = ctx
     .stmt(
       `SELECT ${exactTextSql('branch_id')} AS branch, user_turn_number, requests, input_tokens, output_tokens, total_tokens,
-         input_tokens_details, output_tokens_details, ${sharedFrom} AS shared_from FROM ${from}
+         input_tokens_details, output_tokens_details FROM ${from}
        ORDER BY ${order} LIMIT ? OFFSET ?`,
     )
-    .all<Record<string, unknown>>(...params, request.limit, Math.max(0, request.offset ?? 0));
-  return { rows: rows.map(usageRowOf), rowCount: t.rowCount, totals: t.totals };
+    .all<Record<string, unknown>>(...params, request.limit, offset);
+  return { rows: rows.map((r) => usageRowOf(r)), rowCount: t.rowCount, totals: t.totals };
 }
 
 const USAGE_COLUMNS = `user_turn_number, requests, input_tokens, output_tokens, total_tokens, input_tokens_details,
   output_tokens_details`;
 
+/** The rows a page of the session (null branch) or of a branch without shared turns reads, as SQL after FROM. */
+function usageScope(sessionId: string, branchId: string | null): { from: string; params: (string | number)[] } {
+  if (branchId === null) return { from: 'turn_usage WHERE session_id = ?', params: [sessionId] };
+  return { from: 'turn_usage WHERE session_id = ? AND branch_id = ?', params: [sessionId, branchId] };
+}
+
 /**
- * The rows a usage page reads from, as SQL after FROM with its parameters. Without shared turns it is `turn_usage`
- * itself (and `shared_from` is NULL), so SQLite walks the (session, branch, turn) index as before; with them, a UNION ALL of the branch's own rows
- * and one range of each origin branch's rows (one index range each), the shared ones carrying the page's branch id
- * and the origin in `shared_from`, so sorting, counting and summing see one branch's rows.
+ * A page of a branch with shared turns: a compound SELECT of the branch's own rows and one range of each origin
+ * branch's rows (one index range each), the shared ones with no branch (the page's, filled in by the caller) and
+ * the origin in `shared_from`. Every row of the page is the page's branch, so the (branch, turn) order is the turn
+ * order, and a sort by a count ties on the turn. The ORDER BY sits on the compound itself, so in turn order SQLite
+ * merges the legs, each read in its index's order, and stops after `offset + limit` rows, where a subquery in FROM
+ * would sort every row of the scope first (a branch forked late shares tens of thousands: its every page paid that).
+ * Another order sorts the scope's rows, as it must (no index covers the counts).
  */
-function usageScope(
+function readSharedPage(
+  ctx: QueryContext,
   sessionId: string,
-  branchId: string | null,
-  shared: readonly SharedTurnRange[],
-): { from: string; params: (string | number)[]; sharedFrom: string } {
-  if (branchId === null) return { from: 'turn_usage WHERE session_id = ?', params: [sessionId], sharedFrom: 'NULL' };
-  const ranges = sharedRanges(branchId, shared);
-  if (ranges.length === 0)
-    return { from: 'turn_usage WHERE session_id = ? AND branch_id = ?', params: [sessionId, branchId], sharedFrom: 'NULL' };
-  const own = `SELECT branch_id, ${USAGE_COLUMNS}, NULL AS shared_from FROM turn_usage WHERE session_id = ? AND branch_id = ?`;
-  const copied = `SELECT ? AS branch_id, ${USAGE_COLUMNS}, branch_id AS shared_from FROM turn_usage
-    WHERE session_id = ? AND branch_id = ? AND user_turn_number BETWEEN ? AND ?`;
-  return {
-    from: `(${[own, ...ranges.map(() => copied)].join(' UNION ALL ')})`,
-    params: [sessionId, branchId, ...ranges.flatMap((r) => [branchId, sessionId, r.originBranchId, r.fromTurn, r.toTurn])],
-    sharedFrom: exactTextSql('shared_from'),
-  };
+  branchId: string,
+  ranges: readonly SharedTurnRange[],
+  request: UsagePageRequest,
+  direction: 'ASC' | 'DESC',
+  offset: number,
+): Record<string, unknown>[] {
+  const byTurn = request.sort === undefined || request.sort === 'turn' || request.sort === 'branchId';
+  const sortKey = byTurn ? '' : `, ${SORT_SQL[request.sort!] ?? SORT_SQL.turn} AS sort_key`;
+  const own = `SELECT ${exactTextSql('branch_id')} AS branch, ${USAGE_COLUMNS}, NULL AS shared_from${sortKey}
+    FROM turn_usage WHERE session_id = ? AND branch_id = ?`;
+  const copied = `SELECT NULL AS branch, ${USAGE_COLUMNS}, ${exactTextSql('branch_id')} AS shared_from${sortKey}
+    FROM turn_usage WHERE session_id = ? AND branch_id = ? AND user_turn_number BETWEEN ? AND ?`;
+  // By branch id: one branch, so the turn order (ascending ties, as the single-table page's `branch_id, turn`).
+  const order =
+    request.sort === 'branchId' ? 'user_turn_number' : byTurn ? `user_turn_number ${direction}` : `sort_key ${direction}, user_turn_number`;
+  return ctx
+    .stmt(`${[own, ...ranges.map(() => copied)].join(' UNION ALL ')} ORDER BY ${order} LIMIT ? OFFSET ?`)
+    .all<Record<string, unknown>>(
+      sessionId,
+      branchId,
+      ...ranges.flatMap((r) => [sessionId, r.originBranchId, r.fromTurn, r.toTurn]),
+      request.limit,
+      offset,
+    );
 }
 
 /** Items and distinct tool names per turn, for the turn list. */
@@ -308,9 +333,6 @@ export function readTurnSummaries(ctx: QueryContext, sessionId: string, branchId
   // GROUP_CONCAT joins with ','. Tool names are function identifiers (optionally namespace.name), never commas.
   return rows.map((r) => ({ turn: r.turn, itemCount: r.items, tools: r.tools ? r.tools.split(',').sort() : [] }));
 }
-
-/** The end of an open turn range (`UsageSumsScope.turns`): no turn number is larger. */
-export const LAST_TURN = Number.MAX_SAFE_INTEGER;
 
 /** How many usage rows a branch has from turn `from` on: counted (`sqlUsageRowsFrom`), or kept (keptTotals.ts). */
 export type UsageRowsFrom = (ctx: QueryContext, sessionId: string, branchId: string, from: number) => number;

@@ -19,16 +19,25 @@ import { keptTotalsWrites, seedKeptTotals, turnWithTool, type KeptTotalsWrite } 
 function answers(db: SessionDatabase): unknown {
   const tree = db.getBranchTree('s1');
   const branches = tree.map((b) => b.branchId);
+  // The view's own arguments: each branch's shared turns, and its fork turn as the first own turn to check for usage.
+  const fromTurns = new Map(tree.filter((b) => b.forkTurn !== null).map((b) => [b.branchId, b.forkTurn!]));
   const tab = (branchId: string | null) =>
-    db.getUsageTab('s1', branchId, {
-      limit: 3,
-      shared: branchId === null ? [] : sharedTurnRanges(tree, branchId),
-    });
+    db.getUsageTab(
+      's1',
+      branchId,
+      {
+        limit: 3,
+        shared: branchId === null ? [] : sharedTurnRanges(tree, branchId),
+      },
+      { fromTurns, limit: 2 },
+    );
   return {
     sessions: db.listSessions(),
     tree,
     tools: Object.fromEntries([...branches, null].map((b) => [String(b), db.getToolTotals('s1', b)])),
     tokens: Object.fromEntries([...branches, null].map((b) => [String(b), tab(b)])),
+    // With nothing listed, the count of turns without usage comes from the usage rows counted (or kept) alone.
+    missing: Object.fromEntries([...branches, null].map((b) => [String(b), db.getTurnsWithoutUsage('s1', b, { fromTurns, limit: 0 })])),
     sorted: db.getUsagePage('s1', null, { limit: 2, sort: 'cachedTokens', descending: true }),
   };
 }
