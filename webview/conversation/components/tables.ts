@@ -12,7 +12,7 @@ import { formatCost } from '../../../src/shared/pricing';
 import { latencyLabel } from '../../../src/shared/latencyLabels';
 import { el } from '../../shared/dom';
 import { sortRows, type SortDirection } from '../logic/sortRows';
-import { BRANCH_COLUMN_CH, columnWidths, headerWidthText, turnsByBranch } from '../logic/tableLayout';
+import { BRANCH_COLUMN_CH, columnWidths, fittedTemplate, gridFit, headerWidthText, turnsByBranch } from '../logic/tableLayout';
 import { t as tr } from '../../shared/l10n';
 
 interface Column<T> {
@@ -50,10 +50,14 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
   // the data rows size their columns differently.
   // Fixed widths, not fractions: the header row is laid out narrower than the data rows, so fractions of each row's
   // own width would not line up. Sized to the content, with room for a sort mark in a sortable column's header.
-  const template = columnWidths(
-    columns.map((c, i) => [headerWidthText(c.title, c.sortable !== false), ...rows.map((r) => text(c, r)), totals?.[i] ?? '']),
-    columns.map((c) => !!c.numeric),
-    columns.map((c) => c.maxCh),
+  // Every row scales its columns by the box's `--grid-fit` (fitGrid below), so a view slightly narrower than the
+  // columns takes the difference from their padding instead of scrolling.
+  const template = fittedTemplate(
+    columnWidths(
+      columns.map((c, i) => [headerWidthText(c.title, c.sortable !== false), ...rows.map((r) => text(c, r)), totals?.[i] ?? '']),
+      columns.map((c) => !!c.numeric),
+      columns.map((c) => c.maxCh),
+    ),
   );
   const marked = (key: keyof T): boolean =>
     sortKey === key || (!!external?.orderedBy?.includes(key) && external.orderedBy.includes(sortKey as keyof T));
@@ -123,7 +127,24 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
   };
   draw();
   // Narrower than its columns (a split editor), the table scrolls inside this box, not the page.
-  return el('div', { class: 'grid-scroll' }, table);
+  const box = el('div', { class: 'grid-scroll' }, table);
+  fitGrid(box, table);
+  return box;
+}
+
+/**
+ * Keeps `--grid-fit` on `box` such that `table` fits it when a small cut of its columns is enough (gridFit). The
+ * natural width is read with the factor at 1, once per size change of the box; reading it costs one layout.
+ */
+function fitGrid(box: HTMLElement, table: HTMLElement): void {
+  const fit = (): void => {
+    box.style.setProperty('--grid-fit', '1');
+    const natural = table.scrollWidth;
+    const factor = gridFit(natural, box.clientWidth);
+    if (factor !== 1) box.style.setProperty('--grid-fit', factor.toFixed(4));
+  };
+  if (typeof ResizeObserver === 'undefined') return;
+  new ResizeObserver(() => fit()).observe(box);
 }
 
 /** What the Tokens table asks the model for: another order, another page. */

@@ -44,6 +44,32 @@ export function columnWidths(texts: string[][], numeric: boolean[], maxCh: reado
     .join(' ');
 }
 
+/**
+ * The most a table's columns shrink (their share of their natural width) before the table scrolls sideways instead.
+ * A view a few pixels narrower than the columns (the Tokens table at about 1,150 px) showed a scrollbar for a cut of
+ * 3 px; taking those pixels from the columns' padding is better, and a cell too narrow for its text ends with an
+ * ellipsis and has its tooltip.
+ */
+export const MIN_GRID_FIT = 0.85;
+
+/** A template of `ch` widths that every row scales by the same factor, `--grid-fit` (set on the table's box). */
+export function fittedTemplate(template: string): string {
+  return template
+    .split(' ')
+    .map((w) => (/^\d+(?:\.\d+)?ch$/.test(w) ? `calc(${w} * var(--grid-fit, 1))` : w))
+    .join(' ');
+}
+
+/**
+ * The factor the columns take so that a table `natural` pixels wide fits in `available` pixels: 1 when it fits, else
+ * the ratio (less a pixel), never below `MIN_GRID_FIT` (then the box scrolls).
+ */
+export function gridFit(natural: number, available: number): number {
+  if (!(natural > 0) || !(available > 0) || available >= natural) return 1;
+  // One pixel to spare: widths in `ch` round to fractions of a pixel, and a table 0.3 px too wide still scrolls.
+  return Math.max(MIN_GRID_FIT, (available - 1) / natural);
+}
+
 /** The whole session's turns of a tool, by the branch that ran them: `main 2, 5 · retry 3`. */
 export function turnsByBranch(runs: readonly { branchId: string; turn: number }[]): string {
   const byBranch = new Map<string, number[]>();

@@ -5,6 +5,9 @@ import { turnLabel } from '../../../../webview/conversation/logic/itemCount';
 import {
   BRANCH_COLUMN_CH,
   columnWidths,
+  fittedTemplate,
+  gridFit,
+  MIN_GRID_FIT,
   headerWidthText,
   textWidth,
   turnsByBranch,
@@ -42,6 +45,16 @@ describe('table layout', () => {
     // A very long name is capped (then cut with an ellipsis, its tooltip whole); a tiny column keeps room for padding.
     assert.equal(columnWidths([['x'.repeat(90)], ['1']], [false, true]), '40ch 5ch');
     assert.equal(textWidth('턴 12'), 5, 'Hangul takes two columns');
+  });
+
+  it('shrinks the columns by a little before the table scrolls sideways, all rows by the same factor', () => {
+    assert.equal(fittedTemplate('12ch 22ch'), 'calc(12ch * var(--grid-fit, 1)) calc(22ch * var(--grid-fit, 1))');
+    // The Tokens table at about 1,150 px: 753 px of columns in a 750 px box fit after a cut of 4 px.
+    const factor = gridFit(753, 750);
+    assert.ok(factor < 1 && 753 * factor <= 749, `factor ${factor}`);
+    assert.equal(gridFit(700, 750), 1, 'a table that fits keeps its widths');
+    assert.equal(gridFit(1500, 750), MIN_GRID_FIT, 'a much narrower view scrolls rather than crushing the columns');
+    assert.equal(gridFit(0, 750), 1);
   });
 
   it('leaves room for a sort mark only in the header of a column that can be sorted', () => {
