@@ -18,6 +18,7 @@ import { openSessionDatabase } from '../store/inspector/sessionDatabase';
 import { ReviewStore } from '../store/reviews/reviewStore';
 import { parseSearchQuery, SearchQueryError, type SearchQuery } from '../store/search/searchQuery';
 import { isServerAddress } from './cliStore';
+import { applyExperiments, experimentLines, planExperiments, type ExperimentOutcome, type ExperimentPlan } from './checkExperiments';
 import { caseLines, closingLines, countResults } from './checkLines';
 import { EXIT, NotFoundError, UsageError } from './exitCodes';
 
@@ -37,6 +38,8 @@ export interface CheckArgs {
   markdown?: string;
   save?: string;
   baseline?: string;
+  /** The experiment store (`--experiments`); default beside the review store. */
+  experiments?: string;
   keepBranches: boolean;
   force: boolean;
   json: boolean;
@@ -92,8 +95,18 @@ export async function checkCommand(args: CheckArgs, write: (text: string) => voi
   }
   const { report, interrupted } = outcome;
   const total = report.results.length + outcome.unfinished;
-  if (args.json) write(`${JSON.stringify({ ...report, summary: countResults(report.results), interrupted }, null, 2)}\n`);
-  else write(closingLines(report, interrupted ? { finished: report.results.length, total } : null));
+  // An interrupted check is neither saved nor compared: half a check would read as cases gone missing.
+  const experiments: ExperimentOutcome | null =
+    plan.experiments && !interrupted ? applyExperiments(plan.experiments, report, args.force) : null;
+  if (args.json)
+    write(
+      `${JSON.stringify({ ...report, summary: countResults(report.results), interrupted, baseline: experiments?.comparison ?? null, saved: experiments?.saved ?? null }, null, 2)}\n`,
+    );
+  else {
+    write(closingLines(report, interrupted ? { finished: report.results.length, total } : null));
+    if (experiments && plan.experiments) write(experimentLines(experiments, plan.experiments, args.color));
+    else if (plan.experiments && interrupted) write('Interrupted: nothing was saved or compared.\n');
+  }
   if (interrupted) return EXIT.interrupted;
   const c = countResults(report.results);
   return c.failed === 0 && c.errors === 0 && c.passed > 0 ? EXIT.ok : EXIT.error;
@@ -107,6 +120,7 @@ interface CheckPlan {
   query: SearchQuery | undefined;
   tools: ToolsMode;
   concurrency: number;
+  experiments: ExperimentPlan | undefined;
 }
 
 /** Every argument checked, and every output path, before anything is opened or run: a mistake costs no run. */
@@ -139,11 +153,6 @@ function planCheck(args: CheckArgs): CheckPlan {
     }
   }
   for (const [flag, value] of [
-    ['save', args.save],
-    ['baseline', args.baseline],
-  ] as const)
-    if (value !== undefined) throw new UsageError(`--${flag} is not available yet (experiments are being added)`);
-  for (const [flag, value] of [
     ['junit', args.junit],
     ['markdown', args.markdown],
   ] as const)
@@ -168,7 +177,14 @@ function planCheck(args: CheckArgs): CheckPlan {
     args.command !== undefined
       ? { kind: 'command', name: args.command, command: args.command, cwd: process.cwd() }
       : { kind: 'url', url: args.url! };
-  return { file, reviews, agent, graders, query, tools, concurrency };
+  const experiments = planExperiments({
+    save: args.save,
+    baseline: args.baseline,
+    experiments: args.experiments,
+    reviews,
+    force: args.force,
+  });
+  return { file, reviews, agent, graders, query, tools, concurrency, experiments };
 }
 
 /**

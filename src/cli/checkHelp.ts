@@ -2,7 +2,7 @@
 export const CHECK_HELP = `Usage: agent-sessions check [file] --reviews <reviews.db> (--command "…" | --url URL)
                             [--query Q] [--tools replay|strict|live] [--match-name-only TOOL]...
                             [--grader G]... [--concurrency N] [--timeout S] [--junit F] [--markdown F]
-                            [--json] [--save NAME] [--baseline NAME] [--keep-branches] [--force]
+                            [--json] [--save NAME] [--baseline NAME] [--experiments F] [--keep-branches] [--force]
 
 Checks your agent against the reviewed conversations (docs/check.md): each reviewed turn is re-run as a what-if
 of itself (forked before it, its user message sent again, the recorded tool results replayed) through your own
@@ -24,14 +24,17 @@ never run. The review store defaults to <file>.reviews.db.
                               without it the session file is never written (runs go into scratch files)
   --junit F, --markdown F     a JUnit XML report, a Markdown summary (never onto an input; an existing file
                               only with --force)
-  --save NAME, --baseline NAME  keep the results as an experiment; compare with a saved one
+  --save NAME                 keep the results as experiment NAME (replace one with --force)
+  --baseline NAME             compare with saved experiment NAME: regressions (pass → fail) first, then fixes
+  --experiments F             the experiment store (default: beside the review store, <reviews>.experiments.db)
   --json                      the whole report as JSON on stdout instead of the lines
 
 Prints one line per case as it finishes (PASS, FAIL with the graders' reasons, ERROR with the message,
 ORPHANED), then "N passed, N failed" (", N errors", ", N orphaned" when there are any) and the graders that ran.
 
 Exit codes: 0 every case passed; 1 a case failed or errored, or no case was found (a review file that matches no
-turn); 2 bad arguments (a grader spec, a model grader without a key: before any run); 3 the session file or
-review store does not exist; 4 not a session file or review store; 6 a report file cannot be written; 130
-interrupted (Ctrl+C stops every running case; the finished ones are reported).
+turn); 2 bad arguments (a grader spec, a model grader without a key: before any run); 3 the session file, the
+review store or the --baseline experiment does not exist; 4 not a session file, review store or experiment store; 6 a
+report file cannot be written, or --save names a saved experiment (without --force); 130 interrupted (Ctrl+C stops
+every running case; the finished ones are reported; nothing is saved).
 `;

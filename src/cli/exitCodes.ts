@@ -4,6 +4,7 @@
  */
 import { SessionDatabaseError } from '../store/errors';
 import { TransferError } from '../store/export/exportErrors';
+import { ExperimentStoreError } from '../store/experiments/experimentErrors';
 import { OutputFileError } from '../store/files/outputFileError';
 import { RemoteStoreError } from '../store/remote/remoteErrors';
 import { ReviewStoreError } from '../store/reviews/reviewErrors';
@@ -92,6 +93,13 @@ export function exitCodeOf(err: unknown): number {
     return err.problem === 'not-found' ? EXIT.notFound : EXIT.badFile;
   }
   if (err instanceof TraceStoreError) return err.problem === 'not-found' ? EXIT.notFound : EXIT.badFile;
+  if (err instanceof ExperimentStoreError) {
+    // `check --save` onto a name saved already (without --force) cannot be written; a bad name or report is a usage error.
+    if (err.problem === 'exists') return EXIT.cannotWrite;
+    if (err.problem === 'not-found') return EXIT.notFound;
+    if (err.problem === 'invalid') return EXIT.usage;
+    return EXIT.badFile;
+  }
   if (err instanceof TraceInputError) return EXIT.badFile;
   return EXIT.error;
 }

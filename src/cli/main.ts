@@ -61,6 +61,7 @@ const OPTIONS = {
   markdown: { type: 'string' },
   save: { type: 'string' },
   baseline: { type: 'string' },
+  experiments: { type: 'string' },
   'keep-branches': { type: 'boolean' },
 } as const;
 
@@ -88,6 +89,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'markdown',
     'save',
     'baseline',
+    'experiments',
     'keep-branches',
     'force',
   ],
@@ -237,6 +239,7 @@ export async function runCli(argv: string[]): Promise<number> {
             markdown: v.markdown,
             save: v.save,
             baseline: v.baseline,
+            experiments: v.experiments,
             keepBranches: v['keep-branches'] === true,
             force: v.force === true,
             json,

@@ -188,6 +188,34 @@ describe('agent-sessions check (the CLI from source, a scripted agent command)',
     assert.equal(notSession.code, 4, notSession.stderr);
   });
 
+  it('--save keeps the results; --baseline lists the flips, regressions first; both names checked before any run', () => {
+    const faithful = agent('faithful', FAITHFUL);
+    const saved = cli(['check', db, '--reviews', reviews, '--command', faithful, '--save', 'v1']);
+    assert.equal(saved.code, 0, saved.stderr);
+    assert.match(
+      saved.stdout,
+      new RegExp(`\\nsaved as experiment "v1" in ${join(dir, 'reviews.experiments.db').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n$`),
+    );
+    // Before anything runs: a name saved already (without --force), a baseline that is not there.
+    const again = cli(['check', db, '--reviews', reviews, '--command', faithful, '--save', 'v1']);
+    assert.equal(again.code, 6, again.stderr);
+    assert.match(again.stderr, /An experiment named "v1" is saved in .*; choose another name, or replace it with --force\./);
+    const missing = cli(['check', db, '--reviews', reviews, '--command', faithful, '--baseline', 'v0']);
+    assert.equal(missing.code, 3, missing.stderr);
+    assert.match(missing.stderr, /--baseline: no experiment named "v0" in .* \(saved: v1\)/);
+    assert.equal(again.stdout + missing.stdout, '');
+    const regressed = agent('regressed', {
+      ...FAITHFUL,
+      'Mail Ana the forecast': { calls: [{ name: 'post_slack', arguments: '{"to":"ana"}' }], answer: 'Posted.' },
+    });
+    const compared = cli(['check', db, '--reviews', reviews, '--command', regressed, '--baseline', 'v1', '--save', 'v2']);
+    assert.equal(compared.code, 1, compared.stderr);
+    assert.match(
+      compared.stdout,
+      /\n2 passed, 1 failed, 1 orphaned\ngraders: trajectory\nagainst baseline "v1" \(.*\): 1 regression, 0 fixes, 3 unchanged\n {2}REGRESSION s1\/main\/4 {2}pass → fail {2}trajectory: diverged at step 1: post_slack instead of send_email\nsaved as experiment "v2" in .*\n$/,
+    );
+  });
+
   it('Ctrl+C stops the running cases, prints what finished and exits 130', async () => {
     const replies: Record<string, Reply> = {
       ...FAITHFUL,
