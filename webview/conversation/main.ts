@@ -102,6 +102,9 @@ const whatIf: WhatIfCallbacks = {
   agents: () => agentChoices,
   selectedAgent: () => composer.agents.value,
   selectAgent,
+  note: (started, text) => {
+    for (const run of started.runs) composer.note(run.runId, text);
+  },
   // The turn's calls as recorded where it ran (a shared turn's branch), what the form previews.
   replayTable: (turn) => request('replay/table', { branchId: turn.sharedFrom ?? model.branchId, turn: turn.turn }),
   start: async (turn, editedText, models, agent, tools) => {

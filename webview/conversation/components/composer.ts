@@ -56,6 +56,8 @@ export class Composer {
   private shownBranch: string | undefined;
   /** The message last sent from this box: put back if its run fails, so the user can send it again. */
   private draft: string | undefined;
+  /** Lines for runs whose block is not drawn yet (a what-if's answer can arrive before its run/started). */
+  private readonly notes = new Map<string, string>();
 
   constructor(private readonly cb: ComposerCallbacks) {
     // Registered with the drafts of the view's redraws (shared/drafts.ts), as every inline input is.
@@ -183,6 +185,11 @@ export class Composer {
         input: e.input,
         agentName: e.agentName,
       });
+      const note = this.notes.get(e.runId);
+      if (note !== undefined) {
+        this.notes.delete(e.runId);
+        block.appendChild(el('p', { class: 'run-note' }, note));
+      }
       this.log.appendChild(block);
       this.setRunning(true);
       return;
@@ -292,6 +299,16 @@ export class Composer {
     const button = el('vscode-button', { class: 'set-api-key' }, t('Set API Key'));
     button.addEventListener('click', () => void this.cb.setApiKey().catch(() => undefined));
     return el('div', { class: 'run-remedy' }, button);
+  }
+
+  /**
+   * A line under a run's status, from whoever started it: a what-if says which tools mode its runs use, where it stays
+   * in sight (the view moves to the run's new branch, away from the form that started it).
+   */
+  note(runId: string, text: string): void {
+    const run = this.runs.get(runId);
+    if (run) run.status.after(el('p', { class: 'run-note' }, text));
+    else if (this.notes.size < 20) this.notes.set(runId, text);
   }
 
   /** Shows a problem that kept a run from starting (the host refused it). */

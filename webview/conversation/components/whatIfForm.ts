@@ -30,6 +30,8 @@ export interface WhatIfCallbacks {
   ): Promise<WhatIfStartedView | string>;
   /** The turn's recorded tool calls and the default tools mode (`replay/table`), for the form's preview. */
   replayTable(turn: TurnView): Promise<ReplayTableView>;
+  /** Shows `text` with each started run (in the run's log, which stays in sight as the view moves to its branch). */
+  note(started: WhatIfStartedView, text: string): void;
   /** The agent choices as last received (undefined before the first), for the form's picker. */
   agents(): AgentChoicesView | undefined;
   /** The workspace's choice of agent: what *Retry from here* (which has no form) runs with. */
@@ -48,11 +50,14 @@ function startedText(started: WhatIfStartedView): string {
     : t('Running on {0}; the comparison opens when it finishes.', names);
 }
 
-/** What *Retry from here* (which has no form) says about its tools: the default mode, named. */
+/**
+ * Which tools mode a what-if's runs use, by the setting's own word for it (`replay`, `strict`, `live`): *Retry from
+ * here* (which has no form) runs in the default one and names it.
+ */
 function defaultToolsText(table: ReplayTableView | undefined): string {
   return table
-    ? t('Tool calls: {0} (the default, agentSessions.replay.mode).', toolsModeLabel(table.mode))
-    : t('Tool calls: the default of agentSessions.replay.mode.');
+    ? t('Tools mode: {0} (the default, agentSessions.replay.mode).', table.mode)
+    : t('Tools mode: the default of agentSessions.replay.mode.');
 }
 
 /**
@@ -91,6 +96,7 @@ export function whatIfActions(turn: TurnView, userText: string, cb: WhatIfCallba
       // Only to say which mode it runs in: the host applies its default itself, so an unreadable table stops nothing.
       const [m, table] = await Promise.all([models(), cb.replayTable(turn).catch(() => undefined)]);
       const result = m ? await cb.start(turn, null, [m.configured], cb.selectedAgent(), undefined) : undefined;
+      if (typeof result === 'object') cb.note(result, defaultToolsText(table));
       if (result !== undefined)
         status.textContent = typeof result === 'string' ? result : `${startedText(result)} ${defaultToolsText(table)}`;
       busy(false);
@@ -181,7 +187,9 @@ function editor(
   const send = async (): Promise<void> => {
     if (validate()) return;
     submit.setAttribute('disabled', '');
-    const result = await cb.start(turn, text ? text.value : null, picked(), agents.value, tools.value());
+    const mode = tools.value();
+    const result = await cb.start(turn, text ? text.value : null, picked(), agents.value, mode);
+    if (typeof result !== 'string') cb.note(result, mode ? t('Tools mode: {0}.', mode) : defaultToolsText(undefined));
     if (typeof result === 'string') {
       message.textContent = result;
       submit.removeAttribute('disabled');
