@@ -1,0 +1,33 @@
+/**
+ * A check's totals, counted one way for every report: the CLI's closing line, the JUnit file's counts and the
+ * Markdown summary's first line say the same numbers.
+ */
+import type { CaseResult } from '../checkTypes';
+
+export interface CheckTotals {
+  cases: number;
+  passed: number;
+  failed: number;
+  errors: number;
+  orphaned: number;
+}
+
+export function checkTotals(results: readonly CaseResult[]): CheckTotals {
+  const count = (s: CaseResult['status']) => results.filter((r) => r.status === s).length;
+  return { cases: results.length, passed: count('pass'), failed: count('fail'), errors: count('error'), orphaned: count('orphaned') };
+}
+
+/** `8 passed, 2 failed`, then `, 1 error(s)` and `, 1 orphaned` when there are any: the plain closing line. */
+export function totalsLine(t: CheckTotals): string {
+  let line = `${t.passed} passed, ${t.failed} failed`;
+  if (t.errors > 0) line += `, ${t.errors} error${t.errors === 1 ? '' : 's'}`;
+  if (t.orphaned > 0) line += `, ${t.orphaned} orphaned`;
+  return line;
+}
+
+/** The reasons a case did not pass, one per failing grader (`grader: reason`), or its error. */
+export function caseReasons(r: CaseResult): string[] {
+  if (r.status === 'error') return [r.error ?? 'error'];
+  if (r.status === 'orphaned') return [r.error ?? 'the turn no longer exists, or now holds another message: not run'];
+  return r.graders.filter((g) => !g.pass).map((g) => `${g.grader}: ${g.reason}`);
+}
