@@ -157,15 +157,15 @@ module.exports = ({ sdk, z }) => new sdk.Agent({
       const badge = f.locator('.item-function_call .replay-badge.replay-live');
       await badge.waitFor({ timeout: 20_000 });
       // In the theme's warning colour, not the text's.
-      const colours = await badge.evaluate<string[], unknown>(
-        '(e) => [getComputedStyle(e).color, getComputedStyle(e.closest(".item")).color]',
+      const colours = await f.evaluate<string[]>(
+        "(() => { const b = document.querySelector('.item-function_call .replay-badge.replay-live'); return [getComputedStyle(b).color, getComputedStyle(b.closest('.item')).color]; })()",
       );
       assert.notEqual(colours[0], colours[1]);
       await compareCounts('Tool calls: 0 replayed · 1 live');
       await docsScreenshot(suite.wb, `replay-live-${theme}`);
     });
 
-    it('Retry from here uses the default mode and says which in its status line', async () => {
+    it('Retry from here uses the default mode and says which in its run log', async () => {
       const f = await weatherTurn();
       const before = ranTool();
       await f.locator('.item-user vscode-button.retry-here').click();
