@@ -119,6 +119,7 @@ module.exports = ({ sdk, z }) => new sdk.Agent({
       assert.match((await rows.locator('.replay-arguments').textContent()) ?? '', /"city":\s*"Paris"/);
       assert.match((await rows.locator('.replay-output').textContent()) ?? '', /Paris: 18°C, light rain/);
       await form.locator('.what-if-choice', { hasText: 'loopback-mini' }).locator('input').uncheck();
+      await form.locator('.replay-table').scrollIntoViewIfNeeded();
       await docsScreenshot(suite.wb, `replay-what-if-form-${theme}`);
       await f.locator('vscode-button.what-if-submit', { hasText: 'Retry on loopback-model' }).click();
 
@@ -136,7 +137,10 @@ module.exports = ({ sdk, z }) => new sdk.Agent({
       const badge = f.locator('.item-function_call .replay-badge.replay-replayed');
       await badge.waitFor({ timeout: 20_000 });
       assert.equal((await badge.textContent())?.trim(), 'replayed');
+      await badge.scrollIntoViewIfNeeded();
       await docsScreenshot(suite.wb, `replay-what-if-${theme}`);
+      await f.locator('.run-replay-summary').scrollIntoViewIfNeeded();
+      await docsScreenshot(suite.wb, `replay-run-summary-${theme}`);
       await f.locator('.item-function_call button.replay-recorded').click();
       await f.locator('.lane.selected[data-branch="main"]').waitFor();
       await f.locator('.turn-title', { hasText: 'Turn 2' }).waitFor();
@@ -162,6 +166,7 @@ module.exports = ({ sdk, z }) => new sdk.Agent({
       );
       assert.notEqual(colours[0], colours[1]);
       await compareCounts('Tool calls: 0 replayed · 1 live');
+      await badge.scrollIntoViewIfNeeded();
       await docsScreenshot(suite.wb, `replay-live-${theme}`);
     });
 

@@ -81,7 +81,8 @@ function replayStat(r: ReplayCountsView): HTMLElement {
       { class: 'replay-counts' },
       t('Tool calls:'),
       ' ',
-      el('span', { class: 'replay-count replay-replayed' }, t('{0} replayed', r.replayed)),
+      // Coloured only when there are some: a green "0 replayed" would read as good news.
+      el('span', { class: `replay-count${r.replayed > 0 ? ' replay-replayed' : ''}` }, t('{0} replayed', r.replayed)),
       ' · ',
       el('span', { class: `replay-count${r.live > 0 ? ' replay-live' : ''}` }, t('{0} live', r.live)),
       r.unmatched > 0 ? ' · ' : null,
