@@ -13,7 +13,10 @@ import { parseGraders } from '../agents/check/graders/graderSpec';
 import { killAllCommandProcesses } from '../agents/command/commandProcess';
 import type { CommandAgent } from '../agents/command/commandRun';
 import { TOOLS_MODES, type ToolsMode } from '../shared/protocol/replay';
+import { junitReport } from '../agents/check/reports/junit';
+import { markdownReport } from '../agents/check/reports/markdown';
 import { checkOutputPath } from '../store/files/outputGuard';
+import { writeOutputFile } from '../store/files/tempFile';
 import { openSessionDatabase } from '../store/inspector/sessionDatabase';
 import { ReviewStore } from '../store/reviews/reviewStore';
 import { parseSearchQuery, SearchQueryError, type SearchQuery } from '../store/search/searchQuery';
@@ -98,14 +101,27 @@ export async function checkCommand(args: CheckArgs, write: (text: string) => voi
   // An interrupted check is neither saved nor compared: half a check would read as cases gone missing.
   const experiments: ExperimentOutcome | null =
     plan.experiments && !interrupted ? applyExperiments(plan.experiments, report, args.force) : null;
+  // The reports hold what finished, interrupted or not: a CI job stopped at its timeout still shows those cases.
+  const inputs = [plan.file, plan.reviews, ...(plan.experiments ? [plan.experiments.path] : [])];
+  const outputs: string[] = [];
+  if (args.junit !== undefined) {
+    writeOutputFile(args.junit, junitReport(report), { overwrite: args.force, inputs });
+    outputs.push(args.junit);
+  }
+  if (args.markdown !== undefined) {
+    const comparison = experiments?.comparison ?? undefined;
+    writeOutputFile(args.markdown, markdownReport(report, comparison ? { comparison } : {}), { overwrite: args.force, inputs });
+    outputs.push(args.markdown);
+  }
   if (args.json)
     write(
-      `${JSON.stringify({ ...report, summary: countResults(report.results), interrupted, baseline: experiments?.comparison ?? null, saved: experiments?.saved ?? null }, null, 2)}\n`,
+      `${JSON.stringify({ ...report, summary: countResults(report.results), interrupted, baseline: experiments?.comparison ?? null, saved: experiments?.saved ?? null, outputs }, null, 2)}\n`,
     );
   else {
     write(closingLines(report, interrupted ? { finished: report.results.length, total } : null));
     if (experiments && plan.experiments) write(experimentLines(experiments, plan.experiments, args.color));
     else if (plan.experiments && interrupted) write('Interrupted: nothing was saved or compared.\n');
+    for (const out of outputs) write(`wrote ${out}\n`);
   }
   if (interrupted) return EXIT.interrupted;
   const c = countResults(report.results);
@@ -152,15 +168,6 @@ function planCheck(args: CheckArgs): CheckPlan {
       throw err;
     }
   }
-  for (const [flag, value] of [
-    ['junit', args.junit],
-    ['markdown', args.markdown],
-  ] as const)
-    if (value !== undefined) throw new UsageError(`--${flag} is not available yet (reports are being added)`);
-  // Refused before any run: an output onto the session file or the review store, or onto a file there without --force.
-  const inputs = [file, reviews];
-  if (args.junit !== undefined && args.junit === args.markdown) throw new UsageError('--junit and --markdown name the same file');
-  for (const out of [args.junit, args.markdown]) if (out !== undefined) checkOutputPath(out, { overwrite: args.force, inputs });
   let graders: Grader[];
   try {
     graders = parseGraders(args.graders, {
@@ -184,6 +191,11 @@ function planCheck(args: CheckArgs): CheckPlan {
     reviews,
     force: args.force,
   });
+  // Refused before any run: a report onto the session file, the review store or the experiment store, or onto a file
+  // there without --force.
+  const inputs = [file, reviews, ...(experiments ? [experiments.path] : [])];
+  if (args.junit !== undefined && args.junit === args.markdown) throw new UsageError('--junit and --markdown name the same file');
+  for (const out of [args.junit, args.markdown]) if (out !== undefined) checkOutputPath(out, { overwrite: args.force, inputs });
   return { file, reviews, agent, graders, query, tools, concurrency, experiments };
 }
 

@@ -216,6 +216,33 @@ describe('agent-sessions check (the CLI from source, a scripted agent command)',
     );
   });
 
+  it('--junit and --markdown write the reports; onto an input, or an existing file without --force, nothing runs', () => {
+    const command = agent('faithful', FAITHFUL);
+    const junit = join(dir, 'check.xml');
+    const markdown = join(dir, 'check.md');
+    const r = cli(['check', db, '--reviews', reviews, '--command', command, '--junit', junit, '--markdown', markdown]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`\\nwrote ${junit}\\nwrote ${markdown}\\n$`));
+    const xml = readFileSync(junit, 'utf8');
+    assert.match(xml, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites /);
+    assert.match(xml, /tests="4" failures="0" errors="0" skipped="1"/);
+    assert.match(readFileSync(markdown, 'utf8'), /Agent check: 3 passed, 0 failed/);
+    const before = readFileSync(db);
+    for (const [args, code, message] of [
+      [['--junit', db], 6, /would destroy .*conversations\.db, which this command reads/],
+      [['--markdown', `${reviews}-wal`], 6, /which this command reads/],
+      [['--junit', junit], 6, /check\.xml already exists: choose another file, or replace it \(--force/],
+      [['--junit', junit, '--markdown', junit], 2, /--junit and --markdown name the same file/],
+    ] as [string[], number, RegExp][]) {
+      const refused = cli(['check', db, '--reviews', reviews, '--command', command, ...args]);
+      assert.equal(refused.code, code, refused.stderr);
+      assert.match(refused.stderr, message);
+      assert.equal(refused.stdout, '');
+    }
+    assert.ok(readFileSync(db).equals(before));
+    assert.equal(cli(['check', db, '--reviews', reviews, '--command', command, '--junit', junit, '--force']).code, 0);
+  });
+
   it('Ctrl+C stops the running cases, prints what finished and exits 130', async () => {
     const replies: Record<string, Reply> = {
       ...FAITHFUL,
