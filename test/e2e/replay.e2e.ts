@@ -119,7 +119,7 @@ module.exports = ({ sdk, z }) => new sdk.Agent({
       assert.match((await rows.locator('.replay-arguments').textContent()) ?? '', /"city":\s*"Paris"/);
       assert.match((await rows.locator('.replay-output').textContent()) ?? '', /Paris: 18°C, light rain/);
       await form.locator('.what-if-choice', { hasText: 'loopback-mini' }).locator('input').uncheck();
-      await form.locator('.replay-table').scrollIntoViewIfNeeded();
+      await form.locator('.what-if-buttons').scrollIntoViewIfNeeded();
       await docsScreenshot(suite.wb, `replay-what-if-form-${theme}`);
       await f.locator('vscode-button.what-if-submit', { hasText: 'Retry on loopback-model' }).click();
 
