@@ -14,7 +14,7 @@ import { runningCommandCount } from '../../../../src/agents/command/commandProce
 import { openSessionDatabase, type SessionDatabase } from '../../../../src/store/inspector/sessionDatabase';
 import { ReviewStore } from '../../../../src/store/reviews/reviewStore';
 import { tempDir } from '../../../support/tempFiles';
-import { snapshot } from '../command/commandKit';
+import { snapshot, startAgUiServer } from '../command/commandKit';
 import { FAITHFUL, TEST_GRADERS, checkAgent, seedCheckSession, seedReviews, type Reply } from './checkAgentKit';
 
 describe('running a check (scripted agent command, real processes)', function () {
@@ -132,6 +132,73 @@ describe('running a check (scripted agent command, real processes)', function ()
     assert.equal(report.results.length, 1);
     assert.equal(report.results[0]!.status, 'error');
     assert.match(report.results[0]!.error!, /exited with code 3 before sending any event\.\nstderr \(last lines\):\nno config/);
+  });
+
+  it("--tools strict: a call off the recording fails that case's run, an ERROR naming the call; the faithful cases pass", async () => {
+    const offRecord: Record<string, Reply> = {
+      ...FAITHFUL,
+      'Weather in Lyon?': { calls: [{ name: 'get_weather', arguments: '{"city":"Lyons"}' }], answer: 'Rain in Lyon, 12°C.' },
+    };
+    const { report } = await runCheck({ ...options, orphaned: [], tools: { mode: 'strict' }, agent: agent('strict', offRecord) });
+    assert.deepEqual(
+      report.results.map((r) => [r.case.id, r.status]),
+      [
+        ['s1/main/2', 'pass'],
+        ['s1/main/3', 'error'],
+        ['s1/main/4', 'pass'],
+      ],
+    );
+    assert.match(report.results[1]!.error!, /get_weather/);
+  });
+
+  it('an agent URL: the same cases through AG-UI over HTTP, each in its scratch file', async () => {
+    const { AdvancedSQLiteSession } = await import('../../../../src/store');
+    const paths = new Set<string>();
+    const server = await startAgUiServer(async (input, send) => {
+      const props = (input.forwardedProps as { agentSessions: Record<string, unknown> }).agentSessions as {
+        store: { path: string };
+        sessionId: string;
+        branchId: string;
+        fork: { fromTurn: number } | null;
+        input: unknown[];
+      };
+      paths.add(props.store.path);
+      const question = (input.messages as { content: string }[])[0]!.content;
+      const reply = FAITHFUL[question]!;
+      const s = new AdvancedSQLiteSession({ sessionId: props.sessionId, dbPath: props.store.path });
+      if (props.fork) await s.createBranchFromTurn(props.fork.fromTurn, props.branchId);
+      else await s.switchToBranch(props.branchId);
+      send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
+      const items: unknown[] = [...props.input];
+      for (const [i, c] of (reply.calls ?? []).entries()) {
+        items.push({ type: 'function_call', call_id: `u${i}`, name: c.name, arguments: c.arguments, status: 'completed' });
+        items.push({ type: 'function_call_output', call_id: `u${i}`, output: 'from the URL agent' });
+      }
+      items.push({
+        role: 'assistant',
+        type: 'message',
+        status: 'completed',
+        content: [{ type: 'output_text', text: reply.answer, annotations: [] }],
+      });
+      await s.addItems(items as never);
+      s.close();
+      send({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId });
+    });
+    try {
+      const { report } = await runCheck({ ...options, orphaned: [], agent: { kind: 'url', url: server.url } });
+      assert.deepEqual(
+        report.results.map((r) => `${r.status} ${r.case.id}`),
+        ['pass s1/main/2', 'pass s1/main/3', 'pass s1/main/4'],
+      );
+      // Every run wrote into a scratch file of its own, never the user's.
+      assert.equal(paths.size, 3);
+      assert.ok(![...paths].includes(file));
+      assert.deepEqual(report.results[0]!.run!.trajectory, [
+        { name: 'get_weather', arguments: '{"city":"Paris"}', output: 'from the URL agent' },
+      ]);
+    } finally {
+      await server.close();
+    }
   });
 
   it('runs at most `concurrency` cases at once', async () => {
