@@ -4,6 +4,9 @@
  * (docs/agent-command.md §3). Both tables' ids are AUTOINCREMENT (spec §4): a new row always gets a larger id than
  * any before it, even after deletions, so a mark is the two largest ids, and what came after is two rowid ranges —
  * no scan of either table, however long the session (message_structure has no index on message_id to join through).
+ * `NOT INDEXED` keeps it so: with a GROUP BY, SQLite otherwise walks the whole session index (idx_agent_messages_session_id,
+ * idx_structure_branch) to have its groups in order, 10–20 ms on a 400,000-item branch instead of 0.03 ms; the rowid
+ * range stays usable, since `id` is the rowid.
  */
 import { openDatabase } from '../drivers/openDatabase';
 import type { TableNames } from '../format/schema';
@@ -50,22 +53,28 @@ export function markWrites(dbPath: string, tables: TableNames): WriteMark {
   });
 }
 
+/**
+ * The two queries of `writesSince` (exported for the test of their plans): new messages per session, and new
+ * structure rows per session and branch, both bounded by a rowid range.
+ */
+export function writesSinceSql(messagesTable: string): { perSession: string; perBranch: string } {
+  return {
+    perSession: `SELECT ${exactTextSql('session_id')} AS session_id, COUNT(*) AS n, MIN(id) AS first
+      FROM ${quoteIdentifier(messagesTable)} NOT INDEXED WHERE id > ? GROUP BY session_id`,
+    perBranch: `SELECT ${exactTextSql('session_id')} AS session_id, ${exactTextSql('branch_id')} AS branch_id, COUNT(*) AS n,
+        MIN(message_id) AS first, MAX(CASE WHEN message_type = 'user' THEN user_turn_number END) AS turn
+      FROM message_structure NOT INDEXED WHERE id > ? AND message_id > ? GROUP BY session_id, branch_id`,
+  };
+}
+
 /** Messages written since `mark`, by session and branch, in the order of their first message. */
 export function writesSince(dbPath: string, tables: TableNames, mark: WriteMark): WritesByBranch[] {
   return withReader(dbPath, (db) => {
-    const perSession = db
-      .prepare(
-        `SELECT ${exactTextSql('session_id')} AS session_id, COUNT(*) AS n, MIN(id) AS first
-         FROM ${quoteIdentifier(tables.messages)} WHERE id > ? GROUP BY session_id`,
-      )
-      .all<{ session_id: unknown; n: number; first: number }>(mark.message);
+    const sql = writesSinceSql(tables.messages);
+    const perSession = db.prepare(sql.perSession).all<{ session_id: unknown; n: number; first: number }>(mark.message);
     const perBranch = hasStructure(db)
       ? db
-          .prepare(
-            `SELECT ${exactTextSql('session_id')} AS session_id, ${exactTextSql('branch_id')} AS branch_id, COUNT(*) AS n,
-               MIN(message_id) AS first, MAX(CASE WHEN message_type = 'user' THEN user_turn_number END) AS turn
-             FROM message_structure WHERE id > ? AND message_id > ? GROUP BY session_id, branch_id`,
-          )
+          .prepare(sql.perBranch)
           .all<{ session_id: unknown; branch_id: unknown; n: number; first: number; turn: number | null }>(mark.structure, mark.message)
       : [];
     const out: (WritesByBranch & { first: number })[] = perBranch.map((r) => ({
