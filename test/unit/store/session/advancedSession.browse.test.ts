@@ -105,6 +105,39 @@ describe('AdvancedSQLiteSession browsing', () => {
     });
   });
 
+  describe('getLatestTurnNumber (not in Python: what settling a run asks)', () => {
+    /** The turn of getConversationTurns()'s last entry: what the method must answer without reading every turn. */
+    const lastOfAll = async (s: AdvancedSQLiteSession, branch?: string) => {
+      const turns = await s.getConversationTurns(branch);
+      return turns[turns.length - 1]?.turn ?? null;
+    };
+
+    it("answers getConversationTurns()'s last turn on every branch, and null on one without a user turn", async () => {
+      const s = ws.open();
+      assert.equal(await s.getLatestTurnNumber(), null);
+      await s.addItems([mk.user('one'), mk.assistant('a1'), mk.user('two'), mk.call('f'), mk.output('c_f'), mk.assistant('a2')]);
+      await s.addItems([mk.user('three'), mk.assistant('a3'), mk.call('g'), mk.output('c_g')]);
+      assert.equal(await s.getLatestTurnNumber(), 3);
+      await s.createBranchFromTurn(2, 'side');
+      assert.equal(await s.getLatestTurnNumber(), 1, 'a branch from turn 2 holds turn 1 until its own user turn');
+      assert.equal(await s.getLatestTurnNumber('main'), 3);
+      await s.addItems([mk.user('two again'), mk.assistant('b2')]);
+      for (const branch of ['main', 'side', 'nope']) assert.equal(await s.getLatestTurnNumber(branch), await lastOfAll(s, branch), branch);
+      assert.equal(await s.getLatestTurnNumber(), 2);
+    });
+
+    it('skips a newest user row whose data is not a JSON object, as getConversationTurns does', async () => {
+      const s = ws.open();
+      await s.addItems([mk.user('one'), mk.assistant('a1'), mk.user('two'), mk.assistant('a2')]);
+      const newestUser = `(SELECT message_id FROM message_structure WHERE message_type = 'user' ORDER BY sequence_number DESC LIMIT 1)`;
+      execSql(ws.path(), `UPDATE agent_messages SET message_data = '[1, 2]' WHERE id = ${newestUser}`);
+      assert.equal(await lastOfAll(s), 1);
+      assert.equal(await s.getLatestTurnNumber(), 1);
+      execSql(ws.path(), `UPDATE agent_messages SET message_data = 'not json' WHERE id = ${newestUser}`);
+      assert.equal(await s.getLatestTurnNumber(), 1);
+    });
+  });
+
   describe('findTurnsByContent (§12 a)', () => {
     async function corpus(): Promise<AdvancedSQLiteSession> {
       const s = ws.open();
