@@ -298,6 +298,7 @@ export class ExperimentStore {
 
   /** A saved experiment with its cases (in the order they were saved), or null. */
   getExperiment(name: string): SavedExperiment | null {
+    name = name.trim();
     const summary = this.summary(name);
     if (!summary) return null;
     const id = this.stmt('SELECT experiment_id FROM experiments WHERE name = ?').get<{ experiment_id: number }>(name)!.experiment_id;

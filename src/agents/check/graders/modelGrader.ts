@@ -9,6 +9,7 @@
  * The `openai` package is loaded on the first judgement, not when the grader is built, so a check without a model
  * grader never loads it.
  */
+import type OpenAI from 'openai';
 import { cutValue, dataBlock } from '../../../store/query/dataBlock';
 import { errorMessage } from '../../../shared/errorMessage';
 import { describeBaseUrl, redactSecrets } from '../../apiKey';
@@ -120,17 +121,28 @@ export class ModelGrader implements Grader {
     this.name = `model:${options.model}${options.rubricFile !== undefined ? `@${options.rubricFile}` : ''}`;
   }
 
+  /** One client for every case this grader judges (its connections are reused), made on the first judgement. */
+  private client: Promise<OpenAI> | undefined;
+
+  private clientOf(endpoint: string): Promise<OpenAI> {
+    const o = this.options;
+    this.client ??= import('openai').then(
+      ({ default: Client }) =>
+        new Client({
+          apiKey: o.apiKey,
+          baseURL: endpoint,
+          maxRetries: 2,
+          timeout: o.timeoutMs ?? DEFAULT_JUDGE_TIMEOUT_MS,
+          ...(o.fetch ? { fetch: o.fetch } : {}),
+        }),
+    );
+    return this.client;
+  }
+
   async grade(c: CheckCase, run: CaseRun, signal: AbortSignal): Promise<GraderResult> {
     const o = this.options;
     const endpoint = o.endpoint ?? DEFAULT_JUDGE_ENDPOINT;
-    const { default: OpenAI } = await import('openai');
-    const client = new OpenAI({
-      apiKey: o.apiKey,
-      baseURL: endpoint,
-      maxRetries: 2,
-      timeout: o.timeoutMs ?? DEFAULT_JUDGE_TIMEOUT_MS,
-      ...(o.fetch ? { fetch: o.fetch } : {}),
-    });
+    const client = await this.clientOf(endpoint);
     let text: string;
     try {
       const completion = await client.chat.completions.create(
