@@ -59,7 +59,11 @@ export function markdownReport(report: CheckReport, options: MarkdownOptions = {
   out.push(
     `${t.cases} case${t.cases === 1 ? '' : 's'} in ${(report.ms / 1000).toFixed(1)} s · graders: ${report.graders.map((g) => escapeMarkdown(g, 120)).join(', ') || 'none'}`,
   );
-  const notPassing = report.results.filter((r) => r.status !== 'pass');
+  // Failures and errors first, in the report's order; orphans (which did not run) after them.
+  const notPassing = [
+    ...report.results.filter((r) => r.status === 'fail' || r.status === 'error'),
+    ...report.results.filter((r) => r.status === 'orphaned'),
+  ];
   if (notPassing.length > 0) {
     out.push('', '#### Cases that did not pass', '');
     const rows = notPassing

@@ -46,6 +46,8 @@ describe('Markdown report', () => {
     );
     assert.ok(md.includes('| sess\\-1/main turn 6 | good | ⚠️ error | The grader command exited with code 1 |'));
     assert.ok(md.includes('| sess\\-1/main turn 8 | good | ⏭️ orphaned |'));
+    const orphanFirst = markdownReport(report([result(8, 'orphaned'), result(4, 'fail')]));
+    assert.ok(orphanFirst.indexOf('turn 4 |') < orphanFirst.indexOf('turn 8 |'), 'the orphan after the failure');
     assert.ok(!md.includes('turn 2 |'), 'a passing case is not listed');
     assert.equal(markdownReport(report([result(2, 'pass')])).split('\n')[0], '### ✅ Agent check: 1 passed, 0 failed');
   });
