@@ -137,10 +137,9 @@ module.exports = ({ sdk, z }) => new sdk.Agent({
       const badge = f.locator('.item-function_call .replay-badge.replay-replayed');
       await badge.waitFor({ timeout: 20_000 });
       assert.equal((await badge.textContent())?.trim(), 'replayed');
-      await badge.scrollIntoViewIfNeeded();
-      await docsScreenshot(suite.wb, `replay-what-if-${theme}`);
+      // The card's badge, the run's log with its summary, and the compare column in one picture.
       await f.locator('.run-replay-summary').scrollIntoViewIfNeeded();
-      await docsScreenshot(suite.wb, `replay-run-summary-${theme}`);
+      await docsScreenshot(suite.wb, `replay-what-if-${theme}`);
       await f.locator('.item-function_call button.replay-recorded').click();
       await f.locator('.lane.selected[data-branch="main"]').waitFor();
       await f.locator('.turn-title', { hasText: 'Turn 2' }).waitFor();
