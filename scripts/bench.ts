@@ -26,11 +26,13 @@
  * file C, in process and through the search worker, against SQLite's own full scans, under `"search"`.
  * `--search=none` skips it; `--search-scale=F` resizes the file.
  *
- * Then the host-blocking section (issue 24, scripts/bench/hostBlocking.ts): on each of files A, B and C, each user
- * action in this thread (how long it blocked the host before) and through the store worker (its first, kept and
- * after-append answers, and this thread's largest event-loop delay meanwhile), a branch write, and a write waiting on
- * another connection's lock, under `"hostBlocking"` (one report per file). `--host-blocking=A,C` picks files,
- * `--host-blocking=none` skips it.
+ * Then the host-blocking section (issues 24 and 43, scripts/bench/hostBlocking.ts): on each of files A, B, C and L, or
+ * on any session file (`--file=PATH`, `--session=ID`), each view request with the view's real arguments in this thread
+ * (how long it blocked the host before) and through the store worker (its first and kept answers, the cold ones
+ * against their SQL floors, this thread's event-loop lateness over each whole window beside an idle and a CPU-busy
+ * floor, and the answers after another process appends a turn, `--append-runs` times), a branch write, and a write
+ * waiting on another process's lock, each a range over `--host-runs` runs, under `"hostBlocking"` (one report per
+ * file). `--host-blocking=A,C` picks files, `--host-blocking=none` skips it.
  * The trace store and the OTLP receiver (ingest rate and event-loop lag, a turn's spans at 1,000,000 spans), under
  * `"traces"`; `--traces=none` skips it.
  *
@@ -67,6 +69,7 @@ import { runTraceBench } from './bench/traces';
 import { mcpTable, runMcpBench } from './bench/mcp';
 import { reviewTable, runReviewBench } from './bench/reviews';
 import { runReplayBench } from './bench/replay';
+import { runGetItemsBench } from './bench/getItems';
 import { CACHE } from './host/hostTools.mjs';
 
 const SESSION_ID = 'bench-session';
@@ -101,8 +104,18 @@ interface Config {
   searchScale: number;
   /** Time what an agent command run adds to the command (`--agent-command=none` skips it). */
   agentCommand: boolean;
-  /** The files on which each action's cost to the host's thread is measured (`--host-blocking=A,B,C|none`). */
+  /** The files on which each action's cost to the host's thread is measured (`--host-blocking=A,B,C,L|none`). */
   hostBlocking: ScaleFileName[];
+  /** Any session file to measure the host-blocking section on (`--file=PATH`), and its session (`--session=ID`). */
+  file: string | undefined;
+  session: string | undefined;
+  /** Host-blocking runs (each with a new worker), warm answers per run, appends by another process. */
+  hostRuns: number;
+  hostReps: number;
+  appendRuns: number;
+  /** `getItems()` of a `getItemsTurns`-turn session against its floor, `getItemsRuns` times (`--get-items-runs=0` skips). */
+  getItemsRuns: number;
+  getItemsTurns: number;
   /** The trace store and the OTLP receiver (`--traces=none` skips it). */
   traces: boolean;
   /** Verdicts and datasets on file A at `scale` (`--reviews=none` skips it). */
@@ -118,8 +131,9 @@ const USAGE =
   '                          [--scale-files=A,B,C|none] [--scale=1] [--scale-reps=5] [--skip-store]\n' +
   '                          [--remote[=postgres,redis|none]] [--remote-scale=1] [--remote-reps=7]\n' +
   '                          [--compare[=none]] [--search[=none]] [--search-scale=1] [--agent-command[=none]]\n' +
-  '                          [--host-blocking=A,B,C|none] [--traces[=none]] [--reviews[=none]] [--mcp[=none]]\n' +
-  '                          [--replay[=none]]\n';
+  '                          [--host-blocking=A,B,C,L|none] [--file=PATH [--session=ID]] [--host-runs=3]\n' +
+  '                          [--host-reps=3] [--append-runs=20] [--get-items-runs=5] [--get-items-turns=2000]\n' +
+  '                          [--traces[=none]] [--reviews[=none]] [--mcp[=none]] [--replay[=none]]\n';
 
 function parseArgs(argv: string[]): Config {
   const config: Config = {
@@ -138,13 +152,59 @@ function parseArgs(argv: string[]): Config {
     searchScale: 1,
     agentCommand: true,
     hostBlocking: [...SCALE_FILE_NAMES],
+    file: undefined,
+    session: undefined,
+    hostRuns: 3,
+    hostReps: 3,
+    appendRuns: 20,
+    getItemsRuns: 5,
+    getItemsTurns: 2000,
     traces: true,
     reviews: true,
     mcp: true,
     replay: true,
   };
-  for (const arg of argv) {
-    const [key, value = ''] = arg.replace(/^--/, '').split('=', 2) as [string, string?];
+  const positive = (key: string, value: string, min = 1): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new Error(`--${key} wants an integer ≥ ${min}, got '${value}'`);
+    return n;
+  };
+  let hostBlockingGiven = false;
+  // `--file PATH` and `--session ID` as well as `--file=PATH`: a path may hold '='.
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if ((arg === '--file' || arg === '--session') && i + 1 < argv.length) args.push(`${arg}=${argv[++i]}`);
+    else args.push(arg);
+  }
+  for (const arg of args) {
+    const eq = arg.indexOf('=');
+    const key = (eq < 0 ? arg : arg.slice(0, eq)).replace(/^--/, '');
+    const value = eq < 0 ? '' : arg.slice(eq + 1);
+    if (key === 'file') {
+      if (value === '') throw new Error('--file wants a path');
+      config.file = value;
+      continue;
+    } else if (key === 'session') {
+      if (value === '') throw new Error('--session wants a session id');
+      config.session = value;
+      continue;
+    } else if (key === 'host-runs') {
+      config.hostRuns = positive(key, value);
+      continue;
+    } else if (key === 'host-reps') {
+      config.hostReps = positive(key, value);
+      continue;
+    } else if (key === 'append-runs') {
+      config.appendRuns = positive(key, value, 0);
+      continue;
+    } else if (key === 'get-items-runs') {
+      config.getItemsRuns = positive(key, value, 0);
+      continue;
+    } else if (key === 'get-items-turns') {
+      config.getItemsTurns = positive(key, value, 2);
+      continue;
+    }
     if (key === 'turns') {
       config.turns = value.split(',').map((v) => Number(v.trim()));
       if (config.turns.some((t) => !Number.isInteger(t) || t < 2)) throw new Error(`--turns wants integers ≥ 2, got '${value}'`);
@@ -208,8 +268,9 @@ function parseArgs(argv: string[]): Config {
     } else if (key === 'host-blocking') {
       const names = value.toLowerCase() === 'none' ? [] : value.split(',').map((v) => v.trim().toUpperCase());
       if (names.some((n) => !(SCALE_FILE_NAMES as readonly string[]).includes(n)))
-        throw new Error(`--host-blocking wants a list of A, B, C (or none), got '${value}'`);
+        throw new Error(`--host-blocking wants a list of A, B, C, L (or none), got '${value}'`);
       config.hostBlocking = names as ScaleFileName[];
+      hostBlockingGiven = true;
     } else if (key === 'search-scale') {
       config.searchScale = Number(value);
       if (!(config.searchScale > 0) || config.searchScale > 1) throw new Error(`--search-scale wants a number in (0, 1], got '${value}'`);
@@ -220,6 +281,9 @@ function parseArgs(argv: string[]): Config {
       throw new Error(`unknown argument '${arg}' (try --help)`);
     }
   }
+  // A file of one's own replaces the scale files there, unless they were asked for too.
+  if (config.file !== undefined && !hostBlockingGiven) config.hostBlocking = [];
+  if (config.session !== undefined && config.file === undefined) throw new Error('--session names a session of --file');
   return config;
 }
 
@@ -778,6 +842,15 @@ async function main(): Promise<void> {
       if (turns === Math.max(...config.turns)) queryPlans = await plansFor(dir, turns, work);
     }
     addFullEstimates(cases as unknown as CaseResult[]);
+    let getItems: unknown = { skipped: '--get-items-runs=0' };
+    if (config.getItemsRuns > 0) {
+      const report = await runGetItemsBench({ turns: config.getItemsTurns, runs: config.getItemsRuns, reps: 15 }, progress);
+      process.stderr.write(
+        `\ngetItems() of ${report.turns} turns (${report.items} items), store/floor per run (each run's median of ${report.reps}): ` +
+          `${report.ratios.join(' · ')}; within ${report.target.ratio}×: ${report.target.runsWithin} of ${report.target.runs}\n\n`,
+      );
+      getItems = report;
+    }
     let scale: unknown = { skipped: 'no files selected (--scale-files=none)' };
     if (config.scaleFiles.length > 0) {
       const report = await runScaleBench(
@@ -815,11 +888,22 @@ async function main(): Promise<void> {
       agentCommand = await runAgentCommandBench(join(CACHE, 'bench'), dir, 9, (m) => progress(`agent command ${m}`));
     }
     let hostBlocking: unknown = { skipped: '--host-blocking=none' };
-    if (config.hostBlocking.length > 0) {
+    const hostFiles = [
+      ...config.hostBlocking,
+      ...(config.file !== undefined ? [{ path: config.file, ...(config.session !== undefined ? { session: config.session } : {}) }] : []),
+    ];
+    if (hostFiles.length > 0) {
       const reports = [];
-      for (const file of config.hostBlocking) {
+      for (const file of hostFiles) {
         const report = await runHostBlockingBench(
-          { cacheDir: join(CACHE, 'bench'), file, scale: config.scale, reps: 3, workerFile: join(__dirname, 'storeWorker.js') },
+          {
+            cacheDir: join(CACHE, 'bench'),
+            file,
+            scale: config.scale,
+            reps: config.hostReps,
+            runs: config.hostRuns,
+            appendRuns: config.appendRuns,
+          },
           (m) => progress(m),
         );
         process.stderr.write(`\n${hostBlockingTable(report)}\n\n`);
@@ -873,6 +957,7 @@ async function main(): Promise<void> {
       },
       cases,
       targets: evaluateTargets(cases as unknown as CaseResult[]),
+      getItems,
       queryPlans,
       scale,
       remote,

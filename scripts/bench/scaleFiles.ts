@@ -4,7 +4,10 @@
  * - A: one session, 100,000 turns (400,000 items) on `main` and 5 branches forked at various turns, one of them from
  *   another branch (about 1.4 M structure rows);
  * - B: 2,000 sessions × 50 turns, written turn by turn across the sessions (as concurrent agents would);
- * - C: one session, 250,000 turns (1,000,000 items), about 1.2 GB.
+ * - C: one session, 250,000 turns (1,000,000 items), about 1.2 GB;
+ * - L: one session, 100,000 turns on `main` and 5 long-lived branches forked early (at 1 %, 2 %, 5 % and 10 % of main,
+ *   and one from inside the first's own turns), each with 1,000 turns of its own: the Tokens and Tools tabs of a
+ *   branch whose own history is long (A's branches have 200 own turns each).
  *
  * `--scale` multiplies the turns (A, C) and the number of sessions (B). The file is created by
  * `new AdvancedSQLiteSession({ createTables: true })` (the DDL is the store's, byte for byte), then filled with prepared
@@ -27,8 +30,8 @@ import type { RunUsageView } from '../../src/shared/protocol/runEvents';
 /** Bump whenever the generated content or layout changes: cached files of other versions are not reused. */
 export const GENERATOR_VERSION = 2;
 
-export type ScaleFileName = 'A' | 'B' | 'C';
-export const SCALE_FILE_NAMES: readonly ScaleFileName[] = ['A', 'B', 'C'];
+export type ScaleFileName = 'A' | 'B' | 'C' | 'L';
+export const SCALE_FILE_NAMES: readonly ScaleFileName[] = ['A', 'B', 'C', 'L'];
 
 export interface BranchSpec {
   /** The new branch's id (given explicitly, as `createBranchFromTurn(atTurn, name)`). */
@@ -93,6 +96,20 @@ export function scaleFileSpec(name: ScaleFileName, scale: number): FileSpec {
       branches: [],
     }));
     return { sessions, interleave: true };
+  }
+  if (name === 'L') {
+    const turns = scaled(100_000, scale, 40);
+    const at = (fraction: number): number => Math.max(2, Math.round(turns * fraction));
+    const own = scaled(1_000, scale, 4);
+    const l1 = at(0.01);
+    const branches: BranchSpec[] = [
+      { name: 'l1_early', from: 'main', atTurn: l1, ownTurns: own },
+      { name: 'l2_early', from: 'main', atTurn: at(0.02), ownTurns: own },
+      { name: 'l3_from_l1', from: 'l1_early', atTurn: l1 + Math.max(1, Math.floor(own / 2)), ownTurns: own },
+      { name: 'l4_early', from: 'main', atTurn: at(0.05), ownTurns: own },
+      { name: 'l5_early', from: 'main', atTurn: at(0.1), ownTurns: own },
+    ];
+    return { sessions: [{ sessionId: 'scale-l', turns, branches }], interleave: false };
   }
   return { sessions: [{ sessionId: 'scale-c', turns: scaled(250_000, scale, 20), branches: [] }], interleave: false };
 }

@@ -44,7 +44,7 @@ export function readUsageRows(ctx: QueryContext, sessionId: string, branchId: st
     branchId === null
       ? ctx.stmt(`${sql} ORDER BY branch_id, user_turn_number`).all<Row>(sessionId)
       : ctx.stmt(`${sql} AND branch_id = ? ORDER BY user_turn_number`).all<Row>(sessionId, branchId);
-  return rows.map(usageRowOf);
+  return rows.map((r) => usageRowOf(r));
 }
 
 /** A usage row; `pageBranch` names the branch of a row that carries none (a shared turn's row in a branch's page). */
@@ -76,7 +76,7 @@ export function readTurnUsage(ctx: QueryContext, sessionId: string, branchId: st
        WHERE session_id = ? AND branch_id = ? AND user_turn_number BETWEEN ? AND ? ORDER BY user_turn_number`,
     )
     .all<Record<string, unknown>>(sessionId, branchId, fromTurn, toTurn)
-    .map(usageRowOf);
+    .map((r) => usageRowOf(r));
 }
 
 /** What a usage page can be sorted by. */

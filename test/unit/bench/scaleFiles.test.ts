@@ -67,6 +67,8 @@ describe('bench scale files: the generator writes the store format', function ()
     // Two sessions of 50 turns, written turn by turn across them.
     ['B (sessions interleaved)', scaleFileSpec('B', 0.001)],
     ['C (one long session)', scaleFileSpec('C', 0.0002)],
+    // 40 turns on main; branches of 4 own turns forked at turns 2 and 4, one of them inside l1's own turns.
+    ['L (long-lived branches forked early)', scaleFileSpec('L', 0.0004)],
   ];
   for (const [name, spec] of cases) {
     it(`${name}: same rows as the store writes`, async () => {
@@ -114,6 +116,12 @@ describe('bench scale files: the generator writes the store format', function ()
       [0, 1],
     );
     assert.equal(scaleFileSpec('C', 1).sessions[0]!.turns, 250_000);
+    // L: every branch runs 1,000 turns of its own after a fork in main's first tenth; one forks from another branch.
+    const l = scaleFileSpec('L', 1);
+    assert.equal(l.sessions[0]!.turns, 100_000);
+    assert.equal(l.sessions[0]!.branches.length, 5);
+    assert.ok(l.sessions[0]!.branches.every((x) => x.ownTurns === 1_000 && x.atTurn <= 10_000));
+    assert.ok(l.sessions[0]!.branches.some((x) => x.from !== 'main'));
   });
 
   it('reuses a cached file and keys the cache by the parameters', () => {
