@@ -25,7 +25,7 @@ export const DEFAULT_JUDGE_MODEL = 'gpt-4.1-mini';
 export const DEFAULT_JUDGE_TIMEOUT_MS = 60_000;
 /** The judge's reply is one small JSON object: 400 tokens is room for it and a sentence of reason. */
 export const MAX_JUDGE_REPLY_TOKENS = 400;
-/** The most of each answer put in the prompt (8,000 characters), of each tool call's arguments and output (500), and calls (30). */
+/** The most of each answer (and the reviewer's note) put in the prompt (8,000 characters), of each tool call's arguments and output (500), and calls (30). */
 const PROMPT_ANSWER_CHARS = 8000;
 const PROMPT_CALL_CHARS = 500;
 const PROMPT_CALLS = 30;
@@ -77,7 +77,7 @@ export function judgePrompt(c: CheckCase, run: CaseRun): string {
         answer: c.expected.answer === null ? null : cutValue(c.expected.answer, PROMPT_ANSWER_CHARS),
         toolCalls: calls(c.expected.trajectory),
       },
-      reviewerNote: c.note,
+      reviewerNote: c.note === null ? null : cutValue(c.note, PROMPT_ANSWER_CHARS),
       newAnswer: { answer: cutValue(run.answer, PROMPT_ANSWER_CHARS), toolCalls: calls(run.trajectory) },
     },
     null,

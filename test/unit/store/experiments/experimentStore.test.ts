@@ -5,9 +5,10 @@
  */
 import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SessionDatabaseError } from '../../../../src/store/errors';
+import { OutputFileError } from '../../../../src/store/files/outputFileError';
 import { ExperimentStoreError } from '../../../../src/store/experiments/experimentErrors';
 import { EXPERIMENT_STORE_APPLICATION_ID } from '../../../../src/store/experiments/experimentSchema';
 import { ExperimentStore, defaultExperimentsPath } from '../../../../src/store/experiments/experimentStore';
@@ -347,5 +348,35 @@ describe('ExperimentStore', () => {
       (e: unknown) => e instanceof ExperimentStoreError && e.problem === 'not-found' && /has no experiment store yet/.test(e.message),
     );
     assert.equal(readFileSync(empty).length, 0);
+  });
+
+  it('refuses, untouched, a file with the experiment store header but other columns, and a symbolic link', () => {
+    for (const [what, change] of [
+      ['a column renamed', 'ALTER TABLE experiment_cases RENAME COLUMN status TO outcome'],
+      ['a table missing', 'DROP TABLE experiment_grades'],
+    ] as const) {
+      const other = join(tmp.dir, `other-${what.length}.db`);
+      const raw = ExperimentStore.open(other);
+      raw.db.exec(change);
+      raw.close();
+      const before = sha(other);
+      assert.throws(
+        () => ExperimentStore.open(other),
+        (e: unknown) =>
+          e instanceof ExperimentStoreError &&
+          e.problem === 'not-experiment-store' &&
+          e.message.includes(what === 'a table missing' ? 'lacks the table experiment_grades' : 'lacks the column experiment_cases.status'),
+        what,
+      );
+      assert.equal(sha(other), before, `${what}: untouched`);
+    }
+    const target = join(tmp.dir, 'target.db');
+    const link = join(tmp.dir, 'link.db');
+    symlinkSync(target, link);
+    assert.throws(
+      () => ExperimentStore.open(link),
+      (e: unknown) => e instanceof OutputFileError,
+    );
+    assert.ok(!existsSync(target), 'nothing was created through the link');
   });
 });
