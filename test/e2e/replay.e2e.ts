@@ -41,8 +41,8 @@ for (const theme of FLOW_THEMES) {
             const output = typeof last.output === 'string' ? last.output : JSON.stringify(last.output);
             return { kind: 'text', text: `Here is what I found: ${output}` };
           }
-          if (/paris/i.test(lastUserText(req.body)))
-            return { kind: 'calls', calls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] };
+          const city = /paris|lisbon/i.exec(lastUserText(req.body))?.[0].toLowerCase();
+          if (city) return { kind: 'calls', calls: [{ name: 'get_weather', arguments: { city: city[0]!.toUpperCase() + city.slice(1) } }] };
           return { kind: 'text', text: 'Which city?' };
         },
       });
@@ -167,6 +167,48 @@ module.exports = ({ sdk, z }) => new sdk.Agent({
       await compareCounts('Tool calls: 0 replayed · 1 live');
       await badge.scrollIntoViewIfNeeded();
       await docsScreenshot(suite.wb, `replay-live-${theme}`);
+    });
+
+    it('Edit and resend asking for another city leaves the recording: the call runs live, and where it diverged is shown', async () => {
+      const f = await weatherTurn();
+      await f.locator('.item-user vscode-button.edit-resend').click();
+      await f.locator('textarea.what-if-text').fill("What's the weather in Lisbon?");
+      await f.locator('vscode-button.what-if-submit', { hasText: 'Resend' }).click();
+      await f.locator('.run-tool-output .replay-badge.replay-live').waitFor({ timeout: 20_000 });
+      await f
+        .locator('.run-replay-summary', {
+          hasText: '1 ran live (get_weather); diverged at step 1: get_weather with other arguments (city: "Paris" → "Lisbon").',
+        })
+        .waitFor({ timeout: 20_000 });
+      const diverged = f.locator('.run-replay .replay-divergence');
+      assert.match(
+        (await diverged.textContent()) ?? '',
+        /Diverged at step 1.*Recorded: get_weather\(\{"city":\s*"Paris"\}\).*This run: get_weather/,
+      );
+      assert.equal((await diverged.locator('.replay-diff li').textContent())?.trim(), 'city: "Paris" → "Lisbon"');
+      assert.match(ranTool(), /Lisbon\n$/);
+      const grid = await compareCounts('Tool calls: 0 replayed · 1 live');
+      await grid
+        .locator('.compare-card')
+        .nth(1)
+        .locator('.replay-divergence .replay-diff', { hasText: 'city: "Paris" → "Lisbon"' })
+        .waitFor();
+      await docsScreenshot(suite.wb, `replay-divergence-${theme}`);
+    });
+
+    it('Strict refuses a call with no recorded result before the tool runs, and writes nothing', async () => {
+      const f = await weatherTurn();
+      const before = ranTool();
+      await f.locator('.item-user vscode-button.edit-resend').click();
+      await f.locator('textarea.what-if-text').fill("What's the weather in Lisbon?");
+      await f.locator('.what-if-form input.what-if-tools-mode[value="strict"]').check();
+      await f.locator('vscode-button.what-if-submit', { hasText: 'Resend' }).click();
+      await f.locator('.run-note', { hasText: 'Tools mode: strict.' }).waitFor({ timeout: 20_000 });
+      const error = f.locator('.run-error.failure-tool');
+      await error.waitFor({ timeout: 20_000 });
+      assert.match((await error.textContent()) ?? '', /get_weather/);
+      await f.locator('.run-replay-summary', { hasText: '0 tool calls replayed, 1 unmatched (get_weather)' }).waitFor();
+      assert.equal(ranTool(), before, 'the tool did not run');
     });
 
     it('Retry from here uses the default mode and says which in its run log', async () => {
