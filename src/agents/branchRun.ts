@@ -38,7 +38,7 @@ export async function runOnBranch(options: RunOnBranchOptions): Promise<RunOutco
       try {
         const trace = options.tracing ? startRunTrace(options.tracing) : undefined;
         const replay = new RunReplay(toolsModeOf(options.tools, options.fork), prepared.recordedTurn, options.tools?.nameOnly);
-        const streamed = await streamRun(options, reporter, prepared, replay, trace?.traceId);
+        const streamed = await streamRun(options, reporter, prepared, replay, trace);
         const outcome = await settleAndReport(options, reporter, prepared, streamed, replay);
         if (trace) await storeRunTrace(options, trace, reporter.branchId, outcome);
         return outcome;
@@ -72,13 +72,16 @@ async function streamRun(
   reporter: RunReporter,
   prepared: PreparedRun,
   replay: RunReplay,
-  traceId?: string,
+  trace?: RunTrace,
 ): Promise<StreamedRun> {
+  const traceId = trace?.traceId;
+  // A traced run records each model request's input too (runTracing.ts): the Context tab's "recorded".
+  const modelProvider = trace ? trace.provider(prepared.modelProvider) : prepared.modelProvider;
   const recording = new RecordingSession(prepared.session, (items) => replay.rewrite(items));
   // Traced only into our own trace store (runTracing.ts), unless the user opted in to OpenAI's dashboard too; never
   // with the SDK's default processor, which would export with the environment's key unasked.
   const runner = new Runner({
-    ...(prepared.modelProvider ? { modelProvider: prepared.modelProvider } : {}),
+    ...(modelProvider ? { modelProvider } : {}),
     tracingDisabled: traceId === undefined,
     ...(traceId
       ? { traceId, groupId: options.sessionId, workflowName: 'Agent Session Inspector run', traceIncludeSensitiveData: true }
@@ -88,7 +91,8 @@ async function streamRun(
   let result: StreamResult | undefined;
   let error: unknown;
   try {
-    result = (await runner.run(replay.agent(prepared.agent), options.input, {
+    const agent = replay.agent(prepared.agent);
+    result = (await runner.run(trace ? trace.agent(agent) : agent, options.input, {
       session: recording,
       stream: true,
       signal: options.signal,

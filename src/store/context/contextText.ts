@@ -1,0 +1,81 @@
+/**
+ * A turn's context as plain English text, for the `turn_context` tool (a model reads it) and `agent-sessions context`
+ * (a person does): what the view shows, line by line. The view words the same answer in the user's language itself.
+ */
+import type { ContextNote, ContextRequestView, OutsideReason, TurnContextView } from '../../shared/protocol/contextViews';
+
+const pct = (part: number, whole: number): string => (whole > 0 ? `${Math.round((part / whole) * 100)}%` : '–');
+
+const REASONS: Record<OutsideReason, string> = {
+  limit: 'older than the window (session limit)',
+  compaction: 'replaced by a compaction item',
+  'not-sent': 'not sent',
+};
+
+/** A note as a sentence. */
+export function noteText(note: ContextNote): string {
+  switch (note.code) {
+    case 'no-instructions':
+      return 'Instructions and tool definitions are not items: a reconstruction does not know them.';
+    case 'limit':
+      return `The session's limit (${note.limit} items) was applied to the history.`;
+    case 'compaction':
+      return 'A compaction item is in the window: the items it replaced are no longer stored.';
+    case 'recorded-unreadable':
+      return `${note.requests} recorded ${note.requests === 1 ? 'input' : 'inputs'} could not be read (cut by the trace store's limits, or not JSON).`;
+    case 'estimated':
+      return `${note.items} older items are counted by an estimate (4 characters a token), not tokenized.`;
+    case 'unknown-model':
+      return `${note.model ? `The model ${JSON.stringify(note.model)} is` : 'No model is'} known to the tokenizer: counts use o200k_base and are approximate.`;
+    case 'requests-differ':
+      return `The usage row counts ${note.usageRequests} requests; the stored items show ${note.shown}.`;
+  }
+}
+
+/** The header of the answer: source, encoding, usage and notes. */
+export function contextHeader(view: TurnContextView): string {
+  const lines = [
+    `Turn ${view.turn} of branch ${JSON.stringify(view.branchId)}${view.ranOn !== view.branchId ? ` (run on ${JSON.stringify(view.ranOn)})` : ''}: ${view.requests.length} model ${view.requests.length === 1 ? 'request' : 'requests'}, ${view.source.toUpperCase()}${view.source === 'reconstructed' ? ' from the stored items (not what was recorded)' : ' by the run'}.`,
+    `Tokens counted with ${view.encoding}${view.model ? ` for ${view.model}` : ''}${view.approximate ? ' (approximate)' : ''}.`,
+  ];
+  if (view.usage)
+    lines.push(
+      `Usage row: ${view.usage.requests ?? '–'} requests, ${view.usage.inputTokens ?? '–'} input tokens, ${view.usage.cachedTokens ?? '–'} cached (${pct(view.usage.cachedTokens ?? 0, view.usage.inputTokens ?? 0)}).`,
+    );
+  for (const n of view.notes) lines.push(`Note: ${noteText(n)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** One request's summary line: its items, tokens and the share of each kind. */
+export function requestLine(r: ContextRequestView): string {
+  const shares = r.shares.map((s) => `${s.kind} ${s.tokens} (${pct(s.tokens, r.totalTokens)})`).join(', ');
+  const usage =
+    r.inputTokens !== null
+      ? `; usage ${r.inputTokens} input tokens, ${r.cachedTokens ?? 0} cached (${pct(r.cachedTokens ?? 0, r.inputTokens)})`
+      : '';
+  return `Request ${r.index}${r.model ? ` (${r.model})` : ''}: ${r.itemCount} items, ${r.totalTokens} tokens${r.cut ? ', CUT when recorded' : ''}${usage}. Shares: ${shares || '–'}.\n`;
+}
+
+/** The item lines of a request, each a block of its own (the tool's budget takes whole lines). */
+export function itemLines(r: ContextRequestView): string[] {
+  const lines = r.omittedItems > 0 ? [`  … ${r.omittedItems} older items not listed\n`] : [];
+  return [
+    ...lines,
+    ...r.items.map(
+      (it, i) =>
+        `  ${r.omittedItems + i + 1}. [${it.kind}] ${it.title}: ${it.tokens} tokens${it.sequence !== null ? ` (stored #${it.sequence})` : ''}${it.preview ? ` — ${it.preview}` : ''}\n`,
+    ),
+  ];
+}
+
+/** The outside items' lines. */
+export function outsideLines(view: TurnContextView): string[] {
+  if (view.outsideCount === 0) return ['Outside the window: nothing.\n'];
+  const head = `Outside the window: ${view.outsideCount} stored ${view.outsideCount === 1 ? 'item' : 'items'}${view.outsideCount > view.outside.length ? ` (the newest ${view.outside.length} listed)` : ''}:\n`;
+  return [
+    head,
+    ...view.outside.map(
+      (o) => `  - #${o.sequence} [${o.kind}] ${o.title}: ${o.tokens} tokens, ${REASONS[o.reason]}${o.preview ? ` — ${o.preview}` : ''}\n`,
+    ),
+  ];
+}

@@ -1,0 +1,66 @@
+/**
+ * Token counts for the Context tab (docs/context.md, "Token counts"): the encoding chosen by the model's family
+ * (`gpt-tokenizer`, a pure TypeScript port of OpenAI's tiktoken encodings: no native code or WASM, so the same in
+ * VS Code's Electron, a remote host and the CLI). The encodings are loaded on first use, never at the extension's
+ * activation: each is megabytes of merge tables and takes most of a second to load.
+ */
+
+export type EncodingName = 'o200k_base' | 'cl100k_base';
+
+/** The encoding of a model, and whether that is a guess (an unknown or no model: o200k_base, OpenAI's current one). */
+export function encodingFor(model: string | null | undefined): { encoding: EncodingName; approximate: boolean } {
+  // "openai/gpt-4o", "azure/gpt-4.1-mini", a fine-tune's "ft:gpt-4o-mini:org::id": the family is the last part's start.
+  const name = (model ?? '').trim().toLowerCase().replace(/^ft:/, '').replace(/^.*\//, '');
+  if (/^(gpt-4o|chatgpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|gpt-oss|o\d|codex)/.test(name)) return { encoding: 'o200k_base', approximate: false };
+  if (/^(gpt-4|gpt-3\.5|gpt-35|text-embedding-3|text-embedding-ada)/.test(name)) return { encoding: 'cl100k_base', approximate: false };
+  return { encoding: 'o200k_base', approximate: true };
+}
+
+/** Counts one text's tokens. */
+export type TokenCount = (text: string) => number;
+
+type Encoder = { countTokens: (text: string, options?: { disallowedSpecial?: Set<string> }) => number };
+const loaded = new Map<EncodingName, Promise<Encoder>>();
+
+function load(encoding: EncodingName): Promise<Encoder> {
+  let p = loaded.get(encoding);
+  if (!p) {
+    p = (
+      encoding === 'o200k_base' ? import('gpt-tokenizer/encoding/o200k_base') : import('gpt-tokenizer/encoding/cl100k_base')
+    ) as Promise<Encoder>;
+    // A failed load is tried again next time rather than remembered.
+    p.catch(() => loaded.delete(encoding));
+    loaded.set(encoding, p);
+  }
+  return p;
+}
+
+/** Counts memoized per text: a view redrawn, or the next request of a turn, counts the same items again. */
+const MEMO_MAX = 20_000;
+const MEMO_TEXT_MAX = 4096;
+const memos = new Map<EncodingName, Map<string, number>>();
+
+/** The counter of an encoding, loaded on first use. */
+export async function tokenCounter(encoding: EncodingName): Promise<TokenCount> {
+  const encoder = await load(encoding);
+  let memo = memos.get(encoding);
+  if (!memo) memos.set(encoding, (memo = new Map()));
+  const table = memo;
+  // Special-token text ("<|endoftext|>") in a message is text to the API, not a control token: never refused.
+  const options = { disallowedSpecial: new Set<string>() };
+  return (text) => {
+    if (text === '') return 0;
+    const known = table.get(text);
+    if (known !== undefined) return known;
+    const n = encoder.countTokens(text, options);
+    // Long texts are not kept: they are rare, and keeping them would hold megabytes.
+    if (text.length <= MEMO_TEXT_MAX) {
+      if (table.size >= MEMO_MAX) table.clear();
+      table.set(text, n);
+    }
+    return n;
+  };
+}
+
+/** An estimate where counting exactly would cost too long (docs/context.md): about four characters a token. */
+export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
