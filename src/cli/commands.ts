@@ -29,7 +29,7 @@ export interface CommandContext {
 }
 
 /** Runs `body` on the store named by --db (or the first argument, or AGENT_SESSIONS_DB), closing it after. */
-async function withStore<T>(ctx: CommandContext, target: string | undefined, body: (store: CliStore) => Promise<T>): Promise<T> {
+export async function withStore<T>(ctx: CommandContext, target: string | undefined, body: (store: CliStore) => Promise<T>): Promise<T> {
   const store = await openStore(target, ctx.store);
   try {
     return await body(store);
@@ -38,7 +38,7 @@ async function withStore<T>(ctx: CommandContext, target: string | undefined, bod
   }
 }
 
-async function requireSession(store: CliStore, sessionId: string): Promise<BranchNode[]> {
+export async function requireSession(store: CliStore, sessionId: string): Promise<BranchNode[]> {
   const tree = await store.reader.getBranchTree(sessionId);
   if (tree.length === 0) {
     const exists =
@@ -50,7 +50,7 @@ async function requireSession(store: CliStore, sessionId: string): Promise<Branc
   return tree;
 }
 
-function requireBranch(tree: BranchNode[], sessionId: string, branchId: string): BranchNode {
+export function requireBranch(tree: BranchNode[], sessionId: string, branchId: string): BranchNode {
   const b = tree.find((x) => x.branchId === branchId);
   if (!b)
     throw new NotFoundError(`session '${sessionId}' has no branch '${branchId}' (branches: ${tree.map((x) => x.branchId).join(', ')})`);

@@ -10,6 +10,8 @@ Commands:
   show [file] <session>           a readable transcript (all branches, or --branch, or one --turn)
   branches [file] <session>       the branch tree, with fork points
   usage [file] <session>          token usage per turn, with totals
+  context [file] <session> --turn N
+                                  what the model saw in a turn: each request's input with tokens, and what fell outside
   search [file] <query>           search every session of the store (text, tool:NAME, role:user, is:failed, is:bad)
   export [file] <session>         Markdown, JSON (lossless) or JSONL (@openai/agents input items)
   import <file>                   a JSON or JSONL export into a new session of a database file
@@ -55,7 +57,7 @@ A Model Context Protocol server on stdin/stdout, for coding agents (Claude Code,
 them list, read, search and compare the sessions of the stores given, and never writes to them (docs/mcp.md).
 
 Tools: list_stores, list_sessions, branch_tree, read_turns, search_sessions, token_usage, compare_branches,
-turn_timeline. Resources: agent-sessions://<store>/<session> (a session's branches and first turns). Answers are
+turn_timeline, turn_context. Resources: agent-sessions://<store>/<session> (a session's branches and first turns). Answers are
 bounded (under 20,000 characters by default) and say how to ask for the rest.
 
   --store <file|address>  a session file, or postgresql://user@host/db or redis://host:6379/0; repeat for more
@@ -169,6 +171,17 @@ Prints the session as a transcript: every branch (a forked branch from its fork 
   branches: `Usage: agent-sessions branches [file] <session> [--db file] [--json]
 
 Prints the branch tree: each branch with its turns and items, and the branch and turn it was forked from.
+`,
+  context: `Usage: agent-sessions context [file] <session> --turn n [--branch b] [--traces traces.db] [--limit n] [--model m] [--json]
+
+Prints what the model saw in a turn (docs/context.md): each model request's input item by item with its tokens, the
+share each kind of item takes (instructions, tool definitions, messages, tool calls and outputs, reasoning,
+compaction), the usage row's cached share, and the stored items that fell outside the window and why.
+RECORDED when --traces names a trace store holding the turn's inputs (the extension's runs record them; agent
+commands and OTLP tracers may send them); otherwise RECONSTRUCTED from the stored items, and labelled so.
+--limit gives the session's limit (SessionSettings.limit: the file does not record it); --model picks the tokenizer
+(o200k_base or cl100k_base by model family; an unknown model counts with o200k_base, marked approximate).
+--json prints the whole answer, every request's items included.
 `,
   usage: `Usage: agent-sessions usage [file] <session> [--db file] [--branch b] [--json]
 

@@ -9,6 +9,7 @@ import { branches, exportCommand, importCommand, ls, show, usage, type CommandCo
 import { EXIT, UsageError, exitCodeOf } from './exitCodes';
 import { COMMAND_HELP, MAIN_HELP } from './help';
 import { searchCommand } from './searchCommand';
+import { contextCommand } from './contextCommand';
 import { otlpCommand, tracesCommand } from './tracesCommand';
 import { datasetCommand, reviewCommand } from './reviewCommands';
 import { createTerminal, paint, wantsColor } from './terminal';
@@ -63,6 +64,8 @@ const OPTIONS = {
   baseline: { type: 'string' },
   experiments: { type: 'string' },
   'keep-branches': { type: 'boolean' },
+  traces: { type: 'string' },
+  limit: { type: 'string' },
 } as const;
 
 /** Which options each command takes beyond the common ones. */
@@ -71,6 +74,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   show: ['branch', 'turn'],
   branches: [],
   usage: ['branch'],
+  context: ['branch', 'turn', 'traces', 'limit', 'model'],
   search: ['max', 'reviews'],
   export: ['branch', 'format', 'output', 'reviews', 'force'],
   import: ['session', 'create-tables'],
@@ -190,6 +194,15 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'usage':
         out = await usage(ctx, db, one('a session id'), v.branch);
         break;
+      case 'context':
+        out = await contextCommand(ctx, db, one('a session id'), {
+          branch: v.branch,
+          turn: positiveInt('turn', v.turn),
+          traces: v.traces,
+          limit: positiveInt('limit', v.limit),
+          model: oneModel(v.model, 'context'),
+        });
+        break;
       case 'search':
         if (rest.length === 0) throw new UsageError('search needs a query');
         out = await searchCommand(ctx, db, rest.join(' '), positiveInt('max', v.max), v.reviews);
@@ -292,7 +305,7 @@ export async function runCli(argv: string[]): Promise<number> {
           csv: v.csv === true,
           preview: positiveInt('preview', v.preview),
           contextTurns: positiveInt('context-turns', v['context-turns']),
-          model: oneModel(v.model),
+          model: oneModel(v.model, 'dataset'),
           force: v.force === true,
         });
         process.stdout.write(result.text);
@@ -330,9 +343,9 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 }
 
-/** The dataset's `--model`: one model (the option repeats for `run`, which retries on several). */
-function oneModel(models: string[] | undefined): string | undefined {
-  if (models && models.length > 1) throw new UsageError('dataset takes one --model');
+/** The `--model` of dataset and context: one model (the option repeats for `run`, which retries on several). */
+function oneModel(models: string[] | undefined, command: string): string | undefined {
+  if (models && models.length > 1) throw new UsageError(`${command} takes one --model`);
   return models?.[0];
 }
 

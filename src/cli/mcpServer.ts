@@ -16,7 +16,7 @@ import type { TraceStore } from '../store/traces/traceStore';
 /** Resources listed at most (a store of 100,000 sessions is read through the tools, not listed whole). */
 const MAX_LISTED_RESOURCES = 500;
 
-const INSTRUCTIONS = `Read-only access to OpenAI Agents SDK session stores (the conversations an agent kept: SQLite session files, PostgreSQL, Redis). Start with list_stores and list_sessions; read a conversation with branch_tree and read_turns; find items with search_sessions (tool:NAME, is:failed, role:user, text); compare a retry with the original with compare_branches; token_usage for tokens and cost; turn_timeline for where a turn's time went (when a trace store is open). Every answer starts with a Source line to cite, and says how to continue when it was cut.`;
+const INSTRUCTIONS = `Read-only access to OpenAI Agents SDK session stores (the conversations an agent kept: SQLite session files, PostgreSQL, Redis). Start with list_stores and list_sessions; read a conversation with branch_tree and read_turns; find items with search_sessions (tool:NAME, is:failed, role:user, text); compare a retry with the original with compare_branches; token_usage for tokens and cost; turn_timeline for where a turn's time went (when a trace store is open); turn_context for what the model saw in a turn (each request's input with tokens, what fell outside the window). Every answer starts with a Source line to cite, and says how to continue when it was cut.`;
 
 /**
  * A parameter as zod (the major the repository and the SDK both use, v4), every failure with one message written

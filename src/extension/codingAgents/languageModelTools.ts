@@ -43,6 +43,8 @@ export function invocationMessage(tool: QueryTool, input: ToolInput): string {
       );
     case 'turn_timeline':
       return vscode.l10n.t('Reading the timeline of turn {0} of session {1}', String(input.turn ?? '?'), session);
+    case 'turn_context':
+      return vscode.l10n.t('Reading what the model saw in turn {0} of session {1}', String(input.turn ?? '?'), session);
     default:
       return tool.title;
   }

@@ -26,6 +26,7 @@ const ICONS: Readonly<Record<string, string>> = {
   token_usage: '$(graph)',
   compare_branches: '$(diff)',
   turn_timeline: '$(watch)',
+  turn_context: '$(layers)',
 };
 
 /** The Language Model tool name of a query tool: `agentSessions_read_turns`. */

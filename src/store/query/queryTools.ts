@@ -25,6 +25,7 @@ import type { QueryStore } from './queryStore';
 import { searchSessions } from './searchQueries';
 import { branchTree, listSessions } from './sessionQueries';
 import { turnTimeline } from './turnTimeline';
+import { turnContext } from './turnContextQuery';
 import { readTurns } from './turnQueries';
 import { tokenUsage } from './usageQueries';
 
@@ -201,6 +202,30 @@ export const QUERY_TOOLS: readonly QueryTool[] = [
     },
     run: async (host, args, signal) =>
       turnTimeline(await host.store(args.store, 'turn_timeline'), host.traces, args as { session: string; turn: number }, signal),
+  },
+  {
+    name: 'turn_context',
+    title: 'Show turn context',
+    description: `What the model saw in a turn: each model request's input item by item (instructions and tool definitions when recorded, messages, tool calls and outputs, reasoning, compaction items) with token counts, the share of each kind, the cached share from the usage row, and the stored items that fell outside the window and why (session limit, compaction, not sent). RECORDED when the run recorded its inputs in the trace store, else RECONSTRUCTED from the stored items (the answer says which). Use it to debug an answer that ignored or forgot something. ${READ_ONLY_NOTE}`,
+    parameters: {
+      store: STORE,
+      session: SESSION,
+      branch: BRANCH,
+      turn: { ...int('The turn (1 = the first user message).', 1), required: true },
+      request: int("Which model request's items to list (1 = the first; default the last, which holds the most).", 1, 1000),
+      limit: int(
+        "The session's limit (SessionSettings.limit) when you know it: a reconstruction then keeps only the last that many items of the history.",
+        0,
+      ),
+      model: {
+        type: 'string',
+        description: "The model, to choose the tokenizer (default: the one the turn's spans name; else o200k_base, approximate).",
+      },
+      afterItem: int('Lines to skip: the afterItem an earlier, truncated answer gave.', 0),
+      maxChars: MAX_CHARS,
+    },
+    run: async (host, args, signal) =>
+      turnContext(await host.store(args.store, 'turn_context'), host.traces, args as { session: string; turn: number }, signal),
   },
 ];
 

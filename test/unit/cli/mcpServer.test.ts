@@ -28,6 +28,7 @@ const TOOLS = [
   'token_usage',
   'compare_branches',
   'turn_timeline',
+  'turn_context',
 ];
 
 describe('agent-sessions mcp (a real MCP client over stdio)', function () {

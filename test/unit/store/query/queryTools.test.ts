@@ -37,6 +37,7 @@ describe('query tools (in process)', () => {
     token_usage: { session: 'weather-trip' },
     compare_branches: { session: 'weather-trip', branch: 'main', otherBranch: 'oslo-retry' },
     turn_timeline: { session: 'weather-trip', turn: 1 },
+    turn_context: { session: 'weather-trip', turn: 1 },
   };
 
   it('gives each tool a JSON Schema of its parameters, required ones listed', () => {
