@@ -36,10 +36,10 @@ export interface ToolCallRow {
 
 /** The smallest `TOOL_TURNS_LISTED` values seen, ascending, and how many distinct values in all. */
 class FirstDistinct<T> {
-  private readonly all = new Set<string>();
+  private readonly all = new Set<string | number>();
   readonly first: T[] = [];
   constructor(
-    private readonly key: (v: T) => string,
+    private readonly key: (v: T) => string | number,
     private readonly less: (a: T, b: T) => boolean,
   ) {}
 
@@ -61,7 +61,8 @@ class FirstDistinct<T> {
   }
 }
 
-const turnKey = (t: number): string => String(t);
+// A turn is its own key (a number: no string made per row).
+const turnKey = (t: number): number => t;
 const runKey = (r: { branchId: string; turn: number }): string => `${r.branchId}\u0000${r.turn}`;
 const runLess = (a: { branchId: string; turn: number }, b: { branchId: string; turn: number }): boolean =>
   a.branchId < b.branchId || (a.branchId === b.branchId && a.turn < b.turn);
