@@ -9,6 +9,7 @@ import type { CaseResult, CheckReport, GraderResult } from '../../../../../src/a
 import { junitReport, xmlSafe } from '../../../../../src/agents/check/reports/junit';
 import { parseStrictXml, type XmlElement } from '../../../../support/strictXml';
 import { weatherCase, weatherRun } from '../checkKit';
+import { parse as parseJUnit } from 'junit2json';
 
 const grade = (grader: string, pass: boolean, reason: string): GraderResult => ({ grader, pass, score: pass ? 1 : 0, reason });
 
@@ -111,6 +112,26 @@ describe('JUnit report', () => {
     assert.match(child(errored!, 'error')[0]!.attributes.message!, /^The grader command exited with code 1/);
     assert.equal(child(errored!, 'system-out').length, 0, 'no run, no output');
     assert.match(child(orphaned!, 'skipped')[0]!.attributes.message!, /^orphaned: /);
+  });
+
+  it('reads back through junit2json, as CI report tools read JUnit files', async () => {
+    const read = (await parseJUnit(junitReport(sample()))) as {
+      tests?: number;
+      failures?: number;
+      errors?: number;
+      testsuite?: {
+        name?: string;
+        testcase?: { name?: string; failure?: { message?: string }[]; skipped?: unknown[]; error?: unknown[] }[];
+      }[];
+    };
+    assert.deepEqual([read.tests, read.failures, read.errors], [4, 1, 1]);
+    assert.deepEqual(
+      read.testsuite?.map((s) => s.name),
+      ['sess-1/main', 'sess-2/retry'],
+    );
+    assert.ok(read.testsuite?.[0]?.testcase?.[1]?.failure?.[0]?.message?.startsWith('trajectory: diverged at step 1'));
+    assert.ok(read.testsuite?.[1]?.testcase?.[0]?.error, 'the error case');
+    assert.ok(read.testsuite?.[1]?.testcase?.[1]?.skipped, 'the orphaned case is skipped');
   });
 
   it('keeps untrusted text well-formed and readable: markup, ]]>, quotes, line breaks; what XML cannot hold as \\uXXXX', () => {
