@@ -8,12 +8,14 @@ import type { ConversationRequestTable } from './core/viewRequests';
 import type { Services } from './services';
 import { branchCommands } from './branches/branchCommands';
 import { branchRequests } from './branches/branchRequests';
+import { checkCommands } from './check/checkCommands';
 import { codingAgentCommands } from './codingAgents/codingAgentCommands';
 import { codingAgentRequests } from './codingAgents/codingAgentRequests';
 import { compareCommands } from './compare/compareCommands';
 import { compareRequests } from './compare/compareRequests';
 import { contentCommands } from './content/contentCommands';
 import { contentRequests } from './content/contentRequests';
+import { contextRequests } from './context/contextRequests';
 import { conversationCommands } from './conversation/conversationCommands';
 import { conversationRequests } from './conversation/conversationRequests';
 import { databaseCommands } from './databases/databaseCommands';
@@ -52,6 +54,7 @@ export function commandTable(services: Services): CommandTable {
     ...searchCommands(services),
     ...transferCommands(services),
     ...codingAgentCommands(services),
+    ...checkCommands(services),
   };
 }
 
@@ -61,6 +64,7 @@ export function requestTable(services: Services): ConversationRequestTable {
     ...conversationRequests(services),
     ...branchRequests(services),
     ...traceRequests(services),
+    ...contextRequests(services),
     ...reviewRequests(services),
     ...pricingRequests(services),
     ...runRequests(services),

@@ -14,6 +14,7 @@ import { renderToolTable, renderUsageTable } from './components/tables';
 import { renderTokenChart } from './components/tokenChart';
 import { renderPricingHeader } from './components/pricingHeader';
 import { hasOpenForm, redrawReviewBar, reloadTimeline, renderTurnDetail } from './components/turnDetail';
+import { reloadContext } from './components/context';
 import type { TurnReviewChangeView } from '../../src/shared/protocol/reviewViews';
 import { DEFAULT_TAGS } from '../../src/shared/reviewVocabulary';
 import { FORM_CLOSED_EVENT, detailKey, detailRedraw } from './logic/detailRedraw';
@@ -236,7 +237,8 @@ function drawPart(part: ViewPart): void {
       // The marks arrive apart from the items: the cards' badge slots are filled in place.
       return fillReplayBadges(detail, model.replay?.badges, showRecordedCall);
     case 'timeline':
-      // The trace store changed: an open Timeline reads its turn again (a closed one reads when opened).
+      // The trace store changed: an open Timeline (and Context) reads its turn again (a closed one reads when opened).
+      reloadContext(detail);
       return reloadTimeline(detail);
     case 'banner': {
       const message = model.session?.problem ?? model.error;
@@ -282,6 +284,7 @@ function renderDetail(): void {
     openJson: (turn, sequenceNumber) => openJson(turn, sequenceNumber),
     // A shared turn's spans are linked to the branch that ran it.
     timeline: (turn) => request('turn/timeline', { branchId: turn.sharedFrom ?? model.branchId, turn: turn.turn }),
+    context: (turn) => request('turn/context', { branchId: model.branchId, turn: turn.turn }),
     linkTrace: async (turn) => (await request('trace/link', { branchId: turn.sharedFrom ?? model.branchId, turn: turn.turn })).linked,
     ...reviewCallbacks,
   });

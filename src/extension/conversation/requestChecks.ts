@@ -36,6 +36,7 @@ export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['param
     }),
   'turn/items': z.object({ branchId: str, turn: int }),
   'turn/timeline': z.object({ branchId: str, turn: int }),
+  'turn/context': z.object({ branchId: str, turn: int }),
   'branch/latency': z.object({ branchId: str }),
   'trace/link': z.object({ branchId: str, turn: int }),
   'reviews/get': z.object({ branchId: str }),

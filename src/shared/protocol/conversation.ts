@@ -8,6 +8,7 @@ import type { BranchLatencyView } from './latencyViews';
 import type { BranchReviewsView, CorrectionView, TurnReviewChangeView, TurnReviewView } from './reviewViews';
 import type { ReplayMarksView, ReplayTableView, ToolsMode } from './replay';
 import type { RunEvent } from './runEvents';
+import type { TurnContextView } from './contextViews';
 import type { AgentChoicesView } from '../agentChoices';
 import type { WhatIfModelsView, WhatIfStartedView } from '../whatIfModels';
 import type {
@@ -38,6 +39,11 @@ export interface Requests {
    * the turn (a shared turn's `sharedFrom`).
    */
   'turn/timeline': { params: { branchId: string; turn: number }; result: TimelineView };
+  /**
+   * What the model saw in a turn (docs/context.md): each model request's input with token counts, the items outside
+   * the window, recorded or reconstructed. `branchId` is the shown branch (the builder finds the branch that ran it).
+   */
+  'turn/context': { params: { branchId: string; turn: number }; result: TurnContextView };
   /**
    * The latency of the shown branch's traced turns (its shared turns' from the branches that ran them) and its p50/p95
    * (docs/traces.md); read again on a `traces` change notice.

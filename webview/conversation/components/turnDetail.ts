@@ -13,6 +13,8 @@ import {
 } from '../../../src/shared/toolItems';
 import type { ItemView, TimelineView, TurnView } from '../../../src/shared/protocol/conversationViews';
 import { renderTimeline } from './timeline';
+import { contextSection } from './context';
+import type { TurnContextView } from '../../../src/shared/protocol/contextViews';
 import { renderReviewBar, type ReviewBarState } from './reviewBar';
 import type { TurnReviewChangeView } from '../../../src/shared/protocol/reviewViews';
 import { el, replaceChildren } from '../../shared/dom';
@@ -39,6 +41,8 @@ export interface TurnDetailCallbacks {
   openJson(turn: number, sequenceNumber: number | null): void;
   /** The turn's timeline from the trace store (asked for when the Timeline section is opened). */
   timeline(turn: TurnView): Promise<TimelineView>;
+  /** What the model saw in the turn (asked for when the Context section is opened; components/context.ts). */
+  context(turn: TurnView): Promise<TurnContextView>;
   /** Links an unlinked trace to the turn (the host asks which); false when none was linked. */
   linkTrace(turn: TurnView): Promise<boolean>;
   /** The turn's review, the tags to offer, and a problem if reviews cannot be used. */
@@ -456,7 +460,14 @@ export function renderTurnDetail(
     reviewBar = el('section', { class: 'review-bar', 'aria-label': t('Review of turn {0}', turn.turn), 'data-scope': scope });
     renderReviewBar(reviewBar, cb.reviewState(turn), (c) => cb.review(turn, c), scope);
   }
-  replaceChildren(container, title, reviewBar, turn.turn === 0 ? null : timelineSection(turn, cb), list);
+  replaceChildren(
+    container,
+    title,
+    reviewBar,
+    turn.turn === 0 ? null : timelineSection(turn, cb),
+    turn.turn === 0 ? null : contextSection(turn, cb.context),
+    list,
+  );
 }
 
 /** Whether an inline form (Branch here, Edit and resend, Retry with models) is open in `container`. */

@@ -71,6 +71,9 @@ class TestHost {
     'turns/get': (p) => turnPage(this.db, SESSION, p),
     'turn/items': (p) => this.db.getTurnItems(SESSION, p.branchId, p.turn).map(itemView),
     'turn/timeline': () => ({ state: 'off', spans: [], omitted: 0, traces: 0, totalMs: 0, requests: 0 }),
+    'turn/context': () => {
+      throw new Error('not asked for in these tests');
+    },
     // No trace store in these tests: every branch reads as untraced.
     'branch/latency': (p) => ({ branchId: p.branchId, turns: [], turnCount: 0, partial: false, p50Ms: null, p95Ms: null }),
     'trace/link': () => assert.fail('not in these tests'),
