@@ -9,7 +9,7 @@ import { tokenCountLabel } from '../logic/itemCount';
 import { AgentPicker } from './agentPicker';
 import { replayBadge } from './replayBadges';
 import { runCallBadge } from '../logic/replayViews';
-import { replaySummaryText } from '../../shared/logic/replayText';
+import { replaySummaryShown, replaySummaryText } from '../../shared/logic/replayText';
 import { divergenceBlock } from '../../shared/replayDivergence';
 import type { ReplaySummary } from '../../../src/shared/protocol/replay';
 
@@ -252,7 +252,7 @@ export class Composer {
             `${t('Done')} · ${e.usage ? tokenCountLabel(e.usage.totalTokens) : t('no usage recorded')} · ${e.written.summary}`,
           ),
         );
-        if (e.replay) add(replaySummaryBlock(e.replay));
+        if (e.replay && replaySummaryShown(e.replay)) add(replaySummaryBlock(e.replay));
         break;
       case 'run/failed': {
         // A run that failed before its agent was known (no key, a locked file) never answered: no status line.
@@ -269,7 +269,7 @@ export class Composer {
         if (button) add(button);
         add(el('p', { class: 'run-written' }, e.written.summary));
         // What the run did with its tools before it failed (a strict refusal names the call in the message above).
-        if (e.replay) add(replaySummaryBlock(e.replay));
+        if (e.replay && replaySummaryShown(e.replay)) add(replaySummaryBlock(e.replay));
         const dismiss = el('vscode-button', { appearance: 'secondary', class: 'run-dismiss' }, t('Dismiss'));
         dismiss.addEventListener('click', () => {
           run.block.remove();

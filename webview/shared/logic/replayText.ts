@@ -7,6 +7,15 @@ import type { ReplayDivergence, ReplayOutcome, ReplaySummary } from '../../../sr
 import { t } from '../l10n';
 
 /**
+ * Whether a run's summary says anything: it re-ran a recorded turn, or called a tool. A plain chat run continuing a
+ * branch ("Tools live: no tool calls.") would add the same empty line under every answer. The same runs the replay
+ * marks store keeps (`runRecordOf` in src/extension/replay/replayRecords.ts).
+ */
+export function replaySummaryShown(summary: ReplaySummary): boolean {
+  return summary.source !== null || summary.marks.length > 0;
+}
+
+/**
  * "3 tool calls replayed, 1 ran live (send_email)": `replaySentence` (src/shared/protocol/replay.ts, which the CLI
  * prints) in the view's language; in English the two say the same, word for word (a unit test holds them together).
  */

@@ -4,7 +4,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { divergenceSentence, replaySentence, type ReplayMark, type ReplaySummary } from '../../../../src/shared/protocol/replay';
-import { divergenceText, replaySummaryText } from '../../../../webview/shared/logic/replayText';
+import { divergenceText, replaySummaryShown, replaySummaryText } from '../../../../webview/shared/logic/replayText';
 
 const mark = (callId: string, name: string, outcome: ReplayMark['outcome']): ReplayMark => ({
   callId,
@@ -59,5 +59,11 @@ describe('replay text', () => {
     for (const s of cases) assert.equal(replaySummaryText(s), replaySentence(s));
     assert.equal(replaySummaryText(cases[1] as ReplaySummary), '3 tool calls replayed, 1 ran live (send_email).');
     assert.equal(divergenceText(diverged), divergenceSentence(diverged));
+  });
+
+  it('shows a summary for a re-run of a recorded turn or a run that called a tool, not for a plain chat run', () => {
+    assert.equal(replaySummaryShown(summary({ mode: 'live', source: null })), false);
+    assert.equal(replaySummaryShown(summary({ mode: 'live', source: null, marks: [mark('a', 'x', 'live')] })), true);
+    assert.equal(replaySummaryShown(summary({ marks: [] })), true, 'a re-run that called nothing says so');
   });
 });
