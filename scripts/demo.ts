@@ -1,8 +1,9 @@
 /**
  * `npm start`: writes a demo session database by running the real `@openai/agents` runner with a scripted offline
  * model through `AdvancedSQLiteSession` (no API key, no network), and the runs' traces into a trace store the way the
- * extension's own runs record theirs (so the first Timeline a newcomer opens has a waterfall), prints what the file
- * holds, then opens it:
+ * extension's own runs record theirs (so the first Timeline a newcomer opens has a waterfall), and a few reviews of its
+ * turns where the extension keeps reviews (so there is something to check: docs/check.md), prints what the file holds,
+ * then opens it:
  * in VS Code when `code` is on the PATH (as an extension development host), otherwise in code-server on
  * 127.0.0.1, printing the address to open in a browser.
  *   npm start                 write, print, open
@@ -14,7 +15,8 @@ import { Runner } from '@openai/agents';
 import { createDemoAgent } from '../src/agents/demoAgent';
 import { startRunTrace } from '../src/agents/runTracing';
 import { AdvancedSQLiteSession, TraceStore, type SpanRecord } from '../src/store';
-import { demoTraceStorePath, openDemo } from './demo/launch';
+import { demoReviewStorePath, demoTraceStorePath, openDemo } from './demo/launch';
+import { DEMO_REVIEWS, writeDemoReviews } from './demo/reviews';
 import { printDatabaseReport } from './demo/report';
 
 const args = process.argv.slice(2);
@@ -100,6 +102,10 @@ async function main(): Promise<void> {
   } finally {
     traces.close();
   }
+  // The reviews go where the extension keeps them by default: its global storage in the demo profile.
+  const reviewsPath = demoReviewStorePath();
+  await writeDemoReviews(out, reviewsPath);
+  console.log(`Reviews: ${DEMO_REVIEWS.length} reviewed turns of weather-trip (check them: docs/check.md) in ${reviewsPath}`);
   if (!printOnly) await openDemo(out);
 }
 

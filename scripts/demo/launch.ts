@@ -30,18 +30,32 @@ export function demoTraceStorePath(): string {
   return traceStorePathIn(DEMO_PROFILE);
 }
 
+/** The extension's review store in a user data folder (src/extension/reviews/reviewService.ts, the default location). */
+export function reviewStorePathIn(userDataDir: string): string {
+  return join(globalStorage(userDataDir), 'reviews.db');
+}
+
+/** Where the demo writes its review store: the extension's `reviews.db` in the demo profile. */
+export function demoReviewStorePath(): string {
+  return reviewStorePathIn(DEMO_PROFILE);
+}
+
 /** A code-server's user data folder (its `--user-data-dir`), where the demo's traces go before the first window. */
 export function codeServerUserDataDir(server: CodeServer): string {
   return join(server.stateDir, 'ud');
 }
 
-/** Puts the demo's trace store into a user data folder the demo did not choose (code-server's state folder). */
+/** Puts the demo's trace and review stores into a user data folder the demo did not choose (code-server's state folder). */
 function copyTraces(userDataDir: string): void {
-  const from = demoTraceStorePath();
-  if (!existsSync(from)) return;
-  const to = traceStorePathIn(userDataDir);
-  mkdirSync(dirname(to), { recursive: true });
-  copyFileSync(from, to);
+  const stores: [string, string][] = [
+    [demoTraceStorePath(), traceStorePathIn(userDataDir)],
+    [demoReviewStorePath(), reviewStorePathIn(userDataDir)],
+  ];
+  for (const [from, to] of stores) {
+    if (!existsSync(from)) continue;
+    mkdirSync(dirname(to), { recursive: true });
+    copyFileSync(from, to);
+  }
 }
 
 function onPath(command: string): boolean {

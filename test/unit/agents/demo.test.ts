@@ -2,6 +2,9 @@
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { writeDemoDatabase } from '../../../scripts/demo';
+import { writeDemoReviews } from '../../../scripts/demo/reviews';
+import { selectCases } from '../../../src/agents/check/checkCases';
+import { ReviewStore } from '../../../src/store/reviews/reviewStore';
 import { AdvancedSQLiteSession, TraceStore, openSessionDatabase } from '../../../src/store';
 import { tempDir } from '../../support/tempFiles';
 
@@ -103,6 +106,40 @@ describe('npm start demo database', function () {
         assert.equal(store.counts().traces, runs.length);
       } finally {
         store.close();
+      }
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it("reviews a few of its turns, each a check case on the demo's file: good weather turns and a bad one with a correction", async () => {
+    const tmp = tempDir();
+    try {
+      const path = join(tmp.dir, 'conversations.db');
+      const reviewsPath = join(tmp.dir, 'profile', 'reviews.db');
+      await writeDemoDatabase(path);
+      await writeDemoReviews(path, reviewsPath);
+      const store = ReviewStore.open(reviewsPath, { readonly: true });
+      const reviews = store.exportData();
+      store.close();
+      const db = openSessionDatabase(path, { readonly: true });
+      try {
+        const selection = await selectCases(db, reviews);
+        assert.deepEqual(selection.orphaned, [], 'every review finds its turn');
+        assert.equal(selection.withoutExpectation, 0);
+        assert.deepEqual(
+          selection.cases.map((c) => [c.id, c.verdict, c.expected.trajectory.map((t) => t.name)]),
+          [
+            ['weather-trip/lisbon-instead/4', 'bad', ['get_weather']],
+            ['weather-trip/main/2', 'good', ['get_weather']],
+            ['weather-trip/main/4', 'good', ['get_weather']],
+            ['weather-trip/oslo-retry/4', 'good', ['get_weather']],
+          ],
+        );
+        assert.equal(selection.cases[0]!.expected.answer, 'Paris is at 18°C with light rain right now: take an umbrella.');
+        assert.match(selection.cases[1]!.expected.answer ?? '', /Paris: 18°C, light rain/);
+      } finally {
+        db.close();
       }
     } finally {
       tmp.cleanup();
