@@ -26,7 +26,7 @@ const AGENT = ['examples/python/replay_agent.py', 'examples/python/agent_session
  * The `run:` of the workflow's check step: a folded block (`>-`), whose lines YAML joins with spaces. Read from the
  * file, so the test runs what CI runs.
  */
-export function workflowCheckLine(workflow: string): string {
+function workflowCheckLine(workflow: string): string {
   const lines = workflow.split('\n');
   const step = lines.findIndex((l) => l.trim() === '- name: Check the agent against the reviewed conversations');
   assert.ok(step >= 0, 'the workflow has no check step');
@@ -136,7 +136,10 @@ describe('the CI example: its workflow’s check on the committed session and re
     assert.deepEqual(lines.slice(3, 5), ['3 passed, 0 failed', 'graders: trajectory:args']);
 
     const junit = readFileSync(join(dir, 'agent-check.xml'), 'utf8');
-    assert.match(junit, /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="agent-sessions check" tests="3" failures="0" errors="0" skipped="0"/);
+    assert.match(
+      junit,
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="agent-sessions check" tests="3" failures="0" errors="0" skipped="0"/,
+    );
     assert.equal(junit.match(/<testcase classname="weather-ci\/main" name="turn \d"/g)?.length, 3);
     // The bad turn with a correction is a case too: its verdict is in the report.
     assert.match(junit, /<property name="case" value="weather-ci\/main\/2"\/>\s*<property name="verdict" value="bad"\/>/);
@@ -171,6 +174,9 @@ describe('the CI example: its workflow’s check on the committed session and re
     );
     const markdown = readFileSync(join(dir, 'agent-check.md'), 'utf8');
     assert.match(markdown, /^### ❌ Agent check: 0 passed, 3 failed\n/);
-    assert.match(markdown, /\| weather\\-ci\/main turn 1 \| good \| ❌ fail \| trajectory:args: diverged at step 1: get\\_forecast instead of get\\_weather \|/);
+    assert.match(
+      markdown,
+      /\| weather\\-ci\/main turn 1 \| good \| ❌ fail \| trajectory:args: diverged at step 1: get\\_forecast instead of get\\_weather \|/,
+    );
   });
 });
