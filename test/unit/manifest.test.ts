@@ -80,7 +80,10 @@ describe('extension manifest', () => {
 
   it('matches context values by capability flags, never by the whole string', () => {
     for (const e of manifest.contributes.menus['view/item/context'] ?? []) {
-      assert.ok(e.when?.includes(`view == ${ViewId.sessions}`), `${e.command} is scoped to the view`);
+      assert.ok(
+        e.when?.includes(`view == ${ViewId.sessions}`) || e.when?.includes(`view == ${ViewId.checkResults}`),
+        `${e.command} is scoped to the view`,
+      );
       assert.ok(!/viewItem ==/.test(e.when ?? ''), `${e.command} matches viewItem with =~`);
     }
   });
@@ -92,7 +95,7 @@ describe('extension manifest', () => {
     );
     assert.deepEqual(
       manifest.contributes.views[ViewId.container]?.map((v) => v.id),
-      [ViewId.sessions, ViewId.searchResults],
+      [ViewId.sessions, ViewId.searchResults, ViewId.checkResults],
     );
     assert.ok(
       manifest.contributes.viewsWelcome.some(

@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { runCommandOnBranch, type CommandAgent, type CommandRunOptions } from '../command/commandRun';
 import { AdvancedSQLiteSession } from '../../store/session/advancedSqliteSession';
 import type { SessionDatabase } from '../../store/inspector/sessionDatabase';
+import type { SessionReader } from '../../store/inspector/sessionReader';
 import type { ToolsMode, ReplaySummary } from '../../shared/protocol/replay';
 import type { RunOutcome } from '../../shared/protocol/runEvents';
 import { errorMessage } from '../../shared/errorMessage';
@@ -22,14 +23,20 @@ import { ScratchFolder, type ScratchCase } from './scratchStore';
 export const DEFAULT_CONCURRENCY = 4;
 export const MAX_CONCURRENCY = 32;
 
-/** The options of the agent runs the check passes through (the CLI's environment and timeout; tests' grace). */
-export type CaseRunPassThrough = Pick<CommandRunOptions, 'env' | 'graceMs' | 'apiKey' | 'timeoutMs' | 'model' | 'maxEventChars'>;
+/**
+ * The options of the agent runs the check passes through (the CLI's environment and timeout; tests' grace; the
+ * extension's `store`, so the runs' sessions live in its store worker, off the host's thread).
+ */
+export type CaseRunPassThrough = Pick<CommandRunOptions, 'env' | 'graceMs' | 'apiKey' | 'timeoutMs' | 'model' | 'maxEventChars' | 'store'>;
 
 export interface CheckRunOptions {
   /** The user's session file (read for the scratch copies; written only with `keepBranches`). */
   file: string;
-  /** The user's file opened read-only (the scratch copies' source; the kept branches' names). */
-  db: Pick<SessionDatabase, 'getItemsPage' | 'usedBranchIds' | 'tables'>;
+  /**
+   * The user's file opened read-only (the scratch copies' source; the kept branches' names). Its pages may come as
+   * promises: the extension reads them through its store worker.
+   */
+  db: Pick<SessionReader, 'getItemsPage'> & Pick<SessionDatabase, 'usedBranchIds' | 'tables'>;
   cases: readonly CheckCase[];
   /** Reported first, as results of their own (never run). */
   orphaned?: readonly OrphanedCase[];

@@ -43,6 +43,13 @@ export const CommandId = {
   askAboutTurn: 'agentSessions.askAboutTurn',
   askAboutComparison: 'agentSessions.askAboutComparison',
   explainFailure: 'agentSessions.explainFailure',
+  checkAgent: 'agentSessions.checkAgent',
+  rerunFailedCases: 'agentSessions.rerunFailedCases',
+  showCheckFailuresOnly: 'agentSessions.showCheckFailuresOnly',
+  showAllCheckCases: 'agentSessions.showAllCheckCases',
+  openCheckCaseAsComparison: 'agentSessions.openCheckCaseAsComparison',
+  saveCheckExperiment: 'agentSessions.saveCheckExperiment',
+  compareCheckWithExperiment: 'agentSessions.compareCheckWithExperiment',
 } as const;
 
 export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];
@@ -52,6 +59,7 @@ export const ViewId = {
   container: 'agentSessions',
   sessions: 'agentSessions.sessions',
   searchResults: 'agentSessions.searchResults',
+  checkResults: 'agentSessions.checkResults',
 } as const;
 
 /** Setting keys under the `agentSessions` section (package.json contributes each; read them with `setting()` in settings.ts). */
