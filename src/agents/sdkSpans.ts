@@ -5,11 +5,14 @@
  * the command runner can bundle it.
  *
  * Kept from each span: its timing, parent, error, and what the timeline shows (the agent, the model and usage of a
- * model request, the tool, the handoff's agents, a guardrail's verdict). Prompts and outputs (the SDK's sensitive
- * data) are not kept: they are in the session file already.
+ * model request, the tool, the handoff's agents, a guardrail's verdict), and a model request's input when the span
+ * carries it (a generation span's `input`, a response span's `_input` or `input`, with `instructions` and `tools` when
+ * its sender added them): the Context tab's recorded input (docs/context.md), bounded by `inputAttributes`. Outputs
+ * are not kept: they are in the session file already.
  */
 import type { SpanRecord, SpanSource, TraceLink } from '../store/traces/spanRecord';
 import type { Attributes } from '../store/traces/otlpSpans';
+import { inputAttributes } from '../store/traces/recordedInput';
 
 /** The exported form of an SDK span, as both SDKs write it. */
 export interface SdkSpanJson {
@@ -66,6 +69,13 @@ function responseFacts(response: unknown): Pick<SpanRecord, 'model' | 'inputToke
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
+/** A model request's input as the span carries it (items, or one string), as the recorded-input attributes; none without one. */
+function recordedInput(input: unknown, data: Record<string, unknown>): Attributes {
+  const items = typeof input === 'string' ? [{ role: 'user', content: input }] : Array.isArray(input) ? input : null;
+  if (!items) return {};
+  return inputAttributes(items, text(data.instructions), Array.isArray(data.tools) ? data.tools : null);
+}
+
 /** An SDK span → a record of the trace store, linked to the run's session, branch and turn. */
 export function sdkSpanRecord(span: SdkSpanJson, link: TraceLink, source: SpanSource = 'extension'): SpanRecord {
   const data = (span.span_data ?? {}) as Record<string, unknown> & { type?: unknown };
@@ -103,6 +113,7 @@ export function sdkSpanRecord(span: SdkSpanJson, link: TraceLink, source: SpanSo
       Object.assign(base, responseFacts(data._response ?? data.response ?? { model: data.model, usage: data.usage }));
       name = base.model ? `response ${base.model}` : 'response';
       if (text(data.response_id)) attributes['gen_ai.response.id'] = text(data.response_id);
+      Object.assign(attributes, recordedInput(data._input ?? data.input, data));
       break;
     case 'generation': {
       kind = 'model';
@@ -111,6 +122,7 @@ export function sdkSpanRecord(span: SdkSpanJson, link: TraceLink, source: SpanSo
       base.inputTokens = num(usage.input_tokens);
       base.outputTokens = num(usage.output_tokens);
       name = base.model ? `generation ${base.model}` : 'generation';
+      Object.assign(attributes, recordedInput(data.input, data));
       break;
     }
     case 'function':

@@ -5,6 +5,7 @@
  * reports it; the rest of the request is kept. A request that is not an OTLP trace request at all is an error.
  */
 import { TraceInputError } from './traceErrors';
+import { INPUT_VALUE_KEYS, MAX_RECORDED_INPUT_CHARS } from './recordedInput';
 import {
   TRACE_LIMITS,
   idHex,
@@ -144,19 +145,21 @@ function attributesOf(raw: unknown, cut: () => void, depth = 0): Attributes {
   const out: Attributes = {};
   for (const kv of list(raw)) {
     if (!isObj(kv) || typeof kv.key !== 'string' || kv.key in out) continue;
-    putAttribute(out, kv.key, anyValue(kv.value, cut, depth), cut);
+    // A model request's recorded input (docs/context.md) may be far longer than other values: it has a bound of its own.
+    const max = INPUT_VALUE_KEYS.has(kv.key) ? MAX_RECORDED_INPUT_CHARS : TRACE_LIMITS.maxStringLength;
+    putAttribute(out, kv.key, anyValue(kv.value, cut, depth, max), cut);
   }
   return out;
 }
 
 /** OTLP's `AnyValue` → plain JSON. */
-function anyValue(raw: unknown, cut: () => void, depth: number): AttrValue {
+function anyValue(raw: unknown, cut: () => void, depth: number, maxString: number = TRACE_LIMITS.maxStringLength): AttrValue {
   if (!isObj(raw)) return null;
   if (depth >= TRACE_LIMITS.maxDepth) {
     cut();
     return null;
   }
-  if ('stringValue' in raw || 'string_value' in raw) return limitString(String(raw.stringValue ?? raw.string_value ?? ''), cut);
+  if ('stringValue' in raw || 'string_value' in raw) return limitString(String(raw.stringValue ?? raw.string_value ?? ''), cut, maxString);
   if ('boolValue' in raw || 'bool_value' in raw) return Boolean(raw.boolValue ?? raw.bool_value);
   if ('intValue' in raw || 'int_value' in raw) return intValue(raw.intValue ?? raw.int_value);
   if ('doubleValue' in raw || 'double_value' in raw) {

@@ -101,11 +101,11 @@ export function nanosToMicros(value: unknown): number | undefined {
   return undefined;
 }
 
-/** Cuts a string to the limit, saying it was cut. */
-export function limitString(value: string, onCut: () => void): string {
-  if (value.length <= TRACE_LIMITS.maxStringLength) return value;
+/** Cuts a string to the limit (`max`, default `maxStringLength`), saying it was cut. */
+export function limitString(value: string, onCut: () => void, max: number = TRACE_LIMITS.maxStringLength): string {
+  if (value.length <= max) return value;
   onCut();
-  return `${value.slice(0, TRACE_LIMITS.maxStringLength)}… (${value.length - TRACE_LIMITS.maxStringLength} more characters cut)`;
+  return `${value.slice(0, max)}… (${value.length - max} more characters cut)`;
 }
 
 /** Adds `key` unless the span already holds the most attributes it may. */

@@ -23,6 +23,14 @@ export const INPUT_ATTRIBUTES = {
  */
 export const MAX_RECORDED_INPUT_CHARS = 1_000_000;
 
+/** The attributes that carry a recorded input: OTLP decoding lets each hold up to `MAX_RECORDED_INPUT_CHARS`. */
+export const INPUT_VALUE_KEYS: ReadonlySet<string> = new Set([
+  INPUT_ATTRIBUTES.messages,
+  INPUT_ATTRIBUTES.instructions,
+  INPUT_ATTRIBUTES.tools,
+  'input.value',
+]);
+
 export interface RecordedInput {
   /** The items, as the agents SDKs shape them. */
   items: unknown[];
