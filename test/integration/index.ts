@@ -36,6 +36,7 @@ export function run(): Promise<void> {
   require('./exportImport.test');
   require('./search.test');
   require('./reviews.test');
+  require('./check.test');
   require('./codingAgents.test');
   require('./workspaceTrust.test');
   /* eslint-enable @typescript-eslint/no-require-imports */

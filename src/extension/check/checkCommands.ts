@@ -33,6 +33,8 @@ export interface CheckSummary {
   totals: CheckTotalsNow;
   interrupted: boolean;
   cases: { id: string; status: CaseResult['status']; reasons: string[]; keptBranch: string | null }[];
+  /** The cases the view lists (all, or the failures only). */
+  shown: string[];
   flips: { kind: string; caseId: string }[];
 }
 
@@ -59,6 +61,7 @@ export function checkCommands(
     totals: model.totals(),
     interrupted: model.interrupted,
     cases: model.results().map((r) => ({ id: r.case.id, status: r.status, reasons: caseReasons(r), keptBranch: r.run?.branchId ?? null })),
+    shown: model.visible().map((r) => r.case.id),
     flips: model.flips().map((f) => ({ kind: f.kind, caseId: f.caseId })),
   });
 

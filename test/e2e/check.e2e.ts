@@ -1,0 +1,115 @@
+/**
+ * *Check Agent Against Reviews…* in the real workbench (docs/check.md, "In VS Code"): run from the palette through its
+ * questions (the query left empty, the one agent command, a second grader picked, the tool mode accepted), the cases
+ * streaming into the Check Results view with PASS/FAIL and the failing grader's reason under its case, the status-bar
+ * summary, and Show Failures Only. The agent is a real Python process (test/fixtures/agent-commands/python_turn.py)
+ * answering "Answer from default: <message>"; the reviews are kept beside the session file. Screenshot for the docs.
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { AdvancedSQLiteSession } from '../../src/store';
+import { contentKey } from '../../src/store/reviews/contentKey';
+import { ReviewStore } from '../../src/store/reviews/reviewStore';
+import { FLOW_THEMES, ROOT, docsScreenshot, useWorkbench } from './suite';
+
+const SCRIPT = join(ROOT, 'test', 'fixtures', 'agent-commands', 'python_turn.py');
+const hasPython = spawnSync('python3', ['--version']).status === 0;
+const SESSION = 'support';
+
+/** Three reviewed turns: turn 1 answered as the agent answers now, turn 2 not, turn 3 corrected to what it says now. */
+async function prepareFile(db: string): Promise<void> {
+  const w = new AdvancedSQLiteSession({ sessionId: SESSION, dbPath: db, createTables: true });
+  const turns: [string, string][] = [
+    ['Where is my order?', 'Answer from default: Where is my order?'],
+    ['Can I return the shoes?', 'Returns are accepted within 30 days.'],
+    ['Cancel my subscription', 'I cannot do that.'],
+  ];
+  for (const [q, a] of turns)
+    await w.addItems([
+      { role: 'user', content: q },
+      { role: 'assistant', content: a },
+    ] as never);
+  const wrong = (await w.getTurnStoredItems(3)).find((i) => (i as { role?: string }).role === 'assistant');
+  w.close();
+  const r = ReviewStore.open(`${db}.reviews.db`);
+  try {
+    const ref = (turn: number) => ({
+      sessionId: SESSION,
+      branchId: 'main',
+      turn,
+      turnKey: contentKey({ role: 'user', content: turns[turn - 1]![0] }),
+    });
+    r.setTurnReview(ref(1), { verdict: 'good' });
+    r.setTurnReview(ref(2), { verdict: 'good', tags: ['returns'] });
+    r.setTurnReview(ref(3), { verdict: 'bad' });
+    r.setCorrection({ ...ref(3), itemKey: contentKey(wrong), text: 'Answer from default: Cancel my subscription' });
+  } finally {
+    r.close();
+  }
+}
+
+for (const theme of FLOW_THEMES) {
+  describe(`checking the agent against reviews (${theme} theme)`, function () {
+    before(function () {
+      if (!hasPython) {
+        console.log('    (skipped: python3 is not installed, so the Python agent command cannot run)');
+        this.skip();
+      }
+    });
+
+    const suite = useWorkbench({
+      name: 'check',
+      theme,
+      prepare: (workspace) => prepareFile(join(workspace, 'support.db')),
+      open: {
+        settings: {
+          'agentSessions.reviews.location': 'beside-file',
+          'agentSessions.agent.command': { 'support-bot': `python3 "${SCRIPT}"` },
+        },
+      },
+    });
+
+    it('runs from the palette through its questions; the results view shows pass/fail with reasons, and filters failures', async () => {
+      const { wb } = suite;
+      const page = wb.page;
+      await page.setViewportSize({ width: 1500, height: 950 });
+      await wb.openSidebar();
+      await wb.treeRow('support.db').waitFor(30_000);
+      await wb.runCommand('Agent Sessions: Check Agent Against Reviews…');
+      // The query: empty, every good turn and every bad turn with a correction.
+      await wb.answer('');
+      // The graders: trajectory is picked already; answer:normalized is added.
+      const graders = page.locator('.quick-input-widget:visible .quick-input-list .monaco-list-row');
+      await graders.filter({ hasText: 'answer:normalized' }).first().click();
+      await page
+        .locator('.quick-input-widget:visible .quick-input-list .monaco-list-row[aria-checked="true"]', { hasText: 'answer:normalized' })
+        .waitFor();
+      await page.keyboard.press('Enter');
+      // The tool mode: the setting's (replay) is first.
+      await page.locator('.quick-input-widget:visible .quick-input-list .monaco-list-row', { hasText: 'replay' }).first().waitFor();
+      await page.keyboard.press('Enter');
+
+      const pane = page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: 'Check Results' }) });
+      const row = (turn: number) => pane.locator('.monaco-list-row', { hasText: `${SESSION}/main turn ${turn}` });
+      await row(2).locator('.label-description', { hasText: 'FAIL' }).waitFor({ timeout: 60_000 });
+      await row(1).locator('.label-description', { hasText: 'PASS' }).waitFor({ timeout: 60_000 });
+      await row(3).locator('.label-description', { hasText: 'PASS' }).waitFor({ timeout: 60_000 });
+      assert.match((await row(2).locator('.label-description').textContent()) ?? '', /FAIL · trajectory ✓ answer:normalized ✗/);
+      // The failing grader's reason is under its case, open.
+      await pane.locator('.monaco-list-row', { hasText: 'answer:normalized: ' }).first().waitFor();
+      await page.locator('.statusbar-item', { hasText: 'Check: 2 passed, 1 failed' }).waitFor({ timeout: 20_000 });
+      await page.mouse.move(5, 5);
+      await docsScreenshot(wb, `check-results-${theme}`);
+
+      // Show Failures Only: the passes leave the list; Show All Cases brings them back.
+      await pane.hover();
+      await pane.locator('.actions-container .action-label[aria-label^="Show Failures Only"]').click();
+      await row(1).waitFor({ state: 'detached' });
+      assert.equal(await row(2).count(), 1);
+      await pane.hover();
+      await pane.locator('.actions-container .action-label[aria-label^="Show All Cases"]').click();
+      await row(1).waitFor();
+    });
+  });
+}
