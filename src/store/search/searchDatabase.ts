@@ -60,7 +60,13 @@ export async function searchDatabase(db: SessionDatabase, query: SearchQuery, op
   const state = new ScanState(db, query, options.sessionId, options.turns);
   const structured = db.tables.messageStructure;
   const maxId = (sql: string): number => Number(db.readWith((ctx) => ctx.stmt(sql).get<{ m: number | null }>()?.m ?? 0));
-  const structureMax = structured ? maxId('SELECT max(id) AS m FROM message_structure') : 0;
+  const [structureMax, messageMax] = structured
+    ? db.readWith((ctx) => [
+        Number(ctx.stmt('SELECT max(id) AS m FROM message_structure').get<{ m: number | null }>()?.m ?? 0),
+        Number(ctx.stmt(`SELECT max(id) AS m FROM ${quoteIdentifier(ctx.tables.messages)}`).get<{ m: number | null }>()?.m ?? 0),
+      ])
+    : [0, 0];
+  state.keepVerdicts(messageMax);
   // An estimate for progress: the plain pass reads only the plain sessions' rows, which are not known yet.
   let total = structureMax;
 
@@ -104,6 +110,23 @@ export async function searchDatabase(db: SessionDatabase, query: SearchQuery, op
   return progress.finish();
 }
 
+/**
+ * What the scan knows of each message (one byte per message id, see `ScanState.verdicts`): not judged yet; its text
+ * fails the prefilter or the exact test (`never`: no row of it can match); it passed the prefilter (`candidate`);
+ * reported; or it failed only for its tool name (`namedOnly`: a row with a stored tool name, or its call learned later,
+ * may still match).
+ */
+const UNJUDGED = 0;
+const NEVER = 1;
+const CANDIDATE = 2;
+const REPORTED = 3;
+const NAMED_ONLY = 4;
+/**
+ * Verdicts are kept for files with at most this many messages (16 MB); a larger file (tens of GB) has each structure
+ * row tested on its message's text, copies included, as before verdicts were kept.
+ */
+export const MAX_VERDICT_MESSAGES = 16_000_000;
+
 /** What the scan remembers between batches: statements' SQL, branch trees, reported messages and known call names. */
 class ScanState {
   /** The folded text when the raw-text check applies to it (see `rawCouldMatch`), else null. */
@@ -116,6 +139,17 @@ class ScanState {
   private readonly reported = new Map<string, Set<number>>();
   private readonly tester: HitTester;
   private readonly reviewed: boolean;
+  private readonly judgeSql: string;
+  /**
+   * The verdict on each message (index: id − 1), judged batch by batch as the scan meets it (`judgeSql`), each
+   * message's text tested once by the prefilter; the structure rows then read only the messages still in question.
+   * A message shared by n branches has n structure rows: this is what keeps the scan from testing its text n times
+   * (3.4 rows a message on a 100,000-turn file whose five branches ran 1,000 turns each after forks late in main).
+   */
+  private verdicts = new Uint8Array(0);
+  /** Call ids of outputs judged `namedOnly`, hashed (see `CallIdFilter`): learning one of them judges those again. */
+  private readonly namedOnlyCalls: CallIdFilter | null;
+  private rejudge = false;
 
   constructor(
     private readonly db: SessionDatabase,
@@ -125,6 +159,10 @@ class ScanState {
   ) {
     this.tester = new HitTester(query, turns);
     this.reviewed = query.review !== undefined;
+    this.namedOnlyCalls = query.tools.length > 0 ? new CallIdFilter() : null;
+    this.tester.onLearn = (callId) => {
+      if (this.namedOnlyCalls?.mayHold(callId)) this.rejudgeNamedOnly();
+    };
     const needle = foldForSearch(query.text);
     // Only a text-only query can reject on the text alone: with filters, a non-matching row may still name a tool.
     this.rawNeedle = isRawSearchable(needle) && query.tools.length === 0 ? needle : null;
@@ -135,12 +173,28 @@ class ScanState {
     // `s` before the lookup into `m`). Not for the learner rows of a tool filter, which need their data either way.
     const types = query.tools.length === 0 ? structureTypeCondition(query, 's.message_type') : null;
     this.params = filter.params;
-    // A rowid range of message_structure; the join is a primary-key lookup. Rows the prefilter rejects come back
-    // without data (and are not decoded), so the batch still reports the rows it covered.
+    // A rowid range of message_structure; the join is a primary-key lookup. A row is kept or dropped on its message's
+    // verdict, tested on the structure row alone before the join, so a row whose message cannot match (a branch's copy
+    // of a turn already judged, most rows of a file with long branches) costs no read of its text. A message id past
+    // the verdicts (one written after the scan started, e.g. by a history rewrite) is tested on its text, as every
+    // row was before verdicts were kept. Parameters: the range, the session, the verdicts' length, the verdicts, their
+    // length again, the prefilter's.
+    // `+s.session_id`: the rowid range must drive the read. Given an index on the session, the planner read one
+    // session's rows by branch name, so a turn shared with a branch named before its own was reported under the copy.
+    const session = sessionId === undefined ? '' : ' AND +s.session_id = ?';
+    const rows = `FROM message_structure s JOIN ${messages} m ON m.id = s.message_id AND m.session_id = s.session_id
+      WHERE s.id > ? AND s.id <= ?${session}${types ? ` AND ${types}` : ''}`;
     this.structureSql = `SELECT s.id AS sid, s.session_id, s.branch_id, s.message_id, s.sequence_number, s.message_type,
         s.tool_name, s.user_turn_number AS turn, m.message_data AS data
-      FROM message_structure s JOIN ${messages} m ON m.id = s.message_id AND m.session_id = s.session_id
-      WHERE s.id > ? AND s.id <= ?${sessionId === undefined ? '' : ' AND s.session_id = ?'}${types ? ` AND ${types}` : ''} AND ${filter.sql}`;
+      ${rows}
+        AND (s.message_id > ? OR CASE substr(?, s.message_id, 1) WHEN x'0${CANDIDATE}' THEN 1
+          WHEN x'0${NAMED_ONLY}' THEN s.tool_name IS NOT NULL ELSE 0 END)
+        AND (s.message_id <= ? OR ${filter.sql})`;
+    // The same range's rows whose message is not judged yet, each message's text tested once by the prefilter: its id
+    // if it passes, minus its id if not, in one string (a row each would cost more than the test). Parameters: the
+    // prefilter's, the range, the session, the verdicts' length, the verdicts.
+    this.judgeSql = `SELECT group_concat(CASE WHEN ${filter.sql} THEN s.message_id ELSE -s.message_id END) AS ids
+      ${rows} AND s.message_id <= ? AND substr(?, s.message_id, 1) = x'0${UNJUDGED}'`;
     // A plain session's rows in id order (the (session_id, id) index), each with whether it opens a turn; only rows
     // that pass the prefilter carry their data.
     this.plainSql = `SELECT id, CASE WHEN ${filter.sql} THEN message_data END AS data,
@@ -164,36 +218,87 @@ class ScanState {
     });
   }
 
+  /** Keeps a verdict per message for a file whose largest message id is `messageMax` (see `MAX_VERDICT_MESSAGES`). */
+  keepVerdicts(messageMax: number): void {
+    if (messageMax > 0 && messageMax <= MAX_VERDICT_MESSAGES) this.verdicts = new Uint8Array(messageMax);
+  }
+
   structureBatch(after: number, to: number): SearchHit[] {
-    const rows = this.db.readWith((ctx) =>
-      ctx
-        .stmt(this.structureSql)
-        .all<StructureRow>(after, to, ...(this.sessionId === undefined ? [] : [this.sessionId]), ...(this.params as never[])),
-    );
     const hits: SearchHit[] = [];
-    for (const r of rows) {
-      const messageId = Number(r.message_id);
-      const reported = this.reportedIn(r.session_id);
-      if (reported.has(messageId)) continue;
-      const turn = r.turn === null ? 0 : Number(r.turn);
-      // A review filter names a shared turn by the branch that ran it: a copy's row (which the first row, of that
-      // branch, failed) must not match in its place.
-      if (this.reviewed && turnOrigin(this.tree(r.session_id), r.branch_id, turn) !== r.branch_id) continue;
-      if (this.rawNeedle !== null && typeof r.data === 'string' && !rawCouldMatch(r.data, this.rawNeedle)) continue;
-      const decoded = decodeMessageData(r.data);
-      if (!decoded.ok) continue;
-      const hit = this.test(r.session_id, decoded.value, messageId, r.tool_name, () => ({
-        branchId: r.branch_id,
-        turn,
-        sequenceNumber: Number(r.sequence_number),
-        itemType: displayType(r.message_type),
-      }));
-      if (!hit) continue;
-      reported.add(messageId);
-      hit.sharedWith = this.sharedWith(r.session_id, r.branch_id, turn);
-      hits.push(hit);
+    const session = this.sessionId === undefined ? [] : [this.sessionId];
+    for (let from = after; from < to;) {
+      const rows = this.db.readWith((ctx) => {
+        const v = this.verdicts;
+        const range = [from, to, ...session] as never[];
+        const judged = ctx.stmt(this.judgeSql).get<{ ids: string | null }>(...(this.params as never[]), ...range, v.length, v)?.ids;
+        if (judged) {
+          for (const text of judged.split(',')) {
+            const id = Number(text);
+            const i = Math.abs(id) - 1;
+            // A message the exact test judged already (a copy of it earlier in this range) keeps that verdict.
+            if (v[i] === UNJUDGED) v[i] = id > 0 ? CANDIDATE : NEVER;
+          }
+        }
+        return ctx.stmt(this.structureSql).all<StructureRow>(...range, v.length, v, v.length, ...(this.params as never[]));
+      });
+      from = to;
+      for (const r of rows) {
+        this.structureRow(r, hits);
+        // A call was learned whose id an output judged `namedOnly` may hold: the rest of the batch is read again, so
+        // the copies the verdicts dropped are tested as they were before.
+        if (this.rejudge) {
+          this.rejudge = false;
+          from = Number(r.sid);
+          break;
+        }
+      }
     }
     return hits;
+  }
+
+  private structureRow(r: StructureRow, hits: SearchHit[]): void {
+    const messageId = Number(r.message_id);
+    const reported = this.reportedIn(r.session_id);
+    if (reported.has(messageId)) return;
+    const turn = r.turn === null ? 0 : Number(r.turn);
+    // A review filter names a shared turn by the branch that ran it: a copy's row (which the first row, of that
+    // branch, failed) must not match in its place.
+    if (this.reviewed && turnOrigin(this.tree(r.session_id), r.branch_id, turn) !== r.branch_id) return;
+    if (this.rawNeedle !== null && typeof r.data === 'string' && !rawCouldMatch(r.data, this.rawNeedle))
+      return this.judge(messageId, NEVER);
+    const decoded = decodeMessageData(r.data);
+    if (!decoded.ok) return this.judge(messageId, NEVER);
+    const hit = this.test(r.session_id, decoded.value, messageId, r.tool_name, () => ({
+      branchId: r.branch_id,
+      turn,
+      sequenceNumber: Number(r.sequence_number),
+      itemType: displayType(r.message_type),
+    }));
+    if (!hit) {
+      const why = this.tester.lastRejection;
+      if (why === 'item') this.judge(messageId, NEVER);
+      else if (why === 'name') {
+        this.judge(messageId, NAMED_ONLY);
+        if (this.tester.lastCallId !== null) this.namedOnlyCalls?.add(this.tester.lastCallId);
+      }
+      return;
+    }
+    reported.add(messageId);
+    this.judge(messageId, REPORTED);
+    hit.sharedWith = this.sharedWith(r.session_id, r.branch_id, turn);
+    hits.push(hit);
+  }
+
+  private judge(messageId: number, verdict: number): void {
+    if (messageId >= 1 && messageId <= this.verdicts.length) this.verdicts[messageId - 1] = verdict;
+  }
+
+  /** Every output judged for its tool name alone is a candidate again (a call it may answer was just learned). */
+  private rejudgeNamedOnly(): void {
+    const v = this.verdicts;
+    for (let i = 0; i < v.length; i++) if (v[i] === NAMED_ONLY) v[i] = CANDIDATE;
+    this.namedOnlyCalls?.clear();
+    this.rejudge = true;
   }
 
   plainBatch(
@@ -268,5 +373,38 @@ class ScanState {
     if (!decoded.ok) return null;
     const facts = itemFacts(decoded.value);
     return facts.callId === callId ? facts.toolName : null;
+  }
+}
+
+/**
+ * Call ids, hashed into a 2 MB bit set (three bits each): "may hold" is sure when false, and wrong about one id in
+ * thousands when true after 300,000 ids (the bench's file A), which only costs reading some copies again. Holding
+ * the ids themselves would cost tens of MB on a large file.
+ */
+class CallIdFilter {
+  private readonly bits = new Uint32Array(1 << 19);
+
+  add(id: string): void {
+    for (const bit of this.bitsOf(id)) this.bits[bit >>> 5]! |= 1 << (bit & 31);
+  }
+
+  mayHold(id: string): boolean {
+    return this.bitsOf(id).every((bit) => (this.bits[bit >>> 5]! & (1 << (bit & 31))) !== 0);
+  }
+
+  clear(): void {
+    this.bits.fill(0);
+  }
+
+  private bitsOf(id: string): number[] {
+    let h1 = 0x811c9dc5;
+    let h2 = 5381;
+    for (let i = 0; i < id.length; i++) {
+      const c = id.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 0x01000193);
+      h2 = (Math.imul(h2, 33) + c) | 0;
+    }
+    const size = this.bits.length * 32;
+    return [0, 1, 2].map((k) => ((h1 + Math.imul(k, h2 | 1)) >>> 0) % size);
   }
 }

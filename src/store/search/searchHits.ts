@@ -106,6 +106,17 @@ export class HitTester {
   private readonly toolCalls = new Map<string, Map<string, string>>();
   private readonly inTurns: (sessionId: string, branchId: string, turn: number) => boolean;
   private readonly usersOnly: boolean;
+  /**
+   * Why the last `test` found no hit, for a scan that sees an item on several rows (a branch's copies of its parent's
+   * turns, spec §8.3) and may skip rows whose item cannot match there either: `item` — no row of this item can match
+   * (its text, role or failure, or its own tool name, decided it); `name` — only its tool name failed, and the item
+   * names none itself, nor did the row: another row with a stored tool name, or its call (`lastCallId`) learned later,
+   * may match; `row` — the row decided it (its stored tool name, its branch and turn for review filters).
+   */
+  lastRejection: 'item' | 'name' | 'row' = 'row';
+  lastCallId: string | null = null;
+  /** Called when a call of a queried tool is learned (so its outputs match from now on). */
+  onLearn?: (callId: string) => void;
 
   constructor(
     private readonly query: SearchQuery,
@@ -129,21 +140,37 @@ export class HitTester {
     callName: (callId: string) => string | null,
   ): SearchHit | null {
     const facts: ItemFacts = itemFacts(item);
-    if (facts.toolName === null && storedToolName !== null && facts.role === null) facts.toolName = storedToolName;
+    const ownName = facts.toolName;
+    // A name from the row makes every outcome the row's: another row of the item may carry another name.
+    const rowNamed = facts.toolName === null && storedToolName !== null && facts.role === null;
+    if (rowNamed) facts.toolName = storedToolName;
     const calls = this.callsOf(sessionId);
     if (facts.callId !== null) {
       if (facts.toolName !== null && !isOutput(item)) {
-        if (this.query.tools.includes(foldForSearch(facts.toolName))) calls.set(facts.callId, facts.toolName);
+        if (this.query.tools.includes(foldForSearch(facts.toolName))) {
+          calls.set(facts.callId, facts.toolName);
+          this.onLearn?.(facts.callId);
+        }
       } else if (facts.toolName === null) {
         facts.toolName = calls.get(facts.callId) ?? null;
       }
     }
-    if (!matchesFilters(this.query, facts)) return null;
+    this.lastCallId = facts.callId;
+    const itemDecided = rowNamed ? 'row' : 'item';
+    if (!matchesFilters(this.query, facts)) {
+      const nameOnly = matchesFilters({ ...this.query, tools: [] }, facts);
+      this.lastRejection = !nameOnly || ownName !== null ? itemDecided : rowNamed ? 'row' : 'name';
+      return null;
+    }
+    this.lastRejection = itemDecided;
     if (this.usersOnly && facts.role !== 'user') return null;
     let place: HitPlace | undefined;
     if (this.query.review) {
       place = where();
-      if (!this.inTurns(sessionId, place.branchId, place.turn)) return null;
+      if (!this.inTurns(sessionId, place.branchId, place.turn)) {
+        this.lastRejection = 'row';
+        return null;
+      }
     }
     const snippet = matchText(this.query, item, () => itemPreview(item));
     if (snippet === null) return null;

@@ -1,0 +1,260 @@
+/**
+ * The file search that keeps a verdict per message (src/store/search/searchDatabase.ts) against the search as it was
+ * before (test/support/searchOracle.ts: every structure row tested on its message's text, copies included): on every
+ * fixture file (test/fixtures/**.db) and on files written here to hold what the verdicts must get right — branches
+ * copying turns (nested forks, a deleted branch), a history rewrite re-pointing a row to a new message, plain
+ * sessions, failed calls of every kind, JS-shaped rows with raw UTF-8, an output written before its call — every
+ * query must give exactly the same hits, every field, in the same order, and the same summary, whatever the hit
+ * limit or session. Runs on better-sqlite3 under `npx mocha`, and on node:sqlite through scripts/runStoreSuites.mjs.
+ */
+import { strict as assert } from 'node:assert';
+import { copyFileSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { AgentInputItem } from '@openai/agents';
+import { parseSearchQuery, searchDatabase, type SearchHit, type SearchSummary, type SessionDatabase } from '../../../../src/store';
+import { turnSetKey, type TurnSet } from '../../../../src/store/search/reviewTurns';
+import { oracleSearchDatabase } from '../../../support/searchOracle';
+import { TempFolder } from '../inspector/inspectorFixtures';
+import { planOps, scaleFileSpec, turnContent } from '../../../../scripts/bench/scaleFiles';
+
+const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures');
+
+function fixtureFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return fixtureFiles(path);
+    return name.endsWith('.db') ? [path] : [];
+  });
+}
+
+/** One query per filter and their mixes; review filters get their turns from `turnSets`. */
+const QUERIES = [
+  'weather',
+  'WEATHER',
+  'berlin',
+  'zanzibar',
+  'strasse',
+  'café',
+  '22°c',
+  'turn 2',
+  'tool:get_weather',
+  'tool:crm.lookup',
+  'tool:web_search_call',
+  'tool:get_weather tool:run_query',
+  'tool:get_weather is:failed',
+  'tool:get_weather rain',
+  'is:failed',
+  'is:failed error',
+  'role:user',
+  'role:assistant',
+  'role:system',
+  'role:user weather',
+  'role:user role:assistant',
+  'is:bad',
+  'is:good weather',
+  'reviewed:no',
+  'reviewed:yes tool:get_weather',
+];
+
+interface Run {
+  hits: SearchHit[];
+  summary: Omit<SearchSummary, 'elapsedMs'>;
+}
+
+async function run(
+  scan: typeof searchDatabase,
+  db: SessionDatabase,
+  text: string,
+  options: { maxHits?: number; sessionId?: string; turns?: TurnSet },
+): Promise<Run> {
+  const hits: SearchHit[] = [];
+  const { elapsedMs: _elapsed, ...summary } = await scan(db, parseSearchQuery(text), { onHits: (h) => hits.push(...h), ...options });
+  // Where a scan stopped at the limit depends on its batches, which follow the clock: only a whole scan's count is fixed.
+  return { hits, summary: summary.truncated ? { ...summary, rowsScanned: -1 } : summary };
+}
+
+/** Review turn sets built from the file's own turns: every third turn of each branch "bad", every fourth "good". */
+function turnSets(db: SessionDatabase): Record<'bad' | 'good' | 'reviewed', TurnSet> {
+  const keys: Record<'bad' | 'good', string[]> = { bad: [], good: [] };
+  for (const s of db.listSessions()) {
+    for (const b of db.getBranchTree(s.sessionId)) {
+      for (let turn = 0; turn <= b.userTurns; turn++) {
+        if (turn % 3 === 1) keys.bad.push(turnSetKey(s.sessionId, b.branchId, turn));
+        if (turn % 4 === 2) keys.good.push(turnSetKey(s.sessionId, b.branchId, turn));
+      }
+    }
+  }
+  return {
+    bad: { mode: 'only', keys: keys.bad },
+    good: { mode: 'only', keys: keys.good },
+    reviewed: { mode: 'except', keys: [...keys.bad, ...keys.good] },
+  };
+}
+
+function turnsFor(text: string, sets: ReturnType<typeof turnSets>): TurnSet | undefined {
+  if (text.includes('is:bad')) return sets.bad;
+  if (text.includes('is:good')) return sets.good;
+  if (text.includes('reviewed:no')) return sets.reviewed;
+  if (text.includes('reviewed:yes')) return { mode: 'only', keys: [...sets.bad.keys, ...sets.good.keys] };
+  return undefined;
+}
+
+/** Compares both scans on `path` for every query, with no limit, small limits and each session alone. */
+async function compareOn(folder: TempFolder, path: string): Promise<number> {
+  const db = folder.inspect(path);
+  const sets = turnSets(db);
+  const sessions = db.listSessions().map((s) => s.sessionId);
+  let compared = 0;
+  for (const text of QUERIES) {
+    const turns = turnsFor(text, sets);
+    const variants: { maxHits?: number; sessionId?: string }[] = [
+      {},
+      { maxHits: 1 },
+      { maxHits: 3 },
+      ...sessions.map((sessionId) => ({ sessionId })),
+    ];
+    for (const v of variants) {
+      const options = { ...v, ...(turns ? { turns } : {}) };
+      const expected = await run(oracleSearchDatabase, db, text, options);
+      const actual = await run(searchDatabase, db, text, options);
+      assert.deepEqual(actual, expected, `${relative(FIXTURES, path) || path}: ${JSON.stringify(text)} ${JSON.stringify(v)}`);
+      compared++;
+    }
+  }
+  return compared;
+}
+
+const user = (text: string): AgentInputItem => ({ role: 'user', content: text }) as AgentInputItem;
+const assistant = (text: string): AgentInputItem =>
+  ({ role: 'assistant', type: 'message', status: 'completed', content: [{ type: 'output_text', text }] }) as AgentInputItem;
+const call = (id: string, name: string, args: string): AgentInputItem =>
+  ({ type: 'function_call', call_id: id, name, arguments: args }) as unknown as AgentInputItem;
+const output = (id: string, text: string): AgentInputItem =>
+  ({ type: 'function_call_output', call_id: id, output: text }) as unknown as AgentInputItem;
+
+/** Turns with every kind of item the filters look at, failed ones included. */
+function turn(n: number, tag: string): AgentInputItem[] {
+  const tool = ['get_weather', 'run_query', 'search_docs'][n % 3]!;
+  const id = `c_${tag}_${n}`;
+  const failed = n % 4 === 1;
+  return [
+    user(`Turn ${n} ${tag}: weather in Berlin? straße café ${n % 5 === 0 ? 'zanzibar' : ''}`),
+    call(id, tool, JSON.stringify({ city: n % 2 ? 'Berlin' : 'Lisbon', note: 'rain 22°C' })),
+    output(id, failed ? 'An error occurred while running the tool. Please try again. Error: boom' : `sunny in Berlin, turn ${n}`),
+    ...(n % 5 === 2
+      ? [
+          { type: 'web_search_call', id: `ws_${tag}_${n}`, status: 'failed', action: { type: 'search', query: 'berlin rain' } },
+          { type: 'mcp_call', id: `mcp_${tag}_${n}`, server_label: 'crm', name: 'lookup', arguments: '{}', error: 'denied' },
+          { type: 'function_call_output', call_id: `late_${n}`, output: "Tool 'get_weather' timed out after 5000ms." },
+        ]
+      : []),
+    assistant(`It is ${failed ? 'unknown' : 'sunny'} in Berlin (turn ${n}).`),
+  ] as AgentInputItem[];
+}
+
+describe('the search with verdicts per message gives the hits of the search without them', () => {
+  let folder: TempFolder;
+  beforeEach(() => (folder = new TempFolder()));
+  afterEach(() => folder.cleanup());
+
+  it('on every fixture file', async function () {
+    this.timeout(120_000);
+    const files = fixtureFiles(FIXTURES);
+    assert.ok(files.length >= 2, 'the conformance fixtures are there');
+    let compared = 0;
+    for (const file of files) {
+      const copy = folder.path(`fixture-${compared}.db`);
+      copyFileSync(file, copy);
+      for (const suffix of ['-wal', '-shm']) if (existsSync(file + suffix)) copyFileSync(file + suffix, copy + suffix);
+      compared += await compareOn(folder, copy);
+    }
+    assert.ok(compared > 100);
+  });
+
+  it('on a file with long-lived branches, a deleted branch, a history rewrite, plain sessions and JS-shaped rows', async function () {
+    this.timeout(120_000);
+    const path = folder.path();
+    const s = folder.session({ sessionId: 'trip' });
+    for (let n = 1; n <= 12; n++) await s.addItems(turn(n, 'main'));
+    await s.createBranchFromTurn(9, 'late');
+    for (let n = 9; n <= 14; n++) await s.addItems(turn(n, 'late'));
+    await s.createBranchFromTurn(11, 'nested');
+    await s.addItems(turn(11, 'nested'));
+    await s.switchToBranch('main');
+    await s.createBranchFromTurn(3, 'early');
+    await s.addItems(turn(3, 'early'));
+    await s.createBranchFromTurn(2, 'doomed');
+    await s.addItems(turn(2, 'doomed'));
+    await s.switchToBranch('main');
+    await s.deleteBranch('doomed', true);
+    // A history rewrite points an early row at a new message (the highest id), then a branch copies it.
+    await s.switchToBranch('late');
+    await (s as unknown as Required<Pick<typeof s, 'applyHistoryMutations'>>).applyHistoryMutations({
+      mutations: [
+        { type: 'replace_function_call', callId: 'c_main_1', replacement: call('c_main_1', 'get_weather', '{"city":"Zanzibar"}') as never },
+      ],
+    });
+    await s.createBranchFromTurn(13, 'after_rewrite');
+    // An output stored before its call (a writer of its own), then copied by a branch: `tool:` names it only once
+    // the call is learned, so the copy is a hit where the first row was not.
+    const odd = folder.session({ sessionId: 'odd' });
+    await odd.addItems([
+      user('odd order'),
+      output('c_odd', 'reply first'),
+      call('c_odd', 'get_weather', '{"city":"Oslo"}'),
+      assistant('done'),
+    ]);
+    // More rows than the first batches read (200, then at most 4 times as many) before the copy, so the copy's row is read in a later batch than the
+    // output's first row: the verdict the first row left must be taken back when the call is learned.
+    await odd.addItems([user('second turn'), ...Array.from({ length: 2000 }, (_, i) => assistant(`filler ${i}`))]);
+    await odd.createBranchFromTurn(2, 'copy');
+    await odd.addItems([user('on the copy')]);
+    const raw = folder.raw(path);
+    const insert = raw.prepare('INSERT INTO agent_messages (session_id, message_data) VALUES (?, ?)');
+    // A plain session (no structure rows), and JS-shaped rows with raw UTF-8 (the JS SDK writes no \u escapes).
+    raw.prepare('INSERT INTO agent_sessions (session_id) VALUES (?)').run('plain');
+    insert.run('plain', '{"role":"user","content":"STRASSE in Berlin, 22°C, straße"}');
+    insert.run(
+      'plain',
+      '{"type":"function_call_result","name":"get_weather","callId":"j1","status":"completed","output":{"type":"text","text":"An error occurred while running the tool"}}',
+    );
+    insert.run('plain', '{"type":"message","role":"system","content":"be brief, weather only"}');
+    insert.run(
+      'plain',
+      '{"type":"message","role":"assistant","status":"incomplete","content":[{"type":"output_text","text":"Berlin ıs cold"}]}',
+    );
+    raw.close();
+    const compared = await compareOn(folder, path);
+    assert.ok(compared > 100);
+    // The odd session's copy is the case the verdicts must take back: make sure it is there to be compared.
+    const db = folder.inspect(path);
+    const hits = (await run(searchDatabase, db, 'tool:get_weather', { sessionId: 'odd' })).hits;
+    assert.deepEqual(
+      hits.map((h) => [h.branchId, h.itemType]),
+      [
+        ['main', 'function_call'],
+        ['copy', 'function_call_output'],
+      ],
+    );
+  });
+
+  it("on a small file shaped like the bench's file A (branches that copy most of main)", async function () {
+    this.timeout(120_000);
+    const spec = scaleFileSpec('A', 0.0008);
+    for (const b of spec.sessions[0]!.branches) b.ownTurns = 12;
+    const path = folder.path('scale-a.db');
+    // Written through the store (the generator's own writer loads better-sqlite3, which node:sqlite runs lack).
+    const s = folder.session({ sessionId: spec.sessions[0]!.sessionId, dbPath: path });
+    let current = 'main';
+    for (const op of planOps(spec)) {
+      if (op.kind === 'branch') {
+        await s.switchToBranch(op.source);
+        current = await s.createBranchFromTurn(op.atTurn, op.name);
+      } else {
+        if (current !== op.branch) await s.switchToBranch((current = op.branch));
+        await s.addItems(turnContent(op.sessionIndex, op.branch, op.turn).items as unknown as AgentInputItem[]);
+      }
+    }
+    assert.ok((await compareOn(folder, path)) > 50);
+  });
+});
