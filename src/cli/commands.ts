@@ -18,7 +18,8 @@ import { ReviewStore } from '../store/reviews/reviewStore';
 import type { ReviewData } from '../store/reviews/reviewTypes';
 import { allSessions, closeStore, isServerAddress, openStore, storeAddress, type CliStore, type StoreOptions } from './cliStore';
 import { NotFoundError, UsageError } from './exitCodes';
-import { colorMarkdown, paint, table, type Terminal } from './terminal';
+import { colorMarkdown, paint, table, tableLines, visibleWidth, type Terminal } from './terminal';
+import type { UsageRow, UsageRowKey } from '../store/inspector/usageTables';
 
 export interface CommandContext {
   term: Terminal;
@@ -132,34 +133,76 @@ export async function branches(ctx: CommandContext, dbPath: string | undefined, 
   });
 }
 
+/** Usage rows read per page by `usage`: what it holds at a time, whatever the session's length. */
+export const USAGE_ROWS_PER_PAGE = 1000;
+
+type UsageCountKey = 'requests' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cachedTokens' | 'reasoningTokens';
+const USAGE_COUNT_KEYS: readonly UsageCountKey[] = [
+  'requests',
+  'inputTokens',
+  'outputTokens',
+  'totalTokens',
+  'cachedTokens',
+  'reasoningTokens',
+];
+
+/**
+ * A session's (or branch's) usage rows with totals, written to `write` as they are read, a page of
+ * `USAGE_ROWS_PER_PAGE` rows at a time (a 100,000-turn session held every row, its table and its text at once: 196 MB).
+ * JSON is written in one pass, exactly as `JSON.stringify(…, null, 2)` would; the table in two (the first finds the
+ * columns' widths and the totals, the second writes the lines), each page a read of its own: a turn appended between
+ * the passes is left out of the table, as it was of the totals.
+ */
 export async function usage(
   ctx: CommandContext,
   dbPath: string | undefined,
   sessionId: string,
   branchId: string | undefined,
-): Promise<string> {
-  return withStore(ctx, dbPath, async (store) => {
+  write: (chunk: string) => Promise<void>,
+): Promise<void> {
+  await withStore(ctx, dbPath, async (store) => {
     const tree = await requireSession(store, sessionId);
     if (branchId !== undefined) requireBranch(tree, sessionId, branchId);
+    const scope = branchId ?? null;
     // Server stores keep no usage (the SDK's PostgreSQL and Redis sessions record none).
-    const rows = store.kind === 'file' ? store.db.getUsageRows(sessionId, branchId ?? null) : [];
-    const sum = (key: 'requests' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cachedTokens' | 'reasoningTokens') =>
-      rows.reduce((s, r) => s + (r[key] ?? 0), 0);
-    const totals = {
-      turns: rows.length,
-      requests: sum('requests'),
-      inputTokens: sum('inputTokens'),
-      outputTokens: sum('outputTokens'),
-      totalTokens: sum('totalTokens'),
-      cachedTokens: sum('cachedTokens'),
-      reasoningTokens: sum('reasoningTokens'),
+    const pages = async function* (until?: UsageRowKey): AsyncGenerator<UsageRow[]> {
+      if (store.kind !== 'file') return;
+      let after: UsageRowKey | null = null;
+      for (;;) {
+        ctx.signal.throwIfAborted();
+        let rows = store.db.getUsageRowsAfter(sessionId, scope, after, USAGE_ROWS_PER_PAGE);
+        const full = rows.length === USAGE_ROWS_PER_PAGE;
+        if (until) rows = rows.filter((r) => !keyAfter(r, until));
+        if (rows.length > 0) yield rows;
+        const last = rows[rows.length - 1];
+        if (!full || !last || (until && !keyAfter(until, last))) return;
+        after = { branchId: last.branchId, turn: last.turn };
+      }
     };
-    if (ctx.json) return json({ sessionId, branchId: branchId ?? null, rows, totals });
-    if (rows.length === 0)
-      return `${sessionId}: no usage recorded${store.kind === 'server' ? ' (PostgreSQL and Redis stores keep none)' : ''}\n`;
+    const totals = { turns: 0, requests: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0, cachedTokens: 0, reasoningTokens: 0 };
+    const add = (r: UsageRow): void => {
+      totals.turns++;
+      for (const k of USAGE_COUNT_KEYS) totals[k] += r[k] ?? 0;
+    };
+    if (ctx.json) {
+      await write(`{\n  "sessionId": ${JSON.stringify(sessionId)},\n  "branchId": ${JSON.stringify(scope)},\n  "rows": [`);
+      let first = true;
+      for await (const rows of pages()) {
+        let chunk = '';
+        for (const r of rows) {
+          add(r);
+          chunk += `${first ? '' : ','}\n${indent(JSON.stringify(r, null, 2), '    ')}`;
+          first = false;
+        }
+        await write(chunk);
+      }
+      await write(`${first ? ']' : '\n  ]'},\n  "totals": ${indent(JSON.stringify(totals, null, 2), '  ').trimStart()}\n}\n`);
+      return;
+    }
+    // First pass: the widest cell of each column (as `table` measures it) and the totals.
     const c = ctx.term.color;
     const head = ['BRANCH', 'TURN', 'REQUESTS', 'INPUT', 'CACHED', 'OUTPUT', 'REASONING', 'TOTAL'].map((h) => paint(c, 'bold', h));
-    const body = rows.map((r) => [
+    const cells = (r: UsageRow): string[] => [
       r.branchId,
       String(r.turn),
       n(r.requests),
@@ -168,7 +211,20 @@ export async function usage(
       n(r.outputTokens),
       n(r.reasoningTokens),
       n(r.totalTokens),
-    ]);
+    ];
+    const widths = head.map(visibleWidth);
+    let last: UsageRow | undefined;
+    for await (const rows of pages()) {
+      for (const r of rows) {
+        add(r);
+        cells(r).forEach((cell, i) => (widths[i] = Math.max(widths[i]!, visibleWidth(cell))));
+        last = r;
+      }
+    }
+    if (!last) {
+      await write(`${sessionId}: no usage recorded${store.kind === 'server' ? ' (PostgreSQL and Redis stores keep none)' : ''}\n`);
+      return;
+    }
     const total = [
       paint(c, 'bold', 'total'),
       String(totals.turns),
@@ -179,8 +235,27 @@ export async function usage(
       String(totals.reasoningTokens),
       paint(c, 'bold', String(totals.totalTokens)),
     ];
-    return `${table([head, ...body, total], new Set([1, 2, 3, 4, 5, 6, 7]))}\n`;
+    total.forEach((cell, i) => (widths[i] = Math.max(widths[i]!, visibleWidth(cell))));
+    const right = new Set([1, 2, 3, 4, 5, 6, 7]);
+    // Second pass: the lines, up to the last row the first pass saw.
+    await write(`${tableLines([head], widths, right)}\n`);
+    for await (const rows of pages({ branchId: last.branchId, turn: last.turn }))
+      await write(`${tableLines(rows.map(cells), widths, right)}\n`);
+    await write(`${tableLines([total], widths, right)}\n`);
   });
+}
+
+/** Whether row key `a` comes after `b` in the usage rows' order (branch, then turn; SQLite's BINARY order of UTF-8). */
+function keyAfter(a: UsageRowKey, b: UsageRowKey): boolean {
+  if (a.branchId !== b.branchId) return Buffer.compare(Buffer.from(a.branchId), Buffer.from(b.branchId)) > 0;
+  return a.turn > b.turn;
+}
+
+function indent(text: string, by: string): string {
+  return text
+    .split('\n')
+    .map((line) => by + line)
+    .join('\n');
 }
 
 export async function show(

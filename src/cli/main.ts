@@ -12,7 +12,7 @@ import { searchCommand } from './searchCommand';
 import { contextCommand } from './contextCommand';
 import { otlpCommand, tracesCommand } from './tracesCommand';
 import { datasetCommand, reviewCommand } from './reviewCommands';
-import { createTerminal, paint, wantsColor } from './terminal';
+import { createTerminal, paint, wantsColor, writeStdout } from './terminal';
 
 declare const __CLI_VERSION__: string | undefined;
 const VERSION = typeof __CLI_VERSION__ === 'string' ? __CLI_VERSION__ : 'dev';
@@ -191,9 +191,13 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'branches':
         out = await branches(ctx, db, one('a session id'));
         break;
-      case 'usage':
-        out = await usage(ctx, db, one('a session id'), v.branch);
-        break;
+      case 'usage': {
+        // Written as it is read: a long session's rows are never held at once.
+        const sessionId = one('a session id');
+        if (json) await usage(ctx, db, sessionId, v.branch, writeStdout);
+        else await term.pageStream((write) => usage(ctx, db, sessionId, v.branch, write));
+        return EXIT.ok;
+      }
       case 'context':
         out = await contextCommand(ctx, db, one('a session id'), {
           branch: v.branch,

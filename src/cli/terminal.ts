@@ -8,6 +8,12 @@ export interface Terminal {
   color: boolean;
   /** Writes `text` to stdout, through the pager when it is longer than the screen (TTY only, unless disabled). */
   page(text: string): Promise<void>;
+  /**
+   * Writes what `produce` writes, chunk by chunk as it comes (each write waits for stdout to take it), so a long
+   * output is never held whole: for output read by a program or a file. On a TTY with the pager on, the text is
+   * gathered and paged as `page` does (the rows that made it are not kept, only the text).
+   */
+  pageStream(produce: (write: (chunk: string) => Promise<void>) => Promise<void>): Promise<void>;
   progress(label: string): Progress;
 }
 
@@ -44,8 +50,14 @@ export function createTerminal(options: { noColor: boolean; noPager: boolean }):
   return {
     color,
     page: (text) => page(text, options.noPager),
+    pageStream: (produce) => pageStream(produce, options.noPager),
     progress: (label) => progressBar(label),
   };
+}
+
+/** Writes `text` to stdout and waits until stdout took it (so a long output written in pieces never piles up). */
+export async function writeStdout(text: string): Promise<void> {
+  return writeOut(text);
 }
 
 async function writeOut(text: string): Promise<void> {
@@ -67,6 +79,15 @@ async function page(text: string, noPager: boolean): Promise<void> {
     child.stdin.end(text);
   });
   if (!ok) await writeOut(text);
+}
+
+async function pageStream(produce: (write: (chunk: string) => Promise<void>) => Promise<void>, noPager: boolean): Promise<void> {
+  if (noPager || !process.stdout.isTTY || !process.stdin.isTTY) return produce(writeOut);
+  let text = '';
+  await produce(async (chunk) => {
+    text += chunk;
+  });
+  return page(text, noPager);
 }
 
 function progressBar(label: string): Progress {
@@ -92,17 +113,30 @@ function progressBar(label: string): Progress {
   };
 }
 
+/** A cell's width on screen: code points, ANSI colour codes not counted. */
+export function visibleWidth(cell: string): number {
+  // eslint-disable-next-line no-control-regex -- strips the colour codes paint() adds
+  return Array.from(cell.replace(/\u001b\[[0-9;]*m/g, '')).length;
+}
+
 /** Columns padded to their widest cell (ANSI codes not counted); `right` lists right-aligned columns. */
 export function table(rows: readonly (readonly string[])[], right: ReadonlySet<number> = new Set()): string {
-  // eslint-disable-next-line no-control-regex -- strips the colour codes paint() adds
-  const visible = (s: string) => Array.from(s.replace(/\u001b\[[0-9;]*m/g, '')).length;
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, visible(cell))));
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, visibleWidth(cell))));
+  return tableLines(rows, widths, right);
+}
+
+/** Rows of a table whose column `widths` are known (a table written a page at a time), as `table` lays them out. */
+export function tableLines(
+  rows: readonly (readonly string[])[],
+  widths: readonly number[],
+  right: ReadonlySet<number> = new Set(),
+): string {
   return rows
     .map((row) =>
       row
         .map((cell, i) => {
-          const pad = ' '.repeat((widths[i] ?? 0) - visible(cell));
+          const pad = ' '.repeat(Math.max(0, (widths[i] ?? 0) - visibleWidth(cell)));
           if (i === row.length - 1 && !right.has(i)) return cell;
           return right.has(i) ? pad + cell : cell + pad;
         })

@@ -66,6 +66,7 @@ export type {
   UsagePageRequest,
   SharedTurnRange,
   UsageRow,
+  UsageRowKey,
   UsageSortKey,
   UsageTab,
 } from './inspector/usageTables';

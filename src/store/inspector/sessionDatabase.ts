@@ -34,6 +34,8 @@ import {
   readToolTotals,
   readTurnSummaries,
   readTurnUsage,
+  readUsageRowsAfter,
+  type UsageRowKey,
   readTurnsWithoutUsage,
   readUsagePage,
   readUsageTab,
@@ -255,6 +257,14 @@ export class SessionDatabase implements SessionReader {
   /** `turn_usage` rows of a branch, or of every branch when `branchId` is null, with cached and reasoning counts. */
   getUsageRows(sessionId: string, branchId: string | null): UsageRow[] {
     return this.read(() => readUsageRows(this.context, sessionId, branchId));
+  }
+
+  /**
+   * The next `limit` usage rows after `after` (null: from the first), in `getUsageRows`' order: a reader of every row
+   * that holds one page at a time (`agent-sessions usage`). Each page is its own read.
+   */
+  getUsageRowsAfter(sessionId: string, branchId: string | null, after: UsageRowKey | null, limit: number): UsageRow[] {
+    return this.read(() => readUsageRowsAfter(this.context, sessionId, branchId, after, limit));
   }
 
   /** The usage rows of a branch's turns `fromTurn`..`toTurn`, by turn (turns without a row are absent). */

@@ -48,6 +48,51 @@ export function readUsageRows(ctx: QueryContext, sessionId: string, branchId: st
 }
 
 /** A usage row; `pageBranch` names the branch of a row that carries none (a shared turn's row in a branch's page). */
+/** Where a page of `readUsageRowsAfter` starts: after this row (null: at the first). */
+export interface UsageRowKey {
+  branchId: string;
+  turn: number;
+}
+
+/**
+ * The next `limit` usage rows of a branch (or of every branch when `branchId` is null) after `after`, in the order
+ * `readUsageRows` returns them (branch, then turn): one seek on the (session, branch, turn) index per page, so a
+ * reader walks any number of rows holding one page, each page costing what it returns.
+ */
+export function readUsageRowsAfter(
+  ctx: QueryContext,
+  sessionId: string,
+  branchId: string | null,
+  after: UsageRowKey | null,
+  limit: number,
+): UsageRow[] {
+  if (!ctx.tables.turnUsage) return [];
+  const columns = `${exactTextSql('branch_id')} AS branch, user_turn_number, requests, input_tokens, output_tokens, total_tokens,
+      input_tokens_details, output_tokens_details`;
+  type Row = Record<string, unknown>;
+  let rows: Row[];
+  if (branchId !== null) {
+    rows = ctx
+      .stmt(
+        `SELECT ${columns} FROM turn_usage WHERE session_id = ? AND branch_id = ? AND user_turn_number > ?
+         ORDER BY user_turn_number LIMIT ?`,
+      )
+      .all<Row>(sessionId, branchId, after?.turn ?? Number.MIN_SAFE_INTEGER, limit);
+  } else if (after === null) {
+    rows = ctx
+      .stmt(`SELECT ${columns} FROM turn_usage WHERE session_id = ? ORDER BY branch_id, user_turn_number LIMIT ?`)
+      .all<Row>(sessionId, limit);
+  } else {
+    rows = ctx
+      .stmt(
+        `SELECT ${columns} FROM turn_usage WHERE session_id = ? AND (branch_id, user_turn_number) > (?, ?)
+         ORDER BY branch_id, user_turn_number LIMIT ?`,
+      )
+      .all<Row>(sessionId, after.branchId, after.turn, limit);
+  }
+  return rows.map((r) => usageRowOf(r));
+}
+
 function usageRowOf(r: Record<string, unknown>, pageBranch?: string): UsageRow {
   const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
   return {
