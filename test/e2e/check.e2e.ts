@@ -99,6 +99,12 @@ for (const theme of FLOW_THEMES) {
       // The failing grader's reason is under its case, open.
       await pane.locator('.monaco-list-row', { hasText: 'answer:normalized: ' }).first().waitFor();
       await page.locator('.statusbar-item', { hasText: 'Check: 2 passed, 1 failed' }).waitFor({ timeout: 20_000 });
+      // The side bar dragged wider, so the picture shows the reasons whole.
+      const bar = (await page.locator('.part.sidebar').boundingBox())!;
+      await page.mouse.move(bar.x + bar.width + 2, bar.y + bar.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(bar.x + 760, bar.y + bar.height / 2, { steps: 8 });
+      await page.mouse.up();
       await page.mouse.move(5, 5);
       await docsScreenshot(wb, `check-results-${theme}`);
 
