@@ -102,6 +102,9 @@ interface KeptList {
   messageRows: number;
   usageMark: number;
   usageRows: number;
+  /** The whole tables' rows then (see `unchangedBelow`). */
+  messageTableRows: number;
+  usageTableRows: number;
 }
 
 /** Counters of what `KeptTotals` did (for tests and the benchmark). */
@@ -123,8 +126,9 @@ const TOOL_TYPES: ReadonlySet<string> = new Set(TOOL_CALL_MESSAGE_TYPES);
 export class KeptTotals {
   private readonly sessions = new Map<string, KeptSession>();
   private dataVersion = Number.NaN;
-  /** `tableRows` of this read's snapshot (keyed by table and `data_version`). */
+  /** `tableRows` by table, as of `data_version` `tableCountsAt` (nothing committed since: the same rows). */
   private readonly tableCounts = new Map<string, number>();
+  private tableCountsAt = Number.NaN;
   /** Set by the caller around one request (the store worker: progress messages and Cancel). */
   progress: KeptProgress | undefined;
   /** What happened so far: parts started, brought up to date from new rows, and rebuilt after a removal. */
@@ -212,6 +216,8 @@ export class KeptTotals {
       messageRows: sum(parts.messages.values()),
       usageMark: this.maxId('turn_usage'),
       usageRows: sum([...parts.usage.values()].map((u) => u.turns)),
+      messageTableRows: this.tableRows(this.ctx.tables.messages),
+      usageTableRows: this.tableRows('turn_usage'),
     };
   }
 
@@ -219,16 +225,24 @@ export class KeptTotals {
     const ctx = this.ctx;
     const messageMark = this.maxId(ctx.tables.messages);
     const newMessages = messageMark > old.messageMark ? countMessagesBySession(ctx, old.messageMark) : new Map<string, number>();
-    const messageRows = Number(
-      ctx.stmt(`SELECT COUNT(*) AS n FROM ${quoteIdentifier(ctx.tables.messages)} WHERE session_id IS NOT NULL`).get<{ n: number }>()?.n ??
-        0,
-    );
+    // No old row removed anywhere (a count of the table's pages, see `unchangedBelow`): the sessions hold their old
+    // rows plus the new ones. Else count the rows that belong to a session (every entry of the index).
+    const messageTableRows = this.tableRows(ctx.tables.messages);
+    const messageRows = this.unchangedBelow(ctx.tables.messages, old.messageMark, old.messageTableRows, messageTableRows)
+      ? old.messageRows + sum(newMessages.values())
+      : Number(
+          ctx.stmt(`SELECT COUNT(*) AS n FROM ${quoteIdentifier(ctx.tables.messages)} WHERE session_id IS NOT NULL`).get<{ n: number }>()
+            ?.n ?? 0,
+        );
     if (messageRows !== old.messageRows + sum(newMessages.values())) return undefined;
     const usageMark = this.maxId('turn_usage');
     const newUsage = usageMark > old.usageMark ? sumUsageBySession(ctx, old.usageMark) : new Map<string, SessionUsageSums>();
-    const usageRows = ctx.tables.turnUsage
-      ? Number(ctx.stmt('SELECT COUNT(*) AS n FROM turn_usage WHERE session_id IS NOT NULL').get<{ n: number }>()?.n ?? 0)
-      : 0;
+    const usageTableRows = this.tableRows('turn_usage');
+    const usageRows = !ctx.tables.turnUsage
+      ? 0
+      : this.unchangedBelow('turn_usage', old.usageMark, old.usageTableRows, usageTableRows)
+        ? old.usageRows + sum([...newUsage.values()].map((u) => u.turns))
+        : Number(ctx.stmt('SELECT COUNT(*) AS n FROM turn_usage WHERE session_id IS NOT NULL').get<{ n: number }>()?.n ?? 0);
     if (usageRows !== old.usageRows + sum([...newUsage.values()].map((u) => u.turns))) return undefined;
     const messages = new Map(old.parts.messages);
     for (const [id, n] of newMessages) messages.set(id, (messages.get(id) ?? 0) + n);
@@ -238,7 +252,7 @@ export class KeptTotals {
       usage.set(id, before ? addSessionUsageSums(before, u) : u);
     }
     const parts = { rows: readSessionRows(ctx), messages, branches: countBranchesBySession(ctx), usage };
-    return { checkedAt: this.dataVersion, parts, messageMark, messageRows, usageMark, usageRows };
+    return { checkedAt: this.dataVersion, parts, messageMark, messageRows, usageMark, usageRows, messageTableRows, usageTableRows };
   }
 
   /** Forgets everything (the connection closes). */
@@ -467,15 +481,17 @@ export class KeptTotals {
    * its smallest index's pages without visiting an entry (12 ms for A's 1.4 M structure rows, where counting one
    * session's entries steps through each: 50–130 ms, the tail of every catch-up after an append).
    */
-  private tableRows(table: 'message_structure' | 'turn_usage'): number {
+  private tableRows(table: string): number {
     const t = this.ctx.tables;
     if ((table === 'message_structure' && !t.messageStructure) || (table === 'turn_usage' && !t.turnUsage)) return 0;
-    const key = `${table}\u0000${this.dataVersion}`;
-    const cached = this.tableCounts.get(key);
+    if (this.tableCountsAt !== this.dataVersion) {
+      this.tableCounts.clear();
+      this.tableCountsAt = this.dataVersion;
+    }
+    const cached = this.tableCounts.get(table);
     if (cached !== undefined) return cached;
     const n = Number(this.ctx.stmt(`SELECT COUNT(*) AS n FROM ${quoteIdentifier(table)}`).get<{ n: number }>()?.n ?? 0);
-    this.tableCounts.clear();
-    this.tableCounts.set(key, n);
+    this.tableCounts.set(table, n);
     return n;
   }
 
@@ -486,7 +502,7 @@ export class KeptTotals {
    * whatever session it was in. When it does not hold, the caller counts the session's own rows to know whether the
    * removal was its.
    */
-  private unchangedBelow(table: 'message_structure' | 'turn_usage', mark: number, before: number, now: number): boolean {
+  private unchangedBelow(table: string, mark: number, before: number, now: number): boolean {
     const past = Number(this.ctx.stmt(`SELECT COUNT(*) AS n FROM ${quoteIdentifier(table)} WHERE id > ?`).get<{ n: number }>(mark)?.n ?? 0);
     return now === before + past;
   }
