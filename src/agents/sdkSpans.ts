@@ -129,6 +129,8 @@ export function sdkSpanRecord(span: SdkSpanJson, link: TraceLink, source: SpanSo
       kind = data.mcp_data ? 'mcp' : 'tool';
       name = dataName ?? 'function';
       base.toolName = dataName;
+      // What replay did with the call (replay/replayedTools.ts): `replayed <recorded call id>`, `live`, `unmatched`.
+      if (text(data.agent_sessions_replay)) attributes['agent_sessions.replay'] = text(data.agent_sessions_replay);
       break;
     case 'handoff': {
       kind = 'handoff';

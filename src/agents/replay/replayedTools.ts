@@ -4,18 +4,35 @@
  * `strict` an unmatched call throws before the tool runs, which fails the run. The user's agent is not changed: a
  * clone gets the wrapped tools (the same agent serves other runs at once, and the extension caches it).
  */
-import { Agent, type FunctionTool, type RunContext, type Tool } from '@openai/agents';
+import { Agent, getCurrentSpan, type FunctionTool, type RunContext, type Tool } from '@openai/agents';
 import type { ReplayMatcher } from './replayMatcher';
 
 /** The recorded outputs handed to the SDK for replayed calls, by the new call's id (the session write uses them). */
 export type ReplayedOutputs = Map<string, unknown>;
+
+/**
+ * Notes the outcome on the SDK's function span of this call (the one around `invoke`), so the timeline can mark a
+ * replayed call: spans carry no call id, and this is the span of exactly this call. Nothing when tracing is off.
+ */
+function markSpan(outcome: string): void {
+  const span = getCurrentSpan();
+  const data = span?.spanData as { type?: unknown; agent_sessions_replay?: string } | undefined;
+  if (data?.type === 'function') data.agent_sessions_replay = outcome;
+}
 
 /** A function tool that asks `matcher` first. Every other property is the tool's own (through its prototype). */
 function replayedTool(tool: FunctionTool, matcher: ReplayMatcher, outputs: ReplayedOutputs): FunctionTool {
   const wrapped = Object.create(tool) as FunctionTool;
   wrapped.invoke = async (runContext, input, details) => {
     const callId = details?.toolCall?.callId ?? `${tool.name}#${matcher.marks.length + 1}`;
-    const decision = matcher.decide(callId, tool.name, input);
+    let decision: ReturnType<ReplayMatcher['decide']>;
+    try {
+      decision = matcher.decide(callId, tool.name, input);
+    } catch (err) {
+      markSpan('unmatched');
+      throw err;
+    }
+    markSpan(decision.outcome === 'replayed' ? `replayed ${decision.recorded.callId}` : 'live');
     if (decision.outcome === 'live') return tool.invoke(runContext, input, details);
     const output = decision.recorded.output;
     outputs.set(callId, output);

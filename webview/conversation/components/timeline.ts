@@ -8,6 +8,8 @@ import { el, replaceChildren } from '../../shared/dom';
 import { t } from '../../shared/l10n';
 import { durationLabel, timelineRows, type TimelineRow } from '../logic/timelineRows';
 import { timelineHintLead, timelineHints } from '../logic/timelineHints';
+import { outcomeLabel } from '../logic/replayViews';
+import { spanReplayOutcome } from '../logic/timelineRows';
 
 const KIND_LABELS: Record<TimelineSpanView['kind'], () => string> = {
   agent: () => t('agent'),
@@ -42,6 +44,12 @@ function attributesList(s: TimelineSpanView): HTMLElement {
   return list;
 }
 
+/** A tool span's replay badge (docs/replay.md): the call got its recorded output, ran live, or matched nothing. */
+function replayMark(s: TimelineSpanView): HTMLElement | null {
+  const outcome = spanReplayOutcome(s);
+  return outcome ? el('span', { class: `replay-badge replay-${outcome}` }, outcomeLabel(outcome)) : null;
+}
+
 function rowElement(row: TimelineRow, index: number): HTMLElement {
   const s = row.span;
   const detail = detailOf(s);
@@ -55,6 +63,7 @@ function rowElement(row: TimelineRow, index: number): HTMLElement {
     el('span', { class: 'span-label' }, s.name),
     detail ? el('span', { class: 'span-detail' }, detail) : null,
     s.status === 'error' ? el('span', { class: 'span-error', title: s.error ?? '' }, t('failed')) : null,
+    replayMark(s),
   );
   name.style.paddingInlineStart = `${row.depth * 14}px`;
   const button = el(

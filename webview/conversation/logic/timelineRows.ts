@@ -51,3 +51,14 @@ export function timelineRows(spans: readonly TimelineSpanView[], totalMs: number
 export function durationLabel(ms: number): string {
   return ms < 10_000 ? `${Math.round(ms).toLocaleString('en-US')} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
+
+/**
+ * What replay did with a tool span's call, from the attribute our runs set on it (`agent_sessions.replay`:
+ * `replayed <recorded call id>`, `live`, `unmatched`); undefined for other spans and for runs that set none.
+ */
+export function spanReplayOutcome(span: Pick<TimelineSpanView, 'kind' | 'attributes'>): 'replayed' | 'live' | 'unmatched' | undefined {
+  if (span.kind !== 'tool' && span.kind !== 'mcp') return undefined;
+  const value = span.attributes.find(([key]) => key === 'agent_sessions.replay')?.[1] ?? '';
+  const word = value.split(' ', 1)[0];
+  return word === 'replayed' || word === 'live' || word === 'unmatched' ? word : undefined;
+}

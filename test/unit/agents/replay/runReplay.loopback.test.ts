@@ -11,6 +11,7 @@ import { createConfiguredAgent, type ConfiguredAgent } from '../../../../src/age
 import { runOnBranch, type RunOnBranchOptions } from '../../../../src/agents/branchRun';
 import type { RunCompletedEvent, RunFailedEvent, RunOutcome, ToolOutputEvent } from '../../../../src/shared/protocol/runEvents';
 import { replaySentence } from '../../../../src/shared/protocol/replay';
+import type { SpanRecord } from '../../../../src/store/traces/spanRecord';
 import {
   startLoopbackOpenAI,
   toolOutputsIn,
@@ -142,7 +143,7 @@ exports.agent = new Agent({
   }
 
   /** Re-runs turn 2 on a fork (a what-if retry of the recorded turn), with `tools` options. */
-  async function rerun(tools?: RunOnBranchOptions['tools'], forkName = 'whatif') {
+  async function rerun(tools?: RunOnBranchOptions['tools'], forkName = 'whatif', tracing?: RunOnBranchOptions['tracing']) {
     const log = eventLog();
     const outcome = await runOnBranch({
       dbPath,
@@ -152,6 +153,7 @@ exports.agent = new Agent({
       input: QUESTION,
       fork: { fromTurn: 2, name: forkName },
       ...(tools ? { tools } : {}),
+      ...(tracing ? { tracing } : {}),
       onEvent: log.onEvent,
     });
     assertWellFormed(log.events, outcome);
@@ -255,6 +257,28 @@ exports.agent = new Agent({
     assert.equal(
       replaySentence(summary),
       '2 tool calls replayed, 1 ran live (get_weather); diverged at step 2: get_weather with other arguments (city: "Paris" → "Lisbon").',
+    );
+  });
+
+  it("marks each call's tool span with what replay did, so the timeline can show it", async () => {
+    await seedRecorded(dbPath);
+    modelCalls([
+      { name: 'get_weather', arguments: { city: 'Paris', units: 'C' } },
+      { name: 'get_weather', arguments: { city: 'Lisbon', units: 'C' } },
+    ]);
+    const spans: SpanRecord[] = [];
+    const { outcome } = await rerun({ mode: 'replay' }, 'traced', {
+      sink: async (records) => {
+        spans.push(...records);
+      },
+    });
+    completed(outcome);
+    assert.deepEqual(
+      spans.filter((r) => r.kind === 'tool').map((r) => [r.toolName, r.attributes['agent_sessions.replay']]),
+      [
+        ['get_weather', 'replayed call_w1'],
+        ['get_weather', 'live'],
+      ],
     );
   });
 

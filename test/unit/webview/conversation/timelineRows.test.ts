@@ -5,7 +5,7 @@
  */
 import { strict as assert } from 'node:assert';
 import type { TimelineSpanView } from '../../../../src/shared/protocol/conversationViews';
-import { MIN_WIDTH_PCT, durationLabel, timelineRows } from '../../../../webview/conversation/logic/timelineRows';
+import { MIN_WIDTH_PCT, durationLabel, spanReplayOutcome, timelineRows } from '../../../../webview/conversation/logic/timelineRows';
 
 function span(spanId: string, parentSpanId: string | null, startMs: number, durationMs: number): TimelineSpanView {
   return {
@@ -61,5 +61,20 @@ describe('timeline rows', () => {
   it('says durations in ms under ten seconds and in seconds above', () => {
     assert.equal(durationLabel(1234.4), '1,234 ms');
     assert.equal(durationLabel(12_345), '12.3 s');
+  });
+});
+
+describe('timeline replay marks', () => {
+  it("reads what replay did from a tool span's agent_sessions.replay attribute, and nothing from other spans", () => {
+    const span = (kind: 'tool' | 'model' | 'mcp', value?: string) => ({
+      kind,
+      attributes: value === undefined ? [] : ([['agent_sessions.replay', value]] as [string, string][]),
+    });
+    assert.equal(spanReplayOutcome(span('tool', 'replayed call_w1')), 'replayed');
+    assert.equal(spanReplayOutcome(span('mcp', 'live')), 'live');
+    assert.equal(spanReplayOutcome(span('tool', 'unmatched')), 'unmatched');
+    assert.equal(spanReplayOutcome(span('tool')), undefined);
+    assert.equal(spanReplayOutcome(span('tool', 'something else')), undefined);
+    assert.equal(spanReplayOutcome(span('model', 'replayed call_w1')), undefined, 'only tool spans');
   });
 });
