@@ -10,12 +10,12 @@ import { TOOL_CALL_MESSAGE_TYPES } from '../format/itemClassification';
 
 export interface CountedItem {
   kind: ContextItemKind;
-  title: string;
-  preview: string;
   /** The text the model reads of it (what is tokenized). */
   text: string;
   /** Finds the same item stored and recorded (see `itemKey`). */
   key: string;
+  /** Its title and preview, made only for the items an answer lists (a long history has thousands). */
+  describe(): { title: string; preview: string };
 }
 
 const callIdOf = (r: Record<string, unknown>): string | null =>
@@ -87,18 +87,28 @@ export function countedItem(item: unknown, toolName: string | null = null): Coun
   const r = isRecord(item) ? item : {};
   const type = itemType(item);
   const tool = typeof r.name === 'string' ? r.name : toolName;
+  let described: { title: string; preview: string } | undefined;
   return {
     kind,
-    title: kind === 'compaction' ? 'Compaction' : itemTitle(type, tool, item),
-    preview: oneLine(kind === 'compaction' ? '' : itemPreview(item), CONTEXT_PREVIEW_CHARS),
     text,
     key: itemKey(item, kind, text),
+    // Made once: the requests of a turn list the same items again.
+    describe: () =>
+      (described ??= {
+        title: kind === 'compaction' ? 'Compaction' : itemTitle(type, tool, item),
+        preview: kind === 'compaction' ? '' : oneLine(itemPreview(item), CONTEXT_PREVIEW_CHARS),
+      }),
   };
 }
 
 /** The instructions, as the first "item" of a recorded request. */
 export function instructionsItem(text: string): CountedItem {
-  return { kind: 'instructions', title: 'Instructions', preview: oneLine(text, CONTEXT_PREVIEW_CHARS), text, key: 'instructions' };
+  return {
+    kind: 'instructions',
+    text,
+    key: 'instructions',
+    describe: () => ({ title: 'Instructions', preview: oneLine(text.slice(0, 4 * CONTEXT_PREVIEW_CHARS), CONTEXT_PREVIEW_CHARS) }),
+  };
 }
 
 /** The tool definitions, as one "item" of a recorded request. */
@@ -108,9 +118,8 @@ export function toolsItem(tools: readonly unknown[]): CountedItem {
   );
   return {
     kind: 'tool-definitions',
-    title: `Tools (${tools.length})`,
-    preview: oneLine(names.join(', '), CONTEXT_PREVIEW_CHARS),
     text: JSON.stringify(tools),
     key: 'tools',
+    describe: () => ({ title: `Tools (${tools.length})`, preview: oneLine(names.join(', '), CONTEXT_PREVIEW_CHARS) }),
   };
 }

@@ -29,7 +29,10 @@ import { countedItem, instructionsItem, toolsItem, type CountedItem } from './co
 import { encodingFor, estimateTokens, tokenCounter, type TokenCount } from './tokenCounter';
 
 /** What the builder reads of a session store. */
-export type ContextReader = Pick<SessionReader, 'getBranchTree' | 'getTurnItems' | 'getItemsPage' | 'getTurnsPage' | 'getTurnUsage'>;
+export type ContextReader = Pick<
+  SessionReader,
+  'getBranchTree' | 'getTurnItems' | 'getItemsPage' | 'getTurnsPage' | 'getTurnUsage' | 'getTurnSummaries'
+>;
 
 /** What it reads of a trace store (the CLI's `TraceStore`, or the extension's in its store worker). */
 export interface ContextSpanSource {
@@ -47,12 +50,17 @@ export interface TurnContextArgs {
 }
 
 /**
- * Characters counted exactly in one answer, newest items first: about 60 ms of tokenizing. The older rest is
+ * Characters counted exactly in one answer, newest items first: about 10 ms of tokenizing (30 MB/s). The older rest is
  * estimated (four characters a token) and the answer says so, so a turn deep in a long session answers quickly.
  */
-export const EXACT_TOKEN_CHARS = 512 * 1024;
+export const EXACT_TOKEN_CHARS = 256 * 1024;
 /** Items read per page of the history before the turn. */
 const PAGE = 2000;
+/**
+ * Items of the history read at most beyond what the answer needs (the session's limit and the outside items it
+ * lists): older ones are counted, and their tokens estimated from the ones read (docs/context.md, "Limits").
+ */
+export const HISTORY_READ_ITEMS = 1000;
 
 /** A request's items before they are counted: each with the stored item it is, when it is one. */
 interface PendingRequest {
@@ -71,15 +79,16 @@ function lastCompaction(items: readonly { c: CountedItem }[]): number {
   return 0;
 }
 
-/** The branch's items before `beforeSequence`, in order. */
-async function historyBefore(
+/** The branch's items after `afterSequence` (null: from the first) and before `beforeSequence`, in order. */
+async function itemsBetween(
   reader: ContextReader,
   sessionId: string,
   branchId: string,
+  afterSequence: number | null,
   beforeSequence: number,
 ): Promise<DecodedItemEntry[]> {
   const out: DecodedItemEntry[] = [];
-  let after: number | null = null;
+  let after = afterSequence;
   for (;;) {
     const page = await reader.getItemsPage(sessionId, branchId, { afterSequence: after, limit: PAGE });
     for (const e of page.items) {
@@ -89,6 +98,41 @@ async function historyBefore(
     if (page.nextAfterSequence === null) return out;
     after = page.nextAfterSequence;
   }
+}
+
+/**
+ * The newest items of the history before `turn` (at least `want` of them, whole turns), and how many older ones there
+ * are: a turn deep in a long session reads its recent history, not all of it. The item counts come from the branch's
+ * row count (kept, not counted) less the counts of the turns from `turn` on and of the turns read (one range of the
+ * branch's index each); a plain session (no structure rows) is read whole.
+ */
+async function historyTail(
+  reader: ContextReader,
+  sessionId: string,
+  branch: { branchId: string; messageCount: number },
+  turn: number,
+  turnRows: number,
+  beforeSequence: number,
+  want: number,
+): Promise<{ items: DecodedItemEntry[]; older: number }> {
+  const { branchId } = branch;
+  const all = async () => ({ items: await itemsBetween(reader, sessionId, branchId, null, beforeSequence), older: 0 });
+  // Each turn holds at least its user message: `want` turns back hold at least `want` items.
+  const recent = await reader.getTurnSummaries(sessionId, branchId, Math.max(0, turn - want), turn - 1);
+  if (recent.length === 0 || recent[0]!.turn === 0) return all();
+  let kept = 0;
+  let from = turn - 1;
+  for (let i = recent.length - 1; i >= 0 && kept < want; i--) {
+    kept += recent[i]!.itemCount;
+    from = recent[i]!.turn;
+  }
+  if (kept < want) return all();
+  const later = turn < Number.MAX_SAFE_INTEGER ? await reader.getTurnSummaries(sessionId, branchId, turn + 1, Number.MAX_SAFE_INTEGER) : [];
+  const before = branch.messageCount - turnRows - later.reduce((n, x) => n + x.itemCount, 0);
+  const start = (await reader.getTurnsPage(sessionId, branchId, { afterTurn: from - 1, limit: 1 })).turns[0];
+  if (!start || start.turn !== from || before < kept) return all();
+  const items = await itemsBetween(reader, sessionId, branchId, start.sequenceNumber - 1, beforeSequence);
+  return { items, older: before - kept };
 }
 
 /** Whether an item is one the model produced (a request's output), not one sent to it (a user message, a tool output). */
@@ -123,17 +167,14 @@ export async function buildTurnContext(
   if (!Number.isInteger(turn) || turn < 1) throw new InvalidArgumentError(`turn must be a whole number from 1, got ${String(turn)}`);
   const tree = await reader.getBranchTree(sessionId);
   const ranOn = turnOrigin(tree, branchId, turn);
-  const turnEntries = (await reader.getTurnItems(sessionId, branchId, turn)).filter(decoded);
+  const turnRowEntries = await reader.getTurnItems(sessionId, branchId, turn);
+  const turnRows = turnRowEntries.length;
+  const turnEntries = turnRowEntries.filter(decoded);
   if (turnEntries.length === 0) throw new InvalidArgumentError(`branch '${branchId}' of session '${sessionId}' has no turn ${turn}`);
-  const history = await historyBefore(reader, sessionId, branchId, turnEntries[0]!.sequenceNumber);
   const page = await reader.getTurnsPage(sessionId, ranOn, { afterTurn: turn > 1 ? turn - 1 : null, limit: 2 });
   const window = turnWindows(page.turns).get(turn);
   const spans = traces ? await traces.spansOfTurn({ sessionId, branchId: ranOn, turnNumber: turn, ...(window ? { window } : {}) }) : [];
   const usageRow = (await reader.getTurnUsage(sessionId, ranOn, turn, turn)).find((r) => r.turn === turn) ?? null;
-
-  const notes: ContextNote[] = [];
-  const historyCounted = history.map((e) => ({ c: countedItem(e.item, e.toolName), sequence: e.sequenceNumber }));
-  const turnCounted = turnEntries.map((e) => ({ c: countedItem(e.item, e.toolName), sequence: e.sequenceNumber }));
   const modelSpans = spans.filter((s) => s.kind === 'model').sort((a, b) => a.startUs - b.startUs);
   const recorded: { span: StoredSpan; input: RecordedInput }[] = [];
   let unreadable = 0;
@@ -142,7 +183,26 @@ export async function buildTurnContext(
     if (input === 'unreadable') unreadable++;
     else if (input) recorded.push({ span, input });
   }
+  // The history the answer needs: what a recorded input can match, or the window and the outside items listed.
+  const limit = args.limit ?? null;
+  const want =
+    recorded.length > 0
+      ? Math.max(HISTORY_READ_ITEMS, ...recorded.map((r) => r.input.items.length + CONTEXT_MAX_OUTSIDE))
+      : limit !== null
+        ? limit + CONTEXT_MAX_OUTSIDE
+        : HISTORY_READ_ITEMS;
+  const node = tree.find((b) => b.branchId === branchId);
+  const history = node
+    ? await historyTail(reader, sessionId, node, turn, turnRows, turnEntries[0]!.sequenceNumber, want)
+    : { items: await itemsBetween(reader, sessionId, branchId, null, turnEntries[0]!.sequenceNumber), older: 0 };
+
+  const notes: ContextNote[] = [];
   if (unreadable > 0) notes.push({ code: 'recorded-unreadable', requests: unreadable });
+  const historyCounted = history.items.map((e) => ({ c: countedItem(e.item, e.toolName), sequence: e.sequenceNumber }));
+  const turnCounted = turnEntries.map((e) => ({ c: countedItem(e.item, e.toolName), sequence: e.sequenceNumber }));
+  /** Older items not read: counted outside (`outsideOlder`), or in every request's window (`olderInWindow`). */
+  let outsideOlder = 0;
+  let olderInWindow = 0;
   const model = args.model ?? modelSpans.find((s) => s.model)?.model ?? null;
   const { encoding, approximate: guessed } = encodingFor(model);
   if (guessed) notes.push({ code: 'unknown-model', model });
@@ -178,15 +238,18 @@ export async function buildTurnContext(
       -1,
       ...historyCounted.filter((x) => x.c.kind === 'compaction' && sentKeys.has(x.c.key)).map((x) => x.sequence),
     );
+    // An input cut when it was recorded says nothing of the items older than what it kept: they are not called outside.
+    const cut = recorded.some((r) => r.input.cut);
     outside = historyCounted
-      .filter((x) => !sentKeys.has(x.c.key))
+      .filter((x) => !sentKeys.has(x.c.key) && !(cut && x.sequence < firstSent))
       .map((x) => ({
         ...x,
         reason: (x.sequence < lastCompaction ? 'compaction' : x.sequence < firstSent ? 'limit' : 'not-sent') as OutsideReason,
       }));
+    // The items older than those read were not sent either (the read covers every recorded item).
+    if (!cut) outsideOlder = history.older;
   } else {
     notes.push({ code: 'no-instructions' });
-    const limit = args.limit ?? null;
     // The SDKs read the session once at the turn's start (`getItems()`, the last `limit` items), then add the turn's
     // items in memory: the limit cuts the history, never the turn.
     const from = limit !== null && limit > 0 ? Math.max(0, historyCounted.length - limit) : limit === 0 ? historyCounted.length : 0;
@@ -196,6 +259,10 @@ export async function buildTurnContext(
     // loopback server receives: test/unit/store/context/turnContext.loopback.test.ts).
     const compactionAt = lastCompaction(limited);
     const windowItems = limited.slice(compactionAt);
+    // The items not read are older than every one read: outside with a limit (which the read covers) or a compaction
+    // item, otherwise in the window, their tokens estimated.
+    if (limit !== null || compactionAt > 0 || limited[0]?.c.kind === 'compaction') outsideOlder = history.older;
+    else olderInWindow = history.older;
     outside = [
       ...historyCounted.slice(0, from).map((x) => ({ ...x, reason: 'limit' as OutsideReason })),
       ...limited.slice(0, compactionAt).map((x) => ({ ...x, reason: 'compaction' as OutsideReason })),
@@ -213,7 +280,11 @@ export async function buildTurnContext(
   pending = pending.slice(0, CONTEXT_MAX_REQUESTS);
 
   const count = await countsFor(encoding, pending, outside);
-  if (count.estimated > 0) notes.push({ code: 'estimated', items: count.estimated });
+  const estimatedItems = count.estimated + olderInWindow;
+  if (estimatedItems > 0) notes.push({ code: 'estimated', items: estimatedItems });
+  // The unread older items' tokens: the history read's average per item, shared among the kinds as theirs is.
+  const readTokens = historyCounted.reduce((n, x) => n + count.of(x.c.text), 0);
+  const olderTokens = historyCounted.length > 0 ? Math.round((readTokens / historyCounted.length) * olderInWindow) : 0;
   const requests: ContextRequestView[] = pending.map((r, i) => {
     const shares = new Map<string, KindShare>();
     let total = 0;
@@ -225,19 +296,23 @@ export async function buildTurnContext(
       s.items++;
       shares.set(x.c.kind, s);
     }
+    if (olderInWindow > 0 && total > 0) {
+      const scale = olderTokens / total;
+      for (const s of shares.values()) s.tokens += Math.round(s.tokens * scale);
+      total += olderTokens;
+    }
     const listed = r.items.slice(-CONTEXT_MAX_ITEMS);
     const items: ContextItemView[] = listed.map((x) => ({
       kind: x.c.kind,
-      title: x.c.title,
-      preview: x.c.preview,
+      ...x.c.describe(),
       tokens: count.of(x.c.text),
       sequence: x.sequence,
     }));
     return {
       index: i + 1,
       items,
-      omittedItems: r.items.length - listed.length,
-      itemCount: r.items.length,
+      omittedItems: r.items.length + olderInWindow - listed.length,
+      itemCount: r.items.length + olderInWindow,
       totalTokens: total,
       shares: [...shares.values()].sort((a, b) => b.tokens - a.tokens),
       model: r.model,
@@ -248,8 +323,7 @@ export async function buildTurnContext(
   });
   const outsideViews: OutsideItemView[] = outside.slice(-CONTEXT_MAX_OUTSIDE).map((x) => ({
     kind: x.c.kind,
-    title: x.c.title,
-    preview: x.c.preview,
+    ...x.c.describe(),
     tokens: count.of(x.c.text),
     sequence: x.sequence,
     reason: x.reason,
@@ -262,10 +336,10 @@ export async function buildTurnContext(
     turn,
     requests,
     outside: outsideViews,
-    outsideCount: outside.length,
+    outsideCount: outside.length + outsideOlder,
     encoding,
     model,
-    approximate: guessed || count.estimated > 0,
+    approximate: guessed || estimatedItems > 0,
     usage: usageRow ? { requests: usageRow.requests, inputTokens: usageRow.inputTokens, cachedTokens: usageRow.cachedTokens } : null,
     notes,
   };

@@ -159,7 +159,7 @@ describe('turn context: recorded by our runs, reconstructed otherwise (loopback 
       const sent = server.requests[k]!.body.input as unknown[];
       assert.deepEqual(
         r.items.map((i) => `${i.kind}:${i.preview}`),
-        sent.map((i) => `${countedItem(i).kind}:${countedItem(i).preview}`),
+        sent.map((i) => `${countedItem(i).kind}:${countedItem(i).describe().preview}`),
         `request ${k + 1} rebuilt as sent`,
       );
     });
@@ -211,7 +211,7 @@ describe('turn context: recorded by our runs, reconstructed otherwise (loopback 
     rebuilt.requests.forEach((r, k) =>
       assert.deepEqual(
         r.items.map((i) => `${i.kind}:${i.preview}`),
-        (server.requests[k]!.body.input as unknown[]).map((i) => `${countedItem(i).kind}:${countedItem(i).preview}`),
+        (server.requests[k]!.body.input as unknown[]).map((i) => `${countedItem(i).kind}:${countedItem(i).describe().preview}`),
         `request ${k + 1} rebuilt as sent`,
       ),
     );
