@@ -5,11 +5,11 @@ import { reviewTurnSet, type TurnSet } from '../store/search/reviewTurns';
 import { ReviewStore } from '../store/reviews/reviewStore';
 import { searchDatabase } from '../store/search/searchDatabase';
 import { searchRemoteStore } from '../store/search/searchRemote';
-import type { SearchHit } from '../store/search/searchHits';
+import type { SearchHit, SearchSummary } from '../store/search/searchHits';
 import { closeStore, openStore } from './cliStore';
 import type { CommandContext } from './commands';
 import { UsageError } from './exitCodes';
-import { paint, table } from './terminal';
+import { paint } from './terminal';
 
 /** The snippet with its matches highlighted (bold yellow on a terminal, as they are). */
 function highlight(color: boolean, hit: SearchHit): string {
@@ -39,6 +39,76 @@ function reviewTurns(review: ReviewQuery, reviewsPath: string | undefined, sessi
   }
 }
 
+/**
+ * The hits as lines, written batch by batch as the scan finds them: the header with the first batch, each column as
+ * wide as its widest cell so far (a later, wider cell widens the rows after it; only the first batch's rows can be
+ * laid out together).
+ */
+class HitLines {
+  private readonly widths = [0, 0, 0, 0];
+  private started = false;
+
+  constructor(private readonly color: boolean) {}
+
+  lines(hits: readonly SearchHit[]): string {
+    const c = this.color;
+    const rows = hits.map((h) => [
+      paint(c, 'cyan', h.sessionId),
+      h.branchId,
+      String(h.turn),
+      `${h.itemType}${h.toolName ? ` ${h.toolName}` : ''}${h.failed ? paint(c, 'red', ` (${h.failed})`) : ''}`,
+      highlight(c, h),
+    ]);
+    if (!this.started) rows.unshift(['SESSION', 'BRANCH', 'TURN', 'ITEM', 'MATCH'].map((x) => paint(c, 'bold', x)));
+    this.started = true;
+    for (const row of rows) for (let i = 0; i < 4; i++) this.widths[i] = Math.max(this.widths[i]!, visible(row[i]!));
+    return rows
+      .map(
+        (row) =>
+          row
+            .map((cell, i) => (i < 4 ? cell + ' '.repeat(this.widths[i]! - visible(cell)) : cell))
+            .join('  ')
+            .trimEnd() + '\n',
+      )
+      .join('');
+  }
+}
+
+// eslint-disable-next-line no-control-regex -- strips the colour codes paint() adds
+const visible = (cell: string): number => Array.from(cell.replace(/\u001b\[[0-9;]*m/g, '')).length;
+
+/**
+ * `--json` written as the hits come: the same text as `JSON.stringify({ query, hits, summary }, null, 2)`, without
+ * holding the hits (a test compares the two).
+ */
+export class JsonHits {
+  private count = 0;
+
+  /** The opening, up to the hits' `[`. */
+  static head(query: unknown): string {
+    return `${JSON.stringify({ query }, null, 2).slice(0, -2)},\n  "hits": [`;
+  }
+
+  lines(hits: readonly SearchHit[]): string {
+    let out = '';
+    for (const h of hits) out += `${this.count++ === 0 ? '' : ','}\n${indent(JSON.stringify(h, null, 2), '    ')}`;
+    return out;
+  }
+
+  /** The closing: the hits' `]`, the summary. */
+  tail(summary: SearchSummary): string {
+    return `${this.count === 0 ? ']' : '\n  ]'},\n  "summary": ${indent(JSON.stringify(summary, null, 2), '  ').trimStart()}\n}\n`;
+  }
+}
+
+const indent = (text: string, by: string): string => text.replace(/^/gm, by);
+
+/**
+ * Searches and prints the hits as the scan finds them (never through the pager: the first hits show while the scan
+ * goes on, and nothing is held), then the summary; returns nothing more to print. stdout is written synchronously
+ * for files, pipes and terminals on Linux and macOS, so a slow reader holds the scan back instead of letting output
+ * pile up in memory.
+ */
 export async function searchCommand(
   ctx: CommandContext,
   dbPath: string | undefined,
@@ -56,12 +126,17 @@ export async function searchCommand(
   const store = await openStore(dbPath, ctx.store);
   try {
     const turns = query.review ? reviewTurns(query.review, reviewsPath, store.kind === 'file' ? store.db.path : undefined) : undefined;
-    const hits: SearchHit[] = [];
     const progress = ctx.json ? undefined : ctx.term.progress('Searching');
+    const json = ctx.json ? new JsonHits() : null;
+    const text = new HitLines(ctx.term.color);
+    if (json) process.stdout.write(JsonHits.head(query));
     const options = {
       signal: ctx.signal,
       maxHits: max,
-      onHits: (batch: SearchHit[]) => hits.push(...batch),
+      onHits: (batch: SearchHit[]) => {
+        progress?.done();
+        process.stdout.write(json ? json.lines(batch) : text.lines(batch));
+      },
       onProgress: (done: number, total: number) => progress?.update(done, total),
       turns,
     };
@@ -70,20 +145,13 @@ export async function searchCommand(
         ? await searchDatabase(store.db, query, options)
         : await searchRemoteStore(store.source.browser, query, options);
     progress?.done();
-    if (ctx.json) return `${JSON.stringify({ query, hits, summary }, null, 2)}\n`;
+    if (json) {
+      process.stdout.write(json.tail(summary));
+      return '';
+    }
     const c = ctx.term.color;
-    const rows = hits.map((h) => [
-      paint(c, 'cyan', h.sessionId),
-      h.branchId,
-      String(h.turn),
-      `${h.itemType}${h.toolName ? ` ${h.toolName}` : ''}${h.failed ? paint(c, 'red', ` (${h.failed})`) : ''}`,
-      highlight(c, h),
-    ]);
-    const head = ['SESSION', 'BRANCH', 'TURN', 'ITEM', 'MATCH'].map((x) => paint(c, 'bold', x));
     const foot = `${summary.hits} ${summary.hits === 1 ? 'hit' : 'hits'}${summary.truncated ? ' (stopped at --max)' : ''}, ${summary.rowsScanned} rows in ${Math.round(summary.elapsedMs)} ms`;
-    return hits.length === 0
-      ? `No hits (${summary.rowsScanned} rows searched).\n`
-      : `${table([head, ...rows])}\n${paint(c, 'dim', foot)}\n`;
+    return summary.hits === 0 ? `No hits (${summary.rowsScanned} rows searched).\n` : `${paint(c, 'dim', foot)}\n`;
   } finally {
     await closeStore(store);
   }

@@ -55,16 +55,19 @@ export async function searchSessions(store: QueryStore, args: SearchArgs, signal
   }
   if (sessionId !== undefined) await requireSession(TOOL, store, sessionId);
   checkCancelled(signal);
-  const hits: SearchHit[] = [];
-  // One hit past the page tells whether there are more, without scanning to the end.
+  // The scan stops one hit past the page (which tells whether there are more), so the answer comes as soon as the
+  // page is found, not after the whole store; the hits before `afterHit` are counted, not kept.
+  const page: SearchHit[] = [];
+  let found = 0;
   const summary = await store.search(query, {
     signal,
     maxHits: afterHit + maxHits + 1,
     ...(sessionId !== undefined ? { sessionId } : {}),
-    onHits: (batch) => hits.push(...batch),
+    onHits: (batch) => {
+      for (const hit of batch) if (found++ >= afterHit && page.length < maxHits) page.push(hit);
+    },
   });
   checkCancelled(signal);
-  const page = hits.slice(afterHit, afterHit + maxHits);
   const budget = new TextBudget(maxChars);
   let shown = 0;
   for (const h of page) {
@@ -79,10 +82,10 @@ export async function searchSessions(store: QueryStore, args: SearchArgs, signal
     shown++;
   }
   const end = afterHit + shown;
-  const more = hits.length > end;
+  const more = found > end;
   const scope = sessionId === undefined ? 'the store' : `session ${JSON.stringify(sessionId)}`;
   const head =
-    hits.length === 0 || page.length === 0
+    found === 0 || page.length === 0
       ? afterHit > 0
         ? `No hits after the first ${afterHit} for ${JSON.stringify(input)} in ${scope}.`
         : `No hits for ${JSON.stringify(input)} in ${scope} (${summary.rowsScanned} items searched).`
