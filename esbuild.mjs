@@ -4,34 +4,20 @@
 //   node esbuild.mjs --watch       rebuild on change
 import * as esbuild from 'esbuild';
 import { cliBuildOptions } from './scripts/store-package/cliBuild.mjs';
+import { extensionBuildOptions, nodeBundleOptions } from './scripts/extensionBuild.mjs';
+import { VENDOR_GROUPS, vendorBuildOptions, vendorImports } from './scripts/vendorBundles.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
 /** Node-side bundles: CommonJS for the extension host and for `require()` by library users. */
-const nodeCommon = {
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  sourcemap: !production,
-  minify: production,
-  // Error classification reads class names (the openai client's APIError, APIConnectionError, …); minifying must
-  // not rename them.
-  keepNames: true,
-  // better-sqlite3 is a native addon and must be loaded from node_modules; vscode is provided by the host.
-  external: ['vscode', 'better-sqlite3'],
-  // Node 21+ has a global `navigator`, and VS Code's extension host reports every read of it as a PendingMigrationError
-  // (code that takes `navigator` for "a browser"). Bundled libraries probe it only to detect browsers (zod's
-  // `allowsEval` looks for Cloudflare on every start, the openai client its platform); these bundles run on Node, so
-  // the probe is answered at build time and the global is never read.
-  define: { navigator: 'undefined' },
-  logLevel: 'warning',
-};
+const nodeCommon = nodeBundleOptions({ production });
 
 const contexts = [
-  // The extension host bundle.
-  { ...nodeCommon, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist' },
+  // The extension host bundle; the heavy packages it uses are required from dist/vendor/ on first use.
+  extensionBuildOptions({ production, outdir: 'dist' }),
+  // Those packages' bundles, dist/vendor/<group>.js: one copy of each, shared by the extension and dist/cli.js.
+  ...vendorBuildOptions('dist/vendor', nodeCommon),
   // The integration suite, loaded by the extension host as extensionTestsPath (mocha stays in node_modules).
   {
     ...nodeCommon,
@@ -42,9 +28,19 @@ const contexts = [
   // The session store as a library: dist/store.js exports exactly src/store/index.ts.
   { ...nodeCommon, entryPoints: { store: 'src/store/index.ts' }, outdir: 'dist' },
   // The search worker (a worker_threads entry the extension and the benchmark start), next to dist/extension.js.
-  { ...nodeCommon, entryPoints: { searchWorker: 'src/store/search/searchWorker.ts' }, outdir: 'dist' },
+  {
+    ...nodeCommon,
+    entryPoints: { searchWorker: 'src/store/search/searchWorker.ts' },
+    outdir: 'dist',
+    plugins: [vendorImports('./vendor/', Object.keys(VENDOR_GROUPS))],
+  },
   // The store worker: every SQLite connection the extension opens lives in it (src/store/worker/).
-  { ...nodeCommon, entryPoints: { storeWorker: 'src/store/worker/storeWorker.ts' }, outdir: 'dist' },
+  {
+    ...nodeCommon,
+    entryPoints: { storeWorker: 'src/store/worker/storeWorker.ts' },
+    outdir: 'dist',
+    plugins: [vendorImports('./vendor/', Object.keys(VENDOR_GROUPS))],
+  },
   // The conversation view: one browser bundle and its stylesheet (the webview sees only src/shared).
   {
     bundle: true,
@@ -76,7 +72,9 @@ const contexts = [
   },
   // The store package's command line, `agent-sessions` (node dist/cli.js …).
   // pg and ioredis bundled: the VSIX ships it as the MCP server VS Code starts (src/extension/codingAgents).
-  cliBuildOptions('dist/cli.js', { minify: production, sourcemap: !production, serverDrivers: true }),
+  // Its heavy packages come from dist/vendor/ on first use, as the extension's do (`agent-sessions --version` compiles
+  // neither the MCP SDK nor zod).
+  cliBuildOptions('dist/cli.js', { minify: production, sourcemap: !production, serverDrivers: true, vendorDir: './vendor/' }),
 ];
 
 if (watch) {

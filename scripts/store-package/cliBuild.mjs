@@ -4,15 +4,18 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { vendorImports } from '../vendorBundles.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /**
  * esbuild options writing the CLI to `outfile` (CommonJS, Node 20, a shebang, drivers and pg/ioredis external). With
  * `serverDrivers: true`, pg and ioredis are bundled: the extension's VSIX ships dist/cli.js for its MCP server and has
- * no node_modules to load them from (the store package depends on them instead).
+ * no node_modules to load them from (the store package depends on them instead). With `vendorDir` (relative to
+ * `outfile`'s folder, `./vendor/`), the heavy packages are required from the bundles `vendorBuildOptions` writes
+ * there (scripts/vendorBundles.mjs) when a command first needs them; without it, one self-contained file.
  */
-export function cliBuildOptions(outfile, { minify = false, sourcemap = false, serverDrivers = false } = {}) {
+export function cliBuildOptions(outfile, { minify = false, sourcemap = false, serverDrivers = false, vendorDir } = {}) {
   const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
   return {
     entryPoints: [join(root, 'src', 'cli', 'main.ts')],
@@ -28,5 +31,8 @@ export function cliBuildOptions(outfile, { minify = false, sourcemap = false, se
     banner: { js: '#!/usr/bin/env node' },
     define: { __CLI_VERSION__: JSON.stringify(version) },
     logLevel: 'warning',
+    plugins: vendorDir
+      ? [vendorImports(vendorDir, ['zod', 'openai', 'agUi', 'mcp', 'o200k', 'cl100k', ...(serverDrivers ? ['pg', 'ioredis'] : [])])]
+      : [],
   };
 }

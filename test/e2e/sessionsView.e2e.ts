@@ -3,11 +3,12 @@
  * installed, so a file missing from the package (the native addon, a bundle) fails here.
  */
 import { strict as assert } from 'node:assert';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../src/store';
 import { RESULTS, ROOT, useWorkbench, docsScreenshot } from './suite';
+import { currentHost } from '../host/codeServer';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'conformance');
 
@@ -45,6 +46,31 @@ describe('sessions view in the workbench (packaged extension)', function () {
     await suite.wb.openSidebar();
     await suite.wb.treeRow('conversations.db').waitFor(30_000);
     await shot('01-discovered');
+  });
+
+  it("reads VS Code's own activation time of the extension (Developer: Show Running Extensions)", async () => {
+    // The figure the workbench shows for our row ("…ms": the code loaded and `activate` run), printed and kept in
+    // test-results/activation.json for the bench and the release notes (issue 43: activation within 50 ms here). Not
+    // asserted against a bound: figures live in the bench, not in timed tests; this fails only when there is none.
+    await suite.wb.openSidebar();
+    await suite.wb.treeRow('conversations.db').waitFor(30_000);
+    await suite.wb.runCommand('Developer: Show Running Extensions');
+    const row = suite.wb.page.locator('.monaco-list-row', { has: suite.wb.page.locator('.name', { hasText: 'Agent Session Inspector' }) });
+    const time = row.locator('.activation-time');
+    await time.waitFor({ timeout: 20_000 });
+    const text = (await time.textContent()) ?? '';
+    const m = /(\d+(?:\.\d+)?)\s*ms/.exec(text);
+    assert.ok(m, `no activation time in our Running Extensions row: '${text}'`);
+    const ms = Number(m[1]);
+    const host = currentHost().id;
+    console.log(`activation of the extension on ${host}: ${ms} ms ('${text.trim()}')`);
+    mkdirSync(RESULTS, { recursive: true });
+    const file = join(RESULTS, 'activation.json');
+    const kept = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+    writeFileSync(
+      file,
+      `${JSON.stringify({ ...kept, [host]: { activationMs: ms, shown: text.trim(), at: new Date().toISOString() } }, null, 2)}\n`,
+    );
   });
 
   // These two run in order: the first leaves a modal dialog open, the second starts from the state `reset()` left.

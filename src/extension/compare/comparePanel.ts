@@ -11,28 +11,11 @@ import { UserFacingError } from '../core/userError';
 import type { ReviewChanges, TraceChanges } from '../core/panelHost';
 import type { WorkerReviewStore } from '../../store/worker/storeClient';
 import { compareVerdicts, setCompareVerdict } from '../reviews/compareVerdicts';
-import { dispatchRequest, type HandlersOf, type ParamSchemas } from '../core/requestDispatch';
+import { dispatchRequest, type HandlersOf } from '../core/requestDispatch';
 import { PanelHost } from '../core/panelHost';
 import { PanelRegistry } from '../core/panelRegistry';
-import { z } from 'zod';
 
 export const COMPARE_VIEW_TYPE = 'agentSessions.compare';
-
-const int = z.number({ error: 'must be an integer' }).refine(Number.isInteger, { error: 'must be an integer' });
-const compareParams: ParamSchemas<CompareRequests> = {
-  'compare/get': z.object({}).transform((): Record<string, never> => ({})),
-  'compare/summary': z.object({}).transform((): Record<string, never> => ({})),
-  'compare/rows': z.object({ offset: int, limit: int }),
-  'compare/openTurn': z.object({ column: int, turn: int }),
-  'compare/pickBranch': z.object({ column: int }),
-  'compare/verdicts': z.object({}).transform((): Record<string, never> => ({})),
-  'compare/verdict': z.object({
-    column: int,
-    turn: int,
-    outcome: z.enum(['left', 'right', 'tie', 'both-bad']).nullable(),
-    reason: z.string().max(10_000),
-  }),
-};
 
 /** What a compare panel asks of the rest of the extension. */
 export interface CompareHost {
@@ -94,7 +77,9 @@ export class ComparePanel extends PanelHost {
     if (host.replay) this.listen(host.replay.onDidChange, (sessionId) => this.replayChangesOf(sessionId));
   }
 
-  protected dispatch(method: string, params: unknown): Promise<unknown> {
+  protected async dispatch(method: string, params: unknown): Promise<unknown> {
+    // The checks are zod's: loaded with the first request of a compare view, not at activation.
+    const { compareParams } = await import('./compareChecks');
     return dispatchRequest(compareParams, this.handlers, method, params, undefined);
   }
 

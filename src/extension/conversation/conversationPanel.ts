@@ -18,7 +18,6 @@ import type { DatabaseChange, DatabaseRegistry } from '../databases/databaseRegi
 import type { AgentRunner } from '../runs/agentRunner';
 import { startViewRun, startViewWhatIf, type RunChoices } from '../runs/viewRuns';
 import type { StartedWhatIf, WhatIfRequest, WhatIfTurn } from '../runs/whatIf';
-import { requestParams } from './requestChecks';
 import { noticeKinds, sameDatabaseState, type DatabaseState } from './sessionNotices';
 
 export const CONVERSATION_VIEW_TYPE = 'agentSessions.conversation';
@@ -110,8 +109,10 @@ class ConversationPanel extends PanelHost<HostMessage> implements ShownSession {
   }
 
   /** The handshake is the panel's; every other request goes to the feature that answers it, parameters checked first. */
-  protected dispatch(method: string, params: unknown): Promise<unknown> {
+  protected async dispatch(method: string, params: unknown): Promise<unknown> {
     const handlers: HandlersOf<Requests, ShownSession> = { ...this.requests, 'view/ready': () => this.viewReady() };
+    // The checks are zod's: loaded with a view's first request, not at activation (issue 43: a light start).
+    const { requestParams } = await import('./requestChecks');
     return dispatchRequest(requestParams, handlers, method, params, this);
   }
 

@@ -1,0 +1,44 @@
+// The esbuild options of the extension host's bundle and of every Node-side bundle, shared by esbuild.mjs and the test
+// of what activation loads (test/unit/package/activationBundle.test.ts).
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { VENDOR_GROUPS, vendorImports } from './vendorBundles.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Node-side bundles: CommonJS for the extension host and for `require()` by library users. */
+export function nodeBundleOptions({ production = false } = {}) {
+  return {
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    sourcemap: !production,
+    minify: production,
+    // Error classification reads class names (the openai client's APIError, APIConnectionError, …); minifying must
+    // not rename them.
+    keepNames: true,
+    // better-sqlite3 is a native addon and must be loaded from node_modules; vscode is provided by the host.
+    external: ['vscode', 'better-sqlite3'],
+    // Node 21+ has a global `navigator`, and VS Code's extension host reports every read of it as a PendingMigrationError
+    // (code that takes `navigator` for "a browser"). Bundled libraries probe it only to detect browsers (zod's
+    // `allowsEval` looks for Cloudflare on every start, the openai client its platform); these bundles run on Node, so
+    // the probe is answered at build time and the global is never read.
+    define: { navigator: 'undefined' },
+    logLevel: 'warning',
+  };
+}
+
+/**
+ * The extension host's bundle, `<outdir>/extension.js`. The heavy packages (the agents SDK, openai, pg, ioredis,
+ * @ag-ui/core, zod, the tokenizers' tables) are required from `<outdir>/vendor/` when a module that uses them first
+ * runs (scripts/vendorBundles.mjs): activation compiles and runs only what it uses.
+ */
+export function extensionBuildOptions({ production = false, outdir }) {
+  return {
+    ...nodeBundleOptions({ production }),
+    entryPoints: { extension: join(root, 'src', 'extension', 'extension.ts') },
+    outdir,
+    plugins: [vendorImports('./vendor/', Object.keys(VENDOR_GROUPS))],
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * What the extension loads when VS Code activates it (issue 43, "a light start"): its bundle built as esbuild.mjs
+ * builds it (scripts/extensionBuild.mjs), minified, is at most 1 MB, and evaluating it (what the host does before
+ * `activate` runs) requires none of the heavy packages' bundles in dist/vendor/ (scripts/vendorBundles.mjs): the agents
+ * SDK, openai, pg, ioredis, @ag-ui/core, zod and the tokenizers load when a feature first uses them.
+ *
+ * In test/unit/package: it tests the build, not one source folder. `vscode` is a stand-in that answers everything.
+ */
+import { strict as assert } from 'node:assert';
+import { statSync } from 'node:fs';
+import Module from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+import { tempDir } from '../../support/tempFiles';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const MAX_ACTIVATION_BYTES = 1_000_000;
+
+/** Anything at all: every property, call and `new` gives another one (the host's API, never called here). */
+function anything(): unknown {
+  // A function expression as the target: an arrow function cannot be called with `new`, whatever the trap says.
+  const handler: ProxyHandler<() => void> = {
+    get: (_t, key) => (key === 'then' ? undefined : key === Symbol.toPrimitive ? () => '' : anything()),
+    apply: () => anything(),
+    construct: () => anything() as object,
+  };
+  const proto = new Proxy({}, handler as ProxyHandler<object>);
+  return new Proxy(function () {}, { ...handler, getPrototypeOf: () => proto });
+}
+
+describe('the extension bundle that activation loads', function () {
+  this.timeout(120_000);
+  const dir = tempDir('asi-activation-');
+  after(() => dir.cleanup());
+
+  it('is at most 1 MB and requires none of the vendor bundles when it is loaded', async () => {
+    const { extensionBuildOptions } = (await import(pathToFileURL(join(ROOT, 'scripts', 'extensionBuild.mjs')).href)) as {
+      extensionBuildOptions: (o: { production: boolean; outdir: string }) => esbuild.BuildOptions;
+    };
+    await esbuild.build({ ...extensionBuildOptions({ production: true, outdir: dir.dir }), logLevel: 'silent' });
+    const bundle = join(dir.dir, 'extension.js');
+    const bytes = statSync(bundle).size;
+    assert.ok(bytes <= MAX_ACTIVATION_BYTES, `dist/extension.js is ${bytes} bytes, more than ${MAX_ACTIVATION_BYTES}`);
+
+    const loader = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown };
+    const load = loader._load;
+    const required: string[] = [];
+    loader._load = function (request: string, ...rest: unknown[]) {
+      if (request === 'vscode') return anything();
+      if (request.startsWith('./vendor/')) {
+        required.push(request);
+        return anything();
+      }
+      return load.call(this, request, ...rest);
+    };
+    try {
+      // CommonJS's own loading, as the extension host loads the bundle: through Module._load, where the stand-ins are.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const ext = require(bundle) as { activate?: unknown };
+      assert.equal(typeof ext.activate, 'function');
+    } finally {
+      loader._load = load;
+    }
+    assert.deepEqual(required, [], 'loading the extension required vendor bundles');
+  });
+});
