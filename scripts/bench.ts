@@ -48,6 +48,10 @@
  * table and matching 20 calls add to a run's preparation on a 10,000-turn branch, under `"replay"`;
  * `--replay=none` skips it. Run under a Node with node:sqlite and no better-sqlite3 build for the other driver.
  *
+ * Then the Context answer (issue 44, scripts/bench/context.ts): what the model saw in the last turn of a
+ * 10,000-turn session, reconstructed (whole history; limit 100) and recorded, each answer's wall and CPU time, the
+ * tokenizer's load and speed, under `"context"`; `--context=none` skips it.
+ *
  * Then the check (issue 42, scripts/bench/check.ts): 100 reviewed turns checked with `--concurrency 8` through an agent
  * command answering in 50 ms: the whole check, our overhead per case and the memory peak, under `"check"`;
  * `--check=none` skips it.
@@ -73,6 +77,7 @@ import { runTraceBench } from './bench/traces';
 import { mcpTable, runMcpBench } from './bench/mcp';
 import { reviewTable, runReviewBench } from './bench/reviews';
 import { runReplayBench } from './bench/replay';
+import { runContextBench } from './bench/context';
 import { checkTable, runCheckBench } from './bench/check';
 import { runGetItemsBench } from './bench/getItems';
 import { CACHE } from './host/hostTools.mjs';
@@ -129,6 +134,8 @@ interface Config {
   mcp: boolean;
   /** What replay adds to a run's preparation on a 10,000-turn branch (`--replay=none` skips it). */
   replay: boolean;
+  /** The Context answer for the last turn of a 10,000-turn session (`--context=none` skips it). */
+  context: boolean;
   /** 100 cases of `agent-sessions check` through a 50 ms agent (`--check=none` skips it). */
   check: boolean;
 }
@@ -140,6 +147,7 @@ const USAGE =
   '                          [--compare[=none]] [--search[=none]] [--search-scale=1] [--agent-command[=none]]\n' +
   '                          [--host-blocking=A,B,C,L|none] [--file=PATH [--session=ID]] [--host-runs=3]\n' +
   '                          [--host-reps=3] [--append-runs=20] [--get-items-runs=5] [--get-items-turns=2000]\n' +
+  '                          [--context[=none]]\n' +
   '                          [--traces[=none]] [--reviews[=none]] [--mcp[=none]] [--replay[=none]]\n' +
   '                          [--check[=none]]\n';
 
@@ -171,6 +179,7 @@ function parseArgs(argv: string[]): Config {
     reviews: true,
     mcp: true,
     replay: true,
+    context: true,
     check: true,
   };
   const positive = (key: string, value: string, min = 1): number => {
@@ -236,6 +245,9 @@ function parseArgs(argv: string[]): Config {
     } else if (key === 'replay') {
       if (value !== '' && value !== 'none') throw new Error(`--replay takes nothing or =none, got '${value}'`);
       config.replay = value !== 'none';
+    } else if (key === 'context') {
+      if (value !== '' && value !== 'none') throw new Error(`--context takes nothing or =none, got '${value}'`);
+      config.context = value !== 'none';
     } else if (key === 'check') {
       if (value !== '' && value !== 'none') throw new Error(`--check takes nothing or =none, got '${value}'`);
       config.check = value !== 'none';
@@ -954,6 +966,8 @@ async function main(): Promise<void> {
     }
     let replay: unknown = { skipped: '--replay=none' };
     if (config.replay) replay = await runReplayBench(dir, 9, (m) => progress(m));
+    let context: unknown = { skipped: '--context=none' };
+    if (config.context) context = await runContextBench(dir, 9, (m) => progress(m));
     let check: unknown = { skipped: '--check=none' };
     if (config.check) {
       const report = await runCheckBench(dir, {}, (m) => progress(m));
@@ -987,6 +1001,7 @@ async function main(): Promise<void> {
       reviews,
       mcp,
       replay,
+      context,
       check,
     };
     process.stdout.write(JSON.stringify(output, null, 2) + '\n');
