@@ -147,6 +147,19 @@ describe('coding agents: Language Model tools, the MCP server definition, the ha
     assert.match(timeline, /No spans in the trace store .*traces\.db for turn 2/);
   });
 
+  it('answers turn_context from the open store: reconstructed with no recorded input, and labelled so', async () => {
+    const context = await invoke('turn_context', { session: 'trip', turn: 2 });
+    // Turn 2 called a tool: a request before the call and one after its output.
+    assert.match(context, /Turn 2 of branch "main": 2 model requests, RECONSTRUCTED from the stored items \(not what was recorded\)/);
+    assert.match(context, /Items of request 2, in the order sent:/);
+    assert.match(context, /\[tool-output\] [^\n]*: \d+ tokens \(stored #\d+\)/);
+    const first = await invoke('turn_context', { session: 'trip', turn: 2, request: 1, limit: 1 });
+    assert.match(
+      first,
+      /Outside the window: 1 stored item:\n {2}- #\d+ \[user\] [^\n]*older than the window \(session limit\) — Hello there/,
+    );
+  });
+
   it('asks before reading a file that is not open, then reads it read-only', async () => {
     const a = await api();
     const other = join(s.dir, 'other.db');
