@@ -8,6 +8,7 @@
  * idx_structure_branch (session_id, branch_id) lists branches, finds a branch's first row and counts its rows;
  * idx_structure_turn (session_id, branch_id, user_turn_number) counts turns and finds a turn's first message.
  */
+import type { ForkFacts } from '../../shared/turnOrigin';
 import type { BranchNode } from './inspectorTypes';
 import { readBranchIds } from './branchIds';
 import { plainBranchNode } from './plainSessions';
@@ -146,4 +147,20 @@ export function readBranchTree(ctx: QueryContext, sessionId: string, keptCounts?
     const sharedItemCount = lastShared?.seq == null ? 0 : Number(lastShared.seq) - b.firstSequence + 1;
     return { ...node, parentBranchId: best.parent.branchId, forkTurn: best.turn + 1, sharedItemCount };
   });
+}
+
+/** Stands in for kept counts: every branch counts 0 rows, so none is counted. */
+const UNCOUNTED = { get: () => 0 } as unknown as ReadonlyMap<string, number>;
+
+/**
+ * The tree's shape alone (each branch's parent and fork turn), without counting each branch's rows: the search names
+ * the branches sharing a turn with it, and its first hits must not wait for counts (0.8 s on a 100,000-turn session
+ * with five long branches).
+ */
+export function readBranchForks(ctx: QueryContext, sessionId: string): ForkFacts[] {
+  return readBranchTree(ctx, sessionId, UNCOUNTED).map(({ branchId, parentBranchId, forkTurn }) => ({
+    branchId,
+    parentBranchId,
+    forkTurn,
+  }));
 }

@@ -11,14 +11,14 @@
  * inspector counts them (spec §7).
  */
 import type { SessionDatabase } from '../inspector/sessionDatabase';
-import type { BranchNode } from '../inspector/inspectorTypes';
 import type { QueryContext } from '../inspector/queryContext';
 import { decodeMessageData } from '../inspector/rowDecoding';
 import { quoteIdentifier } from '../inspector/tableDiscovery';
 import { PLAIN_BRANCH_ID } from '../inspector/plainSessions';
 import { foldForSearch } from '../format/conversationText';
 import { displayType } from '../../shared/itemText';
-import { turnOrigin } from '../../shared/turnOrigin';
+import { turnOrigin, type ForkFacts } from '../../shared/turnOrigin';
+import { readBranchForks } from '../inspector/branchTree';
 import { messageTypeOf } from '../format/itemClassification';
 import { itemFacts, rawCouldMatch } from './itemMatch';
 import type { TurnSet } from './reviewTurns';
@@ -134,7 +134,7 @@ class ScanState {
   private readonly structureSql: string;
   private readonly plainSql: string;
   private readonly params: unknown[];
-  private readonly trees = new Map<string, BranchNode[]>();
+  private readonly trees = new Map<string, ForkFacts[]>();
   /** Messages already reported, per session (a shared message is reported at its first structure row). */
   private readonly reported = new Map<string, Set<number>>();
   private readonly tester: HitTester;
@@ -345,9 +345,9 @@ class ScanState {
     return set;
   }
 
-  private tree(sessionId: string): BranchNode[] {
+  private tree(sessionId: string): ForkFacts[] {
     let tree = this.trees.get(sessionId);
-    if (!tree) this.trees.set(sessionId, (tree = this.db.getBranchTree(sessionId)));
+    if (!tree) this.trees.set(sessionId, (tree = this.db.readWith((ctx) => readBranchForks(ctx, sessionId))));
     return tree;
   }
 
