@@ -2,11 +2,12 @@
  * *Check Agent Against Reviews…* in the real workbench (docs/check.md, "In VS Code"): run from the palette through its
  * questions (the query left empty, the one agent command, a second grader picked, the tool mode accepted), the cases
  * streaming into the Check Results view with PASS/FAIL and the failing grader's reason under its case, the status-bar
- * summary, and Show Failures Only. The agent is a real Python process (test/fixtures/agent-commands/python_turn.py)
+ * summary, Show Failures Only, and the check saved as an experiment and compared with it. The agent is a real Python process (test/fixtures/agent-commands/python_turn.py)
  * answering "Answer from default: <message>"; the reviews are kept beside the session file. Screenshot for the docs.
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../src/store';
 import { contentKey } from '../../src/store/reviews/contentKey';
@@ -116,6 +117,20 @@ for (const theme of FLOW_THEMES) {
       await pane.hover();
       await pane.locator('.actions-container .action-label[aria-label^="Show All Cases"]').click();
       await row(1).waitFor();
+
+      // Saved as an experiment (beside the review store), then compared with it: no flip.
+      await wb.runCommand('Agent Sessions: Save Check as Experiment…');
+      await wb.answer('baseline');
+      // Its message is a toast that may be gone by now: the store appearing says it was saved.
+      const store = join(suite.workspace, 'support.db.reviews.experiments.db');
+      for (let i = 0; i < 100 && !existsSync(store); i++) await page.waitForTimeout(200);
+      assert.ok(existsSync(store), 'the experiment store beside the review store');
+      await wb.runCommand('Agent Sessions: Compare Check with Experiment…');
+      await page.locator('.quick-input-widget:visible .quick-input-list .monaco-list-row', { hasText: 'baseline' }).first().waitFor();
+      await page.keyboard.press('Enter');
+      await pane
+        .locator('.monaco-list-row', { hasText: 'Against "baseline": 0 regressions, 0 fixes, 3 unchanged' })
+        .waitFor({ timeout: 20_000 });
     });
   });
 }
