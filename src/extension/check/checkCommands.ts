@@ -56,6 +56,8 @@ export function checkCommands(
   /** The request of the check shown (Re-run Failed Cases and Open as Comparison run its cases again). */
   let last: { request: CheckRequest; graders: Grader[] } | undefined;
   let running: AbortController | undefined;
+  // A window that closes mid-check stops its agents, as Cancel would.
+  s.context.subscriptions.push({ dispose: () => running?.abort() });
 
   const summary = (): CheckSummary => ({
     totals: model.totals(),

@@ -189,7 +189,8 @@ export class CheckResultsView implements vscode.TreeDataProvider<CheckNode>, vsc
       case 'flip': {
         const f = node.flip;
         const item = new vscode.TreeItem(`${flipWord(f.kind)} ${f.caseId}`, vscode.TreeItemCollapsibleState.None);
-        item.description = `${f.before ?? '—'} → ${f.after ?? '—'}${f.reason ? ` · ${f.reason}` : ''}`;
+        const side = (status: ExperimentFlip['before']) => (status === null ? '—' : statusWord(status));
+        item.description = `${side(f.before)} → ${side(f.after)}${f.reason ? ` · ${f.reason}` : ''}`;
         item.tooltip = item.description;
         item.iconPath = new vscode.ThemeIcon(
           f.kind === 'regression' ? 'arrow-down' : f.kind === 'fix' ? 'arrow-up' : f.kind === 'new' ? 'add' : 'remove',
