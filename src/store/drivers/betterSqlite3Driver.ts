@@ -32,6 +32,15 @@ class BetterStatementAdapter implements SqliteStatement {
   iterate<T>(...params: SqlValue[]): IterableIterator<T> {
     return this.stmt.iterate(...params) as IterableIterator<T>;
   }
+  column<T>(...params: SqlValue[]): T[] {
+    // Pluck mode is a flag of the statement: set for this call only (a busy statement refuses both calls alike).
+    this.stmt.pluck(true);
+    try {
+      return this.stmt.all(...params) as T[];
+    } finally {
+      this.stmt.pluck(false);
+    }
+  }
 }
 
 class BetterDatabaseAdapter implements SqliteDatabase {

@@ -8,6 +8,8 @@ interface NodeSqliteStatement {
   get(...params: SqlValue[]): unknown;
   all(...params: SqlValue[]): unknown[];
   iterate(...params: SqlValue[]): IterableIterator<unknown>;
+  /** Node ≥ 22.16 and 24: rows as arrays instead of objects. */
+  setReturnArrays?(enabled: boolean): void;
 }
 interface NodeSqliteDatabase {
   prepare(sql: string): NodeSqliteStatement;
@@ -63,6 +65,26 @@ class NodeStatementAdapter implements SqliteStatement {
   *iterate<T>(...params: SqlValue[]): IterableIterator<T> {
     const stmt = this.stmt;
     for (const row of stmt.iterate(...params)) yield row as T;
+  }
+  column<T>(...params: SqlValue[]): T[] {
+    const stmt = this.stmt;
+    if (typeof stmt.setReturnArrays === 'function') {
+      // Arrays for this call only: the statement's other callers read objects.
+      stmt.setReturnArrays(true);
+      try {
+        const rows = stmt.all(...params) as unknown[][];
+        const out: T[] = new Array<T>(rows.length);
+        for (let i = 0; i < rows.length; i++) out[i] = rows[i]![0] as T;
+        return out;
+      } finally {
+        stmt.setReturnArrays(false);
+      }
+    }
+    // Older Node: objects, and the first property of each.
+    return stmt.all(...params).map((row) => {
+      for (const key in row as Record<string, unknown>) return (row as Record<string, unknown>)[key] as T;
+      return undefined as T;
+    });
   }
 }
 

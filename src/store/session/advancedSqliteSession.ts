@@ -25,7 +25,7 @@ import {
 } from '../format/schema';
 import { enableWal, openSessionConnection, retryWhileBusy, sessionWrite } from '../sqlite/sessionConnection';
 import { checkSessionSettings } from './sessionSettings';
-import { decodeAll, takeNewestValid } from './sqliteSession';
+import { decodeAll, decodeTexts, takeNewestValid } from './sqliteSession';
 import { readTransaction, type SqliteDatabase, type SqliteStatement } from '../sqlite/sqliteDatabase';
 import { claimTableOwnership } from '../format/tableOwnership';
 import { ConnectionLifetime } from '../sqlite/connectionLifetime';
@@ -172,13 +172,14 @@ export class AdvancedSQLiteSession implements Session {
       if (effective === 0) return [];
       const m = this.tables.messages;
       if (effective === null || effective < 0) {
-        const rows = this.stmt(
+        // One column, no object per row: the runner reads the whole history before every turn.
+        const texts = this.stmt(
           'itemsAsc',
           `SELECT m.message_data FROM message_structure s JOIN ${m} m ON m.id = s.message_id
            WHERE s.session_id = ? AND s.branch_id = ? AND m.session_id = ? ORDER BY s.sequence_number ASC`,
-        ).all<{ message_data: string }>(this.sessionId, branch, this.sessionId);
-        if (rows.length > 0) this.sawRowsOn(branch);
-        return decodeAll(rows);
+        ).column<string>(this.sessionId, branch, this.sessionId);
+        if (texts.length > 0) this.sawRowsOn(branch);
+        return decodeTexts(texts);
       }
       const rows = this.stmt(
         'itemsDesc',

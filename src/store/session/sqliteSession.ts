@@ -150,6 +150,16 @@ function decodeStored(value: unknown): Decoded {
 }
 
 /** Decodes rows in order, skipping corrupt ones as Python does. */
+/** The decodable items of stored texts, in order (`decodeAll` for a single-column read). */
+export function decodeTexts(texts: readonly string[]): unknown[] {
+  const out: unknown[] = [];
+  for (let i = 0; i < texts.length; i++) {
+    const d = pythonJsonLoads(texts[i]!);
+    if (d.ok) out.push(d.value);
+  }
+  return out;
+}
+
 export function decodeAll(rows: Iterable<{ message_data: string }>): unknown[] {
   const out: unknown[] = [];
   for (const r of rows) {

@@ -22,6 +22,12 @@ export interface SqliteStatement {
   all<T = SqlRow>(...params: SqlValue[]): T[];
   /** Rows one at a time, so a caller that stops early never materialises the rest. */
   iterate<T = SqlRow>(...params: SqlValue[]): IterableIterator<T>;
+  /**
+   * The first column of every row, with no object made per row (better-sqlite3's `pluck()`, node:sqlite's arrays):
+   * what a read of one column costs SQLite, where `all()` builds an object per row (a quarter to half again of
+   * `getItems()`'s floor on 8,000 rows).
+   */
+  column<T = unknown>(...params: SqlValue[]): T[];
 }
 
 /** Which binding a connection runs on. */

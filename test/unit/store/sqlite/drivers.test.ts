@@ -230,6 +230,27 @@ describe('SQLite drivers', () => {
         }
       });
 
+      it('reads one column without an object per row, and leaves the statement reading objects', () => {
+        const db = openDatabase(':memory:', { driver });
+        try {
+          db.exec("CREATE TABLE t (v TEXT, w INTEGER); INSERT INTO t VALUES ('a', 1), (NULL, 2), ('c' || char(0) || 'd', 3)");
+          const stmt = db.prepare('SELECT v, w FROM t WHERE w >= ? ORDER BY w');
+          // node:sqlite cuts TEXT at U+0000 (exactText.ts): the same value `all()` gives.
+          const cd = driver === 'node:sqlite' ? 'c' : 'c\u0000d';
+          assert.deepEqual(stmt.column(1), ['a', null, cd]);
+          assert.deepEqual(stmt.column(3), [cd]);
+          // The same statement afterwards: objects again, for its other callers.
+          assert.deepEqual(stmt.all(2), [
+            { v: null, w: 2 },
+            { v: cd, w: 3 },
+          ]);
+          assert.deepEqual(stmt.get(1), { v: 'a', w: 1 });
+          assert.deepEqual(db.prepare('SELECT w FROM t WHERE w > 9').column(), []);
+        } finally {
+          db.close();
+        }
+      });
+
       it('prepares statements with positional parameters: run, get, all, iterate', () => {
         const db = openDatabase(':memory:', { driver });
         try {
