@@ -330,7 +330,10 @@ async def run(run_input: dict[str, Any]) -> int:
         finish_event("RUN_FINISHED", {"threadId": thread_id, "runId": run_id}, run_usage(result), model)
         return 0
     except Exception as exc:
-        traceback.print_exc(file=sys.stderr)  # stderr is for people: it shows in the Agent Runs output channel.
+        if replay is None or replay.refused is None:
+            # stderr is for people: it shows in the Agent Runs output channel. A strict refusal is no crash: its
+            # message goes on RUN_ERROR below, and a traceback would only bury it.
+            traceback.print_exc(file=sys.stderr)
         translator.close_open_messages()
         refused = replay.refused if replay is not None else None
         # A strict refusal writes nothing: no usage row and none on RUN_ERROR, so the extension rolls back what the

@@ -96,7 +96,9 @@ export function checkWrittenCalls(args: WrittenCallsArgs): WrittenCallsCheck {
       recordedCalls: table.calls.length,
       marks,
       hosted: table.hosted.map((h) => h.type),
-      divergence: args.source ? findDivergence(table, calls, args.nameOnly) : null,
+      // The calls as the run made them: the written ones, and in strict the refused ones only a report tells of (they
+      // were never written, yet they are where the run left the recording).
+      divergence: args.source ? findDivergence(table, marks, args.nameOnly) : null,
       disagreements,
     },
     strictFailure,

@@ -99,6 +99,22 @@ describe('replay: the marks of calls an agent command wrote', () => {
     );
   });
 
+  it('strict: a call the agent refused (reported, never written) is where the run left the recording', () => {
+    const refused: ReplayReport = { callId: 'c1', name: 'now', outcome: 'unmatched', recordedCallId: 'r1', arguments: '{"tz":"UTC"}' };
+    const r = check('strict', [], [refused]);
+    assert.deepEqual(
+      r.summary.marks.map((m) => [m.callId, m.outcome]),
+      [['c1', 'unmatched']],
+    );
+    // Not "this run stopped calling tools": it called `now` with other arguments, and was refused.
+    assert.deepEqual(r.summary.divergence, {
+      step: 1,
+      recorded: { name: 'now', arguments: '{}' },
+      actual: { name: 'now', arguments: '{"tz":"UTC"}' },
+      diff: ['tz: (absent) → "UTC"'],
+    });
+  });
+
   it('live marks every call live with no recorded call; the summary lists the hosted calls and the divergence', () => {
     const r = check('live', written(['c1', 'now', '{}', '10:00']));
     assert.deepEqual(
