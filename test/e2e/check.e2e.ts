@@ -2,8 +2,10 @@
  * *Check Agent Against Reviews…* in the real workbench (docs/check.md, "In VS Code"): run from the palette through its
  * questions (the query left empty, the one agent command, a second grader picked, the tool mode accepted), the cases
  * streaming into the Check Results view with PASS/FAIL and the failing grader's reason under its case, the status-bar
- * summary, Show Failures Only, and the check saved as an experiment and compared with it. The agent is a real Python process (test/fixtures/agent-commands/python_turn.py)
- * answering "Answer from default: <message>"; the reviews are kept beside the session file. Screenshot for the docs.
+ * summary, Show Failures Only, the check saved as an experiment and compared with it, and a case opened as a
+ * comparison (run once more onto a kept branch, after the question). The agent is a real Python process
+ * (test/fixtures/agent-commands/python_turn.py) answering "Answer from default: <message>"; the reviews are kept
+ * beside the session file. Screenshot for the docs.
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
@@ -13,6 +15,7 @@ import { AdvancedSQLiteSession } from '../../src/store';
 import { contentKey } from '../../src/store/reviews/contentKey';
 import { ReviewStore } from '../../src/store/reviews/reviewStore';
 import { FLOW_THEMES, ROOT, docsScreenshot, useWorkbench } from './suite';
+import { compareViewFrame } from './workbench';
 
 const SCRIPT = join(ROOT, 'test', 'fixtures', 'agent-commands', 'python_turn.py');
 const hasPython = spawnSync('python3', ['--version']).status === 0;
@@ -131,6 +134,22 @@ for (const theme of FLOW_THEMES) {
       await pane
         .locator('.monaco-list-row', { hasText: 'Against "baseline": 0 regressions, 0 fixes, 3 unchanged' })
         .waitFor({ timeout: 20_000 });
+
+      // Open as Comparison: after the question, the case runs once more onto a kept branch, compared with the recorded.
+      await row(2).hover();
+      await row(2).locator('.action-label[aria-label^="Open as Comparison"]').click();
+      const dialog = page.locator('.monaco-dialog-box', { hasText: `Run case ${SESSION}/main/2 again` });
+      await dialog.waitFor();
+      await dialog.locator('.monaco-button', { hasText: 'Run and Keep Branch' }).click();
+      const c = await compareViewFrame(wb, 'Compare main (recorded) ↔ check-1', 60_000);
+      await c.locator('h1.title').waitFor();
+      const kept = new AdvancedSQLiteSession({ sessionId: SESSION, dbPath: join(suite.workspace, 'support.db'), readonly: true });
+      try {
+        const last = (await kept.getStoredItems(undefined, 'check-1')).at(-1) as { content?: { text?: string }[] | string };
+        assert.equal(Array.isArray(last.content) ? last.content[0]?.text : last.content, 'Answer from default: Can I return the shoes?');
+      } finally {
+        kept.close();
+      }
     });
   });
 }

@@ -319,8 +319,8 @@ export function checkCommands(
       }
       const base = { dbPath: request.dbPath, sessionId: c.sessionId };
       s.compare.open([
-        { ...base, branchId: c.branchId, label: vscode.l10n.t('recorded') },
-        { ...base, branchId: result.run.branchId, label: vscode.l10n.t('check') },
+        { ...base, branchId: c.branchId, label: vscode.l10n.t('{0} (recorded)', c.branchId) },
+        { ...base, branchId: result.run.branchId },
       ]);
       return summary();
     }),
