@@ -15,6 +15,7 @@ Commands:
   search [file] <query>           search every session of the store (text, tool:NAME, role:user, is:failed, is:bad)
   export [file] <session>         Markdown, JSON (lossless) or JSONL (@openai/agents input items)
   import <file>                   a JSON or JSONL export into a new session of a database file
+  doctor [file]                   find (and with --fix repair) what SDK bugs and damage left in a session file
   run [file] <session>            run your own agent command on a branch (a what-if outside VS Code)
   check [file] --reviews <file>   re-run the reviewed turns through your agent and grade them (CI: JUnit, exit code)
   otlp --store <traces.db>        receive OTLP traces over HTTP (JSON or protobuf) into a trace store
@@ -182,6 +183,23 @@ commands and OTLP tracers may send them); otherwise RECONSTRUCTED from the store
 --limit gives the session's limit (SessionSettings.limit: the file does not record it); --model picks the tokenizer
 (o200k_base or cl100k_base by model family; an unknown model counts with o200k_base, marked approximate).
 --json prints the whole answer, every request's items included.
+`,
+  doctor: `Usage: agent-sessions doctor [file] [--db file] [--session s] [--fix] [--backup path] [--json]
+
+Checks a session file (read-only, one snapshot): integrity_check, then what SDK bugs leave behind: usage rows for
+turn 0 on a branch with no turn or for turns no branch holds, messages no branch references, a branch that ends in
+a tool call without its output, an empty main branch, blank branch ids. One block per finding: where, what it
+breaks, the upstream issue, the release that fixed it, the repair (at most 20 listed per kind, the rest counted).
+docs/doctor.md describes each kind.
+
+  --fix          repair in one transaction, after a backup made with VACUUM INTO, then check again; never deletes
+                 a message some branch shows; nothing is repaired in a file that fails integrity_check
+  --backup path  where the backup goes (default <file>.doctor-backup-<time>.db); refused when it exists or is the
+                 file (or its -wal/-shm): exit 6
+  --session s    check (and repair) only this session
+
+Exit codes: 0 no findings (after --fix: none left), 1 findings, 4 not a session file or a stale -wal beside it,
+5 locked by a writer past the busy timeout, 6 --fix on a read-only file, or a refused --backup path.
 `,
   usage: `Usage: agent-sessions usage [file] <session> [--db file] [--branch b] [--json]
 

@@ -66,6 +66,8 @@ const OPTIONS = {
   'keep-branches': { type: 'boolean' },
   traces: { type: 'string' },
   limit: { type: 'string' },
+  fix: { type: 'boolean' },
+  backup: { type: 'string' },
 } as const;
 
 /** Which options each command takes beyond the common ones. */
@@ -97,6 +99,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'keep-branches',
     'force',
   ],
+  doctor: ['session', 'fix', 'backup'],
   otlp: ['store', 'listen', 'max-spans', 'max-age-days'],
   traces: ['store', 'session', 'branch', 'output', 'unlinked', 'force'],
   review: ['store', 'session', 'output', 'force'],
@@ -207,6 +210,10 @@ export async function runCli(argv: string[]): Promise<number> {
           model: oneModel(v.model, 'context'),
         });
         break;
+      case 'doctor': {
+        const { doctorCommand } = await import('./doctorCommand');
+        return await doctorCommand(ctx, v.db, rest, { session: v.session, fix: v.fix === true, backup: v.backup });
+      }
       case 'search':
         if (rest.length === 0) throw new UsageError('search needs a query');
         out = await searchCommand(ctx, db, rest.join(' '), positiveInt('max', v.max), v.reviews);

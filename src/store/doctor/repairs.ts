@@ -1,0 +1,163 @@
+/**
+ * `doctor --fix`: a backup first (SQLite's `VACUUM INTO`, a consistent snapshot even of a live WAL database, never a
+ * file copy), then every repair in one write transaction, then the checks again on a fresh connection. The write
+ * lock is taken before the backup, so nothing can commit between the snapshot and the repair: the backup is exactly
+ * the file the repairs started from. A repair never deletes a message some branch shows (only messages no structure
+ * row references) and never touches a file whose integrity_check fails.
+ */
+import { OutputFileError } from '../files/outputFileError';
+import { checkOutputPath } from '../files/outputGuard';
+import { classifyItem } from '../format/itemClassification';
+import { pythonJsonDumps } from '../format/pythonJson';
+import { describeDatabaseError } from '../errors';
+import { immediateTransaction, type SqliteDatabase } from '../sqlite/sqliteDatabase';
+import { sessionFilter, type QuotedTables } from './checkContext';
+import { findDanglingCalls, OUTPUT_TYPE_OF, type DanglingCall } from './checks/danglingToolCall';
+import {
+  checkSessionFile,
+  findingCount,
+  openForDoctor,
+  quotedTables,
+  runChecks,
+  type DoctorOptions,
+  type DoctorReport,
+} from './doctorReport';
+import { ADDED_OUTPUT_TEXT, FINDING_KINDS } from './findingKinds';
+
+export interface RepairOptions extends DoctorOptions {
+  /** Where the backup goes; default `<file>.doctor-backup-<timestamp>.db`. Must not exist, nor be the file. */
+  backup?: string;
+}
+
+/** What each repair changed. */
+export interface RepairCounts {
+  usageRowsDeleted: number;
+  messagesDeleted: number;
+  outputsAdded: number;
+}
+
+export interface RepairOutcome {
+  /** The report the repairs started from (made inside the write transaction). */
+  before: DoctorReport;
+  /** Null when nothing was repaired (nothing repairable, or integrity_check failed): no backup was made then. */
+  backup: string | null;
+  counts: RepairCounts;
+  /** The checks run again after the commit. */
+  after: DoctorReport;
+}
+
+/** The default backup path beside the file: the time in UTC, with only characters every file system accepts. */
+export function defaultBackupPath(path: string, now = new Date()): string {
+  return `${path}.doctor-backup-${now.toISOString().replace(/[:.]/g, '-')}.db`;
+}
+
+/**
+ * Repairs what can be repaired in the session file at `path`. Throws `OutputFileError` (the backup path exists or is
+ * the file or its -wal/-shm), `SessionDatabaseError`: `read-only` (report only), `locked` (a writer held the lock past
+ * the busy timeout), and what `checkSessionFile` throws.
+ */
+export function repairSessionFile(path: string, options: RepairOptions = {}): RepairOutcome {
+  const backup = options.backup ?? defaultBackupPath(path);
+  try {
+    checkOutputPath(backup, { inputs: [path] });
+  } catch (err) {
+    // The guard's own advice names --force, which a backup never takes: an existing file is never replaced.
+    if (err instanceof OutputFileError && err.problem === 'exists')
+      throw new OutputFileError(
+        'exists',
+        `The backup ${backup} already exists: choose another --backup path (a backup never replaces a file).`,
+      );
+    throw err;
+  }
+  // A read-only look first: a damaged or clean file is never opened for writing.
+  const first = checkSessionFile(path, options);
+  const none: RepairCounts = { usageRowsDeleted: 0, messagesDeleted: 0, outputsAdded: 0 };
+  if (!first.integrityOk || !hasRepairable(first)) return { before: first, backup: null, counts: none, after: first };
+
+  const db = openForDoctor(path, false, options);
+  let before: DoctorReport;
+  let counts: RepairCounts = none;
+  try {
+    before = immediateTransaction(db, () => {
+      // Checked again under the write lock: the file may have changed since the read-only look.
+      const report = runChecks(db, path, options);
+      if (!report.integrityOk || !hasRepairable(report)) return report;
+      backupTo(path, backup, options);
+      counts = applyRepairs(db, quotedTables(db, path), options.session ?? null);
+      return report;
+    });
+  } catch (err) {
+    throw describeDatabaseError(err, path);
+  } finally {
+    db.close();
+  }
+  const repaired = counts.usageRowsDeleted + counts.messagesDeleted + counts.outputsAdded > 0;
+  return { before, backup: repaired ? backup : null, counts, after: checkSessionFile(path, options) };
+}
+
+function hasRepairable(report: DoctorReport): boolean {
+  return findingCount(report) > 0 && Object.keys(report.totals).some((k) => FINDING_KINDS[k as keyof typeof FINDING_KINDS].repair);
+}
+
+/** `VACUUM INTO` on a second, read-only connection: it reads the last commit, which the held write lock freezes. */
+function backupTo(path: string, backup: string, options: DoctorOptions): void {
+  const reader = openForDoctor(path, true, options);
+  try {
+    reader.prepare('VACUUM INTO ?').run(backup);
+  } finally {
+    reader.close();
+  }
+}
+
+function applyRepairs(db: SqliteDatabase, t: QuotedTables, session: string | null): RepairCounts {
+  const args = [session, session] as const;
+  let usageRowsDeleted = 0;
+  let messagesDeleted = 0;
+  if (t.structure && t.usage) {
+    // The condition of checks/usageWithoutTurn.ts: usage rows of turns their branch does not hold.
+    usageRowsDeleted = db
+      .prepare(
+        `DELETE FROM turn_usage WHERE ${sessionFilter('session_id')}
+           AND NOT EXISTS (SELECT 1 FROM message_structure s WHERE s.session_id = turn_usage.session_id
+                           AND s.branch_id = turn_usage.branch_id AND s.user_turn_number = turn_usage.user_turn_number)`,
+      )
+      .run(...args).changes;
+  }
+  if (t.structure) {
+    // The condition of checks/orphanMessages.ts: no structure row references the message, so no branch shows it.
+    messagesDeleted = db
+      .prepare(
+        `DELETE FROM ${t.messages} WHERE ${sessionFilter('session_id')}
+           AND id NOT IN (SELECT message_id FROM message_structure)
+           AND session_id IN (SELECT session_id FROM message_structure)`,
+      )
+      .run(...args).changes;
+  }
+  // One per branch at most, so the list is bounded by the branches; written after the read finished.
+  const calls: DanglingCall[] = [];
+  findDanglingCalls({ db, tables: t, session }, (c) => calls.push(c));
+  for (const c of calls) addOutput(db, t, c);
+  return { usageRowsDeleted, messagesDeleted, outputsAdded: calls.length };
+}
+
+/** The output item the doctor adds after a dangling call (docs/doctor.md, "dangling-tool-call"). */
+export function addedOutputItem(c: Pick<DanglingCall, 'callType' | 'callId'>): Record<string, string> {
+  return { type: OUTPUT_TYPE_OF[c.callType]!, call_id: c.callId, output: ADDED_OUTPUT_TEXT };
+}
+
+/** Appends the output as `add_items` would: the message, then its structure row at the session's next sequence number. */
+function addOutput(db: SqliteDatabase, t: QuotedTables, c: DanglingCall): void {
+  const item = addedOutputItem(c);
+  const { messageType, toolName } = classifyItem(item);
+  const messageId = db
+    .prepare(`INSERT INTO ${t.messages} (session_id, message_data) VALUES (?, ?)`)
+    .run(c.session, pythonJsonDumps(item)).lastInsertRowid;
+  db.prepare(
+    `INSERT INTO message_structure
+       (session_id, message_id, branch_id, message_type, sequence_number, user_turn_number, branch_turn_number, tool_name)
+     VALUES (?, ?, ?, ?, (SELECT COALESCE(MAX(sequence_number), 0) + 1 FROM message_structure WHERE session_id = ?), ?, ?, ?)`,
+  ).run(c.session, messageId, c.branch, messageType, c.session, c.turn, c.branchTurn, toolName);
+  if (t.sessions && t.sessionsUpdatedAt) {
+    db.prepare(`UPDATE ${t.sessions} SET updated_at = CURRENT_TIMESTAMP WHERE session_id = ?`).run(c.session);
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * `agent-sessions doctor` (issue 45), run in this process on real files: one block per finding and exit 1; --fix
+ * with its backup, the re-check and exit 0; --json; exit 0 on a clean file, 4 on a file that is no session store, 6
+ * for a backup path that exists, 2 for --backup without --fix.
+ */
+import { strict as assert } from 'node:assert';
+import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli } from '../../../src/cli/main';
+import { CONFORMANCE_DIR, makeDoctorFixture } from '../../support/doctorFixtures';
+import { tempDir } from '../../support/tempFiles';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function cli(...args: string[]): Promise<Run> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  const writeErr = process.stderr.write.bind(process.stderr);
+  // The terminal waits for each write's callback (stdout's back-pressure): call it, as a stream would.
+  const capture = (into: string[]) =>
+    ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      into.push(String(chunk));
+      const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+      done?.();
+      return true;
+    }) as typeof process.stdout.write;
+  process.stdout.write = capture(out);
+  process.stderr.write = capture(err);
+  try {
+    const code = await runCli([...args, '--no-pager', '--no-color']);
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    process.stdout.write = write;
+    process.stderr.write = writeErr;
+  }
+}
+
+describe('agent-sessions doctor', () => {
+  const tmp = tempDir('asi-cli-doctor-');
+  after(() => tmp.cleanup());
+  let n = 0;
+  const fixture = (kind: Parameters<typeof makeDoctorFixture>[0]) => {
+    const file = join(tmp.dir, `${n++}-${kind}.db`);
+    makeDoctorFixture(kind, file);
+    return file;
+  };
+
+  it('prints one block per finding and exits 1', async () => {
+    const file = fixture('turn-zero-usage');
+    const r = await cli('doctor', file);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /^turn-zero-usage: usage row for turn 0 on a branch with no turn$/m);
+    assert.match(r.stdout, /where: +session "alice", branch "fresh", turn 0, turn_usage row 8/);
+    assert.match(r.stdout, /upstream: +https:\/\/github\.com\/openai\/openai-agents-python\/issues\/4821/);
+    assert.match(r.stdout, /repair: +Deletes the usage row/);
+    assert.match(r.stdout, /: 1 finding\(s\)$/m);
+  });
+
+  it('--fix backs up, repairs, checks again and exits 0; the next check is clean', async () => {
+    const file = fixture('dangling-tool-call');
+    const backup = join(tmp.dir, 'fix.backup.db');
+    const r = await cli('doctor', file, '--fix', '--backup', backup);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /1 tool output\(s\) added/);
+    assert.match(r.stdout, new RegExp(`Backup: ${backup.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+    assert.match(r.stdout, /Re-check:\n.*: no findings/);
+    assert.ok(existsSync(backup));
+    assert.equal((await cli('doctor', backup)).code, 1);
+    assert.equal((await cli('doctor', file)).code, 0);
+  });
+
+  it('--json gives the findings with their kind, place and repair', async () => {
+    const file = fixture('orphan-messages');
+    const r = await cli('doctor', '--db', file, '--json');
+    assert.equal(r.code, 1);
+    const report = JSON.parse(r.stdout) as {
+      count: number;
+      findings: { kind: string; session: string; rows: unknown; upstream: string }[];
+    };
+    assert.equal(report.count, 1);
+    assert.equal(report.findings[0]!.kind, 'orphan-messages');
+    assert.deepEqual(report.findings[0]!.rows, { agent_messages: [9, 10] });
+    assert.match(report.findings[0]!.upstream, /issues\/3346/);
+  });
+
+  it('reports a file that fails integrity_check and offers no repair', async () => {
+    const file = fixture('integrity-check');
+    const r = await cli('doctor', file, '--fix', '--backup', join(tmp.dir, 'never.db'));
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, /repair: +none \(reported only\)/);
+    assert.match(r.stdout, /Not repaired: integrity_check failed/);
+    assert.equal(existsSync(join(tmp.dir, 'never.db')), false);
+  });
+
+  it('exits 0 on a clean file, 4 on a file that is no session store, 6 for a backup that exists, 2 for --backup alone', async () => {
+    const clean = join(tmp.dir, 'clean.db');
+    copyFileSync(join(CONFORMANCE_DIR, 'ref-basic.db'), clean);
+    const ok = await cli('doctor', clean);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /no findings/);
+    const text = join(tmp.dir, 'notes.txt');
+    writeFileSync(text, 'not a database, not at all; '.repeat(200));
+    assert.equal((await cli('doctor', text)).code, 4);
+    const file = fixture('orphan-usage');
+    const r = await cli('doctor', file, '--fix', '--backup', text);
+    assert.equal(r.code, 6);
+    assert.match(r.stderr, /already exists/);
+    assert.equal((await cli('doctor', file)).code, 1);
+    assert.equal((await cli('doctor', file, '--backup', join(tmp.dir, 'b.db'))).code, 2);
+  });
+});

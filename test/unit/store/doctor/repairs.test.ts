@@ -1,0 +1,168 @@
+/**
+ * `doctor --fix` (issue 45): each repairable kind's fixture passes the doctor afterwards and reads back as expected
+ * through the session API; the backup is the file before the repair and opens; reported-only kinds, a file that
+ * fails integrity_check and a clean file are left byte for byte; a backup path that exists or is the file is refused.
+ */
+import { strict as assert } from 'node:assert';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AdvancedSQLiteSession, openDatabase } from '../../../../src/store';
+import { checkSessionFile, findingCount } from '../../../../src/store/doctor/doctorReport';
+import { ADDED_OUTPUT_TEXT, type FindingKind } from '../../../../src/store/doctor/findingKinds';
+import { repairSessionFile } from '../../../../src/store/doctor/repairs';
+import { OutputFileError } from '../../../../src/store/files/outputFileError';
+import { makeDoctorFixture } from '../../../support/doctorFixtures';
+import { tempDir } from '../../../support/tempFiles';
+
+const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+async function items(file: string, session: string, branch: string): Promise<unknown[]> {
+  const s = new AdvancedSQLiteSession({ sessionId: session, dbPath: file });
+  try {
+    return await s.getItems(null, branch);
+  } finally {
+    s.close();
+  }
+}
+
+function count(file: string, sql: string): number {
+  const db = openDatabase(file, { readonly: true });
+  try {
+    return Number(Object.values(db.prepare(sql).get<Record<string, unknown>>()!)[0]);
+  } finally {
+    db.close();
+  }
+}
+
+describe('doctor: repairs', () => {
+  const tmp = tempDir('asi-doctor-fix-');
+  after(() => tmp.cleanup());
+  let n = 0;
+  const fixture = (kind: FindingKind) => {
+    const file = join(tmp.dir, `${n++}-${kind}.db`);
+    makeDoctorFixture(kind, file);
+    return file;
+  };
+
+  for (const kind of ['turn-zero-usage', 'orphan-usage', 'orphan-messages', 'dangling-tool-call'] as const) {
+    it(`repairs ${kind}: the file passes the doctor, the backup holds the file as it was`, async () => {
+      const file = fixture(kind);
+      const before = checkSessionFile(file);
+      const aliceMain = await items(file, 'alice', 'main');
+      const backup = join(tmp.dir, `${n}-${kind}.backup.db`);
+      const outcome = repairSessionFile(file, { backup });
+      assert.equal(outcome.backup, backup);
+      assert.equal(findingCount(outcome.after), 0);
+      assert.equal(findingCount(checkSessionFile(file)), 0);
+      // The backup opens and is the file before the repair: the same findings.
+      assert.ok(existsSync(backup));
+      assert.deepEqual(checkSessionFile(backup).totals, before.totals);
+      // What branches show is unchanged, except the added output.
+      assert.deepEqual(await items(file, 'alice', 'main'), aliceMain);
+    });
+  }
+
+  it('deletes exactly the usage rows no turn holds', () => {
+    const file = fixture('turn-zero-usage');
+    const rows = count(file, 'SELECT COUNT(*) FROM turn_usage');
+    const outcome = repairSessionFile(file, { backup: join(tmp.dir, 'u.backup.db') });
+    assert.equal(outcome.counts.usageRowsDeleted, 1);
+    assert.equal(count(file, 'SELECT COUNT(*) FROM turn_usage'), rows - 1);
+    assert.equal(count(file, "SELECT COUNT(*) FROM turn_usage WHERE branch_id = 'fresh'"), 0);
+  });
+
+  it('deletes only messages no structure row references; every branch reads the same', async () => {
+    const file = fixture('orphan-messages');
+    const alt = await items(file, 'alice', 'alt');
+    const messages = count(file, 'SELECT COUNT(*) FROM agent_messages');
+    const outcome = repairSessionFile(file, { backup: join(tmp.dir, 'm.backup.db') });
+    assert.equal(outcome.counts.messagesDeleted, 2);
+    assert.equal(count(file, 'SELECT COUNT(*) FROM agent_messages'), messages - 2);
+    assert.equal(count(file, 'SELECT COUNT(*) FROM agent_messages WHERE id IN (9, 10)'), 0);
+    assert.deepEqual(await items(file, 'alice', 'alt'), alt);
+  });
+
+  it("closes a dangling call with an output that says the doctor added it, in Python's JSON", async () => {
+    const file = fixture('dangling-tool-call');
+    const outcome = repairSessionFile(file, { backup: join(tmp.dir, 'd.backup.db') });
+    assert.equal(outcome.counts.outputsAdded, 1);
+    const s = new AdvancedSQLiteSession({ sessionId: 'bob', dbPath: file });
+    try {
+      const stored = await s.getStoredItems(null, 'main');
+      assert.deepEqual(stored.at(-1), { type: 'function_call_output', call_id: 'call_b9', output: ADDED_OUTPUT_TEXT });
+      assert.equal((stored.at(-2) as { call_id: string }).call_id, 'call_b9');
+      const turns = await s.getConversationByTurns('main');
+      assert.deepEqual(
+        turns.get(2)!.map((t) => t.type),
+        ['user', 'function_call', 'function_call_output'],
+      );
+    } finally {
+      s.close();
+    }
+    const db = openDatabase(file, { readonly: true });
+    try {
+      const row = db
+        .prepare(
+          `SELECT m.message_data, s.sequence_number, s.user_turn_number, s.branch_turn_number, s.tool_name
+           FROM message_structure s JOIN agent_messages m ON m.id = s.message_id WHERE s.session_id = 'bob' ORDER BY s.sequence_number DESC LIMIT 1`,
+        )
+        .get<Record<string, unknown>>()!;
+      assert.deepEqual(
+        {
+          ...row,
+          sequence_number: Number(row.sequence_number),
+          user_turn_number: Number(row.user_turn_number),
+          branch_turn_number: Number(row.branch_turn_number),
+        },
+        {
+          message_data: `{"type": "function_call_output", "call_id": "call_b9", "output": "${ADDED_OUTPUT_TEXT}"}`,
+          sequence_number: 5,
+          user_turn_number: 2,
+          branch_turn_number: 2,
+          tool_name: null,
+        },
+      );
+    } finally {
+      db.close();
+    }
+  });
+
+  for (const kind of ['empty-main', 'blank-branch-id', 'integrity-check'] as const) {
+    it(`leaves ${kind} (reported only) byte for byte, with no backup`, () => {
+      const file = fixture(kind);
+      const hash = sha(file);
+      const backup = join(tmp.dir, `${n}-${kind}.backup.db`);
+      const outcome = repairSessionFile(file, { backup });
+      assert.equal(outcome.backup, null);
+      assert.equal(findingCount(outcome.after), findingCount(outcome.before));
+      assert.ok(findingCount(outcome.after) > 0);
+      assert.equal(sha(file), hash);
+      assert.equal(existsSync(backup), false);
+    });
+  }
+
+  it('refuses a backup path that exists or is the file (or its -wal), changing nothing', () => {
+    const file = fixture('orphan-usage');
+    const hash = sha(file);
+    const taken = join(tmp.dir, 'taken.db');
+    writeFileSync(taken, 'keep me');
+    for (const backup of [taken, file, `${file}-wal`]) {
+      assert.throws(
+        () => repairSessionFile(file, { backup }),
+        (e: unknown) => e instanceof OutputFileError && (e.problem === 'exists' || e.problem === 'is-input'),
+      );
+    }
+    assert.equal(readFileSync(taken, 'utf8'), 'keep me');
+    assert.equal(sha(file), hash);
+    assert.equal(findingCount(checkSessionFile(file)), 1);
+  });
+
+  it('writes its default backup beside the file', () => {
+    const file = fixture('orphan-usage');
+    const outcome = repairSessionFile(file);
+    assert.ok(outcome.backup!.startsWith(`${file}.doctor-backup-`));
+    assert.ok(existsSync(outcome.backup!));
+    assert.equal(findingCount(checkSessionFile(outcome.backup!)), 1);
+  });
+});
