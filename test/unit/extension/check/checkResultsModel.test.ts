@@ -3,9 +3,12 @@
  * failures-only filter, which cases Re-run Failed Cases runs and what it keeps, and the flips' order.
  */
 import { strict as assert } from 'node:assert';
+import { join } from 'node:path';
 import type { CaseResult, CaseStatus, CheckCase } from '../../../../src/agents/check/checkTypes';
 import { CheckResultsModel } from '../../../../src/extension/check/checkResultsModel';
+import { ExperimentStore } from '../../../../src/store/experiments/experimentStore';
 import type { BaselineComparison, ExperimentFlip } from '../../../../src/store/experiments/experimentTypes';
+import { tempDir } from '../../../support/tempFiles';
 
 function aCase(turn: number, branchId = 'main', sessionId = 's1'): CheckCase {
   return {
@@ -144,6 +147,41 @@ describe('CheckResultsModel', () => {
       m.flips().map((f) => `${f.kind} ${f.caseId}`),
       ['regression s1/main/5', 'regression s1/main/3', 'fix s1/main/2', 'fix s1/main/1', 'new s1/main/7', 'missing s1/main/8'],
     );
+  });
+});
+
+describe('CheckResultsModel with the experiment store', () => {
+  it('saves what it shows, and after a re-run lists the flips against it: the regression first', () => {
+    const dir = tempDir();
+    const store = ExperimentStore.open(join(dir.dir, 'reviews.experiments.db'));
+    try {
+      const m = new CheckResultsModel();
+      m.start(scope, 3);
+      m.add(result(aCase(1), 'pass'));
+      m.add(result(aCase(2), 'pass'));
+      m.add(result(aCase(3), 'fail', 'diverged at step 1'));
+      m.finish(false, 30);
+      store.saveExperiment('v1', m.report());
+      // The agent changed: case 3 is fixed, case 2 broke.
+      m.start(scope, 3);
+      m.add(result(aCase(3), 'pass'));
+      m.add(result(aCase(2), 'fail', 'the answer does not contain "sunny"'));
+      m.add(result(aCase(1), 'pass'));
+      m.finish(false, 30);
+      m.comparison = store.compareWithBaseline('v1', m.report());
+      assert.deepEqual(
+        m.flips().map((f) => [f.kind, f.caseId, f.before, f.after]),
+        [
+          ['regression', 's1/main/2', 'pass', 'fail'],
+          ['fix', 's1/main/3', 'fail', 'pass'],
+        ],
+      );
+      assert.match(m.flips()[0]!.reason, /does not contain "sunny"/);
+      assert.equal(m.comparison.unchanged, 1);
+    } finally {
+      store.close();
+      dir.cleanup();
+    }
   });
 });
 
