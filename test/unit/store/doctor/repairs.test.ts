@@ -5,15 +5,35 @@
  */
 import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession, openDatabase } from '../../../../src/store';
 import { checkSessionFile, findingCount } from '../../../../src/store/doctor/doctorReport';
 import { ADDED_OUTPUT_TEXT, type FindingKind } from '../../../../src/store/doctor/findingKinds';
 import { repairSessionFile } from '../../../../src/store/doctor/repairs';
+import { SessionDatabaseError } from '../../../../src/store/errors';
 import { OutputFileError } from '../../../../src/store/files/outputFileError';
 import { makeDoctorFixture } from '../../../support/doctorFixtures';
 import { tempDir } from '../../../support/tempFiles';
+
+const holder = join(__dirname, '..', '..', '..', 'support', 'lockHolder.ts');
+
+/** A child process that holds the file's write lock for `ms`; resolves once it holds it. */
+async function holdLock(dbPath: string, ms: number): Promise<{ child: ChildProcess; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', holder, dbPath, String(ms)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: join(__dirname, '..', '..', '..', '..'),
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (d: Buffer) => d.toString().includes('locked') && resolve());
+    void exited.then((code) => reject(new Error(`lock holder exited (${code}) before locking: ${stderr}`)));
+  });
+  return { child, exited };
+}
 
 const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
@@ -164,5 +184,31 @@ describe('doctor: repairs', () => {
     assert.ok(outcome.backup!.startsWith(`${file}.doctor-backup-`));
     assert.ok(existsSync(outcome.backup!));
     assert.equal(findingCount(checkSessionFile(outcome.backup!)), 1);
+  });
+
+  it('waits for a writer that holds the lock, then repairs', async () => {
+    const file = fixture('orphan-usage');
+    const { exited } = await holdLock(file, 400);
+    const outcome = repairSessionFile(file, { backup: join(tmp.dir, 'waited.backup.db'), busyTimeoutMs: 10_000 });
+    assert.equal(await exited, 0);
+    assert.equal(outcome.counts.usageRowsDeleted, 1);
+    assert.equal(findingCount(outcome.after), 0);
+  });
+
+  it('says the file is locked when the writer keeps it past the busy timeout, and changes nothing', async () => {
+    const file = fixture('orphan-usage');
+    const backup = join(tmp.dir, 'locked.backup.db');
+    const { child, exited } = await holdLock(file, 3000);
+    try {
+      assert.throws(
+        () => repairSessionFile(file, { backup, busyTimeoutMs: 200 }),
+        (e: unknown) => e instanceof SessionDatabaseError && e.problem === 'locked' && /locked/.test(e.message),
+      );
+    } finally {
+      child.kill();
+      await exited;
+    }
+    assert.equal(existsSync(backup), false);
+    assert.equal(findingCount(checkSessionFile(file)), 1);
   });
 });
