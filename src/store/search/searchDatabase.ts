@@ -147,6 +147,8 @@ class ScanState {
    * (3.4 rows a message on a 100,000-turn file whose five branches ran 1,000 turns each after forks late in main).
    */
   private verdicts = new Uint8Array(0);
+  /** How many messages are `candidate` or `namedOnly`: while none is, the rows query can find nothing. */
+  private open = 0;
   /** Call ids of outputs judged `namedOnly`, hashed (see `CallIdFilter`): learning one of them judges those again. */
   private readonly namedOnlyCalls: CallIdFilter | null;
   private rejudge = false;
@@ -192,9 +194,12 @@ class ScanState {
         AND (s.message_id <= ? OR ${filter.sql})`;
     // The same range's rows whose message is not judged yet, each message's text tested once by the prefilter: its id
     // if it passes, minus its id if not, in one string (a row each would cost more than the test). Parameters: the
-    // prefilter's, the range, the session, the verdicts' length, the verdicts.
-    this.judgeSql = `SELECT group_concat(CASE WHEN ${filter.sql} THEN s.message_id ELSE -s.message_id END) AS ids
-      ${rows} AND s.message_id <= ? AND substr(?, s.message_id, 1) = x'0${UNJUDGED}'`;
+    // verdicts' length, the prefilter's, the verdicts' length, the range, the session, the verdicts' length, the
+    // verdicts.
+    // Also whether a row of the range names a message past the verdicts (`beyond`): the rows query must run for it.
+    this.judgeSql = `SELECT group_concat(CASE WHEN s.message_id > ? THEN NULL WHEN ${filter.sql} THEN s.message_id
+        ELSE -s.message_id END) AS ids, max(s.message_id > ?) AS beyond
+      ${rows} AND (s.message_id > ? OR substr(?, s.message_id, 1) = x'0${UNJUDGED}')`;
     // A plain session's rows in id order (the (session_id, id) index), each with whether it opens a turn; only rows
     // that pass the prefilter carry their data.
     this.plainSql = `SELECT id, CASE WHEN ${filter.sql} THEN message_data END AS data,
@@ -230,15 +235,17 @@ class ScanState {
       const rows = this.db.readWith((ctx) => {
         const v = this.verdicts;
         const range = [from, to, ...session] as never[];
-        const judged = ctx.stmt(this.judgeSql).get<{ ids: string | null }>(...(this.params as never[]), ...range, v.length, v)?.ids;
-        if (judged) {
-          for (const text of judged.split(',')) {
-            const id = Number(text);
-            const i = Math.abs(id) - 1;
-            // A message the exact test judged already (a copy of it earlier in this range) keeps that verdict.
-            if (v[i] === UNJUDGED) v[i] = id > 0 ? CANDIDATE : NEVER;
-          }
+        const judged = ctx
+          .stmt(this.judgeSql)
+          .get<{ ids: string | null; beyond: number | null }>(v.length, ...(this.params as never[]), v.length, ...range, v.length, v);
+        for (const text of judged?.ids ? judged.ids.split(',') : []) {
+          const id = Number(text);
+          const i = Math.abs(id) - 1;
+          // A message the exact test judged already (a copy of it earlier in this range) keeps that verdict.
+          if (v[i] === UNJUDGED) this.setVerdict(i, id > 0 ? CANDIDATE : NEVER);
         }
+        // No message in question anywhere (a rare word, most of an is:failed scan): no row of the range can be a hit.
+        if (this.open === 0 && !judged?.beyond) return [];
         return ctx.stmt(this.structureSql).all<StructureRow>(...range, v.length, v, v.length, ...(this.params as never[]));
       });
       from = to;
@@ -290,7 +297,16 @@ class ScanState {
   }
 
   private judge(messageId: number, verdict: number): void {
-    if (messageId >= 1 && messageId <= this.verdicts.length) this.verdicts[messageId - 1] = verdict;
+    if (messageId >= 1 && messageId <= this.verdicts.length) this.setVerdict(messageId - 1, verdict);
+  }
+
+  /** Sets a verdict, keeping `open` (how many messages are `candidate` or `namedOnly`) up to date. */
+  private setVerdict(index: number, verdict: number): void {
+    const v = this.verdicts;
+    const wasOpen = v[index] === CANDIDATE || v[index] === NAMED_ONLY;
+    const isOpen = verdict === CANDIDATE || verdict === NAMED_ONLY;
+    this.open += (isOpen ? 1 : 0) - (wasOpen ? 1 : 0);
+    v[index] = verdict;
   }
 
   /** Every output judged for its tool name alone is a candidate again (a call it may answer was just learned). */
