@@ -33,7 +33,8 @@ async function converse(session: AdvancedSQLiteSession, branchId: string, messag
   for (const message of messages) {
     const trace = startRunTrace({ sink: () => Promise.resolve() });
     const runner = new Runner({ traceId: trace.traceId, groupId: session.sessionId, workflowName: 'Agent Session Inspector demo' });
-    const result = await runner.run(agent, message, { session });
+    // Each model request's input recorded, as our runs record it: the demo's Context section shows it as recorded.
+    const result = await runner.run(trace.agent(agent), message, { session });
     await session.storeRunUsage(result);
     const turn = (await session.getConversationTurns(branchId)).at(-1)?.turn ?? null;
     spans.push(...trace.finish({ sessionId: session.sessionId, branchId, turnNumber: turn }));

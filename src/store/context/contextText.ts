@@ -26,7 +26,7 @@ export function noteText(note: ContextNote): string {
     case 'estimated':
       return `${note.items} older items are counted by an estimate (4 characters a token), not tokenized.`;
     case 'unknown-model':
-      return `${note.model ? `The model ${JSON.stringify(note.model)} is` : 'No model is'} known to the tokenizer: counts use o200k_base and are approximate.`;
+      return `${note.model ? `The model ${JSON.stringify(note.model)} is not` : 'No model is'} known to the tokenizer: counts use o200k_base and are approximate.`;
     case 'requests-differ':
       return `The usage row counts ${note.usageRequests} requests; the stored items show ${note.shown}.`;
   }
