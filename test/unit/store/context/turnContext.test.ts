@@ -10,6 +10,7 @@ import { AdvancedSQLiteSession } from '../../../../src/store';
 import { openSessionDatabase, type SessionDatabase } from '../../../../src/store/inspector/sessionDatabase';
 import { HISTORY_READ_ITEMS, buildTurnContext, requestPrefixes } from '../../../../src/store/context/turnContext';
 import { countedItem } from '../../../../src/store/context/contextItems';
+import { noteText } from '../../../../src/store/context/contextText';
 import { Workspace } from '../../../support/sessionHelpers';
 
 const TURNS = 1500;
@@ -72,6 +73,14 @@ describe('turn context on a long branch', function () {
     );
     const unlimited = await buildTurnContext(db, undefined, { sessionId: 's1', branchId: 'main', turn, model: 'gpt-4o' });
     assert.equal(unlimited.requests[0]!.itemCount, 2 * (turn - 1) + 1);
+  });
+
+  it('words an unknown model as unknown', () => {
+    assert.equal(
+      noteText({ code: 'unknown-model', model: 'claude-sonnet-4' }),
+      'The model "claude-sonnet-4" is not known to the tokenizer: counts use o200k_base and are approximate.',
+    );
+    assert.match(noteText({ code: 'unknown-model', model: null }), /^No model is known to the tokenizer/);
   });
 
   it('splits a turn into its requests: one more after each batch of tool outputs', () => {
