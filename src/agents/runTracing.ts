@@ -22,7 +22,7 @@ import {
   type TracingProcessor,
 } from '@openai/agents';
 import { toStoredItem } from '../store/format/itemShape';
-import { inputAttributes } from '../store/traces/recordedInput';
+import { INPUT_ATTRIBUTES, inputAttributes } from '../store/traces/recordedInput';
 import type { SpanRecord, TraceLink } from '../store/traces/spanRecord';
 import { randomBytes } from 'node:crypto';
 import { otlpTraceId, sdkSpanRecord, type SdkSpanJson } from './sdkSpans';
@@ -154,6 +154,9 @@ function attachInputs(records: SpanRecord[], captured: readonly CapturedRequest[
     const attrs = inputAttributes(c.items, c.instructions, c.tools);
     if (span) {
       taken.add(span);
+      // The capture replaces what the SDK's own span held of the input (its `_input`, in the SDK's shape), cut count
+      // included.
+      delete span.attributes[INPUT_ATTRIBUTES.cutItems];
       Object.assign(span.attributes, attrs);
       continue;
     }
