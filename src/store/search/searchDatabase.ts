@@ -32,6 +32,11 @@ const TARGET_BATCH_MS = 40;
 // waits for; 1,000 rows put the first hits of `weather` on the 1 GB bench file at 280–380 ms, 200 rows at 130–230 ms.
 const FIRST_BATCH_ROWS = 200;
 const MAX_BATCH_ROWS = 50_000;
+/**
+ * The most rows one read hands over with their text: a batch of a common word's rows would otherwise hold tens of MB
+ * of text at once (a 50,000-row batch, each row 1.6 KB read as UTF-16), the CLI's peak on the bench's file A.
+ */
+const MAX_ROWS_READ = 2_000;
 
 interface StructureRow {
   sid: number;
@@ -191,7 +196,8 @@ class ScanState {
       ${rows}
         AND (s.message_id > ? OR CASE substr(?, s.message_id, 1) WHEN x'0${CANDIDATE}' THEN 1
           WHEN x'0${NAMED_ONLY}' THEN s.tool_name IS NOT NULL ELSE 0 END)
-        AND (s.message_id <= ? OR ${filter.sql})`;
+        AND (s.message_id <= ? OR ${filter.sql})
+      ORDER BY s.id LIMIT ?`;
     // The same range's rows whose message is not judged yet, each message's text tested once by the prefilter: its id
     // if it passes, minus its id if not, in one string (a row each would cost more than the test). Parameters: the
     // verdicts' length, the prefilter's, the verdicts' length, the range, the session, the verdicts' length, the
@@ -246,9 +252,11 @@ class ScanState {
         }
         // No message in question anywhere (a rare word, most of an is:failed scan): no row of the range can be a hit.
         if (this.open === 0 && !judged?.beyond) return [];
-        return ctx.stmt(this.structureSql).all<StructureRow>(...range, v.length, v, v.length, ...(this.params as never[]));
+        return ctx.stmt(this.structureSql).all<StructureRow>(...range, v.length, v, v.length, ...(this.params as never[]), MAX_ROWS_READ);
       });
-      from = to;
+      // A full read stops short of the range: the rest is read next (a common word's rows carry their text).
+      const last = rows[rows.length - 1];
+      from = rows.length === MAX_ROWS_READ && last ? Number(last.sid) : to;
       for (const r of rows) {
         this.structureRow(r, hits);
         // A call was learned whose id an output judged `namedOnly` may hold: the rest of the batch is read again, so
