@@ -181,6 +181,9 @@ describe('sessions view in the workbench (packaged extension)', function () {
     await suite.wb.page.waitForTimeout(2000);
     const row = suite.wb.treeRow('filled-later.db');
     assert.equal(await row.locator.count(), 0, 'the filled file is listed before Refresh: no longer a file only Refresh finds');
+    // The tree keeps what earlier tests expanded (issue 40, item 8): collapsed, the new file's sessions are drawn
+    // within the view's height. Monaco's list draws only the rows in view, so a child below it cannot be found.
+    await suite.wb.clickViewAction('Collapse All');
     await suite.wb.clickViewAction('Refresh');
     await row.waitFor(15_000);
     await (await row.child('bob')).waitFor();
