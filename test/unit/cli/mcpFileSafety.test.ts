@@ -62,6 +62,7 @@ describe('agent-sessions mcp: the files it serves', function () {
     await ok('token_usage', { ...at, model: 'gpt-4.1' });
     await ok('compare_branches', { ...at, branch: 'main', otherBranch: 'oslo-retry' });
     assert.match(await ok('turn_timeline', { ...at, turn: 1 }), /Weather agent/);
+    assert.match(await ok('turn_context', { ...at, turn: 1 }), /model request/);
     const { tools } = await mcp.client.listTools();
     assert.deepEqual([...called].sort(), tools.map((t) => t.name).sort(), 'every tool was called');
     const { resources } = await mcp.client.listResources();
