@@ -10,7 +10,6 @@ import { checkConcurrency, runCheck, type CheckOutcome } from '../agents/check/c
 import type { CaseResult, Grader } from '../agents/check/checkTypes';
 import { GraderSpecError } from '../agents/check/graders/graderErrors';
 import { parseGraders } from '../agents/check/graders/graderSpec';
-import { killAllCommandProcesses } from '../agents/command/commandProcess';
 import type { CommandAgent } from '../agents/command/commandRun';
 import { TOOLS_MODES, type ToolsMode } from '../shared/protocol/replay';
 import { junitReport } from '../agents/check/reports/junit';
@@ -20,6 +19,7 @@ import { writeOutputFile } from '../store/files/tempFile';
 import { openSessionDatabase } from '../store/inspector/sessionDatabase';
 import { ReviewStore } from '../store/reviews/reviewStore';
 import { parseSearchQuery, SearchQueryError, type SearchQuery } from '../store/search/searchQuery';
+import { agentsEndWithUs } from './agentLifetime';
 import { isServerAddress } from './cliStore';
 import { applyExperiments, experimentLines, planExperiments, type ExperimentOutcome, type ExperimentPlan } from './checkExperiments';
 import { caseLines, closingLines, countResults } from './checkLines';
@@ -74,24 +74,26 @@ export async function checkCommand(args: CheckArgs, write: (text: string) => voi
       else write(text);
       return EXIT.error;
     }
-    outcome = await agentsEndWithUs(() =>
-      runCheck({
-        file: plan.file,
-        db,
-        cases: selection.cases,
-        orphaned: selection.orphaned,
-        agent: plan.agent,
-        graders: plan.graders,
-        tools: { mode: plan.tools, nameOnly: args.matchNameOnly },
-        concurrency: plan.concurrency,
-        keepBranches: args.keepBranches,
-        run: args.timeoutSeconds ? { timeoutMs: args.timeoutSeconds * 1000 } : {},
-        signal: args.signal,
-        onResult: (r: CaseResult) => {
-          if (!args.json) write(caseLines(r, args.color));
-        },
-        log: (line) => process.stderr.write(`${line}\n`),
-      }),
+    outcome = await agentsEndWithUs(
+      () =>
+        runCheck({
+          file: plan.file,
+          db,
+          cases: selection.cases,
+          orphaned: selection.orphaned,
+          agent: plan.agent,
+          graders: plan.graders,
+          tools: { mode: plan.tools, nameOnly: args.matchNameOnly },
+          concurrency: plan.concurrency,
+          keepBranches: args.keepBranches,
+          run: args.timeoutSeconds ? { timeoutMs: args.timeoutSeconds * 1000 } : {},
+          signal: args.signal,
+          onResult: (r: CaseResult) => {
+            if (!args.json) write(caseLines(r, args.color));
+          },
+          log: (line) => process.stderr.write(`${line}\n`),
+        }),
+      { first: 'Stopping the running cases (Ctrl+C again to kill them now)…', kill: 'Stopping the agents now (SIGKILL).' },
     );
   } finally {
     db.close();
@@ -197,37 +199,4 @@ function planCheck(args: CheckArgs): CheckPlan {
   if (args.junit !== undefined && args.junit === args.markdown) throw new UsageError('--junit and --markdown name the same file');
   for (const out of [args.junit, args.markdown]) if (out !== undefined) checkOutputPath(out, { overwrite: args.force, inputs });
   return { file, reviews, agent, graders, query, tools, concurrency, experiments };
-}
-
-/**
- * Runs the check so that the agents end with the CLI, as `run` does (runCommand.ts): killed (a CI job's timeout, a
- * closed terminal), the CLI would otherwise leave the agents, each in a process group of its own, running. Ctrl+C is
- * a Stop (main.ts aborts the check, which stops every running case); a second Ctrl+C does not wait: SIGKILL at once.
- */
-async function agentsEndWithUs<T>(run: () => Promise<T>): Promise<T> {
-  let interrupts = 0;
-  const onInterrupt = () => {
-    if (++interrupts === 2) {
-      process.stderr.write('Stopping the agents now (SIGKILL).\n');
-      killAllCommandProcesses();
-    } else if (interrupts === 1) process.stderr.write('Stopping the running cases (Ctrl+C again to kill them now)…\n');
-  };
-  const onKill = (signal: NodeJS.Signals) => {
-    killAllCommandProcesses();
-    off();
-    process.kill(process.pid, signal);
-  };
-  const off = () => {
-    process.off('SIGINT', onInterrupt);
-    process.off('SIGTERM', onKill);
-    process.off('SIGHUP', onKill);
-  };
-  process.on('SIGINT', onInterrupt);
-  process.on('SIGTERM', onKill);
-  process.on('SIGHUP', onKill);
-  try {
-    return await run();
-  } finally {
-    off();
-  }
 }

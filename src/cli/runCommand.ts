@@ -4,7 +4,7 @@
  * arrive. Several `--model`s run at once, each on a branch of its own, as *Retry with Several Models* does.
  */
 import { runCommandOnBranch, type CommandAgent } from '../agents/command/commandRun';
-import { killAllCommandProcesses } from '../agents/command/commandProcess';
+import { agentsEndWithUs } from './agentLifetime';
 import type { RunEvent, RunOutcome } from '../shared/protocol/runEvents';
 import { TOOLS_MODES, replaySentence, type ReplaySummary, type ToolsMode } from '../shared/protocol/replay';
 import { UsageError } from './exitCodes';
@@ -45,30 +45,32 @@ export async function runCommand(args: RunArgs, write: (text: string) => void): 
   const models: (string | null)[] = args.models.length > 0 ? args.models : [null];
   const stamp = Math.floor(Date.now() / 1000).toString(36);
   const several = models.length > 1;
-  const outcomes = await agentsEndWithUs(() =>
-    Promise.all(
-      models.map((model) => {
-        const fork =
-          args.fromTurn !== undefined
-            ? { fromTurn: args.fromTurn, name: args.name ?? `retry-${model ? `${model}-` : ''}${stamp}` }
-            : undefined;
-        const label = several ? `[${model}] ` : '';
-        return runCommandOnBranch({
-          dbPath: args.db,
-          sessionId: args.sessionId,
-          branchId: args.branch,
-          fork,
-          agent,
-          input: args.message,
-          model,
-          timeoutMs: args.timeoutSeconds ? args.timeoutSeconds * 1000 : undefined,
-          tools: { mode, nameOnly: args.matchNameOnly },
-          signal: args.signal,
-          onEvent: (e) => write(args.json ? `${JSON.stringify(e)}\n` : eventText(e, label, several)),
-          log: (line) => process.stderr.write(`${line}\n`),
-        });
-      }),
-    ),
+  const outcomes = await agentsEndWithUs(
+    () =>
+      Promise.all(
+        models.map((model) => {
+          const fork =
+            args.fromTurn !== undefined
+              ? { fromTurn: args.fromTurn, name: args.name ?? `retry-${model ? `${model}-` : ''}${stamp}` }
+              : undefined;
+          const label = several ? `[${model}] ` : '';
+          return runCommandOnBranch({
+            dbPath: args.db,
+            sessionId: args.sessionId,
+            branchId: args.branch,
+            fork,
+            agent,
+            input: args.message,
+            model,
+            timeoutMs: args.timeoutSeconds ? args.timeoutSeconds * 1000 : undefined,
+            tools: { mode, nameOnly: args.matchNameOnly },
+            signal: args.signal,
+            onEvent: (e) => write(args.json ? `${JSON.stringify(e)}\n` : eventText(e, label, several)),
+            log: (line) => process.stderr.write(`${line}\n`),
+          });
+        }),
+      ),
+    { kill: 'Stopping the agent now (SIGKILL).' },
   );
   return outcomes.every((o: RunOutcome) => o.kind === 'run/completed');
 }
@@ -104,40 +106,6 @@ export function replayText(summary: ReplaySummary, label: string): string {
   for (const d of summary.disagreements) lines.push(`${label}report disagrees: ${d}`);
   lines.push(`${label}${replaySentence(summary)}`);
   return `${lines.join('\n')}\n`;
-}
-
-/**
- * Runs `run` so that the agents end with the CLI. Killed (a CI job's timeout, a closed terminal), the CLI would end
- * without its 'exit' handlers and leave the agents, each in a process group of its own, running with ppid 1: they are
- * killed first, then the signal is raised again so the CLI ends as it would have. Ctrl+C is a Stop (main.ts aborts
- * the runs, and the stop's escalation ends them within 10 s); a second Ctrl+C does not wait: SIGKILL at once.
- */
-async function agentsEndWithUs<T>(run: () => Promise<T>): Promise<T> {
-  let interrupts = 0;
-  const onInterrupt = () => {
-    if (++interrupts === 2) {
-      process.stderr.write('Stopping the agent now (SIGKILL).\n');
-      killAllCommandProcesses();
-    }
-  };
-  const onKill = (signal: NodeJS.Signals) => {
-    killAllCommandProcesses();
-    off();
-    process.kill(process.pid, signal);
-  };
-  const off = () => {
-    process.off('SIGINT', onInterrupt);
-    process.off('SIGTERM', onKill);
-    process.off('SIGHUP', onKill);
-  };
-  process.on('SIGINT', onInterrupt);
-  process.on('SIGTERM', onKill);
-  process.on('SIGHUP', onKill);
-  try {
-    return await run();
-  } finally {
-    off();
-  }
 }
 
 /** One event for people: text streams as it comes (one run) or by line (several at once). */
