@@ -93,3 +93,43 @@ export function pickBranch(
 export function ownTurns(b: BranchNode): number {
   return b.parentBranchId !== null && b.forkTurn !== null ? Math.max(0, b.userTurns - (b.forkTurn - 1)) : b.userTurns;
 }
+
+/** A tool's arguments that name one turn of one session: `session`, optional `branch`, required `turn`. */
+export interface TurnArguments {
+  sessionId: string;
+  branchArg: string | undefined;
+  turn: number;
+  /** A call with these arguments, for the examples the tool's other messages give. */
+  example: { store: string; session: string; turn: number };
+}
+
+/** Reads `session`, `branch` and `turn` (required; `what`: "the turn whose timeline to show") as every turn tool does. */
+export function turnArguments(
+  tool: string,
+  store: QueryStore,
+  args: { session?: unknown; branch?: unknown; turn?: unknown },
+  what: string,
+): TurnArguments {
+  const sessionId = stringArgument(tool, 'session', args.session, { store: store.name, session: 'my-session', turn: 1 });
+  const example = { store: store.name, session: sessionId, turn: 1 };
+  const branchArg = optionalString(tool, 'branch', args.branch, { ...example, branch: 'main' });
+  const turn = intArgument(tool, 'turn', args.turn, { min: 1, max: Number.MAX_SAFE_INTEGER, fallback: Number.NaN }, example);
+  if (Number.isNaN(turn)) throw new QueryError('bad-argument', `turn is required: ${what}. Example: ${tool} ${JSON.stringify(example)}`);
+  return { sessionId, branchArg, turn, example };
+}
+
+/** The session's branch tree and the branch the turn is read on, or the errors that say which does not exist. */
+export async function requireTurn(
+  tool: string,
+  store: QueryStore,
+  at: TurnArguments,
+): Promise<{ tree: readonly BranchNode[]; branch: BranchNode }> {
+  const tree = await requireSession(tool, store, at.sessionId);
+  const branch = pickBranch(tool, store, at.sessionId, tree, at.branchArg);
+  if (at.turn > branch.userTurns && !branch.userTurnsAtLeast)
+    throw new QueryError(
+      'unknown-turn',
+      `Branch "${branch.branchId}" has ${branch.userTurns} turns, so no turn ${at.turn}. Example: ${tool} ${JSON.stringify({ ...at.example, branch: branch.branchId })}`,
+    );
+  return { tree, branch };
+}

@@ -6,8 +6,8 @@
 import { buildTurnContext, type ContextSpanSource } from '../context/turnContext';
 import { contextHeader, itemLines, outsideLines, requestLine } from '../context/contextText';
 import { answer, sourceOf, type QueryAnswer } from './queryAnswer';
-import { intArgument, optionalString, pickBranch, requireSession, stringArgument } from './queryArguments';
-import { QueryError, checkCancelled } from './queryErrors';
+import { intArgument, optionalString, requireTurn, turnArguments } from './queryArguments';
+import { checkCancelled } from './queryErrors';
 import { DEFAULT_MAX_CHARS, MAX_MAX_CHARS, TextBudget } from './queryLimits';
 import type { QueryStore } from './queryStore';
 
@@ -33,25 +33,15 @@ export async function turnContext(
   args: ContextArgs,
   signal?: AbortSignal,
 ): Promise<QueryAnswer> {
-  const sessionId = stringArgument(TOOL, 'session', args.session, { store: store.name, session: 'my-session', turn: 1 });
-  const example = { store: store.name, session: sessionId, turn: 1 };
-  const branchArg = optionalString(TOOL, 'branch', args.branch, { ...example, branch: 'main' });
-  const turn = intArgument(TOOL, 'turn', args.turn, { min: 1, max: Number.MAX_SAFE_INTEGER, fallback: Number.NaN }, example);
-  if (Number.isNaN(turn))
-    throw new QueryError('bad-argument', `turn is required: the turn whose context to show. Example: ${TOOL} ${JSON.stringify(example)}`);
+  const at = turnArguments(TOOL, store, args, 'the turn whose context to show');
+  const { sessionId, turn, example } = at;
   const request = intArgument(TOOL, 'request', args.request, { min: 1, max: 1000, fallback: 0 }, example);
   const limit = intArgument(TOOL, 'limit', args.limit, { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: -1 }, example);
   const model = optionalString(TOOL, 'model', args.model, { ...example, model: 'gpt-4.1' });
   const afterItem = intArgument(TOOL, 'afterItem', args.afterItem, { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 }, example);
   const maxChars = intArgument(TOOL, 'maxChars', args.maxChars, { min: 200, max: MAX_MAX_CHARS, fallback: DEFAULT_MAX_CHARS }, example);
   checkCancelled(signal);
-  const tree = await requireSession(TOOL, store, sessionId);
-  const branch = pickBranch(TOOL, store, sessionId, tree, branchArg);
-  if (turn > branch.userTurns && !branch.userTurnsAtLeast)
-    throw new QueryError(
-      'unknown-turn',
-      `Branch "${branch.branchId}" has ${branch.userTurns} turns, so no turn ${turn}. Example: ${TOOL} ${JSON.stringify({ ...example, branch: branch.branchId })}`,
-    );
+  const { branch } = await requireTurn(TOOL, store, at);
   const view = await buildTurnContext(store.reader, traces, {
     sessionId,
     branchId: branch.branchId,

@@ -8,7 +8,7 @@ import { turnOrigin } from '../../shared/turnOrigin';
 import type { StoredSpan, TraceStore } from '../traces/traceStore';
 import { turnWindows } from '../traces/turnWindows';
 import { answer, sourceOf, type QueryAnswer } from './queryAnswer';
-import { intArgument, optionalString, pickBranch, requireSession, stringArgument } from './queryArguments';
+import { intArgument, requireTurn, turnArguments } from './queryArguments';
 import { QueryError, checkCancelled } from './queryErrors';
 import { DEFAULT_MAX_CHARS, DEFAULT_MAX_SPANS, MAX_MAX_SPANS, TextBudget } from './queryLimits';
 import type { QueryStore } from './queryStore';
@@ -73,12 +73,8 @@ export async function turnTimeline(
   args: TimelineArgs,
   signal?: AbortSignal,
 ): Promise<QueryAnswer> {
-  const sessionId = stringArgument(TOOL, 'session', args.session, { store: store.name, session: 'my-session', turn: 1 });
-  const example = { store: store.name, session: sessionId, turn: 1 };
-  const branchArg = optionalString(TOOL, 'branch', args.branch, { ...example, branch: 'main' });
-  const turn = intArgument(TOOL, 'turn', args.turn, { min: 1, max: Number.MAX_SAFE_INTEGER, fallback: Number.NaN }, example);
-  if (Number.isNaN(turn))
-    throw new QueryError('bad-argument', `turn is required: the turn whose timeline to show. Example: ${TOOL} ${JSON.stringify(example)}`);
+  const at = turnArguments(TOOL, store, args, 'the turn whose timeline to show');
+  const { sessionId, turn, example } = at;
   const afterSpan = intArgument(TOOL, 'afterSpan', args.afterSpan, { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 }, example);
   const maxSpans = intArgument(TOOL, 'maxSpans', args.maxSpans, { min: 1, max: MAX_MAX_SPANS, fallback: DEFAULT_MAX_SPANS }, example);
   checkCancelled(signal);
@@ -87,13 +83,7 @@ export async function turnTimeline(
       'no-trace-store',
       'No trace store is open, so there are no timelines: start the server with --traces <traces.db> (the file `agent-sessions otlp --store` or the extension writes). read_turns shows the turn itself.',
     );
-  const tree = await requireSession(TOOL, store, sessionId);
-  const branch = pickBranch(TOOL, store, sessionId, tree, branchArg);
-  if (turn > branch.userTurns && !branch.userTurnsAtLeast)
-    throw new QueryError(
-      'unknown-turn',
-      `Branch "${branch.branchId}" has ${branch.userTurns} turns, so no turn ${turn}. Example: ${TOOL} ${JSON.stringify({ ...example, branch: branch.branchId })}`,
-    );
+  const { tree, branch } = await requireTurn(TOOL, store, at);
   // Traces are linked to the branch that ran the turn (a shared turn's ancestor).
   const ran = turnOrigin(tree, branch.branchId, turn);
   const page = await store.reader.getTurnsPage(sessionId, ran, { afterTurn: turn > 1 ? turn - 1 : null, limit: 2 });
