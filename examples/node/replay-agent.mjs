@@ -41,11 +41,23 @@ function emit(type, fields = {}) {
   process.stdout.write(`${JSON.stringify({ type, timestamp: Date.now(), ...fields })}\n`);
 }
 
+/** The agent being run (set by main): its instructions and tools go with each recorded model input. */
+let runningAgent = null;
+
+/** The agent's function tools as the Responses API receives them. */
+function toolDefinitions(agent) {
+  return (agent?.tools ?? [])
+    .filter((t) => t.type === 'function')
+    .map((t) => ({ type: 'function', name: t.name, description: t.description ?? '', parameters: t.parameters }));
+}
+
 /**
  * The run's spans for the extension's Timeline (docs/traces.md): each span as the SDK exports it, in a CUSTOM event
- * when it ends. A model request's export leaves out the response, so its model and usage are added. This replaces
- * the SDK's default processor, which would send the trace to OpenAI's dashboard; add it back beside this one if you
- * want that too.
+ * when it ends. A model request's export leaves out the response, so its model and usage are added; and its input
+ * (the SDK keeps it on the live span when tracing includes data, its default), with the agent's instructions and tool
+ * definitions, so the view's Context section shows what the model really saw (docs/context.md, "Recorded input").
+ * This replaces the SDK's default processor, which would send the trace to OpenAI's dashboard; add it back beside
+ * this one if you want that too.
  */
 setTraceProcessors([
   {
@@ -57,6 +69,11 @@ setTraceProcessors([
       if (!json) return;
       const response = span.spanData?._response;
       if (response) json.span_data = { ...json.span_data, model: response.model, usage: response.usage };
+      const sent = span.spanData?._input;
+      if (sent !== undefined) {
+        const instructions = typeof runningAgent?.instructions === 'string' ? runningAgent.instructions : undefined;
+        json.span_data = { ...json.span_data, input: sent, instructions, tools: toolDefinitions(runningAgent) };
+      }
       emit(EventType.CUSTOM, { name: 'agent-sessions.spans', value: { spans: [json] } });
     },
     async shutdown() {},
@@ -109,6 +126,7 @@ async function main() {
     let agent = buildAgent(props.model);
     // A re-run of a recorded turn: its function tools give the recorded results instead of running again.
     if (replay.enabled) agent = agent.clone({ tools: replayTools(agent.tools, replay) });
+    runningAgent = agent;
     const result = await new Runner().run(agent, props.input, {
       session,
       stream: true,

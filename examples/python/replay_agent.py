@@ -104,13 +104,47 @@ def _plain(value: Any) -> Any:
     return {k: _plain(v) for k, v in vars(value).items() if not k.startswith("_")}
 
 
+def _json_ready(value: Any) -> Any:
+    """An input item (a dict, or a pydantic model for items the SDK made) as plain JSON, lists included."""
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if hasattr(value, "model_dump"):
+        return value.model_dump(exclude_unset=True)
+    return value
+
+
+def tool_definitions(agent: Any) -> list[dict[str, Any]]:
+    """The agent's function tools as the Responses API receives them (name, description, JSON schema of the args)."""
+    out = []
+    for tool in getattr(agent, "tools", None) or []:
+        if hasattr(tool, "params_json_schema"):
+            out.append(
+                {
+                    "type": "function",
+                    "name": tool.name,
+                    "description": getattr(tool, "description", "") or "",
+                    "parameters": tool.params_json_schema,
+                }
+            )
+    return out
+
+
 class SpansToTimeline(TracingProcessor):
     """The run's spans for the extension's Timeline (docs/traces.md): each span as the SDK exports it, in a CUSTOM
-    event when it ends. An export leaves a model request's response out, so its model and usage are added.
+    event when it ends. An export leaves a model request's response out, so its model and usage are added; and the
+    request's input, so the view's Context section shows what the model really saw (docs/context.md, "Recorded
+    input"): the items the SDK sent (`span_data.input`, kept when tracing includes data, the SDK's default), with the
+    agent's instructions and tool definitions, which are not items.
 
     Installed with set_trace_processors, it replaces the SDK's default processor, which sends traces to OpenAI's
     dashboard; add that one back (add_trace_processor) if you want it too.
     """
+
+    def __init__(self) -> None:
+        # The agent being run, set by run(): its instructions and tools go with each recorded input.
+        self.agent: Any = None
 
     def on_trace_start(self, trace: Any) -> None:
         pass
@@ -132,6 +166,14 @@ class SpansToTimeline(TracingProcessor):
                 "model": getattr(response, "model", None),
                 "usage": _plain(getattr(response, "usage", None)),
             }
+            model_input = getattr(span.span_data, "input", None)
+            if model_input is not None:
+                data["span_data"]["input"] = _json_ready(model_input)
+                instructions = getattr(self.agent, "instructions", None)
+                if isinstance(instructions, str):
+                    # Dynamic instructions (a function) are not known here: they are left out, not guessed.
+                    data["span_data"]["instructions"] = instructions
+                data["span_data"]["tools"] = tool_definitions(self.agent)
         emit({"type": "CUSTOM", "name": "agent-sessions.spans", "value": {"spans": [data]}})
 
     def shutdown(self) -> None:
@@ -319,6 +361,7 @@ async def run(run_input: dict[str, Any]) -> int:
             # A re-run of a recorded turn: its function tools give the recorded results instead of running again.
             agent = agent.clone(tools=replay_tools(agent.tools, replay))
         model = agent.model if isinstance(agent.model, str) else None
+        SPANS.agent = agent
 
         result = Runner.run_streamed(agent, agent_input(run_input, coords), session=session)
         async for event in result.stream_events():
@@ -353,8 +396,11 @@ async def run(run_input: dict[str, Any]) -> int:
             session.close()
 
 
+SPANS = SpansToTimeline()
+
+
 def main() -> int:
-    set_trace_processors([SpansToTimeline()])
+    set_trace_processors([SPANS])
     # Stop sends SIGINT. Make sure it raises KeyboardInterrupt even when the shell that started us ignores it.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     # The extension writes and reads UTF-8, whatever the console's code page (Windows) says.

@@ -5,6 +5,8 @@
  * `gen_ai.input.messages` may hold the agents SDKs' input items (what our runs and the agent-command examples write:
  * exactly what the Responses API received) or GenAI's `{role, parts}` messages; both read back as SDK items.
  */
+import type { AgentInputItem } from '@openai/agents';
+import { isJsShapedItem, toStoredItem } from '../format/itemShape';
 import type { AttrValue, Attributes } from './otlpSpans';
 
 /** The attributes our runs write (src/agents/runTracing.ts). */
@@ -101,8 +103,22 @@ function itemsOf(list: unknown[]): unknown[] {
     if (!isRecord(m)) return typeof m === 'string' ? [{ role: 'user', content: m }] : [];
     if (Array.isArray(m.parts)) return genAiMessageItems(m);
     if (m.role === 'tool' || Array.isArray(m.tool_calls)) return chatMessageItems(m);
-    return [m];
+    return [asWireItem(m)];
   });
+}
+
+/**
+ * The JS SDK keeps its own protocol items on a model span (`_input`: `function_call_result`, `callId`, parts without
+ * `annotations`), not what the API received: such an item reads back as the API's (and Python's) shape, the one the
+ * stored items and every other recorded input have, so the Context section compares and counts like with like.
+ */
+function asWireItem(m: Record<string, unknown>): unknown {
+  if (!isJsShapedItem(m)) return m;
+  try {
+    return toStoredItem(m as unknown as AgentInputItem);
+  } catch {
+    return m; // an item the converter does not know is shown as it came
+  }
 }
 
 /** OpenInference's flattened `llm.input_messages.N.message.{role,content,tool_calls.M.tool_call.function.*}`. */

@@ -16,6 +16,8 @@ import { EventSchema, RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { startLoopbackOpenAI, toolOutputsIn, type LoopbackOpenAI } from '../../../support/loopbackOpenAI';
 import { TEST_KEY, seedSession } from '../agentTestKit';
 import { REPO, installNodeExample } from './commandKit';
+import { commandSpanRecords } from '../../../../src/agents/command/commandSpans';
+import { recordedInputOf } from '../../../../src/store/traces/recordedInput';
 
 type Json = Record<string, unknown>;
 
@@ -255,5 +257,38 @@ describe('the Node example replays recorded tool results (forwardedProps version
         .map((i) => i.output),
       ['Paris: 18°C, light rain'],
     );
+  });
+
+  it('each model request is recorded with what the model received: its input, the instructions and the tools', async () => {
+    modelCalls = [{ name: 'get_weather', arguments: '{"city":"Oslo"}', callId: 'call_live_1' }];
+    const before = server.requests.length;
+    const r = await run(runInput());
+    assert.equal(r.code, 0, r.stderr);
+    const received = server.requests.slice(before);
+    assert.equal(received.length, 2, 'a call, then the answer');
+    const spans = r.events
+      .filter((e) => e.type === 'CUSTOM' && e.name === 'agent-sessions.spans')
+      .flatMap((e) => (e.value as { spans: unknown[] }).spans);
+    const link = { sessionId: 's1', branchId: 'main', turnNumber: 2 };
+    const models = commandSpanRecords(spans, [], link).records.filter((rec) => rec.kind === 'model');
+    assert.equal(models.length, 2, 'one model span per request');
+    // The SDK keeps its own item shape on the span (callId), the wire has the API's (call_id): compare what matters.
+    const gist = (item: unknown): unknown[] => {
+      const i = item as Json;
+      const parts = Array.isArray(i.content) ? (i.content as Json[]) : [];
+      const text = typeof i.content === 'string' ? i.content : parts.map((p) => p.text).join('');
+      return [i.type ?? 'message', i.role ?? null, i.role ? text : null, i.call_id ?? i.callId ?? null, i.output ?? null];
+    };
+    models.forEach((rec, n) => {
+      const input = recordedInputOf(rec.attributes);
+      assert.ok(input && input !== 'unreadable', `request ${n + 1}: no readable recorded input`);
+      const wire = received[n]!.body;
+      assert.deepEqual(input.items.map(gist), (wire.input as unknown[]).map(gist), `request ${n + 1}: the recorded items`);
+      assert.equal(input.instructions, wire.instructions);
+      assert.deepEqual(
+        (input.tools as Json[]).map((t) => t.name),
+        (wire.tools ?? []).map((t) => t.name),
+      );
+    });
   });
 });

@@ -22,6 +22,7 @@ import Database from 'better-sqlite3';
 import { EventSchema, RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { AdvancedSQLiteSession } from '../../../../src/store';
 import { commandSpanRecords } from '../../../../src/agents/command/commandSpans';
+import { recordedInputOf } from '../../../../src/store/traces/recordedInput';
 
 type Json = Record<string, unknown>;
 
@@ -361,6 +362,20 @@ describe('contract: the Python agent command (examples/python/replay_agent.py, t
           ['tool', 'get_weather', null, null, null, null, null, 300_000],
           ['model', 'response gpt-4.1-mini', 'gpt-4.1-mini', 120, 30, 20, 5, 1_250_000],
         ],
+      );
+      // The model request's input (the SDK's `span_data.input`) travels with its span, with the agent's instructions
+      // and tool definitions, and reads back as the turn's recorded input (docs/context.md).
+      const recordedInput = recordedInputOf(records[1]!.attributes);
+      assert.ok(recordedInput && recordedInput !== 'unreadable', 'the model span carries no readable input');
+      assert.deepEqual(recordedInput.items, [
+        { content: 'Weather in Paris?', role: 'user' },
+        { arguments: '{"city": "Paris"}', call_id: 'call_standin_1', name: 'get_weather', type: 'function_call', id: 'fc_standin_1' },
+        { call_id: 'call_standin_1', output: 'The weather in Paris is sunny.', type: 'function_call_output' },
+      ]);
+      assert.equal(recordedInput.instructions, 'You are a helpful assistant. Answer briefly.');
+      assert.deepEqual(
+        (recordedInput.tools as Json[]).map((t) => [t.type, t.name]),
+        [['function', 'get_weather']],
       );
       assert.deepEqual(callNames(), [
         'function_tool',

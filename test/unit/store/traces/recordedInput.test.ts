@@ -101,6 +101,27 @@ describe('recorded model input', () => {
     assert.equal(recordedInputOf({ 'gen_ai.input.messages': '[{"role": "user", "cont… (12 more characters cut)' }), 'unreadable');
   });
 
+  it("reads the JS SDK's own protocol items (a response span's _input) as the API's shape, the stored items' shape", () => {
+    const jsItems = [
+      { type: 'message', role: 'user', content: 'Weather in Oslo?' },
+      { type: 'function_call', callId: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}', status: 'completed' },
+      { type: 'function_call_result', callId: 'call_1', name: 'get_weather', status: 'completed', output: { type: 'text', text: 'Rain' } },
+    ];
+    const read = recordedInputOf(inputAttributes(jsItems));
+    assert.ok(read && read !== 'unreadable');
+    assert.deepEqual(
+      read.items.map((i) => {
+        const r = i as Record<string, unknown>;
+        return [r.type, r.call_id ?? null, r.output ?? null];
+      }),
+      [
+        ['message', null, null],
+        ['function_call', 'call_1', null],
+        ['function_call_output', 'call_1', 'Rain'],
+      ],
+    );
+  });
+
   it('cuts an input past 1 MB to its newest items and says how many were cut', () => {
     const item = (i: number) => ({ role: 'user', content: `${i} ${'x'.repeat(10_000)}` });
     const items = Array.from({ length: 150 }, (_, i) => item(i));
