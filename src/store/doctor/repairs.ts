@@ -22,11 +22,24 @@ import {
   type DoctorOptions,
   type DoctorReport,
 } from './doctorReport';
-import { ADDED_OUTPUT_TEXT, FINDING_KINDS } from './findingKinds';
+import { ADDED_OUTPUT_TEXT, FINDING_KINDS, type FindingKind } from './findingKinds';
 
 export interface RepairOptions extends DoctorOptions {
   /** Where the backup goes; default `<file>.doctor-backup-<timestamp>.db`. Must not exist, nor be the file. */
   backup?: string;
+  /** Repair only the findings of this kind at this place (VS Code's Quick Fix on one finding); default all. */
+  target?: RepairTarget;
+}
+
+/**
+ * One finding's repair: its kind, and its place as the finding gives it. A place the kind's repair cannot narrow to
+ * (orphan messages are found per session) repairs what the kind found there, which is the finding itself.
+ */
+export interface RepairTarget {
+  kind: FindingKind;
+  session?: string;
+  branch?: string;
+  turn?: number;
 }
 
 /** What each repair changed. */
@@ -56,7 +69,10 @@ export function defaultBackupPath(path: string, now = new Date()): string {
  * the file or its -wal/-shm), `SessionDatabaseError`: `read-only` (report only), `locked` (a writer held the lock past
  * the busy timeout), and what `checkSessionFile` throws.
  */
-export function repairSessionFile(path: string, options: RepairOptions = {}): RepairOutcome {
+export function repairSessionFile(path: string, given: RepairOptions = {}): RepairOutcome {
+  const target = given.target;
+  // A finding lies in one session: the checks (and the re-check) need look at no other.
+  const options = target?.session === undefined ? given : { ...given, session: target.session };
   const backup = options.backup ?? defaultBackupPath(path);
   try {
     checkOutputPath(backup, { inputs: [path] });
@@ -72,7 +88,7 @@ export function repairSessionFile(path: string, options: RepairOptions = {}): Re
   // A read-only look first: a damaged or clean file is never opened for writing.
   const first = checkSessionFile(path, options);
   const none: RepairCounts = { usageRowsDeleted: 0, messagesDeleted: 0, outputsAdded: 0 };
-  if (!first.integrityOk || !hasRepairable(first)) return { before: first, backup: null, counts: none, after: first };
+  if (!first.integrityOk || !hasRepairable(first, target)) return { before: first, backup: null, counts: none, after: first };
 
   const db = openForDoctor(path, false, options);
   let before: DoctorReport;
@@ -81,9 +97,9 @@ export function repairSessionFile(path: string, options: RepairOptions = {}): Re
     before = immediateTransaction(db, () => {
       // Checked again under the write lock: the file may have changed since the read-only look.
       const report = runChecks(db, path, options);
-      if (!report.integrityOk || !hasRepairable(report)) return report;
+      if (!report.integrityOk || !hasRepairable(report, target)) return report;
       backupTo(path, backup, options);
-      counts = applyRepairs(db, quotedTables(db, path), options.session ?? null);
+      counts = applyRepairs(db, quotedTables(db, path), options.session ?? null, target);
       return report;
     });
   } catch (err) {
@@ -95,8 +111,19 @@ export function repairSessionFile(path: string, options: RepairOptions = {}): Re
   return { before, backup: repaired ? backup : null, counts, after: checkSessionFile(path, options) };
 }
 
-function hasRepairable(report: DoctorReport): boolean {
+function hasRepairable(report: DoctorReport, target: RepairTarget | undefined): boolean {
+  if (target) return FINDING_KINDS[target.kind].repair !== null && report.findings.some((f) => isTargeted(f, target));
   return findingCount(report) > 0 && Object.keys(report.totals).some((k) => FINDING_KINDS[k as keyof typeof FINDING_KINDS].repair);
+}
+
+/** Whether a finding is (one of) the target's: its kind, and the same place wherever the target names one. */
+export function isTargeted(f: { kind: FindingKind; session?: string; branch?: string; turn?: number }, target: RepairTarget): boolean {
+  return (
+    f.kind === target.kind &&
+    (target.session === undefined || f.session === target.session) &&
+    (target.branch === undefined || f.branch === target.branch) &&
+    (target.turn === undefined || f.turn === target.turn)
+  );
 }
 
 /** `VACUUM INTO` on a second, read-only connection: it reads the last commit, which the held write lock freezes. */
@@ -109,21 +136,27 @@ function backupTo(path: string, backup: string, options: DoctorOptions): void {
   }
 }
 
-function applyRepairs(db: SqliteDatabase, t: QuotedTables, session: string | null): RepairCounts {
+function applyRepairs(db: SqliteDatabase, t: QuotedTables, session: string | null, target?: RepairTarget): RepairCounts {
   const args = [session, session] as const;
+  const wants = (kind: FindingKind) => target === undefined || target.kind === kind;
   let usageRowsDeleted = 0;
   let messagesDeleted = 0;
-  if (t.structure && t.usage) {
+  if (t.structure && t.usage && (wants('turn-zero-usage') || wants('orphan-usage'))) {
+    // Turn 0 is turn-zero-usage, any other turn orphan-usage (checks/usageWithoutTurn.ts); a target names one of them.
+    const turns = target === undefined ? '' : target.kind === 'turn-zero-usage' ? 'AND user_turn_number = 0' : 'AND user_turn_number <> 0';
+    const branch = target?.branch ?? null;
+    const turn = target?.turn ?? null;
     // The condition of checks/usageWithoutTurn.ts: usage rows of turns their branch does not hold.
     usageRowsDeleted = db
       .prepare(
-        `DELETE FROM turn_usage WHERE ${sessionFilter('session_id')}
+        `DELETE FROM turn_usage WHERE ${sessionFilter('session_id')} ${turns}
+           AND (? IS NULL OR branch_id = ?) AND (? IS NULL OR user_turn_number = ?)
            AND NOT EXISTS (SELECT 1 FROM message_structure s WHERE s.session_id = turn_usage.session_id
                            AND s.branch_id = turn_usage.branch_id AND s.user_turn_number = turn_usage.user_turn_number)`,
       )
-      .run(...args).changes;
+      .run(...args, branch, branch, turn, turn).changes;
   }
-  if (t.structure) {
+  if (t.structure && wants('orphan-messages')) {
     // The condition of checks/orphanMessages.ts: no structure row references the message, so no branch shows it.
     messagesDeleted = db
       .prepare(
@@ -135,7 +168,8 @@ function applyRepairs(db: SqliteDatabase, t: QuotedTables, session: string | nul
   }
   // One per branch at most, so the list is bounded by the branches; written after the read finished.
   const calls: DanglingCall[] = [];
-  findDanglingCalls({ db, tables: t, session }, (c) => calls.push(c));
+  if (wants('dangling-tool-call'))
+    findDanglingCalls({ db, tables: t, session }, (c) => (target?.branch === undefined || c.branch === target.branch) && calls.push(c));
   for (const c of calls) addOutput(db, t, c);
   return { usageRowsDeleted, messagesDeleted, outputsAdded: calls.length };
 }

@@ -162,6 +162,36 @@ describe('doctor: repairs', () => {
     });
   }
 
+  it("repairs only the targeted finding (VS Code's Quick Fix), leaving the others of its kind and session", () => {
+    const file = fixture('turn-zero-usage');
+    const db = openDatabase(file, { fileMustExist: true });
+    try {
+      // A second turn-0 row on another empty branch, and an orphan-usage row: the same repair's condition holds both.
+      const insert = db.prepare(
+        `INSERT INTO turn_usage (session_id, branch_id, user_turn_number, requests, input_tokens, output_tokens, total_tokens)
+         VALUES ('alice', ?, ?, 1, 5, 5, 10)`,
+      );
+      insert.run('other', 0);
+      insert.run('main', 9);
+    } finally {
+      db.close();
+    }
+    const target = { kind: 'turn-zero-usage', session: 'alice', branch: 'fresh', turn: 0 } as const;
+    const outcome = repairSessionFile(file, { backup: join(tmp.dir, 'target.backup.db'), target });
+    assert.equal(outcome.counts.usageRowsDeleted, 1);
+    assert.equal(count(file, "SELECT COUNT(*) FROM turn_usage WHERE branch_id = 'fresh'"), 0);
+    assert.deepEqual(outcome.after.totals, { 'turn-zero-usage': 1, 'orphan-usage': 1 });
+    assert.equal(outcome.after.session, 'alice');
+
+    // A target no finding matches repairs nothing and makes no backup.
+    const hash = sha(file);
+    const none = join(tmp.dir, 'target-none.backup.db');
+    const missed = repairSessionFile(file, { backup: none, target: { kind: 'orphan-messages', session: 'alice' } });
+    assert.equal(missed.backup, null);
+    assert.equal(sha(file), hash);
+    assert.equal(existsSync(none), false);
+  });
+
   it('refuses a backup path that exists or is the file (or its -wal), changing nothing', () => {
     const file = fixture('orphan-usage');
     const hash = sha(file);
