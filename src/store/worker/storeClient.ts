@@ -39,6 +39,8 @@ import type { ReviewStore } from '../reviews/reviewStore';
 import type { ReplayMarkStore } from '../replay/replayMarkStore';
 import type { DatasetFileResult, exportDatasetToFile as exportDatasetToFileType } from '../datasets/datasetExport';
 import type { OutputOptions } from '../files/outputGuard';
+import type { DoctorOptions, DoctorReport } from '../doctor/doctorReport';
+import type { RepairOptions, RepairOutcome } from '../doctor/repairs';
 
 /** The signatures of `FILE_FUNCTIONS` (types only: the worker runs them). */
 type FileFunctionTypes = { markWrites: typeof markWrites; writesSince: typeof writesSince };
@@ -249,6 +251,30 @@ export class StoreClient {
     progress: ProgressOptions = {},
   ): Promise<ImportResult> {
     return (await this.job('importSessionFile', [dbPath, filePath, options], progress)) as ImportResult;
+  }
+
+  /** Runs the doctor's checks on the session file `path` in the worker (`checkSessionFile`). */
+  async checkSessionFile(path: string, options: DoctorOptions = {}, signal?: AbortSignal): Promise<DoctorReport> {
+    this.ensureWorker();
+    return (await this.send({ type: 'doctor', op: 'check', path, options }, { signal })).value as DoctorReport;
+  }
+
+  /**
+   * Repairs the session file `path` in the worker (`repairSessionFile`), after waiting for another connection's write
+   * lock there up to `lockWaitMs` (`onWaiting` hears when it starts waiting; `signal` stops the wait, and then nothing
+   * was written).
+   */
+  async repairSessionFile(
+    path: string,
+    options: RepairOptions,
+    host: { signal?: AbortSignal; onWaiting?: () => void; lockWaitMs?: number } = {},
+  ): Promise<RepairOutcome> {
+    this.ensureWorker();
+    const r = await this.send(
+      { type: 'doctor', op: 'repair', path, options, ...(host.lockWaitMs === undefined ? {} : { lockWaitMs: host.lockWaitMs }) },
+      { signal: host.signal, onWaiting: host.onWaiting, verdict: true },
+    );
+    return r.value as RepairOutcome;
   }
 
   private async job(job: JobName, args: unknown[], progress: ProgressOptions): Promise<unknown> {

@@ -29,6 +29,8 @@ import { TraceStore } from '../traces/traceStore';
 import { ReviewStore } from '../reviews/reviewStore';
 import { ReplayMarkStore } from '../replay/replayMarkStore';
 import { exportDatasetToFile } from '../datasets/datasetExport';
+import { checkSessionFile } from '../doctor/doctorReport';
+import { repairSessionFile } from '../doctor/repairs';
 
 /**
  * `signal`, aborted also once the host sets `flag`: the store's export and import only read `aborted` (between pages,
@@ -202,6 +204,16 @@ class StoreWorkerState {
           const fn = FILE_FUNCTION_IMPLS[request.fn] as ((...args: unknown[]) => unknown) | undefined;
           if (!fn) throw new TypeError(`${String(request.fn)} cannot be called in the store worker.`);
           this.post({ type: 'result', id: request.id, value: fn(...request.args) });
+          return;
+        }
+        case 'doctor': {
+          path = request.path;
+          if (request.op === 'check') {
+            this.post({ type: 'result', id: request.id, value: checkSessionFile(request.path, request.options) });
+            return;
+          }
+          await this.waitForLock(request.id, request.path, request.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS);
+          this.post({ type: 'result', id: request.id, value: repairSessionFile(request.path, request.options) });
           return;
         }
         case 'call': {

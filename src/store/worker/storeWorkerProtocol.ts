@@ -8,6 +8,7 @@ import type { OpenSessionDatabaseOptions, SessionTables } from '../inspector/ins
 import type { WalIdentity } from '../sqlite/fileIdentity';
 import type { DriverName } from '../sqlite/sqliteDatabase';
 import type { AdvancedSQLiteSessionOptions } from '../types';
+import type { RepairOptions } from '../doctor/repairs';
 
 /**
  * What a handle is: the inspector's read connection, a writable session, or a store of our own: the trace store
@@ -153,6 +154,12 @@ export type StoreWorkerRequest =
    */
   | { type: 'job'; id: number; job: JobName; args: unknown[]; cancelFlag?: Int32Array }
   | { type: 'close'; id: number; handle: number }
+  /**
+   * The doctor on a session file (docs/doctor.md), on connections of its own, in the queue like any read or write:
+   * `check` reads; `repair` first waits for the write lock as a session's write does (`waiting` sent, cancellable
+   * while it waits, `locked` after `lockWaitMs`), then backs up, repairs and checks again.
+   */
+  | { type: 'doctor'; id: number; op: 'check' | 'repair'; path: string; options: RepairOptions; lockWaitMs?: number }
   /**
    * Drops request `id` if it has not started; a write still waiting for another connection's lock stops waiting
    * (answered `cancelled`: nothing was written). A read or a write under way finishes, and its answer says so.
