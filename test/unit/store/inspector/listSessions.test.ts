@@ -1,6 +1,7 @@
 /** listSessions: every session with times, counts and usage totals, sessions known only from other rows included. */
 import { strict as assert } from 'node:assert';
-import { AdvancedSQLiteSession } from '../../../../src/store';
+import { AdvancedSQLiteSession, openDatabase } from '../../../../src/store';
+import { messagesBySessionSql, usageBySessionSql } from '../../../../src/store/inspector/sessionList';
 import { TempFolder, mk, sql, usage, writeBranchedFile } from './inspectorFixtures';
 
 describe('SessionDatabase.listSessions', () => {
@@ -99,5 +100,43 @@ describe('SessionDatabase.listSessions', () => {
   it('an empty session file lists nothing', () => {
     folder.session({ sessionId: 'unused' }).close();
     assert.deepEqual(folder.inspect().listSessions(), []);
+  });
+
+  it('reads the rows past a mark by their rowid range, not by walking a session index', async () => {
+    await writeBranchedFile(folder);
+    const db = folder.track(openDatabase(folder.path(), { readonly: true }));
+    const plan = (text: string, ...params: number[]) =>
+      db
+        .prepare(`EXPLAIN QUERY PLAN ${text}`)
+        .all<{ detail: string }>(...params)
+        .map((r) => r.detail)
+        .join(' | ');
+    // The kept list's catch-up after an append (keptTotals.ts): what it reads must be the new rows, whatever the file
+    // holds. A plan that scans an index visits every row of the table.
+    for (const text of [messagesBySessionSql('agent_messages', true), usageBySessionSql(true)]) {
+      const past = plan(text, 3);
+      assert.match(past, /SEARCH \w+ USING INTEGER PRIMARY KEY \(rowid>\?\)/, past);
+      assert.doesNotMatch(past, /SCAN/, past);
+    }
+    // The whole list still counts through the covering session index, in session order (no sort).
+    const all = plan(messagesBySessionSql('agent_messages', false));
+    assert.match(all, /COVERING INDEX idx_agent_messages_session_id/, all);
+    assert.doesNotMatch(all, /TEMP B-TREE/, all);
+  });
+
+  it('a kept list caught up from rows appended to several sessions equals a fresh list', async () => {
+    await writeBranchedFile(folder);
+    const kept = folder.inspect(folder.path(), { readonly: true, keepTotals: true });
+    kept.listSessions();
+    // Rows in two sessions, interleaved by id, so the range past the marks holds both and is grouped by a sort.
+    for (const [i, id] of ['other', 'branched', 'other'].entries()) {
+      const s = folder.track(new AdvancedSQLiteSession({ sessionId: id, dbPath: folder.path() }));
+      await s.addItems([mk.user(`more ${i}`), mk.assistant(`answer ${i}`)]);
+      await s.storeRunUsage(usage(1, 4 + i, 2));
+      s.close();
+    }
+    const caughtUp = kept.listSessions();
+    assert.deepEqual(caughtUp, folder.inspect().listSessions());
+    assert.equal(caughtUp.find((s) => s.sessionId === 'other')?.messageCount, 2 + 4);
   });
 });
