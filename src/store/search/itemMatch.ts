@@ -2,6 +2,7 @@
  * Whether one decoded item matches a query, and where: the exact test that runs on the rows the SQL prefilter lets
  * through (see `sqlPrefilter`), and the snippet with the match ranges the results show.
  */
+import { Buffer } from 'node:buffer';
 import { foldForSearch } from '../format/conversationText';
 import { callArguments, isRecord, outputText, readableJsonText, searchableTexts } from '../../shared/itemText';
 import { toolNameOf } from '../format/itemClassification';
@@ -92,12 +93,41 @@ export function matchText(query: SearchQuery, item: unknown, fallback: () => str
   // eslint-disable-next-line no-control-regex -- ASCII includes the control characters
   const asciiNeedle = /^[\x00-\x7f]*$/.test(needle);
   for (const text of texts) {
-    if (asciiNeedle && cannotContain(text, needle)) continue;
+    if (asciiNeedle) {
+      const lower = text.toLowerCase();
+      // ASCII text folds to its lower case (NFC and the case round trip leave every ASCII character as it is), so a
+      // common word's hits, mostly ASCII, skip the three passes of `foldForSearch`.
+      if (isAscii(text)) {
+        if (lower.includes(needle)) return snippetAround(text, lower, needle);
+        continue;
+      }
+      if (!lower.includes(needle) && !FOLDS_INTO_ASCII_PATTERN.test(text)) continue;
+    }
     const folded = foldForSearch(text);
     if (!folded.includes(needle)) continue;
     return snippetAround(text, folded, needle);
   }
   return null;
+}
+
+/** Whether every unit of `text` is ASCII: its UTF-8 is as long as it is (counted natively, twice a regex's speed). */
+const isAscii = (text: string): boolean => Buffer.byteLength(text, 'utf8') === text.length;
+// eslint-disable-next-line no-control-regex -- ASCII includes the control characters
+const NON_ASCII_ALL = /[^\x00-\x7f]/gu;
+
+/**
+ * Whether every code point of `text` folds (alone) to as many UTF-16 units as it has: then an offset in the folded
+ * text is the same offset in `text`, and the per-character map `snippetAround` builds is the identity. Only the
+ * non-ASCII characters are looked at (ASCII folds to one unit): a hit's text is mostly ASCII, and building the map
+ * for all of it cost two arrays as long as the text per hit.
+ */
+function foldsInPlace(text: string): boolean {
+  NON_ASCII_ALL.lastIndex = 0;
+  for (let m = NON_ASCII_ALL.exec(text); m !== null; m = NON_ASCII_ALL.exec(text)) {
+    const ch = m[0];
+    if (ch.toUpperCase().toLowerCase().length !== ch.length) return false;
+  }
+  return true;
 }
 
 /**
@@ -125,20 +155,23 @@ export function rawCouldMatch(raw: string, needle: string): boolean {
 }
 
 /**
- * A cheap sure "no" for an ASCII needle: if the lower-cased text lacks it and the text has no character that folds into
- * ASCII, its folded text lacks it too (other characters fold to non-ASCII, which an ASCII needle cannot overlap).
- */
-function cannotContain(text: string, needle: string): boolean {
-  return !text.toLowerCase().includes(needle) && !FOLDS_INTO_ASCII_PATTERN.test(text);
-}
-
-/**
  * A snippet around the first match, with every match inside it. Folding may change lengths (ß → ss), so offsets in
  * the folded text are mapped back through each code point's own folded length; when that per-character folding
  * disagrees with the whole-text folding (context-dependent cases), the snippet has no ranges rather than wrong ones.
  */
 function snippetAround(original: string, folded: string, needle: string): SearchSnippet {
   const text = original.normalize('NFC');
+  const ranges: [number, number][] = [];
+  if (foldsInPlace(text) && !splitsPair(needle)) {
+    // Offsets are the same in both texts; the lengths still differ when folding the whole text is not folding each
+    // character (context-dependent cases): then no ranges, as below.
+    if (folded.length === text.length) {
+      for (let at = folded.indexOf(needle); at !== -1; at = folded.indexOf(needle, at + Math.max(1, needle.length))) {
+        ranges.push([at, at + needle.length]);
+      }
+    }
+    return snippetOf(text, ranges);
+  }
   // foldedStart[i] = offset in the folded text where the i-th UTF-16 unit of `text` starts (for code point starts).
   const starts: number[] = [];
   const unitAt: number[] = [];
@@ -178,12 +211,16 @@ function snippetAround(original: string, folded: string, needle: string): Search
     }
     return unitAt[lo]!;
   };
-  const ranges: [number, number][] = [];
   if (mapped) {
     for (let at = folded.indexOf(needle); at !== -1; at = folded.indexOf(needle, at + Math.max(1, needle.length))) {
       ranges.push([toUnit(at, false), toUnit(at + needle.length, true)]);
     }
   }
+  return snippetOf(text, ranges);
+}
+
+/** The snippet of `text` (NFC) around the first of `ranges` (offsets in `text`), with the ranges inside it. */
+function snippetOf(text: string, ranges: [number, number][]): SearchSnippet {
   const first = ranges[0]?.[0] ?? 0;
   const start = Math.max(0, first - SNIPPET_BEFORE);
   const end = Math.min(text.length, start + SNIPPET_LENGTH);
@@ -194,6 +231,16 @@ function snippetAround(original: string, folded: string, needle: string): Search
     text: flatten(prefix + body + (end < text.length ? '…' : '')),
     ranges: ranges.filter(([s, e]) => s >= safeStart(text, start) && e <= end).map(([s, e]) => [s + shift, e + shift] as [number, number]),
   };
+}
+
+/**
+ * Whether a match of `needle` could start or end inside a surrogate pair (it starts with a low half or ends with a
+ * high one): the map below widens such a match to whole code points, the identity would not.
+ */
+function splitsPair(needle: string): boolean {
+  const first = needle.charCodeAt(0);
+  const last = needle.charCodeAt(needle.length - 1);
+  return (first >= 0xdc00 && first <= 0xdfff) || (last >= 0xd800 && last <= 0xdbff);
 }
 
 /** Never start a slice on the low half of a surrogate pair. */
@@ -208,5 +255,6 @@ function cut(text: string, start: number, length: number): string {
 
 /** Whitespace to single spaces one for one, so the ranges stay where they are. */
 function flatten(text: string): string {
-  return text.replace(/\s/gu, ' ');
+  // Without the u flag: every \s character is one UTF-16 unit, and the plain pattern runs faster.
+  return text.replace(/\s/g, ' ');
 }

@@ -21,7 +21,7 @@ import { turnOrigin, type ForkFacts } from '../../shared/turnOrigin';
 import { readBranchForks } from '../inspector/branchTree';
 import { messageTypeOf } from '../format/itemClassification';
 import { itemFacts, rawCouldMatch } from './itemMatch';
-import type { TurnSet } from './reviewTurns';
+import { turnSetKey, type TurnSet } from './reviewTurns';
 import { HitTester, ScanProgress, type HitPlace, type SearchHit, type SearchOptions, type SearchSummary } from './searchHits';
 import { isRawSearchable, sqlPrefilter, structureTypeCondition } from './sqlPrefilter';
 import type { SearchQuery } from './searchQuery';
@@ -84,10 +84,9 @@ export async function searchDatabase(db: SessionDatabase, query: SearchQuery, op
     for (let after = 0; after < structureMax && !progress.stopped();) {
       const t0 = performance.now();
       const to = Math.min(structureMax, after + batch);
-      const hits = state.structureBatch(after, to);
-      summary.rowsScanned += to - after;
-      after = to;
-      progress.emit(hits);
+      const reached = state.structureBatch(after, to, progress);
+      summary.rowsScanned += reached - after;
+      after = reached;
       options.onProgress?.(summary.rowsScanned, total);
       adapt(performance.now() - t0);
       await yieldToLoop();
@@ -157,6 +156,10 @@ class ScanState {
   /** Call ids of outputs judged `namedOnly`, hashed (see `CallIdFilter`): learning one of them judges those again. */
   private readonly namedOnlyCalls: CallIdFilter | null;
   private rejudge = false;
+  /** Hits of outputs whose call is still to be named (`nameOutputs`), with the call id each answers. */
+  private unnamed: { hit: SearchHit; callId: string }[] = [];
+  /** `sharedWith`'s last answer, for the turn `key` names. */
+  private lastShared: { key: string; branches: string[] } | null = null;
 
   constructor(
     private readonly db: SessionDatabase,
@@ -234,10 +237,16 @@ class ScanState {
     if (messageMax > 0 && messageMax <= MAX_VERDICT_MESSAGES) this.verdicts = new Uint8Array(messageMax);
   }
 
-  structureBatch(after: number, to: number): SearchHit[] {
-    const hits: SearchHit[] = [];
+  /**
+   * Scans the structure rows in (after, to], handing each read's hits to `progress` as soon as they are tested (a
+   * batch of a common word holds thousands: kept until the batch ended, they were most of the scan's memory), and
+   * stops early when `progress` says so (the hit limit, a cancel). Returns the last structure id it covered.
+   */
+  structureBatch(after: number, to: number, progress: ScanProgress): number {
     const session = this.sessionId === undefined ? [] : [this.sessionId];
     for (let from = after; from < to;) {
+      if (from > after && progress.stopped()) return from;
+      const hits: SearchHit[] = [];
       const rows = this.db.readWith((ctx) => {
         const v = this.verdicts;
         const range = [from, to, ...session] as never[];
@@ -267,8 +276,10 @@ class ScanState {
           break;
         }
       }
+      this.nameOutputs();
+      progress.emit(hits);
     }
-    return hits;
+    return to;
   }
 
   private structureRow(r: StructureRow, hits: SearchHit[]): void {
@@ -302,6 +313,19 @@ class ScanState {
     this.judge(messageId, REPORTED);
     hit.sharedWith = this.sharedWith(r.session_id, r.branch_id, turn);
     hits.push(hit);
+  }
+
+  /**
+   * Names the outputs among the hits just tested by their calls (`callName`), all in one read: one read per hit (a
+   * check of the file and a transaction each) cost a third of a common word's scan, whose hits are a third outputs.
+   */
+  private nameOutputs(): void {
+    if (this.unnamed.length === 0) return;
+    const unnamed = this.unnamed;
+    this.unnamed = [];
+    this.db.readWith((ctx) => {
+      for (const u of unnamed) u.hit.toolName = this.callName(ctx, u.hit.sessionId, u.hit.messageId, u.callId);
+    });
   }
 
   private judge(messageId: number, verdict: number): void {
@@ -349,10 +373,12 @@ class ScanState {
       }));
       if (hit) hits.push(hit);
     }
+    this.nameOutputs();
     const last = page[page.length - 1];
     return { hits, rows: page.length, next: rows.length > limit && last ? Number(last.id) : null, turn };
   }
 
+  /** The hit for `item`, or null; an output it cannot name yet is named by `nameOutputs` before the hit is sent. */
   private test(
     sessionId: string,
     item: unknown,
@@ -360,7 +386,13 @@ class ScanState {
     storedToolName: string | null,
     where: () => HitPlace,
   ): SearchHit | null {
-    return this.tester.test(sessionId, item, messageId, storedToolName, where, (callId) => this.callName(sessionId, messageId, callId));
+    let callId: string | null = null;
+    const hit = this.tester.test(sessionId, item, messageId, storedToolName, where, (id) => {
+      callId = id;
+      return null;
+    });
+    if (hit && callId !== null) this.unnamed.push({ hit, callId });
+    return hit;
   }
 
   private reportedIn(sessionId: string): Set<number> {
@@ -379,19 +411,25 @@ class ScanState {
   private sharedWith(sessionId: string, branchId: string, turn: number): string[] {
     const tree = this.tree(sessionId);
     if (tree.length < 2) return [];
-    return tree.filter((b) => b.branchId !== branchId && turnOrigin(tree, b.branchId, turn) === branchId).map((b) => b.branchId);
+    // A turn's hits come together (its items are neighbours): its answer is worked out once, and copied per hit.
+    const key = turnSetKey(sessionId, branchId, turn);
+    if (this.lastShared?.key !== key) {
+      const branches = tree
+        .filter((b) => b.branchId !== branchId && turnOrigin(tree, b.branchId, turn) === branchId)
+        .map((b) => b.branchId);
+      this.lastShared = { key, branches };
+    }
+    return [...this.lastShared.branches];
   }
 
   /** The name of the call an output answers, for showing it: the nearest earlier row of the session with its call id. */
-  private callName(sessionId: string, beforeId: number, callId: string): string | null {
-    const row = this.db.readWith((ctx: QueryContext) =>
-      ctx
-        .stmt(
-          `SELECT message_data FROM ${quoteIdentifier(ctx.tables.messages)}
+  private callName(ctx: QueryContext, sessionId: string, beforeId: number, callId: string): string | null {
+    const row = ctx
+      .stmt(
+        `SELECT message_data FROM ${quoteIdentifier(ctx.tables.messages)}
            WHERE session_id = ? AND id < ? AND instr(message_data, ?) > 0 ORDER BY id DESC LIMIT 1`,
-        )
-        .get<{ message_data: unknown }>(sessionId, beforeId, callId),
-    );
+      )
+      .get<{ message_data: unknown }>(sessionId, beforeId, callId);
     if (!row) return null;
     const decoded = decodeMessageData(row.message_data);
     if (!decoded.ok) return null;
