@@ -54,6 +54,12 @@ export interface CheckBenchReport {
   caseMs: Spread & { p90: number };
   agentMs: Spread & { p90: number };
   overheadMs: Spread & { p90: number; medianPerRun: number[]; beforeAgent: Spread; afterAgent: Spread };
+  /**
+   * This process's CPU time (user + system) over the whole check, per case: our own work, whatever the agents'
+   * processes take of the 2 cores meanwhile (with 8 agents on 2 cores, a case's wall-time overhead is mostly waiting
+   * for a core, which says more about the machine than about the check). One figure per run.
+   */
+  cpuMsPerCase: Spread;
   /** This process's peak while the check runs, and before it started (MB). */
   memory: { cases: number; peakRssMb: Spread; peakHeapMb: Spread; baseRssMb: number; retainedHeapMb: Spread }[];
   /**
@@ -65,6 +71,7 @@ export interface CheckBenchReport {
     caseMs: Spread;
     agentMs: Spread;
     overheadMs: Spread & { p90: number; beforeAgent: Spread; afterAgent: Spread };
+    cpuMsPerCase: number;
   };
   loadAverage: { before: number[]; after: number[] };
   targets: { checkMs: number; overheadMs: number; met: { check: boolean; overhead: boolean } };
@@ -212,6 +219,8 @@ interface RunResult {
   baseRss: number;
   /** Heap held after the check, with its report, after a full collection, above the heap before it. */
   retained: number;
+  /** This process's CPU time during the check (choosing the cases, running and grading them), per case. */
+  cpuMsPerCase: number;
 }
 
 /** One check of every case of the files; every case must pass (a bench of failing runs would measure nothing). */
@@ -234,6 +243,7 @@ async function checkOnce(
     peakHeap = Math.max(peakHeap, m.heapUsed);
   }, 10);
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   // Wall-clock time each case finished, to split our overhead into before the agent's start and after its end.
   const endedAt = new Map<string, number>();
   const reviews = ReviewStore.open(files.reviews, { readonly: true, fileMustExist: true });
@@ -260,6 +270,7 @@ async function checkOnce(
     clearInterval(sampler);
   }
   const checkMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
   // What the finished check still holds (its report of every case), garbage collected away.
   gc?.();
   const retained = process.memoryUsage().heapUsed - base.heapUsed;
@@ -291,7 +302,20 @@ async function checkOnce(
     beforeAgentMs.push(agent.start - (ended - r.ms));
     afterAgentMs.push(ended - agent.end);
   }
-  return { checkMs, caseMs, agentMs, overheadMs, beforeAgentMs, afterAgentMs, peakRss, peakHeap, baseRss: base.rss, retained };
+  const cpuMsPerCase = (cpu.user + cpu.system) / 1000 / Math.max(1, outcome.report.results.length);
+  return {
+    checkMs,
+    caseMs,
+    agentMs,
+    overheadMs,
+    beforeAgentMs,
+    afterAgentMs,
+    peakRss,
+    peakHeap,
+    baseRss: base.rss,
+    retained,
+    cpuMsPerCase,
+  };
 }
 
 const mb = (bytes: number): number => round(bytes / 1024 / 1024);
@@ -365,6 +389,7 @@ export async function runCheckBench(
         beforeAgent: spread(all((r) => r.beforeAgentMs)),
         afterAgent: spread(all((r) => r.afterAgentMs)),
       },
+      cpuMsPerCase: spread(results.map((r) => r.cpuMsPerCase)),
       memory: memory.map((m) => ({
         cases: m.cases,
         peakRssMb: spread(m.runs.map((r) => mb(r.peakRss))),
@@ -382,6 +407,7 @@ export async function runCheckBench(
           beforeAgent: spread(sequential.beforeAgentMs),
           afterAgent: spread(sequential.afterAgentMs),
         },
+        cpuMsPerCase: round(sequential.cpuMsPerCase),
       },
       loadAverage: { before, after },
       targets: {
@@ -408,13 +434,15 @@ export function checkTable(r: CheckBenchReport): string {
     `  agent's own      ${range(r.agentMs, 'ms')}, p90 ${r.agentMs.p90}`,
     `  our overhead     ${range(r.overheadMs, 'ms')}, p90 ${r.overheadMs.p90}; median per run ${r.overheadMs.medianPerRun.join(', ')}   target ≤ ${r.targets.overheadMs} ms: ${r.targets.met.overhead ? 'met' : 'NOT met'}`,
     `    before the agent's start ${range(r.overheadMs.beforeAgent, 'ms')}, after its end ${range(r.overheadMs.afterAgent, 'ms')}`,
+    `  our CPU per case ${range(r.cpuMsPerCase, 'ms')} (this process's user + system time over the check, per case)`,
     ...r.memory.map(
       (m) =>
         `  memory, ${m.cases} cases: peak RSS ${range(m.peakRssMb, 'MB')}, peak heap ${range(m.peakHeapMb, 'MB')} (RSS before ${m.baseRssMb} MB), held after ${range(m.retainedHeapMb, 'MB')}`,
     ),
     `  one at a time    ${r.sequential.cases} cases: case ${range(r.sequential.caseMs, 'ms')}, agent ${range(r.sequential.agentMs, 'ms')}, ` +
       `our overhead ${range(r.sequential.overheadMs, 'ms')}, p90 ${r.sequential.overheadMs.p90} ` +
-      `(before the agent's start ${range(r.sequential.overheadMs.beforeAgent, 'ms')}, after its end ${range(r.sequential.overheadMs.afterAgent, 'ms')})`,
+      `(before the agent's start ${range(r.sequential.overheadMs.beforeAgent, 'ms')}, after its end ${range(r.sequential.overheadMs.afterAgent, 'ms')}); ` +
+      `our CPU per case ${r.sequential.cpuMsPerCase} ms`,
     `  load average     before ${r.loadAverage.before.join(' ')}, after ${r.loadAverage.after.join(' ')}`,
   ].join('\n');
 }

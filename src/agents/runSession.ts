@@ -50,7 +50,7 @@ export interface RunSession {
 /** The session options a run may set; `logger` hears what the store logs instead of throwing. */
 export type RunSessionOptions = Pick<
   AdvancedSQLiteSessionOptions,
-  'sessionId' | 'dbPath' | 'sessionsTable' | 'messagesTable' | 'busyTimeoutMs' | 'createTables'
+  'sessionId' | 'dbPath' | 'sessionsTable' | 'messagesTable' | 'busyTimeoutMs' | 'createTables' | 'synchronous'
 > & { logger: SessionLogger };
 
 /** Opens the sessions of runs, and reads which branches a file's new messages went to (agent commands). */

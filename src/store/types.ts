@@ -26,8 +26,11 @@ export interface SQLiteSessionOptions {
   driver?: DriverName | 'auto';
   /** How long to wait for another writer's lock (default 5000 ms, as Python). */
   busyTimeoutMs?: number;
-  /** Commit durability in WAL mode: FULL (default) survives a power cut; NORMAL is faster. */
-  synchronous?: 'FULL' | 'NORMAL';
+  /**
+   * Commit durability in WAL mode: FULL (default) survives a power cut; NORMAL is faster; OFF never syncs, for
+   * throwaway files only (a check's scratch files): a crash of the machine may corrupt the file.
+   */
+  synchronous?: 'FULL' | 'NORMAL' | 'OFF';
 }
 
 export interface AdvancedSQLiteSessionOptions extends SQLiteSessionOptions {

@@ -8,7 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { runCommandOnBranch, type CommandAgent, type CommandRunOptions } from '../command/commandRun';
-import { AdvancedSQLiteSession } from '../../store/session/advancedSqliteSession';
+import { IN_THREAD_STORE, type RunStore } from '../runSession';
 import type { SessionDatabase } from '../../store/inspector/sessionDatabase';
 import type { SessionReader } from '../../store/inspector/sessionReader';
 import type { ToolsMode, ReplaySummary } from '../../shared/protocol/replay';
@@ -90,7 +90,7 @@ export async function runCheck(options: CheckRunOptions): Promise<CheckOutcome> 
   }));
   for (const r of orphaned) options.onResult?.(r);
   const finished: (CaseResult | undefined)[] = new Array(options.cases.length);
-  const scratch = options.keepBranches ? undefined : ScratchFolder.create(options.scratchParent);
+  const scratch = options.keepBranches ? undefined : ScratchFolder.create(options.scratchParent, options.run?.store);
   const names = new BranchNames(options.db);
   let next = 0;
   try {
@@ -105,7 +105,7 @@ export async function runCheck(options: CheckRunOptions): Promise<CheckOutcome> 
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, options.cases.length) }, worker));
   } finally {
-    scratch?.dispose();
+    await scratch?.dispose();
   }
   const results = [...orphaned, ...finished.filter((r): r is CaseResult => r !== undefined)];
   const unfinished = orphaned.length + options.cases.length - results.length;
@@ -165,6 +165,7 @@ async function runCase(
     } else where = { dbPath: options.file, branchId: c.branchId, turn: c.turn, forkName: names.next(c.sessionId) };
 
     let forkId: string | null = null;
+    let stored: readonly unknown[] | undefined;
     const runStart = performance.now();
     // `tools` is typed through this intersection so the check does not depend on when the command runner gained it.
     const runOptions: CommandRunOptions & { tools?: CheckRunOptions['tools'] } = {
@@ -173,7 +174,7 @@ async function runCase(
       sessionId: c.sessionId,
       branchId: where.branchId,
       fork: { fromTurn: where.turn, name: where.forkName },
-      ...(scratch ? {} : { tables: userTables(options.db) }),
+      ...(scratch ? { store: scratch.runStore } : { tables: userTables(options.db) }),
       agent: options.agent,
       input: c.input,
       tools: { mode: options.tools?.mode ?? 'replay', nameOnly: [...(options.tools?.nameOnly ?? [])] },
@@ -182,12 +183,23 @@ async function runCase(
         if (e.kind === 'run/started') forkId = e.branchId;
       },
       log: (line) => options.log?.(`${c.id}: ${line}`),
+      onStored: (items) => (stored = items),
     };
     const outcome: RunOutcome = await runCommandOnBranch(runOptions);
     const ms = Math.round(performance.now() - runStart);
     if (signal?.aborted) return null;
     if (outcome.kind === 'run/failed') return error(outcome.message);
-    const trajectory = await writtenTrajectory(where.dbPath, c.sessionId, forkId, outcome.written.turn, scratch ? undefined : options.db);
+    const trajectory =
+      stored !== undefined && forkId !== null
+        ? trajectoryOf(stored, forkId, outcome.written.turn ?? 0)
+        : await writtenTrajectory(
+            scratch?.runStore ?? options.run?.store ?? IN_THREAD_STORE,
+            where.dbPath,
+            c.sessionId,
+            forkId,
+            outcome.written.turn,
+            scratch ? undefined : options.db,
+          );
     const run: CaseRun = {
       answer: outcome.finalOutput,
       trajectory,
@@ -218,7 +230,7 @@ async function runCase(
     if (signal?.aborted) return null;
     return error(errorMessage(err));
   } finally {
-    if (place) scratch?.discard(place);
+    if (place) await scratch?.discard(place);
   }
 }
 
@@ -228,11 +240,21 @@ function userTables(db: Pick<SessionDatabase, 'tables'>): { sessions: string; me
   return t.sessions === null ? undefined : { sessions: t.sessions, messages: t.messages };
 }
 
+/** The new turn's function calls with the outputs they got, from the run's items as stored. */
+function trajectoryOf(items: readonly unknown[], branchId: string, turn: number): CaseRun['trajectory'] {
+  return buildReplayTable(items, { branchId, turn }).calls.map((call) => ({
+    name: call.name,
+    arguments: call.arguments,
+    output: call.output,
+  }));
+}
+
 /**
- * The new turn's function calls with the outputs they got, as the run wrote them: read back from the branch (the
- * run's events are not kept), so what is graded is what is stored.
+ * The new turn's function calls read back from the branch, when the run could not hand over what it stored (its
+ * settling removed some of its items): what is graded is what is stored.
  */
 async function writtenTrajectory(
+  store: RunStore,
   dbPath: string,
   sessionId: string,
   branchId: string | null,
@@ -241,21 +263,16 @@ async function writtenTrajectory(
 ): Promise<CaseRun['trajectory']> {
   if (branchId === null || turn === null) return [];
   const tables = user ? userTables(user) : undefined;
-  const session = new AdvancedSQLiteSession({
+  const session = await store.openSession({
     sessionId,
     dbPath,
-    readonly: true,
     ...(tables ? { sessionsTable: tables.sessions, messagesTable: tables.messages } : {}),
+    logger: { error: () => undefined, warn: () => undefined },
   });
   try {
-    const items = await session.getTurnStoredItems(turn, branchId);
-    return buildReplayTable(items, { branchId, turn }).calls.map((call) => ({
-      name: call.name,
-      arguments: call.arguments,
-      output: call.output,
-    }));
+    return trajectoryOf(await session.getTurnStoredItems(turn, branchId), branchId, turn);
   } finally {
-    session.close();
+    await session.close();
   }
 }
 

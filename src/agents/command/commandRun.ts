@@ -87,6 +87,11 @@ export interface CommandRunOptions {
    * a recorded turn (a fork), `live` when it continues past the recording. The settlement checks what it wrote.
    */
   tools?: ToolsOptions;
+  /**
+   * Hears the run's own items exactly as stored, once a completed run was settled with nothing removed: what the
+   * branch now holds of it, already read for settling, so a caller that grades it (a check) need not read it again.
+   */
+  onStored?: (items: readonly unknown[]) => void;
 }
 
 /** The run's replay: its mode, the recorded turn's table (empty past the recording) and the name-only tools. */
@@ -391,6 +396,7 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
     },
   );
   const { usage, usageStored } = record;
+  if (completed && settled.removed.length === 0 && !settled.problem) options.onStored?.(stored);
   const view: CommandEndView = { ...end.view, invalidLines: translator.invalid };
   if (translator.invalid > 0) {
     for (const sample of args.shown.invalidSamples) reporter.log(`[${view.agent}] ignored a line that is ${sample}`);

@@ -18,9 +18,10 @@ export interface ConnectionOptions {
   busyTimeoutMs?: number;
   /**
    * Durability of commits in WAL mode. FULL (default, as Python's sqlite3 leaves it) syncs the WAL on every commit,
-   * so a committed turn survives a power cut; NORMAL may lose the last commits then, never corrupting the file.
+   * so a committed turn survives a power cut; NORMAL may lose the last commits then, never corrupting the file; OFF
+   * never syncs (not even a checkpoint), for throwaway files only: a power cut may corrupt the file.
    */
-  synchronous?: 'FULL' | 'NORMAL';
+  synchronous?: 'FULL' | 'NORMAL' | 'OFF';
   /**
    * Leave the journal mode alone; the caller switches to WAL with `enableWal` once its checks passed (spec §12 h: a
    * constructor that fails must not have rewritten the file's header).
@@ -78,7 +79,7 @@ export function openSessionConnection(dbPath: string, options: ConnectionOptions
     }
     // Set explicitly: better-sqlite3 is built with SQLITE_DEFAULT_WAL_SYNCHRONOUS=1, which would silently turn a
     // WAL connection to NORMAL at its first transaction. The pragma is per connection and writes nothing.
-    db.exec(`PRAGMA synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
+    db.exec(`PRAGMA synchronous = ${options.synchronous === 'NORMAL' || options.synchronous === 'OFF' ? options.synchronous : 'FULL'}`);
     return db;
   } catch (err) {
     db?.close();

@@ -11,6 +11,8 @@ import { selectCases } from '../../../../src/agents/check/checkCases';
 import { runCheck, type CheckRunOptions } from '../../../../src/agents/check/checkRun';
 import type { CaseResult } from '../../../../src/agents/check/checkTypes';
 import { runningCommandCount } from '../../../../src/agents/command/commandProcess';
+import { runCommandOnBranch } from '../../../../src/agents/command/commandRun';
+import { AdvancedSQLiteSession } from '../../../../src/store';
 import { openSessionDatabase, type SessionDatabase } from '../../../../src/store/inspector/sessionDatabase';
 import { ReviewStore } from '../../../../src/store/reviews/reviewStore';
 import { tempDir } from '../../../support/tempFiles';
@@ -92,6 +94,31 @@ describe('running a check (scripted agent command, real processes)', function ()
     assert.ok(readFileSync(file).equals(bytes), 'the session file changed');
     assert.equal(statSync(file).mtimeMs, mtime);
     assert.deepEqual(readdirSync(scratchParent), []);
+  });
+
+  it("an agent's run hands the check its items exactly as stored, so the check need not read the branch again", async () => {
+    const handed: unknown[][] = [];
+    const outcome = await runCommandOnBranch({
+      ...options.run,
+      dbPath: file,
+      sessionId: 's1',
+      fork: { fromTurn: 3, name: 'again' },
+      agent: agent('faithful', FAITHFUL),
+      input: 'Weather in Lyon?',
+      onStored: (items) => void handed.push([...items]),
+    });
+    assert.equal(outcome.kind, 'run/completed', outcome.kind === 'run/failed' ? outcome.message : '');
+    const reader = new AdvancedSQLiteSession({ sessionId: 's1', dbPath: file, readonly: true });
+    try {
+      const turn = await reader.getTurnStoredItems(3, 'again');
+      assert.deepEqual(
+        turn.map((i) => (i as { type?: string }).type ?? (i as { role?: string }).role),
+        ['user', 'function_call', 'function_call_output', 'message'],
+      );
+      assert.deepEqual(handed, [turn]);
+    } finally {
+      reader.close();
+    }
   });
 
   it('a regressed agent (another tool, other arguments, another answer) fails the right cases with the reasons', async () => {

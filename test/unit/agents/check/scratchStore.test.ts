@@ -45,10 +45,10 @@ describe('scratch storage of a check', function () {
   let db: SessionDatabase | undefined;
   let n = 0;
   beforeEach(() => (folder = ScratchFolder.create(tmp.dir)));
-  afterEach(() => {
+  afterEach(async () => {
     db?.close();
     db = undefined;
-    folder.dispose();
+    await folder.dispose();
   });
   after(() => tmp.cleanup());
 
