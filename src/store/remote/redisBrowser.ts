@@ -25,7 +25,7 @@ export function scanCount(request: { limit: number; prefix?: string }): number {
 }
 
 /** Glob-escapes text for SCAN MATCH. */
-function globEscape(text: string): string {
+export function globEscape(text: string): string {
   return text.replace(/[*?[\]\\]/g, (c) => '\\' + c);
 }
 
