@@ -6,11 +6,12 @@
  */
 import { existsSync } from 'node:fs';
 import { BranchError, type TableNames } from '../store';
+import type { GuardedSessionOptions } from '../store/guard/guardStore';
 import { problemLogger } from './runPersistence';
 import type { RunOutcome } from '../shared/protocol/runEvents';
 import type { ClassifiedFailure } from './storeFailures';
 import type { RunReporter } from './runReporter';
-import { IN_THREAD_STORE, type RunSession, type RunStore } from './runSession';
+import { IN_THREAD_STORE, type RunSession, type RunSessionOptions, type RunStore } from './runSession';
 
 export interface BranchOpeningOptions {
   dbPath: string;
@@ -24,6 +25,8 @@ export interface BranchOpeningOptions {
   signal?: AbortSignal;
   /** Read the stored items of the forked turn with the fork (what a re-run replays: replay/replayTable.ts). */
   readRecordedTurn?: boolean;
+  /** Where the session records what our compaction replaces (docs/history-guard.md); unset: nowhere. */
+  guardStorePath?: string;
 }
 
 /** The source turn of a fork, as stored when the fork was made. */
@@ -63,15 +66,18 @@ export async function openOnBranch(
   const logger = problemLogger(storeProblems, (line) => reporter.log(line));
   let session: RunSession;
   try {
-    session = await (options.store ?? IN_THREAD_STORE).openSession({
+    // The session class takes `guardStorePath` as it is, in this thread or the store worker (plain data).
+    const sessionOptions: RunSessionOptions & GuardedSessionOptions = {
       sessionId: options.sessionId,
       dbPath: options.dbPath,
       sessionsTable: options.tables?.sessions,
       messagesTable: options.tables?.messages,
       busyTimeoutMs: options.busyTimeoutMs,
       createTables: options.createTables ?? false,
+      ...(options.guardStorePath !== undefined ? { guardStorePath: options.guardStorePath } : {}),
       logger,
-    });
+    };
+    session = await (options.store ?? IN_THREAD_STORE).openSession(sessionOptions);
   } catch (err) {
     const c = how.classify(err);
     return reporter.failEarly(c.failure, c.message, c.status);

@@ -65,6 +65,11 @@ export interface RunOnBranchOptions {
   /** Trace the run into a trace store (runTracing.ts); without it the run is not traced at all. */
   tracing?: RunTracingOptions;
   /**
+   * The history guard store (docs/history-guard.md): when the SDK compacts the run's branch, the items it replaces are
+   * recorded there first. Unset: they are not.
+   */
+  guardStorePath?: string;
+  /**
    * What the run does with its tool calls (docs/replay.md). Default: `replay` when it re-runs a recorded turn (a
    * fork), `live` when it continues past the recording.
    */

@@ -43,6 +43,7 @@ import type {
   TurnUsageRow,
 } from '../types';
 import { usageColumns } from '../format/usageRecord';
+import { HistoryGuardStore, type GuardedSessionOptions } from '../guard/guardStore';
 
 /** An item ready for `message_data` and its structure columns (spec §5, §6), computed from the stored shape. */
 interface EncodedItem {
@@ -101,8 +102,10 @@ export class AdvancedSQLiteSession implements Session {
   private readonly file: FileIdentity | undefined;
   /** Turn maxima of the current branch after our last insert, valid while no other connection has written. */
   private counters: TurnCounters | undefined;
+  /** Where our compaction records what it replaces (docs/history-guard.md), or undefined. */
+  private readonly guardStorePath: string | undefined;
 
-  constructor(options: AdvancedSQLiteSessionOptions) {
+  constructor(options: AdvancedSQLiteSessionOptions & GuardedSessionOptions) {
     this.sessionId = options.sessionId;
     this.sessionSettings = checkSessionSettings(options.sessionSettings);
     this.dbPath = options.dbPath ?? ':memory:';
@@ -112,6 +115,7 @@ export class AdvancedSQLiteSession implements Session {
     };
     this.logger = options.logger ?? defaultLogger;
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
+    this.guardStorePath = options.guardStorePath;
     if (options.readonly && options.createTables) {
       throw new InvalidArgumentError('createTables cannot be combined with readonly: a read-only session never writes');
     }
@@ -266,7 +270,9 @@ export class AdvancedSQLiteSession implements Session {
     this.write(() => {
       this.checkGenerationForWrite();
       this.assertCurrentBranchNotDeleted();
-      this.deleteBranchRows(this.branchRows(), { keepUsage: true });
+      const rows = this.branchRows();
+      this.guardReplaced(rows);
+      this.deleteBranchRows(rows, { keepUsage: true });
       forgetOperations(this.ctx, this.currentBranch);
     });
     // Emptied by us, not deleted by another connection: the next addItems may refill it (spec §12 g does not apply).
@@ -350,7 +356,9 @@ export class AdvancedSQLiteSession implements Session {
     this.write(() => {
       this.checkGenerationForWrite();
       this.assertCurrentBranchNotDeleted();
-      this.deleteBranchRows(this.branchRows(), { keepUsage: true });
+      const replaced = this.branchRows();
+      this.guardReplaced(replaced);
+      this.deleteBranchRows(replaced, { keepUsage: true });
       if (rows.length > 0) this.insertRows(rows);
     });
     this.currentBranchHadRows = rows.length > 0;
@@ -665,6 +673,47 @@ export class AdvancedSQLiteSession implements Session {
     return this.createBranchFromTurn(first.turn, branchName);
   }
 
+  /**
+   * Not in the Python API: a new branch `branchName` holding `texts` (stored items, each its `message_data` exactly as
+   * another file held it: a history guard layer's, docs/history-guard.md), numbered from turn 1 as Python numbers a
+   * branch's rows, in one transaction; existing rows are never touched. The session moves to the new branch, as after
+   * a fork. A text that is not an item (not JSON, not an object) refuses the whole restore before anything is written.
+   */
+  async restoreBranch(texts: readonly string[], branchName: string): Promise<string> {
+    this.assertOpen();
+    checkNewBranchName(branchName);
+    if (typeof branchName !== 'string' || branchName.trim() === '') throw new BranchError('Branch ID cannot be empty');
+    if (!Array.isArray(texts) || texts.length === 0) throw new InvalidArgumentError('A restored branch needs at least one item');
+    const rows: EncodedItem[] = texts.map((text, i) => {
+      const decoded = typeof text === 'string' ? pythonJsonLoads(text) : undefined;
+      if (!decoded?.ok || typeof decoded.value !== 'object' || decoded.value === null || Array.isArray(decoded.value))
+        throw new InvalidArgumentError(`Item ${i + 1} of the restored branch is not a stored item (a JSON object)`);
+      return { text, ...classifyItem(decoded.value) };
+    });
+    let previous = this.currentBranch;
+    let id: string;
+    try {
+      id = this.write(() => {
+        this.counters = undefined;
+        this.checkGenerationForWrite();
+        previous = this.currentBranch;
+        backfillReservations(this.ctx);
+        // insertRows writes to the current branch: the new one, for this transaction; put back if it rolls back.
+        this.currentBranch = reserveBranchId(this.ctx, 1, branchName, () => this.clock());
+        this.insertRows(rows);
+        return this.currentBranch;
+      });
+    } catch (err) {
+      this.currentBranch = previous;
+      this.counters = undefined;
+      throw err;
+    }
+    this.currentBranch = id;
+    this.counters = undefined;
+    this.currentBranchHadRows = true;
+    return id;
+  }
+
   async switchToBranch(branchId: string): Promise<void> {
     this.assertOpen();
     this.write(() => {
@@ -843,7 +892,7 @@ export class AdvancedSQLiteSession implements Session {
   }
 
   /** The current branch's structure rows with their stored items, oldest first (corrupt rows included as undefined). */
-  private branchRows(): { id: number; item: unknown; userTurn: number | null; branchTurn: number | null }[] {
+  private branchRows(): { id: number; item: unknown; text: string | null; userTurn: number | null; branchTurn: number | null }[] {
     const rows = this.stmt(
       'branchRowsAsc',
       `SELECT s.id, m.message_data, s.user_turn_number, s.branch_turn_number FROM message_structure s
@@ -855,8 +904,31 @@ export class AdvancedSQLiteSession implements Session {
     );
     return rows.map((r) => {
       const decoded = r.message_data === null ? undefined : pythonJsonLoads(r.message_data);
-      return { id: r.id, item: decoded?.ok ? decoded.value : undefined, userTurn: r.user_turn_number, branchTurn: r.branch_turn_number };
+      return {
+        id: r.id,
+        item: decoded?.ok ? decoded.value : undefined,
+        text: r.message_data,
+        userTurn: r.user_turn_number,
+        branchTurn: r.branch_turn_number,
+      };
     });
+  }
+
+  /**
+   * Records the current branch's rows about to be replaced in the history guard store (docs/history-guard.md), inside
+   * the write transaction: the guard store's own transaction commits first, and a failure there throws, which rolls
+   * this write back, so the items are never gone from both files. Rows whose message is missing hold nothing to keep.
+   */
+  private guardReplaced(rows: readonly { text: string | null }[]): void {
+    if (this.guardStorePath === undefined || this.file === undefined) return;
+    const texts = rows.flatMap((r) => (r.text === null ? [] : [r.text]));
+    if (texts.length === 0) return;
+    const store = HistoryGuardStore.open(this.guardStorePath);
+    try {
+      store.recordReplaced(this.dbPath, this.sessionId, this.currentBranch, texts);
+    } finally {
+      store.close();
+    }
   }
 
   /**

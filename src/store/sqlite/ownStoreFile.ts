@@ -40,7 +40,8 @@ function tableNames(db: SqliteDatabase): string[] {
  */
 export function ddlColumns(ddl: string): Map<string, string[]> {
   const tables = new Map<string, string[]>();
-  for (const m of ddl.matchAll(/CREATE TABLE (\w+) \(([\s\S]*?)\);/g)) {
+  // `) WITHOUT ROWID;` ends a table too (the history guard's lists), or the match would run on into the next table.
+  for (const m of ddl.matchAll(/CREATE TABLE (\w+) \(([\s\S]*?)\)(?: WITHOUT ROWID)?;/g)) {
     const definitions: string[] = [];
     let depth = 0;
     let current = '';
