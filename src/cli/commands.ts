@@ -18,7 +18,7 @@ import { ReviewStore } from '../store/reviews/reviewStore';
 import type { ReviewData } from '../store/reviews/reviewTypes';
 import { allSessions, closeStore, isServerAddress, openStore, storeAddress, type CliStore, type StoreOptions } from './cliStore';
 import { NotFoundError, UsageError } from './exitCodes';
-import { colorMarkdown, paint, table, tableLines, visibleWidth, type Terminal } from './terminal';
+import { colorMarkdown, markdownColorizer, paint, table, tableLines, visibleWidth, type Terminal } from './terminal';
 import type { UsageRow, UsageRowKey } from '../store/inspector/usageTables';
 
 export interface CommandContext {
@@ -258,14 +258,24 @@ function indent(text: string, by: string): string {
     .join('\n');
 }
 
+/** Items read per page by `show` of a whole branch or session: what it holds at a time, whatever the session's length. */
+export const SHOW_ITEMS_PER_PAGE = 500;
+
+/**
+ * A session, a branch or one turn, written to `write` as it is read (a whole session was gathered into one text, or
+ * for `--json` into one list of every item, before the first byte was printed: 1.3 GB of memory for a branch of file
+ * A). The Markdown is the export's transcript, coloured line by line as it comes; the JSON is written in one pass,
+ * exactly as `JSON.stringify(…, null, 2)` of the whole answer would be, a page of items at a time.
+ */
 export async function show(
   ctx: CommandContext,
   dbPath: string | undefined,
   sessionId: string,
   branchId: string | undefined,
   turn: number | undefined,
-): Promise<string> {
-  return withStore(ctx, dbPath, async (store) => {
+  write: (chunk: string) => Promise<void>,
+): Promise<void> {
+  await withStore(ctx, dbPath, async (store) => {
     const db = store.reader;
     const tree = await requireSession(store, sessionId);
     if (turn !== undefined) {
@@ -273,30 +283,39 @@ export async function show(
       requireBranch(tree, sessionId, branch);
       const items = await db.getTurnItems(sessionId, branch, turn);
       if (items.length === 0) throw new NotFoundError(`branch '${branch}' of session '${sessionId}' has no turn ${turn}`);
-      if (ctx.json) return json({ sessionId, branchId: branch, turn, items });
-      return colorMarkdown(ctx.term.color, turnToMarkdown(turn, items, { headingLevel: 2 }));
+      if (ctx.json) return write(json({ sessionId, branchId: branch, turn, items }));
+      return write(colorMarkdown(ctx.term.color, turnToMarkdown(turn, items, { headingLevel: 2 })));
     }
     if (branchId !== undefined) requireBranch(tree, sessionId, branchId);
     if (ctx.json) {
-      const out: unknown[] = [];
-      for (const b of branchId !== undefined ? [branchId] : tree.map((x) => x.branchId)) {
+      const ids = branchId !== undefined ? [branchId] : tree.map((x) => x.branchId);
+      await write(`{\n  "sessionId": ${JSON.stringify(sessionId)},\n  "branches": [`);
+      for (const [i, b] of ids.entries()) {
+        await write(`${i === 0 ? '' : ','}\n    {\n      "branchId": ${JSON.stringify(b)},\n      "items": [`);
         let after: number | null = null;
-        const items: unknown[] = [];
+        let first = true;
         for (;;) {
-          const page = await db.getItemsPage(sessionId, b, { afterSequence: after, limit: 500 });
-          items.push(...page.items);
+          ctx.signal.throwIfAborted();
+          const page = await db.getItemsPage(sessionId, b, { afterSequence: after, limit: SHOW_ITEMS_PER_PAGE });
+          let chunk = '';
+          for (const item of page.items) {
+            chunk += `${first ? '' : ','}\n${indent(JSON.stringify(item, null, 2), '        ')}`;
+            first = false;
+          }
+          await write(chunk);
           if (page.nextAfterSequence === null) break;
           after = page.nextAfterSequence;
         }
-        out.push({ branchId: b, items });
+        await write(`${first ? ']' : '\n      ]'}\n    }`);
       }
-      return json({ sessionId, branches: out });
+      await write(`${ids.length === 0 ? ']' : '\n  ]'}\n}\n`);
+      return;
     }
-    let text = '';
-    await writeMarkdownExport(db, { sessionId, branchId: branchId ?? null, signal: ctx.signal }, (chunk) => {
-      text += chunk;
-    });
-    return colorMarkdown(ctx.term.color, text);
+    const colorizer = markdownColorizer(ctx.term.color);
+    await writeMarkdownExport(db, { sessionId, branchId: branchId ?? null, signal: ctx.signal, pageSize: SHOW_ITEMS_PER_PAGE }, (chunk) =>
+      write(colorizer.write(chunk)),
+    );
+    await write(colorizer.end());
   });
 }
 

@@ -188,9 +188,14 @@ export async function runCli(argv: string[]): Promise<number> {
         if (rest.length > 1) throw new UsageError('ls takes at most one file');
         out = await ls(ctx, rest[0] ?? v.db);
         break;
-      case 'show':
-        out = await show(ctx, db, one('a session id'), v.branch, positiveInt('turn', v.turn));
-        break;
+      case 'show': {
+        // Written as it is read, as usage is: a whole session is never held at once.
+        const sessionId = one('a session id');
+        const turn = positiveInt('turn', v.turn);
+        if (json) await show(ctx, db, sessionId, v.branch, turn, writeStdout);
+        else await term.pageStream((write) => show(ctx, db, sessionId, v.branch, turn, write));
+        return EXIT.ok;
+      }
       case 'branches':
         out = await branches(ctx, db, one('a session id'));
         break;

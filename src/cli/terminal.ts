@@ -148,30 +148,50 @@ export function tableLines(
 
 /** Markdown from the transcript renderer, with headings, roles and fences coloured for a terminal. */
 export function colorMarkdown(color: boolean, markdown: string): string {
-  if (!color) return markdown;
+  const colorizer = markdownColorizer(color);
+  return colorizer.write(markdown) + colorizer.end();
+}
+
+/**
+ * `colorMarkdown` a piece at a time, for a transcript written as it is read (`show`): each line is coloured once it is
+ * complete (a piece may end inside one), with the open fence carried from line to line; `end()` gives the last line.
+ * The pieces' results joined are exactly `colorMarkdown` of the whole text.
+ */
+export function markdownColorizer(color: boolean): { write(piece: string): string; end(): string } {
   let fence: string | null = null;
-  return markdown
-    .split('\n')
-    .map((line) => {
-      const open = /^(`{3,})/.exec(line);
-      if (fence !== null) {
-        if (line === fence) fence = null;
-        return paint(true, 'dim', line);
-      }
-      if (open) {
-        fence = open[1]!;
-        return paint(true, 'dim', line);
-      }
-      if (/^#{1,6} /.test(line)) return paint(true, 'cyan', paint(true, 'bold', line));
-      const role = /^\*\*(User|Assistant|System|Developer|Tool call|Tool output|Unreadable item)\*\*(.*)$/.exec(line);
-      if (role) {
-        const style: Style =
-          role[1] === 'User' ? 'green' : role[1] === 'Assistant' ? 'blue' : role[1] === 'Unreadable item' ? 'red' : 'yellow';
-        return paint(true, style, paint(true, 'bold', role[1]!)) + role[2];
-      }
-      if (line.startsWith('> ')) return paint(true, 'magenta', line);
-      if (/^_.*_$/.test(line)) return paint(true, 'dim', line);
-      return line;
-    })
-    .join('\n');
+  let partial = '';
+  const line = (text: string): string => {
+    const open = /^(`{3,})/.exec(text);
+    if (fence !== null) {
+      if (text === fence) fence = null;
+      return paint(true, 'dim', text);
+    }
+    if (open) {
+      fence = open[1]!;
+      return paint(true, 'dim', text);
+    }
+    if (/^#{1,6} /.test(text)) return paint(true, 'cyan', paint(true, 'bold', text));
+    const role = /^\*\*(User|Assistant|System|Developer|Tool call|Tool output|Unreadable item)\*\*(.*)$/.exec(text);
+    if (role) {
+      const style: Style =
+        role[1] === 'User' ? 'green' : role[1] === 'Assistant' ? 'blue' : role[1] === 'Unreadable item' ? 'red' : 'yellow';
+      return paint(true, style, paint(true, 'bold', role[1]!)) + role[2];
+    }
+    if (text.startsWith('> ')) return paint(true, 'magenta', text);
+    if (/^_.*_$/.test(text)) return paint(true, 'dim', text);
+    return text;
+  };
+  return {
+    write(piece) {
+      if (!color) return piece;
+      const lines = (partial + piece).split('\n');
+      partial = lines.pop()!;
+      return lines.map((l) => `${line(l)}\n`).join('');
+    },
+    end() {
+      const last = partial;
+      partial = '';
+      return color ? line(last) : '';
+    },
+  };
 }
