@@ -19,6 +19,11 @@ export interface Finding extends FindingPlace {
   kind: FindingKind;
   /** What was seen, for people. */
   detail: string;
+  /**
+   * False when this finding has no repair although its kind has one (an `altered-schema` change other than a missing
+   * index): `--fix` leaves it and says why in `detail`. Absent means the kind decides.
+   */
+  repairable?: boolean;
 }
 
 /** The quoted names of the tables the checks read. */

@@ -7,11 +7,14 @@ import { discoverSessionTables, quoteIdentifier } from '../inspector/tableDiscov
 import { openSessionConnection } from '../sqlite/sessionConnection';
 import { readTransaction, type DriverName, type SqliteDatabase } from '../sqlite/sqliteDatabase';
 import { DEFAULT_MAX_PER_KIND, FindingSink, type CheckContext, type Finding, type QuotedTables } from './checkContext';
+import { checkAlteredSchema } from './checks/alteredSchema';
 import { checkBlankBranchIds } from './checks/blankBranchId';
 import { checkDanglingToolCalls } from './checks/danglingToolCall';
 import { checkEmptyMain } from './checks/emptyMain';
 import { checkIntegrity } from './checks/integrityCheck';
 import { checkOrphanMessages } from './checks/orphanMessages';
+import { checkSharedMessageStructure } from './checks/sharedMessageStructure';
+import { staleWalFinding, walStateAt, type WalState } from './checks/staleWal';
 import { checkUsageWithoutTurn } from './checks/usageWithoutTurn';
 import { KIND_ORDER, type FindingKind } from './findingKinds';
 
@@ -54,15 +57,23 @@ export function quotedTables(db: SqliteDatabase, path: string): QuotedTables {
   };
 }
 
-/** Runs the checks on an open connection, inside one read transaction (or the caller's transaction). */
-export function runChecks(db: SqliteDatabase, path: string, options: DoctorOptions = {}): DoctorReport {
+/**
+ * Runs the checks on an open connection, inside one read transaction (or the caller's transaction). `wal` is what
+ * the `-wal` held before the connection opened (`walStateAt`: read before SQLite opens the path, since this process
+ * must not read the `-shm` while it has a connection there).
+ */
+export function runChecks(db: SqliteDatabase, path: string, options: DoctorOptions = {}, wal?: WalState): DoctorReport {
   const sink = new FindingSink(options.maxPerKind ?? DEFAULT_MAX_PER_KIND);
   const session = options.session ?? null;
+  // About the whole file, whatever the session filter: the -wal holds every session's last transactions.
+  if (wal) sink.add(staleWalFinding(path, wal));
   const integrityOk = readTransaction(db, () => {
     if (!checkIntegrity(db, sink)) return false;
     const ctx: CheckContext = { db, tables: quotedTables(db, path), session, add: (f) => sink.add(f) };
+    checkAlteredSchema(ctx);
     checkUsageWithoutTurn(ctx);
     checkOrphanMessages(ctx);
+    checkSharedMessageStructure(ctx);
     checkDanglingToolCalls(ctx);
     checkEmptyMain(ctx);
     checkBlankBranchIds(ctx);
@@ -80,9 +91,11 @@ export function runChecks(db: SqliteDatabase, path: string, options: DoctorOptio
  * -wal beside it: opening would show the old file's content, so nothing is read).
  */
 export function checkSessionFile(path: string, options: DoctorOptions = {}): DoctorReport {
+  // Before the open: the -shm is read only while this process holds no connection at the path.
+  const wal = walStateAt(path);
   const db = openForDoctor(path, true, options);
   try {
-    return runChecks(db, path, options);
+    return runChecks(db, path, options, wal);
   } catch (err) {
     throw describeDatabaseError(err, path, { readonly: true });
   } finally {

@@ -11,8 +11,10 @@ import { classifyItem } from '../format/itemClassification';
 import { pythonJsonDumps } from '../format/pythonJson';
 import { describeDatabaseError } from '../errors';
 import { immediateTransaction, type SqliteDatabase } from '../sqlite/sqliteDatabase';
-import { sessionFilter, type QuotedTables } from './checkContext';
+import { sessionFilter, type Finding, type QuotedTables } from './checkContext';
+import { schemaDifferences } from './checks/alteredSchema';
 import { findDanglingCalls, OUTPUT_TYPE_OF, type DanglingCall } from './checks/danglingToolCall';
+import { walStateAt } from './checks/staleWal';
 import {
   checkSessionFile,
   findingCount,
@@ -47,6 +49,12 @@ export interface RepairCounts {
   usageRowsDeleted: number;
   messagesDeleted: number;
   outputsAdded: number;
+  /** Missing indexes created with the SDKs' own statements (`altered-schema`). */
+  indexesCreated: number;
+  /** `-wal` frames a checkpoint copied into the main file (`stale-wal`); 0 when there was none to do. */
+  walFramesCheckpointed: number;
+  /** False when a checkpoint was due and another connection kept it from finishing (its frames stay in the -wal). */
+  walCheckpointComplete: boolean;
 }
 
 export interface RepairOutcome {
@@ -87,33 +95,72 @@ export function repairSessionFile(path: string, given: RepairOptions = {}): Repa
   }
   // A read-only look first: a damaged or clean file is never opened for writing.
   const first = checkSessionFile(path, options);
-  const none: RepairCounts = { usageRowsDeleted: 0, messagesDeleted: 0, outputsAdded: 0 };
+  const none: RepairCounts = {
+    usageRowsDeleted: 0,
+    messagesDeleted: 0,
+    outputsAdded: 0,
+    indexesCreated: 0,
+    walFramesCheckpointed: 0,
+    walCheckpointComplete: true,
+  };
   if (!first.integrityOk || !hasRepairable(first, target)) return { before: first, backup: null, counts: none, after: first };
 
+  // Read again before the write connection opens (the -shm is read only while this process has no connection there).
+  const wal = walStateAt(path);
   const db = openForDoctor(path, false, options);
   let before: DoctorReport;
   let counts: RepairCounts = none;
   try {
     before = immediateTransaction(db, () => {
       // Checked again under the write lock: the file may have changed since the read-only look.
-      const report = runChecks(db, path, options);
+      const report = runChecks(db, path, options, wal);
       if (!report.integrityOk || !hasRepairable(report, target)) return report;
       backupTo(path, backup, options);
-      counts = applyRepairs(db, quotedTables(db, path), options.session ?? null, target);
+      counts = { ...none, ...applyRepairs(db, quotedTables(db, path), options.session ?? null, target) };
       return report;
     });
+    // After the commit (SQLite checkpoints outside a transaction): the -wal's frames, the repairs' included, into the file.
+    const walDue = before.findings.some((f) => f.kind === 'stale-wal' && (target === undefined || isTargeted(f, target)));
+    if (before.integrityOk && walDue) counts = { ...counts, ...checkpoint(db) };
   } catch (err) {
     throw describeDatabaseError(err, path);
   } finally {
     db.close();
   }
-  const repaired = counts.usageRowsDeleted + counts.messagesDeleted + counts.outputsAdded > 0;
+  const repaired =
+    counts.usageRowsDeleted + counts.messagesDeleted + counts.outputsAdded + counts.indexesCreated + counts.walFramesCheckpointed > 0 ||
+    !counts.walCheckpointComplete;
   return { before, backup: repaired ? backup : null, counts, after: checkSessionFile(path, options) };
 }
 
+/**
+ * Whether some finding (of the target) has a repair: its kind has one and the finding is not marked otherwise
+ * (`repairable: false`, an altered-schema change other than a missing index). Findings past the listing bound count
+ * as repairable when their kind has a repair: the repair itself finds what it can do.
+ */
 function hasRepairable(report: DoctorReport, target: RepairTarget | undefined): boolean {
-  if (target) return FINDING_KINDS[target.kind].repair !== null && report.findings.some((f) => isTargeted(f, target));
-  return findingCount(report) > 0 && Object.keys(report.totals).some((k) => FINDING_KINDS[k as keyof typeof FINDING_KINDS].repair);
+  const repairable = (f: Finding) => FINDING_KINDS[f.kind].repair !== null && f.repairable !== false;
+  if (target) return FINDING_KINDS[target.kind].repair !== null && report.findings.some((f) => isTargeted(f, target) && repairable(f));
+  if (findingCount(report) === 0) return false;
+  return Object.entries(report.totals).some(([kind, total]) => {
+    const listed = report.findings.filter((f) => f.kind === kind);
+    return FINDING_KINDS[kind as FindingKind].repair !== null && (listed.some(repairable) || (total ?? 0) > listed.length);
+  });
+}
+
+/**
+ * A FULL checkpoint (every frame into the main file, waiting for the writer lock and readers up to the busy timeout;
+ * it says how many frames it copied), then TRUNCATE to empty the -wal (which reports 0 frames once it has). Busy when
+ * another connection kept either from finishing: the frames then stay in the -wal, where every reader still finds them.
+ */
+function checkpoint(db: SqliteDatabase): Pick<RepairCounts, 'walFramesCheckpointed' | 'walCheckpointComplete'> {
+  type Row = { busy: unknown; log: unknown; checkpointed: unknown };
+  const full = db.prepare('PRAGMA wal_checkpoint(FULL)').get<Row>()!;
+  const truncate = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get<Row>()!;
+  return {
+    walFramesCheckpointed: Math.max(0, Number(full.checkpointed)),
+    walCheckpointComplete: Number(full.busy) === 0 && Number(truncate.busy) === 0,
+  };
 }
 
 /** Whether a finding is (one of) the target's: its kind, and the same place wherever the target names one. */
@@ -136,11 +183,25 @@ function backupTo(path: string, backup: string, options: DoctorOptions): void {
   }
 }
 
-function applyRepairs(db: SqliteDatabase, t: QuotedTables, session: string | null, target?: RepairTarget): RepairCounts {
+function applyRepairs(
+  db: SqliteDatabase,
+  t: QuotedTables,
+  session: string | null,
+  target?: RepairTarget,
+): Pick<RepairCounts, 'usageRowsDeleted' | 'messagesDeleted' | 'outputsAdded' | 'indexesCreated'> {
   const args = [session, session] as const;
   const wants = (kind: FindingKind) => target === undefined || target.kind === kind;
   let usageRowsDeleted = 0;
   let messagesDeleted = 0;
+  // Only missing indexes: the SDKs' own CREATE INDEX IF NOT EXISTS, which reads rows and changes none.
+  let indexesCreated = 0;
+  if (wants('altered-schema')) {
+    for (const d of schemaDifferences({ db, tables: t })) {
+      if (d.repair === null) continue;
+      db.exec(d.repair);
+      indexesCreated++;
+    }
+  }
   if (t.structure && t.usage && (wants('turn-zero-usage') || wants('orphan-usage'))) {
     // Turn 0 is turn-zero-usage, any other turn orphan-usage (checks/usageWithoutTurn.ts); a target names one of them.
     const turns = target === undefined ? '' : target.kind === 'turn-zero-usage' ? 'AND user_turn_number = 0' : 'AND user_turn_number <> 0';
@@ -171,7 +232,7 @@ function applyRepairs(db: SqliteDatabase, t: QuotedTables, session: string | nul
   if (wants('dangling-tool-call'))
     findDanglingCalls({ db, tables: t, session }, (c) => (target?.branch === undefined || c.branch === target.branch) && calls.push(c));
   for (const c of calls) addOutput(db, t, c);
-  return { usageRowsDeleted, messagesDeleted, outputsAdded: calls.length };
+  return { usageRowsDeleted, messagesDeleted, outputsAdded: calls.length, indexesCreated };
 }
 
 /** The output item the doctor adds after a dangling call (docs/doctor.md, "dangling-tool-call"). */
