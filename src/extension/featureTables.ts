@@ -19,6 +19,7 @@ import { contextRequests } from './context/contextRequests';
 import { conversationCommands } from './conversation/conversationCommands';
 import { conversationRequests } from './conversation/conversationRequests';
 import { databaseCommands } from './databases/databaseCommands';
+import { doctorCommands } from './doctor/doctorCommands';
 import { remoteCommands } from './databases/remoteCommands';
 import { replayRequests } from './replay/replayRequests';
 import { pricingCommands } from './pricing/pricingCommands';
@@ -55,6 +56,7 @@ export function commandTable(services: Services): CommandTable {
     ...transferCommands(services),
     ...codingAgentCommands(services),
     ...checkCommands(services),
+    ...doctorCommands(services),
   };
 }
 

@@ -50,6 +50,8 @@ export const CommandId = {
   openCheckCaseAsComparison: 'agentSessions.openCheckCaseAsComparison',
   saveCheckExperiment: 'agentSessions.saveCheckExperiment',
   compareCheckWithExperiment: 'agentSessions.compareCheckWithExperiment',
+  checkSessionStore: 'agentSessions.checkSessionStore',
+  repairFinding: 'agentSessions.repairFinding',
 } as const;
 
 export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];

@@ -10,6 +10,7 @@ import { callArguments, displayType, isRecord, itemPreview, oneLine } from '../.
 import type { BeforeFirstTurn, BranchNode, ItemEntry, SessionSummary, TurnEntry } from '../../store';
 import type { DatabaseEntry } from '../databases/databaseRegistry';
 import { nodeId, type LatestTurnsNode, type TreeNode } from '../core/treeNodes';
+import { doctorUri } from '../doctor/doctorUris';
 import { forkLabel, turnCountLabel } from '../../shared/forkLabel';
 import { formatCost, type ModelPrice, type PriceTable } from '../../shared/pricing';
 import { builtinToolName, isOutputType, itemTitle } from '../../shared/itemTitles';
@@ -149,6 +150,8 @@ export function moreSessionsItem(node: TreeNode): vscode.TreeItem {
 export function sessionItem(node: TreeNode, s: SessionSummary, canWrite: boolean, remoteKind?: 'postgres' | 'redis'): vscode.TreeItem {
   const item = new vscode.TreeItem(s.sessionId, C.Collapsed);
   item.id = nodeId(node);
+  // The address of the session's doctor report: its findings' count badge (doctor/doctorResults.ts) finds it there.
+  if (!remoteKind) item.resourceUri = doctorUri({ dbPath: node.dbPath, sessionId: s.sessionId });
   item.iconPath = new vscode.ThemeIcon('comment-discussion');
   const parts = [s.updatedAt ?? '', itemCount(s.messageCount), tokens(s.usage?.totalTokens)].filter(Boolean);
   item.description = parts.join(' · ');
