@@ -95,7 +95,10 @@ export const FINDING_KINDS: Readonly<Record<FindingKind, KindInfo>> = {
   },
   'dangling-tool-call': {
     title: 'branch ends in a tool call without its output',
-    breaks: 'The next run on the branch sends the call without an output and the model API refuses the request.',
+    breaks:
+      "Both SDKs' runners (openai-agents-python since 0.8.0, @openai/agents) drop a call without its output from every later " +
+      'request: the model never sees that it asked for the tool, may ask again, and the branch shows a call the model ' +
+      'did not get. A client that sends the stored items as they are (an older SDK, a raw Responses request) is refused by the API.',
     upstream: null,
     fixedIn: 'not fixed upstream as of 0.22.0 (a run that stops between the call and its output leaves it)',
     repair:
