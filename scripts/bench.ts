@@ -26,6 +26,10 @@
  * file C, in process and through the search worker, against SQLite's own full scans, under `"search"`.
  * `--search=none` skips it; `--search-scale=F` resizes the file.
  *
+ * Then the search floors (issue 43, scripts/bench/searchFloors.ts): each filter's whole scan of file A (text, is:failed,
+ * tool:, role:, review filters) against the SQL a minimal correct implementation runs, CPU and wall medians of
+ * `--search-floor-runs=N` runs, under `"searchFloors"`. `--search-floors=none` skips it.
+ *
  * Then the host-blocking section (issues 24 and 43, scripts/bench/hostBlocking.ts): on each of files A, B, C and L, or
  * on any session file (`--file=PATH`, `--session=ID`), each view request with the view's real arguments in this thread
  * (how long it blocked the host before) and through the store worker (its first and kept answers, the cold ones
@@ -71,6 +75,7 @@ import { SCALE_FILE_NAMES, type ScaleFileName } from './bench/scaleFiles';
 import { REMOTE_KINDS, remoteTable, runRemoteBench, type RemoteKind } from './bench/remote';
 import { runCompareBench } from './bench/compare';
 import { benchWorkerFile, runSearchBench } from './bench/search';
+import { runSearchFloorBench, searchFloorTable } from './bench/searchFloors';
 import { runAgentCommandBench } from './bench/agentCommand';
 import { hostBlockingTable, runHostBlockingBench } from './bench/hostBlocking';
 import { runTraceBench } from './bench/traces';
@@ -112,6 +117,9 @@ interface Config {
   search: boolean;
   /** Size factor of the search file (1 = scale file C at full size). */
   searchScale: number;
+  /** Each search filter's whole scan on file A against its SQL floor (`--search-floors=none` skips it). */
+  searchFloors: boolean;
+  searchFloorRuns: number;
   /** Time what an agent command run adds to the command (`--agent-command=none` skips it). */
   agentCommand: boolean;
   /** The files on which each action's cost to the host's thread is measured (`--host-blocking=A,B,C,L|none`). */
@@ -145,6 +153,7 @@ const USAGE =
   '                          [--scale-files=A,B,C|none] [--scale=1] [--scale-reps=5] [--skip-store]\n' +
   '                          [--remote[=postgres,redis|none]] [--remote-scale=1] [--remote-reps=7]\n' +
   '                          [--compare[=none]] [--search[=none]] [--search-scale=1] [--agent-command[=none]]\n' +
+  '                          [--search-floors[=none]] [--search-floor-runs=3]\n' +
   '                          [--host-blocking=A,B,C,L|none] [--file=PATH [--session=ID]] [--host-runs=3]\n' +
   '                          [--host-reps=3] [--append-runs=20] [--get-items-runs=5] [--get-items-turns=2000]\n' +
   '                          [--context[=none]]\n' +
@@ -166,6 +175,8 @@ function parseArgs(argv: string[]): Config {
     compare: true,
     search: true,
     searchScale: 1,
+    searchFloors: true,
+    searchFloorRuns: 3,
     agentCommand: true,
     hostBlocking: [...SCALE_FILE_NAMES],
     file: undefined,
@@ -295,6 +306,11 @@ function parseArgs(argv: string[]): Config {
         throw new Error(`--host-blocking wants a list of A, B, C, L (or none), got '${value}'`);
       config.hostBlocking = names as ScaleFileName[];
       hostBlockingGiven = true;
+    } else if (key === 'search-floors') {
+      if (value !== '' && value.toLowerCase() !== 'none') throw new Error(`--search-floors takes no value but none, got '${value}'`);
+      config.searchFloors = value === '';
+    } else if (key === 'search-floor-runs') {
+      config.searchFloorRuns = positive(key, value);
     } else if (key === 'search-scale') {
       config.searchScale = Number(value);
       if (!(config.searchScale > 0) || config.searchScale > 1) throw new Error(`--search-scale wants a number in (0, 1], got '${value}'`);
@@ -907,6 +923,12 @@ async function main(): Promise<void> {
     if (config.search) {
       search = await runSearchBench(join(CACHE, 'bench'), benchWorkerFile(), config.searchScale, (m) => progress(`search ${m}`));
     }
+    let searchFloors: unknown = { skipped: '--search-floors=none' };
+    if (config.searchFloors) {
+      const report = await runSearchFloorBench(join(CACHE, 'bench'), config.searchFloorRuns, null, (m) => progress(m));
+      process.stderr.write(`\n${searchFloorTable(report)}\n\n`);
+      searchFloors = report;
+    }
     let agentCommand: unknown = { skipped: '--agent-command=none' };
     if (config.agentCommand) {
       agentCommand = await runAgentCommandBench(join(CACHE, 'bench'), dir, 9, (m) => progress(`agent command ${m}`));
@@ -995,6 +1017,7 @@ async function main(): Promise<void> {
       remote,
       compare,
       search,
+      searchFloors,
       agentCommand,
       hostBlocking,
       traces,

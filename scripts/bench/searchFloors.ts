@@ -1,0 +1,300 @@
+/**
+ * Each search filter against its SQL floor (issue 43), on scale file A (one session, 100,000 turns, 5 branches: 1.4 M
+ * structure rows over 404,000 messages). For every query: our whole scan in process (`searchDatabase`, every hit,
+ * counted, nothing printed) and its floor on a raw better-sqlite3 connection that shares no code with src/store,
+ * alternately, `runs` times each; CPU time of the process (`process.cpuUsage`, so the load of other work on the
+ * machine counts less than in wall time) and wall time, medians, and the ratio of the medians.
+ *
+ * A floor is the SQL a minimal correct implementation runs: each message that can match read once (a branch copies
+ * the structure rows of the turns before its fork, not the messages), the hits' rows handed to JavaScript with their
+ * text, and each hit's JSON decoded (a hit shows its text: without decoding, a hit-heavy query would be compared with
+ * a scan that shows nothing). It leaves out naming each hit's branch and turn and cutting its snippet, which only
+ * makes it lower. Where several statements are correct, each is run and the fastest is the floor. What each reads:
+ * - text: every message once, `LIKE` on the raw JSON (SQLite folds ASCII case; the term is ASCII);
+ * - `is:failed`: the tool items (structure rows that are not messages) once each, tested for the failure texts; or
+ *   every message with those tests, whichever is faster;
+ * - `tool:NAME`: the calls the `tool_name` column names, and the outputs whose `call_id` is one of theirs;
+ * - `role:user`: the messages the structure rows' `message_type` says are the user's;
+ * - `is:bad` (200 reviewed turns): the user messages of those turns, by the (session, branch, turn) index;
+ * - `reviewed:no` (the same reviews): every user message, less those of the reviewed turns.
+ */
+import { loadavg } from 'node:os';
+import Database from 'better-sqlite3';
+import { openSessionDatabase, parseSearchQuery, searchDatabase } from '../../src/store';
+import { turnSetKey, type TurnSet } from '../../src/store/search/reviewTurns';
+import { median, now, round } from './measure';
+import { ensureScaleFile } from './scaleFiles';
+
+/** The target: each filter's whole scan at most this many times its floor. */
+export const SEARCH_FLOOR_TARGET_RATIO = 1.5;
+
+export interface SearchFloorQuery {
+  query: string;
+  /** What it stands for. */
+  kind: string;
+  hits: number;
+  /** Messages the floor returned (equal to `hits`: each hit is a message, reported once). */
+  floorRows: number;
+  ours: { cpuMs: number[]; wallMs: number[] };
+  floor: { cpuMs: number[]; wallMs: number[]; statement: string };
+  /** Medians' ratios, ours / floor. */
+  ratioCpu: number;
+  ratioWall: number;
+  met: boolean;
+}
+
+export interface SearchFloorReport {
+  file: { path: string; bytes: number };
+  runs: number;
+  /** `uptime`'s load average when the section started and ended (the machine is shared). */
+  load: { start: number[]; end: number[] };
+  queries: SearchFloorQuery[];
+  target: { ratio: number; met: boolean };
+}
+
+/** The 200 reviewed turns: every 500th turn of `main` (turns 500 … 100,000), half of them bad. */
+function reviewedTurns(turns: number): { bad: number[]; all: number[] } {
+  const all: number[] = [];
+  for (let t = 500; t <= turns; t += 500) all.push(t);
+  return { bad: all.filter((_, i) => i % 2 === 0), all };
+}
+
+interface Floor {
+  /** The statements a correct implementation may run; each yields [id, message_data] rows, a superset of the hits. */
+  statements: { sql: string; params: unknown[] }[];
+  /** The exact test of a decoded row (the floor's own, written out here). */
+  keep(item: Record<string, unknown>): boolean;
+}
+
+const TOOL_ITEMS = `SELECT message_id FROM message_structure
+  WHERE message_type <> 'user' AND message_type <> 'assistant' AND message_type <> 'message'`;
+
+function floorOf(query: string, sessionId: string, turns: number): Floor {
+  const reviewed = reviewedTurns(turns);
+  const text = (needle: string): Floor => ({
+    statements: [{ sql: `SELECT id, message_data FROM agent_messages WHERE message_data LIKE ?`, params: [`%${needle}%`] }],
+    keep: () => true,
+  });
+  switch (query) {
+    case 'berlin':
+      return text('berlin');
+    case '"Turn 90000: "':
+      return text('Turn 90000: ');
+    case 'is:failed': {
+      const failed = `(message_data GLOB '*while running the tool*' OR message_data GLOB '*med out after*'
+        OR message_data GLOB '*"failed"*' OR message_data GLOB '*"incomplete"*' OR message_data GLOB '*"error"*')`;
+      return {
+        statements: [
+          { sql: `SELECT id, message_data FROM agent_messages WHERE id IN (${TOOL_ITEMS}) AND ${failed}`, params: [] },
+          { sql: `SELECT id, message_data FROM agent_messages WHERE ${failed}`, params: [] },
+        ],
+        keep: (item) =>
+          typeof item.role !== 'string' &&
+          (item.status === 'failed' ||
+            item.status === 'incomplete' ||
+            (typeof item.output === 'string' && /^An error occurred while running the tool|^Tool '.*' timed out/.test(item.output))),
+      };
+    }
+    case 'tool:get_weather':
+      return {
+        statements: [
+          {
+            sql: `WITH calls AS (SELECT id, message_data FROM agent_messages
+                    WHERE id IN (SELECT message_id FROM message_structure WHERE tool_name = 'get_weather'))
+                  SELECT id, message_data FROM calls
+                  UNION ALL
+                  SELECT id, message_data FROM agent_messages
+                    WHERE id IN (SELECT message_id FROM message_structure WHERE message_type = 'function_call_output')
+                      AND json_extract(message_data, '$.call_id') IN (SELECT json_extract(message_data, '$.call_id') FROM calls)`,
+            params: [],
+          },
+        ],
+        keep: () => true,
+      };
+    case 'role:user':
+      return {
+        statements: [
+          {
+            sql: `SELECT id, message_data FROM agent_messages WHERE id IN (SELECT message_id FROM message_structure WHERE message_type = 'user')`,
+            params: [],
+          },
+        ],
+        keep: (item) => item.role === 'user',
+      };
+    case 'is:bad':
+      return {
+        statements: [
+          {
+            sql: `SELECT m.id, m.message_data FROM message_structure s JOIN agent_messages m ON m.id = s.message_id
+                  WHERE s.session_id = ? AND s.branch_id = 'main' AND s.message_type = 'user'
+                    AND s.user_turn_number IN (SELECT value FROM json_each(?))`,
+            params: [sessionId, JSON.stringify(reviewed.bad)],
+          },
+        ],
+        keep: (item) => item.role === 'user',
+      };
+    case 'reviewed:no':
+      return {
+        statements: [
+          {
+            sql: `SELECT id, message_data FROM agent_messages
+                  WHERE id IN (SELECT message_id FROM message_structure WHERE message_type = 'user')
+                    AND id NOT IN (SELECT s.message_id FROM message_structure s
+                      WHERE s.session_id = ? AND s.branch_id = 'main' AND s.message_type = 'user'
+                        AND s.user_turn_number IN (SELECT value FROM json_each(?)))`,
+            params: [sessionId, JSON.stringify(reviewed.all)],
+          },
+        ],
+        keep: (item) => item.role === 'user',
+      };
+    default:
+      throw new Error(`no floor for ${query}`);
+  }
+}
+
+const QUERIES: { query: string; kind: string }[] = [
+  { query: 'berlin', kind: 'text, a common word (a hit in most messages)' },
+  { query: '"Turn 90000: "', kind: 'text, one hit (every message read)' },
+  { query: 'is:failed', kind: 'failed tool calls (none on A)' },
+  { query: 'tool:get_weather', kind: 'a tool: its calls and their outputs' },
+  { query: 'role:user', kind: 'a role' },
+  { query: 'is:bad', kind: 'a review filter: 100 turns' },
+  { query: 'reviewed:no', kind: 'a review filter: all but 200 turns' },
+];
+
+const cpuMs = (start: NodeJS.CpuUsage): number => {
+  const d = process.cpuUsage(start);
+  return (d.user + d.system) / 1000;
+};
+
+function runFloor(db: Database.Database, floor: Floor): { rows: number; cpuMs: number; wallMs: number; statement: number }[] {
+  return floor.statements.map((st, statement) => {
+    const c0 = process.cpuUsage();
+    const t0 = now();
+    let rows = 0;
+    for (const [, data] of db
+      .prepare(st.sql)
+      .raw()
+      .iterate(...st.params) as Iterable<[number, string]>) {
+      if (floor.keep(JSON.parse(data) as Record<string, unknown>)) rows++;
+    }
+    return { rows, cpuMs: cpuMs(c0), wallMs: now() - t0, statement };
+  });
+}
+
+async function runOurs(
+  path: string,
+  query: string,
+  turnSet: TurnSet | undefined,
+): Promise<{ hits: number; cpuMs: number; wallMs: number }> {
+  const c0 = process.cpuUsage();
+  const t0 = now();
+  const db = openSessionDatabase(path);
+  let hits = 0;
+  try {
+    await searchDatabase(db, parseSearchQuery(query), {
+      maxHits: Number.MAX_SAFE_INTEGER,
+      onHits: (h) => (hits += h.length),
+      ...(turnSet ? { turns: turnSet } : {}),
+    });
+  } finally {
+    db.close();
+  }
+  return { hits, cpuMs: cpuMs(c0), wallMs: now() - t0 };
+}
+
+const loadAverage = (): number[] => loadavg().map((l) => round(l));
+
+export async function runSearchFloorBench(
+  cacheDir: string,
+  runs: number,
+  only: readonly string[] | null,
+  progress: (m: string) => void,
+): Promise<SearchFloorReport> {
+  const file = ensureScaleFile(cacheDir, 'A', 1, progress);
+  const sessionId = file.spec.sessions[0]!.sessionId;
+  const turns = file.spec.sessions[0]!.turns;
+  const reviewed = reviewedTurns(turns);
+  const start = loadAverage();
+  const db = new Database(file.path, { readonly: true });
+  const queries: SearchFloorQuery[] = [];
+  try {
+    // One read of the whole file first, so the page cache is as warm for the first measured scan as for the others.
+    db.prepare('SELECT count(*) FROM agent_messages WHERE message_data LIKE ?').get('%no such text%');
+    for (const q of QUERIES) {
+      if (only && !only.includes(q.query)) continue;
+      const turnSet: TurnSet | undefined =
+        q.query === 'is:bad'
+          ? { mode: 'only', keys: reviewed.bad.map((t) => turnSetKey(sessionId, 'main', t)) }
+          : q.query === 'reviewed:no'
+            ? { mode: 'except', keys: reviewed.all.map((t) => turnSetKey(sessionId, 'main', t)) }
+            : undefined;
+      const floor = floorOf(q.query, sessionId, turns);
+      const ours: SearchFloorQuery['ours'] = { cpuMs: [], wallMs: [] };
+      const perStatement: { cpuMs: number[]; wallMs: number[] }[] = floor.statements.map(() => ({ cpuMs: [], wallMs: [] }));
+      let hits = -1;
+      let floorRows = -1;
+      for (let r = 0; r < runs; r++) {
+        progress(`search floors: ${q.query} (run ${r + 1} of ${runs})`);
+        const o = await runOurs(file.path, q.query, turnSet);
+        ours.cpuMs.push(round(o.cpuMs));
+        ours.wallMs.push(round(o.wallMs));
+        hits = o.hits;
+        for (const f of runFloor(db, floor)) {
+          perStatement[f.statement]!.cpuMs.push(round(f.cpuMs));
+          perStatement[f.statement]!.wallMs.push(round(f.wallMs));
+          if (floorRows >= 0 && floorRows !== f.rows)
+            throw new Error(`${q.query}: the floor's statements disagree (${floorRows}, ${f.rows})`);
+          floorRows = f.rows;
+        }
+      }
+      // The fastest correct statement is the floor.
+      const best = perStatement.reduce((a, b) => (median(b.cpuMs) < median(a.cpuMs) ? b : a));
+      const ratioCpu = round(median(ours.cpuMs) / Math.max(median(best.cpuMs), 0.001));
+      queries.push({
+        query: q.query,
+        kind: q.kind,
+        hits,
+        floorRows,
+        ours,
+        floor: { ...best, statement: floor.statements[perStatement.indexOf(best)]!.sql.replace(/\s+/g, ' ') },
+        ratioCpu,
+        ratioWall: round(median(ours.wallMs) / Math.max(median(best.wallMs), 0.001)),
+        met: ratioCpu <= SEARCH_FLOOR_TARGET_RATIO && hits === floorRows,
+      });
+    }
+  } finally {
+    db.close();
+  }
+  return {
+    file: { path: file.path, bytes: file.bytes },
+    runs,
+    load: { start, end: loadAverage() },
+    queries,
+    target: { ratio: SEARCH_FLOOR_TARGET_RATIO, met: queries.every((q) => q.met) },
+  };
+}
+
+/** The section's table for stderr. */
+export function searchFloorTable(r: SearchFloorReport): string {
+  const lines = [
+    `search floors on ${r.file.path} (${r.runs} runs each; load ${r.load.start.join(' ')} → ${r.load.end.join(' ')})`,
+    'query                 hits  ours cpu ms  floor cpu ms  ratio  ours wall ms  floor wall ms  ratio  ≤1.5',
+  ];
+  for (const q of r.queries) {
+    lines.push(
+      [
+        q.query.padEnd(18),
+        String(q.hits).padStart(7),
+        String(median(q.ours.cpuMs)).padStart(12),
+        String(median(q.floor.cpuMs)).padStart(13),
+        String(q.ratioCpu).padStart(6),
+        String(median(q.ours.wallMs)).padStart(13),
+        String(median(q.floor.wallMs)).padStart(14),
+        String(q.ratioWall).padStart(6),
+        q.met ? '  yes' : '   NO',
+      ].join(' '),
+    );
+  }
+  return lines.join('\n');
+}
