@@ -11,11 +11,35 @@
 import type { SessionDatabase } from '../inspector/sessionDatabase';
 import type { QueryContext } from '../inspector/queryContext';
 import { quoteIdentifier } from '../inspector/tableDiscovery';
+import { captureFileIdentity } from '../sqlite/fileIdentity';
 import { immediateTransaction } from '../sqlite/sqliteDatabase';
 import type { FileMarks, GuardedFile, HistoryGuardStore, SeenRow } from './guardStore';
 
 /** Rows read (with their item text) per read snapshot on a first look or a large append: bounds memory. */
 export const GUARD_BATCH_ROWS = 2_000;
+
+/**
+ * The file record each open connection's last look used, with the identity it was for: every later look then costs
+ * one `stat` instead of the store's queries (the guard's share of a live refresh, docs/history-guard.md). Only this
+ * module writes a file's marks, so the copy stays right while the identity does.
+ */
+const lastRecord = new WeakMap<HistoryGuardStore, WeakMap<SessionDatabase, GuardedFile & { dev: bigint; ino: bigint }>>();
+
+function fileOf(store: HistoryGuardStore, db: SessionDatabase, nowMs: number): GuardedFile {
+  const identity = captureFileIdentity(db.path);
+  const known = lastRecord.get(store)?.get(db);
+  if (known && identity && known.dev === identity.dev && known.ino === identity.ino) return known;
+  const file = store.fileRecord(db.path, nowMs);
+  if (identity) remember(store, db, file, identity);
+  return file;
+}
+
+function remember(store: HistoryGuardStore, db: SessionDatabase, file: GuardedFile, identity?: { dev: bigint; ino: bigint }): void {
+  let byDb = lastRecord.get(store);
+  if (!byDb) lastRecord.set(store, (byDb = new WeakMap()));
+  const id = identity ?? byDb.get(db);
+  if (id) byDb.set(db, { ...file, dev: id.dev, ino: id.ino });
+}
 
 /** What one look did. */
 export interface GuardLook {
@@ -44,15 +68,19 @@ interface DataRow extends FileRow {
   message_data: string | null;
 }
 
+/**
+ * The counts and highest ids of both tables. Four statements, not two: a bare `COUNT(*)` is answered from the smallest
+ * index's page cells (0.05 ms on 40,000 rows), `MAX(id)` by one seek, but `COUNT(*), MAX(id)` together walks every
+ * row (3.6 ms there, scripts/bench/historyGuard.ts).
+ */
 function marksOf(ctx: QueryContext): FileMarks {
   const m = quoteIdentifier(ctx.tables.messages);
-  const s = ctx.stmt('SELECT COUNT(*) AS n, COALESCE(MAX(id), 0) AS mx FROM message_structure').get<{ n: number; mx: number }>();
-  const g = ctx.stmt(`SELECT COUNT(*) AS n, COALESCE(MAX(id), 0) AS mx FROM ${m}`).get<{ n: number; mx: number }>();
+  const one = (sql: string): number => Number(ctx.stmt(sql).get<{ v: number | null }>()?.v ?? 0);
   return {
-    structureCount: Number(s?.n ?? 0),
-    maxStructureId: Number(s?.mx ?? 0),
-    messageCount: Number(g?.n ?? 0),
-    maxMessageId: Number(g?.mx ?? 0),
+    structureCount: one('SELECT COUNT(*) AS v FROM message_structure'),
+    maxStructureId: one('SELECT MAX(id) AS v FROM message_structure'),
+    messageCount: one(`SELECT COUNT(*) AS v FROM ${m}`),
+    maxMessageId: one(`SELECT MAX(id) AS v FROM ${m}`),
   };
 }
 
@@ -94,14 +122,21 @@ function keepRows(store: HistoryGuardStore, fileId: number, rows: readonly DataR
   return usable.length;
 }
 
-/** Reads and keeps every row with an id in (after, upTo], a batch per read snapshot. */
-function keepRange(store: HistoryGuardStore, db: SessionDatabase, fileId: number, after: number, upTo: number): number {
+/**
+ * Reads and keeps every row with an id in (after, upTo], a batch per read snapshot; `last` runs in the last batch's
+ * transaction (the marks: one commit for an append's few rows).
+ */
+function keepRange(store: HistoryGuardStore, db: SessionDatabase, fileId: number, after: number, upTo: number, last: () => void): number {
   let kept = 0;
   let from = after;
   for (;;) {
     const batch = db.readWith((ctx) => rowsWithData(ctx, from, upTo));
-    if (batch.length === 0) return kept;
-    kept += keepRows(store, fileId, batch);
+    const done = batch.length < GUARD_BATCH_ROWS;
+    immediateTransaction(store.db, () => {
+      kept += keepRows(store, fileId, batch);
+      if (done) last();
+    });
+    if (done) return kept;
     from = Number(batch[batch.length - 1]!.id);
   }
 }
@@ -133,7 +168,7 @@ function onlyGrew(ctx: QueryContext, marks: FileMarks, now: FileMarks): boolean 
 export function observeSessionFile(store: HistoryGuardStore, db: SessionDatabase, nowMs: number = Date.now()): GuardLook {
   const look: GuardLook = { kind: 'unchanged', rowsSeen: 0, layers: [], credited: 0 };
   if (!db.tables.messageStructure) return { ...look, kind: 'unsupported' };
-  const file = store.fileRecord(db.path, nowMs);
+  const file = fileOf(store, db, nowMs);
   const state = db.readWith((ctx) => {
     const now = marksOf(ctx);
     if (file.marks === null) return { now, grew: false, first: true };
@@ -143,16 +178,34 @@ export function observeSessionFile(store: HistoryGuardStore, db: SessionDatabase
       now.messageCount === file.marks.messageCount &&
       now.maxMessageId === file.marks.maxMessageId;
     if (same) return { now, grew: false, first: false, same: true };
-    return { now, grew: onlyGrew(ctx, file.marks, now), first: false };
+    const grew = onlyGrew(ctx, file.marks, now);
+    // An append's few rows are read in this snapshot: one read transaction per look, not two.
+    const rows = grew ? rowsWithData(ctx, file.marks.maxStructureId, now.maxStructureId) : [];
+    return { now, grew, first: false, rows };
   });
   if ('same' in state && state.same) return look;
+  const setMarks = () => {
+    store.setMarks(file.fileId, state.now, nowMs);
+    remember(store, db, { ...file, marks: state.now, observedMs: nowMs });
+  };
+  if (state.grew && 'rows' in state && state.rows && state.rows.length < GUARD_BATCH_ROWS) {
+    store.durability('relaxed');
+    const rows = state.rows;
+    immediateTransaction(store.db, () => {
+      look.rowsSeen = keepRows(store, file.fileId, rows);
+      setMarks();
+    });
+    look.kind = 'grown';
+    return look;
+  }
   if (state.first || state.grew) {
     const after = state.first ? 0 : (file.marks as FileMarks).maxStructureId;
-    look.rowsSeen = keepRange(store, db, file.fileId, after, state.now.maxStructureId);
-    immediateTransaction(store.db, () => store.setMarks(file.fileId, state.now, nowMs));
+    store.durability('relaxed');
+    look.rowsSeen = keepRange(store, db, file.fileId, after, state.now.maxStructureId, setMarks);
     look.kind = state.first ? 'first' : 'grown';
     return look;
   }
+  store.durability('full');
   rescan(store, db, file, nowMs, look);
   look.kind = 'rescanned';
   return look;
@@ -217,4 +270,5 @@ function rescan(store: HistoryGuardStore, db: SessionDatabase, file: GuardedFile
     look.rowsSeen = keepRows(store, file.fileId, read.fresh);
     store.setMarks(file.fileId, read.now, nowMs);
   });
+  remember(store, db, { ...file, marks: read.now, observedMs: nowMs });
 }

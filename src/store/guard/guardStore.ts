@@ -185,30 +185,42 @@ export class HistoryGuardStore {
     const identity = captureFileIdentity(sessionPath);
     if (!identity) throw invalid(`${sessionPath} is not a file the history guard can follow (it does not exist, or it is in memory).`);
     const key = [identity.absolutePath, identity.dev.toString(), identity.ino.toString()] as const;
+    // The common case, every look after the first: the record is there and current; a read, no write transaction.
+    const known = this.readRecord(key, identity.absolutePath);
+    if (known && !known.replaced && !this.otherIdentityUnmarked(key)) return known.file;
     return immediateTransaction(this.db, () => {
       this.stmt('UPDATE guard_files SET replaced_ms = ? WHERE path = ? AND NOT (dev = ? AND ino = ?) AND replaced_ms IS NULL').run(
         nowMs,
         ...key,
       );
       this.stmt('INSERT OR IGNORE INTO guard_files (path, dev, ino, first_seen_ms) VALUES (?, ?, ?, ?)').run(...key, nowMs);
-      const r = this.stmt(
-        `SELECT file_id, structure_count, max_structure_id, message_count, max_message_id, replaced_ms FROM guard_files
-         WHERE path = ? AND dev = ? AND ino = ?`,
-      ).get<{
-        file_id: number;
-        structure_count: number | null;
-        max_structure_id: number | null;
-        message_count: number | null;
-        max_message_id: number | null;
-        replaced_ms: number | null;
-      }>(...key);
-      if (!r) throw invalid(`The history guard store lost its record of ${sessionPath}.`);
+      const found = this.readRecord(key, identity.absolutePath);
+      if (!found) throw invalid(`The history guard store lost its record of ${sessionPath}.`);
       // The same inode seen again at the path (a file moved away and back) is the same file: not replaced any more.
-      if (r.replaced_ms !== null) this.stmt('UPDATE guard_files SET replaced_ms = NULL WHERE file_id = ?').run(r.file_id);
-      const observed = this.stmt("SELECT value FROM guard_meta WHERE key = 'observed:' || ?").get<{ value: string }>(String(r.file_id));
-      return {
+      if (found.replaced) this.stmt('UPDATE guard_files SET replaced_ms = NULL WHERE file_id = ?').run(found.file.fileId);
+      return found.file;
+    });
+  }
+
+  private readRecord(key: readonly [string, string, string], absolutePath: string): { file: GuardedFile; replaced: boolean } | undefined {
+    const r = this.stmt(
+      `SELECT file_id, structure_count, max_structure_id, message_count, max_message_id, replaced_ms FROM guard_files
+       WHERE path = ? AND dev = ? AND ino = ?`,
+    ).get<{
+      file_id: number;
+      structure_count: number | null;
+      max_structure_id: number | null;
+      message_count: number | null;
+      max_message_id: number | null;
+      replaced_ms: number | null;
+    }>(...key);
+    if (!r) return undefined;
+    const observed = this.stmt("SELECT value FROM guard_meta WHERE key = 'observed:' || ?").get<{ value: string }>(String(r.file_id));
+    return {
+      replaced: r.replaced_ms !== null,
+      file: {
         fileId: Number(r.file_id),
-        path: identity.absolutePath,
+        path: absolutePath,
         marks:
           r.structure_count === null
             ? null
@@ -219,8 +231,26 @@ export class HistoryGuardStore {
                 maxMessageId: Number(r.max_message_id),
               },
         observedMs: observed ? Number(observed.value) : null,
-      };
-    });
+      },
+    };
+  }
+
+  /** Whether a record of the same path with another identity is not yet marked replaced. */
+  private otherIdentityUnmarked(key: readonly [string, string, string]): boolean {
+    return (
+      this.stmt('SELECT 1 AS one FROM guard_files WHERE path = ? AND NOT (dev = ? AND ino = ?) AND replaced_ms IS NULL LIMIT 1').get(
+        ...key,
+      ) !== undefined
+    );
+  }
+
+  /**
+   * How durable the next commits are. A look that only keeps new rows may commit without waiting for the disk
+   * (`relaxed`): lost to a power cut, it is taken again by the next look, since its marks are lost with it and the rows
+   * are still in the session file. A layer is what a writer removed from the session file: it waits for the disk.
+   */
+  durability(mode: 'relaxed' | 'full'): void {
+    this.db.exec(`PRAGMA synchronous = ${mode === 'relaxed' ? 'NORMAL' : 'FULL'}`);
   }
 
   /** Stores each text once (by its hash); the item ids, in the order given. Inside the caller's transaction. */
