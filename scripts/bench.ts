@@ -59,6 +59,11 @@
  * Then the check (issue 42, scripts/bench/check.ts): 100 reviewed turns checked with `--concurrency 8` through an agent
  * command answering in 50 ms: the whole check, our overhead per case and the memory peak, under `"check"`;
  * `--check=none` skips it.
+ *
+ * Then the CLI's memory (issue 43, scripts/bench/cliMemory.ts): every `agent-sessions` command that reads file A (at
+ * `--scale`) in a child process of its own, its peak RSS, CPU and wall time, on better-sqlite3 under this Node and on
+ * node:sqlite under the tools' cache's Node `--cli-memory-node` (22.22.1), under `"cliMemory"`; `--cli-memory=none`
+ * skips it.
  */
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import * as os from 'node:os';
@@ -85,6 +90,7 @@ import { runReplayBench } from './bench/replay';
 import { runContextBench } from './bench/context';
 import { checkTable, runCheckBench } from './bench/check';
 import { runGetItemsBench } from './bench/getItems';
+import { cliMemoryTable, DEFAULT_SQLITE_NODE, runCliMemoryBench } from './bench/cliMemory';
 import { CACHE } from './host/hostTools.mjs';
 
 const SESSION_ID = 'bench-session';
@@ -146,6 +152,9 @@ interface Config {
   context: boolean;
   /** 100 cases of `agent-sessions check` through a 50 ms agent (`--check=none` skips it). */
   check: boolean;
+  /** Every CLI command's peak memory on file A (`--cli-memory=none` skips it), node:sqlite under this cached Node. */
+  cliMemory: boolean;
+  cliMemoryNode: string;
 }
 
 const USAGE =
@@ -158,7 +167,7 @@ const USAGE =
   '                          [--host-reps=3] [--append-runs=20] [--get-items-runs=5] [--get-items-turns=2000]\n' +
   '                          [--context[=none]]\n' +
   '                          [--traces[=none]] [--reviews[=none]] [--mcp[=none]] [--replay[=none]]\n' +
-  '                          [--check[=none]]\n';
+  '                          [--check[=none]] [--cli-memory[=none]] [--cli-memory-node=22.22.1]\n';
 
 function parseArgs(argv: string[]): Config {
   const config: Config = {
@@ -192,6 +201,8 @@ function parseArgs(argv: string[]): Config {
     replay: true,
     context: true,
     check: true,
+    cliMemory: true,
+    cliMemoryNode: DEFAULT_SQLITE_NODE,
   };
   const positive = (key: string, value: string, min = 1): number => {
     const n = Number(value);
@@ -259,6 +270,12 @@ function parseArgs(argv: string[]): Config {
     } else if (key === 'context') {
       if (value !== '' && value !== 'none') throw new Error(`--context takes nothing or =none, got '${value}'`);
       config.context = value !== 'none';
+    } else if (key === 'cli-memory') {
+      if (value !== '' && value !== 'none') throw new Error(`--cli-memory takes nothing or =none, got '${value}'`);
+      config.cliMemory = value !== 'none';
+    } else if (key === 'cli-memory-node') {
+      if (!/^\d+\.\d+\.\d+$/.test(value)) throw new Error(`--cli-memory-node wants a Node version (22.22.1), got '${value}'`);
+      config.cliMemoryNode = value;
     } else if (key === 'check') {
       if (value !== '' && value !== 'none') throw new Error(`--check takes nothing or =none, got '${value}'`);
       config.check = value !== 'none';
@@ -996,6 +1013,15 @@ async function main(): Promise<void> {
       process.stderr.write(`\n${checkTable(report)}\n\n`);
       check = report;
     }
+    let cliMemory: unknown = { skipped: '--cli-memory=none' };
+    if (config.cliMemory) {
+      const report = await runCliMemoryBench(
+        { cacheDir: join(CACHE, 'bench'), scale: config.scale, sqliteNode: config.cliMemoryNode },
+        (m) => progress(m),
+      );
+      process.stderr.write(`\n${cliMemoryTable(report)}\n\n`);
+      cliMemory = report;
+    }
     const output = {
       benchmark: 'agent-session-inspector store vs SQLite floor, workload W(T)',
       startedAt,
@@ -1026,6 +1052,7 @@ async function main(): Promise<void> {
       replay,
       context,
       check,
+      cliMemory,
     };
     process.stdout.write(JSON.stringify(output, null, 2) + '\n');
   } finally {

@@ -1,0 +1,234 @@
+/**
+ * The CLI's memory (issue 43: "peak memory of every CLI command on A within 100 MB, streamed where it is not"): each
+ * `agent-sessions` command that reads file A run in a child process of its own, as a user runs it, with its peak
+ * resident memory (`process.resourceUsage().maxRSS` at its exit, read through a preloaded module), its CPU time, its
+ * wall time and the bytes it printed; once per driver: better-sqlite3 under this Node, node:sqlite under a Node of
+ * the tools' cache (`--cli-memory-node`, default 22.22.1) with `AGENT_SESSION_SQLITE_DRIVER` set, next to the floor of
+ * each (`node -e 0`, and the CLI's `--version`: what loading it costs before any file is read).
+ *
+ * The CLI is the one `npm run build` makes (dist/cli.js beside dist/bench.js, its heavy packages in dist/vendor/), or,
+ * from source, the same esbuild options written into a temporary folder. Outputs go to a pipe this process drains
+ * (counting bytes) or, for `export -o`, to a temporary file; nothing is written beside the session file. `search` is
+ * measured by the search section.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { round } from './measure';
+import { ensureScaleFile } from './scaleFiles';
+
+/** The issue's target: every command's peak resident memory on file A. */
+export const CLI_MEMORY_TARGET_MB = 100;
+
+/** The Node whose node:sqlite the second run uses (one of the store suites' versions, kept in the tools' cache). */
+export const DEFAULT_SQLITE_NODE = '22.22.1';
+
+/** A command as the user types it; `FILE` stands for file A, `OUT` for a temporary output file. */
+interface CliCase {
+  name: string;
+  args: string[];
+}
+
+/** Every command that reads the session file (session `scale-a`; `b1_late` is a branch forked at 75 % of main). */
+const CASES: readonly CliCase[] = [
+  { name: 'ls', args: ['ls', 'FILE'] },
+  { name: 'branches', args: ['branches', 'FILE', 'scale-a'] },
+  { name: 'show --turn 500', args: ['show', 'FILE', 'scale-a', '--turn', '500'] },
+  { name: 'show (whole session)', args: ['show', 'FILE', 'scale-a'] },
+  { name: 'show --branch b1_late --json', args: ['show', 'FILE', 'scale-a', '--branch', 'b1_late', '--json'] },
+  { name: 'usage', args: ['usage', 'FILE', 'scale-a'] },
+  { name: 'usage --json', args: ['usage', 'FILE', 'scale-a', '--json'] },
+  { name: 'context --turn 1000', args: ['context', 'FILE', 'scale-a', '--turn', '1000'] },
+  { name: 'doctor', args: ['doctor', 'FILE'] },
+  { name: 'export md (whole session) -o', args: ['export', 'FILE', 'scale-a', '--format', 'md', '-o', 'OUT'] },
+  { name: 'export json (whole session) -o', args: ['export', 'FILE', 'scale-a', '--format', 'json', '-o', 'OUT'] },
+  { name: 'export jsonl (main) -o', args: ['export', 'FILE', 'scale-a', '--format', 'jsonl', '-o', 'OUT'] },
+  { name: 'export md --branch b1_late (stdout)', args: ['export', 'FILE', 'scale-a', '--format', 'md', '--branch', 'b1_late'] },
+];
+
+export interface CliRun {
+  command: string;
+  driver: string;
+  peakRssMB: number | null;
+  cpuMs: number | null;
+  wallMs: number;
+  bytesOut: number;
+  exitCode: number | null;
+  /** The first line the command printed on stderr when it failed. */
+  error?: string;
+}
+
+export interface CliMemoryReport {
+  file: { path: string; bytes: number };
+  cli: string;
+  nodes: { driver: string; node: string; floorRssMB: number | null; versionRssMB: number | null }[];
+  runs: CliRun[];
+  target: { peakRssMB: number; worstMB: number; over: string[]; met: boolean };
+}
+
+/** Written into the temporary folder and preloaded (`-r`): the process's own peak RSS and CPU time, on fd 3. */
+const PEAK_MODULE = `process.on('exit', () => {
+  const u = process.resourceUsage();
+  try { require('node:fs').writeSync(3, JSON.stringify({ maxRssKB: u.maxRSS, cpuUs: u.userCPUTime + u.systemCPUTime })); } catch {}
+});
+`;
+
+export async function runCliMemoryBench(
+  options: { cacheDir: string; scale: number; sqliteNode: string | null; cliDir?: string },
+  progress: (m: string) => void,
+): Promise<CliMemoryReport> {
+  const file = ensureScaleFile(options.cacheDir, 'A', options.scale, progress).path;
+  const dir = mkdtempSync(join(tmpdir(), 'asi-bench-cli-memory-'));
+  try {
+    const cli = options.cliDir ? join(options.cliDir, 'cli.js') : await buildCli(dir, progress);
+    const peak = join(dir, 'peak.js');
+    writeFileSync(peak, PEAK_MODULE);
+    const nodes: { driver: string; node: string }[] = [{ driver: 'better-sqlite3', node: process.execPath }];
+    if (options.sqliteNode) {
+      const { nodePaths } = (await import(pathToFileURL(join(repositoryRoot(), 'scripts', 'host', 'hostTools.mjs')).href)) as {
+        nodePaths(version: string): { bin: string };
+      };
+      const bin = nodePaths(options.sqliteNode).bin;
+      if (existsSync(bin)) nodes.push({ driver: 'node:sqlite', node: bin });
+      else progress(`cli memory: no Node ${options.sqliteNode} in the tools' cache (${bin}): node:sqlite not measured`);
+    }
+    const report: CliMemoryReport = { file: { path: file, bytes: statSync(file).size }, cli, nodes: [], runs: [], target: undefined! };
+    for (const { driver, node } of nodes) {
+      const env = { ...process.env, AGENT_SESSION_SQLITE_DRIVER: driver, NODE_PATH: join(repositoryRoot(), 'node_modules'), NO_COLOR: '1' };
+      const floor = await runOne(node, ['-r', peak, '-e', '0'], env);
+      const version = await runOne(node, ['-r', peak, cli, '--version'], env);
+      report.nodes.push({ driver, node, floorRssMB: floor.peakRssMB, versionRssMB: version.peakRssMB });
+      for (const c of CASES) {
+        progress(`cli memory (${driver}): ${c.name}`);
+        const out = join(dir, 'out');
+        rmSync(out, { force: true });
+        const args = c.args.map((a) => (a === 'FILE' ? file : a === 'OUT' ? out : a));
+        const r = await runOne(node, ['-r', peak, cli, ...args], env);
+        const bytesOut = existsSync(out) ? statSync(out).size : r.bytesOut;
+        rmSync(out, { force: true });
+        report.runs.push({ command: c.name, driver, ...r, bytesOut });
+      }
+    }
+    const measured = report.runs.filter((r) => r.peakRssMB !== null);
+    const over = measured.filter((r) => r.peakRssMB! > CLI_MEMORY_TARGET_MB).map((r) => `${r.command} (${r.driver})`);
+    const worst = Math.max(...measured.map((r) => r.peakRssMB!));
+    report.target = {
+      peakRssMB: CLI_MEMORY_TARGET_MB,
+      worstMB: worst,
+      over,
+      met: over.length === 0 && measured.length === report.runs.length,
+    };
+    return report;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One child process: its peak RSS and CPU time from the preloaded module, its wall time, what it printed. */
+function runOne(node: string, args: string[], env: NodeJS.ProcessEnv): Promise<Omit<CliRun, 'command' | 'driver'>> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(node, args, { env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    let bytesOut = 0;
+    let stderr = '';
+    let usage = '';
+    child.stdout!.on('data', (chunk: Buffer) => (bytesOut += chunk.length));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
+    (child.stdio[3] as NodeJS.ReadableStream).setEncoding('utf8');
+    (child.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: string) => (usage += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const wallMs = round(performance.now() - t0);
+      let peakRssMB: number | null = null;
+      let cpuMs: number | null = null;
+      try {
+        const u = JSON.parse(usage) as { maxRssKB: number; cpuUs: number };
+        peakRssMB = round(u.maxRssKB / 1024);
+        cpuMs = round(u.cpuUs / 1000);
+      } catch {
+        // The process died before its exit handler ran: no figure.
+      }
+      const error = code === 0 ? undefined : stderr.trim().split('\n')[0]?.slice(0, 300);
+      resolve({ peakRssMB, cpuMs, wallMs, bytesOut, exitCode: code, ...(error !== undefined ? { error } : {}) });
+    });
+  });
+}
+
+/** True when running as the `dist/bench.js` bundle (its siblings are the other bundles). */
+const BUNDLED = existsSync(join(__dirname, 'storeWorker.js'));
+
+function repositoryRoot(): string {
+  // Bundled, `__dirname` is dist/ (npm runs the bench at the root); from source, scripts/bench/.
+  return BUNDLED ? join(__dirname, '..') : join(__dirname, '..', '..');
+}
+
+/** The CLI as `npm run build` makes it: dist/cli.js when bundled, else the same options into `dir`. */
+async function buildCli(dir: string, progress: (m: string) => void): Promise<string> {
+  if (BUNDLED) return join(__dirname, 'cli.js');
+  progress('cli memory: building the CLI as npm run build does');
+  const root = repositoryRoot();
+  const esbuild = await import('esbuild');
+  const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(root, ...path.split('/'))).href)) as T;
+  const { cliBuildOptions } = await load<{ cliBuildOptions(out: string, o: object): import('esbuild').BuildOptions }>(
+    'scripts/store-package/cliBuild.mjs',
+  );
+  const { vendorBuildOptions } = await load<{ vendorBuildOptions(out: string, c: object): import('esbuild').BuildOptions[] }>(
+    'scripts/vendorBundles.mjs',
+  );
+  const { nodeBundleOptions } = await load<{ nodeBundleOptions(o: object): object }>('scripts/extensionBuild.mjs');
+  const cli = join(dir, 'cli.js');
+  const builds = [
+    cliBuildOptions(cli, { minify: true, serverDrivers: true, vendorDir: './vendor/' }),
+    ...vendorBuildOptions(join(dir, 'vendor'), nodeBundleOptions({ production: true })),
+  ];
+  await Promise.all(builds.map((b) => esbuild.build({ ...b, absWorkingDir: root })));
+  return cli;
+}
+
+/** The section as a table for stderr: MB of peak RSS per command and driver. */
+export function cliMemoryTable(r: CliMemoryReport): string {
+  const drivers = r.nodes.map((n) => n.driver);
+  const rows = [
+    ['command', ...drivers.map((d) => `${d}: peak MB / CPU ms / out MB`)],
+    ['node -e 0', ...r.nodes.map((n) => `${n.floorRssMB ?? '–'}`)],
+    ['--version', ...r.nodes.map((n) => `${n.versionRssMB ?? '–'}`)],
+    ...[...new Set(r.runs.map((x) => x.command))].map((command) => [
+      command,
+      ...drivers.map((d) => {
+        const x = r.runs.find((y) => y.command === command && y.driver === d);
+        if (!x) return '';
+        const figures = `${x.peakRssMB ?? '–'} / ${x.cpuMs ?? '–'} / ${round(x.bytesOut / 1e6)}`;
+        return x.exitCode === 0 ? figures : `${figures} (exit ${x.exitCode}: ${x.error ?? ''})`;
+      }),
+    ]),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));
+  return [
+    `CLI memory on ${r.file.path} (${round(r.file.bytes / 1e6)} MB); target: peak RSS <= ${r.target.peakRssMB} MB: ${r.target.met ? 'met' : `not met (${r.target.over.join(', ')})`}`,
+    ...rows.map((row) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')),
+  ].join('\n');
+}
+
+// Alone: `npx tsx scripts/bench/cliMemory.ts [--scale=1] [--sqlite-node=22.22.1|none] [--cli-dir=DIR]` (JSON on stdout, the table on
+// stderr). Only as this source file: bundled into dist/bench.js, `__filename` is the bundle's.
+if (/[\\/]cliMemory\.ts$/.test(__filename) && process.argv[1] && /[\\/]cliMemory\.ts$/.test(process.argv[1])) {
+  void (async () => {
+    const opt = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+    const { CACHE } = (await import(pathToFileURL(join(repositoryRoot(), 'scripts', 'host', 'hostTools.mjs')).href)) as { CACHE: string };
+    const sqliteNode = opt('sqlite-node') ?? DEFAULT_SQLITE_NODE;
+    const report = await runCliMemoryBench(
+      {
+        cacheDir: join(CACHE, 'bench'),
+        scale: Number(opt('scale') ?? 1),
+        sqliteNode: sqliteNode === 'none' ? null : sqliteNode,
+        // A CLI built elsewhere (its folder, with vendor/ beside it): e.g. an older commit's, for a before/after.
+        ...(opt('cli-dir') ? { cliDir: opt('cli-dir') } : {}),
+      },
+      (m) => process.stderr.write(`${m}\n`),
+    );
+    process.stderr.write(`\n${cliMemoryTable(report)}\n`);
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  })();
+}
