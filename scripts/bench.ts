@@ -64,6 +64,10 @@
  * `--scale`) in a child process of its own, its peak RSS, CPU and wall time, on better-sqlite3 under this Node and on
  * node:sqlite under the tools' cache's Node `--cli-memory-node` (22.22.1), under `"cliMemory"`; `--cli-memory=none`
  * skips it.
+ *
+ * Then the doctor (issue 45, scripts/bench/doctor.ts): a full check of file A (or `--doctor-file`) against a full scan
+ * of its tables, CPU time of each in a child process of its own, peak RSS, on both drivers (node:sqlite under the
+ * tools' cache's Node 22.22.1), under `"doctor"`; `--doctor=none` skips it.
  */
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import * as os from 'node:os';
@@ -90,6 +94,7 @@ import { runReplayBench } from './bench/replay';
 import { runContextBench } from './bench/context';
 import { checkTable, runCheckBench } from './bench/check';
 import { runGetItemsBench } from './bench/getItems';
+import { doctorTable, runDoctorBench } from './bench/doctor';
 import { cliMemoryTable, DEFAULT_SQLITE_NODE, runCliMemoryBench } from './bench/cliMemory';
 import { CACHE } from './host/hostTools.mjs';
 
@@ -152,6 +157,10 @@ interface Config {
   context: boolean;
   /** 100 cases of `agent-sessions check` through a 50 ms agent (`--check=none` skips it). */
   check: boolean;
+  /** The doctor's full check of file A against a full scan of its tables, both drivers (`--doctor=none` skips it). */
+  doctor: boolean;
+  /** Another file for the doctor section (`--doctor-file=PATH`). */
+  doctorFile: string | undefined;
   /** Every CLI command's peak memory on file A (`--cli-memory=none` skips it), node:sqlite under this cached Node. */
   cliMemory: boolean;
   cliMemoryNode: string;
@@ -167,7 +176,8 @@ const USAGE =
   '                          [--host-reps=3] [--append-runs=20] [--get-items-runs=5] [--get-items-turns=2000]\n' +
   '                          [--context[=none]]\n' +
   '                          [--traces[=none]] [--reviews[=none]] [--mcp[=none]] [--replay[=none]]\n' +
-  '                          [--check[=none]] [--cli-memory[=none]] [--cli-memory-node=22.22.1]\n';
+  '                          [--check[=none]] [--cli-memory[=none]] [--cli-memory-node=22.22.1]\n' +
+  '                          [--doctor[=none]] [--doctor-file=PATH]\n';
 
 function parseArgs(argv: string[]): Config {
   const config: Config = {
@@ -201,6 +211,8 @@ function parseArgs(argv: string[]): Config {
     replay: true,
     context: true,
     check: true,
+    doctor: true,
+    doctorFile: undefined,
     cliMemory: true,
     cliMemoryNode: DEFAULT_SQLITE_NODE,
   };
@@ -267,6 +279,12 @@ function parseArgs(argv: string[]): Config {
     } else if (key === 'replay') {
       if (value !== '' && value !== 'none') throw new Error(`--replay takes nothing or =none, got '${value}'`);
       config.replay = value !== 'none';
+    } else if (key === 'doctor') {
+      if (value !== '' && value !== 'none') throw new Error(`--doctor takes nothing or =none, got '${value}'`);
+      config.doctor = value !== 'none';
+    } else if (key === 'doctor-file') {
+      if (value === '') throw new Error('--doctor-file wants a path');
+      config.doctorFile = value;
     } else if (key === 'context') {
       if (value !== '' && value !== 'none') throw new Error(`--context takes nothing or =none, got '${value}'`);
       config.context = value !== 'none';
@@ -1022,6 +1040,15 @@ async function main(): Promise<void> {
       process.stderr.write(`\n${cliMemoryTable(report)}\n\n`);
       cliMemory = report;
     }
+    let doctor: unknown = { skipped: '--doctor=none' };
+    if (config.doctor) {
+      const report = await runDoctorBench(
+        { cacheDir: join(CACHE, 'bench'), runs: 3, ...(config.doctorFile ? { file: config.doctorFile } : {}) },
+        (m) => progress(m),
+      );
+      process.stderr.write(`\n${doctorTable(report)}\n\n`);
+      doctor = report;
+    }
     const output = {
       benchmark: 'agent-session-inspector store vs SQLite floor, workload W(T)',
       startedAt,
@@ -1053,6 +1080,7 @@ async function main(): Promise<void> {
       context,
       check,
       cliMemory,
+      doctor,
     };
     process.stdout.write(JSON.stringify(output, null, 2) + '\n');
   } finally {
