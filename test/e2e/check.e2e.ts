@@ -5,13 +5,15 @@
  * summary, Show Failures Only, the check saved as an experiment and compared with it, and a case opened as a
  * comparison (run once more onto a kept branch, after the question). The agent is a real Python process
  * (test/fixtures/agent-commands/python_turn.py) answering "Answer from default: <message>"; the reviews are kept
- * beside the session file. Screenshot for the docs.
+ * beside the session file. Screenshot for the docs. Then the same check through the built-in agent: the configured
+ * model through the configured endpoint (the loopback server, answering as the Python agent does).
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../src/store';
+import { lastUserText, startLoopbackOpenAI, type LoopbackOpenAI } from '../support/loopbackOpenAI';
 import { contentKey } from '../../src/store/reviews/contentKey';
 import { ReviewStore } from '../../src/store/reviews/reviewStore';
 import { FLOW_THEMES, ROOT, docsScreenshot, useWorkbench } from './suite';
@@ -55,23 +57,31 @@ async function prepareFile(db: string): Promise<void> {
 
 for (const theme of FLOW_THEMES) {
   describe(`checking the agent against reviews (${theme} theme)`, function () {
-    before(function () {
+    /** The built-in agent's model: it answers as the Python agent does. */
+    let model: LoopbackOpenAI;
+    before(async function () {
       if (!hasPython) {
         console.log('    (skipped: python3 is not installed, so the Python agent command cannot run)');
         this.skip();
       }
+      model = await startLoopbackOpenAI({ script: (req) => ({ kind: 'text', text: `Answer from default: ${lastUserText(req.body)}` }) });
+    });
+    after(async () => {
+      await model?.close();
     });
 
     const suite = useWorkbench({
       name: 'check',
       theme,
       prepare: (workspace) => prepareFile(join(workspace, 'support.db')),
-      open: {
+      open: () => ({
         settings: {
           'agentSessions.reviews.location': 'beside-file',
           'agentSessions.agent.command': { 'support-bot': `python3 "${SCRIPT}"` },
+          'agentSessions.agent.baseUrl': model.baseUrl,
+          'agentSessions.agent.model': 'loopback-model',
         },
-      },
+      }),
     });
 
     it('runs from the palette through its questions; the results view shows pass/fail with reasons, and filters failures', async () => {
@@ -83,6 +93,10 @@ for (const theme of FLOW_THEMES) {
       await wb.runCommand('Agent Sessions: Check Agent Against Reviews…');
       // The query: empty, every good turn and every bad turn with a correction.
       await wb.answer('');
+      // The agent: the agent command (the built-in agent is offered too, first as the one chosen last).
+      const agents = page.locator('.quick-input-widget:visible .quick-input-list .monaco-list-row');
+      await agents.filter({ hasText: 'Built-in agent (loopback-model)' }).first().waitFor();
+      await agents.filter({ hasText: 'support-bot' }).first().click();
       // The graders: trajectory is picked already; answer:normalized is added.
       const graders = page.locator('.quick-input-widget:visible .quick-input-list .monaco-list-row');
       await graders.filter({ hasText: 'answer:normalized' }).first().click();
@@ -150,6 +164,39 @@ for (const theme of FLOW_THEMES) {
       } finally {
         kept.close();
       }
+    });
+
+    it('checks through the built-in agent: the configured model through the configured endpoint, no command', async () => {
+      const { wb } = suite;
+      const page = wb.page;
+      const before = model.requests.length;
+      await wb.runCommand('Agent Sessions: Check Agent Against Reviews…');
+      await wb.answer('');
+      await page
+        .locator('.quick-input-widget:visible .quick-input-list .monaco-list-row', { hasText: 'Built-in agent (loopback-model)' })
+        .first()
+        .click();
+      // The graders: trajectory and answer:normalized, as above; the tool mode as the setting says.
+      const graders = page.locator('.quick-input-widget:visible .quick-input-list .monaco-list-row');
+      await graders.filter({ hasText: 'answer:normalized' }).first().click();
+      await page
+        .locator('.quick-input-widget:visible .quick-input-list .monaco-list-row[aria-checked="true"]', { hasText: 'answer:normalized' })
+        .waitFor();
+      await page.keyboard.press('Enter');
+      await page.locator('.quick-input-widget:visible .quick-input-list .monaco-list-row', { hasText: 'replay' }).first().waitFor();
+      await page.keyboard.press('Enter');
+      // Once the model was asked for every case, the check is under way or done (the first check's line is gone).
+      for (let i = 0; i < 300 && model.requests.length < before + 3; i++) await page.waitForTimeout(200);
+      await page.locator('.statusbar-item', { hasText: 'Check: 2 passed, 1 failed' }).waitFor({ timeout: 60_000 });
+      const pane = page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: 'Check Results' }) });
+      const row = (turn: number) => pane.locator('.monaco-list-row', { hasText: `${SESSION}/main turn ${turn}` });
+      assert.match((await row(2).locator('.label-description').textContent()) ?? '', /FAIL · trajectory ✓ answer:normalized ✗/);
+      await row(1).locator('.label-description', { hasText: 'PASS' }).waitFor();
+      await row(3).locator('.label-description', { hasText: 'PASS' }).waitFor();
+      // Each case asked the configured model through the configured endpoint, its message last.
+      const asked = model.requests.slice(before).map((r) => lastUserText(r.body));
+      assert.deepEqual([...asked].sort(), ['Can I return the shoes?', 'Cancel my subscription', 'Where is my order?']);
+      assert.ok(model.requests.slice(before).every((r) => r.body.model === 'loopback-model'));
     });
   });
 }

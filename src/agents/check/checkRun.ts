@@ -29,6 +29,25 @@ export const MAX_CONCURRENCY = 32;
  */
 export type CaseRunPassThrough = Pick<CommandRunOptions, 'env' | 'graceMs' | 'apiKey' | 'timeoutMs' | 'model' | 'maxEventChars' | 'store'>;
 
+/** One case's run as the check asks for it: a what-if of the case's turn, where the check says (command options). */
+export type CaseRunRequest = Omit<CommandRunOptions, 'agent'>;
+
+/**
+ * An agent the check does not start itself: the extension's built-in agent (the `@openai/agents` runner, which the
+ * check's engine does not load, so the CLI bundles no agent SDK). `run` runs one case as asked — the scratch file, the
+ * fork, the input, the tools mode, `store` (the scratch file's sessions: no syncs), the signal — and resolves with
+ * its outcome; `onStored` may go unheard (the check then reads the new turn back).
+ */
+export interface RunnerAgent {
+  kind: 'runner';
+  /** Shown in the report and the log. */
+  name: string;
+  run(request: CaseRunRequest): Promise<RunOutcome>;
+}
+
+/** The agent a check re-runs the cases through. */
+export type CheckAgent = CommandAgent | RunnerAgent;
+
 export interface CheckRunOptions {
   /** The user's session file (read for the scratch copies; written only with `keepBranches`). */
   file: string;
@@ -40,7 +59,7 @@ export interface CheckRunOptions {
   cases: readonly CheckCase[];
   /** Reported first, as results of their own (never run). */
   orphaned?: readonly OrphanedCase[];
-  agent: CommandAgent;
+  agent: CheckAgent;
   graders: readonly Grader[];
   tools?: { mode?: ToolsMode; nameOnly?: readonly string[] };
   /** 1…32; default 4. */
@@ -167,15 +186,13 @@ async function runCase(
     let forkId: string | null = null;
     let stored: readonly unknown[] | undefined;
     const runStart = performance.now();
-    // `tools` is typed through this intersection so the check does not depend on when the command runner gained it.
-    const runOptions: CommandRunOptions & { tools?: CheckRunOptions['tools'] } = {
+    const request: CaseRunRequest = {
       ...options.run,
       dbPath: where.dbPath,
       sessionId: c.sessionId,
       branchId: where.branchId,
       fork: { fromTurn: where.turn, name: where.forkName },
       ...(scratch ? { store: scratch.runStore } : { tables: userTables(options.db) }),
-      agent: options.agent,
       input: c.input,
       tools: { mode: options.tools?.mode ?? 'replay', nameOnly: [...(options.tools?.nameOnly ?? [])] },
       signal,
@@ -185,7 +202,8 @@ async function runCase(
       log: (line) => options.log?.(`${c.id}: ${line}`),
       onStored: (items) => (stored = items),
     };
-    const outcome: RunOutcome = await runCommandOnBranch(runOptions);
+    const agent = options.agent;
+    const outcome: RunOutcome = agent.kind === 'runner' ? await agent.run(request) : await runCommandOnBranch({ ...request, agent });
     const ms = Math.round(performance.now() - runStart);
     if (signal?.aborted) return null;
     if (outcome.kind === 'run/failed') return error(outcome.message);

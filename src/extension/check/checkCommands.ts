@@ -19,7 +19,7 @@ import { ExperimentStore, checkExperimentName, defaultExperimentsPath } from '..
 import { errorMessage } from '../../shared/errorMessage';
 import { arg, badArgument } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
-import { Setting, ViewId } from '../core/contributions';
+import { CommandId, Setting, ViewId } from '../core/contributions';
 import { setting } from '../core/settings';
 import { UserFacingError } from '../core/userError';
 import type { Services } from '../services';
@@ -156,8 +156,6 @@ export function checkCommands(
     const agentId = given.agent ?? (await pickCheckAgent(s.runner.choices, title));
     if (agentId === undefined) return undefined;
     const resolved = s.runner.choices.resolve(agentId);
-    if (resolved.kind !== 'external')
-      throw new UserFacingError(vscode.l10n.t('A check runs your own agent (a command or a URL); the built-in agent is not offered.'));
     const stored = await s.context.secrets.get(API_KEY_SECRET_ID);
     let apiKey: string | undefined;
     try {
@@ -165,17 +163,25 @@ export function checkCommands(
     } catch {
       apiKey = undefined;
     }
+    const baseUrl = setting(Setting.agentBaseUrl).trim();
+    if (resolved.kind === 'builtin') {
+      // As a what-if through it: refused before any case runs when no key reaches the configured server.
+      try {
+        resolveApiKey({ stored, baseUrl: baseUrl || undefined });
+      } catch (err) {
+        throw new UserFacingError(errorMessage(err), { title: vscode.l10n.t('Set API Key'), command: CommandId.setApiKey });
+      }
+    }
     const graders = given.graders ?? (await pickGraders(title, apiKey !== undefined));
     if (graders === undefined) return undefined;
     const defaults = s.replay.defaults();
     const tools = given.tools ?? (await pickTools(title, defaults.mode));
     if (tools === undefined) return undefined;
-    const baseUrl = setting(Setting.agentBaseUrl).trim();
     return {
       dbPath,
       sessionId: node?.sessionId ?? null,
       query,
-      agent: resolved.agent,
+      agent: resolved.kind === 'external' ? resolved.agent : s.runner.checkAgent(),
       graders,
       tools,
       apiKey,

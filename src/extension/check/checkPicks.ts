@@ -1,8 +1,7 @@
 /**
  * The questions *Check Agent Against Reviews…* asks, one step each (docs/check.md, "In VS Code"): which file, which
  * reviewed turns (a query in the search syntax; empty for every good turn and every bad turn with a correction), which
- * agent (the workspace's agent commands and agent URL: the check runs the user's own agent, as `agent-sessions check`
- * does), which graders, and what the re-runs do with their tool calls. A caller (a test, a keybinding) may answer
+ * agent (the built-in agent, the workspace's agent commands and agent URL), which graders, and what the re-runs do with their tool calls. A caller (a test, a keybinding) may answer
  * any of them in advance with `CheckArgs`.
  */
 import { basename } from 'node:path';
@@ -74,21 +73,13 @@ export async function pickQuery(title: string): Promise<string | undefined> {
 }
 
 /**
- * The agent: the workspace's agent commands and agent URL. The built-in agent is not offered: a check re-runs the
- * user's own agent (docs/check.md), and the check's engine runs agent commands and URLs only.
+ * The agent: the built-in agent (or the workspace's agent module), the workspace's agent commands and its agent URL,
+ * as a run offers them, the one chosen last first.
  */
 export async function pickCheckAgent(choices: AgentChoices, title: string): Promise<string | undefined> {
   const view = choices.view();
-  const external = view.choices.filter((c) => c.kind !== 'builtin');
-  if (external.length === 0)
-    throw new UserFacingError(
-      view.note ??
-        vscode.l10n.t(
-          'A check runs your own agent: set an agent command (agentSessions.agent.command) or an agent URL (agentSessions.agent.url). The built-in agent is not offered.',
-        ),
-    );
-  if (external.length === 1) return external[0]!.id;
-  const ordered = [...external].sort((a, b) => Number(b.id === view.selected) - Number(a.id === view.selected));
+  if (view.choices.length === 1) return view.choices[0]!.id;
+  const ordered = [...view.choices].sort((a, b) => Number(b.id === view.selected) - Number(a.id === view.selected));
   const pick = await vscode.window.showQuickPick(
     ordered.map((c) => ({ label: c.label, description: c.detail, id: c.id })),
     { title, placeHolder: vscode.l10n.t('Which agent answers the reviewed turns again') },

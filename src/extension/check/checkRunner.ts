@@ -3,16 +3,17 @@
  * (src/agents/check/, loaded on the first check), fed from what the extension holds. The review data comes from the
  * session file's review store (the store worker's), limited to the sessions of that file (the extension's store is
  * shared by every file); the turns are read through the store worker; a query's text, tool and role filters run in the
- * search worker; the agents' sessions live in the store worker. What stays on the host's thread is the scratch copy of
- * each case's branch prefix (the engine's `ScratchFolder`: a few milliseconds per case) and reading back the new turn's
- * calls. The session file is never written, unless `keepBranches` (Open as Comparison, after the user agreed).
+ * search worker; the agents' sessions and the scratch files' sessions live in the store worker (the engine's
+ * `ScratchFolder` opens them through the run's store), and the scratch files are copied and removed with asynchronous
+ * file calls: what stays on the host's thread is handing each page of a case's branch prefix from the worker's read
+ * to the worker's write. The session file is never written, unless `keepBranches` (Open as Comparison, after the
+ * user agreed).
  */
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { CaseSelection } from '../../agents/check/checkCases';
-import type { CheckOutcome } from '../../agents/check/checkRun';
+import type { CheckAgent, CheckOutcome } from '../../agents/check/checkRun';
 import type { CaseResult, CheckCase, Grader } from '../../agents/check/checkTypes';
-import type { CommandAgent } from '../../agents/command/commandRun';
 import type { ToolsMode } from '../../shared/protocol/replay';
 import type { ReviewData } from '../../store/reviews/reviewTypes';
 import { reviewTurnSet, turnSetKey } from '../../store/search/reviewTurns';
@@ -31,7 +32,8 @@ export interface CheckRequest {
   sessionId: string | null;
   /** In the search syntax (docs/search.md); '' selects every good turn and every bad turn with a correction. */
   query: string;
-  agent: CommandAgent;
+  /** The user's agent command or URL, or the built-in agent (the extension's runner: `AgentRunner.checkAgent`). */
+  agent: CheckAgent;
   /** The `--grader` specs; the engine's defaults when empty. */
   graders: string[];
   tools: ToolsMode;

@@ -3,6 +3,7 @@ import { workerRunStore } from './workerRunStore';
 import * as vscode from 'vscode';
 import type { AgentConfig, ConfiguredAgent } from '../../agents/agentConfig';
 import type { RunInput } from '../../agents/runOptions';
+import type { RunnerAgent } from '../../agents/check/checkRun';
 import type { RunTracingOptions } from '../../agents/runTracing';
 import { AgentsByModel, configForModel } from '../../agents/agentCache';
 import { API_KEY_SECRET_ID, resolveApiKey } from '../../agents/apiKey';
@@ -295,6 +296,39 @@ export class AgentRunner implements vscode.Disposable {
       store: workerRunStore(this.registry.store),
       tracing: this.tracing(),
     });
+  }
+
+  /**
+   * The built-in agent (or the workspace's agent module) as a check re-runs cases through it (docs/check.md, "In VS
+   * Code"): the SDK's runner in this host with the configured model, endpoint and key, on the check's scratch file,
+   * its sessions in the store worker (`request.store`). A case is not a run of the workspace: it is neither traced
+   * nor recorded in the replay marks (its scratch file is gone when it ends), and it does not count as one of `runs`
+   * (the check's own Cancel stops it through `request.signal`).
+   */
+  checkAgent(): RunnerAgent {
+    return {
+      kind: 'runner',
+      name: 'built-in',
+      run: async (request) => {
+        const { runOnBranch } = await loadAgents();
+        return runOnBranch({
+          dbPath: request.dbPath,
+          sessionId: request.sessionId,
+          branchId: request.branchId,
+          fork: request.fork,
+          tables: request.tables,
+          agent: () => this.agent(),
+          // The case's user message, as the what-if input makes it from the stored item.
+          input: request.input as RunInput,
+          signal: request.signal,
+          tools: request.tools,
+          onEvent: request.onEvent,
+          runId: request.runId,
+          log: request.log,
+          store: request.store ?? workerRunStore(this.registry.store),
+        });
+      },
+    };
   }
 
   /** Cancels a run; false when it already ended. */
