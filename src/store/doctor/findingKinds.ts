@@ -49,7 +49,9 @@ export const FINDING_KINDS: Readonly<Record<FindingKind, KindInfo>> = {
       'and a tool given the main file alone shows older content.',
     upstream: null,
     fixedIn: 'not an SDK bug (a writer that stopped before its last checkpoint, or one still writing)',
-    repair: 'Checkpoints through SQLite (PRAGMA wal_checkpoint(TRUNCATE)): the frames go into the main file and the -wal is emptied.',
+    repair:
+      'Checkpoints through SQLite after the repairs commit (PRAGMA wal_checkpoint(FULL), then TRUNCATE): the frames go into the ' +
+      'main file and the -wal is emptied; never a file copy.',
   },
   'altered-schema': {
     title: "a session table's schema differs from the one the SDKs create",
