@@ -51,7 +51,10 @@ const QUERIES = [
   'role:user weather',
   'role:user role:assistant',
   'is:bad',
+  'is:bad role:assistant',
   'is:good weather',
+  'is:good role:assistant',
+  'reviewed:yes',
   'reviewed:no',
   'reviewed:yes tool:get_weather',
 ];
@@ -73,20 +76,23 @@ async function run(
   return { hits, summary: summary.truncated ? { ...summary, rowsScanned: -1 } : summary };
 }
 
-/** Review turn sets built from the file's own turns: every third turn of each branch "bad", every fourth "good". */
+/**
+ * Review turn sets built from the file's own turns: every third turn of each branch "bad" (turn 0, before the first
+ * user message, among them), every fourth "good"; the keys in reverse order, as a review store may list them.
+ */
 function turnSets(db: SessionDatabase): Record<'bad' | 'good' | 'reviewed', TurnSet> {
   const keys: Record<'bad' | 'good', string[]> = { bad: [], good: [] };
   for (const s of db.listSessions()) {
     for (const b of db.getBranchTree(s.sessionId)) {
       for (let turn = 0; turn <= b.userTurns; turn++) {
-        if (turn % 3 === 1) keys.bad.push(turnSetKey(s.sessionId, b.branchId, turn));
+        if (turn % 3 === 0) keys.bad.push(turnSetKey(s.sessionId, b.branchId, turn));
         if (turn % 4 === 2) keys.good.push(turnSetKey(s.sessionId, b.branchId, turn));
       }
     }
   }
   return {
-    bad: { mode: 'only', keys: keys.bad },
-    good: { mode: 'only', keys: keys.good },
+    bad: { mode: 'only', keys: [...keys.bad].reverse() },
+    good: { mode: 'only', keys: [...keys.good].reverse() },
     reviewed: { mode: 'except', keys: [...keys.bad, ...keys.good] },
   };
 }
@@ -208,7 +214,9 @@ describe('the search with verdicts per message gives the hits of the search with
     // output's first row: the verdict the first row left must be taken back when the call is learned.
     await odd.addItems([user('second turn'), ...Array.from({ length: 2000 }, (_, i) => assistant(`filler ${i}`))]);
     await odd.createBranchFromTurn(2, 'copy');
-    await odd.addItems([user('on the copy')]);
+    // An answer on the copy, after the 2,000 above: reviews naming the copy's turn before main's (`turnSets` lists keys
+    // backwards) must still give the hits in file order, across the chunks review filters read their rows in.
+    await odd.addItems([user('on the copy'), assistant('copy answer')]);
     const raw = folder.raw(path);
     const insert = raw.prepare('INSERT INTO agent_messages (session_id, message_data) VALUES (?, ?)');
     // A plain session (no structure rows), and JS-shaped rows with raw UTF-8 (the JS SDK writes no \u escapes).
@@ -223,6 +231,8 @@ describe('the search with verdicts per message gives the hits of the search with
       'plain',
       '{"type":"message","role":"assistant","status":"incomplete","content":[{"type":"output_text","text":"Berlin ıs cold"}]}',
     );
+    // A row without a turn number (another writer's item before the first user message): the scan counts it as turn 0.
+    raw.prepare("UPDATE message_structure SET user_turn_number = NULL WHERE session_id = 'trip' AND sequence_number = 1").run();
     raw.close();
     const compared = await compareOn(folder, path);
     assert.ok(compared > 100);
