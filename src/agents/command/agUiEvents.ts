@@ -4,7 +4,7 @@
  * lines are counted, never shown. The translator also keeps what decides the run's end: RUN_FINISHED / RUN_ERROR and
  * the usage the events reported.
  */
-import { EventSchema } from '@ag-ui/core/schemas';
+import type * as AgUiSchemas from '@ag-ui/core/schemas';
 import { itemAddedEvent, type RunEvent, type RunUsageView } from '../../shared/protocol/runEvents';
 import type { ReplayOutcome } from '../../shared/protocol/replay';
 import type { ReplayReport } from '../replay/writtenCalls';
@@ -27,6 +27,19 @@ export const TOOL_REPLAY_EVENT = 'agent-sessions.tool-replay';
 export const MAX_REPLAY_REPORTS = 1_000;
 export const MAX_REPLAY_REPORT_FIELD_CHARS = 512;
 const REPLAY_OUTCOMES: readonly ReplayOutcome[] = ['replayed', 'live', 'unmatched'];
+
+let eventSchema: typeof AgUiSchemas.EventSchema | undefined;
+
+/**
+ * AG-UI's event schemas (zod's): loaded on the first event, not with this module, so nothing before an agent's start
+ * waits for them (issue 43: `agent-sessions run` compiled and ran them before spawning the agent, most of its start).
+ * A run calls this once its agent is spawned, so they load while the agent starts and its first event does not wait.
+ */
+export function loadEventSchemas(): typeof AgUiSchemas.EventSchema {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  eventSchema ??= (require('@ag-ui/core/schemas') as typeof AgUiSchemas).EventSchema;
+  return eventSchema;
+}
 
 type Emit = (event: RunEvent) => void;
 /** A line or value that is not a valid AG-UI event: why, and its text. */
@@ -88,7 +101,7 @@ export class AgUiTranslator {
 
   /** One decoded event (from a JSON line or an SSE data field). */
   event(value: unknown, source = JSON.stringify(value)): void {
-    const parsed = EventSchema.safeParse(value);
+    const parsed = loadEventSchemas().safeParse(value);
     if (!parsed.success) {
       const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
       this.reject(source, typeof type === 'string' ? `not a valid ${type} event` : 'not an AG-UI event');

@@ -1,9 +1,10 @@
 /**
  * The one `RunAgentInput` an agent command receives (docs/agent-command.md §2): AG-UI's own fields, and our session
- * coordinates in `forwardedProps.agentSessions`. Validated with `@ag-ui/core`'s schema before it is sent, so a
- * command never gets input its AG-UI library would reject.
+ * coordinates in `forwardedProps.agentSessions`. Checked before it is sent, so a command never gets input its AG-UI
+ * library would reject: by hand, for the fields `@ag-ui/core`'s `RunAgentInputSchema` constrains, since loading that
+ * schema (zod and all of AG-UI's) was most of `agent-sessions run`'s time before the agent started (issue 43). A unit
+ * test holds the check to the schema on the inputs we build and on broken ones (commandInput.test.ts).
  */
-import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { TableNames } from '../../store';
 import type { ReplayTable, ToolsMode } from '../../shared/protocol/replay';
 import { runInputText } from '../runReporter';
@@ -74,6 +75,42 @@ export function buildCommandInput(args: CommandInputArgs): Record<string, unknow
     },
   };
   // Our own mistake if it fails: better found here than by every user's AG-UI library.
-  RunAgentInputSchema.parse(value);
+  checkRunAgentInput(value);
   return value;
+}
+
+/** Thrown by `checkRunAgentInput`: the input we built is not one AG-UI's schema accepts (a bug of ours). */
+export class RunAgentInputError extends Error {
+  constructor(readonly field: string) {
+    super(`The agent's input is not a valid AG-UI RunAgentInput: ${field}.`);
+    this.name = 'RunAgentInputError';
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * What `RunAgentInputSchema` (@ag-ui/core 1.x) requires of the fields we send: `threadId` and `runId` strings,
+ * `protocolVersion` a string if present, `messages` a list, `forwardedProps` anything but null. Stricter where we send
+ * one kind only: each message a user message with text (`id` and `content` strings), `tools` and `context` empty
+ * lists. Other keys pass, as the schema's loose objects let them.
+ */
+export function checkRunAgentInput(value: unknown): void {
+  if (!isRecord(value)) throw new RunAgentInputError('not an object');
+  if (typeof value.threadId !== 'string') throw new RunAgentInputError('threadId is not a string');
+  if (typeof value.runId !== 'string') throw new RunAgentInputError('runId is not a string');
+  if (value.protocolVersion !== undefined && typeof value.protocolVersion !== 'string')
+    throw new RunAgentInputError('protocolVersion is not a string');
+  if (!Array.isArray(value.messages)) throw new RunAgentInputError('messages is not a list');
+  value.messages.forEach((m: unknown, i) => {
+    if (!isRecord(m) || m.role !== 'user') throw new RunAgentInputError(`messages[${i}] is not a user message`);
+    if (typeof m.id !== 'string') throw new RunAgentInputError(`messages[${i}].id is not a string`);
+    if (typeof m.content !== 'string') throw new RunAgentInputError(`messages[${i}].content is not a string`);
+  });
+  for (const key of ['tools', 'context'] as const) {
+    if (value[key] === undefined) continue;
+    if (!Array.isArray(value[key])) throw new RunAgentInputError(`${key} is not a list`);
+    if (value[key].length > 0) throw new RunAgentInputError(`${key} is not empty (we send none)`);
+  }
+  if (value.forwardedProps === null) throw new RunAgentInputError('forwardedProps is null');
 }

@@ -24,7 +24,7 @@ import { elsewhereMessage, noteRunBranch, writesOfRun } from '../runWrites';
 import { openOnBranch, type OpenedBranch } from '../branchOpening';
 import { settleAndDescribe } from '../branchSettlement';
 import { Produced, usageView } from '../runSummary';
-import { AgUiTranslator, MAX_REPLAY_REPORTS, TOOL_REPLAY_EVENT } from './agUiEvents';
+import { AgUiTranslator, MAX_REPLAY_REPORTS, TOOL_REPLAY_EVENT, loadEventSchemas } from './agUiEvents';
 import { buildCommandInput } from './commandInput';
 import { runCommandProcess } from './commandProcess';
 import { runOverHttp } from './sseTransport';
@@ -228,7 +228,7 @@ async function runAgent(
   const { agent } = options;
   const who = describe(agent);
   if (agent.kind === 'url') {
-    const end = await runOverHttp({
+    const ending = runOverHttp({
       url: agent.url,
       input,
       onEvent: (value, source) => translator.event(value, source),
@@ -237,6 +237,8 @@ async function runAgent(
       timeoutMs: options.timeoutMs,
       maxEventChars: options.maxEventChars,
     });
+    loadSchemasBeside();
+    const end = await ending;
     const view: CommandEndView = {
       agent: agentLabel(agent),
       exitCode: null,
@@ -259,7 +261,7 @@ async function runAgent(
     return { completedByAgent: failure === undefined && !end.stoppedBy, stopped: end.stoppedBy, failure, view };
   }
 
-  const end = await runCommandProcess({
+  const ending = runCommandProcess({
     command: agent.command,
     cwd: agent.cwd,
     env: commandEnv(options),
@@ -271,6 +273,8 @@ async function runAgent(
     graceMs: options.graceMs,
     maxLineChars: options.maxEventChars,
   });
+  loadSchemasBeside();
+  const end = await ending;
   shown.endStderr((l) => reporter.log(`[${agent.name}] ${l}`));
   const view: CommandEndView = {
     agent: agent.name,
@@ -293,6 +297,21 @@ async function runAgent(
         ? `${who} exited with ${end.code === null ? `signal ${end.signal}` : `code ${end.code}`} before sending any event.`
         : `${who} exited with ${end.code === null ? `signal ${end.signal}` : `code ${end.code}`}.`;
   return { completedByAgent: failure === undefined && !end.stoppedBy, stopped: end.stoppedBy, failure, view };
+}
+
+/**
+ * AG-UI's event schemas, loaded once the agent is spawned (or its request sent), so they compile while it starts
+ * rather than before (issue 43). After a turn of the event loop: the input on its way to the agent's stdin goes out
+ * first. A failure here is left for the first event to report.
+ */
+function loadSchemasBeside(): void {
+  setImmediate(() => {
+    try {
+      loadEventSchemas();
+    } catch {
+      // See above: the first event loads them again.
+    }
+  });
 }
 
 function seconds(ms: number | undefined): number {

@@ -1,0 +1,82 @@
+/**
+ * What `agent-sessions run` loads before its agent starts (issue 43, "the CLI's own start"): AG-UI's schemas and zod
+ * (most of what `run` compiled and ran before spawning the agent) load only once the agent is spawned. The CLI is built
+ * as dist/cli.js is (its heavy packages in ./vendor/, required on first use) and run with a preloaded hook that
+ * records, in order, each vendor bundle it requires and each process it spawns.
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+import { tempDir } from '../../support/tempFiles';
+import { ROOT } from '../store/export/exportFixtures';
+import { seedSession } from '../agents/agentTestKit';
+
+const HOOK = `const Module = require('node:module');
+const cp = require('node:child_process');
+const events = [];
+const load = Module._load;
+Module._load = function (request, ...rest) {
+  if (request.startsWith('./vendor/')) events.push(request);
+  return load.call(this, request, ...rest);
+};
+const spawn = cp.spawn;
+cp.spawn = function (...args) {
+  events.push('spawn');
+  return spawn.apply(this, args);
+};
+process.on('exit', () => require('node:fs').writeFileSync(process.env.RUN_START_EVENTS, JSON.stringify(events)));
+`;
+
+describe("agent-sessions run: what loads before the agent's start", function () {
+  this.timeout(120_000);
+  const tmp = tempDir('asi-cli-run-start-');
+  const cli = join(tmp.dir, 'cli.js');
+  const db = join(tmp.dir, 'conversations.db');
+
+  before(async function () {
+    const root = pathToFileURL(join(ROOT, 'scripts')).href;
+    const { cliBuildOptions } = (await import(`${root}/store-package/cliBuild.mjs`)) as {
+      cliBuildOptions: (outfile: string, o: { vendorDir: string }) => esbuild.BuildOptions;
+    };
+    const { vendorBuildOptions } = (await import(`${root}/vendorBundles.mjs`)) as {
+      vendorBuildOptions: (outdir: string, common: esbuild.BuildOptions) => (esbuild.BuildOptions & { outfile: string })[];
+    };
+    const { nodeBundleOptions } = (await import(`${root}/extensionBuild.mjs`)) as { nodeBundleOptions: () => esbuild.BuildOptions };
+    // The groups `run` can reach: AG-UI's schemas and the zod they use.
+    const groups = vendorBuildOptions(join(tmp.dir, 'vendor'), nodeBundleOptions()).filter((o) => /\/(agUi|zod)\.js$/.test(o.outfile));
+    assert.equal(groups.length, 2);
+    await Promise.all([
+      esbuild.build(cliBuildOptions(cli, { vendorDir: './vendor/' })),
+      ...groups.map((o) => esbuild.build({ ...o, logLevel: 'silent' })),
+    ]);
+    writeFileSync(join(tmp.dir, 'hook.cjs'), HOOK);
+    await seedSession(db, [['Weather in Paris?', 'Mild.']]);
+  });
+  after(() => tmp.cleanup());
+
+  it('spawns the agent before it requires AG-UI or zod, and loads them beside it', () => {
+    const events = join(tmp.dir, 'events.json');
+    const agent = `"${process.execPath}" -e "console.log(JSON.stringify({ type: 'RUN_STARTED', threadId: 's1', runId: 'r' }))"`;
+    const r = spawnSync(process.execPath, ['-r', join(tmp.dir, 'hook.cjs'), cli, 'run', db, 's1', '--command', agent, '--message', 'Hi'], {
+      cwd: tmp.dir,
+      encoding: 'utf8',
+      env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), RUN_START_EVENTS: events, NO_COLOR: '1' },
+      timeout: 60_000,
+    });
+    // The agent wrote no turn: the run fails as such, after reading its one (valid) event.
+    assert.match(r.stdout + r.stderr, /exited without writing a turn/);
+    assert.doesNotMatch(r.stdout + r.stderr, /not a valid|not an AG-UI event/);
+    const order = JSON.parse(readFileSync(events, 'utf8')) as string[];
+    const spawned = order.indexOf('spawn');
+    assert.ok(spawned >= 0, `no spawn: ${order.join(', ')}`);
+    assert.deepEqual(
+      order.slice(0, spawned).filter((e) => /agUi|zod/.test(e)),
+      [],
+      `required before the agent's start: ${order.join(', ')}`,
+    );
+    assert.ok(order.slice(spawned).includes('./vendor/agUi.js'), `AG-UI's schemas never loaded: ${order.join(', ')}`);
+  });
+});
