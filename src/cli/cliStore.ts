@@ -5,6 +5,7 @@
  * appear in the shell's history); a Redis key prefix other than Python's default from --key-prefix.
  */
 import { openSessionDatabase, type SessionDatabase } from '../store/inspector/sessionDatabase';
+import { ONE_PASS_PAGE_CACHE_KIB } from '../store/sqlite/pageCache';
 import type { SessionReader } from '../store/inspector/sessionReader';
 import type { SessionSummary } from '../store/inspector/inspectorTypes';
 import { openRemoteStore } from '../store/remote/openRemoteStore';
@@ -39,7 +40,12 @@ export function isServerAddress(target: string): boolean {
 export async function openStore(arg: string | undefined, options: StoreOptions = {}): Promise<CliStore> {
   const target = storeAddress(arg);
   if (!isServerAddress(target)) {
-    const db = openSessionDatabase(target, { readonly: true, keepTotals: options.keepTotals === true });
+    // A command reads what it prints once: SQLite's own page cache, not better-sqlite3's 16 MB (`mcp` keeps the default).
+    const db = openSessionDatabase(target, {
+      readonly: true,
+      keepTotals: options.keepTotals === true,
+      ...(options.keepTotals === true ? {} : { pageCacheKiB: ONE_PASS_PAGE_CACHE_KIB }),
+    });
     return { kind: 'file', db, reader: db, label: db.path };
   }
   const browser = await openRemoteStore({

@@ -9,6 +9,7 @@ import type { BranchNode } from '../store/inspector/inspectorTypes';
 import { TransferError } from '../store/export/exportErrors';
 import { checkOutputPath, type OutputOptions } from '../store/files/outputGuard';
 import { TempFile } from '../store/files/tempFile';
+import { ONE_PASS_PAGE_CACHE_KIB } from '../store/sqlite/pageCache';
 import { turnToMarkdown } from '../store/export/markdown';
 import { exportFromReader, exportSession, exportSessionToFile } from '../store/export/sessionExport';
 import { detectImportFormat, importSessionFile } from '../store/export/importSession';
@@ -342,7 +343,7 @@ export async function exportCommand(
   if (isServerAddress(file)) return exportFromServer(ctx, file, format, request, options.output, output);
   try {
     if (options.output === undefined || options.output === '-') {
-      const summary = await exportSession(file, format, request, (chunk) => writeStdout(chunk));
+      const summary = await exportSession(file, format, request, (chunk) => writeStdout(chunk), { pageCacheKiB: ONE_PASS_PAGE_CACHE_KIB });
       return ctx.json ? '' : summary.skipped > 0 ? note(`${summary.skipped} unreadable item(s) left out`) : '';
     }
     const progress = ctx.json ? { update: () => undefined, done: () => undefined } : ctx.term.progress(`Exporting ${sessionId}`);
@@ -351,7 +352,7 @@ export async function exportCommand(
       options.output,
       format,
       { ...request, onProgress: (d, t) => progress.update(d, t) },
-      output,
+      { ...output, pageCacheKiB: ONE_PASS_PAGE_CACHE_KIB },
     );
     progress.done();
     if (ctx.json) return json({ sessionId, format, output: options.output, ...summary });

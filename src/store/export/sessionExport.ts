@@ -10,6 +10,7 @@ import { openSessionDatabase } from '../inspector/sessionDatabase';
 import type { SessionReader } from '../inspector/sessionReader';
 import { discoverSessionTables } from '../inspector/tableDiscovery';
 import { openSessionConnection } from '../sqlite/sessionConnection';
+import { applyPageCache } from '../sqlite/pageCache';
 import type { DriverName } from '../sqlite/sqliteDatabase';
 import { writeJsonExport } from './jsonExport';
 import { writeJsonlExport, writeMarkdownExport } from './readerExport';
@@ -18,6 +19,8 @@ import type { ExportFormat, ExportRequest, ExportSummary, TextSink } from './tra
 export interface ExportFileOptions extends OutputOptions {
   driver?: DriverName | 'auto';
   busyTimeoutMs?: number;
+  /** The page cache of the export's connections (`OpenSessionDatabaseOptions.pageCacheKiB`); default the driver's. */
+  pageCacheKiB?: number;
 }
 
 /** Exports from any `SessionReader` (a SQLite file or a server store): Markdown or JSONL (JSON needs the raw rows). */
@@ -39,11 +42,17 @@ export async function exportSession(
   options: ExportFileOptions = {},
 ): Promise<ExportSummary> {
   // Opening through the inspector first gives the same errors as everywhere else (not SQLite, no session tables…).
-  const reader = openSessionDatabase(dbPath, { readonly: true, driver: options.driver, busyTimeoutMs: options.busyTimeoutMs });
+  const reader = openSessionDatabase(dbPath, {
+    readonly: true,
+    driver: options.driver,
+    busyTimeoutMs: options.busyTimeoutMs,
+    pageCacheKiB: options.pageCacheKiB,
+  });
   try {
     if (format !== 'json') return await exportFromReader(reader, format, request, sink);
     const db = openSessionConnection(dbPath, { readonly: true, driver: options.driver, busyTimeoutMs: options.busyTimeoutMs });
     try {
+      applyPageCache(db, options.pageCacheKiB);
       return await writeJsonExport(db, discoverSessionTables(db, dbPath), request, sink);
     } finally {
       db.close();

@@ -24,6 +24,11 @@ export interface OpenSessionDatabaseOptions {
    * connection that answers many calls, as the extension's does; default false.
    */
   keepTotals?: boolean;
+  /**
+   * SQLite's page cache of this connection in KiB, 64 to 1,048,576 (default: the driver's, 16 MB with better-sqlite3,
+   * 2 MB with node:sqlite): a reader that passes over the file once (the CLI) sets SQLite's 2 MB (`pageCache.ts`).
+   */
+  pageCacheKiB?: number;
 }
 
 /**

@@ -8,6 +8,7 @@ import { InvalidArgumentError, describeDatabaseError } from '../errors';
 import { assertSameFile, captureFileIdentity, fileStateOf, noteWal, type FileIdentity, type FileState } from '../sqlite/fileIdentity';
 import { ConnectionLifetime } from '../sqlite/connectionLifetime';
 import { openSessionConnection } from '../sqlite/sessionConnection';
+import { applyPageCache, checkPageCacheKiB } from '../sqlite/pageCache';
 import { readTransaction, type DriverName, type SqliteDatabase, type SqliteStatement } from '../sqlite/sqliteDatabase';
 import { readBranchTree } from './branchTree';
 import { KeptTotals, type KeptProgress, type KeptTotalsStats } from './keptTotals';
@@ -117,6 +118,7 @@ export class SessionDatabase implements SessionReader {
   /** See `openSessionDatabase`. */
   static open(path: string, options: OpenSessionDatabaseOptions = {}): SessionDatabase {
     const readonly = options.readonly ?? true;
+    checkPageCacheKiB(options.pageCacheKiB);
     // fileMustExist: the inspector never creates files, not even when opened for writing.
     const connect = (ro: boolean) =>
       translateOpen(path, ro, () =>
@@ -136,6 +138,7 @@ export class SessionDatabase implements SessionReader {
     }
     const db = connect(readonly);
     try {
+      applyPageCache(db, options.pageCacheKiB);
       const file = captureFileIdentity(path);
       const { tables, schemaVersion } = readTransaction(db, () => {
         const found = discoverSessionTables(db, path);
