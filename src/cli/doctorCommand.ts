@@ -7,6 +7,7 @@ import type { Finding } from '../store/doctor/checkContext';
 import { findingCount, checkSessionFile, type DoctorReport } from '../store/doctor/doctorReport';
 import { FINDING_KINDS, KIND_ORDER } from '../store/doctor/findingKinds';
 import { repairSessionFile, type RepairOutcome } from '../store/doctor/repairs';
+import { isServerReport } from '../store/doctor/server/serverDoctor';
 import { isServerAddress, storeAddress } from './cliStore';
 import type { CommandContext } from './commands';
 import { EXIT, UsageError } from './exitCodes';
@@ -23,7 +24,7 @@ export async function doctorCommand(ctx: CommandContext, db: string | undefined,
   if (db !== undefined && rest.length > 0) throw new UsageError('doctor takes the file once: as its argument or as --db');
   if (rest.length > 1) throw new UsageError(`doctor takes only a file (got ${rest.length} arguments)`);
   const file = storeAddress(db ?? rest[0]);
-  if (isServerAddress(file)) throw new UsageError('doctor checks session files; server stores are not checked yet');
+  if (isServerAddress(file)) return (await import('./doctorServer')).doctorServerCommand(ctx, file, args);
   if (args.backup !== undefined && !args.fix) throw new UsageError('--backup goes with --fix');
   const options = args.session === undefined ? {} : { session: args.session };
   if (!args.fix) {
@@ -58,7 +59,9 @@ export function reportText(report: DoctorReport, color: boolean): string {
     lines.push(`  breaks:   ${k.breaks}`);
     if (k.upstream) lines.push(`  upstream: ${k.upstream}`);
     lines.push(`  fixed in: ${k.fixedIn}`);
-    lines.push(`  repair:   ${report.integrityOk && k.repair ? k.repair : 'none (reported only)'}`);
+    lines.push(
+      `  repair:   ${repairOf(report, f) ?? (isServerReport(report) ? 'none (server stores are checked read-only)' : 'none (reported only)')}`,
+    );
     lines.push('');
   }
   for (const kind of KIND_ORDER) {
@@ -91,9 +94,16 @@ function outcomeText(o: RepairOutcome, color: boolean): string {
   return parts.join('\n');
 }
 
-function reportJson(report: DoctorReport) {
+/** The repair `--fix` would make for a finding, or null: none for its kind, a failed integrity_check, a server store. */
+function repairOf(report: DoctorReport, f: Finding): string | null {
+  const k = FINDING_KINDS[f.kind];
+  return report.integrityOk && !isServerReport(report) && f.repairable !== false ? k.repair : null;
+}
+
+export function reportJson(report: DoctorReport) {
   return {
     file: report.path,
+    ...(isServerReport(report) ? { server: report.server } : {}),
     session: report.session,
     integrityOk: report.integrityOk,
     count: findingCount(report),
@@ -106,7 +116,7 @@ function reportJson(report: DoctorReport) {
         breaks: k.breaks,
         upstream: k.upstream,
         fixedIn: k.fixedIn,
-        repair: report.integrityOk ? k.repair : null,
+        repair: repairOf(report, f),
       };
     }),
   };

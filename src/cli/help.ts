@@ -184,13 +184,17 @@ commands and OTLP tracers may send them); otherwise RECONSTRUCTED from the store
 (o200k_base or cl100k_base by model family; an unknown model counts with o200k_base, marked approximate).
 --json prints the whole answer, every request's items included.
 `,
-  doctor: `Usage: agent-sessions doctor [file] [--db file] [--session s] [--fix] [--backup path] [--json]
+  doctor: `Usage: agent-sessions doctor [file|address] [--db file|address] [--session s] [--fix] [--backup path] [--json]
 
 Checks a session file (read-only, one snapshot): integrity_check, then what SDK bugs leave behind: usage rows for
 turn 0 on a branch with no turn or for turns no branch holds, messages no branch references, a branch that ends in
 a tool call without its output, an empty main branch, blank branch ids. One block per finding: where, what it
 breaks, the upstream issue, the release that fixed it, the repair (at most 20 listed per kind, the rest counted).
 docs/doctor.md describes each kind.
+
+On a PostgreSQL or Redis address (as the other commands take them; --key-prefix for Redis) the same report,
+read-only: stored entries that are not items, a session that ends in a tool call without its output, items with no
+session record, Redis keys of the wrong type. --fix and --backup are refused there (exit 2).
 
   --fix          repair in one transaction, after a backup made with VACUUM INTO, then check again; never deletes
                  a message some branch shows; nothing is repaired in a file that fails integrity_check

@@ -1,7 +1,7 @@
 /**
  * `agent-sessions doctor` (issue 45), run in this process on real files: one block per finding and exit 1; --fix
  * with its backup, the re-check and exit 0; --json; exit 0 on a clean file, 4 on a file that is no session store, 6
- * for a backup path that exists, 2 for --backup without --fix.
+ * for a backup path that exists, 2 for --backup without --fix, and for --fix or --backup on a server address.
  */
 import { strict as assert } from 'node:assert';
 import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
@@ -112,5 +112,17 @@ describe('agent-sessions doctor', () => {
     assert.match(r.stderr, /already exists/);
     assert.equal((await cli('doctor', file)).code, 1);
     assert.equal((await cli('doctor', file, '--backup', join(tmp.dir, 'b.db'))).code, 2);
+  });
+
+  it('refuses --fix and --backup on a server address before connecting (exit 2; test/remote has the server checks)', async () => {
+    // Nothing listens on port 1: a refusal that tried to connect first would exit 1 (unreachable) instead.
+    for (const address of ['postgresql://u@127.0.0.1:1/db', 'redis://127.0.0.1:1/0']) {
+      for (const args of [['--fix'], ['--backup', join(tmp.dir, 'b.db')]]) {
+        const r = await cli('doctor', address, ...args);
+        assert.equal(r.code, 2, r.stderr);
+        assert.match(r.stderr, /server stores are checked read-only: --fix and --backup repair session files only/);
+      }
+    }
+    assert.equal(existsSync(join(tmp.dir, 'b.db')), false);
   });
 });
