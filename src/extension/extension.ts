@@ -29,6 +29,7 @@ import { ReviewService } from './reviews/reviewService';
 import { ReviewQueue } from './reviews/reviewQueue';
 import { startCodingAgents, type CodingAgents } from './codingAgents/codingAgents';
 import { ReplayService } from './replay/replayService';
+import { GuardService } from './guard/guardService';
 
 /** What `activate` returns: used by the integration tests to read the tree and follow failures. */
 export interface AgentSessionsApi {
@@ -59,6 +60,8 @@ export interface AgentSessionsApi {
   codingAgents: CodingAgents;
   /** The replay marks store (docs/replay.md). */
   replay: ReplayService;
+  /** The history guard (docs/history-guard.md). */
+  guard: GuardService;
   /** The workspace's trust as every check reads it (the in-host tests simulate an untrusted workspace through it). */
   trust: typeof workspaceTrust;
 }
@@ -91,6 +94,8 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     (dbPath) => !!registry.get(dbPath)?.remote,
     (line) => log.info(line),
   );
+  // What writers removed from guarded files, and what our compaction replaced, in a store of our own (docs/history-guard.md).
+  const guard = new GuardService(registry, context.globalStorageUri.fsPath, (line) => log.info(line));
   const runner = new AgentRunner(registry, context.secrets, choices, () => traces.runTracing(), replay);
   stopRuns = () => runner.stopAll();
   const jsonDocuments = new JsonDocuments(registry);
@@ -143,10 +148,12 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     reviewQueue,
     codingAgents,
     replay,
+    guard,
   };
 
   const failures: CommandFailure[] = [];
   context.subscriptions.push(
+    guard,
     replay,
     codingAgents,
     traces,
@@ -195,6 +202,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     reviewQueue,
     codingAgents,
     replay,
+    guard,
     trust: workspaceTrust,
   };
 }

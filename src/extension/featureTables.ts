@@ -20,6 +20,7 @@ import { conversationCommands } from './conversation/conversationCommands';
 import { conversationRequests } from './conversation/conversationRequests';
 import { databaseCommands } from './databases/databaseCommands';
 import { doctorCommands } from './doctor/doctorCommands';
+import { guardCommands } from './guard/guardCommands';
 import { remoteCommands } from './databases/remoteCommands';
 import { replayRequests } from './replay/replayRequests';
 import { pricingCommands } from './pricing/pricingCommands';
@@ -57,6 +58,7 @@ export function commandTable(services: Services): CommandTable {
     ...codingAgentCommands(services),
     ...checkCommands(services),
     ...doctorCommands(services),
+    ...guardCommands(services),
   };
 }
 

@@ -20,6 +20,7 @@ import type { ReviewService } from './reviews/reviewService';
 import type { ReviewQueue } from './reviews/reviewQueue';
 import type { CodingAgents } from './codingAgents/codingAgents';
 import type { ReplayService } from './replay/replayService';
+import type { GuardService } from './guard/guardService';
 
 export interface Services {
   readonly context: vscode.ExtensionContext;
@@ -45,4 +46,6 @@ export interface Services {
   readonly codingAgents: CodingAgents;
   /** The replay marks store: what re-runs did with their tool calls (docs/replay.md). */
   readonly replay: ReplayService;
+  /** The history guard: guarded files, layers, *Restore as Branch* (docs/history-guard.md). */
+  readonly guard: GuardService;
 }

@@ -52,6 +52,9 @@ export const CommandId = {
   compareCheckWithExperiment: 'agentSessions.compareCheckWithExperiment',
   checkSessionStore: 'agentSessions.checkSessionStore',
   repairFinding: 'agentSessions.repairFinding',
+  guardHistory: 'agentSessions.guardHistory',
+  stopGuardingHistory: 'agentSessions.stopGuardingHistory',
+  showHistoryLayers: 'agentSessions.showHistoryLayers',
 } as const;
 
 export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];
@@ -99,4 +102,6 @@ export const Setting = {
   replayMode: 'replay.mode',
   /** Tools whose calls match a recorded call by name alone (arguments that carry a timestamp or a random id). */
   replayMatchNameOnly: 'replay.matchNameOnly',
+  /** Session files the history guard watches (docs/history-guard.md): absolute paths. */
+  historyGuardFiles: 'historyGuard.files',
 } as const;

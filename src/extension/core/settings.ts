@@ -37,6 +37,8 @@ const fallback = {
   // Unknown until checked: replay/replaySettings.ts falls back to replay on anything else.
   [Setting.replayMode]: 'replay' as unknown,
   [Setting.replayMatchNameOnly]: [] as unknown,
+  // Unknown until checked: guard/guardService.ts keeps the entries that are text.
+  [Setting.historyGuardFiles]: [] as unknown,
 };
 
 export type SettingKey = keyof typeof fallback;

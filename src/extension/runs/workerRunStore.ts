@@ -4,12 +4,22 @@
  */
 import type { RunStore } from '../../agents/runSession';
 import type { StoreClient } from '../../store/worker/storeClient';
+import { guardStoreForRuns } from '../guard/guardService';
+
+function guardOption(): { guardStorePath?: string } {
+  const path = guardStoreForRuns();
+  return path === undefined ? {} : { guardStorePath: path };
+}
 
 export function workerRunStore(client: StoreClient): RunStore {
   return {
     openSession: ({ logger, ...options }) =>
       // A run waits for the lock as long as the SDKs' busy timeout would have (5 s by default), but in the worker.
-      client.openSession(options, { logger, ...(options.busyTimeoutMs !== undefined ? { lockWaitMs: options.busyTimeoutMs } : {}) }),
+      // Our compaction records what it replaces in the guard store, guarded file or not (docs/history-guard.md).
+      client.openSession(
+        { ...options, ...guardOption() },
+        { logger, ...(options.busyTimeoutMs !== undefined ? { lockWaitMs: options.busyTimeoutMs } : {}) },
+      ),
     markWrites: (dbPath, tables) => client.fileCall('markWrites', dbPath, tables),
     writesSince: (dbPath, tables, mark) => client.fileCall('writesSince', dbPath, tables, mark),
   };

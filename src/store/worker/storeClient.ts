@@ -15,6 +15,7 @@ import { markStaleWal, staleWalAt, type FileState } from '../sqlite/fileIdentity
 import type { DriverName } from '../sqlite/sqliteDatabase';
 import type { SessionLogger, TurnUsage, TurnUsageRow } from '../types';
 import type { markWrites, writesSince } from '../inspector/writesSince';
+import type { guardDiskUse, guardLayerItems, guardLayers, lookAtGuardedFile, stopLookingAt } from '../guard/guardedFiles';
 import type { ExportFormat, ExportRequest, ExportSummary, ProgressOptions } from '../export/transferTypes';
 import type { ImportOptions, ImportResult } from '../export/importSession';
 import type {
@@ -43,7 +44,15 @@ import type { DoctorOptions, DoctorReport } from '../doctor/doctorReport';
 import type { RepairOptions, RepairOutcome } from '../doctor/repairs';
 
 /** The signatures of `FILE_FUNCTIONS` (types only: the worker runs them). */
-type FileFunctionTypes = { markWrites: typeof markWrites; writesSince: typeof writesSince };
+type FileFunctionTypes = {
+  markWrites: typeof markWrites;
+  writesSince: typeof writesSince;
+  lookAtGuardedFile: typeof lookAtGuardedFile;
+  stopLookingAt: typeof stopLookingAt;
+  guardLayers: typeof guardLayers;
+  guardLayerItems: typeof guardLayerItems;
+  guardDiskUse: typeof guardDiskUse;
+};
 
 /** A request whose answer nobody wants any more (the view moved on, the panel closed). */
 export class StoreRequestCancelledError extends SessionError {

@@ -28,6 +28,7 @@ import { DEFAULT_LOCK_WAIT_MS, WriteCancelledWhileWaiting, waitForWriteLock } fr
 import { TraceStore } from '../traces/traceStore';
 import { ReviewStore } from '../reviews/reviewStore';
 import { ReplayMarkStore } from '../replay/replayMarkStore';
+import { guardDiskUse, guardLayerItems, guardLayers, lookAtGuardedFile, stopLookingAt } from '../guard/guardedFiles';
 import { exportDatasetToFile } from '../datasets/datasetExport';
 import { checkSessionFile } from '../doctor/doctorReport';
 import { repairSessionFile } from '../doctor/repairs';
@@ -68,7 +69,15 @@ class ReadCancelled extends Error {}
 /** Session methods that wait for the write lock in the worker first (writeLockWait.ts). */
 const WRITES: ReadonlySet<string> = new Set(SESSION_WRITE_METHODS);
 
-const FILE_FUNCTION_IMPLS: Record<FileFunction, (...args: never[]) => unknown> = { markWrites, writesSince };
+const FILE_FUNCTION_IMPLS: Record<FileFunction, (...args: never[]) => unknown> = {
+  markWrites,
+  writesSince,
+  lookAtGuardedFile,
+  stopLookingAt,
+  guardLayers,
+  guardLayerItems,
+  guardDiskUse,
+};
 
 type Handle =
   | { kind: 'database'; target: SessionDatabase }

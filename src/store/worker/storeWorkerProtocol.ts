@@ -4,6 +4,7 @@
  * request has an id and gets exactly one answer: a result, an error, or `cancelled` when the host cancelled it before
  * the worker started it. Requests run one at a time, in the order sent, so a write and the reads after it are ordered.
  */
+import type { GuardedSessionOptions } from '../guard/guardStore';
 import type { OpenSessionDatabaseOptions, SessionTables } from '../inspector/inspectorTypes';
 import type { WalIdentity } from '../sqlite/fileIdentity';
 import type { DriverName } from '../sqlite/sqliteDatabase';
@@ -53,6 +54,7 @@ export const SESSION_WRITE_METHODS = [
   'forkWithTurnItems',
   'createBranchFromContent',
   'deleteBranch',
+  'restoreBranch',
 ] as const;
 export const SESSION_METHODS = [
   'getSessionId',
@@ -121,10 +123,20 @@ export const CALLABLE: Record<HandleKind, ReadonlySet<string>> = {
 export type WorkerSessionOptions = Pick<
   AdvancedSQLiteSessionOptions,
   'sessionId' | 'dbPath' | 'sessionsTable' | 'messagesTable' | 'busyTimeoutMs' | 'createTables' | 'sessionSettings' | 'synchronous'
->;
+> &
+  GuardedSessionOptions;
 
 /** The store's functions over a whole file that the host may call in the worker (they open their own connection). */
-export const FILE_FUNCTIONS = ['markWrites', 'writesSince'] as const;
+export const FILE_FUNCTIONS = [
+  'markWrites',
+  'writesSince',
+  // The history guard (docs/history-guard.md): its connections stay open in the worker between calls.
+  'lookAtGuardedFile',
+  'stopLookingAt',
+  'guardLayers',
+  'guardLayerItems',
+  'guardDiskUse',
+] as const;
 export type FileFunction = (typeof FILE_FUNCTIONS)[number];
 
 /**

@@ -18,6 +18,7 @@ import type { SerializedError } from './storeWorkerProtocol';
 import { TraceInputError, TraceStoreError, type TraceInputProblem, type TraceStoreProblem } from '../traces/traceErrors';
 import { ReviewStoreError, type ReviewStoreProblem } from '../reviews/reviewErrors';
 import { ReplayStoreError, type ReplayStoreProblem } from '../replay/replayErrors';
+import { HistoryGuardError, type HistoryGuardProblem } from '../guard/guardErrors';
 import { OutputFileError, type OutputFileProblem } from '../files/outputFileError';
 
 /**
@@ -42,6 +43,7 @@ const CLASSES = [
   ['TraceStoreError', TraceStoreError],
   ['ReviewStoreError', ReviewStoreError],
   ['ReplayStoreError', ReplayStoreError],
+  ['HistoryGuardError', HistoryGuardError],
   ['OutputFileError', OutputFileError],
   ['TransferError', TransferError],
   ['HistoryConflictError', HistoryConflictError],
@@ -79,6 +81,7 @@ export function deserializeError(e: SerializedError): Error {
   else if (cls === TraceStoreError) err = new TraceStoreError(e.problem as TraceStoreProblem, e.message);
   else if (cls === ReviewStoreError) err = new ReviewStoreError(e.problem as ReviewStoreProblem, e.message);
   else if (cls === ReplayStoreError) err = new ReplayStoreError(e.problem as ReplayStoreProblem, e.message);
+  else if (cls === HistoryGuardError) err = new HistoryGuardError(e.problem as HistoryGuardProblem, e.message);
   else if (cls === OutputFileError) err = new OutputFileError(e.problem as OutputFileProblem, e.message);
   else if (cls) err = new (cls as new (message: string) => Error)(e.message);
   else if (e.name === 'TypeError') err = new TypeError(e.message);

@@ -1,0 +1,168 @@
+/**
+ * The history guard in the extension (docs/history-guard.md): the guard store in the global storage, the files the
+ * user guards (`agentSessions.historyGuard.files`), a look at a guarded file in the store worker after every change
+ * the registry confirms (the live refresh's own event: a look costs what an append added, docs/history-guard.md
+ * "Performance"), the layers, and *Restore as Branch* through a worker session.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import * as vscode from 'vscode';
+import { Setting } from '../core/contributions';
+import { affectsSetting, setting } from '../core/settings';
+import type { DatabaseRegistry } from '../databases/databaseRegistry';
+import type { GuardDiskUse, GuardLayer } from '../../store/guard/guardStore';
+import type { GuardLook } from '../../store/guard/guardObserver';
+import { HistoryGuardError } from '../../store/guard/guardErrors';
+import { errorMessage } from '../../shared/errorMessage';
+
+let storeForRuns: { folder: string; path: string } | undefined;
+
+/**
+ * The guard store our runs record their compaction into (even for files not guarded), once the extension has started
+ * the guard service; undefined before (runSession's `guardStorePath`). Its folder is made here, on a run's first use,
+ * not at activation: the store refuses a missing folder as a read-only place.
+ */
+export function guardStoreForRuns(): string | undefined {
+  if (!storeForRuns) return undefined;
+  try {
+    mkdirSync(storeForRuns.folder, { recursive: true });
+  } catch {
+    // The store then refuses the place with its own error, which fails the compaction: nothing is lost.
+  }
+  return storeForRuns.path;
+}
+
+export class GuardService implements vscode.Disposable {
+  readonly path: string;
+  private readonly subscriptions: vscode.Disposable[] = [];
+  /** The look under way per file, and whether another change came while it ran (one more look follows). */
+  private readonly running = new Map<string, Promise<GuardLook | undefined>>();
+  private readonly again = new Set<string>();
+  /** Why the guard is off (a read-only place, a foreign file at the store's path), or undefined. */
+  problem: string | undefined;
+  private warned = false;
+
+  constructor(
+    private readonly registry: DatabaseRegistry,
+    /** The extension's global storage folder. */
+    private readonly folder: string,
+    private readonly log: (line: string) => void,
+  ) {
+    this.path = join(folder, 'history-guard.db');
+    storeForRuns = { folder, path: this.path };
+    this.subscriptions.push(
+      registry.onDidChange((change) => {
+        if ((change.kind === 'rows' || change.kind === 'state') && this.isGuarded(change.path)) void this.look(change.path);
+        if (change.kind === 'list') for (const p of this.guardedFiles()) if (this.registry.get(p)?.db) void this.look(p);
+      }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (affectsSetting(e, Setting.historyGuardFiles))
+          for (const p of this.guardedFiles()) if (this.registry.get(p)?.db) void this.look(p);
+      }),
+    );
+    for (const p of this.guardedFiles()) if (this.registry.get(p)?.db) void this.look(p);
+  }
+
+  /** The guarded files' absolute paths, from the setting (entries that are not text are ignored). */
+  guardedFiles(): string[] {
+    const value = setting(Setting.historyGuardFiles);
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v !== '').map((v) => resolve(v)) : [];
+  }
+
+  isGuarded(path: string): boolean {
+    return this.guardedFiles().includes(resolve(path));
+  }
+
+  /** Turns the guard on for `path` (the user's settings) and takes its first look; what that look did. */
+  async guard(path: string): Promise<GuardLook | undefined> {
+    if (!this.isGuarded(path)) await this.updateFiles([...this.guardedFiles(), resolve(path)]);
+    return this.look(path);
+  }
+
+  /** Turns the guard off for `path`; its layers stay readable. */
+  async stop(path: string): Promise<void> {
+    await this.updateFiles(this.guardedFiles().filter((p) => p !== resolve(path)));
+    await this.registry.store.fileCall('stopLookingAt', path);
+  }
+
+  private async updateFiles(files: string[]): Promise<void> {
+    await vscode.workspace
+      .getConfiguration(Setting.section)
+      .update(Setting.historyGuardFiles, files.length > 0 ? files : undefined, vscode.ConfigurationTarget.Global);
+  }
+
+  /**
+   * A look at a guarded file in the store worker, one at a time per file: a change that comes while one runs makes one
+   * more look after it. A failure turns the guard off for the window and says why once (a read-only place).
+   */
+  look(path: string): Promise<GuardLook | undefined> {
+    const under = this.running.get(path);
+    if (under) {
+      this.again.add(path);
+      return under;
+    }
+    const run = (async (): Promise<GuardLook | undefined> => {
+      try {
+        mkdirSync(this.folder, { recursive: true });
+        const look = await this.registry.store.fileCall('lookAtGuardedFile', path, this.path);
+        this.problem = undefined;
+        if (look.layers.length > 0)
+          this.log(
+            `History guard: ${look.layers.length} layer(s) recorded for ${path} (${look.layers.map((l) => `${l.sessionId}/${l.branchId}: ${l.removedCount} removed`).join(', ')}).`,
+          );
+        return look;
+      } catch (err) {
+        this.problem = errorMessage(err);
+        this.log(`History guard: ${this.problem}`);
+        if (!this.warned && err instanceof HistoryGuardError) {
+          this.warned = true;
+          void vscode.window.showWarningMessage(vscode.l10n.t('The history guard is off: {0}', this.problem));
+        }
+        return undefined;
+      } finally {
+        this.running.delete(path);
+        if (this.again.delete(path)) void this.look(path);
+      }
+    })();
+    this.running.set(path, run);
+    return run;
+  }
+
+  /** The layers of a session (one branch with `branchId`), newest first. */
+  layers(path: string, sessionId: string, branchId?: string): Promise<GuardLayer[]> {
+    return this.registry.store.fileCall('guardLayers', this.path, path, sessionId, branchId);
+  }
+
+  /** What the guard store holds (null while none exists). */
+  diskUse(): Promise<GuardDiskUse | null> {
+    return this.registry.store.fileCall('guardDiskUse', this.path);
+  }
+
+  /**
+   * Writes layer `layerId`'s items as the new branch `branchName` of `path`'s session, through a session in the store
+   * worker (its write waits for another writer's lock there); the new branch's id.
+   */
+  async restore(path: string, layer: GuardLayer, branchName: string): Promise<string> {
+    const items = await this.registry.store.fileCall('guardLayerItems', this.path, layer.layerId);
+    const tables = this.registry.get(path)?.db?.tables;
+    const session = await this.registry.store.openSession({
+      sessionId: layer.sessionId,
+      dbPath: path,
+      ...(tables ? { sessionsTable: tables.sessions ?? undefined, messagesTable: tables.messages } : {}),
+    });
+    try {
+      return await session.restoreBranch(
+        items.map((i) => i.messageData),
+        branchName,
+      );
+    } finally {
+      await session.close();
+      await this.registry.checkNow(path);
+    }
+  }
+
+  dispose(): void {
+    for (const d of this.subscriptions) d.dispose();
+    if (storeForRuns?.path === this.path) storeForRuns = undefined;
+  }
+}

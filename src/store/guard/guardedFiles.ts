@@ -1,0 +1,72 @@
+/**
+ * The history guard as the store worker runs it (docs/history-guard.md): the functions the host calls by a file's
+ * path (`FILE_FUNCTIONS`), each guarded file's read-only connection and each guard store kept open between calls, so
+ * a look after a live refresh costs what `observeSessionFile` costs and no open.
+ */
+import { openSessionDatabase, type SessionDatabase } from '../inspector/sessionDatabase';
+import { HistoryGuardError } from './guardErrors';
+import { HistoryGuardStore, type GuardDiskUse, type GuardLayer, type GuardLayerItem } from './guardStore';
+import { observeSessionFile, type GuardLook } from './guardObserver';
+
+const stores = new Map<string, HistoryGuardStore>();
+const files = new Map<string, SessionDatabase>();
+
+function storeAt(guardPath: string): HistoryGuardStore {
+  let store = stores.get(guardPath);
+  if (!store?.db.isOpen) {
+    store = HistoryGuardStore.open(guardPath);
+    stores.set(guardPath, store);
+  }
+  return store;
+}
+
+/** The guard store for reading, or undefined while none exists (nothing was guarded or compacted yet). */
+function existingStore(guardPath: string): HistoryGuardStore | undefined {
+  try {
+    return storeAt(guardPath);
+  } catch (err) {
+    if (err instanceof HistoryGuardError && (err.problem === 'not-found' || err.problem === 'read-only')) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * A look at the guarded file `sessionPath`, recorded in the guard store at `guardPath` (see `observeSessionFile`). A
+ * file replaced or deleted at its path is opened again: its first look starts the new file's list.
+ */
+export function lookAtGuardedFile(sessionPath: string, guardPath: string): GuardLook {
+  const store = storeAt(guardPath);
+  let db = files.get(sessionPath);
+  if (db && (!db.isOpen || db.fileState() !== 'ok')) {
+    db.close();
+    db = undefined;
+  }
+  if (!db) {
+    db = openSessionDatabase(sessionPath, { readonly: true });
+    files.set(sessionPath, db);
+  }
+  return observeSessionFile(store, db);
+}
+
+/** Closes the guard's connection to `sessionPath` (the guard was turned off, or the file closed). */
+export function stopLookingAt(sessionPath: string): void {
+  files.get(sessionPath)?.close();
+  files.delete(sessionPath);
+}
+
+/** The layers of a session (one branch with `branchId`), newest first; none while no guard store exists. */
+export function guardLayers(guardPath: string, sessionPath: string, sessionId: string, branchId?: string): GuardLayer[] {
+  return existingStore(guardPath)?.layersOf(sessionPath, sessionId, branchId) ?? [];
+}
+
+/** A layer's items (`HistoryGuardError('unknown-layer')` when there is none). */
+export function guardLayerItems(guardPath: string, layerId: number): GuardLayerItem[] {
+  const store = existingStore(guardPath);
+  if (!store) throw new HistoryGuardError('unknown-layer', `There is no history guard store at ${guardPath}, so no layer ${layerId}.`);
+  return store.layerItems(layerId);
+}
+
+/** What the guard store holds, or null while there is none. */
+export function guardDiskUse(guardPath: string): GuardDiskUse | null {
+  return existingStore(guardPath)?.diskUse() ?? null;
+}
