@@ -1,13 +1,14 @@
 /**
- * `agent-sessions doctor [file] [--session S] [--fix] [--backup PATH] [--json]` (docs/doctor.md): the doctor's
- * findings, one block each, and with --fix the repair (after its backup) and the re-check. The exit code says
- * whether anything is left: 0 clean, 1 findings, the CLI's other codes for a file it cannot check or repair.
+ * `agent-sessions doctor [file|address] [--session S] [--fix] [--backup PATH] [--json]` (docs/doctor.md): the
+ * doctor's findings, one block each, and with --fix the repair (after its backup) and the re-check; a server address
+ * gets the report alone. The exit code says whether anything is left: 0 clean, 1 findings, the CLI's other codes for
+ * a store it cannot check or repair.
  */
 import type { Finding } from '../store/doctor/checkContext';
 import { findingCount, checkSessionFile, type DoctorReport } from '../store/doctor/doctorReport';
 import { FINDING_KINDS, KIND_ORDER } from '../store/doctor/findingKinds';
 import { repairSessionFile, type RepairOutcome } from '../store/doctor/repairs';
-import { isServerReport } from '../store/doctor/server/serverDoctor';
+import { checkServerStore, isServerReport } from '../store/doctor/server/serverDoctor';
 import { isServerAddress, storeAddress } from './cliStore';
 import type { CommandContext } from './commands';
 import { EXIT, UsageError } from './exitCodes';
@@ -24,7 +25,7 @@ export async function doctorCommand(ctx: CommandContext, db: string | undefined,
   if (db !== undefined && rest.length > 0) throw new UsageError('doctor takes the file once: as its argument or as --db');
   if (rest.length > 1) throw new UsageError(`doctor takes only a file (got ${rest.length} arguments)`);
   const file = storeAddress(db ?? rest[0]);
-  if (isServerAddress(file)) return (await import('./doctorServer')).doctorServerCommand(ctx, file, args);
+  if (isServerAddress(file)) return serverDoctorCommand(ctx, file, args);
   if (args.backup !== undefined && !args.fix) throw new UsageError('--backup goes with --fix');
   const options = args.session === undefined ? {} : { session: args.session };
   if (!args.fix) {
@@ -37,6 +38,28 @@ export async function doctorCommand(ctx: CommandContext, db: string | undefined,
   if (ctx.json) process.stdout.write(`${JSON.stringify(outcomeJson(outcome))}\n`);
   else await ctx.term.page(outcomeText(outcome, ctx.term.color));
   return findingCount(outcome.after) > 0 ? EXIT.error : EXIT.ok;
+}
+
+/**
+ * `doctor` on a PostgreSQL or Redis address (docs/doctor.md, "Server stores"): the report, read-only. `--fix` and
+ * `--backup` are refused before anything connects: a repair there would race the agents writing to the store without
+ * a lock the SDKs take too, and a server's backups are its own tools' job.
+ */
+async function serverDoctorCommand(ctx: CommandContext, address: string, args: DoctorArgs): Promise<number> {
+  if (args.fix || args.backup !== undefined)
+    throw new UsageError(
+      'server stores are checked read-only: --fix and --backup repair session files only (docs/doctor.md, "Server stores")',
+    );
+  const report = await checkServerStore({
+    url: address,
+    // As every command that opens a server: the password may stay out of the address and the shell's history.
+    password: process.env.AGENT_SESSIONS_PASSWORD || undefined,
+    keyPrefix: ctx.store?.keyPrefix,
+    ...(args.session === undefined ? {} : { session: args.session }),
+  });
+  if (ctx.json) process.stdout.write(`${JSON.stringify(reportJson(report))}\n`);
+  else await ctx.term.page(reportText(report, ctx.term.color));
+  return findingCount(report) > 0 ? EXIT.error : EXIT.ok;
 }
 
 function whereOf(f: Finding): string {
@@ -100,7 +123,7 @@ function repairOf(report: DoctorReport, f: Finding): string | null {
   return report.integrityOk && !isServerReport(report) && f.repairable !== false ? k.repair : null;
 }
 
-export function reportJson(report: DoctorReport) {
+function reportJson(report: DoctorReport) {
   return {
     file: report.path,
     ...(isServerReport(report) ? { server: report.server } : {}),
