@@ -111,7 +111,11 @@ function outcomeText(o: RepairOutcome, color: boolean): string {
   }
   const c = o.counts;
   parts.push(
-    `Repaired (one transaction): ${c.usageRowsDeleted} usage row(s) deleted, ${c.messagesDeleted} unreferenced message(s) deleted, ${c.outputsAdded} tool output(s) added.\nBackup: ${o.backup}\n`,
+    `Repaired (one transaction): ${c.usageRowsDeleted} usage row(s) deleted, ${c.messagesDeleted} unreferenced message(s) deleted, ${c.outputsAdded} tool output(s) added, ${c.indexesCreated} missing index(es) created.\n` +
+      (c.walFramesCheckpointed > 0 || !c.walCheckpointComplete
+        ? `Checkpoint: ${c.walFramesCheckpointed} -wal frame(s) copied into the file${c.walCheckpointComplete ? ', -wal emptied' : '; another connection kept it from finishing (run --fix again once it closes)'}.\n`
+        : '') +
+      `Backup: ${o.backup}\n`,
   );
   parts.push(`Re-check:\n${reportText(o.after, color)}`);
   return parts.join('\n');
