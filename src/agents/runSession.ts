@@ -18,6 +18,7 @@ import {
   type WriteMark,
   type WritesByBranch,
 } from '../store';
+import type { BranchPrefixCopy, BranchPrefixRequest } from '../store/export/branchPrefixCopy';
 
 /** What a run does with its session. */
 export interface RunSession {
@@ -58,6 +59,12 @@ export interface RunStore {
   openSession(options: RunSessionOptions): Promise<RunSession>;
   markWrites(dbPath: string, tables: TableNames): Promise<WriteMark>;
   writesSince(dbPath: string, tables: TableNames, mark: WriteMark): Promise<WritesByBranch[]>;
+  /**
+   * Copies a branch through a turn from the session file `sourcePath` into `targetPath` (a check's scratch file) in
+   * the store's own thread, on connections of its own (the extension's store worker). Without it, the check copies
+   * in its thread.
+   */
+  copyBranchPrefix?(sourcePath: string, targetPath: string, request: BranchPrefixRequest, signal?: AbortSignal): Promise<BranchPrefixCopy>;
 }
 
 /** The store's classes in this thread. */

@@ -179,7 +179,7 @@ async function runCase(
   try {
     let where: { dbPath: string; branchId: string; turn: number; forkName: string };
     if (scratch) {
-      place = await scratch.prepare(options.db, c, slot, signal);
+      place = await scratch.prepare(options.db, c, slot, signal, options.file);
       where = { dbPath: place.dbPath, branchId: place.branchId, turn: place.turn, forkName: 'check' };
     } else where = { dbPath: options.file, branchId: c.branchId, turn: c.turn, forkName: names.next(c.sessionId) };
 

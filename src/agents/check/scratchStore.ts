@@ -11,19 +11,13 @@ import { mkdtempSync } from 'node:fs';
 import { copyFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentInputItem } from '@openai/agents';
 import type { SessionReader } from '../../store/inspector/sessionReader';
+import { copyBranchPrefix, PREFIX_PAGE, TurnChangedError } from '../../store/export/branchPrefixCopy';
 import { IN_THREAD_STORE, type RunStore } from '../runSession';
-import { turnKeyOf } from '../../store/reviews/reviewMatching';
 import type { CheckCase } from './checkTypes';
 
-/**
- * Items read from the user's file (and written to the scratch file) at a time: memory stays a page per running case.
- * Pages start small and double up to this, so a case on an early turn reads little past it (a page of 500 items of a
- * long conversation is megabytes to decode, most of it after the turn).
- */
-export const SCRATCH_PAGE = 500;
-const FIRST_PAGE = 32;
+export { TurnChangedError };
+export const SCRATCH_PAGE = PREFIX_PAGE;
 
 /** Where a case runs: a scratch session file whose `main` branch is the case's branch through its turn. */
 export interface ScratchCase {
@@ -35,17 +29,10 @@ export interface ScratchCase {
   items: number;
 }
 
-/** The case's turn is no longer what the case was made from: the file changed after the cases were read. */
-export class TurnChangedError extends Error {
-  override readonly name = 'TurnChangedError';
-}
-
 type Reader = Pick<SessionReader, 'getItemsPage'>;
 
 /** The store's logs of a scratch session: what it would log (usage not stored) concerns files nobody keeps. */
 const SILENT = { error: () => undefined, warn: () => undefined };
-
-const isUser = (item: unknown): boolean => (item as { role?: unknown } | null)?.role === 'user';
 
 /**
  * A temporary folder for one check's scratch files, removed whole when the check ends. Every SQLite connection it
@@ -61,7 +48,7 @@ export class ScratchFolder {
 
   private constructor(
     readonly path: string,
-    store: RunStore,
+    private readonly store: RunStore,
   ) {
     // A scratch file is thrown away when its case ends, so it need not survive a power cut: without syncs its writes,
     // the fork's commit and the checkpoint when the last connection closes cost no fsync (measured: those syncs were
@@ -78,55 +65,25 @@ export class ScratchFolder {
   }
 
   /**
-   * Copies the case's branch from `reader` (the user's file, read-only), up to and including the case's turn, into
-   * a new scratch file named by `slot`. Throws `TurnChangedError` when the turn is gone or holds another user message
-   * than the case was made from.
+   * Copies the case's branch from the user's file, up to and including the case's turn, into a new scratch file named
+   * by `slot`: in the store's own thread when it can copy (`RunStore.copyBranchPrefix`: the extension's store worker,
+   * reading `file` on a connection of its own), else here, reading through `reader` (the user's file, read-only).
+   * Throws `TurnChangedError` when the turn is gone or holds another user message than the case was made from.
    */
-  async prepare(reader: Reader, c: CheckCase, slot: number, signal?: AbortSignal): Promise<ScratchCase> {
+  async prepare(reader: Reader, c: CheckCase, slot: number, signal?: AbortSignal, file?: string): Promise<ScratchCase> {
     const dbPath = join(this.path, `case-${slot}.db`);
     // A copy of the empty template, not a new file: creating the tables costs SQLite's syncs (20-50 ms here), a copy
-    // of 80 KB well under 1 ms — the difference is most of a case's own overhead. A scratch file need not survive a
-    // power cut, so it syncs as little as the store allows (NORMAL).
+    // of 80 KB well under 1 ms — the difference is most of a case's own overhead.
     await copyFile(await this.emptyFile(), dbPath);
+    const request = { sessionId: c.sessionId, branchId: c.branchId, turn: c.turn, contentKey: c.contentKey };
+    if (file !== undefined && this.store.copyBranchPrefix) {
+      const copied = await this.store.copyBranchPrefix(file, dbPath, request, signal);
+      return { dbPath, branchId: 'main', ...copied };
+    }
     const session = await this.runStore.openSession({ sessionId: c.sessionId, dbPath, logger: SILENT });
     try {
-      let after: number | null = null;
-      let userMessages = 0;
-      let turn: number | null = null;
-      let items = 0;
-      let structured: boolean | undefined;
-      let limit = FIRST_PAGE;
-      for (let done = false; !done; limit = Math.min(SCRATCH_PAGE, limit * 2)) {
-        signal?.throwIfAborted();
-        const page = await reader.getItemsPage(c.sessionId, c.branchId, { afterSequence: after, limit });
-        const batch: unknown[] = [];
-        for (const e of page.items) {
-          structured ??= e.structureId !== null;
-          // An item that cannot be decoded is one the SDKs' sessions skip (as Python does): the agent never sees it.
-          if (e.corrupt) continue;
-          const user = isUser(e.item);
-          // A plain session records no turn numbers: its turns are counted from its user messages, as the turn list does.
-          const at = structured ? e.userTurnNumber : user ? userMessages + 1 : userMessages;
-          if (at !== null && at > c.turn) {
-            done = true;
-            break;
-          }
-          if (user) {
-            userMessages++;
-            if (at === c.turn && turn === null) {
-              if (turnKeyOf(e.item) !== c.contentKey) throw new TurnChangedError(`turn ${c.turn} holds another user message now`);
-              turn = userMessages;
-            }
-          }
-          batch.push(e.item);
-        }
-        if (batch.length > 0) await session.addItems(batch as AgentInputItem[]);
-        items += batch.length;
-        if (page.nextAfterSequence === null) done = true;
-        else after = page.nextAfterSequence;
-      }
-      if (turn === null) throw new TurnChangedError(`turn ${c.turn} is gone`);
-      return { dbPath, branchId: 'main', turn, items };
+      const copied = await copyBranchPrefix(reader, session, request, signal);
+      return { dbPath, branchId: 'main', ...copied };
     } finally {
       await session.close();
     }

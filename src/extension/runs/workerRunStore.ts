@@ -22,5 +22,7 @@ export function workerRunStore(client: StoreClient): RunStore {
       ),
     markWrites: (dbPath, tables) => client.fileCall('markWrites', dbPath, tables),
     writesSince: (dbPath, tables, mark) => client.fileCall('writesSince', dbPath, tables, mark),
+    // A check's scratch copies: read and written in the worker, so a big prefix never crosses the host's thread.
+    copyBranchPrefix: (sourcePath, targetPath, request, signal) => client.copyBranchPrefix(sourcePath, targetPath, request, signal),
   };
 }

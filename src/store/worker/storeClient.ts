@@ -18,6 +18,7 @@ import type { markWrites, writesSince } from '../inspector/writesSince';
 import type { guardDiskUse, guardLayerItems, guardLayers, lookAtGuardedFile, stopLookingAt } from '../guard/guardedFiles';
 import type { ExportFormat, ExportRequest, ExportSummary, ProgressOptions } from '../export/transferTypes';
 import type { ImportOptions, ImportResult } from '../export/importSession';
+import type { BranchPrefixCopy, BranchPrefixRequest } from '../export/branchPrefixCopy';
 import type {
   TraceMethod,
   ReviewMethod,
@@ -250,6 +251,19 @@ export class StoreClient {
     signal?: AbortSignal,
   ): Promise<DatasetFileResult> {
     return (await this.job('exportDatasetToFile', [dbPath, reviewsPath, outPath, options], { signal })) as DatasetFileResult;
+  }
+
+  /**
+   * Copies a branch through a turn from the session file `sourcePath` into the session file `targetPath` (a check's
+   * scratch file) in the worker, on connections of its own (`copyBranchPrefixToFile`); the signal stops it between pages.
+   */
+  async copyBranchPrefix(
+    sourcePath: string,
+    targetPath: string,
+    request: BranchPrefixRequest,
+    signal?: AbortSignal,
+  ): Promise<BranchPrefixCopy> {
+    return (await this.job('copyBranchPrefixToFile', [sourcePath, targetPath, request], { signal })) as BranchPrefixCopy;
   }
 
   /** Imports a JSON or JSONL export into `dbPath` in the worker (`importSessionFile`); one transaction, as there. */

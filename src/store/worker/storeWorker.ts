@@ -30,6 +30,7 @@ import { ReviewStore } from '../reviews/reviewStore';
 import { ReplayMarkStore } from '../replay/replayMarkStore';
 import { guardDiskUse, guardLayerItems, guardLayers, lookAtGuardedFile, stopLookingAt } from '../guard/guardedFiles';
 import { exportDatasetToFile } from '../datasets/datasetExport';
+import { copyBranchPrefixToFile, type BranchPrefixRequest } from '../export/branchPrefixCopy';
 import { checkSessionFile } from '../doctor/doctorReport';
 import { repairSessionFile } from '../doctor/repairs';
 
@@ -49,6 +50,10 @@ function flaggedSignal(signal: AbortSignal, flag: Int32Array): AbortSignal {
 
 /** The jobs, each given its arguments and the progress options the worker makes. */
 const JOB_IMPLS: Record<JobName, (args: unknown[], progress: ProgressOptions) => Promise<unknown>> = {
+  copyBranchPrefixToFile: (args, progress) => {
+    const [sourcePath, targetPath, request] = args as [string, string, BranchPrefixRequest];
+    return copyBranchPrefixToFile(sourcePath, targetPath, request, progress.signal);
+  },
   exportSessionToFile: (args, progress) => {
     const [dbPath, outPath, format, request, options] = args as [string, string, ExportFormat, ExportRequest, ExportFileOptions];
     return exportSessionToFile(dbPath, outPath, format, { ...request, ...progress }, options);
