@@ -38,6 +38,7 @@ export function run(): Promise<void> {
   require('./reviews.test');
   require('./check.test');
   require('./codingAgents.test');
+  require('./historyGuard.test');
   require('./workspaceTrust.test');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return new Promise((resolve, reject) => {
