@@ -16,7 +16,7 @@ import { checkServerStore, type ServerDoctorReport } from '../../src/store/docto
 import { PostgresSession } from '../../src/store/remote/postgresSession';
 import { RedisSession, redisSessionKeys } from '../../src/store/remote/redisSession';
 import { freshPostgresDatabase, freshRedisPrefix, sharedPostgres, sharedRedis } from '../support/servers';
-import { TRIP, js, rawRedis, remoteFailure, sql } from './remoteHelpers';
+import { TRIP, js, python, rawRedis, remoteFailure, sql } from './remoteHelpers';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -41,11 +41,23 @@ async function writeRedis(url: string, keyPrefix: string, sessions: [string, Age
   }
 }
 
-/** Stores as our code writes them: a trip with a call and its output, a session ending in an answered call. */
+/**
+ * Stores as our code writes them: a trip with a call and its output, a session ending in an answered call, and items
+ * in the shape and field order a Python agent stores (a call answered, then the model's message).
+ */
 const CLEAN: [string, AgentInputItem[]][] = [
   ['trip', TRIP],
   ['answered', [js.user('Weather?'), js.call('call_ok'), js.result('call_ok', 'sunny')]],
   ['other', [js.user('Hello there')]],
+  [
+    'python',
+    [
+      python.user('Weather in Oslo?'),
+      python.call('call_py', 'get_weather', '{"city": "Oslo"}'),
+      python.output('call_py', 'Oslo: 4°C'),
+      python.assistant('msg_py', 'Cold: 4°C.'),
+    ].map(js.raw),
+  ],
 ];
 
 /**
