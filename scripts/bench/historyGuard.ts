@@ -79,6 +79,9 @@ async function main(): Promise<void> {
     guardWall.push(b.wall);
     ratios.push(b.wall / a.wall);
   }
+  // A look that finds nothing new (the registry's event came from another file's change, or a second event).
+  const unchanged: number[] = [];
+  for (let r = 0; r < RUNS; r++) unchanged.push(timed(() => observeSessionFile(guard, db)).cpu);
   await writer.popItem();
   const pop = timed(() => observeSessionFile(guard, db));
   const popRefresh = timed(refresh);
@@ -96,6 +99,7 @@ async function main(): Promise<void> {
     },
     appendRefresh: { cpuMedianMs: round(median(refreshCpu)), wallMedianMs: round(median(refreshWall)) },
     appendGuard: { cpuMedianMs: round(median(guardCpu)), wallMedianMs: round(median(guardWall)) },
+    unchangedLook: { cpuMedianMs: round(median(unchanged)) },
     guardShare: {
       medianWallRatio: round(median(ratios)),
       cpuRatioOfSums: round(guardCpu.reduce((x, y) => x + y, 0) / refreshCpu.reduce((x, y) => x + y, 0)),
