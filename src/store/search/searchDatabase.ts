@@ -21,10 +21,10 @@ import { turnOrigin, type ForkFacts } from '../../shared/turnOrigin';
 import { readBranchForks } from '../inspector/branchTree';
 import { messageTypeOf } from '../format/itemClassification';
 import { itemFacts, rawCouldMatch } from './itemMatch';
-import { turnSetKey, type TurnSet } from './reviewTurns';
+import type { TurnSet } from './reviewTurns';
 import { HitTester, ScanProgress, type HitPlace, type SearchHit, type SearchOptions, type SearchSummary } from './searchHits';
-import { isRawSearchable, sqlPrefilter, structureTypeCondition } from './sqlPrefilter';
-import type { SearchQuery } from './searchQuery';
+import { isRawSearchable, rolesDecidedByType, sqlPrefilter, structureTypeCondition } from './sqlPrefilter';
+import { reviewOnly, type SearchQuery } from './searchQuery';
 
 /** A batch aims at this much time: short enough for a prompt first hit and cancel, long enough to cost little. */
 const TARGET_BATCH_MS = 40;
@@ -149,6 +149,7 @@ class ScanState {
   private readonly structureSql: string;
   private readonly plainSql: string;
   private readonly params: unknown[];
+  private readonly plainParams: unknown[];
   private readonly trees = new Map<string, ForkFacts[]>();
   /** Messages already reported, per session (a shared message is reported at its first structure row). */
   private readonly reported = new Map<string, Set<number>>();
@@ -173,8 +174,8 @@ class ScanState {
   private rejudge = false;
   /** Hits of outputs whose call is still to be named (`nameOutputs`), with the call id each answers. */
   private unnamed: { hit: SearchHit; callId: string }[] = [];
-  /** `sharedWith`'s last answer, for the turn `key` names. */
-  private lastShared: { key: string; branches: string[] } | null = null;
+  /** Per session, which branch ran a turn and which share it (`ForkAnswers`). */
+  private readonly forkAnswers = new Map<string, ForkAnswers>();
 
   constructor(
     private readonly db: SessionDatabase,
@@ -193,11 +194,17 @@ class ScanState {
     this.rawNeedle = isRawSearchable(needle) && query.tools.length === 0 ? needle : null;
     const t = db.tables;
     const messages = quoteIdentifier(t.messages);
-    const filter = sqlPrefilter(query, 'm.message_data');
+    // Plain sessions have no structure row to say a message's type, so their filter tests the role in the text.
+    const plainFilter = sqlPrefilter(query, 'm.message_data');
     // Tested on the structure row first: a row it rejects is never joined to its message (the planner checks terms on
     // `s` before the lookup into `m`). Not for the learner rows of a tool filter, which need their data either way.
     const types = query.tools.length === 0 ? structureTypeCondition(query, 's.message_type') : null;
+    // Where the structure row's type decides the role, testing the role in the text too only reads it for nothing.
+    const filter = sqlPrefilter(query, 'm.message_data', {
+      rolesByType: types !== null && (rolesDecidedByType(query) || reviewOnly(query)),
+    });
     this.params = filter.params;
+    this.plainParams = plainFilter.params;
     // A rowid range of message_structure; the join is a primary-key lookup. A row is kept or dropped on its message's
     // verdict, tested on the structure row alone before the join, so a row whose message cannot match (a branch's copy
     // of a turn already judged, most rows of a file with long branches) costs no read of its text. A message id past
@@ -239,7 +246,7 @@ class ScanState {
     this.hasTools = query.tools.length > 0;
     // A plain session's rows in id order (the (session_id, id) index), each with whether it opens a turn; only rows
     // that pass the prefilter carry their data.
-    this.plainSql = `SELECT id, CASE WHEN ${filter.sql} THEN message_data END AS data,
+    this.plainSql = `SELECT id, CASE WHEN ${plainFilter.sql} THEN message_data END AS data,
         json_valid(message_data) AND json_extract(message_data, '$.role') = 'user' AS is_user
       FROM ${messages} m WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`;
   }
@@ -358,12 +365,11 @@ class ScanState {
 
   private structureRow(r: StructureRow, hits: SearchHit[]): void {
     const messageId = Number(r.message_id);
-    const reported = this.reportedIn(r.session_id);
-    if (reported.has(messageId)) return;
+    if (this.isReported(r.session_id, messageId)) return;
     const turn = r.turn === null ? 0 : Number(r.turn);
     // A review filter names a shared turn by the branch that ran it: a copy's row (which the first row, of that
     // branch, failed) must not match in its place.
-    if (this.reviewed && turnOrigin(this.tree(r.session_id), r.branch_id, turn) !== r.branch_id) return;
+    if (this.reviewed && this.forks(r.session_id).origin(r.branch_id, turn) !== r.branch_id) return;
     if (this.rawNeedle !== null && typeof r.data === 'string' && !rawCouldMatch(r.data, this.rawNeedle))
       return this.judge(messageId, NEVER);
     const decoded = decodeMessageData(r.data);
@@ -383,7 +389,7 @@ class ScanState {
       }
       return;
     }
-    reported.add(messageId);
+    if (messageId < 1 || messageId > this.verdicts.length) this.reportedIn(r.session_id).add(messageId);
     this.judge(messageId, REPORTED);
     hit.sharedWith = this.sharedWith(r.session_id, r.branch_id, turn);
     hits.push(hit);
@@ -429,7 +435,9 @@ class ScanState {
     turn: number,
     limit: number,
   ): { hits: SearchHit[]; rows: number; next: number | null; turn: number } {
-    const rows = this.db.readWith((ctx) => ctx.stmt(this.plainSql).all<PlainRow>(...(this.params as never[]), sessionId, after, limit + 1));
+    const rows = this.db.readWith((ctx) =>
+      ctx.stmt(this.plainSql).all<PlainRow>(...(this.plainParams as never[]), sessionId, after, limit + 1),
+    );
     const page = rows.slice(0, limit);
     const hits: SearchHit[] = [];
     for (const r of page) {
@@ -469,6 +477,15 @@ class ScanState {
     return hit;
   }
 
+  /**
+   * Whether the message was reported already: its verdict says so, or (a message past the verdicts) the session's set.
+   * Message ids are the messages table's, and a structure row only joins a message of its own session.
+   */
+  private isReported(sessionId: string, messageId: number): boolean {
+    if (messageId >= 1 && messageId <= this.verdicts.length) return this.verdicts[messageId - 1] === REPORTED;
+    return this.reported.get(sessionId)?.has(messageId) ?? false;
+  }
+
   private reportedIn(sessionId: string): Set<number> {
     let set = this.reported.get(sessionId);
     if (!set) this.reported.set(sessionId, (set = new Set()));
@@ -483,17 +500,13 @@ class ScanState {
 
   /** The branches that share `turn` of `branchId` (those whose copy of the turn came from it). */
   private sharedWith(sessionId: string, branchId: string, turn: number): string[] {
-    const tree = this.tree(sessionId);
-    if (tree.length < 2) return [];
-    // A turn's hits come together (its items are neighbours): its answer is worked out once, and copied per hit.
-    const key = turnSetKey(sessionId, branchId, turn);
-    if (this.lastShared?.key !== key) {
-      const branches = tree
-        .filter((b) => b.branchId !== branchId && turnOrigin(tree, b.branchId, turn) === branchId)
-        .map((b) => b.branchId);
-      this.lastShared = { key, branches };
-    }
-    return [...this.lastShared.branches];
+    return [...this.forks(sessionId).sharedWith(branchId, turn)];
+  }
+
+  private forks(sessionId: string): ForkAnswers {
+    let forks = this.forkAnswers.get(sessionId);
+    if (!forks) this.forkAnswers.set(sessionId, (forks = new ForkAnswers(this.tree(sessionId))));
+    return forks;
   }
 
   /** The name of the call an output answers, for showing it: the nearest earlier row of the session with its call id. */
@@ -509,6 +522,50 @@ class ScanState {
     if (!decoded.ok) return null;
     const facts = itemFacts(decoded.value);
     return facts.callId === callId ? facts.toolName : null;
+  }
+}
+
+/**
+ * `turnOrigin` for one session's tree, and the branches sharing a turn, each worked out once per branch and stretch of
+ * turns: the answers change only at a fork turn (`turnOrigin` compares the turn with fork turns alone), and worked out
+ * per hit they cost a map of the tree for each branch, a tenth of a hit-heavy scan.
+ */
+class ForkAnswers {
+  /** The distinct fork turns, ascending: a turn's stretch is how many are at or below it. */
+  private readonly forkTurns: number[];
+  private readonly origins = new Map<string, string[]>();
+  private readonly shared = new Map<string, string[][]>();
+
+  constructor(private readonly tree: ForkFacts[]) {
+    this.forkTurns = [...new Set(tree.flatMap((b) => (b.forkTurn === null ? [] : [b.forkTurn])))].sort((a, b) => a - b);
+  }
+
+  origin(branchId: string, turn: number): string {
+    const stretch = this.stretch(turn);
+    let byStretch = this.origins.get(branchId);
+    if (!byStretch) this.origins.set(branchId, (byStretch = []));
+    return (byStretch[stretch] ??= turnOrigin(this.tree, branchId, turn));
+  }
+
+  sharedWith(branchId: string, turn: number): readonly string[] {
+    if (this.tree.length < 2) return [];
+    const stretch = this.stretch(turn);
+    let byStretch = this.shared.get(branchId);
+    if (!byStretch) this.shared.set(branchId, (byStretch = []));
+    return (byStretch[stretch] ??= this.tree
+      .filter((b) => b.branchId !== branchId && this.origin(b.branchId, turn) === branchId)
+      .map((b) => b.branchId));
+  }
+
+  private stretch(turn: number): number {
+    let lo = 0;
+    let hi = this.forkTurns.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.forkTurns[mid]! <= turn) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 }
 

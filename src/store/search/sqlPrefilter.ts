@@ -112,11 +112,15 @@ export function structureTypeCondition(query: SearchQuery, col: string): string 
   // Comparisons, not NOT IN / IN: SQLite runs those through a lookup per row, which doubled the cost of a scan of
   // the structure rows (70 → 200 ms on the bench's file A; the comparisons cost 60).
   if (query.failed) parts.push(`${col} <> 'user' AND ${col} <> 'assistant' AND ${col} <> 'message'`);
-  if (query.roles.length > 0 && query.roles.every((r) => r === 'user' || r === 'assistant'))
-    parts.push(`(${query.roles.map((r) => `${col} = '${r}'`).join(' OR ')})`);
+  if (rolesDecidedByType(query)) parts.push(`(${query.roles.map((r) => `${col} = '${r}'`).join(' OR ')})`);
   // Review filters alone find each turn's user message (`reviewOnly`).
   if (reviewOnly(query)) parts.push(`${col} = 'user'`);
   return parts.length > 0 ? parts.join(' AND ') : null;
+}
+
+/** Whether the query's roles are all ones a structure row's `message_type` names (`user`, `assistant`). */
+export function rolesDecidedByType(query: SearchQuery): boolean {
+  return query.roles.length > 0 && query.roles.every((r) => r === 'user' || r === 'assistant');
 }
 
 /**
@@ -138,7 +142,7 @@ export const FAILED_MARKERS: readonly string[] = [
  * must reach the JS side even when they fail the rest of the query, so outputs (which carry no name in the Responses
  * shape) can be named by their call.
  */
-export function sqlPrefilter(query: SearchQuery, col: string): Prefilter {
+export function sqlPrefilter(query: SearchQuery, col: string, options: { rolesByType?: boolean } = {}): Prefilter {
   const params: SqlValue[] = [];
   const parts: string[] = [];
   if (query.text !== '') {
@@ -151,7 +155,8 @@ export function sqlPrefilter(query: SearchQuery, col: string): Prefilter {
   }
   // Review filters alone find user messages (`reviewOnly`).
   const roles = reviewOnly(query) ? ['user'] : query.roles;
-  if (roles.length > 0) {
+  // `rolesByType`: the caller tests the structure row's type (`structureTypeCondition`), which says the role already.
+  if (roles.length > 0 && !options.rolesByType) {
     // The role's value as a JSON string; Python writes `"role": "user"`, JS `"role":"user"`. Roles are compared exactly.
     parts.push(`(${roles.map(() => `${col} GLOB ?`).join(' OR ')})`);
     params.push(...roles.map((r) => `*"${r}"*`));
