@@ -122,6 +122,9 @@ export class DoctorResults implements vscode.TextDocumentContentProvider, vscode
       const file = this.files.get(uri.fsPath);
       count = file ? [...file.counts.values()].reduce((a, b) => a + b, 0) : undefined;
     } else if (uri.scheme === DOCTOR_SCHEME) {
+      // The session's report document holds its diagnostics, so VS Code's own Problems decoration already counts them
+      // on the session's item (a second badge would read "1, 1"); ours stands in when the user turned that off.
+      if (vscode.workspace.getConfiguration('problems').get<boolean>('decorations.enabled', true)) return undefined;
       const ref = parseDoctorUri(uri);
       count = this.files.get(ref.dbPath)?.counts.get(ref.sessionId);
     }
