@@ -8,9 +8,9 @@
  * first (`SessionDatabaseError` `stale-wal`, exit 4).
  *
  * Bounds: 24 bytes read per frame, up to the `-wal`'s size; the distinct pages are counted in a set of at most one
- * number per frame. Without a usable `-shm` (a writer that died leaves one SQLite rebuilds; this process's own
- * connection at the path, whose locks a read of the `-shm` would drop) every committed frame counts, as SQLite's
- * recovery would read them all: an overcount when a checkpoint had copied them before the writer stopped.
+ * number per frame. Without a usable `-shm` (missing, or one SQLite would rebuild: a writer that died mid-write)
+ * every committed frame counts, as SQLite's recovery would read them all: an overcount when a checkpoint had copied
+ * them before the writer stopped. Not checked while this process has a connection at the path (`walStateAt`).
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { endianness } from 'node:os';
@@ -48,7 +48,6 @@ function readAt(fd: number, bytes: number, position: number): Buffer {
 
 /** The checkpoint's progress from the `-shm`, when SQLite would use its header as it is. */
 function indexProgress(absolutePath: string): { mxFrame: number; nBackfill: number } | undefined {
-  if (hasConnectionAt(absolutePath)) return undefined;
   let fd: number;
   try {
     fd = openSync(`${absolutePath}-shm`, 'r');
@@ -71,9 +70,15 @@ function indexProgress(absolutePath: string): { mxFrame: number; nBackfill: numb
   }
 }
 
-/** What the `-wal` beside `path` holds that the main file does not, or undefined when it holds nothing of that. */
+/**
+ * What the `-wal` beside `path` holds that the main file does not, or undefined when it holds nothing of that, or
+ * when this process has a connection at the path: its `-shm` must then not be read (closing our descriptor would drop
+ * the POSIX locks SQLite holds on it for that connection), and without it frames a checkpoint already copied would
+ * count as missing. So a process that keeps the file open (the extension's worker) does not report this kind for it.
+ */
 export function walStateAt(path: string): WalState | undefined {
   const absolutePath = resolve(path);
+  if (hasConnectionAt(absolutePath)) return undefined;
   const walPath = `${absolutePath}-wal`;
   const stat = statSync(walPath, { throwIfNoEntry: false });
   if (!stat || stat.size <= WAL_HEADER_BYTES) return undefined;

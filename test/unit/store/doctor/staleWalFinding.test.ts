@@ -6,6 +6,7 @@
  * (A replaced file's -wal is another matter, refused at open: test/unit/store/sqlite/staleWal.test.ts.)
  */
 import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession, openDatabase } from '../../../../src/store';
@@ -14,6 +15,16 @@ import { repairSessionFile } from '../../../../src/store/doctor/repairs';
 import { makeDoctorFixture } from '../../../support/doctorFixtures';
 import { startHolder } from '../../../support/staleWal';
 import { tempDir } from '../../../support/tempFiles';
+
+/** A Python reader that holds a read transaction open (as an agent between two reads of its history). */
+const PYTHON_READER = [
+  'import sqlite3, sys, time',
+  'c = sqlite3.connect(sys.argv[1], isolation_level=None)',
+  "c.execute('BEGIN')",
+  "c.execute('SELECT COUNT(*) FROM agent_messages').fetchall()",
+  "print('reading', flush=True)",
+  'time.sleep(60)',
+].join('\n');
 
 /** bob's main as a fresh session reads it. */
 async function bobMain(file: string): Promise<unknown[]> {
@@ -106,17 +117,34 @@ describe('doctor: stale-wal', function () {
 
   it('--fix says when a reader kept the checkpoint from finishing; the frames are in the file once it ends', async () => {
     const file = fixture();
-    const reader = openDatabase(file, { readonly: true });
+    // Another process in a read transaction: SQLite's TRUNCATE checkpoint waits for it, up to the busy timeout.
+    const reader = spawn('python3', ['-c', PYTHON_READER, file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<void>((r) => reader.on('close', () => r()));
     try {
-      reader.exec('BEGIN');
-      reader.prepare('SELECT COUNT(*) FROM agent_messages').get();
+      await new Promise<void>((resolve, reject) => {
+        reader.stdout.on('data', (d: Buffer) => d.toString().includes('reading') && resolve());
+        void exited.then(() => reject(new Error('the python3 reader exited before reading (this test needs python3)')));
+      });
       const outcome = repairSessionFile(file, { backup: join(tmp.dir, `busy-${n++}.backup.db`), busyTimeoutMs: 300 });
       assert.equal(outcome.counts.walCheckpointComplete, false);
-      reader.exec('COMMIT');
+      // FULL copied the frames (the reader reads the newest snapshot); TRUNCATE could not empty the -wal under it.
+      assert.equal(outcome.counts.walFramesCheckpointed, 12);
     } finally {
-      reader.close();
+      reader.kill('SIGKILL');
+      await exited;
     }
     assert.equal(checkSessionFile(file).totals['stale-wal'], undefined);
     assert.equal((await bobMain(mainAlone(file))).length, 4);
+  });
+
+  it('is not checked while this process has a connection at the path (its -shm must not be read)', () => {
+    const file = fixture();
+    const held = openDatabase(file, { readonly: true });
+    try {
+      assert.equal(checkSessionFile(file).totals['stale-wal'], undefined);
+    } finally {
+      held.close();
+    }
+    assert.equal(checkSessionFile(file).totals['stale-wal'], 1);
   });
 });
