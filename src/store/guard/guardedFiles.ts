@@ -3,6 +3,7 @@
  * path (`FILE_FUNCTIONS`), each guarded file's read-only connection and each guard store kept open between calls, so
  * a look after a live refresh costs what `observeSessionFile` costs and no open.
  */
+import { existsSync } from 'node:fs';
 import { openSessionDatabase, type SessionDatabase } from '../inspector/sessionDatabase';
 import { HistoryGuardError } from './guardErrors';
 import { HistoryGuardStore, type GuardDiskUse, type GuardLayer, type GuardLayerItem } from './guardStore';
@@ -20,8 +21,12 @@ function storeAt(guardPath: string): HistoryGuardStore {
   return store;
 }
 
-/** The guard store for reading, or undefined while none exists (nothing was guarded or compacted yet). */
+/**
+ * The guard store for reading, or undefined while none exists (nothing was guarded or compacted yet): a read never
+ * creates one, as the other stores of ours are created by their first write (storeOnDemand.ts).
+ */
 function existingStore(guardPath: string): HistoryGuardStore | undefined {
+  if (!stores.get(guardPath)?.db.isOpen && !existsSync(guardPath)) return undefined;
   try {
     return storeAt(guardPath);
   } catch (err) {
