@@ -23,7 +23,7 @@ import { messageTypeOf } from '../format/itemClassification';
 import { itemFacts, rawCouldMatch } from './itemMatch';
 import type { TurnSet } from './reviewTurns';
 import { HitTester, ScanProgress, type HitPlace, type SearchHit, type SearchOptions, type SearchSummary } from './searchHits';
-import { isRawSearchable, rolesDecidedByType, sqlPrefilter, structureTypeCondition } from './sqlPrefilter';
+import { isRawSearchable, rolesDecidedByType, sqlPrefilter, structureTypeCondition, toolTypeCondition } from './sqlPrefilter';
 import { reviewOnly, type SearchQuery } from './searchQuery';
 
 /** A batch aims at this much time: short enough for a prompt first hit and cancel, long enough to cost little. */
@@ -197,11 +197,12 @@ class ScanState {
     // Plain sessions have no structure row to say a message's type, so their filter tests the role in the text.
     const plainFilter = sqlPrefilter(query, 'm.message_data');
     // Tested on the structure row first: a row it rejects is never joined to its message (the planner checks terms on
-    // `s` before the lookup into `m`). Not for the learner rows of a tool filter, which need their data either way.
-    const types = query.tools.length === 0 ? structureTypeCondition(query, 's.message_type') : null;
+    // `s` before the lookup into `m`). A tool filter's own (`toolTypeCondition`) keeps the learner rows, its calls.
+    const types = query.tools.length === 0 ? structureTypeCondition(query, 's.message_type') : toolTypeCondition(query, 's.message_type');
     // Where the structure row's type decides the role, testing the role in the text too only reads it for nothing.
     const filter = sqlPrefilter(query, 'm.message_data', {
-      rolesByType: types !== null && (rolesDecidedByType(query) || reviewOnly(query)),
+      rolesByType: query.tools.length === 0 && types !== null && (rolesDecidedByType(query) || reviewOnly(query)),
+      typeCol: 's.message_type',
     });
     this.params = filter.params;
     this.plainParams = plainFilter.params;

@@ -118,6 +118,15 @@ export function structureTypeCondition(query: SearchQuery, col: string): string 
   return parts.length > 0 ? parts.join(' AND ') : null;
 }
 
+/**
+ * The structure row's condition for a query with `tool:` filters: no user or assistant message (their role leaves them
+ * no tool name, and the calls a tool filter learns from are not messages), and for `is:failed` no message at all.
+ * The role filters are left to the text: a tool filter needs its calls, whatever the role asked.
+ */
+export function toolTypeCondition(query: SearchQuery, col: string): string {
+  return query.failed ? `${col} <> 'user' AND ${col} <> 'assistant' AND ${col} <> 'message'` : `${col} <> 'user' AND ${col} <> 'assistant'`;
+}
+
 /** Whether the query's roles are all ones a structure row's `message_type` names (`user`, `assistant`). */
 export function rolesDecidedByType(query: SearchQuery): boolean {
   return query.roles.length > 0 && query.roles.every((r) => r === 'user' || r === 'assistant');
@@ -142,7 +151,7 @@ export const FAILED_MARKERS: readonly string[] = [
  * must reach the JS side even when they fail the rest of the query, so outputs (which carry no name in the Responses
  * shape) can be named by their call.
  */
-export function sqlPrefilter(query: SearchQuery, col: string, options: { rolesByType?: boolean } = {}): Prefilter {
+export function sqlPrefilter(query: SearchQuery, col: string, options: { rolesByType?: boolean; typeCol?: string } = {}): Prefilter {
   const params: SqlValue[] = [];
   const parts: string[] = [];
   if (query.text !== '') {
@@ -174,11 +183,15 @@ export function sqlPrefilter(query: SearchQuery, col: string, options: { rolesBy
       names.push(c);
     }
     learner = names.length > 0 ? `(${names.join(' OR ')})` : null;
-    // An item of the tool is its call (named) or an output (named by its call, or by itself in the JS shape).
-    parts.push(`(${learner ?? '1'} OR ${col} GLOB '*call_output"*' OR ${col} GLOB '*call_result"*')`);
+    // An item of the tool is its call (named) or an output (named by its call, or by itself in the JS shape). With the
+    // structure row's type (`typeCol`), an output is let through on its type first: the GLOBs, which still let through
+    // any other row holding those words, then read only the rows that are not outputs (an output is the longest row).
+    const outputType = options.typeCol ? `${options.typeCol} GLOB '*call_output' OR ${options.typeCol} GLOB '*call_result' OR ` : '';
+    parts.push(`(${outputType}${learner ?? '1'} OR ${col} GLOB '*call_output"*' OR ${col} GLOB '*call_result"*')`);
     params.push(...learnerParams);
   }
   const main = parts.length > 0 ? parts.join(' AND ') : '1';
-  if (learner === null || main === '1') return { sql: main, params };
+  // A query of tools alone: its condition holds the learner already, and testing it again read each other row twice.
+  if (learner === null || main === '1' || parts.length === 1) return { sql: main, params };
   return { sql: `((${main}) OR ${learner})`, params: [...params, ...learnerParams] };
 }
