@@ -37,6 +37,7 @@ export function run(): Promise<void> {
   require('./search.test');
   require('./reviews.test');
   require('./check.test');
+  require('./doctor.test');
   require('./codingAgents.test');
   require('./historyGuard.test');
   require('./workspaceTrust.test');
