@@ -7,6 +7,8 @@
  * message of the same session in another messages-shaped table and none in the owner's, or the same message shown
  * twice on one branch (the two tables' ids collide; one store never puts a message twice on a branch).
  *
+ * The other store's usage rows are found too: those of a session whose messages are all in the other table.
+ *
  * Runs only when the file holds another table shaped like a messages table (id, session_id, message_data): a file
  * with one pair costs one schema read. Reported only: the rows are the other store's only record of its branches and
  * turns, and no second structure table can hold them (the name is fixed), so deleting them would hide its
@@ -78,6 +80,45 @@ export function checkSharedMessageStructure(ctx: CheckContext): void {
   }
   flush();
   checkDoubledMessages(ctx);
+  if (ctx.tables.usage) checkOtherStoreUsage(ctx, others);
+}
+
+/**
+ * Usage rows of a session that has messages only in another store's messages table: the other store's
+ * `store_run_usage` wrote them into the shared `turn_usage`, and this store's usage totals count them.
+ */
+function checkOtherStoreUsage(ctx: CheckContext, others: readonly string[]): void {
+  const inOther = others.map((t) => `EXISTS (SELECT 1 FROM ${quoteIdentifier(t)} o WHERE o.session_id = u.session_id)`).join(' OR ');
+  const rows = ctx.db
+    .prepare(
+      `SELECT u.id, u.session_id FROM turn_usage u
+       WHERE ${sessionFilter('u.session_id')}
+         AND NOT EXISTS (SELECT 1 FROM ${ctx.tables.messages} m WHERE m.session_id = u.session_id) AND (${inOther})
+       ORDER BY u.session_id, u.id`,
+    )
+    .iterate<{ id: unknown; session_id: string }>(...sessionArgs(ctx));
+  let current: { session: string; ids: number[]; count: number } | undefined;
+  const flush = () => {
+    if (!current) return;
+    const more = current.count > current.ids.length ? ` (ids listed: the first ${current.ids.length})` : '';
+    ctx.add({
+      kind: 'shared-message-structure',
+      session: current.session,
+      rows: { turn_usage: current.ids },
+      detail:
+        `${current.count} turn_usage row(s) of session '${current.session}', whose messages are all in another store's ` +
+        `messages table: that store's usage, counted in this store's totals${more}`,
+    });
+  };
+  for (const r of rows) {
+    if (current?.session !== r.session_id) {
+      flush();
+      current = { session: r.session_id, ids: [], count: 0 };
+    }
+    current.count++;
+    if (current.ids.length < MAX_IDS) current.ids.push(num(r.id));
+  }
+  flush();
 }
 
 /**

@@ -54,10 +54,10 @@ describe('doctor: shared-message-structure', () => {
     assert.equal(new Set(b).size, 2);
   });
 
-  it('finds the other store’s rows: per session by what they point at, and each message shown twice', () => {
+  it('finds the other store’s rows: per session by what they point at, each message shown twice, its usage', () => {
     const report = checkSessionFile(fixture());
-    assert.deepEqual(report.totals, { 'shared-message-structure': 3 });
-    const [carol, one, two] = report.findings;
+    assert.deepEqual(report.totals, { 'shared-message-structure': 4 });
+    const [carol, one, two, usage] = report.findings;
     assert.deepEqual({ session: carol!.session, rows: carol!.rows }, { session: 'carol', rows: { message_structure: [27, 28] } });
     assert.match(carol!.detail, /2 message_structure row\(s\) of session 'carol'.*b_messages/);
     assert.deepEqual(
@@ -67,12 +67,15 @@ describe('doctor: shared-message-structure', () => {
         { session: 'alice', branch: 'main', rows: { message_structure: [2, 26] } },
       ],
     );
+    // Store B's usage for carol (alice's turn-3 row is not told apart from store A's own: alice has messages in both).
+    assert.deepEqual({ session: usage!.session, rows: usage!.rows }, { session: 'carol', rows: { turn_usage: [9] } });
+    assert.match(usage!.detail, /counted in this store's totals/);
     assert.equal(FINDING_KINDS['shared-message-structure'].repair, null);
   });
 
   it('checks one session when asked', () => {
     const file = fixture();
-    assert.equal(checkSessionFile(file, { session: 'carol' }).totals['shared-message-structure'], 1);
+    assert.equal(checkSessionFile(file, { session: 'carol' }).totals['shared-message-structure'], 2);
     assert.equal(checkSessionFile(file, { session: 'alice' }).totals['shared-message-structure'], 2);
     assert.equal(findingCount(checkSessionFile(file, { session: 'bob' })), 0);
   });
@@ -100,6 +103,6 @@ describe('doctor: shared-message-structure', () => {
     assert.equal(outcome.backup, null);
     assert.equal(existsSync(backup), false);
     assert.equal(sha(file), hash);
-    assert.equal(findingCount(outcome.after), 3);
+    assert.equal(findingCount(outcome.after), 4);
   });
 });
