@@ -59,13 +59,15 @@ async function messagesWithoutSession(
       GROUP BY m.session_id ORDER BY m.session_id`,
     [session],
   );
-  for await (const r of rows) {
-    add({
-      kind: 'messages-without-session',
-      session: r.session_id,
-      rows: { [browser.tables.messages]: r.ids.map(Number) },
-      detail: `${r.n} row(s) of ${browser.tables.messages} have session_id ${JSON.stringify(r.session_id)}, which ${browser.tables.sessions} does not hold`,
-    });
+  for await (const page of rows) {
+    for (const r of page) {
+      add({
+        kind: 'messages-without-session',
+        session: r.session_id,
+        rows: { [browser.tables.messages]: r.ids.map(Number) },
+        detail: `${r.n} row(s) of ${browser.tables.messages} have session_id ${JSON.stringify(r.session_id)}, which ${browser.tables.sessions} does not hold`,
+      });
+    }
   }
 }
 
@@ -87,12 +89,14 @@ async function scanMessages(client: ReadClient, browser: PostgresStoreBrowser, s
     const call = done?.lastCall();
     if (done && call && !(await hasOutput(client, m, done.session, call))) add(done.danglingFinding(call));
   };
-  for await (const r of rows) {
-    if (scan?.session !== r.session_id) {
-      await finish(scan);
-      scan = new SessionScan(r.session_id, table, (id) => `row ${id}`, add);
+  for await (const page of rows) {
+    for (const r of page) {
+      if (scan?.session !== r.session_id) {
+        await finish(scan);
+        scan = new SessionScan(r.session_id, table, (id) => `row ${id}`, add);
+      }
+      scan.see({ ref: Number(r.id), text: r.message_data });
     }
-    scan.see({ ref: Number(r.id), text: r.message_data });
   }
   await finish(scan);
 }
@@ -105,20 +109,21 @@ async function hasOutput(client: ReadClient, m: string, session: string, call: T
     `SELECT message_data FROM ${m} WHERE session_id = $1::text AND ($2::text IS NULL OR strpos(message_data, $2::text) > 0)`,
     [session, literalCallId(call.callId)],
   );
-  for await (const r of rows) if (isOutputOf(r.message_data, call)) return true;
+  for await (const page of rows) if (page.some((r) => isOutputOf(r.message_data, call))) return true;
   return false;
 }
 
 /**
- * A query's rows through a named cursor of the transaction, `PAGE` at a time. The cursor is closed when the loop
- * ends, early or not, so the same name can be declared again.
+ * A query's rows through a named cursor of the transaction, a page of `PAGE` at a time (pages, not rows: a step of an
+ * async loop costs a promise, which per row was half the check's time). The cursor is closed when the loop ends,
+ * early or not, so the same name can be declared again.
  */
-async function* pages<R>(client: ReadClient, name: string, sql: string, params: unknown[]): AsyncGenerator<R> {
+async function* pages<R>(client: ReadClient, name: string, sql: string, params: unknown[]): AsyncGenerator<R[]> {
   await client.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${sql}`, params);
   try {
     for (;;) {
       const { rows } = await client.query<R>(`FETCH ${PAGE} FROM ${name}`);
-      yield* rows;
+      if (rows.length > 0) yield rows;
       if (rows.length < PAGE) return;
     }
   } finally {

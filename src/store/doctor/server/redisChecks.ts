@@ -1,8 +1,8 @@
 /**
  * The doctor on a Redis store written by `RedisSession` (docs/doctor.md, "Server stores"), with read commands only
- * (SCAN, TYPE, LRANGE, LLEN). Sessions are found as `SCAN MATCH <prefix>:*` meets their keys: a hash `<prefix>:<id>`
- * or a list `<prefix>:<id>:messages`, so a list whose hash is gone is found too. Redis has no read snapshot: a session
- * written while the check reads it is seen as it was part way through.
+ * (SCAN, TYPE, LRANGE, LLEN). Sessions are found as `SCAN MATCH <prefix>:* TYPE hash|list` meets their keys: a hash
+ * `<prefix>:<id>` or a list `<prefix>:<id>:messages`, so a list whose hash is gone is found too. Redis has no read
+ * snapshot: a session written while the check reads it is seen as it was part way through.
  */
 import { redisSessionKeys } from '../../remote/redisSession';
 import { globEscape, type RedisStoreBrowser } from '../../remote/redisBrowser';
@@ -20,34 +20,25 @@ type Client = RedisStoreBrowser['client'];
 export async function checkRedisStore(browser: RedisStoreBrowser, session: string | null, add: (f: Finding) => void): Promise<void> {
   const { client, keyPrefix } = browser;
   if (session !== null) return checkSession(client, keyPrefix, session, add);
-  // SCAN may return a key twice (while the server resizes its table) and meets a session's hash and its list apart:
-  // the ids checked are kept (one string per session) so no session is checked or counted twice.
+  // SCAN may return a key twice (while the server resizes its table), and a session's hash and its list are met in
+  // different scans: the ids checked are kept (one string per session) so no session is checked or counted twice.
   const checked = new Set<string>();
-  let cursor = '0';
-  do {
-    const [next, keys] = await client.scan(cursor, 'MATCH', `${globEscape(keyPrefix)}:*`, 'COUNT', SCAN_COUNT);
-    cursor = next;
-    const types = await typesOf(client, keys);
-    for (const [i, key] of keys.entries()) {
-      const rest = key.slice(keyPrefix.length + 1);
-      const id = types[i] === 'hash' ? rest : types[i] === 'list' && rest.endsWith(LIST_SUFFIX) ? rest.slice(0, -LIST_SUFFIX.length) : null;
-      if (id === null || checked.has(id)) continue;
-      checked.add(id);
-      await checkSession(client, keyPrefix, id, add);
-    }
-  } while (cursor !== '0');
-}
-
-/** The TYPE of each key, in one round trip. */
-async function typesOf(client: Client, keys: readonly string[]): Promise<string[]> {
-  if (keys.length === 0) return [];
-  const pipe = client.pipeline();
-  for (const k of keys) pipe.type(k);
-  const replies = (await pipe.exec()) ?? [];
-  return replies.map(([err, type]) => {
-    if (err) throw err;
-    return String(type);
-  });
+  // The server filters by type (Redis 6+), so no key costs a TYPE of its own: hashes are sessions, lists named
+  // `…:messages` are found even when their hash is gone.
+  for (const type of ['hash', 'list'] as const) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await client.scan(cursor, 'MATCH', `${globEscape(keyPrefix)}:*`, 'COUNT', SCAN_COUNT, 'TYPE', type);
+      cursor = next;
+      for (const key of keys) {
+        const rest = key.slice(keyPrefix.length + 1);
+        const id = type === 'hash' ? rest : rest.endsWith(LIST_SUFFIX) ? rest.slice(0, -LIST_SUFFIX.length) : null;
+        if (id === null || checked.has(id)) continue;
+        checked.add(id);
+        await checkSession(client, keyPrefix, id, add);
+      }
+    } while (cursor !== '0');
+  }
 }
 
 async function checkSession(client: Client, prefix: string, session: string, add: (f: Finding) => void): Promise<void> {
@@ -91,19 +82,25 @@ async function checkSession(client: Client, prefix: string, session: string, add
   }
   const scan = new SessionScan(session, keys.messages, (position) => `entry ${position}`, add);
   const first = replies[2]?.[1] as Buffer[];
-  for await (const e of entries(client, keys.messages, first)) scan.see(e);
+  for await (const page of entries(client, keys.messages, first)) for (const e of page) scan.see({ ref: e.ref, text: utf8OrNull(e.raw) });
   const call = scan.lastCall();
   if (call && !(await hasOutput(client, keys.messages, call))) add(scan.danglingFinding(call));
 }
 
+interface ListEntry {
+  /** The 1-based list position. */
+  ref: number;
+  raw: Buffer;
+}
+
 /**
- * The list's entries by position (1-based), `PAGE` at a time (the first page given when it was read already); bytes
- * that are not UTF-8 come as null text.
+ * The list's entries by position, a page of `PAGE` at a time (the first page given when it was read already): pages,
+ * not entries, since a step of an async loop costs a promise.
  */
-async function* entries(client: Client, key: string, first?: Buffer[]): AsyncGenerator<{ ref: number; text: string | null; raw: Buffer }> {
+async function* entries(client: Client, key: string, first?: Buffer[]): AsyncGenerator<ListEntry[]> {
   for (let start = 0; ; start += PAGE) {
     const page = start === 0 && first !== undefined ? first : await client.lrangeBuffer(key, start, start + PAGE - 1);
-    for (const [i, raw] of page.entries()) yield { ref: start + i + 1, text: utf8OrNull(raw), raw };
+    yield page.map((raw, i) => ({ ref: start + i + 1, raw }));
     if (page.length < PAGE) return;
   }
 }
@@ -111,16 +108,18 @@ async function* entries(client: Client, key: string, first?: Buffer[]): AsyncGen
 /** Whether the list holds the call's output: entries that can hold it are decoded (a call id written as it is). */
 async function hasOutput(client: Client, key: string, call: TipCall): Promise<boolean> {
   const literal = literalCallId(call.callId);
-  for await (const e of entries(client, key)) {
-    if (literal !== null && !e.raw.includes(literal)) continue;
-    if (isOutputOf(e.text, call)) return true;
+  for await (const page of entries(client, key)) {
+    if (page.some((e) => (literal === null || e.raw.includes(literal)) && isOutputOf(utf8OrNull(e.raw), call))) return true;
   }
   return false;
 }
 
+/** Strict UTF-8, as Python decodes: one decoder for every entry (each call decodes a whole buffer, keeping no state). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 function utf8OrNull(b: Buffer): string | null {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(b);
+    return UTF8.decode(b);
   } catch {
     return null;
   }
