@@ -151,7 +151,10 @@ const FOLDS_INTO_ASCII_ESCAPED = new RegExp(
  * may match where text does not; that only costs a decode.
  */
 export function rawCouldMatch(raw: string, needle: string): boolean {
-  return raw.toLowerCase().includes(needle) || FOLDS_INTO_ASCII_PATTERN.test(raw) || FOLDS_INTO_ASCII_ESCAPED.test(raw);
+  // The needle as it is first: a common word's rows mostly hold it in lower case, and lower-casing copies the row.
+  return (
+    raw.includes(needle) || raw.toLowerCase().includes(needle) || FOLDS_INTO_ASCII_PATTERN.test(raw) || FOLDS_INTO_ASCII_ESCAPED.test(raw)
+  );
 }
 
 /**
