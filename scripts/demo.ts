@@ -18,6 +18,7 @@ import { AdvancedSQLiteSession, TraceStore, type SpanRecord } from '../src/store
 import { demoReviewStorePath, demoTraceStorePath, openDemo } from './demo/launch';
 import { DEMO_REVIEWS, writeDemoReviews } from './demo/reviews';
 import { printDatabaseReport } from './demo/report';
+import { writeDemoAgentModule } from './demo/agentModule';
 
 const args = process.argv.slice(2);
 const printOnly = args.includes('--print');
@@ -107,6 +108,9 @@ async function main(): Promise<void> {
   const reviewsPath = demoReviewStorePath();
   await writeDemoReviews(out, reviewsPath);
   console.log(`Reviews: ${DEMO_REVIEWS.length} reviewed turns of weather-trip (check them: docs/check.md) in ${reviewsPath}`);
+  // The demo's agent as the folder's agent module: in the demo the built-in agent answers offline (docs/check.md).
+  const agentModule = await writeDemoAgentModule(dirname(out), join(__dirname, '..'));
+  console.log(`Agent module: ${agentModule} (the built-in agent of the demo folder: the scripted weather assistant, no key)`);
   if (!printOnly) await openDemo(out);
 }
 

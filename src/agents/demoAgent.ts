@@ -70,12 +70,12 @@ export function weatherPolicy(input: AgentInputItem[]): ScriptedReply {
   return { kind: 'text', text: `I can look up the weather in ${Object.keys(FORECASTS).join(', ')}. Which city would you like?` };
 }
 
-/** A fresh demo agent on the scripted model. */
-export function createDemoAgent(): Agent {
+/** A fresh demo agent on the scripted model; `idTag` goes into its ids (see `ScriptedModel`). */
+export function createDemoAgent(idTag = ''): Agent {
   return new Agent({
     name: 'Weather assistant',
     instructions: 'You answer weather questions using the tools.',
-    model: new ScriptedModel(weatherPolicy),
+    model: new ScriptedModel(weatherPolicy, undefined, idTag),
     tools: [getWeather, convertTemperature],
   });
 }

@@ -13,7 +13,8 @@ export type ScriptedReply =
 export type ScriptPolicy = (input: AgentInputItem[], request: ModelRequest) => ScriptedReply;
 
 let counter = 0;
-const nextId = (prefix: string): string => `${prefix}_${(++counter).toString(36).padStart(6, '0')}`;
+/** `tag` keeps ids apart from those of another process's runs (a file the demo wrote holds `call_000001`…). */
+const nextId = (prefix: string, tag = ''): string => `${prefix}_${tag}${(++counter).toString(36).padStart(6, '0')}`;
 
 /** Rough token count: deterministic, proportional to text length, like a real tokenizer's order of magnitude. */
 function tokens(value: unknown): number {
@@ -27,6 +28,11 @@ export class ScriptedModel implements Model {
   constructor(
     private readonly policy: ScriptPolicy,
     private readonly name = SCRIPTED_MODEL_NAME,
+    /**
+     * Put in every id this model makes. The demo writes its file with none (its ids are the same on every machine);
+     * the demo's agent module gives one, so a re-run's call ids never repeat the recorded ones in the same history.
+     */
+    private readonly idTag = '',
   ) {}
 
   /**
@@ -48,12 +54,12 @@ export class ScriptedModel implements Model {
     request.signal?.throwIfAborted();
     const input = typeof request.input === 'string' ? [{ role: 'user' as const, content: request.input }] : request.input;
     const reply = this.policy(input, request);
-    const responseId = nextId('resp');
+    const responseId = nextId('resp', this.idTag);
     const output: ModelResponse['output'] =
       reply.kind === 'text'
         ? [
             {
-              id: nextId('msg'),
+              id: nextId('msg', this.idTag),
               type: 'message',
               role: 'assistant',
               status: 'completed',
@@ -61,9 +67,9 @@ export class ScriptedModel implements Model {
             },
           ]
         : reply.calls.map((c) => ({
-            id: nextId('fc'),
+            id: nextId('fc', this.idTag),
             type: 'function_call' as const,
-            callId: nextId('call'),
+            callId: nextId('call', this.idTag),
             name: c.name,
             arguments: JSON.stringify(c.arguments),
             status: 'completed' as const,
@@ -102,7 +108,7 @@ export class ScriptedModel implements Model {
     yield {
       type: 'response_done',
       response: {
-        id: response.responseId ?? nextId('resp'),
+        id: response.responseId ?? nextId('resp', this.idTag),
         usage: {
           requests: u.requests,
           inputTokens: u.inputTokens,

@@ -7,6 +7,11 @@ import { selectCases } from '../../../src/agents/check/checkCases';
 import { ReviewStore } from '../../../src/store/reviews/reviewStore';
 import { AdvancedSQLiteSession, TraceStore, openSessionDatabase } from '../../../src/store';
 import { tempDir } from '../../support/tempFiles';
+import { DEMO_AGENT_SETTINGS, writeDemoAgentModule } from '../../../scripts/demo/agentModule';
+import { runCheck } from '../../../src/agents/check/checkRun';
+import { parseGraders } from '../../../src/agents/check/graders/graderSpec';
+import { runOnBranch } from '../../../src/agents/branchRun';
+import { loadUserAgentModule } from '../../../src/agents/userAgentModule';
 
 describe('npm start demo database', function () {
   this.timeout(60_000);
@@ -138,6 +143,45 @@ describe('npm start demo database', function () {
         );
         assert.equal(selection.cases[0]!.expected.answer, 'Paris is at 18°C with light rain right now: take an umbrella.');
         assert.match(selection.cases[1]!.expected.answer ?? '', /Paris: 18°C, light rain/);
+      } finally {
+        db.close();
+      }
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it("checks its reviewed turns with the built-in agent out of the box: the folder's agent module, no key, no network", async () => {
+    const tmp = tempDir();
+    try {
+      const path = join(tmp.dir, 'conversations.db');
+      await writeDemoDatabase(path);
+      const reviews = join(tmp.dir, 'reviews.db');
+      await writeDemoReviews(path, reviews);
+      const module = await writeDemoAgentModule(tmp.dir, join(__dirname, '..', '..', '..'));
+      assert.equal(DEMO_AGENT_SETTINGS['agentSessions.agent.module'], 'demo-agent.cjs');
+      // As the extension loads it: a factory handed the extension's SDK, in a trusted workspace.
+      const { agent, sameSdk } = await loadUserAgentModule(module, { trusted: true, baseDir: tmp.dir, allowedRoot: tmp.dir });
+      assert.equal(sameSdk, true);
+      const r = ReviewStore.open(reviews, { readonly: true });
+      const data = r.exportData();
+      r.close();
+      const db = openSessionDatabase(path, { readonly: true });
+      try {
+        const selection = await selectCases(db, data);
+        const { report } = await runCheck({
+          file: path,
+          db,
+          cases: selection.cases,
+          agent: { kind: 'runner', name: 'built-in', run: (request) => runOnBranch({ ...request, agent, input: request.input as never }) },
+          graders: parseGraders(['trajectory']),
+          scratchParent: tmp.dir,
+        });
+        assert.deepEqual(
+          report.results.map((x) => `${x.status} ${x.case.id} ${x.error ?? x.graders.map((g) => g.reason).join('; ')}`),
+          selection.cases.map((c) => `pass ${c.id} 1 tool call as recorded (get_weather)`),
+        );
+        assert.ok(report.results.length >= 3, `${report.results.length} cases`);
       } finally {
         db.close();
       }
