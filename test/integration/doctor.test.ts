@@ -3,14 +3,20 @@
  * (test/fixtures/doctor/) puts one diagnostic per finding on the session's document, with the kind linked to its
  * section and the severity of its kind, and a Quick Fix on a repairable one; *Repair Finding…* (confirmed in advance,
  * as the modal would) repairs it after a backup and the diagnostics follow the re-check; a file open read-only and a
- * file that failed integrity_check are refused with why, and nothing is written.
+ * file that failed integrity_check are refused with why, and nothing is written; a PostgreSQL store (the launcher's
+ * test server) gets the same diagnostics as a read-only report, with no Quick Fix.
  */
 import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import pg from 'pg';
 import * as vscode from 'vscode';
+import { DEFAULT_POSTGRES_TABLES, postgresDdl } from '../../src/store';
+import { splitPassword } from '../../src/extension/databases/remoteAddress';
 import type { CheckOutcome, RepairResult } from '../../src/extension/doctor/doctorCommands';
-import { api, freshScratchPerTest, type Scratch } from './helpers';
+import { api, closeAll, freshScratchPerTest, type Scratch } from './helpers';
+
+const PG_URL = process.env.ASI_TEST_PG_URL ?? '';
 
 const sha = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
 const codeOf = (d: vscode.Diagnostic) => (typeof d.code === 'object' ? String(d.code.value) : String(d.code));
@@ -86,5 +92,53 @@ describe('the doctor in VS Code', function () {
     );
     await vscode.commands.executeCommand('agentSessions.repairFinding', { uri: report.document, index: 0 }, true);
     assert.match(a.failures.at(-1)?.message ?? '', /integrity_check/);
+  });
+
+  it("reports a server store's findings read-only: diagnostics on the session's document, no Quick Fix, no repair", async () => {
+    if (!PG_URL) throw new Error(`the launcher started no test servers: ${process.env.ASI_TEST_SERVERS_ERROR || 'no PostgreSQL address'}`);
+    const a = await api();
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+    const session = 'doctor-dangling';
+    try {
+      for (const ddl of postgresDdl(DEFAULT_POSTGRES_TABLES)) {
+        // The server-store suite may have made the tables already: Python's DDL has no IF NOT EXISTS.
+        await pool.query(ddl).catch((err: { code?: string }) => {
+          if (err.code !== '42P07') throw err;
+        });
+      }
+      await pool.query('DELETE FROM agent_sessions WHERE session_id = $1', [session]);
+      await pool.query('INSERT INTO agent_sessions (session_id) VALUES ($1)', [session]);
+      // A run that stopped between a tool call and its output: the session ends in the call.
+      for (const item of [
+        { role: 'user', content: 'Weather in Paris?' },
+        { type: 'function_call', call_id: 'call_9', name: 'get_weather', arguments: '{"city":"Paris"}', status: 'completed' },
+      ])
+        await pool.query('INSERT INTO agent_messages (session_id, message_data) VALUES ($1, $2)', [session, JSON.stringify(item)]);
+      const { address, password } = splitPassword(PG_URL);
+      await vscode.commands.executeCommand('agentSessions.openStore', address, password);
+      const outcome = await vscode.commands.executeCommand<CheckOutcome>('agentSessions.checkSessionStore', {
+        kind: 'session',
+        dbPath: address,
+        sessionId: session,
+      });
+      assert.ok(outcome, a.failures.at(-1)?.message);
+      const uri = vscode.Uri.parse(outcome.document, true);
+      const d = vscode.languages.getDiagnostics(uri).find((x) => codeOf(x) === 'dangling-tool-call');
+      assert.ok(d, 'the dangling call is in the Problems panel');
+      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, d.range);
+      assert.deepEqual(
+        actions.filter((x) => x.title.startsWith('Repair: ')),
+        [],
+      );
+      const index = vscode.languages.getDiagnostics(uri).indexOf(d);
+      await vscode.commands.executeCommand('agentSessions.repairFinding', { uri: outcome.document, index }, true);
+      assert.match(a.failures.at(-1)?.message ?? '', /server store: its report is read-only/);
+      const rows = await pool.query('SELECT COUNT(*)::int AS n FROM agent_messages WHERE session_id = $1', [session]);
+      assert.equal(rows.rows[0].n, 2, 'nothing was written to the server');
+    } finally {
+      await pool.query('DELETE FROM agent_sessions WHERE session_id = $1', [session]).catch(() => undefined);
+      await pool.end();
+      await closeAll(a);
+    }
   });
 });

@@ -333,6 +333,11 @@ export class DatabaseRegistry implements vscode.Disposable {
     }
   }
 
+  /** A server store's password from secret storage (the doctor opens a connection of its own with it). */
+  async passwordOf(path: string): Promise<string | undefined> {
+    return this.secrets ? await this.secrets.get(passwordKey(path)) : undefined;
+  }
+
   /** Forgets a server store's password (secret storage) together with the store. */
   async forgetPassword(path: string): Promise<void> {
     await this.secrets?.delete(passwordKey(path));

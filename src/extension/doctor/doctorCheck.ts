@@ -7,6 +7,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { Finding } from '../../store/doctor/checkContext';
 import type { DoctorReport } from '../../store/doctor/doctorReport';
+import { checkServerStore } from '../../store/doctor/server/serverDoctor';
 import type { WorkerSessionDatabase } from '../../store/worker/storeClient';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { MAX_BRANCHES, MAX_TURNS_PER_BRANCH, doctorDocument, type DocBranch, type DocWords } from './doctorModel';
@@ -20,16 +21,7 @@ export async function checkFile(
   signal?: AbortSignal,
 ): Promise<CheckedFile> {
   const report = await registry.store.checkSessionFile(dbPath, sessionId === null ? {} : { session: sessionId }, signal);
-  const checkedAt = new Date();
-  const bySession = new Map<string | null, Finding[]>();
-  // A session check keeps its file-wide findings (integrity_check) on the session's document: that is what was shown.
-  for (const f of report.findings) {
-    const key = f.session ?? sessionId;
-    bySession.set(key, [...(bySession.get(key) ?? []), f]);
-  }
-  if (sessionId !== null && !bySession.has(sessionId)) bySession.set(sessionId, []);
-  if (sessionId === null && !bySession.has(null)) bySession.set(null, []);
-
+  const bySession = grouped(report, sessionId);
   const entry = registry.get(dbPath);
   // The reader the Sessions view uses when the file is open; else one of its own in the worker, closed after.
   const own = entry?.db && !entry.remote ? undefined : await registry.store.openDatabase(dbPath, { readonly: true }).catch(() => undefined);
@@ -39,19 +31,59 @@ export async function checkFile(
     for (const [key, findings] of bySession) {
       const branches = key !== null && report.integrityOk && reader ? await readBranches(reader, key, findings) : [];
       const notes = key === null ? sessionLines(bySession) : unreadNote(report);
-      const words = docWords(dbPath, key, findings.length, checkedAt, notes);
+      const words = docWords(dbPath, key, findings.length, new Date(), notes);
       documents.push({ ref: { dbPath, sessionId: key }, findings, ...doctorDocument(branches, findings, words) });
     }
-    const counts = new Map<string | null, number>();
-    for (const [key, findings] of bySession) counts.set(key, findings.length);
-    // Findings past the listed bound count on the file's own line: the badge says how many there are in all.
-    const listed = report.findings.length;
-    const total = Object.values(report.totals).reduce((a, b) => a + (b ?? 0), 0);
-    if (total > listed) counts.set(null, (counts.get(null) ?? 0) + total - listed);
-    return { dbPath, integrityOk: report.integrityOk, remote: false, counts, documents };
+    return { dbPath, integrityOk: report.integrityOk, remote: false, counts: countsOf(report, bySession), documents };
   } finally {
     await own?.close();
   }
+}
+
+/**
+ * Checks a server store (or one session of it) read-only, on a connection of its own (network I/O, awaited: the host
+ * never blocks on it). Its formats hold no branches or turns, so a session's findings sit on its document's first
+ * line, and the report offers no repair.
+ */
+export async function checkServer(registry: DatabaseRegistry, address: string, sessionId: string | null): Promise<CheckedFile> {
+  const remote = registry.require(address).remote;
+  if (!remote) throw new Error(`${address} is not a server store`);
+  const password = await registry.passwordOf(address);
+  const report = await checkServerStore({
+    url: remote.url,
+    ...(password === undefined ? {} : { password }),
+    ...(sessionId === null ? {} : { session: sessionId }),
+  });
+  const bySession = grouped(report, sessionId);
+  const documents: CheckedDocument[] = [...bySession].map(([key, findings]) => {
+    const notes = key === null ? sessionLines(bySession) : [vscode.l10n.t('A server store: a read-only report, nothing is repaired.')];
+    const words = docWords(address, key, findings.length, new Date(), notes);
+    return { ref: { dbPath: address, sessionId: key }, findings, ...doctorDocument([], findings, words) };
+  });
+  return { dbPath: address, integrityOk: report.integrityOk, remote: true, counts: countsOf(report, bySession), documents };
+}
+
+/** The findings by session (`null`: the file's own); the session checked, or the file, has a document even when clean. */
+function grouped(report: DoctorReport, sessionId: string | null): Map<string | null, Finding[]> {
+  const bySession = new Map<string | null, Finding[]>();
+  // A session check keeps its file-wide findings (integrity_check) on the session's document: that is what was shown.
+  for (const f of report.findings) {
+    const key = f.session ?? sessionId;
+    bySession.set(key, [...(bySession.get(key) ?? []), f]);
+  }
+  if (sessionId !== null && !bySession.has(sessionId)) bySession.set(sessionId, []);
+  if (sessionId === null && !bySession.has(null)) bySession.set(null, []);
+  return bySession;
+}
+
+/** Each document's count; findings past the listed bound count on the file's own line, so the badge says them all. */
+function countsOf(report: DoctorReport, bySession: Map<string | null, Finding[]>): Map<string | null, number> {
+  const counts = new Map<string | null, number>();
+  for (const [key, findings] of bySession) counts.set(key, findings.length);
+  const listed = report.findings.length;
+  const total = Object.values(report.totals).reduce((a, b) => a + (b ?? 0), 0);
+  if (total > listed) counts.set(null, (counts.get(null) ?? 0) + total - listed);
+  return counts;
 }
 
 /** The session's branches with their first turns, and every turn a finding names past them. */

@@ -1,7 +1,8 @@
 /**
- * *Check Session Store…* (a file from the Sessions view, the Explorer or the palette; a session from the Sessions view)
- * and *Repair Finding…* (each repairable finding's Quick Fix): the doctor of docs/doctor.md in VS Code. Both run in
- * the store worker. A repair says what will change and where the backup goes, and asks first; it is refused, with
+ * *Check Session Store…* (a file from the Sessions view, the Explorer or the palette; a server store or a session from
+ * the Sessions view) and *Repair Finding…* (each repairable finding's Quick Fix): the doctor of docs/doctor.md in VS
+ * Code. A file's check and repair run in the store worker; a server store's check is network I/O, awaited on the
+ * host, and read-only. A repair says what will change and where the backup goes, and asks first; it is refused, with
  * why, on a server store, a file open read-only or that cannot be written, and a file that failed integrity_check; a
  * file another process keeps locked is waited for (with Cancel), then reported.
  */
@@ -18,7 +19,7 @@ import { asNode } from '../core/treeNodes';
 import { UserFacingError } from '../core/userError';
 import { LockWaitNotice, VISIBLE_LOCK_WAIT_MS } from '../databases/lockWaitNotice';
 import type { Services } from '../services';
-import { checkFile } from './doctorCheck';
+import { checkFile, checkServer } from './doctorCheck';
 import { kindInfo, placeOf, rowLines, targetOf } from './doctorModel';
 import { DoctorResults, type CheckedFile, type FindingRef } from './doctorResults';
 import { doctorUri } from './doctorUris';
@@ -42,22 +43,14 @@ export function doctorCommands(s: Services): CommandsOf<'checkSessionStore' | 'r
   const scopes = new Map<string, string | null>();
 
   const check = async (dbPath: string, sessionId: string | null): Promise<CheckedFile> => {
-    const entry = s.registry.get(dbPath);
-    if (entry?.remote) {
-      throw new UserFacingError(
-        vscode.l10n.t(
-          '{0} is a server store: VS Code checks session files only. Run "agent-sessions doctor" with its address for a read-only report.',
-          dbPath,
-        ),
-      );
-    }
+    const remote = !!s.registry.get(dbPath)?.remote;
     const title = sessionId === null ? basename(dbPath) : `${sessionId} (${basename(dbPath)})`;
     const file = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking {0}…', title), cancellable: true },
       (_p, token) => {
         const controller = new AbortController();
         token.onCancellationRequested(() => controller.abort());
-        return checkFile(s.registry, dbPath, sessionId, controller.signal);
+        return remote ? checkServer(s.registry, dbPath, sessionId) : checkFile(s.registry, dbPath, sessionId, controller.signal);
       },
     );
     scopes.set(dbPath, sessionId);
@@ -107,6 +100,10 @@ export function doctorCommands(s: Services): CommandsOf<'checkSessionStore' | 'r
         const { dbPath } = file;
         const name = basename(dbPath);
         const info = kindInfo(finding.kind);
+        if (file.remote)
+          throw new UserFacingError(
+            vscode.l10n.t('{0} is a server store: its report is read-only, and the doctor repairs nothing there.', dbPath),
+          );
         if (!file.integrityOk)
           throw new UserFacingError(
             vscode.l10n.t('{0} failed integrity_check: the doctor repairs nothing in a damaged file. Restore a backup.', name),
@@ -218,7 +215,7 @@ async function targetOfValue(s: Services, value: unknown): Promise<{ dbPath: str
     const node = asNode(value, 'database', 'session') ?? badArgument(title, vscode.l10n.t('a session file or a session'));
     return { dbPath: node.dbPath, sessionId: node.kind === 'session' ? node.sessionId : null };
   }
-  const files = s.registry.list().filter((e) => !e.remote);
+  const files = s.registry.list();
   if (files.length === 1) return { dbPath: files[0]!.path, sessionId: null };
   if (files.length > 1) {
     const pick = await vscode.window.showQuickPick(

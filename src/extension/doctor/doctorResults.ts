@@ -153,8 +153,8 @@ export class DoctorResults implements vscode.TextDocumentContentProvider, vscode
           diagnostic.message === diagnosticSpecs([f], [0], file.integrityOk)[0]!.message,
       );
       const finding = document.findings[index];
-      // No repair on a file that failed integrity_check, nor for a kind that is reported only.
-      if (!finding || !file.integrityOk || kindInfo(finding.kind).repair === null) continue;
+      // No repair on a server store, a file that failed integrity_check, nor for a kind that is reported only.
+      if (!finding || file.remote || !file.integrityOk || kindInfo(finding.kind).repair === null) continue;
       const action = new vscode.CodeAction(vscode.l10n.t('Repair: {0}…', kindInfo(finding.kind).title), vscode.CodeActionKind.QuickFix);
       action.diagnostics = [diagnostic];
       action.isPreferred = true;

@@ -151,7 +151,7 @@ export function sessionItem(node: TreeNode, s: SessionSummary, canWrite: boolean
   const item = new vscode.TreeItem(s.sessionId, C.Collapsed);
   item.id = nodeId(node);
   // The address of the session's doctor report: its findings' count badge (doctor/doctorResults.ts) finds it there.
-  if (!remoteKind) item.resourceUri = doctorUri({ dbPath: node.dbPath, sessionId: s.sessionId });
+  item.resourceUri = doctorUri({ dbPath: node.dbPath, sessionId: s.sessionId });
   item.iconPath = new vscode.ThemeIcon('comment-discussion');
   const parts = [s.updatedAt ?? '', itemCount(s.messageCount), tokens(s.usage?.totalTokens)].filter(Boolean);
   item.description = parts.join(' · ');
