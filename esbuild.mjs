@@ -14,7 +14,8 @@ const watch = process.argv.includes('--watch');
 const nodeCommon = nodeBundleOptions({ production });
 
 const contexts = [
-  // The extension host bundle; the heavy packages it uses are required from dist/vendor/ on first use.
+  // The extension host's loader and bundle (extension.js loads extensionMain.js through V8's code cache); the heavy
+  // packages it uses are required from dist/vendor/ on first use.
   extensionBuildOptions({ production, outdir: 'dist' }),
   // Those packages' bundles, dist/vendor/<group>.js: one copy of each, shared by the extension and dist/cli.js.
   ...vendorBuildOptions('dist/vendor', nodeCommon),

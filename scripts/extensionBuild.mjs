@@ -30,14 +30,19 @@ export function nodeBundleOptions({ production = false } = {}) {
 }
 
 /**
- * The extension host's bundle, `<outdir>/extension.js`. The heavy packages (the agents SDK, openai, pg, ioredis,
- * @ag-ui/core, zod, the tokenizers' tables) are required from `<outdir>/vendor/` when a module that uses them first
- * runs (scripts/vendorBundles.mjs): activation compiles and runs only what it uses.
+ * The extension host's bundles: `<outdir>/extension.js`, the few kilobytes VS Code loads (src/extension/extensionLoader.ts),
+ * which loads `<outdir>/extensionMain.js`, the extension, through V8's code cache (src/extension/codeCache.ts). The
+ * heavy packages (the agents SDK, openai, pg, ioredis, @ag-ui/core, zod, the tokenizers' tables) are required from
+ * `<outdir>/vendor/` when a module that uses them first runs (scripts/vendorBundles.mjs): activation compiles and
+ * runs only what it uses.
  */
 export function extensionBuildOptions({ production = false, outdir }) {
   return {
     ...nodeBundleOptions({ production }),
-    entryPoints: { extension: join(root, 'src', 'extension', 'extension.ts') },
+    entryPoints: {
+      extension: join(root, 'src', 'extension', 'extensionLoader.ts'),
+      extensionMain: join(root, 'src', 'extension', 'extension.ts'),
+    },
     outdir,
     plugins: [vendorImports('./vendor/', Object.keys(VENDOR_GROUPS))],
   };

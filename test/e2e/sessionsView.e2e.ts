@@ -3,7 +3,7 @@
  * installed, so a file missing from the package (the native addon, a bundle) fails here.
  */
 import { strict as assert } from 'node:assert';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../src/store';
@@ -48,12 +48,8 @@ describe('sessions view in the workbench (packaged extension)', function () {
     await shot('01-discovered');
   });
 
-  it("reads VS Code's own activation time of the extension (Developer: Show Running Extensions)", async () => {
-    // The figure the workbench shows for our row ("…ms": the code loaded and `activate` run), printed and kept in
-    // test-results/activation.json for the bench and the release notes (issue 43: activation within 50 ms here). Not
-    // asserted against a bound: figures live in the bench, not in timed tests; this fails only when there is none.
-    await suite.wb.openSidebar();
-    await suite.wb.treeRow('conversations.db').waitFor(30_000);
+  /** The figure the workbench shows for our row in *Developer: Show Running Extensions* ("…ms"). */
+  async function runningExtensionsFigure(): Promise<{ ms: number; shown: string }> {
     await suite.wb.runCommand('Developer: Show Running Extensions');
     const row = suite.wb.page.locator('.monaco-list-row', { has: suite.wb.page.locator('.name', { hasText: 'Agent Session Inspector' }) });
     const time = row.locator('.activation-time');
@@ -61,15 +57,65 @@ describe('sessions view in the workbench (packaged extension)', function () {
     const text = (await time.textContent()) ?? '';
     const m = /(\d+(?:\.\d+)?)\s*ms/.exec(text);
     assert.ok(m, `no activation time in our Running Extensions row: '${text}'`);
-    const ms = Number(m[1]);
+    return { ms: Number(m[1]), shown: text.trim() };
+  }
+
+  /** The code cache files the extension keeps in its global storage (src/extension/codeCache.ts). */
+  function codeCacheFiles(): string[] {
+    const found: string[] = [];
+    const walk = (dir: string, depth: number): void => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        if (!e.isDirectory()) continue;
+        const path = join(dir, e.name);
+        if (e.name === 'code-cache') found.push(...readdirSync(path).filter((f) => f.endsWith('.bin')));
+        else if (depth < 6) walk(path, depth + 1);
+      }
+    };
+    walk(suite.wb.server.stateDir, 0);
+    return found;
+  }
+
+  it("reads VS Code's own activation time of the extension (Developer: Show Running Extensions), first and later start", async () => {
+    // The figure the workbench shows for our row ("…ms": the code loaded and `activate` run), printed and kept in
+    // test-results/activation.json for the bench and the release notes (issue 43: activation within 50 ms here). Not
+    // asserted against a bound: figures live in the bench, not in timed tests; this fails only when there is none.
+    // Two starts: the first after installing (V8 compiles the extension), and one after Reload Window, when the
+    // extension is loaded with the code cache the first start kept (src/extension/codeCache.ts): every later start.
+    await suite.wb.openSidebar();
+    await suite.wb.treeRow('conversations.db').waitFor(30_000);
+    const first = await runningExtensionsFigure();
     const host = currentHost().id;
-    console.log(`activation of the extension on ${host}: ${ms} ms ('${text.trim()}')`);
+    console.log(`activation of the extension on ${host}: ${first.ms} ms ('${first.shown}')`);
+    // The cache is written a few seconds after activation (CACHE_WRITE_DELAY_MS), off the first paint's path.
+    const deadline = Date.now() + 30_000;
+    while (codeCacheFiles().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    const storage = join(suite.wb.server.stateDir, 'ud', 'User', 'globalStorage');
+    assert.equal(
+      codeCacheFiles().length,
+      1,
+      `no code cache was written after the first activation; global storage: ${existsSync(storage) ? readdirSync(storage, { recursive: true }).join(', ') : 'none'}`,
+    );
+    // Closes the Running Extensions editor first: on 1.139 it is a modal editor, under which the palette does not open.
+    await suite.wb.reset();
+    const reloaded = suite.wb.page.waitForEvent('load', { timeout: 60_000 });
+    await suite.wb.runCommand('Developer: Reload Window');
+    await reloaded;
+    await suite.wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await suite.wb.openSidebar();
+    await suite.wb.treeRow('conversations.db').waitFor(30_000);
+    const later = await runningExtensionsFigure();
+    console.log(`activation of the extension on ${host} after a reload (code cache): ${later.ms} ms ('${later.shown}')`);
     mkdirSync(RESULTS, { recursive: true });
     const file = join(RESULTS, 'activation.json');
     const kept = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+    const at = new Date().toISOString();
     writeFileSync(
       file,
-      `${JSON.stringify({ ...kept, [host]: { activationMs: ms, shown: text.trim(), at: new Date().toISOString() } }, null, 2)}\n`,
+      `${JSON.stringify(
+        { ...kept, [host]: { activationMs: first.ms, shown: first.shown, laterStartMs: later.ms, laterShown: later.shown, at } },
+        null,
+        2,
+      )}\n`,
     );
   });
 

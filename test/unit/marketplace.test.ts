@@ -88,7 +88,15 @@ describe('Marketplace manifest and package', () => {
       .split('\n')
       .map((l) => l.trim())
       .filter(Boolean);
-    for (const f of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'dist/extension.js', 'media/icon.png'])
+    for (const f of [
+      'package.json',
+      'README.md',
+      'CHANGELOG.md',
+      'LICENSE',
+      'dist/extension.js',
+      'dist/extensionMain.js',
+      'media/icon.png',
+    ])
       assert.ok(files.includes(f), `${f} in ${files.join(', ')}`);
     assert.deepEqual(
       files.filter((f) => f.endsWith('.node') || f.startsWith('node_modules/')),

@@ -1,0 +1,121 @@
+/**
+ * The extension loaded through V8's code cache (src/extension/codeCache.ts, issue 43): the first load compiles and
+ * writes the cache, the next uses it; a damaged or foreign cache is refused and deleted, never read into V8; a new
+ * build writes its own and removes the old; a storage that cannot be written costs only the compile. The bundle loads
+ * as `require` would load it: its own module, requests resolved beside it.
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadWithCodeCache } from '../../../src/extension/codeCache';
+import { tempDir } from '../../support/tempFiles';
+
+/** A bundle big enough for V8 to keep code for, requiring a file beside it. */
+function writeBundle(dir: string, version: number): string {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'dep.js'), `module.exports = { answer: 42 };\n`);
+  const functions = Array.from({ length: 200 }, (_, i) => `function f${i}(x) { return x * ${i} + ${version}; }`).join('\n');
+  const file = join(dir, 'main.js');
+  writeFileSync(
+    file,
+    `${functions}\nconst dep = require('./dep.js');\nexports.version = ${version};\nexports.sum = () => f199(1) + dep.answer;\nexports.names = { filename: __filename, dirname: __dirname, self: module.filename, cached: require.cache[__filename] === module };\n`,
+  );
+  return file;
+}
+
+const CODE_CACHE = join(__dirname, '../../../src/extension/codeCache.ts');
+
+/**
+ * A load in a process of its own: V8 keeps what it compiled for a source within a process and would not even read the
+ * cache for one it has seen, so whether it uses or refuses a cache shows only in a fresh process.
+ */
+function loadInChild(file: string, cacheDir: string): { cache: string; version: number } {
+  const script = `const { loadWithCodeCache } = require(${JSON.stringify(CODE_CACHE)});
+const l = loadWithCodeCache(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)}, 0);
+l.written.then(() => console.log(JSON.stringify({ cache: l.cache, version: l.exports.version })));`;
+  const r = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout) as { cache: string; version: number };
+}
+
+describe('loading the extension through V8 code cache', function () {
+  this.timeout(60_000);
+  const tmp = tempDir('asi-code-cache-');
+  after(() => tmp.cleanup());
+
+  it('compiles and writes the cache on the first load, uses it on the next; the bundle runs as require would run it', async () => {
+    const dir = join(tmp.dir, 'a');
+    const file = writeBundle(join(dir, 'dist'), 1);
+    const cacheDir = join(dir, 'storage', 'code-cache');
+    const first = loadWithCodeCache(file, cacheDir, 0);
+    assert.equal(first.cache, 'missing');
+    await first.written;
+    assert.ok(existsSync(first.cacheFile), 'no cache written');
+    const exports = first.exports as { version: number; sum(): number; names: Record<string, unknown> };
+    assert.equal(exports.sum(), 199 + 1 + 42);
+    assert.deepEqual(exports.names, { filename: file, dirname: join(dir, 'dist'), self: file, cached: true });
+
+    const second = loadWithCodeCache(file, cacheDir, 0);
+    assert.equal(second.cache, 'used');
+    assert.equal(second.cacheFile, first.cacheFile);
+    assert.equal((second.exports as { sum(): number }).sum(), 242);
+    // In a process that has not compiled it: V8 takes the data.
+    assert.deepEqual(loadInChild(file, cacheDir), { cache: 'used', version: 1 });
+  });
+
+  it('refuses and deletes a damaged cache before V8 reads it, and a cache V8 refuses', async () => {
+    const dir = join(tmp.dir, 'b');
+    const file = writeBundle(join(dir, 'dist'), 2);
+    const cacheDir = join(dir, 'code-cache');
+    const first = loadWithCodeCache(file, cacheDir, 0);
+    await first.written;
+    const good = readFileSync(first.cacheFile);
+
+    // One byte of the data changed: the checksum catches it (V8 checks only the header).
+    const damaged = Buffer.from(good);
+    damaged.writeUInt8(damaged.readUInt8(damaged.length - 100) ^ 0xff, damaged.length - 100);
+    writeFileSync(first.cacheFile, damaged);
+    const again = loadWithCodeCache(file, cacheDir, 0);
+    assert.equal(again.cache, 'refused');
+    assert.equal((again.exports as { version: number }).version, 2);
+    assert.equal(existsSync(first.cacheFile), false, 'the damaged cache is still there');
+    await again.written;
+    assert.equal(existsSync(first.cacheFile), false, 'a refused cache was rewritten in place');
+
+    // Data with a right checksum that V8 refuses (not code of this source at all).
+    const { createHash } = await import('node:crypto');
+    const junk = Buffer.alloc(4096, 7);
+    writeFileSync(first.cacheFile, Buffer.concat([createHash('sha256').update(junk).digest(), junk]));
+    assert.deepEqual(loadInChild(file, cacheDir), { cache: 'refused', version: 2 });
+    assert.equal(existsSync(first.cacheFile), false);
+
+    // The next start writes a fresh one, which the one after uses.
+    assert.deepEqual(loadInChild(file, cacheDir), { cache: 'missing', version: 2 });
+    assert.deepEqual(loadInChild(file, cacheDir), { cache: 'used', version: 2 });
+  });
+
+  it("a new build gets a cache of its own and the old one is removed; the old build's never reaches it", async () => {
+    const dir = join(tmp.dir, 'c');
+    const cacheDir = join(dir, 'code-cache');
+    const v1 = loadWithCodeCache(writeBundle(join(dir, 'dist'), 3), cacheDir, 0);
+    await v1.written;
+    // The same length of text, other code: only the name (a hash of the text) tells the caches apart.
+    const v2 = loadWithCodeCache(writeBundle(join(dir, 'dist'), 4), cacheDir, 0);
+    assert.notEqual(v2.cacheFile, v1.cacheFile);
+    assert.equal(v2.cache, 'missing');
+    assert.equal((v2.exports as { version: number }).version, 4);
+    await v2.written;
+    assert.deepEqual(readdirSync(cacheDir), [v2.cacheFile.slice(cacheDir.length + 1)]);
+  });
+
+  it('loads the bundle when the storage cannot be written (a file where the folder would be)', async () => {
+    const dir = join(tmp.dir, 'd');
+    const file = writeBundle(join(dir, 'dist'), 5);
+    writeFileSync(join(dir, 'code-cache'), 'not a folder');
+    const load = loadWithCodeCache(file, join(dir, 'code-cache'), 0);
+    assert.equal((load.exports as { version: number }).version, 5);
+    await load.written;
+    assert.equal(readFileSync(join(dir, 'code-cache'), 'utf8'), 'not a folder');
+  });
+});
