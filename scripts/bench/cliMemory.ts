@@ -31,22 +31,29 @@ interface CliCase {
   args: string[];
 }
 
-/** Every command that reads the session file (session `scale-a`; `b1_late` is a branch forked at 75 % of main). */
-const CASES: readonly CliCase[] = [
-  { name: 'ls', args: ['ls', 'FILE'] },
-  { name: 'branches', args: ['branches', 'FILE', 'scale-a'] },
-  { name: 'show --turn 500', args: ['show', 'FILE', 'scale-a', '--turn', '500'] },
-  { name: 'show (whole session)', args: ['show', 'FILE', 'scale-a'] },
-  { name: 'show --branch b1_late --json', args: ['show', 'FILE', 'scale-a', '--branch', 'b1_late', '--json'] },
-  { name: 'usage', args: ['usage', 'FILE', 'scale-a'] },
-  { name: 'usage --json', args: ['usage', 'FILE', 'scale-a', '--json'] },
-  { name: 'context --turn 1000', args: ['context', 'FILE', 'scale-a', '--turn', '1000'] },
-  { name: 'doctor', args: ['doctor', 'FILE'] },
-  { name: 'export md (whole session) -o', args: ['export', 'FILE', 'scale-a', '--format', 'md', '-o', 'OUT'] },
-  { name: 'export json (whole session) -o', args: ['export', 'FILE', 'scale-a', '--format', 'json', '-o', 'OUT'] },
-  { name: 'export jsonl (main) -o', args: ['export', 'FILE', 'scale-a', '--format', 'jsonl', '-o', 'OUT'] },
-  { name: 'export md --branch b1_late (stdout)', args: ['export', 'FILE', 'scale-a', '--format', 'md', '--branch', 'b1_late'] },
-];
+/**
+ * Every command that reads the session file (session `scale-a`; `b1_late` is a branch forked at 75 % of main); the
+ * turns asked for are turn 500 and 1,000 of A, or the last ones of a smaller `--scale`.
+ */
+function casesFor(mainTurns: number): CliCase[] {
+  const early = String(Math.min(500, mainTurns));
+  const late = String(Math.min(1000, mainTurns));
+  return [
+    { name: 'ls', args: ['ls', 'FILE'] },
+    { name: 'branches', args: ['branches', 'FILE', 'scale-a'] },
+    { name: `show --turn ${early}`, args: ['show', 'FILE', 'scale-a', '--turn', early] },
+    { name: 'show (whole session)', args: ['show', 'FILE', 'scale-a'] },
+    { name: 'show --branch b1_late --json', args: ['show', 'FILE', 'scale-a', '--branch', 'b1_late', '--json'] },
+    { name: 'usage', args: ['usage', 'FILE', 'scale-a'] },
+    { name: 'usage --json', args: ['usage', 'FILE', 'scale-a', '--json'] },
+    { name: `context --turn ${late}`, args: ['context', 'FILE', 'scale-a', '--turn', late] },
+    { name: 'doctor', args: ['doctor', 'FILE'] },
+    { name: 'export md (whole session) -o', args: ['export', 'FILE', 'scale-a', '--format', 'md', '-o', 'OUT'] },
+    { name: 'export json (whole session) -o', args: ['export', 'FILE', 'scale-a', '--format', 'json', '-o', 'OUT'] },
+    { name: 'export jsonl (main) -o', args: ['export', 'FILE', 'scale-a', '--format', 'jsonl', '-o', 'OUT'] },
+    { name: 'export md --branch b1_late (stdout)', args: ['export', 'FILE', 'scale-a', '--format', 'md', '--branch', 'b1_late'] },
+  ];
+}
 
 export interface CliRun {
   command: string;
@@ -79,7 +86,9 @@ export async function runCliMemoryBench(
   options: { cacheDir: string; scale: number; sqliteNode: string | null; cliDir?: string },
   progress: (m: string) => void,
 ): Promise<CliMemoryReport> {
-  const file = ensureScaleFile(options.cacheDir, 'A', options.scale, progress).path;
+  const scaleFile = ensureScaleFile(options.cacheDir, 'A', options.scale, progress);
+  const file = scaleFile.path;
+  const cases = casesFor(scaleFile.spec.sessions[0]!.turns);
   const dir = mkdtempSync(join(tmpdir(), 'asi-bench-cli-memory-'));
   try {
     const cli = options.cliDir ? join(options.cliDir, 'cli.js') : await buildCli(dir, progress);
@@ -100,7 +109,7 @@ export async function runCliMemoryBench(
       const floor = await runOne(node, ['-r', peak, '-e', '0'], env);
       const version = await runOne(node, ['-r', peak, cli, '--version'], env);
       report.nodes.push({ driver, node, floorRssMB: floor.peakRssMB, versionRssMB: version.peakRssMB });
-      for (const c of CASES) {
+      for (const c of cases) {
         progress(`cli memory (${driver}): ${c.name}`);
         const out = join(dir, 'out');
         rmSync(out, { force: true });
