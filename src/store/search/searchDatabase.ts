@@ -160,6 +160,11 @@ class ScanState {
   private readonly turnZeroIdsSql: string;
   private readonly byIdSql: string;
   private readonly hasTools: boolean;
+  private readonly judgeByMessages: boolean;
+  private readonly largestRefSql: string;
+  private readonly judgeMessagesSql: string;
+  /** `judgeMessages`: every message up to this id is judged. */
+  private judgedTo = 0;
   /**
    * The verdict on each message (index: id − 1), judged batch by batch as the scan meets it (`judgeSql`), each
    * message's text tested once by the prefilter; the structure rows then read only the messages still in question.
@@ -245,6 +250,11 @@ class ScanState {
       WHERE s.id IN (SELECT value FROM json_each(?)) AND ${filter.sql}
       ORDER BY s.id`;
     this.hasTools = query.tools.length > 0;
+    // Judging by messages (`judgeMessages`): only where no structure condition narrows the rows, and verdicts are kept.
+    this.judgeByMessages = types === null && !this.hasTools;
+    this.largestRefSql = `SELECT max(s.message_id) AS m FROM message_structure s WHERE s.id > ? AND s.id <= ?${session}`;
+    this.judgeMessagesSql = `SELECT group_concat(CASE WHEN ${filter.sql} THEN m.id ELSE -m.id END) AS ids
+      FROM ${messages} m WHERE m.id > ? AND m.id <= ?${sessionId === undefined ? '' : ' AND m.session_id = ?'}`;
     // A plain session's rows in id order (the (session_id, id) index), each with whether it opens a turn; only rows
     // that pass the prefilter carry their data.
     this.plainSql = `SELECT id, CASE WHEN ${plainFilter.sql} THEN message_data END AS data,
@@ -332,9 +342,11 @@ class ScanState {
       const rows = this.db.readWith((ctx) => {
         const v = this.verdicts;
         const range = [from, to, ...session] as never[];
-        const judged = ctx
-          .stmt(this.judgeSql)
-          .get<{ ids: string | null; beyond: number | null }>(v.length, ...(this.params as never[]), v.length, ...range, v.length, v);
+        const judged = this.judgeByMessages
+          ? this.judgeMessages(ctx, range)
+          : ctx
+              .stmt(this.judgeSql)
+              .get<{ ids: string | null; beyond: number | null }>(v.length, ...(this.params as never[]), v.length, ...range, v.length, v);
         for (const text of judged?.ids ? judged.ids.split(',') : []) {
           const id = Number(text);
           const i = Math.abs(id) - 1;
@@ -411,6 +423,29 @@ class ScanState {
 
   private judge(messageId: number, verdict: number): void {
     if (messageId >= 1 && messageId <= this.verdicts.length) this.setVerdict(messageId - 1, verdict);
+  }
+
+  /**
+   * The judging of a query the structure row's type cannot narrow (text alone, or with a role the type does not say):
+   * the messages themselves, in id order, from the last one judged to the largest this range names, each tested once
+   * by the prefilter in one pass of the messages table (the floor's own read), instead of through every structure row
+   * and a lookup of its message. A range naming only messages judged already (a branch's copies) judges nothing.
+   * Messages past the verdicts are left to the rows query (`beyond`), as in `judgeSql`. Message ids are AUTOINCREMENT
+   * (the format's DDL), so one written after the watermark passed has a larger id than any judged.
+   */
+  private judgeMessages(ctx: QueryContext, range: never[]): { ids: string | null; beyond: number | null } {
+    const v = this.verdicts;
+    const largest = Number(ctx.stmt(this.largestRefSql).get<{ m: number | null }>(...range)?.m ?? 0);
+    const upTo = Math.min(largest, v.length);
+    let ids: string | null = null;
+    if (upTo > this.judgedTo) {
+      const session = this.sessionId === undefined ? [] : [this.sessionId];
+      ids =
+        ctx.stmt(this.judgeMessagesSql).get<{ ids: string | null }>(...(this.params as never[]), this.judgedTo, upTo, ...session)?.ids ??
+        null;
+      this.judgedTo = upTo;
+    }
+    return { ids, beyond: largest > v.length ? 1 : 0 };
   }
 
   /** Sets a verdict, keeping `open` (how many messages are `candidate` or `namedOnly`) up to date. */

@@ -43,19 +43,13 @@ function foldingInto(folded: string): string[] {
  * rows that hold an escape, or a non-ASCII character, at all — a quarter of the scale file's rows hold `\u2014` — so
  * such rows cost SQLite a few more passes instead of going to JavaScript.
  */
-function foldsIntoNeedle(col: string, folded: string, params: SqlValue[]): string | null {
-  const chars = foldingInto(folded);
-  if (chars.length === 0) return null;
+function foldsIntoNeedle(col: string, chars: readonly string[], params: SqlValue[]): string {
   const escapes = chars.map(() => `${col} LIKE ? ESCAPE '\\'`).join(' OR ');
   const literal = chars.map(() => `instr(${col}, ?) > 0`).join(' OR ');
-  const skeleton = literalSkeleton(folded);
-  if (skeleton !== null) params.push(skeleton);
   params.push(...chars.map((c) => likeEscape('\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'))), ...chars);
   const nonAscii = `length(${col}) <> length(CAST(${col} AS BLOB))`;
   // LIKE (no escape character: the backslash is literal) finds the escapes' `\u` several times faster than instr.
-  const folds = `(${col} LIKE '%\\u%' AND (${escapes})) OR (${nonAscii} AND (${literal}))`;
-  // The skeleton first: counting a row's characters (`length`) costs a pass as long as the needle's LIKE, on every row.
-  return skeleton === null ? folds : `(${col} LIKE ? ESCAPE '\\' AND (${folds}))`;
+  return `(${col} LIKE '%\\u%' AND (${escapes})) OR (${nonAscii} AND (${literal}))`;
 }
 
 /** The ASCII characters some character of `FOLDS_INTO_ASCII` folds into (`ss`, `i`, `k`, `st`, …). */
@@ -96,9 +90,23 @@ function splitRuns(folded: string): string[] {
  */
 function textCondition(col: string, folded: string, params: SqlValue[]): string | null {
   if (!isRawSearchable(folded)) return null;
-  params.push(likeEscape(folded));
-  const folds = foldsIntoNeedle(col, folded, params);
-  return folds === null ? `${col} LIKE ? ESCAPE '\\'` : `(${col} LIKE ? ESCAPE '\\' OR ${folds})`;
+  const chars = foldingInto(folded);
+  if (chars.length === 0) {
+    params.push(likeEscape(folded));
+    return `${col} LIKE ? ESCAPE '\\'`;
+  }
+  const skeleton = literalSkeleton(folded);
+  if (skeleton === null) {
+    params.push(likeEscape(folded));
+    return `(${col} LIKE ? ESCAPE '\\' OR ${foldsIntoNeedle(col, chars, params)})`;
+  }
+  // The skeleton first, and then the needle or the folding characters: every row holding the needle holds its
+  // skeleton, so this lets through the same rows as "the needle, or the skeleton and a folding character", but a row
+  // without the skeleton (most rows, for a rare term) costs one pass instead of two (the needle's, then the
+  // skeleton's): 2 passes → 1 on file A's whole scan. A row that holds the needle costs one pass more, beside the
+  // decoding and snippet it goes on to cost.
+  params.push(skeleton, likeEscape(folded));
+  return `(${col} LIKE ? ESCAPE '\\' AND (${col} LIKE ? ESCAPE '\\' OR ${foldsIntoNeedle(col, chars, params)}))`;
 }
 
 /**
