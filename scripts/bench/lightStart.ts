@@ -1,0 +1,198 @@
+/**
+ * A light start (issue 43): what the extension's activation and `agent-sessions run` cost before they do anything
+ * for the user, each against its floor. Run on its own (`nice -n 5 npx tsx scripts/bench/lightStart.ts [--runs N]`):
+ * it prints JSON. Every figure is a median with its range over N runs (default
+ * 11), each run a process of its own, next to the machine's load average before and after.
+ *
+ * - **cli**: `agent-sessions run FILE SESSION --command AGENT --message …`, built as dist/cli.js is (minified, heavy
+ *   packages in ./vendor/), on a 2-turn session file, its agent a Node script that records its process start. Three
+ *   measures against `node -e 0`: wall time from spawning the CLI to the agent's process start (against spawn → exit
+ *   of `node -e 0`); time in the CLI's process from its start to its spawning the agent (against `node -e 0`'s start →
+ *   exit); and the CLI's CPU by then (against `node -e 0`'s whole CPU). CPU is the least disturbed by the machine's
+ *   load; the target (1.5× `node -e 0`) is read on it and on the wall time.
+ * - **activation**: dist/extension.js built as esbuild.mjs builds it, loaded and activated in a plain Node process
+ *   with a stand-in for `vscode` (every call answers; nothing is drawn), with the CPU that costs: `cold` without the
+ *   code cache (the first start after an install), `warm` with the cache an earlier start kept (every later start);
+ *   the CPU from loading dist/extension.js to `activate`'s return, Node's own start not included. VS Code's own figure (the extension host's, with its API and its load) is
+ *   read by the UI suite into test-results/activation.json; this one says what our part costs, free of the host's.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+import { median, round } from './measure';
+
+const ROOT = resolve(__dirname, '..', '..');
+const RUNS = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 11;
+
+interface Spread {
+  median: number;
+  min: number;
+  max: number;
+}
+const spread = (values: number[]): Spread => ({
+  median: round(median(values)),
+  min: round(Math.min(...values)),
+  max: round(Math.max(...values)),
+});
+const load = (): number[] => loadavg().map((l) => Number(l.toFixed(2)));
+
+/** Preloaded into `node -e 0`: its time since process start and its CPU when it exits. */
+const FLOOR_HOOK = `process.on('exit', () => { const c = process.cpuUsage();
+  require('node:fs').writeFileSync(process.env.BENCH_OUT, JSON.stringify({ sinceStartMs: performance.now(), cpuMs: (c.user + c.system) / 1000 })); });`;
+/** Preloaded into the CLI: its time since process start and its CPU when it spawns its first process (the agent). */
+const SPAWN_HOOK = `const cp = require('node:child_process'); const spawn = cp.spawn; let seen = false;
+cp.spawn = function (...args) {
+  if (!seen) { seen = true; const c = process.cpuUsage();
+    require('node:fs').writeFileSync(process.env.BENCH_SPAWN, JSON.stringify({ sinceStartMs: performance.now(), cpuMs: (c.user + c.system) / 1000 })); }
+  return spawn.apply(this, args);
+};`;
+/** The agent: its process start, on the same clock as the bench's (`performance.timeOrigin` is wall time). */
+const AGENT = `require('node:fs').writeFileSync(process.env.BENCH_OUT, String(performance.timeOrigin));`;
+/** Loads the extension and activates it with a stand-in `vscode`, then prints the CPU that cost. */
+const ACTIVATE = `const Module = require('node:module');
+function anything() {
+  const handler = {
+    get: (_t, key) => (key === 'fsPath' || key === 'path' ? process.env.BENCH_STORAGE : key === 'then' ? undefined
+      : key === Symbol.toPrimitive ? () => '' : key === Symbol.iterator ? function* () {} : anything()),
+    apply: () => anything(), construct: () => anything(), set: () => true, defineProperty: () => true,
+  };
+  const proto = new Proxy({}, handler);
+  return new Proxy(function () {}, { ...handler, getPrototypeOf: () => proto });
+}
+const load = Module._load;
+Module._load = function (request, ...rest) { return request === 'vscode' ? anything() : load.call(this, request, ...rest); };
+const c0 = process.cpuUsage();
+require(process.env.BENCH_EXTENSION).activate(anything());
+const c = process.cpuUsage(c0);
+require('node:fs').writeFileSync(process.env.BENCH_OUT, JSON.stringify({ cpuMs: (c.user + c.system) / 1000 }));
+setTimeout(() => process.exit(0), Number(process.env.BENCH_LINGER_MS));`;
+
+async function importScript<T>(path: string): Promise<T> {
+  return (await import(pathToFileURL(join(ROOT, 'scripts', path)).href)) as T;
+}
+
+interface Timed {
+  sinceStartMs: number;
+  cpuMs: number;
+}
+
+function cli(dir: string): Record<string, unknown> {
+  const out = join(dir, 'out.json');
+  const spawned = join(dir, 'spawn.json');
+  for (const [name, text] of [
+    ['floor.cjs', FLOOR_HOOK],
+    ['spawnHook.cjs', SPAWN_HOOK],
+    ['agent.cjs', AGENT],
+  ] as const)
+    writeFileSync(join(dir, name), text);
+  const env = { ...process.env, BENCH_OUT: out, BENCH_SPAWN: spawned, NODE_PATH: join(ROOT, 'node_modules') };
+  const wall = (): number => performance.timeOrigin + performance.now();
+  const m = {
+    floorWall: [] as number[],
+    floorIn: [] as number[],
+    floorCpu: [] as number[],
+    wall: [] as number[],
+    inProcess: [] as number[],
+    cpu: [] as number[],
+  };
+  const before = load();
+  for (let i = 0; i < RUNS; i++) {
+    let t = wall();
+    spawnSync(process.execPath, ['-r', join(dir, 'floor.cjs'), '-e', '0'], { env });
+    m.floorWall.push(wall() - t);
+    const floor = JSON.parse(readFileSync(out, 'utf8')) as Timed;
+    m.floorIn.push(floor.sinceStartMs);
+    m.floorCpu.push(floor.cpuMs);
+
+    const db = join(dir, 'run.db');
+    copyFileSync(join(ROOT, 'test', 'fixtures', 'conformance', 'ref-basic.db'), db);
+    t = wall();
+    const agent = `"${process.execPath}" "${join(dir, 'agent.cjs')}"`;
+    const args = ['-r', join(dir, 'spawnHook.cjs'), join(dir, 'cli.js'), 'run', db, 'basic_session', '--command', agent, '--message', 'Hi'];
+    const r = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
+    if (!/exited without writing a turn/.test(r.stdout + r.stderr)) throw new Error(`run did not end as expected:\n${r.stdout}${r.stderr}`);
+    m.wall.push(Number(readFileSync(out, 'utf8')) - t);
+    const s = JSON.parse(readFileSync(spawned, 'utf8')) as Timed;
+    m.inProcess.push(s.sinceStartMs);
+    m.cpu.push(s.cpuMs);
+  }
+  const ratio = (a: number[], b: number[]) => round(median(a) / median(b));
+  return {
+    runs: RUNS,
+    loadAverage: { before, after: load() },
+    wallMs: { run: spread(m.wall), nodeE0: spread(m.floorWall), ratio: ratio(m.wall, m.floorWall) },
+    inProcessMs: { run: spread(m.inProcess), nodeE0: spread(m.floorIn), ratio: ratio(m.inProcess, m.floorIn) },
+    cpuMs: { run: spread(m.cpu), nodeE0: spread(m.floorCpu), ratio: ratio(m.cpu, m.floorCpu) },
+    target: 1.5,
+  };
+}
+
+function activation(dir: string): Record<string, unknown> {
+  const out = join(dir, 'out.json');
+  writeFileSync(join(dir, 'activate.cjs'), ACTIVATE);
+  const storage = join(dir, 'storage');
+  const runOnce = (lingerMs: number): number => {
+    const env = {
+      ...process.env,
+      BENCH_OUT: out,
+      BENCH_STORAGE: storage,
+      BENCH_EXTENSION: join(dir, 'extension.js'),
+      BENCH_LINGER_MS: String(lingerMs),
+    };
+    const r = spawnSync(process.execPath, [join(dir, 'activate.cjs')], { env, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`activation failed: ${r.stderr}`);
+    return (JSON.parse(readFileSync(out, 'utf8')) as { cpuMs: number }).cpuMs;
+  };
+  const before = load();
+  const cold: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    rmSync(storage, { recursive: true, force: true });
+    cold.push(runOnce(0));
+  }
+  // One start that stays until the cache is written (CACHE_WRITE_DELAY_MS after activation), then the later starts.
+  rmSync(storage, { recursive: true, force: true });
+  runOnce(6000);
+  const warm = Array.from({ length: RUNS }, () => runOnce(0));
+  return {
+    runs: RUNS,
+    loadAverage: { before, after: load() },
+    cpuMs: { cold: spread(cold), warm: spread(warm) },
+    warmOverCold: round(median(warm) / median(cold)),
+  };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'asi-light-start-'));
+  try {
+    const { cliBuildOptions } = await importScript<{ cliBuildOptions: (f: string, o: object) => esbuild.BuildOptions }>(
+      'store-package/cliBuild.mjs',
+    );
+    const { vendorBuildOptions } = await importScript<{
+      vendorBuildOptions: (d: string, c: esbuild.BuildOptions) => (esbuild.BuildOptions & { outfile: string })[];
+    }>('vendorBundles.mjs');
+    const { nodeBundleOptions, extensionBuildOptions } = await importScript<{
+      nodeBundleOptions: (o: object) => esbuild.BuildOptions;
+      extensionBuildOptions: (o: object) => esbuild.BuildOptions;
+    }>('extensionBuild.mjs');
+    // As esbuild.mjs builds dist/ for the VSIX (production), into this folder.
+    await Promise.all([
+      esbuild.build(cliBuildOptions(join(dir, 'cli.js'), { minify: true, serverDrivers: true, vendorDir: './vendor/' })),
+      esbuild.build({ ...extensionBuildOptions({ production: true, outdir: dir }), logLevel: 'silent' }),
+      ...vendorBuildOptions(join(dir, 'vendor'), nodeBundleOptions({ production: true }))
+        .filter((o) => /\/(agUi|zod)\.js$/.test(o.outfile))
+        .map((o) => esbuild.build({ ...o, logLevel: 'silent' })),
+    ]);
+    const report = { node: process.version, cli: cli(dir), activation: activation(dir) };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+void main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
