@@ -101,6 +101,11 @@ describe('sessions view in the workbench (packaged extension)', function () {
     await suite.wb.runCommand('Developer: Reload Window');
     await reloaded;
     await suite.wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    // The reloaded window restores the side bar it had; a click before it does would close it again.
+    await suite.wb
+      .viewPane()
+      .waitFor({ timeout: 10_000 })
+      .catch(() => undefined);
     await suite.wb.openSidebar();
     await suite.wb.treeRow('conversations.db').waitFor(30_000);
     const later = await runningExtensionsFigure();
