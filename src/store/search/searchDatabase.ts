@@ -234,9 +234,14 @@ class ScanState {
     // verdicts' length, the prefilter's, the verdicts' length, the range, the session, the verdicts' length, the
     // verdicts.
     // Also whether a row of the range names a message past the verdicts (`beyond`): the rows query must run for it.
+    // A prefilter of '1' (the structure row's type said it all: role:user, review filters alone) needs no message:
+    // the judging then walks the structure rows alone, and the rows query reads each message once (a message that is
+    // not there is only a candidate the rows query does not find).
+    const judged =
+      filter.sql === '1' ? `FROM message_structure s WHERE s.id > ? AND s.id <= ?${session}${types ? ` AND ${types}` : ''}` : rows;
     this.judgeSql = `SELECT group_concat(CASE WHEN s.message_id > ? THEN NULL WHEN ${filter.sql} THEN s.message_id
         ELSE -s.message_id END) AS ids, max(s.message_id > ?) AS beyond
-      ${rows} AND (s.message_id > ? OR substr(?, s.message_id, 1) = x'0${UNJUDGED}')`;
+      ${judged} AND (s.message_id > ? OR substr(?, s.message_id, 1) = x'0${UNJUDGED}')`;
     // The review filters' turns (`turnRowIds`): a turn's structure rows by the (session, branch, turn) index, those
     // whose type can match; turn 0 is also the rows without a turn number (the scan counts them as turn 0).
     const turnIds = `SELECT s.id FROM message_structure s
