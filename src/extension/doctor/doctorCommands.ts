@@ -20,7 +20,7 @@ import { UserFacingError } from '../core/userError';
 import { LockWaitNotice, VISIBLE_LOCK_WAIT_MS } from '../databases/lockWaitNotice';
 import type { Services } from '../services';
 import { checkFile, checkServer } from './doctorCheck';
-import { kindInfo, placeOf, rowLines, targetOf } from './doctorModel';
+import { isRepairable, kindInfo, placeOf, rowLines, targetOf } from './doctorModel';
 import { DoctorResults, type CheckedFile, type FindingRef } from './doctorResults';
 import { doctorUri } from './doctorUris';
 
@@ -108,7 +108,7 @@ export function doctorCommands(s: Services): CommandsOf<'checkSessionStore' | 'r
           throw new UserFacingError(
             vscode.l10n.t('{0} failed integrity_check: the doctor repairs nothing in a damaged file. Restore a backup.', name),
           );
-        if (info.repair === null)
+        if (info.repair === null || !isRepairable(finding, true))
           throw new UserFacingError(vscode.l10n.t('{0} is reported only: the doctor has no repair for it.', finding.kind));
         if (s.registry.get(dbPath)?.readonly)
           throw new UserFacingError(vscode.l10n.t('{0} is open read-only. Use "Toggle Read-Only" on the database to allow repairs.', name));

@@ -51,9 +51,12 @@ export function docsUrl(kind: FindingKind): string {
   return `${DOCTOR_DOCS_URL}#${kind}`;
 }
 
-/** Whether a finding gets a Quick Fix: its kind has a repair and the file passed integrity_check. */
+/**
+ * Whether a finding gets a Quick Fix: its kind has a repair, the finding is not marked otherwise (`repairable: false`,
+ * an altered-schema change the repair leaves alone) and the file passed integrity_check.
+ */
 export function isRepairable(finding: Finding, integrityOk: boolean): boolean {
-  return integrityOk && kindInfo(finding.kind).repair !== null;
+  return integrityOk && kindInfo(finding.kind).repair !== null && finding.repairable !== false;
 }
 
 /** A turn of a branch as the document lists it. */

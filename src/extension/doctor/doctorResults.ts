@@ -9,7 +9,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { Finding } from '../../store/doctor/checkContext';
 import { CommandId } from '../core/contributions';
-import { diagnosticSpecs, kindInfo, type DiagnosticSpec, type DoctorDocument } from './doctorModel';
+import { diagnosticSpecs, isRepairable, kindInfo, type DiagnosticSpec, type DoctorDocument } from './doctorModel';
 import { DOCTOR_SCHEME, doctorUri, parseDoctorUri, type DoctorDocRef } from './doctorUris';
 
 /** One document of a report: a session's (or the file's own findings'). */
@@ -153,8 +153,8 @@ export class DoctorResults implements vscode.TextDocumentContentProvider, vscode
           diagnostic.message === diagnosticSpecs([f], [0], file.integrityOk)[0]!.message,
       );
       const finding = document.findings[index];
-      // No repair on a server store, a file that failed integrity_check, nor for a kind that is reported only.
-      if (!finding || file.remote || !file.integrityOk || kindInfo(finding.kind).repair === null) continue;
+      // No repair on a server store, a file that failed integrity_check, nor for a finding that is reported only.
+      if (!finding || file.remote || !isRepairable(finding, file.integrityOk)) continue;
       const action = new vscode.CodeAction(vscode.l10n.t('Repair: {0}…', kindInfo(finding.kind).title), vscode.CodeActionKind.QuickFix);
       action.diagnostics = [diagnostic];
       action.isPreferred = true;

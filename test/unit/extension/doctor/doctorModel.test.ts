@@ -106,9 +106,11 @@ describe('doctor in VS Code: the document and its diagnostics', () => {
     const specs = diagnosticSpecs(damaged.findings, [], damaged.integrityOk);
     assert.ok(specs.length > 0);
     assert.ok(specs.every((s) => s.severity === 'error' && !s.repairable && s.line === 0));
-    // Even a repairable kind gets none in a damaged file.
+    // Even a repairable kind gets none in a damaged file, nor a finding its check marks as left alone.
     const usage: Finding = { kind: 'orphan-usage', session: 's', detail: 'd' };
     assert.equal(diagnosticSpecs([usage], [0], false)[0]!.repairable, false);
+    assert.equal(diagnosticSpecs([usage], [0], true)[0]!.repairable, true);
+    assert.equal(diagnosticSpecs([{ ...usage, repairable: false }], [0], true)[0]!.repairable, false);
   });
 
   it('a kind this build does not list still gets a diagnostic: a warning linked to its section, no Quick Fix', () => {
