@@ -7,7 +7,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { foldForSearch } from '../../../../src/store/format/conversationText';
-import { matchText } from '../../../../src/store/search/itemMatch';
+import { INERT_IN_FOLDING, matchText } from '../../../../src/store/search/itemMatch';
 import { parseSearchQuery } from '../../../../src/store/search/searchQuery';
 import { oracleMatchText } from '../../../support/searchOracleSnippet';
 
@@ -50,6 +50,12 @@ const HARD_PIECES = [
   '\u11a8',
   'ﬅ',
   'ﬆ',
+  '…',
+  '’',
+  '€',
+  '×',
+  'Σ—',
+  '—\u0301',
 ];
 
 function randomText(next: () => number, hardShare: number, length: number): string {
@@ -105,6 +111,24 @@ describe('a search hit snippet is the one made before its fast paths', () => {
     }
     // Most cases must be hits, or the ranges would go untested.
     assert.ok(matched > compared / 2, `${matched} of ${compared} matched`);
+  });
+
+  it('takes as inert in folding only characters that are their own NFC, case and fold, composing with nothing', () => {
+    for (const c of INERT_IN_FOLDING) {
+      const name = `U+${c.charCodeAt(0).toString(16)}`;
+      assert.equal(c.normalize('NFC'), c, `${name} is its NFC form`);
+      assert.equal(c.toUpperCase(), c, name);
+      assert.equal(c.toLowerCase(), c, name);
+      assert.ok(!/\p{Cased}/u.test(c), `${name} is not cased`);
+      // Nothing before it composes with it, and it composes with nothing after it (the planes compositions are in).
+      for (let cp = 0; cp < 0x20000; cp++) {
+        if (cp >= 0xd800 && cp <= 0xdfff) continue;
+        const x = String.fromCodePoint(cp);
+        const nx = x.normalize('NFC');
+        if ((x + c).normalize('NFC') !== nx + c || (c + x).normalize('NFC') !== c + nx)
+          assert.fail(`${name} composes with U+${cp.toString(16)}`);
+      }
+    }
   });
 
   it('on queries without text: the start of the item, a call with its arguments whole', () => {
