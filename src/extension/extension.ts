@@ -107,13 +107,20 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     traceChanges: traces.onDidChange,
     reviewChanges: reviews.onDidChange,
     replayChanges: replay.onDidChange,
+    layerChanges: guard.onDidChangeLayers,
   });
   const compare = new ComparePanels({
     registry,
     pricing,
     extensionUri: context.extensionUri,
     openTurn: async (t, turn) => {
-      const panel = panels.open({ dbPath: t.dbPath, sessionId: t.sessionId, branchId: t.branchId, turn });
+      // A layer's turns are counted in the layer, not on the branch as it is now: the branch is opened, not a turn.
+      const panel = panels.open({
+        dbPath: t.dbPath,
+        sessionId: t.sessionId,
+        branchId: t.branchId,
+        ...(t.layerId === undefined ? { turn } : {}),
+      });
       await panels.whenReady(panel);
     },
     pickBranch: (current) => pickBranchToCompare(registry, current, vscode.l10n.t('Compare with {0} instead…', current.branchId)),
@@ -126,6 +133,7 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
     reviewChanged: (sessionId) => reviews.changed(sessionId),
     reviews,
     replay,
+    layerEntries: async (layerId) => guard.layerEntries(await guard.layer(layerId)),
   });
   const search = new SessionSearch(context.extensionUri, registry, panels, reviews);
   const reviewQueue = new ReviewQueue(search, panels);

@@ -21,6 +21,7 @@ import { conversationRequests } from './conversation/conversationRequests';
 import { databaseCommands } from './databases/databaseCommands';
 import { doctorCommands } from './doctor/doctorCommands';
 import { guardCommands } from './guard/guardCommands';
+import { layerRequests } from './guard/layerRequests';
 import { remoteCommands } from './databases/remoteCommands';
 import { replayRequests } from './replay/replayRequests';
 import { pricingCommands } from './pricing/pricingCommands';
@@ -78,5 +79,6 @@ export function requestTable(services: Services): ConversationRequestTable {
     ...searchRequests(services),
     ...codingAgentRequests(services),
     ...replayRequests(services),
+    ...layerRequests(services),
   };
 }

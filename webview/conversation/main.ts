@@ -31,6 +31,7 @@ import { turnCountLabel } from '../../src/shared/forkLabel';
 import { oneLine } from '../../src/shared/itemText';
 import { fillReplayBadges, revealCall } from './components/replayBadges';
 import type { RecordedCallRef } from './logic/replayViews';
+import { HistoryLayers } from './components/historyLayers';
 
 // Time origin of the first-screen measurement: this script starts as the panel becomes ready.
 const started = performance.now();
@@ -58,6 +59,8 @@ const model = new ConversationModel(request, redraw, () => turnList.lastShownInd
 const turnAt = (index: number): number | undefined => model.turns[index]?.turn;
 const turnList = new TurnList({
   onSelect: (i) => {
+    // A turn of the branch chosen while a layer is open: the branch again.
+    layers.close();
     const turn = turnAt(i);
     if (turn !== undefined) void model.selectTurn(turn);
   },
@@ -126,6 +129,22 @@ const whatIf: WhatIfCallbacks = {
   },
 };
 
+// The history guard's layers of the shown branch (components/historyLayers.ts): read-only, beside the branch map.
+const layers = new HistoryLayers({
+  layers: () => request('layers/get', {}),
+  items: (layerId) => request('layer/items', { layerId }),
+  compare: (layerId) => request('layer/compare', { layerId }),
+  restore: (layerId) => request('layer/restore', { layerId }),
+  showBranch: (branchId) => void model.showBranch(branchId),
+  opened: (open) => {
+    // A layer is read-only: the turn detail (its branch and what-if actions) and the composer give way to it.
+    detail.hidden = open;
+    composer.element.hidden = open;
+    if (open) layers.pane.focus();
+  },
+  openLink: (url) => openLink(url),
+});
+
 const panels = el(
   'vscode-panels',
   { class: 'tabs', 'aria-label': t('Conversation view') },
@@ -135,7 +154,13 @@ const panels = el(
   el(
     'vscode-panel-view',
     { id: 'view-conversation' },
-    el('div', { class: 'conversation' }, mapSlot, turnList.element, el('div', { class: 'detail-column' }, detail, composer.element)),
+    el(
+      'div',
+      { class: 'conversation' },
+      el('div', { class: 'map-column' }, mapSlot, layers.strip),
+      turnList.element,
+      el('div', { class: 'detail-column' }, detail, layers.pane, composer.element),
+    ),
   ),
   el('vscode-panel-view', { id: 'view-tokens' }, el('div', { class: 'tables' }, scopeButtons, pricingSlot, chartSlot, usageSlot)),
   el('vscode-panel-view', { id: 'view-tools' }, el('div', { class: 'tables' }, toolScopeButtons, toolScopeLabel, toolSlot)),
@@ -327,6 +352,7 @@ function openJson(turn: number | null, sequenceNumber: number | null): void {
 }
 
 function drawTurns(): void {
+  layers.setBranch(model.branchId);
   const b = model.session?.branches.find((x) => x.branchId === model.branchId);
   turnList.setFork(
     b && b.parentBranchId !== null && b.forkTurn !== null
@@ -414,6 +440,7 @@ function renderHeader(): void {
     s.readonly ? t('Read-only: open it writable to continue the conversation.') : undefined,
   );
   drawBranchMap(mapSlot, s.branches, branchId, (id) => void model.showBranch(id));
+  layers.setBranch(branchId);
 }
 
 function saveState(): void {
@@ -422,7 +449,11 @@ function saveState(): void {
 }
 
 listen({
-  notice: (n) => void model.noticeReceived(n),
+  notice: (n) => {
+    void model.noticeReceived(n);
+    // A look recorded a layer, or the database was reopened: the layers are read again (nothing else changes them).
+    if (n.what.includes('layers') || n.what.includes('database')) void layers.reload();
+  },
   reveal: (r) => void model.reveal(r),
   run: (e) => {
     composer.show(e);
@@ -432,4 +463,5 @@ listen({
   agents: showAgents,
 });
 void model.start(state.selection());
+void layers.reload();
 void request('agents/get', {}).then(showAgents, () => undefined);

@@ -123,7 +123,8 @@ export class CompareData {
       this.targets.map(async (target): Promise<Column> => {
         const source = this.sourceOf(target);
         if ('problem' in source) return { target, source, tree: [], turns: 0 };
-        const key = `${target.dbPath}\u0000${target.sessionId}`;
+        // A layer column has a tree of its own (its one branch), never the session's.
+        const key = `${target.dbPath}\u0000${target.sessionId}\u0000${target.layerId ?? ''}`;
         let tree = trees.get(key);
         if (!tree) trees.set(key, (tree = Promise.resolve(source.reader.getBranchTree(target.sessionId))));
         try {
@@ -145,6 +146,8 @@ export class CompareData {
     const readable = columns.filter((c) => !('problem' in c.source));
     const sameSession =
       readable.length === columns.length &&
+      // A layer shares no structure rows with its branch: its turns are aligned by content.
+      columns.every((c) => c.target.layerId === undefined) &&
       columns.every((c) => c.target.dbPath === columns[0]!.target.dbPath && c.target.sessionId === columns[0]!.target.sessionId);
     let sharedTurns: number;
     let sharedBy: SharedBy;
@@ -249,7 +252,8 @@ export class CompareData {
     const [contents, usageRows, latencies] = await Promise.all([
       Promise.all(turns.map((t) => this.content(c, t))),
       Promise.all([...ranges].map(async ([branch, r]) => reader.getTurnUsage(c.target.sessionId, branch, r.from, r.to))),
-      this.latency ? this.latency.turns(c.target.sessionId, ran, reader).catch(() => []) : [],
+      // A layer's turns have no traces of their own (its items were stored by runs of its branch, now gone).
+      this.latency && c.target.layerId === undefined ? this.latency.turns(c.target.sessionId, ran, reader).catch(() => []) : [],
     ]);
     const latencyByTurn = new Map(latencies.map((l) => [`${l.branchId}\u0000${l.turn}`, l]));
     const usageByTurn = new Map<string, UsageRow>();
@@ -296,11 +300,13 @@ async function totals(
   if ('problem' in c.source) return null;
   const { reader, pricing } = c.source;
   const { sessionId, branchId } = c.target;
+  // A layer has no usage rows, traces or replay marks of its own: the branch's would not describe it.
+  const layer = c.target.layerId !== undefined;
   const [page, tools, latency, replay] = await Promise.all([
     reader.getUsagePage(sessionId, branchId, { limit: 1, shared: sharedTurnRanges(c.tree, branchId) }),
     reader.getToolTotals(sessionId, branchId),
-    latencySource ? latencySource.branch(sessionId, branchId, c.tree, reader).catch(() => undefined) : undefined,
-    replaySource ? replaySource.counts(c.target.dbPath, sessionId, branchId).catch(() => undefined) : undefined,
+    latencySource && !layer ? latencySource.branch(sessionId, branchId, c.tree, reader).catch(() => undefined) : undefined,
+    replaySource && !layer ? replaySource.counts(c.target.dbPath, sessionId, branchId).catch(() => undefined) : undefined,
   ]);
   const usage = usageOf(page.totals);
   return {

@@ -4,12 +4,14 @@ import { MAX_COMPARE_COLUMNS, type CompareRequests } from '../../shared/protocol
 import type { CompareTarget } from '../../shared/protocol/compareViews';
 import { priceOf } from '../../shared/pricing';
 import type { ChangeKind } from '../../shared/protocol/envelope';
+import { LayerReader } from './layerColumn';
 import { CompareData, type ColumnSource, type LatencySource, type ReplayCountsSource } from './compareData';
 import type { DatabaseChange, DatabaseRegistry } from '../databases/databaseRegistry';
 import type { SessionPricing } from '../pricing/sessionPricing';
 import { UserFacingError } from '../core/userError';
 import type { ReviewChanges, TraceChanges } from '../core/panelHost';
 import type { WorkerReviewStore } from '../../store/worker/storeClient';
+import type { ItemEntry } from '../../store';
 import { compareVerdicts, setCompareVerdict } from '../reviews/compareVerdicts';
 import { dispatchRequest, type HandlersOf } from '../core/requestDispatch';
 import { PanelHost } from '../core/panelHost';
@@ -35,6 +37,8 @@ export interface CompareHost {
   reviews?: ReviewChanges;
   /** Each column's replay counts (docs/replay.md), and their changes (absent: no counts). */
   replay?: ReplayCountsSource & { onDidChange: vscode.Event<string> };
+  /** A history guard layer's entries (a layer column, `CompareTarget.layerId`; absent: no layer columns). */
+  layerEntries?: (layerId: number) => Promise<{ entries: readonly ItemEntry[] }>;
 }
 
 /** The title of a comparison: its branches, with the session when they are of different ones. */
@@ -129,6 +133,17 @@ export class ComparePanel extends PanelHost {
   }
 
   private source(t: CompareTarget): ColumnSource {
+    if (t.layerId !== undefined) {
+      const { layerEntries } = this.host;
+      if (!layerEntries) return { problem: vscode.l10n.t('History layers are not available here.') };
+      const layerId = t.layerId;
+      // The guard keeps items, not usage: a layer column has no cost.
+      return {
+        reader: new LayerReader(t.branchId, () => layerEntries(layerId)),
+        dbName: basename(t.dbPath),
+        pricing: { model: null, price: null },
+      };
+    }
     const entry = this.host.registry.get(t.dbPath);
     if (!entry) return { problem: vscode.l10n.t('{0} is not open.', t.dbPath) };
     if (!entry.db) return { problem: entry.problem ?? vscode.l10n.t('The database cannot be read.') };
@@ -219,5 +234,5 @@ export class ComparePanels extends PanelRegistry<ComparePanel> {
 }
 
 function comparisonKey(targets: readonly CompareTarget[]): string {
-  return JSON.stringify(targets.map((t) => [t.dbPath, t.sessionId, t.branchId]));
+  return JSON.stringify(targets.map((t) => [t.dbPath, t.sessionId, t.branchId, t.layerId ?? null]));
 }

@@ -38,6 +38,8 @@ export interface ConversationSources {
   readonly reviewChanges: vscode.Event<string>;
   /** A session's replay marks changed (a run recorded them): its tool cards' marks differ. */
   readonly replayChanges?: vscode.Event<string>;
+  /** The history guard recorded (or a restore used) layers of a session: its layers are read again. */
+  readonly layerChanges?: vscode.Event<SessionRef>;
 }
 
 /** What a panel shows; also its persisted state, so a window reload restores it. */
@@ -103,6 +105,10 @@ class ConversationPanel extends PanelHost<HostMessage> implements ShownSession {
     this.listen(sources.reviewChanges, (sessionId): ChangeKind[] => (sessionId === target.sessionId ? ['reviews'] : []));
     if (sources.replayChanges)
       this.listen(sources.replayChanges, (sessionId): ChangeKind[] => (sessionId === target.sessionId ? ['replay'] : []));
+    if (sources.layerChanges)
+      this.listen(sources.layerChanges, (ref): ChangeKind[] =>
+        ref.dbPath === target.dbPath && ref.sessionId === target.sessionId ? ['layers'] : [],
+      );
     // The composer's agent picker shows each command's last run: a run from another view or the palette updates it.
     const choices = sources.runner.choices;
     this.subscriptions.push(choices.onDidChange(() => this.post({ kind: 'agents/didChange', view: choices.view() })));

@@ -105,6 +105,10 @@ export const requestParams: { [M in RequestMethod]: z.ZodType<Requests[M]['param
     query: z.string({ error: 'must be a string' }).max(1000, { error: 'must be at most 1000 characters' }),
     branchId: str,
   }),
+  'layers/get': none,
+  'layer/items': z.object({ layerId: int }),
+  'layer/compare': z.object({ layerId: int }),
+  'layer/restore': z.object({ layerId: int, name: str.optional() }),
 };
 
 /** One handler per method, taking its checked parameters and returning (or resolving to) its result. */

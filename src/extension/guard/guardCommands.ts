@@ -86,6 +86,29 @@ interface LayerOptions {
   compare?: unknown;
 }
 
+/**
+ * *Restore as Branch* of `layer` into `dbPath`'s session: asks the new branch's name (unless `givenName`), restores,
+ * says so; the new branch's id, undefined when the user cancelled.
+ */
+export async function restoreLayer(s: Services, dbPath: string, layer: GuardLayer, givenName?: string): Promise<string | undefined> {
+  const used = new Set((await s.registry.get(dbPath)?.db?.usedBranchIds(layer.sessionId)) ?? []);
+  const name =
+    givenName !== undefined
+      ? givenName
+      : await vscode.window.showInputBox({
+          title: vscode.l10n.t('Restore as Branch'),
+          prompt: vscode.l10n.t('A new branch gets the layer’s {0} items; nothing else in the file changes.', layer.itemCount),
+          value: `before-compaction-${layer.layerId}`,
+          validateInput: (v) => branchNameProblem(v, used),
+        });
+  if (name === undefined) return undefined;
+  const problem = branchNameProblem(name, used);
+  if (problem) throw new UserFacingError(problem);
+  const branchId = await s.guard.restore(dbPath, layer, name);
+  void vscode.window.showInformationMessage(vscode.l10n.t('Restored {0} items of the layer as branch {1}.', layer.itemCount, branchId));
+  return branchId;
+}
+
 /** *Show History Layers…*: a layer, then *Restore as Branch* and the comparison; the restored branch's id. */
 async function showLayers(s: Services, node: unknown, options: unknown): Promise<string | undefined> {
   const given = (options ?? {}) as LayerOptions;
@@ -119,21 +142,8 @@ async function showLayers(s: Services, node: unknown, options: unknown): Promise
       throw new UserFacingError(vscode.l10n.t('Session {0} has no layer {1}.', target.sessionId, String(given.layerId)));
     return undefined;
   }
-  const used = new Set((await s.registry.get(target.dbPath)?.db?.usedBranchIds(target.sessionId)) ?? []);
-  const name =
-    typeof given.branchName === 'string'
-      ? given.branchName
-      : await vscode.window.showInputBox({
-          title: vscode.l10n.t('Restore as Branch'),
-          prompt: vscode.l10n.t('A new branch gets the layer’s {0} items; nothing else in the file changes.', layer.itemCount),
-          value: `before-compaction-${layer.layerId}`,
-          validateInput: (v) => branchNameProblem(v, used),
-        });
-  if (name === undefined) return undefined;
-  const problem = branchNameProblem(name, used);
-  if (problem) throw new UserFacingError(problem);
-  const branchId = await s.guard.restore(target.dbPath, layer, name);
-  void vscode.window.showInformationMessage(vscode.l10n.t('Restored {0} items of the layer as branch {1}.', layer.itemCount, branchId));
+  const branchId = await restoreLayer(s, target.dbPath, layer, typeof given.branchName === 'string' ? given.branchName : undefined);
+  if (branchId === undefined) return undefined;
   if (given.compare !== false) {
     s.compare.open([
       { dbPath: target.dbPath, sessionId: target.sessionId, branchId },

@@ -10,7 +10,8 @@ import * as vscode from 'vscode';
 import { Setting } from '../core/contributions';
 import { affectsSetting, setting } from '../core/settings';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
-import type { GuardDiskUse, GuardLayer } from '../../store/guard/guardStore';
+import { GUARD_LIMITS, type GuardDiskUse, type GuardLayer } from '../../store/guard/guardStore';
+import { layerEntries, type LayerEntry } from '../../store/guard/layerEntries';
 import type { GuardLook } from '../../store/guard/guardObserver';
 import { HistoryGuardError } from '../../store/guard/guardErrors';
 import { errorMessage } from '../../shared/errorMessage';
@@ -41,6 +42,9 @@ export class GuardService implements vscode.Disposable {
   /** Why the guard is off (a read-only place, a foreign file at the store's path), or undefined. */
   problem: string | undefined;
   private warned = false;
+  private readonly layersChanged = new vscode.EventEmitter<{ dbPath: string; sessionId: string }>();
+  /** A look recorded layers of a session: its conversation views read its layers again. */
+  readonly onDidChangeLayers = this.layersChanged.event;
 
   constructor(
     private readonly registry: DatabaseRegistry,
@@ -106,6 +110,7 @@ export class GuardService implements vscode.Disposable {
         mkdirSync(this.folder, { recursive: true });
         const look = await this.registry.store.fileCall('lookAtGuardedFile', path, this.path);
         this.problem = undefined;
+        for (const sessionId of new Set(look.layers.map((l) => l.sessionId))) this.layersChanged.fire({ dbPath: path, sessionId });
         if (look.layers.length > 0)
           this.log(
             `History guard: ${look.layers.length} layer(s) recorded for ${path} (${look.layers.map((l) => `${l.sessionId}/${l.branchId}: ${l.removedCount} removed`).join(', ')}).`,
@@ -131,6 +136,20 @@ export class GuardService implements vscode.Disposable {
   /** The layers of a session (one branch with `branchId`), newest first. */
   layers(path: string, sessionId: string, branchId?: string): Promise<GuardLayer[]> {
     return this.registry.store.fileCall('guardLayers', this.path, path, sessionId, branchId);
+  }
+
+  /** Layer `layerId` (`HistoryGuardError('unknown-layer')` when there is none). */
+  layer(layerId: number): Promise<GuardLayer> {
+    return this.registry.store.fileCall('guardLayer', this.path, layerId);
+  }
+
+  /**
+   * A layer's first `GUARD_LIMITS.layerItemsShown` items as entries (turns counted in the layer), and whether it holds
+   * more: what the conversation view and the compare view read (a restore reads all).
+   */
+  async layerEntries(layer: GuardLayer): Promise<{ entries: LayerEntry[]; truncated: boolean }> {
+    const items = await this.registry.store.fileCall('guardLayerItems', this.path, layer.layerId, GUARD_LIMITS.layerItemsShown);
+    return { entries: layerEntries(items), truncated: layer.itemCount > items.length };
   }
 
   /** What the guard store holds (null while none exists). */
@@ -163,6 +182,7 @@ export class GuardService implements vscode.Disposable {
 
   dispose(): void {
     for (const d of this.subscriptions) d.dispose();
+    this.layersChanged.dispose();
     if (storeForRuns?.path === this.path) storeForRuns = undefined;
   }
 }

@@ -17,6 +17,11 @@ export interface CompareTarget extends BranchRef {
   model?: string;
   /** The model that ran the branch is not known (an agent command on its own model): no cost is shown for it. */
   unpriced?: true;
+  /**
+   * The column is history guard layer `layerId` of the branch (read from the guard store, read-only; no usage), not the
+   * branch as it is now (docs/history-guard.md).
+   */
+  layerId?: number;
 }
 
 /** The token counts the compare view shows (null: not recorded). */

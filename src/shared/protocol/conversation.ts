@@ -9,6 +9,7 @@ import type { BranchReviewsView, CorrectionView, TurnReviewChangeView, TurnRevie
 import type { ReplayMarksView, ReplayTableView, ToolsMode } from './replay';
 import type { RunEvent } from './runEvents';
 import type { TurnContextView } from './contextViews';
+import type { HistoryLayerView, LayerItemsView } from './layerViews';
 import type { AgentChoicesView } from '../agentChoices';
 import type { WhatIfModelsView, WhatIfStartedView } from '../whatIfModels';
 import type {
@@ -146,6 +147,20 @@ export interface Requests {
    * in turn order, under `branchId`; then the other branches', each under the branch that ran its turn.
    */
   'search/session': { params: { query: string; branchId: string }; result: SessionSearchView };
+  /**
+   * The history guard's layers of the shown session, newest first (at most `GUARD_LIMITS.layersRead`); read again on a
+   * `layers` change notice (docs/history-guard.md).
+   */
+  'layers/get': { params: Record<string, never>; result: HistoryLayerView[] };
+  /** A layer's items, read-only, from the guard store (never the session file). */
+  'layer/items': { params: { layerId: number }; result: LayerItemsView };
+  /** Opens the compare view with the layer (read from the guard store, nothing restored) beside its branch as it is now. */
+  'layer/compare': { params: { layerId: number }; result: { opened: boolean } };
+  /**
+   * *Restore as Branch*: the layer's items as a new ordinary branch of the session file; the host asks the name unless
+   * `name` is given (tests). `branchId` null when the user cancelled.
+   */
+  'layer/restore': { params: { layerId: number; name?: string }; result: { branchId: string | null } };
 }
 export type RequestMethod = keyof Requests;
 

@@ -31,6 +31,8 @@ export type ChangeKind =
   | 'reviews'
   /** A run recorded replay marks for this session (nothing was written to the file): tool cards' marks differ. */
   | 'replay'
+  /** The history guard recorded a layer of this session (nothing was written to the file): its layers differ. */
+  | 'layers'
   /** The database was reopened, closed, became unreadable or changed read-only state: everything may differ. */
   | 'database';
 

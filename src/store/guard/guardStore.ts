@@ -33,6 +33,11 @@ export const GUARD_LIMITS = {
   itemsPerLayer: 1_000_000,
   /** Layers `layersOf` returns: the newest. */
   layersRead: 500,
+  /**
+   * Items of a layer the conversation view and the compare view read (its first ones: a compaction removes the oldest);
+   * a longer layer is read whole only by *Restore as Branch*.
+   */
+  layerItemsShown: 10_000,
 } as const;
 
 /** Who removed the items of a layer, when we know. */
@@ -425,17 +430,20 @@ export class HistoryGuardStore {
     });
   }
 
-  /** A layer's items in the branch's order then; `HistoryGuardError('unknown-layer')` when there is no such layer. */
-  layerItems(layerId: number): GuardLayerItem[] {
+  /**
+   * A layer's items in the branch's order then (its first `limit`, default all); `HistoryGuardError('unknown-layer')`
+   * when there is no such layer.
+   */
+  layerItems(layerId: number, limit: number = GUARD_LIMITS.itemsPerLayer): GuardLayerItem[] {
     if (!Number.isSafeInteger(layerId) || layerId < 1) throw invalid(`${String(layerId)} is not a layer id.`);
     return readTransaction(this.db, () => {
       if (this.stmt('SELECT 1 AS one FROM guard_layers WHERE layer_id = ?').get(layerId) === undefined)
         throw new HistoryGuardError('unknown-layer', `The history guard store ${this.path} has no layer ${layerId}.`);
       return this.stmt(
         `SELECT li.position, li.removed, i.message_data, i.hash FROM guard_layer_items li JOIN guard_items i ON i.item_id = li.item_id
-         WHERE li.layer_id = ? ORDER BY li.position`,
+         WHERE li.layer_id = ? ORDER BY li.position LIMIT ?`,
       )
-        .all<{ position: number; removed: number; message_data: string; hash: Uint8Array }>(layerId)
+        .all<{ position: number; removed: number; message_data: string; hash: Uint8Array }>(layerId, limit)
         .map((r) => ({
           position: Number(r.position),
           messageData: r.message_data,

@@ -64,11 +64,19 @@ export function guardLayers(guardPath: string, sessionPath: string, sessionId: s
   return existingStore(guardPath)?.layersOf(sessionPath, sessionId, branchId) ?? [];
 }
 
-/** A layer's items (`HistoryGuardError('unknown-layer')` when there is none). */
-export function guardLayerItems(guardPath: string, layerId: number): GuardLayerItem[] {
+/** A layer's items, its first `limit` (default all; `HistoryGuardError('unknown-layer')` when there is none). */
+export function guardLayerItems(guardPath: string, layerId: number, limit?: number): GuardLayerItem[] {
   const store = existingStore(guardPath);
   if (!store) throw new HistoryGuardError('unknown-layer', `There is no history guard store at ${guardPath}, so no layer ${layerId}.`);
-  return store.layerItems(layerId);
+  return store.layerItems(layerId, limit);
+}
+
+/** Layer `layerId`'s summary (`HistoryGuardError('unknown-layer')` when there is none). */
+export function guardLayer(guardPath: string, layerId: number): GuardLayer {
+  const store = existingStore(guardPath);
+  if (!store) throw new HistoryGuardError('unknown-layer', `There is no history guard store at ${guardPath}, so no layer ${layerId}.`);
+  const { path: _path, ...layer } = store.layer(layerId);
+  return layer;
 }
 
 /** What the guard store holds, or null while there is none. */

@@ -15,7 +15,7 @@ import { markStaleWal, staleWalAt, type FileState } from '../sqlite/fileIdentity
 import type { DriverName } from '../sqlite/sqliteDatabase';
 import type { SessionLogger, TurnUsage, TurnUsageRow } from '../types';
 import type { markWrites, writesSince } from '../inspector/writesSince';
-import type { guardDiskUse, guardLayerItems, guardLayers, lookAtGuardedFile, stopLookingAt } from '../guard/guardedFiles';
+import type { guardDiskUse, guardLayer, guardLayerItems, guardLayers, lookAtGuardedFile, stopLookingAt } from '../guard/guardedFiles';
 import type { ExportFormat, ExportRequest, ExportSummary, ProgressOptions } from '../export/transferTypes';
 import type { ImportOptions, ImportResult } from '../export/importSession';
 import type { BranchPrefixCopy, BranchPrefixRequest } from '../export/branchPrefixCopy';
@@ -52,6 +52,7 @@ type FileFunctionTypes = {
   stopLookingAt: typeof stopLookingAt;
   guardLayers: typeof guardLayers;
   guardLayerItems: typeof guardLayerItems;
+  guardLayer: typeof guardLayer;
   guardDiskUse: typeof guardDiskUse;
 };
 

@@ -28,7 +28,7 @@ import { DEFAULT_LOCK_WAIT_MS, WriteCancelledWhileWaiting, waitForWriteLock } fr
 import { TraceStore } from '../traces/traceStore';
 import { ReviewStore } from '../reviews/reviewStore';
 import { ReplayMarkStore } from '../replay/replayMarkStore';
-import { guardDiskUse, guardLayerItems, guardLayers, lookAtGuardedFile, stopLookingAt } from '../guard/guardedFiles';
+import { guardDiskUse, guardLayer, guardLayerItems, guardLayers, lookAtGuardedFile, stopLookingAt } from '../guard/guardedFiles';
 import { exportDatasetToFile } from '../datasets/datasetExport';
 import { copyBranchPrefixToFile, type BranchPrefixRequest } from '../export/branchPrefixCopy';
 import { checkSessionFile } from '../doctor/doctorReport';
@@ -81,6 +81,7 @@ const FILE_FUNCTION_IMPLS: Record<FileFunction, (...args: never[]) => unknown> =
   stopLookingAt,
   guardLayers,
   guardLayerItems,
+  guardLayer,
   guardDiskUse,
 };
 

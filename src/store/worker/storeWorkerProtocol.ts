@@ -135,6 +135,7 @@ export const FILE_FUNCTIONS = [
   'stopLookingAt',
   'guardLayers',
   'guardLayerItems',
+  'guardLayer',
   'guardDiskUse',
 ] as const;
 export type FileFunction = (typeof FILE_FUNCTIONS)[number];

@@ -240,7 +240,7 @@ function toolFields(view: ToolItemView): HTMLElement {
   return el('div', { class: 'tool-view' }, view.fields.length ? list : null, images(view.images, view.imageNote));
 }
 
-function itemBody(item: ItemView, cb: TurnDetailCallbacks): HTMLElement {
+function itemBody(item: ItemView, cb: Pick<TurnDetailCallbacks, 'openLink'>): HTMLElement {
   if (item.corrupt) {
     return el(
       'div',
@@ -379,6 +379,43 @@ function itemCard(turn: TurnView, item: ItemView, cb: TurnDetailCallbacks, toolN
     ),
   );
   return el(tag, { class: `item item-${cls}`, 'data-sequence': item.sequenceNumber }, header, body);
+}
+
+/**
+ * An item that is no row of the session (a history guard layer's, components/historyLayers.ts): titled and drawn as
+ * `itemCard` draws a branch's item, with its raw JSON one click away and `badge` after the title, but no copy, JSON or
+ * branch buttons: those read the session file, which no longer holds it.
+ */
+export function readOnlyItemCard(item: ItemView, openLink: (url: string) => void, badge: HTMLElement | null): HTMLElement {
+  const type = item.corrupt ? 'unreadable' : displayType(item.type);
+  const cls = type.replace(/[^a-z_]/g, '');
+  const title = item.corrupt ? t('unreadable') : itemTitle(type, item.toolName, item.item);
+  const cb = { openLink };
+  const body = el('div', { class: 'item-body' }, itemBody(item, cb));
+  const rawToggle = el(
+    'vscode-button',
+    { appearance: 'icon', class: 'raw-toggle', 'aria-label': t('Show raw JSON'), title: t('Show the stored JSON here') },
+    t('Raw'),
+  );
+  let raw = false;
+  rawToggle.addEventListener('click', () => {
+    raw = !raw;
+    replaceChildren(body, raw ? el('pre', { class: 'raw' }, item.corrupt ? (item.raw ?? '') : item.json) : itemBody(item, cb));
+    rawToggle.setAttribute('aria-pressed', raw ? 'true' : 'false');
+  });
+  const header = el(
+    'div',
+    { class: 'item-header' },
+    el('span', { class: `item-title type-${cls}`, title: `${title} (${item.type})` }, title),
+    badge,
+    el(
+      'span',
+      { class: 'item-buttons' },
+      el('span', { class: 'item-type', title: t('Stored type: {0}', item.type) }, item.type),
+      rawToggle,
+    ),
+  );
+  return el('li', { class: `item item-${cls}`, 'data-sequence': item.sequenceNumber }, header, body);
 }
 
 /** What *Branch here* needs: the branch shown, whether it may branch, and every name the session ever used. */

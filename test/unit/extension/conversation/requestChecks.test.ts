@@ -72,6 +72,10 @@ function recordingHandlers(): { handlers: RequestHandlers; calls: [RequestMethod
     'agents/select': record('agents/select', { choices: [], selected: 'builtin', note: null }),
     'replay/table': record('replay/table', { branchId: 'main', turn: 1, calls: [], hosted: [], mode: 'replay', nameOnly: [] }),
     'replay/marks': record('replay/marks', { marks: [], runs: [] }),
+    'layers/get': record('layers/get', []),
+    'layer/items': () => assert.fail('not in these tests'),
+    'layer/compare': record('layer/compare', { opened: true }),
+    'layer/restore': record('layer/restore', { branchId: null }),
     'run/stop': async (params) => {
       calls.push(['run/stop', params]);
       return { stopped: false };
@@ -126,6 +130,10 @@ describe('webview requests', () => {
       'apiKey/set': true,
       'replay/table': true,
       'replay/marks': true,
+      'layers/get': true,
+      'layer/items': true,
+      'layer/compare': true,
+      'layer/restore': true,
     };
     assert.deepEqual(Object.keys(requestParams).sort(), Object.keys(methods).sort());
     assert.ok(isRequestMethod('turns/get'));
@@ -202,6 +210,8 @@ describe('webview requests', () => {
       ],
       ['replay/table', { branchId: 'main', turn: 'last' }, 'Invalid request: turn must be an integer.'],
       ['replay/marks', { branchId: null }, 'Invalid request: branchId must be a string.'],
+      ['layer/items', { layerId: '3' }, 'Invalid request: layerId must be an integer.'],
+      ['layer/restore', { layerId: 3, name: 7 }, 'Invalid request: name must be a string.'],
       ['run/stop', [], 'Invalid request: params must be an object.'],
       ['session/get', 'all', 'Invalid request: params must be an object.'],
       [

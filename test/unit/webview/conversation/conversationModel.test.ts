@@ -104,6 +104,11 @@ class TestHost {
     'replay/table': () => assert.fail('not in these tests'),
     // No replay marks store in these tests: no call carries a mark.
     'replay/marks': () => ({ marks: [], runs: [] }),
+    // The history guard's layers are the layer strip's (components/historyLayers.ts), not the model's.
+    'layers/get': () => assert.fail('not in these tests'),
+    'layer/items': () => assert.fail('not in these tests'),
+    'layer/compare': () => assert.fail('not in these tests'),
+    'layer/restore': () => assert.fail('not in these tests'),
   };
 
   readonly request = ((method: RequestMethod, params: unknown) => {
