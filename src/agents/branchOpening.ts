@@ -5,7 +5,8 @@
  * says that nothing was written. Loads no agent SDK: how an error is classified is the caller's.
  */
 import { existsSync } from 'node:fs';
-import { BranchError, type TableNames } from '../store';
+import { BranchError } from '../store/errors';
+import type { TableNames } from '../store/format/schema';
 import type { GuardedSessionOptions } from '../store/guard/guardStore';
 import { problemLogger } from './runPersistence';
 import type { RunOutcome } from '../shared/protocol/runEvents';

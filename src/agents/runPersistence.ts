@@ -19,7 +19,9 @@
  * concurrent writer's items are never removed (the cleanup stops and says so instead).
  */
 import type { AgentInputItem, Session, SessionHistoryRewriteArgs, SessionHistoryTransactionArgs } from '@openai/agents';
-import { BranchError, normalizeForComparison, toStoredItem, type SessionLogger } from '../store';
+import { BranchError } from '../store/errors';
+import { normalizeForComparison, toStoredItem } from '../store/format/itemShape';
+import type { SessionLogger } from '../store/types';
 import type { RunSession } from './runSession';
 import { itemPreview, itemType } from '../shared/itemText';
 import { errorMessage } from '../shared/errorMessage';

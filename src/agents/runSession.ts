@@ -5,19 +5,12 @@
  * their lock waits run on the extension host's thread. Both behave the same: the same class does the work.
  */
 import type { AgentInputItem, SessionHistoryRewriteArgs, SessionHistoryTransactionArgs } from '@openai/agents';
-import {
-  AdvancedSQLiteSession,
-  markWrites,
-  writesSince,
-  type AdvancedSQLiteSessionOptions,
-  type ConversationTurn,
-  type RunUsageSource,
-  type SessionLogger,
-  type TableNames,
-  type TurnUsage,
-  type WriteMark,
-  type WritesByBranch,
-} from '../store';
+// The store's modules by path, not its index: the index evaluates the whole library, which `agent-sessions run` would
+// pay for before its agent starts (issue 43).
+import { AdvancedSQLiteSession } from '../store/session/advancedSqliteSession';
+import { markWrites, writesSince, type WriteMark, type WritesByBranch } from '../store/inspector/writesSince';
+import type { TableNames } from '../store/format/schema';
+import type { AdvancedSQLiteSessionOptions, ConversationTurn, RunUsageSource, SessionLogger, TurnUsage } from '../store/types';
 import type { BranchPrefixCopy, BranchPrefixRequest } from '../store/export/branchPrefixCopy';
 
 /** What a run does with its session. */

@@ -3,7 +3,7 @@
  * locked by another writer. Kept apart from runFailures.ts (which knows the SDK's and the client's errors) so that
  * agent-command runs, which the CLI bundles, do not load \`@openai/agents\`.
  */
-import { SessionDatabaseError } from '../store';
+import { SessionDatabaseError } from '../store/errors';
 import type { RunFailureKind } from '../shared/protocol/runEvents';
 import { errorMessage } from '../shared/errorMessage';
 

@@ -4,14 +4,13 @@
  */
 import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { isServerAddress } from './cliStore';
-import { branches, exportCommand, importCommand, ls, show, usage, type CommandContext } from './commands';
+// Each command's module is imported when the command runs (issue 43, the CLI's own start): in the bundle a module
+// imported only that way is evaluated on first use, so `run` evaluates what it needs before its agent starts, not
+// the inspector, search, export, traces, reviews and doctor (and the store library's index, which holds them all).
+// Imported here at the top: only what parsing the arguments and reporting an error need.
+import type { CommandContext } from './commands';
 import { EXIT, UsageError, exitCodeOf } from './exitCodes';
 import { COMMAND_HELP, MAIN_HELP } from './help';
-import { searchCommand } from './searchCommand';
-import { contextCommand } from './contextCommand';
-import { otlpCommand, tracesCommand } from './tracesCommand';
-import { datasetCommand, reviewCommand } from './reviewCommands';
 import { createTerminal, paint, wantsColor, writeStdout } from './terminal';
 
 declare const __CLI_VERSION__: string | undefined;
@@ -175,7 +174,7 @@ export async function runCli(argv: string[]): Promise<number> {
       v.db === undefined &&
       !['import', 'otlp', 'traces', 'review', 'dataset', 'check'].includes(command) &&
       rest.length >= 2 &&
-      (isFile(rest[0]!) || isServerAddress(rest[0]!));
+      (isFile(rest[0]!) || (await import('./cliStore')).isServerAddress(rest[0]!));
     const db = fileFirst ? rest.shift() : v.db;
     const one = (what: string): string => {
       if (rest.length === 0) throw new UsageError(`${command} needs ${what}`);
@@ -184,29 +183,36 @@ export async function runCli(argv: string[]): Promise<number> {
     };
     let out: string;
     switch (command) {
-      case 'ls':
+      case 'ls': {
         if (rest.length > 1) throw new UsageError('ls takes at most one file');
+        const { ls } = await import('./commands');
         out = await ls(ctx, rest[0] ?? v.db);
         break;
+      }
       case 'show': {
         // Written as it is read, as usage is: a whole session is never held at once.
         const sessionId = one('a session id');
         const turn = positiveInt('turn', v.turn);
+        const { show } = await import('./commands');
         if (json) await show(ctx, db, sessionId, v.branch, turn, writeStdout);
         else await term.pageStream((write) => show(ctx, db, sessionId, v.branch, turn, write));
         return EXIT.ok;
       }
-      case 'branches':
+      case 'branches': {
+        const { branches } = await import('./commands');
         out = await branches(ctx, db, one('a session id'));
         break;
+      }
       case 'usage': {
         // Written as it is read: a long session's rows are never held at once.
         const sessionId = one('a session id');
+        const { usage } = await import('./commands');
         if (json) await usage(ctx, db, sessionId, v.branch, writeStdout);
         else await term.pageStream((write) => usage(ctx, db, sessionId, v.branch, write));
         return EXIT.ok;
       }
-      case 'context':
+      case 'context': {
+        const { contextCommand } = await import('./contextCommand');
         out = await contextCommand(ctx, db, one('a session id'), {
           branch: v.branch,
           turn: positiveInt('turn', v.turn),
@@ -215,17 +221,19 @@ export async function runCli(argv: string[]): Promise<number> {
           model: oneModel(v.model, 'context'),
         });
         break;
+      }
       case 'doctor': {
         const { doctorCommand } = await import('./doctorCommand');
         return await doctorCommand(ctx, v.db, rest, { session: v.session, fix: v.fix === true, backup: v.backup });
       }
-      case 'search':
+      case 'search': {
         if (rest.length === 0) throw new UsageError('search needs a query');
+        const { searchCommand } = await import('./searchCommand');
         out = await searchCommand(ctx, db, rest.join(' '), positiveInt('max', v.max), v.reviews);
         break;
+      }
       case 'run': {
         if (db === undefined) throw new UsageError('run needs a session file (or --db)');
-        // Loaded on use: the AG-UI schemas (zod) are most of the bundle's size and no other command needs them.
         const { runCommand } = await import('./runCommand');
         const ok = await runCommand(
           {
@@ -250,7 +258,6 @@ export async function runCli(argv: string[]): Promise<number> {
       }
       case 'check': {
         if (rest.length > 1) throw new UsageError('check takes one session file');
-        // Loaded on use, as run's runner is: the AG-UI schemas are most of the bundle's size.
         const { checkCommand } = await import('./checkCommand');
         return await checkCommand(
           {
@@ -280,6 +287,7 @@ export async function runCli(argv: string[]): Promise<number> {
       }
       case 'otlp': {
         if (rest.length > 0) throw new UsageError('otlp takes no arguments (--listen, --store)');
+        const { otlpCommand } = await import('./tracesCommand');
         out = await otlpCommand(ctx, {
           store: v.store,
           listen: v.listen,
@@ -292,6 +300,7 @@ export async function runCli(argv: string[]): Promise<number> {
       }
       case 'traces': {
         const [action, ...args] = rest;
+        const { tracesCommand } = await import('./tracesCommand');
         out = tracesCommand(ctx, action, args, {
           store: v.store,
           session: v.session,
@@ -304,10 +313,12 @@ export async function runCli(argv: string[]): Promise<number> {
       }
       case 'review': {
         const [action, ...args] = rest;
+        const { reviewCommand } = await import('./reviewCommands');
         out = reviewCommand(ctx, action, args, { store: v.store, session: v.session, output: v.output, force: v.force === true });
         break;
       }
       case 'dataset': {
+        const { datasetCommand } = await import('./reviewCommands');
         const result = await datasetCommand(ctx, rest, v.db, {
           store: v.store,
           session: v.session,
@@ -327,7 +338,8 @@ export async function runCli(argv: string[]): Promise<number> {
         process.stdout.write(result.text);
         return result.ok ? EXIT.ok : EXIT.error;
       }
-      case 'export':
+      case 'export': {
+        const { exportCommand } = await import('./commands');
         out = await exportCommand(ctx, db, one('a session id'), {
           format: v.format,
           branch: v.branch,
@@ -336,8 +348,11 @@ export async function runCli(argv: string[]): Promise<number> {
           force: v.force === true,
         });
         break;
-      default:
+      }
+      default: {
+        const { importCommand } = await import('./commands');
         out = await importCommand(ctx, one('a file'), { db: v.db, session: v.session, createTables: v['create-tables'] === true });
+      }
     }
     if (json) process.stdout.write(out);
     else await term.page(out);

@@ -8,7 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { AgentInputItem } from '@openai/agents';
-import { BranchError, fromStoredItems, type TableNames, type WriteMark } from '../../store';
+// The store's modules by path, not its index: the index evaluates the whole library (issue 43, run's start).
+import { BranchError } from '../../store/errors';
+import { fromStoredItems } from '../../store/format/itemShape';
+import type { TableNames } from '../../store/format/schema';
+import type { WriteMark } from '../../store/inspector/writesSince';
 import type { CommandEndView, RunEvent, RunOutcome, RunUsageView } from '../../shared/protocol/runEvents';
 import type { ReplayTable, ToolsMode } from '../../shared/protocol/replay';
 import type { SpanRecord } from '../../store/traces/spanRecord';

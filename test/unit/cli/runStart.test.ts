@@ -57,6 +57,58 @@ describe("agent-sessions run: what loads before the agent's start", function () 
   });
   after(() => tmp.cleanup());
 
+  it("evaluates only the store's session modules before the agent's start, not the inspector, search, export, traces or reviews", () => {
+    // esbuild's lazy module wrappers (`__esm`) run a module on first use: recording their names shows what ran by the
+    // agent's spawn. A module that is not wrapped runs when the bundle loads, so the heavy ones must be wrapped too.
+    const source = readFileSync(cli, 'utf8');
+    const helper = 'var __esm = (fn, res) => function __init() {\n';
+    assert.ok(source.includes(helper), "esbuild's __esm helper not found: the bundle's shape changed");
+    const instrumented = join(tmp.dir, 'cli.evaluated.js');
+    writeFileSync(
+      instrumented,
+      source.replace(helper, `${helper}  if (fn) (globalThis.__evaluated ??= []).push(__getOwnPropNames(fn)[0]);\n`),
+    );
+    const heavy = [
+      'src/store/index.ts',
+      'src/store/inspector/sessionDatabase.ts',
+      'src/store/search/searchDatabase.ts',
+      'src/store/export/sessionExport.ts',
+      'src/store/export/importSession.ts',
+      'src/store/traces/traceStore.ts',
+      'src/store/reviews/reviewStore.ts',
+      'src/store/remote/postgresSession.ts',
+    ];
+    for (const module of heavy) assert.ok(source.includes(`"${module}"() {`), `${module} runs when the bundle loads, not on first use`);
+
+    const events = join(tmp.dir, 'evaluated.json');
+    const hook = join(tmp.dir, 'evaluatedHook.cjs');
+    writeFileSync(
+      hook,
+      `const cp = require('node:child_process'); const spawn = cp.spawn; let seen = false;
+cp.spawn = function (...args) {
+  if (!seen) { seen = true; require('node:fs').writeFileSync(process.env.RUN_START_EVENTS, JSON.stringify(globalThis.__evaluated ?? [])); }
+  return spawn.apply(this, args);
+};`,
+    );
+    const agent = `"${process.execPath}" -e "console.log(JSON.stringify({ type: 'RUN_STARTED', threadId: 's1', runId: 'r' }))"`;
+    const r = spawnSync(process.execPath, ['-r', hook, instrumented, 'run', db, 's1', '--command', agent, '--message', 'Hi'], {
+      cwd: tmp.dir,
+      encoding: 'utf8',
+      env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), RUN_START_EVENTS: events, NO_COLOR: '1' },
+      timeout: 60_000,
+    });
+    assert.match(r.stdout + r.stderr, /exited without writing a turn/);
+    const evaluated = JSON.parse(readFileSync(events, 'utf8')) as string[];
+    // What the run needs before its spawn: the session class (and through it the driver), the branch opened.
+    for (const needed of ['src/store/session/advancedSqliteSession.ts', 'src/agents/branchOpening.ts'])
+      assert.ok(evaluated.includes(needed), `${needed} not seen (is the recording broken?): ${evaluated.join(', ')}`);
+    assert.deepEqual(
+      heavy.filter((m) => evaluated.includes(m)),
+      [],
+      `evaluated before the agent's start: ${evaluated.join(', ')}`,
+    );
+  });
+
   it('spawns the agent before it requires AG-UI or zod, and loads them beside it', () => {
     const events = join(tmp.dir, 'events.json');
     const agent = `"${process.execPath}" -e "console.log(JSON.stringify({ type: 'RUN_STARTED', threadId: 's1', runId: 'r' }))"`;
