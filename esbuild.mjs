@@ -74,8 +74,14 @@ const contexts = [
   // The store package's command line, `agent-sessions` (node dist/cli.js …).
   // pg and ioredis bundled: the VSIX ships it as the MCP server VS Code starts (src/extension/codingAgents).
   // Its heavy packages come from dist/vendor/ on first use, as the extension's do (`agent-sessions --version` compiles
-  // neither the MCP SDK nor zod).
-  cliBuildOptions('dist/cli.js', { minify: production, sourcemap: !production, serverDrivers: true, vendorDir: './vendor/' }),
+  // neither the MCP SDK nor zod). dist/cli.js is a loader; the CLI is dist/cliMain.js, loaded through V8's code cache.
+  cliBuildOptions('dist/cli.js', {
+    minify: production,
+    sourcemap: !production,
+    serverDrivers: true,
+    vendorDir: './vendor/',
+    codeCache: true,
+  }),
 ];
 
 if (watch) {

@@ -31,7 +31,7 @@ export function nodeBundleOptions({ production = false } = {}) {
 
 /**
  * The extension host's bundles: `<outdir>/extension.js`, the few kilobytes VS Code loads (src/extension/extensionLoader.ts),
- * which loads `<outdir>/extensionMain.js`, the extension, through V8's code cache (src/extension/codeCache.ts). The
+ * which loads `<outdir>/extensionMain.js`, the extension, through V8's code cache (src/store/files/codeCache.ts). The
  * heavy packages (the agents SDK, openai, pg, ioredis, @ag-ui/core, zod, the tokenizers' tables) are required from
  * `<outdir>/vendor/` when a module that uses them first runs (scripts/vendorBundles.mjs): activation compiles and
  * runs only what it uses.

@@ -48,6 +48,12 @@ password or a timeout is 1; the message says which.
 Files written (-o of export, review export, traces export, dataset): never a file the command reads (the session
 file, the review or trace store, their -wal/-shm, by any path, symbolic or hard link), even with --force; a file
 already there only with --force. Each appears only when complete, written under a random temporary name beside it.
+
+Code cache (the CLI of the VS Code extension and of this repository's build, dist/cli.js): the first run of each
+command keeps V8's compiled code of the CLI, about 0.2-0.5 MB, in $XDG_CACHE_HOME/agent-session-inspector/code-cache
+(default ~/.cache), or in agent-session-inspector-<uid>/code-cache in the temporary folder when that cannot be
+written; later runs start faster. A folder other users could write to is never used; a damaged cache is deleted;
+a new build removes the old one's. AGENT_SESSIONS_CODE_CACHE=off compiles every time and writes nothing.
 `;
 
 export const COMMAND_HELP: Record<string, string> = {

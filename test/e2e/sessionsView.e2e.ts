@@ -60,7 +60,7 @@ describe('sessions view in the workbench (packaged extension)', function () {
     return { ms: Number(m[1]), shown: text.trim() };
   }
 
-  /** The code cache files the extension keeps in its global storage (src/extension/codeCache.ts). */
+  /** The code cache files the extension keeps in its global storage (src/store/files/codeCache.ts). */
   function codeCacheFiles(): string[] {
     const found: string[] = [];
     const walk = (dir: string, depth: number): void => {
@@ -80,7 +80,7 @@ describe('sessions view in the workbench (packaged extension)', function () {
     // test-results/activation.json for the bench and the release notes (issue 43: activation within 50 ms here). Not
     // asserted against a bound: figures live in the bench, not in timed tests; this fails only when there is none.
     // Two starts: the first after installing (V8 compiles the extension), and one after Reload Window, when the
-    // extension is loaded with the code cache the first start kept (src/extension/codeCache.ts): every later start.
+    // extension is loaded with the code cache the first start kept (src/store/files/codeCache.ts): every later start.
     await suite.wb.openSidebar();
     await suite.wb.treeRow('conversations.db').waitFor(30_000);
     const first = await runningExtensionsFigure();

@@ -95,6 +95,9 @@ describe('Marketplace manifest and package', () => {
       'LICENSE',
       'dist/extension.js',
       'dist/extensionMain.js',
+      // The MCP server's CLI: its loader and the CLI it loads through V8's code cache (src/cli/cliLoader.ts).
+      'dist/cli.js',
+      'dist/cliMain.js',
       'media/icon.png',
     ])
       assert.ok(files.includes(f), `${f} in ${files.join(', ')}`);

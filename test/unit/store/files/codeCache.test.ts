@@ -1,5 +1,5 @@
 /**
- * The extension loaded through V8's code cache (src/extension/codeCache.ts, issue 43): the first load compiles and
+ * The extension loaded through V8's code cache (src/store/files/codeCache.ts, issue 43): the first load compiles and
  * writes the cache, the next uses it; a damaged or foreign cache is refused and deleted, never read into V8; a new
  * build writes its own and removes the old; a storage that cannot be written costs only the compile. The bundle loads
  * as `require` would load it: its own module, requests resolved beside it.
@@ -8,8 +8,8 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadWithCodeCache } from '../../../src/extension/codeCache';
-import { tempDir } from '../../support/tempFiles';
+import { loadWithCodeCache } from '../../../../src/store/files/codeCache';
+import { tempDir } from '../../../support/tempFiles';
 
 /** A bundle big enough for V8 to keep code for, requiring a file beside it. */
 function writeBundle(dir: string, version: number): string {
@@ -24,7 +24,7 @@ function writeBundle(dir: string, version: number): string {
   return file;
 }
 
-const CODE_CACHE = join(__dirname, '../../../src/extension/codeCache.ts');
+const CODE_CACHE = join(__dirname, '../../../../src/store/files/codeCache.ts');
 
 /**
  * A load in a process of its own: V8 keeps what it compiled for a source within a process and would not even read the
@@ -32,7 +32,7 @@ const CODE_CACHE = join(__dirname, '../../../src/extension/codeCache.ts');
  */
 function loadInChild(file: string, cacheDir: string): { cache: string; version: number } {
   const script = `const { loadWithCodeCache } = require(${JSON.stringify(CODE_CACHE)});
-const l = loadWithCodeCache(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)}, 0);
+const l = loadWithCodeCache(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)}, { writeAfter: 0 });
 l.written.then(() => console.log(JSON.stringify({ cache: l.cache, version: l.exports.version })));`;
   const r = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(r.status, 0, r.stderr);
@@ -48,7 +48,7 @@ describe('loading the extension through V8 code cache', function () {
     const dir = join(tmp.dir, 'a');
     const file = writeBundle(join(dir, 'dist'), 1);
     const cacheDir = join(dir, 'storage', 'code-cache');
-    const first = loadWithCodeCache(file, cacheDir, 0);
+    const first = loadWithCodeCache(file, cacheDir, { writeAfter: 0 });
     assert.equal(first.cache, 'missing');
     await first.written;
     assert.ok(existsSync(first.cacheFile), 'no cache written');
@@ -56,7 +56,7 @@ describe('loading the extension through V8 code cache', function () {
     assert.equal(exports.sum(), 199 + 1 + 42);
     assert.deepEqual(exports.names, { filename: file, dirname: join(dir, 'dist'), self: file, cached: true });
 
-    const second = loadWithCodeCache(file, cacheDir, 0);
+    const second = loadWithCodeCache(file, cacheDir, { writeAfter: 0 });
     assert.equal(second.cache, 'used');
     assert.equal(second.cacheFile, first.cacheFile);
     assert.equal((second.exports as { sum(): number }).sum(), 242);
@@ -68,7 +68,7 @@ describe('loading the extension through V8 code cache', function () {
     const dir = join(tmp.dir, 'b');
     const file = writeBundle(join(dir, 'dist'), 2);
     const cacheDir = join(dir, 'code-cache');
-    const first = loadWithCodeCache(file, cacheDir, 0);
+    const first = loadWithCodeCache(file, cacheDir, { writeAfter: 0 });
     await first.written;
     const good = readFileSync(first.cacheFile);
 
@@ -76,7 +76,7 @@ describe('loading the extension through V8 code cache', function () {
     const damaged = Buffer.from(good);
     damaged.writeUInt8(damaged.readUInt8(damaged.length - 100) ^ 0xff, damaged.length - 100);
     writeFileSync(first.cacheFile, damaged);
-    const again = loadWithCodeCache(file, cacheDir, 0);
+    const again = loadWithCodeCache(file, cacheDir, { writeAfter: 0 });
     assert.equal(again.cache, 'refused');
     assert.equal((again.exports as { version: number }).version, 2);
     assert.equal(existsSync(first.cacheFile), false, 'the damaged cache is still there');
@@ -98,10 +98,10 @@ describe('loading the extension through V8 code cache', function () {
   it("a new build gets a cache of its own and the old one is removed; the old build's never reaches it", async () => {
     const dir = join(tmp.dir, 'c');
     const cacheDir = join(dir, 'code-cache');
-    const v1 = loadWithCodeCache(writeBundle(join(dir, 'dist'), 3), cacheDir, 0);
+    const v1 = loadWithCodeCache(writeBundle(join(dir, 'dist'), 3), cacheDir, { writeAfter: 0 });
     await v1.written;
     // The same length of text, other code: only the name (a hash of the text) tells the caches apart.
-    const v2 = loadWithCodeCache(writeBundle(join(dir, 'dist'), 4), cacheDir, 0);
+    const v2 = loadWithCodeCache(writeBundle(join(dir, 'dist'), 4), cacheDir, { writeAfter: 0 });
     assert.notEqual(v2.cacheFile, v1.cacheFile);
     assert.equal(v2.cache, 'missing');
     assert.equal((v2.exports as { version: number }).version, 4);
@@ -109,11 +109,28 @@ describe('loading the extension through V8 code cache', function () {
     assert.deepEqual(readdirSync(cacheDir), [v2.cacheFile.slice(cacheDir.length + 1)]);
   });
 
+  it("keeps a cache per variant of one build (the CLI's commands) and removes them all for a new build", async () => {
+    const dir = join(tmp.dir, 'v');
+    const cacheDir = join(dir, 'code-cache');
+    const file = writeBundle(join(dir, 'dist'), 6);
+    const run = loadWithCodeCache(file, cacheDir, { writeAfter: 0, variant: 'run' });
+    const ls = loadWithCodeCache(file, cacheDir, { writeAfter: 0, variant: 'ls' });
+    // Not a plain lowercase word: the shared cache, so no text of a user's names a file.
+    const odd = loadWithCodeCache(file, cacheDir, { writeAfter: 0, variant: '../x' });
+    await Promise.all([run.written, ls.written, odd.written]);
+    assert.equal(new Set([run.cacheFile, ls.cacheFile, odd.cacheFile]).size, 3);
+    assert.equal(odd.cacheFile, loadWithCodeCache(file, cacheDir, { writeAfter: 0 }).cacheFile);
+    assert.equal(readdirSync(cacheDir).length, 3);
+    const next = loadWithCodeCache(writeBundle(join(dir, 'dist'), 7), cacheDir, { writeAfter: 0, variant: 'run' });
+    await next.written;
+    assert.deepEqual(readdirSync(cacheDir), [next.cacheFile.slice(cacheDir.length + 1)]);
+  });
+
   it('loads the bundle when the storage cannot be written (a file where the folder would be)', async () => {
     const dir = join(tmp.dir, 'd');
     const file = writeBundle(join(dir, 'dist'), 5);
     writeFileSync(join(dir, 'code-cache'), 'not a folder');
-    const load = loadWithCodeCache(file, join(dir, 'code-cache'), 0);
+    const load = loadWithCodeCache(file, join(dir, 'code-cache'), { writeAfter: 0 });
     assert.equal((load.exports as { version: number }).version, 5);
     await load.written;
     assert.equal(readFileSync(join(dir, 'code-cache'), 'utf8'), 'not a folder');

@@ -1,9 +1,12 @@
 /**
  * A CommonJS bundle loaded through V8's code cache (issue 43, "a light start"): compiling `dist/extensionMain.js`
- * (0.6 MB) was about half of what activation cost, and every VS Code start paid it again. The first start compiles it
- * as `require` would and, a few seconds after activation, keeps V8's compiled code (the functions activation ran
- * included) in a file of ours in the extension's global storage; later starts hand that to V8, which skips most of
- * the compiling. V8 checks the data against its own version, flags and the source's length and refuses what does not
+ * (0.6 MB) was about half of what activation cost, and every VS Code start paid it again; compiling `dist/cliMain.js`
+ * was about a fifth of `agent-sessions run`'s CPU before its agent started. The first start compiles it as `require`
+ * would and then keeps V8's compiled code (the functions that start ran included) in a file of ours: the extension a
+ * few seconds after activation, in its global storage; the CLI when its process exits, in the tool's cache folder
+ * (src/cli/codeCacheDir.ts). Later starts hand that to V8, which skips most of the compiling. The extension and the
+ * CLI share this module, so it lives in the store's `files/` (the one folder both may import that may use `node:*`)
+ * though it holds nothing of the store. V8 checks the data against its own version, flags and the source's length and refuses what does not
  * fit (then the bundle compiles as usual); the file's name carries a hash of the bundle's text and of V8's version, so
  * a new build or a new VS Code never reads another's cache.
  *
@@ -42,15 +45,32 @@ interface NodeModuleInternals {
   _cache: Record<string, unknown>;
 }
 
+export interface CodeCacheOptions {
+  /**
+   * When a missing cache is written: this many ms after the load (default `CACHE_WRITE_DELAY_MS`; tests pass 0), or
+   * `'exit'` when the process exits (a command line, which may end before any delay; `written` then resolves at once).
+   */
+  writeAfter?: number | 'exit';
+  /**
+   * A cache of its own for each way the bundle is used (the CLI's command, `[a-z]+`): V8 keeps only the functions that
+   * ran, so `--version`'s cache would leave `run`'s code to compile. All of one build's are kept; other builds' go.
+   */
+  variant?: string;
+}
+
 /**
  * Loads the CommonJS bundle `file` as `require(file)` would (its own `module`, `require` resolving beside it, in
- * `require.cache`), with V8's code cache from `cacheDir`. `writeDelayMs` is for tests.
+ * `require.cache`), with V8's code cache from `cacheDir`.
  */
-export function loadWithCodeCache(file: string, cacheDir: string, writeDelayMs = CACHE_WRITE_DELAY_MS): CodeCacheLoad {
-  const source = readFileSync(file, 'utf8');
+export function loadWithCodeCache(file: string, cacheDir: string, options: CodeCacheOptions = {}): CodeCacheLoad {
+  const writeAfter = options.writeAfter ?? CACHE_WRITE_DELAY_MS;
+  const variant = options.variant !== undefined && /^[a-z]{1,32}$/.test(options.variant) ? `-${options.variant}` : '';
+  // A bundle with a `#!` line (a program's): V8 takes one only at the very start of a script, not inside the module
+  // wrapper. Blanked the same way on every load, so the text the cache is named for stays the same.
+  const source = readFileSync(file, 'utf8').replace(/^#!.*/, '');
   const key = createHash('sha256').update(process.versions.v8).update('\0').update(source).digest('hex').slice(0, 32);
   const prefix = `${basename(file, '.js')}-`;
-  const cacheFile = join(cacheDir, `${prefix}${key}.bin`);
+  const cacheFile = join(cacheDir, `${prefix}${key}${variant}.bin`);
   let cachedData: Buffer | undefined;
   let cache: CodeCacheLoad['cache'] = 'missing';
   try {
@@ -94,22 +114,29 @@ export function loadWithCodeCache(file: string, cacheDir: string, writeDelayMs =
   }
   mod.loaded = true;
 
+  const needed = cache === 'missing';
+  const build = `${prefix}${key}`;
+  const write = () => writeCache(cacheDir, cacheFile, prefix, build, () => script.createCachedData());
+  if (needed && writeAfter === 'exit') process.once('exit', write);
   const written =
-    cache === 'used' || cache === 'unavailable' || cache === 'refused'
+    !needed || writeAfter === 'exit'
       ? Promise.resolve()
       : new Promise<void>((resolve) => {
           const timer = setTimeout(() => {
-            writeCache(cacheDir, cacheFile, prefix, () => script.createCachedData());
+            write();
             resolve();
-          }, writeDelayMs);
+          }, writeAfter);
           // The timer never keeps a process alive (the extension host ends when VS Code says so).
           timer.unref?.();
         });
   return { exports: mod.exports, cache, cacheFile, written };
 }
 
-/** Writes the cache whole (a temporary file renamed into place), then removes the caches of other builds. */
-function writeCache(cacheDir: string, cacheFile: string, prefix: string, data: () => Buffer): void {
+/**
+ * Writes the cache whole (a temporary file renamed into place), then removes the caches of other builds (named
+ * `prefix` but not `build`, this build's name).
+ */
+function writeCache(cacheDir: string, cacheFile: string, prefix: string, build: string, data: () => Buffer): void {
   let temp: string | undefined;
   try {
     mkdirSync(cacheDir, { recursive: true });
@@ -120,7 +147,7 @@ function writeCache(cacheDir: string, cacheFile: string, prefix: string, data: (
     renameSync(temp, cacheFile);
     temp = undefined;
     for (const name of readdirSync(cacheDir))
-      if (name.startsWith(prefix) && name.endsWith('.bin') && join(cacheDir, name) !== cacheFile) removeQuietly(join(cacheDir, name));
+      if (name.startsWith(prefix) && name.endsWith('.bin') && !name.startsWith(build)) removeQuietly(join(cacheDir, name));
   } catch {
     // A storage we cannot write: the next start compiles again, as it would without a cache.
   } finally {
