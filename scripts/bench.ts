@@ -68,6 +68,10 @@
  * Then the doctor (issue 45, scripts/bench/doctor.ts): a full check of file A (or `--doctor-file`) against a full scan
  * of its tables, CPU time of each in a child process of its own, peak RSS, on both drivers (node:sqlite under the
  * tools' cache's Node 22.22.1), under `"doctor"`; `--doctor=none` skips it.
+ *
+ * Then a light start (issue 43, scripts/bench/lightStart.ts): `agent-sessions run` from its start to its agent's
+ * start (with and without the CLI's code cache) and the extension's activation CPU (cold, and with its code cache),
+ * each against its floor (`node -e 0`), 11 processes each, under `"lightStart"`; `--light-start=none` skips it.
  */
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import * as os from 'node:os';
@@ -95,6 +99,7 @@ import { runContextBench } from './bench/context';
 import { checkTable, runCheckBench } from './bench/check';
 import { runGetItemsBench } from './bench/getItems';
 import { doctorTable, runDoctorBench } from './bench/doctor';
+import { runLightStartBench } from './bench/lightStart';
 import { cliMemoryTable, DEFAULT_SQLITE_NODE, runCliMemoryBench } from './bench/cliMemory';
 import { CACHE } from './host/hostTools.mjs';
 
@@ -164,6 +169,8 @@ interface Config {
   /** Every CLI command's peak memory on file A (`--cli-memory=none` skips it), node:sqlite under this cached Node. */
   cliMemory: boolean;
   cliMemoryNode: string;
+  /** `run`'s start and the extension's activation against their floors (`--light-start=none` skips it). */
+  lightStart: boolean;
 }
 
 const USAGE =
@@ -177,7 +184,7 @@ const USAGE =
   '                          [--context[=none]]\n' +
   '                          [--traces[=none]] [--reviews[=none]] [--mcp[=none]] [--replay[=none]]\n' +
   '                          [--check[=none]] [--cli-memory[=none]] [--cli-memory-node=22.22.1]\n' +
-  '                          [--doctor[=none]] [--doctor-file=PATH]\n';
+  '                          [--doctor[=none]] [--doctor-file=PATH] [--light-start[=none]]\n';
 
 function parseArgs(argv: string[]): Config {
   const config: Config = {
@@ -215,6 +222,7 @@ function parseArgs(argv: string[]): Config {
     doctorFile: undefined,
     cliMemory: true,
     cliMemoryNode: DEFAULT_SQLITE_NODE,
+    lightStart: true,
   };
   const positive = (key: string, value: string, min = 1): number => {
     const n = Number(value);
@@ -294,6 +302,9 @@ function parseArgs(argv: string[]): Config {
     } else if (key === 'cli-memory-node') {
       if (!/^\d+\.\d+\.\d+$/.test(value)) throw new Error(`--cli-memory-node wants a Node version (22.22.1), got '${value}'`);
       config.cliMemoryNode = value;
+    } else if (key === 'light-start') {
+      if (value !== '' && value !== 'none') throw new Error(`--light-start takes nothing or =none, got '${value}'`);
+      config.lightStart = value !== 'none';
     } else if (key === 'check') {
       if (value !== '' && value !== 'none') throw new Error(`--check takes nothing or =none, got '${value}'`);
       config.check = value !== 'none';
@@ -1049,6 +1060,11 @@ async function main(): Promise<void> {
       process.stderr.write(`\n${doctorTable(report)}\n\n`);
       doctor = report;
     }
+    let lightStart: unknown = { skipped: '--light-start=none' };
+    if (config.lightStart) {
+      progress('light start: run to its agent and activation, against node -e 0');
+      lightStart = await runLightStartBench();
+    }
     const output = {
       benchmark: 'agent-session-inspector store vs SQLite floor, workload W(T)',
       startedAt,
@@ -1081,6 +1097,7 @@ async function main(): Promise<void> {
       check,
       cliMemory,
       doctor,
+      lightStart,
     };
     process.stdout.write(JSON.stringify(output, null, 2) + '\n');
   } finally {

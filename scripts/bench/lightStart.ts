@@ -1,15 +1,18 @@
 /**
  * A light start (issue 43): what the extension's activation and `agent-sessions run` cost before they do anything
- * for the user, each against its floor. Run on its own (`nice -n 5 npx tsx scripts/bench/lightStart.ts [--runs N]`):
- * it prints JSON. Every figure is a median with its range over N runs (default
+ * for the user, each against its floor. A section of `npm run bench` (`--light-start[=none]`, under `"lightStart"`),
+ * or on its own (`nice -n 5 npx tsx scripts/bench/lightStart.ts [--runs N]`): it prints JSON. Every figure is a median with its range over N runs (default
  * 11), each run a process of its own, next to the machine's load average before and after.
  *
  * - **cli**: `agent-sessions run FILE SESSION --command AGENT --message …`, built as dist/cli.js is (minified, heavy
- *   packages in ./vendor/), on a 2-turn session file, its agent a Node script that records its process start. Three
+ *   packages in ./vendor/, dist/cli.js a loader of dist/cliMain.js through V8's code cache), on a 2-turn session file, its agent a Node script that records its process start. Three
  *   measures against `node -e 0`: wall time from spawning the CLI to the agent's process start (against spawn → exit
  *   of `node -e 0`); time in the CLI's process from its start to its spawning the agent (against `node -e 0`'s start →
  *   exit); and the CLI's CPU by then (against `node -e 0`'s whole CPU). CPU is the least disturbed by the machine's
- *   load; the target (1.5× `node -e 0`) is read on it and on the wall time.
+ *   load; the target (1.5× `node -e 0`) is read on it and on the wall time. The code cache is in a folder of the
+ *   bench's own (`XDG_CACHE_HOME`), written by one run before the measured ones (what every run after a command's
+ *   first costs); `noCodeCache` is the same run with `AGENT_SESSIONS_CODE_CACHE=off`, measured between them (the
+ *   first run of each command after an install or an update, or a machine where the cache cannot be kept).
  * - **activation**: dist/extension.js built as esbuild.mjs builds it, loaded and activated in a plain Node process
  *   with a stand-in for `vscode` (every call answers; nothing is drawn), with the CPU that costs: `cold` without the
  *   code cache (the first start after an install), `warm` with the cache an earlier start kept (every later start);
@@ -17,15 +20,15 @@
  *   read by the UI suite into test-results/activation.json; this one says what our part costs, free of the host's.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { median, round } from './measure';
 
-const ROOT = resolve(__dirname, '..', '..');
-const RUNS = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 11;
+// Bundled into dist/bench.js, `__dirname` is dist/ (npm runs the bench at the root); from source, scripts/bench/.
+const ROOT = existsSync(join(__dirname, 'storeWorker.js')) ? resolve(__dirname, '..') : resolve(__dirname, '..', '..');
 
 interface Spread {
   median: number;
@@ -79,7 +82,7 @@ interface Timed {
   cpuMs: number;
 }
 
-function cli(dir: string): Record<string, unknown> {
+function cli(dir: string, RUNS: number): Record<string, unknown> {
   const out = join(dir, 'out.json');
   const spawned = join(dir, 'spawn.json');
   for (const [name, text] of [
@@ -88,7 +91,14 @@ function cli(dir: string): Record<string, unknown> {
     ['agent.cjs', AGENT],
   ] as const)
     writeFileSync(join(dir, name), text);
-  const env = { ...process.env, BENCH_OUT: out, BENCH_SPAWN: spawned, NODE_PATH: join(ROOT, 'node_modules') };
+  const env = {
+    ...process.env,
+    BENCH_OUT: out,
+    BENCH_SPAWN: spawned,
+    NODE_PATH: join(ROOT, 'node_modules'),
+    XDG_CACHE_HOME: join(dir, 'xdg'),
+    AGENT_SESSIONS_CODE_CACHE: '',
+  };
   const wall = (): number => performance.timeOrigin + performance.now();
   const m = {
     floorWall: [] as number[],
@@ -97,27 +107,40 @@ function cli(dir: string): Record<string, unknown> {
     wall: [] as number[],
     inProcess: [] as number[],
     cpu: [] as number[],
+    noCacheWall: [] as number[],
+    noCacheIn: [] as number[],
+    noCacheCpu: [] as number[],
   };
+  /** One `run`: wall time to the agent's start, time in process and CPU by the spawn. */
+  const runOnce = (extraEnv: Record<string, string>): [number, number, number] => {
+    const db = join(dir, 'run.db');
+    copyFileSync(join(ROOT, 'test', 'fixtures', 'conformance', 'ref-basic.db'), db);
+    const t = wall();
+    const agent = `"${process.execPath}" "${join(dir, 'agent.cjs')}"`;
+    const args = ['-r', join(dir, 'spawnHook.cjs'), join(dir, 'cli.js'), 'run', db, 'basic_session', '--command', agent, '--message', 'Hi'];
+    const r = spawnSync(process.execPath, args, { env: { ...env, ...extraEnv }, encoding: 'utf8' });
+    if (!/exited without writing a turn/.test(r.stdout + r.stderr)) throw new Error(`run did not end as expected:\n${r.stdout}${r.stderr}`);
+    const s = JSON.parse(readFileSync(spawned, 'utf8')) as Timed;
+    return [Number(readFileSync(out, 'utf8')) - t, s.sinceStartMs, s.cpuMs];
+  };
+  // The first run of `run` keeps its code cache (written as it exits); the measured runs read it.
+  runOnce({});
   const before = load();
   for (let i = 0; i < RUNS; i++) {
-    let t = wall();
+    const t = wall();
     spawnSync(process.execPath, ['-r', join(dir, 'floor.cjs'), '-e', '0'], { env });
     m.floorWall.push(wall() - t);
     const floor = JSON.parse(readFileSync(out, 'utf8')) as Timed;
     m.floorIn.push(floor.sinceStartMs);
     m.floorCpu.push(floor.cpuMs);
-
-    const db = join(dir, 'run.db');
-    copyFileSync(join(ROOT, 'test', 'fixtures', 'conformance', 'ref-basic.db'), db);
-    t = wall();
-    const agent = `"${process.execPath}" "${join(dir, 'agent.cjs')}"`;
-    const args = ['-r', join(dir, 'spawnHook.cjs'), join(dir, 'cli.js'), 'run', db, 'basic_session', '--command', agent, '--message', 'Hi'];
-    const r = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
-    if (!/exited without writing a turn/.test(r.stdout + r.stderr)) throw new Error(`run did not end as expected:\n${r.stdout}${r.stderr}`);
-    m.wall.push(Number(readFileSync(out, 'utf8')) - t);
-    const s = JSON.parse(readFileSync(spawned, 'utf8')) as Timed;
-    m.inProcess.push(s.sinceStartMs);
-    m.cpu.push(s.cpuMs);
+    const [w, inProcess, cpu] = runOnce({});
+    m.wall.push(w);
+    m.inProcess.push(inProcess);
+    m.cpu.push(cpu);
+    const [nw, nIn, nCpu] = runOnce({ AGENT_SESSIONS_CODE_CACHE: 'off' });
+    m.noCacheWall.push(nw);
+    m.noCacheIn.push(nIn);
+    m.noCacheCpu.push(nCpu);
   }
   const ratio = (a: number[], b: number[]) => round(median(a) / median(b));
   return {
@@ -126,11 +149,16 @@ function cli(dir: string): Record<string, unknown> {
     wallMs: { run: spread(m.wall), nodeE0: spread(m.floorWall), ratio: ratio(m.wall, m.floorWall) },
     inProcessMs: { run: spread(m.inProcess), nodeE0: spread(m.floorIn), ratio: ratio(m.inProcess, m.floorIn) },
     cpuMs: { run: spread(m.cpu), nodeE0: spread(m.floorCpu), ratio: ratio(m.cpu, m.floorCpu) },
+    noCodeCache: {
+      wallMs: { run: spread(m.noCacheWall), ratio: ratio(m.noCacheWall, m.floorWall) },
+      inProcessMs: { run: spread(m.noCacheIn), ratio: ratio(m.noCacheIn, m.floorIn) },
+      cpuMs: { run: spread(m.noCacheCpu), ratio: ratio(m.noCacheCpu, m.floorCpu) },
+    },
     target: 1.5,
   };
 }
 
-function activation(dir: string): Record<string, unknown> {
+function activation(dir: string, RUNS: number): Record<string, unknown> {
   const out = join(dir, 'out.json');
   writeFileSync(join(dir, 'activate.cjs'), ACTIVATE);
   const storage = join(dir, 'storage');
@@ -164,7 +192,8 @@ function activation(dir: string): Record<string, unknown> {
   };
 }
 
-async function main(): Promise<void> {
+/** The section's report: `{ node, cli, activation }`, each process run `runs` times. */
+export async function runLightStartBench(runs = 11): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), 'asi-light-start-'));
   try {
     const { cliBuildOptions } = await importScript<{ cliBuildOptions: (f: string, o: object) => esbuild.BuildOptions }>(
@@ -179,20 +208,25 @@ async function main(): Promise<void> {
     }>('extensionBuild.mjs');
     // As esbuild.mjs builds dist/ for the VSIX (production), into this folder.
     await Promise.all([
-      esbuild.build(cliBuildOptions(join(dir, 'cli.js'), { minify: true, serverDrivers: true, vendorDir: './vendor/' })),
+      esbuild.build(cliBuildOptions(join(dir, 'cli.js'), { minify: true, serverDrivers: true, vendorDir: './vendor/', codeCache: true })),
       esbuild.build({ ...extensionBuildOptions({ production: true, outdir: dir }), logLevel: 'silent' }),
       ...vendorBuildOptions(join(dir, 'vendor'), nodeBundleOptions({ production: true }))
         .filter((o) => /\/(agUi|zod)\.js$/.test(o.outfile))
         .map((o) => esbuild.build({ ...o, logLevel: 'silent' })),
     ]);
-    const report = { node: process.version, cli: cli(dir), activation: activation(dir) };
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    return { node: process.version, cli: cli(dir, runs), activation: activation(dir, runs) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-void main().catch((err: unknown) => {
-  console.error(err);
-  process.exitCode = 1;
-});
+// On its own (`npx tsx scripts/bench/lightStart.ts`), not when bench.ts imports it.
+if (/lightStart\.ts$/.test(process.argv[1] ?? '')) {
+  const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 11;
+  void runLightStartBench(runs)
+    .then((report) => process.stdout.write(`${JSON.stringify(report, null, 2)}\n`))
+    .catch((err: unknown) => {
+      console.error(err);
+      process.exitCode = 1;
+    });
+}
