@@ -83,6 +83,17 @@ describe('agent commands (the user own agent in a child process, or over AG-UI H
 
   const turn = (n: number) => ({ kind: 'turn', dbPath: path, sessionId: SESSION, branchId: 'main', turn: n, branchTurnNumber: n });
 
+  // Mocha runs this suite's own tests before its nested suites: this one first, before any command has run here.
+  it("loads AG-UI's event schemas a few seconds after a command is configured, before any run (not on the first run)", async function () {
+    this.timeout(30_000);
+    // The extension's copy of @ag-ui/core's schemas: required from dist/vendor/ when the runner first asks for them.
+    const schemas = join(ROOT, 'dist', 'vendor', 'agUi.js');
+    // An earlier suite that ran a command loaded them already: then this cannot show the preload.
+    if (require.cache[schemas] !== undefined) this.skip();
+    // beforeEach configured the commands; the runner preloads 2 s after it hears of them.
+    await waitFor(() => require.cache[schemas] !== undefined, 15_000, 'the AG-UI schemas were not preloaded');
+  });
+
   // Only these need Python: the Node runner, the missing program and the agent URL run in every host.
   describe('through a Python agent command (python_turn.py)', () => {
     before(function () {

@@ -63,6 +63,12 @@ async function loadCommandRun() {
   return (await import('../../agents/command/commandRun')).runCommandOnBranch;
 }
 
+/** The agent-command module and the event schemas its runs check every event against, loaded ahead of a first run. */
+async function loadCommandRunAndSchemas(): Promise<void> {
+  await loadCommandRun();
+  (await import('../../agents/command/agUiEvents')).loadEventSchemas();
+}
+
 /** The models a what-if run offers: the configured one first, then `agentSessions.agent.models`. */
 export function readWhatIfModels(): string[] {
   return whatIfModelChoices(setting(Setting.agentModel), setting(Setting.agentModels));
@@ -125,13 +131,15 @@ export class AgentRunner implements vscode.Disposable {
   }
 
   /**
-   * Loads the agent-command module (AG-UI's schemas: about 170 ms) shortly after start when a command is configured,
-   * so the first run's click does not pay for it. Browsing-only users, without commands, never load it.
+   * Loads the agent-command module and AG-UI's event schemas (about 170 ms) shortly after start when a command is
+   * configured, so the first run's click does not pay for them. The module alone no longer loads the schemas (a run
+   * loads them right after its spawn, issue 43): without them here, the first run would compile them on the host's
+   * thread while its agent starts. Browsing-only users, without commands, never load either.
    */
   private preloadCommandRun(): void {
     if (this.commandRunLoading || !this.choices.view().choices.some((c) => c.kind !== 'builtin')) return;
     this.commandRunLoading = true;
-    setTimeout(() => void loadCommandRun().catch(() => (this.commandRunLoading = false)), 2000).unref?.();
+    setTimeout(() => void loadCommandRunAndSchemas().catch(() => (this.commandRunLoading = false)), 2000).unref?.();
   }
 
   /** Stores (or with an empty value deletes) the API key in VS Code's secret storage. */
