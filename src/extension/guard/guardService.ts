@@ -12,6 +12,7 @@ import { affectsSetting, setting } from '../core/settings';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { GUARD_LIMITS, type GuardDiskUse, type GuardLayer } from '../../store/guard/guardStore';
 import { layerEntries, type LayerEntry } from '../../store/guard/layerEntries';
+import { GUARD_LOOK_DELAY_MS } from '../../store/guard/guardedFiles';
 import type { GuardLook } from '../../store/guard/guardObserver';
 import { HistoryGuardError } from '../../store/guard/guardErrors';
 import { errorMessage } from '../../shared/errorMessage';
@@ -39,6 +40,8 @@ export class GuardService implements vscode.Disposable {
   /** The look under way per file, and whether another change came while it ran (one more look follows). */
   private readonly running = new Map<string, Promise<GuardLook | undefined>>();
   private readonly again = new Set<string>();
+  /** The looks waiting for `GUARD_LOOK_DELAY_MS`, per file. */
+  private readonly waiting = new Map<string, ReturnType<typeof setTimeout>>();
   /** Why the guard is off (a read-only place, a foreign file at the store's path), or undefined. */
   problem: string | undefined;
   private warned = false;
@@ -56,7 +59,7 @@ export class GuardService implements vscode.Disposable {
     storeForRuns = { folder, path: this.path };
     this.subscriptions.push(
       registry.onDidChange((change) => {
-        if ((change.kind === 'rows' || change.kind === 'state') && this.isGuarded(change.path)) void this.look(change.path);
+        if ((change.kind === 'rows' || change.kind === 'state') && this.isGuarded(change.path)) this.lookSoon(change.path);
         if (change.kind === 'list') for (const p of this.guardedFiles()) if (this.registry.get(p)?.db) void this.look(p);
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -133,6 +136,18 @@ export class GuardService implements vscode.Disposable {
     return run;
   }
 
+  /** A look at `path` once `GUARD_LOOK_DELAY_MS` passed (the live refresh's reads go first); one per file while it waits. */
+  private lookSoon(path: string): void {
+    if (this.waiting.has(path)) return;
+    this.waiting.set(
+      path,
+      setTimeout(() => {
+        this.waiting.delete(path);
+        void this.look(path);
+      }, GUARD_LOOK_DELAY_MS),
+    );
+  }
+
   /** The layers of a session (one branch with `branchId`), newest first. */
   layers(path: string, sessionId: string, branchId?: string): Promise<GuardLayer[]> {
     return this.registry.store.fileCall('guardLayers', this.path, path, sessionId, branchId);
@@ -182,6 +197,8 @@ export class GuardService implements vscode.Disposable {
 
   dispose(): void {
     for (const d of this.subscriptions) d.dispose();
+    for (const timer of this.waiting.values()) clearTimeout(timer);
+    this.waiting.clear();
     this.layersChanged.dispose();
     if (storeForRuns?.path === this.path) storeForRuns = undefined;
   }

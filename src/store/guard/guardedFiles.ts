@@ -9,6 +9,15 @@ import { HistoryGuardError } from './guardErrors';
 import { HistoryGuardStore, type GuardDiskUse, type GuardLayer, type GuardLayerItem } from './guardStore';
 import { observeSessionFile, type GuardLook } from './guardObserver';
 
+/**
+ * How long the extension's look at a guarded file waits after the change event that asks for it
+ * (src/extension/guard/guardService.ts). The same event makes the live refresh: the view's requests reach the store
+ * worker a few ms later, and a look queued before them made the user's catch-up after an append about twice as long
+ * (scripts/bench/guardCatchUp.ts, docs/history-guard.md "Performance"); after the wait the look runs behind them. A
+ * change that comes during the wait joins the same look.
+ */
+export const GUARD_LOOK_DELAY_MS = 250;
+
 const stores = new Map<string, HistoryGuardStore>();
 const files = new Map<string, SessionDatabase>();
 
