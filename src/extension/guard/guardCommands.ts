@@ -91,6 +91,20 @@ interface LayerOptions {
  * says so; the new branch's id, undefined when the user cancelled.
  */
 export async function restoreLayer(s: Services, dbPath: string, layer: GuardLayer, givenName?: string): Promise<string | undefined> {
+  // A layer of the file that was at this path before it was replaced goes into the file there now only when asked.
+  if (layer.oldIdentity) {
+    const go = vscode.l10n.t('Restore into This File');
+    const answer = await vscode.window.showWarningMessage(
+      vscode.l10n.t(
+        'This layer was taken from the file that was at {0} before it was replaced. Restore its {1} items into the file there now?',
+        basename(dbPath),
+        layer.itemCount,
+      ),
+      { modal: true },
+      go,
+    );
+    if (answer !== go) return undefined;
+  }
   const used = new Set((await s.registry.get(dbPath)?.db?.usedBranchIds(layer.sessionId)) ?? []);
   const name =
     givenName !== undefined

@@ -35,7 +35,8 @@ async function shownLayer(s: Services, layerId: number, dbPath: string, sessionI
 export function layerRequests(s: Services): RequestsOf<'layers/get' | 'layer/items' | 'layer/compare' | 'layer/restore'> {
   return {
     'layers/get': async (_p, view) => {
-      if (view.target.dbPath.includes('://') || s.registry.get(view.target.dbPath)?.remote) return [];
+      // The guard follows session files; a server store has no layers.
+      if (s.registry.get(view.target.dbPath)?.remote) return [];
       return (await s.guard.layers(view.target.dbPath, view.target.sessionId)).map(layerView);
     },
     'layer/items': async (p, view) => {
