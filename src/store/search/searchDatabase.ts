@@ -161,6 +161,8 @@ class ScanState {
   private readonly byIdSql: string;
   private readonly hasTools: boolean;
   private readonly judgeByMessages: boolean;
+  /** The prefilter is '1': every row the type condition lets through is a candidate, so nothing is judged first. */
+  private readonly typeDecides: boolean;
   private readonly largestRefSql: string;
   private readonly judgeMessagesSql: string;
   /** `judgeMessages`: every message up to this id is judged. */
@@ -220,13 +222,19 @@ class ScanState {
     // `+s.session_id`: the rowid range must drive the read. Given an index on the session, the planner read one
     // session's rows by branch name, so a turn shared with a branch named before its own was reported under the copy.
     const session = sessionId === undefined ? '' : ' AND +s.session_id = ?';
+    // A prefilter of '1' (the structure row's type said it all: role:user, review filters alone) has nothing to judge:
+    // a judging pass would only mark every message the type lets through a candidate, in a walk of the structure rows
+    // as long as the rows query's own (a third of role:user's CPU on file A). The rows query takes those messages
+    // unjudged instead; the exact test then judges each as it does a candidate.
+    this.typeDecides = filter.sql === '1';
+    const unjudged = this.typeDecides ? ` WHEN x'0${UNJUDGED}' THEN 1` : '';
     const rows = `FROM message_structure s JOIN ${messages} m ON m.id = s.message_id AND m.session_id = s.session_id
       WHERE s.id > ? AND s.id <= ?${session}${types ? ` AND ${types}` : ''}`;
     this.structureSql = `SELECT s.id AS sid, s.session_id, s.branch_id, s.message_id, s.sequence_number, s.message_type,
         s.tool_name, s.user_turn_number AS turn, m.message_data AS data
       ${rows}
         AND (s.message_id > ? OR CASE substr(?, s.message_id, 1) WHEN x'0${CANDIDATE}' THEN 1
-          WHEN x'0${NAMED_ONLY}' THEN s.tool_name IS NOT NULL ELSE 0 END)
+          WHEN x'0${NAMED_ONLY}' THEN s.tool_name IS NOT NULL${unjudged} ELSE 0 END)
         AND (s.message_id <= ? OR ${filter.sql})
       ORDER BY s.id LIMIT ?`;
     // The same range's rows whose message is not judged yet, each message's text tested once by the prefilter: its id
@@ -347,6 +355,8 @@ class ScanState {
       const rows = this.db.readWith((ctx) => {
         const v = this.verdicts;
         const range = [from, to, ...session] as never[];
+        if (this.typeDecides && !this.judgeByMessages)
+          return ctx.stmt(this.structureSql).all<StructureRow>(...range, v.length, v, v.length, ...(this.params as never[]), MAX_ROWS_READ);
         const judged = this.judgeByMessages
           ? this.judgeMessages(ctx, range)
           : ctx
