@@ -192,7 +192,7 @@ async function runCase(
       sessionId: c.sessionId,
       branchId: where.branchId,
       fork: { fromTurn: where.turn, name: where.forkName },
-      ...(scratch ? { store: scratch.runStore } : { tables: userTables(options.db) }),
+      ...(place ? { store: place.store } : { tables: userTables(options.db) }),
       input: c.input,
       tools: { mode: options.tools?.mode ?? 'replay', nameOnly: [...(options.tools?.nameOnly ?? [])] },
       signal,
@@ -211,7 +211,7 @@ async function runCase(
       stored !== undefined && forkId !== null
         ? trajectoryOf(stored, forkId, outcome.written.turn ?? 0)
         : await writtenTrajectory(
-            scratch?.runStore ?? options.run?.store ?? IN_THREAD_STORE,
+            place?.store ?? options.run?.store ?? IN_THREAD_STORE,
             where.dbPath,
             c.sessionId,
             forkId,

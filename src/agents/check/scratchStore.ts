@@ -8,13 +8,17 @@
  * 1 GB file copies three turns.
  */
 import { mkdtempSync } from 'node:fs';
-import { copyFile, rm } from 'node:fs/promises';
+import { copyFile, rm, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { SessionReader } from '../../store/inspector/sessionReader';
 import { copyBranchPrefix, PREFIX_PAGE, TurnChangedError } from '../../store/export/branchPrefixCopy';
-import { IN_THREAD_STORE, type RunStore } from '../runSession';
+import { IN_THREAD_STORE, type RunSession, type RunSessionOptions, type RunStore } from '../runSession';
+import { openDatabase } from '../../store/drivers/openDatabase';
+import { markWritesOn, writesSinceOn } from '../../store/inspector/writesSince';
+import type { SqliteDatabase } from '../../store/sqlite/sqliteDatabase';
 import type { CheckCase } from './checkTypes';
+import { PrefixChain } from './prefixChain';
 
 export { TurnChangedError };
 export const SCRATCH_PAGE = PREFIX_PAGE;
@@ -27,9 +31,19 @@ export interface ScratchCase {
   turn: number;
   /** Items copied (the prefix and the turn). */
   items: number;
+  /**
+   * The store the case's run opens its session through: one that hands over the copy's own session, still open, when
+   * the copy was made in this thread (see `CaseSession`); else the folder's `runStore`.
+   */
+  store: RunStore;
 }
 
 type Reader = Pick<SessionReader, 'getItemsPage'>;
+
+/** A file that is not there is removed already. */
+function ignoreMissing(err: unknown): void {
+  if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+}
 
 /** The store's logs of a scratch session: what it would log (usage not stored) concerns files nobody keeps. */
 const SILENT = { error: () => undefined, warn: () => undefined };
@@ -45,6 +59,10 @@ export class ScratchFolder {
   private template: Promise<string> | undefined;
   /** `store` opening every session without a sync: see `runStore`. */
   readonly runStore: RunStore;
+  /** The copies' sessions held open for their runs, by scratch file; closed by `discard` or `dispose`. */
+  private readonly held = new Map<string, CaseSession>();
+  /** Each branch's prefix chain (prefixChain.ts), by session and branch, for the copies made in this thread. */
+  private readonly chains = new Map<string, PrefixChain>();
 
   private constructor(
     readonly path: string,
@@ -72,21 +90,37 @@ export class ScratchFolder {
    */
   async prepare(reader: Reader, c: CheckCase, slot: number, signal?: AbortSignal, file?: string): Promise<ScratchCase> {
     const dbPath = join(this.path, `case-${slot}.db`);
-    // A copy of the empty template, not a new file: creating the tables costs SQLite's syncs (20-50 ms here), a copy
-    // of 80 KB well under 1 ms — the difference is most of a case's own overhead.
-    await copyFile(await this.emptyFile(), dbPath);
     const request = { sessionId: c.sessionId, branchId: c.branchId, turn: c.turn, contentKey: c.contentKey };
-    if (file !== undefined && this.store.copyBranchPrefix) {
-      const copied = await this.store.copyBranchPrefix(file, dbPath, request, signal);
-      return { dbPath, branchId: 'main', ...copied };
+    const store = this.store;
+    const inStore = file !== undefined && store.copyBranchPrefix ? { file, copy: store.copyBranchPrefix.bind(store) } : undefined;
+    // The branch's chain, unless the store's own thread copies (it reads the user's file on a connection of its own).
+    const cloned = inStore ? null : await this.chainOf(c).cloneThrough(reader, request, dbPath, signal);
+    // Else a copy of the empty template, not a new file: creating the tables costs SQLite's syncs (20-50 ms here), a
+    // copy of 80 KB well under 1 ms — the difference is most of a case's own overhead.
+    if (cloned === null) await copyFile(await this.emptyFile(), dbPath);
+    if (inStore) {
+      const copied = await inStore.copy(inStore.file, dbPath, request, signal);
+      return { dbPath, branchId: 'main', ...copied, store: this.runStore };
     }
-    const session = await this.runStore.openSession({ sessionId: c.sessionId, dbPath, logger: SILENT });
+    const held = await CaseSession.open(this.runStore, { sessionId: c.sessionId, dbPath });
     try {
-      const copied = await copyBranchPrefix(reader, session, request, signal);
-      return { dbPath, branchId: 'main', ...copied };
-    } finally {
-      await session.close();
+      const copied = cloned ?? (await copyBranchPrefix(reader, held.session, request, signal));
+      this.held.set(dbPath, held);
+      return { dbPath, branchId: 'main', ...copied, store: held.store };
+    } catch (err) {
+      await held.close();
+      throw err;
     }
+  }
+
+  private chainOf(c: CheckCase): PrefixChain {
+    const key = `${c.sessionId}\u0000${c.branchId}`;
+    let chain = this.chains.get(key);
+    if (!chain) {
+      chain = new PrefixChain(join(this.path, `prefix-${this.chains.size + 1}.db`), () => this.emptyFile(), this.runStore);
+      this.chains.set(key, chain);
+    }
+    return chain;
   }
 
   private emptyFile(): Promise<string> {
@@ -99,13 +133,103 @@ export class ScratchFolder {
     return this.template;
   }
 
-  /** Removes one case's scratch file (and its -wal, -shm) once its run is over. */
+  /**
+   * Closes the case's session, then removes its scratch file and its -wal and -shm once its run is over (a rollback
+   * journal, which a WAL file does not have, would be left to `dispose`). `unlink`, not `rm`: `rm` looks before it
+   * removes, and each file missing costs an error with its stack, together more than the rest of the removal.
+   */
   async discard(scratch: Pick<ScratchCase, 'dbPath'>): Promise<void> {
-    await Promise.all(['', '-wal', '-shm', '-journal'].map((suffix) => rm(`${scratch.dbPath}${suffix}`, { force: true })));
+    const held = this.held.get(scratch.dbPath);
+    this.held.delete(scratch.dbPath);
+    await held?.close();
+    await Promise.all(['', '-wal', '-shm'].map((suffix) => unlink(`${scratch.dbPath}${suffix}`).catch(ignoreMissing)));
   }
 
   /** Removes the folder and whatever is left in it. */
   async dispose(): Promise<void> {
+    const held = [...this.held.values()];
+    this.held.clear();
+    await Promise.all(held.map((h) => h.close()));
     await rm(this.path, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The session a case's prefix was copied through, held open for the case's run: the run's `openSession` on the same
+ * scratch file gets it back instead of a connection of its own, and its `close` leaves it open (the folder closes it
+ * when the case is discarded); the run's write marks (`markWrites`, `writesSince`) read on one read-only connection
+ * of the case, opened with the mark. A scratch file is ours alone for its case, so these two serve the copy, the fork,
+ * the marks, settling and reading back; each connection more costs its open (the schema read) and, when it closes
+ * last, a checkpoint: several milliseconds of the check's one thread per case, which at `--concurrency 8` queue
+ * behind the other cases' work. The reader is closed after the session, so the session's close is not the last and
+ * skips the checkpoint (a read-only connection makes none): the file is removed next. The store's logs go to whoever
+ * opened the session last.
+ */
+class CaseSession {
+  private closed = false;
+  private reader: SqliteDatabase | undefined;
+  readonly store: RunStore;
+
+  private constructor(
+    readonly session: RunSession,
+    private readonly base: RunStore,
+    private readonly where: { sessionId: string; dbPath: string },
+    /** Where the session's logs go: whoever opened it last. */
+    private readonly logs: { to: RunSessionOptions['logger'] },
+  ) {
+    this.store = {
+      ...base,
+      openSession: (options) => this.handOver(options),
+      markWrites: async (dbPath, tables) => (this.isOurs(dbPath) ? markWritesOn(this.readerOf(), tables) : base.markWrites(dbPath, tables)),
+      writesSince: async (dbPath, tables, mark) =>
+        this.isOurs(dbPath) ? writesSinceOn(this.readerOf(), tables, mark) : base.writesSince(dbPath, tables, mark),
+    };
+  }
+
+  static async open(base: RunStore, where: { sessionId: string; dbPath: string }): Promise<CaseSession> {
+    const logs: { to: RunSessionOptions['logger'] } = { to: SILENT };
+    const logger = { error: (m: string, e: unknown) => logs.to.error(m, e), warn: (m: string) => logs.to.warn?.(m) };
+    return new CaseSession(await base.openSession({ ...where, logger }), base, where, logs);
+  }
+
+  private isOurs(dbPath: string): boolean {
+    return !this.closed && resolve(dbPath) === resolve(this.where.dbPath);
+  }
+
+  private readerOf(): SqliteDatabase {
+    this.reader ??= openDatabase(this.where.dbPath, { readonly: true, fileMustExist: true });
+    return this.reader;
+  }
+
+  /** The held session when `options` ask for it as it was opened (its file, session and tables); else a new one. */
+  private async handOver(options: RunSessionOptions): Promise<RunSession> {
+    const same =
+      options.dbPath !== undefined &&
+      this.isOurs(options.dbPath) &&
+      options.sessionId === this.where.sessionId &&
+      options.sessionsTable === undefined &&
+      options.messagesTable === undefined &&
+      options.busyTimeoutMs === undefined &&
+      !options.createTables;
+    if (!same) return this.base.openSession(options);
+    this.logs.to = options.logger;
+    // Everything but `close` is the held session's own (bound, so its private state stays its own).
+    return new Proxy(this.session, {
+      get: (target, key) => {
+        if (key === 'close') return () => undefined;
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.session.close();
+    } finally {
+      this.reader?.close();
+    }
   }
 }

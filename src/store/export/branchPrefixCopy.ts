@@ -34,6 +34,23 @@ export interface BranchPrefixCopy {
   items: number;
 }
 
+/**
+ * Where a copy stopped, to continue the same copy later through a later turn of the same branch (a check's prefix
+ * chain, src/agents/check/scratchStore.ts): the copy so far is then read again from nowhere.
+ */
+export interface PrefixCursor {
+  /** The paging cursor of the last item read into the copy (null: none). */
+  after: number | null;
+  /** User messages copied. */
+  userMessages: number;
+  /** Items copied. */
+  items: number;
+  /** The source's turn the copy was made through. */
+  throughTurn: number;
+  /** Whether the source branch has structure rows (known once an item was read). */
+  structured: boolean | undefined;
+}
+
 /** The turn is no longer what the request was made from: the source changed after it was read. */
 export class TurnChangedError extends Error {
   override readonly name = 'TurnChangedError';
@@ -51,12 +68,36 @@ export async function copyBranchPrefix(
   request: BranchPrefixRequest,
   signal?: AbortSignal,
 ): Promise<BranchPrefixCopy> {
-  let after: number | null = null;
-  let userMessages = 0;
+  const { turn, items } = await continueBranchPrefix(reader, target, request, null, signal);
+  return { turn, items };
+}
+
+/**
+ * `copyBranchPrefix` continued from `from` (null: from the start) into a target that holds what `from` says was
+ * copied: only the items after it are read and written. `request.turn` must not be before the turn `from` was made
+ * through. Resolves with the copy and the cursor to continue it from; throws as `copyBranchPrefix` does, after which
+ * the target holds part of the turns between (the caller throws it away).
+ */
+export async function continueBranchPrefix(
+  reader: Pick<SessionReader, 'getItemsPage'>,
+  target: { addItems(items: AgentInputItem[]): Promise<void> },
+  request: BranchPrefixRequest,
+  from: PrefixCursor | null,
+  signal?: AbortSignal,
+): Promise<BranchPrefixCopy & { cursor: PrefixCursor }> {
+  let after: number | null = from?.after ?? null;
+  let userMessages = from?.userMessages ?? 0;
   let turn: number | null = null;
-  let items = 0;
-  let structured: boolean | undefined;
-  let limit = FIRST_PAGE;
+  let items = from?.items ?? 0;
+  let structured: boolean | undefined = from?.structured;
+  // The last item read into the copy: a page may read past the turn, and a continuation starts after the copy's end.
+  let copiedThrough = after;
+  // A continuation's first page: about the turns still to copy, at the branch's items per turn so far (and one item
+  // more, which shows where the turn ends), rather than FIRST_PAGE items decoded to keep a few.
+  let limit =
+    from !== null && from.userMessages > 0
+      ? Math.min(PREFIX_PAGE, Math.ceil((from.items / from.userMessages) * Math.max(1, request.turn - from.throughTurn)) + 1)
+      : FIRST_PAGE;
   for (let done = false; !done; limit = Math.min(PREFIX_PAGE, limit * 2)) {
     signal?.throwIfAborted();
     const page = await reader.getItemsPage(request.sessionId, request.branchId, { afterSequence: after, limit });
@@ -64,7 +105,14 @@ export async function copyBranchPrefix(
     for (const e of page.items) {
       structured ??= e.structureId !== null;
       // An item that cannot be decoded is one the SDKs' sessions skip (as Python does): the agent never sees it.
-      if (e.corrupt) continue;
+      if (e.corrupt) {
+        if (structured && e.userTurnNumber !== null && e.userTurnNumber > request.turn) {
+          done = true;
+          break;
+        }
+        copiedThrough = e.sequenceNumber;
+        continue;
+      }
       const user = isUser(e.item);
       // A plain session records no turn numbers: its turns are counted from its user messages, as the turn list does.
       const at = structured ? e.userTurnNumber : user ? userMessages + 1 : userMessages;
@@ -79,6 +127,7 @@ export async function copyBranchPrefix(
           turn = userMessages;
         }
       }
+      copiedThrough = e.sequenceNumber;
       batch.push(e.item);
     }
     if (batch.length > 0) await target.addItems(batch as AgentInputItem[]);
@@ -87,7 +136,7 @@ export async function copyBranchPrefix(
     else after = page.nextAfterSequence;
   }
   if (turn === null) throw new TurnChangedError(`turn ${request.turn} is gone`);
-  return { turn, items };
+  return { turn, items, cursor: { after: copiedThrough, userMessages, items, throughTurn: request.turn, structured } };
 }
 
 /**

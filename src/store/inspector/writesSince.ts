@@ -47,10 +47,13 @@ function hasStructure(db: SqliteDatabase): boolean {
 
 /** The largest ids now (0 for none): pass the mark to `writesSince` later. */
 export function markWrites(dbPath: string, tables: TableNames): WriteMark {
-  return withReader(dbPath, (db) => {
-    const max = (table: string) => Number(db.prepare(`SELECT MAX(id) AS id FROM ${table}`).get<{ id: number | null }>()?.id ?? 0);
-    return { message: max(quoteIdentifier(tables.messages)), structure: hasStructure(db) ? max('message_structure') : 0 };
-  });
+  return withReader(dbPath, (db) => markWritesOn(db, tables));
+}
+
+/** `markWrites` on a connection the caller holds (a check's scratch file: one reader for the mark and the writes). */
+export function markWritesOn(db: SqliteDatabase, tables: TableNames): WriteMark {
+  const max = (table: string) => Number(db.prepare(`SELECT MAX(id) AS id FROM ${table}`).get<{ id: number | null }>()?.id ?? 0);
+  return { message: max(quoteIdentifier(tables.messages)), structure: hasStructure(db) ? max('message_structure') : 0 };
 }
 
 /**
@@ -69,28 +72,31 @@ export function writesSinceSql(messagesTable: string): { perSession: string; per
 
 /** Messages written since `mark`, by session and branch, in the order of their first message. */
 export function writesSince(dbPath: string, tables: TableNames, mark: WriteMark): WritesByBranch[] {
-  return withReader(dbPath, (db) => {
-    const sql = writesSinceSql(tables.messages);
-    const perSession = db.prepare(sql.perSession).all<{ session_id: unknown; n: number; first: number }>(mark.message);
-    const perBranch = hasStructure(db)
-      ? db
-          .prepare(sql.perBranch)
-          .all<{ session_id: unknown; branch_id: unknown; n: number; first: number; turn: number | null }>(mark.structure, mark.message)
-      : [];
-    const out: (WritesByBranch & { first: number })[] = perBranch.map((r) => ({
-      sessionId: textFromSql(r.session_id),
-      branchId: textFromSql(r.branch_id),
-      items: Number(r.n),
-      lastUserTurn: r.turn === null ? null : Number(r.turn),
-      first: Number(r.first),
-    }));
-    // Messages of a session beyond those its structure rows account for have no branch.
-    for (const s of perSession) {
-      const sessionId = textFromSql(s.session_id);
-      const placed = out.filter((w) => w.sessionId === sessionId).reduce((n, w) => n + w.items, 0);
-      if (Number(s.n) > placed)
-        out.push({ sessionId, branchId: null, items: Number(s.n) - placed, lastUserTurn: null, first: Number(s.first) });
-    }
-    return out.sort((a, b) => a.first - b.first).map(({ first: _first, ...w }) => w);
-  });
+  return withReader(dbPath, (db) => writesSinceOn(db, tables, mark));
+}
+
+/** `writesSince` on a connection the caller holds. */
+export function writesSinceOn(db: SqliteDatabase, tables: TableNames, mark: WriteMark): WritesByBranch[] {
+  const sql = writesSinceSql(tables.messages);
+  const perSession = db.prepare(sql.perSession).all<{ session_id: unknown; n: number; first: number }>(mark.message);
+  const perBranch = hasStructure(db)
+    ? db
+        .prepare(sql.perBranch)
+        .all<{ session_id: unknown; branch_id: unknown; n: number; first: number; turn: number | null }>(mark.structure, mark.message)
+    : [];
+  const out: (WritesByBranch & { first: number })[] = perBranch.map((r) => ({
+    sessionId: textFromSql(r.session_id),
+    branchId: textFromSql(r.branch_id),
+    items: Number(r.n),
+    lastUserTurn: r.turn === null ? null : Number(r.turn),
+    first: Number(r.first),
+  }));
+  // Messages of a session beyond those its structure rows account for have no branch.
+  for (const s of perSession) {
+    const sessionId = textFromSql(s.session_id);
+    const placed = out.filter((w) => w.sessionId === sessionId).reduce((n, w) => n + w.items, 0);
+    if (Number(s.n) > placed)
+      out.push({ sessionId, branchId: null, items: Number(s.n) - placed, lastUserTurn: null, first: Number(s.first) });
+  }
+  return out.sort((a, b) => a.first - b.first).map(({ first: _first, ...w }) => w);
 }

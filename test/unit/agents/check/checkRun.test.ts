@@ -6,12 +6,13 @@
  */
 import { strict as assert } from 'node:assert';
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { selectCases } from '../../../../src/agents/check/checkCases';
 import { runCheck, type CheckRunOptions } from '../../../../src/agents/check/checkRun';
 import type { CaseResult } from '../../../../src/agents/check/checkTypes';
 import { runningCommandCount } from '../../../../src/agents/command/commandProcess';
 import { runCommandOnBranch } from '../../../../src/agents/command/commandRun';
+import { IN_THREAD_STORE, type RunStore } from '../../../../src/agents/runSession';
 import { AdvancedSQLiteSession } from '../../../../src/store';
 import { openSessionDatabase, type SessionDatabase } from '../../../../src/store/inspector/sessionDatabase';
 import { ReviewStore } from '../../../../src/store/reviews/reviewStore';
@@ -226,6 +227,26 @@ describe('running a check (scripted agent command, real processes)', function ()
     } finally {
       await server.close();
     }
+  });
+
+  it("a case's copy, fork, write marks and settling share one session and one reader of its scratch file", async () => {
+    // The store the runs' sessions open through, counting what it is asked to open per scratch file (each a connection
+    // of its own): the store's own classes do the work.
+    const opened: string[] = [];
+    const counting: RunStore = {
+      openSession: (o) => (opened.push(`session ${basename(o.dbPath ?? '')}`), IN_THREAD_STORE.openSession(o)),
+      markWrites: (p, t) => (opened.push(`mark ${basename(p)}`), IN_THREAD_STORE.markWrites(p, t)),
+      writesSince: (p, t, m) => (opened.push(`writes ${basename(p)}`), IN_THREAD_STORE.writesSince(p, t, m)),
+    };
+    const { report } = await runCheck({ ...options, run: { ...options.run, store: counting }, agent: agent('faithful', FAITHFUL) });
+    assert.deepEqual(
+      report.results.map((r) => r.status),
+      ['orphaned', 'pass', 'pass', 'pass'],
+    );
+    const perCase = opened.filter((o) => /case-\d+\.db$/.test(o)).sort();
+    // One session per case (the copy's, handed to the run); the marks read on the case's own reader, not through here.
+    assert.deepEqual(perCase, ['session case-1.db', 'session case-2.db', 'session case-3.db']);
+    assert.deepEqual(readdirSync(scratchParent), []);
   });
 
   it('runs at most `concurrency` cases at once', async () => {
