@@ -398,7 +398,9 @@ class ScanState {
     // A review filter names a shared turn by the branch that ran it: a copy's row (which the first row, of that
     // branch, failed) must not match in its place.
     if (this.reviewed && this.forks(r.session_id).origin(r.branch_id, turn) !== r.branch_id) return;
-    if (this.rawNeedle !== null && typeof r.data === 'string' && !rawCouldMatch(r.data, this.rawNeedle))
+    // A candidate passed the SQL prefilter, which holds the same needle test (SQLite's LIKE folds ASCII case): testing
+    // its raw text again only lower-cased a copy of each hit's row (most of a common word's rows are hits).
+    if (this.rawNeedle !== null && typeof r.data === 'string' && !this.isCandidate(messageId) && !rawCouldMatch(r.data, this.rawNeedle))
       return this.judge(messageId, NEVER);
     const decoded = decodeMessageData(r.data);
     if (!decoded.ok) return this.judge(messageId, NEVER);
@@ -532,6 +534,10 @@ class ScanState {
    * Whether the message was reported already: its verdict says so, or (a message past the verdicts) the session's set.
    * Message ids are the messages table's, and a structure row only joins a message of its own session.
    */
+  private isCandidate(messageId: number): boolean {
+    return messageId >= 1 && messageId <= this.verdicts.length && this.verdicts[messageId - 1] === CANDIDATE;
+  }
+
   private isReported(sessionId: string, messageId: number): boolean {
     if (messageId >= 1 && messageId <= this.verdicts.length) return this.verdicts[messageId - 1] === REPORTED;
     return this.reported.get(sessionId)?.has(messageId) ?? false;
