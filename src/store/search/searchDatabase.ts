@@ -530,14 +530,15 @@ class ScanState {
     return hit;
   }
 
-  /**
-   * Whether the message was reported already: its verdict says so, or (a message past the verdicts) the session's set.
-   * Message ids are the messages table's, and a structure row only joins a message of its own session.
-   */
+  /** Whether the prefilter let the message through and no row of it was tested yet. */
   private isCandidate(messageId: number): boolean {
     return messageId >= 1 && messageId <= this.verdicts.length && this.verdicts[messageId - 1] === CANDIDATE;
   }
 
+  /**
+   * Whether the message was reported already: its verdict says so, or (a message past the verdicts) the session's set.
+   * Message ids are the messages table's, and a structure row only joins a message of its own session.
+   */
   private isReported(sessionId: string, messageId: number): boolean {
     if (messageId >= 1 && messageId <= this.verdicts.length) return this.verdicts[messageId - 1] === REPORTED;
     return this.reported.get(sessionId)?.has(messageId) ?? false;
