@@ -102,7 +102,9 @@ export class ScratchFolder {
       const copied = await inStore.copy(inStore.file, dbPath, request, signal);
       return { dbPath, branchId: 'main', ...copied, store: this.runStore };
     }
-    const held = await CaseSession.open(this.runStore, { sessionId: c.sessionId, dbPath });
+    // The marks on a reader of the case's own only when the sessions live in this thread too: a store elsewhere (a
+    // worker) keeps every connection there.
+    const held = await CaseSession.open(this.runStore, { sessionId: c.sessionId, dbPath }, this.store === IN_THREAD_STORE);
     try {
       const copied = cloned ?? (await copyBranchPrefix(reader, held.session, request, signal));
       this.held.set(dbPath, held);
@@ -176,20 +178,23 @@ class CaseSession {
     private readonly where: { sessionId: string; dbPath: string },
     /** Where the session's logs go: whoever opened it last. */
     private readonly logs: { to: RunSessionOptions['logger'] },
+    ownReader: boolean,
   ) {
-    this.store = {
-      ...base,
-      openSession: (options) => this.handOver(options),
-      markWrites: async (dbPath, tables) => (this.isOurs(dbPath) ? markWritesOn(this.readerOf(), tables) : base.markWrites(dbPath, tables)),
-      writesSince: async (dbPath, tables, mark) =>
-        this.isOurs(dbPath) ? writesSinceOn(this.readerOf(), tables, mark) : base.writesSince(dbPath, tables, mark),
-    };
+    const marks: Partial<RunStore> = ownReader
+      ? {
+          markWrites: async (dbPath, tables) =>
+            this.isOurs(dbPath) ? markWritesOn(this.readerOf(), tables) : base.markWrites(dbPath, tables),
+          writesSince: async (dbPath, tables, mark) =>
+            this.isOurs(dbPath) ? writesSinceOn(this.readerOf(), tables, mark) : base.writesSince(dbPath, tables, mark),
+        }
+      : {};
+    this.store = { ...base, openSession: (options) => this.handOver(options), ...marks };
   }
 
-  static async open(base: RunStore, where: { sessionId: string; dbPath: string }): Promise<CaseSession> {
+  static async open(base: RunStore, where: { sessionId: string; dbPath: string }, ownReader: boolean): Promise<CaseSession> {
     const logs: { to: RunSessionOptions['logger'] } = { to: SILENT };
     const logger = { error: (m: string, e: unknown) => logs.to.error(m, e), warn: (m: string) => logs.to.warn?.(m) };
-    return new CaseSession(await base.openSession({ ...where, logger }), base, where, logs);
+    return new CaseSession(await base.openSession({ ...where, logger }), base, where, logs, ownReader);
   }
 
   private isOurs(dbPath: string): boolean {
