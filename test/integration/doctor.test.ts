@@ -46,7 +46,7 @@ describe('the doctor in VS Code', function () {
     assert.equal(codeOf(d), 'dangling-tool-call');
     assert.equal(d.severity, vscode.DiagnosticSeverity.Error);
     assert.match(String((d.code as { target: vscode.Uri }).target), /docs\/doctor\.md#dangling-tool-call$/);
-    assert.match(d.message, /^The next run on the branch sends the call without an output/);
+    assert.match(d.message, /^Both SDKs' runners \(openai-agents-python since 0\.8\.0, @openai\/agents\) drop a call without its output/);
     const doc = await vscode.workspace.openTextDocument(uri);
     assert.match(doc.lineAt(d.range.start.line).text, /^ {2}turn \d+ · /);
 

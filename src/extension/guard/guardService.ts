@@ -16,23 +16,7 @@ import { GUARD_LOOK_DELAY_MS } from '../../store/guard/guardedFiles';
 import type { GuardLook } from '../../store/guard/guardObserver';
 import { HistoryGuardError } from '../../store/guard/guardErrors';
 import { errorMessage } from '../../shared/errorMessage';
-
-let storeForRuns: { folder: string; path: string } | undefined;
-
-/**
- * The guard store our runs record their compaction into (even for files not guarded), once the extension has started
- * the guard service; undefined before (runSession's `guardStorePath`). Its folder is made here, on a run's first use,
- * not at activation: the store refuses a missing folder as a read-only place.
- */
-export function guardStoreForRuns(): string | undefined {
-  if (!storeForRuns) return undefined;
-  try {
-    mkdirSync(storeForRuns.folder, { recursive: true });
-  } catch {
-    // The store then refuses the place with its own error, which fails the compaction: nothing is lost.
-  }
-  return storeForRuns.path;
-}
+import { guardStoreForRunsIs, setGuardStoreForRuns } from './runGuardStore';
 
 export class GuardService implements vscode.Disposable {
   readonly path: string;
@@ -56,7 +40,7 @@ export class GuardService implements vscode.Disposable {
     private readonly log: (line: string) => void,
   ) {
     this.path = join(folder, 'history-guard.db');
-    storeForRuns = { folder, path: this.path };
+    setGuardStoreForRuns({ folder, path: this.path });
     this.subscriptions.push(
       registry.onDidChange((change) => {
         if ((change.kind === 'rows' || change.kind === 'state') && this.isGuarded(change.path)) this.lookSoon(change.path);
@@ -200,6 +184,6 @@ export class GuardService implements vscode.Disposable {
     for (const timer of this.waiting.values()) clearTimeout(timer);
     this.waiting.clear();
     this.layersChanged.dispose();
-    if (storeForRuns?.path === this.path) storeForRuns = undefined;
+    if (guardStoreForRunsIs(this.path)) setGuardStoreForRuns(undefined);
   }
 }

@@ -4,7 +4,7 @@
  */
 import type { RunStore } from '../../agents/runSession';
 import type { StoreClient } from '../../store/worker/storeClient';
-import { guardStoreForRuns } from '../guard/guardService';
+import { guardStoreForRuns } from '../guard/runGuardStore';
 
 function guardOption(): { guardStorePath?: string } {
   const path = guardStoreForRuns();

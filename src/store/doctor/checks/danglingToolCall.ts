@@ -1,7 +1,8 @@
 /**
  * Branches whose last item is a function or custom tool call with no output for its `call_id` on the branch: a run
- * that stopped between the call and its output leaves it, and the next run on the branch sends the call without an
- * output, which the Responses and Chat Completions APIs refuse. The tips are found with one pass over the structure
+ * that stopped between the call and its output leaves it. Both SDKs' runners drop such a call from later requests (so
+ * the model never learns it asked), and a client sending the stored items as they are is refused by the APIs (the
+ * kind's text in findingKinds.ts says so). The tips are found with one pass over the structure
  * rows, each tested with a lookup on `idx_structure_branch_seq`; only a tip that is a call has its branch's outputs read.
  */
 import { pythonJsonLoads } from '../../format/pythonJson';
