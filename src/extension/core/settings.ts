@@ -115,3 +115,13 @@ function noteIgnored(): void {
 export function affectsSetting(e: vscode.ConfigurationChangeEvent, key: SettingKey | typeof Setting.agent): boolean {
   return e.affectsConfiguration(`${Setting.section}.${key}`);
 }
+
+/** Writes `agentSessions.<key>` into the user's settings (the settings a workspace cannot override for trusted-only keys). */
+export async function updateUserSetting(key: SettingKey, value: unknown): Promise<void> {
+  await vscode.workspace.getConfiguration(Setting.section).update(key, value, vscode.ConfigurationTarget.Global);
+}
+
+/** One of VS Code's own settings (not ours: no trust rule applies), e.g. `problems.decorations.enabled`. */
+export function workbenchSetting<T>(name: string, fallbackValue: T): T {
+  return vscode.workspace.getConfiguration().get<T>(name, fallbackValue);
+}

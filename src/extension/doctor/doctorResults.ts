@@ -9,6 +9,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { Finding } from '../../store/doctor/checkContext';
 import { CommandId } from '../core/contributions';
+import { workbenchSetting } from '../core/settings';
 import { diagnosticSpecs, isRepairable, kindInfo, type DiagnosticSpec, type DoctorDocument } from './doctorModel';
 import { DOCTOR_SCHEME, doctorUri, parseDoctorUri, type DoctorDocRef } from './doctorUris';
 
@@ -124,7 +125,7 @@ export class DoctorResults implements vscode.TextDocumentContentProvider, vscode
     } else if (uri.scheme === DOCTOR_SCHEME) {
       // The session's report document holds its diagnostics, so VS Code's own Problems decoration already counts them
       // on the session's item (a second badge would read "1, 1"); ours stands in when the user turned that off.
-      if (vscode.workspace.getConfiguration('problems').get<boolean>('decorations.enabled', true)) return undefined;
+      if (workbenchSetting('problems.decorations.enabled', true)) return undefined;
       const ref = parseDoctorUri(uri);
       count = this.files.get(ref.dbPath)?.counts.get(ref.sessionId);
     }

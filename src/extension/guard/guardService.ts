@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { Setting } from '../core/contributions';
-import { affectsSetting, setting } from '../core/settings';
+import { affectsSetting, setting, updateUserSetting } from '../core/settings';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { GUARD_LIMITS, type GuardDiskUse, type GuardLayer } from '../../store/guard/guardStore';
 import { layerEntries, type LayerEntry } from '../../store/guard/layerEntries';
@@ -77,9 +77,7 @@ export class GuardService implements vscode.Disposable {
   }
 
   private async updateFiles(files: string[]): Promise<void> {
-    await vscode.workspace
-      .getConfiguration(Setting.section)
-      .update(Setting.historyGuardFiles, files.length > 0 ? files : undefined, vscode.ConfigurationTarget.Global);
+    await updateUserSetting(Setting.historyGuardFiles, files.length > 0 ? files : undefined);
   }
 
   /**
