@@ -1,6 +1,6 @@
 /**
  * Runs `agent-sessions` in this process (`runCli`) with stdout and stderr captured, no pager and no colour: what a
- * CLI test reads. (test/unit/cli/doctor.test.ts has its own copy of this, from before this helper.)
+ * CLI test reads.
  */
 import { runCli } from '../../src/cli/main';
 

@@ -6,39 +6,11 @@
 import { strict as assert } from 'node:assert';
 import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli } from '../../../src/cli/main';
 import { CONFORMANCE_DIR, makeDoctorFixture } from '../../support/doctorFixtures';
 import { tempDir } from '../../support/tempFiles';
+import { runCliCaptured } from '../../support/cliCapture';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(...args: string[]): Promise<Run> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const write = process.stdout.write.bind(process.stdout);
-  const writeErr = process.stderr.write.bind(process.stderr);
-  // The terminal waits for each write's callback (stdout's back-pressure): call it, as a stream would.
-  const capture = (into: string[]) =>
-    ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-      into.push(String(chunk));
-      const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
-      done?.();
-      return true;
-    }) as typeof process.stdout.write;
-  process.stdout.write = capture(out);
-  process.stderr.write = capture(err);
-  try {
-    const code = await runCli([...args, '--no-pager', '--no-color']);
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  } finally {
-    process.stdout.write = write;
-    process.stderr.write = writeErr;
-  }
-}
+const cli = runCliCaptured;
 
 describe('agent-sessions doctor', () => {
   const tmp = tempDir('asi-cli-doctor-');

@@ -347,17 +347,7 @@ function itemCard(turn: TurnView, item: ItemView, cb: TurnDetailCallbacks, toolN
   const title = item.corrupt ? t('unreadable') : itemTitle(type, toolName, item.item);
   const part = copyPart(item);
   const body = el('div', { class: 'item-body' }, itemBody(item, cb));
-  const rawToggle = el(
-    'vscode-button',
-    { appearance: 'icon', class: 'raw-toggle', 'aria-label': t('Show raw JSON'), title: t('Show the stored JSON here') },
-    t('Raw'),
-  );
-  let raw = false;
-  rawToggle.addEventListener('click', () => {
-    raw = !raw;
-    replaceChildren(body, raw ? el('pre', { class: 'raw' }, item.corrupt ? (item.raw ?? '') : item.json) : itemBody(item, cb));
-    rawToggle.setAttribute('aria-pressed', raw ? 'true' : 'false');
-  });
+  const rawToggle = rawToggleFor(item, body, cb);
   // A call's replay badge (components/replayBadges.ts) goes in this slot when its marks arrive.
   const callId = item.corrupt || toolRole(item.item) !== 'call' ? undefined : callIdOf(item.item);
   const header = el(
@@ -381,6 +371,22 @@ function itemCard(turn: TurnView, item: ItemView, cb: TurnDetailCallbacks, toolN
   return el(tag, { class: `item item-${cls}`, 'data-sequence': item.sequenceNumber }, header, body);
 }
 
+/** The *Raw* button of an item card: swaps `body` between the rendered item and its stored JSON (as text, never HTML). */
+function rawToggleFor(item: ItemView, body: HTMLElement, cb: Parameters<typeof itemBody>[1]): HTMLElement {
+  const toggle = el(
+    'vscode-button',
+    { appearance: 'icon', class: 'raw-toggle', 'aria-label': t('Show raw JSON'), title: t('Show the stored JSON here') },
+    t('Raw'),
+  );
+  let raw = false;
+  toggle.addEventListener('click', () => {
+    raw = !raw;
+    replaceChildren(body, raw ? el('pre', { class: 'raw' }, item.corrupt ? (item.raw ?? '') : item.json) : itemBody(item, cb));
+    toggle.setAttribute('aria-pressed', raw ? 'true' : 'false');
+  });
+  return toggle;
+}
+
 /**
  * An item that is no row of the session (a history guard layer's, components/historyLayers.ts): titled and drawn as
  * `itemCard` draws a branch's item, with its raw JSON one click away and `badge` after the title, but no copy, JSON or
@@ -392,17 +398,7 @@ export function readOnlyItemCard(item: ItemView, openLink: (url: string) => void
   const title = item.corrupt ? t('unreadable') : itemTitle(type, item.toolName, item.item);
   const cb = { openLink };
   const body = el('div', { class: 'item-body' }, itemBody(item, cb));
-  const rawToggle = el(
-    'vscode-button',
-    { appearance: 'icon', class: 'raw-toggle', 'aria-label': t('Show raw JSON'), title: t('Show the stored JSON here') },
-    t('Raw'),
-  );
-  let raw = false;
-  rawToggle.addEventListener('click', () => {
-    raw = !raw;
-    replaceChildren(body, raw ? el('pre', { class: 'raw' }, item.corrupt ? (item.raw ?? '') : item.json) : itemBody(item, cb));
-    rawToggle.setAttribute('aria-pressed', raw ? 'true' : 'false');
-  });
+  const rawToggle = rawToggleFor(item, body, cb);
   const header = el(
     'div',
     { class: 'item-header' },
