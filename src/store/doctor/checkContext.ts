@@ -76,3 +76,47 @@ export function sessionArgs(ctx: Pick<CheckContext, 'session'>): [string | null,
 export function num(v: unknown): number {
   return typeof v === 'bigint' ? Number(v) : (v as number);
 }
+
+/** Row ids listed per finding (all of them are counted): a delete_branch can leave thousands. */
+export const MAX_LISTED_IDS = 50;
+
+/** A run of rows with the same key: its first row, ids listed up to `MAX_LISTED_IDS`, all counted, and its tags. */
+export interface IdGroup<R> {
+  first: R;
+  ids: number[];
+  count: number;
+  /** The distinct `tagOf` values of its rows (e.g. branches), when asked for. */
+  tags: Set<string>;
+  /** `" (ids listed: the first N)"` when not all ids are listed, else `""`: for a finding's detail. */
+  more: string;
+}
+
+/**
+ * Rows ordered by `keyOf` → one group per run of equal keys, handed to `emit` as each run ends (rows whose key is
+ * null are skipped): one finding per session (and per other table), whatever the number of rows.
+ */
+export function forEachIdGroup<R extends { id: unknown }>(
+  rows: Iterable<R>,
+  keyOf: (r: R) => string | null,
+  emit: (group: IdGroup<R>) => void,
+  tagOf?: (r: R) => string,
+): void {
+  let current: (IdGroup<R> & { key: string }) | undefined;
+  const flush = () => {
+    if (!current) return;
+    current.more = current.count > current.ids.length ? ` (ids listed: the first ${current.ids.length})` : '';
+    emit(current);
+  };
+  for (const r of rows) {
+    const key = keyOf(r);
+    if (key === null) continue;
+    if (current?.key !== key) {
+      flush();
+      current = { key, first: r, ids: [], count: 0, tags: new Set(), more: '' };
+    }
+    current.count++;
+    if (tagOf) current.tags.add(tagOf(r));
+    if (current.ids.length < MAX_LISTED_IDS) current.ids.push(num(r.id));
+  }
+  flush();
+}

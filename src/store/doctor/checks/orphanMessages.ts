@@ -4,7 +4,7 @@
  * structure's message ids is one ephemeral index SQLite builds once (spilling to its temp store), not a scan per
  * message: there is no index on `message_structure.message_id`.
  */
-import { num, sessionArgs, sessionFilter, type CheckContext } from '../checkContext';
+import { forEachIdGroup, sessionArgs, sessionFilter, type CheckContext } from '../checkContext';
 
 export function checkOrphanMessages(ctx: CheckContext): void {
   if (!ctx.tables.structure) return;
@@ -18,28 +18,16 @@ export function checkOrphanMessages(ctx: CheckContext): void {
        ORDER BY m.session_id, m.id`,
     )
     .iterate<{ id: unknown; session_id: string }>(...sessionArgs(ctx));
-  // One finding per session: its ids are listed up to the same bound as findings (a delete_branch can leave thousands).
-  let current: { session: string; ids: number[]; count: number } | undefined;
-  const flush = () => {
-    if (!current) return;
-    const more = current.count > current.ids.length ? ` (ids listed: the first ${current.ids.length})` : '';
-    ctx.add({
-      kind: 'orphan-messages',
-      session: current.session,
-      rows: { [ctx.tables.messagesName]: current.ids },
-      detail: `${current.count} message(s) of session '${current.session}' that no branch references${more}`,
-    });
-  };
-  for (const r of rows) {
-    if (current?.session !== r.session_id) {
-      flush();
-      current = { session: r.session_id, ids: [], count: 0 };
-    }
-    current.count++;
-    if (current.ids.length < MAX_IDS) current.ids.push(num(r.id));
-  }
-  flush();
+  // One finding per session, its ids listed up to MAX_LISTED_IDS.
+  forEachIdGroup(
+    rows,
+    (r) => r.session_id,
+    (g) =>
+      ctx.add({
+        kind: 'orphan-messages',
+        session: g.first.session_id,
+        rows: { [ctx.tables.messagesName]: g.ids },
+        detail: `${g.count} message(s) of session '${g.first.session_id}' that no branch references${g.more}`,
+      }),
+  );
 }
-
-/** Row ids listed per finding. */
-const MAX_IDS = 50;

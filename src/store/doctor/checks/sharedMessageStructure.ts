@@ -16,10 +16,7 @@
  */
 import { foldIdentifier, tableColumns } from '../../format/schema';
 import { quoteIdentifier } from '../../inspector/tableDiscovery';
-import { num, sessionArgs, sessionFilter, type CheckContext } from '../checkContext';
-
-/** Row ids listed per finding (the count is exact). */
-const MAX_IDS = 50;
+import { forEachIdGroup, num, sessionArgs, sessionFilter, type CheckContext } from '../checkContext';
 
 /** Tables other than the owner's messages table that a second pair's messages table would be. */
 export function otherMessageTables(ctx: Pick<CheckContext, 'db' | 'tables'>): string[] {
@@ -53,32 +50,22 @@ export function checkSharedMessageStructure(ctx: CheckContext): void {
        ORDER BY s.session_id, s.id`,
     )
     .iterate<{ id: unknown; session_id: string; branch_id: string; other: string | null }>(...others, ...sessionArgs(ctx));
-  // One finding per session and other table, its rows listed up to MAX_IDS and all counted.
-  let current: { session: string; other: string; ids: number[]; count: number; branches: Set<string> } | undefined;
-  const flush = () => {
-    if (!current) return;
-    const more = current.count > current.ids.length ? ` (ids listed: the first ${current.ids.length})` : '';
-    ctx.add({
-      kind: 'shared-message-structure',
-      session: current.session,
-      rows: { message_structure: current.ids },
-      detail:
-        `${current.count} message_structure row(s) of session '${current.session}' (branch(es) ${[...current.branches].map((b) => `'${b}'`).join(', ')}) ` +
-        `point at messages of ${current.other}, another store's messages table, not at ${ctx.tables.messagesName}${more}`,
-    });
-  };
-  for (const r of rows) {
-    // A row pointing nowhere at all is not this kind (no other store holds its message).
-    if (r.other === null) continue;
-    if (current?.session !== r.session_id || current.other !== r.other) {
-      flush();
-      current = { session: r.session_id, other: r.other, ids: [], count: 0, branches: new Set() };
-    }
-    current.count++;
-    current.branches.add(r.branch_id);
-    if (current.ids.length < MAX_IDS) current.ids.push(num(r.id));
-  }
-  flush();
+  // One finding per session and other table, its rows listed up to MAX_LISTED_IDS and all counted. A row pointing
+  // nowhere at all is not this kind (no other store holds its message).
+  forEachIdGroup(
+    rows,
+    (r) => (r.other === null ? null : `${r.session_id}\0${r.other}`),
+    (g) =>
+      ctx.add({
+        kind: 'shared-message-structure',
+        session: g.first.session_id,
+        rows: { message_structure: g.ids },
+        detail:
+          `${g.count} message_structure row(s) of session '${g.first.session_id}' (branch(es) ${[...g.tags].map((b) => `'${b}'`).join(', ')}) ` +
+          `point at messages of ${g.first.other}, another store's messages table, not at ${ctx.tables.messagesName}${g.more}`,
+      }),
+    (r) => r.branch_id,
+  );
   checkDoubledMessages(ctx);
   if (ctx.tables.usage) checkOtherStoreUsage(ctx, others);
 }
@@ -97,28 +84,19 @@ function checkOtherStoreUsage(ctx: CheckContext, others: readonly string[]): voi
        ORDER BY u.session_id, u.id`,
     )
     .iterate<{ id: unknown; session_id: string }>(...sessionArgs(ctx));
-  let current: { session: string; ids: number[]; count: number } | undefined;
-  const flush = () => {
-    if (!current) return;
-    const more = current.count > current.ids.length ? ` (ids listed: the first ${current.ids.length})` : '';
-    ctx.add({
-      kind: 'shared-message-structure',
-      session: current.session,
-      rows: { turn_usage: current.ids },
-      detail:
-        `${current.count} turn_usage row(s) of session '${current.session}', whose messages are all in another store's ` +
-        `messages table: that store's usage, counted in this store's totals${more}`,
-    });
-  };
-  for (const r of rows) {
-    if (current?.session !== r.session_id) {
-      flush();
-      current = { session: r.session_id, ids: [], count: 0 };
-    }
-    current.count++;
-    if (current.ids.length < MAX_IDS) current.ids.push(num(r.id));
-  }
-  flush();
+  forEachIdGroup(
+    rows,
+    (r) => r.session_id,
+    (g) =>
+      ctx.add({
+        kind: 'shared-message-structure',
+        session: g.first.session_id,
+        rows: { turn_usage: g.ids },
+        detail:
+          `${g.count} turn_usage row(s) of session '${g.first.session_id}', whose messages are all in another store's ` +
+          `messages table: that store's usage, counted in this store's totals${g.more}`,
+      }),
+  );
 }
 
 /**
