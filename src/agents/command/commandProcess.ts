@@ -10,6 +10,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { MAX_EVENT_LINE_CHARS, MAX_STDERR_LINE_CHARS } from './commandLimits';
+import { shellLine } from './shellLine';
 
 /** How a command process ended. */
 export interface ProcessEnd {
@@ -100,7 +101,8 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
     try {
       // A process group of its own (POSIX), so a stop reaches the shell's children too: `python -m x` under `sh -c`
       // would otherwise keep running after the shell was signalled.
-      child = spawn(options.command, {
+      // One simple command is exec'd by the shell rather than forked (shellLine.ts).
+      child = spawn(shellLine(options.command), {
         shell: true,
         cwd: options.cwd,
         env: options.env,
