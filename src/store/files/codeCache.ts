@@ -16,8 +16,9 @@
  * starts with the SHA-256 of the data after it, checked before V8 sees the data: V8 itself checks only the data's
  * header, and deserializing damaged code would crash the extension host.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, webcrypto } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import Module from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -58,24 +59,45 @@ export interface CodeCacheOptions {
   variant?: string;
 }
 
+/** A bundle read and its cache checked, not yet run: what `loadWithCodeCacheAsync` does off the host's thread. */
+interface PreparedLoad {
+  file: string;
+  source: string;
+  cacheDir: string;
+  cacheFile: string;
+  /** `<bundle name>-`: every cache file of this bundle starts with it. */
+  prefix: string;
+  /** `<prefix><key>`: this build's cache files start with it. */
+  build: string;
+  cachedData: Buffer | undefined;
+  cache: CodeCacheLoad['cache'];
+  writeAfter: number | 'exit';
+}
+
+/** The names `file`'s cache goes by, from its text (a `#!` line blanked) and V8's version hashed by `sha256`. */
+function cacheNames(file: string, cacheDir: string, options: CodeCacheOptions, key: string) {
+  const variant = options.variant !== undefined && /^[a-z]{1,32}$/.test(options.variant) ? `-${options.variant}` : '';
+  const prefix = `${basename(file, '.js')}-`;
+  return { prefix, build: `${prefix}${key}`, cacheFile: join(cacheDir, `${prefix}${key}${variant}.bin`) };
+}
+
+// A bundle with a `#!` line (a program's): V8 takes one only at the very start of a script, not inside the module
+// wrapper. Blanked the same way on every load, so the text the cache is named for stays the same.
+const blankHashBang = (text: string): string => text.replace(/^#!.*/, '');
+
 /**
  * Loads the CommonJS bundle `file` as `require(file)` would (its own `module`, `require` resolving beside it, in
  * `require.cache`), with V8's code cache from `cacheDir`.
  */
 export function loadWithCodeCache(file: string, cacheDir: string, options: CodeCacheOptions = {}): CodeCacheLoad {
-  const writeAfter = options.writeAfter ?? CACHE_WRITE_DELAY_MS;
-  const variant = options.variant !== undefined && /^[a-z]{1,32}$/.test(options.variant) ? `-${options.variant}` : '';
-  // A bundle with a `#!` line (a program's): V8 takes one only at the very start of a script, not inside the module
-  // wrapper. Blanked the same way on every load, so the text the cache is named for stays the same.
-  const source = readFileSync(file, 'utf8').replace(/^#!.*/, '');
+  const source = blankHashBang(readFileSync(file, 'utf8'));
   const key = createHash('sha256').update(process.versions.v8).update('\0').update(source).digest('hex').slice(0, 32);
-  const prefix = `${basename(file, '.js')}-`;
-  const cacheFile = join(cacheDir, `${prefix}${key}${variant}.bin`);
+  const names = cacheNames(file, cacheDir, options, key);
   let cachedData: Buffer | undefined;
   let cache: CodeCacheLoad['cache'] = 'missing';
   try {
-    if (statSync(cacheFile).size <= MAX_CACHE_BYTES) {
-      const bytes = readFileSync(cacheFile);
+    if (statSync(names.cacheFile).size <= MAX_CACHE_BYTES) {
+      const bytes = readFileSync(names.cacheFile);
       const data = bytes.subarray(SUM_BYTES);
       if (bytes.length > SUM_BYTES && createHash('sha256').update(data).digest().equals(bytes.subarray(0, SUM_BYTES))) cachedData = data;
       else cache = 'refused';
@@ -83,7 +105,40 @@ export function loadWithCodeCache(file: string, cacheDir: string, options: CodeC
   } catch {
     // No cache yet (the first start of this build), or a storage we cannot read: compile as usual.
   }
-  const script = new Script(Module.wrap(source), { filename: file, ...(cachedData ? { cachedData } : {}) });
+  return run({ file, source, cacheDir, ...names, cachedData, cache, writeAfter: options.writeAfter ?? CACHE_WRITE_DELAY_MS });
+}
+
+/**
+ * `loadWithCodeCache` with the reading and both SHA-256 sums off the calling thread (libuv's pool: `fs/promises` and
+ * WebCrypto's digest), for the extension host, whose thread every extension and VS Code's own API share: only V8's
+ * reading of the cache (or the compile), the bundle's evaluation and what the caller does next run on it. The same
+ * cache files as the synchronous load.
+ */
+export async function loadWithCodeCacheAsync(file: string, cacheDir: string, options: CodeCacheOptions = {}): Promise<CodeCacheLoad> {
+  const sha256 = async (bytes: Uint8Array): Promise<Buffer> => Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes));
+  const source = blankHashBang(await readFile(file, 'utf8'));
+  const keyed = Buffer.concat([Buffer.from(`${process.versions.v8}\0`), Buffer.from(source)]);
+  const names = cacheNames(file, cacheDir, options, (await sha256(keyed)).toString('hex').slice(0, 32));
+  let cachedData: Buffer | undefined;
+  let cache: CodeCacheLoad['cache'] = 'missing';
+  try {
+    if ((await stat(names.cacheFile)).size <= MAX_CACHE_BYTES) {
+      const bytes = await readFile(names.cacheFile);
+      const data = bytes.subarray(SUM_BYTES);
+      if (bytes.length > SUM_BYTES && (await sha256(data)).equals(bytes.subarray(0, SUM_BYTES))) cachedData = data;
+      else cache = 'refused';
+    } else cache = 'unavailable';
+  } catch {
+    // No cache yet (the first start of this build), or a storage we cannot read: compile as usual.
+  }
+  return run({ file, source, cacheDir, ...names, cachedData, cache, writeAfter: options.writeAfter ?? CACHE_WRITE_DELAY_MS });
+}
+
+/** Compiles (with the cache when there is one) and runs the prepared bundle; schedules the cache's writing. */
+function run(p: PreparedLoad): CodeCacheLoad {
+  const { file, cacheFile, cachedData } = p;
+  let cache = p.cache;
+  const script = new Script(Module.wrap(p.source), { filename: file, ...(cachedData ? { cachedData } : {}) });
   if (cachedData) cache = script.cachedDataRejected ? 'refused' : 'used';
   if (cache === 'refused') removeQuietly(cacheFile);
 
@@ -115,8 +170,8 @@ export function loadWithCodeCache(file: string, cacheDir: string, options: CodeC
   mod.loaded = true;
 
   const needed = cache === 'missing';
-  const build = `${prefix}${key}`;
-  const write = () => writeCache(cacheDir, cacheFile, prefix, build, () => script.createCachedData());
+  const writeAfter = p.writeAfter;
+  const write = () => writeCache(p.cacheDir, cacheFile, p.prefix, p.build, () => script.createCachedData());
   if (needed && writeAfter === 'exit') process.once('exit', write);
   const written =
     !needed || writeAfter === 'exit'

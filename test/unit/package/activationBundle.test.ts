@@ -9,7 +9,7 @@
  * In test/unit/package: it tests the build, not one source folder. `vscode` is a stand-in that answers everything.
  */
 import { strict as assert } from 'node:assert';
-import { statSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -76,5 +76,43 @@ describe('the extension bundle that activation loads', function () {
       loader._load = load;
     }
     assert.deepEqual(required, [], 'loading the extension required vendor bundles');
+  });
+
+  it("returns from the loader's activate before the extension is read or run, and resolves to the extension's API", async () => {
+    // The loader as built, beside a stand-in extension that says when it runs and what it was activated with.
+    const { extensionBuildOptions } = (await import(pathToFileURL(join(ROOT, 'scripts', 'extensionBuild.mjs')).href)) as {
+      extensionBuildOptions: (o: { production: boolean; outdir: string }) => esbuild.BuildOptions;
+    };
+    const options = extensionBuildOptions({ production: true, outdir: join(dir.dir, 'loader') });
+    await esbuild.build({
+      ...options,
+      entryPoints: { extension: join(ROOT, 'src', 'extension', 'extensionLoader.ts') },
+      logLevel: 'silent',
+    });
+    const events: string[] = [];
+    (globalThis as { activationEvents?: string[] }).activationEvents = events;
+    writeFileSync(
+      join(dir.dir, 'loader', 'extensionMain.js'),
+      `globalThis.activationEvents.push('evaluated');
+exports.activate = (context) => { globalThis.activationEvents.push('activated'); return { api: context.name }; };
+exports.deactivate = async () => { globalThis.activationEvents.push('deactivated'); };
+`,
+    );
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const entry = require(join(dir.dir, 'loader', 'extension.js')) as {
+        activate(context: object): unknown;
+        deactivate(): Promise<void>;
+      };
+      // A storage nothing can be written in: the cache's write, due after this test, leaves nothing behind.
+      const api = entry.activate({ name: 'ctx', globalStorageUri: { fsPath: '/dev/null/storage' } });
+      events.push('returned');
+      assert.ok(api instanceof Promise, 'activate did not return a promise');
+      assert.deepEqual(await api, { api: 'ctx' });
+      await entry.deactivate();
+      assert.deepEqual(events, ['returned', 'evaluated', 'activated', 'deactivated']);
+    } finally {
+      delete (globalThis as { activationEvents?: string[] }).activationEvents;
+    }
   });
 });

@@ -8,7 +8,7 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadWithCodeCache } from '../../../../src/store/files/codeCache';
+import { loadWithCodeCache, loadWithCodeCacheAsync } from '../../../../src/store/files/codeCache';
 import { tempDir } from '../../../support/tempFiles';
 
 /** A bundle big enough for V8 to keep code for, requiring a file beside it. */
@@ -30,10 +30,13 @@ const CODE_CACHE = join(__dirname, '../../../../src/store/files/codeCache.ts');
  * A load in a process of its own: V8 keeps what it compiled for a source within a process and would not even read the
  * cache for one it has seen, so whether it uses or refuses a cache shows only in a fresh process.
  */
-function loadInChild(file: string, cacheDir: string): { cache: string; version: number } {
-  const script = `const { loadWithCodeCache } = require(${JSON.stringify(CODE_CACHE)});
-const l = loadWithCodeCache(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)}, { writeAfter: 0 });
-l.written.then(() => console.log(JSON.stringify({ cache: l.cache, version: l.exports.version })));`;
+function loadInChild(file: string, cacheDir: string, how: 'sync' | 'async' = 'sync'): { cache: string; version: number } {
+  const load = how === 'sync' ? 'loadWithCodeCache' : 'loadWithCodeCacheAsync';
+  // The cache is written on an unref'd timer, which an asynchronous load sets after the loop's last I/O: the process
+  // is kept until it has been written, as the extension host is.
+  const script = `const { ${load} } = require(${JSON.stringify(CODE_CACHE)}); const keep = setInterval(() => {}, 1000);
+Promise.resolve(${load}(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)}, { writeAfter: 0 })).then((l) =>
+  l.written.then(() => { console.log(JSON.stringify({ cache: l.cache, version: l.exports.version })); clearInterval(keep); }));`;
   const r = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout) as { cache: string; version: number };
@@ -124,6 +127,35 @@ describe('loading the extension through V8 code cache', function () {
     const next = loadWithCodeCache(writeBundle(join(dir, 'dist'), 7), cacheDir, { writeAfter: 0, variant: 'run' });
     await next.written;
     assert.deepEqual(readdirSync(cacheDir), [next.cacheFile.slice(cacheDir.length + 1)]);
+  });
+
+  it('loads asynchronously: nothing of the bundle runs before the call returns; the same cache files, checked the same way', async () => {
+    const dir = join(tmp.dir, 'e');
+    const file = writeBundle(join(dir, 'dist'), 8);
+    const cacheDir = join(dir, 'code-cache');
+    const pending = loadWithCodeCacheAsync(file, cacheDir, { writeAfter: 0 });
+    // The reading and the checksums are left to libuv's pool: the caller's thread goes on before the bundle runs.
+    const ranAtCall = require.cache[file] !== undefined;
+    assert.equal(ranAtCall, false, 'the bundle ran before the call returned');
+    const first = await pending;
+    assert.equal(first.cache, 'missing');
+    assert.equal(require.cache[file]?.exports, first.exports);
+    assert.equal((first.exports as { sum(): number }).sum(), 199 + 8 + 42);
+    await first.written;
+    assert.equal(first.cacheFile, loadWithCodeCache(file, cacheDir, { writeAfter: 0 }).cacheFile, "not the synchronous load's cache");
+    assert.deepEqual(loadInChild(file, cacheDir, 'async'), { cache: 'used', version: 8 });
+    assert.deepEqual(loadInChild(file, cacheDir, 'sync'), { cache: 'used', version: 8 });
+
+    // One byte of the data changed: refused by the checksum before V8 sees it, deleted, written again.
+    const damaged = readFileSync(first.cacheFile);
+    damaged.writeUInt8(damaged.readUInt8(damaged.length - 100) ^ 0xff, damaged.length - 100);
+    writeFileSync(first.cacheFile, damaged);
+    const again = await loadWithCodeCacheAsync(file, cacheDir, { writeAfter: 0 });
+    assert.equal(again.cache, 'refused');
+    assert.equal(existsSync(first.cacheFile), false, 'the damaged cache is still there');
+    await again.written;
+    assert.deepEqual(loadInChild(file, cacheDir, 'async'), { cache: 'missing', version: 8 });
+    assert.deepEqual(loadInChild(file, cacheDir, 'async'), { cache: 'used', version: 8 });
   });
 
   it('loads the bundle when the storage cannot be written (a file where the folder would be)', async () => {
