@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { api, child, fixtures, freshScratchPerTest, waitFor, type Scratch } from './helpers';
+import { defaultBackupPath } from '../../src/store/doctor/backupName';
 
 const FIXTURE = 'conformance/ref-multisession.db';
 
@@ -64,6 +65,23 @@ describe('workspace discovery', () => {
     const path = join(dir, 'deeper', 'arrived.db');
     await waitFor(() => a.registry.get(path)?.db, 15_000, 'the file in the moved folder to be discovered');
     await child(a, undefined, 'arrived.db');
+  });
+
+  it("leaves the doctor's backups out: the file repaired is listed, its backup beside it is not", async () => {
+    const a = await api();
+    const outside = join(s.dir, 'repaired');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'agent.db'), readFileSync(join(fixtures, FIXTURE)));
+    const backupName = defaultBackupPath('agent.db', new Date('2026-12-05T09:41:07.123Z'));
+    writeFileSync(join(outside, backupName), readFileSync(join(fixtures, FIXTURE)));
+    const dir = newWorkspaceFolder('repaired');
+    renameSync(outside, dir);
+    const path = join(dir, 'agent.db');
+    await waitFor(() => a.registry.get(path)?.db, 15_000, 'the repaired file to be discovered');
+    // Both were found by the same search: the backup, a whole session file, was looked at and left out.
+    await vscode.commands.executeCommand('agentSessions.refresh');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(a.registry.get(join(dir, backupName)), undefined);
   });
 
   it('Refresh searches the workspace again', async () => {

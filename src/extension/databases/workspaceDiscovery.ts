@@ -1,6 +1,7 @@
 import { open, stat } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import type { StoreClient } from '../../store/worker/storeClient';
+import { isDefaultBackupPath } from '../../store/doctor/backupName';
 import { Setting } from '../core/contributions';
 import type { DatabaseRegistry } from './databaseRegistry';
 import { affectsSetting, setting } from '../core/settings';
@@ -114,6 +115,9 @@ export class WorkspaceDiscovery implements vscode.Disposable {
 
   private async consider(uri: vscode.Uri): Promise<boolean> {
     if (uri.scheme !== 'file' || this.registry.get(uri.fsPath) || this.registry.isDismissed(uri.fsPath)) return false;
+    // The doctor's backups are whole session files beside the one repaired: listing each would crowd the view with
+    // copies of it (the user opens one on purpose, with Open Session Database).
+    if (isDefaultBackupPath(uri.fsPath)) return false;
     if (!(await isSessionDatabase(this.registry.store, uri.fsPath))) return false;
     await this.registry.open(uri.fsPath, { discovered: true, quiet: true });
     return true;

@@ -10,7 +10,7 @@ import { accessSync, constants } from 'node:fs';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { SessionDatabaseError } from '../../store/errors';
-import { defaultBackupPath } from '../../store/doctor/repairs';
+import { defaultBackupPath } from '../../store/doctor/backupName';
 import { StoreRequestCancelledError } from '../../store/worker/storeClient';
 import { arg, badArgument } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';

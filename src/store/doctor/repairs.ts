@@ -6,6 +6,7 @@
  * row references) and never touches a file whose integrity_check fails.
  */
 import { OutputFileError } from '../files/outputFileError';
+import { defaultBackupPath } from './backupName';
 import { checkOutputPath } from '../files/outputGuard';
 import { classifyItem } from '../format/itemClassification';
 import { pythonJsonDumps } from '../format/pythonJson';
@@ -65,11 +66,6 @@ export interface RepairOutcome {
   counts: RepairCounts;
   /** The checks run again after the commit. */
   after: DoctorReport;
-}
-
-/** The default backup path beside the file: the time in UTC, with only characters every file system accepts. */
-export function defaultBackupPath(path: string, now = new Date()): string {
-  return `${path}.doctor-backup-${now.toISOString().replace(/[:.]/g, '-')}.db`;
 }
 
 /**
