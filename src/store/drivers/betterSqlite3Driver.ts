@@ -41,6 +41,15 @@ class BetterStatementAdapter implements SqliteStatement {
       this.stmt.pluck(false);
     }
   }
+  arrays<T extends unknown[]>(...params: SqlValue[]): T[] {
+    // Raw mode is a flag of the statement too: set for this call only.
+    this.stmt.raw(true);
+    try {
+      return this.stmt.all(...params) as T[];
+    } finally {
+      this.stmt.raw(false);
+    }
+  }
 }
 
 class BetterDatabaseAdapter implements SqliteDatabase {

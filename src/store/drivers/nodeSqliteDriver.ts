@@ -86,6 +86,21 @@ class NodeStatementAdapter implements SqliteStatement {
       return undefined as T;
     });
   }
+  arrays<T extends unknown[]>(...params: SqlValue[]): T[] {
+    const stmt = this.stmt;
+    if (typeof stmt.setReturnArrays === 'function') {
+      // Arrays for this call only, as in `column`.
+      stmt.setReturnArrays(true);
+      try {
+        return stmt.all(...params) as T[];
+      } finally {
+        stmt.setReturnArrays(false);
+      }
+    }
+    // Older Node: each object's values, in column order (property order is the column order). Two columns of one
+    // name would be one property: the callers name every column apart.
+    return stmt.all(...params).map((row) => Object.values(row as Record<string, unknown>) as T);
+  }
 }
 
 class NodeDatabaseAdapter implements SqliteDatabase {

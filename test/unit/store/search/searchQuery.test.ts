@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { SearchQueryError, formatSearchQuery, parseSearchQuery, reviewOnly, reviewTurnSet } from '../../../../src/store';
 import { MAX_SEARCH_QUERY_CHARS } from '../../../../src/store/search/searchQuery';
-import { turnFilter } from '../../../../src/store/search/reviewTurns';
+import { turnFilter, turnSetKey } from '../../../../src/store/search/reviewTurns';
 import { foldForSearch } from '../../../../src/store/format/conversationText';
 import { FOLDS_INTO_ASCII, failedReason, rawCouldMatch } from '../../../../src/store/search/itemMatch';
 
@@ -95,6 +95,35 @@ describe('reviewTurnSet', () => {
       ]),
       ['main:1'],
     );
+  });
+
+  it('answers as a lookup of whole keys, ids holding U+0000 and the separator itself included', () => {
+    // What the filter answered before it split the keys: the turn's key looked up among the keys as given.
+    const byWholeKeys = (keys: string[], s: string, b: string, t: number) => new Set(keys).has(turnSetKey(s, b, t));
+    const ids = ['s', 'main', 'a\u0000b', 'a', 'b', '', '\u0000', '5'];
+    const places: [string, string, number][] = [];
+    for (const s of ids) for (const b of ids) for (const t of [0, 5, 12]) places.push([s, b, t]);
+    // Key sets: plain ones, one whose key holds U+0000 inside an id (splits into more than three), and raw strings.
+    const keySets = [
+      places
+        .filter((_, i) => i % 3 === 0 && !places[i]![0].includes('\u0000') && !places[i]![1].includes('\u0000'))
+        .map((p) => turnSetKey(...p)),
+      places.filter((_, i) => i % 5 === 1).map((p) => turnSetKey(...p)),
+      ['a\u0000b\u00005', 's\u0000main', 'x', ''],
+      [],
+    ];
+    let compared = 0;
+    for (const keys of keySets) {
+      for (const mode of ['only', 'except'] as const) {
+        const test = turnFilter({ mode, keys });
+        for (const [s, b, t] of places) {
+          const expected = mode === 'only' ? byWholeKeys(keys, s, b, t) : !byWholeKeys(keys, s, b, t);
+          assert.equal(test(s, b, t), expected, `${mode} ${JSON.stringify(keys.slice(0, 3))}: ${JSON.stringify([s, b, t])}`);
+          compared++;
+        }
+      }
+    }
+    assert.ok(compared > 1000);
   });
 });
 

@@ -255,6 +255,27 @@ describe('SQLite drivers', () => {
         }
       });
 
+      it('reads rows as arrays in column order, and leaves the statement reading objects', () => {
+        const db = openDatabase(':memory:', { driver });
+        try {
+          db.exec("CREATE TABLE t (v TEXT, w INTEGER, x BLOB); INSERT INTO t VALUES ('a', 1, x'01'), (NULL, 2, NULL)");
+          // Columns named in the order a reader of objects would not keep (`z` before `a`), as aliases.
+          const stmt = db.prepare('SELECT w AS z, v AS a, x FROM t WHERE w >= ? ORDER BY w');
+          const rows = stmt.arrays<[number, string | null, Uint8Array | null]>(1);
+          assert.deepEqual(
+            rows.map(([z, a, x]) => [z, a, x === null ? null : [...x]]),
+            [
+              [1, 'a', [1]],
+              [2, null, null],
+            ],
+          );
+          assert.deepEqual(stmt.arrays(3), []);
+          assert.deepEqual({ ...stmt.get<Record<string, unknown>>(2) }, { z: 2, a: null, x: null });
+        } finally {
+          db.close();
+        }
+      });
+
       it('prepares statements with positional parameters: run, get, all, iterate', () => {
         const db = openDatabase(':memory:', { driver });
         try {
