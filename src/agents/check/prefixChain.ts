@@ -4,9 +4,11 @@
  * through its turn. Reading a prefix from the user's file and writing it through the store decodes and encodes every
  * item, which for a case on turn 100 was most of the check's own work per case; the chain reads and writes each item
  * of the branch once per check, and each case costs a file copy of its prefix (libuv's threads, not the check's).
- * The template is ours, in the scratch folder, closed (so complete without its `-wal`) whenever it is copied.
+ * The template is ours, in the scratch folder. Its session stays open from case to case (an open and a close per case
+ * were a tenth of a case's work on the check's thread, issue 42); before each copy its `-wal` is checkpointed into the
+ * file and emptied, so the file alone is the template.
  */
-import { copyFile, stat } from 'node:fs/promises';
+import { copyFile } from 'node:fs/promises';
 import type { SessionReader } from '../../store/inspector/sessionReader';
 import {
   continueBranchPrefix,
@@ -14,7 +16,9 @@ import {
   type BranchPrefixRequest,
   type PrefixCursor,
 } from '../../store/export/branchPrefixCopy';
-import type { RunStore } from '../runSession';
+import type { RunSession, RunStore } from '../runSession';
+import { openDatabase } from '../../store/drivers/openDatabase';
+import type { SqliteDatabase } from '../../store/sqlite/sqliteDatabase';
 
 /** The store's logs of a template's session: what it would log (usage not stored) concerns a file nobody keeps. */
 const SILENT = { error: () => undefined, warn: () => undefined };
@@ -29,6 +33,8 @@ interface Through {
 
 export class PrefixChain {
   private through: Through | null = null;
+  /** The template's session, open while the chain grows; and a connection of ours that checkpoints it. */
+  private open: { session: RunSession; checkpoints: SqliteDatabase } | undefined;
   /** One copy at a time: a case waits for the turns before its own, which the cases before it are adding. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -59,6 +65,18 @@ export class PrefixChain {
     return done;
   }
 
+  /** Closes the template's connections (the scratch folder's `dispose`; a chain that starts again). */
+  async close(): Promise<void> {
+    const open = this.open;
+    this.open = undefined;
+    if (!open) return;
+    try {
+      await open.session.close();
+    } finally {
+      open.checkpoints.close();
+    }
+  }
+
   private async serve(
     reader: Pick<SessionReader, 'getItemsPage'>,
     request: BranchPrefixRequest,
@@ -72,17 +90,28 @@ export class PrefixChain {
     if (through !== null && request.turn === through.turn) current = through;
     else {
       this.through = null;
-      if (through === null) await copyFile(await this.emptyFile(), this.file);
-      const session = await this.store.openSession({ sessionId: request.sessionId, dbPath: this.file, logger: SILENT });
+      if (through === null) {
+        await this.close();
+        await copyFile(await this.emptyFile(), this.file);
+      }
+      const open = (this.open ??= {
+        session: await this.store.openSession({ sessionId: request.sessionId, dbPath: this.file, logger: SILENT }),
+        checkpoints: withoutSyncs(openDatabase(this.file, { fileMustExist: true })),
+      });
       let grown;
       try {
-        grown = await continueBranchPrefix(reader, session, request, through?.cursor ?? null, signal);
-      } finally {
-        await session.close();
+        grown = await continueBranchPrefix(reader, open.session, request, through?.cursor ?? null, signal);
+      } catch (err) {
+        // The chain starts again from nothing: a new template, a new session.
+        await this.close();
+        throw err;
       }
-      // Closed by its last connection, the template is whole in its main file; a `-wal` left behind (a connection
-      // elsewhere) would mean the file alone is not the copy, so the chain serves no case then.
-      if (await hasWal(this.file)) return null;
+      // The file alone is the template once the `-wal` is in it: a checkpoint that could not take every frame (a
+      // reader elsewhere) leaves the chain serving no case, each then copied from the user's file.
+      if (!walCheckpointed(open.checkpoints)) {
+        await this.close();
+        return null;
+      }
       current = {
         turn: request.turn,
         contentKey: request.contentKey,
@@ -96,10 +125,14 @@ export class PrefixChain {
   }
 }
 
-async function hasWal(file: string): Promise<boolean> {
-  try {
-    return (await stat(`${file}-wal`)).size > 0;
-  } catch {
-    return false;
-  }
+/** A throwaway file's connection: its checkpoints need survive no power cut, so they cost no fsync. */
+function withoutSyncs(db: SqliteDatabase): SqliteDatabase {
+  db.exec('PRAGMA synchronous = OFF');
+  return db;
+}
+
+/** Checkpoints the whole `-wal` into the file and empties it; false when SQLite could not (busy). */
+function walCheckpointed(db: SqliteDatabase): boolean {
+  const row = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get<{ busy: number; log: number; checkpointed: number }>();
+  return row !== undefined && row.busy === 0 && row.log === row.checkpointed;
 }

@@ -151,7 +151,7 @@ export class ScratchFolder {
   async dispose(): Promise<void> {
     const held = [...this.held.values()];
     this.held.clear();
-    await Promise.all(held.map((h) => h.close()));
+    await Promise.all([...held.map((h) => h.close()), ...[...this.chains.values()].map((c) => c.close())]);
     await rm(this.path, { recursive: true, force: true });
   }
 }
