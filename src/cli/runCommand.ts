@@ -32,6 +32,15 @@ export interface RunArgs {
   signal: AbortSignal;
 }
 
+/**
+ * `run --from-turn`'s branch name when `--name` is not given: `retry-<time>` (`retry-<model>-<time>` with a model),
+ * the time in milliseconds, base 36. Seconds were not enough: two runs from the same turn started within one second
+ * (a script, a test) named the same branch, and the second failed on the name its default took.
+ */
+export function defaultForkName(model: string | null, now: number): string {
+  return `retry-${model ? `${model}-` : ''}${now.toString(36)}`;
+}
+
 /** Runs and prints; resolves with true when every run completed. */
 export async function runCommand(args: RunArgs, write: (text: string) => void): Promise<boolean> {
   if ((args.command === undefined) === (args.url === undefined)) throw new UsageError('run needs exactly one of --command and --url');
@@ -43,16 +52,14 @@ export async function runCommand(args: RunArgs, write: (text: string) => void): 
       ? { kind: 'command', name: args.command, command: args.command, cwd: process.cwd() }
       : { kind: 'url', url: args.url as string };
   const models: (string | null)[] = args.models.length > 0 ? args.models : [null];
-  const stamp = Math.floor(Date.now() / 1000).toString(36);
+  const now = Date.now();
   const several = models.length > 1;
   const outcomes = await agentsEndWithUs(
     () =>
       Promise.all(
         models.map((model) => {
           const fork =
-            args.fromTurn !== undefined
-              ? { fromTurn: args.fromTurn, name: args.name ?? `retry-${model ? `${model}-` : ''}${stamp}` }
-              : undefined;
+            args.fromTurn !== undefined ? { fromTurn: args.fromTurn, name: args.name ?? defaultForkName(model, now) } : undefined;
           const label = several ? `[${model}] ` : '';
           return runCommandOnBranch({
             dbPath: args.db,

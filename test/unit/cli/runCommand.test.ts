@@ -12,6 +12,7 @@ import { tempDir } from '../../support/tempFiles';
 import { ROOT } from '../store/export/exportFixtures';
 import { readBranch, seedSession } from '../agents/agentTestKit';
 import { PYTHON_TURN } from '../agents/command/commandKit';
+import { defaultForkName } from '../../../src/cli/runCommand';
 
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 
@@ -104,5 +105,16 @@ describe('agent-sessions run (the real binary, a Python agent command)', functio
     const r = run(['run', db, 's1', '--message', 'x']);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /run needs exactly one of --command and --url/);
+  });
+});
+
+describe("agent-sessions run: the fork's default name", () => {
+  it('differs for runs started a millisecond apart, within one second and across one', () => {
+    for (const t of [Date.UTC(2026, 11, 5, 9, 0, 0, 0), Date.UTC(2026, 11, 5, 9, 0, 0, 998)]) {
+      assert.notEqual(defaultForkName(null, t), defaultForkName(null, t + 1));
+      assert.notEqual(defaultForkName('gpt-5', t), defaultForkName('gpt-5', t + 1));
+    }
+    assert.match(defaultForkName(null, Date.UTC(2026, 11, 5)), /^retry-[0-9a-z]+$/);
+    assert.match(defaultForkName('gpt-5', Date.UTC(2026, 11, 5)), /^retry-gpt-5-[0-9a-z]+$/);
   });
 });
