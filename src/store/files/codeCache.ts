@@ -16,7 +16,7 @@
  * starts with the SHA-256 of the data after it, checked before V8 sees the data: V8 itself checks only the data's
  * header, and deserializing damaged code would crash the extension host.
  */
-import { createHash, randomBytes, webcrypto } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import Module from 'node:module';
@@ -59,7 +59,7 @@ export interface CodeCacheOptions {
   variant?: string;
 }
 
-/** A bundle read and its cache checked, not yet run: what `loadWithCodeCacheAsync` does off the host's thread. */
+/** A bundle read and its cache checked, not yet run. */
 interface PreparedLoad {
   file: string;
   source: string;
@@ -74,8 +74,9 @@ interface PreparedLoad {
   writeAfter: number | 'exit';
 }
 
-/** The names `file`'s cache goes by, from its text (a `#!` line blanked) and V8's version hashed by `sha256`. */
-function cacheNames(file: string, cacheDir: string, options: CodeCacheOptions, key: string) {
+/** The names `file`'s cache goes by: a hash of its text (`#!` line blanked) and of V8's version, and the variant. */
+function cacheNames(file: string, cacheDir: string, options: CodeCacheOptions, source: string) {
+  const key = createHash('sha256').update(process.versions.v8).update('\0').update(source).digest('hex').slice(0, 32);
   const variant = options.variant !== undefined && /^[a-z]{1,32}$/.test(options.variant) ? `-${options.variant}` : '';
   const prefix = `${basename(file, '.js')}-`;
   return { prefix, build: `${prefix}${key}`, cacheFile: join(cacheDir, `${prefix}${key}${variant}.bin`) };
@@ -91,17 +92,12 @@ const blankHashBang = (text: string): string => text.replace(/^#!.*/, '');
  */
 export function loadWithCodeCache(file: string, cacheDir: string, options: CodeCacheOptions = {}): CodeCacheLoad {
   const source = blankHashBang(readFileSync(file, 'utf8'));
-  const key = createHash('sha256').update(process.versions.v8).update('\0').update(source).digest('hex').slice(0, 32);
-  const names = cacheNames(file, cacheDir, options, key);
+  const names = cacheNames(file, cacheDir, options, source);
   let cachedData: Buffer | undefined;
   let cache: CodeCacheLoad['cache'] = 'missing';
   try {
-    if (statSync(names.cacheFile).size <= MAX_CACHE_BYTES) {
-      const bytes = readFileSync(names.cacheFile);
-      const data = bytes.subarray(SUM_BYTES);
-      if (bytes.length > SUM_BYTES && createHash('sha256').update(data).digest().equals(bytes.subarray(0, SUM_BYTES))) cachedData = data;
-      else cache = 'refused';
-    } else cache = 'unavailable';
+    if (statSync(names.cacheFile).size <= MAX_CACHE_BYTES) [cache, cachedData] = checked(readFileSync(names.cacheFile));
+    else cache = 'unavailable';
   } catch {
     // No cache yet (the first start of this build), or a storage we cannot read: compile as usual.
   }
@@ -109,29 +105,30 @@ export function loadWithCodeCache(file: string, cacheDir: string, options: CodeC
 }
 
 /**
- * `loadWithCodeCache` with the reading and both SHA-256 sums off the calling thread (libuv's pool: `fs/promises` and
- * WebCrypto's digest), for the extension host, whose thread every extension and VS Code's own API share: only V8's
- * reading of the cache (or the compile), the bundle's evaluation and what the caller does next run on it. The same
- * cache files as the synchronous load.
+ * `loadWithCodeCache` for the extension host, whose thread every extension and VS Code's own API share: it returns
+ * at once, the files are read in libuv's pool, and the rest (the checksums, V8 reading the cache or compiling, the
+ * bundle's evaluation) runs on the thread when they are in. The same cache files as the synchronous load.
  */
 export async function loadWithCodeCacheAsync(file: string, cacheDir: string, options: CodeCacheOptions = {}): Promise<CodeCacheLoad> {
-  const sha256 = async (bytes: Uint8Array): Promise<Buffer> => Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes));
   const source = blankHashBang(await readFile(file, 'utf8'));
-  const keyed = Buffer.concat([Buffer.from(`${process.versions.v8}\0`), Buffer.from(source)]);
-  const names = cacheNames(file, cacheDir, options, (await sha256(keyed)).toString('hex').slice(0, 32));
+  const names = cacheNames(file, cacheDir, options, source);
   let cachedData: Buffer | undefined;
   let cache: CodeCacheLoad['cache'] = 'missing';
   try {
-    if ((await stat(names.cacheFile)).size <= MAX_CACHE_BYTES) {
-      const bytes = await readFile(names.cacheFile);
-      const data = bytes.subarray(SUM_BYTES);
-      if (bytes.length > SUM_BYTES && (await sha256(data)).equals(bytes.subarray(0, SUM_BYTES))) cachedData = data;
-      else cache = 'refused';
-    } else cache = 'unavailable';
+    if ((await stat(names.cacheFile)).size <= MAX_CACHE_BYTES) [cache, cachedData] = checked(await readFile(names.cacheFile));
+    else cache = 'unavailable';
   } catch {
     // No cache yet (the first start of this build), or a storage we cannot read: compile as usual.
   }
   return run({ file, source, cacheDir, ...names, cachedData, cache, writeAfter: options.writeAfter ?? CACHE_WRITE_DELAY_MS });
+}
+
+/** A cache file's data when its checksum holds ('missing' until V8 has said whether it takes it), else 'refused'. */
+function checked(bytes: Buffer): [CodeCacheLoad['cache'], Buffer | undefined] {
+  const data = bytes.subarray(SUM_BYTES);
+  return bytes.length > SUM_BYTES && createHash('sha256').update(data).digest().equals(bytes.subarray(0, SUM_BYTES))
+    ? ['missing', data]
+    : ['refused', undefined];
 }
 
 /** Compiles (with the cache when there is one) and runs the prepared bundle; schedules the cache's writing. */
