@@ -19,6 +19,7 @@ import { ReviewStore } from '../store/reviews/reviewStore';
 import type { ReviewData } from '../store/reviews/reviewTypes';
 import { allSessions, closeStore, isServerAddress, openStore, storeAddress, type CliStore, type StoreOptions } from './cliStore';
 import { NotFoundError, UsageError } from './exitCodes';
+import { heapCheck } from './heapSizing';
 import { colorMarkdown, markdownColorizer, paint, table, tableLines, visibleWidth, type Terminal } from './terminal';
 import type { UsageRow, UsageRowKey } from '../store/inspector/usageTables';
 
@@ -171,6 +172,8 @@ export async function usage(
       let after: UsageRowKey | null = null;
       for (;;) {
         ctx.signal.throwIfAborted();
+        // The table's first pass reads every page before it writes: the heap is looked at here too (heapSizing.ts).
+        heapCheck();
         let rows = store.db.getUsageRowsAfter(sessionId, scope, after, USAGE_ROWS_PER_PAGE);
         const full = rows.length === USAGE_ROWS_PER_PAGE;
         if (until) rows = rows.filter((r) => !keyAfter(r, until));
@@ -351,7 +354,13 @@ export async function exportCommand(
       file,
       options.output,
       format,
-      { ...request, onProgress: (d, t) => progress.update(d, t) },
+      {
+        ...request,
+        onProgress: (d, t) => {
+          heapCheck();
+          progress.update(d, t);
+        },
+      },
       { ...output, pageCacheKiB: ONE_PASS_PAGE_CACHE_KIB },
     );
     progress.done();
@@ -440,6 +449,7 @@ function note(text: string): string {
 
 /** Writes to stdout honouring back-pressure, so a big export into a pipe never buffers the whole file. */
 function writeStdout(chunk: string): Promise<void> | void {
+  heapCheck();
   if (process.stdout.write(chunk)) return;
   return new Promise((resolve) => process.stdout.once('drain', () => resolve()));
 }

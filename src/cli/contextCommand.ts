@@ -9,6 +9,7 @@ import { contextHeader, itemLines, outsideLines, requestLine } from '../store/co
 import { TraceStore } from '../store/traces/traceStore';
 import { requireBranch, requireSession, withStore, type CommandContext } from './commands';
 import { NotFoundError, UsageError } from './exitCodes';
+import { capYoungGenerationNow } from './heapSizing';
 
 export interface ContextOptions {
   branch?: string;
@@ -27,6 +28,9 @@ export async function contextCommand(
 ): Promise<string> {
   if (options.turn === undefined || options.turn < 1) throw new UsageError('context needs --turn N (1 = the first user message)');
   const turn = options.turn;
+  // Its heavy part is loading the tokenizer's tables, built at once and most of them kept: a young generation grown
+  // while they are built only adds its own size to the peak (heapSizing.ts).
+  capYoungGenerationNow();
   const traces = options.traces !== undefined ? TraceStore.open(options.traces, { readonly: true }) : undefined;
   try {
     return await withStore(ctx, db, async (store) => {

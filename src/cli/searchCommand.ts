@@ -9,6 +9,7 @@ import type { SearchHit, SearchSummary } from '../store/search/searchHits';
 import { closeStore, openStore } from './cliStore';
 import type { CommandContext } from './commands';
 import { UsageError } from './exitCodes';
+import { heapCheck } from './heapSizing';
 import { paint } from './terminal';
 
 /** The snippet with its matches highlighted (bold yellow on a terminal, as they are). */
@@ -134,10 +135,14 @@ export async function searchCommand(
       signal: ctx.signal,
       maxHits: max,
       onHits: (batch: SearchHit[]) => {
+        heapCheck();
         progress?.done();
         process.stdout.write(json ? json.lines(batch) : text.lines(batch));
       },
-      onProgress: (done: number, total: number) => progress?.update(done, total),
+      onProgress: (done: number, total: number) => {
+        heapCheck();
+        progress?.update(done, total);
+      },
       turns,
     };
     const summary =

@@ -3,6 +3,7 @@
  * bar on stderr (TTY only), aligned tables.
  */
 import { spawn } from 'node:child_process';
+import { heapCheck } from './heapSizing';
 
 export interface Terminal {
   color: boolean;
@@ -62,6 +63,7 @@ export async function writeStdout(text: string): Promise<void> {
 
 async function writeOut(text: string): Promise<void> {
   if (text === '') return;
+  heapCheck();
   await new Promise<void>((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve())));
 }
 

@@ -1,0 +1,66 @@
+/**
+ * The heap of the CLI's streaming commands (src/cli/heapSizing.ts, issue 43): in a process of its own (the flags it
+ * sets are the whole process's), a loop that allocates as an export does, a page of items alive at a time, with and
+ * without `holdHeapSmall`. Without it V8 grows the young generation past the cap (the control: if this Node did not,
+ * the test would prove nothing, so it fails); with it the young generation stops at the cap.
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { YOUNG_CAP_BYTES } from '../../../src/cli/heapSizing';
+import { tempDir } from '../../support/tempFiles';
+import { ROOT } from '../store/export/exportFixtures';
+
+interface Figures {
+  maxYoung: number;
+  items: number;
+}
+
+/** Items of about 100 characters, 5,000 to a page (half a megabyte alive), 2,000,000 in all (about 400 MB allocated). */
+const SCRIPT = `
+import { getHeapSpaceStatistics } from 'node:v8';
+import { heapCheck, holdHeapSmall } from ${JSON.stringify(join(ROOT, 'src', 'cli', 'heapSizing.ts'))};
+const hold = process.argv[2] === 'hold';
+if (hold) await holdHeapSmall();
+const young = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!.space_size;
+let maxYoung = young();
+let page: string[] = [];
+let items = 0;
+for (let i = 0; i < 2_000_000; i++) {
+  page.push(\`item \${i} \`.repeat(8));
+  if (page.length === 5000) {
+    items += page.length;
+    page = [];
+    if (hold) heapCheck();
+    maxYoung = Math.max(maxYoung, young());
+  }
+}
+process.stdout.write(JSON.stringify({ maxYoung, items }));
+`;
+
+describe('the CLI holds its heap small (heapSizing.ts)', function () {
+  this.timeout(120_000);
+  const tmp = tempDir('asi-cli-heap-');
+  after(() => tmp.cleanup());
+
+  function run(mode: 'hold' | 'default'): Figures {
+    const script = join(tmp.dir, 'alloc.mts');
+    writeFileSync(script, SCRIPT);
+    const r = spawnSync(process.execPath, ['--import', 'tsx', script, mode], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout) as Figures;
+  }
+
+  it('V8 grows the young generation past the cap when nothing holds it (the control)', function () {
+    const figures = run('default');
+    assert.equal(figures.items, 2_000_000);
+    assert.ok(figures.maxYoung > YOUNG_CAP_BYTES, `young generation ${figures.maxYoung} bytes: this Node never grew it past the cap`);
+  });
+
+  it('stops the young generation at the cap once it reached it', function () {
+    const figures = run('hold');
+    assert.equal(figures.items, 2_000_000);
+    assert.ok(figures.maxYoung <= YOUNG_CAP_BYTES, `young generation ${figures.maxYoung} bytes, over the cap of ${YOUNG_CAP_BYTES}`);
+  });
+});
