@@ -15,6 +15,7 @@
 
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tokenizerTablesAsJson } from './tokenizerTables.mjs';
 
 /** Each group's bundle exports these specifiers' modules, by specifier. */
 export const VENDOR_GROUPS = {
@@ -79,6 +80,7 @@ export function vendorBuildOptions(outdir, common) {
     outfile: `${outdir}/${group}.js`,
     plugins: [
       ...(common.plugins ?? []),
+      ...(group === 'o200k' || group === 'cl100k' ? [tokenizerTablesAsJson()] : []),
       vendorImports(
         './',
         Object.keys(VENDOR_GROUPS).filter((g) => g !== group),
