@@ -8,8 +8,8 @@
  *
  * The CLI is the one `npm run build` makes (dist/cli.js beside dist/bench.js, its heavy packages in dist/vendor/), or,
  * from source, the same esbuild options written into a temporary folder. Outputs go to a pipe this process drains
- * (counting bytes) or, for `export -o`, to a temporary file; nothing is written beside the session file. `search` is
- * measured by the search section.
+ * (counting bytes) or, for `export -o`, to a temporary file; nothing is written beside the session file. `search`'s
+ * time is the search section's; its memory is here.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -52,6 +52,8 @@ function casesFor(mainTurns: number): CliCase[] {
     { name: 'export json (whole session) -o', args: ['export', 'FILE', 'scale-a', '--format', 'json', '-o', 'OUT'] },
     { name: 'export jsonl (main) -o', args: ['export', 'FILE', 'scale-a', '--format', 'jsonl', '-o', 'OUT'] },
     { name: 'export md --branch b1_late (stdout)', args: ['export', 'FILE', 'scale-a', '--format', 'md', '--branch', 'b1_late'] },
+    // A word in many of A's messages (issue 43's `search A berlin`), its hits printed as they are found.
+    { name: 'search berlin', args: ['search', 'FILE', 'berlin'] },
   ];
 }
 
@@ -83,29 +85,35 @@ const PEAK_MODULE = `process.on('exit', () => {
 `;
 
 export async function runCliMemoryBench(
-  options: { cacheDir: string; scale: number; sqliteNode: string | null; cliDir?: string },
+  options: { cacheDir: string; scale: number; sqliteNode: string | null; cliDir?: string; only?: string[] },
   progress: (m: string) => void,
 ): Promise<CliMemoryReport> {
   const scaleFile = ensureScaleFile(options.cacheDir, 'A', options.scale, progress);
   const file = scaleFile.path;
-  const cases = casesFor(scaleFile.spec.sessions[0]!.turns);
+  const cases = casesFor(scaleFile.spec.sessions[0]!.turns).filter((c) => !options.only || options.only.includes(c.args[0]!));
   const dir = mkdtempSync(join(tmpdir(), 'asi-bench-cli-memory-'));
   try {
     const cli = options.cliDir ? join(options.cliDir, 'cli.js') : await buildCli(dir, progress);
     const peak = join(dir, 'peak.js');
     writeFileSync(peak, PEAK_MODULE);
     const nodes: { driver: string; node: string }[] = [{ driver: 'better-sqlite3', node: process.execPath }];
-    if (options.sqliteNode) {
+    // One or more Nodes for node:sqlite, comma-separated ("22.22.1,24.15.0"): V8 sizes its heap differently by version.
+    for (const version of options.sqliteNode ? options.sqliteNode.split(',') : []) {
       const { nodePaths } = (await import(pathToFileURL(join(repositoryRoot(), 'scripts', 'host', 'hostTools.mjs')).href)) as {
         nodePaths(version: string): { bin: string };
       };
-      const bin = nodePaths(options.sqliteNode).bin;
-      if (existsSync(bin)) nodes.push({ driver: 'node:sqlite', node: bin });
-      else progress(`cli memory: no Node ${options.sqliteNode} in the tools' cache (${bin}): node:sqlite not measured`);
+      const bin = nodePaths(version).bin;
+      if (existsSync(bin)) nodes.push({ driver: options.sqliteNode!.includes(',') ? `node:sqlite@${version}` : 'node:sqlite', node: bin });
+      else progress(`cli memory: no Node ${version} in the tools' cache (${bin}): node:sqlite not measured`);
     }
     const report: CliMemoryReport = { file: { path: file, bytes: statSync(file).size }, cli, nodes: [], runs: [], target: undefined! };
     for (const { driver, node } of nodes) {
-      const env = { ...process.env, AGENT_SESSION_SQLITE_DRIVER: driver, NODE_PATH: join(repositoryRoot(), 'node_modules'), NO_COLOR: '1' };
+      const env = {
+        ...process.env,
+        AGENT_SESSION_SQLITE_DRIVER: driver.replace(/@.*/, ''),
+        NODE_PATH: join(repositoryRoot(), 'node_modules'),
+        NO_COLOR: '1',
+      };
       const floor = await runOne(node, ['-r', peak, '-e', '0'], env);
       const version = await runOne(node, ['-r', peak, cli, '--version'], env);
       report.nodes.push({ driver, node, floorRssMB: floor.peakRssMB, versionRssMB: version.peakRssMB });
@@ -220,8 +228,8 @@ export function cliMemoryTable(r: CliMemoryReport): string {
   ].join('\n');
 }
 
-// Alone: `npx tsx scripts/bench/cliMemory.ts [--scale=1] [--sqlite-node=22.22.1|none] [--cli-dir=DIR]` (JSON on stdout, the table on
-// stderr). Only as this source file: bundled into dist/bench.js, `__filename` is the bundle's.
+// Alone: `npx tsx scripts/bench/cliMemory.ts [--scale=1] [--sqlite-node=22.22.1[,24.15.0]|none] [--cli-dir=DIR] [--only=show,…]`
+// (JSON on stdout, the table on stderr). Only as this source file: bundled into dist/bench.js, `__filename` is the bundle's.
 if (/[\\/]cliMemory\.ts$/.test(__filename) && process.argv[1] && /[\\/]cliMemory\.ts$/.test(process.argv[1])) {
   void (async () => {
     const opt = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
@@ -234,6 +242,8 @@ if (/[\\/]cliMemory\.ts$/.test(__filename) && process.argv[1] && /[\\/]cliMemory
         sqliteNode: sqliteNode === 'none' ? null : sqliteNode,
         // A CLI built elsewhere (its folder, with vendor/ beside it): e.g. an older commit's, for a before/after.
         ...(opt('cli-dir') ? { cliDir: opt('cli-dir') } : {}),
+        // Only these commands (comma-separated first words: --only=show,export).
+        ...(opt('only') ? { only: opt('only')!.split(',') } : {}),
       },
       (m) => process.stderr.write(`${m}\n`),
     );
