@@ -175,9 +175,15 @@ export class HitTester {
     const snippet = matchText(this.query, item, () => itemPreview(item));
     if (snippet === null) return null;
     if (facts.toolName === null && facts.callId !== null) facts.toolName = callName(facts.callId);
+    // The place's fields one by one, in the order a spread gave them (`--json` prints them so): a spread copied a
+    // second object for each of a hit-heavy query's 100,000 hits.
+    const at = place ?? where();
     return {
       sessionId,
-      ...(place ?? where()),
+      branchId: at.branchId,
+      turn: at.turn,
+      sequenceNumber: at.sequenceNumber,
+      itemType: at.itemType,
       messageId,
       role: facts.role,
       toolName: facts.toolName,
