@@ -3,15 +3,15 @@
  * near what the command holds (issue 43: every command's peak memory on file A within 100 MB). Such a command holds
  * 10–35 MB after each full collection, but V8 sizes a process that allocates this fast for speed: its young
  * generation grows to two semi-spaces of 16 MB (64 MB from Node 24), and the old one may grow to about four times what
- * the last full collection kept before it collects again, so the process peaked at 120–240 MB (docs/benchmarks.md,
+ * the last full collection kept before it collects again, so the process peaked at 120–330 MB (docs/benchmarks.md,
  * "CLI memory").
  *
  * `node --max-semi-space-size` cannot be given to the user's `node`, and V8 reads it only when the heap is made. Two
  * flags it reads at every collection can be set after start (`v8.setFlagsFromString`, measured on Node 20, 22 and
  * 24): the old generation's growth over what the last full collection kept, and the factor by which the young
  * generation grows. The young generation is let grow to `YOUNG_CAP_BYTES` (smaller costs CPU: objects that live a page
- * are copied at every scavenge; 1 MB semi-spaces cost 20–40 % more CPU) and then held there. Flags V8 does not know, or
- * ignores, only leave the peak as it was: nothing here decides what a command prints.
+ * are copied at every scavenge) and then held there. A flag V8 ignores only leaves the peak as it was (on Node 24 the
+ * old generation's showed little effect in an isolated loop); nothing here decides what a command prints.
  */
 import type * as V8 from 'node:v8';
 
@@ -20,8 +20,8 @@ let v8: typeof V8 | undefined;
 
 /**
  * The young generation's capacity (both semi-spaces, as `new_space` reports it) at which its growth stops: two
- * semi-spaces of 4 MB. Measured on the Markdown export of a 237 MB branch: the same CPU time as V8's default, where
- * 1 MB semi-spaces cost 20–40 % more.
+ * semi-spaces of 4 MB. Measured on the Markdown export of a 237 MB branch (Node 20): 92–94 MB for about 14 % more CPU
+ * than V8's sizing (142–165 MB); a 16 MB cap costs about 3 % but peaks at 99–105 MB, 1 MB semi-spaces cost 20–40 %.
  */
 export const YOUNG_CAP_BYTES = 8 * 1024 * 1024;
 
@@ -31,6 +31,15 @@ export const YOUNG_CAP_BYTES = 8 * 1024 * 1024;
  * milliseconds, so collecting more often costs little.
  */
 export const OLD_GROWTH_PERCENT = 30;
+
+/**
+ * The flags, as `v8.setFlagsFromString` takes them. V8 prints "unrecognized flag" on stderr for a flag it does not
+ * know: a test sets each under this Node and expects a silent stderr.
+ */
+export const HEAP_FLAGS = {
+  oldGrowth: `--heap-growing-percent=${OLD_GROWTH_PERCENT}`,
+  youngStopped: '--semi-space-growth-factor=1',
+} as const;
 
 /**
  * Milliseconds between two looks at the young generation's size (a look allocates a few objects; a command calls
@@ -50,7 +59,7 @@ let lastLook = 0;
 export async function holdHeapSmall(): Promise<void> {
   if (v8 !== undefined) return;
   v8 = await import('node:v8');
-  v8.setFlagsFromString(`--heap-growing-percent=${OLD_GROWTH_PERCENT}`);
+  v8.setFlagsFromString(HEAP_FLAGS.oldGrowth);
   lookAtYoungGeneration();
 }
 
@@ -77,7 +86,7 @@ export function heapCheck(): void {
 export function capYoungGenerationNow(): void {
   if (v8 === undefined || capped) return;
   capped = true;
-  v8.setFlagsFromString('--semi-space-growth-factor=1');
+  v8.setFlagsFromString(HEAP_FLAGS.youngStopped);
 }
 
 function lookAtYoungGeneration(): void {

@@ -8,7 +8,7 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { YOUNG_CAP_BYTES } from '../../../src/cli/heapSizing';
+import { HEAP_FLAGS, YOUNG_CAP_BYTES } from '../../../src/cli/heapSizing';
 import { tempDir } from '../../support/tempFiles';
 import { ROOT } from '../store/export/exportFixtures';
 
@@ -51,6 +51,14 @@ describe('the CLI holds its heap small (heapSizing.ts)', function () {
     assert.equal(r.status, 0, r.stderr);
     return JSON.parse(r.stdout) as Figures;
   }
+
+  it('sets flags this Node knows (V8 prints "unrecognized flag" on stderr for one it does not)', function () {
+    for (const flag of Object.values(HEAP_FLAGS)) {
+      const r = spawnSync(process.execPath, ['-e', `require('node:v8').setFlagsFromString(${JSON.stringify(flag)})`], { encoding: 'utf8' });
+      assert.equal(r.status, 0);
+      assert.equal(r.stderr, '', flag);
+    }
+  });
 
   it('V8 grows the young generation past the cap when nothing holds it (the control)', function () {
     const figures = run('default');
