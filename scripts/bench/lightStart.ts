@@ -1,7 +1,7 @@
 /**
  * A light start (issue 43): what the extension's activation and `agent-sessions run` cost before they do anything
  * for the user, each against its floor. A section of `npm run bench` (`--light-start[=none]`, under `"lightStart"`),
- * or on its own (`nice -n 5 npx tsx scripts/bench/lightStart.ts [--runs N]`): it prints JSON. Every figure is a median with its range over N runs (default
+ * or on its own (`nice -n 5 npx tsx scripts/bench/lightStart.ts [--runs N] [--activation-node PATH]`): it prints JSON. Every figure is a median with its range over N runs (default
  * 11), each run a process of its own, next to the machine's load average before and after.
  *
  * - **cli**: `agent-sessions run FILE SESSION --command AGENT --message …`, built as dist/cli.js is (minified, heavy
@@ -18,7 +18,8 @@
  *   code cache (the first start after an install), `warm` with the cache an earlier start kept (every later start);
  *   the CPU (every thread of the process, so the loader's reading and checksums in libuv's pool count too) from loading
  *   dist/extension.js until the API `activate` promises is there (`cpuMs`), and to `activate`'s return (`syncCpuMs`:
- *   the part VS Code's figure counts), Node's own start not included. VS Code's own figure (the extension host's, with its API and its load) is
+ *   the part VS Code's figure counts), Node's own start not included; under `--activation-node` a Node 23.9+ (VS Code
+ *   1.139's 24.15.0) adds `threadCpuMs`, the main thread's alone (the reading in libuv's pool left out). VS Code's own figure (the extension host's, with its API and its load) is
  *   read by the UI suite into test-results/activation.json; this one says what our part costs, free of the host's.
  */
 import { spawnSync } from 'node:child_process';
@@ -70,12 +71,16 @@ function anything() {
 const load = Module._load;
 Module._load = function (request, ...rest) { return request === 'vscode' ? anything() : load.call(this, request, ...rest); };
 const ms = (c) => (c.user + c.system) / 1000;
+// The host's thread alone (Node 23.9+): what VS Code's extension host shares with every extension.
+const thread = () => (process.threadCpuUsage ? process.threadCpuUsage() : undefined);
 const c0 = process.cpuUsage();
+const t0 = thread();
 const api = require(process.env.BENCH_EXTENSION).activate(anything());
 const sync = process.cpuUsage(c0);
 Promise.resolve(api).then(() => {
   const c = process.cpuUsage(c0);
-  require('node:fs').writeFileSync(process.env.BENCH_OUT, JSON.stringify({ cpuMs: ms(c), syncCpuMs: ms(sync) }));
+  const t = t0 && process.threadCpuUsage(t0);
+  require('node:fs').writeFileSync(process.env.BENCH_OUT, JSON.stringify({ cpuMs: ms(c), syncCpuMs: ms(sync), threadCpuMs: t && ms(t) }));
   setTimeout(() => process.exit(0), Number(process.env.BENCH_LINGER_MS));
 });`;
 
@@ -170,9 +175,11 @@ interface Activation {
   cpuMs: number;
   /** From loading dist/extension.js to `activate`'s return: what VS Code's figure counts. */
   syncCpuMs: number;
+  /** `cpuMs` on the main thread alone, under a Node that can tell (23.9+: `--activation-node`). */
+  threadCpuMs?: number;
 }
 
-function activation(dir: string, RUNS: number): Record<string, unknown> {
+function activation(dir: string, RUNS: number, node: string): Record<string, unknown> {
   const out = join(dir, 'out.json');
   writeFileSync(join(dir, 'activate.cjs'), ACTIVATE);
   const storage = join(dir, 'storage');
@@ -184,7 +191,7 @@ function activation(dir: string, RUNS: number): Record<string, unknown> {
       BENCH_EXTENSION: join(dir, 'extension.js'),
       BENCH_LINGER_MS: String(lingerMs),
     };
-    const r = spawnSync(process.execPath, [join(dir, 'activate.cjs')], { env, encoding: 'utf8' });
+    const r = spawnSync(node, [join(dir, 'activate.cjs')], { env, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`activation failed: ${r.stderr}`);
     return JSON.parse(readFileSync(out, 'utf8')) as Activation;
   };
@@ -200,17 +207,20 @@ function activation(dir: string, RUNS: number): Record<string, unknown> {
   const warm = Array.from({ length: RUNS }, () => runOnce(0));
   const cpu = (runs: Activation[]) => runs.map((r) => r.cpuMs);
   const syncCpu = (runs: Activation[]) => runs.map((r) => r.syncCpuMs);
+  const threadCpu = (runs: Activation[]) => runs.map((r) => r.threadCpuMs ?? NaN);
   return {
     runs: RUNS,
+    node: node === process.execPath ? process.version : node,
     loadAverage: { before, after: load() },
     cpuMs: { cold: spread(cpu(cold)), warm: spread(cpu(warm)) },
     syncCpuMs: { cold: spread(syncCpu(cold)), warm: spread(syncCpu(warm)) },
+    ...(cold[0]?.threadCpuMs === undefined ? {} : { threadCpuMs: { cold: spread(threadCpu(cold)), warm: spread(threadCpu(warm)) } }),
     warmOverCold: round(median(cpu(warm)) / median(cpu(cold))),
   };
 }
 
 /** The section's report: `{ node, cli, activation }`, each process run `runs` times. */
-export async function runLightStartBench(runs = 11): Promise<Record<string, unknown>> {
+export async function runLightStartBench(runs = 11, activationNode = process.execPath): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), 'asi-light-start-'));
   try {
     const { cliBuildOptions } = await importScript<{ cliBuildOptions: (f: string, o: object) => esbuild.BuildOptions }>(
@@ -231,7 +241,7 @@ export async function runLightStartBench(runs = 11): Promise<Record<string, unkn
         .filter((o) => /\/(agUi|zod)\.js$/.test(o.outfile))
         .map((o) => esbuild.build({ ...o, logLevel: 'silent' })),
     ]);
-    return { node: process.version, cli: cli(dir, runs), activation: activation(dir, runs) };
+    return { node: process.version, cli: cli(dir, runs), activation: activation(dir, runs, activationNode) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -240,7 +250,8 @@ export async function runLightStartBench(runs = 11): Promise<Record<string, unkn
 // On its own (`npx tsx scripts/bench/lightStart.ts`), not when bench.ts imports it.
 if (/lightStart\.ts$/.test(process.argv[1] ?? '')) {
   const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 11;
-  void runLightStartBench(runs)
+  const node = process.argv.includes('--activation-node') ? process.argv[process.argv.indexOf('--activation-node') + 1] : undefined;
+  void runLightStartBench(runs, node)
     .then((report) => process.stdout.write(`${JSON.stringify(report, null, 2)}\n`))
     .catch((err: unknown) => {
       console.error(err);
