@@ -4,7 +4,8 @@
  * (src/extension/extensionLoader.ts) and requires nothing of ours when it is loaded; `extensionMain.js`, which its
  * `activate` loads through V8's code cache, is at most 1 MB, and evaluating it requires none of the heavy packages'
  * bundles in dist/vendor/ (scripts/vendorBundles.mjs): the agents SDK, openai, pg, ioredis, @ag-ui/core, zod and the
- * tokenizers load when a feature first uses them.
+ * tokenizers load when a feature first uses them. The loader's `activate` returns before it reads or runs the
+ * extension (VS Code times only the call), and its promise resolves to the extension's API.
  *
  * In test/unit/package: it tests the build, not one source folder. `vscode` is a stand-in that answers everything.
  */
