@@ -15,7 +15,7 @@ describe('CLI memory benchmark', () => {
         ['better-sqlite3'],
       );
       assert.ok(report.nodes[0]!.floorRssMB! > 0 && report.nodes[0]!.versionRssMB! >= report.nodes[0]!.floorRssMB! / 2);
-      assert.equal(report.runs.length, 13);
+      assert.equal(report.runs.length, 14);
       for (const r of report.runs) {
         assert.equal(r.exitCode, 0, `${r.command}: ${r.error ?? ''}`);
         assert.ok(r.peakRssMB! > 0 && r.cpuMs! > 0, r.command);
