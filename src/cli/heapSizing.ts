@@ -58,7 +58,11 @@ let lastLook = 0;
 /** Holds the heap of this process small from now on (idempotent). For the CLI's own process only, never a library. */
 export async function holdHeapSmall(): Promise<void> {
   if (v8 !== undefined) return;
-  v8 = await import('node:v8');
+  // A require, not import(): the CLI's loader runs this bundle through V8's code cache (a vm.Script), where import()
+  // of a built-in has no loader and throws; and node:v8 costs about 1.6 ms to load, so only the commands that hold
+  // their heap small load it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  v8 = require('node:v8') as typeof V8;
   v8.setFlagsFromString(HEAP_FLAGS.oldGrowth);
   lookAtYoungGeneration();
 }

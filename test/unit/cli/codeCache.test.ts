@@ -70,6 +70,23 @@ describe('agent-sessions through V8 code cache', function () {
     assert.deepEqual(readdirSync(env.tmp), []);
   });
 
+  it('runs the commands that load more code on first use (search, usage, show, export) as the bundle alone does', () => {
+    const env = { xdg: join(tmp.dir, 'lazy', 'xdg'), tmp: join(tmp.dir, 'lazy', 'tmp') };
+    mkdirSync(env.tmp, { recursive: true });
+    const file = join(ROOT, 'test', 'fixtures', 'conformance', 'ref-multisession.db');
+    for (const args of [
+      ['search', file, 'hello'],
+      ['usage', file, 'alice'],
+      ['show', file, 'alice'],
+      ['export', file, 'alice', '--format', 'md'],
+    ]) {
+      const through = run(args, env);
+      assert.equal(through.status, 0, `${args[0]}: ${through.err}`);
+      // Without the cache the bundle is required as Node requires it: the same output.
+      assert.deepEqual(run(args, { ...env, off: true }), through, args[0]);
+    }
+  });
+
   it('runs the same when the cache is damaged, and replaces a damaged cache', () => {
     const xdg = join(tmp.dir, 'b', 'xdg');
     const dir = join(xdg, 'agent-session-inspector', 'code-cache');
