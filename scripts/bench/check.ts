@@ -24,7 +24,6 @@ import { createServer } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { AdvancedSQLiteSession } from '../../src/store';
 import { openSessionDatabase } from '../../src/store/inspector/sessionDatabase';
 import { ReviewStore } from '../../src/store/reviews/reviewStore';
@@ -33,6 +32,7 @@ import { selectCases } from '../../src/agents/check/checkCases';
 import { runCheck } from '../../src/agents/check/checkRun';
 import { parseGraders } from '../../src/agents/check/graders/graderSpec';
 import { acquireGc, median, round } from './measure';
+import { buildCliAsNpmBuilds } from './cliBuild';
 
 export const CHECK_TARGETS = { checkMs: 10_000, overheadMs: 40 };
 const SESSION = 'check-bench';
@@ -357,24 +357,7 @@ async function checkOnce(
 async function checkCli(dir: string): Promise<string> {
   const built = join(__dirname, 'cli.js');
   if (existsSync(built) && existsSync(join(__dirname, 'cliMain.js'))) return built;
-  const root = repoRoot();
-  const esbuild = await import('esbuild');
-  const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(root, ...path.split('/'))).href)) as T;
-  const { cliBuildOptions } = await load<{ cliBuildOptions(out: string, o: object): import('esbuild').BuildOptions }>(
-    'scripts/store-package/cliBuild.mjs',
-  );
-  const { vendorBuildOptions } = await load<{ vendorBuildOptions(out: string, c: object): import('esbuild').BuildOptions[] }>(
-    'scripts/vendorBundles.mjs',
-  );
-  const { nodeBundleOptions } = await load<{ nodeBundleOptions(o: object): object }>('scripts/extensionBuild.mjs');
-  const out = join(dir, 'cli');
-  const cli = join(out, 'cli.js');
-  const builds = [
-    cliBuildOptions(cli, { minify: true, serverDrivers: true, vendorDir: './vendor/', codeCache: true }),
-    ...vendorBuildOptions(join(out, 'vendor'), nodeBundleOptions({ production: true })),
-  ];
-  await Promise.all(builds.map((b) => esbuild.build({ ...b, absWorkingDir: root, logLevel: 'error' })));
-  return cli;
+  return buildCliAsNpmBuilds(join(dir, 'cli'), repoRoot());
 }
 
 interface CliRunResult {

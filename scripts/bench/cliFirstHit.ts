@@ -22,6 +22,7 @@ import { pathToFileURL } from 'node:url';
 import { median, round } from './measure';
 import { ensureScaleFile, SCALE_FILE_NAMES, type ScaleFileName } from './scaleFiles';
 import { DEFAULT_SQLITE_NODE } from './cliMemory';
+import { buildCliAsNpmBuilds } from './cliBuild';
 
 /** The issue's target: the first hit of a common word on file A. */
 export const FIRST_HIT_TARGET_MS = 200;
@@ -84,26 +85,6 @@ function firstWrite(node: string, args: string[], env: NodeJS.ProcessEnv): Promi
   });
 }
 
-/** The CLI as `npm run build` makes dist/cli.js (loader + cliMain.js through the code cache, vendor bundles beside). */
-async function buildCli(dir: string): Promise<string> {
-  const esbuild = await import('esbuild');
-  const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(ROOT, ...path.split('/'))).href)) as T;
-  const { cliBuildOptions } = await load<{ cliBuildOptions(out: string, o: object): import('esbuild').BuildOptions }>(
-    'scripts/store-package/cliBuild.mjs',
-  );
-  const { vendorBuildOptions } = await load<{ vendorBuildOptions(out: string, c: object): import('esbuild').BuildOptions[] }>(
-    'scripts/vendorBundles.mjs',
-  );
-  const { nodeBundleOptions } = await load<{ nodeBundleOptions(o: object): object }>('scripts/extensionBuild.mjs');
-  const cli = join(dir, 'cli.js');
-  const builds = [
-    cliBuildOptions(cli, { minify: true, serverDrivers: true, vendorDir: './vendor/', codeCache: true }),
-    ...vendorBuildOptions(join(dir, 'vendor'), nodeBundleOptions({ production: true })),
-  ];
-  await Promise.all(builds.map((b) => esbuild.build({ ...b, absWorkingDir: ROOT })));
-  return cli;
-}
-
 const summary = (xs: Sample[]) => {
   const of = (k: keyof Sample) => {
     const v = xs.map((x) => x[k]);
@@ -140,7 +121,7 @@ export async function runCliFirstHitBench(
   const dir = mkdtempSync(join(tmpdir(), 'asi-bench-first-hit-'));
   try {
     progress('cli first hit: building the CLI as npm run build does');
-    const cli = await buildCli(join(dir, 'cli'));
+    const cli = await buildCliAsNpmBuilds(join(dir, 'cli'), ROOT);
     const pre = join(dir, 'first-write.js');
     writeFileSync(pre, FIRST_WRITE_MODULE);
     const nodes: { driver: string; node: string }[] = [{ driver: 'better-sqlite3', node: process.execPath }];

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { round } from './measure';
 import { ensureScaleFile } from './scaleFiles';
+import { buildCliAsNpmBuilds } from './cliBuild';
 
 /** The target: every command's peak resident memory on file A. */
 export const CLI_MEMORY_TARGET_MB = 100;
@@ -185,23 +186,7 @@ function repositoryRoot(): string {
 async function buildCli(dir: string, progress: (m: string) => void): Promise<string> {
   if (BUNDLED) return join(__dirname, 'cli.js');
   progress('cli memory: building the CLI as npm run build does');
-  const root = repositoryRoot();
-  const esbuild = await import('esbuild');
-  const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(root, ...path.split('/'))).href)) as T;
-  const { cliBuildOptions } = await load<{ cliBuildOptions(out: string, o: object): import('esbuild').BuildOptions }>(
-    'scripts/store-package/cliBuild.mjs',
-  );
-  const { vendorBuildOptions } = await load<{ vendorBuildOptions(out: string, c: object): import('esbuild').BuildOptions[] }>(
-    'scripts/vendorBundles.mjs',
-  );
-  const { nodeBundleOptions } = await load<{ nodeBundleOptions(o: object): object }>('scripts/extensionBuild.mjs');
-  const cli = join(dir, 'cli.js');
-  const builds = [
-    cliBuildOptions(cli, { minify: true, serverDrivers: true, vendorDir: './vendor/' }),
-    ...vendorBuildOptions(join(dir, 'vendor'), nodeBundleOptions({ production: true })),
-  ];
-  await Promise.all(builds.map((b) => esbuild.build({ ...b, absWorkingDir: root })));
-  return cli;
+  return buildCliAsNpmBuilds(dir, repositoryRoot(), { codeCache: false });
 }
 
 /** The section as a table for stderr: MB of peak RSS per command and driver. */
