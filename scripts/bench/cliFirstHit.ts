@@ -20,7 +20,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { median, round } from './measure';
-import { ensureScaleFile, SCALE_FILE_NAMES, type ScaleFileName } from './scaleFiles';
+import { standaloneBenchArgs } from './scaleFiles';
 import { DEFAULT_SQLITE_NODE } from './cliMemory';
 import { buildCliAsNpmBuilds } from './cliBuild';
 
@@ -190,18 +190,7 @@ export async function runCliFirstHitBench(
 // Alone only (not part of dist/bench.js): `__filename` is this source file.
 if (/[\\/]cliFirstHit\.ts$/.test(__filename) && process.argv[1] && /[\\/]cliFirstHit\.ts$/.test(process.argv[1])) {
   void (async () => {
-    const args = process.argv.slice(2);
-    const opt = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-    const runs = Number(opt('runs') ?? 7);
-    if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs wants an integer ≥ 1, got '${opt('runs')}'`);
-    const named = args.find((a) => !a.startsWith('--'))?.toUpperCase();
-    let path = opt('file');
-    if (path === undefined) {
-      if (!named || !(SCALE_FILE_NAMES as readonly string[]).includes(named))
-        throw new Error('name a scale file (A, B, C, L) or --file=PATH');
-      const { CACHE } = (await import(pathToFileURL(join(ROOT, 'scripts', 'host', 'hostTools.mjs')).href)) as { CACHE: string };
-      path = ensureScaleFile(join(CACHE, 'bench'), named as ScaleFileName, 1, (m) => process.stderr.write(`${m}\n`)).path;
-    }
+    const { path, runs, opt } = await standaloneBenchArgs(process.argv.slice(2), 7);
     const sqliteNode = opt('sqlite-node') ?? DEFAULT_SQLITE_NODE;
     const report = await runCliFirstHitBench(
       { path, query: opt('query') ?? 'berlin', runs, sqliteNode: sqliteNode === 'none' ? null : sqliteNode },

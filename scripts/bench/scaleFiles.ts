@@ -23,6 +23,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { AdvancedSQLiteSession, pythonJsonDumps } from '../../src/store';
 import type { RunUsageView } from '../../src/shared/protocol/runEvents';
@@ -462,4 +463,28 @@ export function dumpTables(path: string, ignore: readonly string[] = ['created_a
   } finally {
     db.close();
   }
+}
+
+/**
+ * The arguments of a bench script run alone (`npx tsx scripts/bench/<name>.ts A --runs=9`): `--name=value` options,
+ * `--runs` (a whole number ≥ 1, `defaultRuns` when absent), and the file: a scale file named A, B, C or L (made in the
+ * tools' cache if absent) or `--file=PATH`.
+ */
+export async function standaloneBenchArgs(
+  args: readonly string[],
+  defaultRuns: number,
+): Promise<{ path: string; runs: number; opt: (name: string) => string | undefined }> {
+  const opt = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const runs = Number(opt('runs') ?? defaultRuns);
+  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs wants an integer ≥ 1, got '${opt('runs')}'`);
+  const named = args.find((a) => !a.startsWith('--'))?.toUpperCase();
+  let path = opt('file');
+  if (path === undefined) {
+    if (!named || !(SCALE_FILE_NAMES as readonly string[]).includes(named))
+      throw new Error('name a scale file (A, B, C, L) or --file=PATH');
+    const hostTools = join(__dirname, '..', 'host', 'hostTools.mjs');
+    const { CACHE } = (await import(pathToFileURL(hostTools).href)) as { CACHE: string };
+    path = ensureScaleFile(join(CACHE, 'bench'), named as ScaleFileName, 1, (m) => process.stderr.write(`${m}\n`)).path;
+  }
+  return { path, runs, opt };
 }

@@ -20,12 +20,11 @@
 import { copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { AdvancedSQLiteSession, openSessionDatabase, resolveDriver } from '../../src/store';
 import { runCommandOnBranch } from '../../src/agents/command/commandRun';
 import { storeLibraryModule } from './benchModules';
 import { median, round } from './measure';
-import { ensureScaleFile, SCALE_FILE_NAMES, type ScaleFileName } from './scaleFiles';
+import { standaloneBenchArgs } from './scaleFiles';
 
 /** The issue's target for settling on file A's longest branch. */
 export const SETTLE_TARGET_MS = 20;
@@ -187,18 +186,7 @@ export async function runSettleBench(
 // Alone only (not part of dist/bench.js): `__filename` is this source file.
 if (/[\\/]settle\.ts$/.test(__filename) && process.argv[1] && /[\\/]settle\.ts$/.test(process.argv[1])) {
   void (async () => {
-    const args = process.argv.slice(2);
-    const opt = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-    const runs = Number(opt('runs') ?? 9);
-    if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs wants an integer ≥ 1, got '${opt('runs')}'`);
-    const named = args.find((a) => !a.startsWith('--'))?.toUpperCase();
-    let path = opt('file');
-    if (path === undefined) {
-      if (!named || !(SCALE_FILE_NAMES as readonly string[]).includes(named))
-        throw new Error('name a scale file (A, B, C, L) or --file=PATH');
-      const { CACHE } = (await import(pathToFileURL(join(__dirname, '..', 'host', 'hostTools.mjs')).href)) as { CACHE: string };
-      path = ensureScaleFile(join(CACHE, 'bench'), named as ScaleFileName, 1, (m) => process.stderr.write(`${m}\n`)).path;
-    }
+    const { path, runs, opt } = await standaloneBenchArgs(process.argv.slice(2), 9);
     const report = await runSettleBench({ path, runs, tmp: opt('tmp') ?? tmpdir(), session: opt('session'), branch: opt('branch') }, (m) =>
       process.stderr.write(`${m}\n`),
     );
