@@ -21,7 +21,7 @@ import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync,
 import { readFile, stat } from 'node:fs/promises';
 import Module from 'node:module';
 import { basename, dirname, join } from 'node:path';
-import { Script } from 'node:vm';
+import { constants as vmConstants, Script } from 'node:vm';
 
 /** The largest cache file read: V8's data for a 0.6 MB bundle is about 0.5 MB; anything past this is not ours. */
 export const MAX_CACHE_BYTES = 16 * 1024 * 1024;
@@ -135,7 +135,13 @@ function checked(bytes: Buffer): [CodeCacheLoad['cache'], Buffer | undefined] {
 function run(p: PreparedLoad): CodeCacheLoad {
   const { file, cacheFile, cachedData } = p;
   let cache = p.cache;
-  const script = new Script(Module.wrap(p.source), { filename: file, ...(cachedData ? { cachedData } : {}) });
+  const script = new Script(Module.wrap(p.source), {
+    filename: file,
+    ...(cachedData ? { cachedData } : {}),
+    // import() in the bundle (a built-in, a user's ES module agent) resolves as in a module Node loaded itself; without
+    // this a vm.Script has no loader for it and the call throws "A dynamic import callback was not specified".
+    ...(vmConstants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ? { importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER } : {}),
+  });
   if (cachedData) cache = script.cachedDataRejected ? 'refused' : 'used';
   if (cache === 'refused') removeQuietly(cacheFile);
 

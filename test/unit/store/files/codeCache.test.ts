@@ -19,7 +19,7 @@ function writeBundle(dir: string, version: number): string {
   const file = join(dir, 'main.js');
   writeFileSync(
     file,
-    `${functions}\nconst dep = require('./dep.js');\nexports.version = ${version};\nexports.sum = () => f199(1) + dep.answer;\nexports.names = { filename: __filename, dirname: __dirname, self: module.filename, cached: require.cache[__filename] === module };\n`,
+    `${functions}\nconst dep = require('./dep.js');\nexports.version = ${version};\nexports.sum = () => f199(1) + dep.answer;\nexports.names = { filename: __filename, dirname: __dirname, self: module.filename, cached: require.cache[__filename] === module };\nexports.dynamic = async () => (await import('node:path')).basename('/a/b.mjs');\n`,
   );
   return file;
 }
@@ -59,8 +59,12 @@ describe('loading the extension through V8 code cache', function () {
     assert.equal(exports.sum(), 199 + 1 + 42);
     assert.deepEqual(exports.names, { filename: file, dirname: join(dir, 'dist'), self: file, cached: true });
 
+    // import() in the bundle works as in a module Node loaded (a built-in here; an ES module agent in the extension).
+    assert.equal(await (first.exports as { dynamic(): Promise<string> }).dynamic(), 'b.mjs');
+
     const second = loadWithCodeCache(file, cacheDir, { writeAfter: 0 });
     assert.equal(second.cache, 'used');
+    assert.equal(await (second.exports as { dynamic(): Promise<string> }).dynamic(), 'b.mjs');
     assert.equal(second.cacheFile, first.cacheFile);
     assert.equal((second.exports as { sum(): number }).sum(), 242);
     // In a process that has not compiled it: V8 takes the data.
