@@ -262,7 +262,7 @@ describe('ReviewStore', () => {
     ReviewStore.open(path).close();
     const script = join(tmp.dir, 'reviewer.ts');
     // A start barrier: each child opens the store, says it is ready and waits for the go file, so neither writes
-    // while the other is still starting (tsx takes about a second); each reports when its first and last writes ended,
+    // while the other is still starting (tsx takes about a second); each reports when it asked for its first write and when its last ended,
     // about 120 ms apart, so only a child stalled that long could miss the other.
     writeFileSync(
       script,
@@ -281,10 +281,12 @@ const now = () => performance.timeOrigin + performance.now();
 let first = 0;
 for (let t = 1; t <= 40; t++) {
   const key = ${JSON.stringify(K1)};
+  // When the first write was asked for, not when it got through: a writer kept waiting by SQLite's busy handler for
+  // the other's whole run still raced it.
+  if (first === 0) first = now();
   // Each its own turns, and every turn a tag of its own: merged, never overwritten.
   if (t % 2 === (who === 'a' ? 1 : 0)) store.setTurnReview({ sessionId: 's', branchId: 'main', turn: t, turnKey: key }, { verdict: 'good' }, { reviewer: who });
   store.setTurnReview({ sessionId: 's', branchId: 'main', turn: t, turnKey: key }, { addTags: ['by-' + who] }, { reviewer: who });
-  if (first === 0) first = now();
   // A reviewer's pace: without it one child's 60 writes take ~3 ms, less than SQLite's busy handler sleeps the other.
   Atomics.wait(sleep, 0, 0, 3);
 }
