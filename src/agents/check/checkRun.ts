@@ -8,6 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { runCommandOnBranch, type CommandAgent, type CommandRunOptions } from '../command/commandRun';
+import { useLauncherThread } from '../command/launcher';
 import { IN_THREAD_STORE, type RunStore } from '../runSession';
 import type { SessionDatabase } from '../../store/inspector/sessionDatabase';
 import type { SessionReader } from '../../store/inspector/sessionReader';
@@ -108,6 +109,9 @@ export async function runCheck(options: CheckRunOptions): Promise<CheckOutcome> 
     ms: 0,
   }));
   for (const r of orphaned) options.onResult?.(r);
+  // Up to `concurrency` agents start at once: each spawn off the check's thread, which would otherwise wait for
+  // every child's fork and exec (launcher.ts). The thread boots while the first cases are prepared.
+  if (options.agent.kind === 'command' && options.cases.length > 0) useLauncherThread();
   const finished: (CaseResult | undefined)[] = new Array(options.cases.length);
   const scratch = options.keepBranches ? undefined : ScratchFolder.create(options.scratchParent, options.run?.store);
   const names = new BranchNames(options.db);

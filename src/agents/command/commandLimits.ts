@@ -18,6 +18,13 @@ export const MAX_EVENT_LINE_CHARS = 16 * 1024 * 1024;
  */
 export const MAX_STDERR_LINE_CHARS = 64 * 1024;
 
+/**
+ * How much of a command's stdout and stderr may have been read from its pipes and not yet taken by the thread that
+ * splits it into lines: 1 Mi characters. The pipes are read on the launcher's thread (launcher.ts); past this bound it
+ * stops reading them, so an agent printing faster than we read waits on its pipe instead of filling our memory.
+ */
+export const MAX_OUTPUT_IN_FLIGHT_CHARS = 1024 * 1024;
+
 /** How much of an error answer's body (an agent URL's HTTP 4xx/5xx) is read and quoted: 500 characters. */
 export const MAX_ERROR_BODY_CHARS = 500;
 

@@ -8,8 +8,8 @@
  * the group. The run ends at the latest shortly after that SIGKILL, even when a process that left the group still
  * holds stdout open; and when this process exits, every group still running is killed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { MAX_EVENT_LINE_CHARS, MAX_STDERR_LINE_CHARS } from './commandLimits';
+import { MAX_EVENT_LINE_CHARS, MAX_OUTPUT_IN_FLIGHT_CHARS, MAX_STDERR_LINE_CHARS } from './commandLimits';
+import { launch } from './launcher';
 import { shellLine } from './shellLine';
 
 /** How a command process ended. */
@@ -97,46 +97,38 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
   const maxLine = options.maxLineChars ?? MAX_EVENT_LINE_CHARS;
   const posix = process.platform !== 'win32';
   return new Promise<ProcessEnd>((resolve) => {
-    let child: ChildProcess;
-    try {
-      // A process group of its own (POSIX), so a stop reaches the shell's children too: `python -m x` under `sh -c`
-      // would otherwise keep running after the shell was signalled.
-      // One simple command is exec'd by the shell rather than forked (shellLine.ts).
-      child = spawn(shellLine(options.command), {
-        shell: true,
-        cwd: options.cwd,
-        env: options.env,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        detached: posix,
-        windowsHide: true,
-      });
-    } catch (err) {
-      resolve({ code: null, signal: null, spawnError: err instanceof Error ? err.message : String(err), overlongLines: 0 });
-      return;
-    }
     let stoppedBy: ProcessEnd['stoppedBy'];
     let shellEnd: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let exited = false;
     let ended = false;
     let spawnError: string | undefined;
     const timers: NodeJS.Timeout[] = [];
     const waiters: (() => void)[] = [];
-    const pid = child.pid;
+    /** The shell's pid, once the launcher has started it; a signal asked for before then is sent on its start. */
+    let pid: number | undefined;
+    let pendingSignal: NodeJS.Signals | undefined;
 
     /**
      * To the whole group, by its id (the shell's pid): the group lives on after the shell exits as long as any of
      * its processes does, and its id cannot be given to another process meanwhile, so this never hits a stranger.
      */
     const send = (sig: NodeJS.Signals) => {
+      // The pid may exist before its message came (a launcher thread's spawn): an exiting process cannot wait.
+      pid ??= child.pid();
+      if (pid === undefined) {
+        pendingSignal = sig;
+        return;
+      }
       try {
-        if (posix && pid !== undefined) process.kill(-pid, sig);
-        else if (child.exitCode === null && child.signalCode === null) child.kill(sig);
+        if (posix) process.kill(-pid, sig);
+        else if (!exited) child.kill(sig);
       } catch {
         // ESRCH: the group is gone.
       }
     };
     const groupAlive = (): boolean => {
       if (pid === undefined) return false;
-      if (!posix) return child.exitCode === null && child.signalCode === null;
+      if (!posix) return !exited;
       try {
         process.kill(-pid, 0);
         return true;
@@ -171,6 +163,8 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
       kill: () => {
         if (ended) return;
         stoppedBy ??= 'stop';
+        // Called as this process exits: a spawn still under way is waited for, one not begun never begins.
+        pid ??= child.pidAtExit();
         send('SIGKILL');
         // Its processes may linger as zombies (a PID 1 that never reaps them): the group test cannot tell, so the
         // run ends on a timer rather than on the group's end.
@@ -191,25 +185,14 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
           );
         }),
     };
-    running.add(self);
-    installExitHook();
-
-    const onAbort = () => stop('stop');
-    if (options.signal?.aborted) queueMicrotask(onAbort);
-    else options.signal?.addEventListener('abort', onAbort, { once: true });
-    if (options.timeoutMs && options.timeoutMs > 0) timers.push(setTimeout(() => stop('timeout'), options.timeoutMs));
 
     let overlongLines = 0;
-    const stdout = readLines(child.stdout!, maxLine, options.onLine, () => overlongLines++);
-    const stderr = readLines(
-      child.stderr!,
+    const stdout = lineSplitter(maxLine, options.onLine, () => overlongLines++);
+    const stderr = lineSplitter(
       MAX_STDERR_LINE_CHARS,
       (line) => options.onStderr?.(line),
       () => options.onStderr?.(`[a line longer than ${MAX_STDERR_LINE_CHARS.toLocaleString('en-US')} characters was left out]`),
     );
-    // A command that never reads its input would make the write fail with EPIPE: that is its business, not an error.
-    child.stdin!.on('error', () => undefined);
-    child.stdin!.end(options.stdin);
 
     function finish(): void {
       if (ended) return;
@@ -220,11 +203,10 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
       // What a process outside the group still holds open is not ours to wait for.
       stdout.flush();
       stderr.flush();
-      child.stdout?.destroy();
-      child.stderr?.destroy();
+      child.release();
       resolve({
-        code: shellEnd?.code ?? child.exitCode,
-        signal: shellEnd?.signal ?? child.signalCode,
+        code: shellEnd?.code ?? null,
+        signal: shellEnd?.signal ?? null,
         ...(stoppedBy ? { stoppedBy } : {}),
         ...(spawnError !== undefined ? { spawnError } : {}),
         overlongLines,
@@ -232,44 +214,78 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
       for (const w of waiters.splice(0)) w();
     }
 
-    child.on('error', (err) => {
-      spawnError = err.message;
-      // A spawn that failed emits no 'close' when its pipes were never opened.
-      if (pid === undefined) finish();
-    });
-    child.on('exit', (code, signal) => {
-      shellEnd = { code, signal };
-      if (ended) return;
-      // The shell is gone but what it started may hold stdout open (a background job, a grandchild): it gets `grace`
-      // to finish on its own, then the group is stopped (SIGTERM, SIGKILL) and the run ends regardless.
-      if (!escalating) timers.push(setTimeout(() => escalate(grace, 'SIGTERM'), grace));
-    });
-    child.on('close', (code, signal) => {
-      shellEnd ??= { code, signal };
-      if (ended) return;
-      // The pipes closed, but a process of the group that closed them may still run (a daemon it left): that, too,
-      // must not outlive the run.
-      if (groupAlive()) {
-        if (!escalating) escalate(Math.min(grace, 1000), 'SIGTERM');
-        return;
-      }
-      finish();
-    });
+    // A process group of its own (POSIX), so a stop reaches the shell's children too: `python -m x` under `sh -c`
+    // would otherwise keep running after the shell was signalled.
+    // One simple command is exec'd by the shell rather than forked (shellLine.ts). Started off this thread
+    // (launcher.ts): the fork and the wait for the child's exec would otherwise stall it.
+    const child = launch(
+      {
+        command: shellLine(options.command),
+        cwd: options.cwd,
+        env: options.env,
+        stdin: options.stdin,
+        detached: posix,
+        maxInFlight: MAX_OUTPUT_IN_FLIGHT_CHARS,
+      },
+      {
+        spawned: (p) => {
+          pid = p;
+          // Also after the run ended (a kill at exit, its timer): what was asked to die must not outlive it.
+          if (pendingSignal) send(pendingSignal);
+        },
+        stdout: (text) => stdout.take(text),
+        stderr: (text) => stderr.take(text),
+        stdoutEnd: () => stdout.flush(),
+        stderrEnd: () => stderr.flush(),
+        error: (message, spawned) => {
+          spawnError = message;
+          if (!spawned) finish();
+        },
+        exit: (code, signal) => {
+          exited = true;
+          shellEnd = { code, signal };
+          if (ended) return;
+          // The shell is gone but what it started may hold stdout open (a background job, a grandchild): it gets
+          // `grace` to finish on its own, then the group is stopped (SIGTERM, SIGKILL) and the run ends regardless.
+          if (!escalating) timers.push(setTimeout(() => escalate(grace, 'SIGTERM'), grace));
+        },
+        close: (code, signal) => {
+          exited = true;
+          shellEnd ??= { code, signal };
+          if (ended) return;
+          // The pipes closed, but a process of the group that closed them may still run (a daemon it left): that,
+          // too, must not outlive the run.
+          if (groupAlive()) {
+            if (!escalating) escalate(Math.min(grace, 1000), 'SIGTERM');
+            return;
+          }
+          finish();
+        },
+      },
+    );
+    running.add(self);
+    installExitHook();
+
+    const onAbort = () => stop('stop');
+    if (options.signal?.aborted) queueMicrotask(onAbort);
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.timeoutMs && options.timeoutMs > 0) timers.push(setTimeout(() => stop('timeout'), options.timeoutMs));
   });
 }
 
-/** Reads `stream` line by line; what `flush` returns once the stream is abandoned. */
-interface LineReader {
-  /** Delivers the last line (without a newline), if any. */
+/** Lines out of a stream's text, given chunk by chunk; `flush` once the stream ended or was abandoned. */
+interface LineSplitter {
+  take: (chunk: string) => void;
+  /** Delivers the last line (without a newline), if any; nothing is taken after it. */
   flush: () => void;
 }
 
 /**
- * Calls `onLine` for every line of `stream` (the last one even without a newline), decoded as UTF-8. A line longer
- * than `maxChars` is never gathered: its chunks are dropped as they come until its newline, and `onOverlong` is
- * called once for it, so one endless line costs no more memory than `maxChars`.
+ * Calls `onLine` for every line of the chunks taken (the last one even without a newline). A line longer than
+ * `maxChars` is never gathered: its chunks are dropped as they come until its newline, and `onOverlong` is called
+ * once for it, so one endless line costs no more memory than `maxChars`.
  */
-function readLines(stream: NodeJS.ReadableStream, maxChars: number, onLine: (line: string) => void, onOverlong: () => void): LineReader {
+function lineSplitter(maxChars: number, onLine: (line: string) => void, onOverlong: () => void): LineSplitter {
   let parts: string[] = [];
   let size = 0;
   let discarding = false;
@@ -280,7 +296,7 @@ function readLines(stream: NodeJS.ReadableStream, maxChars: number, onLine: (lin
     size = 0;
     safely(onLine, line.endsWith('\r') ? line.slice(0, -1) : line);
   };
-  const take = (text: string) => {
+  const add = (text: string) => {
     if (discarding) return;
     if (size + text.length > maxChars) {
       parts = [];
@@ -292,29 +308,26 @@ function readLines(stream: NodeJS.ReadableStream, maxChars: number, onLine: (lin
     parts.push(text);
     size += text.length;
   };
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    if (done) return;
-    let start = 0;
-    let nl: number;
-    // Only the new chunk is searched for newlines: a long line costs its length once, not once per chunk.
-    while ((nl = chunk.indexOf('\n', start)) >= 0) {
-      take(chunk.slice(start, nl));
-      if (discarding) discarding = false;
-      else deliver();
-      start = nl + 1;
-    }
-    if (start < chunk.length) take(chunk.slice(start));
-  });
-  const flush = () => {
-    if (done) return;
-    done = true;
-    if (!discarding && size > 0) deliver();
+  return {
+    take: (chunk) => {
+      if (done) return;
+      let start = 0;
+      let nl: number;
+      // Only the new chunk is searched for newlines: a long line costs its length once, not once per chunk.
+      while ((nl = chunk.indexOf('\n', start)) >= 0) {
+        add(chunk.slice(start, nl));
+        if (discarding) discarding = false;
+        else deliver();
+        start = nl + 1;
+      }
+      if (start < chunk.length) add(chunk.slice(start));
+    },
+    flush: () => {
+      if (done) return;
+      done = true;
+      if (!discarding && size > 0) deliver();
+    },
   };
-  stream.on('end', flush);
-  // A pipe destroyed while its reader still waits reports an error: the line so far is all there is.
-  stream.on('error', flush);
-  return { flush };
 }
 
 function safely(fn: (line: string) => void, line: string): void {

@@ -58,9 +58,14 @@ async function loadAgents() {
   };
 }
 
-/** Agent-command runs need no SDK: their module is loaded on its own, on the first such run. */
+/**
+ * Agent-command runs need no SDK: their module is loaded on its own, on the first such run. Their processes are
+ * started on a thread of their own from then on (src/agents/command/launcher.ts), so a spawn never stalls the host.
+ */
 async function loadCommandRun() {
-  return (await import('../../agents/command/commandRun')).runCommandOnBranch;
+  const [run, launcher] = await Promise.all([import('../../agents/command/commandRun'), import('../../agents/command/launcher')]);
+  launcher.useLauncherThread();
+  return run.runCommandOnBranch;
 }
 
 /** The agent-command module and the event schemas its runs check every event against, loaded ahead of a first run. */

@@ -4,7 +4,8 @@
  * The run ends within the escalation's deadline and no process of the group survives it, whatever the shell did.
  */
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -15,6 +16,7 @@ import {
 } from '../../../../src/agents/command/commandProcess';
 import { alive, pidsOf, stubbornAgent } from './processKit';
 import { nodeCommand } from './commandKit';
+import { ROOT } from '../../store/export/exportFixtures';
 
 describe('agent command processes: stop always stops', function () {
   this.timeout(15_000);
@@ -108,6 +110,31 @@ describe('agent command processes: stop always stops', function () {
     assert.equal(runningCommandCount(), 0);
   });
 
+  it('a process exiting just after starting an agent on the launcher thread kills it, though its pid never came as a message', async () => {
+    // The launcher thread spawns; this thread is kept busy until the agent has written its pid, then exits: the
+    // 'spawned' message is never read, and the exit hook finds the pid where the launcher thread stored it.
+    const pids = join(dir, 'agent-pid');
+    const script = join(dir, 'exits.ts');
+    const source = join(ROOT, 'src', 'agents', 'command');
+    writeFileSync(
+      script,
+      `import { existsSync } from 'node:fs';
+       import { useLauncherThread } from ${JSON.stringify(join(source, 'launcher.ts'))};
+       import { runCommandProcess } from ${JSON.stringify(join(source, 'commandProcess.ts'))};
+       useLauncherThread();
+       void runCommandProcess({ command: ${JSON.stringify(`echo $$ > '${pids}'; exec sleep 30`)}, env: process.env, stdin: '', onLine: () => undefined });
+       const until = Date.now() + 10_000;
+       while (!existsSync(${JSON.stringify(pids)}) && Date.now() < until) {}
+       process.exit(0);`,
+    );
+    const r = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const pid = Number(readFileSync(pids, 'utf8').trim());
+    started = [pid];
+    for (let i = 0; i < 40 && alive(pid); i++) await new Promise((res) => setTimeout(res, 25));
+    assert.equal(alive(pid), false, 'the agent outlived the process that started it');
+  });
+
   it('a stderr line over its bound is left out and a note says so, in its place', async () => {
     const command = nodeCommand(dir, 'noisy.js', `process.stderr.write('first\\n' + 'e'.repeat(70000) + '\\nlast\\n');`);
     const lines: string[] = [];
@@ -119,6 +146,44 @@ describe('agent command processes: stop always stops', function () {
       onStderr: (l) => void lines.push(l),
     });
     assert.deepEqual(lines, ['first', '[a line longer than 65,536 characters was left out]', 'last']);
+  });
+
+  it('a command printing faster than we read waits on its pipe: what is read and not yet taken stays bounded', async () => {
+    // 48 MiB in 1 KiB lines, then a marker file once every byte was accepted by the pipe. While this thread is busy
+    // the launcher thread (launcher.ts) may read ahead only MAX_OUTPUT_IN_FLIGHT_CHARS: the rest waits in the
+    // agent, so the marker cannot exist yet. Without the bound the launcher reads all of it into our memory.
+    const marker = join(dir, 'all-written');
+    const command = nodeCommand(
+      dir,
+      'flood.js',
+      `const line = 'x'.repeat(1023) + '\\n';
+       const block = line.repeat(1024);
+       let n = 0;
+       (function more() {
+         while (n < 48) { n++; if (!process.stdout.write(block)) return process.stdout.once('drain', more); }
+         process.stdout.write('', () => require('fs').writeFileSync(${JSON.stringify(marker)}, ''));
+       })();`,
+    );
+    let lines = 0;
+    let blocked: boolean | undefined;
+    const end = await runCommandProcess({
+      command,
+      env: { PATH: process.env.PATH ?? '' },
+      stdin: '',
+      onLine: (l) => {
+        if (lines++ > 0 || l.length !== 1023) return;
+        // Busy, as the check's thread can be; long enough for a pipe that is read freely to take all 48 MiB.
+        const until = Date.now() + 1500;
+        while (Date.now() < until) {
+          /* spin */
+        }
+        blocked = !existsSync(marker);
+      },
+    });
+    assert.equal(end.code, 0);
+    assert.equal(blocked, true, 'the agent wrote everything while we took nothing: the launcher read it all ahead');
+    assert.equal(lines, 48 * 1024);
+    assert.ok(existsSync(marker));
   });
 
   it('a stdout line longer than the bound is discarded as it arrives; the lines around it are read', async () => {
