@@ -73,6 +73,40 @@ export interface SessionExport {
   usage: ExportedUsageRow[];
 }
 
+/**
+ * Each exported message's `ref` by its row id. The messages come in row-id order, so the ids are kept in one growing
+ * array (their refs are their places) and found again by binary search: 8 bytes a message, where a Map of 404,000
+ * entries held about 14 MB for the whole export (file A of the benchmarks).
+ */
+class MessageRefs {
+  private ids = new Float64Array(1024);
+  private size = 0;
+
+  /** The next ref, for `id` (greater than every id added before). */
+  add(id: number): number {
+    if (this.size === this.ids.length) {
+      const grown = new Float64Array(this.ids.length * 2);
+      grown.set(this.ids);
+      this.ids = grown;
+    }
+    this.ids[this.size] = id;
+    return this.size++;
+  }
+
+  refOf(id: number): number | undefined {
+    let lo = 0;
+    let hi = this.size - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = this.ids[mid]!;
+      if (at === id) return mid;
+      if (at < id) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
+  }
+}
+
 const nullableText = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 const nullableNumber = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
@@ -140,11 +174,10 @@ export async function writeJsonExport(
              AND m.id IN (SELECT message_id FROM message_structure WHERE session_id = ? AND branch_id = ?) ORDER BY m.id`
         : `SELECT m.id, m.message_data, ${createdAt} AS created_at FROM ${messages} m WHERE m.session_id = ? ORDER BY m.id`;
     const messageParams = branch !== null && structured ? [sessionId, sessionId, branch] : [sessionId];
-    const refs = new Map<number, number>();
+    const refs = new MessageRefs();
     let first = true;
     for (const row of db.prepare(messageSql).iterate<{ id: number; message_data: unknown; created_at: unknown }>(...messageParams)) {
-      const ref = refs.size;
-      refs.set(Number(row.id), ref);
+      const ref = refs.add(Number(row.id));
       const message: ExportedMessage = { ref, created_at: nullableText(row.created_at), message_data: String(row.message_data) };
       await sink(`${first ? '\n' : ',\n'}${JSON.stringify(message)}`);
       first = false;
@@ -174,7 +207,7 @@ export async function writeJsonExport(
       };
       let rows = 0;
       for (const r of db.prepare(structureSql).iterate<Row>(...params)) {
-        const ref = refs.get(Number(r.message_id));
+        const ref = refs.refOf(Number(r.message_id));
         // A structure row whose message is gone cannot be imported (message_id is NOT NULL): leave it out, counted.
         if (ref === undefined) {
           skipped++;

@@ -64,6 +64,27 @@ describe('export: JSON and its import', function () {
     assert.deepEqual(new Set(doc.structure.map((s) => s.branch_id)), new Set(['main', 'lisbon-instead', 'oslo-retry']));
   });
 
+  it("each structure row's message_ref is its message's place; a row whose message is gone is left out", async () => {
+    const copy = join(tmp.dir, 'gone.db');
+    writeFileSync(copy, readFileSync(db));
+    // Messages deleted by hand (the structure rows stay, as no SDK leaves them): one early, one in the middle.
+    const ids = query<{ id: number }>(copy, "SELECT id FROM agent_messages WHERE session_id = 'weather-trip' ORDER BY id").map((r) => r.id);
+    const gone = [ids[1]!, ids[Math.floor(ids.length / 2)]!];
+    execSql(copy, `DELETE FROM agent_messages WHERE id IN (${gone.join(', ')})`);
+    const doc = parseJsonExport(await exportText(copy, 'json', { sessionId: 'weather-trip' }));
+    const expected = query<{ message_data: string; sequence_number: number }>(
+      copy,
+      `SELECT m.message_data, s.sequence_number FROM message_structure s JOIN agent_messages m ON m.id = s.message_id
+       WHERE s.session_id = 'weather-trip' ORDER BY s.sequence_number, s.id`,
+    );
+    const all = query(copy, "SELECT 1 FROM message_structure WHERE session_id = 'weather-trip'").length;
+    assert.ok(expected.length < all, 'no structure row lost its message');
+    assert.deepEqual(
+      doc.structure.map((s) => [s.sequence_number, doc.messages[s.message_ref]?.message_data]),
+      expected.map((r) => [r.sequence_number, r.message_data]),
+    );
+  });
+
   it('round trip: export → import → export is byte-identical in messages, structure and usage', async () => {
     for (const [sessionId, branchId] of [
       ['weather-trip', null],
