@@ -75,7 +75,12 @@ const pidIn = (slot: number): number | undefined => (slot > 0 ? slot : undefined
 const PID_SLOTS = 4096;
 const pids = new Int32Array(new SharedArrayBuffer(PID_SLOTS * Int32Array.BYTES_PER_ELEMENT));
 /** Each watched process's handlers, and the characters taken from it since we last said so. */
-const watched = new Map<number, { handlers: LaunchHandlers; untold: number; tellAt: number }>();
+const watched = new Map<number, { handlers: LaunchHandlers; untold: number; tellAt: number; slot: number }>();
+
+/** The launcher thread, if one runs (for tests that stop it as a crash would). */
+export function launcherThreadForTests(): Worker | undefined {
+  return thread;
+}
 
 /** From now on, launch through the launcher thread (started now if it is not running). */
 export function useLauncherThread(): void {
@@ -86,12 +91,13 @@ function launcherThread(): Worker {
   if (thread) return thread;
   const worker = new Worker(LAUNCHER_SOURCE, { eval: true, name: 'agent-launcher', workerData: { pids: pids.buffer } });
   worker.on('message', (m: FromLauncher) => deliver(worker, m));
-  // The thread failing is every watched process's end: none of them can be heard from again.
+  // The thread failing is the end of every watched process's pipes: none of them can be heard from again. One that
+  // was started is told as started (its pid is in the shared slots), so its run stops its group rather than leave it.
   const lost = (why: string) => {
     if (thread === worker) thread = undefined;
-    for (const [id, { handlers: h }] of [...watched]) {
+    for (const [id, { handlers: h, slot }] of [...watched]) {
       watched.delete(id);
-      h.error(`the agent launcher stopped: ${why}`, false);
+      h.error(`the agent launcher stopped: ${why}`, pidIn(Atomics.load(pids, slot)) !== undefined);
       h.close(null, null);
     }
   };
@@ -152,7 +158,7 @@ function launchOffThread(worker: Worker, request: LaunchRequest, handlers: Launc
   // A slot is in use from this launch until its pid is read: 4,096 launches later at the earliest.
   const slot = id % PID_SLOTS;
   Atomics.store(pids, slot, 0);
-  watched.set(id, { handlers, untold: 0, tellAt: Math.max(1, Math.floor(request.maxInFlight / 4)) });
+  watched.set(id, { handlers, untold: 0, tellAt: Math.max(1, Math.floor(request.maxInFlight / 4)), slot });
   // Watching a process keeps this one alive, as a child process's pipes would.
   worker.ref();
   worker.postMessage({ t: 'spawn', id, slot, ...request });

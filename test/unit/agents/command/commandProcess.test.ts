@@ -16,6 +16,7 @@ import {
 } from '../../../../src/agents/command/commandProcess';
 import { alive, pidsOf, stubbornAgent } from './processKit';
 import { nodeCommand } from './commandKit';
+import { launcherThreadForTests, useLauncherThread } from '../../../../src/agents/command/launcher';
 import { ROOT } from '../../store/export/exportFixtures';
 
 describe('agent command processes: stop always stops', function () {
@@ -133,6 +134,24 @@ describe('agent command processes: stop always stops', function () {
     started = [pid];
     for (let i = 0; i < 40 && alive(pid); i++) await new Promise((res) => setTimeout(res, 25));
     assert.equal(alive(pid), false, 'the agent outlived the process that started it');
+  });
+
+  it('the launcher thread failing mid-run ends the run and stops its whole group, saying why', async () => {
+    useLauncherThread();
+    const { ended } = await runAndWatch({ command: stubbornAgent(dir, pidFile), n: 2 });
+    // As a crash of the thread would: its pipes to the agent close with it.
+    await launcherThreadForTests()!.terminate();
+    const end = await ended;
+    assert.match(end.spawnError ?? '', /the agent launcher stopped/);
+    assert.deepEqual(
+      started.filter((p) => alive(p)),
+      [],
+      'a process of the group outlived the run',
+    );
+    assert.equal(runningCommandCount(), 0);
+    // The next launch gets a thread again.
+    useLauncherThread();
+    assert.ok(launcherThreadForTests());
   });
 
   it('a stderr line over its bound is left out and a note says so, in its place', async () => {
