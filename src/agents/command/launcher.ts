@@ -10,7 +10,7 @@
  * then how the process ended (`close` always last, once). Each chunk is acknowledged after its handler ran, which is
  * what lets the launcher pause a process that prints faster than we read (the pipe fills, the process waits).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 import { LAUNCHER_SOURCE } from './launcherThread';
 
@@ -161,7 +161,15 @@ function launchOffThread(worker: Worker, request: LaunchRequest, handlers: Launc
   watched.set(id, { handlers, untold: 0, tellAt: Math.max(1, Math.floor(request.maxInFlight / 4)), slot });
   // Watching a process keeps this one alive, as a child process's pipes would.
   worker.ref();
-  worker.postMessage({ t: 'spawn', id, slot, ...request });
+  worker.postMessage({
+    t: 'spawn',
+    id,
+    slot,
+    command: request.command,
+    options: spawnOptions(request),
+    stdin: request.stdin,
+    maxInFlight: request.maxInFlight,
+  });
   let known: number | undefined;
   return {
     pid: () => (known ??= pidIn(Atomics.load(pids, slot))),
@@ -176,6 +184,18 @@ function launchOffThread(worker: Worker, request: LaunchRequest, handlers: Launc
   };
 }
 
+/** How a command is spawned, here or on the launcher thread (a plain object: it crosses to the thread as is). */
+function spawnOptions(request: LaunchRequest): SpawnOptions {
+  return {
+    shell: true,
+    cwd: request.cwd,
+    env: request.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: request.detached,
+    windowsHide: true,
+  };
+}
+
 /**
  * The same, on this thread: what LAUNCHER_SOURCE does, with the handlers called directly (its pipes are read only as
  * fast as the handlers take them, so no bound on output in flight is needed).
@@ -183,14 +203,7 @@ function launchOffThread(worker: Worker, request: LaunchRequest, handlers: Launc
 function launchHere(request: LaunchRequest, h: LaunchHandlers): Launched {
   let child: ChildProcess;
   try {
-    child = spawn(request.command, {
-      shell: true,
-      cwd: request.cwd,
-      env: request.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: request.detached,
-      windowsHide: true,
-    });
+    child = spawn(request.command, spawnOptions(request));
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     queueMicrotask(() => {

@@ -16,7 +16,7 @@
  * failed, else the pid. A process about to exit (launcher.ts, `Launched.pidAtExit`) cancels what has not begun and
  * waits for what is under way, then kills it: its messages would never be read.
  *
- * Messages in: `spawn` {id, slot, command, cwd, env, stdin, detached, maxInFlight}, `taken` {id, n}, `kill` {id, signal},
+ * Messages in: `spawn` {id, slot, command, options (spawn's, as `spawnOptions` makes them), stdin, maxInFlight}, `taken` {id, n}, `kill` {id, signal},
  * `release` {id}. Out: `spawned` {id, pid}, `out`/`err` {id, text}, `outEnd`/`errEnd` {id}, `error` {id, message,
  * spawned}, `exit` {id, code, signal}, `close` {id, code, signal} (always last).
  */
@@ -38,14 +38,7 @@ function start(m) {
   };
   let child;
   try {
-    child = spawn(m.command, {
-      shell: true,
-      cwd: m.cwd,
-      env: m.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: m.detached,
-      windowsHide: true,
-    });
+    child = spawn(m.command, m.options);
   } catch (err) {
     settle(-3);
     post({ t: 'error', id, message: err && err.message ? err.message : String(err), spawned: false });
