@@ -2,6 +2,7 @@
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession, TransferError, openSessionDatabase, turnToMarkdown } from '../../../../src/store';
+import { namedByItsCall } from '../../../../src/store/export/markdown';
 import { PNG_BASE64 } from '../../../support/builtinToolItems';
 import { tempDir } from '../../../support/tempFiles';
 import { PYTHON_FIXTURES, copyPythonFixture, exportText, writeExportFixture } from './exportFixtures';
@@ -33,6 +34,21 @@ describe('export: Markdown', function () {
       const items = reader.getTurnItems('weather-trip', 'main', 2).map((e) => ({ ...e, toolName: null }));
       const md = turnToMarkdown(2, items);
       assert.match(md, /\*\*Tool output\*\* `get_weather` \(`call_\w+`\)\n\n```text get_weather\nParis: 18°C, light rain\n```/);
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('names outputs by their calls holding only the calls still unanswered (a long branch keeps none of them)', () => {
+    const reader = openSessionDatabase(db);
+    try {
+      const items = reader.getTurnItems('weather-trip', 'main', 2).map((e) => ({ ...e, toolName: null }));
+      const callNames = new Map<string, string>();
+      const named = items.map((e) => namedByItsCall(e, callNames));
+      const output = named.find((e) => (e.item as { type?: string }).type === 'function_call_output');
+      assert.equal(output?.toolName, 'get_weather');
+      // Each call was answered: nothing of the turn is kept for the rest of the branch.
+      assert.equal(callNames.size, 0);
     } finally {
       reader.close();
     }
