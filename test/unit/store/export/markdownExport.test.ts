@@ -45,7 +45,7 @@ describe('export: Markdown', function () {
       const items = reader.getTurnItems('weather-trip', 'main', 2).map((e) => ({ ...e, toolName: null }));
       const callNames = new Map<string, string>();
       const named = items.map((e) => namedByItsCall(e, callNames));
-      const output = named.find((e) => (e.item as { type?: string }).type === 'function_call_output');
+      const output = named.find((e) => !e.corrupt && (e.item as { type?: string }).type === 'function_call_output');
       assert.equal(output?.toolName, 'get_weather');
       // Each call was answered: nothing of the turn is kept for the rest of the branch.
       assert.equal(callNames.size, 0);
