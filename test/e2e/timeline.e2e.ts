@@ -8,9 +8,25 @@ import { strict as assert } from 'node:assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { writeDemoDatabase } from '../../scripts/demo';
 import { THEMES, docsScreenshot, useWorkbench } from './suite';
 import { compareViewFrame, openConversationView } from './workbench';
+
+/**
+ * What `read` gives once two reads 200 ms apart agree and are not empty (at most 10 s; then the last read, for the
+ * assertion to report): the rows of a view that may be redrawn under the test.
+ */
+async function steady<T extends readonly unknown[]>(read: () => Promise<T>): Promise<T> {
+  const until = Date.now() + 10_000;
+  let last = await read();
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const next = await read();
+    if ((next.length > 0 && isDeepStrictEqual(next, last)) || Date.now() > until) return next;
+    last = next;
+  }
+}
 
 const T0 = BigInt(Date.UTC(2026, 11, 2, 9, 0, 0)) * 1_000_000n;
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -161,15 +177,10 @@ for (const theme of THEMES) {
       const rows = f.locator('.span-row');
       await rows.nth(6).waitFor({ timeout: 20_000 });
       assert.equal(await rows.count(), 7);
-      assert.deepEqual(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-kind'))), [
-        'agent',
-        'guardrail',
-        'model',
-        'handoff',
-        'tool',
-        'tool',
-        'model',
-      ]);
+      // The view redraws an open Timeline when the trace store changes (the import just made): read the rows once they
+      // hold still, so a redraw between two reads is not taken for an empty timeline.
+      const kinds = () => rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-kind')));
+      assert.deepEqual(await steady(kinds), ['agent', 'guardrail', 'model', 'handoff', 'tool', 'tool', 'model']);
       assert.match((await f.locator('.timeline-summary').textContent()) ?? '', /4,300 ms in all · 2 model requests · 1 failed/);
       // The model is in the name already ("chat gpt-4.1"): the detail adds the tokens.
       assert.equal(await rows.nth(2).locator('.span-label').textContent(), 'chat gpt-4.1');
@@ -177,7 +188,9 @@ for (const theme of THEMES) {
       assert.equal(await rows.nth(5).locator('.span-error').textContent(), 'failed');
       assert.equal(await rows.nth(5).locator('.span-bar.failed').count(), 1);
       // Children are indented under the run.
-      const indent = await rows.evaluateAll((els) => els.map((e) => e.querySelector('.span-name')?.getAttribute('style') ?? ''));
+      const indent = await steady(() =>
+        rows.evaluateAll((els) => els.map((e) => e.querySelector('.span-name')?.getAttribute('style') ?? '')),
+      );
       assert.deepEqual(
         indent,
         [0, 14, 14, 14, 14, 14, 14].map((px) => `padding-inline-start: ${px}px;`),
