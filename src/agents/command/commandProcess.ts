@@ -99,7 +99,6 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
   return new Promise<ProcessEnd>((resolve) => {
     let stoppedBy: ProcessEnd['stoppedBy'];
     let shellEnd: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    let exited = false;
     let ended = false;
     let spawnError: string | undefined;
     const timers: NodeJS.Timeout[] = [];
@@ -121,14 +120,14 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
       }
       try {
         if (posix) process.kill(-pid, sig);
-        else if (!exited) child.kill(sig);
+        else if (shellEnd === undefined) child.kill(sig);
       } catch {
         // ESRCH: the group is gone.
       }
     };
     const groupAlive = (): boolean => {
       if (pid === undefined) return false;
-      if (!posix) return !exited;
+      if (!posix) return shellEnd === undefined;
       try {
         process.kill(-pid, 0);
         return true;
@@ -242,7 +241,6 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
           if (!spawned) finish();
         },
         exit: (code, signal) => {
-          exited = true;
           shellEnd = { code, signal };
           if (ended) return;
           // The shell is gone but what it started may hold stdout open (a background job, a grandchild): it gets
@@ -250,7 +248,6 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
           if (!escalating) timers.push(setTimeout(() => escalate(grace, 'SIGTERM'), grace));
         },
         close: (code, signal) => {
-          exited = true;
           shellEnd ??= { code, signal };
           if (ended) return;
           // The pipes closed, but a process of the group that closed them may still run (a daemon it left): that,

@@ -34,7 +34,7 @@ export interface LaunchHandlers {
   stderr(text: string): void;
   stdoutEnd(): void;
   stderrEnd(): void;
-  /** It could not be started (`spawned` false), or a signal could not be sent to it. */
+  /** It could not be started (`spawned` false), or was lost after it was (its launcher thread stopped). */
   error(message: string, spawned: boolean): void;
   exit(code: number | null, signal: NodeJS.Signals | null): void;
   /** Its pipes are closed and it has exited (or it never started): nothing more comes. */
