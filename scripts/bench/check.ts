@@ -93,7 +93,15 @@ export interface CheckBenchReport {
      * Node's teardown after the agent's last act (tens of milliseconds with 8 agents on 2 cores) is the agent's, not
      * ours. The targets are read on this figure; the one above counts that teardown as ours.
      */
-    toExit: { overheadMs: Spread & { p90: number; medianPerRun: number[] }; agentMs: Spread; afterAgent: Spread };
+    toExit: {
+      overheadMs: Spread & { p90: number; medianPerRun: number[] };
+      agentMs: Spread;
+      afterAgent: Spread;
+      /** From the probe's close (Node's cleanup of its handles) to the process's exit (`exitProbe`). */
+      cleanupToExit: Spread;
+      /** Per run, the agents gone before they could be seen alive after their close: their last act counts as exit. */
+      exitUnseen: number[];
+    };
     /** The CLI process's user + system time per case (read from /proc every 20 ms: may miss its last 20 ms). */
     cpuMsPerCase: Spread | null;
     /** Its peak resident memory (VmHWM). */
@@ -367,7 +375,7 @@ interface CliRunResult {
   beforeAgentMs: number[];
   afterAgentMs: number[];
   /** The same with the agent's own time ending at its process's exit (its teardown is its own), not its last act. */
-  toExit: { overheadMs: number[]; agentMs: number[]; afterAgentMs: number[] };
+  toExit: { overheadMs: number[]; agentMs: number[]; afterAgentMs: number[]; cleanupToExitMs: number[]; exitUnseen: number };
   cpuMsPerCase: number | null;
   peakRssMb: number | null;
 }
@@ -388,18 +396,59 @@ function procFigures(pid: number): { cpuMs: number; hwmMb: number } | null {
 }
 
 /**
- * When each agent process ended, seen from this process: each agent connects to this socket as it starts and the
- * kernel closes the connection when the process exits, after Node's teardown. This process only waits for the CLI
- * meanwhile, so it sees each close within a millisecond or so.
+ * When each agent process ended, seen from this process. Each agent connects to this socket as it starts; the
+ * connection closes during Node's own cleanup (it closes its handles), which comes before the rest of its teardown
+ * (the isolate, the platform's threads) and the kernel's exit: 3–12 ms later with 8 agents on 2 cores (perf's
+ * `sched:sched_process_exit` against these closes, 2026-12-05). So from the close on, the process is looked at in
+ * `/proc` every millisecond until it is a zombie or gone; its exit is taken as the last time it was seen alive, which
+ * is never after the real exit: a late look counts the gap as ours, never as the agent's. A process already gone at
+ * the first look (this process heard of the close late) has no such time: it is left out of `seen`, and the caller
+ * takes the agent's last act instead. Where `/proc` cannot be read (not Linux), the close is taken as the exit.
  */
-interface ExitProbe {
+export interface ExitProbe {
   path: string;
+  /** By pid: the last time the process was seen alive, once it was seen to have ended (see above). */
   seen: Map<number, number>;
+  /** By pid: when its connection closed (Node's cleanup). */
+  closed: Map<number, number>;
+  /** Resolves once every closed connection's process was seen to end. */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
-async function exitProbe(path: string): Promise<ExitProbe> {
+/** Whether `pid` is still running: false once it exited (a zombie until the CLI reaps it) or is gone. */
+function running(pid: number): boolean | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.charAt(stat.lastIndexOf(')') + 2);
+    return state !== 'Z' && state !== 'X';
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? false : undefined;
+  }
+}
+
+export async function exitProbe(path: string): Promise<ExitProbe> {
   const seen = new Map<number, number>();
+  const closed = new Map<number, number>();
+  const now = () => performance.timeOrigin + performance.now();
+  const proc = running(process.pid) === true;
+  /** Closed but not yet seen ended: the last time each was seen alive (null: not yet seen since the close). */
+  const watching = new Map<number, number | null>();
+  let timer: NodeJS.Timeout | undefined;
+  const look = () => {
+    for (const [pid, alive] of watching) {
+      const at = now();
+      if (running(pid) === true) watching.set(pid, at);
+      else {
+        if (alive !== null) seen.set(pid, alive);
+        watching.delete(pid);
+      }
+    }
+    if (watching.size === 0) {
+      clearInterval(timer);
+      timer = undefined;
+    }
+  };
   const server = createServer((socket) => {
     let pid: number | undefined;
     let text = '';
@@ -410,14 +459,32 @@ async function exitProbe(path: string): Promise<ExitProbe> {
     });
     socket.on('error', () => undefined);
     socket.on('close', () => {
-      if (pid !== undefined) seen.set(pid, performance.timeOrigin + performance.now());
+      if (pid === undefined) return;
+      const at = now();
+      closed.set(pid, at);
+      if (!proc) return void seen.set(pid, at);
+      watching.set(pid, null);
+      look();
+      timer ??= setInterval(look, 1);
     });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(path, resolve);
   });
-  return { path, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    path,
+    seen,
+    closed,
+    settled: async () => {
+      while (watching.size > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        clearInterval(timer);
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** One `agent-sessions check` of every case as a process of its own; every case must pass. */
@@ -433,6 +500,7 @@ async function checkViaCli(
 ): Promise<CliRunResult> {
   writeFileSync(timesFile, '');
   exits.seen.clear();
+  exits.closed.clear();
   rmSync(junit, { force: true });
   const endedAt = new Map<string, number>();
   let last: { cpuMs: number; hwmMb: number } | null = null;
@@ -469,6 +537,7 @@ async function checkViaCli(
   const caseMs = new Map<string, number>();
   for (const m of readFileSync(junit, 'utf8').matchAll(/<testcase classname="([^"]+)" name="turn (\d+)" time="([\d.]+)"/g))
     caseMs.set(`${m[1]}/${m[2]}`, Number(m[3]) * 1000);
+  await exits.settled();
   const agentTimes = readAgentTimes(timesFile);
   const r: CliRunResult = {
     checkMs,
@@ -476,7 +545,7 @@ async function checkViaCli(
     agentMs: [],
     beforeAgentMs: [],
     afterAgentMs: [],
-    toExit: { overheadMs: [], agentMs: [], afterAgentMs: [] },
+    toExit: { overheadMs: [], agentMs: [], afterAgentMs: [], cleanupToExitMs: [], exitUnseen: 0 },
     cpuMsPerCase: null,
     peakRssMb: null,
   };
@@ -490,11 +559,15 @@ async function checkViaCli(
     r.overheadMs.push(ms - (agent.end - agent.start));
     r.beforeAgentMs.push(agent.start - (ended - ms));
     r.afterAgentMs.push(ended - agent.end);
-    const exited = exits.seen.get(agent.pid);
-    if (exited === undefined) throw new Error(`no exit seen for ${id}'s agent (pid ${agent.pid})`);
+    const closed = exits.closed.get(agent.pid);
+    if (closed === undefined) throw new Error(`no exit seen for ${id}'s agent (pid ${agent.pid})`);
+    // Gone before it could be seen alive after its close: its last act is the latest time it is known to have run.
+    const exited = exits.seen.get(agent.pid) ?? agent.end;
+    if (!exits.seen.has(agent.pid)) r.toExit.exitUnseen++;
     r.toExit.agentMs.push(exited - agent.start);
     r.toExit.overheadMs.push(ms - (exited - agent.start));
     r.toExit.afterAgentMs.push(ended - exited);
+    if (exits.seen.has(agent.pid)) r.toExit.cleanupToExitMs.push(exited - closed);
   }
   const figures = last as { cpuMs: number; hwmMb: number } | null;
   if (figures) {
@@ -655,6 +728,8 @@ export async function runCheckBench(
           },
           agentMs: spread(cliAll((r) => r.toExit.agentMs)),
           afterAgent: spread(cliAll((r) => r.toExit.afterAgentMs)),
+          cleanupToExit: spread(cliAll((r) => r.toExit.cleanupToExitMs)),
+          exitUnseen: cliRuns.map((r) => r.toExit.exitUnseen),
         },
         cpuMsPerCase: cliCpu ? spread(cliCpu) : null,
         peakRssMb: cliRss ? spread(cliRss) : null,
@@ -683,7 +758,7 @@ export function checkTable(r: CheckBenchReport): string {
     `  agent-sessions check (its own process, the user's path):`,
     `  whole check      ${range(r.cli.checkMs, 'ms')}   target ≤ ${r.targets.checkMs} ms: ${r.targets.met.check ? 'met' : 'NOT met'}`,
     `  our overhead     ${range(r.cli.toExit.overheadMs, 'ms')}, p90 ${r.cli.toExit.overheadMs.p90}; median per run ${r.cli.toExit.overheadMs.medianPerRun.join(', ')}   target ≤ ${r.targets.overheadMs} ms (every run): ${r.targets.met.overhead ? 'met' : 'NOT met'}`,
-    `    before the agent's start ${range(r.cli.overheadMs.beforeAgent, 'ms')}, after its exit ${range(r.cli.toExit.afterAgent, 'ms')}; agent's own, start to exit ${range(r.cli.toExit.agentMs, 'ms')}`,
+    `    before the agent's start ${range(r.cli.overheadMs.beforeAgent, 'ms')}, after its exit ${range(r.cli.toExit.afterAgent, 'ms')}; agent's own, start to exit ${range(r.cli.toExit.agentMs, 'ms')} (its exit ${range(r.cli.toExit.cleanupToExit, 'ms')} after Node closed its handles; exit unseen, last act taken, per run: ${r.cli.toExit.exitUnseen.join(', ')})`,
     `    with the agent's teardown counted as ours (its last act, not its exit): overhead ${range(r.cli.overheadMs, 'ms')}, p90 ${r.cli.overheadMs.p90}; median per run ${r.cli.overheadMs.medianPerRun.join(', ')}; after its last act ${range(r.cli.overheadMs.afterAgent, 'ms')}`,
     `  CLI process      CPU per case ${r.cli.cpuMsPerCase ? range(r.cli.cpuMsPerCase, 'ms') : '–'}, peak RSS ${r.cli.peakRssMb ? range(r.cli.peakRssMb, 'MB') : '–'}`,
     `  in this process (runCheck as the CLI calls it, run from source):`,
