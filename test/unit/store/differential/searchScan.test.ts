@@ -248,6 +248,22 @@ describe('the search with verdicts per message gives the hits of the search with
     );
   });
 
+  it('on an output read in a later batch than its call, in a batch holding no call of the tool', async () => {
+    // The first batch is structure rows 1–200: the call is row 200, its output row 201, in a batch where no message
+    // judged so far is still in question (the call was reported): the output must still be read and named.
+    const path = folder.path();
+    const s = folder.session({ sessionId: 'split' });
+    await s.addItems([user('weather please'), ...Array.from({ length: 198 }, (_, i) => assistant(`filler ${i}`))]);
+    await s.addItems([call('c_split', 'get_weather', '{"city":"Oslo"}')]);
+    await s.addItems([output('c_split', 'sunny'), assistant('done')]);
+    assert.ok((await compareOn(folder, path)) > 0);
+    const hits = (await run(searchDatabase, folder.inspect(path), 'tool:get_weather', {})).hits;
+    assert.deepEqual(
+      hits.map((h) => h.itemType),
+      ['function_call', 'function_call_output'],
+    );
+  });
+
   it("on a small file shaped like the bench's file A (branches that copy most of main)", async function () {
     this.timeout(120_000);
     const spec = scaleFileSpec('A', 0.0008);
