@@ -53,11 +53,20 @@ export interface RunStore {
   markWrites(dbPath: string, tables: TableNames): Promise<WriteMark>;
   writesSince(dbPath: string, tables: TableNames, mark: WriteMark): Promise<WritesByBranch[]>;
   /**
-   * Copies a branch through a turn from the session file `sourcePath` into `targetPath` (a check's scratch file) in
-   * the store's own thread, on connections of its own (the extension's store worker). Without it, the check copies
-   * in its thread.
+   * Makes `targetPath` (a check's scratch file, not there yet) a copy of a branch through a turn of the session file
+   * `sourcePath`, in the store's own thread, on connections of its own (the extension's store worker), through the
+   * branch's prefix chain `chain` (src/store/export/prefixChain.ts) kept there until `releasePrefixChains`. Without
+   * it, the check copies in its thread.
    */
-  copyBranchPrefix?(sourcePath: string, targetPath: string, request: BranchPrefixRequest, signal?: AbortSignal): Promise<BranchPrefixCopy>;
+  copyBranchPrefix?(
+    sourcePath: string,
+    targetPath: string,
+    request: BranchPrefixRequest,
+    signal: AbortSignal | undefined,
+    chain: { file: string; emptyFile: string },
+  ): Promise<BranchPrefixCopy>;
+  /** Closes the prefix chains the store's thread keeps for the scratch folder `folder` (about to be removed). */
+  releasePrefixChains?(folder: string): Promise<void>;
 }
 
 /** The store's classes in this thread. */

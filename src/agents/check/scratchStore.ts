@@ -18,7 +18,7 @@ import { openDatabase } from '../../store/drivers/openDatabase';
 import { markWritesOn, writesSinceOn } from '../../store/inspector/writesSince';
 import type { SqliteDatabase } from '../../store/sqlite/sqliteDatabase';
 import type { CheckCase } from './checkTypes';
-import { PrefixChain } from './prefixChain';
+import { PrefixChain } from '../../store/export/prefixChain';
 
 export { TurnChangedError };
 export const SCRATCH_PAGE = PREFIX_PAGE;
@@ -39,6 +39,8 @@ export interface ScratchCase {
 }
 
 type Reader = Pick<SessionReader, 'getItemsPage'>;
+
+const chainKey = (c: CheckCase): string => `${c.sessionId}\u0000${c.branchId}`;
 
 /** A file that is not there is removed already. */
 function ignoreMissing(err: unknown): void {
@@ -63,6 +65,8 @@ export class ScratchFolder {
   private readonly held = new Map<string, CaseSession>();
   /** Each branch's prefix chain (prefixChain.ts), by session and branch, for the copies made in this thread. */
   private readonly chains = new Map<string, PrefixChain>();
+  /** Each branch's template number (`chainPath`), whichever thread keeps its chain. */
+  private readonly chainNumbers = new Map<string, number>();
 
   private constructor(
     readonly path: string,
@@ -93,15 +97,16 @@ export class ScratchFolder {
     const request = { sessionId: c.sessionId, branchId: c.branchId, turn: c.turn, contentKey: c.contentKey };
     const store = this.store;
     const inStore = file !== undefined && store.copyBranchPrefix ? { file, copy: store.copyBranchPrefix.bind(store) } : undefined;
-    // The branch's chain, unless the store's own thread copies (it reads the user's file on a connection of its own).
-    const cloned = inStore ? null : await this.chainOf(c).cloneThrough(reader, request, dbPath, signal);
+    if (inStore) {
+      // The store's own thread keeps the branch's chain (it reads the user's file on a connection of its own).
+      const chain = { file: this.chainPath(c), emptyFile: await this.emptyFile() };
+      const { turn, items } = await inStore.copy(inStore.file, dbPath, request, signal, chain);
+      return { dbPath, branchId: 'main', turn, items, store: this.runStore };
+    }
+    const cloned = await this.chainOf(c).cloneThrough(reader, request, dbPath, signal);
     // Else a copy of the empty template, not a new file: creating the tables costs SQLite's syncs (20-50 ms here), a
     // copy of 80 KB well under 1 ms — the difference is most of a case's own overhead.
     if (cloned === null) await copyFile(await this.emptyFile(), dbPath);
-    if (inStore) {
-      const copied = await inStore.copy(inStore.file, dbPath, request, signal);
-      return { dbPath, branchId: 'main', ...copied, store: this.runStore };
-    }
     // The marks on a reader of the case's own only when the sessions live in this thread too: a store elsewhere (a
     // worker) keeps every connection there.
     const held = await CaseSession.open(this.runStore, { sessionId: c.sessionId, dbPath }, this.store === IN_THREAD_STORE);
@@ -116,13 +121,25 @@ export class ScratchFolder {
   }
 
   private chainOf(c: CheckCase): PrefixChain {
-    const key = `${c.sessionId}\u0000${c.branchId}`;
+    const key = chainKey(c);
     let chain = this.chains.get(key);
     if (!chain) {
-      chain = new PrefixChain(join(this.path, `prefix-${this.chains.size + 1}.db`), () => this.emptyFile(), this.runStore);
+      chain = new PrefixChain(
+        this.chainPath(c),
+        () => this.emptyFile(),
+        (sessionId, dbPath) => this.runStore.openSession({ sessionId, dbPath, logger: SILENT }),
+      );
       this.chains.set(key, chain);
     }
     return chain;
+  }
+
+  /** The template file of the case's branch: one per session and branch, numbered as they come. */
+  private chainPath(c: CheckCase): string {
+    const key = chainKey(c);
+    let n = this.chainNumbers.get(key);
+    if (n === undefined) this.chainNumbers.set(key, (n = this.chainNumbers.size + 1));
+    return join(this.path, `prefix-${n}.db`);
   }
 
   private emptyFile(): Promise<string> {
@@ -147,11 +164,15 @@ export class ScratchFolder {
     await Promise.all(['', '-wal', '-shm'].map((suffix) => unlink(`${scratch.dbPath}${suffix}`).catch(ignoreMissing)));
   }
 
-  /** Removes the folder and whatever is left in it. */
+  /** Removes the folder and whatever is left in it, once the chains kept for it (here or in the store's thread) closed. */
   async dispose(): Promise<void> {
     const held = [...this.held.values()];
     this.held.clear();
-    await Promise.all([...held.map((h) => h.close()), ...[...this.chains.values()].map((c) => c.close())]);
+    await Promise.all([
+      ...held.map((h) => h.close()),
+      ...[...this.chains.values()].map((c) => c.close()),
+      this.store.releasePrefixChains?.(this.path),
+    ]);
     await rm(this.path, { recursive: true, force: true });
   }
 }

@@ -23,6 +23,8 @@ export function workerRunStore(client: StoreClient): RunStore {
     markWrites: (dbPath, tables) => client.fileCall('markWrites', dbPath, tables),
     writesSince: (dbPath, tables, mark) => client.fileCall('writesSince', dbPath, tables, mark),
     // A check's scratch copies: read and written in the worker, so a big prefix never crosses the host's thread.
-    copyBranchPrefix: (sourcePath, targetPath, request, signal) => client.copyBranchPrefix(sourcePath, targetPath, request, signal),
+    copyBranchPrefix: (sourcePath, targetPath, request, signal, chain) =>
+      client.copyBranchPrefix(sourcePath, targetPath, request, signal, chain),
+    releasePrefixChains: (folder) => client.releasePrefixChains(folder),
   };
 }

@@ -19,6 +19,7 @@ import type { guardDiskUse, guardLayer, guardLayerItems, guardLayers, lookAtGuar
 import type { ExportFormat, ExportRequest, ExportSummary, ProgressOptions } from '../export/transferTypes';
 import type { ImportOptions, ImportResult } from '../export/importSession';
 import type { BranchPrefixCopy, BranchPrefixRequest } from '../export/branchPrefixCopy';
+import type { PrefixChainFiles } from '../export/prefixChain';
 import type {
   TraceMethod,
   ReviewMethod,
@@ -256,15 +257,25 @@ export class StoreClient {
 
   /**
    * Copies a branch through a turn from the session file `sourcePath` into the session file `targetPath` (a check's
-   * scratch file) in the worker, on connections of its own (`copyBranchPrefixToFile`); the signal stops it between pages.
+   * scratch file) in the worker, on connections of its own (`copyBranchPrefixToFile`), or, given `chain`, makes
+   * `targetPath` a file copy of the branch's prefix chain kept in the worker (`copyBranchPrefixChained`: the target is
+   * not there yet); the signal stops it between pages.
    */
   async copyBranchPrefix(
     sourcePath: string,
     targetPath: string,
     request: BranchPrefixRequest,
     signal?: AbortSignal,
-  ): Promise<BranchPrefixCopy> {
-    return (await this.job('copyBranchPrefixToFile', [sourcePath, targetPath, request], { signal })) as BranchPrefixCopy;
+    chain?: PrefixChainFiles,
+  ): Promise<BranchPrefixCopy & { copied?: number }> {
+    return (await this.job('copyBranchPrefixToFile', [sourcePath, targetPath, request, ...(chain ? [chain] : [])], {
+      signal,
+    })) as BranchPrefixCopy;
+  }
+
+  /** Closes the prefix chains the worker keeps for the scratch folder `folder` (`releasePrefixChains`). */
+  async releasePrefixChains(folder: string): Promise<void> {
+    await this.job('releasePrefixChains', [folder], {});
   }
 
   /** Imports a JSON or JSONL export into `dbPath` in the worker (`importSessionFile`); one transaction, as there. */

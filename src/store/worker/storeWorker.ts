@@ -31,6 +31,7 @@ import { ReplayMarkStore } from '../replay/replayMarkStore';
 import { guardDiskUse, guardLayer, guardLayerItems, guardLayers, lookAtGuardedFile, stopLookingAt } from '../guard/guardedFiles';
 import { exportDatasetToFile } from '../datasets/datasetExport';
 import { copyBranchPrefixToFile, type BranchPrefixRequest } from '../export/branchPrefixCopy';
+import { copyBranchPrefixChained, releasePrefixChains, type PrefixChainFiles } from '../export/prefixChain';
 import { checkSessionFile } from '../doctor/doctorReport';
 import { repairSessionFile } from '../doctor/repairs';
 
@@ -51,9 +52,12 @@ function flaggedSignal(signal: AbortSignal, flag: Int32Array): AbortSignal {
 /** The jobs, each given its arguments and the progress options the worker makes. */
 const JOB_IMPLS: Record<JobName, (args: unknown[], progress: ProgressOptions) => Promise<unknown>> = {
   copyBranchPrefixToFile: (args, progress) => {
-    const [sourcePath, targetPath, request] = args as [string, string, BranchPrefixRequest];
-    return copyBranchPrefixToFile(sourcePath, targetPath, request, progress.signal);
+    const [sourcePath, targetPath, request, chain] = args as [string, string, BranchPrefixRequest, PrefixChainFiles | undefined];
+    return chain
+      ? copyBranchPrefixChained(sourcePath, targetPath, request, chain, progress.signal)
+      : copyBranchPrefixToFile(sourcePath, targetPath, request, progress.signal);
   },
+  releasePrefixChains: (args) => releasePrefixChains(args[0] as string),
   exportSessionToFile: (args, progress) => {
     const [dbPath, outPath, format, request, options] = args as [string, string, ExportFormat, ExportRequest, ExportFileOptions];
     return exportSessionToFile(dbPath, outPath, format, { ...request, ...progress }, options);

@@ -144,7 +144,14 @@ export type FileFunction = (typeof FILE_FUNCTIONS)[number];
  * Long jobs over a whole file, with progress and Cancel: they run beside the queue (their SQLite work comes in pages,
  * and other requests run between two pages), each on its own connection.
  */
-export const JOBS = ['exportSessionToFile', 'importSessionFile', 'exportDatasetToFile', 'copyBranchPrefixToFile'] as const;
+export const JOBS = [
+  'exportSessionToFile',
+  'importSessionFile',
+  'exportDatasetToFile',
+  'copyBranchPrefixToFile',
+  // A check's prefix chains in the worker (src/store/export/prefixChain.ts), closed when its scratch folder goes.
+  'releasePrefixChains',
+] as const;
 export type JobName = (typeof JOBS)[number];
 
 export type StoreWorkerRequest =

@@ -1,5 +1,5 @@
 /**
- * A check's prefix chain (src/agents/check/prefixChain.ts, through scratchStore.ts): the cases of one branch, prepared
+ * A check's prefix chain (src/store/export/prefixChain.ts, through scratchStore.ts): the cases of one branch, prepared
  * in turn order and several at once as the check prepares them, each get a scratch file holding exactly their branch
  * through their turn — and the user's file is read once through the branch, not once per case from its start.
  */

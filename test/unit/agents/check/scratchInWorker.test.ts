@@ -6,6 +6,7 @@
  * handed through this thread to the worker's write: how the extension did it before), and by the worker's copy.
  */
 import { strict as assert } from 'node:assert';
+import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CheckCase } from '../../../../src/agents/check/checkTypes';
 import { ScratchFolder } from '../../../../src/agents/check/scratchStore';
@@ -39,6 +40,17 @@ async function watchTimer<T>(fn: () => Promise<T>): Promise<{ value: T; worstGap
     clearInterval(tick);
     // A block that lasted to the end is seen by no tick: it counts up to now.
     worstGap = Math.max(worstGap, performance.now() - last);
+  }
+}
+
+const turnOf = (turn: number) => ({ sessionId: 's1', branchId: 'main', turn, contentKey: turnKey(`Question ${turn}`) });
+
+async function storedItems(dbPath: string): Promise<unknown[]> {
+  const s = new AdvancedSQLiteSession({ sessionId: 's1', dbPath, readonly: true });
+  try {
+    return await s.getStoredItems();
+  } finally {
+    s.close();
   }
 }
 
@@ -88,7 +100,8 @@ describe("a check's scratch copies in the store worker", function () {
         "the worker's copy",
         ScratchFolder.create(w.dir, {
           ...workerStore,
-          copyBranchPrefix: (source, target, request, signal) => client.copyBranchPrefix(source, target, request, signal),
+          copyBranchPrefix: (source, target, request, signal, chain) => client.copyBranchPrefix(source, target, request, signal, chain),
+          releasePrefixChains: (folder) => client.releasePrefixChains(folder),
         }),
         remote,
         file,
@@ -122,5 +135,64 @@ describe("a check's scratch copies in the store worker", function () {
       gaps["the worker's copy"]! < bound,
       `the worker's copy kept the timer waiting ${Math.round(gaps["the worker's copy"]!)} ms (bound ${Math.round(bound)})`,
     );
+  });
+  it("gives each case of a branch its exact prefix from the worker's chain, reading the branch once", async () => {
+    const file = join(w.dir, 'long.db');
+    const s = new AdvancedSQLiteSession({ sessionId: 's1', dbPath: file, createTables: true });
+    for (let t = 1; t <= 30; t++) await s.addItems([user(`Question ${t}`), { role: 'assistant', content: `Answer ${t}.` }] as never);
+    s.close();
+    const source = await storedItems(file);
+    const client = w.client();
+    const store: RunStore = {
+      openSession: ({ logger, ...options }) => client.openSession(options, { logger }),
+      markWrites: (dbPath, tables) => client.fileCall('markWrites', dbPath, tables),
+      writesSince: (dbPath, tables, mark) => client.fileCall('writesSince', dbPath, tables, mark),
+      copyBranchPrefix: (from, target, request, signal, chain) => client.copyBranchPrefix(from, target, request, signal, chain),
+      releasePrefixChains: (folder) => client.releasePrefixChains(folder),
+    };
+    const remote = await client.openDatabase(file);
+    const folder = ScratchFolder.create(w.dir, store);
+    try {
+      // As the check starts them: in turn order, eight awaited at once.
+      const turns = Array.from({ length: 29 }, (_, i) => i + 2);
+      for (let i = 0; i < turns.length; i += 8) {
+        const batch = turns.slice(i, i + 8);
+        const made = await Promise.all(batch.map((t) => folder.prepare(remote, caseOn(t, `Question ${t}`), t, undefined, file)));
+        for (const [j, scratch] of made.entries()) {
+          const t = batch[j]!;
+          assert.equal(scratch.turn, t);
+          assert.equal(scratch.items, 2 * t);
+          assert.deepEqual(await storedItems(scratch.dbPath), source.slice(0, 2 * t), `turn ${t}`);
+          await folder.discard(scratch);
+        }
+      }
+      assert.ok(existsSync(join(folder.path, 'prefix-1.db')), "the branch's template is in the scratch folder");
+      // Read once: each case after the first reads only the items since the one before it (and the turn's first).
+      const chain = { file: join(folder.path, 'prefix-1.db'), emptyFile: join(folder.path, 'empty.db') };
+      const next = await client.copyBranchPrefix(file, join(folder.path, 'next.db'), turnOf(30), undefined, chain);
+      assert.equal(next.copied, 0, 'the template holds turn 30 already');
+      const later = await client.copyBranchPrefix(file, join(folder.path, 'early.db'), turnOf(3), undefined, chain);
+      assert.deepEqual([later.turn, later.items, later.copied], [3, 6, 6], 'a turn before the template is copied from the start');
+      assert.deepEqual(await storedItems(join(folder.path, 'early.db')), source.slice(0, 6));
+      await assert.rejects(
+        client.copyBranchPrefix(file, join(folder.path, 'changed.db'), { ...turnOf(30), contentKey: turnKey('Another') }, undefined, chain),
+        /another user message/,
+      );
+    } finally {
+      await folder.dispose();
+      await remote.close();
+    }
+    assert.equal(existsSync(folder.path), false, 'the scratch folder is gone');
+    // The worker is a thread of this process: once the chain is released, nothing here holds the user's file open.
+    if (process.platform === 'linux') {
+      const open = readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === file;
+        } catch {
+          return false;
+        }
+      });
+      assert.deepEqual(open, [], "the worker's chain closed its connection to the user's file");
+    }
   });
 });
