@@ -589,8 +589,12 @@ function readAgentTimes(timesFile: string): Map<string, { start: number; end: nu
 
 const mb = (bytes: number): number => round(bytes / 1024 / 1024);
 
-/** A full collection before each check's baseline and after it (null: figures include garbage). */
-const { gc } = acquireGc();
+/**
+ * A full collection before each check's baseline and after it (null: figures include garbage). Taken when the bench
+ * runs, not when this module loads: exposing `gc` sets a V8 flag, which changes the flag hash of every code cache the
+ * process makes afterwards, and a test that imports this module for `exitProbe` must leave its process as it was.
+ */
+let gc: (() => void) | null = null;
 
 /** Runs the check bench in a folder of its own under `tmpDir` (removed at the end). */
 export async function runCheckBench(
@@ -602,6 +606,7 @@ export async function runCheckBench(
   const runs = options.runs ?? 3;
   const memoryCases = options.memoryCases ?? 300;
   const sequentialCases = options.sequentialCases ?? 20;
+  gc = acquireGc().gc;
   const dir = join(tmpDir, 'check-bench');
   mkdirSync(dir, { recursive: true });
   try {
