@@ -41,6 +41,16 @@ export const TURNS: [string, unknown[]][] = [
 export const user = (text: string) => ({ role: 'user', content: text });
 export const turnKey = (text: string): string => contentKey(user(text));
 
+/** Every item a session file holds for `sessionId`, as the store reads them back. */
+export async function storedItems(dbPath: string, sessionId = 's1'): Promise<unknown[]> {
+  const s = new AdvancedSQLiteSession({ sessionId, dbPath, readonly: true });
+  try {
+    return await s.getStoredItems();
+  } finally {
+    s.close();
+  }
+}
+
 /** Writes `TURNS` to a new session file (session `s1`, branch `main`, turns 1…4). */
 export async function seedCheckSession(dbPath: string, sessionId = 's1'): Promise<void> {
   const s = new AdvancedSQLiteSession({ sessionId, dbPath, createTables: true });

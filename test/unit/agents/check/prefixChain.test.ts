@@ -11,7 +11,7 @@ import { AdvancedSQLiteSession } from '../../../../src/store';
 import { openSessionDatabase, type SessionDatabase } from '../../../../src/store/inspector/sessionDatabase';
 import type { SessionReader } from '../../../../src/store/inspector/sessionReader';
 import { tempDir } from '../../../support/tempFiles';
-import { TURNS, turnKey, user } from './checkAgentKit';
+import { storedItems as stored, TURNS, turnKey, user } from './checkAgentKit';
 
 const MORE = 40;
 const question = (i: number) => `Question ${i}?`;
@@ -30,15 +30,6 @@ function caseOn(turn: number, text = texts[turn - 1]!): CheckCase {
     note: null,
     tags: [],
   };
-}
-
-async function stored(dbPath: string): Promise<unknown[]> {
-  const s = new AdvancedSQLiteSession({ sessionId: 's1', dbPath, readonly: true });
-  try {
-    return await s.getStoredItems();
-  } finally {
-    s.close();
-  }
 }
 
 describe("a check's prefix chain", function () {

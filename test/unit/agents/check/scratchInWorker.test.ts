@@ -14,7 +14,7 @@ import type { RunStore } from '../../../../src/agents/runSession';
 import { AdvancedSQLiteSession } from '../../../../src/store';
 import { openSessionDatabase } from '../../../../src/store/inspector/sessionDatabase';
 import { useWorkerClient } from '../../../support/workerClient';
-import { turnKey, user } from './checkAgentKit';
+import { storedItems, turnKey, user } from './checkAgentKit';
 
 /** Runs `fn` with a 10 ms timer on this thread; `worstGap` is the longest it was kept waiting. */
 async function watchTimer<T>(fn: () => Promise<T>): Promise<{ value: T; worstGap: number; took: number }> {
@@ -44,15 +44,6 @@ async function watchTimer<T>(fn: () => Promise<T>): Promise<{ value: T; worstGap
 }
 
 const turnOf = (turn: number) => ({ sessionId: 's1', branchId: 'main', turn, contentKey: turnKey(`Question ${turn}`) });
-
-async function storedItems(dbPath: string): Promise<unknown[]> {
-  const s = new AdvancedSQLiteSession({ sessionId: 's1', dbPath, readonly: true });
-  try {
-    return await s.getStoredItems();
-  } finally {
-    s.close();
-  }
-}
 
 const caseOn = (turn: number, text: string): CheckCase => ({
   id: `s1/main/${turn}`,
