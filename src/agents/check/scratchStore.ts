@@ -111,9 +111,9 @@ export class ScratchFolder {
     // worker) keeps every connection there.
     const held = await CaseSession.open(this.runStore, { sessionId: c.sessionId, dbPath }, this.store === IN_THREAD_STORE);
     try {
-      const copied = cloned ?? (await copyBranchPrefix(reader, held.session, request, signal));
+      const { turn, items } = cloned ?? (await copyBranchPrefix(reader, held.session, request, signal));
       this.held.set(dbPath, held);
-      return { dbPath, branchId: 'main', ...copied, store: held.store };
+      return { dbPath, branchId: 'main', turn, items, store: held.store };
     } catch (err) {
       await held.close();
       throw err;

@@ -38,8 +38,6 @@ interface Through {
 
 export class PrefixChain {
   private through: Through | null = null;
-  /** Items read from the source into the template, over the chain's life. */
-  private written = 0;
   /** The template's session, open while the chain grows; and a connection of ours that checkpoints it. */
   private open: { session: PrefixTarget; checkpoints: SqliteDatabase } | undefined;
   /** One copy at a time: a case waits for the turns before its own, which the cases before it are adding. */
@@ -59,22 +57,18 @@ export class PrefixChain {
    * Makes `target` a copy of the branch through `request`'s turn: the template grown to that turn (its new items read
    * from `reader`, the user's file), then copied as a file. Null when the chain cannot serve the turn (a turn before
    * the template's end, or its end's turn with another content key): the caller copies the prefix itself. Throws as
-   * `copyBranchPrefix` does; the chain then starts again from nothing for the next case.
+   * `copyBranchPrefix` does; the chain then starts again from nothing for the next case. `added`: the items this call
+   * read into the template (none when it held the turn already).
    */
   cloneThrough(
     reader: Pick<SessionReader, 'getItemsPage'>,
     request: BranchPrefixRequest,
     target: string,
     signal?: AbortSignal,
-  ): Promise<BranchPrefixCopy | null> {
+  ): Promise<(BranchPrefixCopy & { added: number }) | null> {
     const done = this.queue.then(() => this.serve(reader, request, target, signal));
     this.queue = done.catch(() => undefined);
     return done;
-  }
-
-  /** Items read from the source into the template so far. */
-  itemsCopied(): number {
-    return this.written;
   }
 
   /** Closes the template's connections (the scratch folder's `dispose`; a chain that starts again). */
@@ -94,9 +88,10 @@ export class PrefixChain {
     request: BranchPrefixRequest,
     target: string,
     signal?: AbortSignal,
-  ): Promise<BranchPrefixCopy | null> {
+  ): Promise<(BranchPrefixCopy & { added: number }) | null> {
     const through = this.through;
     let current: Through;
+    let added = 0;
     if (through !== null && (request.turn < through.turn || (request.turn === through.turn && request.contentKey !== through.contentKey)))
       return null;
     if (through !== null && request.turn === through.turn) current = through;
@@ -118,7 +113,7 @@ export class PrefixChain {
         await this.close();
         throw err;
       }
-      this.written += grown.items - (through?.cursor.items ?? 0);
+      added = grown.items - (through?.cursor.items ?? 0);
       // The file alone is the template once the `-wal` is in it: a checkpoint that could not take every frame (a
       // reader elsewhere) leaves the chain serving no case, each then copied from the user's file.
       if (!walCheckpointed(open.checkpoints)) {
@@ -134,7 +129,7 @@ export class PrefixChain {
       this.through = current;
     }
     await copyFile(this.file, target);
-    return { ...current.copy };
+    return { ...current.copy, added };
   }
 }
 
@@ -153,8 +148,8 @@ function walCheckpointed(db: SqliteDatabase): boolean {
 /** The template's logs: what it would log (usage not stored) concerns a file nobody keeps. */
 const SILENT = { error: () => undefined, warn: () => undefined };
 
-/** A template's session in this thread, without syncs (the template is thrown away with its check). */
-const openTemplate: OpenPrefixTarget = async (sessionId, dbPath) =>
+/** A scratch file's session in this thread (a template, a case's target), without syncs: thrown away with its check. */
+const openScratchSession: OpenPrefixTarget = async (sessionId, dbPath) =>
   new AdvancedSQLiteSession({ sessionId, dbPath, synchronous: 'OFF', logger: SILENT });
 
 /**
@@ -175,7 +170,7 @@ export interface PrefixChainFiles {
  * the tables and no rows): the template grows by the turns since its last case, read from `sourcePath`, and the target
  * is a file copy of it. A turn the chain cannot serve (before the template's end, or its end's turn changed) is
  * copied from the branch's start into a copy of the empty file, as without a chain. `copied`: the items this call
- * read into the template or the target.
+ * read from the source (into the template, or into the target when copied from the start).
  */
 export async function copyBranchPrefixChained(
   sourcePath: string,
@@ -194,14 +189,17 @@ export async function copyBranchPrefixChained(
   }
   if (!entry) {
     const source = openSessionDatabase(sourcePath, { readonly: true });
-    entry = { chain: new PrefixChain(chain.file, async () => chain.emptyFile, openTemplate), source, sourcePath: resolve(sourcePath) };
+    entry = {
+      chain: new PrefixChain(chain.file, async () => chain.emptyFile, openScratchSession),
+      source,
+      sourcePath: resolve(sourcePath),
+    };
     chains.set(key, entry);
   }
-  const before = entry.chain.itemsCopied();
   const cloned = await entry.chain.cloneThrough(entry.source, request, targetPath, signal);
-  if (cloned !== null) return { ...cloned, copied: entry.chain.itemsCopied() - before };
+  if (cloned !== null) return { turn: cloned.turn, items: cloned.items, copied: cloned.added };
   await copyFile(chain.emptyFile, targetPath);
-  const target = await openTemplate(request.sessionId, targetPath);
+  const target = await openScratchSession(request.sessionId, targetPath);
   try {
     const { turn, items } = await continueBranchPrefix(entry.source, target, request, null, signal);
     return { turn, items, copied: items };
