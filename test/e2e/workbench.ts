@@ -414,23 +414,23 @@ function escapeRegExp(s: string): string {
 export async function viewFrame(wb: Workbench, timeout = 20_000, matches?: (frame: Frame) => Promise<boolean>): Promise<Frame> {
   const deadline = Date.now() + timeout;
   // The host iframe can be attached (and marked ready) a moment before its document is: its content frame is null
-  // then, and a new webview may replace it while we look. Look again until both frames are there.
+  // then, and a new webview may replace it while we look (Playwright then cannot adopt the element's handle into the
+  // new document: "Unable to adopt element handle from a different document"). Look again until both frames are there.
+  const contentOf = async (element: Locator): Promise<Frame | null> => {
+    const handle = await element.elementHandle({ timeout: 1000 }).catch(() => null);
+    return handle ? handle.contentFrame().catch(() => null) : null;
+  };
   for (;;) {
     const hosts = wb.page.locator('iframe.webview.ready');
     await hosts.last().waitFor({ state: 'attached', timeout: Math.max(1, deadline - Date.now()) });
     let sawOuter = false;
     for (let i = (await hosts.count()) - 1; i >= 0; i--) {
-      const outer = await (
-        await hosts
-          .nth(i)
-          .elementHandle({ timeout: 1000 })
-          .catch(() => null)
-      )?.contentFrame();
+      const outer = await contentOf(hosts.nth(i));
       if (outer) sawOuter = true;
       const inner = outer?.locator('iframe#active-frame');
       if (!inner) continue;
       await inner.waitFor({ state: 'attached', timeout: Math.max(1, Math.min(2000, deadline - Date.now())) }).catch(() => undefined);
-      const frame = await (await inner.elementHandle({ timeout: 1000 }).catch(() => null))?.contentFrame();
+      const frame = await contentOf(inner);
       if (!frame) continue;
       const ready = await frame
         .locator('#app')
