@@ -61,6 +61,14 @@ describe('SessionDatabase.getTurnsPage', () => {
     await s.addItems([mk.user(long), mk.assistant('ok')]);
     await s.addItems([{ role: 'user', content: [{ type: 'input_text', text: 'list content' }] } as never]);
     s.close();
+    // An item's two rows are stamped by two statements, each with its own CURRENT_TIMESTAMP (as Python writes them):
+    // across a second boundary they differ by one, and the view shows the message's time where getConversationTurns()
+    // shows the structure row's, as Python's does (a failure of this test on 2026-12-05, 17:29:04 against :05). The
+    // same times here, so what is compared is what each reads, not the clock.
+    const raw = folder.raw(path);
+    raw.exec(`UPDATE agent_messages SET created_at = (SELECT min(s.created_at) FROM message_structure s WHERE s.message_id = agent_messages.id)
+      WHERE session_id = 'previews'`);
+    raw.close();
     const db = folder.inspect(path);
     const session = folder.track(new AdvancedSQLiteSession({ sessionId: 'previews', dbPath: path }));
     const expected = await session.getConversationTurns('main');
