@@ -19,7 +19,7 @@ import {
   type OutsideReason,
   type TurnContextView,
 } from '../../shared/protocol/contextViews';
-import type { DecodedItemEntry, ItemEntry } from '../inspector/inspectorTypes';
+import type { BranchNode, DecodedItemEntry, ItemEntry } from '../inspector/inspectorTypes';
 import type { MaybePromise, SessionReader } from '../inspector/sessionReader';
 import { InvalidArgumentError } from '../errors';
 import { recordedInputOf, type RecordedInput } from '../traces/recordedInput';
@@ -102,14 +102,15 @@ async function itemsBetween(
 
 /**
  * The newest items of the history before `turn` (at least `want` of them, whole turns), and how many older ones there
- * are: a turn deep in a long session reads its recent history, not all of it. The item counts come from the branch's
- * row count (kept, not counted) less the counts of the turns from `turn` on and of the turns read (one range of the
- * branch's index each); a plain session (no structure rows) is read whole.
+ * are: a turn deep in a long session reads its recent history, not all of it. The older items are counted from the
+ * side of the branch with fewer turns: the turns before the ones read, summed, or the branch's row count (kept, not
+ * counted) less the turns from `turn` on and the turns read (one range of the branch's index each); a plain session (no
+ * structure rows) is read whole.
  */
 async function historyTail(
   reader: ContextReader,
   sessionId: string,
-  branch: { branchId: string; messageCount: number },
+  branch: Pick<BranchNode, 'branchId' | 'messageCount' | 'userTurns' | 'userTurnsAtLeast'>,
   turn: number,
   turnRows: number,
   beforeSequence: number,
@@ -127,12 +128,21 @@ async function historyTail(
     from = recent[i]!.turn;
   }
   if (kept < want) return all();
-  const later = turn < Number.MAX_SAFE_INTEGER ? await reader.getTurnSummaries(sessionId, branchId, turn + 1, Number.MAX_SAFE_INTEGER) : [];
-  const before = branch.messageCount - turnRows - later.reduce((n, x) => n + x.itemCount, 0);
+  // The older items' count from whichever side of the branch has fewer turns to sum (a summary is a row per turn:
+  // turn 1,000 of a 100,000-turn branch would otherwise read 99,000 of them, 30 MB of rows, to learn one number).
+  const sum = (rows: readonly { itemCount: number }[]) => rows.reduce((n, x) => n + x.itemCount, 0);
+  let older: number;
+  if (!branch.userTurnsAtLeast && from - 1 <= branch.userTurns - turn) {
+    older = sum(await reader.getTurnSummaries(sessionId, branchId, 0, from - 1));
+  } else {
+    const later =
+      turn < Number.MAX_SAFE_INTEGER ? await reader.getTurnSummaries(sessionId, branchId, turn + 1, Number.MAX_SAFE_INTEGER) : [];
+    older = branch.messageCount - turnRows - sum(later) - kept;
+  }
   const start = (await reader.getTurnsPage(sessionId, branchId, { afterTurn: from - 1, limit: 1 })).turns[0];
-  if (!start || start.turn !== from || before < kept) return all();
+  if (!start || start.turn !== from || older < 0) return all();
   const items = await itemsBetween(reader, sessionId, branchId, start.sequenceNumber - 1, beforeSequence);
-  return { items, older: before - kept };
+  return { items, older };
 }
 
 /** Whether an item is one the model produced (a request's output), not one sent to it (a user message, a tool output). */
