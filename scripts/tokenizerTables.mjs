@@ -1,29 +1,61 @@
-// The tokenizer's merge tables (gpt-tokenizer's `bpeRanks`, 200,000 strings for o200k_base) bundled as one JSON text
-// instead of the package's array literals (issue 43, the CLI's memory: V8 parses a JS array literal of 200,000 items
-// into a syntax tree first, which took about 25 MB of memory beyond the table itself while `context` loaded it; a
-// JSON text is read straight into the array, as V8's own advice for large data literals says).
+// The tokenizer's rank tables (gpt-tokenizer's `bpeRanks`: 200,000 strings for o200k_base) bundled packed, as
+// `src/store/context/bpe/rankTable.ts` reads them (issue 43, the CLI's memory: the package's form is an array of
+// strings that its encoder turns into a Map, about 40 MB of heap; packed, the table is one 1.6 MB buffer that our
+// counter indexes outside the heap). The bundle holds the buffer as base64 and exports it as `packed`; the module
+// from source (tests, tsx) exports the package's array as `default`, which `tokenCounter.ts` packs when it loads.
 import { createRequire } from 'node:module';
-import { isDeepStrictEqual } from 'node:util';
+import { TextEncoder } from 'node:util';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
 
 const require = createRequire(import.meta.url);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The package's table modules (CommonJS: the vendor bundles `require` the package). */
 const TABLE_FILE = /[\\/]gpt-tokenizer[\\/]cjs[\\/]bpeRanks[\\/][a-z0-9_]+\.js$/;
 
+/** Our packing and reading of a table (the TypeScript module, bundled for this script on first use). */
+let rankTableModule;
+async function rankTable() {
+  rankTableModule ??= esbuild
+    .build({
+      entryPoints: [join(root, 'src', 'store', 'context', 'bpe', 'rankTable.ts')],
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      write: false,
+    })
+    .then((out) => import(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString('base64')}`));
+  return rankTableModule;
+}
+
 /**
- * An esbuild plugin: each table module becomes `exports.default = JSON.parse("…")` holding the same array (checked
- * here, item for item, when the bundle is built: a table that would not read back the same fails the build).
+ * An esbuild plugin: each table module becomes `exports.packed = Buffer.from("<base64>", "base64")`, checked here when
+ * the bundle is built: every rank reads back as the package's token, byte for byte, or the build fails.
  */
-export function tokenizerTablesAsJson() {
+export function tokenizerTablesPacked() {
   return {
-    name: 'tokenizer-tables-as-json',
+    name: 'tokenizer-tables-packed',
     setup(build) {
-      build.onLoad({ filter: TABLE_FILE }, (args) => {
+      build.onLoad({ filter: TABLE_FILE }, async (args) => {
         const table = require(args.path).default;
         if (!Array.isArray(table)) throw new Error(`${args.path}: expected an array as its default export`);
-        const text = JSON.stringify(table);
-        if (!isDeepStrictEqual(JSON.parse(text), table)) throw new Error(`${args.path}: the table does not survive JSON`);
-        return { contents: `exports.default = JSON.parse(${JSON.stringify(text)});\n`, loader: 'js' };
+        const { packRanks, RankTable } = await rankTable();
+        const packed = packRanks(table);
+        const read = RankTable.fromPacked(packed);
+        const encoder = new TextEncoder();
+        if (read.size !== table.length) throw new Error(`${args.path}: ${read.size} ranks packed, ${table.length} in the table`);
+        table.forEach((token, rank) => {
+          const want = token == null ? new Uint8Array(0) : typeof token === 'string' ? encoder.encode(token) : Uint8Array.from(token);
+          const got = read.bytesOf(rank);
+          if (!got || Buffer.compare(Buffer.from(got), Buffer.from(want)) !== 0)
+            throw new Error(`${args.path}: rank ${rank} does not read back`);
+          if (want.length > 0 && read.rankOf(want, 0, want.length) !== rank)
+            throw new Error(`${args.path}: rank ${rank} is not found by its bytes`);
+        });
+        const base64 = Buffer.from(packed).toString('base64');
+        return { contents: `exports.packed = Buffer.from(${JSON.stringify(base64)}, "base64");\n`, loader: 'js' };
       });
     },
   };

@@ -15,7 +15,7 @@
 
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { tokenizerTablesAsJson } from './tokenizerTables.mjs';
+import { tokenizerTablesPacked } from './tokenizerTables.mjs';
 
 /** Each group's bundle exports these specifiers' modules, by specifier. */
 export const VENDOR_GROUPS = {
@@ -32,9 +32,10 @@ export const VENDOR_GROUPS = {
   // The server stores' drivers (src/store/remote/serverDrivers.ts).
   pg: ['pg'],
   ioredis: ['ioredis'],
-  // Token counts (src/store/context/tokenCounter.ts): each encoding's table is megabytes, loaded when it is used.
-  o200k: ['gpt-tokenizer/encoding/o200k_base'],
-  cl100k: ['gpt-tokenizer/encoding/cl100k_base'],
+  // Token counts (src/store/context/tokenCounter.ts): each encoding's rank table (packed: scripts/tokenizerTables.mjs)
+  // is megabytes, loaded when it is used.
+  o200k: ['gpt-tokenizer/bpeRanks/o200k_base'],
+  cl100k: ['gpt-tokenizer/bpeRanks/cl100k_base'],
 };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -80,7 +81,7 @@ export function vendorBuildOptions(outdir, common) {
     outfile: `${outdir}/${group}.js`,
     plugins: [
       ...(common.plugins ?? []),
-      ...(group === 'o200k' || group === 'cl100k' ? [tokenizerTablesAsJson()] : []),
+      ...(group === 'o200k' || group === 'cl100k' ? [tokenizerTablesPacked()] : []),
       vendorImports(
         './',
         Object.keys(VENDOR_GROUPS).filter((g) => g !== group),

@@ -1,9 +1,12 @@
 /**
- * Token counts for the Context tab (docs/context.md, "Token counts"): the encoding chosen by the model's family
- * (`gpt-tokenizer`, a pure TypeScript port of OpenAI's tiktoken encodings: no native code or WASM, so the same in
- * VS Code's Electron, a remote host and the CLI). The encodings are loaded on first use, never at the extension's
- * activation: each is megabytes of merge tables and takes most of a second to load.
+ * Token counts for the Context tab (docs/context.md, "Token counts"): the encoding chosen by the model's family, its
+ * rank table and splitting pattern from `gpt-tokenizer` (OpenAI's tiktoken encodings, published as data), counted by
+ * our own byte-pair counter (`bpe/`: the package's encoder holds a table in 40 MB of heap, ours in 5 MB outside it;
+ * the counts are the package's, tested against it). No native code or WASM, so the same in VS Code's Electron, a
+ * remote host and the CLI. The tables are loaded on first use, never at the extension's activation.
  */
+import { bytePairCounter, type CountTokens } from './bpe/bytePairCount';
+import { packRanks, RankTable, type RankEntry } from './bpe/rankTable';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
 
@@ -17,17 +20,31 @@ export function encodingFor(model: string | null | undefined): { encoding: Encod
 }
 
 /** Counts one text's tokens. */
-export type TokenCount = (text: string) => number;
+export type TokenCount = CountTokens;
 
-type Encoder = { countTokens: (text: string, options?: { disallowedSpecial?: Set<string> }) => number };
-const loaded = new Map<EncodingName, Promise<Encoder>>();
+/**
+ * A rank table's module: from source the package's array; in a bundle the same table packed at build time
+ * (scripts/tokenizerTables.mjs), so the array of strings is never made.
+ */
+type RanksModule = { default: readonly RankEntry[] } | { packed: Uint8Array };
+const loaded = new Map<EncodingName, Promise<CountTokens>>();
 
-function load(encoding: EncodingName): Promise<Encoder> {
+async function loadCounter(encoding: EncodingName): Promise<CountTokens> {
+  const [ranks, patterns] = await Promise.all([
+    (encoding === 'o200k_base'
+      ? import('gpt-tokenizer/bpeRanks/o200k_base')
+      : import('gpt-tokenizer/bpeRanks/cl100k_base')) as Promise<RanksModule>,
+    import('gpt-tokenizer/encodingParams/constants'),
+  ]);
+  const packed = 'packed' in ranks ? ranks.packed : packRanks(ranks.default);
+  const split = encoding === 'o200k_base' ? patterns.O200K_TOKEN_SPLIT_REGEX : patterns.CL100K_TOKEN_SPLIT_REGEX;
+  return bytePairCounter(RankTable.fromPacked(packed), split);
+}
+
+function load(encoding: EncodingName): Promise<CountTokens> {
   let p = loaded.get(encoding);
   if (!p) {
-    p = (
-      encoding === 'o200k_base' ? import('gpt-tokenizer/encoding/o200k_base') : import('gpt-tokenizer/encoding/cl100k_base')
-    ) as Promise<Encoder>;
+    p = loadCounter(encoding);
     // A failed load is tried again next time rather than remembered.
     p.catch(() => loaded.delete(encoding));
     loaded.set(encoding, p);
@@ -42,17 +59,17 @@ const memos = new Map<EncodingName, Map<string, number>>();
 
 /** The counter of an encoding, loaded on first use. */
 export async function tokenCounter(encoding: EncodingName): Promise<TokenCount> {
-  const encoder = await load(encoding);
+  const count = await load(encoding);
   let memo = memos.get(encoding);
   if (!memo) memos.set(encoding, (memo = new Map()));
   const table = memo;
-  // Special-token text ("<|endoftext|>") in a message is text to the API, not a control token: never refused.
-  const options = { disallowedSpecial: new Set<string>() };
   return (text) => {
     if (text === '') return 0;
     const known = table.get(text);
     if (known !== undefined) return known;
-    const n = encoder.countTokens(text, options);
+    // Special-token text ("<|endoftext|>") in a message is text to the API, not a control token: the counter takes
+    // it as text.
+    const n = count(text);
     // Long texts are not kept: they are rare, and keeping them would hold megabytes.
     if (text.length <= MEMO_TEXT_MAX) {
       if (table.size >= MEMO_MAX) table.clear();

@@ -10,15 +10,7 @@ import { foldForSearch } from '../../../../src/store/format/conversationText';
 import { INERT_IN_FOLDING, matchText } from '../../../../src/store/search/itemMatch';
 import { parseSearchQuery } from '../../../../src/store/search/searchQuery';
 import { oracleMatchText } from '../../../support/searchOracleSnippet';
-
-/** A deterministic LCG, so a failure names a case that can be run again. */
-function rng(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 0x100000000;
-  };
-}
+import { seededRandom as rng } from '../../../support/seededRandom';
 
 const ASCII_PIECES = ['weather', 'Berlin', 'TURN ', 'a', 'b', ' ', '  ', '\t', '\n', 'x1', '%_', '"', '\\', '22', 'C.'];
 const HARD_PIECES = [
