@@ -1,7 +1,8 @@
 /**
  * The CLI's memory (issue 43: "peak memory of every CLI command on A within 100 MB, streamed where it is not"): each
  * `agent-sessions` command that reads file A run in a child process of its own, as a user runs it, with its peak
- * resident memory (`process.resourceUsage().maxRSS` at its exit, read through a preloaded module), its CPU time, its
+ * resident memory (`VmHWM`, or `process.resourceUsage().maxRSS` off Linux, at its exit, read through a preloaded
+ * module; twice, the first run writing the code cache the second reads, as a user's second run does), its CPU time, its
  * wall time and the bytes it printed; once per driver: better-sqlite3 under this Node, node:sqlite under a Node of
  * the tools' cache (`--cli-memory-node`, default 22.22.1) with `AGENT_SESSION_SQLITE_DRIVER` set, next to the floor of
  * each (`node -e 0`, and the CLI's `--version`: what loading it costs before any file is read).
@@ -12,7 +13,7 @@
  * time is the search section's; its memory is here.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -68,6 +69,11 @@ export interface CliRun {
   exitCode: number | null;
   /** The first line the command printed on stderr when it failed. */
   error?: string;
+  /**
+   * The same command's run just before, which wrote the code cache this one read (a command's first run after an
+   * install or an update); null when the CLI has no code cache (`--cli-dir` of an older build).
+   */
+  firstRun?: { peakRssMB: number | null; cpuMs: number | null };
 }
 
 export interface CliMemoryReport {
@@ -75,6 +81,8 @@ export interface CliMemoryReport {
   cli: string;
   nodes: { driver: string; node: string; floorRssMB: number | null; versionRssMB: number | null }[];
   runs: CliRun[];
+  /** Code cache files the commands wrote in the bench's folder (0: the CLI ran without its code cache). */
+  codeCacheFiles: number;
   target: { peakRssMB: number; worstMB: number; over: string[]; met: boolean };
 }
 
@@ -105,6 +113,10 @@ export async function runCliMemoryBench(
   const dir = mkdtempSync(join(tmpdir(), 'asi-bench-cli-memory-'));
   try {
     const cli = options.cliDir ? join(options.cliDir, 'cli.js') : await buildCli(dir, progress);
+    // The CLI as users run it loads itself through V8's code cache (src/cli/cliLoader.ts), written by a command's
+    // first run: each command runs twice, the first writing the cache into a folder of the bench's own (never the
+    // user's), the second measured. The cache holds compiled code: 5–10 MB of the peak of `search`.
+    const xdg = join(dir, 'xdg-cache');
     const peak = join(dir, 'peak.js');
     writeFileSync(peak, PEAK_MODULE);
     const nodes: { driver: string; node: string }[] = [{ driver: 'better-sqlite3', node: process.execPath }];
@@ -117,13 +129,21 @@ export async function runCliMemoryBench(
       if (existsSync(bin)) nodes.push({ driver: options.sqliteNode!.includes(',') ? `node:sqlite@${version}` : 'node:sqlite', node: bin });
       else progress(`cli memory: no Node ${version} in the tools' cache (${bin}): node:sqlite not measured`);
     }
-    const report: CliMemoryReport = { file: { path: file, bytes: statSync(file).size }, cli, nodes: [], runs: [], target: undefined! };
+    const report: CliMemoryReport = {
+      file: { path: file, bytes: statSync(file).size },
+      cli,
+      nodes: [],
+      runs: [],
+      codeCacheFiles: 0,
+      target: undefined!,
+    };
     for (const { driver, node } of nodes) {
       const env = {
         ...process.env,
         AGENT_SESSION_SQLITE_DRIVER: driver.replace(/@.*/, ''),
         NODE_PATH: join(repositoryRoot(), 'node_modules'),
         NO_COLOR: '1',
+        XDG_CACHE_HOME: xdg,
       };
       const floor = await runOne(node, ['-r', peak, '-e', '0'], env);
       const version = await runOne(node, ['-r', peak, cli, '--version'], env);
@@ -133,12 +153,16 @@ export async function runCliMemoryBench(
         const out = join(dir, 'out');
         rmSync(out, { force: true });
         const args = c.args.map((a) => (a === 'FILE' ? file : a === 'OUT' ? out : a));
+        const first = await runOne(node, ['-r', peak, cli, ...args], env);
+        rmSync(out, { force: true });
         const r = await runOne(node, ['-r', peak, cli, ...args], env);
         const bytesOut = existsSync(out) ? statSync(out).size : r.bytesOut;
         rmSync(out, { force: true });
-        report.runs.push({ command: c.name, driver, ...r, bytesOut });
+        report.runs.push({ command: c.name, driver, ...r, bytesOut, firstRun: { peakRssMB: first.peakRssMB, cpuMs: first.cpuMs } });
       }
     }
+    const cacheDir = join(xdg, 'agent-session-inspector', 'code-cache');
+    report.codeCacheFiles = existsSync(cacheDir) ? readdirSync(cacheDir).length : 0;
     const measured = report.runs.filter((r) => r.peakRssMB !== null);
     const over = measured.filter((r) => r.peakRssMB! > CLI_MEMORY_TARGET_MB).map((r) => `${r.command} (${r.driver})`);
     const worst = Math.max(...measured.map((r) => r.peakRssMB!));
@@ -196,7 +220,7 @@ function repositoryRoot(): string {
 async function buildCli(dir: string, progress: (m: string) => void): Promise<string> {
   if (BUNDLED) return join(__dirname, 'cli.js');
   progress('cli memory: building the CLI as npm run build does');
-  return buildCliAsNpmBuilds(dir, repositoryRoot(), { codeCache: false });
+  return buildCliAsNpmBuilds(dir, repositoryRoot(), { codeCache: true });
 }
 
 /** The section as a table for stderr: MB of peak RSS per command and driver. */

@@ -25,6 +25,9 @@ describe('CLI memory benchmark', () => {
       );
       assert.ok(report.nodes[0]!.floorRssMB! > 0 && report.nodes[0]!.versionRssMB! >= report.nodes[0]!.floorRssMB! / 2);
       assert.equal(report.runs.length, 14);
+      // As users run it: through the code cache, written by each command's first run into the bench's own folder.
+      assert.ok(report.codeCacheFiles > 0, 'no code cache was written');
+      assert.ok(report.runs.every((r) => r.firstRun !== undefined && r.firstRun.peakRssMB! > 0));
       for (const r of report.runs) {
         assert.equal(r.exitCode, 0, `${r.command}: ${r.error ?? ''}`);
         assert.ok(r.peakRssMB! > 0 && r.cpuMs! > 0, r.command);
