@@ -248,6 +248,55 @@ describe('the search with verdicts per message gives the hits of the search with
     );
   });
 
+  it('on tool outputs with odd rows: a call named by no structure row, repeated keys, a damaged output', async () => {
+    // `tool:` names an output by its call: here the call is named by its own item only (another writer left the
+    // structure row's tool name empty), an output's JSON names a tool twice (JSON.parse keeps the last), and two
+    // outputs are what SQLite would not read as JSON (Python's NaN) or not JSON at all.
+    const path = folder.path();
+    const s = folder.session({ sessionId: 'probe' });
+    await s.addItems([
+      user('weather'),
+      call('c_bare', 'get_weather', '{"city":"Oslo"}'),
+      output('c_bare', 'rain'),
+      call('c_other', 'run_query', '{}'),
+      output('c_other', 'rows'),
+      output('c_twice', 'named twice'),
+      output('c_nan', 'not a number'),
+      output('c_bad', 'damaged'),
+      call('c_nan', 'get_weather', '{}'),
+      assistant('done'),
+    ]);
+    const raw = folder.raw(path);
+    const idOf = (text: string): number =>
+      (raw.prepare('SELECT id FROM agent_messages WHERE message_data LIKE ?').get(`%${text}%`) as { id: number }).id;
+    // The first call of get_weather (c_bare): its structure row keeps no tool name.
+    raw
+      .prepare(
+        `UPDATE message_structure SET tool_name = NULL WHERE id = (SELECT min(id) FROM message_structure
+          WHERE session_id = 'probe' AND message_type = 'function_call' AND tool_name = 'get_weather')`,
+      )
+      .run();
+    const setText = raw.prepare('UPDATE agent_messages SET message_data = ? WHERE id = ?');
+    setText.run(
+      '{"type":"function_call_output","call_id":"c_twice","name":null,"output":"named twice","name":"get_weather"}',
+      idOf('named twice'),
+    );
+    setText.run('{"type":"function_call_output","call_id":"c_nan","output":"not a number","score":NaN}', idOf('not a number'));
+    setText.run('{"type":"function_call_output","call_id":"c_bad","output":"damaged"', idOf('damaged'));
+    raw.close();
+    assert.ok((await compareOn(folder, path)) > 0);
+    const hits = (await run(searchDatabase, folder.inspect(path), 'tool:get_weather', {})).hits;
+    assert.deepEqual(
+      hits.map((h) => [h.itemType, h.snippet.text]),
+      [
+        ['function_call', '{"city":"Oslo"}'],
+        ['function_call_output', 'rain'],
+        ['function_call_output', 'named twice'],
+        ['function_call', '{}'],
+      ],
+    );
+  });
+
   it('on an output read in a later batch than its call, in a batch holding no call of the tool', async () => {
     // The first batch is structure rows 1–200: the call is row 200, its output row 201, in a batch where no message
     // judged so far is still in question (the call was reported): the output must still be read and named.
