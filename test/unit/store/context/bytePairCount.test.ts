@@ -135,6 +135,19 @@ describe('the byte-pair counter against gpt-tokenizer', function () {
         }
       });
 
+      it('counts long pieces (merged with a heap) as the package does', () => {
+        const next = seededRandom(encoding === 'o200k_base' ? 46 : 47);
+        const runs = ['A', 'ab', 'xyz', 'Zz', '東京', 'é', ' ', '=', '-_', '7'];
+        for (let i = 0; i < 60; i++) {
+          // One piece of 300 to 3,000 characters (a run of letters, spaces or punctuation), often among others.
+          const unit = runs[Math.floor(next() * runs.length)]!;
+          let piece = '';
+          while (piece.length < 300 + next() * 2700) piece += next() < 0.8 ? unit : runs[Math.floor(next() * 3)]!;
+          const text = `${randomText(next)}${piece}${randomText(next)}`;
+          assert.equal(ours(text), theirs.countTokens(text, NONE), `case ${i}: ${JSON.stringify(text.slice(0, 60))}… (${text.length})`);
+        }
+      });
+
       it('finds every rank of the table by its bytes, and packs it back the same', async () => {
         const ranks = ((await import(`gpt-tokenizer/bpeRanks/${encoding}`)) as { default: (string | number[])[] }).default;
         const packed = packRanks(ranks);
@@ -162,6 +175,15 @@ describe('the byte-pair counter against gpt-tokenizer', function () {
     assert.throws(() => packRanks(['x'.repeat(256)]), /does not fit/);
   });
 
+  it('counts a piece of 256 KB in well under a second (the scan for the lowest pair would take about 40 s)', async () => {
+    const count = await tokenCounter('o200k_base');
+    const c0 = process.cpuUsage();
+    const n = count('A'.repeat(256 * 1024));
+    const used = process.cpuUsage(c0);
+    assert.equal(n, (256 * 1024) / 8, 'eight A make one token, and the run is whole tokens');
+    assert.ok((used.user + used.system) / 1000 < 1000, `${(used.user + used.system) / 1000} ms of CPU`);
+  });
+
   it('merges the lowest-ranked pair first, the leftmost on a tie', () => {
     // Made-up tables. "abcd": "bc" (4) outranks "ab" (5) and "cd" (6), so a(bc)d, and neither "abc" nor "bcd" is a
     // token: 3 parts (merging "ab" first would give (ab)(cd), 2).
@@ -174,5 +196,8 @@ describe('the byte-pair counter against gpt-tokenizer', function () {
     const byPlace = bytePairCounter(RankTable.fromPacked(packRanks(['a', 'b', 'aa', 'aab'])), /[a-z]+/gu);
     assert.equal(byPlace('aaab'), 3);
     assert.equal(byPlace('aab'), 1);
+    // The same rules in a piece long enough for the heap: each "abcd" is 3 parts, each "aaab" 3.
+    assert.equal(byRank('abcd'.repeat(100)), 300, 'one piece: a(bc)d repeated, no pair across the units');
+    assert.equal(byPlace('aaab'.repeat(100)), 300);
   });
 });
