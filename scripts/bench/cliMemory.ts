@@ -70,8 +70,8 @@ export interface CliRun {
   /** The first line the command printed on stderr when it failed. */
   error?: string;
   /**
-   * The same command's run just before, which wrote the code cache this one read (a command's first run after an
-   * install or an update); null when the CLI has no code cache (`--cli-dir` of an older build).
+   * The same command's run just before: through a CLI with the code cache, the run that wrote the cache this one
+   * read (a command's first run after an install or an update); the same as this one through a CLI without it.
    */
   firstRun?: { peakRssMB: number | null; cpuMs: number | null };
 }
