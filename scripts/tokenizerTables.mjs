@@ -12,8 +12,11 @@ import * as esbuild from 'esbuild';
 const require = createRequire(import.meta.url);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The package's table modules (CommonJS: the vendor bundles `require` the package). */
-const TABLE_FILE = /[\\/]gpt-tokenizer[\\/]cjs[\\/]bpeRanks[\\/][a-z0-9_]+\.js$/;
+/**
+ * The package's table modules: CommonJS where a bundle `require`s the package (the vendor bundles), ES modules where it
+ * is reached by `import()` (the one-file CLI); both are read from the CommonJS copy.
+ */
+const TABLE_FILE = /[\\/]gpt-tokenizer[\\/](cjs|esm)[\\/]bpeRanks[\\/][a-z0-9_]+\.js$/;
 
 /** Our packing and reading of a table (the TypeScript module, bundled for this script on first use). */
 let rankTableModule;
@@ -31,7 +34,7 @@ async function rankTable() {
 }
 
 /**
- * An esbuild plugin: each table module becomes `exports.packed = Buffer.from("<base64>", "base64")`, checked here when
+ * An esbuild plugin: each table module exports `packed = Buffer.from("<base64>", "base64")`, checked here when
  * the bundle is built: every rank reads back as the package's token, byte for byte, or the build fails.
  */
 export function tokenizerTablesPacked() {
@@ -39,7 +42,7 @@ export function tokenizerTablesPacked() {
     name: 'tokenizer-tables-packed',
     setup(build) {
       build.onLoad({ filter: TABLE_FILE }, async (args) => {
-        const table = require(args.path).default;
+        const table = require(args.path.replace(/([\\/])esm([\\/]bpeRanks[\\/])/, '$1cjs$2')).default;
         if (!Array.isArray(table)) throw new Error(`${args.path}: expected an array as its default export`);
         const { packRanks, RankTable } = await rankTable();
         const packed = packRanks(table);
@@ -55,7 +58,10 @@ export function tokenizerTablesPacked() {
             throw new Error(`${args.path}: rank ${rank} is not found by its bytes`);
         });
         const base64 = Buffer.from(packed).toString('base64');
-        return { contents: `exports.packed = Buffer.from(${JSON.stringify(base64)}, "base64");\n`, loader: 'js' };
+        // In the module's own format: esbuild takes a file of the package's ESM copy as an ES module.
+        const esm = /[\\/]esm[\\/]bpeRanks[\\/]/.test(args.path);
+        const value = `Buffer.from(${JSON.stringify(base64)}, "base64")`;
+        return { contents: esm ? `export const packed = ${value};\n` : `exports.packed = ${value};\n`, loader: 'js' };
       });
     },
   };

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tokenizerTablesPacked } from '../tokenizerTables.mjs';
 import { vendorImports } from '../vendorBundles.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -40,6 +41,7 @@ export function cliBuildOptions(outfile, { minify = false, sourcemap = false, se
     logLevel: 'warning',
     plugins: vendorDir
       ? [vendorImports(vendorDir, ['zod', 'openai', 'agUi', 'mcp', 'o200k', 'cl100k', ...(serverDrivers ? ['pg', 'ioredis'] : [])])]
-      : [],
+      : // One file: the tokenizer's tables in it packed, as the vendor bundles hold them.
+        [tokenizerTablesPacked()],
   };
 }

@@ -52,6 +52,18 @@ describe('the tokenizer tables in the vendor bundles', function () {
     }
   });
 
+  it("packs them in the one-file CLI too (the store package's bin)", async () => {
+    const { cliBuildOptions } = (await import(pathToFileURL(join(ROOT, 'scripts', 'store-package', 'cliBuild.mjs')).href)) as {
+      cliBuildOptions(out: string): esbuild.BuildOptions;
+    };
+    const out = await esbuild.build({ ...cliBuildOptions(join(tmp.dir, 'one-file-cli.js')), write: false, absWorkingDir: ROOT });
+    const text = out.outputFiles!.map((f) => f.text).join('\n');
+    // (`packed` of the second table is renamed `packed2` in one bundle scope)
+    assert.equal(text.match(/\bpacked\d*\s*=\s*Buffer\.from\(/g)?.length, 2, 'both tables packed');
+    // The package's tables are arrays of 100,000s of string literals, one per line; the CLI's own lists are short.
+    assert.ok(!/(\n\s*"[^"\n]{1,40}",){1000}/.test(text), 'a table as an array literal of strings is in the bundle');
+  });
+
   for (const [group, encoding] of [
     ['o200k', 'o200k_base'],
     ['cl100k', 'cl100k_base'],
