@@ -21,10 +21,11 @@ const LONG_PIECE_BYTES = 256;
 export function bytePairCounter(table: RankTable, split: RegExp): CountTokens {
   if (!split.global) throw new TypeError('the split pattern must be global');
   const encoder = new TextEncoder();
-  // Scratch space reused across pieces, grown for the longest (a UTF-16 unit is at most 3 UTF-8 bytes).
-  let bytes = new Uint8Array(256);
-  let starts = new Uint32Array(257);
-  let ranks = new Float64Array(257);
+  // Scratch space reused across pieces: the bytes grown for the longest piece (a UTF-16 unit is at most 3 UTF-8
+  // bytes); the scan's parts and ranks only ever for a short one (a long piece brings its own, `mergeLong`).
+  let bytes = new Uint8Array(LONG_PIECE_BYTES * 2);
+  const starts = new Uint32Array(LONG_PIECE_BYTES + 1);
+  const ranks = new Float64Array(LONG_PIECE_BYTES + 1);
 
   const rankOr = (start: number, end: number): number => {
     const rank = table.rankOf(bytes, start, end);
@@ -32,11 +33,7 @@ export function bytePairCounter(table: RankTable, split: RegExp): CountTokens {
   };
 
   const countPiece = (piece: string): number => {
-    if (piece.length * 3 > bytes.length) {
-      bytes = new Uint8Array(piece.length * 3);
-      starts = new Uint32Array(bytes.length + 1);
-      ranks = new Float64Array(bytes.length + 1);
-    }
+    if (piece.length * 3 > bytes.length) bytes = new Uint8Array(piece.length * 3);
     const n = encoder.encodeInto(piece, bytes).written;
     if (table.rankOf(bytes, 0, n) !== -1) return 1;
     if (n > LONG_PIECE_BYTES) return mergeLong(table, bytes, n);
