@@ -50,6 +50,7 @@ export function tokenizerTablesPacked() {
         const encoder = new TextEncoder();
         if (read.size !== table.length) throw new Error(`${args.path}: ${read.size} ranks packed, ${table.length} in the table`);
         table.forEach((token, rank) => {
+          // The token's bytes worked out here again, not by the packing's own code: a check that shares it checks nothing.
           const want = token == null ? new Uint8Array(0) : typeof token === 'string' ? encoder.encode(token) : Uint8Array.from(token);
           const got = read.bytesOf(rank);
           if (!got || Buffer.compare(Buffer.from(got), Buffer.from(want)) !== 0)
