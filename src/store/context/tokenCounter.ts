@@ -26,19 +26,22 @@ export type TokenCount = CountTokens;
  * A rank table's module: from source the package's array; in a bundle the same table packed at build time
  * (scripts/tokenizerTables.mjs), so the array of strings is never made.
  */
-type RanksModule = { default: readonly RankEntry[] } | { packed: Uint8Array };
+export type RanksModule = { default: readonly RankEntry[] } | { packed: Uint8Array };
 const loaded = new Map<EncodingName, Promise<CountTokens>>();
 
-async function loadCounter(encoding: EncodingName): Promise<CountTokens> {
-  const [ranks, patterns] = await Promise.all([
-    (encoding === 'o200k_base'
-      ? import('gpt-tokenizer/bpeRanks/o200k_base')
-      : import('gpt-tokenizer/bpeRanks/cl100k_base')) as Promise<RanksModule>,
-    import('gpt-tokenizer/encodingParams/constants'),
-  ]);
+/** The counter of an encoding over its rank table's module, in either form (the vendor bundles' test uses it too). */
+export async function counterOver(encoding: EncodingName, ranks: RanksModule): Promise<CountTokens> {
+  const patterns = await import('gpt-tokenizer/encodingParams/constants');
   const packed = 'packed' in ranks ? ranks.packed : packRanks(ranks.default);
   const split = encoding === 'o200k_base' ? patterns.O200K_TOKEN_SPLIT_REGEX : patterns.CL100K_TOKEN_SPLIT_REGEX;
   return bytePairCounter(RankTable.fromPacked(packed), split);
+}
+
+async function loadCounter(encoding: EncodingName): Promise<CountTokens> {
+  const ranks = (await (encoding === 'o200k_base'
+    ? import('gpt-tokenizer/bpeRanks/o200k_base')
+    : import('gpt-tokenizer/bpeRanks/cl100k_base'))) as RanksModule;
+  return counterOver(encoding, ranks);
 }
 
 function load(encoding: EncodingName): Promise<CountTokens> {

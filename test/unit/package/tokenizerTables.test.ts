@@ -10,8 +10,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
-import { bytePairCounter } from '../../../src/store/context/bpe/bytePairCount';
-import { packRanks, RankTable } from '../../../src/store/context/bpe/rankTable';
+import { packRanks } from '../../../src/store/context/bpe/rankTable';
+import { counterOver, type RanksModule } from '../../../src/store/context/tokenCounter';
 import { tempDir } from '../../support/tempFiles';
 import { ROOT } from '../store/export/exportFixtures';
 
@@ -83,9 +83,8 @@ describe('the tokenizer tables in the vendor bundles', function () {
       const packageFile = join(ROOT, 'node_modules', 'gpt-tokenizer', 'cjs', 'bpeRanks', `${encoding}.js`);
       const packageTable = (loadCommonJs(packageFile) as { default: (string | number[])[] }).default;
       assert.ok(Buffer.from(module.packed).equals(Buffer.from(packRanks(packageTable))), 'the packed table differs');
-      const patterns = (await import('gpt-tokenizer/encodingParams/constants')) as Record<string, RegExp>;
-      const split = encoding === 'o200k_base' ? patterns.O200K_TOKEN_SPLIT_REGEX! : patterns.CL100K_TOKEN_SPLIT_REGEX!;
-      const ours = bytePairCounter(RankTable.fromPacked(module.packed), split);
+      // The bundle's module as the extension and the CLI load it, through the same code.
+      const ours = await counterOver(encoding, module as RanksModule);
       const theirs = (await import(`gpt-tokenizer/encoding/${encoding}`)) as Encoding;
       const none = { disallowedSpecial: new Set<string>() };
       for (const sample of TEXTS) assert.equal(ours(sample), theirs.countTokens(sample, none), sample);
