@@ -4,7 +4,7 @@
 //   node esbuild.mjs --watch       rebuild on change
 import * as esbuild from 'esbuild';
 import { cliBuildOptions } from './scripts/store-package/cliBuild.mjs';
-import { extensionBuildOptions, nodeBundleOptions } from './scripts/extensionBuild.mjs';
+import { extensionBuildOptions, nodeBundleOptions, storeWorkerBuildOptions } from './scripts/extensionBuild.mjs';
 import { VENDOR_GROUPS, vendorBuildOptions, vendorImports } from './scripts/vendorBundles.mjs';
 
 const production = process.argv.includes('--production');
@@ -35,13 +35,9 @@ const contexts = [
     outdir: 'dist',
     plugins: [vendorImports('./vendor/', Object.keys(VENDOR_GROUPS))],
   },
-  // The store worker: every SQLite connection the extension opens lives in it (src/store/worker/).
-  {
-    ...nodeCommon,
-    entryPoints: { storeWorker: 'src/store/worker/storeWorker.ts' },
-    outdir: 'dist',
-    plugins: [vendorImports('./vendor/', Object.keys(VENDOR_GROUPS))],
-  },
+  // The store worker: every SQLite connection the extension opens lives in it (src/store/worker/). Its entry is a
+  // loader that runs the worker itself through V8's code cache (storeWorkerLoader.ts).
+  ...storeWorkerBuildOptions({ production, outdir: 'dist' }),
   // The conversation view: one browser bundle and its stylesheet (the webview sees only src/shared).
   {
     bundle: true,

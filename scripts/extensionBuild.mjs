@@ -47,3 +47,21 @@ export function extensionBuildOptions({ production = false, outdir }) {
     plugins: [vendorImports('./vendor/', Object.keys(VENDOR_GROUPS))],
   };
 }
+
+/**
+ * The store worker's bundles: `<outdir>/storeWorker.js`, a loader (src/store/worker/storeWorkerLoader.ts) that runs
+ * `<outdir>/storeWorkerMain.js`, the worker, through V8's code cache when its client names a cache folder. The heavy
+ * packages are required from `<outdir>/vendor/`, as the extension's.
+ */
+export function storeWorkerBuildOptions({ production = false, outdir }) {
+  const common = nodeBundleOptions({ production });
+  return [
+    {
+      ...common,
+      entryPoints: { storeWorkerMain: join(root, 'src/store/worker/storeWorker.ts') },
+      outdir,
+      plugins: [vendorImports('./vendor/', Object.keys(VENDOR_GROUPS))],
+    },
+    { ...common, entryPoints: { storeWorker: join(root, 'src/store/worker/storeWorkerLoader.ts') }, outdir },
+  ];
+}

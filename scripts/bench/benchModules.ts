@@ -6,17 +6,57 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CACHE } from '../host/hostTools.mjs';
 
 /** True when running as the `dist/bench.js` bundle (its siblings are the other bundles). */
 const BUNDLED = existsSync(join(__dirname, 'storeWorker.js'));
 /** The repository root when running from source (`scripts/bench/` is two levels down). */
 const ROOT = join(__dirname, '..', '..');
 
-/** The store worker's file and the `execArgv` its thread needs (tsx's loader from source). */
-export function storeWorkerModule(): { file: string; execArgv: string[] | undefined } {
-  return BUNDLED
-    ? { file: join(__dirname, 'storeWorker.js'), execArgv: undefined }
-    : { file: join(ROOT, 'src', 'store', 'worker', 'storeWorker.ts'), execArgv: ['--require', 'tsx/cjs'] };
+/** Where a store worker is started from, as the extension starts it. */
+export interface StoreWorkerModule {
+  file: string;
+  execArgv: string[] | undefined;
+  /** V8's code cache of the worker (src/store/worker/storeWorkerLoader.ts), kept across bench runs as in VS Code. */
+  codeCacheDir: string;
+}
+
+let built: Promise<string> | undefined;
+
+/**
+ * The store worker as the extension runs it: the loader `storeWorker.js` and `storeWorkerMain.js` loaded through V8's
+ * code cache. Built: the bundles beside `dist/bench.js`. From source: the same bundles built once per bench process
+ * from the sources (scripts/extensionBuild.mjs) into `node_modules/.cache/`, with the vendor bundles they require
+ * (a worker under tsx compiles each source file apart, which is not what a user's worker does). The code cache
+ * folder stays across bench invocations, as the extension's global storage does across VS Code starts; its files are
+ * named for the bundle's text, so another build never reads them.
+ */
+export async function storeWorkerModule(): Promise<StoreWorkerModule> {
+  const codeCacheDir = join(CACHE, 'bench', 'code-cache');
+  if (BUNDLED) return { file: join(__dirname, 'storeWorker.js'), execArgv: undefined, codeCacheDir };
+  // Inside the clone's node_modules: the bundle requires better-sqlite3, which resolves from there.
+  built ??= buildStoreWorker(join(ROOT, 'node_modules', '.cache', 'agent-session-inspector', 'bench-worker'));
+  return { file: join(await built, 'storeWorker.js'), execArgv: undefined, codeCacheDir };
+}
+
+async function buildStoreWorker(outdir: string): Promise<string> {
+  const esbuild = await import('esbuild');
+  const load = async <T>(rel: string): Promise<T> => (await import(pathToFileURL(join(ROOT, 'scripts', rel)).href)) as T;
+  const { storeWorkerBuildOptions, nodeBundleOptions } = await load<{
+    storeWorkerBuildOptions(o: { production: boolean; outdir: string }): import('esbuild').BuildOptions[];
+    nodeBundleOptions(o: { production: boolean }): import('esbuild').BuildOptions;
+  }>('extensionBuild.mjs');
+  const { vendorBuildOptions } = await load<{
+    vendorBuildOptions(outdir: string, common: import('esbuild').BuildOptions): import('esbuild').BuildOptions[];
+  }>('vendorBundles.mjs');
+  // Production, as the VSIX carries them (minified).
+  const options = [
+    ...storeWorkerBuildOptions({ production: true, outdir }),
+    ...vendorBuildOptions(join(outdir, 'vendor'), nodeBundleOptions({ production: true })),
+  ];
+  await Promise.all(options.map((o) => esbuild.build({ ...o, logLevel: 'silent' })));
+  return outdir;
 }
 
 /** The store library's entry for `require` in another process. */

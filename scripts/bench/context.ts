@@ -126,8 +126,8 @@ export async function runContextBench(
   void last;
 
   const db = openSessionDatabase(path, { readonly: true });
-  const worker = storeWorkerModule();
-  const client = new StoreClient(worker.file, { execArgv: worker.execArgv });
+  const worker = await storeWorkerModule();
+  const client = new StoreClient(worker.file, { execArgv: worker.execArgv, codeCacheDir: worker.codeCacheDir });
   const time = async (
     args: TurnContextArgs,
     withTraces: boolean,

@@ -100,8 +100,8 @@ async function main(): Promise<void> {
   }
   copyFileSync(plain, guarded);
 
-  const worker = storeWorkerModule();
-  const client = new StoreClient(worker.file, { execArgv: worker.execArgv });
+  const worker = await storeWorkerModule();
+  const client = new StoreClient(worker.file, { execArgv: worker.execArgv, codeCacheDir: worker.codeCacheDir });
   const catchUp = { plain: [] as number[], guarded: [] as number[] };
   const lookMs: number[] = [];
   let driver = '';

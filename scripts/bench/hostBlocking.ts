@@ -191,7 +191,7 @@ export async function runHostBlockingBench(config: HostBlockingConfig, progress:
     target = targetOf(path, config.file.session);
   }
   const { actions, changed } = actionsFor(target);
-  const worker = storeWorkerModule();
+  const worker = await storeWorkerModule();
   const perAction = actions.map(() => ({ inThread: [] as number[], first: [] as number[], kept: [] as number[], late: [] as number[] }));
   const idle: number[] = [];
   const busy: number[] = [];
@@ -209,7 +209,7 @@ export async function runHostBlockingBench(config: HostBlockingConfig, progress:
     // The cold floors, before the worker's first answers in odd runs and after them in even ones.
     const floorFirst = run % 2 === 1;
     const floors = floorFirst ? coldFloors(path, target) : undefined;
-    const client = new StoreClient(worker.file, { execArgv: worker.execArgv });
+    const client = new StoreClient(worker.file, { execArgv: worker.execArgv, codeCacheDir: worker.codeCacheDir });
     try {
       const db = await client.openDatabase(path, { keepTotals: true });
       driver = db.driver;
@@ -264,7 +264,7 @@ export async function runHostBlockingBench(config: HostBlockingConfig, progress:
   let branchWrite: HostBlockingReport['branchWrite'];
   let runTurn: HostBlockingReport['runTurn'];
   let lockWait: HostBlockingReport['lockWait'];
-  const client = new StoreClient(worker.file, { execArgv: worker.execArgv });
+  const client = new StoreClient(worker.file, { execArgv: worker.execArgv, codeCacheDir: worker.codeCacheDir });
   try {
     progress(`host blocking ${name}: copying the file for the writes`);
     copyFileSync(path, copy);

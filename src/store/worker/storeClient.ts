@@ -30,6 +30,7 @@ import type {
   DatabaseMethod,
   OpenedDatabase,
   SessionMethod,
+  StoreWorkerData,
   StoreWorkerRequest,
   StoreWorkerResponse,
   WorkerSessionOptions,
@@ -100,6 +101,13 @@ export interface WorkerSessionOptionsOnHost {
 export interface StoreClientOptions {
   /** For a TypeScript entry under tsx (tests): `['--require', 'tsx/cjs']`. */
   execArgv?: string[];
+  /**
+   * The folder where the bundled worker (`dist/storeWorker.js`, storeWorkerLoader.ts) keeps V8's code cache of itself,
+   * so a worker's first answers do not compile their code; none: no cache.
+   */
+  codeCacheDir?: string;
+  /** When the worker writes a missing cache, in ms after its start (tests); default `CACHE_WRITE_DELAY_MS`. */
+  codeCacheWriteAfterMs?: number;
 }
 
 /**
@@ -358,7 +366,10 @@ export class StoreClient {
         true,
       );
     }
-    const worker = new Worker(this.workerFile, { execArgv: this.options.execArgv });
+    const { codeCacheDir, codeCacheWriteAfterMs } = this.options;
+    const workerData: StoreWorkerData | undefined =
+      codeCacheDir === undefined ? undefined : { codeCacheDir, ...(codeCacheWriteAfterMs === undefined ? {} : { codeCacheWriteAfterMs }) };
+    const worker = new Worker(this.workerFile, { execArgv: this.options.execArgv, ...(workerData ? { workerData } : {}) });
     const generation = ++this.generation;
     worker.unref();
     worker.on('message', (r: StoreWorkerResponse) => this.answer(r));

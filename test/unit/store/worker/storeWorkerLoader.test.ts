@@ -1,0 +1,122 @@
+/**
+ * The store worker as the extension starts it (issue 43): the bundles esbuild.mjs builds (`storeWorker.js`, the loader
+ * of src/store/worker/storeWorkerLoader.ts, and `storeWorkerMain.js`, the worker), with and without a code cache
+ * folder. With one, the first worker writes V8's cache of the worker there and the next one runs from it (V8 refusing
+ * it would delete the file and a new one would be written: the test sees the same file); a damaged cache only costs
+ * the compile and is replaced at the next start; without one nothing is written. Every worker answers as the source worker does.
+ */
+import { strict as assert } from 'node:assert';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { BuildOptions } from 'esbuild';
+import { StoreClient } from '../../../../src/store/worker/storeClient';
+import { TempFolder, mk } from '../inspector/inspectorFixtures';
+
+const ROOT = join(__dirname, '..', '..', '..', '..');
+
+/** Waits until `check` holds (the cache is written on the worker's own timer). */
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+describe('the store worker loaded through its code cache', function () {
+  this.timeout(120_000);
+  let out: string;
+  let folder: TempFolder;
+  const clients: StoreClient[] = [];
+
+  before(async () => {
+    // Inside node_modules: the bundle requires better-sqlite3, which resolves from there as it does from dist/.
+    const base = join(ROOT, 'node_modules', '.cache', 'agent-session-inspector');
+    mkdirSync(base, { recursive: true });
+    out = mkdtempSync(join(base, 'worker-test-'));
+    const esbuild = await import('esbuild');
+    const { storeWorkerBuildOptions } = (await import(pathToFileURL(join(ROOT, 'scripts', 'extensionBuild.mjs')).href)) as {
+      storeWorkerBuildOptions(o: { production: boolean; outdir: string }): BuildOptions[];
+    };
+    await Promise.all(storeWorkerBuildOptions({ production: true, outdir: out }).map((o) => esbuild.build({ ...o, logLevel: 'silent' })));
+  });
+  after(() => rmSync(out, { recursive: true, force: true }));
+  beforeEach(() => {
+    folder = new TempFolder();
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.dispose()));
+    folder.cleanup();
+  });
+
+  async function writeSession(): Promise<string> {
+    const s = folder.session({ sessionId: 'trip' });
+    await s.addItems([mk.user('question'), mk.call('lookup', 'c1'), mk.output('c1'), mk.assistant('answer')]);
+    s.close();
+    return folder.path();
+  }
+
+  async function sessionsThrough(options: ConstructorParameters<typeof StoreClient>[1], path: string): Promise<unknown> {
+    const client = new StoreClient(join(out, 'storeWorker.js'), options);
+    clients.push(client);
+    const db = await client.openDatabase(path);
+    return await db.listSessions();
+  }
+
+  const cacheFiles = (dir: string): string[] => {
+    try {
+      return readdirSync(dir).filter((f) => f.startsWith('storeWorkerMain-') && f.endsWith('.bin'));
+    } catch {
+      return [];
+    }
+  };
+
+  it('writes the cache once, and the next worker runs from it with the same answers', async () => {
+    const path = await writeSession();
+    const cacheDir = join(folder.dir, 'code-cache');
+    const first = await sessionsThrough({ codeCacheDir: cacheDir, codeCacheWriteAfterMs: 0 }, path);
+    await until(() => cacheFiles(cacheDir).length === 1, 'the code cache file');
+    const [name] = cacheFiles(cacheDir);
+    const file = join(cacheDir, name!);
+    const before = { ino: statSync(file).ino, bytes: readFileSync(file) };
+    assert.ok(before.bytes.length > 1000, `a cache of ${before.bytes.length} bytes`);
+
+    const second = await sessionsThrough({ codeCacheDir: cacheDir, codeCacheWriteAfterMs: 0 }, path);
+    assert.deepEqual(second, first);
+    // Give a refusal's rewrite (delete, then write after 0 ms) the time it would take.
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(cacheFiles(cacheDir), [name], 'the cache was refused and written again');
+    assert.equal(statSync(file).ino, before.ino);
+    assert.ok(readFileSync(file).equals(before.bytes));
+
+    const fromSource = await sessionsThrough({}, path);
+    assert.deepEqual(fromSource, first);
+  });
+
+  it('answers from a damaged cache, which the next start replaces, and writes nothing without a folder', async () => {
+    const path = await writeSession();
+    const cacheDir = join(folder.dir, 'code-cache');
+    const first = await sessionsThrough({ codeCacheDir: cacheDir, codeCacheWriteAfterMs: 0 }, path);
+    await until(() => cacheFiles(cacheDir).length === 1, 'the code cache file');
+    const file = join(cacheDir, cacheFiles(cacheDir)[0]!);
+    const damaged = readFileSync(file);
+    damaged[damaged.length >> 1]! ^= 0xff;
+    writeFileSync(file, damaged);
+
+    // Its checksum fails: deleted, and the next start writes a new one (src/store/files/codeCache.ts).
+    assert.deepEqual(await sessionsThrough({ codeCacheDir: cacheDir, codeCacheWriteAfterMs: 0 }, path), first);
+    await until(() => cacheFiles(cacheDir).length === 0, 'the damaged cache deleted');
+    assert.deepEqual(await sessionsThrough({ codeCacheDir: cacheDir, codeCacheWriteAfterMs: 0 }, path), first);
+    await until(() => cacheFiles(cacheDir).length === 1, 'a new cache');
+    assert.ok(!readFileSync(file).equals(damaged));
+
+    assert.deepEqual(await sessionsThrough({}, path), first);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(
+      readdirSync(out).filter((f) => f.endsWith('.bin')),
+      [],
+      'a worker without a cache folder wrote a cache beside its bundle',
+    );
+  });
+});
