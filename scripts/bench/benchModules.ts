@@ -4,7 +4,7 @@
  * (`npx tsx scripts/bench.ts`), so every section measures the same code either way.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CACHE } from '../host/hostTools.mjs';
@@ -27,7 +27,7 @@ let built: Promise<string> | undefined;
 /**
  * The store worker as the extension runs it: the loader `storeWorker.js` and `storeWorkerMain.js` loaded through V8's
  * code cache. Built: the bundles beside `dist/bench.js`. From source: the same bundles built once per bench process
- * from the sources (scripts/extensionBuild.mjs) into `node_modules/.cache/`, with the vendor bundles they require
+ * from the sources (scripts/extensionBuild.mjs) into a folder of its own in `node_modules/.cache/`, with the vendor bundles they require
  * (a worker under tsx compiles each source file apart, which is not what a user's worker does). The code cache
  * folder stays across bench invocations, as the extension's global storage does across VS Code starts; its files are
  * named for the bundle's text, so another build never reads them.
@@ -35,12 +35,17 @@ let built: Promise<string> | undefined;
 export async function storeWorkerModule(): Promise<StoreWorkerModule> {
   const codeCacheDir = join(CACHE, 'bench', 'code-cache');
   if (BUNDLED) return { file: join(__dirname, 'storeWorker.js'), execArgv: undefined, codeCacheDir };
-  // Inside the clone's node_modules: the bundle requires better-sqlite3, which resolves from there.
-  built ??= buildStoreWorker(join(ROOT, 'node_modules', '.cache', 'agent-session-inspector', 'bench-worker'));
+  built ??= buildStoreWorker();
   return { file: join(await built, 'storeWorker.js'), execArgv: undefined, codeCacheDir };
 }
 
-async function buildStoreWorker(outdir: string): Promise<string> {
+async function buildStoreWorker(): Promise<string> {
+  // Inside the clone's node_modules (the bundle requires better-sqlite3, which resolves from there), in a folder of
+  // this process's own (two benches or tests may build at once), removed when it exits.
+  const base = join(ROOT, 'node_modules', '.cache', 'agent-session-inspector');
+  mkdirSync(base, { recursive: true });
+  const outdir = mkdtempSync(join(base, 'bench-worker-'));
+  process.once('exit', () => rmSync(outdir, { recursive: true, force: true }));
   const esbuild = await import('esbuild');
   const load = async <T>(rel: string): Promise<T> => (await import(pathToFileURL(join(ROOT, 'scripts', rel)).href)) as T;
   const { storeWorkerBuildOptions, nodeBundleOptions } = await load<{
