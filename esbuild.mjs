@@ -4,8 +4,8 @@
 //   node esbuild.mjs --watch       rebuild on change
 import * as esbuild from 'esbuild';
 import { cliBuildOptions } from './scripts/store-package/cliBuild.mjs';
-import { extensionBuildOptions, nodeBundleOptions, storeWorkerBuildOptions } from './scripts/extensionBuild.mjs';
-import { VENDOR_GROUPS, vendorBuildOptions, vendorImports } from './scripts/vendorBundles.mjs';
+import { extensionBuildOptions, nodeBundleOptions, searchWorkerBuildOptions, storeWorkerBuildOptions } from './scripts/extensionBuild.mjs';
+import { vendorBuildOptions } from './scripts/vendorBundles.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -28,13 +28,9 @@ const contexts = [
   },
   // The session store as a library: dist/store.js exports exactly src/store/index.ts.
   { ...nodeCommon, entryPoints: { store: 'src/store/index.ts' }, outdir: 'dist' },
-  // The search worker (a worker_threads entry the extension and the benchmark start), next to dist/extension.js.
-  {
-    ...nodeCommon,
-    entryPoints: { searchWorker: 'src/store/search/searchWorker.ts' },
-    outdir: 'dist',
-    plugins: [vendorImports('./vendor/', Object.keys(VENDOR_GROUPS))],
-  },
+  // The search worker (a worker_threads entry the extension and the benchmark start), next to dist/extension.js: a
+  // loader that runs it through V8's code cache (searchWorkerLoader.ts).
+  ...searchWorkerBuildOptions({ production, outdir: 'dist' }),
   // The store worker: every SQLite connection the extension opens lives in it (src/store/worker/). Its entry is a
   // loader that runs the worker itself through V8's code cache (storeWorkerLoader.ts).
   ...storeWorkerBuildOptions({ production, outdir: 'dist' }),

@@ -54,14 +54,35 @@ export function extensionBuildOptions({ production = false, outdir }) {
  * packages are required from `<outdir>/vendor/`, as the extension's.
  */
 export function storeWorkerBuildOptions({ production = false, outdir }) {
+  return workerBuildOptions({
+    production,
+    outdir,
+    name: 'storeWorker',
+    main: 'src/store/worker/storeWorker.ts',
+    loader: 'src/store/worker/storeWorkerLoader.ts',
+  });
+}
+
+/** The search worker's bundles, as the store worker's: `<outdir>/searchWorker.js` (searchWorkerLoader.ts) and `searchWorkerMain.js`. */
+export function searchWorkerBuildOptions({ production = false, outdir }) {
+  return workerBuildOptions({
+    production,
+    outdir,
+    name: 'searchWorker',
+    main: 'src/store/search/searchWorker.ts',
+    loader: 'src/store/search/searchWorkerLoader.ts',
+  });
+}
+
+function workerBuildOptions({ production, outdir, name, main, loader }) {
   const common = nodeBundleOptions({ production });
   return [
     {
       ...common,
-      entryPoints: { storeWorkerMain: join(root, 'src/store/worker/storeWorker.ts') },
+      entryPoints: { [`${name}Main`]: join(root, main) },
       outdir,
       plugins: [vendorImports('./vendor/', Object.keys(VENDOR_GROUPS))],
     },
-    { ...common, entryPoints: { storeWorker: join(root, 'src/store/worker/storeWorkerLoader.ts') }, outdir },
+    { ...common, entryPoints: { [name]: join(root, loader) }, outdir },
   ];
 }

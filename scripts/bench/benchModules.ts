@@ -14,8 +14,8 @@ const BUNDLED = existsSync(join(__dirname, 'storeWorker.js'));
 /** The repository root when running from source (`scripts/bench/` is two levels down). */
 const ROOT = join(__dirname, '..', '..');
 
-/** Where a store worker is started from, as the extension starts it. */
-export interface StoreWorkerModule {
+/** Where a worker is started from, as the extension starts it. */
+export interface WorkerModule {
   file: string;
   execArgv: string[] | undefined;
   /** V8's code cache of the worker (src/store/worker/storeWorkerLoader.ts), kept across bench runs as in VS Code. */
@@ -32,14 +32,23 @@ let built: Promise<string> | undefined;
  * folder stays across bench invocations, as the extension's global storage does across VS Code starts; its files are
  * named for the bundle's text, so another build never reads them.
  */
-export async function storeWorkerModule(): Promise<StoreWorkerModule> {
-  const codeCacheDir = join(CACHE, 'bench', 'code-cache');
-  if (BUNDLED) return { file: join(__dirname, 'storeWorker.js'), execArgv: undefined, codeCacheDir };
-  built ??= buildStoreWorker();
-  return { file: join(await built, 'storeWorker.js'), execArgv: undefined, codeCacheDir };
+export async function storeWorkerModule(): Promise<WorkerModule> {
+  return workerModule('storeWorker.js');
 }
 
-async function buildStoreWorker(): Promise<string> {
+/** The search worker as the extension runs it, as `storeWorkerModule` (dist/searchWorker.js and searchWorkerMain.js). */
+export async function searchWorkerModule(): Promise<WorkerModule> {
+  return workerModule('searchWorker.js');
+}
+
+async function workerModule(name: string): Promise<WorkerModule> {
+  const codeCacheDir = join(CACHE, 'bench', 'code-cache');
+  if (BUNDLED) return { file: join(__dirname, name), execArgv: undefined, codeCacheDir };
+  built ??= buildWorkers();
+  return { file: join(await built, name), execArgv: undefined, codeCacheDir };
+}
+
+async function buildWorkers(): Promise<string> {
   // Inside the clone's node_modules (the bundle requires better-sqlite3, which resolves from there), in a folder of
   // this process's own (two benches or tests may build at once), removed when it exits.
   const base = join(ROOT, 'node_modules', '.cache', 'agent-session-inspector');
@@ -48,8 +57,9 @@ async function buildStoreWorker(): Promise<string> {
   process.once('exit', () => rmSync(outdir, { recursive: true, force: true }));
   const esbuild = await import('esbuild');
   const load = async <T>(rel: string): Promise<T> => (await import(pathToFileURL(join(ROOT, 'scripts', rel)).href)) as T;
-  const { storeWorkerBuildOptions, nodeBundleOptions } = await load<{
+  const { storeWorkerBuildOptions, searchWorkerBuildOptions, nodeBundleOptions } = await load<{
     storeWorkerBuildOptions(o: { production: boolean; outdir: string }): import('esbuild').BuildOptions[];
+    searchWorkerBuildOptions(o: { production: boolean; outdir: string }): import('esbuild').BuildOptions[];
     nodeBundleOptions(o: { production: boolean }): import('esbuild').BuildOptions;
   }>('extensionBuild.mjs');
   const { vendorBuildOptions } = await load<{
@@ -58,6 +68,7 @@ async function buildStoreWorker(): Promise<string> {
   // Production, as the VSIX carries them (minified).
   const options = [
     ...storeWorkerBuildOptions({ production: true, outdir }),
+    ...searchWorkerBuildOptions({ production: true, outdir }),
     ...vendorBuildOptions(join(outdir, 'vendor'), nodeBundleOptions({ production: true })),
   ];
   await Promise.all(options.map((o) => esbuild.build({ ...o, logLevel: 'silent' })));

@@ -1,23 +1,29 @@
 /**
- * The store worker's start as the extension's first request meets it (issue 43, "a light start"): from
- * `new StoreClient(dist/storeWorker.js)` to its first answer (opening a session file and listing its sessions), with
- * V8's code cache of the worker (src/store/worker/storeWorkerLoader.ts) and without it, alternately, each start a new
- * worker. The cache is written by one start before the measured ones, in a folder of this run's own.
+ * The workers' starts as the extension meets them (issue 43, "a light start"), with V8's code cache of the worker
+ * (src/store/files/codeCache.ts, `loadWorkerMain`) and without it, alternately, each start a new worker; the cache is
+ * written by one start before the measured ones, in a folder of this run's own:
+ * - the store worker, which every window's first request starts: from `new StoreClient(dist/storeWorker.js)` to its
+ *   first answer (opening a session file and listing its sessions);
+ * - a search worker, which every search starts: from `startWorkerSearch(dist/searchWorker.js, …)` to its end (a
+ *   search of the file for `weather`).
  *
  *   npx tsx scripts/bench/workerStart.ts [FILE] [--runs N]      (default: a copy of a conformance fixture, 11 runs)
  *
- * Prints JSON: wall ms per start (ranges), and the worker bundle's size.
+ * Prints JSON: wall ms per start (ranges), and each worker bundle's size.
  */
 import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StoreClient } from '../../src/store/worker/storeClient';
-import { storeWorkerModule } from './benchModules';
+import { parseSearchQuery, startWorkerSearch } from '../../src/store';
+import { searchWorkerModule, storeWorkerModule } from './benchModules';
 import { median, round } from './measure';
 
 const FIXTURE = join(__dirname, '..', '..', 'test', 'fixtures', 'conformance', 'ref-basic.db');
 
-async function start(file: string, path: string, codeCacheDir: string | undefined): Promise<number> {
+type Start = (file: string, path: string, codeCacheDir: string | undefined) => Promise<number>;
+
+const startStore: Start = async (file, path, codeCacheDir) => {
   const t0 = performance.now();
   const client = new StoreClient(file, codeCacheDir === undefined ? {} : { codeCacheDir, codeCacheWriteAfterMs: 0 });
   try {
@@ -27,31 +33,38 @@ async function start(file: string, path: string, codeCacheDir: string | undefine
   } finally {
     await client.dispose();
   }
-}
+};
+
+const startSearch: Start = async (file, path, codeCacheDir) => {
+  const t0 = performance.now();
+  const search = startWorkerSearch(
+    file,
+    { paths: [path], query: parseSearchQuery('weather') },
+    { onHits: () => undefined, onError: (_p, message) => console.error(message) },
+    codeCacheDir === undefined ? {} : { codeCacheDir, codeCacheWriteAfterMs: 0 },
+  );
+  const end = await search.finished;
+  if (end.error) throw new Error(end.error);
+  return performance.now() - t0;
+};
 
 const range = (xs: number[]) => ({ min: round(Math.min(...xs)), median: round(median(xs)), max: round(Math.max(...xs)), n: xs.length });
 
-export async function runWorkerStartBench(path: string, runs: number) {
-  const worker = await storeWorkerModule();
+async function measure(file: string, start: Start, path: string, runs: number) {
   const cacheDir = mkdtempSync(join(tmpdir(), 'asi-worker-start-'));
   try {
     // One start writes the cache (after 0 ms: the functions the load ran); later starts read it.
-    await start(worker.file, path, cacheDir);
+    await start(file, path, cacheDir);
     for (let i = 0; i < 50 && readdirSync(cacheDir).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     const cached: number[] = [];
     const uncached: number[] = [];
-    const loadStart = loadavg()[0]!;
     for (let i = 0; i < runs; i++) {
-      cached.push(await start(worker.file, path, cacheDir));
-      uncached.push(await start(worker.file, path, undefined));
+      cached.push(await start(file, path, cacheDir));
+      uncached.push(await start(file, path, undefined));
     }
-    const main = join(worker.file, '..', 'storeWorkerMain.js');
     return {
-      file: path,
-      node: process.version,
-      bundleBytes: statSync(main).size,
+      bundleBytes: statSync(file.replace(/\.js$/, 'Main.js')).size,
       cacheBytes: readdirSync(cacheDir).map((f) => statSync(join(cacheDir, f)).size),
-      load: { start: round(loadStart), end: round(loadavg()[0]!) },
       withCacheMs: range(cached),
       withoutCacheMs: range(uncached),
       ratio: round(median(cached) / median(uncached)),
@@ -59,6 +72,13 @@ export async function runWorkerStartBench(path: string, runs: number) {
   } finally {
     rmSync(cacheDir, { recursive: true, force: true });
   }
+}
+
+export async function runWorkerStartBench(path: string, runs: number) {
+  const loadStart = loadavg()[0]!;
+  const store = await measure((await storeWorkerModule()).file, startStore, path, runs);
+  const search = await measure((await searchWorkerModule()).file, startSearch, path, runs);
+  return { file: path, node: process.version, load: { start: round(loadStart), end: round(loadavg()[0]!) }, store, search };
 }
 
 if (/workerStart\.ts$/.test(process.argv[1] ?? '')) {

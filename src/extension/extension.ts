@@ -13,6 +13,7 @@ import type { Services } from './services';
 import { workspaceTrust } from './core/settings';
 import { DatabaseRegistry } from './databases/databaseRegistry';
 import { StoreClient } from '../store/worker/storeClient';
+import { useSearchWorkerCodeCache } from '../store/search/searchInWorker';
 import { SqliteDriverCheck } from './databases/sqliteDriverCheck';
 import { WorkspaceDiscovery } from './databases/workspaceDiscovery';
 import { SessionPricing } from './pricing/sessionPricing';
@@ -73,10 +74,10 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   // General log (driver choice, start-up problems); agent runs keep their own channel.
   const log = vscode.window.createOutputChannel('Agent Sessions', { log: true });
   // Every SQLite connection lives in this worker, so no query, lock wait or huge row runs on the host's thread.
-  // The worker loads itself through V8's code cache, beside the extension's own (extensionLoader.ts).
-  const store = new StoreClient(vscode.Uri.joinPath(context.extensionUri, 'dist', 'storeWorker.js').fsPath, {
-    codeCacheDir: vscode.Uri.joinPath(context.globalStorageUri, 'code-cache').fsPath,
-  });
+  // The workers load themselves through V8's code cache, beside the extension's own (extensionLoader.ts).
+  const codeCacheDir = vscode.Uri.joinPath(context.globalStorageUri, 'code-cache').fsPath;
+  const store = new StoreClient(vscode.Uri.joinPath(context.extensionUri, 'dist', 'storeWorker.js').fsPath, { codeCacheDir });
+  useSearchWorkerCodeCache(codeCacheDir);
   context.subscriptions.push({ dispose: () => void store.dispose() });
   const registry = new DatabaseRegistry(context.workspaceState, new SqliteDriverCheck(log), store, context.secrets);
   const pricing = new SessionPricing(context.workspaceState, log);

@@ -220,3 +220,27 @@ function removeQuietly(path: string): void {
     // Gone already, or not ours to remove: either way it is not read again.
   }
 }
+
+/** What a worker's starter puts in its `workerData` for `loadWorkerMain` (the worker's own input may sit beside it). */
+export interface WorkerCodeCache {
+  /** The folder of the worker's code cache (the extension's global storage); none: it compiles as `require` would. */
+  codeCacheDir?: string;
+  /** When a missing cache is written, in ms after the start (tests); default `CACHE_WRITE_DELAY_MS`. */
+  codeCacheWriteAfterMs?: number;
+}
+
+/**
+ * Runs a worker's bundle from the worker's entry (a loader bundle beside it): through V8's code cache in the folder its
+ * starter named in `workerData` (`WorkerCodeCache`), else as `require` would. A worker starts with nothing compiled,
+ * and the store worker starts at every window's first request, a search worker at every search.
+ */
+export function loadWorkerMain(mainFile: string, workerData: unknown): void {
+  const data = (typeof workerData === 'object' && workerData !== null ? workerData : {}) as WorkerCodeCache;
+  if (typeof data.codeCacheDir === 'string') {
+    const writeAfter = data.codeCacheWriteAfterMs;
+    loadWithCodeCache(mainFile, data.codeCacheDir, typeof writeAfter === 'number' ? { writeAfter } : {});
+  } else {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a bundle beside the loader, found at run time
+    require(mainFile);
+  }
+}

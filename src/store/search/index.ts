@@ -5,5 +5,11 @@ export { searchDatabase } from './searchDatabase';
 export { searchRemoteStore } from './searchRemote';
 export { DEFAULT_MAX_HITS, type SearchHit, type SearchOptions, type SearchSummary } from './searchHits';
 export { failedReason, type SearchSnippet } from './itemMatch';
-export { startWorkerSearch, type WorkerSearch, type WorkerSearchEnd, type WorkerSearchHandlers } from './searchInWorker';
+export {
+  startWorkerSearch,
+  useSearchWorkerCodeCache,
+  type WorkerSearch,
+  type WorkerSearchEnd,
+  type WorkerSearchHandlers,
+} from './searchInWorker';
 export type { SearchWorkerInput } from './workerProtocol';

@@ -32,13 +32,36 @@ export interface WorkerSearch {
   cancel(): void;
 }
 
+/** The code cache folder every search worker started from now on uses (`useSearchWorkerCodeCache`). */
+let defaultCodeCacheDir: string | undefined;
+
+/**
+ * Search workers started from now on load through V8's code cache in `dir` (the extension's global storage, set at
+ * activation): every search in VS Code starts a worker, from four features, and the folder is the extension's, not
+ * theirs. Undefined: no cache (the CLI, tests).
+ */
+export function useSearchWorkerCodeCache(dir: string | undefined): void {
+  defaultCodeCacheDir = dir;
+}
+
+/**
+ * Starts a search of `input` in a new worker (`workerFile`: dist/searchWorker.js, or the TypeScript entry under tsx
+ * with `execArgv`). `codeCacheDir`: where the bundled worker keeps V8's code cache of itself (default: the folder
+ * `useSearchWorkerCodeCache` set).
+ */
 export function startWorkerSearch(
   workerFile: string,
   input: SearchWorkerInput,
   handlers: WorkerSearchHandlers,
-  options: { execArgv?: string[] } = {},
+  options: { execArgv?: string[]; codeCacheDir?: string; codeCacheWriteAfterMs?: number } = {},
 ): WorkerSearch {
-  const worker = new Worker(workerFile, { workerData: input, execArgv: options.execArgv });
+  const codeCacheDir = options.codeCacheDir ?? defaultCodeCacheDir;
+  const workerData: SearchWorkerInput = {
+    ...input,
+    ...(codeCacheDir === undefined ? {} : { codeCacheDir }),
+    ...(options.codeCacheWriteAfterMs === undefined ? {} : { codeCacheWriteAfterMs: options.codeCacheWriteAfterMs }),
+  };
+  const worker = new Worker(workerFile, { workerData, execArgv: options.execArgv });
   let cancelled = false;
   const finished = new Promise<WorkerSearchEnd>((resolve) => {
     let settled = false;

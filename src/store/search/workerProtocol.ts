@@ -6,9 +6,10 @@ import type { DriverName } from '../sqlite/sqliteDatabase';
 import type { SearchQuery } from './searchQuery';
 import type { TurnSet } from './reviewTurns';
 import type { SearchHit, SearchSummary } from './searchHits';
+import type { WorkerCodeCache } from '../files/codeCache';
 
-/** `workerData` of the worker. */
-export interface SearchWorkerInput {
+/** `workerData` of the worker; the code cache's fields are its loader's (searchWorkerLoader.ts). */
+export interface SearchWorkerInput extends WorkerCodeCache {
   /** The files to search, in order. */
   paths: string[];
   query: SearchQuery;

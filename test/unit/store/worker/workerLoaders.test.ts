@@ -1,7 +1,7 @@
 /**
- * The store worker as the extension starts it (issue 43): the bundles esbuild.mjs builds (`storeWorker.js`, the loader
- * of src/store/worker/storeWorkerLoader.ts, and `storeWorkerMain.js`, the worker), with and without a code cache
- * folder. With one, the first worker writes V8's cache of the worker there and the next one runs from it (V8 refusing
+ * The workers as the extension starts them (issue 43): the bundles esbuild.mjs builds (`storeWorker.js`, the loader of
+ * src/store/worker/storeWorkerLoader.ts, and `storeWorkerMain.js`, the worker; the search worker's likewise), with and
+ * without a code cache folder (src/store/files/codeCache.ts, `loadWorkerMain`). With one, the first worker writes V8's cache of the worker there and the next one runs from it (V8 refusing
  * it would delete the file and a new one would be written: the test sees the same file); a damaged cache only costs
  * the compile and is replaced at the next start; without one nothing is written. Every worker answers as the source worker does.
  */
@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, wr
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BuildOptions } from 'esbuild';
+import { parseSearchQuery, startWorkerSearch } from '../../../../src/store';
 import { StoreClient } from '../../../../src/store/worker/storeClient';
 import { TempFolder, mk } from '../inspector/inspectorFixtures';
 
@@ -24,7 +25,7 @@ async function until(check: () => boolean, what: string): Promise<void> {
   assert.fail(`timed out waiting for ${what}`);
 }
 
-describe('the store worker loaded through its code cache', function () {
+describe('the workers loaded through their code cache', function () {
   this.timeout(120_000);
   let out: string;
   let folder: TempFolder;
@@ -36,10 +37,15 @@ describe('the store worker loaded through its code cache', function () {
     mkdirSync(base, { recursive: true });
     out = mkdtempSync(join(base, 'worker-test-'));
     const esbuild = await import('esbuild');
-    const { storeWorkerBuildOptions } = (await import(pathToFileURL(join(ROOT, 'scripts', 'extensionBuild.mjs')).href)) as {
-      storeWorkerBuildOptions(o: { production: boolean; outdir: string }): BuildOptions[];
-    };
-    await Promise.all(storeWorkerBuildOptions({ production: true, outdir: out }).map((o) => esbuild.build({ ...o, logLevel: 'silent' })));
+    const build = (await import(pathToFileURL(join(ROOT, 'scripts', 'extensionBuild.mjs')).href)) as Record<
+      'storeWorkerBuildOptions' | 'searchWorkerBuildOptions',
+      (o: { production: boolean; outdir: string }) => BuildOptions[]
+    >;
+    const options = [
+      ...build.storeWorkerBuildOptions({ production: true, outdir: out }),
+      ...build.searchWorkerBuildOptions({ production: true, outdir: out }),
+    ];
+    await Promise.all(options.map((o) => esbuild.build({ ...o, logLevel: 'silent' })));
   });
   after(() => rmSync(out, { recursive: true, force: true }));
   beforeEach(() => {
@@ -64,9 +70,9 @@ describe('the store worker loaded through its code cache', function () {
     return await db.listSessions();
   }
 
-  const cacheFiles = (dir: string): string[] => {
+  const cacheFiles = (dir: string, bundle = 'storeWorkerMain'): string[] => {
     try {
-      return readdirSync(dir).filter((f) => f.startsWith('storeWorkerMain-') && f.endsWith('.bin'));
+      return readdirSync(dir).filter((f) => f.startsWith(`${bundle}-`) && f.endsWith('.bin'));
     } catch {
       return [];
     }
@@ -118,5 +124,30 @@ describe('the store worker loaded through its code cache', function () {
       [],
       'a worker without a cache folder wrote a cache beside its bundle',
     );
+  });
+  it('runs a search worker from its cache with the same hits as without', async () => {
+    const path = await writeSession();
+    const cacheDir = join(folder.dir, 'code-cache');
+    const search = async (codeCacheDir: string | undefined): Promise<unknown[]> => {
+      const hits: unknown[] = [];
+      const s = startWorkerSearch(
+        join(out, 'searchWorker.js'),
+        { paths: [path], query: parseSearchQuery('answer') },
+        { onHits: (_p, h) => hits.push(...h) },
+        codeCacheDir === undefined ? {} : { codeCacheDir, codeCacheWriteAfterMs: 0 },
+      );
+      const end = await s.finished;
+      assert.equal(end.error, undefined);
+      return hits;
+    };
+    const first = await search(cacheDir);
+    assert.equal(first.length, 1);
+    await until(() => cacheFiles(cacheDir, 'searchWorkerMain').length === 1, "the search worker's cache");
+    const file = join(cacheDir, cacheFiles(cacheDir, 'searchWorkerMain')[0]!);
+    const ino = statSync(file).ino;
+    assert.deepEqual(await search(cacheDir), first);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(statSync(file).ino, ino, 'the cache was refused and written again');
+    assert.deepEqual(await search(undefined), first);
   });
 });
