@@ -153,15 +153,20 @@ export interface HostBlockingReport {
     firstMs: Range;
     keptMs: Range;
     maxLatenessMs: Range;
+    /**
+     * The longest pause of this thread's own collections in the action's windows (`watchedWindow`), per run and per
+     * append, as `maxLatenessMs`.
+     */
+    maxGcMs: Range;
     /** The answer's time right after another process appended a turn, over `appendRuns`. */
     afterAppendMs: Range & { p90: number; overTarget: number };
   }[];
   /** The first answers against their floors, per run: each run's ratio, and the ranges. */
   cold: { answer: string; firstMs: Range; floorMs: Range; ratios: number[]; agree: boolean }[];
   appendRuns: number;
-  runTurn: { inThreadMs: number; workerMs: number; maxLatenessMs: number };
-  branchWrite: { forkTurn: number; inThreadMs: number; workerMs: number; maxLatenessMs: number };
-  lockWait: { lockHoldMs: number; waitedMs: number; outcome: string; maxLatenessMs: number };
+  runTurn: { inThreadMs: number; workerMs: number; maxLatenessMs: number; maxGcMs: number };
+  branchWrite: { forkTurn: number; inThreadMs: number; workerMs: number; maxLatenessMs: number; maxGcMs: number };
+  lockWait: { lockHoldMs: number; waitedMs: number; outcome: string; maxLatenessMs: number; maxGcMs: number };
   target: { maxLatenessMs: number; worstMs: number; met: boolean };
   answerTarget: { ms: number; worstKeptMs: number; worstAfterAppendMs: number; met: boolean };
   coldTarget: { ratio: number; worstRatio: number; met: boolean };
@@ -192,7 +197,13 @@ export async function runHostBlockingBench(config: HostBlockingConfig, progress:
   }
   const { actions, changed } = actionsFor(target);
   const worker = await storeWorkerModule();
-  const perAction = actions.map(() => ({ inThread: [] as number[], first: [] as number[], kept: [] as number[], late: [] as number[] }));
+  const perAction = actions.map(() => ({
+    inThread: [] as number[],
+    first: [] as number[],
+    kept: [] as number[],
+    late: [] as number[],
+    gc: [] as number[],
+  }));
   const idle: number[] = [];
   const busy: number[] = [];
   const cold = new Map<string, { first: number[]; floor: number[]; ratios: number[]; agree: boolean }>();
@@ -220,14 +231,17 @@ export async function runHostBlockingBench(config: HostBlockingConfig, progress:
         firstAnswers.set(action.name, first.value);
         const times: number[] = [];
         let late = first.maxLateMs;
+        let gc = first.maxGcMs;
         for (let r = 0; r < config.reps; r++) {
           const w = await watchedWindow(() => action.run(db));
           times.push(w.ms);
           late = Math.max(late, w.maxLateMs);
+          gc = Math.max(gc, w.maxGcMs);
         }
         perAction[i]!.first.push(first.ms);
         perAction[i]!.kept.push(median(times));
         perAction[i]!.late.push(late);
+        perAction[i]!.gc.push(gc);
       }
       await db.close();
       const f = floors ?? coldFloors(path, target);
@@ -287,6 +301,7 @@ export async function runHostBlockingBench(config: HostBlockingConfig, progress:
       firstMs: range(p.first),
       keptMs: range(p.kept),
       maxLatenessMs: range(p.late),
+      maxGcMs: range(p.gc),
       afterAppendMs: {
         ...range(appended),
         p90: round(sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.9) - 1)] ?? Number.NaN),
@@ -448,7 +463,7 @@ async function timeAfterAppends(
   changed: () => void,
   runs: number,
   out: number[][],
-  perAction: { late: number[] }[],
+  perAction: { late: number[]; gc: number[] }[],
   progress: (m: string) => void,
 ): Promise<void> {
   const db = await client.openDatabase(path, { keepTotals: true });
@@ -462,8 +477,8 @@ async function timeAfterAppends(
         const i = (run + k) % actions.length;
         const w = await watchedWindow(() => actions[i]!.run(db));
         out[i]!.push(round(w.ms));
-        const late = perAction[i]!.late;
-        late.push(w.maxLateMs);
+        perAction[i]!.late.push(w.maxLateMs);
+        perAction[i]!.gc.push(w.maxGcMs);
       }
     }
   } finally {
@@ -480,7 +495,7 @@ async function inThreadThenWorker(
   path: string,
   t: Target,
   write: (s: WriteSession, tag: string) => Promise<void>,
-): Promise<{ inThreadMs: number; workerMs: number; maxLatenessMs: number }> {
+): Promise<{ inThreadMs: number; workerMs: number; maxLatenessMs: number; maxGcMs: number }> {
   const local = new AdvancedSQLiteSession({ sessionId: t.session, dbPath: path });
   const t0 = now();
   try {
@@ -497,7 +512,7 @@ async function inThreadThenWorker(
       await s.close();
     }
   });
-  return { inThreadMs: round(inThreadMs), workerMs: round(r.ms), maxLatenessMs: r.maxLateMs };
+  return { inThreadMs: round(inThreadMs), workerMs: round(r.ms), maxLatenessMs: r.maxLateMs, maxGcMs: r.maxGcMs };
 }
 
 async function timeRunTurn(
@@ -576,13 +591,13 @@ async function timeLockWait(
     }
   });
   await holder;
-  return { lockHoldMs, waitedMs: round(r.ms), outcome: r.value, maxLatenessMs: r.maxLateMs };
+  return { lockHoldMs, waitedMs: round(r.ms), outcome: r.value, maxLatenessMs: r.maxLateMs, maxGcMs: r.maxGcMs };
 }
 
 /** The section as a table for stderr: ranges over runs (min–max). */
 export function hostBlockingTable(r: HostBlockingReport): string {
   const rows = [
-    ['action', 'in thread ms', 'first answer ms', 'kept answer ms', 'after an append ms (max, >100)', 'host max lateness ms'],
+    ['action', 'in thread ms', 'first answer ms', 'kept answer ms', 'after an append ms (max, >100)', 'host max lateness ms', 'its GC ms'],
     ...r.actions.map((a) => [
       a.action,
       rangeText(a.inThreadMs),
@@ -590,8 +605,17 @@ export function hostBlockingTable(r: HostBlockingReport): string {
       rangeText(a.keptMs),
       `${rangeText(a.afterAppendMs)} (med ${a.afterAppendMs.median}, ${a.afterAppendMs.overTarget}/${a.afterAppendMs.n})`,
       rangeText(a.maxLatenessMs),
+      rangeText(a.maxGcMs),
     ]),
-    ['run a turn (4 items + usage)', String(r.runTurn.inThreadMs), '', String(r.runTurn.workerMs), '', String(r.runTurn.maxLatenessMs)],
+    [
+      'run a turn (4 items + usage)',
+      String(r.runTurn.inThreadMs),
+      '',
+      String(r.runTurn.workerMs),
+      '',
+      String(r.runTurn.maxLatenessMs),
+      String(r.runTurn.maxGcMs),
+    ],
     [
       `branch at turn ${r.branchWrite.forkTurn} + delete`,
       String(r.branchWrite.inThreadMs),
@@ -599,10 +623,19 @@ export function hostBlockingTable(r: HostBlockingReport): string {
       String(r.branchWrite.workerMs),
       '',
       String(r.branchWrite.maxLatenessMs),
+      String(r.branchWrite.maxGcMs),
     ],
-    [`write behind a ${r.lockWait.lockHoldMs} ms lock`, '', '', String(r.lockWait.waitedMs), '', String(r.lockWait.maxLatenessMs)],
-    ['floor: idle', '', '', '', '', rangeText(r.floors.idleMs)],
-    ['floor: beside a spinning worker', '', '', '', '', rangeText(r.floors.busyWorkerMs)],
+    [
+      `write behind a ${r.lockWait.lockHoldMs} ms lock`,
+      '',
+      '',
+      String(r.lockWait.waitedMs),
+      '',
+      String(r.lockWait.maxLatenessMs),
+      String(r.lockWait.maxGcMs),
+    ],
+    ['floor: idle', '', '', '', '', rangeText(r.floors.idleMs), ''],
+    ['floor: beside a spinning worker', '', '', '', '', rangeText(r.floors.busyWorkerMs), ''],
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
   const lines = rows.map((row) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));

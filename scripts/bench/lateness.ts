@@ -6,8 +6,11 @@
  *
  * Two floors taken in the same run say what the figure is worth on this machine: the lateness of a window in which
  * this thread does nothing (`idleFloor`), and of one in which a worker thread spins on a core (`busyFloor`: what a
- * worker doing pure CPU work costs this thread through the scheduler alone, with no message or copy).
+ * worker doing pure CPU work costs this thread through the scheduler alone, with no message or copy). Beside the
+ * lateness, the longest pause of this thread's own garbage collections that began in the window (`maxGcMs`, from
+ * V8's `gc` performance entries): a late window with a pause of about its lateness was this thread's collector.
  */
+import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { now, round } from './measure';
 
@@ -22,11 +25,18 @@ export class LatenessMonitor {
   private last = 0;
   private maxLate = 0;
   private ticks = 0;
+  private started = 0;
+  private gcs: PerformanceEntry[] = [];
+  private observer: PerformanceObserver | undefined;
 
   start(): void {
     this.last = now();
+    this.started = performance.now();
     this.maxLate = 0;
     this.ticks = 0;
+    this.gcs = [];
+    this.observer = new PerformanceObserver((list) => this.gcs.push(...list.getEntries()));
+    this.observer.observe({ entryTypes: ['gc'] });
     this.timer = setInterval(() => {
       const t = now();
       this.maxLate = Math.max(this.maxLate, t - this.last - TICK_MS);
@@ -35,19 +45,32 @@ export class LatenessMonitor {
     }, TICK_MS);
   }
 
-  /** The largest lateness in ms, the gap from the last firing to now included (a stall the timer could not report). */
-  stop(): { maxLateMs: number; ticks: number } {
+  /**
+   * The largest lateness in ms, the gap from the last firing to now included (a stall the timer could not report), and
+   * the longest of this thread's collections that began in the window (entries not yet delivered are taken too).
+   */
+  stop(): { maxLateMs: number; ticks: number; maxGcMs: number } {
     clearInterval(this.timer);
     this.timer = undefined;
     const tail = now() - this.last - TICK_MS;
-    return { maxLateMs: Math.max(0, this.maxLate, tail), ticks: this.ticks };
+    const end = performance.now();
+    if (this.observer) {
+      this.gcs.push(...this.observer.takeRecords());
+      this.observer.disconnect();
+      this.observer = undefined;
+    }
+    const inWindow = this.gcs.filter((e) => e.startTime >= this.started && e.startTime <= end);
+    return { maxLateMs: Math.max(0, this.maxLate, tail), ticks: this.ticks, maxGcMs: Math.max(0, ...inWindow.map((e) => e.duration)) };
   }
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Runs `fn` inside a watched window: its answer's time, and the event loop's largest lateness until `SETTLE_MS` after. */
-export async function watchedWindow<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number; maxLateMs: number }> {
+/**
+ * Runs `fn` inside a watched window: its answer's time, the event loop's largest lateness until `SETTLE_MS` after, and
+ * the longest of this thread's collections in it.
+ */
+export async function watchedWindow<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number; maxLateMs: number; maxGcMs: number }> {
   const monitor = new LatenessMonitor();
   monitor.start();
   const start = now();
@@ -55,7 +78,8 @@ export async function watchedWindow<T>(fn: () => Promise<T>): Promise<{ value: T
     const value = await fn();
     const ms = now() - start;
     await sleep(SETTLE_MS);
-    return { value, ms, maxLateMs: round(monitor.stop().maxLateMs) };
+    const watched = monitor.stop();
+    return { value, ms, maxLateMs: round(watched.maxLateMs), maxGcMs: round(watched.maxGcMs) };
   } catch (err) {
     monitor.stop();
     throw err;

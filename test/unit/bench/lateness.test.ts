@@ -37,6 +37,18 @@ describe('bench: event-loop lateness over a whole window', () => {
     assert.ok(after.maxLateMs >= 35, `a stall just after the answer shows (got ${after.maxLateMs} ms)`);
   });
 
+  it("reports the longest of this thread's collections that began in the window", async () => {
+    const w = await watchedWindow(async () => {
+      // Tens of MB of short-lived arrays: the young generation is collected several times.
+      let kept = 0;
+      for (let i = 0; i < 200; i++) kept += new Array(25_000).fill(i).length;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return kept;
+    });
+    assert.equal(w.value, 200 * 25_000);
+    assert.ok(w.maxGcMs > 0, `the collections show (got ${w.maxGcMs} ms)`);
+  });
+
   it('takes the floors in the same process, and ranges keep min, median and max', async () => {
     assert.ok((await idleFloor(30)) >= 0);
     assert.ok((await busyFloor(30)) >= 0);
