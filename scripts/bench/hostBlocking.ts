@@ -599,6 +599,23 @@ async function timeLockWait(
   return { lockHoldMs, waitedMs: round(r.ms), outcome: r.value, maxLatenessMs: r.maxLateMs, maxGcMs: r.maxGcMs };
 }
 
+/** A timed write's row of the table: in this thread, through the worker, and the host's lateness and GC meanwhile. */
+function writeRow(
+  label: string,
+  inThreadMs: number | undefined,
+  w: { workerMs: number; maxLatenessMs: number; maxGcMs: number },
+): string[] {
+  return [
+    label,
+    inThreadMs === undefined ? '' : String(inThreadMs),
+    '',
+    String(w.workerMs),
+    '',
+    String(w.maxLatenessMs),
+    String(w.maxGcMs),
+  ];
+}
+
 /** The section as a table for stderr: ranges over runs (min–max). */
 export function hostBlockingTable(r: HostBlockingReport): string {
   const rows = [
@@ -612,33 +629,9 @@ export function hostBlockingTable(r: HostBlockingReport): string {
       rangeText(a.maxLatenessMs),
       rangeText(a.maxGcMs),
     ]),
-    [
-      'run a turn (4 items + usage)',
-      String(r.runTurn.inThreadMs),
-      '',
-      String(r.runTurn.workerMs),
-      '',
-      String(r.runTurn.maxLatenessMs),
-      String(r.runTurn.maxGcMs),
-    ],
-    [
-      `branch at turn ${r.branchWrite.forkTurn} + delete`,
-      String(r.branchWrite.inThreadMs),
-      '',
-      String(r.branchWrite.workerMs),
-      '',
-      String(r.branchWrite.maxLatenessMs),
-      String(r.branchWrite.maxGcMs),
-    ],
-    [
-      `write behind a ${r.lockWait.lockHoldMs} ms lock`,
-      '',
-      '',
-      String(r.lockWait.waitedMs),
-      '',
-      String(r.lockWait.maxLatenessMs),
-      String(r.lockWait.maxGcMs),
-    ],
+    writeRow('run a turn (4 items + usage)', r.runTurn.inThreadMs, r.runTurn),
+    writeRow(`branch at turn ${r.branchWrite.forkTurn} + delete`, r.branchWrite.inThreadMs, r.branchWrite),
+    writeRow(`write behind a ${r.lockWait.lockHoldMs} ms lock`, undefined, { ...r.lockWait, workerMs: r.lockWait.waitedMs }),
     ['floor: idle', '', '', '', '', rangeText(r.floors.idleMs), ''],
     ['floor: beside a spinning worker', '', '', '', '', rangeText(r.floors.busyWorkerMs), ''],
   ];
