@@ -1,5 +1,6 @@
-// The esbuild options of the extension host's bundle and of every Node-side bundle, shared by esbuild.mjs and the test
-// of what activation loads (test/unit/package/activationBundle.test.ts).
+// The esbuild options of the extension host's bundle, the workers' and every Node-side bundle, shared by esbuild.mjs,
+// the tests of what they load (test/unit/package/activationBundle.test.ts, test/unit/store/worker/workerLoaders.test.ts)
+// and the bench, which starts the workers as the extension does (scripts/bench/benchModules.ts).
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { VENDOR_GROUPS, vendorImports } from './vendorBundles.mjs';

@@ -12,13 +12,13 @@ import type { AdvancedSQLiteSessionOptions } from '../types';
 import type { RepairOptions } from '../doctor/repairs';
 import type { WorkerCodeCache } from '../files/codeCache';
 
+/** What the client hands the worker at its start (`workerData`): where V8's code cache of the worker lives, if anywhere. */
+export type StoreWorkerData = WorkerCodeCache;
+
 /**
  * What a handle is: the inspector's read connection, a writable session, or a store of our own: the trace store
  * (docs/traces.md), the review store (docs/reviews.md) or the replay marks store (docs/replay.md).
  */
-/** What the client hands the worker at its start (`workerData`): where V8's code cache of the worker lives, if anywhere. */
-export type StoreWorkerData = WorkerCodeCache;
-
 export type HandleKind = 'database' | 'session' | OwnStoreKind;
 /** Our own stores: SQLite files of ours, never session files, opened by path (created unless read-only). */
 export type OwnStoreKind = 'traces' | 'reviews' | 'replay';
