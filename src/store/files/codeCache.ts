@@ -22,6 +22,7 @@ import { readFile, stat } from 'node:fs/promises';
 import Module from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { constants as vmConstants, Script } from 'node:vm';
+import type { WorkerCodeCache } from './workerCodeCache';
 
 /** The largest cache file read: V8's data for a 0.6 MB bundle is about 0.5 MB; anything past this is not ours. */
 export const MAX_CACHE_BYTES = 16 * 1024 * 1024;
@@ -219,14 +220,6 @@ function removeQuietly(path: string): void {
   } catch {
     // Gone already, or not ours to remove: either way it is not read again.
   }
-}
-
-/** What a worker's starter puts in its `workerData` for `loadWorkerMain` (the worker's own input may sit beside it). */
-export interface WorkerCodeCache {
-  /** The folder of the worker's code cache (the extension's global storage); none: it compiles as `require` would. */
-  codeCacheDir?: string;
-  /** When a missing cache is written, in ms after the start (tests); default `CACHE_WRITE_DELAY_MS`. */
-  codeCacheWriteAfterMs?: number;
 }
 
 /**

@@ -5,6 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import type { SearchHit, SearchSummary } from './searchHits';
 import type { SearchWorkerEvent, SearchWorkerInput } from './workerProtocol';
+import { workerCodeCache, type WorkerCodeCache } from '../files/workerCodeCache';
 
 export interface WorkerSearchHandlers {
   onHits(path: string, hits: SearchHit[]): void;
@@ -53,14 +54,10 @@ export function startWorkerSearch(
   workerFile: string,
   input: SearchWorkerInput,
   handlers: WorkerSearchHandlers,
-  options: { execArgv?: string[]; codeCacheDir?: string; codeCacheWriteAfterMs?: number } = {},
+  options: { execArgv?: string[] } & WorkerCodeCache = {},
 ): WorkerSearch {
-  const codeCacheDir = options.codeCacheDir ?? defaultCodeCacheDir;
-  const workerData: SearchWorkerInput = {
-    ...input,
-    ...(codeCacheDir === undefined ? {} : { codeCacheDir }),
-    ...(options.codeCacheWriteAfterMs === undefined ? {} : { codeCacheWriteAfterMs: options.codeCacheWriteAfterMs }),
-  };
+  const cache = workerCodeCache({ codeCacheDir: defaultCodeCacheDir, ...workerCodeCache(options) });
+  const workerData: SearchWorkerInput = { ...input, ...cache };
   const worker = new Worker(workerFile, { workerData, execArgv: options.execArgv });
   let cancelled = false;
   const finished = new Promise<WorkerSearchEnd>((resolve) => {

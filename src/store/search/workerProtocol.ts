@@ -6,7 +6,7 @@ import type { DriverName } from '../sqlite/sqliteDatabase';
 import type { SearchQuery } from './searchQuery';
 import type { TurnSet } from './reviewTurns';
 import type { SearchHit, SearchSummary } from './searchHits';
-import type { WorkerCodeCache } from '../files/codeCache';
+import type { WorkerCodeCache } from '../files/workerCodeCache';
 
 /** `workerData` of the worker; the code cache's fields are its loader's (searchWorkerLoader.ts). */
 export interface SearchWorkerInput extends WorkerCodeCache {

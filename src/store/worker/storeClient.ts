@@ -36,6 +36,7 @@ import type {
   WorkerSessionOptions,
 } from './storeWorkerProtocol';
 import { SESSION_METHODS } from './storeWorkerProtocol';
+import { workerCodeCache, type WorkerCodeCache } from '../files/workerCodeCache';
 import { StoreWorkerStoppedError, deserializeError } from './workerErrors';
 import type { SessionDatabase } from '../inspector/sessionDatabase';
 import type { TraceStore } from '../traces/traceStore';
@@ -98,16 +99,13 @@ export interface WorkerSessionOptionsOnHost {
   logger?: SessionLogger;
 }
 
-export interface StoreClientOptions {
+/**
+ * How the worker starts. `codeCacheDir` (`WorkerCodeCache`): where the bundled worker (`dist/storeWorker.js`,
+ * storeWorkerLoader.ts) keeps V8's code cache of itself, so its start does not compile it; none: no cache.
+ */
+export interface StoreClientOptions extends WorkerCodeCache {
   /** For a TypeScript entry under tsx (tests): `['--require', 'tsx/cjs']`. */
   execArgv?: string[];
-  /**
-   * The folder where the bundled worker (`dist/storeWorker.js`, storeWorkerLoader.ts) keeps V8's code cache of itself,
-   * so a worker's first answers do not compile their code; none: no cache.
-   */
-  codeCacheDir?: string;
-  /** When the worker writes a missing cache, in ms after its start (tests); default `CACHE_WRITE_DELAY_MS`. */
-  codeCacheWriteAfterMs?: number;
 }
 
 /**
@@ -366,10 +364,8 @@ export class StoreClient {
         true,
       );
     }
-    const { codeCacheDir, codeCacheWriteAfterMs } = this.options;
-    const workerData: StoreWorkerData | undefined =
-      codeCacheDir === undefined ? undefined : { codeCacheDir, ...(codeCacheWriteAfterMs === undefined ? {} : { codeCacheWriteAfterMs }) };
-    const worker = new Worker(this.workerFile, { execArgv: this.options.execArgv, ...(workerData ? { workerData } : {}) });
+    const workerData: StoreWorkerData = workerCodeCache(this.options);
+    const worker = new Worker(this.workerFile, { execArgv: this.options.execArgv, workerData });
     const generation = ++this.generation;
     worker.unref();
     worker.on('message', (r: StoreWorkerResponse) => this.answer(r));

@@ -10,7 +10,7 @@ import type { WalIdentity } from '../sqlite/fileIdentity';
 import type { DriverName } from '../sqlite/sqliteDatabase';
 import type { AdvancedSQLiteSessionOptions } from '../types';
 import type { RepairOptions } from '../doctor/repairs';
-import type { WorkerCodeCache } from '../files/codeCache';
+import type { WorkerCodeCache } from '../files/workerCodeCache';
 
 /** What the client hands the worker at its start (`workerData`): where V8's code cache of the worker lives, if anywhere. */
 export type StoreWorkerData = WorkerCodeCache;
