@@ -1,4 +1,7 @@
-/** The SQL prefilter as it was before messages got verdicts (see searchOracle.ts), verbatim but for the imports. */
+/**
+ * The SQL prefilter as it was before messages got verdicts (see searchOracle.ts), verbatim but for the imports and one
+ * later fix both take: a dotted tool name's parts (`toolNameCondition`; before it, `tool:crm.lookup` found no MCP call).
+ */
 import type { SqlValue } from '../../src/store/sqlite/sqliteDatabase';
 import { foldForSearch } from '../../src/store/format/conversationText';
 import { FOLDS_INTO_ASCII, SDK_TOOL_ERROR_PREFIX } from '../../src/store/search/itemMatch';
@@ -70,6 +73,20 @@ export function structureTypeCondition(query: SearchQuery, col: string): string 
 }
 
 /**
+ * Rows that may hold the tool name `folded`, or null (every row may). A dotted name is how `toolNameOf` joins an MCP
+ * server's label and its tool (`crm.lookup`) or a namespace and its function, which the row holds apart
+ * (`"server_label": "crm", "name": "lookup"`): such a row holds each dot-separated part, so that is what is looked for
+ * (testing the whole name let no MCP call through, and `tool:crm.lookup` found none).
+ */
+function toolNameCondition(col: string, folded: string, params: SqlValue[]): string | null {
+  if (!folded.includes('.')) return textCondition(col, folded, params);
+  // A raw-searchable name's parts are raw-searchable too (substrings of it); an empty part holds anywhere.
+  const parts = folded.split('.').filter((p) => p !== '');
+  if (parts.length === 0 || !isRawSearchable(folded)) return textCondition(col, folded, params);
+  return `(${parts.map((p) => textCondition(col, p, params)).join(' AND ')})`;
+}
+
+/**
  * The prefilter of `query` over `col`, and the "learner" condition: rows that may be calls of the queried tools, which
  * must reach the JS side even when they fail the rest of the query, so outputs (which carry no name in the Responses
  * shape) can be named by their call.
@@ -97,9 +114,11 @@ export function sqlPrefilter(query: SearchQuery, col: string): Prefilter {
   if (query.tools.length > 0) {
     const names: string[] = [];
     for (const t of query.tools) {
-      const c = textCondition(col, t, learnerParams);
+      const c = toolNameCondition(col, t, learnerParams);
       if (c === null) {
+        // Every row goes through: the parameters of the names before this one go too.
         names.length = 0;
+        learnerParams.length = 0;
         break;
       }
       names.push(c);

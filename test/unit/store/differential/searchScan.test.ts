@@ -41,6 +41,7 @@ const QUERIES = [
   'tool:crm.lookup',
   'tool:web_search_call',
   'tool:get_weather tool:run_query',
+  'tool:get_weather tool:café',
   'tool:get_weather is:failed',
   'tool:get_weather rain',
   'is:failed',
@@ -238,6 +239,11 @@ describe('the search with verdicts per message gives the hits of the search with
     assert.ok(compared > 100);
     // The odd session's copy is the case the verdicts must take back: make sure it is there to be compared.
     const db = folder.inspect(path);
+    // An MCP call is named by its server and tool, which its row holds apart: the prefilter lets it through.
+    assert.deepEqual(
+      (await run(searchDatabase, db, 'tool:crm.lookup', {})).hits.map((h) => [h.itemType, h.toolName]).slice(0, 1),
+      [['mcp_call', 'crm.lookup']],
+    );
     const hits = (await run(searchDatabase, db, 'tool:get_weather', { sessionId: 'odd' })).hits;
     assert.deepEqual(
       hits.map((h) => [h.branchId, h.itemType]),
