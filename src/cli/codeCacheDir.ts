@@ -1,5 +1,7 @@
 /**
- * Where `agent-sessions` keeps V8's code cache of its bundle (issue 43, the CLI's own start; the cache itself:
+ * Where `agent-sessions` keeps what it caches for itself: V8's code cache of its bundle, and the search's indexes.
+ *
+ * The code cache (issue 43, the CLI's own start; the cache itself:
  * src/store/files/codeCache.ts): `$XDG_CACHE_HOME/agent-session-inspector/code-cache/` (default `~/.cache`), or, when
  * that cannot be made or written, `agent-session-inspector-<uid>/code-cache/` in the system's temporary folder. One
  * file per build and V8 version (about 0.4 MB), the older builds' removed when a new one is written.
@@ -21,12 +23,26 @@ const TOOL_DIR = 'agent-session-inspector';
  * and `tmp` (the system's temporary folder) are for tests.
  */
 export function codeCacheDir(env: NodeJS.ProcessEnv = process.env, tmp: string = tmpdir()): string | undefined {
+  return userCacheDir('code-cache', env, tmp);
+}
+
+/**
+ * Where `agent-sessions search` keeps its indexes of tool items (src/store/search/toolIndex.ts): `search-index/`
+ * beside the code cache, chosen the same way (an index planted by someone else could hide hits, as a planted code
+ * cache could run code); undefined when `AGENT_SESSIONS_SEARCH_INDEX=off` or no such folder can be had.
+ */
+export function searchIndexDir(env: NodeJS.ProcessEnv = process.env, tmp: string = tmpdir()): string | undefined {
+  return env.AGENT_SESSIONS_SEARCH_INDEX === 'off' ? undefined : userCacheDir('search-index', env, tmp);
+}
+
+/** The folder `name` of the first cache root that is ours and writable (made if missing), or undefined. */
+function userCacheDir(name: string, env: NodeJS.ProcessEnv, tmp: string): string | undefined {
   const uid = process.getuid?.();
   const xdg = env.XDG_CACHE_HOME?.trim();
   const candidates: (() => string)[] = [
     // XDG says a relative value is to be ignored.
-    () => join(xdg && xdg.startsWith('/') ? xdg : join(homedir(), '.cache'), TOOL_DIR, 'code-cache'),
-    () => join(tmp, `${TOOL_DIR}-${uid ?? 'user'}`, 'code-cache'),
+    () => join(xdg && xdg.startsWith('/') ? xdg : join(homedir(), '.cache'), TOOL_DIR, name),
+    () => join(tmp, `${TOOL_DIR}-${uid ?? 'user'}`, name),
   ];
   for (const candidate of candidates) {
     try {

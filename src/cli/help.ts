@@ -215,14 +215,16 @@ Exit codes: 0 no findings (after --fix: none left), 1 findings, 4 not a session 
 
 Prints the recorded token usage per turn (requests, input, cached, output, reasoning, total) and the totals.
 `,
-  search: `Usage: agent-sessions search [file] <query> [--db file] [--max n] [--reviews file] [--json]
+  search: `Usage: agent-sessions search [file] <query> [--db file] [--max n] [--reviews file] [--no-index] [--json]
 
 Searches every session and branch of the file (a turn shared by branches is reported once, under the branch that
 ran it). The query is text (matched as the inspector matches it: case folded, JSON keys never) or "a phrase", plus
 filters: tool:NAME, role:user|assistant|system|developer, is:failed (tool calls that errored or timed out). Review
 filters read the review store (--reviews file; default <file>.reviews.db beside a session file): is:good, is:bad,
 tag:TAG, reviewed:yes|no; alone they find each matching turn's user message. Prints session, branch, turn, item and
-a snippet per hit; --max stops after n hits (default 10000).
+a snippet per hit; --max stops after n hits (default 10000). tool: and is:failed keep an index of the file's tool
+items in the cache folder (~/.cache/agent-session-inspector/search-index, brought up to date by each search; the
+first search of a file builds it); --no-index (or AGENT_SESSIONS_SEARCH_INDEX=off) searches without it.
 `,
   export: `Usage: agent-sessions export [file] <session> --format md|json|jsonl [--db file] [--branch b] [-o file [--force]] [--reviews file] [--json]
 

@@ -22,6 +22,7 @@ const OPTIONS = {
   json: { type: 'boolean' },
   'no-pager': { type: 'boolean' },
   'no-color': { type: 'boolean' },
+  'no-index': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
   branch: { type: 'string', short: 'b' },
@@ -77,7 +78,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   branches: [],
   usage: ['branch'],
   context: ['branch', 'turn', 'traces', 'limit', 'model'],
-  search: ['max', 'reviews'],
+  search: ['max', 'reviews', 'no-index'],
   export: ['branch', 'format', 'output', 'reviews', 'force'],
   import: ['session', 'create-tables'],
   run: ['branch', 'from-turn', 'command', 'url', 'message', 'model', 'name', 'timeout', 'tools', 'match-name-only'],
@@ -235,7 +236,7 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'search': {
         if (rest.length === 0) throw new UsageError('search needs a query');
         const { searchCommand } = await import('./searchCommand');
-        out = await searchCommand(ctx, db, rest.join(' '), positiveInt('max', v.max), v.reviews);
+        out = await searchCommand(ctx, db, rest.join(' '), positiveInt('max', v.max), v.reviews, v['no-index'] !== true);
         break;
       }
       case 'run': {

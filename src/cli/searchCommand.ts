@@ -10,6 +10,8 @@ import { closeStore, openStore } from './cliStore';
 import type { CommandContext } from './commands';
 import { UsageError } from './exitCodes';
 import { capYoungGenerationNow, heapCheck } from './heapSizing';
+import { searchIndexDir } from './codeCacheDir';
+import { indexServes, type SearchIndexOption } from '../store/search/toolIndex';
 import { paint } from './terminal';
 
 /** The snippet with its matches highlighted (bold yellow on a terminal, as they are). */
@@ -104,6 +106,10 @@ export class JsonHits {
 
 const indent = (text: string, by: string): string => text.replace(/^/gm, by);
 
+function indexOption(dir: string | undefined): SearchIndexOption | undefined {
+  return dir === undefined ? undefined : { dir, onProblem: (message) => void process.stderr.write(`agent-sessions: ${message}\n`) };
+}
+
 /**
  * Searches and prints the hits as the scan finds them (never through the pager: the first hits show while the scan
  * goes on, and nothing is held), then the summary; returns nothing more to print. stdout is written synchronously
@@ -116,6 +122,7 @@ export async function searchCommand(
   input: string,
   max: number | undefined,
   reviewsPath?: string,
+  useIndex = true,
 ): Promise<string> {
   let query;
   try {
@@ -148,6 +155,8 @@ export async function searchCommand(
         progress?.update(done, total);
       },
       turns,
+      // The index of tool items (tool: and is:failed), in the CLI's cache folder: a problem with it is said, not fatal.
+      index: indexOption(useIndex && store.kind === 'file' && indexServes(query) ? searchIndexDir() : undefined),
     };
     const summary =
       store.kind === 'file'

@@ -13,7 +13,7 @@ import type { Services } from './services';
 import { workspaceTrust } from './core/settings';
 import { DatabaseRegistry } from './databases/databaseRegistry';
 import { StoreClient } from '../store/worker/storeClient';
-import { useSearchWorkerCodeCache } from '../store/search/searchInWorker';
+import { useSearchIndexFolder, useSearchWorkerCodeCache } from '../store/search/searchInWorker';
 import { SqliteDriverCheck } from './databases/sqliteDriverCheck';
 import { WorkspaceDiscovery } from './databases/workspaceDiscovery';
 import { SessionPricing } from './pricing/sessionPricing';
@@ -78,6 +78,8 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   const codeCacheDir = vscode.Uri.joinPath(context.globalStorageUri, 'code-cache').fsPath;
   const store = new StoreClient(vscode.Uri.joinPath(context.extensionUri, 'dist', 'storeWorker.js').fsPath, { codeCacheDir });
   useSearchWorkerCodeCache(codeCacheDir);
+  // `tool:` and `is:failed` keep an index of each file's tool items here, never in or beside the session file.
+  useSearchIndexFolder(vscode.Uri.joinPath(context.globalStorageUri, 'search-index').fsPath, (message) => log.warn(message));
   context.subscriptions.push({ dispose: () => void store.dispose() });
   const registry = new DatabaseRegistry(context.workspaceState, new SqliteDriverCheck(log), store, context.secrets);
   const pricing = new SessionPricing(context.workspaceState, log);

@@ -8,6 +8,7 @@ export { failedReason, type SearchSnippet } from './itemMatch';
 export {
   startWorkerSearch,
   useSearchWorkerCodeCache,
+  useSearchIndexFolder,
   type WorkerSearch,
   type WorkerSearchEnd,
   type WorkerSearchHandlers,

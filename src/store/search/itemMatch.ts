@@ -66,6 +66,12 @@ export function itemFacts(item: unknown): ItemFacts {
   };
 }
 
+/** Whether an item answers a call (its `call_id` names the call, not itself). */
+export function isOutputItem(item: unknown): boolean {
+  const type = typeof item === 'object' && item !== null ? (item as { type?: unknown }).type : undefined;
+  return typeof type === 'string' && (type.endsWith('_output') || type.endsWith('_result'));
+}
+
 /** The exact test of the parts of a query that do not need the text: role, failed, tool (with the name resolved). */
 export function matchesFilters(query: SearchQuery, facts: ItemFacts): boolean {
   if (query.roles.length > 0 && (facts.role === null || !query.roles.includes(facts.role))) return false;

@@ -25,6 +25,7 @@ import type { TurnSet } from './reviewTurns';
 import { HitTester, ScanProgress, type HitPlace, type SearchHit, type SearchOptions, type SearchSummary } from './searchHits';
 import { isRawSearchable, rolesDecidedByType, sqlPrefilter, structureTypeCondition, toolTypeCondition } from './sqlPrefilter';
 import { reviewOnly, type SearchQuery } from './searchQuery';
+import { indexServes, ruledOutByIndex, type RuledOut } from './toolIndex';
 
 /** A batch aims at this much time: short enough for a prompt first hit and cancel, long enough to cost little. */
 const TARGET_BATCH_MS = 40;
@@ -76,6 +77,12 @@ export async function searchDatabase(db: SessionDatabase, query: SearchQuery, op
       ])
     : [0, 0];
   state.keepVerdicts(messageMax);
+  // The index of tool items (toolIndex.ts) rules out, before the scan, every message `tool:` or `is:failed` cannot
+  // match; the messages it keeps are judged and tested as without it.
+  if (structured && options.index && indexServes(query) && state.keepsVerdicts()) {
+    const ruled = ruledOutByIndex(options.index, db, query, options.signal);
+    if (ruled) state.ruleOut(ruled, query.text === '');
+  }
   // An estimate for progress: the plain pass reads only the plain sessions' rows, which are not known yet.
   let total = structureMax;
 
@@ -358,6 +365,26 @@ class ScanState {
   /** Keeps a verdict per message for a file whose largest message id is `messageMax` (see `MAX_VERDICT_MESSAGES`). */
   keepVerdicts(messageMax: number): void {
     if (messageMax > 0 && messageMax <= MAX_VERDICT_MESSAGES) this.verdicts = new Uint8Array(messageMax);
+  }
+
+  keepsVerdicts(): boolean {
+    return this.verdicts.length > 0;
+  }
+
+  /**
+   * Takes the index's verdicts before the scan judges anything: every message up to `ruled.through` is `never` but
+   * those it keeps (candidates, or unjudged for a query with text) and those only a structure row's tool name can make match (`namedOnly`).
+   */
+  ruleOut(ruled: RuledOut, textless: boolean): void {
+    const v = this.verdicts;
+    const upTo = Math.min(ruled.through, v.length);
+    v.fill(NEVER, 0, upTo);
+    // Without text, what the prefilter would test is what the index said (the tool, the failure): a kept message is
+    // a candidate, read once by the rows query, not first by the judging pass. With text, the prefilter's test of it
+    // still spares reading most of them.
+    const kept = textless ? CANDIDATE : UNJUDGED;
+    for (const id of ruled.keep) if (id >= 1 && id <= upTo) this.setVerdict(id - 1, kept);
+    for (const id of ruled.namedOnly) if (id >= 1 && id <= upTo) this.setVerdict(id - 1, NAMED_ONLY);
   }
 
   /**

@@ -4,9 +4,10 @@
  */
 import { foldForSearch } from '../format/conversationText';
 import { itemPreview } from '../../shared/itemText';
-import { itemFacts, matchText, matchesFilters, type ItemFacts, type SearchSnippet } from './itemMatch';
+import { isOutputItem, itemFacts, matchText, matchesFilters, type ItemFacts, type SearchSnippet } from './itemMatch';
 import { reviewOnly, type SearchQuery } from './searchQuery';
 import { turnFilter, type TurnSet } from './reviewTurns';
+import type { SearchIndexOption } from './toolIndex';
 
 /** One item that matches. */
 export interface SearchHit {
@@ -54,6 +55,12 @@ export interface SearchOptions {
   onProgress?(rowsScanned: number, rowsTotal: number): void;
   /** The turns the query's review filters allow (`reviewTurnSet`); a query with review filters and no set finds nothing. */
   turns?: TurnSet;
+  /**
+   * The folder of the search's indexes of tool items (toolIndex.ts), for `tool:` and `is:failed` on session files:
+   * made or brought up to the file's messages first, then used to skip what those filters cannot match. Without it
+   * (or when it cannot be used: `onProblem` says why) the scan reads what it reads without one; the hits are the same.
+   */
+  index?: SearchIndexOption;
 }
 
 export const DEFAULT_MAX_HITS = 10_000;
@@ -146,7 +153,7 @@ export class HitTester {
     if (rowNamed) facts.toolName = storedToolName;
     const calls = this.callsOf(sessionId);
     if (facts.callId !== null) {
-      if (facts.toolName !== null && !isOutput(item)) {
+      if (facts.toolName !== null && !isOutputItem(item)) {
         if (this.query.tools.includes(foldForSearch(facts.toolName))) {
           calls.set(facts.callId, facts.toolName);
           this.onLearn?.(facts.callId);
@@ -198,10 +205,4 @@ export class HitTester {
     if (!map) this.toolCalls.set(sessionId, (map = new Map()));
     return map;
   }
-}
-
-/** Whether an item answers a call (its `call_id` names the call, not itself). */
-function isOutput(item: unknown): boolean {
-  const type = typeof item === 'object' && item !== null ? (item as { type?: unknown }).type : undefined;
-  return typeof type === 'string' && (type.endsWith('_output') || type.endsWith('_result'));
 }

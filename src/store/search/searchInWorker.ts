@@ -13,6 +13,8 @@ export interface WorkerSearchHandlers {
   onDone?(path: string, summary: SearchSummary): void;
   /** A file that could not be searched (not found, not a session database, damaged…); the others go on. */
   onError?(path: string, message: string): void;
+  /** Something that did not stop the search (an index that could not be used); default: `useSearchIndexFolder`'s. */
+  onNotice?(path: string, message: string): void;
 }
 
 /** How a worker search ended. */
@@ -45,6 +47,18 @@ export function useSearchWorkerCodeCache(dir: string | undefined): void {
   defaultCodeCacheDir = dir;
 }
 
+/** The index folder every search worker started from now on uses, and who hears of its problems. */
+let defaultIndex: { dir: string; onProblem?: (message: string) => void } | undefined;
+
+/**
+ * Search workers started from now on keep their indexes of tool items (toolIndex.ts) in `dir` (the extension's global
+ * storage, set at activation, as the code cache is); `onProblem` hears of an index that could not be used. Undefined:
+ * no index (the CLI's searches run in its own process, tests).
+ */
+export function useSearchIndexFolder(dir: string | undefined, onProblem?: (message: string) => void): void {
+  defaultIndex = dir === undefined ? undefined : { dir, onProblem };
+}
+
 /**
  * Starts a search of `input` in a new worker (`workerFile`: dist/searchWorker.js, or the TypeScript entry under tsx
  * with `execArgv`). `codeCacheDir`: where the bundled worker keeps V8's code cache of itself (default: the folder
@@ -57,7 +71,9 @@ export function startWorkerSearch(
   options: { execArgv?: string[] } & WorkerCodeCache = {},
 ): WorkerSearch {
   const cache = workerCodeCache({ codeCacheDir: defaultCodeCacheDir, ...workerCodeCache(options) });
-  const workerData: SearchWorkerInput = { ...input, ...cache };
+  const indexDir = input.indexDir ?? defaultIndex?.dir;
+  const workerData: SearchWorkerInput = { ...input, ...cache, ...(indexDir === undefined ? {} : { indexDir }) };
+  const onNotice = handlers.onNotice ?? ((_path: string, message: string) => defaultIndex?.onProblem?.(message));
   const worker = new Worker(workerFile, { workerData, execArgv: options.execArgv });
   let cancelled = false;
   const finished = new Promise<WorkerSearchEnd>((resolve) => {
@@ -80,6 +96,9 @@ export function startWorkerSearch(
           break;
         case 'error':
           handlers.onError?.(e.path, e.message);
+          break;
+        case 'notice':
+          onNotice(e.path, e.message);
           break;
         case 'finished':
           settle({ cancelled: e.cancelled || cancelled, capped: e.capped, notSearched: e.notSearched });

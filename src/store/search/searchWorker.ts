@@ -32,6 +32,10 @@ async function run(input: SearchWorkerInput, post: (e: SearchWorkerEvent) => voi
         maxHits,
         sessionId: input.sessionId,
         turns: input.turns?.[path],
+        index:
+          input.indexDir === undefined
+            ? undefined
+            : { dir: input.indexDir, onProblem: (message) => post({ type: 'notice', path, message }) },
         onHits: (hits) => post({ type: 'hits', path, hits }),
         onProgress: (rowsScanned, rowsTotal) => {
           const now = performance.now();

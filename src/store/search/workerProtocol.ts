@@ -20,6 +20,8 @@ export interface SearchWorkerInput extends WorkerCodeCache {
   sessionId?: string;
   /** Per file, the turns the query's review filters allow (read by the host from each file's review store). */
   turns?: Record<string, TurnSet>;
+  /** The folder of the search's indexes of tool items (toolIndex.ts); none: every file is scanned without one. */
+  indexDir?: string;
 }
 
 /** Host → worker. */
@@ -31,6 +33,8 @@ export type SearchWorkerEvent =
   | { type: 'progress'; path: string; rowsScanned: number; rowsTotal: number }
   | { type: 'done'; path: string; summary: SearchSummary }
   | { type: 'error'; path: string; message: string }
+  /** Something the user may want to know that did not stop the search (an index that could not be used). */
+  | { type: 'notice'; path: string; message: string }
   /**
    * `capped`: the search stopped at `maxHits`, so there may be more hits in the file it stopped in and in `notSearched`
    * (the files after it, never opened).

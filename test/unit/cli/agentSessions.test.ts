@@ -5,7 +5,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -160,6 +160,33 @@ describe('agent-sessions CLI (the real binary)', function () {
     const bad = run(['search', 'is:bogus', '-d', db]);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /is:bogus/);
+  });
+
+  it('search: tool: and is:failed keep an index in the cache folder, never beside the file; --no-index goes without', () => {
+    const cache = join(tmp.dir, 'xdg-cache');
+    const indexes = join(cache, 'agent-session-inspector', 'search-index');
+    const env = { XDG_CACHE_HOME: cache };
+    const listed = (): string[] => (existsSync(indexes) ? readdirSync(indexes).filter((n) => n.endsWith('.db')) : []);
+    const without = ok(run(['search', 'tool:convert_temperature', '-d', db, '--no-index', '--json'], env));
+    assert.deepEqual(listed(), [], '--no-index makes no index');
+    const first = ok(run(['search', 'tool:convert_temperature', '-d', db, '--json'], env));
+    assert.equal(listed().length, 1, 'the first tool: search builds the index');
+    const again = ok(run(['search', 'tool:convert_temperature', '-d', db, '--json'], env));
+    const hitsOf = (out: string): unknown => (JSON.parse(out) as { hits: unknown }).hits;
+    assert.deepEqual(hitsOf(first), hitsOf(without));
+    assert.deepEqual(hitsOf(again), hitsOf(without));
+    assert.ok((hitsOf(without) as unknown[]).length > 0);
+    assert.deepEqual(
+      readdirSync(tmp.dir).filter((n) => n.startsWith('demo.db') && n !== 'demo.db' && !/-(wal|shm)$/.test(n)),
+      [],
+    );
+    ok(run(['search', 'rain', '-d', db], { XDG_CACHE_HOME: join(tmp.dir, 'text-only') }));
+    assert.ok(!existsSync(join(tmp.dir, 'text-only', 'agent-session-inspector', 'search-index')), 'a text search needs no index');
+    const off = ok(
+      run(['search', 'is:failed', '-d', db, '--json'], { XDG_CACHE_HOME: join(tmp.dir, 'off'), AGENT_SESSIONS_SEARCH_INDEX: 'off' }),
+    );
+    assert.ok(!existsSync(join(tmp.dir, 'off', 'agent-session-inspector', 'search-index')));
+    assert.deepEqual(hitsOf(off), hitsOf(ok(run(['search', 'is:failed', '-d', db, '--json'], env))));
   });
 
   it('reads the Python-written fixtures', () => {

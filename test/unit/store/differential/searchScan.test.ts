@@ -11,7 +11,14 @@ import { strict as assert } from 'node:assert';
 import { copyFileSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { AgentInputItem } from '@openai/agents';
-import { parseSearchQuery, searchDatabase, type SearchHit, type SearchSummary, type SessionDatabase } from '../../../../src/store';
+import {
+  parseSearchQuery,
+  searchDatabase,
+  type SearchHit,
+  type SearchOptions,
+  type SearchSummary,
+  type SessionDatabase,
+} from '../../../../src/store';
 import { turnSetKey, type TurnSet } from '../../../../src/store/search/reviewTurns';
 import { oracleSearchDatabase } from '../../../support/searchOracle';
 import { TempFolder } from '../inspector/inspectorFixtures';
@@ -69,7 +76,7 @@ async function run(
   scan: typeof searchDatabase,
   db: SessionDatabase,
   text: string,
-  options: { maxHits?: number; sessionId?: string; turns?: TurnSet },
+  options: Pick<SearchOptions, 'maxHits' | 'sessionId' | 'turns' | 'index'>,
 ): Promise<Run> {
   const hits: SearchHit[] = [];
   const { elapsedMs: _elapsed, ...summary } = await scan(db, parseSearchQuery(text), { onHits: (h) => hits.push(...h), ...options });
@@ -106,9 +113,14 @@ function turnsFor(text: string, sets: ReturnType<typeof turnSets>): TurnSet | un
   return undefined;
 }
 
-/** Compares both scans on `path` for every query, with no limit, small limits and each session alone. */
+/**
+ * Compares both scans on `path` for every query, with no limit, small limits and each session alone; and the scan with
+ * the search's index of tool items (src/store/search/toolIndex.ts, built at the first query that uses it) against the
+ * same expectations.
+ */
 async function compareOn(folder: TempFolder, path: string): Promise<number> {
   const db = folder.inspect(path);
+  const index = { dir: `${path}.search-index`, onProblem: (message: string) => assert.fail(message) };
   const sets = turnSets(db);
   const sessions = db.listSessions().map((s) => s.sessionId);
   let compared = 0;
@@ -125,6 +137,12 @@ async function compareOn(folder: TempFolder, path: string): Promise<number> {
       const expected = await run(oracleSearchDatabase, db, text, options);
       const actual = await run(searchDatabase, db, text, options);
       assert.deepEqual(actual, expected, `${relative(FIXTURES, path) || path}: ${JSON.stringify(text)} ${JSON.stringify(v)}`);
+      const indexed = await run(searchDatabase, db, text, { ...options, index });
+      assert.deepEqual(
+        indexed,
+        expected,
+        `${relative(FIXTURES, path) || path}: ${JSON.stringify(text)} ${JSON.stringify(v)}, with the index`,
+      );
       compared++;
     }
   }
@@ -240,10 +258,9 @@ describe('the search with verdicts per message gives the hits of the search with
     // The odd session's copy is the case the verdicts must take back: make sure it is there to be compared.
     const db = folder.inspect(path);
     // An MCP call is named by its server and tool, which its row holds apart: the prefilter lets it through.
-    assert.deepEqual(
-      (await run(searchDatabase, db, 'tool:crm.lookup', {})).hits.map((h) => [h.itemType, h.toolName]).slice(0, 1),
-      [['mcp_call', 'crm.lookup']],
-    );
+    assert.deepEqual((await run(searchDatabase, db, 'tool:crm.lookup', {})).hits.map((h) => [h.itemType, h.toolName]).slice(0, 1), [
+      ['mcp_call', 'crm.lookup'],
+    ]);
     const hits = (await run(searchDatabase, db, 'tool:get_weather', { sessionId: 'odd' })).hits;
     assert.deepEqual(
       hits.map((h) => [h.branchId, h.itemType]),
@@ -256,7 +273,7 @@ describe('the search with verdicts per message gives the hits of the search with
 
   it('on tool outputs with odd rows: a call named by no structure row, repeated keys, a damaged output', async () => {
     // `tool:` names an output by its call: here the call is named by its own item only (another writer left the
-    // structure row's tool name empty), an output's JSON names a tool twice (JSON.parse keeps the last), and two
+    // structure row's tool name empty), an output by its structure row only, an output's JSON names a tool twice (JSON.parse keeps the last), and two
     // outputs are what SQLite would not read as JSON (Python's NaN) or not JSON at all.
     const path = folder.path();
     const s = folder.session({ sessionId: 'probe' });
@@ -282,6 +299,9 @@ describe('the search with verdicts per message gives the hits of the search with
           WHERE session_id = 'probe' AND message_type = 'function_call' AND tool_name = 'get_weather')`,
       )
       .run();
+    // The output of run_query's call: its structure row names get_weather (another writer's tool name, spec §6), which
+    // the search takes for an item naming no tool itself; the index must leave it to that row.
+    raw.prepare("UPDATE message_structure SET tool_name = 'get_weather' WHERE message_id = ?").run(idOf('"rows"'));
     const setText = raw.prepare('UPDATE agent_messages SET message_data = ? WHERE id = ?');
     setText.run(
       '{"type":"function_call_output","call_id":"c_twice","name":null,"output":"named twice","name":"get_weather"}',
@@ -297,6 +317,7 @@ describe('the search with verdicts per message gives the hits of the search with
       [
         ['function_call', '{"city":"Oslo"}'],
         ['function_call_output', 'rain'],
+        ['function_call_output', 'rows'],
         ['function_call_output', 'named twice'],
         ['function_call', '{}'],
       ],

@@ -4,7 +4,7 @@
  * roles, shared turns reported once, streaming in batches, cancellation, and the worker.
  */
 import { strict as assert } from 'node:assert';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   SQLiteSession,
@@ -319,6 +319,33 @@ describe('searchDatabase', () => {
     worker.cancel();
     assert.deepEqual(await worker.finished, { cancelled: true, capped: false, notSearched: [] });
     assert.ok(hits < 3000, `stopped early (${hits} of 3000)`);
+  });
+
+  it('keeps the index of tool items in the folder it is given, and says so when it cannot use one', async () => {
+    const path = await writeTrip(folder);
+    const search = (indexDir: string) => {
+      const hits: SearchHit[] = [];
+      const notices: string[] = [];
+      const worker = startWorkerSearch(
+        join(__dirname, '..', '..', '..', '..', 'src', 'store', 'search', 'searchWorker.ts'),
+        { paths: [path], query: parseSearchQuery('tool:get_weather'), indexDir },
+        { onHits: (_p, h) => hits.push(...h), onNotice: (_p, m) => notices.push(m) },
+        { execArgv: ['--require', 'tsx/cjs'] },
+      );
+      return worker.finished.then(() => ({ hits: hits.map((h) => [h.itemType, h.messageId]), notices }));
+    };
+    const expected = (await run(folder.inspect(path), 'tool:get_weather')).map((h) => [h.itemType, h.messageId]);
+    assert.ok(expected.length >= 2);
+    const indexDir = folder.path('indexes');
+    assert.deepEqual(await search(indexDir), { hits: expected, notices: [] });
+    assert.equal(readdirSync(indexDir).filter((n) => n.endsWith('.db')).length, 1);
+    // A file where the folder should be: the search goes on without an index, and says why.
+    const blocked = folder.path('not-a-folder');
+    writeFileSync(blocked, 'x');
+    const without = await search(blocked);
+    assert.deepEqual(without.hits, expected);
+    assert.equal(without.notices.length, 1);
+    assert.match(without.notices[0]!, /search index .*was not used/);
   });
 
   it('says when the worker stopped at the hit limit, and which files it never opened', async () => {

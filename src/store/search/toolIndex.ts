@@ -1,0 +1,340 @@
+/**
+ * The search's index of tool items (issue 43): for each message of a session file that is a tool item (an item with
+ * no role) or names a call (`call_id`), its own tool name folded as the search folds it, its call id, and whether it
+ * is an output and whether it failed. That is all `tool:` and `is:failed` decide on besides the text, so with it a
+ * scan reads only the messages that can match, where it read every tool item's text to learn names and call ids.
+ *
+ * A store of our own (src/store/sqlite/ownStoreFile.ts), one file per session file, in a folder the caller names (the
+ * extension's global storage, the CLI's cache folder): never in or beside the session file, whose format is
+ * Python's. It is kept current as the file grows: each search that uses it first indexes the messages written since
+ * (message ids are AUTOINCREMENT, so every new message comes after the last one indexed), and it starts again from
+ * nothing when the session file was replaced or rewritten (another file at the path, its id sequence gone back, or the
+ * text of a message it kept a hash of changed).
+ *
+ * It only ever rules messages out (`ruledOut`): a message it keeps is judged and tested as before, so the scan's hits
+ * are exactly those without it (test/unit/store/differential/searchIndex.test.ts).
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, realpathSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SessionDatabase } from '../inspector/sessionDatabase';
+import { decodeMessageData } from '../inspector/rowDecoding';
+import { quoteIdentifier } from '../inspector/tableDiscovery';
+import { foldForSearch } from '../format/conversationText';
+import { captureFileIdentity } from '../sqlite/fileIdentity';
+import { openOwnStore, StatementCache, type OwnStoreFormat } from '../sqlite/ownStoreFile';
+import { immediateTransaction, type SqliteDatabase } from '../sqlite/sqliteDatabase';
+import { errorMessage } from '../../shared/errorMessage';
+import { isOutputItem, itemFacts } from './itemMatch';
+import type { SearchQuery } from './searchQuery';
+
+export const SEARCH_INDEX_FORMAT = 1;
+/** Marks the file as ours (`PRAGMA application_id`): "ASIX" (the review store is "ASIR", the trace store "ASIT"). */
+export const SEARCH_INDEX_APPLICATION_ID = 0x41534958;
+/** At most this many index files in a folder (one per session file searched): the least recently used go first. */
+export const MAX_SEARCH_INDEXES = 64;
+/** Messages read per transaction of the index while it catches up: each commit keeps what was indexed so far. */
+const CHUNK_MESSAGES = 5_000;
+/** Messages whose text hash is kept to tell a rewritten file (spread over the indexed ids). */
+const MAX_ANCHORS = 32;
+
+/** `tool_items.flags`: an item with no role (a tool call, an output, a built-in tool's item). */
+const TOOL_ITEM = 1;
+/** `tool_items.flags`: an output (its `call_id` names its call, not itself). */
+const OUTPUT = 2;
+/** `tool_items.flags`: a failed tool call or output (`failedReason`). */
+const FAILED = 4;
+
+const DDL = `
+CREATE TABLE index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE tool_items (
+  message_id INTEGER PRIMARY KEY,
+  name TEXT,
+  call_id TEXT,
+  flags INTEGER NOT NULL
+);
+CREATE INDEX tool_items_by_call ON tool_items (call_id) WHERE call_id IS NOT NULL;
+`;
+
+export class SearchIndexError extends Error {
+  constructor(
+    readonly problem: 'not-ours' | 'newer-format' | 'not-found',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SearchIndexError';
+  }
+}
+
+const SEARCH_INDEX_FILE: OwnStoreFormat = {
+  what: 'search index',
+  kept: 'Search indexes',
+  metaTable: 'index_meta',
+  mainTable: 'tool_items',
+  format: SEARCH_INDEX_FORMAT,
+  applicationId: SEARCH_INDEX_APPLICATION_ID,
+  ddl: DDL,
+  error: (problem, message) => new SearchIndexError(problem, message),
+};
+
+/** Where a caller keeps indexes, and who hears of an index that could not be used (the search goes on without it). */
+export interface SearchIndexOption {
+  dir: string;
+  onProblem?(message: string): void;
+}
+
+/** What the index rules out for a query: every message up to `through` but those kept or left to their row's name. */
+export interface RuledOut {
+  through: number;
+  /** Messages the filters may match: judged and tested as without the index. */
+  keep: number[];
+  /** Nameless tool items whose only way to match is a tool name stored on one of their structure rows (spec §6). */
+  namedOnly: number[];
+}
+
+/** Whether the index can narrow `query`: it holds what `tool:` and `is:failed` decide on. */
+export function indexServes(query: SearchQuery): boolean {
+  return query.tools.length > 0 || query.failed;
+}
+
+/**
+ * What the index of `db`'s file in `option.dir` rules out for `query`, after bringing the index up to the file's
+ * messages now; null when there is no index to use (the problem goes to `option.onProblem`), and the search reads
+ * everything as it would without one.
+ */
+export function ruledOutByIndex(option: SearchIndexOption, db: SessionDatabase, query: SearchQuery, signal?: AbortSignal): RuledOut | null {
+  let index: ToolIndex | undefined;
+  try {
+    index = ToolIndex.open(option.dir, db);
+    const through = index.catchUp(db, signal);
+    return index.ruledOut(query, through);
+  } catch (err) {
+    option.onProblem?.(`The search index in ${option.dir} was not used: ${errorMessage(err)}`);
+    return null;
+  } finally {
+    index?.close();
+  }
+}
+
+interface IndexMeta {
+  file?: string;
+  dev?: string;
+  ino?: string;
+  table?: string;
+  through?: string;
+  anchors?: string;
+}
+
+/** One session file's index; see the module comment. */
+export class ToolIndex {
+  private readonly statements: StatementCache;
+
+  private constructor(
+    private readonly db: SqliteDatabase,
+    readonly path: string,
+  ) {
+    this.statements = new StatementCache(db);
+  }
+
+  /** The index of `session`'s file in `dir` (made when missing), the folder's oldest indexes past the bound removed. */
+  static open(dir: string, session: SessionDatabase): ToolIndex {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const path = join(dir, `${indexName(session.path)}.db`);
+    // Never wait on another search's catching up: a search that finds the index busy goes on without it.
+    const db = openOwnStore(path, { readonly: false, fileMustExist: false, busyTimeoutMs: 0, driver: session.driver }, SEARCH_INDEX_FILE);
+    const now = new Date();
+    try {
+      utimesSync(path, now, now);
+    } catch {
+      // Only the order in which indexes are removed depends on it.
+    }
+    pruneIndexes(dir, path);
+    return new ToolIndex(db, path);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  /**
+   * Indexes `session`'s messages past the last one indexed, a chunk per transaction, after starting again from nothing
+   * if the file is not the one indexed; returns the largest message id the index covers (every message up to it).
+   * `signal` stops it between chunks: what was indexed stays.
+   */
+  catchUp(session: SessionDatabase, signal?: AbortSignal): number {
+    const messages = session.tables.messages;
+    const identity = captureFileIdentity(session.path);
+    if (!identity) throw new Error(`${session.path} is not a file on disk.`);
+    const file = identity.absolutePath;
+    const meta = this.meta();
+    const current =
+      meta.file === file &&
+      meta.dev === String(identity.dev) &&
+      meta.ino === String(identity.ino) &&
+      meta.table === messages &&
+      this.stillHolds(session, meta);
+    let through = current ? Number(meta.through ?? 0) : 0;
+    let anchors: [number, string][] = current ? (JSON.parse(meta.anchors ?? '[]') as [number, string][]) : [];
+    if (!current) {
+      immediateTransaction(this.db, () => {
+        this.db.exec('DELETE FROM tool_items');
+        this.setMeta({ file, dev: String(identity.dev), ino: String(identity.ino), table: messages, through: '0', anchors: '[]' });
+      });
+    }
+    const read = `SELECT id, message_data, session_id FROM ${quoteIdentifier(messages)} WHERE id > ? ORDER BY id LIMIT ?`;
+    const insert = 'INSERT OR REPLACE INTO tool_items (message_id, name, call_id, flags) VALUES (?, ?, ?, ?)';
+    while (!signal?.aborted) {
+      // One snapshot per chunk: a writer commits its rows with ids above every id a snapshot shows (AUTOINCREMENT, one
+      // writer at a time), so no message at or below the last id read can appear later.
+      const rows = session.readWith((ctx) => ctx.stmt(read).arrays<[number, unknown, unknown]>(through, CHUNK_MESSAGES));
+      if (rows.length === 0) break;
+      const first = rows[0]!;
+      const last = rows[rows.length - 1]!;
+      through = Number(last[0]);
+      anchors = withAnchor(withAnchor(anchors, Number(first[0]), rowHash(first[2], first[1])), through, rowHash(last[2], last[1]));
+      immediateTransaction(this.db, () => {
+        const stmt = this.statements.get(insert);
+        for (const [id, data] of rows) {
+          const decoded = decodeMessageData(data);
+          // A row that is not JSON is never a hit: the scan judges it so without the index too.
+          if (!decoded.ok) continue;
+          const facts = itemFacts(decoded.value);
+          if (facts.role !== null && facts.callId === null) continue;
+          const flags =
+            (facts.role === null ? TOOL_ITEM : 0) | (isOutputItem(decoded.value) ? OUTPUT : 0) | (facts.failed !== null ? FAILED : 0);
+          stmt.run(Number(id), facts.toolName === null ? null : foldForSearch(facts.toolName), facts.callId, flags);
+        }
+        this.setMeta({ through: String(through), anchors: JSON.stringify(anchors) });
+      });
+      if (rows.length < CHUNK_MESSAGES) break;
+    }
+    return through;
+  }
+
+  /**
+   * For `query`'s `tool:` and `is:failed` filters, the messages up to `through` that can still match: a message the
+   * index does not hold (a message with a role and no call id, a row that is not JSON) can match neither. Tool names
+   * are compared folded, as the exact test compares them. A call that may teach the scan a queried tool's call id (of
+   * no role, named as queried or with no name of its own, which a structure row may give it) is kept whatever else
+   * the query asks (`tool:x is:failed`: the call did not fail, its output did, and is named by it). An output (any item with a call id and no name of its own)
+   * is kept when an item that may teach the search its call's name (a call of no role, named as queried, or without a
+   * name of its own, which a structure row may give it) carries its call id, or when no indexed item does (its call
+   * may come later in the scan). A nameless tool item kept for none of these can still take a queried name from a
+   * structure row (spec §6 `tool_name`): `namedOnly`, read only on such rows, as the scan's own verdict of that name.
+   */
+  ruledOut(query: SearchQuery, through: number): RuledOut {
+    const sql = `WITH wanted(name) AS (SELECT value FROM json_each(?))
+      SELECT id, v FROM (SELECT t.message_id AS id, CASE
+          WHEN ? > 0 AND (t.flags & ${TOOL_ITEM | OUTPUT}) = ${TOOL_ITEM} AND t.call_id IS NOT NULL
+            AND (t.name IS NULL OR t.name IN (SELECT name FROM wanted)) THEN 0
+          WHEN ? AND NOT (t.flags & ${FAILED}) THEN 1
+          WHEN ? = 0 THEN 0
+          WHEN t.name IS NOT NULL THEN CASE WHEN t.name IN (SELECT name FROM wanted) THEN 0 ELSE 1 END
+          WHEN t.call_id IS NOT NULL AND (
+              EXISTS (SELECT 1 FROM tool_items c WHERE c.call_id = t.call_id AND (c.flags & ${TOOL_ITEM | OUTPUT}) = ${TOOL_ITEM}
+                AND (c.name IS NULL OR c.name IN (SELECT name FROM wanted)))
+              OR NOT EXISTS (SELECT 1 FROM tool_items c WHERE c.call_id = t.call_id AND (c.flags & ${TOOL_ITEM | OUTPUT}) = ${TOOL_ITEM}))
+            THEN 0
+          WHEN t.flags & ${TOOL_ITEM} THEN 2
+          ELSE 1 END AS v
+        FROM tool_items t WHERE t.message_id <= ?) WHERE v != 1 ORDER BY id`;
+    const keep: number[] = [];
+    const namedOnly: number[] = [];
+    const rows = this.statements
+      .get(sql)
+      .arrays<[number, number]>(JSON.stringify(query.tools), query.tools.length, query.failed ? 1 : 0, query.tools.length, through);
+    for (const [id, v] of rows) (v === 0 ? keep : namedOnly).push(Number(id));
+    return { through, keep, namedOnly };
+  }
+
+  private meta(): IndexMeta {
+    const out: Record<string, string> = {};
+    for (const r of this.statements.get('SELECT key, value FROM index_meta').all<{ key: string; value: string }>()) out[r.key] = r.value;
+    return out as IndexMeta;
+  }
+
+  private setMeta(values: IndexMeta): void {
+    const stmt = this.statements.get('INSERT OR REPLACE INTO index_meta (key, value) VALUES (?, ?)');
+    for (const [key, value] of Object.entries(values)) if (value !== undefined) stmt.run(key, value);
+  }
+
+  /**
+   * Whether the file still holds what was indexed: its id sequence has not gone back below the last id indexed (a
+   * table dropped and made again starts it over, and its ids would name other messages), and every message whose
+   * hash was kept (the first and last of each chunk indexed, thinned to `MAX_ANCHORS`) and is still there has the
+   * same session and text. A file rewritten to hold the same message at each of those ids is taken for the same file. A message deleted since (a history rewrite, a branch
+   * deleted) only leaves an entry that rules nothing in wrongly: the scan never meets it.
+   */
+  private stillHolds(session: SessionDatabase, meta: IndexMeta): boolean {
+    const through = Number(meta.through ?? 0);
+    if (!Number.isSafeInteger(through) || through < 0) return false;
+    const anchors = JSON.parse(meta.anchors ?? '[]') as [number, string][];
+    const messages = quoteIdentifier(session.tables.messages);
+    return session.readWith((ctx) => {
+      const hasSequence = ctx.stmt("SELECT 1 AS ok FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'").get();
+      // Without AUTOINCREMENT's sequence, a deleted message's id could come back with other text: no index.
+      if (!hasSequence) throw new Error('the messages table keeps no id sequence (AUTOINCREMENT), so new messages could reuse ids');
+      const seq = Number(
+        ctx.stmt('SELECT seq FROM sqlite_sequence WHERE name = ?').get<{ seq: number }>(session.tables.messages)?.seq ?? 0,
+      );
+      if (seq < through) return false;
+      const byId = ctx.stmt(`SELECT message_data, session_id FROM ${messages} WHERE id = ?`);
+      for (const [id, hash] of anchors) {
+        const row = byId.get<{ message_data: unknown; session_id: unknown }>(id);
+        if (row && rowHash(row.session_id, row.message_data) !== hash) return false;
+      }
+      return true;
+    });
+  }
+}
+
+/** The index file's name for a session file: a hash of its real path (the same file by any path, one index). */
+function indexName(sessionPath: string): string {
+  let path: string;
+  try {
+    path = realpathSync(sessionPath);
+  } catch {
+    path = sessionPath;
+  }
+  return createHash('sha256').update(path).digest('hex').slice(0, 24);
+}
+
+/** A message's session and text, hashed: what tells a message from another one at its id in a rewritten file. */
+function rowHash(sessionId: unknown, data: unknown): string {
+  const hash = createHash('sha1');
+  for (const value of [sessionId, data]) {
+    if (typeof value === 'string') hash.update(value, 'utf8');
+    else if (value instanceof Uint8Array) hash.update(value);
+    else hash.update(String(value));
+    hash.update('\u0000');
+  }
+  return hash.digest('base64');
+}
+
+/** `anchors` with (id, hash) added, thinned to `MAX_ANCHORS` by dropping every other one but the first and the last. */
+function withAnchor(anchors: [number, string][], id: number, hash: string): [number, string][] {
+  let out = [...anchors.filter(([a]) => a !== id), [id, hash] as [number, string]];
+  while (out.length > MAX_ANCHORS) out = out.filter((_, i) => i === 0 || i === out.length - 1 || i % 2 === 0);
+  return out;
+}
+
+/** Removes the least recently used index files of `dir` past `MAX_SEARCH_INDEXES`, never `keep`. */
+function pruneIndexes(dir: string, keep: string): void {
+  let files: { path: string; used: number }[];
+  try {
+    files = readdirSync(dir)
+      .filter((name) => /^[0-9a-f]{24}\.db$/.test(name))
+      .map((name) => {
+        const path = join(dir, name);
+        return { path, used: statSync(path).mtimeMs };
+      });
+  } catch {
+    return;
+  }
+  if (files.length <= MAX_SEARCH_INDEXES) return;
+  files.sort((a, b) => a.used - b.used);
+  for (const f of files.slice(0, files.length - MAX_SEARCH_INDEXES)) {
+    if (f.path === keep) continue;
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${f.path}${suffix}`, { force: true });
+  }
+}

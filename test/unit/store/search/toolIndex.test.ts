@@ -1,0 +1,226 @@
+/**
+ * The search's index of tool items (src/store/search/toolIndex.ts) over a file's life: kept current as the file grows,
+ * started again when the file is replaced or rewritten by another writer, and never in the way of a search when it
+ * cannot be used. Every search here is compared with the same search without the index (the differential suite,
+ * test/unit/store/differential/searchScan.test.ts, compares them on every fixture).
+ */
+import { strict as assert } from 'node:assert';
+import { copyFileSync, mkdirSync, readdirSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AgentInputItem } from '@openai/agents';
+import { parseSearchQuery, searchDatabase, type SearchHit } from '../../../../src/store';
+import { MAX_SEARCH_INDEXES, ToolIndex } from '../../../../src/store/search/toolIndex';
+import { openDatabase } from '../../../../src/store/drivers/openDatabase';
+import { TempFolder } from '../inspector/inspectorFixtures';
+
+const user = (text: string): AgentInputItem => ({ role: 'user', content: text }) as AgentInputItem;
+const call = (id: string, name: string): AgentInputItem =>
+  ({ type: 'function_call', call_id: id, name, arguments: '{"city":"Oslo"}' }) as unknown as AgentInputItem;
+const output = (id: string, text: string): AgentInputItem =>
+  ({ type: 'function_call_output', call_id: id, output: text }) as unknown as AgentInputItem;
+
+function turn(n: number, tool: string, failed = false): AgentInputItem[] {
+  return [
+    user(`turn ${n}`),
+    call(`c${n}`, tool),
+    output(`c${n}`, failed ? 'An error occurred while running the tool. Error: boom' : `result ${n}`),
+  ];
+}
+
+describe('the search index of tool items', () => {
+  let folder: TempFolder;
+  let indexDir: string;
+  let problems: string[];
+  beforeEach(() => {
+    folder = new TempFolder();
+    indexDir = folder.path('index');
+    problems = [];
+  });
+  afterEach(() => folder.cleanup());
+
+  /** The hits of `text` on `path`, with the index and without, which must agree; the hits with it. */
+  async function search(path: string, text: string): Promise<SearchHit[]> {
+    const db = folder.inspect(path);
+    try {
+      const hits = { with: [] as SearchHit[], without: [] as SearchHit[] };
+      const query = parseSearchQuery(text);
+      await searchDatabase(db, query, { onHits: (h) => hits.without.push(...h) });
+      await searchDatabase(db, query, {
+        onHits: (h) => hits.with.push(...h),
+        index: { dir: indexDir, onProblem: (m) => problems.push(m) },
+      });
+      assert.deepEqual(hits.with, hits.without, `${text}: the same hits with the index`);
+      return hits.with;
+    } finally {
+      db.close();
+    }
+  }
+
+  /** What the one index file in the folder holds: its last message id and its rows. */
+  function indexState(): { through: number; rows: number } {
+    const files = readdirSync(indexDir).filter((n) => n.endsWith('.db'));
+    assert.equal(files.length, 1, 'one index file for the one session file');
+    const db = openDatabase(join(indexDir, files[0]!), { readonly: true });
+    try {
+      const through = Number(db.prepare("SELECT value FROM index_meta WHERE key = 'through'").get<{ value: string }>()?.value);
+      const rows = Number(db.prepare('SELECT count(*) AS n FROM tool_items').get<{ n: number }>()?.n);
+      return { through, rows };
+    } finally {
+      db.close();
+    }
+  }
+
+  it('is made at the first tool: search and catches up with messages written since', async () => {
+    const path = folder.path();
+    const s = folder.session({ sessionId: 'a' });
+    await s.addItems([...turn(1, 'get_weather'), ...turn(2, 'run_query'), ...turn(3, 'get_weather', true)]);
+    assert.equal((await search(path, 'tool:get_weather')).length, 4);
+    assert.deepEqual(indexState(), { through: 9, rows: 6 });
+    await s.addItems([...turn(4, 'get_weather'), ...turn(5, 'run_query', true)]);
+    const hits = await search(path, 'tool:get_weather');
+    assert.deepEqual(
+      hits.map((h) => h.snippet.text),
+      [
+        '{"city":"Oslo"}',
+        'result 1',
+        '{"city":"Oslo"}',
+        'An error occurred while running the tool. Error: boom',
+        '{"city":"Oslo"}',
+        'result 4',
+      ],
+    );
+    assert.deepEqual(indexState(), { through: 15, rows: 10 });
+    assert.equal((await search(path, 'is:failed')).length, 2);
+    assert.equal((await search(path, 'tool:run_query is:failed')).length, 1);
+    assert.deepEqual(problems, []);
+  });
+
+  it('starts again when another file is moved over the session file', async () => {
+    const path = folder.path();
+    const s = folder.session({ sessionId: 'a' });
+    await s.addItems([...turn(1, 'get_weather'), ...turn(2, 'run_query')]);
+    assert.equal((await search(path, 'tool:run_query')).length, 2);
+    // The other file's messages have the same ids, other tools: the old index would rule its run_query calls out.
+    const other = folder.path('other.db');
+    const o = folder.session({ sessionId: 'b', dbPath: other });
+    await o.addItems([...turn(1, 'run_query'), ...turn(2, 'get_weather')]);
+    // Closed first, so each file holds its rows (not its -wal).
+    s.close();
+    o.close();
+    renameSync(other, path);
+    const hits = await search(path, 'tool:run_query');
+    assert.deepEqual(
+      hits.map((h) => [h.sessionId, h.messageId]),
+      [
+        ['b', 2],
+        ['b', 3],
+      ],
+    );
+    assert.deepEqual(problems, []);
+  });
+
+  it('starts again when another writer rewrites the file in place (same inode, ids reused)', async () => {
+    const path = folder.path();
+    const s = folder.session({ sessionId: 'a' });
+    await s.addItems([...turn(1, 'get_weather'), ...turn(2, 'run_query')]);
+    assert.equal((await search(path, 'tool:get_weather')).length, 2);
+    // Copied over in place: the same file on disk, its messages from another session whose tools differ.
+    const other = folder.path('other.db');
+    const o = folder.session({ sessionId: 'b', dbPath: other });
+    await o.addItems([...turn(1, 'run_query'), ...turn(2, 'get_weather'), ...turn(3, 'get_weather')]);
+    // Closed first, so each file holds its rows (not its -wal).
+    s.close();
+    o.close();
+    copyFileSync(other, path);
+    assert.deepEqual(
+      (await search(path, 'tool:get_weather')).map((h) => h.messageId),
+      [5, 6, 8, 9],
+    );
+    // The table emptied and its sequence reset by hand: ids start again at 1 with other items.
+    const raw = folder.raw(path);
+    raw.exec("DELETE FROM message_structure; DELETE FROM agent_messages; DELETE FROM sqlite_sequence WHERE name = 'agent_messages'");
+    raw.close();
+    const again = folder.session({ sessionId: 'c' });
+    await again.addItems([...turn(1, 'get_weather'), ...turn(2, 'get_weather')]);
+    assert.deepEqual(
+      (await search(path, 'tool:get_weather')).map((h) => h.messageId),
+      [2, 3, 5, 6],
+    );
+    assert.deepEqual(problems, []);
+  });
+
+  it('starts again when the id sequence went back, though the messages it kept a hash of are gone or the same', async () => {
+    const path = folder.path();
+    const s = folder.session({ sessionId: 'a' });
+    await s.addItems([...turn(1, 'run_query'), ...turn(2, 'run_query')]);
+    assert.equal((await search(path, 'tool:get_weather')).length, 0);
+    s.close();
+    // Every message but the first removed and the sequence set back: the next ids name other messages than indexed
+    // (4 was a user message, now the output of a get_weather call), and the hashes kept are of 1 (the same) and 6 (gone).
+    const raw = folder.raw(path);
+    raw.exec(
+      "DELETE FROM message_structure WHERE message_id > 1; DELETE FROM agent_messages WHERE id > 1; UPDATE sqlite_sequence SET seq = 1 WHERE name = 'agent_messages'",
+    );
+    raw.close();
+    await folder.session({ sessionId: 'a' }).addItems(turn(3, 'get_weather'));
+    assert.deepEqual(
+      (await search(path, 'tool:get_weather')).map((h) => h.messageId),
+      [3, 4],
+    );
+    assert.deepEqual(problems, []);
+  });
+
+  it('is passed over, with the reason, when its file is not an index of ours; the search goes on', async () => {
+    const path = folder.path();
+    const s = folder.session({ sessionId: 'a' });
+    await s.addItems(turn(1, 'get_weather'));
+    s.close();
+    assert.equal((await search(path, 'tool:get_weather')).length, 2);
+    const [name] = readdirSync(indexDir).filter((n) => n.endsWith('.db'));
+    // A session file where the index would be (a mistake, or someone else's database): refused, never written.
+    copyFileSync(path, join(indexDir, name!));
+    for (const suffix of ['-wal', '-shm']) writeFileSync(join(indexDir, name! + suffix), '');
+    assert.equal((await search(path, 'tool:get_weather')).length, 2);
+    assert.equal(problems.length, 1);
+    assert.match(problems[0]!, /was not used: .*is not a search index/);
+  });
+
+  it('keeps an output whose call it does not hold (the call may be written while the scan runs)', async () => {
+    const path = folder.path();
+    const s = folder.session({ sessionId: 'a' });
+    await s.addItems([user('hi'), output('c_later', 'early answer'), ...turn(1, 'run_query')]);
+    const db = folder.inspect(path);
+    const index = ToolIndex.open(indexDir, db);
+    try {
+      const through = index.catchUp(db);
+      const ruled = index.ruledOut(parseSearchQuery('tool:get_weather'), through);
+      // The run_query call's output (5) can still be named get_weather by a structure row: left to such rows.
+      assert.deepEqual(ruled, { through: 5, keep: [2], namedOnly: [5] });
+    } finally {
+      index.close();
+      db.close();
+    }
+  });
+
+  it(`keeps at most ${MAX_SEARCH_INDEXES} index files, removing the least recently used`, () => {
+    mkdirSync(indexDir, { recursive: true });
+    const old = new Date(Date.now() - 86_400_000);
+    for (let i = 0; i < MAX_SEARCH_INDEXES + 5; i++) {
+      const file = join(indexDir, `${i.toString(16).padStart(24, '0')}.db`);
+      writeFileSync(file, '');
+      utimesSync(file, old, new Date(old.getTime() + i * 1000));
+    }
+    const path = folder.path();
+    folder.session({ sessionId: 'a' }).close();
+    const db = folder.inspect(path);
+    try {
+      ToolIndex.open(indexDir, db).close();
+    } finally {
+      db.close();
+    }
+    const left = readdirSync(indexDir).filter((n) => n.endsWith('.db'));
+    assert.equal(left.length, MAX_SEARCH_INDEXES);
+    // The oldest six went (five over the bound, and one for the new index), the new one stayed.
+    for (let i = 0; i < 6; i++) assert.ok(!left.includes(`${i.toString(16).padStart(24, '0')}.db`));
+  });
+});
