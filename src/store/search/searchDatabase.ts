@@ -383,8 +383,9 @@ class ScanState {
     // a candidate, read once by the rows query, not first by the judging pass. With text, the prefilter's test of it
     // still spares reading most of them.
     const kept = textless ? CANDIDATE : UNJUDGED;
-    for (const id of ruled.keep) if (id >= 1 && id <= upTo) this.setVerdict(id - 1, kept);
+    // `namedOnly` first: a message in both lists is kept.
     for (const id of ruled.namedOnly) if (id >= 1 && id <= upTo) this.setVerdict(id - 1, NAMED_ONLY);
+    for (const id of ruled.keep) if (id >= 1 && id <= upTo) this.setVerdict(id - 1, kept);
   }
 
   /**

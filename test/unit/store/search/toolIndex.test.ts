@@ -5,7 +5,7 @@
  * test/unit/store/differential/searchScan.test.ts, compares them on every fixture).
  */
 import { strict as assert } from 'node:assert';
-import { copyFileSync, mkdirSync, readdirSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, renameSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentInputItem } from '@openai/agents';
 import { parseSearchQuery, searchDatabase, type SearchHit } from '../../../../src/store';
@@ -90,6 +90,20 @@ describe('the search index of tool items', () => {
       ],
     );
     assert.deepEqual(indexState(), { through: 15, rows: 10 });
+    // The same file by another path (a symbolic link): the same index, current as it is, not started again (a row
+    // no message has, put there by hand, would go with a new start).
+    const marker = openDatabase(
+      join(
+        indexDir,
+        readdirSync(indexDir).find((n) => n.endsWith('.db'))!,
+      ),
+    );
+    marker.prepare("INSERT INTO tool_items (message_id, name, call_id, flags) VALUES (1000000, 'marker', NULL, 1)").run();
+    marker.close();
+    const link = folder.path('link.db');
+    symlinkSync(path, link);
+    assert.equal((await search(link, 'tool:get_weather')).length, 6);
+    assert.deepEqual(indexState(), { through: 15, rows: 11 });
     assert.equal((await search(path, 'is:failed')).length, 2);
     assert.equal((await search(path, 'tool:run_query is:failed')).length, 1);
     assert.deepEqual(problems, []);
@@ -194,8 +208,29 @@ describe('the search index of tool items', () => {
     try {
       const through = index.catchUp(db);
       const ruled = index.ruledOut(parseSearchQuery('tool:get_weather'), through);
-      // The run_query call's output (5) can still be named get_weather by a structure row: left to such rows.
-      assert.deepEqual(ruled, { through: 5, keep: [2], namedOnly: [5] });
+      // The run_query call's output (5) can still be named get_weather by a structure row: left to such rows. Every
+      // nameless tool item is listed so; one that is kept (2) is kept.
+      assert.deepEqual(ruled, { through: 5, keep: [2], namedOnly: [2, 5] });
+    } finally {
+      index.close();
+      db.close();
+    }
+  });
+
+  it('learns an answer written before its call, once the call is indexed (then rules it out for other tools)', async () => {
+    const path = folder.path();
+    const s = folder.session({ sessionId: 'a' });
+    await s.addItems([user('hi'), output('c_late', 'answer first')]);
+    const db = folder.inspect(path);
+    const index = ToolIndex.open(indexDir, db);
+    try {
+      const first = index.catchUp(db);
+      // Its call is not there yet: kept for any tool.
+      assert.deepEqual(index.ruledOut(parseSearchQuery('tool:run_query'), first).keep, [2]);
+      await s.addItems([call('c_late', 'get_weather')]);
+      const through = index.catchUp(db);
+      assert.deepEqual(index.ruledOut(parseSearchQuery('tool:run_query'), through).keep, []);
+      assert.deepEqual(index.ruledOut(parseSearchQuery('tool:get_weather'), through).keep.sort(), [2, 3]);
     } finally {
       index.close();
       db.close();
