@@ -224,7 +224,8 @@ filters read the review store (--reviews file; default <file>.reviews.db beside 
 tag:TAG, reviewed:yes|no; alone they find each matching turn's user message. Prints session, branch, turn, item and
 a snippet per hit; --max stops after n hits (default 10000). tool: and is:failed keep an index of the file's tool
 items in the cache folder (~/.cache/agent-session-inspector/search-index, brought up to date by each search; the
-first search of a file builds it); --no-index (or AGENT_SESSIONS_SEARCH_INDEX=off) searches without it.
+first such search of a large file builds it after printing); --no-index (or AGENT_SESSIONS_SEARCH_INDEX=off) goes
+without it.
 `,
   export: `Usage: agent-sessions export [file] <session> --format md|json|jsonl [--db file] [--branch b] [-o file [--force]] [--reviews file] [--json]
 

@@ -106,8 +106,8 @@ export class JsonHits {
 
 const indent = (text: string, by: string): string => text.replace(/^/gm, by);
 
-function indexOption(dir: string | undefined): SearchIndexOption | undefined {
-  return dir === undefined ? undefined : { dir, onProblem: (message) => void process.stderr.write(`agent-sessions: ${message}\n`) };
+function indexOption(dir: string | undefined, later: (task: () => void) => void): SearchIndexOption | undefined {
+  return dir === undefined ? undefined : { dir, later, onProblem: (message) => void process.stderr.write(`agent-sessions: ${message}\n`) };
 }
 
 /**
@@ -138,6 +138,7 @@ export async function searchCommand(
   const store = await openStore(dbPath, ctx.store);
   try {
     const turns = query.review ? reviewTurns(query.review, reviewsPath, store.kind === 'file' ? store.db.path : undefined) : undefined;
+    const deferred: { task?: () => void } = {};
     const progress = ctx.json ? undefined : ctx.term.progress('Searching');
     const json = ctx.json ? new JsonHits() : null;
     const text = new HitLines(ctx.term.color);
@@ -155,21 +156,27 @@ export async function searchCommand(
         progress?.update(done, total);
       },
       turns,
-      // The index of tool items (tool: and is:failed), in the CLI's cache folder: a problem with it is said, not fatal.
-      index: indexOption(useIndex && store.kind === 'file' && indexServes(query) ? searchIndexDir() : undefined),
+      // The index of tool items (tool: and is:failed), in the CLI's cache folder: a problem with it is said, not fatal;
+      // an index far behind the file is brought up to date after the hits and the summary are out.
+      index: indexOption(
+        useIndex && store.kind === 'file' && indexServes(query) ? searchIndexDir() : undefined,
+        (task) => (deferred.task = task),
+      ),
     };
     const summary =
       store.kind === 'file'
         ? await searchDatabase(store.db, query, options)
         : await searchRemoteStore(store.source.browser, query, options);
     progress?.done();
-    if (json) {
-      process.stdout.write(json.tail(summary));
-      return '';
+    if (json) process.stdout.write(json.tail(summary));
+    else {
+      const c = ctx.term.color;
+      const foot = `${summary.hits} ${summary.hits === 1 ? 'hit' : 'hits'}${summary.truncated ? ' (stopped at --max)' : ''}, ${summary.rowsScanned} rows in ${Math.round(summary.elapsedMs)} ms`;
+      process.stdout.write(summary.hits === 0 ? `No hits (${summary.rowsScanned} rows searched).\n` : `${paint(c, 'dim', foot)}\n`);
     }
-    const c = ctx.term.color;
-    const foot = `${summary.hits} ${summary.hits === 1 ? 'hit' : 'hits'}${summary.truncated ? ' (stopped at --max)' : ''}, ${summary.rowsScanned} rows in ${Math.round(summary.elapsedMs)} ms`;
-    return summary.hits === 0 ? `No hits (${summary.rowsScanned} rows searched).\n` : `${paint(c, 'dim', foot)}\n`;
+    // Everything is printed: the index's catching up (a file's first tool: search) only holds the prompt back.
+    deferred.task?.();
+    return '';
   } finally {
     await closeStore(store);
   }

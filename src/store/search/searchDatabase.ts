@@ -80,7 +80,7 @@ export async function searchDatabase(db: SessionDatabase, query: SearchQuery, op
   // The index of tool items (toolIndex.ts) rules out, before the scan, every message `tool:` or `is:failed` cannot
   // match; the messages it keeps are judged and tested as without it.
   if (structured && options.index && indexServes(query) && state.keepsVerdicts()) {
-    const ruled = ruledOutByIndex(options.index, db, query, options.signal);
+    const ruled = ruledOutByIndex(options.index, db, query, messageMax, options.signal);
     if (ruled) state.ruleOut(ruled, query.text === '');
   }
   // An estimate for progress: the plain pass reads only the plain sessions' rows, which are not known yet.

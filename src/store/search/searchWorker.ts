@@ -4,7 +4,7 @@
  * connection per file (SQLite connections cannot be shared across threads), on the driver the host uses.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openSessionDatabase } from '../inspector/sessionDatabase';
+import { openSessionDatabase, type SessionDatabase } from '../inspector/sessionDatabase';
 import { errorMessage } from '../../shared/errorMessage';
 import { searchDatabase } from './searchDatabase';
 import { DEFAULT_MAX_HITS } from './searchHits';
@@ -17,15 +17,19 @@ async function run(input: SearchWorkerInput, post: (e: SearchWorkerEvent) => voi
   let maxHits = input.maxHits ?? DEFAULT_MAX_HITS;
   let capped = false;
   const notSearched: string[] = [];
+  // Indexes far behind their files (a file's first tool: search) catch up once everything is posted, on the files'
+  // connections, kept open until then.
+  const later: { db: SessionDatabase; task: () => void }[] = [];
   for (const path of input.paths) {
     if (signal.aborted) break;
     if (capped) {
       notSearched.push(path);
       continue;
     }
-    let db;
+    let db: SessionDatabase | undefined;
     try {
-      db = openSessionDatabase(path, { readonly: true, driver: input.driver ?? 'auto' });
+      const opened = openSessionDatabase(path, { readonly: true, driver: input.driver ?? 'auto' });
+      db = opened;
       let lastProgress = 0;
       const summary = await searchDatabase(db, input.query, {
         signal,
@@ -35,7 +39,11 @@ async function run(input: SearchWorkerInput, post: (e: SearchWorkerEvent) => voi
         index:
           input.indexDir === undefined
             ? undefined
-            : { dir: input.indexDir, onProblem: (message) => post({ type: 'notice', path, message }) },
+            : {
+                dir: input.indexDir,
+                onProblem: (message) => post({ type: 'notice', path, message }),
+                later: (task) => later.push({ db: opened, task }),
+              },
         onHits: (hits) => post({ type: 'hits', path, hits }),
         onProgress: (rowsScanned, rowsTotal) => {
           const now = performance.now();
@@ -50,10 +58,17 @@ async function run(input: SearchWorkerInput, post: (e: SearchWorkerEvent) => voi
     } catch (err) {
       post({ type: 'error', path, message: errorMessage(err) });
     } finally {
-      db?.close();
+      if (!later.some((l) => l.db === db)) db?.close();
     }
   }
   post({ type: 'finished', cancelled: signal.aborted, capped, notSearched });
+  for (const { db, task } of later) {
+    try {
+      task();
+    } finally {
+      db.close();
+    }
+  }
 }
 
 if (parentPort) {

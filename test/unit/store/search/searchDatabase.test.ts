@@ -4,7 +4,8 @@
  * roles, shared turns reported once, streaming in batches, cancellation, and the worker.
  */
 import { strict as assert } from 'node:assert';
-import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { openDatabase } from '../../../../src/store/drivers/openDatabase';
 import { join } from 'node:path';
 import {
   SQLiteSession,
@@ -346,6 +347,28 @@ describe('searchDatabase', () => {
     assert.deepEqual(without.hits, expected);
     assert.equal(without.notices.length, 1);
     assert.match(without.notices[0]!, /search index .*was not used/);
+    // A file 20,000 messages past its index (more than `CATCH_UP_FIRST`): the worker searches without it, posts
+    // everything, then brings the index up to date before it ends.
+    const raw = folder.raw(path);
+    raw.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20001)
+      INSERT INTO agent_messages (session_id, message_data) SELECT 'trip', '{"role":"user","content":"filler"}' FROM n`);
+    const messageMax = Number((raw.prepare('SELECT max(id) AS m FROM agent_messages').get() as { m: number }).m);
+    raw.close();
+    const fresh = folder.path('fresh-indexes');
+    assert.deepEqual(await search(fresh), { hits: expected, notices: [] });
+    const through = (): number => {
+      const file = existsSync(fresh) ? readdirSync(fresh).find((n) => n.endsWith('.db')) : undefined;
+      if (!file) return -1;
+      const db = openDatabase(join(fresh, file), { readonly: true });
+      try {
+        return Number(db.prepare("SELECT value FROM index_meta WHERE key = 'through'").get<{ value: string }>()?.value ?? -1);
+      } finally {
+        db.close();
+      }
+    };
+    // Caught up after `finished`, as the worker ends: wait for it (seconds at most here).
+    for (let waited = 0; through() !== messageMax && waited < 20_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(through(), messageMax);
   });
 
   it('says when the worker stopped at the hit limit, and which files it never opened', async () => {

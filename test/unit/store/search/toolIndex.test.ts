@@ -109,6 +109,46 @@ describe('the search index of tool items', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('hands a long catching up to `later` (run once the hits are out), and catches up a short one first', async () => {
+    const path = folder.path();
+    const s = folder.session({ sessionId: 'a' });
+    await s.addItems([...turn(1, 'get_weather'), ...turn(2, 'run_query')]);
+    const db = folder.inspect(path);
+    try {
+      const query = parseSearchQuery('tool:get_weather');
+      const expected: SearchHit[] = [];
+      await searchDatabase(db, query, { onHits: (h) => expected.push(...h) });
+      const tasks: (() => void)[] = [];
+      const option = {
+        dir: indexDir,
+        catchUpFirst: 5,
+        later: (task: () => void) => tasks.push(task),
+        onProblem: (m: string) => problems.push(m),
+      };
+      const run = async (): Promise<SearchHit[]> => {
+        const hits: SearchHit[] = [];
+        await searchDatabase(db, query, { onHits: (h) => hits.push(...h), index: option });
+        return hits;
+      };
+      // Six messages behind, more than 5: the search goes without, and leaves the catching up for later.
+      assert.deepEqual(await run(), expected);
+      assert.equal(tasks.length, 1);
+      assert.deepEqual(indexState(), { through: 0, rows: 0 });
+      tasks.shift()!();
+      assert.deepEqual(indexState(), { through: 6, rows: 4 });
+      // Three behind: caught up before the scan.
+      await s.addItems(turn(3, 'get_weather'));
+      expected.length = 0;
+      await searchDatabase(db, query, { onHits: (h) => expected.push(...h) });
+      assert.deepEqual(await run(), expected);
+      assert.equal(tasks.length, 0);
+      assert.deepEqual(indexState(), { through: 9, rows: 6 });
+      assert.deepEqual(problems, []);
+    } finally {
+      db.close();
+    }
+  });
+
   it('starts again when another file is moved over the session file', async () => {
     const path = folder.path();
     const s = folder.session({ sessionId: 'a' });
