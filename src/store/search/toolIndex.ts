@@ -7,94 +7,49 @@
  * A store of our own (src/store/sqlite/ownStoreFile.ts), one file per session file, in a folder the caller names (the
  * extension's global storage, the CLI's cache folder): never in or beside the session file, whose format is
  * Python's. It is kept current as the file grows: each search that uses it first indexes the messages written since
- * (message ids are AUTOINCREMENT, so every new message comes after the last one indexed), and it starts again from
+ * (message ids are AUTOINCREMENT, so every new message comes after the last one indexed; far behind, after the
+ * search, `SearchIndexOption.later`), and it starts again from
  * nothing when the session file was replaced or rewritten (another file at the path, its id sequence gone back, or the
  * text of a message it kept a hash of changed).
  *
  * It only ever rules messages out (`ruledOut`): a message it keeps is judged and tested as before, so the scan's hits
- * are exactly those without it (test/unit/store/differential/searchIndex.test.ts).
+ * are exactly those without it (test/unit/store/differential/searchScan.test.ts runs every query with it too;
+ * test/unit/store/search/toolIndex.test.ts follows it through a file's life). docs/search.md says all of it.
  */
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, realpathSync, rmSync, statSync, utimesSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
 import type { SessionDatabase } from '../inspector/sessionDatabase';
 import { decodeMessageData } from '../inspector/rowDecoding';
 import { quoteIdentifier } from '../inspector/tableDiscovery';
 import { foldForSearch } from '../format/conversationText';
 import { captureFileIdentity } from '../sqlite/fileIdentity';
-import { openOwnStore, StatementCache, type OwnStoreFormat } from '../sqlite/ownStoreFile';
+import { openOwnStore, StatementCache } from '../sqlite/ownStoreFile';
 import { immediateTransaction, type SqliteDatabase } from '../sqlite/sqliteDatabase';
 import { errorMessage } from '../../shared/errorMessage';
 import { isOutputItem, itemFacts } from './itemMatch';
 import type { SearchQuery } from './searchQuery';
+import {
+  anchorsOf,
+  FAILED,
+  FAILED_ROWS,
+  indexName,
+  NAMELESS_CALLS,
+  NAMELESS_TOOL_ITEMS,
+  OUTPUT,
+  pruneIndexes,
+  realPathOf,
+  RESOLVED,
+  rowHash,
+  SEARCH_INDEX_FILE,
+  TOOL_ITEM,
+  UNRESOLVED_ROWS,
+  withAnchor,
+} from './toolIndexFile';
 
-export const SEARCH_INDEX_FORMAT = 1;
-/** Marks the file as ours (`PRAGMA application_id`): "ASIX" (the review store is "ASIR", the trace store "ASIT"). */
-export const SEARCH_INDEX_APPLICATION_ID = 0x41534958;
-/** At most this many index files in a folder (one per session file searched): the least recently used go first. */
-export const MAX_SEARCH_INDEXES = 64;
 /** Messages read per transaction of the index while it catches up: each commit keeps what was indexed so far. */
 const CHUNK_MESSAGES = 5_000;
 /** Call ids held while catching up, to resolve the answers that follow their calls without a lookup each. */
 const MAX_TEACHERS_HELD = 100_000;
-/** Messages whose text hash is kept to tell a rewritten file (spread over the indexed ids). */
-const MAX_ANCHORS = 32;
-
-/** `tool_items.flags`: an item with no role (a tool call, an output, a built-in tool's item). */
-const TOOL_ITEM = 1;
-/** `tool_items.flags`: an output (its `call_id` names its call, not itself). */
-const OUTPUT = 2;
-/** `tool_items.flags`: a failed tool call or output (`failedReason`). */
-const FAILED = 4;
-/** `tool_items.flags`, on an item with a call id and no name: an item that may teach its call's name is indexed. */
-const RESOLVED = 8;
-
-// The conditions of the partial indexes below, word for word: SQLite uses a partial index only for a query whose WHERE
-// holds its condition as written.
-const FAILED_ROWS = 'flags & 4 <> 0';
-/** Calls of no role without a name of their own (a structure row may name them): they may teach any tool's name. */
-const NAMELESS_CALLS = 'name IS NULL AND flags & 3 = 1 AND call_id IS NOT NULL';
-/** Items with a call id and no name whose call no indexed item carries (`RESOLVED` unset). */
-const UNRESOLVED_ROWS = 'name IS NULL AND call_id IS NOT NULL AND flags & 8 = 0';
-/** Tool items with no name of their own: a structure row may name them (`namedOnly`). */
-const NAMELESS_TOOL_ITEMS = 'name IS NULL AND flags & 1 <> 0';
-
-const DDL = `
-CREATE TABLE index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE tool_items (
-  message_id INTEGER PRIMARY KEY,
-  name TEXT,
-  call_id TEXT,
-  flags INTEGER NOT NULL
-);
-CREATE INDEX tool_items_by_call ON tool_items (call_id) WHERE call_id IS NOT NULL;
-CREATE INDEX tool_items_by_name ON tool_items (name) WHERE name IS NOT NULL;
-CREATE INDEX tool_items_failed ON tool_items (message_id) WHERE ${FAILED_ROWS};
-CREATE INDEX tool_items_nameless_calls ON tool_items (message_id) WHERE ${NAMELESS_CALLS};
-CREATE INDEX tool_items_unresolved ON tool_items (message_id) WHERE ${UNRESOLVED_ROWS};
-CREATE INDEX tool_items_nameless ON tool_items (message_id) WHERE ${NAMELESS_TOOL_ITEMS};
-`;
-
-export class SearchIndexError extends Error {
-  constructor(
-    readonly problem: 'not-ours' | 'newer-format' | 'not-found',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SearchIndexError';
-  }
-}
-
-const SEARCH_INDEX_FILE: OwnStoreFormat = {
-  what: 'search index',
-  kept: 'Search indexes',
-  metaTable: 'index_meta',
-  mainTable: 'tool_items',
-  format: SEARCH_INDEX_FORMAT,
-  applicationId: SEARCH_INDEX_APPLICATION_ID,
-  ddl: DDL,
-  error: (problem, message) => new SearchIndexError(problem, message),
-};
 
 /** Where a caller keeps indexes, and who hears of an index that could not be used (the search goes on without it). */
 export interface SearchIndexOption {
@@ -390,71 +345,5 @@ export class ToolIndex {
       }
       return true;
     });
-  }
-}
-
-/** The index file's name for a session file: a hash of its real path (the same file by any path, one index). */
-function indexName(sessionPath: string): string {
-  return createHash('sha256').update(realPathOf(sessionPath)).digest('hex').slice(0, 24);
-}
-
-function realPathOf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
-}
-
-/** The kept (id, hash) pairs, or null when the meta row is not what we write (then the index starts again). */
-function anchorsOf(text: string | undefined): [number, string][] | null {
-  try {
-    const value: unknown = JSON.parse(text ?? '[]');
-    if (!Array.isArray(value)) return null;
-    return value.every((a) => Array.isArray(a) && a.length === 2 && Number.isSafeInteger(a[0]) && typeof a[1] === 'string')
-      ? (value as [number, string][])
-      : null;
-  } catch {
-    return null;
-  }
-}
-
-/** A message's session and text, hashed: what tells a message from another one at its id in a rewritten file. */
-function rowHash(sessionId: unknown, data: unknown): string {
-  const hash = createHash('sha1');
-  for (const value of [sessionId, data]) {
-    if (typeof value === 'string') hash.update(value, 'utf8');
-    else if (value instanceof Uint8Array) hash.update(value);
-    else hash.update(String(value));
-    hash.update('\u0000');
-  }
-  return hash.digest('base64');
-}
-
-/** `anchors` with (id, hash) added, thinned to `MAX_ANCHORS` by dropping every other one but the first and the last. */
-function withAnchor(anchors: [number, string][], id: number, hash: string): [number, string][] {
-  let out = [...anchors.filter(([a]) => a !== id), [id, hash] as [number, string]];
-  while (out.length > MAX_ANCHORS) out = out.filter((_, i) => i === 0 || i === out.length - 1 || i % 2 === 0);
-  return out;
-}
-
-/** Removes the least recently used index files of `dir` past `MAX_SEARCH_INDEXES`, never `keep`. */
-function pruneIndexes(dir: string, keep: string): void {
-  let files: { path: string; used: number }[];
-  try {
-    files = readdirSync(dir)
-      .filter((name) => /^[0-9a-f]{24}\.db$/.test(name))
-      .map((name) => {
-        const path = join(dir, name);
-        return { path, used: statSync(path).mtimeMs };
-      });
-  } catch {
-    return;
-  }
-  if (files.length <= MAX_SEARCH_INDEXES) return;
-  files.sort((a, b) => a.used - b.used);
-  for (const f of files.slice(0, files.length - MAX_SEARCH_INDEXES)) {
-    if (f.path === keep) continue;
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${f.path}${suffix}`, { force: true });
   }
 }

@@ -9,7 +9,8 @@ import { copyFileSync, mkdirSync, readdirSync, renameSync, symlinkSync, utimesSy
 import { join } from 'node:path';
 import type { AgentInputItem } from '@openai/agents';
 import { parseSearchQuery, searchDatabase, type SearchHit } from '../../../../src/store';
-import { MAX_SEARCH_INDEXES, ToolIndex } from '../../../../src/store/search/toolIndex';
+import { ToolIndex } from '../../../../src/store/search/toolIndex';
+import { MAX_SEARCH_INDEXES } from '../../../../src/store/search/toolIndexFile';
 import { openDatabase } from '../../../../src/store/drivers/openDatabase';
 import { TempFolder } from '../inspector/inspectorFixtures';
 
