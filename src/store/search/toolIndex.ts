@@ -219,9 +219,18 @@ export class ToolIndex {
       if (rows.length === 0) break;
       const first = rows[0]!;
       const last = rows[rows.length - 1]!;
-      through = Number(last[0]);
-      anchors = withAnchor(withAnchor(anchors, Number(first[0]), rowHash(first[2], first[1])), through, rowHash(last[2], last[1]));
-      immediateTransaction(this.db, () => {
+      const chunkEnd = Number(last[0]);
+      const done = immediateTransaction(this.db, () => {
+        // Another search catching up the same index may have written this chunk already (between two of ours): take
+        // its progress rather than set the index back to ours.
+        const stored = this.meta();
+        if (Number(stored.through ?? 0) >= chunkEnd) {
+          through = Number(stored.through);
+          anchors = anchorsOf(stored.anchors) ?? anchors;
+          return false;
+        }
+        through = chunkEnd;
+        anchors = withAnchor(withAnchor(anchors, Number(first[0]), rowHash(first[2], first[1])), through, rowHash(last[2], last[1]));
         const stmt = this.statements.get(insert);
         for (const [id, data] of rows) {
           const decoded = decodeMessageData(data);
@@ -252,8 +261,9 @@ export class ToolIndex {
           )
           .run();
         this.setMeta({ through: String(through), anchors: JSON.stringify(anchors) });
+        return true;
       });
-      if (rows.length < CHUNK_MESSAGES) break;
+      if (done && rows.length < CHUNK_MESSAGES) break;
     }
     return through;
   }
