@@ -54,6 +54,11 @@ export interface CodeCacheOptions {
    */
   writeAfter?: number | 'exit';
   /**
+   * With a delay: also write at exit when the process (a worker thread) ends before it. A search worker ends when its
+   * search does, mostly within the delay, so it never wrote its cache (the timer does not keep it alive).
+   */
+  orAtExit?: boolean;
+  /**
    * A cache of its own for each way the bundle is used (the CLI's command, `[a-z]+`): V8 keeps only the functions that
    * ran, so `--version`'s cache would leave `run`'s code to compile. All of one build's are kept; other builds' go.
    */
@@ -73,6 +78,7 @@ interface PreparedLoad {
   cachedData: Buffer | undefined;
   cache: CodeCacheLoad['cache'];
   writeAfter: number | 'exit';
+  orAtExit: boolean;
 }
 
 /** The names `file`'s cache goes by: a hash of its text (`#!` line blanked) and of V8's version, and the variant. */
@@ -102,7 +108,16 @@ export function loadWithCodeCache(file: string, cacheDir: string, options: CodeC
   } catch {
     // No cache yet (the first start of this build), or a storage we cannot read: compile as usual.
   }
-  return run({ file, source, cacheDir, ...names, cachedData, cache, writeAfter: options.writeAfter ?? CACHE_WRITE_DELAY_MS });
+  return run({
+    file,
+    source,
+    cacheDir,
+    ...names,
+    cachedData,
+    cache,
+    writeAfter: options.writeAfter ?? CACHE_WRITE_DELAY_MS,
+    orAtExit: options.orAtExit === true,
+  });
 }
 
 /**
@@ -121,7 +136,16 @@ export async function loadWithCodeCacheAsync(file: string, cacheDir: string, opt
   } catch {
     // No cache yet (the first start of this build), or a storage we cannot read: compile as usual.
   }
-  return run({ file, source, cacheDir, ...names, cachedData, cache, writeAfter: options.writeAfter ?? CACHE_WRITE_DELAY_MS });
+  return run({
+    file,
+    source,
+    cacheDir,
+    ...names,
+    cachedData,
+    cache,
+    writeAfter: options.writeAfter ?? CACHE_WRITE_DELAY_MS,
+    orAtExit: options.orAtExit === true,
+  });
 }
 
 /** A cache file's data when its checksum holds ('missing' until V8 has said whether it takes it), else 'refused'. */
@@ -175,8 +199,13 @@ function run(p: PreparedLoad): CodeCacheLoad {
 
   const needed = cache === 'missing';
   const writeAfter = p.writeAfter;
-  const write = () => writeCache(p.cacheDir, cacheFile, p.prefix, p.build, () => script.createCachedData());
-  if (needed && writeAfter === 'exit') process.once('exit', write);
+  let done = false;
+  const write = () => {
+    if (done) return;
+    done = true;
+    writeCache(p.cacheDir, cacheFile, p.prefix, p.build, () => script.createCachedData());
+  };
+  if (needed && (writeAfter === 'exit' || p.orAtExit)) process.once('exit', write);
   const written =
     !needed || writeAfter === 'exit'
       ? Promise.resolve()
@@ -231,7 +260,8 @@ export function loadWorkerMain(mainFile: string, workerData: unknown): void {
   const data = (typeof workerData === 'object' && workerData !== null ? workerData : {}) as WorkerCodeCache;
   if (typeof data.codeCacheDir === 'string') {
     const writeAfter = data.codeCacheWriteAfterMs;
-    loadWithCodeCache(mainFile, data.codeCacheDir, typeof writeAfter === 'number' ? { writeAfter } : {});
+    // A worker may end before the delay (a search worker ends with its search): then it writes as it ends.
+    loadWithCodeCache(mainFile, data.codeCacheDir, { orAtExit: true, ...(typeof writeAfter === 'number' ? { writeAfter } : {}) });
   } else {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- a bundle beside the loader, found at run time
     require(mainFile);

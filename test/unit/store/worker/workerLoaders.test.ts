@@ -134,7 +134,9 @@ describe('the workers loaded through their code cache', function () {
         join(out, 'searchWorker.js'),
         { paths: [path], query: parseSearchQuery('answer') },
         { onHits: (_p, h) => hits.push(...h) },
-        codeCacheDir === undefined ? {} : { codeCacheDir, codeCacheWriteAfterMs: 0 },
+        // A delay no search here lasts: the worker ends first and writes its cache as it ends (with the default delay,
+        // 5 s, and the timer not keeping it alive, a search worker used to end without writing one).
+        codeCacheDir === undefined ? {} : { codeCacheDir, codeCacheWriteAfterMs: 60_000 },
       );
       const end = await s.finished;
       assert.equal(end.error, undefined);
