@@ -373,7 +373,8 @@ class ScanState {
 
   /**
    * Takes the index's verdicts before the scan judges anything: every message up to `ruled.through` is `never` but
-   * those it keeps (candidates, or unjudged for a query with text) and those only a structure row's tool name can make match (`namedOnly`).
+   * those it keeps (candidates, or unjudged for a query with text) and those only a structure row's tool name can make
+   * match (`namedOnly`).
    */
   ruleOut(ruled: RuledOut, textless: boolean): void {
     const v = this.verdicts;

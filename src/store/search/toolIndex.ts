@@ -104,7 +104,8 @@ export function ruledOutByIndex(
     index = ToolIndex.open(option.dir, db);
     const indexed = index.indexedThrough(db);
     if (option.later && messageMax - indexed > (option.catchUpFirst ?? CATCH_UP_FIRST)) {
-      option.later(() => catchUpIndex(option, db));
+      // The search's signal stops it too (Ctrl+C after the CLI's summary, a cancel that comes late): between chunks.
+      option.later(() => catchUpIndex(option, db, signal));
       return null;
     }
     const through = index.catchUp(db, signal);
@@ -118,11 +119,11 @@ export function ruledOutByIndex(
 }
 
 /** Brings the index of `db`'s file up to its messages now (what `later` is handed); problems go to `onProblem`. */
-export function catchUpIndex(option: SearchIndexOption, db: SessionDatabase): void {
+export function catchUpIndex(option: SearchIndexOption, db: SessionDatabase, signal?: AbortSignal): void {
   let index: ToolIndex | undefined;
   try {
     index = ToolIndex.open(option.dir, db);
-    index.catchUp(db);
+    index.catchUp(db, signal);
   } catch (err) {
     option.onProblem?.(`The search index in ${option.dir} was not brought up to date: ${errorMessage(err)}`);
   } finally {

@@ -126,15 +126,21 @@ describe('the search index of tool items', () => {
         later: (task: () => void) => tasks.push(task),
         onProblem: (m: string) => problems.push(m),
       };
-      const run = async (): Promise<SearchHit[]> => {
+      const run = async (signal?: AbortSignal): Promise<SearchHit[]> => {
         const hits: SearchHit[] = [];
-        await searchDatabase(db, query, { onHits: (h) => hits.push(...h), index: option });
+        await searchDatabase(db, query, { onHits: (h) => hits.push(...h), index: option, signal });
         return hits;
       };
-      // Six messages behind, more than 5: the search goes without, and leaves the catching up for later.
+      // Six messages behind, more than 5: the search goes without, and leaves the catching up for later; a search
+      // cancelled once its hits are out (Ctrl+C after the CLI's summary) stops that too.
+      const cancel = new AbortController();
+      assert.deepEqual(await run(cancel.signal), expected);
+      assert.equal(tasks.length, 1);
+      cancel.abort();
+      tasks.shift()!();
+      assert.deepEqual(indexState(), { through: 0, rows: 0 });
       assert.deepEqual(await run(), expected);
       assert.equal(tasks.length, 1);
-      assert.deepEqual(indexState(), { through: 0, rows: 0 });
       tasks.shift()!();
       assert.deepEqual(indexState(), { through: 6, rows: 4 });
       // Three behind: caught up before the scan.
