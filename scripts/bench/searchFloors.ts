@@ -204,7 +204,8 @@ function runFloor(prepared: Database.Statement[], floor: Floor): { rows: number;
   });
 }
 
-async function runOurs(
+/** Our whole scan of `query` (every hit counted), with the index of tool items in `indexDir` when given. */
+export async function runOurs(
   db: SessionDatabase,
   query: string,
   turnSet: TurnSet | undefined,

@@ -12,36 +12,14 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSessionDatabase, parseSearchQuery, searchDatabase, type SessionDatabase } from '../../src/store';
+import { openSessionDatabase } from '../../src/store';
 import { ToolIndex } from '../../src/store/search/toolIndex';
 import { CACHE } from '../host/hostTools.mjs';
 import { median, round } from './measure';
 import { ensureScaleFile } from './scaleFiles';
+import { runOurs } from './searchFloors';
 
-const cpuMs = (start: NodeJS.CpuUsage): number => {
-  const c = process.cpuUsage(start);
-  return (c.user + c.system) / 1000;
-};
-
-async function scan(db: SessionDatabase, query: string, indexDir?: string): Promise<{ hits: number; cpuMs: number }> {
-  const c0 = process.cpuUsage();
-  let hits = 0;
-  await searchDatabase(db, parseSearchQuery(query), {
-    maxHits: Number.MAX_SAFE_INTEGER,
-    onHits: (h) => (hits += h.length),
-    ...(indexDir
-      ? {
-          index: {
-            dir: indexDir,
-            onProblem: (m: string) => {
-              throw new Error(m);
-            },
-          },
-        }
-      : {}),
-  });
-  return { hits, cpuMs: cpuMs(c0) };
-}
+const cpuOf = (c: NodeJS.CpuUsage): number => (c.user + c.system) / 1000;
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -61,7 +39,7 @@ async function main(): Promise<void> {
     }
     const build = {
       wallMs: round(performance.now() - t0),
-      cpuMs: round(cpuMs(c0)),
+      cpuMs: round(cpuOf(process.cpuUsage(c0))),
       bytes: readdirSync(dir).reduce((n, name) => n + statSync(join(dir, name)).size, 0),
     };
     const results = [];
@@ -70,8 +48,8 @@ async function main(): Promise<void> {
       const withIndex: number[] = [];
       let hits = -1;
       for (let r = -1; r < runs; r++) {
-        const a = await scan(db, query);
-        const b = await scan(db, query, dir);
+        const a = await runOurs(db, query, undefined);
+        const b = await runOurs(db, query, undefined, dir);
         if (a.hits !== b.hits) throw new Error(`${query}: ${b.hits} hits with the index, ${a.hits} without`);
         hits = a.hits;
         if (r < 0) continue;

@@ -77,8 +77,6 @@ interface PreparedLoad {
   build: string;
   cachedData: Buffer | undefined;
   cache: CodeCacheLoad['cache'];
-  writeAfter: number | 'exit';
-  orAtExit: boolean;
 }
 
 /** The names `file`'s cache goes by: a hash of its text (`#!` line blanked) and of V8's version, and the variant. */
@@ -108,16 +106,7 @@ export function loadWithCodeCache(file: string, cacheDir: string, options: CodeC
   } catch {
     // No cache yet (the first start of this build), or a storage we cannot read: compile as usual.
   }
-  return run({
-    file,
-    source,
-    cacheDir,
-    ...names,
-    cachedData,
-    cache,
-    writeAfter: options.writeAfter ?? CACHE_WRITE_DELAY_MS,
-    orAtExit: options.orAtExit === true,
-  });
+  return run({ file, source, cacheDir, ...names, cachedData, cache }, options);
 }
 
 /**
@@ -136,16 +125,7 @@ export async function loadWithCodeCacheAsync(file: string, cacheDir: string, opt
   } catch {
     // No cache yet (the first start of this build), or a storage we cannot read: compile as usual.
   }
-  return run({
-    file,
-    source,
-    cacheDir,
-    ...names,
-    cachedData,
-    cache,
-    writeAfter: options.writeAfter ?? CACHE_WRITE_DELAY_MS,
-    orAtExit: options.orAtExit === true,
-  });
+  return run({ file, source, cacheDir, ...names, cachedData, cache }, options);
 }
 
 /** A cache file's data when its checksum holds ('missing' until V8 has said whether it takes it), else 'refused'. */
@@ -157,7 +137,7 @@ function checked(bytes: Buffer): [CodeCacheLoad['cache'], Buffer | undefined] {
 }
 
 /** Compiles (with the cache when there is one) and runs the prepared bundle; schedules the cache's writing. */
-function run(p: PreparedLoad): CodeCacheLoad {
+function run(p: PreparedLoad, options: CodeCacheOptions): CodeCacheLoad {
   const { file, cacheFile, cachedData } = p;
   let cache = p.cache;
   const script = new Script(Module.wrap(p.source), {
@@ -198,14 +178,14 @@ function run(p: PreparedLoad): CodeCacheLoad {
   mod.loaded = true;
 
   const needed = cache === 'missing';
-  const writeAfter = p.writeAfter;
+  const writeAfter = options.writeAfter ?? CACHE_WRITE_DELAY_MS;
   let done = false;
   const write = () => {
     if (done) return;
     done = true;
     writeCache(p.cacheDir, cacheFile, p.prefix, p.build, () => script.createCachedData());
   };
-  if (needed && (writeAfter === 'exit' || p.orAtExit)) process.once('exit', write);
+  if (needed && (writeAfter === 'exit' || options.orAtExit === true)) process.once('exit', write);
   const written =
     !needed || writeAfter === 'exit'
       ? Promise.resolve()
