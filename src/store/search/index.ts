@@ -14,3 +14,4 @@ export {
   type WorkerSearchHandlers,
 } from './searchInWorker';
 export type { SearchWorkerInput } from './workerProtocol';
+export { CATCH_UP_FIRST, type SearchIndexOption } from './toolIndex';
