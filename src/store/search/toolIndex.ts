@@ -108,7 +108,7 @@ export function ruledOutByIndex(
       option.later(() => catchUpIndex(option, db, signal));
       return null;
     }
-    const through = index.catchUp(db, signal);
+    const through = index.catchUp(db, signal, indexed);
     return index.ruledOut(query, through);
   } catch (err) {
     option.onProblem?.(`The search index in ${option.dir} was not used: ${errorMessage(err)}`);
@@ -201,11 +201,12 @@ export class ToolIndex {
 
   /**
    * Indexes `session`'s messages past the last one indexed, a chunk per transaction, after starting again from nothing
-   * if the file is not the one indexed; returns the largest message id the index covers (every message up to it).
-   * `signal` stops it between chunks: what was indexed stays.
+   * if the file is not the one indexed (unless `indexed` says it checked that); returns the largest message id the
+   * index covers (every message up to it). `signal` stops it between chunks: what was indexed stays.
    */
-  catchUp(session: SessionDatabase, signal?: AbortSignal): number {
-    let through = this.indexedThrough(session);
+  catchUp(session: SessionDatabase, signal?: AbortSignal, indexed?: number): number {
+    // `indexed`: what `indexedThrough` just said (a search asks it first, to know how far behind the index is).
+    let through = indexed ?? this.indexedThrough(session);
     let anchors = anchorsOf(this.meta().anchors) ?? [];
     const messages = session.tables.messages;
     const read = `SELECT id, message_data, session_id FROM ${quoteIdentifier(messages)} WHERE id > ? ORDER BY id LIMIT ?`;
