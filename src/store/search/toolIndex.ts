@@ -273,13 +273,15 @@ export class ToolIndex {
   /**
    * For `query`'s `tool:` and `is:failed` filters, the messages up to `through` that can still match: a message the
    * index does not hold (a message with a role and no call id, a row that is not JSON) can match neither. Tool names
-   * are compared folded, as the exact test compares them. A call that may teach the scan a queried tool's call id (of
-   * no role, named as queried or with no name of its own, which a structure row may give it) is kept whatever else
-   * the query asks (`tool:x is:failed`: the call did not fail, its output did, and is named by it). An output (any item with a call id and no name of its own)
-   * is kept when an item that may teach the search its call's name (a call of no role, named as queried, or without a
-   * name of its own, which a structure row may give it) carries its call id, or when no indexed item does (its call
-   * may come later in the scan). A nameless tool item kept for none of these can still take a queried name from a
-   * structure row (spec §6 `tool_name`): `namedOnly`, read only on such rows, as the scan's own verdict of that name.
+   * are compared folded, as the exact test compares them. Kept:
+   * - a call that may teach the scan a queried tool's call id (no role; named as queried, or with no name of its own,
+   *   which a structure row may give it), whatever else the query asks (`tool:x is:failed`: the call did not fail,
+   *   its output did, and is named by it);
+   * - an item with a call id and no name of its own (an output) whose call id such a call carries, or whose call no
+   *   indexed item carries (it may come later in the scan);
+   * - for `is:failed`, only what failed, besides those calls.
+   * A nameless tool item can still take a queried name from a structure row (spec §6 `tool_name`): every one is listed
+   * in `namedOnly`, read only on such rows (the scan's own verdict of that name) unless it is kept.
    */
   ruledOut(query: SearchQuery, through: number): RuledOut {
     // Each set by one of the partial indexes (a few ms each on file A, where one pass deciding every row took 250 ms).
