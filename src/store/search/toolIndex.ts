@@ -337,8 +337,9 @@ export class ToolIndex {
    * Whether the file still holds what was indexed: its id sequence has not gone back below the last id indexed (a
    * table dropped and made again starts it over, and its ids would name other messages), and every message whose
    * hash was kept (the first and last of each chunk indexed, thinned to `MAX_ANCHORS`) and is still there has the
-   * same session and text. A file rewritten to hold the same message at each of those ids is taken for the same file. A message deleted since (a history rewrite, a branch
-   * deleted) only leaves an entry that rules nothing in wrongly: the scan never meets it.
+   * same session and text. A file rewritten to hold the same message at each of those ids is taken for the same
+   * file. A message deleted since (a history rewrite, a branch deleted) only leaves an entry that rules nothing in
+   * wrongly: the scan never meets it.
    */
   private stillHolds(session: SessionDatabase, meta: IndexMeta, anchors: [number, string][]): boolean {
     const through = Number(meta.through ?? 0);

@@ -156,18 +156,26 @@ describe('the search index of tool items', () => {
     }
   });
 
-  it('starts again when another file is moved over the session file', async () => {
+  /**
+   * Session `a` (get_weather then run_query) searched for `query` with the index, and another file of session `b`
+   * whose messages have the same ids and other tools, both closed (each file holds its rows, not its -wal).
+   */
+  async function indexedThenOther(query: string, other: AgentInputItem[]): Promise<{ path: string; other: string }> {
     const path = folder.path();
     const s = folder.session({ sessionId: 'a' });
     await s.addItems([...turn(1, 'get_weather'), ...turn(2, 'run_query')]);
-    assert.equal((await search(path, 'tool:run_query')).length, 2);
-    // The other file's messages have the same ids, other tools: the old index would rule its run_query calls out.
-    const other = folder.path('other.db');
-    const o = folder.session({ sessionId: 'b', dbPath: other });
-    await o.addItems([...turn(1, 'run_query'), ...turn(2, 'get_weather')]);
-    // Closed first, so each file holds its rows (not its -wal).
+    assert.equal((await search(path, query)).length, 2);
+    const otherPath = folder.path('other.db');
+    const o = folder.session({ sessionId: 'b', dbPath: otherPath });
+    await o.addItems(other);
     s.close();
     o.close();
+    return { path, other: otherPath };
+  }
+
+  it('starts again when another file is moved over the session file', async () => {
+    // The old index would rule the other file's run_query calls out.
+    const { path, other } = await indexedThenOther('tool:run_query', [...turn(1, 'run_query'), ...turn(2, 'get_weather')]);
     renameSync(other, path);
     const hits = await search(path, 'tool:run_query');
     assert.deepEqual(
@@ -181,17 +189,12 @@ describe('the search index of tool items', () => {
   });
 
   it('starts again when another writer rewrites the file in place (same inode, ids reused)', async () => {
-    const path = folder.path();
-    const s = folder.session({ sessionId: 'a' });
-    await s.addItems([...turn(1, 'get_weather'), ...turn(2, 'run_query')]);
-    assert.equal((await search(path, 'tool:get_weather')).length, 2);
+    const { path, other } = await indexedThenOther('tool:get_weather', [
+      ...turn(1, 'run_query'),
+      ...turn(2, 'get_weather'),
+      ...turn(3, 'get_weather'),
+    ]);
     // Copied over in place: the same file on disk, its messages from another session whose tools differ.
-    const other = folder.path('other.db');
-    const o = folder.session({ sessionId: 'b', dbPath: other });
-    await o.addItems([...turn(1, 'run_query'), ...turn(2, 'get_weather'), ...turn(3, 'get_weather')]);
-    // Closed first, so each file holds its rows (not its -wal).
-    s.close();
-    o.close();
     copyFileSync(other, path);
     assert.deepEqual(
       (await search(path, 'tool:get_weather')).map((h) => h.messageId),
