@@ -31,6 +31,11 @@ export interface WorkerSearchEnd {
 export interface WorkerSearch {
   /** Resolves when the worker has finished (or was cancelled, or died: then `error` says why). */
   readonly finished: Promise<WorkerSearchEnd>;
+  /**
+   * Resolves when the worker's thread has ended: after `finished`, it may still bring a search index up to date
+   * (`SearchIndexOption.later`), and its notices come until then.
+   */
+  readonly exited: Promise<void>;
   /** Asks the worker to stop after its current batch; `finished` then resolves with `cancelled: true`. */
   cancel(): void;
 }
@@ -112,6 +117,7 @@ export function startWorkerSearch(
   });
   return {
     finished,
+    exited: new Promise<void>((resolve) => worker.once('exit', () => resolve())),
     cancel: () => {
       cancelled = true;
       worker.postMessage({ type: 'cancel' });
