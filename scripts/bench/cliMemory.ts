@@ -56,6 +56,11 @@ function casesFor(mainTurns: number): CliCase[] {
     { name: 'export md --branch b1_late (stdout)', args: ['export', 'FILE', 'scale-a', '--format', 'md', '--branch', 'b1_late'] },
     // A word in many of A's messages (issue 43's `search A berlin`), its hits printed as they are found.
     { name: 'search berlin', args: ['search', 'FILE', 'berlin'] },
+    // The issue's other filters. A tool: search builds the index of tool items in its first run (`firstRun`: the
+    // file's first such search, the build after its hits) and reads it in the measured one.
+    { name: 'search tool:get_weather', args: ['search', 'FILE', 'tool:get_weather'] },
+    { name: 'search role:user', args: ['search', 'FILE', 'role:user'] },
+    { name: 'search is:failed', args: ['search', 'FILE', 'is:failed'] },
   ];
 }
 
