@@ -10,8 +10,17 @@
  * flags it reads at every collection can be set after start (`v8.setFlagsFromString`, measured on Node 20, 22 and
  * 24): the old generation's growth over what the last full collection kept, and the factor by which the young
  * generation grows. The young generation is let grow to `YOUNG_CAP_BYTES` (smaller costs CPU: objects that live a page
- * are copied at every scavenge) and then held there. A flag V8 ignores only leaves the peak as it was (on Node 24 the
- * old generation's showed little effect in an isolated loop); nothing here decides what a command prints.
+ * are copied at every scavenge) and then held there. A flag V8 ignores only leaves the peak as it was; nothing here
+ * decides what a command prints.
+ *
+ * The old generation's first limit is set when the heap is made, and V8 13 (Node 24) ignores the growth flag until
+ * then: its first full collection came at 50–55 MB of heap where Node 22's came at 34, and `search A berlin` peaked
+ * at 121–145 MB there. So `search` also gives the heap a ceiling of our own (`useHeapCeiling`): past
+ * `HEAP_CEILING_BYTES`, a full collection is asked for (`gc`, which a context made after `--expose-gc` is set has),
+ * and the next one when the heap holds half as much again as that collection kept. Only `search`: a collection asked
+ * for is a whole one at once, several times the cost of V8's own, which marks as the program runs, and a long export
+ * crosses the ceiling every few dozen milliseconds (`export jsonl` of A's `main`: 160 collections, 30–45 % more CPU,
+ * for 6–18 MB less).
  */
 import type * as V8 from 'node:v8';
 
@@ -42,6 +51,17 @@ export const HEAP_FLAGS = {
 } as const;
 
 /**
+ * What the old generation may hold (every space but the young generation's) before `search` asks for a full
+ * collection. A search keeps 10–15 MB after one, and each takes 3–6 ms (5 in `search A berlin`). Measured on file A, the CLI as `npm run build`
+ * builds it, one run each (Node 24.15.0 with node:sqlite / 22.22.1 / 20.20.2 with better-sqlite3): `search berlin`
+ * 95 / 88 / 82 MB at 16 MB, 97 / 89 / 84 at 20 MB, 116 / 92 / 88 at 24 MB, 121–145 / 96–104 / 88–92 without.
+ */
+export const HEAP_CEILING_BYTES = 16 * 1024 * 1024;
+
+/** After a collection the ceiling asked for, the next one comes when the heap holds this many times what it kept. */
+export const CEILING_GROWTH = 1.5;
+
+/**
  * Milliseconds between two looks at the young generation's size (a look allocates a few objects; a command calls
  * `heapCheck` from once a page to once a turn, 100,000 times for file A's session). It grows by one step at most in
  * that time (each step needs as many bytes to survive scavenges as it holds).
@@ -54,6 +74,9 @@ const LOOK_ALWAYS_CALLS = 2000;
 let capped = false;
 let calls = 0;
 let lastLook = 0;
+let ceiling = false;
+let nextCollectionAt = HEAP_CEILING_BYTES;
+let collect: (() => void) | undefined;
 
 /** Holds the heap of this process small from now on (idempotent). For the CLI's own process only, never a library. */
 export async function holdHeapSmall(): Promise<void> {
@@ -69,10 +92,11 @@ export async function holdHeapSmall(): Promise<void> {
 
 /**
  * Called as a command's output goes out (each chunk, or each progress step): once the young generation reached
- * `YOUNG_CAP_BYTES`, stops its growth. A timer would not do: an export to a file never yields to the event loop.
+ * `YOUNG_CAP_BYTES`, stops its growth, and past the heap's ceiling (when used) asks for a full collection. A timer would not do:
+ * an export to a file never yields to the event loop.
  */
 export function heapCheck(): void {
-  if (v8 === undefined || capped) return;
+  if (v8 === undefined) return;
   // The first calls all look (the young generation grows fastest at the start, while the page being read is most of
   // what survives); then one look per LOOK_EVERY_MS.
   if (++calls > LOOK_ALWAYS_CALLS) {
@@ -80,7 +104,38 @@ export function heapCheck(): void {
     if (now - lastLook < LOOK_EVERY_MS) return;
     lastLook = now;
   }
-  lookAtYoungGeneration();
+  if (!capped) lookAtYoungGeneration();
+  if (ceiling) collectAtCeiling();
+}
+
+/** From now on, `heapCheck` also keeps the old generation under the ceiling (`HEAP_CEILING_BYTES`; `search` only). */
+export function useHeapCeiling(): void {
+  if (v8 !== undefined) ceiling = true;
+}
+
+/** A full collection when the heap has passed `nextCollectionAt`, which then moves to what it kept × `CEILING_GROWTH`. */
+function collectAtCeiling(): void {
+  if (oldGenerationBytes() < nextCollectionAt) return;
+  if (collect === undefined) {
+    v8!.setFlagsFromString('--expose-gc');
+    // A context made once the flag is set has `gc`; this process's own context, made before, never will. node:vm is
+    // loaded already (the CLI's loader runs the bundle as a vm.Script).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    collect = (require('node:vm') as typeof import('node:vm')).runInNewContext('gc') as () => void;
+  }
+  collect();
+  nextCollectionAt = Math.max(HEAP_CEILING_BYTES, oldGenerationBytes() * CEILING_GROWTH);
+}
+
+/**
+ * What the old generation holds (every space but the young generation's, which is capped on its own). Not
+ * `getHeapStatistics().used_heap_size`: on V8 13 (Node 24) that counts the young generation at several times what it
+ * holds (25 MB used in a young generation `--trace-gc` showed with 4 MB committed), so the ceiling was passed at once.
+ */
+function oldGenerationBytes(): number {
+  let bytes = 0;
+  for (const s of v8!.getHeapSpaceStatistics()) if (!s.space_name.startsWith('new_')) bytes += s.space_used_size;
+  return bytes;
 }
 
 /**

@@ -9,7 +9,7 @@ import type { SearchHit, SearchSummary } from '../store/search/searchHits';
 import { closeStore, openStore } from './cliStore';
 import type { CommandContext } from './commands';
 import { UsageError } from './exitCodes';
-import { capYoungGenerationNow, heapCheck } from './heapSizing';
+import { capYoungGenerationNow, heapCheck, useHeapCeiling } from './heapSizing';
 import { searchIndexDir } from './codeCacheDir';
 import { indexServes, type SearchIndexOption } from '../store/search/toolIndex';
 import { paint } from './terminal';
@@ -135,6 +135,9 @@ export async function searchCommand(
   // of hits, and letting the young generation grow to its cap first put `search A berlin` over 100 MB (94.8–107 MB
   // on better-sqlite3 with the code cache; held: 88.5–94.6 MB, 5 runs alternating, CPU within the runs' spread).
   capYoungGenerationNow();
+  // And its old generation under a ceiling: on Node 24 V8 let it reach 50 MB before its first full collection, and
+  // `search A berlin` peaked at 121–145 MB (heapSizing.ts).
+  useHeapCeiling();
   const store = await openStore(dbPath, ctx.store);
   try {
     const turns = query.review ? reviewTurns(query.review, reviewsPath, store.kind === 'file' ? store.db.path : undefined) : undefined;

@@ -2,13 +2,16 @@
  * The heap of the CLI's streaming commands (src/cli/heapSizing.ts, issue 43): in a process of its own (the flags it
  * sets are the whole process's), a loop that allocates as an export does, a page of items alive at a time, with and
  * without `holdHeapSmall`. Without it V8 grows the young generation past the cap (the control: if this Node did not,
- * the test would prove nothing, so it fails); with it the young generation stops at the cap.
+ * the test would prove nothing, so it fails); with it the young generation stops at the cap. And the old generation's
+ * ceiling: pages that live long enough to be promoted, then die, with the young generation held small by the flags
+ * alone (the control: V8 lets the old generation's garbage pass the ceiling) and through `heapCheck` (a full
+ * collection at the ceiling).
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HEAP_FLAGS, YOUNG_CAP_BYTES } from '../../../src/cli/heapSizing';
+import { CEILING_GROWTH, HEAP_CEILING_BYTES, HEAP_FLAGS, YOUNG_CAP_BYTES } from '../../../src/cli/heapSizing';
 import { tempDir } from '../../support/tempFiles';
 import { ROOT } from '../store/export/exportFixtures';
 
@@ -37,6 +40,37 @@ for (let i = 0; i < 2_000_000; i++) {
   }
 }
 process.stdout.write(JSON.stringify({ maxYoung, items }));
+`;
+
+/**
+ * Pages of 5,000 items of about 100 characters (half a megabyte), each alive while the next 8 are made (so it is
+ * promoted out of a small young generation), 600 pages in all; the old generation's largest size after each page.
+ */
+const OLD_SCRIPT = `
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { capYoungGenerationNow, HEAP_FLAGS, heapCheck, holdHeapSmall, useHeapCeiling } from ${JSON.stringify(join(ROOT, 'src', 'cli', 'heapSizing.ts'))};
+const mode = process.argv[2];
+// As \`search\` holds its heap: the young generation capped from the start, and the ceiling.
+if (mode === 'hold') {
+  await holdHeapSmall();
+  capYoungGenerationNow();
+  useHeapCeiling();
+}
+else for (const flag of Object.values(HEAP_FLAGS)) setFlagsFromString(flag);
+const old = () => getHeapSpaceStatistics().reduce((n, s) => (s.space_name.startsWith('new_') ? n : n + s.space_used_size), 0);
+const ring: string[][] = [];
+let maxOld = old();
+let items = 0;
+for (let p = 0; p < 600; p++) {
+  const page: string[] = [];
+  for (let i = 0; i < 5000; i++) page.push(\`page \${p} item \${i} \`.repeat(6));
+  items += page.length;
+  ring.push(page);
+  if (ring.length > 8) ring.shift();
+  if (mode === 'hold') heapCheck();
+  maxOld = Math.max(maxOld, old());
+}
+process.stdout.write(JSON.stringify({ maxOld, items }));
 `;
 
 describe('the CLI holds its heap small (heapSizing.ts)', function () {
@@ -70,5 +104,32 @@ describe('the CLI holds its heap small (heapSizing.ts)', function () {
     const figures = run('hold');
     assert.equal(figures.items, 2_000_000);
     assert.ok(figures.maxYoung <= YOUNG_CAP_BYTES, `young generation ${figures.maxYoung} bytes, over the cap of ${YOUNG_CAP_BYTES}`);
+  });
+
+  function runOld(mode: 'hold' | 'flags'): { maxOld: number; items: number } {
+    const script = join(tmp.dir, 'old.mts');
+    writeFileSync(script, OLD_SCRIPT);
+    const r = spawnSync(process.execPath, ['--import', 'tsx', script, mode], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout) as { maxOld: number; items: number };
+  }
+
+  /**
+   * The most the old generation may reach: the next collection comes at the ceiling or at half as much again as the
+   * last one kept (this process holds tsx and the ring: 12–15 MB), plus what one page promotes. Measured: 18–24 MB
+   * with the ceiling, 34 (Node 20, 22) and 53 MB (Node 24) with the flags alone.
+   */
+  const BOUND = HEAP_CEILING_BYTES * CEILING_GROWTH + 4 * 1024 * 1024;
+
+  it("lets the old generation's garbage pass the ceiling with the flags alone (the control)", function () {
+    const figures = runOld('flags');
+    assert.equal(figures.items, 3_000_000);
+    assert.ok(figures.maxOld > BOUND, `old generation ${figures.maxOld} bytes at most: this Node collected it before the bound on its own`);
+  });
+
+  it("collects the old generation at the ceiling (search's useHeapCeiling)", function () {
+    const figures = runOld('hold');
+    assert.equal(figures.items, 3_000_000);
+    assert.ok(figures.maxOld <= BOUND, `old generation ${figures.maxOld} bytes, over ${BOUND}`);
   });
 });
