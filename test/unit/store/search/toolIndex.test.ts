@@ -287,6 +287,67 @@ describe('the search index of tool items', () => {
     }
   });
 
+  /** Every row of the one index file in `dir`, in id order. */
+  function indexRows(dir: string): unknown[] {
+    const files = readdirSync(dir).filter((n) => n.endsWith('.db'));
+    assert.equal(files.length, 1);
+    const db = openDatabase(join(dir, files[0]!), { readonly: true });
+    try {
+      return db.prepare('SELECT message_id, name, call_id, flags FROM tool_items ORDER BY message_id').all();
+    } finally {
+      db.close();
+    }
+  }
+
+  it("takes another search's progress when that one caught up the index between this one's read and its write", async () => {
+    const path = folder.path();
+    const s = folder.session({ sessionId: 'a' });
+    // 2,100 messages: three chunks of the catching up.
+    const items: AgentInputItem[] = [];
+    for (let n = 1; n <= 700; n++) items.push(...turn(n, n % 2 === 0 ? 'get_weather' : 'run_query', n % 7 === 0));
+    await s.addItems(items);
+    // The same file built alone, for its rows.
+    const alone = folder.path('alone');
+    const db0 = folder.inspect(path);
+    const clean = ToolIndex.open(alone, db0);
+    assert.equal(clean.catchUp(db0), 2100);
+    clean.close();
+    db0.close();
+    // Two searches' connections and indexes of the one file; the second catches up all of it right after the first
+    // read its first chunk, before the first one writes it.
+    const db1 = folder.inspect(path);
+    const db2 = folder.inspect(path);
+    const first = ToolIndex.open(indexDir, db1);
+    const second = ToolIndex.open(indexDir, db2);
+    try {
+      const behind = first.indexedThrough(db1);
+      assert.equal(behind, 0);
+      let reads = 0;
+      const read = db1.readWith.bind(db1);
+      db1.readWith = ((fn: Parameters<typeof read>[0]) => {
+        const rows = read(fn);
+        if (++reads === 1) assert.equal(second.catchUp(db2), 2100);
+        return rows;
+      }) as typeof db1.readWith;
+      assert.equal(first.catchUp(db1, undefined, behind), 2100);
+      // Its first chunk was written already: it went on from the other's progress (one read past it, which found
+      // nothing), rather than index the file again from its second chunk.
+      assert.equal(reads, 2);
+    } finally {
+      first.close();
+      second.close();
+      db1.close();
+      db2.close();
+    }
+    assert.deepEqual(indexRows(indexDir), indexRows(alone));
+    // Still the file's index, current: a search uses it as it is, with the hits it finds without it.
+    assert.deepEqual(indexState(), { through: 2100, rows: 1400 });
+    assert.equal((await search(path, 'tool:get_weather')).length, 700);
+    assert.equal((await search(path, 'is:failed')).length, 100);
+    assert.deepEqual(indexState(), { through: 2100, rows: 1400 });
+    assert.deepEqual(problems, []);
+  });
+
   it(`keeps at most ${MAX_SEARCH_INDEXES} index files, removing the least recently used`, () => {
     mkdirSync(indexDir, { recursive: true });
     const old = new Date(Date.now() - 86_400_000);
