@@ -52,9 +52,10 @@ export const HEAP_FLAGS = {
 
 /**
  * What the old generation may hold (every space but the young generation's) before `search` asks for a full
- * collection. A search keeps 10–15 MB after one, and each takes 3–6 ms (5 in `search A berlin`). Measured on file A, the CLI as `npm run build`
- * builds it, one run each (Node 24.15.0 with node:sqlite / 22.22.1 / 20.20.2 with better-sqlite3): `search berlin`
- * 95 / 88 / 82 MB at 16 MB, 97 / 89 / 84 at 20 MB, 116 / 92 / 88 at 24 MB, 121–145 / 96–104 / 88–92 without.
+ * collection. A search keeps 10–15 MB after one, and each takes 3–6 ms (5 in `search A berlin`). Measured on file A,
+ * the CLI as `npm run build` builds it, one run each (Node 24.15.0 with node:sqlite / 22.22.1 / 20.20.2 with
+ * better-sqlite3): `search berlin` 95 / 88 / 82 MB at 16 MB, 97 / 89 / 84 at 20 MB, 116 / 92 / 88 at 24 MB, 121–145 /
+ * 96–104 / 88–92 without.
  */
 export const HEAP_CEILING_BYTES = 16 * 1024 * 1024;
 
@@ -92,8 +93,8 @@ export async function holdHeapSmall(): Promise<void> {
 
 /**
  * Called as a command's output goes out (each chunk, or each progress step): once the young generation reached
- * `YOUNG_CAP_BYTES`, stops its growth, and past the heap's ceiling (when used) asks for a full collection. A timer would not do:
- * an export to a file never yields to the event loop.
+ * `YOUNG_CAP_BYTES`, stops its growth, and past the heap's ceiling (when used) asks for a full collection. A timer
+ * would not do: an export to a file never yields to the event loop.
  */
 export function heapCheck(): void {
   if (v8 === undefined) return;
@@ -113,7 +114,7 @@ export function useHeapCeiling(): void {
   if (v8 !== undefined) ceiling = true;
 }
 
-/** A full collection when the heap has passed `nextCollectionAt`, which then moves to what it kept × `CEILING_GROWTH`. */
+/** A full collection when the old generation passed `nextCollectionAt`, which then moves to what it kept × 1.5. */
 function collectAtCeiling(): void {
   if (oldGenerationBytes() < nextCollectionAt) return;
   if (collect === undefined) {
@@ -130,7 +131,7 @@ function collectAtCeiling(): void {
 /**
  * What the old generation holds (every space but the young generation's, which is capped on its own). Not
  * `getHeapStatistics().used_heap_size`: on V8 13 (Node 24) that counts the young generation at several times what it
- * holds (25 MB used in a young generation `--trace-gc` showed with 4 MB committed), so the ceiling was passed at once.
+ * holds (23 MB used in one search, where `--trace-gc` showed 4 MB committed), so the ceiling was passed at once.
  */
 function oldGenerationBytes(): number {
   let bytes = 0;
