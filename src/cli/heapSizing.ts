@@ -48,6 +48,8 @@ export const OLD_GROWTH_PERCENT = 30;
 export const HEAP_FLAGS = {
   oldGrowth: `--heap-growing-percent=${OLD_GROWTH_PERCENT}`,
   youngStopped: '--semi-space-growth-factor=1',
+  /** For the ceiling's collections (`useHeapCeiling`): a context made after it is set has `gc`. */
+  exposeGc: '--expose-gc',
 } as const;
 
 /**
@@ -77,7 +79,8 @@ let calls = 0;
 let lastLook = 0;
 let ceiling = false;
 let nextCollectionAt = HEAP_CEILING_BYTES;
-let collect: (() => void) | undefined;
+/** V8's `gc` once asked for; null where this Node gives none. */
+let collect: (() => void) | null | undefined;
 
 /** Holds the heap of this process small from now on (idempotent). For the CLI's own process only, never a library. */
 export async function holdHeapSmall(): Promise<void> {
@@ -117,15 +120,29 @@ export function useHeapCeiling(): void {
 /** A full collection when the old generation passed `nextCollectionAt`, which then moves to what it kept × 1.5. */
 function collectAtCeiling(): void {
   if (oldGenerationBytes() < nextCollectionAt) return;
-  if (collect === undefined) {
-    v8!.setFlagsFromString('--expose-gc');
-    // A context made once the flag is set has `gc`; this process's own context, made before, never will. node:vm is
-    // loaded already (the CLI's loader runs the bundle as a vm.Script).
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    collect = (require('node:vm') as typeof import('node:vm')).runInNewContext('gc') as () => void;
+  collect ??= exposedGc() ?? null;
+  // A Node that gives no `gc` keeps V8's own collections: nothing a command prints depends on this.
+  if (collect === null) {
+    ceiling = false;
+    return;
   }
   collect();
   nextCollectionAt = Math.max(HEAP_CEILING_BYTES, oldGenerationBytes() * CEILING_GROWTH);
+}
+
+/**
+ * V8's `gc`: a context made once `--expose-gc` is set has it; this process's own context, made before, never will.
+ * node:vm is loaded already (the CLI's loader runs the bundle as a vm.Script).
+ */
+function exposedGc(): (() => void) | undefined {
+  v8!.setFlagsFromString(HEAP_FLAGS.exposeGc);
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const gc: unknown = (require('node:vm') as typeof import('node:vm')).runInNewContext('typeof gc === "function" ? gc : undefined');
+    return typeof gc === 'function' ? (gc as () => void) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
