@@ -486,7 +486,17 @@ class ScanState {
     const unnamed = this.unnamed;
     this.unnamed = [];
     this.db.readWith((ctx) => {
-      for (const u of unnamed) u.hit.toolName = this.callName(ctx, u.hit.sessionId, u.hit.messageId, u.callId);
+      const before = this.rowsBefore(ctx, unnamed);
+      for (const u of unnamed) {
+        const { sessionId, messageId } = u.hit;
+        const row = before.get(messageId - 1);
+        // The row just before holds the call id: it is the nearest earlier row of the session that does, as
+        // `callName` would find it (most outputs follow their call). Otherwise `callName` looks further back.
+        u.hit.toolName =
+          row !== undefined && row[0] === sessionId && typeof row[1] === 'string' && row[1].includes(u.callId)
+            ? this.nameIfCall(row[1], u.callId)
+            : this.callName(ctx, sessionId, messageId, u.callId);
+      }
     });
   }
 
@@ -627,11 +637,27 @@ class ScanState {
            WHERE session_id = ? AND id < ? AND instr(message_data, ?) > 0 ORDER BY id DESC LIMIT 1`,
       )
       .get<{ message_data: unknown }>(sessionId, beforeId, callId);
-    if (!row) return null;
-    const decoded = decodeMessageData(row.message_data);
+    return row ? this.nameIfCall(row.message_data, callId) : null;
+  }
+
+  /** The tool name of the item `data` holds when it is the call `callId` names, else null. */
+  private nameIfCall(data: unknown, callId: string): string | null {
+    const decoded = decodeMessageData(data);
     if (!decoded.ok) return null;
     const facts = itemFacts(decoded.value);
     return facts.callId === callId ? facts.toolName : null;
+  }
+
+  /**
+   * The rows just before the outputs `unnamed` (session and data, by id), in one read: a statement per output cost a
+   * ninth of a common word's scan on the bench's file A, whose hits are a third outputs.
+   */
+  private rowsBefore(ctx: QueryContext, unnamed: readonly { hit: SearchHit }[]): Map<number, [unknown, unknown]> {
+    const ids = unnamed.map((u) => u.hit.messageId - 1);
+    const rows = ctx
+      .stmt(`SELECT id, session_id, message_data FROM ${quoteIdentifier(ctx.tables.messages)} WHERE id IN (SELECT value FROM json_each(?))`)
+      .arrays<[number, unknown, unknown]>(JSON.stringify(ids));
+    return new Map(rows.map((r) => [Number(r[0]), [r[1], r[2]]]));
   }
 }
 

@@ -340,6 +340,42 @@ describe('the search with verdicts per message gives the hits of the search with
     );
   });
 
+  it('on outputs named by their calls: parallel calls, another session between, a message naming the call id', async () => {
+    // A hit's output is named by the nearest earlier row of its session holding its call id, read for the row just
+    // before the output in one read and further back one output at a time: here the row before is the other parallel
+    // call, another session's row holding the same id, and an assistant message naming the id (so no name).
+    const path = folder.path();
+    const p = folder.session({ sessionId: 'p' });
+    const q = folder.session({ sessionId: 'q' });
+    await p.addItems([
+      user('weather in Berlin?'),
+      call('c_p1', 'get_weather', '{"city":"Berlin"}'),
+      call('c_p2', 'run_query', '{"q":"berlin"}'),
+      output('c_p1', 'sunny in Berlin'),
+      output('c_p2', 'rows for berlin'),
+      call('c_p3', 'get_weather', '{"city":"Berlin"}'),
+    ]);
+    await q.addItems([user('berlin too'), output('c_p3', 'a stray answer in berlin')]);
+    await p.addItems([
+      output('c_p3', 'rain in Berlin'),
+      call('c_p4', 'get_weather', '{}'),
+      assistant('asked c_p4 about Berlin'),
+      output('c_p4', 'cold in Berlin'),
+    ]);
+    assert.ok((await compareOn(folder, path)) > 0);
+    const hits = (await run(searchDatabase, folder.inspect(path), 'berlin', {})).hits;
+    assert.deepEqual(
+      hits.filter((h) => h.itemType === 'function_call_output').map((h) => [h.sessionId, h.snippet.text, h.toolName]),
+      [
+        ['p', 'sunny in Berlin', 'get_weather'],
+        ['p', 'rows for berlin', 'run_query'],
+        ['q', 'a stray answer in berlin', null],
+        ['p', 'rain in Berlin', 'get_weather'],
+        ['p', 'cold in Berlin', null],
+      ],
+    );
+  });
+
   it("on a small file shaped like the bench's file A (branches that copy most of main)", async function () {
     this.timeout(120_000);
     const spec = scaleFileSpec('A', 0.0008);
