@@ -490,10 +490,11 @@ class ScanState {
       for (const u of unnamed) {
         const { sessionId, messageId } = u.hit;
         const row = before.get(messageId - 1);
-        // The row just before holds the call id: it is the nearest earlier row of the session that does, as
-        // `callName` would find it (most outputs follow their call). Otherwise `callName` looks further back.
+        // The row just before, of the same session, holds the call id: it is the nearest earlier row of the session
+        // that does, as `callName` would find it (most outputs follow their call). Otherwise `callName` looks further
+        // back.
         u.hit.toolName =
-          row !== undefined && row[0] === sessionId && typeof row[1] === 'string' && row[1].includes(u.callId)
+          row !== undefined && row[0] === sessionId
             ? this.nameIfCall(row[1], u.callId)
             : this.callName(ctx, sessionId, messageId, u.callId);
       }
@@ -649,14 +650,20 @@ class ScanState {
   }
 
   /**
-   * The rows just before the outputs `unnamed` (session and data, by id), in one read: a statement per output cost a
-   * ninth of a common word's scan on the bench's file A, whose hits are a third outputs.
+   * The rows just before the outputs `unnamed` that hold their output's call id (`instr`, as `callName` tests it), with
+   * their session and data, by id, in one read: a statement per output cost an eighth of a common word's scan on the
+   * bench's file A, whose hits are a third outputs. Only rows holding the id come back (mostly the calls, small), so
+   * the read holds no more text than the outputs' own.
    */
-  private rowsBefore(ctx: QueryContext, unnamed: readonly { hit: SearchHit }[]): Map<number, [unknown, unknown]> {
-    const ids = unnamed.map((u) => u.hit.messageId - 1);
+  private rowsBefore(ctx: QueryContext, unnamed: readonly { hit: SearchHit; callId: string }[]): Map<number, [unknown, unknown]> {
+    const pairs = unnamed.map((u) => [u.hit.messageId - 1, u.callId]);
     const rows = ctx
-      .stmt(`SELECT id, session_id, message_data FROM ${quoteIdentifier(ctx.tables.messages)} WHERE id IN (SELECT value FROM json_each(?))`)
-      .arrays<[number, unknown, unknown]>(JSON.stringify(ids));
+      .stmt(
+        `SELECT m.id, m.session_id, m.message_data FROM json_each(?) j
+           JOIN ${quoteIdentifier(ctx.tables.messages)} m ON m.id = json_extract(j.value, '$[0]')
+           WHERE instr(m.message_data, json_extract(j.value, '$[1]')) > 0`,
+      )
+      .arrays<[number, unknown, unknown]>(JSON.stringify(pairs));
     return new Map(rows.map((r) => [Number(r[0]), [r[1], r[2]]]));
   }
 }
