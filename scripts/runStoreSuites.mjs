@@ -22,7 +22,8 @@ try {
 }
 console.log(`Running the store suites on Node ${version} with the node:sqlite driver`);
 const mocha = join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
-const files = specs.length > 0 ? specs : ['test/unit/store/**/*.test.ts'];
+// And the CLI's heap sizing: the V8 flags it sets behave differently by V8 version (src/cli/heapSizing.ts).
+const files = specs.length > 0 ? specs : ['test/unit/store/**/*.test.ts', 'test/unit/cli/heapSizing.test.ts'];
 // --no-config: run only the store suites named here, not every spec .mocharc.json lists.
 const options = [
   '--no-config',

@@ -262,8 +262,16 @@ function indent(text: string, by: string): string {
     .join('\n');
 }
 
-/** Items read per page by `show` of a whole branch or session: what it holds at a time, whatever the session's length. */
-export const SHOW_ITEMS_PER_PAGE = 500;
+/**
+ * Items read per page by `show` of a whole branch or session and by `export` from a session file: what they hold at a
+ * time, whatever the session's length. A page outlives the young generation's scavenges while it is written, so V8
+ * moves it to the old generation: 500 items a page made `export md` of A's b1_late run 11–40 full collections, 100
+ * made 3–4 (FIGURES). A server store's export keeps the reader's default: there a page is a round trip.
+ */
+export const SHOW_ITEMS_PER_PAGE = 100;
+
+/** The text `show --json` gathers before a write (characters): under V8's large-object size (128 KiB) as UTF-16. */
+export const SHOW_CHUNK_CHARS = 1 << 14;
 
 /**
  * A session, a branch or one turn, written to `write` as it is read (a whole session was gathered into one text, or
@@ -305,6 +313,12 @@ export async function show(
           for (const item of page.items) {
             chunk += `${first ? '' : ','}\n${indent(JSON.stringify(item, null, 2), '        ')}`;
             first = false;
+            // Written in pieces of about SHOW_CHUNK_CHARS: a page's whole text would be a string too large for the
+            // young generation, made in the old one (heapSizing.ts).
+            if (chunk.length >= SHOW_CHUNK_CHARS) {
+              await write(chunk);
+              chunk = '';
+            }
           }
           await write(chunk);
           if (page.nextAfterSequence === null) break;
@@ -344,9 +358,11 @@ export async function exportCommand(
   const reviews = reviewsPath === undefined ? undefined : exportReviews(reviewsPath, sessionId);
   const request = { sessionId, branchId: options.branch ?? null, signal: ctx.signal, ...(reviews ? { reviews } : {}) };
   if (isServerAddress(file)) return exportFromServer(ctx, file, format, request, options.output, output);
+  // A session file: pages as `show` reads them (SHOW_ITEMS_PER_PAGE).
+  const fromFile = { ...request, pageSize: SHOW_ITEMS_PER_PAGE };
   try {
     if (options.output === undefined || options.output === '-') {
-      const summary = await exportSession(file, format, request, (chunk) => writeStdout(chunk), { pageCacheKiB: ONE_PASS_PAGE_CACHE_KIB });
+      const summary = await exportSession(file, format, fromFile, (chunk) => writeStdout(chunk), { pageCacheKiB: ONE_PASS_PAGE_CACHE_KIB });
       return ctx.json ? '' : summary.skipped > 0 ? note(`${summary.skipped} unreadable item(s) left out`) : '';
     }
     const progress = ctx.json ? { update: () => undefined, done: () => undefined } : ctx.term.progress(`Exporting ${sessionId}`);
@@ -355,7 +371,7 @@ export async function exportCommand(
       options.output,
       format,
       {
-        ...request,
+        ...fromFile,
         onProgress: (d, t) => {
           heapCheck();
           progress.update(d, t);

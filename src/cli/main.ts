@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 // Imported here at the top: only what parsing the arguments and reporting an error need.
 import type { CommandContext } from './commands';
 import { EXIT, UsageError, exitCodeOf } from './exitCodes';
-import { holdHeapSmall } from './heapSizing';
+import { holdHeapSmall, useAtomicMarking } from './heapSizing';
 import { COMMAND_HELP, MAIN_HELP } from './help';
 import { createTerminal, paint, wantsColor, writeStdout } from './terminal';
 
@@ -123,6 +123,8 @@ const ALLOWED: Record<string, readonly string[]> = {
 };
 /** The commands whose heap `heapSizing.ts` holds small; the others keep V8's sizing (`run`, `check`, `mcp` run long). */
 const HEAP_HELD: readonly string[] = ['show', 'usage', 'context', 'search', 'export'];
+/** Of those, the ones that call `heapCheck` as their output goes out (`useAtomicMarking`; `search` sets its own). */
+const OUTPUT_PACED: readonly string[] = ['show', 'usage', 'export'];
 const COMMON = ['db', 'json', 'no-pager', 'no-color', 'help', 'version', 'key-prefix'];
 
 function positiveInt(name: string, value: string | undefined): number | undefined {
@@ -188,6 +190,7 @@ export async function runCli(argv: string[]): Promise<number> {
     // The commands that stream a session's rows, or load the tokenizer's tables, hold V8's heap near what they hold
     // (heapSizing.ts: issue 43, every command's peak memory on file A within 100 MB).
     if (HEAP_HELD.includes(command)) await holdHeapSmall();
+    if (OUTPUT_PACED.includes(command)) useAtomicMarking();
     let out: string;
     switch (command) {
       case 'ls': {

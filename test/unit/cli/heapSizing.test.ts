@@ -3,15 +3,15 @@
  * sets are the whole process's), a loop that allocates as an export does, a page of items alive at a time, with and
  * without `holdHeapSmall`. Without it V8 grows the young generation past the cap (the control: if this Node did not,
  * the test would prove nothing, so it fails); with it the young generation stops at the cap. And the old generation's
- * ceiling: pages that live long enough to be promoted, then die, with the young generation held small by the flags
- * alone (the control: V8 lets the old generation's garbage pass the ceiling) and through `heapCheck` (a full
- * collection at the ceiling).
+ * ceiling: pages that live long enough to be promoted, then die, with the heap held as `holdHeapSmall` holds it but
+ * no ceiling (the control: V8 lets the old generation's garbage pass the ceiling) and through `heapCheck` (a full
+ * collection at the ceiling). And how full collections are marked: in one pause from V8 12 (Node 22), as V8 traces them.
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CEILING_GROWTH, HEAP_CEILING_BYTES, HEAP_FLAGS, YOUNG_CAP_BYTES } from '../../../src/cli/heapSizing';
+import { ATOMIC_MARKING_FROM_V8, CEILING_GROWTH, HEAP_CEILING_BYTES, HEAP_FLAGS, YOUNG_CAP_BYTES } from '../../../src/cli/heapSizing';
 import { tempDir } from '../../support/tempFiles';
 import { ROOT } from '../store/export/exportFixtures';
 
@@ -48,15 +48,18 @@ process.stdout.write(JSON.stringify({ maxYoung, items }));
  */
 const OLD_SCRIPT = `
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { capYoungGenerationNow, HEAP_FLAGS, heapCheck, holdHeapSmall, useHeapCeiling } from ${JSON.stringify(join(ROOT, 'src', 'cli', 'heapSizing.ts'))};
+import { capYoungGenerationNow, HEAP_FLAGS, heapCheck, holdHeapSmall, useAtomicMarking, useHeapCeiling } from ${JSON.stringify(join(ROOT, 'src', 'cli', 'heapSizing.ts'))};
 const mode = process.argv[2];
-// As \`search\` holds its heap: the young generation capped from the start, and the ceiling.
-if (mode === 'hold') {
+// As \`search\` holds its heap (the young generation capped from the start, and the ceiling); as show, export and
+// usage do (\`paced\`); as \`context\` does, which never calls heapCheck (\`held\`); with the growth and young
+// generation's flags alone; or as V8 sizes it.
+if (mode === 'hold' || mode === 'paced' || mode === 'held') {
   await holdHeapSmall();
   capYoungGenerationNow();
-  useHeapCeiling();
-}
-else for (const flag of Object.values(HEAP_FLAGS)) setFlagsFromString(flag);
+  if (mode === 'hold') useHeapCeiling();
+  if (mode === 'paced') useAtomicMarking();
+} else if (mode === 'flags') for (const flag of [HEAP_FLAGS.oldGrowth, HEAP_FLAGS.youngStopped]) setFlagsFromString(flag);
+const check = mode === 'hold' || mode === 'paced';
 const old = () => getHeapSpaceStatistics().reduce((n, s) => (s.space_name.startsWith('new_') ? n : n + s.space_used_size), 0);
 const ring: string[][] = [];
 let maxOld = old();
@@ -67,7 +70,7 @@ for (let p = 0; p < 600; p++) {
   items += page.length;
   ring.push(page);
   if (ring.length > 8) ring.shift();
-  if (mode === 'hold') heapCheck();
+  if (check) heapCheck();
   maxOld = Math.max(maxOld, old());
 }
 process.stdout.write(JSON.stringify({ maxOld, items }));
@@ -106,13 +109,41 @@ describe('the CLI holds its heap small (heapSizing.ts)', function () {
     assert.ok(figures.maxYoung <= YOUNG_CAP_BYTES, `young generation ${figures.maxYoung} bytes, over the cap of ${YOUNG_CAP_BYTES}`);
   });
 
-  function runOld(mode: 'hold' | 'flags'): { maxOld: number; items: number } {
+  function runOld(mode: 'hold' | 'paced' | 'flags'): { maxOld: number; items: number } {
     const script = join(tmp.dir, 'old.mts');
     writeFileSync(script, OLD_SCRIPT);
     const r = spawnSync(process.execPath, ['--import', 'tsx', script, mode], { cwd: ROOT, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     return JSON.parse(r.stdout) as { maxOld: number; items: number };
   }
+
+  /** The full collections of OLD_SCRIPT in `mode`, as V8's --trace-gc prints them. */
+  function fullCollections(mode: 'paced' | 'held' | 'none'): string[] {
+    const script = join(tmp.dir, 'old.mts');
+    writeFileSync(script, OLD_SCRIPT);
+    const r = spawnSync(process.execPath, ['--trace-gc', '--import', 'tsx', script, mode], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /"items":3000000/);
+    return r.stdout.split('\n').filter((line) => line.includes('Mark-Compact'));
+  }
+
+  const v8Major = Number(process.versions.v8.split('.')[0]);
+
+  it(`marks full collections in steps as V8 does, when nothing holds the heap (the control; V8 ${v8Major})`, function () {
+    const marks = fullCollections('none');
+    assert.ok(
+      marks.some((line) => /incremental marking/i.test(line)),
+      `no full collection was marked in steps:\n${marks.join('\n')}`,
+    );
+  });
+
+  it(`marks full collections in one pause from V8 ${ATOMIC_MARKING_FROM_V8}, in steps before (V8 ${v8Major})`, function () {
+    const marks = fullCollections('paced');
+    assert.ok(marks.length > 0, 'no full collection');
+    const stepped = marks.filter((line) => /incremental marking/i.test(line));
+    if (v8Major >= ATOMIC_MARKING_FROM_V8) assert.deepEqual(stepped, [], 'marked in steps');
+    else assert.ok(stepped.length > 0, `V8 ${v8Major}: no full collection was marked in steps`);
+  });
 
   /**
    * The most the old generation may reach: the next collection comes at the ceiling or at half as much again as the
@@ -131,5 +162,25 @@ describe('the CLI holds its heap small (heapSizing.ts)', function () {
     const figures = runOld('hold');
     assert.equal(figures.items, 3_000_000);
     assert.ok(figures.maxOld <= BOUND, `old generation ${figures.maxOld} bytes, over ${BOUND}`);
+  });
+
+  it('marks in steps in a command that never calls heapCheck (context), where no ceiling would start a collection', function () {
+    const marks = fullCollections('held');
+    assert.ok(
+      marks.some((line) => /incremental marking/i.test(line)),
+      `no full collection was marked in steps:\n${marks.join('\n')}`,
+    );
+  });
+
+  it(`keeps the old generation under the ceiling in show, export and usage from V8 ${ATOMIC_MARKING_FROM_V8}`, function () {
+    const figures = runOld('paced');
+    assert.equal(figures.items, 3_000_000);
+    // Before V8 12 the ceiling is search's alone (the control above: the flags let the garbage pass it).
+    if (v8Major >= ATOMIC_MARKING_FROM_V8) assert.ok(figures.maxOld <= BOUND, `old generation ${figures.maxOld} bytes, over ${BOUND}`);
+    else
+      assert.ok(
+        figures.maxOld > BOUND,
+        `V8 ${v8Major}: old generation ${figures.maxOld} bytes at most, under the bound without the ceiling`,
+      );
   });
 });

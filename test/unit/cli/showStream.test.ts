@@ -5,7 +5,7 @@
  * the JSON of a branch and of the whole session, and one turn.
  */
 import { strict as assert } from 'node:assert';
-import { show, SHOW_ITEMS_PER_PAGE, type CommandContext } from '../../../src/cli/commands';
+import { show, SHOW_CHUNK_CHARS, SHOW_ITEMS_PER_PAGE, type CommandContext } from '../../../src/cli/commands';
 import { markdownColorizer, paint, type Style, type Terminal } from '../../../src/cli/terminal';
 import { openSessionDatabase, type AdvancedSQLiteSession } from '../../../src/store';
 import { turnToMarkdown } from '../../../src/store/export/markdown';
@@ -127,6 +127,8 @@ describe('agent-sessions show, as it is read (issue 43)', () => {
     // More items than two pages on main, a branch forked inside the first page and one with non-ASCII in its id.
     const turns = Math.ceil((2 * SHOW_ITEMS_PER_PAGE + 20) / 4);
     await fill(s, turns);
+    // One answer longer than a piece of `--json` (SHOW_CHUNK_CHARS), so a page is written in more than one.
+    await s.addItems([mk.user('a long answer'), mk.assistant(`long ${'é'.repeat(SHOW_CHUNK_CHARS)} end`)]);
     await s.createBranchFromTurn(10, 'side');
     await fill(s, 3, 10);
     await s.switchToBranch('main');
@@ -134,7 +136,7 @@ describe('agent-sessions show, as it is read (issue 43)', () => {
     await fill(s, 2, turns - 1);
     s.close();
     // An unreadable row in main's second page.
-    execSql(ws.path(), "UPDATE agent_messages SET message_data = '{not json' WHERE id = 700");
+    execSql(ws.path(), `UPDATE agent_messages SET message_data = '{not json' WHERE id = ${SHOW_ITEMS_PER_PAGE + 40}`);
     let compared = 0;
     for (const [branchId, turn] of [
       [undefined, undefined],
