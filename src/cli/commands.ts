@@ -265,8 +265,9 @@ function indent(text: string, by: string): string {
 /**
  * Items read per page by `show` of a whole branch or session and by `export` from a session file: what they hold at a
  * time, whatever the session's length. A page outlives the young generation's scavenges while it is written, so V8
- * moves it to the old generation: 500 items a page made `export md` of A's b1_late run 11–40 full collections, 100
- * made 3–4 (FIGURES). A server store's export keeps the reader's default: there a page is a round trip.
+ * moves it to the old generation: at 500 items a page `export md --branch b1_late` of file A into a pipe ran 10–12
+ * full collections on Node 24, at 100 it ran 3 (docs/benchmarks.md, "The streaming commands' heap"). A server
+ * store's export keeps the reader's default: there a page is a round trip.
  */
 export const SHOW_ITEMS_PER_PAGE = 100;
 

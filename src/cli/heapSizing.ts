@@ -17,10 +17,11 @@
  * then: its first full collection came at 50–55 MB of heap where Node 22's came at 34, and `search A berlin` peaked
  * at 121–145 MB there. So `search` also gives the heap a ceiling of our own (`useHeapCeiling`): past
  * `HEAP_CEILING_BYTES`, a full collection is asked for (`gc`, which a context made after `--expose-gc` is set has),
- * and the next one when the heap holds half as much again as that collection kept. Only `search`: a collection asked
- * for is a whole one at once, several times the cost of V8's own, which marks as the program runs, and a long export
- * crosses the ceiling every few dozen milliseconds (`export jsonl` of A's `main`: 160 collections, 30–45 % more CPU,
- * for 6–18 MB less).
+ * and the next one when the heap holds half as much again as that collection kept. From V8 12 (Node 22) `show` and
+ * `export` have it too, with every full collection marked in one pause (`useAtomicMarking`); on V8 11 a
+ * collection asked for cost several times V8's own, which marks as the program runs, and a long export crossed the
+ * ceiling every few dozen milliseconds (`export jsonl` of A's `main`: 160 collections, 30–45 % more CPU, for 6–18 MB
+ * less), so there it is `search`'s alone.
  */
 import type * as V8 from 'node:v8';
 
@@ -66,10 +67,11 @@ export const HEAP_CEILING_BYTES = 16 * 1024 * 1024;
 /**
  * The first V8 on which the streaming commands mark full collections in one pause (V8 12, Node 22: `useAtomicMarking`,
  * `useHeapCeiling`). Marking in steps while the command runs keeps what the command dropped during the marking, and
- * V8 sets the next collection's limit from that: Node 24's exports collected at 29–34 MB of heap, keeping 11–14
- * where 7–8 MB was live, and ended 102–112 MB resident; marked in one pause, 91–98 (FIGURES). A pause of a few
- * milliseconds costs a command line nothing. On V8 11 (Node 20) the flag set after start left the heap growing past
- * 300 MB on the same exports: there V8 marks in steps as before.
+ * V8 sets the next collection's limit from that: on Node 24 `export md -o` of file A collected at up to 34 MB of heap,
+ * keeping 11–15 MB where a heap snapshot held 8, and the exports and `show` peaked at 97–147 MB resident
+ * (`--trace-gc`, 2 runs each); marked in one pause, 89–97 (docs/benchmarks.md, "The streaming commands' heap"). A
+ * pause of a few milliseconds costs a command line nothing. On V8 11 (Node 20) the flag set after start let the same
+ * exports grow past 300 MB: there V8 marks in steps as before.
  */
 export const ATOMIC_MARKING_FROM_V8 = 12;
 
@@ -139,7 +141,7 @@ export function useHeapCeiling(): void {
 /**
  * From V8 12: full collections marked in one pause, the ceiling starting them (`ATOMIC_MARKING_FROM_V8`); before, V8's
  * own sizing stays (the ceiling on every export cost 30–45 % more CPU there). Only for a command that calls
- * `heapCheck` as its output goes out (show, export, usage): without marking in steps, what the young generation
+ * `heapCheck` as its output goes out (show, export): without marking in steps, what the young generation
  * promotes never starts a full collection (V8 looks at its limit when the program itself allocates in the old
  * generation), so only the ceiling's collections bound the heap (a test's pages: 685 MB of old generation without).
  */

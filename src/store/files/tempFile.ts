@@ -27,8 +27,8 @@ import { SQLITE_COMPANIONS, checkOutputPath, type OutputOptions } from './output
 /**
  * How much text is gathered before a write (characters): a write per small chunk costs more than the chunk, and a
  * batch held longer outlives the young generation's scavenges. At 1 Mi characters, `agent-sessions export md -o` of
- * file A's b1_late (237 MB) ran 35–40 full collections; at 16 Ki, 3, and took a third less CPU (FIGURES). Also
- * under V8's large-object size (128 KiB) as UTF-16 text.
+ * file A's b1_late (237 MB) ran 35 full collections on Node 24; at 16 Ki, 3, in 2.1 s of CPU instead of 2.9
+ * (docs/benchmarks.md, "The streaming commands' heap"). Also under V8's large-object size (128 KiB) as UTF-16.
  */
 const WRITE_BATCH = 1 << 14;
 

@@ -50,8 +50,8 @@ const OLD_SCRIPT = `
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { capYoungGenerationNow, HEAP_FLAGS, heapCheck, holdHeapSmall, useAtomicMarking, useHeapCeiling } from ${JSON.stringify(join(ROOT, 'src', 'cli', 'heapSizing.ts'))};
 const mode = process.argv[2];
-// As \`search\` holds its heap (the young generation capped from the start, and the ceiling); as show, export and
-// usage do (\`paced\`); as \`context\` does, which never calls heapCheck (\`held\`); with the growth and young
+// As \`search\` holds its heap (the young generation capped from the start, and the ceiling); as show and export
+// do (\`paced\`); as \`context\` does, which never calls heapCheck (\`held\`); with the growth and young
 // generation's flags alone; or as V8 sizes it.
 if (mode === 'hold' || mode === 'paced' || mode === 'held') {
   await holdHeapSmall();
@@ -172,7 +172,7 @@ describe('the CLI holds its heap small (heapSizing.ts)', function () {
     );
   });
 
-  it(`keeps the old generation under the ceiling in show, export and usage from V8 ${ATOMIC_MARKING_FROM_V8}`, function () {
+  it(`keeps the old generation under the ceiling in show and export from V8 ${ATOMIC_MARKING_FROM_V8}`, function () {
     const figures = runOld('paced');
     assert.equal(figures.items, 3_000_000);
     // Before V8 12 the ceiling is search's alone (the control above: the flags let the garbage pass it).
