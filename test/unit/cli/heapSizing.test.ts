@@ -3,9 +3,10 @@
  * sets are the whole process's), a loop that allocates as an export does, a page of items alive at a time, with and
  * without `holdHeapSmall`. Without it V8 grows the young generation past the cap (the control: if this Node did not,
  * the test would prove nothing, so it fails); with it the young generation stops at the cap. And the old generation's
- * ceiling: pages that live long enough to be promoted, then die, with the heap held as `holdHeapSmall` holds it but
- * no ceiling (the control: V8 lets the old generation's garbage pass the ceiling) and through `heapCheck` (a full
- * collection at the ceiling). And how full collections are marked: in one pause from V8 12 (Node 22), as V8 traces them.
+ * ceiling: pages that live long enough to be promoted, then die, with the growth and young generation's flags alone
+ * (the control: V8 lets the old generation's garbage pass the ceiling) and through `heapCheck` (a full collection at
+ * the ceiling). And how full collections are marked: in one pause from V8 12 (Node 22) in show and export, as V8
+ * traces them, and under the ceiling there.
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
