@@ -3,8 +3,8 @@
  * `await wb.runCommand('Agent Sessions: Open Session Database…')`, `await wb.treeRow('alice').expand()`.
  * Selectors follow the DOM of VS Code 1.103 and 1.139 (code-server 4.103.2 and 4.139.1; see hostTools' HOSTS).
  */
-import { mkdirSync, writeFileSync, copyFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync, copyFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Dialog, Frame, FrameLocator, Locator, Page } from 'playwright-core';
 import { VIEWPORT, launchBrowser, type Browser } from '../host/browser';
 import { CodeServer, type CodeServerOptions } from '../host/codeServer';
@@ -133,6 +133,28 @@ export class Workbench {
 
   viewPane(): Locator {
     return this.page.locator('.pane').filter({ has: this.page.locator('.pane-header', { hasText: this.titles.view }) });
+  }
+
+  /**
+   * Waits until the sessions view's rows have not changed for `quietMs` (at most `timeoutMs`). A context-menu entry
+   * runs on the row's element as the extension last gave it, and a tree refreshed while the menu is open (a new
+   * workbench's first file events) may leave it on an element the extension no longer has. Twice in nine full runs,
+   * and once in a run of the UI suite alone, the first spec of a 1.139 workbench saw the menu close on Enter and
+   * nothing open (the conversation view; Compare with…).
+   */
+  async treeSettled(quietMs = 500, timeoutMs = 5000): Promise<void> {
+    const rows = this.viewPane().locator('.monaco-list-rows').first();
+    const deadline = Date.now() + timeoutMs;
+    let last = await rows.innerHTML().catch(() => '');
+    let since = Date.now();
+    while (Date.now() - since < quietMs && Date.now() < deadline) {
+      await this.page.waitForTimeout(100);
+      const now = await rows.innerHTML().catch(() => '');
+      if (now !== last) {
+        last = now;
+        since = Date.now();
+      }
+    }
   }
 
   /**
@@ -284,7 +306,10 @@ export class Workbench {
     return this.console.filter((l) => /Content Security Policy|Refused to (apply|load|execute|connect|frame)/i.test(l));
   }
 
-  /** Saves a screenshot, the browser console and the code-server log under `dir`. */
+  /**
+   * Saves a screenshot, the browser console, the code-server log and the extension hosts' logs (VS Code's own and each
+   * output channel's, ours included: what the extension did, which the workbench's page does not show) under `dir`.
+   */
   async saveArtifacts(dir: string): Promise<void> {
     mkdirSync(dir, { recursive: true });
     await this.page.screenshot({ path: join(dir, 'screenshot.png') }).catch(() => undefined);
@@ -293,6 +318,17 @@ export class Workbench {
       copyFileSync(this.server.logPath, join(dir, 'code-server.log'));
     } catch {
       /* no log */
+    }
+    const logs = join(this.server.stateDir, 'ud', 'logs');
+    try {
+      for (const name of readdirSync(logs, { recursive: true }) as string[]) {
+        if (!/exthost/.test(name) || !name.endsWith('.log')) continue;
+        const to = join(dir, 'exthost-logs', name);
+        mkdirSync(dirname(to), { recursive: true });
+        copyFileSync(join(logs, name), to);
+      }
+    } catch {
+      /* no logs yet */
     }
   }
 
@@ -386,6 +422,7 @@ export class TreeRow {
   /** Right-clicks the row and runs the context-menu entry `title`. */
   async contextMenu(title: string): Promise<void> {
     await this.waitFor();
+    await this.wb.treeSettled();
     await this.locator.click({ button: 'right' });
     const menu = this.wb.page.locator('.context-view .monaco-menu');
     await menu.locator('.action-item', { hasText: title }).first().waitFor();
