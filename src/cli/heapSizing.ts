@@ -71,7 +71,7 @@ export const HEAP_CEILING_BYTES = 16 * 1024 * 1024;
  * keeping 11–15 MB where a heap snapshot held 8, and the exports and `show` peaked at 97–147 MB resident
  * (`--trace-gc`, 2 runs each); marked in one pause, 89–100 (the bench's section: 89–97; docs/benchmarks.md, "The
  * streaming commands' heap"). A pause of a few milliseconds costs a command line nothing. On V8 11 (Node 20) the flag
- * set after start let the same exports grow past 300 MB: there V8 marks in steps as before.
+ * set after start let `show` and `export md` grow to 299–329 MB: there V8 marks in steps as before.
  */
 export const ATOMIC_MARKING_FROM_V8 = 12;
 

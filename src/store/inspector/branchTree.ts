@@ -92,10 +92,11 @@ class FirstMessages {
 
 /**
  * The last turn `child` shares with `parent` (same first message), when it is past `above`; null when it shares no
- * more than that (or none). Shared turns are a prefix of the child (it was copied from the parent's first turns), so one pair of seeks
- * at `above + 1` rules a parent out, and otherwise a binary search finds the end in log₂(turns) pairs. Asking only
- * for more than the best parent so far found keeps a tree of many branches from searching every pair in full: on the
- * bench's file A, whose five branches share their first turns with each other, the tree takes 220 statements, not 519.
+ * more than that (or none). Shared turns are a prefix of the child (it was copied from the parent's first turns), so
+ * one pair of seeks at `above + 1` rules a parent out, and otherwise a binary search finds the end in log₂(turns)
+ * pairs. Asking only for more than the best parent so far found keeps a tree of many branches from searching every
+ * pair in full: on the bench's file A, whose five branches share their first turns with each other, the tree takes
+ * 220 statements, not 519.
  */
 function lastSharedTurn(first: FirstMessages, child: BranchFacts, parent: BranchFacts, above: number | undefined): number | null {
   if (child.firstTurn === null || child.lastTurn === null || parent.lastTurn === null) return null;
