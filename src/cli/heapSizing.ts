@@ -56,6 +56,19 @@ export const HEAP_FLAGS = {
 } as const;
 
 /**
+ * Each flag's value when V8 starts (`node --v8-options`, the same on V8 11, 12 and 13), which `releaseHeap` sets back.
+ * V8 stamps a code cache with a hash of every flag not at its default and refuses a cache stamped otherwise: the CLI's
+ * loader writes its cache as the process exits (src/cli/cliLoader.ts), so with these flags still set, every command
+ * holding its heap wrote a cache its next run refused and deleted, and compiled again.
+ */
+export const HEAP_FLAG_DEFAULTS: Record<keyof typeof HEAP_FLAGS, string> = {
+  oldGrowth: '--heap-growing-percent=0',
+  youngStopped: '--semi-space-growth-factor=2',
+  atomicMarking: '--incremental-marking',
+  exposeGc: '--no-expose-gc',
+};
+
+/**
  * What the old generation may hold (every space but the young generation's) before `search` asks for a full
  * collection. A search keeps 10–15 MB after one, and each takes 3–6 ms (5 in `search A berlin`). Measured on file A,
  * the CLI as `npm run build` builds it, one run each (Node 24.15.0 with node:sqlite / 22.22.1 / 20.20.2 with
@@ -90,6 +103,10 @@ const LOOK_EVERY_MS = 10;
 /** How many `heapCheck` calls look each time before they look once per `LOOK_EVERY_MS` (a look takes microseconds). */
 const LOOK_ALWAYS_CALLS = 2000;
 
+/** Between `holdHeapSmall` and `releaseHeap`. */
+let held = false;
+/** The flags set since `holdHeapSmall`, to be set back by `releaseHeap`. */
+const flagsSet = new Set<keyof typeof HEAP_FLAGS>();
 let capped = false;
 let calls = 0;
 let lastLook = 0;
@@ -100,14 +117,50 @@ let collect: (() => void) | null | undefined;
 
 /** Holds the heap of this process small from now on (idempotent). For the CLI's own process only, never a library. */
 export async function holdHeapSmall(): Promise<void> {
-  if (v8 !== undefined) return;
+  if (held) return;
+  held = true;
   // A require, not import(): the CLI's loader runs this bundle through V8's code cache (a vm.Script), where import()
   // of a built-in has no loader and throws; and node:v8 costs about 1.6 ms to load, so only the commands that hold
   // their heap small load it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  v8 = require('node:v8') as typeof V8;
-  v8.setFlagsFromString(HEAP_FLAGS.oldGrowth);
+  v8 ??= require('node:v8') as typeof V8;
+  setFlag('oldGrowth');
   lookAtYoungGeneration();
+}
+
+/**
+ * Sets back every flag `holdHeapSmall` and the functions after it set (`HEAP_FLAG_DEFAULTS`) and forgets the hold:
+ * called when a command is done, before the process exits and the code cache is written. A flag the process was
+ * started with (`node --expose-gc …`) is left as it is: V8's default is not what it had then.
+ */
+export function releaseHeap(): void {
+  if (!held) return;
+  for (const flag of flagsSet) if (!startedWith(HEAP_FLAGS[flag])) v8!.setFlagsFromString(HEAP_FLAG_DEFAULTS[flag]);
+  flagsSet.clear();
+  held = false;
+  capped = false;
+  ceiling = false;
+  calls = 0;
+  lastLook = 0;
+  nextCollectionAt = HEAP_CEILING_BYTES;
+}
+
+function setFlag(flag: keyof typeof HEAP_FLAGS): void {
+  v8!.setFlagsFromString(HEAP_FLAGS[flag]);
+  flagsSet.add(flag);
+}
+
+/** Whether the process's command line or NODE_OPTIONS names `flag`'s V8 option (V8 reads `_` as `-`). */
+function startedWith(flag: string): boolean {
+  const name = flag.replace(/^--(no-)?/, '').replace(/=.*/, '');
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  return given.some(
+    (arg) =>
+      arg
+        .replace(/_/g, '-')
+        .replace(/^--(no-)?/, '')
+        .replace(/=.*/, '') === name,
+  );
 }
 
 /**
@@ -116,7 +169,7 @@ export async function holdHeapSmall(): Promise<void> {
  * would not do: an export to a file never yields to the event loop.
  */
 export function heapCheck(): void {
-  if (v8 === undefined) return;
+  if (!held) return;
   // The first calls all look (the young generation grows fastest at the start, while the page being read is most of
   // what survives); then one look per LOOK_EVERY_MS.
   if (++calls > LOOK_ALWAYS_CALLS) {
@@ -133,9 +186,9 @@ export function heapCheck(): void {
  * from V8 12 full collections are marked in one pause (`search`).
  */
 export function useHeapCeiling(): void {
-  if (v8 === undefined) return;
+  if (!held) return;
   ceiling = true;
-  if (v8MajorVersion() >= ATOMIC_MARKING_FROM_V8) v8.setFlagsFromString(HEAP_FLAGS.atomicMarking);
+  if (v8MajorVersion() >= ATOMIC_MARKING_FROM_V8) setFlag('atomicMarking');
 }
 
 /**
@@ -146,7 +199,7 @@ export function useHeapCeiling(): void {
  * generation), so only the ceiling's collections bound the heap (a test's pages: 685 MB of old generation without).
  */
 export function useAtomicMarking(): void {
-  if (v8 === undefined || v8MajorVersion() < ATOMIC_MARKING_FROM_V8) return;
+  if (!held || v8MajorVersion() < ATOMIC_MARKING_FROM_V8) return;
   useHeapCeiling();
 }
 
@@ -168,7 +221,7 @@ function collectAtCeiling(): void {
  * node:vm is loaded already (the CLI's loader runs the bundle as a vm.Script).
  */
 function exposedGc(): (() => void) | undefined {
-  v8!.setFlagsFromString(HEAP_FLAGS.exposeGc);
+  setFlag('exposeGc');
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const gc: unknown = (require('node:vm') as typeof import('node:vm')).runInNewContext('typeof gc === "function" ? gc : undefined');
@@ -194,9 +247,9 @@ function oldGenerationBytes(): number {
  * `heapCheck`, such as loading the tokenizer's tables: there a larger young generation buys nothing).
  */
 export function capYoungGenerationNow(): void {
-  if (v8 === undefined || capped) return;
+  if (!held || capped) return;
   capped = true;
-  v8.setFlagsFromString(HEAP_FLAGS.youngStopped);
+  setFlag('youngStopped');
 }
 
 function lookAtYoungGeneration(): void {

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 // Imported here at the top: only what parsing the arguments and reporting an error need.
 import type { CommandContext } from './commands';
 import { EXIT, UsageError, exitCodeOf } from './exitCodes';
-import { holdHeapSmall, useAtomicMarking } from './heapSizing';
+import { holdHeapSmall, releaseHeap, useAtomicMarking } from './heapSizing';
 import { COMMAND_HELP, MAIN_HELP } from './help';
 import { createTerminal, paint, wantsColor, writeStdout } from './terminal';
 
@@ -385,6 +385,8 @@ export async function runCli(argv: string[]): Promise<number> {
     return code;
   } finally {
     process.off('SIGINT', onSigint);
+    // V8's flags back as they were, so that the code cache the loader writes at exit is one the next run can use.
+    releaseHeap();
   }
 }
 

@@ -87,6 +87,38 @@ describe('agent-sessions through V8 code cache', function () {
     }
   });
 
+  it('keeps the cache of each command that holds its heap small: V8 takes it on the next runs', () => {
+    // These commands set V8 flags (heapSizing.ts); V8 refuses a cache written under flags other than its own at the
+    // next start, and the loader deletes a refused cache: each run wrote a cache the next one threw away.
+    const xdg = join(tmp.dir, 'held', 'xdg');
+    const dir = join(xdg, 'agent-session-inspector', 'code-cache');
+    const env = { xdg, tmp: join(tmp.dir, 'held', 'tmp') };
+    mkdirSync(env.tmp, { recursive: true });
+    const file = join(ROOT, 'test', 'fixtures', 'conformance', 'ref-multisession.db');
+    // A search reports how long it took: the rest of its output must be the same.
+    const same = (r: ReturnType<typeof run>) => ({ ...r, out: r.out.replace(/"elapsedMs": [\d.e-]+/, '"elapsedMs": 0') });
+    for (const args of [
+      ['show', file, 'alice'],
+      ['export', file, 'alice', '--format', 'json'],
+      ['usage', file, 'alice'],
+      ['search', file, 'book', '--json'],
+      ['context', file, 'alice', '--turn', '1'],
+    ]) {
+      const first = run(args, env);
+      assert.equal(first.status, 0, `${args[0]}: ${first.err}`);
+      const name = cacheFiles(dir).find((n) => n.endsWith(`-${args[0]}.bin`));
+      assert.ok(name !== undefined, `${args[0]} wrote its cache: ${cacheFiles(dir).join(', ')}`);
+      const path = join(dir, name);
+      const written = statSync(path);
+      for (const again of [1, 2]) {
+        assert.deepEqual(same(run(args, env)), same(first), `${args[0]}, run ${again + 1}`);
+        assert.ok(existsSync(path), `${args[0]}'s cache was refused and deleted by run ${again + 1}`);
+        const now = statSync(path);
+        assert.deepEqual([now.ino, now.mtimeMs], [written.ino, written.mtimeMs], `${args[0]}'s cache rewritten by run ${again + 1}`);
+      }
+    }
+  });
+
   it('runs the same when the cache is damaged, and replaces a damaged cache', () => {
     const xdg = join(tmp.dir, 'b', 'xdg');
     const dir = join(xdg, 'agent-session-inspector', 'code-cache');

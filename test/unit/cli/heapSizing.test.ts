@@ -6,13 +6,21 @@
  * ceiling: pages that live long enough to be promoted, then die, with the growth and young generation's flags alone
  * (the control: V8 lets the old generation's garbage pass the ceiling) and through `heapCheck` (a full collection at
  * the ceiling). And how full collections are marked: in one pause from V8 12 (Node 22) in show and export, as V8
- * traces them, and under the ceiling there.
+ * traces them, and under the ceiling there. And that `releaseHeap` sets every flag back, so that a code cache written
+ * at exit is one the next process takes.
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ATOMIC_MARKING_FROM_V8, CEILING_GROWTH, HEAP_CEILING_BYTES, HEAP_FLAGS, YOUNG_CAP_BYTES } from '../../../src/cli/heapSizing';
+import {
+  ATOMIC_MARKING_FROM_V8,
+  CEILING_GROWTH,
+  HEAP_CEILING_BYTES,
+  HEAP_FLAG_DEFAULTS,
+  HEAP_FLAGS,
+  YOUNG_CAP_BYTES,
+} from '../../../src/cli/heapSizing';
 import { tempDir } from '../../support/tempFiles';
 import { ROOT } from '../store/export/exportFixtures';
 
@@ -77,6 +85,36 @@ for (let p = 0; p < 600; p++) {
 process.stdout.write(JSON.stringify({ maxOld, items }));
 `;
 
+/**
+ * As a command that holds its heap (the young generation capped, the ceiling's collections, marking in one pause from
+ * V8 12), then `releaseHeap` or not, then what the CLI's loader does at exit: the code cache of a script, written to
+ * argv[3]. `PROBE` is the script; `READ_SCRIPT` compiles it with that cache in a new process, as the next run does.
+ */
+const PROBE = 'function probe(n) { let s = 0; for (let i = 0; i < n; i++) s += i; return s; } probe(1000);';
+const RELEASE_SCRIPT = `
+import { writeFileSync } from 'node:fs';
+import { Script } from 'node:vm';
+import { capYoungGenerationNow, heapCheck, holdHeapSmall, releaseHeap, useHeapCeiling } from ${JSON.stringify(join(ROOT, 'src', 'cli', 'heapSizing.ts'))};
+await holdHeapSmall();
+capYoungGenerationNow();
+useHeapCeiling();
+// Pages promoted past the ceiling, so that its collections (and --expose-gc) run too.
+const ring: string[][] = [];
+for (let p = 0; p < 200; p++) {
+  ring.push(Array.from({ length: 5000 }, (_, i) => \`page \${p} item \${i} \`.repeat(6)));
+  if (ring.length > 8) ring.shift();
+  heapCheck();
+}
+if (process.argv[2] === 'release') releaseHeap();
+const script = new Script(${JSON.stringify(PROBE)}, { filename: 'probe.js' });
+script.runInThisContext();
+writeFileSync(process.argv[3]!, script.createCachedData());
+`;
+const READ_SCRIPT = `
+const script = new (require('node:vm').Script)(${JSON.stringify(PROBE)}, { filename: 'probe.js', cachedData: require('node:fs').readFileSync(process.argv[1]) });
+process.stdout.write(String(script.cachedDataRejected));
+`;
+
 describe('the CLI holds its heap small (heapSizing.ts)', function () {
   this.timeout(120_000);
   const tmp = tempDir('asi-cli-heap-');
@@ -96,6 +134,36 @@ describe('the CLI holds its heap small (heapSizing.ts)', function () {
       assert.equal(r.status, 0);
       assert.equal(r.stderr, '', flag);
     }
+  });
+
+  it("knows each flag's value at V8's start (what releaseHeap sets back)", function () {
+    const options = spawnSync(process.execPath, ['--v8-options'], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }).stdout;
+    for (const [key, flag] of Object.entries(HEAP_FLAGS) as [keyof typeof HEAP_FLAGS, string][]) {
+      const name = flag.replace(/^--(no-)?/, '').replace(/=.*/, '');
+      const at = options.indexOf(`  --${name} (`);
+      assert.ok(at >= 0, `--v8-options lists no --${name}`);
+      const fallback = /default: (\S+)/.exec(options.slice(at))?.[1];
+      assert.equal(fallback, HEAP_FLAG_DEFAULTS[key], name);
+    }
+  });
+
+  function cacheTakenAfter(mode: 'release' | 'kept'): boolean {
+    const script = join(tmp.dir, 'release.mts');
+    const cache = join(tmp.dir, `probe-${mode}.bin`);
+    writeFileSync(script, RELEASE_SCRIPT);
+    const w = spawnSync(process.execPath, ['--import', 'tsx', script, mode, cache], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(w.status, 0, w.stderr);
+    const r = spawnSync(process.execPath, ['-e', READ_SCRIPT, cache], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout === 'false';
+  }
+
+  it('V8 refuses, in the next process, a code cache written with the flags still set (the control)', function () {
+    assert.equal(cacheTakenAfter('kept'), false);
+  });
+
+  it('sets every flag back (releaseHeap): the next process takes the code cache written after it', function () {
+    assert.equal(cacheTakenAfter('release'), true);
   });
 
   it('V8 grows the young generation past the cap when nothing holds it (the control)', function () {
