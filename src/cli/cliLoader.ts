@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { loadWithCodeCache } from '../store/files/codeCache';
 import { codeCacheDir } from './codeCacheDir';
 import { COMMAND_HELP } from './help';
+import { exitWhenStdoutCloses } from './stdoutClosed';
 
 interface CliMain {
   runCli(argv: string[]): Promise<number>;
@@ -22,6 +23,7 @@ try {
 } catch {
   dir = undefined;
 }
+exitWhenStdoutCloses();
 // A cache per command (V8 keeps only the code that ran): the command named first, as `agent-sessions run …` names it;
 // any other first argument shares one cache, so what a user types never adds files.
 const first = process.argv[2] ?? '';

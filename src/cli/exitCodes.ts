@@ -9,6 +9,7 @@ import { OutputFileError } from '../store/files/outputFileError';
 import { RemoteStoreError } from '../store/remote/remoteErrors';
 import { ReviewStoreError } from '../store/reviews/reviewErrors';
 import { TraceInputError, TraceStoreError } from '../store/traces/traceErrors';
+import { PIPE_CLOSED_EXIT } from './stdoutClosed';
 
 export const EXIT = {
   ok: 0,
@@ -33,6 +34,8 @@ export const EXIT = {
   cannotWrite: 6,
   /** Interrupted (Ctrl+C). */
   interrupted: 130,
+  /** Stdout's reader closed it before the output ended (`| head`): stopped quietly, as SIGPIPE stops a Unix tool. */
+  pipeClosed: PIPE_CLOSED_EXIT,
 } as const;
 
 /** A usage mistake: printed with a pointer to --help, exit code 2. */

@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import type { CommandContext } from './commands';
 import { EXIT, UsageError, exitCodeOf } from './exitCodes';
 import { holdHeapSmall, releaseHeap, useAtomicMarking } from './heapSizing';
+import { exitWhenStdoutCloses } from './stdoutClosed';
 import { COMMAND_HELP, MAIN_HELP } from './help';
 import { createTerminal, paint, wantsColor, writeStdout } from './terminal';
 
@@ -420,6 +421,7 @@ function problemOf(err: unknown): string | null {
 
 // Run when this file is the program (the bundle's entry), not when a test imports it.
 if (require.main === module) {
+  exitWhenStdoutCloses();
   void runCli(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });

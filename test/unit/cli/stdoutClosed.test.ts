@@ -1,0 +1,69 @@
+/**
+ * `agent-sessions … | head`: when stdout's reader closes it before the output ends, the CLI stops at once and quietly
+ * with exit code 141 (src/cli/stdoutClosed.ts), built both ways it ships: one file (the tests' build) and a loader
+ * with the CLI beside it (dist/cli.js, the store package's bin). Before, Node's unhandled EPIPE printed a stack trace
+ * and exited 1.
+ */
+import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+import { EXIT } from '../../../src/cli/exitCodes';
+import { tempDir } from '../../support/tempFiles';
+import { ROOT } from '../store/export/exportFixtures';
+
+const FIXTURE = join(ROOT, 'test', 'fixtures', 'conformance', 'ref-multisession.db');
+
+/** Runs the CLI with stdout a pipe whose reading end is closed before the CLI writes; its exit code and stderr. */
+function runReaderGone(cli: string, args: string[], xdg: string): Promise<{ code: number | null; signal: string | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, XDG_CACHE_HOME: xdg, NODE_PATH: join(ROOT, 'node_modules') },
+    });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stderr });
+    });
+  });
+}
+
+describe('agent-sessions when the reader of its output leaves (| head)', function () {
+  this.timeout(120_000);
+  const tmp = tempDir('asi-cli-stdout-closed-');
+  const builds = { 'one file': join(tmp.dir, 'single', 'cli.js'), 'a loader and the CLI': join(tmp.dir, 'loader', 'cli.js') };
+
+  before(async () => {
+    const { cliBuildOptions } = (await import(pathToFileURL(join(ROOT, 'scripts', 'store-package', 'cliBuild.mjs')).href)) as {
+      cliBuildOptions: (outfile: string, o?: { codeCache: boolean }) => esbuild.BuildOptions;
+    };
+    await esbuild.build(cliBuildOptions(builds['one file']));
+    await esbuild.build(cliBuildOptions(builds['a loader and the CLI'], { codeCache: true }));
+  });
+  after(() => tmp.cleanup());
+
+  for (const build of Object.keys(builds) as (keyof typeof builds)[]) {
+    it(`stops quietly with exit code 141 (${build})`, async () => {
+      const cli = builds[build];
+      for (const args of [
+        ['show', FIXTURE, 'alice', '--no-pager'],
+        ['show', FIXTURE, 'alice', '--json'],
+        ['search', FIXTURE, 'book', '--json'],
+        ['search', FIXTURE, 'book'],
+        ['export', FIXTURE, 'alice', '--format', 'md'],
+        ['usage', FIXTURE, 'alice'],
+        ['ls', FIXTURE],
+        ['--help'],
+      ]) {
+        const r = await runReaderGone(cli, args, join(tmp.dir, 'xdg'));
+        assert.deepEqual(r, { code: EXIT.pipeClosed, signal: null, stderr: '' }, args.join(' '));
+      }
+    });
+  }
+});
