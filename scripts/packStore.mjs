@@ -3,15 +3,18 @@
 //   node scripts/packStore.mjs --out-dir DIR   → the same into DIR (the package test uses a temporary folder)
 // Steps: ESM (.mjs) and CommonJS (.cjs) bundles of src/store/index.ts with esbuild; declarations with tsc
 // (tsconfig.store.json), kept to what index.d.ts reaches and rewritten to resolve inside the package as .d.ts (CJS)
-// and .d.mts (ESM); package.json, README and LICENSE; a smoke load of both bundles; then `npm pack`.
+// and .d.mts (ESM); the `agent-sessions` bin with its vendor bundles; package.json, README and LICENSE; a smoke load
+// of both bundles and a run of the bin; then `npm pack`.
 // The staging folder is <out-dir>/package; the last line printed is the tarball's path.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, posix, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
-import { cliBuildOptions } from './store-package/cliBuild.mjs';
+import { nodeBundleOptions } from './extensionBuild.mjs';
+import { cliBuildOptions, cliVendorGroups } from './store-package/cliBuild.mjs';
+import { vendorBuildOptions } from './vendorBundles.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outFlag = process.argv.indexOf('--out-dir');
@@ -69,8 +72,17 @@ await Promise.all([
     },
   }),
   esbuild.build({ ...common, format: 'cjs', outfile: join(stage, 'dist', 'index.cjs'), banner: { js: header } }),
-  // The `agent-sessions` command line (the package's bin).
-  esbuild.build(cliBuildOptions(join(stage, 'dist', 'cli.cjs'))),
+  // The `agent-sessions` command line (the package's bin), built as the VSIX's dist/cli.js is (issue 43: one file
+  // of 8.4 MB held 30 MB more than `node -e 0` before a command began, and `show` or an export peaked at 107–116 MB
+  // on file A): dist/cli.cjs a loader, dist/cliMain.cjs the CLI through V8's code cache, and the heavy packages it
+  // uses (zod, openai, the MCP SDK, @ag-ui/core, the tokenizers' tables) in dist/vendor/, loaded on first use. pg
+  // and ioredis stay dependencies.
+  esbuild.build(cliBuildOptions(join(stage, 'dist', 'cli.cjs'), { minify: true, vendorDir: './vendor/', codeCache: true })),
+  ...vendorBuildOptions(
+    join(stage, 'dist', 'vendor'),
+    { ...nodeBundleOptions({ production: true }), external: [...nodeBundleOptions().external, ...EXTERNAL] },
+    cliVendorGroups(),
+  ).map((options) => esbuild.build(options)),
 ]);
 
 // 2. Declarations: tsc writes one .d.ts per source file; keep those index.d.ts reaches, with relative specifiers
@@ -198,6 +210,21 @@ if (JSON.stringify(cjsKeys) !== JSON.stringify(esmKeys)) fail(`the ESM and CJS b
 for (const name of ['AdvancedSQLiteSession', 'SQLiteSession', 'openSessionDatabase', 'SessionDatabaseError']) {
   if (!cjsKeys.includes(name)) fail(`the bundle does not export ${name}`);
 }
+// The bin runs, and every vendor bundle the CLI or another vendor bundle requires is in the package (a group missing
+// from cliVendorGroups would only fail when a command first needs it).
+const vendorDir = join(stage, 'dist', 'vendor');
+const requiredBy = (file, prefix) =>
+  [...readFileSync(file, 'utf8').matchAll(new RegExp(`require\\("${prefix.replace(/[./]/g, '\\$&')}([\\w-]+\\.js)"\\)`, 'g'))].map(
+    (m) => m[1],
+  );
+const vendorRequired = requiredBy(join(stage, 'dist', 'cliMain.cjs'), './vendor/');
+if (vendorRequired.length === 0) fail('dist/cliMain.cjs requires no vendor bundle: the build changed shape');
+for (const file of new Set([...vendorRequired, ...readdirSync(vendorDir).flatMap((f) => requiredBy(join(vendorDir, f), './'))]))
+  if (!existsSync(join(vendorDir, file))) fail(`a bundle requires vendor/${file}, which was not built`);
+const cliVersion = run(process.execPath, [join(stage, 'dist', 'cli.cjs'), '--version'], {
+  env: { ...process.env, AGENT_SESSIONS_CODE_CACHE: 'off' },
+}).trim();
+if (cliVersion !== rootPackage.version) fail(`agent-sessions --version printed ${cliVersion}, not ${rootPackage.version}`);
 
 // 5. The tarball.
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';

@@ -62,15 +62,17 @@ export function vendorImports(relDir, groups) {
 }
 
 /**
- * The esbuild options of every group's bundle in `outdir` (`dist/vendor`), on top of `common` (platform, format,
- * minify, define…). Each maps the other groups' packages to their bundles, so a package is in one of them only.
+ * The esbuild options of the `groups`' bundles (every group by default) in `outdir` (`dist/vendor`), on top of
+ * `common` (platform, format, minify, define, external…). Each maps the other groups' packages to their bundles, so a
+ * package is in one of them only. A left-out group's packages (the store package builds no `agents`, `pg` or `ioredis`:
+ * they are its dependencies) would be copied into each bundle importing them unless `common.external` names them.
  */
-export function vendorBuildOptions(outdir, common) {
-  return Object.entries(VENDOR_GROUPS).map(([group, specs]) => ({
+export function vendorBuildOptions(outdir, common, groups = Object.keys(VENDOR_GROUPS)) {
+  return groups.map((group) => ({
     ...common,
     stdin: {
       // Getters: a group's entry points are run when asked for (zod's v3 and mini are not zod's classic API's cost).
-      contents: `module.exports = {${specs
+      contents: `module.exports = {${VENDOR_GROUPS[group]
         .filter((spec) => canResolve(spec))
         .map((spec) => `get ${JSON.stringify(spec)}() { return require(${JSON.stringify(spec)}); }`)
         .join(', ')}};`,
@@ -84,7 +86,7 @@ export function vendorBuildOptions(outdir, common) {
       ...(group === 'o200k' || group === 'cl100k' ? [tokenizerTablesPacked()] : []),
       vendorImports(
         './',
-        Object.keys(VENDOR_GROUPS).filter((g) => g !== group),
+        groups.filter((g) => g !== group),
       ),
     ],
   }));

@@ -3,7 +3,8 @@
  * loads the command line itself, dist/cliMain.js (built from main.ts), through V8's code cache (issue 43, the CLI's
  * own start: compiling the 0.6 MB bundle was about a fifth of `run`'s CPU before its agent started), then runs it.
  * The cache never decides whether the command runs: a folder that cannot be used, a cache that cannot be read or
- * written or that V8 refuses only costs the compile. The store package's `bin` (dist/cli.cjs) stays one file.
+ * written or that V8 refuses only costs the compile. The store package's `bin` is the same loader, dist/cli.cjs, of its
+ * own dist/cliMain.cjs (scripts/store-package/cliBuild.mjs names the file at build time).
  */
 import { join } from 'node:path';
 import { loadWithCodeCache } from '../store/files/codeCache';
@@ -15,7 +16,9 @@ interface CliMain {
   runCli(argv: string[]): Promise<number>;
 }
 
-const mainFile = join(__dirname, 'cliMain.js');
+/** The CLI's file name beside this loader, set by the build (`cliMain.js`; the store package's `cliMain.cjs`). */
+declare const __CLI_MAIN__: string;
+const mainFile = join(__dirname, __CLI_MAIN__);
 let dir: string | undefined;
 try {
   // AGENT_SESSIONS_CODE_CACHE=off: compile every time, write nothing (a read-only or audited machine).

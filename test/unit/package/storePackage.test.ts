@@ -287,7 +287,20 @@ describe('the store as an npm package (pack, install, run in a fresh project)', 
       import: { types: './dist/types/index.d.mts', default: './dist/index.mjs' },
       require: { types: './dist/types/index.d.ts', default: './dist/index.cjs' },
     });
-    for (const f of ['README.md', 'LICENSE', 'dist/index.mjs', 'dist/index.cjs', 'dist/types/index.d.ts', 'dist/types/index.d.mts']) {
+    for (const f of [
+      'README.md',
+      'LICENSE',
+      'dist/index.mjs',
+      'dist/index.cjs',
+      'dist/types/index.d.ts',
+      'dist/types/index.d.mts',
+      // The bin: a loader, the CLI, and the vendor bundles it loads on first use.
+      'dist/cli.cjs',
+      'dist/cliMain.cjs',
+      'dist/vendor/zod.js',
+      'dist/vendor/o200k.js',
+      'dist/vendor/mcp.js',
+    ]) {
       assert.ok(existsSync(join(dir, f)), `${f} is in the package`);
     }
     assert.match(readFileSync(join(dir, 'README.md'), 'utf8'), /AdvancedSQLiteSession/);
@@ -408,13 +421,33 @@ describe('the store as an npm package (pack, install, run in a fresh project)', 
   it('installs the agent-sessions command, which reads a Python-written file', function () {
     const bin = join(project, 'node_modules', '.bin', 'agent-sessions');
     assert.ok(existsSync(bin), 'npm linked the bin');
+    // The command keeps V8's code cache of itself (src/cli/cliLoader.ts): into a folder of this test's, not the user's.
+    const xdg = join(work, 'xdg-cache');
+    const env = childEnv({ XDG_CACHE_HOME: xdg });
     const fixture = join(ROOT, 'test', 'fixtures', 'conformance', 'ref-multisession.db');
-    const ls = exec(bin, ['ls', fixture, '--json'], project);
+    const ls = exec(bin, ['ls', fixture, '--json'], project, env);
     const sessions = (JSON.parse(ls.stdout) as { sessionId: string }[]).map((r) => r.sessionId).sort();
     assert.deepEqual(sessions, ['alice', 'bob']);
-    const show = exec(bin, ['show', fixture, 'alice', '--branch', 'alt', '--no-pager'], project);
+    const show = exec(bin, ['show', fixture, 'alice', '--branch', 'alt', '--no-pager'], project, env);
     assert.match(show.stdout, /Something sci-fi but short\?/);
-    assert.equal(exec(bin, ['--version'], project).stdout.trim(), JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
+    assert.equal(
+      exec(bin, ['--version'], project, env).stdout.trim(),
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version,
+    );
+    // `context` counts tokens with o200k_base, whose tables are a vendor bundle of the package loaded on first use.
+    const context = exec(bin, ['context', fixture, 'alice', '--turn', '1', '--json'], project, env);
+    const answer = JSON.parse(context.stdout) as { requests: { items: { tokens: number }[] }[] };
+    assert.ok(answer.requests[0]!.items[0]!.tokens > 0, context.stdout);
+    // Each command's first run wrote its cache, named after the package's CLI file (the VSIX's `cliMain-…` are
+    // another build's and stay).
+    const caches = readdirSync(join(xdg, 'agent-session-inspector', 'code-cache')).sort();
+    for (const command of ['ls', 'show', 'context'])
+      assert.ok(
+        caches.some((f) => new RegExp(`^cliMain\\.cjs-[0-9a-f]+-${command}\\.bin$`).test(f)),
+        `a code cache for ${command}: ${caches.join(', ')}`,
+      );
+    // A second run reads the cache and answers the same.
+    assert.equal(exec(bin, ['show', fixture, 'alice', '--branch', 'alt', '--no-pager'], project, env).stdout, show.stdout);
   });
 
   it('type-checks a TypeScript consumer against the declarations, from ESM (.mts) and CommonJS (.cts)', function () {
