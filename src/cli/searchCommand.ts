@@ -107,7 +107,9 @@ export class JsonHits {
 const indent = (text: string, by: string): string => text.replace(/^/gm, by);
 
 function indexOption(dir: string | undefined, later: (task: () => void) => void): SearchIndexOption | undefined {
-  return dir === undefined ? undefined : { dir, later, onProblem: (message) => void process.stderr.write(`agent-sessions: ${message}\n`) };
+  return dir === undefined
+    ? undefined
+    : { dir, later, onChunk: heapCheck, onProblem: (message) => void process.stderr.write(`agent-sessions: ${message}\n`) };
 }
 
 /**
