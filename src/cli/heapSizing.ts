@@ -53,6 +53,8 @@ export const HEAP_FLAGS = {
   atomicMarking: '--no-incremental-marking',
   /** For the ceiling's collections (`useHeapCeiling`): a context made after it is set has `gc`. */
   exposeGc: '--expose-gc',
+  /** Maglev as the top tier (`holdHeapSmall`, from `MAGLEV_TOP_FROM_V8`). */
+  noTurbofan: '--no-turbofan',
 } as const;
 
 /**
@@ -66,6 +68,7 @@ export const HEAP_FLAG_DEFAULTS: Record<keyof typeof HEAP_FLAGS, string> = {
   youngStopped: '--semi-space-growth-factor=2',
   atomicMarking: '--incremental-marking',
   exposeGc: '--no-expose-gc',
+  noTurbofan: '--turbofan',
 };
 
 /**
@@ -87,6 +90,17 @@ export const HEAP_CEILING_BYTES = 16 * 1024 * 1024;
  * set after start let `show` and `export md` grow to 299–329 MB: there V8 marks in steps as before.
  */
 export const ATOMIC_MARKING_FROM_V8 = 12;
+
+/**
+ * The first V8 on which the commands holding their heap run without TurboFan, Maglev (on by default from V8 13, Node
+ * 24; off in Node 20's and 22's) their top tier. TurboFan's compiles, on threads of their own, were 4–14 MB of each
+ * one's peak on file A (Node 24, 2 runs each): its compile zones, the malloc arenas of its threads, the pages of
+ * `node`'s code it runs (`export json -o`: 97.6–100.4 MB with it, 84.3–84.6 without; `--no-concurrent-recompilation` or
+ * `MALLOC_ARENA_MAX=1` took 5–6 MB, but only given at start). CPU within a few percent, but `usage` 11–22 % and
+ * `search berlin` 9 % more. Without Maglev the next tier down is the baseline compiler: on Node 22 `show` and the
+ * exports took 5–22 % more CPU, `usage` 34–52 %, so there TurboFan stays.
+ */
+export const MAGLEV_TOP_FROM_V8 = 13;
 
 const v8MajorVersion = (): number => Number(process.versions.v8.split('.')[0]);
 
@@ -125,6 +139,7 @@ export async function holdHeapSmall(): Promise<void> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   v8 ??= require('node:v8') as typeof V8;
   setFlag('oldGrowth');
+  if (v8MajorVersion() >= MAGLEV_TOP_FROM_V8) setFlag('noTurbofan');
   lookAtYoungGeneration();
 }
 

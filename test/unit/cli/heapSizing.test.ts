@@ -19,6 +19,7 @@ import {
   HEAP_CEILING_BYTES,
   HEAP_FLAG_DEFAULTS,
   HEAP_FLAGS,
+  MAGLEV_TOP_FROM_V8,
   YOUNG_CAP_BYTES,
 } from '../../../src/cli/heapSizing';
 import { tempDir } from '../../support/tempFiles';
@@ -115,6 +116,22 @@ const script = new (require('node:vm').Script)(${JSON.stringify(PROBE)}, { filen
 process.stdout.write(String(script.cachedDataRejected));
 `;
 
+const v8Major = Number(process.versions.v8.split('.')[0]);
+
+/** A hot function, with or without the hold, run under `--trace-opt`: which tiers V8 compiled it for. */
+const TIER_SCRIPT = `
+import { holdHeapSmall } from ${JSON.stringify(join(ROOT, 'src', 'cli', 'heapSizing.ts'))};
+if (process.argv[2] === 'hold') await holdHeapSmall();
+function hot(text: string): number {
+  let sum = 0;
+  for (let i = 0; i < text.length; i++) sum += text.charCodeAt(i) * (i & 7);
+  return sum;
+}
+let total = 0;
+for (let k = 0; k < 3_000_000; k++) total += hot('abcdefghij' + k);
+process.stdout.write(total > 0 ? 'ran' : 'no');
+`;
+
 describe('the CLI holds its heap small (heapSizing.ts)', function () {
   this.timeout(120_000);
   const tmp = tempDir('asi-cli-heap-');
@@ -166,6 +183,37 @@ describe('the CLI holds its heap small (heapSizing.ts)', function () {
     assert.equal(cacheTakenAfter('release'), true);
   });
 
+  function tiers(mode: 'hold' | 'default'): { turbofan: number; maglev: number } {
+    const script = join(tmp.dir, 'tier.mts');
+    writeFileSync(script, TIER_SCRIPT);
+    // Without on-stack replacement and TurboFan's inlining, `hot` is compiled as itself, not inside the loop's code.
+    const flags = ['--trace-opt', '--no-use-osr', '--no-turbo-inlining'];
+    const r = spawnSync(process.execPath, [...flags, '--import', 'tsx', script, mode], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /ran/);
+    const compiles = r.stdout.split('\n').filter((line) => line.startsWith('[compiling method') && line.includes('JSFunction hot '));
+    return {
+      turbofan: compiles.filter((line) => /target TURBOFAN/.test(line)).length,
+      maglev: compiles.filter((line) => /target MAGLEV/.test(line)).length,
+    };
+  }
+
+  it('V8 compiles a hot function with TurboFan when nothing holds the heap (the control)', function () {
+    assert.ok(tiers('default').turbofan > 0);
+  });
+
+  it(`runs without TurboFan from V8 ${MAGLEV_TOP_FROM_V8}, Maglev the top tier; with it before (V8 ${v8Major})`, function () {
+    const held = tiers('hold');
+    if (v8Major >= MAGLEV_TOP_FROM_V8) {
+      assert.equal(held.turbofan, 0, 'compiled with TurboFan after holdHeapSmall');
+      assert.ok(held.maglev > 0, 'Maglev compiled nothing: this V8 runs the held commands on its baseline compiler');
+    } else assert.ok(held.turbofan > 0, `V8 ${v8Major} keeps TurboFan`);
+  });
+
   it('V8 grows the young generation past the cap when nothing holds it (the control)', function () {
     const figures = run('default');
     assert.equal(figures.items, 2_000_000);
@@ -195,8 +243,6 @@ describe('the CLI holds its heap small (heapSizing.ts)', function () {
     assert.match(r.stdout, /"items":3000000/);
     return r.stdout.split('\n').filter((line) => line.includes('Mark-Compact'));
   }
-
-  const v8Major = Number(process.versions.v8.split('.')[0]);
 
   it(`marks full collections in steps as V8 does, when nothing holds the heap (the control; V8 ${v8Major})`, function () {
     const marks = fullCollections('none');
