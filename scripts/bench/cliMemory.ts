@@ -76,7 +76,9 @@ export interface CliRun {
   error?: string;
   /**
    * The same command's run just before: through a CLI with the code cache, the run that wrote the cache this one
-   * read (a command's first run after an install or an update); the same as this one through a CLI without it.
+   * read (a command's first run after an install or an update); the same as this one through a CLI without it. For a
+   * `tool:` search, the driver's first: it builds the file's index of tool items after its hits. Counted by the
+   * target as the measured run is.
    */
   firstRun?: { peakRssMB: number | null; cpuMs: number | null };
 }
@@ -120,8 +122,11 @@ export async function runCliMemoryBench(
     const cli = options.cliDir ? join(options.cliDir, 'cli.js') : await buildCli(dir, progress);
     // The CLI as users run it loads itself through V8's code cache (src/cli/cliLoader.ts), written by a command's
     // first run: each command runs twice, the first writing the cache into a folder of the bench's own (never the
-    // user's), the second measured. The cache holds compiled code: 5–10 MB of the peak of `search`.
-    const xdg = join(dir, 'xdg-cache');
+    // user's), the second measured. The cache holds compiled code: 5–10 MB of the peak of `search`. A folder per
+    // driver: each one's first `tool:` search builds the file's index of tool items, as a user's first search does
+    // (before, the better-sqlite3 run built it and the node:sqlite runs found it current: a first build on node:sqlite
+    // peaked at 212–219 MB unseen). The first runs count for the target too.
+    const xdgOf = (driver: string) => join(dir, `xdg-${driver.replace(/[^\w.-]/g, '_')}`);
     const peak = join(dir, 'peak.js');
     writeFileSync(peak, PEAK_MODULE);
     const nodes: { driver: string; node: string }[] = [{ driver: 'better-sqlite3', node: process.execPath }];
@@ -148,7 +153,7 @@ export async function runCliMemoryBench(
         AGENT_SESSION_SQLITE_DRIVER: driver.replace(/@.*/, ''),
         NODE_PATH: join(repositoryRoot(), 'node_modules'),
         NO_COLOR: '1',
-        XDG_CACHE_HOME: xdg,
+        XDG_CACHE_HOME: xdgOf(driver),
       };
       const floor = await runOne(node, ['-r', peak, '-e', '0'], env);
       const version = await runOne(node, ['-r', peak, cli, '--version'], env);
@@ -166,11 +171,18 @@ export async function runCliMemoryBench(
         report.runs.push({ command: c.name, driver, ...r, bytesOut, firstRun: { peakRssMB: first.peakRssMB, cpuMs: first.cpuMs } });
       }
     }
-    const cacheDir = join(xdg, 'agent-session-inspector', 'code-cache');
-    report.codeCacheFiles = existsSync(cacheDir) ? readdirSync(cacheDir).length : 0;
+    for (const { driver } of nodes) {
+      const cacheDir = join(xdgOf(driver), 'agent-session-inspector', 'code-cache');
+      report.codeCacheFiles += existsSync(cacheDir) ? readdirSync(cacheDir).length : 0;
+    }
     const measured = report.runs.filter((r) => r.peakRssMB !== null);
-    const over = measured.filter((r) => r.peakRssMB! > CLI_MEMORY_TARGET_MB).map((r) => `${r.command} (${r.driver})`);
-    const worst = Math.max(...measured.map((r) => r.peakRssMB!));
+    const over = [
+      ...measured.filter((r) => r.peakRssMB! > CLI_MEMORY_TARGET_MB).map((r) => `${r.command} (${r.driver})`),
+      ...report.runs
+        .filter((r) => r.firstRun?.peakRssMB != null && r.firstRun.peakRssMB > CLI_MEMORY_TARGET_MB)
+        .map((r) => `${r.command} (${r.driver}, first run)`),
+    ];
+    const worst = Math.max(...measured.map((r) => r.peakRssMB!), ...report.runs.map((r) => r.firstRun?.peakRssMB ?? 0));
     report.target = {
       peakRssMB: CLI_MEMORY_TARGET_MB,
       worstMB: worst,
@@ -232,7 +244,7 @@ async function buildCli(dir: string, progress: (m: string) => void): Promise<str
 export function cliMemoryTable(r: CliMemoryReport): string {
   const drivers = r.nodes.map((n) => n.driver);
   const rows = [
-    ['command', ...drivers.map((d) => `${d}: peak MB / CPU ms / out MB`)],
+    ['command', ...drivers.map((d) => `${d}: peak MB [first run's] / CPU ms / out MB`)],
     ['node -e 0', ...r.nodes.map((n) => `${n.floorRssMB ?? '–'}`)],
     ['--version', ...r.nodes.map((n) => `${n.versionRssMB ?? '–'}`)],
     ...[...new Set(r.runs.map((x) => x.command))].map((command) => [
@@ -240,7 +252,12 @@ export function cliMemoryTable(r: CliMemoryReport): string {
       ...drivers.map((d) => {
         const x = r.runs.find((y) => y.command === command && y.driver === d);
         if (!x) return '';
-        const figures = `${x.peakRssMB ?? '–'} / ${x.cpuMs ?? '–'} / ${round(x.bytesOut / 1e6)}`;
+        // A first run that peaked higher (the index's build, the cache's writing) in brackets after it.
+        const first =
+          x.firstRun?.peakRssMB != null && x.peakRssMB !== null && x.firstRun.peakRssMB > x.peakRssMB + 2
+            ? ` [${x.firstRun.peakRssMB}]`
+            : '';
+        const figures = `${x.peakRssMB ?? '–'}${first} / ${x.cpuMs ?? '–'} / ${round(x.bytesOut / 1e6)}`;
         return x.exitCode === 0 ? figures : `${figures} (exit ${x.exitCode}: ${x.error ?? ''})`;
       }),
     ]),
