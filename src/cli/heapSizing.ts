@@ -95,10 +95,10 @@ export const ATOMIC_MARKING_FROM_V8 = 12;
  * The first V8 on which the commands holding their heap run without TurboFan, Maglev (on by default from V8 13, Node
  * 24; off in Node 20's and 22's) their top tier. TurboFan's compiles, on threads of their own, were 4–14 MB of each
  * one's peak on file A (Node 24, 2 runs each): its compile zones, the malloc arenas of its threads, the pages of
- * `node`'s code it runs (`export json -o`: 97.6–100.4 MB with it, 84.3–84.6 without; `--no-concurrent-recompilation` or
- * `MALLOC_ARENA_MAX=1` took 5–6 MB, but only given at start). CPU within a few percent, but `usage` 11–22 % and
- * `search berlin` 9 % more. Without Maglev the next tier down is the baseline compiler: on Node 22 `show` and the
- * exports took 5–22 % more CPU, `usage` 34–52 %, so there TurboFan stays.
+ * `node`'s code it runs (`export json -o`: 97.6–100.4 MB with it, 84.2–85.7 without; `--no-concurrent-recompilation` or
+ * `MALLOC_ARENA_MAX=1` took 5–6 MB, but only given at start). CPU within a few percent, but `usage` 10–22 % more.
+ * Without Maglev the next tier down is the baseline compiler: on Node 22 `show` and the exports took 5–22 % more CPU,
+ * `usage` 34–52 %, so there TurboFan stays.
  */
 export const MAGLEV_TOP_FROM_V8 = 13;
 
