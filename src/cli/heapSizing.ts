@@ -98,7 +98,8 @@ export const ATOMIC_MARKING_FROM_V8 = 12;
  * `node`'s code it runs (`export json -o`: 97.6–100.4 MB with it, 84.2–85.7 without; `--no-concurrent-recompilation` or
  * `MALLOC_ARENA_MAX=1` took 5–6 MB, but only given at start). CPU within a few percent, but `usage` 10–22 % more.
  * Without Maglev the next tier down is the baseline compiler: on Node 22 `show` and the exports took 5–22 % more CPU,
- * `usage` 34–52 %, so there TurboFan stays.
+ * `usage` 34–52 %, so there TurboFan stays (and Maglev stays off: Node 22 turned it off for its V8's code generation
+ * bugs, nodejs/node#54384).
  */
 export const MAGLEV_TOP_FROM_V8 = 13;
 
