@@ -187,7 +187,7 @@ describe('the CLI holds its heap small (heapSizing.ts)', function () {
     const script = join(tmp.dir, 'tier.mts');
     writeFileSync(script, TIER_SCRIPT);
     // Without on-stack replacement and TurboFan's inlining, `hot` is compiled as itself, not inside the loop's code.
-    const flags = ['--trace-opt', '--no-use-osr', '--no-turbo-inlining'];
+    const flags = ['--trace-opt', '--no-use-osr', '--no-turbo-inlining', '--no-concurrent-recompilation'];
     const r = spawnSync(process.execPath, [...flags, '--import', 'tsx', script, mode], {
       cwd: ROOT,
       encoding: 'utf8',
