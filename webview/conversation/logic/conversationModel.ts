@@ -138,7 +138,14 @@ export class ConversationModel {
   /** The next window read scrolls the list to the selected turn (after navigation, not after a live update). */
   private scrollNext = false;
   private pageInFlight: Promise<void> | undefined;
+  /** The next read of the turns issued from now on selects the last turn (a run ended, or the End key). */
   private selectLastTurn = false;
+  /**
+   * Counts reads of the turns: only the latest one issued applies its window. Each notice of a run's commits reads the
+   * turns again, and one issued before the run's last write could answer after the run's own read: applied, it
+   * showed the turns without the run's and, since it replaced the window, made the newer read look overtaken.
+   */
+  private turnReads = 0;
   private tablesOpen = false;
   /** The Tools tab is open: it reads its own scope's tool totals (`tools/get`), apart from the Tokens tab's. */
   private toolsOpen = false;
@@ -575,13 +582,19 @@ export class ConversationModel {
     }
     if (plan.turns) {
       const keep = this.window;
+      // Whether to select the last turn is decided as the read is issued: a read issued before a run ended holds
+      // the turns as they were then, and its last turn is not the run's.
+      const selectLast = this.selectLastTurn;
+      const mine = ++this.turnReads;
       // Only as far as the list shows (and the selected turn); the list asks for more as it scrolls.
       const count = Math.max(VIEW_TURN_PAGE, Math.min(keep.turns.length, this.shownUpTo() + 1));
-      const read = await this.readWindow(keep, count, this.selectLastTurn ? Infinity : this.selected);
+      const read = await this.readWindow(keep, count, selectLast ? Infinity : this.selected);
       if (read === STALE) return false;
       if (this.window !== keep) return true; // the user moved on; that navigation loads its own window
-      const last = this.selectLastTurn ? read.turns[read.turns.length - 1]?.turn : undefined;
-      this.selectLastTurn = false;
+      // A newer read of the turns is on its way (it reads what is owed, this load's part included).
+      if (mine !== this.turnReads) return false;
+      const last = selectLast ? read.turns[read.turns.length - 1]?.turn : undefined;
+      if (selectLast) this.selectLastTurn = false;
       this.applyWindow(read, last ?? this.selected, last !== undefined);
     }
     if (plan.latency && (await this.reloadLatency()) === STALE) return false;

@@ -52,6 +52,8 @@ class TestHost {
   /** Every request with its parameters, as sent. */
   readonly requests: [RequestMethod, unknown][] = [];
   holding = false;
+  /** While `holding`, only these methods wait (all when unset). */
+  holdOnly: ReadonlySet<RequestMethod> | undefined;
   private readonly held: (() => void)[] = [];
 
   constructor(private readonly db: SessionDatabase) {}
@@ -115,15 +117,24 @@ class TestHost {
     this.methods.push(method);
     this.requests.push([method, params]);
     const answer = handleRequest(this.handlers, method, params);
-    if (!this.holding) return answer;
+    if (!this.holding || (this.holdOnly !== undefined && !this.holdOnly.has(method))) return answer;
     return new Promise<unknown>((resolve) => this.held.push(() => resolve(answer)));
   }) as RequestFn;
 
-  /** Delivers the held answers, oldest first, and waits until the view has handled them. */
-  async release(): Promise<void> {
+  /** How many answers are held. */
+  get heldCount(): number {
+    return this.held.length;
+  }
+
+  /** Delivers the held answers, oldest first (or newest first), and waits until the view has handled them. */
+  async release(order: 'oldest first' | 'newest first' = 'oldest first'): Promise<void> {
     this.holding = false;
-    for (const deliver of this.held.splice(0)) deliver();
-    await settle();
+    this.holdOnly = undefined;
+    const held = this.held.splice(0);
+    for (const deliver of order === 'oldest first' ? held : held.reverse()) {
+      deliver();
+      await settle();
+    }
   }
 
   /** The methods requested since the last call. */
@@ -280,6 +291,37 @@ describe('conversation view data flow', () => {
       Array.from({ length: 150 }, (_, i) => i + 1),
     );
   });
+
+  // A run's turn is written in several commits, each with its notice: a notice's read of the turns may be answered
+  // after the run's end, holding the turns as they were before the run's last write. Neither order of the two answers
+  // may leave the view on an older turn than the one the run wrote (seen in the UI suite: the new branch's turn 2
+  // listed but turn 1 selected).
+  for (const order of ['oldest first', 'newest first'] as const) {
+    it(`selects the turn a run wrote when a read issued before its last write answers after it ended (${order})`, async () => {
+      const host = new TestHost(db);
+      const model = new ConversationModel(host.request, () => undefined);
+      await model.start(null);
+      host.holding = true;
+      host.holdOnly = new Set(['turns/get']);
+      const notice = model.noticeReceived({ seq: 1, what: [...ROW_CHANGES] });
+      await settle();
+      assert.equal(host.heldCount, 1, "the notice's turns, read before the run's turn was stored");
+      await addTurns(path, 4, 1);
+      const usage = { requests: 1, inputTokens: 1, outputTokens: 1, totalTokens: 2, cachedTokens: 0, reasoningTokens: 0 };
+      const written = { summary: 'stored', kept: [], removed: [], notSaved: [], turn: 4, usageStored: false };
+      const ended = model.runEvent({ kind: 'run/completed', runId: 'r1', finalOutput: 'done', usage, written });
+      await settle();
+      assert.equal(host.heldCount, 2, "the run's own read of the turns");
+      await host.release(order);
+      await Promise.all([notice, ended]);
+      assert.deepEqual(
+        model.turns.map((t) => t.turn),
+        [1, 2, 3, 4],
+      );
+      assert.equal(model.selectedTurn?.turn, 4, 'the turn the run wrote');
+      assert.match(JSON.stringify(model.items), /question 4/);
+    });
+  }
 
   it('still loads everything when a notice arrives before the handshake is answered', async () => {
     const host = new TestHost(db);
