@@ -142,8 +142,8 @@ export class ConversationModel {
   private selectLastTurn = false;
   /**
    * Counts reads of the turns: only the latest one issued applies its window. Each notice of a run's commits reads the
-   * turns again, and one issued before the run's last write could answer after the run's own read: applied, it
-   * showed the turns without the run's and, since it replaced the window, made the newer read look overtaken.
+   * turns again, and one issued before the run's last write could answer after the run ended: applied, it selected
+   * its own last turn (not the run's) and, since it replaced the window, made the run's own read look overtaken.
    */
   private turnReads = 0;
   private tablesOpen = false;
