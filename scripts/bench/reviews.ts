@@ -153,7 +153,8 @@ async function reviewNext(
         for (const h of batch) hits.push(h.turn);
       },
     },
-    config.workerExecArgv ? { execArgv: config.workerExecArgv } : {},
+    // A worker of its own, its start included (none kept from an earlier search), as in the rounds before.
+    config.workerExecArgv ? { execArgv: config.workerExecArgv, keptMs: 0 } : { keptMs: 0 },
   );
   const end = await search.finished;
   const queueMs = now() - t0;

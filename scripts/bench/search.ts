@@ -84,6 +84,8 @@ function viaWorker(
         throw new Error(m);
       },
     },
+    // A worker of its own each time, its start included, as a first search meets it (none kept from the last).
+    { keptMs: 0 },
   );
   return search.finished.then((end) => {
     clearInterval(tick);

@@ -13,7 +13,7 @@ import type { Services } from './services';
 import { workspaceTrust } from './core/settings';
 import { DatabaseRegistry } from './databases/databaseRegistry';
 import { StoreClient } from '../store/worker/storeClient';
-import { useSearchIndexFolder, useSearchWorkerCodeCache } from '../store/search/searchInWorker';
+import { endKeptSearchWorker, useSearchIndexFolder, useSearchWorkerCodeCache } from '../store/search/searchInWorker';
 import { SqliteDriverCheck } from './databases/sqliteDriverCheck';
 import { WorkspaceDiscovery } from './databases/workspaceDiscovery';
 import { SessionPricing } from './pricing/sessionPricing';
@@ -226,5 +226,5 @@ let stopRuns: (() => Promise<void>) | undefined;
 
 /** VS Code awaits this (a few seconds at most) before it ends the extension host. */
 export async function deactivate(): Promise<void> {
-  await stopRuns?.();
+  await Promise.all([stopRuns?.(), endKeptSearchWorker()]);
 }

@@ -143,7 +143,8 @@ describe('sessions view in the workbench (packaged extension)', function () {
     console.log(`activation of the extension on ${host}: ${first.ms} ms ('${first.shown}'); phases ${JSON.stringify(firstPhases)}`);
     // The caches are written a few seconds after a start (CACHE_WRITE_DELAY_MS), off the first paint's path: the
     // extension's, and the store worker's, which the view's first request started (src/store/worker/storeWorkerLoader.ts);
-    // a search worker's as it ends, when a search ran in this window before (an earlier spec's).
+    // a search worker's a few seconds after its start or as it ends (it is kept for the next search), when a search ran
+    // in this window before (an earlier spec's).
     const bundlesCached = (): string[] => codeCacheFiles().map((f) => f.replace(/-[0-9a-f]+\.bin$/, ''));
     const both = (): boolean => ['extensionMain', 'storeWorkerMain'].every((b) => bundlesCached().includes(b));
     const deadline = Date.now() + 30_000;

@@ -4,7 +4,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { SearchHit, SearchSummary } from './searchHits';
-import type { SearchWorkerEvent, SearchWorkerInput } from './workerProtocol';
+import type { SearchWorkerCommand, SearchWorkerEvent, SearchWorkerInput, SearchWorkerStart } from './workerProtocol';
 import { workerCodeCache, type WorkerCodeCache } from '../files/workerCodeCache';
 
 export interface WorkerSearchHandlers {
@@ -32,10 +32,13 @@ export interface WorkerSearch {
   /** Resolves when the worker has finished (or was cancelled, or died: then `error` says why). */
   readonly finished: Promise<WorkerSearchEnd>;
   /**
-   * Resolves when the worker's thread has ended: after `finished`, it may still bring a search index up to date
-   * (`SearchIndexOption.later`), and its notices come until then.
+   * Resolves when the worker is done with this search (it waits for the next one, or its thread ended): after
+   * `finished`, it may still bring a search index up to date (`SearchIndexOption.later`), and its notices come until
+   * then.
    */
   readonly exited: Promise<void>;
+  /** The worker's thread (the same for searches run one after another in a kept worker). */
+  readonly threadId: number;
   /** Asks the worker to stop after its current batch; `finished` then resolves with `cancelled: true`. */
   cancel(): void;
 }
@@ -45,8 +48,8 @@ let defaultCodeCacheDir: string | undefined;
 
 /**
  * Search workers started from now on load through V8's code cache in `dir` (the extension's global storage, set at
- * activation): every search in VS Code starts a worker, from four features, and the folder is the extension's, not
- * theirs. Undefined: no cache (the CLI, tests).
+ * activation): every search in VS Code runs in a search worker, from four features, and the folder is the extension's,
+ * not theirs. Undefined: no cache (the CLI, tests).
  */
 export function useSearchWorkerCodeCache(dir: string | undefined): void {
   defaultCodeCacheDir = dir;
@@ -65,22 +68,113 @@ export function useSearchIndexFolder(dir: string | undefined, onProblem?: (messa
 }
 
 /**
- * Starts a search of `input` in a new worker (`workerFile`: dist/searchWorker.js, or the TypeScript entry under tsx
- * with `execArgv`). `codeCacheDir`: where the bundled worker keeps V8's code cache of itself (default: the folder
- * `useSearchWorkerCodeCache` set).
+ * How long a search worker is kept after its search, for the next one (ms). Every search in VS Code (the Search view,
+ * a conversation's search box, *Review Next*, a check, the coding agents' tool) started a thread of its own: 80–95 ms
+ * of Node's worker start before it read anything, and our code run for the first time in it. A worker holds no file
+ * open while it waits (each search closes its connections), and it does not keep the process alive.
+ */
+export const SEARCH_WORKER_KEPT_MS = 60_000;
+
+/** The worker waiting for the next search: one at most, for the same bundle, options and code cache. */
+let kept: { worker: Worker; key: string; timer: NodeJS.Timeout } | undefined;
+let nextSearchId = 1;
+
+/** How long an idle worker asked to end may take before it is stopped (ms). */
+const END_GRACE_MS = 2_000;
+
+/**
+ * Ends an idle worker as a thread ends by itself (its code cache is written then, if it was not yet), or stops it
+ * when it does not end within `END_GRACE_MS`. Resolves when it has ended.
+ */
+function retire(worker: Worker): Promise<void> {
+  return new Promise<void>((resolve) => {
+    // Ended already (its threadId is -1 from then, even before its exit event): nothing to wait for.
+    if (worker.threadId === -1) return resolve();
+    const timer = setTimeout(() => void worker.terminate().then(() => resolve()), END_GRACE_MS);
+    timer.unref();
+    worker.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    worker.postMessage({ type: 'end' } satisfies SearchWorkerCommand);
+  });
+}
+
+/** Ends the kept worker (the extension's deactivation; tests). */
+export function endKeptSearchWorker(): Promise<void> {
+  const k = kept;
+  kept = undefined;
+  if (!k) return Promise.resolve();
+  clearTimeout(k.timer);
+  return retire(k.worker);
+}
+
+/** The thread id of the worker kept for the next search, if any (tests, the benchmark). */
+export function keptSearchWorker(): number | undefined {
+  return kept?.worker.threadId;
+}
+
+function keep(worker: Worker, key: string, keptMs: number): void {
+  const older = kept;
+  // The newest one is kept: an older one is the less likely to be warm for what comes next.
+  if (older && older.worker !== worker) {
+    clearTimeout(older.timer);
+    void retire(older.worker);
+  }
+  const timer = setTimeout(() => {
+    if (kept?.worker === worker) kept = undefined;
+    void retire(worker);
+  }, keptMs);
+  timer.unref();
+  worker.unref();
+  kept = { worker, key, timer };
+}
+
+/**
+ * Starts a search of `input` in the worker kept from the last search when there is one for the same bundle and
+ * options, else in a new worker (`workerFile`: dist/searchWorker.js, or the TypeScript entry under tsx with
+ * `execArgv`). `codeCacheDir`: where the bundled worker keeps V8's code cache of itself (default: the folder
+ * `useSearchWorkerCodeCache` set). When the search is over the worker waits `keptMs` (default `SEARCH_WORKER_KEPT_MS`;
+ * 0: it ends) for the next one.
  */
 export function startWorkerSearch(
   workerFile: string,
   input: SearchWorkerInput,
   handlers: WorkerSearchHandlers,
-  options: { execArgv?: string[] } & WorkerCodeCache = {},
+  options: { execArgv?: string[]; keptMs?: number } & WorkerCodeCache = {},
 ): WorkerSearch {
   const cache = workerCodeCache({ codeCacheDir: defaultCodeCacheDir, ...workerCodeCache(options) });
   const indexDir = input.indexDir ?? defaultIndex?.dir;
-  const workerData: SearchWorkerInput = { ...input, ...cache, ...(indexDir === undefined ? {} : { indexDir }) };
+  const searchInput: SearchWorkerInput = { ...input, ...cache, ...(indexDir === undefined ? {} : { indexDir }) };
   const onNotice = handlers.onNotice ?? ((_path: string, message: string) => defaultIndex?.onProblem?.(message));
-  const worker = new Worker(workerFile, { workerData, execArgv: options.execArgv });
+  const key = JSON.stringify([workerFile, options.execArgv ?? [], cache]);
+  const keptMs = options.keptMs ?? SEARCH_WORKER_KEPT_MS;
+  const searchId = nextSearchId++;
+  let worker: Worker;
+  // A kept worker that ended meanwhile (its exit event not in yet) is not taken: its threadId is -1 from its end.
+  if (kept?.key === key && kept.worker.threadId !== -1) {
+    worker = kept.worker;
+    clearTimeout(kept.timer);
+    kept = undefined;
+    worker.ref();
+    worker.postMessage({ type: 'search', searchId, input: searchInput } satisfies SearchWorkerCommand);
+  } else {
+    const start: SearchWorkerStart = { ...searchInput, searchId };
+    const created = new Worker(workerFile, { workerData: start, execArgv: options.execArgv });
+    // While it waits for a search no search listens: its end (or an error, which unheard would be thrown in the host)
+    // only takes it out of `kept`.
+    const forget = (): void => {
+      if (kept?.worker !== created) return;
+      clearTimeout(kept.timer);
+      kept = undefined;
+    };
+    created.on('error', forget);
+    created.on('exit', forget);
+    worker = created;
+  }
   let cancelled = false;
+  let endSearch!: () => void;
+  const searchOver = new Promise<void>((resolve) => (endSearch = resolve));
   const finished = new Promise<WorkerSearchEnd>((resolve) => {
     let settled = false;
     const settle = (r: Partial<WorkerSearchEnd> & { cancelled: boolean }): void => {
@@ -88,7 +182,7 @@ export function startWorkerSearch(
       settled = true;
       resolve({ capped: false, notSearched: [], ...r });
     };
-    worker.on('message', (e: SearchWorkerEvent) => {
+    const onMessage = (e: SearchWorkerEvent): void => {
       switch (e.type) {
         case 'hits':
           handlers.onHits(e.path, e.hits);
@@ -108,19 +202,38 @@ export function startWorkerSearch(
         case 'finished':
           settle({ cancelled: e.cancelled || cancelled, capped: e.capped, notSearched: e.notSearched });
           break;
+        case 'idle':
+          // This search is over, what it did after `finished` included: the worker is the next search's.
+          detach();
+          settle({ cancelled });
+          endSearch();
+          if (keptMs > 0) keep(worker, key, keptMs);
+          else void retire(worker);
+          break;
       }
-    });
-    worker.on('error', (err) => settle({ cancelled, error: err.message }));
-    worker.on('exit', (code) =>
-      settle(code === 0 || cancelled ? { cancelled } : { cancelled, error: `The search worker stopped (exit code ${code}).` }),
-    );
+    };
+    const onError = (err: Error): void => settle({ cancelled, error: err.message });
+    const onExit = (code: number): void => {
+      detach();
+      settle(code === 0 || cancelled ? { cancelled } : { cancelled, error: `The search worker stopped (exit code ${code}).` });
+      endSearch();
+    };
+    const detach = (): void => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
   });
   return {
     finished,
-    exited: new Promise<void>((resolve) => worker.once('exit', () => resolve())),
+    exited: searchOver,
+    threadId: worker.threadId,
     cancel: () => {
       cancelled = true;
-      worker.postMessage({ type: 'cancel' });
+      worker.postMessage({ type: 'cancel', searchId } satisfies SearchWorkerCommand);
     },
   };
 }

@@ -1,14 +1,15 @@
 /**
  * The search worker: runs `searchDatabase` off the extension host's thread, so a scan of a large file never blocks the
  * host (a synchronous SQLite read of a batch would otherwise hold its event loop). It opens its own read-only
- * connection per file (SQLite connections cannot be shared across threads), on the driver the host uses.
+ * connection per file (SQLite connections cannot be shared across threads), on the driver the host uses, and closes
+ * them before it says it is idle: a worker kept for the next search holds no file open.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openSessionDatabase, type SessionDatabase } from '../inspector/sessionDatabase';
 import { errorMessage } from '../../shared/errorMessage';
 import { searchDatabase } from './searchDatabase';
 import { DEFAULT_MAX_HITS } from './searchHits';
-import type { SearchWorkerCommand, SearchWorkerEvent, SearchWorkerInput } from './workerProtocol';
+import type { SearchWorkerCommand, SearchWorkerEvent, SearchWorkerInput, SearchWorkerStart } from './workerProtocol';
 
 /** Progress messages at most this often, so a fast scan does not flood the host with them. */
 const PROGRESS_MS = 100;
@@ -73,9 +74,22 @@ async function run(input: SearchWorkerInput, post: (e: SearchWorkerEvent) => voi
 
 if (parentPort) {
   const port = parentPort;
-  const controller = new AbortController();
+  // One search at a time: the host sends another only after `idle`. A cancel names its search, so one sent late (its
+  // search had ended) never stops the next.
+  let current: { searchId: number; controller: AbortController } | undefined;
+  const search = (searchId: number, input: SearchWorkerInput): void => {
+    const controller = new AbortController();
+    current = { searchId, controller };
+    void run(input, (e) => port.postMessage(e), controller.signal).finally(() => {
+      current = undefined;
+      port.postMessage({ type: 'idle' } satisfies SearchWorkerEvent);
+    });
+  };
   port.on('message', (m: SearchWorkerCommand) => {
-    if (m.type === 'cancel') controller.abort();
+    if (m.type === 'cancel' && current?.searchId === m.searchId) current.controller.abort();
+    else if (m.type === 'search') search(m.searchId, m.input);
+    else if (m.type === 'end' && current === undefined) port.close();
   });
-  void run(workerData as SearchWorkerInput, (e) => port.postMessage(e), controller.signal).finally(() => port.close());
+  const { searchId, ...input } = workerData as SearchWorkerStart;
+  search(searchId, input);
 }

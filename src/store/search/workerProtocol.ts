@@ -1,6 +1,7 @@
 /**
  * The messages between a search worker (`searchWorker.ts`, bundled as dist/searchWorker.js) and whoever started it.
- * The worker searches the given files one after another, each on its own read-only connection, and streams hits.
+ * The worker searches the given files one after another, each on its own read-only connection, and streams hits; then
+ * it waits for another search until the host ends it.
  */
 import type { DriverName } from '../sqlite/sqliteDatabase';
 import type { SearchQuery } from './searchQuery';
@@ -24,8 +25,20 @@ export interface SearchWorkerInput extends WorkerCodeCache {
   indexDir?: string;
 }
 
-/** Host → worker. */
-export type SearchWorkerCommand = { type: 'cancel' };
+/**
+ * `workerData` of a worker: the first search's input and its id (a worker is kept for later searches, see
+ * `searchInWorker.ts`).
+ */
+export interface SearchWorkerStart extends SearchWorkerInput {
+  searchId: number;
+}
+
+/**
+ * Host → worker: another search, for a worker that said it is `idle`; the cancelling of a search by its id; the end of
+ * an idle worker (it closes its port and ends as a thread does, writing its code cache if it has not yet).
+ */
+export type SearchWorkerCommand =
+  { type: 'search'; searchId: number; input: SearchWorkerInput } | { type: 'cancel'; searchId: number } | { type: 'end' };
 
 /** Worker → host. `done` comes once per file (with its summary) and `finished` once at the end. */
 export type SearchWorkerEvent =
@@ -39,4 +52,6 @@ export type SearchWorkerEvent =
    * `capped`: the search stopped at `maxHits`, so there may be more hits in the file it stopped in and in `notSearched`
    * (the files after it, never opened).
    */
-  | { type: 'finished'; cancelled: boolean; capped: boolean; notSearched: string[] };
+  | { type: 'finished'; cancelled: boolean; capped: boolean; notSearched: string[] }
+  /** After `finished` and whatever it did after it (an index brought up to date): ready for another search. */
+  | { type: 'idle' };

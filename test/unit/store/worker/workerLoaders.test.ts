@@ -135,8 +135,9 @@ describe('the workers loaded through their code cache', function () {
         { paths: [path], query: parseSearchQuery('answer') },
         { onHits: (_p, h) => hits.push(...h) },
         // A delay no search here lasts: the worker ends first and writes its cache as it ends (with the default delay,
-        // 5 s, and the timer not keeping it alive, a search worker used to end without writing one).
-        codeCacheDir === undefined ? {} : { codeCacheDir, codeCacheWriteAfterMs: 60_000 },
+        // 5 s, and the timer not keeping it alive, a search worker used to end without writing one). Not kept for the
+        // next search (keptMs 0): each search here starts its own worker, from the cache or not.
+        codeCacheDir === undefined ? { keptMs: 0 } : { codeCacheDir, codeCacheWriteAfterMs: 60_000, keptMs: 0 },
       );
       const end = await s.finished;
       assert.equal(end.error, undefined);
