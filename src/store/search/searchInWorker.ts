@@ -90,6 +90,9 @@ function retire(worker: Worker): Promise<void> {
   return new Promise<void>((resolve) => {
     // Ended already (its threadId is -1 from then, even before its exit event): nothing to wait for.
     if (worker.threadId === -1) return resolve();
+    // A kept worker does not keep the process alive; one that is ending does, until it has ended (whoever awaits
+    // this, the extension's deactivation, must not see the process end first).
+    worker.ref();
     const timer = setTimeout(() => void worker.terminate().then(() => resolve()), END_GRACE_MS);
     timer.unref();
     worker.once('exit', () => {

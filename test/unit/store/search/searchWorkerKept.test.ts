@@ -4,7 +4,8 @@
  * options get workers of their own; a kept worker ends after its time, holding no file open while it waits.
  */
 import { strict as assert } from 'node:assert';
-import { readdirSync, readlinkSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { endKeptSearchWorker, keptSearchWorker, startWorkerSearch, type WorkerSearch } from '../../../../src/store/search/searchInWorker';
 import { parseSearchQuery, type SearchHit } from '../../../../src/store';
@@ -21,7 +22,8 @@ function openDescriptors(path: string): string[] {
   });
 }
 
-const WORKER = join(__dirname, '..', '..', '..', '..', 'src', 'store', 'search', 'searchWorker.ts');
+const ROOT = join(__dirname, '..', '..', '..', '..');
+const WORKER = join(ROOT, 'src', 'store', 'search', 'searchWorker.ts');
 const UNDER_TSX = ['--require', 'tsx/cjs'];
 
 describe('the search worker kept for the next search', function () {
@@ -121,6 +123,28 @@ describe('the search worker kept for the next search', function () {
     const other = search('needle 4.', { execArgv: [...UNDER_TSX, '--no-warnings'] });
     assert.ok(![a.worker.threadId, b.worker.threadId].includes(other.worker.threadId), 'other options: a new worker');
     assert.equal((await other.done).length, 100);
+  });
+
+  it('ends the kept worker when asked, in a process with nothing else to do (the extension deactivating)', () => {
+    // A kept worker does not keep the process alive; while it ends, it must, or whoever awaits its end (VS Code awaits
+    // deactivate) would see the process end first: here, nothing after the await would be printed.
+    const script = join(folder.dir, 'end.mts');
+    writeFileSync(
+      script,
+      `import { endKeptSearchWorker, keptSearchWorker, startWorkerSearch } from ${JSON.stringify(join(ROOT, 'src', 'store', 'search', 'searchInWorker.ts'))};
+import { parseSearchQuery } from ${JSON.stringify(join(ROOT, 'src', 'store', 'search', 'searchQuery.ts'))};
+const search = startWorkerSearch(${JSON.stringify(WORKER)}, { paths: [${JSON.stringify(path)}], query: parseSearchQuery('needle 3.') },
+  { onHits: () => undefined }, { execArgv: ${JSON.stringify(UNDER_TSX)} });
+await search.finished;
+await search.exited;
+process.stdout.write(keptSearchWorker() === search.threadId ? 'kept, ' : 'not kept, ');
+await endKeptSearchWorker();
+process.stdout.write(keptSearchWorker() === undefined ? 'ended' : 'still kept');
+`,
+    );
+    const r = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, 'kept, ended');
   });
 
   it('ends a kept worker after its time, and holds no file open while it waits', async () => {
