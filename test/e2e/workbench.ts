@@ -353,19 +353,55 @@ export class TreeRow {
     return this;
   }
 
-  /** Expands the row (no-op when already expanded). */
+  /** Expands the row (no-op when already expanded with its children shown). */
   async expand(): Promise<this> {
+    await this.clickUntilExpanded();
+    // VS Code can show a node expanded with no children: when the whole tree is refreshed (every change of an open
+    // file refreshes it) between the click and the request for its children, the extension host no longer knows the
+    // node ("No tree item with id … found" in its log) and the request fails. A user collapses and expands it again;
+    // so does this, once (a node with no children costs the two waits).
+    if (!(await this.hasChildRow(3000))) {
+      await this.locator.click();
+      await this.locator
+        .and(this.wb.page.locator('[aria-expanded="false"]'))
+        .waitFor({ timeout: 2000 })
+        .catch(() => undefined);
+      await this.clickUntilExpanded();
+      await this.hasChildRow(3000);
+    }
+    return this;
+  }
+
+  private async clickUntilExpanded(): Promise<void> {
     await this.waitFor();
     // A click that lands while the tree re-renders (the registry fires again once a database is open) is lost, so
     // click until the row says it is expanded.
     for (let attempt = 0; ; attempt++) {
-      if ((await this.locator.getAttribute('aria-expanded')) === 'true') return this;
+      if ((await this.locator.getAttribute('aria-expanded')) === 'true') return;
       if (attempt === 5) throw new Error(`the tree row did not expand after ${attempt} clicks`);
       await this.locator.click();
       await this.locator
         .and(this.wb.page.locator('[aria-expanded="true"]'))
         .waitFor({ timeout: 2000 })
         .catch(() => undefined);
+    }
+  }
+
+  /** Whether the row below this one (in list order) is one of its children, within `timeout` ms. */
+  private async hasChildRow(timeout: number): Promise<boolean> {
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      const [index, level] = await this.locator.evaluate((el) => [
+        Number(el.getAttribute('data-index')),
+        Number(el.getAttribute('aria-level')),
+      ]);
+      const below = await this.wb
+        .viewPane()
+        .locator(`.monaco-list-row[data-index="${index! + 1}"]`)
+        .evaluateAll((els) => els.map((el) => Number(el.getAttribute('aria-level'))));
+      if (below.some((l) => l > level!)) return true;
+      if (Date.now() > deadline) return false;
+      await new Promise((r) => setTimeout(r, 100));
     }
   }
 
