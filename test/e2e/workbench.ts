@@ -362,6 +362,7 @@ export class TreeRow {
     // so does this, once (a node with no children costs the two waits).
     if (!(await this.hasChildRow(3000))) {
       await this.locator.click();
+      await this.wb.page.mouse.move(700, 2);
       await this.locator
         .and(this.wb.page.locator('[aria-expanded="false"]'))
         .waitFor({ timeout: 2000 })
@@ -380,6 +381,9 @@ export class TreeRow {
       if ((await this.locator.getAttribute('aria-expanded')) === 'true') return;
       if (attempt === 5) throw new Error(`the tree row did not expand after ${attempt} clicks`);
       await this.locator.click();
+      // Off the row at once: left on it, the row's hover tooltip opens below it, over its children, and takes the
+      // next click on one of them (a right-click on a session waited 30 s under its database's tooltip).
+      await this.wb.page.mouse.move(700, 2);
       await this.locator
         .and(this.wb.page.locator('[aria-expanded="true"]'))
         .waitFor({ timeout: 2000 })
