@@ -361,12 +361,7 @@ export class TreeRow {
     // node ("No tree item with id … found" in its log) and the request fails. A user collapses and expands it again;
     // so does this, once (a node with no children costs the two waits).
     if (!(await this.hasChildRow(3000))) {
-      await this.locator.click();
-      await this.wb.page.mouse.move(700, 2);
-      await this.locator
-        .and(this.wb.page.locator('[aria-expanded="false"]'))
-        .waitFor({ timeout: 2000 })
-        .catch(() => undefined);
+      await this.clickFor(false);
       await this.clickUntilExpanded();
       await this.hasChildRow(3000);
     }
@@ -380,15 +375,20 @@ export class TreeRow {
     for (let attempt = 0; ; attempt++) {
       if ((await this.locator.getAttribute('aria-expanded')) === 'true') return;
       if (attempt === 5) throw new Error(`the tree row did not expand after ${attempt} clicks`);
-      await this.locator.click();
-      // Off the row at once: left on it, the row's hover tooltip opens below it, over its children, and takes the
-      // next click on one of them (a right-click on a session waited 30 s under its database's tooltip).
-      await this.wb.page.mouse.move(700, 2);
-      await this.locator
-        .and(this.wb.page.locator('[aria-expanded="true"]'))
-        .waitFor({ timeout: 2000 })
-        .catch(() => undefined);
+      await this.clickFor(true);
     }
+  }
+
+  /** Clicks the row (which toggles it) and waits up to 2 s for it to say it is `expanded` (or not). */
+  private async clickFor(expanded: boolean): Promise<void> {
+    await this.locator.click();
+    // Off the row at once: left on it, the row's hover tooltip opens below it, over its children, and takes the next
+    // click on one of them (a right-click on a session waited 30 s under its database's tooltip).
+    await this.wb.page.mouse.move(700, 2);
+    await this.locator
+      .and(this.wb.page.locator(`[aria-expanded="${expanded}"]`))
+      .waitFor({ timeout: 2000 })
+      .catch(() => undefined);
   }
 
   /** Whether the row below this one (in list order) is one of its children, within `timeout` ms. */
