@@ -356,10 +356,11 @@ export class TreeRow {
   /** Expands the row (no-op when already expanded with its children shown). */
   async expand(): Promise<this> {
     await this.clickUntilExpanded();
-    // VS Code can show a node expanded with no children: when the whole tree is refreshed (every change of an open
-    // file refreshes it) between the click and the request for its children, the extension host no longer knows the
-    // node ("No tree item with id … found" in its log) and the request fails. A user collapses and expands it again;
-    // so does this, once (a node with no children costs the two waits).
+    // VS Code can show a node expanded with no children: when the node's parent is refreshed between the click and
+    // the request for its children, the extension host no longer knows the node ("No tree item with id … found" in
+    // its log) and the request fails. The tree refreshes only the database a change touched (sessionTree.ts), so
+    // this needs a write to that file at that moment; a user collapses and expands it again, and so does this, once
+    // (a node with no children costs the two waits).
     if (!(await this.hasChildRow(3000))) {
       await this.clickFor(false);
       await this.clickUntilExpanded();

@@ -3,7 +3,8 @@ import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import { AdvancedSQLiteSession } from '../../src/store';
 import { writeBuiltinToolSession } from '../support/builtinToolItems';
-import { api, child, childRows, freshScratchPerTest, type Scratch } from './helpers';
+import { nodeId, type TreeNode } from '../../src/extension/core/treeNodes';
+import { api, child, childRows, freshScratchPerTest, waitFor, type Scratch } from './helpers';
 
 describe('session tree', () => {
   const scratchOf = freshScratchPerTest();
@@ -135,6 +136,56 @@ describe('session tree', () => {
     assert.doesNotMatch(turns[0]!.contextValue, /canBranch/);
     const items = await childRows(a, turns[0]!.node);
     assert.equal(items.length, 2);
+  });
+
+  it('redraws only the database another connection wrote to, so a click elsewhere never meets a cleared tree', async () => {
+    // A refresh of the whole tree makes VS Code drop every node it holds until it has read the roots again; a click
+    // on a database in that time asks for children of a node it no longer knows and shows it expanded and empty. So
+    // a write redraws its database's node (the same object VS Code was given) and what is expanded under it, only.
+    const a = await api();
+    const path = s.copy('conformance/ref-multisession.db');
+    const other = s.copy('conformance/ref-basic.db');
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    await vscode.commands.executeCommand('agentSessions.openDatabase', other);
+    const db = await child(a, undefined, 'ref-multisession.db');
+    const alice = await child(a, db, 'alice');
+    const asked: string[] = [];
+    const getChildren = a.tree.getChildren;
+    a.tree.getChildren = (n?: TreeNode) => {
+      asked.push(n ? nodeId(n) : 'root');
+      return getChildren.call(a.tree, n);
+    };
+    try {
+      await a.treeView.reveal(alice, { expand: true });
+      // Opening and revealing read the tree (each change is debounced by VS Code): wait until it has settled.
+      let seen = -1;
+      await waitFor(
+        async () => {
+          const settled = seen === asked.length;
+          seen = asked.length;
+          if (!settled) await new Promise((r) => setTimeout(r, 500));
+          return settled;
+        },
+        15_000,
+        'the tree to settle',
+      );
+      assert.ok(asked.includes(nodeId(alice)), `VS Code read alice's branches: ${asked.join(' ')}`);
+      asked.length = 0;
+      const writer = new AdvancedSQLiteSession({ sessionId: 'alice', dbPath: path });
+      await writer.addItems([{ role: 'user', content: 'a turn from another connection' }]);
+      writer.close();
+      await waitFor(() => asked.includes(nodeId(alice)), 10_000, `VS Code to read alice again (asked: ${asked.join(' ')})`);
+      assert.deepEqual(
+        asked.filter((id) => id === 'root' || id.includes(JSON.stringify(other).slice(1, -1))),
+        [],
+        'neither the roots nor the other database were read again',
+      );
+      assert.ok(asked.includes(nodeId(db)), `the written database's sessions were read again: ${asked.join(' ')}`);
+    } finally {
+      a.tree.getChildren = getChildren;
+    }
+    const turns = await childRows(a, await child(a, alice, 'main'));
+    assert.match(turns[turns.length - 1]!.description, /a turn from another connection/);
   });
 
   it('remembers opened databases and reopens them after a restore', async () => {

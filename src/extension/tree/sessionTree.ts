@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { DatabaseRegistry } from '../databases/databaseRegistry';
+import type { DatabaseChange, DatabaseRegistry } from '../databases/databaseRegistry';
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { readBeforeFirstTurn, RemoteSessionSource } from '../../store';
@@ -34,11 +34,20 @@ export const SESSION_PAGE = 50;
  * nothing more. It refreshes when the registry reports a change.
  */
 export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<TreeNode | undefined>();
+  private readonly emitter = new vscode.EventEmitter<TreeNode | TreeNode[] | undefined>();
   readonly onDidChangeTreeData = this.emitter.event;
   private readonly subscription: vscode.Disposable;
   /** Tree items built by the last getChildren, by node id: nodes are plain data, rebuilt on every read. */
   private readonly items = new Map<string, vscode.TreeItem>();
+  /**
+   * The node object handed to VS Code for each id, the same object on every read while its fields stay the same.
+   * VS Code finds the element a refresh names by identity, so only a node it was given can be refreshed alone; a
+   * refresh of the whole tree drops every element VS Code holds, and a click that asks for a node's children in
+   * between finds none ("No tree item with id … found": the node shows expanded and empty).
+   */
+  private readonly nodes = new Map<string, TreeNode>();
+  /** The ids each node's last read listed under it (root: ''), so the nodes a read no longer lists are forgotten. */
+  private readonly childIds = new Map<string, string[]>();
   /**
    * The tooltips of session and branch items, kept apart: VS Code only resolves a tooltip that is undefined, so they
    * are handed over with their cost by `resolveTreeItem`.
@@ -53,8 +62,8 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     /** The nodes left expanded, drawn expanded again after a reload (expandedNodes.ts). */
     private readonly expansion?: ExpandedNodes,
   ) {
-    const subscriptions = [registry.onDidChange(() => this.emitter.fire(undefined))];
-    if (reviews) subscriptions.push(reviews.onDidChange(() => this.emitter.fire(undefined)));
+    const subscriptions = [registry.onDidChange((change) => this.databaseChanged(change))];
+    if (reviews) subscriptions.push(reviews.onDidChange((sessionId) => this.reviewsChanged(sessionId)));
     // Another pricing model changes the costs in the tooltips.
     if (pricing) subscriptions.push(pricing.onDidChange(() => this.emitter.fire(undefined)));
     this.subscription = vscode.Disposable.from(...subscriptions);
@@ -112,7 +121,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
 
   async getTreeItem(node: TreeNode): Promise<vscode.TreeItem> {
     const id = nodeId(node);
-    if (!this.items.has(id)) await this.getChildren(this.getParent(node));
+    if (!this.items.has(id)) await this.read(this.getParent(node));
     return this.items.get(id) ?? new vscode.TreeItem('(gone)');
   }
 
@@ -143,7 +152,12 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     }
   }
 
-  async getChildren(node?: TreeNode): Promise<TreeNode[]> {
+  getChildren(node?: TreeNode): Promise<TreeNode[]> {
+    return this.read(node);
+  }
+
+  /** Reads a node's children, keeping their items; VS Code's requests and the tree's own (`getTreeItem`) come here. */
+  private async read(node?: TreeNode): Promise<TreeNode[]> {
     let pairs: [TreeNode, vscode.TreeItem][];
     try {
       pairs = await this.children(node);
@@ -152,8 +166,11 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       if (node) this.registry.reportProblem(node.dbPath, err);
       return [];
     }
+    const parentId = node ? nodeId(node) : '';
+    const listed: TreeNode[] = [];
     for (const [n, item] of pairs) {
       const id = nodeId(n);
+      listed.push(this.stable(id, n));
       if (this.pricing && (n.kind === 'session' || n.kind === 'branch') && item.tooltip instanceof vscode.MarkdownString) {
         this.tooltips.set(id, item.tooltip);
         item.tooltip = undefined;
@@ -162,7 +179,57 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         item.collapsibleState = vscode.TreeItemCollapsibleState.Expanded;
       this.items.set(id, item);
     }
-    return pairs.map(([n]) => n);
+    const ids = listed.map(nodeId);
+    const kept = new Set(ids);
+    for (const old of this.childIds.get(parentId) ?? []) if (!kept.has(old)) this.forget(old);
+    this.childIds.set(parentId, ids);
+    return listed;
+  }
+
+  /** The node object VS Code already holds for `id` when its fields are `n`'s, otherwise `n` from now on. */
+  private stable(id: string, n: TreeNode): TreeNode {
+    const known = this.nodes.get(id);
+    if (known && JSON.stringify(known) === JSON.stringify(n)) return known;
+    this.nodes.set(id, n);
+    return n;
+  }
+
+  /** Drops a node no longer listed, and everything read under it, from the maps (they hold only what is listed). */
+  private forget(id: string): void {
+    for (const child of this.childIds.get(id) ?? []) this.forget(child);
+    this.childIds.delete(id);
+    this.nodes.delete(id);
+    this.items.delete(id);
+    this.tooltips.delete(id);
+  }
+
+  /**
+   * Redraws only what a change touches: a file's rows or state its database node (its counts, and whatever is
+   * expanded under it), a session's current branch that session. A database opened or closed changes the list itself.
+   */
+  private databaseChanged(change: DatabaseChange): void {
+    if (change.kind === 'list') return this.refresh();
+    if (change.kind === 'current-branch')
+      return this.refreshNodes([nodeId({ kind: 'session', dbPath: change.path, sessionId: change.sessionId })]);
+    this.refreshNodes([nodeId({ kind: 'database', dbPath: change.path })]);
+  }
+
+  /** A review marks turns of one session: that session's node in each database listing it. */
+  private reviewsChanged(sessionId: string): void {
+    const ids = [...this.nodes.values()].filter((n) => n.kind === 'session' && n.sessionId === sessionId).map(nodeId);
+    this.refreshNodes(ids);
+  }
+
+  /**
+   * Fires the nodes VS Code holds with these ids, their items read again (VS Code asks for the item of a node it
+   * refreshes, and reads its children again when it is expanded). A node VS Code was never given needs nothing: it
+   * is read when its parent is expanded.
+   */
+  private refreshNodes(ids: string[]): void {
+    const known = ids.map((id) => this.nodes.get(id)).filter((n): n is TreeNode => n !== undefined);
+    if (known.length === 0) return;
+    for (const n of known) this.items.delete(nodeId(n));
+    this.emitter.fire(known.length === 1 ? known[0] : known);
   }
 
   /** The children with their tree items (used by getChildren and by tests). */
