@@ -42,7 +42,10 @@ export async function searchWorkerModule(): Promise<WorkerModule> {
 }
 
 async function workerModule(name: string): Promise<WorkerModule> {
-  const codeCacheDir = join(CACHE, 'bench', 'code-cache');
+  // One folder per V8 version: a cache write removes the caches of other builds, V8's version among what names one,
+  // so benches alternating Node 20 and 24 (as the tenth round's did) started each invocation with none, where a
+  // user's VS Code has one V8 and only its first window after an update starts without.
+  const codeCacheDir = join(CACHE, 'bench', 'code-cache', `v8-${process.versions.v8.replace(/[^0-9a-z.]/gi, '_')}`);
   if (BUNDLED) return { file: join(__dirname, name), execArgv: undefined, codeCacheDir };
   built ??= buildWorkers();
   return { file: join(await built, name), execArgv: undefined, codeCacheDir };

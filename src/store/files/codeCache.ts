@@ -28,6 +28,16 @@ import type { WorkerCodeCache } from './workerCodeCache';
 export const MAX_CACHE_BYTES = 16 * 1024 * 1024;
 /** How long after loading the cache is written: after activation and the first paint, off their path. */
 export const CACHE_WRITE_DELAY_MS = 5000;
+/**
+ * When a worker's cache is produced again after its load (ms), and written if it grew: V8 keeps only the functions
+ * that had run, and a worker's first seconds (when the first cache is written) run little of what a window does
+ * later (the conversation view's pages and tables). With those in the cache, a new window's first Tokens page of a
+ * 50-turn session took 0.77–0.88 ms instead of 1.24–1.94, its conversation's first page 5.1–9.3 ms instead of 6.0–18.6
+ * (docs/benchmarks.md, "The workers' caches grow"). Timers that never keep the worker alive.
+ */
+export const CACHE_GROW_AFTER_MS: readonly number[] = [30_000, 120_000, 600_000];
+/** A cache is written again only when it grew by at least this much (a few functions' code), not for noise. */
+export const CACHE_GROW_MIN_BYTES = 8 * 1024;
 /** The checksum before the data. */
 const SUM_BYTES = 32;
 
@@ -63,6 +73,12 @@ export interface CodeCacheOptions {
    * ran, so `--version`'s cache would leave `run`'s code to compile. All of one build's are kept; other builds' go.
    */
   variant?: string;
+  /**
+   * Moments (ms after the load) at which the cache is produced again and written when it grew by
+   * `CACHE_GROW_MIN_BYTES` over the one read or last written (and, with `orAtExit`, once more at exit): for a worker,
+   * whose later work compiles functions the first cache lacks. Only a cache V8 took or this load wrote grows.
+   */
+  growAfter?: readonly number[];
 }
 
 /** A bundle read and its cache checked, not yet run. */
@@ -179,13 +195,29 @@ function run(p: PreparedLoad, options: CodeCacheOptions): CodeCacheLoad {
 
   const needed = cache === 'missing';
   const writeAfter = options.writeAfter ?? CACHE_WRITE_DELAY_MS;
+  // The size of the cache on disk as far as this load knows (the one V8 took, or the one it wrote), else undefined:
+  // a refused or oversized cache is not grown (the next start writes a new one).
+  let size = cache === 'used' ? cachedData?.length : undefined;
   let done = false;
   const write = () => {
     if (done) return;
     done = true;
-    writeCache(p.cacheDir, cacheFile, p.prefix, p.build, () => script.createCachedData());
+    writeCache(p.cacheDir, cacheFile, p.prefix, p.build, () => {
+      const data = script.createCachedData();
+      size = data.length;
+      return data;
+    });
+  };
+  const grow = () => {
+    if (size === undefined) return;
+    const data = script.createCachedData();
+    if (data.length < size + CACHE_GROW_MIN_BYTES) return;
+    size = data.length;
+    writeCache(p.cacheDir, cacheFile, p.prefix, p.build, () => data);
   };
   if (needed && (writeAfter === 'exit' || options.orAtExit === true)) process.once('exit', write);
+  for (const ms of options.growAfter ?? []) setTimeout(grow, ms).unref?.();
+  if (options.growAfter?.length && options.orAtExit === true) process.once('exit', grow);
   const written =
     !needed || writeAfter === 'exit'
       ? Promise.resolve()
@@ -240,8 +272,14 @@ export function loadWorkerMain(mainFile: string, workerData: unknown): void {
   const data = (typeof workerData === 'object' && workerData !== null ? workerData : {}) as WorkerCodeCache;
   if (typeof data.codeCacheDir === 'string') {
     const writeAfter = data.codeCacheWriteAfterMs;
-    // A worker may end before the delay (a search worker ends with its search): then it writes as it ends.
-    loadWithCodeCache(mainFile, data.codeCacheDir, { orAtExit: true, ...(typeof writeAfter === 'number' ? { writeAfter } : {}) });
+    const growAfter = Array.isArray(data.codeCacheGrowAfterMs) ? data.codeCacheGrowAfterMs : CACHE_GROW_AFTER_MS;
+    // A worker may end before the delay (a search worker ends with its search): then it writes as it ends. A worker
+    // that runs on adds what it compiled later (a window's store worker lives as long as the window).
+    loadWithCodeCache(mainFile, data.codeCacheDir, {
+      orAtExit: true,
+      growAfter,
+      ...(typeof writeAfter === 'number' ? { writeAfter } : {}),
+    });
   } else {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- a bundle beside the loader, found at run time
     require(mainFile);

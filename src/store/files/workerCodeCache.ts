@@ -10,6 +10,8 @@ export interface WorkerCodeCache {
   codeCacheDir?: string;
   /** When a missing cache is written, in ms after the start (tests); default `CACHE_WRITE_DELAY_MS`. */
   codeCacheWriteAfterMs?: number;
+  /** When the cache is produced again and written if it grew, in ms after the start (tests); default `CACHE_GROW_AFTER_MS`. */
+  codeCacheGrowAfterMs?: number[];
 }
 
 /** `cache`'s fields that are set, for a worker's `workerData` (a field left out is the loader's default). */
@@ -17,5 +19,6 @@ export function workerCodeCache(cache: WorkerCodeCache): WorkerCodeCache {
   return {
     ...(cache.codeCacheDir === undefined ? {} : { codeCacheDir: cache.codeCacheDir }),
     ...(cache.codeCacheWriteAfterMs === undefined ? {} : { codeCacheWriteAfterMs: cache.codeCacheWriteAfterMs }),
+    ...(cache.codeCacheGrowAfterMs === undefined ? {} : { codeCacheGrowAfterMs: cache.codeCacheGrowAfterMs }),
   };
 }

@@ -116,6 +116,46 @@ describe('loading the extension through V8 code cache', function () {
     assert.deepEqual(readdirSync(cacheDir), [v2.cacheFile.slice(cacheDir.length + 1)]);
   });
 
+  it('writes the cache again once what ran after it adds code, never for nothing new; V8 takes the grown one', async () => {
+    // A bundle whose `later` runs 300 functions the load does not: the first cache lacks their code (V8 keeps only
+    // what ran), as a worker's first cache lacks what a window does after its first seconds.
+    const bundle = (dir: string, version: number): string => {
+      mkdirSync(dir, { recursive: true });
+      const fns = Array.from({ length: 300 }, (_, i) => `function g${i}(x) { const y = x + ${i}; return y * y - ${version}; }`);
+      const file = join(dir, 'main.js');
+      writeFileSync(
+        file,
+        `${fns.join('\n')}\nexports.version = ${version};\nexports.later = () => { let t = 0; ${fns.map((_, i) => `t += g${i}(1);`).join(' ')} return t; };\n`,
+      );
+      return file;
+    };
+    const sizeOf = (f: string) => readFileSync(f).length;
+    const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+    const grown = join(tmp.dir, 'g');
+    const file = bundle(join(grown, 'dist'), 8);
+    const cacheDir = join(grown, 'code-cache');
+    const load = loadWithCodeCache(file, cacheDir, { writeAfter: 0, growAfter: [400, 800] });
+    await load.written;
+    const first = sizeOf(load.cacheFile);
+    await wait(550);
+    assert.equal(sizeOf(load.cacheFile), first, 'rewritten with nothing new compiled');
+    assert.ok((load.exports as { later(): number }).later() > 0);
+    await wait(500);
+    const second = sizeOf(load.cacheFile);
+    assert.ok(second >= first + 8 * 1024, `the cache did not grow with what ran later: ${first} → ${second} bytes`);
+    assert.deepEqual(loadInChild(file, cacheDir), { cache: 'used', version: 8 });
+
+    // Without growAfter (the extension host's own bundle: a bigger cache is more to read at activation), it stays.
+    const still = join(tmp.dir, 'h');
+    const other = loadWithCodeCache(bundle(join(still, 'dist'), 9), join(still, 'code-cache'), { writeAfter: 0 });
+    await other.written;
+    const before = sizeOf(other.cacheFile);
+    (other.exports as { later(): number }).later();
+    await wait(300);
+    assert.equal(sizeOf(other.cacheFile), before);
+  });
+
   it("keeps a cache per variant of one build (the CLI's commands) and removes them all for a new build", async () => {
     const dir = join(tmp.dir, 'v');
     const cacheDir = join(dir, 'code-cache');
