@@ -155,6 +155,15 @@ describe('session tree', () => {
       asked.push(n ? nodeId(n) : 'root');
       return getChildren.call(a.tree, n);
     };
+    const restore: (() => void)[] = [];
+    // The items VS Code asks for, with what they say (a refreshed node's item is asked again).
+    const items: { id: string; description: string }[] = [];
+    const getTreeItem = a.tree.getTreeItem;
+    a.tree.getTreeItem = async (n: TreeNode) => {
+      const item = await getTreeItem.call(a.tree, n);
+      items.push({ id: nodeId(n), description: typeof item.description === 'string' ? item.description : '' });
+      return item;
+    };
     try {
       await a.treeView.reveal(alice, { expand: true });
       // Opening and revealing read the tree (each change is debounced by VS Code): wait until it has settled.
@@ -171,9 +180,22 @@ describe('session tree', () => {
       );
       assert.ok(asked.includes(nodeId(alice)), `VS Code read alice's branches: ${asked.join(' ')}`);
       asked.length = 0;
-      const writer = new AdvancedSQLiteSession({ sessionId: 'alice', dbPath: path });
-      await writer.addItems([{ role: 'user', content: 'a turn from another connection' }]);
-      writer.close();
+      items.length = 0;
+      // The other database's session count is not read again either (its item is not asked for).
+      const otherDb = a.registry.get(other)?.db as { countSessionRows(): Promise<number> };
+      const countRows = otherDb.countSessionRows;
+      let otherCounts = 0;
+      otherDb.countSessionRows = () => {
+        otherCounts++;
+        return countRows.call(otherDb);
+      };
+      restore.push(() => (otherDb.countSessionRows = countRows));
+      // A turn for alice and a new session: the database's count and alice's branches change.
+      for (const sessionId of ['alice', 'carol']) {
+        const writer = new AdvancedSQLiteSession({ sessionId, dbPath: path });
+        await writer.addItems([{ role: 'user', content: 'a turn from another connection' }]);
+        writer.close();
+      }
       await waitFor(() => asked.includes(nodeId(alice)), 10_000, `VS Code to read alice again (asked: ${asked.join(' ')})`);
       assert.deepEqual(
         asked.filter((id) => id === 'root' || id.includes(JSON.stringify(other).slice(1, -1))),
@@ -181,9 +203,15 @@ describe('session tree', () => {
         'neither the roots nor the other database were read again',
       );
       assert.ok(asked.includes(nodeId(db)), `the written database's sessions were read again: ${asked.join(' ')}`);
+      const dbItem = items.filter((i) => i.id === nodeId(db)).at(-1);
+      assert.match(dbItem?.description ?? '(not asked)', /^3 sessions/, 'the database shows its new count');
+      assert.equal(otherCounts, 0, "the other database's sessions were counted again");
     } finally {
       a.tree.getChildren = getChildren;
+      a.tree.getTreeItem = getTreeItem;
+      for (const undo of restore) undo();
     }
+    assert.deepEqual((await childRows(a, db)).map((r) => r.label).sort(), ['alice', 'bob', 'carol']);
     const turns = await childRows(a, await child(a, alice, 'main'));
     assert.match(turns[turns.length - 1]!.description, /a turn from another connection/);
   });

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { DatabaseChange, DatabaseRegistry } from '../databases/databaseRegistry';
+import type { DatabaseChange, DatabaseEntry, DatabaseRegistry } from '../databases/databaseRegistry';
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { readBeforeFirstTurn, RemoteSessionSource } from '../../store';
@@ -121,7 +121,10 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
 
   async getTreeItem(node: TreeNode): Promise<vscode.TreeItem> {
     const id = nodeId(node);
-    if (!this.items.has(id)) await this.read(this.getParent(node));
+    // A database refreshed alone (a write to its file) reads its own counts, not every open database's.
+    const entry = node.kind === 'database' && !this.items.has(id) ? this.registry.get(node.dbPath) : undefined;
+    if (entry) this.keep(id, node, (await this.databasePair(entry))[1]);
+    else if (!this.items.has(id)) await this.read(this.getParent(node));
     return this.items.get(id) ?? new vscode.TreeItem('(gone)');
   }
 
@@ -171,19 +174,24 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     for (const [n, item] of pairs) {
       const id = nodeId(n);
       listed.push(this.stable(id, n));
-      if (this.pricing && (n.kind === 'session' || n.kind === 'branch') && item.tooltip instanceof vscode.MarkdownString) {
-        this.tooltips.set(id, item.tooltip);
-        item.tooltip = undefined;
-      }
-      if (this.expansion?.has(id) && item.collapsibleState === vscode.TreeItemCollapsibleState.Collapsed)
-        item.collapsibleState = vscode.TreeItemCollapsibleState.Expanded;
-      this.items.set(id, item);
+      this.keep(id, n, item);
     }
     const ids = listed.map(nodeId);
     const kept = new Set(ids);
     for (const old of this.childIds.get(parentId) ?? []) if (!kept.has(old)) this.forget(old);
     this.childIds.set(parentId, ids);
     return listed;
+  }
+
+  /** Keeps a node's item for `getTreeItem`: its tooltip apart (resolved with its cost), drawn expanded if it was. */
+  private keep(id: string, n: TreeNode, item: vscode.TreeItem): void {
+    if (this.pricing && (n.kind === 'session' || n.kind === 'branch') && item.tooltip instanceof vscode.MarkdownString) {
+      this.tooltips.set(id, item.tooltip);
+      item.tooltip = undefined;
+    }
+    if (this.expansion?.has(id) && item.collapsibleState === vscode.TreeItemCollapsibleState.Collapsed)
+      item.collapsibleState = vscode.TreeItemCollapsibleState.Expanded;
+    this.items.set(id, item);
   }
 
   /** The node object VS Code already holds for `id` when its fields are `n`'s, otherwise `n` from now on. */
@@ -232,6 +240,19 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     this.emitter.fire(known.length === 1 ? known[0] : known);
   }
 
+  /** A database's node and item: its session count and size read now. */
+  private async databasePair(e: DatabaseEntry): Promise<[TreeNode, vscode.TreeItem]> {
+    const n: TreeNode = { kind: 'database', dbPath: e.path };
+    const count =
+      e.db instanceof RemoteSessionSource
+        ? await e.db.countSessions(this.registry.sessionFilter(e.path)).catch(() => null)
+        : e.db instanceof WorkerSessionDatabase
+          ? await e.db.countSessionRows().catch(() => null)
+          : null;
+    const size = e.remote ? null : safely(() => statSync(e.path).size);
+    return [n, databaseItem(n, e, { sessionCount: count, filter: this.registry.sessionFilter(e.path), size })];
+  }
+
   /** The children with their tree items (used by getChildren and by tests). */
   async children(node?: TreeNode): Promise<[TreeNode, vscode.TreeItem][]> {
     if (!node) {
@@ -240,19 +261,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
         (a, b) =>
           Number(!!a.remote) - Number(!!b.remote) || basename(a.path).localeCompare(basename(b.path)) || a.path.localeCompare(b.path),
       );
-      return Promise.all(
-        entries.map(async (e): Promise<[TreeNode, vscode.TreeItem]> => {
-          const n: TreeNode = { kind: 'database', dbPath: e.path };
-          const count =
-            e.db instanceof RemoteSessionSource
-              ? await e.db.countSessions(this.registry.sessionFilter(e.path)).catch(() => null)
-              : e.db instanceof WorkerSessionDatabase
-                ? await e.db.countSessionRows().catch(() => null)
-                : null;
-          const size = e.remote ? null : safely(() => statSync(e.path).size);
-          return [n, databaseItem(n, e, { sessionCount: count, filter: this.registry.sessionFilter(e.path), size })];
-        }),
-      );
+      return Promise.all(entries.map((e) => this.databasePair(e)));
     }
     if (node.kind === 'item') return [];
     const entry = this.registry.get(node.dbPath);
