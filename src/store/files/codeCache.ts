@@ -211,6 +211,9 @@ function run(p: PreparedLoad, options: CodeCacheOptions): CodeCacheLoad {
   const grow = () => {
     if (size === undefined) return;
     const data = script.createCachedData();
+    // Another window's worker may have written a bigger one since: never replace it with less.
+    const onDisk = sizeOf(cacheFile);
+    if (onDisk !== undefined && onDisk - SUM_BYTES > size) size = onDisk - SUM_BYTES;
     if (data.length < size + CACHE_GROW_MIN_BYTES) return;
     size = data.length;
     writeCache(p.cacheDir, cacheFile, p.prefix, p.build, () => data);
@@ -252,6 +255,15 @@ function writeCache(cacheDir: string, cacheFile: string, prefix: string, build: 
     // A storage we cannot write: the next start compiles again, as it would without a cache.
   } finally {
     if (temp) removeQuietly(temp);
+  }
+}
+
+/** A file's size, or undefined when it cannot be read (gone, or a storage we cannot look into). */
+function sizeOf(path: string): number | undefined {
+  try {
+    return statSync(path).size;
+  } catch {
+    return undefined;
   }
 }
 

@@ -146,6 +146,19 @@ describe('loading the extension through V8 code cache', function () {
     assert.ok(second >= first + 8 * 1024, `the cache did not grow with what ran later: ${first} → ${second} bytes`);
     assert.deepEqual(loadInChild(file, cacheDir), { cache: 'used', version: 8 });
 
+    // A load that took the first (smaller) cache and grew less than what is on disk now leaves the bigger one.
+    const small = join(tmp.dir, 'g2');
+    const file2 = bundle(join(small, 'dist'), 10);
+    const dir2 = join(small, 'code-cache');
+    const writer = loadWithCodeCache(file2, dir2, { writeAfter: 0, growAfter: [300] });
+    await writer.written;
+    (writer.exports as { later(): number }).later();
+    const big = Buffer.from(readFileSync(writer.cacheFile));
+    // What a window that grew further wrote meanwhile (the same data with more after it: only its size is read).
+    writeFileSync(writer.cacheFile, Buffer.concat([big, Buffer.alloc(64 * 1024)]));
+    await wait(450);
+    assert.equal(sizeOf(writer.cacheFile), big.length + 64 * 1024, 'a bigger cache on disk was replaced by a smaller one');
+
     // Without growAfter (the extension host's own bundle: a bigger cache is more to read at activation), it stays.
     const still = join(tmp.dir, 'h');
     const other = loadWithCodeCache(bundle(join(still, 'dist'), 9), join(still, 'code-cache'), { writeAfter: 0 });
