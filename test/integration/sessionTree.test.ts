@@ -1,7 +1,8 @@
 /** Opening databases and browsing them in the sidebar tree, inside the real extension host. */
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
-import { AdvancedSQLiteSession } from '../../src/store';
+import { AdvancedSQLiteSession, openSessionDatabase } from '../../src/store';
+import { contentKey } from '../../src/store/reviews/contentKey';
 import { writeBuiltinToolSession } from '../support/builtinToolItems';
 import { nodeId, type TreeNode } from '../../src/extension/core/treeNodes';
 import { api, child, childRows, freshScratchPerTest, waitFor, type Scratch } from './helpers';
@@ -214,6 +215,79 @@ describe('session tree', () => {
     assert.deepEqual((await childRows(a, db)).map((r) => r.label).sort(), ['alice', 'bob', 'carol']);
     const turns = await childRows(a, await child(a, alice, 'main'));
     assert.match(turns[turns.length - 1]!.description, /a turn from another connection/);
+  });
+
+  it("redraws a session's branches when a review marks a turn or the current branch moves, not the session list", async () => {
+    const a = await api();
+    const path = s.copy('conformance/ref-multisession.db');
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    const db = await child(a, undefined, 'ref-multisession.db');
+    const alice = await child(a, db, 'alice');
+    const main = await child(a, alice, 'main');
+    const asked: string[] = [];
+    const getChildren = a.tree.getChildren;
+    a.tree.getChildren = (n?: TreeNode) => {
+      asked.push(n ? nodeId(n) : 'root');
+      return getChildren.call(a.tree, n);
+    };
+    const shown = new Map<string, string>();
+    const getTreeItem = a.tree.getTreeItem;
+    a.tree.getTreeItem = async (n: TreeNode) => {
+      const item = await getTreeItem.call(a.tree, n);
+      const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+      shown.set(nodeId(n), `${label} | ${typeof item.description === 'string' ? item.description : ''}`);
+      return item;
+    };
+    const [first] = (() => {
+      const raw = openSessionDatabase(path, { readonly: true });
+      try {
+        return raw.getTurnItems('alice', 'main', 1);
+      } finally {
+        raw.close();
+      }
+    })();
+    assert.ok(first && !first.corrupt);
+    const turn1 = nodeId({ kind: 'turn', dbPath: path, sessionId: 'alice', branchId: 'main', turn: 1, branchTurnNumber: null });
+    const undo: (() => void)[] = [];
+    let lists = 0;
+    const ref = { sessionId: 'alice', branchId: 'main', turn: 1, turnKey: contentKey(first.item) };
+    try {
+      await a.treeView.reveal(main, { expand: true });
+      await waitFor(() => shown.has(turn1), 10_000, 'turn 1 drawn');
+      await new Promise((r) => setTimeout(r, 600)); // past VS Code's 200 ms debounce of the open's changes
+      asked.length = 0;
+      // The database's session list is not read again, by VS Code or by the provider for an item VS Code asks for.
+      const file = a.registry.get(path)?.db as { listSessions(): Promise<unknown> };
+      const listSessions = file.listSessions;
+      file.listSessions = () => {
+        lists++;
+        return listSessions.call(file);
+      };
+      undo.push(() => (file.listSessions = listSessions));
+      await a.reviews.write({ dbPath: path, sessionId: 'alice' }, (store) => store.call('setTurnReview', ref, { verdict: 'bad' }));
+      await waitFor(() => / ✗ \|/.test(shown.get(turn1) ?? ''), 10_000, `turn 1 drawn with its mark (${shown.get(turn1)})`);
+      // Switch Branch: the mark of the current branch moves to alt.
+      const alt = nodeId({ kind: 'branch', dbPath: path, sessionId: 'alice', branchId: 'alt' });
+      await vscode.commands.executeCommand('agentSessions.switchBranch', {
+        kind: 'branch',
+        dbPath: path,
+        sessionId: 'alice',
+        branchId: 'alt',
+      });
+      await waitFor(() => /\| .*current/.test(shown.get(alt) ?? ''), 10_000, `alt drawn as the current branch (${shown.get(alt)})`);
+      assert.doesNotMatch(shown.get(nodeId(main)) ?? '', /\| .*current/);
+      assert.deepEqual(
+        asked.filter((id) => id === 'root' || id === nodeId(db)),
+        [],
+        `neither the databases nor alice's database's sessions were read again: ${asked.join(' ')}`,
+      );
+      assert.equal(lists, 0, "the database's sessions were listed again");
+    } finally {
+      a.tree.getChildren = getChildren;
+      a.tree.getTreeItem = getTreeItem;
+      for (const f of undo) f();
+      await a.reviews.write({ dbPath: path, sessionId: 'alice' }, (store) => store.call('setTurnReview', ref, { verdict: null }));
+    }
   });
 
   it('remembers opened databases and reopens them after a restore', async () => {

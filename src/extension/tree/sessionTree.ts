@@ -31,13 +31,13 @@ export const SESSION_PAGE = 50;
 
 /**
  * A thin TreeDataProvider over the registry: every level reads one page from the database when it is expanded,
- * nothing more. It refreshes when the registry reports a change.
+ * nothing more. A change the registry or the reviews report refreshes the nodes it touches.
  */
 export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<TreeNode | TreeNode[] | undefined>();
   readonly onDidChangeTreeData = this.emitter.event;
   private readonly subscription: vscode.Disposable;
-  /** Tree items built by the last getChildren, by node id: nodes are plain data, rebuilt on every read. */
+  /** Tree items built by the last read of each node's parent, by node id. */
   private readonly items = new Map<string, vscode.TreeItem>();
   /**
    * The node object handed to VS Code for each id, the same object on every read while its fields stay the same.
@@ -213,19 +213,28 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
 
   /**
    * Redraws only what a change touches: a file's rows or state its database node (its counts, and whatever is
-   * expanded under it), a session's current branch that session. A database opened or closed changes the list itself.
+   * expanded under it), a session's current branch that session's branches (the mark is on the branch). A database
+   * opened or closed changes the list itself.
    */
   private databaseChanged(change: DatabaseChange): void {
     if (change.kind === 'list') return this.refresh();
-    if (change.kind === 'current-branch')
-      return this.refreshNodes([nodeId({ kind: 'session', dbPath: change.path, sessionId: change.sessionId })]);
+    if (change.kind === 'current-branch') return this.refreshNodes(this.branchesOf(change.sessionId, change.path));
     this.refreshNodes([nodeId({ kind: 'database', dbPath: change.path })]);
   }
 
-  /** A review marks turns of one session: that session's node in each database listing it. */
+  /** A review marks turns of one session: its branches in each database (their turns are read again where expanded). */
   private reviewsChanged(sessionId: string): void {
-    const ids = [...this.nodes.values()].filter((n) => n.kind === 'session' && n.sessionId === sessionId).map(nodeId);
-    this.refreshNodes(ids);
+    this.refreshNodes(this.branchesOf(sessionId));
+  }
+
+  /**
+   * The ids of the branch nodes VS Code was given for a session (in one database, or in each): refreshing them reads
+   * the session's branch tree again, not the database's session list.
+   */
+  private branchesOf(sessionId: string, dbPath?: string): string[] {
+    return [...this.nodes.values()]
+      .filter((n) => n.kind === 'branch' && n.sessionId === sessionId && (dbPath === undefined || n.dbPath === dbPath))
+      .map(nodeId);
   }
 
   /**
