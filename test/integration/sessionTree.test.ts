@@ -5,7 +5,36 @@ import { AdvancedSQLiteSession, openSessionDatabase } from '../../src/store';
 import { contentKey } from '../../src/store/reviews/contentKey';
 import { writeBuiltinToolSession } from '../support/builtinToolItems';
 import { nodeId, type TreeNode } from '../../src/extension/core/treeNodes';
+import type { AgentSessionsApi } from '../../src/extension/extension';
 import { api, child, childRows, freshScratchPerTest, waitFor, type Scratch } from './helpers';
+
+/**
+ * Records what VS Code asks the tree for (in the real host's tree view): the nodes whose children it reads ('root' for
+ * the databases) and the items it draws, by node id, with their label and description. `stop()` puts the provider back.
+ */
+function watchTreeRequests(a: AgentSessionsApi) {
+  const asked: string[] = [];
+  const drawn = new Map<string, string>();
+  const { getChildren, getTreeItem } = a.tree;
+  a.tree.getChildren = (n?: TreeNode) => {
+    asked.push(n ? nodeId(n) : 'root');
+    return getChildren.call(a.tree, n);
+  };
+  a.tree.getTreeItem = async (n: TreeNode) => {
+    const item = await getTreeItem.call(a.tree, n);
+    const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+    drawn.set(nodeId(n), `${label} | ${typeof item.description === 'string' ? item.description : ''}`);
+    return item;
+  };
+  return {
+    asked,
+    drawn,
+    stop() {
+      a.tree.getChildren = getChildren;
+      a.tree.getTreeItem = getTreeItem;
+    },
+  };
+}
 
 describe('session tree', () => {
   const scratchOf = freshScratchPerTest();
@@ -150,21 +179,8 @@ describe('session tree', () => {
     await vscode.commands.executeCommand('agentSessions.openDatabase', other);
     const db = await child(a, undefined, 'ref-multisession.db');
     const alice = await child(a, db, 'alice');
-    const asked: string[] = [];
-    const getChildren = a.tree.getChildren;
-    a.tree.getChildren = (n?: TreeNode) => {
-      asked.push(n ? nodeId(n) : 'root');
-      return getChildren.call(a.tree, n);
-    };
+    const { asked, drawn, stop } = watchTreeRequests(a);
     const restore: (() => void)[] = [];
-    // The items VS Code asks for, with what they say (a refreshed node's item is asked again).
-    const items: { id: string; description: string }[] = [];
-    const getTreeItem = a.tree.getTreeItem;
-    a.tree.getTreeItem = async (n: TreeNode) => {
-      const item = await getTreeItem.call(a.tree, n);
-      items.push({ id: nodeId(n), description: typeof item.description === 'string' ? item.description : '' });
-      return item;
-    };
     try {
       await a.treeView.reveal(alice, { expand: true });
       // Opening and revealing read the tree (each change is debounced by VS Code): wait until it has settled.
@@ -181,7 +197,7 @@ describe('session tree', () => {
       );
       assert.ok(asked.includes(nodeId(alice)), `VS Code read alice's branches: ${asked.join(' ')}`);
       asked.length = 0;
-      items.length = 0;
+      drawn.clear();
       // The other database's session count is not read again either (its item is not asked for).
       const otherDb = a.registry.get(other)?.db as { countSessionRows(): Promise<number> };
       const countRows = otherDb.countSessionRows;
@@ -204,12 +220,10 @@ describe('session tree', () => {
         'neither the roots nor the other database were read again',
       );
       assert.ok(asked.includes(nodeId(db)), `the written database's sessions were read again: ${asked.join(' ')}`);
-      const dbItem = items.filter((i) => i.id === nodeId(db)).at(-1);
-      assert.match(dbItem?.description ?? '(not asked)', /^3 sessions/, 'the database shows its new count');
+      assert.match(drawn.get(nodeId(db)) ?? '(not asked)', /\| 3 sessions/, 'the database shows its new count');
       assert.equal(otherCounts, 0, "the other database's sessions were counted again");
     } finally {
-      a.tree.getChildren = getChildren;
-      a.tree.getTreeItem = getTreeItem;
+      stop();
       for (const undo of restore) undo();
     }
     assert.deepEqual((await childRows(a, db)).map((r) => r.label).sort(), ['alice', 'bob', 'carol']);
@@ -224,20 +238,7 @@ describe('session tree', () => {
     const db = await child(a, undefined, 'ref-multisession.db');
     const alice = await child(a, db, 'alice');
     const main = await child(a, alice, 'main');
-    const asked: string[] = [];
-    const getChildren = a.tree.getChildren;
-    a.tree.getChildren = (n?: TreeNode) => {
-      asked.push(n ? nodeId(n) : 'root');
-      return getChildren.call(a.tree, n);
-    };
-    const shown = new Map<string, string>();
-    const getTreeItem = a.tree.getTreeItem;
-    a.tree.getTreeItem = async (n: TreeNode) => {
-      const item = await getTreeItem.call(a.tree, n);
-      const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
-      shown.set(nodeId(n), `${label} | ${typeof item.description === 'string' ? item.description : ''}`);
-      return item;
-    };
+    const { asked, drawn: shown, stop } = watchTreeRequests(a);
     const [first] = (() => {
       const raw = openSessionDatabase(path, { readonly: true });
       try {
@@ -283,8 +284,7 @@ describe('session tree', () => {
       );
       assert.equal(lists, 0, "the database's sessions were listed again");
     } finally {
-      a.tree.getChildren = getChildren;
-      a.tree.getTreeItem = getTreeItem;
+      stop();
       for (const f of undo) f();
       await a.reviews.write({ dbPath: path, sessionId: 'alice' }, (store) => store.call('setTurnReview', ref, { verdict: null }));
     }
