@@ -160,9 +160,13 @@ for (const theme of THEMES) {
       await f.locator(`.lane.selected[data-branch="${name}"]`).waitFor();
       // Showing a branch redraws the map: it stays scrolled where it was, not back at the top — also once the
       // turns, latency and reviews the redraw asked for have landed (each may redraw the header again).
+      // The position may take a few frames to be applied again (the view laid out anew): it must be back within 5 s
+      // and still there half a second later.
       await f.locator('.turn-row').first().waitFor();
+      const scrolled = async (): Promise<boolean> => (await scroller.evaluate((e) => e.scrollTop)) > 0;
+      for (const deadline = Date.now() + 5_000; !(await scrolled()) && Date.now() < deadline;) await f.waitForTimeout(100);
       await f.waitForTimeout(500);
-      assert.ok((await scroller.evaluate((e) => e.scrollTop)) > 0, 'the redraw kept the scroll position');
+      assert.ok(await scrolled(), 'the redraw kept the scroll position');
     });
 
     it('moves through the graph with the keyboard and shows a branch with Enter', async () => {

@@ -72,7 +72,7 @@ describe('sessions view in the workbench (packaged extension)', function () {
    * Our row of *Developer: Startup Performance*'s "Extension Activation Stats" (ms): loading `main`, `activate`'s
    * call (the two the Running Extensions figure adds up) and the time until the promise it returned resolved.
    */
-  async function activationPhases(): Promise<{ loadCode: number; requireMs: number; callActivate: number; finishActivate: number }> {
+  async function activationPhases(): Promise<{ loadCode: number; requireMs: number | null; callActivate: number; finishActivate: number }> {
     const id = 'agent-session-inspector.agent-session-inspector';
     // Closes the Running Extensions editor first: on 1.139 it is a modal editor, under which the palette does not open.
     await suite.wb.reset();
@@ -96,19 +96,29 @@ describe('sessions view in the workbench (packaged extension)', function () {
     );
     // "Load Code" starts before VS Code's own wait for the extension's translations (a round trip to the window when
     // the display language is not `en`), which its extension host's marks around the `require` itself leave out.
-    const mark = async (name: string): Promise<number> => {
+    // The marks are an extra (our `require` alone): the report's raw marks of the extension host do not always hold
+    // ours (once, on 1.103 under the full suite's load, it listed only the built-in extensions'), and then this says
+    // so instead of failing; the figures above are the test's.
+    const mark = async (name: string): Promise<number | undefined> => {
       const text = `code/extHost/${name}/${id}`;
       await suite.wb.page.keyboard.press('Control+F');
       await suite.wb.page.keyboard.press('Control+A');
       await suite.wb.page.keyboard.type(text);
       await suite.wb.page.keyboard.press('Enter');
       const markLine = editor.locator('.view-line', { hasText: text }).first();
-      await markLine.waitFor({ timeout: 20_000 });
+      try {
+        await markLine.waitFor({ timeout: 10_000 });
+      } catch {
+        console.log(`      (the Startup Performance report holds no mark ${text}: our require's time not read)`);
+        return undefined;
+      }
       const at = Number(/\s(\d+(?:\.\d+)?)\s/.exec(((await markLine.textContent()) ?? '').replace(/\u00a0/g, ' ').slice(text.length))?.[1]);
       assert.ok(Number.isFinite(at), `no time on the mark ${text}`);
       return at;
     };
-    const requireMs = Math.round((await mark('didLoadExtensionCode')) - (await mark('willLoadExtensionCode')));
+    const loaded = await mark('didLoadExtensionCode');
+    const loading = loaded === undefined ? undefined : await mark('willLoadExtensionCode');
+    const requireMs = loaded === undefined || loading === undefined ? null : Math.round(loaded - loading);
     await suite.wb.page.keyboard.press('Escape');
     const [loadCode = 0, callActivate = 0, finishActivate = 0] = times;
     return { loadCode, requireMs, callActivate, finishActivate };

@@ -75,6 +75,9 @@ export function renderBranchMap(branches: BranchView[], selected: string, onSele
   return nav;
 }
 
+/** How long a redraw keeps applying the map's scroll position while the new element cannot take it yet. */
+const RESTORE_SCROLL_MS = 2000;
+
 /** Where each slot's map was last scrolled to, kept apart from the element a redraw replaces. */
 const wantedScroll = new WeakMap<HTMLElement, { top: number; left: number }>();
 
@@ -116,10 +119,12 @@ function restoreScroll(slot: HTMLElement, scroller: HTMLElement, wanted: { top: 
     if (settled) wantedScroll.set(slot, { top: scroller.scrollTop, left: scroller.scrollLeft });
   });
   if (!settled) {
-    let frames = 0;
+    // Frames for up to 2 s, not a count of them: a view laid out under load (or in a throttled frame) takes longer
+    // than 30 frames to grow tall enough, and the map was then left at the top.
+    const until = performance.now() + RESTORE_SCROLL_MS;
     const retry = (): void => {
       if (!scroller.isConnected) return;
-      settled = apply() || ++frames >= 30;
+      settled = apply() || performance.now() >= until;
       if (settled) wantedScroll.set(slot, { top: scroller.scrollTop, left: scroller.scrollLeft });
       else requestAnimationFrame(retry);
     };
