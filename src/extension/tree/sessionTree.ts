@@ -171,12 +171,13 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     }
     const parentId = node ? nodeId(node) : '';
     const listed: TreeNode[] = [];
+    const ids: string[] = [];
     for (const [n, item] of pairs) {
       const id = nodeId(n);
+      ids.push(id);
       listed.push(this.stable(id, n));
       this.keep(id, n, item);
     }
-    const ids = listed.map(nodeId);
     const kept = new Set(ids);
     for (const old of this.childIds.get(parentId) ?? []) if (!kept.has(old)) this.forget(old);
     this.childIds.set(parentId, ids);

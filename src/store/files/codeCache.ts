@@ -218,9 +218,15 @@ function run(p: PreparedLoad, options: CodeCacheOptions): CodeCacheLoad {
     size = data.length;
     writeCache(p.cacheDir, cacheFile, p.prefix, p.build, () => data);
   };
-  if (needed && (writeAfter === 'exit' || options.orAtExit === true)) process.once('exit', write);
   for (const ms of options.growAfter ?? []) setTimeout(grow, ms).unref?.();
-  if (options.growAfter?.length && options.orAtExit === true) process.once('exit', grow);
+  // At exit, one serialization: the first write when it is still due, else a last growth check.
+  const writeAtExit = needed && (writeAfter === 'exit' || options.orAtExit === true);
+  const growAtExit = !!options.growAfter?.length && options.orAtExit === true;
+  if (writeAtExit || growAtExit)
+    process.once('exit', () => {
+      if (writeAtExit && !done) write();
+      else if (growAtExit) grow();
+    });
   const written =
     !needed || writeAfter === 'exit'
       ? Promise.resolve()
