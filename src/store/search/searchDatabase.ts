@@ -11,10 +11,10 @@
  * inspector counts them (spec §7).
  */
 import type { SessionDatabase } from '../inspector/sessionDatabase';
-import type { QueryContext } from '../inspector/queryContext';
 import { decodeMessageData } from '../inspector/rowDecoding';
 import { quoteIdentifier } from '../inspector/tableDiscovery';
 import { PLAIN_BRANCH_ID } from '../inspector/plainSessions';
+import type { QueryContext } from '../inspector/queryContext';
 import { foldForSearch } from '../format/conversationText';
 import { displayType } from '../../shared/itemText';
 import { turnOrigin, type ForkFacts } from '../../shared/turnOrigin';
@@ -26,6 +26,7 @@ import { HitTester, ScanProgress, type HitPlace, type SearchHit, type SearchOpti
 import { isRawSearchable, rolesDecidedByType, sqlPrefilter, structureTypeCondition, toolTypeCondition } from './sqlPrefilter';
 import { reviewOnly, type SearchQuery } from './searchQuery';
 import { indexServes, ruledOutByIndex, type RuledOut } from './toolIndex';
+import { keptForks } from './keptForks';
 
 /** A batch aims at this much time: short enough for a prompt first hit and cancel, long enough to cost little. */
 const TARGET_BATCH_MS = 40;
@@ -69,7 +70,18 @@ export async function searchDatabase(db: SessionDatabase, query: SearchQuery, op
   const summary = progress.summary;
   const state = new ScanState(db, query, options.sessionId, options.turns);
   const structured = db.tables.messageStructure;
-  const maxId = (sql: string): number => Number(db.readWith((ctx) => ctx.stmt(sql).get<{ m: number | null }>()?.m ?? 0));
+  const batches = new BatchSize();
+  // The review filters name a few turns: their rows, found by the (session, branch, turn) index, are every row that can
+  // match; the rest of the file is decided without being read. When they fit one read, nothing else of the structured
+  // pass is needed (no verdicts: a search naming 100 turns of file A spent a tenth of its time making them).
+  const few = structured ? state.turnRows(options.turns) : null;
+  if (few) {
+    progress.emit(state.hitsOf(few.rows));
+    summary.rowsScanned = few.structureMax;
+    options.onProgress?.(summary.rowsScanned, few.structureMax);
+    await searchPlain(db, state, progress, options, few.structureMax, batches, few.plain);
+    return progress.finish();
+  }
   const [structureMax, messageMax] = structured
     ? db.readWith((ctx) => [
         Number(ctx.stmt('SELECT max(id) AS m FROM message_structure').get<{ m: number | null }>()?.m ?? 0),
@@ -83,57 +95,85 @@ export async function searchDatabase(db: SessionDatabase, query: SearchQuery, op
     const ruled = ruledOutByIndex(options.index, db, query, messageMax, options.signal);
     if (ruled) state.ruleOut(ruled, query.text === '');
   }
-  // An estimate for progress: the plain pass reads only the plain sessions' rows, which are not known yet.
-  let total = structureMax;
-
-  let batch = FIRST_BATCH_ROWS;
-  const adapt = (ms: number): void => {
-    batch = Math.max(FIRST_BATCH_ROWS, Math.min(MAX_BATCH_ROWS, Math.round(batch * Math.min(4, TARGET_BATCH_MS / Math.max(ms, 1)))));
-  };
-
   const turnRows = structured ? state.turnRowIds(options.turns, structureMax) : null;
   if (turnRows) {
-    // The review filters name a few turns: their rows, found by the (session, branch, turn) index, are every row
-    // that can match; the rest of the file is decided without being read.
+    // More rows than one read holds: their ids first, then the rows a read at a time.
     for (let at = 0; at < turnRows.length && !progress.stopped(); at += MAX_ROWS_READ) {
       progress.emit(state.rowsById(turnRows.subarray(at, at + MAX_ROWS_READ)));
       summary.rowsScanned = Math.round((structureMax * Math.min(turnRows.length, at + MAX_ROWS_READ)) / turnRows.length);
-      options.onProgress?.(summary.rowsScanned, total);
+      options.onProgress?.(summary.rowsScanned, structureMax);
       await yieldToLoop();
     }
     if (!progress.stopped()) summary.rowsScanned = structureMax;
   } else if (structured) {
     for (let after = 0; after < structureMax && !progress.stopped();) {
       const t0 = performance.now();
-      const to = Math.min(structureMax, after + batch);
+      const to = Math.min(structureMax, after + batches.rows);
       const reached = state.structureBatch(after, to, progress);
       summary.rowsScanned += reached - after;
       after = reached;
-      options.onProgress?.(summary.rowsScanned, total);
-      adapt(performance.now() - t0);
+      options.onProgress?.(summary.rowsScanned, structureMax);
+      batches.adapt(performance.now() - t0);
       await yieldToLoop();
     }
   }
-  // Plain sessions are found after the structured pass, so listing them never delays the first hits.
-  const plain = progress.stopped() ? [] : state.plainSessions().filter((id) => options.sessionId === undefined || id === options.sessionId);
-  if (plain.length > 0) total += maxId(`SELECT max(id) AS m FROM ${quoteIdentifier(db.tables.messages)}`);
+  await searchPlain(db, state, progress, options, structureMax, batches);
+  return progress.finish();
+}
+
+/** Rows per batch: the next batch aims at `TARGET_BATCH_MS` from the time the last one took. */
+class BatchSize {
+  rows = FIRST_BATCH_ROWS;
+
+  adapt(ms: number): void {
+    this.rows = Math.max(
+      FIRST_BATCH_ROWS,
+      Math.min(MAX_BATCH_ROWS, Math.round(this.rows * Math.min(4, TARGET_BATCH_MS / Math.max(ms, 1)))),
+    );
+  }
+}
+
+/**
+ * The plain sessions' pass, after the structured one, so listing them never delays the first hits. `structureTotal`:
+ * the structured pass's rows, the start of the progress's total (an estimate: the plain pass reads only the plain
+ * sessions' rows, which are not known before). `listed`: the plain sessions, when they were listed already.
+ */
+async function searchPlain(
+  db: SessionDatabase,
+  state: ScanState,
+  progress: ScanProgress,
+  options: SearchOptions,
+  structureTotal: number,
+  batches: BatchSize,
+  listed?: string[],
+): Promise<void> {
+  const summary = progress.summary;
+  if (progress.stopped()) return;
+  const plain = (listed ?? state.plainSessions()).filter((id) => options.sessionId === undefined || id === options.sessionId);
+  if (plain.length === 0) return;
+  const total =
+    structureTotal +
+    Number(
+      db.readWith(
+        (ctx) => ctx.stmt(`SELECT max(id) AS m FROM ${quoteIdentifier(ctx.tables.messages)}`).get<{ m: number | null }>()?.m ?? 0,
+      ),
+    );
   for (const sessionId of plain) {
     let after = 0;
     let turn = 0;
     while (!progress.stopped()) {
       const t0 = performance.now();
-      const page = state.plainBatch(sessionId, after, turn, batch);
+      const page = state.plainBatch(sessionId, after, turn, batches.rows);
       summary.rowsScanned += page.rows;
       progress.emit(page.hits);
       options.onProgress?.(summary.rowsScanned, total);
-      adapt(performance.now() - t0);
+      batches.adapt(performance.now() - t0);
       if (page.next === null) break;
       after = page.next;
       turn = page.turn;
       await yieldToLoop();
     }
   }
-  return progress.finish();
 }
 
 /**
@@ -161,7 +201,8 @@ class ScanState {
   private readonly plainSql: string;
   private readonly params: unknown[];
   private readonly plainParams: unknown[];
-  private readonly trees = new Map<string, ForkFacts[]>();
+  /** The connection's kept trees (`keptForks`), asked for at the first tree this scan needs. */
+  private trees: Map<string, ForkFacts[]> | undefined;
   /** Messages already reported, per session (a shared message is reported at its first structure row). */
   private readonly reported = new Map<string, Set<number>>();
   private readonly tester: HitTester;
@@ -169,6 +210,7 @@ class ScanState {
   private readonly judgeSql: string;
   private readonly turnIdsSql: string;
   private readonly turnZeroIdsSql: string;
+  private readonly turnRowsSql: string;
   private readonly byIdSql: string;
   private readonly hasTools: boolean;
   private readonly judgeByMessages: boolean;
@@ -270,6 +312,17 @@ class ScanState {
     // 100 turns on the bench's file A.
     this.turnIdsSql = turnIds.replace('%TURN%', 's.user_turn_number IN (SELECT value FROM json_each(?))');
     this.turnZeroIdsSql = turnIds.replace('%TURN%', '(s.user_turn_number = ? OR s.user_turn_number IS NULL)');
+    // A branch's turns with their messages where the prefilter lets them through, in the index's order (turn, id), one
+    // more than a read's rows at most. Not `ORDER BY s.id`: SQLite then walked the whole table in rowid order (35 ms on
+    // the bench's file A, against 0.2 ms seeking each turn in idx_structure_turn), and a sort kept to the `LIMIT` cost a
+    // third more than the rows. The session and branch are the parameters' (NULL here, set by `turnRows`): selected, they
+    // were two strings made per row.
+    this.turnRowsSql = `SELECT s.id AS sid, NULL, NULL, s.message_id, s.sequence_number, s.message_type,
+        s.tool_name, s.user_turn_number AS turn, m.message_data AS data
+      FROM message_structure s JOIN ${messages} m ON m.id = s.message_id AND m.session_id = s.session_id
+      WHERE s.session_id = ? AND s.branch_id = ? AND s.user_turn_number IN (SELECT value FROM json_each(?))${types ? ` AND ${types}` : ''}
+        AND ${filter.sql}
+      LIMIT ?`;
     // Those rows, a chunk of ids at a time, with their messages where the prefilter lets them through.
     this.byIdSql = `SELECT s.id AS sid, s.session_id, s.branch_id, s.message_id, s.sequence_number, s.message_type,
         s.tool_name, s.user_turn_number AS turn, m.message_data AS data
@@ -290,14 +343,13 @@ class ScanState {
   }
 
   /**
-   * The structure rows (ids, in order) of the turns `turns` allows, when it is a list of turns (`only`) and the query
-   * names no tool; else null (a scan of every row). A tool filter needs every call before an output to name it, so it
-   * always scans. Only the rows' ids are held (8 bytes each), and only those whose type can match. Keys are turned
-   * back into (session, branch, turn); a key that does not split so (an id holding U+0000) makes it a scan too.
+   * The turns `turns` allows, by session and branch, when it is a list of turns (`only`) and the query names no tool;
+   * else null (a scan of every row). A tool filter needs every call before an output to name it, so it always scans.
+   * Keys are turned back into (session, branch, turn); a key that does not split so (an id holding U+0000) makes it a
+   * scan too.
    */
-  turnRowIds(turns: TurnSet | undefined, structureMax: number): Float64Array | null {
+  private turnPlaces(turns: TurnSet | undefined): Map<string, Map<string, number[]>> | null {
     if (turns?.mode !== 'only' || this.hasTools) return null;
-    // Each branch's turns, by session and branch; turn 0 apart (its rows without a turn number too).
     const places = new Map<string, Map<string, number[]>>();
     for (const key of turns.keys) {
       const parts = key.split('\u0000');
@@ -310,6 +362,51 @@ class ScanState {
       if (!list) branches.set(parts[1]!, (list = []));
       list.push(turn);
     }
+    return places;
+  }
+
+  /**
+   * The rows of the turns `turns` allows (`turnPlaces`) with their messages, in structure order, read in one snapshot
+   * (one statement per branch): when they are at most `MAX_ROWS_READ` and no turn is 0; else null, and the scan reads
+   * their ids first (`turnRowIds`). With them, from the same read, the largest structure id (the progress's total) and
+   * the plain sessions (`plainSessions`). Reading the ids, then the rows by id, cost a search naming 100 turns of the
+   * bench's file A a third more.
+   */
+  turnRows(turns: TurnSet | undefined): { rows: StructureRow[]; structureMax: number; plain: string[] } | null {
+    const places = this.turnPlaces(turns);
+    if (!places) return null;
+    const rows: StructureRow[] = [];
+    return this.db.readWith((ctx) => {
+      for (const [sessionId, branches] of places) {
+        for (const [branchId, list] of branches) {
+          if (list.includes(0)) return null;
+          const left = MAX_ROWS_READ - rows.length;
+          const read = ctx
+            .stmt(this.turnRowsSql)
+            .arrays<StructureRow>(sessionId, branchId, JSON.stringify(list), ...(this.params as never[]), left + 1);
+          if (read.length > left) return null;
+          for (const r of read) {
+            r[1] = sessionId;
+            r[2] = branchId;
+            rows.push(r);
+          }
+        }
+      }
+      return {
+        rows: rows.sort((x, y) => Number(x[0]) - Number(y[0])),
+        structureMax: Number(ctx.stmt('SELECT max(id) AS m FROM message_structure').get<{ m: number | null }>()?.m ?? 0),
+        plain: this.plainSessionsIn(ctx),
+      };
+    });
+  }
+
+  /**
+   * The structure rows (ids, in order) of the turns `turns` allows (`turnPlaces`), or null. Only the rows' ids are
+   * held (8 bytes each), and only those whose type can match.
+   */
+  turnRowIds(turns: TurnSet | undefined, structureMax: number): Float64Array | null {
+    const places = this.turnPlaces(turns);
+    if (!places) return null;
     const ids = this.db.readWith((ctx) => {
       const out: number[] = [];
       for (const [sessionId, branches] of places) {
@@ -328,38 +425,44 @@ class ScanState {
     return sorted.filter((id, i) => i === 0 || sorted[i - 1] !== id);
   }
 
-  /** The hits among the structure rows `ids` (ascending), read with their messages in one read. */
-  rowsById(ids: Float64Array): SearchHit[] {
+  /** The hits among `rows` (structure rows with their messages, in order). */
+  hitsOf(rows: readonly StructureRow[]): SearchHit[] {
     const hits: SearchHit[] = [];
-    const rows = this.db.readWith((ctx) =>
-      ctx.stmt(this.byIdSql).arrays<StructureRow>(JSON.stringify(Array.from(ids)), ...(this.params as never[])),
-    );
     for (const r of rows) this.structureRow(r, hits);
     this.nameOutputs();
     return hits;
   }
 
+  /** The hits among the structure rows `ids` (ascending), read with their messages in one read. */
+  rowsById(ids: Float64Array): SearchHit[] {
+    return this.hitsOf(
+      this.db.readWith((ctx) => ctx.stmt(this.byIdSql).arrays<StructureRow>(JSON.stringify(Array.from(ids)), ...(this.params as never[]))),
+    );
+  }
+
   /** Sessions with messages but no structure rows, in the order they were first written. */
   plainSessions(): string[] {
-    return this.db.readWith((ctx) => {
-      const messages = quoteIdentifier(ctx.tables.messages);
-      const structureless = ctx.tables.messageStructure
-        ? ' WHERE NOT EXISTS (SELECT 1 FROM message_structure s WHERE s.session_id = d.session_id)'
-        : '';
-      // The sessions one index seek at a time (the next id after the last), not a pass over every message's entry:
-      // GROUP BY cost 50 ms on the bench's file A, which a search naming a few turns otherwise reads in 2 ms.
-      return ctx
-        .stmt(
-          `WITH RECURSIVE ids(session_id) AS (
-             SELECT (SELECT min(session_id) FROM ${messages})
-             UNION ALL
-             SELECT (SELECT min(session_id) FROM ${messages} WHERE session_id > ids.session_id) FROM ids WHERE ids.session_id IS NOT NULL)
-           SELECT session_id FROM (SELECT session_id, (SELECT min(id) FROM ${messages} m WHERE m.session_id = ids.session_id) AS first
-             FROM ids WHERE session_id IS NOT NULL) d${structureless} ORDER BY first`,
-        )
-        .all<{ session_id: string }>()
-        .map((r) => r.session_id);
-    });
+    return this.db.readWith((ctx) => this.plainSessionsIn(ctx));
+  }
+
+  private plainSessionsIn(ctx: QueryContext): string[] {
+    const messages = quoteIdentifier(ctx.tables.messages);
+    const structureless = ctx.tables.messageStructure
+      ? ' WHERE NOT EXISTS (SELECT 1 FROM message_structure s WHERE s.session_id = d.session_id)'
+      : '';
+    // The sessions one index seek at a time (the next id after the last), not a pass over every message's entry:
+    // GROUP BY cost 50 ms on the bench's file A, which a search naming a few turns otherwise reads in 2 ms.
+    return ctx
+      .stmt(
+        `WITH RECURSIVE ids(session_id) AS (
+           SELECT (SELECT min(session_id) FROM ${messages})
+           UNION ALL
+           SELECT (SELECT min(session_id) FROM ${messages} WHERE session_id > ids.session_id) FROM ids WHERE ids.session_id IS NOT NULL)
+         SELECT session_id FROM (SELECT session_id, (SELECT min(id) FROM ${messages} m WHERE m.session_id = ids.session_id) AS first
+           FROM ids WHERE session_id IS NOT NULL) d${structureless} ORDER BY first`,
+      )
+      .all<{ session_id: string }>()
+      .map((r) => r.session_id);
   }
 
   /** Keeps a verdict per message for a file whose largest message id is `messageMax` (see `MAX_VERDICT_MESSAGES`). */
@@ -614,8 +717,9 @@ class ScanState {
   }
 
   private tree(sessionId: string): ForkFacts[] {
-    let tree = this.trees.get(sessionId);
-    if (!tree) this.trees.set(sessionId, (tree = this.db.readWith((ctx) => readBranchForks(ctx, sessionId))));
+    const trees = (this.trees ??= keptForks(this.db));
+    let tree = trees.get(sessionId);
+    if (!tree) trees.set(sessionId, (tree = this.db.readWith((ctx) => readBranchForks(ctx, sessionId))));
     return tree;
   }
 

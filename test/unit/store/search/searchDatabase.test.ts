@@ -242,6 +242,36 @@ describe('searchDatabase', () => {
     );
   });
 
+  it('names the branches another connection forks or deletes between two searches on one connection', async () => {
+    // The branch trees are kept per connection between searches (keptForks.ts): a tree kept past a commit would name
+    // branches that are gone and miss new ones.
+    const path = await writeTrip(folder);
+    const db = folder.inspect(path);
+    const writer = folder.session({ sessionId: 'trip' });
+    const shared = async (text: string): Promise<unknown> => (await run(db, text)).map((h) => [h.branchId, h.turn, h.sharedWith]);
+    assert.deepEqual(await shared('lisbon.'), [['main', 1, ['alt']]]);
+    await writer.switchToBranch('main');
+    await writer.createBranchFromTurn(2, 'second');
+    assert.deepEqual(await shared('lisbon.'), [['main', 1, ['alt', 'second']]]);
+    // The same answer again from what is kept, and from a review filter, which reads the tree for the turn's origin.
+    assert.deepEqual(await shared('lisbon.'), [['main', 1, ['alt', 'second']]]);
+    const copyOfTurn1 = { mode: 'only' as const, keys: [`trip\u0000second\u00001`, `trip\u0000main\u00001`] };
+    const reviewed = async (): Promise<unknown> => {
+      const hits: SearchHit[] = [];
+      await searchDatabase(db, parseSearchQuery('is:bad'), { onHits: (h) => hits.push(...h), turns: copyOfTurn1 });
+      return hits.map((h) => [h.branchId, h.turn, h.sharedWith]);
+    };
+    assert.deepEqual(await reviewed(), [['main', 1, ['alt', 'second']]]);
+    await writer.deleteBranch('alt', true);
+    assert.deepEqual(await shared('lisbon.'), [['main', 1, ['second']]]);
+    assert.deepEqual(await reviewed(), [['main', 1, ['second']]]);
+    // A fork of the fork's first turn: its turn 1 came from main, still named under main.
+    await writer.switchToBranch('second');
+    await writer.addItems([{ role: 'user', content: 'Second thoughts' }] as never);
+    await writer.createBranchFromTurn(2, 'third');
+    assert.deepEqual(await reviewed(), [['main', 1, ['second', 'third']]]);
+  });
+
   it('searches plain sessions (no structure rows) with turns counted as the view counts them', async () => {
     const path = folder.path('plain.db');
     const s = folder.track(new SQLiteSession({ sessionId: 'p', dbPath: path }));
