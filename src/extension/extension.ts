@@ -13,7 +13,13 @@ import type { Services } from './services';
 import { workspaceTrust } from './core/settings';
 import { DatabaseRegistry } from './databases/databaseRegistry';
 import { StoreClient } from '../store/worker/storeClient';
-import { endKeptSearchWorker, useSearchIndexFolder, useSearchWorkerCodeCache } from '../store/search/searchInWorker';
+import {
+  endKeptSearchWorker,
+  releaseSearchFiles,
+  useKeptSearchConnections,
+  useSearchIndexFolder,
+  useSearchWorkerCodeCache,
+} from '../store/search/searchInWorker';
 import { SqliteDriverCheck } from './databases/sqliteDriverCheck';
 import { WorkspaceDiscovery } from './databases/workspaceDiscovery';
 import { SessionPricing } from './pricing/sessionPricing';
@@ -82,6 +88,14 @@ export function activate(context: vscode.ExtensionContext): AgentSessionsApi {
   useSearchIndexFolder(vscode.Uri.joinPath(context.globalStorageUri, 'search-index').fsPath, (message) => log.warn(message));
   context.subscriptions.push({ dispose: () => void store.dispose() });
   const registry = new DatabaseRegistry(context.workspaceState, new SqliteDriverCheck(log), store, context.secrets);
+  // Every search here is of files the store worker holds open: the search worker keeps its connections to them for the
+  // next search, and lets a file go once the registry closed it or dropped its connection (docs/search.md).
+  useKeptSearchConnections(true);
+  context.subscriptions.push(
+    registry.onDidChange((change) => {
+      if (change.kind === 'list' || change.kind === 'state') releaseSearchFiles((path) => !registry.get(path)?.db);
+    }),
+  );
   const pricing = new SessionPricing(context.workspaceState, log);
   // Review data too: in the global storage unless the user keeps it beside each file (docs/reviews.md).
   const reviews = new ReviewService(store, context.globalStorageUri.fsPath, (dbPath) => !!registry.get(dbPath)?.remote);

@@ -4,6 +4,7 @@
  * opening a hit opens that turn of that branch in the conversation view.
  */
 import { strict as assert } from 'node:assert';
+import { readdirSync, readlinkSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { SearchOutcome } from '../../src/extension/search/sessionSearch';
 import { AdvancedSQLiteSession } from '../../src/store';
@@ -43,6 +44,17 @@ async function openTrips(dir: string): Promise<{ one: string; two: string }> {
   await vscode.commands.executeCommand('agentSessions.openDatabase', one);
   await vscode.commands.executeCommand('agentSessions.openDatabase', two);
   return { one, two };
+}
+
+/** The extension host's file descriptors open on `path` (its workers' threads share them; Linux: /proc/self/fd). */
+function openDescriptors(path: string): string[] {
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === path;
+    } catch {
+      return false; // closed meanwhile
+    }
+  });
 }
 
 const labelOf = (item: vscode.TreeItem): string => (typeof item.label === 'string' ? item.label : (item.label?.label ?? ''));
@@ -224,5 +236,20 @@ describe('Search Sessions', () => {
     const r = await vscode.commands.executeCommand('agentSessions.searchSessions', 'is:broken');
     assert.equal(r, undefined);
     assert.match(a.failures.at(-1)?.message ?? '', /Unknown filter "is:broken"/);
+  });
+
+  it("closes the search worker's kept connection to a database when the database is closed", async () => {
+    // The search worker keeps its connections for the next search (searchWorker.ts); the registry's close must reach
+    // it. While the store worker holds the file, SQLite parks a closed connection's descriptor instead of closing it
+    // (POSIX locks are the process's), so only the count once everything is closed tells a kept connection apart.
+    const a = await api();
+    const path = `${s.dir}/five.db`;
+    await write(path, 'z', 'Madrid', false);
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    assert.ok(openDescriptors(path).length > 0, 'the store worker holds the file');
+    assert.equal((await vscode.commands.executeCommand<SearchOutcome>('agentSessions.searchSessions', 'madrid')).hits, 3);
+    assert.deepEqual(a.failures, []);
+    await vscode.commands.executeCommand('agentSessions.closeDatabase', { kind: 'database', dbPath: path });
+    await waitFor(() => openDescriptors(path).length === 0, 10_000, 'every connection to the closed file closed');
   });
 });

@@ -23,6 +23,11 @@ export interface SearchWorkerInput extends WorkerCodeCache {
   turns?: Record<string, TurnSet>;
   /** The folder of the search's indexes of tool items (toolIndex.ts); none: every file is scanned without one. */
   indexDir?: string;
+  /**
+   * The files are held open elsewhere (the extension's registry): the worker keeps its connections to them for the
+   * next search instead of closing them, until the host releases them (`release`) or ends the worker.
+   */
+  keepOpen?: boolean;
 }
 
 /**
@@ -34,11 +39,16 @@ export interface SearchWorkerStart extends SearchWorkerInput {
 }
 
 /**
- * Host → worker: another search, for a worker that said it is `idle`; the cancelling of a search by its id; the end of
- * an idle worker (it closes its port and ends as a thread does, writing its code cache if it has not yet).
+ * Host → worker: another search, for a worker that said it is `idle`; the cancelling of a search by its id; the
+ * closing of the connections kept to `paths` (every one without), at once or when the running search is over; the end
+ * of an idle worker (it closes its connections and its port and ends as a thread does, writing its code cache if it
+ * has not yet).
  */
 export type SearchWorkerCommand =
-  { type: 'search'; searchId: number; input: SearchWorkerInput } | { type: 'cancel'; searchId: number } | { type: 'end' };
+  | { type: 'search'; searchId: number; input: SearchWorkerInput }
+  | { type: 'cancel'; searchId: number }
+  | { type: 'release'; paths?: string[] }
+  | { type: 'end' };
 
 /** Worker → host. `done` comes once per file (with its summary) and `finished` once at the end. */
 export type SearchWorkerEvent =

@@ -1,13 +1,20 @@
 /**
  * The search worker kept for the next search (searchInWorker.ts): searches one after another share a thread and give
  * what a new worker gives; a late cancel never reaches the next search; searches at the same time, other bundles or
- * options get workers of their own; a kept worker ends after its time, holding no file open while it waits.
+ * options get workers of their own; a kept worker ends after its time, holding no file open while it waits, but the
+ * files of searches held open elsewhere (`keepOpen`), until the host releases them or ends it.
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readlinkSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { endKeptSearchWorker, keptSearchWorker, startWorkerSearch, type WorkerSearch } from '../../../../src/store/search/searchInWorker';
+import {
+  endKeptSearchWorker,
+  keptSearchWorker,
+  releaseSearchFiles,
+  startWorkerSearch,
+  type WorkerSearch,
+} from '../../../../src/store/search/searchInWorker';
 import { parseSearchQuery, type SearchHit } from '../../../../src/store';
 import { TempFolder } from '../inspector/inspectorFixtures';
 
@@ -47,12 +54,12 @@ describe('the search worker kept for the next search', function () {
 
   const search = (
     query: string,
-    options: { keptMs?: number; execArgv?: string[] } = {},
+    { keepOpen, ...options }: { keptMs?: number; execArgv?: string[]; keepOpen?: boolean } = {},
   ): { worker: WorkerSearch; hits: SearchHit[]; done: Promise<SearchHit[]> } => {
     const hits: SearchHit[] = [];
     const worker = startWorkerSearch(
       WORKER,
-      { paths: [path], query: parseSearchQuery(query) },
+      { paths: [path], query: parseSearchQuery(query), ...(keepOpen === undefined ? {} : { keepOpen }) },
       { onHits: (_p, h) => hits.push(...h) },
       { execArgv: UNDER_TSX, ...options },
     );
@@ -158,5 +165,42 @@ process.stdout.write(keptSearchWorker() === undefined ? 'ended' : 'still kept');
     const next = search('needle 5.');
     assert.notEqual(next.worker.threadId, first.worker.threadId);
     assert.equal((await next.done).length, 100);
+  });
+
+  it('keeps the files of searches held open elsewhere for the next search, until they are released or it ends', async () => {
+    const waitClosed = async (what: string): Promise<void> => {
+      for (let i = 0; i < 100 && openDescriptors(path).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(openDescriptors(path), [], what);
+    };
+    const first = search('needle 5.', { keepOpen: true });
+    assert.equal((await first.done).length, 100);
+    assert.notDeepEqual(openDescriptors(path), [], 'kept open while the worker waits');
+    // Another file moved over the path meanwhile: the next search reads it, not the kept connection's file.
+    const other = folder.path('other.db');
+    const writer = folder.session({ dbPath: other, sessionId: 'many' });
+    await writer.addItems(Array.from({ length: 7 }, (_, i) => ({ role: 'user', content: `needle 5.${i} again` })) as never);
+    writer.close();
+    renameSync(other, path);
+    const second = search('needle 5.', { keepOpen: true });
+    assert.equal(second.worker.threadId, first.worker.threadId);
+    assert.deepEqual(
+      (await second.done).map((h) => h.snippet.text),
+      Array.from({ length: 7 }, (_, i) => `needle 5.${i} again`),
+    );
+    assert.notDeepEqual(openDescriptors(path), [], 'the new file kept open');
+    // The extension closed the database: the waiting worker lets it go at once.
+    releaseSearchFiles((p) => p === path);
+    await waitClosed('released');
+    // Released while a search runs: once it is over.
+    const third = search('needle', { keepOpen: true });
+    releaseSearchFiles((p) => p === path);
+    assert.equal((await third.done).length, 7);
+    await waitClosed('released after the search');
+    assert.equal(keptSearchWorker(), first.worker.threadId);
+    // A worker that ends closes what it kept.
+    await search('needle', { keepOpen: true }).done;
+    assert.notDeepEqual(openDescriptors(path), []);
+    await endKeptSearchWorker();
+    assert.deepEqual(openDescriptors(path), [], 'closed as the worker ended');
   });
 });
