@@ -317,7 +317,7 @@ class ScanState {
     // the bench's file A, against 0.2 ms seeking each turn in idx_structure_turn), and a sort kept to the `LIMIT` cost a
     // third more than the rows. The session and branch are the parameters' (NULL here, set by `turnRows`): selected, they
     // were two strings made per row.
-    this.turnRowsSql = `SELECT s.id AS sid, NULL, NULL, s.message_id, s.sequence_number, s.message_type,
+    this.turnRowsSql = `SELECT s.id AS sid, NULL AS session_id, NULL AS branch_id, s.message_id, s.sequence_number, s.message_type,
         s.tool_name, s.user_turn_number AS turn, m.message_data AS data
       FROM message_structure s JOIN ${messages} m ON m.id = s.message_id AND m.session_id = s.session_id
       WHERE s.session_id = ? AND s.branch_id = ? AND s.user_turn_number IN (SELECT value FROM json_each(?))${types ? ` AND ${types}` : ''}
