@@ -1,0 +1,117 @@
+/**
+ * A review filter's search (`is:bad` over reviewed turns) as VS Code runs it and as the search floors bench runs it
+ * (issue 43, the `is:bad` floor): the bundled search worker started from this process as the extension starts it
+ * (`startWorkerSearch`), the worker ended between the two configurations, with its connections closed after each
+ * search (`keepOpen` off: a new connection each time, as before the twelfth round and as the CLI's searches) and kept
+ * for the next (`keepOpen`, as the extension runs since), each timed from the start to `finished`; then in this
+ * process on one connection (`searchDatabase`, the floors bench's side), and the floor's statement on a raw
+ * better-sqlite3 connection: the user messages of those turns by the (session, branch, turn) index, decoded.
+ * The reviewed turns: every 1,000th turn of the session's longest branch, from turn 500 (file A: 100 turns of `main`).
+ *
+ *   npx tsx scripts/bench/reviewSearch.ts A [--runs=50] [--session=ID]   (or --file=PATH)
+ *
+ * Prints JSON: ms per search after 10 unmeasured ones per configuration (ranges, medians), the hits (the same in every
+ * configuration, or it fails).
+ */
+import Database from 'better-sqlite3';
+import { openSessionDatabase, parseSearchQuery, searchDatabase } from '../../src/store';
+import { turnSetKey, type TurnSet } from '../../src/store/search/reviewTurns';
+import { endKeptSearchWorker, startWorkerSearch } from '../../src/store/search/searchInWorker';
+import { searchWorkerModule } from './benchModules';
+import { median, round } from './measure';
+import { standaloneBenchArgs } from './scaleFiles';
+
+const WARM_UP = 10;
+
+interface Figures {
+  ms: { min: number; median: number; max: number };
+  hits: number;
+}
+
+const figures = (ms: number[], hits: number): Figures => ({
+  ms: { min: round(Math.min(...ms)), median: round(median(ms)), max: round(Math.max(...ms)) },
+  hits,
+});
+
+async function timed(runs: number, once: () => Promise<number>): Promise<Figures> {
+  const ms: number[] = [];
+  let hits = 0;
+  for (let i = 0; i < WARM_UP + runs; i++) {
+    const t0 = performance.now();
+    hits = await once();
+    if (i >= WARM_UP) ms.push(performance.now() - t0);
+  }
+  return figures(ms, hits);
+}
+
+export async function runReviewSearchBench(path: string, runs: number, sessionOpt: string | undefined) {
+  const db = openSessionDatabase(path);
+  const sessionId = sessionOpt ?? db.listSessions()[0]?.sessionId;
+  if (sessionId === undefined) throw new Error(`${path} holds no session`);
+  const longest = db.getBranchTree(sessionId).reduce((a, b) => (b.userTurns > a.userTurns ? b : a));
+  const reviewed: number[] = [];
+  for (let t = 500; t <= longest.userTurns; t += 1000) reviewed.push(t);
+  const turns: TurnSet = { mode: 'only', keys: reviewed.map((t) => turnSetKey(sessionId, longest.branchId, t)) };
+  const query = parseSearchQuery('is:bad');
+  const worker = await searchWorkerModule();
+
+  const inWorker = async (keepOpen: boolean): Promise<Figures> => {
+    await endKeptSearchWorker();
+    const r = await timed(runs, async () => {
+      let hits = 0;
+      const search = startWorkerSearch(
+        worker.file,
+        { paths: [path], query, turns: { [path]: turns }, keepOpen, maxHits: Number.MAX_SAFE_INTEGER },
+        { onHits: (_p, h) => (hits += h.length), onError: (_p, message) => console.error(message) },
+        { execArgv: worker.execArgv, codeCacheDir: worker.codeCacheDir },
+      );
+      await search.finished;
+      await search.exited;
+      return hits;
+    });
+    await endKeptSearchWorker();
+    return r;
+  };
+  const newConnection = await inWorker(false);
+  const keptConnection = await inWorker(true);
+  const oneConnection = await timed(runs, async () => {
+    let hits = 0;
+    await searchDatabase(db, query, { maxHits: Number.MAX_SAFE_INTEGER, onHits: (h) => (hits += h.length), turns });
+    return hits;
+  });
+  db.close();
+  const raw = new Database(path, { readonly: true });
+  const floorSql = raw.prepare(
+    `SELECT m.id, m.message_data FROM message_structure s JOIN agent_messages m ON m.id = s.message_id
+     WHERE s.session_id = ? AND s.branch_id = ? AND s.message_type = 'user' AND s.user_turn_number IN (SELECT value FROM json_each(?))`,
+  );
+  const floor = await timed(runs, () => {
+    const rows = floorSql.all(sessionId, longest.branchId, JSON.stringify(reviewed)) as { message_data: string }[];
+    for (const r of rows) JSON.parse(r.message_data);
+    return Promise.resolve(rows.length);
+  });
+  raw.close();
+  // Every configuration does the same work: each user message of the reviewed turns, once.
+  const counts = [newConnection, keptConnection, oneConnection, floor].map((f) => f.hits);
+  if (new Set(counts).size !== 1) throw new Error(`the configurations found different hits: ${counts.join(', ')}`);
+  return {
+    file: path,
+    session: sessionId,
+    branch: longest.branchId,
+    reviewedTurns: reviewed.length,
+    runs,
+    node: process.version,
+    worker: { newConnection, keptConnection },
+    inProcess: { oneConnection, floor },
+  };
+}
+
+if (/reviewSearch\.ts$/.test(process.argv[1] ?? '')) {
+  void standaloneBenchArgs(process.argv.slice(2), 50)
+    .then(({ path, runs, opt }) => runReviewSearchBench(path, runs, opt('session')))
+    .then((r) => process.stdout.write(`${JSON.stringify(r, null, 2)}\n`))
+    .catch((err: unknown) => {
+      console.error(err);
+      process.exitCode = 1;
+    });
+}
