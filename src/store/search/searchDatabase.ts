@@ -316,7 +316,8 @@ class ScanState {
     // more than a read's rows at most. Not `ORDER BY s.id`: SQLite then walked the whole table in rowid order (35 ms on
     // the bench's file A, against 0.2 ms seeking each turn in idx_structure_turn), and a sort kept to the `LIMIT` cost a
     // third more than the rows. The session and branch are the parameters' (NULL here, set by `turnRows`): selected, they
-    // were two strings made per row.
+    // were two strings made per row. Named apart, as `arrays` asks (on node:sqlite before Node 22.16 two columns named
+    // NULL were one, and the rest moved up).
     this.turnRowsSql = `SELECT s.id AS sid, NULL AS session_id, NULL AS branch_id, s.message_id, s.sequence_number, s.message_type,
         s.tool_name, s.user_turn_number AS turn, m.message_data AS data
       FROM message_structure s JOIN ${messages} m ON m.id = s.message_id AND m.session_id = s.session_id

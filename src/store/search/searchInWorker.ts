@@ -78,8 +78,9 @@ const keptPaths = new Set<string>();
  * Search workers keep their connections to the files they searched for the next search (`on`: the extension, at
  * activation, whose every search is of files its store worker holds open), until `releaseSearchFiles` lets them go
  * or the worker ends. A search on a kept connection skips the file's open and its first reads (statements, pages,
- * branch trees): a review filter's search of the bench's file A took 2.6–3.1 ms on a new connection, 0.4 on a kept one.
- * Off (the default: the CLI, tests), a worker waiting for the next search holds no file open.
+ * branch trees): a review filter's search of the bench's file A took 2.7–3.0 ms (medians) on a new connection, 0.9–1.3
+ * on a kept one (scripts/bench/reviewSearch.ts). Off (the default: the CLI, tests), a worker waiting for the next
+ * search holds no file open.
  */
 export function useKeptSearchConnections(on: boolean): void {
   keepConnections = on;
