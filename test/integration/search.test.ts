@@ -4,13 +4,13 @@
  * opening a hit opens that turn of that branch in the conversation view.
  */
 import { strict as assert } from 'node:assert';
-import { readdirSync, readlinkSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { SearchOutcome } from '../../src/extension/search/sessionSearch';
 import { AdvancedSQLiteSession } from '../../src/store';
 import type { WorkerSessionDatabase } from '../../src/store/worker/storeClient';
 import type { HostMessage } from '../../src/shared/protocol/conversation';
 import { api, askPanel, freshScratchPerTest, waitFor, type Scratch } from './helpers';
+import { openDescriptors } from '../support/openDescriptors';
 
 async function write(path: string, sessionId: string, city: string, failed: boolean): Promise<void> {
   const s = new AdvancedSQLiteSession({ sessionId, dbPath: path, createTables: true });
@@ -44,17 +44,6 @@ async function openTrips(dir: string): Promise<{ one: string; two: string }> {
   await vscode.commands.executeCommand('agentSessions.openDatabase', one);
   await vscode.commands.executeCommand('agentSessions.openDatabase', two);
   return { one, two };
-}
-
-/** The extension host's file descriptors open on `path` (its workers' threads share them; Linux: /proc/self/fd). */
-function openDescriptors(path: string): string[] {
-  return readdirSync('/proc/self/fd').filter((fd) => {
-    try {
-      return readlinkSync(`/proc/self/fd/${fd}`) === path;
-    } catch {
-      return false; // closed meanwhile
-    }
-  });
 }
 
 const labelOf = (item: vscode.TreeItem): string => (typeof item.label === 'string' ? item.label : (item.label?.label ?? ''));

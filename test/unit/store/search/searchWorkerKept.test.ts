@@ -6,7 +6,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readlinkSync, renameSync, writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   endKeptSearchWorker,
@@ -17,17 +17,7 @@ import {
 } from '../../../../src/store/search/searchInWorker';
 import { parseSearchQuery, type SearchHit } from '../../../../src/store';
 import { TempFolder } from '../inspector/inspectorFixtures';
-
-/** This process's file descriptors open on `path` (Linux: /proc/self/fd). */
-function openDescriptors(path: string): string[] {
-  return readdirSync('/proc/self/fd').filter((fd) => {
-    try {
-      return readlinkSync(`/proc/self/fd/${fd}`) === path;
-    } catch {
-      return false; // closed meanwhile
-    }
-  });
-}
+import { openDescriptors } from '../../../support/openDescriptors';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const WORKER = join(ROOT, 'src', 'store', 'search', 'searchWorker.ts');
