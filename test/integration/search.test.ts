@@ -4,6 +4,7 @@
  * opening a hit opens that turn of that branch in the conversation view.
  */
 import { strict as assert } from 'node:assert';
+import { renameSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { SearchOutcome } from '../../src/extension/search/sessionSearch';
 import { AdvancedSQLiteSession } from '../../src/store';
@@ -240,5 +241,21 @@ describe('Search Sessions', () => {
     assert.deepEqual(a.failures, []);
     await vscode.commands.executeCommand('agentSessions.closeDatabase', { kind: 'database', dbPath: path });
     await waitFor(() => openDescriptors(path).length === 0, 10_000, 'every connection to the closed file closed');
+  });
+
+  it("closes the search worker's kept connection to a file another file was moved over", async () => {
+    // A connection left open on the replaced file keeps that file's -shm in use beside the new one (SQLite shares it by
+    // name): the registry drops its own connection when it sees the replacement, and the search worker's must go too.
+    const a = await api();
+    const path = `${s.dir}/six.db`;
+    await write(path, 'z', 'Madrid', false);
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    assert.equal((await vscode.commands.executeCommand<SearchOutcome>('agentSessions.searchSessions', 'madrid')).hits, 3);
+    await write(`${s.dir}/other.db`, 'y', 'Paris', false);
+    renameSync(`${s.dir}/other.db`, path);
+    await waitFor(() => openDescriptors(`${path} (deleted)`).length === 0, 10_000, 'no connection left on the replaced file');
+    await waitFor(() => a.registry.get(path)?.db !== undefined, 10_000, 'the registry to open the new file');
+    assert.equal((await vscode.commands.executeCommand<SearchOutcome>('agentSessions.searchSessions', 'paris')).hits, 3);
+    assert.deepEqual(a.failures, []);
   });
 });
