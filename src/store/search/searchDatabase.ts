@@ -347,9 +347,16 @@ class ScanState {
    * The turns `turns` allows, by session and branch, when it is a list of turns (`only`) and the query names no tool;
    * else null (a scan of every row). A tool filter needs every call before an output to name it, so it always scans.
    * Keys are turned back into (session, branch, turn); a key that does not split so (an id holding U+0000) makes it a
-   * scan too.
+   * scan too. Worked out once per set: the id path asks again when the one-read path found more rows than a read.
    */
   private turnPlaces(turns: TurnSet | undefined): Map<string, Map<string, number[]>> | null {
+    if (this.places === undefined || this.places.turns !== turns) this.places = { turns, places: this.placesOf(turns) };
+    return this.places.places;
+  }
+
+  private places: { turns: TurnSet | undefined; places: Map<string, Map<string, number[]>> | null } | undefined;
+
+  private placesOf(turns: TurnSet | undefined): Map<string, Map<string, number[]>> | null {
     if (turns?.mode !== 'only' || this.hasTools) return null;
     const places = new Map<string, Map<string, number[]>>();
     for (const key of turns.keys) {
