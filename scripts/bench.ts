@@ -27,8 +27,9 @@
  * `--search=none` skips it; `--search-scale=F` resizes the file.
  *
  * Then the search floors (issue 43, scripts/bench/searchFloors.ts): each filter's whole scan of file A (text, is:failed,
- * tool:, role:, review filters) against the SQL a minimal correct implementation runs, CPU and wall medians of
- * `--search-floor-runs=N` runs, under `"searchFloors"`. `--search-floors=none` skips it.
+ * tool:, role:, review filters) against the SQL a minimal correct implementation runs on the same driver, CPU and wall
+ * medians of `--search-floor-runs=N` runs, under `"searchFloors"` (one report per file). `--search-floors=A,B,C,L`
+ * picks files, `--search-floors=none` skips it.
  *
  * Then the host-blocking section (issues 24 and 43, scripts/bench/hostBlocking.ts): on each of files A, B, C and L, or
  * on any session file (`--file=PATH`, `--session=ID`), each view request with the view's real arguments in this thread
@@ -134,7 +135,8 @@ interface Config {
   /** Size factor of the search file (1 = scale file C at full size). */
   searchScale: number;
   /** Each search filter's whole scan on file A against its SQL floor (`--search-floors=none` skips it). */
-  searchFloors: boolean;
+  /** The scale files the search floors run on (`--search-floors[=A,B,C,L|none]`; A alone by default). */
+  searchFloors: ScaleFileName[];
   searchFloorRuns: number;
   /** Time what an agent command run adds to the command (`--agent-command=none` skips it). */
   agentCommand: boolean;
@@ -178,7 +180,7 @@ const USAGE =
   '                          [--scale-files=A,B,C|none] [--scale=1] [--scale-reps=5] [--skip-store]\n' +
   '                          [--remote[=postgres,redis|none]] [--remote-scale=1] [--remote-reps=7]\n' +
   '                          [--compare[=none]] [--search[=none]] [--search-scale=1] [--agent-command[=none]]\n' +
-  '                          [--search-floors[=none]] [--search-floor-runs=3]\n' +
+  '                          [--search-floors[=A,B,C,L|none]] [--search-floor-runs=3]\n' +
   '                          [--host-blocking=A,B,C,L|none] [--file=PATH [--session=ID]] [--host-runs=3]\n' +
   '                          [--host-reps=3] [--append-runs=20] [--get-items-runs=5] [--get-items-turns=2000]\n' +
   '                          [--context[=none]]\n' +
@@ -201,7 +203,7 @@ function parseArgs(argv: string[]): Config {
     compare: true,
     search: true,
     searchScale: 1,
-    searchFloors: true,
+    searchFloors: ['A'],
     searchFloorRuns: 3,
     agentCommand: true,
     hostBlocking: [...SCALE_FILE_NAMES],
@@ -353,8 +355,10 @@ function parseArgs(argv: string[]): Config {
       config.hostBlocking = names as ScaleFileName[];
       hostBlockingGiven = true;
     } else if (key === 'search-floors') {
-      if (value !== '' && value.toLowerCase() !== 'none') throw new Error(`--search-floors takes no value but none, got '${value}'`);
-      config.searchFloors = value === '';
+      const names = value === '' ? ['A'] : value.toLowerCase() === 'none' ? [] : value.split(',').map((v) => v.trim().toUpperCase());
+      if (names.some((n) => !(SCALE_FILE_NAMES as readonly string[]).includes(n)))
+        throw new Error(`--search-floors wants a list of A, B, C, L (or none), got '${value}'`);
+      config.searchFloors = names as ScaleFileName[];
     } else if (key === 'search-floor-runs') {
       config.searchFloorRuns = positive(key, value);
     } else if (key === 'search-scale') {
@@ -932,7 +936,7 @@ async function main(): Promise<void> {
     if (config.getItemsRuns > 0) {
       const report = await runGetItemsBench({ turns: config.getItemsTurns, runs: config.getItemsRuns, reps: 15 }, progress);
       process.stderr.write(
-        `\ngetItems() of ${report.turns} turns (${report.items} items), store/floor per run (each run's median of ${report.reps}): ` +
+        `\ngetItems() of ${report.turns} turns (${report.items} items), ${report.driver}, store/floor per run (each run's median of ${report.reps}): ` +
           `${report.ratios.join(' · ')}; within ${report.target.ratio}×: ${report.target.runsWithin} of ${report.target.runs}\n\n`,
       );
       getItems = report;
@@ -970,10 +974,20 @@ async function main(): Promise<void> {
       search = await runSearchBench(join(CACHE, 'bench'), benchWorkerFile(), config.searchScale, (m) => progress(`search ${m}`));
     }
     let searchFloors: unknown = { skipped: '--search-floors=none' };
-    if (config.searchFloors) {
-      const report = await runSearchFloorBench(join(CACHE, 'bench'), config.searchFloorRuns, null, (m) => progress(m));
-      process.stderr.write(`\n${searchFloorTable(report)}\n\n`);
-      searchFloors = report;
+    if (config.searchFloors.length > 0) {
+      const reports = [];
+      for (const name of config.searchFloors) {
+        const report = await runSearchFloorBench(
+          join(CACHE, 'bench'),
+          config.searchFloorRuns,
+          null,
+          (m) => progress(`${name}: ${m}`),
+          name,
+        );
+        process.stderr.write(`\n${searchFloorTable(report)}\n\n`);
+        reports.push(report);
+      }
+      searchFloors = reports;
     }
     let agentCommand: unknown = { skipped: '--agent-command=none' };
     if (config.agentCommand) {

@@ -4,14 +4,15 @@
  *
  * One T-turn session of the workload W(T) (workload.ts) is written by the store, in NORMAL, and copied for the floor
  * (`FloorSession.getItems`: the same JOIN with better-sqlite3's `pluck()` and one `JSON.parse` per row, rows as
- * stored). Each run opens both anew, warms each up with a few calls, then takes `reps` samples of one call each,
+ * stored; on node:sqlite, where the store runs on it, the same statement returning arrays). Each run opens both anew, warms each up with a few calls, then takes `reps` samples of one call each,
  * alternating who goes first; no collection is forced (what a call's garbage costs is part of its time). Reported:
  * each run's medians and ratio, and how many runs were within the target.
  */
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AdvancedSQLiteSession } from '../../src/store';
+import { AdvancedSQLiteSession, openSessionDatabase, type DriverName } from '../../src/store';
+import { loadNodeSqlite } from '../../src/store/drivers/nodeSqliteDriver';
 import { FloorSession } from './floor';
 import { median, now, round, settle } from './measure';
 import { workload } from './workload';
@@ -20,6 +21,9 @@ export const GET_ITEMS_TARGET_RATIO = 1.5;
 const WARM_CALLS = 3;
 
 export interface GetItemsReport {
+  /** The driver the store picked here, and the floor's. */
+  driver: DriverName;
+  node: string;
   turns: number;
   items: number;
   reps: number;
@@ -47,12 +51,15 @@ export async function runGetItemsBench(
       writer.close();
     }
     copyFileSync(storePath, floorPath);
+    const probe = openSessionDatabase(storePath);
+    const driver = probe.driver;
+    probe.close();
     const runs: GetItemsReport['runs'] = [];
     let items = 0;
     for (let run = 1; run <= config.runs; run++) {
       progress(`getItems: run ${run}/${config.runs}`);
       const store = new AdvancedSQLiteSession({ sessionId: 'bench-session', dbPath: storePath });
-      const floor = new FloorSession(floorPath, 'bench-session', 'NORMAL');
+      const floor = itemsFloor(floorPath, driver);
       try {
         for (let i = 0; i < WARM_CALLS; i++) {
           items = (await store.getItems()).length;
@@ -95,6 +102,8 @@ export async function runGetItemsBench(
     const ratios = runs.map((r) => r.ratio);
     const within = ratios.filter((r) => r <= GET_ITEMS_TARGET_RATIO).length;
     return {
+      driver,
+      node: process.version,
       turns: config.turns,
       items,
       reps: config.reps,
@@ -105,4 +114,23 @@ export async function runGetItemsBench(
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The floor's read of the branch on `driver`: `FloorSession` on better-sqlite3; on node:sqlite the same statement on a
+ * connection of its own, rows as arrays (the module is the store's loader; the statement is the floor's).
+ */
+function itemsFloor(path: string, driver: DriverName): { getItems(): unknown[]; close(): void } {
+  if (driver === 'better-sqlite3') return new FloorSession(path, 'bench-session', 'NORMAL');
+  const db = new (loadNodeSqlite().DatabaseSync)(path);
+  const st = db.prepare(
+    `SELECT m.message_data FROM message_structure s JOIN agent_messages m ON m.id = s.message_id
+     WHERE s.session_id = ? AND s.branch_id = ? ORDER BY s.sequence_number`,
+  );
+  if (typeof st.setReturnArrays !== 'function') throw new Error(`node:sqlite on Node ${process.version} cannot return arrays (22.16+)`);
+  st.setReturnArrays(true);
+  return {
+    getItems: () => (st.all('bench-session', 'main') as [string][]).map((r) => JSON.parse(r[0]) as unknown),
+    close: () => db.close(),
+  };
 }

@@ -1,8 +1,9 @@
 /**
- * Each search filter against its SQL floor (issue 43), on scale file A (one session, 100,000 turns, 5 branches: 1.4 M
- * structure rows over 404,000 messages). For every query: our whole scan in process (`searchDatabase`, every hit,
- * counted, nothing printed) and its floor on a raw better-sqlite3 connection that shares no code with src/store,
- * alternately, `runs` times each after one unmeasured run of each; CPU time of the process (`process.cpuUsage`, so the
+ * Each search filter against its SQL floor (issue 43), on a scale file: A by default (one session, 100,000 turns, 5
+ * branches: 1.4 M structure rows over 404,000 messages), where the issue's targets are, or B, C or L. For every query:
+ * our whole scan in process (`searchDatabase`, every hit, counted, nothing printed) and its floor on a raw connection
+ * of the same driver that shares no code with src/store (better-sqlite3 in raw mode; node:sqlite returning arrays,
+ * which every VS Code desktop user's search runs on), alternately, `runs` times each after one unmeasured run of each; CPU time of the process (`process.cpuUsage`, so the
  * load of other work on the machine counts less than in wall time) and wall time, medians, and the ratio of the
  * medians. Both sides read through a connection opened before the query's runs and kept across them, its statements
  * prepared once: the floor's connection always was, while ours was opened for each run, so a query reading a few
@@ -19,7 +20,8 @@
  *   every message with those tests, whichever is faster;
  * - `tool:NAME`: the calls the `tool_name` column names, and the outputs whose `call_id` is one of theirs;
  * - `role:user`: the messages the structure rows' `message_type` says are the user's;
- * - `is:bad` (200 reviewed turns): the user messages of those turns, by the (session, branch, turn) index;
+ * - `is:bad` (200 reviewed turns, `reviewedTurns`): the user messages of those turns, by the (session, branch, turn)
+ *   index;
  * - `reviewed:no` (the same reviews): every user message, less those of the reviewed turns.
  *
  * The filters the search's index of tool items serves (`tool:`, `is:failed`; src/store/search/toolIndex.ts) are also
@@ -31,11 +33,12 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { openSessionDatabase, parseSearchQuery, searchDatabase, type SessionDatabase } from '../../src/store';
+import { openSessionDatabase, parseSearchQuery, searchDatabase, type DriverName, type SessionDatabase } from '../../src/store';
 import { turnSetKey, type TurnSet } from '../../src/store/search/reviewTurns';
 import { indexServes, ToolIndex } from '../../src/store/search/toolIndex';
+import { loadNodeSqlite } from '../../src/store/drivers/nodeSqliteDriver';
 import { median, now, round } from './measure';
-import { ensureScaleFile } from './scaleFiles';
+import { ensureScaleFile, type FileSpec, type ScaleFileName } from './scaleFiles';
 
 /** The target: each filter's whole scan at most this many times its floor. */
 export const SEARCH_FLOOR_TARGET_RATIO = 1.5;
@@ -86,7 +89,10 @@ export interface SearchFloorQuery {
 }
 
 export interface SearchFloorReport {
-  file: { path: string; bytes: number };
+  file: { name: ScaleFileName; path: string; bytes: number };
+  /** The driver both sides ran on: the automatic choice (better-sqlite3 where it loads, else node:sqlite). */
+  driver: DriverName;
+  node: string;
   runs: number;
   /** `uptime`'s load average when the section started and ended (the machine is shared). */
   load: { start: number[]; end: number[] };
@@ -94,11 +100,30 @@ export interface SearchFloorReport {
   target: { ratio: number; met: boolean };
 }
 
-/** The 200 reviewed turns: every 500th turn of `main` (turns 500 … 100,000), half of them bad. */
-function reviewedTurns(turns: number): { bad: number[]; all: number[] } {
-  const all: number[] = [];
-  for (let t = 500; t <= turns; t += 500) all.push(t);
+/** A turn of `main`: its session and number. */
+type TurnRef = [sessionId: string, turn: number];
+
+/**
+ * The 200 reviewed turns, half of them bad: on a one-session file every (turns / 200)th turn of `main` (on A every
+ * 500th, turns 500 … 100,000); on B, whose 2,000 sessions have 50 turns each, the middle turn of every tenth session.
+ */
+export function reviewedTurns(spec: FileSpec): { bad: TurnRef[]; all: TurnRef[] } {
+  const all: TurnRef[] = [];
+  const sessions = spec.sessions;
+  if (sessions.length === 1) {
+    const { sessionId, turns } = sessions[0]!;
+    const step = Math.max(1, Math.floor(turns / 200));
+    for (let t = step; t <= turns; t += step) all.push([sessionId, t]);
+  } else {
+    const step = Math.max(1, Math.floor(sessions.length / 200));
+    for (let i = 0; i < sessions.length; i += step) all.push([sessions[i]!.sessionId, Math.max(1, Math.ceil(sessions[i]!.turns / 2))]);
+  }
   return { bad: all.filter((_, i) => i % 2 === 0), all };
+}
+
+/** The text query that finds one user message per session: turn 90 % of the way through the first session's `main`. */
+function rareTextQuery(spec: FileSpec): string {
+  return `"Turn ${Math.round(spec.sessions[0]!.turns * 0.9)}: "`;
 }
 
 interface Floor {
@@ -111,17 +136,29 @@ interface Floor {
 const TOOL_ITEMS = `SELECT message_id FROM message_structure
   WHERE message_type <> 'user' AND message_type <> 'assistant' AND message_type <> 'message'`;
 
-function floorOf(query: string, sessionId: string, turns: number): Floor {
-  const reviewed = reviewedTurns(turns);
+// The reviewed turns' user messages on `main`, by the (session, branch, turn) index: one statement for every session
+// (pairs of session and turn as JSON), and on a one-session file also the statement naming the session once.
+const REVIEWED_PAIRS = `SELECT s.message_id FROM json_each(?) j JOIN message_structure s
+  ON s.session_id = json_extract(j.value, '$[0]') AND s.branch_id = 'main' AND s.user_turn_number = json_extract(j.value, '$[1]')
+  WHERE s.message_type = 'user'`;
+const REVIEWED_ONE_SESSION = `SELECT s.message_id FROM message_structure s
+  WHERE s.session_id = ? AND s.branch_id = 'main' AND s.message_type = 'user' AND s.user_turn_number IN (SELECT value FROM json_each(?))`;
+
+function floorOf(query: string, spec: FileSpec): Floor {
+  const reviewed = reviewedTurns(spec);
+  const oneSession = spec.sessions.length === 1 ? spec.sessions[0]!.sessionId : null;
   const text = (needle: string): Floor => ({
     statements: [{ sql: `SELECT id, message_data FROM agent_messages WHERE message_data LIKE ?`, params: [`%${needle}%`] }],
     keep: () => true,
   });
+  // The reviewed turns `refs` as the parameters of `sql(turns)`, each way there is.
+  const byTurns = (refs: TurnRef[], sql: (turns: string) => string): Floor['statements'] => [
+    { sql: sql(REVIEWED_PAIRS), params: [JSON.stringify(refs)] },
+    ...(oneSession === null ? [] : [{ sql: sql(REVIEWED_ONE_SESSION), params: [oneSession, JSON.stringify(refs.map((r) => r[1]))] }]),
+  ];
+  if (query === 'berlin') return text('berlin');
+  if (query === rareTextQuery(spec)) return text(query.slice(1, -1));
   switch (query) {
-    case 'berlin':
-      return text('berlin');
-    case '"Turn 90000: "':
-      return text('Turn 90000: ');
     case 'is:failed': {
       const failed = `(message_data GLOB '*while running the tool*' OR message_data GLOB '*med out after*'
         OR message_data GLOB '*"failed"*' OR message_data GLOB '*"incomplete"*' OR message_data GLOB '*"error"*')`;
@@ -165,28 +202,28 @@ function floorOf(query: string, sessionId: string, turns: number): Floor {
       };
     case 'is:bad':
       return {
-        statements: [
-          {
-            sql: `SELECT m.id, m.message_data FROM message_structure s JOIN agent_messages m ON m.id = s.message_id
+        statements: byTurns(reviewed.bad, (turns) => `SELECT m.id, m.message_data FROM agent_messages m WHERE m.id IN (${turns})`).concat(
+          oneSession === null
+            ? []
+            : [
+                {
+                  // The floor of the rounds before B, C and L: the join the index drives, the session named once.
+                  sql: `SELECT m.id, m.message_data FROM message_structure s JOIN agent_messages m ON m.id = s.message_id
                   WHERE s.session_id = ? AND s.branch_id = 'main' AND s.message_type = 'user'
                     AND s.user_turn_number IN (SELECT value FROM json_each(?))`,
-            params: [sessionId, JSON.stringify(reviewed.bad)],
-          },
-        ],
+                  params: [oneSession, JSON.stringify(reviewed.bad.map((r) => r[1]))],
+                },
+              ],
+        ),
         keep: (item) => item.role === 'user',
       };
     case 'reviewed:no':
       return {
-        statements: [
-          {
-            sql: `SELECT id, message_data FROM agent_messages
-                  WHERE id IN (SELECT message_id FROM message_structure WHERE message_type = 'user')
-                    AND id NOT IN (SELECT s.message_id FROM message_structure s
-                      WHERE s.session_id = ? AND s.branch_id = 'main' AND s.message_type = 'user'
-                        AND s.user_turn_number IN (SELECT value FROM json_each(?)))`,
-            params: [sessionId, JSON.stringify(reviewed.all)],
-          },
-        ],
+        statements: byTurns(
+          reviewed.all,
+          (turns) => `SELECT id, message_data FROM agent_messages
+                  WHERE id IN (SELECT message_id FROM message_structure WHERE message_type = 'user') AND id NOT IN (${turns})`,
+        ),
         keep: (item) => item.role === 'user',
       };
     default:
@@ -194,30 +231,79 @@ function floorOf(query: string, sessionId: string, turns: number): Floor {
   }
 }
 
-const QUERIES: { query: string; kind: string }[] = [
-  { query: 'berlin', kind: 'text, a common word (a hit in most messages)' },
-  { query: '"Turn 90000: "', kind: 'text, one hit (every message read)' },
-  { query: 'is:failed', kind: 'failed tool calls (none on A)' },
-  { query: 'tool:get_weather', kind: 'a tool: its calls and their outputs' },
-  { query: 'role:user', kind: 'a role' },
-  { query: 'is:bad', kind: 'a review filter: 100 turns' },
-  { query: 'reviewed:no', kind: 'a review filter: all but 200 turns' },
-];
+/** The queries, with what each stands for on `spec`'s file. */
+function queriesOf(spec: FileSpec): { query: string; kind: string }[] {
+  const sessions = spec.sessions.length;
+  return [
+    { query: 'berlin', kind: 'text, a common word (a hit in most messages)' },
+    {
+      query: rareTextQuery(spec),
+      kind: sessions === 1 ? 'text, one hit (every message read)' : `text, one hit in each of ${sessions} sessions`,
+    },
+    { query: 'is:failed', kind: 'failed tool calls (none on the scale files)' },
+    { query: 'tool:get_weather', kind: 'a tool: its calls and their outputs' },
+    { query: 'role:user', kind: 'a role' },
+    { query: 'is:bad', kind: 'a review filter: 100 turns' },
+    { query: 'reviewed:no', kind: 'a review filter: all but 200 turns' },
+  ];
+}
 
 const cpuMs = (start: NodeJS.CpuUsage): number => {
   const d = process.cpuUsage(start);
   return (d.user + d.system) / 1000;
 };
 
-function runFloor(prepared: Database.Statement[], floor: Floor): { rows: number; cpuMs: number; wallMs: number; statement: number }[] {
+/**
+ * A read-only connection of the floor's own on `driver`, sharing no code with src/store: better-sqlite3 in raw mode, or
+ * node:sqlite returning arrays (`setReturnArrays`, Node 22.16+). Each statement is prepared once; `rows` iterates it.
+ */
+interface FloorConnection {
+  prepare(sql: string): (params: unknown[]) => Iterable<unknown[]>;
+  close(): void;
+}
+
+function openFloor(path: string, driver: DriverName): FloorConnection {
+  if (driver === 'better-sqlite3') {
+    const db = new Database(path, { readonly: true });
+    return {
+      prepare: (sql) => {
+        const st = db.prepare(sql).raw();
+        return (params) => st.iterate(...params) as Iterable<unknown[]>;
+      },
+      close: () => db.close(),
+    };
+  }
+  // The module only (Node 20 has none, and @types/node 20 does not describe it); the statements are the floor's own.
+  const { DatabaseSync } = loadNodeSqlite();
+  const db = new DatabaseSync(path, { readOnly: true });
+  return {
+    prepare: (sql) => {
+      const st = db.prepare(sql);
+      // Objects would cost the floor more than our scan pays (it reads arrays where it can): no floor then.
+      if (typeof st.setReturnArrays !== 'function') throw new Error(`node:sqlite on Node ${process.version} cannot return arrays (22.16+)`);
+      st.setReturnArrays(true);
+      return (params) => st.iterate(...(params as never[])) as Iterable<unknown[]>;
+    },
+    close: () => db.close(),
+  };
+}
+
+function runFloor(
+  prepared: ((params: unknown[]) => Iterable<unknown[]>)[],
+  floor: Floor,
+): { rows: number; idSum: number; cpuMs: number; wallMs: number; statement: number }[] {
   return floor.statements.map((st, statement) => {
     const c0 = process.cpuUsage();
     const t0 = now();
     let rows = 0;
-    for (const [, data] of prepared[statement]!.raw().iterate(...st.params) as Iterable<[number, string]>) {
-      if (floor.keep(JSON.parse(data) as Record<string, unknown>)) rows++;
+    let idSum = 0;
+    for (const row of prepared[statement]!(st.params)) {
+      if (floor.keep(JSON.parse(row[1] as string) as Record<string, unknown>)) {
+        rows++;
+        idSum += Number(row[0]);
+      }
     }
-    return { rows, cpuMs: cpuMs(c0), wallMs: now() - t0, statement };
+    return { rows, idSum, cpuMs: cpuMs(c0), wallMs: now() - t0, statement };
   });
 }
 
@@ -227,13 +313,17 @@ export async function runOurs(
   query: string,
   turnSet: TurnSet | undefined,
   indexDir?: string,
-): Promise<{ hits: number; cpuMs: number; wallMs: number }> {
+): Promise<{ hits: number; idSum: number; cpuMs: number; wallMs: number }> {
   const c0 = process.cpuUsage();
   const t0 = now();
   let hits = 0;
+  let idSum = 0;
   await searchDatabase(db, parseSearchQuery(query), {
     maxHits: Number.MAX_SAFE_INTEGER,
-    onHits: (h) => (hits += h.length),
+    onHits: (h) => {
+      hits += h.length;
+      for (const hit of h) idSum += hit.messageId;
+    },
     ...(turnSet ? { turns: turnSet } : {}),
     ...(indexDir
       ? {
@@ -246,7 +336,7 @@ export async function runOurs(
         }
       : {}),
   });
-  return { hits, cpuMs: cpuMs(c0), wallMs: now() - t0 };
+  return { hits, idSum, cpuMs: cpuMs(c0), wallMs: now() - t0 };
 }
 
 const loadAverage = (): number[] => loadavg().map((l) => round(l));
@@ -259,28 +349,33 @@ export async function runSearchFloorBench(
   runs: number,
   only: readonly string[] | null,
   progress: (m: string) => void,
+  name: ScaleFileName = 'A',
+  scale = 1,
 ): Promise<SearchFloorReport> {
-  const file = ensureScaleFile(cacheDir, 'A', 1, progress);
-  const sessionId = file.spec.sessions[0]!.sessionId;
-  const turns = file.spec.sessions[0]!.turns;
-  const reviewed = reviewedTurns(turns);
+  const file = ensureScaleFile(cacheDir, name, scale, progress);
+  const reviewed = reviewedTurns(file.spec);
   const start = loadAverage();
-  const db = new Database(file.path, { readonly: true });
+  // Ours on the driver the store picks here; the floor on the same one.
+  const probe = openSessionDatabase(file.path);
+  const driver = probe.driver;
+  probe.close();
+  const db = openFloor(file.path, driver);
   const queries: SearchFloorQuery[] = [];
   // The index of tool items, in a folder of this run's own (removed at the end).
   const indexDir = mkdtempSync(join(tmpdir(), 'asi-bench-index-'));
   try {
     // One read of the whole file first, so the page cache is as warm for the first measured scan as for the others.
-    db.prepare('SELECT count(*) FROM agent_messages WHERE message_data LIKE ?').get('%no such text%');
-    for (const q of QUERIES) {
+    for (const row of db.prepare('SELECT count(*) FROM agent_messages WHERE message_data LIKE ?')(['%no such text%'])) void row;
+    for (const q of queriesOf(file.spec)) {
       if (only && !only.includes(q.query)) continue;
+      const keys = (refs: TurnRef[]): string[] => refs.map(([sessionId, turn]) => turnSetKey(sessionId, 'main', turn));
       const turnSet: TurnSet | undefined =
         q.query === 'is:bad'
-          ? { mode: 'only', keys: reviewed.bad.map((t) => turnSetKey(sessionId, 'main', t)) }
+          ? { mode: 'only', keys: keys(reviewed.bad) }
           : q.query === 'reviewed:no'
-            ? { mode: 'except', keys: reviewed.all.map((t) => turnSetKey(sessionId, 'main', t)) }
+            ? { mode: 'except', keys: keys(reviewed.all) }
             : undefined;
-      const floor = floorOf(q.query, sessionId, turns);
+      const floor = floorOf(q.query, file.spec);
       const ours: SearchFloorQuery['ours'] = { cpuMs: [], wallMs: [] };
       const withIndex = indexServes(parseSearchQuery(q.query));
       const indexed = { cpuMs: [] as number[], wallMs: [] as number[] };
@@ -315,7 +410,15 @@ export async function runSearchFloorBench(
           const o = await runOurs(ourDb, q.query, turnSet);
           const x = withIndex ? await runOurs(ourDb, q.query, turnSet, indexDir) : undefined;
           const f = runFloor(prepared, floor);
-          if (x && x.hits !== o.hits) throw new Error(`${q.query}: ${x.hits} hits with the index, ${o.hits} without`);
+          if (x && (x.hits !== o.hits || x.idSum !== o.idSum))
+            throw new Error(`${q.query}: ${x.hits} hits with the index, ${o.hits} without`);
+          // The same messages on both sides (their count, and the sum of their ids: a floor reading the turn after each
+          // reviewed one counts as many), or the comparison means nothing.
+          for (const one of f)
+            if (one.rows !== o.hits || one.idSum !== o.idSum)
+              throw new Error(
+                `${q.query}: the search found ${o.hits} messages (ids summing to ${o.idSum}), the floor's statement ${one.statement + 1} ${one.rows} (${one.idSum})`,
+              );
           if (r < 0) {
             // The floor's side counts too: its CPU is read over as short a window (is:bad's floor takes 0.3 ms).
             short = Math.min((x ?? o).wallMs, ...f.map((one) => one.wallMs)) < SHORT_QUERY_MS;
@@ -367,7 +470,9 @@ export async function runSearchFloorBench(
     rmSync(indexDir, { recursive: true, force: true });
   }
   return {
-    file: { path: file.path, bytes: file.bytes },
+    file: { name, path: file.path, bytes: file.bytes },
+    driver,
+    node: process.version,
     runs,
     load: { start, end: loadAverage() },
     queries,
@@ -378,7 +483,7 @@ export async function runSearchFloorBench(
 /** The section's table for stderr. */
 export function searchFloorTable(r: SearchFloorReport): string {
   const lines = [
-    `search floors on ${r.file.path} (${r.runs} runs each; load ${r.load.start.join(' ')} → ${r.load.end.join(' ')})`,
+    `search floors on ${r.file.name} (${r.file.path}), ${r.driver} on Node ${r.node} (${r.runs} runs each; load ${r.load.start.join(' ')} → ${r.load.end.join(' ')})`,
     'query                 hits  ours cpu ms  floor cpu ms  ratio  ours wall ms  floor wall ms  ratio  ≤1.5',
   ];
   for (const q of r.queries) {
