@@ -26,7 +26,7 @@ import { HitTester, ScanProgress, type HitPlace, type SearchHit, type SearchOpti
 import { isRawSearchable, rolesDecidedByType, sqlPrefilter, structureTypeCondition, toolTypeCondition } from './sqlPrefilter';
 import { reviewOnly, type SearchQuery } from './searchQuery';
 import { indexServes, ruledOutByIndex, type RuledOut } from './toolIndex';
-import { keptForks } from './keptForks';
+import { keptScanFacts, type KeptScanFacts } from './keptScanFacts';
 
 /** A batch aims at this much time: short enough for a prompt first hit and cancel, long enough to cost little. */
 const TARGET_BATCH_MS = 40;
@@ -201,8 +201,8 @@ class ScanState {
   private readonly plainSql: string;
   private readonly params: unknown[];
   private readonly plainParams: unknown[];
-  /** The connection's kept trees (`keptForks`), asked for at the first tree this scan needs. */
-  private trees: Map<string, ForkFacts[]> | undefined;
+  /** The connection's kept facts (`keptScanFacts`), asked for at the first tree this scan needs. */
+  private facts: KeptScanFacts | undefined;
   /** Messages already reported, per session (a shared message is reported at its first structure row). */
   private readonly reported = new Map<string, Set<number>>();
   private readonly tester: HitTester;
@@ -211,6 +211,7 @@ class ScanState {
   private readonly turnIdsSql: string;
   private readonly turnZeroIdsSql: string;
   private readonly turnRowsSql: string;
+  private readonly branchTurnRowsSql: string;
   private readonly byIdSql: string;
   private readonly hasTools: boolean;
   private readonly judgeByMessages: boolean;
@@ -312,18 +313,27 @@ class ScanState {
     // 100 turns on the bench's file A.
     this.turnIdsSql = turnIds.replace('%TURN%', 's.user_turn_number IN (SELECT value FROM json_each(?))');
     this.turnZeroIdsSql = turnIds.replace('%TURN%', '(s.user_turn_number = ? OR s.user_turn_number IS NULL)');
-    // A branch's turns with their messages where the prefilter lets them through, in the index's order (turn, id), one
-    // more than a read's rows at most. Not `ORDER BY s.id`: SQLite then walked the whole table in rowid order (35 ms on
-    // the bench's file A, against 0.2 ms seeking each turn in idx_structure_turn), and a sort kept to the `LIMIT` cost a
-    // third more than the rows. The session and branch are the parameters' (NULL here, set by `turnRows`): selected, they
-    // were two strings made per row. Named apart, as `arrays` asks (on node:sqlite before Node 22.16 two columns named
-    // NULL were one, and the rest moved up).
-    this.turnRowsSql = `SELECT s.id AS sid, NULL AS session_id, NULL AS branch_id, s.message_id, s.sequence_number, s.message_type,
-        s.tool_name, s.user_turn_number AS turn, m.message_data AS data
-      FROM message_structure s JOIN ${messages} m ON m.id = s.message_id AND m.session_id = s.session_id
-      WHERE s.session_id = ? AND s.branch_id = ? AND s.user_turn_number IN (SELECT value FROM json_each(?))${types ? ` AND ${types}` : ''}
-        AND ${filter.sql}
+    // The turns' rows with their messages where the prefilter lets them through, in one statement, one more than a read's
+    // rows at most: every (session, branch, turn) as a JSON array of them, each seeking idx_structure_turn (a statement per
+    // branch cost a search naming 100 turns of as many sessions, the bench's file B, 3.7 ms against the floor's 0.6), or,
+    // for the turns of one branch, their numbers (the triples' `json_extract`s cost a third more on the bench's file A).
+    // Not `ORDER BY s.id`: SQLite then walked the whole table in rowid order (35 ms on file A, against 0.2 ms seeking each
+    // turn), and a sort kept to the `LIMIT` cost a third more than the rows. The session and branch are set by
+    // `turnRows` (from the place's index in the array): selected, they were two strings made per row. Named apart, as
+    // `arrays` asks (on node:sqlite before Node 22.16 two columns named NULL were one, and the rest moved up).
+    const turnRow = `s.id AS sid, %PLACE% AS place, NULL AS branch_id, s.message_id, s.sequence_number, s.message_type,
+        s.tool_name, s.user_turn_number AS turn, m.message_data AS data`;
+    const turnWhere = `${types ? ` AND ${types}` : ''} AND ${filter.sql}
       LIMIT ?`;
+    this.turnRowsSql = `SELECT ${turnRow.replace('%PLACE%', 'j.key')}
+      FROM json_each(?) j
+        JOIN message_structure s ON s.session_id = json_extract(j.value, '$[0]') AND s.branch_id = json_extract(j.value, '$[1]')
+          AND s.user_turn_number = json_extract(j.value, '$[2]')
+        JOIN ${messages} m ON m.id = s.message_id AND m.session_id = s.session_id
+      WHERE 1${turnWhere}`;
+    this.branchTurnRowsSql = `SELECT ${turnRow.replace('%PLACE%', '0')}
+      FROM message_structure s JOIN ${messages} m ON m.id = s.message_id AND m.session_id = s.session_id
+      WHERE s.session_id = ? AND s.branch_id = ? AND s.user_turn_number IN (SELECT value FROM json_each(?))${turnWhere}`;
     // Those rows, a chunk of ids at a time, with their messages where the prefilter lets them through.
     this.byIdSql = `SELECT s.id AS sid, s.session_id, s.branch_id, s.message_id, s.sequence_number, s.message_type,
         s.tool_name, s.user_turn_number AS turn, m.message_data AS data
@@ -375,35 +385,47 @@ class ScanState {
 
   /**
    * The rows of the turns `turns` allows (`turnPlaces`) with their messages, in structure order, read in one snapshot
-   * (one statement per branch): when they are at most `MAX_ROWS_READ` and no turn is 0; else null, and the scan reads
-   * their ids first (`turnRowIds`). With them, from the same read, the largest structure id (the progress's total) and
-   * the plain sessions (`plainSessions`). Reading the ids, then the rows by id, cost a search naming 100 turns of the
-   * bench's file A a third more.
+   * (one statement): when they are at most `MAX_ROWS_READ` and no turn is 0; else null, and the scan reads their ids
+   * first (`turnRowIds`). With them, from the same read, the largest structure id (the progress's total) and the plain
+   * sessions (`plainSessions`, kept since the last commit). Reading the ids, then the rows by id, cost a search naming
+   * 100 turns of the bench's file A a third more.
    */
   turnRows(turns: TurnSet | undefined): { rows: StructureRow[]; structureMax: number; plain: string[] } | null {
     const places = this.turnPlaces(turns);
     if (!places) return null;
-    const rows: StructureRow[] = [];
+    // Each (session, branch, turn) once: a key given twice names its rows once, as in the id path.
+    const triples: [string, string, number][] = [];
+    for (const [sessionId, branches] of places) {
+      for (const [branchId, list] of branches) {
+        if (list.includes(0)) return null;
+        for (const turn of new Set(list)) triples.push([sessionId, branchId, turn]);
+      }
+    }
+    const facts = (this.facts ??= keptScanFacts(this.db));
+    const oneBranch = triples.every((t) => t[0] === triples[0]?.[0] && t[1] === triples[0][1]);
     return this.db.readWith((ctx) => {
-      for (const [sessionId, branches] of places) {
-        for (const [branchId, list] of branches) {
-          if (list.includes(0)) return null;
-          const left = MAX_ROWS_READ - rows.length;
-          const read = ctx
-            .stmt(this.turnRowsSql)
-            .arrays<StructureRow>(sessionId, branchId, JSON.stringify(list), ...(this.params as never[]), left + 1);
-          if (read.length > left) return null;
-          for (const r of read) {
-            r[1] = sessionId;
-            r[2] = branchId;
-            rows.push(r);
-          }
-        }
+      const rows = oneBranch
+        ? ctx
+            .stmt(this.branchTurnRowsSql)
+            .arrays<StructureRow>(
+              triples[0]?.[0] ?? '',
+              triples[0]?.[1] ?? '',
+              JSON.stringify(triples.map((t) => t[2])),
+              ...(this.params as never[]),
+              MAX_ROWS_READ + 1,
+            )
+        : ctx.stmt(this.turnRowsSql).arrays<StructureRow>(JSON.stringify(triples), ...(this.params as never[]), MAX_ROWS_READ + 1);
+      if (rows.length > MAX_ROWS_READ) return null;
+      for (const r of rows) {
+        const place = triples[Number(r[1])]!;
+        r[1] = place[0];
+        r[2] = place[1];
       }
       return {
         rows: rows.sort((x, y) => Number(x[0]) - Number(y[0])),
         structureMax: Number(ctx.stmt('SELECT max(id) AS m FROM message_structure').get<{ m: number | null }>()?.m ?? 0),
-        plain: this.plainSessionsIn(ctx),
+        // Kept since the last commit, else listed in this snapshot.
+        plain: (facts.plainSessions ??= this.plainSessionsIn(ctx)),
       };
     });
   }
@@ -450,7 +472,9 @@ class ScanState {
 
   /** Sessions with messages but no structure rows, in the order they were first written. */
   plainSessions(): string[] {
-    return this.db.readWith((ctx) => this.plainSessionsIn(ctx));
+    // Asked again, not the scan's first answer: a long scan may have seen a commit since it began.
+    const facts = keptScanFacts(this.db);
+    return (facts.plainSessions ??= this.db.readWith((ctx) => this.plainSessionsIn(ctx)));
   }
 
   private plainSessionsIn(ctx: QueryContext): string[] {
@@ -725,7 +749,7 @@ class ScanState {
   }
 
   private tree(sessionId: string): ForkFacts[] {
-    const trees = (this.trees ??= keptForks(this.db));
+    const trees = (this.facts ??= keptScanFacts(this.db)).trees;
     let tree = trees.get(sessionId);
     if (!tree) trees.set(sessionId, (tree = this.db.readWith((ctx) => readBranchForks(ctx, sessionId))));
     return tree;

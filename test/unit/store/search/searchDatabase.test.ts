@@ -243,7 +243,7 @@ describe('searchDatabase', () => {
   });
 
   it('names the branches another connection forks or deletes between two searches on one connection', async () => {
-    // The branch trees are kept per connection between searches (keptForks.ts): a tree kept past a commit would name
+    // The branch trees are kept per connection between searches (keptScanFacts.ts): a tree kept past a commit would name
     // branches that are gone and miss new ones.
     const path = await writeTrip(folder);
     const db = folder.inspect(path);
@@ -270,6 +270,28 @@ describe('searchDatabase', () => {
     await writer.addItems([{ role: 'user', content: 'Second thoughts' }] as never);
     await writer.createBranchFromTurn(2, 'third');
     assert.deepEqual(await reviewed(), [['main', 1, ['second', 'third']]]);
+  });
+
+  it('finds a plain session another connection writes between two searches on one connection', async () => {
+    // The list of plain sessions is kept per connection between searches too (keptScanFacts.ts): one kept past a commit
+    // would miss the new session, by its text and by a review filter naming its turn.
+    const path = await writeTrip(folder);
+    const db = folder.inspect(path);
+    const plainTurn = { mode: 'only' as const, keys: ['late\u0000main\u00001', 'trip\u0000main\u00001'] };
+    const found = async (text: string, turns?: typeof plainTurn): Promise<unknown> => {
+      const hits: SearchHit[] = [];
+      await searchDatabase(db, parseSearchQuery(text), { onHits: (h) => hits.push(...h), ...(turns ? { turns } : {}) });
+      return hits.map((h) => [h.sessionId, h.branchId, h.turn]);
+    };
+    assert.deepEqual(await found('zanzibar'), []);
+    assert.deepEqual(await found('is:bad', plainTurn), [['trip', 'main', 1]]);
+    const late = folder.track(new SQLiteSession({ sessionId: 'late', dbPath: path }));
+    await late.addItems([{ role: 'user', content: 'Off to zanzibar' }] as never);
+    assert.deepEqual(await found('zanzibar'), [['late', 'main', 1]]);
+    assert.deepEqual(await found('is:bad', plainTurn), [
+      ['trip', 'main', 1],
+      ['late', 'main', 1],
+    ]);
   });
 
   it('searches plain sessions (no structure rows) with turns counted as the view counts them', async () => {
