@@ -6,9 +6,11 @@
  * for the next (`keepOpen`, as the extension runs since), each timed from the start to `finished`; then in this
  * process on one connection (`searchDatabase`, the floors bench's side), and the floor's statement on a raw
  * better-sqlite3 connection: the user messages of those turns by the (session, branch, turn) index, decoded.
- * The reviewed turns: every 1,000th turn of the session's longest branch, from turn 500 (file A: 100 turns of `main`).
+ * The reviewed turns: with `--session` or a file of one session, every 1,000th turn of the session's longest branch,
+ * from turn 500 (file A: 100 turns of `main`); in a file of several sessions, the middle turn of the longest branch of
+ * 100 sessions spread over the file (file B: every 20th of its 2,000 sessions).
  *
- *   npx tsx scripts/bench/reviewSearch.ts A [--runs=50] [--session=ID]   (or --file=PATH)
+ *   npx tsx scripts/bench/reviewSearch.ts A|B|C|L [--runs=50] [--session=ID]   (or --file=PATH)
  *
  * Prints JSON: ms per search after 10 unmeasured ones per configuration (ranges, medians), the hits (the same in every
  * configuration, or it fails).
@@ -46,12 +48,22 @@ async function timed(runs: number, once: () => Promise<number>): Promise<Figures
 
 export async function runReviewSearchBench(path: string, runs: number, sessionOpt: string | undefined) {
   const db = openSessionDatabase(path);
-  const sessionId = sessionOpt ?? db.listSessions()[0]?.sessionId;
-  if (sessionId === undefined) throw new Error(`${path} holds no session`);
-  const longest = db.getBranchTree(sessionId).reduce((a, b) => (b.userTurns > a.userTurns ? b : a));
-  const reviewed: number[] = [];
-  for (let t = 500; t <= longest.userTurns; t += 1000) reviewed.push(t);
-  const turns: TurnSet = { mode: 'only', keys: reviewed.map((t) => turnSetKey(sessionId, longest.branchId, t)) };
+  const sessions = sessionOpt !== undefined ? [sessionOpt] : db.listSessions().map((s) => s.sessionId);
+  if (sessions.length === 0) throw new Error(`${path} holds no session`);
+  const longestOf = (sessionId: string) => db.getBranchTree(sessionId).reduce((a, b) => (b.userTurns > a.userTurns ? b : a));
+  // [session, branch, turn] of each reviewed turn.
+  const reviewed: [string, string, number][] = [];
+  if (sessions.length === 1) {
+    const longest = longestOf(sessions[0]!);
+    for (let t = 500; t <= longest.userTurns; t += 1000) reviewed.push([sessions[0]!, longest.branchId, t]);
+  } else {
+    const step = Math.max(1, Math.floor(sessions.length / 100));
+    for (let i = 0; i < sessions.length && reviewed.length < 100; i += step) {
+      const longest = longestOf(sessions[i]!);
+      if (longest.userTurns > 0) reviewed.push([sessions[i]!, longest.branchId, Math.ceil(longest.userTurns / 2)]);
+    }
+  }
+  const turns: TurnSet = { mode: 'only', keys: reviewed.map(([s, b, t]) => turnSetKey(s, b, t)) };
   const query = parseSearchQuery('is:bad');
   const worker = await searchWorkerModule();
 
@@ -81,12 +93,24 @@ export async function runReviewSearchBench(path: string, runs: number, sessionOp
   });
   db.close();
   const raw = new Database(path, { readonly: true });
-  const floorSql = raw.prepare(
-    `SELECT m.id, m.message_data FROM message_structure s JOIN agent_messages m ON m.id = s.message_id
-     WHERE s.session_id = ? AND s.branch_id = ? AND s.message_type = 'user' AND s.user_turn_number IN (SELECT value FROM json_each(?))`,
-  );
+  // The turns of one branch by their numbers (the statement of the rounds before), else every (session, branch, turn)
+  // as one JSON array: the fastest each way.
+  const oneBranch = reviewed.every((r) => r[0] === reviewed[0]![0] && r[1] === reviewed[0]![1]);
+  const floorSql = oneBranch
+    ? raw.prepare(
+        `SELECT m.id, m.message_data FROM message_structure s JOIN agent_messages m ON m.id = s.message_id
+         WHERE s.session_id = ? AND s.branch_id = ? AND s.message_type = 'user' AND s.user_turn_number IN (SELECT value FROM json_each(?))`,
+      )
+    : raw.prepare(
+        `SELECT m.id, m.message_data FROM json_each(?) j
+           JOIN message_structure s ON s.session_id = json_extract(j.value, '$[0]') AND s.branch_id = json_extract(j.value, '$[1]')
+             AND s.user_turn_number = json_extract(j.value, '$[2]')
+           JOIN agent_messages m ON m.id = s.message_id
+         WHERE s.message_type = 'user'`,
+      );
+  const floorArgs = oneBranch ? [reviewed[0]![0], reviewed[0]![1], JSON.stringify(reviewed.map((r) => r[2]))] : [JSON.stringify(reviewed)];
   const floor = await timed(runs, () => {
-    const rows = floorSql.all(sessionId, longest.branchId, JSON.stringify(reviewed)) as { message_data: string }[];
+    const rows = floorSql.all(...floorArgs) as { message_data: string }[];
     for (const r of rows) JSON.parse(r.message_data);
     return Promise.resolve(rows.length);
   });
@@ -96,8 +120,7 @@ export async function runReviewSearchBench(path: string, runs: number, sessionOp
   if (new Set(counts).size !== 1) throw new Error(`the configurations found different hits: ${counts.join(', ')}`);
   return {
     file: path,
-    session: sessionId,
-    branch: longest.branchId,
+    sessions: new Set(reviewed.map((r) => r[0])).size,
     reviewedTurns: reviewed.length,
     runs,
     node: process.version,
