@@ -316,7 +316,7 @@ class ScanState {
     // The turns' rows with their messages where the prefilter lets them through, in one statement, one more than a read's
     // rows at most: every (session, branch, turn) as a JSON array of them, each seeking idx_structure_turn (a statement per
     // branch cost a search naming 100 turns of as many sessions, the bench's file B, 3.7 ms against the floor's 0.6), or,
-    // for the turns of one branch, their numbers (the triples' `json_extract`s cost a third more on the bench's file A).
+    // for the turns of one branch, their numbers (the triples' `json_extract`s cost a fifth more on the bench's file A).
     // Not `ORDER BY s.id`: SQLite then walked the whole table in rowid order (35 ms on file A, against 0.2 ms seeking each
     // turn), and a sort kept to the `LIMIT` cost a third more than the rows. The session and branch are set by
     // `turnRows` (from the place's index in the array): selected, they were two strings made per row. Named apart, as
