@@ -3,9 +3,9 @@
  * branches: 1.4 M structure rows over 404,000 messages), where the issue's targets are, or B, C or L. For every query:
  * our whole scan in process (`searchDatabase`, every hit, counted, nothing printed) and its floor on a raw connection
  * of the same driver that shares no code with src/store (better-sqlite3 in raw mode; node:sqlite returning arrays,
- * which every VS Code desktop user's search runs on), alternately, `runs` times each after one unmeasured run of each; CPU time of the process (`process.cpuUsage`, so the
- * load of other work on the machine counts less than in wall time) and wall time, medians, and the ratio of the
- * medians. Both sides read through a connection opened before the query's runs and kept across them, its statements
+ * which every VS Code desktop user's search runs on), alternately, `runs` times each after one unmeasured run of
+ * each; CPU time of the process (`process.cpuUsage`, so the load of other work on the machine counts less than in wall
+ * time) and wall time, medians, and the ratio of the medians. Both sides read through a connection opened before the query's runs and kept across them, its statements
  * prepared once: the floor's connection always was, while ours was opened for each run, so a query reading a few
  * hundred pages (`is:bad`) compared our cold page cache and fresh statements (2.5 ms for the floor's own SQL on a new
  * connection) with the floor's warm one (1 ms).
@@ -255,7 +255,8 @@ const cpuMs = (start: NodeJS.CpuUsage): number => {
 
 /**
  * A read-only connection of the floor's own on `driver`, sharing no code with src/store: better-sqlite3 in raw mode, or
- * node:sqlite returning arrays (`setReturnArrays`, Node 22.16+). Each statement is prepared once; `rows` iterates it.
+ * node:sqlite returning arrays (`setReturnArrays`, Node 22.16+). `prepare` prepares a statement once and returns what
+ * runs it: the rows of one run, each an array of its columns.
  */
 interface FloorConnection {
   prepare(sql: string): (params: unknown[]) => Iterable<unknown[]>;
