@@ -25,7 +25,7 @@ import { openSessionDatabase } from '../../src/store';
 import { storeWorkerModule } from './benchModules';
 import { ColdFloor, floorBranchTokens } from './coldFloor';
 import { median, round } from './measure';
-import { standaloneBenchArgs } from './scaleFiles';
+import { runStandaloneBench } from './scaleFiles';
 
 const usage = { sort: 'turn', descending: false, offset: 0, limit: USAGE_PAGE } as const;
 const now = () => performance.now();
@@ -150,12 +150,4 @@ export async function runFirstAnswersBench(path: string, runs: number, session?:
   }
 }
 
-if (/firstAnswers\.ts$/.test(process.argv[1] ?? '')) {
-  void standaloneBenchArgs(process.argv.slice(2), 9)
-    .then(({ path, runs, opt }) => runFirstAnswersBench(path, runs, opt('session')))
-    .then((r) => process.stdout.write(`${JSON.stringify(r, null, 2)}\n`))
-    .catch((err: unknown) => {
-      console.error(err);
-      process.exitCode = 1;
-    });
-}
+runStandaloneBench(/firstAnswers\.ts$/, 9, ({ path, runs, opt }) => runFirstAnswersBench(path, runs, opt('session')));

@@ -12,7 +12,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession, openSessionDatabase, type DriverName } from '../../src/store';
-import { loadNodeSqlite } from '../../src/store/drivers/nodeSqliteDriver';
+import { openNodeSqliteFloor } from './nodeSqliteFloor';
 import { FloorSession } from './floor';
 import { median, now, round, settle } from './measure';
 import { workload } from './workload';
@@ -118,17 +118,15 @@ export async function runGetItemsBench(
 
 /**
  * The floor's read of the branch on `driver`: `FloorSession` on better-sqlite3; on node:sqlite the same statement on a
- * connection of its own, rows as arrays (the module is the store's loader; the statement is the floor's).
+ * connection of its own, rows as arrays (`openNodeSqliteFloor`).
  */
 function itemsFloor(path: string, driver: DriverName): { getItems(): unknown[]; close(): void } {
   if (driver === 'better-sqlite3') return new FloorSession(path, 'bench-session', 'NORMAL');
-  const db = new (loadNodeSqlite().DatabaseSync)(path);
+  const db = openNodeSqliteFloor(path, { readOnly: false });
   const st = db.prepare(
     `SELECT m.message_data FROM message_structure s JOIN agent_messages m ON m.id = s.message_id
      WHERE s.session_id = ? AND s.branch_id = ? ORDER BY s.sequence_number`,
   );
-  if (typeof st.setReturnArrays !== 'function') throw new Error(`node:sqlite on Node ${process.version} cannot return arrays (22.16+)`);
-  st.setReturnArrays(true);
   return {
     getItems: () => (st.all('bench-session', 'main') as [string][]).map((r) => JSON.parse(r[0]) as unknown),
     close: () => db.close(),

@@ -21,7 +21,7 @@ import { turnSetKey, type TurnSet } from '../../src/store/search/reviewTurns';
 import { endKeptSearchWorker, startWorkerSearch } from '../../src/store/search/searchInWorker';
 import { searchWorkerModule } from './benchModules';
 import { median, round } from './measure';
-import { standaloneBenchArgs } from './scaleFiles';
+import { runStandaloneBench } from './scaleFiles';
 
 const WARM_UP = 10;
 
@@ -129,12 +129,4 @@ export async function runReviewSearchBench(path: string, runs: number, sessionOp
   };
 }
 
-if (/reviewSearch\.ts$/.test(process.argv[1] ?? '')) {
-  void standaloneBenchArgs(process.argv.slice(2), 50)
-    .then(({ path, runs, opt }) => runReviewSearchBench(path, runs, opt('session')))
-    .then((r) => process.stdout.write(`${JSON.stringify(r, null, 2)}\n`))
-    .catch((err: unknown) => {
-      console.error(err);
-      process.exitCode = 1;
-    });
-}
+runStandaloneBench(/reviewSearch\.ts$/, 50, ({ path, runs, opt }) => runReviewSearchBench(path, runs, opt('session')));

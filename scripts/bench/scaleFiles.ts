@@ -488,3 +488,22 @@ export async function standaloneBenchArgs(
   }
   return { path, runs, opt };
 }
+
+/**
+ * Runs a bench script on its own when it is the program (`script` tests `process.argv[1]`): its arguments read as
+ * `standaloneBenchArgs` reads them, its report printed as JSON on stdout; a failure goes to stderr with exit code 1.
+ */
+export function runStandaloneBench(
+  script: RegExp,
+  defaultRuns: number,
+  run: (args: Awaited<ReturnType<typeof standaloneBenchArgs>>) => Promise<unknown>,
+): void {
+  if (!script.test(process.argv[1] ?? '')) return;
+  void standaloneBenchArgs(process.argv.slice(2), defaultRuns)
+    .then(run)
+    .then((r) => process.stdout.write(`${JSON.stringify(r, null, 2)}\n`))
+    .catch((err: unknown) => {
+      console.error(err);
+      process.exitCode = 1;
+    });
+}
