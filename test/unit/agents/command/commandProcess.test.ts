@@ -54,12 +54,16 @@ describe('agent command processes: stop always stops', function () {
   }
 
   it('a command that ignores SIGINT and SIGTERM past its timeout gets SIGKILL on its whole group, and the run ends', async () => {
-    const { ended, t0 } = await runAndWatch({ command: stubbornAgent(dir, pidFile), timeoutMs: 300, n: 2 });
+    // Long enough for both processes of the group to start and write their pids first: with 300 ms, a loaded machine
+    // (the full suite, two phases at a time) killed the group before the child had started, and the test saw one pid.
+    const timeoutMs = 2000;
+    const { ended, t0 } = await runAndWatch({ command: stubbornAgent(dir, pidFile), timeoutMs, n: 2 });
     const end: ProcessEnd = await ended;
     const took = Date.now() - t0;
     assert.equal(end.stoppedBy, 'timeout');
     // timeout + SIGTERM after one grace + SIGKILL after another, and a little for the pipes.
-    assert.ok(took < 300 + 2 * GRACE + 1500, `the run took ${took} ms`);
+    assert.ok(took >= timeoutMs, `the run ended before its timeout, after ${took} ms`);
+    assert.ok(took < timeoutMs + 2 * GRACE + 1500, `the run took ${took} ms`);
     assert.deepEqual(
       started.filter((p) => alive(p)),
       [],
