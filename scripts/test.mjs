@@ -12,8 +12,9 @@
 //
 // Scheduling (docs/architecture.md, "Tests: which run where, and why"): up to ASI_TEST_JOBS phases (default: 2, or 1
 // on a single core) run at the same time. Phases after `build` wait for it (and are not run when it fails). The
-// integration and UI phases form one lane: one at a time, in order (both in-host suites, then both UI suites), and
-// they go first whenever a slot is free, since the lane is the longest path; the other phases fill the other slot at
+// integration and UI phases form one lane: one at a time, in order (both in-host suites, then both UI suites; a phase
+// whose host is still being installed lets the next one go first), and they go first whenever a slot is free, since
+// the lane is the longest path; the other phases fill the other slot at
 // the lowest CPU priority (nice 19): a browser waiting on a workbench is the one thing here that a busy CPU turns into
 // a failure, and at nice 19 a phase beside it gets only what the workbench leaves (a weight of 15 against 1024).
 // Output stays readable: each phase's output is one block under its name, in the order
@@ -32,6 +33,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BROWSER_PACKAGES, HOSTS, STORE_NODE_VERSIONS, codeServerDebianPackages, hostById } from './host/hostTools.mjs';
 import { SERVER_PACKAGES } from './host/servers.mjs';
+import { waitsInLane } from './host/laneOrder.mjs';
 import { seedPrebuildCache } from './host/prebuildCache.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -344,12 +346,8 @@ function schedule() {
       });
       continue;
     }
-    if (phase.lane) {
-      if (laneBusy.has(phase.lane)) continue;
-      // In order within the lane.
-      const earlier = selected.filter((p) => p.lane === phase.lane && phases.indexOf(p) < phases.indexOf(phase));
-      if (earlier.some((p) => state.get(p.name) === 'pending')) continue;
-    }
+    // In order within the lane, but past a phase still waiting for its installs (laneOrder.mjs says why).
+    if (phase.lane && (laneBusy.has(phase.lane) || waitsInLane(phase, selected, (name) => state.get(name)))) continue;
     if (free === 0) continue;
     free -= 1;
     if (phase.lane) laneBusy.add(phase.lane);
