@@ -11,7 +11,7 @@
  * what lets the launcher pause a process that prints faster than we read (the pipe fills, the process waits).
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { LAUNCHER_SOURCE } from './launcherThread';
 
 export interface LaunchRequest {
@@ -89,6 +89,10 @@ export function useLauncherThread(): void {
 
 function launcherThread(): Worker {
   if (thread) return thread;
+  // Loaded with the first thread: `agent-sessions run` spawns on its own thread, and the module and the ones it loads
+  // were 0.75 ms of the CPU before its agent starts (docs/benchmarks.md, "A light start").
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Worker } = require('node:worker_threads') as typeof import('node:worker_threads');
   const worker = new Worker(LAUNCHER_SOURCE, { eval: true, name: 'agent-launcher', workerData: { pids: pids.buffer } });
   worker.on('message', (m: FromLauncher) => deliver(worker, m));
   // The thread failing is the end of every watched process's pipes: none of them can be heard from again. One that

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { DriverName, RunInfo, SqlValue, SqliteDatabase, SqliteStatement } from '../sqlite/sqliteDatabase';
 import type { OpenOptions } from './openOptions';
 
@@ -5,17 +7,41 @@ type BetterSqlite3Module = typeof import('better-sqlite3');
 type BetterStatement = import('better-sqlite3').Statement<unknown[], unknown>;
 type BetterDatabase = import('better-sqlite3').Database;
 
+/** better-sqlite3 as loaded: its `Database` class, and where its addon is when it is where its install puts it. */
+export interface BetterSqlite3 {
+  Database: BetterSqlite3Module;
+  /** The addon's path, handed to every connection (`nativeBinding`); undefined: better-sqlite3 finds it itself. */
+  addonPath: string | undefined;
+}
+
 /**
  * Loads the better-sqlite3 addon. Throws when it cannot be loaded (not installed, or built for another Node ABI,
  * as inside an editor whose Electron differs from the Node that built it).
  */
-export function loadBetterSqlite3(): BetterSqlite3Module {
+export function loadBetterSqlite3(): BetterSqlite3 {
   // A plain require keeps the addon external to bundles and defers loading until a database is opened.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const mod = require('better-sqlite3') as BetterSqlite3Module;
+  const Database = require('better-sqlite3') as BetterSqlite3Module;
+  const addonPath = installedAddon();
   // Loading the JS wrapper succeeds even when the native part would not; opening a memory database proves it.
-  new mod(':memory:').close();
-  return mod;
+  new Database(':memory:', addonPath === undefined ? {} : { nativeBinding: addonPath }).close();
+  return { Database, addonPath };
+}
+
+/**
+ * The addon where better-sqlite3's install puts it (`build/Release`, built or prebuilt), or undefined. Named to each
+ * connection, it spares better-sqlite3's own search with the `bindings` package, which works out its caller's package
+ * from a stack trace and then tries each of a dozen paths by a `require` that fails: 3–4 ms of the CPU of a CLI
+ * command's start, which the issue holds to 1.5× `node -e 0` (docs/benchmarks.md, "A light start").
+ */
+function installedAddon(): string | undefined {
+  try {
+    // From its main module (lib/index.js), which the require above resolved already: Node keeps that answer.
+    const file = join(dirname(require.resolve('better-sqlite3')), '..', 'build', 'Release', 'better_sqlite3.node');
+    return existsSync(file) ? file : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 class BetterStatementAdapter implements SqliteStatement {
@@ -79,11 +105,12 @@ class BetterDatabaseAdapter implements SqliteDatabase {
 }
 
 /** Opens `path` with better-sqlite3. */
-export function openWithBetterSqlite3(mod: BetterSqlite3Module, path: string, options: OpenOptions): SqliteDatabase {
-  const db = new mod(path, {
+export function openWithBetterSqlite3(loaded: BetterSqlite3, path: string, options: OpenOptions): SqliteDatabase {
+  const db = new loaded.Database(path, {
     readonly: options.readonly,
     fileMustExist: options.fileMustExist || options.readonly,
     timeout: options.busyTimeoutMs,
+    ...(loaded.addonPath === undefined ? {} : { nativeBinding: loaded.addonPath }),
   });
   // better-sqlite3 is compiled with SQLITE_DEFAULT_FOREIGN_KEYS=1; session files declare keys that Python never
   // enforces (usage rows may exist without a sessions row), so enforcement is off on every connection.

@@ -109,6 +109,38 @@ cp.spawn = function (...args) {
     );
   });
 
+  it("loads neither worker_threads nor better-sqlite3's search for its addon (`bindings`) before the agent's start", () => {
+    // `run` spawns its agent on its own thread (launcher.ts loads worker_threads with a launcher thread), and the driver
+    // names the addon where better-sqlite3's install puts it (betterSqlite3Driver.ts).
+    const events = join(tmp.dir, 'loaded.json');
+    const hook = join(tmp.dir, 'loadedHook.cjs');
+    writeFileSync(
+      hook,
+      `const cp = require('node:child_process'); const spawn = cp.spawn; let seen = false;
+cp.spawn = function (...args) {
+  if (!seen) {
+    seen = true;
+    const cached = Object.keys(require.cache);
+    require('node:fs').writeFileSync(process.env.RUN_START_EVENTS, JSON.stringify({
+      workerThreads: process.moduleLoadList.includes('NativeModule worker_threads'),
+      bindings: cached.some((k) => /[\\\\/]node_modules[\\\\/]bindings[\\\\/]/.test(k)),
+      addon: cached.some((k) => /better_sqlite3\\.node$/.test(k)),
+    }));
+  }
+  return spawn.apply(this, args);
+};`,
+    );
+    const agent = `"${process.execPath}" -e "console.log(JSON.stringify({ type: 'RUN_STARTED', threadId: 's1', runId: 'r' }))"`;
+    const r = spawnSync(process.execPath, ['-r', hook, cli, 'run', db, 's1', '--command', agent, '--message', 'Hi'], {
+      cwd: tmp.dir,
+      encoding: 'utf8',
+      env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), RUN_START_EVENTS: events, NO_COLOR: '1' },
+      timeout: 60_000,
+    });
+    assert.match(r.stdout + r.stderr, /exited without writing a turn/);
+    assert.deepEqual(JSON.parse(readFileSync(events, 'utf8')), { workerThreads: false, bindings: false, addon: true });
+  });
+
   it('spawns the agent before it requires AG-UI or zod, and loads them beside it', () => {
     const events = join(tmp.dir, 'events.json');
     const agent = `"${process.execPath}" -e "console.log(JSON.stringify({ type: 'RUN_STARTED', threadId: 's1', runId: 'r' }))"`;
