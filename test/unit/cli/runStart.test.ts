@@ -57,6 +57,22 @@ describe("agent-sessions run: what loads before the agent's start", function () 
   });
   after(() => tmp.cleanup());
 
+  /**
+   * `run` of `cli` (the built CLI, or an instrumented copy) with `hook` preloaded, its agent printing one valid event
+   * and writing no turn: the run fails as such. Returns what it printed; `events` is the hook's file.
+   */
+  function runWithHook(hook: string, cli: string, events: string): string {
+    const agent = `"${process.execPath}" -e "console.log(JSON.stringify({ type: 'RUN_STARTED', threadId: 's1', runId: 'r' }))"`;
+    const r = spawnSync(process.execPath, ['-r', hook, cli, 'run', db, 's1', '--command', agent, '--message', 'Hi'], {
+      cwd: tmp.dir,
+      encoding: 'utf8',
+      env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), RUN_START_EVENTS: events, NO_COLOR: '1' },
+      timeout: 60_000,
+    });
+    assert.match(r.stdout + r.stderr, /exited without writing a turn/);
+    return r.stdout + r.stderr;
+  }
+
   it("evaluates only the store's session modules before the agent's start, not the inspector, search, export, traces or reviews", () => {
     // esbuild's lazy module wrappers (`__esm`) run a module on first use: recording their names shows what ran by the
     // agent's spawn. A module that is not wrapped runs when the bundle loads, so the heavy ones must be wrapped too.
@@ -90,14 +106,7 @@ cp.spawn = function (...args) {
   return spawn.apply(this, args);
 };`,
     );
-    const agent = `"${process.execPath}" -e "console.log(JSON.stringify({ type: 'RUN_STARTED', threadId: 's1', runId: 'r' }))"`;
-    const r = spawnSync(process.execPath, ['-r', hook, instrumented, 'run', db, 's1', '--command', agent, '--message', 'Hi'], {
-      cwd: tmp.dir,
-      encoding: 'utf8',
-      env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), RUN_START_EVENTS: events, NO_COLOR: '1' },
-      timeout: 60_000,
-    });
-    assert.match(r.stdout + r.stderr, /exited without writing a turn/);
+    runWithHook(hook, instrumented, events);
     const evaluated = JSON.parse(readFileSync(events, 'utf8')) as string[];
     // What the run needs before its spawn: the session class (and through it the driver), the branch opened.
     for (const needed of ['src/store/session/advancedSqliteSession.ts', 'src/agents/branchOpening.ts'])
@@ -130,29 +139,14 @@ cp.spawn = function (...args) {
   return spawn.apply(this, args);
 };`,
     );
-    const agent = `"${process.execPath}" -e "console.log(JSON.stringify({ type: 'RUN_STARTED', threadId: 's1', runId: 'r' }))"`;
-    const r = spawnSync(process.execPath, ['-r', hook, cli, 'run', db, 's1', '--command', agent, '--message', 'Hi'], {
-      cwd: tmp.dir,
-      encoding: 'utf8',
-      env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), RUN_START_EVENTS: events, NO_COLOR: '1' },
-      timeout: 60_000,
-    });
-    assert.match(r.stdout + r.stderr, /exited without writing a turn/);
+    runWithHook(hook, cli, events);
     assert.deepEqual(JSON.parse(readFileSync(events, 'utf8')), { workerThreads: false, bindings: false, addon: true });
   });
 
   it('spawns the agent before it requires AG-UI or zod, and loads them beside it', () => {
     const events = join(tmp.dir, 'events.json');
-    const agent = `"${process.execPath}" -e "console.log(JSON.stringify({ type: 'RUN_STARTED', threadId: 's1', runId: 'r' }))"`;
-    const r = spawnSync(process.execPath, ['-r', join(tmp.dir, 'hook.cjs'), cli, 'run', db, 's1', '--command', agent, '--message', 'Hi'], {
-      cwd: tmp.dir,
-      encoding: 'utf8',
-      env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), RUN_START_EVENTS: events, NO_COLOR: '1' },
-      timeout: 60_000,
-    });
-    // The agent wrote no turn: the run fails as such, after reading its one (valid) event.
-    assert.match(r.stdout + r.stderr, /exited without writing a turn/);
-    assert.doesNotMatch(r.stdout + r.stderr, /not a valid|not an AG-UI event/);
+    const output = runWithHook(join(tmp.dir, 'hook.cjs'), cli, events);
+    assert.doesNotMatch(output, /not a valid|not an AG-UI event/);
     const order = JSON.parse(readFileSync(events, 'utf8')) as string[];
     const spawned = order.indexOf('spawn');
     assert.ok(spawned >= 0, `no spawn: ${order.join(', ')}`);
