@@ -73,6 +73,20 @@ describe("agent-sessions run: what loads before the agent's start", function () 
     return r.stdout + r.stderr;
   }
 
+  /** A hook (in the test's folder, as `name`) that writes `json`, an expression, to RUN_START_EVENTS at the first spawn. */
+  function atFirstSpawn(name: string, json: string): string {
+    const hook = join(tmp.dir, name);
+    writeFileSync(
+      hook,
+      `const cp = require('node:child_process'); const spawn = cp.spawn; let seen = false;
+cp.spawn = function (...args) {
+  if (!seen) { seen = true; require('node:fs').writeFileSync(process.env.RUN_START_EVENTS, ${json}); }
+  return spawn.apply(this, args);
+};`,
+    );
+    return hook;
+  }
+
   it("evaluates only the store's session modules before the agent's start, not the inspector, search, export, traces or reviews", () => {
     // esbuild's lazy module wrappers (`__esm`) run a module on first use: recording their names shows what ran by the
     // agent's spawn. A module that is not wrapped runs when the bundle loads, so the heavy ones must be wrapped too.
@@ -97,15 +111,7 @@ describe("agent-sessions run: what loads before the agent's start", function () 
     for (const module of heavy) assert.ok(source.includes(`"${module}"() {`), `${module} runs when the bundle loads, not on first use`);
 
     const events = join(tmp.dir, 'evaluated.json');
-    const hook = join(tmp.dir, 'evaluatedHook.cjs');
-    writeFileSync(
-      hook,
-      `const cp = require('node:child_process'); const spawn = cp.spawn; let seen = false;
-cp.spawn = function (...args) {
-  if (!seen) { seen = true; require('node:fs').writeFileSync(process.env.RUN_START_EVENTS, JSON.stringify(globalThis.__evaluated ?? [])); }
-  return spawn.apply(this, args);
-};`,
-    );
+    const hook = atFirstSpawn('evaluatedHook.cjs', 'JSON.stringify(globalThis.__evaluated ?? [])');
     runWithHook(hook, instrumented, events);
     const evaluated = JSON.parse(readFileSync(events, 'utf8')) as string[];
     // What the run needs before its spawn: the session class (and through it the driver), the branch opened.
@@ -122,22 +128,13 @@ cp.spawn = function (...args) {
     // `run` spawns its agent on its own thread (launcher.ts loads worker_threads with a launcher thread), and the driver
     // names the addon where better-sqlite3's install puts it (betterSqlite3Driver.ts).
     const events = join(tmp.dir, 'loaded.json');
-    const hook = join(tmp.dir, 'loadedHook.cjs');
-    writeFileSync(
-      hook,
-      `const cp = require('node:child_process'); const spawn = cp.spawn; let seen = false;
-cp.spawn = function (...args) {
-  if (!seen) {
-    seen = true;
-    const cached = Object.keys(require.cache);
-    require('node:fs').writeFileSync(process.env.RUN_START_EVENTS, JSON.stringify({
-      workerThreads: process.moduleLoadList.includes('NativeModule worker_threads'),
-      bindings: cached.some((k) => /[\\\\/]node_modules[\\\\/]bindings[\\\\/]/.test(k)),
-      addon: cached.some((k) => /better_sqlite3\\.node$/.test(k)),
-    }));
-  }
-  return spawn.apply(this, args);
-};`,
+    const hook = atFirstSpawn(
+      'loadedHook.cjs',
+      `JSON.stringify({
+        workerThreads: process.moduleLoadList.includes('NativeModule worker_threads'),
+        bindings: Object.keys(require.cache).some((k) => /[\\\\/]node_modules[\\\\/]bindings[\\\\/]/.test(k)),
+        addon: Object.keys(require.cache).some((k) => /better_sqlite3\\.node$/.test(k)),
+      })`,
     );
     runWithHook(hook, cli, events);
     assert.deepEqual(JSON.parse(readFileSync(events, 'utf8')), { workerThreads: false, bindings: false, addon: true });
