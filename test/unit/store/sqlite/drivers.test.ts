@@ -174,31 +174,6 @@ describe('SQLite drivers', () => {
       assert.doesNotMatch(r.stderr, /SQLite is an experimental feature/);
     });
 
-    it('opens better-sqlite3 connections with the installed addon, never searching for it with `bindings`', function () {
-      if (!tryResolve('better-sqlite3')) this.skip(); // no better-sqlite3 on this Node (the Node 20 run covers it)
-      // A fresh process: `bindings` stays in the require cache once any connection in the process has used it.
-      const script = [
-        "const { openDatabase } = require('./src/store/drivers/openDatabase.ts');",
-        "const db = openDatabase(':memory:', { driver: 'better-sqlite3' });",
-        "db.prepare('CREATE TABLE t (x)').run();",
-        'db.close();',
-        'const loaded = Object.keys(require.cache).filter((k) => /[\\\\/]node_modules[\\\\/](bindings|better-sqlite3)[\\\\/]/.test(k));',
-        'console.log(JSON.stringify(loaded.map((k) => k.replace(/^.*[\\\\/]node_modules[\\\\/]/, ""))));',
-      ].join('\n');
-      const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
-        cwd: join(__dirname, '..', '..', '..', '..'),
-        encoding: 'utf8',
-        env: { ...process.env, [DRIVER_ENV_VAR]: '' },
-      });
-      assert.equal(r.status, 0, r.stderr);
-      const loaded = JSON.parse(r.stdout.trim().split('\n').pop() ?? '[]') as string[];
-      assert.ok(loaded.includes('better-sqlite3/build/Release/better_sqlite3.node'), loaded.join(', '));
-      assert.deepEqual(
-        loaded.filter((k) => k.startsWith('bindings')),
-        [],
-      );
-    });
-
     it('rejects an unknown driver name in the environment', () => {
       withEnv('sqlite-9000', () => {
         assert.throws(
