@@ -140,8 +140,9 @@ describe('agent commands in Python (python_turn.py, real processes)', function (
   it('Stop on a command that ignores SIGINT: SIGTERM follows after the grace period, and the run is stopped', async () => {
     const controller = new AbortController();
     const { log, outcome } = run('ignore-sigint', { signal: controller.signal });
-    while (!log.events.some((e) => e.kind === 'run/started')) await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 500));
+    // The script's text says its SIGINT handler is in place (`run/started` is ours, before the script has even
+    // started: Python was still importing its modules 500 ms later on a starved machine, and SIGINT ended it there).
+    while (!log.events.some((e) => e.kind === 'text/delta')) await new Promise((r) => setTimeout(r, 20));
     const t0 = Date.now();
     controller.abort();
     const o = failed(await outcome);

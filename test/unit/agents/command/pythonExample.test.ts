@@ -1078,7 +1078,7 @@ describe('contract: the Python agent command (examples/python/replay_agent.py, t
       started.child.kill('SIGTERM');
       const r = await started.done;
       assert.equal(r.signal, 'SIGTERM');
-      assert.deepEqual(types(agUiEvents(r.stdout)), ['RUN_STARTED']);
+      assert.deepEqual(types(agUiEvents(r.stdout)), ['RUN_STARTED', 'TEXT_MESSAGE_CHUNK']);
     });
   });
 });
