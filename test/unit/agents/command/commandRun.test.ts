@@ -309,12 +309,14 @@ describe('agent commands: runs through the user own agent (run module, real proc
         'waits.js',
         `process.on('SIGINT', () => { console.error('stopping on SIGINT'); console.log(JSON.stringify({ type: 'RUN_ERROR', message: 'interrupted', code: 'cancelled' })); process.exit(130); });
          console.log(JSON.stringify({ type: 'RUN_STARTED', threadId: 's1', runId: 'r' }));
+         console.log(JSON.stringify({ type: 'TEXT_MESSAGE_CHUNK', messageId: 'w', role: 'assistant', delta: 'waiting' }));
          setTimeout(() => {}, 60000);`,
       );
       const controller = new AbortController();
       const { log, outcome } = run({ agent: { kind: 'command', name: 'waiter', command }, input: 'hi', signal: controller.signal });
-      while (!log.events.some((e) => e.kind === 'run/started')) await new Promise((r) => setTimeout(r, 20));
-      await new Promise((r) => setTimeout(r, 300));
+      // Its text says the handler is in place (`run/started` is ours and comes before the program has started: a fixed
+      // wait after it lost such a race on a starved machine, in the Python twin of this test).
+      while (!log.events.some((e) => e.kind === 'text/delta')) await new Promise((r) => setTimeout(r, 20));
       controller.abort();
       const o = failed(await outcome);
       assert.equal(o.failure, 'cancelled');
