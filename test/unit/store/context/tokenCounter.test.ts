@@ -37,21 +37,4 @@ describe('token counts', () => {
     assert.equal(o200k(special), o200k(special), 'the memo answers the same');
     assert.equal(estimateTokens('abcdefgh'), 2);
   });
-
-  it('tokenizes at least 5 MB/s (issue 44: the Context answer within 100 ms)', async () => {
-    const count = await tokenCounter('o200k_base');
-    // Distinct texts (the memo must not answer): about 2 MB of prose and JSON.
-    const texts = Array.from(
-      { length: 4000 },
-      (_, i) => `Turn ${i}: the weather in city ${i} is ${i % 30}°C. {"city":"c${i}","unit":"celsius","n":${i * 7}} ${'word '.repeat(80)}`,
-    );
-    const chars = texts.reduce((n, t) => n + t.length, 0);
-    // CPU time, not the wall clock: test runs share the machine, and their load would stretch a wall-clock figure.
-    const c0 = process.cpuUsage();
-    for (const t of texts) count(t);
-    const used = process.cpuUsage(c0);
-    const seconds = (used.user + used.system) / 1e6;
-    const mbps = chars / 1e6 / seconds;
-    assert.ok(mbps >= 5, `${mbps.toFixed(1)} MB/s`);
-  });
 });
