@@ -16,9 +16,9 @@ export const RESULTS = join(ROOT, 'test-results');
 const ALL_THEMES = ['light', 'dark'] as const;
 export type Theme = (typeof ALL_THEMES)[number];
 /**
- * The themes this run draws every spec in: both, unless ASI_UI_THEMES names fewer. `npm test` runs both on the
- * newest host and one on the oldest (docs/architecture.md, "Tests": the theme changes only CSS, which the newest
- * workbench draws the same way; the host's version is what the oldest host is there for).
+ * The themes this run draws every spec in: both, unless ASI_UI_THEMES names fewer. `npm test` runs the light theme on
+ * the newest host and the dark one on the oldest, so every spec meets both themes in a run (docs/architecture.md,
+ * "Tests": the theme changes only CSS); `ASI_UI_THEMES=light,dark` on the newest host redraws the docs' dark screenshots.
  */
 export const THEMES: readonly Theme[] = (() => {
   const asked = process.env.ASI_UI_THEMES?.split(',')
@@ -34,8 +34,8 @@ export const THEMES: readonly Theme[] = (() => {
 /**
  * The themes a flow spec runs in: one (light where this run draws it, else the one it draws). A flow (export and import,
  * search, server stores, what-if runs, the Korean UI) checks what happens, not how it looks; the specs that check how
- * it looks (graph, conversation view, comparison, chart, tool renderers) run in every theme of `THEMES`. With dark on
- * the oldest host, each flow still runs in both themes across the two hosts.
+ * it looks (graph, conversation view, comparison, chart, tool renderers) run in every theme of `THEMES`, both when both
+ * are asked for (the docs' screenshots).
  */
 export const FLOW_THEMES: readonly Theme[] = THEMES.includes('light') ? ['light'] : THEMES.slice(0, 1);
 
@@ -140,7 +140,14 @@ export function useWorkbench(options: WorkbenchSuiteOptions): WorkbenchSuite {
       await wb?.saveArtifacts(dir);
       console.log(`      artifacts: ${dir}`);
     }
-    if (options.reset !== false) await wb?.reset().catch(() => undefined);
+    // A reset that fails leaves the next test to cope (most open what they need anyway), but says so and how long it
+    // took: three silent 30 s failures a run hid here until 2026-12-07.
+    if (options.reset !== false) {
+      const t = Date.now();
+      await wb?.reset().catch((err: unknown) => {
+        console.log(`      the reset after this test failed after ${Date.now() - t} ms: ${String(err).split('\n')[0]}`);
+      });
+    }
   });
 
   after(async function () {

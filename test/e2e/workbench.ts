@@ -177,14 +177,33 @@ export class Workbench {
     await this.page.evaluate("document.activeElement?.tagName === 'IFRAME' && document.activeElement.blur()");
   }
 
-  /** Runs a command from the palette by its full title ("Category: Title"). */
+  /**
+   * Runs a command from the palette by its full title ("Category: Title"). A webview that takes the focus back (two
+   * views side by side, one just drawn) closes the palette as it opens; waiting for it then took Playwright's whole 30 s
+   * and failed, three times a UI run in the resets between tests. So each try waits 10 s for the palette (3 s to type into it), and the next one first moves
+   * the focus to the side bar's title, outside every webview.
+   */
   async runCommand(title: string): Promise<void> {
-    await this.focusWorkbench();
-    await this.page.keyboard.press('F1');
     const input = this.page.locator('.quick-input-widget input.input');
-    await input.waitFor();
-    await input.fill(`>${title}`);
-    await this.page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title }).waitFor();
+    const row = this.page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.focusWorkbench();
+        await this.page.keyboard.press('F1');
+        await input.waitFor({ timeout: 10_000 });
+        // Shown and then not editable: the palette closed again (a visible input fills at once).
+        await input.fill(`>${title}`, { timeout: 3_000 });
+        await row.waitFor({ timeout: 10_000 });
+        break;
+      } catch (err) {
+        if (attempt === 3) throw err;
+        console.log(`      the palette did not take "${title}" (${String(err).split('\n')[0]}): again`);
+        await this.page.keyboard.press('Escape');
+        // The side bar's title: the window's title is under a drag region, which takes the click.
+        const neutral = this.page.locator('.part.sidebar .composite.title .title-label').first();
+        if (await neutral.isVisible()) await neutral.click({ timeout: 5000 }).catch(() => undefined);
+      }
+    }
     await this.page.keyboard.press('Enter');
   }
 
