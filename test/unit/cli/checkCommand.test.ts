@@ -1,7 +1,7 @@
 /**
- * `agent-sessions check` (the CLI bundled from source as dist/cli.js is, run as a child process) with the scripted agent command of the check's
- * tests (test/unit/agents/check/checkAgentKit.ts): the usage errors refused before any run, the line per case, the
- * closing line, the exit codes, --json, and Ctrl+C.
+ * `agent-sessions check` (the CLI bundled from source as dist/cli.js is, run as a child process) with the scripted
+ * agent command of the check's tests (test/unit/agents/check/checkAgentKit.ts): the usage errors refused before any
+ * run, the line per case, the closing line, the exit codes, --json, and Ctrl+C.
  */
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
