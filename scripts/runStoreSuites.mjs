@@ -32,7 +32,7 @@ console.log(`Running the store suites on Node ${version} with the node:sqlite dr
 const mocha = join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
 // And the CLI's heap sizing: the V8 flags it sets behave differently by V8 version (src/cli/heapSizing.ts). Once per
 // V8 line, on the newest Node of each major here: the three Node 22 versions carry the same V8 (12.4.254.21, Node's
-// patches aside), and the suite spawns a process for each of its 14 checks (17–29 s a phase).
+// patches aside), and the suite spawns a process for each of its 14 checks (17–38 s a phase).
 const newestOfMajor = STORE_NODE_VERSIONS.filter((v) => !STORE_NODE_VERSIONS.some((w) => major(w) === major(v) && newer(w, v)));
 const heapSizing = newestOfMajor.includes(version) ? ['test/unit/cli/heapSizing.test.ts'] : [];
 if (specs.length === 0 && heapSizing.length === 0) {

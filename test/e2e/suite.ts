@@ -141,7 +141,7 @@ export function useWorkbench(options: WorkbenchSuiteOptions): WorkbenchSuite {
       console.log(`      artifacts: ${dir}`);
     }
     // A reset that fails leaves the next test to cope (most open what they need anyway), but says so and how long it
-    // took: three silent 30 s failures a run hid here until 2026-12-07.
+    // took: up to three silent 30 s failures a run hid here until 2026-12-07.
     if (options.reset !== false) {
       const t = Date.now();
       await wb?.reset().catch((err: unknown) => {

@@ -180,7 +180,7 @@ export class Workbench {
   /**
    * Runs a command from the palette by its full title ("Category: Title"). A webview that takes the focus back (two
    * views side by side, one just drawn) closes the palette as it opens; waiting for it then took Playwright's whole 30 s
-   * and failed, three times a UI run in the resets between tests. So each try waits 10 s for the palette (3 s to type
+   * and failed, up to three times a UI run in the resets between tests. So each try waits 10 s for the palette (3 s to type
    * into it), and the next one first moves the focus to the side bar's title, outside every webview.
    */
   async runCommand(title: string): Promise<void> {
