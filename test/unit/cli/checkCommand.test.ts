@@ -7,8 +7,7 @@ import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import * as esbuild from 'esbuild';
+import { buildCli } from '../../support/cliBundle';
 import { tempDir } from '../../support/tempFiles';
 import { ROOT } from '../store/export/exportFixtures';
 import { FAITHFUL, checkAgent, seedCheckSession, seedReviews, type Reply } from '../agents/check/checkAgentKit';
@@ -27,11 +26,8 @@ describe('agent-sessions check (the CLI bundled from source, a scripted agent co
   // Built once: run from the sources through tsx, each of the suite's 30-odd runs compiled the CLI again (0.4 s each).
   let CLI: string[];
   before(async () => {
-    const { cliBuildOptions } = (await import(pathToFileURL(join(ROOT, 'scripts', 'store-package', 'cliBuild.mjs')).href)) as {
-      cliBuildOptions: (outfile: string) => esbuild.BuildOptions;
-    };
     const cli = join(tmp.dir, 'cli.js');
-    await esbuild.build(cliBuildOptions(cli));
+    await buildCli(cli);
     CLI = ['--no-warnings', cli];
   });
 

@@ -5,21 +5,12 @@
  */
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import * as esbuild from 'esbuild';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { buildCli } from '../../support/cliBundle';
 import { tempDir } from '../../support/tempFiles';
 import { ROOT, writeExportFixture } from '../store/export/exportFixtures';
-
-/** Builds `agent-sessions` into `outfile`. */
-export async function buildCli(outfile: string): Promise<void> {
-  const { cliBuildOptions } = (await import(pathToFileURL(join(ROOT, 'scripts', 'store-package', 'cliBuild.mjs')).href)) as {
-    cliBuildOptions: (outfile: string) => esbuild.BuildOptions;
-  };
-  await esbuild.build(cliBuildOptions(outfile));
-}
 
 /** A connected client, and its calls as text. */
 export interface McpSession {
