@@ -8,13 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { InstallError, ROOT, STORE_NODE_VERSIONS, ensureNode } from './host/hostTools.mjs';
 
-const major = (v) => Number(v.split('.')[0]);
-/** Whether version `a` is later than `b` (both x.y.z). */
-const newer = (a, b) => {
-  const [x, y] = [a, b].map((v) => v.split('.').map(Number));
-  const i = x.findIndex((n, k) => n !== y[k]);
-  return i >= 0 && x[i] > y[i];
-};
+const major = (v) => v.split('.')[0];
 
 const [version, ...specs] = process.argv.slice(2);
 if (!version) {
@@ -33,7 +27,8 @@ const mocha = join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
 // And the CLI's heap sizing: the V8 flags it sets behave differently by V8 version (src/cli/heapSizing.ts). Once per
 // V8 line, on the newest Node of each major here: the three Node 22 versions carry the same V8 (12.4.254.21, Node's
 // patches aside), and the suite spawns a process for each of its 14 checks (17–38 s a phase).
-const newestOfMajor = STORE_NODE_VERSIONS.filter((v) => !STORE_NODE_VERSIONS.some((w) => major(w) === major(v) && newer(w, v)));
+// STORE_NODE_VERSIONS is in ascending order: the newest of a major is the one the next version does not share it with.
+const newestOfMajor = STORE_NODE_VERSIONS.filter((v, i) => major(v) !== major(STORE_NODE_VERSIONS[i + 1] ?? ''));
 const heapSizing = newestOfMajor.includes(version) ? ['test/unit/cli/heapSizing.test.ts'] : [];
 if (specs.length === 0 && heapSizing.length === 0) {
   console.log(
