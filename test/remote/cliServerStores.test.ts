@@ -7,13 +7,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { AgentInputItem } from '@openai/agents';
-import * as esbuild from 'esbuild';
 import { PostgresSession } from '../../src/store/remote/postgresSession';
 import { RedisSession } from '../../src/store/remote/redisSession';
 import { freshPostgresDatabase, freshRedisPrefix, sharedPostgres, sharedRedis } from '../support/servers';
 import { TRIP, js } from './remoteHelpers';
+import { buildSharedCli, sharedCliPath } from '../support/cliBundle';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -35,11 +34,8 @@ describe('agent-sessions on server stores (the real binary, real servers)', func
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'asi-cli-remote-'));
-    cli = join(dir, 'cli.js');
-    const { cliBuildOptions } = (await import(pathToFileURL(join(ROOT, 'scripts', 'store-package', 'cliBuild.mjs')).href)) as {
-      cliBuildOptions: (outfile: string) => esbuild.BuildOptions;
-    };
-    await esbuild.build(cliBuildOptions(cli));
+    cli = sharedCliPath();
+    await buildSharedCli();
   });
   after(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });

@@ -7,9 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { AgentInputItem } from '@openai/agents';
-import * as esbuild from 'esbuild';
 import type Redis from 'ioredis';
 import type { Finding } from '../../src/store/doctor/checkContext';
 import { checkServerStore, type ServerDoctorReport } from '../../src/store/doctor/server/serverDoctor';
@@ -17,6 +15,7 @@ import { PostgresSession } from '../../src/store/remote/postgresSession';
 import { RedisSession, redisSessionKeys } from '../../src/store/remote/redisSession';
 import { freshPostgresDatabase, freshRedisPrefix, sharedPostgres, sharedRedis } from '../support/servers';
 import { TRIP, js, python, rawRedis, remoteFailure, sql } from './remoteHelpers';
+import { buildSharedCli, sharedCliPath } from '../support/cliBundle';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -245,11 +244,8 @@ describe('doctor on server stores (real servers)', function () {
 
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), 'asi-doctor-remote-'));
-      cli = join(dir, 'cli.js');
-      const { cliBuildOptions } = (await import(pathToFileURL(join(ROOT, 'scripts', 'store-package', 'cliBuild.mjs')).href)) as {
-        cliBuildOptions: (outfile: string) => esbuild.BuildOptions;
-      };
-      await esbuild.build(cliBuildOptions(cli));
+      cli = sharedCliPath();
+      await buildSharedCli();
       pgUrl = await freshPostgresDatabase();
       await writePostgres(pgUrl, [...CLEAN, ['killed', [js.user('Weather?'), js.call('call_k')]]]);
     });

@@ -5,14 +5,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import * as esbuild from 'esbuild';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { PostgresSession } from '../../src/store/remote/postgresSession';
 import { freshPostgresDatabase } from '../support/servers';
 import { TRIP, js, sql } from './remoteHelpers';
+import { buildSharedCli, sharedCliPath } from '../support/cliBundle';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -26,11 +25,8 @@ describe('agent-sessions mcp on a PostgreSQL store (real client, real server)', 
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'asi-mcp-remote-'));
-    const cli = join(dir, 'cli.js');
-    const { cliBuildOptions } = (await import(pathToFileURL(join(ROOT, 'scripts', 'store-package', 'cliBuild.mjs')).href)) as {
-      cliBuildOptions: (outfile: string) => esbuild.BuildOptions;
-    };
-    await esbuild.build(cliBuildOptions(cli));
+    const cli = sharedCliPath();
+    await buildSharedCli();
     url = await freshPostgresDatabase();
     for (const [id, items] of [
       ['trip', TRIP],

@@ -7,11 +7,10 @@ import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import * as esbuild from 'esbuild';
 import { query, tables } from '../../support/sessionHelpers';
 import { tempDir } from '../../support/tempFiles';
 import { PYTHON_FIXTURES, ROOT, copyPythonFixture, writeExportFixture } from '../store/export/exportFixtures';
+import { buildSharedCli, sharedCliPath } from '../../support/cliBundle';
 
 /** The start of an ANSI colour code (a RegExp built from a string: eslint forbids control characters in literals). */
 const ESC = new RegExp(String.fromCharCode(27) + '\\[');
@@ -25,14 +24,11 @@ interface Result {
 describe('agent-sessions CLI (the real binary)', function () {
   this.timeout(120_000);
   const tmp = tempDir('asi-cli-');
-  const cli = join(tmp.dir, 'cli.js');
+  const cli = sharedCliPath();
   const db = join(tmp.dir, 'demo.db');
 
   before(async () => {
-    const { cliBuildOptions } = (await import(pathToFileURL(join(ROOT, 'scripts', 'store-package', 'cliBuild.mjs')).href)) as {
-      cliBuildOptions: (outfile: string) => esbuild.BuildOptions;
-    };
-    await esbuild.build(cliBuildOptions(cli));
+    await buildSharedCli();
     await writeExportFixture(db);
   });
   after(() => tmp.cleanup());

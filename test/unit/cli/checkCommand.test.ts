@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildCli } from '../../support/cliBundle';
+import { buildSharedCli } from '../../support/cliBundle';
 import { tempDir } from '../../support/tempFiles';
 import { ROOT } from '../store/export/exportFixtures';
 import { FAITHFUL, checkAgent, seedCheckSession, seedReviews, type Reply } from '../agents/check/checkAgentKit';
@@ -26,9 +26,7 @@ describe('agent-sessions check (the CLI bundled from source, a scripted agent co
   // Built once: run from the sources through tsx, each of the suite's 30-odd runs compiled the CLI again (0.4 s each).
   let CLI: string[];
   before(async () => {
-    const cli = join(tmp.dir, 'cli.js');
-    await buildCli(cli);
-    CLI = ['--no-warnings', cli];
+    CLI = ['--no-warnings', await buildSharedCli()];
   });
 
   beforeEach(async () => {

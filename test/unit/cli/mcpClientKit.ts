@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { buildCli } from '../../support/cliBundle';
+import { buildSharedCli, sharedCliPath } from '../../support/cliBundle';
 import { tempDir } from '../../support/tempFiles';
 import { ROOT, writeExportFixture } from '../store/export/exportFixtures';
 
@@ -81,11 +81,11 @@ export interface McpSuite {
  */
 export function mcpSuite(prefix: string, fixtureName = 'demo.db'): McpSuite {
   const tmp = tempDir(prefix);
-  const cli = join(tmp.dir, 'cli.js');
+  const cli = sharedCliPath();
   const fixture = join(tmp.dir, fixtureName);
   const sessions: McpSession[] = [];
   before(async () => {
-    await buildCli(cli);
+    await buildSharedCli();
     await writeExportFixture(fixture);
   });
   after(async () => {

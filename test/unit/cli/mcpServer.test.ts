@@ -8,8 +8,6 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import * as esbuild from 'esbuild';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -18,6 +16,7 @@ import { TraceStore } from '../../../src/store/traces/traceStore';
 import { SPAN_T0_US, spanRecord } from '../../support/spanRecords';
 import { tempDir } from '../../support/tempFiles';
 import { PYTHON_FIXTURES, ROOT, copyPythonFixture, writeExportFixture } from '../store/export/exportFixtures';
+import { buildSharedCli, sharedCliPath } from '../../support/cliBundle';
 
 const TOOLS = [
   'list_stores',
@@ -34,7 +33,7 @@ const TOOLS = [
 describe('agent-sessions mcp (a real MCP client over stdio)', function () {
   this.timeout(120_000);
   const tmp = tempDir('asi-mcp-');
-  const cli = join(tmp.dir, 'cli.js');
+  const cli = sharedCliPath();
   const demo = join(tmp.dir, 'demo.db');
   const big = join(tmp.dir, 'long.db');
   const traces = join(tmp.dir, 'traces.db');
@@ -57,10 +56,7 @@ describe('agent-sessions mcp (a real MCP client over stdio)', function () {
   }
 
   before(async () => {
-    const { cliBuildOptions } = (await import(pathToFileURL(join(ROOT, 'scripts', 'store-package', 'cliBuild.mjs')).href)) as {
-      cliBuildOptions: (outfile: string) => esbuild.BuildOptions;
-    };
-    await esbuild.build(cliBuildOptions(cli));
+    await buildSharedCli();
     await writeExportFixture(demo);
     python = copyPythonFixture(PYTHON_FIXTURES[1]!, tmp.dir);
     // 15,000 turns on main and five branches: long enough that a default answer must be cut and a scan takes a while.

@@ -8,14 +8,13 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import * as esbuild from 'esbuild';
 import { AdvancedSQLiteSession } from '../../../src/store';
 import { contentKey } from '../../../src/store/reviews/contentKey';
 import { ReviewStore } from '../../../src/store/reviews/reviewStore';
 import { TraceStore } from '../../../src/store/traces/traceStore';
 import { tempDir } from '../../support/tempFiles';
 import { ROOT } from '../store/export/exportFixtures';
+import { buildSharedCli, sharedCliPath } from '../../support/cliBundle';
 
 interface Result {
   code: number | null;
@@ -28,16 +27,13 @@ const sha = (path: string) => createHash('sha256').update(readFileSync(path)).di
 describe('agent-sessions: the files it writes', function () {
   this.timeout(120_000);
   const tmp = tempDir('asi-cli-out-');
-  const cli = join(tmp.dir, 'cli.js');
+  const cli = sharedCliPath();
   /** The session file and its review store beside it, as the repro names them. */
   const master = join(tmp.dir, 'master.db');
   let n = 0;
 
   before(async () => {
-    const { cliBuildOptions } = (await import(pathToFileURL(join(ROOT, 'scripts', 'store-package', 'cliBuild.mjs')).href)) as {
-      cliBuildOptions: (outfile: string) => esbuild.BuildOptions;
-    };
-    await esbuild.build(cliBuildOptions(cli));
+    await buildSharedCli();
     const s = new AdvancedSQLiteSession({ sessionId: 'trip', dbPath: master, createTables: true });
     await s.addItems([{ role: 'user', content: 'Weather in Oslo?' }, { role: 'assistant', content: 'Rain, 7 °C.' } as never]);
     s.close();

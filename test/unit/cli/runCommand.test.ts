@@ -5,21 +5,20 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import * as esbuild from 'esbuild';
 import type { RunEvent } from '../../../src/shared/protocol/runEvents';
 import { tempDir } from '../../support/tempFiles';
 import { ROOT } from '../store/export/exportFixtures';
 import { readBranch, seedSession } from '../agents/agentTestKit';
 import { PYTHON_TURN } from '../agents/command/commandKit';
 import { defaultForkName } from '../../../src/cli/runCommand';
+import { buildSharedCli, sharedCliPath } from '../../support/cliBundle';
 
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 
 describe('agent-sessions run (the real binary, a Python agent command)', function () {
   this.timeout(120_000);
   const tmp = tempDir('asi-cli-run-');
-  const cli = join(tmp.dir, 'cli.js');
+  const cli = sharedCliPath();
   const db = join(tmp.dir, 'conversations.db');
 
   before(async function () {
@@ -27,10 +26,7 @@ describe('agent-sessions run (the real binary, a Python agent command)', functio
       console.log('    (skipped: python3 is not installed, so the Python agent command cannot run)');
       this.skip();
     }
-    const { cliBuildOptions } = (await import(pathToFileURL(join(ROOT, 'scripts', 'store-package', 'cliBuild.mjs')).href)) as {
-      cliBuildOptions: (outfile: string) => esbuild.BuildOptions;
-    };
-    await esbuild.build(cliBuildOptions(cli));
+    await buildSharedCli();
     await seedSession(db, [
       ['Weather in Paris?', 'Mild.'],
       ['Tomorrow?', 'Rain.'],

@@ -7,14 +7,13 @@
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import * as esbuild from 'esbuild';
 import { tempDir } from '../../support/tempFiles';
 import { ROOT } from '../store/export/exportFixtures';
 import { TEST_KEY, seedSession } from '../agents/agentTestKit';
 import { nodeCommand } from '../agents/command/commandKit';
 import { alive, pidsOf, stubbornAgent } from '../agents/command/processKit';
 import type { RunEvent } from '../../../src/shared/protocol/runEvents';
+import { buildSharedCli, sharedCliPath } from '../../support/cliBundle';
 
 /** The CLI's stop gives each signal 5 s (commandProcess.ts): SIGINT, SIGTERM, then SIGKILL. */
 const CLI_GRACE_MS = 5000;
@@ -22,15 +21,12 @@ const CLI_GRACE_MS = 5000;
 describe('agent-sessions run (the real binary, Node agent commands): stop always stops, the key never shows', function () {
   this.timeout(60_000);
   const tmp = tempDir('asi-cli-stop-');
-  const cli = join(tmp.dir, 'cli.js');
+  const cli = sharedCliPath();
   const db = join(tmp.dir, 'conversations.db');
   const started: number[] = [];
 
   before(async () => {
-    const { cliBuildOptions } = (await import(pathToFileURL(join(ROOT, 'scripts', 'store-package', 'cliBuild.mjs')).href)) as {
-      cliBuildOptions: (outfile: string) => esbuild.BuildOptions;
-    };
-    await esbuild.build(cliBuildOptions(cli));
+    await buildSharedCli();
     await seedSession(db, [['Weather in Paris?', 'Mild.']]);
   });
   after(() => {
