@@ -90,7 +90,7 @@ export function useLauncherThread(): void {
 function launcherThread(): Worker {
   if (thread) return thread;
   // Loaded with the first thread: `agent-sessions run` spawns on its own thread, and the module and the ones it loads
-  // were 0.75 ms of the CPU before its agent starts (docs/benchmarks.md, "A light start").
+  // were 0.75 ms of the CPU before its agent starts (docs/benchmarks.md, "The fourteenth round").
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { Worker } = require('node:worker_threads') as typeof import('node:worker_threads');
   const worker = new Worker(LAUNCHER_SOURCE, { eval: true, name: 'agent-launcher', workerData: { pids: pids.buffer } });
