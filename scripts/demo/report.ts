@@ -1,5 +1,6 @@
 /** Prints a session database as text: sessions, branches with fork points, turns, tool usage and tokens. */
 import { AdvancedSQLiteSession, openSessionDatabase } from '../../src/store';
+import { counted } from '../../src/shared/countNoun';
 
 const line = (s = ''): void => console.log(s);
 
@@ -12,13 +13,13 @@ export async function printDatabaseReport(path: string): Promise<void> {
       const u = summary.usage;
       line();
       line(
-        `Session ${sid}: ${summary.messageCount} items, ${summary.branchCount} branches, ${u ? `${u.totalTokens} tokens in ${u.requests} requests over ${u.totalTurns} turns` : 'no usage'}`,
+        `Session ${sid}: ${counted(summary.messageCount, 'item')}, ${counted(summary.branchCount, 'branch', 'branches')}, ${u ? `${counted(u.totalTokens, 'token')} in ${counted(u.requests, 'request')} over ${counted(u.totalTurns, 'turn')}` : 'no usage'}`,
       );
       const s = new AdvancedSQLiteSession({ sessionId: sid, dbPath: path, readonly: true });
       try {
         for (const b of db.getBranchTree(sid)) {
           const fork = b.parentBranchId ? `, forked from ${b.parentBranchId} at turn ${b.forkTurn}` : '';
-          line(`  Branch ${b.branchId}: ${b.userTurns} turns, ${b.messageCount} items${fork}`);
+          line(`  Branch ${b.branchId}: ${counted(b.userTurns, 'turn')}, ${counted(b.messageCount, 'item')}${fork}`);
           const tools = await s.getToolUsage(b.branchId);
           for (const t of await s.getConversationTurns(b.branchId)) {
             const usage = await s.getTurnUsage(t.turn, b.branchId);

@@ -10,6 +10,7 @@ import { TraceStore } from '../store/traces/traceStore';
 import { requireBranch, requireSession, withStore, type CommandContext } from './commands';
 import { NotFoundError, UsageError } from './exitCodes';
 import { capYoungGenerationNow } from './heapSizing';
+import { counted } from '../shared/countNoun';
 
 export interface ContextOptions {
   branch?: string;
@@ -38,7 +39,9 @@ export async function contextCommand(
       const branchId = options.branch ?? (tree.find((b) => b.branchId === 'main') ?? tree[0])?.branchId ?? 'main';
       const branch = requireBranch(tree, sessionId, branchId);
       if (turn > branch.userTurns && !branch.userTurnsAtLeast)
-        throw new NotFoundError(`branch '${branchId}' of session '${sessionId}' has ${branch.userTurns} turns, so no turn ${turn}`);
+        throw new NotFoundError(
+          `branch '${branchId}' of session '${sessionId}' has ${counted(branch.userTurns, 'turn')}, so no turn ${turn}`,
+        );
       const view = await buildTurnContext(store.reader, traces, {
         sessionId,
         branchId,

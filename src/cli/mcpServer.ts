@@ -12,6 +12,7 @@ import { sessionOverview } from '../store/query/sessionOverview';
 import { QUERY_TOOLS, type QueryTool, type QueryToolHost, type ToolParameter } from '../store/query/queryTools';
 import type { StoreSet } from '../store/query/storeSet';
 import type { TraceStore } from '../store/traces/traceStore';
+import { counted } from '../shared/countNoun';
 
 /** Resources listed at most (a store of 100,000 sessions is read through the tools, not listed whole). */
 const MAX_LISTED_RESOURCES = 500;
@@ -136,7 +137,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
               uri: sessionUri(s.name, session.sessionId),
               name: `${s.name}/${session.sessionId}`,
               title: `${session.sessionId} (${s.name})`,
-              description: `${session.messageCount} items, ${session.branchCount} ${session.branchCount === 1 ? 'branch' : 'branches'}, updated ${session.updatedAt ?? 'unknown'}`,
+              description: `${counted(session.messageCount, 'item')}, ${counted(session.branchCount, 'branch', 'branches')}, updated ${session.updatedAt ?? 'unknown'}`,
               mimeType: 'text/markdown',
             });
           }

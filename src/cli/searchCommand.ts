@@ -13,6 +13,7 @@ import { capYoungGenerationNow, heapCheck, useHeapCeiling } from './heapSizing';
 import { searchIndexDir } from './codeCacheDir';
 import { indexServes, type SearchIndexOption } from '../store/search/toolIndex';
 import { paint } from './terminal';
+import { counted } from '../shared/countNoun';
 
 /** The snippet with its matches highlighted (bold yellow on a terminal, as they are). */
 function highlight(color: boolean, hit: SearchHit): string {
@@ -176,8 +177,10 @@ export async function searchCommand(
     if (json) process.stdout.write(json.tail(summary));
     else {
       const c = ctx.term.color;
-      const foot = `${summary.hits} ${summary.hits === 1 ? 'hit' : 'hits'}${summary.truncated ? ' (stopped at --max)' : ''}, ${summary.rowsScanned} rows in ${Math.round(summary.elapsedMs)} ms`;
-      process.stdout.write(summary.hits === 0 ? `No hits (${summary.rowsScanned} rows searched).\n` : `${paint(c, 'dim', foot)}\n`);
+      const foot = `${summary.hits} ${summary.hits === 1 ? 'hit' : 'hits'}${summary.truncated ? ' (stopped at --max)' : ''}, ${counted(summary.rowsScanned, 'row')} in ${Math.round(summary.elapsedMs)} ms`;
+      process.stdout.write(
+        summary.hits === 0 ? `No hits (${counted(summary.rowsScanned, 'row')} searched).\n` : `${paint(c, 'dim', foot)}\n`,
+      );
     }
     // Everything is printed: the index's catching up (a file's first tool: search) only holds the prompt back.
     deferred.task?.();

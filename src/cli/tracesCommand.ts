@@ -13,6 +13,7 @@ import { spanRecordOf } from '../store/traces/spanConventions';
 import { TraceStore, type TraceSummary } from '../store/traces/traceStore';
 import { NotFoundError, UsageError } from './exitCodes';
 import type { CommandContext } from './commands';
+import { counted, countNoun } from '../shared/countNoun';
 
 const iso = (us: number): string => new Date(us / 1000).toISOString();
 const ms = (us: number): string => `${((us / 1000) | 0).toLocaleString('en-US')} ms`;
@@ -85,7 +86,7 @@ export async function otlpCommand(ctx: CommandContext, options: OtlpCommandOptio
     const counts = store.counts();
     return ctx.json
       ? `${JSON.stringify({ requests, spans, store: counts })}\n`
-      : `stopped: ${spans} spans in ${requests} requests; the store holds ${counts.spans} spans in ${counts.traces} traces\n`;
+      : `stopped: ${counted(spans, 'span')} in ${counted(requests, 'request')}; the store holds ${counted(counts.spans, 'span')} in ${counted(counts.traces, 'trace')}\n`;
   } finally {
     store.close();
   }
@@ -93,7 +94,7 @@ export async function otlpCommand(ctx: CommandContext, options: OtlpCommandOptio
 
 function traceLine(t: TraceSummary): string {
   const where = t.sessionId ? `${t.sessionId}${t.branchId ? ` ${t.branchId} turn ${t.turnNumber}` : ''} (${t.linkedBy})` : 'unlinked';
-  return `${t.traceId}  ${iso(t.startUs)}  ${ms(t.endUs - t.startUs).padStart(10)}  ${String(t.spanCount).padStart(5)} spans  ${where}`;
+  return `${t.traceId}  ${iso(t.startUs)}  ${ms(t.endUs - t.startUs).padStart(10)}  ${String(t.spanCount).padStart(5)} ${countNoun(t.spanCount, 'span').padEnd(5)}  ${where}`;
 }
 
 export interface TracesCommandOptions {
@@ -122,7 +123,7 @@ export function tracesCommand(ctx: CommandContext, action: string | undefined, a
         return results
           .map(
             (r) =>
-              `${r.file}: ${r.spans} spans in ${r.traces} traces${r.rejected ? `; ${r.rejected} rejected: ${r.reasons.join('; ')}` : ''}\n`,
+              `${r.file}: ${counted(r.spans, 'span')} in ${counted(r.traces, 'trace')}${r.rejected ? `; ${r.rejected} rejected: ${r.reasons.join('; ')}` : ''}\n`,
           )
           .join('');
       }

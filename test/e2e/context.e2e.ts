@@ -96,7 +96,7 @@ for (const theme of FLOW_THEMES) {
       assert.match((await f.locator('.context-source').textContent()) ?? '', /not recorded: what the model received may differ/);
       const text = (await f.locator('.context-section').textContent()) ?? '';
       // The usage row Python stored for turn 2: 96 input tokens, 32 of them cached.
-      assert.match(text, /Usage row: 1 requests, 96 input tokens, 32 cached \(33%\)/);
+      assert.match(text, /Usage row: 1 request, 96 input tokens, 32 cached \(33%\)/);
       assert.match(text, /Instructions and tool definitions are not items: a reconstruction does not know them\./);
       const requests = f.locator('.context-request');
       assert.equal(await requests.count(), 1);

@@ -75,7 +75,7 @@ describe('agent-sessions mcp on a PostgreSQL store (real client, real server)', 
     assert.match(stores, /server store postgresql:\/\/.*127\.0\.0\.1/);
     const sessions = await ok('list_sessions', {});
     assert.match(sessions, /- "trip": 6 items, 1 branch, updated /);
-    assert.match(sessions, /- "other": 1 items, 1 branch/);
+    assert.match(sessions, /- "other": 1 item, 1 branch/);
     assert.match(await ok('branch_tree', { session: 'trip' }), /1 branch:\n- "main": 2\+? turns, 6 items/);
     const turns = await ok('read_turns', { session: 'trip' });
     assert.match(turns, /## Turn 1 \(branch main\)[\s\S]*\*\*Tool output\*\* `get_weather`/);

@@ -27,7 +27,11 @@ export async function pickSession(registry: DatabaseRegistry): Promise<SessionRe
       ? sessions[0]
       : (
           await vscode.window.showQuickPick(
-            sessions.map((s) => ({ label: s.sessionId, description: vscode.l10n.t('{0} items', s.messageCount), s })),
+            sessions.map((s) => ({
+              label: s.sessionId,
+              description: s.messageCount === 1 ? vscode.l10n.t('1 item') : vscode.l10n.t('{0} items', s.messageCount),
+              s,
+            })),
             { title: vscode.l10n.t('Session') },
           )
         )?.s;

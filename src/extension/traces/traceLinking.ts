@@ -19,7 +19,12 @@ export function traceLabel(t: UnlinkedTrace, first: StoredSpan | undefined): { l
   return {
     label: first ? first.name : t.traceId,
     description: [first?.service, new Date(t.startUs / 1000).toISOString().replace('T', ' ').slice(0, 19)].filter(Boolean).join(' · '),
-    detail: vscode.l10n.t('{0} spans, {1} · trace {2}', t.spanCount, took, t.traceId),
+    detail: vscode.l10n.t(
+      '{0}, {1} · trace {2}',
+      t.spanCount === 1 ? vscode.l10n.t('1 span') : vscode.l10n.t('{0} spans', t.spanCount),
+      took,
+      t.traceId,
+    ),
   };
 }
 

@@ -22,6 +22,7 @@ import { Setting } from '../core/contributions';
 import { traceStoreOnDemand } from './traceStoreOnDemand';
 import { affectsSetting, setting, workspaceTrust } from '../core/settings';
 import { UserFacingError } from '../core/userError';
+import { counted } from '../../shared/countNoun';
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 /** Changes are told at most this often: a receiver under a flood of batches must not make every view re-read. */
@@ -152,7 +153,7 @@ export class TraceService implements vscode.Disposable {
       ingest: (body, format): Promise<IngestResult> => store.call('ingestOtlp', body, format, 'otlp'),
       onBatch: (b) => {
         if (b.status !== 200) this.log.warn(`OTLP receiver: refused a request (${b.status}): ${b.error ?? ''}`);
-        else if (b.rejected > 0) this.log.warn(`OTLP receiver: ${b.rejected} spans rejected: ${b.reasons.join('; ')}`);
+        else if (b.rejected > 0) this.log.warn(`OTLP receiver: ${counted(b.rejected, 'span')} rejected: ${b.reasons.join('; ')}`);
         if (b.status === 200 && b.spans > 0) this.noteChange(undefined);
         onBatch?.(b);
       },

@@ -3,6 +3,7 @@
  * (a person does): what the view shows, line by line. The view words the same answer in the user's language itself.
  */
 import type { ContextNote, ContextRequestView, OutsideReason, TurnContextView } from '../../shared/protocol/contextViews';
+import { counted, countNoun } from '../../shared/countNoun';
 
 const pct = (part: number, whole: number): string => (whole > 0 ? `${Math.round((part / whole) * 100)}%` : '–');
 
@@ -18,17 +19,17 @@ export function noteText(note: ContextNote): string {
     case 'no-instructions':
       return 'Instructions and tool definitions are not items: a reconstruction does not know them.';
     case 'limit':
-      return `The session's limit (${note.limit} items) was applied to the history.`;
+      return `The session's limit (${counted(note.limit, 'item')}) was applied to the history.`;
     case 'compaction':
       return 'A compaction item is in the window: the items it replaced are no longer stored.';
     case 'recorded-unreadable':
       return `${note.requests} recorded ${note.requests === 1 ? 'input' : 'inputs'} could not be read (cut by the trace store's limits, or not JSON).`;
     case 'estimated':
-      return `${note.items} older items are counted by an estimate (4 characters a token), not tokenized.`;
+      return `${counted(note.items, 'older item')} ${note.items === 1 ? 'is' : 'are'} counted by an estimate (4 characters a token), not tokenized.`;
     case 'unknown-model':
       return `${note.model ? `The model ${JSON.stringify(note.model)} is not` : 'No model is'} known to the tokenizer: counts use o200k_base and are approximate.`;
     case 'requests-differ':
-      return `The usage row counts ${note.usageRequests} requests; the stored items show ${note.shown}.`;
+      return `The usage row counts ${counted(note.usageRequests, 'request')}; the stored items show ${note.shown}.`;
   }
 }
 
@@ -40,7 +41,7 @@ export function contextHeader(view: TurnContextView): string {
   ];
   if (view.usage)
     lines.push(
-      `Usage row: ${view.usage.requests ?? '–'} requests, ${view.usage.inputTokens ?? '–'} input tokens, ${view.usage.cachedTokens ?? '–'} cached (${pct(view.usage.cachedTokens ?? 0, view.usage.inputTokens ?? 0)}).`,
+      `Usage row: ${view.usage.requests ?? '–'} ${countNoun(view.usage.requests ?? 0, 'request')}, ${view.usage.inputTokens ?? '–'} input ${countNoun(view.usage.inputTokens ?? 0, 'token')}, ${view.usage.cachedTokens ?? '–'} cached (${pct(view.usage.cachedTokens ?? 0, view.usage.inputTokens ?? 0)}).`,
     );
   for (const n of view.notes) lines.push(`Note: ${noteText(n)}`);
   return `${lines.join('\n')}\n`;
@@ -51,19 +52,19 @@ export function requestLine(r: ContextRequestView): string {
   const shares = r.shares.map((s) => `${s.kind} ${s.tokens} (${pct(s.tokens, r.totalTokens)})`).join(', ');
   const usage =
     r.inputTokens !== null
-      ? `; usage ${r.inputTokens} input tokens, ${r.cachedTokens ?? 0} cached (${pct(r.cachedTokens ?? 0, r.inputTokens)})`
+      ? `; usage ${counted(r.inputTokens, 'input token')}, ${r.cachedTokens ?? 0} cached (${pct(r.cachedTokens ?? 0, r.inputTokens)})`
       : '';
-  return `Request ${r.index}${r.model ? ` (${r.model})` : ''}: ${r.itemCount} items, ${r.totalTokens} tokens${r.cut ? ', CUT when recorded' : ''}${usage}. Shares: ${shares || '–'}.\n`;
+  return `Request ${r.index}${r.model ? ` (${r.model})` : ''}: ${counted(r.itemCount, 'item')}, ${counted(r.totalTokens, 'token')}${r.cut ? ', CUT when recorded' : ''}${usage}. Shares: ${shares || '–'}.\n`;
 }
 
 /** The item lines of a request, each a block of its own (the tool's budget takes whole lines). */
 export function itemLines(r: ContextRequestView): string[] {
-  const lines = r.omittedItems > 0 ? [`  … ${r.omittedItems} older items not listed\n`] : [];
+  const lines = r.omittedItems > 0 ? [`  … ${counted(r.omittedItems, 'older item')} not listed\n`] : [];
   return [
     ...lines,
     ...r.items.map(
       (it, i) =>
-        `  ${r.omittedItems + i + 1}. [${it.kind}] ${it.title}: ${it.tokens} tokens${it.sequence !== null ? ` (stored #${it.sequence})` : ''}${it.preview ? ` — ${it.preview}` : ''}\n`,
+        `  ${r.omittedItems + i + 1}. [${it.kind}] ${it.title}: ${counted(it.tokens, 'token')}${it.sequence !== null ? ` (stored #${it.sequence})` : ''}${it.preview ? ` — ${it.preview}` : ''}\n`,
     ),
   ];
 }
@@ -75,7 +76,8 @@ export function outsideLines(view: TurnContextView): string[] {
   return [
     head,
     ...view.outside.map(
-      (o) => `  - #${o.sequence} [${o.kind}] ${o.title}: ${o.tokens} tokens, ${REASONS[o.reason]}${o.preview ? ` — ${o.preview}` : ''}\n`,
+      (o) =>
+        `  - #${o.sequence} [${o.kind}] ${o.title}: ${counted(o.tokens, 'token')}, ${REASONS[o.reason]}${o.preview ? ` — ${o.preview}` : ''}\n`,
     ),
   ];
 }

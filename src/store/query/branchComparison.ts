@@ -14,6 +14,7 @@ import { intArgument, pickBranch, requireSession, stringArgument } from './query
 import { QueryError, checkCancelled } from './queryErrors';
 import { DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS, MAX_MAX_CHARS, MAX_MAX_TURNS, TextBudget } from './queryLimits';
 import type { QueryStore } from './queryStore';
+import { counted } from '../../shared/countNoun';
 
 export interface CompareArgs {
   session: string;
@@ -147,7 +148,7 @@ export async function compareBranches(store: QueryStore, args: CompareArgs, sign
   const names = [base.branchId, other.branchId] as const;
   const start = Math.max(0, afterArg - shared);
   const head = [
-    `Comparing branch ${JSON.stringify(base.branchId)} (baseline, ${base.userTurns} turns) with ${JSON.stringify(other.branchId)} (${other.userTurns} turns).`,
+    `Comparing branch ${JSON.stringify(base.branchId)} (baseline, ${counted(base.userTurns, 'turn')}) with ${JSON.stringify(other.branchId)} (${counted(other.userTurns, 'turn')}).`,
     shared > 0
       ? `Turns 1–${shared} are shared (the same items on both); the comparison starts at turn ${shared + 1}.`
       : 'They share no turns.',
@@ -179,7 +180,7 @@ export async function compareBranches(store: QueryStore, args: CompareArgs, sign
   const source = { ...sourceOf(store, sessionId), turns: { from: firstTurn, to: lastTurn } };
   return answer(
     source,
-    `${head}\n${differing} of the ${shownTo - start + 1} turns shown differ.\n\n${budget.text()}`,
+    `${head}\n${differing} of the ${counted(shownTo - start + 1, 'turn')} shown ${differing === 1 ? 'differs' : 'differ'}.\n\n${budget.text()}`,
     left > 0 ? { afterTurn: lastTurn } : null,
     [
       budget.cutChars > 0

@@ -7,6 +7,7 @@ import type { BranchNode } from '../inspector/inspectorTypes';
 import { callText } from './queryAnswer';
 import { QueryError, someOf } from './queryErrors';
 import type { QueryStore } from './queryStore';
+import { counted } from '../../shared/countNoun';
 
 /** A whole number argument in `min`…`max`, or `fallback` when it is absent. */
 export function intArgument(
@@ -129,7 +130,7 @@ export async function requireTurn(
   if (at.turn > branch.userTurns && !branch.userTurnsAtLeast)
     throw new QueryError(
       'unknown-turn',
-      `Branch "${branch.branchId}" has ${branch.userTurns} turns, so no turn ${at.turn}. Example: ${tool} ${JSON.stringify({ ...at.example, branch: branch.branchId })}`,
+      `Branch "${branch.branchId}" has ${counted(branch.userTurns, 'turn')}, so no turn ${at.turn}. Example: ${tool} ${JSON.stringify({ ...at.example, branch: branch.branchId })}`,
     );
   return { tree, branch };
 }

@@ -10,6 +10,7 @@ import { intArgument, optionalString, requireSession, stringArgument } from './q
 import { QueryError, checkCancelled } from './queryErrors';
 import { DEFAULT_MAX_CHARS, DEFAULT_MAX_HITS, MAX_MAX_CHARS, MAX_MAX_HITS, TextBudget } from './queryLimits';
 import type { QueryStore } from './queryStore';
+import { counted } from '../../shared/countNoun';
 
 export interface SearchArgs {
   query: string;
@@ -88,7 +89,7 @@ export async function searchSessions(store: QueryStore, args: SearchArgs, signal
     found === 0 || page.length === 0
       ? afterHit > 0
         ? `No hits after the first ${afterHit} for ${JSON.stringify(input)} in ${scope}.`
-        : `No hits for ${JSON.stringify(input)} in ${scope} (${summary.rowsScanned} items searched).`
+        : `No hits for ${JSON.stringify(input)} in ${scope} (${counted(summary.rowsScanned, 'item')} searched).`
       : `Hits ${afterHit + 1}–${end} for ${JSON.stringify(input)} in ${scope} (matches in «»):`;
   const first = page[0];
   const hint = first

@@ -5,6 +5,7 @@ import { intArgument, optionalString, ownTurns, pickBranch, requireSession, stri
 import { checkCancelled } from './queryErrors';
 import { DEFAULT_MAX_SESSIONS, MAX_MAX_SESSIONS } from './queryLimits';
 import type { QueryStore } from './queryStore';
+import { counted } from '../../shared/countNoun';
 
 export interface ListSessionsArgs {
   /** Only sessions whose id contains this text (case-insensitive). */
@@ -39,11 +40,14 @@ export async function listSessions(store: QueryStore, args: ListSessionsArgs, si
     let turns = '';
     if (store.kind === 'file') {
       const tree = await store.reader.getBranchTree(s.sessionId);
-      turns = `, ${tree.reduce((sum, b) => sum + ownTurns(b), 0)} turns`;
+      turns = `, ${counted(
+        tree.reduce((sum, b) => sum + ownTurns(b), 0),
+        'turn',
+      )}`;
     }
-    const tokens = s.usage ? `, ${s.usage.totalTokens} tokens` : '';
+    const tokens = s.usage ? `, ${counted(s.usage.totalTokens, 'token')}` : '';
     lines.push(
-      `- ${JSON.stringify(s.sessionId)}: ${s.messageCount} items${turns}, ${s.branchCount} ${s.branchCount === 1 ? 'branch' : 'branches'}${tokens}, updated ${s.updatedAt ?? 'unknown'}`,
+      `- ${JSON.stringify(s.sessionId)}: ${counted(s.messageCount, 'item')}${turns}, ${counted(s.branchCount, 'branch', 'branches')}${tokens}, updated ${s.updatedAt ?? 'unknown'}`,
     );
   }
   const filter = contains === undefined ? '' : ` whose id contains ${JSON.stringify(args.contains)}`;
@@ -94,7 +98,7 @@ export async function branchTree(store: QueryStore, args: BranchTreeArgs, signal
           ? ''
           : `, forked from ${JSON.stringify(b.parentBranchId)}${b.forkTurn !== null ? ` at turn ${b.forkTurn} (turns 1–${b.forkTurn - 1} shared, ${ownTurns(b)} its own)` : ''}`;
       lines.push(
-        `${'  '.repeat(depth)}- ${JSON.stringify(b.branchId)}: ${turns}, ${b.messageCount} items${fork}, created ${b.createdAt ?? 'unknown'}`,
+        `${'  '.repeat(depth)}- ${JSON.stringify(b.branchId)}: ${turns}, ${counted(b.messageCount, 'item')}${fork}, created ${b.createdAt ?? 'unknown'}`,
       );
       walk(b.branchId, depth + 1);
     }

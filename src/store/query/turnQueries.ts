@@ -10,6 +10,7 @@ import { intArgument, optionalString, pickBranch, requireSession, stringArgument
 import { QueryError, checkCancelled } from './queryErrors';
 import { DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS, MAX_MAX_CHARS, MAX_MAX_TURNS, TextBudget } from './queryLimits';
 import type { QueryStore } from './queryStore';
+import { countNoun } from '../../shared/countNoun';
 
 export interface ReadTurnsArgs {
   session: string;
@@ -45,6 +46,7 @@ export async function readTurns(store: QueryStore, args: ReadTurnsArgs, signal?:
   const branchId = branch.branchId;
   const source = sourceOf(store, sessionId, branchId);
   const turnsText = `${branch.userTurns}${branch.userTurnsAtLeast ? '+' : ''}`;
+  const turnsNoun = countNoun(branch.userTurnsAtLeast ? 2 : branch.userTurns, 'turn');
 
   if (args.turn !== undefined && args.turn !== null) {
     const turn = intArgument(TOOL, 'turn', args.turn, { min: 0, max: big, fallback: 1 }, example);
@@ -56,7 +58,7 @@ export async function readTurns(store: QueryStore, args: ReadTurnsArgs, signal?:
         'unknown-turn',
         turn === 0
           ? `Branch "${branchId}" has no items before its first user message (turn 0). Its turns are 1–${turnsText}. Example: read_turns ${JSON.stringify({ ...example, branch: branchId, turn: 1 })}`
-          : `Branch "${branchId}" of session ${JSON.stringify(sessionId)} has no turn ${turn}: it has ${turnsText} turns (1–${turnsText}). Example: read_turns ${JSON.stringify({ ...example, branch: branchId, turn: Math.max(1, Math.min(turn, branch.userTurns)) })}`,
+          : `Branch "${branchId}" of session ${JSON.stringify(sessionId)} has no turn ${turn}: it has ${turnsText} ${turnsNoun} (1–${turnsText}). Example: read_turns ${JSON.stringify({ ...example, branch: branchId, turn: Math.max(1, Math.min(turn, branch.userTurns)) })}`,
       );
     }
     const text = turnToMarkdown(turn, items, { headingLevel: 2, suffix: `(branch ${branchId})` });
@@ -85,7 +87,7 @@ export async function readTurns(store: QueryStore, args: ReadTurnsArgs, signal?:
     if (branch.userTurns === 0) return answer(source, `Branch "${branchId}" has no user turns yet.`, null);
     throw new QueryError(
       'unknown-turn',
-      `Branch "${branchId}" has no turns after turn ${afterTurn}: it has ${turnsText} turns. Example: read_turns ${JSON.stringify({ ...example, branch: branchId, afterTurn: Math.max(0, branch.userTurns - maxTurns) })}`,
+      `Branch "${branchId}" has no turns after turn ${afterTurn}: it has ${turnsText} ${turnsNoun}. Example: read_turns ${JSON.stringify({ ...example, branch: branchId, afterTurn: Math.max(0, branch.userTurns - maxTurns) })}`,
     );
   }
   const budget = new TextBudget(maxChars);
@@ -124,7 +126,7 @@ export async function readTurns(store: QueryStore, args: ReadTurnsArgs, signal?:
   }
   return answer(
     { ...source, turns: { from: first, to: shownTo } },
-    `Branch "${branchId}" has ${turnsText} turns; turns ${first}–${shownTo} follow.\n\n${budget.text()}`,
+    `Branch "${branchId}" has ${turnsText} ${turnsNoun}; turns ${first}–${shownTo} follow.\n\n${budget.text()}`,
     next,
     lines.join('\n') || undefined,
   );

@@ -12,6 +12,7 @@ import { intArgument, optionalString, pickBranch, requireSession, stringArgument
 import { checkCancelled, someOf } from './queryErrors';
 import { DEFAULT_MAX_ROWS, MAX_MAX_ROWS } from './queryLimits';
 import type { QueryStore } from './queryStore';
+import { counted } from '../../shared/countNoun';
 
 export interface UsageArgs {
   session: string;
@@ -75,14 +76,14 @@ export async function tokenUsage(store: QueryStore, args: UsageArgs, signal?: Ab
     for (const b of tree) {
       checkCancelled(signal);
       const page = await store.reader.getUsagePage(sessionId, b.branchId, { limit: 1, shared: sharedTurnRanges(tree, b.branchId) });
-      lines.push(`- branch ${JSON.stringify(b.branchId)}: ${page.rowCount} turns with usage; ${countsText(page.totals, price)}`);
+      lines.push(`- branch ${JSON.stringify(b.branchId)}: ${counted(page.rowCount, 'turn')} with usage; ${countsText(page.totals, price)}`);
     }
     const all = await store.reader.getUsagePage(sessionId, null, { limit: 1 });
     const body = [
       `Per branch (each branch's whole conversation, shared turns included):`,
       ...lines,
       '',
-      `Session total (each turn counted once): ${all.rowCount} turns with usage; ${countsText(all.totals, price)}`,
+      `Session total (each turn counted once): ${counted(all.rowCount, 'turn')} with usage; ${countsText(all.totals, price)}`,
     ].join('\n');
     return answer(
       source,
@@ -100,7 +101,7 @@ export async function tokenUsage(store: QueryStore, args: UsageArgs, signal?: Ab
   const end = offset + page.rows.length;
   const more = end < page.rowCount;
   const body = [
-    `Branch ${JSON.stringify(branch.branchId)}: ${page.rowCount} turns with usage; ${countsText(page.totals, price)}`,
+    `Branch ${JSON.stringify(branch.branchId)}: ${counted(page.rowCount, 'turn')} with usage; ${countsText(page.totals, price)}`,
     page.rows.length === 0 ? '' : `Turns (rows ${offset + 1}–${end} of ${page.rowCount}):`,
     ...page.rows.map((r) => rowText(r, price)),
   ]

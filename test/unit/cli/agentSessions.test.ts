@@ -374,10 +374,10 @@ describe('agent-sessions CLI (the real binary)', function () {
       writeFileSync(lonely, JSON.stringify(otlp(null, 'b2')));
       assert.match(
         ok(run(['traces', 'import', file, lonely, '--store', store])),
-        /spans\.json: 1 spans in 1 traces\n.*lonely\.json: 1 spans/s,
+        /spans\.json: 1 span in 1 trace\n.*lonely\.json: 1 span /s,
       );
       const listed = ok(run(['traces', 'ls', '--session', 'weather-trip', '--store', store]));
-      assert.match(listed, /^7{30}a1 {2}2025-12-02T14:20:00\.000Z\s+1,250 ms\s+1 spans {2}weather-trip \(attribute\)\n$/);
+      assert.match(listed, /^7{30}a1 {2}2025-12-02T14:20:00\.000Z\s+1,250 ms\s+1 span {3}weather-trip \(attribute\)\n$/);
       assert.match(
         ok(run(['traces', 'ls', '--unlinked', '--store', store])),
         /7{30}b2 .* unlinked\n\nunlinked: none of its spans names a session/s,
@@ -437,7 +437,7 @@ describe('agent-sessions CLI (the real binary)', function () {
       const code = new Promise<number | null>((r) => child.on('exit', r));
       child.kill('SIGINT');
       assert.equal(await code, 0, stderr);
-      assert.match(stdout, /^stopped: 1 spans in 1 requests; the store holds 1 spans in 1 traces\n$/);
+      assert.match(stdout, /^stopped: 1 span in 1 request; the store holds 1 span in 1 trace\n$/);
     });
   });
 

@@ -157,7 +157,7 @@ describe('agent-sessions mcp (a real MCP client over stdio)', function () {
   it('list_sessions and read_turns on a Python-written file', async () => {
     const sessions = await ok('list_sessions', { store: 'ref-multisession' });
     assert.match(sessions, /- "alice": 6 items, 3 turns, 2 branches/);
-    assert.match(sessions, /- "bob": 2 items, 1 turns, 1 branch/);
+    assert.match(sessions, /- "bob": 2 items, 1 turn, 1 branch/);
     const tree = await ok('branch_tree', { store: 'ref-multisession', session: 'alice' });
     assert.match(tree, /2 branches:\n- "main"/);
     const turns = await ok('read_turns', { store: 'ref-multisession', session: 'bob' });

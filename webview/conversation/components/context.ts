@@ -15,6 +15,7 @@ import type {
 import type { TurnView } from '../../../src/shared/protocol/conversationViews';
 import { el, replaceChildren } from '../../shared/dom';
 import { t } from '../../shared/l10n';
+import { itemCountLabel, tokenCountLabel } from '../logic/itemCount';
 
 const KIND_LABELS: Record<ContextItemKind, () => string> = {
   instructions: () => t('Instructions'),
@@ -55,7 +56,9 @@ function noteText(n: ContextNote): string {
         ? t('The tokenizer does not know the model {0}: counts use o200k_base and are approximate.', n.model)
         : t('No model is known for this turn: counts use o200k_base and are approximate.');
     case 'requests-differ':
-      return t('The usage row counts {0} requests; the stored items show {1}.', n.usageRequests, n.shown);
+      return n.usageRequests === 1
+        ? t('The usage row counts {0} request; the stored items show {1}.', n.usageRequests, n.shown)
+        : t('The usage row counts {0} requests; the stored items show {1}.', n.usageRequests, n.shown);
   }
 }
 
@@ -81,7 +84,7 @@ function shareBar(r: ContextRequestView): HTMLElement {
         'li',
         {},
         el('span', { class: `context-swatch kind-${s.kind}` }),
-        t('{0}: {1} tokens ({2}), {3} items', KIND_LABELS[s.kind](), num(s.tokens), pct(s.tokens, r.totalTokens), s.items),
+        t('{0}: {1} ({2}), {3}', KIND_LABELS[s.kind](), tokenCountLabel(s.tokens), pct(s.tokens, r.totalTokens), itemCountLabel(s.items)),
       ),
     );
   }
@@ -96,7 +99,7 @@ function itemRow(it: ContextItemView, n: number): HTMLElement {
     el('span', { class: `context-kind kind-${it.kind}` }, KIND_LABELS[it.kind]()),
     el('span', { class: 'context-title' }, titleOf(it)),
     el('span', { class: 'context-preview' }, it.preview),
-    el('span', { class: 'context-tokens' }, t('{0} tokens', num(it.tokens))),
+    el('span', { class: 'context-tokens' }, tokenCountLabel(it.tokens)),
   );
 }
 
@@ -113,7 +116,7 @@ function requestBlock(r: ContextRequestView, open: boolean): HTMLElement {
   const summary = el(
     'summary',
     {},
-    t('Request {0}: {1} items, {2} tokens', r.index, r.itemCount, num(r.totalTokens)),
+    t('Request {0}: {1}, {2}', r.index, itemCountLabel(r.itemCount), tokenCountLabel(r.totalTokens)),
     r.model ? ` · ${r.model}` : null,
     usage ? ` · ${usage}` : null,
     r.cut ? el('span', { class: 'context-cut' }, ` · ${t('cut when recorded')}`) : null,
@@ -139,7 +142,7 @@ function outsideBlock(view: TurnContextView): HTMLElement | null {
         el('span', { class: 'context-title' }, titleOf(o)),
         el('span', { class: 'context-preview' }, o.preview),
         el('span', { class: 'context-reason' }, REASON_LABELS[o.reason]()),
-        el('span', { class: 'context-tokens' }, t('{0} tokens', num(o.tokens))),
+        el('span', { class: 'context-tokens' }, tokenCountLabel(o.tokens)),
       ),
     );
   const more = view.outsideCount > view.outside.length ? t('(the newest {0} listed)', view.outside.length) : null;
@@ -173,21 +176,24 @@ export function renderContext(body: HTMLElement, view: TurnContextView | string 
     view.ranOn !== view.branchId ? ` · ${t('run on branch {0}', view.ranOn)}` : null,
   );
   const usage = view.usage
-    ? el(
-        'p',
-        { class: 'context-line' },
-        t(
-          'Usage row: {0} requests, {1} input tokens, {2} cached ({3})',
-          view.usage.requests ?? '–',
-          num(view.usage.inputTokens ?? 0),
-          num(view.usage.cachedTokens ?? 0),
-          pct(view.usage.cachedTokens ?? 0, view.usage.inputTokens ?? 0),
-        ),
-      )
+    ? el('p', { class: 'context-line' }, usageRowText(view.usage))
     : el('p', { class: 'context-line' }, t('No usage row for this turn.'));
   const notes = view.notes.length > 0 ? el('ul', { class: 'context-notes' }, ...view.notes.map((n) => el('li', {}, noteText(n)))) : null;
   const requests = view.requests.map((r, i) => requestBlock(r, i === view.requests.length - 1));
   replaceChildren(body, label, tokenizer, usage, notes, ...requests, outsideBlock(view));
+}
+
+/** The turn's usage row in a sentence; "1 request" in the singular (the key must be a literal, so two calls). */
+function usageRowText(u: NonNullable<TurnContextView['usage']>): string {
+  const args = [
+    u.requests ?? '–',
+    num(u.inputTokens ?? 0),
+    num(u.cachedTokens ?? 0),
+    pct(u.cachedTokens ?? 0, u.inputTokens ?? 0),
+  ] as const;
+  return u.requests === 1
+    ? t('Usage row: {0} request, {1} input tokens, {2} cached ({3})', ...args)
+    : t('Usage row: {0} requests, {1} input tokens, {2} cached ({3})', ...args);
 }
 
 /** Sent to the Context section to read its turn again (the trace store changed). */
