@@ -489,6 +489,11 @@ export async function importCommand(
       createTables: options.createTables,
       signal: ctx.signal,
       onProgress: (d, t) => progress.update(d, t),
+    }).catch((err: unknown) => {
+      // The store says what is missing; the flag that allows creating it is the command line's to name.
+      if (err instanceof TransferError && err.problem === 'missing-tables')
+        throw new TransferError('missing-tables', `${err.message} Pass --create-tables to create them.`);
+      throw err;
     });
     progress.done();
     if (ctx.json) return json({ ...result, db: options.db, format });

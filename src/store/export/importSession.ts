@@ -406,7 +406,8 @@ async function openTarget(
     openSessionConnection(dbPath, { deferWal: true, fileMustExist: true, driver: options.driver, busyTimeoutMs: options.busyTimeoutMs });
   let created = false;
   if (!existsSync(dbPath)) {
-    if (!options.createTables) throw new TransferError('missing-tables', `${dbPath} does not exist (create it with the session tables).`);
+    if (!options.createTables)
+      throw new TransferError('missing-tables', `${dbPath} does not exist: allow creating it with the session tables.`);
     new AdvancedSQLiteSession({ dbPath, sessionId, createTables: true, driver: options.driver }).close();
     created = true;
   }

@@ -126,6 +126,11 @@ describe('agent-sessions CLI (the real binary)', function () {
     const report = JSON.parse(ok(run(['export', 'weather-trip', '-d', db, '-o', first, '--json']))) as { items: number; format: string };
     assert.deepEqual([report.items, report.format], [30, 'json']);
     const target = join(tmp.dir, 'copy.db');
+    // Without the flag: nothing is made, and the error names the flag that allows it.
+    const refused = run(['import', first, '--db', target]);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /copy\.db does not exist.*Pass --create-tables to create them\./);
+    assert.equal(existsSync(target), false, 'no file made without --create-tables');
     const imported = ok(run(['import', first, '--db', target, '--create-tables']));
     assert.match(imported, /^Imported 30 item\(s\) into session weather-trip of .*copy\.db \(3 branches, tables created\)\n$/);
     const second = join(tmp.dir, 'trip2.json');
