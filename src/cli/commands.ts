@@ -22,6 +22,7 @@ import { NotFoundError, UsageError } from './exitCodes';
 import { heapCheck } from './heapSizing';
 import { colorMarkdown, markdownColorizer, paint, table, tableLines, visibleWidth, type Terminal } from './terminal';
 import type { UsageRow, UsageRowKey } from '../store/inspector/usageTables';
+import { counted } from '../shared/countNoun';
 
 export interface CommandContext {
   term: Terminal;
@@ -123,8 +124,8 @@ export async function branches(ctx: CommandContext, dbPath: string | undefined, 
         const fork = b.parentBranchId === null ? '' : `from ${b.parentBranchId}${b.forkTurn !== null ? ` at turn ${b.forkTurn}` : ''}`;
         rows.push([
           `${prefix}${branchGlyph}${paint(c, 'cyan', b.branchId)}`,
-          `${b.userTurns}${b.userTurnsAtLeast ? '+' : ''} ${b.userTurns === 1 ? 'turn' : 'turns'}`,
-          `${b.messageCount} ${b.messageCount === 1 ? 'item' : 'items'}`,
+          b.userTurnsAtLeast ? `${b.userTurns}+ turns` : counted(b.userTurns, 'turn'),
+          counted(b.messageCount, 'item'),
           paint(c, 'dim', fork),
         ]);
         walk(b.branchId, depth === 0 ? '' : `${prefix}${last ? '   ' : '│  '}`, depth + 1);
@@ -497,9 +498,7 @@ export async function importCommand(
     });
     progress.done();
     if (ctx.json) return json({ ...result, db: options.db, format });
-    return `Imported ${result.items} item(s) into session ${result.sessionId} of ${options.db} (${result.branches} ${
-      result.branches === 1 ? 'branch' : 'branches'
-    }${result.createdTables ? ', tables created' : ''})\n`;
+    return `Imported ${result.items} item(s) into session ${result.sessionId} of ${options.db} (${counted(result.branches, 'branch', 'branches')}${result.createdTables ? ', tables created' : ''})\n`;
   } finally {
     progress.done();
   }

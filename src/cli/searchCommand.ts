@@ -177,7 +177,7 @@ export async function searchCommand(
     if (json) process.stdout.write(json.tail(summary));
     else {
       const c = ctx.term.color;
-      const foot = `${summary.hits} ${summary.hits === 1 ? 'hit' : 'hits'}${summary.truncated ? ' (stopped at --max)' : ''}, ${counted(summary.rowsScanned, 'row')} in ${Math.round(summary.elapsedMs)} ms`;
+      const foot = `${counted(summary.hits, 'hit')}${summary.truncated ? ' (stopped at --max)' : ''}, ${counted(summary.rowsScanned, 'row')} in ${Math.round(summary.elapsedMs)} ms`;
       process.stdout.write(
         summary.hits === 0 ? `No hits (${counted(summary.rowsScanned, 'row')} searched).\n` : `${paint(c, 'dim', foot)}\n`,
       );

@@ -59,7 +59,7 @@ export async function otlpCommand(ctx: CommandContext, options: OtlpCommandOptio
         if (b.status !== 200) options.log(`refused a request (${b.status}): ${b.error ?? ''}`);
         else
           options.log(
-            `stored ${b.spans} span${b.spans === 1 ? '' : 's'}${b.services.length ? ` from ${b.services.join(', ')}` : ''}` +
+            `stored ${counted(b.spans, 'span')}${b.services.length ? ` from ${b.services.join(', ')}` : ''}` +
               (b.rejected ? `; ${b.rejected} rejected: ${b.reasons.join('; ')}` : ''),
           );
       },

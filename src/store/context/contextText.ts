@@ -23,7 +23,7 @@ export function noteText(note: ContextNote): string {
     case 'compaction':
       return 'A compaction item is in the window: the items it replaced are no longer stored.';
     case 'recorded-unreadable':
-      return `${note.requests} recorded ${note.requests === 1 ? 'input' : 'inputs'} could not be read (cut by the trace store's limits, or not JSON).`;
+      return `${counted(note.requests, 'recorded input')} could not be read (cut by the trace store's limits, or not JSON).`;
     case 'estimated':
       return `${counted(note.items, 'older item')} ${note.items === 1 ? 'is' : 'are'} counted by an estimate (4 characters a token), not tokenized.`;
     case 'unknown-model':
@@ -36,7 +36,7 @@ export function noteText(note: ContextNote): string {
 /** The header of the answer: source, encoding, usage and notes. */
 export function contextHeader(view: TurnContextView): string {
   const lines = [
-    `Turn ${view.turn} of branch ${JSON.stringify(view.branchId)}${view.ranOn !== view.branchId ? ` (run on ${JSON.stringify(view.ranOn)})` : ''}: ${view.requests.length} model ${view.requests.length === 1 ? 'request' : 'requests'}, ${view.source.toUpperCase()}${view.source === 'reconstructed' ? ' from the stored items (not what was recorded)' : ' by the run'}.`,
+    `Turn ${view.turn} of branch ${JSON.stringify(view.branchId)}${view.ranOn !== view.branchId ? ` (run on ${JSON.stringify(view.ranOn)})` : ''}: ${counted(view.requests.length, 'model request')}, ${view.source.toUpperCase()}${view.source === 'reconstructed' ? ' from the stored items (not what was recorded)' : ' by the run'}.`,
     `Tokens counted with ${view.encoding}${view.model ? ` for ${view.model}` : ''}${view.approximate ? ' (approximate)' : ''}.`,
   ];
   if (view.usage)
@@ -72,7 +72,7 @@ export function itemLines(r: ContextRequestView): string[] {
 /** The outside items' lines. */
 export function outsideLines(view: TurnContextView): string[] {
   if (view.outsideCount === 0) return ['Outside the window: nothing.\n'];
-  const head = `Outside the window: ${view.outsideCount} stored ${view.outsideCount === 1 ? 'item' : 'items'}${view.outsideCount > view.outside.length ? ` (the newest ${view.outside.length} listed)` : ''}:\n`;
+  const head = `Outside the window: ${counted(view.outsideCount, 'stored item')}${view.outsideCount > view.outside.length ? ` (the newest ${view.outside.length} listed)` : ''}:\n`;
   return [
     head,
     ...view.outside.map(

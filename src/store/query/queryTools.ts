@@ -28,6 +28,7 @@ import { turnTimeline } from './turnTimeline';
 import { turnContext } from './turnContextQuery';
 import { readTurns } from './turnQueries';
 import { tokenUsage } from './usageQueries';
+import { counted } from '../../shared/countNoun';
 
 /** One parameter of a tool: a string or a whole number. */
 export interface ToolParameter {
@@ -97,7 +98,7 @@ export const QUERY_TOOLS: readonly QueryTool[] = [
           ? others
             ? 'No stores are served. Pass "store" as the path of a SQLite session file to any tool.'
             : 'No stores are served, and this server reads no other file: the user opens a session file in VS Code for it to be served.'
-          : `${list.length} ${list.length === 1 ? 'store' : 'stores'}:\n${lines.join('\n')}\n${
+          : `${counted(list.length, 'store')}:\n${lines.join('\n')}\n${
               others
                 ? 'Any tool also takes "store" as the path of another SQLite session file.'
                 : 'Only these stores are read here: the user opens another session file in VS Code for it to be served.'

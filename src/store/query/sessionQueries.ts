@@ -54,7 +54,7 @@ export async function listSessions(store: QueryStore, args: ListSessionsArgs, si
   const head =
     matching.length === 0
       ? `No sessions${filter} (${all.length} in the store).`
-      : `${matching.length} ${matching.length === 1 ? 'session' : 'sessions'}${filter}; ${page.length === matching.length ? 'all shown' : `${offset + 1}–${offset + page.length} shown`}:`;
+      : `${counted(matching.length, 'session')}${filter}; ${page.length === matching.length ? 'all shown' : `${offset + 1}–${offset + page.length} shown`}:`;
   const end = offset + page.length;
   const more = end < matching.length;
   const next = more ? { offset: end } : null;
@@ -92,7 +92,7 @@ export async function branchTree(store: QueryStore, args: BranchTreeArgs, signal
   const lines: string[] = [];
   const walk = (parent: string | null, depth: number): void => {
     for (const b of children.get(parent) ?? []) {
-      const turns = `${b.userTurns}${b.userTurnsAtLeast ? '+' : ''} ${b.userTurns === 1 ? 'turn' : 'turns'}`;
+      const turns = b.userTurnsAtLeast ? `${b.userTurns}+ turns` : counted(b.userTurns, 'turn');
       const fork =
         b.parentBranchId === null
           ? ''
@@ -108,7 +108,7 @@ export async function branchTree(store: QueryStore, args: BranchTreeArgs, signal
   const body =
     tree.length === 0
       ? `Session ${JSON.stringify(sessionId)} has no items yet.`
-      : `${tree.length} ${tree.length === 1 ? 'branch' : 'branches'}:\n${lines.join('\n')}`;
+      : `${counted(tree.length, 'branch', 'branches')}:\n${lines.join('\n')}`;
   const hint =
     tree.length === 0
       ? ''

@@ -10,7 +10,7 @@ import { intArgument, optionalString, pickBranch, requireSession, stringArgument
 import { QueryError, checkCancelled } from './queryErrors';
 import { DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS, MAX_MAX_CHARS, MAX_MAX_TURNS, TextBudget } from './queryLimits';
 import type { QueryStore } from './queryStore';
-import { countNoun } from '../../shared/countNoun';
+import { counted, countNoun } from '../../shared/countNoun';
 
 export interface ReadTurnsArgs {
   session: string;
@@ -120,8 +120,7 @@ export async function readTurns(store: QueryStore, args: ReadTurnsArgs, signal?:
     if (leftTurns !== 0) lines.push(`Then the turns after it: afterTurn=${cut.turn}.`);
   } else if (more) {
     next = { afterTurn: shownTo };
-    const count =
-      leftTurns === null ? 'more turns' : `${leftTurns} more ${leftTurns === 1 ? 'turn' : 'turns'} (up to turn ${branch.userTurns})`;
+    const count = leftTurns === null ? 'more turns' : `${counted(leftTurns, 'more turn')} (up to turn ${branch.userTurns})`;
     lines.push(`… truncated: ${count} — call read_turns again with afterTurn=${shownTo}.`);
   }
   return answer(

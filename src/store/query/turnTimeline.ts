@@ -12,6 +12,7 @@ import { intArgument, requireTurn, turnArguments } from './queryArguments';
 import { QueryError, checkCancelled } from './queryErrors';
 import { DEFAULT_MAX_CHARS, DEFAULT_MAX_SPANS, MAX_MAX_SPANS, TextBudget } from './queryLimits';
 import type { QueryStore } from './queryStore';
+import { counted } from '../../shared/countNoun';
 
 export interface TimelineArgs {
   session: string;
@@ -111,7 +112,7 @@ export async function turnTimeline(
   const traceCount = new Set(spans.map((s) => s.traceId)).size;
   const requests = spans.filter((s) => s.kind === 'model').length;
   const errors = spans.filter((s) => s.error !== null || s.status === 'error').length;
-  const head = `Turn ${turn}${ranNote}: ${spans.length} spans in ${traceCount} ${traceCount === 1 ? 'trace' : 'traces'} (trace store ${traces.path}), ${ms(t1 - t0)} from the first span's start to the last one's end, ${requests} model requests, ${errors} errors. Spans ${afterSpan + 1}–${afterSpan + shown}, times after the first span's start:`;
+  const head = `Turn ${turn}${ranNote}: ${counted(spans.length, 'span')} in ${counted(traceCount, 'trace')} (trace store ${traces.path}), ${ms(t1 - t0)} from the first span's start to the last one's end, ${counted(requests, 'model request')}, ${counted(errors, 'error')}. Spans ${afterSpan + 1}–${afterSpan + shown}, times after the first span's start:`;
   const end = afterSpan + shown;
   const more = end < ordered.length;
   return answer(

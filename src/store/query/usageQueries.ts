@@ -12,7 +12,7 @@ import { intArgument, optionalString, pickBranch, requireSession, stringArgument
 import { checkCancelled, someOf } from './queryErrors';
 import { DEFAULT_MAX_ROWS, MAX_MAX_ROWS } from './queryLimits';
 import type { QueryStore } from './queryStore';
-import { counted } from '../../shared/countNoun';
+import { counted, countNoun } from '../../shared/countNoun';
 
 export interface UsageArgs {
   session: string;
@@ -32,7 +32,7 @@ type Counts = UsagePage['totals'];
 function countsText(c: Counts, price: ModelPrice | null): string {
   const n = (v: number | null) => (v === null ? '–' : String(v));
   const cost = price ? `, ${formatCost(costOf(c, price))}` : '';
-  return `${n(c.requests)} ${c.requests === 1 ? 'request' : 'requests'}, input ${n(c.inputTokens)} (cached ${n(c.cachedTokens)}), output ${n(c.outputTokens)} (reasoning ${n(c.reasoningTokens)}), total ${n(c.totalTokens)}${cost}`;
+  return `${n(c.requests)} ${countNoun(c.requests ?? 0, 'request')}, input ${n(c.inputTokens)} (cached ${n(c.cachedTokens)}), output ${n(c.outputTokens)} (reasoning ${n(c.reasoningTokens)}), total ${n(c.totalTokens)}${cost}`;
 }
 
 function rowText(r: UsageRow, price: ModelPrice | null): string {

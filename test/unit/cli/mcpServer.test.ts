@@ -220,7 +220,7 @@ describe('agent-sessions mcp (a real MCP client over stdio)', function () {
 
   it('turn_timeline: the spans of a turn from the trace store', async () => {
     const text = await ok('turn_timeline', { store: 'demo', session: 'weather-trip', turn: 1 });
-    assert.match(text, /Turn 1: 2 spans in 1 trace .*900\.0 ms .*1 model requests, 1 errors/);
+    assert.match(text, /Turn 1: 2 spans in 1 trace .*900\.0 ms .*1 model request, 1 error/);
     assert.match(
       text,
       /- \+0\.0 ms for 900\.0 ms: Weather agent \(agent, agent Weather agent\)\n {2}- \+100\.0 ms for 600\.0 ms: chat gpt-4\.1 \(model, model gpt-4\.1, tokens in 120 out 30, ERROR: rate limited\)/,
