@@ -1,9 +1,10 @@
 /**
- * Whole-file inputs of the CLI (a review export, a dataset to check, a tool list), read only within a bound: each is
- * parsed in one piece, and a file far larger than any such input could be would otherwise take the memory of several
- * copies of itself before failing (store package README, "Command line").
+ * Whole-file inputs of the CLI (a review export, a dataset to check, a tool list, an OTLP JSON file), read only within
+ * a bound: each is parsed in one piece, and a file far larger than any such input could be would otherwise take the
+ * memory of several copies of itself before failing (store package README, "Command line").
  */
 import { readFileSync, statSync } from 'node:fs';
+import { TRACE_LIMITS } from '../store/traces/otlpSpans';
 import { BadInputError, NotFoundError } from './exitCodes';
 
 const MiB = 1024 * 1024;
@@ -16,6 +17,8 @@ export const INPUT_FILE_BOUNDS = {
   dataset: 512 * MiB,
   /** A JSON list of tool definitions for `dataset --tools`. */
   tools: 16 * MiB,
+  /** An OTLP JSON file for `traces import`: the receiver's bound on a request's body (`TRACE_LIMITS.maxBodyBytes`). */
+  otlp: TRACE_LIMITS.maxBodyBytes,
 } as const;
 
 /** The text of `path`, refused (exit 4) past `bound` bytes and (exit 3) when it is not there. */
@@ -36,4 +39,5 @@ const KIND_NAMES: Record<keyof typeof INPUT_FILE_BOUNDS, string> = {
   reviews: 'a review export',
   dataset: 'a dataset file to check',
   tools: 'a tool list',
+  otlp: 'an OTLP JSON file',
 };

@@ -3,6 +3,7 @@
  * reviews over a session store, and the format checker on any file). The review store is a file of its own (--store),
  * never a session file (docs/reviews.md, docs/datasets.md).
  */
+import { existsSync } from 'node:fs';
 import { writeOutputFile } from '../store/files/tempFile';
 import { checkOutputPath } from '../store/files/outputGuard';
 import { checkJsonl, type DatasetFormat } from '../store/datasets/datasetChecks';
@@ -11,13 +12,19 @@ import { DEFAULT_REDACTIONS, type DatasetReport } from '../store/datasets/datase
 import { ReviewStore } from '../store/reviews/reviewStore';
 import { closeStore, isServerAddress, openStore, storeAddress } from './cliStore';
 import type { CommandContext } from './commands';
-import { UsageError } from './exitCodes';
+import { BadInputError, NotFoundError, UsageError } from './exitCodes';
 import { readInputText } from './inputFiles';
+import { counted } from '../shared/countNoun';
 
 const FORMATS: readonly DatasetFormat[] = ['sft', 'preference', 'eval'];
 
+/**
+ * The review store at `path`; only `review import` creates it. Reading one that is not there is an error naming the
+ * path (exit 3, as `check` and `export --reviews` say it), not SQLite's "unable to open" read as a folder problem.
+ */
 function openReviews(path: string | undefined, readonly: boolean): ReviewStore {
   if (!path) throw new UsageError('a review store is needed: --store <file> (a file of its own, never a session file)');
+  if (readonly && !existsSync(path)) throw new NotFoundError(`There is no review store ${path}.`);
   return ReviewStore.open(path, { readonly, fileMustExist: readonly });
 }
 
@@ -42,7 +49,7 @@ export function reviewCommand(ctx: CommandContext, action: string | undefined, a
           (r) =>
             `${r.sessionId}  ${r.branchId}  turn ${r.turn}  ${r.verdict ?? '-'}${r.tags.length ? `  [${r.tags.join(', ')}]` : ''}${r.note ? `  ${r.note.replace(/\s+/g, ' ').slice(0, 80)}` : ''}`,
         );
-        const counts = `${data.turnReviews.length} turn reviews, ${data.pairwise.length} pairwise verdicts, ${data.corrections.length} corrections`;
+        const counts = `${counted(data.turnReviews.length, 'turn review')}, ${counted(data.pairwise.length, 'pairwise verdict')}, ${counted(data.corrections.length, 'correction')}`;
         return `${[...lines, counts].join('\n')}\n`;
       }
       case 'export': {
@@ -59,7 +66,8 @@ export function reviewCommand(ctx: CommandContext, action: string | undefined, a
         try {
           data = JSON.parse(text);
         } catch (err) {
-          throw new UsageError(`${args[0]} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+          // A bad input file (exit 4), as a review file of the wrong shape is: the arguments were right.
+          throw new BadInputError(`${args[0]} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
         }
         const result = store.importData(data);
         return ctx.json
@@ -96,7 +104,7 @@ export interface DatasetCommandOptions {
 }
 
 function reportText(report: DatasetReport, output: string, preview: object[]): string {
-  const lines = [`wrote ${report.records} record${report.records === 1 ? '' : 's'} to ${output}`];
+  const lines = [`wrote ${counted(report.records, 'record')} to ${output}`];
   if (preview.length > 0) lines.push('first records:', ...preview.map((r) => `  ${JSON.stringify(r).slice(0, 300)}`));
   if (report.skipped.length > 0) lines.push(`skipped ${report.skipped.length}:`, ...report.skipped.map((s) => `  ${s.where}: ${s.reason}`));
   const leftOut = Object.entries(report.leftOut);
@@ -119,7 +127,7 @@ export async function datasetCommand(
     const result = checkJsonl(format as DatasetFormat, readInputText(file, 'dataset'));
     const ok = result.problems.length === 0;
     if (ctx.json) return { text: `${JSON.stringify(result)}\n`, ok };
-    const lines = [`${result.records} records, ${result.records - result.problems.length} valid`];
+    const lines = [`${counted(result.records, 'record')}, ${result.records - result.problems.length} valid`];
     for (const p of result.problems) lines.push(`  line ${p.line}: ${p.problems.join('; ')}`);
     return { text: `${lines.join('\n')}\n`, ok };
   }

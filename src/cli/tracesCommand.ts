@@ -3,23 +3,31 @@
  * JSON files, list a session's traces or the unlinked ones, export a session's spans as OTLP JSON). The trace store
  * is a file of its own (--store), never a session file.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { writeOutputFile } from '../store/files/tempFile';
 import { parseOtlpJson } from '../store/traces/otlpRequest';
 import { DEFAULT_OTLP_PORT, OtlpReceiver } from '../store/traces/otlpReceiver';
 import { isLoopbackHost, isWildcardHost } from '../store/traces/receiverAddress';
 import { exportOtlpJson } from '../store/traces/otlpExport';
 import { spanRecordOf } from '../store/traces/spanConventions';
+import type { SpanRecord } from '../store/traces/spanRecord';
+import { TraceInputError } from '../store/traces/traceErrors';
 import { TraceStore, type TraceSummary } from '../store/traces/traceStore';
 import { NotFoundError, UsageError } from './exitCodes';
 import type { CommandContext } from './commands';
+import { readInputText } from './inputFiles';
 import { counted, countNoun } from '../shared/countNoun';
 
 const iso = (us: number): string => new Date(us / 1000).toISOString();
 const ms = (us: number): string => `${((us / 1000) | 0).toLocaleString('en-US')} ms`;
 
-function openStore(path: string | undefined): TraceStore {
+/**
+ * The trace store at `path`. Only what stores spans (`otlp`, `traces import`) creates it; reading one that is not there
+ * is an error naming the path (exit 3), not a new empty file where a mistyped path would list nothing.
+ */
+function openStore(path: string | undefined, reading = false): TraceStore {
   if (!path) throw new UsageError('a trace store is needed: --store <file> (a file of its own, never a session file)');
+  if (reading && !existsSync(path)) throw new NotFoundError(`There is no trace store ${path} (traces import or otlp creates one).`);
   return TraceStore.open(path);
 }
 
@@ -107,18 +115,53 @@ export interface TracesCommandOptions {
   force?: boolean;
 }
 
+interface OtlpFile {
+  file: string;
+  records: SpanRecord[];
+  rejected: number;
+  reasons: string[];
+}
+
+/** The spans of each OTLP JSON file, each within its bound; a file that is not OTLP names itself in the error. */
+function readOtlpFiles(args: string[]): OtlpFile[] {
+  if (args.length === 0) throw new UsageError('traces import needs one or more OTLP JSON files');
+  return args.map((file) => {
+    let batch;
+    try {
+      batch = parseOtlpJson(readInputText(file, 'otlp'));
+    } catch (err) {
+      if (err instanceof TraceInputError) throw new TraceInputError(err.problem, `${file}: ${err.message} Nothing was imported.`);
+      throw err;
+    }
+    return {
+      file,
+      records: batch.spans.map((s) => spanRecordOf(s, 'import')),
+      rejected: batch.rejected.count,
+      reasons: batch.rejected.reasons,
+    };
+  });
+}
+
 /** `traces import <file…>`, `traces ls`, `traces show <trace>`, `traces export`. */
 export function tracesCommand(ctx: CommandContext, action: string | undefined, args: string[], options: TracesCommandOptions): string {
-  const store = openStore(options.store);
+  if (action !== 'import' && action !== 'ls' && action !== 'show' && action !== 'export')
+    throw new UsageError(`traces needs an action: import, ls, show or export${action ? ` (got '${action}')` : ''}`);
+  // Every file of an import is read and checked before the store is opened, and all of them go in one transaction: a
+  // bad file among several stores nothing (and creates no store), where importing file by file left the ones before it
+  // stored behind an error.
+  const files = action === 'import' ? readOtlpFiles(args) : [];
+  const store = openStore(options.store, action !== 'import');
   try {
     switch (action) {
       case 'import': {
-        if (args.length === 0) throw new UsageError('traces import needs one or more OTLP JSON files');
-        const results = args.map((file) => {
-          const batch = parseOtlpJson(readFileSync(file, 'utf8'));
-          const added = store.addSpans(batch.spans.map((s) => spanRecordOf(s, 'import')));
-          return { file, spans: added.spans, traces: added.traces, rejected: batch.rejected.count, reasons: batch.rejected.reasons };
-        });
+        store.addSpans(files.flatMap((f) => f.records));
+        const results = files.map((f) => ({
+          file: f.file,
+          spans: f.records.length,
+          traces: new Set(f.records.map((r) => r.traceId)).size,
+          rejected: f.rejected,
+          reasons: f.reasons,
+        }));
         if (ctx.json) return `${JSON.stringify(results)}\n`;
         return results
           .map(
@@ -168,12 +211,10 @@ export function tracesCommand(ctx: CommandContext, action: string | undefined, a
           writeOutputFile(options.output, body, { overwrite: options.force, inputs: [store.path] });
           return ctx.json
             ? `${JSON.stringify({ output: options.output, traces: traces.length })}\n`
-            : `wrote ${traces.length} traces to ${options.output}\n`;
+            : `wrote ${counted(traces.length, 'trace')} to ${options.output}\n`;
         }
         return `${body}\n`;
       }
-      default:
-        throw new UsageError(`traces needs an action: import, ls, show or export${action ? ` (got '${action}')` : ''}`);
     }
   } finally {
     store.close();

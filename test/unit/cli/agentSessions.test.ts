@@ -402,6 +402,30 @@ describe('agent-sessions CLI (the real binary)', function () {
       assert.deepEqual(strip(b.spans), strip(a.spans));
     });
 
+    it('imports several files in one transaction: a bad one among them stores nothing and names itself (4)', () => {
+      const store = join(tmp.dir, 'all-or-nothing.db');
+      const good = join(tmp.dir, 'good.json');
+      writeFileSync(good, JSON.stringify(otlp('weather-trip', 'd4')));
+      const bad = join(tmp.dir, 'bad.json');
+      writeFileSync(bad, 'nope');
+      fails(run(['traces', 'import', good, bad, '--store', store]), 4, /bad\.json: .*Nothing was imported\./);
+      assert.equal(existsSync(store), false, 'no store is created for an import that stores nothing');
+      ok(run(['traces', 'import', good, '--store', store]));
+      fails(run(['traces', 'import', good, bad, '--store', store]), 4, /bad\.json: /);
+      assert.match(ok(run(['traces', 'ls', '--session', 'weather-trip', '--store', store])), /^7{30}d4 .*\n$/);
+      const exported = join(tmp.dir, 'one-trace.json');
+      assert.match(ok(run(['traces', 'export', '--session', 'weather-trip', '-o', exported, '--store', store])), /^wrote 1 trace to /);
+    });
+
+    it('reads no store that is not there (3), and creates none', () => {
+      const missing = join(tmp.dir, 'no-traces.db');
+      fails(run(['traces', 'ls', '--session', 'weather-trip', '--store', missing]), 3, /There is no trace store .*no-traces\.db/);
+      fails(run(['traces', 'show', 'f'.repeat(32), '--store', missing]), 3, /There is no trace store/);
+      fails(run(['traces', 'export', '--session', 'weather-trip', '--store', missing]), 3, /There is no trace store/);
+      fails(run(['traces', 'prune', '--store', missing]), 2, /traces needs an action/);
+      assert.equal(existsSync(missing), false);
+    });
+
     it('refuses a session file as the store (4), an unknown trace (3), a missing --store (2), a bad --listen (2)', () => {
       fails(run(['traces', 'ls', '--session', 'x', '--store', db]), 4, /not a trace store .* never in a session file/);
       fails(run(['traces', 'show', 'f'.repeat(32), '--store', join(tmp.dir, 'traces.db')]), 3, /no trace/);
@@ -508,9 +532,18 @@ describe('agent-sessions CLI (the real binary)', function () {
       const bad = run(['review', 'import', join(tmp.dir, 'broken.json'), '--store', copy]);
       assert.equal(bad.code, 4, 'a malformed review file is a bad input file (exit 4)');
       assert.match(bad.stderr, /turnReviews\[0\]: A review needs a session id/);
-      const missing = run(['review', 'ls', '--store', join(tmp.dir, 'nope.db')]);
-      assert.notEqual(missing.code, 0);
+      writeFileSync(join(tmp.dir, 'not-json.json'), 'verdicts: good');
+      fails(run(['review', 'import', join(tmp.dir, 'not-json.json'), '--store', copy]), 4, /not-json\.json is not JSON/);
+      // A store that is not there: named as missing (3), not SQLite's "unable to open" taken for a folder problem (6).
+      for (const args of [
+        ['review', 'ls'],
+        ['review', 'export'],
+        ['dataset', 'sft', session, '-o', join(tmp.dir, 'never.jsonl')],
+      ]) {
+        fails(run([...args, '--store', join(tmp.dir, 'nope.db')]), 3, /^agent-sessions: There is no review store .*nope\.db\.\n$/);
+      }
       assert.equal(existsSync(join(tmp.dir, 'nope.db')), false, 'reading never creates a store');
+      assert.equal(existsSync(join(tmp.dir, 'never.jsonl')), false);
     });
 
     it('writes each dataset format, checked, with what was skipped and why; check refuses a broken file', () => {
@@ -518,7 +551,7 @@ describe('agent-sessions CLI (the real binary)', function () {
       const report = ok(run(['dataset', 'sft', session, '--store', store, '-o', sft, '--redact']));
       assert.match(report, /^wrote 1 record to .*sft\.jsonl\nfirst records:\n {2}\{"messages"/);
       assert.match(readFileSync(sft, 'utf8'), /Write to me at \[redacted\]/);
-      assert.match(ok(run(['dataset', 'check', 'sft', sft])), /^1 records, 1 valid\n$/);
+      assert.match(ok(run(['dataset', 'check', 'sft', sft])), /^1 record, 1 valid\n$/);
       const evalOut = join(tmp.dir, 'eval.csv');
       assert.match(
         ok(run(['dataset', 'eval', session, '--store', store, '-o', evalOut, '--csv'])),

@@ -1,6 +1,6 @@
 /**
- * The CLI's whole-file inputs (a review export, a dataset to check, a tool list) are read only within their bound,
- * and the review data an import takes meets the same limits as a verdict written in the view.
+ * The CLI's whole-file inputs (a review export, a dataset to check, a tool list, an OTLP JSON file) are read only
+ * within their bound, and the review data an import takes meets the same limits as a verdict written in the view.
  */
 import { strict as assert } from 'node:assert';
 import { closeSync, mkdirSync, openSync, ftruncateSync, writeFileSync } from 'node:fs';
@@ -27,7 +27,7 @@ describe('CLI input files', () => {
   }
 
   it('refuses a file past its bound with exit 4, naming the bound; a file at the bound is read', () => {
-    for (const kind of ['reviews', 'tools'] as const) {
+    for (const kind of ['reviews', 'tools', 'otlp'] as const) {
       const bound = INPUT_FILE_BOUNDS[kind];
       const over = sparse(`${kind}-over`, bound + 1);
       assert.throws(
