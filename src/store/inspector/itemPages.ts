@@ -102,7 +102,10 @@ function nameOutputsByCall(entries: ItemEntry[], lookup: (callId: string, before
   });
 }
 
-/** See `nameOutputsByCall`: the named call with `callId` before `beforeSequence` on a structured branch. */
+/**
+ * See `nameOutputsByCall`: the named call with `callId` before `beforeSequence` on a structured branch. The JSON test
+ * is a CASE: SQLite does not promise to skip an AND's right side, so a malformed row would fail the statement.
+ */
 function structuredCallName(
   ctx: QueryContext,
   sessionId: string,
@@ -114,7 +117,7 @@ function structuredCallName(
         `SELECT s.tool_name AS name FROM message_structure s
          JOIN ${quoteIdentifier(ctx.tables.messages)} m ON m.id = s.message_id AND m.session_id = s.session_id
          WHERE s.session_id = ? AND s.branch_id = ? AND s.sequence_number < ? AND s.tool_name IS NOT NULL
-           AND json_valid(m.message_data) AND json_extract(m.message_data, '$.call_id') = ?
+           AND CASE WHEN json_valid(m.message_data) THEN json_extract(m.message_data, '$.call_id') = ? ELSE 0 END
          ORDER BY s.sequence_number DESC LIMIT 1`,
       )
       .get<{ name: string }>(sessionId, branchId, before, callId)?.name;
@@ -126,8 +129,9 @@ function plainCallName(ctx: QueryContext, sessionId: string): (callId: string, b
     const row = ctx
       .stmt(
         `SELECT message_data FROM ${quoteIdentifier(ctx.tables.messages)}
-         WHERE session_id = ? AND id < ? AND json_valid(message_data) AND json_extract(message_data, '$.call_id') = ?
-           AND json_extract(message_data, '$.name') IS NOT NULL
+         WHERE session_id = ? AND id < ?
+           AND CASE WHEN json_valid(message_data)
+             THEN json_extract(message_data, '$.call_id') = ? AND json_extract(message_data, '$.name') IS NOT NULL ELSE 0 END
          ORDER BY id DESC LIMIT 1`,
       )
       .get<{ message_data: string }>(sessionId, before, callId);

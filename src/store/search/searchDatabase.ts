@@ -348,8 +348,10 @@ class ScanState {
       FROM ${messages} m WHERE m.id > ? AND m.id <= ?${sessionId === undefined ? '' : ' AND m.session_id = ?'}`;
     // A plain session's rows in id order (the (session_id, id) index), each with whether it opens a turn; only rows
     // that pass the prefilter carry their data.
+    // CASE, not `json_valid(…) AND json_extract(…)`: SQLite does not promise to skip an AND's right side, and did not
+    // (3.53: one malformed row failed the whole search with "malformed JSON").
     this.plainSql = `SELECT id, CASE WHEN ${plainFilter.sql} THEN message_data END AS data,
-        json_valid(message_data) AND json_extract(message_data, '$.role') = 'user' AS is_user
+        CASE WHEN json_valid(message_data) THEN json_extract(message_data, '$.role') = 'user' ELSE 0 END AS is_user
       FROM ${messages} m WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`;
   }
 

@@ -6,6 +6,7 @@ import { strict as assert } from 'node:assert';
 import {
   AdvancedSQLiteSession,
   InvalidArgumentError,
+  SQLiteSession,
   openDatabase,
   toStoredItem,
   type ItemEntry,
@@ -162,6 +163,22 @@ describe('SessionDatabase.getItemsPage / getTurnItems', () => {
     // The session API skips it, as Python does.
     const session = folder.track(new AdvancedSQLiteSession({ sessionId: 'branched', dbPath: path }));
     assert.equal((await session.getItems(undefined, 'main')).length, m.branch('main').length - 1);
+  });
+
+  it("names a plain session's output by its call across a row that is not JSON, on a later page", async () => {
+    const path = folder.path('plain-bad.db');
+    const s = folder.track(new SQLiteSession({ sessionId: 'p', dbPath: path }));
+    await s.addItems([
+      { role: 'user', content: 'weather?' },
+      { type: 'function_call', call_id: 'c1', name: 'get_weather', arguments: '{}' },
+    ] as never);
+    sql(path, "INSERT INTO agent_messages (session_id, message_data) VALUES ('p', 'not json {')");
+    await s.addItems([{ type: 'function_call_output', call_id: 'c1', output: 'rain' }] as never);
+    const entries = readAll(folder.inspect(path), 'p', 'main', 1);
+    assert.deepEqual(
+      entries.map((e) => (e.corrupt ? 'corrupt' : `${e.type} ${e.toolName ?? '-'}`)),
+      ['user -', 'function_call get_weather', 'corrupt', 'function_call_output get_weather'],
+    );
   });
 
   it('reports a structure row whose message row is gone as corrupt with raw null', () => {

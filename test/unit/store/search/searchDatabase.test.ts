@@ -315,6 +315,37 @@ describe('searchDatabase', () => {
     );
   });
 
+  it('searches a plain session past a row that is not JSON (the SQL never decodes it), as the structured scan does', async () => {
+    const path = folder.path('plain-bad.db');
+    const s = folder.track(new SQLiteSession({ sessionId: 'p', dbPath: path }));
+    await s.addItems([
+      { role: 'user', content: 'one' },
+      { role: 'assistant', content: [{ type: 'output_text', text: 'needle A' }] },
+    ] as never);
+    const raw = openDatabase(path, {});
+    raw.prepare("INSERT INTO agent_messages (session_id, message_data) VALUES ('p', 'not json {')").run();
+    raw.close();
+    await s.addItems([
+      { role: 'user', content: 'two' },
+      { role: 'assistant', content: [{ type: 'output_text', text: 'needle B' }] },
+    ] as never);
+    const db = folder.inspect(path);
+    assert.deepEqual(
+      (await run(db, 'needle')).map((h) => [h.turn, h.snippet.text]),
+      [
+        [1, 'needle A'],
+        [2, 'needle B'],
+      ],
+    );
+    assert.deepEqual(
+      (await run(db, 'role:user')).map((h) => [h.turn, h.snippet.text]),
+      [
+        [1, 'one'],
+        [2, 'two'],
+      ],
+    );
+  });
+
   it('agrees with the Python fixtures: user turns found by content, every session and branch', async () => {
     const db = folder.inspect(join(FIXTURES, 'ref-multisession.db'));
     const hits = await run(db, 'role:user');
