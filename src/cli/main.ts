@@ -138,6 +138,13 @@ function positiveInt(name: string, value: string | undefined): number | undefine
   return Number(value);
 }
 
+/** A count where 0 would ask for nothing (`search --max 0` printed "No hits" for a file full of them). */
+function atLeastOne(name: string, value: string | undefined): number | undefined {
+  const n = positiveInt(name, value);
+  if (n === 0) throw new UsageError(`--${name} takes a whole number of 1 or more, got '${value}'`);
+  return n;
+}
+
 export async function runCli(argv: string[]): Promise<number> {
   let json = argv.includes('--json');
   const errColor = wantsColor(argv.includes('--no-color'), process.stderr);
@@ -244,7 +251,7 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'search': {
         if (rest.length === 0) throw new UsageError('search needs a query');
         const { searchCommand } = await import('./searchCommand');
-        out = await searchCommand(ctx, db, rest.join(' '), positiveInt('max', v.max), v.reviews, v['no-index'] !== true);
+        out = await searchCommand(ctx, db, rest.join(' '), atLeastOne('max', v.max), v.reviews, v['no-index'] !== true);
         break;
       }
       case 'run': {

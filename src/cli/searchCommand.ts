@@ -177,10 +177,11 @@ export async function searchCommand(
     if (json) process.stdout.write(json.tail(summary));
     else {
       const c = ctx.term.color;
-      const foot = `${counted(summary.hits, 'hit')}${summary.truncated ? ' (stopped at --max)' : ''}, ${counted(summary.rowsScanned, 'row')} in ${Math.round(summary.elapsedMs)} ms`;
-      process.stdout.write(
-        summary.hits === 0 ? `No hits (${counted(summary.rowsScanned, 'row')} searched).\n` : `${paint(c, 'dim', foot)}\n`,
-      );
+      // How many items were searched is known only for a whole scan; one stopped at --max says so instead.
+      const took = `in ${Math.round(summary.elapsedMs)} ms`;
+      const items = summary.itemsSearched === null ? took : `${counted(summary.itemsSearched, 'item')} searched ${took}`;
+      const foot = `${counted(summary.hits, 'hit')}${summary.truncated ? ' (stopped at --max)' : ''}${summary.itemsSearched === null ? ' ' : ', '}${items}`;
+      process.stdout.write(summary.hits === 0 ? `No hits (${items}).\n` : `${paint(c, 'dim', foot)}\n`);
     }
     // Everything is printed: the index's catching up (a file's first tool: search) only holds the prompt back.
     deferred.task?.();

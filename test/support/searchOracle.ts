@@ -104,7 +104,16 @@ export async function oracleSearchDatabase(db: SessionDatabase, query: SearchQue
       await yieldToLoop();
     }
   }
-  return progress.finish();
+  // Every message row of the sessions searched, each once, read and counted here rather than counted by SQLite.
+  return progress.finish(() =>
+    db.readWith(
+      (ctx) =>
+        ctx
+          .stmt(`SELECT session_id FROM ${quoteIdentifier(ctx.tables.messages)}`)
+          .all<{ session_id: string }>()
+          .filter((r) => options.sessionId === undefined || r.session_id === options.sessionId).length,
+    ),
+  );
 }
 
 /** What the scan remembers between batches: statements' SQL, branch trees, reported messages and known call names. */

@@ -135,6 +135,7 @@ export class ExtensionStores implements vscode.Disposable {
     const started = performance.now();
     let hits = 0;
     let rowsScanned = 0;
+    let itemsSearched: number | null = null;
     let failure: string | undefined;
     const worker = startWorkerSearch(
       this.searchWorkerFile,
@@ -152,7 +153,10 @@ export class ExtensionStores implements vscode.Disposable {
           options.onHits(batch);
         },
         onProgress: (_path, scanned, total) => options.onProgress?.(scanned, total),
-        onDone: (_path, summary) => void (rowsScanned = summary.rowsScanned),
+        onDone: (_path, summary) => {
+          rowsScanned = summary.rowsScanned;
+          itemsSearched = summary.itemsSearched;
+        },
         onError: (_path, message) => void (failure = message),
       },
     );
@@ -163,7 +167,7 @@ export class ExtensionStores implements vscode.Disposable {
       const end = await worker.finished;
       const error = end.error ?? failure;
       if (error !== undefined && !end.cancelled) throw new Error(error);
-      return { hits, rowsScanned, cancelled: end.cancelled, truncated: end.capped, elapsedMs: performance.now() - started };
+      return { hits, rowsScanned, itemsSearched, cancelled: end.cancelled, truncated: end.capped, elapsedMs: performance.now() - started };
     } finally {
       options.signal?.removeEventListener('abort', cancel);
     }

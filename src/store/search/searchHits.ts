@@ -34,8 +34,17 @@ export interface SearchHit {
 
 export interface SearchSummary {
   hits: number;
-  /** Rows read (structure rows and plain sessions' messages); rows the prefilter rejected count too. */
+  /**
+   * The scan's progress in the units `onProgress` counts (structure row ids passed, then plain sessions' messages): for
+   * a progress bar, not a count to show. A file's row ids have gaps (deleted branches) and a one-session search passes
+   * every id, so it is not how many items were searched: `itemsSearched` is.
+   */
   rowsScanned: number;
+  /**
+   * The stored items the search covered, each once (a session file's messages of the sessions searched; a server
+   * store's rows read), when the scan ran to the end; null when it stopped first (cancelled, or at `maxHits`).
+   */
+  itemsSearched: number | null;
   /** Stopped by the signal. */
   cancelled: boolean;
   /** Stopped at `maxHits`. */
@@ -70,7 +79,7 @@ export const DEFAULT_MAX_HITS = 10_000;
  * or the cap reached). The file scan and the server-store scan both report through it.
  */
 export class ScanProgress {
-  readonly summary: SearchSummary = { hits: 0, rowsScanned: 0, cancelled: false, truncated: false, elapsedMs: 0 };
+  readonly summary: SearchSummary = { hits: 0, rowsScanned: 0, itemsSearched: null, cancelled: false, truncated: false, elapsedMs: 0 };
   private readonly started = performance.now();
   private readonly maxHits: number;
 
@@ -94,9 +103,12 @@ export class ScanProgress {
     return this.summary.cancelled || this.summary.truncated;
   }
 
-  /** The summary at the end: a cancel that came during the last batch is counted, the time is taken. */
-  finish(): SearchSummary {
-    this.stopped();
+  /**
+   * The summary at the end: a cancel that came during the last batch is counted, the time is taken. `countItems` gives
+   * `itemsSearched` when the scan was not stopped (asked only then: it reads the store).
+   */
+  finish(countItems?: () => number): SearchSummary {
+    if (!this.stopped() && countItems) this.summary.itemsSearched = countItems();
     this.summary.elapsedMs = performance.now() - this.started;
     return this.summary;
   }

@@ -79,5 +79,6 @@ export async function searchRemoteStore(browser: RemoteStoreBrowser, query: Sear
       cursor = page.nextCursor;
     } while (cursor !== null && !progress.stopped());
   }
-  return progress.finish();
+  // A server store is read row by row, each read once: the rows read are the items searched.
+  return progress.finish(() => progress.summary.rowsScanned);
 }

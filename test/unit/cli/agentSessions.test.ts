@@ -151,13 +151,21 @@ describe('agent-sessions CLI (the real binary)', function () {
     const out = ok(run(['search', 'light', 'rain', '-d', db]));
     assert.match(out, /^SESSION\s+BRANCH\s+TURN\s+ITEM\s+MATCH\n/);
     assert.match(out, /\nweather-trip\s+main\s+2\s+function_call_output get_weather\s+Paris: 18°C, light rain\n/);
-    assert.match(out, /\n\d+ hits, \d+ rows in \d+ ms\n$/);
+    // Every message of the file, each once: what `ls` counts as items, not the structure rows' largest id.
+    const items = query<{ n: number }>(db, 'SELECT count(*) AS n FROM agent_messages')[0]!.n;
+    assert.match(out, new RegExp(`\\n\\d+ hits, ${items} items searched in \\d+ ms\\n$`));
     const json = JSON.parse(ok(run(['search', 'tool:convert_temperature', '-d', db, '--max', '1', '--json']))) as {
       hits: { toolName: string }[];
       summary: { truncated: boolean };
     };
     assert.deepEqual([json.hits.length, json.hits[0]?.toolName, json.summary.truncated], [1, 'convert_temperature', true]);
-    assert.match(ok(run(['search', 'zebra-that-is-nowhere', '-d', db])), /^No hits/);
+    assert.match(
+      ok(run(['search', 'zebra-that-is-nowhere', '-d', db])),
+      new RegExp(`^No hits \\(${items} items searched in \\d+ ms\\)\\.\\n$`),
+    );
+    // A scan stopped at --max does not know how many items the whole search would have covered.
+    assert.match(ok(run(['search', 'tool:convert_temperature', '-d', db, '--max', '1'])), /\n1 hit \(stopped at --max\) in \d+ ms\n$/);
+    fails(run(['search', 'rain', '-d', db, '--max', '0']), 2, /--max takes a whole number of 1 or more, got '0'/);
     const bad = run(['search', 'is:bogus', '-d', db]);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /is:bogus/);

@@ -57,7 +57,7 @@ describe('agent-sessions search streams its hits', () => {
     // The header, the hits, and the summary (written by the command itself, before a search index's catching up).
     assert.equal(lines.length, 1 + 1500 + 1);
     assert.ok(writes[0]!.split('\n').length - 2 < 1500, 'the first write holds the first batch, not every hit');
-    assert.match(writes[writes.length - 1]!, /^1500 hits, \d+ rows in \d+ ms\n$/);
+    assert.match(writes[writes.length - 1]!, /^1500 hits, 1500 items searched in \d+ ms\n$/);
     assert.equal(returned, '');
   });
 
