@@ -2,14 +2,14 @@
  * `agent-sessions`: the store package's command line. Parses arguments with Node's `util.parseArgs`, runs one
  * command, prints its output (paged on a TTY) and exits with a code from `exitCodes.ts`.
  */
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 // Each command's module is imported when the command runs (issue 43, the CLI's own start): in the bundle a module
 // imported only that way is evaluated on first use, so `run` evaluates what it needs before its agent starts, not
 // the inspector, search, export, traces, reviews and doctor (and the store library's index, which holds them all).
 // Imported here at the top: only what parsing the arguments and reporting an error need.
 import type { CommandContext } from './commands';
-import { EXIT, UsageError, exitCodeOf } from './exitCodes';
+import { BadInputError, EXIT, NotFoundError, UsageError, exitCodeOf } from './exitCodes';
 import { holdHeapSmall, releaseHeap, useAtomicMarking } from './heapSizing';
 import { exitWhenStdoutCloses } from './stdoutClosed';
 import { COMMAND_HELP, MAIN_HELP } from './help';
@@ -122,6 +122,10 @@ const ALLOWED: Record<string, readonly string[]> = {
     'force',
   ],
 };
+
+/** The commands whose first argument may be the session file (`show conversations.db alice`). */
+const FILE_FIRST = ['show', 'branches', 'usage', 'context', 'search', 'export', 'run'];
+
 /** The commands whose heap `heapSizing.ts` holds small; the others keep V8's sizing (`run`, `check`, `mcp` run long). */
 const HEAP_HELD: readonly string[] = ['show', 'usage', 'context', 'search', 'export'];
 /**
@@ -193,6 +197,14 @@ export async function runCli(argv: string[]): Promise<number> {
       !['import', 'otlp', 'traces', 'review', 'dataset', 'check'].includes(command) &&
       rest.length >= 2 &&
       (isFile(rest[0]!) || (await import('./cliStore')).isServerAddress(rest[0]!));
+    // Without --db, a first argument that names a file that is not there (or a folder) was read as a session id or as
+    // part of a query: `show nofile.db trip` said "show takes only a session id (got 2 arguments)", `search nofile.db
+    // rain` "no database". Such an argument is taken for the mistyped file it names.
+    if (!fileFirst && v.db === undefined && FILE_FIRST.includes(command) && rest.length >= 2 && namesMissingFile(rest[0]!)) {
+      throw isFolder(rest[0]!)
+        ? new BadInputError(`${rest[0]} is a folder, not a session database file.`)
+        : new NotFoundError(`${rest[0]} does not exist.`);
+    }
     const db = fileFirst ? rest.shift() : v.db;
     const one = (what: string): string => {
       if (rest.length === 0) throw new UsageError(`${command} needs ${what}`);
@@ -432,6 +444,22 @@ if (require.main === module) {
   void runCli(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });
+}
+
+/**
+ * Whether `arg`, which is not a file, still names one: a folder, or a path (a separator, or a SQLite file's extension)
+ * where there is nothing. A session id is rarely so; one that is can be given with --db.
+ */
+function namesMissingFile(arg: string): boolean {
+  return isFolder(arg) || (!existsSync(arg) && (/[\\/]/.test(arg) || /\.(db|sqlite3?|db3)$/i.test(arg)));
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function isFile(path: string): boolean {

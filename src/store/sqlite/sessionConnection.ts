@@ -3,7 +3,7 @@
  * inspector: WAL (persisted in the file), foreign keys off (better-sqlite3 builds enable them by default), the schema
  * not trusted (`trusted_schema = OFF`), a busy timeout, and a read-only mode that issues nothing that writes.
  */
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DEFAULT_BUSY_TIMEOUT_MS, openDatabase } from '../drivers/openDatabase';
 import { SessionDatabaseError, describeDatabaseError, sqliteCodeOf } from '../errors';
@@ -35,6 +35,10 @@ export function openSessionConnection(dbPath: string, options: ConnectionOptions
   const readonly = options.readonly ?? false;
   if ((readonly || options.fileMustExist) && !memory && !existsSync(dbPath)) {
     throw new SessionDatabaseError('not-found', `${dbPath} does not exist.`);
+  }
+  // SQLite opens a folder and then fails the first read with "disk I/O error", which says nothing of the mistake.
+  if (!memory && statSync(dbPath, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new SessionDatabaseError('not-sqlite', `${dbPath} is a folder, not a session database file.`);
   }
   if (!memory && !existsSync(dirname(dbPath))) {
     throw new SessionDatabaseError('not-found', `${dbPath} cannot be opened: the folder ${dirname(dbPath)} does not exist.`);

@@ -256,6 +256,16 @@ describe('agent-sessions CLI (the real binary)', function () {
       fails(run(['usage', 'weather-trip', '-d', db, '--branch', 'nope']), 3, /has no branch 'nope'/);
       fails(run(['show', 'weather-trip', '-d', db, '--turn', '99']), 3, /has no turn 99/);
       fails(run(['export', 'nope', '-d', db, '-f', 'json']), 3, /There is no session 'nope'/);
+      // A mistyped file as the first argument is named as missing, not read as a session id or a query's first word.
+      fails(run(['show', 'nofile.db', 'weather-trip']), 3, /^agent-sessions: nofile\.db does not exist\.\n$/);
+      fails(run(['search', 'nofile.db', 'rain']), 3, /^agent-sessions: nofile\.db does not exist\.\n$/);
+      fails(run(['branches', join('sub', 'trip'), 'weather-trip']), 3, /trip does not exist/);
+    });
+
+    it('4 for a folder where the session file goes, named as such', () => {
+      fails(run(['ls', tmp.dir]), 4, /is a folder, not a session database file\./);
+      fails(run(['show', tmp.dir, 'weather-trip']), 4, /is a folder, not a session database file\./);
+      fails(run(['usage', 'weather-trip', '-d', tmp.dir]), 4, /is a folder, not a session database file\./);
     });
 
     it('4 for files that are not session databases or not valid exports (naming the line)', () => {
