@@ -1,9 +1,10 @@
 /**
- * `agent-sessions context [file] <session> --turn N [--branch B] [--store traces.db] [--limit N] [--model M] [--json]`:
+ * `agent-sessions context [file] <session> --turn N [--branch B] [--traces traces.db] [--limit N] [--model M] [--json]`:
  * what the model saw in a turn (docs/context.md). The same builder and wording as the `turn_context` tool and the
- * view's Context section; --store names a trace store to read recorded inputs from (without it, or when the store
+ * view's Context section; --traces names a trace store to read recorded inputs from (without it, or when the store
  * holds none for the turn, the answer is reconstructed and says so).
  */
+import { existsSync } from 'node:fs';
 import { buildTurnContext } from '../store/context/turnContext';
 import { contextHeader, itemLines, outsideLines, requestLine } from '../store/context/contextText';
 import { TraceStore } from '../store/traces/traceStore';
@@ -32,6 +33,8 @@ export async function contextCommand(
   // Its heavy part is loading the tokenizer's tables, built at once and most of them kept: a young generation grown
   // while they are built only adds its own size to the peak (heapSizing.ts).
   capYoungGenerationNow();
+  // A trace store that is not there is a missing file (exit 3), not SQLite's "unable to open" read as a folder problem.
+  if (options.traces !== undefined && !existsSync(options.traces)) throw new NotFoundError(`There is no trace store ${options.traces}.`);
   const traces = options.traces !== undefined ? TraceStore.open(options.traces, { readonly: true }) : undefined;
   try {
     return await withStore(ctx, db, async (store) => {

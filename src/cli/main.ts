@@ -186,6 +186,8 @@ export async function runCli(argv: string[]): Promise<number> {
     for (const key of Object.keys(v)) {
       if (!COMMON.includes(key) && !ALLOWED[command]!.includes(key)) throw new UsageError(`${command} takes no --${key}`);
     }
+    // `-o ''` (an unset shell variable) reached the file system and was refused as a file named "" that cannot be written.
+    if (v.output === '') throw new UsageError('--output (-o) needs a file name');
     if (command === 'mcp') throw new UsageError('mcp takes its options after it: agent-sessions mcp --store <file or address> …');
     const term = createTerminal({ noColor: v['no-color'] === true, noPager: v['no-pager'] === true });
     const ctx: CommandContext = { term, json, signal: controller.signal, store: { keyPrefix: v['key-prefix'] } };
@@ -218,9 +220,10 @@ export async function runCli(argv: string[]): Promise<number> {
     let out: string;
     switch (command) {
       case 'ls': {
-        if (rest.length > 1) throw new UsageError('ls takes at most one file');
+        // `ls a.db b.db` took a.db for the database (fileFirst) and then listed b.db; `ls --db a.db b.db` the same.
+        if (rest.length + (db === undefined ? 0 : 1) > 1) throw new UsageError('ls takes one file (--db or an argument, not both)');
         const { ls } = await import('./commands');
-        out = await ls(ctx, rest[0] ?? v.db);
+        out = await ls(ctx, rest[0] ?? db);
         break;
       }
       case 'show': {

@@ -8,7 +8,7 @@ import { searchRemoteStore } from '../store/search/searchRemote';
 import type { SearchHit, SearchSummary } from '../store/search/searchHits';
 import { closeStore, openStore } from './cliStore';
 import type { CommandContext } from './commands';
-import { UsageError } from './exitCodes';
+import { NotFoundError, UsageError } from './exitCodes';
 import { capYoungGenerationNow, heapCheck, useHeapCeiling } from './heapSizing';
 import { searchIndexDir } from './codeCacheDir';
 import { indexServes, type SearchIndexOption } from '../store/search/toolIndex';
@@ -30,6 +30,8 @@ function highlight(color: boolean, hit: SearchHit): string {
 
 /** The turns the review filters allow, from --reviews or the review store beside the session file. */
 function reviewTurns(review: ReviewQuery, reviewsPath: string | undefined, sessionFile: string | undefined): TurnSet {
+  // A store named by --reviews that is not there is a missing file (exit 3), as `export --reviews` says it.
+  if (reviewsPath !== undefined && !existsSync(reviewsPath)) throw new NotFoundError(`There is no review store ${reviewsPath}.`);
   const path = reviewsPath ?? (sessionFile !== undefined ? `${sessionFile}.reviews.db` : undefined);
   if (path === undefined || !existsSync(path))
     throw new UsageError(

@@ -247,6 +247,9 @@ describe('agent-sessions CLI (the real binary)', function () {
       fails(run(['ls', db, '--bogus']), 2, /Unknown option '--bogus'/);
       fails(run(['branches', 'weather-trip']), 2, /no database: pass --db/);
       fails(run(['export', 'weather-trip', '-d', db]), 2, /pass --format md\|json\|jsonl/);
+      fails(run(['export', 'weather-trip', '-d', db, '-f', 'md', '-o', '']), 2, /--output \(-o\) needs a file name/);
+      fails(run(['ls', db, db]), 2, /ls takes one file/);
+      fails(run(['ls', '--db', db, db]), 2, /ls takes one file/);
       assert.match(run(['frob']).stderr, /Run 'agent-sessions --help'/);
     });
 
@@ -260,6 +263,12 @@ describe('agent-sessions CLI (the real binary)', function () {
       fails(run(['show', 'nofile.db', 'weather-trip']), 3, /^agent-sessions: nofile\.db does not exist\.\n$/);
       fails(run(['search', 'nofile.db', 'rain']), 3, /^agent-sessions: nofile\.db does not exist\.\n$/);
       fails(run(['branches', join('sub', 'trip'), 'weather-trip']), 3, /trip does not exist/);
+      fails(run(['search', 'is:bad', '-d', db, '--reviews', 'no-reviews.db']), 3, /There is no review store no-reviews\.db\./);
+      fails(
+        run(['context', 'weather-trip', '-d', db, '--turn', '1', '--traces', 'no-traces.db']),
+        3,
+        /There is no trace store no-traces\.db\./,
+      );
     });
 
     it('4 for a folder where the session file goes, named as such', () => {
@@ -286,6 +295,30 @@ describe('agent-sessions CLI (the real binary)', function () {
       writeFileSync(bad, '{"role":"user","content":"hi"}\n{oops\n');
       const before = tables(db);
       fails(run(['import', bad, '--db', db, '--session', 'x']), 4, /Line 2: not valid JSON/);
+      assert.deepEqual(tables(db), before, 'nothing written');
+    });
+
+    it('2 for a blank --session of import, before anything is read or created', () => {
+      const items = join(tmp.dir, 'blank-session.jsonl');
+      writeFileSync(items, '{"role":"user","content":"hi"}\n');
+      const target = join(tmp.dir, 'blank-session.db');
+      for (const session of ['', '   '])
+        fails(
+          run(['import', items, '--db', target, '--create-tables', '--session', session]),
+          2,
+          /--session names the new session: give an id that is not blank/,
+        );
+      assert.equal(existsSync(target), false);
+    });
+
+    it('4 for an export holding rows the doctor would report, naming the JSON path; nothing written', () => {
+      const file = join(tmp.dir, 'turn-zero.json');
+      ok(run(['export', 'support-chat', '-d', db, '-o', file]));
+      const edited = readFileSync(file, 'utf8').replace(/^(\{"branch_id":"main","user_turn_number":)1,/m, '$10,');
+      assert.notEqual(edited, readFileSync(file, 'utf8'));
+      writeFileSync(file, edited);
+      const before = tables(db);
+      fails(run(['import', file, '--db', db, '--session', 'turn-zero']), 4, /\$\.usage\[0\]\.user_turn_number is 0.*turn-zero-usage/);
       assert.deepEqual(tables(db), before, 'nothing written');
     });
 
