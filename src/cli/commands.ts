@@ -227,7 +227,9 @@ export async function usage(
       }
     }
     if (!last) {
-      await write(`${sessionId}: no usage recorded${store.kind === 'server' ? ' (PostgreSQL and Redis stores keep none)' : ''}\n`);
+      // Named as asked: with --branch it is the branch that has none, not the session.
+      const what = scope === null ? sessionId : `${sessionId}, branch ${scope}`;
+      await write(`${what}: no usage recorded${store.kind === 'server' ? ' (PostgreSQL and Redis stores keep none)' : ''}\n`);
       return;
     }
     const total = [
@@ -480,9 +482,14 @@ export async function importCommand(
   if (!options.db) throw new UsageError('pass --db <file>: the database to import into');
   if (isServerAddress(options.db))
     throw new UsageError('import writes a session file: PostgreSQL and Redis stores are read here, not written');
+  // A blank id is a slip on the command line (an empty variable, stray quotes), not a file's fault: a usage error.
+  if (options.session !== undefined && options.session.trim() === '')
+    throw new UsageError(`--session names the new session: give an id that is not blank (got ${JSON.stringify(options.session)})`);
   if (!existsSync(file)) throw new NotFoundError(`${file} does not exist`);
   const format = detectImportFormat(file);
   const sessionId = options.session ?? (format === 'jsonl' ? basename(file, extname(file)) : undefined);
+  if (sessionId !== undefined && sessionId.trim() === '')
+    throw new UsageError(`${basename(file)} names no session by its file name: give the new session's id with --session`);
   const progress = ctx.json ? { update: () => undefined, done: () => undefined } : ctx.term.progress(`Importing ${basename(file)}`);
   try {
     const result = await importSessionFile(options.db, file, {

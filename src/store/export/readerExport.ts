@@ -10,7 +10,7 @@ import { TransferError, throwIfCancelled } from './exportErrors';
 import { inlineCode, namedByItsCall, turnToMarkdown } from './markdown';
 import type { ExportRequest, ExportSummary, TextSink } from './transferTypes';
 import { ReviewsForTranscript, hasReviews, sessionReviewData } from './reviewsInExport';
-import { turnOrigin } from '../../shared/turnOrigin';
+import { sharedTurnRanges, turnOrigin } from '../../shared/turnOrigin';
 
 const DEFAULT_PAGE = 500;
 
@@ -49,8 +49,16 @@ export async function writeMarkdownExport(reader: SessionReader, request: Export
   const head = [`# Session ${inlineCode(request.sessionId)}${whole ? '' : ` — branch ${inlineCode(chosen[0]!.branchId)}`}`, ''];
   if (summary?.createdAt) head.push(`- Created: ${summary.createdAt}${summary.updatedAt ? `, updated: ${summary.updatedAt}` : ''}`);
   head.push(`- ${plural(total, 'item')}${whole ? `, ${plural(tree.length, 'branch', 'branches')}` : ''}`);
-  if (summary?.usage)
-    head.push(`- Tokens: ${summary.usage.totalTokens} (${summary.usage.inputTokens} in, ${summary.usage.outputTokens} out)`);
+  // One branch's transcript says what that branch's conversation cost (its own turns and those it shares with the
+  // branches it was forked from), as the view's Tokens table does; it said the whole session's before.
+  let usage: { totalTokens: number | null; inputTokens: number | null; outputTokens: number | null } | undefined =
+    summary?.usage ?? undefined;
+  if (usage && !whole) {
+    const branchId = chosen[0]!.branchId;
+    const page = await reader.getUsagePage(request.sessionId, branchId, { limit: 1, shared: sharedTurnRanges(tree, branchId) });
+    usage = page.rowCount > 0 ? page.totals : undefined;
+  }
+  if (usage) head.push(`- Tokens: ${usage.totalTokens ?? 0} (${usage.inputTokens ?? 0} in, ${usage.outputTokens ?? 0} out)`);
   if (whole && tree.length > 1) {
     head.push('', '## Branches', '');
     const depth = (b: BranchNode): number => {

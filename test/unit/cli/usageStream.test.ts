@@ -27,7 +27,8 @@ function oldUsage(path: string, sessionId: string, branchId: string | undefined,
       reasoningTokens: sum('reasoningTokens'),
     };
     if (json) return `${JSON.stringify({ sessionId, branchId: branchId ?? null, rows, totals }, null, 2)}\n`;
-    if (rows.length === 0) return `${sessionId}: no usage recorded\n`;
+    // With a branch, it is the branch that has none.
+    if (rows.length === 0) return `${branchId === undefined ? sessionId : `${sessionId}, branch ${branchId}`}: no usage recorded\n`;
     const n = (v: number | null | undefined) => (v === null || v === undefined ? '–' : String(v));
     const head = ['BRANCH', 'TURN', 'REQUESTS', 'INPUT', 'CACHED', 'OUTPUT', 'REASONING', 'TOTAL'].map((h) => paint(color, 'bold', h));
     const body = rows.map((r) => [
@@ -127,5 +128,7 @@ describe('agent-sessions usage, a page at a time (issue 43)', () => {
     for (const json of [false, true]) {
       assert.equal((await newUsage(ws.path(), 's1', undefined, json, false)).text, oldUsage(ws.path(), 's1', undefined, json, false));
     }
+    // Asked for a branch, the answer names the branch: the session may have usage on others.
+    assert.equal((await newUsage(ws.path(), 's1', 'main', false, false)).text, 's1, branch main: no usage recorded\n');
   });
 });

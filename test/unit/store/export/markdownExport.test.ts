@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { AdvancedSQLiteSession, TransferError, openSessionDatabase, turnToMarkdown } from '../../../../src/store';
 import { namedByItsCall } from '../../../../src/store/export/markdown';
 import { PNG_BASE64 } from '../../../support/builtinToolItems';
+import { query } from '../../../support/sessionHelpers';
 import { tempDir } from '../../../support/tempFiles';
 import { PYTHON_FIXTURES, copyPythonFixture, exportText, writeExportFixture } from './exportFixtures';
 
@@ -81,6 +82,21 @@ describe('export: Markdown', function () {
       ['1', '2', '3', '4'],
     );
     assert.doesNotMatch(md, /## Branches/);
+    // What this branch's conversation cost: its own turns' usage and that of the two turns it shares with main (it
+    // was forked at turn 3), not the whole session's.
+    const [branch] = query<{ total: number; input: number; output: number }>(
+      db,
+      `SELECT sum(total_tokens) AS total, sum(input_tokens) AS input, sum(output_tokens) AS output FROM turn_usage
+       WHERE session_id = 'weather-trip' AND (branch_id = 'lisbon-instead' OR (branch_id = 'main' AND user_turn_number < 3))`,
+    );
+    const [session] = query<{ total: number }>(db, "SELECT sum(total_tokens) AS total FROM turn_usage WHERE session_id = 'weather-trip'");
+    assert.ok(branch!.total > 0 && branch!.total < session!.total);
+    assert.match(md, new RegExp(`\\n- Tokens: ${branch!.total} \\(${branch!.input} in, ${branch!.output} out\\)\\n`));
+    assert.match(
+      await exportText(db, 'md', { sessionId: 'weather-trip' }),
+      new RegExp(`\\n- Tokens: ${session!.total} \\(`),
+      'the whole session says the whole session',
+    );
   });
 
   it('built-in tools are fenced JSON under their type; reasoning shows its summary only', async () => {
