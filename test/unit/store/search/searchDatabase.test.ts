@@ -18,6 +18,7 @@ import {
 } from '../../../../src/store';
 import { ReviewStore } from '../../../../src/store/reviews/reviewStore';
 import { TempFolder, sql } from '../inspector/inspectorFixtures';
+import { writeBuiltinToolSession } from '../../../support/builtinToolItems';
 
 const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures', 'conformance');
 
@@ -344,6 +345,15 @@ describe('searchDatabase', () => {
         [2, 'two'],
       ],
     );
+  });
+
+  it('shows an MCP call found by filters alone by its arguments, as a function call, not its server label', async () => {
+    const path = folder.path('tools.db');
+    await writeBuiltinToolSession(path);
+    const hits = await run(folder.inspect(path), 'tool:deepwiki.ask_question');
+    const call = hits.find((h) => h.itemType.includes('mcp_call'));
+    assert.ok(call, hits.map((h) => h.itemType).join(', '));
+    assert.equal(call.snippet.text, '{"repo":"openai/openai-agents-python","question":"What is a session?"}');
   });
 
   it('agrees with the Python fixtures: user turns found by content, every session and branch', async () => {
