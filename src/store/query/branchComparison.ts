@@ -9,7 +9,7 @@ import { turnContent } from '../../shared/compare/turnContent';
 import type { CompareRowView, CompareSideView, CompareToolView, DiffPiece } from '../../shared/protocol/compareViews';
 import { turnOrigin } from '../../shared/turnOrigin';
 import type { BranchNode } from '../inspector/inspectorTypes';
-import { answer, callText, sourceOf, type QueryAnswer } from './queryAnswer';
+import { answer, sourceOf, type QueryAnswer } from './queryAnswer';
 import { intArgument, pickBranch, requireSession, stringArgument } from './queryArguments';
 import { QueryError, checkCancelled } from './queryErrors';
 import { DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS, MAX_MAX_CHARS, MAX_MAX_TURNS, TextBudget } from './queryLimits';
@@ -28,7 +28,6 @@ export interface CompareArgs {
   maxChars?: number;
 }
 
-const TOOL = 'compare_branches';
 /** A tool call's arguments or output longer than this is cut in a comparison (read_turns shows it whole). */
 const TOOL_TEXT_CHARS = 800;
 
@@ -37,10 +36,14 @@ function pieces(list: readonly DiffPiece[]): string {
 }
 
 function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
+  return text.length > max ? `${text.slice(0, max)}… (${counted(text.length - max, 'more character')})` : text;
 }
 
-function toolLine(t: CompareToolView): string {
+/**
+ * A tool call as a line. `only`: the branch that alone has the turn, whose calls are then that branch's alone (the
+ * row's plain side marks them `same`, which would read as "the other branch made it too").
+ */
+function toolLine(t: CompareToolView, names: readonly [string, string], only: string | null): string {
   const changes = t.argumentChanges.map((c) =>
     c.kind === 'added'
       ? `${c.path} added ${c.after}`
@@ -49,16 +52,24 @@ function toolLine(t: CompareToolView): string {
         : `${c.path}: ${c.before} → ${c.after}`,
   );
   const how =
-    t.status === 'changed'
-      ? `changed${changes.length > 0 ? `: ${changes.join('; ')}` : ''}${t.outputChanged ? '; output differs' : ''}`
-      : t.status;
+    only !== null
+      ? `only in ${only}`
+      : t.status === 'changed'
+        ? `changed${changes.length > 0 ? `: ${changes.join('; ')}` : ''}${t.outputChanged ? '; output differs' : ''}`
+        : t.status === 'removed'
+          ? `only in ${names[0]}`
+          : t.status === 'added'
+            ? `only in ${names[1]}`
+            : 'same';
   const output = t.output === null ? 'no output' : `→ ${clip(t.output, TOOL_TEXT_CHARS)}`;
   return `  - ${t.name}(${clip(t.arguments, TOOL_TEXT_CHARS)}) ${output} [${how}]`;
 }
 
 function usageText(side: CompareSideView | null): string {
   if (!side) return '–';
-  return side.usage?.totalTokens !== null && side.usage?.totalTokens !== undefined ? `${side.usage.totalTokens} tokens` : 'no usage row';
+  return side.usage?.totalTokens !== null && side.usage?.totalTokens !== undefined
+    ? counted(side.usage.totalTokens, 'token')
+    : 'no usage row';
 }
 
 function rowText(row: CompareRowView, names: readonly [string, string]): string {
@@ -78,7 +89,8 @@ function rowText(row: CompareRowView, names: readonly [string, string]): string 
   part('Assistant', (s) => s.assistant);
   for (const [i, side] of [a, b].entries()) {
     if (!side || side.tools.length === 0) continue;
-    lines.push(`Tool calls (${names[i]}):`, ...side.tools.map(toolLine));
+    const only = (i === 0 ? b : a) === null ? names[i]! : null;
+    lines.push(`Tool calls (${names[i]}):`, ...side.tools.map((t) => toolLine(t, names, only)));
   }
   lines.push(`Tokens: ${names[0]} ${usageText(a)} · ${names[1]} ${usageText(b)}`);
   return `${lines.join('\n')}\n\n`;
@@ -119,27 +131,21 @@ async function side(
 }
 
 export async function compareBranches(store: QueryStore, args: CompareArgs, signal?: AbortSignal): Promise<QueryAnswer> {
-  const sessionId = stringArgument(TOOL, 'session', args.session, {
-    store: store.name,
-    session: 'my-session',
-    branch: 'main',
-    otherBranch: 'retry',
-  });
-  const example = { store: store.name, session: sessionId, branch: 'main', otherBranch: 'retry' };
-  const baseId = stringArgument(TOOL, 'branch', args.branch, example);
-  const otherId = stringArgument(TOOL, 'otherBranch', args.otherBranch, example);
-  const maxTurns = intArgument(TOOL, 'maxTurns', args.maxTurns, { min: 1, max: MAX_MAX_TURNS, fallback: DEFAULT_MAX_TURNS }, example);
-  const maxChars = intArgument(TOOL, 'maxChars', args.maxChars, { min: 200, max: MAX_MAX_CHARS, fallback: DEFAULT_MAX_CHARS }, example);
-  const afterArg = intArgument(TOOL, 'afterTurn', args.afterTurn, { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 }, example);
+  const sessionId = stringArgument('session', args.session);
+  const baseId = stringArgument('branch', args.branch);
+  const otherId = stringArgument('otherBranch', args.otherBranch);
+  const maxTurns = intArgument('maxTurns', args.maxTurns, { min: 1, max: MAX_MAX_TURNS, fallback: DEFAULT_MAX_TURNS });
+  const maxChars = intArgument('maxChars', args.maxChars, { min: 200, max: MAX_MAX_CHARS, fallback: DEFAULT_MAX_CHARS });
+  const afterArg = intArgument('afterTurn', args.afterTurn, { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 });
   checkCancelled(signal);
-  const tree = await requireSession(TOOL, store, sessionId);
-  const base = pickBranch(TOOL, store, sessionId, tree, baseId);
-  const other = pickBranch(TOOL, store, sessionId, tree, otherId);
+  const tree = await requireSession(store, sessionId);
+  const base = pickBranch(store, sessionId, tree, baseId);
+  const other = pickBranch(store, sessionId, tree, otherId, 'otherBranch');
   if (base.branchId === other.branchId) {
-    const another = tree.find((b) => b.branchId !== base.branchId)?.branchId;
     throw new QueryError(
       'bad-argument',
-      `branch and otherBranch are both ${JSON.stringify(base.branchId)}: name two different branches.${another ? ` Example: ${callText(TOOL, { store: store.name, session: sessionId, branch: base.branchId, otherBranch: another })}` : ' The session has only one branch.'}`,
+      `branch and otherBranch are both ${JSON.stringify(base.branchId)}: name two different branches.${tree.length < 2 ? ' The session has only one branch.' : ''}`,
+      { drop: ['otherBranch'] },
     );
   }
   const counts = [base.userTurns, other.userTurns];
@@ -161,10 +167,13 @@ export async function compareBranches(store: QueryStore, args: CompareArgs, sign
         : `${head}\n\nNo turns after turn ${afterArg}.`;
     return answer(sourceOf(store, sessionId), body, null);
   }
-  const budget = new TextBudget(maxChars);
+  const end = Math.min(rows, start + maxTurns);
+  const summary = (differ: number, shownRows: number) =>
+    `${head}\n${differ} of the ${counted(shownRows, 'turn')} shown ${differ === 1 ? 'differs' : 'differ'}.\n\n`;
+  // The heading counts in maxChars too: the rows get what it leaves at its longest (every row of the page shown).
+  const budget = new TextBudget(Math.max(1, maxChars - summary(end - start, end - start).length));
   let shownTo = -1;
   let differing = 0;
-  const end = Math.min(rows, start + maxTurns);
   for (let i = start; i < end; i++) {
     checkCancelled(signal);
     const turn = rowTurn(shared, i);
@@ -180,13 +189,13 @@ export async function compareBranches(store: QueryStore, args: CompareArgs, sign
   const source = { ...sourceOf(store, sessionId), turns: { from: firstTurn, to: lastTurn } };
   return answer(
     source,
-    `${head}\n${differing} of the ${counted(shownTo - start + 1, 'turn')} shown ${differing === 1 ? 'differs' : 'differ'}.\n\n${budget.text()}`,
+    `${summary(differing, shownTo - start + 1)}${budget.text()}`,
     left > 0 ? { afterTurn: lastTurn } : null,
     [
       budget.cutChars > 0
-        ? `… turn ${lastTurn} was cut (${budget.cutChars} more characters); read it whole with read_turns turn=${lastTurn}.`
+        ? `… turn ${lastTurn} was cut (${counted(budget.cutChars, 'more character')}); read it whole with read_turns turn=${lastTurn}.`
         : '',
-      left > 0 ? `… truncated: ${left} more turns — call compare_branches again with afterTurn=${lastTurn}.` : '',
+      left > 0 ? `… truncated: ${counted(left, 'more turn')} — call compare_branches again with afterTurn=${lastTurn}.` : '',
     ]
       .filter(Boolean)
       .join('\n') || undefined,

@@ -7,6 +7,7 @@
  * the prompts handed to the chat (src/extension/codingAgents/handOverPrompts.ts) use it alike.
  */
 import { randomBytes } from 'node:crypto';
+import { counted } from '../../shared/countNoun';
 
 /** Most characters of one value in a prompt's data block (a tool name, an id, a path); the rest is cut with a note. */
 export const DATA_VALUE_LIMIT = 500;
@@ -40,7 +41,7 @@ export function cutValue(text: string, limit = DATA_VALUE_LIMIT): string {
   if (text.length <= limit) return text;
   // A high surrogate as the last kept character would leave half a character behind.
   const end = /[\uD800-\uDBFF]/.test(text[limit - 1] ?? '') ? limit - 1 : limit;
-  return `${text.slice(0, end)}… [${text.length - end} more characters cut]`;
+  return `${text.slice(0, end)}… [${counted(text.length - end, 'more character')} cut]`;
 }
 
 /** One value of a data block: cut at the limit, then JSON-quoted, so it stays on one line whatever it holds. */

@@ -27,12 +27,27 @@ export type QueryProblem =
   /** The caller cancelled the call. */
   | 'cancelled';
 
+/**
+ * How to turn the failed call into one that works, for the example its error ends with (queryExamples.ts): arguments
+ * to leave out or to set, on top of the caller's. An error site knows which argument was wrong; the rest of the
+ * example (a session, branch or turn that exists) is filled in from the store, so the example is a call that succeeds.
+ */
+export interface CallFix {
+  drop?: readonly string[];
+  set?: Record<string, unknown>;
+}
+
 export class QueryError extends Error {
   override readonly name = 'QueryError';
 
+  /**
+   * @param fix present when the message should end with a call that works: the tool's run appends it (queryTools.ts),
+   *   because only there are the caller's other arguments and the store at hand.
+   */
   constructor(
     readonly problem: QueryProblem,
     message: string,
+    readonly fix?: CallFix,
   ) {
     super(message);
   }

@@ -14,6 +14,8 @@ export const MAX_MAX_TURNS = 100;
 
 export const DEFAULT_MAX_HITS = 20;
 export const MAX_MAX_HITS = 200;
+/** The most hits a continued search skips: each skipped hit is found again by the scan (it keeps no cursor). */
+export const MAX_AFTER_HIT = 100_000;
 
 export const DEFAULT_MAX_SESSIONS = 50;
 export const MAX_MAX_SESSIONS = 500;

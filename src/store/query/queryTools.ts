@@ -6,6 +6,7 @@
 import type { TurnSpanSource } from './turnTimeline';
 import { compareBranches } from './branchComparison';
 import { answer, type QueryAnswer } from './queryAnswer';
+import { applyFix, exampleCall, withExample } from './queryExamples';
 import { QueryError, checkCancelled } from './queryErrors';
 import {
   DEFAULT_MAX_CHARS,
@@ -81,7 +82,8 @@ const int = (description: string, minimum: number, maximum?: number): ToolParame
 
 const READ_ONLY_NOTE = 'Read-only.';
 
-export const QUERY_TOOLS: readonly QueryTool[] = [
+/** The tools as defined: their errors name what was wrong; `QUERY_TOOLS` adds the call that works (queryExamples.ts). */
+const DEFINED_TOOLS: readonly QueryTool[] = [
   {
     name: 'list_stores',
     title: 'List session stores',
@@ -144,7 +146,7 @@ export const QUERY_TOOLS: readonly QueryTool[] = [
   {
     name: 'search_sessions',
     title: 'Search sessions',
-    description: `Searches every session and branch of a store (or one session) for items. Query syntax: free text (a case-insensitive substring of messages, tool arguments and outputs), "quoted text", tool:NAME (a tool's calls and outputs), is:failed (failed tool calls), role:user|assistant|system|developer; every part must hold, e.g. 'tool:refund is:failed' or 'role:user "max turns"'. Each hit names its session, branch and turn (read it with read_turns). ${READ_ONLY_NOTE}`,
+    description: `Searches every session and branch of a store (or one session) for items. Query syntax: free text (a case-insensitive substring of messages, tool arguments and outputs), "quoted text", tool:NAME (a tool's calls and outputs), is:failed (failed tool calls), role:user|assistant|system|developer; every part must hold, e.g. 'tool:refund is:failed' or 'role:user "max turns"'. The review filters of the extension's search box (is:good, is:bad, tag:, reviewed:) are not available here: they are refused, as this tool reads no review store. Each hit names its session, branch and turn (read it with read_turns). ${READ_ONLY_NOTE}`,
     parameters: {
       store: STORE,
       query: { type: 'string', description: 'The search query (see the syntax above).', required: true },
@@ -229,6 +231,49 @@ export const QUERY_TOOLS: readonly QueryTool[] = [
       turnContext(await host.store(args.store, 'turn_context'), host.traces, args as { session: string; turn: number }, signal),
   },
 ];
+
+/**
+ * Runs `tool`; an error that carries a fix comes back with a call that works at its end, made from the caller's
+ * arguments and the store the call read (or, when the store itself was wrong, the first one served).
+ */
+async function runWithExample(
+  tool: QueryTool,
+  host: QueryToolHost,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<QueryAnswer> {
+  let resolved: QueryStore | undefined;
+  // The store the call resolved, kept for the example: resolving it again could ask the user again (VS Code).
+  const watching: QueryToolHost = {
+    store: async (arg, name) => (resolved = await host.store(arg, name)),
+    stores: () => host.stores(),
+    ...(host.takesOtherFiles !== undefined ? { takesOtherFiles: host.takesOtherFiles } : {}),
+    ...(host.traces ? { traces: host.traces } : {}),
+  };
+  try {
+    return await tool.run(watching, args, signal);
+  } catch (err) {
+    if (!(err instanceof QueryError) || !err.fix || signal.aborted) throw err;
+    const fixed = applyFix(args, err.fix);
+    let store = resolved;
+    if (err.fix.set && 'store' in err.fix.set) {
+      try {
+        store = await host.store(err.fix.set.store, tool.name);
+      } catch {
+        // That store cannot be read either: the error goes without an example rather than with one that fails.
+        store = undefined;
+      }
+    }
+    if (!store) throw new QueryError(err.problem, err.message);
+    throw withExample(err, tool.name, await exampleCall(tool, host, store, fixed, signal));
+  }
+}
+
+/** The tools, each run so that its errors end with a call that works. */
+export const QUERY_TOOLS: readonly QueryTool[] = DEFINED_TOOLS.map((tool) => ({
+  ...tool,
+  run: (host: QueryToolHost, args: Record<string, unknown>, signal: AbortSignal) => runWithExample(tool, host, args, signal),
+}));
 
 /** The tool called `name`, or undefined. */
 export function queryTool(name: string): QueryTool | undefined {

@@ -3,12 +3,12 @@
  * continued by how many were already shown (`afterHit`). A continued search scans again from the start and skips
  * the hits shown before: the scan keeps no cursor, and a store that changed in between shows its hits as they are now.
  */
-import { parseSearchQuery, SearchQueryError } from '../search/searchQuery';
+import { parseSearchQuery, SearchQueryError, type SearchQuery } from '../search/searchQuery';
 import type { SearchHit } from '../search/searchHits';
 import { answer, callText, sourceOf, type QueryAnswer } from './queryAnswer';
 import { intArgument, optionalString, requireSession, stringArgument } from './queryArguments';
 import { QueryError, checkCancelled } from './queryErrors';
-import { DEFAULT_MAX_CHARS, DEFAULT_MAX_HITS, MAX_MAX_CHARS, MAX_MAX_HITS, TextBudget } from './queryLimits';
+import { DEFAULT_MAX_CHARS, DEFAULT_MAX_HITS, MAX_AFTER_HIT, MAX_MAX_CHARS, MAX_MAX_HITS, TextBudget } from './queryLimits';
 import type { QueryStore } from './queryStore';
 import { counted } from '../../shared/countNoun';
 
@@ -21,8 +21,6 @@ export interface SearchArgs {
   maxHits?: number;
   maxChars?: number;
 }
-
-const TOOL = 'search_sessions';
 
 /** The snippet with its matches between «guillemets», whitespace flattened. */
 function marked(hit: SearchHit): string {
@@ -37,24 +35,71 @@ function marked(hit: SearchHit): string {
   return (out + text.slice(at)).replace(/\s+/g, ' ');
 }
 
-export async function searchSessions(store: QueryStore, args: SearchArgs, signal?: AbortSignal): Promise<QueryAnswer> {
-  const input = stringArgument(TOOL, 'query', args.query, { store: store.name, query: 'tool:refund is:failed' });
-  const example = { store: store.name, query: input };
-  const sessionId = optionalString(TOOL, 'session', args.session, { ...example, session: 'my-session' });
-  const afterHit = intArgument(TOOL, 'afterHit', args.afterHit, { min: 0, max: 100_000, fallback: 0 }, example);
-  const maxHits = intArgument(TOOL, 'maxHits', args.maxHits, { min: 1, max: MAX_MAX_HITS, fallback: DEFAULT_MAX_HITS }, example);
-  const maxChars = intArgument(TOOL, 'maxChars', args.maxChars, { min: 200, max: MAX_MAX_CHARS, fallback: DEFAULT_MAX_CHARS }, example);
-  let query;
-  try {
-    query = parseSearchQuery(input);
-  } catch (err) {
-    if (!(err instanceof SearchQueryError)) throw err;
+/** The search syntax the tool takes, for its errors (the tool's description says the same). */
+export const SEARCH_SYNTAX =
+  'free text (a case-insensitive substring), "quoted text", tool:NAME, is:failed, role:user|assistant|system|developer; every part must hold';
+
+/**
+ * Review filters, which the search syntax has (docs/reviews.md) but a query tool cannot run: reviews are kept in the
+ * VS Code extension's review store, which the query surface does not read, so they would match nothing without a
+ * word. Found with the parser's own tokens (a quoted "is:bad" is text); returns the query without them, and why.
+ */
+function reviewFilters(input: string): { found: string[]; rest: string } | null {
+  const found: string[] = [];
+  const kept: string[] = [];
+  for (const m of input.matchAll(/(\S+?:)?"([^"]*)"?|\S+/gu)) {
+    const filter = /^(is|tag|reviewed):(.*)$/isu.exec(m[0]);
+    const key = filter?.[1]?.toLowerCase();
+    const value = (m[2] ?? filter?.[2] ?? '').trim().toLowerCase();
+    if (key === 'tag' || key === 'reviewed' || (key === 'is' && (value === 'good' || value === 'bad'))) found.push(m[0]);
+    else kept.push(m[0]);
+  }
+  return found.length > 0 ? { found, rest: kept.join(' ') } : null;
+}
+
+/**
+ * The query parsed, or a `bad-query` error in this tool's syntax: a blank query, a review filter, an `is:` other than
+ * is:failed, or what the parser refuses. Also what queryExamples.ts asks of a query it keeps in an example.
+ */
+export function parseToolQuery(input: string): SearchQuery {
+  if (input.trim() === '')
+    throw new QueryError('bad-query', `The query is blank: give text to find or a filter. The syntax: ${SEARCH_SYNTAX}.`, {
+      drop: ['query'],
+    });
+  const review = reviewFilters(input);
+  if (review)
     throw new QueryError(
       'bad-query',
-      `${err.message}. The syntax: free text (a case-insensitive substring), "quoted text", tool:NAME, is:failed, role:user|assistant|system|developer; every part must hold. Example: ${callText(TOOL, { store: store.name, query: 'tool:get_weather is:failed' })}`,
+      `${review.found.map((f) => JSON.stringify(f)).join(', ')}: review filters (is:good, is:bad, tag:, reviewed:) are not available to search_sessions: reviews are kept in the VS Code extension's review store, which the query tools do not read. The syntax: ${SEARCH_SYNTAX}.`,
+      review.rest.trim() === '' ? { drop: ['query'] } : { set: { query: review.rest } },
     );
+  for (const m of input.matchAll(/(\S+?:)?"([^"]*)"?|\S+/gu)) {
+    const is = /^is:(.*)$/isu.exec(m[0]);
+    // The parser's message for another is: names the review verdicts too, which this tool does not take.
+    const value = is ? (m[2] ?? is[1] ?? '').trim().toLowerCase() : 'failed';
+    if (value !== 'failed')
+      throw new QueryError(
+        'bad-query',
+        `${value === '' ? '"is:" needs a value' : `Unknown filter ${JSON.stringify(m[0])}`}: the is: filter here is is:failed. The syntax: ${SEARCH_SYNTAX}.`,
+        { drop: ['query'] },
+      );
   }
-  if (sessionId !== undefined) await requireSession(TOOL, store, sessionId);
+  try {
+    return parseSearchQuery(input);
+  } catch (err) {
+    if (!(err instanceof SearchQueryError)) throw err;
+    throw new QueryError('bad-query', `${err.message}. The syntax: ${SEARCH_SYNTAX}.`, { drop: ['query'] });
+  }
+}
+
+export async function searchSessions(store: QueryStore, args: SearchArgs, signal?: AbortSignal): Promise<QueryAnswer> {
+  const input = stringArgument('query', args.query);
+  const sessionId = optionalString('session', args.session);
+  const afterHit = intArgument('afterHit', args.afterHit, { min: 0, max: MAX_AFTER_HIT, fallback: 0 });
+  const maxHits = intArgument('maxHits', args.maxHits, { min: 1, max: MAX_MAX_HITS, fallback: DEFAULT_MAX_HITS });
+  const maxChars = intArgument('maxChars', args.maxChars, { min: 200, max: MAX_MAX_CHARS, fallback: DEFAULT_MAX_CHARS });
+  const query = parseToolQuery(input);
+  if (sessionId !== undefined) await requireSession(store, sessionId);
   checkCancelled(signal);
   // The scan stops one hit past the page (which tells whether there are more), so the answer comes as soon as the
   // page is found, not after the whole store; the hits before `afterHit` are counted, not kept.
@@ -89,7 +134,7 @@ export async function searchSessions(store: QueryStore, args: SearchArgs, signal
     found === 0 || page.length === 0
       ? afterHit > 0
         ? `No hits after the first ${afterHit} for ${JSON.stringify(input)} in ${scope}.`
-        : `No hits for ${JSON.stringify(input)} in ${scope} (${counted(summary.rowsScanned, 'item')} searched).`
+        : `No hits for ${JSON.stringify(input)} in ${scope}${summary.itemsSearched === null ? '' : ` (${counted(summary.itemsSearched, 'item')} searched)`}.`
       : `Hits ${afterHit + 1}–${end} for ${JSON.stringify(input)} in ${scope} (matches in «»):`;
   const first = page[0];
   const hint = first

@@ -20,17 +20,9 @@ export interface ListSessionsArgs {
  * them), branches, tokens and last update, as `agent-sessions ls` shows them.
  */
 export async function listSessions(store: QueryStore, args: ListSessionsArgs, signal?: AbortSignal): Promise<QueryAnswer> {
-  const tool = 'list_sessions';
-  const example = { store: store.name };
-  const contains = optionalString(tool, 'contains', args.contains, { ...example, contains: 'support' })?.toLowerCase();
-  const offset = intArgument(tool, 'offset', args.offset, { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 }, example);
-  const max = intArgument(
-    tool,
-    'maxSessions',
-    args.maxSessions,
-    { min: 1, max: MAX_MAX_SESSIONS, fallback: DEFAULT_MAX_SESSIONS },
-    example,
-  );
+  const contains = optionalString('contains', args.contains)?.toLowerCase();
+  const offset = intArgument('offset', args.offset, { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 });
+  const max = intArgument('maxSessions', args.maxSessions, { min: 1, max: MAX_MAX_SESSIONS, fallback: DEFAULT_MAX_SESSIONS });
   const all = await store.listSessions(signal);
   const matching = contains === undefined ? all : all.filter((s) => s.sessionId.toLowerCase().includes(contains));
   const page = matching.slice(offset, offset + max);
@@ -51,10 +43,13 @@ export async function listSessions(store: QueryStore, args: ListSessionsArgs, si
     );
   }
   const filter = contains === undefined ? '' : ` whose id contains ${JSON.stringify(args.contains)}`;
+  // An offset past the last session shows none: said so, rather than a range that ends before it starts.
   const head =
     matching.length === 0
       ? `No sessions${filter} (${all.length} in the store).`
-      : `${counted(matching.length, 'session')}${filter}; ${page.length === matching.length ? 'all shown' : `${offset + 1}–${offset + page.length} shown`}:`;
+      : page.length === 0
+        ? `${counted(matching.length, 'session')}${filter}; none after offset ${offset} (the last is at offset ${matching.length - 1}).`
+        : `${counted(matching.length, 'session')}${filter}; ${page.length === matching.length ? 'all shown' : `${offset + 1}–${offset + page.length} shown`}:`;
   const end = offset + page.length;
   const more = end < matching.length;
   const next = more ? { offset: end } : null;
@@ -66,7 +61,7 @@ export async function listSessions(store: QueryStore, args: ListSessionsArgs, si
     sourceOf(store),
     [head, ...lines].join('\n'),
     next,
-    [more ? `… truncated: ${matching.length - end} more sessions — call list_sessions again with offset=${end}.` : '', hint]
+    [more ? `… truncated: ${counted(matching.length - end, 'more session')} — call list_sessions again with offset=${end}.` : '', hint]
       .filter(Boolean)
       .join('\n'),
   );
@@ -78,10 +73,9 @@ export interface BranchTreeArgs {
 
 /** A session's branches as a tree: each with its turns and items, and the branch and turn it was forked from. */
 export async function branchTree(store: QueryStore, args: BranchTreeArgs, signal?: AbortSignal): Promise<QueryAnswer> {
-  const tool = 'branch_tree';
-  const sessionId = stringArgument(tool, 'session', args.session, { store: store.name, session: 'my-session' });
+  const sessionId = stringArgument('session', args.session);
   checkCancelled(signal);
-  const tree = await requireSession(tool, store, sessionId);
+  const tree = await requireSession(store, sessionId);
   const children = new Map<string | null, BranchNode[]>();
   const ids = new Set(tree.map((b) => b.branchId));
   // A parent that is not in the list (never, from the store's own tree) would hide its children: they become roots.
@@ -104,14 +98,14 @@ export async function branchTree(store: QueryStore, args: BranchTreeArgs, signal
     }
   };
   walk(null, 0);
-  const main = pickBranch(tool, store, sessionId, tree, undefined);
   const body =
     tree.length === 0
       ? `Session ${JSON.stringify(sessionId)} has no items yet.`
       : `${counted(tree.length, 'branch', 'branches')}:\n${lines.join('\n')}`;
+  // pickBranch refuses a session without branches: asked only when there is one.
   const hint =
     tree.length === 0
       ? ''
-      : `Read a branch with ${callText('read_turns', { store: store.name, session: sessionId, branch: main.branchId })}.`;
+      : `Read a branch with ${callText('read_turns', { store: store.name, session: sessionId, branch: pickBranch(store, sessionId, tree, undefined).branchId })}.`;
   return answer(sourceOf(store, sessionId), body, null, hint);
 }

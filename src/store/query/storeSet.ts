@@ -5,11 +5,10 @@
  * `store` ambiguous). Each has a short name, which the `store` argument and resource URIs use; the `store` argument
  * also takes the path or address itself.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { redactUrl } from '../remote/remoteErrors';
 import { remoteKindOf } from '../remote/remoteStore';
-import { callText } from './queryAnswer';
 import { QueryError, someOf } from './queryErrors';
 import type { QueryStore } from './queryStore';
 
@@ -30,6 +29,8 @@ export type StoreOpener = (target: string, name: string) => Promise<OpenedStore>
 interface Entry {
   name: string;
   target: string;
+  /** For a file: what names it whatever the path's spelling (fileKey); undefined for a server store. */
+  key?: string;
   location: string;
   kind: 'file' | 'server';
   opened?: Promise<OpenedStore>;
@@ -40,6 +41,26 @@ const OPEN_IN_VS_CODE =
   "Ask the user to open the session file in VS Code's Sessions view first (Agent Sessions: Open Session Database…): the server VS Code starts then serves it too.";
 
 const isAddress = (target: string): boolean => remoteKindOf(target) !== undefined;
+
+/**
+ * What names a file whatever path reaches it: its device and inode (a hard link, a symbolic link, `./a.db` and
+ * `/abs/a.db` all give the same), else its real path, else the path itself. One file is served once: two entries for
+ * one file would list it twice under two names, repeat its resources and make every call without `store` ambiguous.
+ */
+function fileKey(path: string): string {
+  try {
+    const st = statSync(path);
+    // Windows may give no inode number (0): the real path is the identity then.
+    if (st.ino !== 0) return `inode:${st.dev}:${st.ino}`;
+  } catch {
+    // Not there (yet): the path is all there is.
+  }
+  try {
+    return `path:${realpathSync.native(path)}`;
+  } catch {
+    return `path:${path}`;
+  }
+}
 
 export class StoreSet {
   private readonly entries: Entry[] = [];
@@ -57,8 +78,15 @@ export class StoreSet {
     targets: readonly string[],
     private readonly allowOtherFiles = true,
   ) {
-    for (const t of targets) this.entries.push(this.entryFor(t));
+    // A store given twice (the same path, another spelling of it, a link to the file) is served once.
+    for (const t of targets) {
+      const entry = this.entryFor(t);
+      if (!this.entries.includes(entry)) this.entries.push(entry);
+    }
   }
+
+  /** Called when a file joins the set (a call named it and it opened): the server tells its client the list changed. */
+  onChange: (() => void) | undefined;
 
   /** Whether a call may name a session file the set was not started with (list_stores says so, or not). */
   get takesOtherFiles(): boolean {
@@ -74,13 +102,14 @@ export class StoreSet {
   private entryFor(target: string, taken: readonly string[] = []): Entry {
     const kind = isAddress(target) ? 'server' : 'file';
     const abs = kind === 'file' ? resolve(target) : target;
-    const known = this.entries.find((e) => e.target === abs);
+    const key = kind === 'file' ? fileKey(abs) : undefined;
+    const known = this.entries.find((e) => e.target === abs || (key !== undefined && e.key === key));
     if (known) return known;
     const base = kind === 'file' ? basename(abs, extname(abs)) : nameOfAddress(target);
     const clean = base.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'store';
     let name = clean;
     for (let i = 2; this.entries.some((e) => e.name === name) || taken.includes(name); i++) name = `${clean}-${i}`;
-    return { name, target: abs, location: kind === 'file' ? abs : redactUrl(target), kind };
+    return { name, target: abs, ...(key !== undefined ? { key } : {}), location: kind === 'file' ? abs : redactUrl(target), kind };
   }
 
   /**
@@ -89,20 +118,23 @@ export class StoreSet {
    * Two calls naming the same new file share its one open.
    */
   private async addOpened(path: string): Promise<Entry> {
-    let adding = this.pending.get(path);
+    // By the file, not the path: two spellings of one new file share its one open too.
+    const key = fileKey(path);
+    let adding = this.pending.get(key);
     if (!adding) {
       const entry = this.entryFor(path, [...this.pendingNames]);
       this.pendingNames.add(entry.name);
       adding = this.open(entry)
         .then(() => {
           this.entries.push(entry);
+          this.onChange?.();
           return entry;
         })
         .finally(() => {
-          this.pending.delete(path);
+          this.pending.delete(key);
           this.pendingNames.delete(entry.name);
         });
-      this.pending.set(path, adding);
+      this.pending.set(key, adding);
     }
     return adding;
   }
@@ -125,22 +157,26 @@ export class StoreSet {
   /** The entry a call names, or the absolute path of a file not in the set yet (opened before it is added). */
   private find(arg: unknown, tool: string): Entry | string {
     const names = this.entries.map((e) => e.name);
-    const example = (store: string) => callText(tool, { store, session: 'my-session' });
+    // The example of an error here is the caller's call on the first store served (queryExamples.ts completes it);
+    // with none served there is no call that works to show, only what to pass.
+    const onFirst = names[0] !== undefined ? { set: { store: names[0] } } : undefined;
     if (arg === undefined || arg === null || arg === '') {
       if (this.entries.length === 1) return this.entries[0]!;
       throw new QueryError(
         'unknown-store',
         this.entries.length === 0
           ? this.allowOtherFiles
-            ? `No store is being served: pass store, the path of a session file (SQLite). Example: ${example('/path/to/conversations.db')}`
+            ? `No store is being served: pass store, the absolute path of a session file (SQLite), to ${tool}.`
             : `No store is being served: this server reads only the stores it was started with (--only-stores), and it was started with none. ${OPEN_IN_VS_CODE}`
-          : `Several stores are served (${someOf(names, 10)}): pass store, one of those names. Example: ${example(names[0]!)}`,
+          : `Several stores are served (${someOf(names, 10)}): pass store, one of those names.`,
+        onFirst,
       );
     }
     if (typeof arg !== 'string')
       throw new QueryError(
         'bad-argument',
-        `store must be a string (a store name, a file path or an address), got ${JSON.stringify(arg)}. Example: ${example(names[0] ?? 'conversations.db')}`,
+        `store must be a string (a store name, a file path or an address), got ${JSON.stringify(arg)}.`,
+        onFirst,
       );
     const byName = this.entries.find((e) => e.name === arg || e.target === arg || e.location === arg);
     if (byName) return byName;
@@ -151,7 +187,8 @@ export class StoreSet {
       );
     }
     const path = resolve(arg);
-    const known = this.entries.find((e) => e.target === path);
+    const key = fileKey(path);
+    const known = this.entries.find((e) => e.target === path || e.key === key);
     if (known) return known;
     if (!this.allowOtherFiles) {
       // The server VS Code starts runs with --only-stores: opening the file in VS Code is the user's consent to
@@ -164,7 +201,8 @@ export class StoreSet {
     if (!existsSync(path) || !statSync(path).isFile()) {
       throw new QueryError(
         'unknown-store',
-        `No store ${JSON.stringify(arg)}: it is not a served store's name and no file exists at ${path}. Stores: ${someOf(names, 10)}. Example: ${example(names[0] ?? '/path/to/conversations.db')}`,
+        `No store ${JSON.stringify(arg)}: it is not a served store's name and no file exists at ${path}. Stores: ${someOf(names, 10)}.`,
+        onFirst,
       );
     }
     return path;

@@ -7,9 +7,10 @@ import { buildTurnContext, type ContextSpanSource } from '../context/turnContext
 import { contextHeader, itemLines, outsideLines, requestLine } from '../context/contextText';
 import { answer, sourceOf, type QueryAnswer } from './queryAnswer';
 import { intArgument, optionalString, requireTurn, turnArguments } from './queryArguments';
-import { checkCancelled } from './queryErrors';
+import { QueryError, checkCancelled } from './queryErrors';
 import { DEFAULT_MAX_CHARS, MAX_MAX_CHARS, TextBudget } from './queryLimits';
 import type { QueryStore } from './queryStore';
+import { counted } from '../../shared/countNoun';
 
 export interface ContextArgs {
   session: string;
@@ -25,23 +26,21 @@ export interface ContextArgs {
   maxChars?: number;
 }
 
-const TOOL = 'turn_context';
-
 export async function turnContext(
   store: QueryStore,
   traces: ContextSpanSource | undefined,
   args: ContextArgs,
   signal?: AbortSignal,
 ): Promise<QueryAnswer> {
-  const at = turnArguments(TOOL, store, args, 'the turn whose context to show');
-  const { sessionId, turn, example } = at;
-  const request = intArgument(TOOL, 'request', args.request, { min: 1, max: 1000, fallback: 0 }, example);
-  const limit = intArgument(TOOL, 'limit', args.limit, { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: -1 }, example);
-  const model = optionalString(TOOL, 'model', args.model, { ...example, model: 'gpt-4.1' });
-  const afterItem = intArgument(TOOL, 'afterItem', args.afterItem, { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 }, example);
-  const maxChars = intArgument(TOOL, 'maxChars', args.maxChars, { min: 200, max: MAX_MAX_CHARS, fallback: DEFAULT_MAX_CHARS }, example);
+  const at = turnArguments(args, 'the turn whose context to show');
+  const { sessionId, turn } = at;
+  const request = intArgument('request', args.request, { min: 1, max: 1000, fallback: 0 });
+  const limit = intArgument('limit', args.limit, { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: -1 });
+  const model = optionalString('model', args.model);
+  const afterItem = intArgument('afterItem', args.afterItem, { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 });
+  const maxChars = intArgument('maxChars', args.maxChars, { min: 200, max: MAX_MAX_CHARS, fallback: DEFAULT_MAX_CHARS });
   checkCancelled(signal);
-  const { branch } = await requireTurn(TOOL, store, at);
+  const { branch } = await requireTurn(store, at);
   const view = await buildTurnContext(store.reader, traces, {
     sessionId,
     branchId: branch.branchId,
@@ -52,23 +51,40 @@ export async function turnContext(
   checkCancelled(signal);
   const source = { ...sourceOf(store, sessionId, branch.branchId), turns: { from: turn, to: turn } };
   const chosen = view.requests[(request > 0 ? Math.min(request, view.requests.length) : view.requests.length) - 1];
-  const budget = new TextBudget(maxChars);
-  budget.add(contextHeader(view));
-  for (const r of view.requests) budget.add(requestLine(r));
+  // Every page repeats the turn's header and its requests, so a continuation reads on its own.
+  const header = [contextHeader(view), ...view.requests.map(requestLine)].join('');
   const lines = chosen
     ? [`Items of request ${chosen.index}, in the order sent:\n`, ...itemLines(chosen), ...outsideLines(view)]
     : outsideLines(view);
+  if (afterItem >= lines.length)
+    return answer(source, `${header}No lines after line ${afterItem}: the context has ${counted(lines.length, 'line')}.`, null);
+  // Every page must show at least one line, or its continuation (afterItem unchanged) would be the same page for
+  // ever. A maxChars that leaves too little room after the header for the longest line still to come is refused, with
+  // the one that leaves enough, so that every continuation at that maxChars works too.
+  const longest = lines.slice(afterItem).reduce((most, line) => Math.max(most, line.length), 0);
+  const needed = header.length + longest;
+  if (needed > maxChars && needed <= MAX_MAX_CHARS)
+    throw new QueryError(
+      'bad-argument',
+      `maxChars ${maxChars} is too small for turn ${turn}'s context: every page starts with its header (${counted(header.length, 'character')}), and the longest line after it takes ${counted(longest, 'character')}, so a page could hold no line and the answer could not go on. Pass maxChars ${needed} or more.`,
+      { set: { maxChars: Math.max(200, needed) } },
+    );
+  const budget = new TextBudget(maxChars);
+  budget.add(header);
   let shown = 0;
   for (const line of lines.slice(afterItem)) {
     if (!budget.add(line)) break;
     shown++;
   }
+  // A header longer than any maxChars (hundreds of requests) still shows one line a page, past the limit.
+  const forced = shown === 0 ? lines[afterItem]! : '';
+  if (forced) shown = 1;
   const end = afterItem + shown;
   const more = end < lines.length;
   return answer(
     source,
-    budget.text(),
+    `${budget.text()}${forced}`,
     more ? { afterItem: end } : null,
-    more ? `… truncated: ${lines.length - end} more lines — call turn_context again with afterItem=${end}.` : undefined,
+    more ? `… truncated: ${counted(lines.length - end, 'more line')} — call turn_context again with afterItem=${end}.` : undefined,
   );
 }

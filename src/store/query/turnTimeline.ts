@@ -23,8 +23,6 @@ export interface TimelineArgs {
   maxSpans?: number;
 }
 
-const TOOL = 'turn_timeline';
-
 const ms = (us: number): string => `${(us / 1000).toFixed(1)} ms`;
 
 function spanLine(s: StoredSpan, t0: number, depth: number): string {
@@ -74,17 +72,19 @@ export async function turnTimeline(
   args: TimelineArgs,
   signal?: AbortSignal,
 ): Promise<QueryAnswer> {
-  const at = turnArguments(TOOL, store, args, 'the turn whose timeline to show');
-  const { sessionId, turn, example } = at;
-  const afterSpan = intArgument(TOOL, 'afterSpan', args.afterSpan, { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 }, example);
-  const maxSpans = intArgument(TOOL, 'maxSpans', args.maxSpans, { min: 1, max: MAX_MAX_SPANS, fallback: DEFAULT_MAX_SPANS }, example);
   checkCancelled(signal);
+  // Before the arguments: without a trace store no call of this tool works, so their errors could show none that does.
   if (!traces)
     throw new QueryError(
       'no-trace-store',
       'No trace store is open, so there are no timelines: start the server with --traces <traces.db> (the file `agent-sessions otlp --store` or the extension writes). read_turns shows the turn itself.',
     );
-  const { tree, branch } = await requireTurn(TOOL, store, at);
+  const at = turnArguments(args, 'the turn whose timeline to show');
+  const { sessionId, turn } = at;
+  const afterSpan = intArgument('afterSpan', args.afterSpan, { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 });
+  const maxSpans = intArgument('maxSpans', args.maxSpans, { min: 1, max: MAX_MAX_SPANS, fallback: DEFAULT_MAX_SPANS });
+  checkCancelled(signal);
+  const { tree, branch } = await requireTurn(store, at);
   // Traces are linked to the branch that ran the turn (a shared turn's ancestor).
   const ran = turnOrigin(tree, branch.branchId, turn);
   const page = await store.reader.getTurnsPage(sessionId, ran, { afterTurn: turn > 1 ? turn - 1 : null, limit: 2 });
@@ -112,13 +112,18 @@ export async function turnTimeline(
   const traceCount = new Set(spans.map((s) => s.traceId)).size;
   const requests = spans.filter((s) => s.kind === 'model').length;
   const errors = spans.filter((s) => s.error !== null || s.status === 'error').length;
-  const head = `Turn ${turn}${ranNote}: ${counted(spans.length, 'span')} in ${counted(traceCount, 'trace')} (trace store ${traces.path}), ${ms(t1 - t0)} from the first span's start to the last one's end, ${counted(requests, 'model request')}, ${counted(errors, 'error')}. Spans ${afterSpan + 1}–${afterSpan + shown}, times after the first span's start:`;
   const end = afterSpan + shown;
+  // An afterSpan past the last span shows none: said so, rather than a range that ends before it starts.
+  const range =
+    shown > 0
+      ? `Spans ${afterSpan + 1}–${end}, times after the first span's start:`
+      : `No spans after span ${afterSpan} (the turn has ${counted(ordered.length, 'span')}).`;
+  const head = `Turn ${turn}${ranNote}: ${counted(spans.length, 'span')} in ${counted(traceCount, 'trace')} (trace store ${traces.path}), ${ms(t1 - t0)} from the first span's start to the last one's end, ${counted(requests, 'model request')}, ${counted(errors, 'error')}. ${range}`;
   const more = end < ordered.length;
   return answer(
     source,
     `${head}\n${budget.text()}`,
     more ? { afterSpan: end } : null,
-    more ? `… truncated: ${ordered.length - end} more spans — call turn_timeline again with afterSpan=${end}.` : undefined,
+    more ? `… truncated: ${counted(ordered.length - end, 'more span')} — call turn_timeline again with afterSpan=${end}.` : undefined,
   );
 }

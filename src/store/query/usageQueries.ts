@@ -40,15 +40,15 @@ function rowText(r: UsageRow, price: ModelPrice | null): string {
 }
 
 export async function tokenUsage(store: QueryStore, args: UsageArgs, signal?: AbortSignal): Promise<QueryAnswer> {
-  const sessionId = stringArgument(TOOL, 'session', args.session, { store: store.name, session: 'my-session' });
+  const sessionId = stringArgument('session', args.session);
   const example = { store: store.name, session: sessionId };
-  const branchArg = optionalString(TOOL, 'branch', args.branch, { ...example, branch: 'main' });
-  const model = optionalString(TOOL, 'model', args.model, { ...example, model: 'gpt-4.1' });
-  const offset = intArgument(TOOL, 'offset', args.offset, { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 }, example);
-  const maxRows = intArgument(TOOL, 'maxRows', args.maxRows, { min: 1, max: MAX_MAX_ROWS, fallback: DEFAULT_MAX_ROWS }, example);
+  const branchArg = optionalString('branch', args.branch);
+  const model = optionalString('model', args.model);
+  const offset = intArgument('offset', args.offset, { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 });
+  const maxRows = intArgument('maxRows', args.maxRows, { min: 1, max: MAX_MAX_ROWS, fallback: DEFAULT_MAX_ROWS });
   checkCancelled(signal);
-  const tree = await requireSession(TOOL, store, sessionId);
-  const branch = branchArg === undefined ? undefined : pickBranch(TOOL, store, sessionId, tree, branchArg);
+  const tree = await requireSession(store, sessionId);
+  const branch = branchArg === undefined ? undefined : pickBranch(store, sessionId, tree, branchArg);
   const source = sourceOf(store, sessionId, branch?.branchId);
   if (!store.keepsUsage) {
     return answer(
@@ -102,7 +102,12 @@ export async function tokenUsage(store: QueryStore, args: UsageArgs, signal?: Ab
   const more = end < page.rowCount;
   const body = [
     `Branch ${JSON.stringify(branch.branchId)}: ${counted(page.rowCount, 'turn')} with usage; ${countsText(page.totals, price)}`,
-    page.rows.length === 0 ? '' : `Turns (rows ${offset + 1}–${end} of ${page.rowCount}):`,
+    // An offset past the last row shows none: said so, rather than leaving the rows out without a word.
+    page.rows.length > 0
+      ? `Turns (rows ${offset + 1}–${end} of ${page.rowCount}):`
+      : offset > 0 && page.rowCount > 0
+        ? `No rows after offset ${offset} (the last is at offset ${page.rowCount - 1}).`
+        : '',
     ...page.rows.map((r) => rowText(r, price)),
   ]
     .filter(Boolean)
@@ -113,7 +118,7 @@ export async function tokenUsage(store: QueryStore, args: UsageArgs, signal?: Ab
     first !== undefined && last !== undefined ? { ...source, turns: { from: first, to: last } } : source,
     body,
     more ? { offset: end } : null,
-    [more ? `… truncated: ${page.rowCount - end} more turns — call token_usage again with offset=${end}.` : '', ...notes]
+    [more ? `… truncated: ${counted(page.rowCount - end, 'more turn')} — call token_usage again with offset=${end}.` : '', ...notes]
       .filter(Boolean)
       .join('\n'),
   );

@@ -6,9 +6,9 @@
  * answered as errors, the server serving on.
  */
 import { strict as assert } from 'node:assert';
-import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, linkSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, McpError, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { tempDir } from '../../support/tempFiles';
 import { mcpSuite, type McpSession } from './mcpClientKit';
 
@@ -45,6 +45,58 @@ describe('agent-sessions mcp: the stores it serves', function () {
     assert.match(a, /Source: store "twice" /);
     assert.match(b, /Source: store "twice" /);
     assert.match(await mcp.ok('list_stores', {}), /2 stores:\n- "demo": [^\n]*\n- "twice": [^\n]*\n(?!- )/);
+  });
+
+  it('one file is served once, however it is named; two files of one name get two names', async () => {
+    // The same path twice, a relative spelling (the server runs in the suite's folder), a symbolic and a hard link.
+    const links = join(suite.dir, 'links');
+    mkdirSync(links, { recursive: true });
+    symlinkSync(demo, join(links, 'symlinked.db'));
+    linkSync(demo, join(links, 'hardlinked.db'));
+    const mcp = await start([
+      '--store',
+      demo,
+      '--store',
+      demo,
+      '--store',
+      'demo.db',
+      '--store',
+      join(links, 'symlinked.db'),
+      '--store',
+      join(links, 'hardlinked.db'),
+    ]);
+    assert.match(await mcp.ok('list_stores', {}), /1 store:\n- "demo": SQLite session file [^\n]*\n(?!- )/);
+    assert.match(await mcp.ok('list_sessions', {}), /Source: store "demo" /);
+    const { resources } = await mcp.client.listResources();
+    const uris = resources.map((r) => r.uri);
+    assert.deepEqual(uris, [...new Set(uris)], 'each resource listed once');
+    // A call naming the file by another path reads the store already served, adding none.
+    assert.match(await mcp.ok('list_sessions', { store: join(links, 'symlinked.db') }), /Source: store "demo" /);
+    assert.match(await mcp.ok('list_stores', {}), /1 store:/);
+    // Another file called demo.db is another store: demo-2.
+    const elsewhere = join(suite.dir, 'elsewhere');
+    mkdirSync(elsewhere, { recursive: true });
+    copyFileSync(demo, join(elsewhere, 'demo.db'));
+    const two = await start(['--store', demo, '--store', join(elsewhere, 'demo.db')]);
+    assert.match(await two.ok('list_stores', {}), /2 stores:\n- "demo": [^\n]*\n- "demo-2": SQLite session file .*elsewhere/);
+  });
+
+  it('tells the client the resource list changed when a file joins the served set, and only then', async () => {
+    const mcp = await start(['--store', demo]);
+    let changes = 0;
+    mcp.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void changes++);
+    const joined = join(suite.dir, 'joined.db');
+    copyFileSync(demo, joined);
+    await mcp.ok('list_sessions', { store: 'demo' });
+    await mcp.ok('list_sessions', { store: joined });
+    const deadline = Date.now() + 5_000;
+    while (changes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(changes, 1, 'one notifications/resources/list_changed');
+    assert.ok((await mcp.client.listResources()).resources.some((r) => r.uri.startsWith('agent-sessions://joined/')));
+    // Named again, the file is served already: nothing changed.
+    await mcp.ok('list_sessions', { store: joined });
+    await mcp.ok('list_stores', {});
+    assert.equal(changes, 1);
   });
 
   it('--only-stores: a call naming another session file is refused, says how the user lets it be read, reads nothing', async () => {
@@ -84,11 +136,14 @@ describe('agent-sessions mcp: the stores it serves', function () {
     const mcp = await start(['--store', demo]);
     const unknown = await mcp.fails('drop_sessions', { store: 'demo' });
     assert.match(unknown, /Tool drop_sessions not found/);
-    // Each parameter's own message: what it takes, and a call that works.
+    // Each parameter's own message: what it takes, and a call that works on this store.
     const missing = await mcp.fails('read_turns', { store: 'demo' });
-    assert.match(missing, /session must be a string \(required\)\. Example: read_turns \{"session":"my-session"\}/);
+    assert.match(missing, /session is required: a non-empty string\. Example: read_turns \{"store":"demo","session":"[^"]+"\}/);
     const wrongType = await mcp.fails('read_turns', { store: 'demo', session: 'weather-trip', maxChars: 'lots' });
-    assert.match(wrongType, /maxChars must be a whole number from 200 to 100000\. Example: read_turns/);
+    assert.match(
+      wrongType,
+      /maxChars must be a whole number from 200 to 100000, got "lots"\. Example: read_turns \{"store":"demo","session":"weather-trip"\}/,
+    );
     const outOfRange = await mcp.fails('search_sessions', { store: 'demo', query: 'paris', maxHits: 1_000_000 });
     assert.match(outOfRange, /maxHits must be a whole number from 1 to 200/);
     const fraction = await mcp.fails('read_turns', { store: 'demo', session: 'weather-trip', turn: 1.5 });

@@ -10,9 +10,13 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentInputItem } from '@openai/agents';
+import { LoggingMessageNotificationSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { scaleFileSpec, writeScaleFile } from '../../../scripts/bench/scaleFiles';
+import { AdvancedSQLiteSession } from '../../../src/store';
 import { TraceStore } from '../../../src/store/traces/traceStore';
+import { dataBlocks } from '../../support/dataBlocks';
+import { query } from '../../support/sessionHelpers';
 import { SPAN_T0_US, spanRecord } from '../../support/spanRecords';
 import { tempDir } from '../../support/tempFiles';
 import { PYTHON_FIXTURES, ROOT, copyPythonFixture, writeExportFixture } from '../store/export/exportFixtures';
@@ -30,6 +34,63 @@ const TOOLS = [
   'turn_context',
 ];
 
+/** One refund turn: the user asks, `refund` is called and answers, the assistant says so. */
+function refundTurn(order: number, amount: number): AgentInputItem[] {
+  const callId = `call-${order}-${amount}`;
+  return [
+    { role: 'user', content: `Refund order ${order}` },
+    { type: 'function_call', callId, name: 'refund', arguments: JSON.stringify({ order, amount }), status: 'completed' },
+    { type: 'function_call_result', callId, name: 'refund', status: 'completed', output: { type: 'text', text: `refunded ${order}` } },
+    { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: `Refunded order ${order}.` }] },
+  ] as AgentInputItem[];
+}
+
+/**
+ * Sessions of shapes the demo has none of: "refunds", whose branch "retry" forks at turn 2 and stops there while
+ * "main" goes on to turn 3 (a turn only one branch has), and "instructions-only", whose one item comes before any
+ * user message (a session with no turn).
+ */
+async function writeShapes(path: string): Promise<void> {
+  const refunds = new AdvancedSQLiteSession({ sessionId: 'refunds', dbPath: path, createTables: true });
+  await refunds.addItems([...refundTurn(1, 10), ...refundTurn(2, 20), ...refundTurn(3, 30)]);
+  await refunds.createBranchFromTurn(2, 'retry');
+  await refunds.addItems(refundTurn(2, 25));
+  refunds.close();
+  const only = new AdvancedSQLiteSession({ sessionId: 'instructions-only', dbPath: path });
+  await only.addItems([{ role: 'system', content: 'Be brief.' }] as AgentInputItem[]);
+  only.close();
+}
+
+/** The body of an answer: its data block's content. */
+function bodyOf(text: string): string {
+  const [block] = dataBlocks(text);
+  assert.ok(block, text);
+  return text.slice(block.start + 1, block.end - 1);
+}
+
+/** The calls an error shows after "Example:", each as its tool and arguments (the JSON read as a model reads it). */
+function examplesIn(text: string): { tool: string; args: Record<string, unknown> }[] {
+  const found: { tool: string; args: Record<string, unknown> }[] = [];
+  const start = /Example: ([a-z_]+) \{/g;
+  for (let m = start.exec(text); m; m = start.exec(text)) {
+    // The JSON object: up to the brace that closes the first one, braces inside strings skipped.
+    let depth = 0;
+    let inString = false;
+    let end = m.index + m[0].length - 1;
+    for (; end < text.length; end++) {
+      const c = text[end];
+      if (inString) {
+        if (c === '\\') end++;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (c === '{') depth++;
+      else if (c === '}' && --depth === 0) break;
+    }
+    found.push({ tool: m[1]!, args: JSON.parse(text.slice(m.index + m[0].length - 1, end + 1)) as Record<string, unknown> });
+  }
+  return found;
+}
+
 describe('agent-sessions mcp (a real MCP client over stdio)', function () {
   this.timeout(120_000);
   const tmp = tempDir('asi-mcp-');
@@ -37,6 +98,7 @@ describe('agent-sessions mcp (a real MCP client over stdio)', function () {
   const demo = join(tmp.dir, 'demo.db');
   const big = join(tmp.dir, 'long.db');
   const traces = join(tmp.dir, 'traces.db');
+  const shapes = join(tmp.dir, 'shapes.db');
   let python: string;
   let client: Client;
   const logs: string[] = [];
@@ -89,7 +151,8 @@ describe('agent-sessions mcp (a real MCP client over stdio)', function () {
       }),
     ]);
     store.close();
-    client = await connect(['--store', demo, '--store', python, '--store', big, '--traces', traces]);
+    await writeShapes(shapes);
+    client = await connect(['--store', demo, '--store', python, '--store', big, '--store', shapes, '--traces', traces]);
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
       logs.push(String(n.params.data));
     });
@@ -265,9 +328,9 @@ describe('agent-sessions mcp (a real MCP client over stdio)', function () {
     const branch = await fails('read_turns', { store: 'demo', session: 'weather-trip', branch: 'oslo' });
     assert.match(branch, /no branch "oslo"\. Its branches: "main", "lisbon-instead", "oslo-retry"/);
     const turn = await fails('read_turns', { store: 'demo', session: 'weather-trip', turn: 9 });
-    assert.match(turn, /has no turn 9: it has 4 turns \(1–4\)\. Example: read_turns/);
+    assert.match(turn, /has no turn 9\. Its turns are 1–4\. Example: read_turns \{"store":"demo","session":"weather-trip","turn":4\}/);
     const type = await fails('read_turns', { store: 'demo', session: 'weather-trip', turn: 'two' });
-    assert.match(type, /turn must be a whole number, 0 or more\. Example: read_turns \{"session":"my-session","turn":1\}/);
+    assert.match(type, /turn must be a whole number 0 or more, got "two"\. Example: read_turns \{"store":"demo","session":"weather-trip"/);
     const store = await fails('list_sessions', { store: 'nope' });
     assert.match(store, /No store "nope".*Stores: "demo", "ref-multisession", "long"/);
     const none = await fails('list_sessions', {});
@@ -276,6 +339,147 @@ describe('agent-sessions mcp (a real MCP client over stdio)', function () {
     assert.match(query, /Unknown filter "is:slow".*Example: search_sessions/);
     const same = await fails('compare_branches', { store: 'demo', session: 'weather-trip', branch: 'main', otherBranch: 'main' });
     assert.match(same, /both "main": name two different branches\. Example: compare_branches/);
+  });
+
+  it('every error ends with a call that works: each example, run as it is written, answers without an error', async () => {
+    const failing: [string, Record<string, unknown>][] = [
+      // Several stores are served: the example names one and keeps the caller's other arguments.
+      ['list_sessions', { contains: 'trip', maxSessions: 2 }],
+      ['list_sessions', { store: 'nope' }],
+      ['list_sessions', { store: 42 }],
+      ['branch_tree', { store: 'demo', session: 'nope' }],
+      ['read_turns', { store: 'demo' }],
+      ['read_turns', { store: 'demo', session: 'weather', maxTurns: 2 }],
+      ['read_turns', { store: 'demo', session: 'weather-trip', branch: 'oslo' }],
+      ['read_turns', { store: 'demo', session: 'weather-trip', turn: 9 }],
+      ['read_turns', { store: 'demo', session: 'weather-trip', turn: 'two' }],
+      ['read_turns', { store: 'demo', session: 'weather-trip', turn: 0 }],
+      ['read_turns', { store: 'demo', session: 'weather-trip', afterTurn: 50 }],
+      ['read_turns', { store: 'demo', session: 'weather-trip', turn: 1, afterTurn: 1 }],
+      ['read_turns', { store: 'demo', session: 'weather-trip', turn: 1, charOffset: 999_999 }],
+      ['read_turns', { store: 'demo', session: 'weather-trip', maxChars: 'lots' }],
+      ['search_sessions', { store: 'demo', query: 'paris', session: 'nope' }],
+      ['search_sessions', { store: 'demo' }],
+      ['search_sessions', { store: 'demo', query: '   ' }],
+      ['search_sessions', { store: 'demo', query: 'is:slow' }],
+      ['search_sessions', { store: 'demo', query: 'is:bad' }],
+      ['search_sessions', { store: 'demo', query: 'reviewed:no tool:get_weather' }],
+      ['search_sessions', { store: 'demo', query: 'paris', maxHits: 1_000_000 }],
+      ['token_usage', { store: 'demo', session: 'weather-trip', branch: 'nope' }],
+      ['token_usage', { store: 'demo', session: 'nope', model: 'gpt-4.1' }],
+      ['compare_branches', { store: 'demo', session: 'nope', branch: 'main', otherBranch: 'oslo-retry' }],
+      ['compare_branches', { store: 'demo', session: 'weather-trip', branch: 'main', otherBranch: 'nope' }],
+      ['compare_branches', { store: 'demo', session: 'weather-trip', branch: 'main' }],
+      ['compare_branches', { store: 'demo', session: 'weather-trip', branch: 'main', otherBranch: 'main' }],
+      ['compare_branches', { store: 'demo', session: 'support-chat', branch: 'main', otherBranch: 'main' }],
+      ['turn_timeline', { store: 'demo', session: 'nope', turn: 1 }],
+      ['turn_timeline', { store: 'demo', session: 'weather-trip' }],
+      ['turn_timeline', { store: 'demo', session: 'weather-trip', turn: 99 }],
+      ['turn_context', { store: 'demo', session: 'nope', turn: 1 }],
+      ['turn_context', { store: 'demo', session: 'weather-trip', branch: 'nope', turn: 2 }],
+      ['turn_context', { store: 'demo', session: 'weather-trip', turn: 3, maxChars: 200 }],
+      ['turn_context', { store: 'shapes', session: 'instructions-only', turn: 1 }],
+    ];
+    for (const [tool, args] of failing) {
+      const text = await fails(tool, args);
+      const examples = examplesIn(text);
+      assert.equal(examples.length, 1, `${tool} ${JSON.stringify(args)}: one example in ${text}`);
+      for (const example of examples) {
+        const run = await call(example.tool, example.args);
+        assert.equal(
+          run.isError,
+          false,
+          `${tool} ${JSON.stringify(args)} suggested ${example.tool} ${JSON.stringify(example.args)}, which fails: ${run.text}`,
+        );
+      }
+    }
+    // The caller's valid arguments are kept; nothing the tool does not take is added.
+    const several = examplesIn(await fails('list_sessions', { contains: 'trip', maxSessions: 2 }))[0]!;
+    assert.deepEqual(several, { tool: 'list_sessions', args: { store: 'demo', contains: 'trip', maxSessions: 2 } });
+    const search = examplesIn(await fails('search_sessions', { store: 'demo', query: 'paris', session: 'nope' }))[0]!;
+    assert.equal(search.args.query, 'paris');
+    const compare = examplesIn(await fails('compare_branches', { store: 'demo', session: 'weather-trip', branch: 'main' }))[0]!;
+    assert.equal(compare.args.branch, 'main');
+    assert.ok(['lisbon-instead', 'oslo-retry'].includes(compare.args.otherBranch as string), JSON.stringify(compare));
+    const context = examplesIn(await fails('turn_context', { store: 'demo', session: 'nope', turn: 1 }))[0]!;
+    assert.ok(typeof context.args.session === 'string' && typeof context.args.turn === 'number', JSON.stringify(context));
+  });
+
+  it('search_sessions refuses the review filters, which it cannot run, and never suggests them', async () => {
+    for (const query of ['is:bad', 'is:good', 'reviewed:no', 'tag:wrong-tool', 'tool:get_weather is:bad']) {
+      const text = await fails('search_sessions', { store: 'demo', query });
+      assert.match(text, /review filters \(is:good, is:bad, tag:, reviewed:\) are not available to search_sessions: .*review store/, query);
+    }
+    // A quoted "is:bad" is text, as the search box reads it.
+    await ok('search_sessions', { store: 'demo', query: '"is:bad"' });
+    for (const query of ['   ', 'is:', 'is:slow'])
+      assert.doesNotMatch(await fails('search_sessions', { store: 'demo', query }), /is:bad|reviewed:/);
+    const { tools } = await client.listTools();
+    assert.match(tools.find((t) => t.name === 'search_sessions')!.description ?? '', /is:bad, tag:, reviewed:\) are not available here/);
+  });
+
+  it("compare_branches: the tool calls of a turn only one branch has are that branch's alone, not the same", async () => {
+    const text = await ok('compare_branches', { store: 'shapes', session: 'refunds', branch: 'main', otherBranch: 'retry' });
+    assert.match(text, /## Turn 2 — differs[\s\S]*refund\(\{"order":2,"amount":20\}\)[^\n]*\[changed/);
+    const turn3 = text.slice(text.indexOf('## Turn 3'));
+    assert.match(turn3, /\(retry has no turn 3\)/);
+    assert.match(turn3, /- refund\(\{"order":3,"amount":30\}\) → refunded 3 \[only in main\]/);
+    assert.doesNotMatch(turn3, /\[same\]/);
+    // The other way round: the baseline lacks the turn, the other branch's calls are its own.
+    const reverse = await ok('compare_branches', { store: 'shapes', session: 'refunds', branch: 'retry', otherBranch: 'main' });
+    assert.match(reverse.slice(reverse.indexOf('## Turn 3')), /refunded 3 \[only in main\]/);
+  });
+
+  it('paging past the end says there is nothing more, and a count of one is singular', async () => {
+    const sessions = await ok('list_sessions', { store: 'demo', offset: 50 });
+    assert.match(sessions, /3 sessions; none after offset 50 \(the last is at offset 2\)\./);
+    assert.doesNotMatch(sessions, /51–/);
+    assert.match(
+      await ok('list_sessions', { store: 'demo', maxSessions: 2 }),
+      /… truncated: 1 more session — call list_sessions again with offset=2\./,
+    );
+    const spans = await ok('turn_timeline', { store: 'demo', session: 'weather-trip', turn: 1, afterSpan: 5 });
+    assert.match(spans, /No spans after span 5 \(the turn has 2 spans\)\./);
+    assert.doesNotMatch(spans, /Spans 6–/);
+    assert.match(
+      await ok('turn_timeline', { store: 'demo', session: 'weather-trip', turn: 1, maxSpans: 1 }),
+      /… truncated: 1 more span — /,
+    );
+    const rows = await ok('token_usage', { store: 'demo', session: 'weather-trip', branch: 'main', offset: 40 });
+    assert.match(rows, /No rows after offset 40 \(the last is at offset 3\)\./);
+    assert.match(
+      await ok('token_usage', { store: 'demo', session: 'weather-trip', branch: 'main', maxRows: 3 }),
+      /… truncated: 1 more turn — /,
+    );
+    const context = await ok('turn_context', { store: 'demo', session: 'weather-trip', turn: 1, afterItem: 40 });
+    assert.match(context, /No lines after line 40: the context has \d+ lines\./);
+    assert.match(
+      await ok('compare_branches', { store: 'demo', session: 'weather-trip', branch: 'main', otherBranch: 'oslo-retry', afterTurn: 9 }),
+      /No turns after turn 9\./,
+    );
+  });
+
+  it("read_turns: the body stays within maxChars, and a cut turn's rest is counted alike however it was reached", async () => {
+    for (const maxChars of [200, 18_000]) {
+      const after = await ok('read_turns', { store: 'long', session: 'scale-a', afterTurn: 6, maxTurns: 3, maxChars });
+      assert.ok(bodyOf(after).length <= maxChars, `${bodyOf(after).length} > ${maxChars}`);
+    }
+    const after = await ok('read_turns', { store: 'long', session: 'scale-a', afterTurn: 6, maxChars: 200 });
+    const viaRange = /… truncated: (\d+) more characters? of turn 7 — call read_turns again with turn=7, charOffset=(\d+)\./.exec(after);
+    assert.ok(viaRange, after);
+    const one = await ok('read_turns', { store: 'long', session: 'scale-a', turn: 7, maxChars: 200 });
+    const viaTurn = /… truncated: (\d+) more characters? of turn 7 — call read_turns again with turn=7, charOffset=(\d+)\./.exec(one);
+    assert.ok(viaTurn, one);
+    // Shown plus left is the turn's length, both ways.
+    assert.equal(Number(viaRange[1]) + Number(viaRange[2]), Number(viaTurn[1]) + Number(viaTurn[2]));
+    const continued = await ok('read_turns', {
+      store: 'long',
+      session: 'scale-a',
+      turn: 7,
+      charOffset: Number(viaRange[2]),
+      maxChars: 200,
+    });
+    assert.ok(bodyOf(continued).length <= 200, `${bodyOf(continued).length}`);
   });
 
   it('takes a session file no --store named, by its path', async () => {
@@ -295,6 +499,21 @@ describe('agent-sessions mcp (a real MCP client over stdio)', function () {
     const text = (contents[0] as { text: string }).text;
     assert.match(text, /3 branches:/);
     assert.match(text, /## Turn 1 \(branch main\)/);
+    // MCP's codes: resource not found (-32002) for a store or session that does not exist, invalid params for a URI
+    // that is not a session's; not an internal error (-32603).
+    const code = async (uri: string): Promise<number> => {
+      try {
+        await client.readResource({ uri });
+      } catch (err) {
+        assert.ok(err instanceof McpError, String(err));
+        return err.code;
+      }
+      assert.fail(`${uri} was read`);
+    };
+    assert.equal(await code('agent-sessions://demo/nope'), -32002);
+    assert.equal(await code('agent-sessions://nostore/weather-trip'), -32002);
+    for (const uri of ['agent-sessions://demo/%E0%A4%A', 'agent-sessions://%ZZ/x', 'agent-sessions://demo', 'not a uri'])
+      assert.equal(await code(uri), -32602, uri);
   });
 
   it('mcp --help; a --store that does not exist is a usage error (exit 2), before anything is served', () => {
@@ -319,6 +538,14 @@ describe('agent-sessions mcp (a real MCP client over stdio)', function () {
     const whole = performance.now();
     assert.match(await ok('search_sessions', { store: 'long', query: 'zqxjkv-nowhere' }), /No hits/);
     const fullMs = performance.now() - whole;
+    // One session's items, each once: not the structure rows' largest id, which counts every session's rows.
+    const [{ n }] = query<{ n: number }>(demo, "SELECT count(*) AS n FROM agent_messages WHERE session_id = 'weather-trip'") as [
+      { n: number },
+    ];
+    assert.match(
+      await ok('search_sessions', { store: 'demo', session: 'weather-trip', query: 'zqxjkv-nowhere' }),
+      new RegExp(`\\nNo hits for "zqxjkv-nowhere" in session "weather-trip" \\(${n} items searched\\)\\.\\n`),
+    );
     const controller = new AbortController();
     // Early in the scan: it notices at the next batch it reads, and later batches are longer (up to 40 ms each), so a
     // cancel at a quarter of a 58 ms scan was once noticed only at 47 ms (full suite, 2026-12-05, the machine busy).

@@ -11,6 +11,7 @@ import type { TurnContextView } from '../../../src/shared/protocol/contextViews'
 import { inputAttributes } from '../../../src/store/traces/recordedInput';
 import { TraceStore } from '../../../src/store/traces/traceStore';
 import { ROOT } from '../store/export/exportFixtures';
+import { dataBlocks } from '../../support/dataBlocks';
 import { SPAN_T0_US, spanRecord } from '../../support/spanRecords';
 import { mcpSuite } from './mcpClientKit';
 
@@ -121,5 +122,32 @@ describe('turn context: the CLI command and the MCP tool', function () {
     assert.match(recorded, /RECORDED by the run/);
     assert.match(recorded, /\[instructions\] Instructions: \d+ tokens — Be brief\./);
     assert.match(recorded, /\[user\] User: \d+ tokens \(stored #1\) — Hi! What can you do\?/);
+  });
+
+  it('turn_context: every continuation moves on; a maxChars with no room for a line after the header is refused', async () => {
+    const mcp = await suite.start(['--store', suite.fixture]);
+    const at = { store: 'demo', session: 'weather-trip', turn: 3 };
+    // 200 characters do not hold the header of a turn of three requests: once, a page of the cut header and no line
+    // said "call again with afterItem=0", which gave the same page for ever.
+    const refused = await mcp.fails('turn_context', { ...at, maxChars: 200 });
+    const m = /maxChars 200 is too small .* Pass maxChars (\d+) or more\. Example: turn_context \{[^\n]*"maxChars":(\d+)/.exec(refused);
+    assert.ok(m, refused);
+    assert.equal(m[1], m[2]);
+    const maxChars = Number(m[1]);
+    let afterItem = 0;
+    for (let page = 1; ; page++) {
+      assert.ok(page <= 100, 'the continuations come to an end');
+      const text = await mcp.ok('turn_context', { ...at, maxChars, ...(afterItem > 0 ? { afterItem } : {}) });
+      const [block] = dataBlocks(text);
+      assert.ok(block && block.end - block.start - 2 <= maxChars, `page ${page} within maxChars`);
+      const next = /call turn_context again with afterItem=(\d+)\./.exec(text);
+      if (!next) {
+        assert.match(text, /Outside the window/);
+        break;
+      }
+      assert.ok(Number(next[1]) > afterItem, `page ${page} moves on: afterItem=${next[1]} after ${afterItem}`);
+      afterItem = Number(next[1]);
+    }
+    assert.ok(afterItem > 0, 'the answer took more than one page');
   });
 });

@@ -69,6 +69,36 @@ describe('query answers: session content as data', () => {
       assert.match(answer.text, /^Source: store "injected"/);
     });
 
+  it('shows no id too long to show whole in an example, even when only that session would do', async () => {
+    // The one session with a turn has an id written to steer: the example cannot name it (cut, it would not work).
+    const other = join(tmp.dir, 'only-injected.db');
+    const s = new AdvancedSQLiteSession({ sessionId: `${'x'.repeat(5000)} ${TASK}`, dbPath: other, createTables: true });
+    await s.addItems([{ role: 'user', content: 'Hi' }] as never);
+    s.close();
+    const plain = new AdvancedSQLiteSession({ sessionId: 'notes', dbPath: other });
+    await plain.addItems([{ role: 'system', content: 'Be brief.' }] as never);
+    plain.close();
+    const otherDb = openSessionDatabase(other, { readonly: true });
+    try {
+      const store = fileQueryStore(otherDb, 'only-injected');
+      const otherHost: QueryToolHost = {
+        store: async () => store,
+        stores: () => [{ name: 'only-injected', location: other, kind: 'file' }],
+      };
+      await assert.rejects(
+        runQueryTool(otherHost, 'turn_context', { session: 'nope', turn: 1 }, new AbortController().signal),
+        (err: Error) => {
+          assert.ok(!err.message.includes(TASK), err.message);
+          assert.doesNotMatch(err.message, /Example:/);
+          assert.match(err.message, /No session of store "only-injected" looked at has a turn/);
+          return true;
+        },
+      );
+    } finally {
+      otherDb.close();
+    }
+  });
+
   it('cuts the ids an error lists at the data limit, quoted', async () => {
     await assert.rejects(runQueryTool(host, 'read_turns', { session: 'nope' }, new AbortController().signal), (err: Error) => {
       assert.ok(!err.message.includes(TASK), err.message);
