@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { BranchError } from '../store/errors';
+import { checkNewBranchName } from '../store/session/argumentChecks';
 import type { TableNames } from '../store/format/schema';
 import type { GuardedSessionOptions } from '../store/guard/guardStore';
 import { problemLogger } from './runPersistence';
@@ -116,14 +117,34 @@ async function makeFork(
     reporter.forkMade(await session.createBranchFromTurn(fork.fromTurn, fork.name ?? null));
     return { agentMakesFork: null, recordedTurn: null };
   }
-  // The store's own check and message, as `createBranchFromTurn` would make them.
+  // The store's own checks and messages, as `createBranchFromTurn` would make them.
   const turns = await session.getConversationTurns();
   if (!turns.some((t) => t.turn === fork.fromTurn))
     throw new BranchError(`Turn ${fork.fromTurn} does not contain a user message in branch '${reporter.sourceBranch}'`);
+  const name = await agentForkName(session, fork.name);
   // Nothing is written here (the agent makes the fork), so one read is the snapshot the agent's fork starts from.
   const recordedTurn = options.readRecordedTurn
     ? { branchId: source, turn: fork.fromTurn, items: await session.getTurnStoredItems(fork.fromTurn, source) }
     : null;
-  reporter.forkMade(fork.name ?? `branch_from_turn_1_${Math.floor(Date.now() / 1000)}`);
+  reporter.forkMade(name);
   return { agentMakesFork: { fromBranchId: source, fromTurn: fork.fromTurn }, recordedTurn };
+}
+
+/**
+ * The name of a fork the agent makes, checked before it starts as the store checks a name it is given: the agent's
+ * `create_branch_from_turn` would refuse a blank or used one only once it ran, and the settlement, finding a branch of
+ * that name, would then take it for the run's fork and delete it (an existing branch, `main` at worst). Without a
+ * name, the store's auto id (`branch_from_turn_1_<time>`, then `_2`, …) that is free.
+ */
+async function agentForkName(session: RunSession, given: string | undefined): Promise<string> {
+  if (given !== undefined) {
+    checkNewBranchName(given);
+    if (await session.isBranchIdUsed(given)) throw new BranchError(`Branch ID '${given}' has already been used. Choose a new branch ID.`);
+    return given;
+  }
+  const base = `branch_from_turn_1_${Math.floor(Date.now() / 1000)}`;
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? base : `${base}_${n}`;
+    if (!(await session.isBranchIdUsed(candidate))) return candidate;
+  }
 }

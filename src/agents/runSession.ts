@@ -35,6 +35,8 @@ export interface RunSession {
   forkWithTurnItems(turnNumber: number, branchName?: string | null): Promise<{ branchId: string; turnItems: unknown[] }>;
   getTurnStoredItems(turnNumber: number, branchId?: string | null): Promise<unknown[]>;
   switchToBranch(branchId: string): Promise<void>;
+  /** Whether a new branch could not take this id (`main`, an id with rows, a reserved one). */
+  isBranchIdUsed(branchId: string): Promise<boolean>;
   deleteBranch(branchId: string, force?: boolean): Promise<void>;
   /** Synchronous on the store's class, a promise in the worker: await it. */
   getCurrentBranchId(): string | Promise<string>;

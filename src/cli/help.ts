@@ -92,7 +92,8 @@ per request on stderr.
   traces: `Usage: agent-sessions traces <action> --store <traces.db> [options]
 
   import <file>...            add OTLP JSON files (an exporter's output, or traces export) to the store
-  ls --session S [--branch B] a session's traces, newest first; --unlinked: traces no session was found for
+  ls --session S [--branch B] a session's traces, newest first (--branch: that branch's, then apart those linked to
+                              the session but to no branch); --unlinked: traces no session was found for
   show <trace-id>             a trace's spans as a tree: kind, name, start, duration, model, tool, tokens, error
   export --session S [-o F]   a session's (or --branch's) spans as OTLP JSON, for any tracing backend
 
@@ -135,7 +136,7 @@ reason (a tool call without its output, an orphaned review, …). The file appea
   --tools FILE                a JSON list of function definitions to put in each record's "tools"
   --context-turns N           only the N turns before each record's turn as its context (default: all; what
                               precedes the first user message always stays), so memory stays flat
-  --preview N                 records to show after writing (default 3)
+  --preview N                 records to show after writing, as written (JSON lines, or CSV rows; default 3)
   --force                     replace an existing -o file (never the session store, --store or --tools)
   check <format> <file>       check any JSONL file against the format's rules (exit 1 when a record breaks one)
   --json                      machine-readable report
@@ -162,7 +163,9 @@ reported) and a summary.
 
 Prints the events as they arrive (--json: one run event per line; the outcome's "replay" holds the calls' marks).
 OPENAI_API_KEY in the environment reaches the command as it is. Exit code 0 when every run completed, 1 when one
-failed or was stopped (Ctrl+C stops them), 2 for bad arguments.
+failed or was stopped (Ctrl+C stops them), 2 for bad arguments (a --name the session cannot take: blank, main, or
+used before, even by a deleted branch), 3 for a file or session that does not exist (run continues a session; it
+never starts one), 4 for a file that is no session store. Nothing is started before these are checked.
 `,
   ls: `Usage: agent-sessions ls [file] [--db file] [--json]
 
@@ -205,7 +208,7 @@ session record, Redis keys of the wrong type. --fix and --backup are refused the
   --fix          repair in one transaction, after a backup made with VACUUM INTO, then check again; never deletes
                  a message some branch shows; nothing is repaired in a file that fails integrity_check
   --backup path  where the backup goes (default <file>.doctor-backup-<time>.db); refused when it exists or is the
-                 file (or its -wal/-shm): exit 6
+                 file (or its -wal/-shm), or cannot be written (a missing folder): exit 6, nothing repaired
   --session s    check (and repair) only this session
 
 Exit codes: 0 no findings (after --fix: none left), 1 findings, 4 not a session file or a stale -wal beside it,
@@ -243,6 +246,7 @@ Imports a JSON export (lossless) or a JSONL file of items (numbered into turns a
 into a NEW session of the database. The session id defaults to the export's (JSON) or the file's name (JSONL); an
 id already in the database is refused. --create-tables creates the session tables (and the file) when missing.
 The file is checked completely first and written in one transaction: a malformed file writes nothing and names
-the line (JSONL) or the JSON path that is wrong.
+the line (JSONL) or the JSON path that is wrong (exit 4). So are rows doctor would report: usage of a turn no
+structure row holds, messages no structure row references, blank branch ids, negative token counts.
 `,
 };

@@ -103,9 +103,11 @@ export interface DatasetCommandOptions {
   force?: boolean;
 }
 
-function reportText(report: DatasetReport, output: string, preview: object[]): string {
+/** `preview`: the first records as written to the file (JSON lines, or CSV rows with --csv). */
+function reportText(report: DatasetReport, output: string, preview: string[]): string {
   const lines = [`wrote ${counted(report.records, 'record')} to ${output}`];
-  if (preview.length > 0) lines.push('first records:', ...preview.map((r) => `  ${JSON.stringify(r).slice(0, 300)}`));
+  // A CSV field may hold a line break: its next lines are indented as the record's.
+  if (preview.length > 0) lines.push('first records:', ...preview.map((r) => `  ${r.slice(0, 300).replace(/\r?\n/g, '\n  ')}`));
   if (report.skipped.length > 0) lines.push(`skipped ${report.skipped.length}:`, ...report.skipped.map((s) => `  ${s.where}: ${s.reason}`));
   const leftOut = Object.entries(report.leftOut);
   if (leftOut.length > 0) lines.push('left out of messages (no chat form):', ...leftOut.map(([what, n]) => `  ${what} ×${n}`));
@@ -161,7 +163,7 @@ export async function datasetCommand(
     reviews.close();
   }
   const store = await openStore(target, ctx.store);
-  const preview: object[] = [];
+  const preview: string[] = [];
   const previewCount = options.preview ?? 3;
   try {
     const report = await exportDataset(store.reader, data, options.output, {
@@ -179,7 +181,7 @@ export async function datasetCommand(
       signal: ctx.signal,
       overwrite: options.force,
       inputs,
-      onRecord: (r, i) => void (i < previewCount && preview.push(r)),
+      onRecord: (_r, i, written) => void (i < previewCount && preview.push(written)),
     });
     if (ctx.json) return { text: `${JSON.stringify({ output: options.output, ...report })}\n`, ok: true };
     return { text: reportText(report, options.output, preview), ok: true };

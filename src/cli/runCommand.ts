@@ -7,7 +7,9 @@ import { runCommandOnBranch, type CommandAgent } from '../agents/command/command
 import { agentsEndWithUs } from './agentLifetime';
 import type { RunEvent, RunOutcome } from '../shared/protocol/runEvents';
 import { TOOLS_MODES, replaySentence, type ReplaySummary, type ToolsMode } from '../shared/protocol/replay';
-import { UsageError } from './exitCodes';
+import { branchNameProblem } from '../shared/branchNames';
+import { readRunTarget } from '../store/inspector/runTarget';
+import { NotFoundError, UsageError } from './exitCodes';
 
 /** The longest tool name `--match-name-only` takes (a function name is at most 64 characters at OpenAI). */
 export const MAX_TOOL_NAME_CHARS = 256;
@@ -44,6 +46,7 @@ export function defaultForkName(model: string | null, now: number): string {
 /** Runs and prints; resolves with true when every run completed. */
 export async function runCommand(args: RunArgs, write: (text: string) => void): Promise<boolean> {
   if ((args.command === undefined) === (args.url === undefined)) throw new UsageError('run needs exactly one of --command and --url');
+  if ((args.command ?? args.url ?? '').trim() === '') throw new UsageError(`--${args.command !== undefined ? 'command' : 'url'} is empty`);
   if (args.message.trim() === '') throw new UsageError('run needs a --message');
   if (args.name !== undefined && args.models.length > 1) throw new UsageError('--name names one branch: give one --model with it');
   const mode = toolsMode(args);
@@ -54,13 +57,15 @@ export async function runCommand(args: RunArgs, write: (text: string) => void): 
   const models: (string | null)[] = args.models.length > 0 ? args.models : [null];
   const now = Date.now();
   const several = models.length > 1;
+  const forkName = (model: string | null) => args.name ?? defaultForkName(model, now);
+  checkTarget(args, args.fromTurn !== undefined ? models.map(forkName) : []);
   const outcomes = await agentsEndWithUs(
     () =>
       Promise.all(
         models.map((model) => {
-          const fork =
-            args.fromTurn !== undefined ? { fromTurn: args.fromTurn, name: args.name ?? defaultForkName(model, now) } : undefined;
+          const fork = args.fromTurn !== undefined ? { fromTurn: args.fromTurn, name: forkName(model) } : undefined;
           const label = several ? `[${model}] ` : '';
+          const text = eventPrinter(label, several);
           return runCommandOnBranch({
             dbPath: args.db,
             sessionId: args.sessionId,
@@ -72,7 +77,7 @@ export async function runCommand(args: RunArgs, write: (text: string) => void): 
             timeoutMs: args.timeoutSeconds ? args.timeoutSeconds * 1000 : undefined,
             tools: { mode, nameOnly: args.matchNameOnly },
             signal: args.signal,
-            onEvent: (e) => write(args.json ? `${JSON.stringify(e)}\n` : eventText(e, label, several)),
+            onEvent: (e) => write(args.json ? `${JSON.stringify(e)}\n` : text(e)),
             log: (line) => process.stderr.write(`${line}\n`),
           });
         }),
@@ -80,6 +85,21 @@ export async function runCommand(args: RunArgs, write: (text: string) => void): 
     { kill: 'Stopping the agent now (SIGKILL).' },
   );
   return outcomes.every((o: RunOutcome) => o.kind === 'run/completed');
+}
+
+/**
+ * What is refused before any agent starts, with the exit codes of the other commands: a missing file or session (3; a
+ * run continues a session, and a mistyped id would quietly start a new one), a file that is no session store (4), and
+ * a fork name the store would refuse (2, a bad argument: blank, `main`, used or reserved by the session). Each run checks its fork's name again as it
+ * opens the branch (src/agents/branchOpening.ts), against what was written since.
+ */
+function checkTarget(args: RunArgs, forkNames: string[]): void {
+  const target = readRunTarget(args.db, args.sessionId);
+  if (!target.sessionExists) throw new NotFoundError(`no session '${args.sessionId}' in ${args.db}`);
+  for (const name of forkNames) {
+    const problem = branchNameProblem(name, target.usedBranchIds);
+    if (problem) throw new UsageError(`${args.name !== undefined ? '--name' : "the new branch's name"} '${name}': ${problem}`);
+  }
 }
 
 /** `--tools` and `--match-name-only`, checked: the mode the runs use. */
@@ -113,6 +133,23 @@ export function replayText(summary: ReplaySummary, label: string): string {
   for (const d of summary.disagreements) lines.push(`${label}report disagrees: ${d}`);
   lines.push(`${label}${replaySentence(summary)}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * One run's events for people. A run that failed before its agent started (`agentName` is '': see `RunStartedEvent`)
+ * gets no header line, which could only name a branch it never ran on; its outcome says what went wrong.
+ */
+function eventPrinter(label: string, several: boolean): (e: RunEvent) => string {
+  let headed = false;
+  return (e) => {
+    if (e.kind === 'run/started') {
+      if (e.agentName === '') return '';
+      headed = true;
+    }
+    const text = eventText(e, label, several);
+    // The outcome's leading newline ends the streamed answer; with nothing printed before it, it is a blank line.
+    return e.kind === 'run/failed' && !headed ? text.replace(/^\n/, '') : text;
+  };
 }
 
 /** One event for people: text streams as it comes (one run) or by line (several at once). */

@@ -105,6 +105,18 @@ function traceLine(t: TraceSummary): string {
   return `${t.traceId}  ${iso(t.startUs)}  ${ms(t.endUs - t.startUs).padStart(10)}  ${String(t.spanCount).padStart(5)} ${countNoun(t.spanCount, 'span').padEnd(5)}  ${where}`;
 }
 
+/**
+ * `traces ls --session S --branch B`: the branch's traces, then those linked to the session but to no branch, under a
+ * note of their own. Such a trace belongs to whichever turn's window it starts in (docs/traces.md), which only the
+ * session file tells: listed as the branch's, it may be another branch's.
+ */
+function branchTraces(store: TraceStore, sessionId: string, branchId: string, traces: TraceSummary[]): string {
+  const listed = traces.length > 0 ? `${traces.map(traceLine).join('\n')}\n` : `no traces for session ${sessionId} on branch ${branchId}\n`;
+  const sessionOnly = store.tracesOfSession(sessionId, { branchId: null });
+  if (sessionOnly.length === 0) return listed;
+  return `${listed}\nlinked to session ${sessionId} but to no branch (a turn's Timeline finds them by when they start):\n${sessionOnly.map(traceLine).join('\n')}\n`;
+}
+
 export interface TracesCommandOptions {
   store?: string;
   session?: string;
@@ -179,6 +191,7 @@ export function tracesCommand(ctx: CommandContext, action: string | undefined, a
             : undefined;
         if (!traces) throw new UsageError('traces ls needs --session <id> or --unlinked');
         if (ctx.json) return `${JSON.stringify(traces)}\n`;
+        if (!options.unlinked && options.branch !== undefined) return branchTraces(store, options.session!, options.branch, traces);
         if (traces.length === 0) return options.unlinked ? 'no unlinked traces\n' : `no traces for session ${options.session}\n`;
         const reason = options.unlinked && 'reason' in traces[0]! ? `\nunlinked: ${(traces[0] as { reason: string }).reason}\n` : '';
         return `${traces.map(traceLine).join('\n')}\n${reason}`;

@@ -9,8 +9,9 @@ export function branchNameProblem(name: string, usedIds: ReadonlySet<string>): s
   // The store keeps such names as given, but deleting trims them, so they could never be deleted by name.
   if (name !== name.trim()) return l10n.t('A branch name cannot start or end with spaces.');
   if (name === 'main') return l10n.t("'main' is the session's first branch; choose another name.");
+  // C0 and C1, as the store refuses them (argumentChecks.ts): node:sqlite cuts TEXT at U+0000.
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(name)) return l10n.t('A branch name cannot contain control characters.');
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return l10n.t('A branch name cannot contain control characters.');
   if (Array.from(name).length > 200) return l10n.t('A branch name can be at most {0} characters long.', 200);
   if (usedIds.has(name)) return l10n.t("'{0}' has already been used in this session (branch names are never reused).", name);
   return undefined;
@@ -29,7 +30,7 @@ export function whatIfBranchNames(prefix: 'retry' | 'edit', models: readonly str
   const taken = new Set(usedIds);
   return models.map((model) => {
     // eslint-disable-next-line no-control-regex
-    const printable = model.replace(/[\u0000-\u001f\u007f]/g, '');
+    const printable = model.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
     const clean = Array.from(printable.trim().replace(/\s+/g, '-')).slice(0, MODEL_IN_NAME).join('');
     const base = clean === '' ? prefix : `${prefix}-${clean}`;
     let n = 1;

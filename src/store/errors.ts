@@ -71,11 +71,13 @@ export class SessionDatabaseError extends SessionError {
 
 /** SQLite result codes we translate (primary codes; extended codes reduce to these by `& 0xff`). */
 const SQLITE_CODES: Record<number, string> = {
+  3: 'SQLITE_PERM',
   5: 'SQLITE_BUSY',
   6: 'SQLITE_LOCKED',
   8: 'SQLITE_READONLY',
   10: 'SQLITE_IOERR',
   11: 'SQLITE_CORRUPT',
+  13: 'SQLITE_FULL',
   14: 'SQLITE_CANTOPEN',
   26: 'SQLITE_NOTADB',
 };

@@ -53,7 +53,7 @@ export interface RunStartedEvent {
   forkedFrom?: { branchId: string; turn: number };
   /** The user message as sent. */
   input: string;
-  /** Name of the agent that runs. */
+  /** Name of the agent that runs; '' for a run that failed before its agent started (`RunReporter.failEarly`). */
   agentName: string;
   /** Things the user should know before reading the output (e.g. MCP servers skipped in an untrusted workspace). */
   warnings: string[];

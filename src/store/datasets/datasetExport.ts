@@ -46,8 +46,11 @@ function csvRow(record: object): string {
 export interface DatasetExportOptions extends DatasetOptions, OutputOptions {
   /** `csv`: the evaluation set as CSV (format `eval` only). */
   encoding?: 'jsonl' | 'csv';
-  /** Called with each record written (the first few make the preview). */
-  onRecord?: (record: object, index: number) => void;
+  /**
+   * Called with each record written and its text in the file, without the line end (the first few make the preview):
+   * a JSON line, or for CSV the row, which a preview of the records as JSON would misrepresent.
+   */
+  onRecord?: (record: object, index: number, written: string) => void;
   signal?: AbortSignal;
 }
 
@@ -75,10 +78,11 @@ export async function exportDataset(
         report.skipped.push({ where: `record ${index + 1}`, reason: `breaks the format's rules: ${problems.join('; ')}` });
         continue;
       }
-      options.onRecord?.(record, index++);
+      const written = csv ? csvRow(record) : JSON.stringify(record);
+      options.onRecord?.(record, index++, written);
       // Gathered and written a batch at a time (TempFile), synchronously, as the session export writes its files: a
       // write per record of a few KB, and a wait for the file system's thread after each, cost more than the record.
-      temp.write(csv ? `${csvRow(record)}\r\n` : `${JSON.stringify(record)}\n`);
+      temp.write(csv ? `${written}\r\n` : `${written}\n`);
     }
     temp.commit();
     return report;

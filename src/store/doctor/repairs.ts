@@ -5,12 +5,13 @@
  * the file the repairs started from. A repair never deletes a message some branch shows (only messages no structure
  * row references) and never touches a file whose integrity_check fails.
  */
+import { rmSync } from 'node:fs';
 import { OutputFileError } from '../files/outputFileError';
 import { defaultBackupPath } from './backupName';
 import { checkOutputPath } from '../files/outputGuard';
 import { classifyItem } from '../format/itemClassification';
 import { pythonJsonDumps } from '../format/pythonJson';
-import { describeDatabaseError } from '../errors';
+import { describeDatabaseError, sqliteCodeOf } from '../errors';
 import { immediateTransaction, type SqliteDatabase } from '../sqlite/sqliteDatabase';
 import { sessionFilter, type Finding, type QuotedTables } from './checkContext';
 import { schemaDifferences } from './checks/alteredSchema';
@@ -70,7 +71,7 @@ export interface RepairOutcome {
 
 /**
  * Repairs what can be repaired in the session file at `path`. Throws `OutputFileError` (the backup path exists or is
- * the file or its -wal/-shm), `SessionDatabaseError`: `read-only` (report only), `locked` (a writer held the lock past
+ * the file or its -wal/-shm, or SQLite cannot write the backup: then nothing was repaired), `SessionDatabaseError`: `read-only` (report only), `locked` (a writer held the lock past
  * the busy timeout), and what `checkSessionFile` throws.
  */
 export function repairSessionFile(path: string, given: RepairOptions = {}): RepairOutcome {
@@ -169,11 +170,27 @@ export function isTargeted(f: { kind: FindingKind; session?: string; branch?: st
   );
 }
 
-/** `VACUUM INTO` on a second, read-only connection: it reads the last commit, which the held write lock freezes. */
+/** What `VACUUM INTO` fails with when it cannot create or fill the backup (a missing or read-only folder, a full disk). */
+const BACKUP_WRITE_FAILURES = new Set(['SQLITE_CANTOPEN', 'SQLITE_PERM', 'SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOERR']);
+
+/**
+ * `VACUUM INTO` on a second, read-only connection: it reads the last commit, which the held write lock freezes. A
+ * backup that cannot be written is an `OutputFileError` naming the backup: as SQLite's error it read as if the session
+ * file could not be opened. Thrown inside the write transaction, it rolls back before any repair ran.
+ */
 function backupTo(path: string, backup: string, options: DoctorOptions): void {
   const reader = openForDoctor(path, true, options);
   try {
     reader.prepare('VACUUM INTO ?').run(backup);
+  } catch (err) {
+    const code = sqliteCodeOf(err);
+    if (code === undefined || !BACKUP_WRITE_FAILURES.has(code)) throw err;
+    // The path was checked free before the repair started, so what is there now is VACUUM INTO's partial copy.
+    rmSync(backup, { force: true });
+    throw new OutputFileError(
+      'io',
+      `The backup ${backup} cannot be written (${err instanceof Error ? err.message : String(err)}): check that its folder exists and can be written, or choose another --backup path. Nothing was repaired.`,
+    );
   } finally {
     reader.close();
   }

@@ -8,7 +8,7 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } fro
 import { basename } from 'node:path';
 import type { AgentInputItem } from '@openai/agents';
 import { AdvancedSQLiteSession } from '../session/advancedSqliteSession';
-import { describeDatabaseError } from '../errors';
+import { InvalidArgumentError, describeDatabaseError } from '../errors';
 import { checkOutputPath, refuseSymlinks } from '../files/outputGuard';
 import { classifyItem } from '../format/itemClassification';
 import { toStoredItem } from '../format/itemShape';
@@ -184,10 +184,22 @@ class JsonRowWriter {
   }
 }
 
+/**
+ * A session id given for the import, refused when blank: an id of only spaces is a slip (an empty variable, a stray
+ * quote), and its session would show in every list as nothing at all.
+ */
+function givenSessionId(sessionId: string): string {
+  if (sessionId.trim() === '') throw new InvalidArgumentError(`The new session's id must not be blank (got ${JSON.stringify(sessionId)}).`);
+  return sessionId;
+}
+
 function sessionIdFor(header: SessionExportHeader, options: ImportOptions): string {
-  const sessionId = options.sessionId ?? header.session?.session_id;
+  if (options.sessionId !== undefined) return givenSessionId(options.sessionId);
+  const sessionId = header.session?.session_id;
   if (!sessionId)
     throw new TransferError('malformed', 'The export names no session (its "session" is null): give a session id.', undefined, '$.session');
+  if (sessionId.trim() === '')
+    throw new TransferError('malformed', "The export's session id is blank: give a session id.", undefined, '$.session.session_id');
   return sessionId;
 }
 
@@ -333,8 +345,8 @@ async function* jsonlLines(filePath: string): AsyncGenerator<{ line: string; n: 
  * twice (checked, then written), so it is never held in memory.
  */
 export async function importJsonlFile(dbPath: string, filePath: string, options: ImportOptions = {}): Promise<ImportResult> {
-  const sessionId = options.sessionId;
-  if (!sessionId) throw new TransferError('malformed', 'A JSONL file names no session: give the new session id.');
+  if (options.sessionId === undefined) throw new TransferError('malformed', 'A JSONL file names no session: give the new session id.');
+  const sessionId = givenSessionId(options.sessionId);
   if (!existsSync(filePath)) throw new TransferError('not-found', `${filePath} does not exist.`);
   let total = 0;
   for await (const { line, n } of jsonlLines(filePath)) {

@@ -36,11 +36,23 @@ function array(v: unknown, path: string): unknown[] {
   return v;
 }
 
-function text(o: Json, key: string, path: string, options: { nullable?: boolean; nonEmpty?: boolean; line?: number } = {}): string | null {
+function text(
+  o: Json,
+  key: string,
+  path: string,
+  options: { nullable?: boolean; nonEmpty?: boolean; branchId?: boolean; line?: number } = {},
+): string | null {
   const v = o[key];
   if (v === null && options.nullable) return null;
   if (typeof v !== 'string') bad(`${path}.${key}`, options.nullable ? 'must be a string or null' : 'must be a string', options.line);
   if (options.nonEmpty && v === '') bad(`${path}.${key}`, 'must not be empty', options.line);
+  // The doctor's blank-branch-id: delete_branch trims its argument, so such a branch could never be deleted.
+  if (options.branchId && v.trim() === '')
+    bad(
+      `${path}.${key}`,
+      'must not be blank (a branch id of only spaces can never be deleted: the doctor reports blank-branch-id)',
+      options.line,
+    );
   if (v.length > MAX_IMPORT_FIELD_CHARS)
     bad(
       `${path}.${key}`,
@@ -66,6 +78,13 @@ function integer(o: Json, key: string, path: string, nullable = false, line?: nu
   if (v === null && nullable) return null;
   if (typeof v !== 'number' || !Number.isSafeInteger(v))
     bad(`${path}.${key}`, nullable ? 'must be an integer or null' : 'must be an integer', line);
+  return v;
+}
+
+/** A count of a usage row (requests, tokens): no SDK stores a negative one, and totals would subtract it. */
+function count(o: Json, key: string, path: string, line?: number): number | null {
+  const v = integer(o, key, path, true, line);
+  if (v !== null && v < 0) bad(`${path}.${key}`, `must not be negative (got ${v})`, line);
   return v;
 }
 
@@ -115,7 +134,7 @@ export function checkStructureRow(
   if (sequences.has(sequence)) bad(`${p}.sequence_number`, `repeats ${sequence}`, line);
   sequences.add(sequence);
   return {
-    branch_id: text(r, 'branch_id', p, { nonEmpty: true, line }) as string,
+    branch_id: text(r, 'branch_id', p, { nonEmpty: true, branchId: true, line }) as string,
     sequence_number: sequence,
     message_ref: ref,
     message_type: text(r, 'message_type', p, { line }) as string,
@@ -131,12 +150,12 @@ export function checkUsageRow(v: unknown, i: number, keys: Set<string>, line?: n
   const p = `$.usage[${i}]`;
   const u = record(v, p, line);
   const row: ExportedUsageRow = {
-    branch_id: text(u, 'branch_id', p, { nonEmpty: true, line }) as string,
+    branch_id: text(u, 'branch_id', p, { nonEmpty: true, branchId: true, line }) as string,
     user_turn_number: integer(u, 'user_turn_number', p, false, line) as number,
-    requests: integer(u, 'requests', p, true, line),
-    input_tokens: integer(u, 'input_tokens', p, true, line),
-    output_tokens: integer(u, 'output_tokens', p, true, line),
-    total_tokens: integer(u, 'total_tokens', p, true, line),
+    requests: count(u, 'requests', p, line),
+    input_tokens: count(u, 'input_tokens', p, line),
+    output_tokens: count(u, 'output_tokens', p, line),
+    total_tokens: count(u, 'total_tokens', p, line),
     input_tokens_details: text(u, 'input_tokens_details', p, { nullable: true, line }),
     output_tokens_details: text(u, 'output_tokens_details', p, { nullable: true, line }),
     created_at: text(u, 'created_at', p, { nullable: true, line }),
@@ -145,6 +164,64 @@ export function checkUsageRow(v: unknown, i: number, keys: Set<string>, line?: n
   if (keys.has(key)) bad(p, `repeats the usage of turn ${row.user_turn_number} on branch '${row.branch_id}'`, line);
   keys.add(key);
   return row;
+}
+
+/** What the refusals of damage add: where the remedy is. */
+const REPAIR_FIRST = '; repair the session file it was exported from with `agent-sessions doctor --fix`, then export it again';
+
+const turnKey = (branchId: string, turn: number): string => `${branchId}\u0000${turn}`;
+
+/**
+ * What the rows of one export must agree on, gathered as they are read (the whole document, or a line at a time): no
+ * sequence number and no usage turn repeats, and nothing is written that the doctor would report (docs/doctor.md). A
+ * usage row must name a branch and turn some structure row holds (else `turn-zero-usage` or `orphan-usage`), and in a
+ * session with structure every message must be some structure row's (else `orphan-messages`). An export of a sound
+ * file never holds these; one of a damaged file is repaired first (`agent-sessions doctor --fix`), then exported again.
+ */
+export class ExportRowChecks {
+  private readonly sequences = new Set<number>();
+  private readonly usageKeys = new Set<string>();
+  /** Each (branch, user turn) a structure row holds. */
+  private readonly turns = new Set<string>();
+  /** One byte per message: 1 once a structure row references it. */
+  private referenced: Uint8Array | undefined;
+
+  structureRow(v: unknown, i: number, messageCount: number, line?: number): ExportedStructureRow {
+    const row = checkStructureRow(v, i, messageCount, this.sequences, line);
+    (this.referenced ??= new Uint8Array(messageCount))[row.message_ref] = 1;
+    if (row.user_turn_number !== null) this.turns.add(turnKey(row.branch_id, row.user_turn_number));
+    return row;
+  }
+
+  /** Once every structure row was read (before the usage rows): a structured export's messages all have one. */
+  structureEnd(header: SessionExportHeader, messageCount: number): void {
+    if (!header.structured) return;
+    for (let i = 0; i < messageCount; i++) {
+      if (this.referenced?.[i] !== 1)
+        bad(
+          `$.messages[${i}]`,
+          `is referenced by no structure row, so no branch shows it (the doctor reports orphan-messages)${REPAIR_FIRST}`,
+        );
+    }
+  }
+
+  usageRow(v: unknown, i: number, line?: number): ExportedUsageRow {
+    const row = checkUsageRow(v, i, this.usageKeys, line);
+    if (!this.turns.has(turnKey(row.branch_id, row.user_turn_number))) {
+      if (row.user_turn_number === 0)
+        bad(
+          `$.usage[${i}].user_turn_number`,
+          `is 0, and branch '${row.branch_id}' has no turn 0: usage of a run no turn shows (the doctor reports turn-zero-usage, which this project never writes)${REPAIR_FIRST}`,
+          line,
+        );
+      bad(
+        `$.usage[${i}]`,
+        `is the usage of turn ${row.user_turn_number} on branch '${row.branch_id}', which no structure row holds (the doctor reports orphan-usage)${REPAIR_FIRST}`,
+        line,
+      );
+    }
+    return row;
+  }
 }
 
 /** Throws `malformed` when a plain session's export has structure rows. */
@@ -171,10 +248,10 @@ export function parseJsonExport(source: string): SessionExport {
   const root = record(doc, '$');
   const header = checkHeader(root);
   const messages = array(root.messages, '$.messages').map((v, i) => checkMessage(v, i));
-  const sequences = new Set<number>();
-  const structure = array(root.structure, '$.structure').map((v, i) => checkStructureRow(v, i, messages.length, sequences));
+  const checks = new ExportRowChecks();
+  const structure = array(root.structure, '$.structure').map((v, i) => checks.structureRow(v, i, messages.length));
   checkPlainHasNoStructure(header, structure.length);
-  const keys = new Set<string>();
-  const usage = array(root.usage, '$.usage').map((v, i) => checkUsageRow(v, i, keys));
+  checks.structureEnd(header, messages.length);
+  const usage = array(root.usage, '$.usage').map((v, i) => checks.usageRow(v, i));
   return { ...header, messages, structure, usage };
 }

@@ -8,14 +8,7 @@ import { boundedLines } from './boundedLines';
 import { TransferError } from './exportErrors';
 import { formatCount, MAX_EXPORT_LINE_CHARS } from './importLimits';
 import type { ExportedMessage, ExportedStructureRow, ExportedUsageRow } from './jsonExport';
-import {
-  checkHeader,
-  checkMessage,
-  checkPlainHasNoStructure,
-  checkStructureRow,
-  checkUsageRow,
-  type SessionExportHeader,
-} from './jsonParse';
+import { ExportRowChecks, checkHeader, checkMessage, checkPlainHasNoStructure, type SessionExportHeader } from './jsonParse';
 
 /** The file is valid JSON perhaps, but not in the export's line layout. */
 export class NotLineLayout extends Error {}
@@ -58,8 +51,7 @@ export async function* readJsonExportLines(filePath: string): AsyncGenerator<Jso
   const root: Record<string, unknown> = {};
   let header: SessionExportHeader | undefined;
   const counts = { messages: 0, structure: 0, usage: 0 };
-  const sequences = new Set<number>();
-  const usageKeys = new Set<string>();
+  const checks = new ExportRowChecks();
   try {
     for await (const raw of lines) {
       n++;
@@ -77,6 +69,8 @@ export async function* readJsonExportLines(filePath: string): AsyncGenerator<Jso
             header = checkHeader(root, n);
             yield { kind: 'header', header };
           }
+          // The usage rows are checked against the structure, which is whole by then (even when its list was empty).
+          if (section === 'usage') checks.structureEnd(header!, counts.messages);
           next++;
           if (open[1]) state = 'between';
           else state = section!;
@@ -106,9 +100,8 @@ export async function* readJsonExportLines(filePath: string): AsyncGenerator<Jso
       }
       const value = parseLine(line, n);
       if (state === 'messages') yield { kind: 'message', row: checkMessage(value, counts.messages++, n) };
-      else if (state === 'structure')
-        yield { kind: 'structure', row: checkStructureRow(value, counts.structure++, counts.messages, sequences, n) };
-      else yield { kind: 'usage', row: checkUsageRow(value, counts.usage++, usageKeys, n) };
+      else if (state === 'structure') yield { kind: 'structure', row: checks.structureRow(value, counts.structure++, counts.messages, n) };
+      else yield { kind: 'usage', row: checks.usageRow(value, counts.usage++, n) };
     }
   } finally {
     await lines.return(undefined);

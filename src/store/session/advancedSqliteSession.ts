@@ -7,7 +7,7 @@ import { BranchError, InvalidArgumentError, describeDatabaseError } from '../err
 import { exactTextSql, textFromSql } from '../sqlite/exactText';
 import { HistoryConflictError, checkHistoryMutations, checkHistoryTransaction, comparableItems } from './historyTransactions';
 import { appliedOperation, forgetOperations, recordOperation } from './historyOperations';
-import { backfillReservations, reserveBranchId } from './branchReservations';
+import { backfillReservations, branchIdUsed, reserveBranchId } from './branchReservations';
 import { ensureGenerationRow, generationForWrite, generationRow, raiseGeneration, readGeneration } from './clearGenerations';
 import { dataVersion, maxSequence, turnMaxima, type TurnCounters } from './turnNumbering';
 import type { SessionContext } from './sessionContext';
@@ -712,6 +712,15 @@ export class AdvancedSQLiteSession implements Session {
     this.counters = undefined;
     this.currentBranchHadRows = true;
     return id;
+  }
+
+  /**
+   * Not in the Python API: whether `createBranchFromTurn(…, branchId)` would refuse the id as used (`main`, an id with
+   * rows, or one reserved: spec §8.1). Asked by a run that leaves a fork at turn 1 to its agent, before the agent starts.
+   */
+  async isBranchIdUsed(branchId: string): Promise<boolean> {
+    this.assertOpen();
+    return readTransaction(this.db, () => branchIdUsed(this.ctx, branchId));
   }
 
   async switchToBranch(branchId: string): Promise<void> {

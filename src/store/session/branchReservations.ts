@@ -34,6 +34,20 @@ export function backfillReservations(ctx: SessionContext): void {
 }
 
 /**
+ * Whether a new branch could not be called `branchId`: `main` (spec §12 e 4), an id with rows, or one reserved (§8.1,
+ * kept after the branch was deleted). `reserveBranchId` refuses each of these; a caller that leaves the branch's
+ * creation to another writer (an agent command's fork at turn 1) asks first. Inside the caller's transaction.
+ */
+export function branchIdUsed(ctx: SessionContext, branchId: string): boolean {
+  if (branchId === 'main') return true;
+  const hasRows = ctx.stmt('branchIdHasRows', 'SELECT 1 AS one FROM message_structure WHERE session_id = ? AND branch_id = ? LIMIT 1');
+  if (hasRows.get(ctx.sessionId, branchId) !== undefined) return true;
+  if (!tablePresent(ctx, 'branch_reservations')) return false;
+  const reserved = ctx.stmt('branchIdReserved', 'SELECT 1 AS one FROM branch_reservations WHERE session_id = ? AND branch_id = ?');
+  return reserved.get(ctx.sessionId, branchId) !== undefined;
+}
+
+/**
  * Reserves `name`, or the first free auto id for `turn` (`branch_from_turn_<turn>_<clock()>`, then `_2`, `_3`, …;
  * `clock` is read only then); throws when a given name was ever used.
  */

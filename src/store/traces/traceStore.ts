@@ -448,15 +448,26 @@ export class TraceStore {
     });
   }
 
-  /** The traces linked to a session (any branch, or one), newest first. */
-  tracesOfSession(sessionId: string, options: { branchId?: string; limit?: number } = {}): TraceSummary[] {
+  /**
+   * The traces linked to a session, newest first: all of them, or those linked to one branch (`branchId`), or with
+   * `branchId: null` those linked to the session alone. A session-only trace belongs to whichever turn's window it
+   * starts in (docs/traces.md), which only the session file can tell: it is no branch's here.
+   */
+  tracesOfSession(sessionId: string, options: { branchId?: string | null; limit?: number } = {}): TraceSummary[] {
     const limit = options.limit ?? 10_000;
     const rows =
       options.branchId === undefined
         ? this.stmt('SELECT * FROM traces WHERE session_id = ? ORDER BY start_us DESC LIMIT ?').all<TraceRow>(sessionId, limit)
-        : this.stmt(
-            'SELECT * FROM traces WHERE session_id = ? AND (branch_id = ? OR branch_id IS NULL) ORDER BY start_us DESC LIMIT ?',
-          ).all<TraceRow>(sessionId, options.branchId, limit);
+        : options.branchId === null
+          ? this.stmt('SELECT * FROM traces WHERE session_id = ? AND branch_id IS NULL ORDER BY start_us DESC LIMIT ?').all<TraceRow>(
+              sessionId,
+              limit,
+            )
+          : this.stmt('SELECT * FROM traces WHERE session_id = ? AND branch_id = ? ORDER BY start_us DESC LIMIT ?').all<TraceRow>(
+              sessionId,
+              options.branchId,
+              limit,
+            );
     return rows.map(summaryOf);
   }
 

@@ -74,6 +74,7 @@ export const SESSION_METHODS = [
   'getToolUsage',
   'switchToBranch',
   'listBranches',
+  'isBranchIdUsed',
   'getCurrentBranchId',
   ...SESSION_WRITE_METHODS,
 ] as const;

@@ -89,9 +89,13 @@ describe('agent-sessions CLI (the real binary)', function () {
     assert.equal(ok(run(['show', db, 'weather-trip', '--turn', '2'])), ok(run(['show', 'weather-trip', '-d', db, '--turn', '2'])));
     assert.match(ok(run(['search', db, 'light', 'rain'])), /light rain/);
     // A first argument that is no file stays a session id: two of them is a usage error that says so.
-    const r = run(['show', 'nofile.db', 'weather-trip'], { AGENT_SESSIONS_DB: db });
+    const r = run(['show', 'nope', 'weather-trip'], { AGENT_SESSIONS_DB: db });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /show takes only a session id \(got 2 arguments\)/);
+    // Unless it names a file (a path, a SQLite file's extension) that is not there: that is the mistake to report.
+    const typo = run(['show', 'nofile.db', 'weather-trip'], { AGENT_SESSIONS_DB: db });
+    assert.equal(typo.code, 3);
+    assert.match(typo.stderr, /nofile\.db does not exist/);
   });
 
   it('usage: per turn with totals, equal to the file', () => {
@@ -453,6 +457,39 @@ describe('agent-sessions CLI (the real binary)', function () {
       assert.deepEqual(strip(b.spans), strip(a.spans));
     });
 
+    it("ls --branch lists the branch's traces, and those linked to the session but to no branch only under a note", () => {
+      const store = join(tmp.dir, 'branches.traces.db');
+      // A run's ids link a trace to its branch and turn; gen_ai.conversation.id alone links it to the session only.
+      const onBranch = (branch: string, spanId: string) => {
+        const body = otlp(null, spanId);
+        body.resourceSpans[0]!.scopeSpans[0]!.spans[0]!.attributes.push(
+          { key: 'agent_sessions.session_id', value: { stringValue: 'weather-trip' } },
+          { key: 'agent_sessions.branch_id', value: { stringValue: branch } },
+          { key: 'agent_sessions.turn_number', value: { intValue: '1' } },
+        );
+        return body;
+      };
+      const files = [
+        ['main.json', onBranch('main', 'c3')],
+        ['alt.json', onBranch('alt', 'e5')],
+        ['session-only.json', otlp('weather-trip', 'f6')],
+      ] as const;
+      for (const [name, body] of files) writeFileSync(join(tmp.dir, name), JSON.stringify(body));
+      ok(run(['traces', 'import', ...files.map(([name]) => join(tmp.dir, name)), '--store', store]));
+      const listed = ok(run(['traces', 'ls', '--session', 'weather-trip', '--branch', 'main', '--store', store]));
+      const [mine, apart] = listed.split('\nlinked to session weather-trip but to no branch');
+      assert.match(mine!, /^7{30}c3 .* weather-trip main turn 1 \(run\)\n$/);
+      assert.match(apart ?? '', /^ \(a turn's Timeline finds them by when they start\):\n7{30}f6 .* weather-trip \(attribute\)\n$/);
+      assert.doesNotMatch(listed, /7{30}e5/);
+      const json = JSON.parse(ok(run(['traces', 'ls', '--session', 'weather-trip', '--branch', 'main', '--store', store, '--json'])));
+      assert.deepEqual(
+        (json as { traceId: string }[]).map((t) => t.traceId),
+        ['7'.repeat(30) + 'c3'],
+      );
+      const none = ok(run(['traces', 'ls', '--session', 'weather-trip', '--branch', 'other', '--store', store]));
+      assert.match(none, /^no traces for session weather-trip on branch other\n\nlinked to session weather-trip but to no branch/);
+    });
+
     it('imports several files in one transaction: a bad one among them stores nothing and names itself (4)', () => {
       const store = join(tmp.dir, 'all-or-nothing.db');
       const good = join(tmp.dir, 'good.json');
@@ -604,14 +641,13 @@ describe('agent-sessions CLI (the real binary)', function () {
       assert.match(readFileSync(sft, 'utf8'), /Write to me at \[redacted\]/);
       assert.match(ok(run(['dataset', 'check', 'sft', sft])), /^1 record, 1 valid\n$/);
       const evalOut = join(tmp.dir, 'eval.csv');
-      assert.match(
-        ok(run(['dataset', 'eval', session, '--store', store, '-o', evalOut, '--csv'])),
-        /skipped 1:\n {2}trip main turn 2: a bad turn without a correction has no reference answer/,
-      );
-      assert.equal(
-        readFileSync(evalOut, 'utf8').split('\r\n')[1],
-        'Weather in Oslo?,"Rain, 7 °C. Write to me at ana@example.com",weather,good-turn,trip,main,1',
-      );
+      const evalReport = ok(run(['dataset', 'eval', session, '--store', store, '-o', evalOut, '--csv']));
+      assert.match(evalReport, /skipped 1:\n {2}trip main turn 2: a bad turn without a correction has no reference answer/);
+      const row = 'Weather in Oslo?,"Rain, 7 °C. Write to me at ana@example.com",weather,good-turn,trip,main,1';
+      assert.equal(readFileSync(evalOut, 'utf8').split('\r\n')[1], row);
+      // The preview shows what was written: the CSV row, not the record as JSON.
+      assert.match(evalReport, /^wrote 1 record to .*eval\.csv\nfirst records:\n {2}(.*)\n/);
+      assert.equal(/first records:\n {2}(.*)\n/.exec(evalReport)?.[1], row);
       writeFileSync(join(tmp.dir, 'bad.jsonl'), `${JSON.stringify({ messages: [{ role: 'user', content: 'q' }] })}\n`);
       const checked = run(['dataset', 'check', 'sft', join(tmp.dir, 'bad.jsonl')]);
       assert.equal(checked.code, 1);

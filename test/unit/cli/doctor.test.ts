@@ -1,7 +1,8 @@
 /**
  * `agent-sessions doctor` (issue 45), run in this process on real files: one block per finding and exit 1; --fix
  * with its backup, the re-check and exit 0; --json; exit 0 on a clean file, 4 on a file that is no session store, 6
- * for a backup path that exists, 2 for --backup without --fix, and for --fix or --backup on a server address.
+ * for a backup path that exists or cannot be written, 2 for --backup without --fix, and for --fix or --backup on a
+ * server address.
  */
 import { strict as assert } from 'node:assert';
 import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
@@ -84,6 +85,15 @@ describe('agent-sessions doctor', () => {
     assert.match(r.stderr, /already exists/);
     assert.equal((await cli('doctor', file)).code, 1);
     assert.equal((await cli('doctor', file, '--backup', join(tmp.dir, 'b.db'))).code, 2);
+  });
+
+  it('exits 6 naming the backup when its folder does not exist, and repairs nothing', async () => {
+    const file = fixture('orphan-usage');
+    const backup = join(tmp.dir, 'no-such-folder', 'b.db');
+    const r = await cli('doctor', file, '--fix', '--backup', backup);
+    assert.equal(r.code, 6, r.stderr);
+    assert.ok(r.stderr.includes(`The backup ${backup} cannot be written`), r.stderr);
+    assert.equal((await cli('doctor', file)).code, 1);
   });
 
   it('refuses --fix and --backup on a server address before connecting (exit 2; test/remote has the server checks)', async () => {

@@ -1,15 +1,19 @@
 /**
  * `agent-sessions run`, from the real CLI bundle as a child process: a what-if on two models through the Python
- * fixture command (python_turn.py), its events as JSON lines, the rows it left; a failing command's exit code.
+ * fixture command (python_turn.py), its events as JSON lines, the rows it left; a failing command's exit code; what
+ * is refused before any agent starts (a fork name the store would refuse, a missing session) and how a run that
+ * failed before its start is printed.
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunEvent } from '../../../src/shared/protocol/runEvents';
 import { tempDir } from '../../support/tempFiles';
 import { ROOT } from '../store/export/exportFixtures';
 import { readBranch, seedSession } from '../agents/agentTestKit';
-import { PYTHON_TURN } from '../agents/command/commandKit';
+import { PYTHON_TURN, snapshot } from '../agents/command/commandKit';
+import { AdvancedSQLiteSession } from '../../../src/store';
 import { defaultForkName } from '../../../src/cli/runCommand';
 import { buildSharedCli, sharedCliPath } from '../../support/cliBundle';
 
@@ -101,6 +105,91 @@ describe('agent-sessions run (the real binary, a Python agent command)', functio
     const r = run(['run', db, 's1', '--message', 'x']);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /run needs exactly one of --command and --url/);
+  });
+});
+
+describe('agent-sessions run: what is refused before the agent starts (the real binary)', function () {
+  this.timeout(120_000);
+  const tmp = tempDir('asi-cli-run-refused-');
+  const cli = sharedCliPath();
+  const db = join(tmp.dir, 'conversations.db');
+  const marker = join(tmp.dir, 'agent-started');
+  // An agent that only leaves a mark: any run that reaches it fails, and the mark says it was started.
+  const agent = `"${process.execPath}" -e "require('fs').writeFileSync(process.argv[1], 'x')" "${marker}"`;
+
+  before(async () => {
+    await buildSharedCli();
+    await seedSession(db, [
+      ['Weather in Paris?', 'Mild.'],
+      ['Tomorrow?', 'Rain.'],
+    ]);
+    const s = new AdvancedSQLiteSession({ sessionId: 's1', dbPath: db });
+    await s.createBranchFromTurn(2, 'alt');
+    await s.switchToBranch('main');
+    await s.createBranchFromTurn(2, 'gone');
+    await s.deleteBranch('gone', true);
+    s.close();
+  });
+  after(() => tmp.cleanup());
+
+  function run(args: string[]) {
+    const r = spawnSync(process.execPath, [cli, 'run', ...args, '--command', agent, '--message', 'Again?'], {
+      cwd: tmp.dir,
+      encoding: 'utf8',
+      env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), NO_COLOR: '1' },
+      timeout: 60_000,
+    });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  }
+
+  it('a fork name the store would refuse (main, used, reserved, blank) is a usage error (2); nothing runs or changes', async () => {
+    const before = await snapshot(db);
+    for (const [args, message] of [
+      [['--from-turn', '1', '--name', 'main'], /--name 'main': 'main' is the session's first branch/],
+      [['--from-turn', '1', '--name', 'alt'], /--name 'alt': 'alt' has already been used in this session/],
+      [['--from-turn', '2', '--name', 'alt'], /--name 'alt': 'alt' has already been used in this session/],
+      [['--from-turn', '1', '--name', 'gone'], /--name 'gone': 'gone' has already been used in this session/],
+      [['--from-turn', '1', '--name', ''], /--name '': A branch name cannot be empty/],
+      [['--from-turn', '1', '--name', '   '], /--name ' {3}': A branch name cannot be empty/],
+    ] as const) {
+      const r = run([db, 's1', ...args]);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+      assert.match(r.stderr, message);
+      assert.equal(r.stdout, '');
+    }
+    assert.equal(existsSync(marker), false, 'an agent was started');
+    assert.deepEqual(await snapshot(db), before);
+  });
+
+  it('a session or file that does not exist is not found (3), a file that is no session store is 4: no agent starts', async () => {
+    const r = run([db, 'nobody']);
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stderr, /no session 'nobody' in .*conversations\.db/);
+    assert.equal(existsSync(marker), false, 'an agent was started');
+    assert.deepEqual(await snapshot(db, 'nobody'), {});
+    const missing = run(['--db', join(tmp.dir, 'missing.db'), 's1']);
+    assert.equal(missing.code, 3, missing.stderr);
+    assert.match(missing.stderr, /missing\.db does not exist/);
+    const notes = join(tmp.dir, 'notes.txt');
+    writeFileSync(notes, 'not a database, not at all; '.repeat(200));
+    const text = run([notes, 's1']);
+    assert.equal(text.code, 4, text.stderr);
+    assert.match(text.stderr, /notes\.txt is not a SQLite database/);
+    assert.equal(existsSync(marker), false, 'an agent was started');
+  });
+
+  it('a run that fails before its agent starts prints no header naming an agent or a branch it never ran on', () => {
+    for (const [args, failure] of [
+      [['--from-turn', '9'], /^Failed: Turn 9 does not contain a user message in branch 'main'\n/],
+      [['--from-turn', '2', '--name', 'new-one', '--branch', 'ghost'], /^Failed: Branch 'ghost' does not exist/],
+      [['--branch', 'ghost'], /^Failed: Branch 'ghost' does not exist/],
+    ] as const) {
+      const r = run([db, 's1', ...args]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stdout, failure);
+      assert.doesNotMatch(r.stdout, /on branch '/);
+    }
+    assert.equal(existsSync(marker), false, 'an agent was started');
   });
 });
 

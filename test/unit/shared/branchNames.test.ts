@@ -13,6 +13,7 @@ describe('branchNameProblem', () => {
     ['alt', /already been used/],
     ['branch_from_turn_2_1700000000', /already been used/],
     ['line\nbreak', /control characters/],
+    ['next\u0085line', /control characters/], // C1, which the store refuses too
     ['x'.repeat(201), /at most 200/],
     ['new-idea', undefined],
     ['Alt', undefined], // ids are case-sensitive in the store

@@ -4,7 +4,7 @@
  * AG-UI HTTP server, on real files. Expectations come from what the test seeded and what the servers recorded.
  */
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdvancedSQLiteSession } from '../../../../src/store';
@@ -246,6 +246,35 @@ describe('agent commands: runs through the user own agent (run module, real proc
       );
       assert.deepEqual(o.command?.stderrTail, ['boom: no config file']);
       assert.match(o.written.summary, /The new branch 'q' made for this run was deleted again/);
+      assert.deepEqual(await snapshot(dbPath), before);
+    });
+
+    it('a fork at turn 1 under a name the store would refuse fails before the command starts, deleting nothing', async () => {
+      // The agent makes a turn-1 fork itself; a used name used to fail only in the agent, and the settlement then took
+      // the existing branch of that name for the run's fork and deleted it.
+      const s = new AdvancedSQLiteSession({ sessionId: 's1', dbPath });
+      await s.createBranchFromTurn(2, 'alt');
+      await s.switchToBranch('main');
+      await s.createBranchFromTurn(2, 'gone');
+      await s.deleteBranch('gone', true);
+      s.close();
+      const before = await snapshot(dbPath);
+      const marker = join(dir, 'started');
+      const command = nodeCommand(dir, 'marks.js', `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'x'); process.exit(1);`);
+      for (const [name, message] of [
+        ['main', /Branch ID 'main' has already been used/],
+        ['alt', /Branch ID 'alt' has already been used/],
+        ['gone', /Branch ID 'gone' has already been used/],
+        ['  ', /Branch ID cannot be empty/],
+      ] as const) {
+        const o = failed(
+          await run({ agent: { kind: 'command', name: 'marker', command }, fork: { fromTurn: 1, name }, input: 'hi' }).outcome,
+        );
+        assert.match(o.message, message);
+        assert.equal(o.command, undefined, `${name}: the command was started`);
+        assert.match(o.written.summary, /no branch was made; branch 'main' is as it was/);
+      }
+      assert.equal(existsSync(marker), false);
       assert.deepEqual(await snapshot(dbPath), before);
     });
 

@@ -208,6 +208,19 @@ describe('doctor: repairs', () => {
     assert.equal(findingCount(checkSessionFile(file)), 1);
   });
 
+  it('refuses a backup SQLite cannot write (a missing folder), naming the backup and repairing nothing', () => {
+    const file = fixture('orphan-usage');
+    const hash = sha(file);
+    const backup = join(tmp.dir, 'no-such-folder', 'b.db');
+    assert.throws(
+      () => repairSessionFile(file, { backup }),
+      (e: unknown) =>
+        e instanceof OutputFileError && e.problem === 'io' && e.message.includes(backup) && /Nothing was repaired/.test(e.message),
+    );
+    assert.equal(sha(file), hash);
+    assert.equal(findingCount(checkSessionFile(file)), 1);
+  });
+
   it('writes its default backup beside the file', () => {
     const file = fixture('orphan-usage');
     const outcome = repairSessionFile(file);

@@ -6,6 +6,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  InvalidArgumentError,
   TransferError,
   exportSessionToFile,
   importJsonExport,
@@ -166,6 +167,34 @@ describe('export: JSON and its import', function () {
         '$.structure[0].user_turn_number',
       ],
       ['usage not an array', (d) => (d.usage = {}), '$.usage'],
+      // What the doctor would report once written (docs/doctor.md): refused before anything is.
+      [
+        'usage for turn 0, which no structure row holds (turn-zero-usage)',
+        (d) => ((d.usage as { user_turn_number: unknown }[])[0]!.user_turn_number = 0),
+        '$.usage[0].user_turn_number',
+      ],
+      [
+        'usage of a branch with no rows (orphan-usage)',
+        (d) => ((d.usage as { branch_id: unknown }[])[0]!.branch_id = 'no-such-branch'),
+        '$.usage[0]',
+      ],
+      [
+        'usage of a turn the branch does not hold (orphan-usage)',
+        (d) => ((d.usage as { user_turn_number: unknown }[])[1]!.user_turn_number = 7),
+        '$.usage[1]',
+      ],
+      [
+        'a message no structure row references (orphan-messages)',
+        (d) =>
+          (d.messages as unknown[]).push({ ref: (d.messages as unknown[]).length, created_at: null, message_data: '{"role": "user"}' }),
+        '$.messages[8]',
+      ],
+      ['a negative token count', (d) => ((d.usage as { total_tokens: unknown }[])[0]!.total_tokens = -5), '$.usage[0].total_tokens'],
+      [
+        'a blank branch id (blank-branch-id)',
+        (d) => ((d.structure as { branch_id: unknown }[])[0]!.branch_id = '   '),
+        '$.structure[0].branch_id',
+      ],
     ];
     for (const [what, mutate, path] of malformed) {
       it(`${what}: malformed, naming ${path}`, async () => {
@@ -199,6 +228,28 @@ describe('export: JSON and its import', function () {
       assert.deepEqual(tables(db), before);
     });
 
+    it('in the line layout too, rows the doctor would report are refused, naming the line and the path', async () => {
+      const lines = good.split('\n');
+      const usage = lines.indexOf('"usage": [') + 1;
+      const turnZero = lines.slice();
+      turnZero[usage] = turnZero[usage]!.replace('"user_turn_number":1,', '"user_turn_number":0,');
+      // One more message after the last (the line before "],"): no structure row names it.
+      const end = lines.indexOf('"structure": [') - 1;
+      const orphan = lines.slice();
+      orphan.splice(end - 1, 1, `${lines[end - 1]},`, JSON.stringify({ ref: 8, created_at: null, message_data: '{"role": "user"}' }));
+      for (const [name, edited, check] of [
+        ['turn-zero.json', turnZero, (e: TransferError) => e.line === usage + 1 && e.jsonPath === '$.usage[0].user_turn_number'],
+        ['orphan.json', orphan, (e: TransferError) => e.jsonPath === '$.messages[8]' && /orphan-messages/.test(e.message)],
+      ] as const) {
+        assert.notEqual(edited.join('\n'), good, `${name} is not edited`);
+        const file = join(tmp.dir, name);
+        writeFileSync(file, edited.join('\n'));
+        const before = tables(db);
+        await assert.rejects(importSessionFile(db, file, { sessionId: 'should-not-exist' }), isProblem('malformed', check));
+        assert.deepEqual(tables(db), before);
+      }
+    });
+
     it('a file cut short is malformed; a re-indented export still imports (parsed whole)', async () => {
       const cut = join(tmp.dir, 'cut.json');
       writeFileSync(cut, good.slice(0, Math.floor(good.length / 2)));
@@ -218,6 +269,23 @@ describe('export: JSON and its import', function () {
       writeFileSync(file, '{"format": ');
       await assert.rejects(importSessionFile(join(tmp.dir, 'never.db'), file, { createTables: true }), isProblem('malformed'));
       assert.equal(existsSync(join(tmp.dir, 'never.db')), false);
+    });
+
+    it("a blank session id, given or the export's own, is refused", async () => {
+      const before = tables(db);
+      const file = join(tmp.dir, 'blank-id.json');
+      writeFileSync(file, good);
+      for (const sessionId of ['', '   '])
+        await assert.rejects(
+          importSessionFile(db, file, { sessionId }),
+          (e: unknown) => e instanceof InvalidArgumentError && /blank/.test(e.message),
+        );
+      writeFileSync(file, good.replace('"session_id":"support-chat"', '"session_id":"  "'));
+      await assert.rejects(
+        importSessionFile(db, file),
+        isProblem('malformed', (e) => e.jsonPath === '$.session.session_id'),
+      );
+      assert.deepEqual(tables(db), before);
     });
 
     it('a taken session id is refused, another id is accepted', async () => {

@@ -125,6 +125,29 @@ describe('AdvancedSQLiteSession branches', () => {
       assert.deepEqual(reservations('s1'), ['main', 'alt']);
     });
 
+    it('isBranchIdUsed answers what a new branch name would be refused for, writing nothing', async () => {
+      const s = await threeTurns();
+      // Before any branch was made: no reservation yet, main and rows answer.
+      assert.deepEqual(reservations('s1'), []);
+      assert.equal(await s.isBranchIdUsed('main'), true);
+      assert.equal(await s.isBranchIdUsed('alt'), false);
+      await s.createBranchFromTurn(2, 'alt');
+      await s.switchToBranch('main');
+      await s.createBranchFromTurn(2, 'gone');
+      await s.deleteBranch('gone', true);
+      const t = await threeTurns({ sessionId: 's2' });
+      const rows = query(ws.path(), 'SELECT * FROM branch_reservations ORDER BY rowid');
+      for (const [id, used] of [
+        ['alt', true],
+        ['gone', true], // deleted, but its reservation stays
+        ['fresh', false],
+      ] as const) {
+        assert.equal(await s.isBranchIdUsed(id), used, id);
+        assert.equal(await t.isBranchIdUsed(id), false, `${id} in another session`);
+      }
+      assert.deepEqual(query(ws.path(), 'SELECT * FROM branch_reservations ORDER BY rowid'), rows);
+    });
+
     it('backfills unreserved branch ids in ascending binary order before reserving', async () => {
       const s = await threeTurns();
       execSql(ws.path(), "UPDATE message_structure SET branch_id = 'Zed' WHERE sequence_number = 7");

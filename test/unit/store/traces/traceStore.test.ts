@@ -173,6 +173,23 @@ describe('TraceStore', () => {
     );
   });
 
+  it("lists a session's traces: all, one branch's (no session-only trace among them), or the session-only ones", () => {
+    store.addSpans([
+      rec('71', { link: { sessionId: 'carol', branchId: 'main', turnNumber: 1 } }),
+      rec('72', { link: { sessionId: 'carol', branchId: 'alt', turnNumber: 2 } }),
+      rec('73', { link: { sessionId: 'carol' } }),
+    ]);
+    const ids = (branchId?: string | null) =>
+      store
+        .tracesOfSession('carol', branchId === undefined ? {} : { branchId })
+        .map((t) => t.traceId.replace(/^0+/, ''))
+        .sort();
+    assert.deepEqual(ids(), ['71', '72', '73']);
+    assert.deepEqual(ids('main'), ['71']);
+    assert.deepEqual(ids('alt'), ['72']);
+    assert.deepEqual(ids(null), ['73']);
+  });
+
   it("clears one session's traces and keeps the others", () => {
     store.addSpans([rec('e', { link: { sessionId: 'gone' } }), rec('e'), rec('f', { link: { sessionId: 'kept' } })]);
     assert.equal(store.clearSession('gone'), 2);
