@@ -13,6 +13,7 @@ import { checkOutputPath, refuseSymlinks } from '../files/outputGuard';
 import { classifyItem } from '../format/itemClassification';
 import { toStoredItem } from '../format/itemShape';
 import { pythonJsonDumps } from '../format/pythonJson';
+import { BRANCH_RESERVATIONS_DDL } from '../format/schema';
 import { enableWal, openSessionConnection } from '../sqlite/sessionConnection';
 import type { DriverName, SqliteDatabase, SqliteStatement } from '../sqlite/sqliteDatabase';
 import { discoverSessionTables, quoteIdentifier, type DiscoveredTables } from '../inspector/tableDiscovery';
@@ -131,6 +132,17 @@ class JsonRowWriter {
     );
   }
 
+  /**
+   * The export's reserved branch ids (spec §8.1), so the copy refuses a deleted branch's name as the original does;
+   * the table is made first where the file predates it, as the session class makes it before its first reservation.
+   */
+  reservations(ids: readonly string[] | undefined): void {
+    if (!ids || ids.length === 0) return;
+    if (!this.tables.branchReservations) this.db.exec(BRANCH_RESERVATIONS_DDL);
+    const reserve = this.db.prepare('INSERT OR IGNORE INTO branch_reservations (session_id, branch_id) VALUES (?, ?)');
+    for (const id of ids) reserve.run(this.sessionId, id);
+  }
+
   message(m: ExportedMessage): void {
     const t = quoteIdentifier(this.tables.messages);
     const withTime = this.tables.messagesHasCreatedAt;
@@ -213,6 +225,7 @@ export async function importJsonExport(dbPath: string, doc: SessionExport, optio
     const writer = new JsonRowWriter(db, tables, sessionId, dbPath);
     await writeTransaction(db, async () => {
       writer.session(doc.session);
+      writer.reservations(doc.reserved_branches);
       for (const m of doc.messages) {
         writer.message(m);
         if (writer.messageCount % 1000 === 0) {
@@ -264,8 +277,10 @@ export async function importJsonFile(dbPath: string, filePath: string, options: 
     const writer = new JsonRowWriter(db, tables, sessionId, dbPath);
     await writeTransaction(db, async () => {
       for await (const event of readJsonExportLines(filePath)) {
-        if (event.kind === 'header') writer.session(event.header.session);
-        else if (event.kind === 'message') {
+        if (event.kind === 'header') {
+          writer.session(event.header.session);
+          writer.reservations(event.header.reserved_branches);
+        } else if (event.kind === 'message') {
           writer.message(event.row);
           if (writer.messageCount % 1000 === 0) {
             throwIfCancelled(options.signal);

@@ -68,6 +68,12 @@ export interface SessionExport {
   /** False for a plain `SQLiteSession` session (no structure rows, no turns). */
   structured: boolean;
   session: ExportedSessionRow | null;
+  /**
+   * A whole structured session's `branch_reservations` (spec §8.1): every branch id it ever used, those of deleted
+   * branches too, so the imported copy refuses them as the original does. Absent from branch exports, plain sessions,
+   * files without the table, and exports written before it was carried (they import as before).
+   */
+  reserved_branches?: string[];
   messages: ExportedMessage[];
   structure: ExportedStructureRow[];
   usage: ExportedUsageRow[];
@@ -158,13 +164,21 @@ export async function writeJsonExport(
           updated_at: nullableText(sessionRow.updated_at),
         }
       : null;
+    const reserved =
+      branch === null && structured && tables.branchReservations
+        ? db
+            .prepare('SELECT branch_id FROM branch_reservations WHERE session_id = ? ORDER BY branch_id')
+            .all<{ branch_id: unknown }>(sessionId)
+            .map((r) => String(r.branch_id))
+        : [];
     await sink(
       `{\n"format": ${JSON.stringify(JSON_EXPORT_FORMAT)},\n"version": ${JSON_EXPORT_VERSION},\n"scope": ${JSON.stringify(
         branch === null ? 'session' : 'branch',
       )},\n"branch": ${JSON.stringify(branch)},\n"structured": ${structured},\n"session": ${JSON.stringify(session)},\n${
-        // One header line, so the line-by-line import reads past it as it reads past any field it does not know.
-        hasReviews(request.reviews) ? `"reviews": ${JSON.stringify(sessionReviewData(request.reviews, sessionId))},\n` : ''
-      }"messages": [`,
+        // Header lines of their own, so the line-by-line import (of this version or one before it, which did not know
+        // them) reads past them as it reads past any field it does not know.
+        reserved.length > 0 ? `"reserved_branches": ${JSON.stringify(reserved)},\n` : ''
+      }${hasReviews(request.reviews) ? `"reviews": ${JSON.stringify(sessionReviewData(request.reviews, sessionId))},\n` : ''}"messages": [`,
     );
 
     const createdAt = tables.messagesHasCreatedAt ? 'm.created_at' : 'NULL';

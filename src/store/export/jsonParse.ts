@@ -104,7 +104,35 @@ export function checkHeader(root: Json, line?: number): SessionExportHeader {
       updated_at: text(s, 'updated_at', '$.session', { nullable: true, line }),
     };
   }
-  return { format: JSON_EXPORT_FORMAT, version: JSON_EXPORT_VERSION, scope: root.scope, branch, structured: root.structured, session };
+  const header: SessionExportHeader = {
+    format: JSON_EXPORT_FORMAT,
+    version: JSON_EXPORT_VERSION,
+    scope: root.scope,
+    branch,
+    structured: root.structured,
+    session,
+  };
+  if (root.reserved_branches !== undefined) header.reserved_branches = reservedBranches(root, line);
+  return header;
+}
+
+/** At most this many reserved branch ids in an export's header: far more branches than one conversation makes. */
+export const MAX_RESERVED_BRANCHES = 100_000;
+
+/** `reserved_branches`: each a branch id as a structure row's (not blank, within the field bound), at most the bound. */
+function reservedBranches(root: Json, line?: number): string[] {
+  const list = root.reserved_branches;
+  if (!Array.isArray(list)) bad('$.reserved_branches', 'must be an array of branch ids', line);
+  if (list.length > MAX_RESERVED_BRANCHES)
+    bad('$.reserved_branches', `holds more than ${formatCount(MAX_RESERVED_BRANCHES)} ids, the bound of an export's reservations`, line);
+  if (list.length > 0 && root.structured !== true) bad('$.reserved_branches', 'must be empty for a session without structure rows', line);
+  return list.map((id: unknown, i) => {
+    const path = `$.reserved_branches[${i}]`;
+    if (typeof id !== 'string' || id.trim() === '') bad(path, 'must be a branch id (a string that is not blank)', line);
+    if (id.length > MAX_IMPORT_FIELD_CHARS)
+      bad(path, `is longer than ${formatCount(MAX_IMPORT_FIELD_CHARS)} characters, the bound of an export's ids, names and times`, line);
+    return id;
+  });
 }
 
 export function checkMessage(v: unknown, i: number, line?: number): ExportedMessage {

@@ -6,6 +6,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  AdvancedSQLiteSession,
   InvalidArgumentError,
   TransferError,
   exportSessionToFile,
@@ -119,6 +120,38 @@ describe('export: JSON and its import', function () {
         assert.equal(await exportText(target, 'json', { sessionId }), first, sessionId);
       }
     }
+  });
+
+  it("carries a session's reserved branch ids, a deleted branch's too: the copy refuses that name as the original does", async () => {
+    // Python's fixture: bob's branch 'alt' was deleted, its id kept in branch_reservations (spec §8.1).
+    const path = copyPythonFixture(
+      PYTHON_FIXTURES.find((f) => f.endsWith('ref-multisession.db'))!,
+      tmp.dir,
+    );
+    const text = await exportText(path, 'json', { sessionId: 'bob' });
+    assert.match(text, /\n"reserved_branches": \["alt","main"\],\n/);
+    const copy = join(tmp.dir, 'reserved-copy.db');
+    const file = join(tmp.dir, 'bob.json');
+    writeFileSync(file, text);
+    // Read a line at a time (the layout the export writes), as the CLI imports it.
+    await importSessionFile(copy, file, { createTables: true });
+    assert.deepEqual(
+      query(copy, "SELECT branch_id FROM branch_reservations WHERE session_id = 'bob' ORDER BY branch_id").map((r) => r.branch_id),
+      ['alt', 'main'],
+    );
+    const bob = new AdvancedSQLiteSession({ sessionId: 'bob', dbPath: copy });
+    try {
+      await assert.rejects(bob.createBranchFromTurn(1, 'alt'), /alt/);
+    } finally {
+      bob.close();
+    }
+    // A branch's export carries none (the branch alone is no record of the others' names).
+    assert.doesNotMatch(await exportText(path, 'json', { sessionId: 'alice', branchId: 'alt' }), /reserved_branches/);
+    // Checked as ids: a blank one, or a list on a session without structure rows, is malformed.
+    assert.throws(
+      () => parseJsonExport(text.replace('"reserved_branches": ["alt","main"]', '"reserved_branches": ["alt"," "]')),
+      isProblem('malformed', (e) => /reserved_branches\[1\]/.test(e.message)),
+    );
   });
 
   it('keeps a corrupt message_data as its text', async () => {
