@@ -183,7 +183,9 @@ export async function searchCommand(
       const took = `in ${Math.round(summary.elapsedMs)} ms`;
       const items = summary.itemsSearched === null ? took : `${counted(summary.itemsSearched, 'item')} searched ${took}`;
       const foot = `${counted(summary.hits, 'hit')}${summary.truncated ? ' (stopped at --max)' : ''}${summary.itemsSearched === null ? ' ' : ', '}${items}`;
-      process.stdout.write(summary.hits === 0 ? `No hits (${items}).\n` : `${paint(c, 'dim', foot)}\n`);
+      // No time on a line without hits, as before: it is the whole answer, and the same search answers the same.
+      const none = summary.itemsSearched === null ? 'No hits (stopped).' : `No hits (${counted(summary.itemsSearched, 'item')} searched).`;
+      process.stdout.write(summary.hits === 0 ? `${none}\n` : `${paint(c, 'dim', foot)}\n`);
     }
     // Everything is printed: the index's catching up (a file's first tool: search) only holds the prompt back.
     deferred.task?.();

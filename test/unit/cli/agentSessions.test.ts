@@ -163,10 +163,7 @@ describe('agent-sessions CLI (the real binary)', function () {
       summary: { truncated: boolean };
     };
     assert.deepEqual([json.hits.length, json.hits[0]?.toolName, json.summary.truncated], [1, 'convert_temperature', true]);
-    assert.match(
-      ok(run(['search', 'zebra-that-is-nowhere', '-d', db])),
-      new RegExp(`^No hits \\(${items} items searched in \\d+ ms\\)\\.\\n$`),
-    );
+    assert.match(ok(run(['search', 'zebra-that-is-nowhere', '-d', db])), new RegExp(`^No hits \\(${items} items searched\\)\\.\\n$`));
     // A scan stopped at --max does not know how many items the whole search would have covered.
     assert.match(ok(run(['search', 'tool:convert_temperature', '-d', db, '--max', '1'])), /\n1 hit \(stopped at --max\) in \d+ ms\n$/);
     fails(run(['search', 'rain', '-d', db, '--max', '0']), 2, /--max takes a whole number of 1 or more, got '0'/);
