@@ -138,3 +138,19 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
     .replace(/\bsk-[A-Za-z0-9_*-]{8,}/g, REDACTED)
     .replace(/([?&](?:api[_-]?key|key|token)=)[^&\s"']+/gi, `$1${REDACTED}`);
 }
+
+/**
+ * `value` with `redactSecrets` applied to every string in it, the shape kept: for what a run read back from the file
+ * (its answer, its calls' arguments, a replay's diff) before it is printed, graded, reported or kept, where the text
+ * the agent streamed was redacted as it came.
+ */
+export function redactDeep<T>(value: T, secrets: readonly string[]): T {
+  if (typeof value === 'string') return redactSecrets(value, secrets) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => redactDeep(v, secrets)) as T;
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = redactDeep(v, secrets);
+    return out as T;
+  }
+  return value;
+}

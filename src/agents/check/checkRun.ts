@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { runCommandOnBranch, type CommandAgent, type CommandRunOptions } from '../command/commandRun';
 import { useLauncherThread } from '../command/launcher';
 import { IN_THREAD_STORE, type RunStore } from '../runSession';
+import { redactDeep, redactableSecrets } from '../apiKey';
 import type { SessionDatabase } from '../../store/inspector/sessionDatabase';
 import type { SessionReader } from '../../store/inspector/sessionReader';
 import type { ToolsMode, ReplaySummary } from '../../shared/protocol/replay';
@@ -222,14 +223,20 @@ async function runCase(
             outcome.written.turn,
             scratch ? undefined : options.db,
           );
-    const run: CaseRun = {
-      answer: outcome.finalOutput,
-      trajectory,
-      usage: outcome.usage,
-      ms,
-      replay: outcome.replay ? asRecordedOn(outcome.replay, c, !!scratch) : null,
-      branchId: scratch ? null : forkId,
-    };
+    // What the run wrote is read back from the file, and a key the agent put in its answer or its calls' arguments
+    // would go on to the graders' reasons, the lines, the JUnit and Markdown reports and the experiment store: the
+    // run is redacted once, here, as the text it streamed was (the same secrets as the run's: docs/agent-command.md §5).
+    const run: CaseRun = redactDeep(
+      {
+        answer: outcome.finalOutput,
+        trajectory,
+        usage: outcome.usage,
+        ms,
+        replay: outcome.replay ? asRecordedOn(outcome.replay, c, !!scratch) : null,
+        branchId: scratch ? null : forkId,
+      },
+      redactableSecrets([options.run?.apiKey, (options.run?.env ?? process.env).OPENAI_API_KEY]),
+    );
     const graders: GraderResult[] = [];
     for (const g of options.graders) {
       try {

@@ -20,7 +20,7 @@ import { storeCommandSpans } from './commandSpans';
 import { errorMessage } from '../../shared/errorMessage';
 import { runValueText } from '../../shared/itemText';
 import { storeFailure } from '../storeFailures';
-import { redactableSecrets } from '../apiKey';
+import { redactDeep, redactableSecrets } from '../apiKey';
 import { isUserMessage } from '../runPersistence';
 import { RunReporter } from '../runReporter';
 import { withRunLock } from '../runLocks';
@@ -435,15 +435,18 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
   notes.push(...replayNotes(who, translator));
   if (notes.length > 0) persistence.summary = reporter.redact(`${persistence.summary} ${notes.join(' ')}`);
 
+  // The answer and the calls' arguments are read back from the file, not from the redacted stream: a key the agent
+  // wrote into them would reach the CLI's lines, --json, the replay summary and a check's reports.
+  const replay = redactDeep(checked.summary, reporter.secrets);
   if (completed)
     return reporter.finish({
       kind: 'run/completed',
       runId: reporter.runId,
-      finalOutput: finalText(settled.kept),
+      finalOutput: reporter.redact(finalText(settled.kept)),
       usage,
       written: persistence,
       command: view,
-      replay: checked.summary,
+      replay,
     });
   const message = cancelled
     ? end.stopped === 'stop' || options.signal?.aborted || !cancelledByAgent
@@ -458,7 +461,7 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
     usage: spent ? usage : null,
     written: persistence,
     command: view,
-    replay: checked.summary,
+    replay,
   });
 }
 

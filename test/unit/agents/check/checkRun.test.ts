@@ -144,6 +144,29 @@ describe('running a check (scripted agent command, real processes)', function ()
     );
   });
 
+  it("a key the agent wrote into its answer or a call's arguments never reaches the results, graded or not", async () => {
+    // Not shaped like an OpenAI key (no sk- prefix): only the key's own value can find it.
+    const key = 'proj-SECRETabcdef1234567890XYZ';
+    const leaky: Record<string, Reply> = {
+      ...FAITHFUL,
+      'Weather in Lyon?': { calls: [{ name: 'get_weather', arguments: JSON.stringify({ city: key }) }], answer: `my key is ${key}` },
+    };
+    const { report } = await runCheck({
+      ...options,
+      run: { ...options.run, env: { ...options.run!.env, OPENAI_API_KEY: key } },
+      agent: agent('leaky', leaky),
+    });
+    const everything = JSON.stringify(report);
+    assert.ok(!everything.includes(key) && !everything.toLowerCase().includes(key.toLowerCase()), 'the key is in the report');
+    const lyon = report.results.find((r) => r.case.id === 's1/main/3')!;
+    assert.equal(lyon.run?.answer, 'my key is [redacted]');
+    assert.deepEqual(
+      lyon.run?.trajectory.map((t) => t.arguments),
+      ['{"city":"[redacted]"}'],
+    );
+    assert.match(lyon.graders.map((g) => g.reason).join(' '), /\[redacted\]/);
+  });
+
   it('a run that fails is an error with its message; the other cases still run', async () => {
     const dir = join(tmp.dir, `case-${n}`);
     const { report } = await runCheck({

@@ -70,6 +70,23 @@ describe('agent commands: replaying the recorded tool results (scripted agent, r
     assert.deepEqual([past.version, past.tools], [2, { mode: 'live', nameOnly: [], recorded: [], hosted: [] }]);
   });
 
+  it("a key the agent wrote into its answer and a call's arguments is redacted in the outcome and its replay summary", async () => {
+    // Not shaped like an OpenAI key (no sk- prefix): only the key's own value can find it.
+    const key = 'proj-SECRETabcdef1234567890XYZ';
+    const { log, lines, outcome } = run(
+      { calls: [{ name: 'get_weather', arguments: JSON.stringify({ city: key }), output: 'replay' }], answer: `the key is ${key}` },
+      { fork: { fromTurn: 2, name: 'leak' }, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', OPENAI_API_KEY: key } },
+    );
+    const o = completed(await outcome);
+    assert.ok(!JSON.stringify([o, log.events, lines]).includes(key), 'the key left the run');
+    assert.equal(o.finalOutput, 'the key is [redacted]');
+    assert.deepEqual(
+      o.replay?.marks.map((m) => m.arguments),
+      ['{"city":"[redacted]"}'],
+    );
+    assert.match(o.replay?.divergence?.diff.join(' ') ?? '', /\[redacted\]/);
+  });
+
   it('a command that honours replay writes the recorded outputs: its calls are marked replayed, in any order', async () => {
     const { log, outcome } = run(
       {

@@ -71,6 +71,8 @@ export interface AgentPlan {
   storeUsage?: boolean;
   /** Where to copy the RunAgentInput it received. */
   inputCopy?: string;
+  /** Its answer, written and streamed (default "Done."). */
+  answer?: string;
 }
 
 /**
@@ -135,8 +137,9 @@ for (const [i, c] of plan.calls.entries()) {
 }
 for (const r of plan.extraReports ?? []) emit({ type: 'CUSTOM', name: 'agent-sessions.tool-replay', value: r });
 for (const v of plan.rawReports ?? []) emit({ type: 'CUSTOM', name: 'agent-sessions.tool-replay', value: v });
-items.push({ role: 'assistant', type: 'message', status: 'completed', content: [{ type: 'output_text', text: 'Done.' }] });
-emit({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'answer', delta: 'Done.' });
+const answer = plan.answer ?? 'Done.';
+items.push({ role: 'assistant', type: 'message', status: 'completed', content: [{ type: 'output_text', text: answer }] });
+emit({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'answer', delta: answer });
 await finish();
 emit({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId });
 `,
