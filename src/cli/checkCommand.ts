@@ -106,13 +106,19 @@ export async function checkCommand(args: CheckArgs, write: (text: string) => voi
   // The reports hold what finished, interrupted or not: a CI job stopped at its timeout still shows those cases.
   const inputs = [plan.file, plan.reviews, ...(plan.experiments ? [plan.experiments.path] : [])];
   const outputs: string[] = [];
+  // An interrupted check's reports say so (never a green summary or a passing suite for half a check).
+  const interruption = interrupted ? { finished: report.results.length, total } : undefined;
   if (args.junit !== undefined) {
-    writeOutputFile(args.junit, junitReport(report), { overwrite: args.force, inputs });
+    writeOutputFile(args.junit, junitReport(report, interruption), { overwrite: args.force, inputs });
     outputs.push(args.junit);
   }
   if (args.markdown !== undefined) {
     const comparison = experiments?.comparison ?? undefined;
-    writeOutputFile(args.markdown, markdownReport(report, comparison ? { comparison } : {}), { overwrite: args.force, inputs });
+    writeOutputFile(
+      args.markdown,
+      markdownReport(report, { ...(comparison ? { comparison } : {}), ...(interruption ? { interrupted: interruption } : {}) }),
+      { overwrite: args.force, inputs },
+    );
     outputs.push(args.markdown);
   }
   if (args.json)

@@ -10,7 +10,7 @@
  * parses. No CDATA: a case's `]]>` is escaped like any `>`.
  */
 import type { CaseResult, CheckReport } from '../checkTypes';
-import { caseReasons, checkTotals } from './reportTotals';
+import { caseReasons, checkTotals, interruptionLine, type Interruption } from './reportTotals';
 
 /** The longest `message` attribute: 1,000 characters (the element's body has every reason in full). */
 const MAX_MESSAGE_CHARS = 1000;
@@ -81,8 +81,11 @@ function counts(results: readonly CaseResult[]): Record<string, number> {
   return { tests: t.cases, failures: t.failed, errors: t.errors, skipped: t.orphaned };
 }
 
-/** The JUnit XML of a check. */
-export function junitReport(report: CheckReport): string {
+/**
+ * The JUnit XML of a check. An interrupted one (`interrupted`) ends with a suite of one errored case saying how many
+ * did not finish, counted in the totals: a partial check must not pass in CI's view.
+ */
+export function junitReport(report: CheckReport, interrupted?: Interruption): string {
   const suites = new Map<string, CaseResult[]>();
   for (const r of report.results) {
     const key = `${r.case.sessionId}/${r.case.branchId}`;
@@ -90,9 +93,14 @@ export function junitReport(report: CheckReport): string {
     list.push(r);
     suites.set(key, list);
   }
+  const total = counts(report.results);
+  if (interrupted) {
+    total.tests = (total.tests ?? 0) + 1;
+    total.errors = (total.errors ?? 0) + 1;
+  }
   const out = [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites${attributes({ name: 'agent-sessions check', ...counts(report.results), time: seconds(report.ms), timestamp: report.startedAt })}>`,
+    `<testsuites${attributes({ name: 'agent-sessions check', ...total, time: seconds(report.ms), timestamp: report.startedAt })}>`,
   ];
   for (const [name, results] of suites) {
     const time = results.reduce((sum, r) => sum + r.ms, 0);
@@ -105,6 +113,16 @@ export function junitReport(report: CheckReport): string {
     );
     for (const r of results) out.push(testcase(r, '    '));
     out.push('  </testsuite>');
+  }
+  if (interrupted) {
+    const message = interruptionLine(interrupted);
+    out.push(
+      `  <testsuite${attributes({ name: 'interrupted', tests: 1, failures: 0, errors: 1, skipped: 0, time: seconds(0), timestamp: report.startedAt })}>`,
+      `    <testcase${attributes({ classname: 'agent-sessions check', name: 'the check ran to its end', time: seconds(0) })}>`,
+      `      <error${attributes({ message, type: 'interrupted' })}>${escapeText(message)}</error>`,
+      '    </testcase>',
+      '  </testsuite>',
+    );
   }
   out.push('</testsuites>', '');
   return out.join('\n');

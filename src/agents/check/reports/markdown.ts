@@ -9,7 +9,7 @@
  */
 import type { BaselineComparison, FlipKind } from '../../../store/experiments/experimentTypes';
 import type { CaseResult, CheckReport } from '../checkTypes';
-import { caseReasons, checkTotals, totalsLine } from './reportTotals';
+import { caseReasons, checkTotals, interruptionLine, totalsLine, type Interruption } from './reportTotals';
 
 /** Rows of a table: 50; the rest counted in a line under it. */
 export const MAX_ROWS = 50;
@@ -49,13 +49,17 @@ const FLIP_TITLES: Record<FlipKind, string> = {
 export interface MarkdownOptions {
   /** The flips from a saved experiment (`--baseline NAME`). */
   comparison?: BaselineComparison;
+  /** The check stopped before every case finished: the summary says so, never ✅. */
+  interrupted?: Interruption;
 }
 
 /** The Markdown summary of a check. */
 export function markdownReport(report: CheckReport, options: MarkdownOptions = {}): string {
   const t = checkTotals(report.results);
-  const icon = t.failed + t.errors === 0 && t.cases > 0 ? '✅' : '❌';
-  const out = [`### ${icon} Agent check: ${totalsLine(t)}`, ''];
+  const i = options.interrupted;
+  const icon = i ? '⏹️' : t.failed + t.errors === 0 && t.cases > 0 ? '✅' : '❌';
+  const out = [`### ${icon} Agent check${i ? ' (interrupted)' : ''}: ${totalsLine(t)}`, ''];
+  if (i) out.push(`**Not a complete check:** ${interruptionLine(i)}.`, '');
   out.push(
     `${t.cases} case${t.cases === 1 ? '' : 's'} in ${(report.ms / 1000).toFixed(1)} s · graders: ${report.graders.map((g) => escapeMarkdown(g, 120)).join(', ') || 'none'}`,
   );

@@ -31,3 +31,15 @@ export function caseReasons(r: CaseResult): string[] {
   if (r.status === 'orphaned') return [r.error ?? 'the turn no longer exists, or now holds another message: not run'];
   return r.graders.filter((g) => !g.pass).map((g) => `${g.grader}: ${g.reason}`);
 }
+
+/** A check stopped before every case finished (Ctrl+C, a CI job's timeout): how many did, of how many. */
+export interface Interruption {
+  finished: number;
+  total: number;
+}
+
+/** What a report says of an interrupted check, so a partial one never reads as the whole. */
+export function interruptionLine(i: Interruption): string {
+  const unfinished = i.total - i.finished;
+  return `the check was interrupted: ${unfinished} of ${i.total} case${i.total === 1 ? '' : 's'} did not finish`;
+}

@@ -114,6 +114,21 @@ describe('JUnit report', () => {
     assert.match(child(orphaned!, 'skipped')[0]!.attributes.message!, /^orphaned: /);
   });
 
+  it('an interrupted check ends with an errored case saying how many did not finish, counted in the totals', () => {
+    const passing: CheckReport = { ...sample(), results: [sample().results[0]!] };
+    const root = parseStrictXml(junitReport(passing, { finished: 1, total: 4 }));
+    assert.deepEqual(
+      [root.attributes.tests, root.attributes.failures, root.attributes.errors],
+      ['2', '0', '1'],
+      'a partial check does not pass in CI',
+    );
+    const last = child(root, 'testsuite').at(-1)!;
+    assert.equal(last.attributes.name, 'interrupted');
+    const error = child(child(last, 'testcase')[0]!, 'error')[0]!;
+    assert.equal(error.attributes.message, 'the check was interrupted: 3 of 4 cases did not finish');
+    assert.equal(parseStrictXml(junitReport(passing)).attributes.errors, '0', 'a whole check has no such case');
+  });
+
   it('reads back through junit2json, as CI report tools read JUnit files', async () => {
     const read = (await parseJUnit(junitReport(sample()))) as {
       tests?: number;

@@ -52,6 +52,14 @@ describe('Markdown report', () => {
     assert.equal(markdownReport(report([result(2, 'pass')])).split('\n')[0], '### ✅ Agent check: 1 passed, 0 failed');
   });
 
+  it('an interrupted check says so at the top and is never green, whatever finished passed', () => {
+    const md = markdownReport(report([result(2, 'pass'), result(4, 'pass')]), { interrupted: { finished: 2, total: 3 } });
+    const lines = md.split('\n');
+    assert.equal(lines[0], '### ⏹️ Agent check (interrupted): 2 passed, 0 failed');
+    assert.equal(lines[2], '**Not a complete check:** the check was interrupted: 1 of 3 cases did not finish.');
+    assert.ok(!md.includes('✅'));
+  });
+
   it('escapes untrusted text: one cell, no code, no HTML, no link, no mention', () => {
     const md = markdownReport(report([result(4, 'fail', NASTY)]));
     const html = new MarkdownIt({ html: true }).render(md);
