@@ -136,6 +136,17 @@ export function replayText(summary: ReplaySummary, label: string): string {
 }
 
 /**
+ * A failed run's calls. When nothing of the run was kept (rolled back), its calls are no longer in the file: they are
+ * said to be what the agent did before the rollback, and a run that made none (one that never started, or stopped
+ * before calling a tool) says nothing of replay rather than "0 tool calls replayed; this run stopped calling tools".
+ */
+function failedReplayText(summary: ReplaySummary, rolledBack: boolean, label: string): string {
+  if (!rolledBack) return replayText(summary, label);
+  if (summary.marks.length === 0 && summary.disagreements.length === 0) return '';
+  return `${label}Rolled back, so not in the file: the calls the agent made were\n${replayText(summary, label)}`;
+}
+
+/**
  * One run's events for people. A run that failed before its agent started (`agentName` is '': see `RunStartedEvent`)
  * gets no header line, which could only name a branch it never ran on; its outcome says what went wrong.
  */
@@ -171,6 +182,6 @@ function eventText(e: RunEvent, label: string, several: boolean): string {
     case 'run/completed':
       return `${several ? `${label}${e.finalOutput}\n` : '\n'}${label}Done: ${e.written.summary}\n${e.replay ? replayText(e.replay, label) : ''}`;
     case 'run/failed':
-      return `\n${label}${e.failure === 'cancelled' ? 'Stopped' : 'Failed'}: ${e.message}\n${label}${e.written.summary}\n${e.replay ? replayText(e.replay, label) : ''}`;
+      return `\n${label}${e.failure === 'cancelled' ? 'Stopped' : 'Failed'}: ${e.message}\n${label}${e.written.summary}\n${e.replay ? failedReplayText(e.replay, e.written.kept.length === 0, label) : ''}`;
   }
 }

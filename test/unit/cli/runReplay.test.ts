@@ -112,9 +112,16 @@ describe('agent-sessions run --tools / --match-name-only (the CLI from source, a
     );
     assert.match(
       r.stdout,
-      /\nreplayed get_weather \(call_new_1 ← call_paris\)\nunmatched get_weather \(call_new_2; nearest recorded call call_lyon\)\n1 tool call replayed, 1 unmatched \(get_weather\)/,
+      /\nRolled back, so not in the file: the calls the agent made were\nreplayed get_weather \(call_new_1 ← call_paris\)\nunmatched get_weather \(call_new_2; nearest recorded call call_lyon\)\n1 tool call replayed, 1 unmatched \(get_weather\)/,
     );
     assert.deepEqual(await snapshot(db), before);
+  });
+
+  it('a run rolled back before any call says nothing of replay (not "0 tool calls replayed; this run stopped calling tools")', () => {
+    const r = cli(['run', db, 's1', '--from-turn', '2', '--command', `"${process.execPath}" -e 0`, '-m', 'Again?']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /\nFailed: .*without writing a turn/);
+    assert.doesNotMatch(r.stdout, /tool calls? replayed|diverged|Rolled back, so not in the file/);
   });
 
   it("a report that lies shows on the call's line and as a disagreement; --json carries the marks in the outcome", () => {
