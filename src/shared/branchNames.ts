@@ -12,6 +12,9 @@ export function branchNameProblem(name: string, usedIds: ReadonlySet<string>): s
   // C0 and C1, as the store refuses them (argumentChecks.ts): node:sqlite cuts TEXT at U+0000.
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return l10n.t('A branch name cannot contain control characters.');
+  // Half of a character (a lone UTF-16 surrogate): the store refuses it, as UTF-8 cannot hold it.
+  if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(name))
+    return l10n.t('A branch name cannot contain half of a character.');
   if (Array.from(name).length > 200) return l10n.t('A branch name can be at most {0} characters long.', 200);
   if (usedIds.has(name)) return l10n.t("'{0}' has already been used in this session (branch names are never reused).", name);
   return undefined;

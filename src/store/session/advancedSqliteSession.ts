@@ -1,7 +1,7 @@
 import type { AgentInputItem, Session } from '@openai/agents';
 import type { SessionHistoryRewriteArgs, SessionHistoryTransactionArgs } from '@openai/agents';
 import { CurrentBranchSession } from './currentBranchSession';
-import { checkLimitArgument, checkNewBranchName, checkTurnNumber } from './argumentChecks';
+import { checkLimitArgument, checkNewBranchName, checkSessionId, checkTurnNumber } from './argumentChecks';
 import { contentMatcher, contentPreview } from '../format/conversationText';
 import { BranchError, InvalidArgumentError, describeDatabaseError } from '../errors';
 import { exactTextSql, textFromSql } from '../sqlite/exactText';
@@ -106,6 +106,7 @@ export class AdvancedSQLiteSession implements Session {
   private readonly guardStorePath: string | undefined;
 
   constructor(options: AdvancedSQLiteSessionOptions & GuardedSessionOptions) {
+    checkSessionId(options.sessionId);
     this.sessionId = options.sessionId;
     this.sessionSettings = checkSessionSettings(options.sessionSettings);
     this.dbPath = options.dbPath ?? ':memory:';

@@ -46,6 +46,24 @@ export function hasControlCharacter(text: string): boolean {
   return CONTROL_CHARACTER.test(text);
 }
 
+/** A UTF-16 surrogate without its pair: half of a character, which UTF-8 cannot encode. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Whether `text` holds half of a character. SQLite would store such an id as bytes that are not UTF-8: Python's
+ * `sqlite3` then fails to read any row's id in the column ("Could not decode to UTF-8"), and reading it back here gives
+ * U+FFFD, a different id (spec §12 f). Python itself refuses such a string (`surrogates not allowed`).
+ */
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}
+
+/** A session id a session can be opened with: one that is valid Unicode (`hasLoneSurrogate`). */
+export function checkSessionId(sessionId: unknown): void {
+  if (typeof sessionId === 'string' && hasLoneSurrogate(sessionId))
+    throw new InvalidArgumentError('sessionId holds half of a character (a lone UTF-16 surrogate), which cannot be stored as UTF-8');
+}
+
 /**
  * A name for a new branch (spec §12 b, f): omitted/null means "generate one"; otherwise a string that is not blank
  * and holds no control character (node:sqlite reads TEXT only up to the first U+0000, so such an id could not be
@@ -56,6 +74,7 @@ export function checkNewBranchName(name: unknown): void {
   if (typeof name !== 'string') throw new InvalidArgumentError(`Branch name must be a string, got ${describeValue(name)}`);
   if (name.trim() === '') throw new BranchError('Branch ID cannot be empty');
   if (hasControlCharacter(name)) throw new BranchError('Branch ID cannot contain control characters');
+  if (hasLoneSurrogate(name)) throw new BranchError('Branch ID cannot contain half of a character (a lone UTF-16 surrogate)');
 }
 
 /** A turn number for `createBranchFromTurn` (spec §12 b): a non-negative integer. */

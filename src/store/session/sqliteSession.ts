@@ -1,5 +1,5 @@
 import type { AgentInputItem, Session } from '@openai/agents';
-import { checkLimitArgument } from './argumentChecks';
+import { checkLimitArgument, checkSessionId } from './argumentChecks';
 import { ConnectionLifetime } from '../sqlite/connectionLifetime';
 import { fromStoredItems, toStoredItem } from '../format/itemShape';
 import { describeDatabaseError } from '../errors';
@@ -26,6 +26,7 @@ export class SQLiteSession implements Session {
   private readonly lifetime: ConnectionLifetime;
 
   constructor(options: SQLiteSessionOptions) {
+    checkSessionId(options.sessionId);
     this.sessionId = options.sessionId;
     this.sessionSettings = checkSessionSettings(options.sessionSettings);
     this.tables = {

@@ -14,6 +14,8 @@ describe('branchNameProblem', () => {
     ['branch_from_turn_2_1700000000', /already been used/],
     ['line\nbreak', /control characters/],
     ['next\u0085line', /control characters/], // C1, which the store refuses too
+    ['half\ud800', /half of a character/], // a lone surrogate, which the store refuses too
+    ['emoji 😀', undefined],
     ['x'.repeat(201), /at most 200/],
     ['new-idea', undefined],
     ['Alt', undefined], // ids are case-sensitive in the store

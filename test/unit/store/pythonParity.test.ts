@@ -201,6 +201,22 @@ describe('Python parity and the §12 differences', () => {
       await failsWithoutChange(ws.path(), s, () => s.createBranchFromTurn(2, '\t\n'), BranchError, 'Branch ID cannot be empty');
     });
 
+    it('half of a character (a lone surrogate) is refused too; a whole one outside the BMP is accepted', async () => {
+      const s = await threeTurns();
+      const HALF = 'Branch ID cannot contain half of a character (a lone UTF-16 surrogate)';
+      for (const name of ['b\ud800', '\udc00x', 'x\ud83d', 'y\ude00z']) {
+        await failsWithoutChange(ws.path(), s, () => s.createBranchFromTurn(2, name), BranchError, HALF);
+        await failsWithoutChange(ws.path(), s, () => s.createBranchFromContent('q2', name), BranchError, HALF);
+      }
+      assert.equal(await s.createBranchFromTurn(2, 'emoji 😀'), 'emoji 😀');
+      // A session id with half a character: Python's sqlite3 could read no session id of the file after it.
+      assert.throws(
+        () => ws.open({ sessionId: 's\ud800' }),
+        (e: unknown) => e instanceof InvalidArgumentError && /half of a character/.test(e.message),
+      );
+      assert.throws(() => new SQLiteSession({ sessionId: '\udfffs', dbPath: ws.path() }), InvalidArgumentError);
+    });
+
     it('characters next to the control ranges are accepted', async () => {
       const s = await threeTurns();
       for (const [i, name] of ['nbsp\u00a0x', 'space x', '~', 'line\u2028sep', 'é'].entries()) {
