@@ -164,6 +164,8 @@ export async function searchCommand(
         progress?.update(done, total);
       },
       turns,
+      // The summary line says how many items were searched.
+      countItems: true,
       // The index of tool items (tool: and is:failed), in the CLI's cache folder: a problem with it is said, not fatal;
       // an index far behind the file is brought up to date after the hits and the summary are out.
       index: indexOption(

@@ -145,6 +145,7 @@ export class ExtensionStores implements vscode.Disposable {
         driver: db.driver,
         ...(options.maxHits !== undefined ? { maxHits: options.maxHits } : {}),
         ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
+        ...(options.countItems ? { countItems: true } : {}),
         ...(options.turns ? { turns: { [db.path]: options.turns } } : {}),
       },
       {

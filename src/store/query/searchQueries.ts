@@ -109,6 +109,8 @@ export async function searchSessions(store: QueryStore, args: SearchArgs, signal
     signal,
     maxHits: afterHit + maxHits + 1,
     ...(sessionId !== undefined ? { sessionId } : {}),
+    // An answer without hits says how many items were searched.
+    countItems: true,
     onHits: (batch) => {
       for (const hit of batch) if (found++ >= afterHit && page.length < maxHits) page.push(hit);
     },

@@ -68,6 +68,7 @@ async function run(input: SearchWorkerInput, post: (e: SearchWorkerEvent) => voi
         signal,
         maxHits,
         sessionId: input.sessionId,
+        countItems: input.countItems === true,
         turns: input.turns?.[path],
         index:
           input.indexDir === undefined

@@ -19,6 +19,8 @@ export interface SearchWorkerInput extends WorkerCodeCache {
   maxHits?: number;
   /** Only this session (every file is searched for it). */
   sessionId?: string;
+  /** Each file's summary counts the items searched (`SearchOptions.countItems`). */
+  countItems?: boolean;
   /** Per file, the turns the query's review filters allow (read by the host from each file's review store). */
   turns?: Record<string, TurnSet>;
   /** The folder of the search's indexes of tool items (toolIndex.ts); none: every file is scanned without one. */

@@ -79,7 +79,13 @@ async function run(
   options: Pick<SearchOptions, 'maxHits' | 'sessionId' | 'turns' | 'index'>,
 ): Promise<Run> {
   const hits: SearchHit[] = [];
-  const { elapsedMs: _elapsed, ...summary } = await scan(db, parseSearchQuery(text), { onHits: (h) => hits.push(...h), ...options });
+  // countItems: the two count the items searched each their own way (SQLite's count, rows read and counted).
+  const { elapsedMs: _elapsed, ...summary } = await scan(db, parseSearchQuery(text), {
+    onHits: (h) => hits.push(...h),
+    countItems: true,
+    ...options,
+  });
+  if (!summary.truncated && !summary.cancelled) assert.equal(typeof summary.itemsSearched, 'number', 'a whole scan counts its items');
   // Where a scan stopped at the limit depends on its batches, which follow the clock: only a whole scan's count is fixed.
   return { hits, summary: summary.truncated ? { ...summary, rowsScanned: -1 } : summary };
 }
