@@ -90,8 +90,8 @@ export async function runCommand(args: RunArgs, write: (text: string) => void): 
 /**
  * What is refused before any agent starts, with the exit codes of the other commands: a missing file or session (3; a
  * run continues a session, and a mistyped id would quietly start a new one), a file that is no session store (4), and
- * a fork name the store would refuse (2, a bad argument: blank, `main`, used or reserved by the session). Each run checks its fork's name again as it
- * opens the branch (src/agents/branchOpening.ts), against what was written since.
+ * a fork name the store would refuse (2, a bad argument: blank, `main`, used or reserved by the session). Each run
+ * checks its fork's name again as it opens the branch (src/agents/branchOpening.ts), against what was written since.
  */
 function checkTarget(args: RunArgs, forkNames: string[]): void {
   const target = readRunTarget(args.db, args.sessionId);
