@@ -83,8 +83,8 @@ export function matchesFilters(query: SearchQuery, facts: ItemFacts): boolean {
 const SNIPPET_BEFORE = 40;
 const SNIPPET_LENGTH = 160;
 
-/** The calls whose snippet, found by filters alone, is their arguments whole. */
-const ARGUMENT_SNIPPET_TYPES: ReadonlySet<string> = new Set(['function_call', 'mcp_call', 'mcp_approval_request']);
+/** The calls whose snippet, found by filters alone, is their arguments whole (compared, not looked up: once per hit). */
+const showsArguments = (type: unknown): boolean => type === 'function_call' || type === 'mcp_call' || type === 'mcp_approval_request';
 
 /**
  * Matches the query's text against each of the item's texts (spec §12 a: each text on its own, folded with
@@ -97,7 +97,7 @@ export function matchText(query: SearchQuery, item: unknown, fallback: () => str
   if (query.text === '') {
     // An MCP call's (and approval request's) too: their first string is the server's label, which says nothing of what
     // was asked.
-    const args = isRecord(item) && ARGUMENT_SNIPPET_TYPES.has(String(item.type)) ? callArguments(item) : undefined;
+    const args = isRecord(item) && showsArguments(item.type) ? callArguments(item) : undefined;
     return { text: flatten(cut(args !== undefined ? readableJsonText(args) : (texts[0] ?? fallback()), 0, SNIPPET_LENGTH)), ranges: [] };
   }
   const needle = foldForSearch(query.text);
