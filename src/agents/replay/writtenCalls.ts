@@ -85,7 +85,8 @@ export function checkWrittenCalls(args: WrittenCallsArgs): WrittenCallsCheck {
     // In strict a call that matches nothing is what the mode refuses (`unmatched`, as an SDK run marks it); one that
     // matches but wrote another output ran its tool anyway (`live`). Either way the tool touched the world.
     mark(mode === 'strict' && !matched ? 'unmatched' : 'live', near?.call.callId ?? null);
-    if (mode === 'strict' && strictFailure === null) strictFailure = strictMessage(call.name, call.arguments, matched !== null, near);
+    if (mode === 'strict' && strictFailure === null)
+      strictFailure = strictMessage(call.name, call.arguments, matched !== null, near, args.source !== null);
   }
 
   const disagreements = compareReports(marks, args.reports, mode);
@@ -145,6 +146,7 @@ function strictMessage(
   text: string,
   matched: boolean,
   near: { call: { name: string; callId: string }; diff: string[] } | null,
+  recorded: boolean,
 ): string {
   const shown = text.length > SHOWN_ARGUMENT_CHARS ? `${text.slice(0, SHOWN_ARGUMENT_CHARS)}…` : text;
   const head = `Strict replay: the agent ran ${name}(${shown}) live`;
@@ -152,7 +154,9 @@ function strictMessage(
   if (matched && near)
     return `${head}: it matches the recorded call ${near.call.name} (${near.call.callId}), but the output it wrote is not the recorded one, ${tail}`;
   const why = `${head}, which matches no recorded call, ${tail}`;
-  if (!near) return `${why} The recorded turn has no function calls.`;
+  // Continuing a branch has no recorded turn: strict can only refuse every call there.
+  if (!near)
+    return `${why} ${recorded ? 'The recorded turn has no function calls.' : 'The run continues past the recording: there is no recorded turn, so no call can be replayed.'}`;
   if (near.call.name !== name) return `${why} Nearest recorded call: ${near.call.name} (${near.call.callId}), another tool.`;
   const diff = near.diff.length > 0 ? `: ${near.diff.join('; ')}` : ' (its output was already used by an identical call)';
   return `${why} Nearest recorded call: ${near.call.name} (${near.call.callId})${diff}.`;

@@ -99,6 +99,27 @@ describe('replay: the marks of calls an agent command wrote', () => {
     );
   });
 
+  it('strict past the recording (a continued branch): the failure says there is no recorded turn, not that it had no calls', () => {
+    const r = checkWrittenCalls({
+      mode: 'strict',
+      table: { branchId: 'main', turn: 0, calls: [], hosted: [] },
+      source: null,
+      nameOnly: [],
+      written: written(['c1', 'now', '{}', '10:00']),
+      reports: [],
+    });
+    assert.match(r.strictFailure ?? '', /there is no recorded turn, so no call can be replayed\.$/);
+    const recordedNone = checkWrittenCalls({
+      mode: 'strict',
+      table: { branchId: 'main', turn: 2, calls: [], hosted: [] },
+      source: { branchId: 'main', turn: 2 },
+      nameOnly: [],
+      written: written(['c1', 'now', '{}', '10:00']),
+      reports: [],
+    });
+    assert.match(recordedNone.strictFailure ?? '', /The recorded turn has no function calls\.$/);
+  });
+
   it('strict: a call the agent refused (reported, never written) is where the run left the recording', () => {
     const refused: ReplayReport = { callId: 'c1', name: 'now', outcome: 'unmatched', recordedCallId: 'r1', arguments: '{"tz":"UTC"}' };
     const r = check('strict', [], [refused]);
