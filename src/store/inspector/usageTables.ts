@@ -93,8 +93,18 @@ export function readUsageRowsAfter(
   return rows.map((r) => usageRowOf(r));
 }
 
+/**
+ * A count as the row holds it: a number, or a whole number stored as text (a column whose type was altered, the doctor's
+ * altered-schema file), which SQLite's `sum()` counts too, so a row's figures add up to the totals shown beside them
+ * (they read "–" and summed to 0 while the session's total said 150). Anything else is no figure.
+ */
+function countOf(v: unknown): number | null {
+  if (typeof v === 'number') return v;
+  return typeof v === 'string' && /^\s*[+-]?\d{1,15}\s*$/.test(v) ? Number(v) : null;
+}
+
 function usageRowOf(r: Record<string, unknown>, pageBranch?: string): UsageRow {
-  const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+  const num = countOf;
   return {
     branchId: pageBranch !== undefined && (r.branch === null || r.branch === undefined) ? pageBranch : textFromSql(r.branch),
     turn: Number(r.user_turn_number),

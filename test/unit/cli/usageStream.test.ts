@@ -8,7 +8,9 @@ import { strict as assert } from 'node:assert';
 import { usage, USAGE_ROWS_PER_PAGE, type CommandContext } from '../../../src/cli/commands';
 import { paint, table, type Terminal } from '../../../src/cli/terminal';
 import { openSessionDatabase } from '../../../src/store';
-import { execSql, mk, Workspace } from '../../support/sessionHelpers';
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execSql, mk, query, Workspace } from '../../support/sessionHelpers';
 
 /** The command as it was: every row read at once, then `table` or `JSON.stringify` over all of them. */
 function oldUsage(path: string, sessionId: string, branchId: string | undefined, json: boolean, color: boolean): string {
@@ -119,6 +121,22 @@ describe('agent-sessions usage, a page at a time (issue 43)', () => {
       }
     }
     assert.equal(compared, 16);
+  });
+
+  it("counts stored as text (a column whose type was altered) are counts: the rows add up to the session's total", async () => {
+    const path = ws.path();
+    copyFileSync(join(__dirname, '..', '..', 'fixtures', 'doctor', 'altered-schema.db'), path);
+    const [{ total, session }] = query<{ total: number; session: string }>(
+      path,
+      'SELECT sum(total_tokens) AS total, session_id AS session FROM turn_usage GROUP BY session_id ORDER BY session_id LIMIT 1',
+    ) as [{ total: number; session: string }];
+    assert.equal(query<{ t: string }>(path, 'SELECT typeof(total_tokens) AS t FROM turn_usage LIMIT 1')[0]!.t, 'text');
+    const json = JSON.parse((await newUsage(path, session, undefined, true, false)).text) as {
+      rows: { totalTokens: number | null }[];
+      totals: { totalTokens: number };
+    };
+    assert.ok(json.rows.every((r) => typeof r.totalTokens === 'number'));
+    assert.equal(json.totals.totalTokens, total);
   });
 
   it('says so when there is no usage, in both forms', async () => {
