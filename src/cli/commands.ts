@@ -132,6 +132,8 @@ export async function branches(ctx: CommandContext, dbPath: string | undefined, 
       });
     };
     walk(null, '', 0);
+    // A session row without items (ls lists it) has no branch yet: say so rather than print an empty line.
+    if (rows.length === 0) return `${sessionId}: no items, so no branches yet\n`;
     return `${table(rows)}\n`;
   });
 }

@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { query, tables } from '../../support/sessionHelpers';
+import { execSql, query, tables } from '../../support/sessionHelpers';
 import { tempDir } from '../../support/tempFiles';
 import { PYTHON_FIXTURES, ROOT, copyPythonFixture, writeExportFixture } from '../store/export/exportFixtures';
 import { buildSharedCli, sharedCliPath } from '../../support/cliBundle';
@@ -96,6 +96,14 @@ describe('agent-sessions CLI (the real binary)', function () {
     const typo = run(['show', 'nofile.db', 'weather-trip'], { AGENT_SESSIONS_DB: db });
     assert.equal(typo.code, 3);
     assert.match(typo.stderr, /nofile\.db does not exist/);
+  });
+
+  it('branches: a session listed without items says it has no branches yet (not an empty line)', () => {
+    const copy = join(tmp.dir, 'hollow.db');
+    writeFileSync(copy, readFileSync(db));
+    execSql(copy, "INSERT INTO agent_sessions (session_id) VALUES ('hollow')");
+    assert.match(ok(run(['ls', copy])), /\nhollow\s+0\s+0\s+0\s/);
+    assert.equal(ok(run(['branches', copy, 'hollow'])), 'hollow: no items, so no branches yet\n');
   });
 
   it('usage: per turn with totals, equal to the file', () => {
