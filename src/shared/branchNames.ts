@@ -1,4 +1,5 @@
 import * as l10n from '@vscode/l10n';
+import { hasLoneSurrogate } from './unicodeText';
 
 /**
  * Branch-name validation shared by the tree's input box and the conversation view, so both reject the same names
@@ -13,8 +14,7 @@ export function branchNameProblem(name: string, usedIds: ReadonlySet<string>): s
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return l10n.t('A branch name cannot contain control characters.');
   // Half of a character (a lone UTF-16 surrogate): the store refuses it, as UTF-8 cannot hold it.
-  if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(name))
-    return l10n.t('A branch name cannot contain half of a character.');
+  if (hasLoneSurrogate(name)) return l10n.t('A branch name cannot contain half of a character.');
   if (Array.from(name).length > 200) return l10n.t('A branch name can be at most {0} characters long.', 200);
   if (usedIds.has(name)) return l10n.t("'{0}' has already been used in this session (branch names are never reused).", name);
   return undefined;

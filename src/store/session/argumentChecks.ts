@@ -1,5 +1,6 @@
 /** Checks of caller-supplied arguments that the Python SDK would hand to SQLite unchecked (spec §12 b, f, i). */
 import { BranchError, InvalidArgumentError } from '../errors';
+import { hasLoneSurrogate } from '../../shared/unicodeText';
 
 /**
  * A value as an error message shows it: numbers as they print (`-1`, `1.5`, `NaN`), everything else with its type,
@@ -44,18 +45,6 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 /** Whether `text` contains a C0 or C1 control character. */
 export function hasControlCharacter(text: string): boolean {
   return CONTROL_CHARACTER.test(text);
-}
-
-/** A UTF-16 surrogate without its pair: half of a character, which UTF-8 cannot encode. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/**
- * Whether `text` holds half of a character. SQLite would store such an id as bytes that are not UTF-8: Python's
- * `sqlite3` then fails to read any row's id in the column ("Could not decode to UTF-8"), and reading it back here gives
- * U+FFFD, a different id (spec §12 f). Python itself refuses such a string (`surrogates not allowed`).
- */
-export function hasLoneSurrogate(text: string): boolean {
-  return LONE_SURROGATE.test(text);
 }
 
 /** A session id a session can be opened with: one that is valid Unicode (`hasLoneSurrogate`). */
