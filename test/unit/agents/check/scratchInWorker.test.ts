@@ -84,38 +84,49 @@ describe("a check's scratch copies in the store worker", function () {
 
     const local = openSessionDatabase(file, { readonly: true });
     const remote = await client.openDatabase(file);
-    const ways: [string, ScratchFolder, Parameters<ScratchFolder['prepare']>[0], string | undefined][] = [
-      ['in this thread', ScratchFolder.create(w.dir), local, undefined],
-      ['pages through this thread', ScratchFolder.create(w.dir, workerStore), remote, file],
-      [
-        "the worker's copy",
-        ScratchFolder.create(w.dir, {
-          ...workerStore,
-          copyBranchPrefix: (source, target, request, signal, chain) => client.copyBranchPrefix(source, target, request, signal, chain),
-          releasePrefixChains: (folder) => client.releasePrefixChains(folder),
-        }),
-        remote,
-        file,
-      ],
+    const workersCopy = () =>
+      ScratchFolder.create(w.dir, {
+        ...workerStore,
+        copyBranchPrefix: (source, target, request, signal, chain) => client.copyBranchPrefix(source, target, request, signal, chain),
+        releasePrefixChains: (folder) => client.releasePrefixChains(folder),
+      });
+    const ways: [string, () => ScratchFolder, Parameters<ScratchFolder['prepare']>[0], string | undefined][] = [
+      ['in this thread', () => ScratchFolder.create(w.dir), local, undefined],
+      ['pages through this thread', () => ScratchFolder.create(w.dir, workerStore), remote, file],
+      ["the worker's copy", workersCopy, remote, file],
     ];
     const gaps: Record<string, number> = {};
     const tookMs: Record<string, number> = {};
     const copied: Record<string, number> = {};
-    try {
-      for (const [name, folder, reader, source] of ways) {
-        try {
-          const { value, worstGap, took } = await watchTimer(() => folder.prepare(reader, c, 1, undefined, source));
-          gaps[name] = worstGap;
-          tookMs[name] = took;
-          copied[name] = value.items;
-          assert.equal(value.turn, 4, name);
-          console.log(
-            `      (${name}: ${value.items} items in ${Math.round(took)} ms, the timer's largest gap ${Math.round(worstGap)} ms)`,
-          );
-        } finally {
-          await folder.dispose();
-        }
+    // The idle floor: this thread's timer doing nothing, in a window before each way and one after, the largest.
+    let idleGap = 0;
+    const idleWindow = async (ms: number) => {
+      const idle = await watchTimer(() => new Promise((resolve) => setTimeout(resolve, ms)));
+      idleGap = Math.max(idleGap, idle.worstGap);
+    };
+    const bound = () => Math.max(Math.min(150, gaps['in this thread']! / 5), 2 * idleGap);
+    const measure = async (name: string, create: () => ScratchFolder, reader: (typeof ways)[number][2], source?: string) => {
+      const folder = create();
+      try {
+        const { value, worstGap, took } = await watchTimer(() => folder.prepare(reader, c, 1, undefined, source));
+        gaps[name] = Math.min(gaps[name] ?? Infinity, worstGap);
+        tookMs[name] = took;
+        copied[name] = value.items;
+        assert.equal(value.turn, 4, name);
+        console.log(`      (${name}: ${value.items} items in ${Math.round(took)} ms, the timer's largest gap ${Math.round(worstGap)} ms)`);
+      } finally {
+        await folder.dispose();
       }
+    };
+    try {
+      for (const [name, create, reader, source] of ways) {
+        await idleWindow(300);
+        await measure(name, create, reader, source);
+      }
+      await idleWindow(tookMs["the worker's copy"]!);
+      // A copy that blocks this thread does so every time; a busy machine's stall happens once. So a gap over the
+      // bound is measured again, and the smaller of the two is judged (a worker that blocks fails both).
+      if (gaps["the worker's copy"]! >= bound()) await measure("the worker's copy", workersCopy, remote, file);
     } finally {
       local.close();
       await remote.close();
@@ -123,15 +134,13 @@ describe("a check's scratch copies in the store worker", function () {
     assert.deepEqual(copied, { 'in this thread': 605, 'pages through this thread': 605, "the worker's copy": 605 });
     // Copied here, the thread is blocked a whole page at a time (hundreds of ms); by the worker, only as long as any
     // timer on a busy 2-core machine may be late. The bound is a fifth of the in-thread block, and never over 150 ms,
-    // unless this thread's timer is as late doing nothing at all: the idle floor, this thread waiting as long as the
-    // worker's copy took. A fresh machine's run (this phase at nice 19 beside a UI phase and an install) once kept the
-    // timer 199 ms during the worker's copy, which hands nothing through this thread.
-    const idle = await watchTimer(() => new Promise((resolve) => setTimeout(resolve, tookMs["the worker's copy"])));
-    console.log(`      (doing nothing as long, the timer's largest gap ${Math.round(idle.worstGap)} ms)`);
-    const bound = Math.max(Math.min(150, gaps['in this thread']! / 5), 2 * idle.worstGap);
+    // unless this thread's timer is as late doing nothing at all: the idle floor, the largest gap of idle windows
+    // taken between the copies. A fresh machine's run (this phase at nice 19 beside a UI phase and an install) once
+    // kept the timer 199 ms during the worker's copy, which hands nothing through this thread, and a full run once 158.
+    console.log(`      (doing nothing between them, the timer's largest gap ${Math.round(idleGap)} ms)`);
     assert.ok(
-      gaps["the worker's copy"]! < bound,
-      `the worker's copy kept the timer waiting ${Math.round(gaps["the worker's copy"]!)} ms (bound ${Math.round(bound)})`,
+      gaps["the worker's copy"]! < bound(),
+      `the worker's copy kept the timer waiting ${Math.round(gaps["the worker's copy"]!)} ms (bound ${Math.round(bound())})`,
     );
   });
   it("gives each case of a branch its exact prefix from the worker's chain, reading the branch once", async () => {
