@@ -2,6 +2,7 @@
  * Converts a JS `Usage` into the `turn_usage` column values Python writes (spec §9): four scalars and two JSON
  * detail texts with fixed keys in a fixed order, summed over the per-request detail records.
  */
+import { InvalidArgumentError } from '../errors';
 import { pythonJsonDumps } from './pythonJson';
 import type { UsageLike } from '../types';
 
@@ -14,8 +15,14 @@ export interface UsageColumns {
   outputTokensDetails: string;
 }
 
-function scalar(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+/**
+ * A count as stored: missing or not finite is 0. A negative one is refused: no SDK reports one, the doctor flags such
+ * rows and the import refuses them, and every total over the branch would subtract it.
+ */
+function scalar(v: unknown, name: string): number {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return 0;
+  if (v < 0) throw new InvalidArgumentError(`usage ${name} must not be negative (got ${v})`);
+  return v;
 }
 
 function records(details: unknown): Record<string, unknown>[] {
@@ -26,7 +33,7 @@ function records(details: unknown): Record<string, unknown>[] {
 
 function sum(details: unknown, key: string): number {
   let total = 0;
-  for (const r of records(details)) total += scalar(r[key]);
+  for (const r of records(details)) total += scalar(r[key], key);
   return total;
 }
 
@@ -35,10 +42,10 @@ export function usageColumns(usage: UsageLike): UsageColumns {
   const input = usage.inputTokensDetails ?? (usage as Record<string, unknown>).input_tokens_details;
   const output = usage.outputTokensDetails ?? (usage as Record<string, unknown>).output_tokens_details;
   return {
-    requests: scalar(usage.requests),
-    inputTokens: scalar(usage.inputTokens),
-    outputTokens: scalar(usage.outputTokens),
-    totalTokens: scalar(usage.totalTokens),
+    requests: scalar(usage.requests, 'requests'),
+    inputTokens: scalar(usage.inputTokens, 'inputTokens'),
+    outputTokens: scalar(usage.outputTokens, 'outputTokens'),
+    totalTokens: scalar(usage.totalTokens, 'totalTokens'),
     inputTokensDetails: pythonJsonDumps({
       cache_write_tokens: sum(input, 'cache_write_tokens'),
       cached_tokens: sum(input, 'cached_tokens'),

@@ -209,6 +209,26 @@ describe('AdvancedSQLiteSession usage', () => {
       assert.equal((logger.errors[1]?.err as Error).message, 'SQLiteSession is closed');
     });
 
+    it('refuses a negative count: logs it, keeps the row the turn had', async () => {
+      const s = await twoTurns();
+      await s.storeRunUsage({ state: { usage: { requests: 1, inputTokens: 10, outputTokens: 1, totalTokens: 11 } } });
+      const before = usageRows();
+      for (const usage of [
+        { requests: 1, inputTokens: -5 },
+        { requests: 1, outputTokensDetails: [{ reasoning_tokens: -1 }] },
+      ]) {
+        await s.storeRunUsage({ state: { usage } });
+      }
+      assert.deepEqual(usageRows(), before);
+      assert.deepEqual(
+        logger.errors.map((e) => [e.message, (e.err as Error).name, (e.err as Error).message]),
+        [
+          ['Failed to store session usage', 'InvalidArgumentError', 'usage inputTokens must not be negative (got -5)'],
+          ['Failed to store session usage', 'InvalidArgumentError', 'usage reasoning_tokens must not be negative (got -1)'],
+        ],
+      );
+    });
+
     it('creates no generation row', async () => {
       const s = await twoTurns();
       execSql(ws.path(), 'DELETE FROM session_clear_generations');
