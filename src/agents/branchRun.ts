@@ -12,6 +12,7 @@ import type { RunOnBranchOptions } from './runOptions';
 import { RecordingSession, callIdOf, plain } from './runPersistence';
 import { prepareRun, type PreparedRun } from './runPreparation';
 import { RunReporter } from './runReporter';
+import { ShownStreams } from './shownStreams';
 import { withRunLock } from './runLocks';
 import { noteRunBranch } from './runWrites';
 import { Produced, settleAndReport, type StreamResult, type StreamedRun } from './runSettlement';
@@ -88,6 +89,9 @@ async function streamRun(
       : {}),
   });
   const produced = new Produced();
+  // Everything shown goes through the redactor: a key may be in the model's text (split across deltas), a call's
+  // arguments or an item, not only in a tool's output.
+  const shown = new ShownStreams(reporter);
   let result: StreamResult | undefined;
   let error: unknown;
   try {
@@ -98,10 +102,12 @@ async function streamRun(
       signal: options.signal,
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
     })) as StreamResult;
-    for await (const event of result) forward(event, reporter, produced, replay);
+    for await (const event of result) forward(event, reporter, shown, produced, replay);
     await result.completed;
   } catch (err) {
     error = err;
+  } finally {
+    shown.end();
   }
   // The runner writes the user input in its loop's `finally`; wait for it before looking at the database.
   if (result) {
@@ -112,14 +118,14 @@ async function streamRun(
 }
 
 /** Forwards one SDK stream event as a run event, and notes what was produced. */
-function forward(event: RunStreamEvent, reporter: RunReporter, produced: Produced, replay: RunReplay): void {
+function forward(event: RunStreamEvent, reporter: RunReporter, shown: ShownStreams, produced: Produced, replay: RunReplay): void {
   const runId = reporter.runId;
   if (event.type === 'raw_model_stream_event') {
     const data = event.data as { type: string; delta?: unknown };
     if (data.type === 'response_started') produced.pendingText = '';
     if (data.type === 'output_text_delta' && typeof data.delta === 'string') {
       produced.pendingText += data.delta;
-      reporter.emit({ kind: 'text/delta', runId, delta: data.delta });
+      shown.emit({ kind: 'text/delta', runId, delta: data.delta });
     }
     return;
   }
@@ -132,19 +138,19 @@ function forward(event: RunStreamEvent, reporter: RunReporter, produced: Produce
       const name = toolName(raw);
       if (callId) produced.toolNames.set(callId, name);
       const args = callArguments(raw) ?? JSON.stringify(raw.arguments ?? raw.action ?? {});
-      reporter.emit({ kind: 'tool/called', runId, callId, name, arguments: args });
+      shown.emit({ kind: 'tool/called', runId, callId, name, arguments: args });
       return;
     }
     case 'tool_output': {
       const name = (callId && produced.toolNames.get(callId)) || toolName(raw);
       const output = 'output' in event.item ? (event.item as { output: unknown }).output : raw.output;
       const mark = replay.markOf(callId);
-      reporter.emit({
+      shown.emit({
         kind: 'tool/output',
         runId,
         callId,
         name,
-        output: reporter.redact(runValueText(output)),
+        output: runValueText(output),
         ...(mark ? { replay: { outcome: mark.outcome, recordedCallId: mark.recordedCallId } } : {}),
       });
       return;
@@ -154,6 +160,6 @@ function forward(event: RunStreamEvent, reporter: RunReporter, produced: Produce
       return;
     default:
       if (event.name === 'message_output_created') produced.pendingText = '';
-      reporter.emit(itemAddedEvent(runId, raw));
+      shown.emit(itemAddedEvent(runId, raw));
   }
 }

@@ -17,6 +17,7 @@ export { Produced, usageView } from './runSummary';
 import type { PreparedRun } from './runPreparation';
 import type { RunReporter } from './runReporter';
 import type { RunReplay } from './replay/runReplay';
+import { redactDeep } from './apiKey';
 
 export type StreamResult = StreamedRunResult<unknown, Agent<unknown, AgentOutputType>>;
 
@@ -83,10 +84,11 @@ export async function settleAndReport(
     return reporter.finish({
       kind: 'run/completed',
       runId: reporter.runId,
-      finalOutput: runValueText(result.finalOutput),
+      // Read back from the run's result, not the redacted stream: a key the model wrote is redacted here too.
+      finalOutput: reporter.redact(runValueText(result.finalOutput)),
       usage: usage ?? usageView(undefined),
       written: persistence,
-      replay: replay.summary(),
+      replay: redactDeep(replay.summary(), reporter.secrets),
     });
   const c = strict
     ? { failure: 'tool' as const, message: strict.message, status: undefined }
@@ -106,6 +108,6 @@ export async function settleAndReport(
     ...(c.status !== undefined ? { status: c.status } : {}),
     usage: spent ? usage : null,
     written: persistence,
-    replay: replay.summary(),
+    replay: redactDeep(replay.summary(), reporter.secrets),
   });
 }

@@ -168,8 +168,10 @@ for (const theme of THEMES) {
       await wb.runCommand('Notifications: Show Notifications');
       await wb.page.locator('.notifications-center .notification-list-item', { hasText: 'GitHub Copilot Chat' }).first().waitFor();
       await wb.runCommand('Notifications: Clear All Notifications');
-      await wb.runCommand('Agent Sessions: Ask Copilot about This Turn');
-      await wb.page.locator('.quick-input-widget:visible .monaco-list-row', { hasText: 'weather-trip' }).first().waitFor();
+      await wb.runCommandUntil(
+        'Agent Sessions: Ask Copilot about This Turn',
+        wb.page.locator('.quick-input-widget:visible .monaco-list-row', { hasText: 'weather-trip' }),
+      );
       await wb.answer('weather-trip');
       await wb.page.locator('.quick-input-widget:visible .monaco-list-row', { hasText: 'Turn 2' }).first().waitFor();
       await wb.answer('Turn 2');

@@ -207,6 +207,29 @@ export class Workbench {
     await this.page.keyboard.press('Enter');
   }
 
+  /**
+   * Runs a command that opens a quick input and waits for `shown` in it. The palette hands the focus back as it closes,
+   * and a webview that takes it (the conversation view, just clicked) closes a pick the command opened meanwhile:
+   * under a full run's load the session pick of *Ask Copilot about This Turn* was gone before it could be seen, once
+   * in four runs. So each try waits 10 s, and the next first moves the focus to the side bar's title, outside every
+   * webview. A command that never opens the pick fails all three.
+   */
+  async runCommandUntil(title: string, shown: Locator): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      await this.runCommand(title);
+      try {
+        await shown.first().waitFor({ timeout: 10_000 });
+        return;
+      } catch (err) {
+        if (attempt === 3) throw err;
+        console.log(`      "${title}" showed no pick (${String(err).split('\n')[0]}): again`);
+        await this.page.keyboard.press('Escape');
+        const neutral = this.page.locator('.part.sidebar .composite.title .title-label').first();
+        if (await neutral.isVisible()) await neutral.click({ timeout: 5000 }).catch(() => undefined);
+      }
+    }
+  }
+
   /** The visible quick input (input box, quick pick, simple file dialog). */
   quickInput(): Locator {
     return this.page.locator('.quick-input-widget:visible input.input');

@@ -33,7 +33,7 @@ import { buildCommandInput } from './commandInput';
 import { runCommandProcess } from './commandProcess';
 import { runOverHttp } from './sseTransport';
 import { overlongEventText } from './commandLimits';
-import { ShownStreams } from './shownStreams';
+import { ShownStreams } from '../shownStreams';
 import { IN_THREAD_STORE, type RunSession, type RunStore } from '../runSession';
 import { toolsModeOf, type ToolsOptions } from '../runOptions';
 import { buildReplayTable } from '../replay/replayTable';

@@ -1,10 +1,12 @@
 /**
- * What an agent command sends that people see, redacted before it is shown, with the stderr tail and the samples of
- * invalid lines its outcome quotes. Kept apart from commandRun.ts, which runs the command and settles the run.
+ * What a run's agent sends that people see, redacted before it is shown: the SDK runner's stream (branchRun.ts) and an
+ * agent command's (command/commandRun.ts), with the command's stderr tail and the samples of invalid lines its outcome
+ * quotes. One owner, so both kinds of run show the same text: the SDK's stream once went out unredacted but for tool
+ * outputs (a key in the model's answer, a call's arguments or an item reached the view).
  */
-import type { RunEvent } from '../../shared/protocol/runEvents';
-import type { RunReporter } from '../runReporter';
-import { LineRedactor, StreamRedactor } from '../streamRedactor';
+import type { RunEvent } from '../shared/protocol/runEvents';
+import type { RunReporter } from './runReporter';
+import { LineRedactor, StreamRedactor } from './streamRedactor';
 
 /** How many stderr lines a run keeps for its outcome and the command's status. */
 const STDERR_TAIL_LINES = 20;
