@@ -13,7 +13,7 @@ import { BadInputError, EXIT, NotFoundError, UsageError, exitCodeOf } from './ex
 import { holdHeapSmall, releaseHeap, useAtomicMarking } from './heapSizing';
 import { exitWhenStdoutCloses } from './stdoutClosed';
 import { COMMAND_HELP, MAIN_HELP } from './help';
-import { createTerminal, paint, wantsColor, writeStdout } from './terminal';
+import { createTerminal, guardOutput, paint, wantsColor, writeStdout } from './terminal';
 
 declare const __CLI_VERSION__: string | undefined;
 const VERSION = typeof __CLI_VERSION__ === 'string' ? __CLI_VERSION__ : 'dev';
@@ -150,6 +150,16 @@ function atLeastOne(name: string, value: string | undefined): number | undefined
 }
 
 export async function runCli(argv: string[]): Promise<number> {
+  // What a file, an agent or a server gave us reaches a terminal: nothing of it may act on the terminal.
+  const unguard = guardOutput();
+  try {
+    return await runCommandLine(argv);
+  } finally {
+    unguard();
+  }
+}
+
+async function runCommandLine(argv: string[]): Promise<number> {
   let json = argv.includes('--json');
   const errColor = wantsColor(argv.includes('--no-color'), process.stderr);
   // `mcp` parses its own arguments (its --store repeats) and serves until the client leaves: it must come first.

@@ -41,6 +41,57 @@ export function paint(color: boolean, style: Style, text: string): string {
   return `\u001b[${on}m${text}\u001b[${off}m`;
 }
 
+/** The escape sequences `paint` writes: the only ones the output guard lets through. */
+const PAINT_SEQUENCES = new Set(Object.values(CODES).flatMap((pair) => pair.map((code) => `\u001b[${code}m`)));
+// eslint-disable-next-line no-control-regex -- what a terminal acts on: C0 but tab and line feed, DEL, C1
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+// eslint-disable-next-line no-control-regex -- the same, with paint's sequences and CR LF matched whole to be kept
+const CONTROL_OR_KEPT = /\u001b\[\d{1,2}m|\r\n|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * `text` with every character a terminal would act on written out as `\uXXXX`: a session's text, a branch name, an
+ * agent's output or an error quoting them could otherwise set the window's title, write the clipboard (OSC 52), clear
+ * the screen or move the cursor over what was printed. Kept: tab, line feed, CR LF, and `paint`'s own colour codes
+ * (text can repeat those, which only colours it). In JSON the control characters are escaped already but for DEL and
+ * C1, which can only be inside a string, where `\uXXXX` is the same value: JSON output keeps its meaning.
+ */
+export function neutralizeControls(text: string): string {
+  if (!CONTROL.test(text)) return text;
+  return text.replace(CONTROL_OR_KEPT, (m) =>
+    m.length > 1 && (m === '\r\n' || PAINT_SEQUENCES.has(m))
+      ? m
+      : Array.from(m, (c, i) => (i === 0 ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c)).join(''),
+  );
+}
+
+/** The writes the guard wrapped, for the one writer that needs a control character (the progress bar's redraw). */
+const unguarded = new WeakMap<NodeJS.WriteStream, NodeJS.WriteStream['write']>();
+
+/**
+ * Every string written to stdout and stderr while a command runs goes through `neutralizeControls`: one place at the
+ * process's edge, not each of the commands' many writes (and the MCP SDK's), so no path can forget it. Returns what
+ * puts the writes back (the CLI's tests run commands in their own process).
+ */
+export function guardOutput(streams: readonly NodeJS.WriteStream[] = [process.stdout, process.stderr]): () => void {
+  const restore = streams.map((stream) => {
+    const write = stream.write;
+    unguarded.set(stream, write);
+    stream.write = function (this: NodeJS.WriteStream, chunk: unknown, ...rest: unknown[]) {
+      return (write as (...args: unknown[]) => boolean).call(this, typeof chunk === 'string' ? neutralizeControls(chunk) : chunk, ...rest);
+    } as NodeJS.WriteStream['write'];
+    return () => {
+      stream.write = write;
+      unguarded.delete(stream);
+    };
+  });
+  return () => restore.forEach((r) => r());
+}
+
+/** Writes `text` as given, past the guard: only for text made here whole (the progress bar's `\r` and erase). */
+function writeUnguarded(stream: NodeJS.WriteStream, text: string): void {
+  (unguarded.get(stream) ?? stream.write).call(stream, text);
+}
+
 /** Whether to colour stdout: a TTY, no NO_COLOR (any non-empty value, https://no-color.org), no --no-color. */
 export function wantsColor(noColorFlag: boolean, stream: NodeJS.WriteStream = process.stdout): boolean {
   return !noColorFlag && stream.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
@@ -78,7 +129,8 @@ async function page(text: string, noPager: boolean): Promise<void> {
     child.on('error', () => resolve(false));
     child.stdin.on('error', () => undefined); // the user quit the pager early
     child.on('close', (code) => resolve(code !== 127));
-    child.stdin.end(text);
+    // Past the stdout guard: the pager reads its own pipe, and `less -R` passes escape sequences to the terminal.
+    child.stdin.end(neutralizeControls(text));
   });
   if (!ok) await writeOut(text);
 }
@@ -107,10 +159,10 @@ function progressBar(label: string): Progress {
       const ratio = total > 0 ? Math.min(1, done / total) : 0;
       const filled = Math.round(ratio * width);
       const bar = total > 0 ? `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${Math.floor(ratio * 100)}%` : '';
-      err.write(`\r${label} ${bar} ${done}${total > 0 ? `/${total}` : ''} items\u001b[K`);
+      writeUnguarded(err, `\r${neutralizeControls(label)} ${bar} ${done}${total > 0 ? `/${total}` : ''} items\u001b[K`);
     },
     done() {
-      if (shown) err.write('\r\u001b[K');
+      if (shown) writeUnguarded(err, '\r\u001b[K');
     },
   };
 }
