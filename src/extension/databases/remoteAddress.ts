@@ -5,6 +5,9 @@
  * secret": the registry's entries, the workspace state, the tree's labels and tooltips, the MCP server definitions
  * and the prompts handed to the chat all hold what it returns.
  */
+import * as l10n from '@vscode/l10n';
+import { credentialsUnclear, redactUrl } from '../../store/remote/remoteErrors';
+import { UserFacingError } from '../core/userError';
 
 /**
  * The query parameter both drivers read a password from: pg (pg-connection-string copies every parameter into the
@@ -19,6 +22,15 @@ const PASSWORD_PARAM = 'password';
  * Redis the other way round, as pg and ioredis read them. An empty password counts as none.
  */
 export function splitPassword(url: string): { address: string; password: string | undefined } {
+  // A password holding `/`, `?` or `#` unencoded ends the address early: no driver can read it, and no split of ours
+  // would be sure to leave none of it in the address.
+  if (credentialsUnclear(url.trim()))
+    throw new UserFacingError(
+      l10n.t(
+        'The password in {0} holds a character that ends an address (/, ? or #): percent-encode it (%2F, %3F, %23), or leave it out of the address to be asked for it.',
+        redactUrl(url.trim()),
+      ),
+    );
   let u: URL;
   try {
     u = new URL(url.trim());

@@ -40,22 +40,58 @@ export class RemoteStoreError extends SessionError {
   }
 }
 
+/**
+ * Whether `url` has an `@` that a URL parser does not read as the end of its `user:pass`: a password holding an
+ * unencoded `/`, `?` or `#` (generated passwords often do) ends the address's authority early, so the parser fails
+ * (`user:se/cret@host`) or, worse, reads `user:12/34@host/db` as host `user`, port 12 and a path: no password at all.
+ * The password is then everything up to the last `@`, which only its writer can tell apart.
+ */
+export function credentialsUnclear(url: string): boolean {
+  const start = url.indexOf('//');
+  if (start < 0 || url.indexOf('@', start) < 0) return false;
+  try {
+    const u = new URL(url);
+    return u.username === '' && u.password === '' && u.pathname.includes('@');
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Where an unclear address's password is (`credentialsUnclear`): from after the user name's `:` (from the `//` when
+ * there is none) to the last `@`, everything that may be the password.
+ */
+function looseCredentials(url: string): { secretStart: number; at: number } {
+  const start = url.indexOf('//') + 2;
+  const at = url.lastIndexOf('@');
+  const colon = url.indexOf(':', start);
+  return { secretStart: colon >= 0 && colon < at ? colon + 1 : start, at };
+}
+
 /** The address with its password replaced by `***` (user names stay: they help to spot a wrong account). */
 export function redactUrl(url: string): string {
+  if (credentialsUnclear(url)) {
+    const { secretStart, at } = looseCredentials(url);
+    return `${url.slice(0, secretStart)}***${url.slice(at)}`;
+  }
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
     for (const key of [...u.searchParams.keys()]) if (/pass|secret|key/i.test(key)) u.searchParams.set(key, '***');
     return u.toString();
   } catch {
-    // Not a URL we can parse: show no part of it that could be a password.
-    return url.replace(/\/\/[^@/]*@/, '//***@');
+    // Not a URL we can parse, and no `@` in it: nothing there is a password.
+    return url;
   }
 }
 
 /** The password to keep out of messages: the one given apart, else the address's own (undefined when none). */
 export function secretOf(url: string, password?: string): string | undefined {
   if (password !== undefined) return password || undefined;
+  if (credentialsUnclear(url)) {
+    const { secretStart, at } = looseCredentials(url);
+    return url.slice(secretStart, at) || undefined;
+  }
   try {
     return decodeURIComponent(new URL(url).password) || undefined;
   } catch {

@@ -8,7 +8,8 @@ import { strict as assert } from 'node:assert';
 import { parse as parsePostgresUrl } from 'pg-connection-string';
 import { splitPassword } from '../../../../src/extension/databases/remoteAddress';
 import { turnPrompt } from '../../../../src/extension/codingAgents/handOverPrompts';
-import { redactUrl } from '../../../../src/store/remote/remoteErrors';
+import { redactUrl, secretOf } from '../../../../src/store/remote/remoteErrors';
+import { UserFacingError } from '../../../../src/extension/core/userError';
 
 // ioredis's own address parser, the one `new Redis(url)` uses (not in its typings).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -55,6 +56,31 @@ describe('server addresses without their password', () => {
       password: 'p@ss&w=rd',
     });
     assert.equal(driverPassword(url), 'p@ss&w=rd');
+  });
+
+  // A password holding `/`, `?` or `#` unencoded: the parser fails, or reads `u:12/34@host` as host u, port 12.
+  const UNCLEAR: [string, string, string][] = [
+    ['postgresql://user:se/cret@localhost:1/db', 'postgresql://user:***@localhost:1/db', 'se/cret'],
+    ['postgres://u:12/34@host/db', 'postgres://u:***@host/db', '12/34'],
+    ['postgres://u:a#b@h/db', 'postgres://u:***@h/db', 'a#b'],
+    ['postgres://u:a?b@h/db', 'postgres://u:***@h/db', 'a?b'],
+    ['redis://:top/secret@h:6379/0', 'redis://:***@h:6379/0', 'top/secret'],
+    ['rediss://to/ken@h:6380/0', 'rediss://***@h:6380/0', 'to/ken'],
+  ];
+  for (const [url, shown, secret] of UNCLEAR)
+    it(`an address whose password ends it early is refused, and shown without it: ${shown}`, () => {
+      assert.equal(redactUrl(url), shown);
+      assert.equal(secretOf(url), secret);
+      assert.throws(
+        () => splitPassword(url),
+        (err: Error) => err instanceof UserFacingError && err.message.includes(shown) && !err.message.includes(secret),
+      );
+    });
+
+  it("an '@' in the query of an address without credentials is no password", () => {
+    const url = 'postgres://db/prod?application_name=a@b';
+    assert.equal(redactUrl(url), url);
+    assert.deepEqual(splitPassword(url), { address: url, password: undefined });
   });
 
   it('takes an empty password as none, and leaves an address without one as it is', () => {
