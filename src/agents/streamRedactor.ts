@@ -7,11 +7,28 @@
  */
 import { REDACTED, redactSecrets, redactableSecrets } from './apiKey';
 
+/** Every proper start of `word` as a pattern (`bearer`: b, be, bea, …, beare), for a word still arriving. */
+const startsOf = (word: string): string => `(?:${Array.from({ length: word.length - 1 }, (_, i) => word.slice(0, i + 1)).join('|')})`;
+
 /**
  * The end of a text that may be the start of a credential shaped like one `redactSecrets` recognises without knowing
- * it (`sk-…`, `Bearer …`): held back until a character that cannot continue it arrives.
+ * it (`sk-…`, `Bearer …`, `Authorization: …`): held back until a character that cannot continue it arrives. Every
+ * start of those words counts (`B` then `earer …` once showed a bearer token), and an `Authorization` header's value
+ * up to where its rule stops.
  */
-const TRAILING_TOKEN = /(?:\bsk-[A-Za-z0-9_*-]*|\bsk?|\bbearer(?:\s+[A-Za-z0-9._~+/=-]*)?|\bbeare?r?)$/i;
+const TRAILING_TOKEN = new RegExp(
+  [
+    '\\bsk-[A-Za-z0-9_*-]*',
+    `\\b${startsOf('sk-')}`,
+    '\\bbearer(?:\\s+[A-Za-z0-9._~+/=-]*)?',
+    `\\b${startsOf('bearer')}`,
+    `\\bauthorization["']?\\s*(?:[:=]\\s*["']?(?:bearer\\s+)?[^\\s"',}]*)?`,
+    `\\b${startsOf('authorization')}`,
+  ]
+    .map((p) => `(?:${p})$`)
+    .join('|'),
+  'i',
+);
 /**
  * The longest such token held back: a longer one is let out redacted as it stands (the rest of an unknown key, if
  * it goes on, would show; a known secret never does, since it is matched in full).
@@ -25,7 +42,9 @@ export class StreamRedactor {
   private pending = '';
 
   constructor(secrets: readonly (string | undefined)[]) {
-    this.secrets = redactableSecrets(secrets);
+    // A secret's URL-encoded form too (`redactSecrets` redacts both): held back as it arrives, like the secret.
+    const known = redactableSecrets(secrets);
+    this.secrets = [...new Set(known.flatMap((s) => [s, encodeURIComponent(s)]))];
     this.patterns = this.secrets.map((s) => new RegExp([...s].map(escapeRegExp).join('(?:\\r?\\n)?'), 'g'));
   }
 
@@ -41,6 +60,7 @@ export class StreamRedactor {
     // Found on the text as it came, before any rule rewrote part of it: a pattern that took the first half of a key
     // split across two lines would otherwise leave the second half to be shown.
     hold = Math.min(hold, this.partialStart(text));
+    hold = this.outsideWhole(text, hold);
     this.pending = text.slice(hold);
     return this.redact(text.slice(0, hold));
   }
@@ -60,13 +80,36 @@ export class StreamRedactor {
     return redactSecrets(out, this.secrets);
   }
 
+  /** Where every secret stands whole in `text`, as [start, end) ranges. */
+  private wholes(text: string): [number, number][] {
+    return this.patterns.flatMap((pattern) => [...text.matchAll(pattern)].map((m): [number, number] => [m.index, m.index + m[0].length]));
+  }
+
+  /**
+   * `hold` moved back to the start of any whole secret it would cut: with two secrets, the start of one may sit inside
+   * the other (`aaaaaaaab` and a secret starting with `a`), and the part before the cut would be shown unredacted.
+   */
+  private outsideWhole(text: string, hold: number): number {
+    if (hold >= text.length) return hold;
+    const wholes = this.wholes(text);
+    for (let moved = true; moved;) {
+      moved = false;
+      for (const [a, b] of wholes)
+        if (a < hold && hold < b) {
+          hold = a;
+          moved = true;
+        }
+    }
+    return hold;
+  }
+
   /** Where the earliest end of `text` starts that could still grow into a secret (else its length). */
   private partialStart(text: string): number {
     let start = text.length;
-    this.patterns.forEach((pattern, k) => {
+    // Whole secrets (any of them) are redacted where they stand: a start inside one is not a start.
+    const whole = this.wholes(text);
+    this.patterns.forEach((_pattern, k) => {
       const secret = this.secrets[k]!;
-      // Whole secrets are redacted where they stand: a start inside one is not a start.
-      const whole: [number, number][] = [...text.matchAll(pattern)].map((m) => [m.index, m.index + m[0].length]);
       // A partial secret is shorter than the secret, plus a line break between any two of its characters.
       for (let i = Math.max(0, text.length - 3 * secret.length); i < start; i++) {
         if (text[i] !== secret[0] || whole.some(([a, b]) => i >= a && i < b)) continue;

@@ -73,6 +73,41 @@ describe('StreamRedactor: secrets across the pieces of a stream', () => {
     assert.equal(out, '[redacted]!');
   });
 
+  it('a bearer token or an Authorization header split at every position is redacted as when whole', () => {
+    for (const text of [
+      'token: Bearer QWERTYUIOPASDFGH! done',
+      'Authorization: QWERTYUIOPASDFGH done',
+      'authorization=Bearer QWERTYUIOPASDFGH, x',
+    ]) {
+      const whole = through(new StreamRedactor([]), [text]);
+      assert.ok(!whole.includes('QWERTY'), whole);
+      for (let at = 1; at < text.length; at++)
+        assert.equal(through(new StreamRedactor([]), [text.slice(0, at), text.slice(at)]), whole, `${text} split at ${at}`);
+    }
+  });
+
+  it("a secret's URL-encoded form split across pieces is redacted", () => {
+    const secret = 'pass/word+with=chars&more';
+    const text = `url?x=${encodeURIComponent(secret)}&y=1`;
+    for (let at = 1; at < text.length; at++) {
+      const out = through(new StreamRedactor([secret]), [text.slice(0, at), text.slice(at)]);
+      assert.equal(out, 'url?x=[redacted]&y=1', `split at ${at}`);
+    }
+  });
+
+  it('two secrets, one starting inside the other, never show in parts at any split', () => {
+    const secrets = ['abcdEFGH12345678', 'aaaaaaaab'];
+    const text = 'x aaaaaaaab y abcdEFGH12345678 z';
+    for (let at = 1; at < text.length; at++)
+      for (let at2 = at + 1; at2 < text.length; at2++) {
+        const out = through(new StreamRedactor(secrets), [text.slice(0, at), text.slice(at, at2), text.slice(at2)]);
+        assert.equal(out, 'x [redacted] y [redacted] z', `split at ${at}, ${at2}`);
+      }
+    // Nine a's and b: an a, then the second secret, which the first one's start (a) once cut in two.
+    const out = through(new StreamRedactor(secrets), ['a', 'aa', 'a', 'a', 'aaaa', 'b']);
+    assert.equal(out, 'a[redacted]');
+  });
+
   it('short strings and the placeholder are not secrets', () => {
     assert.equal(through(new StreamRedactor(['abc', 'agent-sessions-no-key']), ['abc agent-sessions-no-key']), 'abc agent-sessions-no-key');
   });
