@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { CopyCancelledError, RemoteSessionSource, copyRemoteSessionToFile, redactUrl, remoteKindOf } from '../../store';
 import { command, type CommandsOf } from '../core/commandTable';
+import { safeFileName } from '../core/fileNames';
 import type { Services } from '../services';
 import { openDatabase } from './databaseCommands';
 import { splitPassword } from './remoteAddress';
@@ -25,8 +26,7 @@ function remoteSource(registry: DatabaseRegistry, dbPath: string, command: strin
 
 /** A file name from a session id: path separators and other unsafe characters become `_`. */
 export function localFileName(sessionId: string): string {
-  const safe = sessionId.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || 'session';
-  return `${safe}.db`;
+  return `${safeFileName(sessionId)}.db`;
 }
 
 export function remoteCommands(s: Services): CommandsOf<'openStore' | 'filterSessions' | 'copySessionToLocal' | 'deleteRemoteSession'> {

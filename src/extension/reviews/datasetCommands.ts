@@ -13,6 +13,7 @@ import type { DatasetFileResult } from '../../store/datasets/datasetExport';
 import { DEFAULT_REDACTIONS } from '../../store/datasets/datasetRecords';
 import { copyToOutputFile } from '../../store/files/tempFile';
 import { saveTarget } from '../core/filesInUse';
+import { safeFileName } from '../core/fileNames';
 import { arg } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
 import { pickSession } from '../databases/pickers';
@@ -225,7 +226,7 @@ async function exportDatasetCommand(s: Services, node: unknown, given: unknown):
           ? vscode.Uri.file(a.uri)
           : await vscode.window.showSaveDialog({
               title: vscode.l10n.t('Save Dataset'),
-              defaultUri: vscode.Uri.file(join(target.dbPath, '..', `${target.sessionId}-${choice.format}.${ext}`)),
+              defaultUri: vscode.Uri.file(join(target.dbPath, '..', `${safeFileName(target.sessionId)}-${choice.format}.${ext}`)),
               filters: { [choice.csv ? 'CSV' : 'JSONL']: [ext] },
             });
     if (!uri) return undefined;

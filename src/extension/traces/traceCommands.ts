@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { arg } from '../core/commandArgs';
+import { safeFileName } from '../core/fileNames';
 import { command, type CommandsOf } from '../core/commandTable';
 import { pickSession } from '../databases/pickers';
 import type { Services } from '../services';
@@ -87,7 +88,7 @@ async function exportSessionTraces(s: Services, node: unknown, options: unknown)
         : await vscode.window.showSaveDialog({
             title: vscode.l10n.t('Export Session Traces'),
             filters: { [vscode.l10n.t('OTLP JSON')]: ['json'] },
-            defaultUri: vscode.Uri.file(`${target.sessionId}.otlp.json`),
+            defaultUri: vscode.Uri.file(`${safeFileName(target.sessionId)}.otlp.json`),
           });
   if (!uri) return undefined;
   // Through the store's writer: never onto the trace store or another file in use, never through a link.

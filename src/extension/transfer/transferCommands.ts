@@ -21,6 +21,7 @@ import { WorkerSessionDatabase } from '../../store/worker/storeClient';
 import { checkOutputPath } from '../../store/files/outputGuard';
 import { writeOutputFile } from '../../store/files/tempFile';
 import { saveTarget } from '../core/filesInUse';
+import { safeFileName } from '../core/fileNames';
 import { arg, badArgument } from '../core/commandArgs';
 import type { Services } from '../services';
 import { pickSession } from '../databases/pickers';
@@ -62,10 +63,6 @@ interface ImportArgs {
 }
 
 const asPath = (v: vscode.Uri | string | undefined): string | undefined => (v instanceof vscode.Uri ? v.fsPath : v || undefined);
-
-function safeFileName(text: string): string {
-  return text.replace(/[^\p{L}\p{N}._-]+/gu, '-').replace(/^-+|-+$/g, '') || 'session';
-}
 
 /** Runs `fn` under a cancellable notification; cancelling aborts the signal. */
 function withProgress<T>(
