@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import { turnCountLabel } from '../../shared/forkLabel';
 import { arg, argOrInput } from '../core/commandArgs';
+import { visibleText } from '../../shared/unicodeText';
 import { command, type CommandsOf } from '../core/commandTable';
 import { sessionTarget } from '../databases/pickers';
 import type { Services } from '../services';
@@ -81,7 +82,8 @@ export function branchCommands(s: Services): CommandsOf<'branchFromTurn' | 'bran
           const current = registry.currentBranch(target.dbPath, target.sessionId);
           const pick = await vscode.window.showQuickPick(
             branches.map((b) => ({
-              label: b.branchId,
+              label: visibleText(b.branchId),
+              branchId: b.branchId,
               description: [
                 b.branchId === current ? vscode.l10n.t('current') : '',
                 turnCountLabel(b),
@@ -92,7 +94,7 @@ export function branchCommands(s: Services): CommandsOf<'branchFromTurn' | 'bran
             })),
             { title: vscode.l10n.t('Switch branch of {0}', target.sessionId) },
           );
-          branchId = pick?.label;
+          branchId = pick?.branchId;
           if (branchId === undefined) return undefined;
         }
         await switchBranch(registry, target, branchId);

@@ -4,6 +4,7 @@ import { MAX_COMPARE_COLUMNS } from '../../shared/protocol/compare';
 import type { CompareTarget } from '../../shared/protocol/compareViews';
 import { forkLabel, turnCountLabel } from '../../shared/forkLabel';
 import { arg, badArgument } from '../core/commandArgs';
+import { visibleText } from '../../shared/unicodeText';
 import { pickSession } from '../databases/pickers';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { command, type CommandsOf } from '../core/commandTable';
@@ -43,7 +44,11 @@ export async function pickBranchToCompare(
   type Item = vscode.QuickPickItem & { branchId?: string; other?: typeof OTHER_SESSION };
   const items: Item[] = tree
     .filter((b) => b.branchId !== against.branchId)
-    .map((b) => ({ label: b.branchId, description: [turnCountLabel(b), forkLabel(b)].filter(Boolean).join(' · '), branchId: b.branchId }));
+    .map((b) => ({
+      label: visibleText(b.branchId),
+      description: [turnCountLabel(b), forkLabel(b)].filter(Boolean).join(' · '),
+      branchId: b.branchId,
+    }));
   items.push({ label: `$(files) ${vscode.l10n.t('A branch of another session…')}`, other: OTHER_SESSION });
   const pick = await vscode.window.showQuickPick(items, { title, placeHolder: vscode.l10n.t('Branch to compare with') });
   if (!pick) return undefined;
@@ -54,10 +59,14 @@ export async function pickBranchToCompare(
   const branches = other ? await other.getBranchTree(session.sessionId) : [];
   if (branches.length === 1) return { ...session, branchId: branches[0]!.branchId };
   const branch = await vscode.window.showQuickPick(
-    branches.map((b) => ({ label: b.branchId, description: [turnCountLabel(b), forkLabel(b)].filter(Boolean).join(' · ') })),
+    branches.map((b) => ({
+      label: visibleText(b.branchId),
+      description: [turnCountLabel(b), forkLabel(b)].filter(Boolean).join(' · '),
+      branchId: b.branchId,
+    })),
     { title: vscode.l10n.t('Branch of {0}', session.sessionId) },
   );
-  return branch ? { ...session, branchId: branch.label } : undefined;
+  return branch ? { ...session, branchId: branch.branchId } : undefined;
 }
 
 /**

@@ -13,6 +13,7 @@ import type { DatasetFileResult } from '../../store/datasets/datasetExport';
 import { DEFAULT_REDACTIONS } from '../../store/datasets/datasetRecords';
 import { copyToOutputFile } from '../../store/files/tempFile';
 import { saveTarget } from '../core/filesInUse';
+import { visibleText } from '../../shared/unicodeText';
 import { safeFileName } from '../core/fileNames';
 import { arg } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
@@ -93,7 +94,7 @@ async function pickFilters(s: Services, target: { dbPath: string; sessionId: str
     })),
     ...(branches.length > 1 ? [sep(vscode.l10n.t('Branch'))] : []),
     ...(branches.length > 1 ? branches : []).map((b): FilterItem => ({
-      label: b.branchId,
+      label: visibleText(b.branchId),
       description: vscode.l10n.t('branch'),
       apply: (f) => (f.branchId = f.branchId !== undefined ? conflict() : b.branchId),
     })),

@@ -10,6 +10,7 @@ import { callArguments, displayType, isRecord, itemPreview, oneLine } from '../.
 import type { BeforeFirstTurn, BranchNode, ItemEntry, SessionSummary, TurnEntry } from '../../store';
 import type { DatabaseEntry } from '../databases/databaseRegistry';
 import { nodeId, type LatestTurnsNode, type TreeNode } from '../core/treeNodes';
+import { visibleText } from '../../shared/unicodeText';
 import { doctorUri } from '../doctor/doctorUris';
 import { forkLabel, turnCountLabel } from '../../shared/forkLabel';
 import { formatCost, type ModelPrice, type PriceTable } from '../../shared/pricing';
@@ -181,7 +182,8 @@ export function sessionItem(node: TreeNode, s: SessionSummary, canWrite: boolean
 }
 
 export function branchItem(node: TreeNode, b: BranchNode, isCurrent: boolean, canWrite: boolean, structured: boolean): vscode.TreeItem {
-  const item = new vscode.TreeItem(b.branchId, C.Collapsed);
+  // Shown as read: a name another writer stored may hide characters (`main` and a zero-width space).
+  const item = new vscode.TreeItem(visibleText(b.branchId), C.Collapsed);
   item.id = nodeId(node);
   item.iconPath = new vscode.ThemeIcon(
     isCurrent ? 'git-branch' : 'source-control',

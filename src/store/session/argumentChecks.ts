@@ -1,6 +1,6 @@
 /** Checks of caller-supplied arguments that the Python SDK would hand to SQLite unchecked (spec §12 b, f, i). */
 import { BranchError, InvalidArgumentError } from '../errors';
-import { hasLoneSurrogate } from '../../shared/unicodeText';
+import { hasInvisibleCharacter, hasLoneSurrogate } from '../../shared/unicodeText';
 
 /**
  * A value as an error message shows it: numbers as they print (`-1`, `1.5`, `NaN`), everything else with its type,
@@ -64,6 +64,8 @@ export function checkNewBranchName(name: unknown): void {
   if (name.trim() === '') throw new BranchError('Branch ID cannot be empty');
   if (hasControlCharacter(name)) throw new BranchError('Branch ID cannot contain control characters');
   if (hasLoneSurrogate(name)) throw new BranchError('Branch ID cannot contain half of a character (a lone UTF-16 surrogate)');
+  if (hasInvisibleCharacter(name))
+    throw new BranchError('Branch ID cannot contain invisible or direction-changing characters (a zero-width space, a bidi control)');
 }
 
 /** A turn number for `createBranchFromTurn` (spec §12 b): a non-negative integer. */

@@ -217,6 +217,14 @@ describe('Python parity and the §12 differences', () => {
       assert.throws(() => new SQLiteSession({ sessionId: '\udfffs', dbPath: ws.path() }), InvalidArgumentError);
     });
 
+    it('invisible and direction-changing characters are refused; the joiners emoji need are accepted', async () => {
+      const s = await threeTurns();
+      const HIDDEN = 'Branch ID cannot contain invisible or direction-changing characters (a zero-width space, a bidi control)';
+      for (const name of ['main\u200b', 'ma\u2060in', 'fix\u202egnp.exe', '\u2066main\u2069', '\ufeffalt', 'rtl\u200f'])
+        await failsWithoutChange(ws.path(), s, () => s.createBranchFromTurn(2, name), BranchError, HIDDEN);
+      assert.equal(await s.createBranchFromTurn(2, 'family 👨\u200d👩\u200d👧'), 'family 👨\u200d👩\u200d👧');
+    });
+
     it('characters next to the control ranges are accepted', async () => {
       const s = await threeTurns();
       for (const [i, name] of ['nbsp\u00a0x', 'space x', '~', 'line\u2028sep', 'é'].entries()) {

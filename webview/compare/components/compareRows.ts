@@ -16,6 +16,7 @@ import type {
   DiffPiece,
 } from '../../../src/shared/protocol/compareViews';
 import { toolBadgeName } from '../../../src/shared/itemTitles';
+import { visibleText } from '../../../src/shared/unicodeText';
 import { formatCost } from '../../../src/shared/pricing';
 import { latencyDeltaLabel, latencyLabel } from '../../../src/shared/latencyLabels';
 import type { PairwiseOutcome } from '../../../src/shared/reviewVocabulary';
@@ -104,7 +105,7 @@ export function summaryCard(
   onChange: () => void,
   tally?: CompareVerdictTally,
 ): HTMLElement {
-  const title = c.label ?? c.branchId;
+  const title = c.label ?? visibleText(c.branchId);
   const change = el(
     'vscode-button',
     { appearance: 'icon', 'aria-label': t('Compare another branch in place of {0}', title), title: t('Change branch…') },
@@ -201,7 +202,7 @@ export function summaryCard(
     el(
       'div',
       { class: 'card-where muted', title: `${c.sessionId} · ${c.dbName}` },
-      `${c.label ? `${c.branchId} · ` : ''}${c.sessionId} · ${c.dbName}`,
+      `${c.label ? `${visibleText(c.branchId)} · ` : ''}${c.sessionId} · ${c.dbName}`,
     ),
     ...body,
   );

@@ -2,6 +2,7 @@ import type { BranchView } from '../../../src/shared/protocol/conversationViews'
 import { el, replaceChildren, svgEl } from '../../shared/dom';
 import { branchGraph, graphKeyTarget, type BranchGraph } from '../logic/branchGraph';
 import { forkLabel, turnCountLabel } from '../../../src/shared/forkLabel';
+import { visibleText } from '../../../src/shared/unicodeText';
 import { t } from '../../shared/l10n';
 
 /** How many lane colours the stylesheet defines (`.lane-color-0` …). */
@@ -47,7 +48,7 @@ export function renderBranchMap(branches: BranchView[], selected: string, onSele
           .join(', '),
         tabindex: r.row === selectedRow ? 0 : -1,
       },
-      laneName(b.branchId),
+      laneName(visibleText(b.branchId)),
       b.isCurrent ? el('span', { class: 'lane-current', title: t('Current branch') }, '●') : null,
       el(
         'span',

@@ -1,4 +1,5 @@
 import type { TurnView } from '../../../src/shared/protocol/conversationViews';
+import { visibleText } from '../../../src/shared/unicodeText';
 import type { BranchLatencyView, TurnLatencyView } from '../../../src/shared/protocol/latencyViews';
 import { latencyLabel } from '../../../src/shared/latencyLabels';
 import type { TurnReviewView } from '../../../src/shared/protocol/reviewViews';
@@ -95,7 +96,7 @@ export class TurnList {
   setHeading(branchId: string, count: string): void {
     replaceChildren(
       this.heading,
-      el('span', { class: 'turn-list-branch', title: branchId }, branchId),
+      el('span', { class: 'turn-list-branch', title: visibleText(branchId) }, visibleText(branchId)),
       count ? el('span', { class: 'turn-list-count' }, count) : null,
     );
   }
