@@ -162,7 +162,8 @@ describe('coding agents: Language Model tools, the MCP server definition, the ha
 
   it('asks before reading a file that is not open, then reads it read-only', async () => {
     const a = await api();
-    const other = join(s.dir, 'other.db');
+    // A name holding Markdown: the agent chooses the path, and the question must show it as it is.
+    const other = join(s.dir, 'other [x](y).db');
     const o = new AdvancedSQLiteSession({ sessionId: 'elsewhere', dbPath: other, createTables: true });
     await o.addItems([{ role: 'user', content: 'Hi' }] as never);
     o.close();
@@ -170,7 +171,10 @@ describe('coding agents: Language Model tools, the MCP server definition, the ha
     const token = new vscode.CancellationTokenSource().token;
     const prepared = await tool.prepareInvocation!({ input: { store: other } }, token);
     assert.ok(prepared?.confirmationMessages, 'a confirmation for a file the user did not open');
-    assert.ok(String((prepared.confirmationMessages.message as vscode.MarkdownString).value).includes(other));
+    // The path as text: Markdown's punctuation escaped (a path holding `[x](y)` must not become a link).
+    const asked = String((prepared.confirmationMessages.message as vscode.MarkdownString).value);
+    assert.ok(asked.replace(/\\([\\`*_{}[\]()#+\-.!|<>~])/g, '$1').includes(other), asked);
+    assert.ok(!asked.includes('[x](y)'), `no link: ${asked}`);
     const openStore = await tool.prepareInvocation!({ input: { store: 'trips' } }, token);
     assert.equal(openStore?.confirmationMessages, undefined, 'no confirmation for an open store');
     const result = await tool.invoke({ input: { store: other }, toolInvocationToken: undefined }, token);

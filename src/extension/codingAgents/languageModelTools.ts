@@ -62,7 +62,9 @@ export function languageModelTool(tool: QueryTool, stores: ExtensionStores): vsc
         ...prepared,
         confirmationMessages: {
           title: vscode.l10n.t('Read a session file that is not open?'),
-          message: new vscode.MarkdownString(
+          // As text: the path is the agent's, and Markdown in it (a link, an image, emphasis) could change what the
+          // question seems to ask.
+          message: new vscode.MarkdownString().appendText(
             vscode.l10n.t(
               'The agent asks to read {0}, which is not open in the Agent Sessions view. It is opened read-only: nothing is written.',
               file,
