@@ -20,6 +20,7 @@ import type { ReviewData } from '../store/reviews/reviewTypes';
 import { allSessions, closeStore, isServerAddress, openStore, storeAddress, type CliStore, type StoreOptions } from './cliStore';
 import { NotFoundError, UsageError } from './exitCodes';
 import { heapCheck } from './heapSizing';
+import { readOnlyInCliWords } from './readOnlyFile';
 import { colorMarkdown, markdownColorizer, paint, table, tableLines, visibleWidth, type Terminal } from './terminal';
 import type { UsageRow, UsageRowKey } from '../store/inspector/usageTables';
 import { counted } from '../shared/countNoun';
@@ -503,7 +504,7 @@ export async function importCommand(
       // The store says what is missing; the flag that allows creating it is the command line's to name.
       if (err instanceof TransferError && err.problem === 'missing-tables')
         throw new TransferError('missing-tables', `${err.message} Pass --create-tables to create them.`);
-      throw err;
+      throw readOnlyInCliWords(err, 'Make it writable to import into it; ls, show and export read it as it is.');
     });
     progress.done();
     if (ctx.json) return json({ ...result, db: options.db, format });

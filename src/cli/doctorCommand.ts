@@ -11,7 +11,8 @@ import { repairSessionFile, type RepairOutcome } from '../store/doctor/repairs';
 import { checkServerStore, isServerReport } from '../store/doctor/server/serverDoctor';
 import { isServerAddress, storeAddress } from './cliStore';
 import type { CommandContext } from './commands';
-import { EXIT, UsageError } from './exitCodes';
+import { EXIT, NotFoundError, UsageError } from './exitCodes';
+import { readOnlyInCliWords } from './readOnlyFile';
 import { paint } from './terminal';
 
 export interface DoctorArgs {
@@ -30,14 +31,31 @@ export async function doctorCommand(ctx: CommandContext, db: string | undefined,
   const options = args.session === undefined ? {} : { session: args.session };
   if (!args.fix) {
     const report = checkSessionFile(file, options);
+    if (report.sessionFound === false) throw noSession(file, args.session!, false);
     if (ctx.json) process.stdout.write(`${JSON.stringify(reportJson(report))}\n`);
     else await ctx.term.page(reportText(report, ctx.term.color));
     return findingCount(report) > 0 ? EXIT.error : EXIT.ok;
   }
-  const outcome = repairSessionFile(file, { ...options, ...(args.backup === undefined ? {} : { backup: args.backup }) });
+  let outcome: RepairOutcome;
+  try {
+    outcome = repairSessionFile(file, { ...options, ...(args.backup === undefined ? {} : { backup: args.backup }) });
+  } catch (err) {
+    throw readOnlyInCliWords(err, 'Make it writable to repair it; doctor without --fix reports on it as it is.');
+  }
+  if (outcome.before.sessionFound === false) throw noSession(file, args.session!, outcome.journalRolledBack);
   if (ctx.json) process.stdout.write(`${JSON.stringify(outcomeJson(outcome))}\n`);
   else await ctx.term.page(outcomeText(outcome, ctx.term.color));
   return findingCount(outcome.after) > 0 ? EXIT.error : EXIT.ok;
+}
+
+/**
+ * A --session the file does not hold: exit 3, as `export` and `show` say it, rather than "no findings" for what is
+ * likely a slip in the id (the repair then repaired nothing).
+ */
+function noSession(file: string, session: string, journalRolledBack: boolean): NotFoundError {
+  return new NotFoundError(
+    `There is no session '${session}' in ${file}.${journalRolledBack ? ` (Its hot ${file}-journal was rolled back first; nothing else was changed.)` : ''}`,
+  );
 }
 
 /**
@@ -105,6 +123,10 @@ export function reportText(report: DoctorReport, color: boolean): string {
 
 function outcomeText(o: RepairOutcome, color: boolean): string {
   const parts = [reportText(o.before, color)];
+  if (o.journalRolledBack)
+    parts.push(
+      `Rolled back: the unfinished transaction a killed writer left in ${o.before.path}-journal (opening the file for writing did it; the checks above read its last commit).\n`,
+    );
   if (o.backup === null) {
     parts.push(o.before.integrityOk ? 'Nothing to repair: no finding here has a repair.\n' : 'Not repaired: integrity_check failed.\n');
     return parts.join('\n');
@@ -150,5 +172,8 @@ function reportJson(report: DoctorReport) {
 }
 
 function outcomeJson(o: RepairOutcome) {
-  return { ...reportJson(o.before), fix: { backup: o.backup, counts: o.counts, after: reportJson(o.after) } };
+  return {
+    ...reportJson(o.before),
+    fix: { journalRolledBack: o.journalRolledBack, backup: o.backup, counts: o.counts, after: reportJson(o.after) },
+  };
 }

@@ -21,7 +21,8 @@ export const EXIT = {
   notFound: 3,
   /**
    * The file is not a usable session database or export: not SQLite, no session tables, damaged, malformed; or a
-   * server store has no session tables; or a replaced file's -wal sits beside it (stale-wal).
+   * server store has no session tables; or a replaced file's -wal sits beside it (stale-wal); or a killed writer's hot
+   * -journal does (hot-journal), which only a connection that can write the file rolls back.
    */
   badFile: 4,
   /** The database stayed locked by another connection past the busy timeout. */
@@ -77,11 +78,13 @@ export function exitCodeOf(err: unknown): number {
       case 'not-found':
         return EXIT.notFound;
       // stale-wal: a replaced file's -wal sits beside it: the file at the path cannot be read as it is until the -wal
-      // is moved.
+      // is moved. hot-journal: nor until a writable connection rolls the killed writer's transaction back; the file is
+      // not what cannot be written (6), and waiting does not help (5).
       case 'not-sqlite':
       case 'not-session-database':
       case 'corrupt':
       case 'stale-wal':
+      case 'hot-journal':
         return EXIT.badFile;
       case 'locked':
         return EXIT.locked;

@@ -9,7 +9,8 @@ import { checkOutputPath } from '../store/files/outputGuard';
 import { checkJsonl, type DatasetFormat } from '../store/datasets/datasetChecks';
 import { exportDataset } from '../store/datasets/datasetExport';
 import { DEFAULT_REDACTIONS, type DatasetReport } from '../store/datasets/datasetRecords';
-import { ReviewStore } from '../store/reviews/reviewStore';
+import { ReviewStore, checkReviewData } from '../store/reviews/reviewStore';
+import type { ReviewData } from '../store/reviews/reviewTypes';
 import { closeStore, isServerAddress, openStore, storeAddress } from './cliStore';
 import type { CommandContext } from './commands';
 import { BadInputError, NotFoundError, UsageError } from './exitCodes';
@@ -23,9 +24,29 @@ const FORMATS: readonly DatasetFormat[] = ['sft', 'preference', 'eval'];
  * path (exit 3, as `check` and `export --reviews` say it), not SQLite's "unable to open" read as a folder problem.
  */
 function openReviews(path: string | undefined, readonly: boolean): ReviewStore {
-  if (!path) throw new UsageError('a review store is needed: --store <file> (a file of its own, never a session file)');
+  if (!path) throw noStore();
   if (readonly && !existsSync(path)) throw new NotFoundError(`There is no review store ${path}.`);
   return ReviewStore.open(path, { readonly, fileMustExist: readonly });
+}
+
+const noStore = () => new UsageError('a review store is needed: --store <file> (a file of its own, never a session file)');
+
+/**
+ * `review import`'s file, read and checked whole before the store is opened: opening creates the store, and a refused
+ * import must not leave an empty one behind.
+ */
+function reviewImportData(args: string[], store: string | undefined): ReviewData {
+  if (!store) throw noStore();
+  if (args.length !== 1) throw new UsageError('review import takes one file (a review export)');
+  const text = readInputText(args[0]!, 'reviews');
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    // A bad input file (exit 4), as a review file of the wrong shape is: the arguments were right.
+    throw new BadInputError(`${args[0]} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return checkReviewData(data);
 }
 
 export interface ReviewCommandOptions {
@@ -38,6 +59,7 @@ export interface ReviewCommandOptions {
 
 /** `review ls`, `review export`, `review import <file>`. */
 export function reviewCommand(ctx: CommandContext, action: string | undefined, args: string[], options: ReviewCommandOptions): string {
+  const imported = action === 'import' ? reviewImportData(args, options.store) : undefined;
   const store = openReviews(options.store, action !== 'import');
   try {
     switch (action) {
@@ -60,16 +82,7 @@ export function reviewCommand(ctx: CommandContext, action: string | undefined, a
         return ctx.json ? `${JSON.stringify({ output: options.output })}\n` : `wrote ${options.output}\n`;
       }
       case 'import': {
-        if (args.length !== 1) throw new UsageError('review import takes one file (a review export)');
-        const text = readInputText(args[0]!, 'reviews');
-        let data: unknown;
-        try {
-          data = JSON.parse(text);
-        } catch (err) {
-          // A bad input file (exit 4), as a review file of the wrong shape is: the arguments were right.
-          throw new BadInputError(`${args[0]} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
-        }
-        const result = store.importData(data);
+        const result = store.importData(imported);
         return ctx.json
           ? `${JSON.stringify(result)}\n`
           : `${result.added} added, ${result.updated} updated, ${result.kept} kept (newer or the same here)\n`;

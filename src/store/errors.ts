@@ -54,7 +54,13 @@ export type SessionDatabaseProblem =
    * The path's `-wal` file belongs to the file that was replaced (spec §11, stale-wal): SQLite would apply it to the new file
    * and show the old content. Move it aside (`moveStaleWalAside`) to open the new file.
    */
-  | 'stale-wal';
+  | 'stale-wal'
+  /**
+   * A hot rollback journal: a writer of a rollback-journal (DELETE mode) file was killed mid-transaction and left its
+   * `-journal`, and the file cannot be read as it is until that transaction is rolled back, which only a connection
+   * that can write the file does (SQLite does it as such a connection opens the file; `repairSessionFile` does).
+   */
+  | 'hot-journal';
 
 /** A database could not be opened or read; `problem` classifies it and the message says what to do. */
 export class SessionDatabaseError extends SessionError {
@@ -97,6 +103,16 @@ export function sqliteCodeOf(err: unknown): string | undefined {
 }
 
 /**
+ * SQLITE_READONLY_ROLLBACK, the extended code of a read-only connection that met a hot journal: better-sqlite3 names
+ * it, node:sqlite gives the number (SQLITE_READONLY | 3 << 8).
+ */
+function isHotJournalError(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { code?: unknown; errcode?: unknown };
+  return e.code === 'SQLITE_READONLY_ROLLBACK' || e.errcode === 776;
+}
+
+/**
  * Turns a driver error met while opening or reading `path` into a `SessionDatabaseError` with a remedy, or returns
  * the error unchanged when it is not one of the cases a user can act on.
  */
@@ -104,6 +120,15 @@ export function describeDatabaseError(err: unknown, path: string, options: { rea
   if (err instanceof SessionDatabaseError) return err;
   const code = sqliteCodeOf(err);
   const detail = err instanceof Error ? err.message : String(err);
+  // Before the read-only cases below: its message is SQLITE_READONLY's ("attempt to write a readonly database"), but
+  // neither the folder nor a -shm is the matter.
+  if (isHotJournalError(err)) {
+    return new SessionDatabaseError(
+      'hot-journal',
+      `${path} cannot be read as it is (${detail}): a writer was killed in the middle of a transaction and left ${path}-journal, a hot rollback journal holding the pages it had begun to change. Opening the file once with a connection that can write it rolls that unfinished transaction back and keeps every commit: the doctor's repair does (agent-sessions doctor --fix, repairSessionFile), as do Python's sqlite3 and the sqlite3 shell; a read-only connection cannot. Where the file or its folder cannot be written, copy the file and its -journal together to a writable folder and open the copy.`,
+      { cause: err },
+    );
+  }
   switch (code) {
     case 'SQLITE_NOTADB':
       return new SessionDatabaseError('not-sqlite', `${path} is not a SQLite database (${detail}).`, { cause: err });

@@ -37,6 +37,12 @@ export interface DoctorReport {
   totals: Partial<Record<FindingKind, number>>;
   /** False when integrity_check failed: the other checks were not run and no repair is offered. */
   integrityOk: boolean;
+  /**
+   * With `session`: whether the file holds it (a row in any session table: messages, sessions, structure, usage), seen
+   * in the checks' snapshot. False means "no findings" says nothing: the id is likely a slip. Absent without `session`,
+   * when integrity_check failed (no table was read), and on a server store.
+   */
+  sessionFound?: boolean;
 }
 
 /** Every finding's count. */
@@ -67,9 +73,11 @@ export function runChecks(db: SqliteDatabase, path: string, options: DoctorOptio
   const session = options.session ?? null;
   // About the whole file, whatever the session filter: the -wal holds every session's last transactions.
   if (wal) sink.add(staleWalFinding(path, wal));
+  let sessionFound: boolean | undefined;
   const integrityOk = readTransaction(db, () => {
     if (!checkIntegrity(db, sink)) return false;
     const ctx: CheckContext = { db, tables: quotedTables(db, path), session, add: (f) => sink.add(f) };
+    if (session !== null) sessionFound = holdsSession(ctx, session);
     checkAlteredSchema(ctx);
     checkUsageWithoutTurn(ctx);
     checkOrphanMessages(ctx);
@@ -82,13 +90,32 @@ export function runChecks(db: SqliteDatabase, path: string, options: DoctorOptio
   const rank = (k: FindingKind) => KIND_ORDER.indexOf(k);
   // Stable: within a kind, the order the check found them in.
   const findings = sink.findings.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f.kind) - rank(b.f.kind) || a.i - b.i);
-  return { path, session, findings: findings.map((x) => x.f), totals: Object.fromEntries(sink.totals), integrityOk };
+  return {
+    path,
+    session,
+    findings: findings.map((x) => x.f),
+    totals: Object.fromEntries(sink.totals),
+    integrityOk,
+    ...(sessionFound === undefined ? {} : { sessionFound }),
+  };
+}
+
+/** Whether any session table has a row of `session`: usage rows alone (a deleted branch's) are still something to check. */
+function holdsSession({ db, tables }: CheckContext, session: string): boolean {
+  const has = (table: string) => db.prepare(`SELECT 1 FROM ${table} WHERE session_id = ? LIMIT 1`).get(session) !== undefined;
+  return (
+    has(tables.messages) ||
+    (tables.sessions !== null && has(tables.sessions)) ||
+    (tables.structure && has('message_structure')) ||
+    (tables.usage && has('turn_usage'))
+  );
 }
 
 /**
  * Checks the session file at `path`, read-only. Throws `SessionDatabaseError`: `not-found`, `not-sqlite`,
  * `not-session-database`, `locked` (a writer held the file past the busy timeout), `stale-wal` (a replaced file's
- * -wal beside it: opening would show the old file's content, so nothing is read).
+ * -wal beside it: opening would show the old file's content, so nothing is read), `hot-journal` (a killed writer's
+ * -journal: only a connection that can write the file rolls it back, as `repairSessionFile` does).
  */
 export function checkSessionFile(path: string, options: DoctorOptions = {}): DoctorReport {
   // Before the open: the -shm is read only while this process holds no connection at the path.

@@ -5,13 +5,14 @@
  * the file the repairs started from. A repair never deletes a message some branch shows (only messages no structure
  * row references) and never touches a file whose integrity_check fails.
  */
-import { rmSync } from 'node:fs';
+import { accessSync, constants, rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { OutputFileError } from '../files/outputFileError';
 import { defaultBackupPath } from './backupName';
 import { checkOutputPath } from '../files/outputGuard';
 import { classifyItem } from '../format/itemClassification';
 import { pythonJsonDumps } from '../format/pythonJson';
-import { describeDatabaseError, sqliteCodeOf } from '../errors';
+import { SessionDatabaseError, describeDatabaseError, sqliteCodeOf } from '../errors';
 import { immediateTransaction, type SqliteDatabase } from '../sqlite/sqliteDatabase';
 import { sessionFilter, type Finding, type QuotedTables } from './checkContext';
 import { schemaDifferences } from './checks/alteredSchema';
@@ -60,6 +61,12 @@ export interface RepairCounts {
 }
 
 export interface RepairOutcome {
+  /**
+   * True when the file had a hot rollback journal (a writer killed mid-transaction: the read-only check could not read
+   * it, `SessionDatabaseError` `hot-journal`) and opening it for writing rolled that transaction back before the
+   * checks. Not backed up: it drops only what was never committed, as any connection that can write the file would.
+   */
+  journalRolledBack: boolean;
   /** The report the repairs started from (made inside the write transaction). */
   before: DoctorReport;
   /** Null when nothing was repaired (nothing repairable, or integrity_check failed): no backup was made then. */
@@ -72,7 +79,10 @@ export interface RepairOutcome {
 /**
  * Repairs what can be repaired in the session file at `path`. Throws `OutputFileError` (the backup path exists or is
  * the file or its -wal/-shm, or SQLite cannot write the backup: then nothing was repaired), `SessionDatabaseError`: `read-only` (report only), `locked` (a writer held the lock past
- * the busy timeout), and what `checkSessionFile` throws.
+ * the busy timeout), `hot-journal` (a killed writer's -journal that cannot be rolled back here: the file or its folder
+ * cannot be written), and what `checkSessionFile` throws. A hot -journal the read-only check cannot get past is rolled
+ * back first, by opening the file for writing (`journalRolledBack`). A `session` the file does not hold repairs
+ * nothing (`before.sessionFound` false).
  */
 export function repairSessionFile(path: string, given: RepairOptions = {}): RepairOutcome {
   const target = given.target;
@@ -90,8 +100,18 @@ export function repairSessionFile(path: string, given: RepairOptions = {}): Repa
       );
     throw err;
   }
-  // A read-only look first: a damaged or clean file is never opened for writing.
-  const first = checkSessionFile(path, options);
+  // A read-only look first: a damaged or clean file is never opened for writing, unless it cannot be read at all
+  // until a writable connection rolls back a killed writer's transaction.
+  let journalRolledBack = false;
+  let first: DoctorReport;
+  try {
+    first = checkSessionFile(path, options);
+  } catch (err) {
+    if (!(err instanceof SessionDatabaseError && err.problem === 'hot-journal')) throw err;
+    rollBackHotJournal(path, options);
+    journalRolledBack = true;
+    first = checkSessionFile(path, options);
+  }
   const none: RepairCounts = {
     usageRowsDeleted: 0,
     messagesDeleted: 0,
@@ -100,7 +120,9 @@ export function repairSessionFile(path: string, given: RepairOptions = {}): Repa
     walFramesCheckpointed: 0,
     walCheckpointComplete: true,
   };
-  if (!first.integrityOk || !hasRepairable(first, target)) return { before: first, backup: null, counts: none, after: first };
+  // A session the file does not hold is a slip in its id: nothing is repaired for it, not even the file-wide -wal.
+  if (!first.integrityOk || first.sessionFound === false || !hasRepairable(first, target))
+    return { journalRolledBack, before: first, backup: null, counts: none, after: first };
 
   // Read again before the write connection opens (the -shm is read only while this process has no connection there).
   const wal = walStateAt(path);
@@ -111,14 +133,14 @@ export function repairSessionFile(path: string, given: RepairOptions = {}): Repa
     before = immediateTransaction(db, () => {
       // Checked again under the write lock: the file may have changed since the read-only look.
       const report = runChecks(db, path, options, wal);
-      if (!report.integrityOk || !hasRepairable(report, target)) return report;
+      if (!report.integrityOk || report.sessionFound === false || !hasRepairable(report, target)) return report;
       backupTo(path, backup, options);
       counts = { ...none, ...applyRepairs(db, quotedTables(db, path), options.session ?? null, target) };
       return report;
     });
     // After the commit (SQLite checkpoints outside a transaction): the -wal's frames, the repairs' included, into the file.
     const walDue = before.findings.some((f) => f.kind === 'stale-wal' && (target === undefined || isTargeted(f, target)));
-    if (before.integrityOk && walDue) counts = { ...counts, ...checkpoint(db) };
+    if (before.integrityOk && before.sessionFound !== false && walDue) counts = { ...counts, ...checkpoint(db) };
   } catch (err) {
     throw describeDatabaseError(err, path);
   } finally {
@@ -127,7 +149,50 @@ export function repairSessionFile(path: string, given: RepairOptions = {}): Repa
   const repaired =
     counts.usageRowsDeleted + counts.messagesDeleted + counts.outputsAdded + counts.indexesCreated + counts.walFramesCheckpointed > 0 ||
     !counts.walCheckpointComplete;
-  return { before, backup: repaired ? backup : null, counts, after: checkSessionFile(path, options) };
+  return { journalRolledBack, before, backup: repaired ? backup : null, counts, after: checkSessionFile(path, options) };
+}
+
+/**
+ * Rolls back the transaction a killed writer left in a hot `-journal`: SQLite does it when a connection that can write
+ * the file first reads it (under an exclusive lock, waiting for other connections up to the busy timeout), restoring
+ * the pages the journal holds and deleting it. Nothing else is written; the journal mode is left as it is.
+ */
+function rollBackHotJournal(path: string, options: DoctorOptions): void {
+  // The rollback writes the file and then deletes the -journal, so it needs both the file and its folder writable:
+  // checked first, since SQLite would restore the pages and then fail on the delete with a bare "disk I/O error". Said
+  // in these words, where the read-only error would advise opening it read-only (which fails) and the hot-journal one
+  // would advise this very repair.
+  const cannot = (cause?: unknown) =>
+    new SessionDatabaseError(
+      'hot-journal',
+      `${path}-journal, the unfinished transaction a killed writer left, cannot be rolled back here: the file or its folder cannot be written. Copy the file and its -journal together to a writable folder and repair the copy.`,
+      cause === undefined ? undefined : { cause },
+    );
+  if (!writable(path) || !writable(dirname(resolve(path)))) throw cannot();
+  const orCannot = (err: unknown) =>
+    err instanceof SessionDatabaseError && (err.problem === 'read-only' || err.problem === 'hot-journal') ? cannot(err) : err;
+  let db: SqliteDatabase;
+  try {
+    db = openForDoctor(path, false, options);
+  } catch (err) {
+    throw orCannot(err);
+  }
+  try {
+    db.prepare('SELECT count(*) FROM sqlite_master').get();
+  } catch (err) {
+    throw orCannot(describeDatabaseError(err, path));
+  } finally {
+    db.close();
+  }
+}
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -223,7 +223,7 @@ export async function importJsonExport(dbPath: string, doc: SessionExport, optio
   try {
     const total = doc.messages.length;
     const writer = new JsonRowWriter(db, tables, sessionId, dbPath);
-    await writeTransaction(db, async () => {
+    await writeTransaction(db, tables, sessionId, async () => {
       writer.session(doc.session);
       writer.reservations(doc.reserved_branches);
       for (const m of doc.messages) {
@@ -275,7 +275,7 @@ export async function importJsonFile(dbPath: string, filePath: string, options: 
   const { db, tables } = target;
   try {
     const writer = new JsonRowWriter(db, tables, sessionId, dbPath);
-    await writeTransaction(db, async () => {
+    await writeTransaction(db, tables, sessionId, async () => {
       for await (const event of readJsonExportLines(filePath)) {
         if (event.kind === 'header') {
           writer.session(event.header.session);
@@ -372,9 +372,9 @@ export async function importJsonlFile(dbPath: string, filePath: string, options:
   const target = await openTarget(dbPath, sessionId, true, options);
   const { db, tables } = target;
   try {
-    await writeTransaction(db, async () => {
-      if (tables.sessions !== null)
-        db.prepare(`INSERT OR IGNORE INTO ${quoteIdentifier(tables.sessions)} (session_id) VALUES (?)`).run(sessionId);
+    await writeTransaction(db, tables, sessionId, async () => {
+      // A plain INSERT: the session was found free under the write lock, so a row there now is a bug, not a merge.
+      if (tables.sessions !== null) db.prepare(`INSERT INTO ${quoteIdentifier(tables.sessions)} (session_id) VALUES (?)`).run(sessionId);
       const insertMessage = db.prepare(`INSERT INTO ${quoteIdentifier(tables.messages)} (session_id, message_data) VALUES (?, ?)`);
       const insertStructure = db.prepare(
         `INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number, user_turn_number,
@@ -406,10 +406,15 @@ export async function importJsonlFile(dbPath: string, filePath: string, options:
 /**
  * BEGIN IMMEDIATE … COMMIT around an async body (the connection is ours alone, so awaiting inside is safe). SQLite's
  * errors (a lock held past the busy timeout, a full disk) become `SessionDatabaseError`s that say what to do.
+ *
+ * The session id is checked free again once the lock is held: `openTarget`'s look came before it, and another writer
+ * (an agent between its BEGIN IMMEDIATE and COMMIT) may have created the session since. Without this look the import
+ * would merge into that session (JSONL) or fail on SQLite's UNIQUE constraint (JSON).
  */
-async function writeTransaction(db: SqliteDatabase, fn: () => Promise<void>): Promise<void> {
+async function writeTransaction(db: SqliteDatabase, tables: DiscoveredTables, sessionId: string, fn: () => Promise<void>): Promise<void> {
   try {
     db.exec('BEGIN IMMEDIATE');
+    refuseTakenSession(db, tables, sessionId);
     await fn();
     db.exec('COMMIT');
   } catch (err) {
@@ -441,9 +446,8 @@ async function openTarget(
   let db = connect();
   try {
     let tables = findTables(db, dbPath);
-    if (tables && sessionTaken(db, tables, sessionId)) {
-      throw new TransferError('session-exists', `${dbPath} already has a session '${sessionId}'; import it under another id.`);
-    }
+    // Looked at before anything is created, and again under the write lock (`writeTransaction`).
+    if (tables) refuseTakenSession(db, tables, sessionId);
     if (!tables || (needStructure && (!tables.messageStructure || !tables.turnUsage))) {
       if (!options.createTables) {
         throw new TransferError(
@@ -477,13 +481,14 @@ function findTables(db: SqliteDatabase, dbPath: string): DiscoveredTables | null
   }
 }
 
-function sessionTaken(db: SqliteDatabase, tables: DiscoveredTables, sessionId: string): boolean {
+/** Throws `session-exists` when any session table has a row of `sessionId`. */
+function refuseTakenSession(db: SqliteDatabase, tables: DiscoveredTables, sessionId: string): void {
   const q = (table: string) =>
     db.prepare(`SELECT 1 FROM ${quoteIdentifier(table)} WHERE session_id = ? LIMIT 1`).get(sessionId) !== undefined;
-  return (
+  const taken =
     q(tables.messages) ||
     (tables.sessions !== null && q(tables.sessions)) ||
     (tables.messageStructure && q('message_structure')) ||
-    (tables.turnUsage && q('turn_usage'))
-  );
+    (tables.turnUsage && q('turn_usage'));
+  if (taken) throw new TransferError('session-exists', `${db.path} already has a session '${sessionId}'; import it under another id.`);
 }

@@ -498,6 +498,15 @@ export function checkReviewData(data: unknown): ReviewData {
   const times = (r: { createdMs?: unknown; updatedMs?: unknown }): void => {
     if (!Number.isFinite(r.createdMs) || !Number.isFinite(r.updatedMs)) throw invalid('createdMs and updatedMs must be times in ms.');
   };
+  // Text or null, as the format says: they are bound as SQL parameters, where an object would be taken for named
+  // parameters (SQLite's "Too few parameter values"), a list spread into the positional ones after it (its items
+  // stored as the next columns) and a number stored as text of SQLite's own ("12345.0").
+  const origin = (r: { source?: unknown; reviewer?: unknown }): void => {
+    for (const field of ['source', 'reviewer'] as const) {
+      const v = r[field];
+      if (v !== undefined && v !== null && typeof v !== 'string') throw invalid(`${field} must be text or null.`);
+    }
+  };
   const turnReviews = list<TurnReview>('turnReviews');
   turnReviews.forEach((r, i) =>
     at('turnReviews', i, () => {
@@ -507,6 +516,7 @@ export function checkReviewData(data: unknown): ReviewData {
       // The same bound a verdict written in the view or the CLI meets, counted as the store keeps tags (normalized, once).
       if (new Set(r.tags.map(normalizeTag)).size > REVIEW_LIMITS.tags) throw invalid(`A turn can have at most ${REVIEW_LIMITS.tags} tags.`);
       checkNote(r.note, REVIEW_LIMITS.noteChars, 'note');
+      origin(r);
       times(r);
     }),
   );
@@ -522,6 +532,7 @@ export function checkReviewData(data: unknown): ReviewData {
       if ((p.rightModel ?? null) !== null && typeof p.rightModel !== 'string') throw invalid('rightModel must be text or null.');
       p.leftModel ??= null;
       p.rightModel ??= null;
+      origin(p);
       times(p);
     }),
   );
@@ -532,6 +543,7 @@ export function checkReviewData(data: unknown): ReviewData {
       if (typeof c.itemKey !== 'string' || !/^[0-9a-f]{32}$/.test(c.itemKey)) throw invalid('itemKey must be a content key.');
       checkNote(c.text, REVIEW_LIMITS.correctionChars, 'correction');
       if (c.text.trim() === '') throw invalid('A correction needs the answer it should have given.');
+      origin(c);
       times(c);
     }),
   );

@@ -27,6 +27,25 @@ export interface OwnStoreFormat {
   error(problem: 'not-ours' | 'newer-format' | 'not-found', message: string): Error;
 }
 
+/**
+ * Our stores by their `PRAGMA application_id` ("ASI" and a letter), to say which of them a wrong path holds. Kept here
+ * rather than read from each store's format, whose modules import this one (test/unit/store/sqlite/ownStoreFile.test.ts
+ * holds the two together).
+ */
+const OUR_STORES: Readonly<Record<number, string>> = {
+  0x41534945: 'experiment store',
+  0x41534947: 'history guard store',
+  0x41534950: 'replay marks store',
+  0x41534952: 'review store',
+  0x41534954: 'trace store',
+  0x41534958: 'search index',
+};
+
+/** The name of one of our stores with its article: "a review store", "an experiment store". */
+function aStore(what: string): string {
+  return `${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what}`;
+}
+
 function tableNames(db: SqliteDatabase): string[] {
   return db
     .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
@@ -102,9 +121,17 @@ export function ensureOwnSchema(db: SqliteDatabase, path: string, f: OwnStoreFor
   }
   const now = tableNames(db);
   if (!now.includes(f.metaTable) || !now.includes(f.mainTable)) {
+    const other = OUR_STORES[Number(db.prepare('PRAGMA application_id').get<{ application_id: number }>()?.application_id)];
+    // Another of our stores (the review store given where the experiment store goes, say) is named as what it is: "never
+    // in a session file" would send the reader looking for a session file that is not there.
+    if (other !== undefined && other !== f.what)
+      throw f.error(
+        'not-ours',
+        `${path} is ${aStore(other)}, not ${aStore(f.what)}. ${f.kept} are kept in a file of their own, apart from the ${other}: choose another path.`,
+      );
     throw f.error(
       'not-ours',
-      `${path} is not a ${f.what} (it has the tables ${now.slice(0, 6).join(', ')}). ${f.kept} are kept in a file of their own, never in a session file: choose another path.`,
+      `${path} is not ${aStore(f.what)} (it has the tables ${now.slice(0, 6).join(', ')}). ${f.kept} are kept in a file of their own, never in a session file: choose another path.`,
     );
   }
   const format = Number(db.prepare(`SELECT value FROM ${f.metaTable} WHERE key = 'format'`).get<{ value: string }>()?.value);
@@ -112,13 +139,13 @@ export function ensureOwnSchema(db: SqliteDatabase, path: string, f: OwnStoreFor
   if (format > f.format)
     throw f.error(
       'newer-format',
-      `${path} is a ${f.what} of format ${format}, written by a newer version of Agent Session Inspector (this one reads format ${f.format}). Update it, or choose another file.`,
+      `${path} is ${aStore(f.what)} of format ${format}, written by a newer version of Agent Session Inspector (this one reads format ${f.format}). Update it, or choose another file.`,
     );
   const missing = missingColumn(db, f.ddl);
   if (missing !== null)
     throw f.error(
       'not-ours',
-      `${path} has the header of a ${f.what} but lacks ${missing.includes('.') ? `the column ${missing}` : `the table ${missing}`}: it is not one of our ${f.what}s, or it is damaged. Choose another file.`,
+      `${path} has the header of ${aStore(f.what)} but lacks ${missing.includes('.') ? `the column ${missing}` : `the table ${missing}`}: it is not one of our ${f.what}s, or it is damaged. Choose another file.`,
     );
 }
 

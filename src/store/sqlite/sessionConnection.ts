@@ -58,18 +58,8 @@ export function openSessionConnection(dbPath: string, options: ConnectionOptions
     });
     // SQLite silently falls back to read-only for a file it cannot write, and better-sqlite3 then still reports the
     // mode we asked for; ask the file system too, so the problem shows at open and not at the first write.
-    if (!readonly && !db.readonly && !memory && existsSync(dbPath) && !canWrite(dbPath)) {
-      throw new SessionDatabaseError(
-        'read-only',
-        `${dbPath} is read-only, so it cannot be opened for writing. Open it with readonly: true to inspect it.`,
-      );
-    }
-    if (!readonly && db.readonly) {
-      throw new SessionDatabaseError(
-        'read-only',
-        `${dbPath} is read-only, so it cannot be opened for writing. Open it with readonly: true to inspect it.`,
-      );
-    }
+    if (!readonly && !db.readonly && !memory && existsSync(dbPath) && !canWrite(dbPath)) throw readOnlyForWriting(dbPath);
+    if (!readonly && db.readonly) throw readOnlyForWriting(dbPath);
     // A session file comes from anywhere (a colleague, a bug report): its schema must not be able to run functions
     // with side effects from its views, triggers or defaults (SQLite's default trusts them). Per connection, writes
     // nothing, and comes before the first statement that reads the schema.
@@ -89,6 +79,16 @@ export function openSessionConnection(dbPath: string, options: ConnectionOptions
     db?.close();
     throw describeDatabaseError(err, dbPath, { readonly });
   }
+}
+
+/**
+ * The advice on a read-only file opened for writing, in the library's words: it names the option. The command line,
+ * which has no such option, says it in its own (`src/cli/readOnlyFile.ts`).
+ */
+export const READ_ONLY_OPTION_ADVICE = 'Open it with readonly: true to inspect it.';
+
+function readOnlyForWriting(dbPath: string): SessionDatabaseError {
+  return new SessionDatabaseError('read-only', `${dbPath} is read-only, so it cannot be opened for writing. ${READ_ONLY_OPTION_ADVICE}`);
 }
 
 function canWrite(path: string): boolean {

@@ -5,9 +5,11 @@
  * server address.
  */
 import { strict as assert } from 'node:assert';
-import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { openDatabase } from '../../../src/store';
 import { CONFORMANCE_DIR, makeDoctorFixture } from '../../support/doctorFixtures';
+import { copyWithHotJournal } from '../../support/hotJournal';
 import { tempDir } from '../../support/tempFiles';
 import { runCliCaptured } from '../../support/cliCapture';
 
@@ -94,6 +96,52 @@ describe('agent-sessions doctor', () => {
     assert.equal(r.code, 6, r.stderr);
     assert.ok(r.stderr.includes(`The backup ${backup} cannot be written`), r.stderr);
     assert.equal((await cli('doctor', file)).code, 1);
+  });
+
+  it('a --session the file does not hold exits 3, with and without --fix, and repairs nothing (not even its -wal)', async () => {
+    const file = fixture('stale-wal');
+    for (const args of [[], ['--fix'], ['--json'], ['--fix', '--json']]) {
+      const r = await cli('doctor', file, '--session', 'alcie', ...args);
+      assert.equal(r.code, 3, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /There is no session 'alcie'/);
+      assert.equal(r.stdout, '');
+    }
+    assert.deepEqual(
+      readdirSync(tmp.dir).filter((f) => f.includes('doctor-backup')),
+      [],
+      'no backup: nothing was repaired',
+    );
+    const still = await cli('doctor', file, '--session', 'alice');
+    assert.equal(still.code, 1, still.stderr);
+    assert.match(still.stdout, /^stale-wal:/m, "the file's -wal was left for a repair asked of the whole file or a session it holds");
+  });
+
+  it('a hot -journal a killed writer left: reads exit 4 naming it; --fix rolls it back and the file reads again', async () => {
+    const source = join(tmp.dir, 'journal-source.db');
+    copyFileSync(join(CONFORMANCE_DIR, 'ref-multisession.db'), source);
+    const db = openDatabase(source);
+    db.prepare('PRAGMA journal_mode = DELETE').get();
+    db.close();
+    const file = join(tmp.dir, 'hot.db');
+    copyWithHotJournal(source, file, 'bob');
+    for (const args of [
+      ['ls', file],
+      ['export', file, 'bob', '--format', 'jsonl'],
+      ['doctor', file],
+    ]) {
+      const r = await cli(...args);
+      assert.equal(r.code, 4, `${args[0]}: ${r.stderr}`);
+      assert.ok(r.stderr.includes(`left ${file}-journal, a hot rollback journal`), r.stderr);
+      assert.doesNotMatch(r.stderr, /-shm|WAL/, "the read-only case of a WAL file's -shm is not the matter");
+    }
+    const fixed = await cli('doctor', file, '--fix');
+    assert.equal(fixed.code, 0, fixed.stderr);
+    assert.match(fixed.stdout, /Rolled back: the unfinished transaction a killed writer left in .*hot\.db-journal/);
+    assert.equal(existsSync(`${file}-journal`), false);
+    const ls = await cli('ls', file, '--json');
+    assert.equal(ls.code, 0, ls.stderr);
+    const expected = await cli('ls', source, '--json');
+    assert.deepEqual(JSON.parse(ls.stdout), JSON.parse(expected.stdout), 'the last commit, as the source still holds it');
   });
 
   it('refuses --fix and --backup on a server address before connecting (exit 2; test/remote has the server checks)', async () => {

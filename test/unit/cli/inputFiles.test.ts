@@ -3,12 +3,13 @@
  * within their bound, and the review data an import takes meets the same limits as a verdict written in the view.
  */
 import { strict as assert } from 'node:assert';
-import { closeSync, mkdirSync, openSync, ftruncateSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, ftruncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BadInputError, EXIT, NotFoundError, exitCodeOf } from '../../../src/cli/exitCodes';
 import { INPUT_FILE_BOUNDS, readInputText } from '../../../src/cli/inputFiles';
 import { checkReviewData } from '../../../src/store/reviews/reviewStore';
 import { ReviewStoreError } from '../../../src/store/reviews/reviewErrors';
+import { runCliCaptured } from '../../support/cliCapture';
 import { tempDir } from '../../support/tempFiles';
 
 describe('CLI input files', () => {
@@ -85,5 +86,42 @@ describe('CLI input files', () => {
       refused(data({ corrections: [{ ...c, text: '  \n ' }] }), /needs the answer it should have given/);
       assert.equal(checkReviewData(data({ corrections: [{ ...c, text: 'Rain, 7 °C.' }] })).corrections.length, 1);
     });
+
+    it('source and reviewer are text or null on every record: an object, a list, a number or a boolean is refused', () => {
+      const records = {
+        turnReviews: { ...ref, verdict: 'good', tags: [], note: '' },
+        pairwise: { ...ref, leftBranch: 'main', rightBranch: 'b', leftKey: key, rightKey: key, outcome: 'left', reason: '' },
+        corrections: { ...ref, itemKey: 'b'.repeat(32), text: 'Rain.' },
+      };
+      for (const [list, record] of Object.entries(records)) {
+        for (const field of ['source', 'reviewer']) {
+          for (const value of [{ a: 1 }, [], ['x', 'y'], 12345, true])
+            refused(
+              data({ [list]: [record, { ...record, [field]: value }] }),
+              new RegExp(`^${list}\\[1\\]: ${field} must be text or null\\.$`),
+            );
+          for (const value of ['reviews.db', null, undefined])
+            assert.equal(checkReviewData(data({ [list]: [{ ...record, [field]: value }] }))[list as 'pairwise'].length, 1);
+        }
+      }
+    });
+  });
+
+  it('review import refuses bad review data with exit 4 before the store is opened: no store file is left behind', async () => {
+    const file = join(tmp.dir, 'spread.json');
+    const turn = { sessionId: 's', branchId: 'main', turn: 1, turnKey: 'a'.repeat(32), verdict: 'good', tags: [], note: 'n' };
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'agent-session-inspector/reviews',
+        version: 1,
+        turnReviews: [{ ...turn, source: [], reviewer: ['x', 'y'], createdMs: 1000, updatedMs: 2000 }],
+      }),
+    );
+    const store = join(tmp.dir, 'never.reviews.db');
+    const r = await runCliCaptured('review', 'import', file, '--store', store);
+    assert.equal(r.code, EXIT.badFile, r.stderr);
+    assert.match(r.stderr, /turnReviews\[0\]: source must be text or null/);
+    assert.equal(existsSync(store), false);
   });
 });

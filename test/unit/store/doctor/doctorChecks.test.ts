@@ -149,6 +149,22 @@ describe('doctor: detection', () => {
     assert.equal(findingCount(checkSessionFile(file, { session: 'bob' })), 1);
   });
 
+  it('says whether the file holds the session asked for (sessionFound), by a row in any session table', () => {
+    const file = fresh('found.db');
+    makeDoctorFixture('dangling-tool-call', file);
+    const db = openDatabase(file);
+    db.exec(
+      "INSERT INTO turn_usage (session_id, branch_id, user_turn_number, requests, input_tokens, output_tokens, total_tokens) VALUES ('usage-only', 'main', 1, 1, 1, 1, 2)",
+    );
+    db.close();
+    assert.equal(checkSessionFile(file, { session: 'alice' }).sessionFound, true);
+    assert.equal(checkSessionFile(file, { session: 'usage-only' }).sessionFound, true, 'usage rows alone are something to check');
+    const missing = checkSessionFile(file, { session: 'alcie' });
+    assert.equal(missing.sessionFound, false);
+    assert.equal(findingCount(missing), 0);
+    assert.equal('sessionFound' in checkSessionFile(file), false, 'no session asked, none to find');
+  });
+
   it('refuses a SQLite file that is no session store, and a file that is not SQLite, with typed errors', () => {
     const other = fresh('other.db');
     const db = openDatabase(other);

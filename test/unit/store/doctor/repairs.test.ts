@@ -15,6 +15,7 @@ import { repairSessionFile } from '../../../../src/store/doctor/repairs';
 import { SessionDatabaseError } from '../../../../src/store/errors';
 import { OutputFileError } from '../../../../src/store/files/outputFileError';
 import { makeDoctorFixture } from '../../../support/doctorFixtures';
+import { copyWithHotJournal } from '../../../support/hotJournal';
 import { tempDir } from '../../../support/tempFiles';
 
 const holder = join(__dirname, '..', '..', '..', 'support', 'lockHolder.ts');
@@ -227,6 +228,40 @@ describe('doctor: repairs', () => {
     assert.ok(outcome.backup!.startsWith(`${file}.doctor-backup-`));
     assert.ok(existsSync(outcome.backup!));
     assert.equal(findingCount(checkSessionFile(outcome.backup!)), 1);
+  });
+
+  it('rolls back a hot -journal the read-only check cannot get past, then checks and repairs as usual', () => {
+    const source = fixture('orphan-usage');
+    const db = openDatabase(source);
+    db.prepare('PRAGMA journal_mode = DELETE').get();
+    db.close();
+    const file = join(tmp.dir, 'hot-journal.db');
+    copyWithHotJournal(source, file, 'alice');
+    assert.throws(
+      () => checkSessionFile(file),
+      (e: unknown) => e instanceof SessionDatabaseError && e.problem === 'hot-journal',
+    );
+    const backup = join(tmp.dir, 'hot-journal.backup.db');
+    const outcome = repairSessionFile(file, { backup });
+    assert.equal(outcome.journalRolledBack, true);
+    assert.equal(existsSync(`${file}-journal`), false);
+    assert.equal(outcome.counts.usageRowsDeleted, 1);
+    assert.equal(findingCount(outcome.after), 0);
+    assert.equal(findingCount(checkSessionFile(backup)), 1, 'the backup is the rolled-back file before the repair');
+    for (const path of [file, backup])
+      assert.equal(count(path, "SELECT count(*) FROM agent_messages WHERE message_data LIKE '%never committed%'"), 0);
+    assert.equal(repairSessionFile(source, { backup: join(tmp.dir, 'plain.backup.db') }).journalRolledBack, false);
+  });
+
+  it('repairs nothing for a session the file does not hold, not even the file-wide stale -wal', () => {
+    const file = fixture('stale-wal');
+    const backup = join(tmp.dir, 'no-session.backup.db');
+    const outcome = repairSessionFile(file, { session: 'alcie', backup });
+    assert.equal(outcome.before.sessionFound, false);
+    assert.equal(outcome.backup, null);
+    assert.equal(outcome.counts.walFramesCheckpointed, 0);
+    assert.equal(existsSync(backup), false);
+    assert.equal(checkSessionFile(file).totals['stale-wal'], 1);
   });
 
   it('waits for a writer that holds the lock, then repairs', async () => {

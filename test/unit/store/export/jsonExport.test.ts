@@ -17,7 +17,7 @@ import {
 } from '../../../../src/store';
 import { execSql, query, tables } from '../../../support/sessionHelpers';
 import { tempDir } from '../../../support/tempFiles';
-import { PYTHON_FIXTURES, copyPythonFixture, exportText, writeExportFixture } from './exportFixtures';
+import { PYTHON_FIXTURES, copyPythonFixture, exportText, importWhileCreated, writeExportFixture } from './exportFixtures';
 
 /** The parts of an export that must survive the round trip byte for byte (everything but the session id). */
 function sections(text: string): { messages: string; structure: string; usage: string } {
@@ -327,6 +327,29 @@ describe('export: JSON and its import', function () {
       assert.deepEqual(tables(db), before);
       const r = await importJsonExport(db, parseJsonExport(good), { sessionId: 'support-chat-2' });
       assert.equal(r.sessionId, 'support-chat-2');
+    });
+
+    it('a session another writer creates while the import waits for the lock is refused as taken, writing nothing', async () => {
+      const path = join(tmp.dir, 'raced.db');
+      const other = new AdvancedSQLiteSession({ sessionId: 'other', dbPath: path, createTables: true });
+      await other.addItems([{ role: 'user', content: 'hi' }] as never);
+      other.close();
+      const file = join(tmp.dir, 'raced.json');
+      writeFileSync(file, good);
+      const outcome = await importWhileCreated(path, 'newsess', () => importSessionFile(path, file, { sessionId: 'newsess' }));
+      assert.ok(
+        !outcome.ok && isProblem('session-exists')(outcome.error),
+        `refused as taken, got ${outcome.ok ? 'an import' : String(outcome.error)}`,
+      );
+      assert.deepEqual(
+        query(
+          path,
+          "SELECT m.message_data, s.sequence_number FROM agent_messages m JOIN message_structure s ON s.message_id = m.id WHERE m.session_id = 'newsess'",
+        ),
+        [{ message_data: '{"role": "user", "content": "from the other writer"}', sequence_number: 1 }],
+        "the other writer's session alone",
+      );
+      assert.equal(query(path, "SELECT 1 FROM agent_messages WHERE session_id = 'newsess'").length, 1);
     });
 
     it('a database without session tables needs createTables', async () => {

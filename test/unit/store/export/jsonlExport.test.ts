@@ -17,7 +17,7 @@ import {
 } from '../../../../src/store';
 import { query, structure, tables } from '../../../support/sessionHelpers';
 import { tempDir } from '../../../support/tempFiles';
-import { PYTHON_FIXTURES, copyPythonFixture, exportText, writeExportFixture } from './exportFixtures';
+import { PYTHON_FIXTURES, copyPythonFixture, exportText, importWhileCreated, writeExportFixture } from './exportFixtures';
 
 const lines = (text: string) =>
   text
@@ -161,6 +161,29 @@ describe('export: JSONL and its import', function () {
         (e: unknown) => e instanceof TransferError && e.problem === 'session-exists',
       );
       assert.deepEqual(tables(db), before);
+    });
+
+    it('a session another writer creates while the import waits for the lock is refused as taken, not merged into', async () => {
+      const path = join(tmp.dir, 'raced.db');
+      const other = new AdvancedSQLiteSession({ sessionId: 'other', dbPath: path, createTables: true });
+      await other.addItems([{ role: 'user', content: 'hi' }] as never);
+      other.close();
+      const file = join(tmp.dir, 'raced.jsonl');
+      writeFileSync(file, '{"role":"user","content":"imported"}\n{"role":"assistant","content":"reply"}\n');
+      const outcome = await importWhileCreated(path, 'newsess', () => importJsonlFile(path, file, { sessionId: 'newsess' }));
+      assert.ok(
+        !outcome.ok && outcome.error instanceof TransferError && outcome.error.problem === 'session-exists',
+        `refused as taken, got ${outcome.ok ? 'an import' : String(outcome.error)}`,
+      );
+      assert.deepEqual(
+        query(
+          path,
+          "SELECT m.message_data, s.sequence_number FROM agent_messages m JOIN message_structure s ON s.message_id = m.id WHERE m.session_id = 'newsess'",
+        ),
+        [{ message_data: '{"role": "user", "content": "from the other writer"}', sequence_number: 1 }],
+        "the other writer's session alone",
+      );
+      assert.equal(query(path, "SELECT 1 FROM agent_messages WHERE session_id = 'newsess'").length, 1);
     });
   });
 });

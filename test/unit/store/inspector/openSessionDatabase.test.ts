@@ -14,6 +14,7 @@ import {
   toStoredItem,
   type SessionDatabase,
 } from '../../../../src/store';
+import { copyWithHotJournal } from '../../../support/hotJournal';
 import { TempFolder, expectDatabaseError, mk, sha256, sizeOf, sql, writeBranchedFile } from './inspectorFixtures';
 
 describe('openSessionDatabase', () => {
@@ -179,6 +180,58 @@ describe('openSessionDatabase', () => {
           .map((s) => s.sessionId)
           .sort(),
         ['branched', 'other'],
+      );
+    });
+  });
+
+  describe('a hot rollback journal (a writer killed mid-transaction)', () => {
+    /** A copy of a two-session DELETE-mode file, with a killed writer's transaction in its hot -journal. */
+    async function hotCopy(): Promise<string> {
+      const source = folder.path('source.db');
+      for (const sessionId of ['one', 'two']) {
+        const s = new AdvancedSQLiteSession({ sessionId, dbPath: source, createTables: true });
+        await s.addItems([mk.user(`${sessionId} asks`), mk.assistant(`${sessionId} answered`)]);
+        s.close();
+      }
+      const db = openDatabase(source);
+      db.prepare('PRAGMA journal_mode = DELETE').get();
+      db.close();
+      const copy = folder.path('hot.db');
+      copyWithHotJournal(source, copy, 'one');
+      return copy;
+    }
+
+    it('hot-journal: a read-only open names the -journal and a writable connection as the remedy, and writes nothing', async () => {
+      const path = await hotCopy();
+      const bytes = sha256(path);
+      const journal = sha256(`${path}-journal`);
+      const err = expectDatabaseError(() => openSessionDatabase(path), 'hot-journal');
+      assert.ok(err.message.includes(`${path}-journal`), err.message);
+      assert.match(err.message, /killed in the middle of a transaction/);
+      assert.match(err.message, /connection that can write it rolls that unfinished transaction back/);
+      assert.doesNotMatch(err.message, /-shm|WAL/, 'neither a -shm nor WAL is the matter');
+      assert.equal(sha256(path), bytes, 'the file is untouched');
+      assert.equal(sha256(`${path}-journal`), journal, 'the -journal is untouched');
+    });
+
+    it("a writable connection (as Python's sqlite3 is) rolls it back: the last commit reads, and read-only opens again", async () => {
+      const path = await hotCopy();
+      assert.equal(
+        sql<{ n: number }>(path, "SELECT count(*) AS n FROM agent_messages WHERE message_data LIKE '%never committed%'")[0]!.n,
+        0,
+        'nothing of the unfinished transaction',
+      );
+      assert.equal(existsSync(`${path}-journal`), false);
+      const db = folder.inspect(path);
+      assert.deepEqual(
+        db
+          .listSessions()
+          .map((s) => [s.sessionId, s.messageCount])
+          .sort(),
+        [
+          ['one', 2],
+          ['two', 2],
+        ],
       );
     });
   });
