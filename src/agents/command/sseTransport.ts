@@ -61,9 +61,20 @@ async function request(options: HttpRunOptions, counts: { overlong: number }): P
         headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...options.headers },
         body: JSON.stringify(options.input),
         signal: controller.signal,
+        // Never followed: a redirect would send the run's input (the user's message, the session, the recorded calls
+        // a replay carries) again to an address the user did not give, maybe another host.
+        redirect: 'manual',
       });
     } catch (err) {
       return stoppedBy ? { stoppedBy } : { error: causeText(err) };
+    }
+    if (response.status >= 300 && response.status < 400) {
+      void response.body?.cancel().catch(() => undefined);
+      const to = response.headers.get('location');
+      return {
+        status: response.status,
+        body: `a redirect${to ? ` to ${to.slice(0, MAX_ERROR_BODY_CHARS)}` : ''}, which is not followed: give the agent's final URL`,
+      };
     }
     if (!response.ok) return { status: response.status, body: await bodyStart(response) };
     if (!response.body) return { status: response.status };
@@ -151,16 +162,27 @@ async function readEvents(body: ReadableStream<Uint8Array>, options: HttpRunOpti
     }
   };
   const reader = body.getReader();
+  // A line ends at CR LF, LF or CR alone (the SSE format allows all three); a CR that ends a chunk may be the first
+  // half of a CR LF, whose LF then starts the next chunk and ends nothing.
+  const lineBreak = /[\r\n]/g;
+  let afterCR = false;
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
     const chunk = decoder.decode(value, { stream: true });
-    let start = 0;
-    let nl: number;
-    while ((nl = chunk.indexOf('\n', start)) >= 0) {
-      take(chunk.slice(start, nl));
+    let start = afterCR && chunk.startsWith('\n') ? 1 : 0;
+    afterCR = false;
+    lineBreak.lastIndex = start;
+    let m: RegExpExecArray | null;
+    while ((m = lineBreak.exec(chunk)) !== null) {
+      take(chunk.slice(start, m.index));
       endLine();
-      start = nl + 1;
+      start = m.index + 1;
+      if (m[0] === '\r') {
+        if (chunk[start] === '\n') start++;
+        else if (start === chunk.length) afterCR = true;
+      }
+      lineBreak.lastIndex = start;
     }
     take(chunk.slice(start));
   }

@@ -194,6 +194,83 @@ describe('agent URLs: every way an AG-UI HTTP stream can end', function () {
     assert.ok(written < 64 * 1024 * 1024, `the server wrote ${written} characters before we let go`);
   });
 
+  /** A plain HTTP server of the test's own, closed after it. */
+  async function rawServer(handle: (req: IncomingMessage, res: import('node:http').ServerResponse) => void): Promise<string> {
+    const server = createServer(handle);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    servers.push(
+      () =>
+        new Promise<void>((r) => {
+          server.closeAllConnections();
+          server.close(() => r());
+        }),
+    );
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent`;
+  }
+
+  it('a redirect is not followed: the run fails naming it, and the other address never gets the input', async () => {
+    const before = await snapshot(dbPath);
+    const elsewhere: string[] = [];
+    const target = await rawServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        elsewhere.push(body);
+        res.end();
+      });
+    });
+    for (const status of [301, 302, 307, 308]) {
+      const url = await rawServer((req, res) => {
+        req.resume();
+        res.writeHead(status, { location: `${target}/landed` });
+        res.end();
+      });
+      const o = failed(await run(url).outcome);
+      assert.match(o.message, new RegExp(`answered HTTP ${status}: a redirect to ${target}/landed, which is not followed`));
+    }
+    assert.deepEqual(elsewhere, []);
+    assert.deepEqual(await snapshot(dbPath), before);
+  });
+
+  for (const [name, eol] of [
+    ['CR alone', '\r'],
+    ['CR LF', '\r\n'],
+  ] as const)
+    it(`an event stream whose lines end with ${name} is read as with LF, a CR LF split across chunks too`, async () => {
+      const url = await rawServer((req, res) => {
+        let body = '';
+        req.on('data', (c: Buffer) => (body += c.toString()));
+        req.on('end', () => {
+          const input = JSON.parse(body) as Record<string, unknown>;
+          void writeTurn(input, 'Sunny.').then(async () => {
+            res.writeHead(200, { 'content-type': 'text/event-stream' });
+            const events = [
+              { type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId },
+              { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' },
+              { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'Sunny.' },
+              { type: 'TEXT_MESSAGE_END', messageId: 'm1' },
+              { type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId },
+            ];
+            // Each event's line end cut in two pieces where it has two characters, sent apart.
+            for (const e of events) {
+              const text = `data: ${JSON.stringify(e)}${eol}${eol}`;
+              res.write(text.slice(0, -1));
+              await new Promise((r) => setTimeout(r, 5));
+              res.write(text.slice(-1));
+            }
+            res.end();
+          });
+        });
+      });
+      const r = run(url);
+      const o = completed(await r.outcome);
+      assert.equal(o.finalOutput, 'Sunny.');
+      assert.deepEqual(
+        r.log.events.filter((e) => e.kind === 'text/delta').map((e) => (e as { delta: string }).delta),
+        ['Sunny.'],
+      );
+    });
+
   describe("AG-UI 1.0's events", () => {
     it('reasoning streams as reasoning/delta, apart from the answer, and is not stored', async () => {
       const url = await serve(async (input, send) => {
