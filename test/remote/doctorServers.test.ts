@@ -14,7 +14,7 @@ import { checkServerStore, type ServerDoctorReport } from '../../src/store/docto
 import { PostgresSession } from '../../src/store/remote/postgresSession';
 import { RedisSession, redisSessionKeys } from '../../src/store/remote/redisSession';
 import { freshPostgresDatabase, freshRedisPrefix, sharedPostgres, sharedRedis } from '../support/servers';
-import { TRIP, js, python, rawRedis, remoteFailure, sql } from './remoteHelpers';
+import { TRIP, js, python, rawRedis, remoteFailure, sleep, sql, terminateWaiting, withPg } from './remoteHelpers';
 import { buildSharedCli, sharedCliPath } from '../support/cliBundle';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -152,6 +152,43 @@ describe('doctor on server stores (real servers)', function () {
       assert.deepEqual([await dump(), await sessions()], before);
     });
 
+    it('a NULL message_data (a schema without NOT NULL) is a malformed-item that says it is NULL', async () => {
+      const url = await freshPostgresDatabase();
+      await writePostgres(url, [['nulls', [js.user('Hi'), js.assistant('Hello')]]]);
+      await sql(url, 'ALTER TABLE agent_messages ALTER COLUMN message_data DROP NOT NULL');
+      await sql(url, `INSERT INTO agent_messages (session_id, message_data) VALUES ('nulls', NULL)`);
+      const [nullRow] = await sql<{ id: number }>(url, 'SELECT id FROM agent_messages WHERE message_data IS NULL');
+      const report = await checkServerStore({ url });
+      assert.deepEqual(places(report), [['malformed-item', 'nulls', null, null, { agent_messages: [nullRow!.id] }]]);
+      assert.equal(
+        report.findings[0]!.detail,
+        `row ${nullRow!.id} of session "nulls" has a NULL message_data, no text at all: PostgresSession skips it, Python’s get_items fails on it (TypeError)`,
+      );
+    });
+
+    it('a connection lost mid-check (backend terminated) is a connection-lost error, not a crash', async () => {
+      const uncaught: unknown[] = [];
+      const record = (err: unknown) => uncaught.push(err);
+      process.on('uncaughtException', record);
+      try {
+        await withPg(clean, async (locker) => {
+          // A lock the check's first read waits for, inside its transaction, when its backend goes.
+          await locker.query('BEGIN');
+          await locker.query('LOCK TABLE agent_messages IN ACCESS EXCLUSIVE MODE');
+          const pending = remoteFailure(checkServerStore({ url: clean }), 'connection-lost');
+          await terminateWaiting(clean);
+          const err = await pending;
+          assert.match(err.message, /terminating connection due to administrator command/);
+          await locker.query('ROLLBACK');
+        });
+        await sleep(50); // the connection's 'end' comes after the failed statement
+        assert.deepEqual(uncaught, []);
+      } finally {
+        process.removeListener('uncaughtException', record);
+      }
+      assert.deepEqual((await checkServerStore({ url: clean })).findings, []);
+    });
+
     it('an unreachable server and refused credentials are typed errors without the password', async () => {
       await remoteFailure(checkServerStore({ url: 'postgresql://u@127.0.0.1:1/db', connectTimeoutMs: 2_000 }), 'unreachable');
       const u = new URL((await sharedPostgres()).url);
@@ -181,8 +218,15 @@ describe('doctor on server stores (real servers)', function () {
         ...REORDERED,
       ]);
       const keys = (id: string) => redisSessionKeys(damaged, id);
-      // Another program's entries: bytes that are not UTF-8, text that is not JSON, a JSON number.
-      await raw.rpush(keys('garbled').messages, Buffer.from([0xff, 0xfe, 0x7b]), 'not json', '42');
+      // Another program's entries: bytes that are not UTF-8, text that is not JSON, a JSON number, and an item after a
+      // UTF-8 byte order mark (Python's json.loads refuses it: "Unexpected UTF-8 BOM").
+      await raw.rpush(
+        keys('garbled').messages,
+        Buffer.from([0xff, 0xfe, 0x7b]),
+        'not json',
+        '42',
+        Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"role":"user","content":"BOM"}')]),
+      );
       // The session hash deleted apart from its list.
       await raw.del(keys('list-only').session);
       // A hash for session "a", whose messages key is session "a:messages"'s hash (an older writer checked no types),
@@ -208,6 +252,7 @@ describe('doctor on server stores (real servers)', function () {
         ['malformed-item', 'garbled', null, null, { [list('garbled')]: [2] }],
         ['malformed-item', 'garbled', null, null, { [list('garbled')]: [3] }],
         ['malformed-item', 'garbled', null, null, { [list('garbled')]: [4] }],
+        ['malformed-item', 'garbled', null, null, { [list('garbled')]: [5] }],
         ['messages-without-session', 'list-only', null, null, null],
         ['wrong-key-type', 'a', null, null, null],
         ['wrong-key-type', 'typed', null, null, null],
@@ -222,6 +267,7 @@ describe('doctor on server stores (real servers)', function () {
           'entry 2 of session "garbled" is not UTF-8 text: get_items skips it',
           'entry 3 of session "garbled" is not JSON (…): get_items skips it',
           'entry 4 of session "garbled" is JSON a number, not an item object: get_items hands it to the runner',
+          'entry 5 of session "garbled" is not JSON (…): get_items skips it',
         ],
       );
     });

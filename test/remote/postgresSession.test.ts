@@ -7,7 +7,7 @@ import { InvalidArgumentError, SessionClosedError } from '../../src/store/errors
 import { PostgresSession, type PostgresSessionOptions } from '../../src/store/remote/postgresSession';
 import { RemoteStoreError } from '../../src/store/remote/remoteErrors';
 import { freshPostgresDatabase, sharedPostgres } from '../support/servers';
-import { js, label, python, rejection, remoteFailure, sleep, sql, stored, withPassword, withPg } from './remoteHelpers';
+import { js, label, python, rejection, remoteFailure, sleep, sql, stored, terminateWaiting, withPassword, withPg } from './remoteHelpers';
 
 type Options = Omit<PostgresSessionOptions, 'sessionId' | 'connection'> & {
   sessionId?: string;
@@ -258,6 +258,26 @@ describe('PostgresSession (real PostgreSQL)', function () {
       ]);
     });
 
+    it('with ensureAscii: false refuses an item holding half of a character (InvalidArgumentError), writing nothing', async () => {
+      const url = await freshPostgresDatabase();
+      const s = open(url, { createTables: true, ensureAscii: false });
+      await s.getItems();
+      // pg sends UTF-8, which would store U+FFFD instead; Python's driver raises UnicodeEncodeError on such a str.
+      for (const bad of ['lone \ud800', 'lone \udfff end', 'reversed \ude00\ud83d']) {
+        const err = await rejection(s.addItems([js.user('fine'), js.user(bad)]));
+        assert.ok(err instanceof InvalidArgumentError, `${err.name}: ${err.message}`);
+        assert.match(err.message, /item 1 holds half of a character/);
+      }
+      await assert.rejects(s.addStoredTexts(['{"t":"\ud800"}']), InvalidArgumentError);
+      assert.deepEqual(await sql(url, `SELECT * FROM agent_sessions`), []);
+      assert.deepEqual(await sql(url, `SELECT * FROM agent_messages`), []);
+      // A whole pair is a character; and the default (ensureAscii) writes a lone half as an escape, as Python does.
+      await s.addItems([js.user('pair 😀')]);
+      await open(url, { sessionId: 'ascii' }).addItems([js.user('lone \ud800')]);
+      assert.deepEqual(await messageData(url), ['{"role":"user","content":"pair 😀"}']);
+      assert.deepEqual(await messageData(url, 'ascii'), ['{"role":"user","content":"lone \\ud800"}']);
+    });
+
     it('creates the session row on the first write; later writes (own transactions) advance updated_at only', async () => {
       const url = await freshPostgresDatabase();
       const s = open(url, { createTables: true });
@@ -485,6 +505,60 @@ describe('PostgresSession (real PostgreSQL)', function () {
       }
     });
 
+    it('a session id holding half of a character → InvalidArgumentError before anything is sent', async () => {
+      const url = await freshPostgresDatabase();
+      await open(url, { createTables: true, sessionId: 'setup' }).getItems();
+      // pg sends UTF-8, which turns each lone half into U+FFFD: `sid\ud800` and `sid\udbff` would share one session.
+      for (const sessionId of ['sid\ud800', 'sid\udbff', '\udc00sid']) {
+        assert.throws(
+          () => open(url, { sessionId }),
+          (err: Error) => {
+            assert.ok(err instanceof InvalidArgumentError, `${err.name}: ${err.message}`);
+            assert.match(err.message, /sessionId holds half of a character/);
+            return true;
+          },
+        );
+      }
+      await open(url, { sessionId: 'sid😀' }).addItems([js.user('whole pairs are fine')]);
+      assert.deepEqual(await sql(url, `SELECT session_id FROM agent_sessions`), [{ session_id: 'sid😀' }]);
+    });
+
+    it('a connection lost in the middle of a write (backend terminated) → connection-lost, nothing written, no crash', async () => {
+      const url = await freshPostgresDatabase();
+      const s = open(url, { createTables: true });
+      await s.addItems([js.user('before')]);
+      // pg-pool takes its 'error' listener off a connection it hands out: the loss used to be an unhandled 'error'
+      // event, which ends the process (mocha reports it as an uncaught error of this test).
+      const uncaught: unknown[] = [];
+      const record = (err: unknown) => uncaught.push(err);
+      process.on('uncaughtException', record);
+      try {
+        for (const write of [() => s.addItems([js.user('lost 1'), js.user('lost 2')]), () => s.clearSession()]) {
+          await withPg(url, async (locker) => {
+            // A lock the write waits for, so it is mid-transaction when its backend goes.
+            await locker.query('BEGIN');
+            await locker.query('LOCK TABLE agent_messages IN ACCESS EXCLUSIVE MODE');
+            const pending = rejection(write);
+            await terminateWaiting(url);
+            const err = await pending;
+            assert.ok(err instanceof RemoteStoreError, `${err.name}: ${err.message}`);
+            assert.equal(err.problem, 'connection-lost', err.message);
+            assert.match(err.message, /terminating connection due to administrator command/);
+            await locker.query('ROLLBACK');
+          });
+        }
+        await sleep(50); // the connection's 'end' comes after the failed statement
+        assert.deepEqual(uncaught, []);
+      } finally {
+        process.removeListener('uncaughtException', record);
+      }
+      // The server rolled back what the writes had sent; the session goes on with a new connection.
+      assert.deepEqual(await messageData(url), [stored.user('before')]);
+      assert.deepEqual(await sql(url, `SELECT session_id FROM agent_sessions`), [{ session_id: 's1' }]);
+      await s.addItems([js.user('after')]);
+      assert.deepEqual((await s.getItems()).map(label), ['before', 'after']);
+    });
+
     it('nothing listening → unreachable', async () => {
       const port = await freePort();
       const url = `postgresql://asi:secret-pw@127.0.0.1:${port}/asi`;
@@ -613,6 +687,39 @@ describe('PostgresSession (real PostgreSQL)', function () {
           assert.ok(['unreachable', 'connection-lost'].includes(err.problem), `${err.problem}: ${err.message}`);
         }
       });
+    });
+  });
+
+  describe('a schema from migrations without NOT NULL', () => {
+    it('skips a NULL message_data as it skips rows that do not decode (getItems, limits, popItem): never a null item', async () => {
+      const url = await freshPostgresDatabase();
+      await sql(
+        url,
+        `CREATE TABLE agent_sessions (session_id VARCHAR PRIMARY KEY, created_at TIMESTAMP DEFAULT now(), updated_at TIMESTAMP DEFAULT now())`,
+      );
+      await sql(
+        url,
+        `CREATE TABLE agent_messages (id SERIAL PRIMARY KEY, session_id VARCHAR NOT NULL, message_data TEXT, created_at TIMESTAMP DEFAULT now())`,
+      );
+      await sql(url, `INSERT INTO agent_sessions (session_id) VALUES ('s1')`);
+      await sql(url, `INSERT INTO agent_messages (session_id, message_data) VALUES ('s1', $1), ('s1', NULL), ('s1', $2), ('s1', NULL)`, [
+        stored.user('a'),
+        stored.user('b'),
+      ]);
+      const s = open(url);
+      assert.deepEqual((await s.getItems()).map(label), ['a', 'b']);
+      assert.deepEqual((await s.getItems(1)).map(label), ['b']);
+      assert.deepEqual((await s.getItems(2)).map(label), ['a', 'b']);
+      assert.deepEqual(await s.getStoredItems(3), [
+        { role: 'user', content: 'a' },
+        { role: 'user', content: 'b' },
+      ]);
+      // The newest row is NULL: deleted on the way, as a corrupt row is, and the item before it returned.
+      assert.equal(label(await s.popItem()), 'b');
+      assert.deepEqual(await sql(url, `SELECT count(*)::int AS n FROM agent_messages WHERE message_data IS NULL`), [{ n: 1 }]);
+      assert.equal(label(await s.popItem()), 'a');
+      assert.equal(await s.popItem(), undefined);
+      assert.deepEqual(await sql(url, `SELECT count(*)::int AS n FROM agent_messages`), [{ n: 0 }]);
     });
   });
 

@@ -1,9 +1,12 @@
 // RedisSession against a real Redis server: the keys, fields and list entries Python's RedisSession writes (byte
 // for byte), TTLs, wrong key types, sessions a Python agent wrote read back, concurrent writers, and failures.
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
 import type Redis from 'ioredis';
 import { freePort, startRedis, type RedisServer } from '../../scripts/host/servers.mjs';
-import { SessionClosedError } from '../../src/store/errors';
+import { InvalidArgumentError, SessionClosedError } from '../../src/store/errors';
+import { describeRedisUrl } from '../../src/store/remote/redisConnection';
 import { RedisSession, redisSessionKeys, type RedisSessionOptions } from '../../src/store/remote/redisSession';
 import { RemoteStoreError } from '../../src/store/remote/remoteErrors';
 import { freshRedisPrefix, sharedRedis } from '../support/servers';
@@ -143,6 +146,31 @@ describe('RedisSession (real Redis)', () => {
       assert.equal(await raw.pttl(keys('plain').messages), -1);
     });
 
+    it('refuses ttl 0 (Redis deletes a key that expires in 0 s: every write would delete the session), and other non-positive or fractional ttls', async () => {
+      await open().addItems([js.user('kept')]);
+      for (const ttl of [0, -1, 1.5, Number.NaN]) {
+        assert.throws(
+          () => open({ ttl }),
+          (err: Error) => err instanceof InvalidArgumentError && /ttl must be a positive whole number/.test(err.message),
+          `ttl ${ttl}`,
+        );
+      }
+      assert.deepEqual(await entries(), [stored.user('kept')]);
+      // null and undefined mean no expiry.
+      await open({ ttl: null }).addItems([js.user('more')]);
+      assert.equal(await raw.pttl(keys().messages), -1);
+    });
+
+    it('refuses a session id holding a lone surrogate (as UTF-8 key names, sid+U+D800 and sid+U+DBFF would both be sid+U+FFFD)', async () => {
+      for (const sessionId of ['sid\uD800', 'sid\uDBFF', '\uDC00', 'a\uDE00b']) {
+        assert.throws(() => open({ sessionId }), InvalidArgumentError, JSON.stringify(sessionId));
+      }
+      assert.deepEqual(await allKeys(), []);
+      // A whole pair is a character like any other.
+      await open({ sessionId: 'sid\uD83D\uDE00' }).addItems([js.user('x')]);
+      assert.deepEqual(await allKeys(), [keys('sid😀').session, keys('sid😀').messages].sort());
+    });
+
     it('keys of the wrong type → WRONGTYPE as wrong-schema, and nothing is written', async () => {
       // The messages key is a string; the hash exists from an earlier write.
       await raw.hset(keys().session, 'session_id', 's1', 'created_at', '1000', 'updated_at', '1000');
@@ -202,6 +230,19 @@ describe('RedisSession (real Redis)', () => {
       // Escaped non-ASCII (as Python writes it) decodes.
       await raw.rpush(keys('esc').messages, String.raw`{"content":"caf\u00e9 \ud83d\ude00","role":"user"}`);
       assert.deepEqual(await open({ sessionId: 'esc' }).getStoredItems(), [{ content: 'café 😀', role: 'user' }]);
+    });
+
+    it('skips an entry that starts with a UTF-8 byte order mark, as Python (json.loads: "Unexpected UTF-8 BOM"); popItem drops it', async () => {
+      const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(stored.user('with BOM'))]);
+      // Inside a string, U+FEFF is text like any other.
+      const inner = Buffer.from('{"role":"user","content":"\xef\xbb\xbfinside"}', 'latin1');
+      await raw.rpush(keys('bom').messages, stored.user('first'), bom, inner, bom);
+      const s = open({ sessionId: 'bom' });
+      assert.deepEqual(await s.getStoredItems(), [python.user('first'), python.user('\ufeffinside')]);
+      assert.deepEqual(await s.getStoredItems(1), [{ role: 'user', content: '\ufeffinside' }]);
+      assert.equal(label(await s.popItem()), '\ufeffinside');
+      assert.equal(label(await s.popItem()), 'first');
+      assert.equal(await raw.llen(keys('bom').messages), 0);
     });
 
     it('applies limits: the newest N valid items, the window growing past bad entries; 0 and negative → []', async () => {
@@ -299,12 +340,23 @@ describe('RedisSession (real Redis)', () => {
       ]) {
         const s = open({ connection });
         const err = await remoteFailure(s.getItems(), 'auth');
-        for (const text of [err.message, String(err.stack), String((err.cause as Error | undefined)?.message)]) {
+        // Everything an uncaught error or console.error(err) prints, the cause's own properties included (ioredis's
+        // error holds the AUTH command's arguments).
+        const printed = inspect(err, { depth: Infinity, showHidden: true });
+        for (const text of [err.message, String(err.stack), String((err.cause as Error | undefined)?.message), printed]) {
           assert.ok(!text.includes(secret), `the password leaked: ${text}`);
           assert.ok(!text.includes(server.password!), `the server password leaked: ${text}`);
         }
         await remoteFailure(s.addItems([js.user('x')]), 'auth');
       }
+      // With a user name, AUTH's arguments are the user and the password.
+      const named = new URL(server.url);
+      named.username = 'bob';
+      named.password = secret;
+      const err = await remoteFailure(open({ connection: { url: named.toString() } }).getItems(), 'auth');
+      const printed = inspect(err, { depth: Infinity, showHidden: true });
+      assert.ok(!printed.includes(secret), `the password leaked: ${printed}`);
+      assert.match(printed, /WRONGPASS/, 'the cause still says what the server answered');
       // No password at all → NOAUTH, also auth.
       await remoteFailure(open({ connection: { url: bare.toString() } }).getItems(), 'auth');
       // The right password given apart from the address works (the extension keeps it in secret storage).
@@ -319,6 +371,78 @@ describe('RedisSession (real Redis)', () => {
       const err = await remoteFailure(s.getItems(), 'unreachable');
       assert.ok(!err.message.includes('secret-pw'), err.message);
       await remoteFailure(s.addItems([js.user('x')]), 'unreachable');
+    });
+
+    it('a database the server does not have → missing-database, and nothing is written (ioredis alone stays on db 0)', async () => {
+      const at = (db: string) => server.url.replace(/\/0$/, `/${db}`);
+      const err = await remoteFailure(open({ connection: { url: at('99') } }).addItems([js.user('meant for db 99')]), 'missing-database');
+      assert.match(err.message, /\/99: the server has no such database/);
+      assert.ok(!err.message.includes(server.password!), err.message);
+      await remoteFailure(open({ connection: { url: at('16') } }).getItems(), 'missing-database');
+      assert.deepEqual(await allKeys(), []);
+      // One it has: the keys are there, not in db 0.
+      const s = open({ connection: { url: at('15') } });
+      await s.addItems([js.user('in 15')]);
+      assert.deepEqual(await allKeys(), []);
+      const db15 = await rawRedis(at('15'));
+      clients.push(db15);
+      assert.deepEqual(await db15.lrange(keys().messages, 0, -1), [stored.user('in 15')]);
+      await db15.del(keys().session, keys().messages);
+    });
+
+    it('a database part that is not a number from 0 to 2^31-1 → bad-url, before connecting', async () => {
+      // Nothing listens there: connecting would say unreachable.
+      const port = await freePort();
+      for (const tail of ['/abc', '/-1', '/1.5', '/0x1', '/%31', '/0/1', '/2147483648', '/99999999999999999999', '/?db=abc', '?db=']) {
+        const err = await remoteFailure(open({ connection: { url: `redis://:secret-pw@127.0.0.1:${port}${tail}` } }).getItems(), 'bad-url');
+        assert.match(err.message, /The database in .* is not a number/, tail);
+        assert.ok(!err.message.includes('secret-pw'), err.message);
+      }
+      // The largest is only refused by the server (which has 16).
+      await remoteFailure(open({ connection: { url: server.url.replace(/\/0$/, '/2147483647') } }).getItems(), 'missing-database');
+      await remoteFailure(open({ connection: { url: server.url.replace(/\/0$/, '/?db=20') } }).getItems(), 'missing-database');
+    });
+
+    it('an address whose password ends it early (user:12/34@host) → bad-url before connecting, the password shown nowhere', async () => {
+      const port = await freePort();
+      for (const url of [
+        `redis://default:12/34@127.0.0.1:${port}/0`,
+        `redis://:pa?ss@127.0.0.1:${port}/0`,
+        `rediss://bob:x#y@127.0.0.1:${port}`,
+      ]) {
+        const secret = url.slice(url.lastIndexOf(':', url.indexOf('@')) + 1, url.indexOf('@'));
+        const s = open({ connection: { url } });
+        const err = await remoteFailure(s.getItems(), 'bad-url');
+        assert.match(err.message, /holds a character that ends an address/);
+        assert.match(err.message, /:\*\*\*@127\.0\.0\.1/);
+        for (const text of [err.message, inspect(err, { depth: Infinity, showHidden: true }), describeRedisUrl(url)])
+          assert.ok(!text.includes(secret), `the password leaked: ${text}`);
+      }
+      // An address that does not parse keeps its password parameter out too (Node's URL error holds its whole input).
+      const err = await remoteFailure(open({ connection: { url: 'redis://127.0.0.1:port/0?password=s3cret-q' } }).getItems(), 'bad-url');
+      assert.ok(!inspect(err, { depth: Infinity, showHidden: true }).includes('s3cret-q'), inspect(err));
+    });
+
+    it('rediss:// to a server without TLS → tls, in about a second rather than at the connect timeout', async () => {
+      const url = server.url.replace(/^redis:/, 'rediss:');
+      const started = Date.now();
+      const err = await remoteFailure(open({ connection: { url, connectTimeoutMs: 10_000 } }).getItems(), 'tls');
+      assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
+      assert.match(err.message, /does not speak TLS/);
+      assert.ok(!err.message.includes(server.password!), err.message);
+      // A server that answers the hello at once (Redis does when the hello holds a newline): the TLS error says why.
+      const answering = createServer((socket) => {
+        socket.on('error', () => undefined);
+        socket.once('data', () => socket.end('-ERR unknown command\r\n'));
+      });
+      await new Promise<void>((resolve) => answering.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = answering.address() as AddressInfo;
+        const quick = await remoteFailure(open({ connection: { url: `rediss://127.0.0.1:${port}/0` } }).getItems(), 'tls');
+        assert.match(quick.message, /may not speak TLS/);
+      } finally {
+        answering.close();
+      }
     });
 
     it('readOnly refuses addItems, popItem and clearSession before sending anything; reads work', async () => {

@@ -4,13 +4,17 @@
 import assert from 'node:assert/strict';
 import type { AgentInputItem } from '@openai/agents';
 import type Redis from 'ioredis';
+import pg from 'pg';
+import { checkServerStore } from '../../src/store/doctor/server/serverDoctor';
 import { openRemoteStore } from '../../src/store/remote/openRemoteStore';
+import { createPostgresPool, describePostgresUrl } from '../../src/store/remote/postgresConnection';
 import { PostgresStoreBrowser } from '../../src/store/remote/postgresBrowser';
 import { PostgresSession } from '../../src/store/remote/postgresSession';
 import { RedisStoreBrowser } from '../../src/store/remote/redisBrowser';
 import { RedisSession, redisSessionKeys } from '../../src/store/remote/redisSession';
-import { REMOTE_BRANCH_ID, RemoteSessionSource } from '../../src/store/remote/remoteSessionSource';
+import { REMOTE_BRANCH_ID, RemoteSessionSource, remoteEntry } from '../../src/store/remote/remoteSessionSource';
 import type { RemoteSessionSummary, RemoteStoreBrowser } from '../../src/store/remote/remoteStore';
+import { parseSearchQuery, searchRemoteStore, type SearchHit } from '../../src/store/search';
 import { freshPostgresDatabase, freshRedisPrefix, sharedPostgres, sharedRedis } from '../support/servers';
 import { js, rawRedis, remoteFailure, sql, stored } from './remoteHelpers';
 
@@ -244,6 +248,98 @@ describe('PostgresStoreBrowser (real PostgreSQL)', () => {
     }
   });
 
+  it('stays read-only on the server when the address carries its own options (which pg lets win over the config’s)', async () => {
+    const withOptions = (options: string) => {
+      const u = new URL(url);
+      u.searchParams.set('options', options);
+      return u.toString();
+    };
+    for (const address of [withOptions('-c search_path=public'), withOptions('-c default_transaction_read_only=off')]) {
+      const b = (await openRemoteStore({ url: address })) as PostgresStoreBrowser;
+      try {
+        await assert.rejects(b.pool.query(`CREATE TABLE written_anyway (x int)`), /read-only transaction/, address);
+        assert.deepEqual((await b.pool.query(`SHOW default_transaction_read_only`)).rows, [{ default_transaction_read_only: 'on' }]);
+        assert.equal(await b.countSessions(), 120);
+      } finally {
+        await b.close();
+      }
+    }
+    // The address's own options still apply.
+    const b = (await openRemoteStore({ url: withOptions('-c search_path=nowhere,public -c work_mem=8MB') })) as PostgresStoreBrowser;
+    try {
+      assert.deepEqual((await b.pool.query(`SHOW work_mem`)).rows, [{ work_mem: '8MB' }]);
+    } finally {
+      await b.close();
+    }
+    // And a session opened read-only on the connection is refused by the server too.
+    const session = new PostgresSession({
+      sessionId: 'team-a/ro',
+      connection: { url: withOptions('-c search_path=public'), readOnly: true },
+    });
+    try {
+      await remoteFailure(session.addItems([js.user('x')]), 'read-only');
+    } finally {
+      await session.close();
+    }
+    assert.deepEqual(
+      await sql(url, `SELECT to_regclass('written_anyway') AS t, count(*)::int AS n FROM agent_sessions WHERE session_id = 'team-a/ro'`),
+      [{ t: null, n: 0 }],
+    );
+  });
+
+  it('refuses an address whose password ends it early (/, ? or #) as bad-url, before connecting, the password never shown', async () => {
+    // `new URL` reads this as host "app", port 2024 and a path: no password at all, and pg would go to host "app".
+    const address = 'postgresql://app:2024/Spring@127.0.0.1:1/agents';
+    assert.equal(describePostgresUrl(address), 'app@127.0.0.1:1/agents');
+    const refusals = [
+      await remoteFailure(openRemoteStore({ url: address }), 'bad-url'),
+      await remoteFailure(async () => new PostgresSession({ sessionId: 's', connection: { url: address } }), 'bad-url'),
+      await remoteFailure(checkServerStore({ url: address }), 'bad-url'),
+    ];
+    for (const err of refusals) {
+      assert.match(err.message, /postgresql:\/\/app:\*\*\*@127\.0\.0\.1:1\/agents/);
+      assert.match(err.message, /percent-encode/);
+      assert.doesNotMatch(err.message, /2024|Spring/);
+    }
+    // Encoded, the same password is fine (nothing listens on port 1: the refusal now comes from the network).
+    await remoteFailure(
+      openRemoteStore({ url: 'postgresql://app:2024%2FSpring@127.0.0.1:1/agents', connectTimeoutMs: 2_000 }),
+      'unreachable',
+    );
+  });
+
+  it('turns sslmode=require into the TLS setting pg gives it, without pg’s SECURITY WARNING on stderr', async () => {
+    const warnings: Error[] = [];
+    const record = (w: Error) => warnings.push(w);
+    process.on('warning', record);
+    try {
+      for (const mode of ['prefer', 'require', 'verify-ca']) {
+        const pool = createPostgresPool({ url: `postgresql://u:p@127.0.0.1:1/db?sslmode=${mode}&application_name=x` });
+        try {
+          const config = pool.options as { connectionString: string; ssl?: unknown };
+          assert.equal(new URL(config.connectionString).searchParams.get('sslmode'), null);
+          assert.equal(new URL(config.connectionString).searchParams.get('application_name'), 'x');
+          // What pg makes of it: TLS with certificate checks (verify-full), as pg made of the mode itself.
+          const client = new pg.Client(pool.options) as unknown as { connectionParameters: { ssl: unknown } };
+          assert.equal(client.connectionParameters.ssl, true, mode);
+        } finally {
+          await pool.end();
+        }
+      }
+      // With libpq's meaning asked for, the mode stays for pg to read; verify-full and disable were never warned about.
+      const compat = createPostgresPool({ url: 'postgresql://u:p@127.0.0.1:1/db?sslmode=require&uselibpqcompat=true' });
+      assert.match((compat.options as { connectionString: string }).connectionString, /sslmode=require/);
+      await compat.end();
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(
+        warnings.map((w) => w.message),
+        [],
+      );
+    } finally {
+      process.removeListener('warning', record);
+    }
+  });
+
   async function allPagesFrom(b: RemoteStoreBrowser, limit: number, cursor: string | null): Promise<RemoteSessionSummary[]> {
     const out: RemoteSessionSummary[] = [];
     while (cursor !== null) {
@@ -253,6 +349,168 @@ describe('PostgresStoreBrowser (real PostgreSQL)', () => {
     }
     return out;
   }
+});
+
+describe('PostgresStoreBrowser on schemas from migrations (real PostgreSQL)', () => {
+  /** SQLAlchemySession's columns as a migration may leave them: BIGSERIAL ids, and no NOT NULL on the data or times. */
+  async function migratedSchema(url: string): Promise<void> {
+    await sql(
+      url,
+      `CREATE TABLE agent_sessions (session_id VARCHAR PRIMARY KEY, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+                                    updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP)`,
+    );
+    await sql(
+      url,
+      `CREATE TABLE agent_messages (id BIGSERIAL PRIMARY KEY, session_id VARCHAR NOT NULL REFERENCES agent_sessions ON DELETE CASCADE,
+                                    message_data TEXT, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP)`,
+    );
+    await sql(url, `CREATE INDEX idx_agent_messages_session_time ON agent_messages (session_id, created_at)`);
+  }
+  const browsers: RemoteStoreBrowser[] = [];
+  const browse = async (url: string) => {
+    const b = await openRemoteStore({ url });
+    browsers.push(b);
+    return b;
+  };
+  afterEach(async () => {
+    await Promise.all(browsers.splice(0).map((b) => b.close()));
+  });
+
+  it('reads BIGSERIAL ids above 2^31: rows after a row, turns, search', async () => {
+    const url = await freshPostgresDatabase();
+    await migratedSchema(url);
+    await sql(url, `ALTER SEQUENCE agent_messages_id_seq RESTART WITH 3000000000`);
+    const writer = new PostgresSession({ sessionId: 'big-ids', connection: { url } });
+    try {
+      // 600 rows: search reads 500 a page, so its second page starts after a row's cursor too.
+      const items = Array.from({ length: 300 }, (_, t) => [js.user(`q${t + 1}`), js.assistant(`a${t + 1}`)]).flat();
+      await writer.addItems(items);
+    } finally {
+      await writer.close();
+    }
+    const b = await browse(url);
+    const [first] = await b.readRows('big-ids', 0, 1);
+    assert.equal(first!.id, 3000000000);
+    assert.deepEqual(
+      (await b.readRowsAfter('big-ids', first!, 2)).map((r) => [r.position, r.id, r.text]),
+      [
+        [2, 3000000001, stored.assistant('a1')],
+        [3, 3000000002, stored.user('q2')],
+      ],
+    );
+    const source = new RemoteSessionSource(b);
+    assert.deepEqual(
+      (await source.getTurnItems('big-ids', REMOTE_BRANCH_ID, 3)).map((e) => [e.sequenceNumber, e.messageId, e.type]),
+      [
+        [5, 3000000004, 'user'],
+        [6, 3000000005, 'assistant'],
+      ],
+    );
+    const hits: SearchHit[] = [];
+    await searchRemoteStore(b, parseSearchQuery('q300'), { onHits: (h) => hits.push(...h) });
+    assert.deepEqual(
+      hits.map((h) => [h.turn, h.sequenceNumber]),
+      [[300, 599]],
+    );
+  });
+
+  it('shows a NULL message_data as a corrupt row that says so, not as bytes that are not UTF-8', async () => {
+    const url = await freshPostgresDatabase();
+    await migratedSchema(url);
+    await sql(url, `INSERT INTO agent_sessions (session_id) VALUES ('nulls')`);
+    await sql(url, `INSERT INTO agent_messages (session_id, message_data) VALUES ('nulls', $1), ('nulls', NULL), ('nulls', $2)`, [
+      stored.user('q1'),
+      stored.assistant('a1'),
+    ]);
+    const b = await browse(url);
+    const rows = await b.readRows('nulls', 0, 10);
+    assert.deepEqual(
+      rows.map((r) => [r.position, r.text === null, r.textIsNull ?? false]),
+      [
+        [1, false, false],
+        [2, true, true],
+        [3, false, false],
+      ],
+    );
+    const entry = remoteEntry(rows[1]!);
+    assert.ok(entry.corrupt);
+    assert.equal(entry.error, 'message_data is NULL: there is no stored text');
+    const turn = await new RemoteSessionSource(b).getTurnItems('nulls', REMOTE_BRANCH_ID, 1);
+    assert.deepEqual(
+      turn.map((e) => [e.sequenceNumber, e.corrupt]),
+      [
+        [1, false],
+        [2, true],
+        [3, false],
+      ],
+    );
+  });
+
+  it('keeps rows and sessions without a time in the SDK’s order: turns after them, every session listed once', async () => {
+    const url = await freshPostgresDatabase();
+    await migratedSchema(url);
+    await sql(url, `INSERT INTO agent_sessions (session_id, updated_at) VALUES ('timed', '2025-01-01 10:00:00')`);
+    // Rows without a time come last in created_at, id order (PostgreSQL sorts NULLs last, and the SDK reads so).
+    await sql(
+      url,
+      `INSERT INTO agent_messages (session_id, message_data, created_at) VALUES
+         ('timed', $1, '2025-01-01 10:00:01'), ('timed', $2, NULL), ('timed', $3, '2025-01-01 10:00:02'),
+         ('timed', $4, NULL), ('timed', $5, NULL), ('timed', $6, '2025-01-01 10:00:03')`,
+      [stored.user('q1'), stored.user('q3'), stored.assistant('a1'), stored.assistant('a3'), stored.user('q4'), stored.user('q2')],
+    );
+    const b = await browse(url);
+    const all = await b.readRows('timed', 0, 10);
+    assert.deepEqual(
+      all.map((r) => r.text),
+      ['q1', 'a1', 'q2', 'q3', 'a3', 'q4'].map((t) => (t.startsWith('q') ? stored.user(t) : stored.assistant(t))),
+    );
+    // Rows after each row, one at a time: the same order, from a row with a time and from one without.
+    const stepped = [all[0]!];
+    for (let r = all[0]!; ;) {
+      const [next] = await b.readRowsAfter('timed', r, 1);
+      if (!next) break;
+      stepped.push(next);
+      r = next;
+    }
+    assert.deepEqual(
+      stepped.map((r) => [r.position, r.text]),
+      all.map((r) => [r.position, r.text]),
+    );
+    // The turns the list shows are the turns one can open.
+    const source = new RemoteSessionSource(b);
+    const page = await source.getTurnsPage('timed', REMOTE_BRANCH_ID, { limit: 10 });
+    assert.deepEqual(
+      page.turns.map((t) => [t.turn, t.preview]),
+      [
+        [1, 'q1'],
+        [2, 'q2'],
+        [3, 'q3'],
+        [4, 'q4'],
+      ],
+    );
+    for (const [turn, texts] of [
+      [2, ['q2']],
+      [3, ['q3', 'a3']],
+      [4, ['q4']],
+    ] as const) {
+      const got = await source.getTurnItems('timed', REMOTE_BRANCH_ID, turn);
+      assert.deepEqual(
+        got.map((e) => (e.corrupt ? null : (e.item as { content: unknown }).content)),
+        texts.map((t) => (t.startsWith('q') ? t : [{ type: 'output_text', text: t, annotations: [] }])),
+        `turn ${turn}`,
+      );
+    }
+
+    // Sessions without updated_at come first (DESC puts NULLs first), then the rest: each once, whatever the page size.
+    await sql(
+      url,
+      `INSERT INTO agent_sessions (session_id, updated_at) VALUES ('n1', NULL), ('n2', NULL), ('n3', NULL), ('later', '2025-01-02 00:00:00')`,
+    );
+    for (const limit of [1, 2, 3, 10]) {
+      const pages = await allPages(b, limit);
+      assert.deepEqual(ids(pages), ['n3', 'n2', 'n1', 'later', 'timed'], `pages of ${limit}`);
+    }
+  });
 });
 
 describe('RedisStoreBrowser (real Redis)', () => {
@@ -350,6 +608,24 @@ describe('RedisStoreBrowser (real Redis)', () => {
     await raw.del(k.messages);
   });
 
+  it("readRows keeps a leading UTF-8 byte order mark, so the entry shows as corrupt (Python's json.loads refuses it)", async () => {
+    const k = redisSessionKeys(prefix, 'bom');
+    await raw.rpush(k.messages, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(stored.user('b1'))]), stored.user('b2'));
+    try {
+      const rows = await browser.readRows('bom', 0, 10);
+      assert.deepEqual(
+        rows.map((r) => r.text),
+        ['\ufeff' + stored.user('b1'), stored.user('b2')],
+      );
+      assert.deepEqual(
+        rows.map((r) => remoteEntry(r).corrupt),
+        [true, false],
+      );
+    } finally {
+      await raw.del(k.messages);
+    }
+  });
+
   it('sessionToken changes after addItems and after popItem + addItems within the same second; storeToken when a session is added', async () => {
     const server = await sharedRedis();
     const writer = new RedisSession({ sessionId: 'tokens', connection: { url: server.url }, keyPrefix: prefix });
@@ -383,6 +659,9 @@ describe('RedisStoreBrowser (real Redis)', () => {
     const err = await remoteFailure(openRemoteStore({ url: u.toString(), keyPrefix: prefix }), 'auth');
     assert.ok(!err.message.includes('not-the-password'), err.message);
     await remoteFailure(openRemoteStore({ url: 'mysql://127.0.0.1/x' }), 'bad-url');
+    // A database the server does not have is not listed as database 0; one that is not a number is refused unsent.
+    await remoteFailure(openRemoteStore({ url: server.url.replace(/\/0$/, '/99'), keyPrefix: prefix }), 'missing-database');
+    await remoteFailure(openRemoteStore({ url: server.url.replace(/\/0$/, '/abc'), keyPrefix: prefix }), 'bad-url');
   });
 });
 

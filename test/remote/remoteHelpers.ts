@@ -125,3 +125,20 @@ export function withPassword(url: string, password: string): string {
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Terminates the inspector's backend that waits for a lock (as a server restart or failover would end it), once it
+ * waits. Asked on a connection of its own each time: in a transaction, pg_stat_activity keeps its first snapshot.
+ */
+export async function terminateWaiting(url: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const rows = await sql<{ ok: boolean }>(
+      url,
+      `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = 'agent-session-inspector' AND wait_event_type = 'Lock'`,
+    );
+    if (rows.some((r) => r.ok)) return;
+    await sleep(25);
+  }
+  assert.fail('no backend of the inspector came to wait for the lock');
+}

@@ -12,6 +12,8 @@ import type {
 } from './remoteStore';
 
 const TEXT_TIME = `'YYYY-MM-DD HH24:MI:SS'`;
+/** A session's place in the list's order: `updated_at`, a NULL (no NOT NULL in the schema) as `infinity`. */
+const SESSION_KEY = `COALESCE(updated_at, 'infinity'::timestamp)`;
 /** From this offset on, a page may be read backwards from the session's end instead (one index count first). */
 const DEEP_OFFSET = 5_000;
 
@@ -75,15 +77,18 @@ export class PostgresStoreBrowser implements RemoteStoreBrowser {
       // with the cursor's comparison of the real timestamps, so pages would skip or repeat sessions.
       // The page is picked on the bare columns and formatted afterwards: formatting in the sorting query would format
       // every session of the table, not the page (3x the cost at 100,000 sessions).
+      // A NULL updated_at (a schema without NOT NULL) sorts as `infinity`, first, where DESC puts NULLs anyway, in the
+      // order and in the cursor alike: a NULL in the row comparison would end the listing at that session, and a NULL
+      // cursor would start it over. (No index serves this order: the whole table is sorted either way.)
       const { rows } = await this.pool.query<SessionRow>(
         `SELECT session_id, to_char(created_at, ${TEXT_TIME}) AS created_at, to_char(updated_at, ${TEXT_TIME}) AS updated_at,
-                updated_at::text AS k
-           FROM (SELECT session_id, created_at, updated_at FROM ${s}
+                key::text AS k
+           FROM (SELECT session_id, created_at, updated_at, ${SESSION_KEY} AS key FROM ${s}
                   WHERE ($1::text IS NULL OR left(session_id, length($1::text)) = $1::text)
-                    AND ($2::timestamp IS NULL OR (updated_at, session_id) < ($2::timestamp, $3::text))
-                  ORDER BY updated_at DESC, session_id DESC
+                    AND ($2::timestamp IS NULL OR (${SESSION_KEY}, session_id) < ($2::timestamp, $3::text))
+                  ORDER BY key DESC, session_id DESC
                   LIMIT $4) AS page
-          ORDER BY page.updated_at DESC, page.session_id DESC`,
+          ORDER BY page.key DESC, page.session_id DESC`,
         [prefix, after?.[0] ?? null, after?.[1] ?? null, request.limit + 1],
       );
       const more = rows.length > request.limit;
@@ -164,13 +169,24 @@ export class PostgresStoreBrowser implements RemoteStoreBrowser {
    */
   async readRowsAfter(sessionId: string, after: { cursor: string; position: number } | null, limit: number): Promise<RemoteRow[]> {
     if (after === null) return this.readRows(sessionId, 0, limit);
-    const [k, id] = JSON.parse(after.cursor) as [string, number];
+    // The id as text: `id` may be BIGSERIAL, whose values JavaScript numbers cannot all hold.
+    const [k, id] = JSON.parse(after.cursor) as [string | null, string | number];
     const m = quoteIdent(this.tables.messages);
     return this.run(async () => {
+      // Session order is `created_at, id` with NULL times last (PostgreSQL's ASC, as the SDK reads). A row comparison
+      // with a NULL is NULL, so the rows with a time and those without are two seeks of the (session_id, created_at)
+      // index: the timed rows after the cursor (none when the cursor's row has no time), then the untimed ones by id
+      // (those after the cursor's id when its row has none). Each is cut at the limit before the two are ordered.
       const { rows } = await this.pool.query<MessageRow>(
         `SELECT id, message_data, to_char(created_at, ${TEXT_TIME}) AS created_at, created_at::text AS k
-           FROM ${m} WHERE session_id = $1 AND (${m}.created_at, ${m}.id) > ($2::timestamp, $3::int)
-          ORDER BY ${m}.created_at, ${m}.id LIMIT $4`,
+           FROM ((SELECT id, message_data, created_at FROM ${m}
+                   WHERE session_id = $1 AND (${m}.created_at, ${m}.id) > ($2::timestamp, $3::bigint)
+                   ORDER BY ${m}.created_at, ${m}.id LIMIT $4)
+                 UNION ALL
+                 (SELECT id, message_data, created_at FROM ${m}
+                   WHERE session_id = $1 AND ${m}.created_at IS NULL AND ($2::timestamp IS NOT NULL OR ${m}.id > $3::bigint)
+                   ORDER BY ${m}.id LIMIT $4)) AS r
+          ORDER BY r.created_at, r.id LIMIT $4`,
         [sessionId, k, id, limit],
       );
       return rows.map((r, i) => messageRow(r, after.position + i + 1));
@@ -226,15 +242,25 @@ export class PostgresStoreBrowser implements RemoteStoreBrowser {
 }
 
 interface MessageRow {
-  id: number;
-  message_data: string;
+  /** A number for SERIAL, text for BIGSERIAL (pg returns int8 as text). */
+  id: number | string;
+  /** NULL only where the schema lacks SQLAlchemy's NOT NULL. */
+  message_data: string | null;
   created_at: string | null;
-  /** The full-precision timestamp, for the keyset cursor. */
-  k: string;
+  /** The full-precision timestamp, for the keyset cursor (null where created_at is NULL). */
+  k: string | null;
 }
 
 function messageRow(r: MessageRow, position: number): RemoteRow {
-  return { position, id: Number(r.id), text: r.message_data, createdAt: r.created_at, cursor: JSON.stringify([r.k, Number(r.id)]) };
+  const row: RemoteRow = {
+    position,
+    id: Number(r.id),
+    text: r.message_data,
+    createdAt: r.created_at,
+    cursor: JSON.stringify([r.k, String(r.id)]),
+  };
+  if (r.message_data === null) row.textIsNull = true;
+  return row;
 }
 
 function summary(r: SessionRow, itemCount: number): RemoteSessionSummary {

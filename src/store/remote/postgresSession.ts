@@ -1,12 +1,13 @@
 import type { AgentInputItem, Session } from '@openai/agents';
 import type { Pool, PoolClient } from 'pg';
-import { checkLimitArgument } from '../session/argumentChecks';
+import { hasLoneSurrogate } from '../../shared/unicodeText';
+import { checkLimitArgument, checkSessionId } from '../session/argumentChecks';
 import { InvalidArgumentError, SessionClosedError } from '../errors';
 import { fromStoredItems, toStoredItem } from '../format/itemShape';
 import { pythonJsonDumpsCompact, pythonJsonLoads } from '../format/pythonJson';
 import { checkSessionSettings } from '../session/sessionSettings';
 import type { SessionSettings } from '../types';
-import { createPostgresPool, describePostgresUrl, type PostgresConnectionOptions } from './postgresConnection';
+import { createPostgresPool, describePostgresUrl, withPooledClient, type PostgresConnectionOptions } from './postgresConnection';
 import { DEFAULT_POSTGRES_TABLES, checkPostgresTables, createPostgresTables, quoteIdent, type PostgresTableNames } from './postgresSchema';
 import { RemoteStoreError, secretOf, translatePostgresError } from './remoteErrors';
 
@@ -48,6 +49,8 @@ export class PostgresSession implements Session {
 
   constructor(options: PostgresSessionOptions) {
     if (typeof options.sessionId !== 'string') throw new InvalidArgumentError('sessionId must be a string');
+    // pg sends text as UTF-8, which turns half of a character into U+FFFD: `a\uD800` and `a\uDBFF` would be one session.
+    checkSessionId(options.sessionId);
     this.sessionId = options.sessionId;
     this.sessionSettings = checkSessionSettings(options.sessionSettings);
     this.tables = {
@@ -90,7 +93,7 @@ export class PostgresSession implements Session {
     const m = quoteIdent(this.tables.messages);
     return this.run(async () => {
       if (effective === null) {
-        const { rows } = await this.pool.query<{ message_data: string }>(
+        const { rows } = await this.pool.query<{ message_data: string | null }>(
           `SELECT message_data FROM ${m} WHERE session_id = $1 ORDER BY created_at ASC, id ASC`,
           [this.sessionId],
         );
@@ -100,7 +103,7 @@ export class PostgresSession implements Session {
       if (effective < 0) throw new InvalidArgumentError(`limit must not be negative on PostgreSQL, got ${effective}`);
       if (effective === 0) return [];
       for (let window = effective; ; window *= 2) {
-        const { rows } = await this.pool.query<{ message_data: string }>(
+        const { rows } = await this.pool.query<{ message_data: string | null }>(
           `SELECT message_data FROM ${m} WHERE session_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
           [this.sessionId, window],
         );
@@ -125,6 +128,15 @@ export class PostgresSession implements Session {
     this.assertOpen();
     if (texts.length === 0) return;
     this.assertWritable('addItems');
+    // pg sends text as UTF-8, which would store half of a character as U+FFFD: another text than the item's. Python's
+    // driver refuses such a string (UnicodeEncodeError); so do we, before anything is sent. Only raw text can hold
+    // one: with ensureAscii (the default) it is written as a `\udXXX` escape.
+    const broken = texts.findIndex((text) => hasLoneSurrogate(text));
+    if (broken >= 0) {
+      throw new InvalidArgumentError(
+        `item ${broken} holds half of a character (a lone UTF-16 surrogate), which cannot be stored as UTF-8 text; with ensureAscii: true (the default) it is stored escaped`,
+      );
+    }
     await this.prepare();
     const s = quoteIdent(this.tables.sessions);
     const m = quoteIdent(this.tables.messages);
@@ -152,7 +164,7 @@ export class PostgresSession implements Session {
     const m = quoteIdent(this.tables.messages);
     return this.run(async () => {
       for (;;) {
-        const { rows } = await this.pool.query<{ message_data: string }>(
+        const { rows } = await this.pool.query<{ message_data: string | null }>(
           `DELETE FROM ${m} WHERE id = (SELECT id FROM ${m} WHERE session_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1)
            RETURNING message_data`,
           [this.sessionId],
@@ -163,8 +175,9 @@ export class PostgresSession implements Session {
           if (left.rowCount === 0) return undefined;
           continue; // another writer claimed that row first
         }
-        const decoded = pythonJsonLoads(row.message_data);
-        if (decoded.ok) return fromStoredItems([decoded.value])[0];
+        // A NULL (a schema without NOT NULL) is no item either: deleted on the way, as a row that does not decode.
+        const decoded = row.message_data === null ? null : pythonJsonLoads(row.message_data);
+        if (decoded?.ok) return fromStoredItems([decoded.value])[0];
       }
     });
   }
@@ -201,14 +214,7 @@ export class PostgresSession implements Session {
   private prepare(): Promise<void> {
     this.assertOpen();
     this.ready ??= this.run(async () => {
-      if (this.createTables && !this.readOnly) {
-        const client = await this.pool.connect();
-        try {
-          await createPostgresTables(client, this.tables);
-        } finally {
-          client.release();
-        }
-      }
+      if (this.createTables && !this.readOnly) await withPooledClient(this.pool, (client) => createPostgresTables(client, this.tables));
       await checkPostgresTables(this.pool, this.tables, this.where);
     }).catch((err: unknown) => {
       // A failed check is tried again next call (the tables may have been created meanwhile).
@@ -227,30 +233,31 @@ export class PostgresSession implements Session {
     }
   }
 
-  /** One transaction on one pooled connection; rolled back (and the error translated) when anything fails. */
+  /**
+   * One transaction on one pooled connection; rolled back (and the error translated) when anything fails. A connection
+   * lost meanwhile fails the call (`connection-lost`); the server rolls back what it had.
+   */
   private async transaction(fn: (client: PoolClient) => Promise<void>): Promise<void> {
-    await this.run(async () => {
-      const client = await this.pool.connect();
-      let broken = false;
-      try {
+    await this.run(() =>
+      withPooledClient(this.pool, async (client) => {
         await client.query('BEGIN');
-        await fn(client);
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {
-          broken = true;
-        });
-        throw err;
-      } finally {
-        client.release(broken);
-      }
-    });
+        try {
+          await fn(client);
+          await client.query('COMMIT');
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw err;
+        }
+      }),
+    );
   }
 }
 
-function decodeRows(rows: readonly { message_data: string }[]): unknown[] {
+/** The rows' items; rows that do not decode are skipped, and so is a NULL (JSON.parse would make it a `null` item). */
+function decodeRows(rows: readonly { message_data: string | null }[]): unknown[] {
   const out: unknown[] = [];
   for (const r of rows) {
+    if (r.message_data === null) continue;
     const d = pythonJsonLoads(r.message_data);
     if (d.ok) out.push(d.value);
   }

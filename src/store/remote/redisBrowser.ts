@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import { connectRedis, describeRedisUrl } from './redisConnection';
-import { DEFAULT_REDIS_PREFIX, redisSessionKeys } from './redisSession';
+import { DEFAULT_REDIS_PREFIX, redisSessionKeys, strictUtf8 } from './redisSession';
 import { secretOf, translateRedisError } from './remoteErrors';
 import type {
   OpenRemoteStoreOptions,
@@ -113,7 +113,7 @@ export class RedisStoreBrowser implements RemoteStoreBrowser {
       return raw.map((b, i) => ({
         position: offset + i + 1,
         id: null,
-        text: utf8OrNull(b),
+        text: strictUtf8(b),
         createdAt: null,
         cursor: String(offset + i + 1),
       }));
@@ -180,13 +180,5 @@ export class RedisStoreBrowser implements RemoteStoreBrowser {
     } catch (err) {
       throw translateRedisError(err, this.where, this.secret);
     }
-  }
-}
-
-function utf8OrNull(b: Buffer): string | null {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(b);
-  } catch {
-    return null;
   }
 }

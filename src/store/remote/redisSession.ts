@@ -1,6 +1,6 @@
 import type { AgentInputItem, Session } from '@openai/agents';
 import type Redis from 'ioredis';
-import { checkLimitArgument } from '../session/argumentChecks';
+import { checkLimitArgument, checkSessionId } from '../session/argumentChecks';
 import { InvalidArgumentError, SessionClosedError } from '../errors';
 import { fromStoredItems, toStoredItem } from '../format/itemShape';
 import { pythonJsonDumpsCompact, pythonJsonLoads } from '../format/pythonJson';
@@ -19,7 +19,10 @@ export interface RedisSessionOptions {
   connection?: RedisConnectionOptions;
   /** Key prefix (default `agents:session`, as Python). */
   keyPrefix?: string;
-  /** Seconds until the session's keys expire after each write (Python's `ttl`); default: never. */
+  /**
+   * Seconds until the session's keys expire after each write (Python's `ttl`), a positive whole number; default:
+   * never. Python also takes 0, and its first write then deletes the whole session (an expiry in 0 s deletes the key).
+   */
   ttl?: number | null;
   sessionSettings?: SessionSettings | null;
   /** Never write: write methods throw `RemoteStoreError` `read-only` before sending anything. */
@@ -90,12 +93,16 @@ export class RedisSession implements Session {
 
   constructor(options: RedisSessionOptions) {
     if (typeof options.sessionId !== 'string') throw new InvalidArgumentError('sessionId must be a string');
+    // Keys are UTF-8: ids differing only in a lone surrogate would all name the keys of `…\uFFFD`, one merged session.
+    checkSessionId(options.sessionId);
     this.sessionId = options.sessionId;
     this.sessionSettings = checkSessionSettings(options.sessionSettings);
     this.keyPrefix = options.keyPrefix ?? DEFAULT_REDIS_PREFIX;
     const ttl = options.ttl ?? null;
-    if (ttl !== null && (!Number.isInteger(ttl) || ttl < 0))
-      throw new InvalidArgumentError(`ttl must be a non-negative integer of seconds, got ${String(ttl)}`);
+    if (ttl !== null && (!Number.isInteger(ttl) || ttl <= 0))
+      throw new InvalidArgumentError(
+        `ttl must be a positive whole number of seconds, or null for none, got ${String(ttl)} (a ttl of 0 would delete the session on every write)`,
+      );
     this.ttl = ttl;
     this.readOnly = !!options.readOnly;
     this.keys = redisSessionKeys(this.keyPrefix, this.sessionId);
@@ -227,14 +234,25 @@ export class RedisSession implements Session {
 
 const NOT_JSON = Symbol('not JSON');
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Strict UTF-8, as Python's `bytes.decode('utf-8')`: null for bytes that are not UTF-8, and a leading byte order mark
+ * kept (a `TextDecoder` drops it by default), so that `json.loads` refuses the text as Python's does ("Unexpected
+ * UTF-8 BOM"). One decoder serves every call: a whole-buffer decode keeps no state.
+ */
+export function strictUtf8(raw: Uint8Array): string | null {
+  try {
+    return UTF8.decode(raw);
+  } catch {
+    return null;
+  }
+}
+
 /** Python decodes bytes as UTF-8 (strictly: invalid bytes make the entry corrupt) and then `json.loads`. */
 function decodeEntry(raw: Buffer): unknown {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
-  } catch {
-    return NOT_JSON;
-  }
+  const text = strictUtf8(raw);
+  if (text === null) return NOT_JSON;
   const d = pythonJsonLoads(text);
   return d.ok ? d.value : NOT_JSON;
 }

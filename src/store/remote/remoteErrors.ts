@@ -164,11 +164,19 @@ export function translatePostgresError(err: unknown, where: string, secret?: str
 export function translateRedisError(err: unknown, where: string, secret?: string): RemoteStoreError {
   if (err instanceof RemoteStoreError) return err;
   const message = maskSecret(messageOf(err), secret);
-  const say = (problem: RemoteStoreProblem, text: string) => new RemoteStoreError(problem, `${where}: ${text}`, { cause: err });
+  // Not `err` itself: ioredis's errors hold the failed command, and AUTH's arguments are the user name and password.
+  const kept = sanitizedCause(err, secret);
+  const say = (problem: RemoteStoreProblem, text: string) => new RemoteStoreError(problem, `${where}: ${text}`, { cause: kept });
   if (/^(NOAUTH|WRONGPASS)|invalid password|invalid username-password/i.test(message))
     return say('auth', `the server refused the credentials (${message}). Check the user name and password.`);
   if (/^WRONGTYPE/.test(message)) return say('wrong-schema', `${message}. The keys do not have the types RedisSession writes.`);
   if (/^READONLY/.test(message)) return say('read-only', `the server only allows reads (${message}).`);
+  if (/DB index is out of range|invalid DB index/i.test(message))
+    return say(
+      'missing-database',
+      `the server has no such database (${message}). Check the database number in the address: a server has as many as ` +
+        'its `databases` setting says (16 by default), numbered from 0.',
+    );
   if (/Command timed out/i.test(message)) return say('timeout', `no answer in time (${message}).`);
   if (/Connection is closed|Stream isn't writeable|enableOfflineQueue|MaxRetriesPerRequest|Reached the max retries/i.test(message)) {
     const cause = (err as { lastNodeError?: unknown; previousErrors?: unknown[] }).lastNodeError;
@@ -179,6 +187,25 @@ export function translateRedisError(err: unknown, where: string, secret?: string
   const socket = socketProblem(err);
   if (socket === 'unreachable')
     return say('unreachable', `nothing answers at that address (${message}). Is the server running and reachable?`);
+  // What a TLS client reads when the server answered its hello in plain text (a Redis error line).
+  if (socket === 'tls' && (codeOf(err) === 'ERR_SSL_WRONG_VERSION_NUMBER' || /wrong version number|packet length too long/i.test(message)))
+    return say('tls', `the TLS handshake failed (${message}): the server may not speak TLS. Use redis:// for a server without TLS.`);
   if (socket) return say(socket, message);
   return say('server', message);
+}
+
+/**
+ * A driver error fit to keep as a `RemoteStoreError`'s cause: its class name, code, message and stack, masked, and
+ * nothing else. Drivers hang what they sent on their errors (ioredis the failed command, whose arguments for AUTH are
+ * the user name and the password), and an uncaught error or `console.error(err)` prints the cause with all of it.
+ */
+export function sanitizedCause(err: unknown, secret: string | undefined): Error {
+  const copy = new Error(maskSecret(messageOf(err), secret));
+  if (err instanceof Error) {
+    Object.defineProperty(copy, 'name', { value: err.name, configurable: true, writable: true, enumerable: false });
+    copy.stack = err.stack === undefined ? undefined : maskSecret(err.stack, secret);
+  }
+  const code = codeOf(err);
+  if (code !== undefined) (copy as { code?: string }).code = code;
+  return copy;
 }

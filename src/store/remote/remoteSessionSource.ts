@@ -74,8 +74,10 @@ export function remoteEntry(r: RemoteRow): ItemEntry {
     branchTurnNumber: null,
     createdAt: r.createdAt,
   };
-  if (r.text === null)
-    return { ...meta, type: null, toolName: null, corrupt: true, raw: null, error: 'the stored bytes are not UTF-8 text' };
+  if (r.text === null) {
+    const error = r.textIsNull ? 'message_data is NULL: there is no stored text' : 'the stored bytes are not UTF-8 text';
+    return { ...meta, type: null, toolName: null, corrupt: true, raw: null, error };
+  }
   const decoded = decodeMessageData(r.text);
   if (!decoded.ok) return { ...meta, type: null, toolName: null, corrupt: true, raw: decoded.raw, error: decoded.error };
   return { ...meta, type: messageTypeOf(decoded.value), toolName: toolNameOf(decoded.value), corrupt: false, item: decoded.value };

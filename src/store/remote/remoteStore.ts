@@ -28,8 +28,10 @@ export interface RemoteRow {
   position: number;
   /** The row's id (PostgreSQL `id`); null for Redis, whose list has none. */
   id: number | null;
-  /** The stored text; null when the bytes are not UTF-8 (Redis). */
+  /** The stored text; null when the bytes are not UTF-8 (Redis) or the column is NULL (`textIsNull`, PostgreSQL). */
   text: string | null;
+  /** Set when `text` is null because `message_data` is NULL (a schema without SQLAlchemy's NOT NULL). */
+  textIsNull?: true;
   createdAt: string | null;
   /** Where the next rows start (`readRowsAfter`): a keyset cursor (PostgreSQL) or the position (Redis). */
   cursor: string;

@@ -6,6 +6,7 @@
  * page whatever the table holds.
  */
 import type { PostgresStoreBrowser } from '../../remote/postgresBrowser';
+import { withPooledClient } from '../../remote/postgresConnection';
 import { quoteIdent } from '../../remote/postgresSchema';
 import type { Finding } from '../checkContext';
 import { SessionScan, isOutputOf, literalCallId, type TipCall } from './sessionScan';
@@ -22,19 +23,19 @@ interface ReadClient {
 }
 
 export async function checkPostgresStore(browser: PostgresStoreBrowser, session: string | null, add: (f: Finding) => void): Promise<void> {
-  const connection = await browser.pool.connect();
-  const client: ReadClient = { query: ((sql, params) => connection.query(sql, params)) as Query };
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    await messagesWithoutSession(client, browser, session, add);
-    await scanMessages(client, browser, session, add);
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    connection.release();
-  }
+  // withPooledClient: a connection lost mid-check (a server restart) fails the check, not the process.
+  await withPooledClient(browser.pool, async (connection) => {
+    const client: ReadClient = { query: ((sql, params) => connection.query(sql, params)) as Query };
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await messagesWithoutSession(client, browser, session, add);
+      await scanMessages(client, browser, session, add);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  });
 }
 
 /**
@@ -75,7 +76,7 @@ async function messagesWithoutSession(
 async function scanMessages(client: ReadClient, browser: PostgresStoreBrowser, session: string | null, add: (f: Finding) => void) {
   const table = browser.tables.messages;
   const m = quoteIdent(table);
-  const rows = pages<{ id: number; session_id: string; message_data: string }>(
+  const rows = pages<{ id: number; session_id: string; message_data: string | null }>(
     client,
     'doctor_rows',
     `SELECT id, session_id, message_data FROM ${m}
@@ -95,7 +96,7 @@ async function scanMessages(client: ReadClient, browser: PostgresStoreBrowser, s
         await finish(scan);
         scan = new SessionScan(r.session_id, table, (id) => `row ${id}`, add);
       }
-      scan.see({ ref: Number(r.id), text: r.message_data });
+      scan.see({ ref: Number(r.id), text: r.message_data, textIsNull: r.message_data === null });
     }
   }
   await finish(scan);
@@ -103,7 +104,7 @@ async function scanMessages(client: ReadClient, browser: PostgresStoreBrowser, s
 
 /** Whether the session holds the call's output (the rows that can hold it, a page at a time, on a cursor of their own). */
 async function hasOutput(client: ReadClient, m: string, session: string, call: TipCall): Promise<boolean> {
-  const rows = pages<{ message_data: string }>(
+  const rows = pages<{ message_data: string | null }>(
     client,
     'doctor_outputs',
     `SELECT message_data FROM ${m} WHERE session_id = $1::text AND ($2::text IS NULL OR strpos(message_data, $2::text) > 0)`,
@@ -120,13 +121,19 @@ async function hasOutput(client: ReadClient, m: string, session: string, call: T
  */
 async function* pages<R>(client: ReadClient, name: string, sql: string, params: unknown[]): AsyncGenerator<R[]> {
   await client.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${sql}`, params);
+  let failed = false;
   try {
     for (;;) {
       const { rows } = await client.query<R>(`FETCH ${PAGE} FROM ${name}`);
       if (rows.length > 0) yield rows;
       if (rows.length < PAGE) return;
     }
+  } catch (err) {
+    failed = true;
+    throw err;
   } finally {
-    await client.query(`CLOSE ${name}`);
+    // After a failure (a lost connection, a timeout) the CLOSE fails too, and its error would hide the one that says why.
+    const close = client.query(`CLOSE ${name}`);
+    await (failed ? close.catch(() => undefined) : close);
   }
 }

@@ -4,7 +4,7 @@
  * `<prefix>:<id>` or a list `<prefix>:<id>:messages`, so a list whose hash is gone is found too. Redis has no read
  * snapshot: a session written while the check reads it is seen as it was part way through.
  */
-import { redisSessionKeys } from '../../remote/redisSession';
+import { redisSessionKeys, strictUtf8 } from '../../remote/redisSession';
 import { globEscape, type RedisStoreBrowser } from '../../remote/redisBrowser';
 import type { Finding } from '../checkContext';
 import { SessionScan, isOutputOf, literalCallId, type TipCall } from './sessionScan';
@@ -82,7 +82,7 @@ async function checkSession(client: Client, prefix: string, session: string, add
   }
   const scan = new SessionScan(session, keys.messages, (position) => `entry ${position}`, add);
   const first = replies[2]?.[1] as Buffer[];
-  for await (const page of entries(client, keys.messages, first)) for (const e of page) scan.see({ ref: e.ref, text: utf8OrNull(e.raw) });
+  for await (const page of entries(client, keys.messages, first)) for (const e of page) scan.see({ ref: e.ref, text: strictUtf8(e.raw) });
   const call = scan.lastCall();
   if (call && !(await hasOutput(client, keys.messages, call))) add(scan.danglingFinding(call));
 }
@@ -109,18 +109,7 @@ async function* entries(client: Client, key: string, first?: Buffer[]): AsyncGen
 async function hasOutput(client: Client, key: string, call: TipCall): Promise<boolean> {
   const literal = literalCallId(call.callId);
   for await (const page of entries(client, key)) {
-    if (page.some((e) => (literal === null || e.raw.includes(literal)) && isOutputOf(utf8OrNull(e.raw), call))) return true;
+    if (page.some((e) => (literal === null || e.raw.includes(literal)) && isOutputOf(strictUtf8(e.raw), call))) return true;
   }
   return false;
-}
-
-/** Strict UTF-8, as Python decodes: one decoder for every entry (each call decodes a whole buffer, keeping no state). */
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
-function utf8OrNull(b: Buffer): string | null {
-  try {
-    return UTF8.decode(b);
-  } catch {
-    return null;
-  }
 }

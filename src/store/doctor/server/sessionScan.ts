@@ -13,8 +13,10 @@ import { OUTPUT_TYPE_OF } from '../checks/danglingToolCall';
 export interface ServerEntry {
   /** The number the report gives it: the PostgreSQL row id, or the 1-based Redis list position. */
   ref: number;
-  /** The stored text; null when the bytes are not UTF-8 (Redis). */
+  /** The stored text; null when the bytes are not UTF-8 (Redis) or the column is NULL (`textIsNull`, PostgreSQL). */
   text: string | null;
+  /** Set when `text` is null because `message_data` is NULL (a schema without SQLAlchemy's NOT NULL). */
+  textIsNull?: boolean;
 }
 
 /** A session's last item when it is a tool call: its output is what the end of the scan looks for. */
@@ -47,7 +49,7 @@ export class SessionScan {
 
   see(entry: ServerEntry): void {
     const decoded = entry.text === null ? null : pythonJsonLoads(entry.text);
-    const problem = entryProblem(decoded);
+    const problem = entry.textIsNull ? NULL_PROBLEM : entryProblem(decoded);
     if (problem !== null) {
       this.add({
         kind: 'malformed-item',
@@ -85,6 +87,9 @@ export class SessionScan {
     };
   }
 }
+
+/** A NULL `message_data`: Python's `json.loads(None)` raises `TypeError`, which its `get_items` does not catch. */
+const NULL_PROBLEM = 'has a NULL message_data, no text at all: PostgresSession skips it, Python’s get_items fails on it (TypeError)';
 
 /** Why an entry is not an item the SDKs read (null: not UTF-8), or null for a JSON object. */
 function entryProblem(decoded: Decoded | null): string | null {
