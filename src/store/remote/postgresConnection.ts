@@ -42,8 +42,9 @@ export function createPostgresPool(options: PostgresConnectionOptions): pg.Pool 
   let parsed: URL;
   try {
     parsed = new URL(options.url);
-  } catch (err) {
-    throw new RemoteStoreError('bad-url', `Not a PostgreSQL address: ${redactUrl(options.url)}`, { cause: err });
+  } catch {
+    // No cause: Node's URL error keeps the whole address (`input`), password and all.
+    throw new RemoteStoreError('bad-url', `Not a PostgreSQL address: ${redactUrl(options.url)}`);
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
     throw new RemoteStoreError('bad-url', `Not a PostgreSQL address (expected postgres:// or postgresql://): ${redactUrl(options.url)}`);

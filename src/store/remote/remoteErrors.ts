@@ -80,8 +80,8 @@ export function redactUrl(url: string): string {
     for (const key of [...u.searchParams.keys()]) if (/pass|secret|key/i.test(key)) u.searchParams.set(key, '***');
     return u.toString();
   } catch {
-    // Not a URL we can parse, and no `@` in it: nothing there is a password.
-    return url;
+    // Not a URL we can parse, and no `@` in it: only its query can hold a secret, masked as a parsed one's would be.
+    return url.replace(/([?&][^=&#]*(?:pass|secret|key)[^=&#]*=)[^&#]*/gi, '$1***');
   }
 }
 

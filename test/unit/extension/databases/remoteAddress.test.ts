@@ -77,6 +77,14 @@ describe('server addresses without their password', () => {
       );
     });
 
+  it('an address that does not parse shows no secret of its query', () => {
+    assert.equal(
+      redactUrl('postgres://db:99999999/x?sslpassword=s3cr&password=p4ss'),
+      'postgres://db:99999999/x?sslpassword=***&password=***',
+    );
+    assert.equal(redactUrl('redis://h:port/0?db=1&api_key=k#f'), 'redis://h:port/0?db=1&api_key=***#f');
+  });
+
   it("an '@' in the query of an address without credentials is no password", () => {
     const url = 'postgres://db/prod?application_name=a@b';
     assert.equal(redactUrl(url), url);
