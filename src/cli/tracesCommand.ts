@@ -18,8 +18,13 @@ import type { CommandContext } from './commands';
 import { readInputText } from './inputFiles';
 import { counted, countNoun } from '../shared/countNoun';
 
-const iso = (us: number): string => new Date(us / 1000).toISOString();
-const ms = (us: number): string => `${((us / 1000) | 0).toLocaleString('en-US')} ms`;
+/** A time as ISO 8601; one past what `Date` shows (a store written before times were bounded) as its microseconds. */
+function iso(us: number): string {
+  const date = new Date(us / 1000);
+  return Number.isNaN(date.getTime()) ? `${us} µs` : date.toISOString();
+}
+/** A duration in whole milliseconds (Math.trunc: `| 0` wraps past 2^31 ms, 24.8 days, to negative ones). */
+const ms = (us: number): string => `${Math.trunc(us / 1000).toLocaleString('en-US')} ms`;
 
 /**
  * The trace store at `path`. Only what stores spans (`otlp`, `traces import`) creates it; reading one that is not there
@@ -142,7 +147,8 @@ function readOtlpFiles(args: string[]): OtlpFile[] {
     try {
       batch = parseOtlpJson(readInputText(file, 'otlp'));
     } catch (err) {
-      if (err instanceof TraceInputError) throw new TraceInputError(err.problem, `${file}: ${err.message} Nothing was imported.`);
+      if (err instanceof TraceInputError)
+        throw new TraceInputError(err.problem, `${file}: ${err.message}${/[.!?]$/.test(err.message) ? '' : '.'} Nothing was imported.`);
       throw err;
     }
     return {

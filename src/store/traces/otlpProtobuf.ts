@@ -9,8 +9,8 @@
  * should be short enough to read whole.
  */
 import { TraceInputError } from './traceErrors';
-import { spansFromRequest } from './otlpRequest';
-import type { OtlpBatch } from './otlpSpans';
+import { spansFromRequest, tooManyValues } from './otlpRequest';
+import { TRACE_LIMITS, type OtlpBatch } from './otlpSpans';
 
 type Scalar = 'string' | 'bytes' | 'bool' | 'int64' | 'uint32' | 'enum' | 'fixed64' | 'fixed32' | 'double';
 type MessageName =
@@ -100,7 +100,8 @@ class Reader {
   constructor(
     readonly buf: Uint8Array,
     start: number,
-    readonly end: number,
+    /** Where the message being read ends (moved in and out by `countFields`, which walks nested messages in place). */
+    public end: number,
   ) {
     this.pos = start;
   }
@@ -126,17 +127,27 @@ class Reader {
   }
 
   take(n: number): Uint8Array {
-    if (n < 0 || this.pos + n > this.end) throw malformed('a field runs past the end of its message');
-    const out = this.buf.subarray(this.pos, this.pos + n);
-    this.pos += n;
-    return out;
+    const start = this.pos;
+    this.advance(n);
+    return this.buf.subarray(start, this.pos);
   }
 
+  advance(n: number): void {
+    if (n < 0 || this.pos + n > this.end) throw malformed('a field runs past the end of its message');
+    this.pos += n;
+  }
+
+  /** Past a field's value, building nothing. */
   skip(wireType: number): void {
-    if (wireType === 0) this.varint();
-    else if (wireType === 1) this.take(8);
-    else if (wireType === 2) this.take(this.smallVarint());
-    else if (wireType === 5) this.take(4);
+    if (wireType === 0) {
+      for (let i = 0; ; i++) {
+        if (i === 10) throw malformed('a varint longer than 10 bytes');
+        if (this.pos >= this.end) throw malformed('a varint runs past the end');
+        if ((this.buf[this.pos++]! & 0x80) === 0) return;
+      }
+    } else if (wireType === 1) this.advance(8);
+    else if (wireType === 2) this.advance(this.smallVarint());
+    else if (wireType === 5) this.advance(4);
     else throw malformed(`wire type ${wireType} (groups are not used by OTLP)`);
   }
 }
@@ -202,8 +213,47 @@ function decodeField(r: Reader, type: Scalar | MessageName, depth: number): unkn
   }
 }
 
+/**
+ * Counts the fields of a message that decoding would build, building nothing, and throws once there are more than the
+ * budget (`TRACE_LIMITS.maxValues`) or where decoding would find the body malformed. Decoding keeps every field until
+ * the spans are read, and 32 MiB of two-byte empty messages are 16 million objects (1.4 GB): counted first, such a
+ * body is refused for the cost of reading it.
+ */
+function countFields(r: Reader, type: MessageName, depth: number, budget: { left: number }): void {
+  if (depth > MAX_DEPTH) throw malformed(`messages nested more than ${MAX_DEPTH} deep`);
+  const fields = MESSAGES[type];
+  while (r.pos < r.end) {
+    const tag = r.smallVarint();
+    const number = Math.floor(tag / 8);
+    const wireType = tag & 7;
+    const field = fields[number];
+    if (!field || number === 0) {
+      r.skip(wireType);
+      continue;
+    }
+    const expected = field.type in WIRE ? WIRE[field.type as Scalar] : 2;
+    if (wireType !== expected) throw malformed(`${type}.${field.name} has wire type ${wireType}, not ${expected}`);
+    const scalar = field.type in WIRE;
+    // A message counts twice, a scalar once: as its JSON would count (`{` and `,`, or `,` alone), and about as it costs.
+    budget.left -= scalar ? 1 : 2;
+    if (budget.left < 0) throw tooManyValues();
+    if (scalar) {
+      r.skip(wireType);
+      continue;
+    }
+    const length = r.smallVarint();
+    const end = r.pos + length;
+    if (end > r.end) throw malformed(`a ${field.type} runs past the end of its parent`);
+    const outer = r.end;
+    r.end = end;
+    countFields(r, field.type as MessageName, depth + 1, budget);
+    r.end = outer;
+  }
+}
+
 /** An `ExportTraceServiceRequest` in protobuf → its spans. An empty body is an empty request, as in protobuf. */
 export function parseOtlpProtobuf(body: Uint8Array): OtlpBatch {
+  countFields(new Reader(body, 0, body.length), 'ExportTraceServiceRequest', 0, { left: TRACE_LIMITS.maxValues });
   const request = decodeMessage(new Reader(body, 0, body.length), 'ExportTraceServiceRequest', 0);
   request.resourceSpans ??= [];
   return spansFromRequest(request);

@@ -4,7 +4,8 @@
  * addressed to the receiver itself (`Host`, receiverAddress.ts: 421 otherwise). Each request's body goes
  * to `ingest` in one call (decoded and stored in one transaction, in this thread or the store worker); a bad body gets OTLP's 400/413/415 with the reason, a
  * request beyond the backlog gets 503 with `Retry-After` (exporters retry it), so a flood neither crashes the
- * receiver nor grows its memory without bound.
+ * receiver nor grows its memory without bound. A request whose headers or body trickle in gets 408 and its connection
+ * closed once `requestTimeoutMs` has passed, so a few slow senders hold the backlog for seconds, not Node's 300.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,8 +30,13 @@ export interface OtlpReceiverOptions {
   ingest: OtlpIngest;
   /** The largest body taken, after decompression (default `TRACE_LIMITS.maxBodyBytes`). */
   maxBodyBytes?: number;
-  /** Requests being stored at once beyond which new ones get 503 (default 8). */
+  /** Requests being read or stored at once beyond which new ones get 503 (default 8). */
   maxInFlight?: number;
+  /**
+   * How long a request's headers may take to arrive, and then its body (default `REQUEST_TIMEOUT_MS`): 408 and the
+   * connection closed past either.
+   */
+  requestTimeoutMs?: number;
   /**
    * Names besides the receiver's own address that requests may carry in `Host` (a DNS name of this machine that
    * exporters elsewhere use). Requests naming anything else get 421: see receiverAddress.ts.
@@ -61,6 +67,13 @@ export class OtlpReceiverError extends SessionError {
 }
 
 export const DEFAULT_OTLP_PORT = 4318;
+
+/**
+ * 10 s for a request's headers, and 10 s more for its body: OpenTelemetry's exporters give up on a request after 10 s
+ * (`OTEL_EXPORTER_OTLP_TIMEOUT`'s default), so no exporter still waits on one that takes longer, while a sender that
+ * trickles bytes would hold a place in the backlog (`maxInFlight`) for Node's default of 300 s.
+ */
+export const REQUEST_TIMEOUT_MS = 10_000;
 
 /** google.rpc.Status / ExportTraceServiceResponse in protobuf: the few fields a receiver answers with. */
 function protoString(field: number, value: string): Buffer {
@@ -94,7 +107,14 @@ export class OtlpReceiver {
   static async start(options: OtlpReceiverOptions): Promise<OtlpReceiver> {
     const host = options.host ?? '127.0.0.1';
     const port = options.port ?? DEFAULT_OTLP_PORT;
-    const server = createServer();
+    const timeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+    const server = createServer({
+      // Node's own bounds: the headers (408 from Node), and the whole request as a backstop behind the body's own
+      // deadline (`readBody`), checked every second rather than Node's default 30.
+      headersTimeout: timeout,
+      requestTimeout: 2 * timeout + 1000,
+      connectionsCheckingInterval: Math.min(1000, timeout),
+    });
     const receiver = new OtlpReceiver(server, options, host);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => void receiver.handle(req, res));
     await new Promise<void>((resolve, reject) => {
@@ -170,13 +190,18 @@ export class OtlpReceiver {
     }
     this.inFlight++;
     try {
-      const body = await readBody(req, this.options.maxBodyBytes ?? TRACE_LIMITS.maxBodyBytes);
+      const body = await readBody(
+        req,
+        this.options.maxBodyBytes ?? TRACE_LIMITS.maxBodyBytes,
+        this.options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+      );
       const result = await this.options.ingest(body, protobuf ? 'protobuf' : 'json');
       report({ spans: result.spans, rejected: result.rejected, reasons: result.reasons, status: 200, services: result.services });
       this.reply(res, 200, protobuf, result.rejected > 0 ? { rejected: result.rejected, error: result.reasons.join('; ') } : {});
     } catch (err) {
       if (err instanceof TraceInputError) {
-        if (err.problem === 'too-large') res.setHeader('connection', 'close');
+        // The rest of the body is not read: the connection cannot carry another request.
+        if (err.problem === 'too-large' || err.problem === 'too-slow') res.setHeader('connection', 'close');
         fail(err.httpStatus, err.message);
       } else {
         // The store could not take them (locked, full disk): 503 tells the exporter to try again.
@@ -192,9 +217,9 @@ export class OtlpReceiver {
     if (res.headersSent) return;
     let payload: Buffer;
     if (status !== 200) {
-      // google.rpc.Status: code 3 (INVALID_ARGUMENT), 7 (PERMISSION_DENIED: not addressed to us) or 14 (UNAVAILABLE),
-      // and the message.
-      const code = status === 503 ? 14 : status === 421 ? 7 : 3;
+      // google.rpc.Status: code 3 (INVALID_ARGUMENT), 4 (DEADLINE_EXCEEDED: too slow), 7 (PERMISSION_DENIED: not
+      // addressed to us) or 14 (UNAVAILABLE), and the message.
+      const code = status === 503 ? 14 : status === 421 ? 7 : status === 408 ? 4 : 3;
       payload = protobuf
         ? Buffer.concat([Buffer.from([0x08]), varint(code), protoString(2, body.error ?? '')])
         : Buffer.from(JSON.stringify({ code, message: body.error ?? '' }));
@@ -213,8 +238,8 @@ const contentType = (req: IncomingMessage): string => (req.headers['content-type
 /** Whether the request is OTLP protobuf (answered in protobuf); JSON otherwise. */
 const isProtobuf = (req: IncomingMessage): boolean => ['application/x-protobuf', 'application/protobuf'].includes(contentType(req));
 
-/** The request body, decompressed, at most `maxBytes`. */
-async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/** The request body, decompressed, at most `maxBytes`, arrived within `timeoutMs` (else 408). */
+function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<Buffer> {
   const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
   let stream: NodeJS.ReadableStream = req;
   let inflater: Gunzip | Inflate | undefined;
@@ -222,30 +247,54 @@ async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer>
   else if (encoding === 'deflate') inflater = createInflate();
   else if (encoding !== 'identity' && encoding !== '') {
     req.resume();
-    throw new TraceInputError('unsupported', `Content-Encoding ${encoding} is not read here: send gzip, deflate or none.`);
+    return Promise.reject(new TraceInputError('unsupported', `Content-Encoding ${encoding} is not read here: send gzip, deflate or none.`));
   }
   if (inflater) {
     req.on('error', (e) => inflater.destroy(e));
     stream = req.pipe(inflater);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = (err: Error | undefined): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      stream.removeListener('data', onData);
+      if (err) reject(err);
+      else resolve(Buffer.concat(chunks));
+    };
+    // The body's deadline: a request counts towards the backlog while it is read, so one that trickles would hold its
+    // place for as long as its sender likes.
+    const deadline = setTimeout(() => {
+      req.unpipe();
+      inflater?.destroy();
+      settle(
+        new TraceInputError('too-slow', `The body did not arrive within ${timeoutMs / 1000} s of the headers; the connection is closed.`),
+      );
+    }, timeoutMs);
+    const onData = (chunk: Buffer): void => {
       size += chunk.length;
       if (size > maxBytes) {
+        req.unpipe();
         req.resume();
         inflater?.destroy();
-        throw new TraceInputError(
-          'too-large',
-          `The body is over ${(maxBytes / 1024 / 1024).toFixed(maxBytes < 1024 * 1024 ? 2 : 0)} MiB: export in smaller batches.`,
+        settle(
+          new TraceInputError(
+            'too-large',
+            `The body is over ${(maxBytes / 1024 / 1024).toFixed(maxBytes < 1024 * 1024 ? 2 : 0)} MiB: export in smaller batches.`,
+          ),
         );
+        return;
       }
       chunks.push(chunk);
-    }
-  } catch (err) {
-    if (err instanceof TraceInputError) throw err;
-    throw new TraceInputError('malformed', `The body could not be read (${encoding}): ${err instanceof Error ? err.message : String(err)}`);
-  }
-  return Buffer.concat(chunks);
+    };
+    stream.on('data', onData);
+    stream.once('end', () => settle(undefined));
+    // Kept after settling: a request aborted later still emits its error, which must not go unheard.
+    stream.on('error', (err: Error) =>
+      settle(new TraceInputError('malformed', `The body could not be read (${encoding}): ${err.message}`)),
+    );
+  });
 }

@@ -138,5 +138,6 @@ export function spanRecordOf(span: OtlpSpan, source: SpanSource): SpanRecord {
     resource: span.resource,
     events: span.events,
     truncated: span.truncated,
+    otlp: { scope: span.scope, status: span.status, statusMessage: span.statusMessage, kinds: span.kinds },
   };
 }

@@ -4,7 +4,7 @@
  * session, a branch and a turn. Every attribute is kept as sent, so nothing a convention we do not read carries is
  * lost.
  */
-import type { Attributes, OtlpEvent, OtlpStatusCode } from './otlpSpans';
+import type { Attributes, OtlpEvent, OtlpStatusCode, SpanValueKinds } from './otlpSpans';
 
 /** What a span was, for the timeline. */
 export type SpanKind = 'agent' | 'model' | 'tool' | 'handoff' | 'guardrail' | 'mcp' | 'other';
@@ -19,6 +19,21 @@ export interface TraceLink {
   /** Known when the run that made the trace said so (the extension's runs, an agent command's events). */
   branchId?: string | null;
   turnNumber?: number | null;
+}
+
+/**
+ * What an OTLP span carried that the record does not otherwise keep, so that export writes it back as it came
+ * (otlpExport.ts): the record's `status` is `error` also when only an exception event or `error.type` says so, and its
+ * `error` holds a status message only of an error.
+ */
+export interface OtlpDetail {
+  /** The instrumentation scope's name (null: none). */
+  scope: string | null;
+  /** The status code and message as sent. */
+  status: OtlpStatusCode;
+  statusMessage: string | null;
+  /** The kinds of the values that their JSON cannot tell (`ValueKind`). */
+  kinds: SpanValueKinds;
 }
 
 export interface SpanRecord {
@@ -51,4 +66,6 @@ export interface SpanRecord {
   resource: Attributes;
   events: OtlpEvent[];
   truncated: boolean;
+  /** Spans read from OTLP (the receiver, a file, an agent command's OTLP event): see `OtlpDetail`. */
+  otlp?: OtlpDetail;
 }

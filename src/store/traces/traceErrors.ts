@@ -9,8 +9,10 @@ export type TraceInputProblem =
   | 'malformed'
   /** Well-formed, but not an OTLP trace export. */
   | 'not-otlp'
-  /** Over `TRACE_LIMITS.maxBodyBytes`. */
+  /** Over `TRACE_LIMITS.maxBodyBytes`, or `maxValues`. */
   | 'too-large'
+  /** A body that did not arrive in time (the receiver's `requestTimeoutMs`). */
+  | 'too-slow'
   /** A content type or encoding the receiver does not read. */
   | 'unsupported';
 
@@ -25,7 +27,7 @@ export class TraceInputError extends SessionError {
 
   /** The HTTP status the receiver answers with (OTLP/HTTP: 400 for a bad request, which the exporter does not retry). */
   get httpStatus(): number {
-    return this.problem === 'too-large' ? 413 : this.problem === 'unsupported' ? 415 : 400;
+    return this.problem === 'too-large' ? 413 : this.problem === 'unsupported' ? 415 : this.problem === 'too-slow' ? 408 : 400;
   }
 }
 

@@ -3,7 +3,7 @@
  * whose format is Python's. `traces` holds one row per trace with what links it to a session (and how strongly),
  * `spans` one row per span, `resources` each distinct OTLP resource once (every span of a process repeats it).
  */
-import type { SqliteDatabase } from '../sqlite/sqliteDatabase';
+import { immediateTransaction, type SqliteDatabase } from '../sqlite/sqliteDatabase';
 import { TraceStoreError } from './traceErrors';
 import { ensureOwnSchema, type OwnStoreFormat } from '../sqlite/ownStoreFile';
 
@@ -83,4 +83,21 @@ export const TRACE_STORE_FILE: OwnStoreFormat = {
  */
 export function ensureTraceSchema(db: SqliteDatabase, path: string): void {
   ensureOwnSchema(db, path, TRACE_STORE_FILE);
+}
+
+/**
+ * `spans.otlp`: what an OTLP span carried that its row does not otherwise keep (`OtlpDetail`: its scope, its status as
+ * sent, the kinds of values JSON cannot tell), added after format 1 was out. Added to a store opened for writing that
+ * lacks it, as a column an older version neither reads nor minds (so the format stays 1); not part of `DDL`, whose
+ * columns every trace store must have. Returns whether the store has it: one opened read-only may not.
+ */
+export function ensureOtlpColumn(db: SqliteDatabase): boolean {
+  const has = (): boolean => db.prepare("SELECT 1 FROM pragma_table_info('spans') WHERE name = 'otlp'").get() !== undefined;
+  if (has()) return true;
+  if (db.readonly) return false;
+  // Another process may add it between the look above and the lock.
+  immediateTransaction(db, () => {
+    if (!has()) db.exec('ALTER TABLE spans ADD COLUMN otlp TEXT');
+  });
+  return true;
 }

@@ -8,9 +8,9 @@ import { StatementCache, openOwnStore } from '../sqlite/ownStoreFile';
 import { describeDatabaseError } from '../errors';
 import { immediateTransaction, readTransaction, type SqliteDatabase, type SqliteStatement } from '../sqlite/sqliteDatabase';
 import type { Attributes, OtlpEvent, OtlpStatusCode } from './otlpSpans';
-import { LINK_RANKS, TRACE_STORE_FILE, type LinkHow } from './traceSchema';
+import { LINK_RANKS, TRACE_STORE_FILE, ensureOtlpColumn, type LinkHow } from './traceSchema';
 import { TraceStoreError } from './traceErrors';
-import type { SpanKind, SpanRecord, SpanSource, TraceLink } from './spanRecord';
+import type { OtlpDetail, SpanKind, SpanRecord, SpanSource, TraceLink } from './spanRecord';
 import { parseOtlpJson } from './otlpRequest';
 import { parseOtlpProtobuf } from './otlpProtobuf';
 import { spanRecordOf } from './spanConventions';
@@ -122,6 +122,7 @@ interface SpanRow {
   resource: string;
   events: string;
   truncated: number;
+  otlp: string | null;
 }
 
 interface TraceRow {
@@ -136,9 +137,10 @@ interface TraceRow {
   received_ms: number;
 }
 
-const SPAN_COLUMNS = `s.id, s.trace_id, s.span_id, s.parent_span_id, s.name, s.kind, s.span_kind, s.start_us, s.end_us, s.status, s.error, s.model,
-  s.input_tokens, s.output_tokens, s.cached_tokens, s.reasoning_tokens, s.tool_name, s.agent_name, s.source, s.service,
-  s.attributes, r.json AS resource, s.events, s.truncated`;
+/** The columns a span is read from; a store opened read-only from before `spans.otlp` reads it as null. */
+const spanColumns = (hasOtlp: boolean): string => `s.id, s.trace_id, s.span_id, s.parent_span_id, s.name, s.kind, s.span_kind, s.start_us,
+  s.end_us, s.status, s.error, s.model, s.input_tokens, s.output_tokens, s.cached_tokens, s.reasoning_tokens, s.tool_name,
+  s.agent_name, s.source, s.service, s.attributes, r.json AS resource, s.events, s.truncated, ${hasOtlp ? 's.otlp' : 'NULL AS otlp'}`;
 
 const HOW_BY_RANK = Object.fromEntries(Object.entries(LINK_RANKS).map(([how, rank]) => [rank, how])) as Record<number, LinkHow>;
 
@@ -183,6 +185,8 @@ function spanOf(row: SpanRow): StoredSpan {
     resource: JSON.parse(row.resource) as Attributes,
     events: JSON.parse(row.events) as OtlpEvent[],
     truncated: row.truncated !== 0,
+    // Left out rather than undefined where there is none (spans of our own runs, rows from before the column).
+    ...(row.otlp ? { otlp: JSON.parse(row.otlp) as OtlpDetail } : {}),
   };
 }
 
@@ -196,16 +200,26 @@ export class TraceStore {
   /** Resource JSON → id, for the resources this connection has written or read. */
   private readonly resourceIds = new Map<string, number>();
 
+  private readonly spanColumns: string;
+
   private constructor(
     readonly db: SqliteDatabase,
     readonly path: string,
+    hasOtlpColumn: boolean,
   ) {
     this.statements = new StatementCache(db);
+    this.spanColumns = spanColumns(hasOtlpColumn);
   }
 
   /** Opens (creating when missing and writable) the trace store at `path`; WAL: the receiver writes while the extension reads. */
   static open(path: string, options: Partial<OpenOptions> = {}): TraceStore {
-    return new TraceStore(openOwnStore(path, options, TRACE_STORE_FILE), path);
+    const db = openOwnStore(path, options, TRACE_STORE_FILE);
+    try {
+      return new TraceStore(db, path, ensureOtlpColumn(db));
+    } catch (err) {
+      db.close();
+      throw describeDatabaseError(err, path, { readonly: options.readonly });
+    }
   }
 
   close(): void {
@@ -228,8 +242,9 @@ export class TraceStore {
   }
 
   /**
-   * Adds spans in one transaction. A span sent again (an exporter's retry) replaces the earlier copy. Each trace's
-   * link is the strongest any of its spans gives, and never weaker than the one it had.
+   * Adds spans in one transaction. A span sent again (an exporter's retry) replaces the earlier copy, and each trace's
+   * first start and last end are read again from its spans, so a copy with other times moves them both ways. Each
+   * trace's link is the strongest any of its spans gives, and never weaker than the one it had.
    */
   addSpans(records: readonly SpanRecord[], nowMs = Date.now()): AddResult {
     if (records.length === 0) return { spans: 0, traces: 0 };
@@ -237,17 +252,17 @@ export class TraceStore {
       return immediateTransaction(this.db, () => {
         const insert = this.stmt(
           `INSERT INTO spans (trace_id, span_id, parent_span_id, name, kind, span_kind, start_us, end_us, status, error, model, input_tokens,
-             output_tokens, cached_tokens, reasoning_tokens, tool_name, agent_name, source, service, attributes, resource_id, events, truncated)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+             output_tokens, cached_tokens, reasoning_tokens, tool_name, agent_name, source, service, attributes, resource_id, events, truncated, otlp)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (trace_id, span_id) DO UPDATE SET parent_span_id = excluded.parent_span_id, name = excluded.name,
              kind = excluded.kind, span_kind = excluded.span_kind, start_us = excluded.start_us, end_us = excluded.end_us, status = excluded.status,
              error = excluded.error, model = excluded.model, input_tokens = excluded.input_tokens,
              output_tokens = excluded.output_tokens, cached_tokens = excluded.cached_tokens,
              reasoning_tokens = excluded.reasoning_tokens, tool_name = excluded.tool_name, agent_name = excluded.agent_name,
              source = excluded.source, service = excluded.service, attributes = excluded.attributes,
-             resource_id = excluded.resource_id, events = excluded.events, truncated = excluded.truncated`,
+             resource_id = excluded.resource_id, events = excluded.events, truncated = excluded.truncated, otlp = excluded.otlp`,
         );
-        const traces = new Map<string, { link: TraceLink | null; rank: number; start: number; end: number }>();
+        const traces = new Map<string, { link: TraceLink | null; rank: number }>();
         for (const r of records) {
           insert.run(
             r.traceId,
@@ -273,21 +288,19 @@ export class TraceStore {
             this.resourceId(r.resource),
             JSON.stringify(r.events),
             r.truncated ? 1 : 0,
+            r.otlp ? JSON.stringify(r.otlp) : null,
           );
           const t = traces.get(r.traceId);
           const rank = rankOf(r.link);
-          if (!t) traces.set(r.traceId, { link: r.link, rank, start: r.startUs, end: r.endUs });
-          else {
-            t.start = Math.min(t.start, r.startUs);
-            t.end = Math.max(t.end, r.endUs);
-            if (rank > t.rank) Object.assign(t, { link: r.link, rank });
-          }
+          if (!t) traces.set(r.traceId, { link: r.link, rank });
+          else if (rank > t.rank) Object.assign(t, { link: r.link, rank });
         }
+        // Times and count from the trace's spans as they now are: a replaced span's old times are gone with it.
         const upsert = this.stmt(
           `INSERT INTO traces (trace_id, session_id, branch_id, turn_number, link_rank, start_us, end_us, span_count, received_ms)
-           VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT count(*) FROM spans WHERE trace_id = ?), ?)
+           SELECT ?, ?, ?, ?, ?, min(start_us), max(end_us), count(*), ? FROM spans WHERE trace_id = ?
            ON CONFLICT (trace_id) DO UPDATE SET
-             start_us = min(start_us, excluded.start_us), end_us = max(end_us, excluded.end_us),
+             start_us = excluded.start_us, end_us = excluded.end_us,
              span_count = excluded.span_count, received_ms = excluded.received_ms,
              session_id = CASE WHEN excluded.link_rank > link_rank THEN excluded.session_id ELSE session_id END,
              branch_id = CASE WHEN excluded.link_rank > link_rank THEN excluded.branch_id ELSE branch_id END,
@@ -301,10 +314,8 @@ export class TraceStore {
             t.rank >= LINK_RANKS.run ? (t.link?.branchId ?? null) : null,
             t.rank >= LINK_RANKS.run ? (t.link?.turnNumber ?? null) : null,
             t.rank,
-            t.start,
-            t.end,
-            traceId,
             nowMs,
+            traceId,
           );
         }
         return { spans: records.length, traces: traces.size };
@@ -336,7 +347,7 @@ export class TraceStore {
   /** Every span of a trace, by start time (parents before children when they start together). */
   spansOfTrace(traceId: string): StoredSpan[] {
     return this.stmt(
-      `SELECT ${SPAN_COLUMNS} FROM spans s JOIN resources r ON r.id = s.resource_id WHERE s.trace_id = ? ORDER BY s.start_us, s.parent_span_id IS NOT NULL, s.id`,
+      `SELECT ${this.spanColumns} FROM spans s JOIN resources r ON r.id = s.resource_id WHERE s.trace_id = ? ORDER BY s.start_us, s.parent_span_id IS NOT NULL, s.id`,
     )
       .all<SpanRow>(traceId)
       .map(spanOf);

@@ -192,6 +192,125 @@ describe('OTLP bodies → span records', () => {
     assert.match(s!.attributes.prompt as string, /more characters cut\)$/);
   });
 
+  it('keeps attributes named constructor, toString and __proto__ as own attributes: on spans, events, resources, in maps', () => {
+    const odd = [str('constructor', 'c'), str('toString', 't'), { key: '__proto__', value: { kvlistValue: { values: [int('a', 1)] } } }];
+    const [s] = parseOtlpJson(
+      JSON.stringify(
+        request(
+          [
+            span('000000000000000d', [...odd, { key: 'map', value: { kvlistValue: { values: odd } } }], {
+              events: [{ name: 'e', timeUnixNano: '1764685200500000000', attributes: odd }],
+            }),
+          ],
+          odd,
+        ),
+      ),
+    ).spans;
+    for (const [where, attrs] of [
+      ['span', s!.attributes],
+      ['map', s!.attributes.map as Record<string, unknown>],
+      ['event', s!.events[0]!.attributes],
+      ['resource', s!.resource],
+    ] as const) {
+      assert.deepEqual(Object.keys(attrs).slice(0, 3), ['constructor', 'toString', '__proto__'], where);
+      assert.equal(attrs.constructor, 'c', where);
+      assert.equal(attrs.toString, 't', where);
+      assert.ok(Object.hasOwn(attrs, '__proto__'), where);
+      assert.equal(Object.getPrototypeOf(attrs), Object.prototype, `${where}: __proto__ is a value, not the prototype`);
+      assert.equal(JSON.stringify(Object.getOwnPropertyDescriptor(attrs, '__proto__')!.value), '{"a":1}', where);
+    }
+    assert.equal(s!.truncated, false);
+  });
+
+  it('cuts a list longer than 256 items to 256, marking the span truncated', () => {
+    const list = (n: number) => ({
+      key: `list${n}`,
+      value: { arrayValue: { values: Array.from({ length: n }, (_, i) => ({ intValue: i })) } },
+    });
+    const [whole, cut] = parseOtlpJson(
+      JSON.stringify(request([span('000000000000000e', [list(256)]), span('000000000000000f', [list(300)])])),
+    ).spans;
+    assert.equal((whole!.attributes.list256 as unknown[]).length, 256);
+    assert.equal(whole!.truncated, false);
+    assert.equal((cut!.attributes.list300 as unknown[]).length, 256);
+    assert.equal(cut!.truncated, true, 'a cut list marks its span');
+  });
+
+  it('rejects a span timed past 2255 (2^53 µs) as it rejects other invalid spans, keeping one timed at the bound', () => {
+    const maxNanos = `${Number.MAX_SAFE_INTEGER}000`;
+    const batch = parseOtlpJson(
+      JSON.stringify(
+        request([
+          span('0000000000000010', [], { startTimeUnixNano: 1e22, endTimeUnixNano: 1e22 }),
+          span('0000000000000011', [], { endTimeUnixNano: '1'.repeat(25) }),
+          span('0000000000000012', [], { endTimeUnixNano: '9'.repeat(2000) }),
+          span('0000000000000013', [], { events: [{ name: 'later', timeUnixNano: '18446744073709551615' }] }),
+          span('0000000000000014', [], { endTimeUnixNano: maxNanos }),
+        ]),
+      ),
+    );
+    assert.deepEqual(
+      batch.spans.map((s) => [s.spanId, s.endUs]),
+      [['0000000000000014', Number.MAX_SAFE_INTEGER]],
+    );
+    assert.equal(batch.rejected.count, 4);
+    assert.deepEqual(batch.rejected.reasons, [
+      'a span timed after 2255-06-05 (a start, end or event time past 2^53 microseconds since 1970) (4 spans)',
+    ]);
+    assert.doesNotThrow(() => new Date(batch.spans[0]!.endUs / 1000).toISOString());
+    // From protobuf: a fixed64 as large as it goes.
+    const bytes = (field: number, body: Buffer) => Buffer.concat([Buffer.from([(field << 3) | 2, body.length]), body]);
+    const fixed64 = (field: number, v: bigint) =>
+      Buffer.concat([Buffer.from([(field << 3) | 1]), Buffer.from(new BigUint64Array([v]).buffer)]);
+    const spanMsg = Buffer.concat([
+      bytes(1, Buffer.from(TRACE, 'hex')),
+      bytes(2, Buffer.from('00f067aa0ba902b8', 'hex')),
+      fixed64(7, 2n ** 64n - 1n),
+    ]);
+    const proto = parseOtlpProtobuf(bytes(1, bytes(2, bytes(2, spanMsg))));
+    assert.deepEqual([proto.spans.length, proto.rejected.count], [0, 1]);
+  });
+
+  it('reads at most 50,000 span entries of a request, kept or rejected, and counts the rest as rejected unread', () => {
+    const empty = Array.from({ length: TRACE_LIMITS.maxSpansPerBatch }, () => ({}));
+    const batch = spansFromRequest(request([...empty, span('0000000000000015', []), span('0000000000000016', [])]));
+    assert.equal(batch.spans.length, 0, 'no span is read past the bound, valid or not');
+    assert.equal(batch.rejected.count, TRACE_LIMITS.maxSpansPerBatch + 2);
+    assert.deepEqual(batch.rejected.reasons, [
+      'a span without a valid traceId (16 bytes, not all zero) (50000 spans)',
+      'more than 50000 spans in one request (2 spans)',
+    ]);
+  });
+
+  it('refuses a body of more than 4,000,000 values (413) before building them, JSON or protobuf', () => {
+    const isTooMany = (e: unknown) =>
+      e instanceof TraceInputError && e.problem === 'too-large' && e.httpStatus === 413 && /more than 4,000,000 values/.test(e.message);
+    // 32 MiB of `{},` inflated from 32 KB of gzip built 11 million objects (1.1 GB): past the bound, none is built.
+    const spans = (n: number) => `{"resourceSpans":[{"scopeSpans":[{"spans":[${'{},'.repeat(n - 1)}{}]}]}]}`;
+    assert.throws(() => parseOtlpJson(spans(TRACE_LIMITS.maxValues / 2 + 1)), isTooMany);
+    // Commas and brackets in strings are text, not values.
+    const text = `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"${',{['.repeat(1_500_000)}\\"]"}]}]}]}`;
+    assert.deepEqual(parseOtlpJson(text).rejected.count, 1);
+    // Protobuf: two-byte empty ResourceSpans messages, each a message field counting twice.
+    const empties = (n: number) => Buffer.alloc(2 * n).fill(Buffer.from([0x0a, 0x00]));
+    assert.throws(() => parseOtlpProtobuf(empties(TRACE_LIMITS.maxValues / 2 + 1)), isTooMany);
+    assert.deepEqual(parseOtlpProtobuf(empties(1000)).spans, []);
+  });
+
+  it('reads JSON that starts with a UTF-8 byte order mark; says what is wrong with JSON that is not, in a sentence', () => {
+    const body = JSON.stringify(request([span('0000000000000017', [])]));
+    assert.equal(parseOtlpJson(`\ufeff${body}`).spans.length, 1);
+    assert.throws(
+      () => parseOtlpJson('\ufeff\ufeff{}'),
+      (e: unknown) => e instanceof TraceInputError && e.problem === 'malformed',
+      'one mark only',
+    );
+    assert.throws(
+      () => parseOtlpJson('{"resourceSpans": ['),
+      (e: unknown) => e instanceof TraceInputError && /^The body is not valid JSON: .*[^.]\.$/.test(e.message),
+    );
+  });
+
   it('refuses what is not OTLP with a typed error: not JSON, not a trace export', () => {
     assert.throws(
       () => parseOtlpJson('{"resourceSpans": ['),

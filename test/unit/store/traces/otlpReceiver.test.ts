@@ -8,7 +8,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { context, trace, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
@@ -300,6 +300,76 @@ describe('OTLP receiver with real OpenTelemetry exporters', function () {
         assert.match(((await res.json()) as { message: string }).message, /over 0\.06 MiB/);
       } finally {
         await small.close();
+      }
+    });
+
+    it('refuses a body that decompresses to millions of empty spans 413, before building them', async () => {
+      // 32 KB on the wire, 32 MiB of `{},` decompressed: 11 million objects, 1.1 GB, 8 s to read, before the bound.
+      const bomb = gzipSync(`{"resourceSpans":[{"scopeSpans":[{"spans":[${'{},'.repeat(11_000_000)}{}]}]}]}`);
+      const started = Date.now();
+      const res = await post(bomb, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      assert.equal(res.status, 413);
+      assert.match(((await res.json()) as { message: string }).message, /more than 4,000,000 values .* export in smaller batches/);
+      assert.ok(Date.now() - started < 5000, `${Date.now() - started} ms`);
+      assert.equal(batches.at(-1)!.status, 413);
+    });
+
+    it('takes a JSON body that starts with a UTF-8 byte order mark', async () => {
+      const body = JSON.stringify({
+        resourceSpans: [
+          { scopeSpans: [{ spans: [{ traceId: 'b'.repeat(32), spanId: 'f'.repeat(16), startTimeUnixNano: '1764666000000000000' }] }] },
+        ],
+      });
+      const res = await post(`\ufeff${body}`, { 'content-type': 'application/json' });
+      assert.equal(res.status, 200);
+      assert.equal(store.spansOfTrace('b'.repeat(32)).length, 1);
+    });
+
+    it('answers 408 and closes the connection when headers or a body trickle in past the deadline, freeing its place', async () => {
+      const slow = await OtlpReceiver.start({ port: 0, ingest: NOTHING, maxInFlight: 1, requestTimeoutMs: 300 });
+      const port = slow.port;
+      /** A connection that sends `start`, then `more` every 100 ms: what it was answered, and when it was closed. */
+      const trickle = (start: string, more: string) =>
+        new Promise<{ answer: string; ms: number }>((resolve) => {
+          const began = Date.now();
+          const socket = connect(port, '127.0.0.1');
+          let answer = '';
+          const timer = setInterval(() => socket.writable && socket.write(more), 100);
+          const done = () => {
+            clearInterval(timer);
+            socket.destroy();
+            resolve({ answer, ms: Date.now() - began });
+          };
+          socket.on('data', (d: Buffer) => (answer += d.toString()));
+          socket.on('close', done);
+          socket.on('error', () => {});
+          // Where there is no deadline, give up after 3 s and say so.
+          setTimeout(done, 3000);
+          socket.write(start);
+        });
+      try {
+        const headers = `POST /v1/traces HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n`;
+        // The body: it holds the receiver's one place (maxInFlight 1) while it trickles.
+        const body = trickle(`${headers}Content-Length: 100000\r\n\r\n{`, ' ');
+        await new Promise((r) => setTimeout(r, 100));
+        assert.equal((await fetch(slow.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, 503);
+        const cut = await body;
+        assert.match(
+          cut.answer,
+          /^HTTP\/1\.1 408 .*connection: close.*"code":4,"message":"The body did not arrive within 0\.3 s of the headers; the connection is closed\."/is,
+        );
+        assert.ok(cut.ms < 2000, `closed after ${cut.ms} ms`);
+        assert.equal(
+          (await fetch(slow.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"resourceSpans":[]}' })).status,
+          200,
+          'the place is free again',
+        );
+        // Headers that never end: Node's own 408.
+        const headersOnly = await trickle(headers, 'X-Padding: 1\r\n');
+        assert.match(headersOnly.answer, /^HTTP\/1\.1 408 /);
+        assert.ok(headersOnly.ms < 2000, `closed after ${headersOnly.ms} ms`);
+      } finally {
+        await slow.close();
       }
     });
 

@@ -15,6 +15,10 @@ import { spanRecordOf } from '../../../../src/store/traces/spanConventions';
 import { TraceStoreError } from '../../../../src/store/traces/traceErrors';
 import { TraceStore } from '../../../../src/store/traces/traceStore';
 import { SessionDatabaseError } from '../../../../src/store/errors';
+import { TraceInputError } from '../../../../src/store/traces/traceErrors';
+import { tracesCommand } from '../../../../src/cli/tracesCommand';
+import type { CommandContext } from '../../../../src/cli/commands';
+import type { Terminal } from '../../../../src/cli/terminal';
 import { copyFixture, tempDir } from '../../../support/tempFiles';
 import { SPAN_T0_US, spanRecord } from '../../../support/spanRecords';
 
@@ -33,6 +37,20 @@ function rec(traceId: string, over: Partial<SpanRecord> = {}): SpanRecord {
     ...over,
   });
 }
+
+/** One span of trace `traceId` (padded) under the scope `scope`, as OTLP JSON. */
+const otlpWithScope = (traceId: string, scope: string) => ({
+  resourceSpans: [
+    {
+      scopeSpans: [
+        {
+          scope: { name: scope },
+          spans: [{ traceId: traceId.padStart(32, '0'), spanId: 'a'.repeat(16), startTimeUnixNano: `${SPAN_T0_US + 1}000` }],
+        },
+      ],
+    },
+  ],
+});
 
 const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
@@ -208,45 +226,192 @@ describe('TraceStore', () => {
     assert.deepEqual(store.counts(), { traces: 1, spans: 2 });
   });
 
-  it('exports OTLP JSON that imports back to the same spans', () => {
-    const otlp = parseOtlpJson(
-      JSON.stringify({
-        resourceSpans: [
-          {
-            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'bot' } }] },
-            scopeSpans: [
-              {
-                spans: [
-                  {
-                    traceId: '5b8efff798038103d269b633813fc60c',
-                    spanId: 'eee19b7ec3c1b174',
-                    name: 'invoke_agent Support',
-                    kind: 2,
-                    startTimeUnixNano: '1764685200000001000',
-                    endTimeUnixNano: '1764685203000000000',
-                    attributes: [
-                      { key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } },
-                      { key: 'gen_ai.conversation.id', value: { stringValue: 'alice' } },
-                      { key: 'list', value: { arrayValue: { values: [{ intValue: '1' }, { doubleValue: 2.5 }, { boolValue: true }] } } },
-                      { key: 'map', value: { kvlistValue: { values: [{ key: 'k', value: { stringValue: 'v' } }] } } },
-                    ],
-                    events: [{ name: 'note', timeUnixNano: '1764685201000000000', attributes: [] }],
-                    status: { code: 2, message: 'boom' },
-                  },
-                ],
-              },
-            ],
-          },
-        ],
-      }),
-    );
-    store.addSpans(otlp.spans.map((s) => spanRecordOf(s, 'otlp')));
-    const stored = store.spansOfTrace('5b8efff798038103d269b633813fc60c');
-    const again = parseOtlpJson(JSON.stringify(exportOtlpJson(stored))).spans;
+  it("a span sent again with other times moves its trace's first start and last end, either way", () => {
+    const id = 'e6'.padStart(32, '0');
+    store.addSpans([
+      rec('e6', { spanId: '1', startUs: T0, endUs: T0 + 1_000_000, link: { sessionId: 'eve' } }),
+      rec('e6', { spanId: '2', startUs: T0 + 100, endUs: T0 + 200 }),
+    ]);
+    // The exporter's retry, with the times corrected: later start, earlier end.
+    store.addSpans([rec('e6', { spanId: '1', startUs: T0 + 50, endUs: T0 + 500, link: { sessionId: 'eve' } })]);
+    const t = store.trace(id)!;
+    assert.deepEqual([t.startUs, t.endUs, t.spanCount], [T0 + 50, T0 + 500, 2]);
     assert.deepEqual(
-      again,
-      otlp.spans.map((s) => ({ ...s, scope: 'agent-session-inspector' })),
+      store.tracesOfSession('eve').map((x) => [x.startUs, x.endUs]),
+      [[T0 + 50, T0 + 500]],
     );
+  });
+
+  it('exports OTLP JSON that imports back to the same spans: value kinds, scopes, status messages, odd attribute names', () => {
+    const TRACE = '5b8efff798038103d269b633813fc60c';
+    const kv = (key: string, value: unknown) => ({ key, value });
+    const span = (spanId: string, attributes: unknown[], extra: Record<string, unknown> = {}) => ({
+      traceId: TRACE,
+      spanId,
+      name: 'invoke_agent Support',
+      kind: 2,
+      startTimeUnixNano: '1764685200000001000',
+      endTimeUnixNano: '1764685203000000000',
+      attributes,
+      ...extra,
+    });
+    const request = {
+      resourceSpans: [
+        {
+          resource: { attributes: [kv('service.name', { stringValue: 'bot' }), kv('host.cpus', { doubleValue: 8 })] },
+          scopeSpans: [
+            {
+              scope: { name: 'openai-agents', version: '0.3.0' },
+              spans: [
+                span(
+                  'eee19b7ec3c1b174',
+                  [
+                    kv('gen_ai.operation.name', { stringValue: 'invoke_agent' }),
+                    kv('gen_ai.conversation.id', { stringValue: 'alice' }),
+                    kv('int', { intValue: '2' }),
+                    kv('whole double', { doubleValue: 2.0 }),
+                    kv('big double', { doubleValue: 1e21 }),
+                    kv('double', { doubleValue: 2.5 }),
+                    kv('nan', { doubleValue: 'NaN' }),
+                    kv('int64', { intValue: '9007199254740993' }),
+                    kv('digits', { stringValue: '9007199254740993' }),
+                    kv('bytes', { bytesValue: Buffer.from('hi').toString('base64') }),
+                    kv('empty', {}),
+                    kv('list', {
+                      arrayValue: {
+                        values: [
+                          { intValue: '1' },
+                          { doubleValue: 2 },
+                          { boolValue: true },
+                          { arrayValue: { values: [{ doubleValue: 3 }] } },
+                        ],
+                      },
+                    }),
+                    kv('map', { kvlistValue: { values: [kv('k', { stringValue: 'v' }), kv('d', { doubleValue: 4 })] } }),
+                    kv('constructor', { stringValue: 'c' }),
+                    kv('__proto__', { doubleValue: 5 }),
+                  ],
+                  {
+                    events: [{ name: 'note', timeUnixNano: '1764685201000000000', attributes: [kv('score', { doubleValue: 1 })] }],
+                    status: { code: 1, message: 'fine' },
+                  },
+                ),
+              ],
+            },
+            {
+              scope: { name: 'app' },
+              spans: [
+                span('eee19b7ec3c1b175', [], { parentSpanId: 'eee19b7ec3c1b174', status: { code: 2, message: 'boom' } }),
+                // An error only `error.type` tells: the record's status is error, the status sent was unset.
+                span('eee19b7ec3c1b176', [kv('error.type', { stringValue: 'timeout' })]),
+              ],
+            },
+            { spans: [span('eee19b7ec3c1b177', [])] },
+          ],
+        },
+      ],
+    };
+    const first = parseOtlpJson(JSON.stringify(request)).spans;
+    store.addSpans(first.map((s) => spanRecordOf(s, 'otlp')));
+    const stored = store.spansOfTrace(TRACE);
+    const root = stored.find((s) => s.spanId === 'eee19b7ec3c1b174')!;
+    assert.ok(Object.hasOwn(root.attributes, '__proto__'), 'kept through the store');
+    assert.equal(root.attributes.constructor, 'c');
+    assert.deepEqual(
+      [...stored].sort((a, b) => a.spanId.localeCompare(b.spanId)).map((s) => [s.status, s.error]),
+      [
+        ['ok', null],
+        ['error', 'boom'],
+        ['error', 'timeout'],
+        ['unset', null],
+      ],
+    );
+    const exported = exportOtlpJson(stored);
+    const again = parseOtlpJson(JSON.stringify(exported)).spans;
+    const bySpanId = (spans: typeof first) => [...spans].sort((a, b) => a.spanId.localeCompare(b.spanId));
+    assert.deepEqual(bySpanId(again), bySpanId(first));
+    // In the file itself: each value of the kind it was sent as, the scopes and the status as sent.
+    type Exported = {
+      scopeSpans: {
+        scope: { name?: string };
+        spans: { spanId: string; attributes: { key: string; value: unknown }[]; status: unknown }[];
+      }[];
+    }[];
+    const scopes = (exported.resourceSpans as Exported)[0]!.scopeSpans;
+    assert.deepEqual(
+      scopes.map((s) => s.scope.name),
+      ['openai-agents', 'app', undefined],
+    );
+    const value = (key: string) => scopes[0]!.spans[0]!.attributes.find((a) => a.key === key)!.value;
+    assert.deepEqual(['whole double', 'big double', 'int', 'int64', 'nan', 'bytes', 'empty'].map(value), [
+      { doubleValue: 2 },
+      { doubleValue: 1e21 },
+      { intValue: '2' },
+      { intValue: '9007199254740993' },
+      { doubleValue: 'NaN' },
+      { bytesValue: 'aGk=' },
+      {},
+    ]);
+    assert.deepEqual(scopes[0]!.spans[0]!.status, { code: 1, message: 'fine' });
+    assert.deepEqual(Object.fromEntries(scopes[1]!.spans.map((s) => [s.spanId, s.status])), {
+      eee19b7ec3c1b175: { code: 2, message: 'boom' },
+      eee19b7ec3c1b176: { code: 0 },
+    });
+  });
+
+  it('a store from before spans.otlp: read-only it reads as it is, to write it gains the column; its spans export as before', () => {
+    const path = join(tmp.dir, 'before-otlp-column.db');
+    const old = TraceStore.open(path);
+    // A span with no OTLP detail, as every span stored before the column (and each of our own runs') has.
+    old.addSpans([rec('f7', { attributes: { big: 1e21, n: 2, half: 0.5 } })]);
+    /** The span's scope and attributes as exported. */
+    const exported = (store: TraceStore) => {
+      const [span] = store.spansOfTrace('f7'.padStart(32, '0'));
+      assert.equal('otlp' in span!, false);
+      const otlp = exportOtlpJson([span!]) as { resourceSpans: { scopeSpans: { scope: unknown; spans: { attributes: unknown[] }[] }[] }[] };
+      const scope = otlp.resourceSpans[0]!.scopeSpans[0]!;
+      return [scope.scope, scope.spans[0]!.attributes];
+    };
+    // Kinds unknown: a number is an int when it is one JS holds exactly, else a double (1e21 is no int64).
+    const asBefore = [
+      { name: 'agent-session-inspector' },
+      [
+        { key: 'big', value: { doubleValue: 1e21 } },
+        { key: 'n', value: { intValue: '2' } },
+        { key: 'half', value: { doubleValue: 0.5 } },
+      ],
+    ];
+    assert.deepEqual(exported(old), asBefore);
+    old.close();
+    const raw = openDatabase(path);
+    raw.exec('ALTER TABLE spans DROP COLUMN otlp');
+    raw.close();
+    const hasColumn = () => {
+      const db = openDatabase(path, { readonly: true });
+      try {
+        return db.prepare("SELECT 1 FROM pragma_table_info('spans') WHERE name = 'otlp'").get() !== undefined;
+      } finally {
+        db.close();
+      }
+    };
+    const reader = TraceStore.open(path, { readonly: true });
+    try {
+      assert.deepEqual(exported(reader), asBefore);
+    } finally {
+      reader.close();
+    }
+    assert.equal(hasColumn(), false, 'a read-only open changes nothing');
+    const writer = TraceStore.open(path);
+    try {
+      assert.equal(hasColumn(), true);
+      writer.addSpans(parseOtlpJson(JSON.stringify(otlpWithScope('f7', 'later'))).spans.map((s) => spanRecordOf(s, 'otlp')));
+      assert.deepEqual(
+        writer.spansOfTrace('f7'.padStart(32, '0')).map((s) => s.otlp?.scope ?? null),
+        [null, 'later'],
+      );
+    } finally {
+      writer.close();
+    }
   });
 
   it('refuses a session file untouched, and a store of a newer format', () => {
@@ -272,5 +437,38 @@ describe('TraceStore', () => {
       () => TraceStore.open(text),
       (e: unknown) => e instanceof SessionDatabaseError && e.problem === 'not-sqlite',
     );
+  });
+
+  describe('agent-sessions traces (in this process)', () => {
+    const ctx: CommandContext = { term: {} as Terminal, json: false, signal: new AbortController().signal };
+
+    it('lists and shows a trace longer than 24.8 days, and one stored past what a date can show, without failing', () => {
+      const path = join(tmp.dir, 'cli-times.db');
+      const s = TraceStore.open(path);
+      s.addSpans([
+        rec('d1', { link: { sessionId: 'carol' }, startUs: T0, endUs: T0 + 30 * 86_400_000_000 }),
+        // 1e22 ns, stored before times were bounded on the way in.
+        rec('d2', { link: { sessionId: 'bob' }, startUs: 1e19, endUs: 1e19 }),
+      ]);
+      s.close();
+      assert.match(tracesCommand(ctx, 'ls', [], { store: path, session: 'carol' }), /Z {2}2,592,000,000 ms {6}1 span /);
+      assert.match(tracesCommand(ctx, 'show', ['d1'.padStart(32, '0')], { store: path }), /\+0 ms {2}2,592,000,000 ms\n$/);
+      assert.match(tracesCommand(ctx, 'ls', [], { store: path, session: 'bob' }), /^0{30}d2 {2}10000000000000000000 µs {8}0 ms /);
+      assert.match(tracesCommand(ctx, 'show', ['d2'.padStart(32, '0')], { store: path }), /^0{30}d2 {2}10000000000000000000 µs /);
+    });
+
+    it('imports a file that starts with a UTF-8 byte order mark; one that is not JSON says so in sentences', () => {
+      const path = join(tmp.dir, 'cli-bom.db');
+      const file = join(tmp.dir, 'bom.json');
+      writeFileSync(file, `\ufeff${JSON.stringify(otlpWithScope('b0', 'notepad'))}`);
+      assert.match(tracesCommand(ctx, 'import', [file], { store: path }), /bom\.json: 1 span in 1 trace\n$/);
+      const bad = join(tmp.dir, 'cut-short.json');
+      writeFileSync(bad, '{"resourceSpans": [');
+      assert.throws(
+        () => tracesCommand(ctx, 'import', [bad], { store: path }),
+        (e: unknown) =>
+          e instanceof TraceInputError && /cut-short\.json: The body is not valid JSON: .*[^.]\. Nothing was imported\.$/.test(e.message),
+      );
+    });
   });
 });
