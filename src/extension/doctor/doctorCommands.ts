@@ -6,10 +6,10 @@
  * why, on a server store, a file open read-only or that cannot be written, and a file that failed integrity_check; a
  * file another process keeps locked is waited for (with Cancel), then reported.
  */
-import { accessSync, constants } from 'node:fs';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { SessionDatabaseError } from '../../store/errors';
+import { canWrite } from '../../store/sqlite/sessionConnection';
 import { defaultBackupPath } from '../../store/doctor/backupName';
 import { StoreRequestCancelledError } from '../../store/worker/storeClient';
 import { arg, badArgument } from '../core/commandArgs';
@@ -112,7 +112,7 @@ export function doctorCommands(s: Services): CommandsOf<'checkSessionStore' | 'r
           throw new UserFacingError(vscode.l10n.t('{0} is reported only: the doctor has no repair for it.', finding.kind));
         if (s.registry.get(dbPath)?.readonly)
           throw new UserFacingError(vscode.l10n.t('{0} is open read-only. Use "Toggle Read-Only" on the database to allow repairs.', name));
-        if (!writable(dbPath))
+        if (!canWrite(dbPath))
           throw new UserFacingError(vscode.l10n.t('{0} cannot be written (a read-only file): the doctor only reports on it.', name));
 
         const backup = defaultBackupPath(dbPath);
@@ -188,16 +188,6 @@ export function doctorCommands(s: Services): CommandsOf<'checkSessionStore' | 'r
       },
     ),
   };
-}
-
-/** Whether this process may write the file (a read-only file is refused before the modal, with why). */
-function writable(path: string): boolean {
-  try {
-    accessSync(path, constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function findingRefOf(value: unknown): FindingRef | undefined {

@@ -5,7 +5,7 @@
  * the file the repairs started from. A repair never deletes a message some branch shows (only messages no structure
  * row references) and never touches a file whose integrity_check fails.
  */
-import { accessSync, constants, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { OutputFileError } from '../files/outputFileError';
 import { defaultBackupPath } from './backupName';
@@ -14,6 +14,7 @@ import { classifyItem } from '../format/itemClassification';
 import { pythonJsonDumps } from '../format/pythonJson';
 import { SessionDatabaseError, describeDatabaseError, sqliteCodeOf } from '../errors';
 import { immediateTransaction, type SqliteDatabase } from '../sqlite/sqliteDatabase';
+import { canWrite } from '../sqlite/sessionConnection';
 import { sessionFilter, type Finding, type QuotedTables } from './checkContext';
 import { schemaDifferences } from './checks/alteredSchema';
 import { findDanglingCalls, OUTPUT_TYPE_OF, type DanglingCall } from './checks/danglingToolCall';
@@ -168,7 +169,7 @@ function rollBackHotJournal(path: string, options: DoctorOptions): void {
       `${path}-journal, the unfinished transaction a killed writer left, cannot be rolled back here: the file or its folder cannot be written. Copy the file and its -journal together to a writable folder and repair the copy.`,
       cause === undefined ? undefined : { cause },
     );
-  if (!writable(path) || !writable(dirname(resolve(path)))) throw cannot();
+  if (!canWrite(path) || !canWrite(dirname(resolve(path)))) throw cannot();
   const orCannot = (err: unknown) =>
     err instanceof SessionDatabaseError && (err.problem === 'read-only' || err.problem === 'hot-journal') ? cannot(err) : err;
   let db: SqliteDatabase;
@@ -183,15 +184,6 @@ function rollBackHotJournal(path: string, options: DoctorOptions): void {
     throw orCannot(describeDatabaseError(err, path));
   } finally {
     db.close();
-  }
-}
-
-function writable(path: string): boolean {
-  try {
-    accessSync(path, constants.W_OK);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -91,7 +91,8 @@ function readOnlyForWriting(dbPath: string): SessionDatabaseError {
   return new SessionDatabaseError('read-only', `${dbPath} is read-only, so it cannot be opened for writing. ${READ_ONLY_OPTION_ADVICE}`);
 }
 
-function canWrite(path: string): boolean {
+/** Whether this process may write `path` (its permissions, a read-only mount): one test for every caller. */
+export function canWrite(path: string): boolean {
   try {
     accessSync(path, constants.W_OK);
     return true;

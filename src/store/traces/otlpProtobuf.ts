@@ -154,10 +154,12 @@ class Reader {
 
 const malformed = (what: string): TraceInputError => new TraceInputError('malformed', `The protobuf body does not decode: ${what}.`);
 
-function decodeMessage(r: Reader, type: MessageName, depth: number): Record<string, unknown> {
-  if (depth > MAX_DEPTH) throw malformed(`messages nested more than ${MAX_DEPTH} deep`);
+/**
+ * The next field `type` declares, read up to its value, its wire type checked (the fields it does not declare are
+ * skipped); undefined at the message's end. What decoding and counting (`countFields`) both read.
+ */
+function nextField(r: Reader, type: MessageName): { field: Field; wireType: number } | undefined {
   const fields = MESSAGES[type];
-  const out: Record<string, unknown> = {};
   while (r.pos < r.end) {
     const tag = r.smallVarint();
     const number = Math.floor(tag / 8);
@@ -169,6 +171,16 @@ function decodeMessage(r: Reader, type: MessageName, depth: number): Record<stri
     }
     const expected = field.type in WIRE ? WIRE[field.type as Scalar] : 2;
     if (wireType !== expected) throw malformed(`${type}.${field.name} has wire type ${wireType}, not ${expected}`);
+    return { field, wireType };
+  }
+  return undefined;
+}
+
+function decodeMessage(r: Reader, type: MessageName, depth: number): Record<string, unknown> {
+  if (depth > MAX_DEPTH) throw malformed(`messages nested more than ${MAX_DEPTH} deep`);
+  const out: Record<string, unknown> = {};
+  for (let next = nextField(r, type); next; next = nextField(r, type)) {
+    const { field } = next;
     const value = decodeField(r, field.type, depth);
     if (field.repeated) ((out[field.name] ??= []) as unknown[]).push(value);
     else out[field.name] = value;
@@ -221,18 +233,8 @@ function decodeField(r: Reader, type: Scalar | MessageName, depth: number): unkn
  */
 function countFields(r: Reader, type: MessageName, depth: number, budget: { left: number }): void {
   if (depth > MAX_DEPTH) throw malformed(`messages nested more than ${MAX_DEPTH} deep`);
-  const fields = MESSAGES[type];
-  while (r.pos < r.end) {
-    const tag = r.smallVarint();
-    const number = Math.floor(tag / 8);
-    const wireType = tag & 7;
-    const field = fields[number];
-    if (!field || number === 0) {
-      r.skip(wireType);
-      continue;
-    }
-    const expected = field.type in WIRE ? WIRE[field.type as Scalar] : 2;
-    if (wireType !== expected) throw malformed(`${type}.${field.name} has wire type ${wireType}, not ${expected}`);
+  for (let next = nextField(r, type); next; next = nextField(r, type)) {
+    const { field, wireType } = next;
     const scalar = field.type in WIRE;
     // A message counts twice, a scalar once: as its JSON would count (`{` and `,`, or `,` alone), and about as it costs.
     budget.left -= scalar ? 1 : 2;
