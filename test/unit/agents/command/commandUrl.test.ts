@@ -8,7 +8,7 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AdvancedSQLiteSession } from '../../../../src/store';
 import { runCommandOnBranch, type CommandRunOptions } from '../../../../src/agents/command/commandRun';
@@ -167,35 +167,8 @@ describe('agent URLs: every way an AG-UI HTTP stream can end', function () {
     assert.equal(log.text(), 'after');
   });
 
-  it('an error answer with an endless body: its first 500 characters are quoted, the rest is never read', async () => {
-    let written = 0;
-    const server = createServer((req, res) => {
-      req.resume();
-      res.writeHead(502, { 'content-type': 'text/plain' });
-      const chunk = 'bad gateway '.repeat(1000);
-      const more = () => {
-        while (!res.destroyed && res.write(chunk)) written += chunk.length;
-        if (!res.destroyed) res.once('drain', more);
-      };
-      more();
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    servers.push(
-      () =>
-        new Promise<void>((r) => {
-          server.closeAllConnections();
-          server.close(() => r());
-        }),
-    );
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent`;
-    const o = failed(await run(url).outcome);
-    assert.match(o.message, /answered HTTP 502: (bad gateway ){41}bad gate\./);
-    assert.equal(o.status ?? o.command?.status, 502);
-    assert.ok(written < 64 * 1024 * 1024, `the server wrote ${written} characters before we let go`);
-  });
-
   /** A plain HTTP server of the test's own, closed after it. */
-  async function rawServer(handle: (req: IncomingMessage, res: import('node:http').ServerResponse) => void): Promise<string> {
+  async function rawServer(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
     const server = createServer(handle);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     servers.push(
@@ -207,6 +180,24 @@ describe('agent URLs: every way an AG-UI HTTP stream can end', function () {
     );
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent`;
   }
+
+  it('an error answer with an endless body: its first 500 characters are quoted, the rest is never read', async () => {
+    let written = 0;
+    const url = await rawServer((req, res) => {
+      req.resume();
+      res.writeHead(502, { 'content-type': 'text/plain' });
+      const chunk = 'bad gateway '.repeat(1000);
+      const more = () => {
+        while (!res.destroyed && res.write(chunk)) written += chunk.length;
+        if (!res.destroyed) res.once('drain', more);
+      };
+      more();
+    });
+    const o = failed(await run(url).outcome);
+    assert.match(o.message, /answered HTTP 502: (bad gateway ){41}bad gate\./);
+    assert.equal(o.status ?? o.command?.status, 502);
+    assert.ok(written < 64 * 1024 * 1024, `the server wrote ${written} characters before we let go`);
+  });
 
   it('a redirect is not followed: the run fails naming it, and the other address never gets the input', async () => {
     const before = await snapshot(dbPath);
