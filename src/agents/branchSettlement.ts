@@ -20,6 +20,11 @@ export interface RunEnd {
   spent: boolean;
   /** What the run wrote on its branch, oldest first: the only items settling may remove. */
   written: readonly AgentInputItem[];
+  /**
+   * Set when `written` is not known to be the run's alone (an agent command's turn whose user message is not the one
+   * the run gave: command/commandRun.ts): why. Then nothing is removed, and the summary says so.
+   */
+  unproven?: string;
   /** The fork made for the run; `exists` is false when an agent was to make it and did not. */
   fork: { branchId: string; exists: boolean } | undefined;
   /** What the run's events showed (to say what was not saved). */
@@ -55,7 +60,7 @@ export async function settleAndDescribe(
   recordTurn: (keptUser: boolean) => Promise<TurnRecord>,
 ): Promise<SettledRun> {
   const { completed, spent } = end;
-  const { forkDeleted, ...settled } = await settleBranch(session, end.written, { completed, spent }, end.fork);
+  const { forkDeleted, ...settled } = await settleBranch(session, end.written, { completed, spent }, end.fork, end.unproven);
   const record = await recordTurn(settled.kept.some(isUserMessage));
   const persistence = persistenceView({
     reporter,

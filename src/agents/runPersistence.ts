@@ -15,12 +15,15 @@
  *     branch is as it was and the user can simply send again.
  *  3. A run that did not complete but spent tokens keeps its user message as its turn, so the usage row has a turn
  *     to belong to (the tokens were billed); the outputs the SDK did not store are reported as not saved.
- * Only items this run wrote are ever popped, and each is compared with the branch's newest item first, so a
- * concurrent writer's items are never removed (the cleanup stops and says so instead).
+ * Only items this run wrote are ever popped, newest first, and each pop is one transaction with the check that it is
+ * that item (the store's `popItem(expected)`, docs/session-format.md §14.2), so a concurrent writer's items are never
+ * removed, even one committed a moment before (the cleanup stops and says so instead). A run whose items are not
+ * known to be its own alone removes nothing (an agent command's, command/commandRun.ts).
  */
 import type { AgentInputItem, Session, SessionHistoryRewriteArgs, SessionHistoryTransactionArgs } from '@openai/agents';
 import { BranchError } from '../store/errors';
-import { normalizeForComparison, toStoredItem } from '../store/format/itemShape';
+import { HistoryConflictError } from '../store/session/historyTransactions';
+import { normalizeForComparison } from '../store/format/itemShape';
 import type { SessionLogger } from '../store/types';
 import type { RunSession } from './runSession';
 import { itemPreview, itemType } from '../shared/itemText';
@@ -170,37 +173,42 @@ export function firstUnansweredCall(items: readonly AgentInputItem[]): number {
 
 /**
  * Puts the branch right after a run (see the module comment). `completed`: the run finished normally; `spent`:
- * the run used tokens. Pops only items of `written`, newest first, each after checking it is the branch's newest.
+ * the run used tokens. Pops only items of `written`, newest first, each only if it is the branch's newest, checked in
+ * the pop's transaction (`popItem(expected)`). `unproven` (why `written` may not be the run's alone): nothing is
+ * removed, and the result's `problem` says why.
  */
 export async function settleRun(
   session: RunSession,
   written: readonly AgentInputItem[],
   outcome: { completed: boolean; spent: boolean },
+  unproven?: string,
 ): Promise<SettleResult> {
   let keepCount = written.length;
   const unanswered = firstUnansweredCall(written);
   if (unanswered >= 0) keepCount = unanswered;
   if (!outcome.completed && !outcome.spent) keepCount = 0;
+  if (keepCount < written.length && unproven !== undefined) {
+    return {
+      kept: [...written],
+      removed: [],
+      problem: `${unproven}, so ${written.length - keepCount} item(s) of this run were left in place`,
+    };
+  }
   const removed: AgentInputItem[] = [];
   for (let i = written.length - 1; i >= keepCount; i--) {
     const expected = written[i] as AgentInputItem;
     try {
-      const [newest] = await session.getItems(1);
-      // Compared as stored: the store keeps the Responses shape, not the runner's JS-only metadata.
-      if (newest === undefined || canonical(toStoredItem(newest)) !== canonical(toStoredItem(expected))) {
-        return {
-          kept: written.slice(0, i + 1),
-          removed,
-          problem: `the branch changed while the run was cleaning up (another writer added items), so ${i + 1 - keepCount} item(s) of this run were left in place`,
-        };
-      }
-      await session.popItem();
+      // The check and the pop are one transaction: an item committed a moment before by another writer is never popped.
+      await session.popItem(expected);
       removed.unshift(expected);
     } catch (err) {
       return {
         kept: written.slice(0, i + 1),
         removed,
-        problem: `removing the run's unfinished items failed (${errorMessage(err)})`,
+        problem:
+          err instanceof HistoryConflictError
+            ? `the branch changed while the run was cleaning up (another writer added items), so ${i + 1 - keepCount} item(s) of this run were left in place`
+            : `removing the run's unfinished items failed (${errorMessage(err)})`,
       };
     }
   }
@@ -227,36 +235,21 @@ export function plain<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-/** JSON with sorted keys, so two encodings of the same item compare equal. */
-export function canonical(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (typeof value !== 'object' || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value).sort()) {
-    const v = (value as Record<string, unknown>)[k];
-    if (v !== undefined) out[k] = sortKeys(v);
-  }
-  return out;
-}
-
 /**
  * `settleRun`, then the fork made for the run deleted when it kept nothing of it: it was part of the run. (Its name
  * stays used, as every branch name does; a fork that was never made has nothing to delete.) Never throws: a failure
- * becomes the result's `problem`. Shared by the SDK runner's runs and agent-command runs.
+ * becomes the result's `problem`. Shared by the SDK runner's runs and agent-command runs. `unproven`: as `settleRun`'s.
  */
 export async function settleBranch(
   session: RunSession,
   written: readonly AgentInputItem[],
   outcome: { completed: boolean; spent: boolean },
   fork: { branchId: string; exists: boolean } | undefined,
+  unproven?: string,
 ): Promise<SettleResult & { forkDeleted: boolean }> {
   let settled: SettleResult;
   try {
-    settled = await settleRun(session, written, outcome);
+    settled = await settleRun(session, written, outcome, unproven);
   } catch (err) {
     settled = { kept: [...written], removed: [], problem: `checking the branch failed (${errorMessage(err)})` };
   }

@@ -20,7 +20,8 @@ export interface RunSession {
   /** The items exactly as stored (`getItems` reshapes them for the SDK): for exact comparisons (replay/writtenCalls.ts). */
   getStoredItems(limit?: number | null, branchId?: string | null): Promise<unknown[]>;
   addItems(items: AgentInputItem[]): Promise<void>;
-  popItem(): Promise<AgentInputItem | undefined>;
+  /** With `expected`: only if the branch's newest item is that one, else `HistoryConflictError` (spec §14.2). */
+  popItem(expected?: AgentInputItem): Promise<AgentInputItem | undefined>;
   applyHistoryMutations(args: SessionHistoryRewriteArgs): Promise<void>;
   applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void>;
   replaceHistoryWithCompaction(items: AgentInputItem[]): Promise<void>;

@@ -24,7 +24,7 @@ import { redactDeep, redactableSecrets } from '../apiKey';
 import { isUserMessage } from '../runPersistence';
 import { RunReporter } from '../runReporter';
 import { withRunLock } from '../runLocks';
-import { elsewhereMessage, noteRunBranch, writesOfRun } from '../runWrites';
+import { elsewhereMessage, noteRunBranch, otherWritersNote, writesOfRun } from '../runWrites';
 import { openOnBranch, type OpenedBranch } from '../branchOpening';
 import { settleAndDescribe } from '../branchSettlement';
 import { Produced, usageView } from '../runSummary';
@@ -344,30 +344,34 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
   const { options, reporter, session, translator, end } = args;
   const who = describe(options.agent);
   const branchId = reporter.branchId;
-  const writes = await writesOfRun({ ...args, sessionId: options.sessionId, branchId, log: (line) => reporter.log(line) });
-  const { ownItems, ownTurn, elsewhere } = writes;
-
-  // The run's items: the newest `ownItems` of the branch (read with a limit, so a long branch costs nothing), as stored
-  // (replay compares outputs exactly as stored) and in the SDK's shape (what settling reads).
-  let stored: unknown[] = [];
-  let written: AgentInputItem[] = [];
   let branchExists = true;
-  try {
-    if (args.agentMakesFork) {
-      try {
-        await session.switchToBranch(branchId);
-      } catch (err) {
-        if (!(err instanceof BranchError)) throw err;
-        branchExists = false;
+  let readable = true;
+  if (args.agentMakesFork) {
+    try {
+      await session.switchToBranch(branchId);
+    } catch (err) {
+      if (err instanceof BranchError) branchExists = false;
+      else {
+        readable = false;
+        reporter.log(`Reading the branch after the run failed: ${errorMessage(err)}`);
       }
     }
-    if (branchExists && ownItems > 0) {
-      stored = await session.getStoredItems(ownItems);
-      written = fromStoredItems(stored);
-    }
-  } catch (err) {
-    reporter.log(`Reading the branch after the run failed: ${errorMessage(err)}`);
   }
+  // The run's items: its turn among the branch's new items (read with a limit, so a long branch costs nothing), as
+  // stored (replay compares outputs exactly as stored) and in the SDK's shape (what settling reads). The branch's other
+  // new items, and what was written elsewhere once the turn is there, are another writer's (../runWrites.ts).
+  const writes = await writesOfRun({
+    ...args,
+    sessionId: options.sessionId,
+    branchId,
+    input: options.input,
+    readBranch: branchExists && readable ? (limit) => session.getStoredItems(limit) : undefined,
+    log: (line) => reporter.log(line),
+  });
+  const { ownTurn, elsewhere, othersOnBranch } = writes;
+  const stored: unknown[] = writes.own;
+  const written: AgentInputItem[] = fromStoredItems(stored);
+  const hasTurn = written.some(isUserMessage);
 
   // A run the agent cancelled (RUN_FINISHED with outcome `cancelled`) is settled as a Stop: nothing was produced.
   const cancelledByAgent = translator.cancelled && end.failure === undefined;
@@ -375,9 +379,7 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
   // "Done" means a turn was saved: an agent that ends well without writing its turn (its session pointed elsewhere, a
   // bug in its store calls) has answered nothing the view can show, and the user's message exists nowhere but the
   // composer, so the run fails and says so.
-  const noTurn = written.some(isUserMessage)
-    ? undefined
-    : `${who} ${options.agent.kind === 'command' ? 'exited' : 'finished'} without writing a turn.`;
+  const noTurn = hasTurn ? undefined : `${who} ${options.agent.kind === 'command' ? 'exited' : 'finished'} without writing a turn.`;
   // Our own marks of what it wrote, whatever it reported (replay/writtenCalls.ts). A strict run that ran a tool live
   // fails, and is rolled back whole as a run that spent nothing: nothing of it is kept, as if the tool had been refused.
   const checked = checkWrittenCalls({ ...args.replay, written: stored, reports: translator.replayReports });
@@ -388,12 +390,14 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
   const failure =
     end.failure ??
     strictFailure ??
-    (elsewhere.length > 0 ? elsewhereMessage(who, elsewhere, branchId, options.sessionId) : undefined) ??
+    // Written elsewhere and not on its branch: the agent's mistake, most likely (with its turn on its branch, the writes
+    // elsewhere are another writer's: a note below).
+    (!hasTurn && elsewhere.length > 0 ? elsewhereMessage(who, elsewhere, branchId, options.sessionId) : undefined) ??
     noTurn;
   const completed = end.completedByAgent && failure === undefined && !cancelled;
 
   // Usage: the row the command stored for its turn; else what its events reported.
-  const storedUsage = ownTurn !== null && written.some(isUserMessage) ? await readTurnUsage(session, ownTurn) : undefined;
+  const storedUsage = ownTurn !== null && hasTurn ? await readTurnUsage(session, ownTurn) : undefined;
   const spent =
     strictFailure === undefined &&
     !(refusedByAgent && end.failure !== undefined) &&
@@ -406,6 +410,7 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
       completed,
       spent,
       written,
+      unproven: writes.unproven,
       fork: options.fork ? { branchId, exists: branchExists } : undefined,
       // The command's items are known only from the branch, and its usage is its own to store: nothing to add.
       produced: new Produced(),
@@ -431,7 +436,10 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
     notes.push(
       `${who} sent ${translator.afterEnd} event(s) after the run's end (the first: ${translator.afterEndSample}); AG-UI allows none, so they were ignored.`,
     );
-  if (elsewhere.length > 0 && end.failure !== undefined) notes.push(elsewhereMessage(who, elsewhere, branchId, options.sessionId));
+  if (!hasTurn && elsewhere.length > 0 && end.failure !== undefined)
+    notes.push(elsewhereMessage(who, elsewhere, branchId, options.sessionId));
+  const others = otherWritersNote(othersOnBranch, elsewhere, branchId, hasTurn);
+  if (others !== undefined) notes.push(others);
   notes.push(...replayNotes(who, translator));
   if (notes.length > 0) persistence.summary = reporter.redact(`${persistence.summary} ${notes.join(' ')}`);
 

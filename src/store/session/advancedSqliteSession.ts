@@ -210,8 +210,15 @@ export class AdvancedSQLiteSession implements Session {
     this.currentBranchHadRows = true;
   }
 
-  async popItem(): Promise<AgentInputItem | undefined> {
+  /**
+   * Pops the current branch's newest item, as Python's `pop_item`. With `expected` (ours: Python's takes no argument),
+   * only if that item is `expected`, compared as stored (as `replace_suffix` compares, spec §14.2), in the same
+   * transaction: otherwise, or on an empty branch, it throws `HistoryConflictError` and changes nothing. So a writer
+   * that removes only its own items never removes one another connection committed a moment before.
+   */
+  async popItem(expected?: AgentInputItem): Promise<AgentInputItem | undefined> {
     this.assertOpen();
+    const wanted = expected === undefined ? undefined : comparableItems([toStoredItem(expected)]);
     return this.write(() => {
       this.counters = undefined;
       this.checkGenerationForWrite();
@@ -223,11 +230,18 @@ export class AdvancedSQLiteSession implements Session {
           `SELECT id, message_id, user_turn_number FROM message_structure
            WHERE session_id = ? AND branch_id = ? ORDER BY sequence_number DESC LIMIT 1`,
         ).get<{ id: number; message_id: number; user_turn_number: number | null }>(this.sessionId, branch);
+        const message = last
+          ? this.stmt('messageById', `SELECT message_data FROM ${this.tables.messages} WHERE id = ?`).get<{
+              message_data: string;
+            }>(last.message_id)
+          : undefined;
+        if (wanted !== undefined) {
+          const decoded = message ? pythonJsonLoads(message.message_data) : undefined;
+          if (!decoded?.ok || comparableItems([decoded.value]) !== wanted)
+            throw new HistoryConflictError("The branch's newest item is not the expected one; nothing was popped.");
+        }
         if (!last) return undefined;
         this.stmt('deleteStructure', 'DELETE FROM message_structure WHERE id = ?').run(last.id);
-        const message = this.stmt('messageById', `SELECT message_data FROM ${this.tables.messages} WHERE id = ?`).get<{
-          message_data: string;
-        }>(last.message_id);
         this.deleteOrphanMessages();
         this.currentBranchHadRows = this.branchHasRows(branch);
         if (last.user_turn_number !== null) this.deleteUsageIfTurnGone(branch, last.user_turn_number);

@@ -368,6 +368,80 @@ describe('run persistence rules', () => {
     assert.equal((await s.getItems()).length, 3);
   });
 
+  it('never removes an item another writer commits between the cleanup’s look at the branch and its removal', async () => {
+    const s = ws.open();
+    await s.addItems([mk.user('old'), mk.assistant('old answer')]);
+    const written = [mk.user('q')];
+    await s.addItems(written);
+    // Another connection commits once the cleanup has started: after its first read, before its first write, whichever
+    // comes first. A check and a removal in two transactions removes this item instead of the run's.
+    const other = ws.open();
+    let committed = false;
+    const commitOnce = async () => {
+      if (committed) return;
+      committed = true;
+      await other.addItems([mk.user('someone else')]);
+    };
+    const racing = new Proxy(s, {
+      get(target, prop) {
+        const value = (target as unknown as Record<PropertyKey, unknown>)[prop];
+        if (typeof value !== 'function') return value;
+        if (prop === 'getItems' || prop === 'getStoredItems')
+          return async (...args: unknown[]) => {
+            const read = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+            await commitOnce();
+            return read;
+          };
+        if (prop === 'popItem')
+          return async (...args: unknown[]) => {
+            await commitOnce();
+            return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          };
+        return (value as (...a: unknown[]) => unknown).bind(target);
+      },
+    });
+    const settled = await settleRun(racing, written, { completed: false, spent: false });
+    assert.ok(committed);
+    assert.deepEqual(settled.removed, []);
+    assert.match(settled.problem ?? '', /another writer/);
+    const items = await s.getItems();
+    assert.deepEqual(
+      items.slice(2).map((i) => 'content' in i && i.content),
+      ['q', 'someone else'],
+    );
+  });
+
+  it('removes its items newest first, stopping at another writer’s item among them; all of them when they are last', async () => {
+    const s = ws.open();
+    const other = ws.open();
+    await s.addItems([mk.user('q'), call('a')]);
+    await other.addItems([mk.assistant('theirs')]);
+    await s.addItems([call('b')]);
+    const written = [mk.user('q'), call('a'), call('b')];
+    const partly = await settleRun(s, written, { completed: false, spent: false });
+    assert.deepEqual(partly.removed, [call('b')]);
+    assert.deepEqual(partly.kept, [mk.user('q'), call('a')]);
+    assert.match(partly.problem ?? '', /another writer added items\), so 2 item\(s\) of this run were left in place/);
+    assert.equal((await s.getItems()).length, 3);
+
+    const t = ws.open({ sessionId: 's2' });
+    const mine = [mk.user('q2'), call('c'), call('d')];
+    await t.addItems(mine);
+    const whole = await settleRun(t, mine, { completed: false, spent: false });
+    assert.deepEqual([whole.removed, whole.problem], [mine, undefined]);
+    assert.deepEqual(await t.getItems(), []);
+  });
+
+  it('removes nothing of a run whose items are not known to be its own alone, and says why', async () => {
+    const s = ws.open();
+    const written = [mk.user('q')];
+    await s.addItems(written);
+    const settled = await settleRun(s, written, { completed: false, spent: false }, 'its user message is not the message the run gave');
+    assert.deepEqual([settled.kept, settled.removed], [written, []]);
+    assert.equal(settled.problem, 'its user message is not the message the run gave, so 1 item(s) of this run were left in place');
+    assert.equal((await s.getItems()).length, 1);
+  });
+
   it('the recording session records writes and refuses clearSession (it would delete every branch)', async () => {
     const s = ws.open();
     const r = new RecordingSession(s);

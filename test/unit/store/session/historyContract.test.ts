@@ -143,6 +143,42 @@ describe('AdvancedSQLiteSession: the SDK history capabilities (§14)', () => {
     });
   });
 
+  describe('popItem(expected)', () => {
+    it('pops the newest item when it is the expected one (JS or stored shape alike), and its turn’s usage with it', async () => {
+      const s = await twoBranches();
+      assert.deepEqual(stored([(await s.popItem(mk.assistant('a2'))) as AgentInputItem]), stored([mk.assistant('a2')]));
+      assert.deepEqual(stored([(await s.popItem(toStoredItem(mk.user('q2')) as never)) as AgentInputItem]), stored([mk.user('q2')]));
+      assert.equal((await s.getItems()).length, 4);
+      const turns = query<{ user_turn_number: number }>(
+        ws.path(),
+        "SELECT user_turn_number FROM turn_usage WHERE branch_id = 'main' ORDER BY 1",
+      );
+      assert.deepEqual(
+        turns.map((t) => t.user_turn_number),
+        [1],
+      );
+      assert.equal((await s.getStoredItems(undefined, 'alt')).length, 6, 'alt untouched');
+    });
+
+    it('another newest item, one another connection just added, or an empty branch: HistoryConflictError, nothing changes', async () => {
+      const s = await twoBranches();
+      const message = "The branch's newest item is not the expected one; nothing was popped.";
+      await failsWithoutChange(ws.path(), s, () => s.popItem(mk.user('q2')), HistoryConflictError, message);
+      await ws.open().addItems([mk.user('from another connection')]);
+      await failsWithoutChange(ws.path(), s, () => s.popItem(mk.assistant('a2')), HistoryConflictError, message);
+      const empty = ws.open({ sessionId: 'empty' });
+      await failsWithoutChange(ws.path(), empty, () => empty.popItem(mk.user('q')), HistoryConflictError, message);
+      assert.deepEqual(
+        structure(ws.path(), 's1', 'main')
+          .slice(-1)
+          .map((r) => r.message_type),
+        ['user'],
+      );
+      // Without `expected`, as Python's pop_item: the newest item, whatever it is.
+      assert.deepEqual(stored([(await s.popItem()) as AgentInputItem]), stored([mk.user('from another connection')]));
+    });
+  });
+
   describe('replaceHistoryWithCompaction', () => {
     it('replaces only the current branch; other branches and every usage row stay; numbering continues', async () => {
       const s = await twoBranches();
