@@ -94,6 +94,12 @@ async function streamRun(
   const shown = new ShownStreams(reporter);
   let result: StreamResult | undefined;
   let error: unknown;
+  // Where the run's turn is looked for once it is written: after this one (settling finds it by its items, since
+  // another writer may add turns meanwhile). Unreadable: the usage is not stored, and the outcome says why.
+  const turnBefore = await prepared.session.getLatestTurnNumber().then(
+    (turn) => turn ?? 0,
+    () => undefined,
+  );
   try {
     const agent = replay.agent(prepared.agent);
     result = (await runner.run(trace ? trace.agent(agent) : agent, options.input, {
@@ -114,7 +120,7 @@ async function streamRun(
     await result.completed.catch(() => undefined);
     if (error === undefined && result.error !== undefined && result.error !== null) error = result.error;
   }
-  return { result, error, produced, recording };
+  return { result, error, produced, recording, turnBefore };
 }
 
 /** Forwards one SDK stream event as a run event, and notes what was produced. */

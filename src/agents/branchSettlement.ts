@@ -50,18 +50,18 @@ export interface SettledRun {
 
 /**
  * Puts the branch right, then asks `recordTurn` for the turn and usage (`keptUser`: the run's user message is still
- * on the branch, so the newest turn is the run's), and describes what the run left. Never throws for the branch: a
- * cleanup that could not finish is in the summary.
+ * on the branch; `kept`: the run's items left there), and describes what the run left. Never throws for the branch:
+ * a cleanup that could not finish is in the summary.
  */
 export async function settleAndDescribe(
   session: RunSession,
   reporter: RunReporter,
   end: RunEnd,
-  recordTurn: (keptUser: boolean) => Promise<TurnRecord>,
+  recordTurn: (keptUser: boolean, kept: readonly AgentInputItem[]) => Promise<TurnRecord>,
 ): Promise<SettledRun> {
   const { completed, spent } = end;
   const { forkDeleted, ...settled } = await settleBranch(session, end.written, { completed, spent }, end.fork, end.unproven);
-  const record = await recordTurn(settled.kept.some(isUserMessage));
+  const record = await recordTurn(settled.kept.some(isUserMessage), settled.kept);
   const persistence = persistenceView({
     reporter,
     storeProblems: end.storeProblems,

@@ -22,8 +22,8 @@
  */
 import type { AgentInputItem, Session, SessionHistoryRewriteArgs, SessionHistoryTransactionArgs } from '@openai/agents';
 import { BranchError } from '../store/errors';
-import { HistoryConflictError } from '../store/session/historyTransactions';
-import { normalizeForComparison } from '../store/format/itemShape';
+import { HistoryConflictError, comparableItems } from '../store/session/historyTransactions';
+import { normalizeForComparison, toStoredItem } from '../store/format/itemShape';
 import type { SessionLogger } from '../store/types';
 import type { RunSession } from './runSession';
 import { itemPreview, itemType } from '../shared/itemText';
@@ -213,6 +213,38 @@ export async function settleRun(
     }
   }
   return { kept: written.slice(0, keepCount), removed };
+}
+
+/**
+ * The run's turn on its branch (the one its usage belongs to): the one turn newer than `turnBefore` (the branch's
+ * newest before the run wrote, 0 when it had none) whose items begin with the run's kept items from their last user
+ * message on, compared as stored. The SDK writes a run's items in one `addItems` (module comment), so they are one
+ * turn's first items (an input of several user messages makes several turns: the last is the run's, as Python's
+ * `store_run_usage` takes it); a turn another writer added meanwhile, before or after it, starts with its own user
+ * message. A number, or why the turn cannot be told: none matches, or another writer added a turn just like it (then
+ * neither is claimed).
+ */
+export async function findOwnTurn(
+  session: Pick<RunSession, 'getLatestTurnNumber' | 'getTurnStoredItems'>,
+  kept: readonly AgentInputItem[],
+  turnBefore: number,
+): Promise<{ turn: number } | { problem: string }> {
+  const own = kept.slice(Math.max(0, kept.map(isUserMessage).lastIndexOf(true)));
+  const wanted = comparableItems(own.map((item) => toStoredItem(item)));
+  const latest = (await session.getLatestTurnNumber()) ?? 0;
+  const matches: number[] = [];
+  // Newest first: the run's turn is near the branch's end, and only turns added since the run started are looked at.
+  for (let turn = latest; turn > turnBefore; turn--) {
+    const items = await session.getTurnStoredItems(turn);
+    if (items.length >= own.length && comparableItems(items.slice(0, own.length)) === wanted) matches.push(turn);
+  }
+  if (matches.length === 1) return { turn: matches[0] as number };
+  return {
+    problem:
+      matches.length === 0
+        ? "this run's turn was not found on the branch"
+        : `turns ${matches.join(', ')} all hold this run's items (another writer added the same turn), so which one is this run's cannot be told`,
+  };
 }
 
 /** Whether an item is a user message: the one a run's turn starts with. */

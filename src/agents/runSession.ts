@@ -25,8 +25,11 @@ export interface RunSession {
   applyHistoryMutations(args: SessionHistoryRewriteArgs): Promise<void>;
   applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void>;
   replaceHistoryWithCompaction(items: AgentInputItem[]): Promise<void>;
-  /** Plain data only (`runUsageSource` makes it from a run's result): it may cross to the store worker. */
-  storeRunUsage(result: RunUsageSource | null | undefined): Promise<void>;
+  /**
+   * Plain data only (`runUsageSource` makes it from a run's result): it may cross to the store worker. With `target`,
+   * on that turn only if it starts with `expected` (spec §9), not the branch's latest.
+   */
+  storeRunUsage(result: RunUsageSource | null | undefined, target?: { turn: number; expected?: AgentInputItem }): Promise<void>;
   getConversationTurns(branchId?: string | null): Promise<ConversationTurn[]>;
   /** The newest user turn of the branch (the current one by default): read from its end, however long the branch. */
   getLatestTurnNumber(branchId?: string | null): Promise<number | null>;

@@ -1,7 +1,8 @@
 /**
  * Settling an SDK run once the runner is done: the branch put right as for every kind of run (branchSettlement.ts,
- * from what the recording session saw written), the usage stored on this run's turn, and the outcome that says what
- * was written, with the failure sorted by the SDK's and the client's errors (runFailures.ts).
+ * from what the recording session saw written), the usage stored on this run's turn (found by its items, not the
+ * branch's newest: runPersistence.ts findOwnTurn), and the outcome that says what was written, with the failure
+ * sorted by the SDK's and the client's errors (runFailures.ts).
  */
 import type { Agent, AgentOutputType, StreamedRunResult } from '@openai/agents';
 import { runUsageSource } from './runSession';
@@ -9,7 +10,7 @@ import type { RunOutcome } from '../shared/protocol/runEvents';
 import { runValueText, toolName } from '../shared/itemText';
 import type { RunOnBranchOptions } from './runOptions';
 import { classify } from './runFailures';
-import type { RecordingSession } from './runPersistence';
+import { findOwnTurn, isUserMessage, type RecordingSession } from './runPersistence';
 import { settleAndDescribe } from './branchSettlement';
 import { Produced, usageView } from './runSummary';
 
@@ -18,6 +19,7 @@ import type { PreparedRun } from './runPreparation';
 import type { RunReporter } from './runReporter';
 import type { RunReplay } from './replay/runReplay';
 import { redactDeep } from './apiKey';
+import { errorMessage } from '../shared/errorMessage';
 
 export type StreamResult = StreamedRunResult<unknown, Agent<unknown, AgentOutputType>>;
 
@@ -27,6 +29,8 @@ export interface StreamedRun {
   error: unknown;
   produced: Produced;
   recording: RecordingSession;
+  /** The branch's newest turn before the run (0 when none), or undefined when it could not be read. */
+  turnBefore: number | undefined;
 }
 
 /** Puts the branch right, stores the usage, and reports the outcome (also returned). */
@@ -38,7 +42,7 @@ export async function settleAndReport(
   replay: RunReplay,
 ): Promise<RunOutcome> {
   const { session } = prepared;
-  const { result, error, produced, recording } = streamed;
+  const { result, error, produced, recording, turnBefore } = streamed;
   // A strict replay refused a call before its tool ran: the run is rolled back whole (docs/replay.md), spent or not.
   const strict = replay.strictFailure(error);
   const cancelled = (options.signal?.aborted ?? false) || (result?.cancelled ?? false);
@@ -47,6 +51,8 @@ export async function settleAndReport(
   const usage = result ? usageView(result.state.usage) : null;
   const spent = usage !== null && (usage.requests > 0 || usage.totalTokens > 0);
 
+  // Why the run's usage was not stored when its turn could not be told (said in the outcome's summary).
+  let usageNote: string | undefined;
   const { persistence } = await settleAndDescribe(
     session,
     reporter,
@@ -59,27 +65,37 @@ export async function settleAndReport(
       storeProblems: prepared.storeProblems,
       writeFailed: recording.failedWrites.length > 0,
     },
-    async (keptUser) => {
-      // Usage goes on the branch's latest user turn: only call it when that turn is this run's, or it would replace
-      // the usage of the turn before.
+    async (keptUser, kept) => {
+      // The run's turn is the one holding its items, not the branch's newest: another writer of the file (a Python
+      // agent, docs/session-format.md §1) may have added a turn after it, whose usage the latest-turn form of
+      // storeRunUsage would replace. Its usage goes on that turn only, checked in the write's transaction (§9).
       let usageStored = false;
-      if (result && keptUser) {
-        const before = prepared.storeProblems.length;
-        await session.storeRunUsage(runUsageSource(result));
-        usageStored = prepared.storeProblems.length === before;
-      }
       let turn: number | null = null;
       if (keptUser) {
+        let own: { turn: number } | { problem: string };
         try {
-          // Only the branch's end: the whole list of turns cost 0.8–1 s on a 100,000-turn branch.
-          turn = await session.getLatestTurnNumber();
-        } catch {
-          turn = null;
+          own =
+            turnBefore === undefined
+              ? { problem: "the branch's turns could not be read before the run" }
+              : await findOwnTurn(session, kept, turnBefore);
+        } catch (err) {
+          own = { problem: `reading the branch's turns failed (${errorMessage(err)})` };
+        }
+        if ('turn' in own) turn = own.turn;
+        if (result && 'turn' in own) {
+          const before = prepared.storeProblems.length;
+          const userItem = kept.filter(isUserMessage).pop();
+          await session.storeRunUsage(runUsageSource(result), { turn: own.turn, ...(userItem ? { expected: userItem } : {}) });
+          usageStored = prepared.storeProblems.length === before;
+        } else if (result && 'problem' in own) {
+          usageNote = `The usage was not stored: ${own.problem}.`;
+          reporter.log(usageNote);
         }
       }
       return { turn, usageStored, usage };
     },
   );
+  if (usageNote !== undefined) persistence.summary = reporter.redact(`${persistence.summary} ${usageNote}`);
   if (completed && result)
     return reporter.finish({
       kind: 'run/completed',

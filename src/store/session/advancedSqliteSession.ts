@@ -396,20 +396,49 @@ export class AdvancedSQLiteSession implements Session {
   // ---------------------------------------------------------------------------------------------------------------
   // Usage
 
-  /** Records the run's usage on the current branch's latest turn. Never throws; failures are logged. */
-  async storeRunUsage(result: RunUsageSource | null | undefined): Promise<void> {
+  /**
+   * Records the run's usage on the current branch's latest turn, as Python's `store_run_usage`. With `target` (ours:
+   * Python's always takes the latest turn), on turn `target.turn` (its `user_turn_number`) instead, and only if that
+   * turn has a row on the branch and, with `target.expected`, its first item is `expected` (compared as `popItem`
+   * compares), checked in the write's transaction; otherwise nothing is written and it is logged as a warning. So a
+   * writer that knows its turn never replaces the usage of a turn another connection added after it (spec §9). Never
+   * throws; failures are logged.
+   */
+  async storeRunUsage(result: RunUsageSource | null | undefined, target?: { turn: number; expected?: AgentInputItem }): Promise<void> {
     try {
       const usage = result?.state?.usage ?? result?.runContext?.usage;
       if (!usage) return;
       this.assertOpen();
       const columns = usageColumns(usage);
-      const written = this.write(() => {
+      if (target !== undefined && !(Number.isInteger(target.turn) && target.turn >= 1)) {
+        throw new InvalidArgumentError(`The turn to store usage on must be an integer of at least 1, got ${String(target.turn)}`);
+      }
+      const wanted = target?.expected === undefined ? undefined : comparableItems([toStoredItem(target.expected)]);
+      const skipped = this.write(() => {
         const branch = this.currentBranchForRead();
-        const latest = this.stmt(
-          'latestTurn',
-          'SELECT MAX(user_turn_number) AS turn FROM message_structure WHERE session_id = ? AND branch_id = ?',
-        ).get<{ turn: number | null }>(this.sessionId, branch)?.turn;
-        if (latest === null || latest === undefined || latest < 1) return branch;
+        let turn: number;
+        if (target === undefined) {
+          const latest = this.stmt(
+            'latestTurn',
+            'SELECT MAX(user_turn_number) AS turn FROM message_structure WHERE session_id = ? AND branch_id = ?',
+          ).get<{ turn: number | null }>(this.sessionId, branch)?.turn;
+          if (latest === null || latest === undefined || latest < 1) return `branch '${branch}' has no user turn yet`;
+          turn = latest;
+        } else {
+          turn = target.turn;
+          const first = this.stmt(
+            'turnFirstItem',
+            `SELECT m.message_data FROM message_structure s LEFT JOIN ${this.tables.messages} m ON m.id = s.message_id
+             WHERE s.session_id = ? AND s.branch_id = ? AND s.user_turn_number = ? ORDER BY s.sequence_number LIMIT 1`,
+          ).get<{ message_data: string | null }>(this.sessionId, branch, turn);
+          if (!first) return `branch '${branch}' has no turn ${turn}`;
+          if (wanted !== undefined) {
+            const decoded = first.message_data === null ? undefined : pythonJsonLoads(first.message_data);
+            if (!decoded?.ok || comparableItems([decoded.value]) !== wanted) {
+              return `turn ${turn} of branch '${branch}' does not start with the expected item`;
+            }
+          }
+        }
         this.stmt(
           'replaceUsage',
           `INSERT OR REPLACE INTO turn_usage (session_id, branch_id, user_turn_number, requests, input_tokens,
@@ -417,7 +446,7 @@ export class AdvancedSQLiteSession implements Session {
         ).run(
           this.sessionId,
           branch,
-          latest,
+          turn,
           columns.requests,
           columns.inputTokens,
           columns.outputTokens,
@@ -427,9 +456,7 @@ export class AdvancedSQLiteSession implements Session {
         );
         return undefined;
       });
-      if (written !== undefined) {
-        this.logger.warn?.(`No usage stored for session ${this.sessionId}: branch '${written}' has no user turn yet`);
-      }
+      if (skipped !== undefined) this.logger.warn?.(`No usage stored for session ${this.sessionId}: ${skipped}`);
     } catch (err) {
       this.logger.error('Failed to store session usage', err);
     }

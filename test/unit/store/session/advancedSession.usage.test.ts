@@ -141,6 +141,42 @@ describe('AdvancedSQLiteSession usage', () => {
       );
     });
 
+    it('with a turn (ours): writes that turn, not the latest, only if it is there and starts with the expected item', async () => {
+      const s = await twoTurns();
+      await s.storeRunUsage({ state: { usage: { requests: 1 } } }, { turn: 1, expected: mk.user('q1') });
+      await s.storeRunUsage({ state: { usage: { requests: 2 } } }, { turn: 2 });
+      assert.deepEqual(
+        usageRows().map((r) => [r.user_turn_number, r.requests]),
+        [
+          [1, 1],
+          [2, 2],
+        ],
+      );
+      assert.deepEqual(logger.warnings, []);
+      // Another turn's first item, a turn that is not there, another branch's turn: nothing written, each warned.
+      await s.storeRunUsage({ state: { usage: { requests: 7 } } }, { turn: 2, expected: mk.user('q1') });
+      await s.storeRunUsage({ state: { usage: { requests: 7 } } }, { turn: 3 });
+      await s.createBranchFromTurn(2, 'alt');
+      await s.storeRunUsage({ state: { usage: { requests: 7 } } }, { turn: 2, expected: mk.user('q2') });
+      assert.deepEqual(
+        usageRows().map((r) => [r.branch_id, r.user_turn_number, r.requests]),
+        [
+          ['main', 1, 1],
+          ['main', 2, 2],
+        ],
+      );
+      assert.deepEqual(logger.warnings, [
+        "No usage stored for session s1: turn 2 of branch 'main' does not start with the expected item",
+        "No usage stored for session s1: branch 'main' has no turn 3",
+        "No usage stored for session s1: branch 'alt' has no turn 2",
+      ]);
+      // Not a user turn's number: logged, as every failure of storeRunUsage, never thrown.
+      await s.storeRunUsage({ state: { usage: { requests: 7 } } }, { turn: 0 });
+      await s.storeRunUsage({ state: { usage: { requests: 7 } } }, { turn: 1.5 });
+      assert.equal(logger.errors.length, 2);
+      assert.equal(usageRows().length, 2);
+    });
+
     it('falls back to runContext.usage; state.usage wins when both exist', async () => {
       const s = await twoTurns();
       await s.storeRunUsage({ runContext: { usage: { requests: 4 } } });
