@@ -171,8 +171,8 @@ describe('coding agents: Language Model tools, the MCP server definition, the ha
     const token = new vscode.CancellationTokenSource().token;
     const prepared = await tool.prepareInvocation!({ input: { store: other } }, token);
     assert.ok(prepared?.confirmationMessages, 'a confirmation for a file the user did not open');
-    // The path as text: Markdown's punctuation escaped (a path holding `[x](y)` must not become a link), and on VS Code
-    // 1.103 its spaces written as `&nbsp;` (1.139 keeps them).
+    // The path as text: Markdown's punctuation escaped (a path holding `[x](y)` must not become a link) and its spaces
+    // written as `&nbsp;` (VS Code's `appendText`, 1.103 and 1.139 alike).
     const asked = String((prepared.confirmationMessages.message as vscode.MarkdownString).value);
     assert.ok(
       asked
