@@ -151,7 +151,7 @@ class JsonRowWriter {
         ? `INSERT INTO ${t} (session_id, message_data, created_at) VALUES (?, ?, ?)`
         : `INSERT INTO ${t} (session_id, message_data) VALUES (?, ?)`,
     );
-    const args = withTime ? [this.sessionId, m.message_data, m.created_at] : [this.sessionId, m.message_data];
+    const args = withTime ? [this.sessionId, storedData(m), m.created_at] : [this.sessionId, storedData(m)];
     this.ids.push(this.insertMessage.run(...args).lastInsertRowid);
   }
 
@@ -194,6 +194,12 @@ class JsonRowWriter {
       u.created_at,
     );
   }
+}
+
+/** What a message row's `message_data` was: its text, or for a BLOB (`message_data_type`) its bytes. */
+function storedData(m: ExportedMessage): string | Uint8Array {
+  if (m.message_data_type !== 'blob') return m.message_data;
+  return m.message_data_base64 !== undefined ? Buffer.from(m.message_data_base64, 'base64') : Buffer.from(m.message_data, 'utf8');
 }
 
 /**

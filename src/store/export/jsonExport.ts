@@ -3,7 +3,10 @@
  *
  * What it holds, and why the round trip export → import → export is byte-identical:
  * - `messages`: every message row the scope references, in row-id order, with `message_data` as the stored string
- *   (never decoded and re-encoded, so corrupt rows and Python's spacing survive) and `created_at` as stored.
+ *   (never decoded and re-encoded, so corrupt rows and Python's spacing survive) and `created_at` as stored. A BLOB
+ *   `message_data` (written as bytes by another tool) is its bytes as UTF-8 text, marked `message_data_type: "blob"`
+ *   so the import stores it as a BLOB again; bytes that are not UTF-8 are carried in `message_data_base64` too. An
+ *   import of an earlier version ignores both and stores the text, as earlier exports held it.
  *   Row ids are NOT exported: each message has `ref`, its index in this list; structure rows point at it by
  *   `message_ref`. An import inserts the messages in `ref` order, so their new ids keep that order and the next export
  *   numbers them the same.
@@ -13,7 +16,12 @@
  * - `session`: the sessions-table row (id and times), or null when the session has none.
  * Only `session.session_id` changes when the import is given a new id. The file is written one row per line, so
  * it can be diffed and streamed.
+ *
+ * Every text is read whole: node:sqlite returns TEXT cut at its first U+0000, which would export `alt\u0000x` as
+ * `alt` (and the import would merge it into branch `alt`), so text columns are selected through `exactTextSql`.
  */
+import { isUtf8 } from 'node:buffer';
+import { exactTextSql, textFromSql } from '../sqlite/exactText';
 import type { SqliteDatabase } from '../sqlite/sqliteDatabase';
 import { quoteIdentifier, type DiscoveredTables } from '../inspector/tableDiscovery';
 import { TransferError, throwIfCancelled } from './exportErrors';
@@ -32,7 +40,12 @@ export interface ExportedSessionRow {
 export interface ExportedMessage {
   ref: number;
   created_at: string | null;
+  /** The stored text; for a BLOB, its bytes as UTF-8 (a byte sequence that is not UTF-8 as U+FFFD). */
   message_data: string;
+  /** `blob`: the row's `message_data` is a BLOB, of `message_data`'s UTF-8 bytes unless `message_data_base64` says. */
+  message_data_type?: 'blob';
+  /** A BLOB's bytes when they are not UTF-8 (so `message_data` could not carry them). */
+  message_data_base64?: string;
 }
 
 export interface ExportedStructureRow {
@@ -113,8 +126,26 @@ class MessageRefs {
   }
 }
 
-const nullableText = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+/** A value selected through `exactTextSql`, or null (bytes are UTF-8, as `textFromSql` reads them). */
+const nullableText = (v: unknown): string | null => (v === null || v === undefined ? null : textFromSql(v));
 const nullableNumber = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/**
+ * A message row's `message_data` as exported: TEXT as it is, a BLOB (`isBlob`) as its UTF-8 text marked as a BLOB, with
+ * its bytes as base64 when they are not UTF-8. Before, a BLOB was `String(value)`: its UTF-8 text on better-sqlite3, on
+ * node:sqlite `123,34,99,…` (a Uint8Array's numbers), and either way imported as TEXT.
+ */
+function exportedData(
+  value: unknown,
+  isBlob: boolean,
+): Pick<ExportedMessage, 'message_data' | 'message_data_type' | 'message_data_base64'> {
+  if (!isBlob || !(value instanceof Uint8Array)) return { message_data: textFromSql(value) };
+  const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  const text = bytes.toString('utf8');
+  return isUtf8(bytes)
+    ? { message_data: text, message_data_type: 'blob' }
+    : { message_data: text, message_data_type: 'blob', message_data_base64: bytes.toString('base64') };
+}
 
 /**
  * Writes the JSON export of `request.sessionId` from `db` (whose session tables are `tables`) to `sink`, in one read
@@ -143,11 +174,13 @@ export async function writeJsonExport(
         ? undefined
         : db
             .prepare(
-              `SELECT session_id, ${tables.sessionsHasCreatedAt ? 'created_at' : 'NULL AS created_at'}, ${
-                tables.sessionsHasUpdatedAt ? 'updated_at' : 'NULL AS updated_at'
-              } FROM ${quoteIdentifier(tables.sessions)} WHERE session_id = ?`,
+              `SELECT ${exactTextSql('session_id')} AS session_id, ${
+                tables.sessionsHasCreatedAt ? `${exactTextSql('created_at')} AS created_at` : 'NULL AS created_at'
+              }, ${tables.sessionsHasUpdatedAt ? `${exactTextSql('updated_at')} AS updated_at` : 'NULL AS updated_at'} FROM ${quoteIdentifier(
+                tables.sessions,
+              )} WHERE session_id = ?`,
             )
-            .get<{ session_id: string; created_at: unknown; updated_at: unknown }>(sessionId);
+            .get<{ session_id: unknown; created_at: unknown; updated_at: unknown }>(sessionId);
     if (messageCount === 0 && sessionRow === undefined) throw new TransferError('not-found', `There is no session '${sessionId}'.`);
     if (branch !== null) {
       const has = structured
@@ -159,7 +192,7 @@ export async function writeJsonExport(
     let done = 0;
     const session: ExportedSessionRow | null = sessionRow
       ? {
-          session_id: sessionRow.session_id,
+          session_id: textFromSql(sessionRow.session_id),
           created_at: nullableText(sessionRow.created_at),
           updated_at: nullableText(sessionRow.updated_at),
         }
@@ -167,9 +200,10 @@ export async function writeJsonExport(
     const reserved =
       branch === null && structured && tables.branchReservations
         ? db
-            .prepare('SELECT branch_id FROM branch_reservations WHERE session_id = ? ORDER BY branch_id')
-            .all<{ branch_id: unknown }>(sessionId)
-            .map((r) => String(r.branch_id))
+            // Named apart: `ORDER BY branch_id` would sort by the alias, where an id with U+0000 is a BLOB (after all TEXT).
+            .prepare(`SELECT ${exactTextSql('branch_id')} AS id FROM branch_reservations WHERE session_id = ? ORDER BY branch_id`)
+            .all<{ id: unknown }>(sessionId)
+            .map((r) => textFromSql(r.id))
         : [];
     await sink(
       `{\n"format": ${JSON.stringify(JSON_EXPORT_FORMAT)},\n"version": ${JSON_EXPORT_VERSION},\n"scope": ${JSON.stringify(
@@ -181,18 +215,27 @@ export async function writeJsonExport(
       }${hasReviews(request.reviews) ? `"reviews": ${JSON.stringify(sessionReviewData(request.reviews, sessionId))},\n` : ''}"messages": [`,
     );
 
-    const createdAt = tables.messagesHasCreatedAt ? 'm.created_at' : 'NULL';
+    const createdAt = tables.messagesHasCreatedAt ? exactTextSql('m.created_at') : 'NULL';
+    // The items through `exactTextSql` on node:sqlite only: better-sqlite3 reads them whole, and its `instr` over every
+    // item's text cost 0.4 s of CPU for the 404,000 items of the bench's file A. A BLOB stays a BLOB either way.
+    const data = db.driver === 'node:sqlite' ? exactTextSql('m.message_data') : 'm.message_data';
+    const columns = `m.id, ${data} AS message_data, typeof(m.message_data) = 'blob' AS is_blob, ${createdAt} AS created_at`;
     const messageSql =
       branch !== null && structured
-        ? `SELECT m.id, m.message_data, ${createdAt} AS created_at FROM ${messages} m WHERE m.session_id = ?
+        ? `SELECT ${columns} FROM ${messages} m WHERE m.session_id = ?
              AND m.id IN (SELECT message_id FROM message_structure WHERE session_id = ? AND branch_id = ?) ORDER BY m.id`
-        : `SELECT m.id, m.message_data, ${createdAt} AS created_at FROM ${messages} m WHERE m.session_id = ? ORDER BY m.id`;
+        : `SELECT ${columns} FROM ${messages} m WHERE m.session_id = ? ORDER BY m.id`;
     const messageParams = branch !== null && structured ? [sessionId, sessionId, branch] : [sessionId];
     const refs = new MessageRefs();
     let first = true;
-    for (const row of db.prepare(messageSql).iterate<{ id: number; message_data: unknown; created_at: unknown }>(...messageParams)) {
+    type MessageRow = { id: number; message_data: unknown; is_blob: unknown; created_at: unknown };
+    for (const row of db.prepare(messageSql).iterate<MessageRow>(...messageParams)) {
       const ref = refs.add(Number(row.id));
-      const message: ExportedMessage = { ref, created_at: nullableText(row.created_at), message_data: String(row.message_data) };
+      const message: ExportedMessage = {
+        ref,
+        created_at: nullableText(row.created_at),
+        ...exportedData(row.message_data, Number(row.is_blob) === 1),
+      };
       await sink(`${first ? '\n' : ',\n'}${JSON.stringify(message)}`);
       first = false;
       if (++done % 1000 === 0) {
@@ -205,15 +248,16 @@ export async function writeJsonExport(
     let skipped = 0;
     first = true;
     if (structured) {
-      const structureSql = `SELECT branch_id, sequence_number, message_id, message_type, user_turn_number, branch_turn_number,
-          tool_name, created_at FROM message_structure WHERE session_id = ?${branch !== null ? ' AND branch_id = ?' : ''}
-          ORDER BY sequence_number, id`;
+      const structureSql = `SELECT ${exactTextSql('branch_id')} AS branch_id, sequence_number, message_id,
+          ${exactTextSql('message_type')} AS message_type, user_turn_number, branch_turn_number,
+          ${exactTextSql('tool_name')} AS tool_name, ${exactTextSql('created_at')} AS created_at
+          FROM message_structure WHERE session_id = ?${branch !== null ? ' AND branch_id = ?' : ''} ORDER BY sequence_number, id`;
       const params = branch !== null ? [sessionId, branch] : [sessionId];
       type Row = {
-        branch_id: string;
+        branch_id: unknown;
         sequence_number: number;
         message_id: number;
-        message_type: string;
+        message_type: unknown;
         user_turn_number: unknown;
         branch_turn_number: unknown;
         tool_name: unknown;
@@ -228,10 +272,10 @@ export async function writeJsonExport(
           continue;
         }
         const row: ExportedStructureRow = {
-          branch_id: String(r.branch_id),
+          branch_id: textFromSql(r.branch_id),
           sequence_number: Number(r.sequence_number),
           message_ref: ref,
-          message_type: String(r.message_type),
+          message_type: textFromSql(r.message_type),
           user_turn_number: nullableNumber(r.user_turn_number),
           branch_turn_number: nullableNumber(r.branch_turn_number),
           tool_name: nullableText(r.tool_name),
@@ -246,13 +290,15 @@ export async function writeJsonExport(
 
     first = true;
     if (tables.turnUsage) {
-      const usageSql = `SELECT branch_id, user_turn_number, requests, input_tokens, output_tokens, total_tokens,
-          input_tokens_details, output_tokens_details, created_at FROM turn_usage
+      // `branch`, not `branch_id`: the ORDER BY would sort by the alias (see the reservations).
+      const usageSql = `SELECT ${exactTextSql('branch_id')} AS branch, user_turn_number, requests, input_tokens, output_tokens,
+          total_tokens, ${exactTextSql('input_tokens_details')} AS input_tokens_details,
+          ${exactTextSql('output_tokens_details')} AS output_tokens_details, ${exactTextSql('created_at')} AS created_at FROM turn_usage
           WHERE session_id = ?${branch !== null ? ' AND branch_id = ?' : ''} ORDER BY branch_id, user_turn_number`;
       const params = branch !== null ? [sessionId, branch] : [sessionId];
       for (const r of db.prepare(usageSql).iterate<Record<string, unknown>>(...params)) {
         const row: ExportedUsageRow = {
-          branch_id: String(r.branch_id),
+          branch_id: textFromSql(r.branch),
           user_turn_number: Number(r.user_turn_number),
           requests: nullableNumber(r.requests),
           input_tokens: nullableNumber(r.input_tokens),

@@ -135,15 +135,38 @@ function reservedBranches(root: Json, line?: number): string[] {
   });
 }
 
+/** Base64 of at most an item's bound of bytes. */
+const MAX_BASE64_CHARS = Math.ceil(MAX_IMPORT_ITEM_CHARS / 3) * 4;
+
 export function checkMessage(v: unknown, i: number, line?: number): ExportedMessage {
   const p = `$.messages[${i}]`;
   const m = record(v, p, line);
   if (m.ref !== i) bad(`${p}.ref`, `must be ${i} (messages are numbered in order)`, line);
-  return {
+  const message: ExportedMessage = {
     ref: i,
     created_at: text(m, 'created_at', p, { nullable: true, line }),
     message_data: item(m, 'message_data', p, line),
   };
+  // A BLOB message_data (`jsonExport.ts`); absent from exports written before, and from every TEXT row.
+  if (m.message_data_type !== undefined) {
+    if (m.message_data_type !== 'blob') bad(`${p}.message_data_type`, 'must be "blob" when present', line);
+    message.message_data_type = 'blob';
+  }
+  if (m.message_data_base64 !== undefined) {
+    const b64 = m.message_data_base64;
+    if (message.message_data_type !== 'blob') bad(`${p}.message_data_base64`, 'is only for a message_data_type of "blob"', line);
+    if (typeof b64 !== 'string') bad(`${p}.message_data_base64`, 'must be a string', line);
+    if (b64.length > MAX_BASE64_CHARS)
+      bad(
+        `${p}.message_data_base64`,
+        `holds more than ${formatCount(MAX_IMPORT_ITEM_CHARS)} bytes (32 MiB), the bound of an imported item`,
+        line,
+      );
+    // Decoded and encoded again: `Buffer.from` skips what is not base64 without a word.
+    if (Buffer.from(b64, 'base64').toString('base64') !== b64) bad(`${p}.message_data_base64`, 'must be base64', line);
+    message.message_data_base64 = b64;
+  }
+  return message;
 }
 
 /** `sequences` collects the sequence numbers seen (they must not repeat). */

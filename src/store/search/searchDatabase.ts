@@ -108,7 +108,16 @@ export async function searchDatabase(db: SessionDatabase, query: SearchQuery, op
   } else if (structured) {
     for (let after = 0; after < structureMax && !progress.stopped();) {
       const t0 = performance.now();
-      const to = Math.min(structureMax, after + batches.rows);
+      // Each window starts at the next row there is: windows of ids from 0 took time by the largest id, not by the
+      // rows (4 rows, one of id 1e10: 3 s; one near 2^53 never ended). On a dense file the next row is `after + 1`.
+      const next = state.nextStructureId(after);
+      if (next === null) {
+        summary.rowsScanned += structureMax - after;
+        break;
+      }
+      const start = Math.max(after, next - 1);
+      // Past 2^53 a double's steps outgrow a batch (`start + rows` would be `start`): the rest is then one window.
+      const to = start + batches.rows > start ? Math.min(structureMax, start + batches.rows) : structureMax;
       const reached = state.structureBatch(after, to, progress);
       summary.rowsScanned += reached - after;
       after = reached;
@@ -234,6 +243,7 @@ class ScanState {
   /** The prefilter is '1': every row the type condition lets through is a candidate, so nothing is judged first. */
   private readonly typeDecides: boolean;
   private readonly largestRefSql: string;
+  private readonly nextIdSql: string;
   private readonly judgeMessagesSql: string;
   /** `judgeMessages`: every message up to this id is judged. */
   private judgedTo = 0;
@@ -359,6 +369,8 @@ class ScanState {
     this.hasTools = query.tools.length > 0;
     // Judging by messages (`judgeMessages`): only where no structure condition narrows the rows, and verdicts are kept.
     this.judgeByMessages = types === null && !this.hasTools;
+    // A seek of the rowid, once a batch. Of any session: the windows are of the table's rows, as the scan's.
+    this.nextIdSql = 'SELECT min(id) AS m FROM message_structure WHERE id > ?';
     this.largestRefSql = `SELECT max(s.message_id) AS m FROM message_structure s WHERE s.id > ? AND s.id <= ?${session}`;
     this.judgeMessagesSql = `SELECT group_concat(CASE WHEN ${filter.sql} THEN m.id ELSE -m.id END) AS ids
       FROM ${messages} m WHERE m.id > ? AND m.id <= ?${sessionId === undefined ? '' : ' AND m.session_id = ?'}`;
@@ -471,6 +483,12 @@ class ScanState {
     const sorted = Float64Array.from(ids).sort();
     // A key given twice names its rows twice.
     return sorted.filter((id, i) => i === 0 || sorted[i - 1] !== id);
+  }
+
+  /** The smallest structure row id past `after` (a seek of the rowid), or null when there is none. */
+  nextStructureId(after: number): number | null {
+    const m = this.db.readWith((ctx) => ctx.stmt(this.nextIdSql).get<{ m: number | null }>(after)?.m);
+    return m === null || m === undefined ? null : Number(m);
   }
 
   /** The hits among `rows` (structure rows with their messages, in order). */

@@ -316,6 +316,68 @@ describe('searchDatabase', () => {
     );
   });
 
+  it('takes time by the rows, not by the largest id: sparse and huge ids are scanned in a moment', async () => {
+    const path = await writeTrip(folder);
+    const queries = ['lisbon', 'straße', 'weather', 'role:user', 'tool:get_weather is:failed', 'zanzibar'];
+    const hitsOf = async (file: string) => {
+      const db = folder.inspect(file);
+      const out: unknown[] = [];
+      for (const q of queries) {
+        const hits: SearchHit[] = [];
+        // Windows of ids from 0 to the largest took 3 s for an id of 1e10 and never ended for one near 2^53.
+        const summary = await searchDatabase(db, parseSearchQuery(q), {
+          onHits: (h) => hits.push(...h),
+          signal: AbortSignal.timeout(4000),
+        });
+        assert.equal(summary.cancelled, false, `${q}: the scan ran past 4 s`);
+        out.push(
+          q,
+          hits.map((h) => [h.sessionId, h.branchId, h.turn, h.itemType, h.snippet.text, h.sharedWith]),
+        );
+      }
+      db.close();
+      return out;
+    };
+    const before = await hitsOf(path);
+    assert.ok(JSON.stringify(before).includes('Something else: straße'), 'the last row is a hit');
+    // The two last structure rows (alt's copy of turn 1's answer, then its own question) moved far apart, in order.
+    // better-sqlite3 reads an id past 2^53 (as the nearest double); node:sqlite's default throws on one.
+    const raw = folder.raw(path);
+    const huge = raw.driver === 'better-sqlite3' ? '9007199254740999' : String(2 ** 50 + 7);
+    const ids = raw
+      .prepare('SELECT id FROM message_structure ORDER BY id DESC LIMIT 2')
+      .all<{ id: number }>()
+      .map((r) => Number(r.id));
+    raw.exec(`UPDATE message_structure SET id = 10000000000 WHERE id = ${ids[1]}`);
+    raw.exec(`UPDATE message_structure SET id = ${huge} WHERE id = ${ids[0]}`);
+    raw.close();
+    assert.deepEqual(await hitsOf(path), before);
+
+    // A plain session's messages (no structure table's ids: its own, paged in order) the same way.
+    const plainPath = folder.path('plain-sparse.db');
+    const p = folder.track(new SQLiteSession({ sessionId: 'p', dbPath: plainPath }));
+    await p.addItems([
+      { role: 'user', content: 'one needle' },
+      { role: 'assistant', content: [{ type: 'output_text', text: 'needle two' }] },
+      { role: 'user', content: 'three needle' },
+    ] as never);
+    p.close();
+    const plainRaw = folder.raw(plainPath);
+    plainRaw.exec('UPDATE agent_messages SET id = 10000000000 WHERE id = 2');
+    plainRaw.exec(`UPDATE agent_messages SET id = ${huge} WHERE id = 3`);
+    plainRaw.close();
+    const db = folder.inspect(plainPath);
+    const hits = await run(db, 'needle');
+    assert.deepEqual(
+      hits.map((h) => [h.turn, h.snippet.text]),
+      [
+        [1, 'one needle'],
+        [1, 'needle two'],
+        [2, 'three needle'],
+      ],
+    );
+  });
+
   it('searches a plain session past a row that is not JSON (the SQL never decodes it), as the structured scan does', async () => {
     const path = folder.path('plain-bad.db');
     const s = folder.track(new SQLiteSession({ sessionId: 'p', dbPath: path }));
