@@ -10,6 +10,8 @@ interface NodeSqliteStatement {
   iterate(...params: SqlValue[]): IterableIterator<unknown>;
   /** Node ≥ 22.16 and 24: rows as arrays instead of objects. */
   setReturnArrays?(enabled: boolean): void;
+  /** INTEGER values as BigInts (Node ≥ 22.5, so every Node this driver loads on). */
+  setReadBigInts(enabled: boolean): void;
 }
 interface NodeSqliteDatabase {
   prepare(sql: string): NodeSqliteStatement;
@@ -44,17 +46,59 @@ export function loadNodeSqlite(): NodeSqliteModule {
   }
 }
 
+/**
+ * node:sqlite refuses an INTEGER value outside ±(2^53 − 1) (`ERR_OUT_OF_RANGE`, "… too large to be represented as a
+ * JavaScript number") and fails the whole read, where better-sqlite3 hands over the nearest double: one token count or
+ * id past 2^53 in a file made every listing of it throw. Reading every integer as a BigInt and converting it costs a
+ * BigInt per cell on every read, the searches' and getItems' hot paths included; so a statement reads numbers until a
+ * row holds such a value, then reads that call again, and every later one, with BigInts converted by `Number()`,
+ * which rounds to the nearest double exactly as better-sqlite3's `(double)` cast does.
+ */
+function outOfRange(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === 'ERR_OUT_OF_RANGE';
+}
+
+/** `row` (an object or an array) with its BigInts as numbers, in place. */
+function toNumbers<T>(row: T): T {
+  const r = row as Record<string, unknown>;
+  // for…in covers an array's indices as well as an object's columns (rows have no inherited enumerable keys).
+  for (const k in r) if (typeof r[k] === 'bigint') r[k] = Number(r[k]);
+  return row;
+}
+
+/**
+ * Whether running `sql` again is harmless. Only a returned row can hold the value that fails, and a write returns rows
+ * only with `RETURNING`: such a write has done its work by the time its row fails, and is never run again.
+ */
+function readsOnly(sql: string): boolean {
+  return !/\bRETURNING\b/i.test(sql);
+}
+
 class NodeStatementAdapter implements SqliteStatement {
-  constructor(private readonly stmt: NodeSqliteStatement) {}
+  /** Set once a row of this statement held an integer past 2^53: it reads BigInts (converted) from then on. */
+  private wide = false;
+  constructor(
+    private readonly stmt: NodeSqliteStatement,
+    private readonly db: NodeSqliteDatabase,
+    private readonly sql: string,
+  ) {}
   run(...params: SqlValue[]): RunInfo {
     const r = this.stmt.run(...params);
     return { changes: Number(r.changes), lastInsertRowid: r.lastInsertRowid };
   }
   get<T>(...params: SqlValue[]): T | undefined {
-    return this.stmt.get(...params) as T | undefined;
+    if (!this.wide) {
+      try {
+        return this.stmt.get(...params) as T | undefined;
+      } catch (err) {
+        this.widen(err);
+      }
+    }
+    const row = this.stmt.get(...params);
+    return (row === undefined ? undefined : toNumbers(row)) as T | undefined;
   }
   all<T>(...params: SqlValue[]): T[] {
-    return this.stmt.all(...params) as T[];
+    return this.rows(params, false) as T[];
   }
   /**
    * A generator, not node:sqlite's iterator itself: up to Node 22.16 that iterator does not keep its statement alive,
@@ -64,42 +108,88 @@ class NodeStatementAdapter implements SqliteStatement {
    */
   *iterate<T>(...params: SqlValue[]): IterableIterator<T> {
     const stmt = this.stmt;
-    for (const row of stmt.iterate(...params)) yield row as T;
+    if (this.wide) {
+      for (const row of stmt.iterate(...params)) yield toNumbers(row) as T;
+      return;
+    }
+    const rows = stmt.iterate(...params);
+    let seen = 0;
+    try {
+      for (;;) {
+        let next: IteratorResult<unknown>;
+        try {
+          next = rows.next();
+        } catch (err) {
+          if (!outOfRange(err) || !readsOnly(this.sql)) throw err;
+          break;
+        }
+        if (next.done) return;
+        seen++;
+        yield next.value as T;
+      }
+      // A row past 2^53, after `seen` rows were handed out. node:sqlite has stepped past it (its iterator goes on
+      // with the next row), so the read starts again, with BigInts, and skips the rows already handed out. On a second
+      // statement, while the first is still open: the connection keeps the snapshot those rows came from, so a commit
+      // by another process in between cannot shift them.
+      this.wide = true;
+      stmt.setReadBigInts(true);
+      const again = this.db.prepare(this.sql);
+      again.setReadBigInts(true);
+      let skip = seen;
+      for (const row of again.iterate(...params)) {
+        if (skip > 0) skip--;
+        else yield toNumbers(row) as T;
+      }
+    } finally {
+      rows.return?.();
+    }
   }
   column<T>(...params: SqlValue[]): T[] {
     const stmt = this.stmt;
     if (typeof stmt.setReturnArrays === 'function') {
-      // Arrays for this call only: the statement's other callers read objects.
-      stmt.setReturnArrays(true);
-      try {
-        const rows = stmt.all(...params) as unknown[][];
-        const out: T[] = new Array<T>(rows.length);
-        for (let i = 0; i < rows.length; i++) out[i] = rows[i]![0] as T;
-        return out;
-      } finally {
-        stmt.setReturnArrays(false);
-      }
+      const rows = this.rows(params, true) as unknown[][];
+      const out: T[] = new Array<T>(rows.length);
+      for (let i = 0; i < rows.length; i++) out[i] = rows[i]![0] as T;
+      return out;
     }
     // Older Node: objects, and the first property of each.
-    return stmt.all(...params).map((row) => {
+    return this.rows(params, false).map((row) => {
       for (const key in row as Record<string, unknown>) return (row as Record<string, unknown>)[key] as T;
       return undefined as T;
     });
   }
   arrays<T extends unknown[]>(...params: SqlValue[]): T[] {
-    const stmt = this.stmt;
-    if (typeof stmt.setReturnArrays === 'function') {
-      // Arrays for this call only, as in `column`.
-      stmt.setReturnArrays(true);
-      try {
-        return stmt.all(...params) as T[];
-      } finally {
-        stmt.setReturnArrays(false);
-      }
-    }
+    if (typeof this.stmt.setReturnArrays === 'function') return this.rows(params, true) as T[];
     // Older Node: each object's values, in column order (property order is the column order). Two columns of one
     // name would be one property: the callers name every column apart.
-    return stmt.all(...params).map((row) => Object.values(row as Record<string, unknown>) as T);
+    return this.rows(params, false).map((row) => Object.values(row as Record<string, unknown>) as T);
+  }
+
+  /** `all()`, as arrays for this call only when `asArrays` (the statement's other callers read objects). */
+  private rows(params: SqlValue[], asArrays: boolean): unknown[] {
+    const stmt = this.stmt;
+    if (asArrays) stmt.setReturnArrays!(true);
+    try {
+      if (!this.wide) {
+        try {
+          return stmt.all(...params);
+        } catch (err) {
+          this.widen(err);
+        }
+      }
+      const rows = stmt.all(...params);
+      for (let i = 0; i < rows.length; i++) toNumbers(rows[i]);
+      return rows;
+    } finally {
+      if (asArrays) stmt.setReturnArrays!(false);
+    }
+  }
+
+  /** After `err`: BigInts from now on, when `err` was an integer past 2^53 and the statement can run again; else throws it. */
+  private widen(err: unknown): void {
+    if (!outOfRange(err) || !readsOnly(this.sql)) throw err;
+    this.wide = true;
+    this.stmt.setReadBigInts(true);
   }
 }
 
@@ -120,7 +210,7 @@ class NodeDatabaseAdapter implements SqliteDatabase {
     return this.db.isTransaction ?? this.txDepth > 0;
   }
   prepare(sql: string): SqliteStatement {
-    return new NodeStatementAdapter(this.db.prepare(sql));
+    return new NodeStatementAdapter(this.db.prepare(sql), this.db, sql);
   }
   exec(sql: string): void {
     this.db.exec(sql);

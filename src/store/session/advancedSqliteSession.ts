@@ -25,7 +25,7 @@ import {
 } from '../format/schema';
 import { enableWal, openSessionConnection, retryWhileBusy, sessionWrite } from '../sqlite/sessionConnection';
 import { checkSessionSettings } from './sessionSettings';
-import { decodeAll, decodeTexts, takeNewestValid } from './sqliteSession';
+import { decodeAll, decodeMessageValue, decodeTexts, takeNewestValid } from './sqliteSession';
 import { readTransaction, type SqliteDatabase, type SqliteStatement } from '../sqlite/sqliteDatabase';
 import { claimTableOwnership } from '../format/tableOwnership';
 import { ConnectionLifetime } from '../sqlite/connectionLifetime';
@@ -182,7 +182,7 @@ export class AdvancedSQLiteSession implements Session {
           'itemsAsc',
           `SELECT m.message_data FROM message_structure s JOIN ${m} m ON m.id = s.message_id
            WHERE s.session_id = ? AND s.branch_id = ? AND m.session_id = ? ORDER BY s.sequence_number ASC`,
-        ).column<string>(this.sessionId, branch, this.sessionId);
+        ).column<unknown>(this.sessionId, branch, this.sessionId);
         if (texts.length > 0) this.sawRowsOn(branch);
         return decodeTexts(texts);
       }
@@ -190,7 +190,7 @@ export class AdvancedSQLiteSession implements Session {
         'itemsDesc',
         `SELECT m.message_data FROM message_structure s JOIN ${m} m ON m.id = s.message_id
          WHERE s.session_id = ? AND s.branch_id = ? AND m.session_id = ? ORDER BY s.sequence_number DESC`,
-      ).iterate<{ message_data: string }>(this.sessionId, branch, this.sessionId);
+      ).iterate<{ message_data: unknown }>(this.sessionId, branch, this.sessionId);
       const items = takeNewestValid(rows, effective);
       if (items.length > 0) this.sawRowsOn(branch);
       return items;
@@ -232,11 +232,11 @@ export class AdvancedSQLiteSession implements Session {
         ).get<{ id: number; message_id: number; user_turn_number: number | null }>(this.sessionId, branch);
         const message = last
           ? this.stmt('messageById', `SELECT message_data FROM ${this.tables.messages} WHERE id = ?`).get<{
-              message_data: string;
+              message_data: unknown;
             }>(last.message_id)
           : undefined;
         if (wanted !== undefined) {
-          const decoded = message ? pythonJsonLoads(message.message_data) : undefined;
+          const decoded = message ? decodeMessageValue(message.message_data) : undefined;
           if (!decoded?.ok || comparableItems([decoded.value]) !== wanted)
             throw new HistoryConflictError("The branch's newest item is not the expected one; nothing was popped.");
         }
@@ -246,7 +246,7 @@ export class AdvancedSQLiteSession implements Session {
         this.currentBranchHadRows = this.branchHasRows(branch);
         if (last.user_turn_number !== null) this.deleteUsageIfTurnGone(branch, last.user_turn_number);
         if (message) {
-          const decoded = pythonJsonLoads(message.message_data);
+          const decoded = decodeMessageValue(message.message_data);
           if (decoded.ok) return fromStoredItems([decoded.value])[0];
         }
         // A missing or corrupt message: it is gone now; pop the next one, as Python does.
@@ -430,10 +430,10 @@ export class AdvancedSQLiteSession implements Session {
             'turnFirstItem',
             `SELECT m.message_data FROM message_structure s LEFT JOIN ${this.tables.messages} m ON m.id = s.message_id
              WHERE s.session_id = ? AND s.branch_id = ? AND s.user_turn_number = ? ORDER BY s.sequence_number LIMIT 1`,
-          ).get<{ message_data: string | null }>(this.sessionId, branch, turn);
+          ).get<{ message_data: unknown }>(this.sessionId, branch, turn);
           if (!first) return `branch '${branch}' has no turn ${turn}`;
           if (wanted !== undefined) {
-            const decoded = first.message_data === null ? undefined : pythonJsonLoads(first.message_data);
+            const decoded = first.message_data === null ? undefined : decodeMessageValue(first.message_data);
             if (!decoded?.ok || comparableItems([decoded.value]) !== wanted) {
               return `turn ${turn} of branch '${branch}' does not start with the expected item`;
             }
@@ -544,9 +544,9 @@ export class AdvancedSQLiteSession implements Session {
         `SELECT s.branch_turn_number AS turn, m.message_data FROM message_structure s
          JOIN ${this.tables.messages} m ON s.message_id = m.id
          WHERE s.session_id = ? AND s.branch_id = ? AND s.message_type = 'user' ORDER BY s.sequence_number DESC`,
-      ).iterate<{ turn: number; message_data: string }>(this.sessionId, branchId ?? this.currentBranchForRead());
+      ).iterate<{ turn: number; message_data: unknown }>(this.sessionId, branchId ?? this.currentBranchForRead());
       for (const r of rows) {
-        const decoded = pythonJsonLoads(r.message_data);
+        const decoded = decodeMessageValue(r.message_data);
         if (!decoded.ok || typeof decoded.value !== 'object' || decoded.value === null || Array.isArray(decoded.value)) continue;
         rows.return?.();
         return r.turn;
@@ -632,13 +632,13 @@ export class AdvancedSQLiteSession implements Session {
       `SELECT m.message_data FROM message_structure s JOIN ${m} m ON m.id = s.message_id
        WHERE s.session_id = ? AND s.branch_id = ? AND s.user_turn_number = ? AND s.branch_turn_number = ? AND m.session_id = ?
        ORDER BY +s.sequence_number`,
-    ).all<{ message_data: string }>(this.sessionId, branchId, turnNumber, turnNumber, this.sessionId);
+    ).all<{ message_data: unknown }>(this.sessionId, branchId, turnNumber, turnNumber, this.sessionId);
     if (indexed.length > 0) return decodeAll(indexed);
     const rows = this.stmt(
       'turnItems',
       `SELECT m.message_data FROM message_structure s JOIN ${m} m ON m.id = s.message_id
        WHERE s.session_id = ? AND s.branch_id = ? AND s.branch_turn_number = ? AND m.session_id = ? ORDER BY s.sequence_number`,
-    ).all<{ message_data: string }>(this.sessionId, branchId, turnNumber, this.sessionId);
+    ).all<{ message_data: unknown }>(this.sessionId, branchId, turnNumber, this.sessionId);
     return decodeAll(rows);
   }
 
@@ -954,7 +954,7 @@ export class AdvancedSQLiteSession implements Session {
       this.currentBranch,
     );
     return rows.map((r) => {
-      const decoded = r.message_data === null ? undefined : pythonJsonLoads(r.message_data);
+      const decoded = r.message_data === null ? undefined : decodeMessageValue(r.message_data);
       return {
         id: r.id,
         item: decoded?.ok ? decoded.value : undefined,
@@ -1026,21 +1026,23 @@ export class AdvancedSQLiteSession implements Session {
          JOIN ${this.tables.messages} m ON s.message_id = m.id
          WHERE s.session_id = ? AND s.branch_id = ? AND s.message_type = 'user'`;
       const order = 'ORDER BY s.branch_turn_number, s.sequence_number';
-      type Row = { turn: number; message_data: string; created_at: string | null };
+      type Row = { turn: number; message_data: unknown; created_at: string | null };
       let rows: Row[];
       if (matcher?.likePattern) {
         // Let SQLite drop rows whose raw JSON cannot contain the term (see ContentMatcher); rows with \u escapes or
         // raw non-ASCII text always pass, since their text may fold into the term. (A single GLOB character class
-        // for both measured 3x slower than LIKE + instr + the length comparison.)
+        // for both measured 3x slower than LIKE + instr + the length comparison.) A BLOB passes too: better-sqlite3's
+        // SQLite never matches one with LIKE (SQLITE_LIKE_DOESNT_MATCH_BLOBS), node:sqlite's does, and the JS test
+        // decodes it either way; typeof() is asked only of the rows the other tests refused, and reads no content.
         rows = this.stmt(
           'userRowsFiltered',
           `${select} AND (m.message_data LIKE ? ESCAPE '\\' OR instr(m.message_data, '\\u') > 0
-             OR length(m.message_data) <> length(CAST(m.message_data AS BLOB))) ${order}`,
+             OR length(m.message_data) <> length(CAST(m.message_data AS BLOB)) OR typeof(m.message_data) = 'blob') ${order}`,
         ).all<Row>(this.sessionId, branch, matcher.likePattern);
       } else rows = this.stmt('userRows', `${select} ${order}`).all<Row>(this.sessionId, branch);
       const out: ConversationTurn[] = [];
       for (const r of rows) {
-        const decoded = pythonJsonLoads(r.message_data);
+        const decoded = decodeMessageValue(r.message_data);
         if (!decoded.ok || typeof decoded.value !== 'object' || decoded.value === null || Array.isArray(decoded.value)) continue;
         const item = decoded.value as Record<string, unknown>;
         const content = 'content' in item ? item.content : '';

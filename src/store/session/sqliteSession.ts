@@ -71,13 +71,13 @@ export class SQLiteSession implements Session {
     if (effective === null || effective < 0) {
       const rows = this.db
         .prepare(`SELECT message_data FROM ${m} WHERE session_id = ? ORDER BY id ASC`)
-        .all<{ message_data: string }>(this.sessionId);
+        .all<{ message_data: unknown }>(this.sessionId);
       return decodeAll(rows);
     }
     if (effective === 0) return [];
     const newestFirst = this.db
       .prepare(`SELECT message_data FROM ${m} WHERE session_id = ? ORDER BY id DESC`)
-      .iterate<{ message_data: string }>(this.sessionId);
+      .iterate<{ message_data: unknown }>(this.sessionId);
     return takeNewestValid(newestFirst, effective);
   }
 
@@ -142,29 +142,49 @@ export class SQLiteSession implements Session {
   }
 }
 
+/**
+ * A BLOB's bytes as the UTF-8 text they hold, invalid sequences replaced (U+FFFD): what better-sqlite3's Buffer gives
+ * `JSON.parse`, which stringifies it. node:sqlite hands a BLOB over as a Uint8Array, which `JSON.parse` stringified as
+ * a list of numbers ("123,34,…"), so every BLOB row was corrupt there. (Python's `json.loads` also takes UTF-16 and
+ * UTF-32 bytes and skips a UTF-8 BOM, and refuses invalid UTF-8: such a row decodes differently here; §5.2.)
+ */
+function bytesAsText(value: Uint8Array): string {
+  return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8');
+}
+
 /** Python's `json.loads` on a stored value: text, or UTF-8 bytes (a BLOB another writer stored). */
 function decodeStored(value: unknown): Decoded {
   if (typeof value === 'string') return pythonJsonLoads(value);
-  if (value instanceof Uint8Array) return pythonJsonLoads(Buffer.from(value).toString('utf8'));
+  if (value instanceof Uint8Array) return pythonJsonLoads(bytesAsText(value));
   // Python: json.loads(None or a number) raises TypeError, which it treats as corrupt.
   return { ok: false, error: `not JSON text: ${typeof value}` };
 }
 
-/** Decodes rows in order, skipping corrupt ones as Python does. */
-/** The decodable items of stored texts, in order (`decodeAll` for a single-column read). */
-export function decodeTexts(texts: readonly string[]): unknown[] {
+/**
+ * A `message_data` as every read of items decodes it: text, or a BLOB's bytes as their UTF-8 text, so both drivers
+ * read the same items. Anything else (NULL, a number) goes to `pythonJsonLoads` as it always did. One `typeof` per
+ * row on the fast path: getItems reads a whole history before every turn.
+ */
+export function decodeMessageValue(value: unknown): Decoded {
+  if (typeof value === 'string') return pythonJsonLoads(value);
+  return pythonJsonLoads(value instanceof Uint8Array ? bytesAsText(value) : (value as string));
+}
+
+/** The decodable items of stored values (`message_data`), in order, skipping corrupt ones as Python does. */
+export function decodeTexts(texts: readonly unknown[]): unknown[] {
   const out: unknown[] = [];
   for (let i = 0; i < texts.length; i++) {
-    const d = pythonJsonLoads(texts[i]!);
+    const d = decodeMessageValue(texts[i]);
     if (d.ok) out.push(d.value);
   }
   return out;
 }
 
-export function decodeAll(rows: Iterable<{ message_data: string }>): unknown[] {
+/** `decodeTexts` of rows' `message_data`. */
+export function decodeAll(rows: Iterable<{ message_data: unknown }>): unknown[] {
   const out: unknown[] = [];
   for (const r of rows) {
-    const d = pythonJsonLoads(r.message_data);
+    const d = decodeMessageValue(r.message_data);
     if (d.ok) out.push(d.value);
   }
   return out;
@@ -174,10 +194,10 @@ export function decodeAll(rows: Iterable<{ message_data: string }>): unknown[] {
  * The newest `limit` decodable items, oldest first, reading newest-first rows only as far as needed, so memory
  * follows the page size, not the session size.
  */
-export function takeNewestValid(newestFirst: IterableIterator<{ message_data: string }>, limit: number): unknown[] {
+export function takeNewestValid(newestFirst: IterableIterator<{ message_data: unknown }>, limit: number): unknown[] {
   const out: unknown[] = [];
   for (const r of newestFirst) {
-    const d = pythonJsonLoads(r.message_data);
+    const d = decodeMessageValue(r.message_data);
     if (d.ok) {
       out.push(d.value);
       if (out.length === limit) {

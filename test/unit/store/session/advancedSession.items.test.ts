@@ -264,6 +264,34 @@ describe('AdvancedSQLiteSession items', () => {
       assert.deepEqual(contents(await s.getItems(3)), ['1', '3', '4']);
     });
 
+    it('reads a BLOB message_data as UTF-8 JSON on either driver, in every read of items', async () => {
+      // Another writer may store bytes. Python's json.loads takes them, and better-sqlite3's Buffer stringified as
+      // their text; node:sqlite's Uint8Array did not, so the row vanished there from getItems and the turn list.
+      const s = await five();
+      execSql(ws.path(), 'UPDATE agent_messages SET message_data = CAST(message_data AS BLOB) WHERE id IN (3, 4)');
+      execSql(
+        ws.path(),
+        'UPDATE agent_messages SET message_data = CAST(\'{"content": "caf\u00e9 ☕", "role": "user"}\' AS BLOB) WHERE id = 5',
+      );
+      assert.deepEqual(
+        query<{ t: string }>(ws.path(), 'SELECT typeof(message_data) AS t FROM agent_messages ORDER BY id').map((r) => r.t),
+        ['text', 'text', 'blob', 'blob', 'blob'],
+      );
+      assert.deepEqual(contents(await s.getItems()), ['1', '2', '3', '4', 'café ☕']);
+      assert.deepEqual(contents(await s.getItems(3)), ['3', '4', 'café ☕']);
+      assert.deepEqual(
+        (await s.getConversationTurns()).map((t) => t.content),
+        ['1', '3', 'café ☕'],
+      );
+      assert.equal(await s.getLatestTurnNumber(), 3);
+      assert.deepEqual(
+        (await s.findTurnsByContent('3')).map((t) => t.turn),
+        [2],
+      );
+      assert.deepEqual(contents(await s.getTurnStoredItems(2)), ['3', '4']);
+      assert.equal(contents([await s.popItem()])[0], 'café ☕');
+    });
+
     it('decodes any top-level JSON value, NaN included', async () => {
       const s = await five();
       execSql(ws.path(), "UPDATE agent_messages SET message_data = '[1, NaN, -Infinity]' WHERE id = 1");

@@ -4,7 +4,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { Usage } from '@openai/agents';
-import { type AdvancedSQLiteSession } from '../../../../src/store';
+import { openSessionDatabase, type AdvancedSQLiteSession } from '../../../../src/store';
 import { Workspace, captureLogger, execSql, mk, query, sameJson } from '../../../support/sessionHelpers';
 
 type UsageRow = {
@@ -321,6 +321,30 @@ describe('AdvancedSQLiteSession usage', () => {
         "INSERT INTO turn_usage (session_id, branch_id, user_turn_number, requests, input_tokens, output_tokens, total_tokens) VALUES ('s1', 'main', 2, 3, NULL, NULL, NULL)",
       );
       sameJson(await s.getSessionUsage(), { requests: 3, inputTokens: 5, outputTokens: 0, totalTokens: 0, totalTurns: 2 });
+    });
+
+    it('reads a count past 2^53 as the nearest double on either driver, and the file still lists', async () => {
+      // node:sqlite threw "Value is too large to be represented as a JavaScript number" here, and in listSessions,
+      // so an editor could not list the file at all; better-sqlite3 rounds, and both drivers now agree.
+      const s = await twoTurns();
+      await s.storeRunUsage({ state: { usage: { requests: 1, inputTokens: 10, outputTokens: 1, totalTokens: 11 } } });
+      execSql(ws.path(), "UPDATE turn_usage SET total_tokens = 9007199254740993, input_tokens = 9007199254740993 WHERE session_id = 's1'");
+      const rounded = 9007199254740992;
+      sameJson(await s.getSessionUsage(), { requests: 1, inputTokens: rounded, outputTokens: 1, totalTokens: rounded, totalTurns: 1 });
+      assert.equal(((await s.getTurnUsage(2)) as { totalTokens?: number }).totalTokens, rounded);
+      assert.deepEqual(
+        (await s.getTurnUsage()).map((t) => t.totalTokens),
+        [rounded],
+      );
+      const db = openSessionDatabase(ws.path());
+      try {
+        assert.deepEqual(
+          db.listSessions().map((x) => [x.sessionId, x.usage?.totalTokens]),
+          [['s1', rounded]],
+        );
+      } finally {
+        db.close();
+      }
     });
   });
 

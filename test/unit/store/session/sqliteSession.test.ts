@@ -86,6 +86,17 @@ describe('SQLiteSession', () => {
     assert.deepEqual(texts(await s.getItems(2)), ['2', '4']);
   });
 
+  it('reads a BLOB message_data as UTF-8 JSON on either driver, with and without a limit', async () => {
+    // node:sqlite hands a BLOB over as a Uint8Array, which JSON.parse read as "123,34,…": the row was skipped.
+    const s = plain();
+    await s.addItems([mk.user('a'), mk.assistant('b'), mk.user('c')]);
+    execSql(ws.path(), 'UPDATE agent_messages SET message_data = CAST(message_data AS BLOB) WHERE id IN (2, 3)');
+    assert.equal((await s.getItems()).length, 3);
+    assert.equal(texts(await s.getItems())[2], 'c');
+    assert.equal((await s.getItems(2)).length, 2);
+    assert.deepEqual(texts(await s.getItems(1)), ['c']);
+  });
+
   it('pops the newest item, undefined when empty; keeps the sessions row', async () => {
     const s = plain();
     assert.equal(await s.popItem(), undefined);

@@ -278,6 +278,59 @@ describe('SQLite drivers', () => {
         }
       });
 
+      it('reads an INTEGER past 2^53 as the nearest double in every read, as better-sqlite3 does', () => {
+        // node:sqlite refused such a value ("too large to be represented as a JavaScript number") and failed the
+        // whole read: one token count past 2^53 made every listing of the file throw.
+        const db = openDatabase(':memory:', { driver });
+        try {
+          db.exec(`CREATE TABLE t (id INTEGER PRIMARY KEY, n INTEGER, v TEXT);
+            INSERT INTO t VALUES (1, 7, 'a'), (2, 9007199254740993, 'b'), (3, -9223372036854775808, 'c'),
+              (4, 9223372036854775807, 'd'), (5, 8, 'e')`);
+          // The nearest doubles: 2^53 + 1 → 2^53, −2^63 exactly, 2^63 − 1 → 2^63.
+          const big = [7, 2 ** 53, -(2 ** 63), 2 ** 63, 8];
+          const stmt = db.prepare('SELECT id, n, v FROM t WHERE id >= ? ORDER BY id');
+          // `iterate` first: the value fails it mid-way, after a row was handed out (the statement is fresh).
+          assert.deepEqual(
+            [...stmt.iterate<{ n: number }>(1)].map((r) => r.n),
+            big,
+          );
+          const fresh = () => db.prepare('SELECT id, n, v FROM t WHERE id >= ? ORDER BY id');
+          assert.deepEqual(
+            fresh()
+              .all<{ n: number }>(1)
+              .map((r) => r.n),
+            big,
+          );
+          assert.deepEqual({ ...fresh().get<Record<string, unknown>>(2) }, { id: 2, n: 9007199254740992, v: 'b' });
+          assert.deepEqual(db.prepare('SELECT n FROM t ORDER BY id').column(), big);
+          assert.deepEqual(
+            fresh()
+              .arrays(3)
+              .map((r) => r[1]),
+            big.slice(2),
+          );
+          // A statement that met one keeps reading plain numbers, never BigInts, on every later call.
+          assert.deepEqual({ ...stmt.get<Record<string, unknown>>(5) }, { id: 5, n: 8, v: 'e' });
+          assert.deepEqual(
+            [...stmt.iterate<{ n: number }>(4)].map((r) => r.n),
+            big.slice(3),
+          );
+          // Stopping early, before the value, and after it.
+          for (const row of fresh().iterate<{ n: number }>(1)) {
+            assert.equal(row.n, 7);
+            break;
+          }
+          const seen: unknown[] = [];
+          for (const row of fresh().iterate<{ n: number }>(1)) {
+            seen.push(row.n);
+            if (seen.length === 3) break;
+          }
+          assert.deepEqual(seen, big.slice(0, 3));
+        } finally {
+          db.close();
+        }
+      });
+
       it('prepares statements with positional parameters: run, get, all, iterate', () => {
         const db = openDatabase(':memory:', { driver });
         try {
