@@ -236,8 +236,7 @@ export class AdvancedSQLiteSession implements Session {
             }>(last.message_id)
           : undefined;
         if (wanted !== undefined) {
-          const decoded = message ? decodeMessageValue(message.message_data) : undefined;
-          if (!decoded?.ok || comparableItems([decoded.value]) !== wanted)
+          if (!holdsItem(message?.message_data, wanted))
             throw new HistoryConflictError("The branch's newest item is not the expected one; nothing was popped.");
         }
         if (!last) return undefined;
@@ -433,8 +432,7 @@ export class AdvancedSQLiteSession implements Session {
           ).get<{ message_data: unknown }>(this.sessionId, branch, turn);
           if (!first) return `branch '${branch}' has no turn ${turn}`;
           if (wanted !== undefined) {
-            const decoded = first.message_data === null ? undefined : decodeMessageValue(first.message_data);
-            if (!decoded?.ok || comparableItems([decoded.value]) !== wanted) {
+            if (!holdsItem(first.message_data, wanted)) {
               return `turn ${turn} of branch '${branch}' does not start with the expected item`;
             }
           }
@@ -1106,4 +1104,15 @@ function decodeDetails(text: string | null): unknown {
   if (text === null || text === '') return null;
   const d = pythonJsonLoads(text);
   return d.ok ? d.value : null;
+}
+
+/**
+ * Whether a stored `message_data` is the item whose `comparableItems` form is `wanted`: the one test of "the newest item
+ * is the one expected" (`popItem(expected)`) and "the turn starts with the expected item" (`storeRunUsage`'s target).
+ * A missing row, NULL or text that does not decode is no item.
+ */
+function holdsItem(messageData: unknown, wanted: string): boolean {
+  if (messageData === undefined || messageData === null) return false;
+  const decoded = decodeMessageValue(messageData);
+  return decoded.ok && comparableItems([decoded.value]) === wanted;
 }
