@@ -75,6 +75,7 @@ async function serverDoctorCommand(ctx: CommandContext, address: string, args: D
     keyPrefix: ctx.store?.keyPrefix,
     ...(args.session === undefined ? {} : { session: args.session }),
   });
+  if (report.sessionFound === false) throw noSession(report.path, args.session!, false);
   if (ctx.json) process.stdout.write(`${JSON.stringify(reportJson(report))}\n`);
   else await ctx.term.page(reportText(report, ctx.term.color));
   return findingCount(report) > 0 ? EXIT.error : EXIT.ok;

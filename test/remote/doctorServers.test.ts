@@ -132,6 +132,13 @@ describe('doctor on server stores (real servers)', function () {
 
     it('--session checks one session; the list is bounded per kind and the count stays exact', async () => {
       const one = await checkServerStore({ url: damaged, session: 'garbled' });
+      assert.equal(one.sessionFound, true);
+      // Messages without their session row are a session to check; an id with neither is not held at all.
+      assert.equal((await checkServerStore({ url: damaged, session: 'orphaned' })).sessionFound, true);
+      const none = await checkServerStore({ url: damaged, session: 'no-such-session' });
+      assert.equal(none.sessionFound, false);
+      assert.deepEqual(none.findings, []);
+      assert.equal((await checkServerStore({ url: damaged })).sessionFound, undefined);
       assert.deepEqual(
         one.findings.map((f) => [f.kind, f.session]),
         [
@@ -280,6 +287,13 @@ describe('doctor on server stores (real servers)', function () {
         [['dangling-tool-call', 'killed']],
       );
       assert.deepEqual(await raw.dump(redisSessionKeys(damaged, 'killed').messages), before);
+      assert.equal(one.sessionFound, true);
+      // A list without its hash, a hash whose list key is another type: held; neither key: not held.
+      for (const id of ['list-only', 'a', 'typed'])
+        assert.equal((await checkServerStore({ url, keyPrefix: damaged, session: id })).sessionFound, true, id);
+      const none = await checkServerStore({ url, keyPrefix: damaged, session: 'no-such-session' });
+      assert.equal(none.sessionFound, false);
+      assert.deepEqual(none.findings, []);
     });
   });
 
@@ -343,6 +357,21 @@ describe('doctor on server stores (real servers)', function () {
       const trip = run(['doctor', address, '--session', 'trip'], env);
       assert.equal(trip.code, 0, trip.stderr);
       assert.match(trip.stdout, /\(session "trip"\): no findings\n$/);
+      const typo = run(['doctor', address, '--session', 'tirp'], env);
+      assert.equal(typo.code, 3, typo.stdout);
+      assert.match(typo.stderr, /There is no session 'tirp' in PostgreSQL /);
+      assert.equal(typo.stdout, '');
+    });
+
+    it('a Redis --session the store does not hold exits 3, not "no findings"', async () => {
+      const prefix = freshRedisPrefix().replace(/:$/, '');
+      const redisUrl = (await sharedRedis()).url;
+      await writeRedis(redisUrl, prefix, CLEAN);
+      const [address, env] = split(redisUrl);
+      const typo = run(['doctor', address, '--key-prefix', prefix, '--session', 'tirp'], env);
+      assert.equal(typo.code, 3, typo.stdout);
+      assert.match(typo.stderr, /There is no session 'tirp' in Redis /);
+      assert.equal(run(['doctor', address, '--key-prefix', prefix, '--session', 'trip'], env).code, 0);
     });
 
     it('a clean Redis store exits 0 (its key prefix from --key-prefix)', async () => {

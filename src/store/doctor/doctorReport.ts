@@ -39,8 +39,8 @@ export interface DoctorReport {
   integrityOk: boolean;
   /**
    * With `session`: whether the file holds it (a row in any session table: messages, sessions, structure, usage), seen
-   * in the checks' snapshot. False means "no findings" says nothing: the id is likely a slip. Absent without `session`,
-   * when integrity_check failed (no table was read), and on a server store.
+   * in the checks' snapshot; on a server store, a row of either table or either Redis key). False means "no findings"
+   * says nothing: the id is likely a slip. Absent without `session`, and when integrity_check failed (no table was read).
    */
   sessionFound?: boolean;
 }

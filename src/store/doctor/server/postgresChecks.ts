@@ -22,20 +22,41 @@ interface ReadClient {
   query: Query;
 }
 
-export async function checkPostgresStore(browser: PostgresStoreBrowser, session: string | null, add: (f: Finding) => void): Promise<void> {
+/**
+ * Checks the store, or one session of it. Returns, for one session, whether the store holds it at all (a row in
+ * either table), read in the same snapshot as the checks; `undefined` for the whole store.
+ */
+export async function checkPostgresStore(
+  browser: PostgresStoreBrowser,
+  session: string | null,
+  add: (f: Finding) => void,
+): Promise<boolean | undefined> {
   // withPooledClient: a connection lost mid-check (a server restart) fails the check, not the process.
-  await withPooledClient(browser.pool, async (connection) => {
+  return withPooledClient(browser.pool, async (connection) => {
     const client: ReadClient = { query: ((sql, params) => connection.query(sql, params)) as Query };
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const found = session === null ? undefined : await holdsSession(client, browser, session);
       await messagesWithoutSession(client, browser, session, add);
       await scanMessages(client, browser, session, add);
       await client.query('COMMIT');
+      return found;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     }
   });
+}
+
+/** Whether either table has a row of `session` (messages alone, without their session row, are still something to check). */
+async function holdsSession(client: ReadClient, browser: PostgresStoreBrowser, session: string): Promise<boolean> {
+  const m = quoteIdent(browser.tables.messages);
+  const s = quoteIdent(browser.tables.sessions);
+  const { rows } = await client.query<{ found: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM ${s} WHERE session_id = $1::text) OR EXISTS (SELECT 1 FROM ${m} WHERE session_id = $1::text) AS found`,
+    [session],
+  );
+  return rows[0]?.found === true;
 }
 
 /**

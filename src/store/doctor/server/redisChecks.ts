@@ -17,7 +17,15 @@ const LIST_SUFFIX = ':messages';
 
 type Client = RedisStoreBrowser['client'];
 
-export async function checkRedisStore(browser: RedisStoreBrowser, session: string | null, add: (f: Finding) => void): Promise<void> {
+/**
+ * Checks the store, or one session of it. Returns, for one session, whether the store holds it at all (its hash or its
+ * list, of any type); `undefined` for the whole store.
+ */
+export async function checkRedisStore(
+  browser: RedisStoreBrowser,
+  session: string | null,
+  add: (f: Finding) => void,
+): Promise<boolean | undefined> {
   const { client, keyPrefix } = browser;
   if (session !== null) return checkSession(client, keyPrefix, session, add);
   // SCAN may return a key twice (while the server resizes its table), and a session's hash and its list are met in
@@ -39,9 +47,11 @@ export async function checkRedisStore(browser: RedisStoreBrowser, session: strin
       }
     } while (cursor !== '0');
   }
+  return undefined;
 }
 
-async function checkSession(client: Client, prefix: string, session: string, add: (f: Finding) => void): Promise<void> {
+/** Checks one session; returns whether either of its keys exists. */
+async function checkSession(client: Client, prefix: string, session: string, add: (f: Finding) => void): Promise<boolean> {
   const keys = redisSessionKeys(prefix, session);
   // Both types and the first page in one round trip: most sessions need no other (on a key that is not a list the
   // LRANGE fails, and its reply is not used).
@@ -71,7 +81,8 @@ async function checkSession(client: Client, prefix: string, session: string, add
       detail: `key ${JSON.stringify(keys.messages)} of session ${quoted} holds a ${listType}, not a list: get_items and add_items fail`,
     });
   }
-  if (listType !== 'list') return;
+  const found = hashType !== 'none' || listType !== 'none';
+  if (listType !== 'list') return found;
   if (hashType === 'none') {
     const n = await client.llen(keys.messages);
     add({
@@ -85,6 +96,7 @@ async function checkSession(client: Client, prefix: string, session: string, add
   for await (const page of entries(client, keys.messages, first)) for (const e of page) scan.see({ ref: e.ref, text: strictUtf8(e.raw) });
   const call = scan.lastCall();
   if (call && !(await hasOutput(client, keys.messages, call))) add(scan.danglingFinding(call));
+  return found;
 }
 
 interface ListEntry {

@@ -45,9 +45,10 @@ export async function checkServerStore(options: ServerDoctorOptions): Promise<Se
   const sink = new FindingSink(options.maxPerKind ?? DEFAULT_MAX_PER_KIND);
   const session = options.session ?? null;
   const add = sink.add.bind(sink);
+  let sessionFound: boolean | undefined;
   try {
-    if (browser instanceof PostgresStoreBrowser) await checkPostgresStore(browser, session, add);
-    else if (browser instanceof RedisStoreBrowser) await checkRedisStore(browser, session, add);
+    if (browser instanceof PostgresStoreBrowser) sessionFound = await checkPostgresStore(browser, session, add);
+    else if (browser instanceof RedisStoreBrowser) sessionFound = await checkRedisStore(browser, session, add);
   } catch (err) {
     if (err instanceof RemoteStoreError) throw err;
     const secret = secretOf(options.url, options.password);
@@ -64,6 +65,7 @@ export async function checkServerStore(options: ServerDoctorOptions): Promise<Se
     findings: findings.map((x) => x.f),
     totals: Object.fromEntries(sink.totals),
     integrityOk: true,
+    ...(sessionFound === undefined ? {} : { sessionFound }),
     server: browser.kind,
   };
 }
