@@ -152,12 +152,20 @@ function failedReplayText(summary: ReplaySummary, rolledBack: boolean, label: st
  */
 function eventPrinter(label: string, several: boolean): (e: RunEvent) => string {
   let headed = false;
+  // A delta ending in CR whose LF starts the next: held, so the pair reaches the output guard whole (which keeps CR LF
+  // and writes a lone CR out as `\u000d`).
+  let heldCr = '';
   return (e) => {
     if (e.kind === 'run/started') {
       if (e.agentName === '') return '';
       headed = true;
     }
-    const text = eventText(e, label, several);
+    let text = heldCr + eventText(e, label, several);
+    heldCr = '';
+    if (e.kind === 'text/delta' && text.endsWith('\r')) {
+      heldCr = '\r';
+      text = text.slice(0, -1);
+    }
     // The outcome's leading newline ends the streamed answer; with nothing printed before it, it is a blank line.
     return e.kind === 'run/failed' && !headed ? text.replace(/^\n/, '') : text;
   };

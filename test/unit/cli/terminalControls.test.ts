@@ -13,6 +13,7 @@ import { execSql } from '../../support/sessionHelpers';
 import { tempDir } from '../../support/tempFiles';
 import { ROOT } from '../store/export/exportFixtures';
 import { buildSharedCli, sharedCliPath } from '../../support/cliBundle';
+import { nodeCommand } from '../agents/command/commandKit';
 
 const c = (code: number) => String.fromCharCode(code);
 const ESC = c(0x1b);
@@ -71,6 +72,21 @@ describe('the CLI writes no terminal controls from data', function () {
     assert.notEqual(r.code, 0);
     assert.doesNotMatch(r.stderr, ACTING);
     assert.ok(r.stderr.includes('x\\u001b]0;PWNED\\u0007'), r.stderr);
+  });
+
+  it("an agent's streamed text: a CR LF split across two deltas stays CR LF, a lone CR is written out", () => {
+    const command = nodeCommand(
+      tmp.dir,
+      'crlf.js',
+      `const out = (e) => console.log(JSON.stringify(e));
+       out({ type: 'RUN_STARTED', threadId: 'evil', runId: 'r' });
+       for (const delta of ['one\\r', '\\ntwo', ' lone\\r', 'x', ' end\\r']) out({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta });
+       process.exit(2);`,
+    );
+    const r = run(['run', db, 'evil', '--command', command, '-m', 'hi']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.doesNotMatch(r.stdout.replaceAll('\r\n', '\n'), ACTING);
+    assert.ok(r.stdout.includes('one\r\ntwo lone\\u000dx end\r\n'), JSON.stringify(r.stdout));
   });
 
   it('--json keeps every value: the items parse back to what the file holds', () => {
