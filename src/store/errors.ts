@@ -5,6 +5,9 @@
  */
 
 /** Base class of every error the session API raises itself (SQLite's own errors pass through unchanged). */
+/** The end of a writable connection's `locked` message: reading the file read-only may get past the lock. */
+export const LOCKED_READ_ONLY_ADVICE = ', or open the database read-only.';
+
 export class SessionError extends Error {
   readonly pythonType: string = 'Exception';
   constructor(message: string) {
@@ -143,7 +146,7 @@ export function describeDatabaseError(err: unknown, path: string, options: { rea
       return new SessionDatabaseError(
         'locked',
         `${path} is locked by another connection beyond the busy timeout (${detail}). Try again when the writer has finished` +
-          (options.readonly ? '.' : ', or open the database read-only.'),
+          (options.readonly ? '.' : LOCKED_READ_ONLY_ADVICE),
         { cause: err },
       );
     case 'SQLITE_READONLY':
