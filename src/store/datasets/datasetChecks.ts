@@ -1,9 +1,11 @@
 /**
  * The dataset formats' rules, checked record by record (docs/datasets.md). Written from the published formats, not from
- * our writer, so a writer bug shows as a broken rule: OpenAI's supervised fine-tuning chat format (`messages`, the four
- * roles, `tool_calls` answered by `tool` messages with their ids, arguments as JSON text, `weight` 0 or 1 on assistant
- * messages, optional `tools`), OpenAI's preference fine-tuning format (`input.messages` ending with the user's
- * message, one assistant message on each side, the two sides different), and our evaluation set.
+ * our writer, so a writer bug shows as a broken rule: OpenAI's supervised fine-tuning chat format (`messages` of the
+ * system, user, assistant and tool roles: the API's Chat Completions message params without `developer`, which its
+ * training files do not take; content as text or the parts each role's param takes, images in user messages only, as
+ * fine-tuning allows; `tool_calls` answered by `tool` messages with their ids, arguments as JSON text, `weight` 0 or 1
+ * on assistant messages, optional `tools`), OpenAI's preference fine-tuning format (`input.messages` ending with the
+ * user's message, one assistant message on each side, the two sides different), and our evaluation set.
  */
 import type { ChatMessage } from './chatMessages';
 
@@ -11,7 +13,43 @@ export type DatasetFormat = 'sft' | 'preference' | 'eval';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
+const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
+
+/**
+ * The content parts each role's message takes (openai-node's `ChatCompletion…MessageParam`): text everywhere, a refusal
+ * in an assistant's, an image in a user's (fine-tuning takes "text or image content only", so no audio or file).
+ */
+const PARTS: Record<string, readonly string[]> = {
+  system: ['text'],
+  user: ['text', 'image_url'],
+  assistant: ['text', 'refusal'],
+  tool: ['text'],
+};
+
+/** The problems of one content part (`at` names it) a message of `role` holds. */
+function partProblems(part: unknown, role: string, at: string): string[] {
+  const allowed = PARTS[role] ?? [];
+  if (!isObj(part) || !allowed.includes(String(part.type)))
+    return [
+      `${at} must be a content part of type ${allowed.map((t) => `"${t}"`).join(' or ')} in ${role === 'assistant' ? 'an' : 'a'} ${role} message`,
+    ];
+  if (part.type === 'text' && typeof part.text !== 'string') return [`${at}.text must be text`];
+  if (part.type === 'refusal' && typeof part.refusal !== 'string') return [`${at}.refusal must be text`];
+  if (part.type === 'image_url') {
+    const image = part.image_url;
+    if (!isObj(image) || typeof image.url !== 'string' || image.url === '') return [`${at}.image_url needs a url`];
+    if (image.detail !== undefined && !['auto', 'low', 'high'].includes(String(image.detail)))
+      return [`${at}.image_url.detail must be "auto", "low" or "high"`];
+  }
+  return [];
+}
+
+/** The problems of a message's content: text, or a non-empty list of the parts its role takes. */
+function contentProblems(content: unknown, role: string, at: string): string[] {
+  if (typeof content === 'string') return [];
+  if (!Array.isArray(content) || content.length === 0) return [`${at}.content must be text or a non-empty list of content parts`];
+  return content.flatMap((p, j) => partProblems(p, role, `${at}.content[${j}]`));
+}
 
 /** The problems of one message list (empty: none), with each message's index. */
 function messageProblems(messages: unknown, toolNames: Set<string> | null): string[] {
@@ -22,22 +60,25 @@ function messageProblems(messages: unknown, toolNames: Set<string> | null): stri
     const at = `messages[${i}]`;
     if (!isObj(m)) return void problems.push(`${at} is not an object`);
     if (!ROLES.has(String(m.role)))
-      return void problems.push(`${at}.role "${String(m.role)}" is not system, developer, user, assistant or tool`);
-    if (m.role === 'tool') {
+      return void problems.push(
+        `${at}.role "${String(m.role)}" is not system, user, assistant or tool` +
+          (m.role === 'developer' ? ' (fine-tuning files take the instructions as a system message)' : ''),
+      );
+    const role = String(m.role);
+    if (role === 'tool') {
       if (typeof m.tool_call_id !== 'string' || !open.delete(m.tool_call_id))
         problems.push(`${at} answers no open tool call (${String(m.tool_call_id)})`);
-      if (typeof m.content !== 'string') problems.push(`${at}.content must be text`);
+      problems.push(...contentProblems(m.content, role, at));
       return;
     }
     if (open.size > 0) problems.push(`${at} comes before the output of tool call ${[...open][0]}`);
     open.clear();
-    if (m.role !== 'assistant') {
-      if (typeof m.content !== 'string') problems.push(`${at}.content must be text`);
-      return;
-    }
+    if (role !== 'assistant') return void problems.push(...contentProblems(m.content, role, at));
     const calls = m.tool_calls;
-    if (m.content !== null && typeof m.content !== 'string') problems.push(`${at}.content must be text or null`);
-    if (m.content === null && (!Array.isArray(calls) || calls.length === 0)) problems.push(`${at} has neither content nor tool_calls`);
+    // An assistant's content is optional (null or absent) when it calls tools, as in OpenAI's own example.
+    const noContent = m.content === null || m.content === undefined;
+    if (!noContent) problems.push(...contentProblems(m.content, role, at));
+    if (noContent && (!Array.isArray(calls) || calls.length === 0)) problems.push(`${at} has neither content nor tool_calls`);
     if (m.weight !== undefined && m.weight !== 0 && m.weight !== 1) problems.push(`${at}.weight must be 0 or 1`);
     if (calls === undefined) return;
     if (!Array.isArray(calls)) return void problems.push(`${at}.tool_calls must be a list`);
@@ -88,10 +129,24 @@ export function sftProblems(record: unknown): string[] {
   return problems;
 }
 
+/** The text of a message's content (text, or its text and refusal parts), or null when it is neither. */
+function contentText(content: unknown): string | null {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content) || content.length === 0) return null;
+  const texts = content.map((p) =>
+    isObj(p) && p.type === 'text' && typeof p.text === 'string'
+      ? p.text
+      : isObj(p) && p.type === 'refusal' && typeof p.refusal === 'string'
+        ? p.refusal
+        : null,
+  );
+  return texts.every((t) => t !== null) ? texts.join('') : null;
+}
+
 function outputProblems(name: string, output: unknown): string[] {
   if (!Array.isArray(output) || output.length === 0) return [`${name} must be a non-empty list of assistant messages`];
   return output.flatMap((m, i) =>
-    !isObj(m) || m.role !== 'assistant' || typeof m.content !== 'string' || m.content === '' || m.tool_calls !== undefined
+    !isObj(m) || m.role !== 'assistant' || !contentText(m.content) || m.tool_calls !== undefined
       ? [`${name}[${i}] must be an assistant message with text content`]
       : [],
   );

@@ -1,9 +1,9 @@
 /**
  * Writing a dataset (docs/datasets.md): records from `datasetRecords` streamed to a file as JSONL (or, for the
- * evaluation set, CSV too), each checked against its format's rules as it is written, so a file never holds a record
- * the checker refuses (one that would is counted as skipped with the rule it breaks). Written under a temporary name and
- * put in place when complete: a failed or cancelled export leaves no partial file, and the output is never one of the
- * stores it reads (the store package's README, "Files it writes").
+ * evaluation set, CSV too). The builder checks each against its format's rules as it makes it, so a file never holds a
+ * record the checker refuses (one that would is reported as skipped, under its reviewed turn, with the rule it breaks).
+ * Written under a temporary name and put in place when complete: a failed or cancelled export leaves no partial file,
+ * and the output is never one of the stores it reads (the store package's README, "Files it writes").
  */
 import { TempFile } from '../files/tempFile';
 import type { OutputOptions } from '../files/outputGuard';
@@ -11,7 +11,6 @@ import type { SessionReader } from '../inspector/sessionReader';
 import type { ReviewData } from '../reviews/reviewTypes';
 import { ReviewStore } from '../reviews/reviewStore';
 import { openSessionDatabase } from '../inspector/sessionDatabase';
-import { RECORD_CHECKS } from './datasetChecks';
 import { datasetRecords, type DatasetOptions, type DatasetReport } from './datasetRecords';
 
 /** The evaluation set as CSV: the last user message, its reference, tags, where it came from. */
@@ -71,13 +70,6 @@ export async function exportDataset(
     let index = 0;
     for await (const record of datasetRecords(reader, reviews, options, report)) {
       options.signal?.throwIfAborted();
-      const problems = RECORD_CHECKS[options.format](record);
-      if (problems.length > 0) {
-        // Never written: a record the format's rules refuse (the builder should not make one; this says if it did).
-        report.records--;
-        report.skipped.push({ where: `record ${index + 1}`, reason: `breaks the format's rules: ${problems.join('; ')}` });
-        continue;
-      }
       const written = csv ? csvRow(record) : JSON.stringify(record);
       options.onRecord?.(record, index++, written);
       // Gathered and written a batch at a time (TempFile), synchronously, as the session export writes its files: a

@@ -5,21 +5,25 @@
  *
  * - `sft` (OpenAI supervised fine-tuning, chat): a good turn, its assistant messages the ones learned from (weight 1,
  *   the context's weight 0); a correction, the corrected answer in place of the turn's and nothing after it.
- * - `preference` (OpenAI preference fine-tuning): a pairwise verdict's better and worse answers to the same user
- *   message; a correction (better) against the answer it corrects (worse).
+ * - `preference` (OpenAI preference fine-tuning): a pairwise verdict's better and worse answers to the same input (the
+ *   same conversation up to the same user message); a correction (better) against the answer it corrects (worse).
  * - `eval`: the user's message with its context, and the reference answer: a correction, a pairwise verdict's better
  *   answer, or a good turn's answer; the turn's tags.
  *
- * Records come one at a time, in the order of the reviews sorted by session, branch and turn: each group's branches are
- * walked forward a page at a time (`branchTurns.ts`) and a record is made as soon as its turn's items are read, so an
- * export holds no branch, only the context its records carry (`contextTurns` bounds it).
+ * A record is checked against its format's rules as it is made, and what cannot be made is reported under its reviewed
+ * turn (`report.skipped`). Records come one at a time, in the order of the reviews sorted by session, branch and turn:
+ * each group's branches are walked forward a page at a time (`branchTurns.ts`) and a record is made as soon as its
+ * turn's items are read, so an export holds no branch, only the context its records carry (`contextTurns` bounds it).
  */
 import type { SessionReader } from '../inspector/sessionReader';
 import { contentKey } from '../reviews/contentKey';
 import type { Correction, ReviewData, TurnRef } from '../reviews/reviewTypes';
 import { BranchWalks, type TurnParts } from './branchTurns';
-import { chatMessages, toolPairingProblem, type ChatMessage } from './chatMessages';
-import type { DatasetFormat } from './datasetChecks';
+import { chatMessages, emptiedOutputProblem, toolPairingProblem, type ChatMessage } from './chatMessages';
+import { RECORD_CHECKS, type DatasetFormat } from './datasetChecks';
+import { redactValue } from './redaction';
+
+export { DEFAULT_REDACTIONS } from './redaction';
 
 type Reader = Pick<SessionReader, 'getItemsPage'>;
 
@@ -43,7 +47,7 @@ export interface DatasetOptions extends DatasetFilters {
   format: DatasetFormat;
   /** Function definitions to put in each `sft` / `preference` record's `tools` (the session does not store them). */
   tools?: unknown[];
-  /** Text matching these is replaced with `[redacted]` in every string of a record. */
+  /** Text matching these is replaced with `[redacted]` in every string of a record (JSON text decoded: `redaction.ts`). */
   redact?: RegExp[];
   /**
    * How many turns before a record's turn go into its context (the items before the branch's first user message, the
@@ -60,17 +64,11 @@ export interface DatasetReport {
   leftOut: Record<string, number>;
 }
 
-/** API keys and e-mail addresses: what `--redact` replaces when no pattern is given. */
-export const DEFAULT_REDACTIONS: readonly RegExp[] = [/\bsk-[A-Za-z0-9_-]{16,}/g, /\b[\w.+-]+@[\w-]+(\.[\w-]+)+\b/g];
-
 const where = (r: { sessionId: string; turn: number }, branchId: string): string => `${r.sessionId} ${branchId} turn ${r.turn}`;
 
-function redactValue<T>(value: T, patterns: readonly RegExp[]): T {
-  if (typeof value === 'string') return patterns.reduce<string>((s, p) => s.replace(p, '[redacted]'), value) as T;
-  if (Array.isArray(value)) return value.map((v) => redactValue(v, patterns)) as T;
-  if (value && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue(v, patterns)])) as T;
-  return value;
+/** Whether two message lists are the same messages (a pairwise verdict's two inputs). */
+function sameMessages(a: readonly ChatMessage[], b: readonly ChatMessage[]): boolean {
+  return a.length === b.length && a.every((m, i) => m === b[i] || JSON.stringify(m) === JSON.stringify(b[i]));
 }
 
 /** The text of the last assistant message of `messages`, when it has text and no tool calls. */
@@ -133,29 +131,48 @@ export async function* datasetRecords(
   };
   // Each passed turn converted once, however many records carry it as context (a turn opens with its user message,
   // so no message of one turn merges with the next's: converting turn by turn gives what converting them together
-  // would). What each left out is counted again at each use, as converting it again would count it.
+  // would). What each left out is counted again at each use, as converting it again would count it; `counted` false
+  // for a conversion no record carries (the worse side's input, compared with the better side's).
   const convertedTurns = new WeakMap<readonly unknown[], ReturnType<typeof chatMessages>>();
-  const convertTurn = (parts: Pick<TurnParts, 'contextChunks'>, ...rest: unknown[]): ChatMessage[] => {
+  const turnMessages = (parts: Pick<TurnParts, 'contextChunks'>, rest: readonly unknown[], counted: boolean): ChatMessage[] => {
     const messages: ChatMessage[] = [];
     for (const chunk of parts.contextChunks) {
       let c = convertedTurns.get(chunk);
       if (!c) convertedTurns.set(chunk, (c = chatMessages(chunk)));
-      count(c.leftOut);
+      if (counted) count(c.leftOut);
       for (const m of c.messages) messages.push(m);
     }
-    for (const m of convert(rest)) messages.push(m);
+    const c = chatMessages(rest);
+    if (counted) count(c.leftOut);
+    for (const m of c.messages) messages.push(m);
     return messages;
   };
+  const convertTurn = (parts: Pick<TurnParts, 'contextChunks'>, ...rest: unknown[]): ChatMessage[] => turnMessages(parts, rest, true);
   const tools = options.tools?.length ? { tools: options.tools } : {};
-  const out = (record: object): object => {
+  /**
+   * The record as written (redacted when asked), or null when it is skipped: reported under `w`, the reviewed turn, as
+   * every other skip is. Checked against its format's rules after redaction, as the file will hold it, so a file never
+   * holds a record the checker refuses (the builder should make none; this says if it did). `messages`: the record's
+   * conversation, which must not hold a tool output left without text.
+   */
+  const out = (w: string, messages: readonly ChatMessage[], record: object): object | null => {
+    const emptied = emptiedOutputProblem(messages);
+    if (emptied) return (skip(w, emptied), null);
+    const written = options.redact?.length ? redactValue(record, options.redact) : record;
+    const problems = RECORD_CHECKS[options.format](written);
+    if (problems.length > 0) return (skip(w, `breaks the format's rules: ${problems.join('; ')}`), null);
     report.records++;
-    return options.redact?.length ? redactValue(record, options.redact) : record;
+    return written;
   };
   /** The turn of a review as it is now, or why it cannot be used. */
   const turnOf = async (r: { sessionId: string; turn: number }, branchId: string, turnKey: string): Promise<TurnParts | string> => {
     const parts = await walks.turn(r.sessionId, branchId, r.turn);
     if (!parts) return 'orphaned: the turn is gone';
     if (contentKey(parts.user) !== turnKey) return 'orphaned: the turn holds another user message now';
+    // Left out, the user's message would leave a record with no question (an answer learned from nothing) or an input
+    // that does not end with it.
+    if (!chatMessages([parts.user]).messages.some((m) => m.role === 'user'))
+      return 'the user message has no text (images and other parts with no chat form are left out)';
     return parts;
   };
 
@@ -175,13 +192,16 @@ export async function* datasetRecords(
     ),
     (r) => r.branchId,
   );
-  const corrections =
-    options.tags?.length || options.verdict === 'good' || options.model !== undefined
+  // A correction carries no tags: it has its turn's (the turn review of the same turn), so `--tag` takes the
+  // corrections of the turns it takes, and their records are the ones an export without it makes.
+  const turnId = (r: TurnRef): string => `${r.sessionId}\u0000${r.branchId}\u0000${r.turn}\u0000${r.turnKey}`;
+  const tagsOfTurn = new Map<string, string[]>();
+  for (const r of reviews.turnReviews) if (!tagsOfTurn.has(turnId(r))) tagsOfTurn.set(turnId(r), r.tags);
+  const chosenCorrections =
+    options.verdict === 'good' || options.model !== undefined
       ? []
-      : sorted(
-          reviews.corrections.filter((c) => matches(c, [c.branchId], options)),
-          (c) => c.branchId,
-        );
+      : reviews.corrections.filter((c) => matches(c, [c.branchId], options, tagsOfTurn.get(turnId(c))));
+  const corrections = sorted(chosenCorrections, (c) => c.branchId);
   const pairwise =
     options.tags?.length || options.verdict
       ? []
@@ -229,7 +249,10 @@ export async function* datasetRecords(
       if (problem) skip(w, problem);
       else if (!answer.some((m) => m.role === 'assistant')) skip(w, 'the turn has no assistant answer');
       else if (messages[messages.length - 1]?.role !== 'assistant') skip(w, 'the turn does not end with an assistant answer');
-      else yield out({ messages, ...tools });
+      else {
+        const record = out(w, messages, { messages, ...tools });
+        if (record) yield record;
+      }
     }
     for (const c of corrections) {
       const w = where(c, c.branchId);
@@ -242,7 +265,10 @@ export async function* datasetRecords(
       const messages: ChatMessage[] = [...context, { role: 'assistant', content: c.text, weight: 1 }];
       const problem = toolPairingProblem(messages);
       if (problem) skip(w, problem);
-      else yield out({ messages, ...tools });
+      else {
+        const record = out(w, messages, { messages, ...tools });
+        if (record) yield record;
+      }
     }
     return;
   }
@@ -265,6 +291,13 @@ export async function* datasetRecords(
         skip(w, typeof b === 'string' ? b : (x as string));
         continue;
       }
+      // One input for both answers: the same user message is not enough, as branches that forked at an earlier turn
+      // reach it through different conversations (each answer is to its own); the whole input, as the record would
+      // carry it, must be the same.
+      if (!sameMessages(turnMessages(b, [b.user], false), turnMessages(x, [x.user], false))) {
+        skip(w, 'the two sides reach the user message through different conversations: no one input to prefer an answer to');
+        continue;
+      }
       const bm = convert(b.answer);
       const xm = convert(x.answer);
       if (bm.some((m) => m.role !== 'assistant' || m.tool_calls) || xm.some((m) => m.role !== 'assistant' || m.tool_calls)) {
@@ -274,12 +307,15 @@ export async function* datasetRecords(
       const [bt, xt] = [finalText(bm), finalText(xm)];
       if (!bt || !xt) skip(w, 'a side has no assistant answer');
       else if (bt === xt) skip(w, 'both sides gave the same answer');
-      else
-        yield out({
-          input: { messages: convertTurn(b, b.user), ...tools },
+      else {
+        const input = convertTurn(b, b.user);
+        const record = out(w, input, {
+          input: { messages: input, ...tools },
           preferred_output: [{ role: 'assistant', content: bt }],
           non_preferred_output: [{ role: 'assistant', content: xt }],
         });
+        if (record) yield record;
+      }
     }
     for (const c of corrections) {
       const w = where(c, c.branchId);
@@ -295,39 +331,44 @@ export async function* datasetRecords(
       const original = finalText(convert([t.original]));
       if (!original) skip(w, 'the corrected item is not assistant text');
       else if (original === c.text) skip(w, 'the correction is the same as the answer');
-      else
-        yield out({
-          input: { messages: convertTurn(t, t.user), ...tools },
+      else {
+        const input = convertTurn(t, t.user);
+        const record = out(w, input, {
+          input: { messages: input, ...tools },
           preferred_output: [{ role: 'assistant', content: c.text }],
           non_preferred_output: [{ role: 'assistant', content: original }],
         });
+        if (record) yield record;
+      }
     }
     return;
   }
 
   // eval: the reference answer for the user's message in its context.
   const evalRecord = (
+    w: string,
     input: ChatMessage[],
     reference: string,
     tags: string[],
     source: { sessionId: string; branchId: string; turn: number },
     kind: string,
-  ) => out({ input, reference, tags, kind, source });
-  // Looked up by turn rather than searched, so 100,000 reviews do not make 100,000 passes over the others.
-  const turnId = (r: TurnRef): string => `${r.sessionId}\u0000${r.branchId}\u0000${r.turn}\u0000${r.turnKey}`;
+  ) => out(w, input, { input, reference, tags, kind, source });
+  // Looked up by turn rather than searched, so 100,000 reviews do not make 100,000 passes over the others. A turn
+  // that is not good has its reference in its correction: the corrections loop below writes it when the filters
+  // chose the correction, and otherwise the turn is reported here, never dropped unsaid.
   const correctedTurns = new Set(reviews.corrections.map(turnId));
-  const tagsOfTurn = new Map<string, string[]>();
-  for (const r of reviews.turnReviews) if (!tagsOfTurn.has(turnId(r))) tagsOfTurn.set(turnId(r), r.tags);
+  const chosenCorrected = new Set(chosenCorrections.map(turnId));
   for (const r of turnReviews) {
     const w = where(r, r.branchId);
     if (r.verdict !== 'good') {
-      if (!correctedTurns.has(turnId(r)))
-        skip(
-          w,
-          r.verdict === 'bad'
-            ? 'a bad turn without a correction has no reference answer'
-            : 'a turn without a verdict has no reference answer',
-        );
+      if (chosenCorrected.has(turnId(r))) continue;
+      const what = r.verdict === 'bad' ? 'a bad turn' : 'a turn without a verdict';
+      skip(
+        w,
+        correctedTurns.has(turnId(r))
+          ? `${what} has no reference answer but its correction, which the filters leave out`
+          : `${what} without a correction has no reference answer`,
+      );
       continue;
     }
     const parts = await turnOf(r, r.branchId, r.turnKey);
@@ -337,23 +378,23 @@ export async function* datasetRecords(
     }
     const reference = finalText(convert(parts.answer));
     if (!reference) skip(w, 'the turn does not end with assistant text');
-    else
-      yield evalRecord(
-        convertTurn(parts, parts.user),
-        reference,
-        r.tags,
-        { sessionId: r.sessionId, branchId: r.branchId, turn: r.turn },
-        'good-turn',
-      );
+    else {
+      const source = { sessionId: r.sessionId, branchId: r.branchId, turn: r.turn };
+      const record = evalRecord(w, convertTurn(parts, parts.user), reference, r.tags, source, 'good-turn');
+      if (record) yield record;
+    }
   }
   for (const c of corrections) {
+    const w = where(c, c.branchId);
     const t = await corrected(c);
     if (typeof t === 'string') {
-      skip(where(c, c.branchId), t);
+      skip(w, t);
       continue;
     }
     const tags = tagsOfTurn.get(turnId(c)) ?? [];
-    yield evalRecord(convertTurn(t, t.user), c.text, tags, { sessionId: c.sessionId, branchId: c.branchId, turn: c.turn }, 'correction');
+    const source = { sessionId: c.sessionId, branchId: c.branchId, turn: c.turn };
+    const record = evalRecord(w, convertTurn(t, t.user), c.text, tags, source, 'correction');
+    if (record) yield record;
   }
   for (const p of pairwise) {
     const w = `${p.sessionId} ${p.leftBranch}/${p.rightBranch} turn ${p.turn}`;
@@ -369,6 +410,10 @@ export async function* datasetRecords(
     }
     const reference = finalText(convert(b.answer));
     if (!reference) skip(w, 'the better side does not end with assistant text');
-    else yield evalRecord(convertTurn(b, b.user), reference, [], { sessionId: p.sessionId, branchId: better, turn: p.turn }, 'preferred');
+    else {
+      const source = { sessionId: p.sessionId, branchId: better, turn: p.turn };
+      const record = evalRecord(w, convertTurn(b, b.user), reference, [], source, 'preferred');
+      if (record) yield record;
+    }
   }
 }

@@ -1,14 +1,19 @@
 /**
  * The oracle of the streaming dataset builder: the whole-branch implementation it replaced (src/store/datasets/
- * datasetRecords.ts before issue 26's streaming export), kept as it was. It reads a branch's items whole and finds each
- * turn in them, and sorts every review; by default the streaming builder must give the same records, byte for byte,
- * and the same report.
+ * datasetRecords.ts before issue 26's streaming export), kept as it was but for the rules fixed since, each added here
+ * in the whole-branch way: the format check and the report naming the reviewed turn, a pairwise verdict's two inputs
+ * compared whole, a turn whose user message has no text skipped, a tool output left without text skipped, `--tag`
+ * taking the corrections of the turns it takes, a bad turn never dropped unsaid. It reads a branch's items whole and
+ * finds each turn in them, and sorts every review; by default the streaming builder must give the same records, byte
+ * for byte, and the same report. (Redaction is `redaction.ts`'s, tested on its own.)
  */
 import type { SessionReader } from '../../../../src/store/inspector/sessionReader';
 import { contentKey } from '../../../../src/store/reviews/contentKey';
 import type { Correction, PairwiseReview, ReviewData, TurnReview } from '../../../../src/store/reviews/reviewTypes';
-import { chatMessages, toolPairingProblem, type ChatMessage } from '../../../../src/store/datasets/chatMessages';
+import { chatMessages, emptiedOutputProblem, toolPairingProblem, type ChatMessage } from '../../../../src/store/datasets/chatMessages';
+import { RECORD_CHECKS } from '../../../../src/store/datasets/datasetChecks';
 import type { DatasetFilters, DatasetOptions, DatasetReport } from '../../../../src/store/datasets/datasetRecords';
+import { redactValue } from '../../../../src/store/datasets/redaction';
 
 type Reader = Pick<SessionReader, 'getItemsPage'>;
 
@@ -61,14 +66,6 @@ function turnParts(items: readonly Item[], turn: number): { context: unknown[]; 
   };
 }
 
-function redactValue<T>(value: T, patterns: readonly RegExp[]): T {
-  if (typeof value === 'string') return patterns.reduce<string>((s, p) => s.replace(p, '[redacted]'), value) as T;
-  if (Array.isArray(value)) return value.map((v) => redactValue(v, patterns)) as T;
-  if (value && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue(v, patterns)])) as T;
-  return value;
-}
-
 /** The text of the last assistant message of `messages`, when it has text and no tool calls. */
 function finalText(messages: readonly ChatMessage[]): string | null {
   const last = messages[messages.length - 1];
@@ -98,9 +95,14 @@ export async function* wholeBranchRecords(
     return c.messages;
   };
   const tools = options.tools?.length ? { tools: options.tools } : {};
-  const out = (record: object): object => {
+  const out = (w: string, messages: ChatMessage[], record: object): object | null => {
+    const emptied = emptiedOutputProblem(messages);
+    if (emptied) return (skip(w, emptied), null);
+    const written = options.redact?.length ? redactValue(record, options.redact) : record;
+    const problems = RECORD_CHECKS[options.format](written);
+    if (problems.length > 0) return (skip(w, `breaks the format's rules: ${problems.join('; ')}`), null);
     report.records++;
-    return options.redact?.length ? redactValue(record, options.redact) : record;
+    return written;
   };
   /** The turn of a review as it is now, or why it cannot be used. */
   const turnOf = async (
@@ -111,6 +113,8 @@ export async function* wholeBranchRecords(
     const parts = turnParts(await branches.of(r.sessionId, branchId), r.turn);
     if (!parts) return 'orphaned: the turn is gone';
     if (contentKey(parts.user) !== turnKey) return 'orphaned: the turn holds another user message now';
+    if (!chatMessages([parts.user]).messages.some((m) => m.role === 'user'))
+      return 'the user message has no text (images and other parts with no chat form are left out)';
     return parts;
   };
 
@@ -122,11 +126,14 @@ export async function* wholeBranchRecords(
     ),
     (r) => r.branchId,
   );
+  const sameTurn = (a: Correction, r: TurnReview): boolean =>
+    a.sessionId === r.sessionId && a.branchId === r.branchId && a.turn === r.turn && a.turnKey === r.turnKey;
+  const tagsOf = (c: Correction): string[] | undefined => reviews.turnReviews.find((r) => sameTurn(c, r))?.tags;
   const corrections =
-    options.tags?.length || options.verdict === 'good'
+    options.verdict === 'good'
       ? []
       : sorted(
-          reviews.corrections.filter((c) => matches(c, [c.branchId], options)),
+          reviews.corrections.filter((c) => matches(c, [c.branchId], options, tagsOf(c))),
           (c) => c.branchId,
         );
   const pairwise =
@@ -164,7 +171,10 @@ export async function* wholeBranchRecords(
       if (problem) skip(w, problem);
       else if (!answer.some((m) => m.role === 'assistant')) skip(w, 'the turn has no assistant answer');
       else if (messages[messages.length - 1]?.role !== 'assistant') skip(w, 'the turn does not end with an assistant answer');
-      else yield out({ messages, ...tools });
+      else {
+        const record = out(w, messages, { messages, ...tools });
+        if (record) yield record;
+      }
     }
     for (const c of corrections) {
       const w = where(c, c.branchId);
@@ -177,7 +187,10 @@ export async function* wholeBranchRecords(
       const messages: ChatMessage[] = [...context, { role: 'assistant', content: c.text, weight: 1 }];
       const problem = toolPairingProblem(messages);
       if (problem) skip(w, problem);
-      else yield out({ messages, ...tools });
+      else {
+        const record = out(w, messages, { messages, ...tools });
+        if (record) yield record;
+      }
     }
     return;
   }
@@ -200,6 +213,11 @@ export async function* wholeBranchRecords(
         skip(w, typeof b === 'string' ? b : (x as string));
         continue;
       }
+      const inputOf = (t: { context: unknown[]; user: unknown }) => JSON.stringify(chatMessages([...t.context, t.user]).messages);
+      if (inputOf(b) !== inputOf(x)) {
+        skip(w, 'the two sides reach the user message through different conversations: no one input to prefer an answer to');
+        continue;
+      }
       const bm = convert(b.answer);
       const xm = convert(x.answer);
       if (bm.some((m) => m.role !== 'assistant' || m.tool_calls) || xm.some((m) => m.role !== 'assistant' || m.tool_calls)) {
@@ -209,12 +227,15 @@ export async function* wholeBranchRecords(
       const [bt, xt] = [finalText(bm), finalText(xm)];
       if (!bt || !xt) skip(w, 'a side has no assistant answer');
       else if (bt === xt) skip(w, 'both sides gave the same answer');
-      else
-        yield out({
-          input: { messages: convert([...b.context, b.user]), ...tools },
+      else {
+        const input = convert([...b.context, b.user]);
+        const record = out(w, input, {
+          input: { messages: input, ...tools },
           preferred_output: [{ role: 'assistant', content: bt }],
           non_preferred_output: [{ role: 'assistant', content: xt }],
         });
+        if (record) yield record;
+      }
     }
     for (const c of corrections) {
       const w = where(c, c.branchId);
@@ -230,38 +251,39 @@ export async function* wholeBranchRecords(
       const original = finalText(convert([t.original]));
       if (!original) skip(w, 'the corrected item is not assistant text');
       else if (original === c.text) skip(w, 'the correction is the same as the answer');
-      else
-        yield out({
-          input: { messages: convert([...t.context, t.user]), ...tools },
+      else {
+        const input = convert([...t.context, t.user]);
+        const record = out(w, input, {
+          input: { messages: input, ...tools },
           preferred_output: [{ role: 'assistant', content: c.text }],
           non_preferred_output: [{ role: 'assistant', content: original }],
         });
+        if (record) yield record;
+      }
     }
     return;
   }
 
   // eval: the reference answer for the user's message in its context.
   const evalRecord = (
+    w: string,
     input: ChatMessage[],
     reference: string,
     tags: string[],
     source: { sessionId: string; branchId: string; turn: number },
     kind: string,
-  ) => out({ input, reference, tags, kind, source });
+  ) => out(w, input, { input, reference, tags, kind, source });
   for (const r of turnReviews as TurnReview[]) {
     const w = where(r, r.branchId);
     if (r.verdict !== 'good') {
-      if (
-        !reviews.corrections.some(
-          (c) => c.sessionId === r.sessionId && c.branchId === r.branchId && c.turn === r.turn && c.turnKey === r.turnKey,
-        )
-      )
-        skip(
-          w,
-          r.verdict === 'bad'
-            ? 'a bad turn without a correction has no reference answer'
-            : 'a turn without a verdict has no reference answer',
-        );
+      if (corrections.some((c) => sameTurn(c, r))) continue;
+      const what = r.verdict === 'bad' ? 'a bad turn' : 'a turn without a verdict';
+      skip(
+        w,
+        reviews.corrections.some((c) => sameTurn(c, r))
+          ? `${what} has no reference answer but its correction, which the filters leave out`
+          : `${what} without a correction has no reference answer`,
+      );
       continue;
     }
     const parts = await turnOf(r, r.branchId, r.turnKey);
@@ -271,32 +293,22 @@ export async function* wholeBranchRecords(
     }
     const reference = finalText(convert(parts.answer));
     if (!reference) skip(w, 'the turn does not end with assistant text');
-    else
-      yield evalRecord(
-        convert([...parts.context, parts.user]),
-        reference,
-        r.tags,
-        { sessionId: r.sessionId, branchId: r.branchId, turn: r.turn },
-        'good-turn',
-      );
+    else {
+      const source = { sessionId: r.sessionId, branchId: r.branchId, turn: r.turn };
+      const record = evalRecord(w, convert([...parts.context, parts.user]), reference, r.tags, source, 'good-turn');
+      if (record) yield record;
+    }
   }
   for (const c of corrections) {
+    const w = where(c, c.branchId);
     const t = await corrected(c);
     if (typeof t === 'string') {
-      skip(where(c, c.branchId), t);
+      skip(w, t);
       continue;
     }
-    const tags =
-      reviews.turnReviews.find(
-        (r) => r.sessionId === c.sessionId && r.branchId === c.branchId && r.turn === c.turn && r.turnKey === c.turnKey,
-      )?.tags ?? [];
-    yield evalRecord(
-      convert([...t.context, t.user]),
-      c.text,
-      tags,
-      { sessionId: c.sessionId, branchId: c.branchId, turn: c.turn },
-      'correction',
-    );
+    const source = { sessionId: c.sessionId, branchId: c.branchId, turn: c.turn };
+    const record = evalRecord(w, convert([...t.context, t.user]), c.text, tagsOf(c) ?? [], source, 'correction');
+    if (record) yield record;
   }
   for (const p of pairwise as PairwiseReview[]) {
     const w = `${p.sessionId} ${p.leftBranch}/${p.rightBranch} turn ${p.turn}`;
@@ -312,13 +324,10 @@ export async function* wholeBranchRecords(
     }
     const reference = finalText(convert(b.answer));
     if (!reference) skip(w, 'the better side does not end with assistant text');
-    else
-      yield evalRecord(
-        convert([...b.context, b.user]),
-        reference,
-        [],
-        { sessionId: p.sessionId, branchId: better, turn: p.turn },
-        'preferred',
-      );
+    else {
+      const source = { sessionId: p.sessionId, branchId: better, turn: p.turn };
+      const record = evalRecord(w, convert([...b.context, b.user]), reference, [], source, 'preferred');
+      if (record) yield record;
+    }
   }
 }
