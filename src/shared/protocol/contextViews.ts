@@ -102,7 +102,10 @@ export type ContextNote =
   | { code: 'estimated'; items: number }
   /** The model is not one whose encoding is known: counts use o200k_base. */
   | { code: 'unknown-model'; model: string | null }
-  /** The usage row counts more requests than the turn's items show (a request whose output was not stored). */
+  /**
+   * The usage row's request count differs from the requests the turn's items show (a request whose output was not
+   * stored; a response of reasoning alone, after which the runner asks again).
+   */
   | { code: 'requests-differ'; usageRequests: number; shown: number };
 
 /** A turn's context (`turn/context`). */
@@ -133,5 +136,5 @@ export interface TurnContextView {
 export const CONTEXT_MAX_ITEMS = 400;
 export const CONTEXT_MAX_OUTSIDE = 200;
 export const CONTEXT_PREVIEW_CHARS = 160;
-/** The most model requests of one turn listed (a turn with more lists its first ones). */
+/** The most model requests of one turn listed (a turn with more lists its last ones, each with its own `index`). */
 export const CONTEXT_MAX_REQUESTS = 50;

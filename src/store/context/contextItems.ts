@@ -16,6 +16,11 @@ export interface CountedItem {
   key: string;
   /** Its title and preview, made only for the items an answer lists (a long history has thousands). */
   describe(): { title: string; preview: string };
+  /**
+   * It holds an image, a file or audio: the model reads those as tokens we cannot count (they depend on the size and
+   * detail, or on the file's pages), so only their placeholder is counted and the count is an approximation.
+   */
+  approximate?: boolean;
 }
 
 const callIdOf = (r: Record<string, unknown>): string | null =>
@@ -36,6 +41,23 @@ export function kindOf(item: unknown): ContextItemKind {
   return 'other';
 }
 
+/** A content part with no text of its own (an image, a file, audio), which `messageText` shows as a placeholder. */
+const isUncountedPart = (part: unknown): boolean =>
+  isRecord(part) && typeof part.text !== 'string' && typeof part.refusal !== 'string' && typeof part.transcript !== 'string';
+
+/** An output that is an image or a file itself (a computer call's screenshot) rather than text or parts. */
+const isMediaOutput = (output: unknown): boolean =>
+  isRecord(output) && typeof output.text !== 'string' && typeof output.type === 'string' && /image|file|screenshot|audio/.test(output.type);
+
+/** Whether the item carries content whose tokens are not counted (`CountedItem.approximate`). */
+function hasUncounted(item: unknown, kind: ContextItemKind): boolean {
+  if (!isRecord(item)) return false;
+  if (kind === 'user' || kind === 'assistant' || kind === 'system')
+    return Array.isArray(item.content) && item.content.some(isUncountedPart);
+  if (kind === 'tool-output') return Array.isArray(item.output) ? item.output.some(isUncountedPart) : isMediaOutput(item.output);
+  return false;
+}
+
 /** The text of an item the model reads: a message's text, a call's name and arguments, an output's text. */
 function textOf(item: unknown, kind: ContextItemKind): string {
   if (!isRecord(item)) return JSON.stringify(item) ?? '';
@@ -50,7 +72,8 @@ function textOf(item: unknown, kind: ContextItemKind): string {
       break;
     }
     case 'tool-output':
-      return outputText(item.output);
+      // A screenshot's JSON is mostly a data URL: counting it as text would give the image tens of thousands of tokens.
+      return isMediaOutput(item.output) ? `[${String((item.output as { type: string }).type)}]` : outputText(item.output);
     case 'reasoning': {
       const summary = Array.isArray(item.summary) ? messageText(item.summary) : '';
       return summary || messageText(item.content);
@@ -92,6 +115,7 @@ export function countedItem(item: unknown, toolName: string | null = null): Coun
     kind,
     text,
     key: itemKey(item, kind, text),
+    ...(hasUncounted(item, kind) ? { approximate: true } : {}),
     // Made once: the requests of a turn list the same items again.
     describe: () =>
       (described ??= {

@@ -13,6 +13,16 @@ const REASONS: Record<OutsideReason, string> = {
   'not-sent': 'not sent',
 };
 
+/**
+ * Why an item is outside, worded for the answer's source: reconstructed, an item not sent is a call stored without its
+ * output (or the reasoning before it), which the runner leaves out of the history it sends.
+ */
+function reasonText(view: TurnContextView, reason: OutsideReason): string {
+  return reason === 'not-sent' && view.source === 'reconstructed'
+    ? 'not sent (a call stored without its output, or the reasoning before one: the runner drops them)'
+    : REASONS[reason];
+}
+
 /** A note as a sentence. */
 export function noteText(note: ContextNote): string {
   switch (note.code) {
@@ -33,10 +43,20 @@ export function noteText(note: ContextNote): string {
   }
 }
 
+/**
+ * How many requests the turn made, and which are not listed: a turn of more than `CONTEXT_MAX_REQUESTS` lists its last
+ * ones, numbered as they were made, so the first listed one's number tells how many came before it.
+ */
+function requestsText(view: TurnContextView): string {
+  const total = view.requests.at(-1)?.index ?? 0;
+  const skipped = (view.requests[0]?.index ?? 1) - 1;
+  return `${counted(total, 'model request')}${skipped > 0 ? ` (requests 1–${skipped} not listed: only the last ${view.requests.length} are)` : ''}`;
+}
+
 /** The header of the answer: source, encoding, usage and notes. */
 export function contextHeader(view: TurnContextView): string {
   const lines = [
-    `Turn ${view.turn} of branch ${JSON.stringify(view.branchId)}${view.ranOn !== view.branchId ? ` (run on ${JSON.stringify(view.ranOn)})` : ''}: ${counted(view.requests.length, 'model request')}, ${view.source.toUpperCase()}${view.source === 'reconstructed' ? ' from the stored items (not what was recorded)' : ' by the run'}.`,
+    `Turn ${view.turn} of branch ${JSON.stringify(view.branchId)}${view.ranOn !== view.branchId ? ` (run on ${JSON.stringify(view.ranOn)})` : ''}: ${requestsText(view)}, ${view.source.toUpperCase()}${view.source === 'reconstructed' ? ' from the stored items (not what was recorded)' : ' by the run'}.`,
     `Tokens counted with ${view.encoding}${view.model ? ` for ${view.model}` : ''}${view.approximate ? ' (approximate)' : ''}.`,
   ];
   if (view.usage)
@@ -77,7 +97,7 @@ export function outsideLines(view: TurnContextView): string[] {
     head,
     ...view.outside.map(
       (o) =>
-        `  - #${o.sequence} [${o.kind}] ${o.title}: ${counted(o.tokens, 'token')}, ${REASONS[o.reason]}${o.preview ? ` — ${o.preview}` : ''}\n`,
+        `  - #${o.sequence} [${o.kind}] ${o.title}: ${counted(o.tokens, 'token')}, ${reasonText(view, o.reason)}${o.preview ? ` — ${o.preview}` : ''}\n`,
     ),
   ];
 }

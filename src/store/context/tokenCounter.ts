@@ -13,7 +13,8 @@ export type EncodingName = 'o200k_base' | 'cl100k_base';
 /** The encoding of a model, and whether that is a guess (an unknown or no model: o200k_base, OpenAI's current one). */
 export function encodingFor(model: string | null | undefined): { encoding: EncodingName; approximate: boolean } {
   // "openai/gpt-4o", "azure/gpt-4.1-mini", a fine-tune's "ft:gpt-4o-mini:org::id": the family is the last part's start.
-  const name = (model ?? '').trim().toLowerCase().replace(/^ft:/, '').replace(/^.*\//, '');
+  // The provider prefix goes first: "openai/ft:gpt-3.5-turbo-0125:org::id" holds the fine-tune's "ft:" after it.
+  const name = (model ?? '').trim().toLowerCase().replace(/^.*\//, '').replace(/^ft:/, '');
   if (/^(gpt-4o|chatgpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|gpt-oss|o\d|codex)/.test(name)) return { encoding: 'o200k_base', approximate: false };
   if (/^(gpt-4|gpt-3\.5|gpt-35|text-embedding-3|text-embedding-ada)/.test(name)) return { encoding: 'cl100k_base', approximate: false };
   return { encoding: 'o200k_base', approximate: true };

@@ -3,8 +3,9 @@
  * stored items outside the window. **Recorded** when the trace store holds the inputs (our runs write them on each
  * model span; agent commands and OTLP tracers may send them: recordedInput.ts); **reconstructed** otherwise, from the
  * session's own rules: the branch's items before the turn (the last `limit` of them when the session's limit is
- * known), the turn's user message, and the turn's items before each model request (a turn that called tools made a
- * request after each batch of outputs). One builder for the view, the CLI and the `turn_context` tool.
+ * known, from the last compaction item on, less the calls stored without their outputs), the turn's input, and the
+ * turn's items before each model request (a turn that called tools made a request after each batch of outputs). One
+ * builder for the view, the CLI and the `turn_context` tool.
  */
 import { turnOrigin } from '../../shared/turnOrigin';
 import {
@@ -25,7 +26,9 @@ import { InvalidArgumentError } from '../errors';
 import { recordedInputOf, type RecordedInput } from '../traces/recordedInput';
 import type { StoredSpan, TurnQuery } from '../traces/traceStore';
 import { turnWindows } from '../traces/turnWindows';
-import { countedItem, instructionsItem, toolsItem, type CountedItem } from './contextItems';
+import { isRecord } from '../../shared/itemText';
+import { countedItem, instructionsItem, kindOf, toolsItem, type CountedItem } from './contextItems';
+import { olderCompaction } from './olderCompaction';
 import { encodingFor, estimateTokens, tokenCounter, type TokenCount } from './tokenCounter';
 
 /** What the builder reads of a session store. */
@@ -69,6 +72,15 @@ interface PendingRequest {
   inputTokens: number | null;
   cachedTokens: number | null;
   cut: boolean;
+  /** Reconstructed: the older items not read are in its window (false once a compaction item in the turn cut them). */
+  older?: boolean;
+}
+
+/** A stored item counted: the item itself, for the rules that read its type and call id. */
+interface StoredCounted {
+  c: CountedItem;
+  sequence: number;
+  item: unknown;
 }
 
 const decoded = (e: ItemEntry): e is DecodedItemEntry => !e.corrupt;
@@ -150,22 +162,113 @@ function isModelOutput(c: CountedItem): boolean {
   return c.kind === 'assistant' || c.kind === 'tool-call' || c.kind === 'reasoning' || c.kind === 'compaction';
 }
 
+/** The index of a turn's first model output: the turn's input (what the run was given) is everything before it. */
+function firstModelOutput(turnItems: readonly CountedItem[]): number {
+  const i = turnItems.findIndex(isModelOutput);
+  return i < 0 ? turnItems.length : i;
+}
+
 /**
  * The turn's items split at its model requests: request k's input holds the turn's items before the k-th response.
- * A response's items (reasoning, messages, calls) follow the items sent; a model output after an item sent starts the
- * next response.
+ * The run's input (the user message and whatever came with it: `run(agent, [user, system])` stores a system or
+ * developer message, or another user message, after it) goes into the first request whole; after that a response's
+ * items (reasoning, messages, calls) follow the items sent, and a model output after an item sent (a tool output)
+ * starts the next response.
  */
 export function requestPrefixes(turnItems: readonly CountedItem[]): number[] {
-  const starts = [1];
+  const first = firstModelOutput(turnItems);
+  const starts = [Math.max(1, first)];
   let sawSent = false;
-  for (let i = 1; i < turnItems.length; i++) {
+  for (let i = first + 1; i < turnItems.length; i++) {
     const out = isModelOutput(turnItems[i]!);
-    if (out && sawSent && i > 1) starts.push(i);
-    if (out) sawSent = false;
-    else sawSent = true;
+    if (out && sawSent) starts.push(i);
+    sawSent = !out;
   }
-  // The first response begins right after the user message (index 1); each later one after the outputs it answered.
-  return [...new Set(starts)];
+  return starts;
+}
+
+/**
+ * Each call type whose output must follow it, and that output's type, in the stored (API) shape: the calls both SDKs
+ * drop from the history when their output is missing (JS `dropOrphanToolCalls`, Python `drop_orphan_function_calls`).
+ * Python also drops a `tool_search_call`; JS keeps it: it is left in, as a hosted search has no output item.
+ */
+const OUTPUT_OF_CALL: Readonly<Record<string, string>> = {
+  function_call: 'function_call_output',
+  custom_tool_call: 'custom_tool_call_output',
+  computer_call: 'computer_call_output',
+  shell_call: 'shell_call_output',
+  local_shell_call: 'local_shell_call_output',
+  apply_patch_call: 'apply_patch_call_output',
+};
+/** The JS SDK's own names of the outputs, for items stored in its shape. */
+const OUTPUT_ALIASES: Readonly<Record<string, string>> = {
+  function_call_result: 'function_call_output',
+  computer_call_result: 'computer_call_output',
+};
+
+const callIdOf = (r: Record<string, unknown>): string | null =>
+  typeof r.call_id === 'string' ? r.call_id : typeof r.callId === 'string' ? r.callId : null;
+const isReasoning = (item: unknown): boolean => isRecord(item) && item.type === 'reasoning';
+
+/**
+ * The indexes of the history items the runner leaves out of the input: a call whose output is neither in the history
+ * nor in the run's input (a call that needed approval, interrupted and never answered: the next message starts a new
+ * run), and the reasoning items just before it (the API refuses reasoning without the item it led to). Both SDKs do
+ * it on the history they read, never on the new input. A hosted shell call still running is kept (JS keeps it).
+ */
+export function orphanCalls(history: readonly unknown[], input: readonly unknown[]): Set<number> {
+  const answered = new Set<string>();
+  for (const item of [...history, ...input]) {
+    if (!isRecord(item) || typeof item.type !== 'string') continue;
+    const callId = callIdOf(item);
+    if (callId !== null) answered.add(`${OUTPUT_ALIASES[item.type] ?? item.type}\n${callId}`);
+  }
+  const dropped = new Set<number>();
+  history.forEach((item, i) => {
+    if (!isRecord(item) || typeof item.type !== 'string') return;
+    const output = OUTPUT_OF_CALL[item.type];
+    const callId = callIdOf(item);
+    // A call without a call id cannot be matched to an output: JS keeps it (Python drops it; the API gives every call one).
+    if (!output || callId === null || answered.has(`${output}\n${callId}`)) return;
+    if (item.type === 'shell_call' && (item.status === undefined || item.status === 'in_progress')) return;
+    dropped.add(i);
+  });
+  if (dropped.size === 0) return dropped;
+  // Reasoning belongs to the next item that is not reasoning: it goes with that item's call.
+  const calls = new Set(dropped);
+  for (let i = history.length - 1; i >= 0; i--) {
+    if (!isReasoning(history[i])) continue;
+    let next = i + 1;
+    while (next < history.length && isReasoning(history[next])) next++;
+    if (calls.has(next)) dropped.add(i);
+  }
+  return dropped;
+}
+
+/**
+ * The stored item each recorded input item is (its index in `stored`, or null), matched as the run sent them: the
+ * input is the tail of the history and the turn, so it is aligned from its end, each item with the newest stored one
+ * of its key older than the one matched after it. Matching by the first equal key would take an older identical
+ * message ("yes" asked twice) for the one sent, and call the items after it not sent.
+ */
+function alignFromEnd(positions: ReadonlyMap<string, readonly number[]>, keys: readonly string[], end: number): (number | null)[] {
+  const at: (number | null)[] = keys.map(() => null);
+  let bound = end;
+  for (let j = keys.length - 1; j >= 0; j--) {
+    const list = positions.get(keys[j]!);
+    if (!list) continue;
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]! < bound) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === 0) continue;
+    bound = list[lo - 1]!;
+    at[j] = bound;
+  }
+  return at;
 }
 
 export async function buildTurnContext(
@@ -202,14 +305,49 @@ export async function buildTurnContext(
         ? limit + CONTEXT_MAX_OUTSIDE
         : HISTORY_READ_ITEMS;
   const node = tree.find((b) => b.branchId === branchId);
-  const history = node
+  let history = node
     ? await historyTail(reader, sessionId, node, turn, turnRows, turnEntries[0]!.sequenceNumber, want)
     : { items: await itemsBetween(reader, sessionId, branchId, null, turnEntries[0]!.sequenceNumber), older: 0 };
+  /** Reconstructed: unread items between an older compaction item and the history read, in the window. */
+  let gap = 0;
+  // The runner sends the history from the last compaction item on, however far back: without a limit (which cuts the
+  // history before a compaction item can matter) and without one among the items read, the unread older items are
+  // searched for one (by the structure rows' type, no item read), and the read reaches back to it.
+  if (
+    recorded.length === 0 &&
+    limit === null &&
+    history.older > 0 &&
+    history.items.length > 0 &&
+    !history.items.some((e) => kindOf(e.item) === 'compaction')
+  ) {
+    const readFrom = history.items[0]!.sequenceNumber;
+    const found = await olderCompaction(reader, sessionId, branchId, readFrom, CONTEXT_MAX_OUTSIDE);
+    if (found) {
+      // The unread rows are those before the compaction item, the item, and the ones between it and the read.
+      const before = Math.max(0, history.older - found.between - 1);
+      const listed = found.listFrom === null ? 0 : Math.min(CONTEXT_MAX_OUTSIDE, before);
+      const start = (found.listFrom ?? found.sequence) - 1;
+      // A near one is read through to the history read, counted exactly; a far one alone (with the items listed
+      // before it), the items after it counted in the window by an estimate, as the unread history is otherwise.
+      const near = found.between <= HISTORY_READ_ITEMS;
+      const more = await itemsBetween(reader, sessionId, branchId, start, near ? readFrom : found.sequence + 1);
+      history = { items: [...more, ...history.items], older: before - listed };
+      if (!near) gap = found.between;
+    }
+  }
 
   const notes: ContextNote[] = [];
   if (unreadable > 0) notes.push({ code: 'recorded-unreadable', requests: unreadable });
-  const historyCounted = history.items.map((e) => ({ c: countedItem(e.item, e.toolName), sequence: e.sequenceNumber }));
-  const turnCounted = turnEntries.map((e) => ({ c: countedItem(e.item, e.toolName), sequence: e.sequenceNumber }));
+  const historyCounted: StoredCounted[] = history.items.map((e) => ({
+    c: countedItem(e.item, e.toolName),
+    sequence: e.sequenceNumber,
+    item: e.item,
+  }));
+  const turnCounted: StoredCounted[] = turnEntries.map((e) => ({
+    c: countedItem(e.item, e.toolName),
+    sequence: e.sequenceNumber,
+    item: e.item,
+  }));
   /** Older items not read: counted outside (`outsideOlder`), or in every request's window (`olderInWindow`). */
   let outsideOlder = 0;
   let olderInWindow = 0;
@@ -221,10 +359,16 @@ export async function buildTurnContext(
   let outside: { c: CountedItem; sequence: number; reason: OutsideReason }[];
   const source: TurnContextView['source'] = recorded.length > 0 ? 'recorded' : 'reconstructed';
   if (source === 'recorded') {
-    // Each recorded item is matched to the stored item it is (the newest stored one with its key), for the view's links.
-    const stored = new Map<string, number>();
-    for (const x of [...historyCounted, ...turnCounted]) stored.set(x.c.key, x.sequence);
-    const sentKeys = new Set<string>();
+    // Each recorded item is matched to the stored item it is (aligned from the end: `alignFromEnd`), for the view's
+    // links and to tell the stored items sent from the ones outside.
+    const stored = [...historyCounted, ...turnCounted];
+    const positions = new Map<string, number[]>();
+    stored.forEach((x, i) => {
+      const list = positions.get(x.c.key);
+      if (list) list.push(i);
+      else positions.set(x.c.key, [i]);
+    });
+    const sent = new Set<number>();
     pending = recorded.map(({ span, input }) => {
       const items: PendingRequest['items'] = [];
       if (input.instructions) items.push({ c: instructionsItem(input.instructions), sequence: null });
@@ -235,23 +379,31 @@ export async function buildTurnContext(
         const r = raw as { call_id?: unknown; name?: unknown };
         if (typeof r.call_id === 'string' && typeof r.name === 'string') names.set(r.call_id, r.name);
       }
-      for (const raw of input.items) {
+      const counted = input.items.map((raw) => {
         const callId = (raw as { call_id?: unknown }).call_id;
-        const c = countedItem(raw, typeof callId === 'string' ? (names.get(callId) ?? null) : null);
-        sentKeys.add(c.key);
-        items.push({ c, sequence: stored.get(c.key) ?? null });
-      }
+        return countedItem(raw, typeof callId === 'string' ? (names.get(callId) ?? null) : null);
+      });
+      const at = alignFromEnd(
+        positions,
+        counted.map((c) => c.key),
+        stored.length,
+      );
+      counted.forEach((c, j) => {
+        const sequence = at[j] != null ? stored[at[j]!]!.sequence : null;
+        if (sequence !== null) sent.add(sequence);
+        items.push({ c, sequence });
+      });
       return { items, model: span.model, inputTokens: span.inputTokens, cachedTokens: span.cachedTokens, cut: input.cut };
     });
-    const firstSent = historyCounted.find((x) => sentKeys.has(x.c.key))?.sequence ?? Number.POSITIVE_INFINITY;
+    const firstSent = historyCounted.find((x) => sent.has(x.sequence))?.sequence ?? Number.POSITIVE_INFINITY;
     const lastCompaction = Math.max(
       -1,
-      ...historyCounted.filter((x) => x.c.kind === 'compaction' && sentKeys.has(x.c.key)).map((x) => x.sequence),
+      ...historyCounted.filter((x) => x.c.kind === 'compaction' && sent.has(x.sequence)).map((x) => x.sequence),
     );
     // An input cut when it was recorded says nothing of the items older than what it kept: they are not called outside.
     const cut = recorded.some((r) => r.input.cut);
     outside = historyCounted
-      .filter((x) => !sentKeys.has(x.c.key) && !(cut && x.sequence < firstSent))
+      .filter((x) => !sent.has(x.sequence) && !(cut && x.sequence < firstSent))
       .map((x) => ({
         ...x,
         reason: (x.sequence < lastCompaction ? 'compaction' : x.sequence < firstSent ? 'limit' : 'not-sent') as OutsideReason,
@@ -270,28 +422,46 @@ export async function buildTurnContext(
     const compactionAt = lastCompaction(limited);
     const windowItems = limited.slice(compactionAt);
     // The items not read are older than every one read: outside with a limit (which the read covers) or a compaction
-    // item, otherwise in the window, their tokens estimated.
+    // item, otherwise in the window, their tokens estimated. Those between a far compaction item and the history
+    // read (`gap`) are in the window.
     if (limit !== null || compactionAt > 0 || limited[0]?.c.kind === 'compaction') outsideOlder = history.older;
     else olderInWindow = history.older;
+    olderInWindow += gap;
+    const prefixes = requestPrefixes(turnCounted.map((x) => x.c));
+    // Calls the history holds without their outputs are not sent (`orphanCalls`); the run's input can answer one.
+    const runInput = turnCounted.slice(0, prefixes[0]).map((x) => x.item);
+    const orphans = orphanCalls(
+      windowItems.map((x) => x.item),
+      runInput,
+    );
+    const sentWindow = windowItems.filter((_, i) => !orphans.has(i));
     outside = [
       ...historyCounted.slice(0, from).map((x) => ({ ...x, reason: 'limit' as OutsideReason })),
       ...limited.slice(0, compactionAt).map((x) => ({ ...x, reason: 'compaction' as OutsideReason })),
+      ...windowItems.filter((_, i) => orphans.has(i)).map((x) => ({ ...x, reason: 'not-sent' as OutsideReason })),
     ];
-    const prefixes = requestPrefixes(turnCounted.map((x) => x.c));
     pending = prefixes.map((n) => {
       // A compaction item produced within the turn (the server compacted mid-turn) cuts the later requests' input too.
-      const items = [...windowItems, ...turnCounted.slice(0, n)];
-      return { items: items.slice(lastCompaction(items)), model: null, inputTokens: null, cachedTokens: null, cut: false };
+      const items = [...sentWindow, ...turnCounted.slice(0, n)];
+      const at = lastCompaction(items);
+      return { items: items.slice(at), model: null, inputTokens: null, cachedTokens: null, cut: false, older: at === 0 };
     });
-    if (usageRow?.requests != null && usageRow.requests > pending.length)
+    // Any difference says something the items do not show: a request whose output was not stored (more), or a run
+    // whose input the store split into turns, or a row counted otherwise (fewer). A row of 0 requests knows none.
+    if (usageRow?.requests != null && usageRow.requests > 0 && usageRow.requests !== pending.length)
       notes.push({ code: 'requests-differ', usageRequests: usageRow.requests, shown: pending.length });
   }
   if (pending.some((r) => r.items.some((x) => x.c.kind === 'compaction'))) notes.push({ code: 'compaction' });
-  pending = pending.slice(0, CONTEXT_MAX_REQUESTS);
+  // A turn of more requests than are listed keeps its last ones (the fullest inputs, and the request the tool lists
+  // by default), each with its own number: the first listed one's index says how many came before it.
+  const skippedRequests = Math.max(0, pending.length - CONTEXT_MAX_REQUESTS);
+  pending = pending.slice(skippedRequests);
 
   const count = await countsFor(encoding, pending, outside);
   const estimatedItems = count.estimated + olderInWindow;
   if (estimatedItems > 0) notes.push({ code: 'estimated', items: estimatedItems });
+  // An image, a file or audio counts only as its placeholder: the model's tokens for it are not known.
+  const uncounted = pending.some((r) => r.items.some((x) => x.c.approximate === true)) || outside.some((x) => x.c.approximate === true);
   // The unread older items' tokens: the history read's average per item, shared among the kinds as theirs is.
   const readTokens = historyCounted.reduce((n, x) => n + count.of(x.c.text), 0);
   const olderTokens = historyCounted.length > 0 ? Math.round((readTokens / historyCounted.length) * olderInWindow) : 0;
@@ -306,7 +476,8 @@ export async function buildTurnContext(
       s.items++;
       shares.set(x.c.kind, s);
     }
-    if (olderInWindow > 0 && total > 0) {
+    const older = r.older === false ? 0 : olderInWindow;
+    if (older > 0 && total > 0) {
       const scale = olderTokens / total;
       for (const s of shares.values()) s.tokens += Math.round(s.tokens * scale);
       total += olderTokens;
@@ -319,10 +490,10 @@ export async function buildTurnContext(
       sequence: x.sequence,
     }));
     return {
-      index: i + 1,
+      index: skippedRequests + i + 1,
       items,
-      omittedItems: r.items.length + olderInWindow - listed.length,
-      itemCount: r.items.length + olderInWindow,
+      omittedItems: r.items.length + older - listed.length,
+      itemCount: r.items.length + older,
       totalTokens: total,
       shares: [...shares.values()].sort((a, b) => b.tokens - a.tokens),
       model: r.model,
@@ -349,7 +520,7 @@ export async function buildTurnContext(
     outsideCount: outside.length + outsideOlder,
     encoding,
     model,
-    approximate: guessed || estimatedItems > 0,
+    approximate: guessed || estimatedItems > 0 || uncounted,
     usage: usageRow ? { requests: usageRow.requests, inputTokens: usageRow.inputTokens, cachedTokens: usageRow.cachedTokens } : null,
     notes,
   };

@@ -50,7 +50,22 @@ export async function turnContext(
   });
   checkCancelled(signal);
   const source = { ...sourceOf(store, sessionId, branch.branchId), turns: { from: turn, to: turn } };
-  const chosen = view.requests[(request > 0 ? Math.min(request, view.requests.length) : view.requests.length) - 1];
+  // Requests are numbered as made; a turn of more than are listed lists its last ones. A number not listed is refused,
+  // never answered with another request's items.
+  const chosen = request > 0 ? view.requests.find((r) => r.index === request) : view.requests.at(-1);
+  if (request > 0 && !chosen) {
+    const first = view.requests[0]?.index ?? 0;
+    const last = view.requests.at(-1)?.index ?? 0;
+    throw new QueryError(
+      'bad-argument',
+      last === 0
+        ? `Turn ${turn} lists no model request.`
+        : request > last
+          ? `Turn ${turn} made ${counted(last, 'model request')}: there is no request ${request}. Pass request ${first}–${last}.`
+          : `Request ${request} of turn ${turn} is not listed: a turn of more than ${counted(view.requests.length, 'request')} lists only its last ones (${first}–${last}). Pass request ${first}–${last}.`,
+      { set: { request: last } },
+    );
+  }
   // Every page repeats the turn's header and its requests, so a continuation reads on its own.
   const header = [contextHeader(view), ...view.requests.map(requestLine)].join('');
   const lines = chosen

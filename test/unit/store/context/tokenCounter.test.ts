@@ -19,7 +19,16 @@ describe('token counts', () => {
       'ft:gpt-4o-mini:org::abc',
     ])
       assert.deepEqual(encodingFor(m), { encoding: 'o200k_base', approximate: false }, m);
-    for (const m of ['gpt-4', 'gpt-4-turbo', 'gpt-3.5-turbo', 'azure/gpt-35-turbo', 'text-embedding-3-small'])
+    for (const m of [
+      'gpt-4',
+      'gpt-4-turbo',
+      'gpt-3.5-turbo',
+      'azure/gpt-35-turbo',
+      'text-embedding-3-small',
+      'ft:gpt-3.5-turbo-0125:acme::x',
+      // The provider prefix before the fine-tune's "ft:".
+      'openai/ft:gpt-3.5-turbo-0125:acme::x',
+    ])
       assert.deepEqual(encodingFor(m), { encoding: 'cl100k_base', approximate: false }, m);
     for (const m of ['claude-sonnet-4', 'loopback-model-1', '', null, undefined])
       assert.deepEqual(encodingFor(m), { encoding: 'o200k_base', approximate: true }, String(m));
