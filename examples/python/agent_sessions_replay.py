@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -62,25 +63,46 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(name)
 
 
-def _canonical(value: Any) -> Any:
-    """A value two equal arguments share: numbers as floats (1, 1.0 and 1e0 are one number, as in JSON), keys sorted
-    when dumped. Booleans stay booleans (in Python True == 1)."""
+class _Number(str):
+    """A JSON number as written. As floats, 9007199254740992 and 9007199254740993 would be one number, 1e400 would be
+    inf and an integer past 1e308 would not convert at all; so the text is kept and compared by its exact value."""
+
+
+_NUMBER = re.compile(r"(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?")
+
+
+def _canonical_number(text: str) -> str:
+    """The number's exact value: "0", or sign, digits without trailing zeros and exponent (1.0, 1e0, 10e-1 -> 1e0)."""
+    m = _NUMBER.fullmatch(text)
+    if not m:
+        return text
+    sign, whole, frac, exp = m.group(1), m.group(2), m.group(3) or "", m.group(4) or "0"
+    digits = (whole + frac).lstrip("0")
+    if not digits:
+        return "0"  # every zero is one value, -0 included (as in JavaScript)
+    trimmed = digits.rstrip("0")
+    return f"{sign}{trimmed}e{int(exp) - len(frac) + len(digits) - len(trimmed)}"
+
+
+def _canonical(value: Any) -> str:
+    """The text two equal arguments share: keys sorted at every depth, numbers by exact value (1, 1.0 and 1e0 are one
+    number, as in JSON; 9007199254740992 and 9007199254740993 are two). Booleans stay booleans (in Python True == 1)."""
+    if isinstance(value, _Number):
+        return "n" + _canonical_number(value)
     if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, (int, float)):
-        return float(value)
+        return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
-        return [_canonical(v) for v in value]
-    return {k: _canonical(v) for k, v in value.items()}
+        return "[" + ",".join(_canonical(v) for v in value) + "]"
+    return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + _canonical(value[k]) for k in sorted(value)) + "}"
 
 
 def arguments_key(text: str) -> str:
     """The key arguments are compared by: canonical JSON, or the text itself when it is not JSON."""
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
-    except (ValueError, TypeError):
+        value = json.loads(text, parse_constant=_reject_constant, parse_int=_Number, parse_float=_Number)
+    except (ValueError, TypeError, RecursionError):
         return "t" + str(text)
-    return "j" + json.dumps(_canonical(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "j" + _canonical(value)
 
 
 # --- recorded outputs as the SDK's tool results ----------------------------------------------------------------------

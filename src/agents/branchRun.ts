@@ -77,7 +77,8 @@ async function streamRun(
 ): Promise<StreamedRun> {
   const traceId = trace?.traceId;
   // A traced run records each model request's input too (runTracing.ts): the Context tab's "recorded".
-  const modelProvider = trace ? trace.provider(prepared.modelProvider) : prepared.modelProvider;
+  // Replay sees each model response before the SDK acts on it (replay/replayedTools.ts): the model's order decides.
+  const modelProvider = replay.provider(trace ? trace.provider(prepared.modelProvider) : prepared.modelProvider);
   const recording = new RecordingSession(prepared.session, (items) => replay.rewrite(items));
   // Traced only into our own trace store (runTracing.ts), unless the user opted in to OpenAI's dashboard too; never
   // with the SDK's default processor, which would export with the environment's key unasked.

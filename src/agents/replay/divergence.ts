@@ -18,7 +18,8 @@ export function findDivergence(
     const a = calls[i];
     const side = (c: { name: string; arguments: string } | undefined) => (c ? { name: c.name, arguments: c.arguments } : null);
     if (!r || !a || r.name !== a.name) return { step: i + 1, recorded: side(r), actual: side(a), diff: [] };
-    if (nameOnly.includes(a.name)) continue;
+    // A namespaced tool is named in `nameOnly` with or without its namespace (`billing.refund`, `refund`).
+    if (nameOnly.includes(a.name) || nameOnly.includes(a.name.slice(a.name.indexOf('.') + 1))) continue;
     const rp = parseArguments(r.arguments);
     const ap = parseArguments(a.arguments);
     if (argumentsKey(rp) !== argumentsKey(ap)) return { step: i + 1, recorded: side(r), actual: side(a), diff: argumentDiff(rp, ap) };

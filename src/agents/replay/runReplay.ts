@@ -3,19 +3,20 @@
  * outputs put back exactly when the SDK writes the output items, and the summary the outcome carries. A run without a
  * recorded turn (continuing past the recording) has an empty table: every call is marked live.
  */
-import type { Agent, AgentInputItem } from '@openai/agents';
+import type { Agent, AgentInputItem, ModelProvider } from '@openai/agents';
 import type { ReplayMark, ReplaySummary, ReplayTable, ToolsMode } from '../../shared/protocol/replay';
 import { toStoredItem } from '../../store';
 import type { RecordedTurn } from '../branchOpening';
 import { findDivergence } from './divergence';
 import { ReplayMatcher, StrictReplayError } from './replayMatcher';
-import { withReplayedTools, type ReplayedOutputs } from './replayedTools';
+import { ReplayWiring, replayedProvider, withReplayedTools, type ReplayedOutputs } from './replayedTools';
 import { buildReplayTable } from './replayTable';
 
 export class RunReplay {
   readonly table: ReplayTable;
   readonly matcher: ReplayMatcher;
   private readonly outputs: ReplayedOutputs = new Map();
+  private readonly wiring: ReplayWiring;
 
   constructor(
     readonly mode: ToolsMode,
@@ -25,12 +26,22 @@ export class RunReplay {
     this.table = recorded
       ? buildReplayTable(recorded.items, { branchId: recorded.branchId, turn: recorded.turn })
       : { branchId: '', turn: 0, calls: [], hosted: [] };
-    this.matcher = new ReplayMatcher(this.table, { mode, nameOnly });
+    this.matcher = new ReplayMatcher(this.table, { mode, nameOnly, recorded: recorded !== null });
+    this.wiring = new ReplayWiring(this.matcher, this.outputs);
   }
 
-  /** The agent the runner runs: the user's, with its function tools asking the matcher first. */
+  /** The agent the runner runs: the user's, with its tools (and its handoffs' agents' tools) asking the matcher first. */
   agent(agent: Agent): Agent {
-    return withReplayedTools(agent, this.matcher, this.outputs);
+    return withReplayedTools(agent, this.wiring);
+  }
+
+  /**
+   * The run's model provider, its models' responses planned in the model's call order (replayedTools.ts): for agents
+   * whose model is a name. Without a provider the runner's default one serves them, unplanned: their calls are then
+   * matched in the order the SDK reaches their tools.
+   */
+  provider(provider: ModelProvider | undefined): ModelProvider | undefined {
+    return provider && replayedProvider(provider, this.wiring);
   }
 
   /**

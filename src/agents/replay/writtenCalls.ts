@@ -89,7 +89,7 @@ export function checkWrittenCalls(args: WrittenCallsArgs): WrittenCallsCheck {
       strictFailure = strictMessage(call.name, call.arguments, matched !== null, near, args.source !== null);
   }
 
-  const disagreements = compareReports(marks, args.reports, mode);
+  const disagreements = compareReports(marks, args.reports, mode, table);
   return {
     summary: {
       mode,
@@ -97,8 +97,8 @@ export function checkWrittenCalls(args: WrittenCallsArgs): WrittenCallsCheck {
       recordedCalls: table.calls.length,
       marks,
       hosted: table.hosted.map((h) => h.type),
-      // The calls as the run made them: the written ones, and in strict the refused ones only a report tells of (they
-      // were never written, yet they are where the run left the recording).
+      // The calls as the run made them: the written ones, and in strict those only a report tells of (the refused
+      // call and the calls replayed before it were never written, yet they are where the run went).
       divergence: args.source ? findDivergence(table, marks, args.nameOnly) : null,
       disagreements,
     },
@@ -112,7 +112,7 @@ export function checkWrittenCalls(args: WrittenCallsArgs): WrittenCallsCheck {
  * call, which recorded call) can disagree. A call the command did not report is not a disagreement: a version-1
  * agent reports nothing, and a handoff is a function call no tool wrapper sees.
  */
-function compareReports(marks: ReplayMark[], reports: readonly ReplayReport[], mode: ToolsMode): string[] {
+function compareReports(marks: ReplayMark[], reports: readonly ReplayReport[], mode: ToolsMode, table: ReplayTable): string[] {
   const byCall = new Map<string, ReplayReport>();
   for (const r of reports) if (!byCall.has(r.callId)) byCall.set(r.callId, r);
   const lines: string[] = [];
@@ -127,13 +127,28 @@ function compareReports(marks: ReplayMark[], reports: readonly ReplayReport[], m
       `${m.name} (${m.callId}): reported ${reportText(r)}, but ${m.outcome === 'replayed' ? `its written output is the recorded output of ${m.recordedCallId}` : 'its written output is not a recorded output of a matching call'}`,
     );
   }
-  for (const r of byCall.values()) {
-    // What strict asks of an agent: a call that matches nothing is refused before it runs, so it is never written. The
-    // report is then the only trace of the call; nothing ran, so believing it costs nothing.
-    if (mode === 'strict' && r.outcome === 'unmatched')
+  // What strict asks of an agent: a call that matches nothing is refused before it runs, and the run is rolled back,
+  // so nothing it wrote is kept. The reports are then the only trace of the run's calls: the refused one and the ones
+  // replayed before it. Nothing ran (a replayed call's tool is not run either), so believing them costs nothing; a
+  // report of a recorded call that does not exist, or of one already used, is still a disagreement.
+  const unwritten = [...byCall.values()];
+  const refusedAt = mode === 'strict' ? unwritten.findIndex((r) => r.outcome === 'unmatched') : -1;
+  const usedRecorded = new Set(marks.filter((m) => m.outcome === 'replayed').map((m) => m.recordedCallId));
+  unwritten.forEach((r, i) => {
+    const recorded = table.calls.find((c) => c.callId === r.recordedCallId && c.hasOutput);
+    if (i === refusedAt)
       marks.push({ callId: r.callId, name: r.name, arguments: r.arguments ?? '', outcome: 'unmatched', recordedCallId: r.recordedCallId });
-    else lines.push(`${r.name} (${r.callId}): reported ${reportText(r)}, but no such call was written`);
-  }
+    else if (refusedAt >= 0 && i < refusedAt && r.outcome === 'replayed' && recorded && !usedRecorded.has(recorded.callId)) {
+      usedRecorded.add(recorded.callId);
+      marks.push({
+        callId: r.callId,
+        name: r.name,
+        arguments: r.arguments ?? recorded.arguments,
+        outcome: 'replayed',
+        recordedCallId: recorded.callId,
+      });
+    } else lines.push(`${r.name} (${r.callId}): reported ${reportText(r)}, but no such call was written`);
+  });
   return lines;
 }
 

@@ -574,6 +574,27 @@ describe('contract: the Python agent command (examples/python/replay_agent.py, t
     const written = () => calls().flatMap((c) => (c.call === 'add_items' ? (c.items as Json[]) : []));
     const toolRuns = () => calls().filter((c) => c.call === 'tool_function');
 
+    it('arguments_key compares numbers by exact value: big integers and numbers past a float stay apart', () => {
+      // As docs/replay.md has it for our own runs: 1.0 = 1e0 = 1, but 2^53 and 2^53 + 1 are two numbers, and 1e400 is
+      // neither null nor an error.
+      const script = [
+        'import json, sys',
+        'from agent_sessions_replay import arguments_key as k',
+        'print(json.dumps([',
+        '  k(\'{"n": 9007199254740992}\') == k(\'{"n": 9007199254740993}\'),',
+        '  k(\'{"n": 1e400}\') == k(\'{"n": null}\'),',
+        '  k(\'{"n": 1.0, "m": -0}\') == k(\'{ "m": 0, "n": 1e0 }\'),',
+        '  k(\'{"n": \' + "1" * 400 + \'}\').startswith("j"),',
+        ']))',
+      ].join('\n');
+      const r = spawnSync(PYTHON, ['-c', script], {
+        encoding: 'utf8',
+        env: { ...process.env, PYTHONPATH: [join(REPO, 'examples/python'), STANDIN].join(':') },
+      });
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout), [false, false, true, true]);
+    });
+
     it('replay: matching calls get the recorded outputs, the tool never runs, each call is reported replayed with its recorded id', async () => {
       const parts = [{ type: 'input_text', text: 'Recorded: fog in Lyon' }];
       const tools = {

@@ -147,7 +147,59 @@ describe('replay: matching calls against the table', () => {
   it('strict: a turn without calls refuses every call, saying so', () => {
     const err = refusal(() => matcher(table(), 'strict').decide('n1', 'get_weather', '{}'));
     assert.equal(err.nearest, null);
-    assert.match(err.message, /The recorded turn has no function calls\.$/);
+    assert.match(err.message, /The recorded turn has no tool calls\.$/);
+  });
+
+  it('strict: a call recorded without an output is said to have none, not to have been used', () => {
+    const err = refusal(() => matcher(table(recorded('r1', 'charge', '{"a":5}', null, false)), 'strict').decide('n1', 'charge', '{"a":5}'));
+    assert.match(err.message, /Nearest recorded call: charge \(r1\) \(it was recorded without an output, so it cannot be replayed\)\.$/);
+  });
+
+  it('strict past the recording: says there is no recorded turn', () => {
+    const m = new ReplayMatcher(table(), { mode: 'strict', recorded: false });
+    const err = refusal(() => m.decide('n1', 'send_mail', '{}'));
+    assert.match(err.message, /The run continues past the recording: there is no recorded turn, so no call can be replayed\.$/);
+  });
+
+  it('strict: a name-only tool called once more than recorded is told its output was used, with no argument diff', () => {
+    const m = matcher(table(recorded('m1', 'send_mail', '{"ts":1}')), 'strict', ['send_mail']);
+    m.decide('n1', 'send_mail', '{"ts":2}');
+    const err = refusal(() => m.decide('n2', 'send_mail', '{"ts":3}'));
+    assert.deepEqual(err.diff, []);
+    assert.match(err.message, /send_mail \(m1\) \(send_mail is matched by name only; its output was already used by an earlier call\)\.$/);
+  });
+
+  it('plans a response: the model order decides between identical calls, and marks follow it', () => {
+    const m = matcher(table(recorded('r1', 'now', '{}', 'first'), recorded('r2', 'now', '{}', 'second')));
+    m.plan([
+      { callId: 'a', name: 'now', arguments: '{}' },
+      { callId: 'b', name: 'now', arguments: '{}' },
+    ]);
+    // The SDK reaches b's tool first.
+    const b = m.decide('b', 'now', '{}');
+    const a = m.decide('a', 'now', '{}');
+    assert.deepEqual([a.outcome === 'replayed' && a.recorded.callId, b.outcome === 'replayed' && b.recorded.callId], ['r1', 'r2']);
+    assert.deepEqual(
+      m.marks.map((x) => x.callId),
+      ['a', 'b'],
+    );
+  });
+
+  it('matches namespaced tools by namespace and name', () => {
+    const m = matcher(table(recorded('r1', 'sandbox.refund', '{"o":7}')), 'replay');
+    assert.equal(m.decide('n1', 'billing.refund', '{"o":7}').outcome, 'live');
+    assert.equal(m.decide('n2', 'sandbox.refund', '{"o":7}').outcome, 'replayed');
+  });
+
+  it('never replays a call that cannot be replayed (a computer action): live in replay, refused in strict', () => {
+    assert.equal(
+      matcher(table(recorded('r1', 'computer', '{"type":"click"}'))).decide('n1', 'computer', '{"type":"click"}', false).outcome,
+      'live',
+    );
+    const err = refusal(() =>
+      matcher(table(recorded('r1', 'computer', '{"type":"click"}')), 'strict').decide('n1', 'computer', '{"type":"click"}', false),
+    );
+    assert.match(err.message, /runs on this machine and cannot be replayed, so it was not run/);
   });
 
   it('a renamed tool is unmatched, with the nearest recorded name', () => {

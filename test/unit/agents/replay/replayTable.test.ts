@@ -98,6 +98,56 @@ describe('replay: the replay table of a recorded turn', () => {
     );
   });
 
+  it('reads a JS-shaped output as the SDK reads it back: a text part is its text', () => {
+    const table = buildReplayTable(
+      [
+        { type: 'function_call', callId: 'j1', name: 'get_weather', arguments: '{}' },
+        { type: 'function_call_result', callId: 'j1', name: 'get_weather', output: { type: 'text', text: 'Paris: 18C' } },
+      ],
+      where,
+    );
+    assert.deepEqual(
+      table.calls.map((c) => [c.callId, c.output]),
+      [['j1', 'Paris: 18C']],
+    );
+  });
+
+  it('names a namespaced call with its namespace, and leaves handoffs out', () => {
+    const table = buildReplayTable(
+      [
+        call('h1', 'transfer_to_billing', '{}'),
+        output('h1', '{"assistant": "billing"}'),
+        { ...call('c1', 'refund', '{"order":7}'), namespace: 'sandbox' },
+        output('c1', 'dry run'),
+      ],
+      where,
+    );
+    assert.deepEqual(
+      table.calls.map((c) => [c.callId, c.name]),
+      [['c1', 'sandbox.refund']],
+    );
+  });
+
+  it('lists calls the SDK runs on this machine (shell, apply_patch) with their outputs, and not as hosted', () => {
+    const table = buildReplayTable(
+      [
+        { type: 'shell_call', call_id: 's1', status: 'completed', action: { commands: ['ls'], timeout_ms: null } },
+        { type: 'shell_call_output', call_id: 's1', output: [{ stdout: 'a', stderr: '', outcome: { type: 'exit', exit_code: 0 } }] },
+        { type: 'apply_patch_call', call_id: 'p1', status: 'completed', operation: { type: 'delete_file', path: 'x' } },
+        { type: 'apply_patch_call_output', call_id: 'p1', status: 'completed', output: 'deleted' },
+      ],
+      where,
+    );
+    assert.deepEqual(table.hosted, []);
+    assert.deepEqual(
+      table.calls.map((c) => [c.callId, c.name, c.arguments, c.output]),
+      [
+        ['s1', 'shell', '{"commands":["ls"]}', [{ stdout: 'a', stderr: '', outcome: { type: 'exit', exit_code: 0 } }]],
+        ['p1', 'apply_patch', '{"type":"delete_file","path":"x"}', { status: 'completed', output: 'deleted' }],
+      ],
+    );
+  });
+
   it('answers a call with its first output only, and ignores outputs of no call', () => {
     const table = buildReplayTable([call('c1', 't', '{}'), output('c1', 'first'), output('c1', 'second'), output('zz', 'stray')], where);
     assert.deepEqual(
@@ -111,7 +161,7 @@ describe('replay: the replay table of a recorded turn', () => {
     assert.equal(table.calls[0]!.arguments, '{"a":1}');
   });
 
-  it('lists hosted calls apart, with their ids: they cannot be replayed', () => {
+  it('lists hosted calls apart, with their ids: they cannot be replayed; calls run on this machine are calls', () => {
     const table = buildReplayTable(
       [
         { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'weather' } },
@@ -127,11 +177,14 @@ describe('replay: the replay table of a recorded turn', () => {
       { type: 'web_search_call', callId: 'ws_1' },
       { type: 'file_search_call', callId: 'fs_1' },
       { type: 'code_interpreter_call', callId: 'ci_1' },
-      { type: 'computer_call', callId: 'call_cu_1' },
     ]);
+    // A computer action is run by the SDK on this machine, not by the provider: a call of the turn (docs/replay.md).
     assert.deepEqual(
-      table.calls.map((c) => c.callId),
-      ['c1'],
+      table.calls.map((c) => [c.callId, c.name, c.arguments]),
+      [
+        ['c1', 'get_weather', '{}'],
+        ['call_cu_1', 'computer', '{"type":"screenshot"}'],
+      ],
     );
   });
 

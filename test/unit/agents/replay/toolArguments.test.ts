@@ -22,6 +22,31 @@ describe('replay: tool arguments as JSON values', () => {
     assert.notEqual(key('{"n":1}'), key('{"n":1.5}'));
   });
 
+  it('compares numbers by their exact value, not as JavaScript rounds them', () => {
+    assert.notEqual(key('{"order_id":9007199254740992}'), key('{"order_id":9007199254740993}'));
+    assert.deepEqual(diff('{"order_id":9007199254740993}', '{"order_id":9007199254740992}'), [
+      'order_id: 9007199254740993 → 9007199254740992',
+    ]);
+    assert.notEqual(key('{"limit":1e400}'), key('{"limit":null}'));
+    assert.notEqual(key('{"limit":1e400}'), key('{"limit":1e401}'));
+    assert.notEqual(key('{"x":0.1}'), key('{"x":0.10000000000000001}'));
+    // Still one value: spellings of one number, either zero, escapes, and a key given twice (the last wins).
+    assert.equal(key('{"n":12300}'), key('{"n":1.23e4}'));
+    assert.equal(key('{"n":-0}'), key('{"n":0.0e5}'));
+    assert.equal(key('{"n":1e400}'), key('{"n":10E399}'));
+    assert.equal(key('{"s":"\\u00e9"}'), key('{"s":"é"}'));
+    assert.equal(key('{"a":1,"a":2}'), key('{"a":2}'));
+    assert.equal(key('{"__proto__":{"x":1}}'), key('{ "__proto__" : {"x":1.0} }'));
+    assert.notEqual(key('{"__proto__":{"x":1}}'), key('{}'));
+  });
+
+  it('reads as JSON exactly what JSON.parse reads', () => {
+    for (const text of ['{}', '[]', ' 1 ', '"x"', 'null', 'true', '[1,{"a":[false]}]', '-1.5E-3'])
+      assert.equal(parseArguments(text).json, true, text);
+    for (const text of ['{a:1}', '[1,]', '01', '1.', '.5', '+1', '"\\x"', "'x'", '{"a":1}x', '', 'NaN'])
+      assert.equal(parseArguments(text).json, false, text);
+  });
+
   it('tells null from an absent key', () => {
     assert.notEqual(key('{"x":null}'), key('{}'));
     assert.deepEqual(diff('{"x":null}', '{}'), ['x: null → (absent)']);

@@ -136,6 +136,38 @@ describe('replay: the marks of calls an agent command wrote', () => {
     });
   });
 
+  it('strict: the calls an agent replayed before its refusal are what happened, not disagreements', () => {
+    // docs/agent-command.md §4: the refused run is rolled back, so nothing is written; the reports tell the calls.
+    const r = check(
+      'strict',
+      [],
+      [
+        { callId: 'c1', name: 'now', outcome: 'replayed', recordedCallId: 'r1', arguments: '{}' },
+        { callId: 'c2', name: 'lookup', outcome: 'unmatched', recordedCallId: 'r3', arguments: '{"q":"b"}' },
+      ],
+    );
+    assert.deepEqual(
+      r.summary.marks.map((m) => [m.callId, m.outcome, m.recordedCallId]),
+      [
+        ['c1', 'replayed', 'r1'],
+        ['c2', 'unmatched', 'r3'],
+      ],
+    );
+    assert.deepEqual(r.summary.disagreements, []);
+    // Step 1 matched (`now` replayed from r1); the run left the recording at step 2.
+    assert.equal(r.summary.divergence?.step, 2);
+    // A replayed report of a recorded call that does not exist is still not believed.
+    const bad = check(
+      'strict',
+      [],
+      [
+        { callId: 'c1', name: 'now', outcome: 'replayed', recordedCallId: 'r9' },
+        { callId: 'c2', name: 'now', outcome: 'unmatched', recordedCallId: null },
+      ],
+    );
+    assert.deepEqual(bad.summary.disagreements, ['now (c1): reported replayed from r9, but no such call was written']);
+  });
+
   it('live marks every call live with no recorded call; the summary lists the hosted calls and the divergence', () => {
     const r = check('live', written(['c1', 'now', '{}', '10:00']));
     assert.deepEqual(
