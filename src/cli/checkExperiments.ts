@@ -4,9 +4,12 @@
  * one; never the session file), and the flips from a saved experiment. Both names are checked before any case runs —
  * a baseline that does not exist, or a name saved already without --force, would otherwise cost the whole check.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { CheckReport } from '../agents/check/checkTypes';
 import { ExperimentStoreError } from '../store/experiments/experimentErrors';
+import { OutputFileError } from '../store/files/outputFileError';
+import { refuseSymlinks } from '../store/files/outputGuard';
 import { ExperimentStore, checkExperimentName, defaultExperimentsPath } from '../store/experiments/experimentStore';
 import type { BaselineComparison, ExperimentSummary } from '../store/experiments/experimentTypes';
 import { NotFoundError, UsageError } from './exitCodes';
@@ -44,6 +47,13 @@ export function planExperiments(args: ExperimentArgs): ExperimentPlan | undefine
     }
   };
   const plan: ExperimentPlan = { path, save: name('save', args.save), baseline: name('baseline', args.baseline) };
+  if (plan.save !== undefined) {
+    // What the save would refuse after every case ran, refused now: a link at the store's path (or its -wal, -shm),
+    // and a folder that is not there to create the store in.
+    refuseSymlinks(path, 'experiment store');
+    if (!existsSync(path) && !isFolder(dirname(resolve(path))))
+      throw new OutputFileError('io', `Cannot create the experiment store ${path}: the folder ${dirname(path)} does not exist.`);
+  }
   if (!existsSync(path)) {
     if (plan.baseline !== undefined) throw new NotFoundError(`--baseline ${plan.baseline}: there is no experiment store at ${path} yet`);
     return plan;
@@ -68,18 +78,39 @@ export function planExperiments(args: ExperimentArgs): ExperimentPlan | undefine
   return plan;
 }
 
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 export interface ExperimentOutcome {
   comparison: BaselineComparison | null;
   saved: ExperimentSummary | null;
 }
 
-/** Compares with the baseline (first), then saves. */
-export function applyExperiments(plan: ExperimentPlan, report: CheckReport, force: boolean): ExperimentOutcome {
-  const store = ExperimentStore.open(plan.path, plan.save !== undefined ? {} : { readonly: true, fileMustExist: true });
+/**
+ * The flips from the baseline (read only), or null without --baseline. Made before the save (which may replace the
+ * baseline itself) and before the reports (the Markdown shows them).
+ */
+export function compareExperiment(plan: ExperimentPlan, report: CheckReport): BaselineComparison | null {
+  if (plan.baseline === undefined) return null;
+  const store = ExperimentStore.open(plan.path, { readonly: true, fileMustExist: true });
   try {
-    const comparison = plan.baseline !== undefined ? store.compareWithBaseline(plan.baseline, report) : null;
-    const saved = plan.save !== undefined ? store.saveExperiment(plan.save, report, { force }) : null;
-    return { comparison, saved };
+    return store.compareWithBaseline(plan.baseline, report);
+  } finally {
+    store.close();
+  }
+}
+
+/** Saves the check as --save names it (after the reports are written: a save that fails loses no report). */
+export function saveExperiment(plan: ExperimentPlan, report: CheckReport, force: boolean): ExperimentSummary | null {
+  if (plan.save === undefined) return null;
+  const store = ExperimentStore.open(plan.path);
+  try {
+    return store.saveExperiment(plan.save, report, { force });
   } finally {
     store.close();
   }

@@ -18,9 +18,9 @@ import { reviewTurnSet, turnFilter, turnSetKey } from '../../store/search/review
 import { searchDatabase } from '../../store/search/searchDatabase';
 import type { SearchQuery } from '../../store/search/searchQuery';
 import { isMessageItem, messageText } from '../../shared/itemText';
-import { buildReplayTable } from '../replay/replayTable';
 import { userMessageOf, whatIfInput } from '../whatIfInput';
 import type { CheckCase } from './checkTypes';
+import { trajectorySteps } from './trajectorySteps';
 
 /** Turns read from the session file per request (one read transaction each). */
 const TURNS_PER_READ = 200;
@@ -37,6 +37,12 @@ export interface CaseSelection {
   orphaned: OrphanedCase[];
   /** Reviewed turns the query selected that have nothing to expect (a bad turn without a correction, no verdict). */
   withoutExpectation: number;
+  /**
+   * Reviews not checked because another review of the same turn is (one case per turn, as a case's id names the
+   * turn): a review of another user message the turn held before, when the turn's current message is reviewed too,
+   * or the older of two such stale reviews. For people, with why.
+   */
+  superseded: OrphanedCase[];
 }
 
 export interface CaseSelectionOptions {
@@ -77,8 +83,7 @@ export async function selectCases(db: Reader, reviews: ReviewData, options: Case
     (a, b) =>
       compare(a.review.sessionId, b.review.sessionId) || compare(a.review.branchId, b.review.branchId) || a.review.turn - b.review.turn,
   );
-  const cases: CheckCase[] = [];
-  const orphaned: OrphanedCase[] = [];
+  const made: { made: CheckCase | OrphanedCase; updatedMs: number }[] = [];
   for (const group of byBranch(candidates)) {
     for (let at = 0; at < group.length; at += TURNS_PER_READ) {
       options.signal?.throwIfAborted();
@@ -89,14 +94,53 @@ export async function selectCases(db: Reader, reviews: ReviewData, options: Case
         branchId,
         slice.map((c) => c.review.turn),
       );
-      slice.forEach((c, i) => {
-        const made = caseOf(c, turns[i]!);
-        if ('reason' in made) orphaned.push(made);
-        else cases.push(made);
-      });
+      slice.forEach((c, i) => made.push({ made: caseOf(c, turns[i]!), updatedMs: c.review.updatedMs }));
     }
   }
-  return { cases, orphaned, withoutExpectation };
+  return { ...onePerTurn(made), withoutExpectation };
+}
+
+/**
+ * One case per turn. Reviews are kept per turn *and* user message, so a turn whose message changed can hold a stale
+ * review beside the current one; both named one case id, and the experiment store (rightly) refuses a report that
+ * holds an id twice — after every case had run. The review of the turn's current message wins (the stale one could
+ * only be orphaned); of stale reviews alone, the newest is the orphan reported.
+ */
+function onePerTurn(list: readonly { made: CheckCase | OrphanedCase; updatedMs: number }[]): {
+  cases: CheckCase[];
+  orphaned: OrphanedCase[];
+  superseded: OrphanedCase[];
+} {
+  const best = new Map<string, { made: CheckCase | OrphanedCase; updatedMs: number }>();
+  const rank = (e: { made: CheckCase | OrphanedCase; updatedMs: number }) => ['reason' in e.made ? 0 : 1, e.updatedMs] as const;
+  for (const e of list) {
+    const id = 'reason' in e.made ? e.made.case.id : e.made.id;
+    const had = best.get(id);
+    const [a, b] = [rank(e), had ? rank(had) : null];
+    if (!b || a[0] > b[0] || (a[0] === b[0] && a[1] > b[1])) best.set(id, e);
+  }
+  const winners = new Set([...best.values()]);
+  const cases: CheckCase[] = [];
+  const orphaned: OrphanedCase[] = [];
+  const superseded: OrphanedCase[] = [];
+  for (const e of list) {
+    const m = e.made;
+    if (winners.has(e)) {
+      if ('reason' in m) orphaned.push(m);
+      else cases.push(m);
+      continue;
+    }
+    const winner = best.get('reason' in m ? m.case.id : m.id)!.made;
+    const c = 'reason' in m ? m.case : m;
+    superseded.push({
+      case: c,
+      reason:
+        'reason' in winner
+          ? 'a newer review of the same turn is reported instead'
+          : 'a review of another message the turn held before; the review of its current message is checked',
+    });
+  }
+  return { cases, orphaned, superseded };
 }
 
 /** Whether the query asks anything of the items (text, tool, role, failed), beyond the review filters. */
@@ -185,13 +229,13 @@ function caseOf(c: Candidate, entries: readonly ItemEntry[]): CheckCase | Orphan
   if (entries.some((e) => e.corrupt)) return { case: base, reason: 'an item of the turn cannot be read' };
   if (c.correction && !items.some((i) => contentKey(i) === c.correction!.itemKey))
     return { case: base, reason: 'the corrected answer is no longer in the turn' };
-  const table = buildReplayTable(items, { branchId: r.branchId, turn: r.turn });
   return {
     ...base,
     input: whatIfInput(user) as string | unknown[],
     expected: {
       answer: c.correction ? c.correction.text : recordedAnswer(items),
-      trajectory: table.calls.map((call) => ({ name: call.name, arguments: call.arguments })),
+      // Every call of the turn, hosted and MCP ones too (trajectorySteps.ts).
+      trajectory: trajectorySteps(items).map((step) => ({ name: step.name, arguments: step.arguments })),
     },
   };
 }

@@ -10,16 +10,16 @@ import { performance } from 'node:perf_hooks';
 import { runCommandOnBranch, type CommandAgent, type CommandRunOptions } from '../command/commandRun';
 import { useLauncherThread } from '../command/launcher';
 import { IN_THREAD_STORE, type RunStore } from '../runSession';
-import { redactDeep, redactableSecrets } from '../apiKey';
+import { redactDeep, redactSecrets, redactableSecrets } from '../apiKey';
 import type { SessionDatabase } from '../../store/inspector/sessionDatabase';
 import type { SessionReader } from '../../store/inspector/sessionReader';
 import type { ToolsMode, ReplaySummary } from '../../shared/protocol/replay';
 import type { RunOutcome } from '../../shared/protocol/runEvents';
 import { errorMessage } from '../../shared/errorMessage';
-import { buildReplayTable } from '../replay/replayTable';
 import type { OrphanedCase } from './checkCases';
 import type { CaseResult, CaseRun, CheckCase, CheckReport, Grader, GraderResult } from './checkTypes';
 import { ScratchFolder, type ScratchCase } from './scratchStore';
+import { trajectorySteps } from './trajectorySteps';
 
 /** Cases run at once by default, and the bounds of `--concurrency`. */
 export const DEFAULT_CONCURRENCY = 4;
@@ -172,12 +172,15 @@ async function runCase(
 ): Promise<CaseResult | null> {
   const t0 = performance.now();
   const signal = options.signal;
+  // The run's secrets (docs/agent-command.md §5): what the run stored, what the graders said and every error are
+  // redacted with them before they reach the lines, the reports or the experiment store.
+  const secrets = redactableSecrets([options.run?.apiKey, (options.run?.env ?? process.env).OPENAI_API_KEY]);
   const error = (message: string, run: CaseRun | null = null, graders: GraderResult[] = []): CaseResult => ({
     case: c,
     status: 'error',
-    graders,
+    graders: redactDeep(graders, secrets),
     run,
-    error: message,
+    error: redactSecrets(message, secrets),
     ms: Math.round(performance.now() - t0),
   });
   let place: ScratchCase | undefined;
@@ -214,7 +217,7 @@ async function runCase(
     if (outcome.kind === 'run/failed') return error(outcome.message);
     const trajectory =
       stored !== undefined && forkId !== null
-        ? trajectoryOf(stored, forkId, outcome.written.turn ?? 0)
+        ? trajectoryOf(stored)
         : await writtenTrajectory(
             place?.store ?? options.run?.store ?? IN_THREAD_STORE,
             where.dbPath,
@@ -235,12 +238,18 @@ async function runCase(
         replay: outcome.replay ? asRecordedOn(outcome.replay, c, !!scratch) : null,
         branchId: scratch ? null : forkId,
       },
-      redactableSecrets([options.run?.apiKey, (options.run?.env ?? process.env).OPENAI_API_KEY]),
+      secrets,
     );
+    // A run that stored no answer (its turn only the user message, or calls and no reply) gave nothing to judge:
+    // a grader of the calls alone would pass it on a turn without calls. Unless the recorded turn itself ended
+    // without an answer (expected answer null: a turn that ended on a call), it is an error, whatever the graders.
+    if (run.answer.trim() === '' && c.expected.answer !== null)
+      return error('The agent wrote no answer: its turn holds no assistant message with text (nothing to grade).', run);
     const graders: GraderResult[] = [];
     for (const g of options.graders) {
       try {
-        graders.push(await g.grade(c, run, signal ?? new AbortController().signal));
+        // Each grader redacts what it says before cutting it to a reason; this is the last line of defence.
+        graders.push(redactDeep(await g.grade(c, run, signal ?? new AbortController().signal), secrets));
       } catch (err) {
         if (signal?.aborted) return null;
         return error(`grader ${g.name}: ${errorMessage(err)}`, run, graders);
@@ -269,17 +278,16 @@ function userTables(db: Pick<SessionDatabase, 'tables'>): { sessions: string; me
   return t.sessions === null ? undefined : { sessions: t.sessions, messages: t.messages };
 }
 
-/** The new turn's function calls with the outputs they got, from the run's items as stored. */
-function trajectoryOf(items: readonly unknown[], branchId: string, turn: number): CaseRun['trajectory'] {
-  return buildReplayTable(items, { branchId, turn }).calls.map((call) => ({
-    name: call.name,
-    arguments: call.arguments,
-    output: call.output,
-  }));
+/**
+ * The new turn's calls with the outputs they got, from the run's items as stored: every call, hosted and MCP ones
+ * too, as the case's expected trajectory is read (trajectorySteps.ts).
+ */
+function trajectoryOf(items: readonly unknown[]): CaseRun['trajectory'] {
+  return trajectorySteps(items);
 }
 
 /**
- * The new turn's function calls read back from the branch, when the run could not hand over what it stored (its
+ * The new turn's calls read back from the branch, when the run could not hand over what it stored (its
  * settling removed some of its items): what is graded is what is stored.
  */
 async function writtenTrajectory(
@@ -299,7 +307,7 @@ async function writtenTrajectory(
     logger: { error: () => undefined, warn: () => undefined },
   });
   try {
-    return trajectoryOf(await session.getTurnStoredItems(turn, branchId), branchId, turn);
+    return trajectoryOf(await session.getTurnStoredItems(turn, branchId));
   } finally {
     await session.close();
   }

@@ -21,7 +21,10 @@ export interface CheckCase {
   expected: {
     /** good: the recorded answer; bad: the correction. */
     answer: string | null;
-    /** The recorded turn's function calls. */
+    /**
+     * The recorded turn's calls, in order: function and custom tool calls by the tool's name, every other call
+     * (MCP, hosted, shell, computer…) by its item type, MCP ones with their server and tool (trajectorySteps.ts).
+     */
     trajectory: { name: string; arguments: string }[];
   };
   note: string | null;
@@ -31,6 +34,7 @@ export interface CheckCase {
 /** What re-running one case produced. */
 export interface CaseRun {
   answer: string;
+  /** Every call the run made, named as `CheckCase.expected.trajectory` names them. */
   trajectory: { name: string; arguments: string; output: unknown }[];
   usage: RunUsageView | null;
   ms: number;

@@ -5,12 +5,12 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { buildSharedCli } from '../../support/cliBundle';
 import { tempDir } from '../../support/tempFiles';
 import { ROOT } from '../store/export/exportFixtures';
-import { FAITHFUL, checkAgent, seedCheckSession, seedReviews, type Reply } from '../agents/check/checkAgentKit';
+import { FAITHFUL, checkAgent, seedCheckSession, seedReviews, turnKey, type Reply } from '../agents/check/checkAgentKit';
 import { ReviewStore } from '../../../src/store/reviews/reviewStore';
 
 // The bundle lives outside the repository: NODE_PATH lets it find better-sqlite3 in this checkout's node_modules.
@@ -64,7 +64,6 @@ describe('agent-sessions check (the CLI bundled from source, a scripted agent co
       [['check', db, '--reviews', reviews, '--command', command, '--grader', 'vibes'], /--grader: "vibes" is not a grader/],
       [['check', db, '--reviews', reviews, '--command', command, '--grader', 'model'], /--grader: The model grader needs an API key/],
       [['check', db, '--reviews', reviews, '--command', command, '--query', 'is:great'], /--query: Unknown filter "is:great"/],
-      [['check', db, '--command', command], /name its store with --reviews <file> \(.*conversations\.db\.reviews\.db does not exist\)/],
       [['check', db, '--reviews', reviews, '--command', command, '--message', 'hi'], /check takes no --message/],
     ];
     for (const [args, message] of cases) {
@@ -188,6 +187,10 @@ describe('agent-sessions check (the CLI bundled from source, a scripted agent co
     assert.deepEqual([missing.code, missing.stderr], [3, `agent-sessions: no session file at ${join(dir, 'missing.db')}\n`]);
     const noStore = cli(['check', db, '--reviews', join(dir, 'nope.db'), '--command', command]);
     assert.deepEqual([noStore.code, noStore.stderr], [3, `agent-sessions: no review store at ${join(dir, 'nope.db')}\n`]);
+    // The default review store (`<file>.reviews.db`) missing is a missing store too, as the exit-code table says.
+    const noDefault = cli(['check', db, '--command', command]);
+    assert.equal(noDefault.code, 3, noDefault.stderr);
+    assert.match(noDefault.stderr, /name its store with --reviews <file> \(.*conversations\.db\.reviews\.db does not exist\)/);
     const notStore = cli(['check', db, '--reviews', db, '--command', command]);
     assert.equal(notStore.code, 4, notStore.stderr);
     const notSession = cli(['check', reviews, '--reviews', reviews, '--command', command]);
@@ -234,11 +237,19 @@ describe('agent-sessions check (the CLI bundled from source, a scripted agent co
     assert.match(xml, /tests="4" failures="0" errors="0" skipped="1"/);
     assert.match(readFileSync(markdown, 'utf8'), /Agent check: 3 passed, 0 failed/);
     const before = readFileSync(db);
+    const link = join(dir, 'link.md');
+    symlinkSync(junit, link);
     for (const [args, code, message] of [
       [['--junit', db], 6, /would destroy .*conversations\.db, which this command reads/],
       [['--markdown', `${reviews}-wal`], 6, /which this command reads/],
       [['--junit', junit], 6, /check\.xml already exists: choose another file, or replace it \(--force/],
       [['--junit', junit, '--markdown', junit], 2, /--junit and --markdown name the same file/],
+      // The same file spelt otherwise (relative to the folder the CLI runs in), or through a link: still the same.
+      [['--junit', junit, '--markdown', relative(ROOT, junit), '--force'], 2, /--junit and --markdown name the same file/],
+      [['--junit', junit, '--markdown', link, '--force'], 2, /--junit and --markdown name the same file/],
+      // A folder that is not there: refused before any case runs, not after every case ran.
+      [['--junit', join(dir, 'reports', 'check.xml')], 6, /the folder .*reports does not exist/],
+      [['--markdown', join(dir, 'reports', 'check.md')], 6, /the folder .*reports does not exist/],
     ] as [string[], number, RegExp][]) {
       const refused = cli(['check', db, '--reviews', reviews, '--command', command, ...args]);
       assert.equal(refused.code, code, refused.stderr);
@@ -277,6 +288,143 @@ describe('agent-sessions check (the CLI bundled from source, a scripted agent co
     assert.match(
       stdout,
       /\n1 passed, 0 failed, 1 orphaned\ngraders: trajectory\nInterrupted: 2 of 4 cases finished; the others were stopped or never started\.\n$/,
+    );
+  });
+  it('an experiment store that would fail the save (a link, a missing folder) is refused before any case runs', () => {
+    const command = agent('faithful', FAITHFUL);
+    const real = join(dir, 'real.experiments.db');
+    const link = join(dir, 'link.experiments.db');
+    symlinkSync(real, link);
+    for (const [args, message] of [
+      [['--experiments', link], /link\.experiments\.db is a symbolic link/],
+      [['--experiments', join(dir, 'nowhere', 'e.db')], /Cannot create the experiment store .*: the folder .*nowhere does not exist/],
+    ] as [string[], RegExp][]) {
+      const r = cli(['check', db, '--reviews', reviews, '--command', command, '--save', 'v1', ...args]);
+      assert.equal(r.code, 6, r.stderr);
+      assert.match(r.stderr, message);
+      assert.equal(r.stdout, '', 'nothing ran');
+    }
+    assert.ok(!existsSync(real));
+  });
+
+  it('the reports are written before the save: a save that fails at the end loses no report; the exit code is the worst', () => {
+    const store = join(dir, 'e.db');
+    // An agent that spoils the experiment store's path while the check runs (after every argument was checked).
+    const spoiler = join(dir, 'spoiler.js');
+    writeFileSync(spoiler, `require('fs').writeFileSync(${JSON.stringify(store)}, 'not a database'); process.exit(3);`);
+    const junit = join(dir, 'check.xml');
+    const markdown = join(dir, 'check.md');
+    const r = cli([
+      'check',
+      db,
+      '--reviews',
+      reviews,
+      '--command',
+      `"${process.execPath}" "${spoiler}"`,
+      '--query',
+      'lyon',
+      '--save',
+      'v1',
+      '--experiments',
+      store,
+      '--junit',
+      junit,
+      '--markdown',
+      markdown,
+    ]);
+    assert.equal(r.code, 4, r.stderr);
+    assert.match(r.stderr, /agent-sessions: the experiment "v1" was not written: /);
+    assert.match(r.stdout, /\n0 passed, 0 failed, 1 error\ngraders: trajectory\nwrote .*check\.xml\nwrote .*check\.md\n$/);
+    assert.match(readFileSync(junit, 'utf8'), /errors="1"/);
+    assert.match(readFileSync(markdown, 'utf8'), /^### ❌ Agent check: 0 passed, 0 failed, 1 error/);
+  });
+
+  it('one case per turn: a stale review of a message the turn held before gives way to the current one (noted)', () => {
+    const store = ReviewStore.open(reviews);
+    store.setTurnReview({ sessionId: 's1', branchId: 'main', turn: 2, turnKey: turnKey('Weather in Marseille?') }, { verdict: 'good' });
+    store.close();
+    const junit = join(dir, 'check.xml');
+    const r = cli(['check', db, '--reviews', reviews, '--command', agent('faithful', FAITHFUL), '--save', 'v1', '--junit', junit]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^note: a review of s1\/main\/2 is not checked: a review of another message the turn held before/m);
+    assert.match(r.stdout, /\n3 passed, 0 failed, 1 orphaned\n/);
+    assert.match(r.stdout, /\nsaved as experiment "v1" in .*\nwrote .*check\.xml\n$/);
+    assert.equal((readFileSync(junit, 'utf8').match(/name="turn 2"/g) ?? []).length, 1);
+  });
+
+  it('SIGTERM (a CI timeout) stops the check as Ctrl+C does: reports written, scratch removed, then ended by SIGTERM', async () => {
+    const tmpdir = join(dir, 'tmp');
+    mkdirSync(tmpdir);
+    const junit = join(dir, 'check.xml');
+    const markdown = join(dir, 'check.md');
+    const replies: Record<string, Reply> = { ...FAITHFUL, 'Weather in Lyon?': { answer: 'never', hang: true } };
+    const child = spawn(
+      process.execPath,
+      [
+        ...CLI,
+        'check',
+        db,
+        '--reviews',
+        reviews,
+        '--command',
+        agent('hangs', replies),
+        '--concurrency',
+        '1',
+        '--junit',
+        junit,
+        '--markdown',
+        markdown,
+      ],
+      { cwd: ROOT, env: { ...ENV, TMPDIR: tmpdir } },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      if (/PASS s1\/main\/2/.test(stdout)) setTimeout(() => child.kill('SIGTERM'), 1500);
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.on('exit', (c, s) => resolve([c, s])),
+    );
+    assert.deepEqual([code, signal], [null, 'SIGTERM'], stderr);
+    assert.match(
+      stdout,
+      /\nInterrupted: 2 of 4 cases finished; the others were stopped or never started\.\nwrote .*check\.xml\nwrote .*check\.md\n$/,
+    );
+    assert.match(readFileSync(junit, 'utf8'), /<testsuite name="interrupted"/);
+    assert.match(readFileSync(markdown, 'utf8'), /^### ⏹️ Agent check \(interrupted\)/);
+    assert.deepEqual(
+      readdirSync(tmpdir).filter((f) => f.startsWith('agent-sessions-check-')),
+      [],
+      'the scratch folder is gone',
+    );
+  });
+
+  it('a closed stdout (| head) stops the check as Ctrl+C does, writes its reports to their files, exits 141', async () => {
+    const tmpdir = join(dir, 'tmp');
+    mkdirSync(tmpdir);
+    const junit = join(dir, 'check.xml');
+    const replies: Record<string, Reply> = { ...FAITHFUL, 'Weather in Lyon?': { answer: 'slow', delayMs: 3000 } };
+    const child = spawn(
+      process.execPath,
+      [...CLI, 'check', db, '--reviews', reviews, '--command', agent('slow', replies), '--junit', junit],
+      {
+        cwd: ROOT,
+        env: { ...ENV, TMPDIR: tmpdir },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    assert.equal(code, 141, stderr);
+    assert.match(readFileSync(junit, 'utf8'), /<testsuite name="interrupted"/);
+    assert.deepEqual(
+      readdirSync(tmpdir).filter((f) => f.startsWith('agent-sessions-check-')),
+      [],
+      'the scratch folder is gone',
     );
   });
 });

@@ -6,21 +6,28 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { EXIT } from '../../../src/cli/exitCodes';
 import { tempDir } from '../../support/tempFiles';
 import { ROOT } from '../store/export/exportFixtures';
+import { FAITHFUL, checkAgent, seedCheckSession, seedReviews } from '../agents/check/checkAgentKit';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'conformance', 'ref-multisession.db');
 
 /** Runs the CLI with stdout a pipe whose reading end is closed before the CLI writes; its exit code and stderr. */
-function runReaderGone(cli: string, args: string[], xdg: string): Promise<{ code: number | null; signal: string | null; stderr: string }> {
+function runReaderGone(
+  cli: string,
+  args: string[],
+  xdg: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; signal: string | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, XDG_CACHE_HOME: xdg, NODE_PATH: join(ROOT, 'node_modules') },
+      env: { ...process.env, XDG_CACHE_HOME: xdg, NODE_PATH: join(ROOT, 'node_modules'), ...env },
     });
     child.stdout.destroy();
     let stderr = '';
@@ -64,6 +71,30 @@ describe('agent-sessions when the reader of its output leaves (| head)', functio
         const r = await runReaderGone(cli, args, join(tmp.dir, 'xdg'));
         assert.deepEqual(r, { code: EXIT.pipeClosed, signal: null, stderr: '' }, args.join(' '));
       }
+    });
+
+    it(`check finishes what it must first: its reports written, its scratch folder removed, then 141 (${build})`, async () => {
+      // The loader and the CLI are two bundles, each with its own copy of stdoutClosed.ts: the loader's watch of stdout
+      // must hear that check asked to be told, or it exits at the first EPIPE with no report.
+      const dir = join(tmp.dir, `check-${build.replace(/\W+/g, '-')}`);
+      const scratch = join(dir, 'tmp');
+      mkdirSync(scratch, { recursive: true });
+      const db = join(dir, 'conversations.db');
+      await seedCheckSession(db);
+      await seedReviews(join(dir, 'reviews.db'), db);
+      const junit = join(dir, 'check.xml');
+      const r = await runReaderGone(
+        builds[build],
+        ['check', db, '--reviews', join(dir, 'reviews.db'), '--command', checkAgent(dir, 'faithful', FAITHFUL), '--junit', junit],
+        join(tmp.dir, 'xdg'),
+        { TMPDIR: scratch },
+      );
+      assert.equal(r.code, EXIT.pipeClosed, r.stderr);
+      assert.match(readFileSync(junit, 'utf8'), /<testsuites name="agent-sessions check"/);
+      assert.deepEqual(
+        readdirSync(scratch).filter((f) => f.startsWith('agent-sessions-check-')),
+        [],
+      );
     });
   }
 });

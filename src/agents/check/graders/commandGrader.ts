@@ -9,6 +9,7 @@
  * about the agent. What it prints is bounded (`MAX_GRADER_OUTPUT_CHARS`), so a runaway grader cannot fill memory.
  */
 import { runCommandProcess } from '../../command/commandProcess';
+import { StreamRedactor } from '../../streamRedactor';
 import type { CaseRun, CheckCase, Grader, GraderResult } from '../checkTypes';
 import { GraderError } from './graderErrors';
 import { graderResult, oneLine, quote } from './graderResult';
@@ -27,6 +28,11 @@ export interface CommandGraderOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /**
+   * Secrets to redact from everything the program says (beside the `OPENAI_API_KEY` of its environment, which it is
+   * given and may print): its stderr, its verdict's reason, its output quoted in an error.
+   */
+  secrets?: readonly (string | undefined)[];
 }
 
 /** The object a grader command reads on stdin. */
@@ -40,8 +46,15 @@ export function graderInput(c: CheckCase, run: CaseRun): string {
   });
 }
 
-/** A verdict from what the grader printed: the whole output as JSON, or else its last non-empty line. */
-export function parseVerdict(stdout: string): { pass: boolean; score: number; reason: string } | string {
+/**
+ * A verdict from what the grader printed: the whole output as JSON, or else its last non-empty line. `shown` turns the
+ * output into what an error may quote of it (the grader's redaction), applied before it is cut, so a cut never leaves
+ * the start of a secret that no longer matches in full.
+ */
+export function parseVerdict(
+  stdout: string,
+  shown: (text: string) => string = (t) => t,
+): { pass: boolean; score: number; reason: string } | string {
   const text = stdout.trim();
   if (text === '') return 'it printed nothing';
   const lines = text.split('\n').filter((l) => l.trim() !== '');
@@ -54,17 +67,17 @@ export function parseVerdict(stdout: string): { pass: boolean; score: number; re
       value = undefined;
     }
   }
-  if (value === undefined) return `it printed no JSON verdict: ${quote(text)}`;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `its verdict is not a JSON object: ${quote(text)}`;
+  if (value === undefined) return `it printed no JSON verdict: ${quote(shown(text))}`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `its verdict is not a JSON object: ${quote(shown(text))}`;
   const v = value as Record<string, unknown>;
-  if (typeof v.pass !== 'boolean') return `its verdict has no boolean "pass": ${quote(text)}`;
+  if (typeof v.pass !== 'boolean') return `its verdict has no boolean "pass": ${quote(shown(text))}`;
   if (v.score !== undefined && (typeof v.score !== 'number' || !(v.score >= 0 && v.score <= 1)))
-    return `its "score" must be a number from 0 to 1: ${quote(JSON.stringify(v.score) ?? String(v.score))}`;
+    return `its "score" must be a number from 0 to 1: ${quote(shown(JSON.stringify(v.score) ?? String(v.score)))}`;
   if (v.reason !== undefined && typeof v.reason !== 'string') return 'its "reason" must be text';
   return {
     pass: v.pass,
     score: typeof v.score === 'number' ? v.score : v.pass ? 1 : 0,
-    reason: v.reason ?? (v.pass ? 'passed' : 'failed'),
+    reason: shown(v.reason ?? (v.pass ? 'passed' : 'failed')),
   };
 }
 
@@ -74,7 +87,17 @@ export class CommandGrader implements Grader {
     readonly command: string,
     private readonly options: CommandGraderOptions = {},
   ) {
-    this.name = `command:${JSON.stringify(command)}`;
+    // The name is in every report: a key written into the command line itself is not.
+    this.name = `command:${JSON.stringify(this.redactor().redact(command))}`;
+  }
+
+  /**
+   * A redactor of what the program says, with the check's secrets and the key the program is given in its
+   * environment (docs/agent-command.md §5, as an agent's output is redacted): its stderr reaches the console, the
+   * JUnit and Markdown reports and the experiment store through the case's error, its reason through the result.
+   */
+  private redactor(): StreamRedactor {
+    return new StreamRedactor([...(this.options.secrets ?? []), (this.options.env ?? process.env).OPENAI_API_KEY]);
   }
 
   async grade(c: CheckCase, run: CaseRun, signal: AbortSignal): Promise<GraderResult> {
@@ -82,6 +105,19 @@ export class CommandGrader implements Grader {
     let stdout = '';
     let overflow = false;
     const stderr: string[] = [];
+    // Redacted as a stream, line breaks kept: a key split across two lines, or starting in a line that falls out of
+    // the tail, is still caught whole before the tail is taken.
+    const redactor = this.redactor();
+    let partial = '';
+    const keep = (text: string, last = false) => {
+      const lines = (partial + text).split('\n');
+      partial = last ? '' : lines.pop()!;
+      for (const line of lines) {
+        if (last && line === '') continue;
+        stderr.push(line);
+        if (stderr.length > STDERR_TAIL_LINES) stderr.shift();
+      }
+    };
     const end = await runCommandProcess({
       command: this.command,
       cwd: this.options.cwd,
@@ -95,14 +131,12 @@ export class CommandGrader implements Grader {
         if (stdout.length + line.length + 1 > MAX_GRADER_OUTPUT_CHARS) overflow = true;
         else stdout += `${line}\n`;
       },
-      onStderr: (line) => {
-        stderr.push(line);
-        if (stderr.length > STDERR_TAIL_LINES) stderr.shift();
-      },
+      onStderr: (line) => keep(redactor.push(`${line}\n`)),
     });
+    keep(redactor.end(), true);
     const tail = stderr.join(' | ').slice(-STDERR_TAIL_CHARS);
     const fail = (what: string) =>
-      new GraderError(this.name, oneLine(`The grader command ${what}${tail ? `; its stderr ends: ${tail}` : ''}`, 800));
+      new GraderError(this.name, oneLine(redactor.redact(`The grader command ${what}${tail ? `; its stderr ends: ${tail}` : ''}`), 800));
     if (end.spawnError !== undefined) throw fail(`could not start: ${end.spawnError}`);
     if (end.stoppedBy === 'timeout') throw fail(`gave no verdict within ${timeoutMs / 1000} s and was stopped`);
     if (end.stoppedBy === 'stop' || signal.aborted) throw fail('was stopped');
@@ -110,7 +144,7 @@ export class CommandGrader implements Grader {
     if (end.code !== 0) throw fail(`exited with code ${String(end.code)}`);
     if (overflow || end.overlongLines > 0)
       throw fail(`printed more than ${MAX_GRADER_OUTPUT_CHARS.toLocaleString('en-US')} characters (MAX_GRADER_OUTPUT_CHARS)`);
-    const verdict = parseVerdict(stdout);
+    const verdict = parseVerdict(stdout, (text) => redactor.redact(text));
     if (typeof verdict === 'string') throw fail(`printed garbage: ${verdict}`);
     return graderResult(this.name, verdict.pass, verdict.score, verdict.reason);
   }

@@ -43,6 +43,11 @@ export interface GraderContext {
   env?: NodeJS.ProcessEnv;
   /** How long a grader command or a judgement may take on one case (ms); default 60 s. */
   timeoutMs?: number;
+  /**
+   * More secrets for the graders to redact from what they say, beside `apiKey` and the `OPENAI_API_KEY` a grader
+   * command is given in its environment.
+   */
+  secrets?: readonly string[];
 }
 
 const KNOWN =
@@ -94,6 +99,7 @@ function modelGrader(spec: string, rest: string, ctx: GraderContext): Grader {
     ...(file !== '' ? { rubricFile: file } : {}),
     ...(ctx.fetch ? { fetch: ctx.fetch } : {}),
     ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}),
+    ...(ctx.secrets ? { secrets: ctx.secrets } : {}),
   });
 }
 
@@ -107,7 +113,13 @@ function commandGrader(spec: string, rest: string, ctx: GraderContext): Grader {
     }
   }
   if (command.trim() === '') throw new GraderSpecError(spec, 'A command grader needs a command line: command:"node grade.js".');
-  return new CommandGrader(command, { cwd: ctx.cwd, env: ctx.env, timeoutMs: ctx.timeoutMs });
+  // The configured key too: a grader command may have it from elsewhere (a file, the extension's environment).
+  return new CommandGrader(command, {
+    cwd: ctx.cwd,
+    env: ctx.env,
+    timeoutMs: ctx.timeoutMs,
+    secrets: [ctx.apiKey, ...(ctx.secrets ?? [])],
+  });
 }
 
 function regexGrader(spec: string, rest: string): Grader {

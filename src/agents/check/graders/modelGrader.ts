@@ -12,7 +12,8 @@
 import type OpenAI from 'openai';
 import { cutValue, dataBlock } from '../../../store/query/dataBlock';
 import { errorMessage } from '../../../shared/errorMessage';
-import { describeBaseUrl, redactSecrets } from '../../apiKey';
+import { describeBaseUrl } from '../../apiKey';
+import { StreamRedactor } from '../../streamRedactor';
 import type { CaseRun, CheckCase, Grader, GraderResult } from '../checkTypes';
 import { GraderError } from './graderErrors';
 import { graderResult, oneLine, quote } from './graderResult';
@@ -52,6 +53,8 @@ export interface ModelGraderOptions {
   rubricFile?: string;
   fetch?: typeof globalThis.fetch;
   timeoutMs?: number;
+  /** Secrets to redact from what the judge says (beside `apiKey`): its reason, its reply quoted in an error. */
+  secrets?: readonly (string | undefined)[];
 }
 
 function calls(trajectory: readonly { name: string; arguments: string; output?: unknown }[]): unknown[] {
@@ -87,32 +90,102 @@ export function judgePrompt(c: CheckCase, run: CaseRun): string {
   return `The case to judge, as JSON between the lines ${block.fence.open} and ${block.fence.close}:\n${block.text}`;
 }
 
-/** The judge's verdict from its reply: the whole reply as JSON, or the object inside a code fence or the text. */
-export function parseJudgeReply(text: string): { pass: boolean; score: number; reason: string } | string {
-  const trimmed = text.trim();
-  const candidates = [
-    trimmed,
-    /```(?:json)?\s*([\s\S]*?)```/.exec(trimmed)?.[1] ?? '',
-    trimmed.slice(trimmed.indexOf('{'), trimmed.lastIndexOf('}') + 1),
-  ];
-  for (const candidate of candidates) {
+/** The longest reply searched for a verdict (a reply is bounded by `MAX_JUDGE_REPLY_TOKENS`; a server may not be). */
+const MAX_REPLY_SCAN_CHARS = 20_000;
+
+/**
+ * The reply format asked of a server that supports structured output (`response_format` with a JSON schema): the
+ * reply is then one verdict object and nothing else, so no text of the case quoted in it can be read as a verdict.
+ */
+export const VERDICT_RESPONSE_FORMAT = {
+  type: 'json_schema',
+  json_schema: {
+    name: 'verdict',
+    strict: true,
+    schema: {
+      type: 'object',
+      properties: { pass: { type: 'boolean' }, score: { type: 'number' }, reason: { type: 'string' } },
+      required: ['pass', 'score', 'reason'],
+      additionalProperties: false,
+    },
+  },
+} as const;
+
+type Verdict = { pass: boolean; score: number; reason: string };
+
+/** A parsed value as a verdict: an object with a boolean `pass`; undefined for anything else. */
+function verdictOf(value: unknown): Verdict | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const v = value as Record<string, unknown>;
+  if (typeof v.pass !== 'boolean') return undefined;
+  const score = typeof v.score === 'number' && v.score >= 0 && v.score <= 1 ? v.score : v.pass ? 1 : 0;
+  return {
+    pass: v.pass,
+    score,
+    reason: typeof v.reason === 'string' && v.reason.trim() !== '' ? v.reason : v.pass ? 'the judge passed it' : 'the judge failed it',
+  };
+}
+
+/** Where the `{…}` starting at `start` ends (strings and their escapes skipped), or -1 when it does not close. */
+function objectEnd(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === '{') depth++;
+    else if (ch === '}' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** Every verdict object in a text, in order: outermost objects that parse, inside code fences or not. */
+function verdictsIn(text: string): Verdict[] {
+  const found: Verdict[] = [];
+  for (let i = text.indexOf('{'); i >= 0; i = text.indexOf('{', i + 1)) {
+    const end = objectEnd(text, i);
+    if (end < 0) continue;
     let value: unknown;
     try {
-      value = JSON.parse(candidate);
+      value = JSON.parse(text.slice(i, end + 1));
     } catch {
       continue;
     }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
-    const v = value as Record<string, unknown>;
-    if (typeof v.pass !== 'boolean') continue;
-    const score = typeof v.score === 'number' && v.score >= 0 && v.score <= 1 ? v.score : v.pass ? 1 : 0;
-    return {
-      pass: v.pass,
-      score,
-      reason: typeof v.reason === 'string' && v.reason.trim() !== '' ? v.reason : v.pass ? 'the judge passed it' : 'the judge failed it',
-    };
+    const verdict = verdictOf(value);
+    if (verdict === undefined) continue;
+    found.push(verdict);
+    // What is inside a verdict (a reason quoting JSON) is not another verdict.
+    i = end;
   }
-  return `the judge answered no verdict: ${quote(trimmed, 120)}`;
+  return found;
+}
+
+/**
+ * The judge's verdict from its reply: the whole reply as JSON, or else the LAST verdict object in it (in a code fence
+ * or not): a judge reasons first and answers last, and what it quotes before (the new answer, which may hold a
+ * verdict written to steer it) is not its answer. A reply whose last verdict passes while an earlier one fails is no
+ * verdict: which one the judge meant cannot be told, and it must not pass. `shown` makes the reply what an error may
+ * quote (the grader's redaction), before it is cut.
+ */
+export function parseJudgeReply(text: string, shown: (text: string) => string = (t) => t): Verdict | string {
+  const trimmed = text.trim();
+  let whole: unknown;
+  try {
+    whole = JSON.parse(trimmed);
+  } catch {
+    whole = undefined;
+  }
+  const direct = verdictOf(whole);
+  if (direct) return direct;
+  const verdicts = verdictsIn(trimmed.slice(0, MAX_REPLY_SCAN_CHARS));
+  const last = verdicts[verdicts.length - 1];
+  if (last === undefined) return `the judge answered no verdict: ${quote(shown(trimmed), 120)}`;
+  if (last.pass && verdicts.some((v) => !v.pass))
+    return `the judge answered conflicting verdicts (pass and fail): ${quote(shown(trimmed), 120)}`;
+  return last;
 }
 
 export class ModelGrader implements Grader {
@@ -139,12 +212,22 @@ export class ModelGrader implements Grader {
     return this.client;
   }
 
+  /**
+   * Whether to ask for structured output: until the server refuses it. Ollama, vLLM and LM Studio serve
+   * `response_format` in their recent versions; one that answers 400 to it is asked again without it (and every
+   * later judgement too), its verdict then read from the text.
+   */
+  private structured = true;
+
   async grade(c: CheckCase, run: CaseRun, signal: AbortSignal): Promise<GraderResult> {
     const o = this.options;
     const endpoint = o.endpoint ?? DEFAULT_JUDGE_ENDPOINT;
     const client = await this.clientOf(endpoint);
-    let text: string;
-    try {
+    // Whatever the judge says may quote the case (a reference answer, a tool output) or echo what it was sent: its
+    // reason and any error are redacted, as an agent's output is, before they reach a report.
+    const redactor = new StreamRedactor([o.apiKey, ...(o.secrets ?? [])]);
+    const shown = (t: string) => redactor.redact(t);
+    const ask = async (structured: boolean) => {
       const completion = await client.chat.completions.create(
         {
           model: o.model,
@@ -154,17 +237,27 @@ export class ModelGrader implements Grader {
             { role: 'system', content: `${o.rubric}\n\n${JUDGE_FORMAT}` },
             { role: 'user', content: judgePrompt(c, run) },
           ],
+          ...(structured ? { response_format: VERDICT_RESPONSE_FORMAT } : {}),
         },
         { signal },
       );
-      text = completion.choices[0]?.message?.content ?? '';
+      return completion.choices[0]?.message?.content ?? '';
+    };
+    let text: string;
+    try {
+      try {
+        text = await ask(this.structured);
+      } catch (err) {
+        if (!this.structured || (err as { status?: unknown }).status !== 400 || signal.aborted) throw err;
+        this.structured = false;
+        text = await ask(false);
+      }
     } catch (err) {
-      const why = redactSecrets(errorMessage(err), [o.apiKey]);
+      const why = shown(errorMessage(err));
       throw new GraderError(this.name, oneLine(`The judge model ${o.model} at ${describeBaseUrl(endpoint)} did not answer: ${why}`, 800));
     }
-    const verdict = parseJudgeReply(text);
-    if (typeof verdict === 'string')
-      throw new GraderError(this.name, oneLine(`The judge model ${o.model}: ${redactSecrets(verdict, [o.apiKey])}`, 800));
-    return graderResult(this.name, verdict.pass, verdict.score, verdict.reason);
+    const verdict = parseJudgeReply(text, shown);
+    if (typeof verdict === 'string') throw new GraderError(this.name, oneLine(`The judge model ${o.model}: ${shown(verdict)}`, 800));
+    return graderResult(this.name, verdict.pass, verdict.score, shown(verdict.reason));
   }
 }

@@ -10,7 +10,7 @@
  * parses. No CDATA: a case's `]]>` is escaped like any `>`.
  */
 import type { CaseResult, CheckReport } from '../checkTypes';
-import { caseReasons, checkTotals, interruptionLine, type Interruption } from './reportTotals';
+import { caseReasons, checkTotals, interruptionLine, nothingRan, nothingRanLine, type Interruption } from './reportTotals';
 
 /** The longest `message` attribute: 1,000 characters (the element's body has every reason in full). */
 const MAX_MESSAGE_CHARS = 1000;
@@ -83,7 +83,8 @@ function counts(results: readonly CaseResult[]): Record<string, number> {
 
 /**
  * The JUnit XML of a check. An interrupted one (`interrupted`) ends with a suite of one errored case saying how many
- * did not finish, counted in the totals: a partial check must not pass in CI's view.
+ * did not finish, counted in the totals: a partial check must not pass in CI's view. So does one in which no case
+ * ran (every case orphaned), saying that.
  */
 export function junitReport(report: CheckReport, interrupted?: Interruption): string {
   const suites = new Map<string, CaseResult[]>();
@@ -94,7 +95,10 @@ export function junitReport(report: CheckReport, interrupted?: Interruption): st
     suites.set(key, list);
   }
   const total = counts(report.results);
-  if (interrupted) {
+  // A check in which no case ran (every case orphaned) exits 1: its file must not pass in CI's view either, so it
+  // gets an errored case saying why, as an interrupted check does.
+  const empty = !interrupted && nothingRan(checkTotals(report.results));
+  if (interrupted || empty) {
     total.tests = (total.tests ?? 0) + 1;
     total.errors = (total.errors ?? 0) + 1;
   }
@@ -114,12 +118,12 @@ export function junitReport(report: CheckReport, interrupted?: Interruption): st
     for (const r of results) out.push(testcase(r, '    '));
     out.push('  </testsuite>');
   }
-  if (interrupted) {
-    const message = interruptionLine(interrupted);
+  if (interrupted || empty) {
+    const message = interrupted ? interruptionLine(interrupted) : nothingRanLine(checkTotals(report.results));
     out.push(
-      `  <testsuite${attributes({ name: 'interrupted', tests: 1, failures: 0, errors: 1, skipped: 0, time: seconds(0), timestamp: report.startedAt })}>`,
-      `    <testcase${attributes({ classname: 'agent-sessions check', name: 'the check ran to its end', time: seconds(0) })}>`,
-      `      <error${attributes({ message, type: 'interrupted' })}>${escapeText(message)}</error>`,
+      `  <testsuite${attributes({ name: interrupted ? 'interrupted' : 'nothing checked', tests: 1, failures: 0, errors: 1, skipped: 0, time: seconds(0), timestamp: report.startedAt })}>`,
+      `    <testcase${attributes({ classname: 'agent-sessions check', name: interrupted ? 'the check ran to its end' : 'a case ran', time: seconds(0) })}>`,
+      `      <error${attributes({ message, type: interrupted ? 'interrupted' : 'nothing-checked' })}>${escapeText(message)}</error>`,
       '    </testcase>',
       '  </testsuite>',
     );

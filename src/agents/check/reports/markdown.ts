@@ -9,7 +9,16 @@
  */
 import type { BaselineComparison, FlipKind } from '../../../store/experiments/experimentTypes';
 import type { CaseResult, CheckReport } from '../checkTypes';
-import { caseReasons, checkTotals, interruptionLine, totalsLine, type Interruption } from './reportTotals';
+import {
+  caseReasons,
+  checkPassed,
+  checkTotals,
+  interruptionLine,
+  nothingRan,
+  nothingRanLine,
+  totalsLine,
+  type Interruption,
+} from './reportTotals';
 
 /** Rows of a table: 50; the rest counted in a line under it. */
 export const MAX_ROWS = 50;
@@ -57,9 +66,11 @@ export interface MarkdownOptions {
 export function markdownReport(report: CheckReport, options: MarkdownOptions = {}): string {
   const t = checkTotals(report.results);
   const i = options.interrupted;
-  const icon = i ? '⏹️' : t.failed + t.errors === 0 && t.cases > 0 ? '✅' : '❌';
+  // ✅ exactly when the command's exit code is 0: a check in which nothing ran (every case orphaned) failed.
+  const icon = i ? '⏹️' : checkPassed(t) ? '✅' : '❌';
   const out = [`### ${icon} Agent check${i ? ' (interrupted)' : ''}: ${totalsLine(t)}`, ''];
   if (i) out.push(`**Not a complete check:** ${interruptionLine(i)}.`, '');
+  else if (nothingRan(t)) out.push(`**Nothing was checked:** ${nothingRanLine(t)}.`, '');
   out.push(
     `${t.cases} case${t.cases === 1 ? '' : 's'} in ${(report.ms / 1000).toFixed(1)} s · graders: ${report.graders.map((g) => escapeMarkdown(g, 120)).join(', ') || 'none'}`,
   );

@@ -25,6 +25,24 @@ export function totalsLine(t: CheckTotals): string {
   return line;
 }
 
+/**
+ * Whether the check passed, as its exit code says: every case that ran passed, and at least one ran. A check whose
+ * every case is orphaned passed nothing, so its reports must not read green either.
+ */
+export function checkPassed(t: CheckTotals): boolean {
+  return t.failed === 0 && t.errors === 0 && t.passed > 0;
+}
+
+/** Whether no case ran at all (every case orphaned): a failed check with nothing failing in it. */
+export function nothingRan(t: CheckTotals): boolean {
+  return t.passed + t.failed + t.errors === 0;
+}
+
+/** What a report says of a check in which no case ran. */
+export function nothingRanLine(t: CheckTotals): string {
+  return `no case ran: ${t.orphaned === 1 ? 'the one case is' : `all ${t.orphaned} cases are`} orphaned (the reviewed turn is gone or changed)`;
+}
+
 /** The reasons a case did not pass, one per failing grader (`grader: reason`), or its error. */
 export function caseReasons(r: CaseResult): string[] {
   if (r.status === 'error') return [r.error ?? 'error'];

@@ -92,6 +92,10 @@ export interface Reply {
   delayMs?: number;
   /** Never answer (until stopped). */
   hang?: boolean;
+  /** Items stored after the calls as they are (hosted and MCP calls, which the agent does not stream). */
+  raw?: unknown[];
+  /** Store no answer and stream none: the turn holds only the user message (and `raw`). */
+  noAnswer?: boolean;
 }
 
 /** Replies to `TURNS`' messages as they were recorded: what a faithful agent does. */
@@ -147,8 +151,11 @@ const items = [...props.input];
   items.push({ type: 'function_call', call_id: callId, name: c.name, arguments: c.arguments, status: 'completed' });
   items.push({ type: 'function_call_output', call_id: callId, output });
 });
-items.push({ role: 'assistant', type: 'message', status: 'completed', content: [{ type: 'output_text', text: reply.answer }] });
-emit({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'answer', delta: reply.answer });
+items.push(...(reply.raw ?? []));
+if (!reply.noAnswer) {
+  items.push({ role: 'assistant', type: 'message', status: 'completed', content: [{ type: 'output_text', text: reply.answer }] });
+  emit({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'answer', delta: reply.answer });
+}
 await s.addItems(items);
 await s.storeRunUsage({ state: { usage: { requests: 1, inputTokens: 30, outputTokens: 10, totalTokens: 40 } } });
 s.close();

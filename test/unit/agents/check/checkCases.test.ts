@@ -95,4 +95,38 @@ describe('check cases from reviews', () => {
     // reviewed:no selects turns without a review: none of them has a verdict to expect.
     assert.deepEqual(await q('reviewed:no'), []);
   });
+
+  it("expects every call of the turn: hosted, MCP, shell and computer calls too, in the turn's order", async () => {
+    const file = join(tmp.dir, `hosted-${n}.db`);
+    const w = new AdvancedSQLiteSession({ sessionId: 'h1', dbPath: file, createTables: true });
+    await w.addItems([
+      user('Refund order 7'),
+      { type: 'function_call', call_id: 'c1', name: 'lookup_order', arguments: '{"id":7}' },
+      { type: 'function_call_output', call_id: 'c1', output: 'order 7' },
+      { type: 'mcp_call', id: 'mcp_1', server_label: 'billing', name: 'issue_refund', arguments: '{"order":7}', output: 'refunded' },
+      { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'refund policy' } },
+      { type: 'shell_call', call_id: 'sh_1', action: { commands: ['ls'] }, status: 'completed' },
+      { type: 'computer_call', call_id: 'cc_1', action: { type: 'click', x: 1, y: 2 }, status: 'completed' },
+      { role: 'assistant', type: 'message', status: 'completed', content: [{ type: 'output_text', text: 'Refunded.' }] },
+    ] as never);
+    w.close();
+    const hosted = openSessionDatabase(file, { readonly: true });
+    try {
+      const data: ReviewData = {
+        ...reviews,
+        turnReviews: [{ ...reviews.turnReviews[1]!, sessionId: 'h1', branchId: 'main', turn: 1, turnKey: turnKey('Refund order 7') }],
+        corrections: [],
+      };
+      const s = await selectCases(hosted, data);
+      assert.deepEqual(s.cases[0]!.expected.trajectory, [
+        { name: 'lookup_order', arguments: '{"id":7}' },
+        { name: 'mcp_call billing.issue_refund', arguments: '{"order":7}' },
+        { name: 'web_search_call', arguments: '{"type":"search","query":"refund policy"}' },
+        { name: 'shell_call', arguments: '{"commands":["ls"]}' },
+        { name: 'computer_call', arguments: '{"type":"click","x":1,"y":2}' },
+      ]);
+    } finally {
+      hosted.close();
+    }
+  });
 });

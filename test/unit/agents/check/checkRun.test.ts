@@ -9,7 +9,8 @@ import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { selectCases } from '../../../../src/agents/check/checkCases';
 import { runCheck, type CheckRunOptions } from '../../../../src/agents/check/checkRun';
-import type { CaseResult } from '../../../../src/agents/check/checkTypes';
+import type { CaseResult, Grader } from '../../../../src/agents/check/checkTypes';
+import { TrajectoryGrader } from '../../../../src/agents/check/graders/trajectoryGrader';
 import { runningCommandCount } from '../../../../src/agents/command/commandProcess';
 import { runCommandOnBranch } from '../../../../src/agents/command/commandRun';
 import { IN_THREAD_STORE, type RunStore } from '../../../../src/agents/runSession';
@@ -165,6 +166,85 @@ describe('running a check (scripted agent command, real processes)', function ()
       ['{"city":"[redacted]"}'],
     );
     assert.match(lyon.graders.map((g) => g.reason).join(' '), /\[redacted\]/);
+  });
+
+  it("what a grader says (a grader's own key, its stderr, a reason) reaches no result unredacted", async () => {
+    const key = 'proj-GRADERSECRET-1234567890XYZ';
+    const leaking: Grader = {
+      name: 'leaking',
+      grade: () => Promise.resolve({ grader: 'leaking', pass: false, score: 0, reason: `auth failed for key ${key}` }),
+    };
+    const throwing: Grader = {
+      name: 'throwing',
+      grade: () => Promise.reject(new Error(`the judge refused ${key}`)),
+    };
+    for (const graders of [[leaking], [throwing]]) {
+      const { report } = await runCheck({
+        ...options,
+        cases: options.cases.slice(0, 1),
+        orphaned: [],
+        graders,
+        run: { ...options.run, env: { ...options.run!.env, OPENAI_API_KEY: key } },
+        agent: agent('faithful', FAITHFUL),
+      });
+      const everything = JSON.stringify(report);
+      assert.ok(!everything.includes('GRADERSECRET'), everything);
+      assert.match(everything, /\[redacted\]/);
+    }
+  });
+
+  it('trajectory graders see every call of the turn: an MCP call the agent added fails trajectory:args', async () => {
+    const refund = {
+      type: 'mcp_call',
+      id: 'mcp_9',
+      server_label: 'billing',
+      name: 'delete_account',
+      arguments: '{"user": 1}',
+      output: 'deleted',
+    };
+    const { report } = await runCheck({
+      ...options,
+      cases: options.cases.slice(0, 1),
+      orphaned: [],
+      graders: [new TrajectoryGrader(true), new TrajectoryGrader(false)],
+      agent: agent('mcp', { ...FAITHFUL, 'Weather in Paris?': { ...FAITHFUL['Weather in Paris?']!, raw: [refund] } }),
+    });
+    const paris = report.results[0]!;
+    assert.deepEqual(paris.run!.trajectory, [
+      { name: 'get_weather', arguments: '{"city":"Paris"}', output: 'Paris: 18°C, sunny' },
+      { name: 'mcp_call billing.delete_account', arguments: '{"user": 1}', output: 'deleted' },
+    ]);
+    assert.equal(paris.status, 'fail');
+    assert.deepEqual(
+      paris.graders.map((g) => [g.grader, g.pass, g.reason]),
+      [
+        [
+          'trajectory:args',
+          false,
+          "diverged at step 2: this run called mcp_call billing.delete_account past the recording's calls (recorded 1 call, this run 2)",
+        ],
+        [
+          'trajectory',
+          false,
+          "diverged at step 2: this run called mcp_call billing.delete_account past the recording's calls (recorded 1 call, this run 2)",
+        ],
+      ],
+    );
+  });
+
+  it('a run that stored no answer is an ERROR whatever the graders say (a turn of only the user message passed)', async () => {
+    const always: Grader = { name: 'always', grade: () => Promise.resolve({ grader: 'always', pass: true, score: 1, reason: 'ok' }) };
+    const { report } = await runCheck({
+      ...options,
+      cases: options.cases.slice(0, 1),
+      orphaned: [],
+      graders: [always],
+      agent: agent('silent', { 'Weather in Paris?': { answer: '', noAnswer: true } }),
+    });
+    assert.deepEqual(
+      report.results.map((r) => [r.status, r.error]),
+      [['error', 'The agent wrote no answer: its turn holds no assistant message with text (nothing to grade).']],
+    );
   });
 
   it('a run that fails is an error with its message; the other cases still run', async () => {

@@ -119,4 +119,39 @@ describe('command grader', () => {
     setTimeout(() => stop.abort(), 200);
     await fails(grader(cmd).grade(weatherCase(), weatherRun(), stop.signal), /was stopped/);
   });
+
+  it('never lets the key it is given out: its stderr, its reason, its output quoted, its name (redacted as an agent is)', async () => {
+    const key = 'sk-proj-SECRETSECRET1234567890abcdef';
+    const env = { ...process.env, OPENAI_API_KEY: key };
+    const keyed = (command: string) => new CommandGrader(command, { cwd: dir, env });
+    const leaks = (e: unknown) => e instanceof GraderError && !/SECRETSECRET/.test(e.message) && /\[redacted\]/.test(e.message);
+    // Its stderr tail: the key whole, split across two lines, and at the start of the tail (its line cut off).
+    const stderr = script(
+      'stderr.js',
+      `const k = process.env.OPENAI_API_KEY; console.error('auth failed for key ' + k); ` +
+        `console.error('again ' + k.slice(0, 12)); console.error(k.slice(12) + ' end'); process.exit(1);`,
+    );
+    await assert.rejects(keyed(stderr).grade(weatherCase(), weatherRun(), never), leaks);
+    const long = script(
+      'long.js',
+      `console.error('x'.repeat(490) + process.env.OPENAI_API_KEY.slice(0, 3)); console.error(process.env.OPENAI_API_KEY.slice(3)); process.exit(1);`,
+    );
+    await assert.rejects(
+      keyed(long).grade(weatherCase(), weatherRun(), never),
+      (e: unknown) => e instanceof GraderError && !/SECRETSE/.test(e.message),
+    );
+    // A key that does not look like one (no sk-): only the known secret can catch it.
+    const plain = 'plainsecretvalue42';
+    const viaSecrets = new CommandGrader(script('plain.js', `console.log(JSON.stringify({ pass: false, reason: 'key ' + '${plain}' }));`), {
+      cwd: dir,
+      secrets: [plain],
+    });
+    const r = await viaSecrets.grade(weatherCase(), weatherRun(), never);
+    assert.equal(r.reason, 'key [redacted]');
+    const reason = script('reason.js', `console.log(JSON.stringify({ pass: false, reason: 'sent ' + process.env.OPENAI_API_KEY }));`);
+    assert.equal((await keyed(reason).grade(weatherCase(), weatherRun(), never)).reason, 'sent [redacted]');
+    const garbage = script('garbage-key.js', `console.log('token=' + process.env.OPENAI_API_KEY);`);
+    await assert.rejects(keyed(garbage).grade(weatherCase(), weatherRun(), never), leaks);
+    assert.ok(!keyed(`echo ${key}`).name.includes('SECRETSECRET'));
+  });
 });

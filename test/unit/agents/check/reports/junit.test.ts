@@ -129,6 +129,22 @@ describe('JUnit report', () => {
     assert.equal(parseStrictXml(junitReport(passing)).attributes.errors, '0', 'a whole check has no such case');
   });
 
+  it('a check in which no case ran (every case orphaned) has an errored case: it exits 1, so CI must not pass it', () => {
+    const orphans: CheckReport = {
+      ...sample(),
+      results: [sample().results[3]!, { ...sample().results[3]!, case: weatherCase({ turn: 5 }) }],
+    };
+    const root = parseStrictXml(junitReport(orphans));
+    assert.deepEqual(
+      [root.attributes.tests, root.attributes.failures, root.attributes.errors, root.attributes.skipped],
+      ['3', '0', '1', '2'],
+    );
+    const last = child(root, 'testsuite').at(-1)!;
+    assert.equal(last.attributes.name, 'nothing checked');
+    const error = child(child(last, 'testcase')[0]!, 'error')[0]!;
+    assert.match(error.attributes.message!, /^no case ran: all 2 cases are orphaned/);
+  });
+
   it('reads back through junit2json, as CI report tools read JUnit files', async () => {
     const read = (await parseJUnit(junitReport(sample()))) as {
       tests?: number;

@@ -60,6 +60,14 @@ describe('Markdown report', () => {
     assert.ok(!md.includes('✅'));
   });
 
+  it('a check in which no case ran (every case orphaned) is never green: it exits 1', () => {
+    const md = markdownReport(report([result(2, 'orphaned'), result(4, 'orphaned')]));
+    const lines = md.split('\n');
+    assert.equal(lines[0], '### ❌ Agent check: 0 passed, 0 failed, 2 orphaned');
+    assert.match(lines[2]!, /^\*\*Nothing was checked:\*\* no case ran: all 2 cases are orphaned/);
+    assert.ok(!md.includes('✅'));
+  });
+
   it('escapes untrusted text: one cell, no code, no HTML, no link, no mention', () => {
     const md = markdownReport(report([result(4, 'fail', NASTY)]));
     const html = new MarkdownIt({ html: true }).render(md);
