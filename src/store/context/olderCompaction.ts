@@ -16,53 +16,71 @@ export interface OlderCompaction {
   listFrom: number | null;
 }
 
-/** A reader that runs SQL of its own: `SessionDatabase` (the CLI's and the tools' store); not the store worker's. */
-interface SqlReader {
-  readWith<T>(fn: (ctx: QueryContext) => T): T;
+/**
+ * A reader that can be asked: `SessionDatabase` (the CLI's and the tools' store) and the store worker's database (the
+ * extension's view), which answers with this module's query in the worker. Server stores hold no structure rows.
+ */
+interface CompactionReader {
+  olderCompaction(
+    sessionId: string,
+    branchId: string,
+    beforeSequence: number,
+    listed: number,
+  ): OlderCompaction | null | undefined | Promise<OlderCompaction | null | undefined>;
 }
 
-const hasSql = (reader: unknown): reader is SqlReader =>
-  typeof reader === 'object' && reader !== null && typeof (reader as Partial<SqlReader>).readWith === 'function';
+const canAsk = (reader: unknown): reader is CompactionReader =>
+  typeof reader === 'object' && reader !== null && typeof (reader as Partial<CompactionReader>).olderCompaction === 'function';
 
 /**
  * The newest compaction item of the branch before `beforeSequence`, or null when it has none there; undefined when
- * the reader cannot be asked (no SQL of its own, or no structure rows: a plain session is read whole anyway).
- * One backward walk of idx_structure_branch_seq over the structure rows (no item is decoded), two index range counts.
+ * the reader cannot be asked (a server store, or no structure rows: a plain session is read whole anyway).
  */
-export function olderCompaction(
+export async function olderCompaction(
   reader: unknown,
   sessionId: string,
   branchId: string,
   beforeSequence: number,
   listed: number,
+): Promise<OlderCompaction | null | undefined> {
+  return canAsk(reader) ? reader.olderCompaction(sessionId, branchId, beforeSequence, listed) : undefined;
+}
+
+/**
+ * The query, run inside the reader's read snapshot (`SessionDatabase.olderCompaction`): one backward walk of
+ * idx_structure_branch_seq over the structure rows (no item is decoded), two index range counts.
+ */
+export function findOlderCompaction(
+  ctx: QueryContext,
+  sessionId: string,
+  branchId: string,
+  beforeSequence: number,
+  listed: number,
 ): OlderCompaction | null | undefined {
-  if (!hasSql(reader)) return undefined;
-  return reader.readWith((ctx) => {
-    if (!ctx.tables.messageStructure) return undefined;
-    const found = ctx
+  if (!ctx.tables.messageStructure) return undefined;
+  const found = ctx
+    .stmt(
+      `SELECT sequence_number AS seq FROM message_structure
+       WHERE session_id = ? AND branch_id = ? AND sequence_number < ? AND message_type IN ('compaction', 'compaction_summary')
+       ORDER BY sequence_number DESC LIMIT 1`,
+    )
+    .get<{ seq: number }>(sessionId, branchId, beforeSequence);
+  if (!found) return null;
+  const between =
+    ctx
       .stmt(
-        `SELECT sequence_number AS seq FROM message_structure
-         WHERE session_id = ? AND branch_id = ? AND sequence_number < ? AND message_type IN ('compaction', 'compaction_summary')
-         ORDER BY sequence_number DESC LIMIT 1`,
+        `SELECT COUNT(*) AS n FROM message_structure
+         WHERE session_id = ? AND branch_id = ? AND sequence_number > ? AND sequence_number < ?`,
       )
-      .get<{ seq: number }>(sessionId, branchId, beforeSequence);
-    if (!found) return null;
-    const between =
-      ctx
-        .stmt(
-          `SELECT COUNT(*) AS n FROM message_structure
-           WHERE session_id = ? AND branch_id = ? AND sequence_number > ? AND sequence_number < ?`,
-        )
-        .get<{ n: number }>(sessionId, branchId, found.seq, beforeSequence)?.n ?? 0;
-    const first =
-      listed > 0
-        ? ctx
-            .stmt(
-              `SELECT MIN(seq) AS seq FROM (SELECT sequence_number AS seq FROM message_structure
-               WHERE session_id = ? AND branch_id = ? AND sequence_number < ? ORDER BY sequence_number DESC LIMIT ?)`,
-            )
-            .get<{ seq: number | null }>(sessionId, branchId, found.seq, listed)?.seq
-        : null;
-    return { sequence: found.seq, between, listFrom: first ?? null };
-  });
+      .get<{ n: number }>(sessionId, branchId, found.seq, beforeSequence)?.n ?? 0;
+  const first =
+    listed > 0
+      ? ctx
+          .stmt(
+            `SELECT MIN(seq) AS seq FROM (SELECT sequence_number AS seq FROM message_structure
+             WHERE session_id = ? AND branch_id = ? AND sequence_number < ? ORDER BY sequence_number DESC LIMIT ?)`,
+          )
+          .get<{ seq: number | null }>(sessionId, branchId, found.seq, listed)?.seq
+      : null;
+  return { sequence: found.seq, between, listFrom: first ?? null };
 }

@@ -3,6 +3,7 @@
  * called, lists sessions, derives branch trees, pages through items and turns, and tells cheaply whether the file
  * changed. It never writes when opened read-only (the default).
  */
+import { findOlderCompaction, type OlderCompaction } from '../context/olderCompaction';
 import type { SessionReader } from './sessionReader';
 import { InvalidArgumentError, describeDatabaseError } from '../errors';
 import { assertSameFile, captureFileIdentity, fileStateOf, noteWal, type FileIdentity, type FileState } from '../sqlite/fileIdentity';
@@ -371,6 +372,11 @@ export class SessionDatabase implements SessionReader {
         return watcher.hasChanged();
       },
     };
+  }
+
+  /** The newest compaction item of a branch before a sequence number (docs/context.md; `olderCompaction.ts`). */
+  olderCompaction(sessionId: string, branchId: string, beforeSequence: number, listed: number): OlderCompaction | null | undefined {
+    return this.read(() => findOlderCompaction(this.context, sessionId, branchId, beforeSequence, listed));
   }
 
   /**

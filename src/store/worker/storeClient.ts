@@ -556,6 +556,16 @@ export class WorkerSessionDatabase implements Reads {
   getUsageTab: Reads['getUsageTab'] = (sessionId, branchId, request, missing) =>
     this.call('getUsageTab', sessionId, branchId, request, missing);
 
+  /** See `SessionDatabase.olderCompaction`: the context builder asks it when a turn's history reaches past its read. */
+  olderCompaction(
+    sessionId: string,
+    branchId: string,
+    beforeSequence: number,
+    listed: number,
+  ): Promise<ReturnType<SessionDatabase['olderCompaction']>> {
+    return this.call('olderCompaction', sessionId, branchId, beforeSequence, listed);
+  }
+
   getUsageRows(sessionId: string, branchId: string | null): Promise<ReturnType<SessionDatabase['getUsageRows']>> {
     return this.call('getUsageRows', sessionId, branchId);
   }

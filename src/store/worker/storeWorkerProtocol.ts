@@ -41,6 +41,7 @@ export const DATABASE_METHODS = [
   'getTurnsWithoutUsage',
   'getUsageTab',
   'getToolTotals',
+  'olderCompaction',
   'hasChanged',
   'fileState',
 ] as const;
