@@ -100,6 +100,8 @@ export type ContextNote =
   | { code: 'recorded-unreadable'; requests: number }
   /** The history before the turn has more items than are read; the oldest are counted by an estimate. */
   | { code: 'estimated'; items: number }
+  /** Items holding an image, a file or audio: only their placeholder is counted (the model's tokens for it are unknown). */
+  | { code: 'media-uncounted'; items: number }
   /** The model is not one whose encoding is known: counts use o200k_base. */
   | { code: 'unknown-model'; model: string | null }
   /**

@@ -36,6 +36,8 @@ export function noteText(note: ContextNote): string {
       return `${counted(note.requests, 'recorded input')} could not be read (cut by the trace store's limits, or not JSON).`;
     case 'estimated':
       return `${counted(note.items, 'older item')} ${note.items === 1 ? 'is' : 'are'} counted by an estimate (4 characters a token), not tokenized.`;
+    case 'media-uncounted':
+      return `${counted(note.items, 'item')} ${note.items === 1 ? 'holds' : 'hold'} an image, a file or audio: only ${note.items === 1 ? 'its' : 'their'} placeholder is counted, so the counts are approximate.`;
     case 'unknown-model':
       return `${note.model ? `The model ${JSON.stringify(note.model)} is not` : 'No model is'} known to the tokenizer: counts use o200k_base and are approximate.`;
     case 'requests-differ':

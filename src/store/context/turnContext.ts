@@ -461,7 +461,12 @@ export async function buildTurnContext(
   const estimatedItems = count.estimated + olderInWindow;
   if (estimatedItems > 0) notes.push({ code: 'estimated', items: estimatedItems });
   // An image, a file or audio counts only as its placeholder: the model's tokens for it are not known.
-  const uncounted = pending.some((r) => r.items.some((x) => x.c.approximate === true)) || outside.some((x) => x.c.approximate === true);
+  // Each item once, however many requests hold it (a recorded item has no sequence number: each counts).
+  const media = new Set(
+    [...pending.flatMap((r) => r.items), ...outside].filter((x) => x.c.approximate === true).map((x) => x.sequence ?? x),
+  );
+  const uncounted = media.size > 0;
+  if (uncounted) notes.push({ code: 'media-uncounted', items: media.size });
   // The unread older items' tokens: the history read's average per item, shared among the kinds as theirs is.
   const readTokens = historyCounted.reduce((n, x) => n + count.of(x.c.text), 0);
   const olderTokens = historyCounted.length > 0 ? Math.round((readTokens / historyCounted.length) * olderInWindow) : 0;

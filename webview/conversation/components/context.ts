@@ -51,6 +51,10 @@ function noteText(n: ContextNote): string {
       return t("{0} recorded inputs could not be read (cut by the trace store's limits, or not JSON).", n.requests);
     case 'estimated':
       return t('{0} older items are counted by an estimate (4 characters a token), not tokenized.', n.items);
+    case 'media-uncounted':
+      return n.items === 1
+        ? t('{0} item holds an image, a file or audio: only its placeholder is counted, so the counts are approximate.', n.items)
+        : t('{0} items hold an image, a file or audio: only their placeholder is counted, so the counts are approximate.', n.items);
     case 'unknown-model':
       return n.model
         ? t('The tokenizer does not know the model {0}: counts use o200k_base and are approximate.', n.model)
@@ -179,8 +183,14 @@ export function renderContext(body: HTMLElement, view: TurnContextView | string 
     ? el('p', { class: 'context-line' }, usageRowText(view.usage))
     : el('p', { class: 'context-line' }, t('No usage row for this turn.'));
   const notes = view.notes.length > 0 ? el('ul', { class: 'context-notes' }, ...view.notes.map((n) => el('li', {}, noteText(n)))) : null;
+  // A turn of more requests than are listed keeps its last ones, numbered as made: say which are not listed.
+  const skipped = (view.requests[0]?.index ?? 1) - 1;
+  const notListed =
+    skipped > 0
+      ? el('p', { class: 'context-line' }, t('Requests 1–{0} are not listed: only the last {1} are.', skipped, view.requests.length))
+      : null;
   const requests = view.requests.map((r, i) => requestBlock(r, i === view.requests.length - 1));
-  replaceChildren(body, label, tokenizer, usage, notes, ...requests, outsideBlock(view));
+  replaceChildren(body, label, tokenizer, usage, notes, notListed, ...requests, outsideBlock(view));
 }
 
 /** The turn's usage row in a sentence; "1 request" in the singular (the key must be a literal, so two calls). */

@@ -321,6 +321,15 @@ describe('turn context against the runner (reconstructed) and its bounds', funct
     assert.equal(one.approximate, true, 'the image is not counted');
     const two = await view(2, { model: 'gpt-4o' });
     assert.equal(two.approximate, true);
+    // Said why, each item once though turn 2's two requests both hold the first turn's image.
+    assert.deepEqual(
+      one.notes.find((n) => n.code === 'media-uncounted'),
+      { code: 'media-uncounted', items: 1 },
+    );
+    assert.deepEqual(
+      two.notes.find((n) => n.code === 'media-uncounted'),
+      { code: 'media-uncounted', items: 2 },
+    );
     const output = two.requests.at(-1)!.items.find((i) => i.kind === 'tool-output')!;
     assert.ok(output.tokens < 20, `a screenshot is not its data URL's text (${output.tokens} tokens)`);
     const text = new AdvancedSQLiteSession({ dbPath: ws.path(), sessionId: 's2', createTables: true });
