@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import type { BranchNode } from '../store/inspector/inspectorTypes';
 import { TransferError } from '../store/export/exportErrors';
+import { InvalidArgumentError } from '../store/errors';
 import { checkOutputPath, type OutputOptions } from '../store/files/outputGuard';
 import { TempFile } from '../store/files/tempFile';
 import { ONE_PASS_PAGE_CACHE_KIB } from '../store/sqlite/pageCache';
@@ -480,7 +481,7 @@ function writeStdout(chunk: string): Promise<void> | void {
 export async function importCommand(
   ctx: CommandContext,
   file: string,
-  options: { db: string | undefined; session: string | undefined; createTables: boolean },
+  options: { db: string | undefined; session: string | undefined; createTables: boolean; asMain?: boolean },
 ): Promise<string> {
   if (!options.db) throw new UsageError('pass --db <file>: the database to import into');
   if (isServerAddress(options.db))
@@ -498,17 +499,26 @@ export async function importCommand(
     const result = await importSessionFile(options.db, file, {
       sessionId,
       createTables: options.createTables,
+      asMain: options.asMain === true,
       signal: ctx.signal,
       onProgress: (d, t) => progress.update(d, t),
     }).catch((err: unknown) => {
       // The store says what is missing; the flag that allows creating it is the command line's to name.
       if (err instanceof TransferError && err.problem === 'missing-tables')
         throw new TransferError('missing-tables', `${err.message} Pass --create-tables to create them.`);
+      if (err instanceof InvalidArgumentError && options.asMain)
+        throw new UsageError("--as-main takes a branch's export: this file holds a whole session, whose branches keep their names");
       throw readOnlyInCliWords(err, 'Make it writable to import into it; ls, show and export read it as it is.');
     });
     progress.done();
     if (ctx.json) return json({ ...result, db: options.db, format });
-    return `Imported ${result.items} item(s) into session ${result.sessionId} of ${options.db} (${counted(result.branches, 'branch', 'branches')}${result.createdTables ? ', tables created' : ''})\n`;
+    // An agent opening the session starts on main: a session without one looks empty to it.
+    if (result.withoutMain !== undefined)
+      process.stderr.write(
+        `note: the session has no branch 'main', only '${result.withoutMain}': an agent opening it starts on an empty main. --as-main imports the branch as main.\n`,
+      );
+    const main = result.mainFrom !== undefined ? `, branch '${result.mainFrom}' as main` : '';
+    return `Imported ${result.items} item(s) into session ${result.sessionId} of ${options.db} (${counted(result.branches, 'branch', 'branches')}${main}${result.createdTables ? ', tables created' : ''})\n`;
   } finally {
     progress.done();
   }

@@ -240,7 +240,7 @@ Writes to stdout, or to -o file (written to a temporary file and renamed when co
 TTY); an existing -o file is replaced only with --force, and never when it is the session file or the review store. The format defaults to the -o file's extension. Review data (--reviews file, or <file>.reviews.db beside the
 session file when there is one) goes with md (under each turn) and json (its "reviews" field), never with jsonl.
 `,
-  import: `Usage: agent-sessions import <file> --db <database> [--session id] [--create-tables] [--json]
+  import: `Usage: agent-sessions import <file> --db <database> [--session id] [--create-tables] [--as-main] [--json]
 
 Imports a JSON export (lossless) or a JSONL file of items (numbered into turns as the session would number them)
 into a NEW session of the database. The session id defaults to the export's (JSON) or the file's name (JSONL); an
@@ -248,5 +248,7 @@ id already in the database is refused. --create-tables creates the session table
 The file is checked completely first and written in one transaction: a malformed file writes nothing and names
 the line (JSONL) or the JSON path that is wrong (exit 4). So are rows doctor would report: usage of a turn no
 structure row holds, messages no structure row references, blank branch ids, negative token counts.
+A branch's JSON export keeps its branch's name, so the new session has no main, and an agent opening it starts on
+an empty main: --as-main imports the branch as main (refused for a whole session's export).
 `,
 };

@@ -32,6 +32,7 @@ const OPTIONS = {
   output: { type: 'string', short: 'o' },
   session: { type: 'string', short: 's' },
   'create-tables': { type: 'boolean' },
+  'as-main': { type: 'boolean' },
   max: { type: 'string' },
   'key-prefix': { type: 'string' },
   'from-turn': { type: 'string' },
@@ -81,7 +82,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   context: ['branch', 'turn', 'traces', 'limit', 'model'],
   search: ['max', 'reviews', 'no-index'],
   export: ['branch', 'format', 'output', 'reviews', 'force'],
-  import: ['session', 'create-tables'],
+  import: ['session', 'create-tables', 'as-main'],
   run: ['branch', 'from-turn', 'command', 'url', 'message', 'model', 'name', 'timeout', 'tools', 'match-name-only'],
   check: [
     'reviews',
@@ -398,7 +399,12 @@ async function runCommandLine(argv: string[]): Promise<number> {
       }
       default: {
         const { importCommand } = await import('./commands');
-        out = await importCommand(ctx, one('a file'), { db: v.db, session: v.session, createTables: v['create-tables'] === true });
+        out = await importCommand(ctx, one('a file'), {
+          db: v.db,
+          session: v.session,
+          createTables: v['create-tables'] === true,
+          asMain: v['as-main'] === true,
+        });
       }
     }
     if (json) process.stdout.write(out);

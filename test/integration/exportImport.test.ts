@@ -75,6 +75,33 @@ describe('Export and import', () => {
     await child(a, freshNode!, 'eval');
   });
 
+  it("a branch's JSON export imports as the session's main when asked, or keeps its name", async () => {
+    const a = await api();
+    const path = `${s.dir}/trip.db`;
+    await writeTripSession(path, { porto: true });
+    await vscode.commands.executeCommand('agentSessions.openDatabase', path);
+    const session = await child(a, await child(a, undefined, 'trip.db'), 'trip');
+    const json = `${s.dir}/porto.json`;
+    await vscode.commands.executeCommand('agentSessions.exportBranch', await child(a, session, 'porto'), { uri: json, format: 'json' });
+    const db = await child(a, undefined, 'trip.db');
+    for (const [sessionId, asMain, branches] of [
+      ['porto-main', true, ['main']],
+      ['porto-kept', false, ['porto']],
+    ] as const) {
+      const result = await vscode.commands.executeCommand<ImportResult>('agentSessions.importConversation', db, {
+        file: json,
+        sessionId,
+        asMain,
+      });
+      assert.equal(result?.sessionId, sessionId, JSON.stringify(a.failures.map((f) => f.message)));
+      const node = await waitFor(() => child(a, db, sessionId).catch(() => undefined), 5000, 'the imported session in the tree');
+      assert.deepEqual(
+        (await a.tree.children(node!)).map(([, item]) => item.label),
+        branches,
+      );
+    }
+  });
+
   it('refuses a taken session id and a malformed file, writing nothing', async () => {
     const a = await api();
     const path = `${s.dir}/trip.db`;

@@ -30,6 +30,7 @@ import { command, type CommandsOf } from '../core/commandTable';
 import { asNode } from '../core/treeNodes';
 import { UserFacingError } from '../core/userError';
 import { announce, fileActions } from '../core/outcomes';
+import { visibleText } from '../../shared/unicodeText';
 
 /** The largest Markdown export opened in an editor once written (bigger ones are offered, not opened). */
 const OPEN_EXPORT_MAX_BYTES = 5 * 1024 * 1024;
@@ -60,6 +61,8 @@ interface ImportArgs {
   dbPath?: string;
   sessionId?: string;
   createTables?: boolean;
+  /** A branch's export: its branch imported as `main` (asked when not given). */
+  asMain?: boolean;
 }
 
 const asPath = (v: vscode.Uri | string | undefined): string | undefined => (v instanceof vscode.Uri ? v.fsPath : v || undefined);
@@ -249,6 +252,29 @@ async function importCommand(deps: Services, arg: unknown, options: unknown): Pr
   }
   if (taken.has(sessionId)) throw new UserFacingError(vscode.l10n.t('{0} already has a session {1}.', basename(target), sessionId));
 
+  // A branch's export keeps its name, and a session without `main` looks empty to an agent that opens it (it starts on
+  // main): which the user wants is asked, naming both.
+  let asMain = args.asMain;
+  const branch = doc?.scope === 'branch' && doc.structured && doc.branch !== null && doc.branch !== 'main' ? doc.branch : null;
+  if (branch !== null && asMain === undefined) {
+    const picked = await vscode.window.showQuickPick(
+      [
+        {
+          label: vscode.l10n.t("Import '{0}' as main", visibleText(branch)),
+          detail: vscode.l10n.t('An agent that opens the session continues this conversation.'),
+          asMain: true,
+        },
+        {
+          label: vscode.l10n.t("Keep the name '{0}'", visibleText(branch)),
+          detail: vscode.l10n.t('The session has no main branch: an agent that opens it starts on an empty one.'),
+          asMain: false,
+        },
+      ],
+      { title, placeHolder: vscode.l10n.t('The file holds one branch of a session') },
+    );
+    if (!picked) return undefined;
+    asMain = picked.asMain;
+  }
   let createTables = args.createTables ?? (newFile ? undefined : false);
   if (createTables === undefined) {
     const yes = vscode.l10n.t('Create Tables');
@@ -263,7 +289,12 @@ async function importCommand(deps: Services, arg: unknown, options: unknown): Pr
   const run = (create: boolean) =>
     withProgress(vscode.l10n.t('Importing {0}…', basename(file)), (signal, report) =>
       // In the store worker: the whole import is one write transaction, which must not run on the host's thread.
-      registry.store.importSessionFile(target, file, { sessionId, createTables: create }, { signal, onProgress: report }),
+      registry.store.importSessionFile(
+        target,
+        file,
+        { sessionId, createTables: create, ...(branch !== null && asMain ? { asMain: true } : {}) },
+        { signal, onProgress: report },
+      ),
     );
   let result: ImportResult;
   try {

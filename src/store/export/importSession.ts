@@ -32,6 +32,13 @@ export interface ImportOptions extends ProgressOptions {
   createTables?: boolean;
   driver?: DriverName | 'auto';
   busyTimeoutMs?: number;
+  /**
+   * A branch's JSON export imported with that branch as the new session's `main`: the branch an agent's session starts
+   * on, so it continues the conversation. Without it the branch keeps its name and the session has no `main`, which
+   * an agent opening the session sees as empty (the doctor's `empty-main`). Refused for a whole session's export,
+   * whose branches keep their names; a JSONL import always goes to `main`.
+   */
+  asMain?: boolean;
 }
 
 export interface ImportResult {
@@ -40,6 +47,10 @@ export interface ImportResult {
   branches: number;
   /** True when the tables (or the file) had to be created. */
   createdTables: boolean;
+  /** With `asMain`: the export's branch, now `main`. */
+  mainFrom?: string;
+  /** A branch's export imported under its own name (not `main`): the new session has no `main`. */
+  withoutMain?: string;
 }
 
 export type ImportFormat = 'json' | 'jsonl';
@@ -108,7 +119,13 @@ class JsonRowWriter {
     private readonly tables: DiscoveredTables,
     private readonly sessionId: string,
     private readonly dbPath: string,
+    /** The branch written as `main` (`ImportOptions.asMain`), or null. */
+    private readonly asMain: string | null = null,
   ) {}
+
+  private branchOf(branchId: string): string {
+    return branchId === this.asMain ? 'main' : branchId;
+  }
 
   get messageCount(): number {
     return this.ids.length;
@@ -160,11 +177,12 @@ class JsonRowWriter {
       `INSERT INTO message_structure (session_id, message_id, branch_id, message_type, sequence_number, user_turn_number,
          branch_turn_number, tool_name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.branches.add(s.branch_id);
+    const branchId = this.branchOf(s.branch_id);
+    this.branches.add(branchId);
     this.insertStructure.run(
       this.sessionId,
       this.ids[s.message_ref]!,
-      s.branch_id,
+      branchId,
       s.message_type,
       s.sequence_number,
       s.user_turn_number,
@@ -183,7 +201,7 @@ class JsonRowWriter {
     );
     this.insertUsage.run(
       this.sessionId,
-      u.branch_id,
+      this.branchOf(u.branch_id),
       u.user_turn_number,
       u.requests,
       u.input_tokens,
@@ -211,6 +229,24 @@ function givenSessionId(sessionId: string): string {
   return sessionId;
 }
 
+/** The branch `asMain` renames: the export's one branch; none for a plain session or a branch that is `main`. */
+function asMainBranch(header: SessionExportHeader, options: ImportOptions): string | null {
+  if (!options.asMain) return null;
+  if (header.scope !== 'branch')
+    throw new InvalidArgumentError(
+      "asMain imports a branch's export as the session's main; this file holds a whole session, whose branches keep their names.",
+    );
+  return header.structured && header.branch !== null && header.branch !== 'main' ? header.branch : null;
+}
+
+/** What the result says of `main`: the branch renamed to it, or the branch a session without it was given. */
+function mainOf(header: SessionExportHeader, rename: string | null, branches: ReadonlySet<string>): Partial<ImportResult> {
+  if (rename !== null) return { mainFrom: rename };
+  if (header.scope === 'branch' && header.structured && header.branch !== null && !branches.has('main'))
+    return { withoutMain: header.branch };
+  return {};
+}
+
 function sessionIdFor(header: SessionExportHeader, options: ImportOptions): string {
   if (options.sessionId !== undefined) return givenSessionId(options.sessionId);
   const sessionId = header.session?.session_id;
@@ -224,11 +260,12 @@ function sessionIdFor(header: SessionExportHeader, options: ImportOptions): stri
 /** Imports a parsed JSON export (`parseJsonExport`) as a new session. */
 export async function importJsonExport(dbPath: string, doc: SessionExport, options: ImportOptions = {}): Promise<ImportResult> {
   const sessionId = sessionIdFor(doc, options);
+  const rename = asMainBranch(doc, options);
   const target = await openTarget(dbPath, sessionId, doc.structured, options);
   const { db, tables } = target;
   try {
     const total = doc.messages.length;
-    const writer = new JsonRowWriter(db, tables, sessionId, dbPath);
+    const writer = new JsonRowWriter(db, tables, sessionId, dbPath, rename);
     await writeTransaction(db, tables, sessionId, async () => {
       writer.session(doc.session);
       writer.reservations(doc.reserved_branches);
@@ -244,7 +281,13 @@ export async function importJsonExport(dbPath: string, doc: SessionExport, optio
       throwIfCancelled(options.signal);
     });
     options.onProgress?.(total, total);
-    return { sessionId, items: total, branches: doc.structured ? writer.branches.size : 1, createdTables: target.created };
+    return {
+      sessionId,
+      items: total,
+      branches: doc.structured ? writer.branches.size : 1,
+      createdTables: target.created,
+      ...mainOf(doc, rename, writer.branches),
+    };
   } finally {
     db.close();
   }
@@ -277,10 +320,11 @@ export async function importJsonFile(dbPath: string, filePath: string, options: 
     return importJsonExport(dbPath, parseJsonExport(readFileSync(filePath, 'utf8')), options);
   }
   const sessionId = sessionIdFor(header!, options);
+  const rename = asMainBranch(header!, options);
   const target = await openTarget(dbPath, sessionId, header!.structured, options);
   const { db, tables } = target;
   try {
-    const writer = new JsonRowWriter(db, tables, sessionId, dbPath);
+    const writer = new JsonRowWriter(db, tables, sessionId, dbPath, rename);
     await writeTransaction(db, tables, sessionId, async () => {
       for await (const event of readJsonExportLines(filePath)) {
         if (event.kind === 'header') {
@@ -298,7 +342,13 @@ export async function importJsonFile(dbPath: string, filePath: string, options: 
       throwIfCancelled(options.signal);
     });
     options.onProgress?.(total, total);
-    return { sessionId, items: total, branches: header!.structured ? writer.branches.size : 1, createdTables: target.created };
+    return {
+      sessionId,
+      items: total,
+      branches: header!.structured ? writer.branches.size : 1,
+      createdTables: target.created,
+      ...mainOf(header!, rename, writer.branches),
+    };
   } finally {
     db.close();
   }

@@ -157,6 +157,20 @@ describe('agent-sessions CLI (the real binary)', function () {
     writeFileSync(file, jsonl);
     const r = JSON.parse(ok(run(['import', file, '--db', target, '--json']))) as { sessionId: string; items: number };
     assert.deepEqual([r.sessionId, r.items], ['eval-set', 16]);
+    // A branch's JSON export: under its own name, a note that the session has no main; with --as-main, it is main.
+    const branch = join(tmp.dir, 'oslo.json');
+    ok(run(['export', 'weather-trip', '-d', db, '--branch', 'oslo-retry', '-f', 'json', '-o', branch]));
+    const kept = run(['import', branch, '--db', target, '--session', 'oslo-kept']);
+    assert.equal(kept.code, 0, kept.stderr);
+    assert.match(kept.stderr, /^note: the session has no branch 'main', only 'oslo-retry': .* --as-main imports the branch as main\.\n$/);
+    const asMain = run(['import', branch, '--db', target, '--session', 'oslo-main', '--as-main']);
+    assert.equal(asMain.code, 0, asMain.stderr);
+    assert.equal(asMain.stderr, '');
+    assert.match(asMain.stdout, /\(1 branch, branch 'oslo-retry' as main\)\n$/);
+    assert.match(ok(run(['branches', target, 'oslo-main'])), /^main /);
+    const whole = run(['import', first, '--db', target, '--session', 'whole', '--as-main']);
+    assert.equal(whole.code, 2, whole.stderr);
+    assert.match(whole.stderr, /--as-main takes a branch's export/);
   });
 
   it('search: hits with session, branch, turn and snippet; filters; --max; --json', () => {

@@ -107,6 +107,46 @@ describe('export: JSON and its import', function () {
     }
   });
 
+  it("asMain: a branch's export imports as the new session's main, its usage too; refused for a whole session", async () => {
+    const text = await exportText(db, 'json', { sessionId: 'weather-trip', branchId: 'oslo-retry' });
+    const file = join(tmp.dir, 'oslo.json');
+    writeFileSync(file, text);
+    const target = join(tmp.dir, 'as-main.db');
+    const rowsOf = (sessionId: string, path: string) => ({
+      structure: query(path, `SELECT DISTINCT branch_id FROM message_structure WHERE session_id = '${sessionId}'`).map((r) => r.branch_id),
+      usage: query(path, `SELECT DISTINCT branch_id FROM turn_usage WHERE session_id = '${sessionId}'`).map((r) => r.branch_id),
+    });
+    // Kept: the session has no main, and says which branch it got (an agent opening it would start on an empty main).
+    const kept = await importSessionFile(target, file, { sessionId: 'kept', createTables: true });
+    assert.equal(kept.withoutMain, 'oslo-retry');
+    assert.deepEqual(rowsOf('kept', target), { structure: ['oslo-retry'], usage: ['oslo-retry'] });
+    // Both ways in (the export's line layout, and a document parsed whole), the rows are the branch's but named main.
+    const streamed = await importSessionFile(target, file, { sessionId: 'main-1', asMain: true });
+    const parsed = await importJsonExport(target, parseJsonExport(text), { sessionId: 'main-2', asMain: true });
+    for (const [result, id] of [
+      [streamed, 'main-1'],
+      [parsed, 'main-2'],
+    ] as const) {
+      assert.equal(result.mainFrom, 'oslo-retry');
+      assert.equal(result.withoutMain, undefined);
+      assert.deepEqual(rowsOf(id, target), { structure: ['main'], usage: ['main'] });
+      assert.deepEqual(
+        query(
+          target,
+          `SELECT sequence_number, user_turn_number, branch_turn_number FROM message_structure WHERE session_id = '${id}' ORDER BY sequence_number`,
+        ),
+        query(
+          target,
+          "SELECT sequence_number, user_turn_number, branch_turn_number FROM message_structure WHERE session_id = 'kept' ORDER BY sequence_number",
+        ),
+      );
+    }
+    const whole = join(tmp.dir, 'whole.json');
+    writeFileSync(whole, await exportText(db, 'json', { sessionId: 'weather-trip' }));
+    await assert.rejects(importSessionFile(target, whole, { sessionId: 'w', asMain: true }), /whole session/);
+    assert.equal(query(target, "SELECT 1 FROM agent_messages WHERE session_id = 'w'").length, 0);
+  });
+
   it('round trip on the Python-written fixtures, every session', async () => {
     for (const fixture of PYTHON_FIXTURES) {
       const path = copyPythonFixture(fixture, tmp.dir);
