@@ -27,6 +27,11 @@ export interface RunEnd {
   unproven?: string;
   /** The fork made for the run; `exists` is false when an agent was to make it and did not. */
   fork: { branchId: string; exists: boolean } | undefined;
+  /**
+   * The run paused, waiting for input (an agent command's RUN_FINISHED with outcome `interrupt`): it neither
+   * completed nor failed, and what it wrote stays, the call it waits on included (runPersistence.ts `settleRun`).
+   */
+  paused?: boolean;
   /** What the run's events showed (to say what was not saved). */
   produced: Produced;
   /** What the store logged instead of throwing. */
@@ -60,7 +65,13 @@ export async function settleAndDescribe(
   recordTurn: (keptUser: boolean, kept: readonly AgentInputItem[]) => Promise<TurnRecord>,
 ): Promise<SettledRun> {
   const { completed, spent } = end;
-  const { forkDeleted, ...settled } = await settleBranch(session, end.written, { completed, spent }, end.fork, end.unproven);
+  const { forkDeleted, ...settled } = await settleBranch(
+    session,
+    end.written,
+    { completed, spent, paused: end.paused ?? false },
+    end.fork,
+    end.unproven,
+  );
   const record = await recordTurn(settled.kept.some(isUserMessage), settled.kept);
   const persistence = persistenceView({
     reporter,

@@ -15,6 +15,8 @@
  *     branch is as it was and the user can simply send again.
  *  3. A run that did not complete but spent tokens keeps its user message as its turn, so the usage row has a turn
  *     to belong to (the tokens were billed); the outputs the SDK did not store are reported as not saved.
+ * A run that paused waiting for input (an agent command's RUN_FINISHED with outcome `interrupt`, AG-UI 1.0) is none
+ * of these: nothing of it is popped, its pending call included, since that call is what the agent resumes from.
  * Only items this run wrote are ever popped, newest first, and each pop is one transaction with the check that it is
  * that item (the store's `popItem(expected)`, docs/session-format.md §14.2), so a concurrent writer's items are never
  * removed, even one committed a moment before (the cleanup stops and says so instead). A run whose items are not
@@ -173,20 +175,23 @@ export function firstUnansweredCall(items: readonly AgentInputItem[]): number {
 
 /**
  * Puts the branch right after a run (see the module comment). `completed`: the run finished normally; `spent`:
- * the run used tokens. Pops only items of `written`, newest first, each only if it is the branch's newest, checked in
- * the pop's transaction (`popItem(expected)`). `unproven` (why `written` may not be the run's alone): nothing is
- * removed, and the result's `problem` says why.
+ * the run used tokens; `paused`: the run waits for input, and everything it wrote stays. Pops only items of
+ * `written`, newest first, each only if it is the branch's newest, checked in the pop's transaction
+ * (`popItem(expected)`). `unproven` (why `written` may not be the run's alone): nothing is removed, and the result's
+ * `problem` says why.
  */
 export async function settleRun(
   session: RunSession,
   written: readonly AgentInputItem[],
-  outcome: { completed: boolean; spent: boolean },
+  outcome: { completed: boolean; spent: boolean; paused?: boolean },
   unproven?: string,
 ): Promise<SettleResult> {
   let keepCount = written.length;
-  const unanswered = firstUnansweredCall(written);
-  if (unanswered >= 0) keepCount = unanswered;
-  if (!outcome.completed && !outcome.spent) keepCount = 0;
+  if (!outcome.paused) {
+    const unanswered = firstUnansweredCall(written);
+    if (unanswered >= 0) keepCount = unanswered;
+    if (!outcome.completed && !outcome.spent) keepCount = 0;
+  }
   if (keepCount < written.length && unproven !== undefined) {
     return {
       kept: [...written],
@@ -275,7 +280,7 @@ export function plain<T>(value: T): T {
 export async function settleBranch(
   session: RunSession,
   written: readonly AgentInputItem[],
-  outcome: { completed: boolean; spent: boolean },
+  outcome: { completed: boolean; spent: boolean; paused?: boolean },
   fork: { branchId: string; exists: boolean } | undefined,
   unproven?: string,
 ): Promise<SettleResult & { forkDeleted: boolean }> {

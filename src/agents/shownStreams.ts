@@ -64,27 +64,27 @@ export class ShownStreams {
     if (reasoning !== '') this.reporter.emit({ kind: 'reasoning/delta', runId: this.runId, delta: reasoning });
   }
 
-  /** Events that arrive whole (tool calls with their joined arguments, outputs, items) are redacted whole. */
+  /**
+   * Events that arrive whole (tool calls with their joined arguments, outputs, items) are redacted whole: every string
+   * in them, whatever its field (a call id echoing the key once showed it), and what they nest (an item, a replay
+   * mark) as its JSON text, keys included. Only `kind` and `runId`, ours, are left as they are.
+   */
   private redactWhole(e: RunEvent): RunEvent {
-    const r = (t: string) => this.text.redact(t);
-    switch (e.kind) {
-      case 'tool/called':
-        return { ...e, name: r(e.name), arguments: r(e.arguments) };
-      case 'tool/output':
-        return { ...e, name: r(e.name), output: r(e.output) };
-      case 'item/added': {
-        const item = r(JSON.stringify(e.item ?? null));
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(item);
-        } catch {
-          // A marker put where the JSON needed an escape (a secret containing a quote): keep the text.
-          parsed = item;
-        }
-        return { ...e, preview: r(e.preview), item: parsed };
-      }
-      default:
-        return e;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(e)) out[key] = key === 'kind' || key === 'runId' ? value : this.redactValue(value);
+    return out as unknown as RunEvent;
+  }
+
+  private redactValue(value: unknown): unknown {
+    if (typeof value === 'string') return this.text.redact(value);
+    if (typeof value !== 'object' || value === null) return value;
+    // As JSON text, so that a rule spanning a key and its value (`"authorization": "…"`) applies too.
+    const text = this.text.redact(JSON.stringify(value));
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      // A marker put where the JSON needed an escape (a secret containing a quote): keep the text.
+      return text;
     }
   }
 

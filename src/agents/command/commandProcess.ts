@@ -8,7 +8,7 @@
  * the group. The run ends at the latest shortly after that SIGKILL, even when a process that left the group still
  * holds stdout open; and when this process exits, every group still running is killed.
  */
-import { MAX_EVENT_LINE_CHARS, MAX_OUTPUT_IN_FLIGHT_CHARS, MAX_STDERR_LINE_CHARS } from './commandLimits';
+import { AFTER_RUN_END_MS, MAX_EVENT_LINE_CHARS, MAX_OUTPUT_IN_FLIGHT_CHARS, MAX_STDERR_LINE_CHARS } from './commandLimits';
 import { launch } from './launcher';
 import { shellLine } from './shellLine';
 
@@ -23,6 +23,8 @@ export interface ProcessEnd {
   spawnError?: string;
   /** Stdout lines longer than `maxLineChars`, discarded unread. */
   overlongLines: number;
+  /** Still running `afterRunEndMs` after the run's end (`runEnded`), it was stopped (SIGTERM, then SIGKILL). */
+  stoppedAfterRunEnd?: boolean;
 }
 
 export interface CommandProcessOptions {
@@ -44,6 +46,12 @@ export interface CommandProcessOptions {
   graceMs?: number;
   /** The longest stdout line read (default `MAX_EVENT_LINE_CHARS`); a longer one is discarded. */
   maxLineChars?: number;
+  /**
+   * Aborted once the run's terminal event was read (RUN_FINISHED, RUN_ERROR): the command then gets `afterRunEndMs`
+   * (default `AFTER_RUN_END_MS`) to exit on its own, then it is stopped, SIGTERM and `graceMs` later SIGKILL.
+   */
+  runEnded?: AbortSignal;
+  afterRunEndMs?: number;
 }
 
 /** After the last SIGKILL, how long the pipes get to report their end before the run ends without it. */
@@ -101,6 +109,7 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
     let shellEnd: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let ended = false;
     let spawnError: string | undefined;
+    let stoppedAfterRunEnd = false;
     const timers: NodeJS.Timeout[] = [];
     const waiters: (() => void)[] = [];
     /** The shell's pid, once the launcher has started it; a signal asked for before then is sent on its start. */
@@ -198,6 +207,7 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
       ended = true;
       for (const t of timers) clearTimeout(t);
       options.signal?.removeEventListener('abort', onAbort);
+      options.runEnded?.removeEventListener('abort', onRunEnded);
       running.delete(self);
       // What a process outside the group still holds open is not ours to wait for.
       stdout.flush();
@@ -209,6 +219,7 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
         ...(stoppedBy ? { stoppedBy } : {}),
         ...(spawnError !== undefined ? { spawnError } : {}),
         overlongLines,
+        ...(stoppedAfterRunEnd ? { stoppedAfterRunEnd } : {}),
       });
       for (const w of waiters.splice(0)) w();
     }
@@ -266,6 +277,19 @@ export function runCommandProcess(options: CommandProcessOptions): Promise<Proce
     const onAbort = () => stop('stop');
     if (options.signal?.aborted) queueMicrotask(onAbort);
     else options.signal?.addEventListener('abort', onAbort, { once: true });
+    // The run ended (RUN_FINISHED, RUN_ERROR) but the command goes on (a non-daemon thread, an exporter's flush, a
+    // server loop): it gets a moment to exit, then is stopped as a shell's leftovers are, and the run ends with it.
+    const onRunEnded = () => {
+      timers.push(
+        setTimeout(() => {
+          if (ended || escalating) return;
+          stoppedAfterRunEnd = true;
+          escalate(grace, 'SIGTERM');
+        }, options.afterRunEndMs ?? AFTER_RUN_END_MS),
+      );
+    };
+    if (options.runEnded?.aborted) queueMicrotask(onRunEnded);
+    else options.runEnded?.addEventListener('abort', onRunEnded, { once: true });
     if (options.timeoutMs && options.timeoutMs > 0) timers.push(setTimeout(() => stop('timeout'), options.timeoutMs));
   });
 }

@@ -32,7 +32,7 @@ import { AgUiTranslator, MAX_REPLAY_REPORTS, TOOL_REPLAY_EVENT, loadEventSchemas
 import { buildCommandInput } from './commandInput';
 import { runCommandProcess } from './commandProcess';
 import { runOverHttp } from './sseTransport';
-import { overlongEventText } from './commandLimits';
+import { AFTER_RUN_END_MS, overlongEventText } from './commandLimits';
 import { ShownStreams } from '../shownStreams';
 import { IN_THREAD_STORE, type RunSession, type RunStore } from '../runSession';
 import { toolsModeOf, type ToolsOptions } from '../runOptions';
@@ -109,6 +109,11 @@ interface CommandReplay {
 /** How the agent's side of the run ended. */
 interface AgentEnd {
   completedByAgent: boolean;
+  /**
+   * The run's terminal event (RUN_FINISHED, RUN_ERROR) was read: what came after it (a Stop, the timeout, our stop of
+   * a command or a stream still open after it, a connection that broke) does not change how the run ended.
+   */
+  endedByEvent: boolean;
   stopped: 'stop' | 'timeout' | undefined;
   /** Why the agent's side failed, for people (undefined when it completed). */
   failure: string | undefined;
@@ -171,10 +176,21 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
       source: recorded ? { branchId: recorded.branchId, turn: recorded.turn } : null,
     };
     const shown = new ShownStreams(reporter);
+    // Aborted at the run's terminal event: the transport then closes the stream, or stops the command, shortly after.
+    // Whether that event came before any Stop or timeout: one sent because of them (a RUN_ERROR "cancelled" on
+    // SIGINT) does not make the stop come "after the run's end".
+    const runEnded = new AbortController();
+    let startedAt = Date.now();
+    const endedFirst = { value: false };
     const translator = new AgUiTranslator(
       reporter.runId,
       (e) => shown.emit(e),
       (why, source) => shown.invalid(why, source),
+      () => {
+        const timedOut = (options.timeoutMs ?? 0) > 0 && Date.now() - startedAt >= (options.timeoutMs ?? 0);
+        endedFirst.value = !(options.signal?.aborted ?? false) && !timedOut;
+        runEnded.abort();
+      },
     );
     const input = buildCommandInput({
       runId: reporter.runId,
@@ -188,7 +204,10 @@ async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter):
       tools: replay,
     });
     try {
-      const end = await runAgent(options, reporter, translator, shown, input);
+      startedAt = Date.now();
+      const end = await runAgent(options, reporter, translator, shown, input, runEnded.signal, () => endedFirst.value);
+      // A call streamed in chunks ends with the stream, and what the view held back is let out.
+      translator.end();
       shown.end();
       const outcome = await settle({
         options,
@@ -228,6 +247,8 @@ async function runAgent(
   translator: AgUiTranslator,
   shown: ShownStreams,
   input: Record<string, unknown>,
+  runEnded: AbortSignal,
+  endedFirst: () => boolean,
 ): Promise<AgentEnd> {
   const { agent } = options;
   const who = describe(agent);
@@ -240,9 +261,15 @@ async function runAgent(
       signal: options.signal,
       timeoutMs: options.timeoutMs,
       maxEventChars: options.maxEventChars,
+      runEnded,
     });
     loadSchemasBeside();
     const end = await ending;
+    // AG-UI 1.0: RUN_FINISHED and RUN_ERROR end the run. A stream closed by us after it, or broken after it (a worker
+    // recycled, a proxy closing idle upstreams), or a timeout or Stop meanwhile, does not undo a run that had ended.
+    const endedByEvent = translator.ended && endedFirst();
+    if (endedByEvent && end.closedAfterRunEnd && end.error !== undefined)
+      reporter.log(`${who}'s event stream broke off after the run's end (${end.error}); the run had ended.`);
     const view: CommandEndView = {
       agent: agentLabel(agent),
       exitCode: null,
@@ -252,17 +279,23 @@ async function runAgent(
       invalidLines: translator.invalid,
     };
     let failure: string | undefined;
-    if (end.stoppedBy === 'timeout') failure = `${who} ran past the ${seconds(options.timeoutMs)} s timeout; the request was aborted.`;
+    if (end.stoppedBy === 'timeout' && !endedByEvent)
+      failure = `${who} ran past the ${seconds(options.timeoutMs)} s timeout; the request was aborted.`;
     else if (end.error !== undefined && end.status === undefined) failure = `${who} could not be reached (${end.error}).`;
     else if (end.status !== undefined && (end.status < 200 || end.status > 299))
       failure = `${who} answered HTTP ${end.status}${end.body ? `: ${end.body}` : ''}.`;
-    else if (end.error !== undefined) failure = `${who}'s event stream broke off (${end.error}).`;
+    else if (end.notEventStream !== undefined)
+      failure =
+        `${who} answered HTTP ${end.status ?? 200} with content type '${end.notEventStream}', not an event stream ` +
+        `(text/event-stream), so no event was read${end.body ? `; it began: ${end.body}` : ''}.`;
+    else if (end.error !== undefined && !endedByEvent) failure = `${who}'s event stream broke off (${end.error}).`;
     else if (end.overlongEvents > 0) failure = overlongEventText(who, end.overlongEvents, 'event', options.maxEventChars);
     else if (translator.error) failure = `${who} reported an error: ${translator.error.message}`;
     // Over HTTP there is no exit code: RUN_FINISHED is the only word that the run completed, and a stream that ends
     // without it (a server that crashed mid-run, a proxy that cut it) did not.
     else if (!end.stoppedBy && !translator.finished) failure = `${who}'s event stream ended before RUN_FINISHED; the run did not complete.`;
-    return { completedByAgent: failure === undefined && !end.stoppedBy, stopped: end.stoppedBy, failure, view };
+    const stopped = endedByEvent ? undefined : end.stoppedBy;
+    return { completedByAgent: failure === undefined && !stopped, endedByEvent, stopped, failure, view };
   }
 
   const ending = runCommandProcess({
@@ -276,9 +309,16 @@ async function runAgent(
     timeoutMs: options.timeoutMs,
     graceMs: options.graceMs,
     maxLineChars: options.maxEventChars,
+    runEnded,
   });
   loadSchemasBeside();
   const end = await ending;
+  // As over HTTP: a command that lingered after its run's end (and was stopped then, or by the timeout or a Stop
+  // meanwhile) completed the run it ended; its exit code is then ours, not its word.
+  const endedByEvent = translator.ended && endedFirst();
+  const stoppedAfterEnd = endedByEvent && (end.stoppedBy !== undefined || end.stoppedAfterRunEnd === true);
+  if (end.stoppedAfterRunEnd)
+    reporter.log(`${who} was still running ${seconds(AFTER_RUN_END_MS)} s after its run's end, so it was stopped.`);
   shown.endStderr((l) => reporter.log(`[${agent.name}] ${l}`));
   const view: CommandEndView = {
     agent: agent.name,
@@ -289,6 +329,13 @@ async function runAgent(
   };
   let failure: string | undefined;
   if (end.spawnError !== undefined) failure = `${who} could not be started (${end.spawnError}).`;
+  else if (stoppedAfterEnd)
+    failure =
+      end.overlongLines > 0
+        ? overlongEventText(who, end.overlongLines, 'line', options.maxEventChars)
+        : translator.error
+          ? `${who} reported an error: ${translator.error.message}`
+          : undefined;
   else if (end.stoppedBy === 'timeout') failure = `${who} ran past the ${seconds(options.timeoutMs)} s timeout and was stopped.`;
   else if (end.stoppedBy === 'stop') failure = undefined;
   else if (end.overlongLines > 0) failure = overlongEventText(who, end.overlongLines, 'line', options.maxEventChars);
@@ -300,7 +347,8 @@ async function runAgent(
       translator.valid === 0
         ? `${who} exited with ${end.code === null ? `signal ${end.signal}` : `code ${end.code}`} before sending any event.`
         : `${who} exited with ${end.code === null ? `signal ${end.signal}` : `code ${end.code}`}.`;
-  return { completedByAgent: failure === undefined && !end.stoppedBy, stopped: end.stoppedBy, failure, view };
+  const stopped = stoppedAfterEnd ? undefined : end.stoppedBy;
+  return { completedByAgent: failure === undefined && !stopped, endedByEvent, stopped, failure, view };
 }
 
 /**
@@ -375,7 +423,9 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
 
   // A run the agent cancelled (RUN_FINISHED with outcome `cancelled`) is settled as a Stop: nothing was produced.
   const cancelledByAgent = translator.cancelled && end.failure === undefined;
-  const cancelled = end.stopped === 'stop' || (options.signal?.aborted ?? false) || cancelledByAgent;
+  // A Stop that came after the run's terminal event stopped only what lingered: the run had ended by then.
+  const stoppedByUs = !end.endedByEvent && (end.stopped === 'stop' || (options.signal?.aborted ?? false));
+  const cancelled = stoppedByUs || cancelledByAgent;
   // "Done" means a turn was saved: an agent that ends well without writing its turn (its session pointed elsewhere, a
   // bug in its store calls) has answered nothing the view can show, and the user's message exists nowhere but the
   // composer, so the run fails and says so.
@@ -394,7 +444,11 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
     // elsewhere are another writer's: a note below).
     (!hasTurn && elsewhere.length > 0 ? elsewhereMessage(who, elsewhere, branchId, options.sessionId) : undefined) ??
     noTurn;
-  const completed = end.completedByAgent && failure === undefined && !cancelled;
+  // RUN_FINISHED with outcome `interrupt`: the run is paused, waiting for something outside it (AG-UI 1.0). The call it
+  // waits on is what the agent resumes from (its SDK's next run answers it), so it is kept, and so is the turn, as
+  // written: the run neither completed nor failed, and is settled keeping everything (runPersistence.ts).
+  const paused = translator.interrupts !== undefined && failure === undefined && !cancelled;
+  const completed = end.completedByAgent && failure === undefined && !cancelled && !paused;
 
   // Usage: the row the command stored for its turn; else what its events reported.
   const storedUsage = ownTurn !== null && hasTurn ? await readTurnUsage(session, ownTurn) : undefined;
@@ -412,6 +466,7 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
       written,
       unproven: writes.unproven,
       fork: options.fork ? { branchId, exists: branchExists } : undefined,
+      paused,
       // The command's items are known only from the branch, and its usage is its own to store: nothing to add.
       produced: new Produced(),
       storeProblems: [],
@@ -440,7 +495,7 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
     notes.push(elsewhereMessage(who, elsewhere, branchId, options.sessionId));
   const others = otherWritersNote(othersOnBranch, elsewhere, branchId, hasTurn);
   if (others !== undefined) notes.push(others);
-  notes.push(...replayNotes(who, translator));
+  notes.push(...replayNotes(who, translator), ...boundNotes(who, translator));
   if (notes.length > 0) persistence.summary = reporter.redact(`${persistence.summary} ${notes.join(' ')}`);
 
   // The answer and the calls' arguments are read back from the file, not from the redacted stream: a key the agent
@@ -457,20 +512,46 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
       replay,
     });
   const message = cancelled
-    ? end.stopped === 'stop' || options.signal?.aborted || !cancelledByAgent
+    ? stoppedByUs || !cancelledByAgent
       ? 'The run was stopped.'
       : `${who} cancelled the run.`
-    : (failure ?? `${who} ended without completing the run.`);
+    : paused
+      ? pausedMessage(who, translator.interrupts ?? [])
+      : (failure ?? `${who} ended without completing the run.`);
   return reporter.finish({
     kind: 'run/failed',
     runId: reporter.runId,
-    failure: cancelled ? 'cancelled' : 'other',
+    failure: cancelled ? 'cancelled' : paused && translator.interrupts?.some((i) => i.toolCallId) ? 'tool' : 'other',
     message: reporter.redact(message + stderrNote(view)),
     usage: spent ? usage : null,
     written: persistence,
     command: view,
     replay,
   });
+}
+
+/** A paused run's outcome (RUN_FINISHED with outcome `interrupt`): what it waits for, and what was kept. */
+function pausedMessage(who: string, interrupts: readonly { text: string; toolCallId?: string }[]): string {
+  const what = interrupts.map((i) => (i.toolCallId ? `${i.text} (tool call ${i.toolCallId})` : i.text)).join('; ');
+  const call = interrupts.some((i) => i.toolCallId) ? ', with the call it waits on,' : '';
+  return (
+    `${who} paused the run, waiting for input: ${what || 'an interrupt'}. The run did not complete; its turn is kept as ` +
+    `written${call} for the agent to resume from.`
+  );
+}
+
+/** What the outcome says of tool calls past the run's bounds (docs/agent-command.md §6). */
+function boundNotes(who: string, translator: AgUiTranslator): string[] {
+  const notes: string[] = [];
+  if (translator.cutToolCalls > 0)
+    notes.push(
+      `${who} sent ${translator.cutToolCalls} tool call(s) whose arguments went past the bound of what a run keeps (MAX_TOOL_CALL_ARGS_CHARS, MAX_RUN_TOOL_CALL_CHARS); they were shown cut.`,
+    );
+  if (translator.droppedToolCalls > 0)
+    notes.push(
+      `${who} began ${translator.droppedToolCalls} tool call(s) past the bound of what a run keeps (MAX_RUN_TOOL_CALL_CHARS); they were not shown.`,
+    );
+  return notes;
 }
 
 /** What the outcome says of tool-replay reports that were not read (invalid, or past the bound). */

@@ -9,6 +9,7 @@ import { spanRecordOf } from '../../store/traces/spanConventions';
 import type { SpanRecord, TraceLink } from '../../store/traces/spanRecord';
 import { errorMessage } from '../../shared/errorMessage';
 import { MAX_RUN_SPANS, type AgUiTranslator } from './agUiEvents';
+import { MAX_RUN_SPAN_CHARS } from './commandLimits';
 
 export interface CommandSpans {
   records: SpanRecord[];
@@ -52,7 +53,11 @@ export async function storeCommandSpans(args: {
   if (!sink || translator.sdkSpans.length + translator.otlp.length === 0) return;
   const { records, rejected } = commandSpanRecords(translator.sdkSpans, translator.otlp, args.link);
   if (rejected.length > 0) log(`${who} sent ${rejected.length} span value(s) that were left out: ${rejected.slice(0, 3).join('; ')}`);
-  if (translator.droppedSpans > 0) log(`${who} sent more than ${MAX_RUN_SPANS} spans; ${translator.droppedSpans} were left out.`);
+  if (translator.droppedSpans > 0)
+    log(
+      `${who} sent spans past what a run keeps (${MAX_RUN_SPANS.toLocaleString('en-US')} spans, ` +
+        `${MAX_RUN_SPAN_CHARS.toLocaleString('en-US')} characters: MAX_RUN_SPANS, MAX_RUN_SPAN_CHARS); ${translator.droppedSpans} were left out.`,
+    );
   if (records.length === 0) return;
   try {
     await sink(records);

@@ -2,7 +2,7 @@
  * AG-UI's HTTP transport, the client side (docs/agent-command.md §7): the `RunAgentInput` POSTed as JSON, the answer
  * read as server-sent events whose `data:` fields each carry one event. Uses Node's `fetch`; nothing else is needed.
  */
-import { MAX_ERROR_BODY_CHARS, MAX_EVENT_LINE_CHARS } from './commandLimits';
+import { AFTER_RUN_END_MS, MAX_ERROR_BODY_CHARS, MAX_EVENT_LINE_CHARS } from './commandLimits';
 
 /** How a request to an agent URL ended. */
 export interface HttpEnd {
@@ -12,8 +12,15 @@ export interface HttpEnd {
   error?: string;
   /** Why we aborted it, when we did. */
   stoppedBy?: 'stop' | 'timeout';
-  /** The start of an error answer's body. */
+  /** The start of an error answer's body (or of a 2xx answer that is not an event stream). */
   body?: string;
+  /** The content type of a 2xx answer that is not an event stream (it was not read as one). */
+  notEventStream?: string;
+  /**
+   * The stream was still open `AFTER_RUN_END_MS` after the run's terminal event (`runEnded`), and we closed it; or it
+   * broke off in that time (`error` then says how). Neither is the run's failure: the run had ended.
+   */
+  closedAfterRunEnd?: boolean;
   /** Events longer than `maxEventChars`, discarded unread. */
   overlongEvents: number;
 }
@@ -29,6 +36,12 @@ export interface HttpRunOptions {
   headers?: Record<string, string>;
   /** The longest event (its lines, and its `data:` joined) read (default `MAX_EVENT_LINE_CHARS`). */
   maxEventChars?: number;
+  /**
+   * Aborted once the run's terminal event was read (RUN_FINISHED, RUN_ERROR): the stream then gets `afterRunEndMs`
+   * (default `AFTER_RUN_END_MS`) to end on its own (a RUN_ERROR may still follow RUN_FINISHED), then it is closed.
+   */
+  runEnded?: AbortSignal;
+  afterRunEndMs?: number;
 }
 
 export async function runOverHttp(options: HttpRunOptions): Promise<HttpEnd> {
@@ -53,6 +66,18 @@ async function request(options: HttpRunOptions, counts: { overlong: number }): P
           controller.abort();
         }, options.timeoutMs)
       : undefined;
+  // Nothing of the run may follow its end: a server that keeps the stream open (heartbeats, a proxy's keep-alive)
+  // would otherwise hold the run open until its timeout, or for ever, and fail a run that completed.
+  let closedAfterRunEnd = false;
+  let afterEndTimer: NodeJS.Timeout | undefined;
+  const onRunEnded = () => {
+    afterEndTimer ??= setTimeout(() => {
+      closedAfterRunEnd = true;
+      controller.abort();
+    }, options.afterRunEndMs ?? AFTER_RUN_END_MS);
+  };
+  if (options.runEnded?.aborted) onRunEnded();
+  else options.runEnded?.addEventListener('abort', onRunEnded, { once: true });
   try {
     let response: Response;
     try {
@@ -77,16 +102,26 @@ async function request(options: HttpRunOptions, counts: { overlong: number }): P
       };
     }
     if (!response.ok) return { status: response.status, body: await bodyStart(response) };
+    // An answer of another type (JSON, AG-UI's binary encoding, an HTML error page behind a proxy) holds no events
+    // we can read: say what came, rather than that the stream "ended before RUN_FINISHED". A missing type is read.
+    const type = response.headers.get('content-type');
+    if (type !== null && !/^\s*text\/event-stream\s*(;|$)/i.test(type))
+      return { status: response.status, notEventStream: type.slice(0, MAX_ERROR_BODY_CHARS), body: await bodyStart(response) };
     if (!response.body) return { status: response.status };
     try {
       await readEvents(response.body, options, counts);
     } catch (err) {
+      if (closedAfterRunEnd) return { status: response.status, closedAfterRunEnd };
+      // A break after the run's end is no failure of the run, but is told (the caller logs it).
+      if (options.runEnded?.aborted) return { status: response.status, closedAfterRunEnd: true, error: causeText(err) };
       return stoppedBy ? { status: response.status, stoppedBy } : { status: response.status, error: causeText(err) };
     }
     return stoppedBy ? { status: response.status, stoppedBy } : { status: response.status };
   } finally {
     if (timer) clearTimeout(timer);
+    if (afterEndTimer) clearTimeout(afterEndTimer);
     options.signal?.removeEventListener('abort', onAbort);
+    options.runEnded?.removeEventListener('abort', onRunEnded);
   }
 }
 

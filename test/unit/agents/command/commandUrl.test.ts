@@ -314,7 +314,8 @@ describe('agent URLs: every way an AG-UI HTTP stream can end', function () {
       const { log, outcome } = run(url);
       const o = completed(await outcome);
       assert.equal(o.command?.invalidLines, 0, 'a subagent event was taken for an unknown one');
-      assert.equal(log.text(), 'Found it. Done.');
+      // Two messages (`m`, `n`): a break between their text, so they do not run together.
+      assert.equal(log.text(), 'Found it. \n\nDone.');
     });
 
     it("events after the run's end are ignored, as AG-UI says, and reported; a RUN_ERROR after RUN_FINISHED counts", async () => {
