@@ -23,7 +23,9 @@ import { NotFoundError, UsageError } from './exitCodes';
 import { heapCheck } from './heapSizing';
 import { readOnlyInCliWords } from './readOnlyFile';
 import { colorMarkdown, markdownColorizer, paint, table, tableLines, visibleWidth, type Terminal } from './terminal';
-import type { UsageRow, UsageRowKey } from '../store/inspector/usageTables';
+import type { SharedTurnRange, UsageRow, UsageRowKey } from '../store/inspector/usageTables';
+import type { SessionDatabase } from '../store/inspector/sessionDatabase';
+import { sharedTurnRanges } from '../shared/turnOrigin';
 import { counted } from '../shared/countNoun';
 
 export interface CommandContext {
@@ -154,8 +156,46 @@ const USAGE_COUNT_KEYS: readonly UsageCountKey[] = [
 ];
 
 /**
- * A session's (or branch's) usage rows with totals, written to `write` as they are read, a page of
- * `USAGE_ROWS_PER_PAGE` rows at a time (a 100,000-turn session held every row, its table and its text at once: 196 MB).
+ * The next `limit` usage rows of a branch's whole conversation after turn `afterTurn`, in turn order: its shared turns'
+ * rows on the branches that ran them (`ranges`, as the Tokens tab's branch scope, the MCP usage tool and the compare
+ * card count them), each marked `sharedFrom` its origin, and its own rows. A turn the branch has a row of its own for
+ * is its own row's (the SDK reads its own branch's row). The shared turns are read in windows of at most `limit` turns
+ * (a turn has one row per branch), each a range seek per branch, then the own rows past them in one.
+ */
+function conversationRowsAfter(
+  db: SessionDatabase,
+  sessionId: string,
+  branchId: string,
+  ranges: readonly SharedTurnRange[],
+  afterTurn: number,
+  limit: number,
+): UsageRow[] {
+  const out: UsageRow[] = [];
+  const sharedEnd = Math.max(0, ...ranges.map((r) => r.toTurn));
+  let from = afterTurn + 1;
+  while (out.length < limit && from <= sharedEnd) {
+    const to = Math.min(sharedEnd, from + (limit - out.length) - 1);
+    const byTurn = new Map<number, UsageRow>();
+    for (const r of ranges) {
+      const lo = Math.max(from, r.fromTurn);
+      const hi = Math.min(to, r.toTurn);
+      if (lo > hi) continue;
+      for (const { branchId: origin, turn, sharedFrom: _none, ...counts } of db.getTurnUsage(sessionId, r.originBranchId, lo, hi))
+        byTurn.set(turn, { branchId, turn, sharedFrom: origin, ...counts });
+    }
+    for (const row of db.getTurnUsage(sessionId, branchId, from, to)) byTurn.set(row.turn, row);
+    out.push(...[...byTurn.values()].sort((a, b) => a.turn - b.turn));
+    from = to + 1;
+  }
+  if (out.length < limit) {
+    out.push(...db.getUsageRowsAfter(sessionId, branchId, { branchId, turn: Math.max(afterTurn, sharedEnd) }, limit - out.length));
+  }
+  return out;
+}
+
+/**
+ * A session's usage rows, or a branch's whole conversation's (`conversationRowsAfter`), with totals, written to
+ * `write` as they are read, a page of `USAGE_ROWS_PER_PAGE` rows at a time (a 100,000-turn session held every row, its table and its text at once: 196 MB).
  * JSON is written in one pass, exactly as `JSON.stringify(…, null, 2)` would; the table in two (the first finds the
  * columns' widths and the totals, the second writes the lines), each page a read of its own: a turn appended between
  * the passes is left out of the table, as it was of the totals.
@@ -171,15 +211,22 @@ export async function usage(
     const tree = await requireSession(store, sessionId);
     if (branchId !== undefined) requireBranch(tree, sessionId, branchId);
     const scope = branchId ?? null;
+    const shared = scope === null ? [] : sharedTurnRanges(tree, scope);
     // Server stores keep no usage (the SDK's PostgreSQL and Redis sessions record none).
     const pages = async function* (until?: UsageRowKey): AsyncGenerator<UsageRow[]> {
       if (store.kind !== 'file') return;
+      const { db } = store;
+      // A branch's rows all carry its id (shared ones say their origin in `sharedFrom`): keys order by turn alone.
+      const read = (after: UsageRowKey | null): UsageRow[] =>
+        scope !== null && shared.length > 0
+          ? conversationRowsAfter(db, sessionId, scope, shared, after?.turn ?? 0, USAGE_ROWS_PER_PAGE)
+          : db.getUsageRowsAfter(sessionId, scope, after, USAGE_ROWS_PER_PAGE);
       let after: UsageRowKey | null = null;
       for (;;) {
         ctx.signal.throwIfAborted();
         // The table's first pass reads every page before it writes: the heap is looked at here too (heapSizing.ts).
         heapCheck();
-        let rows = store.db.getUsageRowsAfter(sessionId, scope, after, USAGE_ROWS_PER_PAGE);
+        let rows = read(after);
         const full = rows.length === USAGE_ROWS_PER_PAGE;
         if (until) rows = rows.filter((r) => !keyAfter(r, until));
         if (rows.length > 0) yield rows;
@@ -212,7 +259,8 @@ export async function usage(
     const c = ctx.term.color;
     const head = ['BRANCH', 'TURN', 'REQUESTS', 'INPUT', 'CACHED', 'OUTPUT', 'REASONING', 'TOTAL'].map((h) => paint(c, 'bold', h));
     const cells = (r: UsageRow): string[] => [
-      r.branchId,
+      // The branch that ran the turn: a shared turn's origin.
+      r.sharedFrom ?? r.branchId,
       String(r.turn),
       n(r.requests),
       n(r.inputTokens),

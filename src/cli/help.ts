@@ -217,6 +217,9 @@ Exit codes: 0 no findings (after --fix: none left), 1 findings, 4 not a session 
   usage: `Usage: agent-sessions usage [file] <session> [--db file] [--branch b] [--json]
 
 Prints the recorded token usage per turn (requests, input, cached, output, reasoning, total) and the totals.
+With --branch, the branch's whole conversation: the turns it shares with the branch it forked from are listed
+with the rows of the branch that ran them (BRANCH names it; in --json, "sharedFrom"), as the Tokens tab counts
+them; a turn the branch has its own row for counts that row.
 `,
   search: `Usage: agent-sessions search [file] <query> [--db file] [--max n] [--reviews file] [--no-index] [--json]
 

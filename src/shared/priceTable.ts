@@ -37,6 +37,10 @@ export const PRICE_TABLE_DATA = {
     'gpt-4.1-mini': { input: 0.4, cachedInput: 0.1, output: 1.6 },
     'gpt-4.1-nano': { input: 0.1, cachedInput: 0.025, output: 0.4 },
     'gpt-4o': { input: 2.5, cachedInput: 1.25, output: 10 },
+    // The first gpt-4o snapshot kept its launch price, which the base name's would hide (priceOf strips the date
+    // only when the exact name has no price): OpenAI's pricing page, Standard tier, lists gpt-4o-2024-05-13 at $5.00
+    // input, no cached rate, $15.00 output.
+    'gpt-4o-2024-05-13': { input: 5, cachedInput: null, output: 15 },
     'gpt-4o-mini': { input: 0.15, cachedInput: 0.075, output: 0.6 },
     o1: { input: 15, cachedInput: 7.5, output: 60 },
     'o1-mini': { input: 1.1, cachedInput: 0.55, output: 4.4 },

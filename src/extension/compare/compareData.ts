@@ -26,9 +26,19 @@ import { sharedTurnRanges, turnOrigin } from '../../shared/turnOrigin';
 import { describeError } from '../core/userError';
 import * as l10n from '@vscode/l10n';
 
-/** What a column reads from: its store, or why it cannot. */
+/** A model and its price (null: no model, or no price for it). */
+export interface ColumnPricing {
+  model: string | null;
+  price: ModelPrice | null;
+}
+
+/**
+ * What a column reads from: its store, or why it cannot. `pricing` prices the column's own turns (a retry's at the
+ * model that ran it); `pricing.session` is the session's pricing, for the turns the column shares with a branch that is
+ * no column of the comparison (those ran on the parent, not on the retry's model). Absent: `pricing` is the session's.
+ */
 export type ColumnSource =
-  { reader: SessionReader; dbName: string; pricing: { model: string | null; price: ModelPrice | null } } | { problem: string };
+  { reader: SessionReader; dbName: string; pricing: ColumnPricing & { session?: ColumnPricing } } | { problem: string };
 
 /**
  * Turns' latency from the trace store (src/extension/traces/turnLatency.ts), when the host has one; a column whose
@@ -55,6 +65,11 @@ interface Column {
   source: ColumnSource;
   tree: readonly BranchNode[];
   turns: number;
+  /**
+   * The pricing of the turns a branch ran, as this column sees them: its own branch's at the column's pricing, a
+   * shared turn's at the pricing of the column showing the branch that ran it, else at the session's.
+   */
+  pricingOf: (originBranchId: string) => ColumnPricing;
 }
 
 interface Layout {
@@ -119,8 +134,9 @@ export class CompareData {
 
   private async build(): Promise<Layout> {
     const trees = new Map<string, Promise<readonly BranchNode[]>>();
-    const columns = await Promise.all(
-      this.targets.map(async (target): Promise<Column> => {
+    const unpriced = (): ColumnPricing => ({ model: null, price: null });
+    const found = await Promise.all(
+      this.targets.map(async (target): Promise<Omit<Column, 'pricingOf'>> => {
         const source = this.sourceOf(target);
         if ('problem' in source) return { target, source, tree: [], turns: 0 };
         // A layer column has a tree of its own (its one branch), never the session's.
@@ -143,6 +159,10 @@ export class CompareData {
         }
       }),
     );
+    const columns: Column[] = found.map((c) => ({
+      ...c,
+      pricingOf: (origin) => ('problem' in c.source ? unpriced() : originPricing(found, c, origin)),
+    }));
     const readable = columns.filter((c) => !('problem' in c.source));
     const sameSession =
       readable.length === columns.length &&
@@ -238,7 +258,7 @@ export class CompareData {
   private async columnSides(c: Column, first: number, last: number): Promise<Map<number, SideFacts>> {
     const out = new Map<number, SideFacts>();
     if ('problem' in c.source || first > c.turns) return out;
-    const { reader, pricing } = c.source;
+    const { reader } = c.source;
     const end = Math.min(last, c.turns);
     const turns = Array.from({ length: end - first + 1 }, (_, i) => first + i);
     // A turn's usage row is on the branch that ran it (a shared turn's on an ancestor): one range read per branch.
@@ -259,19 +279,105 @@ export class CompareData {
     const usageByTurn = new Map<string, UsageRow>();
     for (const row of usageRows.flat()) usageByTurn.set(`${row.branchId}\u0000${row.turn}`, row);
     for (const content of contents) {
-      const key = `${turnOrigin(c.tree, c.target.branchId, content.turn)}\u0000${content.turn}`;
+      const origin = turnOrigin(c.tree, c.target.branchId, content.turn);
+      const key = `${origin}\u0000${content.turn}`;
       const row = usageByTurn.get(key);
       const usage = row ? usageOf(row) : null;
       const latency = latencyByTurn.get(key);
       out.set(content.turn, {
         content,
         usage,
-        cost: usage ? costOf(usage, pricing.price) : null,
+        // At the model that ran the turn, as the card prices it: a shared turn's is not the retry's model.
+        cost: usage ? costOf(usage, c.pricingOf(origin).price) : null,
         latency: latency ? { ms: latency.ms, requests: latency.requests } : null,
       });
     }
     return out;
   }
+}
+
+/**
+ * The pricing of the turns `origin` ran, seen from column `c`: the column's own for its branch; for a shared turn, the
+ * pricing of a column of the same session showing `origin` (a retry of a retry shares the first retry's turns, which
+ * ran on its model), else the session's: nothing else records which model ran a branch that is not a column.
+ */
+function originPricing(columns: readonly Omit<Column, 'pricingOf'>[], c: Omit<Column, 'pricingOf'>, origin: string): ColumnPricing {
+  if ('problem' in c.source) return { model: null, price: null };
+  const { session, ...own } = c.source.pricing;
+  if (origin === c.target.branchId) return own;
+  for (const other of columns) {
+    if ('problem' in other.source || other.target.layerId !== undefined || other.target.branchId !== origin) continue;
+    if (other.target.dbPath !== c.target.dbPath || other.target.sessionId !== c.target.sessionId) continue;
+    const { session: _unused, ...its } = other.source.pricing;
+    return its;
+  }
+  return session ?? own;
+}
+
+function samePrice(a: ModelPrice | null, b: ModelPrice | null): boolean {
+  return a === b || (a !== null && b !== null && a.input === b.input && a.cachedInput === b.cachedInput && a.output === b.output);
+}
+
+/** `a` − `b` (the counts of rows in `a`'s scope and not in `b`'s, `b`'s scope inside `a`'s). */
+function usageLess(a: CompareUsage, b: CompareUsage): CompareUsage {
+  const less = (x: number | null, y: number | null) => (x === null ? null : x - (y ?? 0));
+  return {
+    inputTokens: less(a.inputTokens, b.inputTokens),
+    outputTokens: less(a.outputTokens, b.outputTokens),
+    totalTokens: less(a.totalTokens, b.totalTokens),
+    cachedTokens: less(a.cachedTokens, b.cachedTokens),
+    reasoningTokens: less(a.reasoningTokens, b.reasoningTokens),
+  };
+}
+
+/**
+ * What a branch's whole conversation cost with its turns priced at the models that ran them: its own rows at the
+ * column's pricing, each shared range's rows at its origin's (`pricingOf`). One more page read for the own rows and
+ * one per origin price that differs from the column's; none when every turn is priced alike. Null when a part with
+ * rows has no price (the sum would hide it) or nothing has counts.
+ */
+async function branchCost(
+  c: Column,
+  reader: SessionReader,
+  whole: { usage: CompareUsage; rowCount: number },
+  shared: ReturnType<typeof sharedTurnRanges>,
+): Promise<number | null> {
+  const { sessionId, branchId } = c.target;
+  const ownPrice = c.pricingOf(branchId).price;
+  const groups: { price: ModelPrice | null; ranges: typeof shared }[] = [];
+  for (const r of shared) {
+    const price = c.pricingOf(r.originBranchId).price;
+    const group = groups.find((g) => samePrice(g.price, price));
+    if (group) group.ranges.push(r);
+    else groups.push({ price, ranges: [r] });
+  }
+  if (groups.every((g) => samePrice(g.price, ownPrice))) return costOf(whole.usage, ownPrice);
+  // A page with some shared ranges counts the own rows too (and drops a range's turn the branch has its own row
+  // for): less the own rows, what is left is those ranges' part.
+  const own = await reader.getUsagePage(sessionId, branchId, { limit: 1 });
+  const ownUsage = usageOf(own.totals);
+  const parts: { usage: CompareUsage; rows: number; price: ModelPrice | null }[] = [
+    { usage: ownUsage, rows: own.rowCount, price: ownPrice },
+  ];
+  if (groups.length === 1)
+    parts.push({ usage: usageLess(whole.usage, ownUsage), rows: whole.rowCount - own.rowCount, price: groups[0]!.price });
+  else {
+    const pages = await Promise.all(groups.map((g) => reader.getUsagePage(sessionId, branchId, { limit: 1, shared: g.ranges })));
+    pages.forEach((p, i) =>
+      parts.push({ usage: usageLess(usageOf(p.totals), ownUsage), rows: p.rowCount - own.rowCount, price: groups[i]!.price }),
+    );
+  }
+  let cost: number | null = null;
+  for (const part of parts) {
+    if (part.rows <= 0) continue;
+    const partCost = costOf(part.usage, part.price);
+    if (partCost === null) {
+      if (part.usage.inputTokens === null && part.usage.outputTokens === null) continue;
+      return null;
+    }
+    cost = (cost ?? 0) + partCost;
+  }
+  return cost;
 }
 
 function columnView(c: Column): CompareColumnView {
@@ -302,8 +408,9 @@ async function totals(
   const { sessionId, branchId } = c.target;
   // A layer has no usage rows, traces or replay marks of its own: the branch's would not describe it.
   const layer = c.target.layerId !== undefined;
+  const shared = sharedTurnRanges(c.tree, branchId);
   const [page, tools, latency, replay] = await Promise.all([
-    reader.getUsagePage(sessionId, branchId, { limit: 1, shared: sharedTurnRanges(c.tree, branchId) }),
+    reader.getUsagePage(sessionId, branchId, { limit: 1, shared }),
     reader.getToolTotals(sessionId, branchId),
     latencySource && !layer ? latencySource.branch(sessionId, branchId, c.tree, reader).catch(() => undefined) : undefined,
     replaySource && !layer ? replaySource.counts(c.target.dbPath, sessionId, branchId).catch(() => undefined) : undefined,
@@ -311,7 +418,7 @@ async function totals(
   const usage = usageOf(page.totals);
   return {
     usage,
-    cost: costOf(usage, pricing.price),
+    cost: await branchCost(c, reader, { usage, rowCount: page.rowCount }, shared),
     pricingModel: pricing.model,
     tools: tools.map((t) => ({ name: t.toolName, calls: t.calls })).sort((a, b) => b.calls - a.calls),
     latency:

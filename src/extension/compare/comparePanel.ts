@@ -147,13 +147,15 @@ export class ComparePanel extends PanelHost {
     const entry = this.host.registry.get(t.dbPath);
     if (!entry) return { problem: vscode.l10n.t('{0} is not open.', t.dbPath) };
     if (!entry.db) return { problem: entry.problem ?? vscode.l10n.t('The database cannot be read.') };
-    // A retry's column is priced at the model that ran it; any other at the session's pricing model.
+    // A retry's own turns are priced at the model that ran them; any other column's at the session's pricing model.
+    // The turns a retry shares with its parent ran before it, on the parent: those stay at the session's (`session`).
     const session = this.host.pricing.pricingFor(t);
+    const sessionPricing = { model: session.model, price: session.price };
     const pricing = t.unpriced
-      ? { model: null, price: null }
+      ? { model: null, price: null, session: sessionPricing }
       : t.model
-        ? { model: t.model, price: priceOf(session.table, t.model) }
-        : { model: session.model, price: session.price };
+        ? { model: t.model, price: priceOf(session.table, t.model), session: sessionPricing }
+        : sessionPricing;
     return { reader: this.scoped(entry.db), dbName: entry.remote ? t.dbPath : basename(t.dbPath), pricing };
   }
 

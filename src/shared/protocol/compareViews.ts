@@ -57,8 +57,12 @@ export interface CompareTotalsView {
    * that ran them (as the Tokens table's branch scope counts it).
    */
   usage: CompareUsage;
-  /** The cost of `usage` at the session's pricing model, or null when the model has no price. */
+  /**
+   * The cost of `usage`, each turn at the model that ran it: the column's own turns at `pricingModel`, the turns it
+   * shares at the price of the branch that ran them (its column's, else the session's); null when a part has no price.
+   */
   cost: number | null;
+  /** The price the column's own turns are at. */
   pricingModel: string | null;
   /** Tools the branch's conversation called, most used first. */
   tools: { name: string; calls: number }[];

@@ -5,6 +5,7 @@ import { readBranchIds } from './branchIds';
 import type { QueryContext } from './queryContext';
 import { numberOrNull, textOrNull } from './rowDecoding';
 import { quoteIdentifier } from './tableDiscovery';
+import { displaySumSql } from './usageTables';
 
 /** A session's `turn_usage` sums as SQL gives them (null: no row had a value) and its row count. */
 export interface SessionUsageSums {
@@ -66,8 +67,10 @@ export function messagesBySessionSql(messagesTable: string, afterId: boolean): s
 
 /** The SQL of `sumUsageBySession` (exported for the plan test). */
 export function usageBySessionSql(afterId: boolean): string {
-  return `SELECT ${SID} AS sid, SUM(requests) AS requests, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
-         SUM(total_tokens) AS total, COUNT(*) AS turns FROM turn_usage ${groupedBySession(afterId)}`;
+  // Never raising on overflow, as the Tokens tab's totals (usageTables.ts, `displaySumSql`).
+  const sum = (column: string) => displaySumSql(column);
+  return `SELECT ${SID} AS sid, ${sum('requests')} AS requests, ${sum('input_tokens')} AS input, ${sum('output_tokens')} AS output,
+         ${sum('total_tokens')} AS total, COUNT(*) AS turns FROM turn_usage ${groupedBySession(afterId)}`;
 }
 
 /** Messages per session: all of them, or (`afterId`) those with a larger id (a rowid range). */

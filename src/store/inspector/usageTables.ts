@@ -147,7 +147,8 @@ export interface UsagePageRequest {
    * For a branch's page: the turns it shares with its ancestors, each range with the branch that ran it
    * (`sharedTurnRanges` in src/shared/turnOrigin.ts). Branching copies no usage rows (spec §8.3), so what the
    * branch's conversation cost is its own rows plus these ranges' rows on their origin branches; they join the page
-   * (and its count and totals) marked `sharedFrom`. Ignored for the session (null branch), which counts each row once.
+   * (and its count and totals) marked `sharedFrom`, but for a turn the branch has its own row for, which is the turn's.
+   * Ignored for the session (null branch), which counts each row once.
    */
   shared?: readonly SharedTurnRange[];
 }
@@ -222,10 +223,29 @@ export function addUsageSums(a: UsageSums, b: UsageSums): UsageSums {
   };
 }
 
-const SUMS_SQL = `COUNT(*) AS n, SUM(requests) AS requests, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
-  SUM(total_tokens) AS total, SUM(${CACHED_SQL}) AS cached, SUM(${REASONING_SQL}) AS reasoning`;
+/**
+ * The sum of a column of counts for display: `total()` adds as a double and never raises, where `sum()` stops the
+ * whole query with "integer overflow" on one huge row (then no list, no Tokens tab); exact for any sum up to 2^53, as
+ * the number handed to JS is anyway. NULL when no row has a value, as `sum()` gives.
+ */
+export function displaySumSql(expression: string): string {
+  return `CASE WHEN COUNT(${expression}) > 0 THEN TOTAL(${expression}) END`;
+}
 
-/** A row of `SUMS_SQL` as `UsageSums`. */
+/**
+ * The sums of the `turn_usage` rows matching `where` (SQL `sum()` semantics but for overflow, `displaySumSql`). The
+ * details' counts are worked out once per row, in a subquery that `LIMIT -1` keeps from being flattened into the
+ * aggregate (which would decode each row's JSON twice: once to count, once to total).
+ */
+function sumsSql(where: string): string {
+  return `SELECT COUNT(*) AS n, ${displaySumSql('requests')} AS requests, ${displaySumSql('input_tokens')} AS input,
+    ${displaySumSql('output_tokens')} AS output, ${displaySumSql('total_tokens')} AS total, ${displaySumSql('cached')} AS cached,
+    ${displaySumSql('reasoning')} AS reasoning
+    FROM (SELECT requests, input_tokens, output_tokens, total_tokens, ${CACHED_SQL} AS cached, ${REASONING_SQL} AS reasoning
+      FROM turn_usage WHERE ${where} LIMIT -1)`;
+}
+
+/** A row of `sumsSql` as `UsageSums`. */
 export function usageSumsOf(t: Record<string, unknown> | undefined): UsageSums {
   const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
   return {
@@ -243,7 +263,7 @@ export function usageSumsOf(t: Record<string, unknown> | undefined): UsageSums {
 
 /** Sums over `turn_usage` rows matching `where` (after `FROM turn_usage WHERE`), for keptTotals.ts's deltas too. */
 export function sumUsageWhere(ctx: QueryContext, where: string, params: readonly (string | number)[]): UsageSums {
-  return usageSumsOf(ctx.stmt(`SELECT ${SUMS_SQL} FROM turn_usage WHERE ${where}`).get<Record<string, unknown>>(...params));
+  return usageSumsOf(ctx.stmt(sumsSql(where)).get<Record<string, unknown>>(...params));
 }
 
 /** The scope's sums in SQL: one range of the (session, branch, turn) index, then the rows' columns. */
@@ -258,9 +278,45 @@ export const sqlUsageSums: UsageSumsSource = (ctx, sessionId, scope) => {
   ]);
 };
 
+/** `a` − `b`, `b`'s rows being some of `a`'s (a sum of the rest; no row left: none). */
+function lessUsageSums(a: UsageSums, b: UsageSums): UsageSums {
+  if (b.rowCount === 0) return a;
+  if (a.rowCount <= b.rowCount) return emptyUsageSums();
+  const less = (x: number | null, y: number | null): number | null => (x === null ? null : x - (y ?? 0));
+  const x = a.totals;
+  const y = b.totals;
+  return {
+    rowCount: a.rowCount - b.rowCount,
+    totals: {
+      requests: less(x.requests, y.requests),
+      inputTokens: less(x.inputTokens, y.inputTokens),
+      outputTokens: less(x.outputTokens, y.outputTokens),
+      totalTokens: less(x.totalTokens, y.totalTokens),
+      cachedTokens: less(x.cachedTokens, y.cachedTokens),
+      reasoningTokens: less(x.reasoningTokens, y.reasoningTokens),
+    },
+  };
+}
+
+/**
+ * The rows of a shared range on its origin whose turn the branch has a row of its own for (a run's usage stored
+ * right after branching lands on the branch's latest turn, a copied one): the branch's own row is the turn's, as the
+ * SDK reads its own branch's row, so these are left out of the branch's page. Always summed in SQL, never kept: an
+ * own row written later changes them without touching the origin's rows. Driven by the branch's own rows in the range
+ * (the `IN` list: normally none or one), one origin seek each.
+ */
+function overriddenSums(ctx: QueryContext, sessionId: string, branchId: string, r: SharedTurnRange): UsageSums {
+  return sumUsageWhere(
+    ctx,
+    `session_id = ? AND branch_id = ? AND user_turn_number IN (SELECT user_turn_number FROM turn_usage
+       WHERE session_id = ? AND branch_id = ? AND user_turn_number BETWEEN ? AND ?)`,
+    [sessionId, r.originBranchId, sessionId, branchId, r.fromTurn, r.toTurn],
+  );
+}
+
 /**
  * A page's count and totals: the session's rows, or a branch's own rows plus its shared ranges' rows on their origin
- * branches (`UsagePageRequest.shared`), each part from `sums`.
+ * branches (`UsagePageRequest.shared`) less those of turns it has its own row for, each part from `sums`.
  */
 function scopeSums(
   ctx: QueryContext,
@@ -272,7 +328,8 @@ function scopeSums(
   if (branchId === null) return sums(ctx, sessionId, { branchId: null });
   let out = sums(ctx, sessionId, { branchId });
   for (const r of sharedRanges(branchId, shared)) {
-    out = addUsageSums(out, sums(ctx, sessionId, { branchId: r.originBranchId, turns: { from: r.fromTurn, to: r.toTurn } }));
+    const range = sums(ctx, sessionId, { branchId: r.originBranchId, turns: { from: r.fromTurn, to: r.toTurn } });
+    out = addUsageSums(out, lessUsageSums(range, overriddenSums(ctx, sessionId, branchId, r)));
   }
   return out;
 }
@@ -351,8 +408,11 @@ function readSharedPage(
   const sortKey = byTurn ? '' : `, ${SORT_SQL[request.sort!] ?? SORT_SQL.turn} AS sort_key`;
   const own = `SELECT ${exactTextSql('branch_id')} AS branch, ${USAGE_COLUMNS}, NULL AS shared_from${sortKey}
     FROM turn_usage WHERE session_id = ? AND branch_id = ?`;
+  // A turn the branch has its own row for is its own leg's, not the origin's (see `overriddenSums`).
   const copied = `SELECT NULL AS branch, ${USAGE_COLUMNS}, ${exactTextSql('branch_id')} AS shared_from${sortKey}
-    FROM turn_usage WHERE session_id = ? AND branch_id = ? AND user_turn_number BETWEEN ? AND ?`;
+    FROM turn_usage u WHERE session_id = ? AND branch_id = ? AND user_turn_number BETWEEN ? AND ?
+      AND NOT EXISTS (SELECT 1 FROM turn_usage b WHERE b.session_id = u.session_id AND b.branch_id = ?
+        AND b.user_turn_number = u.user_turn_number)`;
   // By branch id: one branch, so the turn order (ascending ties, as the single-table page's `branch_id, turn`).
   const order =
     request.sort === 'branchId' ? 'user_turn_number' : byTurn ? `user_turn_number ${direction}` : `sort_key ${direction}, user_turn_number`;
@@ -361,7 +421,7 @@ function readSharedPage(
     .all<Record<string, unknown>>(
       sessionId,
       branchId,
-      ...ranges.flatMap((r) => [sessionId, r.originBranchId, r.fromTurn, r.toTurn]),
+      ...ranges.flatMap((r) => [sessionId, r.originBranchId, r.fromTurn, r.toTurn, branchId]),
       request.limit,
       offset,
     );

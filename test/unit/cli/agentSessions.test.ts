@@ -118,6 +118,30 @@ describe('agent-sessions CLI (the real binary)', function () {
     assert.equal(json.totals.turns, 4);
   });
 
+  it("usage --branch: the branch's whole conversation, each shared turn under the branch that ran it", () => {
+    // ref-multisession.db (Python): alice's alt forks from main at turn 2, so its turn 1 ran on main (36 tokens).
+    const path = copyPythonFixture(
+      PYTHON_FIXTURES.find((f) => f.endsWith('ref-multisession.db'))!,
+      tmp.dir,
+    );
+    const out = ok(run(['usage', path, 'alice', '--branch', 'alt']));
+    assert.match(out, /\nmain\s+1\s+1\s+30\s+0\s+6\s+0\s+36\n/);
+    assert.match(out, /\nalt\s+2\s+1\s+47\s+0\s+8\s+0\s+55\n/);
+    assert.match(out, /\ntotal\s+2\s+2\s+77\s+0\s+14\s+0\s+91\n$/);
+    const json = JSON.parse(ok(run(['usage', path, 'alice', '--branch', 'alt', '--json']))) as {
+      rows: { branchId: string; turn: number; sharedFrom?: string }[];
+      totals: { turns: number; totalTokens: number };
+    };
+    assert.deepEqual(
+      json.rows.map((r) => [r.branchId, r.turn, r.sharedFrom ?? null]),
+      [
+        ['alt', 1, 'main'],
+        ['alt', 2, null],
+      ],
+    );
+    assert.deepEqual([json.totals.turns, json.totals.totalTokens], [2, 91]);
+  });
+
   it('show: the whole session, one branch, one turn; --json gives the items', () => {
     const all = ok(run(['show', 'weather-trip', '-d', db]));
     assert.match(all, /## Branch `oslo-retry` \(from `main` at turn 4\)/);

@@ -8,6 +8,7 @@ import { strict as assert } from 'node:assert';
 import { usage, USAGE_ROWS_PER_PAGE, type CommandContext } from '../../../src/cli/commands';
 import { paint, table, type Terminal } from '../../../src/cli/terminal';
 import { openSessionDatabase } from '../../../src/store';
+import { sharedTurnRanges } from '../../../src/shared/turnOrigin';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execSql, mk, query, Workspace } from '../../support/sessionHelpers';
@@ -137,6 +138,51 @@ describe('agent-sessions usage, a page at a time (issue 43)', () => {
     };
     assert.ok(json.rows.every((r) => typeof r.totalTokens === 'number'));
     assert.equal(json.totals.totalTokens, total);
+  });
+
+  it("--branch lists the branch's whole conversation across pages, as the Tokens tab's branch scope does", async function () {
+    this.timeout(60_000);
+    const s = ws.open();
+    // A fork past the first page: alt shares main's turns 1…1049 and runs 1050…1060; its own row for copied turn 10
+    // (usage stored right after branching) is the turn's.
+    const fork = USAGE_ROWS_PER_PAGE + 50;
+    const turns = (from: number, to: number, tag: string) =>
+      Array.from({ length: to - from + 1 }, (_, i) => [mk.user(`q${from + i}`), mk.assistant(`${tag}${from + i}`)]).flat();
+    await s.addItems(turns(1, fork + 5, 'm'));
+    await s.createBranchFromTurn(fork, 'alt');
+    await s.addItems(turns(fork, fork + 10, 'a'));
+    s.close();
+    const path = ws.path();
+    const insert = `WITH RECURSIVE t(n) AS (SELECT ? UNION ALL SELECT n + 1 FROM t WHERE n < ?)
+      INSERT INTO turn_usage (session_id, branch_id, user_turn_number, requests, input_tokens, output_tokens, total_tokens,
+        input_tokens_details, output_tokens_details)
+      SELECT 's1', ?, n, 1, n * 10 + ?, n, n * 11 + ?, '{"cached_tokens": ' || (n % 13) || '}', NULL FROM t`;
+    execSql(path, insert, 1, fork + 5, 'main', 0, 0);
+    execSql(path, insert, fork, fork + 10, 'alt', 7, 7);
+    execSql(path, insert, 10, 10, 'alt', 3, 3);
+    const db = openSessionDatabase(path, { readonly: true });
+    let expected: ReturnType<typeof db.getUsagePage>;
+    try {
+      const tree = db.getBranchTree('s1');
+      expected = db.getUsagePage('s1', 'alt', { limit: 10 * USAGE_ROWS_PER_PAGE, shared: sharedTurnRanges(tree, 'alt') });
+    } finally {
+      db.close();
+    }
+    assert.equal(expected.rowCount, fork + 10);
+    const got = JSON.parse((await newUsage(path, 's1', 'alt', true, false)).text) as {
+      rows: unknown[];
+      totals: { turns: number; totalTokens: number; cachedTokens: number };
+    };
+    assert.deepEqual(got.rows, expected.rows);
+    assert.deepEqual(
+      [got.totals.turns, got.totals.totalTokens, got.totals.cachedTokens],
+      [expected.rowCount, expected.totals.totalTokens, expected.totals.cachedTokens],
+    );
+    // The table names the branch that ran each turn.
+    const text = (await newUsage(path, 's1', 'alt', false, false)).text;
+    assert.match(text, /\nmain\s+9\s/);
+    assert.match(text, /\nalt\s+10\s+1\s+103\s/);
+    assert.match(text, new RegExp(`\\nmain\\s+${fork - 1}\\s[^\\n]*\\nalt\\s+${fork}\\s`));
   });
 
   it('says so when there is no usage, in both forms', async () => {

@@ -64,6 +64,9 @@ describe('pricing', () => {
     assert.deepEqual(priceOf(table, 'openai/gpt-x'), table.prices['gpt-x']);
     assert.equal(priceOf(table, 'gpt-x-mini'), null);
     assert.deepEqual(priceOf(BUILT_IN_PRICES, 'gpt-4o-2024-08-06'), BUILT_IN_PRICES.prices['gpt-4o']);
+    // The first gpt-4o snapshot has a price of its own (OpenAI's pricing page, Standard tier), not gpt-4o's.
+    for (const name of ['gpt-4o-2024-05-13', 'openai/GPT-4o-2024-05-13'])
+      assert.deepEqual(priceOf(BUILT_IN_PRICES, name), { input: 5, cachedInput: null, output: 15 }, name);
     assert.deepEqual(priceOf(BUILT_IN_PRICES, 'gpt-4.1-mini-2025-04-14'), { input: 0.4, cachedInput: 0.1, output: 1.6 });
   });
 

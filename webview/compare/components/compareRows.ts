@@ -136,7 +136,12 @@ export function summaryCard(
         ),
         el(
           'div',
-          { class: 'stat', title: totals.pricingModel ? t('Priced as {0}', totals.pricingModel) : t('Set Pricing Model… to see cost') },
+          {
+            class: 'stat',
+            title: totals.pricingModel
+              ? t('Its own turns priced as {0}; turns it shares, at the model of the branch that ran them', totals.pricingModel)
+              : t('Set Pricing Model… to see cost'),
+          },
           t(
             'Cost: {0}',
             (totals.cost === null

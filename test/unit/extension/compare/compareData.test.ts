@@ -4,7 +4,7 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CompareData, type ColumnSource } from '../../../../src/extension/compare/compareData';
 import type { CompareRowView, CompareTarget } from '../../../../src/shared/protocol/compareViews';
-import { BUILT_IN_PRICES, priceOf } from '../../../../src/shared/pricing';
+import { BUILT_IN_PRICES, costOf, priceOf } from '../../../../src/shared/pricing';
 import { AdvancedSQLiteSession, openSessionDatabase, type SessionDatabase } from '../../../../src/store';
 import { copyFixture, tempDir } from '../../../support/tempFiles';
 import { replayCounts } from '../../../../src/extension/replay/replayRecords';
@@ -382,5 +382,65 @@ describe('compare data', function () {
     } finally {
       marks.close();
     }
+  });
+  it("prices a retry's shared turns at the model that ran them, the card as the sum of its turns", async () => {
+    const path = await branchedFile();
+    const session = { model: 'gpt-4o', price: priceOf(BUILT_IN_PRICES, 'gpt-4o') };
+    const at = (model: string) => ({ model, price: priceOf(BUILT_IN_PRICES, model), session });
+    const db = openSessionDatabase(path);
+    open.push(db);
+    // As the panel builds them: a retry's column at its model, with the session's pricing for what it shares.
+    const models: Record<string, string> = { retry: 'gpt-5-nano', nested: 'gpt-4.1-mini' };
+    const sourceOf = (t: CompareTarget): ColumnSource => ({
+      reader: db,
+      dbName: 'b.db',
+      pricing: models[t.branchId] ? at(models[t.branchId]!) : session,
+    });
+    // Every turn stored 10 output tokens, no cached ones.
+    const cost = (input: number, model: string) =>
+      costOf({ inputTokens: input, outputTokens: 10, cachedTokens: 0, reasoningTokens: 0 }, priceOf(BUILT_IN_PRICES, model))!;
+    const near = (actual: number | null | undefined, expected: number, what: string) =>
+      assert.ok(actual != null && Math.abs(actual - expected) < 1e-12, `${what}: ${actual} ≠ ${expected}`);
+
+    const data = new CompareData(
+      [
+        { dbPath: path, sessionId: 's', branchId: 'main' },
+        { dbPath: path, sessionId: 's', branchId: 'retry', model: 'gpt-5-nano' },
+        { dbPath: path, sessionId: 's', branchId: 'nested', model: 'gpt-4.1-mini' },
+      ],
+      sourceOf,
+    );
+    const [mainCard, retryCard, nestedCard] = (await data.summary()).columns;
+    near(mainCard?.cost, cost(100, 'gpt-4o') + cost(200, 'gpt-4o') + cost(300, 'gpt-4o') + cost(400, 'gpt-4o'), 'main');
+    // Turns 1–2 ran on main (the session's model), 3–5 on the retry's.
+    const retryShared = cost(100, 'gpt-4o') + cost(200, 'gpt-4o');
+    near(retryCard?.cost, retryShared + cost(310, 'gpt-5-nano') + cost(410, 'gpt-5-nano') + cost(510, 'gpt-5-nano'), 'retry');
+    // The nested retry's turn 3 ran on the retry (a column: its model), turn 4 is its own.
+    near(nestedCard?.cost, retryShared + cost(310, 'gpt-5-nano') + cost(420, 'gpt-4.1-mini'), 'nested');
+    assert.equal(retryCard?.usage.inputTokens, 1530);
+
+    // The grid prices each turn as the card does: nested's turn 3 (shown from turn 3 on) at the retry's model.
+    const { rows } = await data.rows(0, 50);
+    const r3 = rows.find((r) => r.turn === 3)!;
+    near(side(r3, 1).cost, cost(310, 'gpt-5-nano'), 'retry turn 3');
+    near(side(r3, 2).cost, cost(310, 'gpt-5-nano'), 'nested turn 3');
+    near(
+      side(
+        rows.find((r) => r.turn === 4)!,
+        2,
+      ).cost,
+      cost(420, 'gpt-4.1-mini'),
+      'nested turn 4',
+    );
+
+    // Without the retry's column, the nested retry's shared turns ran on branches no column shows: the session's model.
+    const pair = new CompareData(
+      [
+        { dbPath: path, sessionId: 's', branchId: 'main' },
+        { dbPath: path, sessionId: 's', branchId: 'nested', model: 'gpt-4.1-mini' },
+      ],
+      sourceOf,
+    );
+    near((await pair.summary()).columns[1]?.cost, retryShared + cost(310, 'gpt-4o') + cost(420, 'gpt-4.1-mini'), 'nested alone');
   });
 });
