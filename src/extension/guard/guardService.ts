@@ -100,6 +100,15 @@ export class GuardService implements vscode.Disposable {
           this.log(
             `History guard: ${look.layers.length} layer(s) recorded for ${path} (${look.layers.map((l) => `${l.sessionId}/${l.branchId}: ${l.removedCount} removed`).join(', ')}).`,
           );
+        // A branch past the layer bound is not a layer: said here, as the look goes on guarding the rest of the file.
+        for (const k of look.skipped ?? [])
+          this.log(
+            `History guard: ${k.sessionId}/${k.branchId} in ${path} lost ${k.removedCount} of ${k.itemCount} items; a layer keeps at most ${GUARD_LIMITS.itemsPerLayer}, so none was recorded (the items stay in the guard store).`,
+          );
+        if (look.anotherFile)
+          this.log(
+            `History guard: ${path} is another file than the one last seen there; the old file's list was kept as layers, marked replaced.`,
+          );
         return look;
       } catch (err) {
         this.problem = errorMessage(err);

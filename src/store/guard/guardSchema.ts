@@ -1,7 +1,9 @@
 /**
  * The history guard store's file format (docs/history-guard.md): a SQLite file of our own — never a session file,
  * whose format is Python's. Items are kept once each, by the SHA-256 of their stored `message_data` text; per guarded
- * file (path and device/inode, so a file replaced at the same path keeps its own history), session and branch, the
+ * file (path and device/inode, so a file replaced at the same path keeps its own history; its birth time and the row
+ * last seen with the highest id are in `guard_meta`, `birth:<file id>` and `witness:<file id>`, and a record whose inode
+ * went to another file has `~<file id>` added to `ino`, guardStore.ts `retireFile`), session and branch, the
  * structure rows last seen (which item each holds, in order); and the layers: a branch's list as it was before items
  * were removed or replaced, when that was noticed and who did it when known.
  */

@@ -2,14 +2,15 @@
  * The history guard store (docs/history-guard.md): every item the guard has seen of a guarded session file, kept once
  * by the SHA-256 of its stored `message_data`, the structure rows last seen per file and session, and the layers — a
  * branch's list as it was before a writer removed or replaced items — in a SQLite file of our own (guardSchema.ts),
- * never the session file. Files are keyed by path and device/inode: a file replaced at its path gets a new key, and
- * the old one's layers stay, marked replaced.
+ * never the session file. Files are keyed by path and device/inode, told apart also by birth time (and by their rows,
+ * guardObserver.ts): a file replaced at its path, or deleted and recreated at a reused inode, gets a new record, and
+ * the old one's layers stay, marked replaced, with its list as last seen made layers too (`retireFile`).
  */
 import { createHash } from 'node:crypto';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { OpenOptions } from '../drivers/openDatabase';
-import { captureFileIdentity } from '../sqlite/fileIdentity';
+import { captureFileIdentity, fileStateOf } from '../sqlite/fileIdentity';
 import { immediateTransaction, readTransaction, type SqliteDatabase, type SqliteStatement } from '../sqlite/sqliteDatabase';
 import { StatementCache, openOwnStore } from '../sqlite/ownStoreFile';
 import { HistoryGuardError } from './guardErrors';
@@ -99,6 +100,28 @@ export interface GuardedFile {
   /** Marks of the last look (`guardObserver.ts`): null before the first. */
   marks: FileMarks | null;
   observedMs: number | null;
+  /** The row the last look saw with the highest id, to tell the same file from another at the same inode. */
+  witness: RowWitness | null;
+  /**
+   * A checksum of every structure row's (id, message id) at the last look (`pointerSum` in guardObserver.ts): a row
+   * re-pointed to another message changes it even when the counts look like growth or stay the same. Null before.
+   */
+  pointerSum: string | null;
+}
+
+/**
+ * One structure row as a look saw it, with its item's hash: a later look that finds this row id holding another
+ * session, branch or place, or the same message id with other text, is looking at another file (recreated at a
+ * reused inode, or overwritten in place), since no writer of the SDKs changes a row that way.
+ */
+export interface RowWitness {
+  structureId: number;
+  sessionId: string;
+  branchId: string;
+  sequenceNumber: number;
+  messageId: number;
+  /** Hex SHA-256 of the item's stored text. */
+  hash: string;
 }
 
 /** What the last look saw of the whole file: tells a file that only grew from one where rows went. */
@@ -115,6 +138,18 @@ export function itemHash(messageData: string): Buffer {
 }
 
 const invalid = (message: string): HistoryGuardError => new HistoryGuardError('invalid', message);
+
+/**
+ * The file's birth time in ns as text, when the platform gives a real one (Linux through statx, macOS, Windows), else
+ * undefined. A file deleted and recreated may get the same inode (ext4 reuses them), never the same birth time. Where
+ * there is none, libuv reports 0 or copies the change time, which moves with every write: a birth time equal to the
+ * change time is not used (a file created and written within one clock tick loses only this check, not the others).
+ */
+export function fileBirth(absolutePath: string): string | undefined {
+  const st = statSync(absolutePath, { bigint: true, throwIfNoEntry: false });
+  if (!st || st.birthtimeNs <= 0n || st.birthtimeNs === st.ctimeNs) return undefined;
+  return st.birthtimeNs.toString();
+}
 
 function checkId(value: unknown, what: string): asserts value is string {
   if (typeof value !== 'string' || value === '') throw invalid(`The history guard needs ${what}.`);
@@ -155,12 +190,24 @@ interface LayerRow {
 
 export class HistoryGuardStore {
   private readonly statements: StatementCache;
+  /** The store file this connection opened (device and inode), to tell when the path names another file or none. */
+  private readonly identity: ReturnType<typeof captureFileIdentity>;
 
   private constructor(
     readonly db: SqliteDatabase,
     readonly path: string,
   ) {
     this.statements = new StatementCache(db);
+    this.identity = captureFileIdentity(path);
+  }
+
+  /**
+   * Whether the path still names the file this connection has open. SQLite keeps writing a store deleted or replaced
+   * under it, into a file nobody will open again: a holder that keeps the store open between calls checks this (one
+   * `stat`) and opens the path again when it does not.
+   */
+  atItsPath(): boolean {
+    return this.db.isOpen && fileStateOf(this.identity) === 'ok';
   }
 
   /**
@@ -190,24 +237,70 @@ export class HistoryGuardStore {
     const identity = captureFileIdentity(sessionPath);
     if (!identity) throw invalid(`${sessionPath} is not a file the history guard can follow (it does not exist, or it is in memory).`);
     const key = [identity.absolutePath, identity.dev.toString(), identity.ino.toString()] as const;
+    const birth = fileBirth(identity.absolutePath);
     // The common case, every look after the first: the record is there and current; a read, no write transaction.
     const known = this.readRecord(key, identity.absolutePath);
-    if (known && !known.replaced && !this.otherIdentityUnmarked(key)) return known.file;
+    if (known && !known.replaced && !this.otherIdentityUnmarked(key) && (birth === undefined || known.birth === birth)) return known.file;
     return immediateTransaction(this.db, () => {
-      this.stmt('UPDATE guard_files SET replaced_ms = ? WHERE path = ? AND NOT (dev = ? AND ino = ?) AND replaced_ms IS NULL').run(
-        nowMs,
-        ...key,
-      );
+      const others = this.stmt('SELECT file_id FROM guard_files WHERE path = ? AND NOT (dev = ? AND ino = ?) AND replaced_ms IS NULL')
+        .all<{ file_id: number }>(...key)
+        .map((r) => Number(r.file_id));
+      for (const fileId of others) this.retireFile(fileId, nowMs, false);
+      let found = this.readRecord(key, identity.absolutePath);
+      // The same device and inode but another birth time: the file was deleted and another created at a reused inode.
+      if (found && found.birth !== undefined && birth !== undefined && found.birth !== birth) {
+        this.retireFile(found.file.fileId, nowMs, true);
+        found = undefined;
+      }
       this.stmt('INSERT OR IGNORE INTO guard_files (path, dev, ino, first_seen_ms) VALUES (?, ?, ?, ?)').run(...key, nowMs);
-      const found = this.readRecord(key, identity.absolutePath);
+      found = this.readRecord(key, identity.absolutePath);
       if (!found) throw invalid(`The history guard store lost its record of ${sessionPath}.`);
       // The same inode seen again at the path (a file moved away and back) is the same file: not replaced any more.
+      // Its list was made layers when it went, so its next look is a first look (retireFile cleared its marks).
       if (found.replaced) this.stmt('UPDATE guard_files SET replaced_ms = NULL WHERE file_id = ?').run(found.file.fileId);
+      if (birth !== undefined && found.birth === undefined)
+        this.stmt("INSERT OR REPLACE INTO guard_meta (key, value) VALUES ('birth:' || ?, ?)").run(String(found.file.fileId), birth);
       return found.file;
     });
   }
 
-  private readRecord(key: readonly [string, string, string], absolutePath: string): { file: GuardedFile; replaced: boolean } | undefined {
+  /**
+   * The file of record `fileId` is no longer at its path (another file is there, or the same inode holds another
+   * file): its list as last seen becomes layers (every branch of every session, nothing marked removed: what the guard
+   * had seen of that file stays readable, under the old identity, marked replaced), the list and marks are cleared,
+   * and with `rekey` its inode is renamed in the record (`<ino>~<file id>`) so the file now at that inode gets a record
+   * of its own and the old one is never taken for the file there now. Inside a transaction.
+   */
+  retireFile(fileId: number, nowMs: number, rekey: boolean): void {
+    immediateTransaction(this.db, () => {
+      const rows = this.stmt(
+        'SELECT session_id, branch_id, item_id FROM guard_seen WHERE file_id = ? ORDER BY session_id, branch_id, sequence_number, structure_id',
+      ).all<{ session_id: string; branch_id: string; item_id: number }>(fileId);
+      let at = 0;
+      while (at < rows.length) {
+        const first = rows[at]!;
+        let end = at;
+        while (end < rows.length && rows[end]!.session_id === first.session_id && rows[end]!.branch_id === first.branch_id) end++;
+        const items = rows.slice(at, end).map((r) => ({ itemId: Number(r.item_id), removed: false }));
+        if (items.length <= GUARD_LIMITS.itemsPerLayer)
+          this.addLayer(fileId, first.session_id, first.branch_id, 'another-writer', items, nowMs);
+        at = end;
+      }
+      this.stmt('DELETE FROM guard_seen WHERE file_id = ?').run(fileId);
+      this.stmt(
+        `UPDATE guard_files SET structure_count = NULL, max_structure_id = NULL, message_count = NULL, max_message_id = NULL,
+         replaced_ms = COALESCE(replaced_ms, ?) WHERE file_id = ?`,
+      ).run(nowMs, fileId);
+      // The birth time stays: a file that comes back at the record's inode is known again only with the same one.
+      this.stmt("DELETE FROM guard_meta WHERE key IN ('witness:' || ?, 'pointers:' || ?)").run(String(fileId), String(fileId));
+      if (rekey) this.stmt("UPDATE guard_files SET ino = ino || '~' || file_id WHERE file_id = ?").run(fileId);
+    });
+  }
+
+  private readRecord(
+    key: readonly [string, string, string],
+    absolutePath: string,
+  ): { file: GuardedFile; replaced: boolean; birth: string | undefined } | undefined {
     const r = this.stmt(
       `SELECT file_id, structure_count, max_structure_id, message_count, max_message_id, replaced_ms FROM guard_files
        WHERE path = ? AND dev = ? AND ino = ?`,
@@ -220,9 +313,14 @@ export class HistoryGuardStore {
       replaced_ms: number | null;
     }>(...key);
     if (!r) return undefined;
-    const observed = this.stmt("SELECT value FROM guard_meta WHERE key = 'observed:' || ?").get<{ value: string }>(String(r.file_id));
+    const meta = (name: string): string | undefined =>
+      this.stmt('SELECT value FROM guard_meta WHERE key = ? || ?').get<{ value: string }>(name, String(r.file_id))?.value;
+    const observed = meta('observed:');
+    const witness = meta('witness:');
+    const pointerSum = meta('pointers:');
     return {
       replaced: r.replaced_ms !== null,
+      birth: meta('birth:'),
       file: {
         fileId: Number(r.file_id),
         path: absolutePath,
@@ -235,7 +333,9 @@ export class HistoryGuardStore {
                 messageCount: Number(r.message_count),
                 maxMessageId: Number(r.max_message_id),
               },
-        observedMs: observed ? Number(observed.value) : null,
+        observedMs: observed !== undefined ? Number(observed) : null,
+        witness: witness !== undefined ? (JSON.parse(witness) as RowWitness) : null,
+        pointerSum: pointerSum ?? null,
       },
     };
   }
@@ -315,11 +415,35 @@ export class HistoryGuardStore {
   }
 
   /** Notes what this look saw of the whole file. Inside the caller's transaction. */
-  setMarks(fileId: number, marks: FileMarks, nowMs: number): void {
+  setMarks(fileId: number, marks: FileMarks, nowMs: number, seen: { witness: RowWitness | null; pointerSum: string | null }): void {
     this.stmt(
       'UPDATE guard_files SET structure_count = ?, max_structure_id = ?, message_count = ?, max_message_id = ? WHERE file_id = ?',
     ).run(marks.structureCount, marks.maxStructureId, marks.messageCount, marks.maxMessageId, fileId);
     this.stmt("INSERT OR REPLACE INTO guard_meta (key, value) VALUES ('observed:' || ?, ?)").run(String(fileId), String(nowMs));
+    for (const [name, value] of [
+      ['witness:', seen.witness ? JSON.stringify(seen.witness) : null],
+      ['pointers:', seen.pointerSum],
+    ] as const) {
+      if (value !== null) this.stmt('INSERT OR REPLACE INTO guard_meta (key, value) VALUES (? || ?, ?)').run(name, String(fileId), value);
+      else this.stmt('DELETE FROM guard_meta WHERE key = ? || ?').run(name, String(fileId));
+    }
+  }
+
+  /** The marks the store holds for a file now (another window's look may have moved them since this one read them). */
+  currentMarks(fileId: number): FileMarks | null {
+    const r = this.stmt('SELECT structure_count, max_structure_id, message_count, max_message_id FROM guard_files WHERE file_id = ?').get<{
+      structure_count: number | null;
+      max_structure_id: number | null;
+      message_count: number | null;
+      max_message_id: number | null;
+    }>(fileId);
+    if (!r || r.structure_count === null) return null;
+    return {
+      structureCount: Number(r.structure_count),
+      maxStructureId: Number(r.max_structure_id),
+      messageCount: Number(r.message_count),
+      maxMessageId: Number(r.max_message_id),
+    };
   }
 
   /**
@@ -415,7 +539,7 @@ export class HistoryGuardStore {
       ),
     );
     return rows.map((r) => {
-      const sameFile = current !== undefined && r.dev === current.dev.toString() && r.ino === current.ino.toString();
+      const sameFile = this.isFileNow(r, current);
       return {
         layerId: Number(r.layer_id),
         sessionId: r.session_id,
@@ -471,9 +595,20 @@ export class HistoryGuardStore {
       cause: r.cause as LayerCause,
       itemCount: Number(r.item_count),
       removedCount: Number(r.removed_count),
-      oldIdentity: !(current !== undefined && r.dev === current.dev.toString() && r.ino === current.ino.toString()),
+      oldIdentity: !this.isFileNow(r, current),
       replacedMs: r.replaced_ms === null ? null : Number(r.replaced_ms),
     };
+  }
+
+  /**
+   * Whether record `r` is the file at its path now: the same device and inode, and the same birth time where both are
+   * known (a file recreated at a reused inode, not yet looked at, is not taken for the old one).
+   */
+  private isFileNow(r: { file_id: number; dev: string; ino: string }, current: ReturnType<typeof captureFileIdentity>): boolean {
+    if (!current || r.dev !== current.dev.toString() || r.ino !== current.ino.toString()) return false;
+    const stored = this.stmt("SELECT value FROM guard_meta WHERE key = 'birth:' || ?").get<{ value: string }>(String(r.file_id))?.value;
+    const now = stored === undefined ? undefined : fileBirth(current.absolutePath);
+    return stored === undefined || now === undefined || now === stored;
   }
 
   /** What the store holds (every file's). */

@@ -21,9 +21,19 @@ export const GUARD_LOOK_DELAY_MS = 250;
 const stores = new Map<string, HistoryGuardStore>();
 const files = new Map<string, SessionDatabase>();
 
+/**
+ * The guard store at `guardPath`, kept open between calls while the path names the file it opened: a store deleted or
+ * replaced at its path (a cleanup, a restore from backup) is closed and the path opened again (created when gone), so
+ * no layer goes into an unlinked file that is lost when the worker ends.
+ */
 function storeAt(guardPath: string): HistoryGuardStore {
   let store = stores.get(guardPath);
-  if (!store?.db.isOpen) {
+  if (store && !store.atItsPath()) {
+    store.close();
+    stores.delete(guardPath);
+    store = undefined;
+  }
+  if (!store) {
     store = HistoryGuardStore.open(guardPath);
     stores.set(guardPath, store);
   }
@@ -35,7 +45,7 @@ function storeAt(guardPath: string): HistoryGuardStore {
  * creates one, as the other stores of ours are created by their first write (storeOnDemand.ts).
  */
 function existingStore(guardPath: string): HistoryGuardStore | undefined {
-  if (!stores.get(guardPath)?.db.isOpen && !existsSync(guardPath)) return undefined;
+  if (!stores.get(guardPath)?.atItsPath() && !existsSync(guardPath)) return undefined;
   try {
     return storeAt(guardPath);
   } catch (err) {

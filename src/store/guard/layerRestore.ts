@@ -1,8 +1,9 @@
 /**
  * *Restore as Branch* (docs/history-guard.md): a history guard layer's items written into a NEW ordinary branch of
  * the session file, through the session class (`AdvancedSQLiteSession.restoreBranch`: one transaction, rows numbered
- * as Python numbers them, each item's stored text exactly as the file held it), so the Python SDK reads the branch
- * like any other. Existing rows are never touched.
+ * as Python numbers them, each item's stored text exactly as the file held it, one Python cannot decode included:
+ * Python skips it as it did on the branch), so the Python SDK reads the branch like any other. Existing rows are never
+ * touched.
  */
 import { AdvancedSQLiteSession } from '../session/advancedSqliteSession';
 import type { TableNames } from '../format/schema';
@@ -51,7 +52,9 @@ export async function restoreLayerAsBranch(
     busyTimeoutMs: options.busyTimeoutMs,
   });
   try {
-    const branchId = await session.restoreBranch(texts, options.branchName ?? `restored-layer-${layerId}`);
+    // A layer holds what the file held: an item Python cannot decode is restored as it was (Python skips it, as it
+    // did on the branch), never a reason to refuse the rest of the layer.
+    const branchId = await session.restoreBranch(texts, options.branchName ?? `restored-layer-${layerId}`, { keepUndecodable: true });
     return { sessionPath, sessionId: layer.sessionId, branchId, items: texts.length };
   } finally {
     session.close();

@@ -3,7 +3,7 @@ import type { SessionHistoryRewriteArgs, SessionHistoryTransactionArgs } from '@
 import { CurrentBranchSession } from './currentBranchSession';
 import { checkLimitArgument, checkNewBranchName, checkSessionId, checkTurnNumber } from './argumentChecks';
 import { contentMatcher, contentPreview } from '../format/conversationText';
-import { BranchError, InvalidArgumentError, describeDatabaseError } from '../errors';
+import { BranchError, InvalidArgumentError, SessionDatabaseError, describeDatabaseError, sqliteCodeOf } from '../errors';
 import { exactTextSql, textFromSql } from '../sqlite/exactText';
 import { HistoryConflictError, checkHistoryMutations, checkHistoryTransaction, comparableItems } from './historyTransactions';
 import { appliedOperation, forgetOperations, recordOperation } from './historyOperations';
@@ -717,16 +717,24 @@ export class AdvancedSQLiteSession implements Session {
    * Not in the Python API: a new branch `branchName` holding `texts` (stored items, each its `message_data` exactly as
    * another file held it: a history guard layer's, docs/history-guard.md), numbered from turn 1 as Python numbers a
    * branch's rows, in one transaction; existing rows are never touched. The session moves to the new branch, as after
-   * a fork. A text that is not an item (not JSON, not an object) refuses the whole restore before anything is written.
+   * a fork. A text that is not an item (not JSON, not an object) refuses the whole restore before anything is written,
+   * unless `keepUndecodable` is set (a layer's restore: those texts were in the file, and Python's `get_items` skips a
+   * row it cannot decode and reads the rest, so the restored branch holding the same text reads as the branch did);
+   * such a row is typed as an item without a role or type would be. A value that is not text is always refused.
    */
-  async restoreBranch(texts: readonly string[], branchName: string): Promise<string> {
+  async restoreBranch(texts: readonly string[], branchName: string, options: { keepUndecodable?: boolean } = {}): Promise<string> {
     this.assertOpen();
     checkNewBranchName(branchName);
     if (typeof branchName !== 'string' || branchName.trim() === '') throw new BranchError('Branch ID cannot be empty');
+    // `main` is never a new branch's name (spec §12 e 4, as `branchIdUsed` says), even when no reservation holds it
+    // (a file whose rows another writer deleted, main never backfilled): a restore writes a NEW branch.
+    if (branchName === 'main') throw new BranchError(`Branch ID 'main' has already been used. Choose a new branch ID.`);
     if (!Array.isArray(texts) || texts.length === 0) throw new InvalidArgumentError('A restored branch needs at least one item');
     const rows: EncodedItem[] = texts.map((text, i) => {
       const decoded = typeof text === 'string' ? pythonJsonLoads(text) : undefined;
-      if (!decoded?.ok || typeof decoded.value !== 'object' || decoded.value === null || Array.isArray(decoded.value))
+      const item = decoded?.ok && typeof decoded.value === 'object' && decoded.value !== null && !Array.isArray(decoded.value);
+      if (!item && options.keepUndecodable === true && typeof text === 'string') return { text, ...classifyItem({}) };
+      if (!item || !decoded?.ok)
         throw new InvalidArgumentError(`Item ${i + 1} of the restored branch is not a stored item (a JSON object)`);
       return { text, ...classifyItem(decoded.value) };
     });
@@ -972,11 +980,25 @@ export class AdvancedSQLiteSession implements Session {
     if (this.guardStorePath === undefined || this.file === undefined) return;
     const texts = rows.flatMap((r) => (r.text === null ? [] : [r.text]));
     if (texts.length === 0) return;
-    const store = HistoryGuardStore.open(this.guardStorePath);
+    const guardPath = this.guardStorePath;
     try {
-      store.recordReplaced(this.dbPath, this.sessionId, this.currentBranch, texts);
-    } finally {
-      store.close();
+      const store = HistoryGuardStore.open(guardPath);
+      try {
+        store.recordReplaced(this.dbPath, this.sessionId, this.currentBranch, texts);
+      } finally {
+        store.close();
+      }
+    } catch (err) {
+      // Described here, naming the guard store: left raw, the session's write would report the guard store's lock as
+      // the session file's (sessionWrite describes a raw SQLITE_BUSY with the session's path).
+      const code = sqliteCodeOf(err);
+      if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED')
+        throw new SessionDatabaseError(
+          'locked',
+          `The history guard store ${guardPath} is locked by another connection beyond the busy timeout (${err instanceof Error ? err.message : String(err)}), so what this write replaces could not be recorded there and nothing was written to ${this.dbPath}. Try again when that connection has finished.`,
+          { cause: err },
+        );
+      throw describeDatabaseError(err, guardPath);
     }
   }
 

@@ -189,7 +189,9 @@ describe('history guard store', () => {
     renameSync(other, ws.path());
     const l = look();
     assert.equal(l.kind, 'first');
-    const [layer] = guard.layersOf(ws.path(), 's1', 'main');
+    // The pop's layer, and the old file's list as last seen (3 items, none removed): both under the old identity.
+    const [lastSeen, layer] = guard.layersOf(ws.path(), 's1', 'main');
+    assert.deepEqual([lastSeen?.itemCount, lastSeen?.removedCount, lastSeen?.oldIdentity], [3, 0, true]);
     assert.equal(layer?.oldIdentity, true);
     assert.ok(layer!.replacedMs !== null);
     await assert.rejects(

@@ -48,12 +48,14 @@ describe('history guard in the store worker', () => {
     for (const sidecar of ['-wal', '-shm']) rmSync(ws.path() + sidecar, { force: true });
     renameSync(other, ws.path());
     assert.equal(lookAtGuardedFile(ws.path(), guardPath).kind, 'first');
-    const [layer] = guardLayers(guardPath, ws.path(), 's1');
+    // The pop's layer and the old file's list as last seen, both under the old identity.
+    const [lastSeen, layer] = guardLayers(guardPath, ws.path(), 's1');
+    assert.deepEqual([lastSeen?.removedCount, lastSeen?.oldIdentity], [0, true]);
     assert.equal(layer?.oldIdentity, true);
     assert.deepEqual(
       guardLayerItems(guardPath, layer!.layerId).map((i) => i.removed),
       [false, false, true],
     );
-    assert.equal(guardDiskUse(guardPath)?.layers, 1);
+    assert.equal(guardDiskUse(guardPath)?.layers, 2);
   });
 });
