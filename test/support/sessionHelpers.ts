@@ -108,6 +108,17 @@ export function structure(path: string, sessionId = 's1', branch?: string) {
   return branch === undefined ? query<Row>(path, sql, sessionId) : query<Row>(path, sql, sessionId, branch);
 }
 
+/** A branch's stored item texts (`message_data` as the file holds it), in sequence order. */
+export function branchTexts(path: string, sessionId: string, branchId: string): string[] {
+  return query<{ message_data: string }>(
+    path,
+    `SELECT m.message_data FROM message_structure s JOIN agent_messages m ON m.id = s.message_id
+     WHERE s.session_id = ? AND s.branch_id = ? ORDER BY s.sequence_number`,
+    sessionId,
+    branchId,
+  ).map((r) => r.message_data);
+}
+
 /** Asserts that `fn` rejects (or throws) with an instance of `cls` whose message is exactly `message`. */
 export async function rejectsWith(
   fn: () => unknown,

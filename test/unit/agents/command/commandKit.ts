@@ -123,3 +123,18 @@ export async function snapshot(dbPath: string, sessionId = 's1'): Promise<unknow
     s.close();
   }
 }
+
+/** Writes a run's turn (a fixed message and `answer`) to the branch its input names, as an HTTP agent does. */
+export async function writeHttpAgentTurn(input: Record<string, unknown>, answer: string): Promise<void> {
+  const props = (input.forwardedProps as { agentSessions: { store: { path: string }; branchId: string } }).agentSessions;
+  const s = new AdvancedSQLiteSession({ sessionId: String(input.threadId), dbPath: props.store.path });
+  try {
+    await s.switchToBranch(props.branchId);
+    await s.addItems([
+      { role: 'user', content: 'And after?' },
+      { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: answer }] },
+    ] as never);
+  } finally {
+    s.close();
+  }
+}

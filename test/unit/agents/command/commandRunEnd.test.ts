@@ -11,10 +11,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AdvancedSQLiteSession } from '../../../../src/store';
 import { runCommandOnBranch, type CommandRunOptions } from '../../../../src/agents/command/commandRun';
 import { eventLog, readBranch, seedSession } from '../agentTestKit';
-import { REPO, completed, failed, nodeCommand } from './commandKit';
+import { REPO, completed, failed, nodeCommand, writeHttpAgentTurn } from './commandKit';
 
 const STORE_JS = join(REPO, 'dist/store.js');
 
@@ -97,21 +96,6 @@ describe("agent commands and URLs: the run's end", function () {
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent`;
   }
 
-  /** Writes the run's turn to the branch it was given, as an HTTP agent does. */
-  async function writeTurn(input: Record<string, unknown>, answer: string): Promise<void> {
-    const props = (input.forwardedProps as { agentSessions: { store: { path: string }; branchId: string } }).agentSessions;
-    const s = new AdvancedSQLiteSession({ sessionId: String(input.threadId), dbPath: props.store.path });
-    try {
-      await s.switchToBranch(props.branchId);
-      await s.addItems([
-        { role: 'user', content: 'And after?' },
-        { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: answer }] },
-      ] as never);
-    } finally {
-      s.close();
-    }
-  }
-
   const sse = (res: ServerResponse, event: Record<string, unknown>) => void res.write(`data: ${JSON.stringify(event)}\n\n`);
 
   /** The texts of the branch's newest items. */
@@ -127,7 +111,7 @@ describe("agent commands and URLs: the run's end", function () {
       sse(res, { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant', rawEvent: null });
       sse(res, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'Answer text.', timestamp: null });
       sse(res, { type: 'TEXT_MESSAGE_END', messageId: 'm1' });
-      await writeTurn(input, 'Answer text.');
+      await writeHttpAgentTurn(input, 'Answer text.');
       sse(res, { type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId, outcome: null, result: null });
       res.end();
     });
@@ -143,7 +127,7 @@ describe("agent commands and URLs: the run's end", function () {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       sse(res, { type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
       sse(res, { type: 'TEXT_MESSAGE_CHUNK', messageId: 'm', delta: 'Complete answer.' });
-      await writeTurn(input, 'Complete answer.');
+      await writeHttpAgentTurn(input, 'Complete answer.');
       sse(res, { type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId });
       setTimeout(() => res.socket?.destroy(), 200);
     });
@@ -157,7 +141,7 @@ describe("agent commands and URLs: the run's end", function () {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       sse(res, { type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
       sse(res, { type: 'TEXT_MESSAGE_CHUNK', messageId: 'm', delta: 'Complete answer.' });
-      await writeTurn(input, 'Complete answer.');
+      await writeHttpAgentTurn(input, 'Complete answer.');
       sse(res, { type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId });
       const beat = setInterval(() => res.write(': ping\n\n'), 200);
       req.socket.once('close', () => {

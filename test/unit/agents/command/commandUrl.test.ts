@@ -10,10 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AdvancedSQLiteSession } from '../../../../src/store';
 import { runCommandOnBranch, type CommandRunOptions } from '../../../../src/agents/command/commandRun';
 import { eventLog, readBranch, seedSession } from '../agentTestKit';
-import { completed, failed, snapshot, startAgUiServer } from './commandKit';
+import { completed, failed, snapshot, startAgUiServer, writeHttpAgentTurn } from './commandKit';
 
 type Send = (event: Record<string, unknown>) => void;
 
@@ -59,28 +58,13 @@ describe('agent URLs: every way an AG-UI HTTP stream can end', function () {
     return { log, lines, outcome };
   }
 
-  /** Writes the run's turn to the branch it was given, as an agent does. */
-  async function writeTurn(input: Record<string, unknown>, answer: string): Promise<void> {
-    const props = (input.forwardedProps as { agentSessions: { store: { path: string }; branchId: string } }).agentSessions;
-    const s = new AdvancedSQLiteSession({ sessionId: String(input.threadId), dbPath: props.store.path });
-    try {
-      await s.switchToBranch(props.branchId);
-      await s.addItems([
-        { role: 'user', content: 'And after?' },
-        { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: answer }] },
-      ] as never);
-    } finally {
-      s.close();
-    }
-  }
-
   /** Resolves when the request is closed by the client (an abort), so a hanging server ends with it. */
   const closed = (req: IncomingMessage) => new Promise<void>((r) => req.socket.once('close', () => r()));
 
   it('a server that never finishes is aborted at the timeout; the fork made for it is deleted again', async () => {
     const url = await serve(async (input, send, req) => {
       send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
-      await writeTurn(input, 'half');
+      await writeHttpAgentTurn(input, 'half');
       await closed(req);
     });
     const before = await snapshot(dbPath);
@@ -112,7 +96,7 @@ describe('agent URLs: every way an AG-UI HTTP stream can end', function () {
   it('a stream that ends before RUN_FINISHED fails: the run did not complete, and what it wrote is removed', async () => {
     const url = await serve(async (input, send) => {
       send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
-      await writeTurn(input, 'cut off');
+      await writeHttpAgentTurn(input, 'cut off');
       send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'cut' });
       // The handler returns: the server ends the response without RUN_FINISHED.
     });
@@ -141,7 +125,7 @@ describe('agent URLs: every way an AG-UI HTTP stream can end', function () {
       send({ type: 'TEXT_MESSAGE_CONTENT', delta: 'no message id' });
       send({ type: 'NOT_AN_EVENT' });
       send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'Fine.' });
-      await writeTurn(input, 'Fine.');
+      await writeHttpAgentTurn(input, 'Fine.');
       send({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId });
     });
     const { log, lines, outcome } = run(url);
@@ -233,7 +217,7 @@ describe('agent URLs: every way an AG-UI HTTP stream can end', function () {
         req.on('data', (c: Buffer) => (body += c.toString()));
         req.on('end', () => {
           const input = JSON.parse(body) as Record<string, unknown>;
-          void writeTurn(input, 'Sunny.').then(async () => {
+          void writeHttpAgentTurn(input, 'Sunny.').then(async () => {
             res.writeHead(200, { 'content-type': 'text/event-stream' });
             const events = [
               { type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId },
@@ -273,7 +257,7 @@ describe('agent URLs: every way an AG-UI HTTP stream can end', function () {
         send({ type: 'REASONING_MESSAGE_END', messageId: 'r1' });
         send({ type: 'REASONING_END', messageId: 'r1' });
         send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'Sunny.' });
-        await writeTurn(input, 'Sunny.');
+        await writeHttpAgentTurn(input, 'Sunny.');
         send({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId });
       });
       const { log, outcome } = run(url);
@@ -290,7 +274,7 @@ describe('agent URLs: every way an AG-UI HTTP stream can end', function () {
     it("a RUN_FINISHED with outcome 'cancelled' is settled as a Stop: what the run wrote is removed", async () => {
       const url = await serve(async (input, send) => {
         send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
-        await writeTurn(input, 'never mind');
+        await writeHttpAgentTurn(input, 'never mind');
         send({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId, outcome: { type: 'cancelled' } });
       });
       const before = await snapshot(dbPath);
@@ -308,7 +292,7 @@ describe('agent URLs: every way an AG-UI HTTP stream can end', function () {
         send({ type: 'SUBAGENT_ERROR', subagentRunId: 'sub-1', message: 'one source was down' });
         send({ type: 'SUBAGENT_FINISHED', subagentRunId: 'sub-1' });
         send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'n', delta: 'Done.' });
-        await writeTurn(input, 'Done.');
+        await writeHttpAgentTurn(input, 'Done.');
         send({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId });
       });
       const { log, outcome } = run(url);
@@ -322,7 +306,7 @@ describe('agent URLs: every way an AG-UI HTTP stream can end', function () {
       const url = await serve(async (input, send) => {
         send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
         send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'Sunny.' });
-        await writeTurn(input, 'Sunny.');
+        await writeHttpAgentTurn(input, 'Sunny.');
         send({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId });
         send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: ' And late.' });
       });

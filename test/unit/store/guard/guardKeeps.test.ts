@@ -15,16 +15,9 @@ import { GUARD_LIMITS, HistoryGuardStore } from '../../../../src/store/guard/gua
 import { GUARD_BATCH_ROWS, observeSessionFile } from '../../../../src/store/guard/guardObserver';
 import { guardLayers, lookAtGuardedFile, stopLookingAt } from '../../../../src/store/guard/guardedFiles';
 import { restoreLayerAsBranch } from '../../../../src/store/guard/layerRestore';
-import { Workspace, mk, query, withDb } from '../../../support/sessionHelpers';
+import { Workspace, branchTexts, mk, query, withDb } from '../../../support/sessionHelpers';
 
-const texts = (path: string, sessionId: string, branchId: string) =>
-  query<{ message_data: string }>(
-    path,
-    `SELECT m.message_data FROM message_structure s JOIN agent_messages m ON m.id = s.message_id
-     WHERE s.session_id = ? AND s.branch_id = ? ORDER BY s.sequence_number`,
-    sessionId,
-    branchId,
-  ).map((r) => r.message_data);
+const texts = branchTexts;
 
 describe('history guard: what it keeps', () => {
   let ws: Workspace;

@@ -16,18 +16,11 @@ import { HistoryGuardStore, itemHash } from '../../../../src/store/guard/guardSt
 import { observeSessionFile } from '../../../../src/store/guard/guardObserver';
 import { restoreLayerAsBranch } from '../../../../src/store/guard/layerRestore';
 import { GUARD_STORE_APPLICATION_ID } from '../../../../src/store/guard/guardSchema';
-import { Workspace, mk, query, withDb } from '../../../support/sessionHelpers';
+import { Workspace, branchTexts, mk, query, withDb } from '../../../support/sessionHelpers';
 import { runSupportScript } from '../../../support/childProcess';
 
 const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
-const texts = (path: string, sessionId: string, branchId: string) =>
-  query<{ message_data: string }>(
-    path,
-    `SELECT m.message_data FROM message_structure s JOIN agent_messages m ON m.id = s.message_id
-     WHERE s.session_id = ? AND s.branch_id = ? ORDER BY s.sequence_number`,
-    sessionId,
-    branchId,
-  ).map((r) => r.message_data);
+const texts = branchTexts;
 
 describe('history guard store', () => {
   let ws: Workspace;
