@@ -4,7 +4,7 @@
  * another order and still get the recorded outputs); people comparing two runs do.
  */
 import type { ReplayDivergence, ReplayTable } from '../../shared/protocol/replay';
-import { argumentDiff, argumentsKey, parseArguments } from './toolArguments';
+import { argumentDiff, argumentsKey, parseArguments } from '../../shared/compare/toolArguments';
 
 export function findDivergence(
   table: ReplayTable,

@@ -5,7 +5,7 @@
  * runs; in `replay` it runs live; in `live` nothing is replayed. One matcher serves one run.
  */
 import type { RecordedCall, ReplayMark, ReplayTable, ToolsMode } from '../../shared/protocol/replay';
-import { argumentDiff, argumentsKey, parseArguments, type ParsedArguments } from './toolArguments';
+import { argumentDiff, argumentsKey, parseArguments, type ParsedArguments } from '../../shared/compare/toolArguments';
 
 /** A strict run's call with no recorded match: the run fails before the tool runs, and nothing is written. */
 export class StrictReplayError extends Error {

@@ -29,7 +29,7 @@ import { isRecord } from '../../shared/itemText';
 import { toStoredItem } from '../../store/format/itemShape';
 import type { ModelCall, ReplayMatcher } from './replayMatcher';
 import { localCallArguments, qualifiedName } from './replayTable';
-import { parseArguments } from './toolArguments';
+import { parseArguments } from '../../shared/compare/toolArguments';
 
 /** The recorded outputs handed to the SDK for replayed calls, by the new call's id (the session write uses them). */
 export type ReplayedOutputs = Map<string, unknown>;

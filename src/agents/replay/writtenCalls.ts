@@ -12,7 +12,7 @@ import type { ReplayMark, ReplayOutcome, ReplaySummary, ReplayTable, ToolsMode }
 import { findDivergence } from './divergence';
 import { ReplayMatcher } from './replayMatcher';
 import { buildReplayTable } from './replayTable';
-import { argumentsKey, parseArguments } from './toolArguments';
+import { argumentsKey, parseArguments } from '../../shared/compare/toolArguments';
 
 /** What a command reported for one call (the value of its `agent-sessions.tool-replay` event). */
 export interface ReplayReport {

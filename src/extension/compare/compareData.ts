@@ -262,7 +262,10 @@ export class CompareData {
     const end = Math.min(last, c.turns);
     const turns = Array.from({ length: end - first + 1 }, (_, i) => first + i);
     // A turn's usage row is on the branch that ran it (a shared turn's on an ancestor): one range read per branch.
-    const ranges = new Map<string, { from: number; to: number }>();
+    // The branch's own rows are read for every turn: a run on the branch can store a row for a copied turn, and that
+    // row is the branch's usage for the turn (as the card, the Tokens tab and `usage --branch` count it).
+    const own = c.target.branchId;
+    const ranges = new Map<string, { from: number; to: number }>([[own, { from: first, to: end }]]);
     for (const t of turns) {
       const origin = turnOrigin(c.tree, c.target.branchId, t);
       const r = ranges.get(origin);
@@ -281,14 +284,16 @@ export class CompareData {
     for (const content of contents) {
       const origin = turnOrigin(c.tree, c.target.branchId, content.turn);
       const key = `${origin}\u0000${content.turn}`;
-      const row = usageByTurn.get(key);
+      const ownRow = usageByTurn.get(`${own}\u0000${content.turn}`);
+      const row = ownRow ?? usageByTurn.get(key);
       const usage = row ? usageOf(row) : null;
       const latency = latencyByTurn.get(key);
       out.set(content.turn, {
         content,
         usage,
-        // At the model that ran the turn, as the card prices it: a shared turn's is not the retry's model.
-        cost: usage ? costOf(usage, c.pricingOf(origin).price) : null,
+        // At the model that ran the turn, as the card prices it: a shared turn's is not the retry's model (a row of
+        // the branch's own is priced as the branch's).
+        cost: usage ? costOf(usage, c.pricingOf(ownRow ? own : origin).price) : null,
         latency: latency ? { ms: latency.ms, requests: latency.requests } : null,
       });
     }

@@ -11,6 +11,7 @@ import type { CompareToolView, CompareSideView, CompareRowView } from '../protoc
 import { turnOrigin, type ForkFacts } from '../turnOrigin';
 import { diffJsonText } from './jsonDiff';
 import { diffText, plainPieces } from './textDiff';
+import { argumentsKey, parseArguments } from './toolArguments';
 import type { ToolCallContent, TurnContent } from './turnContent';
 import type { CompareUsage } from '../protocol/compareViews';
 
@@ -112,41 +113,75 @@ function toolView(t: ToolCallContent, status: CompareToolView['status']): Compar
   return { callId: t.callId, name: t.name, arguments: t.arguments, output: t.output, status, argumentChanges: [], outputChanged: false };
 }
 
+type ToolStep = { pair: [number, number] } | { removed: number } | { added: number };
+
+/** The steps of `diffArrays` over two key lists, indices offset by `i0`/`j0`. */
+function steps(before: string[], after: string[], i0: number, j0: number): ToolStep[] {
+  const out: ToolStep[] = [];
+  let i = i0;
+  let j = j0;
+  for (const part of diffArrays(before, after)) {
+    const n = part.count ?? part.value.length;
+    for (let k = 0; k < n; k++) {
+      if (part.removed) out.push({ removed: i++ });
+      else if (part.added) out.push({ added: j++ });
+      else out.push({ pair: [i++, j++] });
+    }
+  }
+  return out;
+}
+
 /**
- * Matches two turns' tool calls by name in order. A matched pair is `same` or `changed` (arguments diffed
- * structurally, output compared); unmatched calls are `removed` (baseline) or `added`.
+ * Matches two turns' tool calls: equal calls (same name and arguments as JSON values) first, then, between those, the
+ * rest by name in order. Pairing by name alone would pair calls of one name by position, so a call added before an
+ * equal one would read as two changed calls instead of one added. A matched pair is `same` or `changed` (arguments
+ * diffed structurally, output compared); unmatched calls are `removed` (baseline) or `added`.
  */
 export function matchTools(
   before: readonly ToolCallContent[],
   after: readonly ToolCallContent[],
 ): { before: CompareToolView[]; after: CompareToolView[]; changed: boolean } {
+  const key = (t: ToolCallContent) => `${t.name}\u0000${argumentsKey(parseArguments(t.arguments))}`;
+  const plan: ToolStep[] = [];
+  let i0 = 0;
+  let j0 = 0;
+  // The calls between two equal pairs (and after the last) are matched by name.
+  const byName = (i1: number, j1: number) => {
+    plan.push(
+      ...steps(
+        before.slice(i0, i1).map((t) => t.name),
+        after.slice(j0, j1).map((t) => t.name),
+        i0,
+        j0,
+      ),
+    );
+  };
+  for (const step of steps(before.map(key), after.map(key), 0, 0)) {
+    if (!('pair' in step)) continue;
+    byName(step.pair[0], step.pair[1]);
+    plan.push(step);
+    [i0, j0] = [step.pair[0] + 1, step.pair[1] + 1];
+  }
+  byName(before.length, after.length);
   const b: CompareToolView[] = [];
   const a: CompareToolView[] = [];
   let changed = false;
-  let i = 0;
-  let j = 0;
-  for (const part of diffArrays(
-    before.map((t) => t.name),
-    after.map((t) => t.name),
-  )) {
-    const n = part.count ?? part.value.length;
-    for (let k = 0; k < n; k++) {
-      if (part.removed) {
-        b.push(toolView(before[i++]!, 'removed'));
-        changed = true;
-      } else if (part.added) {
-        a.push(toolView(after[j++]!, 'added'));
-        changed = true;
-      } else {
-        const x = before[i++]!;
-        const y = after[j++]!;
-        const argumentChanges = x.arguments === y.arguments ? [] : diffJsonText(x.arguments, y.arguments);
-        const outputChanged = x.output !== y.output;
-        const status = argumentChanges.length > 0 || outputChanged ? 'changed' : 'same';
-        if (status === 'changed') changed = true;
-        b.push({ ...toolView(x, status), outputChanged });
-        a.push({ ...toolView(y, status), argumentChanges, outputChanged });
-      }
+  for (const step of plan) {
+    if ('removed' in step) {
+      b.push(toolView(before[step.removed]!, 'removed'));
+      changed = true;
+    } else if ('added' in step) {
+      a.push(toolView(after[step.added]!, 'added'));
+      changed = true;
+    } else {
+      const x = before[step.pair[0]]!;
+      const y = after[step.pair[1]]!;
+      const argumentChanges = x.arguments === y.arguments ? [] : diffJsonText(x.arguments, y.arguments);
+      const outputChanged = x.output !== y.output;
+      const status = argumentChanges.length > 0 || outputChanged ? 'changed' : 'same';
+      if (status === 'changed') changed = true;
+      b.push({ ...toolView(x, status), outputChanged });
+      a.push({ ...toolView(y, status), argumentChanges, outputChanged });
     }
   }
   return { before: b, after: a, changed };

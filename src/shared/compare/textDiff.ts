@@ -1,9 +1,15 @@
 /**
  * Word-level text diffs for the compare view, by jsdiff (`diff`). The two columns of a pair each get their own
  * pieces: the baseline's text with what the other column dropped marked `removed`, the other's text with what it
- * added marked `added`, so each column reads as its own text.
+ * added marked `added`, so each column reads as its own text: its pieces joined are its text, byte for byte.
+ *
+ * The texts are split into tokens here (words, whitespace runs, punctuation) and diffed with `diffArrays`, not with
+ * `diffWords`: jsdiff's `diffWords` gives an unchanged part the new text's whitespace, so the baseline would show the
+ * other column's indentation and line breaks. With whitespace as tokens of its own, each column's pieces are made of
+ * its own tokens only. Whitespace differences count as changes (a code block's indentation or a blank line matters
+ * when reading a model's answer) and are marked like any other change.
  */
-import { diffWords } from 'diff';
+import { diffArrays } from 'diff';
 import type { DiffPiece } from '../protocol/compareViews';
 
 /**
@@ -37,19 +43,40 @@ export function diffText(before: string, after: string): TextDiff {
   if (before === after) return { before: whole(before, 'same'), after: whole(after, 'same'), changed: false };
   const replaced = { before: whole(before, 'removed'), after: whole(after, 'added'), changed: true };
   if (before === '' || after === '' || before.length + after.length > MAX_WORD_DIFF_CHARS) return replaced;
-  const changes = diffWords(before, after, { timeout: DIFF_TIMEOUT_MS, maxEditLength: maxEdits(before, after) });
+  const changes = diffArrays(tokens(before), tokens(after), {
+    timeout: DIFF_TIMEOUT_MS,
+    maxEditLength: maxEdits(before, after),
+  });
   if (!changes) return replaced;
   const b: DiffPiece[] = [];
   const a: DiffPiece[] = [];
-  for (const c of changes) {
-    if (c.added) push(a, c.value, 'added');
-    else if (c.removed) push(b, c.value, 'removed');
-    else {
-      push(a, c.value, 'same');
-      push(b, c.value, 'same');
+  changes.forEach((c, i) => {
+    const value = c.value.join('');
+    if (c.added) push(a, value, 'added');
+    else if (c.removed) push(b, value, 'removed');
+    else if (/^\s+$/.test(value) && i > 0 && i < changes.length - 1) {
+      // A lone space kept between two changes would cut a replaced phrase into one marked piece a word: it is shown
+      // as part of the change on both sides instead (still each side's own text, as it is equal on both).
+      push(a, value, 'added');
+      push(b, value, 'removed');
+    } else {
+      push(a, value, 'same');
+      push(b, value, 'same');
     }
-  }
+  });
   return { before: b, after: a, changed: true };
+}
+
+/**
+ * A text's tokens, which joined are the text: whitespace runs, words (letters with their combining marks, digits,
+ * `_`), and single other characters, an emoji with its modifiers, joined sequence or flag pair being one.
+ */
+const TOKEN =
+  /\s+|[\p{L}\p{M}\p{N}_]+|\p{Regional_Indicator}{2}|[^\s\p{L}\p{M}\p{N}_][\p{M}\p{Emoji_Modifier}\ufe0f]*(?:\u200d[^\s][\p{M}\p{Emoji_Modifier}\ufe0f]*)*/gsu;
+
+function tokens(text: string): string[] {
+  // The alternatives above match every character (the last one any non-space), so nothing of the text is lost.
+  return text.match(TOKEN) ?? [];
 }
 
 /** Appends, merging with the previous piece of the same kind (fewer DOM nodes to draw). */

@@ -13,7 +13,7 @@
  * A case without an expected answer fails these graders (except regex) with a reason that says so: nothing was
  * compared, and a pass would claim otherwise.
  */
-import { argumentDiff, parseArguments } from '../../replay/toolArguments';
+import { argumentDiff, parseArguments } from '../../../shared/compare/toolArguments';
 import type { CaseRun, CheckCase, Grader, GraderResult } from '../checkTypes';
 import { graderResult, quote } from './graderResult';
 

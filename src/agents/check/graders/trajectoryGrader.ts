@@ -6,7 +6,7 @@
  */
 import { divergenceSentence } from '../../../shared/protocol/replay';
 import { findDivergence } from '../../replay/divergence';
-import { argumentsKey, parseArguments } from '../../replay/toolArguments';
+import { argumentsKey, parseArguments } from '../../../shared/compare/toolArguments';
 import type { CaseRun, CheckCase, Grader, GraderResult } from '../checkTypes';
 import { graderResult } from './graderResult';
 

@@ -3,7 +3,7 @@
  * do not make two arguments differ; text that is not JSON is compared as text; the diff says what changed, per path.
  */
 import { strict as assert } from 'node:assert';
-import { argumentDiff, argumentsKey, parseArguments } from '../../../../src/agents/replay/toolArguments';
+import { argumentDiff, argumentsKey, parseArguments } from '../../../../src/shared/compare/toolArguments';
 
 const key = (text: string): string => argumentsKey(parseArguments(text));
 const diff = (recorded: string, actual: string): string[] => argumentDiff(parseArguments(recorded), parseArguments(actual));

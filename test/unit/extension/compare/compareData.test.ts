@@ -177,6 +177,40 @@ describe('compare data', function () {
     assert.deepEqual((await data.rows(3, 10)).rows, []);
   });
 
+  it("shows a copied turn's usage from the branch's own row when it has one, as the card counts it", async () => {
+    const path = join(tmp.dir, 'own.db');
+    const s = new AdvancedSQLiteSession({ sessionId: 's', dbPath: path, createTables: true });
+    try {
+      await turn(s, 'q1', 'a1', 100);
+      await turn(s, 'q2', 'a2', 200);
+      await turn(s, 'q3', 'a3', 300);
+      await s.createBranchFromTurn(3, 'r1');
+      // A run on r1 before its first own turn stores a row for copied turn 2.
+      await s.storeRunUsage(usage(7777, 10));
+      await turn(s, 'q3', 'a3 r1', 333);
+      await s.switchToBranch('main');
+      await s.createBranchFromTurn(1, 'x');
+      await turn(s, 'q1', 'a1 x', 11);
+    } finally {
+      s.close();
+    }
+    const data = new CompareData(
+      [
+        { dbPath: path, sessionId: 's', branchId: 'x' },
+        { dbPath: path, sessionId: 's', branchId: 'r1' },
+      ],
+      source(),
+    );
+    await data.view();
+    const { rows } = await data.rows(0, 50);
+    assert.deepEqual(
+      rows.map((r) => r.sides[1]?.usage?.inputTokens ?? null),
+      [100, 7777, 333],
+    );
+    const card = (await data.summary()).columns[1];
+    assert.equal(card?.usage.inputTokens, 100 + 7777 + 333);
+  });
+
   it('diffs the arguments of matching tool calls structurally', async () => {
     const path = await branchedFile();
     const data = new CompareData(
