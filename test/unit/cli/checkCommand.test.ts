@@ -44,6 +44,24 @@ describe('agent-sessions check (the CLI bundled from source, a scripted agent co
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   }
   const agent = (name: string, replies: Record<string, Reply>) => checkAgent(dir, name, replies);
+  /**
+   * Runs `check` with `args` and sends `signal` 1.5 s after the first case (s1/main/2) passed, so the hanging ones have
+   * started: what a user's Ctrl+C or a CI timeout does mid-check.
+   */
+  async function interruptAfterFirstPass(args: string[], signal: NodeJS.Signals, env: NodeJS.ProcessEnv = ENV) {
+    const child = spawn(process.execPath, [...CLI, 'check', ...args], { cwd: ROOT, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      if (/PASS s1\/main\/2/.test(stdout)) setTimeout(() => child.kill(signal), 1500);
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const [code, ended] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.on('exit', (c, s) => resolve([c, s])),
+    );
+    return { code, signal: ended, stdout, stderr };
+  }
   /** The lines with their times taken out (they vary). */
   const steady = (text: string) => text.replace(/\d+\.\d s/g, 'T s');
 
@@ -266,23 +284,11 @@ describe('agent-sessions check (the CLI bundled from source, a scripted agent co
       'Weather in Lyon?': { answer: 'never', hang: true },
       'Mail Ana the forecast': { answer: 'never', hang: true },
     };
-    const child = spawn(
-      process.execPath,
-      [...CLI, 'check', db, '--reviews', reviews, '--command', agent('hangs', replies), '--concurrency', '3'],
-      {
-        cwd: ROOT,
-        env: ENV,
-      },
+    // Paris has finished; Lyon and Mail hang: interrupt once the first PASS is out and they have started.
+    const { code, stdout, stderr } = await interruptAfterFirstPass(
+      [db, '--reviews', reviews, '--command', agent('hangs', replies), '--concurrency', '3'],
+      'SIGINT',
     );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-      // Paris has finished; Lyon and Mail hang: interrupt once the first PASS is out and they have started.
-      if (/PASS s1\/main\/2/.test(stdout)) setTimeout(() => child.kill('SIGINT'), 1500);
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
     assert.equal(code, 130, stderr);
     assert.match(steady(stdout), /^ORPHANED s1\/main\/9 {2}the turn is gone\nPASS s1\/main\/2 {2}trajectory ✓ {2}40 tok {2}T s\n/);
     assert.match(
@@ -358,34 +364,10 @@ describe('agent-sessions check (the CLI bundled from source, a scripted agent co
     const junit = join(dir, 'check.xml');
     const markdown = join(dir, 'check.md');
     const replies: Record<string, Reply> = { ...FAITHFUL, 'Weather in Lyon?': { answer: 'never', hang: true } };
-    const child = spawn(
-      process.execPath,
-      [
-        ...CLI,
-        'check',
-        db,
-        '--reviews',
-        reviews,
-        '--command',
-        agent('hangs', replies),
-        '--concurrency',
-        '1',
-        '--junit',
-        junit,
-        '--markdown',
-        markdown,
-      ],
-      { cwd: ROOT, env: { ...ENV, TMPDIR: tmpdir } },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-      if (/PASS s1\/main\/2/.test(stdout)) setTimeout(() => child.kill('SIGTERM'), 1500);
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
-      child.on('exit', (c, s) => resolve([c, s])),
+    const { code, signal, stdout, stderr } = await interruptAfterFirstPass(
+      [db, '--reviews', reviews, '--command', agent('hangs', replies), '--concurrency', '1', '--junit', junit, '--markdown', markdown],
+      'SIGTERM',
+      { ...ENV, TMPDIR: tmpdir },
     );
     assert.deepEqual([code, signal], [null, 'SIGTERM'], stderr);
     assert.match(
