@@ -17,14 +17,14 @@ import type { DiffPiece } from '../protocol/compareViews';
  * and the diff's cost grows with the product of the lengths. Such a pair is shown as wholly replaced.
  */
 export const MAX_WORD_DIFF_CHARS = 20_000;
-/** jsdiff gives up after this long (ms) and the pair is shown as wholly replaced. */
-const DIFF_TIMEOUT_MS = 50;
 
 /**
  * The most edits worth showing word by word: 40, or about a quarter of the words of long texts (a word and its space
  * are ~6 characters, and edits count both sides). Two long answers that differ more than that read better side by side
  * as they are, and jsdiff's cost grows with the number of edits, so bounding them keeps a page of rows of unrelated
- * answers nearly as cheap as one of near-equal ones.
+ * answers nearly as cheap as one of near-equal ones. This bound, not a time limit, is what stops a diff: jsdiff's
+ * `timeout` made one pair's answer depend on the machine's load (a pair diffed word by word on one run was shown as
+ * wholly replaced on the next). At the size bound a diff takes 40–60 ms on the slow machine of docs/benchmarks.md.
  */
 const maxEdits = (before: string, after: string): number => Math.max(40, Math.ceil((before.length + after.length) / 24));
 
@@ -43,10 +43,7 @@ export function diffText(before: string, after: string): TextDiff {
   if (before === after) return { before: whole(before, 'same'), after: whole(after, 'same'), changed: false };
   const replaced = { before: whole(before, 'removed'), after: whole(after, 'added'), changed: true };
   if (before === '' || after === '' || before.length + after.length > MAX_WORD_DIFF_CHARS) return replaced;
-  const changes = diffArrays(tokens(before), tokens(after), {
-    timeout: DIFF_TIMEOUT_MS,
-    maxEditLength: maxEdits(before, after),
-  });
+  const changes = diffArrays(tokens(before), tokens(after), { maxEditLength: maxEdits(before, after) });
   if (!changes) return replaced;
   const b: DiffPiece[] = [];
   const a: DiffPiece[] = [];

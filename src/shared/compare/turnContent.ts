@@ -18,6 +18,12 @@ export interface TurnContent {
   assistant: string;
   tools: ToolCallContent[];
   otherItems: number;
+  /**
+   * The other items' content (system and developer messages, reasoning, anything not a call or an output), each as
+   * sorted JSON without its `id`: not shown, only compared, so two sessions' turns that differ only there (another
+   * system prompt, other reasoning) are not taken for copies of one another.
+   */
+  others: string[];
   unreadable: number;
 }
 
@@ -61,7 +67,7 @@ export function turnContent(turn: number, items: readonly TurnItem[]): TurnConte
   const assistant: string[] = [];
   const tools: ToolCallContent[] = [];
   const byCall = new Map<string, ToolCallContent>();
-  let otherItems = 0;
+  const others: string[] = [];
   let unreadable = 0;
   for (const entry of items) {
     if (entry.corrupt) {
@@ -73,11 +79,11 @@ export function turnContent(turn: number, items: readonly TurnItem[]): TurnConte
       // The turn starts at its user message; a later user message in the same turn (rare) is still the user's.
       if (item.role === 'user') user.push(messageText(item.content));
       else if (item.role === 'assistant') assistant.push(messageText(item.content));
-      else otherItems++;
+      else others.push(comparable(item));
       continue;
     }
     if (!isRecord(item) || typeof item.type !== 'string') {
-      otherItems++;
+      others.push(comparable(item));
       continue;
     }
     const callId = callIdOf(item);
@@ -91,7 +97,7 @@ export function turnContent(turn: number, items: readonly TurnItem[]): TurnConte
       // An output without its call in this turn (a call of an earlier turn) is shown as a call of its own.
       if (call) call.output = text;
       else tools.push({ callId, name: toolName(item), arguments: '', output: text });
-    } else otherItems++;
+    } else others.push(comparable(item));
   }
   return {
     turn,
@@ -99,14 +105,28 @@ export function turnContent(turn: number, items: readonly TurnItem[]): TurnConte
     user: user.join('\n'),
     assistant: assistant.join('\n\n'),
     tools,
-    otherItems,
+    otherItems: others.length,
+    others,
     unreadable,
   };
+}
+
+/** An item as sorted JSON without its top-level id (two runs' items of equal content have other ids). */
+function comparable(item: unknown): string {
+  const rest = isRecord(item) ? Object.fromEntries(Object.entries(item).filter(([k]) => k !== 'id')) : item;
+  return (
+    JSON.stringify(rest, (_k, v: unknown) =>
+      isRecord(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    ) ?? 'null'
+  );
 }
 
 /** True when two turns hold the same conversation (what the content prefix of two sessions compares). */
 export function sameTurnContent(a: TurnContent, b: TurnContent): boolean {
   if (a.user !== b.user || a.assistant !== b.assistant || a.tools.length !== b.tools.length) return false;
+  // An unreadable item could hold anything: such a turn is never taken for a copy.
+  if (a.unreadable > 0 || b.unreadable > 0) return false;
+  if (a.others.length !== b.others.length || a.others.some((o, i) => o !== b.others[i])) return false;
   return a.tools.every((t, i) => {
     const u = b.tools[i];
     return !!u && t.name === u.name && t.arguments === u.arguments && t.output === u.output;

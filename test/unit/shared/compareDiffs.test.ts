@@ -102,6 +102,28 @@ describe('compare text diffs', () => {
       { text: ' delta', change: 'same' },
     ]);
   });
+
+  it('gives one pair the same diff however slow the machine is', () => {
+    // Many edits in a long pair: the diff is word by word (within the edit bound), and a clock that jumps a second
+    // at every look (a loaded machine) must not turn it into a wholly replaced pair.
+    const next = rng(11);
+    const words = Array.from({ length: 400 }, () => `w${Math.floor(next() * 50)}`);
+    const before = words.join(' ');
+    const after = words.map((w, i) => (i % 9 === 0 ? 'CHANGED' : w)).join(' ');
+    const calm = diffText(before, after);
+    assert.ok(
+      calm.after.some((p) => p.change === 'same'),
+      'the pair is diffed word by word',
+    );
+    const realNow = Date.now;
+    let t = realNow();
+    Date.now = () => (t += 1000);
+    try {
+      assert.deepEqual(diffText(before, after), calm);
+    } finally {
+      Date.now = realNow;
+    }
+  });
 });
 
 describe('compare argument diffs', () => {

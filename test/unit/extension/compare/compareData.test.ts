@@ -301,6 +301,40 @@ describe('compare data', function () {
     assert.equal(side(row!, 1).usage?.inputTokens, 50);
   });
 
+  it('does not share turns of two files that differ only in a system prompt or reasoning', async () => {
+    const write = async (name: string, system: string, thought: string) => {
+      const path = join(tmp.dir, name);
+      const s = new AdvancedSQLiteSession({ sessionId: 's', dbPath: path, createTables: true });
+      try {
+        await turn(s, 'Hello', 'Hi there.', 100);
+        await s.addItems([
+          { role: 'user', content: 'Weather?' },
+          { role: 'system', content: system },
+          { type: 'reasoning', id: `rs_${name}`, summary: [{ type: 'summary_text', text: thought }] },
+          assistant('Sunny.'),
+        ] as never);
+      } finally {
+        s.close();
+      }
+      return path;
+    };
+    const compare = async (a: string, b: string) =>
+      (
+        await new CompareData(
+          [
+            { dbPath: a, sessionId: 's', branchId: 'main' },
+            { dbPath: b, sessionId: 's', branchId: 'main' },
+          ],
+          source(),
+        ).view()
+      ).sharedTurns;
+    const base = await write('a.db', 'Be brief.', 'Look it up.');
+    // Equal content with other item ids is a copy; another system prompt or other reasoning is not.
+    assert.equal(await compare(base, await write('same.db', 'Be brief.', 'Look it up.')), 2);
+    assert.equal(await compare(base, await write('system.db', 'Be verbose.', 'Look it up.')), 1);
+    assert.equal(await compare(base, await write('reasoning.db', 'Be brief.', 'Guess.')), 1);
+  });
+
   it('compares the Python SDK’s branches (ref-multisession.db) and reports a missing branch per column', async () => {
     const path = copyFixture('test/fixtures/conformance/ref-multisession.db', tmp.dir);
     const data = new CompareData(
