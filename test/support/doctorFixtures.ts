@@ -109,6 +109,16 @@ export const FIXTURE_STEPS: Readonly<Partial<Record<FindingKind, readonly string
     `DELETE FROM agent_messages WHERE id IN (7, 8)`,
     `DELETE FROM turn_usage WHERE session_id = 'alice' AND branch_id = 'main'`,
   ],
+  // Not an SDK bug: another program's edits. Alice's main reply 8 cut short, alt's user message 9 rewritten as bytes
+  // that are not UTF-8, alt's reply 10 replaced by a JSON array, bob's reply 18 with a NUL after its object; alice's
+  // message 7 gains a bare NaN, which Python's json.loads reads (no finding).
+  'malformed-item': [
+    `UPDATE agent_messages SET message_data = substr(message_data, 1, 40) WHERE id = 8`,
+    `UPDATE agent_messages SET message_data = X'7B22636F6E74656E74223A2022FF222C2022726F6C65223A202275736572227D' WHERE id = 9`,
+    `UPDATE agent_messages SET message_data = '[{"type": "message"}]' WHERE id = 10`,
+    `UPDATE agent_messages SET message_data = message_data || char(0) WHERE id = 18`,
+    `UPDATE agent_messages SET message_data = '{"content": "Something shorter, please.", "role": "user", "score": NaN}' WHERE id = 7`,
+  ],
   // #5007: alice's create_branch_from_turn(2, ' ') accepts a blank name: turn 1 is copied onto branch ' '.
   'blank-branch-id': [
     `INSERT INTO branch_reservations (session_id, branch_id) VALUES ('alice', ' ')`,

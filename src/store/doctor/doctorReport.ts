@@ -12,6 +12,7 @@ import { checkBlankBranchIds } from './checks/blankBranchId';
 import { checkDanglingToolCalls } from './checks/danglingToolCall';
 import { checkEmptyMain } from './checks/emptyMain';
 import { checkIntegrity } from './checks/integrityCheck';
+import { checkMalformedItems } from './checks/malformedItem';
 import { checkOrphanMessages } from './checks/orphanMessages';
 import { checkSharedMessageStructure } from './checks/sharedMessageStructure';
 import { staleWalFinding, walStateAt, type WalState } from './checks/staleWal';
@@ -85,6 +86,7 @@ export function runChecks(db: SqliteDatabase, path: string, options: DoctorOptio
     checkDanglingToolCalls(ctx);
     checkEmptyMain(ctx);
     checkBlankBranchIds(ctx);
+    checkMalformedItems(ctx);
     return true;
   });
   const rank = (k: FindingKind) => KIND_ORDER.indexOf(k);

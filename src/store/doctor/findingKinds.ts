@@ -121,7 +121,7 @@ export const FINDING_KINDS: Readonly<Record<FindingKind, KindInfo>> = {
     fixedIn: 'not fixed upstream (PR #5007 closed unmerged)',
     repair: null,
   },
-  // The kinds below are the server stores' (PostgreSQL, Redis: docs/doctor.md, "Server stores"), checked read-only.
+  // Found in session files and server stores alike.
   'malformed-item': {
     title: 'stored entry that is not an item (not UTF-8, not JSON, or not a JSON object)',
     breaks:
@@ -131,6 +131,7 @@ export const FINDING_KINDS: Readonly<Record<FindingKind, KindInfo>> = {
     fixedIn: 'not an SDK bug (written by another program or by hand: the SDKs write JSON objects)',
     repair: null,
   },
+  // The kinds below are the server stores' (PostgreSQL, Redis: docs/doctor.md, "Server stores"), checked read-only.
   'messages-without-session': {
     title: 'stored items with no session record',
     breaks:

@@ -5,9 +5,10 @@
  * the entries, so a session of any length costs the same memory.
  */
 import { messageTypeOf } from '../../format/itemClassification';
-import { pythonJsonLoads, type Decoded } from '../../format/pythonJson';
+import { pythonJsonLoads } from '../../format/pythonJson';
 import type { Finding } from '../checkContext';
 import { OUTPUT_TYPE_OF } from '../checks/danglingToolCall';
+import { entryProblem } from '../checks/malformedItem';
 
 /** One stored entry as the server gave it. */
 export interface ServerEntry {
@@ -90,16 +91,6 @@ export class SessionScan {
 
 /** A NULL `message_data`: Python's `json.loads(None)` raises `TypeError`, which its `get_items` does not catch. */
 const NULL_PROBLEM = 'has a NULL message_data, no text at all: PostgresSession skips it, Python’s get_items fails on it (TypeError)';
-
-/** Why an entry is not an item the SDKs read (null: not UTF-8), or null for a JSON object. */
-function entryProblem(decoded: Decoded | null): string | null {
-  if (decoded === null) return 'is not UTF-8 text: get_items skips it';
-  if (!decoded.ok) return `is not JSON (${decoded.error}): get_items skips it`;
-  const v = decoded.value;
-  if (typeof v === 'object' && v !== null && !Array.isArray(v)) return null;
-  const shape = v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`;
-  return `is JSON ${shape}, not an item object: get_items hands it to the runner`;
-}
 
 /** Whether an entry's text is the output of `call` (the output type its call type takes, the same `call_id`). */
 export function isOutputOf(text: string | null, call: Pick<TipCall, 'callType' | 'callId'>): boolean {

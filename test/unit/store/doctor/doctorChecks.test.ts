@@ -73,6 +73,44 @@ describe('doctor: detection', () => {
     assert.deepEqual(checkSessionFile(o).findings[0]!.rows, { agent_messages: [9, 10] });
   });
 
+  it('names each row the SDKs cannot take as an item, and leaves a bare NaN alone', () => {
+    const file = fresh('m.db');
+    makeDoctorFixture('malformed-item', file);
+    const found = checkSessionFile(file).findings.map((f) => [f.session, f.rows, f.detail.replace(/ \(.*\)/, '')]);
+    assert.deepEqual(found, [
+      ['alice', { agent_messages: [8] }, 'row 8 of session "alice" is not JSON: get_items skips it'],
+      ['alice', { agent_messages: [9] }, found[1]![2]],
+      [
+        'alice',
+        { agent_messages: [10] },
+        'row 10 of session "alice" is JSON an array, not an item object: get_items hands it to the runner',
+      ],
+      ['bob', { agent_messages: [18] }, 'row 18 of session "bob" is not JSON: get_items skips it'],
+    ]);
+    assert.match(String(found[1]![2]), /bytes that are not UTF-8/);
+    // Per session too, and a NULL where the schema lets one in.
+    assert.deepEqual(
+      checkSessionFile(file, { session: 'bob' }).findings.map((f) => f.rows),
+      [{ agent_messages: [18] }],
+    );
+    const db = openDatabase(file);
+    try {
+      db.exec(`CREATE TABLE loose (id INTEGER PRIMARY KEY, session_id TEXT, message_data TEXT, created_at TEXT)`);
+      db.exec(`INSERT INTO loose SELECT id, session_id, message_data, created_at FROM agent_messages`);
+      db.exec(`DROP TABLE agent_messages`);
+      db.exec(`ALTER TABLE loose RENAME TO agent_messages`);
+      db.exec(`UPDATE agent_messages SET message_data = NULL WHERE id = 17`);
+    } finally {
+      db.close();
+    }
+    const nulls = checkSessionFile(file, { session: 'bob' }).findings.filter((f) => f.kind === 'malformed-item');
+    assert.deepEqual(
+      nulls.map((f) => f.rows),
+      [{ agent_messages: [17] }, { agent_messages: [18] }],
+    );
+    assert.match(nulls[0]!.detail, /is NULL.*TypeError/);
+  });
+
   for (const name of ['ref-basic', 'ref-multisession']) {
     it(`finds nothing in the clean conformance fixture ${name}`, () => {
       const file = fresh(`${name}.db`);
