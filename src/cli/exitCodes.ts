@@ -33,6 +33,11 @@ export const EXIT = {
    * path or link), already exists (without --force), or the folder refuses it; a store path is a symbolic link.
    */
   cannotWrite: 6,
+  /**
+   * `run`: the agent paused the run, waiting for input (AG-UI's `interrupt` outcome: a tool approval, a value); its turn
+   * is kept for the run that resumes it. No error: every other run completed.
+   */
+  paused: 7,
   /** Interrupted (Ctrl+C). */
   interrupted: 130,
   /** Stdout's reader closed it before the output ended (`| head`): stopped quietly, as SIGPIPE stops a Unix tool. */

@@ -42,8 +42,8 @@ Options for every command:
 Exit codes: 0 ok, 1 error, 2 usage, 3 not found (file, server database, session, branch, turn), 4 bad file (not
 SQLite, no session tables, damaged, malformed export), 5 database locked, 6 cannot write (the import's database is
 read-only, lacks tables without --create-tables or has the session id; an -o file is one the command reads, exists
-without --force, or cannot be created; a store path is a symbolic link), 130 interrupted. A server that cannot be reached, a refused
-password or a timeout is 1; the message says which.
+without --force, or cannot be created; a store path is a symbolic link), 7 paused (run: the agent waits for input),
+130 interrupted. A server that cannot be reached, a refused password or a timeout is 1; the message says which.
 
 Files written (-o of export, review export, traces export, dataset): never a file the command reads (the session
 file, the review or trace store, their -wal/-shm, by any path, symbolic or hard link), even with --force; a file
@@ -162,10 +162,12 @@ After the run, one line per tool call (replayed, live or unmatched, as found in 
 reported) and a summary.
 
 Prints the events as they arrive (--json: one run event per line; the outcome's "replay" holds the calls' marks).
-OPENAI_API_KEY in the environment reaches the command as it is. Exit code 0 when every run completed, 1 when one
-failed or was stopped (Ctrl+C stops them), 2 for bad arguments (a --name the session cannot take: blank, main, or
-used before, even by a deleted branch), 3 for a file or session that does not exist (run continues a session; it
-never starts one), 4 for a file that is no session store. Nothing is started before these are checked.
+OPENAI_API_KEY in the environment reaches the command as it is. Exit code 0 when every run completed, 7 when the
+agent paused one, waiting for input (AG-UI's interrupt outcome: "Paused: waiting for input — …"; its turn is kept
+for the run that resumes it), 1 when one failed or was stopped (Ctrl+C stops them), 2 for bad arguments (a --name
+the session cannot take: blank, main, or used before, even by a deleted branch), 3 for a file or session that does
+not exist (run continues a session; it never starts one), 4 for a file that is no session store. Nothing is started
+before these are checked.
 `,
   ls: `Usage: agent-sessions ls [file] [--db file] [--json]
 

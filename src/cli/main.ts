@@ -283,7 +283,8 @@ async function runCommandLine(argv: string[]): Promise<number> {
       case 'run': {
         if (db === undefined) throw new UsageError('run needs a session file (or --db)');
         const { runCommand } = await import('./runCommand');
-        const ok = await runCommand(
+        // 0 when every run completed, 7 when the agent paused one waiting for input, 1 when one failed or was stopped.
+        return await runCommand(
           {
             db,
             sessionId: one('a session id'),
@@ -302,7 +303,6 @@ async function runCommandLine(argv: string[]): Promise<number> {
           },
           (text) => void process.stdout.write(text),
         );
-        return ok ? EXIT.ok : EXIT.error;
       }
       case 'check': {
         if (rest.length > 1) throw new UsageError('check takes one session file');

@@ -9,7 +9,8 @@ import type { RunEvent, RunOutcome } from '../shared/protocol/runEvents';
 import { TOOLS_MODES, replaySentence, type ReplaySummary, type ToolsMode } from '../shared/protocol/replay';
 import { branchNameProblem } from '../shared/branchNames';
 import { readRunTarget } from '../store/inspector/runTarget';
-import { NotFoundError, UsageError } from './exitCodes';
+import { pausedRunText } from '../shared/pausedRun';
+import { EXIT, NotFoundError, UsageError } from './exitCodes';
 
 /** The longest tool name `--match-name-only` takes (a function name is at most 64 characters at OpenAI). */
 export const MAX_TOOL_NAME_CHARS = 256;
@@ -43,8 +44,17 @@ export function defaultForkName(model: string | null, now: number): string {
   return `retry-${model ? `${model}-` : ''}${now.toString(36)}`;
 }
 
-/** Runs and prints; resolves with true when every run completed. */
-export async function runCommand(args: RunArgs, write: (text: string) => void): Promise<boolean> {
+/**
+ * The exit code of the runs' outcomes: 0 when every run completed, 7 (`EXIT.paused`) when the agent paused one,
+ * waiting for input, and every other completed, else 1 (a run failed or was stopped: that wins over a pause).
+ */
+export function runExitCode(outcomes: readonly RunOutcome[]): number {
+  if (outcomes.some((o) => o.kind === 'run/failed' && o.failure !== 'paused')) return EXIT.error;
+  return outcomes.some((o) => o.kind === 'run/failed') ? EXIT.paused : EXIT.ok;
+}
+
+/** Runs and prints; resolves with the exit code of the outcomes (`runExitCode`). */
+export async function runCommand(args: RunArgs, write: (text: string) => void): Promise<number> {
   if ((args.command === undefined) === (args.url === undefined)) throw new UsageError('run needs exactly one of --command and --url');
   if ((args.command ?? args.url ?? '').trim() === '') throw new UsageError(`--${args.command !== undefined ? 'command' : 'url'} is empty`);
   if (args.message.trim() === '') throw new UsageError('run needs a --message');
@@ -84,7 +94,7 @@ export async function runCommand(args: RunArgs, write: (text: string) => void): 
       ),
     { kill: 'Stopping the agent now (SIGKILL).' },
   );
-  return outcomes.every((o: RunOutcome) => o.kind === 'run/completed');
+  return runExitCode(outcomes);
 }
 
 /**
@@ -190,6 +200,9 @@ function eventText(e: RunEvent, label: string, several: boolean): string {
     case 'run/completed':
       return `${several ? `${label}${e.finalOutput}\n` : '\n'}${label}Done: ${e.written.summary}\n${e.replay ? replayText(e.replay, label) : ''}`;
     case 'run/failed':
+      // Paused is no error: what the run waits for, then what was kept for the run that resumes it.
+      if (e.failure === 'paused')
+        return `\n${label}${pausedRunText(e.interrupts)}\n${label}${e.written.summary}\n${e.replay ? replayText(e.replay, label) : ''}`;
       return `\n${label}${e.failure === 'cancelled' ? 'Stopped' : 'Failed'}: ${e.message}\n${label}${e.written.summary}\n${e.replay ? failedReplayText(e.replay, e.written.kept.length === 0, label) : ''}`;
   }
 }

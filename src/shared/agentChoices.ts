@@ -18,8 +18,9 @@ export function commandAgentId(name: string): string {
 export interface AgentStatusView {
   /** When it ended (ms since the epoch). */
   endedAt: number;
+  /** False when it failed or was stopped; a run the agent paused, waiting for input, is no failure. */
   ok: boolean;
-  /** One line: "completed", "exit code 3", "stopped", "HTTP 500". */
+  /** One line: "completed", "paused, waiting for input", "exit code 3", "stopped", "HTTP 500". */
   summary: string;
   exitCode: number | null;
   /** The last lines of its stderr. */

@@ -518,10 +518,18 @@ async function settle(args: SettleArgs): Promise<RunOutcome> {
     : paused
       ? pausedMessage(who, translator.interrupts ?? [])
       : (failure ?? `${who} ended without completing the run.`);
+  // Paused is no error (`paused`, with what it waits for as data): the view, the CLI (exit 7) and a check tell it apart.
+  const interrupts = paused
+    ? redactDeep(
+        (translator.interrupts ?? []).map((i) => ({ text: i.text, toolCallId: i.toolCallId ?? null })),
+        reporter.secrets,
+      )
+    : undefined;
   return reporter.finish({
     kind: 'run/failed',
     runId: reporter.runId,
-    failure: cancelled ? 'cancelled' : paused && translator.interrupts?.some((i) => i.toolCallId) ? 'tool' : 'other',
+    failure: cancelled ? 'cancelled' : paused ? 'paused' : 'other',
+    ...(interrupts ? { interrupts } : {}),
     message: reporter.redact(message + stderrNote(view)),
     usage: spent ? usage : null,
     written: persistence,

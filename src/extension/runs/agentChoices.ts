@@ -14,6 +14,7 @@ import {
   type AgentStatusView,
 } from '../../shared/agentChoices';
 import type { RunOutcome } from '../../shared/protocol/runEvents';
+import { isPausedRun } from '../../shared/pausedRun';
 import { Setting } from '../core/contributions';
 import { affectsSetting, setting, workspaceTrust } from '../core/settings';
 import { UserFacingError } from '../core/userError';
@@ -118,18 +119,22 @@ export class AgentChoices implements vscode.Disposable {
   /** Notes how a run through a command or the URL ended. */
   recordEnd(id: string, outcome: RunOutcome): void {
     const c = outcome.command;
-    const ok = outcome.kind === 'run/completed';
-    const summary = ok
-      ? vscode.l10n.t('completed')
-      : outcome.failure === 'cancelled'
-        ? vscode.l10n.t('stopped')
-        : c?.status !== undefined && (c.status < 200 || c.status > 299)
-          ? vscode.l10n.t('HTTP {0}', c.status)
-          : c?.exitCode !== null && c?.exitCode !== undefined
-            ? vscode.l10n.t('exit code {0}', c.exitCode)
-            : c?.signal
-              ? vscode.l10n.t('ended by {0}', c.signal)
-              : vscode.l10n.t('failed');
+    // A run the agent paused, waiting for input, did what it should: not shown as a failure.
+    const paused = isPausedRun(outcome);
+    const ok = outcome.kind === 'run/completed' || paused;
+    const summary = paused
+      ? vscode.l10n.t('paused, waiting for input')
+      : ok
+        ? vscode.l10n.t('completed')
+        : outcome.failure === 'cancelled'
+          ? vscode.l10n.t('stopped')
+          : c?.status !== undefined && (c.status < 200 || c.status > 299)
+            ? vscode.l10n.t('HTTP {0}', c.status)
+            : c?.exitCode !== null && c?.exitCode !== undefined
+              ? vscode.l10n.t('exit code {0}', c.exitCode)
+              : c?.signal
+                ? vscode.l10n.t('ended by {0}', c.signal)
+                : vscode.l10n.t('failed');
     this.statuses.set(id, { endedAt: Date.now(), ok, summary, exitCode: c?.exitCode ?? null, stderrTail: c?.stderrTail ?? [] });
     this.changed.fire();
   }

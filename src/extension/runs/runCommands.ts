@@ -5,6 +5,7 @@ import { command, type CommandsOf } from '../core/commandTable';
 import { sessionTarget } from '../databases/pickers';
 import type { Services } from '../services';
 import { pickAgent } from './agentChoices';
+import { isPausedRun, pausedRunText } from '../../shared/pausedRun';
 
 /** Asks for the API key (or takes `key`) and keeps it in secret storage; resolves false when cancelled. */
 export async function setApiKey(s: Services, keyArg?: string): Promise<boolean> {
@@ -46,7 +47,10 @@ export function runCommands(s: Services): CommandsOf<'sendMessage' | 'setApiKey'
         const panel = s.panels.open({ dbPath: target.dbPath, sessionId: target.sessionId, branchId });
         await s.panels.whenReady(panel);
         const outcome = await panel.startRun(branchId, input, undefined, { agent }).outcome;
-        if (outcome.kind === 'run/failed') void vscode.window.showErrorMessage(`${outcome.message} ${outcome.written.summary}`);
+        // A run the agent paused, waiting for input, is no error: what it waits for, as information.
+        if (isPausedRun(outcome))
+          void vscode.window.showInformationMessage(`${pausedRunText(outcome.interrupts)} ${outcome.written.summary}`);
+        else if (outcome.kind === 'run/failed') void vscode.window.showErrorMessage(`${outcome.message} ${outcome.written.summary}`);
         return outcome;
       },
     ),

@@ -18,6 +18,7 @@ import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import type { AgentRunner } from './agentRunner';
 import type { SessionRef } from '../../shared/protocol/sessionRef';
 import { describeError, UserFacingError } from '../core/userError';
+import { whatIfReport } from './whatIfReport';
 import type { CompareTarget } from '../../shared/protocol/compareViews';
 
 /** The command of the compare view (the lead's panel): `targets`, 2 to 5, the first the baseline. */
@@ -63,7 +64,10 @@ export interface WhatIfResult {
   compareTargets: CompareTarget[] | null;
   /** True when the compare view was asked to open. */
   compared: boolean;
-  /** The notification about failed runs (which branch, which model, why), when any failed. */
+  /**
+   * The notification about failed runs (which branch, which model, why) and paused ones (what each waits for), when
+   * any failed or paused.
+   */
   report?: string;
 }
 
@@ -169,7 +173,10 @@ export function compareTargetsOf(source: WhatIfTurn, runs: readonly WhatIfRun[])
 
 const TITLES = { retry: () => vscode.l10n.t('Retry from Here'), edit: () => vscode.l10n.t('Edit and Resend') } as const;
 
-/** Reports the runs that failed (one notification for all) and opens the comparison. */
+/**
+ * Reports the runs that failed and those the agent paused, waiting for input (one notification for all: a pause alone
+ * is no error, so it is information), and opens the comparison.
+ */
 async function finish(
   source: WhatIfTurn,
   request: WhatIfRequest,
@@ -177,21 +184,20 @@ async function finish(
   compare: (targets: CompareTarget[]) => void,
 ): Promise<WhatIfResult> {
   const compareTargets = compareTargetsOf(source, runs);
-  const failed = runs.filter((r) => r.outcome.kind === 'run/failed');
   const title = request.models.length > 1 && request.kind === 'retry' ? vscode.l10n.t('Retry with Several Models') : TITLES[request.kind]();
-  let report: string | undefined;
-  if (failed.length > 0) {
-    const lines = failed.map(
-      (r) => `${r.branchId} (${r.label.label}): ${r.outcome.kind === 'run/failed' ? r.outcome.message : ''} ${r.outcome.written.summary}`,
-    );
-    const head =
-      runs.length === 1
-        ? vscode.l10n.t('{0} failed.', title)
-        : compareTargets
-          ? vscode.l10n.t('{0}: {1} of {2} runs failed; comparing the others.', title, failed.length, runs.length)
-          : vscode.l10n.t('{0}: {1} of {2} runs failed.', title, failed.length, runs.length);
-    report = `${head} ${lines.join(' · ')}`;
-    void (compareTargets ? vscode.window.showWarningMessage : vscode.window.showErrorMessage)(report);
+  const shown = whatIfReport(
+    title,
+    runs.map((r) => ({ branchId: r.branchId, label: r.label.label, outcome: r.outcome })),
+    compareTargets !== null,
+  );
+  const report = shown?.text;
+  if (shown) {
+    const show = {
+      error: vscode.window.showErrorMessage,
+      warning: vscode.window.showWarningMessage,
+      information: vscode.window.showInformationMessage,
+    }[shown.severity];
+    void show(shown.text);
   }
   let compared = false;
   if (compareTargets) {

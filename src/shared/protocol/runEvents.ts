@@ -5,7 +5,9 @@
  * error text before it builds an event).
  *
  * Order of one run: `run/started`, then any number of `text/delta`, `reasoning/delta`, `tool/called`, `tool/output`, `item/added`
- * as the model and tools produce them, then exactly one of `run/completed` or `run/failed`.
+ * as the model and tools produce them, then exactly one of `run/completed` or `run/failed`. A run the agent paused,
+ * waiting for input (an agent command's AG-UI `interrupt` outcome), ends with `run/failed` of kind `paused`: it did not
+ * complete, but it is no error, and its `interrupts` say what it waits for.
  */
 import { itemPreview } from '../itemText';
 import type { ReplayOutcome, ReplaySummary } from './replay';
@@ -22,8 +24,19 @@ export interface RunUsageView {
   reasoningTokens: number;
 }
 
-/** Why a run failed; the view picks an icon and a remedy by it. */
-export type RunFailureKind = 'no-key' | 'unreachable' | 'http' | 'tool' | 'cancelled' | 'locked' | 'other';
+/**
+ * Why a run failed; the view picks an icon and a remedy by it. `paused` is no error: the agent paused the run, waiting
+ * for input (a tool approval, a value), and kept what it wrote for the run that resumes it (`RunFailedEvent.interrupts`).
+ */
+export type RunFailureKind = 'no-key' | 'unreachable' | 'http' | 'tool' | 'cancelled' | 'locked' | 'paused' | 'other';
+
+/** One thing a paused run waits for: an interrupt of the agent's RUN_FINISHED `interrupt` outcome (AG-UI 1.0). */
+export interface RunInterruptView {
+  /** What it asks, for people: the interrupt's message, else its reason (at most 500 characters). */
+  text: string;
+  /** The tool call it waits on (the call the agent resumes from), or null when it names none. */
+  toolCallId: string | null;
+}
 
 /**
  * What a run left in the database. `kept` and `removed` list items of *this run* (one line each, e.g.
@@ -145,6 +158,8 @@ export interface RunFailedEvent {
   message: string;
   /** The HTTP status, for `http` failures. */
   status?: number;
+  /** What a `paused` run waits for, in the agent's order (set for `paused` only; it may be empty). */
+  interrupts?: RunInterruptView[];
   /** What the run spent before it failed (null when nothing was requested). */
   usage: RunUsageView | null;
   written: RunPersistenceView;

@@ -8,13 +8,13 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunEvent } from '../../../src/shared/protocol/runEvents';
+import { failedBeforeWriting, type RunEvent, type RunOutcome } from '../../../src/shared/protocol/runEvents';
 import { tempDir } from '../../support/tempFiles';
 import { ROOT } from '../store/export/exportFixtures';
 import { readBranch, seedSession } from '../agents/agentTestKit';
 import { PYTHON_TURN, snapshot } from '../agents/command/commandKit';
 import { AdvancedSQLiteSession } from '../../../src/store';
-import { defaultForkName } from '../../../src/cli/runCommand';
+import { defaultForkName, runExitCode } from '../../../src/cli/runCommand';
 import { buildSharedCli, sharedCliPath } from '../../support/cliBundle';
 
 const hasPython = spawnSync('python3', ['--version']).status === 0;
@@ -99,6 +99,27 @@ describe('agent-sessions run (the real binary, a Python agent command)', functio
       bad.stdout,
       /Failed: The agent command '.*' exited with code 3 before sending any event\.\nstderr \(last lines\):\nboom: no config/,
     );
+  });
+
+  it('a run the agent paused, waiting for input, is printed as paused and exits 7; --json carries what it waits for', () => {
+    const command = `python3 "${PYTHON_TURN}"`;
+    const fork = (name: string) => ['run', db, 's1', '--from-turn', '2', '--name', name, '--command', command, '--message', 'Mail Bob?'];
+    const r = run(fork('paused-text'), 'interrupt');
+    assert.equal(r.code, 7, r.stderr);
+    assert.match(
+      r.stdout,
+      /\n→ send_email\(.*\)\n\nPaused: waiting for input — Send the email\? \(tool call call_send\)\nKept your message as turn 2 on branch 'paused-text'/,
+    );
+    assert.doesNotMatch(r.stdout, /Failed|Stopped/);
+
+    const j = run([...fork('paused-json'), '--json'], 'interrupt');
+    assert.equal(j.code, 7, j.stderr);
+    const outcome = JSON.parse(j.stdout.trim().split('\n').at(-1) ?? '') as RunEvent;
+    assert.equal(outcome.kind, 'run/failed');
+    if (outcome.kind !== 'run/failed') return;
+    assert.equal(outcome.failure, 'paused');
+    assert.deepEqual(outcome.interrupts, [{ text: 'Send the email?', toolCallId: 'call_send' }]);
+    assert.equal(outcome.written.turn, 2);
   });
 
   it('refuses a run without exactly one of --command and --url', () => {
@@ -190,6 +211,31 @@ describe('agent-sessions run: what is refused before the agent starts (the real 
       assert.doesNotMatch(r.stdout, /on branch '/);
     }
     assert.equal(existsSync(marker), false, 'an agent was started');
+  });
+});
+
+describe('agent-sessions run: the exit code of its outcomes', () => {
+  const done: RunOutcome = {
+    kind: 'run/completed',
+    runId: 'a',
+    finalOutput: 'ok',
+    usage: null,
+    written: { summary: 'stored', kept: [], removed: [], notSaved: [], turn: 1, usageStored: false },
+  };
+  const paused: RunOutcome = {
+    ...failedBeforeWriting('b', 'paused', 'The agent paused the run.', 'Kept your message.'),
+    interrupts: [{ text: 'Send the email?', toolCallId: 'call_send' }],
+  };
+  const failed = failedBeforeWriting('c', 'tool', 'A tool failed.', 'Nothing was written.');
+  const stopped = failedBeforeWriting('d', 'cancelled', 'The run was stopped.', 'Nothing was written.');
+
+  it('is 0 when every run completed, 7 when one paused and the others completed, 1 when one failed or was stopped', () => {
+    assert.equal(runExitCode([done]), 0);
+    assert.equal(runExitCode([paused]), 7);
+    assert.equal(runExitCode([done, paused]), 7);
+    assert.equal(runExitCode([failed]), 1);
+    assert.equal(runExitCode([paused, failed]), 1, 'a failure wins over a pause');
+    assert.equal(runExitCode([paused, stopped]), 1, 'a Stop wins over a pause');
   });
 });
 

@@ -5,6 +5,7 @@ import { errorMessage } from '../../../src/shared/errorMessage';
 import { toolBadgeName } from '../../../src/shared/itemTitles';
 import { t } from '../../shared/l10n';
 import { needsApiKey } from '../logic/runRemedy';
+import { failedRunView } from '../logic/runEnd';
 import { tokenCountLabel } from '../logic/itemCount';
 import { AgentPicker } from './agentPicker';
 import { replayBadge } from './replayBadges';
@@ -45,7 +46,10 @@ export class Composer {
       /** The paragraph the run's reasoning streams into, until an answer or a tool call follows it. */
       reasoning: HTMLElement | undefined;
       active: boolean;
-      /** Ended in a failure: its block stays, through other branches and runs, until the user dismisses it. */
+      /**
+       * Ended in a failure, or paused by its agent waiting for input: its block stays, through other branches and runs,
+       * until the user dismisses it.
+       */
       failed: boolean;
       input: string;
       agentName: string;
@@ -198,10 +202,11 @@ export class Composer {
     if (!run) {
       // A run the host refused before it started has no run/started; one this page never saw start is not shown.
       if (e.kind === 'run/failed') {
-        this.log.appendChild(el('p', { class: 'run-error', role: 'alert' }, t('Failed: {0}', e.message)));
-        const button = this.apiKeyButton(needsApiKey(e.failure, e.status, e.message));
+        const shown = failedRunView(e, '', '');
+        this.log.appendChild(el('p', { class: shown.className, role: shown.role }, shown.text));
+        const button = this.apiKeyButton(shown.apiKey);
         if (button) this.log.appendChild(button);
-        this.restoreDraft(undefined);
+        if (shown.restoreDraft) this.restoreDraft(undefined);
       }
       if (e.kind === 'run/failed' || e.kind === 'run/completed') this.setRunning([...this.runs.values()].some((r) => r.active));
       return;
@@ -255,17 +260,13 @@ export class Composer {
         if (e.replay && replaySummaryShown(e.replay)) add(replaySummaryBlock(e.replay));
         break;
       case 'run/failed': {
+        // A failure, a Stop, or a pause (the agent waits for input: no error, and its message is kept as its turn).
+        const shown = failedRunView(e, run.agentName, run.block.getAttribute('data-branch') ?? '');
         // A run that failed before its agent was known (no key, a locked file) never answered: no status line.
-        if (run.agentName) run.status.textContent = t('{0} on {1}', run.agentName, run.block.getAttribute('data-branch') ?? '');
+        if (run.agentName) run.status.textContent = shown.status;
         else run.status.remove();
-        add(
-          el(
-            'p',
-            { class: `run-error failure-${e.failure}`, role: 'alert' },
-            e.failure === 'cancelled' ? t('Stopped: {0}', e.message) : t('Failed: {0}', e.message),
-          ),
-        );
-        const button = this.apiKeyButton(needsApiKey(e.failure, e.status, e.message));
+        add(el('p', { class: shown.className, role: shown.role }, shown.text));
+        const button = this.apiKeyButton(shown.apiKey);
         if (button) add(button);
         add(el('p', { class: 'run-written' }, e.written.summary));
         // What the run did with its tools before it failed (a strict refusal names the call in the message above).
@@ -277,7 +278,8 @@ export class Composer {
         });
         add(dismiss);
         run.failed = true;
-        this.restoreDraft(run.input);
+        if (shown.restoreDraft) this.restoreDraft(run.input);
+        else if (this.draft === run.input) this.draft = undefined;
         break;
       }
     }

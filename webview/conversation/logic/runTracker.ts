@@ -68,8 +68,10 @@ export class RunTracker {
       const fork = this.shown?.runId === e.runId ? this.shown : undefined;
       if (fork) this.shown = undefined;
       // A fork from turn 1 has no rows until its run ends, so the view fell back to the branch it came from (the branch
-      // list did not have it yet): show it now. A failed fork wrote nothing to show.
-      const back = fork !== undefined && e.kind === 'run/completed' && shownBranch === fork.from;
+      // list did not have it yet): show it now, as a fork whose agent paused it (waiting for input: its turn is kept).
+      // A failed fork wrote nothing to show.
+      const kept = e.kind === 'run/completed' || e.failure === 'paused';
+      const back = fork !== undefined && kept && shownBranch === fork.from;
       if (e.kind === 'run/completed' || e.written.turn !== null) return { kind: 'ended', showFork: back ? fork.branchId : undefined };
       // Wrote no turn: nothing new to select. A fork the view still shows (or fell back from) returns to where the
       // user started it; a user who went elsewhere meanwhile stays there.

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCommandOnBranch, type CommandRunOptions } from '../../../../src/agents/command/commandRun';
-import { eventLog, readBranch, seedSession } from '../agentTestKit';
+import { assertWellFormed, eventLog, readBranch, seedSession } from '../agentTestKit';
 import { REPO, completed, failed, nodeCommand, writeHttpAgentTurn } from './commandKit';
 
 const STORE_JS = join(REPO, 'dist/store.js');
@@ -186,12 +186,53 @@ describe("agent commands and URLs: the run's end", function () {
   await writeTurn([...a.input, { type: 'function_call', callId: 'call_send', name: 'send_email', arguments: '{"to":"bob@example.com"}', status: 'completed' }]);
   out({ type: 'RUN_FINISHED', threadId: T, runId: R, outcome: { type: 'interrupt', interrupts: [{ id: 'i1', reason: 'tool_approval', toolCallId: 'call_send', message: 'Send the email?' }] } });`),
     );
-    const o = failed(await run({ agent: { kind: 'command', name: 'hitl', command } }).outcome);
+    const { log, outcome } = run({ agent: { kind: 'command', name: 'hitl', command } });
+    const o = failed(await outcome);
+    // Paused, not failed: its own kind, and what it waits for as data (each interrupt's text and call).
+    assert.equal(o.failure, 'paused');
+    assert.deepEqual(o.interrupts, [{ text: 'Send the email?', toolCallId: 'call_send' }]);
+    assertWellFormed(log.events, o);
     assert.match(o.message, /^The agent command 'hitl' paused the run, waiting for input: Send the email\? \(tool call call_send\)/);
     assert.deepEqual(o.written.removed, []);
     const [user, call] = await newest(2);
     assert.match(user ?? '', /And after\?/);
     assert.match(call ?? '', /"function_call".*call_send|call_send.*"function_call"/);
+  });
+
+  it("a paused run's interrupts are data: each one's text (its message, else its reason) and its call or null, redacted", async () => {
+    const key = 'sk-pausedkey1234567890';
+    const command = nodeCommand(
+      dir,
+      'interrupts.js',
+      agentScript(`out({ type: 'RUN_STARTED', threadId: T, runId: R });
+  await writeTurn();
+  out({ type: 'RUN_FINISHED', threadId: T, runId: R, outcome: { type: 'interrupt', interrupts: [
+    { id: 'i1', reason: 'needs_value' },
+    { id: 'i2', reason: 'tool_approval', toolCallId: 'call_pay', message: 'Pay with ${key}?' },
+  ] } });`),
+    );
+    const { log, outcome } = run({ agent: { kind: 'command', name: 'hitl', command }, apiKey: key });
+    const o = failed(await outcome);
+    assert.equal(o.failure, 'paused');
+    assert.deepEqual(o.interrupts, [
+      { text: 'needs_value', toolCallId: null },
+      { text: 'Pay with [redacted]?', toolCallId: 'call_pay' },
+    ]);
+    assert.ok(!JSON.stringify(log.events).includes(key), 'the key reached an event');
+    assert.deepEqual(o.written.removed, []);
+  });
+
+  it('a run that fails after its agent paused it (no turn written) is a failure, with no interrupts', async () => {
+    const command = nodeCommand(
+      dir,
+      'interrupt-no-turn.js',
+      agentScript(`out({ type: 'RUN_STARTED', threadId: T, runId: R });
+  out({ type: 'RUN_FINISHED', threadId: T, runId: R, outcome: { type: 'interrupt', interrupts: [{ id: 'i1', message: 'Which city?' }] } });`),
+    );
+    const o = failed(await run({ agent: { kind: 'command', name: 'hitl', command } }).outcome);
+    assert.equal(o.failure, 'other');
+    assert.equal(o.interrupts, undefined);
+    assert.match(o.message, /without writing a turn/);
   });
 
   it('a 200 answer that is not an event stream says what came instead', async () => {

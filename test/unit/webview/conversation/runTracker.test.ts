@@ -67,6 +67,17 @@ describe('run tracker', () => {
     assert.deepEqual(runs.next(completed('a'), 'main'), { kind: 'ended', showFork: 'retry' });
   });
 
+  it('shows a fork from turn 1 whose agent paused the run, waiting for input: its turn is kept', () => {
+    const runs = new RunTracker();
+    runs.next(started('a', 'retry', { branchId: 'main', turn: 1 }), 'main', 1);
+    const paused: RunEvent = {
+      ...failedBeforeWriting('a', 'paused', 'The agent paused the run.', "Kept your message as turn 1 on branch 'retry'."),
+      interrupts: [{ text: 'Send the email?', toolCallId: 'call_send' }],
+      written: { summary: 'kept', kept: ['user: "again"'], removed: [], notSaved: [], turn: 1, usageStored: false },
+    };
+    assert.deepEqual(runs.next(paused, 'main'), { kind: 'ended', showFork: 'retry' });
+  });
+
   it('does not move to a fork whose run failed, or when the user went elsewhere', () => {
     const runs = new RunTracker();
     runs.next(started('a', 'retry', { branchId: 'main', turn: 1 }), 'main', 1);
