@@ -9,11 +9,16 @@
  * whose scripted model always calls `get_weather` with {"city": "Paris"} and answers "It is sunny in Paris.", and
  * which writes the turn through a Python-conformant session (STANDIN_WRITE=1). So the session holds what the example
  * does, as the real SDK stores it, and a check that re-runs the example the same way passes: the file is recorded
- * the way the stand-in answers. Both files are rewritten from scratch.
+ * the way the stand-in answers. Except turn 2, the one reviewed bad: it was recorded before the agent's fix, when its
+ * model answered "Take an umbrella: it is raining in Paris." though the tool said sunny (a copy of the stand-in whose
+ * model answers that, in a temporary folder). Today's agent no longer gives that answer, so its check passes; one
+ * that gave it again would fail that case (`not-rejected`, docs/check.md "Cases"). Both files are rewritten from
+ * scratch.
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -26,15 +31,18 @@ const REPO = join(HERE, '..', '..');
 const DB = join(HERE, 'conversations.db');
 const REVIEWS = join(HERE, 'reviews.db');
 const SESSION = 'weather-ci';
+const STANDIN = join(REPO, 'test', 'fixtures', 'agent-commands', 'python-standin');
 
 /** The questions, one turn each, and how each turn is reviewed. */
 const TURNS = [
   { text: "What's the weather in Paris?", verdict: 'good' },
-  // A bad answer with the answer it should have been: a case whose expected answer is the correction.
+  // A bad answer, given before the agent's fix (`before`), with the answer it should have been: a case whose expected
+  // answer is the correction, and whose recorded answer a run must not give again.
   {
     text: 'Do I need an umbrella in Paris today?',
+    before: 'Take an umbrella: it is raining in Paris.',
     verdict: 'bad',
-    note: 'did not answer the question',
+    note: 'says rain where the forecast says sun',
     correction: 'No umbrella needed: it is sunny in Paris.',
   },
   { text: 'Weather in Paris for my run, please.', verdict: 'good', tags: ['weather'] },
@@ -44,8 +52,35 @@ function removeDatabase(path) {
   for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(path + suffix, { force: true });
 }
 
-/** One turn on `main`, written by the example agent itself, as `agent-sessions run` would run it. */
-function runExample(text) {
+/**
+ * A copy of the stand-in `agents` package (in `dir`, with the `python_turn.py` it writes turns with beside it) whose
+ * scripted model answers `answer` instead of "It is sunny in Paris.": streamed as one delta, stored and returned as
+ * the final output. Returns the folder to put on PYTHONPATH.
+ */
+function standinAnswering(answer, dir) {
+  const copy = join(dir, 'python-standin');
+  cpSync(STANDIN, copy, { recursive: true, filter: (from) => !from.includes('__pycache__') });
+  cpSync(join(STANDIN, '..', 'python_turn.py'), join(dir, 'python_turn.py'));
+  const path = join(copy, 'agents', '__init__.py');
+  const source = readFileSync(path, 'utf8');
+  const quoted = JSON.stringify(answer);
+  const changed = source
+    .replace(
+      /yield _text_delta\("msg_standin_1", "It is sunny "\)\n\s*yield _text_delta\("msg_standin_1", "in Paris\."\)/,
+      `yield _text_delta("msg_standin_1", ${quoted})`,
+    )
+    .replaceAll('"It is sunny in Paris."', quoted);
+  if (changed.includes('It is sunny') || !changed.includes(quoted))
+    throw new Error(`the stand-in's answer in ${path} changed: update standinAnswering`);
+  writeFileSync(path, changed);
+  return copy;
+}
+
+/**
+ * One turn on `main`, written by the example agent itself, as `agent-sessions run` would run it; on the stand-in, or
+ * on `standin` (one answering otherwise).
+ */
+function runExample(text, standin = STANDIN) {
   const runId = randomUUID();
   const input = {
     threadId: SESSION,
@@ -71,7 +106,7 @@ function runExample(text) {
     encoding: 'utf8',
     env: {
       ...process.env,
-      PYTHONPATH: join(REPO, 'test', 'fixtures', 'agent-commands', 'python-standin'),
+      PYTHONPATH: standin,
       PYTHONDONTWRITEBYTECODE: '1',
       STANDIN_WRITE: '1',
     },
@@ -96,7 +131,13 @@ async function main() {
   removeDatabase(REVIEWS);
   // The example never creates tables (create_tables=False, as a user's agent would open the real file).
   new AdvancedSQLiteSession({ sessionId: SESSION, dbPath: DB, createTables: true }).close();
-  for (const turn of TURNS) runExample(turn.text);
+  const scratch = mkdtempSync(join(tmpdir(), 'ci-fixtures-'));
+  try {
+    for (const [i, turn] of TURNS.entries())
+      runExample(turn.text, turn.before ? standinAnswering(turn.before, join(scratch, `standin-${i + 1}`)) : STANDIN);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 
   const session = new AdvancedSQLiteSession({ sessionId: SESSION, dbPath: DB, readonly: true });
   const reviews = ReviewStore.open(REVIEWS);
@@ -105,6 +146,8 @@ async function main() {
       const items = await session.getTurnStoredItems(i + 1, 'main');
       const userItem = items.find((item) => item.role === 'user');
       const answer = items.findLast((item) => item.role === 'assistant');
+      const said = answer.content.map((part) => part.text).join('');
+      if (said !== (turn.before ?? 'It is sunny in Paris.')) throw new Error(`turn ${i + 1} was answered ${JSON.stringify(said)}`);
       const ref = { sessionId: SESSION, branchId: 'main', turn: i + 1, turnKey: contentKey(userItem) };
       reviews.setTurnReview(ref, { verdict: turn.verdict, note: turn.note ?? '', tags: turn.tags ?? [] });
       if (turn.correction) reviews.setCorrection({ ...ref, itemKey: contentKey(answer), text: turn.correction });

@@ -1,10 +1,11 @@
 /**
  * The cases of a check (docs/check.md): the reviewed turns that say what the agent should do. By default every turn
  * with a *good* verdict (its recorded answer and calls are what to expect) and every *bad* turn with a correction (the
- * correction is the answer to expect); `--query` narrows them with the search box's language (docs/search.md), its
- * review filters read from the review data, its other parts matched against the turns' items by the search scan. Each
- * case is checked against its turn as it is now, as every use of review data is (reviewMatching.ts): a review whose
- * turn is gone or holds another user message now is an *orphaned* case, reported and never run.
+ * correction is the answer to expect, and the answer it corrects is one a run must not give again); `--query` narrows
+ * them with the search box's language (docs/search.md), its review filters read from the review data, its other parts
+ * matched against the turns' items by the search scan. Each case is checked against its turn as it is now, as every
+ * use of review data is (reviewMatching.ts): a review whose turn is gone or holds another user message now is an
+ * *orphaned* case, reported and never run.
  *
  * The session file is only read here, a batch of turns of one branch at a time through their index (never a walk of
  * the branch), so selecting 10 turns of a 1 GB file reads those 10 turns.
@@ -207,6 +208,16 @@ export function recordedAnswer(items: readonly unknown[]): string | null {
   return null;
 }
 
+/**
+ * The answer a correction rejects: the text of the turn's item it was made on (`itemKey`), read as `recordedAnswer`
+ * reads an answer; null when that item is no assistant message or holds no text.
+ */
+function rejectedAnswer(item: unknown): string | null {
+  if (!isMessageItem(item) || item.role !== 'assistant') return null;
+  const text = messageText(item.content);
+  return text.trim() === '' ? null : text;
+}
+
 /** The case of a candidate given its turn's items now, or the orphan with its reason. */
 function caseOf(c: Candidate, entries: readonly ItemEntry[]): CheckCase | OrphanedCase {
   const r = c.review;
@@ -220,15 +231,15 @@ function caseOf(c: Candidate, entries: readonly ItemEntry[]): CheckCase | Orphan
     contentKey: r.turnKey,
     verdict: r.verdict === 'bad' ? 'bad' : 'good',
     input: '',
-    expected: { answer: c.correction?.text ?? null, trajectory: [] },
+    expected: { answer: c.correction?.text ?? null, trajectory: [], rejected: null },
     note: r.note === '' ? null : r.note,
     tags: r.tags,
   };
   if (!user) return { case: base, reason: 'the turn is gone' };
   if (turnKeyOf(user) !== r.turnKey) return { case: base, reason: 'the turn holds another user message now' };
   if (entries.some((e) => e.corrupt)) return { case: base, reason: 'an item of the turn cannot be read' };
-  if (c.correction && !items.some((i) => contentKey(i) === c.correction!.itemKey))
-    return { case: base, reason: 'the corrected answer is no longer in the turn' };
+  const corrected = c.correction ? items.find((i) => contentKey(i) === c.correction!.itemKey) : undefined;
+  if (c.correction && corrected === undefined) return { case: base, reason: 'the corrected answer is no longer in the turn' };
   return {
     ...base,
     input: whatIfInput(user) as string | unknown[],
@@ -236,6 +247,8 @@ function caseOf(c: Candidate, entries: readonly ItemEntry[]): CheckCase | Orphan
       answer: c.correction ? c.correction.text : recordedAnswer(items),
       // Every call of the turn, hosted and MCP ones too (trajectorySteps.ts).
       trajectory: trajectorySteps(items).map((step) => ({ name: step.name, arguments: step.arguments })),
+      // A bad turn's answer as recorded: a run that gives it again fails (graders/notRejected.ts).
+      rejected: corrected === undefined ? null : rejectedAnswer(corrected),
     },
   };
 }

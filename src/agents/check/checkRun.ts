@@ -20,6 +20,7 @@ import type { OrphanedCase } from './checkCases';
 import type { CaseResult, CaseRun, CheckCase, CheckReport, Grader, GraderResult } from './checkTypes';
 import { ScratchFolder, type ScratchCase } from './scratchStore';
 import { trajectorySteps } from './trajectorySteps';
+import { repeatedRejectedResult, repeatsRejected, withRejectedRedacted } from './graders/notRejected';
 
 /** Cases run at once by default, and the bounds of `--concurrency`. */
 export const DEFAULT_CONCURRENCY = 4;
@@ -175,8 +176,11 @@ async function runCase(
   // The run's secrets (docs/agent-command.md §5): what the run stored, what the graders said and every error are
   // redacted with them before they reach the lines, the reports or the experiment store.
   const secrets = redactableSecrets([options.run?.apiKey, (options.run?.env ?? process.env).OPENAI_API_KEY]);
+  // The case as its result holds it: its rejected answer (a bad turn's recorded text, which no report prints, but
+  // `--json` prints the whole case) redacted as the run is; the same case otherwise (a re-run of it is the same case).
+  const shown = withRejectedRedacted(c, (text) => redactSecrets(text, secrets));
   const error = (message: string, run: CaseRun | null = null, graders: GraderResult[] = []): CaseResult => ({
-    case: c,
+    case: shown,
     status: 'error',
     graders: redactDeep(graders, secrets),
     run,
@@ -245,6 +249,11 @@ async function runCase(
     // without an answer (expected answer null: a turn that ended on a call), it is an error, whatever the graders.
     if (run.answer.trim() === '' && c.expected.answer !== null)
       return error('The agent wrote no answer: its turn holds no assistant message with text (nothing to grade).', run);
+    // A bad turn's run that gives again the answer reviewed as bad fails, whatever the graders (notRejected.ts): a
+    // grader of the calls alone would pass an agent that was never fixed. The graders are not asked: nothing they say
+    // could pass it (and a judge's call would be spent for nothing). Both texts are redacted alike, so they compare.
+    if (repeatsRejected(shown.expected.rejected, run.answer))
+      return { case: shown, status: 'fail', graders: [repeatedRejectedResult()], run, error: null, ms: Math.round(performance.now() - t0) };
     const graders: GraderResult[] = [];
     for (const g of options.graders) {
       try {
@@ -257,7 +266,7 @@ async function runCase(
       if (signal?.aborted) return null;
     }
     return {
-      case: c,
+      case: shown,
       status: graders.every((g) => g.pass) ? 'pass' : 'fail',
       graders,
       run,

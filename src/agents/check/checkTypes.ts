@@ -26,6 +26,12 @@ export interface CheckCase {
      * (MCP, hosted, shell, computer…) by its item type, MCP ones with their server and tool (trajectorySteps.ts).
      */
     trajectory: { name: string; arguments: string }[];
+    /**
+     * bad: the rejected answer, the text of the assistant message the correction was made on (read as the recorded
+     * answer is), which a run must not give again (graders/notRejected.ts); null for a good turn, or when that message
+     * holds no text. Absent in a case made by hand: none. In a result (`CaseResult.case`) it is redacted as the run is.
+     */
+    rejected?: string | null;
   };
   note: string | null;
   tags: string[];

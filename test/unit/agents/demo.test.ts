@@ -151,7 +151,7 @@ describe('npm start demo database', function () {
     }
   });
 
-  it("checks its reviewed turns with the built-in agent out of the box: the folder's agent module, no key, no network", async () => {
+  it("checks its reviewed turns with the built-in agent out of the box: the folder's agent module, no key, no network; the unfixed bad turn fails", async () => {
     const tmp = tempDir();
     try {
       const path = join(tmp.dir, 'conversations.db');
@@ -177,9 +177,19 @@ describe('npm start demo database', function () {
           graders: parseGraders(['trajectory']),
           scratchParent: tmp.dir,
         });
+        // The good turns pass on their calls. The bad one fails whatever the graders: the demo's agent, which recorded
+        // it, still gives the answer its reviewer marked bad (nobody fixed it: docs/check.md, "Try it on the demo").
         assert.deepEqual(
-          report.results.map((x) => `${x.status} ${x.case.id} ${x.error ?? x.graders.map((g) => g.reason).join('; ')}`),
-          selection.cases.map((c) => `pass ${c.id} 1 tool call as recorded (get_weather)`),
+          report.results.map((x) => `${x.status} ${x.case.id} ${x.error ?? x.graders.map((g) => `${g.grader}: ${g.reason}`).join('; ')}`),
+          selection.cases.map((c) =>
+            c.verdict === 'bad'
+              ? `fail ${c.id} not-rejected: repeats the answer reviewed as bad (the same text, ignoring case and whitespace)`
+              : `pass ${c.id} trajectory: 1 tool call as recorded (get_weather)`,
+          ),
+        );
+        assert.deepEqual(
+          selection.cases.filter((c) => c.verdict === 'bad').map((c) => c.id),
+          ['weather-trip/lisbon-instead/4'],
         );
         assert.ok(report.results.length >= 3, `${report.results.length} cases`);
       } finally {

@@ -11,6 +11,7 @@ import { ReviewStore } from '../../../../src/store/reviews/reviewStore';
 import type { ReviewData } from '../../../../src/store/reviews/reviewTypes';
 import { parseSearchQuery } from '../../../../src/store/search/searchQuery';
 import { AdvancedSQLiteSession } from '../../../../src/store';
+import { contentKey } from '../../../../src/store/reviews/contentKey';
 import { tempDir } from '../../../support/tempFiles';
 import { seedCheckSession, seedReviews, turnKey, user } from './checkAgentKit';
 
@@ -47,7 +48,11 @@ describe('check cases from reviews', () => {
       contentKey: turnKey('Weather in Paris?'),
       verdict: 'good',
       input: 'Weather in Paris?',
-      expected: { answer: 'Sunny in Paris, 18°C.', trajectory: [{ name: 'get_weather', arguments: '{"city": "Paris"}' }] },
+      expected: {
+        answer: 'Sunny in Paris, 18°C.',
+        trajectory: [{ name: 'get_weather', arguments: '{"city": "Paris"}' }],
+        rejected: null,
+      },
       note: null,
       tags: ['weather'],
     });
@@ -55,6 +60,8 @@ describe('check cases from reviews', () => {
     assert.equal(mail!.verdict, 'bad');
     assert.equal(mail!.expected.answer, 'I sent Ana the forecast.');
     assert.deepEqual(mail!.expected.trajectory, [{ name: 'send_email', arguments: '{"to":"ana@example.com"}' }]);
+    // … and carries the answer reviewed as bad, which a run must not give again (graders/notRejected.ts).
+    assert.equal(mail!.expected.rejected, 'Done!!');
     // The bad turn without a correction has nothing to expect: counted, not a case.
     assert.equal(s.withoutExpectation, 1);
   });
@@ -94,6 +101,52 @@ describe('check cases from reviews', () => {
     assert.deepEqual(await q('tag:weather tool:send_email'), []);
     // reviewed:no selects turns without a review: none of them has a verdict to expect.
     assert.deepEqual(await q('reviewed:no'), []);
+  });
+
+  it('a bad case rejects the text of the message its correction was made on (not the last answer), or none', async () => {
+    const file = join(tmp.dir, `rejected-${n}.db`);
+    const w = new AdvancedSQLiteSession({ sessionId: 'r1', dbPath: file, createTables: true });
+    await w.addItems([
+      user('Do I need an umbrella?'),
+      {
+        role: 'assistant',
+        type: 'message',
+        status: 'completed',
+        content: [
+          { type: 'output_text', text: 'Take an umbrella:' },
+          { type: 'output_text', text: 'it is raining.' },
+        ],
+      },
+      { type: 'function_call', call_id: 'c1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+      { type: 'function_call_output', call_id: 'c1', output: 'sunny' },
+      { role: 'assistant', type: 'message', status: 'completed', content: [{ type: 'output_text', text: 'Anything else?' }] },
+    ] as never);
+    const stored = await w.getTurnStoredItems(1);
+    w.close();
+    const [first, call] = [stored[1], stored[2]];
+    const opened = openSessionDatabase(file, { readonly: true });
+    try {
+      const ref = { sessionId: 'r1', branchId: 'main', turn: 1, turnKey: turnKey('Do I need an umbrella?') };
+      const corrected = (itemKey: string): ReviewData => ({
+        ...reviews,
+        turnReviews: [{ ...reviews.turnReviews.find((r) => r.verdict === 'bad' && r.turn === 4)!, ...ref }],
+        corrections: [{ ...reviews.corrections[0]!, ...ref, itemKey, text: 'No umbrella needed: it is sunny.' }],
+      });
+      // The corrected message's text parts, as the recorded answer is read; the turn's last answer is another.
+      let s = await selectCases(opened, corrected(contentKey(first)));
+      assert.deepEqual(
+        s.cases.map((c) => [c.verdict, c.expected.answer, c.expected.rejected]),
+        [['bad', 'No umbrella needed: it is sunny.', 'Take an umbrella: it is raining.']],
+      );
+      // A correction made on an item that is no assistant message: still a case, with no answer to reject.
+      s = await selectCases(opened, corrected(contentKey(call)));
+      assert.deepEqual(
+        s.cases.map((c) => [c.verdict, c.expected.rejected]),
+        [['bad', null]],
+      );
+    } finally {
+      opened.close();
+    }
   });
 
   it("expects every call of the turn: hosted, MCP, shell and computer calls too, in the turn's order", async () => {

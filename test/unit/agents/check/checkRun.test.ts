@@ -11,12 +11,17 @@ import { selectCases } from '../../../../src/agents/check/checkCases';
 import { runCheck, type CheckRunOptions } from '../../../../src/agents/check/checkRun';
 import type { CaseResult, Grader } from '../../../../src/agents/check/checkTypes';
 import { TrajectoryGrader } from '../../../../src/agents/check/graders/trajectoryGrader';
+import { junitReport } from '../../../../src/agents/check/reports/junit';
+import { markdownReport } from '../../../../src/agents/check/reports/markdown';
+import { caseLines } from '../../../../src/cli/checkLines';
 import { runningCommandCount } from '../../../../src/agents/command/commandProcess';
 import { runCommandOnBranch } from '../../../../src/agents/command/commandRun';
 import { IN_THREAD_STORE, type RunStore } from '../../../../src/agents/runSession';
 import { AdvancedSQLiteSession } from '../../../../src/store';
 import { openSessionDatabase, type SessionDatabase } from '../../../../src/store/inspector/sessionDatabase';
 import { ReviewStore } from '../../../../src/store/reviews/reviewStore';
+import { contentKey } from '../../../../src/store/reviews/contentKey';
+import { ExperimentStore } from '../../../../src/store/experiments/experimentStore';
 import { tempDir } from '../../../support/tempFiles';
 import { snapshot, startAgUiServer } from '../command/commandKit';
 import { FAITHFUL, TEST_GRADERS, checkAgent, seedCheckSession, seedReviews, type Reply } from './checkAgentKit';
@@ -245,6 +250,94 @@ describe('running a check (scripted agent command, real processes)', function ()
       report.results.map((r) => [r.status, r.error]),
       [['error', 'The agent wrote no answer: its turn holds no assistant message with text (nothing to grade).']],
     );
+  });
+
+  it('a bad turn’s run that repeats the answer reviewed as bad fails, whatever the graders; every report names not-rejected', async () => {
+    // The agent makes the recorded call again and answers as the turn reviewed bad did ("Done!!"), in other case and
+    // spacing: graded by its calls alone (and a grader that passes everything), it would pass.
+    const unfixed: Record<string, Reply> = {
+      ...FAITHFUL,
+      'Mail Ana the forecast': { calls: [{ name: 'send_email', arguments: '{"to":"ana@example.com"}' }], answer: '  DONE!!\n' },
+    };
+    const asked: string[] = [];
+    const always: Grader = {
+      name: 'always',
+      grade: (c) => {
+        asked.push(c.id);
+        return Promise.resolve({ grader: 'always', pass: true, score: 1, reason: 'ok' });
+      },
+    };
+    const { report } = await runCheck({ ...options, graders: [new TrajectoryGrader(true), always], agent: agent('unfixed', unfixed) });
+    const why = 'repeats the answer reviewed as bad (the same text, ignoring case and whitespace)';
+    assert.deepEqual(lines(report.results), [
+      'orphaned s1/main/9 ',
+      'pass s1/main/2 trajectory:args:ok | always:ok',
+      'pass s1/main/3 trajectory:args:ok | always:ok',
+      `fail s1/main/4 not-rejected:${why}`,
+    ]);
+    // The graders are not asked of a run that failed on that alone.
+    assert.deepEqual(asked.sort(), ['s1/main/2', 's1/main/3']);
+    const mail = report.results[3]!;
+    assert.deepEqual(mail.graders, [{ grader: 'not-rejected', pass: false, score: 0, reason: why }]);
+    assert.equal(mail.run?.answer, '  DONE!!\n');
+
+    // Every report says so, by the rule's name; none quotes the rejected answer ("Done!!", as recorded).
+    const junit = junitReport(report);
+    assert.match(junit, /<testsuites name="agent-sessions check" tests="4" failures="1" errors="0" skipped="1"/);
+    assert.ok(junit.includes(`<property name="grader:not-rejected" value="fail 0.00: ${why}"/>`), junit);
+    assert.ok(junit.includes(`<failure message="not-rejected: ${why}" type="fail">not-rejected: ${why}</failure>`), junit);
+    const markdown = markdownReport(report);
+    assert.ok(markdown.includes(`| s1/main turn 4 | bad | ❌ fail | not\\-rejected: ${why.replace(/[()]/g, (c) => `\\${c}`)} |`), markdown);
+    const cli = caseLines(mail, false).replace(/\d+\.\d s/, 'T s');
+    assert.equal(cli, `FAIL s1/main/4  not-rejected ✗  40 tok  T s\n    not-rejected: ${why}\n`);
+    for (const text of [junit, markdown, cli]) assert.ok(!text.includes('Done!!'), text);
+    // The experiment store keeps it as the case's grade.
+    const experiments = ExperimentStore.open(join(tmp.dir, `case-${n}`, 'reviews.experiments.db'));
+    try {
+      experiments.saveExperiment('unfixed', report);
+      const saved = experiments.getExperiment('unfixed')!.cases.find((c) => c.caseId === 's1/main/4')!;
+      assert.deepEqual([saved.status, saved.grades], ['fail', [{ grader: 'not-rejected', pass: false, score: 0, reason: why }]]);
+    } finally {
+      experiments.close();
+    }
+  });
+
+  it('a rejected answer holding a key is compared and reported redacted, as the run is: the repeat is caught', async () => {
+    // Not shaped like an OpenAI key (no sk- prefix): only the key's own value can find it.
+    const key = 'proj-REJECTEDabcdef1234567890XYZ';
+    db.close();
+    const w = new AdvancedSQLiteSession({ sessionId: 's1', dbPath: file });
+    await w.addItems([
+      { role: 'user', content: 'Which key do I use?' },
+      { role: 'assistant', type: 'message', status: 'completed', content: [{ type: 'output_text', text: `Use ${key}.` }] },
+    ] as never);
+    const answer = (await w.getTurnStoredItems(5)).find((i) => (i as { role?: string }).role === 'assistant');
+    w.close();
+    const store = ReviewStore.open(join(tmp.dir, `case-${n}`, 'reviews.db'));
+    const ref = { sessionId: 's1', branchId: 'main', turn: 5, turnKey: contentKey({ role: 'user', content: 'Which key do I use?' }) };
+    store.setTurnReview(ref, { verdict: 'bad', note: 'leaks the key' });
+    store.setCorrection({ ...ref, itemKey: contentKey(answer), text: 'I cannot share keys.' });
+    const data = store.exportData();
+    store.close();
+    db = openSessionDatabase(file, { readonly: true });
+    const cases = (await selectCases(db, data)).cases.filter((c) => c.turn === 5);
+    assert.equal(cases[0]?.expected.rejected, `Use ${key}.`);
+
+    const { report } = await runCheck({
+      ...options,
+      db,
+      cases,
+      orphaned: [],
+      graders: [new TrajectoryGrader(false)],
+      run: { ...options.run, env: { ...options.run!.env, OPENAI_API_KEY: key } },
+      agent: agent('leaky', { 'Which key do I use?': { answer: `use ${key}.` } }),
+    });
+    const [r] = report.results;
+    assert.deepEqual([r!.status, r!.graders.map((g) => g.grader), r!.run?.answer], ['fail', ['not-rejected'], 'use [redacted].']);
+    // The case a result holds (which --json prints) has the rejected answer redacted; the case given is unchanged.
+    assert.equal(r!.case.expected.rejected, 'Use [redacted].');
+    assert.equal(cases[0]!.expected.rejected, `Use ${key}.`);
+    assert.ok(!JSON.stringify(report).includes('REJECTED'), JSON.stringify(report));
   });
 
   it('a run that fails is an error with its message; the other cases still run', async () => {

@@ -4,13 +4,14 @@
  * (examples/python/replay_agent.py). CI installs the real `openai-agents`; here the agent runs on the tests' stand-in
  * package (test/fixtures/agent-commands/python-standin, writing its turns with STANDIN_WRITE=1), whose scripted model
  * answers as the committed session was recorded (examples/ci/make-fixtures.mjs), and `npx agent-sessions` is the CLI
- * from source. The example as it is passes every case; a copy whose tool was changed fails each case on it.
+ * from source. The example as it is passes every case; a copy whose tool was changed fails each case on it; and the
+ * agent as it was before its fix (its model giving again the answer turn 2 was reviewed bad for) fails that case.
  *
  * Skipped, with a line saying so, when python3 is not installed.
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tempDir } from '../../../support/tempFiles';
@@ -90,7 +91,30 @@ describe('the CI example: its workflow’s check on the committed session and re
     return dir;
   }
 
-  function runWorkflowCheck(dir: string) {
+  /**
+   * A copy of the stand-in package (with the `python_turn.py` it writes with beside it) whose scripted model answers
+   * `answer` instead of "It is sunny in Paris.", as examples/ci/make-fixtures.mjs makes it for the turn recorded before
+   * the agent's fix. Returns the folder to put on PYTHONPATH.
+   */
+  function standinAnswering(answer: string): string {
+    const dir = join(tmp.dir, `standin-${++n}`);
+    const copy = join(dir, 'python-standin');
+    cpSync(STANDIN, copy, { recursive: true, filter: (from) => !from.includes('__pycache__') });
+    copyFileSync(join(STANDIN, '..', 'python_turn.py'), join(dir, 'python_turn.py'));
+    const path = join(copy, 'agents', '__init__.py');
+    const quoted = JSON.stringify(answer);
+    const changed = readFileSync(path, 'utf8')
+      .replace(
+        /yield _text_delta\("msg_standin_1", "It is sunny "\)\n\s*yield _text_delta\("msg_standin_1", "in Paris\."\)/,
+        `yield _text_delta("msg_standin_1", ${quoted})`,
+      )
+      .replaceAll('"It is sunny in Paris."', quoted);
+    assert.ok(!changed.includes('It is sunny') && changed.includes(quoted), "the stand-in's answer changed: update standinAnswering");
+    writeFileSync(path, changed);
+    return copy;
+  }
+
+  function runWorkflowCheck(dir: string, standin = STANDIN) {
     const line = workflowCheckLine(readFileSync(join(CI, 'check.yml'), 'utf8'));
     const r = spawnSync('sh', ['-c', line], {
       cwd: dir,
@@ -100,7 +124,7 @@ describe('the CI example: its workflow’s check on the committed session and re
         PATH: `${join(dir, '.bin')}:${process.env.PATH ?? ''}`,
         HOME: process.env.HOME ?? '',
         NO_COLOR: '1',
-        PYTHONPATH: STANDIN,
+        PYTHONPATH: standin,
         PYTHONDONTWRITEBYTECODE: '1',
         STANDIN_WRITE: '1',
       },
@@ -177,6 +201,29 @@ describe('the CI example: its workflow’s check on the committed session and re
     assert.match(
       markdown,
       /\| weather\\-ci\/main turn 1 \| good \| ❌ fail \| trajectory:args: diverged at step 1: get\\_forecast instead of get\\_weather \|/,
+    );
+  });
+
+  it('the example with the agent from before its fix: the bad turn’s case fails, the agent still giving the answer reviewed as bad', () => {
+    // Turn 2 was recorded before the fix (make-fixtures.mjs): its answer, reviewed bad and corrected, is this one. An
+    // agent that gives it again makes the same call, so trajectory:args alone would pass it: the check does not.
+    const dir = checkout();
+    const r = runWorkflowCheck(dir, standinAnswering('Take an umbrella: it is raining in Paris.'));
+    assert.equal(r.code, 1, `${r.stdout}\n${r.stderr}`);
+    const out = steady(r.stdout);
+    const why = 'repeats the answer reviewed as bad (the same text, ignoring case and whitespace)';
+    assert.ok(out.includes(`FAIL weather-ci/main/2  not-rejected ✗  150 tok  T s\n    not-rejected: ${why}\n`), out);
+    // The good turns' cases grade the calls only: they pass.
+    for (const turn of [1, 3]) assert.ok(out.includes(`PASS weather-ci/main/${turn}  trajectory:args ✓  150 tok  T s\n`), out);
+    assert.match(out, /\n2 passed, 1 failed\ngraders: trajectory:args\n/);
+    const junit = readFileSync(join(dir, 'agent-check.xml'), 'utf8');
+    assert.match(junit, /<testsuites name="agent-sessions check" tests="3" failures="1" errors="0"/);
+    assert.ok(junit.includes(`<failure message="not-rejected: ${why}" type="fail">`), junit);
+    const markdown = readFileSync(join(dir, 'agent-check.md'), 'utf8');
+    assert.match(markdown, /^### ❌ Agent check: 2 passed, 1 failed\n/);
+    assert.ok(
+      markdown.includes(`| weather\\-ci/main turn 2 | bad | ❌ fail | not\\-rejected: ${why.replace(/[()]/g, (c) => `\\${c}`)} |`),
+      markdown,
     );
   });
 });
