@@ -10,15 +10,14 @@
  * which writes the turn through a Python-conformant session (STANDIN_WRITE=1). So the session holds what the example
  * does, as the real SDK stores it, and a check that re-runs the example the same way passes: the file is recorded
  * the way the stand-in answers. Except turn 2, the one reviewed bad: it was recorded before the agent's fix, when its
- * model answered "Take an umbrella: it is raining in Paris." though the tool said sunny (a copy of the stand-in whose
- * model answers that, in a temporary folder). Today's agent no longer gives that answer, so its check passes; one
+ * model answered "Take an umbrella: it is raining in Paris." though the tool said sunny (the stand-in answering that:
+ * STANDIN_ANSWER). Today's agent no longer gives that answer, so its check passes; one
  * that gave it again would fail that case (`not-rejected`, docs/check.md "Cases"). Both files are rewritten from
  * scratch.
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -53,34 +52,10 @@ function removeDatabase(path) {
 }
 
 /**
- * A copy of the stand-in `agents` package (in `dir`, with the `python_turn.py` it writes turns with beside it) whose
- * scripted model answers `answer` instead of "It is sunny in Paris.": streamed as one delta, stored and returned as
- * the final output. Returns the folder to put on PYTHONPATH.
+ * One turn on `main`, written by the example agent itself, as `agent-sessions run` would run it; `answer` makes the
+ * stand-in's model answer that instead of "It is sunny in Paris." (STANDIN_ANSWER).
  */
-function standinAnswering(answer, dir) {
-  const copy = join(dir, 'python-standin');
-  cpSync(STANDIN, copy, { recursive: true, filter: (from) => !from.includes('__pycache__') });
-  cpSync(join(STANDIN, '..', 'python_turn.py'), join(dir, 'python_turn.py'));
-  const path = join(copy, 'agents', '__init__.py');
-  const source = readFileSync(path, 'utf8');
-  const quoted = JSON.stringify(answer);
-  const changed = source
-    .replace(
-      /yield _text_delta\("msg_standin_1", "It is sunny "\)\n\s*yield _text_delta\("msg_standin_1", "in Paris\."\)/,
-      `yield _text_delta("msg_standin_1", ${quoted})`,
-    )
-    .replaceAll('"It is sunny in Paris."', quoted);
-  if (changed.includes('It is sunny') || !changed.includes(quoted))
-    throw new Error(`the stand-in's answer in ${path} changed: update standinAnswering`);
-  writeFileSync(path, changed);
-  return copy;
-}
-
-/**
- * One turn on `main`, written by the example agent itself, as `agent-sessions run` would run it; on the stand-in, or
- * on `standin` (one answering otherwise).
- */
-function runExample(text, standin = STANDIN) {
+function runExample(text, answer) {
   const runId = randomUUID();
   const input = {
     threadId: SESSION,
@@ -106,9 +81,10 @@ function runExample(text, standin = STANDIN) {
     encoding: 'utf8',
     env: {
       ...process.env,
-      PYTHONPATH: standin,
+      PYTHONPATH: STANDIN,
       PYTHONDONTWRITEBYTECODE: '1',
       STANDIN_WRITE: '1',
+      ...(answer === undefined ? {} : { STANDIN_ANSWER: answer }),
     },
   });
   if (r.status !== 0) throw new Error(`the example agent failed on "${text}" (exit ${r.status}):\n${r.stderr}${r.stdout}`);
@@ -131,13 +107,7 @@ async function main() {
   removeDatabase(REVIEWS);
   // The example never creates tables (create_tables=False, as a user's agent would open the real file).
   new AdvancedSQLiteSession({ sessionId: SESSION, dbPath: DB, createTables: true }).close();
-  const scratch = mkdtempSync(join(tmpdir(), 'ci-fixtures-'));
-  try {
-    for (const [i, turn] of TURNS.entries())
-      runExample(turn.text, turn.before ? standinAnswering(turn.before, join(scratch, `standin-${i + 1}`)) : STANDIN);
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  for (const turn of TURNS) runExample(turn.text, turn.before);
 
   const session = new AdvancedSQLiteSession({ sessionId: SESSION, dbPath: DB, readonly: true });
   const reviews = ReviewStore.open(REVIEWS);

@@ -11,7 +11,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tempDir } from '../../../support/tempFiles';
@@ -91,30 +91,8 @@ describe('the CI example: its workflow’s check on the committed session and re
     return dir;
   }
 
-  /**
-   * A copy of the stand-in package (with the `python_turn.py` it writes with beside it) whose scripted model answers
-   * `answer` instead of "It is sunny in Paris.", as examples/ci/make-fixtures.mjs makes it for the turn recorded before
-   * the agent's fix. Returns the folder to put on PYTHONPATH.
-   */
-  function standinAnswering(answer: string): string {
-    const dir = join(tmp.dir, `standin-${++n}`);
-    const copy = join(dir, 'python-standin');
-    cpSync(STANDIN, copy, { recursive: true, filter: (from) => !from.includes('__pycache__') });
-    copyFileSync(join(STANDIN, '..', 'python_turn.py'), join(dir, 'python_turn.py'));
-    const path = join(copy, 'agents', '__init__.py');
-    const quoted = JSON.stringify(answer);
-    const changed = readFileSync(path, 'utf8')
-      .replace(
-        /yield _text_delta\("msg_standin_1", "It is sunny "\)\n\s*yield _text_delta\("msg_standin_1", "in Paris\."\)/,
-        `yield _text_delta("msg_standin_1", ${quoted})`,
-      )
-      .replaceAll('"It is sunny in Paris."', quoted);
-    assert.ok(!changed.includes('It is sunny') && changed.includes(quoted), "the stand-in's answer changed: update standinAnswering");
-    writeFileSync(path, changed);
-    return copy;
-  }
-
-  function runWorkflowCheck(dir: string, standin = STANDIN) {
+  /** Runs the workflow's check line in `dir`; `answer`: the stand-in's model answers that (STANDIN_ANSWER). */
+  function runWorkflowCheck(dir: string, answer?: string) {
     const line = workflowCheckLine(readFileSync(join(CI, 'check.yml'), 'utf8'));
     const r = spawnSync('sh', ['-c', line], {
       cwd: dir,
@@ -124,9 +102,10 @@ describe('the CI example: its workflow’s check on the committed session and re
         PATH: `${join(dir, '.bin')}:${process.env.PATH ?? ''}`,
         HOME: process.env.HOME ?? '',
         NO_COLOR: '1',
-        PYTHONPATH: standin,
+        PYTHONPATH: STANDIN,
         PYTHONDONTWRITEBYTECODE: '1',
         STANDIN_WRITE: '1',
+        ...(answer === undefined ? {} : { STANDIN_ANSWER: answer }),
       },
     });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -208,7 +187,7 @@ describe('the CI example: its workflow’s check on the committed session and re
     // Turn 2 was recorded before the fix (make-fixtures.mjs): its answer, reviewed bad and corrected, is this one. An
     // agent that gives it again makes the same call, so trajectory:args alone would pass it: the check does not.
     const dir = checkout();
-    const r = runWorkflowCheck(dir, standinAnswering('Take an umbrella: it is raining in Paris.'));
+    const r = runWorkflowCheck(dir, 'Take an umbrella: it is raining in Paris.');
     assert.equal(r.code, 1, `${r.stdout}\n${r.stderr}`);
     const out = steady(r.stdout);
     const why = 'repeats the answer reviewed as bad (the same text, ignoring case and whitespace)';
