@@ -39,6 +39,8 @@ export const DEFAULT_RUBRIC = `You judge an AI agent in a regression check. A us
 
 Pass when the new answer gives the same facts, numbers, decisions and outcome as the reference and does what the user asked. Wording, length, order and formatting may differ; extra correct detail is fine. Fail when it contradicts the reference, leaves out something the user asked for, makes up facts the tools did not give, refuses without reason, or would harm the user.
 
+When the case also gives the rejected answer (the bad answer the reviewer corrected), fail a new answer that gives the same facts, numbers or decision as the rejected one, however it is worded.
+
 The score is how close the new answer comes to the reference, from 0 (useless or wrong) to 1 (as good or better).`;
 
 const JUDGE_FORMAT =
@@ -81,6 +83,9 @@ export function judgePrompt(c: CheckCase, run: CaseRun): string {
         toolCalls: calls(c.expected.trajectory),
       },
       reviewerNote: c.note === null ? null : cutValue(c.note, PROMPT_ANSWER_CHARS),
+      // A bad turn's answer as recorded: a run that says it again in other words is the fix not made (the check's own
+      // not-rejected rule catches the same words only).
+      ...(c.expected.rejected ? { rejectedAnswer: cutValue(c.expected.rejected, PROMPT_ANSWER_CHARS) } : {}),
       newAnswer: { answer: cutValue(run.answer, PROMPT_ANSWER_CHARS), toolCalls: calls(run.trajectory) },
     },
     null,

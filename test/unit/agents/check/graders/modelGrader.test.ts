@@ -57,6 +57,24 @@ describe('model grader', () => {
     assert.equal(data.reference.toolCalls[0]!.tool, 'get_weather');
   });
 
+  it("gives the judge a bad turn's rejected answer, to fail one that says it again in other words", async () => {
+    const bad = weatherCase({
+      verdict: 'bad',
+      expected: { answer: 'Sunny, 22 °C.', trajectory: [], rejected: 'Take an umbrella: it is raining.' },
+    });
+    await parseGrader('model', ctx()).grade(bad, weatherRun({ answer: 'Bring an umbrella, rain is coming.' }), never);
+    const body = server.requests[0]!.body as unknown as ChatBody;
+    assert.match(body.messages[0]!.content, /rejected answer/);
+    const fence = /<(session-data-[0-9a-f]{16})>\n([\s\S]*)\n<\/\1>$/.exec(body.messages[1]!.content);
+    const data = JSON.parse(fence![2]!) as { rejectedAnswer?: string; reference: { kind: string } };
+    assert.equal(data.rejectedAnswer, 'Take an umbrella: it is raining.');
+    assert.equal(data.reference.kind, "a reviewer's correction of a bad answer");
+    // A good turn's case has none.
+    await parseGrader('model', ctx()).grade(weatherCase(), weatherRun(), never);
+    const good = (server.requests[1]!.body as unknown as ChatBody).messages[1]!.content;
+    assert.ok(!good.includes('rejectedAnswer'), good);
+  });
+
   it('fails what the judge fails, with its reason (a verdict in a code fence is read too)', async () => {
     const r = await parseGrader('model:judge-2', ctx()).grade(weatherCase(), weatherRun({ answer: 'Rain all day.' }), never);
     assert.deepEqual([r.grader, r.pass, r.score, r.reason], ['model:judge-2', false, 0.2, 'It says rain; the reference says sunny.']);
