@@ -8,7 +8,8 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { failedBeforeWriting, type RunEvent, type RunOutcome } from '../../../src/shared/protocol/runEvents';
+import { failedBeforeWriting, type RunEvent } from '../../../src/shared/protocol/runEvents';
+import { completedRun, pausedRun } from '../../support/runOutcomes';
 import { tempDir } from '../../support/tempFiles';
 import { ROOT } from '../store/export/exportFixtures';
 import { readBranch, seedSession } from '../agents/agentTestKit';
@@ -215,17 +216,8 @@ describe('agent-sessions run: what is refused before the agent starts (the real 
 });
 
 describe('agent-sessions run: the exit code of its outcomes', () => {
-  const done: RunOutcome = {
-    kind: 'run/completed',
-    runId: 'a',
-    finalOutput: 'ok',
-    usage: null,
-    written: { summary: 'stored', kept: [], removed: [], notSaved: [], turn: 1, usageStored: false },
-  };
-  const paused: RunOutcome = {
-    ...failedBeforeWriting('b', 'paused', 'The agent paused the run.', 'Kept your message.'),
-    interrupts: [{ text: 'Send the email?', toolCallId: 'call_send' }],
-  };
+  const done = completedRun('a');
+  const paused = pausedRun('b', 'Kept your message.', [{ text: 'Send the email?', toolCallId: 'call_send' }]);
   const failed = failedBeforeWriting('c', 'tool', 'A tool failed.', 'Nothing was written.');
   const stopped = failedBeforeWriting('d', 'cancelled', 'The run was stopped.', 'Nothing was written.');
 

@@ -4,17 +4,12 @@
  */
 import { strict as assert } from 'node:assert';
 import { isPausedRun, pausedRunText } from '../../../src/shared/pausedRun';
-import { failedBeforeWriting, type RunOutcome } from '../../../src/shared/protocol/runEvents';
+import { failedBeforeWriting } from '../../../src/shared/protocol/runEvents';
+import { completedRun } from '../../support/runOutcomes';
 
 describe('a paused run for people', () => {
   it('is told apart from a failure, a Stop and a completed run', () => {
-    const done: RunOutcome = {
-      kind: 'run/completed',
-      runId: 'a',
-      finalOutput: 'ok',
-      usage: null,
-      written: { summary: 'stored', kept: [], removed: [], notSaved: [], turn: 1, usageStored: false },
-    };
+    const done = completedRun('a');
     assert.equal(isPausedRun(failedBeforeWriting('p', 'paused', 'paused', 'kept')), true);
     assert.equal(isPausedRun(failedBeforeWriting('f', 'tool', 'a tool failed', 'nothing')), false);
     assert.equal(isPausedRun(failedBeforeWriting('s', 'cancelled', 'stopped', 'nothing')), false);

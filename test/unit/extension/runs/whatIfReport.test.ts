@@ -4,20 +4,12 @@
  * are information, not an error.
  */
 import { strict as assert } from 'node:assert';
-import { failedBeforeWriting, type RunOutcome } from '../../../../src/shared/protocol/runEvents';
+import { failedBeforeWriting } from '../../../../src/shared/protocol/runEvents';
+import { completedRun, pausedRun } from '../../../support/runOutcomes';
 import { whatIfReport } from '../../../../src/extension/runs/whatIfReport';
 
-const done: RunOutcome = {
-  kind: 'run/completed',
-  runId: 'a',
-  finalOutput: 'ok',
-  usage: null,
-  written: { summary: 'Saved turn 2.', kept: [], removed: [], notSaved: [], turn: 2, usageStored: true },
-};
-const paused: RunOutcome = {
-  ...failedBeforeWriting('b', 'paused', 'The agent paused the run.', "Kept your message as turn 2 on branch 'retry-b'."),
-  interrupts: [{ text: 'Send the email?', toolCallId: 'call_send' }],
-};
+const done = completedRun('a', 'Saved turn 2.', 2);
+const paused = pausedRun('b', "Kept your message as turn 2 on branch 'retry-b'.", [{ text: 'Send the email?', toolCallId: 'call_send' }]);
 const failed = failedBeforeWriting('c', 'http', 'The model server answered HTTP 400.', 'Nothing was written.', 400);
 
 describe('what-if: the report of its runs', () => {
