@@ -105,6 +105,26 @@ async function openSession(props) {
   return session;
 }
 
+/** A tool call's arguments in a message: cut past this many characters (the view shows one line). */
+const MAX_SHOWN_ARGUMENTS = 200;
+
+/**
+ * The run's pending approvals (`result.interruptions`: the SDK's `RunToolApprovalItem`s, one per call of a tool whose
+ * `needsApproval` asked for it) as AG-UI interrupts: the call's id as the interrupt's and as `toolCallId`, and a
+ * message naming the tool and its arguments. Resuming is the SDK's: `result.state.approve(item)` (or `reject`), then
+ * `run(agent, result.state)`, in a run of your own.
+ */
+function approvalInterrupts(interruptions = []) {
+  return interruptions.map((item) => {
+    const raw = item.rawItem ?? {};
+    const callId = raw.callId ?? raw.id;
+    const args = item.arguments ?? '';
+    const shown = args.length > MAX_SHOWN_ARGUMENTS ? `${args.slice(0, MAX_SHOWN_ARGUMENTS)}…` : args;
+    const message = `Approve ${item.name ?? raw.type ?? 'tool'}(${shown})?`;
+    return { id: callId ?? randomUUID(), reason: 'tool_approval', ...(callId ? { toolCallId: callId } : {}), message };
+  });
+}
+
 /** The replay of the run, once its input is read: the error handler asks it whether a strict refusal ended the run. */
 let replay = null;
 
@@ -157,13 +177,19 @@ async function main() {
     }
     await result.completed;
     if (messageId) emit(EventType.TEXT_MESSAGE_END, { messageId });
-    // The usage row of this turn: without it the extension shows "no usage recorded".
+    // The usage row of this turn: without it the extension shows "no usage recorded". A paused run (below) spent
+    // tokens too: its row is stored the same way, and the run that resumes it, whose usage goes on from this one's
+    // (the RunState keeps it), replaces the row with the whole turn's.
     await session.storeRunUsage(result);
     const u = result.state.usage;
+    // Calls of tools declared with `needsApproval` did not run: the SDK stopped and stored the turn with each call
+    // waiting (no output). That is a pause, not a completion: RUN_FINISHED says what it waits for.
+    const interrupts = approvalInterrupts(result.interruptions);
     emit(EventType.RUN_FINISHED, {
       threadId,
       runId,
       usage: [{ inputTokens: u.inputTokens, outputTokens: u.outputTokens, totalTokens: u.totalTokens }],
+      ...(interrupts.length > 0 ? { outcome: { type: 'interrupt', interrupts } } : {}),
     });
   } finally {
     session.close();

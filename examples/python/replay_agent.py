@@ -10,7 +10,9 @@ docs/agent-command.md; in short:
 3. run the agent with `Runner.run_streamed(agent, input, session=session)` and translate its stream to AG-UI events;
    when the extension re-runs a recorded turn, the agent's function tools replay the recorded results
    (agent_sessions_replay.py, beside this script);
-4. `await session.store_run_usage(result)`, then RUN_FINISHED (or RUN_ERROR and exit code 1).
+4. `await session.store_run_usage(result)`, then RUN_FINISHED (or RUN_ERROR and exit code 1); when the run stopped
+   for tool approvals (`result.interruptions`), RUN_FINISHED says it is paused: an `interrupt` outcome, one interrupt
+   per call waiting.
 
 Replace `build_agent()` with your own agent. Everything else can stay as it is.
 
@@ -47,9 +49,12 @@ try:
     # Older ag-ui-protocol releases have no `usage` on RUN_FINISHED (and refuse unknown fields); for them the usage
     # travels in a CUSTOM `agent-sessions.usage` event instead, which the extension reads the same way.
     _AG_UI_HAS_USAGE = "usage" in _AgUiRunFinished.model_fields
+    # Nor do they have `outcome` (AG-UI 1.0's interrupt): a paused run's RUN_FINISHED then goes out unchecked.
+    _AG_UI_HAS_OUTCOME = "outcome" in _AgUiRunFinished.model_fields
 except ImportError:
     _AG_UI = None
     _AG_UI_HAS_USAGE = True  # our plain JSON is AG-UI 1.0, which has it
+    _AG_UI_HAS_OUTCOME = True
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -80,7 +85,7 @@ def build_agent() -> Agent:
 
 def emit(event: dict[str, Any]) -> None:
     """Write one AG-UI event (camelCase keys, as on the wire) as a JSON line, flushed at once so the view streams."""
-    if _AG_UI is not None:
+    if _AG_UI is not None and (_AG_UI_HAS_OUTCOME or "outcome" not in event):
         # Validate against the installed AG-UI models; a mistake here fails loudly instead of reaching the extension.
         line = _AG_UI.validate_python(event).model_dump_json(by_alias=True, exclude_none=True)
     else:
@@ -187,6 +192,31 @@ def run_usage(result: Any) -> Any:
     """The SDK's `Usage` of the run so far (summed over all its model requests), or None when no request was made."""
     usage = getattr(getattr(result, "context_wrapper", None), "usage", None)
     return usage if usage is not None and usage.requests else None
+
+
+# A tool call's arguments in an interrupt's message: cut past this many characters (the view shows one line).
+_MAX_SHOWN_ARGUMENTS = 200
+
+
+def approval_interrupts(result: Any) -> list[dict[str, Any]]:
+    """The run's pending tool approvals as AG-UI interrupts. `result.interruptions` holds the SDK's ToolApprovalItems
+    (one per call of a tool whose `needs_approval` asked for it; checked against openai-agents 0.22.0: `call_id`,
+    `name` and `arguments` read from its `raw_item`): each becomes an interrupt with the call's id as its own and as
+    `toolCallId`, and a message naming the tool and its arguments. Resuming is the SDK's: `state =
+    result.to_state()`, `state.approve(item)` (or `reject`), then `Runner.run_streamed(agent, state, session=...)`."""
+    interrupts = []
+    for item in getattr(result, "interruptions", None) or []:
+        call_id = getattr(item, "call_id", None)
+        arguments = getattr(item, "arguments", None) or ""
+        if len(arguments) > _MAX_SHOWN_ARGUMENTS:
+            arguments = arguments[:_MAX_SHOWN_ARGUMENTS] + "…"
+        name = getattr(item, "name", None) or "tool"
+        message = f"Approve {name}({arguments})?"
+        interrupt = {"id": call_id or str(uuid.uuid4()), "reason": "tool_approval", "message": message}
+        if call_id:
+            interrupt["toolCallId"] = call_id
+        interrupts.append(interrupt)
+    return interrupts
 
 
 def finish_event(kind: str, fields: dict[str, Any], usage: Any, model: str | None) -> None:
@@ -368,9 +398,17 @@ async def run(run_input: dict[str, Any]) -> int:
             translator.handle(event)
         translator.close_open_messages()
 
-        # The turn's usage row; without it the view shows "no usage recorded" for the turn.
+        # The turn's usage row; without it the view shows "no usage recorded" for the turn. A paused run (below) spent
+        # tokens too: its row is stored the same way, and the run that resumes it, whose usage goes on from this one's
+        # (the RunState keeps it), replaces the row with the whole turn's.
         await session.store_run_usage(result)
-        finish_event("RUN_FINISHED", {"threadId": thread_id, "runId": run_id}, run_usage(result), model)
+        fields: dict[str, Any] = {"threadId": thread_id, "runId": run_id}
+        # Calls of tools declared with `needs_approval` did not run: the SDK stopped and stored the turn with each call
+        # waiting (no output). That is a pause, not a completion: RUN_FINISHED says what it waits for.
+        interrupts = approval_interrupts(result)
+        if interrupts:
+            fields["outcome"] = {"type": "interrupt", "interrupts": interrupts}
+        finish_event("RUN_FINISHED", fields, run_usage(result), model)
         return 0
     except Exception as exc:
         if replay is None or replay.refused is None:

@@ -21,6 +21,9 @@ import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { EventSchema, RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { AdvancedSQLiteSession } from '../../../../src/store';
+import { seedSession } from '../agentTestKit';
+import { buildSharedCli } from '../../../support/cliBundle';
+import type { RunEvent } from '../../../../src/shared/protocol/runEvents';
 import { commandSpanRecords } from '../../../../src/agents/command/commandSpans';
 import { recordedInputOf } from '../../../../src/store/traces/recordedInput';
 
@@ -182,6 +185,38 @@ function copyConformance(name: string, dir: string, as = name): string {
   return target;
 }
 
+/**
+ * A session file as the real `AdvancedSQLiteSession(create_tables=False)` opens it (its structure tables claimed by the
+ * base tables: made here with `createTables`), holding what the stand-in's branch calls need, as the real ones do:
+ * sessions `support-42`, `s` and `s1` with two turns on `main`, and branch `retry-2` of `support-42` and `s1` and `alt`
+ * of `s`, each made from turn 2 (so turn 1 is theirs too).
+ */
+async function seedStandinFile(path: string): Promise<void> {
+  const branches = [
+    ['support-42', 'retry-2'],
+    ['s', 'alt'],
+    ['s1', 'retry-2'],
+  ] as const;
+  for (const [sessionId] of branches) {
+    await seedSession(
+      path,
+      [
+        ['Weather in Paris?', 'Mild.'],
+        ['Tomorrow?', 'Rain.'],
+      ],
+      { sessionId },
+    );
+  }
+  for (const [sessionId, branch] of branches) {
+    const session = new AdvancedSQLiteSession({ sessionId, dbPath: path });
+    try {
+      await session.createBranchFromTurn(2, branch);
+    } finally {
+      session.close();
+    }
+  }
+}
+
 const TIMESTAMPS = new Set(['created_at', 'updated_at']);
 
 /** A table's rows in rowid order, without the CURRENT_TIMESTAMP columns. */
@@ -270,11 +305,12 @@ describe('contract: the Python agent command (examples/python/replay_agent.py, t
   describe('examples/python/replay_agent.py with the stand-in agents package', () => {
     let log: string;
     let dbPath: string;
-    beforeEach(() => {
+    beforeEach(async () => {
       log = join(tmp.dir, 'standin.jsonl');
-      // The stand-in's AdvancedSQLiteSession (like the real one with create_tables=False) needs an existing file.
+      // The stand-in's AdvancedSQLiteSession, like the real one with create_tables=False, opens only a file whose
+      // tables it owns, and switches and forks only to what the file holds.
       dbPath = join(tmp.dir, 'conversations.db');
-      writeFileSync(dbPath, '');
+      await seedStandinFile(dbPath);
     });
 
     const runExample = (input: Json, script = 'answer') =>
@@ -415,10 +451,16 @@ describe('contract: the Python agent command (examples/python/replay_agent.py, t
     });
 
     it('a fork at turn 1 from main: create_branch_from_turn(1, branchId) and no switch; custom table names; the agent keeps its own model', async () => {
+      const custom = join(tmp.dir, 'custom-tables.db');
+      await seedSession(custom, [['Hi', 'Hello.']], {
+        sessionId: 'support-42',
+        sessionsTable: 'conv_sessions',
+        messagesTable: 'conv_messages',
+      });
       const input = runInput({
         sessionId: 'support-42',
         branchId: 'retry-3',
-        dbPath,
+        dbPath: custom,
         fork: { fromBranchId: 'main', fromTurn: 1 },
         model: null,
         text: 'Hello again',
@@ -532,15 +574,233 @@ describe('contract: the Python agent command (examples/python/replay_agent.py, t
       assert.ok(!callNames().includes('store_run_usage'), JSON.stringify(calls()));
       assert.equal(callNames().at(-1), 'close');
     });
+
+    it('a run that stops for a tool approval is paused: the call waits without its output, the usage is stored, RUN_FINISHED has an interrupt outcome', async () => {
+      const input = runInput({ sessionId: 's', branchId: 'main', dbPath, model: 'gpt-4o', text: 'Weather in Paris?' });
+      const r = await runExample(input, 'approval').done;
+      assert.equal(r.code, 0, r.stderr);
+      const events = agUiEvents(r.stdout).filter((e) => !(e.type === 'CUSTOM' && e.name === 'agent-sessions.spans'));
+      assert.deepEqual(types(events), ['RUN_STARTED', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'RUN_FINISHED']);
+      assert.deepEqual(events.at(-1), {
+        type: 'RUN_FINISHED',
+        threadId: 's',
+        runId: input.runId,
+        outcome: {
+          type: 'interrupt',
+          interrupts: [
+            {
+              id: 'call_standin_1',
+              reason: 'tool_approval',
+              message: 'Approve get_weather({"city": "Paris"})?',
+              toolCallId: 'call_standin_1',
+            },
+          ],
+        },
+        usage: [{ inputTokens: 60, outputTokens: 10, totalTokens: 70, model: 'gpt-4o' }],
+      });
+      // The tool did not run; the session got the input and the call waiting (what the SDK saves), and the usage row.
+      assert.deepEqual(callNames(), [
+        'function_tool',
+        'AdvancedSQLiteSession',
+        'Agent',
+        'Agent.clone',
+        'Runner.run_streamed',
+        'add_items',
+        'add_items',
+        'store_run_usage',
+        'close',
+      ]);
+      const saved = calls().filter((c) => c.call === 'add_items');
+      assert.deepEqual(
+        (saved[1]!.items as Json[]).map((i) => [i.type, i.call_id]),
+        [['function_call', 'call_standin_1']],
+      );
+      assert.deepEqual(call('store_run_usage').usage, {
+        requests: 1,
+        input_tokens: 60,
+        output_tokens: 10,
+        total_tokens: 70,
+        cached_tokens: 0,
+        reasoning_tokens: 0,
+      });
+    });
+  });
+
+  describe('the stand-in refuses what the real AdvancedSQLiteSession 0.22.0 refuses (so the example is tested as it runs)', () => {
+    let dbPath: string;
+    beforeEach(async () => {
+      dbPath = join(tmp.dir, 'conversations.db');
+      await seedStandinFile(dbPath);
+    });
+    const runExample = (input: Json) => startPython(EXAMPLE, input, { PYTHONPATH: STANDIN }).done;
+    /** The run's RUN_ERROR, checked to be the only event after RUN_STARTED, with exit code 1. */
+    async function refused(input: Json): Promise<Json> {
+      const r = await runExample(input);
+      assert.equal(r.code, 1, r.stderr);
+      const events = agUiEvents(r.stdout);
+      assert.deepEqual(types(events), ['RUN_STARTED', 'RUN_ERROR'], r.stdout);
+      assert.equal(events[1]!.code, 'ValueError');
+      return events[1]!;
+    }
+
+    it('create_tables=False: a file without the structure tables, and one without the configured base tables', async () => {
+      const empty = join(tmp.dir, 'empty.db');
+      writeFileSync(empty, '');
+      const noTables = await refused(runInput({ sessionId: 's', branchId: 'main', dbPath: empty, text: 'x' }));
+      assert.equal(
+        noTables.message,
+        `The \`message_structure\` table in ${empty} does not record exactly one owner foreign key for each required base-table column. Construct an AdvancedSQLiteSession with create_tables=True to create and claim the structure tables before opening the database without them.`,
+      );
+      const otherNames = await refused(
+        runInput({ sessionId: 's', branchId: 'main', dbPath, text: 'x', sessionsTable: 'conv_sessions', messagesTable: 'conv_messages' }),
+      );
+      assert.equal(
+        otherNames.message,
+        `The configured base tables in ${dbPath} are missing. Construct an AdvancedSQLiteSession with create_tables=True to initialize and claim the database before opening it without table creation.`,
+      );
+    });
+
+    it("switch_to_branch to a branch without rows: ValueError Branch '…' does not exist; nothing written", async () => {
+      const before = snapshot(dbPath);
+      const e = await refused(runInput({ sessionId: 'support-42', branchId: 'retry-9', dbPath, text: 'x' }));
+      assert.equal(e.message, "Branch 'retry-9' does not exist");
+      // A branch of another session is not this session's.
+      const other = await refused(runInput({ sessionId: 's', branchId: 'retry-2', dbPath, text: 'x' }));
+      assert.equal(other.message, "Branch 'retry-2' does not exist");
+      assert.deepEqual(snapshot(dbPath), before);
+    });
+
+    it('create_branch_from_turn: a turn without a user message, and a branch id used before, fail as in the SDK; nothing written', async () => {
+      const before = snapshot(dbPath);
+      const noTurn = await refused(
+        runInput({ sessionId: 's', branchId: 'b9', dbPath, fork: { fromBranchId: 'main', fromTurn: 5 }, text: 'x' }),
+      );
+      assert.equal(noTurn.message, "Turn 5 does not contain a user message in branch 'main'");
+      const used = await refused(
+        runInput({ sessionId: 'support-42', branchId: 'retry-2', dbPath, fork: { fromBranchId: 'main', fromTurn: 1 }, text: 'x' }),
+      );
+      assert.equal(used.message, "Branch ID 'retry-2' has already been used. Choose a new branch ID.");
+      assert.deepEqual(snapshot(dbPath), before);
+    });
+
+    it('store_run_usage skips a run without usage and never raises: a failure is logged', () => {
+      const script = [
+        'import asyncio, sys',
+        'from types import SimpleNamespace',
+        'from agents.extensions.memory import AdvancedSQLiteSession',
+        's = AdvancedSQLiteSession(session_id="s", db_path=sys.argv[1])',
+        'asyncio.run(s.store_run_usage(SimpleNamespace(context_wrapper=SimpleNamespace(usage=None))))',
+        'asyncio.run(s.store_run_usage(SimpleNamespace(context_wrapper=SimpleNamespace(usage=object()))))',
+        'print("returned")',
+      ].join('\n');
+      const log = join(tmp.dir, 'standin.jsonl');
+      const r = spawnSync(PYTHON, ['-c', script, dbPath], {
+        encoding: 'utf8',
+        env: { ...process.env, PYTHONPATH: STANDIN, PYTHONDONTWRITEBYTECODE: '1', STANDIN_LOG: log },
+      });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout, 'returned\n');
+      assert.match(r.stderr, /Failed to store session usage/);
+      assert.ok(!readFileSync(log, 'utf8').includes('store_run_usage'), 'no usage to store: nothing recorded');
+    });
+
+    it('Agent, Agent.clone, function_tool and Runner.run_streamed refuse a keyword the SDK does not take', () => {
+      const script = [
+        'from agents import Agent, Runner, function_tool',
+        'def f(city: str) -> str:',
+        '    return city',
+        'agent = Agent(name="a", tools=[function_tool(f, needs_approval=True)])',
+        'for attempt in (lambda: Agent(name="a", tool=[]), lambda: agent.clone(modle="m"),',
+        '                lambda: function_tool(f, name="g"), lambda: Runner.run_streamed(agent, "x", sesion=None)):',
+        '    try:',
+        '        attempt()',
+        '        print("accepted")',
+        '    except TypeError:',
+        '        print("TypeError")',
+      ].join('\n');
+      const r = spawnSync(PYTHON, ['-c', script], {
+        encoding: 'utf8',
+        env: { ...process.env, PYTHONPATH: STANDIN, PYTHONDONTWRITEBYTECODE: '1' },
+      });
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(r.stdout.trim().split('\n'), ['TypeError', 'TypeError', 'TypeError', 'TypeError']);
+    });
+  });
+
+  describe('examples/python/replay_agent.py paused for a tool approval, through `agent-sessions run` (the real binary)', () => {
+    it('is reported paused, waiting for the call, and exits 7; the turn keeps the call waiting and its usage', async () => {
+      const dbPath = join(tmp.dir, 'conversations.db');
+      await seedStandinFile(dbPath);
+      const cli = await buildSharedCli();
+      const run = (sessionId: string, json: boolean) =>
+        spawnSync(
+          process.execPath,
+          [
+            cli,
+            'run',
+            dbPath,
+            sessionId,
+            '--command',
+            `${PYTHON} "${EXAMPLE}"`,
+            '--message',
+            'Weather in Paris?',
+            ...(json ? ['--json'] : []),
+          ],
+          {
+            cwd: tmp.dir,
+            encoding: 'utf8',
+            timeout: 60_000,
+            env: {
+              ...process.env,
+              NODE_PATH: join(REPO, 'node_modules'),
+              NO_COLOR: '1',
+              PYTHONPATH: STANDIN,
+              PYTHONDONTWRITEBYTECODE: '1',
+              STANDIN_WRITE: '1',
+              STANDIN_SCRIPT: 'approval',
+            },
+          },
+        );
+      const text = run('s', false);
+      assert.equal(text.status, 7, text.stdout + text.stderr);
+      assert.match(text.stdout, /Paused: waiting for input — Approve get_weather\(\{"city": "Paris"\}\)\? \(tool call call_standin_1\)/);
+      assert.doesNotMatch(text.stdout, /Failed|Stopped|Done/);
+
+      const json = run('s1', true);
+      assert.equal(json.status, 7, json.stdout + json.stderr);
+      const outcome = JSON.parse(json.stdout.trim().split('\n').at(-1) ?? '') as RunEvent;
+      assert.equal(outcome.kind, 'run/failed');
+      if (outcome.kind !== 'run/failed') return;
+      assert.equal(outcome.failure, 'paused');
+      assert.deepEqual(outcome.interrupts, [{ text: 'Approve get_weather({"city": "Paris"})?', toolCallId: 'call_standin_1' }]);
+      assert.equal(outcome.written.turn, 3);
+      assert.deepEqual(outcome.written.removed, []);
+      // Kept as written: the message, the call waiting (no output), and the usage row of the request.
+      const session = new AdvancedSQLiteSession({ sessionId: 's1', dbPath, readonly: true });
+      try {
+        const items = (await session.getItems()) as Json[];
+        assert.deepEqual(
+          items.slice(-2).map((i) => [i.role ?? i.type, i.callId ?? i.content]),
+          [
+            ['user', 'Weather in Paris?'],
+            ['function_call', 'call_standin_1'],
+          ],
+        );
+        const usage = await session.getTurnUsage(3);
+        assert.equal((usage as { totalTokens: number } | null)?.totalTokens, 70);
+      } finally {
+        session.close();
+      }
+    });
   });
 
   describe('examples/python/agent_sessions_replay.py: recorded tool results replayed (forwardedProps version 2)', () => {
     let log: string;
     let dbPath: string;
-    beforeEach(() => {
+    beforeEach(async () => {
       log = join(tmp.dir, 'standin.jsonl');
       dbPath = join(tmp.dir, 'conversations.db');
-      writeFileSync(dbPath, '');
+      await seedStandinFile(dbPath);
     });
     const calls = (): Json[] =>
       existsSync(log)
