@@ -24,7 +24,8 @@ interface DemoReview {
 
 /**
  * The reviews, on `weather-trip`: the turns that look the weather up once are good, and one of them is bad, with a
- * correction. Each makes a check case that the Python example agent (one `get_weather` call) passes on trajectory.
+ * correction. Each makes a check case that the Python example agent (one `get_weather` call) passes on trajectory:
+ * the good ones on their calls, the bad one (which expects no calls) on `not-rejected`, its answer being another.
  */
 export const DEMO_REVIEWS: readonly DemoReview[] = [
   { branchId: 'main', turn: 2, user: "What's the weather in Paris?", verdict: 'good', tags: ['weather'] },

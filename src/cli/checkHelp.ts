@@ -9,9 +9,10 @@ of itself (forked before it, its user message sent again, the recorded tool resu
 agent command or URL (docs/agent-command.md), and graded.
 
 Cases: every turn with a good verdict (expect its recorded calls and answer) and every bad turn with a correction
-(expect the correction as the answer). --query narrows them with the search syntax (is:good, tag:refund,
-tool:get_weather, text…). A review whose turn is gone or holds another user message now is ORPHANED: reported,
-never run. The review store defaults to <file>.reviews.db.
+(expect the correction as the answer, not the answer reviewed bad, and no calls: the trajectory graders do not
+judge it). --query narrows them with the search syntax (is:good, tag:refund, tool:get_weather, text…). A review
+whose turn is gone or holds another user message now is ORPHANED: reported, never run. The review store defaults
+to <file>.reviews.db.
 
   --tools MODE                replay (default): matching calls get their recorded outputs; strict: a call off the
                               recording fails the case's run; live: every tool runs

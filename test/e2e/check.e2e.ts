@@ -114,6 +114,8 @@ for (const theme of FLOW_THEMES) {
       await row(1).locator('.label-description', { hasText: 'PASS' }).waitFor({ timeout: 60_000 });
       await row(3).locator('.label-description', { hasText: 'PASS' }).waitFor({ timeout: 60_000 });
       assert.match((await row(2).locator('.label-description').textContent()) ?? '', /FAIL · trajectory ✓ answer:normalized ✗/);
+      // The bad turn's case: no trajectory mark (its recorded calls are no reference), the not-rejected rule's instead.
+      assert.match((await row(3).locator('.label-description').textContent()) ?? '', /PASS · not-rejected ✓ answer:normalized ✓/);
       // The failing grader's reason is under its case, open.
       await pane.locator('.monaco-list-row', { hasText: 'answer:normalized: ' }).first().waitFor();
       await page.locator('.statusbar-item', { hasText: 'Check: 2 passed, 1 failed' }).waitFor({ timeout: 20_000 });

@@ -41,7 +41,8 @@ describe('Check Agent Against Reviews (the check engine through the command, in 
     await closeAll(await api());
     path = join(s.dir, 'checked.db');
     // Turn 1 was answered as the agent answers now; turn 2's recorded answer is another (its review says good, so the
-    // agent now fails it); turn 3 was bad, and its correction is what the agent now says.
+    // agent now fails it); turn 3 was bad, and its correction is what the agent now says (its case expects no calls:
+    // trajectory gives it no result, and it passes on not-rejected and answer:normalized).
     const w = new AdvancedSQLiteSession({ sessionId: SESSION, dbPath: path, createTables: true });
     await w.addItems([
       { role: 'user', content: 'First question' },

@@ -1,11 +1,12 @@
 /**
  * The cases of a check (docs/check.md): the reviewed turns that say what the agent should do. By default every turn
  * with a *good* verdict (its recorded answer and calls are what to expect) and every *bad* turn with a correction (the
- * correction is the answer to expect, and the answer it corrects is one a run must not give again); `--query` narrows
- * them with the search box's language (docs/search.md), its review filters read from the review data, its other parts
- * matched against the turns' items by the search scan. Each case is checked against its turn as it is now, as every
- * use of review data is (reviewMatching.ts): a review whose turn is gone or holds another user message now is an
- * *orphaned* case, reported and never run.
+ * correction is the answer to expect, and the answer it corrects is one a run must not give again; its recorded calls
+ * are no reference, so it expects no trajectory); `--query` narrows them with the search box's language
+ * (docs/search.md), its review filters read from the review data, its other parts matched against the turns' items by
+ * the search scan. Each case is checked against its turn as it is now, as every use of review data is
+ * (reviewMatching.ts): a review whose turn is gone or holds another user message now is an *orphaned* case, reported
+ * and never run.
  *
  * The session file is only read here, a batch of turns of one branch at a time through their index (never a walk of
  * the branch), so selecting 10 turns of a 1 GB file reads those 10 turns.
@@ -231,7 +232,7 @@ function caseOf(c: Candidate, entries: readonly ItemEntry[]): CheckCase | Orphan
     contentKey: r.turnKey,
     verdict: r.verdict === 'bad' ? 'bad' : 'good',
     input: '',
-    expected: { answer: c.correction?.text ?? null, trajectory: [], rejected: null },
+    expected: { answer: c.correction?.text ?? null, trajectory: r.verdict === 'bad' ? null : [], rejected: null },
     note: r.note === '' ? null : r.note,
     tags: r.tags,
   };
@@ -245,8 +246,10 @@ function caseOf(c: Candidate, entries: readonly ItemEntry[]): CheckCase | Orphan
     input: whatIfInput(user) as string | unknown[],
     expected: {
       answer: c.correction ? c.correction.text : recordedAnswer(items),
-      // Every call of the turn, hosted and MCP ones too (trajectorySteps.ts).
-      trajectory: trajectorySteps(items).map((step) => ({ name: step.name, arguments: step.arguments })),
+      // A good turn's every call, hosted and MCP ones too (trajectorySteps.ts). A bad turn's calls are nothing to
+      // expect: they were part of the answer its reviewer rejected (a wrong call makes a wrong answer), and a fixed
+      // agent that calls otherwise must not fail on them.
+      trajectory: r.verdict === 'bad' ? null : trajectorySteps(items).map((step) => ({ name: step.name, arguments: step.arguments })),
       // A bad turn's answer as recorded: a run that gives it again fails (graders/notRejected.ts).
       rejected: corrected === undefined ? null : rejectedAnswer(corrected),
     },

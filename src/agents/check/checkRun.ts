@@ -20,7 +20,7 @@ import type { OrphanedCase } from './checkCases';
 import type { CaseResult, CaseRun, CheckCase, CheckReport, Grader, GraderResult } from './checkTypes';
 import { ScratchFolder, type ScratchCase } from './scratchStore';
 import { trajectorySteps } from './trajectorySteps';
-import { repeatedRejectedResult, repeatsRejected, withRejectedRedacted } from './graders/notRejected';
+import { notRejectedResult, withRejectedRedacted } from './graders/notRejected';
 
 /** Cases run at once by default, and the bounds of `--concurrency`. */
 export const DEFAULT_CONCURRENCY = 4;
@@ -252,19 +252,27 @@ async function runCase(
     // A bad turn's run that gives again the answer reviewed as bad fails, whatever the graders (notRejected.ts): a
     // grader of the calls alone would pass an agent that was never fixed. The graders are not asked: nothing they say
     // could pass it (and a judge's call would be spent for nothing). Both texts are redacted alike, so they compare.
-    if (repeatsRejected(shown.expected.rejected, run.answer))
-      return { case: shown, status: 'fail', graders: [repeatedRejectedResult()], run, error: null, ms: Math.round(performance.now() - t0) };
-    const graders: GraderResult[] = [];
+    // A run that does not repeat it has the rule's pass first among its results: a bad turn's case expects no calls,
+    // so the trajectory graders give it none, and by `trajectory` alone this is all that judged it.
+    const rule = notRejectedResult(shown, run.answer);
+    if (rule && !rule.pass)
+      return { case: shown, status: 'fail', graders: [rule], run, error: null, ms: Math.round(performance.now() - t0) };
+    const graders: GraderResult[] = rule ? [rule] : [];
     for (const g of options.graders) {
       try {
-        // Each grader redacts what it says before cutting it to a reason; this is the last line of defence.
-        graders.push(redactDeep(await g.grade(c, run, signal ?? new AbortController().signal), secrets));
+        // Each grader redacts what it says before cutting it to a reason; this is the last line of defence. A grader
+        // that does not judge the case (a trajectory grader on a bad turn's) gives no result.
+        const result = await g.grade(c, run, signal ?? new AbortController().signal);
+        if (result !== null) graders.push(redactDeep(result, secrets));
       } catch (err) {
         if (signal?.aborted) return null;
         return error(`grader ${g.name}: ${errorMessage(err)}`, run, graders);
       }
       if (signal?.aborted) return null;
     }
+    // A case nothing judged (a bad turn's case whose corrected message held no text to compare, graded by the
+    // trajectory graders alone) must not pass: nothing was learnt about the agent.
+    if (graders.length === 0) return error(noJudgement(c, options.graders), run);
     return {
       case: shown,
       status: graders.every((g) => g.pass) ? 'pass' : 'fail',
@@ -279,6 +287,18 @@ async function runCase(
   } finally {
     if (place) await scratch?.discard(place);
   }
+}
+
+/** The error of a case that no grader judged, with why. */
+function noJudgement(c: CheckCase, graders: readonly Grader[]): string {
+  if (graders.length === 0) return 'No grader judged this case: none was given.';
+  if (c.expected.trajectory === null)
+    return (
+      `No grader judged this case: a bad turn's case expects no calls (its recorded ones were part of the answer ` +
+      `rejected), so ${graders.map((g) => g.name).join(', ')} gave it no result, and its corrected message holds no ` +
+      `text for not-rejected to compare. Grade its answer too (answer:…, model, command:…).`
+    );
+  return `No grader judged this case: ${graders.map((g) => g.name).join(', ')} gave it no result.`;
 }
 
 /** The user's file's table names, so a kept branch's run writes where the file's sessions are. */

@@ -22,10 +22,13 @@ export interface CheckCase {
     /** good: the recorded answer; bad: the correction. */
     answer: string | null;
     /**
-     * The recorded turn's calls, in order: function and custom tool calls by the tool's name, every other call
+     * good: the recorded turn's calls, in order: function and custom tool calls by the tool's name, every other call
      * (MCP, hosted, shell, computer…) by its item type, MCP ones with their server and tool (trajectorySteps.ts).
+     * bad: null, no trajectory to expect. The bad turn's calls were part of the answer its reviewer rejected (a wrong
+     * tool or wrong arguments are what most often makes an answer wrong), so they are no reference: the trajectory
+     * graders give a case without one no result (graders/trajectoryGrader.ts).
      */
-    trajectory: { name: string; arguments: string }[];
+    trajectory: { name: string; arguments: string }[] | null;
     /**
      * bad: the rejected answer, the text of the assistant message the correction was made on (read as the recorded
      * answer is), which a run must not give again (graders/notRejected.ts); null for a good turn, or when that message
@@ -59,7 +62,11 @@ export interface GraderResult {
 
 export interface Grader {
   readonly name: string;
-  grade(c: CheckCase, run: CaseRun, signal: AbortSignal): Promise<GraderResult>;
+  /**
+   * The grader's result for the case's run, or null when the grader does not judge that case (a trajectory grader on
+   * a case with no expected trajectory): then it has no result on the case, neither a pass nor a fail.
+   */
+  grade(c: CheckCase, run: CaseRun, signal: AbortSignal): Promise<GraderResult | null>;
 }
 
 export type CaseStatus = 'pass' | 'fail' | 'error' | 'orphaned';

@@ -113,7 +113,8 @@ describe('agent-sessions check (the CLI bundled from source, a scripted agent co
     assert.deepEqual(lines.slice(1, 4).sort(), [
       'PASS s1/main/2  trajectory ✓ answer:contains ✓  40 tok  T s',
       'PASS s1/main/3  trajectory ✓ answer:contains ✓  40 tok  T s',
-      'PASS s1/main/4  trajectory ✓ answer:contains ✓  40 tok  T s',
+      // The bad turn's case: its recorded calls are no reference (no trajectory result); the rule's pass instead.
+      'PASS s1/main/4  not-rejected ✓ answer:contains ✓  40 tok  T s',
     ]);
     assert.deepEqual(lines.slice(4), ['3 passed, 0 failed, 1 orphaned', 'graders: trajectory, answer:contains', '']);
     assert.ok(readFileSync(db).equals(bytes));
@@ -142,21 +143,39 @@ describe('agent-sessions check (the CLI bundled from source, a scripted agent co
     ]);
     assert.equal(r.code, 1, r.stderr);
     const text = steady(r.stdout);
+    // The bad turn's case fails on its answer; its calls (post_slack, not the recorded send_email) are not judged.
     assert.match(
       text,
-      /\nFAIL s1\/main\/4 {2}trajectory ✗ answer:contains ✗ {2}40 tok {2}T s\n {4}trajectory: diverged at step 1: post_slack instead of send_email\n {4}answer:contains: the answer does not contain "i sent ana the forecast"; it begins "posted"\n/,
+      /\nFAIL s1\/main\/4 {2}not-rejected ✓ answer:contains ✗ {2}40 tok {2}T s\n {4}answer:contains: the answer does not contain "i sent ana the forecast"; it begins "posted"\n/,
     );
     assert.match(text, /\n2 passed, 1 failed, 1 orphaned\ngraders: trajectory, answer:contains\n$/);
-    const json = cli(['check', db, '--reviews', reviews, '--command', command, '--json']);
+    const json = cli([
+      'check',
+      db,
+      '--reviews',
+      reviews,
+      '--command',
+      command,
+      '--grader',
+      'trajectory',
+      '--grader',
+      'answer:contains',
+      '--json',
+    ]);
     assert.equal(json.code, 1, json.stderr);
     const report = JSON.parse(json.stdout) as {
       file: string;
       graders: string[];
-      results: { case: { id: string }; status: string; run: { trajectory: unknown[] } | null }[];
+      results: {
+        case: { id: string; expected: { trajectory: unknown[] | null } };
+        status: string;
+        graders: { grader: string }[];
+        run: { trajectory: unknown[] } | null;
+      }[];
       summary: Record<string, number>;
       interrupted: boolean;
     };
-    assert.deepEqual(report.graders, ['trajectory']);
+    assert.deepEqual(report.graders, ['trajectory', 'answer:contains']);
     assert.deepEqual(report.summary, { passed: 2, failed: 1, errors: 0, orphaned: 1 });
     assert.equal(report.interrupted, false);
     assert.deepEqual(
@@ -171,6 +190,12 @@ describe('agent-sessions check (the CLI bundled from source, a scripted agent co
     assert.deepEqual(report.results[3]!.run!.trajectory, [
       { name: 'post_slack', arguments: '{"to":"ana"}', output: 'post_slack ran live' },
     ]);
+    // The bad turn's case expects no trajectory, and its results are the rule's and the answer grader's.
+    assert.equal(report.results[3]!.case.expected.trajectory, null);
+    assert.deepEqual(
+      report.results[3]!.graders.map((g) => g.grader),
+      ['not-rejected', 'answer:contains'],
+    );
   });
 
   it('an agent that fails is an ERROR line with its message, and counted; exit 1', () => {
@@ -231,15 +256,19 @@ describe('agent-sessions check (the CLI bundled from source, a scripted agent co
     assert.equal(missing.code, 3, missing.stderr);
     assert.match(missing.stderr, /--baseline: no experiment named "v0" in .* \(saved: v1\)/);
     assert.equal(again.stdout + missing.stdout, '');
+    // Another tool on a good turn regresses it. On the bad turn it does not: the calls the turn was reviewed bad with
+    // are no reference, and by trajectory alone its case passes while its answer is not the one reviewed as bad.
     const regressed = agent('regressed', {
       ...FAITHFUL,
+      'Weather in Lyon?': { calls: [{ name: 'get_forecast', arguments: '{"city":"Lyon"}' }], answer: 'Rain in Lyon, 12°C.' },
       'Mail Ana the forecast': { calls: [{ name: 'post_slack', arguments: '{"to":"ana"}' }], answer: 'Posted.' },
     });
     const compared = cli(['check', db, '--reviews', reviews, '--command', regressed, '--baseline', 'v1', '--save', 'v2']);
     assert.equal(compared.code, 1, compared.stderr);
+    assert.match(steady(compared.stdout), /\nPASS s1\/main\/4 {2}not-rejected ✓ {2}40 tok {2}T s\n/);
     assert.match(
       compared.stdout,
-      /\n2 passed, 1 failed, 1 orphaned\ngraders: trajectory\nagainst baseline "v1" \(.*\): 1 regression, 0 fixes, 3 unchanged\n {2}REGRESSION s1\/main\/4 {2}pass → fail {2}trajectory: diverged at step 1: post_slack instead of send_email\nsaved as experiment "v2" in .*\n$/,
+      /\n2 passed, 1 failed, 1 orphaned\ngraders: trajectory\nagainst baseline "v1" \(.*\): 1 regression, 0 fixes, 3 unchanged\n {2}REGRESSION s1\/main\/3 {2}pass → fail {2}trajectory: diverged at step 1: get_forecast instead of get_weather\nsaved as experiment "v2" in .*\n$/,
     );
   });
 

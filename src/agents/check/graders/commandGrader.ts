@@ -35,7 +35,10 @@ export interface CommandGraderOptions {
   secrets?: readonly (string | undefined)[];
 }
 
-/** The object a grader command reads on stdin. */
+/**
+ * The object a grader command reads on stdin. `expected` is the case's: its answer, its trajectory (null for a bad
+ * turn's case, whose recorded calls were part of the answer rejected) and its rejected answer (a bad turn's, else null).
+ */
 export function graderInput(c: CheckCase, run: CaseRun): string {
   return JSON.stringify({
     case: { id: c.id, sessionId: c.sessionId, branchId: c.branchId, turn: c.turn, verdict: c.verdict, note: c.note, tags: c.tags },

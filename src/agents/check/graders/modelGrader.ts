@@ -71,7 +71,10 @@ function calls(trajectory: readonly { name: string; arguments: string; output?: 
   return shown;
 }
 
-/** The user message of a judgement: the case as JSON inside a fresh data fence. */
+/**
+ * The user message of a judgement: the case as JSON inside a fresh data fence. A bad turn's reference (its kind says
+ * it is a correction) has no tool calls (`toolCalls: null`): the calls the turn made belonged to the rejected answer.
+ */
 export function judgePrompt(c: CheckCase, run: CaseRun): string {
   const input = typeof c.input === 'string' ? c.input : JSON.stringify(c.input);
   const data = JSON.stringify(
@@ -80,7 +83,8 @@ export function judgePrompt(c: CheckCase, run: CaseRun): string {
       reference: {
         kind: c.verdict === 'good' ? 'the recorded answer, reviewed as good' : "a reviewer's correction of a bad answer",
         answer: c.expected.answer === null ? null : cutValue(c.expected.answer, PROMPT_ANSWER_CHARS),
-        toolCalls: calls(c.expected.trajectory),
+        // None for a correction (null): the bad turn's calls were part of the answer rejected, no reference.
+        toolCalls: c.expected.trajectory === null ? null : calls(c.expected.trajectory),
       },
       reviewerNote: c.note === null ? null : cutValue(c.note, PROMPT_ANSWER_CHARS),
       // A bad turn's answer as recorded: a run that says it again in other words is the fix not made (the check's own

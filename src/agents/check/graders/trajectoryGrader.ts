@@ -3,6 +3,11 @@
  * only, or (`:args`) with the same arguments as JSON values (key order, spacing and number spelling do not matter:
  * src/agents/replay/toolArguments.ts). The reason names the first step where the runs part, as the replay summary
  * does (`divergenceSentence`), so a check's line and a what-if's summary say it in the same words.
+ *
+ * They judge only a case with an expected trajectory: a bad turn's case has none (its recorded calls were part of the
+ * answer its reviewer rejected), and gets no result from them, neither a pass that would mean nothing nor a fail of
+ * the fixed agent's other calls. What judges such a case is its answer: the check's `not-rejected` rule and the
+ * answer graders (checkRun.ts).
  */
 import { divergenceSentence } from '../../../shared/protocol/replay';
 import { findDivergence } from '../../replay/divergence';
@@ -41,8 +46,9 @@ export class TrajectoryGrader implements Grader {
     this.name = withArguments ? 'trajectory:args' : 'trajectory';
   }
 
-  grade(c: CheckCase, run: CaseRun, _signal?: AbortSignal): Promise<GraderResult> {
+  grade(c: CheckCase, run: CaseRun, _signal?: AbortSignal): Promise<GraderResult | null> {
     const expected = c.expected.trajectory;
+    if (expected === null) return Promise.resolve(null);
     const actual = run.trajectory.map((t) => ({ name: t.name, arguments: t.arguments }));
     // Name-only: every tool the run called is compared by its name alone.
     const nameOnly = this.withArguments ? [] : [...new Set([...expected, ...actual].map((s) => s.name))];

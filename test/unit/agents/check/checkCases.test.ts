@@ -56,10 +56,10 @@ describe('check cases from reviews', () => {
       note: null,
       tags: ['weather'],
     });
-    // A bad turn expects its correction, and the calls it recorded.
+    // A bad turn expects its correction, and no calls: the send_email it recorded was part of the answer rejected.
     assert.equal(mail!.verdict, 'bad');
     assert.equal(mail!.expected.answer, 'I sent Ana the forecast.');
-    assert.deepEqual(mail!.expected.trajectory, [{ name: 'send_email', arguments: '{"to":"ana@example.com"}' }]);
+    assert.equal(mail!.expected.trajectory, null);
     // … and carries the answer reviewed as bad, which a run must not give again (graders/notRejected.ts).
     assert.equal(mail!.expected.rejected, 'Done!!');
     // The bad turn without a correction has nothing to expect: counted, not a case.

@@ -10,6 +10,7 @@ import { basename, join } from 'node:path';
 import { selectCases } from '../../../../src/agents/check/checkCases';
 import { runCheck, type CheckRunOptions } from '../../../../src/agents/check/checkRun';
 import type { CaseResult, Grader } from '../../../../src/agents/check/checkTypes';
+import { AnswerGrader } from '../../../../src/agents/check/graders/answerGraders';
 import { TrajectoryGrader } from '../../../../src/agents/check/graders/trajectoryGrader';
 import { junitReport } from '../../../../src/agents/check/reports/junit';
 import { markdownReport } from '../../../../src/agents/check/reports/markdown';
@@ -81,7 +82,9 @@ describe('running a check (scripted agent command, real processes)', function ()
       'orphaned s1/main/9 ',
       'pass s1/main/2 tools:ok | answer:ok',
       'pass s1/main/3 tools:ok | answer:ok',
-      'pass s1/main/4 tools:ok | answer:ok',
+      // The bad turn's case: no calls to expect (the tools grader gives no result), not the rejected answer, the
+      // correction.
+      'pass s1/main/4 not-rejected:ok | answer:ok',
     ]);
     // Each result was handed over as it finished, the orphan first.
     assert.equal(streamed[0], 's1/main/9');
@@ -131,16 +134,18 @@ describe('running a check (scripted agent command, real processes)', function ()
   it('a regressed agent (another tool, other arguments, another answer) fails the right cases with the reasons', async () => {
     const regressed: Record<string, Reply> = {
       ...FAITHFUL,
+      'Weather in Paris?': { calls: [{ name: 'get_forecast', arguments: '{"city":"Paris"}' }], answer: 'Sunny in Paris, 18°C.' },
       'Weather in Lyon?': { calls: [{ name: 'get_weather', arguments: '{"city":"Lyons"}' }], answer: 'Rain in Lyon, 12°C.' },
       'Mail Ana the forecast': { calls: [{ name: 'post_slack', arguments: '{"to":"ana"}' }], answer: 'Posted.' },
     };
     const { report } = await runCheck({ ...options, agent: agent('regressed', regressed) });
     assert.deepEqual(lines(report.results), [
       'orphaned s1/main/9 ',
-      'pass s1/main/2 tools:ok | answer:ok',
+      'fail s1/main/2 tools:expected [get_weather], got [get_forecast] | answer:ok',
       // Other arguments: the names still agree (the tests' grader compares names); the call ran live, not replayed.
       'pass s1/main/3 tools:ok | answer:ok',
-      'fail s1/main/4 tools:expected [send_email], got [post_slack] | answer:expected "I sent Ana the forecast.", got "Posted."',
+      // The bad turn's recorded calls are no reference (the tools grader gives no result): its answer fails it.
+      'fail s1/main/4 not-rejected:ok | answer:expected "I sent Ana the forecast.", got "Posted."',
     ]);
     const lyon = report.results[2]!.run!;
     assert.deepEqual(lyon.trajectory, [{ name: 'get_weather', arguments: '{"city":"Lyons"}', output: 'get_weather ran live' }]);
@@ -338,6 +343,158 @@ describe('running a check (scripted agent command, real processes)', function ()
     assert.equal(r!.case.expected.rejected, 'Use [redacted].');
     assert.equal(cases[0]!.expected.rejected, `Use ${key}.`);
     assert.ok(!JSON.stringify(report).includes('REJECTED'), JSON.stringify(report));
+  });
+
+  /**
+   * Adds turn 5 to the session (the user's `question`, then `items`), reviewed bad with a correction `text` of its
+   * item `corrected` (an index into `items`); returns its case, the file's db reopened.
+   */
+  async function badTurn(question: string, items: unknown[], corrected: number, text: string) {
+    db.close();
+    const w = new AdvancedSQLiteSession({ sessionId: 's1', dbPath: file });
+    await w.addItems([{ role: 'user', content: question }, ...items] as never);
+    const stored = (await w.getTurnStoredItems(5)).slice(1);
+    w.close();
+    const store = ReviewStore.open(join(tmp.dir, `case-${n}`, 'reviews.db'));
+    const ref = { sessionId: 's1', branchId: 'main', turn: 5, turnKey: contentKey({ role: 'user', content: question }) };
+    store.setTurnReview(ref, { verdict: 'bad' });
+    store.setCorrection({ ...ref, itemKey: contentKey(stored[corrected]), text });
+    const data = store.exportData();
+    store.close();
+    db = openSessionDatabase(file, { readonly: true });
+    return (await selectCases(db, data)).cases.filter((c) => c.turn === 5);
+  }
+
+  it('a bad turn whose wrong call made the wrong answer: the fixed agent, calling otherwise, passes trajectory:args', async () => {
+    // Recorded: the weather of Lisbon when the user asked about Paris, and an answer from it, reviewed bad.
+    const cases = await badTurn(
+      'Do I need an umbrella in Paris?',
+      [
+        { type: 'function_call', call_id: 'c_w', name: 'get_weather', arguments: '{"city":"Lisbon"}', status: 'completed' },
+        { type: 'function_call_output', call_id: 'c_w', output: 'Lisbon: 24°C, sunny' },
+        { role: 'assistant', type: 'message', status: 'completed', content: [{ type: 'output_text', text: 'No umbrella needed: sunny.' }] },
+      ],
+      2,
+      'Take an umbrella: light rain in Paris.',
+    );
+    // The case expects the correction, not the answer reviewed bad, and no calls: Lisbon's call is no reference.
+    assert.deepEqual(cases[0]!.expected, {
+      answer: 'Take an umbrella: light rain in Paris.',
+      trajectory: null,
+      rejected: 'No umbrella needed: sunny.',
+    });
+    // Fixed: the right call (Paris, not in the recording: run live) and the correction's answer.
+    const fixed = agent('fixed', {
+      'Do I need an umbrella in Paris?': {
+        calls: [{ name: 'get_weather', arguments: '{"city":"Paris"}' }],
+        answer: 'Take an umbrella: light rain in Paris.',
+      },
+    });
+    const { report } = await runCheck({ ...options, db, cases, orphaned: [], graders: [new TrajectoryGrader(true)], agent: fixed });
+    const [r] = report.results;
+    const kept = { grader: 'not-rejected', pass: true, score: 1, reason: 'the answer differs from the one reviewed as bad' };
+    // Before: FAIL, trajectory:args: diverged at step 1: get_weather with other arguments (city: "Lisbon" → "Paris").
+    assert.deepEqual([r!.status, r!.graders, r!.error], ['pass', [kept], null]);
+    assert.deepEqual(
+      r!.run!.trajectory.map((t) => t.arguments),
+      ['{"city":"Paris"}'],
+    );
+    // Every report shows the rule's pass as its result (never a case passed with none); trajectory:args still ran.
+    assert.equal(caseLines(r!, false).replace(/\d+\.\d s/, 'T s'), 'PASS s1/main/5  not-rejected ✓  40 tok  T s\n');
+    const junit = junitReport(report);
+    assert.match(junit, /<testsuites name="agent-sessions check" tests="1" failures="0" errors="0" skipped="0"/);
+    assert.ok(junit.includes(`<property name="grader:not-rejected" value="pass 1.00: ${kept.reason}"/>`), junit);
+    assert.ok(junit.includes('<property name="graders" value="trajectory:args"/>'), junit);
+    assert.match(markdownReport(report), /^### ✅ Agent check: 1 passed, 0 failed\n\n1 case in \d+\.\d s · graders: trajectory:args\n$/);
+    // --json: the case says it expects no trajectory.
+    const json = JSON.parse(JSON.stringify(report)) as typeof report;
+    assert.equal(json.results[0]!.case.expected.trajectory, null);
+
+    // With an answer grader too: both results, the rule's first.
+    const both = await runCheck({
+      ...options,
+      db,
+      cases,
+      orphaned: [],
+      graders: [new TrajectoryGrader(true), new AnswerGrader('normalized')],
+      agent: fixed,
+    });
+    assert.deepEqual(lines(both.report.results), ['pass s1/main/5 not-rejected:ok | answer:normalized:ok']);
+
+    // Saved, and compared with an experiment saved before bad turns lost their trajectory, in which this case failed
+    // trajectory:args on Lisbon's call: a fix, with the old reason; one in which it passed it: unchanged.
+    const experiments = ExperimentStore.open(join(tmp.dir, `case-${n}`, 'reviews.experiments.db'));
+    try {
+      const diverged = {
+        grader: 'trajectory:args',
+        pass: false,
+        score: 0,
+        reason: 'diverged at step 1: get_weather with other arguments (city: "Lisbon" → "Paris")',
+      };
+      const old = (status: 'pass' | 'fail', grade: typeof diverged) => ({
+        ...report,
+        results: [{ ...r!, status, graders: [grade] }],
+      });
+      experiments.saveExperiment('old-fail', old('fail', diverged));
+      experiments.saveExperiment('old-pass', old('pass', { ...diverged, pass: true, score: 1, reason: '1 tool call as recorded' }));
+      experiments.saveExperiment('now', report);
+      assert.deepEqual(experiments.getExperiment('now')!.cases[0]!.grades, [kept]);
+      const fix = experiments.compareWithBaseline('old-fail', report);
+      assert.deepEqual(
+        [fix.flips, fix.unchanged],
+        [[{ kind: 'fix', caseId: 's1/main/5', before: 'fail', after: 'pass', reason: `trajectory:args: ${diverged.reason}` }], 0],
+      );
+      const same = experiments.compareWithBaseline('old-pass', report);
+      assert.deepEqual([same.flips, same.unchanged], [[], 1]);
+    } finally {
+      experiments.close();
+    }
+  });
+
+  it('a case no grader judged is an ERROR, never a pass: a bad case with nothing to compare graded by its calls, no graders', async () => {
+    // The correction was made on an answer that holds no text: the rule has nothing to compare, and the bad turn's
+    // case expects no calls, so trajectory gives it no result either.
+    const cases = await badTurn(
+      'Weather in Oslo?',
+      [
+        { type: 'function_call', call_id: 'c_o', name: 'get_weather', arguments: '{"city":"Oslo"}', status: 'completed' },
+        { type: 'function_call_output', call_id: 'c_o', output: 'Oslo: 2°C, snow' },
+        { role: 'assistant', type: 'message', status: 'completed', content: [{ type: 'output_text', text: ' ' }] },
+      ],
+      2,
+      'Snow in Oslo, 2°C.',
+    );
+    assert.deepEqual([cases[0]!.expected.trajectory, cases[0]!.expected.rejected], [null, null]);
+    const oslo = agent('oslo', {
+      'Weather in Oslo?': { calls: [{ name: 'get_weather', arguments: '{"city":"Oslo"}' }], answer: 'Snow in Oslo, 2°C.' },
+    });
+    const { report } = await runCheck({ ...options, db, cases, orphaned: [], graders: [new TrajectoryGrader(false)], agent: oslo });
+    assert.deepEqual(
+      report.results.map((x) => [x.status, x.graders, x.error]),
+      [
+        [
+          'error',
+          [],
+          "No grader judged this case: a bad turn's case expects no calls (its recorded ones were part of the answer " +
+            'rejected), so trajectory gave it no result, and its corrected message holds no text for not-rejected to ' +
+            'compare. Grade its answer too (answer:…, model, command:…).',
+        ],
+      ],
+    );
+    assert.ok(report.results[0]!.run, 'the run is kept');
+    // A good case given no grader at all: the same.
+    const none = await runCheck({
+      ...options,
+      db,
+      cases: options.cases.slice(0, 1),
+      orphaned: [],
+      graders: [],
+      agent: agent('faithful', FAITHFUL),
+    });
+    assert.deepEqual(
+      none.report.results.map((x) => [x.status, x.error]),
+      [['error', 'No grader judged this case: none was given.']],
+    );
   });
 
   it('a run that fails is an error with its message; the other cases still run', async () => {

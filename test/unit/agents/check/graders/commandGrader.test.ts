@@ -5,7 +5,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CommandGrader, MAX_GRADER_OUTPUT_CHARS } from '../../../../../src/agents/check/graders/commandGrader';
+import { CommandGrader, MAX_GRADER_OUTPUT_CHARS, graderInput } from '../../../../../src/agents/check/graders/commandGrader';
 import { GraderError } from '../../../../../src/agents/check/graders/graderErrors';
 import { runningCommandCount } from '../../../../../src/agents/command/commandProcess';
 import { tempDir } from '../../../../support/tempFiles';
@@ -52,6 +52,14 @@ describe('command grader', () => {
     assert.equal(seen.input, 'What is the weather in Paris?');
     const fail = await grader(cmd).grade(weatherCase(), weatherRun({ answer: 'rain' }), never);
     assert.deepEqual([fail.pass, fail.score, fail.reason], [false, 0.1, 'no sky']);
+  });
+
+  it("gives a bad turn's case with no expected trajectory (null), its correction and its rejected answer", () => {
+    const bad = weatherCase({ verdict: 'bad', expected: { answer: 'Rain, 12 °C.', trajectory: null, rejected: 'Sunny in Lisbon.' } });
+    const x = JSON.parse(graderInput(bad, weatherRun())) as { case: { verdict: string }; expected: unknown; trajectory: unknown[] };
+    assert.equal(x.case.verdict, 'bad');
+    assert.deepEqual(x.expected, { answer: 'Rain, 12 °C.', trajectory: null, rejected: 'Sunny in Lisbon.' });
+    assert.equal(x.trajectory.length, 1, "the run's own calls");
   });
 
   it('takes the last line as the verdict when the program logs before it, and a score from pass when none is given', async () => {

@@ -57,18 +57,28 @@ describe('model grader', () => {
     assert.equal(data.reference.toolCalls[0]!.tool, 'get_weather');
   });
 
-  it("gives the judge a bad turn's rejected answer, to fail one that says it again in other words", async () => {
+  it("gives the judge a bad turn's rejected answer, to fail one that says it again in other words, and no reference calls", async () => {
     const bad = weatherCase({
       verdict: 'bad',
-      expected: { answer: 'Sunny, 22 °C.', trajectory: [], rejected: 'Take an umbrella: it is raining.' },
+      expected: { answer: 'Sunny, 22 °C.', trajectory: null, rejected: 'Take an umbrella: it is raining.' },
     });
     await parseGrader('model', ctx()).grade(bad, weatherRun({ answer: 'Bring an umbrella, rain is coming.' }), never);
     const body = server.requests[0]!.body as unknown as ChatBody;
     assert.match(body.messages[0]!.content, /rejected answer/);
     const fence = /<(session-data-[0-9a-f]{16})>\n([\s\S]*)\n<\/\1>$/.exec(body.messages[1]!.content);
-    const data = JSON.parse(fence![2]!) as { rejectedAnswer?: string; reference: { kind: string } };
+    const data = JSON.parse(fence![2]!) as {
+      rejectedAnswer?: string;
+      reference: { kind: string; toolCalls: unknown };
+      newAnswer: { toolCalls: { tool: string }[] };
+    };
     assert.equal(data.rejectedAnswer, 'Take an umbrella: it is raining.');
     assert.equal(data.reference.kind, "a reviewer's correction of a bad answer");
+    // The bad turn's calls belonged to the answer rejected: the reference has none (null), the new answer its own.
+    assert.equal(data.reference.toolCalls, null);
+    assert.deepEqual(
+      data.newAnswer.toolCalls.map((t) => t.tool),
+      ['get_weather'],
+    );
     // A good turn's case has none.
     await parseGrader('model', ctx()).grade(weatherCase(), weatherRun(), never);
     const good = (server.requests[1]!.body as unknown as ChatBody).messages[1]!.content;
@@ -76,7 +86,7 @@ describe('model grader', () => {
   });
 
   it('fails what the judge fails, with its reason (a verdict in a code fence is read too)', async () => {
-    const r = await parseGrader('model:judge-2', ctx()).grade(weatherCase(), weatherRun({ answer: 'Rain all day.' }), never);
+    const r = (await parseGrader('model:judge-2', ctx()).grade(weatherCase(), weatherRun({ answer: 'Rain all day.' }), never))!;
     assert.deepEqual([r.grader, r.pass, r.score, r.reason], ['model:judge-2', false, 0.2, 'It says rain; the reference says sunny.']);
     assert.equal((server.requests[0]!.body as unknown as ChatBody).model, 'judge-2');
   });
@@ -160,7 +170,7 @@ describe('model grader', () => {
       return { kind: 'text', text: '{"pass": true, "score": 1, "reason": "same"}' };
     });
     const g = parseGrader('model', ctx());
-    const r = await g.grade(weatherCase(), weatherRun(), never);
+    const r = (await g.grade(weatherCase(), weatherRun(), never))!;
     assert.equal(r.pass, true);
     const later = server.requests.slice(1).map((q) => 'response_format' in (q.body as object));
     assert.deepEqual(later, [true, false]);
@@ -168,7 +178,7 @@ describe('model grader', () => {
 
   it("redacts the key from the judge's reason and from a reply quoted in an error", async () => {
     server.setScript(() => ({ kind: 'text', text: `{"pass": false, "reason": "the answer leaks ${TEST_KEY}"}` }));
-    const r = await parseGrader('model', ctx()).grade(weatherCase(), weatherRun(), never);
+    const r = (await parseGrader('model', ctx()).grade(weatherCase(), weatherRun(), never))!;
     assert.ok(!r.reason.includes(TEST_KEY), r.reason);
     assert.match(r.reason, /\[redacted\]/);
     server.setScript(() => ({ kind: 'text', text: `I saw ${TEST_KEY} somewhere` }));

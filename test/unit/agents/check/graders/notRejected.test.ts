@@ -1,11 +1,12 @@
 /**
  * `not-rejected`, the check's own rule for a bad turn's case (src/agents/check/graders/notRejected.ts): when a run's
- * answer repeats the answer reviewed as bad (NFC, case and whitespace aside), and its failing result, which names the
- * rule and never quotes the answer.
+ * answer repeats the answer reviewed as bad (NFC, case and whitespace aside), and its result, which names the rule and
+ * never quotes the answer: failing on a repeat, passing otherwise.
  */
 import { strict as assert } from 'node:assert';
 import {
   NOT_REJECTED,
+  notRejectedResult,
   rejectedAnswerKey,
   repeatedRejectedResult,
   repeatsRejected,
@@ -51,8 +52,23 @@ describe('not-rejected: a bad case’s run must not repeat the answer reviewed a
     assert.equal(NOT_REJECTED, 'not-rejected');
   });
 
+  it('its result on a run of a case: a fail on a repeat, else a pass that says so; none without a rejected answer', () => {
+    const bad = weatherCase({ verdict: 'bad', expected: { answer: 'No umbrella needed.', trajectory: null, rejected } });
+    assert.deepEqual(notRejectedResult(bad, ' TAKE an umbrella: it is raining in Paris. '), repeatedRejectedResult());
+    assert.deepEqual(notRejectedResult(bad, 'No umbrella needed: it is sunny.'), {
+      grader: 'not-rejected',
+      pass: true,
+      score: 1,
+      reason: 'the answer differs from the one reviewed as bad',
+    });
+    // A good turn's case, a bad one whose corrected message held no text, a case made by hand: the rule says nothing.
+    assert.equal(notRejectedResult(weatherCase(), rejected), null);
+    assert.equal(notRejectedResult({ ...bad, expected: { ...bad.expected, rejected: null } }, 'Sunny.'), null);
+    assert.equal(notRejectedResult({ ...bad, expected: { answer: 'x', trajectory: null } }, 'Sunny.'), null);
+  });
+
   it('a result’s case holds its rejected answer redacted; a case with nothing to redact is the same case', () => {
-    const bad = weatherCase({ verdict: 'bad', expected: { answer: 'Sunny.', trajectory: [], rejected: 'my key is k-123' } });
+    const bad = weatherCase({ verdict: 'bad', expected: { answer: 'Sunny.', trajectory: null, rejected: 'my key is k-123' } });
     const shown = withRejectedRedacted(bad, (t) => t.replace('k-123', '[redacted]'));
     assert.equal(shown.expected.rejected, 'my key is [redacted]');
     assert.equal(bad.expected.rejected, 'my key is k-123', 'the case itself is not changed');
