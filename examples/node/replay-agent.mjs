@@ -105,6 +105,28 @@ async function openSession(props) {
   return session;
 }
 
+/** A detail the SDK keeps per request (`inputTokensDetails[i].cached_tokens`), summed over the run's requests. */
+function detail(details = [], key) {
+  return details.reduce((sum, d) => sum + (Number(d?.[key]) || 0), 0);
+}
+
+/**
+ * The run's usage as one AG-UI `TokenUsage` entry (the SDK sums it over the run): the totals, and the cached and
+ * reasoning parts of them, which the view's Tokens tab shows; named after the model when the agent names one.
+ */
+function usageEntry(u, model) {
+  const cached = detail(u.inputTokensDetails, 'cached_tokens');
+  const reasoning = detail(u.outputTokensDetails, 'reasoning_tokens');
+  return {
+    ...(model ? { model } : {}),
+    inputTokens: u.inputTokens,
+    outputTokens: u.outputTokens,
+    totalTokens: u.totalTokens,
+    ...(cached ? { cachedInputTokens: cached } : {}),
+    ...(reasoning ? { reasoningTokens: reasoning } : {}),
+  };
+}
+
 /** A tool call's arguments in a message: cut past this many characters (the view shows one line). */
 const MAX_SHOWN_ARGUMENTS = 200;
 
@@ -188,7 +210,7 @@ async function main() {
     emit(EventType.RUN_FINISHED, {
       threadId,
       runId,
-      usage: [{ inputTokens: u.inputTokens, outputTokens: u.outputTokens, totalTokens: u.totalTokens }],
+      usage: [usageEntry(u, typeof agent.model === 'string' && agent.model !== '' ? agent.model : undefined)],
       ...(interrupts.length > 0 ? { outcome: { type: 'interrupt', interrupts } } : {}),
     });
   } finally {

@@ -196,6 +196,12 @@ describe('the Node example replays recorded tool results (forwardedProps version
       ['Recorded: 12°C in Paris', parts],
     );
     assert.equal(r.events.at(-1)!.type, 'RUN_FINISHED');
+    // The run's usage with its cached and reasoning parts, as the two model responses reported them.
+    const [entry] = (r.events.at(-1) as { usage: Record<string, number>[] }).usage;
+    const sent = server.requests.slice(before).length;
+    assert.equal(sent, 2);
+    assert.ok(entry!.cachedInputTokens! > 0 && entry!.cachedInputTokens! < entry!.inputTokens!, JSON.stringify(entry));
+    assert.equal(entry!.reasoningTokens, 7 + 3, JSON.stringify(entry));
   });
 
   it('strict: a changed argument fails the run with RUN_ERROR naming the call before the tool runs; no output and no usage stored', async () => {
