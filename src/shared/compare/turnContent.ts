@@ -19,11 +19,12 @@ export interface TurnContent {
   tools: ToolCallContent[];
   otherItems: number;
   /**
-   * The other items' content (system and developer messages, reasoning, anything not a call or an output), each as
-   * sorted JSON without its `id`: not shown, only compared, so two sessions' turns that differ only there (another
-   * system prompt, other reasoning) are not taken for copies of one another.
+   * The other items (system and developer messages, reasoning, anything not a call or an output): not shown, only
+   * compared (`sameTurnContent`, as sorted JSON without their `id`), so two sessions' turns that differ only there
+   * (another system prompt, other reasoning) are not taken for copies of one another. Kept as they are and written
+   * out only when compared: a page of rows never pays for it.
    */
-  others: string[];
+  others: unknown[];
   unreadable: number;
 }
 
@@ -67,7 +68,7 @@ export function turnContent(turn: number, items: readonly TurnItem[]): TurnConte
   const assistant: string[] = [];
   const tools: ToolCallContent[] = [];
   const byCall = new Map<string, ToolCallContent>();
-  const others: string[] = [];
+  const others: unknown[] = [];
   let unreadable = 0;
   for (const entry of items) {
     if (entry.corrupt) {
@@ -79,11 +80,11 @@ export function turnContent(turn: number, items: readonly TurnItem[]): TurnConte
       // The turn starts at its user message; a later user message in the same turn (rare) is still the user's.
       if (item.role === 'user') user.push(messageText(item.content));
       else if (item.role === 'assistant') assistant.push(messageText(item.content));
-      else others.push(comparable(item));
+      else others.push(item);
       continue;
     }
     if (!isRecord(item) || typeof item.type !== 'string') {
-      others.push(comparable(item));
+      others.push(item);
       continue;
     }
     const callId = callIdOf(item);
@@ -97,7 +98,7 @@ export function turnContent(turn: number, items: readonly TurnItem[]): TurnConte
       // An output without its call in this turn (a call of an earlier turn) is shown as a call of its own.
       if (call) call.output = text;
       else tools.push({ callId, name: toolName(item), arguments: '', output: text });
-    } else others.push(comparable(item));
+    } else others.push(item);
   }
   return {
     turn,
@@ -126,7 +127,7 @@ export function sameTurnContent(a: TurnContent, b: TurnContent): boolean {
   if (a.user !== b.user || a.assistant !== b.assistant || a.tools.length !== b.tools.length) return false;
   // An unreadable item could hold anything: such a turn is never taken for a copy.
   if (a.unreadable > 0 || b.unreadable > 0) return false;
-  if (a.others.length !== b.others.length || a.others.some((o, i) => o !== b.others[i])) return false;
+  if (a.others.length !== b.others.length || a.others.some((o, i) => comparable(o) !== comparable(b.others[i]))) return false;
   return a.tools.every((t, i) => {
     const u = b.tools[i];
     return !!u && t.name === u.name && t.arguments === u.arguments && t.output === u.output;
