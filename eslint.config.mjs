@@ -158,6 +158,21 @@ export default tseslint.config(
     },
   },
   {
+    // A notification draws `[label](command:…)` in its message as a link that runs the command: messages go through
+    // src/extension/core/notices.ts, which writes every `](` so that none is drawn (words from outside are in many).
+    files: ['src/**/*.ts'],
+    ignores: ['src/extension/core/notices.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        ...['showErrorMessage', 'showWarningMessage', 'showInformationMessage'].map((property) => ({
+          property,
+          message: 'Show notifications through src/extension/core/notices.ts (no links drawn from words in them).',
+        })),
+      ],
+    },
+  },
+  {
     files: ['webview/**/*.ts'],
     rules: {
       // Database text must never become markup: no HTML-string sinks anywhere in the view.

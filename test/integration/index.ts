@@ -23,6 +23,7 @@ export function run(): Promise<void> {
   require('./workspaceDiscovery.test');
   require('./branchActions.test');
   require('./readOnlyAndBadInput.test');
+  require('./notices.test');
   require('./liveRefresh.test');
   require('./changeNotices.test');
   require('./sharedTurns.test');

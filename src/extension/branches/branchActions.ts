@@ -10,6 +10,7 @@ import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import type { SessionRef } from '../../shared/protocol/sessionRef';
 import { UserFacingError } from '../core/userError';
 import { announce } from '../core/outcomes';
+import { showWarningNotice } from '../core/notices';
 
 /** Every branch id the session ever used: a new branch may not take any of them (empty when the file is unreadable). */
 export async function usedBranchIds(registry: DatabaseRegistry, ref: SessionRef): Promise<Set<string>> {
@@ -102,7 +103,7 @@ export async function deleteBranch(
   if (branchId === 'main') throw new UserFacingError(vscode.l10n.t("The 'main' branch cannot be deleted."));
   if (!options.confirmed) {
     const deleteLabel = vscode.l10n.t('Delete');
-    const answer = await vscode.window.showWarningMessage(
+    const answer = await showWarningNotice(
       vscode.l10n.t("Delete branch '{0}' of session {1}?", branchId, ref.sessionId),
       {
         modal: true,

@@ -27,6 +27,7 @@ import { asCheckArgs, pickCheckAgent, pickFile, pickGraders, pickQuery, pickTool
 import { CheckResultsView, totalsText, type CheckNode } from './checkResultsView';
 import { checkGraders, runRequestCases, selectRequestCases, type CheckDeps, type CheckRequest } from './checkRunner';
 import type { CheckTotalsNow } from './checkResultsModel';
+import { showInformationNotice, showWarningNotice } from '../core/notices';
 
 /** What the commands resolve with: the check as the view shows it. */
 export interface CheckSummary {
@@ -129,10 +130,10 @@ export function checkCommands(
           view.refresh(true);
           const t = model.totals();
           const line = totalsText(t);
-          if (outcome.interrupted) void vscode.window.showWarningMessage(vscode.l10n.t('Check stopped: {0}.', line));
-          else if (t.failed + t.errors > 0) void vscode.window.showWarningMessage(vscode.l10n.t('Check: {0}.', line));
-          else if (t.passed === 0) void vscode.window.showWarningMessage(vscode.l10n.t('Check: {0}. No case ran.', line));
-          else void vscode.window.showInformationMessage(vscode.l10n.t('Check: {0}.', line));
+          if (outcome.interrupted) void showWarningNotice(vscode.l10n.t('Check stopped: {0}.', line));
+          else if (t.failed + t.errors > 0) void showWarningNotice(vscode.l10n.t('Check: {0}.', line));
+          else if (t.passed === 0) void showWarningNotice(vscode.l10n.t('Check: {0}. No case ran.', line));
+          else void showInformationNotice(vscode.l10n.t('Check: {0}.', line));
           return summary();
         },
       );
@@ -279,7 +280,7 @@ export function checkCommands(
         s.runner.checkCanRun(request.dbPath);
         if (!confirmed) {
           const go = vscode.l10n.t('Run and Keep Branch');
-          const answer = await vscode.window.showWarningMessage(
+          const answer = await showWarningNotice(
             vscode.l10n.t('Run case {0} again and keep its run as a new branch of the session file?', c.id),
             {
               modal: true,
@@ -356,7 +357,7 @@ export function checkCommands(
         let force = replaceArg;
         if (!force && store.getExperiment(name.trim()) !== null) {
           const replace = vscode.l10n.t('Replace');
-          const answer = await vscode.window.showWarningMessage(
+          const answer = await showWarningNotice(
             vscode.l10n.t('An experiment named "{0}" is saved already. Replace it?', name.trim()),
             { modal: true },
             replace,
@@ -365,7 +366,7 @@ export function checkCommands(
           force = true;
         }
         const saved = store.saveExperiment(name, model.report(), { force });
-        void vscode.window.showInformationMessage(vscode.l10n.t('Saved the check as experiment "{0}" in {1}.', saved.name, path));
+        void showInformationNotice(vscode.l10n.t('Saved the check as experiment "{0}" in {1}.', saved.name, path));
         return { ...summary(), saved: saved.name, path };
       } finally {
         store.close();

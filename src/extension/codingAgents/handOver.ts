@@ -7,6 +7,7 @@
  */
 import * as vscode from 'vscode';
 import { chatOpenOptions } from './handOverPrompts';
+import { showInformationNotice } from '../core/notices';
 
 export { comparisonPrompt, failurePrompt, turnPrompt, type FailedCall, type TurnLocation } from './handOverPrompts';
 
@@ -54,16 +55,14 @@ export class HandOver {
     await vscode.env.clipboard.writeText(prompt);
     const get = vscode.l10n.t('Get GitHub Copilot Chat');
     // Not awaited: the command's result must not wait for the user to dismiss the message.
-    void vscode.window
-      .showInformationMessage(
-        vscode.l10n.t(
-          'No chat with a language model is installed to hand this over to. Install GitHub Copilot Chat (or another chat that uses VS Code language model tools), then run the command again. The prompt is on the clipboard.',
-        ),
-        get,
-      )
-      .then((choice) => {
-        if (choice === get) void vscode.commands.executeCommand('workbench.extensions.search', '@id:GitHub.copilot-chat');
-      });
+    void showInformationNotice(
+      vscode.l10n.t(
+        'No chat with a language model is installed to hand this over to. Install GitHub Copilot Chat (or another chat that uses VS Code language model tools), then run the command again. The prompt is on the clipboard.',
+      ),
+      get,
+    ).then((choice) => {
+      if (choice === get) void vscode.commands.executeCommand('workbench.extensions.search', '@id:GitHub.copilot-chat');
+    });
     return { prompt, opened: false };
   }
 }

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { CommandId, type CommandIdValue } from './contributions';
 import { describeError, UserFacingError } from './userError';
 import { announceFailure } from './outcomes';
+import { showErrorNotice } from './notices';
 
 /** The key of a command in `CommandId` (`branchFromTurn` for `agentSessions.branchFromTurn`). */
 export type CommandName = keyof typeof CommandId;
@@ -67,8 +68,8 @@ export function reportFailure(command: CommandIdValue, err: unknown): void {
   failures.fire({ command, message, error: err });
   announceFailure(message);
   const remedy = err instanceof UserFacingError ? err.remedy : undefined;
-  if (!remedy) return void vscode.window.showErrorMessage(message);
-  void vscode.window.showErrorMessage(message, remedy.title).then((chosen) => {
+  if (!remedy) return void showErrorNotice(message);
+  void showErrorNotice(message, remedy.title).then((chosen) => {
     if (chosen === remedy.title) void vscode.commands.executeCommand(remedy.command);
   });
 }

@@ -1,5 +1,6 @@
 /** Links clicked in a view's rendered Markdown: the text comes from a database, so nothing opens unasked. */
 import * as vscode from 'vscode';
+import { showWarningNotice } from './notices';
 
 /**
  * Opens a link from session data: only http(s) (a `command:` or `file:` link could act in the editor), and only after
@@ -13,11 +14,11 @@ export async function openConfirmedLink(url: string): Promise<void> {
     return;
   }
   if (parsed.scheme !== 'http' && parsed.scheme !== 'https') {
-    void vscode.window.showWarningMessage(vscode.l10n.t('Links of this kind are not opened from session data: {0}', url.slice(0, 200)));
+    void showWarningNotice(vscode.l10n.t('Links of this kind are not opened from session data: {0}', url.slice(0, 200)));
     return;
   }
   const open = vscode.l10n.t('Open');
-  const answer = await vscode.window.showWarningMessage(
+  const answer = await showWarningNotice(
     vscode.l10n.t('Open this link from the session data?'),
     { modal: true, detail: url.slice(0, 2000) },
     open,

@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { statusLine } from './statusLine';
+import { showInformationNotice } from './notices';
 
 /** How long an outcome stays in the status bar. */
 const STATUS_MS = 15_000;
@@ -18,7 +19,7 @@ export interface OutcomeAction {
 /** A finished action: a notification with `actions`, and the same words in the status bar. */
 export function announce(message: string, actions: readonly OutcomeAction[] = []): void {
   vscode.window.setStatusBarMessage(`$(check) ${statusLine(message)}`, STATUS_MS);
-  void vscode.window.showInformationMessage(message, ...actions.map((a) => a.title)).then((chosen) => {
+  void showInformationNotice(message, ...actions.map((a) => a.title)).then((chosen) => {
     void actions.find((a) => a.title === chosen)?.run();
   });
 }

@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import { Setting } from './contributions';
 import { TRUSTED_ONLY_SETTINGS, isTrustedOnly, untrustedValue } from './trustedSettings';
+import { showWarningNotice } from './notices';
 
 /** Every setting the extension reads, with the value used when VS Code has none (package.json has the defaults users see). */
 const fallback = {
@@ -100,15 +101,13 @@ function noteIgnored(): void {
   if (names.length === 0) return;
   for (const name of names) ignoredSettings.add(name);
   const manage = vscode.l10n.t('Manage Workspace Trust');
-  void vscode.window
-    .showWarningMessage(
-      vscode.l10n.t(
-        "This workspace's settings ask for {0}, which only a trusted workspace may set: your user settings are used instead.",
-        names.join(', '),
-      ),
-      manage,
-    )
-    .then((answer) => (answer === manage ? vscode.commands.executeCommand('workbench.trust.manage') : undefined));
+  void showWarningNotice(
+    vscode.l10n.t(
+      "This workspace's settings ask for {0}, which only a trusted workspace may set: your user settings are used instead.",
+      names.join(', '),
+    ),
+    manage,
+  ).then((answer) => (answer === manage ? vscode.commands.executeCommand('workbench.trust.manage') : undefined));
 }
 
 /** Whether a configuration change touches `agentSessions.<key>` (a setting or a group such as `agent`). */

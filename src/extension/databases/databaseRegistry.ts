@@ -20,6 +20,7 @@ import { setting } from '../core/settings';
 import type { SqliteDriverCheck } from './sqliteDriverCheck';
 import { UserFacingError, describeError } from '../core/userError';
 import { errorMessage } from '../../shared/errorMessage';
+import { showErrorNotice, showInformationNotice, showWarningNotice } from '../core/notices';
 
 /** The workspace-state key of the replaced files' -wal files still at their paths (format spec §11, stale-wal). */
 const STALE_WALS_KEY = 'agentSessions.staleWals';
@@ -142,7 +143,7 @@ export class DatabaseRegistry implements vscode.Disposable {
       };
       await this.state.update(STALE_WALS_KEY, [...kept, persisted]);
       const move = vscode.l10n.t('Move Aside');
-      const choice = await vscode.window.showWarningMessage(staleWalMessage(entry.path), move);
+      const choice = await showWarningNotice(staleWalMessage(entry.path), move);
       if (choice === move) await this.moveStaleWalAside(entry.path);
     } finally {
       this.staleAsked.delete(entry.path);
@@ -156,7 +157,7 @@ export class DatabaseRegistry implements vscode.Disposable {
       STALE_WALS_KEY,
       this.state.get<PersistedWal[]>(STALE_WALS_KEY, []).filter((w) => w.path !== path),
     );
-    void vscode.window.showInformationMessage(
+    void showInformationNotice(
       vscode.l10n.t('Moved aside (kept): {0}. {1} now opens as it is.', moved.map((p) => basename(p)).join(', '), basename(path)),
     );
     const entry = this.entries.get(path);
@@ -375,7 +376,7 @@ export class DatabaseRegistry implements vscode.Disposable {
     entry.problem = message;
     void entry.db?.close();
     entry.db = undefined;
-    void vscode.window.showErrorMessage(message);
+    void showErrorNotice(message);
     this.fire({ kind: 'state', path });
   }
 

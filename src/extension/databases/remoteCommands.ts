@@ -15,6 +15,7 @@ import { UserFacingError } from '../core/userError';
 import { saveTarget } from '../core/filesInUse';
 import type { DatabaseRegistry } from './databaseRegistry';
 import { arg, argOrInput, badArgument } from '../core/commandArgs';
+import { showInformationNotice, showWarningNotice } from '../core/notices';
 
 function remoteSource(registry: DatabaseRegistry, dbPath: string, command: string): RemoteSessionSource {
   const entry = registry.require(dbPath);
@@ -137,7 +138,7 @@ export function remoteCommands(s: Services): CommandsOf<'openStore' | 'filterSes
           /* the view is not visible */
         }
         const skipped = result.skipped.length ? ` ${vscode.l10n.t('{0} unreadable row(s) were skipped.', result.skipped.length)}` : '';
-        void vscode.window.showInformationMessage(
+        void showInformationNotice(
           vscode.l10n.t('Copied {0} items of {1} to {2}. Branch, re-run and compare there.', result.copied, node.sessionId, target) +
             skipped,
         );
@@ -157,7 +158,7 @@ export function remoteCommands(s: Services): CommandsOf<'openStore' | 'filterSes
           );
         if (!confirmed) {
           const deleteLabel = vscode.l10n.t('Delete');
-          const answer = await vscode.window.showWarningMessage(
+          const answer = await showWarningNotice(
             vscode.l10n.t('Delete session {0} from {1}?', node.sessionId, source.label),
             { modal: true, detail: vscode.l10n.t('Every item of the session is deleted from the server. This cannot be undone.') },
             deleteLabel,

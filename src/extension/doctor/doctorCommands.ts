@@ -23,6 +23,7 @@ import { checkFile, checkServer } from './doctorCheck';
 import { isRepairable, kindInfo, placeOf, rowLines, targetOf } from './doctorModel';
 import { DoctorResults, type CheckedFile, type FindingRef } from './doctorResults';
 import { doctorUri } from './doctorUris';
+import { showWarningNotice } from '../core/notices';
 
 /** What a check answers (the in-host tests read it): the findings' count in all, and the document shown. */
 export interface CheckOutcome {
@@ -131,11 +132,7 @@ export function doctorCommands(s: Services): CommandsOf<'checkSessionStore' | 'r
             .filter((l, i, all) => l !== '' || all[i - 1] !== '')
             .join('\n');
           const repair = vscode.l10n.t('Repair');
-          const answer = await vscode.window.showWarningMessage(
-            vscode.l10n.t('Repair {0} in {1}?', finding.kind, name),
-            { modal: true, detail },
-            repair,
-          );
+          const answer = await showWarningNotice(vscode.l10n.t('Repair {0} in {1}?', finding.kind, name), { modal: true, detail }, repair);
           if (answer !== repair) return undefined;
         }
 

@@ -15,6 +15,7 @@ import type { Services } from '../services';
 import { branchNameProblem } from '../../shared/branchNames';
 import type { GuardLayer } from '../../store/guard/guardStore';
 import type { GuardLook } from '../../store/guard/guardObserver';
+import { showInformationNotice, showWarningNotice } from '../core/notices';
 
 /** The file a command is for: the database, session or branch node it ran on, else the only or chosen open file. */
 async function fileOf(s: Services, node: unknown): Promise<string | undefined> {
@@ -43,7 +44,7 @@ async function guardHistory(s: Services, node: unknown): Promise<GuardLook | und
   const look = await s.guard.guard(path);
   if (!look) throw new UserFacingError(vscode.l10n.t('The history guard is off: {0}', s.guard.problem ?? ''));
   const use = await s.guard.diskUse();
-  void vscode.window.showInformationMessage(
+  void showInformationNotice(
     vscode.l10n.t(
       'The history guard now keeps every item of {0} it sees ({1} items in {2}, {3}). It cannot see items written and removed while nothing watched the file.',
       basename(path),
@@ -59,7 +60,7 @@ async function stopGuarding(s: Services, node: unknown): Promise<void> {
   const path = await fileOf(s, node);
   if (!path) return;
   await s.guard.stop(path);
-  void vscode.window.showInformationMessage(
+  void showInformationNotice(
     vscode.l10n.t('The history guard no longer watches {0}. The layers it recorded stay readable.', basename(path)),
   );
 }
@@ -94,7 +95,7 @@ export async function restoreLayer(s: Services, dbPath: string, layer: GuardLaye
   // A layer of the file that was at this path before it was replaced goes into the file there now only when asked.
   if (layer.oldIdentity) {
     const go = vscode.l10n.t('Restore into This File');
-    const answer = await vscode.window.showWarningMessage(
+    const answer = await showWarningNotice(
       vscode.l10n.t(
         'This layer was taken from the file that was at {0} before it was replaced. Restore its {1} items into the file there now?',
         basename(dbPath),
@@ -119,7 +120,7 @@ export async function restoreLayer(s: Services, dbPath: string, layer: GuardLaye
   const problem = branchNameProblem(name, used);
   if (problem) throw new UserFacingError(problem);
   const branchId = await s.guard.restore(dbPath, layer, name);
-  void vscode.window.showInformationMessage(vscode.l10n.t('Restored {0} items of the layer as branch {1}.', layer.itemCount, branchId));
+  void showInformationNotice(vscode.l10n.t('Restored {0} items of the layer as branch {1}.', layer.itemCount, branchId));
   return branchId;
 }
 
@@ -139,7 +140,7 @@ async function showLayers(s: Services, node: unknown, options: unknown): Promise
             'Session {0} has no history layers: its file is not guarded, and our compaction did not run on it.',
             target.sessionId,
           );
-    void vscode.window.showInformationMessage(why);
+    void showInformationNotice(why);
     return undefined;
   }
   const layer =

@@ -17,6 +17,7 @@ import type { GuardLook } from '../../store/guard/guardObserver';
 import { HistoryGuardError } from '../../store/guard/guardErrors';
 import { errorMessage } from '../../shared/errorMessage';
 import { guardStoreForRunsIs, setGuardStoreForRuns } from './runGuardStore';
+import { showWarningNotice } from '../core/notices';
 
 export class GuardService implements vscode.Disposable {
   readonly path: string;
@@ -115,7 +116,7 @@ export class GuardService implements vscode.Disposable {
         this.log(`History guard: ${this.problem}`);
         if (!this.warned && err instanceof HistoryGuardError) {
           this.warned = true;
-          void vscode.window.showWarningMessage(vscode.l10n.t('The history guard is off: {0}', this.problem));
+          void showWarningNotice(vscode.l10n.t('The history guard is off: {0}', this.problem));
         }
         return undefined;
       } finally {

@@ -20,6 +20,7 @@ import { command, type CommandsOf } from '../core/commandTable';
 import { pickSession } from '../databases/pickers';
 import type { Services } from '../services';
 import { UserFacingError } from '../core/userError';
+import { showInformationNotice, showWarningNotice } from '../core/notices';
 
 interface ExportArgs {
   format?: DatasetFormat;
@@ -197,22 +198,20 @@ async function exportDatasetCommand(s: Services, node: unknown, given: unknown):
     logReport(s, target.sessionId, result);
     if (result.records === 0) {
       const show = vscode.l10n.t('Show Report');
-      void vscode.window
-        .showWarningMessage(
-          vscode.l10n.t(
-            'Nothing to export from session {0}: no review gives a record of this format ({1} skipped).',
-            target.sessionId,
-            result.skipped.length,
-          ),
-          show,
-        )
-        .then((b) => b === show && s.log.show());
+      void showWarningNotice(
+        vscode.l10n.t(
+          'Nothing to export from session {0}: no review gives a record of this format ({1} skipped).',
+          target.sessionId,
+          result.skipped.length,
+        ),
+        show,
+      ).then((b) => b === show && s.log.show());
       return undefined;
     }
     if (a.confirm !== true) {
       const save = vscode.l10n.t('Save…');
       const first = JSON.stringify(result.preview[0] ?? {});
-      const answer = await vscode.window.showInformationMessage(
+      const answer = await showInformationNotice(
         vscode.l10n.t('{0} records from session {1}; {2} skipped (see the log).', result.records, target.sessionId, result.skipped.length),
         { modal: true, detail: vscode.l10n.t('First record: {0}', first.length > 600 ? `${first.slice(0, 600)}…` : first) },
         save,
@@ -233,7 +232,7 @@ async function exportDatasetCommand(s: Services, node: unknown, given: unknown):
     if (!uri) return undefined;
     // Never onto the session file, its review store or another file in use, even when the dialog confirmed replacing it.
     copyToOutputFile(temp, uri.fsPath, saveTarget(s, fromDialog, target.dbPath, reviewsPath));
-    void vscode.window.showInformationMessage(
+    void showInformationNotice(
       vscode.l10n.t('Wrote {0} records to {1}; {2} skipped.', result.records, basename(uri.fsPath), result.skipped.length),
     );
     return uri.fsPath;

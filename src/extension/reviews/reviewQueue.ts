@@ -9,6 +9,7 @@ import type { ConversationPanels } from '../conversation/conversationPanel';
 import type { SessionSearch } from '../search/sessionSearch';
 import { CommandId } from '../core/contributions';
 import { UserFacingError } from '../core/userError';
+import { showInformationNotice } from '../core/notices';
 
 /** A turn in the queue, named by the branch that ran it (as reviews and search hits name it). */
 export interface QueuedTurn {
@@ -77,7 +78,7 @@ export class ReviewQueue implements vscode.Disposable {
     this.capped = outcome.capped;
     this.index = -1;
     if (turns.length === 0) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('No turn matches "{0}": nothing to review.', query));
+      void showInformationNotice(vscode.l10n.t('No turn matches "{0}": nothing to review.', query));
       return this.state;
     }
     return this.next();
@@ -92,7 +93,7 @@ export class ReviewQueue implements vscode.Disposable {
       const query = this.query;
       this.stop();
       this.query = query;
-      void vscode.window.showInformationMessage(vscode.l10n.t('Review queue "{0}" done: {1} turn(s).', query, done));
+      void showInformationNotice(vscode.l10n.t('Review queue "{0}" done: {1} turn(s).', query, done));
       return this.state;
     }
     this.showStatus();

@@ -6,6 +6,7 @@ import { sessionTarget } from '../databases/pickers';
 import type { Services } from '../services';
 import { pickAgent } from './agentChoices';
 import { isPausedRun, pausedRunText } from '../../shared/pausedRun';
+import { showErrorNotice, showInformationNotice } from '../core/notices';
 
 /** Asks for the API key (or takes `key`) and keeps it in secret storage; resolves false when cancelled. */
 export async function setApiKey(s: Services, keyArg?: string): Promise<boolean> {
@@ -17,9 +18,7 @@ export async function setApiKey(s: Services, keyArg?: string): Promise<boolean> 
   });
   if (key === undefined) return false;
   await s.runner.setApiKey(key);
-  void vscode.window.showInformationMessage(
-    key.trim() ? vscode.l10n.t('API key stored in secret storage.') : vscode.l10n.t('Stored API key removed.'),
-  );
+  void showInformationNotice(key.trim() ? vscode.l10n.t('API key stored in secret storage.') : vscode.l10n.t('Stored API key removed.'));
   return true;
 }
 
@@ -48,9 +47,8 @@ export function runCommands(s: Services): CommandsOf<'sendMessage' | 'setApiKey'
         await s.panels.whenReady(panel);
         const outcome = await panel.startRun(branchId, input, undefined, { agent }).outcome;
         // A run the agent paused, waiting for input, is no error: what it waits for, as information.
-        if (isPausedRun(outcome))
-          void vscode.window.showInformationMessage(`${pausedRunText(outcome.interrupts)} ${outcome.written.summary}`);
-        else if (outcome.kind === 'run/failed') void vscode.window.showErrorMessage(`${outcome.message} ${outcome.written.summary}`);
+        if (isPausedRun(outcome)) void showInformationNotice(`${pausedRunText(outcome.interrupts)} ${outcome.written.summary}`);
+        else if (outcome.kind === 'run/failed') void showErrorNotice(`${outcome.message} ${outcome.written.summary}`);
         return outcome;
       },
     ),

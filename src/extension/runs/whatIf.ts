@@ -20,6 +20,7 @@ import type { SessionRef } from '../../shared/protocol/sessionRef';
 import { describeError, UserFacingError } from '../core/userError';
 import { whatIfReport } from './whatIfReport';
 import type { CompareTarget } from '../../shared/protocol/compareViews';
+import { showErrorNotice, showInformationNotice, showWarningNotice } from '../core/notices';
 
 /** The command of the compare view (the lead's panel): `targets`, 2 to 5, the first the baseline. */
 
@@ -193,9 +194,9 @@ async function finish(
   const report = shown?.text;
   if (shown) {
     const show = {
-      error: vscode.window.showErrorMessage,
-      warning: vscode.window.showWarningMessage,
-      information: vscode.window.showInformationMessage,
+      error: showErrorNotice,
+      warning: showWarningNotice,
+      information: showInformationNotice,
     }[shown.severity];
     void show(shown.text);
   }
@@ -205,7 +206,7 @@ async function finish(
       compare(compareTargets);
       compared = true;
     } catch (err) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('The comparison did not open: {0}', describeError(err)));
+      void showErrorNotice(vscode.l10n.t('The comparison did not open: {0}', describeError(err)));
     }
   }
   return { source, runs, compareTargets, compared, ...(report !== undefined ? { report } : {}) };

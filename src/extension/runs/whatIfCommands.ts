@@ -24,6 +24,7 @@ import { setting } from '../core/settings';
 import { Setting } from '../core/contributions';
 import { UserFacingError } from '../core/userError';
 import { readUserMessage, type WhatIfRequest, type WhatIfResult, type WhatIfTurn } from './whatIf';
+import { showWarningNotice } from '../core/notices';
 
 /** Picks the turn of a palette invocation: a session, then a user turn of its current branch (newest first). */
 async function pickTurn(deps: Services): Promise<WhatIfTurn | undefined> {
@@ -82,7 +83,7 @@ async function pickModels(arg: unknown): Promise<string[] | undefined> {
     const models = chosen.map((c) => c.label);
     const problem = whatIfSelectionProblem(models);
     if (!problem) return models;
-    void vscode.window.showWarningMessage(problem);
+    void showWarningNotice(problem);
     picked = new Set(models);
   }
 }

@@ -12,13 +12,14 @@ import { UserFacingError } from '../core/userError';
 import { OtlpReceiverError } from '../../store/traces/otlpReceiver';
 import { writeOutputFile } from '../../store/files/tempFile';
 import { saveTarget } from '../core/filesInUse';
+import { showInformationNotice, showWarningNotice } from '../core/notices';
 
 async function startReceiver(s: Services, options: unknown): Promise<string> {
   // `{ port }` from a caller (a test asks for a free port with 0); the settings' port otherwise.
   const port = typeof (options as { port?: unknown } | undefined)?.port === 'number' ? (options as { port: number }).port : undefined;
   try {
     const url = await s.traces.startReceiver({ port });
-    void vscode.window.showInformationMessage(
+    void showInformationNotice(
       vscode.l10n.t("Receiving OTLP traces at {0}. Point your agent's exporter there (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT).", url),
     );
     return url;
@@ -48,7 +49,7 @@ async function importTraces(s: Services, given: unknown): Promise<number> {
   const results = await s.traces.importFiles(paths);
   const spans = results.reduce((n, r) => n + r.spans, 0);
   const rejected = results.reduce((n, r) => n + r.rejected, 0);
-  void vscode.window.showInformationMessage(
+  void showInformationNotice(
     rejected > 0
       ? vscode.l10n.t('Imported {0} spans; {1} were rejected: {2}', spans, rejected, results.flatMap((r) => r.reasons).join('; '))
       : vscode.l10n.t('Imported {0} spans.', spans),
@@ -61,7 +62,7 @@ async function clearSessionTraces(s: Services, node: unknown, confirmed: boolean
   if (!target) return undefined;
   if (!confirmed) {
     const clear = vscode.l10n.t('Clear Traces');
-    const answer = await vscode.window.showWarningMessage(
+    const answer = await showWarningNotice(
       vscode.l10n.t('Remove every trace recorded for session {0}? The session itself is not touched.', target.sessionId),
       { modal: true },
       clear,
@@ -69,7 +70,7 @@ async function clearSessionTraces(s: Services, node: unknown, confirmed: boolean
     if (answer !== clear) return undefined;
   }
   const removed = await s.traces.clearSession(target.sessionId);
-  void vscode.window.showInformationMessage(vscode.l10n.t('Removed {0} spans of session {1}.', removed, target.sessionId));
+  void showInformationNotice(vscode.l10n.t('Removed {0} spans of session {1}.', removed, target.sessionId));
   return removed;
 }
 
@@ -93,7 +94,7 @@ async function exportSessionTraces(s: Services, node: unknown, options: unknown)
   if (!uri) return undefined;
   // Through the store's writer: never onto the trace store or another file in use, never through a link.
   writeOutputFile(uri.fsPath, JSON.stringify(otlp), saveTarget(s, given === undefined));
-  void vscode.window.showInformationMessage(vscode.l10n.t('Exported {0} spans of {1} traces to {2}.', spans, traces, uri.fsPath));
+  void showInformationNotice(vscode.l10n.t('Exported {0} spans of {1} traces to {2}.', spans, traces, uri.fsPath));
   return uri.fsPath;
 }
 

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { SessionRef } from '../../shared/protocol/sessionRef';
 import type { StoredSpan, UnlinkedTrace } from '../../store/traces/traceStore';
 import type { TraceService } from './traceService';
+import { showInformationNotice } from '../core/notices';
 
 /** The unlinked traces offered at most (newest first), and those whose root span is read for a name. */
 const OFFERED = 100;
@@ -36,9 +37,7 @@ export async function linkTraceToTurn(traces: TraceService, target: SessionRef, 
   const store = await traces.traces();
   const unlinked = await store.call('unlinkedTraces', OFFERED);
   if (unlinked.length === 0) {
-    void vscode.window.showInformationMessage(
-      vscode.l10n.t('Every trace in the store is linked to a session: there is none to link to this turn.'),
-    );
+    void showInformationNotice(vscode.l10n.t('Every trace in the store is linked to a session: there is none to link to this turn.'));
     return false;
   }
   const firsts = await Promise.all(

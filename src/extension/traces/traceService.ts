@@ -23,6 +23,7 @@ import { traceStoreOnDemand } from './traceStoreOnDemand';
 import { affectsSetting, setting, workspaceTrust } from '../core/settings';
 import { UserFacingError } from '../core/userError';
 import { counted } from '../../shared/countNoun';
+import { showErrorNotice, showWarningNotice } from '../core/notices';
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 /** Changes are told at most this often: a receiver under a flood of batches must not make every view re-read. */
@@ -171,7 +172,7 @@ export class TraceService implements vscode.Disposable {
     const allowed = this.consent.get<string[]>(RECEIVER_HOSTS_KEY, []);
     if (allowed.includes(host)) return true;
     const listen = vscode.l10n.t('Listen on {0}', host);
-    const answer = await vscode.window.showWarningMessage(
+    const answer = await showWarningNotice(
       vscode.l10n.t('Let the OTLP trace receiver listen on {0}?', host),
       {
         modal: true,
@@ -212,7 +213,7 @@ export class TraceService implements vscode.Disposable {
       if (err instanceof ReceiverHostRefusedError) return void this.log.info(`OTLP receiver: ${err.message}`);
       const message = err instanceof Error ? err.message : String(err);
       this.log.error(`OTLP receiver: ${message}`);
-      void vscode.window.showErrorMessage(vscode.l10n.t('The OTLP trace receiver could not start: {0}', message));
+      void showErrorNotice(vscode.l10n.t('The OTLP trace receiver could not start: {0}', message));
     }
   }
 

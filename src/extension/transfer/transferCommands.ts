@@ -31,6 +31,7 @@ import { asNode } from '../core/treeNodes';
 import { UserFacingError } from '../core/userError';
 import { announce, fileActions } from '../core/outcomes';
 import { visibleText } from '../../shared/unicodeText';
+import { showInformationNotice, showWarningNotice } from '../core/notices';
 
 /** The largest Markdown export opened in an editor once written (bigger ones are offered, not opened). */
 const OPEN_EXPORT_MAX_BYTES = 5 * 1024 * 1024;
@@ -278,7 +279,7 @@ async function importCommand(deps: Services, arg: unknown, options: unknown): Pr
   let createTables = args.createTables ?? (newFile ? undefined : false);
   if (createTables === undefined) {
     const yes = vscode.l10n.t('Create Tables');
-    const answer = await vscode.window.showInformationMessage(
+    const answer = await showInformationNotice(
       vscode.l10n.t('Create the session tables in {0}?', basename(target)),
       { modal: true, detail: vscode.l10n.t('The file gets the tables the Agents SDK sessions use (Python and JavaScript).') },
       yes,
@@ -303,7 +304,7 @@ async function importCommand(deps: Services, arg: unknown, options: unknown): Pr
     // An open database may lack the branch tables (a plain SQLiteSession file): ask, then try again.
     if (!(err instanceof TransferError && err.problem === 'missing-tables') || args.createTables === false || createTables) throw err;
     const yes = vscode.l10n.t('Create Tables');
-    const answer = await vscode.window.showWarningMessage(err.message, { modal: true }, yes);
+    const answer = await showWarningNotice(err.message, { modal: true }, yes);
     if (answer !== yes) return undefined;
     result = await run(true);
   }
