@@ -1,7 +1,8 @@
 /**
  * The compare view in the real workbench: *Compare with…* from the tree on a Python-written fixture (ref-multisession.db)
- * and on a session with a retried turn that called a tool with other arguments; next difference by key; the time from
- * the command to the first rows drawn. Screenshots docs/images/compare-view-light.png and -dark.png.
+ * and on a session with a retried turn that called a tool with other arguments; next difference by key; the rows'
+ * roving tabindex and the focus kept through a write from another process; the time from the command to the first
+ * rows drawn. Screenshots docs/images/compare-view-light.png and -dark.png.
  */
 import { strict as assert } from 'node:assert';
 import { copyFileSync } from 'node:fs';
@@ -159,6 +160,34 @@ for (const theme of THEMES) {
       assert.deepEqual(suite.wb.cspViolations(), []);
     });
 
+    /** Where the keyboard is in `frame`: `row <turn>` (then `focused` when it is the focused row), else the element's tag. */
+    const keyboardAt = (frame: Frame): Promise<string> =>
+      frame.evaluate<string>(`(() => {
+        const a = document.activeElement;
+        const r = a && a.closest('.compare-row');
+        if (!r) return a ? a.tagName : 'nothing';
+        return 'row ' + r.dataset.turn + (r === a ? '' : ' ' + a.tagName) + (r.classList.contains('focused') ? ' focused' : '');
+      })()`);
+
+    /** Waits up to 3 s for the keyboard to be `where` (a redraw may come in steps), then asserts it stays there. */
+    async function keyboardIsAt(frame: Frame, where: string): Promise<void> {
+      for (let waited = 0; (await keyboardAt(frame)) !== where && waited < 3000; waited += 100) await suite.wb.page.waitForTimeout(100);
+      await suite.wb.page.waitForTimeout(300);
+      assert.equal(await keyboardAt(frame), where);
+    }
+
+    /**
+     * What of the rows is in the tab order (a roving tabindex: one row, and only that row's buttons), as
+     * `rows <turns>; buttons of <turns>`.
+     */
+    const tabStops = (frame: Frame): Promise<string> =>
+      frame.evaluate<string>(`(() => {
+        const rows = Array.from(document.querySelectorAll('.compare-row[tabindex="0"]'), (r) => r.dataset.turn);
+        const buttons = document.querySelectorAll('.compare-row :is(button, vscode-button):not([tabindex="-1"])');
+        const of = [...new Set(Array.from(buttons, (b) => b.closest('.compare-row').dataset.turn))];
+        return 'rows ' + rows.join(',') + '; buttons of ' + of.join(',');
+      })()`);
+
     it('shows a retried turn with word diffs, the tool call’s argument changes, cost deltas, and steps through differences', async () => {
       const { frame, ms } = await compare('trips.db', 'trip', 'main', 'retry-gpt-4.1-mini');
       console.log(
@@ -180,6 +209,12 @@ for (const theme of THEMES) {
       // Turn 3 only on main.
       const third = frame.locator('.compare-row').nth(1);
       assert.match((await third.locator('.compare-cell.missing').textContent()) ?? '', /No such turn/);
+      // A grid of rows for a screen reader, and, before any row is focused, the first one in the tab order.
+      assert.equal(await frame.locator('.compare-rows').getAttribute('role'), 'grid');
+      assert.equal(await frame.locator('.compare-rows').getAttribute('aria-rowcount'), '2');
+      assert.equal(await row.locator('[role="rowheader"]').count(), 1);
+      assert.equal(await row.locator('[role="gridcell"]').count(), 2);
+      assert.equal(await tabStops(frame), 'rows 2; buttons of 2');
       // F7 focuses the first difference, again the next.
       await frame.locator('body').press('F7');
       await frame.locator('.compare-row.focused[data-index="0"]').waitFor();
@@ -193,6 +228,33 @@ for (const theme of THEMES) {
       await frame.locator('.compare-row.focused[data-index="0"]').waitFor();
       assert.deepEqual(suite.wb.cspViolations(), []);
       await docsScreenshot(suite.wb, `compare-view-${theme}`);
+
+      // The arrow keys move between rows, and the focused row is the one Tab lands on (from the last card's button, the
+      // last thing before the rows), not a button in it.
+      await keyboardIsAt(frame, 'row 2 focused');
+      await suite.wb.page.keyboard.press('ArrowDown');
+      await keyboardIsAt(frame, 'row 3 focused');
+      assert.equal(await tabStops(frame), 'rows 3; buttons of 3');
+      await frame.locator('.compare-card vscode-button').last().focus();
+      await suite.wb.page.keyboard.press('Tab');
+      await keyboardIsAt(frame, 'row 3 focused');
+      // Another process appends a turn to main: the rows are drawn again, and the keyboard stays on turn 3, the page
+      // where it was scrolled; ArrowDown goes on to the new row.
+      await frame.evaluate('document.scrollingElement.scrollTop = document.scrollingElement.scrollHeight');
+      const scrolled = await frame.evaluate<number>('document.scrollingElement.scrollTop');
+      const s = new AdvancedSQLiteSession({ sessionId: 'trip', dbPath: join(suite.workspace, 'trips.db') });
+      try {
+        await s.addItems([{ role: 'user', content: `Written by another process (${theme})` }] as never);
+      } finally {
+        s.close();
+      }
+      await frame.locator('.compare-row[data-turn="4"]').waitFor({ timeout: 10_000 });
+      await keyboardIsAt(frame, 'row 3 focused');
+      assert.equal(await frame.evaluate<number>('document.scrollingElement.scrollTop'), scrolled);
+      assert.equal(await tabStops(frame), 'rows 3; buttons of 3');
+      await suite.wb.page.keyboard.press('ArrowDown');
+      await keyboardIsAt(frame, 'row 4 focused');
+      assert.equal(await tabStops(frame), 'rows 4; buttons of 4');
     });
 
     if (theme === 'light')

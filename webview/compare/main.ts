@@ -2,9 +2,11 @@
  * The compare view: two to five branches side by side from where they stop sharing turns. The state lives in
  * `CompareModel` (webview/logic/compareModel.ts); this file lays the page out and wires keys and buttons.
  * Keys: F7 / n next difference, Shift+F7 / p previous (as in VS Code's diff editor), Enter opens the focused row's
- * baseline turn in the conversation view.
+ * baseline turn in the conversation view. The rows are a grid with a roving tabindex: one row is in the tab order
+ * (the focused one, else the first), the arrow keys move between rows, and a redraw (a live write, a page read, a
+ * verdict) puts the focus back where it was.
  */
-import { compareRowElement, sharedBar, summaryCard, type RowVerdicts } from './components/compareRows';
+import { compareRowElement, markFocusedRow, sharedBar, summaryCard, type RowVerdicts } from './components/compareRows';
 import type { PairwiseOutcome } from '../../src/shared/reviewVocabulary';
 import { el, replaceChildren } from '../shared/dom';
 import { keepDrafts } from '../shared/drafts';
@@ -25,7 +27,7 @@ const next = el('vscode-button', { appearance: 'secondary', title: t('Next diffe
 const banner = el('div', { class: 'banner', role: 'alert' });
 const cards = el('div', { class: 'compare-cards' });
 const shared = el('div', { class: 'shared-slot' });
-const rowsSlot = el('div', { class: 'compare-rows', role: 'table', 'aria-label': t('Turns side by side') });
+const rowsSlot = el('div', { class: 'compare-rows', role: 'grid', 'aria-label': t('Turns side by side') });
 const more = el('div', { class: 'compare-more muted' });
 const verdictNote = el('p', { class: 'muted verdict-note' });
 replaceChildren(
@@ -78,7 +80,7 @@ function drawPart(part: ComparePart): void {
       return;
     }
     case 'rows':
-      drawRows();
+      keepRowFocus(drawRows);
       return;
     case 'focus': {
       drawRows();
@@ -88,7 +90,7 @@ function drawPart(part: ComparePart): void {
       return;
     }
     case 'verdicts':
-      drawRows();
+      keepRowFocus(drawRows);
       drawPart('summary');
       verdictNote.textContent = model.verdicts && !model.verdicts.available ? (model.verdicts.reason ?? '') : '';
       return;
@@ -110,17 +112,42 @@ function rowVerdicts(turn: number): RowVerdicts | undefined {
   };
 }
 
+/**
+ * Runs `draw` (which replaces the rows) so that the focus, when it was in a row, is back on that row after (found by its
+ * turn: the rows can shift), on the same button in it when it was on one, and the page is scrolled where it was.
+ */
+function keepRowFocus(draw: () => void): void {
+  const active = document.activeElement;
+  const row = active instanceof HTMLElement && rowsSlot.contains(active) ? active.closest<HTMLElement>('.compare-row') : null;
+  const page = document.scrollingElement;
+  const [top, left] = [page?.scrollTop ?? 0, page?.scrollLeft ?? 0];
+  const inner = row && active !== row ? focusables(row).indexOf(active as HTMLElement) : -1;
+  draw();
+  if (!row) return;
+  const index = model.indexOfTurn(Number(row.dataset.turn));
+  const again = rowsSlot.querySelector<HTMLElement>(`.compare-row[data-index="${index}"]`);
+  if (again) (focusables(again)[inner] ?? again).focus({ preventScroll: true });
+  if (page && (page.scrollTop !== top || page.scrollLeft !== left)) page.scrollTo(left, top);
+}
+
+/** What can take the focus inside a row, in document order. */
+function focusables(row: HTMLElement): HTMLElement[] {
+  return Array.from(row.querySelectorAll<HTMLElement>('button, vscode-button, [tabindex]'));
+}
+
 function drawRows(): void {
   const v = model.view;
   if (!v) return;
   const columns = v.columns.length;
+  const tabStop = model.tabStop;
+  rowsSlot.setAttribute('aria-rowcount', String(v.rowCount));
   replaceChildren(
     rowsSlot,
     ...model.rows.map((r, i) =>
       compareRowElement(
         r,
         columns,
-        i === model.focused,
+        { focused: i === model.focused, tabStop: i === tabStop },
         (c) => void openTurn(c, r.turn),
         rowVerdicts(r.turn),
         (c) => model.markOf(c, r.turn),
@@ -130,7 +157,11 @@ function drawRows(): void {
   const differing = model.rows.filter((r) => r.differs).length;
   status.textContent = `${v.rowCount === 1 ? t('1 turn after the shared ones') : t('{0} turns after the shared ones', v.rowCount.toLocaleString('en-US'))} · ${t('{0} of the {1} shown differ', differing, model.rows.length)}`;
   more.textContent = model.hasMore ? t('Showing {0} of {1}: scroll for more.', model.rows.length, v.rowCount.toLocaleString('en-US')) : '';
-  if (v.rowCount === 0) replaceChildren(rowsSlot, el('p', { class: 'muted' }, t('Nothing to compare after the shared turns.')));
+  if (v.rowCount === 0)
+    replaceChildren(
+      rowsSlot,
+      el('div', { role: 'row' }, el('p', { class: 'muted', role: 'gridcell' }, t('Nothing to compare after the shared turns.'))),
+    );
   if (!firstRowsReported && (model.rows.length > 0 || v.rowCount === 0)) {
     firstRowsReported = true;
     // Read by the compare benchmark and the UI test: from this script's start to the first rows laid out.
@@ -206,6 +237,11 @@ document.addEventListener('keydown', (e) => {
     const r = row ? model.rows[Number(row.dataset.index)] : undefined;
     if (r && target === row) void openTurn(0, r.turn);
   }
+});
+// Tab (or a click) into a row, or onto a button in it, makes it the focused row and the grid's tab stop.
+rowsSlot.addEventListener('focusin', (e) => {
+  const row = (e.target as HTMLElement).closest<HTMLElement>('.compare-row');
+  if (row && model.follow(Number(row.dataset.index))) markFocusedRow(rowsSlot, model.focused);
 });
 rowsSlot.addEventListener('click', (e) => {
   const row = (e.target as HTMLElement).closest<HTMLElement>('.compare-row');

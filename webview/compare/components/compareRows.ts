@@ -357,11 +357,23 @@ function verdictBar(row: CompareRowView, column: number, v: RowVerdicts): HTMLEl
   );
 }
 
-/** One aligned row: a heading and one cell per column. */
+/**
+ * Where a row stands for the keyboard: `focused` (highlighted, what the row keys act on) and `tabStop` (the one row
+ * of the grid in the tab order: a roving tabindex, `CompareModel.tabStop`).
+ */
+export interface RowFocus {
+  focused: boolean;
+  tabStop: boolean;
+}
+
+/**
+ * One aligned row of the grid (`role="grid"` on the rows' container): a row header and one cell per column. The row
+ * itself takes the focus; `data-turn` finds it again after a redraw.
+ */
 export function compareRowElement(
   row: CompareRowView,
   columns: number,
-  focused: boolean,
+  focus: RowFocus,
   onOpen: (column: number) => void,
   verdicts?: RowVerdicts,
   markOf?: (column: number) => TurnMarkView | undefined,
@@ -369,20 +381,55 @@ export function compareRowElement(
   const base = row.sides[0] ?? null;
   const cells = row.sides.map((s, i) => {
     const cell = sideCell(s, base, i, () => onOpen(i), markOf?.(i));
+    cell.setAttribute('role', 'gridcell');
     if (verdicts && i > 0 && s && base) cell.append(verdictBar(row, i, verdicts));
     return cell;
   });
   const e = el(
     'div',
     {
-      class: `compare-row${row.differs ? ' differs' : ''}${focused ? ' focused' : ''}`,
+      class: `compare-row${row.differs ? ' differs' : ''}${focus.focused ? ' focused' : ''}`,
       role: 'row',
-      tabindex: focused ? 0 : -1,
+      tabindex: focus.tabStop ? 0 : -1,
       'data-index': row.index,
+      'data-turn': row.turn,
+      // Rows are read a page at a time: the container's aria-rowcount has them all, this is where this one stands.
+      'aria-rowindex': row.index + 1,
       'aria-label': row.differs ? t('Turn {0}, differs', row.turn) : t('Turn {0}, same', row.turn),
     },
-    el('div', { class: 'row-head' }, t('Turn {0}', row.turn), el('span', { class: 'row-state' }, row.differs ? t('differs') : t('same'))),
-    el('div', { class: `row-cells cols-${columns}` }, ...cells),
+    el(
+      'div',
+      { class: 'row-head', role: 'rowheader' },
+      t('Turn {0}', row.turn),
+      el('span', { class: 'row-state' }, row.differs ? t('differs') : t('same')),
+    ),
+    el('div', { class: `row-cells cols-${columns}`, role: 'none' }, ...cells),
   );
+  if (!focus.tabStop) setTabbable(e, false);
   return e;
+}
+
+/**
+ * Puts a row's buttons in the tab order or takes them out: only the tab-stop row's are in it, so Tab from before the
+ * grid lands on that row (not on a button of a row above it), and from the row goes through its buttons and on past
+ * the grid. A click still focuses any button.
+ */
+function setTabbable(row: HTMLElement, on: boolean): void {
+  for (const b of row.querySelectorAll<HTMLElement>('button, vscode-button')) {
+    if (on) b.removeAttribute('tabindex');
+    else b.setAttribute('tabindex', '-1');
+  }
+}
+
+/**
+ * Moves the focus mark and the tab stop (with its buttons) to the row at `index` in place, without drawing the rows again (a redraw
+ * would replace the element being focused or clicked).
+ */
+export function markFocusedRow(rows: Element, index: number): void {
+  for (const r of rows.querySelectorAll<HTMLElement>('.compare-row')) {
+    const on = Number(r.dataset.index) === index;
+    r.classList.toggle('focused', on);
+    r.tabIndex = on ? 0 : -1;
+    setTabbable(r, on);
+  }
 }

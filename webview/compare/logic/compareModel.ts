@@ -22,7 +22,10 @@ export class CompareModel {
   /** The columns' totals, read after the first rows (null until then). */
   summary: CompareSummaryView | undefined;
   rows: CompareRowView[] = [];
-  /** Index (in `rows`) of the focused row, or -1. */
+  /**
+   * Index (in `rows`) of the focused row, or -1. A reload keeps it on the same turn (`indexOfTurn`), not at the same
+   * index: the rows shift when the shared turns before them change.
+   */
   focused = -1;
   error: string | undefined;
   /** The pairwise verdicts on the rows, and each column's tally (undefined until read). */
@@ -38,6 +41,24 @@ export class CompareModel {
 
   get hasMore(): boolean {
     return !!this.view && this.rows.length < this.view.rowCount;
+  }
+
+  /**
+   * The one row in the page's tab order (a roving tabindex): the focused row, else the first; -1 without rows. Tab
+   * lands on it, the arrow keys move from it.
+   */
+  get tabStop(): number {
+    if (this.rows.length === 0) return -1;
+    return this.focused >= 0 && this.focused < this.rows.length ? this.focused : 0;
+  }
+
+  /**
+   * The index of the row of `turn`, or of the nearest row read when that turn has no row any more: the first one
+   * after it, else the last (-1 without rows). How a redraw finds again the row the focus was on.
+   */
+  indexOfTurn(turn: number): number {
+    const i = this.rows.findIndex((r) => r.turn >= turn);
+    return i >= 0 ? i : this.rows.length - 1;
   }
 
   /**
@@ -63,8 +84,9 @@ export class CompareModel {
         if (page.rows.length === 0) break;
         rows.push(...page.rows);
       }
+      const focusedTurn = this.rows[this.focused]?.turn;
       this.rows = rows;
-      if (this.focused >= rows.length) this.focused = rows.length - 1;
+      this.focused = focusedTurn === undefined ? -1 : this.indexOfTurn(focusedTurn);
       this.redraw('rows');
       await this.loadVerdicts();
       const summary = await this.request('compare/summary', {});
@@ -157,5 +179,15 @@ export class CompareModel {
     if (index < 0 || index >= this.rows.length) return;
     this.focused = index;
     this.redraw('focus');
+  }
+
+  /**
+   * The page's focus went to row `index` (Tab, or a click on something in it): it becomes the focused row without a
+   * redraw, which would replace the element being focused or clicked. Returns whether it changed.
+   */
+  follow(index: number): boolean {
+    if (index < 0 || index >= this.rows.length || index === this.focused) return false;
+    this.focused = index;
+    return true;
   }
 }

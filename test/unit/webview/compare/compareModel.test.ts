@@ -24,6 +24,8 @@ class Host {
   readonly failing = new Map<CompareMethod, string>();
   /** When set, `compare/get` waits for this before it answers. */
   gate: Promise<void> | undefined;
+  /** The turns every column shares: the rows start after them, so a change shifts every row's turn. */
+  sharedTurns = SHARED_TURNS;
 
   constructor(
     public rowCount: number,
@@ -31,7 +33,7 @@ class Host {
   ) {}
 
   row(index: number): CompareRowView {
-    return { index, turn: SHARED_TURNS + 1 + index, sides: [], differs: this.differing.has(index) };
+    return { index, turn: this.sharedTurns + 1 + index, sides: [], differs: this.differing.has(index) };
   }
 
   verdictsView(): CompareVerdictsView {
@@ -46,7 +48,7 @@ class Host {
       case 'compare/get': {
         const rowCount = this.rowCount;
         await this.gate;
-        return { columns: [], sharedTurns: SHARED_TURNS, sharedBy: 'fork', rowCount };
+        return { columns: [], sharedTurns: this.sharedTurns, sharedBy: 'fork', rowCount };
       }
       case 'compare/rows': {
         const { offset, limit } = params as CompareRequests['compare/rows']['params'];
@@ -245,5 +247,68 @@ describe('compare model', () => {
     model.focus(COMPARE_PAGE - 1);
     assert.equal(model.focused, COMPARE_PAGE - 1);
     assert.deepEqual(drawn, ['focus']);
+  });
+
+  it('keeps the focus on its turn when a reload shifts the rows, and on the nearest row when the turn has none', async () => {
+    const host = new Host(10, new Set());
+    const { model } = modelOf(host);
+    await model.load();
+    model.focus(4);
+    const turn = model.rows[4]!.turn;
+    // Another process wrote: one more turn is shared, so every row starts a turn later.
+    host.sharedTurns += 1;
+    await model.load();
+    assert.equal(model.rows[model.focused]?.turn, turn, 'the same turn, one row up');
+    assert.equal(model.focused, 3);
+    // The shared turns now reach past the focused one: the first row after it.
+    host.sharedTurns = turn + 2;
+    await model.load();
+    assert.equal(model.focused, 0);
+    model.focus(model.rows.length - 1);
+    host.rowCount = 3;
+    await model.load();
+    assert.equal(model.focused, 2, 'the rows end before it: the last one');
+    host.rowCount = 0;
+    await model.load();
+    assert.equal(model.focused, -1, 'no rows, no focus');
+  });
+
+  it('finds the row of a turn, or the nearest one read', async () => {
+    const host = new Host(COMPARE_PAGE + 10, new Set());
+    const { model } = modelOf(host);
+    assert.equal(model.indexOfTurn(SHARED_TURNS + 1), -1, 'no rows read yet');
+    await model.load();
+    assert.equal(model.indexOfTurn(SHARED_TURNS + 1), 0);
+    assert.equal(model.indexOfTurn(SHARED_TURNS + 8), 7);
+    assert.equal(model.indexOfTurn(1), 0, 'a shared turn: the first row');
+    assert.equal(model.indexOfTurn(SHARED_TURNS + COMPARE_PAGE + 5), COMPARE_PAGE - 1, 'not read yet: the last row read');
+  });
+
+  it('puts one row in the tab order: the focused one, else the first, none without rows', async () => {
+    const host = new Host(5, new Set([3]));
+    const { model } = modelOf(host);
+    assert.equal(model.tabStop, -1);
+    await model.load();
+    assert.equal(model.focused, -1);
+    assert.equal(model.tabStop, 0, 'Tab reaches the first row before any is focused');
+    await model.nextDifference(1);
+    assert.equal(model.tabStop, 3);
+    model.focused = 9;
+    assert.equal(model.tabStop, 0, 'a focus past the rows read is not a tab stop');
+  });
+
+  it('follows the page focus into a row without a redraw', async () => {
+    const host = new Host(5, new Set());
+    const { model, drawn } = modelOf(host);
+    await model.load();
+    drawn.length = 0;
+    assert.equal(model.follow(2), true);
+    assert.equal(model.focused, 2);
+    assert.equal(model.tabStop, 2);
+    assert.equal(model.follow(2), false, 'already there');
+    assert.equal(model.follow(5), false, 'no such row');
+    assert.equal(model.follow(-1), false);
+    assert.equal(model.focused, 2);
+    assert.deepEqual(drawn, [], 'nothing drawn: the row keeps the element that has the focus');
   });
 });
