@@ -13,6 +13,10 @@ export const TRUSTED_ONLY_SETTINGS = [
   // What the built-in agent is and is told: a repository could otherwise steer the user's runs and their key.
   Setting.agentModel,
   Setting.agentInstructions,
+  // The models *Retry with Several Models* picks first, each run on the user's key.
+  Setting.agentModels,
+  // What every cost the user is shown is reckoned at: a repository could show a costly run as free.
+  Setting.pricingPrices,
   // Where requests go and what code runs.
   Setting.agentBaseUrl,
   Setting.agentMcpServers,

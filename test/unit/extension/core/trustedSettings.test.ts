@@ -32,6 +32,20 @@ describe('settings an untrusted workspace must not control', () => {
     assert.ok(!isTrustedOnly(Setting.discoveryGlobs));
   });
 
+  it('keeps the costs shown and the models a retry runs on the user key from the workspace', () => {
+    // A repository could price every run at 0, or preselect costly models for Retry with Several Models.
+    for (const key of [Setting.pricingPrices, Setting.agentModels]) {
+      assert.ok(isTrustedOnly(key), key);
+      assert.ok(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(`agentSessions.${key}`), key);
+    }
+  });
+
+  it("takes the trace store's retention from the user alone: it prunes one store every workspace shares", () => {
+    // `traces.maxSpans: 0` in a cloned repository's settings would delete every workspace's saved traces.
+    for (const key of [Setting.tracesMaxSpans, Setting.tracesMaxAgeDays])
+      assert.equal(manifest.contributes.configuration.properties[`agentSessions.${key}`]?.scope, 'application', key);
+  });
+
   it('reads the user setting (else the default) and passes over what the workspace and its folders ask for', () => {
     // A cloned repository's .vscode/settings.json asking for a receiver open to the network.
     assert.deepEqual(untrustedValue({ defaultValue: '127.0.0.1', workspaceValue: '0.0.0.0' }, 'fallback'), {
