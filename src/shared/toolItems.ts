@@ -123,11 +123,17 @@ function base64Image(value: unknown, mediaType = 'image/png'): string | undefine
   return imageDataUrl(`data:${/^image\/(png|jpeg|jpg|gif|webp)$/.test(mediaType) ? mediaType : 'image/png'};base64,${value}`);
 }
 
+/** Why an SVG image is not shown: it is a document, which can hold scripts and load other files. */
+const svgNote = (): string => l10n.t('Image not shown: SVG images are never shown (they can hold scripts and links)');
+
 /** Why an image-like value is not shown, if it is one. */
 function imageNote(value: unknown): string | undefined {
   if (typeof value !== 'string' || value === '') return undefined;
   if (value.length > MAX_IMAGE_URL_CHARS) return l10n.t('Image not shown: too large');
   if (/^https?:/i.test(value)) return l10n.t('Image not shown (remote images are never loaded): {0}', value);
+  if (/^data:image\/svg\+xml[;,]/i.test(value)) return svgNote();
+  // Another type (BMP, TIFF…), or not base64: no less an image the user would miss without a word.
+  if (/^data:image\//i.test(value)) return l10n.t('Image not shown: only PNG, JPEG, GIF and WebP images in base64 are shown');
   return undefined;
 }
 
@@ -146,13 +152,17 @@ export function outputImages(output: unknown): { images: string[]; note?: string
       if (typeof part.image === 'string') candidates.push(part.image);
       if (isRecord(part.image)) {
         const mediaType = str(part.image.mediaType) ?? str(part.image.media_type);
-        const url = base64Image(part.image.data, mediaType);
+        // SVG data is no PNG: shown as one it would be a broken image; it is not shown, and the note says why.
+        const svg = /^image\/svg\+xml$/i.test(mediaType ?? '') && typeof part.image.data === 'string' && part.image.data !== '';
+        const url = svg ? undefined : base64Image(part.image.data, mediaType);
         if (url) images.push(url);
+        else note ??= svg ? svgNote() : imageNote(part.image.data);
         candidates.push(part.image.url);
       }
       if (part.type === 'computer_screenshot') {
         const url = base64Image(part.data);
         if (url) images.push(url);
+        else note ??= imageNote(part.data);
       }
     }
     for (const c of candidates) {

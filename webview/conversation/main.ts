@@ -18,6 +18,8 @@ import { reloadContext } from './components/context';
 import type { TurnReviewChangeView } from '../../src/shared/protocol/reviewViews';
 import { DEFAULT_TAGS } from '../../src/shared/reviewVocabulary';
 import { FORM_CLOSED_EVENT, detailKey, detailRedraw } from './logic/detailRedraw';
+import { DetailState } from './logic/detailState';
+import { captureDetailView, restoreDetailView } from './components/detailKeep';
 import { TurnList } from './components/turnList';
 import { SearchBar } from './components/searchBar';
 import { el, replaceChildren } from '../shared/dom';
@@ -26,7 +28,9 @@ import { branchAtFork } from './logic/branchLayout';
 import { ConversationModel, type ViewPart } from './logic/conversationModel';
 import { listen, post, request, state } from '../shared/messenger';
 import { registerToolkit } from '../shared/toolkit';
-import type { TurnView, UsageSortKey } from '../../src/shared/protocol/conversationViews';
+import type { ToolUsageView, TurnView, UsageSortKey } from '../../src/shared/protocol/conversationViews';
+import { SortMemory } from './logic/sortRows';
+import { radioKeyTarget, radioStates } from './logic/radioGroup';
 import { turnCountLabel } from '../../src/shared/forkLabel';
 import { oneLine } from '../../src/shared/itemText';
 import { fillReplayBadges, revealCall } from './components/replayBadges';
@@ -79,6 +83,9 @@ const turnList = new TurnList({
     if (turn && turn.turn > 0) void model.review(turn, { verdict: model.reviewOf(turn)?.verdict === verdict ? null : verdict });
   },
 });
+
+/** The Tools table's order as the user chose it: its rows are sorted here, and a refresh builds the table again. */
+const toolSort = new SortMemory<keyof ToolUsageView>();
 
 const usageActions = {
   sort: (key: UsageSortKey) => void model.sortUsage(key),
@@ -179,20 +186,39 @@ const searchBar = new SearchBar({
 });
 replaceChildren(app, el('header', { class: 'header' }, title, badges, actions, searchBar.element), banner, panels);
 
-/** "This branch" / "Whole session" buttons in `group`, marked with `attribute`; the chosen one is primary. */
+/**
+ * "This branch" / "Whole session" buttons in `group` (a radio group), marked with `attribute`: the chosen one is
+ * checked and primary, and the group's one Tab stop; the arrow keys move the choice (logic/radioGroup.ts).
+ */
 function scopeControl(group: HTMLElement, attribute: string, choose: (scope: 'branch' | 'session') => void): void {
-  for (const scope of ['branch', 'session'] as const) {
-    const b = el(
-      'vscode-button',
-      { appearance: scope === 'branch' ? 'primary' : 'secondary', [attribute]: scope, role: 'radio' },
-      scope === 'branch' ? t('This branch') : t('Whole session'),
-    );
-    b.addEventListener('click', () => {
-      for (const other of Array.from(group.children)) other.setAttribute('appearance', other === b ? 'primary' : 'secondary');
-      choose(scope);
+  const scopes = ['branch', 'session'] as const;
+  const buttons = scopes.map((scope) =>
+    el('vscode-button', { [attribute]: scope, role: 'radio' }, scope === 'branch' ? t('This branch') : t('Whole session')),
+  );
+  const mark = (chosen: number): void =>
+    radioStates(buttons.length, chosen).forEach((state, i) => {
+      const b = buttons[i]!;
+      b.setAttribute('appearance', state.appearance);
+      b.setAttribute('aria-checked', String(state.checked));
+      b.setAttribute('tabindex', String(state.tabIndex));
     });
-    group.appendChild(b);
-  }
+  const pick = (i: number): void => {
+    if (buttons[i]?.getAttribute('aria-checked') === 'true') return;
+    mark(i);
+    choose(scopes[i]!);
+  };
+  buttons.forEach((b, i) => {
+    b.addEventListener('click', () => pick(i));
+    b.addEventListener('keydown', (ev) => {
+      const to = radioKeyTarget(ev.key, i, buttons.length);
+      if (to === undefined) return;
+      ev.preventDefault();
+      pick(to);
+      buttons[to]!.focus();
+    });
+  });
+  mark(0);
+  group.append(...buttons);
 }
 scopeControl(scopeButtons, 'data-scope', (scope) => void model.setTables(activeTab() === 'tab-tokens', scope));
 scopeControl(toolScopeButtons, 'data-tool-scope', (scope) => void model.setTools(activeTab() === 'tab-tools', scope));
@@ -250,7 +276,11 @@ function drawPart(part: ViewPart): void {
         const b = model.tools.branchId;
         toolScopeLabel.textContent =
           b === null ? t('Tools called in the whole session (all branches)') : t('Tools called on branch {0}', b);
-        replaceChildren(toolSlot, renderToolTable(model.tools));
+        // Built again from new rows, in the order the user chose (kept here); a header that had the focus gets it back.
+        const active = document.activeElement;
+        const focused = active && toolSlot.contains(active) ? active.closest('[data-focus]')?.getAttribute('data-focus') : undefined;
+        replaceChildren(toolSlot, renderToolTable(model.tools, toolSort));
+        if (focused) toolSlot.querySelector<HTMLElement>(`[data-focus="${CSS.escape(focused)}"]`)?.focus();
       }
       return;
     case 'latency':
@@ -288,6 +318,8 @@ let detailShown: string | null = null;
 /** The recorded call a badge's link asked for, until its turn is drawn. */
 let pendingCall: RecordedCallRef | undefined;
 let detailHeld = false;
+/** Which long outputs are expanded and which items show raw JSON in the turn shown (logic/detailState.ts). */
+const detailState = new DetailState();
 detail.addEventListener(FORM_CLOSED_EVENT, () => {
   if (detailHeld) keepDrafts(app, renderDetail);
 });
@@ -298,28 +330,37 @@ function renderDetail(): void {
   detailHeld = detailRedraw(detailShown, key, hasOpenForm(detail)) === 'hold';
   if (detailHeld) return;
   detailShown = key;
+  // The same turn drawn again (a live refresh): its toggles, scroll position and focused control stay as they were.
+  const kept = detailState.draw(key) ? captureDetailView(detail) : undefined;
   const branching = { branchId: model.branchId, allowed: !!s && !s.readonly, usedIds: new Set(s?.usedBranchIds ?? []) };
-  renderTurnDetail(detail, model.selectedTurn, model.items, branching, {
-    openLink,
-    // The new branch is shown by the model once it exists.
-    branchHere: (turn, name) => model.createBranch(turn, name),
-    whatIf,
-    copy: async (turn, sequenceNumber, part) =>
-      (await request('content/copy', { ref: { branchId: model.branchId, turn, sequenceNumber }, part })).copied,
-    openJson: (turn, sequenceNumber) => openJson(turn, sequenceNumber),
-    // A shared turn's spans are linked to the branch that ran it.
-    timeline: (turn) => request('turn/timeline', { branchId: turn.sharedFrom ?? model.branchId, turn: turn.turn }),
-    context: (turn) => request('turn/context', { branchId: model.branchId, turn: turn.turn }),
-    linkTrace: async (turn) => (await request('trace/link', { branchId: turn.sharedFrom ?? model.branchId, turn: turn.turn })).linked,
-    ...reviewCallbacks,
-  });
+  renderTurnDetail(
+    detail,
+    model.selectedTurn,
+    model.items,
+    branching,
+    {
+      openLink,
+      // The new branch is shown by the model once it exists.
+      branchHere: (turn, name) => model.createBranch(turn, name),
+      whatIf,
+      copy: async (turn, sequenceNumber, part) =>
+        (await request('content/copy', { ref: { branchId: model.branchId, turn, sequenceNumber }, part })).copied,
+      openJson: (turn, sequenceNumber) => openJson(turn, sequenceNumber),
+      // A shared turn's spans are linked to the branch that ran it.
+      timeline: (turn) => request('turn/timeline', { branchId: turn.sharedFrom ?? model.branchId, turn: turn.turn }),
+      context: (turn) => request('turn/context', { branchId: model.branchId, turn: turn.turn }),
+      linkTrace: async (turn) => (await request('trace/link', { branchId: turn.sharedFrom ?? model.branchId, turn: turn.turn })).linked,
+      ...reviewCallbacks,
+    },
+    detailState,
+  );
   fillReplayBadges(detail, model.replay?.badges, showRecordedCall);
   // A badge's link led here: the recorded call's card, once its turn is drawn.
   const items = model.items;
   if (pendingCall && Array.isArray(items) && model.selectedTurn?.turn === pendingCall.turn && model.branchId === pendingCall.branchId) {
     revealCall(detail, pendingCall.callId);
     pendingCall = undefined;
-  }
+  } else if (kept) restoreDetailView(detail, kept);
   searchBar.itemsDrawn(model.selectedTurn?.turn ?? null);
 }
 

@@ -88,6 +88,33 @@ describe('toolItems', () => {
     assert.match(remote.note ?? '', /never loaded/);
   });
 
+  it('says why an SVG (or another unsupported) image in a tool output is not shown', () => {
+    const svg = 'data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=';
+    for (const output of [
+      [{ type: 'input_image', image_url: svg }],
+      { type: 'image', image: svg },
+      { type: 'image', image: { data: 'PHN2Zz48L3N2Zz4=', mediaType: 'image/svg+xml' } },
+      { type: 'computer_screenshot', image_url: 'data:image/svg+xml,<svg onload="x()"></svg>' },
+    ]) {
+      const shown = outputImages(output);
+      assert.deepEqual(shown.images, [], JSON.stringify(output));
+      assert.match(shown.note ?? '', /SVG images are never shown/, JSON.stringify(output));
+    }
+    const bmp = outputImages({ type: 'input_image', image_url: 'data:image/bmp;base64,Qk0=' });
+    assert.deepEqual(bmp.images, []);
+    assert.match(bmp.note ?? '', /only PNG, JPEG, GIF and WebP/);
+    // A shown image beside it still shows; the note is for the one left out.
+    const mixed = outputImages([
+      { type: 'input_image', image_url: PNG_DATA_URL },
+      { type: 'input_image', image_url: svg },
+    ]);
+    assert.deepEqual(mixed.images, [PNG_DATA_URL]);
+    assert.match(mixed.note ?? '', /SVG/);
+    // A code interpreter's SVG chart, too.
+    const chart = builtinToolView({ type: 'code_interpreter_call', code: 'plot()', outputs: [{ type: 'image', url: svg }] });
+    assert.match(chart?.imageNote ?? '', /SVG images are never shown/);
+  });
+
   it('extracts the key fields of every built-in tool type', () => {
     const byType = new Map<string, ReturnType<typeof builtinToolView>>();
     for (const item of BUILTIN_TOOL_ITEMS) byType.set(String((item as { type?: string }).type), builtinToolView(item));

@@ -74,6 +74,8 @@ export class Composer {
       }),
       'composer',
     );
+    // A long branch name in its label is cut with an ellipsis (main.css; the button's title and accessible name hold
+    // it whole), so the button never pushes Stop out of the column.
     this.send = el('vscode-button', { class: 'composer-send' }, t('Send'));
     this.stop = el('vscode-button', { class: 'composer-stop', appearance: 'secondary', disabled: true }, t('Stop'));
     this.log = el('div', { class: 'run-log', role: 'log', 'aria-live': 'polite', 'aria-label': t('Agent run') });
@@ -109,7 +111,10 @@ export class Composer {
       : (why ?? t('This session cannot be continued here.'));
     if (enabled && !this.running) this.send.removeAttribute('disabled');
     else this.send.setAttribute('disabled', '');
-    this.send.textContent = t('Send to {0}', branchId);
+    const label = t('Send to {0}', branchId);
+    this.send.textContent = label;
+    this.send.setAttribute('title', label);
+    this.send.setAttribute('aria-label', label);
   }
 
   /**

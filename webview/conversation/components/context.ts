@@ -220,7 +220,7 @@ let contextOpen = false;
 /** The Context section of a turn: closed until asked for, then loaded and drawn. */
 export function contextSection(turn: TurnView, load: (turn: TurnView) => Promise<TurnContextView>): HTMLElement {
   const body = el('div', { class: 'context-body' });
-  const section = el('details', { class: 'context-section' }, el('summary', {}, t('Context')), body);
+  const section = el('details', { class: 'context-section' }, el('summary', { 'data-focus': 'context' }, t('Context')), body);
   let loaded = false;
   const read = (): void => {
     if (loaded) return;

@@ -11,7 +11,7 @@ import { toolBadgeName } from '../../../src/shared/itemTitles';
 import { formatCost } from '../../../src/shared/pricing';
 import { latencyLabel } from '../../../src/shared/latencyLabels';
 import { el } from '../../shared/dom';
-import { sortRows, type SortDirection } from '../logic/sortRows';
+import { SortMemory, sortRows, type SortDirection } from '../logic/sortRows';
 import { BRANCH_COLUMN_CH, columnWidths, fittedTemplate, gridFit, headerWidthText, turnsByBranch } from '../logic/tableLayout';
 import { t as tr } from '../../shared/l10n';
 
@@ -39,12 +39,22 @@ export interface ExternalSort<T> {
 
 /**
  * A sortable data grid: clicking a header (or Enter/Space on it) sorts by it, choosing it again reverses. The rows
- * are sorted here, unless `external` is given: then `rows` are one page in the order it names, and choosing a header
- * asks for another order through it.
+ * are sorted here, in the order kept in `sorted` (which outlives the grid: a refresh builds it again), unless
+ * `external` is given: then `rows` are one page in the order it names, and choosing a header asks for another order
+ * through it.
  */
-function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string[], external?: ExternalSort<T>): HTMLElement {
-  let sortKey: keyof T | undefined = external?.key;
-  let direction: SortDirection = external?.descending ? 'desc' : 'asc';
+function grid<T>(
+  label: string,
+  columns: Column<T>[],
+  rows: T[],
+  totals?: string[],
+  external?: ExternalSort<T>,
+  sorted: SortMemory<keyof T> = new SortMemory(),
+): HTMLElement {
+  // A column the kept order names that this table no longer has: the rows' own order.
+  const choice = sorted.choice && columns.some((c) => c.key === sorted.choice?.key && c.sortable !== false) ? sorted.choice : undefined;
+  let sortKey: keyof T | undefined = external ? external.key : choice?.key;
+  let direction: SortDirection = external ? (external.descending ? 'desc' : 'asc') : (choice?.direction ?? 'asc');
   const text = (c: Column<T>, row: T): string => (c.format ? c.format(row) : String(row[c.key] ?? ''));
   // Rows built by hand (not from rowsData) do not inherit the grid's template: every row gets it, or the header and
   // the data rows size their columns differently.
@@ -70,11 +80,14 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
   const draw = (): void => {
     table.replaceChildren();
     // An ordinary row styled as the header: the toolkit lays out row-type="header" rows on its own, ignoring the
-    // column template, so they would not line up with the data.
+    // column template, so they would not line up with the data. Its cells are column headers all the same (their
+    // role, and the sort order in aria-sort, are what a screen reader announces).
     const head = el('vscode-data-grid-row', { class: 'header-row', 'grid-template-columns': template });
     columns.forEach((c, i) => {
       if (c.sortable === false) {
-        head.appendChild(el('vscode-data-grid-cell', { 'grid-column': i + 1, class: c.numeric ? 'num' : '' }, c.title));
+        head.appendChild(
+          el('vscode-data-grid-cell', { 'grid-column': i + 1, 'cell-type': 'columnheader', class: c.numeric ? 'num' : '' }, c.title),
+        );
         return;
       }
       const mark = marked(c.key) ? (direction === 'asc' ? ' ▲' : ' ▼') : '';
@@ -82,6 +95,7 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
         'vscode-data-grid-cell',
         {
           'grid-column': i + 1,
+          'cell-type': 'columnheader',
           class: `sortable${c.numeric ? ' num' : ''}`,
           title: tr('Sort by {0}', c.title),
           'aria-sort': marked(c.key) ? (direction === 'asc' ? 'ascending' : 'descending') : 'none',
@@ -91,9 +105,11 @@ function grid<T>(label: string, columns: Column<T>[], rows: T[], totals?: string
       );
       const sort = (): void => {
         if (external) return external.onSort(c.key);
-        direction = sortKey === c.key && direction === 'asc' ? 'desc' : 'asc';
-        sortKey = c.key;
+        ({ key: sortKey, direction } = sorted.choose(c.key));
+        // Drawn again from scratch: the header chosen keeps the focus (a keyboard user sorts on, or reverses).
+        const focused = head.contains(document.activeElement);
         draw();
+        if (focused) table.querySelector<HTMLElement>(`[data-focus="sort-${CSS.escape(String(c.key))}"]`)?.focus();
       };
       cell.addEventListener('click', sort);
       cell.addEventListener('keydown', (ev) => {
@@ -259,8 +275,11 @@ export function renderUsageTable(t: TablesView, actions: UsageTableActions): HTM
   return el('div', { class: 'table-block usage-table' }, ...parts);
 }
 
-/** The Tools table of one scope (`tools/get`). */
-export function renderToolTable(t: Pick<ToolsView, 'tools'>): HTMLElement {
+/**
+ * The Tools table of one scope (`tools/get`), sorted here: in the order kept in `sorted`, the user's choice across
+ * the table's rebuilds.
+ */
+export function renderToolTable(t: Pick<ToolsView, 'tools'>, sorted: SortMemory<keyof ToolUsageView> = new SortMemory()): HTMLElement {
   const columns: Column<ToolUsageView>[] = [
     // A built-in tool by its people name, as the turn list's badges and the item cards say it.
     { key: 'toolName', title: tr('Tool'), format: (r) => (r.toolName ? toolBadgeName(r.toolName) : tr('(unnamed)')) },
@@ -280,6 +299,6 @@ export function renderToolTable(t: Pick<ToolsView, 'tools'>): HTMLElement {
   return el(
     'div',
     { class: 'table-block tool-table' },
-    grid(tr('Tool usage'), columns, t.tools, [tr('Total'), n(t.tools.reduce((a, r) => a + r.calls, 0)), '']),
+    grid(tr('Tool usage'), columns, t.tools, [tr('Total'), n(t.tools.reduce((a, r) => a + r.calls, 0)), ''], undefined, sorted),
   );
 }

@@ -20,6 +20,7 @@ import type { TurnReviewChangeView } from '../../../src/shared/protocol/reviewVi
 import { el, replaceChildren } from '../../shared/dom';
 import { draftInput } from '../../shared/drafts';
 import { FORM_CLOSED_EVENT } from '../logic/detailRedraw';
+import { localMemory, toggleKey, type ToggleMemory } from '../logic/detailState';
 import { turnLabel } from '../logic/itemCount';
 import { t } from '../../shared/l10n';
 import { renderMarkdown } from './markdown';
@@ -156,7 +157,7 @@ let timelineOpen = false;
 /** The Timeline section of a turn: closed until asked for, then loaded and drawn (components/timeline.ts). */
 function timelineSection(turn: TurnView, cb: TurnDetailCallbacks): HTMLElement {
   const body = el('div', { class: 'timeline-body' });
-  const section = el('details', { class: 'timeline-section' }, el('summary', {}, t('Timeline')), body);
+  const section = el('details', { class: 'timeline-section' }, el('summary', { 'data-focus': 'timeline' }, t('Timeline')), body);
   let loaded = false;
   let drawn = false;
   const load = (): void => {
@@ -195,17 +196,27 @@ function timelineSection(turn: TurnView, cb: TurnDetailCallbacks): HTMLElement {
   return section;
 }
 
-function collapsible(text: string, cls = 'output'): HTMLElement {
+/**
+ * A text cut to its first `LONG_OUTPUT_CHARS` with *Show all* (and *Collapse*); whether it is expanded is kept in
+ * `memory` under `key` (logic/detailState.ts), so a redraw of the turn leaves it as the user set it.
+ */
+function collapsible(text: string, cls: string, memory: ToggleMemory, key: string): HTMLElement {
   const cut = (): string => text.slice(0, LONG_OUTPUT_CHARS) + '…';
-  const pre = el('pre', { class: cls }, text.length > LONG_OUTPUT_CHARS ? cut() : text);
-  if (text.length <= LONG_OUTPUT_CHARS) return pre;
+  if (text.length <= LONG_OUTPUT_CHARS) return el('pre', { class: cls }, text);
+  let open = memory.isOn(key);
+  const pre = el('pre', { class: cls }, open ? text : cut());
   const showAll = (): string => t('Show all ({0} characters)', text.length.toLocaleString('en-US'));
-  const toggle = el('vscode-button', { appearance: 'secondary', class: 'expand' }, showAll());
-  let open = false;
+  const toggle = el(
+    'vscode-button',
+    { appearance: 'secondary', class: 'expand', 'aria-expanded': open ? 'true' : 'false', 'data-focus': key },
+    open ? t('Collapse') : showAll(),
+  );
   toggle.addEventListener('click', () => {
     open = !open;
+    memory.set(key, open);
     pre.textContent = open ? text : cut();
     toggle.textContent = open ? t('Collapse') : showAll();
+    toggle.setAttribute('aria-expanded', open ? 'true' : 'false');
   });
   return el('div', {}, pre, toggle);
 }
@@ -230,17 +241,23 @@ function images(urls: readonly string[], note: string | undefined): HTMLElement 
   );
 }
 
-/** A built-in tool item's key fields (src/shared/toolItems.ts) as a definition list, and its images. */
-function toolFields(view: ToolItemView): HTMLElement {
+/**
+ * A built-in tool item's key fields (src/shared/toolItems.ts) as a definition list, and its images. `sequenceNumber`:
+ * the item's, which with a field's place names its expanded state in `memory`.
+ */
+function toolFields(view: ToolItemView, memory: ToggleMemory, sequenceNumber: number): HTMLElement {
   const list = el('dl', { class: 'tool-fields' });
-  for (const f of view.fields) {
+  view.fields.forEach((f, i) => {
     list.appendChild(el('dt', {}, f.label));
-    list.appendChild(el('dd', {}, f.code ? collapsible(f.text, 'field-code') : f.text));
-  }
+    list.appendChild(
+      el('dd', {}, f.code ? collapsible(f.text, 'field-code', memory, toggleKey('expanded', sequenceNumber, `field-${i}`)) : f.text),
+    );
+  });
   return el('div', { class: 'tool-view' }, view.fields.length ? list : null, images(view.images, view.imageNote));
 }
 
-function itemBody(item: ItemView, cb: Pick<TurnDetailCallbacks, 'openLink'>): HTMLElement {
+/** An item's body as drawn for people; `memory`: where its long texts keep whether they are expanded. */
+function itemBody(item: ItemView, cb: Pick<TurnDetailCallbacks, 'openLink'>, memory: ToggleMemory): HTMLElement {
   if (item.corrupt) {
     return el(
       'div',
@@ -253,7 +270,7 @@ function itemBody(item: ItemView, cb: Pick<TurnDetailCallbacks, 'openLink'>): HT
   if (isMessageItem(it)) return renderMarkdown(messageText(it.content), cb.openLink);
   if (isRecord(it)) {
     const builtin = builtinToolView(it);
-    if (builtin) return toolFields(builtin);
+    if (builtin) return toolFields(builtin, memory, item.sequenceNumber);
     switch (displayType(item.type)) {
       case 'function_call':
         return el('pre', { class: 'arguments', 'aria-label': t('Arguments') }, prettyJson(it.arguments ?? it.input ?? ''));
@@ -267,7 +284,9 @@ function itemBody(item: ItemView, cb: Pick<TurnDetailCallbacks, 'openLink'>): HT
       case 'custom_tool_call_output':
       case 'function_call_output': {
         const shown = outputImages(it.output);
-        return el('div', { class: 'output-view' }, collapsible(outputText(it.output, { pretty: true })), images(shown.images, shown.note));
+        const text = outputText(it.output, { pretty: true });
+        const key = toggleKey('expanded', item.sequenceNumber, 'output');
+        return el('div', { class: 'output-view' }, collapsible(text, 'output', memory, key), images(shown.images, shown.note));
       }
       case 'reasoning': {
         const summary = Array.isArray(it.summary) ? messageText(it.summary) : messageText(it.content);
@@ -298,12 +317,20 @@ const COPY_LABELS: Record<CopyPart, () => string> = {
   markdown: () => t('Copy Turn as Markdown'),
 };
 
-/** A button that copies through the host, then says "Copied" (or why not) for a moment. */
-export function copyButton(part: CopyPart, copy: () => Promise<boolean>, appearance: 'icon' | 'secondary' = 'icon'): HTMLElement {
+/**
+ * A button that copies through the host, then says "Copied" (or why not) for a moment. `focusKey`: what names it in
+ * the detail, so a redraw gives it the focus back.
+ */
+export function copyButton(
+  part: CopyPart,
+  copy: () => Promise<boolean>,
+  appearance: 'icon' | 'secondary' = 'icon',
+  focusKey?: string,
+): HTMLElement {
   const label = COPY_LABELS[part]();
   const button = el(
     'vscode-button',
-    { appearance, class: `copy copy-${part}`, title: label, 'aria-label': label },
+    { appearance, class: `copy copy-${part}`, title: label, 'aria-label': label, 'data-focus': focusKey },
     appearance === 'icon' ? t('Copy') : label,
   );
   const status = el('span', { class: 'copy-status', role: 'status', 'aria-live': 'polite' });
@@ -324,14 +351,22 @@ export function copyButton(part: CopyPart, copy: () => Promise<boolean>, appeara
 /** *Ask Copilot*: the turn handed over to the chat with the tool that reads it (the host says when no chat can). */
 function askButton(turn: TurnView, cb: TurnDetailCallbacks): HTMLElement {
   const label = t('Ask Copilot about This Turn');
-  const b = el('vscode-button', { appearance: 'secondary', class: 'ask-copilot', title: label, 'aria-label': label }, t('Ask Copilot'));
+  const b = el(
+    'vscode-button',
+    { appearance: 'secondary', class: 'ask-copilot', title: label, 'aria-label': label, 'data-focus': 'ask-copilot' },
+    t('Ask Copilot'),
+  );
   b.addEventListener('click', () => void cb.askCopilot(turn).catch(() => false));
   return b;
 }
 
-function openJsonButton(open: () => void, label = t('Open as JSON')): HTMLElement {
+function openJsonButton(open: () => void, focusKey: string, label = t('Open as JSON')): HTMLElement {
   // "JSON ↗" opens an editor tab; "Raw" (beside it) shows the same JSON in place: their faces say which is which.
-  const b = el('vscode-button', { appearance: 'icon', class: 'open-json', title: label, 'aria-label': label }, 'JSON ↗');
+  const b = el(
+    'vscode-button',
+    { appearance: 'icon', class: 'open-json', title: label, 'aria-label': label, 'data-focus': focusKey },
+    'JSON ↗',
+  );
   b.addEventListener('click', open);
   return b;
 }
@@ -339,15 +374,25 @@ function openJsonButton(open: () => void, label = t('Open as JSON')): HTMLElemen
 /**
  * One item as a card: its title (who spoke, which tool ran: src/shared/itemTitles.ts), time, stored type (small, for
  * people debugging the format), copy and JSON buttons, and its body (raw JSON one click away). `toolName` is the
- * store's, or the call's for an output that stores none, so both halves of a pair name the tool.
+ * store's, or the call's for an output that stores none, so both halves of a pair name the tool. Its toggles keep
+ * their state in `memory`, its buttons are named for the focus (`data-focus`) by the item's sequence number: a
+ * redraw of the turn gives both back.
  */
-function itemCard(turn: TurnView, item: ItemView, cb: TurnDetailCallbacks, toolName: string | null, tag: 'li' | 'div'): HTMLElement {
+function itemCard(
+  turn: TurnView,
+  item: ItemView,
+  cb: TurnDetailCallbacks,
+  toolName: string | null,
+  tag: 'li' | 'div',
+  memory: ToggleMemory,
+): HTMLElement {
   const type = item.corrupt ? 'unreadable' : displayType(item.type);
   const cls = type.replace(/[^a-z_]/g, '');
   const title = item.corrupt ? t('unreadable') : itemTitle(type, toolName, item.item);
   const part = copyPart(item);
-  const body = el('div', { class: 'item-body' }, itemBody(item, cb));
-  const rawToggle = rawToggleFor(item, body, cb);
+  const body = el('div', { class: 'item-body' }, itemBody(item, cb, memory));
+  const rawToggle = rawToggleFor(item, body, cb, memory);
+  const seq = item.sequenceNumber;
   // A call's replay badge (components/replayBadges.ts) goes in this slot when its marks arrive.
   const callId = item.corrupt || toolRole(item.item) !== 'call' ? undefined : callIdOf(item.item);
   const header = el(
@@ -363,25 +408,40 @@ function itemCard(turn: TurnView, item: ItemView, cb: TurnDetailCallbacks, toolN
       item.corrupt || !isMessageItem(item.item)
         ? el('span', { class: 'item-type', title: t('Stored type: {0}', item.type) }, item.type)
         : null,
-      part ? copyButton(part, () => cb.copy(turn.turn, item.sequenceNumber, part)) : null,
-      item.corrupt ? null : openJsonButton(() => cb.openJson(turn.turn, item.sequenceNumber)),
+      part ? copyButton(part, () => cb.copy(turn.turn, seq, part), 'icon', `copy ${seq}`) : null,
+      item.corrupt ? null : openJsonButton(() => cb.openJson(turn.turn, seq), `json ${seq}`),
       rawToggle,
     ),
   );
   return el(tag, { class: `item item-${cls}`, 'data-sequence': item.sequenceNumber }, header, body);
 }
 
-/** The *Raw* button of an item card: swaps `body` between the rendered item and its stored JSON (as text, never HTML). */
-function rawToggleFor(item: ItemView, body: HTMLElement, cb: Parameters<typeof itemBody>[1]): HTMLElement {
+/**
+ * The *Raw* button of an item card: swaps `body` between the rendered item and its stored JSON (as text, never HTML);
+ * which one it shows is kept in `memory`.
+ */
+function rawToggleFor(item: ItemView, body: HTMLElement, cb: Parameters<typeof itemBody>[1], memory: ToggleMemory): HTMLElement {
+  const key = toggleKey('raw', item.sequenceNumber);
+  let raw = memory.isOn(key);
   const toggle = el(
     'vscode-button',
-    { appearance: 'icon', class: 'raw-toggle', 'aria-label': t('Show raw JSON'), title: t('Show the stored JSON here') },
+    {
+      appearance: 'icon',
+      class: 'raw-toggle',
+      'aria-label': t('Show raw JSON'),
+      title: t('Show the stored JSON here'),
+      'aria-pressed': raw ? 'true' : 'false',
+      'data-focus': key,
+    },
     t('Raw'),
   );
-  let raw = false;
+  const draw = (): void =>
+    replaceChildren(body, raw ? el('pre', { class: 'raw' }, item.corrupt ? (item.raw ?? '') : item.json) : itemBody(item, cb, memory));
+  if (raw) draw();
   toggle.addEventListener('click', () => {
     raw = !raw;
-    replaceChildren(body, raw ? el('pre', { class: 'raw' }, item.corrupt ? (item.raw ?? '') : item.json) : itemBody(item, cb));
+    memory.set(key, raw);
+    draw();
     toggle.setAttribute('aria-pressed', raw ? 'true' : 'false');
   });
   return toggle;
@@ -397,8 +457,10 @@ export function readOnlyItemCard(item: ItemView, openLink: (url: string) => void
   const cls = type.replace(/[^a-z_]/g, '');
   const title = item.corrupt ? t('unreadable') : itemTitle(type, item.toolName, item.item);
   const cb = { openLink };
-  const body = el('div', { class: 'item-body' }, itemBody(item, cb));
-  const rawToggle = rawToggleFor(item, body, cb);
+  // No row of the session: its toggles keep their state in the card, for as long as the layer is shown.
+  const memory = localMemory();
+  const body = el('div', { class: 'item-body' }, itemBody(item, cb, memory));
+  const rawToggle = rawToggleFor(item, body, cb, memory);
   const header = el(
     'div',
     { class: 'item-header' },
@@ -421,13 +483,17 @@ export interface Branching {
   usedIds: ReadonlySet<string>;
 }
 
-/** The items of the selected turn, in order, calls and their outputs paired, with "Branch here" on its user message. */
+/**
+ * The items of the selected turn, in order, calls and their outputs paired, with "Branch here" on its user message.
+ * `memory`: where the cards' toggles keep their state (logic/detailState.ts), so a redraw of the turn keeps it.
+ */
 export function renderTurnDetail(
   container: HTMLElement,
   turn: TurnView | undefined,
   items: ItemView[] | string | undefined,
   branching: Branching,
   cb: TurnDetailCallbacks,
+  memory: ToggleMemory,
 ): void {
   const { allowed: canBranch } = branching;
   // What the turn's inputs are for, in their draft keys: a redraw of this turn gives them back what was typed.
@@ -459,14 +525,15 @@ export function renderTurnDetail(
         el(
           'li',
           { class: 'item-pair', 'aria-label': t('{0}: call and output', name ?? t('tool')) },
-          itemCard(turn, call, cb, name, 'div'),
-          itemCard(turn, output, cb, name, 'div'),
+          itemCard(turn, call, cb, name, 'div', memory),
+          itemCard(turn, output, cb, name, 'div', memory),
         ),
       );
       continue;
     }
     const item = entry.item;
-    const li = itemCard(turn, item, cb, item.toolName ?? (item.corrupt ? null : (builtinToolView(item.item)?.tool ?? null)), 'li');
+    const toolName = item.toolName ?? (item.corrupt ? null : (builtinToolView(item.item)?.tool ?? null));
+    const li = itemCard(turn, item, cb, toolName, 'li', memory);
     if (!item.corrupt && turn.turn > 0 && isMessageItem(item.item) && (item.item as { role?: unknown }).role === 'assistant')
       li.appendChild(correctionBlock(turn, items.indexOf(item), messageText(item.item.content), cb, scope));
     const type = item.corrupt ? 'unreadable' : displayType(item.type);
@@ -483,9 +550,9 @@ export function renderTurnDetail(
     el(
       'span',
       { class: 'turn-buttons' },
-      copyButton('markdown', () => cb.copy(turn.turn, null, 'markdown'), 'secondary'),
+      copyButton('markdown', () => cb.copy(turn.turn, null, 'markdown'), 'secondary', 'copy turn'),
       turn.turn !== 0 ? askButton(turn, cb) : null,
-      openJsonButton(() => cb.openJson(turn.turn, null), t('Open Turn as JSON')),
+      openJsonButton(() => cb.openJson(turn.turn, null), 'json turn', t('Open Turn as JSON')),
     ),
   );
   let reviewBar: HTMLElement | null = null;
