@@ -9,6 +9,7 @@ import { branchNameProblem } from '../../shared/branchNames';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import type { SessionRef } from '../../shared/protocol/sessionRef';
 import { UserFacingError } from '../core/userError';
+import { plainPromptText } from '../core/iconText';
 import { announce } from '../core/outcomes';
 import { showWarningNotice } from '../core/notices';
 
@@ -29,9 +30,11 @@ export async function askBranchName(
   return vscode.window.showInputBox({
     title: vscode.l10n.t('New branch name'),
     // Branching "from turn 2" forks *before* it: say what the branch keeps before it is made.
-    prompt: fork
-      ? `${vscode.l10n.t('Session {0}', ref.sessionId)} · ${sharedTurnsText(fork.fromBranchId, fork.turn - 1)}`
-      : vscode.l10n.t('Session {0}', ref.sessionId),
+    prompt: plainPromptText(
+      fork
+        ? `${vscode.l10n.t('Session {0}', ref.sessionId)} · ${sharedTurnsText(fork.fromBranchId, fork.turn - 1)}`
+        : vscode.l10n.t('Session {0}', ref.sessionId),
+    ),
     value: suggestion,
     validateInput: (value) => branchNameProblem(value, used),
   });

@@ -1,8 +1,8 @@
 /** *Branch from Turn*, *Branch from Content*, *Switch Branch*, *Delete Branch* (tree menus and the palette). */
 import * as vscode from 'vscode';
-import { turnCountLabel } from '../../shared/forkLabel';
 import { arg, argOrInput } from '../core/commandArgs';
-import { visibleText } from '../../shared/unicodeText';
+import { plainPromptText } from '../core/iconText';
+import { switchBranchItem } from '../databases/pickItems';
 import { command, type CommandsOf } from '../core/commandTable';
 import { sessionTarget } from '../databases/pickers';
 import type { Services } from '../services';
@@ -58,7 +58,7 @@ export function branchCommands(s: Services): CommandsOf<'branchFromTurn' | 'bran
         const { target, branchId } = picked;
         const term = await argOrInput(termArg, {
           title: vscode.l10n.t('Branch from Content'),
-          prompt: vscode.l10n.t("Find the first user message on '{0}' containing…", branchId),
+          prompt: plainPromptText(vscode.l10n.t("Find the first user message on '{0}' containing…", branchId)),
         });
         if (term === undefined) return undefined;
         const name = nameArg ?? (await askBranchName(registry, target, ''));
@@ -81,17 +81,7 @@ export function branchCommands(s: Services): CommandsOf<'branchFromTurn' | 'bran
         if (branchId === undefined) {
           const current = registry.currentBranch(target.dbPath, target.sessionId);
           const pick = await vscode.window.showQuickPick(
-            branches.map((b) => ({
-              label: visibleText(b.branchId),
-              branchId: b.branchId,
-              description: [
-                b.branchId === current ? vscode.l10n.t('current') : '',
-                turnCountLabel(b),
-                b.parentBranchId ? vscode.l10n.t('from {0} @ turn {1}', b.parentBranchId, b.forkTurn ?? '') : '',
-              ]
-                .filter(Boolean)
-                .join(' · '),
-            })),
+            branches.map((b) => ({ ...switchBranchItem(b, b.branchId === current), branchId: b.branchId })),
             { title: vscode.l10n.t('Switch branch of {0}', target.sessionId) },
           );
           branchId = pick?.branchId;

@@ -22,6 +22,7 @@ import { command, type CommandsOf } from '../core/commandTable';
 import { CommandId, Setting, ViewId } from '../core/contributions';
 import { setting } from '../core/settings';
 import { UserFacingError } from '../core/userError';
+import { plainIconText } from '../core/iconText';
 import type { Services } from '../services';
 import { asCheckArgs, pickCheckAgent, pickFile, pickGraders, pickQuery, pickTools, type CheckArgs } from './checkPicks';
 import { CheckResultsView, totalsText, type CheckNode } from './checkResultsView';
@@ -386,13 +387,16 @@ export function checkCommands(
           (
             await vscode.window.showQuickPick(
               saved.map((e) => ({
-                label: e.name,
+                label: plainIconText(e.name),
                 description: totalsText(e),
-                detail: vscode.l10n.t('saved {0} · graders: {1}', new Date(e.savedMs).toLocaleString(), e.graders.join(', ')),
+                detail: plainIconText(
+                  vscode.l10n.t('saved {0} · graders: {1}', new Date(e.savedMs).toLocaleString(), e.graders.join(', ')),
+                ),
+                name: e.name,
               })),
               { title, placeHolder: vscode.l10n.t('The baseline: flips are listed against it, regressions first') },
             )
-          )?.label;
+          )?.name;
         if (name === undefined) return undefined;
         model.comparison = store.compareWithBaseline(name, model.report());
         view.refresh(true);

@@ -4,12 +4,13 @@
  * agent (the built-in agent, the workspace's agent commands and agent URL), which graders, and what the re-runs do with their tool calls. A caller (a test, a keybinding) may answer
  * any of them in advance with `CheckArgs`.
  */
-import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { TOOLS_MODES, type ToolsMode } from '../../shared/protocol/replay';
 import { parseSearchQuery } from '../../store/search/searchQuery';
 import type { AgentChoices } from '../runs/agentChoices';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
+import { fileItem } from '../databases/pickItems';
+import { plainIconText } from '../core/iconText';
 import { badArgument } from '../core/commandArgs';
 import { UserFacingError } from '../core/userError';
 
@@ -45,7 +46,7 @@ export async function pickFile(registry: DatabaseRegistry): Promise<string | und
   if (files.length === 0) throw new UserFacingError(vscode.l10n.t('No session file is open. Run "Open Session Database…" first.'));
   if (files.length === 1) return files[0]!.path;
   const pick = await vscode.window.showQuickPick(
-    files.map((e) => ({ label: basename(e.path), description: e.path, path: e.path })),
+    files.map((e) => ({ ...fileItem(e.path), path: e.path })),
     { title: vscode.l10n.t('Check Agent Against Reviews: session file') },
   );
   return pick?.path;
@@ -81,7 +82,7 @@ export async function pickCheckAgent(choices: AgentChoices, title: string): Prom
   if (view.choices.length === 1) return view.choices[0]!.id;
   const ordered = [...view.choices].sort((a, b) => Number(b.id === view.selected) - Number(a.id === view.selected));
   const pick = await vscode.window.showQuickPick(
-    ordered.map((c) => ({ label: c.label, description: c.detail, id: c.id })),
+    ordered.map((c) => ({ label: plainIconText(c.label), description: plainIconText(c.detail), id: c.id })),
     { title, placeHolder: vscode.l10n.t('Which agent answers the reviewed turns again') },
   );
   return pick?.id;

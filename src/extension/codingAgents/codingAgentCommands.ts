@@ -11,6 +11,8 @@ import { asCompareTarget } from '../compare/compareCommands';
 import { arg, badArgument } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
 import { pickSession } from '../databases/pickers';
+import { turnItem } from '../databases/pickItems';
+import { plainIconText } from '../core/iconText';
 import type { Services } from '../services';
 import { UserFacingError } from '../core/userError';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
@@ -54,9 +56,7 @@ async function pickTurn(registry: DatabaseRegistry): Promise<TurnLocation | unde
   const page = await db.getTurnsPageBefore(session.sessionId, branchId, { beforeTurn: null, limit: 200 });
   if (page.turns.length === 0) throw new UserFacingError(vscode.l10n.t('Branch {0} of {1} has no turns.', branchId, session.sessionId));
   const pick = await vscode.window.showQuickPick(
-    [...page.turns]
-      .reverse()
-      .map((t) => ({ label: vscode.l10n.t('Turn {0}', t.turn), description: t.preview ?? t.error ?? '', turn: t.turn })),
+    [...page.turns].reverse().map((t) => ({ ...turnItem(t), turn: t.turn })),
     { title: vscode.l10n.t('Turn of {0} ({1})', session.sessionId, branchId) },
   );
   return pick ? { ...session, branchId, turn: pick.turn } : undefined;
@@ -99,7 +99,12 @@ async function failedCallOf(
   if (failed.length === 1) return failed[0];
   return (
     await vscode.window.showQuickPick(
-      failed.map((f) => ({ label: f.toolName, description: f.reason, detail: vscode.l10n.t('Item {0}', f.sequenceNumber), f })),
+      failed.map((f) => ({
+        label: plainIconText(f.toolName),
+        description: plainIconText(f.reason),
+        detail: vscode.l10n.t('Item {0}', f.sequenceNumber),
+        f,
+      })),
       { title: vscode.l10n.t('Failed tool call of turn {0}', turn.turn) },
     )
   )?.f;

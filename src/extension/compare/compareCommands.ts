@@ -2,10 +2,9 @@
 import * as vscode from 'vscode';
 import { MAX_COMPARE_COLUMNS } from '../../shared/protocol/compare';
 import type { CompareTarget } from '../../shared/protocol/compareViews';
-import { forkLabel, turnCountLabel } from '../../shared/forkLabel';
 import { arg, badArgument } from '../core/commandArgs';
-import { visibleText } from '../../shared/unicodeText';
 import { pickSession } from '../databases/pickers';
+import { compareBranchItem } from '../databases/pickItems';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { command, type CommandsOf } from '../core/commandTable';
 import type { Services } from '../services';
@@ -42,13 +41,7 @@ export async function pickBranchToCompare(
   const db = registry.require(against.dbPath).db;
   const tree = db ? await db.getBranchTree(against.sessionId) : [];
   type Item = vscode.QuickPickItem & { branchId?: string; other?: typeof OTHER_SESSION };
-  const items: Item[] = tree
-    .filter((b) => b.branchId !== against.branchId)
-    .map((b) => ({
-      label: visibleText(b.branchId),
-      description: [turnCountLabel(b), forkLabel(b)].filter(Boolean).join(' · '),
-      branchId: b.branchId,
-    }));
+  const items: Item[] = tree.filter((b) => b.branchId !== against.branchId).map((b) => ({ ...compareBranchItem(b), branchId: b.branchId }));
   items.push({ label: `$(files) ${vscode.l10n.t('A branch of another session…')}`, other: OTHER_SESSION });
   const pick = await vscode.window.showQuickPick(items, { title, placeHolder: vscode.l10n.t('Branch to compare with') });
   if (!pick) return undefined;
@@ -59,11 +52,7 @@ export async function pickBranchToCompare(
   const branches = other ? await other.getBranchTree(session.sessionId) : [];
   if (branches.length === 1) return { ...session, branchId: branches[0]!.branchId };
   const branch = await vscode.window.showQuickPick(
-    branches.map((b) => ({
-      label: visibleText(b.branchId),
-      description: [turnCountLabel(b), forkLabel(b)].filter(Boolean).join(' · '),
-      branchId: b.branchId,
-    })),
+    branches.map((b) => ({ ...compareBranchItem(b), branchId: b.branchId })),
     { title: vscode.l10n.t('Branch of {0}', session.sessionId) },
   );
   return branch ? { ...session, branchId: branch.branchId } : undefined;

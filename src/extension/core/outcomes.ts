@@ -5,7 +5,7 @@
  * file offers to open or reveal it.
  */
 import * as vscode from 'vscode';
-import { statusLine } from './statusLine';
+import { outcomeStatus } from './statusLine';
 import { showInformationNotice } from './notices';
 
 /** How long an outcome stays in the status bar. */
@@ -18,7 +18,7 @@ export interface OutcomeAction {
 
 /** A finished action: a notification with `actions`, and the same words in the status bar. */
 export function announce(message: string, actions: readonly OutcomeAction[] = []): void {
-  vscode.window.setStatusBarMessage(`$(check) ${statusLine(message)}`, STATUS_MS);
+  vscode.window.setStatusBarMessage(outcomeStatus('check', message), STATUS_MS);
   void showInformationNotice(message, ...actions.map((a) => a.title)).then((chosen) => {
     void actions.find((a) => a.title === chosen)?.run();
   });
@@ -26,7 +26,7 @@ export function announce(message: string, actions: readonly OutcomeAction[] = []
 
 /** A failure's words in the status bar (its notification is `reportFailure`'s). */
 export function announceFailure(message: string): void {
-  vscode.window.setStatusBarMessage(`$(error) ${statusLine(message)}`, STATUS_MS);
+  vscode.window.setStatusBarMessage(outcomeStatus('error', message), STATUS_MS);
 }
 
 /** Actions for a file an action wrote: open it, and show it in the Explorer (in the workspace) or the system's. */

@@ -3,6 +3,7 @@
  * VS Code cuts what does not fit without an ellipsis, so a message of several sentences was read as its first half.
  * The status bar gets the first sentence, and at most `MAX_STATUS_CHARS` of it; the notification has the whole.
  */
+import { plainIconText } from './iconText';
 
 /** About what the status bar shows beside the usual left items on a laptop-width window. */
 export const MAX_STATUS_CHARS = 80;
@@ -20,4 +21,12 @@ export function statusLine(message: string): string {
         .slice(0, MAX_STATUS_CHARS - 1)
         .join('')
         .trimEnd()}…`;
+}
+
+/**
+ * What an outcome puts in the status bar: our `icon`, then `message`'s first sentence. The message often holds outside
+ * words (a file's name, a session id), and the status bar draws `$(name)` as an icon: only `icon` is drawn.
+ */
+export function outcomeStatus(icon: 'check' | 'error', message: string): string {
+  return `$(${icon}) ${plainIconText(statusLine(message))}`;
 }

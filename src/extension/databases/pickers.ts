@@ -5,6 +5,7 @@ import type { DatabaseRegistry } from './databaseRegistry';
 import type { BranchNodeRef, SessionNode } from '../core/treeNodes';
 import type { SessionRef } from '../../shared/protocol/sessionRef';
 import { UserFacingError } from '../core/userError';
+import { fileItem, sessionItem } from './pickItems';
 
 /** Picks a database, then a session, with quick picks (for palette invocations without a tree node). */
 export async function pickSession(registry: DatabaseRegistry): Promise<SessionRef | undefined> {
@@ -15,7 +16,7 @@ export async function pickSession(registry: DatabaseRegistry): Promise<SessionRe
       ? entries[0]
       : (
           await vscode.window.showQuickPick(
-            entries.map((e) => ({ label: basename(e.path), description: e.path, entry: e })),
+            entries.map((e) => ({ ...fileItem(e.path), entry: e })),
             { title: vscode.l10n.t('Database') },
           )
         )?.entry;
@@ -27,11 +28,7 @@ export async function pickSession(registry: DatabaseRegistry): Promise<SessionRe
       ? sessions[0]
       : (
           await vscode.window.showQuickPick(
-            sessions.map((s) => ({
-              label: s.sessionId,
-              description: s.messageCount === 1 ? vscode.l10n.t('1 item') : vscode.l10n.t('{0} items', s.messageCount),
-              s,
-            })),
+            sessions.map((s) => ({ ...sessionItem(s), s })),
             { title: vscode.l10n.t('Session') },
           )
         )?.s;

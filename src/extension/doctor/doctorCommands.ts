@@ -18,6 +18,7 @@ import { announce, type OutcomeAction } from '../core/outcomes';
 import { asNode } from '../core/treeNodes';
 import { UserFacingError } from '../core/userError';
 import { LockWaitNotice, VISIBLE_LOCK_WAIT_MS } from '../databases/lockWaitNotice';
+import { fileItem } from '../databases/pickItems';
 import type { Services } from '../services';
 import { checkFile, checkServer } from './doctorCheck';
 import { isRepairable, kindInfo, placeOf, rowLines, targetOf } from './doctorModel';
@@ -206,7 +207,7 @@ async function targetOfValue(s: Services, value: unknown): Promise<{ dbPath: str
   if (files.length === 1) return { dbPath: files[0]!.path, sessionId: null };
   if (files.length > 1) {
     const pick = await vscode.window.showQuickPick(
-      files.map((e) => ({ label: basename(e.path), description: e.path, path: e.path })),
+      files.map((e) => ({ ...fileItem(e.path), path: e.path })),
       { title },
     );
     return pick && { dbPath: pick.path, sessionId: null };

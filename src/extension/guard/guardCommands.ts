@@ -11,6 +11,8 @@ import { command, type CommandsOf } from '../core/commandTable';
 import { asNode } from '../core/treeNodes';
 import { UserFacingError } from '../core/userError';
 import { pickSession } from '../databases/pickers';
+import { fileItem } from '../databases/pickItems';
+import { plainIconText } from '../core/iconText';
 import type { Services } from '../services';
 import { branchNameProblem } from '../../shared/branchNames';
 import type { GuardLayer } from '../../store/guard/guardStore';
@@ -26,7 +28,7 @@ async function fileOf(s: Services, node: unknown): Promise<string | undefined> {
   if (files.length === 1) return files[0]!.path;
   return (
     await vscode.window.showQuickPick(
-      files.map((e) => ({ label: basename(e.path), description: e.path, path: e.path })),
+      files.map((e) => ({ ...fileItem(e.path), path: e.path })),
       { title: vscode.l10n.t('Database') },
     )
   )?.path;
@@ -67,9 +69,11 @@ async function stopGuarding(s: Services, node: unknown): Promise<void> {
 
 function layerLabel(l: GuardLayer): string {
   const at = new Date(l.noticedMs).toLocaleString();
-  return l.cause === 'our-compaction'
-    ? vscode.l10n.t('{0}: before compaction at {1}', l.branchId, at)
-    : vscode.l10n.t('{0}: before items were removed at {1}', l.branchId, at);
+  return plainIconText(
+    l.cause === 'our-compaction'
+      ? vscode.l10n.t('{0}: before compaction at {1}', l.branchId, at)
+      : vscode.l10n.t('{0}: before items were removed at {1}', l.branchId, at),
+  );
 }
 
 function layerDetail(l: GuardLayer): string {

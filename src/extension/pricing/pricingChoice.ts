@@ -5,6 +5,7 @@ import { Setting } from '../core/contributions';
 import type { SessionPricing } from './sessionPricing';
 import type { SessionRef } from '../../shared/protocol/sessionRef';
 import { setting } from '../core/settings';
+import { plainIconText } from '../core/iconText';
 
 const rates = (p: ModelPrice): string =>
   p.cachedInput === null
@@ -27,11 +28,11 @@ export async function choosePricingModel(pricing: SessionPricing, ref: SessionRe
   const items: Pick[] = [
     ...pricedModels(table).map((m): Pick => {
       const p = table.prices[m] as ModelPrice;
-      return { label: m, description: m === current ? vscode.l10n.t('current') : undefined, detail: rates(p), model: m };
+      return { label: plainIconText(m), description: m === current ? vscode.l10n.t('current') : undefined, detail: rates(p), model: m };
     }),
     { label: '', kind: vscode.QuickPickItemKind.Separator },
     {
-      label: `$(settings) ${configured ? vscode.l10n.t('The configured agent model ({0})', configured) : vscode.l10n.t('The configured agent model')}`,
+      label: `$(settings) ${configured ? plainIconText(vscode.l10n.t('The configured agent model ({0})', configured)) : vscode.l10n.t('The configured agent model')}`,
       model: null,
     },
     { label: `$(edit) ${vscode.l10n.t('Other model…')}`, other: true },

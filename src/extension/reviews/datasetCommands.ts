@@ -14,6 +14,7 @@ import { DEFAULT_REDACTIONS } from '../../store/datasets/datasetRecords';
 import { copyToOutputFile } from '../../store/files/tempFile';
 import { saveTarget } from '../core/filesInUse';
 import { visibleText } from '../../shared/unicodeText';
+import { plainIconText } from '../core/iconText';
 import { safeFileName } from '../core/fileNames';
 import { arg } from '../core/commandArgs';
 import { command, type CommandsOf } from '../core/commandTable';
@@ -89,19 +90,19 @@ async function pickFilters(s: Services, target: { dbPath: string; sessionId: str
     { label: vscode.l10n.t('Bad turns only'), apply: (f) => (f.verdict = f.verdict === 'good' ? conflict() : 'bad') },
     ...(tags.length > 0 ? [sep(vscode.l10n.t('Tags (any of)'))] : []),
     ...tags.map((t): FilterItem => ({
-      label: `#${t.tag}`,
+      label: plainIconText(`#${t.tag}`),
       description: String(t.count),
       apply: (f) => (f.tags = [...(f.tags ?? []), t.tag]),
     })),
     ...(branches.length > 1 ? [sep(vscode.l10n.t('Branch'))] : []),
     ...(branches.length > 1 ? branches : []).map((b): FilterItem => ({
-      label: visibleText(b.branchId),
+      label: plainIconText(visibleText(b.branchId)),
       description: vscode.l10n.t('branch'),
       apply: (f) => (f.branchId = f.branchId !== undefined ? conflict() : b.branchId),
     })),
     ...(models.length > 0 ? [sep(vscode.l10n.t('Model (pairwise verdicts only)'))] : []),
     ...models.map((m): FilterItem => ({
-      label: m,
+      label: plainIconText(m),
       description: vscode.l10n.t('model'),
       apply: (f) => (f.model = f.model !== undefined ? conflict() : m),
     })),

@@ -18,6 +18,7 @@ import { isPausedRun } from '../../shared/pausedRun';
 import { Setting } from '../core/contributions';
 import { affectsSetting, setting, workspaceTrust } from '../core/settings';
 import { UserFacingError } from '../core/userError';
+import { plainIconText } from '../core/iconText';
 
 const SELECTED_KEY = 'agentSessions.agentChoice';
 
@@ -156,9 +157,9 @@ export async function pickAgent(choices: AgentChoices, idArg: string | undefined
   const ordered = [...view.choices].sort((a, b) => Number(b.id === view.selected) - Number(a.id === view.selected));
   const pick = await vscode.window.showQuickPick(
     ordered.map((c) => ({
-      label: c.label,
-      description: c.status ? vscode.l10n.t('last run: {0}', c.status.summary) : c.kind === 'builtin' ? '' : c.detail,
-      detail: c.status && c.status.stderrTail.length > 0 ? c.status.stderrTail[c.status.stderrTail.length - 1] : undefined,
+      label: plainIconText(c.label),
+      description: plainIconText(c.status ? vscode.l10n.t('last run: {0}', c.status.summary) : c.kind === 'builtin' ? '' : c.detail),
+      detail: c.status && c.status.stderrTail.length > 0 ? plainIconText(c.status.stderrTail[c.status.stderrTail.length - 1]!) : undefined,
       id: c.id,
     })),
     { title, placeHolder: vscode.l10n.t('Which agent answers') },

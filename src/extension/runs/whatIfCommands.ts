@@ -18,6 +18,8 @@ import { arg, badArgument } from '../core/commandArgs';
 import type { Services } from '../services';
 import { compareBranches } from '../compare/compareCommands';
 import { pickSession } from '../databases/pickers';
+import { turnItem } from '../databases/pickItems';
+import { plainIconText } from '../core/iconText';
 import { pickAgent } from './agentChoices';
 import { command, type CommandsOf } from '../core/commandTable';
 import { setting } from '../core/settings';
@@ -38,7 +40,7 @@ async function pickTurn(deps: Services): Promise<WhatIfTurn | undefined> {
   if (turns.length === 0)
     throw new UserFacingError(vscode.l10n.t("Branch '{0}' of {1} has no user turn to retry.", branchId, ref.sessionId));
   const pick = await vscode.window.showQuickPick(
-    turns.map((t) => ({ label: vscode.l10n.t('Turn {0}', t.turn), description: t.preview ?? '', turn: t })),
+    turns.map((t) => ({ ...turnItem(t), turn: t })),
     { title: vscode.l10n.t('Turn of {0} · {1} to retry', ref.sessionId, branchId), matchOnDescription: true },
   );
   return pick && { ...ref, branchId, turn: pick.turn.turn, branchTurnNumber: pick.turn.branchTurnNumber };
@@ -53,10 +55,10 @@ async function pickModel(arg: unknown, title: string): Promise<string | undefine
   const choices = readWhatIfModels();
   if (choices.length <= 1) return choices[0] ?? setting(Setting.agentModel);
   const pick = await vscode.window.showQuickPick(
-    choices.map((m, i) => ({ label: m, description: i === 0 ? vscode.l10n.t('current settings') : '' })),
+    choices.map((m, i) => ({ label: plainIconText(m), description: i === 0 ? vscode.l10n.t('current settings') : '', model: m })),
     { title, placeHolder: vscode.l10n.t('Model for the new branch (agentSessions.agent.models lists more)') },
   );
-  return pick?.label;
+  return pick?.model;
 }
 
 /** Up to MAX_WHAT_IF_MODELS models, picked together; asks again while the selection is not acceptable. */
@@ -71,16 +73,17 @@ async function pickModels(arg: unknown): Promise<string[] | undefined> {
   let picked = new Set(choices.slice(0, MAX_WHAT_IF_MODELS));
   for (;;) {
     const items = choices.map((m, i) => ({
-      label: m,
+      label: plainIconText(m),
       description: i === 0 ? vscode.l10n.t('current settings') : '',
       picked: picked.has(m),
+      model: m,
     }));
     const chosen = await vscode.window.showQuickPick(items, {
       title: vscode.l10n.t('Retry with Several Models (up to {0}, one new branch each)', MAX_WHAT_IF_MODELS),
       canPickMany: true,
     });
     if (!chosen) return undefined;
-    const models = chosen.map((c) => c.label);
+    const models = chosen.map((c) => c.model);
     const problem = whatIfSelectionProblem(models);
     if (!problem) return models;
     void showWarningNotice(problem);

@@ -5,29 +5,13 @@
  */
 import * as vscode from 'vscode';
 import type { SessionRef } from '../../shared/protocol/sessionRef';
-import type { StoredSpan, UnlinkedTrace } from '../../store/traces/traceStore';
 import type { TraceService } from './traceService';
+import { traceLabel } from './traceLabel';
 import { showInformationNotice } from '../core/notices';
 
 /** The unlinked traces offered at most (newest first), and those whose root span is read for a name. */
 const OFFERED = 100;
 const NAMED = 40;
-
-/** A trace in the pick: when it started, its first span's name and service, how many spans and how long. */
-export function traceLabel(t: UnlinkedTrace, first: StoredSpan | undefined): { label: string; description: string; detail: string } {
-  const ms = (t.endUs - t.startUs) / 1000;
-  const took = ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
-  return {
-    label: first ? first.name : t.traceId,
-    description: [first?.service, new Date(t.startUs / 1000).toISOString().replace('T', ' ').slice(0, 19)].filter(Boolean).join(' · '),
-    detail: vscode.l10n.t(
-      '{0}, {1} · trace {2}',
-      t.spanCount === 1 ? vscode.l10n.t('1 span') : vscode.l10n.t('{0} spans', t.spanCount),
-      took,
-      t.traceId,
-    ),
-  };
-}
 
 /**
  * Asks which unlinked trace belongs to `turn` of `branchId` (the branch that ran it) and links it. False when there is

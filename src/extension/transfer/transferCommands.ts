@@ -25,12 +25,13 @@ import { safeFileName } from '../core/fileNames';
 import { arg, badArgument } from '../core/commandArgs';
 import type { Services } from '../services';
 import { pickSession } from '../databases/pickers';
+import { fileItem, importBranchItems } from '../databases/pickItems';
+import { plainPromptText } from '../core/iconText';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import { command, type CommandsOf } from '../core/commandTable';
 import { asNode } from '../core/treeNodes';
 import { UserFacingError } from '../core/userError';
 import { announce, fileActions } from '../core/outcomes';
-import { visibleText } from '../../shared/unicodeText';
 import { showInformationNotice, showWarningNotice } from '../core/notices';
 
 /** The largest Markdown export opened in an editor once written (bigger ones are offered, not opened). */
@@ -205,7 +206,7 @@ async function importCommand(deps: Services, arg: unknown, options: unknown): Pr
     const NEW = vscode.l10n.t('New Database File…');
     const picked = await vscode.window.showQuickPick(
       [
-        ...writable.map((e) => ({ label: basename(e.path), description: e.path, path: e.path as string | undefined })),
+        ...writable.map((e) => ({ ...fileItem(e.path), path: e.path as string | undefined })),
         { label: `$(new-file) ${NEW}`, description: '', path: undefined },
       ],
       { title, placeHolder: vscode.l10n.t('Import into which database? (only writable databases are listed)') },
@@ -240,13 +241,13 @@ async function importCommand(deps: Services, arg: unknown, options: unknown): Pr
     const offered = doc?.session?.session_id ?? basename(file, extname(file));
     sessionId = await vscode.window.showInputBox({
       title,
-      prompt: vscode.l10n.t('The new session id in {0}', basename(target)),
+      prompt: plainPromptText(vscode.l10n.t('The new session id in {0}', basename(target))),
       value: taken.has(offered) ? `${offered}-imported` : offered,
       validateInput: (v) =>
         v.trim() === ''
           ? vscode.l10n.t('Give the session an id.')
           : taken.has(v)
-            ? vscode.l10n.t('{0} already has a session {1}.', basename(target), v)
+            ? plainPromptText(vscode.l10n.t('{0} already has a session {1}.', basename(target), v))
             : undefined,
     });
     if (sessionId === undefined) return undefined;
@@ -258,21 +259,10 @@ async function importCommand(deps: Services, arg: unknown, options: unknown): Pr
   let asMain = args.asMain;
   const branch = doc?.scope === 'branch' && doc.structured && doc.branch !== null && doc.branch !== 'main' ? doc.branch : null;
   if (branch !== null && asMain === undefined) {
-    const picked = await vscode.window.showQuickPick(
-      [
-        {
-          label: vscode.l10n.t("Import '{0}' as main", visibleText(branch)),
-          detail: vscode.l10n.t('An agent that opens the session continues this conversation.'),
-          asMain: true,
-        },
-        {
-          label: vscode.l10n.t("Keep the name '{0}'", visibleText(branch)),
-          detail: vscode.l10n.t('The session has no main branch: an agent that opens it starts on an empty one.'),
-          asMain: false,
-        },
-      ],
-      { title, placeHolder: vscode.l10n.t('The file holds one branch of a session') },
-    );
+    const picked = await vscode.window.showQuickPick(importBranchItems(branch), {
+      title,
+      placeHolder: vscode.l10n.t('The file holds one branch of a session'),
+    });
     if (!picked) return undefined;
     asMain = picked.asMain;
   }

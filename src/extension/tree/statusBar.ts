@@ -1,8 +1,8 @@
-import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { CommandId } from '../core/contributions';
 import type { DatabaseRegistry } from '../databases/databaseRegistry';
 import type { TreeNode } from '../core/treeNodes';
+import { sessionStatusText } from './statusBarText';
 
 /** Shows the active database, session and branch (from the tree selection); clicking switches the branch. */
 export class SessionStatusBar implements vscode.Disposable {
@@ -44,13 +44,19 @@ export class SessionStatusBar implements vscode.Disposable {
       return;
     }
     const entry = this.registry.get(active.dbPath);
-    const parts = [basename(active.dbPath)];
-    if (active.sessionId) parts.push(active.sessionId, this.registry.currentBranch(active.dbPath, active.sessionId));
-    this.item.text = `$(${entry?.problem ? 'error' : entry?.readonly ? 'lock' : 'database'}) ${parts.join(' › ')}`;
+    const session = active.sessionId
+      ? { sessionId: active.sessionId, branchId: this.registry.currentBranch(active.dbPath, active.sessionId) }
+      : undefined;
+    this.item.text = sessionStatusText({
+      dbPath: active.dbPath,
+      problem: !!entry?.problem,
+      readonly: !!entry?.readonly,
+      ...(session ? { session } : {}),
+    });
     this.item.tooltip = [
       entry?.readonly ? vscode.l10n.t('{0} (read-only)', active.dbPath) : active.dbPath,
       ...(active.sessionId
-        ? [vscode.l10n.t('Session {0}, branch {1}', active.sessionId, parts[2] ?? ''), vscode.l10n.t('Click to switch branch')]
+        ? [vscode.l10n.t('Session {0}, branch {1}', active.sessionId, session?.branchId ?? ''), vscode.l10n.t('Click to switch branch')]
         : []),
     ].join('\n');
     this.item.command = active.sessionId

@@ -1,6 +1,7 @@
 /** An outcome's words in the status bar (issue 40, item 8: the message was cut off): its first sentence, bounded. */
 import { strict as assert } from 'node:assert';
-import { MAX_STATUS_CHARS, statusLine } from '../../../../src/extension/core/statusLine';
+import { MAX_STATUS_CHARS, outcomeStatus, statusLine } from '../../../../src/extension/core/statusLine';
+import { drawn } from '../../../support/vscodeIcons';
 
 describe('status-bar line of an outcome', () => {
   it('is the first sentence of a message of several (the notification has the rest)', () => {
@@ -19,5 +20,13 @@ describe('status-bar line of an outcome', () => {
     assert.equal(Array.from(line).length, MAX_STATUS_CHARS);
     assert.ok(line.endsWith('…'));
     assert.equal(statusLine('  Short\nmessage  '), 'Short message');
+  });
+});
+
+describe('status-bar text of an outcome', () => {
+  it("draws the outcome's icon, and none from the words of its message", () => {
+    const text = outcomeStatus('check', 'Exported $(pass) session.md to /tmp/$(check) out. Open it?');
+    assert.deepEqual(drawn(text), { icons: ['check'], shown: ' Exported $(pass) session.md to /tmp/$(check) out.' });
+    assert.deepEqual(drawn(outcomeStatus('error', '$(pass)')), { icons: ['error'], shown: ' $(pass)' });
   });
 });
