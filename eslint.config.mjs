@@ -165,7 +165,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-properties': [
         'error',
-        ...['showErrorMessage', 'showWarningMessage', 'showInformationMessage'].map((property) => ({
+        ...['showErrorMessage', 'showWarningMessage', 'showInformationMessage', 'withProgress'].map((property) => ({
           property,
           message: 'Show notifications through src/extension/core/notices.ts (no links drawn from words in them).',
         })),

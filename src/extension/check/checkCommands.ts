@@ -28,7 +28,7 @@ import { asCheckArgs, pickCheckAgent, pickFile, pickGraders, pickQuery, pickTool
 import { CheckResultsView, totalsText, type CheckNode } from './checkResultsView';
 import { checkGraders, runRequestCases, selectRequestCases, type CheckDeps, type CheckRequest } from './checkRunner';
 import type { CheckTotalsNow } from './checkResultsModel';
-import { showInformationNotice, showWarningNotice } from '../core/notices';
+import { showInformationNotice, showWarningNotice, withNoticeProgress } from '../core/notices';
 
 /** What the commands resolve with: the check as the view shows it. */
 export interface CheckSummary {
@@ -87,7 +87,7 @@ export function checkCommands(
     const controller = new AbortController();
     running = controller;
     try {
-      return await vscode.window.withProgress(
+      return await withNoticeProgress(
         { location: vscode.ProgressLocation.Notification, title, cancellable: true },
         async (progress, token) => {
           token.onCancellationRequested(() => controller.abort());
@@ -297,7 +297,7 @@ export function checkCommands(
         const controller = new AbortController();
         running = controller;
         try {
-          await vscode.window.withProgress(
+          await withNoticeProgress(
             { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Running case {0} again', c.id), cancellable: true },
             async (_progress, token) => {
               token.onCancellationRequested(() => controller.abort());

@@ -4,6 +4,7 @@
  * the write has waited `LOCK_NOTICE_MS`, so a lock that frees at once shows nothing.
  */
 import * as vscode from 'vscode';
+import { withNoticeProgress } from '../core/notices';
 
 /** How long a write waits before the notice shows. */
 export const LOCK_NOTICE_MS = 300;
@@ -37,7 +38,7 @@ export class LockWaitNotice implements vscode.Disposable {
 
   private show(): void {
     this.shown = true;
-    void vscode.window.withProgress(
+    void withNoticeProgress(
       {
         location: vscode.ProgressLocation.Notification,
         title: vscode.l10n.t('Waiting for {0} (another process is writing)…', this.fileName),

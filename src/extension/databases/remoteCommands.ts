@@ -15,7 +15,7 @@ import { UserFacingError } from '../core/userError';
 import { saveTarget } from '../core/filesInUse';
 import type { DatabaseRegistry } from './databaseRegistry';
 import { arg, argOrInput, badArgument } from '../core/commandArgs';
-import { showInformationNotice, showWarningNotice } from '../core/notices';
+import { showInformationNotice, showWarningNotice, withNoticeProgress } from '../core/notices';
 
 function remoteSource(registry: DatabaseRegistry, dbPath: string, command: string): RemoteSessionSource {
   const entry = registry.require(dbPath);
@@ -108,7 +108,7 @@ export function remoteCommands(s: Services): CommandsOf<'openStore' | 'filterSes
         }
         if (existsSync(target))
           throw new UserFacingError(vscode.l10n.t('{0} already exists. Choose a new file: the copy never overwrites.', target));
-        const result = await vscode.window.withProgress(
+        const result = await withNoticeProgress(
           { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Copying {0}', node.sessionId), cancellable: true },
           async (progress, token) => {
             let reported = 0;

@@ -24,7 +24,7 @@ import { checkFile, checkServer } from './doctorCheck';
 import { isRepairable, kindInfo, placeOf, rowLines, targetOf } from './doctorModel';
 import { DoctorResults, type CheckedFile, type FindingRef } from './doctorResults';
 import { doctorUri } from './doctorUris';
-import { showWarningNotice } from '../core/notices';
+import { showWarningNotice, withNoticeProgress } from '../core/notices';
 
 /** What a check answers (the in-host tests read it): the findings' count in all, and the document shown. */
 export interface CheckOutcome {
@@ -47,7 +47,7 @@ export function doctorCommands(s: Services): CommandsOf<'checkSessionStore' | 'r
   const check = async (dbPath: string, sessionId: string | null): Promise<CheckedFile> => {
     const remote = !!s.registry.get(dbPath)?.remote;
     const title = sessionId === null ? basename(dbPath) : `${sessionId} (${basename(dbPath)})`;
-    const file = await vscode.window.withProgress(
+    const file = await withNoticeProgress(
       { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking {0}…', title), cancellable: true },
       (_p, token) => {
         const controller = new AbortController();
@@ -140,7 +140,7 @@ export function doctorCommands(s: Services): CommandsOf<'checkSessionStore' | 'r
         const notice = new LockWaitNotice(name);
         let outcome;
         try {
-          outcome = await vscode.window.withProgress(
+          outcome = await withNoticeProgress(
             { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Repairing {0}…', name) },
             () =>
               s.registry.store.repairSessionFile(

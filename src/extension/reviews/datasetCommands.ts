@@ -21,7 +21,7 @@ import { command, type CommandsOf } from '../core/commandTable';
 import { pickSession } from '../databases/pickers';
 import type { Services } from '../services';
 import { UserFacingError } from '../core/userError';
-import { showInformationNotice, showWarningNotice } from '../core/notices';
+import { showInformationNotice, showWarningNotice, withNoticeProgress } from '../core/notices';
 
 interface ExportArgs {
   format?: DatasetFormat;
@@ -175,7 +175,7 @@ async function exportDatasetCommand(s: Services, node: unknown, given: unknown):
   const ext = choice.csv ? 'csv' : 'jsonl';
   const temp = join(dir, `dataset.${ext}`);
   try {
-    const result = await vscode.window.withProgress(
+    const result = await withNoticeProgress(
       { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Building the dataset…'), cancellable: true },
       async (_progress, token) => {
         const abort = new AbortController();

@@ -25,6 +25,7 @@ import { errorMessage } from '../../shared/errorMessage';
 import { SearchResultsProvider, hitsText, type HitNode, type SearchNode } from './searchResults';
 import type { TurnSet } from '../../store/search/reviewTurns';
 import type { ReviewQuery } from '../../store/search/searchQuery';
+import { withNoticeProgress } from '../core/notices';
 
 /**
  * Where the review filters (`is:bad`, `tag:`, `reviewed:`) read the turns they allow: the review service, named by
@@ -173,7 +174,7 @@ export class SessionSearch implements vscode.Disposable {
     this.view.message = vscode.l10n.t('Searching for "{0}"…', text);
     void vscode.commands.executeCommand(`${ViewId.searchResults}.focus`);
     const searched = files.length + stores.length;
-    const end = await vscode.window.withProgress({ location: { viewId: ViewId.searchResults } }, () => finished);
+    const end = await withNoticeProgress({ location: { viewId: ViewId.searchResults } }, () => finished);
     // What a search replaced by a newer one reports: the newer one owns the view (and its results) now.
     const replaced = (): SearchOutcome => ({
       query: text,

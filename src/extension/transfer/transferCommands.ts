@@ -32,7 +32,7 @@ import { command, type CommandsOf } from '../core/commandTable';
 import { asNode } from '../core/treeNodes';
 import { UserFacingError } from '../core/userError';
 import { announce, fileActions } from '../core/outcomes';
-import { showInformationNotice, showWarningNotice } from '../core/notices';
+import { showInformationNotice, showWarningNotice, withNoticeProgress } from '../core/notices';
 
 /** The largest Markdown export opened in an editor once written (bigger ones are offered, not opened). */
 const OPEN_EXPORT_MAX_BYTES = 5 * 1024 * 1024;
@@ -74,22 +74,19 @@ function withProgress<T>(
   title: string,
   fn: (signal: AbortSignal, report: (done: number, total: number) => void) => Promise<T>,
 ): Thenable<T> {
-  return vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title, cancellable: true },
-    async (progress, token) => {
-      const controller = new AbortController();
-      token.onCancellationRequested(() => controller.abort());
-      let last = 0;
-      return fn(controller.signal, (done, total) => {
-        if (total <= 0) return;
-        const pct = Math.min(100, (done / total) * 100);
-        if (pct - last >= 1) {
-          progress.report({ increment: pct - last, message: vscode.l10n.t('{0} of {1} items', done, total) });
-          last = pct;
-        }
-      });
-    },
-  );
+  return withNoticeProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+    const controller = new AbortController();
+    token.onCancellationRequested(() => controller.abort());
+    let last = 0;
+    return fn(controller.signal, (done, total) => {
+      if (total <= 0) return;
+      const pct = Math.min(100, (done / total) * 100);
+      if (pct - last >= 1) {
+        progress.report({ increment: pct - last, message: vscode.l10n.t('{0} of {1} items', done, total) });
+        last = pct;
+      }
+    });
+  });
 }
 
 /**
