@@ -214,7 +214,14 @@ export function colorMarkdown(color: boolean, markdown: string): string {
 export function markdownColorizer(color: boolean): { write(piece: string): string; end(): string } {
   let fence: string | null = null;
   let partial = '';
+  // Messages and reasoning are both blockquotes (markdown.ts): only a quote begun by `**Reasoning` is painted as one.
+  let reasoning = false;
   const line = (text: string): string => {
+    if (text.startsWith('>')) {
+      if (text.startsWith('> **Reasoning')) reasoning = true;
+      return reasoning ? paint(true, 'magenta', text) : text;
+    }
+    reasoning = false;
     const open = /^(`{3,})/.exec(text);
     if (fence !== null) {
       if (text === fence) fence = null;
@@ -231,7 +238,6 @@ export function markdownColorizer(color: boolean): { write(piece: string): strin
         role[1] === 'User' ? 'green' : role[1] === 'Assistant' ? 'blue' : role[1] === 'Unreadable item' ? 'red' : 'yellow';
       return paint(true, style, paint(true, 'bold', role[1]!)) + role[2];
     }
-    if (text.startsWith('> ')) return paint(true, 'magenta', text);
     if (/^_.*_$/.test(text)) return paint(true, 'dim', text);
     return text;
   };

@@ -93,14 +93,14 @@ describe('coding agents: Language Model tools, the MCP server definition, the ha
 
     const stores = await invoke('list_stores', {});
     assert.match(stores, /1 store:/);
-    assert.ok(stores.includes(path), stores);
+    assert.ok(stores.includes(JSON.stringify(path)), stores);
     const sessions = await invoke('list_sessions', {});
     assert.match(sessions, /^Source: store "trips" /);
     assert.match(sessions, /"trip"/);
     const tree = await invoke('branch_tree', { session: 'trip' });
     assert.match(tree, /retry/);
     const turn = await invoke('read_turns', { session: 'trip', turn: 2 });
-    assert.match(turn, /Source: store "trips" \(.*trips\.db\), session "trip", branch "main", turn 2/);
+    assert.match(turn, /Source: store "trips" \(".*trips\.db"\), session "trip", branch "main", turn 2/);
     assert.match(turn, /get_weather/);
     assert.match(turn, /An error occurred while running the tool/);
     const compared = await invoke('compare_branches', { session: 'trip', branch: 'main', otherBranch: 'retry' });

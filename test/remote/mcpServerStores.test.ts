@@ -72,7 +72,7 @@ describe('agent-sessions mcp on a PostgreSQL store (real client, real server)', 
   it('lists, reads and searches the store; no usage; sessions as resources; nothing written', async () => {
     const before = await sql(url, 'SELECT count(*)::int AS n FROM agent_messages');
     const stores = await ok('list_stores', {});
-    assert.match(stores, /server store postgresql:\/\/.*127\.0\.0\.1/);
+    assert.match(stores, /server store "postgresql:\/\/.*127\.0\.0\.1/);
     const sessions = await ok('list_sessions', {});
     assert.match(sessions, /- "trip": 6 items, 1 branch, updated /);
     assert.match(sessions, /- "other": 1 item, 1 branch/);

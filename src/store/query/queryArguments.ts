@@ -6,6 +6,7 @@
  */
 import type { BranchNode } from '../inspector/inspectorTypes';
 import { callText } from './queryAnswer';
+import { dataValue } from './dataBlock';
 import { QueryError, someOf } from './queryErrors';
 import type { QueryStore } from './queryStore';
 import { counted } from '../../shared/countNoun';
@@ -59,7 +60,7 @@ export async function requireSession(store: QueryStore, sessionId: string): Prom
   const ids = (await store.listSessions()).map((s) => s.sessionId);
   throw new QueryError(
     'unknown-session',
-    `Store "${store.name}" has no session ${JSON.stringify(sessionId)}. Sessions there: ${someOf(ids)}. ` +
+    `Store ${JSON.stringify(store.name)} has no session ${dataValue(sessionId)}. Sessions there: ${someOf(ids)}. ` +
       (ids.length > 0 ? `${callText('list_sessions', { store: store.name })} lists them all.` : 'The store is empty.'),
     { drop: ['session'] },
   );
@@ -81,7 +82,7 @@ export function pickBranch(
     if (!b)
       throw new QueryError(
         'unknown-branch',
-        `Session ${JSON.stringify(sessionId)} of store "${store.name}" has no items yet, so no branch to read.`,
+        `Session ${dataValue(sessionId)} of store ${JSON.stringify(store.name)} has no items yet, so no branch to read.`,
         { drop: ['session'] },
       );
     return b;
@@ -91,7 +92,7 @@ export function pickBranch(
   const ids = tree.map((x) => x.branchId);
   throw new QueryError(
     'unknown-branch',
-    `Session ${JSON.stringify(sessionId)} has no branch ${JSON.stringify(branchId)}${argName === 'branch' ? '' : ` (${argName})`}. Its branches: ${someOf(ids, 10)}.`,
+    `Session ${dataValue(sessionId)} has no branch ${dataValue(branchId)}${argName === 'branch' ? '' : ` (${argName})`}. Its branches: ${someOf(ids, 10)}.`,
     // The example names a branch that exists (the example's check moves it on when it cannot serve the call).
     { set: { [argName]: (tree.find((x) => x.branchId === 'main') ?? tree[0])?.branchId } },
   );
@@ -125,7 +126,7 @@ export async function requireTurn(store: QueryStore, at: TurnArguments): Promise
   if (at.turn > branch.userTurns && !branch.userTurnsAtLeast)
     throw new QueryError(
       'unknown-turn',
-      `Branch "${branch.branchId}" of session ${JSON.stringify(at.sessionId)} has ${counted(branch.userTurns, 'turn')}, so no turn ${at.turn}.`,
+      `Branch ${dataValue(branch.branchId)} of session ${dataValue(at.sessionId)} has ${counted(branch.userTurns, 'turn')}, so no turn ${at.turn}.`,
       { drop: ['turn'] },
     );
   return { tree, branch };

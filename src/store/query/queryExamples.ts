@@ -132,8 +132,8 @@ function noneText(tool: string, store: QueryStore, need: Need): string {
   const what =
     need === 'two-branches' ? 'two branches to compare' : need === 'turn' ? 'a turn' : need === 'branch' ? 'any items' : 'any session';
   return need === 'session'
-    ? `Store "${store.name}" has no sessions, so no call of ${tool} can work there.`
-    : `No session of store "${store.name}" looked at has ${what}, so no call of ${tool} that works can be shown.`;
+    ? `Store ${JSON.stringify(store.name)} has no sessions, so no call of ${tool} can work there.`
+    : `No session of store ${JSON.stringify(store.name)} looked at has ${what}, so no call of ${tool} that works can be shown.`;
 }
 
 /**
@@ -160,7 +160,7 @@ export async function exampleCall<H>(
   if (need === null)
     return (await works(tool, host, base, signal))
       ? { call: base }
-      : { none: `No call of ${tool.name} that works on store "${store.name}" could be found.` };
+      : { none: `No call of ${tool.name} that works on store ${JSON.stringify(store.name)} could be found.` };
   const candidates: string[] = [];
   if (typeof args.session === 'string' && args.session !== '' && (await store.hasSession(args.session))) candidates.push(args.session);
   const sessions = await store.listSessions(signal);

@@ -91,8 +91,9 @@ const DEFINED_TOOLS: readonly QueryTool[] = [
     parameters: {},
     async run(host) {
       const list = host.stores();
+      // Paths quoted whole (a call may pass one back as "store"): a line break in a file's name cannot add a store.
       const lines = list.map(
-        (s) => `- ${JSON.stringify(s.name)}: ${s.kind === 'file' ? 'SQLite session file' : 'server store'} ${s.location}`,
+        (s) => `- ${JSON.stringify(s.name)}: ${s.kind === 'file' ? 'SQLite session file' : 'server store'} ${JSON.stringify(s.location)}`,
       );
       const others = host.takesOtherFiles !== false;
       const body =
@@ -105,7 +106,11 @@ const DEFINED_TOOLS: readonly QueryTool[] = [
                 ? 'Any tool also takes "store" as the path of another SQLite session file.'
                 : 'Only these stores are read here: the user opens another session file in VS Code for it to be served.'
             }`;
-      return answer({ store: '(all)', location: 'here' }, `${body}${host.traces ? `\nTrace store: ${host.traces.path}` : ''}`, null);
+      return answer(
+        { store: '(all)', location: 'here' },
+        `${body}${host.traces ? `\nTrace store: ${JSON.stringify(host.traces.path)}` : ''}`,
+        null,
+      );
     },
   },
   {

@@ -9,6 +9,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { redactUrl } from '../remote/remoteErrors';
 import { remoteKindOf } from '../remote/remoteStore';
+import { dataValue } from './dataBlock';
 import { QueryError, someOf } from './queryErrors';
 import type { QueryStore } from './queryStore';
 
@@ -183,7 +184,7 @@ export class StoreSet {
     if (isAddress(arg)) {
       throw new QueryError(
         'unknown-store',
-        `The server store ${redactUrl(arg)} is not served here: only the stores the server was started with (--store) are read from servers. Served: ${someOf(names, 10)}.`,
+        `The server store ${dataValue(redactUrl(arg))} is not served here: only the stores the server was started with (--store) are read from servers. Served: ${someOf(names, 10)}.`,
       );
     }
     const path = resolve(arg);
@@ -195,19 +196,24 @@ export class StoreSet {
       // reading it (the Language Model tools ask the same before reading a file that is not open).
       throw new QueryError(
         'unknown-store',
-        `No store ${JSON.stringify(arg)}: this server reads only the stores it was started with (--only-stores), and that is not one of them. ${OPEN_IN_VS_CODE} Stores: ${someOf(names, 10)}.`,
+        `No store ${dataValue(arg)}: this server reads only the stores it was started with (--only-stores), and that is not one of them. ${OPEN_IN_VS_CODE} Stores: ${someOf(names, 10)}.`,
       );
     }
     if (!existsSync(path) || !statSync(path).isFile()) {
       throw new QueryError(
         'unknown-store',
-        `No store ${JSON.stringify(arg)}: it is not a served store's name and no file exists at ${path}. Stores: ${someOf(names, 10)}.`,
+        `No store ${dataValue(arg)}: it is not a served store's name and no file exists at ${dataValue(path)}. Stores: ${someOf(names, 10)}.`,
         onFirst,
       );
     }
     return path;
   }
 
+  /**
+   * The store `entry` names, opened. Its errors go to the model outside any data block, so the path (a file's name is
+   * anyone's: workspace discovery opens what a repository ships) and the opener's message (which may repeat it) are
+   * data values, quoted on one line (dataBlock.ts).
+   */
   private async open(entry: Entry): Promise<QueryStore> {
     const opened = (entry.opened ??= this.opener(entry.target, entry.name));
     let current: OpenedStore;
@@ -218,7 +224,7 @@ export class StoreSet {
       if (entry.opened === opened) entry.opened = undefined;
       throw new QueryError(
         'unknown-store',
-        `Cannot open store "${entry.name}" (${entry.location}): ${err instanceof Error ? err.message : String(err)}`,
+        `Cannot open store ${dataValue(entry.name)} (${dataValue(entry.location)}): ${dataValue(err instanceof Error ? err.message : String(err))}`,
       );
     }
     const state = current.fileState?.() ?? 'ok';
@@ -234,8 +240,8 @@ export class StoreSet {
     throw new QueryError(
       'store-changed',
       state === 'replaced'
-        ? `Store "${entry.name}" (${entry.location}) was replaced by another file since it was opened, so this call read nothing. Earlier answers, and the offsets they gave, were about the old file: call again to read the file now at that path.`
-        : `Store "${entry.name}" (${entry.location}) was deleted or moved away since it was opened, so this call read nothing. Ask the user where the file went; a call after it is restored reads it again.`,
+        ? `Store ${dataValue(entry.name)} (${dataValue(entry.location)}) was replaced by another file since it was opened, so this call read nothing. Earlier answers, and the offsets they gave, were about the old file: call again to read the file now at that path.`
+        : `Store ${dataValue(entry.name)} (${dataValue(entry.location)}) was deleted or moved away since it was opened, so this call read nothing. Ask the user where the file went; a call after it is restored reads it again.`,
     );
   }
 

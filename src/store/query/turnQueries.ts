@@ -6,6 +6,7 @@
  */
 import { turnToMarkdown } from '../export/markdown';
 import { answer, sourceOf, type QueryAnswer } from './queryAnswer';
+import { dataValue } from './dataBlock';
 import { intArgument, optionalString, pickBranch, requireSession, stringArgument } from './queryArguments';
 import { QueryError, checkCancelled } from './queryErrors';
 import { DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS, MAX_MAX_CHARS, MAX_MAX_TURNS, TextBudget } from './queryLimits';
@@ -52,8 +53,8 @@ export async function readTurns(store: QueryStore, args: ReadTurnsArgs, signal?:
         'unknown-turn',
         `${
           turn === 0
-            ? `Branch "${branchId}" has no items before its first user message (turn 0).`
-            : `Branch "${branchId}" of session ${JSON.stringify(sessionId)} has no turn ${turn}.`
+            ? `Branch ${dataValue(branchId)} has no items before its first user message (turn 0).`
+            : `Branch ${dataValue(branchId)} of session ${dataValue(sessionId)} has no turn ${turn}.`
         } ${branch.userTurns > 0 ? `Its turns are 1–${turnsText}.` : 'It has no turns yet.'}`,
         // The nearest turn there is, when there is one.
         branch.userTurns > 0
@@ -89,16 +90,20 @@ export async function readTurns(store: QueryStore, args: ReadTurnsArgs, signal?:
   const afterTurn = intArgument('afterTurn', args.afterTurn, { min: 0, max: big, fallback: 0 });
   const page = await store.reader.getTurnsPage(sessionId, branchId, { afterTurn: afterTurn > 0 ? afterTurn : null, limit: maxTurns });
   if (page.turns.length === 0) {
-    if (branch.userTurns === 0) return answer(source, `Branch "${branchId}" has no user turns yet.`, null);
-    throw new QueryError('unknown-turn', `Branch "${branchId}" has no turns after turn ${afterTurn}: it has ${turnsText} ${turnsNoun}.`, {
-      set: { branch: branchId, afterTurn: Math.max(0, branch.userTurns - maxTurns) },
-    });
+    if (branch.userTurns === 0) return answer(source, `Branch ${JSON.stringify(branchId)} has no user turns yet.`, null);
+    throw new QueryError(
+      'unknown-turn',
+      `Branch ${dataValue(branchId)} has no turns after turn ${afterTurn}: it has ${turnsText} ${turnsNoun}.`,
+      {
+        set: { branch: branchId, afterTurn: Math.max(0, branch.userTurns - maxTurns) },
+      },
+    );
   }
   const first = page.turns[0]!.turn;
   const lastOfPage = page.turns[page.turns.length - 1]!.turn;
   // The heading counts in maxChars too: the turns get what it leaves, measured with the page's last turn (the most
   // digits the heading can have), so the body stays within maxChars.
-  const heading = (to: number) => `Branch "${branchId}" has ${turnsText} ${turnsNoun}; turns ${first}–${to} follow.\n\n`;
+  const heading = (to: number) => `Branch ${JSON.stringify(branchId)} has ${turnsText} ${turnsNoun}; turns ${first}–${to} follow.\n\n`;
   const budget = new TextBudget(Math.max(1, maxChars - heading(lastOfPage).length));
   let last: number | null = null;
   let cut: { turn: number; charOffset: number; left: number } | null = null;

@@ -110,7 +110,10 @@ describe('agent-sessions mcp: the files it serves', function () {
     renameSync(incoming, served);
 
     const replaced = await mcp.fails('list_sessions', {});
-    assert.match(replaced, /Store "renamed" \(.*renamed\.db\) was replaced by another file since it was opened, so this call read nothing/);
+    assert.match(
+      replaced,
+      /Store "renamed" \(".*renamed\.db"\) was replaced by another file since it was opened, so this call read nothing/,
+    );
     assert.match(replaced, /call again to read the file now at that path/);
     const now = await mcp.ok('list_sessions', {});
     assert.match(now, /"only-new"/);

@@ -23,7 +23,7 @@ describe('agent-sessions mcp: the stores it serves', function () {
     const notSqlite = join(suite.dir, 'notes.db');
     writeFileSync(notSqlite, 'root:x:0:0:root:/root:/bin/bash\n');
     const failed = await mcp.fails('list_sessions', { store: notSqlite });
-    assert.match(failed, /Cannot open store "notes" \(.*notes\.db\): .*not a SQLite database/);
+    assert.match(failed, /Cannot open store "notes" \(".*notes\.db"\): ".*not a SQLite database.*"/);
     const stores = await mcp.ok('list_stores', {});
     assert.match(stores, /1 store:\n- "demo": SQLite session file/);
     assert.doesNotMatch(stores, /notes/);

