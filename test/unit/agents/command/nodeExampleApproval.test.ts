@@ -8,20 +8,15 @@
  * The store package is this repository's source (src/store, through tsx), so these tests need no build.
  */
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventSchema, RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { startLoopbackOpenAI, toolOutputsIn, type LoopbackOpenAI } from '../../../support/loopbackOpenAI';
 import { TEST_KEY, assertWellFormed, eventLog, readBranch, seedSession } from '../agentTestKit';
 import { REPO, failed, installNodeExample } from './commandKit';
+import { STORE_SOURCE, TSX, exampleInput, runExample } from './nodeExampleKit';
 import { runCommandOnBranch } from '../../../../src/agents/command/commandRun';
 
-type Json = Record<string, unknown>;
-
-const TSX = join(REPO, 'node_modules/tsx/dist/loader.mjs');
-const STORE_SOURCE = join(REPO, 'src/store/index.ts');
 /** The example tool's `execute`, which the test gives `needsApproval: true`. */
 const EXECUTE = 'execute: async ({ city }) =>';
 const MESSAGE = 'Approve get_weather({"city":"Paris"})?';
@@ -57,51 +52,10 @@ describe('the Node example on a tool that needs approval: the run is paused, not
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('stores the call waiting and its usage, and sends RUN_FINISHED with an interrupt outcome naming the call', async () => {
-    const input = {
-      threadId: 's1',
-      runId: 'run-1',
-      state: {},
-      messages: [{ id: 'm1', role: 'user', content: 'And now?' }],
-      tools: [],
-      context: [],
-      forwardedProps: {
-        agentSessions: {
-          version: 1,
-          store: { kind: 'sqlite', path: dbPath, sessionsTable: 'agent_sessions', messagesTable: 'agent_messages' },
-          sessionId: 's1',
-          branchId: 'main',
-          fork: null,
-          model: 'gpt-4.1-mini',
-          input: [{ role: 'user', content: 'And now?' }],
-        },
-      },
-    };
-    assert.ok(RunAgentInputSchema.safeParse(input).success);
     const before = server.requests.length;
-    const child = spawn(process.execPath, ['--import', TSX, script], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', OPENAI_API_KEY: TEST_KEY, OPENAI_BASE_URL: server.baseUrl },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.stdin.end(JSON.stringify(input));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', (c) => (clearTimeout(timer), resolve(c)));
-    });
-    assert.equal(code, 0, stderr);
-    const events = stdout
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .map((l) => {
-        assert.ok(EventSchema.safeParse(JSON.parse(l)).success, `not a valid AG-UI event: ${l}`);
-        return JSON.parse(l) as Json;
-      })
-      .filter((e) => !(e.type === 'CUSTOM' && e.name === 'agent-sessions.spans'));
+    const run = await runExample(script, dir, exampleInput(dbPath), server.baseUrl);
+    assert.equal(run.code, 0, run.stderr);
+    const events = run.events.filter((e) => !(e.type === 'CUSTOM' && e.name === 'agent-sessions.spans'));
     assert.deepEqual(
       events.map((e) => e.type),
       ['RUN_STARTED', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'RUN_FINISHED'],

@@ -7,32 +7,21 @@
  * The store package is this repository's source (src/store, through tsx), so these tests need no build.
  */
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { EventSchema, RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { startLoopbackOpenAI, toolOutputsIn, type LoopbackOpenAI } from '../../../support/loopbackOpenAI';
-import { TEST_KEY, seedSession } from '../agentTestKit';
+import { seedSession } from '../agentTestKit';
 import { REPO, installNodeExample } from './commandKit';
+import { STORE_SOURCE, exampleInput, runExample, type ExampleRun, type Json } from './nodeExampleKit';
 import { commandSpanRecords } from '../../../../src/agents/command/commandSpans';
 import { recordedInputOf } from '../../../../src/store/traces/recordedInput';
 
-type Json = Record<string, unknown>;
-
-const TSX = join(REPO, 'node_modules/tsx/dist/loader.mjs');
-const STORE_SOURCE = join(REPO, 'src/store/index.ts');
 /** The example's tool, and the same tool writing the city it was called for to SIDE_EFFECT_FILE first. */
 const TOOL_LINE = 'execute: async ({ city }) => `${city}: 18°C, light rain`,';
 const TOOL_WITH_SIDE_EFFECT =
   "execute: async ({ city }) => { (await import('node:fs')).appendFileSync(process.env.SIDE_EFFECT_FILE, city + '\\n'); return `${city}: 18°C, light rain`; },";
-
-interface Run {
-  code: number | null;
-  events: Json[];
-  stderr: string;
-}
 
 describe('the Node example replays recorded tool results (forwardedProps version 2)', function () {
   this.timeout(60_000);
@@ -68,60 +57,8 @@ describe('the Node example replays recorded tool results (forwardedProps version
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** The RunAgentInput of a run continuing main; with `tools` it is version 2. */
-  function runInput(tools?: Json): Json {
-    const input = {
-      threadId: 's1',
-      runId: 'run-1',
-      state: {},
-      messages: [{ id: 'm1', role: 'user', content: 'And now?' }],
-      tools: [],
-      context: [],
-      forwardedProps: {
-        agentSessions: {
-          version: tools ? 2 : 1,
-          store: { kind: 'sqlite', path: dbPath, sessionsTable: 'agent_sessions', messagesTable: 'agent_messages' },
-          sessionId: 's1',
-          branchId: 'main',
-          fork: null,
-          model: 'gpt-4.1-mini',
-          input: [{ role: 'user', content: 'And now?' }],
-          ...(tools ? { tools } : {}),
-        },
-      },
-    };
-    assert.ok(RunAgentInputSchema.safeParse(input).success);
-    return input;
-  }
-
-  function run(input: Json): Promise<Run> {
-    const child = spawn(process.execPath, ['--import', TSX, script], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', OPENAI_API_KEY: TEST_KEY, OPENAI_BASE_URL: server.baseUrl, SIDE_EFFECT_FILE: sideEffects },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.stdin.end(JSON.stringify(input));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    return new Promise((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        const events = stdout
-          .split('\n')
-          .filter((l) => l.trim() !== '')
-          .map((l) => {
-            const parsed = EventSchema.safeParse(JSON.parse(l));
-            assert.ok(parsed.success, `not a valid AG-UI event: ${l}`);
-            return JSON.parse(l) as Json;
-          });
-        resolve({ code, events, stderr });
-      });
-    });
-  }
+  const runInput = (tools?: Json): Json => exampleInput(dbPath, tools);
+  const run = (input: Json): Promise<ExampleRun> => runExample(script, dir, input, server.baseUrl, { SIDE_EFFECT_FILE: sideEffects });
 
   const replayReports = (events: Json[]) =>
     events.filter((e) => e.type === 'CUSTOM' && e.name === 'agent-sessions.tool-replay').map((e) => e.value);
