@@ -85,9 +85,15 @@ describe('doctor: detection', () => {
         { agent_messages: [10] },
         'row 10 of session "alice" is JSON an array, not an item object: get_items hands it to the runner',
       ],
-      ['bob', { agent_messages: [18] }, 'row 18 of session "bob" is not JSON: get_items skips it'],
+      ['bob', { agent_messages: [18] }, found[3]![2]],
     ]);
     assert.match(String(found[1]![2]), /bytes that are not UTF-8/);
+    // Told by SQLite on both drivers: node:sqlite hands over text only up to the NUL, which then decodes.
+    assert.equal(found[3]![2], 'row 18 of session "bob" holds a NUL character');
+    assert.match(
+      checkSessionFile(file).findings[3]!.detail,
+      /\(U\+0000\) at character 167: Python's json\.loads refuses it, so get_items skips it/,
+    );
     // Per session too, and a NULL where the schema lets one in.
     assert.deepEqual(
       checkSessionFile(file, { session: 'bob' }).findings.map((f) => f.rows),
