@@ -628,7 +628,11 @@ function branchForm(turn: TurnView, { branchId, usedIds }: Branching, cb: TurnDe
       message,
     );
     validate();
+    const suggested = field.value;
     window.setTimeout(() => {
+      // The suggestion is selected so that typing replaces it; but on a busy machine this comes after the user has
+      // begun to type, and selecting then would make their next key replace what they typed.
+      if (field.value !== suggested) return;
       field.focus();
       field.shadowRoot?.querySelector('input')?.select();
     }, 0);
