@@ -201,4 +201,15 @@ export default tseslint.config(
     files: ['test/**/*.ts', 'scripts/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
+  {
+    // Playwright polls a waitForFunction predicate with eval inside the page: the webviews' CSP refuses it, so such a
+    // wait passes only when its condition held at once and fails (a CSP violation) when it had to wait.
+    files: ['test/e2e/**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { property: 'waitForFunction', message: 'Wait on a locator (e.g. `:focus`) or evaluate a function instead.' },
+      ],
+    },
+  },
 );

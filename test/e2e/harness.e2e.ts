@@ -85,7 +85,7 @@ describe('a workbench shared by two suites', function () {
       page.on('dialog', () => undefined);
       await page.evaluate(`console.log('${PROBE}')`);
       await page.setViewportSize({ width: 600, height: 500 });
-      await page.waitForFunction(`localStorage.getItem('${PROBE}') === '1'`);
+      assert.equal(await page.evaluate(`localStorage.getItem('${PROBE}')`), '1');
     });
   });
 

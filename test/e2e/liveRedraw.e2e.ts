@@ -173,7 +173,7 @@ for (const theme of FLOW_THEMES) {
       await f.locator('.turn-title', { hasText: 'Turn 1' }).waitFor();
       await f.locator('.turn-list').press('Enter');
       const detail = f.locator('section.turn-detail');
-      await f.waitForFunction(`document.activeElement?.classList.contains('turn-detail')`);
+      await f.locator('section.turn-detail:focus').waitFor();
       const outline = await detail.evaluate((e) => {
         const s = e.ownerDocument.defaultView!.getComputedStyle(e);
         return { style: s.outlineStyle, width: s.outlineWidth, color: s.outlineColor };
@@ -247,7 +247,7 @@ for (const theme of FLOW_THEMES) {
       await f.getByRole('columnheader', { name: /Turns it ran in/ }).press('Enter');
       const reversed = await tools();
       assert.deepEqual([...reversed.slice(0, 3), ...reversed.slice(3).sort()], ['twelve', 'nine', 'two_eleven', ...first]);
-      await f.waitForFunction(`document.activeElement?.getAttribute('data-focus') === 'sort-turns'`);
+      await f.locator('[data-focus="sort-turns"]:focus').waitFor();
       await suite.wb.page.keyboard.press('Enter');
       assert.equal(await f.getByRole('columnheader', { name: /Turns it ran in/ }).getAttribute('aria-sort'), 'ascending');
       // Another process writes a turn calling a new tool: the table is built again, in the order chosen.
@@ -278,7 +278,7 @@ for (const theme of FLOW_THEMES) {
       );
       await radio('Whole session').press('ArrowLeft');
       assert.equal(await radio('This branch').getAttribute('aria-checked'), 'true');
-      await f.waitForFunction(`document.activeElement?.getAttribute('data-scope') === 'branch'`);
+      await f.locator('[data-scope="branch"]:focus').waitFor();
     });
 
     it('logs no Content-Security-Policy violation in any frame', () => {

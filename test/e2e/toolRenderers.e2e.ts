@@ -103,7 +103,9 @@ for (const theme of THEMES) {
       await img.waitFor();
       assert.match((await img.getAttribute('src')) ?? '', /^data:image\/png;base64,/);
       // Decoded (a data URL the CSP let through), not a broken image.
-      await f.waitForFunction(`[...document.querySelectorAll('img.tool-image')].every((i) => i.complete && i.naturalWidth > 0)`);
+      await f
+        .locator('img.tool-image')
+        .evaluateAll((imgs) => Promise.all(imgs.map((i) => (i as unknown as { decode(): Promise<void> }).decode())));
       await suite.wb.page.mouse.move(5, 5);
       await docsScreenshot(suite.wb, `wide-view-${theme}`);
 
