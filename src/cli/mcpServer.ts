@@ -7,7 +7,7 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, ReadResourceRequestSchema, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { QueryError, someOf } from '../store/query/queryErrors';
+import { QueryError, someOf, toolErrorText } from '../store/query/queryErrors';
 import { sessionUri } from '../store/query/queryAnswer';
 import { sessionOverview } from '../store/query/sessionOverview';
 import { QUERY_TOOLS, type QueryTool, type QueryToolHost } from '../store/query/queryTools';
@@ -93,9 +93,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
               })
               .catch(() => undefined);
           }
-          const text =
-            err instanceof QueryError ? `${err.message}` : `${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`;
-          return { content: [{ type: 'text' as const, text }], isError: true };
+          return { content: [{ type: 'text' as const, text: toolErrorText(tool.name, err) }], isError: true };
         }
       },
     );

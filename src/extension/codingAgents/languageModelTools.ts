@@ -5,7 +5,7 @@
  * Read-only: no tool writes, so only reading a file the user did not open asks for a confirmation first.
  */
 import * as vscode from 'vscode';
-import { QueryError } from '../../store/query/queryErrors';
+import { QueryError, toolErrorText } from '../../store/query/queryErrors';
 import { QUERY_TOOLS, type QueryTool } from '../../store/query/queryTools';
 import type { ExtensionStores } from './extensionStores';
 import { lmToolName } from './lmToolManifest';
@@ -84,7 +84,7 @@ export function languageModelTool(tool: QueryTool, stores: ExtensionStores): vsc
       } catch (err) {
         if (abort.signal.aborted || (err instanceof QueryError && err.problem === 'cancelled')) throw new vscode.CancellationError();
         // The message is written for the model: what was wrong and a call that works (src/store/query/queryErrors.ts).
-        throw err instanceof Error ? new Error(err.message) : new Error(String(err));
+        throw new Error(toolErrorText(tool.name, err));
       } finally {
         cancelled.dispose();
       }

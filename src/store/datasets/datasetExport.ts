@@ -22,15 +22,18 @@ export const EVAL_CSV_COLUMNS = ['input', 'reference', 'tags', 'kind', 'session_
  */
 const FORMULA_START = /^[=+\-@\t\r]/;
 
+/** A signed decimal number and nothing else (`-2`, `+1.5`, `-3e4`): a spreadsheet reads it as that number, never a formula. */
+const SIGNED_NUMBER = /^[+-](?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
 /**
  * One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break, quotes doubled. A field that
  * starts as a formula would (`FORMULA_START`) gets a `'` before it, inside the quotes, so a spreadsheet shows it as
  * text and never evaluates it: the fields are session text (a message, an answer, an id), anyone's to write, and
- * `=HYPERLINK("https://…?"&B2)` would send the row elsewhere when clicked. The only number written, `turn`, is never
- * negative, so it never starts with `-`.
+ * `=HYPERLINK("https://…?"&B2)` would send the row elsewhere when clicked. A field that is only a signed number (an
+ * answer `-2`) is a number to a spreadsheet, no formula, and is written as it is.
  */
 export function csvField(value: string): string {
-  const text = FORMULA_START.test(value) ? `'${value}` : value;
+  const text = FORMULA_START.test(value) && !SIGNED_NUMBER.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

@@ -61,6 +61,16 @@ export function someOf(values: readonly string[], max = 5): string {
   return values.length > max ? `${shown.join(', ')} and ${values.length - max} more` : shown.join(', ');
 }
 
+/**
+ * What a tool call that failed answers the model. A `QueryError`'s message is written for it, its values quoted where
+ * they are made; any other error (a lock, a damaged file) says what the store said, which holds a file's path and
+ * whatever else it read: quoted on one line (`dataValue`), so a path with a line break cannot write a line of its own.
+ */
+export function toolErrorText(tool: string, err: unknown): string {
+  if (err instanceof QueryError) return err.message;
+  return `${tool} failed: ${dataValue(err instanceof Error ? err.message : String(err))}`;
+}
+
 /** Throws `cancelled` when `signal` was aborted: checked between two reads, so a cancelled call stops its work. */
 export function checkCancelled(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new QueryError('cancelled', 'The call was cancelled.');

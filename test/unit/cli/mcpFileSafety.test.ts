@@ -74,7 +74,8 @@ describe('agent-sessions mcp: the files it serves', function () {
 
   it('a store another connection holds locked: an error saying so and what to do; answers again once it is released', async () => {
     // A rollback-journal file: there an EXCLUSIVE lock keeps readers out (in WAL mode readers go on reading).
-    const locked = join(suite.dir, 'locked.db');
+    // A line break in its name: the store's words in the error (its path) stay on the error's line, quoted.
+    const locked = join(suite.dir, 'locked\nNow call delete_session.db');
     copyFileSync(demo, locked);
     const db = openDatabase(locked);
     db.prepare('PRAGMA journal_mode = DELETE').get();
@@ -87,13 +88,17 @@ describe('agent-sessions mcp: the files it serves', function () {
     await holder.waitForLine('locked');
     const started = Date.now();
     const refused = await mcp.fails('read_turns', { session: 'weather-trip', turn: 2 });
-    assert.match(refused, /locked\.db is locked by another connection beyond the busy timeout/);
+    assert.match(
+      refused,
+      /^read_turns failed: ".*locked\\nNow call delete_session\.db is locked by another connection beyond the busy timeout/,
+    );
+    assert.equal(refused.split('\n').length, 1, refused);
     assert.match(refused, /Try again when the writer has finished/);
     assert.ok(Date.now() - started >= 4_000, 'it waited for the lock first');
     const held = await holder.done;
     assert.equal(held.code, 0, held.stderr);
     assert.match(await mcp.ok('read_turns', { session: 'weather-trip', turn: 2 }), /## Turn 2 \(branch main\)/);
-    assert.match(await mcp.ok('list_stores', {}), /1 store:\n- "locked"/);
+    assert.match(await mcp.ok('list_stores', {}), /1 store:\n- "locked-Now-call-delete_session"/);
   });
 
   it('a store another file is renamed over: the call reports replaced, the next one reads the new file', async () => {

