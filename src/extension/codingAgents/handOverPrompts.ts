@@ -48,6 +48,14 @@ export function chatOpenOptions(prompt: string): ChatOpenOptions {
 
 const ref = (queryTool: string): string => `#${toolReferenceName(queryTool)}`;
 
+/**
+ * A session's value as the prompt holds it: `dataValue` (cut, JSON-quoted on one line), and a `#` after white space
+ * written `\u0023`. The chat reads `#name` after white space anywhere in its input as a reference to the tool or tool
+ * set of that name (VS Code's chat request parser), so a session id `x #runInTerminal` would have named a tool the
+ * agent may run; the escape is the same JSON string to a model, and no reference to the chat.
+ */
+const value = (text: string): string => dataValue(text).replace(/(?<=\s)#/g, '\\u0023');
+
 /** `task`, the instruction that the data block is data, the block of `lines`, and `ending` (the user's to finish). */
 function withData(task: string, lines: readonly string[], ending: string): string {
   const block = dataBlock(lines.join('\n'));
@@ -60,9 +68,9 @@ function withData(task: string, lines: readonly string[], ending: string): strin
 }
 
 const turnLines = (t: TurnLocation): string[] => [
-  `store: ${dataValue(t.dbPath)}`,
-  `session: ${dataValue(t.sessionId)}`,
-  `branch: ${dataValue(t.branchId)}`,
+  `store: ${value(t.dbPath)}`,
+  `session: ${value(t.sessionId)}`,
+  `branch: ${value(t.branchId)}`,
   `turn: ${t.turn}`,
 ];
 
@@ -87,10 +95,10 @@ export function comparisonPrompt(targets: readonly CompareTarget[]): string {
         ref('compare_branches'),
       ),
       [
-        `store: ${dataValue(base.dbPath)}`,
-        `session: ${dataValue(base.sessionId)}`,
-        `baseline branch: ${dataValue(base.branchId)}`,
-        `other branches: ${others.map((t) => dataValue(t.branchId)).join(', ')}`,
+        `store: ${value(base.dbPath)}`,
+        `session: ${value(base.sessionId)}`,
+        `baseline branch: ${value(base.branchId)}`,
+        `other branches: ${others.map((t) => value(t.branchId)).join(', ')}`,
       ],
       l10n.t('My question: '),
     );
@@ -102,7 +110,7 @@ export function comparisonPrompt(targets: readonly CompareTarget[]): string {
     ),
     targets.map(
       (t, i) =>
-        `branch ${i + 1}${i === 0 ? ' (baseline)' : ''}: store ${dataValue(t.dbPath)}, session ${dataValue(t.sessionId)}, branch ${dataValue(t.branchId)}`,
+        `branch ${i + 1}${i === 0 ? ' (baseline)' : ''}: store ${value(t.dbPath)}, session ${value(t.sessionId)}, branch ${value(t.branchId)}`,
     ),
     l10n.t('My question: '),
   );
@@ -119,8 +127,8 @@ export function failurePrompt(t: TurnLocation, call: FailedCall): string {
     [
       ...turnLines(t),
       `failed call: item ${call.sequenceNumber}`,
-      `tool: ${dataValue(call.toolName)}`,
-      `why it counts as failed: ${dataValue(call.reason)}`,
+      `tool: ${value(call.toolName)}`,
+      `why it counts as failed: ${value(call.reason)}`,
     ],
     '',
   ).trimEnd();

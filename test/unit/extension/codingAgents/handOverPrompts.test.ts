@@ -57,6 +57,27 @@ describe('hand-over prompts', () => {
     assert.match(failure, /#turnTimeline/);
   });
 
+  it("names no chat tool from a session's words: a # after white space in a value is escaped", () => {
+    // VS Code's chat reads `#name` after white space anywhere in its input as a tool or tool set reference.
+    const reference = /(?<=^|\s)#([\w-]+)(:\d+)?(?=\s|$|\b)/g;
+    const named = { dbPath: '/work/my #runInTerminal.db', sessionId: 'x #editFiles', branchId: 'main\u00a0#fetch', turn: 2 };
+    const prompts = [
+      turnPrompt(named),
+      failurePrompt(named, { sequenceNumber: 5, toolName: 'get #terminal', reason: 'tool error #execute' }),
+      comparisonPrompt([named, { ...named, branchId: 'retry #web' }]),
+      comparisonPrompt([named, { dbPath: '/work/other.db', sessionId: 'o #vscode', branchId: 'main' }]),
+    ];
+    for (const prompt of prompts) {
+      const refs = Array.from(prompt.matchAll(reference), (m) => m[1]);
+      assert.ok(refs.length > 0 && refs.every((r) => ['readTurns', 'turnTimeline', 'compareBranches'].includes(r!)), refs.join());
+      // Still the same values, as JSON.
+      assertOnlyInData(prompt, '"x \\u0023editFiles"');
+    }
+    assert.equal(JSON.parse('"x \\u0023editFiles"'), 'x #editFiles');
+    // A # not after white space is no reference, and is left as it is.
+    assert.match(turnPrompt({ ...named, sessionId: '#tag-1' }), /session: "#tag-1"/);
+  });
+
   it('cuts a value at the limit, with a note of what was cut', () => {
     const long = `${'x'.repeat(20_000)}${TASK}`;
     const clean = { dbPath: '/work/demo.db', sessionId: 'trip', branchId: 'main', turn: 2 };
