@@ -408,8 +408,14 @@ export async function exportCommand(
   const toFile = options.output !== undefined && options.output !== '-';
   const reviewsPath = format === 'jsonl' ? undefined : reviewStorePath(options.reviews, isServerAddress(file) ? undefined : file);
   // -o is checked before anything is read: never the session file, the review store or their -wal/-shm (even with
-  // --force), and an existing file only with --force.
-  const output = { overwrite: options.force, inputs: [...(isServerAddress(file) ? [] : [file]), ...(reviewsPath ? [reviewsPath] : [])] };
+  // --force), and an existing file only with --force. A JSONL export reads no reviews, but its -o is no review store
+  // either (--reviews, or the one beside the file): a review store is the user's own work.
+  const reviewStores = [
+    ...(reviewsPath ? [reviewsPath] : []),
+    ...(options.reviews !== undefined ? [options.reviews] : []),
+    ...(isServerAddress(file) ? [] : [`${file}.reviews.db`]),
+  ];
+  const output = { overwrite: options.force, inputs: [...(isServerAddress(file) ? [] : [file]), ...reviewStores] };
   if (toFile) checkOutputPath(options.output!, output);
   const reviews = reviewsPath === undefined ? undefined : exportReviews(reviewsPath, sessionId);
   const request = { sessionId, branchId: options.branch ?? null, signal: ctx.signal, ...(reviews ? { reviews } : {}) };

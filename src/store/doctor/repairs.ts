@@ -238,7 +238,9 @@ const BACKUP_WRITE_FAILURES = new Set(['SQLITE_CANTOPEN', 'SQLITE_PERM', 'SQLITE
 function backupTo(path: string, backup: string, options: DoctorOptions): void {
   const reader = openForDoctor(path, true, options);
   try {
-    reader.prepare('VACUUM INTO ?').run(backup);
+    // An absolute path: SQLite reads some names as no file at all (`:memory:`, a `file:` URI), and the copy would
+    // "succeed" into memory, leaving the repair without its backup.
+    reader.prepare('VACUUM INTO ?').run(resolve(backup));
   } catch (err) {
     const code = sqliteCodeOf(err);
     if (code === undefined || !BACKUP_WRITE_FAILURES.has(code)) throw err;

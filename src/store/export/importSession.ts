@@ -293,6 +293,18 @@ export async function importJsonExport(dbPath: string, doc: SessionExport, optio
   }
 }
 
+/**
+ * `filePath` is a regular file to read: `not-found` when nothing is there, `malformed` for a folder (read, it failed as
+ * EISDIR) or a pipe, a device or a socket (read, a pipe waited forever for a writer).
+ */
+function requireImportFile(filePath: string): void {
+  const here = statSync(filePath, { throwIfNoEntry: false });
+  if (!here) throw new TransferError('not-found', `${filePath} does not exist.`);
+  if (here.isDirectory()) throw new TransferError('malformed', `${filePath} is a folder, not an export file.`);
+  if (!here.isFile())
+    throw new TransferError('malformed', `${filePath} is not a regular file (a pipe, a device or a socket), so not an export file.`);
+}
+
 /** Above this size a JSON export not in the line layout is refused rather than parsed whole (V8's string limit is ~1 GiB). */
 const WHOLE_PARSE_LIMIT = 256 * 1024 * 1024;
 
@@ -301,7 +313,7 @@ const WHOLE_PARSE_LIMIT = 256 * 1024 * 1024;
  * so the file's size does not matter; any other layout of valid JSON is parsed whole (up to 256 MiB).
  */
 export async function importJsonFile(dbPath: string, filePath: string, options: ImportOptions = {}): Promise<ImportResult> {
-  if (!existsSync(filePath)) throw new TransferError('not-found', `${filePath} does not exist.`);
+  requireImportFile(filePath);
   let header: SessionExportHeader | undefined;
   let total = 0;
   try {
@@ -418,7 +430,7 @@ async function* jsonlLines(filePath: string): AsyncGenerator<{ line: string; n: 
 export async function importJsonlFile(dbPath: string, filePath: string, options: ImportOptions = {}): Promise<ImportResult> {
   if (options.sessionId === undefined) throw new TransferError('malformed', 'A JSONL file names no session: give the new session id.');
   const sessionId = givenSessionId(options.sessionId);
-  if (!existsSync(filePath)) throw new TransferError('not-found', `${filePath} does not exist.`);
+  requireImportFile(filePath);
   let total = 0;
   for await (const { line, n } of jsonlLines(filePath)) {
     if (encodeLine(line, n)) total++;

@@ -68,11 +68,14 @@ export function isSameFileOrCompanion(output: string, input: string): boolean {
 }
 
 /**
- * Throws `OutputFileError` unless `output` may be written: `is-input` when it is one of `options.inputs` (checked
- * first, so --force never lets a writer replace what it reads), `not-a-file` for a folder, `exists` when something is
- * there and `overwrite` is not set. Nothing is created or changed.
+ * Throws `OutputFileError` unless `output` may be written: `not-a-file` for an empty path, `is-input` when it is one
+ * of `options.inputs` (checked first, so --force never lets a writer replace what it reads), `not-a-file` for a folder,
+ * a device, a pipe or a socket (whatever `overwrite` says), `exists` when a file or a link is there and `overwrite` is
+ * not set. Nothing is created or changed.
  */
 export function checkOutputPath(output: string, options: OutputOptions = {}): void {
+  // An empty name is no file: SQLite reads '' as a temporary database, and `VACUUM INTO ''` "succeeds" with no copy.
+  if (output.trim() === '') throw new OutputFileError('not-a-file', 'The output path is empty: give a file name.');
   for (const input of options.inputs ?? []) {
     if (isSameFileOrCompanion(output, input))
       throw new OutputFileError(
@@ -83,6 +86,15 @@ export function checkOutputPath(output: string, options: OutputOptions = {}): vo
   const here = lstatOrNull(output);
   if (here === null) return;
   if (here.isDirectory()) throw new OutputFileError('not-a-file', `${output} is a folder: give a file name for the output.`);
+  // The finished file is renamed over the path. A link is replaced so (never written through: it could point
+  // anywhere); a device, a pipe or a socket would be too (/dev/null made an ordinary file), so they are refused,
+  // --force or not, and so is a link to one (/dev/stdout is a link).
+  const target = here.isSymbolicLink() ? statOrNull(output) : here;
+  if (target !== null && !target.isFile())
+    throw new OutputFileError(
+      'not-a-file',
+      `${output} is not a regular file (a device, a pipe or a socket): give a file name for the output${output.startsWith('/dev/') ? ' (standard output is -o -, where the command takes it)' : ''}.`,
+    );
   if (!options.overwrite)
     throw new OutputFileError('exists', `${output} already exists: choose another file, or replace it (--force on the command line).`);
 }

@@ -36,9 +36,17 @@ export function openSessionConnection(dbPath: string, options: ConnectionOptions
   if ((readonly || options.fileMustExist) && !memory && !existsSync(dbPath)) {
     throw new SessionDatabaseError('not-found', `${dbPath} does not exist.`);
   }
-  // SQLite opens a folder and then fails the first read with "disk I/O error", which says nothing of the mistake.
-  if (!memory && statSync(dbPath, { throwIfNoEntry: false })?.isDirectory()) {
+  // SQLite opens a folder and then fails the first read with "disk I/O error", which says nothing of the mistake; a
+  // pipe it would read forever, waiting for a writer (and a device is no database either).
+  const here = memory ? undefined : statSync(dbPath, { throwIfNoEntry: false });
+  if (here?.isDirectory()) {
     throw new SessionDatabaseError('not-sqlite', `${dbPath} is a folder, not a session database file.`);
+  }
+  if (here && !here.isFile()) {
+    throw new SessionDatabaseError(
+      'not-sqlite',
+      `${dbPath} is not a regular file (a pipe, a device or a socket), so not a session database file.`,
+    );
   }
   if (!memory && !existsSync(dirname(dbPath))) {
     throw new SessionDatabaseError('not-found', `${dbPath} cannot be opened: the folder ${dirname(dbPath)} does not exist.`);

@@ -5,7 +5,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execSql, query, tables } from '../../support/sessionHelpers';
 import { tempDir } from '../../support/tempFiles';
@@ -322,6 +322,22 @@ describe('agent-sessions CLI (the real binary)', function () {
       fails(run(['ls', tmp.dir]), 4, /is a folder, not a session database file\./);
       fails(run(['show', tmp.dir, 'weather-trip']), 4, /is a folder, not a session database file\./);
       fails(run(['usage', 'weather-trip', '-d', tmp.dir]), 4, /is a folder, not a session database file\./);
+    });
+
+    it('4 for a pipe where a file is read (it would wait for a writer forever) and a folder as an export, named as such', () => {
+      const pipe = (name: string): string => {
+        const path = join(tmp.dir, name);
+        assert.equal(spawnSync('mkfifo', [path]).status, 0, 'mkfifo');
+        return path;
+      };
+      fails(run(['ls', pipe('pipe.db')]), 4, /pipe\.db is not a regular file \(a pipe, a device or a socket\)/);
+      const into = join(tmp.dir, 'into.db');
+      fails(run(['import', pipe('pipe.json'), '--db', into, '--create-tables']), 4, /pipe\.json is not a regular file/);
+      fails(run(['import', pipe('pipe.jsonl'), '--db', into, '--create-tables', '--session', 's']), 4, /pipe\.jsonl is not a regular file/);
+      const folder = join(tmp.dir, 'folder.json');
+      mkdirSync(folder);
+      fails(run(['import', folder, '--db', into, '--create-tables']), 4, /folder\.json is a folder, not an export file\./);
+      assert.equal(existsSync(into), false, 'nothing created');
     });
 
     it('4 for files that are not session databases or not valid exports (naming the line)', () => {

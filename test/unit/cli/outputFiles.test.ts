@@ -108,6 +108,12 @@ describe('agent-sessions: the files it writes', function () {
     const before = [sha(db), sha(reviews), sha(traces)];
     refused(run(['export', db, 'trip', '-f', 'json', '-o', db]), /which this command reads/);
     refused(run(['export', db, 'trip', '-f', 'md', '-o', reviews]), /which this command reads/);
+    // JSONL reads no reviews, yet its -o is never the review store, beside the file or named, even with --force.
+    refused(run(['export', db, 'trip', '-f', 'jsonl', '-o', reviews, '--force']), /would destroy/);
+    refused(
+      run(['export', 'd.db', 'trip', '-f', 'jsonl', '--reviews', 'd.db.reviews.db', '-o', './d.db.reviews.db', '--force'], dir),
+      /would destroy/,
+    );
     refused(run(['review', 'export', '--store', reviews, '-o', reviews]), /which this command reads/);
     refused(run(['traces', 'export', '--store', traces, '--session', 'trip', '-o', traces]), /which this command reads/);
     refused(run(['import', db, '--db', db]), /which this command reads/);

@@ -222,6 +222,31 @@ describe('doctor: repairs', () => {
     assert.equal(findingCount(checkSessionFile(file)), 1);
   });
 
+  it('never repairs without a backup on disk: an empty name is refused, `:memory:` and a `file:` URI are files', () => {
+    const file = fixture('orphan-usage');
+    const hash = sha(file);
+    assert.throws(
+      () => repairSessionFile(file, { backup: '' }),
+      (e: unknown) => e instanceof OutputFileError && e.problem === 'not-a-file',
+    );
+    assert.equal(sha(file), hash);
+    // SQLite reads these names as no file (memory, a URI), so VACUUM INTO "succeeded" with the copy thrown away.
+    const cwd = process.cwd();
+    process.chdir(tmp.dir);
+    try {
+      for (const backup of [':memory:', 'file:uri-backup.db?mode=memory']) {
+        const damaged = fixture('orphan-usage');
+        const outcome = repairSessionFile(damaged, { backup });
+        assert.equal(outcome.counts.usageRowsDeleted, 1, backup);
+        assert.equal(outcome.backup, backup);
+        assert.ok(existsSync(join(tmp.dir, backup)), `${backup} is a file in the working folder`);
+        assert.equal(findingCount(checkSessionFile(join(tmp.dir, backup))), 1, `${backup} holds the file as it was`);
+      }
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
   it('writes its default backup beside the file', () => {
     const file = fixture('orphan-usage');
     const outcome = repairSessionFile(file);

@@ -4,6 +4,7 @@
  * driver the phase selects (the store phases run this on node:sqlite too).
  */
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, linkSync, lstatSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
@@ -132,6 +133,20 @@ describe('files we write', () => {
 
     it('a folder is not a file', () => {
       assert.throws(() => checkOutputPath(tmp.dir, { overwrite: true }), problem('not-a-file'));
+    });
+
+    it('a pipe, a link to one and an empty name are no output, even to replace: each stays as it was', () => {
+      // A pipe stands for every non-file (a device: /dev/null, replaced by a file, was how this was found).
+      const pipe = fresh('pipe');
+      assert.equal(spawnSync('mkfifo', [pipe]).status, 0, 'mkfifo');
+      const link = fresh('link-to-pipe');
+      symlinkSync(pipe, link);
+      for (const out of [pipe, link]) {
+        assert.throws(() => writeOutputFile(out, 'data', { overwrite: true }), problem('not-a-file'), out);
+        assert.equal(lstatSync(pipe).isFIFO(), true, out);
+      }
+      assert.equal(lstatSync(link).isSymbolicLink(), true);
+      for (const empty of ['', ' ']) assert.throws(() => checkOutputPath(empty, { overwrite: true }), problem('not-a-file'));
     });
   });
 
