@@ -165,9 +165,9 @@ Prints the events as they arrive (--json: one run event per line; the outcome's 
 OPENAI_API_KEY in the environment reaches the command as it is. Exit code 0 when every run completed, 7 when the
 agent paused one, waiting for input (AG-UI's interrupt outcome: "Paused: waiting for input — …"; its turn is kept
 for the run that resumes it), 1 when one failed or was stopped (Ctrl+C stops them), 2 for bad arguments (a --name
-the session cannot take: blank, main, or used before, even by a deleted branch), 3 for a file or session that does
-not exist (run continues a session; it never starts one), 4 for a file that is no session store. Nothing is started
-before these are checked.
+the session cannot take: blank, main, or used before, even by a deleted branch; a --url that is not http(s) or
+holds a user name or password, which is never sent), 3 for a file or session that does not exist (run continues a
+session; it never starts one), 4 for a file that is no session store. Nothing is started before these are checked.
 `,
   ls: `Usage: agent-sessions ls [file] [--db file] [--json]
 
@@ -251,8 +251,9 @@ Imports a JSON export (lossless) or a JSONL file of items (numbered into turns a
 into a NEW session of the database. The session id defaults to the export's (JSON) or the file's name (JSONL); an
 id already in the database is refused. --create-tables creates the session tables (and the file) when missing.
 The file is checked completely first and written in one transaction: a malformed file writes nothing and names
-the line (JSONL) or the JSON path that is wrong (exit 4). So are rows doctor would report: usage of a turn no
-structure row holds, messages no structure row references, blank branch ids, negative token counts.
+the line (JSONL) or the JSON path that is wrong (exit 4). So are rows doctor --fix would repair: usage of a turn no
+structure row holds, messages no structure row references, blank branch ids, negative token counts. An item doctor
+reports but never repairs (malformed-item) is imported as stored: a JSON export carries every row's bytes exactly.
 A branch's JSON export keeps its branch's name, so the new session has no main, and an agent opening it starts on
 an empty main: --as-main imports the branch as main (refused for a whole session's export).
 `,

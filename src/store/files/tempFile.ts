@@ -71,6 +71,17 @@ function newFileMode(): number {
   return 0o666 & ~process.umask();
 }
 
+/**
+ * The output's name as its temporary file's name holds it: cut (whole characters) to 200 bytes, since the 30 bytes
+ * around it (`.`, `.<24 hex>.tmp`) would take a name near the file system's 255-byte limit past it (ENAMETOOLONG
+ * for a name the output itself may have).
+ */
+function tempBase(target: string): string {
+  const chars = Array.from(basename(target));
+  while (Buffer.byteLength(chars.join('')) > 200) chars.pop();
+  return chars.join('');
+}
+
 /** A temporary file beside `target`, written and then put in place by `commit` or removed by `discard`. */
 export class TempFile {
   private fd: number | null;
@@ -95,7 +106,7 @@ export class TempFile {
    */
   static create(target: string, options: OutputOptions = {}): TempFile {
     checkOutputPath(target, options);
-    const path = join(dirname(target), `.${basename(target)}.${randomBytes(12).toString('hex')}.tmp`);
+    const path = join(dirname(target), `.${tempBase(target)}.${randomBytes(12).toString('hex')}.tmp`);
     try {
       return new TempFile(target, path, openSync(path, CREATE_NEW, 0o600), options);
     } catch (err) {

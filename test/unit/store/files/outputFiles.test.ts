@@ -135,6 +135,14 @@ describe('files we write', () => {
       assert.throws(() => checkOutputPath(tmp.dir, { overwrite: true }), problem('not-a-file'));
     });
 
+    it('a name near the 255-byte limit is written (its temporary file takes a shorter form of it)', () => {
+      for (const name of [`${'a'.repeat(250)}.json`, `${'é'.repeat(125)}.json`]) {
+        const out = join(tmp.dir, name);
+        writeOutputFile(out, 'data');
+        assert.equal(readFileSync(out, 'utf8'), 'data', name);
+      }
+    });
+
     it('a pipe, a link to one and an empty name are no output, even to replace: each stays as it was', () => {
       // A pipe stands for every non-file (a device: /dev/null, replaced by a file, was how this was found).
       const pipe = fresh('pipe');
