@@ -6,13 +6,13 @@
 import { existsSync } from 'node:fs';
 import { writeOutputFile } from '../store/files/tempFile';
 import { checkOutputPath } from '../store/files/outputGuard';
-import { checkJsonl, type DatasetFormat } from '../store/datasets/datasetChecks';
+import { checkJsonl, toolsProblems, type DatasetFormat } from '../store/datasets/datasetChecks';
 import { exportDataset } from '../store/datasets/datasetExport';
 import { DEFAULT_REDACTIONS, type DatasetReport } from '../store/datasets/datasetRecords';
 import { ReviewStore, checkReviewData } from '../store/reviews/reviewStore';
 import type { ReviewData } from '../store/reviews/reviewTypes';
 import { closeStore, isServerAddress, openStore, storeAddress } from './cliStore';
-import type { CommandContext } from './commands';
+import { requireBranch, requireSession, type CommandContext } from './commands';
 import { BadInputError, NotFoundError, UsageError } from './exitCodes';
 import { readInputText } from './inputFiles';
 import { counted } from '../shared/countNoun';
@@ -160,8 +160,17 @@ export async function datasetCommand(
     throw new UsageError(`--since takes a date (2026-12-01 or an ISO time), got '${options.since}'`);
   let tools: unknown[] | undefined;
   if (options.tools) {
-    const parsed: unknown = JSON.parse(readInputText(options.tools, 'tools'));
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readInputText(options.tools, 'tools'));
+    } catch (err) {
+      if (!(err instanceof SyntaxError)) throw err;
+      throw new BadInputError(`${options.tools} is not JSON (${err.message}): --tools takes a JSON list of tool definitions.`);
+    }
     if (!Array.isArray(parsed)) throw new UsageError(`${options.tools} must hold a JSON list of tool definitions`);
+    // Checked here, once: found wrong in each record instead, every record was left out and the command exited 0.
+    const wrong = toolsProblems(parsed).problems;
+    if (wrong.length > 0) throw new UsageError(`${options.tools}: ${wrong[0]}${wrong.length > 1 ? ` (and ${wrong.length - 1} more)` : ''}`);
     tools = parsed;
   }
   // Before anything is opened or read: -o must be neither store this command reads, and replaces a file only with --force.
@@ -179,6 +188,11 @@ export async function datasetCommand(
   const preview: string[] = [];
   const previewCount = options.preview ?? 3;
   try {
+    // An unknown session or branch is a mistake to say (exit 3, as export and show do), not an empty dataset.
+    if (options.session !== undefined) {
+      const tree = await requireSession(store, options.session);
+      if (options.branch !== undefined) requireBranch(tree, options.session, options.branch);
+    }
     const report = await exportDataset(store.reader, data, options.output, {
       format,
       encoding: options.csv ? 'csv' : 'jsonl',

@@ -104,7 +104,8 @@ function messageProblems(messages: unknown, toolNames: Set<string> | null): stri
   return problems;
 }
 
-function toolsProblems(tools: unknown): { problems: string[]; names: Set<string> | null } {
+/** The problems of a list of tool definitions (a record's `tools`, or `dataset --tools`), and the tools' names. */
+export function toolsProblems(tools: unknown): { problems: string[]; names: Set<string> | null } {
   if (tools === undefined) return { problems: [], names: null };
   if (!Array.isArray(tools)) return { problems: ['tools must be a list'], names: null };
   const names = new Set<string>();

@@ -715,6 +715,28 @@ describe('agent-sessions CLI (the real binary)', function () {
       assert.match(checked.stdout, /line 1: no assistant message to learn from/);
       assert.equal(run(['dataset', 'sft', session, '--store', store]).code, 2, '--output is needed');
       assert.equal(run(['dataset', 'sft', session, '--store', store, '-o', sft, '--csv']).code, 2);
+      // An unknown session or branch is named (exit 3), not an empty dataset; a tool list that is not one is refused
+      // before anything is read, naming its file; no output is written for any of them.
+      const never = join(tmp.dir, 'never-written.jsonl');
+      fails(run(['dataset', 'sft', session, '--store', store, '-o', never, '--session', 'nosuch']), 3, /no session 'nosuch'/);
+      fails(
+        run(['dataset', 'sft', session, '--store', store, '-o', never, '--session', 'trip', '--branch', 'nosuch']),
+        3,
+        /session 'trip' has no branch 'nosuch'/,
+      );
+      writeFileSync(join(tmp.dir, 'tools.txt'), 'hello world');
+      fails(
+        run(['dataset', 'sft', session, '--store', store, '-o', never, '--tools', join(tmp.dir, 'tools.txt')]),
+        4,
+        /tools\.txt is not JSON/,
+      );
+      writeFileSync(join(tmp.dir, 'tools-numbers.json'), '[1, 2]');
+      fails(
+        run(['dataset', 'sft', session, '--store', store, '-o', never, '--tools', join(tmp.dir, 'tools-numbers.json')]),
+        2,
+        /tools-numbers\.json: tools\[0\] must be \{ "type": "function"/,
+      );
+      assert.equal(existsSync(never), false);
     });
   });
 });
