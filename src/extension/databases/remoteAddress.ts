@@ -6,7 +6,7 @@
  * and the prompts handed to the chat all hold what it returns.
  */
 import * as l10n from '@vscode/l10n';
-import { credentialsUnclear, redactUrl } from '../../store/remote/remoteErrors';
+import { credentialsUnclear, passwordEndsAddress, redactUrl } from '../../store/remote/remoteErrors';
 import { UserFacingError } from '../core/userError';
 
 /**
@@ -24,6 +24,8 @@ const PASSWORD_PARAM = 'password';
 export function splitPassword(url: string): { address: string; password: string | undefined } {
   // A password holding `/`, `?` or `#` unencoded ends the address early: no driver can read it, and no split of ours
   // would be sure to leave none of it in the address.
+  if (credentialsUnclear(url.trim()) && !passwordEndsAddress(url.trim()))
+    throw new UserFacingError(l10n.t('{0} is not an address that can be read: check its host and port.', redactUrl(url.trim())));
   if (credentialsUnclear(url.trim()))
     throw new UserFacingError(
       l10n.t(

@@ -6,7 +6,7 @@
 import type pg from 'pg';
 import { loadPg } from './serverDrivers';
 import type { ConnectionOptions } from 'node:tls';
-import { RemoteStoreError, credentialsUnclear, redactUrl } from './remoteErrors';
+import { RemoteStoreError, credentialsUnclear, passwordEndsAddress, redactUrl, unreadableAddress } from './remoteErrors';
 
 export interface PostgresConnectionOptions {
   /** `postgres://user:password@host:port/database?sslmode=require` (the password may instead come in `password`). */
@@ -34,6 +34,7 @@ export function createPostgresPool(options: PostgresConnectionOptions): pg.Pool 
   // A password with an unencoded `/`, `?` or `#` ends the address early: pg would read part of it as the host, port
   // or database, connect somewhere else, and echo it in its errors and our labels. Refused before any connection.
   if (credentialsUnclear(options.url)) {
+    if (!passwordEndsAddress(options.url)) throw new RemoteStoreError('bad-url', unreadableAddress(options.url));
     throw new RemoteStoreError(
       'bad-url',
       `The password in ${redactUrl(options.url)} holds a character that ends an address (/, ? or #): percent-encode it (%2F, %3F, %23), or give it apart from the address.`,

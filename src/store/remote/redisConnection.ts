@@ -8,7 +8,15 @@ import type Redis from 'ioredis';
 import type { RedisOptions } from 'ioredis';
 import { loadIoRedis } from './serverDrivers';
 import type { ConnectionOptions } from 'node:tls';
-import { RemoteStoreError, credentialsUnclear, redactUrl, secretOf, translateRedisError } from './remoteErrors';
+import {
+  RemoteStoreError,
+  credentialsUnclear,
+  passwordEndsAddress,
+  redactUrl,
+  secretOf,
+  translateRedisError,
+  unreadableAddress,
+} from './remoteErrors';
 
 export interface RedisConnectionOptions {
   /** `redis://[user:password@]host:port/db` or `rediss://…` for TLS. */
@@ -48,6 +56,8 @@ function databaseText(u: URL): string | undefined {
 export async function connectRedis(options: RedisConnectionOptions): Promise<Redis> {
   // A password holding `/`, `?` or `#` unencoded ends the address early: `user:12/34@host` parses as host `user`,
   // port 12, so the client would connect elsewhere and show the password as part of the address.
+  if (credentialsUnclear(options.url) && !passwordEndsAddress(options.url))
+    throw new RemoteStoreError('bad-url', unreadableAddress(options.url));
   if (credentialsUnclear(options.url))
     throw new RemoteStoreError(
       'bad-url',

@@ -58,6 +58,28 @@ export function credentialsUnclear(url: string): boolean {
 }
 
 /**
+ * For an address `credentialsUnclear` refuses, whether its password is to blame: true when it parses once everything
+ * up to its last `@` is set aside, false when it does not parse even so (a port past 65535, no host), which a
+ * message blaming the password would send the user looking in the wrong place.
+ */
+export function passwordEndsAddress(url: string): boolean {
+  const start = url.indexOf('//');
+  const at = url.lastIndexOf('@');
+  if (start < 0 || at < start) return false;
+  try {
+    new URL(`${url.slice(0, start + 2)}user:password${url.slice(at)}`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The message for an address `credentialsUnclear` refuses whose password is not to blame (`passwordEndsAddress`). */
+export function unreadableAddress(url: string): string {
+  return `${redactUrl(url)} is not an address that can be read: check its host and port.`;
+}
+
+/**
  * Where an unclear address's password is (`credentialsUnclear`): from after the user name's `:` (from the `//` when
  * there is none) to the last `@`, everything that may be the password.
  */

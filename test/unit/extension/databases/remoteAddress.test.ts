@@ -9,6 +9,8 @@ import { parse as parsePostgresUrl } from 'pg-connection-string';
 import { splitPassword } from '../../../../src/extension/databases/remoteAddress';
 import { turnPrompt } from '../../../../src/extension/codingAgents/handOverPrompts';
 import { redactUrl, secretOf } from '../../../../src/store/remote/remoteErrors';
+import { createPostgresPool } from '../../../../src/store/remote/postgresConnection';
+import { connectRedis } from '../../../../src/store/remote/redisConnection';
 import { UserFacingError } from '../../../../src/extension/core/userError';
 
 // ioredis's own address parser, the one `new Redis(url)` uses (not in its typings).
@@ -76,6 +78,27 @@ describe('server addresses without their password', () => {
         (err: Error) => err instanceof UserFacingError && err.message.includes(shown) && !err.message.includes(secret),
       );
     });
+
+  it('an address whose host or port cannot be read is refused for that, not for its password, which it never shows', async () => {
+    for (const [url, shown] of [
+      ['postgresql://bob:Pw0rdXyZ@127.0.0.1:99999/db', 'postgresql://bob:***@127.0.0.1:99999/db'],
+      ['postgresql://bob:Pw0rdXyZ@/db', 'postgresql://bob:***@/db'],
+      ['redis://:Pw0rdXyZ@h:70000/0', 'redis://:***@h:70000/0'],
+    ]) {
+      const refused = (err: Error): boolean =>
+        err.message.includes(shown) &&
+        /check its host and port/.test(err.message) &&
+        !/password in/.test(err.message) &&
+        !err.message.includes('Pw0rdXyZ');
+      assert.throws(
+        () => splitPassword(url!),
+        (err: Error) => err instanceof UserFacingError && refused(err),
+        url,
+      );
+      if (url!.startsWith('postgresql:')) assert.throws(() => createPostgresPool({ url: url! }), refused, url);
+      else await assert.rejects(connectRedis({ url: url! }), refused, url);
+    }
+  });
 
   it('an address that does not parse shows no secret of its query', () => {
     assert.equal(
