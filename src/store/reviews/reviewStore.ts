@@ -79,8 +79,53 @@ export function normalizeTag(tag: string): string {
 function checkRef(ref: TurnRef): void {
   if (typeof ref.sessionId !== 'string' || ref.sessionId === '') throw invalid('A review needs a session id.');
   if (typeof ref.branchId !== 'string' || ref.branchId === '') throw invalid('A review needs a branch id.');
-  if (!Number.isInteger(ref.turn) || ref.turn < 1) throw invalid(`${String(ref.turn)} is not a turn number (1 or more).`);
+  // A safe integer: past 2^53 a number is no longer the turn it was written as (2^60 shows as 1152921504606847000).
+  if (!Number.isSafeInteger(ref.turn) || ref.turn < 1)
+    throw invalid(`turn ${shown(ref.turn)} is not a turn number: a whole number from 1 to ${Number.MAX_SAFE_INTEGER} (2^53 - 1).`);
   if (typeof ref.turnKey !== 'string' || !/^[0-9a-f]{32}$/.test(ref.turnKey)) throw invalid('A review needs the content key of its turn.');
+}
+
+/**
+ * How far past this computer's clock an imported record's `createdMs` or `updatedMs` may be: a day. Clocks differ, by
+ * seconds when they keep time, by up to 14 hours when one is set to local time as if it were UTC; a record later
+ * than that claims to be from the future, and since the newer record wins on import it would replace every change
+ * made to that review until its time came (1e300: never).
+ */
+export const IMPORT_CLOCK_MARGIN_MS = 86_400_000;
+
+/** The largest time a `Date` holds (`new Date(t).toISOString()` throws past it). */
+const MAX_DATE_MS = 8.64e15;
+
+/** A value of an imported field as an error message shows it: a number as JavaScript writes it, text quoted and cut. */
+function shown(v: unknown): string {
+  if (v === undefined) return 'missing';
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
+  if (v === null || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  return Array.isArray(v) ? 'a list' : 'an object';
+}
+
+/** A time in ms as an error message shows it: the number, and its date when it has one. */
+function shownTime(ms: number): string {
+  return ms <= MAX_DATE_MS ? `${ms} (${new Date(ms).toISOString()})` : String(ms);
+}
+
+/**
+ * Checks an imported record's times: whole milliseconds since 1970 (a safe integer, 0 or more: a fraction, a negative
+ * time or 1e300 is no time a review was made at, and 1e300 would export as `1e+300`), and not later than
+ * `IMPORT_CLOCK_MARGIN_MS` past `nowMs`.
+ */
+function checkTimes(r: { createdMs?: unknown; updatedMs?: unknown }, nowMs: number): void {
+  for (const field of ['createdMs', 'updatedMs'] as const) {
+    const v = r[field];
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+      throw invalid(
+        `${field} ${shown(v)} is not a time: a whole number of milliseconds since 1970 (UTC), from 0 to a day past this computer's clock.`,
+      );
+    if (v > nowMs + IMPORT_CLOCK_MARGIN_MS)
+      throw invalid(
+        `${field} ${shownTime(v)} is more than a day after this computer's clock (${shownTime(nowMs)}): the newer record wins on import, so it would replace every change made to this review until then.`,
+      );
+  }
 }
 
 function checkNote(note: string, limit: number, what: string): void {
@@ -406,10 +451,11 @@ export class ReviewStore {
 
   /**
    * Adds exported review data in one transaction: a record the store lacks is added, one it holds is replaced when the
-   * import's is newer (`updatedMs`), else kept. The whole file is checked first: one bad record imports nothing.
+   * import's is newer (`updatedMs`), else kept. The whole file is checked first (`checkReviewData`, its times against
+   * `nowMs`): one bad record imports nothing.
    */
-  importData(data: unknown): { added: number; updated: number; kept: number } {
-    const d = checkReviewData(data);
+  importData(data: unknown, nowMs = Date.now()): { added: number; updated: number; kept: number } {
+    const d = checkReviewData(data, nowMs);
     return immediateTransaction(this.db, () => {
       const result = { added: 0, updated: 0, kept: 0 };
       const count = (before: number | undefined, updatedMs: number): boolean => {
@@ -475,8 +521,12 @@ export class ReviewStore {
   }
 }
 
-/** Checks an export file's content record by record; the first problem is the error, with where it is. */
-export function checkReviewData(data: unknown): ReviewData {
+/**
+ * Checks an export file's content record by record; the first problem is the error, with where it is (the list and the
+ * record's place in it) and the field. `nowMs`: this computer's clock, which no record's time may be more than
+ * `IMPORT_CLOCK_MARGIN_MS` past.
+ */
+export function checkReviewData(data: unknown, nowMs = Date.now()): ReviewData {
   const d = data as Partial<ReviewData> | null;
   if (!d || typeof d !== 'object' || d.format !== 'agent-session-inspector/reviews')
     throw invalid('This is not review data (no "format": "agent-session-inspector/reviews").');
@@ -494,9 +544,6 @@ export function checkReviewData(data: unknown): ReviewData {
     } catch (err) {
       throw invalid(`${name}[${i}]: ${err instanceof Error ? err.message : String(err)}`);
     }
-  };
-  const times = (r: { createdMs?: unknown; updatedMs?: unknown }): void => {
-    if (!Number.isFinite(r.createdMs) || !Number.isFinite(r.updatedMs)) throw invalid('createdMs and updatedMs must be times in ms.');
   };
   // Text or null, as the format says: they are bound as SQL parameters, where an object would be taken for named
   // parameters (SQLite's "Too few parameter values"), a list spread into the positional ones after it (its items
@@ -517,7 +564,7 @@ export function checkReviewData(data: unknown): ReviewData {
       if (new Set(r.tags.map(normalizeTag)).size > REVIEW_LIMITS.tags) throw invalid(`A turn can have at most ${REVIEW_LIMITS.tags} tags.`);
       checkNote(r.note, REVIEW_LIMITS.noteChars, 'note');
       origin(r);
-      times(r);
+      checkTimes(r, nowMs);
     }),
   );
   const pairwise = list<PairwiseReview>('pairwise');
@@ -533,7 +580,7 @@ export function checkReviewData(data: unknown): ReviewData {
       p.leftModel ??= null;
       p.rightModel ??= null;
       origin(p);
-      times(p);
+      checkTimes(p, nowMs);
     }),
   );
   const corrections = list<Correction>('corrections');
@@ -544,7 +591,7 @@ export function checkReviewData(data: unknown): ReviewData {
       checkNote(c.text, REVIEW_LIMITS.correctionChars, 'correction');
       if (c.text.trim() === '') throw invalid('A correction needs the answer it should have given.');
       origin(c);
-      times(c);
+      checkTimes(c, nowMs);
     }),
   );
   return { format: 'agent-session-inspector/reviews', version: 1, turnReviews, pairwise, corrections };

@@ -15,13 +15,18 @@
  * It only ever rules messages out (`ruledOut`): a message it keeps is judged and tested as before, so the scan's hits
  * are exactly those without it (test/unit/store/differential/searchScan.test.ts runs every query with it too;
  * test/unit/store/search/toolIndex.test.ts follows it through a file's life). docs/search.md says all of it.
+ *
+ * It is a cache: an index file that cannot be used as one (not SQLite, corrupt or cut short, of another format or
+ * layout) is removed and made again (`useIndex`), where a lock held by another search only passes it over.
  */
-import { mkdirSync, utimesSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
+import type { QueryContext } from '../inspector/queryContext';
 import type { SessionDatabase } from '../inspector/sessionDatabase';
 import { decodeMessageData } from '../inspector/rowDecoding';
 import { quoteIdentifier } from '../inspector/tableDiscovery';
 import { foldForSearch } from '../format/conversationText';
+import { SessionDatabaseError, sqliteCodeOf } from '../errors';
 import { captureFileIdentity } from '../sqlite/fileIdentity';
 import { openOwnStore, StatementCache } from '../sqlite/ownStoreFile';
 import { applyPageCache, ONE_PASS_PAGE_CACHE_KIB } from '../sqlite/pageCache';
@@ -41,7 +46,9 @@ import {
   realPathOf,
   RESOLVED,
   rowHash,
+  SEARCH_INDEX_APPLICATION_ID,
   SEARCH_INDEX_FILE,
+  SearchIndexError,
   TOOL_ITEM,
   UNRESOLVED_ROWS,
   withAnchor,
@@ -111,9 +118,7 @@ export function ruledOutByIndex(
   messageMax: number,
   signal?: AbortSignal,
 ): RuledOut | null {
-  let index: ToolIndex | undefined;
-  try {
-    index = ToolIndex.open(option.dir, db);
+  return useIndex(option, db, 'was not used', (index) => {
     const indexed = index.indexedThrough(db);
     if (option.later && messageMax - indexed > (option.catchUpFirst ?? CATCH_UP_FIRST)) {
       // The search's signal stops it too (Ctrl+C after the CLI's summary, a cancel that comes late): between chunks.
@@ -122,26 +127,146 @@ export function ruledOutByIndex(
     }
     const through = index.catchUp(db, signal, indexed, option.onChunk);
     return index.ruledOut(query, through);
-  } catch (err) {
-    option.onProblem?.(`The search index in ${option.dir} was not used: ${errorMessage(err)}`);
-    return null;
-  } finally {
-    index?.close();
-  }
+  });
 }
 
 /** Brings the index of `db`'s file up to its messages now (what `later` is handed); problems go to `onProblem`. */
 export function catchUpIndex(option: SearchIndexOption, db: SessionDatabase, signal?: AbortSignal): void {
-  let index: ToolIndex | undefined;
-  try {
-    index = ToolIndex.open(option.dir, db);
-    index.catchUp(db, signal, undefined, option.onChunk);
-  } catch (err) {
-    option.onProblem?.(`The search index in ${option.dir} was not brought up to date: ${errorMessage(err)}`);
-  } finally {
-    index?.close();
+  useIndex(option, db, 'was not brought up to date', (index) => index.catchUp(db, signal, undefined, option.onChunk));
+}
+
+/**
+ * `use` of the index of `db`'s file, or null when it cannot be used (the problem, `failed`, goes to `onProblem`). An
+ * index file that is not a usable index (`damageOf`) is removed with its -wal and -shm and made again, once, with a
+ * note: a cache, nothing in it but what the session file holds. Only when the file is ours (`disposable`): a session
+ * file or another program's database at its name is left as it is, and passed over. Anything else (a lock held by
+ * another search, which never waits; a folder that cannot be made; a session file that cannot be read) passes the
+ * index over, the file untouched.
+ */
+function useIndex<T>(option: SearchIndexOption, db: SessionDatabase, failed: string, use: (index: ToolIndex) => T): T | null {
+  const path = indexPathOf(option.dir, db);
+  for (let removed = false; ; removed = true) {
+    let index: ToolIndex | undefined;
+    let problem: unknown;
+    try {
+      index = ToolIndex.open(option.dir, db);
+      return use(index);
+    } catch (err) {
+      problem = err;
+    } finally {
+      // Closed before the file is removed: Windows removes no open file.
+      index?.close();
+    }
+    const damage = damageOf(problem);
+    if (damage === null) {
+      option.onProblem?.(`The search index in ${option.dir} ${failed}: ${errorMessage(problem)}`);
+      return null;
+    }
+    if (!disposable(path)) {
+      // SQLite's or our store's advice (restore it from a backup; choose another path) does not fit a file at a name
+      // of ours in our cache folder.
+      option.onProblem?.(
+        `The search index in ${option.dir} ${failed}: ${path} is not a search index (another program's database, or a session file) and was left as it is. Move it out of the folder, and the next search makes the index again.`,
+      );
+      return null;
+    }
+    if (removed) {
+      // Damaged again as it was made: the folder's disk, not the file; no second removal.
+      option.onProblem?.(`The search index in ${option.dir} ${failed}: ${path} is ${damage}, though it was just made again.`);
+      return null;
+    }
+    try {
+      removeIndexFile(path);
+    } catch (err) {
+      option.onProblem?.(
+        `The search index in ${option.dir} ${failed}: ${path} is ${damage} and could not be removed (${errorMessage(err)}).`,
+      );
+      return null;
+    }
+    option.onProblem?.(`The search index ${path} was ${damage}: it was removed, and is made again.`);
   }
 }
+
+/** Errors of the session file met by the index's reads of it: never a sign that the index is damaged. */
+const sessionErrors = new WeakSet<object>();
+
+/** `session.readWith(fn)`, its errors marked as the session file's (`sessionErrors`). */
+function readSession<T>(session: SessionDatabase, fn: (ctx: QueryContext) => T): T {
+  try {
+    return session.readWith(fn);
+  } catch (err) {
+    if (typeof err === 'object' && err !== null) sessionErrors.add(err);
+    throw err;
+  }
+}
+
+/**
+ * What makes the index file unusable as an index, as "was …" says it, when `err` says so; null for any other problem.
+ * SQLite's "not a database" and "corrupt" (met at open, as `SessionDatabaseError`s, or by a later statement, as the
+ * driver's errors) and our store's refusals of the file's format or layout. A lock (`SQLITE_BUSY`), a read-only
+ * folder, a full disk or a symbolic link at the name are no damage of the file: removing it would not help.
+ */
+function damageOf(err: unknown): string | null {
+  if (typeof err === 'object' && err !== null && sessionErrors.has(err)) return null;
+  if (err instanceof SearchIndexError) {
+    // A newer version's format too: the file is a cache, and this version would otherwise never have an index.
+    if (err.problem === 'newer-format') return 'in the format of a newer version of Agent Session Inspector';
+    return err.problem === 'not-ours' ? 'not laid out as a search index (tables, columns or indexes missing)' : null;
+  }
+  const problem = err instanceof SessionDatabaseError ? err.problem : sqliteCodeOf(err);
+  if (problem === 'not-sqlite' || problem === 'SQLITE_NOTADB') return 'not a SQLite database';
+  if (problem === 'corrupt' || problem === 'SQLITE_CORRUPT') return 'corrupt or cut short';
+  return null;
+}
+
+/** The 16 bytes every SQLite database file begins with. */
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+/** Where a SQLite file's header keeps `PRAGMA application_id` (big-endian), and the header's length. */
+const APPLICATION_ID_OFFSET = 68;
+const HEADER_BYTES = 100;
+
+/**
+ * Whether the file at `path` is ours to remove: no SQLite database at all (garbage, or cut short within its header),
+ * or one marked with the index's application id (set in the transaction that creates an index, so every index has
+ * it). A SQLite database marked otherwise or not at all (a session file copied there, another program's) is not
+ * removed, damaged or not: a search without the index is slower, a file lost is lost. The header is read without
+ * following a symbolic link (which is no damage, and never reaches here: `openOwnStore` refuses it).
+ */
+function disposable(path: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return false;
+  }
+  try {
+    const header = Buffer.alloc(HEADER_BYTES);
+    const read = readSync(fd, header, 0, HEADER_BYTES, 0);
+    if (read < HEADER_BYTES || !header.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) return true;
+    return header.readUInt32BE(APPLICATION_ID_OFFSET) === SEARCH_INDEX_APPLICATION_ID;
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Removes the index file at `path` and the files SQLite keeps beside it, those first: a search opening the index in
+ * between then finds the damaged file (and removes it too) rather than a new file beside the old file's -wal, which
+ * SQLite would apply to it. -journal: a rollback journal, left only by a search killed while it made the file.
+ */
+function removeIndexFile(path: string): void {
+  for (const suffix of ['-wal', '-shm', '-journal', '']) rmSync(`${path}${suffix}`, { force: true });
+}
+
+/** Where the index of `session`'s file is in `dir`. */
+function indexPathOf(dir: string, session: SessionDatabase): string {
+  return join(dir, `${indexName(session.path)}.db`);
+}
+
+/** The partial indexes of the index's tables (its DDL's `CREATE INDEX`), which its queries name or rely on. */
+const INDEX_NAMES = [...SEARCH_INDEX_FILE.ddl.matchAll(/CREATE INDEX (\w+)/g)].map((m) => m[1]!);
 
 interface IndexMeta {
   file?: string;
@@ -166,12 +291,26 @@ export class ToolIndex {
   /** The index of `session`'s file in `dir` (made when missing), the folder's oldest indexes past the bound removed. */
   static open(dir: string, session: SessionDatabase): ToolIndex {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const path = join(dir, `${indexName(session.path)}.db`);
+    const path = indexPathOf(dir, session);
     // Never wait on another search's catching up: a search that finds the index busy goes on without it.
     const db = openOwnStore(path, { readonly: false, fileMustExist: false, busyTimeoutMs: 0, driver: session.driver }, SEARCH_INDEX_FILE);
-    // SQLite's default page cache, not better-sqlite3's 16 MB: a search reads each page of the index once, and a first
-    // build wrote the whole index (16 MB on the bench's file A) through the cache, 10 MB of a CLI search's peak.
-    applyPageCache(db, ONE_PASS_PAGE_CACHE_KIB);
+    try {
+      // `openOwnStore` checks the tables and columns; a partial index missing would fail `ruledOut` at each search.
+      const present = new Set(
+        db
+          .prepare("SELECT name FROM sqlite_master WHERE type = 'index'")
+          .all<{ name: string }>()
+          .map((r) => r.name),
+      );
+      const missing = INDEX_NAMES.find((name) => !present.has(name));
+      if (missing !== undefined) throw new SearchIndexError('not-ours', `${path} lacks the index ${missing} of a search index.`);
+      // SQLite's default page cache, not better-sqlite3's 16 MB: a search reads each page of the index once, and a
+      // first build wrote the whole index (16 MB on the bench's file A) through the cache, 10 MB of a CLI search's peak.
+      applyPageCache(db, ONE_PASS_PAGE_CACHE_KIB);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
     const now = new Date();
     try {
       utimesSync(path, now, now);
@@ -233,7 +372,7 @@ export class ToolIndex {
     while (!signal?.aborted) {
       // One snapshot per chunk: a writer commits its rows with ids above every id a snapshot shows (AUTOINCREMENT, one
       // writer at a time), so no message at or below the last id read can appear later.
-      const rows = session.readWith((ctx) => ctx.stmt(read).arrays<[number, unknown, unknown]>(through, CHUNK_MESSAGES));
+      const rows = readSession(session, (ctx) => ctx.stmt(read).arrays<[number, unknown, unknown]>(through, CHUNK_MESSAGES));
       if (rows.length === 0) break;
       const first = rows[0]!;
       const last = rows[rows.length - 1]!;
@@ -362,7 +501,7 @@ export class ToolIndex {
     const through = Number(meta.through ?? 0);
     if (!Number.isSafeInteger(through) || through < 0) return false;
     const messages = quoteIdentifier(session.tables.messages);
-    return session.readWith((ctx) => {
+    return readSession(session, (ctx) => {
       const hasSequence = ctx.stmt("SELECT 1 AS ok FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'").get();
       // Without AUTOINCREMENT's sequence, a deleted message's id could come back with other text: no index.
       if (!hasSequence) throw new Error('the messages table keeps no id sequence (AUTOINCREMENT), so new messages could reuse ids');

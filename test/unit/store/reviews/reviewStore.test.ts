@@ -218,6 +218,115 @@ describe('ReviewStore', () => {
     }
   });
 
+  it('refuses, with the record and the field named, an import whose turn or times are not ones a review can have', () => {
+    const now = Date.UTC(2025, 5, 1);
+    const day = 86_400_000;
+    store.setTurnReview(ref(1), { verdict: 'good' }, {}, now - 1000);
+    store.setPairwise(
+      {
+        sessionId: 's',
+        leftBranch: 'alt',
+        rightBranch: 'main',
+        turn: 1,
+        leftKey: K1,
+        rightKey: K2,
+        outcome: 'left',
+        reason: '',
+        leftModel: null,
+        rightModel: null,
+      },
+      {},
+      now - 1000,
+    );
+    store.setCorrection({ ...ref(1), itemKey: K2, text: 'better' }, {}, now - 1000);
+    const data = store.exportData('s');
+    const other = ReviewStore.open(join(tmp.dir, `bounds${n}.db`));
+    try {
+      other.setTurnReview(ref(1), { verdict: 'bad', note: 'mine' }, {}, now - 500);
+      const before = other.exportData();
+      const cases: [string, ReturnType<typeof store.exportData>, RegExp][] = [
+        // Newer than anything: it would win every later import, and export as 1e+300.
+        [
+          'updatedMs 1e300',
+          { ...data, turnReviews: [{ ...data.turnReviews[0]!, updatedMs: 1e300 }] },
+          /^turnReviews\[0\]: updatedMs 1e\+300 is not a time/,
+        ],
+        [
+          'updatedMs -1',
+          { ...data, turnReviews: [{ ...data.turnReviews[0]!, updatedMs: -1 }] },
+          /^turnReviews\[0\]: updatedMs -1 is not a time/,
+        ],
+        [
+          'updatedMs 1.5',
+          { ...data, corrections: [data.corrections[0]!, { ...data.corrections[0]!, updatedMs: 1.5 }] },
+          /^corrections\[1\]: updatedMs 1\.5 is not a time/,
+        ],
+        [
+          'updatedMs as text',
+          { ...data, pairwise: [{ ...data.pairwise[0]!, updatedMs: '1748736000000' as unknown as number }] },
+          /^pairwise\[0\]: updatedMs "1748736000000" is not a time/,
+        ],
+        [
+          'createdMs missing',
+          { ...data, pairwise: [{ ...data.pairwise[0]!, createdMs: undefined as unknown as number }] },
+          /^pairwise\[0\]: createdMs missing is not a time/,
+        ],
+        [
+          'createdMs 2^53',
+          { ...data, corrections: [{ ...data.corrections[0]!, createdMs: 2 ** 53 }] },
+          /^corrections\[0\]: createdMs 9007199254740992 is not a time/,
+        ],
+        // A safe integer, but more than a day after the clock: still a review from the future.
+        [
+          'updatedMs in year 9999',
+          { ...data, turnReviews: [{ ...data.turnReviews[0]!, updatedMs: Date.UTC(9999, 11, 31) }] },
+          /^turnReviews\[0\]: updatedMs 253402214400000 \(9999-12-31T00:00:00\.000Z\) is more than a day after this computer's clock \(1748736000000 \(2025-06-01/,
+        ],
+        [
+          'updatedMs a day and a millisecond ahead',
+          { ...data, pairwise: [{ ...data.pairwise[0]!, updatedMs: now + day + 1 }] },
+          /^pairwise\[0\]: updatedMs \d+ \(2025-06-02T00:00:00\.001Z\) is more than a day after/,
+        ],
+        [
+          'createdMs past the bound',
+          { ...data, corrections: [{ ...data.corrections[0]!, createdMs: Number.MAX_SAFE_INTEGER }] },
+          /^corrections\[0\]: createdMs 9007199254740991 is more than a day after/,
+        ],
+        // 2^60 is an integer, but not the one it was written as: it would show as "turn 1152921504606847000".
+        [
+          'turn 2^60',
+          { ...data, turnReviews: [{ ...data.turnReviews[0]!, turn: 2 ** 60 }] },
+          /^turnReviews\[0\]: turn 1152921504606847000 is not a turn number/,
+        ],
+        ['turn 0', { ...data, corrections: [{ ...data.corrections[0]!, turn: 0 }] }, /^corrections\[0\]: turn 0 is not a turn number/],
+        ['turn 1.5', { ...data, pairwise: [{ ...data.pairwise[0]!, turn: 1.5 }] }, /^pairwise\[0\]: turn 1\.5 is not a turn number/],
+      ];
+      for (const [what, bad, message] of cases) {
+        assert.throws(
+          () => other.importData(JSON.parse(JSON.stringify(bad)) as unknown, now),
+          (e: unknown) => isInvalid(e) && message.test((e as Error).message),
+          what,
+        );
+        assert.deepEqual(other.exportData(), before, `${what}: nothing imported`);
+      }
+      // A colleague's clock up to a day ahead is still taken: the record is newer, and replaces the one here.
+      const ahead = { ...data, turnReviews: [{ ...data.turnReviews[0]!, updatedMs: now + day }], pairwise: [], corrections: [] };
+      assert.deepEqual(other.importData(ahead, now), { added: 0, updated: 1, kept: 0 });
+      assert.equal(other.turnReviews('s')[0]!.verdict, 'good');
+      assert.equal(other.exportData().turnReviews[0]!.updatedMs, now + day);
+      // The last safe turn number is a turn number.
+      const last = { ...data, turnReviews: [{ ...data.turnReviews[0]!, turn: Number.MAX_SAFE_INTEGER }], pairwise: [], corrections: [] };
+      assert.deepEqual(other.importData(last, now), { added: 1, updated: 0, kept: 0 });
+      // Written by hand too (the view, the CLI): the same rule for the turn.
+      assert.throws(
+        () => store.setTurnReview(ref(2 ** 60), { verdict: 'good' }),
+        (e: unknown) => isInvalid(e) && /^turn 1152921504606847000 is not a turn number/.test((e as Error).message),
+      );
+    } finally {
+      other.close();
+    }
+  });
+
   it('matches reviews to the turns as they are now: a copied session file keeps them, changed content orphans them', async () => {
     const path = join(tmp.dir, `session${n}.db`);
     const s = new AdvancedSQLiteSession({ sessionId: 's', dbPath: path, createTables: true });

@@ -5,12 +5,23 @@
  * test/unit/store/differential/searchScan.test.ts, compares them on every fixture).
  */
 import { strict as assert } from 'node:assert';
-import { copyFileSync, mkdirSync, readdirSync, renameSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { AgentInputItem } from '@openai/agents';
-import { parseSearchQuery, searchDatabase, type SearchHit } from '../../../../src/store';
-import { ToolIndex } from '../../../../src/store/search/toolIndex';
-import { MAX_SEARCH_INDEXES } from '../../../../src/store/search/toolIndexFile';
+import { parseSearchQuery, searchDatabase, SessionDatabaseError, type SearchHit } from '../../../../src/store';
+import { ruledOutByIndex, ToolIndex } from '../../../../src/store/search/toolIndex';
+import { indexName, MAX_SEARCH_INDEXES } from '../../../../src/store/search/toolIndexFile';
 import { openDatabase } from '../../../../src/store/drivers/openDatabase';
 import { TempFolder } from '../inspector/inspectorFixtures';
 
@@ -57,11 +68,11 @@ describe('the search index of tool items', () => {
     }
   }
 
-  /** What the one index file in the folder holds: its last message id and its rows. */
-  function indexState(): { through: number; rows: number } {
+  /** What the one index file in the folder (or `file`) holds: its last message id and its rows. */
+  function indexState(file?: string): { through: number; rows: number } {
     const files = readdirSync(indexDir).filter((n) => n.endsWith('.db'));
-    assert.equal(files.length, 1, 'one index file for the one session file');
-    const db = openDatabase(join(indexDir, files[0]!), { readonly: true });
+    if (file === undefined) assert.equal(files.length, 1, 'one index file for the one session file');
+    const db = openDatabase(file ?? join(indexDir, files[0]!), { readonly: true });
     try {
       const through = Number(db.prepare("SELECT value FROM index_meta WHERE key = 'through'").get<{ value: string }>()?.value);
       const rows = Number(db.prepare('SELECT count(*) AS n FROM tool_items').get<{ n: number }>()?.n);
@@ -244,9 +255,195 @@ describe('the search index of tool items', () => {
     // A session file where the index would be (a mistake, or someone else's database): refused, never written.
     copyFileSync(path, join(indexDir, name!));
     for (const suffix of ['-wal', '-shm']) writeFileSync(join(indexDir, name! + suffix), '');
+    const before = readFileSync(join(indexDir, name!));
     assert.equal((await search(path, 'tool:get_weather')).length, 2);
     assert.equal(problems.length, 1);
     assert.match(problems[0]!, /was not used: .*is not a search index/);
+    // Not ours (no application id of an index): never removed, though the index is a cache; and no advice that fits
+    // no cache (another path, a backup).
+    assert.match(problems[0]!, /left as it is\. Move it out of the folder/);
+    assert.doesNotMatch(problems[0]!, /backup|recover|choose another/i);
+    assert.ok(readFileSync(join(indexDir, name!)).equals(before));
+  });
+
+  /** What a search may say of an index it made again: that it did, never SQLite's advice for a file of one's own. */
+  function assertRebuiltNote(what: RegExp): void {
+    assert.equal(problems.length, 1, problems.join('\n'));
+    assert.match(problems[0]!, /^The search index \S+\.db was (.+): it was removed, and is made again\.$/);
+    assert.match(problems[0]!, what);
+    assert.doesNotMatch(problems[0]!, /backup|recover|choose another/i);
+    problems.length = 0;
+  }
+
+  /** Session `a`, three turns (get_weather, run_query, a failed get_weather), searched once: its index built. */
+  async function indexedSession(): Promise<{ path: string; index: string }> {
+    const path = folder.path();
+    const s = folder.session({ sessionId: 'a' });
+    await s.addItems([...turn(1, 'get_weather'), ...turn(2, 'run_query'), ...turn(3, 'get_weather', true)]);
+    s.close();
+    assert.equal((await search(path, 'tool:get_weather')).length, 4);
+    assert.deepEqual(indexState(), { through: 9, rows: 6 });
+    assert.deepEqual(problems, []);
+    return { path, index: join(indexDir, `${indexName(path)}.db`) };
+  }
+
+  /**
+   * The search after one that made the index again: no note, the index file the same (not made again), and what it
+   * rules out for `tool:get_weather` what it holds (the search asks `ruledOutByIndex`, which says null when it could
+   * not use the index).
+   */
+  async function assertUsed(path: string, index: string): Promise<void> {
+    const ino = statSync(index).ino;
+    assert.equal((await search(path, 'tool:get_weather')).length, 4);
+    assert.equal((await search(path, 'is:failed')).length, 1);
+    assert.deepEqual(problems, []);
+    assert.equal(statSync(index).ino, ino);
+    assert.deepEqual(indexState(index), { through: 9, rows: 6 });
+    const db = folder.inspect(path);
+    try {
+      const ruled = ruledOutByIndex({ dir: indexDir, onProblem: (m) => problems.push(m) }, db, parseSearchQuery('tool:get_weather'), 9);
+      assert.ok(ruled, 'the index was used');
+      // The get_weather calls (2, 8) and their outputs (3, 9); every output is nameless (3, 6, 9).
+      assert.deepEqual({ ...ruled, keep: ruled.keep.sort() }, { through: 9, keep: [2, 3, 8, 9], namedOnly: [3, 6, 9] });
+    } finally {
+      db.close();
+    }
+    assert.deepEqual(problems, []);
+  }
+
+  it('is made again when its file is cut short or overwritten, and used by the next search; not for a lock or the session file', async () => {
+    const { path, index } = await indexedSession();
+    // Another session file's index, and a file of someone else's, in the same folder: never touched.
+    const neighbour = join(indexDir, `${'0'.repeat(24)}.db`);
+    writeFileSync(neighbour, 'not ours to judge');
+    const stranger = join(indexDir, 'notes.txt');
+    writeFileSync(stranger, 'kept');
+    const size = statSync(index).size;
+    assert.ok(size > 8192, `${size} bytes: more than two pages`);
+    /** Garbage over the page of the index file `page` (from 1), of `pageSize` bytes. */
+    const garble = (page: number, pageSize: number): void => {
+      const bytes = readFileSync(index);
+      for (let i = (page - 1) * pageSize; i < Math.min(bytes.length, page * pageSize); i++) bytes[i] = (i * 7919) & 0xff;
+      writeFileSync(index, bytes);
+    };
+    /** The page size of the index file and the first page of its partial index of failed items. */
+    const layout = (): { pageSize: number; failedRoot: number } => {
+      const raw = openDatabase(index, { readonly: true });
+      try {
+        return {
+          pageSize: Number(raw.prepare('PRAGMA page_size').get<{ page_size: number }>()?.page_size),
+          failedRoot: Number(
+            raw.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'tool_items_failed'").get<{ rootpage: number }>()?.rootpage,
+          ),
+        };
+      } finally {
+        raw.close();
+      }
+    };
+    const damages: [string, () => void, RegExp, string][] = [
+      ['cut to half its size', () => truncateSync(index, Math.floor(size / 2)), /corrupt or cut short/, 'tool:get_weather'],
+      ['cut to its first page', () => truncateSync(index, 4096), /corrupt or cut short/, 'tool:get_weather'],
+      ['cut within its header', () => truncateSync(index, 50), /not a SQLite database|corrupt or cut short/, 'tool:get_weather'],
+      ['garbage over all of it', () => writeFileSync(index, Buffer.alloc(size, 0xa5)), /not a SQLite database/, 'tool:get_weather'],
+      [
+        'garbage past its first page, and a garbage -wal and -shm beside it',
+        () => {
+          const { pageSize } = layout();
+          const pages = Math.ceil(statSync(index).size / pageSize);
+          for (let page = 2; page <= pages; page++) garble(page, pageSize);
+          writeFileSync(`${index}-wal`, Buffer.alloc(8192, 0x5a));
+          writeFileSync(`${index}-shm`, Buffer.alloc(32768, 0x5a));
+        },
+        /corrupt or cut short/,
+        'tool:get_weather',
+      ],
+      [
+        // Met after the index was opened and brought up to date, by the query of the failed items: the driver's own
+        // error, not the one of the open.
+        'garbage over the partial index of failed items',
+        () => {
+          const { pageSize, failedRoot } = layout();
+          garble(failedRoot, pageSize);
+        },
+        /corrupt or cut short/,
+        'is:failed',
+      ],
+    ];
+    for (const [what, damage, note, query] of damages) {
+      damage();
+      // The search after the damage: the hits of a search without an index (`search` compares them), a note, and
+      // the index made again from the session file.
+      assert.equal((await search(path, query)).length, query === 'is:failed' ? 1 : 4, what);
+      assertRebuiltNote(note);
+      assert.deepEqual(indexState(index), { through: 9, rows: 6 }, what);
+      await assertUsed(path, index);
+    }
+    assert.equal(readFileSync(neighbour, 'utf8'), 'not ours to judge');
+    assert.equal(readFileSync(stranger, 'utf8'), 'kept');
+
+    // The session file is what cannot be read (its pages damaged under the messages whose hashes the index keeps: its
+    // reads fail with SQLite's "corrupt" while the index checks it is still the file indexed): the index is kept.
+    const before = readFileSync(index);
+    const db = folder.inspect(path);
+    try {
+      db.readWith = (() => {
+        throw new SessionDatabaseError('corrupt', `${path} is corrupt or truncated (database disk image is malformed).`);
+      }) as typeof db.readWith;
+      assert.equal(
+        ruledOutByIndex({ dir: indexDir, onProblem: (m) => problems.push(m) }, db, parseSearchQuery('tool:get_weather'), 9),
+        null,
+      );
+    } finally {
+      db.close();
+    }
+    assert.equal(problems.length, 1);
+    assert.match(problems[0]!, /was not used: .*sessions\.db is corrupt/);
+    assert.ok(readFileSync(index).equals(before), 'the index file as it was');
+    problems.length = 0;
+    await assertUsed(path, index);
+
+    // Another search catching up holds the index's write lock: this one goes on without it (it never waits), the file
+    // untouched, and the next one catches it up.
+    await folder.session({ sessionId: 'a' }).addItems(turn(4, 'get_weather'));
+    const other = openDatabase(index);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      assert.equal((await search(path, 'tool:get_weather')).length, 6);
+      assert.equal(problems.length, 1);
+      assert.match(problems[0]!, /was not used: .*is locked/);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    problems.length = 0;
+    assert.ok(readFileSync(index).equals(before), 'the index file as it was');
+    const ino = statSync(index).ino;
+    assert.equal((await search(path, 'tool:get_weather')).length, 6);
+    assert.deepEqual(problems, []);
+    assert.equal(statSync(index).ino, ino, 'the same file, caught up');
+    assert.deepEqual(indexState(index), { through: 12, rows: 8 });
+  });
+
+  it('is made again when it is ours (its application id) in another format or layout', async () => {
+    const { path, index } = await indexedSession();
+    const changes: [string, RegExp][] = [
+      ["UPDATE index_meta SET value = '99' WHERE key = 'format'", /in the format of a newer version/],
+      ["DELETE FROM index_meta WHERE key = 'format'", /not laid out as a search index/],
+      ['DROP INDEX tool_items_unresolved', /not laid out as a search index/],
+      [
+        'DROP TABLE tool_items; CREATE TABLE tool_items (message_id INTEGER PRIMARY KEY, name TEXT, flags INTEGER NOT NULL)',
+        /not laid out as a search index/,
+      ],
+      ['DROP TABLE tool_items', /not laid out as a search index/],
+    ];
+    for (const [sql, note] of changes) {
+      const raw = openDatabase(index);
+      raw.exec(sql);
+      raw.close();
+      assert.equal((await search(path, 'tool:get_weather')).length, 4, sql);
+      assertRebuiltNote(note);
+      await assertUsed(path, index);
+    }
   });
 
   it('keeps an output whose call it does not hold (the call may be written while the scan runs)', async () => {
