@@ -13,6 +13,7 @@ import { GraderSpecError } from '../agents/check/graders/graderErrors';
 import { parseGraders } from '../agents/check/graders/graderSpec';
 import type { CommandAgent } from '../agents/command/commandRun';
 import { TOOLS_MODES, type ToolsMode } from '../shared/protocol/replay';
+import { hideUrlPasswords } from '../shared/urlPasswords';
 import { junitReport } from '../agents/check/reports/junit';
 import { markdownReport } from '../agents/check/reports/markdown';
 import { checkOutputPath, isSameFileOrCompanion } from '../store/files/outputGuard';
@@ -35,6 +36,7 @@ import {
 } from './checkExperiments';
 import { caseLines, closingLines, countResults } from './checkLines';
 import { EXIT, NotFoundError, UsageError, exitCodeOf } from './exitCodes';
+import { checkAgentUrl } from './runCommand';
 import { tellWhenStdoutCloses } from './stdoutClosed';
 
 export interface CheckArgs {
@@ -217,7 +219,9 @@ async function checkAndReport(
     for (const out of outputs) write(`wrote ${out}\n`);
   }
   for (const f of failures)
-    process.stderr.write(`agent-sessions: ${f.what} was not written: ${f.error instanceof Error ? f.error.message : String(f.error)}\n`);
+    process.stderr.write(
+      `agent-sessions: ${hideUrlPasswords(`${f.what} was not written: ${f.error instanceof Error ? f.error.message : String(f.error)}`)}\n`,
+    );
   const c = countResults(report.results);
   const checked = interrupted ? EXIT.interrupted : c.failed === 0 && c.errors === 0 && c.passed > 0 ? EXIT.ok : EXIT.error;
   // The worst of the check's code and every failed output's (an output that failed is never a 0).
@@ -241,6 +245,8 @@ function planCheck(args: CheckArgs): CheckPlan {
   if (!file) throw new UsageError('check needs a session file: agent-sessions check <file> --reviews <reviews.db> --command "…"');
   if (isServerAddress(file)) throw new UsageError('check runs on a session file (a SQLite file): copy a server session to a file first');
   if ((args.command === undefined) === (args.url === undefined)) throw new UsageError('check needs exactly one of --command and --url');
+  // Refused here, once: each case's run failed on such a URL apart, every ERROR quoting it.
+  if (args.url !== undefined) checkAgentUrl(args.url);
   const reviews = args.reviews ?? `${file}.reviews.db`;
   // Exit 3, as for a review store named with --reviews (docs/check.md, "Exit codes"): the store is missing, not an
   // argument; the message says how to name another one.

@@ -34,10 +34,10 @@ Prints one line per case as it finishes (PASS, FAIL with the graders' reasons, E
 ORPHANED), then "N passed, N failed" (", N errors", ", N orphaned" when there are any) and the graders that ran.
 
 Exit codes: 0 every case passed; 1 a case failed or errored, or no case was found (a review file that matches no
-turn); 2 bad arguments (a grader spec, a model grader without a key: before any run); 3 the session file, the
-review store (also the default one) or the --baseline experiment does not exist; 4 not a session file, review store
-or experiment store; 6 a report file cannot be written (its folder missing: before any run), --save names a saved
-experiment (without --force) or its store is a link; 130 interrupted (Ctrl+C stops every running case; the finished
-ones are reported; nothing is saved). SIGTERM or SIGHUP stop it as Ctrl+C does, then end it by that signal; a closed
-stdout (| head) too, then exit 141.
+turn); 2 bad arguments (a grader spec, a model grader without a key, a --url that is not http(s) or holds a user
+name or password: before any run); 3 the session file, the review store (also the default one) or the --baseline
+experiment does not exist; 4 not a session file, review store or experiment store; 6 a report file cannot be
+written (its folder missing: before any run), --save names a saved experiment (without --force) or its store is a
+link; 130 interrupted (Ctrl+C stops every running case; the finished ones are reported; nothing is saved). SIGTERM
+or SIGHUP stop it as Ctrl+C does, then end it by that signal; a closed stdout (| head) too, then exit 141.
 `;

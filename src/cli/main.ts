@@ -14,6 +14,7 @@ import { holdHeapSmall, releaseHeap, useAtomicMarking } from './heapSizing';
 import { exitWhenStdoutCloses } from './stdoutClosed';
 import { COMMAND_HELP, MAIN_HELP } from './help';
 import { createTerminal, guardOutput, paint, wantsColor, writeStdout } from './terminal';
+import { hideUrlPasswords } from '../shared/urlPasswords';
 
 declare const __CLI_VERSION__: string | undefined;
 const VERSION = typeof __CLI_VERSION__ === 'string' ? __CLI_VERSION__ : 'dev';
@@ -412,7 +413,7 @@ async function runCommandLine(argv: string[]): Promise<number> {
     return EXIT.ok;
   } catch (err) {
     const code = err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? EXIT.usage : exitCodeOf(err);
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorText(err);
     if (json) {
       process.stderr.write(
         `${JSON.stringify({ error: { code, name: err instanceof Error ? err.name : 'Error', problem: problemOf(err), message } })}\n`,
@@ -442,7 +443,7 @@ async function runMcp(argv: string[], json: boolean, errColor: boolean): Promise
     return await mcpCommand(argv, VERSION);
   } catch (err) {
     const code = err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? EXIT.usage : exitCodeOf(err);
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorText(err);
     if (json)
       process.stderr.write(
         `${JSON.stringify({ error: { code, name: err instanceof Error ? err.name : 'Error', problem: problemOf(err), message } })}\n`,
@@ -450,6 +451,15 @@ async function runMcp(argv: string[], json: boolean, errColor: boolean): Promise
     else process.stderr.write(`${paint(errColor, 'red', 'agent-sessions:')} ${message}\nRun 'agent-sessions mcp --help' for usage.\n`);
     return code;
   }
+}
+
+/**
+ * An error's message as the CLI prints it (plain or `--json`): every address in it without its password. Messages
+ * quote what the user typed (`There is no review store postgresql://bob:…@db/x`, a path that is an address) and what a
+ * library said of it, so one place masks them all, whichever command or module wrote the message.
+ */
+function errorText(err: unknown): string {
+  return hideUrlPasswords(err instanceof Error ? err.message : String(err));
 }
 
 function problemOf(err: unknown): string | null {

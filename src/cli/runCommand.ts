@@ -10,6 +10,7 @@ import { TOOLS_MODES, replaySentence, type ReplaySummary, type ToolsMode } from 
 import { branchNameProblem } from '../shared/branchNames';
 import { readRunTarget } from '../store/inspector/runTarget';
 import { pausedRunText } from '../shared/pausedRun';
+import { urlHasPassword, urlWithoutPassword } from '../shared/urlPasswords';
 import { EXIT, NotFoundError, UsageError } from './exitCodes';
 
 /** The longest tool name `--match-name-only` takes (a function name is at most 64 characters at OpenAI). */
@@ -57,6 +58,7 @@ export function runExitCode(outcomes: readonly RunOutcome[]): number {
 export async function runCommand(args: RunArgs, write: (text: string) => void): Promise<number> {
   if ((args.command === undefined) === (args.url === undefined)) throw new UsageError('run needs exactly one of --command and --url');
   if ((args.command ?? args.url ?? '').trim() === '') throw new UsageError(`--${args.command !== undefined ? 'command' : 'url'} is empty`);
+  if (args.url !== undefined) checkAgentUrl(args.url);
   if (args.message.trim() === '') throw new UsageError('run needs a --message');
   if (args.name !== undefined && args.models.length > 1) throw new UsageError('--name names one branch: give one --model with it');
   const mode = toolsMode(args);
@@ -95,6 +97,32 @@ export async function runCommand(args: RunArgs, write: (text: string) => void): 
     { kill: 'Stopping the agent now (SIGKILL).' },
   );
   return runExitCode(outcomes);
+}
+
+/**
+ * `--url` (of `run` and `check`), refused as a usage error before any run unless it is an http(s) URL without
+ * credentials. Node's fetch refuses a URL with a user name or password, so each run failed on its own ("could not be
+ * reached"), every message quoting the URL, password and all; and a URL that is none, or of another scheme, failed
+ * each run apart. The URL is shown without its password; a password as text reads it counts even where the URL parses
+ * without one (an unencoded `/`, `?` or `#` in it makes the URL parse as another host, or not at all). A secret in the
+ * query (`?token=`) is sent, and stays allowed.
+ */
+export function checkAgentUrl(url: string): void {
+  const shown = urlWithoutPassword(url);
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed && parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new UsageError(`--url takes an http:// or https:// URL, got '${shown}'`);
+  if (urlHasPassword(url) || (parsed && (parsed.username !== '' || parsed.password !== '')))
+    throw new UsageError(
+      `--url ${shown} holds a user name or password: credentials in a URL are not sent (fetch refuses them), and an ` +
+        'agent URL has no other way to send them. Remove them from the URL.',
+    );
+  if (!parsed) throw new UsageError(`--url takes an http:// or https:// URL, got '${shown}'`);
 }
 
 /**

@@ -19,6 +19,7 @@ import type { SpanRecord } from '../../store/traces/spanRecord';
 import { storeCommandSpans } from './commandSpans';
 import { errorMessage } from '../../shared/errorMessage';
 import { runValueText } from '../../shared/itemText';
+import { hideUrlPasswords, urlWithoutPassword } from '../../shared/urlPasswords';
 import { storeFailure } from '../storeFailures';
 import { redactDeep, redactableSecrets } from '../apiKey';
 import { isUserMessage } from '../runPersistence';
@@ -140,12 +141,14 @@ function runSecrets(options: CommandRunOptions): string[] {
   return redactableSecrets([options.apiKey, (options.env ?? process.env).OPENAI_API_KEY]);
 }
 
+// An agent URL is shown without its password (`user:***@`): in the run's header, every message and the view, whether
+// it came from `--url` or from the settings. Fetch sends no such URL, but a user may still write one.
 function agentLabel(agent: CommandAgent): string {
-  return agent.kind === 'command' ? agent.name : (agent.name ?? agent.url);
+  return agent.kind === 'command' ? agent.name : (agent.name ?? urlWithoutPassword(agent.url));
 }
 
 function describe(agent: CommandAgent): string {
-  return agent.kind === 'command' ? `The agent command '${agent.name}'` : `The agent at ${agent.url}`;
+  return agent.kind === 'command' ? `The agent command '${agent.name}'` : `The agent at ${urlWithoutPassword(agent.url)}`;
 }
 
 async function prepareAndRun(options: CommandRunOptions, reporter: RunReporter): Promise<RunOutcome> {
@@ -265,6 +268,8 @@ async function runAgent(
     });
     loadSchemasBeside();
     const end = await ending;
+    // Fetch's errors quote the URL (the one it refused for its credentials too), password and all.
+    if (end.error !== undefined) end.error = hideUrlPasswords(end.error);
     // AG-UI 1.0: RUN_FINISHED and RUN_ERROR end the run. A stream closed by us after it, or broken after it (a worker
     // recycled, a proxy closing idle upstreams), or a timeout or Stop meanwhile, does not undo a run that had ended.
     const endedByEvent = translator.ended && endedFirst();
