@@ -20,7 +20,7 @@ to <file>.reviews.db.
                               answer:regex=PATTERN, command:"…", model[:NAME][@RUBRIC]; repeat to combine
                               (default: trajectory, plus model when OPENAI_API_KEY is set)
   --concurrency N             cases run at once, 1 to 32 (default 4)
-  --timeout S                 stop a case's agent after S seconds (default: never)
+  --timeout S                 stop a case's agent after S seconds (default, and 0: never)
   --keep-branches             run each case on a new branch check-<n> of the session file, kept afterwards;
                               without it the session file is never written (runs go into scratch files)
   --junit F, --markdown F     a JUnit XML report, a Markdown summary (never onto an input; an existing file

@@ -214,7 +214,8 @@ session record, Redis keys of the wrong type. --fix and --backup are refused the
   --session s    check (and repair) only this session
 
 Exit codes: 0 no findings (after --fix: none left), 1 findings, 4 not a session file or a stale -wal beside it,
-5 locked by a writer past the busy timeout, 6 --fix on a read-only file, or a refused --backup path.
+5 locked by a writer past the busy timeout, 6 --fix on a read-only file, a WAL file in a folder that cannot be
+written (SQLite makes its -shm there even to read it), or a refused --backup path.
 `,
   usage: `Usage: agent-sessions usage [file] <session> [--db file] [--branch b] [--json]
 

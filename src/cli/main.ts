@@ -141,6 +141,9 @@ const COMMON = ['db', 'json', 'no-pager', 'no-color', 'help', 'version', 'key-pr
 function positiveInt(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw new UsageError(`--${name} takes a whole number, got '${value}'`);
+  // Past 2^53 a number is no longer the one given (99999999999999999999 read as 100000000000000000000).
+  if (!Number.isSafeInteger(Number(value)))
+    throw new UsageError(`--${name} takes a whole number up to ${Number.MAX_SAFE_INTEGER}, got '${value}'`);
   return Number(value);
 }
 

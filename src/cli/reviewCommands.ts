@@ -152,6 +152,8 @@ export async function datasetCommand(
   const target = rest[0] ?? db;
   if (rest.length > 1) throw new UsageError('dataset takes one session store');
   if (!options.output) throw new UsageError('dataset needs --output <file>');
+  // `export -o -` is standard output; a dataset is written whole, then put in place, so `-` would be a file named so.
+  if (options.output === '-') throw new UsageError('dataset writes a file: give --output a file name (- is no file here)');
   if (options.csv && format !== 'eval') throw new UsageError('--csv is for the evaluation set (dataset eval)');
   if (options.verdict !== undefined && options.verdict !== 'good' && options.verdict !== 'bad')
     throw new UsageError(`--verdict takes good or bad, got '${options.verdict}'`);

@@ -19,6 +19,7 @@ import { Setting } from '../core/contributions';
 import { affectsSetting, setting, workspaceTrust } from '../core/settings';
 import { UserFacingError } from '../core/userError';
 import { plainIconText } from '../core/iconText';
+import { urlWithoutPassword } from '../../shared/urlPasswords';
 
 const SELECTED_KEY = 'agentSessions.agentChoice';
 
@@ -77,7 +78,10 @@ export class AgentChoices implements vscode.Disposable {
         choices.push({ id, kind: 'command', label: c.name, detail: c.command, status: this.statuses.get(id) ?? null });
       }
       const url = setting(Setting.agentUrl).trim();
-      if (url) choices.push({ id: URL_AGENT_ID, kind: 'url', label: url, detail: url, status: this.statuses.get(URL_AGENT_ID) ?? null });
+      // Shown without its password (a URL is drawn in pickers and the view, and fetch never sends one anyway).
+      const shown = urlWithoutPassword(url);
+      if (url)
+        choices.push({ id: URL_AGENT_ID, kind: 'url', label: shown, detail: shown, status: this.statuses.get(URL_AGENT_ID) ?? null });
     } else if (readAgentCommands().length > 0 || setting(Setting.agentUrl).trim()) {
       note = vscode.l10n.t('Agent commands run only in a trusted workspace.');
     }

@@ -290,6 +290,12 @@ describe('agent-sessions CLI (the real binary)', function () {
       fails(run(['frob']), 2, /unknown command 'frob'/);
       fails(run(['show', '-d', db]), 2, /show needs a session id/);
       fails(run(['show', 'weather-trip', '-d', db, '--turn', 'two']), 2, /--turn takes a whole number/);
+      // Past 2^53 the number read is not the one given: refused, not echoed as another.
+      fails(
+        run(['show', 'weather-trip', '-d', db, '--turn', '99999999999999999999']),
+        2,
+        /--turn takes a whole number up to 9007199254740991, got '99999999999999999999'/,
+      );
       fails(run(['ls', db, '--format', 'md']), 2, /ls takes no --format/);
       fails(run(['ls', db, '--bogus']), 2, /Unknown option '--bogus'/);
       fails(run(['branches', 'weather-trip']), 2, /no database: pass --db/);
@@ -715,6 +721,8 @@ describe('agent-sessions CLI (the real binary)', function () {
       assert.match(checked.stdout, /line 1: no assistant message to learn from/);
       assert.equal(run(['dataset', 'sft', session, '--store', store]).code, 2, '--output is needed');
       assert.equal(run(['dataset', 'sft', session, '--store', store, '-o', sft, '--csv']).code, 2);
+      fails(run(['dataset', 'sft', session, '--store', store, '-o', '-']), 2, /dataset writes a file/);
+      assert.equal(existsSync(join(tmp.dir, '-')), false, 'no file named -');
       // An unknown session or branch is named (exit 3), not an empty dataset; a tool list that is not one is refused
       // before anything is read, naming its file; no output is written for any of them.
       const never = join(tmp.dir, 'never-written.jsonl');

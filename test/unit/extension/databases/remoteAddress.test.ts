@@ -80,23 +80,24 @@ describe('server addresses without their password', () => {
     });
 
   it('an address whose host or port cannot be read is refused for that, not for its password, which it never shows', async () => {
-    for (const [url, shown] of [
+    const unreadable: [string, string][] = [
       ['postgresql://bob:Pw0rdXyZ@127.0.0.1:99999/db', 'postgresql://bob:***@127.0.0.1:99999/db'],
       ['postgresql://bob:Pw0rdXyZ@/db', 'postgresql://bob:***@/db'],
       ['redis://:Pw0rdXyZ@h:70000/0', 'redis://:***@h:70000/0'],
-    ]) {
+    ];
+    for (const [url, shown] of unreadable) {
       const refused = (err: Error): boolean =>
         err.message.includes(shown) &&
         /check its host and port/.test(err.message) &&
         !/password in/.test(err.message) &&
         !err.message.includes('Pw0rdXyZ');
       assert.throws(
-        () => splitPassword(url!),
+        () => splitPassword(url),
         (err: Error) => err instanceof UserFacingError && refused(err),
         url,
       );
-      if (url!.startsWith('postgresql:')) assert.throws(() => createPostgresPool({ url: url! }), refused, url);
-      else await assert.rejects(connectRedis({ url: url! }), refused, url);
+      if (url.startsWith('postgresql:')) assert.throws(() => createPostgresPool({ url }), refused, url);
+      else await assert.rejects(connectRedis({ url }), refused, url);
     }
   });
 
