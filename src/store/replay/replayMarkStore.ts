@@ -84,7 +84,7 @@ function checkSummary(summary: ReplaySummary): void {
     );
   if (summary.source !== null) {
     checkId(summary.source.branchId, 'the recorded branch');
-    if (!Number.isInteger(summary.source.turn) || summary.source.turn < 1)
+    if (!Number.isSafeInteger(summary.source.turn) || summary.source.turn < 1)
       throw invalid(`${String(summary.source.turn)} is not a turn number.`);
   }
   summary.marks.forEach(checkMark);
@@ -146,7 +146,7 @@ export class ReplayMarkStore {
     checkId(sessionId, 'a session id');
     checkId(branchId, 'a branch id');
     checkId(runId, 'a run id');
-    if (turn !== null && (!Number.isInteger(turn) || turn < 1)) throw invalid(`${String(turn)} is not a turn number.`);
+    if (turn !== null && (!Number.isSafeInteger(turn) || turn < 1)) throw invalid(`${String(turn)} is not a turn number.`);
     checkSummary(summary);
     const source = summary.source;
     immediateTransaction(this.db, () => {

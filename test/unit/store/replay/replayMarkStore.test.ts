@@ -148,6 +148,8 @@ describe('ReplayMarkStore', () => {
       ['empty store key', () => store.recordRun('', 'trip', 'b', 1, ok, 'r')],
       ['turn 0', () => store.recordRun(KEY, 'trip', 'b', 0, ok, 'r')],
       ['mode off', () => store.recordRun(KEY, 'trip', 'b', 1, { ...ok, mode: 'off' as never }, 'r')],
+      // Past 2^53 a turn is no longer the number it was written as.
+      ['turn past 2^53', () => store.recordRun(KEY, 'trip', 'b', 2 ** 60, ok, 'r')],
       ['outcome', () => store.recordRun(KEY, 'trip', 'b', 1, summary([mark('c1', 'x', 'faked' as never, null)]), 'r')],
       ['no call id', () => store.recordRun(KEY, 'trip', 'b', 1, summary([mark('', 'x', 'live', null)]), 'r')],
       [
