@@ -49,8 +49,26 @@ function reasonOf(err: unknown): string {
 /** An `OutputFileError('io')` about `target` for a file-system error met while writing it (or its temporary file). */
 export function writeErrorFor(target: string, err: unknown): unknown {
   if (err instanceof OutputFileError) return err;
-  if (typeof (err as { code?: unknown })?.code !== 'string' || !/^E[A-Z]+$/.test((err as { code: string }).code)) return err;
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) return err;
+  // A full disk, a quota or a size limit: the folder is fine, the advice is about room.
+  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG')
+    return new OutputFileError('io', `${target} cannot be written (${reasonOf(err)}): there is no room for it. Nothing was put in place.`);
   return new OutputFileError('io', `${target} cannot be written (${reasonOf(err)}). Check that its folder exists and can be written.`);
+}
+
+/**
+ * Writes every byte of `data` at the file's current end. `writeSync` may write fewer bytes than it was given and say
+ * so only in its answer: on a disk that fills up, Linux first writes what fits, and only the next write fails with
+ * ENOSPC. Taken as done, the rest was lost and a cut file was put in place as complete (a tester's full tmpfs).
+ */
+function writeAll(fd: number, data: Buffer): void {
+  for (let at = 0; at < data.length;) {
+    const n = writeSync(fd, data, at, data.length - at);
+    // No progress at all: the same answer as the failing write would give, so it reads as one.
+    if (n <= 0) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    at += n;
+  }
 }
 
 /** Creates a new, empty file at `path` without following a link there; false when something is already at `path`. */
@@ -128,7 +146,7 @@ export class TempFile {
     this.buffer = [];
     this.buffered = 0;
     try {
-      writeSync(this.fd, text);
+      writeAll(this.fd, Buffer.from(text, 'utf8'));
     } catch (err) {
       throw writeErrorFor(this.target, err);
     }
@@ -142,7 +160,7 @@ export class TempFile {
       const chunk = Buffer.alloc(COPY_CHUNK_BYTES);
       for (let n = readSync(input, chunk); n > 0; n = readSync(input, chunk)) {
         try {
-          writeSync(this.fd!, chunk, 0, n);
+          writeAll(this.fd!, chunk.subarray(0, n));
         } catch (err) {
           throw writeErrorFor(this.target, err);
         }

@@ -22,6 +22,7 @@ import { openSessionDatabase } from '../../../../src/store';
 import { writeExportFixture } from '../export/exportFixtures';
 import { tempDir } from '../../../support/tempFiles';
 
+const ROOT = join(__dirname, '..', '..', '..', '..');
 const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 const problem = (p: string) => (e: unknown) => e instanceof OutputFileError && e.problem === p;
 
@@ -133,6 +134,52 @@ describe('files we write', () => {
 
     it('a folder is not a file', () => {
       assert.throws(() => checkOutputPath(tmp.dir, { overwrite: true }), problem('not-a-file'));
+    });
+
+    it('a write the disk cuts short fails, nothing put in place and a file it would replace kept (a file size limit)', () => {
+      // `ulimit -f` makes the kernel write only what fits and fail the next write (EFBIG): what a disk filling up does
+      // (ENOSPC), without root. Node ignores SIGXFSZ, so the error reaches the writer.
+      const tempFile = join(ROOT, 'src', 'store', 'files', 'tempFile.ts');
+      const kept = fresh('kept.txt');
+      writeFileSync(kept, 'the old file');
+      const script = `
+        // From -e, tsx hands the CommonJS-compiled module over as its default export.
+        const loaded = await import(${JSON.stringify(tempFile)});
+        const { TempFile, writeOutputFile } = loaded.writeOutputFile ? loaded : loaded.default;
+        const [whole, copied, source, kept] = process.argv.slice(1);
+        const tell = (what, fn) => { try { fn(); console.log(what, 'written'); } catch (e) { console.log(what, e.name, e.problem); } };
+        tell('whole', () => writeOutputFile(whole, 'x'.repeat(300000)));
+        tell('copied', () => { const t = TempFile.create(copied); try { t.copyFrom(source); t.commit(); } catch (e) { t.discard(); throw e; } });
+        tell('kept', () => writeOutputFile(kept, 'y'.repeat(300000), { overwrite: true }));
+      `;
+      const source = fresh('source.bin');
+      writeFileSync(source, Buffer.alloc(300000, 1));
+      const [whole, copied] = [fresh('whole.txt'), fresh('copied.bin')];
+      const r = spawnSync(
+        'bash',
+        [
+          '-c',
+          'ulimit -f 64 && exec "$0" --import tsx --input-type=module -e "$1" -- "${@:2}"',
+          process.execPath,
+          script,
+          whole,
+          copied,
+          source,
+          kept,
+        ],
+        {
+          cwd: ROOT,
+          encoding: 'utf8',
+        },
+      );
+      assert.equal(r.stdout, 'whole OutputFileError io\ncopied OutputFileError io\nkept OutputFileError io\n', r.stderr);
+      assert.equal(existsSync(whole) || existsSync(copied), false, 'nothing cut short put in place');
+      assert.equal(readFileSync(kept, 'utf8'), 'the old file');
+      assert.deepEqual(
+        readdirSync(tmp.dir).filter((f) => f.endsWith('.tmp')),
+        [],
+        'no temporary file left',
+      );
     });
 
     it('a name near the 255-byte limit is written (its temporary file takes a shorter form of it)', () => {
