@@ -2,7 +2,7 @@
  * The CLI's exit codes, so scripts can tell a missing session from a damaged file (documented in the store package's
  * README, "Command line").
  */
-import { SessionDatabaseError } from '../store/errors';
+import { SessionDatabaseError, sqliteCodeOf } from '../store/errors';
 import { TransferError } from '../store/export/exportErrors';
 import { ExperimentStoreError } from '../store/experiments/experimentErrors';
 import { OutputFileError } from '../store/files/outputFileError';
@@ -30,7 +30,8 @@ export const EXIT = {
   /**
    * The output cannot be written: the import's database is read-only, lacks tables (use --create-tables) or has the
    * session; an -o file is one the command reads (the session file, the review or trace store, their -wal/-shm, by any
-   * path or link), already exists (without --force), or the folder refuses it; a store path is a symbolic link.
+   * path or link), already exists (without --force), or the folder refuses it; a store path is a symbolic link; the
+   * disk is full (SQLite rolled the write back: nothing was written, `doctor --fix` repaired nothing).
    */
   cannotWrite: 6,
   /**
@@ -94,6 +95,7 @@ export function exitCodeOf(err: unknown): number {
       case 'locked':
         return EXIT.locked;
       case 'read-only':
+      case 'disk-full':
         return EXIT.cannotWrite;
       default:
         return EXIT.error;
@@ -112,5 +114,8 @@ export function exitCodeOf(err: unknown): number {
     return EXIT.badFile;
   }
   if (err instanceof TraceInputError) return EXIT.badFile;
+  // A full disk met by a store's write that passes SQLite's error on as it is (the review, replay and experiment
+  // stores' transactions): the output cannot be written, as the described `disk-full` says.
+  if (sqliteCodeOf(err) === 'SQLITE_FULL') return EXIT.cannotWrite;
   return EXIT.error;
 }

@@ -42,8 +42,9 @@ Options for every command:
 Exit codes: 0 ok, 1 error, 2 usage, 3 not found (file, server database, session, branch, turn), 4 bad file (not
 SQLite, no session tables, damaged, malformed export), 5 database locked, 6 cannot write (the import's database is
 read-only, lacks tables without --create-tables or has the session id; an -o file is one the command reads, exists
-without --force, or cannot be created; a store path is a symbolic link), 7 paused (run: the agent waits for input),
-130 interrupted. A server that cannot be reached, a refused password or a timeout is 1; the message says which.
+without --force, or cannot be created; a store path is a symbolic link; the disk is full: nothing was written),
+7 paused (run: the agent waits for input), 130 interrupted. A server that cannot be reached, a refused password or a
+timeout is 1; the message says which.
 
 Files written (-o of export, review export, traces export, dataset): never a file the command reads (the session
 file, the review or trace store, their -wal/-shm, by any path, symbolic or hard link), even with --force; a file
@@ -215,7 +216,8 @@ session record, Redis keys of the wrong type. --fix and --backup are refused the
 
 Exit codes: 0 no findings (after --fix: none left), 1 findings, 4 not a session file or a stale -wal beside it,
 5 locked by a writer past the busy timeout, 6 --fix on a read-only file, a WAL file in a folder that cannot be
-written (SQLite makes its -shm there even to read it), or a refused --backup path.
+written (SQLite makes its -shm there even to read it), a refused --backup path, or a full disk (nothing repaired;
+the message names the backup, which stays).
 `,
   usage: `Usage: agent-sessions usage [file] <session> [--db file] [--branch b] [--json]
 

@@ -63,7 +63,12 @@ export type SessionDatabaseProblem =
    * `-journal`, and the file cannot be read as it is until that transaction is rolled back, which only a connection
    * that can write the file does (SQLite does it as such a connection opens the file; `repairSessionFile` does).
    */
-  | 'hot-journal';
+  | 'hot-journal'
+  /**
+   * The disk had no room for a write (SQLITE_FULL): SQLite rolled the write back, so none of it is in the file.
+   * Reading the file still works; writing it again needs space on its disk.
+   */
+  | 'disk-full';
 
 /** A database could not be opened or read; `problem` classifies it and the message says what to do. */
 export class SessionDatabaseError extends SessionError {
@@ -113,6 +118,30 @@ function isHotJournalError(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const e = err as { code?: unknown; errcode?: unknown };
   return e.code === 'SQLITE_READONLY_ROLLBACK' || e.errcode === 776;
+}
+
+/**
+ * The extended codes of SQLITE_IOERR that name a write (of the file or its -wal/-journal, a sync, a truncation) or the
+ * -shm a WAL database needs even to be read: on a full disk these, not a read, fail. By number for node:sqlite, whose
+ * `errcode` is the extended code; better-sqlite3 names them in `code`.
+ */
+const IOERR_WRITES: Record<number, string> = {
+  778: 'SQLITE_IOERR_WRITE',
+  1034: 'SQLITE_IOERR_FSYNC',
+  1290: 'SQLITE_IOERR_DIR_FSYNC',
+  1546: 'SQLITE_IOERR_TRUNCATE',
+};
+const IOERR_SHM: Record<number, string> = {
+  4618: 'SQLITE_IOERR_SHMOPEN',
+  4874: 'SQLITE_IOERR_SHMSIZE',
+  5386: 'SQLITE_IOERR_SHMMAP',
+};
+
+/** The extended SQLITE_IOERR code of a driver error when it is one of `codes`, or undefined. */
+function ioErrorOf(err: unknown, codes: Record<number, string>): string | undefined {
+  const e = err as { code?: unknown; errcode?: unknown };
+  if (typeof e.code === 'string' && Object.values(codes).includes(e.code)) return e.code;
+  return typeof e.errcode === 'number' ? codes[e.errcode] : undefined;
 }
 
 /**
@@ -172,8 +201,33 @@ export function describeDatabaseError(err: unknown, path: string, options: { rea
         `${path} cannot be written (${detail}). Open it read-only to inspect it, or make the file and its folder writable.`,
         { cause: err },
       );
-    case 'SQLITE_IOERR':
+    case 'SQLITE_FULL':
+      // SQLite rolls back the statement or the whole transaction on SQLITE_FULL, and the callers roll back the rest.
+      return new SessionDatabaseError(
+        'disk-full',
+        `${path} cannot be written: its disk is full (${detail}). SQLite rolled the write back, so nothing of it was written. Free space on that disk, or write to a file on another disk.`,
+        { cause: err },
+      );
+    case 'SQLITE_IOERR': {
+      // SQLite's message is "disk I/O error" whatever failed: its extended code says when it was not a read.
+      const shm = ioErrorOf(err, IOERR_SHM);
+      if (shm) {
+        return new SessionDatabaseError(
+          'io',
+          `${path}-shm, the shared-memory file SQLite keeps beside a WAL database even to read it, cannot be created or grown (${detail}, ${shm}): its disk may be full. Free space on that disk, or copy the file to another disk.`,
+          { cause: err },
+        );
+      }
+      const write = ioErrorOf(err, IOERR_WRITES);
+      if (write) {
+        return new SessionDatabaseError(
+          'io',
+          `Writing ${path} failed (${detail}, ${write}): its disk may be full, or the file system refused the write.`,
+          { cause: err },
+        );
+      }
       return new SessionDatabaseError('io', `Reading ${path} failed (${detail}).`, { cause: err });
+    }
     default:
       return err;
   }

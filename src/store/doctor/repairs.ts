@@ -5,7 +5,7 @@
  * the file the repairs started from. A repair never deletes a message some branch shows (only messages no structure
  * row references) and never touches a file whose integrity_check fails.
  */
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { OutputFileError } from '../files/outputFileError';
 import { defaultBackupPath } from './backupName';
@@ -13,6 +13,7 @@ import { checkOutputPath } from '../files/outputGuard';
 import { classifyItem } from '../format/itemClassification';
 import { pythonJsonDumps } from '../format/pythonJson';
 import { SessionDatabaseError, describeDatabaseError, sqliteCodeOf } from '../errors';
+import { CommitTarget } from '../sqlite/commitTarget';
 import { immediateTransaction, type SqliteDatabase } from '../sqlite/sqliteDatabase';
 import { canWrite } from '../sqlite/sessionConnection';
 import { sessionFilter, type Finding, type QuotedTables } from './checkContext';
@@ -80,7 +81,7 @@ export interface RepairOutcome {
 /**
  * Repairs what can be repaired in the session file at `path`. Throws `OutputFileError` (the backup path exists or is
  * the file or its -wal/-shm, or SQLite cannot write the backup: then nothing was repaired), `SessionDatabaseError`: `read-only` (report only), `locked` (a writer held the lock past
- * the busy timeout), `hot-journal` (a killed writer's -journal that cannot be rolled back here: the file or its folder
+ * the busy timeout), `disk-full` (nothing was repaired; the backup stays), `hot-journal` (a killed writer's -journal that cannot be rolled back here: the file or its folder
  * cannot be written), and what `checkSessionFile` throws. A hot -journal the read-only check cannot get past is rolled
  * back first, by opening the file for writing (`journalRolledBack`). A `session` the file does not hold repairs
  * nothing (`before.sessionFound` false).
@@ -101,6 +102,15 @@ export function repairSessionFile(path: string, given: RepairOptions = {}): Repa
       );
     throw err;
   }
+  // The file whose findings the repairs act on: the path must still name it under the write lock and before COMMIT.
+  const checked = CommitTarget.at(path, {
+    during: 'the repair ran',
+    nothing: 'repaired',
+    advice: {
+      replaced: `Run the doctor again on the file now at ${path}.`,
+      deleted: 'Put the file back, or run the doctor on it where it is now.',
+    },
+  });
   // A read-only look first: a damaged or clean file is never opened for writing, unless it cannot be read at all
   // until a writable connection rolls back a killed writer's transaction.
   let journalRolledBack = false;
@@ -130,20 +140,48 @@ export function repairSessionFile(path: string, given: RepairOptions = {}): Repa
   const db = openForDoctor(path, false, options);
   let before: DoctorReport;
   let counts: RepairCounts = none;
+  let committed = false;
   try {
     before = immediateTransaction(db, () => {
+      checked.checkLocked();
       // Checked again under the write lock: the file may have changed since the read-only look.
       const report = runChecks(db, path, options, wal);
       if (!report.integrityOk || report.sessionFound === false || !hasRepairable(report, target)) return report;
       backupTo(path, backup, options);
+      const kept = `The backup ${backup}, made before the change was noticed, is kept.`;
+      // Also before the first write: SQLite refuses to write a moved rollback-journal file, in words that blame its
+      // permissions (SQLITE_READONLY_DBMOVED).
+      checked.recheck(db, kept);
       counts = { ...none, ...applyRepairs(db, quotedTables(db, path), options.session ?? null, target) };
+      // The last step before COMMIT: the smallest window in which the path can still change unseen.
+      checked.recheck(db, kept);
       return report;
     });
+    committed = true;
     // After the commit (SQLite checkpoints outside a transaction): the -wal's frames, the repairs' included, into the file.
     const walDue = before.findings.some((f) => f.kind === 'stale-wal' && (target === undefined || isTargeted(f, target)));
     if (before.integrityOk && before.sessionFound !== false && walDue) counts = { ...counts, ...checkpoint(db) };
   } catch (err) {
-    throw describeDatabaseError(err, path);
+    const described = describeDatabaseError(err, path);
+    if (!(described instanceof SessionDatabaseError && described.problem === 'disk-full')) throw described;
+    const detail = err instanceof Error ? err.message : String(err);
+    // Only the checkpoint runs after the commit: the repairs stay in the -wal, where every reader finds them.
+    if (committed)
+      throw new SessionDatabaseError(
+        'disk-full',
+        `${path} was repaired, but copying the repairs from ${path}-wal into it failed: its disk is full (${detail}). Every reader finds them in the -wal; once the disk has room, doctor --fix copies them (stale-wal).`,
+        { cause: err },
+      );
+    // The backup path was free before the repair began, and a failed backup is removed: a file there is the complete
+    // backup, the file as it still is. It may be what filled the disk (by default it sits beside the file).
+    const kept = existsSync(backup)
+      ? ` The backup made before it stays, complete: ${backup} (the file as it still is; remove it, or choose another --backup path, for the next --fix).`
+      : '';
+    throw new SessionDatabaseError(
+      'disk-full',
+      `${path} cannot be repaired: its disk is full (${detail}). SQLite rolled the repair back, so nothing was repaired.${kept} Free space on that disk, then run doctor --fix again.`,
+      { cause: err },
+    );
   } finally {
     db.close();
   }

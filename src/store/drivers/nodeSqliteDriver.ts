@@ -213,7 +213,20 @@ class NodeDatabaseAdapter implements SqliteDatabase {
     return new NodeStatementAdapter(this.db.prepare(sql), this.db, sql);
   }
   exec(sql: string): void {
-    this.db.exec(sql);
+    try {
+      this.db.exec(sql);
+    } catch (err) {
+      // Without `isTransaction` (Node before 22.16) the transaction is ours to track, and SQLite ends one by itself on
+      // some errors (SQLITE_FULL, an I/O error): the ROLLBACK after such an error finds none, and its own error would
+      // hide the one that mattered (a full disk read as "cannot rollback - no transaction is active").
+      const gone =
+        this.db.isTransaction === undefined &&
+        /^\s*ROLLBACK\s*$/i.test(sql) &&
+        /no transaction is active/i.test(String((err as Error)?.message));
+      if (!gone) throw err;
+      this.txDepth = 0;
+      return;
+    }
     if (this.db.isTransaction === undefined) {
       if (/^\s*BEGIN/i.test(sql)) this.txDepth = 1;
       else if (/^\s*(COMMIT|END|ROLLBACK)\s*$/i.test(sql)) this.txDepth = 0;

@@ -14,6 +14,7 @@ import { classifyItem } from '../format/itemClassification';
 import { toStoredItem } from '../format/itemShape';
 import { pythonJsonDumps } from '../format/pythonJson';
 import { BRANCH_RESERVATIONS_DDL } from '../format/schema';
+import { CommitTarget, type CommandWords } from '../sqlite/commitTarget';
 import { enableWal, openSessionConnection } from '../sqlite/sessionConnection';
 import type { DriverName, SqliteDatabase, SqliteStatement } from '../sqlite/sqliteDatabase';
 import { discoverSessionTables, quoteIdentifier, type DiscoveredTables } from '../inspector/tableDiscovery';
@@ -266,7 +267,7 @@ export async function importJsonExport(dbPath: string, doc: SessionExport, optio
   try {
     const total = doc.messages.length;
     const writer = new JsonRowWriter(db, tables, sessionId, dbPath, rename);
-    await writeTransaction(db, tables, sessionId, async () => {
+    await writeTransaction(target, sessionId, async () => {
       writer.session(doc.session);
       writer.reservations(doc.reserved_branches);
       for (const m of doc.messages) {
@@ -337,7 +338,7 @@ export async function importJsonFile(dbPath: string, filePath: string, options: 
   const { db, tables } = target;
   try {
     const writer = new JsonRowWriter(db, tables, sessionId, dbPath, rename);
-    await writeTransaction(db, tables, sessionId, async () => {
+    await writeTransaction(target, sessionId, async () => {
       for await (const event of readJsonExportLines(filePath)) {
         if (event.kind === 'header') {
           writer.session(event.header.session);
@@ -440,7 +441,7 @@ export async function importJsonlFile(dbPath: string, filePath: string, options:
   const target = await openTarget(dbPath, sessionId, true, options);
   const { db, tables } = target;
   try {
-    await writeTransaction(db, tables, sessionId, async () => {
+    await writeTransaction(target, sessionId, async () => {
       // A plain INSERT: the session was found free under the write lock, so a row there now is a bug, not a merge.
       if (tables.sessions !== null) db.prepare(`INSERT INTO ${quoteIdentifier(tables.sessions)} (session_id) VALUES (?)`).run(sessionId);
       const insertMessage = db.prepare(`INSERT INTO ${quoteIdentifier(tables.messages)} (session_id, message_data) VALUES (?, ?)`);
@@ -478,12 +479,18 @@ export async function importJsonlFile(dbPath: string, filePath: string, options:
  * The session id is checked free again once the lock is held: `openTarget`'s look came before it, and another writer
  * (an agent between its BEGIN IMMEDIATE and COMMIT) may have created the session since. Without this look the import
  * would merge into that session (JSONL) or fail on SQLite's UNIQUE constraint (JSON).
+ *
+ * The path must still name the file `openTarget` opened, under the lock and last of all before COMMIT: another file
+ * renamed over it meanwhile (or the path deleted) would take the import into the old file, out of everyone's sight.
  */
-async function writeTransaction(db: SqliteDatabase, tables: DiscoveredTables, sessionId: string, fn: () => Promise<void>): Promise<void> {
+async function writeTransaction(target: ImportTarget, sessionId: string, fn: () => Promise<void>): Promise<void> {
+  const { db, tables, file } = target;
   try {
     db.exec('BEGIN IMMEDIATE');
+    file.checkLocked();
     refuseTakenSession(db, tables, sessionId);
     await fn();
+    file.recheck(db);
     db.exec('COMMIT');
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK');
@@ -491,16 +498,31 @@ async function writeTransaction(db: SqliteDatabase, tables: DiscoveredTables, se
   }
 }
 
+/** How a refused import words it (`CommitTarget`). */
+function importWords(dbPath: string): CommandWords {
+  return {
+    during: 'the import ran',
+    nothing: 'imported',
+    advice: {
+      replaced: `Run the import again if the file now at ${dbPath} is the one to import into.`,
+      deleted: `Put the file back, or import into it where it is now.`,
+    },
+  };
+}
+
+interface ImportTarget {
+  db: SqliteDatabase;
+  tables: DiscoveredTables;
+  /** The file opened, which the import must commit into. */
+  file: CommitTarget;
+  created: boolean;
+}
+
 /**
  * Opens `dbPath` for the import: checks the session id is free and the tables are there, creating them (through
  * `AdvancedSQLiteSession`, so they are exactly Python's) when allowed.
  */
-async function openTarget(
-  dbPath: string,
-  sessionId: string,
-  needStructure: boolean,
-  options: ImportOptions,
-): Promise<{ db: SqliteDatabase; tables: DiscoveredTables; created: boolean }> {
+async function openTarget(dbPath: string, sessionId: string, needStructure: boolean, options: ImportOptions): Promise<ImportTarget> {
   throwIfCancelled(options.signal);
   const connect = () =>
     openSessionConnection(dbPath, { deferWal: true, fileMustExist: true, driver: options.driver, busyTimeoutMs: options.busyTimeoutMs });
@@ -511,6 +533,8 @@ async function openTarget(
     new AdvancedSQLiteSession({ dbPath, sessionId, createTables: true, driver: options.driver }).close();
     created = true;
   }
+  // Taken before SQLite opens the path: a file renamed over it in between is then refused, never taken for the target.
+  const file = CommitTarget.at(dbPath, importWords(dbPath));
   let db = connect();
   try {
     let tables = findTables(db, dbPath);
@@ -533,7 +557,7 @@ async function openTarget(
       if (!tables) throw new TransferError('missing-tables', `${dbPath}: the session tables could not be created.`);
     }
     enableWal(db, options.busyTimeoutMs);
-    return { db, tables, created };
+    return { db, tables, file, created };
   } catch (err) {
     db.close();
     throw err instanceof TransferError ? err : describeDatabaseError(err, dbPath);
