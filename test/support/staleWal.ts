@@ -6,6 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { AdvancedSQLiteSession, openSessionDatabase } from '../../src/store';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -97,6 +98,67 @@ export function startHolder(kind: HolderKind, dbPath: string, node22?: string, e
       clearTimeout(timer);
       reject(new Error(`the ${kind} holder exited before holding: ${stderr}`));
     });
+  });
+  return {
+    ready,
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** A session of `count` items (a user's question and an answer, in turn) written to `path` by our store. */
+export async function writeSession(path: string, sessionId: string, count: number): Promise<void> {
+  const s = new AdvancedSQLiteSession({ sessionId, dbPath: path, createTables: true });
+  const items = Array.from({ length: count }, (_, i) =>
+    i % 2 === 0 ? { role: 'user' as const, content: `${sessionId} question ${i}` } : { role: 'assistant' as const, content: `answer ${i}` },
+  );
+  await s.addItems(items as Parameters<AdvancedSQLiteSession['addItems']>[0]);
+  s.close();
+}
+
+/** The sessions a fresh inspector reads at `path`, as `id:items`, sorted. */
+export function sessionsAt(path: string): string[] {
+  const db = openSessionDatabase(path);
+  try {
+    return db
+      .listSessions()
+      .map((s) => `${s.sessionId}:${s.messageCount}`)
+      .sort();
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Another process holding an open read transaction on `path` (a SHARED lock in a rollback-journal file, a snapshot
+ * that keeps a checkpoint from finishing in a WAL file) until killed. `first`: JavaScript it runs before, with `db`
+ * its connection (`openDatabase`, read-only when `readonly`).
+ */
+export function holdReadTransaction(
+  path: string,
+  options: { readonly?: boolean; first?: string } = {},
+): { ready: Promise<void>; kill: () => Promise<void> } {
+  const code = `
+    const { openDatabase } = require(${JSON.stringify(join(ROOT, 'src', 'store'))});
+    const db = openDatabase(process.argv[1], { readonly: ${options.readonly === true} });
+    ${options.first ?? ''}
+    db.exec('BEGIN');
+    db.prepare('SELECT count(*) FROM sqlite_master').get();
+    process.stdout.write('holding\\n');
+    setInterval(() => db.driver, 60000);
+  `;
+  const child = spawn(process.execPath, ['--no-warnings', '--import', 'tsx', '-e', code, path], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (d: Buffer) => d.toString().includes('holding') && resolve());
+    void exited.then(() => reject(new Error(`the reader exited before holding: ${stderr}`)));
   });
   return {
     ready,

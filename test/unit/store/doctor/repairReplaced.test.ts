@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { openDatabase, type SqliteDatabase } from '../../../../src/store';
 import { checkSessionFile } from '../../../../src/store/doctor/doctorReport';
 import { makeDoctorFixture } from '../../../support/doctorFixtures';
+import { holdReadTransaction } from '../../../support/staleWal';
 import { tempDir } from '../../../support/tempFiles';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
@@ -102,36 +103,6 @@ function readersKeptOut(path: string): boolean {
   } finally {
     probe.close();
   }
-}
-
-/** Another process with an open read transaction on `path` (a SHARED lock in a rollback-journal file), until killed. */
-function holdReadLock(path: string): { ready: Promise<void>; kill: () => Promise<void> } {
-  const code = `
-    const { openDatabase } = require(${JSON.stringify(join(ROOT, 'src', 'store'))});
-    const db = openDatabase(process.argv[1], { readonly: true });
-    db.exec('BEGIN');
-    db.prepare('SELECT count(*) FROM sqlite_master').get();
-    process.stdout.write('holding\\n');
-    setInterval(() => db.driver, 60000);
-  `;
-  const child = spawn(process.execPath, ['--no-warnings', '--import', 'tsx', '-e', code, path], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  const ready = new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (d: Buffer) => d.toString().includes('holding') && resolve());
-    void exited.then(() => reject(new Error(`the reader exited before holding: ${stderr}`)));
-  });
-  return {
-    ready,
-    kill: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-    },
-  };
 }
 
 describe('doctor --fix: a file replaced or moved away during the repair', function () {
@@ -250,7 +221,7 @@ describe('doctor --fix: a file replaced or moved away during the repair', functi
     makeDoctorFixture('dangling-tool-call', other);
     setJournalMode(other, 'DELETE');
     const newFile = sha256(other);
-    const reader = holdReadLock(file);
+    const reader = holdReadTransaction(file, { readonly: true });
     let doctor: ReturnType<typeof startDoctor> | undefined;
     try {
       await reader.ready;

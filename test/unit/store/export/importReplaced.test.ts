@@ -7,50 +7,24 @@
  * more after the last write.
  */
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  AdvancedSQLiteSession,
   SessionDatabaseError,
   exportSessionToFile,
   importJsonFile,
   importJsonlFile,
   moveStaleWalAside,
-  openSessionDatabase,
   staleWalAt,
   type ImportOptions,
 } from '../../../../src/store';
-import { startHolder } from '../../../support/staleWal';
+import { holdReadTransaction, sessionsAt, startHolder, writeSession } from '../../../support/staleWal';
 import { tempDir } from '../../../support/tempFiles';
 
-const ROOT = join(__dirname, '..', '..', '..', '..');
 const sha256 = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
 /** Items per import: more than one progress call (every 1,000), and pages spilled to the -wal on node:sqlite. */
 const ITEMS = 2500;
-
-async function writeSession(path: string, sessionId: string, count: number): Promise<void> {
-  const s = new AdvancedSQLiteSession({ sessionId, dbPath: path, createTables: true });
-  const items = Array.from({ length: count }, (_, i) =>
-    i % 2 === 0 ? { role: 'user' as const, content: `${sessionId} question ${i}` } : { role: 'assistant' as const, content: `answer ${i}` },
-  );
-  await s.addItems(items as Parameters<AdvancedSQLiteSession['addItems']>[0]);
-  s.close();
-}
-
-/** The sessions (id:items) a fresh inspector reads at `path`. */
-function sessionsAt(path: string): string[] {
-  const db = openSessionDatabase(path);
-  try {
-    return db
-      .listSessions()
-      .map((s) => `${s.sessionId}:${s.messageCount}`)
-      .sort();
-  } finally {
-    db.close();
-  }
-}
 
 const walSize = (path: string) => (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
 
@@ -204,7 +178,13 @@ describe('import: a target replaced or deleted while the import writes', functio
   });
 
   it('a reader that keeps the old frames from being copied: the -wal is left, recorded as stale, and the message says to move it', async () => {
-    const reader = holdReadTransaction(target);
+    // It commits a message first, never checkpointed (the old file's last turn, in the -wal), then keeps a snapshot.
+    const reader = holdReadTransaction(target, {
+      first: `
+        db.prepare('PRAGMA wal_autocheckpoint = 0').get();
+        db.exec("INSERT INTO agent_messages (session_id, message_data) VALUES ('old', '{\\"role\\": \\"user\\", \\"content\\": \\"last\\"}')");
+      `,
+    });
     try {
       await reader.ready;
       const err = await refusal(
@@ -227,38 +207,3 @@ describe('import: a target replaced or deleted while the import writes', functio
     assert.deepEqual(sessionsAt(target), ['new:6']);
   });
 });
-
-/**
- * A process that writes to `dbPath` (frames left in its -wal: no checkpoint) and then keeps a read transaction open,
- * so that no checkpoint can empty the -wal until it is killed.
- */
-function holdReadTransaction(dbPath: string): { ready: Promise<void>; kill: () => Promise<void> } {
-  const code = `
-    const { openDatabase } = require(${JSON.stringify(join(ROOT, 'src', 'store'))});
-    const db = openDatabase(process.argv[1]);
-    db.prepare('PRAGMA wal_autocheckpoint = 0').get();
-    db.exec("INSERT INTO agent_messages (session_id, message_data) VALUES ('old', '{\\"role\\": \\"user\\", \\"content\\": \\"last\\"}')");
-    db.exec('BEGIN');
-    db.prepare('SELECT count(*) FROM agent_messages').get();
-    process.stdout.write('holding\\n');
-    setInterval(() => db.driver, 60000);
-  `;
-  const child = spawn(process.execPath, ['--no-warnings', '--import', 'tsx', '-e', code, dbPath], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  const ready = new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (d: Buffer) => d.toString().includes('holding') && resolve());
-    void exited.then(() => reject(new Error(`the reader exited before holding: ${stderr}`)));
-  });
-  return {
-    ready,
-    kill: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-    },
-  };
-}

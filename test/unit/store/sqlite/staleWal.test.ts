@@ -22,7 +22,15 @@ import {
   type SqliteDatabase,
 } from '../../../../src/store';
 import { waitForWriteLock } from '../../../../src/store/worker/writeLockWait';
-import { type HolderKind, cachedNode22, hasPython, nextTimestampTick, startHolder } from '../../../support/staleWal';
+import {
+  type HolderKind,
+  cachedNode22,
+  hasPython,
+  nextTimestampTick,
+  sessionsAt,
+  startHolder,
+  writeSession,
+} from '../../../support/staleWal';
 import { tempDir } from '../../../support/tempFiles';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
@@ -50,28 +58,6 @@ function cli(args: string[]): { code: number | null; out: string } {
     timeout: 60_000,
   });
   return { code: r.status, out: r.stdout + r.stderr };
-}
-
-async function writeSession(path: string, sessionId: string, count: number): Promise<void> {
-  const s = new AdvancedSQLiteSession({ sessionId, dbPath: path, createTables: true });
-  const items = Array.from({ length: count }, (_, i) =>
-    i % 2 === 0 ? { role: 'user' as const, content: `${sessionId} question ${i}` } : { role: 'assistant' as const, content: `answer ${i}` },
-  );
-  await s.addItems(items as Parameters<AdvancedSQLiteSession['addItems']>[0]);
-  s.close();
-}
-
-/** The session ids and item counts a fresh inspector reads at `path`. */
-function sessionsAt(path: string): string[] {
-  const db = openSessionDatabase(path);
-  try {
-    return db
-      .listSessions()
-      .map((s) => `${s.sessionId}:${s.messageCount}`)
-      .sort();
-  } finally {
-    db.close();
-  }
 }
 
 describe('a replaced file whose holder is another process (spec §11, stale-wal)', function () {
