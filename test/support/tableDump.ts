@@ -64,3 +64,8 @@ export function inspect<T>(path: string, fn: (db: SqliteDatabase) => T): T {
     db.close();
   }
 }
+
+/** The first column of `sql`'s one row, as a number, read from `path` on a read-only connection (a `COUNT(*)`). */
+export function countRows(path: string, sql: string): number {
+  return inspect(path, (db) => Number(Object.values(db.prepare(sql).get<Record<string, unknown>>()!)[0]));
+}

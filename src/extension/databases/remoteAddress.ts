@@ -24,14 +24,14 @@ const PASSWORD_PARAM = 'password';
 export function splitPassword(url: string): { address: string; password: string | undefined } {
   // A password holding `/`, `?` or `#` unencoded ends the address early: no driver can read it, and no split of ours
   // would be sure to leave none of it in the address.
-  if (credentialsUnclear(url.trim()) && !passwordEndsAddress(url.trim()))
-    throw new UserFacingError(l10n.t('{0} is not an address that can be read: check its host and port.', redactUrl(url.trim())));
   if (credentialsUnclear(url.trim()))
     throw new UserFacingError(
-      l10n.t(
-        'The password in {0} holds a character that ends an address (/, ? or #): percent-encode it (%2F, %3F, %23), or leave it out of the address to be asked for it.',
-        redactUrl(url.trim()),
-      ),
+      passwordEndsAddress(url.trim())
+        ? l10n.t(
+            'The password in {0} holds a character that ends an address (/, ? or #): percent-encode it (%2F, %3F, %23), or leave it out of the address to be asked for it.',
+            redactUrl(url.trim()),
+          )
+        : l10n.t('{0} is not an address that can be read: check its host and port.', redactUrl(url.trim())),
     );
   let u: URL;
   try {

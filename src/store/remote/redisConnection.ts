@@ -56,13 +56,13 @@ function databaseText(u: URL): string | undefined {
 export async function connectRedis(options: RedisConnectionOptions): Promise<Redis> {
   // A password holding `/`, `?` or `#` unencoded ends the address early: `user:12/34@host` parses as host `user`,
   // port 12, so the client would connect elsewhere and show the password as part of the address.
-  if (credentialsUnclear(options.url) && !passwordEndsAddress(options.url))
-    throw new RemoteStoreError('bad-url', unreadableAddress(options.url));
   if (credentialsUnclear(options.url))
     throw new RemoteStoreError(
       'bad-url',
-      `The password in ${redactUrl(options.url)} holds a character that ends an address (/, ? or #): percent-encode it ` +
-        '(%2F, %3F, %23), or give it apart from the address (the password option).',
+      passwordEndsAddress(options.url)
+        ? `The password in ${redactUrl(options.url)} holds a character that ends an address (/, ? or #): percent-encode it ` +
+            '(%2F, %3F, %23), or give it apart from the address (the password option).'
+        : unreadableAddress(options.url),
     );
   let parsed: URL;
   try {

@@ -27,6 +27,7 @@ import { TraceStore } from '../../../src/store/traces/traceStore';
 import { runCliCaptured } from '../../support/cliCapture';
 import { makeDoctorFixture } from '../../support/doctorFixtures';
 import { copyFixture, tempDir } from '../../support/tempFiles';
+import { countRows } from '../../support/tableDump';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
@@ -63,15 +64,6 @@ async function withPagesCapped<T>(fn: () => Promise<T>): Promise<T> {
 /** The `--json` error a command printed. */
 function jsonError(stderr: string): { code: number; name: string; problem: string | null; message: string } {
   return (JSON.parse(stderr.trim().split('\n').pop()!) as { error: ReturnType<typeof jsonError> }).error;
-}
-
-function count(file: string, sql: string): number {
-  const db = openDatabase(file, { readonly: true });
-  try {
-    return Number(Object.values(db.prepare(sql).get<Record<string, unknown>>()!)[0]);
-  } finally {
-    db.close();
-  }
 }
 
 /** A JSONL export of `n` user messages of `chars` characters each: more than the pages a small file has free. */
@@ -116,7 +108,7 @@ describe('a full disk', function () {
       assert.equal(exitCodeOf(described), EXIT.cannotWrite);
       // The review, replay and experiment stores pass SQLite's error on as it is.
       assert.equal(exitCodeOf(raised), EXIT.cannotWrite);
-      assert.equal(count(path, 'SELECT count(*) FROM t'), 0);
+      assert.equal(countRows(path, 'SELECT count(*) FROM t'), 0);
     });
 
     it('import: exit 6, the database named, the session not there', async () => {
@@ -130,8 +122,8 @@ describe('a full disk', function () {
       assert.equal(e.problem, 'disk-full');
       assert.ok(e.message.includes(db), e.message);
       assert.match(e.message, /nothing of it was written/);
-      assert.equal(count(db, "SELECT count(*) FROM agent_messages WHERE session_id = 'big'"), 0);
-      assert.equal(count(db, "SELECT count(*) FROM agent_sessions WHERE session_id = 'big'"), 0);
+      assert.equal(countRows(db, "SELECT count(*) FROM agent_messages WHERE session_id = 'big'"), 0);
+      assert.equal(countRows(db, "SELECT count(*) FROM agent_sessions WHERE session_id = 'big'"), 0);
     });
 
     it('traces import: exit 6, the store named', async () => {
@@ -163,7 +155,7 @@ describe('a full disk', function () {
       const e = jsonError(r.stderr);
       assert.equal(e.problem, 'disk-full');
       assert.ok(e.message.includes(store), e.message);
-      assert.equal(count(store, 'SELECT count(*) FROM spans'), 0);
+      assert.equal(countRows(store, 'SELECT count(*) FROM spans'), 0);
     });
 
     it('review import: exit 6', async () => {
@@ -183,7 +175,7 @@ describe('a full disk', function () {
       ReviewStore.open(store).close();
       const r = await withPagesCapped(() => runCliCaptured('review', 'import', input, '--store', store, '--json'));
       assert.equal(r.code, EXIT.cannotWrite, r.stderr);
-      assert.equal(count(store, 'SELECT count(*) FROM turn_reviews'), 0);
+      assert.equal(countRows(store, 'SELECT count(*) FROM turn_reviews'), 0);
     });
 
     it('doctor --fix: exit 6, nothing repaired, the complete backup named', async () => {
@@ -193,7 +185,7 @@ describe('a full disk', function () {
       const db = openDatabase(path);
       db.exec('VACUUM');
       db.close();
-      assert.equal(count(path, 'PRAGMA freelist_count'), 0);
+      assert.equal(countRows(path, 'PRAGMA freelist_count'), 0);
       const hash = sha(path);
       const findings = findingCount(checkSessionFile(path));
       const backup = file('backup.db');
@@ -257,7 +249,7 @@ describe('a full disk', function () {
       assert.equal(error.problem, 'io');
       assert.ok(error.message.startsWith(`Writing ${db} failed`), error.message);
       assert.match(error.message, /SQLITE_IOERR_WRITE\): its disk may be full/);
-      assert.equal(count(db, "SELECT count(*) FROM agent_messages WHERE session_id = 'big'"), 0);
+      assert.equal(countRows(db, "SELECT count(*) FROM agent_messages WHERE session_id = 'big'"), 0);
     });
   });
 });

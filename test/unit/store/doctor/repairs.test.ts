@@ -17,6 +17,7 @@ import { OutputFileError } from '../../../../src/store/files/outputFileError';
 import { makeDoctorFixture } from '../../../support/doctorFixtures';
 import { copyWithHotJournal } from '../../../support/hotJournal';
 import { tempDir } from '../../../support/tempFiles';
+import { countRows } from '../../../support/tableDump';
 
 const holder = join(__dirname, '..', '..', '..', 'support', 'lockHolder.ts');
 
@@ -44,15 +45,6 @@ async function items(file: string, session: string, branch: string): Promise<unk
     return await s.getItems(null, branch);
   } finally {
     s.close();
-  }
-}
-
-function count(file: string, sql: string): number {
-  const db = openDatabase(file, { readonly: true });
-  try {
-    return Number(Object.values(db.prepare(sql).get<Record<string, unknown>>()!)[0]);
-  } finally {
-    db.close();
   }
 }
 
@@ -86,21 +78,21 @@ describe('doctor: repairs', () => {
 
   it('deletes exactly the usage rows no turn holds', () => {
     const file = fixture('turn-zero-usage');
-    const rows = count(file, 'SELECT COUNT(*) FROM turn_usage');
+    const rows = countRows(file, 'SELECT COUNT(*) FROM turn_usage');
     const outcome = repairSessionFile(file, { backup: join(tmp.dir, 'u.backup.db') });
     assert.equal(outcome.counts.usageRowsDeleted, 1);
-    assert.equal(count(file, 'SELECT COUNT(*) FROM turn_usage'), rows - 1);
-    assert.equal(count(file, "SELECT COUNT(*) FROM turn_usage WHERE branch_id = 'fresh'"), 0);
+    assert.equal(countRows(file, 'SELECT COUNT(*) FROM turn_usage'), rows - 1);
+    assert.equal(countRows(file, "SELECT COUNT(*) FROM turn_usage WHERE branch_id = 'fresh'"), 0);
   });
 
   it('deletes only messages no structure row references; every branch reads the same', async () => {
     const file = fixture('orphan-messages');
     const alt = await items(file, 'alice', 'alt');
-    const messages = count(file, 'SELECT COUNT(*) FROM agent_messages');
+    const messages = countRows(file, 'SELECT COUNT(*) FROM agent_messages');
     const outcome = repairSessionFile(file, { backup: join(tmp.dir, 'm.backup.db') });
     assert.equal(outcome.counts.messagesDeleted, 2);
-    assert.equal(count(file, 'SELECT COUNT(*) FROM agent_messages'), messages - 2);
-    assert.equal(count(file, 'SELECT COUNT(*) FROM agent_messages WHERE id IN (9, 10)'), 0);
+    assert.equal(countRows(file, 'SELECT COUNT(*) FROM agent_messages'), messages - 2);
+    assert.equal(countRows(file, 'SELECT COUNT(*) FROM agent_messages WHERE id IN (9, 10)'), 0);
     assert.deepEqual(await items(file, 'alice', 'alt'), alt);
   });
 
@@ -180,7 +172,7 @@ describe('doctor: repairs', () => {
     const target = { kind: 'turn-zero-usage', session: 'alice', branch: 'fresh', turn: 0 } as const;
     const outcome = repairSessionFile(file, { backup: join(tmp.dir, 'target.backup.db'), target });
     assert.equal(outcome.counts.usageRowsDeleted, 1);
-    assert.equal(count(file, "SELECT COUNT(*) FROM turn_usage WHERE branch_id = 'fresh'"), 0);
+    assert.equal(countRows(file, "SELECT COUNT(*) FROM turn_usage WHERE branch_id = 'fresh'"), 0);
     assert.deepEqual(outcome.after.totals, { 'turn-zero-usage': 1, 'orphan-usage': 1 });
     assert.equal(outcome.after.session, 'alice');
 
@@ -274,7 +266,7 @@ describe('doctor: repairs', () => {
     assert.equal(findingCount(outcome.after), 0);
     assert.equal(findingCount(checkSessionFile(backup)), 1, 'the backup is the rolled-back file before the repair');
     for (const path of [file, backup])
-      assert.equal(count(path, "SELECT count(*) FROM agent_messages WHERE message_data LIKE '%never committed%'"), 0);
+      assert.equal(countRows(path, "SELECT count(*) FROM agent_messages WHERE message_data LIKE '%never committed%'"), 0);
     assert.equal(repairSessionFile(source, { backup: join(tmp.dir, 'plain.backup.db') }).journalRolledBack, false);
   });
 
