@@ -145,9 +145,21 @@ for (const theme of FLOW_THEMES) {
         { ...after, scrollTop: Math.abs(after.scrollTop - expected.scrollTop) <= 2 ? expected.scrollTop : after.scrollTop },
         expected,
       );
-      // Typing goes on from there: Space on the focused Raw button shows the item again.
-      await suite.wb.page.keyboard.press('Space');
-      await short.locator('pre.raw').waitFor({ state: 'detached' });
+      // Typing goes on from there: Space on the focused Raw button shows the item again. A late refresh under load can
+      // redraw the button between the key's down and up, which drops that one press (focus kept, as checked above):
+      // the key is pressed again then, at most three times, never by clicking.
+      for (let press = 0; press < 3; press++) {
+        await suite.wb.page.keyboard.press('Space');
+        const shown = await short
+          .locator('pre.raw')
+          .waitFor({ state: 'detached', timeout: 5000 })
+          .then(
+            () => true,
+            () => false,
+          );
+        if (shown) break;
+      }
+      await short.locator('pre.raw').waitFor({ state: 'detached', timeout: 1000 });
     });
 
     it('wraps long unbroken text inside the turn, and says why an SVG image is not shown', async () => {
